@@ -1,0 +1,164 @@
+package bundle
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// Roots are the places bundles are discovered, in precedence order.
+type Roots struct {
+	// Builtin is a directory of bundles the embedding harness ships; the CLI
+	// has none.
+	Builtin string
+	// Home is $BUNDLECTL_HOME; user bundles live in Home/bundles.
+	Home string
+	// Workspace is the workspace directory; its bundles live in
+	// Workspace/.bundlectl/bundles.
+	Workspace string
+}
+
+// Root is one directory of bundles.
+type Root struct {
+	Scope Scope
+	Path  string
+}
+
+// List returns the roots in precedence order, skipping unset ones.
+func (r Roots) List() []Root {
+	var out []Root
+	if r.Builtin != "" {
+		out = append(out, Root{ScopeBuiltin, r.Builtin})
+	}
+	if r.Home != "" {
+		out = append(out, Root{ScopeUser, filepath.Join(r.Home, "bundles")})
+	}
+	if r.Workspace != "" {
+		out = append(out, Root{ScopeWorkspace, filepath.Join(r.Workspace, ".bundlectl", "bundles")})
+	}
+	return out
+}
+
+// RootProblem is a root that was not scanned because it is unsafe.
+type RootProblem struct {
+	Scope   Scope  `json:"scope"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Discovery is the result of scanning every root once.
+type Discovery struct {
+	// Bundles in precedence order: builtin, user, workspace, each sorted
+	// by name. A shadowed bundle has ShadowedBy set.
+	Bundles  []*Bundle
+	Problems []RootProblem
+}
+
+// Lookup returns the bundles named name, the winner first.
+func (d *Discovery) Lookup(name string) []*Bundle {
+	var out []*Bundle
+	for _, b := range d.Bundles {
+		if b.Name == name {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Discover scans the roots and loads every bundle in them. It is read-only:
+// it writes nothing, launches no process and opens no connection. A root
+// that is, or lies under, a symbolic link inside bundlectl's own layout is
+// not scanned and is reported; a missing root is simply empty.
+func Discover(roots Roots, lim Limits) *Discovery {
+	d := &Discovery{}
+	type job struct {
+		dir   string
+		scope Scope
+		slot  int
+	}
+	var jobs []job
+	for _, root := range roots.List() {
+		names, prob := scanRoot(root)
+		if prob != nil {
+			d.Problems = append(d.Problems, *prob)
+			continue
+		}
+		for _, n := range names {
+			jobs = append(jobs, job{filepath.Join(root.Path, n), root.Scope, len(jobs)})
+		}
+	}
+	d.Bundles = make([]*Bundle, len(jobs))
+	var wg sync.WaitGroup
+	ch := make(chan job)
+	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				d.Bundles[j.slot] = Load(j.dir, j.scope, lim)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+
+	winner := map[string]string{}
+	for _, b := range d.Bundles {
+		if id, ok := winner[b.Name]; ok {
+			b.ShadowedBy = id
+			continue
+		}
+		winner[b.Name] = b.ID
+	}
+	return d
+}
+
+// scanRoot lists the candidate bundle directories of one root: every child
+// that is a directory or a symbolic link (which Load then rejects, so it is
+// reported rather than silently skipped).
+func scanRoot(root Root) ([]string, *RootProblem) {
+	// Every element bundlectl itself defines must be a real directory:
+	// <home>/bundles, <workspace>/.bundlectl and <workspace>/.bundlectl/bundles.
+	check := []string{root.Path}
+	if root.Scope == ScopeWorkspace {
+		check = []string{filepath.Dir(root.Path), root.Path}
+	}
+	for _, p := range check {
+		fi, err := os.Lstat(p)
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, &RootProblem{root.Scope, root.Path, "cannot read the root: " + err.Error()}
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return nil, &RootProblem{root.Scope, root.Path, Quote(p) + " is a symbolic link; bundlectl never follows links in its roots"}
+		}
+		if !fi.IsDir() {
+			return nil, &RootProblem{root.Scope, root.Path, Quote(p) + " is not a directory"}
+		}
+	}
+	f, err := os.Open(root.Path)
+	if err != nil {
+		return nil, &RootProblem{root.Scope, root.Path, "cannot read the root: " + err.Error()}
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, &RootProblem{root.Scope, root.Path, "cannot list the root: " + err.Error()}
+	}
+	var names []string
+	for _, e := range ents {
+		t := e.Type()
+		if t.IsDir() || t&os.ModeSymlink != 0 {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}

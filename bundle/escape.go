@@ -1,0 +1,72 @@
+package bundle
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Quote returns s as a double-quoted Go string literal in which every
+// control, bidirectional and non-printing character is escaped, so that
+// text from a bundle printed on a terminal cannot move the cursor, change
+// colours, clear the screen or fake a line. It is the only way bundle text
+// should reach a terminal.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	b.WriteString(escapeInner(s, true))
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Sanitize returns s with the same escaping as Quote but without the
+// surrounding quotes, for running text such as a description.
+func Sanitize(s string) string { return escapeInner(s, false) }
+
+// EscapePath escapes a path for display in findings; ordinary paths are
+// returned unchanged.
+func EscapePath(p string) string {
+	if safeText(p) {
+		return p
+	}
+	return Quote(p)
+}
+
+func safeText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unsafeRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || IsBidi(r) || !unicode.IsPrint(r) && r != ' ' ||
+		r == 0x2028 || r == 0x2029 || r == utf8.RuneError
+}
+
+func escapeInner(s string, quoted bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString(`\x` + strconv.FormatUint(uint64(s[i]), 16))
+		case quoted && (r == '"' || r == '\\'):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unsafeRune(r):
+			q := strconv.QuoteRuneToASCII(r) // e.g. '\x1b' or '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}

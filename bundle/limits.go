@@ -1,0 +1,56 @@
+package bundle
+
+// Default bounds on a bundle tree (DESIGN.md §4). They apply to discovery,
+// validation, review, trust and the copy into the store alike. An embedding
+// harness may pass other Limits.
+const (
+	DefaultMaxEntries    = 20000
+	DefaultMaxTotalBytes = 512 << 20
+	DefaultMaxFileBytes  = 128 << 20
+	DefaultMaxDepth      = 32
+	DefaultMaxPathBytes  = 1024
+	// MaxManifestBytes bounds every file bundlectl parses (plugin.json,
+	// plugin.toml, mcp.json, SKILL.md and the .md content components).
+	MaxManifestBytes = 1 << 20
+)
+
+// Limits bound the size and shape of a bundle tree.
+type Limits struct {
+	MaxEntries    int   // files and directories below the root
+	MaxTotalBytes int64 // sum of regular file sizes
+	MaxFileBytes  int64 // one regular file
+	MaxDepth      int   // path elements below the root
+	MaxPathBytes  int   // bytes of a slash-separated relative path
+}
+
+// DefaultLimits returns the limits of DESIGN.md §4.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxEntries:    DefaultMaxEntries,
+		MaxTotalBytes: DefaultMaxTotalBytes,
+		MaxFileBytes:  DefaultMaxFileBytes,
+		MaxDepth:      DefaultMaxDepth,
+		MaxPathBytes:  DefaultMaxPathBytes,
+	}
+}
+
+// orDefault fills zero fields with the defaults.
+func (l Limits) orDefault() Limits {
+	d := DefaultLimits()
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = d.MaxEntries
+	}
+	if l.MaxTotalBytes <= 0 {
+		l.MaxTotalBytes = d.MaxTotalBytes
+	}
+	if l.MaxFileBytes <= 0 {
+		l.MaxFileBytes = d.MaxFileBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	if l.MaxPathBytes <= 0 {
+		l.MaxPathBytes = d.MaxPathBytes
+	}
+	return l
+}

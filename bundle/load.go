@@ -1,0 +1,103 @@
+package bundle
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Manifest file names. When both exist, plugin.json is read.
+const (
+	ManifestJSON = "plugin.json"
+	ManifestTOML = "plugin.toml"
+)
+
+// Load reads and validates the bundle in dir. It never fails: every problem
+// is a finding in the bundle's Report. It writes nothing, launches nothing
+// and opens no connection.
+func Load(dir string, scope Scope, lim Limits) *Bundle {
+	b := &Bundle{Scope: scope, Name: filepath.Base(filepath.Clean(dir))}
+	canon, err := canonicalDir(dir)
+	if err != nil {
+		b.Dir = dir
+		b.ID = Identity(scope, dir, b.Name)
+		b.Report.Errorf(".", "tree.unreadable", "cannot resolve the bundle directory: %v", err)
+		return b
+	}
+	b.Dir = canon
+	b.ID = Identity(scope, canon, b.Name)
+	tree, rep := Walk(canon, lim)
+	b.Tree = tree
+	b.Report.Merge(rep)
+	if tree == nil {
+		return b
+	}
+	if msg, rule := CheckName(b.Name); msg != "" {
+		b.Report.Errorf(".", rule, "bundle directory name: %s", msg)
+		return b
+	}
+
+	skillsDir := "skills"
+	switch {
+	case hasFile(tree, ManifestJSON):
+		data, err := tree.ReadFile(ManifestJSON, MaxManifestBytes)
+		if err != nil {
+			b.Report.Errorf(ManifestJSON, "manifest.read", "cannot read the manifest: %v", err)
+			return b
+		}
+		b.Format = FormatAgentPlugins
+		parseAgentPlugins(b, data)
+	case hasFile(tree, ManifestTOML):
+		data, err := tree.ReadFile(ManifestTOML, MaxManifestBytes)
+		if err != nil {
+			b.Report.Errorf(ManifestTOML, "manifest.read", "cannot read the manifest: %v", err)
+			return b
+		}
+		b.Format = FormatTOML
+		skillsDir = parseTOML(b, data)
+	default:
+		if _, err := os.Lstat(filepath.Join(canon, ManifestJSON)); err == nil {
+			b.Report.Errorf(ManifestJSON, "manifest.type", "plugin.json is not a regular file")
+		} else if _, err := os.Lstat(filepath.Join(canon, ManifestTOML)); err == nil {
+			b.Report.Errorf(ManifestTOML, "manifest.type", "plugin.toml is not a regular file")
+		} else {
+			b.Report.Errorf(".", "manifest.missing", "no plugin.json or plugin.toml at the bundle root")
+		}
+		return b
+	}
+	if b.Rejected() {
+		// A fatal manifest violation: the Agent Plugins spec forbids
+		// discovering any component of a rejected plugin.
+		return b
+	}
+	if skillsDir != "" {
+		loadSkills(b, skillsDir)
+	}
+	loadDocuments(b)
+	checkModel(b)
+	return b
+}
+
+func hasFile(t *Tree, rel string) bool {
+	e, ok := t.Lookup(rel)
+	return ok && e.Kind != KindDir
+}
+
+// canonicalDir resolves dir to an absolute path whose parent has no
+// symbolic links. The last element is kept as is and not followed: a
+// symlinked bundle directory must fail closed in Walk, not be resolved.
+func canonicalDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	parent, base := filepath.Split(abs)
+	if base == "" {
+		return "", fmt.Errorf("%q is not a bundle directory", dir)
+	}
+	rp, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(rp, base), nil
+}

@@ -1,0 +1,198 @@
+package bundle
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Kind is the type of a tree entry, as it is recorded in the content hash.
+type Kind byte
+
+const (
+	KindDir  Kind = 'D'
+	KindFile Kind = 'F' // regular file, no executable bit
+	KindExec Kind = 'X' // regular file with any executable bit
+)
+
+// Entry is one file or directory below a bundle root, as the walk saw it.
+type Entry struct {
+	Path string // slash-separated, relative to the root, no leading "./"
+	Kind Kind
+	Size int64  // bytes; 0 for directories
+	Mode uint32 // permission bits as seen (only the executable bit is hashed)
+	// Identity and times of the walked inode, so a later open can check
+	// that it reached the same file, and a fingerprint can detect change.
+	Dev, Ino         uint64
+	MtimeNs, CtimeNs int64
+}
+
+// Tree is a validated walk of one bundle directory. Entries are sorted by
+// Path in ascending byte order, the order of the content hash.
+type Tree struct {
+	Root    string // absolute, canonical
+	Entries []Entry
+	Files   int   // regular files among Entries
+	Bytes   int64 // total size of regular files
+	index   map[string]int
+}
+
+// Lookup returns the entry for rel.
+func (t *Tree) Lookup(rel string) (Entry, bool) {
+	if t.index == nil {
+		t.index = make(map[string]int, len(t.Entries))
+		for i, e := range t.Entries {
+			t.index[e.Path] = i
+		}
+	}
+	i, ok := t.index[rel]
+	if !ok {
+		return Entry{}, false
+	}
+	return t.Entries[i], true
+}
+
+// ErrChanged reports that a file no longer is the one the walk recorded.
+var ErrChanged = errors.New("file changed since the walk")
+
+// ChangedError names the entry that changed and how.
+type ChangedError struct {
+	Path   string
+	Reason string
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s: %s since the walk", e.Path, e.Reason)
+}
+func (e *ChangedError) Unwrap() error { return ErrChanged }
+
+// Open opens the regular file rel without following any symbolic link on
+// the way (every component is opened with O_NOFOLLOW relative to its
+// parent) and checks that the opened inode is the walked one: same device,
+// inode, size and mode. It never opens a FIFO or device, so it cannot hang.
+func (t *Tree) Open(rel string) (*os.File, Entry, error) {
+	e, ok := t.Lookup(rel)
+	if !ok || e.Kind == KindDir {
+		return nil, Entry{}, &ChangedError{Path: rel, Reason: "not a walked regular file"}
+	}
+	f, err := OpenNoFollow(t.Root, rel)
+	if err != nil {
+		return nil, e, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, e, err
+	}
+	if why := sameFile(e, &st); why != "" {
+		f.Close()
+		return nil, e, &ChangedError{Path: rel, Reason: why}
+	}
+	return f, e, nil
+}
+
+// ReadFile reads the walked regular file rel, at most max bytes.
+func (t *Tree) ReadFile(rel string, max int64) ([]byte, error) {
+	f, e, err := t.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if e.Size > max {
+		return nil, fmt.Errorf("%s: %d bytes is larger than the limit of %d", rel, e.Size, max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != e.Size {
+		return nil, &ChangedError{Path: rel, Reason: "size changed"}
+	}
+	return data, nil
+}
+
+// Recheck stats an open file again after it was read and reports whether it
+// still matches the walked entry (size, mode, mtime and ctime), so a caller
+// hashing it can refuse a file that was modified while it was read.
+func Recheck(f *os.File, e Entry) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return err
+	}
+	if why := sameFile(e, &st); why != "" {
+		return &ChangedError{Path: e.Path, Reason: why}
+	}
+	if mt, ct := statTimes(&st); mt != e.MtimeNs || ct != e.CtimeNs {
+		return &ChangedError{Path: e.Path, Reason: "modified"}
+	}
+	return nil
+}
+
+func sameFile(e Entry, st *unix.Stat_t) string {
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return "no longer a regular file"
+	case uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino:
+		return "replaced"
+	case st.Size != e.Size:
+		return "size changed"
+	case st.Mode&0o7777 != e.Mode:
+		return "mode changed"
+	}
+	return ""
+}
+
+// OpenNoFollow opens root/rel, refusing a symbolic link at any component of
+// rel and any component that is not a directory or, for the last one, a
+// regular file. root itself must not be a symbolic link.
+func OpenNoFollow(root, rel string) (*os.File, error) {
+	if rel == "" || path.IsAbs(rel) || strings.Contains("/"+rel+"/", "/../") || strings.Contains("/"+rel+"/", "/./") {
+		return nil, fmt.Errorf("%q: not a clean relative path", rel)
+	}
+	dfd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: root, Err: err}
+	}
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		last := i == len(parts)-1
+		flags := unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+		if last {
+			// O_NONBLOCK so that a FIFO swapped in after the walk cannot
+			// block the open; the type check below then refuses it.
+			flags |= unix.O_NONBLOCK
+		} else {
+			flags |= unix.O_DIRECTORY
+		}
+		fd, err := unix.Openat(dfd, p, flags, 0)
+		unix.Close(dfd)
+		if err != nil {
+			return nil, &os.PathError{Op: "open", Path: path.Join(root, strings.Join(parts[:i+1], "/")), Err: err}
+		}
+		dfd = fd
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(dfd, &st); err != nil {
+		unix.Close(dfd)
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(dfd)
+		return nil, fmt.Errorf("%s: not a regular file", rel)
+	}
+	// Clear O_NONBLOCK again: regular files ignore it, but be explicit.
+	if fl, err := unix.FcntlInt(uintptr(dfd), unix.F_GETFL, 0); err == nil {
+		unix.FcntlInt(uintptr(dfd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
+	}
+	return os.NewFile(uintptr(dfd), path.Join(root, rel)), nil
+}
+
+func sortEntries(es []Entry) {
+	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
+}

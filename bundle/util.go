@@ -1,0 +1,5 @@
+package bundle
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,255 @@
+package bundle
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Walk lists and validates the tree below dir without following any
+// symbolic link and without opening anything but directories, so a FIFO or
+// device cannot block it. Every violation of the tree rules (DESIGN.md §4)
+// is an Error finding in the returned report; the walk goes on past them so
+// that one run reports them all, but stops descending once a bound is
+// exceeded. dir must be absolute and canonical. The returned tree is nil
+// only when dir itself cannot be opened as a directory.
+func Walk(dir string, lim Limits) (*Tree, Report) {
+	lim = lim.orDefault()
+	w := &walker{lim: lim, tree: &Tree{Root: dir}}
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err != nil {
+		w.rep.Errorf(".", "tree.unreadable", "cannot read the bundle directory: %v", errnoText(err))
+		return nil, w.rep
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		w.rep.Errorf(".", "tree.symlink", "the bundle directory is a symbolic link; bundlectl never follows links")
+		return nil, w.rep
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		w.rep.Errorf(".", "tree.type", "the bundle path is not a directory")
+		return nil, w.rep
+	}
+	if st.Mode&(unix.S_ISUID|unix.S_ISGID|unix.S_ISVTX) != 0 {
+		w.rep.Errorf(".", "tree.mode", "the bundle directory has a setuid, setgid or sticky bit")
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		w.rep.Errorf(".", "tree.unreadable", "cannot open the bundle directory: %v", errnoText(err))
+		return nil, w.rep
+	}
+	w.walkDir(fd, "", 0)
+	sortEntries(w.tree.Entries)
+	return w.tree, w.rep
+}
+
+type walker struct {
+	lim     Limits
+	tree    *Tree
+	rep     Report
+	stopped bool // a bound was exceeded; no further entries are recorded
+}
+
+var folder = cases.Fold()
+
+// walkDir reads the directory open as fd (which it closes), relative path
+// rel ("" for the root), at depth elements below the root.
+func (w *walker) walkDir(fd int, rel string, depth int) {
+	f := os.NewFile(uintptr(fd), rel)
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		f.Close()
+		w.rep.Errorf(dispPath(rel), "tree.unreadable", "cannot list the directory: %v", err)
+		return
+	}
+	defer f.Close()
+	// Sort for a deterministic report and traversal order.
+	sortStrings(names)
+	seen := make(map[string]string, len(names))
+	for _, name := range names {
+		if w.stopped {
+			return
+		}
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		disp := dispPath(p)
+		nameOK := w.checkName(disp, name)
+		if nameOK {
+			key := folder.String(norm.NFC.String(name))
+			if other, dup := seen[key]; dup {
+				w.rep.Errorf(disp, "name.collision", "name collides with %s under Unicode NFC and case folding", Quote(pathJoin(rel, other)))
+			} else {
+				seen[key] = name
+			}
+		}
+		if len(p) > w.lim.MaxPathBytes {
+			w.rep.Errorf(disp, "bounds.path", "path is %d bytes, longer than the limit of %d", len(p), w.lim.MaxPathBytes)
+			continue
+		}
+		if depth+1 > w.lim.MaxDepth {
+			w.rep.Errorf(disp, "bounds.depth", "path is deeper than the limit of %d elements", w.lim.MaxDepth)
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			w.rep.Errorf(disp, "tree.unreadable", "cannot stat: %v", errnoText(err))
+			continue
+		}
+		if len(w.tree.Entries) >= w.lim.MaxEntries {
+			w.rep.Errorf(disp, "bounds.entries", "the bundle has more than %d entries; the walk stopped here", w.lim.MaxEntries)
+			w.stopped = true
+			return
+		}
+		mode := uint32(st.Mode) & 0o7777
+		if mode&(unix.S_ISUID|unix.S_ISGID|unix.S_ISVTX) != 0 {
+			w.rep.Errorf(disp, "tree.mode", "setuid, setgid and sticky bits are not allowed")
+		}
+		mt, ct := statTimes(&st)
+		e := Entry{Path: p, Size: 0, Mode: mode, Dev: uint64(st.Dev), Ino: uint64(st.Ino), MtimeNs: mt, CtimeNs: ct}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			e.Kind = KindDir
+			w.tree.Entries = append(w.tree.Entries, e)
+			if !nameOK {
+				continue // never descend into a directory with a rejected name
+			}
+			cfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				w.rep.Errorf(disp, "tree.unreadable", "cannot open the directory: %v", errnoText(err))
+				continue
+			}
+			w.walkDir(cfd, p, depth+1)
+		case unix.S_IFREG:
+			e.Kind = KindFile
+			if mode&0o111 != 0 {
+				e.Kind = KindExec
+			}
+			e.Size = st.Size
+			if st.Nlink > 1 {
+				w.rep.Errorf(disp, "tree.hardlink", "file has %d hard links; a bundle file must have exactly one", st.Nlink)
+			}
+			if st.Size > w.lim.MaxFileBytes {
+				w.rep.Errorf(disp, "bounds.file", "file is %d bytes, larger than the limit of %d", st.Size, w.lim.MaxFileBytes)
+			}
+			w.tree.Files++
+			w.tree.Bytes += st.Size
+			if w.tree.Bytes > w.lim.MaxTotalBytes {
+				w.rep.Errorf(disp, "bounds.total", "the bundle's files exceed the limit of %d bytes in total; the walk stopped here", w.lim.MaxTotalBytes)
+				w.stopped = true
+			}
+			w.tree.Entries = append(w.tree.Entries, e)
+		case unix.S_IFLNK:
+			w.rep.Errorf(disp, "tree.symlink", "symbolic links are not allowed in a bundle")
+		case unix.S_IFIFO:
+			w.rep.Errorf(disp, "tree.special", "named pipes (FIFOs) are not allowed in a bundle")
+		case unix.S_IFSOCK:
+			w.rep.Errorf(disp, "tree.special", "sockets are not allowed in a bundle")
+		case unix.S_IFCHR, unix.S_IFBLK:
+			w.rep.Errorf(disp, "tree.special", "device files are not allowed in a bundle")
+		default:
+			w.rep.Errorf(disp, "tree.special", "unsupported file type")
+		}
+	}
+}
+
+// checkName applies the name rules to one path element and reports whether
+// it passed.
+func (w *walker) checkName(disp, name string) bool {
+	if msg, rule := CheckName(name); msg != "" {
+		w.rep.Errorf(disp, rule, "%s", msg)
+		return false
+	}
+	return true
+}
+
+// CheckName applies the tree name rules to one path element. It returns ""
+// for an acceptable name, otherwise the message and rule identifier.
+func CheckName(name string) (msg, rule string) {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "\".\" and \"..\" and empty names are not allowed", "name.dot"
+	case !utf8.ValidString(name):
+		return "name is not valid UTF-8", "name.utf8"
+	case strings.ContainsRune(name, '/'):
+		return "name contains a slash", "name.control"
+	}
+	for _, r := range name {
+		switch {
+		case r == '\n' || r == '\r':
+			return "name contains a newline or carriage return", "name.control"
+		case unicode.IsControl(r):
+			return "name contains a control character", "name.control"
+		case IsBidi(r):
+			return "name contains a bidirectional control character", "name.bidi"
+		}
+	}
+	if windowsReserved(name) {
+		return "name is reserved on Windows", "name.windows"
+	}
+	return "", ""
+}
+
+// IsBidi reports whether r is a bidirectional formatting character that can
+// reorder how text is displayed.
+func IsBidi(r rune) bool {
+	switch {
+	case r == 0x061C, r == 0x200E, r == 0x200F:
+		return true
+	case r >= 0x202A && r <= 0x202E:
+		return true
+	case r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+var windowsDevices = map[string]bool{
+	"CON": true, "PRN": true, "AUX": true, "NUL": true,
+	"COM1": true, "COM2": true, "COM3": true, "COM4": true, "COM5": true, "COM6": true, "COM7": true, "COM8": true, "COM9": true,
+	"LPT1": true, "LPT2": true, "LPT3": true, "LPT4": true, "LPT5": true, "LPT6": true, "LPT7": true, "LPT8": true, "LPT9": true,
+	"CONIN$": true, "CONOUT$": true,
+}
+
+// windowsReserved reports names Windows cannot create or treats specially:
+// device names with or without an extension, trailing dots or spaces, and
+// the characters < > : " \ | ? *.
+func windowsReserved(name string) bool {
+	if strings.ContainsAny(name, `<>:"\|?*`) {
+		return true
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return true
+	}
+	base := name
+	if i := strings.IndexByte(base, '.'); i >= 0 {
+		base = base[:i]
+	}
+	base = strings.TrimRight(base, " ")
+	return windowsDevices[strings.ToUpper(base)]
+}
+
+func dispPath(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return EscapePath(rel)
+}
+
+func pathJoin(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return path.Join(dir, name)
+}
+
+func errnoText(err error) string {
+	return strings.TrimPrefix(fmt.Sprint(err), "lstat ")
+}
