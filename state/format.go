@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -153,10 +154,17 @@ func jsonReason(data []byte, err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input":
+		return fmt.Sprintf("truncated JSON at %s", position(data, syn.Offset))
 	case errors.As(err, &syn):
-		return fmt.Sprintf("invalid JSON at %s", position(data, syn.Offset))
+		// Offset is just past the offending byte; the message names at
+		// most that one character.
+		msg := strings.Replace(syn.Error(), "after top-level value", "after the JSON object (trailing data)", 1)
+		return fmt.Sprintf("invalid JSON at %s: %s", position(data, syn.Offset-1), bundle.Sanitize(msg))
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Sprintf("the file holds a JSON %s, want an object", typ.Value)
 	case errors.As(err, &typ):
-		return fmt.Sprintf("%s at %s: want a JSON value of Go type %s, got a JSON %s", fieldName(typ.Field), position(data, typ.Offset), typ.Type, typ.Value)
+		return fmt.Sprintf("field %s at %s: got a JSON %s, want %s", bundle.Sanitize(typ.Field), position(data, typ.Offset), typ.Value, jsonKind(typ.Type))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "truncated JSON"
 	}
@@ -168,11 +176,20 @@ func jsonReason(data []byte, err error) string {
 	return bundle.Sanitize(strings.TrimPrefix(msg, "json: "))
 }
 
-func fieldName(f string) string {
-	if f == "" {
-		return "value"
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Uint64:
+		return "an integer"
 	}
-	return bundle.Sanitize(f)
+	return "another type"
 }
 
 // position renders a byte offset as "line L, column C".
