@@ -21,13 +21,31 @@ const MaxFileSize = 64 << 20
 type file struct {
 	SchemaVersion int                `json:"schema_version"`
 	Generation    uint64             `json:"generation"`
-	Bundles       map[string]*Bundle `json:"bundles"`
+	Bundles       map[string]*Record `json:"bundles"`
 }
 
-// header is decoded first, leniently, so that a file from a newer
-// bundlectl is reported as an unsupported version, not as unknown fields.
+// header is decoded leniently when the strict decoding fails, so that a
+// file from a newer bundlectl is reported as an unsupported version, not
+// as unknown fields.
 type header struct {
 	SchemaVersion *json.RawMessage `json:"schema_version"`
+}
+
+// checkVersion returns a reason when data is JSON with a missing or
+// unsupported schema_version, and nil otherwise.
+func checkVersion(data []byte) error {
+	var h header
+	if err := json.Unmarshal(data, &h); err != nil {
+		return errors.New(jsonReason(data, err))
+	}
+	if h.SchemaVersion == nil {
+		return errors.New("schema_version is missing")
+	}
+	var v int
+	if err := json.Unmarshal(*h.SchemaVersion, &v); err != nil || v != SchemaVersion {
+		return errUnsupported{}
+	}
+	return nil
 }
 
 // errUnsupported is parse's reason for a schema_version other than
@@ -38,31 +56,34 @@ func (errUnsupported) Error() string {
 	return fmt.Sprintf("unsupported schema_version (this bundlectl reads %d)", SchemaVersion)
 }
 
+var errTrailing = errors.New("trailing data after the JSON object")
+
 // parse decodes and validates state.json bytes. The returned error is a
 // reason (no path, no stored value) for a *MalformedError.
 func parse(data []byte) (*State, error) {
-	var h header
-	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, errors.New(jsonReason(data, err))
-	}
-	if h.SchemaVersion == nil {
-		return nil, errors.New("schema_version is missing")
-	}
-	var v int
-	if err := json.Unmarshal(*h.SchemaVersion, &v); err != nil || v != SchemaVersion {
-		return nil, errUnsupported{}
-	}
-
 	var f file
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
+	err := dec.Decode(&f)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errTrailing
+		}
+	}
+	if err != nil || f.SchemaVersion != SchemaVersion {
+		// A file from another version is reported as such, not by the
+		// fields this version does not know.
+		if verr := checkVersion(data); verr != nil {
+			return nil, verr
+		}
+	}
+	if err != nil {
+		if err == errTrailing {
+			return nil, err
+		}
 		return nil, errors.New(jsonReason(data, err))
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the JSON object")
-	}
-	s := &State{generation: f.Generation, bundles: make(map[string]*Bundle, len(f.Bundles))}
+	s := &State{generation: f.Generation, bundles: make(map[string]*Record, len(f.Bundles))}
 	for id, b := range f.Bundles {
 		if err := checkRecord(id, b, f.Generation); err != nil {
 			return nil, err
@@ -83,7 +104,7 @@ func parse(data []byte) (*State, error) {
 }
 
 // checkRecord enforces the invariants of docs/state.md on one bundle.
-func checkRecord(id string, b *Bundle, global uint64) error {
+func checkRecord(id string, b *Record, global uint64) error {
 	at := "bundles[" + quote(id) + "]"
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("%s: key is not a bundle id", at)

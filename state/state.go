@@ -65,9 +65,9 @@ type Event struct {
 	Receipt *ReceiptRef `json:"receipt"`
 }
 
-// Bundle is the recorded state of one bundle. Values returned by State are
+// Record is the recorded state of one bundle. Values returned by State are
 // copies; changing them changes nothing.
-type Bundle struct {
+type Record struct {
 	ID      string `json:"-"`
 	Enabled bool   `json:"enabled"`
 	// Receipt is the current trust decision, nil when untrusted.
@@ -79,7 +79,7 @@ type Bundle struct {
 }
 
 // Trusted reports whether the bundle has a current receipt.
-func (b Bundle) Trusted() bool { return b.Receipt != nil }
+func (b Record) Trusted() bool { return b.Receipt != nil }
 
 // State is one consistent view of state.json. A State returned by Load is a
 // snapshot: its transition methods change only the copy in memory, and
@@ -87,12 +87,12 @@ func (b Bundle) Trusted() bool { return b.Receipt != nil }
 // its function on a State re-read under the lock.
 type State struct {
 	generation uint64
-	bundles    map[string]*Bundle
+	bundles    map[string]*Record
 	now        func() time.Time
 }
 
 func newState() *State {
-	return &State{bundles: map[string]*Bundle{}}
+	return &State{bundles: map[string]*Record{}}
 }
 
 // Generation is the global generation: the number of transitions ever
@@ -102,10 +102,10 @@ func (s *State) Generation() uint64 { return s.generation }
 
 // Bundle returns a copy of the recorded state of id. A bundle that was
 // never recorded is untrusted, disabled, generation 0, and ok is false.
-func (s *State) Bundle(id string) (b Bundle, ok bool) {
+func (s *State) Bundle(id string) (b Record, ok bool) {
 	r := s.bundles[id]
 	if r == nil {
-		return Bundle{ID: id}, false
+		return Record{ID: id}, false
 	}
 	return r.clone(), true
 }
@@ -120,7 +120,7 @@ func (s *State) IDs() []string {
 	return ids
 }
 
-func (b *Bundle) clone() Bundle {
+func (b *Record) clone() Record {
 	c := *b
 	if b.Receipt != nil {
 		r := *b.Receipt
@@ -146,10 +146,10 @@ func (s *State) clock() time.Time {
 }
 
 // record returns the mutable record of id, creating it.
-func (s *State) record(id string) *Bundle {
+func (s *State) record(id string) *Record {
 	r := s.bundles[id]
 	if r == nil {
-		r = &Bundle{ID: id, Audit: []Event{}}
+		r = &Record{ID: id, Audit: []Event{}}
 		s.bundles[id] = r
 	}
 	return r
@@ -157,7 +157,7 @@ func (s *State) record(id string) *Bundle {
 
 // advance applies one persisted transition's bookkeeping: both generations
 // move by exactly one and the event is appended to the bounded audit.
-func (s *State) advance(r *Bundle, a Action, involved *receipts.Receipt) {
+func (s *State) advance(r *Record, a Action, involved *receipts.Receipt) {
 	r.Generation++
 	s.generation++
 	r.Audit = append(r.Audit, Event{Action: a, Time: s.clock(), Generation: r.Generation, Receipt: refOf(involved)})

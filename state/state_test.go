@@ -308,7 +308,7 @@ func TestAuditBounded(t *testing.T) {
 func TestInventoryBytesSurvive(t *testing.T) {
 	st := Open(newHome(t))
 	rc := testReceipt(idA, 7)
-	rc.Inventory = json.RawMessage(`{"a":["<script>","\u2028","x&y"],"b":{"c":1.50}}`)
+	rc.Inventory = json.RawMessage(`{"a":["<script>","\u2028","x&y","` + "\u2028\u2029" + `"],"b":{"c":1.50}}`)
 	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, rc); return err })
 	b, _ := mustLoad(t, st).Bundle(idA)
 	if !bytes.Equal(b.Receipt.Inventory, rc.Inventory) {

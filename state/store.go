@@ -82,6 +82,12 @@ func (st *Store) Load() (*State, error) {
 // malformed state makes Update fail before fn runs, and nothing is
 // modified. If fn returns an error nothing is written and the error is
 // returned as is. The returned State is what is now on disk.
+//
+// fn runs under the lock, so it may also do work that must not interleave
+// with state changes — e.g. stage a snapshot and record its receipt in one
+// step, or remove snapshots no receipt references — and an fn that makes
+// no transition writes nothing. fn must not call Update on the same home:
+// the lock is not reentrant and the inner call would time out.
 func (st *Store) Update(fn func(*State) error) (*State, error) {
 	if err := st.ensureHome(); err != nil {
 		return nil, err
@@ -139,7 +145,7 @@ func (st *Store) lock() (unlock func(), err error) {
 	if err := checkOptional(p, false); err != nil {
 		return nil, err
 	}
-	fl := flock.New(p, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
+	fl := flock.New(p, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
 	ctx, cancel := context.WithTimeout(context.Background(), testOnlyLockWait)
 	defer cancel()
 	ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
