@@ -145,7 +145,7 @@ func helperLoop(st *Store, arg string) error {
 
 func TestConcurrentProcesses(t *testing.T) {
 	home := newHome(t)
-	const procs, perProc = 8, 50
+	const procs, perProc = 8, 40
 	shared := []string{idA, "user/00000000000a/shared-two"}
 	type result struct {
 		Counts map[string]int `json:"counts"`
@@ -337,7 +337,7 @@ func TestCrashSafety(t *testing.T) {
 	st := Open(home)
 	logPath := filepath.Join(t.TempDir(), "committed")
 	const trials = 60
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(18 * time.Second)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var successor, temps, ran int
 	for trial := 0; trial < trials && time.Now().Before(deadline); trial++ {

@@ -364,3 +364,25 @@ func TestLockTimeout(t *testing.T) {
 	other.Unlock()
 	mustUpdate(t, st, func(s *State) error { _, err := s.Enable(idA); return err })
 }
+
+// A panicking fn does not leave the lock held or the file changed.
+func TestPanickingFnReleasesLock(t *testing.T) {
+	old := testOnlyLockWait
+	testOnlyLockWait = 300 * time.Millisecond
+	defer func() { testOnlyLockWait = old }()
+	st := Open(newHome(t))
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	before, _ := os.ReadFile(st.Path())
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic")
+			}
+		}()
+		st.Update(func(s *State) error { s.Enable(idA); panic("boom") })
+	}()
+	if after, _ := os.ReadFile(st.Path()); !bytes.Equal(before, after) {
+		t.Fatal("a panicking fn changed state.json")
+	}
+	mustUpdate(t, st, func(s *State) error { _, err := s.Enable(idA); return err })
+}

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -146,17 +145,36 @@ func (st *Store) lock() (unlock func(), err error) {
 		return nil, err
 	}
 	fl := flock.New(p, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), testOnlyLockWait)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 10*time.Millisecond)
-	if !ok {
-		_ = fl.Close()
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			if errors.Is(err, syscall.ELOOP) {
-				return nil, unsafeSymlink(p)
+	// A blocking flock is woken as soon as the holder releases; polling
+	// with TryLock lets newcomers starve a waiter under contention.
+	done := make(chan error, 1)
+	go func() {
+		for {
+			err := fl.Lock()
+			if !errors.Is(err, syscall.EINTR) {
+				done <- err
+				return
 			}
+		}
+	}()
+	timer := time.NewTimer(testOnlyLockWait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, unsafeSymlink(p)
+		}
+		if err != nil {
 			return nil, &LockError{Path: p, Err: err}
 		}
+	case <-timer.C:
+		// The waiter cannot be interrupted; if it ever gets the lock it
+		// releases it at once.
+		go func() {
+			if <-done == nil {
+				_ = fl.Unlock()
+			}
+		}()
 		return nil, &LockError{Path: p, Waited: testOnlyLockWait}
 	}
 	unlock = func() { _ = fl.Unlock() }
