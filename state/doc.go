@@ -13,6 +13,7 @@
 //     function that fresh State: a State from Load cannot be written back,
 //     so a stale view can neither lose an update nor resurrect a revoked
 //     trust. The lock wait is bounded by LockWait (then ErrLocked).
+//     state.lock is never removed or renamed.
 //   - Every persisted transition (trust, enable, disable, revoke) advances
 //     its bundle's generation and the global generation by exactly one and
 //     appends one event to the bundle's audit trail, which keeps the latest
