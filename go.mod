@@ -3,6 +3,8 @@ module github.com/bundlectl/bundlectl
 go 1.26.0
 
 require (
+	github.com/gofrs/flock v0.13.2
+	github.com/google/renameio/v2 v2.0.2
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
