@@ -3,6 +3,7 @@ module github.com/bundlectl/bundlectl
 go 1.26.0
 
 require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.44.0
