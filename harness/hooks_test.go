@@ -479,3 +479,22 @@ func FuzzHookOutput(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkFireChain3(b *testing.B) {
+	dir := b.TempDir()
+	var hooks []RunnableHook
+	for i := range 3 {
+		p := script(b, dir, fmt.Sprint("h", i), "cat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"x\"}}'\n")
+		hooks = append(hooks, RunnableHook{Bundle: "b", Index: i, Spec: Spec{Argv: []string{p}, Dir: dir, Env: testEnv}})
+	}
+	ev, err := ParseHookEvent([]byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`), "PreToolUse")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		o, err := FireChain(context.Background(), hooks, ev)
+		if err != nil || len(o.AdditionalContext) != 3 {
+			b.Fatal(o, err)
+		}
+	}
+}

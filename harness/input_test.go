@@ -145,3 +145,16 @@ func FuzzValidateInput(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkValidateInput(b *testing.B) {
+	sch, err := CompileParams(json.RawMessage(greetParams))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := []byte(`{"name":"ada","count":2,"tag":"abc"}`)
+	for b.Loop() {
+		if err := ValidateInput(sch, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

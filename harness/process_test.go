@@ -457,3 +457,39 @@ func TestLookPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDoesNotWaitForAnEscapedProcess: a grandchild that leaves the
+// group (setsid) survives the group kill — the documented limit — but
+// cannot keep Run waiting on the pipe it holds.
+func TestRunDoesNotWaitForAnEscapedProcess(t *testing.T) {
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid")
+	}
+	dir := t.TempDir()
+	s := script(t, dir, "escape.sh", setsid+" sleep 60 &\necho $!\n")
+	start := time.Now()
+	res, err := Run(context.Background(), Spec{Argv: []string{s}, Dir: dir, Env: testEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(res.Stdout))); err == nil {
+		defer syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if el := time.Since(start); el > DrainGrace+2*time.Second {
+		t.Fatalf("Run waited %s", el)
+	}
+	if !res.OutputHeld || res.ExitCode != 0 {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func BenchmarkRunTrue(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		res, err := Run(context.Background(), Spec{Argv: []string{"/bin/true"}, Dir: dir})
+		if err != nil || res.ExitCode != 0 {
+			b.Fatal(res, err)
+		}
+	}
+}
