@@ -218,6 +218,13 @@ type hookOutput struct {
 		PermissionDecisionReason *string         `json:"permissionDecisionReason"`
 		AdditionalContext        *string         `json:"additionalContext"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
+		// PermissionRequest answers with a decision object instead.
+		Decision *struct {
+			Behavior     *string         `json:"behavior"`
+			Message      *string         `json:"message"`
+			UpdatedInput json.RawMessage `json:"updatedInput"`
+			Interrupt    *bool           `json:"interrupt"`
+		} `json:"decision"`
 	} `json:"hookSpecificOutput"`
 }
 
@@ -305,7 +312,29 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		default:
 			return fail("output JSON has an unknown permissionDecision %s", truncateText(strconv.Quote(r.PermissionDecision), 80))
 		}
-		if u := bytes.TrimSpace(hs.UpdatedInput); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
+		updated := hs.UpdatedInput
+		if d := hs.Decision; d != nil {
+			// PermissionRequest: {"behavior": "allow"|"deny", "message",
+			// "updatedInput", "interrupt"}, folded into the same fields.
+			if r.PermissionDecision != "" {
+				return fail("output JSON has both permissionDecision and decision")
+			}
+			switch b := str(d.Behavior); b {
+			case PermissionAllow, PermissionDeny:
+				r.PermissionDecision = b
+			default:
+				return fail("output JSON has an unknown decision.behavior %s", truncateText(strconv.Quote(b), 80))
+			}
+			r.PermissionReason = str(d.Message)
+			if d.Interrupt != nil && *d.Interrupt {
+				r.Continue = false
+				r.StopReason = firstNonEmpty(r.StopReason, r.PermissionReason)
+			}
+			if len(updated) == 0 {
+				updated = d.UpdatedInput
+			}
+		}
+		if u := bytes.TrimSpace(updated); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
 			if u[0] != '{' {
 				return fail("output JSON updatedInput is not a JSON object")
 			}
@@ -428,7 +457,7 @@ func (o *Outcome) add(r HookResult) bool {
 		return true
 	case r.PermissionDecision == PermissionAsk:
 		o.PermissionDecision, o.PermissionReason = PermissionAsk, r.PermissionReason
-	case r.PermissionDecision == PermissionAllow || r.Decision == "approve":
+	case r.PermissionDecision == PermissionAllow || r.Decision == "approve" && o.Event == "PreToolUse":
 		if o.PermissionDecision == "" {
 			o.PermissionDecision = PermissionAllow
 			o.PermissionReason = firstNonEmpty(r.PermissionReason, r.Reason)
@@ -622,20 +651,31 @@ type outcomeJSON struct {
 }
 
 type hookSpecificJSON struct {
-	HookEventName            string          `json:"hookEventName"`
-	PermissionDecision       string          `json:"permissionDecision,omitempty"`
-	PermissionDecisionReason string          `json:"permissionDecisionReason,omitempty"`
-	AdditionalContext        string          `json:"additionalContext,omitempty"`
-	UpdatedInput             json.RawMessage `json:"updatedInput,omitempty"`
+	HookEventName            string              `json:"hookEventName"`
+	PermissionDecision       string              `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string              `json:"permissionDecisionReason,omitempty"`
+	Decision                 *permissionDecision `json:"decision,omitempty"`
+	AdditionalContext        string              `json:"additionalContext,omitempty"`
+	UpdatedInput             json.RawMessage     `json:"updatedInput,omitempty"`
+}
+
+// permissionDecision is PermissionRequest's answer.
+type permissionDecision struct {
+	Behavior     string          `json:"behavior"`
+	Message      string          `json:"message,omitempty"`
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
 }
 
 // WriteOutcome writes o in Claude Code's hook output contract, so that
 // `bundlectl hooks run` can stand in for the hooks of an existing
-// harness, and returns the exit status to end with: 2 when Blocked (the
-// reason is the whole of stderr, as Claude Code feeds stderr back on exit
-// 2), else 0. stdout always gets one JSON object (possibly {}), the same
-// on both paths. Hook failures are appended to systemMessage, so the user
-// sees them, and on exit 0 also written to stderr.
+// harness, and returns the exit status to end with: 2 when Blocked, else
+// 0. On exit 2 stderr carries the reason and nothing else, as Claude Code
+// feeds stderr back on exit 2 and ignores stdout. stdout always gets one
+// JSON object (possibly {}), which on exit 2 expresses the block too, for
+// harnesses that read JSON. Permission fields and updatedInput are
+// written for PreToolUse (permissionDecision) and PermissionRequest
+// (decision.behavior) only. Hook failures are appended to systemMessage,
+// so the user sees them, and on exit 0 also written to stderr.
 func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 	j := outcomeJSON{SuppressOutput: o.SuppressOutput, StopReason: o.StopReason}
 	if !o.Continue {
@@ -647,22 +687,24 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		msgs = append(msgs, "bundlectl: "+e.Error())
 	}
 	j.SystemMessage = strings.Join(msgs, "\n")
-	hs := &hookSpecificJSON{
-		HookEventName:            o.Event,
-		PermissionDecision:       o.PermissionDecision,
-		PermissionDecisionReason: o.PermissionReason,
-		AdditionalContext:        strings.Join(o.AdditionalContext, "\n"),
-		UpdatedInput:             o.UpdatedInput,
-	}
+	hs := &hookSpecificJSON{HookEventName: o.Event, AdditionalContext: strings.Join(o.AdditionalContext, "\n")}
+	perm, reason, updated := o.PermissionDecision, o.PermissionReason, o.UpdatedInput
 	if o.Blocked {
-		if o.Event == "PreToolUse" || o.Event == "PermissionRequest" {
-			hs.PermissionDecision, hs.PermissionDecisionReason = PermissionDeny, o.Reason
-		} else {
+		perm, reason, updated = PermissionDeny, o.Reason, nil
+	}
+	switch o.Event {
+	case "PreToolUse":
+		hs.PermissionDecision, hs.PermissionDecisionReason, hs.UpdatedInput = perm, reason, updated
+	case "PermissionRequest":
+		if perm == PermissionAllow || perm == PermissionDeny {
+			hs.Decision = &permissionDecision{Behavior: perm, Message: reason, UpdatedInput: updated}
+		}
+	default:
+		if o.Blocked {
 			j.Decision, j.Reason = "block", o.Reason
 		}
-		hs.UpdatedInput = nil
 	}
-	if hs.PermissionDecision != "" || hs.AdditionalContext != "" || hs.UpdatedInput != nil {
+	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil {
 		j.HookSpecificOutput = hs
 	}
 	data, err := json.Marshal(j)
@@ -673,7 +715,7 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		return 1, err
 	}
 	if o.Blocked {
-		if _, err := io.WriteString(stderr, o.Reason+"\n"); err != nil {
+		if _, err := io.WriteString(stderr, terminalSafe(o.Reason)+"\n"); err != nil {
 			return 1, err
 		}
 		return 2, nil
@@ -684,4 +726,14 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// terminalSafe escapes control and bidirectional characters line by line,
+// keeping the line breaks of a multi-line reason.
+func terminalSafe(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = bundle.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -47,6 +47,16 @@ func TestParseHookOutput(t *testing.T) {
 		{"unknown decision", 0, `{"decision":"maybe"}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
 		{"unknown permission", 0, `{"hookSpecificOutput":{"permissionDecision":"sure"}}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
 		{"updatedInput not object", 0, `{"hookSpecificOutput":{"updatedInput":[1]}}`, "", false, func(r HookResult) bool { return r.Failure != "" && r.UpdatedInput == nil }},
+		{"PermissionRequest deny", 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no","interrupt":true}}}`, "", false,
+			func(r HookResult) bool {
+				return r.PermissionDecision == "deny" && r.PermissionReason == "no" && !r.Continue
+			}},
+		{"PermissionRequest allow", 0, `{"hookSpecificOutput":{"decision":{"behavior":"allow","updatedInput":{"a":2}}}}`, "", false,
+			func(r HookResult) bool {
+				return r.PermissionDecision == "allow" && string(r.UpdatedInput) == `{"a":2}` && r.Continue
+			}},
+		{"PermissionRequest bad behavior", 0, `{"hookSpecificOutput":{"decision":{"behavior":"ask"}}}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
+		{"both decisions", 0, `{"hookSpecificOutput":{"permissionDecision":"allow","decision":{"behavior":"deny"}}}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
 		{"updatedInput null", 0, `{"hookSpecificOutput":{"updatedInput":null}}`, "", false, func(r HookResult) bool { return r.Failure == "" && r.UpdatedInput == nil }},
 	}
 	for _, c := range cases {
@@ -407,7 +417,7 @@ func TestWriteOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	hs, _ := j["hookSpecificOutput"].(map[string]any)
-	if hs["hookEventName"] != "UserPromptSubmit" || hs["additionalContext"] != "ctx one" || hs["updatedInput"] == nil {
+	if hs["hookEventName"] != "UserPromptSubmit" || hs["additionalContext"] != "ctx one" || hs["updatedInput"] != nil {
 		t.Fatalf("json %s", out.String())
 	}
 	if msg, _ := j["systemMessage"].(string); !strings.Contains(msg, "note") || !strings.Contains(msg, `"b" hook 1: exited with status 1`) {
@@ -436,6 +446,26 @@ func TestWriteOutcome(t *testing.T) {
 		if ev == "Stop" && (j["decision"] != "block" || j["reason"] != "not now") {
 			t.Fatalf("json %s", out.String())
 		}
+	}
+
+	out.Reset()
+	o = Combine("PreToolUse", []HookResult{{Continue: true, PermissionDecision: "allow", UpdatedInput: json.RawMessage(`{"x":1}`)}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 0 || out.String() != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"x":1}}}`+"\n" {
+		t.Fatalf("allow with updatedInput: %d %s", code, out.String())
+	}
+	out.Reset()
+	o = Combine("PermissionRequest", []HookResult{{Continue: true, PermissionDecision: "allow", UpdatedInput: json.RawMessage(`{"x":1}`)}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 0 || out.String() != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"x":1}}}}`+"\n" {
+		t.Fatalf("PermissionRequest allow: %d %s", code, out.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	o = Combine("PermissionRequest", []HookResult{{Continue: true, PermissionDecision: "deny", PermissionReason: "line1\n\x1b[2Jline2"}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 2 || !strings.Contains(out.String(), `"decision":{"behavior":"deny","message":"line1\n\u001b[2Jline2"}`) {
+		t.Fatalf("PermissionRequest deny: %d %s", code, out.String())
+	}
+	if errOut.String() != "line1\n\\x1b[2Jline2\n" {
+		t.Fatalf("stderr reason not made terminal-safe: %q", errOut.String())
 	}
 
 	out.Reset()

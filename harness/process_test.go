@@ -467,7 +467,7 @@ func TestRunDoesNotWaitForAnEscapedProcess(t *testing.T) {
 		t.Skip("no setsid")
 	}
 	dir := t.TempDir()
-	s := script(t, dir, "escape.sh", setsid+" sleep 60 &\necho $!\n")
+	s := script(t, dir, "escape.sh", setsid+" sleep 60 &\necho $!\nsleep 0.3\n") // time to leave the group
 	start := time.Now()
 	res, err := Run(context.Background(), Spec{Argv: []string{s}, Dir: dir, Env: testEnv})
 	if err != nil {
