@@ -237,7 +237,9 @@ type hookOutput struct {
 //     be one JSON object of the hook output schema — if it does not parse,
 //     has a field of the wrong type or an unknown decision value, the
 //     whole result is a reported, non-blocking failure and none of it is
-//     used; any other stdout is plain output.
+//     used; any other stdout is plain output. PermissionRequest's
+//     hookSpecificOutput.decision {behavior, message, updatedInput,
+//     interrupt} is read into the same permission fields.
 //
 // It never panics, whatever the bytes.
 func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookResult {
@@ -536,7 +538,13 @@ func hookDepth() (int, error) {
 // Blocked and the error is ctx's. Otherwise the error is nil and hook
 // failures are in Outcome.Errors.
 func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcome, error) {
+	if ev == nil {
+		ev = &HookEvent{}
+	}
 	o := NewOutcome(ev.HookEventName)
+	if !ValidHookEvent(ev.HookEventName) {
+		return o.refuse(&ChainError{Problem: fmt.Sprintf("unknown event %s", truncateText(strconv.Quote(ev.HookEventName), 80))})
+	}
 	depth, err := hookDepth()
 	if err != nil {
 		return o.refuse(&ChainError{Depth: -1, Problem: err.Error()})

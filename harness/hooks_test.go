@@ -367,6 +367,18 @@ func TestFireChainCancel(t *testing.T) {
 	}
 }
 
+func TestFireChainRefusesUnknownEvent(t *testing.T) {
+	h := newHookEnv(t)
+	hk := h.hook("x", "", "exit 0\n")
+	for _, ev := range []*HookEvent{nil, {HookEventName: "Notification"}} {
+		o, err := FireChain(context.Background(), []RunnableHook{hk}, ev)
+		var ce *ChainError
+		if !errors.As(err, &ce) || !o.Blocked || h.ran("x") {
+			t.Fatalf("%v: err = %v, outcome %+v", ev, err, o)
+		}
+	}
+}
+
 func TestFireChainVerifyBeforeSpawn(t *testing.T) {
 	h := newHookEnv(t)
 	hk := h.hook("v", "", "exit 2\n")
@@ -527,4 +539,31 @@ func BenchmarkFireChain3(b *testing.B) {
 			b.Fatal(o, err)
 		}
 	}
+}
+
+// FuzzHookEvent: ParseHookEvent never panics, and an accepted event
+// round-trips: what a hook receives parses back to the same bytes.
+func FuzzHookEvent(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"tool_name":"Bash","tool_input":{"command":"ls"},"x":[1,{"y":null}]}`,
+		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `[]`, `{"a":1,"a":2}`, `{"prompt":"\u202e"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := ParseHookEvent(data, "PreToolUse")
+		if err != nil {
+			return
+		}
+		out, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		ev2, err := ParseHookEvent(out, "PreToolUse")
+		if err != nil {
+			t.Fatalf("re-parse of %s: %v", out, err)
+		}
+		out2, err := json.Marshal(ev2)
+		if err != nil || !bytes.Equal(out, out2) {
+			t.Fatalf("round trip changed %s into %s (%v)", out, out2, err)
+		}
+	})
 }
