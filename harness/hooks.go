@@ -396,11 +396,23 @@ type Outcome struct {
 	PermissionReason   string
 
 	AdditionalContext []string
-	// UpdatedInput is the last hook's replacement of tool_input, or nil.
+	// UpdatedInput is the last hook's replacement of tool_input, or nil;
+	// only PreToolUse and PermissionRequest hooks can set it.
 	UpdatedInput   json.RawMessage
 	SuppressOutput bool
 	SystemMessages []string
 	Errors         []HookError
+}
+
+// Proceed reports whether the action the event describes may go ahead:
+// not blocked and not told to stop. Callers must not look at Blocked
+// alone: "continue": false stops a tool call too.
+func (o Outcome) Proceed() bool { return !o.Blocked && o.Continue }
+
+// takesUpdatedInput reports whether event's hooks may replace tool_input:
+// only before the tool runs. Elsewhere updatedInput is ignored.
+func takesUpdatedInput(event string) bool {
+	return event == "PreToolUse" || event == "PermissionRequest"
 }
 
 // NewOutcome is the outcome of an empty chain: proceed.
@@ -440,7 +452,7 @@ func (o *Outcome) add(r HookResult) bool {
 	if r.PlainOutput != "" && (o.Event == "UserPromptSubmit" || o.Event == "SessionStart") {
 		o.AdditionalContext = append(o.AdditionalContext, r.PlainOutput)
 	}
-	if r.UpdatedInput != nil {
+	if r.UpdatedInput != nil && takesUpdatedInput(o.Event) {
 		o.UpdatedInput = r.UpdatedInput
 	}
 	stop := false
@@ -610,7 +622,7 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
 		}
 		stop := o.add(r)
-		if r.Failure == "" && r.UpdatedInput != nil {
+		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) {
 			cur.ToolInput = r.UpdatedInput
 		}
 		if stop {

@@ -340,13 +340,27 @@ func TestFireChainUpdatedInputAndContext(t *testing.T) {
 	}
 }
 
+func TestFireChainUpdatedInputOnlyBeforeTheTool(t *testing.T) {
+	h := newHookEnv(t)
+	rewrite := h.hook("rewrite", "", `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedInput":{"command":"forged"}}}'`+"\n")
+	next := h.hook("next", "", "exit 0\n")
+	ev, _ := ParseHookEvent([]byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`), "PostToolUse")
+	o, err := FireChain(context.Background(), []RunnableHook{rewrite, next}, ev)
+	if err != nil || o.UpdatedInput != nil || !o.Proceed() {
+		t.Fatalf("err = %v, outcome %+v", err, o)
+	}
+	if got := string(h.stdin("next")["tool_input"]); got != `{"command":"ls"}` {
+		t.Fatalf("PostToolUse hook rewrote what later hooks see: %s", got)
+	}
+}
+
 func TestFireChainContinueFalseStops(t *testing.T) {
 	h := newHookEnv(t)
 	stop := h.hook("stop", "", `echo '{"continue":false,"stopReason":"budget spent"}'`+"\n")
 	after := h.hook("after", "", "exit 0\n")
 	ev, _ := ParseHookEvent([]byte(`{}`), "SessionStart")
 	o, _ := FireChain(context.Background(), []RunnableHook{stop, after}, ev)
-	if o.Continue || o.StopReason != "budget spent" || o.Blocked || h.ran("after") {
+	if o.Continue || o.StopReason != "budget spent" || o.Blocked || o.Proceed() || h.ran("after") {
 		t.Fatalf("outcome %+v", o)
 	}
 }

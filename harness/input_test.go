@@ -158,3 +158,19 @@ func BenchmarkValidateInput(b *testing.B) {
 		}
 	}
 }
+
+// FuzzCompileParams: a params schema from a manifest never panics the
+// compiler, and a compiled schema validates without panicking.
+func FuzzCompileParams(f *testing.F) {
+	for _, s := range []string{greetParams, ``, `true`, `{"$ref":"#"}`, `{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`,
+		`{"$dynamicRef":"#x"}`, `{"pattern":"(a+)+$"}`, `{"$id":"http://x/y","$ref":"z"}`, `{"items":[{"type":"string"}]}`} {
+		f.Add([]byte(s), []byte(`{"name":"a","x":[1,"b",null]}`))
+	}
+	f.Fuzz(func(t *testing.T, schema, input []byte) {
+		sch, err := CompileParams(json.RawMessage(schema))
+		if err != nil {
+			return
+		}
+		_ = ValidateInput(sch, input)
+	})
+}
