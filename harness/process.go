@@ -234,6 +234,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 		closeAll(inW, outR, errR)
 		return nil, err
 	}
+	defer c.killGroup(syscall.SIGKILL) // even if something below panics; a no-op once reaped
 
 	stdinDone := make(chan struct{})
 	go func() {
@@ -331,6 +332,7 @@ func Exec(ctx context.Context, spec Spec, stdio Stdio) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer c.killGroup(syscall.SIGKILL)
 	res := &Result{}
 	for done := false; !done; {
 		select {
