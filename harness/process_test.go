@@ -493,3 +493,39 @@ func BenchmarkRunTrue(b *testing.B) {
 		}
 	}
 }
+
+func TestExecCancelKillsGrandchild(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	s := script(t, dir, "s.sh", "sleep 60 &\necho $! > "+pidFile+".tmp\nmv "+pidFile+".tmp "+pidFile+"\nsleep 60\n")
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := Exec(ctx, Spec{Argv: []string{s}, Dir: dir, Env: testEnv}, Stdio{In: devnull, Out: devnull, Err: devnull}); err != nil {
+			t.Error(err)
+		}
+	}()
+	var data []byte
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if data, err = os.ReadFile(pidFile); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("child never wrote its grandchild's pid")
+		}
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Exec did not return after cancel")
+	}
+	waitGone(t, readPid(t, data), time.Second)
+}
