@@ -53,6 +53,9 @@ func forEachFile(t *bundle.Tree, fn func(w *worker, i int) error) error {
 			idx = append(idx, i)
 		}
 	}
+	// Tree.Lookup builds its index lazily and without a lock: build it
+	// here, before the workers call Tree.Open concurrently.
+	t.Lookup("")
 	errs := make([]error, len(t.Entries))
 	var failed atomic.Bool
 	jobs := make(chan int)
