@@ -2,7 +2,6 @@ package staging
 
 import (
 	"errors"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -28,6 +27,11 @@ var (
 	// testOnlyAfterOpen runs after a source file was opened and identity-
 	// checked, before it is read.
 	testOnlyAfterOpen func(rel string)
+	// testOnlyAfterDirs runs once the directories are created, before any
+	// file is opened.
+	testOnlyAfterDirs func()
+	// testOnlyNoOpenat2 makes Linux take the portable path.
+	testOnlyNoOpenat2 bool
 )
 
 // workers is how many files are copied and hashed at once.
@@ -92,13 +96,83 @@ func forEachFile(t *bundle.Tree, fn func(w *worker, i int) error) error {
 	return nil
 }
 
-// digestCopy streams in (the walked entry e) through w's hasher and, when
-// out is not nil, into out: every byte hashed is a byte written. It reads
-// at most one byte beyond the walked size, so a file that grows is refused
-// without being read further, and it adds what it read to total, refusing
-// once total passes maxTotal.
-func digestCopy(w *worker, in, out *os.File, e bundle.Entry, total *atomic.Int64, maxTotal int64) (receipts.Digest, error) {
+// srcFile is a walked regular file open for reading: through openat2 on
+// Linux, otherwise through bundle.Tree.Open (f is then set).
+type srcFile struct {
+	fd int
+	f  *os.File
+	e  bundle.Entry
+}
+
+// openWalked opens the walked file e of t, without following any link
+// and checking that the inode is the walked one. rootfd is t.Root, open.
+func openWalked(t *bundle.Tree, rootfd int, e bundle.Entry) (*srcFile, error) {
+	if haveOpenat2() {
+		fd, err := openWalkedFast(rootfd, e)
+		if err != nil {
+			return nil, err
+		}
+		return &srcFile{fd: fd, e: e}, nil
+	}
+	f, _, err := t.Open(e.Path)
+	if err != nil {
+		var ce *bundle.ChangedError
+		var pe *os.PathError
+		switch {
+		case errors.As(err, &ce):
+			return nil, err
+		case errors.As(err, &pe):
+			return nil, openRefusal(e.Path, pe.Err)
+		}
+		// OpenNoFollow's own refusal of what is not a regular file.
+		return nil, changed(e.Path, "no longer a regular file")
+	}
+	return &srcFile{fd: int(f.Fd()), f: f, e: e}, nil
+}
+
+// recheck is bundle.Recheck: the file still matches the walk after it was
+// read (size, mode, mtime and ctime).
+func (s *srcFile) recheck() error {
+	if s.f != nil {
+		return bundle.Recheck(s.f, s.e)
+	}
+	return recheckFast(s.fd, s.e)
+}
+
+func (s *srcFile) close() {
+	if s.f != nil {
+		s.f.Close()
+		return
+	}
+	unix.Close(s.fd)
+}
+
+// openRefusal turns the errors of a no-follow open of a swapped path into
+// the ErrChanged they are.
+func openRefusal(rel string, err error) error {
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return changed(rel, "a path element is now a symbolic link")
+	case errors.Is(err, unix.EXDEV):
+		return changed(rel, "the path now leads outside the tree")
+	case errors.Is(err, unix.ENOTDIR):
+		return changed(rel, "a path element is no longer a directory")
+	case errors.Is(err, unix.ENOENT):
+		return changed(rel, "removed")
+	case errors.Is(err, unix.ENXIO), errors.Is(err, unix.ENODEV):
+		return changed(rel, "no longer a regular file")
+	}
+	return &os.PathError{Op: "open", Path: rel, Err: err}
+}
+
+// digestCopy streams in through w's hasher and, when out ≥ 0, into the
+// descriptor out: every byte hashed is a byte written. It reads at most
+// one byte beyond the walked size, so a file that grows is refused without
+// being read further, and it adds what it read to total, refusing once
+// total passes maxTotal. It rechecks the file after reading it.
+func digestCopy(w *worker, in *srcFile, out int, total *atomic.Int64, maxTotal int64) (receipts.Digest, error) {
 	var d receipts.Digest
+	e := in.e
 	w.h.Reset()
 	var n int64
 	for {
@@ -106,66 +180,52 @@ func digestCopy(w *worker, in, out *os.File, e bundle.Entry, total *atomic.Int64
 		if rest := e.Size + 1 - n; int64(len(b)) > rest {
 			b = b[:rest]
 		}
-		m, err := in.Read(b)
-		if m > 0 {
-			n += int64(m)
-			if n > e.Size {
-				return d, changed(e.Path, "grew while it was copied")
-			}
-			if t := total.Add(int64(m)); t > maxTotal {
-				return d, &LimitError{Path: e.Path, Bound: "total bytes", Value: t, Max: maxTotal}
-			}
-			w.h.Write(b[:m])
-			if out != nil {
-				if _, err := out.Write(b[:m]); err != nil {
-					return d, err
-				}
-			}
-		}
-		if err == io.EOF {
-			break
+		m, err := unix.Read(in.fd, b)
+		if err == unix.EINTR {
+			continue
 		}
 		if err != nil {
 			return d, &os.PathError{Op: "read", Path: e.Path, Err: err}
 		}
+		if m == 0 {
+			break
+		}
+		n += int64(m)
+		if n > e.Size {
+			return d, changed(e.Path, "grew")
+		}
+		if t := total.Add(int64(m)); t > maxTotal {
+			return d, &LimitError{Path: e.Path, Bound: "total bytes", Value: t, Max: maxTotal}
+		}
+		w.h.Write(b[:m])
+		if out >= 0 {
+			if err := writeAll(out, b[:m]); err != nil {
+				return d, &os.PathError{Op: "write", Path: e.Path, Err: err}
+			}
+		}
 	}
 	if n != e.Size {
-		return d, changed(e.Path, "shrank while it was copied")
+		return d, changed(e.Path, "shrank")
 	}
-	if err := bundle.Recheck(in, e); err != nil {
+	if err := in.recheck(); err != nil {
 		return d, err
 	}
 	copy(d[:], w.h.Sum(nil))
 	return d, nil
 }
 
-// openSource opens a walked file through the tree (no link followed, the
-// inode checked against the walk) and turns the refusals of a swapped path
-// into the ErrChanged they are.
-func openSource(t *bundle.Tree, e bundle.Entry) (*os.File, error) {
-	f, _, err := t.Open(e.Path)
-	if err == nil {
-		return f, nil
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		m, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[m:]
 	}
-	var ce *bundle.ChangedError
-	switch {
-	case errors.As(err, &ce):
-		return nil, err
-	case errors.Is(err, unix.ELOOP):
-		return nil, changed(e.Path, "a path element is now a symbolic link")
-	case errors.Is(err, unix.ENOTDIR):
-		return nil, changed(e.Path, "a path element is no longer a directory")
-	case errors.Is(err, unix.ENOENT):
-		return nil, changed(e.Path, "removed")
-	case errors.Is(err, unix.ENXIO), errors.Is(err, unix.ENODEV):
-		return nil, changed(e.Path, "no longer a regular file")
-	}
-	var pe *os.PathError
-	if !errors.As(err, &pe) {
-		// OpenNoFollow's own "not a regular file" refusal.
-		return nil, changed(e.Path, "no longer a regular file")
-	}
-	return nil, err
+	return nil
 }
 
 // fileMode is the mode a snapshot gives a file of kind k.
@@ -179,14 +239,15 @@ func fileMode(k bundle.Kind) os.FileMode {
 const dirMode = 0o500
 
 // copyTree copies every entry of src below dst (an empty directory) and
-// returns the content hash of the bytes written. Directories are created
-// 0700 and files 0600|O_EXCL, never through a link; each file gets its final
-// mode (0400 or 0500) once written; directories are left writable for the
-// caller to seal.
+// returns the file digests and the content hash of the bytes written.
+// Directories are created 0700 and files 0600 and O_EXCL, never through a
+// link; each file gets its final mode (0400 or 0500) once written;
+// directories are left writable for the caller to seal.
 func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
+	fail := func(err error) ([]receipts.Digest, receipts.Digest, error) { return nil, receipts.Digest{}, err }
 	srcfd, err := unix.Open(src.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, receipts.Digest{}, &os.PathError{Op: "open", Path: src.Root, Err: err}
+		return fail(&os.PathError{Op: "open", Path: src.Root, Err: err})
 	}
 	defer unix.Close(srcfd)
 	for _, e := range src.Entries {
@@ -197,32 +258,50 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		// a link or another directory is a changed source all the same.
 		var st unix.Stat_t
 		if err := unix.Fstatat(srcfd, e.Path, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return nil, receipts.Digest{}, changed(e.Path, "no longer reachable as a directory")
+			return fail(changed(e.Path, "no longer reachable as a directory"))
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino {
-			return nil, receipts.Digest{}, changed(e.Path, "directory replaced")
+			return fail(changed(e.Path, "directory replaced"))
 		}
 		if err := dst.Mkdir(e.Path, 0o700); err != nil {
-			return nil, receipts.Digest{}, err
+			return fail(err)
 		}
+	}
+	if testOnlyAfterDirs != nil {
+		testOnlyAfterDirs()
+	}
+	dstfd := -1
+	if haveOpenat2() {
+		d, err := dst.Open(".")
+		if err != nil {
+			return fail(err)
+		}
+		defer d.Close()
+		dstfd = int(d.Fd())
 	}
 	digests := make([]receipts.Digest, len(src.Entries))
 	var total atomic.Int64
 	err = forEachFile(src, func(w *worker, i int) error {
 		e := src.Entries[i]
-		in, err := openSource(src, e)
+		in, err := openWalked(src, srcfd, e)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
+		defer in.close()
 		if testOnlyAfterOpen != nil {
 			testOnlyAfterOpen(e.Path)
 		}
-		out, err := dst.OpenFile(e.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-		if err != nil {
+		var out *os.File
+		if dstfd >= 0 {
+			fd, err := createFast(dstfd, e.Path)
+			if err != nil {
+				return &os.PathError{Op: "create", Path: e.Path, Err: err}
+			}
+			out = os.NewFile(uintptr(fd), e.Path)
+		} else if out, err = dst.OpenFile(e.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600); err != nil {
 			return err
 		}
-		d, err := digestCopy(w, in, out, e, &total, lim.MaxTotalBytes)
+		d, err := digestCopy(w, in, int(out.Fd()), &total, lim.MaxTotalBytes)
 		if err == nil {
 			err = out.Chmod(fileMode(e.Kind))
 		}
@@ -236,7 +315,7 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		return err
 	})
 	if err != nil {
-		return nil, receipts.Digest{}, err
+		return fail(err)
 	}
 	sum, err := treeSum(src, digests)
 	return digests, sum, err

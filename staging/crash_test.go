@@ -54,8 +54,8 @@ func stageLoop() int {
 // Stage takes long enough to be killed in every phase.
 func crashTree(t *testing.T) string {
 	src := t.TempDir()
-	files := map[string]string{"big.bin": strings.Repeat("0123456789abcdef", 4<<20/16)}
-	for i := range 400 {
+	files := map[string]string{"big.bin": strings.Repeat("0123456789abcdef", 2<<20/16)}
+	for i := range 300 {
 		files[fmt.Sprintf("d%02d/f%03d.md", i%40, i)] = strings.Repeat(fmt.Sprint(i), 100+i)
 	}
 	files["tool"] = "#!/bin/sh\n"
@@ -81,11 +81,11 @@ func TestCrashLeavesNoPartialSnapshot(t *testing.T) {
 	if _, err := s.GC(nil); err != nil {
 		t.Fatal(err)
 	}
-	window := 20*time.Millisecond + 3*one
+	window := 10*time.Millisecond + 2*one
 	t.Logf("one Stage takes %v; killing within %v", one, window)
 
 	const trials = 60
-	deadline := time.Now().Add(25 * time.Second)
+	deadline := time.Now().Add(27 * time.Second)
 	var sawTmp, sawSnap, sawDel, done int
 	for trial := 0; trial < trials && time.Now().Before(deadline); trial++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")

@@ -209,19 +209,24 @@ func (s *Store) Verify(hash receipts.Digest) error {
 	digests := make([]receipts.Digest, len(tree.Entries))
 	owners := make([]uint32, len(tree.Entries))
 	var total atomic.Int64
-	err := forEachFile(tree, func(w *worker, i int) error {
+	rootfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return tamper(".", "cannot be read: "+err.Error())
+	}
+	defer unix.Close(rootfd)
+	err = forEachFile(tree, func(w *worker, i int) error {
 		e := tree.Entries[i]
-		f, err := openSource(tree, e)
+		f, err := openWalked(tree, rootfd, e)
 		if err != nil {
 			return tamper(e.Path, "cannot be read: "+err.Error())
 		}
-		defer f.Close()
+		defer f.close()
 		var fst unix.Stat_t
-		if err := unix.Fstat(int(f.Fd()), &fst); err != nil {
+		if err := unix.Fstat(f.fd, &fst); err != nil {
 			return tamper(e.Path, "cannot be read: "+err.Error())
 		}
 		owners[i] = fst.Uid
-		d, err := digestCopy(w, f, nil, e, &total, lim.MaxTotalBytes)
+		d, err := digestCopy(w, f, -1, &total, lim.MaxTotalBytes)
 		if err != nil {
 			return tamper(e.Path, "cannot be read: "+err.Error())
 		}

@@ -71,6 +71,12 @@ func TestStageThenVerify(t *testing.T) {
 	}
 }
 
+func TestStageThenVerifyPortable(t *testing.T) {
+	hook(t, &testOnlyNoOpenat2, true)
+	TestStageThenVerify(t)
+	TestVerifyDetectsTampering(t)
+}
+
 func TestStageReusesAfterVerify(t *testing.T) {
 	s, src, want := stageSample(t)
 	snap := s.Path(want)
