@@ -60,9 +60,15 @@ func TestContentHashProperties(t *testing.T) {
 		{"chmod -x", func(t *testing.T, dir string) { chmod(t, filepath.Join(dir, "bin/run"), 0o644) }, true},
 		{"added empty dir", func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "empty")) }, true},
 		{"added empty file", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "empty"), "") }, true},
-		{"renamed file", func(t *testing.T, dir string) { rename(t, filepath.Join(dir, "README.md"), filepath.Join(dir, "README.txt")) }, true},
-		{"renamed dir", func(t *testing.T, dir string) { rename(t, filepath.Join(dir, "skills/s"), filepath.Join(dir, "skills/t")) }, true},
-		{"moved file", func(t *testing.T, dir string) { rename(t, filepath.Join(dir, "README.md"), filepath.Join(dir, "bin/README.md")) }, true},
+		{"renamed file", func(t *testing.T, dir string) {
+			rename(t, filepath.Join(dir, "README.md"), filepath.Join(dir, "README.txt"))
+		}, true},
+		{"renamed dir", func(t *testing.T, dir string) {
+			rename(t, filepath.Join(dir, "skills/s"), filepath.Join(dir, "skills/t"))
+		}, true},
+		{"moved file", func(t *testing.T, dir string) {
+			rename(t, filepath.Join(dir, "README.md"), filepath.Join(dir, "bin/README.md"))
+		}, true},
 		{"one byte", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "README.md"), "# q\n") }, true},
 		{"appended byte", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "README.md"), "# p\n\n") }, true},
 		{"removed file", func(t *testing.T, dir string) { remove(t, filepath.Join(dir, "README.md")) }, true},
