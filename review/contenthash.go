@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
 )
 
 // hashBufSize is the read buffer each hashing worker reuses. zeebo/blake3
@@ -20,9 +23,16 @@ import (
 // BenchmarkFileDigestBuffer measures it (docs/hashing.md).
 const hashBufSize = 128 << 10
 
-// testOnlyAfterRead, when set, runs after a file's content was read and
-// before it is re-checked, so a test can modify the file in that window.
-var testOnlyAfterRead func(rel string)
+// mmapMinSize is the size from which a file is hashed from a read-only
+// memory mapping instead of read into the buffer: it saves copying the
+// content out of the page cache, which for large files costs about half
+// as much CPU as hashing it (bench/hash.sh, docs/hashing.md).
+const mmapMinSize = 1 << 20
+
+// testOnlyBeforeRead runs after a file was opened (and mapped) and before
+// its content is read; testOnlyAfterRead after it was read and before it
+// is re-checked. Tests modify the file in those windows.
+var testOnlyBeforeRead, testOnlyAfterRead func(rel string)
 
 // ErrTreeInvalid is wrapped when a tree cannot be hashed because its walk
 // reported errors: a hash of a partly walked tree would bind nothing.
@@ -155,6 +165,8 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 	)
 	work := func() {
 		w := newFileHasher()
+		w.op = t.NewOpener()
+		defer w.op.Close()
 		for !stop.Load() {
 			n := int(next.Add(1)) - 1
 			if n >= len(files) {
@@ -194,10 +206,13 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 type fileHasher struct {
 	buf []byte
 	h   *blake3.Hasher
+	op  *bundle.Opener // nil: open with t.Open
 }
 
-func newFileHasher() *fileHasher {
-	return &fileHasher{buf: make([]byte, hashBufSize), h: blake3.New()}
+func newFileHasher() *fileHasher { return newFileHasherSize(hashBufSize) }
+
+func newFileHasherSize(n int) *fileHasher {
+	return &fileHasher{buf: make([]byte, n), h: blake3.New()}
 }
 
 // digest hashes the walked regular file e. It reads exactly e.Size bytes:
@@ -205,26 +220,25 @@ func newFileHasher() *fileHasher {
 // the read, so a file that grew or shrank is refused either way.
 func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, error) {
 	var d receipts.Digest
-	f, _, err := t.Open(e.Path)
+	var f *os.File
+	var err error
+	if w.op != nil {
+		f, _, err = w.op.Open(e.Path)
+	} else {
+		f, _, err = t.Open(e.Path)
+	}
 	if err != nil {
 		return d, &HashError{Path: e.Path, Err: asChanged(e.Path, err)}
 	}
 	defer f.Close()
 	w.h.Reset()
-	for left := e.Size; left > 0; {
-		n := int64(len(w.buf))
-		if left < n {
-			n = left
-		}
-		k, err := io.ReadFull(f, w.buf[:n])
-		w.h.Write(w.buf[:k])
-		left -= int64(k)
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return d, &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
-		}
-		if err != nil {
-			return d, &HashError{Path: e.Path, Err: err}
-		}
+	if e.Size >= mmapMinSize {
+		err = w.hashMapped(f, e)
+	} else {
+		err = w.hashRead(f, e)
+	}
+	if err != nil {
+		return d, err
 	}
 	if testOnlyAfterRead != nil {
 		testOnlyAfterRead(e.Path)
@@ -234,6 +248,60 @@ func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, er
 	}
 	w.h.Sum(d[:0])
 	return d, nil
+}
+
+// hashRead streams exactly e.Size bytes of f through the worker's buffer.
+func (w *fileHasher) hashRead(f *os.File, e bundle.Entry) error {
+	if testOnlyBeforeRead != nil {
+		testOnlyBeforeRead(e.Path)
+	}
+	for left := e.Size; left > 0; {
+		n := int64(len(w.buf))
+		if left < n {
+			n = left
+		}
+		k, err := io.ReadFull(f, w.buf[:n])
+		w.h.Write(w.buf[:k])
+		left -= int64(k)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
+		}
+		if err != nil {
+			return &HashError{Path: e.Path, Err: err}
+		}
+	}
+	return nil
+}
+
+// hashMapped hashes e.Size bytes of f from a read-only shared mapping. A
+// file truncated while it is mapped makes the access fault (SIGBUS); with
+// SetPanicOnFault that is a panic in this goroutine, recovered here and
+// reported as a change. A file that cannot be mapped is read instead.
+func (w *fileHasher) hashMapped(f *os.File, e bundle.Entry) (err error) {
+	if int64(int(e.Size)) != e.Size {
+		return w.hashRead(f, e)
+	}
+	data, merr := unix.Mmap(int(f.Fd()), 0, int(e.Size), unix.PROT_READ, unix.MAP_SHARED)
+	if merr != nil {
+		return w.hashRead(f, e)
+	}
+	defer unix.Munmap(data)
+	unix.Madvise(data, unix.MADV_SEQUENTIAL)
+	if testOnlyBeforeRead != nil {
+		testOnlyBeforeRead(e.Path)
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
+		}
+	}()
+	w.h.Write(data)
+	return nil
 }
 
 // asChanged turns the errors of opening a path that no longer leads to a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -351,5 +352,85 @@ func remove(t *testing.T, p string) {
 	t.Helper()
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestContentHashLargeFiles covers the buffered path over several reads
+// and the mapped path, against the naive implementation.
+func TestContentHashLargeFiles(t *testing.T) {
+	dir := newTree(t)
+	for name, size := range map[string]int{"buffered": 3*hashBufSize + 17, "mapped": mmapMinSize + 4097, "exact": mmapMinSize} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := mustHash(t, dir).String(), naiveTreeHash(t, dir); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestContentHashTruncatedWhileMapped truncates a mapped file before it is
+// read: the access faults, and the fault must become ErrChanged, not a
+// crash. The same for the buffered path.
+func TestContentHashTruncatedBeforeRead(t *testing.T) {
+	for name, size := range map[string]int{"mapped": 2 * mmapMinSize, "buffered": 2 * hashBufSize} {
+		t.Run(name, func(t *testing.T) {
+			dir := newTree(t)
+			p := filepath.Join(dir, "big")
+			if err := os.WriteFile(p, make([]byte, size), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tree, _ := bundle.Walk(dir, bundle.Limits{})
+			testOnlyBeforeRead = func(rel string) {
+				if rel == "big" {
+					if err := os.Truncate(p, 100); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			defer func() { testOnlyBeforeRead = nil }()
+			_, err := ContentHash(tree)
+			if !errors.Is(err, bundle.ErrChanged) || !strings.Contains(err.Error(), "big: truncated") {
+				t.Fatalf("got %v, want ErrChanged for a truncated file", err)
+			}
+		})
+	}
+}
+
+// TestContentHashParentReplaced replaces a directory on the path of a
+// file after the walk: by a symlink to the moved original, and by a new
+// directory holding a hard link to the very same file inode. Both are
+// refused: every directory on the way must be the walked one.
+func TestContentHashParentReplaced(t *testing.T) {
+	cases := map[string]func(t *testing.T, dir string){
+		"symlink": func(t *testing.T, dir string) {
+			rename(t, filepath.Join(dir, "skills/s"), filepath.Join(dir, "skills/moved"))
+			if err := os.Symlink("moved", filepath.Join(dir, "skills/s")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"new dir, same file inode": func(t *testing.T, dir string) {
+			rename(t, filepath.Join(dir, "skills/s"), filepath.Join(dir, "skills/moved"))
+			mkdir(t, filepath.Join(dir, "skills/s"))
+			if err := os.Link(filepath.Join(dir, "skills/moved/SKILL.md"), filepath.Join(dir, "skills/s/SKILL.md")); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, edit := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := newTree(t)
+			tree, _ := bundle.Walk(dir, bundle.Limits{})
+			edit(t, dir)
+			_, err := ContentHash(tree)
+			var he *HashError
+			if !errors.Is(err, bundle.ErrChanged) || !errors.As(err, &he) || !strings.HasPrefix(he.Path, "skills/s") {
+				t.Fatalf("got %v, want ErrChanged for skills/s", err)
+			}
+		})
 	}
 }

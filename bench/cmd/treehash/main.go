@@ -5,13 +5,18 @@
 //	treehash DIR            print the content hash of DIR
 //	treehash gen small DIR  10,000 files of 1-8 KB in ~4,000 directories
 //	treehash gen big DIR    20 files of 20 MiB (400 MiB)
+//	treehash time CMD       run "bash -c CMD" (stdout discarded) and print
+//	                        its wall and CPU (user+system) seconds
 package main
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/review"
@@ -37,12 +42,30 @@ func run(args []string) error {
 		}
 		fmt.Println(d)
 		return nil
+	case len(args) == 2 && args[0] == "time":
+		return timeCmd(args[1])
 	case len(args) == 3 && args[0] == "gen" && args[1] == "small":
 		return genSmall(args[2])
 	case len(args) == 3 && args[0] == "gen" && args[1] == "big":
 		return genBig(args[2])
 	}
-	return fmt.Errorf("usage: treehash DIR | treehash gen small|big DIR")
+	return fmt.Errorf("usage: treehash DIR | treehash gen small|big DIR | treehash time CMD")
+}
+
+// timeCmd measures one run of a shell command: wall time, and the CPU
+// time of the shell and every process it waited for.
+func timeCmd(cmd string) error {
+	c := exec.Command("bash", "-c", cmd)
+	c.Stderr = os.Stderr
+	start := time.Now()
+	if err := c.Run(); err != nil {
+		return err
+	}
+	wall := time.Since(start)
+	ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	fmt.Printf("%.6f %.6f\n", wall.Seconds(), cpu.Seconds())
+	return nil
 }
 
 // genSmall writes 10,000 files of 1-8 KB (deterministic sizes and bytes)
