@@ -118,21 +118,31 @@ func BenchmarkContentHashBig(b *testing.B) {
 	benchHash(b, benchTree(b, name, gen))
 }
 
-// BenchmarkFileDigestBuffer hashes one large file with each candidate
-// buffer size; hashBufSize is chosen from it.
+// BenchmarkFileDigestBuffer hashes one 4 MiB file through the buffered
+// path with each candidate buffer size (hashBufSize is chosen from it), and
+// through the mapped path, which files of mmapMinSize and more take.
 func BenchmarkFileDigestBuffer(b *testing.B) {
 	dir := benchTree(b, "big-4x4m", genBigTree(4, 4<<20))
 	tree, _ := bundle.Walk(dir, bundle.Limits{})
 	e, _ := tree.Lookup("big00.bin")
-	for _, size := range []int{16 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20} {
-		b.Run(fmt.Sprintf("%dK", size>>10), func(b *testing.B) {
-			w := newFileHasherSize(size)
-			b.SetBytes(e.Size)
-			for b.Loop() {
-				if _, err := w.digest(tree, e); err != nil {
-					b.Fatal(err)
-				}
+	run := func(b *testing.B, w *fileHasher, hash func(*fileHasher, *os.File, bundle.Entry) error) {
+		b.SetBytes(e.Size)
+		for b.Loop() {
+			f, _, err := tree.Open(e.Path)
+			if err != nil {
+				b.Fatal(err)
 			}
+			w.h.Reset()
+			if err := hash(w, f, e); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+	}
+	for _, size := range []int{16 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20} {
+		b.Run(fmt.Sprintf("read-%dK", size>>10), func(b *testing.B) {
+			run(b, newFileHasherSize(size), (*fileHasher).hashRead)
 		})
 	}
+	b.Run("mapped", func(b *testing.B) { run(b, newFileHasher(), (*fileHasher).hashMapped) })
 }
