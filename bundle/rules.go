@@ -49,6 +49,9 @@ func checkModel(b *Bundle) {
 		}
 	}
 	b.Components.Hooks = hooks
+	// A host of a server skipped below may stay declared: the skip is
+	// reported once, and must not turn into a rejection as well.
+	declarable := remoteHosts(b.Components.MCP)
 	servers := b.Components.MCP[:0:0]
 	for _, s := range b.Components.MCP {
 		if s.Source == "" {
@@ -60,7 +63,7 @@ func checkModel(b *Bundle) {
 	}
 	b.Components.MCP = servers
 	checkDuplicates(b)
-	checkNetworkHosts(b)
+	checkNetworkHosts(b, declarable)
 	checkWhen(b)
 	checkInactive(b)
 }
@@ -749,21 +752,29 @@ func normalizeHost(h string) (string, bool) {
 	return h, true
 }
 
-// checkNetworkHosts requires capabilities.network_hosts to equal exactly
-// the host set of the remote MCP servers that loaded, and stores it sorted.
-func checkNetworkHosts(b *Bundle) {
-	path := modelPath(b, "capabilities.network_hosts", "capabilities.network_hosts")
-	need := map[string]string{} // host -> first server using it
-	for _, s := range b.Components.MCP {
+// remoteHosts maps the normalized host of every remote server to the
+// first server using it.
+func remoteHosts(servers []MCPServer) map[string]string {
+	hosts := map[string]string{}
+	for _, s := range servers {
 		if !s.Remote() {
 			continue
 		}
 		if h, msg := endpointHost(s.URL); msg == "" {
-			if _, ok := need[h]; !ok {
-				need[h] = s.Name
+			if _, ok := hosts[h]; !ok {
+				hosts[h] = s.Name
 			}
 		}
 	}
+	return hosts
+}
+
+// checkNetworkHosts requires capabilities.network_hosts to equal exactly
+// the host set of the remote MCP servers that loaded, and stores it sorted.
+// declarable also holds the hosts of servers that checkModel skipped.
+func checkNetworkHosts(b *Bundle, declarable map[string]string) {
+	path := modelPath(b, "capabilities.network_hosts", "capabilities.network_hosts")
+	need := remoteHosts(b.Components.MCP)
 	have := map[string]bool{}
 	for i, raw := range b.Permissions.NetworkHosts {
 		p := indexPath(path, i)
@@ -775,7 +786,7 @@ func checkNetworkHosts(b *Bundle) {
 			b.Report.Errorf(p, "capabilities.host", "%s is not a host name or IP address (no scheme, port, path or wildcard)", Quote(raw))
 			continue
 		}
-		if _, used := need[h]; !used {
+		if _, used := declarable[h]; !used {
 			b.Report.Errorf(p, "capabilities.network-hosts", "declared host %s is not the host of any remote mcp server", Quote(h))
 		}
 		have[h] = true
@@ -785,7 +796,13 @@ func checkNetworkHosts(b *Bundle) {
 			b.Report.Errorf(path, "capabilities.network-hosts", "host %s of mcp server %s is not declared in network_hosts", Quote(h), Quote(need[h]))
 		}
 	}
-	b.Permissions.NetworkHosts = sortedKeys(have)
+	kept := map[string]bool{}
+	for h := range have {
+		if _, ok := need[h]; ok {
+			kept[h] = true
+		}
+	}
+	b.Permissions.NetworkHosts = sortedKeys(kept)
 	for i, r := range b.Permissions.FilesystemRoots {
 		checkText(b, indexPath(modelPath(b, "capabilities.filesystem_roots", "capabilities.filesystem_roots"), i), r, false)
 	}
