@@ -64,11 +64,11 @@ type ServerInfo struct {
 	// EnvNames are the names the child receives beyond the allowlist.
 	EnvNames []string `json:"env_names,omitempty"`
 	// remote
-	URL         string            `json:"url,omitempty"`
-	HeaderNames []string          `json:"header_names,omitempty"`
-	Credentials map[string]string `json:"credential_sources,omitempty"` // header -> host variable
-	ToolsInclude []string         `json:"tools_include,omitempty"`
-	ToolsExclude []string         `json:"tools_exclude,omitempty"`
+	URL          string            `json:"url,omitempty"`
+	HeaderNames  []string          `json:"header_names,omitempty"`
+	Credentials  map[string]string `json:"credential_sources,omitempty"` // header -> host variable
+	ToolsInclude []string          `json:"tools_include,omitempty"`
+	ToolsExclude []string          `json:"tools_exclude,omitempty"`
 }
 
 // Refusal is a bundle refused at a catalogue boundary.

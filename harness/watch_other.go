@@ -12,7 +12,7 @@ type watcher struct{}
 
 var errNoWatch = errors.New("change notification unavailable")
 
-func newWatcher() (*watcher, error)                                 { return nil, errNoWatch }
+func newWatcher() (*watcher, error)                                  { return nil, errNoWatch }
 func (w *watcher) watchTree(int, string, *bundle.Tree) (bool, error) { return false, errNoWatch }
 func (w *watcher) changed(int) bool                                  { return true }
 func (w *watcher) clean(int)                                         {}

@@ -21,7 +21,9 @@ type Hashes struct {
 }
 
 // Token returns the token of h.
-func (h Hashes) Token() receipts.Token { return receipts.Token{Content: h.Content, Capability: h.Capability} }
+func (h Hashes) Token() receipts.Token {
+	return receipts.Token{Content: h.Content, Capability: h.Capability}
+}
 
 // Compute hashes the bundle's current source. A rejected bundle has no
 // hashes.
