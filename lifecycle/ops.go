@@ -62,7 +62,12 @@ func stateErr(err error) error {
 // StateError wraps an unusable-state error from package state.
 type StateError struct{ Err error }
 
-func (e *StateError) Error() string { return e.Err.Error() }
+// Error is the state package's message without its inline hint, which
+// Hint returns on its own.
+func (e *StateError) Error() string {
+	msg, _, _ := strings.Cut(e.Err.Error(), "; hint: ")
+	return msg
+}
 func (e *StateError) Unwrap() []error {
 	return []error{e.Err, ErrStateUnusable}
 }

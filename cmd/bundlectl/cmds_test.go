@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"os/exec"
+	"strconv"
 	"fmt"
 	"io/fs"
 	"os"
@@ -32,6 +35,22 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 			s = fmt.Sprint(v)
 		}
 		ts.Setenv(args[0], s)
+	},
+	// exits N command args...: run command and fail unless it exits N.
+	"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		got := 0
+		if err := ts.Exec(args[1], args[2:]...); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				ts.Fatalf("%v", err)
+			}
+			got = ee.ExitCode()
+		}
+		if (got == want) == neg {
+			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+		}
 	},
 	// mkfifo path
 	"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
