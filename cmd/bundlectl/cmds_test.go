@@ -3,12 +3,12 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"os/exec"
-	"strconv"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
