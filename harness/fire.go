@@ -27,7 +27,10 @@ func (r *Registry) Hooks(event string) []HookInfo {
 func (r *Registry) FireHooks(ctx context.Context, event string, input []byte) (Outcome, error) {
 	ev, err := ParseHookEvent(input, event)
 	if err != nil {
+		// Fail closed: an event bundlectl cannot pass on blocks, loudly,
+		// rather than letting the action proceed unguarded.
 		o := NewOutcome(event)
+		o.Blocked, o.Reason = true, "bundlectl: "+err.Error()
 		return o, err
 	}
 	var chain []RunnableHook
