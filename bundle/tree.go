@@ -40,22 +40,16 @@ type Tree struct {
 	Entries []Entry
 	Files   int   // regular files among Entries
 	Bytes   int64 // total size of regular files
-	index   map[string]int
 }
 
-// Lookup returns the entry for rel.
+// Lookup returns the entry for rel. It only reads the sorted Entries, so a
+// Tree may be shared by goroutines.
 func (t *Tree) Lookup(rel string) (Entry, bool) {
-	if t.index == nil {
-		t.index = make(map[string]int, len(t.Entries))
-		for i, e := range t.Entries {
-			t.index[e.Path] = i
-		}
+	i := sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].Path >= rel })
+	if i < len(t.Entries) && t.Entries[i].Path == rel {
+		return t.Entries[i], true
 	}
-	i, ok := t.index[rel]
-	if !ok {
-		return Entry{}, false
-	}
-	return t.Entries[i], true
+	return Entry{}, false
 }
 
 // ErrChanged reports that a file no longer is the one the walk recorded.
@@ -83,6 +77,11 @@ func (t *Tree) Open(rel string) (*os.File, Entry, error) {
 	}
 	f, err := OpenNoFollow(t.Root, rel)
 	if err != nil {
+		// The walk saw a regular file reached through directories; a
+		// missing entry, a link or another type on the way is a change.
+		if errors.Is(err, errNotRegular) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			return nil, e, &ChangedError{Path: rel, Reason: "removed or replaced"}
+		}
 		return nil, e, err
 	}
 	var st unix.Stat_t
@@ -148,6 +147,8 @@ func sameFile(e Entry, st *unix.Stat_t) string {
 	return ""
 }
 
+var errNotRegular = errors.New("not a regular file")
+
 // OpenNoFollow opens root/rel, refusing a symbolic link at any component of
 // rel and any component that is not a directory or, for the last one, a
 // regular file. root itself must not be a symbolic link.
@@ -184,7 +185,7 @@ func OpenNoFollow(root, rel string) (*os.File, error) {
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(dfd)
-		return nil, fmt.Errorf("%s: not a regular file", rel)
+		return nil, fmt.Errorf("%s: %w", rel, errNotRegular)
 	}
 	// Clear O_NONBLOCK again: regular files ignore it, but be explicit.
 	if fl, err := unix.FcntlInt(uintptr(dfd), unix.F_GETFL, 0); err == nil {
