@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -195,5 +196,5 @@ func OpenNoFollow(root, rel string) (*os.File, error) {
 }
 
 func sortEntries(es []Entry) {
-	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
+	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 }

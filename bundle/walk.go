@@ -83,7 +83,7 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 		disp := dispPath(p)
 		nameOK := w.checkName(disp, name)
 		if nameOK {
-			key := folder.String(norm.NFC.String(name))
+			key := collisionKey(name)
 			if other, dup := seen[key]; dup {
 				w.rep.Errorf(disp, "name.collision", "name collides with %s under Unicode NFC and case folding", Quote(pathJoin(rel, other)))
 			} else {
@@ -160,6 +160,24 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 	}
 }
 
+// collisionKey is the name under Unicode NFC and full case folding. ASCII
+// is already in NFC and folds to its lower case, so the common case
+// allocates nothing or one string instead of running two transformers.
+func collisionKey(name string) string {
+	upper := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return folder.String(norm.NFC.String(name))
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return name
+	}
+	return strings.ToLower(name)
+}
+
 // checkName applies the name rules to one path element and reports whether
 // it passed.
 func (w *walker) checkName(disp, name string) bool {
@@ -233,6 +251,9 @@ func windowsReserved(name string) bool {
 		base = base[:i]
 	}
 	base = strings.TrimRight(base, " ")
+	if len(base) < 3 || len(base) > len("CONOUT$") {
+		return false // no device name has this length; skip the allocation
+	}
 	return windowsDevices[strings.ToUpper(base)]
 }
 
