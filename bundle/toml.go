@@ -140,19 +140,28 @@ func parseTOML(b *Bundle, data []byte) string {
 		reportTOMLError(r, err)
 		return ""
 	}
-	var unknown []string
+	var unknown []toml.Key
 	collectUnknown(generic, tomlShape, nil, &unknown)
 	if len(unknown) > maxUnknownKeys {
+		first := make([]string, 5)
+		for i := range first {
+			first[i] = tomlKeyPath(unknown[i])
+		}
 		r.Errorf(ManifestTOML, "toml.unknown",
 			"plugin.toml has %d unknown fields or tables, among them %s; plugin.toml accepts only the fields in docs/plugin-toml.md",
-			len(unknown), strings.Join(unknown[:5], ", "))
+			len(unknown), strings.Join(first, ", "))
 		return ""
 	}
 	var m tomlManifest
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		reportTOMLError(r, err)
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) {
+			reportUnknown(r, unknown, strict.Errors)
+		} else {
+			reportTOMLError(r, err)
+		}
 		return ""
 	}
 
@@ -626,7 +635,7 @@ var tomlShape = func() map[string]any {
 
 // collectUnknown appends the key paths of v that shape does not know.
 // Values of the wrong type are left to the strict decoder.
-func collectUnknown(v any, shape map[string]any, key toml.Key, out *[]string) {
+func collectUnknown(v any, shape map[string]any, key toml.Key, out *[]toml.Key) {
 	switch x := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
@@ -636,7 +645,7 @@ func collectUnknown(v any, shape map[string]any, key toml.Key, out *[]string) {
 			}
 			child := append(key[:len(key):len(key)], k)
 			if !ok {
-				*out = append(*out, tomlKeyPath(child))
+				*out = append(*out, child)
 				continue
 			}
 			if subShape, isTable := sub.(map[string]any); isTable {
@@ -702,16 +711,7 @@ func reportTOMLError(r *Report, err error) {
 	var de *toml.DecodeError
 	switch {
 	case errors.As(err, &strict):
-		for i := range strict.Errors {
-			e := &strict.Errors[i]
-			line, col := e.Position()
-			what := "field"
-			if strings.Contains(e.Error(), "table") {
-				what = "table"
-			}
-			r.Errorf(tomlField(tomlKeyPath(e.Key())), "toml.unknown",
-				"unknown %s at line %d, column %d; plugin.toml accepts only the fields in docs/plugin-toml.md", what, line, col)
-		}
+		reportUnknown(r, nil, strict.Errors)
 	case errors.As(err, &de):
 		line, col := de.Position()
 		// Keys of type errors are full paths; those of syntax errors may
@@ -733,6 +733,114 @@ func reportTOMLError(r *Report, err error) {
 	default:
 		r.Errorf(ManifestTOML, "toml.syntax", "invalid TOML: %s", tomlErrorKind(err.Error()))
 	}
+}
+
+// reportUnknown reports each unknown key with its full path and, where it
+// can be matched, the line and column go-toml found for it. go-toml names a
+// key inside an inline table by a partial path ("token" for
+// plugin = { token = … }), so its keys are matched against the full paths
+// collected from the document, by equality or or as the only compatible partial key; an
+// unmatched position is left out rather than attached to the wrong key.
+func reportUnknown(r *Report, unknown []toml.Key, errs []toml.DecodeError) {
+	const hint = "plugin.toml accepts only the fields in docs/plugin-toml.md"
+	used := make([]bool, len(errs))
+	what := func(e *toml.DecodeError) string {
+		if strings.Contains(e.Error(), "table") {
+			return "table"
+		}
+		return "field"
+	}
+	type located struct {
+		key       toml.Key
+		line, col int
+		what      string
+	}
+	var found []located
+	for _, key := range unknown {
+		match := -1
+		for pass := 0; pass < 2 && match < 0; pass++ {
+			n := 0
+			for i := range errs {
+				lib := errs[i].Key()
+				ok := len(lib) > 0 && (pass == 0 && keyEqual(lib, key) || pass == 1 && keyCompatible(key, lib) && compatibleCount(unknown, lib) == 1)
+				if ok && !used[i] {
+					match, n = i, n+1
+				}
+			}
+			if n > 1 {
+				match = -1
+				break
+			}
+		}
+		if match < 0 {
+			found = append(found, located{key: key})
+			continue
+		}
+		used[match] = true
+		line, col := errs[match].Position()
+		found = append(found, located{key, line, col, what(&errs[match])})
+	}
+	// Document order; keys without a position last.
+	sort.SliceStable(found, func(i, j int) bool {
+		a, b := found[i], found[j]
+		if (a.line == 0) != (b.line == 0) {
+			return b.line == 0
+		}
+		return a.line < b.line || a.line == b.line && a.col < b.col
+	})
+	for _, f := range found {
+		if f.line == 0 {
+			r.Errorf(tomlField(tomlKeyPath(f.key)), "toml.unknown", "unknown field or table; %s", hint)
+			continue
+		}
+		r.Errorf(tomlField(tomlKeyPath(f.key)), "toml.unknown", "unknown %s at line %d, column %d; %s", f.what, f.line, f.col, hint)
+	}
+	if len(unknown) == 0 {
+		// Nothing collected (a shape this file does not mirror): fall back
+		// to go-toml's own key paths.
+		for i := range errs {
+			line, col := errs[i].Position()
+			r.Errorf(tomlField(tomlKeyPath(errs[i].Key())), "toml.unknown", "unknown %s at line %d, column %d; %s", what(&errs[i]), line, col, hint)
+		}
+	}
+}
+
+func keyEqual(a, b toml.Key) bool {
+	return len(a) == len(b) && keyHasSuffix(a, b)
+}
+
+func keyHasSuffix(k, suffix toml.Key) bool {
+	if len(suffix) > len(k) {
+		return false
+	}
+	off := len(k) - len(suffix)
+	for i := range suffix {
+		if k[off+i] != suffix[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// keyCompatible reports whether go-toml's partial key lib may name the
+// full key k: the same last part, and lib either a suffix of k (a key in
+// an inline table under [table]) or its table followed by the last part
+// (a key in an inline table value).
+func keyCompatible(k, lib toml.Key) bool {
+	if len(lib) == 0 || len(lib) > len(k) || lib[len(lib)-1] != k[len(k)-1] {
+		return false
+	}
+	return keyHasSuffix(k, lib) || keyEqual(k[:len(lib)-1], lib[:len(lib)-1])
+}
+
+func compatibleCount(keys []toml.Key, lib toml.Key) int {
+	n := 0
+	for _, k := range keys {
+		if keyCompatible(k, lib) {
+			n++
+		}
+	}
+	return n
 }
 
 var typeMismatch = regexp.MustCompile(`^toml: cannot (?:decode TOML ([a-z -]+?) into|store (?:a |an )?([a-z ]+?) in(?:to)? )`)

@@ -156,6 +156,14 @@ func TestParseTOMLFindings(t *testing.T) {
 			want: []string{"error toml.unknown plugin.toml: mcp_servers.x.password"}},
 		{name: "unknown field in array table", doc: head + "[[tools]]\nname = \"a\"\ncommand = \"b\"\nsecret = \"" + fakeSecret + "\"\n",
 			want: []string{"error toml.unknown plugin.toml: tools.secret"}},
+		{name: "unknown field in an inline array of tables", doc: "schema_version = 1\nhooks = [{ event = \"Stop\", command = \"./h\", token = \"" + fakeSecret + "\" }]\n[plugin]\nname = \"example\"\n",
+			want: []string{"error toml.unknown plugin.toml: hooks.token"}},
+		{name: "unknown field in an inline table", doc: "schema_version = 1\nplugin = { name = \"example\", token = \"" + fakeSecret + "\" }\n",
+			want: []string{"error toml.unknown plugin.toml: plugin.token"}},
+		{name: "unknown field in author", doc: head + "author = { name = \"a\", phone = \"" + fakeSecret + "\" }\n",
+			want: []string{"error toml.unknown plugin.toml: plugin.author.phone"}},
+		{name: "same unknown key in two inline tables", doc: "schema_version = 1\ntools = [{ name = \"a\", command = \"b\", x = 1 }, { name = \"c\", command = \"d\", x = \"" + fakeSecret + "\" }]\n[plugin]\nname = \"example\"\n",
+			want: []string{"error toml.unknown plugin.toml: tools.x", "error toml.unknown plugin.toml: tools.x"}},
 		{name: "unknown key with odd characters", doc: head + "\"\\u001b[2J\" = \"" + fakeSecret + "\"\n",
 			want: []string{`error toml.unknown plugin.toml: plugin."\x1b[2J"`}},
 		{name: "syntax error", doc: readTestdata(t, "syntax.toml"),
@@ -279,6 +287,7 @@ func TestParseTOMLPositions(t *testing.T) {
 		{readTestdata(t, "unknown.toml"), "line 5, column 2"},
 		{readTestdata(t, "syntax.toml"), "line 3, column 8"},
 		{"schema_version = 1\n[plugin]\nname = \"example\"\nversion = 1\n", "line 4, column 11"},
+		{"schema_version = 1\n[plugin]\nname = \"example\"\nauthor = { name = \"a\", phone = \"1\" }\n", "line 4, column 24"},
 	}
 	for _, tt := range tests {
 		b, _ := parseTOMLString(t, "example", tt.doc)

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+	"golang.org/x/text/unicode/norm"
 )
 
 // mkfile creates dir/rel with the given content and mode, creating parents.
@@ -276,9 +277,11 @@ func TestWalkRules(t *testing.T) {
 				mkfile(t, dir, "readme", "", 0o644)
 				mkfile(t, dir, "sub/Straße", "", 0o644)
 				mkfile(t, dir, "sub/STRASSE", "", 0o644)
+				mkfile(t, dir, "k", "", 0o644)
+				mkfile(t, dir, "\u212a", "", 0o644) // KELVIN SIGN folds to "k"
 				return nil
 			},
-			want: []string{"name.collision readme", "name.collision sub/Straße"},
+			want: []string{"name.collision readme", "name.collision sub/Straße", "name.collision \u212a"},
 		},
 		{
 			name: "nfc nfd collision",
@@ -504,6 +507,9 @@ func FuzzCheckName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := collisionKey(name), folder.String(norm.NFC.String(name)); got != want {
+			t.Fatalf("collisionKey(%q) = %q, want %q", name, got, want)
+		}
 		msg, rule := CheckName(name)
 		if (msg == "") != (rule == "") {
 			t.Fatalf("CheckName(%q) = %q, %q", name, msg, rule)
