@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -62,13 +63,21 @@ var folder = cases.Fold()
 // rel ("" for the root), at depth elements below the root.
 func (w *walker) walkDir(fd int, rel string, depth int) {
 	f := os.NewFile(uintptr(fd), rel)
-	names, err := f.Readdirnames(-1)
+	names, over, err := readNames(f, w.lim.MaxEntries)
 	if err != nil {
 		f.Close()
 		w.rep.Errorf(dispPath(rel), "tree.unreadable", "cannot list the directory: %v", err)
 		return
 	}
 	defer f.Close()
+	if over {
+		// Every name is an entry or a finding, so a directory this large
+		// breaks the bound whatever it holds; reading on would only cost
+		// memory and time.
+		w.rep.Errorf(dispPath(rel), "bounds.entries", "the directory holds more than %d names; the walk stopped here", w.lim.MaxEntries)
+		w.stopped = true
+		return
+	}
 	// Sort for a deterministic report and traversal order.
 	sortStrings(names)
 	seen := make(map[string]string, len(names))
@@ -156,6 +165,25 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 			w.rep.Errorf(disp, "tree.special", "device files are not allowed in a bundle")
 		default:
 			w.rep.Errorf(disp, "tree.special", "unsupported file type")
+		}
+	}
+}
+
+// readNames lists the directory f in chunks, stopping once it has seen
+// more than max names (over is then true), so that a directory of millions
+// of entries is not read into memory whole.
+func readNames(f *os.File, max int) (names []string, over bool, err error) {
+	for {
+		chunk, err := f.Readdirnames(1024)
+		names = append(names, chunk...)
+		if len(names) > max {
+			return nil, true, nil
+		}
+		if err == io.EOF {
+			return names, false, nil
+		}
+		if err != nil {
+			return nil, false, err
 		}
 	}
 }

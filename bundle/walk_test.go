@@ -313,14 +313,14 @@ func TestWalkRules(t *testing.T) {
 		{
 			name: "bound on entries",
 			setup: func(t *testing.T, dir string) func() {
-				for _, n := range []string{"a", "b", "c", "d", "e"} {
+				for _, n := range []string{"a/1", "a/2", "b/1", "b/2"} {
 					mkfile(t, dir, n, "", 0o644)
 				}
 				return nil
 			},
-			lim:     Limits{MaxEntries: 3},
-			want:    []string{"bounds.entries d"},
-			entries: []string{"F a", "F b", "F c"},
+			lim:     Limits{MaxEntries: 4},
+			want:    []string{"bounds.entries b/1"},
+			entries: []string{"D a", "F a/1", "F a/2", "D b"},
 		},
 		{
 			name: "bound on entries counts directories",
@@ -330,6 +330,30 @@ func TestWalkRules(t *testing.T) {
 			},
 			lim:  Limits{MaxEntries: 2},
 			want: []string{"bounds.entries a/b/c"},
+		},
+		{
+			name: "entries exactly at the bound",
+			setup: func(t *testing.T, dir string) func() {
+				mkfile(t, dir, "a/b", "", 0o644)
+				mkfile(t, dir, "c", "", 0o644)
+				return nil
+			},
+			lim:  Limits{MaxEntries: 3},
+			want: []string{},
+		},
+		{
+			name: "a directory with more names than the bound is not read",
+			setup: func(t *testing.T, dir string) func() {
+				mkfile(t, dir, "a", "", 0o644)
+				mkdir(t, dir, "big")
+				for _, n := range []string{"l1", "l2", "l3", "l4"} {
+					must(t, os.Symlink("x", filepath.Join(dir, "big", n)))
+				}
+				return nil
+			},
+			lim:     Limits{MaxEntries: 3},
+			want:    []string{"bounds.entries big"},
+			entries: []string{"F a", "D big"},
 		},
 		{
 			name: "bound on total bytes",
