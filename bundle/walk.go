@@ -175,7 +175,11 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 func readNames(f *os.File, max int) (names []string, over bool, err error) {
 	for {
 		chunk, err := f.Readdirnames(1024)
-		names = append(names, chunk...)
+		if names == nil {
+			names = chunk // the common case: one chunk, no copy
+		} else {
+			names = append(names, chunk...)
+		}
 		if len(names) > max {
 			return nil, true, nil
 		}
