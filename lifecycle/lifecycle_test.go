@@ -98,3 +98,26 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A skipped component keeps the rest of the bundle loadable and reviewable,
+// but bundlectl trusts only a bundle that passes every rule.
+func TestSkippedComponentBlocksTrust(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	skill := filepath.Join(ws, ".bundlectl", "bundles", "kit", "skills", "bad")
+	must(t, os.MkdirAll(skill, 0o755))
+	must(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: other\ndescription: x\n---\n"), 0o644))
+	b, err := m.Find(m.Discover(), "kit")
+	must(t, err)
+	if b.Rejected() || b.Valid() || len(b.Components.Tools) != 1 {
+		t.Fatalf("want a loadable bundle with a skipped skill: rejected %v valid %v tools %d", b.Rejected(), b.Valid(), len(b.Components.Tools))
+	}
+	if st := status(t, m, "kit"); st.Word != lifecycle.StatusInvalid {
+		t.Fatalf("status %+v", st)
+	}
+	h, err := lifecycle.Compute(b)
+	must(t, err)
+	if _, err := m.Trust("kit", h.Token()); !errors.Is(err, lifecycle.ErrRefused) {
+		t.Fatalf("trust: %v, want refused", err)
+	}
+}

@@ -50,18 +50,19 @@ func inactiveSurfaces(b *bundle.Bundle) string {
 // preTrust evaluates the words that do not depend on state: shadowed,
 // invalid and blocked. It returns false when none applies.
 func preTrust(b *bundle.Bundle, st *Status) bool {
-	st.Valid = !b.Rejected()
+	st.Valid = b.Valid()
 	switch {
 	case b.ShadowedBy != "":
 		st.Word = StatusShadowed
 		st.Reasons = append(st.Reasons, fmt.Sprintf("shadowed by %s, which has the same name and an earlier root", b.ShadowedBy))
 		return true
-	case b.Rejected():
+	case !b.Valid():
+		// A skipped component is a broken rule too: the rest of the bundle
+		// loads (and reviews) as Agent Plugins requires, but bundlectl
+		// trusts only a bundle that passes every rule.
 		st.Word = StatusInvalid
 		for _, f := range b.Report.Errors() {
-			if f.Severity == bundle.Error {
-				st.Reasons = append(st.Reasons, f.String())
-			}
+			st.Reasons = append(st.Reasons, f.String())
 		}
 		st.Hint = "bundlectl validate " + b.Name
 		return true
