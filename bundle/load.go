@@ -55,6 +55,10 @@ func Load(dir string, scope Scope, lim Limits) *Bundle {
 		}
 		b.Format = FormatTOML
 		skillsDir = parseTOML(b, data)
+	case walkStopped(rep):
+		// The walk stopped at a bound before it reached the manifest; its
+		// finding says why, and "not a regular file" would be false.
+		return b
 	default:
 		if _, err := os.Lstat(filepath.Join(canon, ManifestJSON)); err == nil {
 			b.Report.Errorf(ManifestJSON, "manifest.type", "plugin.json is not a regular file")
@@ -76,6 +80,17 @@ func Load(dir string, scope Scope, lim Limits) *Bundle {
 	loadDocuments(b)
 	checkModel(b)
 	return b
+}
+
+// walkStopped reports whether the walk stopped recording entries at the
+// entry or total-size bound, so that the tree may lack later entries.
+func walkStopped(r Report) bool {
+	for _, f := range r.Findings {
+		if f.Rule == "bounds.entries" || f.Rule == "bounds.total" {
+			return true
+		}
+	}
+	return false
 }
 
 func hasFile(t *Tree, rel string) bool {

@@ -1,0 +1,234 @@
+package corpus
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"golang.org/x/sys/unix"
+)
+
+// runtimeCase builds one bundle that git cannot hold, or that would not
+// check out everywhere, below the directory dir (the bundle directory,
+// which exists and holds a valid plugin.json).
+type runtimeCase struct {
+	name   string
+	build  func(t testing.TB, dir string) error
+	wants  []string
+	limits bundle.Limits
+	// secret, if set, is written by build and must never be echoed.
+	secret string
+}
+
+func manifest(name string) string {
+	return `{"$schema": "` + bundle.PluginSchemaV1 + `", "name": "` + name + `"}` + "\n"
+}
+
+func write(dir, rel, content string, mode os.FileMode) error {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		return err
+	}
+	return os.Chmod(p, mode) // the umask must not decide a mode a case tests
+}
+
+// files writes each name as a small regular file.
+func files(names ...string) func(testing.TB, string) error {
+	return func(_ testing.TB, dir string) error {
+		for _, n := range names {
+			if err := write(dir, n, "x\n", 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func chmod(rel string, mode os.FileMode, isDir bool) func(testing.TB, string) error {
+	return func(_ testing.TB, dir string) error {
+		p := filepath.Join(dir, rel)
+		if isDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		} else if err := write(dir, rel, "#!/bin/sh\n", 0o755); err != nil {
+			return err
+		}
+		return os.Chmod(p, mode)
+	}
+}
+
+func mknod(rel string, mode uint32, dev int) func(testing.TB, string) error {
+	return func(t testing.TB, dir string) error {
+		err := unix.Mknod(filepath.Join(dir, rel), mode|0o644, dev)
+		if errors.Is(err, unix.EPERM) && mode == unix.S_IFCHR {
+			t.Skip("creating a device node needs CAP_MKNOD")
+		}
+		return err
+	}
+}
+
+var runtimeCases = []runtimeCase{
+	// ---- types ----
+	{name: "rt-symlink-file", build: func(_ testing.TB, d string) error {
+		return os.Symlink("plugin.json", filepath.Join(d, "link.json"))
+	}, wants: []string{"error tree.symlink link.json"}},
+	{name: "rt-symlink-dir-outside", build: func(_ testing.TB, d string) error {
+		return os.Symlink("/etc", filepath.Join(d, "etc"))
+	}, wants: []string{"error tree.symlink etc"}},
+	{name: "rt-symlink-skill-dir", build: func(_ testing.TB, d string) error {
+		// A skill reached through a link inside the bundle is never loaded.
+		if err := write(d, "real/helper/SKILL.md", "---\nname: helper\ndescription: x\n---\n", 0o644); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(d, "skills"), 0o755); err != nil {
+			return err
+		}
+		return os.Symlink("../real/helper", filepath.Join(d, "skills", "helper"))
+	}, wants: []string{"error tree.symlink skills/helper"}},
+	{name: "rt-symlink-manifest", build: func(_ testing.TB, d string) error {
+		if err := os.Rename(filepath.Join(d, "plugin.json"), filepath.Join(d, "real.json")); err != nil {
+			return err
+		}
+		return os.Symlink("real.json", filepath.Join(d, "plugin.json"))
+	}, wants: []string{"error tree.symlink plugin.json", "error manifest.type plugin.json"}},
+	{name: "rt-symlink-mcp-json", build: func(_ testing.TB, d string) error {
+		return os.Symlink("/etc/passwd", filepath.Join(d, "mcp.json"))
+	}, wants: []string{"error tree.symlink mcp.json"}},
+	{name: "rt-hardlink", build: func(_ testing.TB, d string) error {
+		if err := write(d, "notes-a.txt", "x\n", 0o644); err != nil {
+			return err
+		}
+		return os.Link(filepath.Join(d, "notes-a.txt"), filepath.Join(d, "notes-b.txt"))
+	}, wants: []string{"error tree.hardlink notes-"}},
+	{name: "rt-hardlink-outside", build: func(t testing.TB, d string) error {
+		out := filepath.Join(t.TempDir(), "outside.txt")
+		if err := os.WriteFile(out, []byte("x\n"), 0o644); err != nil {
+			return err
+		}
+		return os.Link(out, filepath.Join(d, "inside.txt"))
+	}, wants: []string{"error tree.hardlink inside.txt"}},
+	{name: "rt-fifo", build: func(_ testing.TB, d string) error {
+		return unix.Mkfifo(filepath.Join(d, "pipe"), 0o644)
+	}, wants: []string{"error tree.special pipe"}},
+	{name: "rt-fifo-manifest", build: func(_ testing.TB, d string) error {
+		// The manifest itself is a FIFO: reading it would block forever.
+		if err := os.Remove(filepath.Join(d, "plugin.json")); err != nil {
+			return err
+		}
+		return unix.Mkfifo(filepath.Join(d, "plugin.json"), 0o644)
+	}, wants: []string{"error tree.special plugin.json", "error manifest.type plugin.json"}},
+	{name: "rt-fifo-skill", build: func(_ testing.TB, d string) error {
+		if err := os.MkdirAll(filepath.Join(d, "skills", "helper"), 0o755); err != nil {
+			return err
+		}
+		return unix.Mkfifo(filepath.Join(d, "skills", "helper", "SKILL.md"), 0o644)
+	}, wants: []string{"error tree.special skills/helper/SKILL.md"}},
+	{name: "rt-socket", build: mknod("sock", unix.S_IFSOCK, 0),
+		wants: []string{"error tree.special sock"}},
+	{name: "rt-device", build: mknod("null", unix.S_IFCHR, int(unix.Mkdev(1, 3))),
+		wants: []string{"error tree.special null"}},
+	{name: "rt-setuid-file", build: chmod("bin/tool", 0o755|os.ModeSetuid, false),
+		wants: []string{"error tree.mode bin/tool"}},
+	{name: "rt-setgid-file", build: chmod("bin/tool", 0o755|os.ModeSetgid, false),
+		wants: []string{"error tree.mode bin/tool"}},
+	{name: "rt-setgid-dir", build: chmod("shared", 0o755|os.ModeSetgid, true),
+		wants: []string{"error tree.mode shared"}},
+	{name: "rt-sticky-dir", build: chmod("tmp", 0o777|os.ModeSticky, true),
+		wants: []string{"error tree.mode tmp"}},
+	{name: "rt-setgid-bundle-dir", build: func(_ testing.TB, d string) error {
+		return os.Chmod(d, 0o755|os.ModeSetgid)
+	}, wants: []string{"error tree.mode ."}},
+
+	// ---- names ----
+	{name: "rt-name-newline", build: files("fake\nline.txt"), wants: []string{`error name.control "fake\nline.txt"`}},
+	{name: "rt-name-carriage-return", build: files("a\rb"), wants: []string{`error name.control "a\rb"`}},
+	{name: "rt-name-escape", build: files("red\x1b[31m.txt"), wants: []string{`error name.control "red\x1b[31m.txt"`}},
+	{name: "rt-name-del", build: files("del\x7f"), wants: []string{`error name.control "del\x7f"`}},
+	{name: "rt-name-bidi", build: files("invoice\u202etxt.exe"), wants: []string{`error name.bidi "invoice\u202etxt.exe"`}},
+	{name: "rt-name-invalid-utf8", build: files("bad\xff.txt"), wants: []string{`error name.utf8 "bad\xff.txt"`}},
+	{name: "rt-name-bad-dir-not-entered", build: files("dir\nname/evil\x1b.txt"), wants: []string{`error name.control "dir\nname"`}},
+	{name: "rt-name-windows-aux", build: files("aux.txt"), wants: []string{"error name.windows aux.txt"}},
+	{name: "rt-name-windows-con", build: files("CON"), wants: []string{"error name.windows CON"}},
+	{name: "rt-name-windows-com1", build: files("docs/com1.md"), wants: []string{"error name.windows docs/com1.md"}},
+	{name: "rt-name-trailing-dot", build: files("notes."), wants: []string{"error name.windows notes."}},
+	{name: "rt-name-trailing-space", build: files("notes "), wants: []string{"error name.windows notes "}},
+	{name: "rt-name-colon", build: files("a:b"), wants: []string{"error name.windows a:b"}},
+	{name: "rt-name-nfc-nfd", build: files("caf\u00e9.md", "cafe\u0301.md"), wants: []string{"error name.collision caf"}},
+	{name: "rt-name-case", build: files("README.md", "readme.md"), wants: []string{"error name.collision readme.md"}},
+	{name: "rt-name-fold", build: files("skills/STRASSE", "skills/stra\u00dfe"), wants: []string{"error name.collision skills/stra"}},
+
+	// ---- parsed files too large or unreadable ----
+	{name: "rt-manifest-too-large", build: func(_ testing.TB, d string) error {
+		m := strings.TrimSuffix(manifest("rt-manifest-too-large"), "}\n")
+		pad := strings.Repeat(" ", bundle.MaxManifestBytes)
+		return write(d, "plugin.json", m+pad+"}\n", 0o644)
+	}, wants: []string{"error manifest.read plugin.json"}},
+	{name: "rt-skill-too-large", build: func(_ testing.TB, d string) error {
+		return write(d, "skills/helper/SKILL.md", "---\nname: helper\ndescription: x\n---\n"+strings.Repeat("x", bundle.MaxManifestBytes), 0o644)
+	}, wants: []string{"skipped skill.read skills/helper/SKILL.md"}},
+
+	// ---- bounds, with small limits ----
+	{name: "rt-bounds-entries-dir", build: files("many/1", "many/2", "many/3", "many/4", "many/5", "many/6"),
+		limits: bundle.Limits{MaxEntries: 5}, wants: []string{"error bounds.entries many"}},
+	{name: "rt-bounds-entries-tree", build: files("a/1", "a/2", "b/1", "b/2"),
+		limits: bundle.Limits{MaxEntries: 5}, wants: []string{"error bounds.entries b/"}},
+	{name: "rt-bounds-total", build: func(_ testing.TB, d string) error {
+		if err := write(d, "a.bin", strings.Repeat("a", 300), 0o644); err != nil {
+			return err
+		}
+		return write(d, "b.bin", strings.Repeat("b", 300), 0o644)
+	}, limits: bundle.Limits{MaxTotalBytes: 500}, wants: []string{"error bounds.total b.bin"}},
+	{name: "rt-bounds-file", build: func(_ testing.TB, d string) error {
+		return write(d, "big.bin", strings.Repeat("z", 200), 0o644)
+	}, limits: bundle.Limits{MaxFileBytes: 150}, wants: []string{"error bounds.file big.bin"}},
+	{name: "rt-bounds-depth", build: files("a/b/c/d.txt"),
+		limits: bundle.Limits{MaxDepth: 3}, wants: []string{"error bounds.depth a/b/c/d.txt"}},
+	{name: "rt-bounds-path", build: files("dir/" + strings.Repeat("n", 40)),
+		limits: bundle.Limits{MaxPathBytes: 30}, wants: []string{"error bounds.path dir/nnn"}},
+}
+
+// Runtime builds every runtime case below a fresh t.TempDir and returns
+// them. A case that needs a privilege the test lacks skips only itself
+// (see Build).
+func Runtime(t testing.TB) []Case {
+	root := t.TempDir()
+	var out []Case
+	for _, rc := range runtimeCases {
+		c := Case{Name: rc.name, Dir: filepath.Join(root, rc.name), Limits: rc.limits, Runtime: true}
+		var err error
+		if c.Wants, c.Blocked, err = ParseWant([]byte(strings.Join(rc.wants, "\n"))); err != nil {
+			t.Fatalf("runtime case %s: %v", rc.name, err)
+		}
+		if rc.secret != "" {
+			c.Secrets = []string{rc.secret}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Build creates the bundle directory of a runtime case. It must run inside
+// the subtest of the case, so that a missing privilege skips that case only.
+func Build(t testing.TB, c Case) {
+	t.Helper()
+	for _, rc := range runtimeCases {
+		if rc.name != c.Name {
+			continue
+		}
+		if err := write(c.Dir, "plugin.json", manifest(c.Name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := rc.build(t, c.Dir); err != nil {
+			t.Fatalf("building %s: %v", c.Name, err)
+		}
+		return
+	}
+	t.Fatalf("%s is not a runtime case", c.Name)
+}
