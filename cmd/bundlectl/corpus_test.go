@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bundlectl/bundlectl/internal/corpus"
+)
+
+// cliGuard bounds one in-process command: no corpus case may make
+// bundlectl hang.
+const cliGuard = 10 * time.Second
+
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// runGuarded calls run in-process and fails the test on a panic or when
+// it does not return within cliGuard.
+func runGuarded(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	done := make(chan any, 1)
+	var res cliResult
+	go func() {
+		defer func() { done <- recover() }()
+		var out, errb bytes.Buffer
+		res.code = run(args, strings.NewReader(""), &out, &errb)
+		res.stdout, res.stderr = out.String(), errb.String()
+	}()
+	select {
+	case p := <-done:
+		if p != nil {
+			t.Fatalf("bundlectl %s panicked: %v", strings.Join(args, " "), p)
+		}
+	case <-time.After(cliGuard):
+		t.Fatalf("bundlectl %s did not return within %v", strings.Join(args, " "), cliGuard)
+	}
+	return res
+}
+
+// TestCorpusCLI runs validate, validate --json, review and review --json
+// on every corpus case that uses the default bounds (the CLI has no
+// flag for others): exit 0 for a valid (possibly blocked) bundle and 1
+// for one that breaks a rule, every wanted finding printed with its path
+// and rule, and no secret of the case anywhere in stdout or stderr.
+func TestCorpusCLI(t *testing.T) {
+	committed, err := corpus.Committed(filepath.Join("..", "..", "testdata", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	ws := t.TempDir()
+	for _, c := range append(committed, corpus.Runtime(t)...) {
+		if !c.DefaultLimits() {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Runtime {
+				corpus.Build(t, c)
+			}
+			dir, err := filepath.Abs(c.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCLICase(t, c, home, ws, dir)
+		})
+	}
+}
+
+func checkCLICase(t *testing.T, c corpus.Case, home, ws, dir string) {
+	want := exitOK
+	if !c.Valid() {
+		want = exitFailure
+	}
+	global := []string{"--home", home, "--workspace", ws}
+	outputs := map[string]cliResult{}
+	for _, cmd := range [][]string{{"validate"}, {"validate", "--json"}, {"review"}, {"review", "--json"}} {
+		name := strings.Join(cmd, " ")
+		r := runGuarded(t, append(append(append([]string{}, global...), cmd...), dir)...)
+		outputs[name] = r
+		if r.code != want {
+			t.Errorf("bundlectl %s exited %d, want %d\nstdout:\n%s\nstderr:\n%s", name, r.code, want, r.stdout, r.stderr)
+		}
+		for _, s := range c.Secrets {
+			if strings.Contains(r.stdout, s) || strings.Contains(r.stderr, s) {
+				t.Errorf("bundlectl %s echoes the secret %q", name, s)
+			}
+		}
+		if msg := unsafeOutput(r.stdout + r.stderr); msg != "" {
+			t.Errorf("bundlectl %s prints %s: bundle text must reach the terminal escaped", name, msg)
+		}
+		if strings.Contains(r.stderr, "panic") {
+			t.Errorf("bundlectl %s: stderr mentions a panic:\n%s", name, r.stderr)
+		}
+	}
+
+	// Text: every wanted finding is printed as "<path>: <message> [<rule>]".
+	text := outputs["validate"].stdout
+	for _, w := range c.Wants {
+		if !containsFinding(text, w) {
+			t.Errorf("validate does not print %s:\n%s", w, text)
+		}
+	}
+
+	// JSON: the stable fields, each error with a path and a rule.
+	var v struct {
+		Name     string    `json:"name"`
+		Valid    bool      `json:"valid"`
+		Blocked  bool      `json:"blocked"`
+		Errors   []finding `json:"errors"`
+		Warnings []finding `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(outputs["validate --json"].stdout), &v); err != nil {
+		t.Fatalf("validate --json: %v\n%s", err, outputs["validate --json"].stdout)
+	}
+	if v.Name != c.Name || v.Valid != c.Valid() || v.Blocked != (len(c.Blocked) > 0) {
+		t.Errorf("validate --json: name %q valid %v blocked %v, want %q %v %v", v.Name, v.Valid, v.Blocked, c.Name, c.Valid(), len(c.Blocked) > 0)
+	}
+	for _, f := range append(v.Errors, v.Warnings...) {
+		if f.Path == "" || f.Rule == "" || f.Message == "" {
+			t.Errorf("validate --json: finding without path, rule or message: %+v", f)
+		}
+	}
+	for _, w := range c.Wants {
+		list := v.Errors
+		if w.Severity == "warning" {
+			list = v.Warnings
+		}
+		found := false
+		for _, f := range list {
+			found = found || f.Rule == w.Rule && strings.HasPrefix(f.Path, w.Path) && f.Skipped == (w.Severity == "skipped")
+		}
+		if !found {
+			t.Errorf("validate --json lacks %s", w)
+		}
+	}
+	if len(v.Errors) > 0 != !c.Valid() {
+		t.Errorf("validate --json: %d errors for a case that is valid=%v", len(v.Errors), c.Valid())
+	}
+	var rv map[string]any
+	if err := json.Unmarshal([]byte(outputs["review --json"].stdout), &rv); err != nil {
+		t.Errorf("review --json: %v\n%s", err, outputs["review --json"].stdout)
+	}
+}
+
+// containsFinding reports whether validate's text output has a line for w:
+// the path prefix and, on the same line, the rule in brackets.
+func containsFinding(text string, w corpus.Want) bool {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, w.Path) && strings.HasSuffix(l, fmt.Sprintf("[%s]", w.Rule)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unsafeOutput describes the first byte sequence in s that could move the
+// cursor, recolour, clear the screen or reorder text, or "" if none.
+func unsafeOutput(s string) string {
+	if !utf8.ValidString(s) {
+		return "invalid UTF-8"
+	}
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case unicode.IsControl(r) || r == 0x2028 || r == 0x2029:
+			return fmt.Sprintf("the control character U+%04X", r)
+		case r == 0x061C || r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069:
+			return fmt.Sprintf("the bidirectional character U+%04X", r)
+		}
+	}
+	return ""
+}
