@@ -17,6 +17,7 @@ const (
 // and opens no connection.
 func Load(dir string, scope Scope, lim Limits) *Bundle {
 	b := &Bundle{Scope: scope, Name: filepath.Base(filepath.Clean(dir))}
+	defer forgetRejectedSpecs(b)
 	canon, err := canonicalDir(dir)
 	if err != nil {
 		b.Dir = dir
@@ -80,6 +81,19 @@ func Load(dir string, scope Scope, lim Limits) *Bundle {
 	loadDocuments(b)
 	checkModel(b)
 	return b
+}
+
+// forgetRejectedSpecs keeps only the surface and name of the inactive
+// declarations of a rejected bundle: their spec and detail are printed by
+// validate and review, and may hold the very value (a credential in an lsp
+// argv, say) that rejected the bundle.
+func forgetRejectedSpecs(b *Bundle) {
+	if !b.Rejected() {
+		return
+	}
+	for i := range b.Inactive {
+		b.Inactive[i].Spec, b.Inactive[i].Detail = nil, ""
+	}
 }
 
 // walkStopped reports whether the walk stopped recording entries at the

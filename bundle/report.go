@@ -58,9 +58,12 @@ type Report struct {
 	Findings []Finding
 }
 
-// Add records a finding.
+// Add records a finding. A known credential shape in the path or the
+// message is replaced by "[redacted]", whichever rule quoted the value: a
+// token pasted into a name, an OS list or a schema URL must not reach a
+// terminal or a log through the finding that rejects it.
 func (r *Report) Add(sev Severity, path, rule, format string, args ...any) {
-	r.Findings = append(r.Findings, Finding{Path: path, Rule: rule, Message: fmt.Sprintf(format, args...), Severity: sev})
+	r.Findings = append(r.Findings, Finding{Path: redactTokens(path), Rule: rule, Message: redactTokens(fmt.Sprintf(format, args...)), Severity: sev})
 }
 
 func (r *Report) Errorf(path, rule, format string, args ...any) {

@@ -143,6 +143,19 @@ var tokenShape = regexp.MustCompile(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{
 // looksLikeToken reports whether s contains a known credential shape.
 func looksLikeToken(s string) bool { return tokenShape.MatchString(s) }
 
+// tokenBody matches the same shapes as tokenShape without the word
+// boundary (redacting a little too much is harmless) and, for a PEM block,
+// the key material after its header.
+var tokenBody = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\]*`)
+
+// redactTokens replaces every credential shape in s by "[redacted]".
+func redactTokens(s string) string {
+	if !tokenBody.MatchString(s) {
+		return s
+	}
+	return tokenBody.ReplaceAllLiteralString(s, "[redacted]")
+}
+
 // credentialFlag reports whether an argv entry is a flag that carries a
 // credential: --token=…, --api-key …, --password, --auth-token, and so on.
 // The value after "=" or in the next argument is never needed: the flag
@@ -481,7 +494,9 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			p := fieldPath(modelPath(b, "mcp", "mcp_servers")+"", s.Name) + ".env_from"
 			p = fieldPath(p, dest)
 			checkEnvDest(b, p, dest)
-			if src := s.EnvFrom[dest]; !validEnvName(src) {
+			if src := s.EnvFrom[dest]; looksLikeToken(src) {
+				b.Report.Errorf(p, "secret.token", "the source looks like a credential, not the name of a host variable holding one")
+			} else if !validEnvName(src) {
 				b.Report.Errorf(p, "env.name", "source %s is not a valid environment variable name", Quote(src))
 			}
 			if _, dup := s.Env[dest]; dup {
@@ -688,7 +703,9 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 		}
 	}
 	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
-	if s.BearerTokenEnvVar != "" && !validEnvName(s.BearerTokenEnvVar) {
+	if looksLikeToken(s.BearerTokenEnvVar) {
+		b.Report.Errorf(opt+".bearer_token_env_var", "secret.token", "looks like a credential, not the name of a host variable holding one")
+	} else if s.BearerTokenEnvVar != "" && !validEnvName(s.BearerTokenEnvVar) {
 		b.Report.Errorf(opt+".bearer_token_env_var", "env.name", "%s is not a valid environment variable name", Quote(s.BearerTokenEnvVar))
 	}
 	for _, name := range sortedKeys(s.EnvHeaders) {
@@ -709,7 +726,9 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 			keep = false
 		}
 		seen[lower] = name
-		if v := s.EnvHeaders[name]; !validEnvName(v) {
+		if v := s.EnvHeaders[name]; looksLikeToken(v) {
+			b.Report.Errorf(p, "secret.token", "looks like a credential, not the name of a host variable holding one")
+		} else if !validEnvName(v) {
 			b.Report.Errorf(p, "env.name", "%s is not a valid environment variable name", Quote(v))
 		}
 	}
@@ -783,7 +802,9 @@ func checkNetworkHosts(b *Bundle, declarable map[string]string) {
 		}
 		h, ok := normalizeHost(raw)
 		if !ok {
-			b.Report.Errorf(p, "capabilities.host", "%s is not a host name or IP address (no scheme, port, path or wildcard)", Quote(raw))
+			// Not quoted: an entry such as "https://user:pass@host" carries
+			// a credential that no token shape recognises.
+			b.Report.Errorf(p, "capabilities.host", "not a host name or IP address (no scheme, userinfo, port, path or wildcard)")
 			continue
 		}
 		if _, used := declarable[h]; !used {
