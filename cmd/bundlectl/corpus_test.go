@@ -176,6 +176,8 @@ func unsafeOutput(s string) string {
 			return fmt.Sprintf("the control character U+%04X", r)
 		case r == 0x061C || r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069:
 			return fmt.Sprintf("the bidirectional character U+%04X", r)
+		case unicode.Is(unicode.Cf, r):
+			return fmt.Sprintf("the invisible format character U+%04X", r)
 		}
 	}
 	return ""

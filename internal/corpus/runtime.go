@@ -164,6 +164,37 @@ var runtimeCases = []runtimeCase{
 	{name: "rt-name-case", build: files("README.md", "readme.md"), wants: []string{"error name.collision readme.md"}},
 	{name: "rt-name-fold", build: files("skills/STRASSE", "skills/stra\u00dfe"), wants: []string{"error name.collision skills/stra"}},
 
+	{name: "rt-name-c1-csi", build: files("csi\u009b2J"), wants: []string{`error name.control "csi\u009b2J"`}},
+
+	// ---- raw terminal control in content (git could hold these bytes, but
+	// the repository keeps none) ----
+	{name: "rt-raw-escape-in-skill-body", build: func(_ testing.TB, d string) error {
+		// Content is not manifest text: valid, and never printed raw.
+		return write(d, "skills/helper/SKILL.md", "---\nname: helper\ndescription: x\n---\n\x1b[2J\x1b]0;owned\x07\u202e\n", 0o644)
+	}, wants: []string{"valid"}},
+	{name: "rt-raw-escape-in-command-doc", build: func(_ testing.TB, d string) error {
+		return write(d, "dev.bundlectl/commands/deploy.md", "\x1b[31mred\x1b[0m\r\n", 0o644)
+	}, wants: []string{"valid"}},
+	{name: "rt-raw-escape-in-json-string", build: func(_ testing.TB, d string) error {
+		// JSON forbids raw control characters in a string.
+		return write(d, "plugin.json", `{"$schema": "`+bundle.PluginSchemaV1+`", "name": "rt-raw-escape-in-json-string", "description": "`+"\x1b[2J"+`"}`, 0o644)
+	}, wants: []string{"error manifest.json plugin.json"}},
+	{name: "rt-raw-bidi-in-json-string", build: func(_ testing.TB, d string) error {
+		return write(d, "plugin.json", `{"$schema": "`+bundle.PluginSchemaV1+`", "name": "rt-raw-bidi-in-json-string", "description": "`+"ok \u202e exe.txt"+`"}`, 0o644)
+	}, wants: []string{"error text.bidi plugin.json: description"}},
+	{name: "rt-raw-bidi-in-toml-string", build: func(_ testing.TB, d string) error {
+		if err := os.Remove(filepath.Join(d, "plugin.json")); err != nil {
+			return err
+		}
+		return write(d, "plugin.toml", "schema_version = 1\n[plugin]\nname = \"rt-raw-bidi-in-toml-string\"\ndescription = \"ok \u2067 x\"\n", 0o644)
+	}, wants: []string{"error text.bidi plugin.toml: description"}},
+	{name: "rt-invalid-utf8-in-json", build: func(_ testing.TB, d string) error {
+		return write(d, "plugin.json", `{"$schema": "`+bundle.PluginSchemaV1+`", "name": "rt-invalid-utf8-in-json", "description": "`+"\xff\xfe"+`"}`, 0o644)
+	}, wants: []string{"error manifest.json plugin.json"}},
+	{name: "rt-invalid-utf8-in-skill", build: func(_ testing.TB, d string) error {
+		return write(d, "skills/helper/SKILL.md", "---\nname: helper\ndescription: \xff\n---\n", 0o644)
+	}, wants: []string{"skipped skill.front-matter skills/helper/SKILL.md"}},
+
 	// ---- parsed files too large or unreadable ----
 	{name: "rt-manifest-too-large", build: func(_ testing.TB, d string) error {
 		m := strings.TrimSuffix(manifest("rt-manifest-too-large"), "}\n")
