@@ -41,6 +41,16 @@ func loadMCPJSON(b *Bundle) mcpStatus {
 	if err != nil {
 		return disable("mcp.read", "cannot read mcp.json: %v", err)
 	}
+	return parseMCPJSON(b, data)
+}
+
+// parseMCPJSON applies §7.2.1 to the content of mcp.json.
+func parseMCPJSON(b *Bundle, data []byte) mcpStatus {
+	st := mcpStatus{known: true, declared: map[string]bool{}}
+	disable := func(rule, format string, args ...any) mcpStatus {
+		b.Report.Skipf(ManifestMCP, rule, format, args...)
+		return disableMCP(b)
+	}
 	root, err := parseJSONValue(data)
 	if err != nil {
 		reportJSONError(b, ManifestMCP, err, Skip, "mcp.invalid-json")

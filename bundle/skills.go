@@ -76,6 +76,12 @@ func loadSkill(b *Bundle, rel, dirName string) (Skill, bool) {
 		b.Report.Skipf(rel, "skill.read", "cannot read SKILL.md: %v", err)
 		return s, false
 	}
+	return parseSkill(b, rel, dirName, data)
+}
+
+// parseSkill checks one SKILL.md against the Agent Skills format.
+func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
+	s := Skill{Path: rel}
 	fm, found, msg := splitFrontMatter(data)
 	if !found || msg != "" {
 		if msg == "" {
