@@ -241,6 +241,18 @@ func checkEnvDest(b *Bundle, path, name string) {
 	}
 }
 
+// checkEnvSource checks the name of a host variable that env_from,
+// bearer_token_env_var or env_headers reads. A credential pasted here by
+// mistake is reported without being echoed, like any other.
+func checkEnvSource(b *Bundle, path, name string) {
+	switch {
+	case looksLikeToken(name):
+		b.Report.Errorf(path, "secret.token", "looks like a credential where the name of a host environment variable belongs")
+	case !validEnvName(name):
+		b.Report.Errorf(path, "env.name", "the source is not a valid environment variable name")
+	}
+}
+
 // ---- commands and paths ----
 
 // commandProblem checks the single-token rule (§7.2.1): a bare executable
@@ -288,6 +300,10 @@ func pluginRelative(p string) (string, string) {
 // must be skipped.
 func checkCommand(b *Bundle, path, cmd string) bool {
 	if !checkText(b, path, cmd, false) {
+		return false
+	}
+	if looksLikeToken(cmd) {
+		b.Report.Errorf(path, "secret.token", "looks like a credential; credentials never belong in a manifest")
 		return false
 	}
 	if msg := commandProblem(cmd); msg != "" {
@@ -481,9 +497,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			p := fieldPath(modelPath(b, "mcp", "mcp_servers")+"", s.Name) + ".env_from"
 			p = fieldPath(p, dest)
 			checkEnvDest(b, p, dest)
-			if src := s.EnvFrom[dest]; !validEnvName(src) {
-				b.Report.Errorf(p, "env.name", "source %s is not a valid environment variable name", Quote(src))
-			}
+			checkEnvSource(b, p, s.EnvFrom[dest])
 			if _, dup := s.Env[dest]; dup {
 				b.Report.Errorf(p, "env.conflict", "%s is set both in env and in env_from", Quote(dest))
 			}
@@ -688,8 +702,8 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 		}
 	}
 	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
-	if s.BearerTokenEnvVar != "" && !validEnvName(s.BearerTokenEnvVar) {
-		b.Report.Errorf(opt+".bearer_token_env_var", "env.name", "%s is not a valid environment variable name", Quote(s.BearerTokenEnvVar))
+	if s.BearerTokenEnvVar != "" {
+		checkEnvSource(b, opt+".bearer_token_env_var", s.BearerTokenEnvVar)
 	}
 	for _, name := range sortedKeys(s.EnvHeaders) {
 		p := fieldPath(opt+".env_headers", name)
@@ -709,9 +723,7 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 			keep = false
 		}
 		seen[lower] = name
-		if v := s.EnvHeaders[name]; !validEnvName(v) {
-			b.Report.Errorf(p, "env.name", "%s is not a valid environment variable name", Quote(v))
-		}
+		checkEnvSource(b, p, s.EnvHeaders[name])
 	}
 	return keep
 }

@@ -183,6 +183,9 @@ func TestCredentialRules(t *testing.T) {
 		{"api key header", files{"plugin.json": hosts, "mcp.json": remote(`{"X-Api-Key": "abcdef123456"}`)}, Error, "secret.header", "headers.X-Api-Key", "abcdef123456"},
 		{"token in header value", files{"plugin.json": hosts, "mcp.json": remote(`{"X-Tenant": "` + gh + `"}`)}, Error, "secret.token", "headers.X-Tenant", gh},
 		{"credential in url query", files{"plugin.json": hosts, "mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse?api_key=abcdef123456"}}`)}, Error, "secret.url", "mcpServers.r.url", "abcdef123456"},
+		{"token pasted as env_from source", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node"}}`), "plugin.json": pluginWithExt(`{"mcp": {"s": {"env_from": {"GH": "` + gh + `"}}}}`)}, Error, "secret.token", "env_from.GH", gh},
+		{"token pasted as bearer variable", files{"mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse"}}`), "plugin.json": pluginWithExt(`{"capabilities": {"network_hosts": ["api.example.com"]}, "mcp": {"r": {"bearer_token_env_var": "` + sk + `"}}}`)}, Error, "secret.token", "bearer_token_env_var", sk},
+		{"token pasted as env header variable", files{"mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse"}}`), "plugin.json": pluginWithExt(`{"capabilities": {"network_hosts": ["api.example.com"]}, "mcp": {"r": {"env_headers": {"X-Key": "` + gh + `"}}}}`)}, Error, "secret.token", "env_headers.X-Key", gh},
 		{"token in tool args", files{"greet.py": "", "plugin.json": pluginWithExt(`{"tools": [{"name": "t", "command": "python3", "args": ["--token", "abcdef123456"]}]}`)}, Error, "secret.argv", "tools[0].args[0]", "abcdef123456"},
 		{"token in hook args", files{"plugin.json": pluginWithExt(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "args": ["` + gh + `"]}]}]}}`)}, Error, "secret.token", "hooks.Stop[0].hooks[0].args[0]", gh},
 	})
@@ -443,5 +446,35 @@ func TestExpandPlaceholders(t *testing.T) {
 	// One pass: text introduced by a replacement is not expanded again.
 	if got := ExpandPlaceholders("${PLUGIN_ROOT}", "${PLUGIN_DATA}", "/d"); got != "${PLUGIN_DATA}" {
 		t.Errorf("expansion is recursive: %q", got)
+	}
+}
+
+// TestNoFindingEchoesASecret puts one credential into every field where a
+// careless author might paste one and checks that no finding repeats it.
+func TestNoFindingEchoesASecret(t *testing.T) {
+	const secret = "ghp_ZZZZsecretZZZZ0123456789abcdefABCDEF"
+	b := loadFiles(t, files{
+		"plugin.json": pluginWithExt(`{
+			"capabilities": {"network_hosts": ["api.example.com"]},
+			"tools": [{"name": "t", "command": "` + secret + `", "args": ["--token=` + secret + `", "` + secret + `"]}],
+			"hooks": {"Stop": [{"matcher": "` + secret + `", "hooks": [{"type": "command", "command": "./` + secret + `", "args": ["--password", "` + secret + `"]}]}]},
+			"mcp": {
+				"s": {"env_from": {"X": "` + secret + `"}},
+				"r": {"bearer_token_env_var": "` + secret + `", "env_headers": {"X-A": "` + secret + `"}}}}`),
+		"mcp.json": mcpJSON(`{
+			"s": {"type": "stdio", "command": "node", "args": ["--api-key", "` + secret + `", "--secret=` + secret + `"],
+			      "env": {"GITHUB_TOKEN": "` + secret + `", "OTHER": "x` + secret + `"}, "cwd": "./` + secret + `"},
+			"r": {"type": "streamable-http", "url": "https://user:` + secret + `@api.example.com/mcp?token=` + secret + `",
+			      "headers": {"Authorization": "Bearer ` + secret + `", "X-B": "` + secret + `"}},
+			"q": {"type": "sse", "url": "https://api.example.com/mcp?token=` + secret + `"}}`),
+		"skills/s/SKILL.md": "---\nname: s\ndescription: \"" + secret + "\\u0007\"\nmetadata:\n  token: " + secret + "\n---\n",
+	})
+	if !b.Rejected() {
+		t.Fatalf("not rejected:%s", dumpFindings(b))
+	}
+	requireNoSecret(t, b, secret)
+	requireNoSecret(t, b, "ZZZZsecretZZZZ")
+	for _, rule := range []string{"secret.argv", "secret.token", "secret.header", "secret.url"} {
+		requireFinding(t, b, Error, rule, "")
 	}
 }

@@ -42,6 +42,11 @@ func children(t *Tree, dir string) []Entry {
 // outside the root. A skills path that is not a directory invalidates the
 // component type; an invalid skill is skipped.
 func loadSkills(b *Bundle, dir string) {
+	dir = strings.TrimSuffix(strings.TrimPrefix(dir, "./"), "/")
+	if _, msg := pluginRelative("./" + dir); msg != "" {
+		b.Report.Skipf(EscapePath(dir), "skill.location", "the skills path %s", msg)
+		return
+	}
 	e, ok := b.Tree.Lookup(dir)
 	if !ok {
 		return // a missing fixed location is not an error (§6.2)
