@@ -452,9 +452,25 @@ func (v *jsonValue) any() any {
 	return nil
 }
 
-// canonicalJSON encodes v compactly with sorted keys and without HTML
-// escaping, so equal declarations always hash equally.
+// canonicalJSON encodes v compactly with sorted keys (struct fields too)
+// and without HTML escaping, so equal declarations always hash equally.
 func canonicalJSON(v any) json.RawMessage {
+	switch v.(type) {
+	case map[string]any, []any, string, json.Number, bool, nil:
+	default:
+		// Round-trip through the generic form so struct fields are sorted.
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var generic any
+		if err := dec.Decode(&generic); err != nil {
+			return nil
+		}
+		v = generic
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

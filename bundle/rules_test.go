@@ -364,7 +364,7 @@ func TestInactiveDeclarationsBlock(t *testing.T) {
 		t.Fatalf("Inactive = %+v", b.Inactive)
 	}
 	want := map[string]string{
-		SurfaceLSP:               `{"command":"gopls","args":["serve"],"languages":["go"]}`,
+		SurfaceLSP:               `{"args":["serve"],"command":"gopls","languages":["go"]}`,
 		SurfaceNative:            `{"path":"./lib/x.so"}`,
 		SurfaceFilesystemRoots:   `["~/src"]`,
 		SurfaceLifecycleMutation: `true`,

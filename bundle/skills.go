@@ -3,6 +3,7 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -226,8 +227,13 @@ func parseFrontMatter(fm []byte) (frontMatter, string) {
 		return m, "front matter is not valid UTF-8"
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(fm, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(fm))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return m, "front matter is not valid YAML: " + yamlErrorText(err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err != io.EOF {
+		return m, "front matter holds more than one YAML document"
 	}
 	if doc.Kind == 0 {
 		return m, "" // empty front matter

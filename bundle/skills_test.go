@@ -16,6 +16,7 @@ func TestSkillRules(t *testing.T) {
 		{"invalid yaml", files{"skills/s/SKILL.md": skill("name: s\ndescription: [unclosed")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"not a mapping", files{"skills/s/SKILL.md": skill("- name: s")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"alias", files{"skills/s/SKILL.md": skill("name: &n s\ndescription: *n")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
+		{"second document", files{"skills/s/SKILL.md": skill(ok + "\n...\nmodel: x")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"duplicate key", files{"skills/s/SKILL.md": skill(ok + "\nname: s")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"unknown key", files{"skills/s/SKILL.md": skill(ok + "\nmodel: opus")}, Skip, "skill.unknown-field", "skills/s/SKILL.md: model", ""},
 		{"name not a string", files{"skills/s/SKILL.md": skill("name: [s]\ndescription: d")}, Skip, "skill.field-type", "SKILL.md: name", ""},
