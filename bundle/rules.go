@@ -454,6 +454,8 @@ func checkHook(b *Bundle, h Hook) bool {
 
 func checkServer(b *Bundle, s MCPServer) bool {
 	src := s.Source
+	// The dev.bundlectl options of the server live in the manifest.
+	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
 	keep := true
 	skip := func(path, rule, format string, args ...any) {
 		b.Report.Skipf(path, rule, format, args...)
@@ -465,8 +467,11 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		if s.URL != "" || len(s.Headers) > 0 {
 			skip(src, "mcp.server-field", "a stdio server cannot have url or headers")
 		}
-		if s.BearerTokenEnvVar != "" || len(s.EnvHeaders) > 0 {
-			b.Report.Errorf(src, "mcp.option-transport", "bearer_token_env_var and env_headers apply only to remote servers")
+		if s.BearerTokenEnvVar != "" {
+			b.Report.Errorf(opt+".bearer_token_env_var", "mcp.option-transport", "bearer_token_env_var applies only to remote servers")
+		}
+		if len(s.EnvHeaders) > 0 {
+			b.Report.Errorf(opt+".env_headers", "mcp.option-transport", "env_headers applies only to remote servers")
 		}
 		if !checkCommand(b, src+".command", s.Command) {
 			keep = false
@@ -494,8 +499,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			}
 		}
 		for _, dest := range sortedKeys(s.EnvFrom) {
-			p := fieldPath(modelPath(b, "mcp", "mcp_servers")+"", s.Name) + ".env_from"
-			p = fieldPath(p, dest)
+			p := fieldPath(opt+".env_from", dest)
 			checkEnvDest(b, p, dest)
 			checkEnvSource(b, p, s.EnvFrom[dest])
 			if _, dup := s.Env[dest]; dup {
@@ -507,7 +511,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			skip(src, "mcp.server-field", "a remote server cannot have command, args, env or cwd")
 		}
 		if len(s.EnvFrom) > 0 {
-			b.Report.Errorf(src, "mcp.option-transport", "env_from applies only to stdio servers")
+			b.Report.Errorf(opt+".env_from", "mcp.option-transport", "env_from applies only to stdio servers")
 		}
 		if checkText(b, src+".url", s.URL, false) {
 			if _, msg := endpointHost(s.URL); msg != "" {
@@ -523,19 +527,19 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		skip(src, "mcp.server-type", "unknown transport %s", Quote(s.Transport))
 	}
 	if s.TimeoutSec < 0 || s.TimeoutSec > MaxTimeoutSec {
-		skip(src, "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
+		skip(opt+".timeout_sec", "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
 	}
 	for i, t := range s.ToolsInclude {
 		if t == "" {
-			skip(indexPath(src+".tools.include", i), "mcp.tools-filter", "a tool filter entry is empty")
+			skip(indexPath(opt+".tools.include", i), "mcp.tools-filter", "a tool filter entry is empty")
 		}
-		checkText(b, indexPath(src+".tools.include", i), t, false)
+		checkText(b, indexPath(opt+".tools.include", i), t, false)
 	}
 	for i, t := range s.ToolsExclude {
 		if t == "" {
-			skip(indexPath(src+".tools.exclude", i), "mcp.tools-filter", "a tool filter entry is empty")
+			skip(indexPath(opt+".tools.exclude", i), "mcp.tools-filter", "a tool filter entry is empty")
 		}
-		checkText(b, indexPath(src+".tools.exclude", i), t, false)
+		checkText(b, indexPath(opt+".tools.exclude", i), t, false)
 	}
 	return keep
 }

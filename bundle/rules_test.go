@@ -239,8 +239,8 @@ func TestMCPOptionRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{"unknown server", files{"mcp.json": stdio, "plugin.json": opts(`{"t": {"timeout_sec": 5}}`)}, Error, "mcp.option-unknown-server", "mcp.t", ""},
 		{"options without mcp.json", files{"plugin.json": opts(`{"s": {"timeout_sec": 5}}`)}, Error, "mcp.option-unknown-server", "mcp.s", ""},
-		{"env_from on remote", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_from": {"A": "B"}}}`)}, Error, "mcp.option-transport", "mcpServers.r", ""},
-		{"bearer on stdio", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"bearer_token_env_var": "TOKEN"}}`)}, Error, "mcp.option-transport", "mcpServers.s", ""},
+		{"env_from on remote", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_from": {"A": "B"}}}`)}, Error, "mcp.option-transport", "dev.bundlectl.mcp.r.env_from", ""},
+		{"bearer on stdio", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"bearer_token_env_var": "TOKEN"}}`)}, Error, "mcp.option-transport", "dev.bundlectl.mcp.s.bearer_token_env_var", ""},
 		{"bearer bad name", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"bearer_token_env_var": "NOT VALID"}}`)}, Error, "env.name", "bearer_token_env_var", ""},
 		{"env header bad variable", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_headers": {"X-Key": "1X"}}}`)}, Error, "env.name", "env_headers.X-Key", ""},
 		{"env header bad name", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_headers": {"X Key": "KEY"}}}`)}, Skip, "mcp.header", "env_headers", ""},
@@ -248,7 +248,7 @@ func TestMCPOptionRules(t *testing.T) {
 		{"bearer and authorization header", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"bearer_token_env_var": "T", "env_headers": {"Authorization": "A"}}}`)}, Skip, "mcp.header", "env_headers.Authorization", ""},
 		{"timeout zero", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"timeout_sec": 0}}`)}, Skip, "mcp.timeout", "mcp.s.timeout_sec", ""},
 		{"timeout too long", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"timeout_sec": 601}}`)}, Skip, "mcp.timeout", "timeout_sec", ""},
-		{"empty tool filter", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"tools": {"include": [""]}}}`)}, Skip, "mcp.tools-filter", "tools.include[0]", ""},
+		{"empty tool filter", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"tools": {"include": [""]}}}`)}, Skip, "mcp.tools-filter", "plugin.json: extensions.dev.bundlectl.mcp.s.tools.include[0]", ""},
 		{"unknown option", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"timeout": 5}}`)}, Error, "extension.unknown-field", "mcp.s.timeout", ""},
 		{"unknown filter key", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"tools": {"allow": []}}}`)}, Error, "extension.unknown-field", "tools.allow", ""},
 	})
