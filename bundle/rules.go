@@ -866,11 +866,15 @@ func checkInactive(b *Bundle) {
 		})
 	}
 	for _, in := range b.Inactive {
-		what := in.Surface
-		if in.Name != "" {
+		what, field := in.Surface, in.Surface
+		switch {
+		case in.Name != "":
 			what = fmt.Sprintf("%s %s", in.Surface, Quote(in.Name))
+			field = fieldPath(in.Surface, in.Name)
+		case in.Surface == SurfaceFilesystemRoots || in.Surface == SurfaceLifecycleMutation:
+			field = "capabilities." + in.Surface
 		}
-		b.Report.Warnf(manifestFile(b), "inactive.surface", "declares %s, which bundlectl does not run; the bundle is blocked and cannot be enabled", what)
+		b.Report.Warnf(modelPath(b, field, field), "inactive.surface", "declares %s, which bundlectl does not run; the bundle is blocked and cannot be enabled", what)
 	}
 }
 

@@ -383,6 +383,9 @@ func TestInactiveDeclarationsBlock(t *testing.T) {
 	if n != 4 {
 		t.Fatalf("want a warning per inactive surface:%s", dumpFindings(b))
 	}
+	for _, p := range []string{"dev.bundlectl.lsp.gopls", "dev.bundlectl.native.fast", "dev.bundlectl.capabilities.filesystem_roots", "dev.bundlectl.capabilities.lifecycle_mutation"} {
+		requireFinding(t, b, Warning, "inactive.surface", p)
+	}
 }
 
 func TestHookFlattening(t *testing.T) {
