@@ -127,3 +127,19 @@ func TestDocuments(t *testing.T) {
 		t.Fatalf("agents: %+v", c.Agents)
 	}
 }
+
+func TestOversizedFilesAreSkipped(t *testing.T) {
+	big := skill("name: s\ndescription: d") + strings.Repeat("x", MaxManifestBytes)
+	b := loadFiles(t, withPlugin(files{
+		"skills/s/SKILL.md":         big,
+		"mcp.json":                  mcpJSON(`{}`) + strings.Repeat(" ", MaxManifestBytes),
+		"dev.bundlectl/agents/a.md": big,
+		"skills/ok/SKILL.md":        skill("name: ok\ndescription: d"),
+	}))
+	requireFinding(t, b, Skip, "skill.read", "skills/s/SKILL.md")
+	requireFinding(t, b, Skip, "mcp.read", "mcp.json")
+	requireFinding(t, b, Skip, "document.read", "dev.bundlectl/agents/a.md")
+	if b.Rejected() || len(b.Components.Skills) != 1 || !b.Components.MCPDisabled {
+		t.Fatalf("components: %+v:%s", b.Components, dumpFindings(b))
+	}
+}
