@@ -83,6 +83,16 @@ func FuzzPluginJSON(f *testing.F) {
 		if !b.Rejected() {
 			requireCleanNames(t, b)
 		}
+		// Accepted params round-trip: canonical JSON is a fixed point.
+		for _, tool := range b.Components.Tools {
+			if len(tool.Params) == 0 {
+				continue
+			}
+			again, err := compileParams(tool.Params)
+			if err != nil || string(again) != string(tool.Params) {
+				t.Fatalf("params do not round-trip: %s -> %s (%v)", tool.Params, again, err)
+			}
+		}
 		for _, fd := range b.Report.Findings {
 			if fd.Rule == "" || fd.Message == "" {
 				t.Fatalf("finding without rule or message: %+v", fd)
