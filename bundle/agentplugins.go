@@ -51,7 +51,7 @@ func parseAgentPlugins(b *Bundle, data []byte) {
 	for _, k := range root.keys {
 		if !pluginFields[k] {
 			b.Report.Warnf(fieldPath(ManifestJSON+":", k), "manifest.unknown-field", "unknown top-level field %s is ignored", Quote(k))
-			b.Ignored = append(b.Ignored, k)
+			b.Ignored = append(b.Ignored, EscapePath(k)) // safe to print as is
 		}
 	}
 	readMetadata(b, root)

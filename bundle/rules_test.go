@@ -82,6 +82,15 @@ func TestPluginNameRule(t *testing.T) {
 	requireFinding(t, b, Error, "manifest.name", "plugin.json: name")
 }
 
+func TestIgnoredFieldNamesAreEscaped(t *testing.T) {
+	b := loadFiles(t, files{"plugin.json": `{` + pluginSchema + `, "name": "demo", "x\u001b[2Jy": 1}`})
+	requireClean(t, b)
+	if len(b.Ignored) != 1 || strings.ContainsRune(b.Ignored[0], 0x1b) {
+		t.Fatalf("Ignored = %q", b.Ignored)
+	}
+	requireFinding(t, b, Warning, "manifest.unknown-field", `plugin.json:["x\x1b[2Jy"]`)
+}
+
 func TestUnknownTopLevelFieldIsIgnored(t *testing.T) {
 	b := loadFiles(t, files{"plugin.json": `{` + pluginSchema + `, "name": "demo", "tools": [{"name": "x"}], "mcpServers": {}}`})
 	requireClean(t, b)
