@@ -490,3 +490,43 @@ func TestNoFindingEchoesASecret(t *testing.T) {
 		requireFinding(t, b, Error, rule, "")
 	}
 }
+
+// TestCheckModelAppliesToTOMLModels builds the model a plugin.toml reader
+// produces and checks that the same rules fire, with plugin.toml paths.
+func TestCheckModelAppliesToTOMLModels(t *testing.T) {
+	dir := writeBundle(t, "demo", files{"hooks/guard*": "", "mcp/server.js": ""})
+	tree, rep := Walk(dir, Limits{})
+	if len(rep.Findings) != 0 {
+		t.Fatalf("walk: %v", rep.Findings)
+	}
+	b := &Bundle{Name: "demo", Format: FormatTOML, Tree: tree}
+	b.Components.Tools = []Tool{
+		{Name: "greet", Command: "python3", Params: []byte(`{ "type" : "object", "properties": {"b": {}, "a": {}} }`)},
+		{Name: "bad", Command: "./missing"},
+	}
+	b.Components.Hooks = []Hook{{Event: "PreToolUse", Matcher: "Bash", Command: "./hooks/guard", TimeoutSec: 10}}
+	b.Components.MCP = []MCPServer{
+		{Name: "local", Transport: TransportStdio, Command: "node", Args: []string{"${PLUGIN_ROOT}/mcp/server.js", "--token=abc"}, Cwd: "./mcp",
+			Env: map[string]string{"NODE_OPTIONS": "--require x"}},
+		{Name: "api", Transport: TransportStreamableHTTP, URL: "https://api.example.com/mcp", EnvFrom: map[string]string{"A": "B"}},
+	}
+	b.Permissions.FilesystemRoots = []string{"/srv"}
+	checkModel(b)
+	requireFinding(t, b, Skip, "command.missing", "plugin.toml: tools[1].command")
+	requireFinding(t, b, Error, "secret.argv", "plugin.toml: mcp_servers.local.args[1]")
+	requireFinding(t, b, Error, "env.loader", "plugin.toml: mcp_servers.local.env.NODE_OPTIONS")
+	requireFinding(t, b, Error, "mcp.option-transport", "plugin.toml: mcp_servers.api.env_from")
+	requireFinding(t, b, Error, "capabilities.network-hosts", "plugin.toml: capabilities.network_hosts")
+	requireFinding(t, b, Warning, "inactive.surface", "plugin.toml: capabilities.filesystem_roots")
+	if len(b.Components.Tools) != 1 || string(b.Components.Tools[0].Params) != `{"properties":{"a":{},"b":{}},"type":"object"}` {
+		t.Fatalf("tools: %+v", b.Components.Tools)
+	}
+	if len(b.Components.Hooks) != 1 || len(b.Inactive) != 1 || b.Inactive[0].Surface != SurfaceFilesystemRoots {
+		t.Fatalf("hooks %+v inactive %+v", b.Components.Hooks, b.Inactive)
+	}
+	// A reader that records the inactive declaration itself is not doubled.
+	checkInactive(b)
+	if len(b.Inactive) != 1 {
+		t.Fatalf("inactive doubled: %+v", b.Inactive)
+	}
+}
