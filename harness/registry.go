@@ -95,6 +95,8 @@ type entry struct {
 	snapshot string
 	data     string
 	failed   error // the last verification failed: verify again next time
+	verified bool  // a verification passed at least once
+	snapTree *bundle.Tree
 }
 
 type docRef struct {
@@ -159,7 +161,7 @@ func Load(opts Options) (*Registry, error) {
 		return nil, err
 	}
 	r.state = s
-	d := r.m.Discover()
+	d := bundle.DiscoverNamed(roots, opts.Limits, opts.Only)
 	for _, b := range d.Bundles {
 		if len(opts.Only) > 0 && !contains(opts.Only, b.Name) {
 			continue
@@ -201,8 +203,8 @@ func (r *Registry) admit(e *entry) error {
 		return err
 	}
 	e.data = data
-	snapTree, rep := bundle.Walk(e.snapshot, r.opts.Limits)
-	if snapTree == nil || rep.Rejected() {
+	snapTree := e.snapTree
+	if snapTree == nil {
 		return refuse(b.Name, ErrTampered, "bundlectl verify", "the snapshot cannot be read")
 	}
 	read := func(rel string) ([]byte, error) { return snapTree.ReadFile(rel, bundle.MaxManifestBytes) }
@@ -327,38 +329,77 @@ func (r *Registry) authorize(e *entry) error {
 }
 
 // verify re-reads the source and the snapshot in full and compares both
-// with the receipt, under change notification: the watch is armed before
-// the read, so a change during or after it is seen at the next check.
+// with the receipt, under change notification. The order makes it sound:
+// watches are armed on every directory of a walk, then the tree is walked
+// again; if the second walk equals the first, every change after it raises
+// an event, and the hash (which re-checks each file's identity and times
+// against the walk) covers everything before it. A snapshot is walked,
+// armed, then verified by the store, whose own walk refuses any entry the
+// receipt does not list.
 func (r *Registry) verify(e *entry) (err error) {
 	defer func() { e.failed = err }()
 	name := e.b.Name
+	drifted := func(format string, args ...any) error {
+		return refuse(name, ErrDrifted, "bundlectl review "+name, format, args...)
+	}
+	src := e.b
+	if e.verified {
+		// Something changed since the last verification: read it all again.
+		src = nil
+	}
 	for attempt := 0; ; attempt++ {
+		if attempt == 3 {
+			return drifted("the bundle keeps changing while it is verified")
+		}
 		if r.watch != nil {
 			r.watch.clean(e.idx)
 		}
-		fresh := bundle.Load(e.b.Dir, e.b.Scope, r.opts.Limits)
-		stable := r.watchTree(e, e.b.Dir, fresh.Tree)
-		h, err := lifecycle.Compute(fresh)
+		if src == nil {
+			src = bundle.Load(e.b.Dir, e.b.Scope, r.opts.Limits)
+		}
+		if src.Tree == nil {
+			return drifted("the source cannot be read: %v", src.Report.Err())
+		}
+		if !r.watchTree(e, e.b.Dir, src.Tree) {
+			// New watches: walk again, so nothing added before they were
+			// armed goes unseen.
+			again, _ := bundle.Walk(e.b.Dir, r.opts.Limits)
+			if again == nil || !sameShape(src.Tree, again) {
+				src = nil
+				continue
+			}
+		}
+		h, err := lifecycle.Compute(src)
 		if err != nil {
-			return refuse(name, ErrDrifted, "bundlectl review "+name, "the source cannot be verified: %v", err)
+			return drifted("the source cannot be verified: %v", err)
 		}
 		if h.Content != e.rc.ContentHash || h.Capability != e.rc.CapabilityHash {
-			return refuse(name, ErrDrifted, "bundlectl review "+name, "the source changed since it was trusted")
+			return drifted("the source changed since it was trusted")
 		}
 		snap, _ := bundle.Walk(e.snapshot, r.opts.Limits)
-		if snap != nil && !r.watchTree(e, e.snapshot, snap) {
-			stable = false
+		if snap != nil {
+			r.watchTree(e, e.snapshot, snap)
 		}
 		if err := r.store.Verify(e.rc.ContentHash); err != nil {
 			return refuse(name, ErrTampered, "bundlectl trust "+name+" "+e.rc.Token().String(), "the snapshot no longer matches its content hash: %v", err)
 		}
-		if stable || r.watch == nil {
-			return nil
-		}
-		if attempt == 3 {
-			return refuse(name, ErrDrifted, "", "the bundle keeps changing while it is verified")
+		e.verified, e.snapTree = true, snap
+		return nil
+	}
+}
+
+// sameShape reports whether two walks of one directory saw the same
+// entries: paths, kinds, inodes, sizes, modes and times.
+func sameShape(a, b *bundle.Tree) bool {
+	if len(a.Entries) != len(b.Entries) {
+		return false
+	}
+	for i := range a.Entries {
+		if a.Entries[i] != b.Entries[i] {
+			return false
 		}
 	}
+	return true
 }
 
 // watchTree arms change notification on every directory of t; it returns
