@@ -247,7 +247,6 @@ func tomlPluginTable(b *Bundle, p *tomlPlugin) {
 	}
 }
 
-
 // tomlSkillsDir returns the skills directory: "skills" without a [skills]
 // table, otherwise its path, which must be a plain relative directory inside
 // the bundle.
@@ -530,7 +529,6 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
-
 
 // maxTOMLKeys bounds the keys, tables and inline-table keys of a plugin.toml.
 const maxTOMLKeys = 4096
