@@ -186,9 +186,11 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 			digests[i] = d
 		}
 	}
-	if workers <= 1 {
+	switch {
+	case len(files) == 0:
+	case workers <= 1:
 		work()
-	} else {
+	default:
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Add(1)
