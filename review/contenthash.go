@@ -47,7 +47,7 @@ type TreeError struct {
 func (e *TreeError) Error() string {
 	msg := fmt.Sprintf("content hash: %s: %v (%d finding(s))", bundle.Quote(e.Dir), ErrTreeInvalid, len(e.Findings))
 	if len(e.Findings) > 0 {
-		msg += "; first: " + e.Findings[0].String()
+		msg += "; first: " + bundle.Sanitize(e.Findings[0].String())
 	}
 	return msg
 }
@@ -66,7 +66,7 @@ func (e *HashError) Error() string {
 	if errors.As(e.Err, &ce) {
 		return fmt.Sprintf("content hash: %s: %s since the walk", bundle.EscapePath(e.Path), ce.Reason)
 	}
-	return fmt.Sprintf("content hash: %s: %v", bundle.EscapePath(e.Path), e.Err)
+	return fmt.Sprintf("content hash: %s: %s", bundle.EscapePath(e.Path), bundle.Sanitize(e.Err.Error()))
 }
 func (e *HashError) Unwrap() error { return e.Err }
 

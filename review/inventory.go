@@ -28,7 +28,7 @@ type InventoryError struct {
 }
 
 func (e *InventoryError) Error() string {
-	return fmt.Sprintf("capability inventory: %s: %s", e.Field, e.Msg)
+	return fmt.Sprintf("capability inventory: %s: %s", bundle.Sanitize(e.Field), e.Msg)
 }
 
 // Inventory returns the canonical JSON of the bundle's capability
