@@ -103,9 +103,10 @@ func errorFindings(r bundle.Report) []bundle.Finding {
 
 // ContentHash returns the "bundle tree v1" hash (see TreeHasher) of a
 // walked tree. t must come from a walk whose report had no errors (Hash and
-// HashDir check that). Every regular file is opened with t.Open, which
-// follows no link and checks the inode is the walked one, read, and then
-// re-checked with bundle.Recheck: a file that changed since the walk fails
+// HashDir check that). Every regular file is opened with a bundle.Opener,
+// which follows no link and checks that each directory on the way and the
+// file are the walked inodes, read, and then re-checked with
+// bundle.Recheck: a file that changed since the walk fails
 // the hash with an error wrapping bundle.ErrChanged, so the result is
 // always the hash of exactly the walked tree, never a mix.
 func ContentHash(t *bundle.Tree) (receipts.Digest, error) {
@@ -144,9 +145,9 @@ func hashTree(t *bundle.Tree, keep bool) (receipts.Digest, [][]byte, error) {
 }
 
 // fileDigests hashes every regular file of t on GOMAXPROCS workers and
-// returns the digests indexed like t.Entries. On failure it returns the
-// error of the first failing entry in tree order, so the error does not
-// depend on scheduling.
+// returns the digests indexed like t.Entries. The first failure stops
+// every worker; of the failures seen, the earliest in tree order is
+// returned.
 func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 	files := make([]int, 0, t.Files)
 	for i, e := range t.Entries {
