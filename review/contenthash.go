@@ -3,7 +3,6 @@ package review
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -157,6 +156,10 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 	}
 	digests := make([]receipts.Digest, len(t.Entries))
 	workers := min(runtime.GOMAXPROCS(0), len(files))
+	// Workers take runs of consecutive files, so that the files of one
+	// directory mostly go to one worker and its Opener opens the
+	// directory once; runs stay short enough to share the work evenly.
+	batch := max(1, min(32, len(files)/(8*max(workers, 1))))
 	var (
 		next    atomic.Int64
 		stop    atomic.Bool
@@ -169,22 +172,26 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 		w.op = t.NewOpener()
 		defer w.op.Close()
 		for !stop.Load() {
-			n := int(next.Add(1)) - 1
-			if n >= len(files) {
+			start := int(next.Add(int64(batch))) - batch
+			if start >= len(files) {
 				return
 			}
-			i := files[n]
-			d, err := w.digest(t, t.Entries[i])
-			if err != nil {
-				mu.Lock()
-				if i < errAt {
-					errAt, lastErr = i, err
+			for _, i := range files[start:min(start+batch, len(files))] {
+				if stop.Load() {
+					return
 				}
-				mu.Unlock()
-				stop.Store(true)
-				return
+				d, err := w.digest(t.Entries[i])
+				if err != nil {
+					mu.Lock()
+					if i < errAt {
+						errAt, lastErr = i, err
+					}
+					mu.Unlock()
+					stop.Store(true)
+					return
+				}
+				digests[i] = d
 			}
-			digests[i] = d
 		}
 	}
 	switch {
@@ -209,7 +216,7 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 type fileHasher struct {
 	buf []byte
 	h   *blake3.Hasher
-	op  *bundle.Opener // nil: open with t.Open
+	op  *bundle.Opener
 }
 
 func newFileHasher() *fileHasher { return newFileHasherSize(hashBufSize) }
@@ -219,26 +226,20 @@ func newFileHasherSize(n int) *fileHasher {
 }
 
 // digest hashes the walked regular file e. It reads exactly e.Size bytes:
-// t.Open checked the size at open and Recheck checks size and times after
-// the read, so a file that grew or shrank is refused either way.
-func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, error) {
+// the open checked the size and bundle.RecheckFD checks size and times
+// after the read, so a file that grew or shrank is refused either way.
+func (w *fileHasher) digest(e bundle.Entry) (receipts.Digest, error) {
 	var d receipts.Digest
-	var f *os.File
-	var err error
-	if w.op != nil {
-		f, _, err = w.op.Open(e.Path)
-	} else {
-		f, _, err = t.Open(e.Path)
-	}
+	fd, _, err := w.op.OpenFD(e.Path)
 	if err != nil {
 		return d, &HashError{Path: e.Path, Err: asChanged(e.Path, err)}
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	w.h.Reset()
 	if e.Size >= mmapMinSize {
-		err = w.hashMapped(f, e)
+		err = w.hashMapped(fd, e)
 	} else {
-		err = w.hashRead(f, e)
+		err = w.hashRead(fd, e)
 	}
 	if err != nil {
 		return d, err
@@ -246,15 +247,15 @@ func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, er
 	if testOnlyAfterRead != nil {
 		testOnlyAfterRead(e.Path)
 	}
-	if err := bundle.Recheck(f, e); err != nil {
+	if err := bundle.RecheckFD(fd, e); err != nil {
 		return d, &HashError{Path: e.Path, Err: err}
 	}
 	w.h.Sum(d[:0])
 	return d, nil
 }
 
-// hashRead streams exactly e.Size bytes of f through the worker's buffer.
-func (w *fileHasher) hashRead(f *os.File, e bundle.Entry) error {
+// hashRead streams exactly e.Size bytes of fd through the worker's buffer.
+func (w *fileHasher) hashRead(fd int, e bundle.Entry) error {
 	if testOnlyBeforeRead != nil {
 		testOnlyBeforeRead(e.Path)
 	}
@@ -263,32 +264,34 @@ func (w *fileHasher) hashRead(f *os.File, e bundle.Entry) error {
 		if left < n {
 			n = left
 		}
-		k, err := io.ReadFull(f, w.buf[:n])
-		w.h.Write(w.buf[:k])
-		left -= int64(k)
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		k, err := unix.Read(fd, w.buf[:n])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return &HashError{Path: e.Path, Err: &os.PathError{Op: "read", Path: e.Path, Err: err}}
+		case k == 0:
 			return &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
 		}
-		if err != nil {
-			return &HashError{Path: e.Path, Err: err}
-		}
+		w.h.Write(w.buf[:k])
+		left -= int64(k)
 	}
 	return nil
 }
 
-// hashMapped hashes e.Size bytes of f from a read-only shared mapping. A
+// hashMapped hashes e.Size bytes of fd from a read-only shared mapping. A
 // file truncated while it is mapped makes the access fault (SIGBUS); with
 // SetPanicOnFault that is a panic in this goroutine, recovered here and
 // reported as a change. A file that cannot be mapped is read instead.
-func (w *fileHasher) hashMapped(f *os.File, e bundle.Entry) (err error) {
+func (w *fileHasher) hashMapped(fd int, e bundle.Entry) (err error) {
 	if int64(int(e.Size)) != e.Size {
-		return w.hashRead(f, e)
+		return w.hashRead(fd, e)
 	}
 	// MAP_POPULATE maps the whole file up front instead of faulting it in
 	// page by page, which measured cheaper than both faulting and read.
-	data, merr := unix.Mmap(int(f.Fd()), 0, int(e.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	data, merr := unix.Mmap(fd, 0, int(e.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if merr != nil {
-		return w.hashRead(f, e)
+		return w.hashRead(fd, e)
 	}
 	defer unix.Munmap(data)
 	if testOnlyBeforeRead != nil {
