@@ -289,7 +289,7 @@ func (w *fileHasher) hashMapped(fd int, e bundle.Entry) (err error) {
 	}
 	// MAP_POPULATE maps the whole file up front instead of faulting it in
 	// page by page, which measured cheaper than both faulting and read.
-	data, merr := unix.Mmap(fd, 0, int(e.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	data, merr := unix.Mmap(fd, 0, int(e.Size), unix.PROT_READ, mapFlags)
 	if merr != nil {
 		return w.hashRead(fd, e)
 	}
