@@ -105,7 +105,7 @@ func errorFindings(r bundle.Report) []bundle.Finding {
 // HashDir check that). Every regular file is opened with a bundle.Opener,
 // which follows no link and checks that each directory on the way and the
 // file are the walked inodes, read, and then re-checked with
-// bundle.Recheck: a file that changed since the walk fails
+// bundle.RecheckFD: a file that changed since the walk fails
 // the hash with an error wrapping bundle.ErrChanged, so the result is
 // always the hash of exactly the walked tree, never a mix.
 func ContentHash(t *bundle.Tree) (receipts.Digest, error) {
