@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,24 +41,16 @@ type Tree struct {
 	Entries []Entry
 	Files   int   // regular files among Entries
 	Bytes   int64 // total size of regular files
-
-	indexOnce sync.Once // Lookup and Open may be called concurrently
-	index     map[string]int
 }
 
-// Lookup returns the entry for rel.
+// Lookup returns the entry for rel. It only reads the sorted Entries, so a
+// Tree may be shared by goroutines.
 func (t *Tree) Lookup(rel string) (Entry, bool) {
-	t.indexOnce.Do(func() {
-		t.index = make(map[string]int, len(t.Entries))
-		for i, e := range t.Entries {
-			t.index[e.Path] = i
-		}
-	})
-	i, ok := t.index[rel]
-	if !ok {
-		return Entry{}, false
+	i := sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].Path >= rel })
+	if i < len(t.Entries) && t.Entries[i].Path == rel {
+		return t.Entries[i], true
 	}
-	return t.Entries[i], true
+	return Entry{}, false
 }
 
 // ErrChanged reports that a file no longer is the one the walk recorded.
@@ -86,6 +78,11 @@ func (t *Tree) Open(rel string) (*os.File, Entry, error) {
 	}
 	f, err := OpenNoFollow(t.Root, rel)
 	if err != nil {
+		// The walk saw a regular file reached through directories; a
+		// missing entry, a link or another type on the way is a change.
+		if errors.Is(err, errNotRegular) || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			return nil, e, &ChangedError{Path: rel, Reason: "removed or replaced"}
+		}
 		return nil, e, err
 	}
 	var st unix.Stat_t
@@ -151,6 +148,8 @@ func sameFile(e Entry, st *unix.Stat_t) string {
 	return ""
 }
 
+var errNotRegular = errors.New("not a regular file")
+
 // OpenNoFollow opens root/rel, refusing a symbolic link at any component of
 // rel and any component that is not a directory or, for the last one, a
 // regular file. root itself must not be a symbolic link.
@@ -187,7 +186,7 @@ func OpenNoFollow(root, rel string) (*os.File, error) {
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(dfd)
-		return nil, fmt.Errorf("%s: not a regular file", rel)
+		return nil, fmt.Errorf("%s: %w", rel, errNotRegular)
 	}
 	// Clear O_NONBLOCK again: regular files ignore it, but be explicit.
 	if fl, err := unix.FcntlInt(uintptr(dfd), unix.F_GETFL, 0); err == nil {
@@ -197,5 +196,5 @@ func OpenNoFollow(root, rel string) (*os.File, error) {
 }
 
 func sortEntries(es []Entry) {
-	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
+	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
 }

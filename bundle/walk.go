@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"strings"
@@ -62,13 +63,21 @@ var folder = cases.Fold()
 // rel ("" for the root), at depth elements below the root.
 func (w *walker) walkDir(fd int, rel string, depth int) {
 	f := os.NewFile(uintptr(fd), rel)
-	names, err := f.Readdirnames(-1)
+	names, over, err := readNames(f, w.lim.MaxEntries)
 	if err != nil {
 		f.Close()
 		w.rep.Errorf(dispPath(rel), "tree.unreadable", "cannot list the directory: %v", err)
 		return
 	}
 	defer f.Close()
+	if over {
+		// Every name is an entry or a finding, so a directory this large
+		// breaks the bound whatever it holds; reading on would only cost
+		// memory and time.
+		w.rep.Errorf(dispPath(rel), "bounds.entries", "the directory holds more than %d names; the walk stopped here", w.lim.MaxEntries)
+		w.stopped = true
+		return
+	}
 	// Sort for a deterministic report and traversal order.
 	sortStrings(names)
 	seen := make(map[string]string, len(names))
@@ -83,7 +92,7 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 		disp := dispPath(p)
 		nameOK := w.checkName(disp, name)
 		if nameOK {
-			key := folder.String(norm.NFC.String(name))
+			key := collisionKey(name)
 			if other, dup := seen[key]; dup {
 				w.rep.Errorf(disp, "name.collision", "name collides with %s under Unicode NFC and case folding", Quote(pathJoin(rel, other)))
 			} else {
@@ -160,6 +169,47 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 	}
 }
 
+// readNames lists the directory f in chunks, stopping once it has seen
+// more than max names (over is then true), so that a directory of millions
+// of entries is not read into memory whole.
+func readNames(f *os.File, max int) (names []string, over bool, err error) {
+	for {
+		chunk, err := f.Readdirnames(1024)
+		if names == nil {
+			names = chunk // the common case: one chunk, no copy
+		} else {
+			names = append(names, chunk...)
+		}
+		if len(names) > max {
+			return nil, true, nil
+		}
+		if err == io.EOF {
+			return names, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// collisionKey is the name under Unicode NFC and full case folding. ASCII
+// is already in NFC and folds to its lower case, so the common case
+// allocates nothing or one string instead of running two transformers.
+func collisionKey(name string) string {
+	upper := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= utf8.RuneSelf {
+			return folder.String(norm.NFC.String(name))
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return name
+	}
+	return strings.ToLower(name)
+}
+
 // checkName applies the name rules to one path element and reports whether
 // it passed.
 func (w *walker) checkName(disp, name string) bool {
@@ -233,6 +283,9 @@ func windowsReserved(name string) bool {
 		base = base[:i]
 	}
 	base = strings.TrimRight(base, " ")
+	if len(base) < 3 || len(base) > len("CONOUT$") {
+		return false // no device name has this length; skip the allocation
+	}
 	return windowsDevices[strings.ToUpper(base)]
 }
 

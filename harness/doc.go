@@ -1,8 +1,38 @@
-// Package harness runs what an active bundle declares: tools, hooks and
-// stdio MCP servers. This file covers the process-execution and hook layer,
-// which knows nothing of trust state; the registry layer above it verifies
-// authority and the snapshot, freezes a Spec, and calls Run, Exec or
-// FireChain.
+// Package harness is the runtime an agent embeds. Load returns an
+// immutable Registry of the bundles that are active now; the Registry
+// serves their skills, commands and agents, and runs their tools, hooks
+// and stdio MCP servers from the verified snapshots. Below it, the
+// process-execution and hook layer (Run, Exec, FireChain) knows nothing of
+// trust state.
+//
+// Invariants of the registry (docs/harness.md):
+//
+//   - Only active bundles load: enabled, trusted for their current
+//     content and capability hashes, valid, applicable, not blocked, not
+//     shadowed. An unusable state file fails Load: nothing is active.
+//   - Every boundary — each spawn, each Content call, each Catalog —
+//     re-checks authority: the state file is re-read when its identity
+//     (inode, size, mtime, ctime) changed, and the bundle must still be
+//     enabled and trusted for the same receipt and generation. Integrity
+//     is re-checked through inotify over every directory of the source and
+//     the snapshot: the kernel queues an event before the modifying call
+//     returns, so a synchronous drain at check time sees every change that
+//     finished before it; any event, a lost event or a queue overflow
+//     means a full re-hash of both before anything runs. Without inotify
+//     every check is a full re-hash.
+//   - A failure is an *AuthorityError matching one sentinel (ErrDisabled,
+//     ErrRevoked, ErrStale, ErrDrifted, ErrTampered, ErrNotActive) and
+//     lifecycle.ErrRefused, naming the bundle, the reason and the fix;
+//     nothing runs.
+//   - Skill, command and agent content is read from the snapshot at load
+//     and served from memory.
+//   - "./" commands resolve inside the snapshot; PLUGIN_ROOT is the
+//     snapshot, PLUGIN_DATA is $BUNDLECTL_HOME/data/<bundle-id> (0700,
+//     kept across updates). Tools and hooks run in the workspace; stdio
+//     MCP servers in their cwd, default the snapshot.
+//   - While a tool or stdio server runs, its bundle's authority is
+//     re-checked every PollInterval (200 ms); a disable, revoke, new
+//     generation or tamper cancels it and kills its process group.
 //
 // Invariants of the execution layer:
 //

@@ -35,15 +35,3 @@ func (m *Manager) Find(d *bundle.Discovery, name string) (*bundle.Bundle, error)
 func (m *Manager) LoadDir(dir string) *bundle.Bundle {
 	return bundle.Load(filepath.Clean(dir), bundle.ScopeDir, m.Limits)
 }
-
-// Status evaluates b.
-func (m *Manager) Status(b *bundle.Bundle) Status {
-	st := Status{Reasons: []string{}}
-	if preTrust(b, &st) {
-		return st
-	}
-	st.Word = StatusUntrusted
-	st.Reasons = append(st.Reasons, "not trusted: review it, then trust the exact token the review prints")
-	st.Hint = "bundlectl review " + b.Name
-	return st
-}

@@ -47,13 +47,17 @@ func runList(g *globals) error {
 	if err != nil {
 		return err
 	}
+	s, err := m.LoadState()
+	if err != nil {
+		return err
+	}
 	d := m.Discover()
 	out := listOutput{Bundles: []listEntry{}, Problems: d.Problems}
 	if out.Problems == nil {
 		out.Problems = []bundle.RootProblem{}
 	}
 	for _, b := range d.Bundles {
-		st := m.Status(b)
+		st := m.Evaluate(b, s)
 		out.Bundles = append(out.Bundles, listEntry{
 			Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Version: b.Meta.Version,
 			Status: st.Word, Valid: st.Valid, Trusted: st.Trusted, Enabled: st.Enabled, Active: st.Active,

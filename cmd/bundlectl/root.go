@@ -115,6 +115,17 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 		newListCmd(g),
 		newValidateCmd(g),
 		newShowCmd(g),
+		newReviewCmd(g),
+		newTrustCmd(g),
+		newEnableCmd(g),
+		newDisableCmd(g),
+		newRevokeCmd(g),
+		newVerifyCmd(g),
+		newGCCmd(g),
+		newCatalogCmd(g),
+		newRunCmd(g),
+		newHooksCmd(g),
+		newMCPCmd(g),
 	)
 	return root
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/state"
 	"github.com/spf13/cobra"
 )
 
@@ -23,6 +26,9 @@ type showOutput struct {
 	Errors      []finding          `json:"errors"`
 	Warnings    []finding          `json:"warnings"`
 	lifecycle.Status
+	Generation uint64            `json:"generation"`
+	Receipt    *receipts.Receipt `json:"receipt"`
+	Audit      []state.Event     `json:"audit"`
 }
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -44,12 +50,20 @@ func runShow(g *globals, name string) error {
 	if err != nil {
 		return err
 	}
-	st := m.Status(b)
+	s, err := m.LoadState()
+	if err != nil {
+		return err
+	}
+	st := m.Evaluate(b, s)
+	rec, _ := s.Bundle(b.ID)
 	out := showOutput{
 		Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Format: string(b.Format),
 		Meta: b.Meta, Components: b.Components, Permissions: b.Permissions, When: b.When,
 		Inactive: b.Inactive, Errors: findings(b.Report.Errors()), Warnings: findings(b.Report.Warnings()),
-		Status: st,
+		Status: st, Generation: rec.Generation, Receipt: rec.Receipt, Audit: rec.Audit,
+	}
+	if out.Audit == nil {
+		out.Audit = []state.Event{}
 	}
 	if out.Inactive == nil {
 		out.Inactive = []bundle.Inactive{}
@@ -98,6 +112,24 @@ func runShow(g *globals, name string) error {
 	}
 	if len(names) > 0 {
 		fmt.Fprintf(w, "components:\n  %s\n", strings.Join(names, "\n  "))
+	}
+	fmt.Fprintf(w, "state:    generation %d, enabled %v\n", rec.Generation, rec.Enabled)
+	if rc := rec.Receipt; rc != nil {
+		fmt.Fprintf(w, "receipt:  token %s\n", rc.Token())
+		fmt.Fprintf(w, "          snapshot %s\n", q(rc.Snapshot))
+		fmt.Fprintf(w, "          reviewed %s at generation %d\n", rc.ReviewedAt.Format(time.RFC3339), rc.Generation)
+	} else {
+		fmt.Fprintf(w, "receipt:  none\n")
+	}
+	if len(rec.Audit) > 0 {
+		fmt.Fprintf(w, "audit (latest %d):\n", len(rec.Audit))
+		for _, ev := range rec.Audit {
+			tok := "-"
+			if ev.Receipt != nil {
+				tok = ev.Receipt.Token.Content.Short() + "." + ev.Receipt.Token.Capability.Short()
+			}
+			fmt.Fprintf(w, "  %s  generation %-4d %-8s %s\n", ev.Time.Format(time.RFC3339), ev.Generation, ev.Action, tok)
+		}
 	}
 	if st.Hint != "" {
 		fmt.Fprintf(w, "next:     %s\n", st.Hint)

@@ -1,0 +1,89 @@
+// Command stage is the benchmark driver for staging.Store.Stage: it walks
+// a directory and stages it into a store, as `bundlectl trust` would.
+//
+//	stage -hash SRC                 print the content hash of SRC
+//	stage -want HEX SRC STORE       walk SRC and stage it into STORE
+//
+// It exists for bench/stage.sh, which times the second form against cp -a.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/review"
+	"github.com/bundlectl/bundlectl/staging"
+)
+
+func main() {
+	hashOnly := flag.Bool("hash", false, "print the content hash of SRC and exit")
+	wantHex := flag.String("want", "", "the content hash SRC must have")
+	flag.Parse()
+	if err := run(*hashOnly, *wantHex, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "stage:", err)
+		os.Exit(1)
+	}
+}
+
+func run(hashOnly bool, wantHex string, args []string) error {
+	if len(args) < 1 {
+		return fmt.Errorf("usage: stage -hash SRC | stage -want HEX SRC STORE")
+	}
+	src, err := filepath.Abs(args[0])
+	if err != nil {
+		return err
+	}
+	tree, rep := bundle.Walk(src, bundle.Limits{})
+	if err := rep.Err(); err != nil {
+		return err
+	}
+	if hashOnly {
+		d, err := contentHash(tree)
+		if err != nil {
+			return err
+		}
+		fmt.Println(d)
+		return nil
+	}
+	if len(args) != 2 {
+		return fmt.Errorf("usage: stage -want HEX SRC STORE")
+	}
+	want, err := receipts.Parse(wantHex)
+	if err != nil {
+		return err
+	}
+	store, err := filepath.Abs(args[1])
+	if err != nil {
+		return err
+	}
+	_, err = (&staging.Store{Dir: store}).Stage(tree, want, bundle.Limits{})
+	return err
+}
+
+// contentHash is the plain, sequential recipe, independent of Stage.
+func contentHash(t *bundle.Tree) (receipts.Digest, error) {
+	th := review.NewTreeHasher()
+	buf := make([]byte, 1<<20)
+	for _, e := range t.Entries {
+		var d receipts.Digest
+		if e.Kind != bundle.KindDir {
+			f, _, err := t.Open(e.Path)
+			if err != nil {
+				return d, err
+			}
+			d, _, err = review.FileDigest(f, buf)
+			f.Close()
+			if err != nil {
+				return d, err
+			}
+		}
+		if err := th.Add(e.Path, e.Kind, e.Size, d); err != nil {
+			return d, err
+		}
+	}
+	return th.Sum(), nil
+}

@@ -1,0 +1,275 @@
+package lifecycle_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/staging"
+	"github.com/bundlectl/bundlectl/state"
+)
+
+// TestHelperProcess is not a test: the tests below run it as a separate
+// process (HELPER selects what it does) to get real concurrency and real
+// crashes.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv("HELPER")
+	if mode == "" {
+		t.Skip("helper process")
+	}
+	home, ws := os.Getenv("H_HOME"), os.Getenv("H_WS")
+	m := manager(home, ws)
+	switch mode {
+	case "trust-loop":
+		log, err := os.OpenFile(os.Getenv("H_LOG"), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+		must(t, err)
+		src := filepath.Join(ws, ".bundlectl", "bundles", "kit")
+		for i := 0; ; i++ {
+			writeBundle(t, src, "kit", fmt.Sprintf("v%d-%d", os.Getpid(), i))
+			rc, err := m.Trust("kit", tokenOf(t, m, "kit"))
+			must(t, err)
+			fmt.Fprintf(log, "%d\n", rc.Generation)
+			must(t, log.Sync())
+		}
+	case "transitions":
+		seed, _ := strconv.ParseUint(os.Getenv("H_SEED"), 10, 64)
+		rng := rand.New(rand.NewPCG(seed, 7))
+		names := strings.Split(os.Getenv("H_BUNDLES"), ",")
+		n, _ := strconv.Atoi(os.Getenv("H_OPS"))
+		counts := map[string]int{}
+		for i := 0; i < n; i++ {
+			name := names[rng.IntN(len(names))]
+			var changed bool
+			var err error
+			switch rng.IntN(4) {
+			case 0:
+				var tok receipts.Token
+				b, ferr := m.Find(m.Discover(), name)
+				must(t, ferr)
+				h, herr := lifecycle.Compute(b)
+				must(t, herr)
+				tok = h.Token()
+				_, err = m.Trust(name, tok)
+				changed = err == nil
+			case 1:
+				changed, err = m.Enable(name)
+			case 2:
+				changed, err = m.Disable(name)
+			case 3:
+				changed, err = m.Revoke(name)
+			}
+			if err != nil && !errors.Is(err, lifecycle.ErrRefused) {
+				t.Fatalf("op on %s: %v", name, err)
+			}
+			if changed {
+				counts[name]++
+			}
+		}
+		for k, v := range counts {
+			fmt.Printf("COUNT %s %d\n", k, v)
+		}
+	}
+}
+
+func helper(mode, home, ws string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), append([]string{"HELPER=" + mode, "H_HOME=" + home, "H_WS=" + ws}, env...)...)
+	return cmd
+}
+
+// Eight processes make a few hundred random transitions on the same and on
+// different bundles: no update is lost (every bundle's generation is the
+// number of transitions the processes persisted), the state always parses,
+// and a revoked trust is never resurrected.
+func TestConcurrentTransitionsLoseNothing(t *testing.T) {
+	names := []string{"alpha", "beta", "gamma"}
+	home, ws := newWorkspace(t, names...)
+	const procs, ops = 8, 60
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	total := map[string]int{}
+	errs := make(chan error, procs)
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			cmd := helper("transitions", home, ws, fmt.Sprintf("H_SEED=%d", p+1), "H_BUNDLES="+strings.Join(names, ","), fmt.Sprintf("H_OPS=%d", ops))
+			out, err := cmd.Output()
+			if err != nil {
+				errs <- fmt.Errorf("helper %d: %v\n%s", p, err, out)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, line := range strings.Split(string(out), "\n") {
+				var name string
+				var n int
+				if _, err := fmt.Sscanf(line, "COUNT %s %d", &name, &n); err == nil {
+					total[name] += n
+				}
+			}
+		}(p)
+	}
+	// Meanwhile the state must always parse.
+	stop := make(chan struct{})
+	parsed := make(chan error, 1)
+	go func() {
+		st := state.Open(home)
+		for {
+			select {
+			case <-stop:
+				parsed <- nil
+				return
+			default:
+			}
+			if _, err := st.Load(); err != nil {
+				parsed <- err
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := <-parsed; err != nil {
+		t.Fatalf("state did not parse during the run: %v", err)
+	}
+	m := manager(home, ws)
+	s, err := m.LoadState()
+	must(t, err)
+	d := m.Discover()
+	sum := 0
+	for _, name := range names {
+		b, err := m.Find(d, name)
+		must(t, err)
+		rec, _ := s.Bundle(b.ID)
+		if int(rec.Generation) != total[name] {
+			t.Errorf("%s: generation %d, but the processes persisted %d transitions", name, rec.Generation, total[name])
+		}
+		sum += total[name]
+		// The receipt agrees with the last trust or revoke in the audit.
+		for i := len(rec.Audit) - 1; i >= 0; i-- {
+			ev := rec.Audit[i]
+			if ev.Action == state.ActionRevoke {
+				if rec.Receipt != nil {
+					t.Errorf("%s: trust resurrected after its last revoke", name)
+				}
+				break
+			}
+			if ev.Action == state.ActionTrust {
+				if rec.Receipt == nil || rec.Receipt.Token() != ev.Receipt.Token {
+					t.Errorf("%s: receipt does not match its last trust", name)
+				}
+				break
+			}
+		}
+	}
+	if int(s.Generation()) != sum {
+		t.Errorf("global generation %d, want %d", s.Generation(), sum)
+	}
+	t.Logf("%d processes, %d transitions persisted (%v)", procs, sum, total)
+	if sum < 100 {
+		t.Errorf("only %d transitions persisted; the test is too weak", sum)
+	}
+}
+
+var hexName = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// A trust killed with SIGKILL at a random point leaves state.json parseable
+// and equal to the old or the new state, no partial snapshot under a final
+// name, and the next trust succeeds.
+func TestTrustSurvivesSIGKILL(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	logPath := filepath.Join(t.TempDir(), "committed.log")
+	m := manager(home, ws)
+	store := &staging.Store{Dir: filepath.Join(home, "store")}
+	trials := 50
+	var seen uint64 // the generation observed after the previous kill
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	for trial := 0; trial < trials; trial++ {
+		cmd := helper("trust-loop", home, ws, "H_LOG="+logPath)
+		must(t, cmd.Start())
+		time.Sleep(time.Duration(5+rng.IntN(60)) * time.Millisecond)
+		must(t, cmd.Process.Signal(syscall.SIGKILL))
+		cmd.Wait()
+
+		s, err := m.LoadState()
+		if err != nil {
+			t.Fatalf("trial %d: state unusable after SIGKILL: %v", trial, err)
+		}
+		// Committed before this kill: what the helper logged, or what we saw
+		// last time (a kill between commit and log leaves one unlogged).
+		last := max(lastLogged(t, logPath), seen)
+		b, err := m.Find(m.Discover(), "kit")
+		must(t, err)
+		rec, _ := s.Bundle(b.ID)
+		if rec.Generation < last || rec.Generation > last+1 {
+			t.Fatalf("trial %d: generation %d, last committed %d: neither the old nor the new state", trial, rec.Generation, last)
+		}
+		seen = rec.Generation
+		if rec.Receipt != nil {
+			if err := store.Verify(rec.Receipt.ContentHash); err != nil {
+				t.Fatalf("trial %d: the recorded snapshot does not verify: %v", trial, err)
+			}
+		}
+		entries, _ := os.ReadDir(store.Dir)
+		for _, e := range entries {
+			if !hexName.MatchString(e.Name()) {
+				continue
+			}
+			d, _ := receipts.Parse(e.Name())
+			if err := store.Verify(d); err != nil {
+				t.Fatalf("trial %d: partial snapshot under its final name %s: %v", trial, e.Name(), err)
+			}
+		}
+	}
+	// The next trust succeeds, and gc clears what the kills left.
+	writeBundle(t, filepath.Join(ws, ".bundlectl", "bundles", "kit"), "kit", "final")
+	if _, err := m.Trust("kit", tokenOf(t, m, "kit")); err != nil {
+		t.Fatalf("trust after the kills: %v", err)
+	}
+	if _, err := m.GC(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(store.Dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("gc left %s", e.Name())
+		}
+	}
+	t.Logf("%d kills, last committed generation %d", trials, lastLogged(t, logPath))
+}
+
+func lastLogged(t *testing.T, path string) uint64 {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	must(t, err)
+	defer f.Close()
+	var last uint64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if n, err := strconv.ParseUint(sc.Text(), 10, 64); err == nil {
+			last = n
+		}
+	}
+	return last
+}

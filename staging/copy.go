@@ -1,0 +1,334 @@
+package staging
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/review"
+	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
+)
+
+// bufSize is each worker's read buffer. Large enough that BLAKE3 hashes
+// many chunks per call and a big file needs few system calls.
+const bufSize = 1 << 20
+
+// Test seams, nil outside tests.
+var (
+	// testOnlyBeforeCopy runs after Stage checked the tree and before it
+	// reads the source, so a test can change the source between walk and copy.
+	testOnlyBeforeCopy func()
+	// testOnlyAfterOpen runs after a source file was opened and identity-
+	// checked, before it is read.
+	testOnlyAfterOpen func(rel string)
+	// testOnlyAfterDirs runs once the directories are created, before any
+	// file is opened.
+	testOnlyAfterDirs func()
+	// testOnlyNoOpenat2 makes Linux take the portable path.
+	testOnlyNoOpenat2 bool
+)
+
+// workers is how many files are copied and hashed at once.
+func workers() int {
+	n := 2 * runtime.GOMAXPROCS(0)
+	return min(max(n, 2), 8)
+}
+
+// worker holds one goroutine's reused buffer and hasher.
+type worker struct {
+	buf []byte
+	h   *blake3.Hasher
+}
+
+// forEachFile runs fn for every regular file of t on a small pool of
+// workers. Once one call fails the remaining files are skipped; the error
+// returned is the failure of the lowest entry, so it does not depend on
+// scheduling more than it must.
+func forEachFile(t *bundle.Tree, fn func(w *worker, i int) error) error {
+	var idx []int
+	for i, e := range t.Entries {
+		if e.Kind != bundle.KindDir {
+			idx = append(idx, i)
+		}
+	}
+	// Tree.Lookup builds its index lazily and without a lock: build it
+	// here, before the workers call Tree.Open concurrently.
+	t.Lookup("")
+	errs := make([]error, len(t.Entries))
+	var failed atomic.Bool
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers(), max(len(idx), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{buf: make([]byte, bufSize), h: blake3.New()}
+			for i := range jobs {
+				if failed.Load() {
+					continue
+				}
+				if err := fn(w, i); err != nil {
+					errs[i] = err
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for _, i := range idx {
+		if failed.Load() {
+			break
+		}
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// srcFile is a walked regular file open for reading: through openat2 on
+// Linux, otherwise through bundle.Tree.Open (f is then set).
+type srcFile struct {
+	fd int
+	f  *os.File
+	e  bundle.Entry
+}
+
+// openWalked opens the walked file e of t, without following any link
+// and checking that the inode is the walked one. rootfd is t.Root, open.
+func openWalked(t *bundle.Tree, rootfd int, e bundle.Entry) (*srcFile, error) {
+	if haveOpenat2() {
+		fd, err := openWalkedFast(rootfd, e)
+		if err != nil {
+			return nil, err
+		}
+		return &srcFile{fd: fd, e: e}, nil
+	}
+	f, _, err := t.Open(e.Path)
+	if err != nil {
+		var ce *bundle.ChangedError
+		var pe *os.PathError
+		switch {
+		case errors.As(err, &ce):
+			return nil, err
+		case errors.As(err, &pe):
+			return nil, openRefusal(e.Path, pe.Err)
+		}
+		// OpenNoFollow's own refusal of what is not a regular file.
+		return nil, changed(e.Path, "no longer a regular file")
+	}
+	return &srcFile{fd: int(f.Fd()), f: f, e: e}, nil
+}
+
+// recheck is bundle.Recheck: the file still matches the walk after it was
+// read (size, mode, mtime and ctime).
+func (s *srcFile) recheck() error {
+	if s.f != nil {
+		return bundle.Recheck(s.f, s.e)
+	}
+	return recheckFast(s.fd, s.e)
+}
+
+func (s *srcFile) close() {
+	if s.f != nil {
+		s.f.Close()
+		return
+	}
+	unix.Close(s.fd)
+}
+
+// openRefusal turns the errors of a no-follow open of a swapped path into
+// the ErrChanged they are.
+func openRefusal(rel string, err error) error {
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return changed(rel, "a path element is now a symbolic link")
+	case errors.Is(err, unix.EXDEV):
+		return changed(rel, "the path now leads outside the tree")
+	case errors.Is(err, unix.ENOTDIR):
+		return changed(rel, "a path element is no longer a directory")
+	case errors.Is(err, unix.ENOENT):
+		return changed(rel, "removed")
+	case errors.Is(err, unix.ENXIO), errors.Is(err, unix.ENODEV):
+		return changed(rel, "no longer a regular file")
+	}
+	return &os.PathError{Op: "open", Path: rel, Err: err}
+}
+
+// digestCopy streams in through w's hasher and, when out ≥ 0, into the
+// descriptor out: every byte hashed is a byte written. It reads at most
+// one byte beyond the walked size, so a file that grows is refused without
+// being read further, and it adds what it read to total, refusing once
+// total passes maxTotal. It rechecks the file after reading it.
+func digestCopy(w *worker, in *srcFile, out int, total *atomic.Int64, maxTotal int64) (receipts.Digest, error) {
+	var d receipts.Digest
+	e := in.e
+	w.h.Reset()
+	var n int64
+	for {
+		b := w.buf
+		if rest := e.Size + 1 - n; int64(len(b)) > rest {
+			b = b[:rest]
+		}
+		m, err := unix.Read(in.fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return d, &os.PathError{Op: "read", Path: e.Path, Err: err}
+		}
+		if m == 0 {
+			break
+		}
+		n += int64(m)
+		if n > e.Size {
+			return d, changed(e.Path, "grew")
+		}
+		if t := total.Add(int64(m)); t > maxTotal {
+			return d, &LimitError{Path: e.Path, Bound: "total bytes", Value: t, Max: maxTotal}
+		}
+		w.h.Write(b[:m])
+		if out >= 0 {
+			if err := writeAll(out, b[:m]); err != nil {
+				return d, &os.PathError{Op: "write", Path: e.Path, Err: err}
+			}
+		}
+	}
+	if n != e.Size {
+		return d, changed(e.Path, "shrank")
+	}
+	if err := in.recheck(); err != nil {
+		return d, err
+	}
+	copy(d[:], w.h.Sum(nil))
+	return d, nil
+}
+
+func writeAll(fd int, b []byte) error {
+	for len(b) > 0 {
+		m, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		b = b[m:]
+	}
+	return nil
+}
+
+// fileMode is the mode a snapshot gives a file of kind k.
+func fileMode(k bundle.Kind) os.FileMode {
+	if k == bundle.KindExec {
+		return 0o500
+	}
+	return 0o400
+}
+
+const dirMode = 0o500
+
+// copyTree copies every entry of src below dst (an empty directory) and
+// returns the file digests and the content hash of the bytes written.
+// Directories are created 0700 and files 0600 and O_EXCL, never through a
+// link; each file gets its final mode (0400 or 0500) once written;
+// directories are left writable for the caller to seal.
+func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
+	fail := func(err error) ([]receipts.Digest, receipts.Digest, error) { return nil, receipts.Digest{}, err }
+	srcfd, err := unix.Open(src.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(&os.PathError{Op: "open", Path: src.Root, Err: err})
+	}
+	defer unix.Close(srcfd)
+	for _, e := range src.Entries {
+		if e.Kind != bundle.KindDir {
+			continue
+		}
+		// Directories are never read, only created, but one swapped for
+		// a link or another directory is a changed source all the same.
+		var st unix.Stat_t
+		if err := unix.Fstatat(srcfd, e.Path, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return fail(changed(e.Path, "no longer reachable as a directory"))
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino {
+			return fail(changed(e.Path, "directory replaced"))
+		}
+		if err := dst.Mkdir(e.Path, 0o700); err != nil {
+			return fail(err)
+		}
+	}
+	if testOnlyAfterDirs != nil {
+		testOnlyAfterDirs()
+	}
+	dstfd := -1
+	if haveOpenat2() {
+		d, err := dst.Open(".")
+		if err != nil {
+			return fail(err)
+		}
+		defer d.Close()
+		dstfd = int(d.Fd())
+	}
+	digests := make([]receipts.Digest, len(src.Entries))
+	var total atomic.Int64
+	err = forEachFile(src, func(w *worker, i int) error {
+		e := src.Entries[i]
+		in, err := openWalked(src, srcfd, e)
+		if err != nil {
+			return err
+		}
+		defer in.close()
+		if testOnlyAfterOpen != nil {
+			testOnlyAfterOpen(e.Path)
+		}
+		var out *os.File
+		if dstfd >= 0 {
+			fd, err := createFast(dstfd, e.Path)
+			if err != nil {
+				return &os.PathError{Op: "create", Path: e.Path, Err: err}
+			}
+			out = os.NewFile(uintptr(fd), e.Path)
+		} else if out, err = dst.OpenFile(e.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600); err != nil {
+			return err
+		}
+		d, err := digestCopy(w, in, int(out.Fd()), &total, lim.MaxTotalBytes)
+		if err == nil {
+			err = out.Chmod(fileMode(e.Kind))
+		}
+		if err == nil && fsyncFiles {
+			err = out.Sync()
+		}
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		digests[i] = d
+		return err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	sum, err := treeSum(src, digests)
+	return digests, sum, err
+}
+
+// treeSum encodes the records of t, in its sorted order, with the file
+// digests computed by the workers.
+func treeSum(t *bundle.Tree, digests []receipts.Digest) (receipts.Digest, error) {
+	th := review.NewTreeHasher()
+	for i, e := range t.Entries {
+		if err := th.Add(e.Path, e.Kind, e.Size, digests[i]); err != nil {
+			return receipts.Digest{}, err
+		}
+	}
+	return th.Sum(), nil
+}

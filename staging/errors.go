@@ -1,0 +1,73 @@
+package staging
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+)
+
+// ErrMismatch is wrapped by a *MismatchError: the bytes copied from the
+// source do not hash to the reviewed content hash.
+var ErrMismatch = errors.New("the source changed after review")
+
+// ErrTampered is wrapped by a *TamperError: a snapshot no longer matches
+// its name.
+var ErrTampered = errors.New("snapshot does not match its content hash")
+
+// MismatchError reports that the copy's content hash, computed from the
+// very bytes written, is not the one the token names. Nothing was staged.
+type MismatchError struct {
+	Want, Got receipts.Digest
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("the copied tree has content hash %s, not the reviewed %s: %v", e.Got.Short(), e.Want.Short(), ErrMismatch)
+}
+
+func (e *MismatchError) Unwrap() error { return ErrMismatch }
+
+// TamperError names the first thing found wrong with a snapshot. Path is
+// relative to the snapshot root ("." for the root itself); Reason says
+// what is wrong.
+type TamperError struct {
+	Snapshot string // the snapshot directory
+	Path     string
+	Reason   string
+}
+
+func (e *TamperError) Error() string {
+	return fmt.Sprintf("snapshot %q: %s: %s", e.Snapshot, bundle.Quote(e.Path), e.Reason)
+}
+
+func (e *TamperError) Unwrap() error { return ErrTampered }
+
+// LimitError reports that a tree is larger than the bundle limits allow.
+// Stage checks the walked tree against its limits before it copies and
+// counts the bytes it actually reads while it copies.
+type LimitError struct {
+	Path  string // the entry that crossed the bound, "." for the whole tree
+	Bound string // "entries", "total bytes", "file bytes", "depth", "path bytes"
+	Value int64
+	Max   int64
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s: %d %s is more than the limit of %d", bundle.Quote(e.Path), e.Value, e.Bound, e.Max)
+}
+
+// UnsafeStoreError reports a store directory that bundlectl refuses to use:
+// a symbolic link, not a directory, or owned by another user.
+type UnsafeStoreError struct {
+	Path   string
+	Reason string
+}
+
+func (e *UnsafeStoreError) Error() string {
+	return fmt.Sprintf("store %q: %s", e.Path, e.Reason)
+}
+
+func changed(rel, reason string) error {
+	return &bundle.ChangedError{Path: bundle.EscapePath(rel), Reason: reason}
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package staging
+
+import (
+	"errors"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// Without openat2 every file goes through bundle.Tree.Open and os.Root.
+func haveOpenat2() bool { return false }
+
+func openWalkedFast(int, bundle.Entry) (int, error) { return -1, errors.ErrUnsupported }
+func recheckFast(int, bundle.Entry) error           { return errors.ErrUnsupported }
+func createFast(int, string) (int, error)           { return -1, errors.ErrUnsupported }

@@ -1,0 +1,123 @@
+package staging
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+)
+
+// A snapshot's records file, store/<hex>.records, lists the entries the
+// snapshot was staged with (docs/snapshots.md):
+//
+//	bundlectl-snapshot-records-v1 <content hash hex>\n
+//	D - - <path>\n
+//	F <size> <digest hex> <path>\n
+//	X <size> <digest hex> <path>\n
+//
+// It only lets Verify say which path changed; it is never trusted for the
+// verdict, which comes from the full re-hash alone.
+const recordsHeader = "bundlectl-snapshot-records-v1 "
+
+type record struct {
+	Path   string
+	Kind   bundle.Kind
+	Size   int64
+	Digest receipts.Digest
+}
+
+func encodeRecords(hash receipts.Digest, t *bundle.Tree, digests []receipts.Digest) []byte {
+	var b bytes.Buffer
+	b.WriteString(recordsHeader + hash.String() + "\n")
+	for i, e := range t.Entries {
+		if e.Kind == bundle.KindDir {
+			fmt.Fprintf(&b, "D - - %s\n", e.Path)
+			continue
+		}
+		fmt.Fprintf(&b, "%c %d %s %s\n", e.Kind, e.Size, digests[i], e.Path)
+	}
+	return b.Bytes()
+}
+
+// readRecords reads the records file for hash, at most max bytes. It
+// reports false when the file is missing, too large, malformed or for
+// another hash: the records only help to name a change.
+func readRecords(path string, hash receipts.Digest, max int64) ([]record, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || int64(len(data)) > max {
+		return nil, false
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), len(data)+1)
+	if !sc.Scan() || sc.Text() != recordsHeader+hash.String() {
+		return nil, false
+	}
+	var rs []record
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), " ", 4)
+		if len(f) != 4 || len(f[0]) != 1 {
+			return nil, false
+		}
+		r := record{Kind: bundle.Kind(f[0][0]), Path: f[3]}
+		switch r.Kind {
+		case bundle.KindDir:
+		case bundle.KindFile, bundle.KindExec:
+			if r.Size, err = strconv.ParseInt(f[1], 10, 64); err != nil || r.Size < 0 {
+				return nil, false
+			}
+			if n, err := hex.Decode(r.Digest[:], []byte(f[2])); err != nil || n != receipts.Size || len(f[2]) != 2*receipts.Size {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+		if len(rs) > 0 && r.Path <= rs[len(rs)-1].Path {
+			return nil, false
+		}
+		rs = append(rs, r)
+	}
+	return rs, sc.Err() == nil
+}
+
+// diffRecords returns the first difference, in path order, between what was
+// staged and what the snapshot holds now, or "" if there is none.
+func diffRecords(was []record, now *bundle.Tree, digests []receipts.Digest) (path, reason string) {
+	i, j := 0, 0
+	for i < len(was) || j < len(now.Entries) {
+		switch {
+		case j == len(now.Entries) || i < len(was) && was[i].Path < now.Entries[j].Path:
+			return was[i].Path, "removed"
+		case i == len(was) || now.Entries[j].Path < was[i].Path:
+			return now.Entries[j].Path, "added"
+		}
+		w, e := was[i], now.Entries[j]
+		switch {
+		case w.Kind == bundle.KindDir && e.Kind != bundle.KindDir:
+			return e.Path, "directory replaced by a file"
+		case w.Kind != bundle.KindDir && e.Kind == bundle.KindDir:
+			return e.Path, "file replaced by a directory"
+		case w.Kind == bundle.KindFile && e.Kind == bundle.KindExec:
+			return e.Path, "mode changed: executable bit added"
+		case w.Kind == bundle.KindExec && e.Kind == bundle.KindFile:
+			return e.Path, "mode changed: executable bit removed"
+		case e.Kind != bundle.KindDir && w.Size != e.Size:
+			return e.Path, fmt.Sprintf("size changed from %d to %d bytes", w.Size, e.Size)
+		case e.Kind != bundle.KindDir && w.Digest != digests[j]:
+			return e.Path, "content changed"
+		}
+		i, j = i+1, j+1
+	}
+	return "", ""
+}
