@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,17 +41,19 @@ type Tree struct {
 	Entries []Entry
 	Files   int   // regular files among Entries
 	Bytes   int64 // total size of regular files
-	index   map[string]int
+
+	indexOnce sync.Once // Lookup and Open may be called concurrently
+	index     map[string]int
 }
 
 // Lookup returns the entry for rel.
 func (t *Tree) Lookup(rel string) (Entry, bool) {
-	if t.index == nil {
+	t.indexOnce.Do(func() {
 		t.index = make(map[string]int, len(t.Entries))
 		for i, e := range t.Entries {
 			t.index[e.Path] = i
 		}
-	}
+	})
 	i, ok := t.index[rel]
 	if !ok {
 		return Entry{}, false

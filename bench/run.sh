@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One-shot cost of `bundlectl run`: a trivial tool from a 100-file bundle,
+# run through bundlectl (load, verify source and snapshot, check authority,
+# spawn) versus running the same command directly, both as whole processes
+# in the same hyperfine run. Target: at most 2x.
+#
+#   bash bench/run.sh            # needs hyperfine (apt-get install hyperfine)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "installing hyperfine"; apt-get install -y -qq hyperfine >/dev/null; }
+
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+go build -o "$work/bundlectl" ./cmd/bundlectl
+export BUNDLECTL_HOME=$work/home
+ws=$work/ws
+src=$ws/.bundlectl/bundles/kit
+mkdir -p "$src/bin" "$src/data"
+cat > "$src/plugin.json" <<'JSON'
+{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "kit",
+ "extensions": {"dev.bundlectl": {"tools": [{"name": "hello", "command": "./bin/hello"}]}}}
+JSON
+printf '#!/bin/sh\ncat >/dev/null\necho "{\\"ok\\":true}"\n' > "$src/bin/hello"
+chmod +x "$src/bin/hello"
+for i in $(seq 1 98); do echo "data file $i" > "$src/data/f$i.txt"; done
+b() { "$work/bundlectl" --workspace "$ws" "$@"; }
+token=$(b review --json kit | sed -n 's/^  "token": "\(.*\)",$/\1/p')
+b trust kit "$token" >/dev/null
+b enable kit >/dev/null
+snap=$(b show --json kit | sed -n 's/^    "snapshot": "\(.*\)",$/\1/p')
+echo '{}' > "$work/in.json"
+echo "bundle: $(find "$src" -type f | wc -l) files; snapshot $snap"
+
+hyperfine --warmup 5 --runs ${RUNS:-50} --export-json "$work/h.json" \
+  -n direct "env -i PATH=/usr/bin:/bin '$snap/bin/hello' < '$work/in.json'" \
+  -n bundlectl "'$work/bundlectl' --workspace '$ws' run kit hello --input '{}'"
+python3 - "$work/h.json" <<'PY'
+import json, sys
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
+d, b = r["direct"]["median"], r["bundlectl"]["median"]
+print(f"median direct {d*1e3:.2f} ms, bundlectl run {b*1e3:.2f} ms, ratio {b/d:.2f}x (target <= 2x)")
+PY

@@ -1,0 +1,868 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// checkModel applies every semantic rule to the model, whichever manifest
+// format filled it. The parsers check only syntax, shape and closed
+// variants. Severities follow one principle (docs/validation.md):
+//
+//   - a component that breaks a rule of its own kind (a spec rule for MCP
+//     servers and skills, a bundlectl rule for tools, hooks, commands and
+//     agents) is skipped: a Skip finding, and it is dropped from the model;
+//   - a bundlectl policy violation (credentials, loader-steering
+//     environment, control or bidirectional text, network_hosts mismatch,
+//     ambiguous or unknown dev.bundlectl data) rejects the bundle: an Error.
+func checkModel(b *Bundle) {
+	checkMetadata(b)
+	tools := b.Components.Tools[:0:0]
+	for i, t := range b.Components.Tools {
+		if t.Source == "" {
+			t.Source = indexPath(manifestFile(b)+": tools", i)
+		}
+		if checkTool(b, &t) {
+			tools = append(tools, t)
+		}
+	}
+	b.Components.Tools = tools
+	hooks := b.Components.Hooks[:0:0]
+	for i, h := range b.Components.Hooks {
+		if h.Source == "" {
+			h.Source = indexPath(manifestFile(b)+": hooks", i)
+		}
+		if checkHook(b, h) {
+			hooks = append(hooks, h)
+		}
+	}
+	b.Components.Hooks = hooks
+	// A host of a server skipped below may stay declared: the skip is
+	// reported once, and must not turn into a rejection as well.
+	declarable := remoteHosts(b.Components.MCP)
+	servers := b.Components.MCP[:0:0]
+	for _, s := range b.Components.MCP {
+		if s.Source == "" {
+			s.Source = fieldPath(manifestFile(b)+": mcp_servers", s.Name)
+		}
+		if checkServer(b, s) {
+			servers = append(servers, s)
+		}
+	}
+	b.Components.MCP = servers
+	checkDuplicates(b)
+	checkNetworkHosts(b, declarable)
+	checkWhen(b)
+	checkInactive(b)
+}
+
+func manifestFile(b *Bundle) string {
+	if b.Format == FormatTOML {
+		return ManifestTOML
+	}
+	return ManifestJSON
+}
+
+// modelPath names a dev.bundlectl field in the manifest it came from.
+func modelPath(b *Bundle, jsonField, tomlField string) string {
+	if b.Format == FormatTOML {
+		return ManifestTOML + ": " + tomlField
+	}
+	return extBase + "." + jsonField
+}
+
+// ---- text ----
+
+// checkText rejects control and bidirectional characters (DESIGN.md §4)
+// in manifest text. Free-text descriptions may hold newlines and tabs; no
+// other field may. The value itself is never echoed.
+func checkText(b *Bundle, path, s string, multiline bool) bool {
+	if !utf8.ValidString(s) {
+		b.Report.Errorf(path, "text.utf8", "text is not valid UTF-8")
+		return false
+	}
+	for _, r := range s {
+		if multiline && (r == '\n' || r == '\t') {
+			continue
+		}
+		switch {
+		case IsBidi(r):
+			b.Report.Errorf(path, "text.bidi", "text contains a bidirectional control character (U+%04X)", r)
+			return false
+		case unicode.IsControl(r) || r == 0x2028 || r == 0x2029:
+			b.Report.Errorf(path, "text.control", "text contains a control character (U+%04X)", r)
+			return false
+		}
+	}
+	return true
+}
+
+func checkMetadata(b *Bundle) {
+	m := manifestFile(b) + ": "
+	one := func(field, s string, multi bool) {
+		if s != "" {
+			checkText(b, m+field, s, multi)
+		}
+	}
+	one("version", b.Meta.Version, false)
+	one("description", b.Meta.Description, true)
+	one("homepage", b.Meta.Homepage, false)
+	one("repository", b.Meta.Repository, false)
+	one("license", b.Meta.License, false)
+	if b.Meta.DisplayName != "" {
+		checkText(b, modelPath(b, "display_name", "plugin.display_name"), b.Meta.DisplayName, false)
+	}
+	if a := b.Meta.Author; a != nil {
+		one("author.name", a.Name, false)
+		one("author.email", a.Email, false)
+		one("author.url", a.URL, false)
+	}
+	for i, k := range b.Meta.Keywords {
+		checkText(b, indexPath(m+"keywords", i), k, false)
+	}
+}
+
+// ---- credentials ----
+
+// tokenShape matches well-known credential formats. Prefixes must start a
+// word so that "task-runner" is not "sk-…".
+var tokenShape = regexp.MustCompile(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}(?:[^0-9A-Za-z]|$))|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)
+
+// looksLikeToken reports whether s contains a known credential shape.
+func looksLikeToken(s string) bool { return tokenShape.MatchString(s) }
+
+// credentialFlag reports whether an argv entry is a flag that carries a
+// credential: --token=…, --api-key …, --password, --auth-token, and so on.
+// The value after "=" or in the next argument is never needed: the flag
+// alone says a credential was written into the manifest.
+func credentialFlag(arg string) bool {
+	if !strings.HasPrefix(arg, "-") {
+		return false
+	}
+	name := strings.TrimLeft(arg, "-")
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		name = name[:i]
+	}
+	name = strings.ToLower(strings.ReplaceAll(name, "_", "-"))
+	switch name {
+	case "token", "api-key", "apikey", "password", "passwd", "secret", "bearer",
+		"private-key", "access-key", "secret-key", "client-secret", "auth", "authorization":
+		return true
+	}
+	for _, p := range []string{"auth-", "authtoken", "authkey", "authorization"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, s := range []string{"-token", "-secret", "-password", "-passwd", "-api-key", "-apikey", "-access-key", "-secret-key", "-private-key"} {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkArgs applies the text and credential rules to every argv entry.
+func checkArgs(b *Bundle, path string, args []string) {
+	for i, a := range args {
+		p := indexPath(path, i)
+		checkText(b, p, a, false)
+		switch {
+		case credentialFlag(a):
+			b.Report.Errorf(p, "secret.argv", "looks like a credential flag; credentials never belong in a manifest (use env_from for an mcp server)")
+		case looksLikeToken(a):
+			b.Report.Errorf(p, "secret.token", "looks like a credential; credentials never belong in a manifest")
+		}
+	}
+}
+
+// credentialName reports whether an environment variable or header name
+// says it holds a credential.
+func credentialName(name string) bool {
+	n := strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	for _, suffix := range []string{"_FILE", "_PATH", "_DIR"} {
+		if strings.HasSuffix(n, suffix) {
+			return false // names a place, not a secret
+		}
+	}
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "ACCESS_KEY", "CREDENTIAL"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- environment ----
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func validEnvName(s string) bool { return envNameRE.MatchString(s) }
+
+var loaderEnv = map[string]bool{
+	"NODE_OPTIONS": true, "PYTHONPATH": true, "PYTHONHOME": true, "PYTHONSTARTUP": true,
+	"PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true, "BASH_ENV": true, "ENV": true, "PATH": true,
+}
+
+// steersLoader reports environment names that change how a loader or
+// interpreter behaves (DESIGN.md §7), compared case-insensitively.
+func steersLoader(name string) bool {
+	n := strings.ToUpper(name)
+	return loaderEnv[n] || strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_") ||
+		strings.HasPrefix(n, "GIT_") || strings.HasSuffix(n, "_PROXY")
+}
+
+func reservedEnv(name string) bool {
+	n := strings.ToUpper(name)
+	return n == "PLUGIN_ROOT" || n == "PLUGIN_DATA"
+}
+
+// checkEnvDest applies the destination rules to an env or env_from name.
+func checkEnvDest(b *Bundle, path, name string) {
+	switch {
+	case !validEnvName(name):
+		b.Report.Errorf(path, "env.name", "%s is not a valid environment variable name", Quote(name))
+	case reservedEnv(name):
+		b.Report.Errorf(path, "env.reserved", "%s is set by bundlectl itself and cannot be configured", name)
+	case steersLoader(name):
+		b.Report.Errorf(path, "env.loader", "%s steers a loader or interpreter and cannot be set by a bundle", name)
+	}
+}
+
+// ---- commands and paths ----
+
+// commandProblem checks the single-token rule (§7.2.1): a bare executable
+// name, or a clean "./" path inside the bundle. A command is never expanded,
+// so a placeholder in it is just text and fails this rule.
+func commandProblem(cmd string) string {
+	switch {
+	case cmd == "":
+		return "is empty"
+	case strings.IndexFunc(cmd, unicode.IsSpace) >= 0:
+		return "must be a single executable token, not a shell command"
+	case strings.HasPrefix(cmd, "./"):
+		_, msg := pluginRelative(cmd)
+		return msg
+	case strings.ContainsAny(cmd, `/\`):
+		return "must be a bare executable name or a \"./\" path inside the bundle (placeholders are not expanded in a command)"
+	case cmd == "." || cmd == "..":
+		return "must be a bare executable name or a \"./\" path inside the bundle"
+	}
+	return ""
+}
+
+// pluginRelative checks a plugin-relative path (§4.1): "./" followed by a
+// clean relative path with no empty, "." or ".." element, so that it names
+// exactly one walked entry and can never leave the root. It returns the
+// path relative to the root.
+func pluginRelative(p string) (string, string) {
+	if !strings.HasPrefix(p, "./") {
+		return "", "must start with \"./\""
+	}
+	rest := p[2:]
+	if rest == "" {
+		return "", "must name a file below the bundle root"
+	}
+	for _, el := range strings.Split(rest, "/") {
+		if el == "" || el == "." || el == ".." {
+			return "", "must be a clean path inside the bundle (no empty, \".\" or \"..\" elements)"
+		}
+	}
+	return rest, ""
+}
+
+// checkCommand applies the token rule and, for a "./" command, requires a
+// regular file in the walked tree. It returns false when the component
+// must be skipped.
+func checkCommand(b *Bundle, path, cmd string) bool {
+	if !checkText(b, path, cmd, false) {
+		return false
+	}
+	if msg := commandProblem(cmd); msg != "" {
+		b.Report.Skipf(path, "command.token", "command %s", msg)
+		return false
+	}
+	if !strings.HasPrefix(cmd, "./") {
+		return true
+	}
+	e, ok := b.Tree.Lookup(cmd[2:])
+	switch {
+	case !ok:
+		b.Report.Skipf(path, "command.missing", "command %s is not a file of the bundle", Quote(cmd))
+		return false
+	case e.Kind == KindDir:
+		b.Report.Skipf(path, "command.missing", "command %s is a directory", Quote(cmd))
+		return false
+	case e.Kind != KindExec:
+		b.Report.Warnf(path, "command.not-executable", "command %s is not executable", Quote(cmd))
+	}
+	return true
+}
+
+// ---- tools ----
+
+func checkTool(b *Bundle, t *Tool) bool {
+	keep := true
+	if msg := componentNameProblem(t.Name); msg != "" {
+		if t.Name == "" {
+			b.Report.Skipf(t.Source+".name", "tool.name", "tool has no name")
+		} else {
+			checkText(b, t.Source+".name", t.Name, false)
+			b.Report.Skipf(t.Source+".name", "tool.name", "tool name %s %s", Quote(t.Name), msg)
+		}
+		keep = false
+	}
+	checkText(b, t.Source+".description", t.Description, true)
+	if !checkCommand(b, t.Source+".command", t.Command) {
+		keep = false
+	}
+	checkArgs(b, t.Source+".args", t.Args)
+	if t.TimeoutSec < 0 || t.TimeoutSec > MaxTimeoutSec {
+		b.Report.Skipf(t.Source+".timeout_sec", "tool.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
+		keep = false
+	}
+	if len(t.Params) > 0 {
+		canon, err := compileParams(t.Params)
+		if err != nil {
+			b.Report.Skipf(t.Source+".params", "tool.params", "params is not a usable JSON Schema: %s", schemaErrorText(err))
+			keep = false
+		} else {
+			t.Params = canon
+		}
+	}
+	return keep
+}
+
+// errRemoteSchema is returned by the schema loader for every URL: a
+// manifest's JSON Schema must be self-contained, and loading a bundle
+// never opens a file or a connection on its behalf (§5.2 forbids fetching).
+var errRemoteSchema = errors.New("bundlectl never loads a schema from a URL or file")
+
+// testOnlySchemaLoads counts refused schema loads, so a test can prove the
+// loader was consulted and refused.
+var testOnlySchemaLoads atomic.Int64
+
+type refusingLoader struct{}
+
+func (refusingLoader) Load(string) (any, error) {
+	testOnlySchemaLoads.Add(1)
+	return nil, errRemoteSchema
+}
+
+const paramsLocation = "https://bundlectl.invalid/tool-params.schema.json"
+
+// compileParams compiles a tool's params as a JSON Schema (draft 2020-12
+// unless it names another draft the compiler embeds) and returns its
+// compact canonical JSON.
+func compileParams(raw json.RawMessage) (json.RawMessage, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, errors.New("not valid JSON")
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return nil, errors.New("must be a JSON object")
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refusingLoader{})
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(paramsLocation, doc); err != nil {
+		return nil, err
+	}
+	if _, err := c.Compile(paramsLocation); err != nil {
+		return nil, err
+	}
+	return canonicalJSON(doc), nil
+}
+
+func schemaErrorText(err error) string {
+	if errors.Is(err, errRemoteSchema) {
+		return "it refers to an external schema, and " + errRemoteSchema.Error()
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	msg = strings.TrimPrefix(msg, "jsonschema: ")
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return Sanitize(msg)
+}
+
+// ---- hooks ----
+
+func checkHook(b *Bundle, h Hook) bool {
+	keep := true
+	known := false
+	for _, e := range HookEvents {
+		if h.Event == e {
+			known = true
+		}
+	}
+	if !known {
+		if checkText(b, h.Source, h.Event, false) {
+			b.Report.Skipf(h.Source, "hook.event", "unknown hook event %s (want one of %s)", Quote(h.Event), strings.Join(HookEvents, ", "))
+		}
+		keep = false
+	}
+	if checkText(b, h.Source+".matcher", h.Matcher, false) && h.Matcher != "" && h.Matcher != "*" {
+		if _, err := regexp.Compile("^(?:" + h.Matcher + ")$"); err != nil {
+			b.Report.Skipf(h.Source+".matcher", "hook.matcher", "matcher is not a valid regular expression")
+			keep = false
+		}
+	}
+	if !checkCommand(b, h.Source+".command", h.Command) {
+		keep = false
+	}
+	checkArgs(b, h.Source+".args", h.Args)
+	if h.TimeoutSec < 0 || h.TimeoutSec > MaxTimeoutSec {
+		b.Report.Skipf(h.Source+".timeout", "hook.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
+		keep = false
+	}
+	return keep
+}
+
+// ---- MCP servers ----
+
+func checkServer(b *Bundle, s MCPServer) bool {
+	src := s.Source
+	keep := true
+	skip := func(path, rule, format string, args ...any) {
+		b.Report.Skipf(path, rule, format, args...)
+		keep = false
+	}
+	checkText(b, src, s.Name, false)
+	switch s.Transport {
+	case TransportStdio:
+		if s.URL != "" || len(s.Headers) > 0 {
+			skip(src, "mcp.server-field", "a stdio server cannot have url or headers")
+		}
+		if s.BearerTokenEnvVar != "" || len(s.EnvHeaders) > 0 {
+			b.Report.Errorf(src, "mcp.option-transport", "bearer_token_env_var and env_headers apply only to remote servers")
+		}
+		if !checkCommand(b, src+".command", s.Command) {
+			keep = false
+		}
+		checkArgs(b, src+".args", s.Args)
+		for _, k := range sortedKeys(s.Env) {
+			p := fieldPath(src+".env", k)
+			if k == "PLUGIN_ROOT" || k == "PLUGIN_DATA" {
+				skip(p, "mcp.env-reserved", "env must not set %s; the client sets it", k)
+			} else {
+				checkEnvDest(b, p, k)
+			}
+			v := s.Env[k]
+			checkText(b, p, v, false)
+			switch {
+			case looksLikeToken(v):
+				b.Report.Errorf(p, "secret.token", "looks like a credential; copy it from the host with env_from instead")
+			case credentialName(k) && v != "" && !strings.HasPrefix(v, "${PLUGIN_"):
+				b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; copy it from the host with env_from instead")
+			}
+		}
+		if s.Cwd != "" && checkText(b, src+".cwd", s.Cwd, false) {
+			if msg := cwdProblem(s.Cwd); msg != "" {
+				skip(src+".cwd", "mcp.cwd", "cwd %s", msg)
+			}
+		}
+		for _, dest := range sortedKeys(s.EnvFrom) {
+			p := fieldPath(modelPath(b, "mcp", "mcp_servers")+"", s.Name) + ".env_from"
+			p = fieldPath(p, dest)
+			checkEnvDest(b, p, dest)
+			if src := s.EnvFrom[dest]; !validEnvName(src) {
+				b.Report.Errorf(p, "env.name", "source %s is not a valid environment variable name", Quote(src))
+			}
+			if _, dup := s.Env[dest]; dup {
+				b.Report.Errorf(p, "env.conflict", "%s is set both in env and in env_from", Quote(dest))
+			}
+		}
+	case TransportStreamableHTTP, TransportSSE:
+		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+			skip(src, "mcp.server-field", "a remote server cannot have command, args, env or cwd")
+		}
+		if len(s.EnvFrom) > 0 {
+			b.Report.Errorf(src, "mcp.option-transport", "env_from applies only to stdio servers")
+		}
+		if checkText(b, src+".url", s.URL, false) {
+			if _, msg := endpointHost(s.URL); msg != "" {
+				skip(src+".url", "mcp.url", "url %s", msg)
+			} else if urlHasCredential(s.URL) {
+				b.Report.Errorf(src+".url", "secret.url", "url looks like it carries a credential; use bearer_token_env_var or env_headers")
+			}
+		}
+		if !checkHeaders(b, s) {
+			keep = false
+		}
+	default:
+		skip(src, "mcp.server-type", "unknown transport %s", Quote(s.Transport))
+	}
+	if s.TimeoutSec < 0 || s.TimeoutSec > MaxTimeoutSec {
+		skip(src, "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
+	}
+	for i, t := range s.ToolsInclude {
+		if t == "" {
+			skip(indexPath(src+".tools.include", i), "mcp.tools-filter", "a tool filter entry is empty")
+		}
+		checkText(b, indexPath(src+".tools.include", i), t, false)
+	}
+	for i, t := range s.ToolsExclude {
+		if t == "" {
+			skip(indexPath(src+".tools.exclude", i), "mcp.tools-filter", "a tool filter entry is empty")
+		}
+		checkText(b, indexPath(src+".tools.exclude", i), t, false)
+	}
+	return keep
+}
+
+// cwdProblem applies the three cwd forms of §7.2.1 and containment after
+// expansion. A placeholder anywhere but at the start is refused: after a
+// one-pass expansion it would splice an absolute path into the middle,
+// whose containment cannot be decided before the real paths are known.
+func cwdProblem(cwd string) string {
+	const pr, pd = "${PLUGIN_ROOT}", "${PLUGIN_DATA}"
+	var rest string
+	switch {
+	case strings.HasPrefix(cwd, "./"):
+		rest = cwd[2:]
+	case cwd == pr || cwd == pd:
+	case strings.HasPrefix(cwd, pr+"/"):
+		rest = cwd[len(pr)+1:]
+	case strings.HasPrefix(cwd, pd+"/"):
+		rest = cwd[len(pd)+1:]
+	default:
+		return "must be \"./…\", \"${PLUGIN_ROOT}\", \"${PLUGIN_ROOT}/…\", \"${PLUGIN_DATA}\" or \"${PLUGIN_DATA}/…\""
+	}
+	if strings.Contains(rest, pr) || strings.Contains(rest, pd) {
+		return "may use a placeholder only at its start"
+	}
+	depth := 0
+	for _, el := range strings.Split(rest, "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			depth--
+			if depth < 0 {
+				return "resolves outside its root"
+			}
+		default:
+			depth++
+		}
+	}
+	return ""
+}
+
+// endpointHost checks a remote url (§7.2.1) and returns its normalized
+// host: lowercase, without port or brackets, IP literals in canonical form.
+func endpointHost(raw string) (string, string) {
+	if raw == "" {
+		return "", "is empty"
+	}
+	if strings.Contains(raw, "#") {
+		return "", "must not contain a fragment"
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "is not a valid URL"
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "https" && scheme != "http" {
+		return "", "must be an absolute http or https URL"
+	}
+	if u.Opaque != "" || u.Host == "" {
+		return "", "must be an absolute URL with a host"
+	}
+	if u.User != nil {
+		return "", "must not contain user information"
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "" {
+		return "", "must be an absolute URL with a host"
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		host = ip.WithZone("").String()
+		if scheme == "http" && !ip.Unmap().IsLoopback() {
+			return "", "must use https unless the host is localhost or a loopback address"
+		}
+		return host, ""
+	}
+	if scheme == "http" && u.Hostname() != "localhost" {
+		return "", "must use https unless the host is localhost or a loopback address"
+	}
+	return host, ""
+}
+
+// urlHasCredential reports a token shape, or a query parameter named like a
+// credential, in a url.
+func urlHasCredential(raw string) bool {
+	if looksLikeToken(raw) {
+		return true
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	for k := range u.Query() {
+		switch strings.ToLower(strings.ReplaceAll(k, "-", "_")) {
+		case "token", "access_token", "api_key", "apikey", "key", "password", "secret", "auth", "sig", "signature":
+			return true
+		}
+	}
+	return false
+}
+
+// validHeaderName is the RFC 9110 token rule.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validHeaderValue is RFC 9110 field-value: visible characters, spaces and
+// tabs, no leading or trailing whitespace, no CR, LF or NUL.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return strings.TrimLeft(s, " \t") == s && strings.TrimRight(s, " \t") == s
+}
+
+var literalCredentialHeaders = map[string]bool{"authorization": true, "cookie": true, "proxy-authorization": true}
+
+// checkHeaders applies the header rules of §7.2.1 and the credential
+// rules to a remote server's literal headers and env_headers.
+func checkHeaders(b *Bundle, s MCPServer) bool {
+	keep := true
+	seen := map[string]string{}
+	for _, name := range sortedKeys(s.Headers) {
+		p := fieldPath(s.Source+".headers", name)
+		v := s.Headers[name]
+		if !checkText(b, p, name, false) || !checkText(b, p, v, false) {
+			keep = false
+			continue
+		}
+		if !validHeaderName(name) {
+			b.Report.Skipf(p, "mcp.header", "%s is not a valid HTTP header name", Quote(name))
+			keep = false
+			continue
+		}
+		if !validHeaderValue(v) {
+			b.Report.Skipf(p, "mcp.header", "the value of header %s is not a valid HTTP field value", name)
+			keep = false
+		}
+		lower := strings.ToLower(name)
+		if other, dup := seen[lower]; dup {
+			b.Report.Skipf(p, "mcp.header", "header %s is also given as %s; header names are case-insensitive", name, other)
+			keep = false
+		}
+		seen[lower] = name
+		switch {
+		case literalCredentialHeaders[lower]:
+			b.Report.Errorf(p, "secret.header", "a literal %s header; credentials never belong in a manifest (use bearer_token_env_var or env_headers)", name)
+		case credentialName(name):
+			b.Report.Errorf(p, "secret.header", "header %s looks like it carries a credential; use env_headers", name)
+		case looksLikeToken(v):
+			b.Report.Errorf(p, "secret.token", "looks like a credential; use bearer_token_env_var or env_headers")
+		}
+	}
+	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
+	if s.BearerTokenEnvVar != "" && !validEnvName(s.BearerTokenEnvVar) {
+		b.Report.Errorf(opt+".bearer_token_env_var", "env.name", "%s is not a valid environment variable name", Quote(s.BearerTokenEnvVar))
+	}
+	for _, name := range sortedKeys(s.EnvHeaders) {
+		p := fieldPath(opt+".env_headers", name)
+		if !checkText(b, p, name, false) {
+			continue
+		}
+		lower := strings.ToLower(name)
+		switch {
+		case !validHeaderName(name):
+			b.Report.Skipf(p, "mcp.header", "%s is not a valid HTTP header name", Quote(name))
+			keep = false
+		case seen[lower] != "":
+			b.Report.Skipf(p, "mcp.header", "header %s is both literal and taken from the environment", name)
+			keep = false
+		case lower == "authorization" && s.BearerTokenEnvVar != "":
+			b.Report.Skipf(p, "mcp.header", "Authorization is set both by bearer_token_env_var and by env_headers")
+			keep = false
+		}
+		seen[lower] = name
+		if v := s.EnvHeaders[name]; !validEnvName(v) {
+			b.Report.Errorf(p, "env.name", "%s is not a valid environment variable name", Quote(v))
+		}
+	}
+	return keep
+}
+
+// ---- bundle-wide rules ----
+
+func checkDuplicates(b *Bundle) {
+	tools := map[string]bool{}
+	for _, t := range b.Components.Tools {
+		if tools[t.Name] {
+			b.Report.Errorf(t.Source+".name", "tool.duplicate", "another tool is also named %s", Quote(t.Name))
+		}
+		tools[t.Name] = true
+	}
+	servers := map[string]bool{}
+	for _, s := range b.Components.MCP {
+		if servers[s.Name] {
+			b.Report.Errorf(s.Source, "mcp.duplicate-server", "another mcp server is also named %s", Quote(s.Name))
+		}
+		servers[s.Name] = true
+	}
+}
+
+// normalizeHost normalizes a declared network host: lowercase, brackets
+// removed, IP literals canonical. A scheme, port, path or wildcard makes it
+// invalid.
+func normalizeHost(h string) (string, bool) {
+	h = strings.ToLower(h)
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	if ip, err := netip.ParseAddr(h); err == nil && ip.Zone() == "" {
+		return ip.String(), true
+	}
+	if h == "" || strings.ContainsAny(h, ":/@#?*[] \t%") {
+		return "", false
+	}
+	return h, true
+}
+
+// remoteHosts maps the normalized host of every remote server to the
+// first server using it.
+func remoteHosts(servers []MCPServer) map[string]string {
+	hosts := map[string]string{}
+	for _, s := range servers {
+		if !s.Remote() {
+			continue
+		}
+		if h, msg := endpointHost(s.URL); msg == "" {
+			if _, ok := hosts[h]; !ok {
+				hosts[h] = s.Name
+			}
+		}
+	}
+	return hosts
+}
+
+// checkNetworkHosts requires capabilities.network_hosts to equal exactly
+// the host set of the remote MCP servers that loaded, and stores it sorted.
+// declarable also holds the hosts of servers that checkModel skipped.
+func checkNetworkHosts(b *Bundle, declarable map[string]string) {
+	path := modelPath(b, "capabilities.network_hosts", "capabilities.network_hosts")
+	need := remoteHosts(b.Components.MCP)
+	have := map[string]bool{}
+	for i, raw := range b.Permissions.NetworkHosts {
+		p := indexPath(path, i)
+		if !checkText(b, p, raw, false) {
+			continue
+		}
+		h, ok := normalizeHost(raw)
+		if !ok {
+			b.Report.Errorf(p, "capabilities.host", "%s is not a host name or IP address (no scheme, port, path or wildcard)", Quote(raw))
+			continue
+		}
+		if _, used := declarable[h]; !used {
+			b.Report.Errorf(p, "capabilities.network-hosts", "declared host %s is not the host of any remote mcp server", Quote(h))
+		}
+		have[h] = true
+	}
+	for _, h := range sortedKeys(need) {
+		if !have[h] {
+			b.Report.Errorf(path, "capabilities.network-hosts", "host %s of mcp server %s is not declared in network_hosts", Quote(h), Quote(need[h]))
+		}
+	}
+	kept := map[string]bool{}
+	for h := range have {
+		if _, ok := need[h]; ok {
+			kept[h] = true
+		}
+	}
+	b.Permissions.NetworkHosts = sortedKeys(kept)
+	for i, r := range b.Permissions.FilesystemRoots {
+		checkText(b, indexPath(modelPath(b, "capabilities.filesystem_roots", "capabilities.filesystem_roots"), i), r, false)
+	}
+}
+
+var whenOS = map[string]bool{"linux": true, "macos": true, "windows": true}
+
+func checkWhen(b *Bundle) {
+	for i, o := range b.When.OS {
+		p := indexPath(modelPath(b, "when.os", "when.os"), i)
+		if checkText(b, p, o, false) && !whenOS[o] {
+			b.Report.Errorf(p, "when.os", "unknown operating system %s (want linux, macos or windows)", Quote(o))
+		}
+	}
+	for i, bin := range b.When.Binaries {
+		p := indexPath(modelPath(b, "when.binaries", "when.binaries"), i)
+		if checkText(b, p, bin, false) && (bin == "" || bin == "." || bin == ".." || strings.ContainsAny(bin, "/\\") || strings.IndexFunc(bin, unicode.IsSpace) >= 0) {
+			b.Report.Errorf(p, "when.binary", "binary %s must be a bare executable name", Quote(bin))
+		}
+	}
+}
+
+// checkInactive records filesystem_roots and lifecycle_mutation as
+// inactive declarations (once, whichever parser saw them) and reports every
+// inactive surface loudly: the bundle stays valid but is blocked.
+func checkInactive(b *Bundle) {
+	has := func(surface string) bool {
+		for _, in := range b.Inactive {
+			if in.Surface == surface {
+				return true
+			}
+		}
+		return false
+	}
+	if len(b.Permissions.FilesystemRoots) > 0 && !has(SurfaceFilesystemRoots) {
+		b.Inactive = append(b.Inactive, Inactive{
+			Surface: SurfaceFilesystemRoots,
+			Detail:  strings.Join(b.Permissions.FilesystemRoots, ", "),
+			Spec:    canonicalJSON(b.Permissions.FilesystemRoots),
+		})
+	}
+	if b.Permissions.LifecycleMutation && !has(SurfaceLifecycleMutation) {
+		b.Inactive = append(b.Inactive, Inactive{
+			Surface: SurfaceLifecycleMutation, Detail: "lifecycle_mutation = true", Spec: json.RawMessage("true"),
+		})
+	}
+	for _, in := range b.Inactive {
+		what := in.Surface
+		if in.Name != "" {
+			what = fmt.Sprintf("%s %s", in.Surface, Quote(in.Name))
+		}
+		b.Report.Warnf(manifestFile(b), "inactive.surface", "declares %s, which bundlectl does not run; the bundle is blocked and cannot be enabled", what)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,369 @@
+package bundle
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Agent Skills limits.
+const (
+	MaxSkillDescription   = 1024 // characters
+	MaxSkillCompatibility = 500  // characters
+)
+
+// skillFields are the only front-matter keys the Agent Skills format
+// defines. Any other key makes the skill non-conforming, and §7.1 says a
+// non-conforming skill is skipped.
+var skillFields = map[string]bool{
+	"name": true, "description": true, "license": true,
+	"compatibility": true, "metadata": true, "allowed-tools": true,
+}
+
+// children returns the names of the immediate children of dir in the
+// walked tree, in path order.
+func children(t *Tree, dir string) []Entry {
+	prefix := dir + "/"
+	var out []Entry
+	for _, e := range t.Entries {
+		if strings.HasPrefix(e.Path, prefix) && !strings.Contains(e.Path[len(prefix):], "/") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// loadSkills discovers skills (§7.1): every immediate child directory of
+// dir holding a regular file SKILL.md, never deeper. Paths come only from
+// the walked tree, which holds no symbolic links, so nothing resolves
+// outside the root. A skills path that is not a directory invalidates the
+// component type; an invalid skill is skipped.
+func loadSkills(b *Bundle, dir string) {
+	e, ok := b.Tree.Lookup(dir)
+	if !ok {
+		return // a missing fixed location is not an error (§6.2)
+	}
+	if e.Kind != KindDir {
+		b.Report.Skipf(dir, "skill.location", "%s is not a directory; no skills are loaded", Quote(dir))
+		return
+	}
+	for _, c := range children(b.Tree, dir) {
+		if c.Kind != KindDir {
+			continue
+		}
+		rel := c.Path + "/SKILL.md"
+		f, ok := b.Tree.Lookup(rel)
+		if !ok {
+			continue
+		}
+		if f.Kind == KindDir {
+			b.Report.Warnf(rel, "skill.not-a-file", "SKILL.md is a directory, so this is not a skill")
+			continue
+		}
+		if s, ok := loadSkill(b, rel, c.Path[len(dir)+1:]); ok {
+			b.Components.Skills = append(b.Components.Skills, s)
+		}
+	}
+}
+
+func loadSkill(b *Bundle, rel, dirName string) (Skill, bool) {
+	s := Skill{Path: rel}
+	data, err := b.Tree.ReadFile(rel, MaxManifestBytes)
+	if err != nil {
+		b.Report.Skipf(rel, "skill.read", "cannot read SKILL.md: %v", err)
+		return s, false
+	}
+	fm, found, msg := splitFrontMatter(data)
+	if !found || msg != "" {
+		if msg == "" {
+			msg = "SKILL.md must start with YAML front matter between \"---\" lines"
+		}
+		b.Report.Skipf(rel, "skill.front-matter", "%s", msg)
+		return s, false
+	}
+	m, msg := parseFrontMatter(fm)
+	if msg != "" {
+		b.Report.Skipf(rel, "skill.front-matter", "%s", msg)
+		return s, false
+	}
+	keep := true
+	skip := func(field, rule, format string, args ...any) {
+		p := rel
+		if field != "" {
+			p = rel + ": " + field
+		}
+		b.Report.Skipf(p, rule, format, args...)
+		keep = false
+	}
+	for _, k := range m.keys {
+		if !skillFields[k] {
+			skip(EscapePath(k), "skill.unknown-field", "front matter key %s is not part of the Agent Skills format", Quote(k))
+		}
+	}
+	str := func(field string, dst *string) bool {
+		n, ok := m.vals[field]
+		if !ok {
+			return false
+		}
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+			skip(field, "skill.field-type", "%s must be a string", field)
+			return false
+		}
+		*dst = n.Value
+		return true
+	}
+	if !str("name", &s.Name) {
+		if _, present := m.vals["name"]; !present {
+			skip("name", "skill.name", "required field name is missing")
+		}
+	} else if !checkText(b, rel+": name", s.Name, false) {
+		keep = false
+	} else if msg := componentNameProblem(s.Name); msg != "" {
+		skip("name", "skill.name", "skill name %s %s", Quote(s.Name), msg)
+	} else if s.Name != dirName {
+		skip("name", "skill.name-mismatch", "skill name %s does not match its directory %s", Quote(s.Name), Quote(dirName))
+	}
+	if str("description", &s.Description) {
+		// YAML block scalars end in a newline; it is not part of the text.
+		s.Description = strings.TrimRight(s.Description, " \t\r\n")
+		checkText(b, rel+": description", s.Description, true)
+		switch n := utf8.RuneCountInString(s.Description); {
+		case strings.TrimSpace(s.Description) == "":
+			skip("description", "skill.description", "description is empty")
+		case n > MaxSkillDescription:
+			skip("description", "skill.description", "description is %d characters, more than %d", n, MaxSkillDescription)
+		}
+	} else if _, present := m.vals["description"]; !present {
+		skip("description", "skill.description", "required field description is missing")
+	}
+	if str("license", &s.License) {
+		checkText(b, rel+": license", s.License, false)
+	}
+	if str("compatibility", &s.Compatibility) {
+		s.Compatibility = strings.TrimRight(s.Compatibility, " \t\r\n")
+		checkText(b, rel+": compatibility", s.Compatibility, true)
+		if n := utf8.RuneCountInString(s.Compatibility); n == 0 || n > MaxSkillCompatibility {
+			skip("compatibility", "skill.compatibility", "compatibility must be 1 to %d characters, not %d", MaxSkillCompatibility, n)
+		}
+	}
+	if str("allowed-tools", &s.AllowedTools) {
+		checkText(b, rel+": allowed-tools", s.AllowedTools, false)
+	}
+	if n, ok := m.vals["metadata"]; ok {
+		md, msg := stringMapNode(n)
+		if msg != "" {
+			skip("metadata", "skill.field-type", "metadata %s", msg)
+		}
+		for _, k := range sortedKeys(md) {
+			checkText(b, rel+": "+fieldPath("metadata", k), k, false)
+			checkText(b, rel+": "+fieldPath("metadata", k), md[k], true)
+		}
+		if len(md) > 0 {
+			s.Metadata = md
+		}
+	}
+	return s, keep
+}
+
+// splitFrontMatter returns the text between a first line "---" and the
+// next line "---". found is false when the data does not start with a
+// front-matter line at all; msg names a malformed block.
+func splitFrontMatter(data []byte) (fm []byte, found bool, msg string) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	first, rest, ok := cutLine(data)
+	if strings.TrimRight(string(first), " \t") != "---" {
+		return nil, false, ""
+	}
+	if !ok {
+		return nil, true, "front matter is not closed by a \"---\" line"
+	}
+	start := len(data) - len(rest)
+	for off := start; off <= len(data); {
+		line, next, more := cutLine(data[off:])
+		if strings.TrimRight(string(line), " \t") == "---" {
+			return data[start:off], true, ""
+		}
+		if !more {
+			break
+		}
+		off = len(data) - len(next)
+	}
+	return nil, true, "front matter is not closed by a \"---\" line"
+}
+
+// cutLine splits off the first line (without "\n" or "\r\n").
+func cutLine(b []byte) (line, rest []byte, found bool) {
+	line, rest, found = bytes.Cut(b, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r")), rest, found
+}
+
+// frontMatter is a YAML mapping with keys in document order.
+type frontMatter struct {
+	keys []string
+	vals map[string]*yaml.Node
+}
+
+// parseFrontMatter parses YAML front matter that must be a mapping with
+// unique string keys. Aliases are refused (no expansion bombs, and what a
+// reviewer reads is what is loaded). Messages never echo values.
+func parseFrontMatter(fm []byte) (frontMatter, string) {
+	m := frontMatter{vals: map[string]*yaml.Node{}}
+	if !utf8.Valid(fm) {
+		return m, "front matter is not valid UTF-8"
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(fm, &doc); err != nil {
+		return m, "front matter is not valid YAML: " + yamlErrorText(err)
+	}
+	if doc.Kind == 0 {
+		return m, "" // empty front matter
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return m, "front matter is not a single YAML document"
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return m, "front matter must be a YAML mapping"
+	}
+	if msg := noAliases(root); msg != "" {
+		return m, msg
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			return m, fmt.Sprintf("front matter key at line %d is not a string", k.Line)
+		}
+		if _, dup := m.vals[k.Value]; dup {
+			return m, fmt.Sprintf("front matter key %s occurs more than once (line %d)", Quote(k.Value), k.Line)
+		}
+		m.keys = append(m.keys, k.Value)
+		m.vals[k.Value] = v
+	}
+	return m, ""
+}
+
+func noAliases(n *yaml.Node) string {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return fmt.Sprintf("front matter uses a YAML anchor or alias (line %d); write values out", n.Line)
+	}
+	for _, c := range n.Content {
+		if msg := noAliases(c); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// stringMapNode reads a mapping of scalars. Values may be any non-null
+// scalar (metadata such as "version: 1.0" is common) and keep their text.
+func stringMapNode(n *yaml.Node) (map[string]string, string) {
+	if n.Kind != yaml.MappingNode {
+		return nil, "must be a mapping of strings"
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || v.Tag == "!!null" || k.Tag == "!!null" {
+			return nil, fmt.Sprintf("entry at line %d must map a string to a string", k.Line)
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, fmt.Sprintf("key %s occurs more than once (line %d)", Quote(k.Value), k.Line)
+		}
+		out[k.Value] = v.Value
+	}
+	return out, ""
+}
+
+// yamlErrorText keeps the position from a YAML error and drops the rest,
+// which can quote document text.
+func yamlErrorText(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if strings.HasPrefix(msg, "line ") {
+		if i := strings.IndexByte(msg, ':'); i > 0 {
+			return msg[:i]
+		}
+	}
+	return "syntax error"
+}
+
+// Content component directories inside bundlectl's extension directory.
+var documentDirs = []struct {
+	dir  string
+	kind string
+}{
+	{Namespace + "/commands", "command"},
+	{Namespace + "/agents", "agent"},
+}
+
+// loadDocuments reads dev.bundlectl/commands/*.md and
+// dev.bundlectl/agents/*.md: immediate children only; a file whose name
+// breaks the name rule, or whose optional front matter is malformed, is
+// skipped. Of the front matter only description is read; other keys (for
+// example Claude Code's allowed-tools or model) are left to the document's
+// consumer.
+func loadDocuments(b *Bundle) {
+	for _, d := range documentDirs {
+		e, ok := b.Tree.Lookup(d.dir)
+		if !ok {
+			continue
+		}
+		if e.Kind != KindDir {
+			b.Report.Skipf(d.dir, "document.location", "%s is not a directory; no %ss are loaded", Quote(d.dir), d.kind)
+			continue
+		}
+		for _, c := range children(b.Tree, d.dir) {
+			base := c.Path[len(d.dir)+1:]
+			if c.Kind == KindDir || !strings.HasSuffix(base, ".md") {
+				continue
+			}
+			doc := Document{Name: strings.TrimSuffix(base, ".md"), Path: c.Path}
+			if loadDocument(b, &doc, d.kind) {
+				if d.kind == "command" {
+					b.Components.Commands = append(b.Components.Commands, doc)
+				} else {
+					b.Components.Agents = append(b.Components.Agents, doc)
+				}
+			}
+		}
+	}
+}
+
+func loadDocument(b *Bundle, doc *Document, kind string) bool {
+	if msg := componentNameProblem(doc.Name); msg != "" {
+		b.Report.Skipf(doc.Path, "document.name", "%s name %s %s", kind, Quote(doc.Name), msg)
+		return false
+	}
+	data, err := b.Tree.ReadFile(doc.Path, MaxManifestBytes)
+	if err != nil {
+		b.Report.Skipf(doc.Path, "document.read", "cannot read the %s: %v", kind, err)
+		return false
+	}
+	fm, found, msg := splitFrontMatter(data)
+	if !found {
+		return true
+	}
+	if msg == "" {
+		var m frontMatter
+		if m, msg = parseFrontMatter(fm); msg == "" {
+			if n, ok := m.vals["description"]; ok {
+				if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+					msg = "description must be a string"
+				} else {
+					doc.Description = strings.TrimRight(n.Value, " \t\r\n")
+					checkText(b, doc.Path+": description", doc.Description, true)
+				}
+			}
+		}
+	}
+	if msg != "" {
+		b.Report.Skipf(doc.Path, "document.front-matter", "%s", msg)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	// jsonvar VAR path.to.field: set VAR from the last command's JSON stdout.
+	"jsonvar": func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 2 {
+			ts.Fatalf("usage: jsonvar VAR field[.field...]")
+		}
+		var v any
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &v))
+		for _, k := range strings.Split(args[1], ".") {
+			m, ok := v.(map[string]any)
+			if !ok {
+				ts.Fatalf("jsonvar: %s is not an object", k)
+			}
+			v = m[k]
+		}
+		s, ok := v.(string)
+		if !ok {
+			s = fmt.Sprint(v)
+		}
+		ts.Setenv(args[0], s)
+	},
+	// exits N command args...: run command and fail unless it exits N.
+	"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+		want, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		got := 0
+		if err := ts.Exec(args[1], args[2:]...); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				ts.Fatalf("%v", err)
+			}
+			got = ee.ExitCode()
+		}
+		if (got == want) == neg {
+			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+		}
+	},
+	// mkfifo path
+	"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+		ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+	},
+	// hardlink old new
+	"hardlink": func(ts *testscript.TestScript, neg bool, args []string) {
+		ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
+	},
+	// appendfile path text: append a line to a file.
+	"appendfile": func(ts *testscript.TestScript, neg bool, args []string) {
+		f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_APPEND|os.O_WRONLY, 0)
+		ts.Check(err)
+		_, err = fmt.Fprintln(f, strings.Join(args[1:], " "))
+		ts.Check(err)
+		ts.Check(f.Close())
+	},
+	// mode path octal: fail unless path has exactly that permission mode.
+	"mode": func(ts *testscript.TestScript, neg bool, args []string) {
+		fi, err := os.Lstat(ts.MkAbs(args[0]))
+		ts.Check(err)
+		got := fmt.Sprintf("%04o", fi.Mode().Perm())
+		if (got == args[1]) == neg {
+			ts.Fatalf("%s has mode %s", args[0], got)
+		}
+	},
+	// sameas a b: fail unless files a and b are byte-for-byte equal.
+	"sameas": func(ts *testscript.TestScript, neg bool, args []string) {
+		if (ts.ReadFile(args[0]) == ts.ReadFile(args[1])) == neg {
+			ts.Fatalf("%s and %s differ (or are equal, negated)", args[0], args[1])
+		}
+	},
+	// cpfile src dst: copy a file keeping its mode.
+	"cpfile": func(ts *testscript.TestScript, neg bool, args []string) {
+		src := ts.MkAbs(args[0])
+		fi, err := os.Stat(src)
+		ts.Check(err)
+		data, err := os.ReadFile(src)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), data, fi.Mode().Perm()))
+	},
+}
+
+// copyTree copies a directory tree of regular files and directories,
+// keeping the executable bit.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(out, 0o755)
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, fi.Mode().Perm())
+	})
+}

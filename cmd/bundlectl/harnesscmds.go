@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/harness"
+	"github.com/spf13/cobra"
+)
+
+// registry loads the harness registry the CLI adapters use; only, when
+// given, restricts it to those bundles.
+func (g *globals) registry(only ...string) (*harness.Registry, error) {
+	r, err := g.roots()
+	if err != nil {
+		return nil, err
+	}
+	return harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: only})
+}
+
+func newCatalogCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "catalog",
+		Short: "what a harness would load now: skills, commands, agents, tools, hooks, MCP servers",
+		Long: `Catalog loads the harness registry exactly as an embedding harness would
+and lists what it exposes, plus every bundle it did not load and why.` + exitStatus(exit0, exit1, exit2, exit4),
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			reg, err := g.registry()
+			if err != nil {
+				return err
+			}
+			defer reg.Close()
+			cat := reg.Catalog()
+			if g.json {
+				return writeJSON(g.stdout, cat)
+			}
+			printCatalog(g.stdout, cat)
+			return nil
+		},
+	}
+}
+
+func printCatalog(w io.Writer, c harness.Catalog) {
+	q := bundle.Quote
+	section := func(title string, n int) bool {
+		fmt.Fprintf(w, "%s (%d)\n", title, n)
+		return n > 0
+	}
+	if section("skills", len(c.Skills)) {
+		for _, s := range c.Skills {
+			fmt.Fprintf(w, "  %s  %s\n", q(s.Name), bundle.Sanitize(s.Description))
+		}
+	}
+	if section("commands", len(c.Commands)) {
+		for _, s := range c.Commands {
+			fmt.Fprintf(w, "  %s  %s\n", q(s.Name), bundle.Sanitize(s.Description))
+		}
+	}
+	if section("agents", len(c.Agents)) {
+		for _, s := range c.Agents {
+			fmt.Fprintf(w, "  %s  %s\n", q(s.Name), bundle.Sanitize(s.Description))
+		}
+	}
+	if section("tools", len(c.Tools)) {
+		for _, t := range c.Tools {
+			fmt.Fprintf(w, "  %s  %s\n", q(t.Name), bundle.Sanitize(t.Description))
+		}
+	}
+	if section("hooks", len(c.Hooks)) {
+		for _, h := range c.Hooks {
+			fmt.Fprintf(w, "  %s %s matcher %s  (%s)\n", h.Bundle, h.Event, q(h.Matcher), q(strings.Join(h.Argv, " ")))
+		}
+	}
+	if section("mcp servers", len(c.MCP)) {
+		for _, s := range c.MCP {
+			if s.URL != "" {
+				fmt.Fprintf(w, "  %s  %s %s\n", q(s.Name), s.Transport, q(s.URL))
+			} else {
+				argv, _ := json.Marshal(s.Argv)
+				fmt.Fprintf(w, "  %s  %s %s\n", q(s.Name), s.Transport, bundle.Sanitize(string(argv)))
+			}
+		}
+	}
+	if len(c.Inactive) > 0 {
+		fmt.Fprintf(w, "not loaded (%d)\n", len(c.Inactive))
+		for _, i := range c.Inactive {
+			reason := ""
+			if len(i.Reasons) > 0 {
+				reason = ": " + bundle.Sanitize(i.Reasons[0])
+			}
+			fmt.Fprintf(w, "  %s  %s%s\n", q(i.Name), i.Status, reason)
+		}
+	}
+	for _, r := range c.Refused {
+		fmt.Fprintf(w, "refused %s: %s\n", q(r.Bundle), bundle.Sanitize(r.Reason))
+	}
+}
+
+type runOutput struct {
+	ExitCode        int    `json:"exit_code"`
+	Stdout          string `json:"stdout"`
+	Stderr          string `json:"stderr"`
+	StdoutTruncated bool   `json:"stdout_truncated"`
+	StderrTruncated bool   `json:"stderr_truncated"`
+	TimedOut        bool   `json:"timed_out"`
+}
+
+func newRunCmd(g *globals) *cobra.Command {
+	var input string
+	c := &cobra.Command{
+		Use:   "run <name> <tool> [--input JSON|-]",
+		Short: "call one tool of an active bundle through the harness",
+		Long: `Run calls a tool of an active bundle exactly as a harness would: the input
+(default {}) is validated against the tool's params schema, the bundle's
+authority and snapshot are re-checked, and the tool runs from the snapshot
+with the input as JSON on stdin. The tool's stdout is printed; --json prints
+exit_code, stdout, stderr, truncation and timed_out.` +
+			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected", exit2, exit3, exit4),
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, a []string) error { return runRun(g, a[0], a[1], input) },
+	}
+	c.Flags().StringVar(&input, "input", "{}", "tool input as JSON, or - to read it from stdin")
+	return c
+}
+
+func runRun(g *globals, name, tool, input string) error {
+	data := []byte(input)
+	if input == "-" {
+		var err error
+		if data, err = io.ReadAll(io.LimitReader(g.stdin, 16<<20)); err != nil {
+			return err
+		}
+	}
+	reg, err := g.registry(name)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	if err := reg.Ready(name); err != nil {
+		return err
+	}
+	res, err := reg.CallTool(cmdContext(), harness.ToolName(name, tool), data)
+	if res == nil {
+		return err
+	}
+	if g.json {
+		if werr := writeJSON(g.stdout, runOutput{res.ExitCode, string(res.Stdout), string(res.Stderr), res.StdoutTruncated, res.StderrTruncated, res.TimedOut}); werr != nil {
+			return werr
+		}
+	} else {
+		g.stdout.Write(res.Stdout)
+		g.stderr.Write(res.Stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if !res.Success() {
+		return &codeError{code: exitFailure, err: fmt.Errorf("tool %q %s", tool, describeFailure(res))}
+	}
+	return nil
+}
+
+func describeFailure(res *harness.Result) string {
+	switch {
+	case res.TimedOut:
+		return fmt.Sprintf("timed out after %s and was killed with its process group", res.Timeout)
+	case res.ExitCode < 0:
+		return fmt.Sprintf("was killed by signal %v", res.Signal)
+	}
+	return fmt.Sprintf("exited with status %d", res.ExitCode)
+}
+
+func newMCPCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp <name> <server>",
+		Short: "run one stdio MCP server of an active bundle, stdio passed through",
+		Long: `Mcp checks the bundle's authority and snapshot, then runs the stdio MCP
+server from the snapshot with stdin and stdout passed straight through, so
+it can be the command of an existing harness's MCP entry:
+
+    {"command": "bundlectl", "args": ["mcp", "<bundle>", "<server>"]}
+
+The server is killed with its process group if the bundle is disabled,
+revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, a []string) error {
+			reg, err := g.registry(a[0])
+			if err != nil {
+				return err
+			}
+			defer reg.Close()
+			if err := reg.Ready(a[0]); err != nil {
+				return err
+			}
+			stdio := harness.Stdio{}
+			if f, ok := g.stdin.(*os.File); ok {
+				stdio.In = f
+			}
+			if f, ok := g.stdout.(*os.File); ok {
+				stdio.Out = f
+			}
+			if f, ok := g.stderr.(*os.File); ok {
+				stdio.Err = f
+			}
+			res, err := reg.ServeMCP(context.Background(), harness.ServerName(a[0], a[1]), stdio)
+			if err != nil {
+				return err
+			}
+			if !res.Success() {
+				return &codeError{code: exitFailure, err: fmt.Errorf("mcp server %q %s", a[1], describeFailure(res))}
+			}
+			return nil
+		},
+	}
+}
+
+var errHookUsage = errors.New("hooks run needs one event name")

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/spf13/cobra"
+)
+
+// listEntry is one bundle in `list --json`; its field names are stable.
+type listEntry struct {
+	Name    string   `json:"name"`
+	ID      string   `json:"id"`
+	Scope   string   `json:"scope"`
+	Path    string   `json:"path"`
+	Version string   `json:"version"`
+	Status  string   `json:"status"`
+	Valid   bool     `json:"valid"`
+	Trusted bool     `json:"trusted"`
+	Enabled bool     `json:"enabled"`
+	Active  bool     `json:"active"`
+	Reasons []string `json:"reasons"`
+}
+
+type listOutput struct {
+	Bundles  []listEntry          `json:"bundles"`
+	Problems []bundle.RootProblem `json:"problems"`
+}
+
+func newListCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "list every discovered bundle with its status",
+		Long: `List every bundle in every root: name, scope, version and status.
+
+Status is the first of: shadowed, invalid, blocked, untrusted, drifted,
+trusted, enabled, active. Every status but active says why.` + exitStatus(exit0, exit1, exit2, exit4),
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
+	}
+}
+
+func runList(g *globals) error {
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return err
+	}
+	d := m.Discover()
+	out := listOutput{Bundles: []listEntry{}, Problems: d.Problems}
+	if out.Problems == nil {
+		out.Problems = []bundle.RootProblem{}
+	}
+	for _, b := range d.Bundles {
+		st := m.Evaluate(b, s)
+		out.Bundles = append(out.Bundles, listEntry{
+			Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Version: b.Meta.Version,
+			Status: st.Word, Valid: st.Valid, Trusted: st.Trusted, Enabled: st.Enabled, Active: st.Active,
+			Reasons: st.Reasons,
+		})
+	}
+	if g.json {
+		return writeJSON(g.stdout, out)
+	}
+	for _, p := range d.Problems {
+		fmt.Fprintf(g.stderr, "bundlectl: %s root %s not scanned: %s\n", p.Scope, bundle.Quote(p.Path), p.Message)
+	}
+	if len(out.Bundles) == 0 {
+		fmt.Fprintln(g.stdout, "no bundles found")
+		return nil
+	}
+	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSCOPE\tVERSION\tSTATUS\tREASON")
+	for _, e := range out.Bundles {
+		reason := ""
+		if e.Status != lifecycle.StatusActive && len(e.Reasons) > 0 {
+			reason = e.Reasons[0]
+		}
+		v := e.Version
+		if v == "" {
+			v = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", bundle.Sanitize(e.Name), e.Scope, bundle.Sanitize(v), e.Status, bundle.Sanitize(reason))
+	}
+	return tw.Flush()
+}

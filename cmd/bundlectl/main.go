@@ -1,0 +1,91 @@
+// Command bundlectl reviews, trusts and runs agent plugin bundles.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bundlectl/bundlectl/lifecycle"
+)
+
+// Exit statuses, DESIGN.md §8.
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitRefused  = 3
+	exitStateBad = 4
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	var q *quietError
+	if !errors.As(err, &q) {
+		report(stderr, err)
+	}
+	return code
+}
+
+// exitCode is the one place errors become exit statuses.
+func exitCode(err error) int {
+	var ce *codeError
+	var qe *quietError
+	var ue *usageError
+	switch {
+	case errors.As(err, &ce):
+		return ce.code
+	case errors.As(err, &qe):
+		return qe.code
+	case errors.As(err, &ue):
+		return exitUsage
+	case errors.Is(err, lifecycle.ErrStateUnusable):
+		return exitStateBad
+	case errors.Is(err, lifecycle.ErrRefused):
+		return exitRefused
+	}
+	return exitFailure
+}
+
+// report prints err and, when it carries one, the hint that fixes it.
+func report(w io.Writer, err error) {
+	fmt.Fprintf(w, "bundlectl: %v\n", err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(w, "bundlectl: hint: %s\n", h.Hint())
+	}
+}
+
+// codeError carries an explicit exit status.
+type codeError struct {
+	code int
+	err  error
+	hint string
+}
+
+func (e *codeError) Error() string { return e.err.Error() }
+func (e *codeError) Unwrap() error { return e.err }
+func (e *codeError) Hint() string  { return e.hint }
+
+// quietError is an exit status whose message has already been printed
+// (a validation report, for instance).
+type quietError struct{ code int }
+
+func (e *quietError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError is a mistake on the command line.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+func (e *usageError) Hint() string  { return "bundlectl --help" }

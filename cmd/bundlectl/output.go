@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (g *globals) manager() (*lifecycle.Manager, error) {
+	r, err := g.roots()
+	if err != nil {
+		return nil, err
+	}
+	return lifecycle.New(r, bundle.Limits{}), nil
+}
+
+// finding is a finding in --json output.
+type finding struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	Rule    string `json:"rule"`
+	Skipped bool   `json:"skipped,omitempty"`
+}
+
+func findings(fs []bundle.Finding) []finding {
+	out := []finding{}
+	for _, f := range fs {
+		out = append(out, finding{Path: f.Path, Message: f.Message, Rule: f.Rule, Skipped: f.Severity == bundle.Skip})
+	}
+	return out
+}
+
+// isDirArg reports whether a <name|dir> argument names a directory: it
+// contains a slash or starts with a dot. A bare word is a bundle name; use
+// ./name for a directory of that name.
+func isDirArg(s string) bool {
+	return strings.ContainsRune(s, '/') || strings.HasPrefix(s, ".")
+}

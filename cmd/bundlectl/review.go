@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/review"
+	"github.com/spf13/cobra"
+)
+
+func newReviewCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "review <name|dir>",
+		Short: "show exactly what a bundle contains and may do, and the command that trusts it",
+		Long: `Review prints the bundle's source, every component with what it will run,
+its permissions, inactive declarations, skipped components, ignored fields,
+both hashes, and the exact command that trusts this review:
+
+    bundlectl trust <name> <content-hash>.<capability-hash>
+
+Every string that came from the bundle is escaped, so bundle content cannot
+move the cursor, recolour, clear or fake lines. An invalid bundle's review
+shows its findings and no trust command. A directory argument (containing a
+slash or starting with a dot) reviews a bundle anywhere, for its author.` +
+			exitStatus(exit0, "1  the bundle is invalid", exit2),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runReview(g, a[0]) },
+	}
+}
+
+func runReview(g *globals, arg string) error {
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	var b *bundle.Bundle
+	if isDirArg(arg) {
+		b = m.LoadDir(arg)
+	} else if b, err = m.Find(m.Discover(), arg); err != nil {
+		return err
+	}
+	if _, err := printReviewOf(g, b); err != nil {
+		return err
+	}
+	if !b.Valid() {
+		return &quietError{code: exitFailure}
+	}
+	return nil
+}
+
+// printReviewOf renders the review of b on stdout (JSON with --json).
+func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
+	rv, err := review.New(b)
+	if err != nil {
+		return nil, err
+	}
+	if g.json {
+		return rv, review.RenderJSON(g.stdout, rv)
+	}
+	color := false
+	if f, ok := g.stdout.(*os.File); ok && isTerminal(f) && os.Getenv("NO_COLOR") == "" {
+		color = true
+	}
+	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color})
+}
+
+// isRefusedForTrust reports an enable refused because the bundle needs a
+// (new) review and trust.
+func isRefusedForTrust(err error) bool {
+	var re *lifecycle.RefusedError
+	return errors.As(err, &re) && strings.HasPrefix(re.Fix, "bundlectl review")
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	home      string
+	workspace string
+	json      bool
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// roots returns the discovery roots for the CLI (it has no builtin root).
+func (g *globals) roots() (bundle.Roots, error) {
+	home, err := g.homeDir()
+	if err != nil {
+		return bundle.Roots{}, err
+	}
+	ws := g.workspace
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return bundle.Roots{}, err
+		}
+	}
+	ws, err = filepath.Abs(ws)
+	if err != nil {
+		return bundle.Roots{}, err
+	}
+	return bundle.Roots{Home: home, Workspace: ws}, nil
+}
+
+// homeDir resolves $BUNDLECTL_HOME: --home, the environment variable, then
+// $XDG_DATA_HOME/bundlectl, then ~/.local/share/bundlectl.
+func (g *globals) homeDir() (string, error) {
+	h := g.home
+	if h == "" {
+		h = os.Getenv("BUNDLECTL_HOME")
+	}
+	if h == "" {
+		if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
+			h = filepath.Join(x, "bundlectl")
+		}
+	}
+	if h == "" {
+		u, err := os.UserHomeDir()
+		if err != nil || u == "" {
+			return "", &codeError{code: exitUsage, err: errors.New("cannot find a home for bundlectl state"), hint: "set BUNDLECTL_HOME or pass --home DIR"}
+		}
+		h = filepath.Join(u, ".local", "share", "bundlectl")
+	}
+	return filepath.Abs(h)
+}
+
+func (g *globals) discover() (*bundle.Discovery, error) {
+	r, err := g.roots()
+	if err != nil {
+		return nil, err
+	}
+	return bundle.Discover(r, bundle.Limits{}), nil
+}
+
+// exitStatus is the EXIT STATUS section appended to every command's help.
+func exitStatus(lines ...string) string {
+	return "\n\nEXIT STATUS\n  " + strings.Join(lines, "\n  ")
+}
+
+const (
+	exit0 = "0  success"
+	exit1 = "1  failure"
+	exit2 = "2  usage error"
+	exit3 = "3  refused (untrusted, drifted, disabled, blocked, token mismatch)"
+	exit4 = "4  state unusable (malformed or unsafe state file, lock not acquired)"
+)
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "bundlectl",
+		Short: "review, trust and run agent plugin bundles",
+		Long: `bundlectl decides which agent plugin bundles may run.
+
+Every discovered bundle starts untrusted and disabled. Review shows exactly
+what a bundle contains and may do; trust binds that review to its content
+and capability hashes and stages a read-only snapshot; enable lets a harness
+load it; a harness runs only from snapshots whose receipts still match.
+
+Roots, in precedence order: user ($BUNDLECTL_HOME/bundles), then workspace
+(<workspace>/.bundlectl/bundles). A later bundle with an earlier name is
+shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exit4),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.home, "home", "", "bundlectl state directory (env BUNDLECTL_HOME; default $XDG_DATA_HOME/bundlectl or ~/.local/share/bundlectl)")
+	pf.StringVar(&g.workspace, "workspace", "", "workspace directory (default the current directory)")
+	pf.BoolVar(&g.json, "json", false, "machine-readable output on stdout")
+
+	root.AddCommand(
+		newListCmd(g),
+		newValidateCmd(g),
+		newShowCmd(g),
+		newReviewCmd(g),
+		newTrustCmd(g),
+		newEnableCmd(g),
+		newDisableCmd(g),
+		newRevokeCmd(g),
+		newVerifyCmd(g),
+		newGCCmd(g),
+		newCatalogCmd(g),
+		newRunCmd(g),
+		newHooksCmd(g),
+		newMCPCmd(g),
+	)
+	return root
+}
+
+// args wraps a cobra positional-argument check so that its failure is a
+// usage error (exit 2).
+func args(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, a []string) error {
+		if err := check(c, a); err != nil {
+			return &usageError{fmt.Errorf("%s: %v", c.CommandPath(), err)}
+		}
+		return nil
+	}
+}

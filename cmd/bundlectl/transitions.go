@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+type transitionOutput struct {
+	Name    string `json:"name"`
+	Action  string `json:"action"`
+	Changed bool   `json:"changed"`
+}
+
+func newEnableCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "enable <name>",
+		Short: "enable a trusted bundle",
+		Long: `Enable sets the enabled bit of a bundle that is trusted for its current
+content and capability hashes. On an untrusted or drifted bundle it prints
+the review and the trust command and exits 3; on a blocked bundle it names
+each inactive surface and exits 3.` + exitStatus(exit0, exit1, exit2, exit3, exit4),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runEnable(g, a[0]) },
+	}
+}
+
+func newDisableCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "disable <name>",
+		Short: "disable a bundle and keep its trust",
+		Long:  `Disable clears the enabled bit. Trust is kept: enable turns it back on.` + exitStatus(exit0, exit1, exit2, exit4),
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error {
+			return runTransition(g, a[0], "disable", func(name string) (bool, error) {
+				m, err := g.manager()
+				if err != nil {
+					return false, err
+				}
+				return m.Disable(name)
+			})
+		},
+	}
+}
+
+func newRevokeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke <name>",
+		Short: "remove a bundle's trust and keep its enabled bit",
+		Long: `Revoke removes the current receipt. The enabled bit is kept, so the bundle
+is inactive until it is trusted again; running tools and servers of the
+bundle are cancelled by any harness that runs them.` + exitStatus(exit0, exit1, exit2, exit4),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error {
+			return runTransition(g, a[0], "revoke", func(name string) (bool, error) {
+				m, err := g.manager()
+				if err != nil {
+					return false, err
+				}
+				return m.Revoke(name)
+			})
+		},
+	}
+}
+
+func runEnable(g *globals, name string) error {
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	err = runTransition(g, name, "enable", m.Enable)
+	if isRefusedForTrust(err) && !g.json {
+		// Show what would be trusted, so the next step is one command away.
+		if d := m.Discover(); d != nil {
+			if b, ferr := m.Find(d, name); ferr == nil {
+				printReviewOf(g, b)
+			}
+		}
+	}
+	return err
+}
+
+func runTransition(g *globals, name, action string, fn func(string) (bool, error)) error {
+	changed, err := fn(name)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(g.stdout, transitionOutput{Name: name, Action: action, Changed: changed})
+	}
+	past := map[string]string{"enable": "enabled", "disable": "disabled", "revoke": "revoked"}[action]
+	if changed {
+		fmt.Fprintf(g.stdout, "%s %q\n", past, name)
+	} else {
+		fmt.Fprintf(g.stdout, "%q was already %s; nothing changed\n", name, map[string]string{"enable": "enabled", "disable": "disabled", "revoke": "untrusted"}[action])
+	}
+	return nil
+}

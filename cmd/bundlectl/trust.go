@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/spf13/cobra"
+)
+
+func newTrustCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "trust <name> <token>",
+		Short: "stage a reviewed bundle and record a receipt for exactly that review",
+		Long: `Trust recomputes both hashes of the bundle and refuses a token that does
+not match the bundle now. It copies the tree into the store, verifies the
+copy, and records a receipt. Trust does not enable: run bundlectl enable.
+
+The token is the one bundlectl review prints: <content-hash>.<capability-hash>.` +
+			exitStatus(exit0, exit1, "2  usage error (including a malformed token)", exit3, exit4),
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, a []string) error { return runTrust(g, a[0], a[1]) },
+	}
+}
+
+func runTrust(g *globals, name, tokenText string) error {
+	token, err := receipts.ParseToken(tokenText)
+	if err != nil {
+		return &usageError{fmt.Errorf("%v", err)}
+	}
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	rc, err := m.Trust(name, token)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(g.stdout, rc)
+	}
+	fmt.Fprintf(g.stdout, "trusted %q at generation %d\n", name, rc.Generation)
+	fmt.Fprintf(g.stdout, "snapshot: %s\n", rc.Snapshot)
+	fmt.Fprintf(g.stdout, "not enabled yet: bundlectl enable %s\n", name)
+	return nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/spf13/cobra"
+)
+
+type validateOutput struct {
+	Name     string            `json:"name"`
+	ID       string            `json:"id"`
+	Path     string            `json:"path"`
+	Format   string            `json:"format"`
+	Valid    bool              `json:"valid"`
+	Blocked  bool              `json:"blocked"`
+	Inactive []bundle.Inactive `json:"inactive"`
+	Errors   []finding         `json:"errors"`
+	Warnings []finding         `json:"warnings"`
+}
+
+func newValidateCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate <name|dir>",
+		Short: "print the full validation report of a bundle",
+		Long: `Validate a discovered bundle by name, or any bundle directory by path (an
+argument containing a slash or starting with a dot is a path: use ./name
+for a directory in the current one).
+
+Every broken rule is reported at once, each with its path and rule id.
+Findings that reject the whole bundle are errors; a component that breaks
+its own rule is skipped (the rest of the bundle still loads, as the Agent
+Plugins specification requires) but still fails validation. Inactive
+declarations (lsp, native, filesystem_roots, lifecycle_mutation) do not make
+a bundle invalid; they block enabling it, and validate says so.` + exitStatus(
+			"0  the bundle is valid (it may still be blocked)",
+			"1  the bundle breaks at least one rule",
+			exit2),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runValidate(g, a[0]) },
+	}
+}
+
+func runValidate(g *globals, arg string) error {
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	var b *bundle.Bundle
+	if isDirArg(arg) {
+		b = m.LoadDir(arg)
+	} else if b, err = m.Find(m.Discover(), arg); err != nil {
+		return err
+	}
+	out := validateOutput{
+		Name: b.Name, ID: b.ID, Path: b.Dir, Format: string(b.Format),
+		Valid: b.Valid(), Blocked: b.Blocked(), Inactive: b.Inactive,
+		Errors: findings(b.Report.Errors()), Warnings: findings(b.Report.Warnings()),
+	}
+	if out.Inactive == nil {
+		out.Inactive = []bundle.Inactive{}
+	}
+	if g.json {
+		if err := writeJSON(g.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		printValidation(g.stdout, b)
+	}
+	if !out.Valid {
+		return &quietError{code: exitFailure}
+	}
+	return nil
+}
+
+func printValidation(w io.Writer, b *bundle.Bundle) {
+	fmt.Fprintf(w, "bundle %s (%s, %s)\n", bundle.Quote(b.Name), b.Scope, bundle.Quote(b.Dir))
+	if b.Format != "" {
+		fmt.Fprintf(w, "format: %s\n", b.Format)
+	}
+	var errs, skips []bundle.Finding
+	for _, f := range b.Report.Errors() {
+		if f.Severity == bundle.Skip {
+			skips = append(skips, f)
+		} else {
+			errs = append(errs, f)
+		}
+	}
+	section := func(title string, fs []bundle.Finding) {
+		if len(fs) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "%s:\n", title)
+		for _, f := range fs {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
+	section("errors (the bundle is rejected)", errs)
+	section("skipped components", skips)
+	section("warnings", b.Report.Warnings())
+	if b.Blocked() && !b.Rejected() {
+		fmt.Fprintln(w, "blocked: these inactive declarations parse and are reviewed, but bundlectl cannot enable them:")
+		for _, in := range b.Inactive {
+			name := ""
+			if in.Name != "" {
+				name = " " + bundle.Quote(in.Name)
+			}
+			fmt.Fprintf(w, "  %s%s %s\n", in.Surface, name, bundle.Sanitize(in.Detail))
+		}
+	}
+	switch {
+	case b.Valid() && b.Blocked():
+		fmt.Fprintln(w, "valid, blocked")
+	case b.Valid():
+		fmt.Fprintln(w, "valid")
+	case b.Rejected():
+		fmt.Fprintf(w, "invalid: %d finding(s)\n", len(errs)+len(skips))
+	default:
+		fmt.Fprintf(w, "invalid: %d component(s) skipped; the rest of the bundle loads\n", len(skips))
+	}
+}

@@ -1,0 +1,759 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// MaxHookChain bounds a hook chain twice over: at most this many hooks may
+// match one event, and hooks may nest (a hook that runs bundlectl, which
+// fires hooks, …) at most this deep. Either excess is refused before
+// anything runs.
+const MaxHookChain = 10
+
+// HookDepthEnv carries the nesting depth into every hook's environment:
+// a hook started by a bundlectl at depth d sees d+1. BUNDLECTL_* names are
+// denied to bundle env, so a bundle cannot reset it.
+const HookDepthEnv = "BUNDLECTL_HOOK_DEPTH"
+
+// MaxHookEventBytes bounds the event read by `bundlectl hooks run`.
+const MaxHookEventBytes = 16 << 20
+
+// Permission decisions of PreToolUse (Claude Code semantics).
+const (
+	PermissionAllow = "allow"
+	PermissionDeny  = "deny"
+	PermissionAsk   = "ask"
+)
+
+// EventUsesMatcher reports whether a hook's matcher applies to event: the
+// tool events PreToolUse, PermissionRequest and PostToolUse match it
+// against tool_name. Every other event runs all its hooks and ignores the
+// matcher (Claude Code matches SessionStart's and PreCompact's matcher
+// against source and trigger; bundlectl's matcher names tools only, see
+// docs/hooks.md).
+func EventUsesMatcher(event string) bool {
+	switch event {
+	case "PreToolUse", "PermissionRequest", "PostToolUse":
+		return true
+	}
+	return false
+}
+
+// MatcherError is returned for a matcher that is not a valid regular
+// expression.
+type MatcherError struct {
+	Matcher string
+	Err     error
+}
+
+func (e *MatcherError) Error() string {
+	return fmt.Sprintf("matcher %s is not a valid regular expression: %v", truncateText(strconv.Quote(e.Matcher), 120), e.Err)
+}
+
+func (e *MatcherError) Unwrap() error { return e.Err }
+
+// CompileMatcher compiles a hook matcher anchored to the whole tool name,
+// ^(?:matcher)$, so "Bash" does not match "BashOutput" and "Edit|Write"
+// matches both tools. "" and "*" match everything and compile to nil.
+// Validation uses it to reject a bad matcher before review.
+func CompileMatcher(matcher string) (*regexp.Regexp, error) {
+	if matcher == "" || matcher == "*" {
+		return nil, nil
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	if err != nil {
+		return nil, &MatcherError{Matcher: matcher, Err: err}
+	}
+	return re, nil
+}
+
+// MatchHook reports whether matcher selects toolName.
+func MatchHook(matcher, toolName string) (bool, error) {
+	re, err := CompileMatcher(matcher)
+	if err != nil || re == nil {
+		return err == nil, err
+	}
+	return re.MatchString(toolName), nil
+}
+
+// HookEvent is the JSON a hook reads on stdin, Claude Code's hook input.
+// The named fields are the ones bundlectl itself reads or sets; every other
+// field of the input it was parsed from is kept and passed through
+// unchanged, so an existing hook script sees what the calling harness
+// sent.
+type HookEvent struct {
+	HookEventName      string          `json:"hook_event_name"`
+	SessionID          string          `json:"session_id,omitempty"`
+	TranscriptPath     string          `json:"transcript_path,omitempty"`
+	Cwd                string          `json:"cwd,omitempty"`
+	PermissionMode     string          `json:"permission_mode,omitempty"`
+	ToolName           string          `json:"tool_name,omitempty"`
+	ToolUseID          string          `json:"tool_use_id,omitempty"`
+	ToolInput          json.RawMessage `json:"tool_input,omitempty"`
+	ToolResponse       json.RawMessage `json:"tool_response,omitempty"`
+	Prompt             string          `json:"prompt,omitempty"`
+	Source             string          `json:"source,omitempty"`
+	StopHookActive     bool            `json:"stop_hook_active,omitempty"`
+	Trigger            string          `json:"trigger,omitempty"`
+	CustomInstructions string          `json:"custom_instructions,omitempty"`
+	AgentID            string          `json:"agent_id,omitempty"`
+	AgentType          string          `json:"agent_type,omitempty"`
+
+	raw map[string]json.RawMessage
+}
+
+// HookEventError is returned for an event bundlectl cannot pass on.
+type HookEventError struct{ Problem string }
+
+func (e *HookEventError) Error() string { return "hook event: " + e.Problem }
+
+// ValidHookEvent reports whether name is one of bundle.HookEvents.
+func ValidHookEvent(name string) bool { return slices.Contains(bundle.HookEvents, name) }
+
+// ParseHookEvent reads a hook input object for event. The input's own
+// hook_event_name, if any, is replaced by event: the event bundlectl was
+// asked to fire is the one its hooks are told about. Empty input is an
+// event with no fields besides the name.
+func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
+	if !ValidHookEvent(event) {
+		return nil, &HookEventError{Problem: fmt.Sprintf("unknown event %s (want one of %s)", truncateText(strconv.Quote(event), 80), strings.Join(bundle.HookEvents, ", "))}
+	}
+	if len(data) > MaxHookEventBytes {
+		return nil, &HookEventError{Problem: fmt.Sprintf("input is larger than %d bytes", MaxHookEventBytes)}
+	}
+	ev := &HookEvent{}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := checkSingleValue(data); err != nil {
+			return nil, &HookEventError{Problem: "input is not one JSON object: " + truncateText(err.Error(), maxProblemText)}
+		}
+		if err := json.Unmarshal(data, &ev.raw); err != nil || ev.raw == nil {
+			return nil, &HookEventError{Problem: "input is not a JSON object"}
+		}
+		if err := json.Unmarshal(data, ev); err != nil {
+			return nil, &HookEventError{Problem: "input field has the wrong type: " + truncateText(err.Error(), maxProblemText)}
+		}
+	}
+	ev.HookEventName = event
+	return ev, nil
+}
+
+// MarshalJSON writes the named fields that are set and every other field
+// of the original input as it came.
+func (e HookEvent) MarshalJSON() ([]byte, error) {
+	type plain HookEvent // no MarshalJSON: no recursion
+	known, err := json.Marshal(plain(e))
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(known, &out); err != nil {
+		return nil, err
+	}
+	for k, v := range e.raw {
+		if _, set := out[k]; !set {
+			out[k] = v
+		}
+	}
+	return json.Marshal(out)
+}
+
+// HookResult is one hook's answer, read by ParseHookOutput. Bundle and
+// Index say which hook gave it (FireChain fills them in).
+type HookResult struct {
+	Bundle string
+	Index  int
+
+	ExitCode int
+	TimedOut bool
+	// Failure, when set, makes the result a reported, non-blocking
+	// failure; every other field but ExitCode and TimedOut is then zero.
+	Failure string
+
+	// Blocked is set by exit status 2 (Reason is stderr) and by a JSON
+	// "decision": "block" (Reason is "reason").
+	Blocked bool
+	Reason  string
+	// Decision is the JSON "decision" as written ("block", "approve").
+	Decision string
+
+	Continue       bool // false when the JSON says "continue": false
+	StopReason     string
+	SuppressOutput bool
+	SystemMessage  string
+
+	// From hookSpecificOutput.
+	HookEventName      string
+	PermissionDecision string // "allow", "deny", "ask" or ""
+	PermissionReason   string
+	AdditionalContext  string
+	UpdatedInput       json.RawMessage // a JSON object, or nil
+
+	// PlainOutput is stdout of an exit-0 hook that is not a JSON object.
+	PlainOutput string
+}
+
+// hookOutput is the JSON a hook may print on exit 0. Pointers tell an
+// absent field from a zero one; a field of the wrong type is a failure.
+type hookOutput struct {
+	Continue           *bool   `json:"continue"`
+	StopReason         *string `json:"stopReason"`
+	SuppressOutput     *bool   `json:"suppressOutput"`
+	SystemMessage      *string `json:"systemMessage"`
+	Decision           *string `json:"decision"`
+	Reason             *string `json:"reason"`
+	HookSpecificOutput *struct {
+		HookEventName            *string         `json:"hookEventName"`
+		PermissionDecision       *string         `json:"permissionDecision"`
+		PermissionDecisionReason *string         `json:"permissionDecisionReason"`
+		AdditionalContext        *string         `json:"additionalContext"`
+		UpdatedInput             json.RawMessage `json:"updatedInput"`
+		// PermissionRequest answers with a decision object instead.
+		Decision *struct {
+			Behavior     *string         `json:"behavior"`
+			Message      *string         `json:"message"`
+			UpdatedInput json.RawMessage `json:"updatedInput"`
+			Interrupt    *bool           `json:"interrupt"`
+		} `json:"decision"`
+	} `json:"hookSpecificOutput"`
+}
+
+// ParseHookOutput interprets a finished hook by Claude Code's contract:
+//
+//   - a timeout, or an exit status other than 0 and 2: a reported,
+//     non-blocking failure;
+//   - exit status 2: block, with stderr (trimmed) as the reason;
+//   - exit status 0: stdout that starts with '{' (after white space) must
+//     be one JSON object of the hook output schema — if it does not parse,
+//     has a field of the wrong type or an unknown decision value, the
+//     whole result is a reported, non-blocking failure and none of it is
+//     used; any other stdout is plain output. PermissionRequest's
+//     hookSpecificOutput.decision {behavior, message, updatedInput,
+//     interrupt} is read into the same permission fields.
+//
+// It never panics, whatever the bytes.
+func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookResult {
+	r := HookResult{ExitCode: exitCode, TimedOut: timedOut, Continue: true}
+	switch {
+	case timedOut:
+		r.Failure = "timed out and was killed"
+		return r
+	case exitCode == 2:
+		r.Blocked = true
+		r.Reason = strings.TrimSpace(string(stderr))
+		if r.Reason == "" {
+			r.Reason = "blocked by a hook (exit status 2)"
+		}
+		return r
+	case exitCode < 0:
+		r.Failure = "was killed by a signal" + stderrSuffix(stderr)
+		return r
+	case exitCode != 0:
+		r.Failure = fmt.Sprintf("exited with status %d", exitCode) + stderrSuffix(stderr)
+		return r
+	}
+	out := bytes.TrimSpace(stdout)
+	if len(out) == 0 {
+		return r
+	}
+	if out[0] != '{' {
+		r.PlainOutput = string(out)
+		return r
+	}
+	fail := func(format string, args ...any) HookResult {
+		return HookResult{ExitCode: exitCode, Continue: true, Failure: fmt.Sprintf(format, args...)}
+	}
+	if err := checkSingleValue(out); err != nil {
+		return fail("output looks like JSON but is not one JSON object: %s", truncateText(err.Error(), maxProblemText))
+	}
+	var ho hookOutput
+	if err := json.Unmarshal(out, &ho); err != nil {
+		return fail("output JSON does not follow the hook output schema: %s", truncateText(err.Error(), maxProblemText))
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	if ho.Continue != nil {
+		r.Continue = *ho.Continue
+	}
+	r.StopReason = str(ho.StopReason)
+	r.SuppressOutput = ho.SuppressOutput != nil && *ho.SuppressOutput
+	r.SystemMessage = str(ho.SystemMessage)
+	r.Decision = str(ho.Decision)
+	r.Reason = str(ho.Reason)
+	switch r.Decision {
+	case "", "approve":
+	case "block":
+		r.Blocked = true
+		if r.Reason == "" {
+			r.Reason = "blocked by a hook"
+		}
+	default:
+		return fail("output JSON has an unknown decision %s", truncateText(strconv.Quote(r.Decision), 80))
+	}
+	if hs := ho.HookSpecificOutput; hs != nil {
+		r.HookEventName = str(hs.HookEventName)
+		r.PermissionDecision = str(hs.PermissionDecision)
+		r.PermissionReason = str(hs.PermissionDecisionReason)
+		r.AdditionalContext = str(hs.AdditionalContext)
+		switch r.PermissionDecision {
+		case "", PermissionAllow, PermissionDeny, PermissionAsk:
+		default:
+			return fail("output JSON has an unknown permissionDecision %s", truncateText(strconv.Quote(r.PermissionDecision), 80))
+		}
+		updated := hs.UpdatedInput
+		if d := hs.Decision; d != nil {
+			// PermissionRequest: {"behavior": "allow"|"deny", "message",
+			// "updatedInput", "interrupt"}, folded into the same fields.
+			if r.PermissionDecision != "" {
+				return fail("output JSON has both permissionDecision and decision")
+			}
+			switch b := str(d.Behavior); b {
+			case PermissionAllow, PermissionDeny:
+				r.PermissionDecision = b
+			default:
+				return fail("output JSON has an unknown decision.behavior %s", truncateText(strconv.Quote(b), 80))
+			}
+			r.PermissionReason = str(d.Message)
+			if d.Interrupt != nil && *d.Interrupt {
+				r.Continue = false
+				r.StopReason = firstNonEmpty(r.StopReason, r.PermissionReason)
+			}
+			if len(updated) == 0 {
+				updated = d.UpdatedInput
+			}
+		}
+		if u := bytes.TrimSpace(updated); len(u) > 0 && !bytes.Equal(u, []byte("null")) {
+			if u[0] != '{' {
+				return fail("output JSON updatedInput is not a JSON object")
+			}
+			r.UpdatedInput = json.RawMessage(slices.Clone(u))
+		}
+	}
+	return r
+}
+
+func stderrSuffix(stderr []byte) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(string(stderr)), "\n")
+	if line == "" {
+		return ""
+	}
+	return ": " + truncateText(line, maxProblemText)
+}
+
+// HookRef names one hook: its bundle and its index in that bundle's hooks.
+type HookRef struct {
+	Bundle string `json:"bundle"`
+	Hook   int    `json:"hook"`
+}
+
+func (h HookRef) String() string { return fmt.Sprintf("%s hook %d", bundle.Quote(h.Bundle), h.Hook) }
+
+// HookError is a reported, non-blocking failure of one hook.
+type HookError struct {
+	Bundle  string `json:"bundle"`
+	Hook    int    `json:"hook"`
+	Message string `json:"message"`
+}
+
+func (e HookError) Error() string {
+	return fmt.Sprintf("%s: %s", HookRef{e.Bundle, e.Hook}, bundle.Sanitize(e.Message))
+}
+
+// Outcome is the combined answer of a hook chain.
+type Outcome struct {
+	Event string
+
+	// Blocked: the action the event describes must not proceed (exit 2,
+	// "decision": "block" or "permissionDecision": "deny"), for the
+	// Reason given by BlockedBy. A refused or canceled chain is blocked
+	// too.
+	Blocked   bool
+	Reason    string
+	BlockedBy *HookRef
+
+	// Continue false: stop the agent altogether (Claude Code's
+	// "continue": false), with StopReason for the user.
+	Continue   bool
+	StopReason string
+
+	// PermissionDecision is "ask" if any hook asked, else "allow" if
+	// any allowed, else empty; "deny" only with Blocked.
+	PermissionDecision string
+	PermissionReason   string
+
+	AdditionalContext []string
+	// UpdatedInput is the last hook's replacement of tool_input, or nil;
+	// only PreToolUse and PermissionRequest hooks can set it.
+	UpdatedInput   json.RawMessage
+	SuppressOutput bool
+	SystemMessages []string
+	Errors         []HookError
+}
+
+// Proceed reports whether the action the event describes may go ahead:
+// not blocked and not told to stop. Callers must not look at Blocked
+// alone: "continue": false stops a tool call too.
+func (o Outcome) Proceed() bool { return !o.Blocked && o.Continue }
+
+// takesUpdatedInput reports whether event's hooks may replace tool_input:
+// only before the tool runs. Elsewhere updatedInput is ignored.
+func takesUpdatedInput(event string) bool {
+	return event == "PreToolUse" || event == "PermissionRequest"
+}
+
+// NewOutcome is the outcome of an empty chain: proceed.
+func NewOutcome(event string) Outcome { return Outcome{Event: event, Continue: true} }
+
+// Combine folds results in precedence order and stops at the first one
+// that blocks or says "continue": false; later results are not looked at.
+func Combine(event string, results []HookResult) Outcome {
+	o := NewOutcome(event)
+	for _, r := range results {
+		if o.add(r) {
+			break
+		}
+	}
+	return o
+}
+
+// add folds one result into o and reports whether the chain stops here.
+func (o *Outcome) add(r HookResult) bool {
+	ref := HookRef{Bundle: r.Bundle, Hook: r.Index}
+	if r.Failure != "" {
+		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, Message: r.Failure})
+		return false
+	}
+	if r.HookEventName != "" && r.HookEventName != o.Event {
+		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index,
+			Message: fmt.Sprintf("hookSpecificOutput names event %s, not %s; output ignored", truncateText(strconv.Quote(r.HookEventName), 80), o.Event)})
+		return false
+	}
+	if r.SystemMessage != "" {
+		o.SystemMessages = append(o.SystemMessages, r.SystemMessage)
+	}
+	o.SuppressOutput = o.SuppressOutput || r.SuppressOutput
+	if r.AdditionalContext != "" {
+		o.AdditionalContext = append(o.AdditionalContext, r.AdditionalContext)
+	}
+	if r.PlainOutput != "" && (o.Event == "UserPromptSubmit" || o.Event == "SessionStart") {
+		o.AdditionalContext = append(o.AdditionalContext, r.PlainOutput)
+	}
+	if r.UpdatedInput != nil && takesUpdatedInput(o.Event) {
+		o.UpdatedInput = r.UpdatedInput
+	}
+	stop := false
+	if !r.Continue {
+		o.Continue = false
+		o.StopReason = r.StopReason
+		stop = true
+	}
+	switch {
+	case r.PermissionDecision == PermissionDeny:
+		o.block(ref, firstNonEmpty(r.PermissionReason, r.Reason, "denied by a hook"))
+		o.PermissionDecision, o.PermissionReason = PermissionDeny, o.Reason
+		return true
+	case r.Blocked:
+		o.block(ref, r.Reason)
+		return true
+	case r.PermissionDecision == PermissionAsk:
+		o.PermissionDecision, o.PermissionReason = PermissionAsk, r.PermissionReason
+	case r.PermissionDecision == PermissionAllow || r.Decision == "approve" && o.Event == "PreToolUse":
+		if o.PermissionDecision == "" {
+			o.PermissionDecision = PermissionAllow
+			o.PermissionReason = firstNonEmpty(r.PermissionReason, r.Reason)
+		}
+	}
+	return stop
+}
+
+func (o *Outcome) block(ref HookRef, reason string) {
+	o.Blocked = true
+	o.Reason = reason
+	o.BlockedBy = &ref
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// RunnableHook is one hook ready to run: its frozen launch spec (Stdin is
+// replaced by the event, a zero Timeout becomes DefaultHookTimeout), its
+// matcher, and who it belongs to.
+type RunnableHook struct {
+	Bundle  string
+	Index   int // the hook's index among its bundle's hooks, for messages
+	Matcher string
+	Spec    Spec
+	// Verify, when set, is called immediately before the hook is
+	// spawned (the registry re-checks authority and the snapshot there);
+	// an error skips the hook and is reported, like any hook failure.
+	Verify func(context.Context) error
+}
+
+// ChainError is returned when a chain is refused before anything runs.
+type ChainError struct {
+	Matching int // hooks that matched the event
+	Depth    int // this process's nesting depth, from HookDepthEnv
+	Problem  string
+}
+
+func (e *ChainError) Error() string {
+	return "hook chain refused: " + e.Problem
+}
+
+// hookDepth reads this process's nesting depth. Unset is 0; a value that
+// is not a small non-negative integer is refused rather than guessed.
+func hookDepth() (int, error) {
+	v, ok := os.LookupEnv(HookDepthEnv)
+	if !ok {
+		return 0, nil
+	}
+	d, err := strconv.Atoi(v)
+	if err != nil || d < 0 || d > 1000 {
+		return 0, fmt.Errorf("%s is not a valid depth", HookDepthEnv)
+	}
+	return d, nil
+}
+
+// FireChain runs the hooks of hooks that match ev, serially, in the order
+// given (precedence order), each with the event JSON on stdin, and folds
+// their answers into an Outcome. It stops at the first block.
+//
+// After a hook returns updatedInput, the hooks after it receive that input
+// as tool_input: a later guard judges the input that will actually run.
+// Every hook's environment gets HookDepthEnv set to this process's depth
+// plus one.
+//
+// The chain is refused — nothing runs, the Outcome is Blocked and the
+// error a *ChainError — when more than MaxHookChain hooks match or this
+// process is already MaxHookChain levels deep. If ctx is done before the
+// chain completes, the running hook's group is killed, the Outcome is
+// Blocked and the error is ctx's. Otherwise the error is nil and hook
+// failures are in Outcome.Errors.
+func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcome, error) {
+	if ev == nil {
+		ev = &HookEvent{}
+	}
+	o := NewOutcome(ev.HookEventName)
+	if !ValidHookEvent(ev.HookEventName) {
+		return o.refuse(&ChainError{Problem: fmt.Sprintf("unknown event %s", truncateText(strconv.Quote(ev.HookEventName), 80))})
+	}
+	depth, err := hookDepth()
+	if err != nil {
+		return o.refuse(&ChainError{Depth: -1, Problem: err.Error()})
+	}
+	if depth >= MaxHookChain {
+		return o.refuse(&ChainError{Depth: depth, Problem: fmt.Sprintf("hooks are nested %d deep (%s), the limit is %d", depth+1, HookDepthEnv, MaxHookChain)})
+	}
+	var matching []RunnableHook
+	for _, h := range hooks {
+		if EventUsesMatcher(ev.HookEventName) {
+			ok, err := MatchHook(h.Matcher, ev.ToolName)
+			if err != nil {
+				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
+				continue
+			}
+			if !ok {
+				continue
+			}
+		}
+		matching = append(matching, h)
+	}
+	if len(matching) > MaxHookChain {
+		return o.refuse(&ChainError{Matching: len(matching), Depth: depth, Problem: fmt.Sprintf("%d hooks match %s, the limit is %d", len(matching), ev.HookEventName, MaxHookChain)})
+	}
+
+	cur := *ev // tool_input changes along the chain; the caller's event does not
+	childDepth := HookDepthEnv + "=" + strconv.Itoa(depth+1)
+	for _, h := range matching {
+		if err := ctx.Err(); err != nil {
+			return o.cancel(err)
+		}
+		if h.Verify != nil {
+			if err := h.Verify(ctx); err != nil {
+				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: "not run: " + err.Error()})
+				continue
+			}
+		}
+		stdin, err := json.Marshal(cur)
+		if err != nil {
+			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: "cannot encode the event: " + err.Error()})
+			continue
+		}
+		spec := h.Spec
+		spec.Stdin = stdin
+		if spec.Timeout == 0 {
+			spec.Timeout = DefaultHookTimeout
+		}
+		spec.Env = withEnv(spec.Env, childDepth)
+		res, err := Run(ctx, spec)
+		if err != nil {
+			if ctx.Err() != nil {
+				return o.cancel(ctx.Err())
+			}
+			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
+			continue
+		}
+		if res.Canceled {
+			return o.cancel(ctx.Err())
+		}
+		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
+		r.Bundle, r.Index = h.Bundle, h.Index
+		if r.TimedOut {
+			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
+		}
+		stop := o.add(r)
+		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) {
+			cur.ToolInput = r.UpdatedInput
+		}
+		if stop {
+			break
+		}
+	}
+	return o, nil
+}
+
+func (o Outcome) refuse(err *ChainError) (Outcome, error) {
+	o.Blocked = true
+	o.Reason = "bundlectl refused the hook chain: " + err.Problem
+	return o, err
+}
+
+func (o Outcome) cancel(err error) (Outcome, error) {
+	if err == nil {
+		err = context.Canceled
+	}
+	o.Blocked = true
+	o.Reason = "bundlectl: the hook chain was canceled before it completed"
+	return o, err
+}
+
+// withEnv returns env with kv ("NAME=value") replacing any entry of the
+// same name.
+func withEnv(env []string, kv string) []string {
+	name, _, _ := strings.Cut(kv, "=")
+	out := make([]string, 0, len(env)+1)
+	for _, e := range env {
+		if k, _, _ := strings.Cut(e, "="); k != name {
+			out = append(out, e)
+		}
+	}
+	return append(out, kv)
+}
+
+type outcomeJSON struct {
+	Continue           *bool             `json:"continue,omitempty"`
+	StopReason         string            `json:"stopReason,omitempty"`
+	SuppressOutput     bool              `json:"suppressOutput,omitempty"`
+	SystemMessage      string            `json:"systemMessage,omitempty"`
+	Decision           string            `json:"decision,omitempty"`
+	Reason             string            `json:"reason,omitempty"`
+	HookSpecificOutput *hookSpecificJSON `json:"hookSpecificOutput,omitempty"`
+}
+
+type hookSpecificJSON struct {
+	HookEventName            string              `json:"hookEventName"`
+	PermissionDecision       string              `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string              `json:"permissionDecisionReason,omitempty"`
+	Decision                 *permissionDecision `json:"decision,omitempty"`
+	AdditionalContext        string              `json:"additionalContext,omitempty"`
+	UpdatedInput             json.RawMessage     `json:"updatedInput,omitempty"`
+}
+
+// permissionDecision is PermissionRequest's answer.
+type permissionDecision struct {
+	Behavior     string          `json:"behavior"`
+	Message      string          `json:"message,omitempty"`
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
+}
+
+// WriteOutcome writes o in Claude Code's hook output contract, so that
+// `bundlectl hooks run` can stand in for the hooks of an existing
+// harness, and returns the exit status to end with: 2 when Blocked, else
+// 0. On exit 2 stderr carries the reason and nothing else, as Claude Code
+// feeds stderr back on exit 2 and ignores stdout. stdout always gets one
+// JSON object (possibly {}), which on exit 2 expresses the block too, for
+// harnesses that read JSON. Permission fields and updatedInput are
+// written for PreToolUse (permissionDecision) and PermissionRequest
+// (decision.behavior) only. Hook failures are appended to systemMessage,
+// so the user sees them, and on exit 0 also written to stderr.
+func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
+	j := outcomeJSON{SuppressOutput: o.SuppressOutput, StopReason: o.StopReason}
+	if !o.Continue {
+		f := false
+		j.Continue = &f
+	}
+	msgs := slices.Clone(o.SystemMessages)
+	for _, e := range o.Errors {
+		msgs = append(msgs, "bundlectl: "+e.Error())
+	}
+	j.SystemMessage = strings.Join(msgs, "\n")
+	hs := &hookSpecificJSON{HookEventName: o.Event, AdditionalContext: strings.Join(o.AdditionalContext, "\n")}
+	perm, reason, updated := o.PermissionDecision, o.PermissionReason, o.UpdatedInput
+	if o.Blocked {
+		perm, reason, updated = PermissionDeny, o.Reason, nil
+	}
+	switch o.Event {
+	case "PreToolUse":
+		hs.PermissionDecision, hs.PermissionDecisionReason, hs.UpdatedInput = perm, reason, updated
+	case "PermissionRequest":
+		if perm == PermissionAllow || perm == PermissionDeny {
+			hs.Decision = &permissionDecision{Behavior: perm, Message: reason, UpdatedInput: updated}
+		}
+	default:
+		if o.Blocked {
+			j.Decision, j.Reason = "block", o.Reason
+		}
+	}
+	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil {
+		j.HookSpecificOutput = hs
+	}
+	data, err := json.Marshal(j)
+	if err != nil {
+		return 1, err
+	}
+	if _, err := stdout.Write(append(data, '\n')); err != nil {
+		return 1, err
+	}
+	if o.Blocked {
+		if _, err := io.WriteString(stderr, terminalSafe(o.Reason)+"\n"); err != nil {
+			return 1, err
+		}
+		return 2, nil
+	}
+	for _, e := range o.Errors {
+		if _, err := fmt.Fprintf(stderr, "bundlectl: %s\n", e.Error()); err != nil {
+			return 1, err
+		}
+	}
+	return 0, nil
+}
+
+// terminalSafe escapes control and bidirectional characters line by line,
+// keeping the line breaks of a multi-line reason.
+func terminalSafe(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = bundle.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,583 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseHookOutput(t *testing.T) {
+	cases := []struct {
+		name           string
+		exit           int
+		stdout, stderr string
+		timedOut       bool
+		check          func(HookResult) bool
+	}{
+		{"exit 0 silent", 0, "", "", false, func(r HookResult) bool { return r.Failure == "" && !r.Blocked && r.Continue }},
+		{"exit 0 plain", 0, "hello\n", "", false, func(r HookResult) bool { return r.PlainOutput == "hello" && r.Failure == "" }},
+		{"exit 0 json array is plain", 0, `["x"]`, "", false, func(r HookResult) bool { return r.PlainOutput == `["x"]` }},
+		{"exit 0 json", 0, `{"continue":true,"systemMessage":"hi","suppressOutput":true,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check","additionalContext":"ctx","updatedInput":{"a":1}}}`, "", false,
+			func(r HookResult) bool {
+				return r.Failure == "" && r.SystemMessage == "hi" && r.SuppressOutput && r.PermissionDecision == "ask" &&
+					r.PermissionReason == "check" && r.AdditionalContext == "ctx" && string(r.UpdatedInput) == `{"a":1}` && r.HookEventName == "PreToolUse"
+			}},
+		{"decision block", 0, `{"decision":"block","reason":"no"}`, "", false, func(r HookResult) bool { return r.Blocked && r.Reason == "no" }},
+		{"decision approve", 0, `{"decision":"approve"}`, "", false, func(r HookResult) bool { return !r.Blocked && r.Decision == "approve" && r.Failure == "" }},
+		{"continue false", 0, `{"continue":false,"stopReason":"enough"}`, "", false, func(r HookResult) bool { return !r.Continue && r.StopReason == "enough" }},
+		{"unknown fields ignored", 0, `{"newField":{"x":1}}`, "", false, func(r HookResult) bool { return r.Failure == "" }},
+		{"exit 2", 2, "ignored", "  rm -rf is not allowed\n", false, func(r HookResult) bool { return r.Blocked && r.Reason == "rm -rf is not allowed" }},
+		{"exit 2 silent", 2, "", "", false, func(r HookResult) bool { return r.Blocked && r.Reason != "" }},
+		{"exit 2 ignores stdout json", 2, `{"decision":"approve"}`, "x", false, func(r HookResult) bool { return r.Blocked && r.Decision == "" }},
+		{"exit 1", 1, `{"decision":"block"}`, "boom\nmore", false, func(r HookResult) bool {
+			return !r.Blocked && r.Failure == "exited with status 1: boom"
+		}},
+		{"signal", -1, "", "", false, func(r HookResult) bool { return !r.Blocked && r.Failure != "" }},
+		{"timeout", 0, `{"decision":"block"}`, "", true, func(r HookResult) bool { return !r.Blocked && r.Failure != "" }},
+		{"malformed", 0, `{"decision":"block"`, "", false, func(r HookResult) bool { return !r.Blocked && strings.Contains(r.Failure, "not one JSON object") }},
+		{"trailing", 0, `{"decision":"block"} {}`, "", false, func(r HookResult) bool { return !r.Blocked && r.Failure != "" }},
+		{"wrong type", 0, `{"continue":"no"}`, "", false, func(r HookResult) bool { return r.Continue && r.Failure != "" }},
+		{"unknown decision", 0, `{"decision":"maybe"}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
+		{"unknown permission", 0, `{"hookSpecificOutput":{"permissionDecision":"sure"}}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
+		{"updatedInput not object", 0, `{"hookSpecificOutput":{"updatedInput":[1]}}`, "", false, func(r HookResult) bool { return r.Failure != "" && r.UpdatedInput == nil }},
+		{"PermissionRequest deny", 0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no","interrupt":true}}}`, "", false,
+			func(r HookResult) bool {
+				return r.PermissionDecision == "deny" && r.PermissionReason == "no" && !r.Continue
+			}},
+		{"PermissionRequest allow", 0, `{"hookSpecificOutput":{"decision":{"behavior":"allow","updatedInput":{"a":2}}}}`, "", false,
+			func(r HookResult) bool {
+				return r.PermissionDecision == "allow" && string(r.UpdatedInput) == `{"a":2}` && r.Continue
+			}},
+		{"PermissionRequest bad behavior", 0, `{"hookSpecificOutput":{"decision":{"behavior":"ask"}}}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
+		{"both decisions", 0, `{"hookSpecificOutput":{"permissionDecision":"allow","decision":{"behavior":"deny"}}}`, "", false, func(r HookResult) bool { return r.Failure != "" }},
+		{"updatedInput null", 0, `{"hookSpecificOutput":{"updatedInput":null}}`, "", false, func(r HookResult) bool { return r.Failure == "" && r.UpdatedInput == nil }},
+	}
+	for _, c := range cases {
+		r := ParseHookOutput(c.exit, []byte(c.stdout), []byte(c.stderr), c.timedOut)
+		if !c.check(r) {
+			t.Errorf("%s: %+v", c.name, r)
+		}
+	}
+}
+
+func TestMatchHook(t *testing.T) {
+	cases := []struct {
+		matcher, tool string
+		want          bool
+	}{
+		{"", "Bash", true}, {"*", "Bash", true}, {"", "", true},
+		{"Bash", "Bash", true}, {"Bash", "BashOutput", false}, {"Bash", "MyBash", false},
+		{"Edit|Write", "Write", true}, {"Edit|Write", "Edit", true}, {"Edit|Write", "NotEdit", false}, {"Edit|Write", "Writer", false},
+		{"mcp__.*", "mcp__github__issue", true}, {"mcp__.*", "xmcp__a", false},
+		{"Notebook.*", "NotebookEdit", true},
+	}
+	for _, c := range cases {
+		got, err := MatchHook(c.matcher, c.tool)
+		if err != nil || got != c.want {
+			t.Errorf("MatchHook(%q, %q) = %v, %v", c.matcher, c.tool, got, err)
+		}
+	}
+	var me *MatcherError
+	if _, err := MatchHook("(", "Bash"); !errors.As(err, &me) {
+		t.Errorf("invalid matcher: err = %v", err)
+	}
+}
+
+func TestParseHookEvent(t *testing.T) {
+	in := `{"hook_event_name":"Stop","session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"},"custom_field":{"deep":[1,2]},"agent_id":"a7"}`
+	ev, err := ParseHookEvent([]byte(in), "PreToolUse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.HookEventName != "PreToolUse" || ev.ToolName != "Bash" || ev.AgentID != "a7" || string(ev.ToolInput) != `{"command":"ls"}` {
+		t.Fatalf("parsed %+v", ev)
+	}
+	out, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["hook_event_name"] != "PreToolUse" || back["session_id"] != "s1" || back["custom_field"] == nil {
+		t.Fatalf("round trip lost fields: %s", out)
+	}
+	for _, bad := range []string{`[]`, `"x"`, `{"a":1} {}`, `{"tool_name":5}`, `{"a":1,"a":2}`} {
+		if _, err := ParseHookEvent([]byte(bad), "PreToolUse"); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	if _, err := ParseHookEvent([]byte(`{}`), "Notification"); err == nil {
+		t.Error("unknown event accepted")
+	}
+	if ev, err := ParseHookEvent(nil, "SessionStart"); err != nil || ev.HookEventName != "SessionStart" {
+		t.Errorf("empty input: %v, %v", ev, err)
+	}
+}
+
+// hookEnv holds one test's hook scripts and marker files.
+type hookEnv struct {
+	t   *testing.T
+	dir string
+}
+
+func newHookEnv(t *testing.T) *hookEnv {
+	t.Setenv(HookDepthEnv, "")
+	os.Unsetenv(HookDepthEnv)
+	return &hookEnv{t: t, dir: t.TempDir()}
+}
+
+// hook writes a script that touches marker file "ran-<name>", saves its
+// stdin to "in-<name>" and then runs body.
+func (h *hookEnv) hook(name, matcher, body string) RunnableHook {
+	p := script(h.t, h.dir, name+".sh", fmt.Sprintf("touch %q\ncat > %q\n%s",
+		filepath.Join(h.dir, "ran-"+name), filepath.Join(h.dir, "in-"+name), body))
+	return RunnableHook{Bundle: "b-" + name, Index: 0, Matcher: matcher,
+		Spec: Spec{Argv: []string{p}, Dir: h.dir, Env: testEnv}}
+}
+
+func (h *hookEnv) ran(name string) bool {
+	_, err := os.Stat(filepath.Join(h.dir, "ran-"+name))
+	return err == nil
+}
+
+func (h *hookEnv) stdin(name string) map[string]json.RawMessage {
+	data, err := os.ReadFile(filepath.Join(h.dir, "in-"+name))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		h.t.Fatalf("hook %s got %q: %v", name, data, err)
+	}
+	return m
+}
+
+func preToolUse(t *testing.T, tool, input string) *HookEvent {
+	ev, err := ParseHookEvent([]byte(fmt.Sprintf(`{"session_id":"s","tool_name":%q,"tool_input":%s,"extra":"kept"}`, tool, input)), "PreToolUse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestFireChainExit0WithAndWithoutJSON(t *testing.T) {
+	h := newHookEnv(t)
+	plain := h.hook("plain", "", "echo just text\n")
+	js := h.hook("json", "Bash", `echo '{"systemMessage":"checked","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","additionalContext":"from json"}}'`+"\n")
+	o, err := FireChain(context.Background(), []RunnableHook{plain, js}, preToolUse(t, "Bash", `{"command":"ls"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Blocked || !o.Continue || len(o.Errors) != 0 || o.PermissionDecision != "allow" {
+		t.Fatalf("outcome %+v", o)
+	}
+	// PreToolUse: plain stdout is not context; the JSON's context is.
+	if strings.Join(o.AdditionalContext, "|") != "from json" || strings.Join(o.SystemMessages, "|") != "checked" {
+		t.Fatalf("outcome %+v", o)
+	}
+	in := h.stdin("plain")
+	if string(in["hook_event_name"]) != `"PreToolUse"` || string(in["extra"]) != `"kept"` || string(in["tool_input"]) != `{"command":"ls"}` {
+		t.Fatalf("hook stdin %v", in)
+	}
+
+	// UserPromptSubmit: plain stdout becomes context; the matcher is ignored.
+	ev, _ := ParseHookEvent([]byte(`{"prompt":"$(touch PWNED)"}`), "UserPromptSubmit")
+	h2 := newHookEnv(t)
+	o, err = FireChain(context.Background(), []RunnableHook{h2.hook("ctx", "NoSuchTool", "echo remember this\n")}, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.AdditionalContext, "|") != "remember this" {
+		t.Fatalf("outcome %+v", o)
+	}
+	if string(h2.stdin("ctx")["prompt"]) != `"$(touch PWNED)"` {
+		t.Fatal("prompt not passed through")
+	}
+	if _, err := os.Stat(filepath.Join(h2.dir, "PWNED")); err == nil {
+		t.Fatal("the prompt reached a shell")
+	}
+}
+
+func TestFireChainFirstBlockStopsTheChain(t *testing.T) {
+	h := newHookEnv(t)
+	first := h.hook("first", "Bash", "echo 'no rm -rf here' >&2\nexit 2\n")
+	second := h.hook("second", "Bash", "exit 0\n")
+	o, err := FireChain(context.Background(), []RunnableHook{first, second}, preToolUse(t, "Bash", `{"command":"rm -rf /"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Blocked || o.Reason != "no rm -rf here" || o.BlockedBy == nil || o.BlockedBy.Bundle != "b-first" {
+		t.Fatalf("outcome %+v", o)
+	}
+	if !h.ran("first") || h.ran("second") {
+		t.Fatalf("ran first=%v second=%v; the second hook must not run", h.ran("first"), h.ran("second"))
+	}
+}
+
+func TestFireChainDenyIsABlock(t *testing.T) {
+	h := newHookEnv(t)
+	deny := h.hook("deny", "", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"outside workspace"}}'`+"\n")
+	after := h.hook("after", "", "exit 0\n")
+	o, _ := FireChain(context.Background(), []RunnableHook{deny, after}, preToolUse(t, "Write", `{}`))
+	if !o.Blocked || o.Reason != "outside workspace" || o.PermissionDecision != "deny" || h.ran("after") {
+		t.Fatalf("outcome %+v, after ran %v", o, h.ran("after"))
+	}
+}
+
+func TestFireChainFailuresDoNotBlock(t *testing.T) {
+	h := newHookEnv(t)
+	fails := h.hook("fails", "", "echo oops >&2\nexit 1\n")
+	malformed := h.hook("malformed", "", `echo '{"decision": "block",'`+"\n")
+	slow := h.hook("slow", "", "exec sleep 30\n")
+	slow.Spec.Timeout = 200 * time.Millisecond
+	last := h.hook("last", "", "exit 0\n")
+	start := time.Now()
+	o, err := FireChain(context.Background(), []RunnableHook{fails, malformed, slow, last}, preToolUse(t, "Bash", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("chain took %s", time.Since(start))
+	}
+	if o.Blocked || len(o.Errors) != 3 || !h.ran("last") {
+		t.Fatalf("outcome %+v, last ran %v", o, h.ran("last"))
+	}
+	want := []string{"exited with status 1: oops", "not one JSON object", "timed out after 200ms"}
+	for i, w := range want {
+		if !strings.Contains(o.Errors[i].Message, w) || o.Errors[i].Bundle == "" {
+			t.Errorf("error %d = %+v, want %q", i, o.Errors[i], w)
+		}
+	}
+}
+
+func TestFireChainMatcher(t *testing.T) {
+	h := newHookEnv(t)
+	edit := h.hook("edit", "Edit|Write", "exit 2\n")
+	bad := h.hook("bad", "(", "exit 2\n")
+	o, err := FireChain(context.Background(), []RunnableHook{edit, bad}, preToolUse(t, "Bash", `{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Blocked || h.ran("edit") || h.ran("bad") || len(o.Errors) != 1 {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestFireChainRefusesMoreThanTen(t *testing.T) {
+	h := newHookEnv(t)
+	var hooks []RunnableHook
+	for i := range MaxHookChain + 1 {
+		hooks = append(hooks, h.hook(fmt.Sprint("h", i), "Bash", "exit 0\n"))
+	}
+	hooks = append(hooks, h.hook("other", "Read", "exit 0\n"))
+	o, err := FireChain(context.Background(), hooks, preToolUse(t, "Bash", `{}`))
+	var ce *ChainError
+	if !errors.As(err, &ce) || ce.Matching != 11 || !o.Blocked {
+		t.Fatalf("err = %v, outcome %+v", err, o)
+	}
+	for i := range MaxHookChain + 1 {
+		if h.ran(fmt.Sprint("h", i)) {
+			t.Fatalf("hook %d ran in a refused chain", i)
+		}
+	}
+	// Ten matching hooks among more are fine.
+	o, err = FireChain(context.Background(), hooks[1:], preToolUse(t, "Bash", `{}`))
+	if err != nil || o.Blocked || !h.ran("h10") || h.ran("other") {
+		t.Fatalf("10 hooks: err = %v, outcome %+v", err, o)
+	}
+}
+
+func TestFireChainNestingDepth(t *testing.T) {
+	h := newHookEnv(t)
+	depthFile := filepath.Join(h.dir, "depth")
+	hk := h.hook("d", "", "printf '%s' \"$"+HookDepthEnv+"\" > "+depthFile+"\n")
+	hk.Spec.Env = append(hk.Spec.Env, HookDepthEnv+"=0") // a stale value is replaced
+	ev, _ := ParseHookEvent(nil, "Stop")
+
+	t.Setenv(HookDepthEnv, "9")
+	if _, err := FireChain(context.Background(), []RunnableHook{hk}, ev); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(depthFile); string(data) != "10" {
+		t.Fatalf("hook saw depth %q, want 10", data)
+	}
+	os.Remove(filepath.Join(h.dir, "ran-d"))
+	for _, v := range []string{"10", "11", "-1", "x"} {
+		t.Setenv(HookDepthEnv, v)
+		o, err := FireChain(context.Background(), []RunnableHook{hk}, ev)
+		var ce *ChainError
+		if !errors.As(err, &ce) || !o.Blocked || h.ran("d") {
+			t.Fatalf("depth %s: err = %v, outcome %+v, ran %v", v, err, o, h.ran("d"))
+		}
+	}
+}
+
+func TestFireChainUpdatedInputAndContext(t *testing.T) {
+	h := newHookEnv(t)
+	rewrite := h.hook("rewrite", "Bash", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"ls -la"},"additionalContext":"one"}}'`+"\n")
+	asker := h.hook("asker", "Bash", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"confirm","additionalContext":"two"}}'`+"\n")
+	o, err := FireChain(context.Background(), []RunnableHook{rewrite, asker}, preToolUse(t, "Bash", `{"command":"ls"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(h.stdin("asker")["tool_input"]); got != `{"command":"ls -la"}` {
+		t.Fatalf("second hook saw tool_input %s, want the updated input", got)
+	}
+	if string(o.UpdatedInput) != `{"command":"ls -la"}` || strings.Join(o.AdditionalContext, "|") != "one|two" {
+		t.Fatalf("outcome %+v", o)
+	}
+	if o.PermissionDecision != "ask" || o.PermissionReason != "confirm" {
+		t.Fatalf("ask must win over allow: %+v", o)
+	}
+}
+
+func TestFireChainUpdatedInputOnlyBeforeTheTool(t *testing.T) {
+	h := newHookEnv(t)
+	rewrite := h.hook("rewrite", "", `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedInput":{"command":"forged"}}}'`+"\n")
+	next := h.hook("next", "", "exit 0\n")
+	ev, _ := ParseHookEvent([]byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`), "PostToolUse")
+	o, err := FireChain(context.Background(), []RunnableHook{rewrite, next}, ev)
+	if err != nil || o.UpdatedInput != nil || !o.Proceed() {
+		t.Fatalf("err = %v, outcome %+v", err, o)
+	}
+	if got := string(h.stdin("next")["tool_input"]); got != `{"command":"ls"}` {
+		t.Fatalf("PostToolUse hook rewrote what later hooks see: %s", got)
+	}
+}
+
+func TestFireChainContinueFalseStops(t *testing.T) {
+	h := newHookEnv(t)
+	stop := h.hook("stop", "", `echo '{"continue":false,"stopReason":"budget spent"}'`+"\n")
+	after := h.hook("after", "", "exit 0\n")
+	ev, _ := ParseHookEvent([]byte(`{}`), "SessionStart")
+	o, _ := FireChain(context.Background(), []RunnableHook{stop, after}, ev)
+	if o.Continue || o.StopReason != "budget spent" || o.Blocked || o.Proceed() || h.ran("after") {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestFireChainCancel(t *testing.T) {
+	h := newHookEnv(t)
+	slow := h.hook("slow", "", "exec sleep 30\n")
+	after := h.hook("after", "", "exit 0\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	o, err := FireChain(ctx, []RunnableHook{slow, after}, preToolUse(t, "Bash", `{}`))
+	if !errors.Is(err, context.DeadlineExceeded) || !o.Blocked || h.ran("after") {
+		t.Fatalf("err = %v, outcome %+v", err, o)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Fatalf("cancel took %s", time.Since(start))
+	}
+}
+
+func TestFireChainRefusesUnknownEvent(t *testing.T) {
+	h := newHookEnv(t)
+	hk := h.hook("x", "", "exit 0\n")
+	for _, ev := range []*HookEvent{nil, {HookEventName: "Notification"}} {
+		o, err := FireChain(context.Background(), []RunnableHook{hk}, ev)
+		var ce *ChainError
+		if !errors.As(err, &ce) || !o.Blocked || h.ran("x") {
+			t.Fatalf("%v: err = %v, outcome %+v", ev, err, o)
+		}
+	}
+}
+
+func TestFireChainVerifyBeforeSpawn(t *testing.T) {
+	h := newHookEnv(t)
+	hk := h.hook("v", "", "exit 2\n")
+	hk.Verify = func(context.Context) error { return errors.New("bundle \"b-v\" is no longer trusted") }
+	o, err := FireChain(context.Background(), []RunnableHook{hk}, preToolUse(t, "Bash", `{}`))
+	if err != nil || o.Blocked || h.ran("v") || len(o.Errors) != 1 {
+		t.Fatalf("err = %v, outcome %+v", err, o)
+	}
+}
+
+func TestCombinePrecedence(t *testing.T) {
+	res := []HookResult{
+		{Bundle: "a", Continue: true, PermissionDecision: "allow", PermissionReason: "ok"},
+		{Bundle: "b", Continue: true, Failure: "exited with status 1"},
+		{Bundle: "c", Continue: true, Blocked: true, Reason: "stop"},
+		{Bundle: "d", Continue: true, SystemMessage: "never seen"},
+	}
+	o := Combine("PreToolUse", res)
+	if !o.Blocked || o.BlockedBy.Bundle != "c" || len(o.SystemMessages) != 0 || len(o.Errors) != 1 {
+		t.Fatalf("outcome %+v", o)
+	}
+	o = Combine("PostToolUse", []HookResult{{Continue: true, HookEventName: "PreToolUse", AdditionalContext: "x"}})
+	if len(o.AdditionalContext) != 0 || len(o.Errors) != 1 {
+		t.Fatalf("mismatched hookEventName used: %+v", o)
+	}
+}
+
+func TestWriteOutcome(t *testing.T) {
+	var out, errOut bytes.Buffer
+	o := NewOutcome("PreToolUse")
+	code, err := WriteOutcome(&out, &errOut, o)
+	if err != nil || code != 0 || out.String() != "{}\n" || errOut.Len() != 0 {
+		t.Fatalf("empty: %d %v %q %q", code, err, out.String(), errOut.String())
+	}
+
+	out.Reset()
+	o = Combine("UserPromptSubmit", []HookResult{
+		{Bundle: "a", Continue: true, PlainOutput: "ctx one"},
+		{Bundle: "b", Index: 1, Failure: "exited with status 1"},
+		{Bundle: "c", Continue: true, SystemMessage: "note", UpdatedInput: json.RawMessage(`{"x":1}`)},
+	})
+	code, err = WriteOutcome(&out, &errOut, o)
+	if err != nil || code != 0 {
+		t.Fatal(code, err)
+	}
+	var j map[string]any
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	hs, _ := j["hookSpecificOutput"].(map[string]any)
+	if hs["hookEventName"] != "UserPromptSubmit" || hs["additionalContext"] != "ctx one" || hs["updatedInput"] != nil {
+		t.Fatalf("json %s", out.String())
+	}
+	if msg, _ := j["systemMessage"].(string); !strings.Contains(msg, "note") || !strings.Contains(msg, `"b" hook 1: exited with status 1`) {
+		t.Fatalf("systemMessage %q", msg)
+	}
+	if !strings.Contains(errOut.String(), "exited with status 1") {
+		t.Fatalf("stderr %q", errOut.String())
+	}
+
+	for _, ev := range []string{"PreToolUse", "Stop"} {
+		out.Reset()
+		errOut.Reset()
+		o = Combine(ev, []HookResult{{Bundle: "a", Continue: true, Blocked: true, Reason: "not now"}, {Bundle: "b", Failure: "x"}})
+		code, err = WriteOutcome(&out, &errOut, o)
+		if err != nil || code != 2 || errOut.String() != "not now\n" {
+			t.Fatalf("%s blocked: %d %v stderr %q", ev, code, err, errOut.String())
+		}
+		j = nil
+		if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+			t.Fatal(err)
+		}
+		hs, _ = j["hookSpecificOutput"].(map[string]any)
+		if ev == "PreToolUse" && (hs["permissionDecision"] != "deny" || hs["permissionDecisionReason"] != "not now") {
+			t.Fatalf("json %s", out.String())
+		}
+		if ev == "Stop" && (j["decision"] != "block" || j["reason"] != "not now") {
+			t.Fatalf("json %s", out.String())
+		}
+	}
+
+	out.Reset()
+	o = Combine("PreToolUse", []HookResult{{Continue: true, PermissionDecision: "allow", UpdatedInput: json.RawMessage(`{"x":1}`)}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 0 || out.String() != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"x":1}}}`+"\n" {
+		t.Fatalf("allow with updatedInput: %d %s", code, out.String())
+	}
+	out.Reset()
+	o = Combine("PermissionRequest", []HookResult{{Continue: true, PermissionDecision: "allow", UpdatedInput: json.RawMessage(`{"x":1}`)}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 0 || out.String() != `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow","updatedInput":{"x":1}}}}`+"\n" {
+		t.Fatalf("PermissionRequest allow: %d %s", code, out.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	o = Combine("PermissionRequest", []HookResult{{Continue: true, PermissionDecision: "deny", PermissionReason: "line1\n\x1b[2Jline2"}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 2 || !strings.Contains(out.String(), `"decision":{"behavior":"deny","message":"line1\n\u001b[2Jline2"}`) {
+		t.Fatalf("PermissionRequest deny: %d %s", code, out.String())
+	}
+	if errOut.String() != "line1\n\\x1b[2Jline2\n" {
+		t.Fatalf("stderr reason not made terminal-safe: %q", errOut.String())
+	}
+
+	out.Reset()
+	o = Combine("Stop", []HookResult{{Continue: false, StopReason: "done"}})
+	if code, _ = WriteOutcome(&out, &errOut, o); code != 0 || !strings.Contains(out.String(), `"continue":false`) || !strings.Contains(out.String(), `"stopReason":"done"`) {
+		t.Fatalf("continue false: %d %s", code, out.String())
+	}
+}
+
+func FuzzHookOutput(f *testing.F) {
+	seeds := []string{
+		``, `plain`, `{}`, `{"decision":"block","reason":"r"}`, `{"continue":false}`, `{"decision":`,
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","updatedInput":{"a":[1]}}}`,
+		`{"hookSpecificOutput":null}`, `{"hookSpecificOutput":{"updatedInput":"x"}}`, "{\"systemMessage\":\"\x1b[2J\"}", `{"a":1,"a":2}`,
+	}
+	for _, s := range seeds {
+		for _, code := range []int{0, 2, 1} {
+			f.Add(code, []byte(s), []byte("stderr"), false)
+		}
+	}
+	f.Add(0, []byte(`{}`), []byte{}, true)
+	f.Fuzz(func(t *testing.T, code int, stdout, stderr []byte, timedOut bool) {
+		r := ParseHookOutput(code, stdout, stderr, timedOut)
+		if r.Failure != "" && (r.Blocked || r.UpdatedInput != nil || !r.Continue) {
+			t.Fatalf("a failure carries a decision: %+v", r)
+		}
+		if (timedOut || code != 0 && code != 2) && r.Failure == "" {
+			t.Fatalf("exit %d timedOut %v is not a failure", code, timedOut)
+		}
+		if r.UpdatedInput != nil && !json.Valid(r.UpdatedInput) {
+			t.Fatalf("invalid updatedInput %q", r.UpdatedInput)
+		}
+		o := Combine("PreToolUse", []HookResult{r})
+		var out, errOut bytes.Buffer
+		code2, err := WriteOutcome(&out, &errOut, o)
+		if err != nil || !json.Valid(out.Bytes()) {
+			t.Fatalf("WriteOutcome: %v %q", err, out.Bytes())
+		}
+		if (code2 == 2) != o.Blocked {
+			t.Fatalf("exit %d for blocked=%v", code2, o.Blocked)
+		}
+	})
+}
+
+func BenchmarkFireChain3(b *testing.B) {
+	dir := b.TempDir()
+	var hooks []RunnableHook
+	for i := range 3 {
+		p := script(b, dir, fmt.Sprint("h", i), "cat >/dev/null\necho '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"x\"}}'\n")
+		hooks = append(hooks, RunnableHook{Bundle: "b", Index: i, Spec: Spec{Argv: []string{p}, Dir: dir, Env: testEnv}})
+	}
+	ev, err := ParseHookEvent([]byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`), "PreToolUse")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		o, err := FireChain(context.Background(), hooks, ev)
+		if err != nil || len(o.AdditionalContext) != 3 {
+			b.Fatal(o, err)
+		}
+	}
+}
+
+// FuzzHookEvent: ParseHookEvent never panics, and an accepted event
+// round-trips: what a hook receives parses back to the same bytes.
+func FuzzHookEvent(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"tool_name":"Bash","tool_input":{"command":"ls"},"x":[1,{"y":null}]}`,
+		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `[]`, `{"a":1,"a":2}`, `{"prompt":"\u202e"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := ParseHookEvent(data, "PreToolUse")
+		if err != nil {
+			return
+		}
+		out, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		ev2, err := ParseHookEvent(out, "PreToolUse")
+		if err != nil {
+			t.Fatalf("re-parse of %s: %v", out, err)
+		}
+		out2, err := json.Marshal(ev2)
+		if err != nil || !bytes.Equal(out, out2) {
+			t.Fatalf("round trip changed %s into %s (%v)", out, out2, err)
+		}
+	})
+}

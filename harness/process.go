@@ -1,0 +1,527 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Timeouts of child processes (DESIGN.md §7). A manifest may set a timeout
+// up to MaxTimeout; Spec.Timeout zero means DefaultToolTimeout.
+const (
+	DefaultToolTimeout = 30 * time.Second
+	DefaultHookTimeout = 60 * time.Second
+	MaxTimeout         = 600 * time.Second
+)
+
+// DefaultMaxOutput is the retention cap of stdout and of stderr, each.
+const DefaultMaxOutput = 1 << 20
+
+// DrainGrace bounds how long Run keeps reading a child's output after the
+// child's whole process group has been killed. Output normally reaches EOF
+// at once; only a process that left the group (setsid) can hold a pipe
+// open longer, and Run does not wait for it.
+const DrainGrace = 500 * time.Millisecond
+
+// Spec is a frozen launch specification: everything needed to start one
+// child process, already resolved by the caller. Run never consults a
+// shell, PATH or the parent's environment.
+type Spec struct {
+	// Argv is the program and its arguments. Argv[0] is an absolute path:
+	// "./x" commands are resolved by the caller into the snapshot, bare
+	// names through LookPath.
+	Argv []string
+	// Dir is the working directory, an absolute path. It is required so
+	// that a child never inherits bundlectl's own directory by accident.
+	Dir string
+	// Env is the complete environment (see BuildEnv). Nil means an empty
+	// environment, never the parent's.
+	Env []string
+	// Stdin is written to the child's standard input, which is then
+	// closed. A byte slice rather than a reader keeps a Spec a value that
+	// can be run more than once.
+	Stdin []byte
+	// Timeout bounds the child's run time: zero means DefaultToolTimeout,
+	// more than MaxTimeout is refused. Exec ignores it.
+	Timeout time.Duration
+	// MaxOutput caps the bytes retained of stdout and of stderr, each;
+	// zero means DefaultMaxOutput. Reading continues to EOF regardless.
+	MaxOutput int
+}
+
+// Result is how a child that started ended. Run returns a Result for every
+// child that started, whatever its exit; Result.Err turns a non-success
+// into an error for callers that want one.
+type Result struct {
+	// ExitCode is the exit status, or -1 when the child was killed by a
+	// signal (Signal says which).
+	ExitCode int
+	Signal   syscall.Signal
+
+	Stdout, Stderr                   []byte
+	StdoutTruncated, StderrTruncated bool
+	// OutputHeld is set when a process outside the child's group still
+	// held stdout or stderr open DrainGrace after the group was killed;
+	// reading stopped there.
+	OutputHeld bool
+
+	TimedOut bool          // killed because Spec.Timeout elapsed
+	Canceled bool          // killed because the context was done
+	Timeout  time.Duration // the effective timeout
+	Duration time.Duration // from start to reaping
+}
+
+// Success reports whether the child exited on its own with status 0.
+func (r *Result) Success() bool {
+	return r.ExitCode == 0 && !r.TimedOut && !r.Canceled
+}
+
+// Err returns nil for a successful result and an *ExitError otherwise.
+func (r *Result) Err() error {
+	if r.Success() {
+		return nil
+	}
+	return &ExitError{ExitCode: r.ExitCode, Signal: r.Signal, TimedOut: r.TimedOut, Canceled: r.Canceled, Timeout: r.Timeout}
+}
+
+// ExitError describes a child that did not exit with status 0. It wraps
+// context.DeadlineExceeded for a timeout and context.Canceled for a
+// cancellation, so errors.Is works as with any context-bound call.
+type ExitError struct {
+	ExitCode int
+	Signal   syscall.Signal
+	TimedOut bool
+	Canceled bool
+	Timeout  time.Duration
+}
+
+func (e *ExitError) Error() string {
+	switch {
+	case e.TimedOut:
+		return fmt.Sprintf("timed out after %s and was killed", e.Timeout)
+	case e.Canceled:
+		return "canceled and killed"
+	case e.Signal != 0:
+		return fmt.Sprintf("killed by signal %d (%s)", int(e.Signal), e.Signal)
+	default:
+		return fmt.Sprintf("exited with status %d", e.ExitCode)
+	}
+}
+
+func (e *ExitError) Unwrap() error {
+	switch {
+	case e.TimedOut:
+		return context.DeadlineExceeded
+	case e.Canceled:
+		return context.Canceled
+	}
+	return nil
+}
+
+// SpecError is returned when a Spec cannot be run as written; nothing was
+// started.
+type SpecError struct {
+	Field   string // "argv", "argv[0]", "dir", "env[3]", "timeout", ...
+	Problem string
+}
+
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("invalid launch spec: %s: %s", e.Field, e.Problem)
+}
+
+// StartError is returned when the child could not be started (a missing
+// program, a bad working directory); nothing ran.
+type StartError struct {
+	Path string
+	Err  error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("cannot start %q: %v", e.Path, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+func (s Spec) check() error {
+	if len(s.Argv) == 0 {
+		return &SpecError{Field: "argv", Problem: "empty"}
+	}
+	for i, a := range s.Argv {
+		if strings.IndexByte(a, 0) >= 0 {
+			return &SpecError{Field: fmt.Sprintf("argv[%d]", i), Problem: "contains a NUL byte"}
+		}
+	}
+	if !filepath.IsAbs(s.Argv[0]) {
+		return &SpecError{Field: "argv[0]", Problem: fmt.Sprintf("%q is not an absolute path", s.Argv[0])}
+	}
+	if s.Dir == "" || !filepath.IsAbs(s.Dir) || strings.IndexByte(s.Dir, 0) >= 0 {
+		return &SpecError{Field: "dir", Problem: fmt.Sprintf("%q is not an absolute path", s.Dir)}
+	}
+	for i, kv := range s.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || strings.IndexByte(kv, 0) >= 0 {
+			return &SpecError{Field: fmt.Sprintf("env[%d]", i), Problem: "not a NAME=value entry"}
+		}
+	}
+	if s.Timeout < 0 || s.Timeout > MaxTimeout {
+		return &SpecError{Field: "timeout", Problem: fmt.Sprintf("%s is outside 0..%s", s.Timeout, MaxTimeout)}
+	}
+	if s.MaxOutput < 0 {
+		return &SpecError{Field: "max_output", Problem: "negative"}
+	}
+	return nil
+}
+
+func (s Spec) timeout() time.Duration {
+	if s.Timeout == 0 {
+		return DefaultToolTimeout
+	}
+	return s.Timeout
+}
+
+// Run starts the child described by spec, feeds it Spec.Stdin, captures
+// stdout and stderr separately, and waits for it to exit, for the timeout
+// or for ctx, whichever comes first.
+//
+// The error is non-nil only when nothing ran (*SpecError, *StartError, or
+// the context was already done); a child that started always yields a
+// Result, including a timed-out (TimedOut) or canceled (Canceled) one.
+//
+// The child runs in its own process group, and on every way out of Run
+// the whole group is killed with SIGKILL before the leader is reaped, so
+// no grandchild outlives the call and none can keep Run waiting on a pipe.
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	max := spec.MaxOutput
+	if max == 0 {
+		max = DefaultMaxOutput
+	}
+
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, &StartError{Path: spec.Argv[0], Err: err}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, &StartError{Path: spec.Argv[0], Err: err}
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, &StartError{Path: spec.Argv[0], Err: err}
+	}
+
+	c, err := startChild(spec, inR, outW, errW)
+	// The child holds its own copies; ours must go so that EOF means
+	// "every process holding the pipe is gone".
+	closeAll(inR, outW, errW)
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, err
+	}
+	defer c.killGroup(syscall.SIGKILL) // even if something below panics; a no-op once reaped
+
+	stdinDone := make(chan struct{})
+	go func() {
+		defer close(stdinDone)
+		if len(spec.Stdin) > 0 {
+			_, _ = inW.Write(spec.Stdin) // EPIPE when the child does not read: not an error
+		}
+		_ = inW.Close()
+	}()
+	var stdout, stderr capture
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); stdout.readAll(outR, max) }()
+	go func() { defer readers.Done(); stderr.readAll(errR, max) }()
+
+	res := &Result{Timeout: spec.timeout()}
+	timer := time.NewTimer(res.Timeout)
+	defer timer.Stop()
+	select {
+	case <-c.exited:
+	case <-timer.C:
+		res.TimedOut = true
+		c.killGroup(syscall.SIGKILL)
+		<-c.exited
+	case <-ctx.Done():
+		res.Canceled = true
+		c.killGroup(syscall.SIGKILL)
+		<-c.exited
+	}
+	res.Duration = time.Since(c.started)
+
+	// The group is dead; EOF follows at once unless an escaped process
+	// holds a pipe. Do not wait for such a process.
+	drain := time.AfterFunc(DrainGrace, func() {
+		now := time.Now()
+		_ = outR.SetReadDeadline(now)
+		_ = errR.SetReadDeadline(now)
+	})
+	readers.Wait()
+	drain.Stop()
+	_ = inW.Close() // unblocks a stdin write nobody will read
+	<-stdinDone
+	closeAll(outR, errR)
+
+	res.Stdout, res.StdoutTruncated = stdout.buf, stdout.truncated
+	res.Stderr, res.StderrTruncated = stderr.buf, stderr.truncated
+	res.OutputHeld = stdout.held || stderr.held
+	res.ExitCode, res.Signal = exitStatus(c.cmd.ProcessState)
+	return res, nil
+}
+
+// Stdio are the files Exec passes through to the child. Nil fields mean
+// os.Stdin, os.Stdout and os.Stderr.
+type Stdio struct {
+	In, Out, Err *os.File
+}
+
+// ForwardedSignals are the signals Exec relays to the child's process
+// group while it runs.
+var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// Exec runs a long-lived child (a stdio MCP server for `bundlectl mcp`)
+// with stdin, stdout and stderr passed through unbuffered, relays
+// ForwardedSignals to its process group, and returns when it exits.
+//
+// Exec supervises rather than replaces the process (no execve): a
+// replaced process could not be killed when trust is revoked, would lose
+// the parent-death signal and the process-group cleanup. Cancelling ctx
+// kills the whole group; Spec.Timeout, Spec.Stdin and Spec.MaxOutput are
+// ignored. The Result has no captured output. The child's group is not
+// the terminal's foreground group, so its stdio should be pipes (as a
+// harness provides), not a terminal it reads from.
+func Exec(ctx context.Context, spec Spec, stdio Stdio) (*Result, error) {
+	spec.Timeout = 0
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if stdio.In == nil {
+		stdio.In = os.Stdin
+	}
+	if stdio.Out == nil {
+		stdio.Out = os.Stdout
+	}
+	if stdio.Err == nil {
+		stdio.Err = os.Stderr
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, ForwardedSignals...)
+	defer signal.Stop(sigs)
+
+	c, err := startChild(spec, stdio.In, stdio.Out, stdio.Err)
+	if err != nil {
+		return nil, err
+	}
+	defer c.killGroup(syscall.SIGKILL)
+	res := &Result{}
+	for done := false; !done; {
+		select {
+		case <-c.exited:
+			done = true
+		case s := <-sigs:
+			if sig, ok := s.(syscall.Signal); ok {
+				c.killGroup(sig)
+			}
+		case <-ctx.Done():
+			res.Canceled = true
+			c.killGroup(syscall.SIGKILL)
+			<-c.exited
+			done = true
+		}
+	}
+	res.Duration = time.Since(c.started)
+	res.ExitCode, res.Signal = exitStatus(c.cmd.ProcessState)
+	return res, nil
+}
+
+// child is a started process and the goroutine that reaps it.
+type child struct {
+	cmd     *exec.Cmd
+	pid     int
+	started time.Time
+	exited  chan struct{} // closed once the group is killed and the leader reaped
+
+	mu     sync.Mutex
+	reaped bool // after this the pid may be reused: never signal it again
+}
+
+// startChild starts spec with the given files as fds 0, 1, 2. The
+// starting goroutine stays locked to its OS thread until the child is
+// reaped, because the Linux parent-death signal fires when the thread
+// that forked the child exits, not the process.
+func startChild(spec Spec, stdin, stdout, stderr *os.File) (*child, error) {
+	env := spec.Env
+	if env == nil {
+		env = []string{} // nil would make os/exec inherit our environment
+	}
+	cmd := &exec.Cmd{
+		Path:        spec.Argv[0],
+		Args:        spec.Argv,
+		Env:         env,
+		Dir:         spec.Dir,
+		Stdin:       stdin,
+		Stdout:      stdout,
+		Stderr:      stderr,
+		SysProcAttr: sysProcAttr(),
+	}
+	c := &child{cmd: cmd, exited: make(chan struct{})}
+	startErr := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			startErr <- err
+			return
+		}
+		c.pid = cmd.Process.Pid
+		c.started = time.Now()
+		startErr <- nil
+		c.reap()
+		close(c.exited)
+	}()
+	if err := <-startErr; err != nil {
+		return nil, &StartError{Path: spec.Argv[0], Err: unwrapPathError(err)}
+	}
+	return c, nil
+}
+
+// reap waits for the leader to exit, kills its group, then reaps it. While
+// the leader is an unreaped zombie its pid, and so the group id, cannot be
+// reused, so the group kill cannot hit an unrelated process.
+func (c *child) reap() {
+	if waitExitedNoReap(c.pid) {
+		c.mu.Lock()
+		_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+		_ = c.cmd.Wait()
+		c.reaped = true
+		c.mu.Unlock()
+		return
+	}
+	// No wait-without-reap on this platform: kill the group right after
+	// reaping; a pid reused in that window is the accepted residual risk.
+	_ = c.cmd.Wait()
+	c.mu.Lock()
+	c.reaped = true
+	c.mu.Unlock()
+	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+}
+
+// killGroup sends sig to the child's process group unless the leader has
+// already been reaped.
+func (c *child) killGroup(sig syscall.Signal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.reaped {
+		_ = syscall.Kill(-c.pid, sig)
+	}
+}
+
+func exitStatus(ps *os.ProcessState) (int, syscall.Signal) {
+	if ps == nil {
+		return -1, 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, ws.Signal()
+	}
+	return ps.ExitCode(), 0
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// capture retains at most max bytes of a stream and discards the rest
+// while reading on to EOF, so the writer never blocks on a full pipe.
+type capture struct {
+	buf       []byte
+	truncated bool
+	held      bool // reading stopped at the drain deadline
+}
+
+func (c *capture) readAll(r io.Reader, max int) {
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			keep := min(n, max-len(c.buf))
+			if keep > 0 {
+				c.buf = append(c.buf, chunk[:keep]...)
+			}
+			if keep < n {
+				c.truncated = true
+			}
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				c.held = true
+				c.truncated = true
+			}
+			return
+		}
+	}
+}
+
+// LookPathError is returned when a bare command name is not found on PATH.
+type LookPathError struct {
+	Name string
+	Err  error
+}
+
+func (e *LookPathError) Error() string {
+	return fmt.Sprintf("command %q: %v", e.Name, e.Err)
+}
+
+func (e *LookPathError) Unwrap() error { return e.Err }
+
+// LookPath finds the bare command name in path (a PATH value) and returns
+// its absolute path. Only absolute PATH entries are searched: empty and
+// relative entries, which would mean the working directory (a workspace
+// the bundle does not control), are skipped. A name containing a slash is
+// refused; "./x" commands resolve inside the snapshot, not here.
+func LookPath(name, path string) (string, error) {
+	if name == "" || strings.ContainsRune(name, '/') || name == "." || name == ".." || strings.IndexByte(name, 0) >= 0 {
+		return "", &LookPathError{Name: name, Err: errors.New("not a bare command name")}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		return p, nil
+	}
+	return "", &LookPathError{Name: name, Err: exec.ErrNotFound}
+}

@@ -1,0 +1,323 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/lifecycle"
+)
+
+// fixture is a home and a workspace with one trusted, enabled bundle.
+type fixture struct {
+	home, ws, src string
+	m             *lifecycle.Manager
+}
+
+const toolManifest = `{
+  "$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json",
+  "name": "kit",
+  "version": "1.0.0",
+  "extensions": {"dev.bundlectl": {
+    "tools": [
+      {"name": "echo", "description": "echo stdin", "command": "./bin/echo", "args": ["${PLUGIN_ROOT}"],
+       "params": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+      {"name": "env", "command": "./bin/env"},
+      {"name": "sleep", "command": "./bin/sleep", "timeout_sec": 30},
+      {"name": "touch", "command": "./bin/touch"}
+    ]
+  }}
+}`
+
+var toolScripts = map[string]string{
+	"bin/echo":  "#!/bin/sh\necho \"root=$1\"\ncat\n",
+	"bin/env":   "#!/bin/sh\nenv\n",
+	"bin/sleep": "#!/bin/sh\nsleep 60 &\necho $! > \"$PLUGIN_DATA/child.pid\"\necho $$ > \"$PLUGIN_DATA/main.pid\"\nwait\n",
+	"bin/touch": "#!/bin/sh\ntouch \"$PLUGIN_DATA/ran\"\n",
+}
+
+func writeBundle(t *testing.T, dir, manifest string, scripts map[string]string) {
+	t.Helper()
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "plugin.json"), []byte(manifest), 0o644))
+	for rel, body := range scripts {
+		p := filepath.Join(dir, rel)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(body), 0o755))
+	}
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws")}
+	f.src = filepath.Join(f.ws, ".bundlectl", "bundles", "kit")
+	writeBundle(t, f.src, toolManifest, toolScripts)
+	f.m = lifecycle.New(bundle.Roots{Home: f.home, Workspace: f.ws}, bundle.Limits{})
+	f.trust(t)
+	if _, err := f.m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) trust(t *testing.T) {
+	t.Helper()
+	d := f.m.Discover()
+	b, err := f.m.Find(d, "kit")
+	must(t, err)
+	if !b.Valid() {
+		t.Fatalf("fixture bundle invalid: %v", b.Report.Err())
+	}
+	h, err := lifecycle.Compute(b)
+	must(t, err)
+	if _, err := f.m.Trust("kit", h.Token()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) load(t *testing.T, env ...string) *harness.Registry {
+	t.Helper()
+	r, err := harness.Load(harness.Options{Home: f.home, Workspace: f.ws, Environ: env})
+	must(t, err)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func (f *fixture) dataDir() string {
+	d := f.m.Discover()
+	b, _ := f.m.Find(d, "kit")
+	return filepath.Join(f.home, "data", filepath.FromSlash(b.ID))
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCallToolRunsFromSnapshotWithInputOnStdin(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	in := `{"text":"$(touch PWNED) ; rm -rf /"}`
+	res, err := r.CallTool(context.Background(), "plugin__kit__echo", []byte(in))
+	must(t, err)
+	out := string(res.Stdout)
+	root, _, _ := strings.Cut(strings.TrimPrefix(out, "root="), "\n")
+	if !strings.HasPrefix(root, filepath.Join(f.home, "store")+"/") {
+		t.Errorf("PLUGIN_ROOT = %q, want inside the store", root)
+	}
+	if !strings.Contains(out, in) {
+		t.Errorf("stdin not passed through verbatim: %q", out)
+	}
+	for _, dir := range []string{f.ws, f.src, f.home, root} {
+		if _, err := os.Stat(filepath.Join(dir, "PWNED")); err == nil {
+			t.Errorf("input reached a shell: %s/PWNED exists", dir)
+		}
+	}
+}
+
+func TestCallToolRefusesInputFailingParams(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	_, err := r.CallTool(context.Background(), "plugin__kit__echo", []byte(`{"text": 5}`))
+	if !errors.Is(err, harness.ErrInput) {
+		t.Fatalf("err = %v, want ErrInput", err)
+	}
+}
+
+func TestChildEnvironmentHoldsNoHostSecrets(t *testing.T) {
+	f := newFixture(t)
+	host := []string{"PATH=/usr/bin:/bin::relative", "HOME=/root", "SECRET_TOKEN=s3cr3t", "AWS_SECRET_ACCESS_KEY=aws", "LD_PRELOAD=/evil.so", "NODE_OPTIONS=--require /evil.js"}
+	r := f.load(t, host...)
+	res, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`))
+	must(t, err)
+	env := string(res.Stdout)
+	for _, bad := range []string{"SECRET_TOKEN", "AWS_SECRET_ACCESS_KEY", "LD_PRELOAD", "NODE_OPTIONS", "relative"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("child environment holds %s:\n%s", bad, env)
+		}
+	}
+	if !strings.Contains(env, "PLUGIN_ROOT="+filepath.Join(f.home, "store")) {
+		t.Errorf("PLUGIN_ROOT not in the store:\n%s", env)
+	}
+	if !strings.Contains(env, "PLUGIN_DATA="+f.dataDir()) {
+		t.Errorf("PLUGIN_DATA missing:\n%s", env)
+	}
+}
+
+// snapshotOf returns the snapshot directory of the fixture bundle.
+func snapshotOf(t *testing.T, f *fixture) string {
+	s, err := f.m.LoadState()
+	must(t, err)
+	d := f.m.Discover()
+	b, _ := f.m.Find(d, "kit")
+	rec, _ := s.Bundle(b.ID)
+	return rec.Receipt.Snapshot
+}
+
+func TestTamperAfterEnableIsRefusedAndNothingRuns(t *testing.T) {
+	cases := map[string]func(t *testing.T, snap string){
+		"byte": func(t *testing.T, snap string) {
+			p := filepath.Join(snap, "bin", "touch")
+			must(t, os.Chmod(p, 0o700))
+			must(t, os.WriteFile(p, []byte("#!/bin/sh\ntouch \"$PLUGIN_DATA/ran\"\n#"), 0o500))
+		},
+		"add": func(t *testing.T, snap string) {
+			must(t, os.Chmod(snap, 0o700))
+			must(t, os.WriteFile(filepath.Join(snap, "extra"), nil, 0o400))
+		},
+		"chmod": func(t *testing.T, snap string) { must(t, os.Chmod(filepath.Join(snap, "plugin.json"), 0o500)) },
+		"symlink": func(t *testing.T, snap string) {
+			must(t, os.Chmod(filepath.Join(snap, "bin"), 0o700))
+			p := filepath.Join(snap, "bin", "env")
+			must(t, os.Remove(p))
+			must(t, os.Symlink("/usr/bin/env", p))
+		},
+	}
+	for name, tamper := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			r := f.load(t)
+			tamper(t, snapshotOf(t, f))
+			_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+			if !errors.Is(err, harness.ErrTampered) || !errors.Is(err, lifecycle.ErrRefused) {
+				t.Fatalf("err = %v, want ErrTampered", err)
+			}
+			if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+				t.Fatal("the tool ran from a tampered snapshot")
+			}
+			// A one-shot load refuses it too.
+			r2 := f.load(t)
+			if err := r2.Ready("kit"); err == nil {
+				t.Fatal("a fresh registry loaded a tampered bundle")
+			}
+		})
+	}
+}
+
+func TestSourceEditIsRefusedAsDrifted(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	must(t, os.WriteFile(filepath.Join(f.src, "README.md"), []byte("new\n"), 0o644))
+	_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+	if !errors.Is(err, harness.ErrDrifted) {
+		t.Fatalf("err = %v, want ErrDrifted", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+		t.Fatal("the tool ran from a drifted bundle")
+	}
+}
+
+// TestHelperTransition is not a test: run as a subprocess, it applies one
+// state transition, as another bundlectl process would.
+func TestHelperTransition(t *testing.T) {
+	if os.Getenv("BUNDLECTL_HELPER") == "" {
+		t.Skip("helper process")
+	}
+	m := lifecycle.New(bundle.Roots{Home: os.Getenv("H_HOME"), Workspace: os.Getenv("H_WS")}, bundle.Limits{})
+	var err error
+	switch os.Getenv("BUNDLECTL_HELPER") {
+	case "disable":
+		_, err = m.Disable("kit")
+	case "revoke":
+		_, err = m.Revoke("kit")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTransitionFromAnotherProcessCancelsRunningTool(t *testing.T) {
+	for _, action := range []string{"disable", "revoke"} {
+		t.Run(action, func(t *testing.T) {
+			f := newFixture(t)
+			r := f.load(t)
+			done := make(chan error, 1)
+			start := time.Now()
+			go func() {
+				_, err := r.CallTool(context.Background(), "plugin__kit__sleep", []byte(`{}`))
+				done <- err
+			}()
+			pidFile := filepath.Join(f.dataDir(), "child.pid")
+			waitFor(t, func() bool { _, err := os.Stat(pidFile); return err == nil })
+			time.Sleep(50 * time.Millisecond)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperTransition$")
+			cmd.Env = append(os.Environ(), "BUNDLECTL_HELPER="+action, "H_HOME="+f.home, "H_WS="+f.ws)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("helper: %v\n%s", err, out)
+			}
+			changed := time.Now()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the running tool was not cancelled")
+			}
+			if d := time.Since(changed); d > time.Second {
+				t.Errorf("cancelled %v after the transition, want within 1s", d)
+			}
+			var ce *harness.CanceledError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a CanceledError", err)
+			}
+			for _, name := range []string{"child.pid", "main.pid"} {
+				data, err := os.ReadFile(filepath.Join(f.dataDir(), name))
+				must(t, err)
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+				waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+			}
+			_ = start
+		})
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCatalogNamesAndRefusals(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	c := r.Catalog()
+	var names []string
+	for _, tl := range c.Tools {
+		names = append(names, tl.Name)
+	}
+	if len(names) != 4 || names[0] != "plugin__kit__echo" {
+		t.Fatalf("tools = %v", names)
+	}
+	var schema map[string]any
+	must(t, json.Unmarshal(c.Tools[0].InputSchema, &schema))
+	if schema["type"] != "object" {
+		t.Errorf("input schema = %s", c.Tools[0].InputSchema)
+	}
+	if got := harness.ServerName("kit", "srv"); got != "plugin-3-kit-srv" {
+		t.Errorf("ServerName = %q", got)
+	}
+	if _, err := f.m.Disable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	c = r.Catalog()
+	if len(c.Tools) != 0 || len(c.Refused) != 1 {
+		t.Fatalf("after disable: tools %v refused %v", c.Tools, c.Refused)
+	}
+}

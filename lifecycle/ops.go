@@ -1,0 +1,268 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/review"
+	"github.com/bundlectl/bundlectl/staging"
+	"github.com/bundlectl/bundlectl/state"
+)
+
+// Hashes are the two digests of a bundle as it is now.
+type Hashes struct {
+	Content, Capability receipts.Digest
+	Inventory           []byte
+}
+
+// Token returns the token of h.
+func (h Hashes) Token() receipts.Token {
+	return receipts.Token{Content: h.Content, Capability: h.Capability}
+}
+
+// Compute hashes the bundle's current source. A rejected bundle has no
+// hashes.
+func Compute(b *bundle.Bundle) (Hashes, error) {
+	if b.Rejected() || b.Tree == nil {
+		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + b.Name}
+	}
+	c, err := review.ContentHash(b.Tree)
+	if err != nil {
+		return Hashes{}, err
+	}
+	k, inv, err := review.CapabilityHash(b)
+	if err != nil {
+		return Hashes{}, err
+	}
+	return Hashes{Content: c, Capability: k, Inventory: inv}, nil
+}
+
+func (m *Manager) stateStore() *state.Store { return state.Open(m.Roots.Home) }
+func (m *Manager) snapshots() *staging.Store {
+	return &staging.Store{Dir: filepath.Join(m.Roots.Home, "store")}
+}
+
+// stateErr marks state errors as ErrStateUnusable for the CLI while keeping
+// the typed error (which names the file and the repair).
+func stateErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, state.ErrUnsafe) || errors.Is(err, state.ErrMalformed) || errors.Is(err, state.ErrLocked) {
+		return &StateError{Err: err}
+	}
+	return err
+}
+
+// StateError wraps an unusable-state error from package state.
+type StateError struct{ Err error }
+
+// Error is the state package's message without its inline hint, which
+// Hint returns on its own.
+func (e *StateError) Error() string {
+	msg, _, _ := strings.Cut(e.Err.Error(), "; hint: ")
+	return msg
+}
+func (e *StateError) Unwrap() []error {
+	return []error{e.Err, ErrStateUnusable}
+}
+func (e *StateError) Hint() string {
+	var u *state.UnsafeError
+	if errors.As(e.Err, &u) {
+		return u.Hint
+	}
+	var mf *state.MalformedError
+	if errors.As(e.Err, &mf) {
+		return mf.Hint
+	}
+	return ""
+}
+
+// Trust stages the bundle named name and records a receipt for exactly
+// token. It refuses a shadowed, invalid or blocked bundle and a token that
+// does not match the bundle now. Trust does not enable.
+func (m *Manager) Trust(name string, token receipts.Token) (*receipts.Receipt, error) {
+	d := m.Discover()
+	b, err := m.Find(d, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseUntrustable(b); err != nil {
+		return nil, err
+	}
+	h, err := Compute(b)
+	if err != nil {
+		return nil, err
+	}
+	if h.Token() != token {
+		return nil, tokenMismatch(b, token, h)
+	}
+	var rc receipts.Receipt
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		snap, err := m.snapshots().Stage(b.Tree, h.Content, m.Limits)
+		if err != nil {
+			return err
+		}
+		rc = receipts.Receipt{
+			BundleID: b.ID, ContentHash: h.Content, CapabilityHash: h.Capability,
+			Inventory: h.Inventory, Snapshot: snap, ReviewedAt: time.Now().UTC(),
+		}
+		_, err = s.Trust(b.ID, rc)
+		if err == nil {
+			cur, _ := s.Bundle(b.ID)
+			rc = *cur.Receipt
+		}
+		return err
+	})
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	return &rc, nil
+}
+
+func refuseUntrustable(b *bundle.Bundle) error {
+	var st Status
+	if preTrust(b, &st) {
+		return &RefusedError{Bundle: b.Name, Reason: "cannot be trusted: it is " + st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: st.Hint}
+	}
+	return nil
+}
+
+func tokenMismatch(b *bundle.Bundle, token receipts.Token, h Hashes) error {
+	var what []string
+	if token.Content != h.Content {
+		what = append(what, "its content")
+	}
+	if token.Capability != h.Capability {
+		what = append(what, "its capabilities")
+	}
+	return &RefusedError{
+		Bundle: b.Name,
+		Reason: "the token does not match the bundle now: " + strings.Join(what, " and ") + " changed since that review",
+		Fix:    "bundlectl review " + b.Name,
+	}
+}
+
+// transition runs one state transition on the bundle named name.
+func (m *Manager) transition(name string, check func(*bundle.Bundle) error, apply func(*state.State, string) (bool, error)) (bool, error) {
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return false, err
+	}
+	if check != nil {
+		if err := check(b); err != nil {
+			return false, err
+		}
+	}
+	changed := false
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		var err error
+		changed, err = apply(s, b.ID)
+		return err
+	})
+	if errors.Is(err, state.ErrNotTrusted) {
+		return false, &RefusedError{Bundle: name, Reason: "not trusted (it may have been revoked meanwhile)", Fix: "bundlectl review " + name}
+	}
+	return changed, stateErr(err)
+}
+
+// Enable sets the enabled bit of a bundle that is trusted for its current
+// hashes. It refuses an untrusted, drifted, invalid or blocked bundle.
+func (m *Manager) Enable(name string) (bool, error) {
+	return m.transition(name, func(b *bundle.Bundle) error {
+		if err := refuseUntrustable(b); err != nil {
+			return err
+		}
+		s, err := m.stateStore().Load()
+		if err != nil {
+			return stateErr(err)
+		}
+		st := m.Evaluate(b, s)
+		switch st.Word {
+		case StatusUntrusted, StatusDrifted:
+			return &RefusedError{Bundle: b.Name, Reason: st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: "bundlectl review " + b.Name}
+		}
+		return nil
+	}, (*state.State).Enable)
+}
+
+// Disable clears the enabled bit and keeps trust.
+func (m *Manager) Disable(name string) (bool, error) {
+	return m.transition(name, nil, (*state.State).Disable)
+}
+
+// Revoke removes trust and keeps the enabled bit.
+func (m *Manager) Revoke(name string) (bool, error) {
+	return m.transition(name, nil, (*state.State).Revoke)
+}
+
+// Problem is one verification failure.
+type Problem struct {
+	Bundle string `json:"bundle"`
+	Path   string `json:"path"`
+	What   string `json:"what"` // "source" or "snapshot"
+	Reason string `json:"reason"`
+}
+
+// Verify re-hashes every trusted bundle's source and snapshot in full, with
+// no caches, and returns every mismatch.
+func (m *Manager) Verify() (checked int, problems []Problem, err error) {
+	s, err := m.stateStore().Load()
+	if err != nil {
+		return 0, nil, stateErr(err)
+	}
+	d := m.Discover()
+	byID := map[string]*bundle.Bundle{}
+	for _, b := range d.Bundles {
+		byID[b.ID] = b
+	}
+	for _, id := range s.IDs() {
+		rec, _ := s.Bundle(id)
+		if rec.Receipt == nil {
+			continue
+		}
+		checked++
+		rc := rec.Receipt
+		if err := m.snapshots().Verify(rc.ContentHash); err != nil {
+			problems = append(problems, Problem{Bundle: id, Path: rc.Snapshot, What: "snapshot", Reason: err.Error()})
+		}
+		b := byID[id]
+		if b == nil {
+			problems = append(problems, Problem{Bundle: id, What: "source", Reason: "the source is gone from every root"})
+			continue
+		}
+		h, err := Compute(b)
+		switch {
+		case err != nil:
+			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: err.Error()})
+		case h.Content != rc.ContentHash:
+			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "content changed since trust"})
+		case h.Capability != rc.CapabilityHash:
+			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "capabilities changed since trust"})
+		}
+	}
+	return checked, problems, nil
+}
+
+// GC removes snapshots that no current receipt references and stale
+// temporary directories, under the state lock.
+func (m *Manager) GC() (removed []string, err error) {
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		ref := map[receipts.Digest]bool{}
+		for _, id := range s.IDs() {
+			if rec, _ := s.Bundle(id); rec.Receipt != nil {
+				ref[rec.Receipt.ContentHash] = true
+			}
+		}
+		removed, err = m.snapshots().GC(ref)
+		return err
+	})
+	return removed, stateErr(err)
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,326 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
+)
+
+// hashBufSize is the read buffer each hashing worker reuses for files
+// below mmapMinSize. zeebo/blake3 (AVX2, 8 chunks at a time) ran fastest
+// with 256 KiB writes in BenchmarkFileDigestBuffer; 16 KiB was ~25% slower.
+const hashBufSize = 256 << 10
+
+// mmapMinSize is the size from which a file is hashed from a read-only
+// memory mapping instead of read into the buffer: it saves copying the
+// content out of the page cache, which for large files costs about half
+// as much CPU as hashing it (bench/hash.sh, docs/hashing.md).
+const mmapMinSize = 1 << 20
+
+// testOnlyBeforeRead runs after a file was opened (and mapped) and before
+// its content is read; testOnlyAfterRead after it was read and before it
+// is re-checked. Tests modify the file in those windows.
+var testOnlyBeforeRead, testOnlyAfterRead func(rel string)
+
+// ErrTreeInvalid is wrapped when a tree cannot be hashed because its walk
+// reported errors: a hash of a partly walked tree would bind nothing.
+var ErrTreeInvalid = errors.New("the bundle tree did not walk cleanly")
+
+// TreeError refuses to hash a tree whose walk report had errors.
+type TreeError struct {
+	Dir      string
+	Findings []bundle.Finding
+}
+
+func (e *TreeError) Error() string {
+	msg := fmt.Sprintf("content hash: %s: %v (%d finding(s))", bundle.Quote(e.Dir), ErrTreeInvalid, len(e.Findings))
+	if len(e.Findings) > 0 {
+		msg += "; first: " + e.Findings[0].String()
+	}
+	return msg
+}
+func (e *TreeError) Unwrap() error { return ErrTreeInvalid }
+
+// HashError is a failure to hash one file. When the file is not the one
+// the walk recorded (changed, replaced, removed), Err wraps
+// bundle.ErrChanged.
+type HashError struct {
+	Path string // relative to the bundle root
+	Err  error
+}
+
+func (e *HashError) Error() string {
+	var ce *bundle.ChangedError
+	if errors.As(e.Err, &ce) {
+		return fmt.Sprintf("content hash: %s: %s since the walk", bundle.EscapePath(e.Path), ce.Reason)
+	}
+	return fmt.Sprintf("content hash: %s: %v", bundle.EscapePath(e.Path), e.Err)
+}
+func (e *HashError) Unwrap() error { return e.Err }
+
+// Hash returns the content hash of a loaded bundle. It refuses a bundle
+// without a tree or one that is rejected (any Error finding, which includes
+// every tree rule), since its walk may be incomplete.
+func Hash(b *bundle.Bundle) (receipts.Digest, error) {
+	if b.Tree == nil || b.Rejected() {
+		return receipts.Digest{}, &TreeError{Dir: b.Dir, Findings: errorFindings(b.Report)}
+	}
+	return ContentHash(b.Tree)
+}
+
+// HashDir walks dir with lim and returns its content hash and the walked
+// tree. It refuses a tree whose walk reported any error.
+func HashDir(dir string, lim bundle.Limits) (receipts.Digest, *bundle.Tree, error) {
+	t, rep := bundle.Walk(dir, lim)
+	if t == nil || rep.Rejected() {
+		return receipts.Digest{}, t, &TreeError{Dir: dir, Findings: errorFindings(rep)}
+	}
+	d, err := ContentHash(t)
+	return d, t, err
+}
+
+func errorFindings(r bundle.Report) []bundle.Finding {
+	var out []bundle.Finding
+	for _, f := range r.Findings {
+		if f.Severity == bundle.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ContentHash returns the "bundle tree v1" hash (see TreeHasher) of a
+// walked tree. t must come from a walk whose report had no errors (Hash and
+// HashDir check that). Every regular file is opened with t.Open, which
+// follows no link and checks the inode is the walked one, read, and then
+// re-checked with bundle.Recheck: a file that changed since the walk fails
+// the hash with an error wrapping bundle.ErrChanged, so the result is
+// always the hash of exactly the walked tree, never a mix.
+func ContentHash(t *bundle.Tree) (receipts.Digest, error) {
+	d, _, err := hashTree(t, false)
+	return d, err
+}
+
+// TreeRecords returns the records of the content hash in hash order, and
+// the hash. It is ContentHash for test vectors and debugging.
+func TreeRecords(t *bundle.Tree) ([][]byte, receipts.Digest, error) {
+	d, recs, err := hashTree(t, true)
+	return recs, d, err
+}
+
+func hashTree(t *bundle.Tree, keep bool) (receipts.Digest, [][]byte, error) {
+	digests, err := fileDigests(t)
+	if err != nil {
+		return receipts.Digest{}, nil, err
+	}
+	th := NewTreeHasher()
+	var recs [][]byte
+	for i, e := range t.Entries {
+		switch e.Kind {
+		case bundle.KindDir, bundle.KindFile, bundle.KindExec:
+		default:
+			return receipts.Digest{}, nil, &HashError{Path: e.Path, Err: fmt.Errorf("unknown entry kind %q", e.Kind)}
+		}
+		if err := th.Add(e.Path, e.Kind, e.Size, digests[i]); err != nil {
+			return receipts.Digest{}, nil, err
+		}
+		if keep {
+			recs = append(recs, Record(e.Path, e.Kind, e.Size, digests[i]))
+		}
+	}
+	return th.Sum(), recs, nil
+}
+
+// fileDigests hashes every regular file of t on GOMAXPROCS workers and
+// returns the digests indexed like t.Entries. On failure it returns the
+// error of the first failing entry in tree order, so the error does not
+// depend on scheduling.
+func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
+	files := make([]int, 0, t.Files)
+	for i, e := range t.Entries {
+		if e.Kind != bundle.KindDir {
+			files = append(files, i)
+		}
+	}
+	digests := make([]receipts.Digest, len(t.Entries))
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	var (
+		next    atomic.Int64
+		stop    atomic.Bool
+		mu      sync.Mutex
+		errAt   = len(t.Entries)
+		lastErr error
+	)
+	work := func() {
+		w := newFileHasher()
+		w.op = t.NewOpener()
+		defer w.op.Close()
+		for !stop.Load() {
+			n := int(next.Add(1)) - 1
+			if n >= len(files) {
+				return
+			}
+			i := files[n]
+			d, err := w.digest(t, t.Entries[i])
+			if err != nil {
+				mu.Lock()
+				if i < errAt {
+					errAt, lastErr = i, err
+				}
+				mu.Unlock()
+				stop.Store(true)
+				return
+			}
+			digests[i] = d
+		}
+	}
+	if workers <= 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+	}
+	if lastErr != nil {
+		return nil, lastErr
+	}
+	return digests, nil
+}
+
+// fileHasher is one worker's reusable state: a read buffer and a hasher.
+type fileHasher struct {
+	buf []byte
+	h   *blake3.Hasher
+	op  *bundle.Opener // nil: open with t.Open
+}
+
+func newFileHasher() *fileHasher { return newFileHasherSize(hashBufSize) }
+
+func newFileHasherSize(n int) *fileHasher {
+	return &fileHasher{buf: make([]byte, n), h: blake3.New()}
+}
+
+// digest hashes the walked regular file e. It reads exactly e.Size bytes:
+// t.Open checked the size at open and Recheck checks size and times after
+// the read, so a file that grew or shrank is refused either way.
+func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, error) {
+	var d receipts.Digest
+	var f *os.File
+	var err error
+	if w.op != nil {
+		f, _, err = w.op.Open(e.Path)
+	} else {
+		f, _, err = t.Open(e.Path)
+	}
+	if err != nil {
+		return d, &HashError{Path: e.Path, Err: asChanged(e.Path, err)}
+	}
+	defer f.Close()
+	w.h.Reset()
+	if e.Size >= mmapMinSize {
+		err = w.hashMapped(f, e)
+	} else {
+		err = w.hashRead(f, e)
+	}
+	if err != nil {
+		return d, err
+	}
+	if testOnlyAfterRead != nil {
+		testOnlyAfterRead(e.Path)
+	}
+	if err := bundle.Recheck(f, e); err != nil {
+		return d, &HashError{Path: e.Path, Err: err}
+	}
+	w.h.Sum(d[:0])
+	return d, nil
+}
+
+// hashRead streams exactly e.Size bytes of f through the worker's buffer.
+func (w *fileHasher) hashRead(f *os.File, e bundle.Entry) error {
+	if testOnlyBeforeRead != nil {
+		testOnlyBeforeRead(e.Path)
+	}
+	for left := e.Size; left > 0; {
+		n := int64(len(w.buf))
+		if left < n {
+			n = left
+		}
+		k, err := io.ReadFull(f, w.buf[:n])
+		w.h.Write(w.buf[:k])
+		left -= int64(k)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
+		}
+		if err != nil {
+			return &HashError{Path: e.Path, Err: err}
+		}
+	}
+	return nil
+}
+
+// hashMapped hashes e.Size bytes of f from a read-only shared mapping. A
+// file truncated while it is mapped makes the access fault (SIGBUS); with
+// SetPanicOnFault that is a panic in this goroutine, recovered here and
+// reported as a change. A file that cannot be mapped is read instead.
+func (w *fileHasher) hashMapped(f *os.File, e bundle.Entry) (err error) {
+	if int64(int(e.Size)) != e.Size {
+		return w.hashRead(f, e)
+	}
+	// MAP_POPULATE maps the whole file up front instead of faulting it in
+	// page by page, which measured cheaper than both faulting and read.
+	data, merr := unix.Mmap(int(f.Fd()), 0, int(e.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if merr != nil {
+		return w.hashRead(f, e)
+	}
+	defer unix.Munmap(data)
+	if testOnlyBeforeRead != nil {
+		testOnlyBeforeRead(e.Path)
+	}
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			err = &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
+		}
+	}()
+	w.h.Write(data)
+	return nil
+}
+
+// asChanged turns the errors of opening a path that no longer leads to a
+// regular file (removed, or a component replaced by a link or a file) into
+// a ChangedError.
+func asChanged(rel string, err error) error {
+	if errors.Is(err, bundle.ErrChanged) {
+		return err
+	}
+	var pe *fs.PathError
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR):
+		return &bundle.ChangedError{Path: rel, Reason: "removed or replaced"}
+	case errors.As(err, &pe) || errors.As(err, &errno):
+		return err // an I/O failure, not a change
+	}
+	// bundle.OpenNoFollow's own refusals: the path now leads to something
+	// that is not a regular file.
+	return &bundle.ChangedError{Path: rel, Reason: "no longer a regular file"}
+}

@@ -1,0 +1,23 @@
+// Package review computes what a person confirms before a bundle may run:
+// the content hash ("bundle tree v1"), the capability inventory and its
+// hash ("bundlectl-capabilities-v1"), the token joining them, and the
+// human and JSON review that shows them (docs/hashing.md).
+//
+// Invariants:
+//   - The content hash is over exactly the walked tree. A tree whose walk
+//     reported an error is never hashed (TreeError); a file that is not the
+//     walked one, or changes while it is read, fails the hash with an error
+//     wrapping bundle.ErrChanged. The result never depends on scheduling.
+//   - Files are opened only through bundle.Tree.Open: no symbolic link is
+//     followed and a FIFO cannot block the hash. No file is read whole into
+//     memory; each worker reuses one buffer.
+//   - The inventory is canonical JSON: the same bundle model always gives
+//     the same bytes, every authority-relevant field is in it, and no host
+//     value (an environment variable's content) ever is: env_from and the
+//     header variables are recorded by name.
+//   - A Review of a bundle that is invalid, blocked or could not be hashed
+//     carries no token, and its rendering offers no trust command.
+//   - Every string from a bundle is rendered through bundle.Quote or
+//     bundle.Sanitize: a review cannot move the cursor, clear the screen,
+//     reorder text or fake a line.
+package review

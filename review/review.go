@@ -1,0 +1,189 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+)
+
+// Review is what a person is shown before trusting a bundle: the bundle,
+// both hashes, the inventory they were computed over and, only when the
+// bundle may be trusted, the token.
+type Review struct {
+	Bundle *bundle.Bundle
+	// ContentHash and CapabilityHash are zero when they were not computed
+	// (a rejected bundle has neither).
+	ContentHash    receipts.Digest
+	CapabilityHash receipts.Digest
+	// Inventory is the canonical JSON the capability hash covers; nil for
+	// a rejected bundle.
+	Inventory []byte
+	// Token is nil when the bundle cannot be trusted; Refusals then says
+	// why, one reason per entry.
+	Token    *receipts.Token
+	Refusals []string
+	Errors   []bundle.Finding // errors and skipped components
+	Warnings []bundle.Finding
+}
+
+// namePattern is the bundle name grammar of DESIGN.md §3.1, checked again
+// here because the name is printed unquoted in a shell command.
+var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
+
+// New builds the review of b. A rejected bundle gets a review with its
+// findings, no hashes and no token. New fails only when a bundle that
+// walked cleanly cannot be hashed: the tree changed since the walk
+// (bundle.ErrChanged), a read failed, or the model has no canonical
+// inventory.
+func New(b *bundle.Bundle) (*Review, error) {
+	rv := &Review{Bundle: b, Errors: b.Report.Errors(), Warnings: b.Report.Warnings()}
+	if b.Rejected() || b.Tree == nil {
+		rv.Refusals = append(rv.Refusals, fmt.Sprintf("the bundle is invalid (%d error(s) above): fix them and review again", countSev(b.Report, bundle.Error)))
+		return rv, nil
+	}
+	c, err := Hash(b)
+	if err != nil {
+		return nil, err
+	}
+	k, inv, err := CapabilityHash(b)
+	if err != nil {
+		return nil, err
+	}
+	rv.ContentHash, rv.CapabilityHash, rv.Inventory = c, k, inv
+	if n := countSev(b.Report, bundle.Skip); n > 0 {
+		rv.Refusals = append(rv.Refusals, fmt.Sprintf("%d component(s) were skipped (above): a bundle with skipped components can never be active; fix them and review again", n))
+	}
+	if b.Blocked() {
+		var s []string
+		for _, d := range b.Inactive {
+			s = append(s, d.Surface)
+		}
+		rv.Refusals = append(rv.Refusals, fmt.Sprintf("the bundle is blocked: it declares %s, which bundlectl does not run; a blocked bundle can be neither trusted nor enabled", strings.Join(dedupe(s), ", ")))
+	}
+	if b.ShadowedBy != "" {
+		rv.Refusals = append(rv.Refusals, fmt.Sprintf("the bundle is shadowed by %s, which has the same name and wins; it can never become active", bundle.Quote(b.ShadowedBy)))
+	}
+	if b.Scope == bundle.ScopeDir {
+		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it as a user or workspace bundle to trust it")
+	}
+	if !namePattern.MatchString(b.Name) || strings.Contains(b.Name, "--") || strings.Contains(b.Name, "..") {
+		rv.Refusals = append(rv.Refusals, "the bundle name is not a valid bundle name")
+	}
+	if len(rv.Refusals) == 0 {
+		rv.Token = &receipts.Token{Content: c, Capability: k}
+	}
+	return rv, nil
+}
+
+// TrustCommand returns the exact command that trusts the reviewed bundle,
+// or "" when it cannot be trusted.
+func (rv *Review) TrustCommand() string {
+	if rv.Token == nil {
+		return ""
+	}
+	return "bundlectl trust " + rv.Bundle.Name + " " + rv.Token.String()
+}
+
+func countSev(r bundle.Report, s bundle.Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+func dedupe(ss []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// JSONReview is the --json form of a review. Field names are stable
+// (DESIGN.md §8).
+type JSONReview struct {
+	Name           string           `json:"name"`
+	ID             string           `json:"id"`
+	Scope          string           `json:"scope"`
+	Path           string           `json:"path"`
+	ContentHash    *receipts.Digest `json:"content_hash"`    // null when not computed
+	CapabilityHash *receipts.Digest `json:"capability_hash"` // null when not computed
+	Token          *receipts.Token  `json:"token"`           // null when the bundle cannot be trusted
+	TrustCommand   string           `json:"trust_command,omitempty"`
+	Refusals       []string         `json:"refusals"`
+	// Components is the capability inventory (docs/hashing.md), null for
+	// a rejected bundle.
+	Components json.RawMessage   `json:"components"`
+	Inactive   []bundle.Inactive `json:"inactive"`
+	Errors     []bundle.Finding  `json:"errors"`
+	Warnings   []bundle.Finding  `json:"warnings"`
+}
+
+// JSON returns the --json form of the review.
+func (rv *Review) JSON() JSONReview {
+	b := rv.Bundle
+	j := JSONReview{
+		Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir,
+		Token: rv.Token, TrustCommand: rv.TrustCommand(),
+		Refusals: nonNil(rv.Refusals), Components: json.RawMessage("null"),
+		Inactive: b.Inactive, Errors: nonNilF(rv.Errors), Warnings: nonNilF(rv.Warnings),
+	}
+	if j.Inactive == nil {
+		j.Inactive = []bundle.Inactive{}
+	}
+	if !rv.ContentHash.IsZero() {
+		c, k := rv.ContentHash, rv.CapabilityHash
+		j.ContentHash, j.CapabilityHash = &c, &k
+	}
+	if rv.Inventory != nil {
+		j.Components = rv.Inventory
+	}
+	return j
+}
+
+// RenderJSON writes the --json form, indented, with a final newline. Like
+// the human form it is inert on a terminal: bidirectional and other
+// non-printing characters in strings are written as \u escapes.
+func RenderJSON(w io.Writer, rv *Review) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rv.JSON()); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, jsonSanitize(buf.String())); err != nil {
+		return fmt.Errorf("%w: %v", errRender, err)
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilF(s []bundle.Finding) []bundle.Finding {
+	if s == nil {
+		return []bundle.Finding{}
+	}
+	return s
+}
+
+// errRender is wrapped by write failures, so a caller can tell them apart.
+var errRender = errors.New("writing the review")

@@ -1,0 +1,388 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/gofrs/flock"
+)
+
+const (
+	idA = "user/0123456789ab/alpha"
+	idB = "workspace/ba9876543210/beta"
+)
+
+// testReceipt returns a valid receipt for id whose hashes derive from n.
+func testReceipt(id string, n int) receipts.Receipt {
+	var c, k receipts.Digest
+	c[0], c[1], c[31] = byte(n), byte(n>>8), 1
+	k[0], k[1], k[31] = byte(n), byte(n>>8), 2
+	return receipts.Receipt{
+		BundleID:       id,
+		ContentHash:    c,
+		CapabilityHash: k,
+		Inventory:      json.RawMessage(fmt.Sprintf(`{"name":"x","n":%d,"note":"<a&b>"}`, n)),
+		Snapshot:       "/home/u/.local/share/bundlectl/store/" + c.String(),
+		ReviewedAt:     time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC),
+	}
+}
+
+func tokenOf(id string, n int) receipts.Token { r := testReceipt(id, n); return r.Token() }
+
+func newHome(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "home")
+}
+
+func mustUpdate(t *testing.T, st *Store, fn func(*State) error) *State {
+	t.Helper()
+	s, err := st.Update(fn)
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	return s
+}
+
+func mustLoad(t *testing.T, st *Store) *State {
+	t.Helper()
+	s, err := st.Load()
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	return s
+}
+
+func perm(t *testing.T, p string) os.FileMode {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode()
+}
+
+func inode(t *testing.T, p string) uint64 {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino
+}
+
+func TestLoadMissingCreatesNothing(t *testing.T) {
+	home := newHome(t)
+	s := mustLoad(t, Open(home))
+	if s.Generation() != 0 || len(s.IDs()) != 0 {
+		t.Fatalf("missing state: generation %d, ids %v; want empty", s.Generation(), s.IDs())
+	}
+	if _, err := os.Lstat(home); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Load created %q (err %v)", home, err)
+	}
+	// An existing home without state.json is empty too.
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustLoad(t, Open(home))
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Fatalf("Load created %v", ents)
+	}
+}
+
+func TestUpdateCreatesOwnerOnly(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+	home := filepath.Join(t.TempDir(), "a", "home")
+	st := Open(home)
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	for p, want := range map[string]os.FileMode{
+		home:                              os.ModeDir | 0o700,
+		filepath.Join(home, "state.json"): 0o600,
+		filepath.Join(home, "state.lock"): 0o600,
+	} {
+		if got := perm(t, p); got != want {
+			t.Errorf("%s: mode %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	st := Open(newHome(t))
+	rc := testReceipt(idA, 1)
+
+	s := mustUpdate(t, st, func(s *State) error {
+		if ch, err := s.Trust(idA, rc); err != nil || !ch {
+			return fmt.Errorf("trust: %v %v", ch, err)
+		}
+		return nil
+	})
+	b, ok := s.Bundle(idA)
+	if !ok || !b.Trusted() || b.Enabled || b.Generation != 1 || s.Generation() != 1 {
+		t.Fatalf("after trust: %+v ok=%v global=%d", b, ok, s.Generation())
+	}
+	if b.Receipt.Generation != 1 || b.Receipt.Token() != rc.Token() {
+		t.Fatalf("receipt not stamped: %+v", b.Receipt)
+	}
+	if !bytes.Equal(b.Receipt.Inventory, rc.Inventory) {
+		t.Fatalf("inventory changed: %s", b.Receipt.Inventory)
+	}
+
+	steps := []struct {
+		name    string
+		do      func(*State) (bool, error)
+		changed bool
+		enabled bool
+		trusted bool
+	}{
+		{"enable", func(s *State) (bool, error) { return s.Enable(idA) }, true, true, true},
+		{"enable again", func(s *State) (bool, error) { return s.Enable(idA) }, false, true, true},
+		{"revoke", func(s *State) (bool, error) { return s.Revoke(idA) }, true, true, false},
+		{"revoke again", func(s *State) (bool, error) { return s.Revoke(idA) }, false, true, false},
+		{"disable", func(s *State) (bool, error) { return s.Disable(idA) }, true, false, false},
+		{"disable again", func(s *State) (bool, error) { return s.Disable(idA) }, false, false, false},
+		{"disable unknown", func(s *State) (bool, error) { return s.Disable(idB) }, false, false, false},
+		{"revoke unknown", func(s *State) (bool, error) { return s.Revoke(idB) }, false, false, false},
+	}
+	gen := uint64(1)
+	for _, step := range steps {
+		p := st.Path()
+		before, _ := os.ReadFile(p)
+		ino := inode(t, p)
+		s := mustUpdate(t, st, func(s *State) error {
+			ch, err := step.do(s)
+			if err != nil {
+				return err
+			}
+			if ch != step.changed {
+				return fmt.Errorf("changed = %v, want %v", ch, step.changed)
+			}
+			return nil
+		})
+		if step.changed {
+			gen++
+		} else {
+			after, _ := os.ReadFile(p)
+			if !bytes.Equal(before, after) || inode(t, p) != ino {
+				t.Errorf("%s: a no-op rewrote state.json", step.name)
+			}
+		}
+		b, _ := s.Bundle(idA)
+		if b.Generation != gen || s.Generation() != gen || b.Enabled != step.enabled || b.Trusted() != step.trusted {
+			t.Errorf("%s: %+v, global %d; want generation %d enabled %v trusted %v", step.name, b, s.Generation(), gen, step.enabled, step.trusted)
+		}
+		if l := mustLoad(t, st); l.Generation() != s.Generation() {
+			t.Errorf("%s: Load generation %d, Update returned %d", step.name, l.Generation(), s.Generation())
+		}
+	}
+
+	b, _ = mustLoad(t, st).Bundle(idA)
+	var actions []string
+	for i, e := range b.Audit {
+		actions = append(actions, string(e.Action))
+		if e.Generation != uint64(i+1) {
+			t.Errorf("audit[%d].generation = %d", i, e.Generation)
+		}
+	}
+	if got, want := strings.Join(actions, ","), "trust,enable,revoke,disable"; got != want {
+		t.Errorf("audit %s, want %s", got, want)
+	}
+	if r := b.Audit[2].Receipt; r == nil || r.Token != rc.Token() || r.Snapshot != rc.Snapshot {
+		t.Errorf("revoke event does not name the revoked receipt: %+v", r)
+	}
+	if b.Audit[3].Receipt != nil {
+		t.Errorf("disable of an untrusted bundle names a receipt: %+v", b.Audit[3].Receipt)
+	}
+}
+
+func TestEnableNeedsTrust(t *testing.T) {
+	st := Open(newHome(t))
+	_, err := st.Update(func(s *State) error { _, err := s.Enable(idA); return err })
+	var nt *NotTrustedError
+	if !errors.Is(err, ErrNotTrusted) || !errors.As(err, &nt) || nt.ID != idA {
+		t.Fatalf("enable untrusted: %v, want ErrNotTrusted for %q", err, idA)
+	}
+	if _, err := os.Lstat(st.Path()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a failed enable wrote state.json")
+	}
+}
+
+func TestFailedFnWritesNothing(t *testing.T) {
+	st := Open(newHome(t))
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	before, _ := os.ReadFile(st.Path())
+	boom := errors.New("boom")
+	_, err := st.Update(func(s *State) error {
+		s.Trust(idB, testReceipt(idB, 2))
+		s.Enable(idA)
+		return boom
+	})
+	if err != boom {
+		t.Fatalf("Update returned %v, want the fn's error", err)
+	}
+	after, _ := os.ReadFile(st.Path())
+	if !bytes.Equal(before, after) {
+		t.Fatal("a failed fn changed state.json")
+	}
+}
+
+func TestInvalidTransitions(t *testing.T) {
+	bad := func(f func(*receipts.Receipt)) receipts.Receipt { r := testReceipt(idA, 1); f(&r); return r }
+	cases := map[string]func(*State) (bool, error){
+		"other bundle": func(s *State) (bool, error) { return s.Trust(idA, testReceipt(idB, 1)) },
+		"zero content": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.ContentHash = receipts.Digest{} }))
+		},
+		"zero cap": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.CapabilityHash = receipts.Digest{} }))
+		},
+		"relative snap": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.Snapshot = "store/x" }))
+		},
+		"unclean snap": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.Snapshot = "/a/../b" }))
+		},
+		"control snap": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.Snapshot = "/a/\x1b[2J" }))
+		},
+		"bad inventory": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.Inventory = json.RawMessage("{") }))
+		},
+		"no inventory": func(s *State) (bool, error) {
+			return s.Trust(idA, bad(func(r *receipts.Receipt) { r.Inventory = nil }))
+		},
+		"bad id":         func(s *State) (bool, error) { return s.Enable("user/xyz/alpha") },
+		"dir scope":      func(s *State) (bool, error) { return s.Disable("dir/0123456789ab/alpha") },
+		"bad name":       func(s *State) (bool, error) { return s.Revoke("user/0123456789ab/Alpha") },
+		"dash dash name": func(s *State) (bool, error) { return s.Revoke("user/0123456789ab/a--b") },
+	}
+	for name, do := range cases {
+		t.Run(name, func(t *testing.T) {
+			st := Open(newHome(t))
+			_, err := st.Update(func(s *State) error { _, err := do(s); return err })
+			var ie *InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("err = %v, want *InvalidError", err)
+			}
+			if _, err := os.Lstat(st.Path()); !errors.Is(err, os.ErrNotExist) {
+				t.Fatal("an invalid transition wrote state.json")
+			}
+		})
+	}
+}
+
+// The audit keeps exactly the latest AuditLimit events, so the latest
+// AuditLimit receipts ever trusted are all in it.
+func TestAuditBounded(t *testing.T) {
+	st := Open(newHome(t))
+	const n = AuditLimit + 9
+	for i := 1; i <= n; i++ {
+		mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, i)); return err })
+	}
+	b, _ := mustLoad(t, st).Bundle(idA)
+	if len(b.Audit) != AuditLimit || b.Generation != n {
+		t.Fatalf("audit len %d generation %d, want %d and %d", len(b.Audit), b.Generation, AuditLimit, n)
+	}
+	for i, e := range b.Audit {
+		k := n - AuditLimit + 1 + i
+		if e.Generation != uint64(k) || e.Receipt == nil || e.Receipt.Token != tokenOf(idA, k) {
+			t.Fatalf("audit[%d] = %+v, want the receipt of trust #%d", i, e, k)
+		}
+	}
+	if b.Receipt.Token() != tokenOf(idA, n) {
+		t.Fatal("current receipt is not the latest")
+	}
+}
+
+// The inventory is the exact byte string the capability hash covers; the
+// file is indented for people but the bytes come back unchanged, HTML
+// characters included.
+func TestInventoryBytesSurvive(t *testing.T) {
+	st := Open(newHome(t))
+	rc := testReceipt(idA, 7)
+	rc.Inventory = json.RawMessage(`{"a":["<script>","\u2028","x&y","` + "\u2028\u2029" + `"],"b":{"c":1.50}}`)
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, rc); return err })
+	b, _ := mustLoad(t, st).Bundle(idA)
+	if !bytes.Equal(b.Receipt.Inventory, rc.Inventory) {
+		t.Fatalf("inventory\n got %s\nwant %s", b.Receipt.Inventory, rc.Inventory)
+	}
+	if !b.Receipt.ReviewedAt.Equal(rc.ReviewedAt) {
+		t.Fatalf("reviewed_at %v, want %v", b.Receipt.ReviewedAt, rc.ReviewedAt)
+	}
+}
+
+// Copies returned by State do not alias it.
+func TestBundleIsACopy(t *testing.T) {
+	st := Open(newHome(t))
+	s := mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	b, _ := s.Bundle(idA)
+	b.Receipt.Snapshot = "/elsewhere"
+	b.Receipt.Inventory[0] = 'X'
+	b.Audit[0].Receipt.Snapshot = "/elsewhere"
+	b2, _ := s.Bundle(idA)
+	if b2.Receipt.Snapshot == "/elsewhere" || b2.Receipt.Inventory[0] == 'X' || b2.Audit[0].Receipt.Snapshot == "/elsewhere" {
+		t.Fatal("Bundle returned an alias of the state")
+	}
+}
+
+func TestLockTimeout(t *testing.T) {
+	old := testOnlyLockWait
+	testOnlyLockWait = 300 * time.Millisecond
+	defer func() { testOnlyLockWait = old }()
+
+	home := newHome(t)
+	st := Open(home)
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	// flock locks belong to the open file description: a second open in the
+	// same process conflicts like another process would.
+	other := flock.New(filepath.Join(home, LockName))
+	if ok, err := other.TryLock(); !ok || err != nil {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	start := time.Now()
+	_, err := st.Update(func(s *State) error { t.Error("fn ran without the lock"); return nil })
+	var le *LockError
+	if !errors.Is(err, ErrLocked) || !errors.As(err, &le) || le.Path != filepath.Join(home, LockName) {
+		t.Fatalf("Update under a held lock: %v, want ErrLocked", err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 5*time.Second {
+		t.Errorf("waited %v, want about %v", d, testOnlyLockWait)
+	}
+	if !strings.Contains(err.Error(), "state.lock") || !strings.Contains(err.Error(), "hint:") {
+		t.Errorf("message %q does not name the lock and a hint", err)
+	}
+	// Load does not need the lock.
+	mustLoad(t, st)
+	other.Unlock()
+	mustUpdate(t, st, func(s *State) error { _, err := s.Enable(idA); return err })
+}
+
+// A panicking fn does not leave the lock held or the file changed.
+func TestPanickingFnReleasesLock(t *testing.T) {
+	old := testOnlyLockWait
+	testOnlyLockWait = 300 * time.Millisecond
+	defer func() { testOnlyLockWait = old }()
+	st := Open(newHome(t))
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	before, _ := os.ReadFile(st.Path())
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("no panic")
+			}
+		}()
+		st.Update(func(s *State) error { s.Enable(idA); panic("boom") })
+	}()
+	if after, _ := os.ReadFile(st.Path()); !bytes.Equal(before, after) {
+		t.Fatal("a panicking fn changed state.json")
+	}
+	mustUpdate(t, st, func(s *State) error { _, err := s.Enable(idA); return err })
+}

@@ -1,0 +1,396 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+)
+
+const (
+	// FileName is the state file inside $BUNDLECTL_HOME.
+	FileName = "state.json"
+	// LockName is the lock file inside $BUNDLECTL_HOME. It is never renamed
+	// or removed; only its flock matters.
+	LockName = "state.lock"
+)
+
+// LockWait bounds how long Update waits for the lock before it returns a
+// *LockError.
+const LockWait = 10 * time.Second
+
+// Test seams; never settings a user could flip.
+var (
+	testOnlyLockWait = LockWait
+	// testOnlyBeforeRename runs between writing the temp file and renaming
+	// it into place.
+	testOnlyBeforeRename func()
+)
+
+// tempPrefix is how renameio names its temp files: "." + base + digits.
+const tempPrefix = "." + FileName
+
+// Store is the state of one $BUNDLECTL_HOME.
+type Store struct {
+	home string
+}
+
+// Open returns the Store of home. It touches nothing on disk.
+func Open(home string) *Store { return &Store{home: filepath.Clean(home)} }
+
+// Path returns the path of state.json.
+func (st *Store) Path() string { return filepath.Join(st.home, FileName) }
+
+func (st *Store) lockPath() string { return filepath.Join(st.home, LockName) }
+
+// Load returns a read-only snapshot of the state, without the lock: a
+// writer replaces state.json by an atomic rename, so a read sees one whole
+// version. A missing home or state.json is the empty state (generation 0);
+// Load creates nothing. Unsafe or malformed state is an error, never an
+// empty state.
+func (st *Store) Load() (*State, error) {
+	ok, err := checkHome(st.home)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return newState(), nil
+	}
+	if err := checkOptional(st.lockPath(), false); err != nil {
+		return nil, err
+	}
+	return st.read()
+}
+
+// Update runs fn on the current state under an exclusive lock on
+// state.lock and persists the result if fn made a transition.
+//
+// It creates home (0700) if missing, takes the lock (waiting at most
+// LockWait, then *LockError), re-reads state.json after acquiring it,
+// removes temp files left by a writer that died, runs fn, and — if fn
+// changed anything and returned nil — writes state.json atomically (temp
+// file in home, fsync, rename, fsync home) with mode 0600. Unsafe or
+// malformed state makes Update fail before fn runs, and nothing is
+// modified. If fn returns an error nothing is written and the error is
+// returned as is. The returned State is what is now on disk.
+//
+// fn runs under the lock, so it may also do work that must not interleave
+// with state changes — e.g. stage a snapshot and record its receipt in one
+// step, or remove snapshots no receipt references — and an fn that makes
+// no transition writes nothing. fn must not call Update on the same home:
+// the lock is not reentrant and the inner call would time out.
+func (st *Store) Update(fn func(*State) error) (*State, error) {
+	if err := st.ensureHome(); err != nil {
+		return nil, err
+	}
+	unlock, err := st.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	s, err := st.read()
+	if err != nil {
+		return nil, err
+	}
+	if err := st.removeStaleTemps(); err != nil {
+		return nil, err
+	}
+	before := s.generation
+	if err := fn(s); err != nil {
+		return nil, err
+	}
+	if s.generation == before {
+		return s, nil
+	}
+	if err := st.write(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureHome creates home 0700 if it is missing and checks it.
+func (st *Store) ensureHome() error {
+	ok, err := checkHome(st.home)
+	if err != nil || ok {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(st.home), 0o700); err != nil {
+		return fmt.Errorf("create state directory: %w", err)
+	}
+	if err := os.Mkdir(st.home, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create state directory: %w", err)
+	} else if err == nil {
+		if err := os.Chmod(st.home, 0o700); err != nil {
+			return fmt.Errorf("create state directory: %w", err)
+		}
+	}
+	_, err = checkHome(st.home)
+	return err
+}
+
+// lock takes the exclusive lock on state.lock, creating it 0600 (never
+// through a symlink), and checks it before and after.
+func (st *Store) lock() (unlock func(), err error) {
+	p := st.lockPath()
+	if err := checkOptional(p, false); err != nil {
+		return nil, err
+	}
+	fl := flock.New(p, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
+	// A blocking flock is woken as soon as the holder releases; polling
+	// with TryLock lets newcomers starve a waiter under contention.
+	done := make(chan error, 1)
+	go func() {
+		for {
+			err := fl.Lock()
+			if !errors.Is(err, syscall.EINTR) {
+				done <- err
+				return
+			}
+		}
+	}()
+	timer := time.NewTimer(testOnlyLockWait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, unsafeSymlink(p)
+		}
+		if err != nil {
+			return nil, &LockError{Path: p, Err: err}
+		}
+	case <-timer.C:
+		// The waiter cannot be interrupted; if it ever gets the lock it
+		// releases it at once.
+		go func() {
+			if <-done == nil {
+				_ = fl.Unlock()
+			}
+		}()
+		return nil, &LockError{Path: p, Waited: testOnlyLockWait}
+	}
+	unlock = func() { _ = fl.Unlock() }
+	if err := checkOptional(p, true); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// read reads and validates state.json; missing means empty.
+func (st *Store) read() (*State, error) {
+	p := st.Path()
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newState(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	if err := checkFile(p, fi); err != nil {
+		return nil, err
+	}
+	// O_NOFOLLOW and O_NONBLOCK: a file swapped for a symlink or a FIFO
+	// after the Lstat neither redirects nor hangs the read.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, unsafeSymlink(p)
+		}
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	defer f.Close()
+	ffi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	if err := checkFile(p, ffi); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read state: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, malformed(p, fmt.Sprintf("larger than %d bytes", MaxFileSize))
+	}
+	s, err := parse(data)
+	if errors.As(err, new(errUnsupported)) {
+		return nil, &MalformedError{Path: p, Reason: err.Error(),
+			Hint: "use the bundlectl that wrote it, or " + moveAside(p)}
+	}
+	if err != nil {
+		return nil, malformed(p, err.Error())
+	}
+	return s, nil
+}
+
+// write persists s atomically. The bytes are parsed back before the rename
+// so that Update never writes a file Load would refuse.
+func (st *Store) write(s *State) error {
+	p := st.Path()
+	data, err := s.marshal()
+	if err != nil {
+		return fmt.Errorf("encode state: %w", err)
+	}
+	if _, err := parse(data); err != nil {
+		return fmt.Errorf("encode state: refusing to write a state that does not parse back: %v", err)
+	}
+	if err := checkOptional(p, false); err != nil {
+		return err
+	}
+	t, err := renameio.NewPendingFile(p, renameio.WithTempDir(st.home), renameio.WithStaticPermissions(0o600))
+	if err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if testOnlyBeforeRename != nil {
+		testOnlyBeforeRename()
+	}
+	if err := t.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	if err := syncDir(st.home); err != nil {
+		return fmt.Errorf("write state: %w", err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// removeStaleTemps removes ".state.json<digits>" regular files: renameio
+// temp files of a writer that died before its rename. Only the lock holder
+// writes, so under the lock every such file is stale.
+func (st *Store) removeStaleTemps() error {
+	ents, err := os.ReadDir(st.home)
+	if err != nil {
+		return fmt.Errorf("clean state directory: %w", err)
+	}
+	for _, e := range ents {
+		if !isTempName(e.Name()) || e.Type() != 0 {
+			continue
+		}
+		if err := os.Remove(filepath.Join(st.home, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("clean state directory: %w", err)
+		}
+	}
+	return nil
+}
+
+func isTempName(n string) bool {
+	digits, ok := strings.CutPrefix(n, tempPrefix)
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkHome reports whether home exists, and refuses an unsafe one.
+func checkHome(home string) (exists bool, err error) {
+	fi, err := os.Lstat(home)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("state directory: %w", err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return false, &UnsafeError{Path: home, Reason: "is a symlink", Hint: fmt.Sprintf("pass the real directory: --home \"$(realpath %q)\"", home)}
+	case !fi.IsDir():
+		return false, &UnsafeError{Path: home, Reason: "is not a directory", Hint: fmt.Sprintf("move it aside: mv %q %q", home, home+".bad")}
+	}
+	if err := checkOwnerMode(home, fi, "chmod go-w %q"); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// checkOptional checks p if it exists. With mustExist, a missing p is an
+// error too (the lock file after locking).
+func checkOptional(p string, mustExist bool) error {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) && !mustExist {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", describe(p), p, err)
+	}
+	return checkFile(p, fi)
+}
+
+// checkFile refuses anything but a regular file owned by us and writable by
+// nobody else.
+func checkFile(p string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return unsafeSymlink(p)
+	case fi.IsDir():
+		return &UnsafeError{Path: p, Reason: "is a directory, not a regular file", Hint: moveAside(p)}
+	case !fi.Mode().IsRegular():
+		return &UnsafeError{Path: p, Reason: "is not a regular file", Hint: moveAside(p)}
+	}
+	return checkOwnerMode(p, fi, "chmod 600 %q")
+}
+
+func checkOwnerMode(p string, fi fs.FileInfo, chmodHint string) error {
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if uid := os.Geteuid(); int(sys.Uid) != uid {
+			return &UnsafeError{Path: p, Reason: fmt.Sprintf("is owned by uid %d, not by you (uid %d)", sys.Uid, uid),
+				Hint: fmt.Sprintf("if you trust its content, chown %d %q; otherwise %s", uid, p, moveAside(p))}
+		}
+	}
+	if m := fi.Mode().Perm(); m&0o022 != 0 {
+		return &UnsafeError{Path: p, Reason: fmt.Sprintf("is group- or world-writable (mode %04o)", m), Hint: fmt.Sprintf(chmodHint, p)}
+	}
+	return nil
+}
+
+func unsafeSymlink(p string) error {
+	return &UnsafeError{Path: p, Reason: "is a symlink", Hint: fmt.Sprintf("replace it with the file it points to, or %s", moveAside(p))}
+}
+
+func moveAside(p string) string {
+	if filepath.Base(p) == FileName {
+		return fmt.Sprintf("move it aside: mv %q %q, then trust your bundles again", p, p+".bad")
+	}
+	return fmt.Sprintf("move it aside: mv %q %q", p, p+".bad")
+}
+
+func malformed(p, reason string) error {
+	return &MalformedError{Path: p, Reason: reason, Hint: moveAside(p)}
+}
+
+// describe names what a path is for messages.
+func describe(p string) string {
+	switch filepath.Base(p) {
+	case FileName:
+		return "state file"
+	case LockName:
+		return "state lock"
+	}
+	return "state directory"
+}
