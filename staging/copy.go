@@ -46,6 +46,12 @@ type worker struct {
 	h   *blake3.Hasher
 }
 
+// workerPool keeps buffers across calls: a harness verifies a snapshot
+// before every spawn, and should not allocate megabytes each time.
+var workerPool = sync.Pool{New: func() any {
+	return &worker{buf: make([]byte, bufSize), h: blake3.New()}
+}}
+
 // forEachFile runs fn for every regular file of t on a small pool of
 // workers. Once one call fails the remaining files are skipped; the error
 // returned is the failure of the lowest entry, so it does not depend on
@@ -68,7 +74,8 @@ func forEachFile(t *bundle.Tree, fn func(w *worker, i int) error) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{buf: make([]byte, bufSize), h: blake3.New()}
+			w := workerPool.Get().(*worker)
+			defer workerPool.Put(w)
 			for i := range jobs {
 				if failed.Load() {
 					continue
