@@ -1,6 +1,8 @@
 package staging
 
 import (
+	"os"
+	"path"
 	"sync"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -79,6 +81,25 @@ func createFast(dirfd int, rel string) (int, error) {
 		Mode:    0o600,
 		Resolve: resolveStrict,
 	})
+}
+
+// mkdirFast creates the directory rel, mode 0700, below the directory open
+// as dirfd; its parent is reached through no link.
+func mkdirFast(dirfd int, rel string) error {
+	parent, base := path.Split(rel)
+	pfd := dirfd
+	if parent != "" {
+		fd, err := unix.Openat2(dirfd, parent, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveStrict})
+		if err != nil {
+			return &os.PathError{Op: "mkdir", Path: rel, Err: err}
+		}
+		defer unix.Close(fd)
+		pfd = fd
+	}
+	if err := unix.Mkdirat(pfd, base, 0o700); err != nil {
+		return &os.PathError{Op: "mkdir", Path: rel, Err: err}
+	}
+	return nil
 }
 
 // sameFile is the identity check of bundle.Tree.Open.
