@@ -142,7 +142,7 @@ func sameFile(e Entry, st *unix.Stat_t) string {
 		return "replaced"
 	case st.Size != e.Size:
 		return "size changed"
-	case st.Mode&0o7777 != e.Mode:
+	case uint32(st.Mode)&0o7777 != e.Mode:
 		return "mode changed"
 	}
 	return ""
