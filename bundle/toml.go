@@ -124,13 +124,8 @@ type tomlNative struct {
 // from the manifest: only key paths, line and column.
 func parseTOML(b *Bundle, data []byte) string {
 	r := &b.Report
-	// go-toml computes the position of each unknown key by scanning the
-	// document from its start, which is quadratic: a 1 MiB manifest of
-	// unknown keys would take minutes. A plain decode first counts them;
-	// past maxUnknownKeys they are reported by path only, without running
-	// the strict decoder.
-	// Decoding is also quadratic in the number of keys of a table, so a
-	// manifest with more keys than any real one is refused unread.
+	// go-toml decodes in time quadratic in the number of keys of a table,
+	// so a manifest with more keys than any real one is refused unread.
 	if n := tomlKeyCount(data, maxTOMLKeys); n > maxTOMLKeys {
 		r.Errorf(ManifestTOML, "toml.size", "plugin.toml has more than %d keys and tables; it is not read", maxTOMLKeys)
 		return ""
@@ -140,6 +135,10 @@ func parseTOML(b *Bundle, data []byte) string {
 		reportTOMLError(r, err)
 		return ""
 	}
+	// The strict decoder computes the position of each unknown key by
+	// rescanning the document from its start, also quadratic. A plain
+	// decode counts them first; past maxUnknownKeys they are reported by
+	// path only, without running the strict decoder.
 	var unknown []toml.Key
 	collectUnknown(generic, tomlShape, nil, &unknown)
 	if len(unknown) > maxUnknownKeys {

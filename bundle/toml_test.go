@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+	"golang.org/x/sys/unix"
 )
 
 // fakeSecret looks like a credential; no finding may ever contain it.
@@ -555,5 +556,42 @@ func TestParseTOMLRoundTrip(t *testing.T) {
 		if got, want := modelJSON(t, again), modelJSON(t, b); got != want {
 			t.Errorf("%s: round trip changed the model:\n%s\n%s", name, got, want)
 		}
+	}
+}
+
+// TestLoadTOMLNotRegular: a plugin.toml that is a symlink or a FIFO is never
+// read (the walk rejects it and Load does not follow or open it).
+func TestLoadTOMLNotRegular(t *testing.T) {
+	for _, kind := range []string{"symlink", "fifo"} {
+		t.Run(kind, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "example")
+			mkdir(t, dir, ".")
+			p := filepath.Join(dir, ManifestTOML)
+			if kind == "symlink" {
+				mkfile(t, base, "real.toml", readTestdata(t, "minimal.toml"), 0o644)
+				must(t, os.Symlink(filepath.Join(base, "real.toml"), p))
+			} else {
+				must(t, unix.Mkfifo(p, 0o644))
+			}
+			done := make(chan *Bundle, 1)
+			go func() { done <- Load(dir, ScopeDir, Limits{}) }()
+			var b *Bundle
+			select {
+			case b = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Load hung")
+			}
+			if b.Format != "" || !b.Rejected() {
+				t.Errorf("format %q, rejected %v", b.Format, b.Rejected())
+			}
+			rules := map[string]bool{}
+			for _, f := range b.Report.Findings {
+				rules[f.Rule] = true
+			}
+			if !rules["manifest.type"] || !rules["tree.symlink"] && !rules["tree.special"] {
+				t.Errorf("findings %v", b.Report.Findings)
+			}
+		})
 	}
 }
