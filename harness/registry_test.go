@@ -321,3 +321,28 @@ func TestCatalogNamesAndRefusals(t *testing.T) {
 		t.Fatalf("after disable: tools %v refused %v", c.Tools, c.Refused)
 	}
 }
+
+// PLUGIN_DATA is created 0700 and survives an update of the bundle (a new
+// review, trust and snapshot).
+func TestPluginDataSurvivesUpdates(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	if _, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	data := f.dataDir()
+	fi, err := os.Stat(data)
+	must(t, err)
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("PLUGIN_DATA mode %04o, want 0700", fi.Mode().Perm())
+	}
+	must(t, os.WriteFile(filepath.Join(f.src, "CHANGELOG.md"), []byte("v2\n"), 0o644))
+	f.trust(t)
+	r2 := f.load(t)
+	if err := r2.Ready("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "ran")); err != nil {
+		t.Fatalf("PLUGIN_DATA lost its contents across an update: %v", err)
+	}
+}
