@@ -84,7 +84,7 @@ func (o *Opener) OpenFD(rel string) (int, Entry, error) {
 		unix.Close(fd)
 		return -1, e, &os.PathError{Op: "fstat", Path: path.Join(o.t.Root, rel), Err: err}
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := SameFile(e, &st); why != "" {
 		unix.Close(fd)
 		return -1, e, &ChangedError{Path: rel, Reason: why}
 	}
@@ -97,7 +97,7 @@ func RecheckFD(fd int, e Entry) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := SameFile(e, &st); why != "" {
 		return &ChangedError{Path: e.Path, Reason: why}
 	}
 	if mt, ct := statTimes(&st); mt != e.MtimeNs || ct != e.CtimeNs {

@@ -51,7 +51,7 @@ func openWalkedFast(rootfd int, e bundle.Entry) (int, error) {
 		unix.Close(fd)
 		return -1, err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := bundle.SameFile(e, &st); why != "" {
 		unix.Close(fd)
 		return -1, changed(e.Path, why)
 	}
@@ -64,7 +64,7 @@ func recheckFast(fd int, e bundle.Entry) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := bundle.SameFile(e, &st); why != "" {
 		return changed(e.Path, why)
 	}
 	if st.Mtim.Nano() != e.MtimeNs || st.Ctim.Nano() != e.CtimeNs {
@@ -102,17 +102,3 @@ func mkdirFast(dirfd int, rel string) error {
 	return nil
 }
 
-// sameFile is the identity check of bundle.Tree.Open.
-func sameFile(e bundle.Entry, st *unix.Stat_t) string {
-	switch {
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return "no longer a regular file"
-	case uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino:
-		return "replaced"
-	case st.Size != e.Size:
-		return "size changed"
-	case uint32(st.Mode)&0o7777 != e.Mode:
-		return "mode changed"
-	}
-	return ""
-}
