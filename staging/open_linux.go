@@ -101,4 +101,3 @@ func mkdirFast(dirfd int, rel string) error {
 	}
 	return nil
 }
-

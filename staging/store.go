@@ -422,7 +422,6 @@ func (s *Store) check(fix bool) error {
 	return nil
 }
 
-
 // checkBounds applies lim to the walked tree before anything is copied;
 // the copy then counts the bytes it actually reads.
 func checkBounds(t *bundle.Tree, lim bundle.Limits) error {
