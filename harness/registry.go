@@ -53,6 +53,14 @@ type Options struct {
 	// (so that disable or revoke from another process cancels it); zero
 	// means 200ms.
 	PollInterval time.Duration
+	// NoWatch skips change notification, for a one-shot caller that makes
+	// one or two calls and exits (closing an inotify descriptor that
+	// holds watches costs the kernel tens of milliseconds). Checks then
+	// re-walk the source and the snapshot and compare every entry's
+	// identity, size, mode and times with the last full verification; any
+	// difference, or an entry modified too close to that verification to
+	// be told apart (git's "racy" rule), means a full re-verification.
+	NoWatch bool
 }
 
 // Registry is the immutable set of bundles that were active when it was
@@ -96,7 +104,10 @@ type entry struct {
 	data     string
 	failed   error // the last verification failed: verify again next time
 	verified bool  // a verification passed at least once
-	snapTree *bundle.Tree
+	// The walks and the start time of the last passing verification, for
+	// the stat-only check without change notification.
+	srcTree, snapTree *bundle.Tree
+	verifiedAt        time.Time
 }
 
 type docRef struct {
@@ -149,8 +160,10 @@ func Load(opts Options) (*Registry, error) {
 		servers:   map[string]*serverRef{},
 		statePath: filepath.Join(opts.Home, "state.json"),
 	}
-	if w, err := newWatcher(); err == nil {
-		r.watch = w
+	if !opts.NoWatch {
+		if w, err := newWatcher(); err == nil {
+			r.watch = w
+		}
 	}
 	// Fingerprint the state file before reading it, so a write racing the
 	// read is seen as a change at the first check.
@@ -322,8 +335,13 @@ func (r *Registry) authorize(e *entry) error {
 	case rec.Generation != e.gen:
 		return refuse(name, ErrStale, "reload the harness", "its state changed (generation %d, loaded at %d)", rec.Generation, e.gen)
 	}
-	if e.failed == nil && r.watch != nil && !r.watch.changed(e.idx) {
-		return nil
+	if e.failed == nil {
+		if r.watch != nil && !r.watch.changed(e.idx) {
+			return nil
+		}
+		if r.watch == nil && r.unchanged(e) {
+			return nil
+		}
 	}
 	return r.verify(e)
 }
@@ -339,6 +357,7 @@ func (r *Registry) authorize(e *entry) error {
 func (r *Registry) verify(e *entry) (err error) {
 	defer func() { e.failed = err }()
 	name := e.b.Name
+	started := time.Now()
 	drifted := func(format string, args ...any) error {
 		return refuse(name, ErrDrifted, "bundlectl review "+name, format, args...)
 	}
@@ -383,9 +402,40 @@ func (r *Registry) verify(e *entry) (err error) {
 		if err := r.store.Verify(e.rc.ContentHash); err != nil {
 			return refuse(name, ErrTampered, "bundlectl trust "+name+" "+e.rc.Token().String(), "the snapshot no longer matches its content hash: %v", err)
 		}
-		e.verified, e.snapTree = true, snap
+		e.verified, e.srcTree, e.snapTree, e.verifiedAt = true, src.Tree, snap, started
 		return nil
 	}
+}
+
+// racyWindow is how close to a verification an entry's mtime or ctime may
+// be before the entry is treated as possibly changed after it was read:
+// file times come from a coarse kernel clock (a few milliseconds).
+const racyWindow = 50 * time.Millisecond
+
+// unchanged is the check without change notification: a fresh walk of the
+// source and of the snapshot must equal the walks of the last passing
+// verification entry for entry (inode, size, mode, mtime and ctime in
+// nanoseconds; a write always moves ctime), and no entry may be racy.
+func (r *Registry) unchanged(e *entry) bool {
+	if !e.verified || e.srcTree == nil || e.snapTree == nil {
+		return false
+	}
+	limit := e.verifiedAt.Add(-racyWindow).UnixNano()
+	for _, w := range []struct {
+		dir  string
+		tree *bundle.Tree
+	}{{e.b.Dir, e.srcTree}, {e.snapshot, e.snapTree}} {
+		now, rep := bundle.Walk(w.dir, r.opts.Limits)
+		if now == nil || rep.Rejected() || !sameShape(w.tree, now) {
+			return false
+		}
+		for _, en := range now.Entries {
+			if en.MtimeNs >= limit || en.CtimeNs >= limit {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sameShape reports whether two walks of one directory saw the same
@@ -448,6 +498,18 @@ func (r *Registry) Ready(name string) error {
 	for _, e := range r.entries {
 		if e.b.Name == name {
 			return r.authorize(e)
+		}
+	}
+	return r.Loaded(name)
+}
+
+// Loaded reports whether the bundle named name was loaded, without
+// checking its authority again (every use does that); if it was not, the
+// error names its status and the fix.
+func (r *Registry) Loaded(name string) error {
+	for _, e := range r.entries {
+		if e.b.Name == name {
+			return nil
 		}
 	}
 	for _, in := range r.inactive {
