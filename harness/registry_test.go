@@ -210,14 +210,14 @@ func TestTamperAfterEnableIsRefusedAndNothingRuns(t *testing.T) {
 					t.Fatal(err)
 				}
 				tamper(t, snapshotOf(t, f))
-			_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
-			if !errors.Is(err, harness.ErrTampered) || !errors.Is(err, lifecycle.ErrRefused) {
-				t.Fatalf("err = %v, want ErrTampered", err)
-			}
-			if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
-				t.Fatal("the tool ran from a tampered snapshot")
-			}
-			// A one-shot load refuses it too.
+				_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+				if !errors.Is(err, harness.ErrTampered) || !errors.Is(err, lifecycle.ErrRefused) {
+					t.Fatalf("err = %v, want ErrTampered", err)
+				}
+				if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+					t.Fatal("the tool ran from a tampered snapshot")
+				}
+				// A one-shot load refuses it too.
 				r2 := f.load(t)
 				if err := r2.Ready("kit"); err == nil {
 					t.Fatal("a fresh registry loaded a tampered bundle")
