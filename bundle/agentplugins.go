@@ -51,7 +51,7 @@ func parseAgentPlugins(b *Bundle, data []byte) {
 	for _, k := range root.keys {
 		if !pluginFields[k] {
 			b.Report.Warnf(fieldPath(ManifestJSON+":", k), "manifest.unknown-field", "unknown top-level field %s is ignored", Quote(k))
-			b.Ignored = append(b.Ignored, k)
+			b.Ignored = append(b.Ignored, EscapePath(k)) // safe to print as is
 		}
 	}
 	readMetadata(b, root)
@@ -305,7 +305,7 @@ func parseJSONValue(data []byte) (*jsonValue, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeJSON(dec, "", 0)
+	v, err := decodeJSON(dec, make([]jsonPathElem, 0, 16), 0)
 	if err == nil {
 		if _, err2 := dec.Token(); err2 != io.EOF {
 			err = errors.New("unexpected data after the top-level value")
@@ -333,7 +333,26 @@ func parseJSONValue(data []byte) (*jsonValue, error) {
 	return v, nil
 }
 
-func decodeJSON(dec *json.Decoder, path string, depth int) (*jsonValue, error) {
+// jsonPathElem is one step of the path to the value being decoded; the
+// path is spelled out only for an error.
+type jsonPathElem struct {
+	key   string
+	index int // -1 for an object member
+}
+
+func spellPath(stack []jsonPathElem) string {
+	p := ""
+	for _, e := range stack {
+		if e.index >= 0 {
+			p = indexPath(p, e.index)
+		} else {
+			p = fieldPath(p, e.key)
+		}
+	}
+	return p
+}
+
+func decodeJSON(dec *json.Decoder, stack []jsonPathElem, depth int) (*jsonValue, error) {
 	if depth > maxJSONDepth {
 		return nil, errors.New("nesting is too deep")
 	}
@@ -356,9 +375,9 @@ func decodeJSON(dec *json.Decoder, path string, depth int) (*jsonValue, error) {
 					return nil, errors.New("object key is not a string")
 				}
 				if _, dup := v.obj[k]; dup {
-					return nil, &jsonDuplicateError{Parent: path, Key: k}
+					return nil, &jsonDuplicateError{Parent: spellPath(stack), Key: k}
 				}
-				child, err := decodeJSON(dec, fieldPath(path, k), depth+1)
+				child, err := decodeJSON(dec, append(stack, jsonPathElem{key: k, index: -1}), depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -372,7 +391,7 @@ func decodeJSON(dec *json.Decoder, path string, depth int) (*jsonValue, error) {
 		case '[':
 			v := &jsonValue{kind: jsonArray}
 			for dec.More() {
-				child, err := decodeJSON(dec, fmt.Sprintf("%s[%d]", path, len(v.arr)), depth+1)
+				child, err := decodeJSON(dec, append(stack, jsonPathElem{index: len(v.arr)}), depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -452,9 +471,25 @@ func (v *jsonValue) any() any {
 	return nil
 }
 
-// canonicalJSON encodes v compactly with sorted keys and without HTML
-// escaping, so equal declarations always hash equally.
+// canonicalJSON encodes v compactly with sorted keys (struct fields too)
+// and without HTML escaping, so equal declarations always hash equally.
 func canonicalJSON(v any) json.RawMessage {
+	switch v.(type) {
+	case map[string]any, []any, string, json.Number, bool, nil:
+	default:
+		// Round-trip through the generic form so struct fields are sorted.
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var generic any
+		if err := dec.Decode(&generic); err != nil {
+			return nil
+		}
+		v = generic
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -71,7 +72,13 @@ func (d *Discovery) Lookup(name string) []*Bundle {
 // it writes nothing, launches no process and opens no connection. A root
 // that is, or lies under, a symbolic link inside bundlectl's own layout is
 // not scanned and is reported; a missing root is simply empty.
-func Discover(roots Roots, lim Limits) *Discovery {
+func Discover(roots Roots, lim Limits) *Discovery { return DiscoverNamed(roots, lim, nil) }
+
+// DiscoverNamed is Discover restricted to the bundles named in only (all
+// of them when only is empty). Shadowing depends only on names, so the
+// result for those names is exactly Discover's; a one-shot caller that
+// needs one bundle does not pay for loading the others.
+func DiscoverNamed(roots Roots, lim Limits, only []string) *Discovery {
 	d := &Discovery{}
 	type job struct {
 		dir   string
@@ -86,6 +93,9 @@ func Discover(roots Roots, lim Limits) *Discovery {
 			continue
 		}
 		for _, n := range names {
+			if len(only) > 0 && !slices.Contains(only, n) {
+				continue
+			}
 			jobs = append(jobs, job{filepath.Join(root.Path, n), root.Scope, len(jobs)})
 		}
 	}

@@ -119,7 +119,7 @@ func (r extReader) timeout(v *jsonValue, path, rule string) (int, bool) {
 		return 0, false
 	}
 	if n < 1 || n > MaxTimeoutSec {
-		r.b.Report.Skipf(path, rule, "timeout must be between 1 and %d seconds; the component is skipped", MaxTimeoutSec)
+		r.b.Report.Skipf(path, rule, "timeout must be between 1 and %d seconds", MaxTimeoutSec)
 		return 0, false
 	}
 	return n, true
@@ -223,7 +223,7 @@ func (r extReader) hooks(v *jsonValue, path string) {
 			}
 			hs, ok := g.obj["hooks"]
 			if !ok {
-				r.b.Report.Skipf(gp, "hook.shape", "matcher group has no hooks array; it is skipped")
+				r.b.Report.Skipf(gp, "hook.shape", "matcher group has no hooks array")
 				continue
 			}
 			if hs.kind != jsonArray {
@@ -266,9 +266,9 @@ func (r extReader) hook(v *jsonValue, path, event, matcher string) (Hook, bool) 
 		// Claude Code also has prompt and agent hooks; bundlectl runs only
 		// commands, so any other type is skipped, not misread.
 		if typ == "" {
-			r.b.Report.Skipf(path, "hook.type", "hook has no type; only \"command\" hooks are supported and it is skipped")
+			r.b.Report.Skipf(path, "hook.type", "hook has no type; only \"command\" hooks are supported")
 		} else {
-			r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not supported (only \"command\"); it is skipped", Quote(typ))
+			r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not supported (only \"command\")", Quote(typ))
 		}
 		keep = false
 	}

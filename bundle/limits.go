@@ -34,8 +34,9 @@ func DefaultLimits() Limits {
 	}
 }
 
-// orDefault fills zero fields with the defaults.
-func (l Limits) orDefault() Limits {
+// WithDefaults returns l with every zero (or negative) field replaced by
+// its default.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxEntries <= 0 {
 		l.MaxEntries = d.MaxEntries

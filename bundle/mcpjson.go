@@ -41,6 +41,16 @@ func loadMCPJSON(b *Bundle) mcpStatus {
 	if err != nil {
 		return disable("mcp.read", "cannot read mcp.json: %v", err)
 	}
+	return parseMCPJSON(b, data)
+}
+
+// parseMCPJSON applies §7.2.1 to the content of mcp.json.
+func parseMCPJSON(b *Bundle, data []byte) mcpStatus {
+	st := mcpStatus{known: true, declared: map[string]bool{}}
+	disable := func(rule, format string, args ...any) mcpStatus {
+		b.Report.Skipf(ManifestMCP, rule, format, args...)
+		return disableMCP(b)
+	}
 	root, err := parseJSONValue(data)
 	if err != nil {
 		reportJSONError(b, ManifestMCP, err, Skip, "mcp.invalid-json")
@@ -120,16 +130,16 @@ func parseMCPServer(b *Bundle, name string, v *jsonValue) (MCPServer, bool) {
 	src := fieldPath(ManifestMCP+": mcpServers", name)
 	s := MCPServer{Name: name, Source: src}
 	if v.kind != jsonObject {
-		b.Report.Skipf(src, "mcp.server-type", "server %s must be an object, not %s; it is skipped", Quote(name), v.kind)
+		b.Report.Skipf(src, "mcp.server-type", "server %s must be an object, not %s", Quote(name), v.kind)
 		return s, false
 	}
 	t, ok := v.obj["type"]
 	switch {
 	case !ok:
-		b.Report.Skipf(src, "mcp.server-type", "server %s has no type; it is skipped", Quote(name))
+		b.Report.Skipf(src, "mcp.server-type", "server %s has no type", Quote(name))
 		return s, false
 	case t.kind != jsonString:
-		b.Report.Skipf(src+".type", "mcp.server-type", "type must be a string, not %s; the server is skipped", t.kind)
+		b.Report.Skipf(src+".type", "mcp.server-type", "type must be a string, not %s", t.kind)
 		return s, false
 	}
 	var fields, other map[string]bool
@@ -139,13 +149,13 @@ func parseMCPServer(b *Bundle, name string, v *jsonValue) (MCPServer, bool) {
 	case TransportStreamableHTTP, TransportSSE:
 		fields, other = remoteFields, stdioFields
 	default:
-		b.Report.Skipf(src+".type", "mcp.server-type", "unknown type %s (want stdio, streamable-http or sse); the server is skipped", Quote(t.str))
+		b.Report.Skipf(src+".type", "mcp.server-type", "unknown type %s (want stdio, streamable-http or sse)", Quote(t.str))
 		return s, false
 	}
 	s.Transport = t.str
 	ok = true
 	fail := func(field, format string, args ...any) {
-		b.Report.Skipf(fieldPath(src, field), "mcp.server-field", format+"; the server is skipped", args...)
+		b.Report.Skipf(fieldPath(src, field), "mcp.server-field", format+"", args...)
 		ok = false
 	}
 	for _, k := range v.keys {

@@ -254,6 +254,18 @@ func checkEnvDest(b *Bundle, path, name string) {
 	}
 }
 
+// checkEnvSource checks the name of a host variable that env_from,
+// bearer_token_env_var or env_headers reads. A credential pasted here by
+// mistake is reported without being echoed, like any other.
+func checkEnvSource(b *Bundle, path, name string) {
+	switch {
+	case looksLikeToken(name):
+		b.Report.Errorf(path, "secret.token", "looks like a credential where the name of a host environment variable belongs")
+	case !validEnvName(name):
+		b.Report.Errorf(path, "env.name", "the source is not a valid environment variable name")
+	}
+}
+
 // ---- commands and paths ----
 
 // commandProblem checks the single-token rule (§7.2.1): a bare executable
@@ -301,6 +313,10 @@ func pluginRelative(p string) (string, string) {
 // must be skipped.
 func checkCommand(b *Bundle, path, cmd string) bool {
 	if !checkText(b, path, cmd, false) {
+		return false
+	}
+	if looksLikeToken(cmd) {
+		b.Report.Errorf(path, "secret.token", "looks like a credential; credentials never belong in a manifest")
 		return false
 	}
 	if msg := commandProblem(cmd); msg != "" {
@@ -451,6 +467,8 @@ func checkHook(b *Bundle, h Hook) bool {
 
 func checkServer(b *Bundle, s MCPServer) bool {
 	src := s.Source
+	// The dev.bundlectl options of the server live in the manifest.
+	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
 	keep := true
 	skip := func(path, rule, format string, args ...any) {
 		b.Report.Skipf(path, rule, format, args...)
@@ -462,8 +480,11 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		if s.URL != "" || len(s.Headers) > 0 {
 			skip(src, "mcp.server-field", "a stdio server cannot have url or headers")
 		}
-		if s.BearerTokenEnvVar != "" || len(s.EnvHeaders) > 0 {
-			b.Report.Errorf(src, "mcp.option-transport", "bearer_token_env_var and env_headers apply only to remote servers")
+		if s.BearerTokenEnvVar != "" {
+			b.Report.Errorf(opt+".bearer_token_env_var", "mcp.option-transport", "bearer_token_env_var applies only to remote servers")
+		}
+		if len(s.EnvHeaders) > 0 {
+			b.Report.Errorf(opt+".env_headers", "mcp.option-transport", "env_headers applies only to remote servers")
 		}
 		if !checkCommand(b, src+".command", s.Command) {
 			keep = false
@@ -491,14 +512,9 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			}
 		}
 		for _, dest := range sortedKeys(s.EnvFrom) {
-			p := fieldPath(modelPath(b, "mcp", "mcp_servers")+"", s.Name) + ".env_from"
-			p = fieldPath(p, dest)
+			p := fieldPath(opt+".env_from", dest)
 			checkEnvDest(b, p, dest)
-			if src := s.EnvFrom[dest]; looksLikeToken(src) {
-				b.Report.Errorf(p, "secret.token", "the source looks like a credential, not the name of a host variable holding one")
-			} else if !validEnvName(src) {
-				b.Report.Errorf(p, "env.name", "source %s is not a valid environment variable name", Quote(src))
-			}
+			checkEnvSource(b, p, s.EnvFrom[dest])
 			if _, dup := s.Env[dest]; dup {
 				b.Report.Errorf(p, "env.conflict", "%s is set both in env and in env_from", Quote(dest))
 			}
@@ -508,7 +524,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			skip(src, "mcp.server-field", "a remote server cannot have command, args, env or cwd")
 		}
 		if len(s.EnvFrom) > 0 {
-			b.Report.Errorf(src, "mcp.option-transport", "env_from applies only to stdio servers")
+			b.Report.Errorf(opt+".env_from", "mcp.option-transport", "env_from applies only to stdio servers")
 		}
 		if checkText(b, src+".url", s.URL, false) {
 			if _, msg := endpointHost(s.URL); msg != "" {
@@ -524,19 +540,19 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		skip(src, "mcp.server-type", "unknown transport %s", Quote(s.Transport))
 	}
 	if s.TimeoutSec < 0 || s.TimeoutSec > MaxTimeoutSec {
-		skip(src, "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
+		skip(opt+".timeout_sec", "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
 	}
 	for i, t := range s.ToolsInclude {
 		if t == "" {
-			skip(indexPath(src+".tools.include", i), "mcp.tools-filter", "a tool filter entry is empty")
+			skip(indexPath(opt+".tools.include", i), "mcp.tools-filter", "a tool filter entry is empty")
 		}
-		checkText(b, indexPath(src+".tools.include", i), t, false)
+		checkText(b, indexPath(opt+".tools.include", i), t, false)
 	}
 	for i, t := range s.ToolsExclude {
 		if t == "" {
-			skip(indexPath(src+".tools.exclude", i), "mcp.tools-filter", "a tool filter entry is empty")
+			skip(indexPath(opt+".tools.exclude", i), "mcp.tools-filter", "a tool filter entry is empty")
 		}
-		checkText(b, indexPath(src+".tools.exclude", i), t, false)
+		checkText(b, indexPath(opt+".tools.exclude", i), t, false)
 	}
 	return keep
 }
@@ -703,10 +719,8 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 		}
 	}
 	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
-	if looksLikeToken(s.BearerTokenEnvVar) {
-		b.Report.Errorf(opt+".bearer_token_env_var", "secret.token", "looks like a credential, not the name of a host variable holding one")
-	} else if s.BearerTokenEnvVar != "" && !validEnvName(s.BearerTokenEnvVar) {
-		b.Report.Errorf(opt+".bearer_token_env_var", "env.name", "%s is not a valid environment variable name", Quote(s.BearerTokenEnvVar))
+	if s.BearerTokenEnvVar != "" {
+		checkEnvSource(b, opt+".bearer_token_env_var", s.BearerTokenEnvVar)
 	}
 	for _, name := range sortedKeys(s.EnvHeaders) {
 		p := fieldPath(opt+".env_headers", name)
@@ -726,11 +740,7 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 			keep = false
 		}
 		seen[lower] = name
-		if v := s.EnvHeaders[name]; looksLikeToken(v) {
-			b.Report.Errorf(p, "secret.token", "looks like a credential, not the name of a host variable holding one")
-		} else if !validEnvName(v) {
-			b.Report.Errorf(p, "env.name", "%s is not a valid environment variable name", Quote(v))
-		}
+		checkEnvSource(b, p, s.EnvHeaders[name])
 	}
 	return keep
 }
@@ -871,11 +881,15 @@ func checkInactive(b *Bundle) {
 		})
 	}
 	for _, in := range b.Inactive {
-		what := in.Surface
-		if in.Name != "" {
+		what, field := in.Surface, in.Surface
+		switch {
+		case in.Name != "":
 			what = fmt.Sprintf("%s %s", in.Surface, Quote(in.Name))
+			field = fieldPath(in.Surface, in.Name)
+		case in.Surface == SurfaceFilesystemRoots || in.Surface == SurfaceLifecycleMutation:
+			field = "capabilities." + in.Surface
 		}
-		b.Report.Warnf(manifestFile(b), "inactive.surface", "declares %s, which bundlectl does not run; the bundle is blocked and cannot be enabled", what)
+		b.Report.Warnf(modelPath(b, field, field), "inactive.surface", "declares %s, which bundlectl does not run; the bundle is blocked and cannot be enabled", what)
 	}
 }
 

@@ -82,6 +82,15 @@ func TestPluginNameRule(t *testing.T) {
 	requireFinding(t, b, Error, "manifest.name", "plugin.json: name")
 }
 
+func TestIgnoredFieldNamesAreEscaped(t *testing.T) {
+	b := loadFiles(t, files{"plugin.json": `{` + pluginSchema + `, "name": "demo", "x\u001b[2Jy": 1}`})
+	requireClean(t, b)
+	if len(b.Ignored) != 1 || strings.ContainsRune(b.Ignored[0], 0x1b) {
+		t.Fatalf("Ignored = %q", b.Ignored)
+	}
+	requireFinding(t, b, Warning, "manifest.unknown-field", `plugin.json:["x\x1b[2Jy"]`)
+}
+
 func TestUnknownTopLevelFieldIsIgnored(t *testing.T) {
 	b := loadFiles(t, files{"plugin.json": `{` + pluginSchema + `, "name": "demo", "tools": [{"name": "x"}], "mcpServers": {}}`})
 	requireClean(t, b)
@@ -183,6 +192,9 @@ func TestCredentialRules(t *testing.T) {
 		{"api key header", files{"plugin.json": hosts, "mcp.json": remote(`{"X-Api-Key": "abcdef123456"}`)}, Error, "secret.header", "headers.X-Api-Key", "abcdef123456"},
 		{"token in header value", files{"plugin.json": hosts, "mcp.json": remote(`{"X-Tenant": "` + gh + `"}`)}, Error, "secret.token", "headers.X-Tenant", gh},
 		{"credential in url query", files{"plugin.json": hosts, "mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse?api_key=abcdef123456"}}`)}, Error, "secret.url", "mcpServers.r.url", "abcdef123456"},
+		{"token pasted as env_from source", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node"}}`), "plugin.json": pluginWithExt(`{"mcp": {"s": {"env_from": {"GH": "` + gh + `"}}}}`)}, Error, "secret.token", "env_from.GH", gh},
+		{"token pasted as bearer variable", files{"mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse"}}`), "plugin.json": pluginWithExt(`{"capabilities": {"network_hosts": ["api.example.com"]}, "mcp": {"r": {"bearer_token_env_var": "` + sk + `"}}}`)}, Error, "secret.token", "bearer_token_env_var", sk},
+		{"token pasted as env header variable", files{"mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse"}}`), "plugin.json": pluginWithExt(`{"capabilities": {"network_hosts": ["api.example.com"]}, "mcp": {"r": {"env_headers": {"X-Key": "` + gh + `"}}}}`)}, Error, "secret.token", "env_headers.X-Key", gh},
 		{"token in tool args", files{"greet.py": "", "plugin.json": pluginWithExt(`{"tools": [{"name": "t", "command": "python3", "args": ["--token", "abcdef123456"]}]}`)}, Error, "secret.argv", "tools[0].args[0]", "abcdef123456"},
 		{"token in hook args", files{"plugin.json": pluginWithExt(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "args": ["` + gh + `"]}]}]}}`)}, Error, "secret.token", "hooks.Stop[0].hooks[0].args[0]", gh},
 	})
@@ -236,8 +248,8 @@ func TestMCPOptionRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{"unknown server", files{"mcp.json": stdio, "plugin.json": opts(`{"t": {"timeout_sec": 5}}`)}, Error, "mcp.option-unknown-server", "mcp.t", ""},
 		{"options without mcp.json", files{"plugin.json": opts(`{"s": {"timeout_sec": 5}}`)}, Error, "mcp.option-unknown-server", "mcp.s", ""},
-		{"env_from on remote", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_from": {"A": "B"}}}`)}, Error, "mcp.option-transport", "mcpServers.r", ""},
-		{"bearer on stdio", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"bearer_token_env_var": "TOKEN"}}`)}, Error, "mcp.option-transport", "mcpServers.s", ""},
+		{"env_from on remote", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_from": {"A": "B"}}}`)}, Error, "mcp.option-transport", "dev.bundlectl.mcp.r.env_from", ""},
+		{"bearer on stdio", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"bearer_token_env_var": "TOKEN"}}`)}, Error, "mcp.option-transport", "dev.bundlectl.mcp.s.bearer_token_env_var", ""},
 		{"bearer bad name", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"bearer_token_env_var": "NOT VALID"}}`)}, Error, "env.name", "bearer_token_env_var", ""},
 		{"env header bad variable", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_headers": {"X-Key": "1X"}}}`)}, Error, "env.name", "env_headers.X-Key", ""},
 		{"env header bad name", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"env_headers": {"X Key": "KEY"}}}`)}, Skip, "mcp.header", "env_headers", ""},
@@ -245,7 +257,7 @@ func TestMCPOptionRules(t *testing.T) {
 		{"bearer and authorization header", files{"mcp.json": remote, "plugin.json": opts(`{"r": {"bearer_token_env_var": "T", "env_headers": {"Authorization": "A"}}}`)}, Skip, "mcp.header", "env_headers.Authorization", ""},
 		{"timeout zero", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"timeout_sec": 0}}`)}, Skip, "mcp.timeout", "mcp.s.timeout_sec", ""},
 		{"timeout too long", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"timeout_sec": 601}}`)}, Skip, "mcp.timeout", "timeout_sec", ""},
-		{"empty tool filter", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"tools": {"include": [""]}}}`)}, Skip, "mcp.tools-filter", "tools.include[0]", ""},
+		{"empty tool filter", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"tools": {"include": [""]}}}`)}, Skip, "mcp.tools-filter", "plugin.json: extensions.dev.bundlectl.mcp.s.tools.include[0]", ""},
 		{"unknown option", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"timeout": 5}}`)}, Error, "extension.unknown-field", "mcp.s.timeout", ""},
 		{"unknown filter key", files{"mcp.json": stdio, "plugin.json": opts(`{"s": {"tools": {"allow": []}}}`)}, Error, "extension.unknown-field", "tools.allow", ""},
 	})
@@ -361,7 +373,7 @@ func TestInactiveDeclarationsBlock(t *testing.T) {
 		t.Fatalf("Inactive = %+v", b.Inactive)
 	}
 	want := map[string]string{
-		SurfaceLSP:               `{"command":"gopls","args":["serve"],"languages":["go"]}`,
+		SurfaceLSP:               `{"args":["serve"],"command":"gopls","languages":["go"]}`,
 		SurfaceNative:            `{"path":"./lib/x.so"}`,
 		SurfaceFilesystemRoots:   `["~/src"]`,
 		SurfaceLifecycleMutation: `true`,
@@ -379,6 +391,9 @@ func TestInactiveDeclarationsBlock(t *testing.T) {
 	}
 	if n != 4 {
 		t.Fatalf("want a warning per inactive surface:%s", dumpFindings(b))
+	}
+	for _, p := range []string{"dev.bundlectl.lsp.gopls", "dev.bundlectl.native.fast", "dev.bundlectl.capabilities.filesystem_roots", "dev.bundlectl.capabilities.lifecycle_mutation"} {
+		requireFinding(t, b, Warning, "inactive.surface", p)
 	}
 }
 
@@ -443,5 +458,75 @@ func TestExpandPlaceholders(t *testing.T) {
 	// One pass: text introduced by a replacement is not expanded again.
 	if got := ExpandPlaceholders("${PLUGIN_ROOT}", "${PLUGIN_DATA}", "/d"); got != "${PLUGIN_DATA}" {
 		t.Errorf("expansion is recursive: %q", got)
+	}
+}
+
+// TestNoFindingEchoesASecret puts one credential into every field where a
+// careless author might paste one and checks that no finding repeats it.
+func TestNoFindingEchoesASecret(t *testing.T) {
+	const secret = "ghp_ZZZZsecretZZZZ0123456789abcdefABCDEF"
+	b := loadFiles(t, files{
+		"plugin.json": pluginWithExt(`{
+			"capabilities": {"network_hosts": ["api.example.com"]},
+			"tools": [{"name": "t", "command": "` + secret + `", "args": ["--token=` + secret + `", "` + secret + `"]}],
+			"hooks": {"Stop": [{"matcher": "` + secret + `", "hooks": [{"type": "command", "command": "./` + secret + `", "args": ["--password", "` + secret + `"]}]}]},
+			"mcp": {
+				"s": {"env_from": {"X": "` + secret + `"}},
+				"r": {"bearer_token_env_var": "` + secret + `", "env_headers": {"X-A": "` + secret + `"}}}}`),
+		"mcp.json": mcpJSON(`{
+			"s": {"type": "stdio", "command": "node", "args": ["--api-key", "` + secret + `", "--secret=` + secret + `"],
+			      "env": {"GITHUB_TOKEN": "` + secret + `", "OTHER": "x` + secret + `"}, "cwd": "./` + secret + `"},
+			"r": {"type": "streamable-http", "url": "https://user:` + secret + `@api.example.com/mcp?token=` + secret + `",
+			      "headers": {"Authorization": "Bearer ` + secret + `", "X-B": "` + secret + `"}},
+			"q": {"type": "sse", "url": "https://api.example.com/mcp?token=` + secret + `"}}`),
+		"skills/s/SKILL.md": "---\nname: s\ndescription: \"" + secret + "\\u0007\"\nmetadata:\n  token: " + secret + "\n---\n",
+	})
+	if !b.Rejected() {
+		t.Fatalf("not rejected:%s", dumpFindings(b))
+	}
+	requireNoSecret(t, b, secret)
+	requireNoSecret(t, b, "ZZZZsecretZZZZ")
+	for _, rule := range []string{"secret.argv", "secret.token", "secret.header", "secret.url"} {
+		requireFinding(t, b, Error, rule, "")
+	}
+}
+
+// TestCheckModelAppliesToTOMLModels builds the model a plugin.toml reader
+// produces and checks that the same rules fire, with plugin.toml paths.
+func TestCheckModelAppliesToTOMLModels(t *testing.T) {
+	dir := writeBundle(t, "demo", files{"hooks/guard*": "", "mcp/server.js": ""})
+	tree, rep := Walk(dir, Limits{})
+	if len(rep.Findings) != 0 {
+		t.Fatalf("walk: %v", rep.Findings)
+	}
+	b := &Bundle{Name: "demo", Format: FormatTOML, Tree: tree}
+	b.Components.Tools = []Tool{
+		{Name: "greet", Command: "python3", Params: []byte(`{ "type" : "object", "properties": {"b": {}, "a": {}} }`)},
+		{Name: "bad", Command: "./missing"},
+	}
+	b.Components.Hooks = []Hook{{Event: "PreToolUse", Matcher: "Bash", Command: "./hooks/guard", TimeoutSec: 10}}
+	b.Components.MCP = []MCPServer{
+		{Name: "local", Transport: TransportStdio, Command: "node", Args: []string{"${PLUGIN_ROOT}/mcp/server.js", "--token=abc"}, Cwd: "./mcp",
+			Env: map[string]string{"NODE_OPTIONS": "--require x"}},
+		{Name: "api", Transport: TransportStreamableHTTP, URL: "https://api.example.com/mcp", EnvFrom: map[string]string{"A": "B"}},
+	}
+	b.Permissions.FilesystemRoots = []string{"/srv"}
+	checkModel(b)
+	requireFinding(t, b, Skip, "command.missing", "plugin.toml: tools[1].command")
+	requireFinding(t, b, Error, "secret.argv", "plugin.toml: mcp_servers.local.args[1]")
+	requireFinding(t, b, Error, "env.loader", "plugin.toml: mcp_servers.local.env.NODE_OPTIONS")
+	requireFinding(t, b, Error, "mcp.option-transport", "plugin.toml: mcp_servers.api.env_from")
+	requireFinding(t, b, Error, "capabilities.network-hosts", "plugin.toml: capabilities.network_hosts")
+	requireFinding(t, b, Warning, "inactive.surface", "plugin.toml: capabilities.filesystem_roots")
+	if len(b.Components.Tools) != 1 || string(b.Components.Tools[0].Params) != `{"properties":{"a":{},"b":{}},"type":"object"}` {
+		t.Fatalf("tools: %+v", b.Components.Tools)
+	}
+	if len(b.Components.Hooks) != 1 || len(b.Inactive) != 1 || b.Inactive[0].Surface != SurfaceFilesystemRoots {
+		t.Fatalf("hooks %+v inactive %+v", b.Components.Hooks, b.Inactive)
+	}
+	// A reader that records the inactive declaration itself is not doubled.
+	checkInactive(b)
+	if len(b.Inactive) != 1 {
+		t.Fatalf("inactive doubled: %+v", b.Inactive)
 	}
 }

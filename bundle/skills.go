@@ -3,6 +3,7 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -42,6 +43,11 @@ func children(t *Tree, dir string) []Entry {
 // outside the root. A skills path that is not a directory invalidates the
 // component type; an invalid skill is skipped.
 func loadSkills(b *Bundle, dir string) {
+	dir = strings.TrimSuffix(strings.TrimPrefix(dir, "./"), "/")
+	if _, msg := pluginRelative("./" + dir); msg != "" {
+		b.Report.Skipf(EscapePath(dir), "skill.location", "the skills path %s", msg)
+		return
+	}
 	e, ok := b.Tree.Lookup(dir)
 	if !ok {
 		return // a missing fixed location is not an error (§6.2)
@@ -76,6 +82,12 @@ func loadSkill(b *Bundle, rel, dirName string) (Skill, bool) {
 		b.Report.Skipf(rel, "skill.read", "cannot read SKILL.md: %v", err)
 		return s, false
 	}
+	return parseSkill(b, rel, dirName, data)
+}
+
+// parseSkill checks one SKILL.md against the Agent Skills format.
+func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
+	s := Skill{Path: rel}
 	fm, found, msg := splitFrontMatter(data)
 	if !found || msg != "" {
 		if msg == "" {
@@ -215,8 +227,13 @@ func parseFrontMatter(fm []byte) (frontMatter, string) {
 		return m, "front matter is not valid UTF-8"
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(fm, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(fm))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return m, "front matter is not valid YAML: " + yamlErrorText(err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err != io.EOF {
+		return m, "front matter holds more than one YAML document"
 	}
 	if doc.Kind == 0 {
 		return m, "" // empty front matter

@@ -16,6 +16,7 @@ func TestSkillRules(t *testing.T) {
 		{"invalid yaml", files{"skills/s/SKILL.md": skill("name: s\ndescription: [unclosed")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"not a mapping", files{"skills/s/SKILL.md": skill("- name: s")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"alias", files{"skills/s/SKILL.md": skill("name: &n s\ndescription: *n")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
+		{"second document", files{"skills/s/SKILL.md": skill(ok + "\n...\nmodel: x")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"duplicate key", files{"skills/s/SKILL.md": skill(ok + "\nname: s")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"unknown key", files{"skills/s/SKILL.md": skill(ok + "\nmodel: opus")}, Skip, "skill.unknown-field", "skills/s/SKILL.md: model", ""},
 		{"name not a string", files{"skills/s/SKILL.md": skill("name: [s]\ndescription: d")}, Skip, "skill.field-type", "SKILL.md: name", ""},
@@ -124,5 +125,21 @@ func TestDocuments(t *testing.T) {
 	}
 	if len(c.Agents) != 1 || c.Agents[0].Path != "dev.bundlectl/agents/helper.md" || c.Agents[0].Description != "Helps" {
 		t.Fatalf("agents: %+v", c.Agents)
+	}
+}
+
+func TestOversizedFilesAreSkipped(t *testing.T) {
+	big := skill("name: s\ndescription: d") + strings.Repeat("x", MaxManifestBytes)
+	b := loadFiles(t, withPlugin(files{
+		"skills/s/SKILL.md":         big,
+		"mcp.json":                  mcpJSON(`{}`) + strings.Repeat(" ", MaxManifestBytes),
+		"dev.bundlectl/agents/a.md": big,
+		"skills/ok/SKILL.md":        skill("name: ok\ndescription: d"),
+	}))
+	requireFinding(t, b, Skip, "skill.read", "skills/s/SKILL.md")
+	requireFinding(t, b, Skip, "mcp.read", "mcp.json")
+	requireFinding(t, b, Skip, "document.read", "dev.bundlectl/agents/a.md")
+	if b.Rejected() || len(b.Components.Skills) != 1 || !b.Components.MCPDisabled {
+		t.Fatalf("components: %+v:%s", b.Components, dumpFindings(b))
 	}
 }

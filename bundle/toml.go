@@ -23,92 +23,92 @@ const TOMLSchemaVersion = 1
 // here is an unknown field and rejects the bundle. Optional scalars are
 // pointers so that an explicit zero can be told from an absent key.
 type tomlManifest struct {
-	SchemaVersion any                   `toml:"schema_version"`
-	Plugin        *tomlPlugin           `toml:"plugin"`
-	Skills        *tomlSkills           `toml:"skills"`
-	MCPServers    map[string]tomlMCP    `toml:"mcp_servers"`
-	Tools         []tomlTool            `toml:"tools"`
-	Hooks         []tomlHook            `toml:"hooks"`
-	Capabilities  *tomlCapabilities     `toml:"capabilities"`
-	When          *tomlWhen             `toml:"when"`
-	LSP           map[string]tomlLSP    `toml:"lsp"`
-	Native        map[string]tomlNative `toml:"native"`
+	SchemaVersion any                   `toml:"schema_version,omitempty"`
+	Plugin        *tomlPlugin           `toml:"plugin,omitempty"`
+	Skills        *tomlSkills           `toml:"skills,omitempty"`
+	MCPServers    map[string]tomlMCP    `toml:"mcp_servers,omitempty"`
+	Tools         []tomlTool            `toml:"tools,omitempty"`
+	Hooks         []tomlHook            `toml:"hooks,omitempty"`
+	Capabilities  *tomlCapabilities     `toml:"capabilities,omitempty"`
+	When          *tomlWhen             `toml:"when,omitempty"`
+	LSP           map[string]tomlLSP    `toml:"lsp,omitempty"`
+	Native        map[string]tomlNative `toml:"native,omitempty"`
 }
 
 type tomlPlugin struct {
-	Name        *string     `toml:"name"`
-	Version     string      `toml:"version"`
-	Description string      `toml:"description"`
-	DisplayName string      `toml:"display_name"`
-	Author      *tomlAuthor `toml:"author"`
-	License     string      `toml:"license"`
-	Homepage    string      `toml:"homepage"`
-	Repository  string      `toml:"repository"`
-	Keywords    []string    `toml:"keywords"`
+	Name        *string     `toml:"name,omitempty"`
+	Version     string      `toml:"version,omitempty"`
+	Description string      `toml:"description,omitempty"`
+	DisplayName string      `toml:"display_name,omitempty"`
+	Author      *tomlAuthor `toml:"author,omitempty"`
+	License     string      `toml:"license,omitempty"`
+	Homepage    string      `toml:"homepage,omitempty"`
+	Repository  string      `toml:"repository,omitempty"`
+	Keywords    []string    `toml:"keywords,omitempty"`
 }
 
 type tomlAuthor struct {
-	Name  string `toml:"name"`
-	Email string `toml:"email"`
-	URL   string `toml:"url"`
+	Name  string `toml:"name,omitempty"`
+	Email string `toml:"email,omitempty"`
+	URL   string `toml:"url,omitempty"`
 }
 
 type tomlSkills struct {
-	Path *string `toml:"path"`
+	Path *string `toml:"path,omitempty"`
 }
 
 type tomlMCP struct {
-	Type              *string           `toml:"type"`
-	Command           *string           `toml:"command"`
-	Args              []string          `toml:"args"`
-	Env               map[string]string `toml:"env"`
-	Cwd               *string           `toml:"cwd"`
-	URL               *string           `toml:"url"`
-	Headers           map[string]string `toml:"headers"`
-	TimeoutSec        *int64            `toml:"timeout_sec"`
-	ToolsInclude      []string          `toml:"tools_include"`
-	ToolsExclude      []string          `toml:"tools_exclude"`
-	EnvFrom           map[string]string `toml:"env_from"`
-	BearerTokenEnvVar *string           `toml:"bearer_token_env_var"`
-	EnvHeaders        map[string]string `toml:"env_headers"`
+	Type              *string           `toml:"type,omitempty"`
+	Command           *string           `toml:"command,omitempty"`
+	Args              []string          `toml:"args,omitempty"`
+	Env               map[string]string `toml:"env,omitempty"`
+	Cwd               *string           `toml:"cwd,omitempty"`
+	URL               *string           `toml:"url,omitempty"`
+	Headers           map[string]string `toml:"headers,omitempty"`
+	TimeoutSec        *int64            `toml:"timeout_sec,omitempty"`
+	ToolsInclude      []string          `toml:"tools_include,omitempty"`
+	ToolsExclude      []string          `toml:"tools_exclude,omitempty"`
+	EnvFrom           map[string]string `toml:"env_from,omitempty"`
+	BearerTokenEnvVar *string           `toml:"bearer_token_env_var,omitempty"`
+	EnvHeaders        map[string]string `toml:"env_headers,omitempty"`
 }
 
 type tomlTool struct {
-	Name        string         `toml:"name"`
-	Description string         `toml:"description"`
-	Command     string         `toml:"command"`
-	Args        []string       `toml:"args"`
-	Params      map[string]any `toml:"params"`
-	TimeoutSec  *int64         `toml:"timeout_sec"`
+	Name        string         `toml:"name,omitempty"`
+	Description string         `toml:"description,omitempty"`
+	Command     string         `toml:"command,omitempty"`
+	Args        []string       `toml:"args,omitempty"`
+	Params      map[string]any `toml:"params,omitempty"`
+	TimeoutSec  *int64         `toml:"timeout_sec,omitempty"`
 }
 
 type tomlHook struct {
-	Event      string   `toml:"event"`
-	Matcher    string   `toml:"matcher"`
-	Command    string   `toml:"command"`
-	Args       []string `toml:"args"`
-	TimeoutSec *int64   `toml:"timeout_sec"`
+	Event      string   `toml:"event,omitempty"`
+	Matcher    string   `toml:"matcher,omitempty"`
+	Command    string   `toml:"command,omitempty"`
+	Args       []string `toml:"args,omitempty"`
+	TimeoutSec *int64   `toml:"timeout_sec,omitempty"`
 }
 
 type tomlCapabilities struct {
-	NetworkHosts      []string `toml:"network_hosts"`
-	FilesystemRoots   []string `toml:"filesystem_roots"`
-	LifecycleMutation bool     `toml:"lifecycle_mutation"`
+	NetworkHosts      []string `toml:"network_hosts,omitempty"`
+	FilesystemRoots   []string `toml:"filesystem_roots,omitempty"`
+	LifecycleMutation bool     `toml:"lifecycle_mutation,omitempty"`
 }
 
 type tomlWhen struct {
-	OS       []string `toml:"os"`
-	Binaries []string `toml:"binaries"`
+	OS       []string `toml:"os,omitempty"`
+	Binaries []string `toml:"binaries,omitempty"`
 }
 
 type tomlLSP struct {
-	Command   string   `toml:"command"`
-	Args      []string `toml:"args"`
-	Languages []string `toml:"languages"`
+	Command   string   `toml:"command,omitempty"`
+	Args      []string `toml:"args,omitempty"`
+	Languages []string `toml:"languages,omitempty"`
 }
 
 type tomlNative struct {
-	Path string `toml:"path"`
+	Path string `toml:"path,omitempty"`
 }
 
 // parseTOML fills b from the plugin.toml in data and returns the skills
@@ -121,13 +121,8 @@ type tomlNative struct {
 // from the manifest: only key paths, line and column.
 func parseTOML(b *Bundle, data []byte) string {
 	r := &b.Report
-	// go-toml computes the position of each unknown key by scanning the
-	// document from its start, which is quadratic: a 1 MiB manifest of
-	// unknown keys would take minutes. A plain decode first counts them;
-	// past maxUnknownKeys they are reported by path only, without running
-	// the strict decoder.
-	// Decoding is also quadratic in the number of keys of a table, so a
-	// manifest with more keys than any real one is refused unread.
+	// go-toml decodes in time quadratic in the number of keys of a table,
+	// so a manifest with more keys than any real one is refused unread.
 	if n := tomlKeyCount(data, maxTOMLKeys); n > maxTOMLKeys {
 		r.Errorf(ManifestTOML, "toml.size", "plugin.toml has more than %d keys and tables; it is not read", maxTOMLKeys)
 		return ""
@@ -137,6 +132,10 @@ func parseTOML(b *Bundle, data []byte) string {
 		reportTOMLError(r, err)
 		return ""
 	}
+	// The strict decoder computes the position of each unknown key by
+	// rescanning the document from its start, also quadratic. A plain
+	// decode counts them first; past maxUnknownKeys they are reported by
+	// path only, without running the strict decoder.
 	var unknown []toml.Key
 	collectUnknown(generic, tomlShape, nil, &unknown)
 	if len(unknown) > maxUnknownKeys {
@@ -246,7 +245,6 @@ func tomlPluginTable(b *Bundle, p *tomlPlugin) {
 		b.Meta.Author = &Author{Name: p.Author.Name, Email: p.Author.Email, URL: p.Author.URL}
 	}
 }
-
 
 // tomlSkillsDir returns the skills directory: "skills" without a [skills]
 // table, otherwise its path, which must be a plain relative directory inside
@@ -530,7 +528,6 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
-
 
 // maxTOMLKeys bounds the keys, tables and inline-table keys of a plugin.toml.
 const maxTOMLKeys = 4096

@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
+	"golang.org/x/sys/unix"
 )
 
 // fakeSecret looks like a credential; no finding may ever contain it.
@@ -352,6 +357,17 @@ func FuzzPluginTOML(f *testing.F) {
 		if skills != "" && (strings.HasPrefix(skills, "/") || strings.Contains("/"+skills+"/", "/../")) {
 			t.Fatalf("skills dir %q escapes the bundle", skills)
 		}
+		if b.Report.Valid() {
+			// Accepted input round-trips through the model.
+			out := tomlFromModel(t, b)
+			again, _ := parseTOMLString(t, "example", string(out))
+			if !again.Report.Valid() {
+				t.Fatalf("re-encoded manifest is invalid: %v\n%s", again.Report.Findings, out)
+			}
+			if got, want := modelJSON(t, again), modelJSON(t, b); got != want {
+				t.Fatalf("round trip changed the model:\n%s\n%s\n%s", got, want, out)
+			}
+		}
 		for _, tail := range []string{
 			"\nsecret_zz = \"" + fakeSecret + "\"\n",
 			"\n[plugin]\napi_key = \"" + fakeSecret + "\"\n",
@@ -395,6 +411,186 @@ func TestParseTOMLHuge(t *testing.T) {
 				assertNoSecret(t, b.Report, fakeSecret)
 			case <-time.After(20 * time.Second):
 				t.Fatal("parsing a large plugin.toml did not finish in 20s")
+			}
+		})
+	}
+}
+
+// tomlFromModel writes the model parseTOML produced back as plugin.toml,
+// for the round-trip property: parsing it again yields the same model.
+func tomlFromModel(t testing.TB, b *Bundle) []byte {
+	t.Helper()
+	str := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	timeout := func(n int) *int64 {
+		if n == 0 {
+			return nil
+		}
+		v := int64(n)
+		return &v
+	}
+	m := tomlManifest{}
+	if b.Meta.SchemaVersion != 0 {
+		m.SchemaVersion = int64(b.Meta.SchemaVersion)
+	}
+	name := b.Name
+	m.Plugin = &tomlPlugin{
+		Name: &name, Version: b.Meta.Version, Description: b.Meta.Description, DisplayName: b.Meta.DisplayName,
+		License: b.Meta.License, Homepage: b.Meta.Homepage, Repository: b.Meta.Repository, Keywords: b.Meta.Keywords,
+	}
+	if a := b.Meta.Author; a != nil {
+		m.Plugin.Author = &tomlAuthor{Name: a.Name, Email: a.Email, URL: a.URL}
+	}
+	for _, s := range b.Components.MCP {
+		if m.MCPServers == nil {
+			m.MCPServers = map[string]tomlMCP{}
+		}
+		tm := tomlMCP{Type: str(s.Transport), TimeoutSec: timeout(s.TimeoutSec), ToolsInclude: s.ToolsInclude, ToolsExclude: s.ToolsExclude}
+		if s.Transport == TransportStdio {
+			tm.Command, tm.Args, tm.Env, tm.Cwd, tm.EnvFrom = &s.Command, s.Args, s.Env, str(s.Cwd), s.EnvFrom
+		} else {
+			tm.URL, tm.Headers, tm.BearerTokenEnvVar, tm.EnvHeaders = &s.URL, s.Headers, str(s.BearerTokenEnvVar), s.EnvHeaders
+		}
+		m.MCPServers[s.Name] = tm
+	}
+	for _, tool := range b.Components.Tools {
+		tt := tomlTool{Name: tool.Name, Description: tool.Description, Command: tool.Command, Args: tool.Args, TimeoutSec: timeout(tool.TimeoutSec)}
+		if tool.Params != nil {
+			tt.Params = jsonToTOMLTable(t, tool.Params)
+		}
+		m.Tools = append(m.Tools, tt)
+	}
+	for _, h := range b.Components.Hooks {
+		m.Hooks = append(m.Hooks, tomlHook{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Args: h.Args, TimeoutSec: timeout(h.TimeoutSec)})
+	}
+	p := b.Permissions
+	if p.NetworkHosts != nil || p.FilesystemRoots != nil || p.LifecycleMutation {
+		m.Capabilities = &tomlCapabilities{NetworkHosts: p.NetworkHosts, FilesystemRoots: p.FilesystemRoots, LifecycleMutation: p.LifecycleMutation}
+	}
+	if b.When.OS != nil || b.When.Binaries != nil {
+		m.When = &tomlWhen{OS: b.When.OS, Binaries: b.When.Binaries}
+	}
+	for _, in := range b.Inactive {
+		switch in.Surface {
+		case SurfaceLSP:
+			var l tomlLSP
+			must(t, json.Unmarshal(in.Spec, &l))
+			if m.LSP == nil {
+				m.LSP = map[string]tomlLSP{}
+			}
+			m.LSP[in.Name] = l
+		case SurfaceNative:
+			var n tomlNative
+			must(t, json.Unmarshal(in.Spec, &n))
+			if m.Native == nil {
+				m.Native = map[string]tomlNative{}
+			}
+			m.Native[in.Name] = n
+		}
+	}
+	out, err := toml.Marshal(m)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return out
+}
+
+// jsonToTOMLTable decodes canonical JSON params, keeping integers integers.
+func jsonToTOMLTable(t testing.TB, raw json.RawMessage) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	must(t, dec.Decode(&v))
+	var conv func(any) any
+	conv = func(v any) any {
+		switch x := v.(type) {
+		case json.Number:
+			if i, err := x.Int64(); err == nil {
+				return i
+			}
+			f, _ := x.Float64()
+			return f
+		case map[string]any:
+			for k, e := range x {
+				x[k] = conv(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = conv(e)
+			}
+		}
+		return v
+	}
+	return conv(v).(map[string]any)
+}
+
+// modelJSON is the parsed model in a form where nil and empty collections
+// compare equal (the model's omitempty tags).
+func modelJSON(t testing.TB, b *Bundle) string {
+	t.Helper()
+	var sources []string
+	for _, x := range b.Components.MCP {
+		sources = append(sources, x.Source)
+	}
+	for _, x := range b.Components.Tools {
+		sources = append(sources, x.Source)
+	}
+	for _, x := range b.Components.Hooks {
+		sources = append(sources, x.Source)
+	}
+	data, err := json.Marshal([]any{b.Meta, b.Components, b.Permissions, b.When, b.Inactive, sources})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestParseTOMLRoundTrip(t *testing.T) {
+	for _, name := range []string{"full.toml", "inactive.toml", "minimal.toml", "legacy.toml"} {
+		b, _ := parseTOMLString(t, "example", readTestdata(t, name))
+		again, _ := parseTOMLString(t, "example", string(tomlFromModel(t, b)))
+		if got, want := modelJSON(t, again), modelJSON(t, b); got != want {
+			t.Errorf("%s: round trip changed the model:\n%s\n%s", name, got, want)
+		}
+	}
+}
+
+// TestLoadTOMLNotRegular: a plugin.toml that is a symlink or a FIFO is never
+// read (the walk rejects it and Load does not follow or open it).
+func TestLoadTOMLNotRegular(t *testing.T) {
+	for _, kind := range []string{"symlink", "fifo"} {
+		t.Run(kind, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "example")
+			mkdir(t, dir, ".")
+			p := filepath.Join(dir, ManifestTOML)
+			if kind == "symlink" {
+				mkfile(t, base, "real.toml", readTestdata(t, "minimal.toml"), 0o644)
+				must(t, os.Symlink(filepath.Join(base, "real.toml"), p))
+			} else {
+				must(t, unix.Mkfifo(p, 0o644))
+			}
+			done := make(chan *Bundle, 1)
+			go func() { done <- Load(dir, ScopeDir, Limits{}) }()
+			var b *Bundle
+			select {
+			case b = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Load hung")
+			}
+			if b.Format != "" || !b.Rejected() {
+				t.Errorf("format %q, rejected %v", b.Format, b.Rejected())
+			}
+			rules := map[string]bool{}
+			for _, f := range b.Report.Findings {
+				rules[f.Rule] = true
+			}
+			if !rules["manifest.type"] || !rules["tree.symlink"] && !rules["tree.special"] {
+				t.Errorf("findings %v", b.Report.Findings)
 			}
 		})
 	}

@@ -90,7 +90,7 @@ func (t *Tree) Open(rel string) (*os.File, Entry, error) {
 		f.Close()
 		return nil, e, err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := SameFile(e, &st); why != "" {
 		f.Close()
 		return nil, e, &ChangedError{Path: rel, Reason: why}
 	}
@@ -125,7 +125,7 @@ func Recheck(f *os.File, e Entry) error {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
 		return err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := SameFile(e, &st); why != "" {
 		return &ChangedError{Path: e.Path, Reason: why}
 	}
 	if mt, ct := statTimes(&st); mt != e.MtimeNs || ct != e.CtimeNs {
@@ -134,7 +134,10 @@ func Recheck(f *os.File, e Entry) error {
 	return nil
 }
 
-func sameFile(e Entry, st *unix.Stat_t) string {
+// SameFile compares an fstat of an opened file with the walked entry and
+// returns "" when it is the same regular file (device, inode, size, mode),
+// otherwise how it differs.
+func SameFile(e Entry, st *unix.Stat_t) string {
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return "no longer a regular file"
@@ -142,7 +145,7 @@ func sameFile(e Entry, st *unix.Stat_t) string {
 		return "replaced"
 	case st.Size != e.Size:
 		return "size changed"
-	case st.Mode&0o7777 != e.Mode:
+	case uint32(st.Mode)&0o7777 != e.Mode:
 		return "mode changed"
 	}
 	return ""

@@ -22,7 +22,7 @@ import (
 // exceeded. dir must be absolute and canonical. The returned tree is nil
 // only when dir itself cannot be opened as a directory.
 func Walk(dir string, lim Limits) (*Tree, Report) {
-	lim = lim.orDefault()
+	lim = lim.WithDefaults()
 	w := &walker{lim: lim, tree: &Tree{Root: dir}}
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {

@@ -203,6 +203,19 @@ func TestWalkRules(t *testing.T) {
 			want: []string{"tree.mode gdir", "tree.mode sgid", "tree.mode sticky", "tree.mode suid"},
 		},
 		{
+			name: "setuid root directory",
+			setup: func(t *testing.T, dir string) func() {
+				must(t, os.Chmod(dir, 0o755|os.ModeSetuid))
+				var st unix.Stat_t
+				must(t, unix.Stat(dir, &st))
+				if st.Mode&unix.S_ISUID == 0 {
+					t.Skip("this filesystem does not keep a setuid bit on directories")
+				}
+				return nil
+			},
+			want: []string{"tree.mode ."},
+		},
+		{
 			name: "setgid root directory",
 			setup: func(t *testing.T, dir string) func() {
 				must(t, os.Chmod(dir, 0o755|os.ModeSetgid))

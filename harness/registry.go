@@ -53,6 +53,14 @@ type Options struct {
 	// (so that disable or revoke from another process cancels it); zero
 	// means 200ms.
 	PollInterval time.Duration
+	// NoWatch skips change notification, for a one-shot caller that makes
+	// one or two calls and exits (closing an inotify descriptor that
+	// holds watches costs the kernel tens of milliseconds). Checks then
+	// re-walk the source and the snapshot and compare every entry's
+	// identity, size, mode and times with the last full verification; any
+	// difference, or an entry modified too close to that verification to
+	// be told apart (git's "racy" rule), means a full re-verification.
+	NoWatch bool
 }
 
 // Registry is the immutable set of bundles that were active when it was
@@ -95,6 +103,11 @@ type entry struct {
 	snapshot string
 	data     string
 	failed   error // the last verification failed: verify again next time
+	verified bool  // a verification passed at least once
+	// The walks and the start time of the last passing verification, for
+	// the stat-only check without change notification.
+	srcTree, snapTree *bundle.Tree
+	verifiedAt        time.Time
 }
 
 type docRef struct {
@@ -147,8 +160,10 @@ func Load(opts Options) (*Registry, error) {
 		servers:   map[string]*serverRef{},
 		statePath: filepath.Join(opts.Home, "state.json"),
 	}
-	if w, err := newWatcher(); err == nil {
-		r.watch = w
+	if !opts.NoWatch {
+		if w, err := newWatcher(); err == nil {
+			r.watch = w
+		}
 	}
 	// Fingerprint the state file before reading it, so a write racing the
 	// read is seen as a change at the first check.
@@ -159,7 +174,7 @@ func Load(opts Options) (*Registry, error) {
 		return nil, err
 	}
 	r.state = s
-	d := r.m.Discover()
+	d := bundle.DiscoverNamed(roots, opts.Limits, opts.Only)
 	for _, b := range d.Bundles {
 		if len(opts.Only) > 0 && !contains(opts.Only, b.Name) {
 			continue
@@ -201,8 +216,8 @@ func (r *Registry) admit(e *entry) error {
 		return err
 	}
 	e.data = data
-	snapTree, rep := bundle.Walk(e.snapshot, r.opts.Limits)
-	if snapTree == nil || rep.Rejected() {
+	snapTree := e.snapTree
+	if snapTree == nil {
 		return refuse(b.Name, ErrTampered, "bundlectl verify", "the snapshot cannot be read")
 	}
 	read := func(rel string) ([]byte, error) { return snapTree.ReadFile(rel, bundle.MaxManifestBytes) }
@@ -320,45 +335,121 @@ func (r *Registry) authorize(e *entry) error {
 	case rec.Generation != e.gen:
 		return refuse(name, ErrStale, "reload the harness", "its state changed (generation %d, loaded at %d)", rec.Generation, e.gen)
 	}
-	if e.failed == nil && r.watch != nil && !r.watch.changed(e.idx) {
-		return nil
+	if e.failed == nil {
+		if r.watch != nil && !r.watch.changed(e.idx) {
+			return nil
+		}
+		if r.watch == nil && r.unchanged(e) {
+			return nil
+		}
 	}
 	return r.verify(e)
 }
 
 // verify re-reads the source and the snapshot in full and compares both
-// with the receipt, under change notification: the watch is armed before
-// the read, so a change during or after it is seen at the next check.
+// with the receipt, under change notification. The order makes it sound:
+// watches are armed on every directory of a walk, then the tree is walked
+// again; if the second walk equals the first, every change after it raises
+// an event, and the hash (which re-checks each file's identity and times
+// against the walk) covers everything before it. A snapshot is walked,
+// armed, then verified by the store, whose own walk refuses any entry the
+// receipt does not list.
 func (r *Registry) verify(e *entry) (err error) {
 	defer func() { e.failed = err }()
 	name := e.b.Name
+	started := time.Now()
+	drifted := func(format string, args ...any) error {
+		return refuse(name, ErrDrifted, "bundlectl review "+name, format, args...)
+	}
+	src := e.b
+	if e.verified {
+		// Something changed since the last verification: read it all again.
+		src = nil
+	}
 	for attempt := 0; ; attempt++ {
+		if attempt == 3 {
+			return drifted("the bundle keeps changing while it is verified")
+		}
 		if r.watch != nil {
 			r.watch.clean(e.idx)
 		}
-		fresh := bundle.Load(e.b.Dir, e.b.Scope, r.opts.Limits)
-		stable := r.watchTree(e, e.b.Dir, fresh.Tree)
-		h, err := lifecycle.Compute(fresh)
+		if src == nil {
+			src = bundle.Load(e.b.Dir, e.b.Scope, r.opts.Limits)
+		}
+		if src.Tree == nil {
+			return drifted("the source cannot be read: %v", src.Report.Err())
+		}
+		if !r.watchTree(e, e.b.Dir, src.Tree) {
+			// New watches: walk again, so nothing added before they were
+			// armed goes unseen.
+			again, _ := bundle.Walk(e.b.Dir, r.opts.Limits)
+			if again == nil || !sameShape(src.Tree, again) {
+				src = nil
+				continue
+			}
+		}
+		h, err := lifecycle.Compute(src)
 		if err != nil {
-			return refuse(name, ErrDrifted, "bundlectl review "+name, "the source cannot be verified: %v", err)
+			return drifted("the source cannot be verified: %v", err)
 		}
 		if h.Content != e.rc.ContentHash || h.Capability != e.rc.CapabilityHash {
-			return refuse(name, ErrDrifted, "bundlectl review "+name, "the source changed since it was trusted")
+			return drifted("the source changed since it was trusted")
 		}
 		snap, _ := bundle.Walk(e.snapshot, r.opts.Limits)
-		if snap != nil && !r.watchTree(e, e.snapshot, snap) {
-			stable = false
+		if snap != nil {
+			r.watchTree(e, e.snapshot, snap)
 		}
 		if err := r.store.Verify(e.rc.ContentHash); err != nil {
 			return refuse(name, ErrTampered, "bundlectl trust "+name+" "+e.rc.Token().String(), "the snapshot no longer matches its content hash: %v", err)
 		}
-		if stable || r.watch == nil {
-			return nil
+		e.verified, e.srcTree, e.snapTree, e.verifiedAt = true, src.Tree, snap, started
+		return nil
+	}
+}
+
+// racyWindow is how close to a verification an entry's mtime or ctime may
+// be before the entry is treated as possibly changed after it was read:
+// file times come from a coarse kernel clock (a few milliseconds).
+const racyWindow = 50 * time.Millisecond
+
+// unchanged is the check without change notification: a fresh walk of the
+// source and of the snapshot must equal the walks of the last passing
+// verification entry for entry (inode, size, mode, mtime and ctime in
+// nanoseconds; a write always moves ctime), and no entry may be racy.
+func (r *Registry) unchanged(e *entry) bool {
+	if !e.verified || e.srcTree == nil || e.snapTree == nil {
+		return false
+	}
+	limit := e.verifiedAt.Add(-racyWindow).UnixNano()
+	for _, w := range []struct {
+		dir  string
+		tree *bundle.Tree
+	}{{e.b.Dir, e.srcTree}, {e.snapshot, e.snapTree}} {
+		now, rep := bundle.Walk(w.dir, r.opts.Limits)
+		if now == nil || rep.Rejected() || !sameShape(w.tree, now) {
+			return false
 		}
-		if attempt == 3 {
-			return refuse(name, ErrDrifted, "", "the bundle keeps changing while it is verified")
+		for _, en := range now.Entries {
+			if en.MtimeNs >= limit || en.CtimeNs >= limit {
+				return false
+			}
 		}
 	}
+	return true
+}
+
+// sameShape reports whether two walks of one directory saw the same
+// entries: paths, kinds, inodes, sizes, modes and times.
+func sameShape(a, b *bundle.Tree) bool {
+	if len(a.Entries) != len(b.Entries) {
+		return false
+	}
+	for i := range a.Entries {
+		if a.Entries[i] != b.Entries[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // watchTree arms change notification on every directory of t; it returns
@@ -407,6 +498,18 @@ func (r *Registry) Ready(name string) error {
 	for _, e := range r.entries {
 		if e.b.Name == name {
 			return r.authorize(e)
+		}
+	}
+	return r.Loaded(name)
+}
+
+// Loaded reports whether the bundle named name was loaded, without
+// checking its authority again (every use does that); if it was not, the
+// error names its status and the fix.
+func (r *Registry) Loaded(name string) error {
+	for _, e := range r.entries {
+		if e.b.Name == name {
+			return nil
 		}
 	}
 	for _, in := range r.inactive {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +89,14 @@ func (f *fixture) trust(t *testing.T) {
 
 func (f *fixture) load(t *testing.T, env ...string) *harness.Registry {
 	t.Helper()
-	r, err := harness.Load(harness.Options{Home: f.home, Workspace: f.ws, Environ: env})
+	return f.loadOpts(t, harness.Options{Environ: env})
+}
+
+// loadOpts loads with opts, filling in the fixture's home and workspace.
+func (f *fixture) loadOpts(t *testing.T, opts harness.Options) *harness.Registry {
+	t.Helper()
+	opts.Home, opts.Workspace = f.home, f.ws
+	r, err := harness.Load(opts)
 	must(t, err)
 	t.Cleanup(func() { r.Close() })
 	return r
@@ -187,36 +195,54 @@ func TestTamperAfterEnableIsRefusedAndNothingRuns(t *testing.T) {
 		},
 	}
 	for name, tamper := range cases {
-		t.Run(name, func(t *testing.T) {
-			f := newFixture(t)
-			r := f.load(t)
-			tamper(t, snapshotOf(t, f))
-			_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
-			if !errors.Is(err, harness.ErrTampered) || !errors.Is(err, lifecycle.ErrRefused) {
-				t.Fatalf("err = %v, want ErrTampered", err)
-			}
-			if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
-				t.Fatal("the tool ran from a tampered snapshot")
-			}
-			// A one-shot load refuses it too.
-			r2 := f.load(t)
-			if err := r2.Ready("kit"); err == nil {
-				t.Fatal("a fresh registry loaded a tampered bundle")
-			}
-		})
+		for _, noWatch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/nowatch=%v", name, noWatch), func(t *testing.T) {
+				f := newFixture(t)
+				if noWatch {
+					// Past the racy window, so the check under test is the
+					// stat-only comparison rather than a full re-hash.
+					time.Sleep(60 * time.Millisecond)
+				}
+				r := f.loadOpts(t, harness.Options{NoWatch: noWatch})
+				// One clean call first, so the check under test is the
+				// cheap one (events or stat-only), not the load's.
+				if _, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`)); err != nil {
+					t.Fatal(err)
+				}
+				tamper(t, snapshotOf(t, f))
+				_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+				if !errors.Is(err, harness.ErrTampered) || !errors.Is(err, lifecycle.ErrRefused) {
+					t.Fatalf("err = %v, want ErrTampered", err)
+				}
+				if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+					t.Fatal("the tool ran from a tampered snapshot")
+				}
+				// A one-shot load refuses it too.
+				r2 := f.load(t)
+				if err := r2.Ready("kit"); err == nil {
+					t.Fatal("a fresh registry loaded a tampered bundle")
+				}
+			})
+		}
 	}
 }
 
 func TestSourceEditIsRefusedAsDrifted(t *testing.T) {
-	f := newFixture(t)
-	r := f.load(t)
-	must(t, os.WriteFile(filepath.Join(f.src, "README.md"), []byte("new\n"), 0o644))
-	_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
-	if !errors.Is(err, harness.ErrDrifted) {
-		t.Fatalf("err = %v, want ErrDrifted", err)
-	}
-	if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
-		t.Fatal("the tool ran from a drifted bundle")
+	for _, noWatch := range []bool{false, true} {
+		f := newFixture(t)
+		time.Sleep(60 * time.Millisecond) // past the racy window: the stat-only check is the one under test
+		r := f.loadOpts(t, harness.Options{NoWatch: noWatch})
+		if _, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+		must(t, os.WriteFile(filepath.Join(f.src, "README.md"), []byte("new\n"), 0o644))
+		_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+		if !errors.Is(err, harness.ErrDrifted) {
+			t.Fatalf("nowatch=%v: err = %v, want ErrDrifted", noWatch, err)
+		}
+		if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+			t.Fatalf("nowatch=%v: the tool ran from a drifted bundle", noWatch)
+		}
 	}
 }
 
@@ -319,5 +345,30 @@ func TestCatalogNamesAndRefusals(t *testing.T) {
 	c = r.Catalog()
 	if len(c.Tools) != 0 || len(c.Refused) != 1 {
 		t.Fatalf("after disable: tools %v refused %v", c.Tools, c.Refused)
+	}
+}
+
+// PLUGIN_DATA is created 0700 and survives an update of the bundle (a new
+// review, trust and snapshot).
+func TestPluginDataSurvivesUpdates(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	if _, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	data := f.dataDir()
+	fi, err := os.Stat(data)
+	must(t, err)
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("PLUGIN_DATA mode %04o, want 0700", fi.Mode().Perm())
+	}
+	must(t, os.WriteFile(filepath.Join(f.src, "CHANGELOG.md"), []byte("v2\n"), 0o644))
+	f.trust(t)
+	r2 := f.load(t)
+	if err := r2.Ready("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "ran")); err != nil {
+		t.Fatalf("PLUGIN_DATA lost its contents across an update: %v", err)
 	}
 }

@@ -92,7 +92,7 @@ func (m *Manager) Trust(name string, token receipts.Token) (*receipts.Receipt, e
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseUntrustable(b); err != nil {
+	if err := refuseUntrustable(b, "trusted"); err != nil {
 		return nil, err
 	}
 	h, err := Compute(b)
@@ -125,10 +125,10 @@ func (m *Manager) Trust(name string, token receipts.Token) (*receipts.Receipt, e
 	return &rc, nil
 }
 
-func refuseUntrustable(b *bundle.Bundle) error {
+func refuseUntrustable(b *bundle.Bundle, verb string) error {
 	var st Status
 	if preTrust(b, &st) {
-		return &RefusedError{Bundle: b.Name, Reason: "cannot be trusted: it is " + st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: st.Hint}
+		return &RefusedError{Bundle: b.Name, Reason: "cannot be " + verb + ": it is " + st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: st.Hint}
 	}
 	return nil
 }
@@ -175,7 +175,7 @@ func (m *Manager) transition(name string, check func(*bundle.Bundle) error, appl
 // hashes. It refuses an untrusted, drifted, invalid or blocked bundle.
 func (m *Manager) Enable(name string) (bool, error) {
 	return m.transition(name, func(b *bundle.Bundle) error {
-		if err := refuseUntrustable(b); err != nil {
+		if err := refuseUntrustable(b, "enabled"); err != nil {
 			return err
 		}
 		s, err := m.stateStore().Load()

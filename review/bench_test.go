@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"golang.org/x/sys/unix"
 )
 
 // Benchmark trees are generated once into a cache directory
@@ -125,18 +126,20 @@ func BenchmarkFileDigestBuffer(b *testing.B) {
 	dir := benchTree(b, "big-4x4m", genBigTree(4, 4<<20))
 	tree, _ := bundle.Walk(dir, bundle.Limits{})
 	e, _ := tree.Lookup("big00.bin")
-	run := func(b *testing.B, w *fileHasher, hash func(*fileHasher, *os.File, bundle.Entry) error) {
+	run := func(b *testing.B, w *fileHasher, hash func(*fileHasher, int, bundle.Entry) error) {
 		b.SetBytes(e.Size)
+		op := tree.NewOpener()
+		defer op.Close()
 		for b.Loop() {
-			f, _, err := tree.Open(e.Path)
+			fd, _, err := op.OpenFD(e.Path)
 			if err != nil {
 				b.Fatal(err)
 			}
 			w.h.Reset()
-			if err := hash(w, f, e); err != nil {
+			if err := hash(w, fd, e); err != nil {
 				b.Fatal(err)
 			}
-			f.Close()
+			unix.Close(fd)
 		}
 	}
 	for _, size := range []int{16 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20} {

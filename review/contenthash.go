@@ -3,7 +3,6 @@ package review
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
@@ -47,7 +46,7 @@ type TreeError struct {
 func (e *TreeError) Error() string {
 	msg := fmt.Sprintf("content hash: %s: %v (%d finding(s))", bundle.Quote(e.Dir), ErrTreeInvalid, len(e.Findings))
 	if len(e.Findings) > 0 {
-		msg += "; first: " + e.Findings[0].String()
+		msg += "; first: " + bundle.Sanitize(e.Findings[0].String())
 	}
 	return msg
 }
@@ -66,7 +65,7 @@ func (e *HashError) Error() string {
 	if errors.As(e.Err, &ce) {
 		return fmt.Sprintf("content hash: %s: %s since the walk", bundle.EscapePath(e.Path), ce.Reason)
 	}
-	return fmt.Sprintf("content hash: %s: %v", bundle.EscapePath(e.Path), e.Err)
+	return fmt.Sprintf("content hash: %s: %s", bundle.EscapePath(e.Path), bundle.Sanitize(e.Err.Error()))
 }
 func (e *HashError) Unwrap() error { return e.Err }
 
@@ -103,9 +102,10 @@ func errorFindings(r bundle.Report) []bundle.Finding {
 
 // ContentHash returns the "bundle tree v1" hash (see TreeHasher) of a
 // walked tree. t must come from a walk whose report had no errors (Hash and
-// HashDir check that). Every regular file is opened with t.Open, which
-// follows no link and checks the inode is the walked one, read, and then
-// re-checked with bundle.Recheck: a file that changed since the walk fails
+// HashDir check that). Every regular file is opened with a bundle.Opener,
+// which follows no link and checks that each directory on the way and the
+// file are the walked inodes, read, and then re-checked with
+// bundle.RecheckFD: a file that changed since the walk fails
 // the hash with an error wrapping bundle.ErrChanged, so the result is
 // always the hash of exactly the walked tree, never a mix.
 func ContentHash(t *bundle.Tree) (receipts.Digest, error) {
@@ -144,9 +144,9 @@ func hashTree(t *bundle.Tree, keep bool) (receipts.Digest, [][]byte, error) {
 }
 
 // fileDigests hashes every regular file of t on GOMAXPROCS workers and
-// returns the digests indexed like t.Entries. On failure it returns the
-// error of the first failing entry in tree order, so the error does not
-// depend on scheduling.
+// returns the digests indexed like t.Entries. The first failure stops
+// every worker; of the failures seen, the earliest in tree order is
+// returned.
 func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 	files := make([]int, 0, t.Files)
 	for i, e := range t.Entries {
@@ -156,6 +156,10 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 	}
 	digests := make([]receipts.Digest, len(t.Entries))
 	workers := min(runtime.GOMAXPROCS(0), len(files))
+	// Workers take runs of consecutive files, so that the files of one
+	// directory mostly go to one worker and its Opener opens the
+	// directory once; runs stay short enough to share the work evenly.
+	batch := max(1, min(32, len(files)/(8*max(workers, 1))))
 	var (
 		next    atomic.Int64
 		stop    atomic.Bool
@@ -168,27 +172,33 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 		w.op = t.NewOpener()
 		defer w.op.Close()
 		for !stop.Load() {
-			n := int(next.Add(1)) - 1
-			if n >= len(files) {
+			start := int(next.Add(int64(batch))) - batch
+			if start >= len(files) {
 				return
 			}
-			i := files[n]
-			d, err := w.digest(t, t.Entries[i])
-			if err != nil {
-				mu.Lock()
-				if i < errAt {
-					errAt, lastErr = i, err
+			for _, i := range files[start:min(start+batch, len(files))] {
+				if stop.Load() {
+					return
 				}
-				mu.Unlock()
-				stop.Store(true)
-				return
+				d, err := w.digest(t.Entries[i])
+				if err != nil {
+					mu.Lock()
+					if i < errAt {
+						errAt, lastErr = i, err
+					}
+					mu.Unlock()
+					stop.Store(true)
+					return
+				}
+				digests[i] = d
 			}
-			digests[i] = d
 		}
 	}
-	if workers <= 1 {
+	switch {
+	case len(files) == 0:
+	case workers <= 1:
 		work()
-	} else {
+	default:
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Add(1)
@@ -206,7 +216,7 @@ func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 type fileHasher struct {
 	buf []byte
 	h   *blake3.Hasher
-	op  *bundle.Opener // nil: open with t.Open
+	op  *bundle.Opener
 }
 
 func newFileHasher() *fileHasher { return newFileHasherSize(hashBufSize) }
@@ -216,26 +226,20 @@ func newFileHasherSize(n int) *fileHasher {
 }
 
 // digest hashes the walked regular file e. It reads exactly e.Size bytes:
-// t.Open checked the size at open and Recheck checks size and times after
-// the read, so a file that grew or shrank is refused either way.
-func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, error) {
+// the open checked the size and bundle.RecheckFD checks size and times
+// after the read, so a file that grew or shrank is refused either way.
+func (w *fileHasher) digest(e bundle.Entry) (receipts.Digest, error) {
 	var d receipts.Digest
-	var f *os.File
-	var err error
-	if w.op != nil {
-		f, _, err = w.op.Open(e.Path)
-	} else {
-		f, _, err = t.Open(e.Path)
-	}
+	fd, _, err := w.op.OpenFD(e.Path)
 	if err != nil {
 		return d, &HashError{Path: e.Path, Err: asChanged(e.Path, err)}
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	w.h.Reset()
 	if e.Size >= mmapMinSize {
-		err = w.hashMapped(f, e)
+		err = w.hashMapped(fd, e)
 	} else {
-		err = w.hashRead(f, e)
+		err = w.hashRead(fd, e)
 	}
 	if err != nil {
 		return d, err
@@ -243,15 +247,15 @@ func (w *fileHasher) digest(t *bundle.Tree, e bundle.Entry) (receipts.Digest, er
 	if testOnlyAfterRead != nil {
 		testOnlyAfterRead(e.Path)
 	}
-	if err := bundle.Recheck(f, e); err != nil {
+	if err := bundle.RecheckFD(fd, e); err != nil {
 		return d, &HashError{Path: e.Path, Err: err}
 	}
 	w.h.Sum(d[:0])
 	return d, nil
 }
 
-// hashRead streams exactly e.Size bytes of f through the worker's buffer.
-func (w *fileHasher) hashRead(f *os.File, e bundle.Entry) error {
+// hashRead streams exactly e.Size bytes of fd through the worker's buffer.
+func (w *fileHasher) hashRead(fd int, e bundle.Entry) error {
 	if testOnlyBeforeRead != nil {
 		testOnlyBeforeRead(e.Path)
 	}
@@ -260,32 +264,34 @@ func (w *fileHasher) hashRead(f *os.File, e bundle.Entry) error {
 		if left < n {
 			n = left
 		}
-		k, err := io.ReadFull(f, w.buf[:n])
-		w.h.Write(w.buf[:k])
-		left -= int64(k)
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		k, err := unix.Read(fd, w.buf[:n])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return &HashError{Path: e.Path, Err: &os.PathError{Op: "read", Path: e.Path, Err: err}}
+		case k == 0:
 			return &HashError{Path: e.Path, Err: &bundle.ChangedError{Path: e.Path, Reason: "truncated"}}
 		}
-		if err != nil {
-			return &HashError{Path: e.Path, Err: err}
-		}
+		w.h.Write(w.buf[:k])
+		left -= int64(k)
 	}
 	return nil
 }
 
-// hashMapped hashes e.Size bytes of f from a read-only shared mapping. A
+// hashMapped hashes e.Size bytes of fd from a read-only shared mapping. A
 // file truncated while it is mapped makes the access fault (SIGBUS); with
 // SetPanicOnFault that is a panic in this goroutine, recovered here and
 // reported as a change. A file that cannot be mapped is read instead.
-func (w *fileHasher) hashMapped(f *os.File, e bundle.Entry) (err error) {
+func (w *fileHasher) hashMapped(fd int, e bundle.Entry) (err error) {
 	if int64(int(e.Size)) != e.Size {
-		return w.hashRead(f, e)
+		return w.hashRead(fd, e)
 	}
 	// MAP_POPULATE maps the whole file up front instead of faulting it in
 	// page by page, which measured cheaper than both faulting and read.
-	data, merr := unix.Mmap(int(f.Fd()), 0, int(e.Size), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	data, merr := unix.Mmap(fd, 0, int(e.Size), unix.PROT_READ, mapFlags)
 	if merr != nil {
-		return w.hashRead(f, e)
+		return w.hashRead(fd, e)
 	}
 	defer unix.Munmap(data)
 	if testOnlyBeforeRead != nil {

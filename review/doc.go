@@ -8,9 +8,10 @@
 //     reported an error is never hashed (TreeError); a file that is not the
 //     walked one, or changes while it is read, fails the hash with an error
 //     wrapping bundle.ErrChanged. The result never depends on scheduling.
-//   - Files are opened only through bundle.Tree.Open: no symbolic link is
+//   - Files are opened only through a bundle.Opener (Tree.Open's checks,
+//     plus the identity of every directory on the way): no symbolic link is
 //     followed and a FIFO cannot block the hash. No file is read whole into
-//     memory; each worker reuses one buffer.
+//     memory: each worker reuses one buffer, and large files are mapped.
 //   - The inventory is canonical JSON: the same bundle model always gives
 //     the same bytes, every authority-relevant field is in it, and no host
 //     value (an environment variable's content) ever is: env_from and the

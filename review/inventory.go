@@ -28,7 +28,7 @@ type InventoryError struct {
 }
 
 func (e *InventoryError) Error() string {
-	return fmt.Sprintf("capability inventory: %s: %s", e.Field, e.Msg)
+	return fmt.Sprintf("capability inventory: %s: %s", bundle.Sanitize(e.Field), e.Msg)
 }
 
 // Inventory returns the canonical JSON of the bundle's capability
@@ -275,8 +275,10 @@ func canonicalJSON(v any) ([]byte, error) {
 
 // NormalizeURL returns the form of a remote MCP endpoint the capability
 // hash records: scheme and host lower case, the scheme's default port
-// dropped, an IPv6 host bracketed, path, query and their escaping exactly
-// as written. It refuses userinfo and fragments, which validation rejects.
+// dropped, path and query exactly as written (escapes untouched). It
+// refuses what validation rejects and what has no single meaning:
+// a scheme other than http and https, userinfo, a fragment, a host that is
+// neither an IP address nor an ASCII host name (IDNs must be punycode).
 func NormalizeURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
@@ -288,25 +290,37 @@ func NormalizeURL(raw string) (string, error) {
 	if u.Fragment != "" || strings.Contains(raw, "#") {
 		return "", fmt.Errorf("URL has a fragment")
 	}
-	scheme := strings.ToLower(u.Scheme)
+	// The authority and the rest exactly as written, after "scheme://".
+	rest := raw[len(u.Scheme)+3:]
+	auth := rest
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		auth, rest = rest[:i], rest[i:]
+	} else {
+		rest = ""
+	}
+	if strings.Contains(auth, "%") {
+		return "", fmt.Errorf("URL host has a percent-escape or zone")
+	}
 	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if host == "" {
+		return "", fmt.Errorf("URL has no host")
+	}
+	if strings.Contains(host, ":") && net.ParseIP(host) == nil || strings.Trim(host, "abcdefghijklmnopqrstuvwxyz0123456789.-_:") != "" {
+		return "", fmt.Errorf("URL host is not a host name or IP address")
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "https" && scheme != "http" {
+		return "", fmt.Errorf("URL scheme is not http or https")
+	}
 	if scheme == "https" && port == "443" || scheme == "http" && port == "80" {
 		port = ""
 	}
 	hostport := host
-	if strings.Contains(host, ":") {
-		hostport = "[" + host + "]"
-	}
-	if port != "" {
+	switch {
+	case port != "":
 		hostport = net.JoinHostPort(host, port)
-	}
-	// The rest of the URL exactly as written: from the first '/', '?'
-	// after the authority.
-	rest := raw[len(u.Scheme)+3:]
-	if i := strings.IndexAny(rest, "/?"); i >= 0 {
-		rest = rest[i:]
-	} else {
-		rest = ""
+	case strings.Contains(host, ":"):
+		hostport = "[" + host + "]"
 	}
 	return scheme + "://" + hostport + rest, nil
 }

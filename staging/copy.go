@@ -46,6 +46,12 @@ type worker struct {
 	h   *blake3.Hasher
 }
 
+// workerPool keeps buffers across calls: a harness verifies a snapshot
+// before every spawn, and should not allocate megabytes each time.
+var workerPool = sync.Pool{New: func() any {
+	return &worker{buf: make([]byte, bufSize), h: blake3.New()}
+}}
+
 // forEachFile runs fn for every regular file of t on a small pool of
 // workers. Once one call fails the remaining files are skipped; the error
 // returned is the failure of the lowest entry, so it does not depend on
@@ -68,7 +74,8 @@ func forEachFile(t *bundle.Tree, fn func(w *worker, i int) error) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{buf: make([]byte, bufSize), h: blake3.New()}
+			w := workerPool.Get().(*worker)
+			defer workerPool.Put(w)
 			for i := range jobs {
 				if failed.Load() {
 					continue
@@ -228,6 +235,53 @@ func writeAll(fd int, b []byte) error {
 	return nil
 }
 
+// dstFile is a file of the copy open for writing: a raw descriptor from
+// openat2, or an *os.File from os.Root.
+type dstFile struct {
+	fd   int
+	f    *os.File
+	path string
+}
+
+// createCopy creates rel in the copy, O_EXCL, mode 0600, through no link.
+func createCopy(dst *os.Root, dstfd int, rel string) (*dstFile, error) {
+	if dstfd >= 0 {
+		fd, err := createFast(dstfd, rel)
+		if err != nil {
+			return nil, &os.PathError{Op: "create", Path: rel, Err: err}
+		}
+		return &dstFile{fd: fd, path: rel}, nil
+	}
+	f, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &dstFile{fd: int(f.Fd()), f: f, path: rel}, nil
+}
+
+// finish gives the written file its final mode, optionally fsyncs it, and
+// closes it.
+func (d *dstFile) finish(mode os.FileMode, fsync bool) error {
+	err := unix.Fchmod(d.fd, uint32(mode))
+	if err == nil && fsync {
+		err = unix.Fsync(d.fd)
+	}
+	if cerr := d.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &os.PathError{Op: "finish", Path: d.path, Err: err}
+	}
+	return nil
+}
+
+func (d *dstFile) close() error {
+	if d.f != nil {
+		return d.f.Close()
+	}
+	return unix.Close(d.fd)
+}
+
 // fileMode is the mode a snapshot gives a file of kind k.
 func fileMode(k bundle.Kind) os.FileMode {
 	if k == bundle.KindExec {
@@ -250,6 +304,15 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		return fail(&os.PathError{Op: "open", Path: src.Root, Err: err})
 	}
 	defer unix.Close(srcfd)
+	dstfd := -1
+	if haveOpenat2() {
+		d, err := dst.Open(".")
+		if err != nil {
+			return fail(err)
+		}
+		defer d.Close()
+		dstfd = int(d.Fd())
+	}
 	for _, e := range src.Entries {
 		if e.Kind != bundle.KindDir {
 			continue
@@ -263,21 +326,17 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		if st.Mode&unix.S_IFMT != unix.S_IFDIR || uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino {
 			return fail(changed(e.Path, "directory replaced"))
 		}
-		if err := dst.Mkdir(e.Path, 0o700); err != nil {
+		if dstfd >= 0 {
+			err = mkdirFast(dstfd, e.Path)
+		} else {
+			err = dst.Mkdir(e.Path, 0o700)
+		}
+		if err != nil {
 			return fail(err)
 		}
 	}
 	if testOnlyAfterDirs != nil {
 		testOnlyAfterDirs()
-	}
-	dstfd := -1
-	if haveOpenat2() {
-		d, err := dst.Open(".")
-		if err != nil {
-			return fail(err)
-		}
-		defer d.Close()
-		dstfd = int(d.Fd())
 	}
 	digests := make([]receipts.Digest, len(src.Entries))
 	var total atomic.Int64
@@ -291,25 +350,15 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		if testOnlyAfterOpen != nil {
 			testOnlyAfterOpen(e.Path)
 		}
-		var out *os.File
-		if dstfd >= 0 {
-			fd, err := createFast(dstfd, e.Path)
-			if err != nil {
-				return &os.PathError{Op: "create", Path: e.Path, Err: err}
-			}
-			out = os.NewFile(uintptr(fd), e.Path)
-		} else if out, err = dst.OpenFile(e.Path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600); err != nil {
+		out, err := createCopy(dst, dstfd, e.Path)
+		if err != nil {
 			return err
 		}
-		d, err := digestCopy(w, in, int(out.Fd()), &total, lim.MaxTotalBytes)
+		d, err := digestCopy(w, in, out.fd, &total, lim.MaxTotalBytes)
 		if err == nil {
-			err = out.Chmod(fileMode(e.Kind))
-		}
-		if err == nil && fsyncFiles {
-			err = out.Sync()
-		}
-		if cerr := out.Close(); err == nil {
-			err = cerr
+			err = out.finish(fileMode(e.Kind), fsyncFiles)
+		} else {
+			out.close()
 		}
 		digests[i] = d
 		return err

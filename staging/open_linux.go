@@ -1,6 +1,8 @@
 package staging
 
 import (
+	"os"
+	"path"
 	"sync"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -49,7 +51,7 @@ func openWalkedFast(rootfd int, e bundle.Entry) (int, error) {
 		unix.Close(fd)
 		return -1, err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := bundle.SameFile(e, &st); why != "" {
 		unix.Close(fd)
 		return -1, changed(e.Path, why)
 	}
@@ -62,7 +64,7 @@ func recheckFast(fd int, e bundle.Entry) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return err
 	}
-	if why := sameFile(e, &st); why != "" {
+	if why := bundle.SameFile(e, &st); why != "" {
 		return changed(e.Path, why)
 	}
 	if st.Mtim.Nano() != e.MtimeNs || st.Ctim.Nano() != e.CtimeNs {
@@ -81,17 +83,21 @@ func createFast(dirfd int, rel string) (int, error) {
 	})
 }
 
-// sameFile is the identity check of bundle.Tree.Open.
-func sameFile(e bundle.Entry, st *unix.Stat_t) string {
-	switch {
-	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return "no longer a regular file"
-	case uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino:
-		return "replaced"
-	case st.Size != e.Size:
-		return "size changed"
-	case uint32(st.Mode)&0o7777 != e.Mode:
-		return "mode changed"
+// mkdirFast creates the directory rel, mode 0700, below the directory open
+// as dirfd; its parent is reached through no link.
+func mkdirFast(dirfd int, rel string) error {
+	parent, base := path.Split(rel)
+	pfd := dirfd
+	if parent != "" {
+		fd, err := unix.Openat2(dirfd, parent, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveStrict})
+		if err != nil {
+			return &os.PathError{Op: "mkdir", Path: rel, Err: err}
+		}
+		defer unix.Close(fd)
+		pfd = fd
 	}
-	return ""
+	if err := unix.Mkdirat(pfd, base, 0o700); err != nil {
+		return &os.PathError{Op: "mkdir", Path: rel, Err: err}
+	}
+	return nil
 }

@@ -53,7 +53,7 @@ func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits)
 	if src == nil {
 		return "", errors.New("stage: no source tree")
 	}
-	lim = withDefaults(lim)
+	lim = lim.WithDefaults()
 	if err := checkBounds(src, lim); err != nil {
 		return "", err
 	}
@@ -195,7 +195,7 @@ func (s *Store) Verify(hash receipts.Digest) error {
 	if why := badRoot(&st, uid); why != "" {
 		return tamper(".", why)
 	}
-	lim := withDefaults(s.Limits)
+	lim := s.Limits.WithDefaults()
 	tree, rep := bundle.Walk(dir, lim)
 	if errs := rep.Errors(); len(errs) > 0 {
 		return tamper(errs[0].Path, errs[0].Message)
@@ -420,26 +420,6 @@ func (s *Store) check(fix bool) error {
 		return &UnsafeStoreError{Path: s.Dir, Reason: fmt.Sprintf("has mode %04o: others can write to it", mode)}
 	}
 	return nil
-}
-
-func withDefaults(l bundle.Limits) bundle.Limits {
-	d := bundle.DefaultLimits()
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = d.MaxEntries
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = d.MaxTotalBytes
-	}
-	if l.MaxFileBytes <= 0 {
-		l.MaxFileBytes = d.MaxFileBytes
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = d.MaxDepth
-	}
-	if l.MaxPathBytes <= 0 {
-		l.MaxPathBytes = d.MaxPathBytes
-	}
-	return l
 }
 
 // checkBounds applies lim to the walked tree before anything is copied;

@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+var idHash = regexp.MustCompile(`\b(builtin|user|workspace)/[0-9a-f]{12}/`)
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
 	// jsonvar VAR path.to.field: set VAR from the last command's JSON stdout.
@@ -50,6 +53,18 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		}
 		if (got == want) == neg {
 			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+		}
+	},
+	// golden file want: compare the last stdout with want after replacing
+	// the work directory with $WORK and bundle ids' path hashes with ID.
+	"golden": func(ts *testscript.TestScript, neg bool, args []string) {
+		got := strings.ReplaceAll(ts.ReadFile(args[0]), ts.Getenv("WORK"), "$WORK")
+		got = idHash.ReplaceAllString(got, "$1/ID/")
+		if dir := os.Getenv("BUNDLECTL_GOLDEN_OUT"); dir != "" {
+			ts.Check(os.WriteFile(filepath.Join(dir, filepath.Base(args[1])), []byte(got), 0o644))
+		}
+		if want := ts.ReadFile(args[1]); got != want {
+			ts.Fatalf("%s differs from %s:\n%s", args[0], args[1], got)
 		}
 	},
 	// mkfifo path

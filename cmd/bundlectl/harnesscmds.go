@@ -21,7 +21,8 @@ func (g *globals) registry(only ...string) (*harness.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: only})
+	// The CLI adapters are one-shot: no change notification (see NoWatch).
+	return harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: only, NoWatch: true})
 }
 
 func newCatalogCmd(g *globals) *cobra.Command {
@@ -143,7 +144,7 @@ func runRun(g *globals, name, tool, input string) error {
 		return err
 	}
 	defer reg.Close()
-	if err := reg.Ready(name); err != nil {
+	if err := reg.Loaded(name); err != nil {
 		return err
 	}
 	res, err := reg.CallTool(cmdContext(), harness.ToolName(name, tool), data)
@@ -196,7 +197,7 @@ revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", 
 				return err
 			}
 			defer reg.Close()
-			if err := reg.Ready(a[0]); err != nil {
+			if err := reg.Loaded(a[0]); err != nil {
 				return err
 			}
 			stdio := harness.Stdio{}

@@ -40,6 +40,18 @@ func findings(fs []bundle.Finding) []finding {
 	return out
 }
 
+// bundleArg loads the bundle a <name|dir> argument names.
+func (g *globals) bundleArg(arg string) (*bundle.Bundle, error) {
+	m, err := g.manager()
+	if err != nil {
+		return nil, err
+	}
+	if isDirArg(arg) {
+		return m.LoadDir(arg), nil
+	}
+	return m.Find(m.Discover(), arg)
+}
+
 // isDirArg reports whether a <name|dir> argument names a directory: it
 // contains a slash or starts with a dot. A bare word is a bundle name; use
 // ./name for a directory of that name.

@@ -32,14 +32,8 @@ slash or starting with a dot) reviews a bundle anywhere, for its author.` +
 }
 
 func runReview(g *globals, arg string) error {
-	m, err := g.manager()
+	b, err := g.bundleArg(arg)
 	if err != nil {
-		return err
-	}
-	var b *bundle.Bundle
-	if isDirArg(arg) {
-		b = m.LoadDir(arg)
-	} else if b, err = m.Find(m.Discover(), arg); err != nil {
 		return err
 	}
 	if _, err := printReviewOf(g, b); err != nil {

@@ -43,14 +43,8 @@ a bundle invalid; they block enabling it, and validate says so.` + exitStatus(
 }
 
 func runValidate(g *globals, arg string) error {
-	m, err := g.manager()
+	b, err := g.bundleArg(arg)
 	if err != nil {
-		return err
-	}
-	var b *bundle.Bundle
-	if isDirArg(arg) {
-		b = m.LoadDir(arg)
-	} else if b, err = m.Find(m.Discover(), arg); err != nil {
 		return err
 	}
 	out := validateOutput{

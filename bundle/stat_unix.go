@@ -1,7 +1,9 @@
+//go:build linux || darwin
+
 package bundle
 
 import "golang.org/x/sys/unix"
 
 func statTimes(st *unix.Stat_t) (mtimeNs, ctimeNs int64) {
-	return st.Mtimespec.Nano(), st.Ctimespec.Nano()
+	return st.Mtim.Nano(), st.Ctim.Nano()
 }

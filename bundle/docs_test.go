@@ -1,0 +1,57 @@
+package bundle
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestValidationDocListsEveryRule keeps docs/validation.md in step with the
+// rule ids the manifest code emits.
+func TestValidationDocListsEveryRule(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "validation.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruleRE := regexp.MustCompile(`"((?:manifest|json|text|secret|env|mcp|command|skill|document|tool|hook|extension|capabilities|when|inactive)\.[a-z-]+)"`)
+	seen := map[string]bool{}
+	for _, f := range []string{"agentplugins.go", "mcpjson.go", "extension.go", "rules.go", "skills.go"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ruleRE.FindAllStringSubmatch(string(src), -1) {
+			id := m[1]
+			if id == "mcp.json" || strings.HasPrefix(id, "when.binaries") || seen[id] {
+				continue
+			}
+			seen[id] = true
+			if !strings.Contains(string(doc), "`"+id+"`") {
+				t.Errorf("rule %s is not documented in docs/validation.md", id)
+			}
+		}
+	}
+	if len(seen) < 60 {
+		t.Fatalf("found only %d rule ids; the pattern is broken", len(seen))
+	}
+	// And every checklist test named in docs/agent-plugins.md exists.
+	ap, err := os.ReadFile(filepath.Join("..", "docs", "agent-plugins.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests strings.Builder
+	for _, f := range []string{"conformance_test.go", "rules_test.go", "fuzz_test.go"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests.Write(src)
+	}
+	for _, m := range regexp.MustCompile("`(Test[A-Za-z]+)`").FindAllStringSubmatch(string(ap), -1) {
+		if !strings.Contains(tests.String(), "func "+m[1]+"(") {
+			t.Errorf("docs/agent-plugins.md names %s, which does not exist", m[1])
+		}
+	}
+}
