@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,16 @@ type runtimeCase struct {
 	limits bundle.Limits
 	// secret, if set, is written by build and must never be echoed.
 	secret string
+}
+
+const tomlSecret = "corpus-secret-toml-many-5e6f"
+
+// replaceManifest swaps the case's plugin.json for another manifest file.
+func replaceManifest(dir, name, content string) error {
+	if err := os.Remove(filepath.Join(dir, "plugin.json")); err != nil {
+		return err
+	}
+	return write(dir, name, content, 0o644)
 }
 
 func manifest(name string) string {
@@ -204,6 +215,42 @@ var runtimeCases = []runtimeCase{
 	{name: "rt-skill-too-large", build: func(_ testing.TB, d string) error {
 		return write(d, "skills/helper/SKILL.md", "---\nname: helper\ndescription: x\n---\n"+strings.Repeat("x", bundle.MaxManifestBytes), 0o644)
 	}, wants: []string{"skipped skill.read skills/helper/SKILL.md"}},
+
+	{name: "rt-mcp-json-too-large", build: func(_ testing.TB, d string) error {
+		return write(d, "mcp.json", `{"$schema": "`+bundle.MCPSchemaV1+`", "mcpServers": {}}`+strings.Repeat(" ", bundle.MaxManifestBytes), 0o644)
+	}, wants: []string{"skipped mcp.read mcp.json", "warning mcp.disabled mcp.json"}},
+	{name: "rt-command-doc-too-large", build: func(_ testing.TB, d string) error {
+		return write(d, "dev.bundlectl/commands/deploy.md", strings.Repeat("x", bundle.MaxManifestBytes+1), 0o644)
+	}, wants: []string{"skipped document.read dev.bundlectl/commands/deploy.md"}},
+	{name: "rt-toml-too-many-keys", build: func(_ testing.TB, d string) error {
+		var b strings.Builder
+		b.WriteString("schema_version = 1\n[plugin]\nname = \"rt-toml-too-many-keys\"\n[[tools]]\nname = \"t\"\ncommand = \"x\"\n[tools.params]\n")
+		for i := 0; i < 5000; i++ {
+			fmt.Fprintf(&b, "k%d = %d\n", i, i)
+		}
+		return replaceManifest(d, "plugin.toml", b.String())
+	}, wants: []string{"error toml.size plugin.toml"}},
+	{name: "rt-toml-many-unknown-keys", build: func(_ testing.TB, d string) error {
+		var b strings.Builder
+		b.WriteString("schema_version = 1\n[plugin]\nname = \"rt-toml-many-unknown-keys\"\n")
+		for i := 0; i < 200; i++ {
+			fmt.Fprintf(&b, "extra%d = \"%s\"\n", i, tomlSecret)
+		}
+		return replaceManifest(d, "plugin.toml", b.String())
+	}, wants: []string{"error toml.unknown plugin.toml"}, secret: tomlSecret},
+	{name: "rt-bundle-path-is-file", build: func(_ testing.TB, d string) error {
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+		return os.WriteFile(d, []byte(manifest("rt-bundle-path-is-file")), 0o644)
+	}, wants: []string{"error tree.type ."}},
+	{name: "rt-bundle-dir-symlink", build: func(t testing.TB, d string) error {
+		real := filepath.Join(t.TempDir(), "rt-bundle-dir-symlink")
+		if err := os.Rename(d, real); err != nil {
+			return err
+		}
+		return os.Symlink(real, d)
+	}, wants: []string{"error tree.symlink ."}},
 
 	// ---- bounds, with small limits ----
 	{name: "rt-bounds-entries-dir", build: files("many/1", "many/2", "many/3", "many/4", "many/5", "many/6"),
