@@ -399,7 +399,7 @@ func tomlHookEntry(r *Report, i int, h tomlHook) (Hook, bool) {
 		return hook, false
 	}
 	if h.Matcher != "" && h.Matcher != "*" {
-		if _, err := regexp.Compile("^(?:" + h.Matcher + ")$"); err != nil {
+		if !validMatcher(h.Matcher) {
 			r.Skipf(src+".matcher", "toml.hook", "matcher is not a valid regular expression; the hook is skipped")
 			return hook, false
 		}
