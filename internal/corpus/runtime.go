@@ -34,6 +34,33 @@ func replaceManifest(dir, name, content string) error {
 	return write(dir, name, content, 0o644)
 }
 
+// flood returns a plugin.json of just under MaxManifestBytes whose
+// dev.bundlectl extension is open, then as many items as fit, comma
+// separated, then close. item is a string or a func() string.
+func flood(name, open string, item any, close string) string {
+	var b strings.Builder
+	b.WriteString(`{"$schema":"` + bundle.PluginSchemaV1 + `","name":"` + name + `","extensions":{"dev.bundlectl":{` + open)
+	tail := close + "}}}\n"
+	for i := 0; ; i++ {
+		var it string
+		switch v := item.(type) {
+		case string:
+			it = v
+		case func() string:
+			it = v()
+		}
+		if b.Len()+len(it)+1+len(tail) > bundle.MaxManifestBytes {
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(it)
+	}
+	b.WriteString(tail)
+	return b.String()
+}
+
 func manifest(name string) string {
 	return `{"$schema": "` + bundle.PluginSchemaV1 + `", "name": "` + name + `"}` + "\n"
 }
@@ -238,6 +265,18 @@ var runtimeCases = []runtimeCase{
 		}
 		return replaceManifest(d, "plugin.toml", b.String())
 	}, wants: []string{"error toml.unknown plugin.toml"}, secret: tomlSecret},
+	// ---- work bombs: a 1 MiB manifest must validate in well under the
+	// 5 s guard (compiling each regular expression took minutes) ----
+	{name: "rt-hook-matcher-flood", build: func(_ testing.TB, d string) error {
+		return write(d, "plugin.json", flood("rt-hook-matcher-flood", `"hooks":{"Stop":[`, `{"matcher":"x{1,1000}x{1,1000}","hooks":[{"type":"command","command":"true"}]}`, `]}`), 0o644)
+	}, wants: []string{"valid"}},
+	{name: "rt-params-pattern-flood", build: func(_ testing.TB, d string) error {
+		n := 0
+		return write(d, "plugin.json", flood("rt-params-pattern-flood", `"tools":[`, func() string {
+			n++
+			return fmt.Sprintf(`{"name":"t%d","command":"true","params":{"pattern":"x{1,1000}x{1,1000}"}}`, n)
+		}, `]`), 0o644)
+	}, wants: []string{"valid"}},
 	{name: "rt-bundle-path-is-file", build: func(_ testing.TB, d string) error {
 		if err := os.RemoveAll(d); err != nil {
 			return err
