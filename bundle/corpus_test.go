@@ -149,3 +149,61 @@ var notCorpusRules = map[string]string{
 	"name.dot":                        "no filesystem lists an empty, \".\" or \"..\" entry; CheckName's own tests cover it",
 	"tree.unreadable":                 "needs a failing system call, and tests run as root, who reads everything",
 }
+
+// tokenShapes are the credential shapes of DESIGN.md §4, without word
+// boundaries: no finding may contain one, whatever field it came from.
+var tokenShapes = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|PRIVATE KEY-----[A-Za-z0-9+/=]`)
+
+// FuzzCorpusManifest loads fuzzed manifests seeded from every committed
+// plugin.json, mcp.json and plugin.toml of the corpus, and requires that
+// Load returns, that every finding has a path, a rule and a message, and
+// that no finding carries a credential shape.
+func FuzzCorpusManifest(f *testing.F) {
+	for _, pat := range []string{"*/plugin.json", "*/mcp.json", "*/plugin.toml"} {
+		seeds, err := filepath.Glob(filepath.Join("..", "testdata", "corpus", pat))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range seeds {
+			if fi, err := os.Stat(s); err != nil || !fi.Mode().IsRegular() {
+				continue // mcp-json-is-directory
+			}
+			data, err := os.ReadFile(s)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(filepath.Base(s), data)
+		}
+	}
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, file string, data []byte) {
+		if file != "plugin.json" && file != "mcp.json" && file != "plugin.toml" {
+			return
+		}
+		dir := filepath.Join(root, "fuzz-bundle")
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if file == "mcp.json" {
+			manifest := `{"$schema": "` + bundle.PluginSchemaV1 + `", "name": "fuzz-bundle"}`
+			if err := os.WriteFile(filepath.Join(dir, "plugin.json"), []byte(manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b := bundle.Load(dir, bundle.ScopeDir, bundle.Limits{})
+		for _, fd := range b.Report.Findings {
+			if fd.Path == "" || fd.Rule == "" || fd.Message == "" {
+				t.Fatalf("finding without path, rule or message: %+v", fd)
+			}
+			if tokenShapes.MatchString(fd.Path) || tokenShapes.MatchString(fd.Message) {
+				t.Fatalf("finding %s carries a credential: %s: %s", fd.Rule, fd.Path, fd.Message)
+			}
+		}
+	})
+}
