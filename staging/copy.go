@@ -2,8 +2,10 @@ package staging
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -295,8 +297,9 @@ const dirMode = 0o500
 // copyTree copies every entry of src below dst (an empty directory) and
 // returns the file digests and the content hash of the bytes written.
 // Directories are created 0700 and files 0600 and O_EXCL, never through a
-// link; each file gets its final mode (0400 or 0500) once written;
-// directories are left writable for the caller to seal.
+// link; each file gets its final mode (0400 or 0500) once written, and
+// each directory below the root 0500 once its last file is written. The
+// caller seals the root.
 func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
 	fail := func(err error) ([]receipts.Digest, receipts.Digest, error) { return nil, receipts.Digest{}, err }
 	srcfd, err := unix.Open(src.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
@@ -338,6 +341,42 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 	if testOnlyAfterDirs != nil {
 		testOnlyAfterDirs()
 	}
+	// unsealed[d] counts the files still to be written directly in the
+	// directory entry d; the worker that writes the last one seals it, so
+	// sealing runs on the pool too. parent[i] is the directory entry
+	// holding entry i, -1 for the root.
+	parent := make([]int, len(src.Entries))
+	unsealed := make([]atomic.Int32, len(src.Entries))
+	dirs := map[string]int{}
+	for i, e := range src.Entries {
+		parent[i] = -1
+		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
+			p, ok := dirs[e.Path[:j]]
+			if !ok {
+				return fail(fmt.Errorf("stage: %s: its directory was not walked", bundle.Quote(e.Path)))
+			}
+			parent[i] = p
+		}
+		if e.Kind == bundle.KindDir {
+			dirs[e.Path] = i
+		} else if parent[i] >= 0 {
+			unsealed[parent[i]].Add(1)
+		}
+	}
+	sealDir := func(d int) error {
+		rel := src.Entries[d].Path
+		if dstfd >= 0 {
+			return sealFast(dstfd, rel)
+		}
+		return dst.Chmod(rel, dirMode)
+	}
+	for d, e := range src.Entries {
+		if e.Kind == bundle.KindDir && unsealed[d].Load() == 0 {
+			if err := sealDir(d); err != nil {
+				return fail(err)
+			}
+		}
+	}
 	digests := make([]receipts.Digest, len(src.Entries))
 	var total atomic.Int64
 	err = forEachFile(src, func(w *worker, i int) error {
@@ -355,13 +394,18 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 			return err
 		}
 		d, err := digestCopy(w, in, out.fd, &total, lim.MaxTotalBytes)
-		if err == nil {
-			err = out.finish(fileMode(e.Kind), fsyncFiles)
-		} else {
+		if err != nil {
 			out.close()
+			return err
+		}
+		if err := out.finish(fileMode(e.Kind), fsyncFiles); err != nil {
+			return err
 		}
 		digests[i] = d
-		return err
+		if p := parent[i]; p >= 0 && unsealed[p].Add(-1) == 0 {
+			return sealDir(p)
+		}
+		return nil
 	})
 	if err != nil {
 		return fail(err)

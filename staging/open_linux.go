@@ -102,6 +102,20 @@ func mkdirFast(dirfd int, rel string) error {
 	return nil
 }
 
+// sealFast gives the directory rel below dirfd mode 0500, reaching it
+// through no link.
+func sealFast(dirfd int, rel string) error {
+	fd, err := unix.Openat2(dirfd, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveStrict})
+	if err == nil {
+		err = unix.Fchmod(fd, dirMode)
+		unix.Close(fd)
+	}
+	if err != nil {
+		return &os.PathError{Op: "seal", Path: rel, Err: err}
+	}
+	return nil
+}
+
 // sameFile is the identity check of bundle.Tree.Open.
 func sameFile(e bundle.Entry, st *unix.Stat_t) string {
 	switch {

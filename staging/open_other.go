@@ -15,3 +15,4 @@ func openWalkedFast(int, bundle.Entry) (int, error) { return -1, errors.ErrUnsup
 func recheckFast(int, bundle.Entry) error           { return errors.ErrUnsupported }
 func createFast(int, string) (int, error)           { return -1, errors.ErrUnsupported }
 func mkdirFast(int, string) error                   { return errors.ErrUnsupported }
+func sealFast(int, string) error                    { return errors.ErrUnsupported }

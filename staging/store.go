@@ -95,7 +95,8 @@ func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits)
 	if err := writeFileExcl(tmpRecords, encodeRecords(want, src, digests), 0o400); err != nil {
 		return "", err
 	}
-	if err := seal(tmp, src); err != nil {
+	// copyTree sealed every directory below the root; seal the root last.
+	if err := os.Chmod(tmp, dirMode); err != nil {
 		return "", err
 	}
 	if fsyncEach {
@@ -139,24 +140,6 @@ func (s *Store) copyInto(dir string, src *bundle.Tree, lim bundle.Limits) ([]rec
 	}
 	defer root.Close()
 	return copyTree(src, root, lim, fsyncEach)
-}
-
-// seal makes the copy read-only: directories 0500 from the deepest up,
-// the root last. Files got their modes as they were written.
-func seal(dir string, t *bundle.Tree) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	for i := len(t.Entries) - 1; i >= 0; i-- {
-		if e := t.Entries[i]; e.Kind == bundle.KindDir {
-			if err := root.Chmod(e.Path, dirMode); err != nil {
-				return err
-			}
-		}
-	}
-	return os.Chmod(dir, dirMode)
 }
 
 // fsyncDirs fsyncs every directory of the copy; files and the records

@@ -93,9 +93,11 @@ func TestStageReusesAfterVerify(t *testing.T) {
 
 	// A bad snapshot under the name is not reused: it is replaced.
 	unseal(t, snap)
+	os.Chmod(filepath.Join(snap, "plugin.json"), 0o600)
 	if err := os.WriteFile(filepath.Join(snap, "plugin.json"), []byte("evil"), 0o400); err != nil {
 		t.Fatal(err)
 	}
+	os.Chmod(filepath.Join(snap, "plugin.json"), 0o400)
 	if err := s.Verify(want); !errors.Is(err, ErrTampered) {
 		t.Fatalf("Verify of a changed snapshot: %v", err)
 	}
