@@ -316,3 +316,27 @@ func TestStageRefusesBeyondLimits(t *testing.T) {
 		t.Fatalf("store holds %q", names)
 	}
 }
+
+func TestGCFollowsNoLink(t *testing.T) {
+	s, _, want := stageSample(t)
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"keep/me": "outside"})
+	os.Chmod(filepath.Join(outside, "keep"), 0o500)
+	defer os.Chmod(filepath.Join(outside, "keep"), 0o700)
+	before := snapshotDir(t, outside)
+	snap := s.Path(want)
+	unseal(t, snap)
+	if err := os.Symlink(outside, filepath.Join(snap, "skills", "link")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(snap, 0o500)
+	if _, err := s.GC(nil); err != nil {
+		t.Fatal(err)
+	}
+	if names := storeNames(t, s); len(names) != 0 {
+		t.Fatalf("GC left %q", names)
+	}
+	if after := snapshotDir(t, outside); after != before {
+		t.Fatalf("GC changed a directory a link in the snapshot pointed to:\n%s\nwas\n%s", after, before)
+	}
+}
