@@ -245,26 +245,29 @@ type dstFile struct {
 	path string
 }
 
-// createCopy creates rel in the copy, O_EXCL, mode 0600, through no link.
-func createCopy(dst *os.Root, dstfd int, rel string) (*dstFile, error) {
+// createCopy creates rel in the copy, O_EXCL, with mode, through no link.
+func createCopy(dst *os.Root, dstfd int, rel string, mode os.FileMode) (*dstFile, error) {
 	if dstfd >= 0 {
-		fd, err := createFast(dstfd, rel)
+		fd, err := createFast(dstfd, rel, uint32(mode))
 		if err != nil {
 			return nil, &os.PathError{Op: "create", Path: rel, Err: err}
 		}
 		return &dstFile{fd: fd, path: rel}, nil
 	}
-	f, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return nil, err
 	}
 	return &dstFile{fd: int(f.Fd()), f: f, path: rel}, nil
 }
 
-// finish gives the written file its final mode, optionally fsyncs it, and
-// closes it.
-func (d *dstFile) finish(mode os.FileMode, fsync bool) error {
-	err := unix.Fchmod(d.fd, uint32(mode))
+// finish gives the written file its final mode unless it was created with
+// it, optionally fsyncs it, and closes it.
+func (d *dstFile) finish(mode os.FileMode, chmod, fsync bool) error {
+	var err error
+	if chmod {
+		err = unix.Fchmod(d.fd, uint32(mode))
+	}
 	if err == nil && fsync {
 		err = unix.Fsync(d.fd)
 	}
@@ -296,11 +299,14 @@ const dirMode = 0o500
 
 // copyTree copies every entry of src below dst (an empty directory) and
 // returns the file digests and the content hash of the bytes written.
-// Directories are created 0700 and files 0600 and O_EXCL, never through a
-// link; each file gets its final mode (0400 or 0500) once written, and
+// Directories are created 0700 and files O_EXCL, never through a
+// link; each file has its final mode (0400 or 0500) once written, and
 // each directory below the root 0500 once its last file is written. The
 // caller seals the root.
-func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
+//
+// umaskStrips says the umask removes owner bits (the temporary directory
+// did not come out 0700); every mode is then set with an explicit chmod.
+func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, umaskStrips, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
 	fail := func(err error) ([]receipts.Digest, receipts.Digest, error) { return nil, receipts.Digest{}, err }
 	srcfd, err := unix.Open(src.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -333,6 +339,9 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 			err = mkdirFast(dstfd, e.Path)
 		} else {
 			err = dst.Mkdir(e.Path, 0o700)
+		}
+		if err == nil && umaskStrips {
+			err = dst.Chmod(e.Path, 0o700)
 		}
 		if err != nil {
 			return fail(err)
@@ -377,6 +386,11 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 			}
 		}
 	}
+	// A file is created with its final mode, 0400 or 0500: the creating
+	// open may write a file whatever its mode, and it saves a chmod per
+	// file. Not under a umask that strips owner bits: then every file is
+	// created 0600 and chmodded.
+	createSealed := !umaskStrips
 	digests := make([]receipts.Digest, len(src.Entries))
 	var total atomic.Int64
 	err = forEachFile(src, func(w *worker, i int) error {
@@ -389,7 +403,11 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		if testOnlyAfterOpen != nil {
 			testOnlyAfterOpen(e.Path)
 		}
-		out, err := createCopy(dst, dstfd, e.Path)
+		mode := fileMode(e.Kind)
+		if !createSealed {
+			mode = 0o600
+		}
+		out, err := createCopy(dst, dstfd, e.Path, mode)
 		if err != nil {
 			return err
 		}
@@ -398,7 +416,7 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 			out.close()
 			return err
 		}
-		if err := out.finish(fileMode(e.Kind), fsyncFiles); err != nil {
+		if err := out.finish(fileMode(e.Kind), !createSealed, fsyncFiles); err != nil {
 			return err
 		}
 		digests[i] = d

@@ -74,11 +74,11 @@ func recheckFast(fd int, e bundle.Entry) error {
 }
 
 // createFast creates rel below the directory open as dirfd, exclusively,
-// mode 0600, through no link.
-func createFast(dirfd int, rel string) (int, error) {
+// with mode, through no link.
+func createFast(dirfd int, rel string, mode uint32) (int, error) {
 	return unix.Openat2(dirfd, rel, &unix.OpenHow{
 		Flags:   unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Mode:    0o600,
+		Mode:    uint64(mode),
 		Resolve: resolveStrict,
 	})
 }

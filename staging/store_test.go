@@ -340,3 +340,23 @@ func TestGCFollowsNoLink(t *testing.T) {
 		t.Fatalf("GC changed a directory a link in the snapshot pointed to:\n%s\nwas\n%s", after, before)
 	}
 }
+
+// TestStageUnderStrictUmask: modes are set explicitly, not left to the
+// umask; one that strips owner bits must neither break the copy (it would
+// for a user other than root) nor change the snapshot modes.
+func TestStageUnderStrictUmask(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, sampleTree())
+	want := referenceHash(t, src)
+	s := newStore(t)
+	os.MkdirAll(s.Dir, 0o700)
+	old := syscall.Umask(0o377)
+	_, err := s.Stage(walk(t, src), want, bundle.Limits{})
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatalf("Stage under umask 0377: %v", err)
+	}
+	if err := s.Verify(want); err != nil {
+		t.Fatal(err)
+	}
+}
