@@ -7,8 +7,9 @@
 # Content comes from a fixed-seed PCG generator (math/rand/v2), so every run
 # on every machine produces byte-identical trees with the same content hash.
 # Each tree is built under <name>.tmp and renamed into place, so an existing
-# small/ or big/ is always complete and is reused as is. Shared with
-# bench/hash.sh.
+# small/ or big/ is always complete and is reused as is; <name>.done is
+# written too, the marker bench/hash.sh looks for, so both scripts reuse
+# one set of trees when they are given the same BENCH_DIR.
 set -euo pipefail
 BENCH_DIR=${BENCH_DIR:-/tmp/bundlectl-bench}
 mkdir -p "$BENCH_DIR"
@@ -70,11 +71,13 @@ func must(err error) {
 EOF
 for kind in small big; do
 	if [ -d "$BENCH_DIR/$kind" ]; then
+		touch "$BENCH_DIR/$kind.done"
 		continue
 	fi
 	rm -rf "$BENCH_DIR/$kind.tmp"
 	mkdir "$BENCH_DIR/$kind.tmp"
 	(cd "$gen" && GOFLAGS= GO111MODULE=off go run gen.go "$BENCH_DIR/$kind.tmp" "$kind")
 	mv "$BENCH_DIR/$kind.tmp" "$BENCH_DIR/$kind"
+	touch "$BENCH_DIR/$kind.done"
 	echo "gentrees: generated $BENCH_DIR/$kind" >&2
 done

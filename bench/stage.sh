@@ -10,7 +10,10 @@
 # destination, and all of a tree's destinations are removed together after
 # its last run, followed by a sync and a pause. Before every timed run the
 # file system is synced and the script sleeps $PAUSE seconds. The methods
-# take turns within each round so that drift hits all of them alike. Each number is the median
+# take turns within each round, and the round's first method rotates, so
+# that drift and order effects hit all of them alike. The Stage row also
+# gives the median of Stage alone (the walk, which validates every name, is
+# timed apart by bench/cmd/stage -times). Each number is the median
 # of $RUNS runs, wall clock of the whole process (walk included for Stage).
 #
 #   RUNS=5 PAUSE=2 TREES="small big" bench/stage.sh
@@ -44,13 +47,15 @@ for tree in $TREES; do
 	src="$BENCH_DIR/$tree"
 	want=$("$tmp/stage" -hash "$src")
 	for run in $(seq "$RUNS"); do
-		for method in stage cp cpsync; do
+		methods=(stage cp cpsync)
+		for k in 0 1 2; do
+			method=${methods[$(((run + k) % 3))]}
 			dst="$out/$method-$tree-$run"
 			sync
 			sleep "$PAUSE"
 			t0=$(now)
 			case $method in
-			stage) "$tmp/stage" -want "$want" "$src" "$dst/store" ;;
+			stage) "$tmp/stage" -times -want "$want" "$src" "$dst/store" 2>>"$tmp/$tree-times" ;;
 			cp) cp -a "$src" "$dst" ;;
 			cpsync) cp -a "$src" "$dst" && sync ;;
 			esac
@@ -75,6 +80,10 @@ for tree in $TREES; do
 		awk -v t="$tree" -v m="$m" -v v="$v" -v c="$c" -v cs="$cs" \
 			'BEGIN {printf "%-6s %-12s %10.3f %10.2f %12.2f\n", t, m, v/1e6, v/c, v/cs}'
 	done
+	w=$(awk '{print $2}' "$tmp/$tree-times" | median)
+	so=$(awk '{print $4}' "$tmp/$tree-times" | median)
+	awk -v t="$tree" -v w="$w" -v v="$so" -v c="$c" -v cs="$cs" \
+		'BEGIN {printf "%-6s %-12s %10.3f %10.2f %12.2f   (walk alone: %.3f s)\n", t, "Stage alone", v/1e6, v/c, v/cs, w/1e6}'
 	echo "       runs (µs): stage $(tr '\n' ' ' <"$tmp/$tree-stage")| cp $(tr '\n' ' ' <"$tmp/$tree-cp")| cp+sync $(tr '\n' ' ' <"$tmp/$tree-cpsync")"
 done
 rm -rf "$out"

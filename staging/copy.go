@@ -2,8 +2,10 @@ package staging
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -243,26 +245,29 @@ type dstFile struct {
 	path string
 }
 
-// createCopy creates rel in the copy, O_EXCL, mode 0600, through no link.
-func createCopy(dst *os.Root, dstfd int, rel string) (*dstFile, error) {
+// createCopy creates rel in the copy, O_EXCL, with mode, through no link.
+func createCopy(dst *os.Root, dstfd int, rel string, mode os.FileMode) (*dstFile, error) {
 	if dstfd >= 0 {
-		fd, err := createFast(dstfd, rel)
+		fd, err := createFast(dstfd, rel, uint32(mode))
 		if err != nil {
 			return nil, &os.PathError{Op: "create", Path: rel, Err: err}
 		}
 		return &dstFile{fd: fd, path: rel}, nil
 	}
-	f, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, mode)
 	if err != nil {
 		return nil, err
 	}
 	return &dstFile{fd: int(f.Fd()), f: f, path: rel}, nil
 }
 
-// finish gives the written file its final mode, optionally fsyncs it, and
-// closes it.
-func (d *dstFile) finish(mode os.FileMode, fsync bool) error {
-	err := unix.Fchmod(d.fd, uint32(mode))
+// finish gives the written file its final mode unless it was created with
+// it, optionally fsyncs it, and closes it.
+func (d *dstFile) finish(mode os.FileMode, chmod, fsync bool) error {
+	var err error
+	if chmod {
+		err = unix.Fchmod(d.fd, uint32(mode))
+	}
 	if err == nil && fsync {
 		err = unix.Fsync(d.fd)
 	}
@@ -294,10 +299,14 @@ const dirMode = 0o500
 
 // copyTree copies every entry of src below dst (an empty directory) and
 // returns the file digests and the content hash of the bytes written.
-// Directories are created 0700 and files 0600 and O_EXCL, never through a
-// link; each file gets its final mode (0400 or 0500) once written;
-// directories are left writable for the caller to seal.
-func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
+// Directories are created 0700 and files O_EXCL, never through a
+// link; each file has its final mode (0400 or 0500) once written, and
+// each directory below the root 0500 once its last file is written. The
+// caller seals the root.
+//
+// umaskStrips says the umask removes owner bits (the temporary directory
+// did not come out 0700); every mode is then set with an explicit chmod.
+func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, umaskStrips, fsyncFiles bool) ([]receipts.Digest, receipts.Digest, error) {
 	fail := func(err error) ([]receipts.Digest, receipts.Digest, error) { return nil, receipts.Digest{}, err }
 	srcfd, err := unix.Open(src.Root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -331,6 +340,9 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		} else {
 			err = dst.Mkdir(e.Path, 0o700)
 		}
+		if err == nil && umaskStrips {
+			err = dst.Chmod(e.Path, 0o700)
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -338,6 +350,47 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 	if testOnlyAfterDirs != nil {
 		testOnlyAfterDirs()
 	}
+	// unsealed[d] counts the files still to be written directly in the
+	// directory entry d; the worker that writes the last one seals it, so
+	// sealing runs on the pool too. parent[i] is the directory entry
+	// holding entry i, -1 for the root.
+	parent := make([]int, len(src.Entries))
+	unsealed := make([]atomic.Int32, len(src.Entries))
+	dirs := map[string]int{}
+	for i, e := range src.Entries {
+		parent[i] = -1
+		if j := strings.LastIndexByte(e.Path, '/'); j >= 0 {
+			p, ok := dirs[e.Path[:j]]
+			if !ok {
+				return fail(fmt.Errorf("stage: %s: its directory was not walked", bundle.Quote(e.Path)))
+			}
+			parent[i] = p
+		}
+		if e.Kind == bundle.KindDir {
+			dirs[e.Path] = i
+		} else if parent[i] >= 0 {
+			unsealed[parent[i]].Add(1)
+		}
+	}
+	sealDir := func(d int) error {
+		rel := src.Entries[d].Path
+		if dstfd >= 0 {
+			return sealFast(dstfd, rel)
+		}
+		return dst.Chmod(rel, dirMode)
+	}
+	for d, e := range src.Entries {
+		if e.Kind == bundle.KindDir && unsealed[d].Load() == 0 {
+			if err := sealDir(d); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	// A file is created with its final mode, 0400 or 0500: the creating
+	// open may write a file whatever its mode, and it saves a chmod per
+	// file. Not under a umask that strips owner bits: then every file is
+	// created 0600 and chmodded.
+	createSealed := !umaskStrips
 	digests := make([]receipts.Digest, len(src.Entries))
 	var total atomic.Int64
 	err = forEachFile(src, func(w *worker, i int) error {
@@ -350,18 +403,27 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, fsyncFiles bool
 		if testOnlyAfterOpen != nil {
 			testOnlyAfterOpen(e.Path)
 		}
-		out, err := createCopy(dst, dstfd, e.Path)
+		mode := fileMode(e.Kind)
+		if !createSealed {
+			mode = 0o600
+		}
+		out, err := createCopy(dst, dstfd, e.Path, mode)
 		if err != nil {
 			return err
 		}
 		d, err := digestCopy(w, in, out.fd, &total, lim.MaxTotalBytes)
-		if err == nil {
-			err = out.finish(fileMode(e.Kind), fsyncFiles)
-		} else {
+		if err != nil {
 			out.close()
+			return err
+		}
+		if err := out.finish(fileMode(e.Kind), !createSealed, fsyncFiles); err != nil {
+			return err
 		}
 		digests[i] = d
-		return err
+		if p := parent[i]; p >= 0 && unsealed[p].Add(-1) == 0 {
+			return sealDir(p)
+		}
+		return nil
 	})
 	if err != nil {
 		return fail(err)

@@ -14,12 +14,14 @@
 //     copy whose hash is not the reviewed one is deleted and reported as a
 //     *MismatchError (ErrMismatch): the source changed after review.
 //   - The source is read without following any link: each file is opened
-//     through bundle.Tree.Open (O_NOFOLLOW at every element, inode checked
-//     against the walk) and rechecked with bundle.Recheck after it is read;
-//     each directory's inode is checked too. A changed source fails with
+//     with one openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) on Linux, else
+//     through bundle.Tree.Open (O_NOFOLLOW at every element); its inode,
+//     size and mode are checked against the walk, and after it is read it
+//     is rechecked as bundle.Recheck does (size, mode, mtime, ctime). Each
+//     directory's inode is checked too. A changed source fails with
 //     bundle.ErrChanged and nothing is staged. Nothing is ever written
-//     outside the store: the copy goes through an os.Root on the temporary
-//     directory, files are created O_EXCL|O_NOFOLLOW.
+//     outside the store: the copy is created below the temporary directory
+//     through no link (openat2, or os.Root), files O_EXCL|O_NOFOLLOW.
 //   - The bundle limits apply to the copy: the walked tree is checked
 //     against them before copying, no file is read past its walked size,
 //     and the bytes actually read are counted against the total.

@@ -75,8 +75,13 @@ func referenceHash(t testing.TB, dir string) receipts.Digest {
 	return th.Sum()
 }
 
+// newStore returns a store in a temporary directory, made writable again
+// before the directory is removed (snapshots are read-only, which matters
+// when the tests do not run as root).
 func newStore(t testing.TB) *Store {
-	return &Store{Dir: filepath.Join(t.TempDir(), "home", "store")}
+	s := &Store{Dir: filepath.Join(t.TempDir(), "home", "store")}
+	t.Cleanup(func() { removeTree(s.Dir) })
+	return s
 }
 
 // storeNames lists the store directory.

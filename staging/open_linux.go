@@ -74,11 +74,11 @@ func recheckFast(fd int, e bundle.Entry) error {
 }
 
 // createFast creates rel below the directory open as dirfd, exclusively,
-// mode 0600, through no link.
-func createFast(dirfd int, rel string) (int, error) {
+// with mode, through no link.
+func createFast(dirfd int, rel string, mode uint32) (int, error) {
 	return unix.Openat2(dirfd, rel, &unix.OpenHow{
 		Flags:   unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Mode:    0o600,
+		Mode:    uint64(mode),
 		Resolve: resolveStrict,
 	})
 }
@@ -98,6 +98,20 @@ func mkdirFast(dirfd int, rel string) error {
 	}
 	if err := unix.Mkdirat(pfd, base, 0o700); err != nil {
 		return &os.PathError{Op: "mkdir", Path: rel, Err: err}
+	}
+	return nil
+}
+
+// sealFast gives the directory rel below dirfd mode 0500, reaching it
+// through no link.
+func sealFast(dirfd int, rel string) error {
+	fd, err := unix.Openat2(dirfd, rel, &unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveStrict})
+	if err == nil {
+		err = unix.Fchmod(fd, dirMode)
+		unix.Close(fd)
+	}
+	if err != nil {
+		return &os.PathError{Op: "seal", Path: rel, Err: err}
 	}
 	return nil
 }

@@ -13,5 +13,6 @@ func haveOpenat2() bool { return false }
 
 func openWalkedFast(int, bundle.Entry) (int, error) { return -1, errors.ErrUnsupported }
 func recheckFast(int, bundle.Entry) error           { return errors.ErrUnsupported }
-func createFast(int, string) (int, error)           { return -1, errors.ErrUnsupported }
+func createFast(int, string, uint32) (int, error)   { return -1, errors.ErrUnsupported }
 func mkdirFast(int, string) error                   { return errors.ErrUnsupported }
+func sealFast(int, string) error                    { return errors.ErrUnsupported }

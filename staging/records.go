@@ -1,7 +1,6 @@
 package staging
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"fmt"
@@ -34,14 +33,22 @@ type record struct {
 }
 
 func encodeRecords(hash receipts.Digest, t *bundle.Tree, digests []receipts.Digest) []byte {
+	rs := make([]record, len(t.Entries))
+	for i, e := range t.Entries {
+		rs[i] = record{Path: e.Path, Kind: e.Kind, Size: e.Size, Digest: digests[i]}
+	}
+	return formatRecords(hash, rs)
+}
+
+func formatRecords(hash receipts.Digest, rs []record) []byte {
 	var b bytes.Buffer
 	b.WriteString(recordsHeader + hash.String() + "\n")
-	for i, e := range t.Entries {
-		if e.Kind == bundle.KindDir {
-			fmt.Fprintf(&b, "D - - %s\n", e.Path)
+	for _, r := range rs {
+		if r.Kind == bundle.KindDir {
+			fmt.Fprintf(&b, "D - - %s\n", r.Path)
 			continue
 		}
-		fmt.Fprintf(&b, "%c %d %s %s\n", e.Kind, e.Size, digests[i], e.Path)
+		fmt.Fprintf(&b, "%c %d %s %s\n", r.Kind, r.Size, r.Digest, r.Path)
 	}
 	return b.Bytes()
 }
@@ -59,25 +66,43 @@ func readRecords(path string, hash receipts.Digest, max int64) ([]record, bool) 
 	if err != nil || int64(len(data)) > max {
 		return nil, false
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), len(data)+1)
-	if !sc.Scan() || sc.Text() != recordsHeader+hash.String() {
+	return parseRecords(data, hash)
+}
+
+// parseRecords accepts exactly what encodeRecords writes: the header for
+// hash, then one line per entry in strictly ascending path order, decimal
+// sizes without sign or leading zeros, lowercase hex digests, every line
+// ending in a newline.
+func parseRecords(data []byte, hash receipts.Digest) ([]record, bool) {
+	text := string(data)
+	if !strings.HasSuffix(text, "\n") {
+		return nil, false
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if lines[0] != recordsHeader+hash.String() {
 		return nil, false
 	}
 	var rs []record
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), " ", 4)
-		if len(f) != 4 || len(f[0]) != 1 {
+	for _, line := range lines[1:] {
+		f := strings.SplitN(line, " ", 4)
+		if len(f) != 4 || len(f[0]) != 1 || f[3] == "" {
 			return nil, false
 		}
 		r := record{Kind: bundle.Kind(f[0][0]), Path: f[3]}
 		switch r.Kind {
 		case bundle.KindDir:
-		case bundle.KindFile, bundle.KindExec:
-			if r.Size, err = strconv.ParseInt(f[1], 10, 64); err != nil || r.Size < 0 {
+			if f[1] != "-" || f[2] != "-" {
 				return nil, false
 			}
-			if n, err := hex.Decode(r.Digest[:], []byte(f[2])); err != nil || n != receipts.Size || len(f[2]) != 2*receipts.Size {
+		case bundle.KindFile, bundle.KindExec:
+			var err error
+			if r.Size, err = strconv.ParseInt(f[1], 10, 64); err != nil || r.Size < 0 || strconv.FormatInt(r.Size, 10) != f[1] {
+				return nil, false
+			}
+			if len(f[2]) != 2*receipts.Size {
+				return nil, false
+			}
+			if _, err := hex.Decode(r.Digest[:], []byte(f[2])); err != nil || hex.EncodeToString(r.Digest[:]) != f[2] {
 				return nil, false
 			}
 		default:
@@ -88,7 +113,7 @@ func readRecords(path string, hash receipts.Digest, max int64) ([]record, bool) 
 		}
 		rs = append(rs, r)
 	}
-	return rs, sc.Err() == nil
+	return rs, true
 }
 
 // diffRecords returns the first difference, in path order, between what was

@@ -76,6 +76,16 @@ func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits)
 	if err != nil {
 		return "", err
 	}
+	// The umask applies to MkdirTemp; one that strips owner bits would
+	// leave a copy we cannot write, so modes are then set explicitly.
+	var umaskStrips bool
+	if fi, err := os.Lstat(tmp); err != nil || fi.Mode().Perm() != 0o700 {
+		umaskStrips = true
+		if err := os.Chmod(tmp, 0o700); err != nil {
+			removeTree(tmp)
+			return "", err
+		}
+	}
 	tmpRecords := tmp + recordsSuffix
 	installed := false
 	defer func() {
@@ -85,7 +95,7 @@ func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits)
 		}
 	}()
 
-	digests, got, err := s.copyInto(tmp, src, lim)
+	digests, got, err := s.copyInto(tmp, src, lim, umaskStrips)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +105,8 @@ func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits)
 	if err := writeFileExcl(tmpRecords, encodeRecords(want, src, digests), 0o400); err != nil {
 		return "", err
 	}
-	if err := seal(tmp, src); err != nil {
+	// copyTree sealed every directory below the root; seal the root last.
+	if err := os.Chmod(tmp, dirMode); err != nil {
 		return "", err
 	}
 	if fsyncEach {
@@ -132,31 +143,13 @@ func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits)
 
 // copyInto copies src below dir and returns the file digests and the
 // content hash of what was written.
-func (s *Store) copyInto(dir string, src *bundle.Tree, lim bundle.Limits) ([]receipts.Digest, receipts.Digest, error) {
+func (s *Store) copyInto(dir string, src *bundle.Tree, lim bundle.Limits, umaskStrips bool) ([]receipts.Digest, receipts.Digest, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, receipts.Digest{}, err
 	}
 	defer root.Close()
-	return copyTree(src, root, lim, fsyncEach)
-}
-
-// seal makes the copy read-only: directories 0500 from the deepest up,
-// the root last. Files got their modes as they were written.
-func seal(dir string, t *bundle.Tree) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	for i := len(t.Entries) - 1; i >= 0; i-- {
-		if e := t.Entries[i]; e.Kind == bundle.KindDir {
-			if err := root.Chmod(e.Path, dirMode); err != nil {
-				return err
-			}
-		}
-	}
-	return os.Chmod(dir, dirMode)
+	return copyTree(src, root, lim, umaskStrips, fsyncEach)
 }
 
 // fsyncDirs fsyncs every directory of the copy; files and the records

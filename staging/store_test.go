@@ -93,9 +93,11 @@ func TestStageReusesAfterVerify(t *testing.T) {
 
 	// A bad snapshot under the name is not reused: it is replaced.
 	unseal(t, snap)
+	os.Chmod(filepath.Join(snap, "plugin.json"), 0o600)
 	if err := os.WriteFile(filepath.Join(snap, "plugin.json"), []byte("evil"), 0o400); err != nil {
 		t.Fatal(err)
 	}
+	os.Chmod(filepath.Join(snap, "plugin.json"), 0o400)
 	if err := s.Verify(want); !errors.Is(err, ErrTampered) {
 		t.Fatalf("Verify of a changed snapshot: %v", err)
 	}
@@ -312,5 +314,49 @@ func TestStageRefusesBeyondLimits(t *testing.T) {
 	}
 	if names := storeNames(t, s); len(names) != 0 {
 		t.Fatalf("store holds %q", names)
+	}
+}
+
+func TestGCFollowsNoLink(t *testing.T) {
+	s, _, want := stageSample(t)
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"keep/me": "outside"})
+	os.Chmod(filepath.Join(outside, "keep"), 0o500)
+	defer os.Chmod(filepath.Join(outside, "keep"), 0o700)
+	before := snapshotDir(t, outside)
+	snap := s.Path(want)
+	unseal(t, snap)
+	if err := os.Symlink(outside, filepath.Join(snap, "skills", "link")); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(snap, 0o500)
+	if _, err := s.GC(nil); err != nil {
+		t.Fatal(err)
+	}
+	if names := storeNames(t, s); len(names) != 0 {
+		t.Fatalf("GC left %q", names)
+	}
+	if after := snapshotDir(t, outside); after != before {
+		t.Fatalf("GC changed a directory a link in the snapshot pointed to:\n%s\nwas\n%s", after, before)
+	}
+}
+
+// TestStageUnderStrictUmask: modes are set explicitly, not left to the
+// umask; one that strips owner bits must neither break the copy (it would
+// for a user other than root) nor change the snapshot modes.
+func TestStageUnderStrictUmask(t *testing.T) {
+	src := t.TempDir()
+	writeTree(t, src, sampleTree())
+	want := referenceHash(t, src)
+	s := newStore(t)
+	os.MkdirAll(s.Dir, 0o700)
+	old := syscall.Umask(0o377)
+	_, err := s.Stage(walk(t, src), want, bundle.Limits{})
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatalf("Stage under umask 0377: %v", err)
+	}
+	if err := s.Verify(want); err != nil {
+		t.Fatal(err)
 	}
 }
