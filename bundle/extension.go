@@ -1,7 +1,9 @@
 package bundle
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // extBase is the finding path of bundlectl's manifest namespace.
@@ -205,6 +207,11 @@ func (r extReader) hooks(v *jsonValue, path string) {
 	}
 	for _, event := range v.keys {
 		groups, ep := v.obj[event], fieldPath(path, event)
+		if !slices.Contains(HookEvents, event) && groups.kind == jsonArray && len(groups.arr) == 0 {
+			// An unknown event with no hooks would otherwise pass unseen.
+			r.b.Report.Skipf(ep, "hook.event", "unknown hook event %s (want one of %s)", Quote(event), strings.Join(HookEvents, ", "))
+			continue
+		}
 		if groups.kind != jsonArray {
 			r.typeErr(ep, "an array of matcher groups", groups)
 			continue

@@ -335,6 +335,7 @@ func TestExtensionRules(t *testing.T) {
 		{"params file ref", tool(`, "params": {"$ref": "file:///etc/passwd"}`), Skip, "tool.params", "tools[0].params", ""},
 		{"params unknown metaschema", tool(`, "params": {"$schema": "https://schemas.example.com/meta", "type": "object"}`), Skip, "tool.params", "tools[0].params", ""},
 		{"hook unknown event", hook("OnSave", `{"hooks": [`+cmdHook+`]}`), Skip, "hook.event", "hooks.OnSave[0].hooks[0]", ""},
+		{"hook unknown event, no groups", hook("OnSave", ""), Skip, "hook.event", "hooks.OnSave", ""},
 		{"hook bad matcher", hook("PreToolUse", `{"matcher": "(", "hooks": [`+cmdHook+`]}`), Skip, "hook.matcher", "hooks.PreToolUse[0].hooks[0].matcher", ""},
 		{"hook prompt type", hook("Stop", `{"hooks": [{"type": "prompt", "command": "true"}]}`), Skip, "hook.type", "hooks.Stop[0].hooks[0].type", ""},
 		{"hook type missing", hook("Stop", `{"hooks": [{"command": "true"}]}`), Skip, "hook.type", "hooks.Stop[0].hooks[0]", ""},
