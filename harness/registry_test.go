@@ -40,7 +40,14 @@ const toolManifest = `{
   }}
 }`
 
+const mcpManifest = `{
+  "$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json",
+  "mcpServers": {"echo": {"type": "stdio", "command": "./bin/srv", "args": ["${PLUGIN_DATA}"]}}
+}`
+
 var toolScripts = map[string]string{
+	"mcp.json":  mcpManifest,
+	"bin/srv":   "#!/bin/sh\necho $$ > \"$1/srv.pid\"\nsleep 60 &\necho $! > \"$1/srvchild.pid\"\ncat\n",
 	"bin/echo":  "#!/bin/sh\necho \"root=$1\"\ncat\n",
 	"bin/env":   "#!/bin/sh\nenv\n",
 	"bin/sleep": "#!/bin/sh\nsleep 60 &\necho $! > \"$PLUGIN_DATA/child.pid\"\necho $$ > \"$PLUGIN_DATA/main.pid\"\nwait\n",
@@ -262,6 +269,49 @@ func TestHelperTransition(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A stdio MCP server served with stdio passed through is killed with its
+// process group when another process revokes the bundle.
+func TestRevokeFromAnotherProcessKillsMCPServer(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	inR, inW, err := os.Pipe()
+	must(t, err)
+	defer inW.Close()
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	must(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.ServeMCP(context.Background(), harness.ServerName("kit", "echo"), harness.Stdio{In: inR, Out: out, Err: out})
+		done <- err
+	}()
+	pidFile := filepath.Join(f.dataDir(), "srvchild.pid")
+	waitFor(t, func() bool { _, err := os.Stat(pidFile); return err == nil })
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperTransition$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_HELPER=revoke", "H_HOME="+f.home, "H_WS="+f.ws)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, b)
+	}
+	changed := time.Now()
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the MCP server was not cancelled")
+	}
+	if d := time.Since(changed); d > time.Second {
+		t.Errorf("cancelled %v after the revoke, want within 1s", d)
+	}
+	var ce *harness.CanceledError
+	if !errors.As(err, &ce) || !errors.Is(err, harness.ErrRevoked) {
+		t.Fatalf("err = %v, want a CanceledError for a revoke", err)
+	}
+	for _, name := range []string{"srv.pid", "srvchild.pid"} {
+		data, err := os.ReadFile(filepath.Join(f.dataDir(), name))
+		must(t, err)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
 	}
 }
 
