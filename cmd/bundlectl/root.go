@@ -127,6 +127,22 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 		newHooksCmd(g),
 		newMCPCmd(g),
 	)
+	// cobra's own completion and help commands get the section too.
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if !strings.Contains(c.Long, "EXIT STATUS") {
+			if c.Long == "" {
+				c.Long = c.Short
+			}
+			c.Long += exitStatus(exit0, exit2)
+		}
+		for _, sub := range c.Commands() {
+			if !strings.Contains(sub.Long, "EXIT STATUS") {
+				sub.Long += exitStatus(exit0, exit2)
+			}
+		}
+	}
 	return root
 }
 
