@@ -1,11 +1,8 @@
 package harness
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -487,10 +484,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-var _ = json.Valid
-var _ = io.EOF
-var _ = strings.Cut
-var _ = context.Background
 
 // Ready reports whether the bundle named name was loaded and passes its
 // authority check now; if not, the error names the status and the fix.

@@ -2,7 +2,6 @@ package lifecycle
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -264,5 +263,3 @@ func (m *Manager) GC() (removed []string, err error) {
 	})
 	return removed, stateErr(err)
 }
-
-var _ = fmt.Sprintf
