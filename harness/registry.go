@@ -484,7 +484,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-
 // Ready reports whether the bundle named name was loaded and passes its
 // authority check now; if not, the error names the status and the fix.
 func (r *Registry) Ready(name string) error {
