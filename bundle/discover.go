@@ -107,7 +107,8 @@ func DiscoverNamed(roots Roots, lim Limits, only []string) *Discovery {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				d.Bundles[j.slot] = Load(j.dir, j.scope, lim)
+				// Bundles load in parallel; a lone bundle's walk does.
+				d.Bundles[j.slot] = load(j.dir, j.scope, lim, len(jobs) == 1)
 			}
 		}()
 	}

@@ -15,7 +15,11 @@ const (
 // Load reads and validates the bundle in dir. It never fails: every problem
 // is a finding in the bundle's Report. It writes nothing, launches nothing
 // and opens no connection.
-func Load(dir string, scope Scope, lim Limits) *Bundle {
+func Load(dir string, scope Scope, lim Limits) *Bundle { return load(dir, scope, lim, true) }
+
+// load is Load; prescan says whether the walk may use several workers
+// (Discover, which already loads bundles in parallel, says no).
+func load(dir string, scope Scope, lim Limits, prescan bool) *Bundle {
 	b := &Bundle{Scope: scope, Name: filepath.Base(filepath.Clean(dir))}
 	defer forgetRejectedSpecs(b)
 	canon, err := canonicalDir(dir)
@@ -27,7 +31,7 @@ func Load(dir string, scope Scope, lim Limits) *Bundle {
 	}
 	b.Dir = canon
 	b.ID = Identity(scope, canon, b.Name)
-	tree, rep := Walk(canon, lim)
+	tree, rep := walk(canon, lim, prescan)
 	b.Tree = tree
 	b.Report.Merge(rep)
 	if tree == nil {

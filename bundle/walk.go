@@ -21,7 +21,9 @@ import (
 // that one run reports them all, but stops descending once a bound is
 // exceeded. dir must be absolute and canonical. The returned tree is nil
 // only when dir itself cannot be opened as a directory.
-func Walk(dir string, lim Limits) (*Tree, Report) {
+func Walk(dir string, lim Limits) (*Tree, Report) { return walk(dir, lim, true) }
+
+func walk(dir string, lim Limits, parallel bool) (*Tree, Report) {
 	lim = lim.WithDefaults()
 	w := &walker{lim: lim, tree: &Tree{Root: dir}}
 	var st unix.Stat_t
@@ -45,7 +47,19 @@ func Walk(dir string, lim Limits) (*Tree, Report) {
 		w.rep.Errorf(".", "tree.unreadable", "cannot open the bundle directory: %v", errnoText(err))
 		return nil, w.rep
 	}
-	w.walkDir(fd, "", 0)
+	// The system calls of a walk (list, stat, open) dominate its cost, so
+	// they run first on a few workers (prescan); the rules then apply in
+	// one deterministic pass over what was seen. When the prescan cannot
+	// be used (no openat2, a bound exceeded, a directory replaced while it
+	// was read) the same pass reads the file system directly.
+	var root dirSource
+	if raw, ok := prescanIf(parallel, fd, lim); ok {
+		unix.Close(fd)
+		root = &rawDir{all: raw, rel: ""}
+	} else {
+		root = newFdDir(fd)
+	}
+	w.walkDir(root, "", 0)
 	sortEntries(w.tree.Entries)
 	return w.tree, w.rep
 }
@@ -59,17 +73,15 @@ type walker struct {
 
 var folder = cases.Fold()
 
-// walkDir reads the directory open as fd (which it closes), relative path
-// rel ("" for the root), at depth elements below the root.
-func (w *walker) walkDir(fd int, rel string, depth int) {
-	f := os.NewFile(uintptr(fd), rel)
-	names, over, err := readNames(f, w.lim.MaxEntries)
+// walkDir applies the rules to the directory src (which it closes),
+// relative path rel ("" for the root), at depth elements below the root.
+func (w *walker) walkDir(src dirSource, rel string, depth int) {
+	defer src.close()
+	names, over, err := src.list(w.lim.MaxEntries)
 	if err != nil {
-		f.Close()
 		w.rep.Errorf(dispPath(rel), "tree.unreadable", "cannot list the directory: %v", err)
 		return
 	}
-	defer f.Close()
 	if over {
 		// Every name is an entry or a finding, so a directory this large
 		// breaks the bound whatever it holds; reading on would only cost
@@ -78,10 +90,8 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 		w.stopped = true
 		return
 	}
-	// Sort for a deterministic report and traversal order.
-	sortStrings(names)
 	seen := make(map[string]string, len(names))
-	for _, name := range names {
+	for i, name := range names {
 		if w.stopped {
 			return
 		}
@@ -107,8 +117,8 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 			w.rep.Errorf(disp, "bounds.depth", "path is deeper than the limit of %d elements", w.lim.MaxDepth)
 			continue
 		}
-		var st unix.Stat_t
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		st, err := src.stat(i, name)
+		if err != nil {
 			w.rep.Errorf(disp, "tree.unreadable", "cannot stat: %v", errnoText(err))
 			continue
 		}
@@ -130,12 +140,12 @@ func (w *walker) walkDir(fd int, rel string, depth int) {
 			if !nameOK {
 				continue // never descend into a directory with a rejected name
 			}
-			cfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			child, err := src.child(name, p)
 			if err != nil {
 				w.rep.Errorf(disp, "tree.unreadable", "cannot open the directory: %v", errnoText(err))
 				continue
 			}
-			w.walkDir(cfd, p, depth+1)
+			w.walkDir(child, p, depth+1)
 		case unix.S_IFREG:
 			e.Kind = KindFile
 			if mode&0o111 != 0 {
