@@ -114,6 +114,11 @@ func (t *Tree) ReadFile(rel string, max int64) ([]byte, error) {
 	if int64(len(data)) != e.Size {
 		return nil, &ChangedError{Path: rel, Reason: "size changed"}
 	}
+	// The bytes are those the walk saw only if nothing touched the file
+	// since: a same-size rewrite still moves ctime.
+	if err := Recheck(f, e); err != nil {
+		return nil, err
+	}
 	return data, nil
 }
 

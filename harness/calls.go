@@ -173,7 +173,7 @@ func (r *Registry) Content(name string) ([]byte, error) {
 			return append([]byte(nil), d.content...), nil
 		}
 	}
-	return nil, &AuthorityError{Bundle: strings.SplitN(name, ":", 2)[0], Reason: "no skill, command or agent " + bundle.Quote(name), Err: ErrUnknown}
+	return nil, &UnknownError{What: "skill, command or agent", Name: name}
 }
 
 // expand applies ${PLUGIN_ROOT} (the snapshot) and ${PLUGIN_DATA}.

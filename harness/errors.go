@@ -36,17 +36,58 @@ type AuthorityError struct {
 	Reason string
 	Fix    string
 	Err    error // one of the sentinels above
+	Cause  error // the underlying error, if any (e.g. an unusable state file)
 }
 
 func (e *AuthorityError) Error() string {
 	return fmt.Sprintf("bundle %q refused: %s", e.Bundle, e.Reason)
 }
 
-func (e *AuthorityError) Unwrap() []error { return []error{e.Err, lifecycle.ErrRefused} }
+func (e *AuthorityError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, lifecycle.ErrRefused, e.Cause}
+	}
+	return []error{e.Err, lifecycle.ErrRefused}
+}
 
 // Hint is the command that fixes it.
 func (e *AuthorityError) Hint() string { return e.Fix }
 
 func refuse(bundle string, sentinel error, fix, format string, args ...any) *AuthorityError {
 	return &AuthorityError{Bundle: bundle, Reason: fmt.Sprintf(format, args...), Fix: fix, Err: sentinel}
+}
+
+// UnknownError names something the registry does not hold: a bundle in no
+// root, a tool, or an MCP server. It matches ErrUnknown, not a refusal.
+type UnknownError struct {
+	What string // "bundle", "tool", "mcp server", "skill, command or agent"
+	Name string
+}
+
+func (e *UnknownError) Error() string {
+	if e.What == "bundle" {
+		return fmt.Sprintf("no bundle named %q in any root", e.Name)
+	}
+	return fmt.Sprintf("no %s %q in the registry", e.What, e.Name)
+}
+func (e *UnknownError) Unwrap() error { return ErrUnknown }
+
+// Hint is the command that lists what exists.
+func (e *UnknownError) Hint() string {
+	if e.What == "bundle" {
+		return "bundlectl list"
+	}
+	return "bundlectl catalog"
+}
+
+// RemoteServerError: ServeMCP was asked to run a remote server.
+type RemoteServerError struct{ Name, URL string }
+
+func (e *RemoteServerError) Error() string {
+	return fmt.Sprintf("mcp server %q is remote (%s): bundlectl runs only stdio servers", e.Name, e.URL)
+}
+
+// Hint says where the endpoint and its credential sources are listed.
+func (e *RemoteServerError) Hint() string {
+	return "connect to it directly; bundlectl catalog --json lists its endpoint, header names and credential sources"
 }

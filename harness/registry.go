@@ -185,11 +185,12 @@ func Load(opts Options) (*Registry, error) {
 		e := &entry{idx: len(r.entries), b: b, rc: *rec.Receipt, gen: rec.Generation, snapshot: rec.Receipt.Snapshot}
 		if err := r.verify(e); err != nil {
 			st := r.m.Evaluate(b, s)
-			reasons := st.Reasons
+			word, reasons := st.Word, st.Reasons
 			if st.Active {
-				reasons = []string{err.Error()}
+				// It changed between the two looks: report the failure.
+				word, reasons = lifecycle.StatusDrifted, []string{err.Error()}
 			}
-			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, st.Word, reasons})
+			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, word, reasons})
 			continue
 		}
 		if why := lifecycle.Applies(e.b.When); why != "" {
@@ -197,7 +198,7 @@ func Load(opts Options) (*Registry, error) {
 			continue
 		}
 		if err := r.admit(e); err != nil {
-			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, lifecycle.StatusDrifted, []string{err.Error()}})
+			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, lifecycle.StatusEnabled, []string{"enabled and trusted, but it could not be loaded: " + err.Error()}})
 			continue
 		}
 		r.entries = append(r.entries, e)
@@ -282,9 +283,13 @@ func dataDir(home, id string) (string, error) {
 	return dir, nil
 }
 
-// Close releases the change notification.
+// Close releases the change notification. Checks made after Close (by a
+// child still being supervised) verify in full.
 func (r *Registry) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.watch.close()
+	r.watch = nil
 	return nil
 }
 
@@ -319,7 +324,15 @@ func (r *Registry) authorize(e *entry) error {
 	}
 	name := e.b.Name
 	if r.stateErr != nil {
-		return refuse(name, ErrStale, "", "the state file is unusable: %v", r.stateErr)
+		// Keep the state error in the chain: the CLI exits 4 on it and
+		// prints its repair hint.
+		ae := refuse(name, ErrStale, "", "the state file is unusable: %v", r.stateErr)
+		ae.Cause = r.stateErr
+		var h interface{ Hint() string }
+		if errors.As(r.stateErr, &h) {
+			ae.Fix = h.Hint()
+		}
+		return ae
 	}
 	rec, _ := r.state.Bundle(e.b.ID)
 	switch {
@@ -522,5 +535,5 @@ func (r *Registry) Loaded(name string) error {
 			return refuse(name, ErrNotActive, fix, "it is not active: %s", reason)
 		}
 	}
-	return &AuthorityError{Bundle: name, Reason: "no bundle of that name in any root", Fix: "bundlectl list", Err: ErrNotActive}
+	return &UnknownError{What: "bundle", Name: name}
 }

@@ -422,3 +422,27 @@ func TestPluginDataSurvivesUpdates(t *testing.T) {
 		t.Fatalf("PLUGIN_DATA lost its contents across an update: %v", err)
 	}
 }
+
+// A watch follows its inode: after a source directory is replaced by an
+// identical copy, the next verification passes and must watch the new
+// directory, so that a later edit inside it is still caught.
+func TestReplacedDirectoryIsWatchedAgain(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	bin := filepath.Join(f.src, "bin")
+	moved := filepath.Join(t.TempDir(), "bin")
+	must(t, os.Rename(bin, moved))
+	must(t, os.Mkdir(bin, 0o755))
+	for name, body := range toolScripts {
+		if strings.HasPrefix(name, "bin/") {
+			must(t, os.WriteFile(filepath.Join(f.src, name), []byte(body), 0o755))
+		}
+	}
+	if err := r.Ready("kit"); err != nil {
+		t.Fatalf("identical replacement refused: %v", err)
+	}
+	must(t, os.WriteFile(filepath.Join(bin, "echo"), []byte("#!/bin/sh\necho changed\n"), 0o755))
+	if err := r.Ready("kit"); !errors.Is(err, harness.ErrDrifted) {
+		t.Fatalf("an edit in a replaced directory went unseen: %v", err)
+	}
+}

@@ -20,7 +20,7 @@ import (
 func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Result, error) {
 	t, ok := r.tools[name]
 	if !ok {
-		return nil, &AuthorityError{Bundle: bundleOfTool(name), Reason: "no tool " + bundle.Quote(name) + " in the registry", Fix: "bundlectl catalog", Err: ErrUnknown}
+		return nil, &UnknownError{What: "tool", Name: name}
 	}
 	if err := ValidateInput(t.schema, input); err != nil {
 		return nil, fmt.Errorf("tool %s: %w: %w", bundle.Quote(name), ErrInput, err)
@@ -46,11 +46,6 @@ func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Re
 	return r.supervise(ctx, e, func(ctx context.Context) (*Result, error) { return Run(ctx, spec) })
 }
 
-func bundleOfTool(name string) string {
-	rest, _ := strings.CutPrefix(name, "plugin__")
-	b, _, _ := strings.Cut(rest, "__")
-	return b
-}
 
 // serverSpec freezes a stdio server's launch: argv and cwd in the snapshot
 // or the data directory, environment from nothing plus reviewed entries.
@@ -97,10 +92,10 @@ func within(p, root string) bool {
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
-		return nil, &AuthorityError{Bundle: "", Reason: "no MCP server " + bundle.Quote(name) + " in the registry", Fix: "bundlectl catalog", Err: ErrUnknown}
+		return nil, &UnknownError{What: "mcp server", Name: name}
 	}
 	if s.srv.Remote() {
-		return nil, fmt.Errorf("MCP server %s is remote (%s); a harness connects to it directly", bundle.Quote(name), s.srv.URL)
+		return nil, &RemoteServerError{Name: name, URL: s.srv.URL}
 	}
 	if err := r.authorize(s.e); err != nil {
 		return nil, err

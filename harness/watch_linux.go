@@ -17,15 +17,19 @@ import (
 // returns, so draining the queue synchronously at check time sees every
 // change that finished before the check: a clean drain proves nothing
 // changed since the last full verification. A lost event (queue overflow)
-// or a removed watch marks everything dirty, which means "re-verify".
+// marks everything dirty and a removed watch (its directory was deleted or
+// replaced) marks its entries dirty, which means "re-verify". Writes through
+// a shared memory mapping raise no inotify event at all (inotify(7)); see
+// SECURITY.md.
 type watcher struct {
-	mu    sync.Mutex
-	fd    int
-	owner map[int32]int // watch descriptor -> entry index
-	dirs  map[int]map[string]bool
-	dirty map[int]bool
-	all   bool // the queue overflowed: every entry must re-verify
-	buf   []byte
+	mu sync.Mutex
+	fd int
+	// owners maps a watch descriptor to the entries watching it (two
+	// bundles with the same content share one snapshot directory).
+	owners map[int32]map[int]bool
+	dirty  map[int]bool
+	all    bool // the queue overflowed: every entry must re-verify
+	buf    []byte
 }
 
 const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE |
@@ -41,30 +45,33 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, errNoWatch
 	}
-	return &watcher{fd: fd, owner: map[int32]int{}, dirs: map[int]map[string]bool{}, dirty: map[int]bool{}, buf: make([]byte, 64<<10)}, nil
+	return &watcher{fd: fd, owners: map[int32]map[int]bool{}, dirty: map[int]bool{}, buf: make([]byte, 64<<10)}, nil
 }
 
 // watchTree watches root and every directory of t for entry, and reports
-// whether every directory was already watched (false: new directories were
-// added, so the caller must verify again).
+// whether every one of them was already watched for it (false: the caller
+// must walk again). Every directory is added again each time: a watch
+// follows its inode, so a directory replaced under the same path needs a
+// new watch, and inotify_add_watch returns the existing descriptor for an
+// inode already watched.
 func (w *watcher) watchTree(entry int, root string, t *bundle.Tree) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.dirs[entry] == nil {
-		w.dirs[entry] = map[string]bool{}
-	}
 	stable := true
 	add := func(dir string) error {
-		if w.dirs[entry][dir] {
-			return nil
-		}
 		wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
 		if err != nil {
 			return err
 		}
-		w.owner[int32(wd)] = entry
-		w.dirs[entry][dir] = true
-		stable = false
+		set := w.owners[int32(wd)]
+		if set == nil {
+			set = map[int]bool{}
+			w.owners[int32(wd)] = set
+		}
+		if !set[entry] {
+			set[entry] = true
+			stable = false
+		}
 		return nil
 	}
 	if err := add(root); err != nil {
@@ -92,14 +99,19 @@ func (w *watcher) drain() {
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
-			switch {
+			switch set, ok := w.owners[ev.Wd]; {
 			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
 				w.all = true
+			case !ok:
+				w.all = true // an event we cannot attribute: be safe
 			default:
-				if i, ok := w.owner[ev.Wd]; ok {
+				for i := range set {
 					w.dirty[i] = true
-				} else {
-					w.all = true // an event we cannot attribute: be safe
+				}
+				if ev.Mask&unix.IN_IGNORED != 0 {
+					// The watch is gone (its directory was removed): the
+					// next verification must watch whatever stands there.
+					delete(w.owners, ev.Wd)
 				}
 			}
 			off += unix.SizeofInotifyEvent + int(ev.Len)
@@ -125,9 +137,11 @@ func (w *watcher) clean(entry int) {
 	delete(w.dirty, entry)
 	if w.all {
 		// Overflow: every other entry stays dirty individually.
-		for _, i := range w.owner {
-			if i != entry {
-				w.dirty[i] = true
+		for _, set := range w.owners {
+			for i := range set {
+				if i != entry {
+					w.dirty[i] = true
+				}
 			}
 		}
 		w.all = false
@@ -136,6 +150,9 @@ func (w *watcher) clean(entry int) {
 
 func (w *watcher) close() {
 	if w != nil {
+		w.mu.Lock()
 		unix.Close(w.fd)
+		w.fd = -1
+		w.mu.Unlock()
 	}
 }
