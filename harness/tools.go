@@ -46,7 +46,6 @@ func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Re
 	return r.supervise(ctx, e, func(ctx context.Context) (*Result, error) { return Run(ctx, spec) })
 }
 
-
 // serverSpec freezes a stdio server's launch: argv and cwd in the snapshot
 // or the data directory, environment from nothing plus reviewed entries.
 func (r *Registry) serverSpec(s *serverRef) (Spec, error) {
