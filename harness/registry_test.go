@@ -446,3 +446,85 @@ func TestReplacedDirectoryIsWatchedAgain(t *testing.T) {
 		t.Fatalf("an edit in a replaced directory went unseen: %v", err)
 	}
 }
+
+// A one-shot load re-hashes nothing when an earlier process's full
+// verification recorded exactly the trees it finds, and re-hashes as soon
+// as anything differs: a tampered snapshot, a same-size edit whose mtime
+// was put back (ctime still moves), a record for another receipt, a
+// malformed or unsafe record.
+func TestOneShotLoadsTrustRecordedVerifications(t *testing.T) {
+	f := newFixture(t)
+	time.Sleep(60 * time.Millisecond) // past the racy window
+	oneShot := func() (*harness.Registry, int64) {
+		before := harness.FullVerifications.Load()
+		r := f.loadOpts(t, harness.Options{NoWatch: true})
+		return r, harness.FullVerifications.Load() - before
+	}
+	if _, n := oneShot(); n != 1 {
+		t.Fatalf("first one-shot load: %d full verifications, want 1", n)
+	}
+	r, n := oneShot()
+	if n != 0 {
+		t.Fatalf("second one-shot load: %d full verifications, want 0", n)
+	}
+	if err := r.Ready("kit"); err != nil {
+		t.Fatal(err)
+	}
+
+	// A same-size edit of the source with its mtime put back.
+	p := filepath.Join(f.src, "bin", "touch")
+	fi, err := os.Stat(p)
+	must(t, err)
+	data, _ := os.ReadFile(p)
+	data[len(data)-2] = 'X'
+	must(t, os.WriteFile(p, data, 0o755))
+	must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+	r, n = oneShot()
+	if n != 1 {
+		t.Fatalf("after a same-size edit: %d full verifications, want 1", n)
+	}
+	if err := r.Ready("kit"); !errors.Is(err, harness.ErrNotActive) {
+		t.Fatalf("after a same-size edit: %v, want the bundle not active", err)
+	}
+	must(t, os.WriteFile(p, []byte(toolScripts["bin/touch"]), 0o755))
+
+	// Unsafe, malformed and foreign records are ignored.
+	rec := filepath.Join(f.home, "cache", "verified")
+	entries, err := os.ReadDir(rec)
+	must(t, err)
+	if len(entries) != 1 {
+		t.Fatalf("records: %v", entries)
+	}
+	recPath := filepath.Join(rec, entries[0].Name())
+	oneShot() // re-record the restored source
+	time.Sleep(60 * time.Millisecond)
+	oneShot()
+	good, err := os.ReadFile(recPath)
+	must(t, err)
+	for name, mangle := range map[string]func(){
+		"world-readable": func() { must(t, os.Chmod(recPath, 0o644)) },
+		"malformed":      func() { must(t, os.WriteFile(recPath, good[:len(good)/2], 0o600)) },
+		"other token":    func() { must(t, os.WriteFile(recPath, []byte(strings.Replace(string(good), `"token":"`, `"token":"0`, 1)), 0o600)) },
+	} {
+		mangle()
+		if _, n := oneShot(); n != 1 {
+			t.Errorf("%s record: %d full verifications, want 1", name, n)
+		}
+		must(t, os.WriteFile(recPath, good, 0o600))
+		must(t, os.Chmod(recPath, 0o600))
+	}
+	if _, n := oneShot(); n != 0 {
+		t.Fatalf("the restored record was not used (%d full verifications): the cases above prove nothing", n)
+	}
+
+	// A tampered snapshot.
+	snap := snapshotOf(t, f)
+	must(t, os.Chmod(filepath.Join(snap, "plugin.json"), 0o500))
+	r, n = oneShot()
+	if n != 1 {
+		t.Fatalf("after tampering: %d full verifications, want 1", n)
+	}
+	if err := r.Ready("kit"); err == nil {
+		t.Fatal("a one-shot load trusted a record over a tampered snapshot")
+	}
+}
