@@ -504,7 +504,9 @@ func TestOneShotLoadsTrustRecordedVerifications(t *testing.T) {
 	for name, mangle := range map[string]func(){
 		"world-readable": func() { must(t, os.Chmod(recPath, 0o644)) },
 		"malformed":      func() { must(t, os.WriteFile(recPath, good[:len(good)/2], 0o600)) },
-		"other token":    func() { must(t, os.WriteFile(recPath, []byte(strings.Replace(string(good), `"token":"`, `"token":"0`, 1)), 0o600)) },
+		"other token": func() {
+			must(t, os.WriteFile(recPath, []byte(strings.Replace(string(good), `"token":"`, `"token":"0`, 1)), 0o600))
+		},
 	} {
 		mangle()
 		if _, n := oneShot(); n != 1 {
