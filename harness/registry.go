@@ -150,7 +150,7 @@ func Load(opts Options) (*Registry, error) {
 	r := &Registry{
 		opts:      opts,
 		m:         lifecycle.New(roots, opts.Limits),
-		store:     &staging.Store{Dir: filepath.Join(opts.Home, "store")},
+		store:     &staging.Store{Dir: filepath.Join(opts.Home, "store"), Limits: opts.Limits},
 		skills:    map[string]*docRef{},
 		commands:  map[string]*docRef{},
 		agents:    map[string]*docRef{},
