@@ -530,3 +530,28 @@ func TestOneShotLoadsTrustRecordedVerifications(t *testing.T) {
 		t.Fatal("a one-shot load trusted a record over a tampered snapshot")
 	}
 }
+
+// gc prunes the verified record of a bundle whose trust was revoked.
+func TestGCPrunesVerifiedRecords(t *testing.T) {
+	f := newFixture(t)
+	f.loadOpts(t, harness.Options{NoWatch: true})
+	dir := filepath.Join(f.home, "cache", "verified")
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("records after a one-shot load: %v", ents)
+	}
+	if _, err := f.m.GC(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("gc removed the record of a trusted bundle: %v", ents)
+	}
+	if _, err := f.m.Revoke("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.m.GC(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("gc kept the record of a revoked bundle: %v", ents)
+	}
+}

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -259,7 +260,38 @@ func (m *Manager) GC() (removed []string, err error) {
 			}
 		}
 		removed, err = m.snapshots().GC(ref)
-		return err
+		if err != nil {
+			return err
+		}
+		removed = append(removed, m.pruneVerified(s)...)
+		return nil
 	})
 	return removed, stateErr(err)
+}
+
+// pruneVerified removes the harness's verified records (a cache, see
+// docs/harness.md) of bundles that no longer have a receipt.
+func (m *Manager) pruneVerified(s *state.State) []string {
+	dir := filepath.Join(m.Roots.Home, "cache", "verified")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		// Bundle ids hold no "_" (scope, hex, a-z0-9.-), so the file name
+		// maps back to exactly one id.
+		if rec, _ := s.Bundle(strings.ReplaceAll(name, "_", "/")); rec.Receipt != nil {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
 }
