@@ -555,3 +555,55 @@ func TestGCPrunesVerifiedRecords(t *testing.T) {
 		t.Fatalf("gc kept the record of a revoked bundle: %v", ents)
 	}
 }
+
+// Hooks of two bundles run in precedence order (user root before
+// workspace root) and the chain stops at the first block: the second
+// bundle's hook never runs.
+func TestHooksRunInPrecedenceOrderAndStopAtBlock(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	hookManifest := func(name string) string {
+		return `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "` + name + `",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash|Edit", "hooks": [{"type": "command", "command": "./hook"}]}]}}}}`
+	}
+	// "zeta" sorts after "alpha", so only root precedence can put it first.
+	writeBundle(t, filepath.Join(home, "bundles", "zeta"), hookManifest("zeta"), map[string]string{
+		"hook": "#!/bin/sh\ncat >/dev/null\necho \"zeta says no\" >&2\nexit 2\n",
+	})
+	writeBundle(t, filepath.Join(ws, ".bundlectl", "bundles", "alpha"), hookManifest("alpha"), map[string]string{
+		"hook": "#!/bin/sh\ncat >/dev/null\ntouch \"$PLUGIN_DATA/alpha-ran\"\n",
+	})
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	for _, name := range []string{"zeta", "alpha"} {
+		b, err := m.Find(m.Discover(), name)
+		must(t, err)
+		h, err := lifecycle.Compute(b)
+		must(t, err)
+		_, err = m.Trust(name, h.Token())
+		must(t, err)
+		_, err = m.Enable(name)
+		must(t, err)
+	}
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
+	must(t, err)
+	defer r.Close()
+	hooks := r.Hooks("PreToolUse")
+	if len(hooks) != 2 || hooks[0].Bundle != "zeta" || hooks[1].Bundle != "alpha" {
+		t.Fatalf("hooks in order %+v, want zeta (user) then alpha (workspace)", hooks)
+	}
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	must(t, err)
+	if !out.Blocked || !strings.Contains(out.Reason, "zeta says no") {
+		t.Fatalf("outcome %+v, want blocked by zeta", out)
+	}
+	b, _ := m.Find(m.Discover(), "alpha")
+	if _, err := os.Stat(filepath.Join(home, "data", filepath.FromSlash(b.ID), "alpha-ran")); err == nil {
+		t.Fatal("the second bundle's hook ran after the first blocked")
+	}
+	// A tool the matcher does not name runs neither hook.
+	out, err = r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Read","tool_input":{}}`))
+	must(t, err)
+	if out.Blocked {
+		t.Fatalf("a non-matching tool was blocked: %+v", out)
+	}
+}
