@@ -293,6 +293,7 @@ func (r *renderer) argv(indent, command string, args []string) {
 	label := fmt.Sprintf("%s%-10s ", indent, "argv")
 	if utf8.RuneCountInString(label)+utf8.RuneCountInString(one) <= r.opts.Width {
 		r.line("%s%s", label, one)
+		r.bareNote(indent, command)
 		return
 	}
 	r.line("%s[", label)
@@ -304,6 +305,15 @@ func (r *renderer) argv(indent, command string, args []string) {
 		r.line("%s  %s%s", indent, e, sep)
 	}
 	r.line("%s]", indent)
+	r.bareNote(indent, command)
+}
+
+// bareNote says where a bare command comes from: the executable is found
+// on PATH when the process starts, and is not part of the reviewed bundle.
+func (r *renderer) bareNote(indent, command string) {
+	if !strings.HasPrefix(command, "./") {
+		r.line("%s%-10s %s", indent, "", "(bare: found on PATH at start, not part of the bundle)")
+	}
 }
 
 func (r *renderer) mcp(s bundle.MCPServer) {
