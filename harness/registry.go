@@ -432,15 +432,30 @@ func (r *Registry) verify(e *entry) (err error) {
 // file times come from a coarse kernel clock (a few milliseconds).
 const racyWindow = 50 * time.Millisecond
 
+// racy reports whether en's times are too close to a verification that
+// started at started to prove it unchanged since. Entries whose times have
+// no sub-second part come from a file system with coarse timestamps (FAT
+// keeps 2 s; ext3, HFS+ and small ext4 inodes whole seconds): for them the
+// start is first truncated to 2 s, so that a rewrite within the same coarse
+// tick as the verification cannot carry an older-looking time.
+func racy(en bundle.Entry, started time.Time) bool {
+	limit := started.Add(-racyWindow)
+	if en.MtimeNs%1e9 == 0 && en.CtimeNs%1e9 == 0 {
+		limit = started.Truncate(2 * time.Second).Add(-racyWindow)
+	}
+	return en.MtimeNs >= limit.UnixNano() || en.CtimeNs >= limit.UnixNano()
+}
+
 // unchanged is the check without change notification: a fresh walk of the
 // source and of the snapshot must equal the walks of the last passing
 // verification entry for entry (inode, size, mode, mtime and ctime in
-// nanoseconds; a write always moves ctime), and no entry may be racy.
+// nanoseconds), no entry may be racy, and the walks must raise no finding.
+// A write through a page of a shared mapping that is already dirty moves
+// no timestamp; only a full re-hash sees it (SECURITY.md).
 func (r *Registry) unchanged(e *entry) bool {
 	if !e.verified || e.srcTree == nil || e.snapTree == nil {
 		return false
 	}
-	limit := e.verifiedAt.Add(-racyWindow).UnixNano()
 	for _, w := range []struct {
 		dir  string
 		tree *bundle.Tree
@@ -450,7 +465,7 @@ func (r *Registry) unchanged(e *entry) bool {
 			return false
 		}
 		for _, en := range now.Entries {
-			if en.MtimeNs >= limit || en.CtimeNs >= limit {
+			if racy(en, e.verifiedAt) {
 				return false
 			}
 		}

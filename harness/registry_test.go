@@ -519,6 +519,26 @@ func TestOneShotLoadsTrustRecordedVerifications(t *testing.T) {
 		t.Fatalf("the restored record was not used (%d full verifications): the cases above prove nothing", n)
 	}
 
+	// A record too old to stand in for a verification.
+	old := strings.Replace(string(good), `"started_ns":`, `"started_ns":1`, 1) // far in the past
+	must(t, os.WriteFile(recPath, []byte(old), 0o600))
+	if _, n := oneShot(); n != 1 {
+		t.Errorf("stale record: %d full verifications, want 1", n)
+	}
+	oneShot()
+
+	// A finding in the source (a symlink at its root) is not an entry.
+	link := filepath.Join(f.src, "evil")
+	must(t, os.Symlink("/etc/passwd", link))
+	r, n = oneShot()
+	if n != 1 {
+		t.Errorf("symlink added: %d full verifications, want 1", n)
+	}
+	if err := r.Loaded("kit"); err == nil {
+		t.Error("a bundle with a symlink in its source was loaded")
+	}
+	must(t, os.Remove(link))
+
 	// A tampered snapshot.
 	snap := snapshotOf(t, f)
 	must(t, os.Chmod(filepath.Join(snap, "plugin.json"), 0o500))

@@ -16,10 +16,13 @@ import (
 // bundle that provably has not changed since a full verification by an
 // earlier process: it holds the walks of the source and the snapshot made
 // by that verification and the time it started. A later process walks
-// both trees again; when every entry matches (inode, size, mode, mtime and
-// ctime in nanoseconds — any write moves ctime) and no entry's times fall
-// within racyWindow of the recorded start, nothing a re-hash could see has
-// changed. Anything else — no record, a record for another receipt, an
+// both trees again; when neither walk raises a finding, every entry matches
+// (inode, size, mode, mtime and ctime in nanoseconds), no entry is racy
+// against the recorded start (racy) and the record is younger than
+// maxRecordAge, nothing a re-hash could see has changed — except a write
+// through an already-dirty page of a shared mapping, which moves no
+// timestamp (SECURITY.md); the age bound caps how long such a write can
+// outlive the record. Anything else — no record, a record for another receipt, an
 // unreadable or unsafe file, one differing entry — means a full
 // verification, which then rewrites the record.
 //
@@ -38,6 +41,9 @@ type verifiedRecord struct {
 
 // maxVerifiedRecord bounds the file read (a 20,000-entry tree twice).
 const maxVerifiedRecord = 16 << 20
+
+// maxRecordAge is how long a record may stand in for a full verification.
+const maxRecordAge = 5 * time.Minute
 
 func (r *Registry) verifiedPath(e *entry) string {
 	return filepath.Join(r.opts.Home, "cache", "verified", strings.ReplaceAll(e.b.ID, "/", "_")+".json")
@@ -69,15 +75,18 @@ func (r *Registry) recordVerified(e *entry) {
 // recorded full verification saw them; on true it installs the fresh walks
 // and the recorded start time, as a verification would.
 func (r *Registry) provenUnchanged(e *entry) bool {
-	if !r.opts.NoWatch || e.b.Tree == nil {
+	if !r.opts.NoWatch || e.b.Tree == nil || e.b.Rejected() {
+		// A finding (a symlink, a FIFO, a bad mode on the root) is not an
+		// entry, so equal entries alone would not prove it absent.
 		return false
 	}
 	rec, ok := r.readVerified(e)
 	if !ok || rec.BundleID != e.b.ID || rec.Token != e.rc.Token().String() ||
-		rec.ReceiptGeneration != e.rc.Generation || rec.Snapshot != e.snapshot {
+		rec.ReceiptGeneration != e.rc.Generation || rec.Snapshot != e.snapshot ||
+		time.Since(time.Unix(0, rec.StartedNs)) > maxRecordAge {
 		return false
 	}
-	limit := rec.StartedNs - racyWindow.Nanoseconds()
+	started := time.Unix(0, rec.StartedNs)
 	// The discovery walk of the source, and a fresh walk of the snapshot.
 	snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
 	if snap == nil || rep.Rejected() {
@@ -90,12 +99,12 @@ func (r *Registry) provenUnchanged(e *entry) bool {
 			return false
 		}
 		for i := range c.now {
-			if c.now[i] != c.was[i] || c.now[i].MtimeNs >= limit || c.now[i].CtimeNs >= limit {
+			if c.now[i] != c.was[i] || racy(c.now[i], started) {
 				return false
 			}
 		}
 	}
-	e.verified, e.srcTree, e.snapTree, e.verifiedAt = true, e.b.Tree, snap, time.Unix(0, rec.StartedNs)
+	e.verified, e.srcTree, e.snapTree, e.verifiedAt = true, e.b.Tree, snap, started
 	return true
 }
 
