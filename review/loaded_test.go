@@ -3,6 +3,7 @@ package review
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,33 +23,8 @@ const examplesDir = "../examples/workspace/.bundlectl/bundles"
 func copyBundle(t *testing.T, name string) string {
 	t.Helper()
 	src := filepath.Join(examplesDir, name)
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("example bundle %s not present: %v", name, err)
-	}
 	dst := filepath.Join(t.TempDir(), name)
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
-			return err
-		}
-		return os.Chmod(out, info.Mode().Perm())
-	})
-	if err != nil {
+	if err := testtree.Copy(src, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst

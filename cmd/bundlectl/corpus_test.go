@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -197,7 +198,7 @@ func TestCorpusList(t *testing.T) {
 	var cases []corpus.Case
 	for _, c := range committed {
 		dst := filepath.Join(bundles, c.Name)
-		if err := copyTree(c.Dir, dst); err != nil {
+		if err := testtree.Copy(c.Dir, dst); err != nil {
 			t.Fatal(err)
 		}
 		c.Dir = dst

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -221,5 +220,3 @@ revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", 
 		},
 	}
 }
-
-var errHookUsage = errors.New("hooks run needs one event name")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +33,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("BUNDLECTL_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("NO_COLOR", "1")
-			return copyTree(examples, filepath.Join(env.WorkDir, "ws"))
+			return testtree.Copy(examples, filepath.Join(env.WorkDir, "ws"))
 		},
 		Cmds: scriptCmds,
 	})

@@ -63,14 +63,6 @@ func (g *globals) homeDir() (string, error) {
 	return filepath.Abs(h)
 }
 
-func (g *globals) discover() (*bundle.Discovery, error) {
-	r, err := g.roots()
-	if err != nil {
-		return nil, err
-	}
-	return bundle.Discover(r, bundle.Limits{}), nil
-}
-
 // exitStatus is the EXIT STATUS section appended to every command's help.
 func exitStatus(lines ...string) string {
 	return "\n\nEXIT STATUS\n  " + strings.Join(lines, "\n  ")

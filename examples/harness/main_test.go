@@ -1,8 +1,7 @@
 package main
 
 import (
-	"io/fs"
-	"os"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,9 @@ func TestExampleHarnessShowsOnlyActiveBundles(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	ws, home := filepath.Join(tmp, "ws"), filepath.Join(tmp, "home")
-	copyDir(t, "../workspace", ws)
+	if err := testtree.Copy("../workspace", ws); err != nil {
+		t.Fatal(err)
+	}
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
 	b, err := m.Find(m.Discover(), "repo-guard")
 	if err != nil {
@@ -59,28 +60,5 @@ func TestExampleHarnessShowsOnlyActiveBundles(t *testing.T) {
 	}
 	if strings.Contains(got, "skill  notes-skills:") {
 		t.Errorf("an untrusted bundle's skill is in the catalogue:\n%s", got)
-	}
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		out := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(out, 0o755)
-		}
-		fi, _ := d.Info()
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, fi.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
