@@ -329,18 +329,24 @@ func TestConformancePlaceholderExpansion(t *testing.T) {
 	}
 }
 
-// §11.3: component types bundlectl does not implement are ignored.
+// §11.3: component types Agent Plugins does not define do not disturb the
+// plugin. bundlectl reads the ones a host format defines (here Claude
+// Code's) through that host's reader, and the bundle is the union.
 func TestConformanceUnsupportedComponentTypesIgnored(t *testing.T) {
 	b := loadFiles(t, files{
 		"plugin.json":                minimalPlugin,
 		"commands/x.md":              "x",
 		"agents/y.md":                "y",
 		"hooks/hooks.json":           `{"hooks": {}}`,
-		".claude-plugin/plugin.json": `{"name": "other"}`,
+		".claude-plugin/plugin.json": `{"name": "demo"}`,
 		".lsp.json":                  `{}`,
 	})
-	if len(b.Report.Findings) != 0 {
-		t.Fatalf("findings:%s", dumpFindings(b))
+	requireClean(t, b)
+	if !b.Valid() || b.Format != FormatAgentPlugins || !b.HasFormat(FormatClaude) {
+		t.Fatalf("formats %v:%s", b.Formats, dumpFindings(b))
+	}
+	if len(b.Components.Commands) != 1 || b.Components.Commands[0].Name != "x" || len(b.Components.Agents) != 1 {
+		t.Fatalf("the Claude Code components were not read: %+v", b.Components)
 	}
 }
 

@@ -119,7 +119,7 @@ func FuzzMCPJSON(f *testing.F) {
 					if _, msg := endpointHost(s.URL); msg != "" {
 						t.Fatalf("accepted url %q: %s", s.URL, msg)
 					}
-				} else if commandProblem(s.Command) != "" || (s.Cwd != "" && cwdProblem(s.Cwd) != "") {
+				} else if commandProblem(s.Command, len(s.Hosts) > 0) != "" || (s.Cwd != "" && cwdProblem(s.Cwd) != "") {
 					t.Fatalf("accepted stdio server %+v", s)
 				}
 			}
@@ -134,7 +134,7 @@ func FuzzSkillFrontMatter(f *testing.F) {
 	root := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &Bundle{Name: "demo", Format: FormatAgentPlugins, Tree: &Tree{Root: root}}
-		s, ok := parseSkill(b, "skills/summarize/SKILL.md", "summarize", data)
+		s, ok := parseSkill(b, "skills/summarize/SKILL.md", "summarize", data, true)
 		if ok {
 			b.Components.Skills = append(b.Components.Skills, s)
 			if s.Name != "summarize" || strings.TrimSpace(s.Description) == "" {

@@ -6,11 +6,35 @@ import (
 	"path/filepath"
 )
 
-// Manifest file names. When both exist, plugin.json is read.
+// Manifest file names, relative to the bundle root.
 const (
-	ManifestJSON = "plugin.json"
-	ManifestTOML = "plugin.toml"
+	ManifestJSON   = "plugin.json"                // Agent Plugins v1.0.0
+	ManifestTOML   = "plugin.toml"                // legacy
+	ManifestClaude = ".claude-plugin/plugin.json" // Claude Code (optional)
+	ManifestCodex  = ".codex-plugin/plugin.json"  // Codex
+	ManifestGemini = "gemini-extension.json"      // Gemini CLI
 )
+
+// A reader fills the model from one manifest format. Readers only read
+// and record: every semantic rule is applied to the model afterwards, by
+// checkModel, whichever reader filled it.
+type reader struct {
+	format Format
+	// manifest is the file that selects the reader; "" for a format that
+	// needs none (a manifest-less Claude Code plugin).
+	manifest string
+	read     func(b *Bundle, data []byte)
+}
+
+// readers in the order Load applies them. The first one that reads is the
+// bundle's primary format: its metadata and name rules are the bundle's.
+var readers = []reader{
+	{FormatAgentPlugins, ManifestJSON, parseAgentPlugins},
+	{FormatTOML, ManifestTOML, func(b *Bundle, data []byte) { readTOML(b, data) }},
+	{FormatClaude, ManifestClaude, readClaude},
+	{FormatCodex, ManifestCodex, readCodex},
+	{FormatGemini, ManifestGemini, readGemini},
+}
 
 // Load reads and validates the bundle in dir. It never fails: every problem
 // is a finding in the bundle's Report. It writes nothing, launches nothing
@@ -41,56 +65,88 @@ func load(dir string, scope Scope, lim Limits, prescan bool) *Bundle {
 		b.Report.Errorf(".", rule, "bundle directory name: %s", msg)
 		return b
 	}
-
-	skillsDir := "skills"
-	switch {
-	case hasFile(tree, ManifestJSON):
-		data, err := tree.ReadFile(ManifestJSON, MaxManifestBytes)
-		if err != nil {
-			b.Report.Errorf(ManifestJSON, "manifest.read", "cannot read the manifest: %v", err)
-			return b
-		}
-		b.Format = FormatAgentPlugins
-		parseAgentPlugins(b, data)
-	case hasFile(tree, ManifestTOML):
-		data, err := tree.ReadFile(ManifestTOML, MaxManifestBytes)
-		if err != nil {
-			b.Report.Errorf(ManifestTOML, "manifest.read", "cannot read the manifest: %v", err)
-			return b
-		}
-		b.Format = FormatTOML
-		skillsDir = parseTOML(b, data)
-	case walkStopped(rep):
-		// The walk stopped at a bound before it reached the manifest; its
-		// finding says why, and "not a regular file" would be false.
-		return b
-	default:
-		if _, err := os.Lstat(filepath.Join(canon, ManifestJSON)); err == nil {
-			b.Report.Errorf(ManifestJSON, "manifest.type", "plugin.json is not a regular file")
-		} else if _, err := os.Lstat(filepath.Join(canon, ManifestTOML)); err == nil {
-			b.Report.Errorf(ManifestTOML, "manifest.type", "plugin.toml is not a regular file")
-		} else {
-			b.Report.Errorf(".", "manifest.missing", "no plugin.json or plugin.toml at the bundle root")
-		}
+	if !readManifests(b, rep) {
 		return b
 	}
 	if b.Rejected() {
-		// A fatal manifest violation: the Agent Plugins spec forbids
-		// discovering any component of a rejected plugin.
+		// A fatal manifest violation: nothing of a rejected bundle is
+		// discovered (the Agent Plugins spec requires it for plugin.json,
+		// and bundlectl holds every format to it).
 		return b
 	}
-	if skillsDir != "" {
-		loadSkills(b, skillsDir)
-	}
 	loadDocuments(b)
+	deriveModel(b)
 	checkModel(b)
 	return b
 }
 
+// readManifests applies every reader whose manifest the tree carries and
+// reports whether any did.
+func readManifests(b *Bundle, walkRep Report) bool {
+	for _, r := range readers {
+		if r.format == FormatTOML && b.HasFormat(FormatAgentPlugins) {
+			if hasFile(b.Tree, ManifestTOML) {
+				b.Notes = append(b.Notes, "plugin.json was read; plugin.toml is ignored")
+				b.Report.Warnf(ManifestTOML, "manifest.ignored", "plugin.json and plugin.toml both exist; plugin.json is read and plugin.toml is ignored")
+			}
+			continue
+		}
+		if !hasFile(b.Tree, r.manifest) {
+			if e, ok := b.Tree.Lookup(r.manifest); ok && e.Kind == KindDir {
+				b.Report.Errorf(r.manifest, "manifest.type", "%s is not a regular file", r.manifest)
+			}
+			continue
+		}
+		data, err := b.Tree.ReadFile(r.manifest, MaxManifestBytes)
+		if err != nil {
+			b.Report.Errorf(r.manifest, "manifest.read", "cannot read the manifest: %v", err)
+			continue
+		}
+		b.useFormat(r.format)
+		r.read(b, data)
+	}
+	if len(b.Formats) > 0 {
+		return true
+	}
+	if walkStopped(walkRep) {
+		// The walk stopped at a bound before it reached a manifest; its
+		// finding says why, and "missing" would be false.
+		return false
+	}
+	// A manifest that is a link, a FIFO or a device is not read, and the
+	// bundle must not then pass for a manifest-less Claude Code plugin.
+	for _, m := range []string{ManifestJSON, ManifestTOML, ManifestClaude, ManifestCodex, ManifestGemini} {
+		if _, err := os.Lstat(filepath.Join(b.Dir, m)); err == nil {
+			b.Report.Errorf(m, "manifest.type", "%s is not a regular file", m)
+			return false
+		}
+	}
+	if b.Rejected() {
+		return false // a manifest that exists but could not be read
+	}
+	// Claude Code needs no manifest: its default component locations make
+	// a plugin, named after its directory.
+	if claudeDefaultsPresent(b.Tree) {
+		b.useFormat(FormatClaude)
+		readClaude(b, nil)
+		return true
+	}
+	b.Report.Errorf(".", "manifest.missing", "no manifest: want plugin.json, plugin.toml, .claude-plugin/plugin.json, .codex-plugin/plugin.json or gemini-extension.json, or Claude Code's default directories (commands/, agents/, skills/, hooks/hooks.json, .mcp.json)")
+	return false
+}
+
+// useFormat records that the bundle is read through f.
+func (b *Bundle) useFormat(f Format) {
+	if b.Format == "" {
+		b.Format = f
+	}
+	b.Formats = append(b.Formats, f)
+}
+
 // forgetRejectedSpecs keeps only the surface and name of the inactive
 // declarations of a rejected bundle: their spec and detail are printed by
-// validate and review, and may hold the very value (a credential in an lsp
-// argv, say) that rejected the bundle.
+// validate and review, and may hold the very value that rejected the
+// bundle.
 func forgetRejectedSpecs(b *Bundle) {
 	if !b.Rejected() {
 		return
@@ -114,6 +170,11 @@ func walkStopped(r Report) bool {
 func hasFile(t *Tree, rel string) bool {
 	e, ok := t.Lookup(rel)
 	return ok && e.Kind != KindDir
+}
+
+func hasDir(t *Tree, rel string) bool {
+	e, ok := t.Lookup(rel)
+	return ok && e.Kind == KindDir
 }
 
 // canonicalDir resolves dir to an absolute path whose parent has no

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +42,9 @@ func checkModel(b *Bundle) {
 		}
 	}
 	b.Components.Tools = tools
+	// A host of an endpoint skipped below may stay declared: the skip is
+	// reported once, and must not turn into a rejection as well.
+	declarable := remoteHosts(b)
 	hooks := b.Components.Hooks[:0:0]
 	for i, h := range b.Components.Hooks {
 		if h.Source == "" {
@@ -51,9 +55,6 @@ func checkModel(b *Bundle) {
 		}
 	}
 	b.Components.Hooks = hooks
-	// A host of a server skipped below may stay declared: the skip is
-	// reported once, and must not turn into a rejection as well.
-	declarable := remoteHosts(b.Components.MCP)
 	servers := b.Components.MCP[:0:0]
 	for _, s := range b.Components.MCP {
 		if s.Source == "" {
@@ -64,6 +65,14 @@ func checkModel(b *Bundle) {
 		}
 	}
 	b.Components.MCP = servers
+	lsps := b.Components.LSP[:0:0]
+	for _, l := range b.Components.LSP {
+		if checkLSP(b, l) {
+			lsps = append(lsps, l)
+		}
+	}
+	b.Components.LSP = lsps
+	checkHostComponents(b)
 	checkDuplicates(b)
 	checkNetworkHosts(b, declarable)
 	checkWhen(b)
@@ -71,8 +80,15 @@ func checkModel(b *Bundle) {
 }
 
 func manifestFile(b *Bundle) string {
-	if b.Format == FormatTOML {
+	switch b.Format {
+	case FormatTOML:
 		return ManifestTOML
+	case FormatClaude:
+		return ManifestClaude
+	case FormatCodex:
+		return ManifestCodex
+	case FormatGemini:
+		return ManifestGemini
 	}
 	return ManifestJSON
 }
@@ -189,18 +205,35 @@ func credentialFlag(arg string) bool {
 	return false
 }
 
-// checkArgs applies the text and credential rules to every argv entry.
+// checkArgs applies the text and credential rules to every argv entry. A
+// credential flag is fine when its value is a host variable reference
+// ("--token=${GITHUB_TOKEN}", or "--token" followed by "${GITHUB_TOKEN}"):
+// the credential then comes from the host, reviewed by name.
 func checkArgs(b *Bundle, path string, args []string) {
 	for i, a := range args {
 		p := indexPath(path, i)
 		checkText(b, p, a, false)
 		switch {
-		case credentialFlag(a):
-			b.Report.Errorf(p, "secret.argv", "looks like a credential flag; credentials never belong in a manifest (use env_from for an mcp server)")
 		case looksLikeToken(a):
 			b.Report.Errorf(p, "secret.token", "looks like a credential; credentials never belong in a manifest")
+		case credentialFlag(a):
+			value, inline := "", false
+			if j := strings.IndexByte(a, '='); j >= 0 {
+				value, inline = a[j+1:], true
+			} else if i+1 < len(args) {
+				value = args[i+1]
+			}
+			if !isReference(value) && (inline || value != "" && !strings.HasPrefix(value, "-")) {
+				b.Report.Errorf(p, "secret.argv", "a credential flag with a literal value; credentials never belong in a manifest (reference a host variable, e.g. ${API_TOKEN})")
+			}
 		}
 	}
+}
+
+// isReference reports whether s is, or embeds, a host variable or
+// user-option reference rather than a literal value.
+func isReference(s string) bool {
+	return strings.Contains(s, "${") || strings.HasPrefix(s, "$") && len(s) > 1
 }
 
 // credentialName reports whether an environment variable or header name
@@ -270,24 +303,55 @@ func checkEnvSource(b *Bundle, path, name string) {
 
 // ---- commands and paths ----
 
-// commandProblem checks the single-token rule (§7.2.1): a bare executable
-// name, or a clean "./" path inside the bundle. A command is never expanded,
-// so a placeholder in it is just text and fails this rule.
-func commandProblem(cmd string) string {
+// commandProblem checks the single-token rule: a bare executable name, or
+// a clean path inside the bundle ("./bin/my tool", or a host's
+// "${CLAUDE_PLUGIN_ROOT}/bin/tool"), which may contain spaces because it
+// is one token, never split. Host formats may also name an absolute
+// program outside the bundle (hostAbs).
+func commandProblem(cmd string, hostAbs bool) string {
+	rel, inBundle := CommandInBundle(cmd)
+	if inBundle && !hostAbs && !strings.HasPrefix(cmd, "./") {
+		// bundlectl's own formats never expand a command (Agent Plugins
+		// §7.2.1): a placeholder there is just text.
+		return "must be a bare executable name or a \"./\" path inside the bundle (placeholders are not expanded in a command)"
+	}
 	switch {
 	case cmd == "":
 		return "is empty"
+	case inBundle:
+		_, msg := pluginRelative("./" + rel)
+		return msg
+	case strings.HasPrefix(cmd, "/") && hostAbs:
+		if strings.Contains("/"+cmd+"/", "/../") || strings.Contains(cmd, "${") {
+			return "must be a clean absolute path"
+		}
+		return ""
 	case strings.IndexFunc(cmd, unicode.IsSpace) >= 0:
 		return "must be a single executable token, not a shell command"
-	case strings.HasPrefix(cmd, "./"):
-		_, msg := pluginRelative(cmd)
-		return msg
-	case strings.ContainsAny(cmd, `/\`):
-		return "must be a bare executable name or a \"./\" path inside the bundle (placeholders are not expanded in a command)"
+	case strings.ContainsAny(cmd, `/\`) || strings.Contains(cmd, "${"):
+		return "must be a bare executable name or a path inside the bundle (\"./…\" or \"${CLAUDE_PLUGIN_ROOT}/…\")"
 	case cmd == "." || cmd == "..":
 		return "must be a bare executable name or a \"./\" path inside the bundle"
 	}
 	return ""
+}
+
+// rootPlaceholders are the forms a host writes "the plugin root" in.
+var rootPlaceholders = []string{"${CLAUDE_PLUGIN_ROOT}/", "${PLUGIN_ROOT}/", "${extensionPath}/", "${extensionPath}${/}"}
+
+// CommandInBundle reports whether a command names a file of the bundle
+// and returns its path relative to the root: "./x" and a plugin-root
+// placeholder followed by a path.
+func CommandInBundle(cmd string) (string, bool) {
+	if strings.HasPrefix(cmd, "./") {
+		return cmd[2:], true
+	}
+	for _, p := range rootPlaceholders {
+		if strings.HasPrefix(cmd, p) {
+			return strings.ReplaceAll(cmd[len(p):], "${/}", "/"), true
+		}
+	}
+	return "", false
 }
 
 // pluginRelative checks a plugin-relative path (§4.1): "./" followed by a
@@ -310,10 +374,10 @@ func pluginRelative(p string) (string, string) {
 	return rest, ""
 }
 
-// checkCommand applies the token rule and, for a "./" command, requires a
-// regular file in the walked tree. It returns false when the component
-// must be skipped.
-func checkCommand(b *Bundle, path, cmd string) bool {
+// checkCommand applies the token rule and, for a command inside the
+// bundle, requires a regular file in the walked tree. It returns false
+// when the component must be skipped.
+func checkCommand(b *Bundle, path, cmd string, hostAbs bool) bool {
 	if !checkText(b, path, cmd, false) {
 		return false
 	}
@@ -321,14 +385,18 @@ func checkCommand(b *Bundle, path, cmd string) bool {
 		b.Report.Errorf(path, "secret.token", "looks like a credential; credentials never belong in a manifest")
 		return false
 	}
-	if msg := commandProblem(cmd); msg != "" {
+	if msg := commandProblem(cmd, hostAbs); msg != "" {
 		b.Report.Skipf(path, "command.token", "command %s", msg)
 		return false
 	}
-	if !strings.HasPrefix(cmd, "./") {
+	rel, inBundle := CommandInBundle(cmd)
+	if !inBundle {
+		if strings.HasPrefix(cmd, "/") {
+			b.Report.Warnf(path, "command.outside", "command %s is a program outside the bundle: it is not covered by the content hash", Quote(cmd))
+		}
 		return true
 	}
-	e, ok := b.Tree.Lookup(cmd[2:])
+	e, ok := b.Tree.Lookup(rel)
 	switch {
 	case !ok:
 		b.Report.Skipf(path, "command.missing", "command %s is not a file of the bundle", Quote(cmd))
@@ -340,6 +408,74 @@ func checkCommand(b *Bundle, path, cmd string) bool {
 		b.Report.Warnf(path, "command.not-executable", "command %s is not executable", Quote(cmd))
 	}
 	return true
+}
+
+// checkCwdCode flags argv that loads code from the working directory,
+// which is the workspace for hooks and tools: the code that runs is then
+// not the bundle's but whatever the workspace holds there.
+func checkCwdCode(b *Bundle, path, cmd string, args []string) {
+	if what := cwdCode(cmd, args); what != "" {
+		b.Report.Warnf(path, "argv.cwd-code", "%s: the code it runs comes from the working directory, not from the bundle", what)
+	}
+}
+
+// interpreters that run code given inline or a script named relatively.
+var interpreters = map[string]string{
+	"python": "-c", "python3": "-c", "node": "-e", "deno": "eval", "bun": "-e", "ruby": "-e",
+	"perl": "-e", "sh": "-c", "bash": "-c", "zsh": "-c",
+}
+
+// cwdCode names how argv loads code from the working directory, or "".
+func cwdCode(cmd string, args []string) string {
+	if strings.HasPrefix(cmd, "../") {
+		return "the command is a relative path"
+	}
+	flag, ok := interpreters[cmd]
+	if !ok {
+		return ""
+	}
+	for _, a := range args {
+		switch {
+		case a == flag || a == "-e" || a == "-c":
+			if cmd == "sh" || cmd == "bash" || cmd == "zsh" {
+				return "" // a shell string is reviewed verbatim
+			}
+			return Quote(cmd+" "+a) + " runs inline code that may import from the working directory"
+		case strings.HasPrefix(a, "-"):
+		default:
+			if looksLikeScript(a) && !strings.HasPrefix(a, "/") && !strings.Contains(a, "${") {
+				return "the script " + Quote(a) + " is named relative to the working directory"
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// looksLikeScript reports whether an interpreter's first operand names a
+// file: a path, or a name with a script extension.
+func looksLikeScript(a string) bool {
+	if strings.Contains(a, "/") {
+		return !strings.Contains(a, "=")
+	}
+	for _, ext := range []string{".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".sh", ".php", ".lua"} {
+		if strings.HasSuffix(a, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellCwdCode is cwdCode for a shell string: a word that starts with
+// "./" or "../" names something in the working directory.
+func shellCwdCode(s string) string {
+	for _, w := range strings.Fields(s) {
+		w = strings.Trim(w, "\"';&|()")
+		if strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") {
+			return "the shell command runs " + Quote(w) + ", relative to the working directory"
+		}
+	}
+	return ""
 }
 
 // ---- tools ----
@@ -356,10 +492,11 @@ func checkTool(b *Bundle, t *Tool) bool {
 		keep = false
 	}
 	checkText(b, t.Source+".description", t.Description, true)
-	if !checkCommand(b, t.Source+".command", t.Command) {
+	if !checkCommand(b, t.Source+".command", t.Command, false) {
 		keep = false
 	}
 	checkArgs(b, t.Source+".args", t.Args)
+	checkCwdCode(b, t.Source, t.Command, t.Args)
 	if t.TimeoutSec < 0 || t.TimeoutSec > MaxTimeoutSec {
 		b.Report.Skipf(t.Source+".timeout_sec", "tool.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
 		keep = false
@@ -472,28 +609,66 @@ func validMatcher(m string) bool {
 
 func checkHook(b *Bundle, h Hook) bool {
 	keep := true
-	known := false
-	for _, e := range HookEvents {
-		if h.Event == e {
-			known = true
-		}
-	}
-	if !known {
-		if checkText(b, h.Source, h.Event, false) {
-			b.Report.Skipf(h.Source, "hook.event", "unknown hook event %s (want one of %s)", Quote(h.Event), strings.Join(HookEvents, ", "))
-		}
-		keep = false
-	}
+	checkText(b, h.Source, h.Event, false)
 	if checkText(b, h.Source+".matcher", h.Matcher, false) && h.Matcher != "" && h.Matcher != "*" {
 		if !validMatcher(h.Matcher) {
 			b.Report.Skipf(h.Source+".matcher", "hook.matcher", "matcher is not a valid regular expression")
 			keep = false
 		}
 	}
-	if !checkCommand(b, h.Source+".command", h.Command) {
-		keep = false
+	switch h.Type {
+	case HookCommand:
+		if h.Shell {
+			// The string is what /bin/sh runs, exactly as the host would;
+			// the review shows it verbatim.
+			if !checkText(b, h.Source+".command", h.Command, true) {
+				return false
+			}
+			if looksLikeToken(h.Command) {
+				b.Report.Errorf(h.Source+".command", "secret.token", "looks like a credential; credentials never belong in a manifest")
+				return false
+			}
+			if what := shellCwdCode(h.Command); what != "" {
+				b.Report.Warnf(h.Source+".command", "argv.cwd-code", "%s: the code it runs comes from the working directory, not from the bundle", what)
+			}
+		} else {
+			if !checkCommand(b, h.Source+".command", h.Command, len(h.Hosts) > 0) {
+				keep = false
+			}
+			checkArgs(b, h.Source+".args", h.Args)
+			checkCwdCode(b, h.Source, h.Command, h.Args)
+		}
+	case HookHTTP:
+		if checkText(b, h.Source+".url", h.URL, false) {
+			if _, msg := endpointHost(h.URL); msg != "" {
+				b.Report.Skipf(h.Source+".url", "hook.url", "url %s", msg)
+				keep = false
+			} else if urlHasCredential(h.URL) {
+				b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
+			}
+		}
+		for _, name := range sortedKeys(h.Headers) {
+			p := fieldPath(h.Source+".headers", name)
+			v := h.Headers[name]
+			if !checkText(b, p, name, false) || !checkText(b, p, v, false) {
+				keep = false
+				continue
+			}
+			if !validHeaderName(name) {
+				b.Report.Skipf(p, "hook.header", "%s is not a valid HTTP header name", Quote(name))
+				keep = false
+			}
+			checkHeaderSecret(b, p, name, v)
+		}
+		for i, n := range h.AllowedEnvVars {
+			checkEnvSource(b, indexPath(h.Source+".allowedEnvVars", i), n)
+		}
+	case HookPrompt, HookAgent:
+		checkText(b, h.Source+".prompt", h.Prompt, true)
+		if looksLikeToken(h.Prompt) {
+			b.Report.Errorf(h.Source+".prompt", "secret.token", "looks like a credential; credentials never belong in a manifest")
+		}
 	}
-	checkArgs(b, h.Source+".args", h.Args)
 	if h.TimeoutSec < 0 || h.TimeoutSec > MaxTimeoutSec {
 		b.Report.Skipf(h.Source+".timeout", "hook.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
 		keep = false
@@ -524,15 +699,18 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		if len(s.EnvHeaders) > 0 {
 			b.Report.Errorf(opt+".env_headers", "mcp.option-transport", "env_headers applies only to remote servers")
 		}
-		if !checkCommand(b, src+".command", s.Command) {
+		if !checkCommand(b, src+".command", s.Command, len(s.Hosts) > 0) {
 			keep = false
 		}
 		checkArgs(b, src+".args", s.Args)
+		checkCwdCode(b, src, s.Command, s.Args)
 		for _, k := range sortedKeys(s.Env) {
 			p := fieldPath(src+".env", k)
-			if k == "PLUGIN_ROOT" || k == "PLUGIN_DATA" {
+			if (k == "PLUGIN_ROOT" || k == "PLUGIN_DATA") && len(s.Hosts) == 0 {
 				skip(p, "mcp.env-reserved", "env must not set %s; the client sets it", k)
-			} else {
+			} else if len(s.Hosts) == 0 || steersLoader(k) || !validEnvName(k) {
+				// Host formats may set any ordinary variable; bundlectl's
+				// own reserve its placeholders' names.
 				checkEnvDest(b, p, k)
 			}
 			v := s.Env[k]
@@ -540,7 +718,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			switch {
 			case looksLikeToken(v):
 				b.Report.Errorf(p, "secret.token", "looks like a credential; copy it from the host with env_from instead")
-			case credentialName(k) && v != "" && !strings.HasPrefix(v, "${PLUGIN_"):
+			case credentialName(k) && v != "" && !isReference(v):
 				b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; copy it from the host with env_from instead")
 			}
 		}
@@ -557,7 +735,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 				b.Report.Errorf(p, "env.conflict", "%s is set both in env and in env_from", Quote(dest))
 			}
 		}
-	case TransportStreamableHTTP, TransportSSE:
+	case TransportStreamableHTTP, TransportSSE, TransportWebSocket:
 		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
 			skip(src, "mcp.server-field", "a remote server cannot have command, args, env or cwd")
 		}
@@ -601,6 +779,11 @@ func checkServer(b *Bundle, s MCPServer) bool {
 // whose containment cannot be decided before the real paths are known.
 func cwdProblem(cwd string) string {
 	const pr, pd = "${PLUGIN_ROOT}", "${PLUGIN_DATA}"
+	for _, alias := range [][2]string{{"${CLAUDE_PLUGIN_ROOT}", pr}, {"${CLAUDE_PLUGIN_DATA}", pd}, {"${extensionPath}", pr}} {
+		if strings.HasPrefix(cwd, alias[0]) {
+			cwd = alias[1] + cwd[len(alias[0]):]
+		}
+	}
 	var rest string
 	switch {
 	case strings.HasPrefix(cwd, "./"):
@@ -638,6 +821,18 @@ func endpointHost(raw string) (string, string) {
 	if raw == "" {
 		return "", "is empty"
 	}
+	if strings.Contains(raw, "${") {
+		// The endpoint is chosen by the host's environment: its host is
+		// unknown until then, and the review says which variable picks it.
+		if u, err := url.Parse(raw); err == nil && !strings.Contains(u.Host, "${") && u.Host != "" {
+			raw = strings.SplitN(raw, "${", 2)[0]
+			if !strings.Contains(raw[len(u.Scheme)+3:], "/") {
+				raw += "/"
+			}
+		} else {
+			return "", ""
+		}
+	}
 	if strings.Contains(raw, "#") {
 		return "", "must not contain a fragment"
 	}
@@ -646,6 +841,12 @@ func endpointHost(raw string) (string, string) {
 		return "", "is not a valid URL"
 	}
 	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "wss":
+		scheme = "https"
+	case "ws":
+		scheme = "http"
+	}
 	if scheme != "https" && scheme != "http" {
 		return "", "must be an absolute http or https URL"
 	}
@@ -682,10 +883,14 @@ func urlHasCredential(raw string) bool {
 	if err != nil {
 		return false
 	}
-	for k := range u.Query() {
+	for k, vs := range u.Query() {
 		switch strings.ToLower(strings.ReplaceAll(k, "-", "_")) {
 		case "token", "access_token", "api_key", "apikey", "key", "password", "secret", "auth", "sig", "signature":
-			return true
+			for _, v := range vs {
+				if !isReference(v) {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -747,14 +952,7 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 			keep = false
 		}
 		seen[lower] = name
-		switch {
-		case literalCredentialHeaders[lower]:
-			b.Report.Errorf(p, "secret.header", "a literal %s header; credentials never belong in a manifest (use bearer_token_env_var or env_headers)", name)
-		case credentialName(name):
-			b.Report.Errorf(p, "secret.header", "header %s looks like it carries a credential; use env_headers", name)
-		case looksLikeToken(v):
-			b.Report.Errorf(p, "secret.token", "looks like a credential; use bearer_token_env_var or env_headers")
-		}
+		checkHeaderSecret(b, p, name, v)
 	}
 	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
 	if s.BearerTokenEnvVar != "" {
@@ -783,6 +981,22 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 	return keep
 }
 
+// checkHeaderSecret refuses a literal credential in a header: a credential
+// header (Authorization, Cookie, a name that says token or key) must take
+// its value from a host variable ("Bearer ${GITHUB_TOKEN}").
+func checkHeaderSecret(b *Bundle, p, name, v string) {
+	lower := strings.ToLower(name)
+	switch {
+	case isReference(v) && !looksLikeToken(v):
+	case literalCredentialHeaders[lower]:
+		b.Report.Errorf(p, "secret.header", "a literal %s header; credentials never belong in a manifest (reference a host variable, or use bearer_token_env_var or env_headers)", name)
+	case credentialName(name):
+		b.Report.Errorf(p, "secret.header", "header %s looks like it carries a literal credential; reference a host variable instead", name)
+	case looksLikeToken(v):
+		b.Report.Errorf(p, "secret.token", "looks like a credential; reference a host variable instead (e.g. ${API_TOKEN})")
+	}
+}
+
 // ---- bundle-wide rules ----
 
 func checkDuplicates(b *Bundle) {
@@ -793,12 +1007,25 @@ func checkDuplicates(b *Bundle) {
 		}
 		tools[t.Name] = true
 	}
-	servers := map[string]bool{}
-	for _, s := range b.Components.MCP {
-		if servers[s.Name] {
-			b.Report.Errorf(s.Source, "mcp.duplicate-server", "another mcp server is also named %s", Quote(s.Name))
+	// Two servers of one name collide only where one host would load both
+	// (a plugin may describe "github" once for Claude Code and once, in
+	// its own dialect, for Gemini CLI).
+	collide := func(kind, name, source string, hosts []Host, seen map[string][][]Host) {
+		for _, other := range seen[name] {
+			if len(hosts) == 0 || len(other) == 0 || slices.ContainsFunc(hosts, func(h Host) bool { return slices.Contains(other, h) }) {
+				b.Report.Errorf(source, kind+".duplicate-server", "another %s server is also named %s", kind, Quote(name))
+				break
+			}
 		}
-		servers[s.Name] = true
+		seen[name] = append(seen[name], hosts)
+	}
+	mcp := map[string][][]Host{}
+	for _, s := range b.Components.MCP {
+		collide("mcp", s.Name, s.Source, s.Hosts, mcp)
+	}
+	lsp := map[string][][]Host{}
+	for _, l := range b.Components.LSP {
+		collide("lsp", l.Name, l.Source, l.Hosts, lsp)
 	}
 }
 
@@ -819,59 +1046,69 @@ func normalizeHost(h string) (string, bool) {
 	return h, true
 }
 
-// remoteHosts maps the normalized host of every remote server to the
-// first server using it.
-func remoteHosts(servers []MCPServer) map[string]string {
+// remoteHosts maps the normalized host of every remote endpoint (MCP
+// servers, http hooks) to the first component using it. An endpoint whose
+// host comes from a host variable has no host to map.
+func remoteHosts(b *Bundle) map[string]string {
 	hosts := map[string]string{}
-	for _, s := range servers {
+	for _, s := range b.Components.MCP {
 		if !s.Remote() {
 			continue
 		}
-		if h, msg := endpointHost(s.URL); msg == "" {
+		if h, msg := endpointHost(s.URL); msg == "" && h != "" {
 			if _, ok := hosts[h]; !ok {
-				hosts[h] = s.Name
+				hosts[h] = "mcp server " + Quote(s.Name)
+			}
+		}
+	}
+	for _, hk := range b.Components.Hooks {
+		if hk.Type != HookHTTP {
+			continue
+		}
+		if h, msg := endpointHost(hk.URL); msg == "" && h != "" {
+			if _, ok := hosts[h]; !ok {
+				hosts[h] = "an http hook of " + hk.Event
 			}
 		}
 	}
 	return hosts
 }
 
-// checkNetworkHosts requires capabilities.network_hosts to equal exactly
-// the host set of the remote MCP servers that loaded, and stores it sorted.
-// declarable also holds the hosts of servers that checkModel skipped.
+// checkNetworkHosts checks capabilities.network_hosts only when a bundle
+// declares it: then it must equal exactly the host set of the bundle's
+// remote endpoints. Undeclared, the set is derived from the endpoints and
+// shown by the review. Either way it is stored normalized and sorted.
 func checkNetworkHosts(b *Bundle, declarable map[string]string) {
-	path := modelPath(b, "capabilities.network_hosts", "capabilities.network_hosts")
-	need := remoteHosts(b.Components.MCP)
-	have := map[string]bool{}
-	for i, raw := range b.Permissions.NetworkHosts {
-		p := indexPath(path, i)
-		if !checkText(b, p, raw, false) {
-			continue
+	need := remoteHosts(b)
+	if !b.Permissions.NetworkDeclared {
+		b.Permissions.NetworkHosts = sortedKeys(need)
+	} else {
+		path := modelPath(b, "capabilities.network_hosts", "capabilities.network_hosts")
+		have := map[string]bool{}
+		for i, raw := range b.Permissions.NetworkHosts {
+			p := indexPath(path, i)
+			if !checkText(b, p, raw, false) {
+				continue
+			}
+			h, ok := normalizeHost(raw)
+			if !ok {
+				// Not quoted: an entry such as "https://user:pass@host" carries
+				// a credential that no token shape recognises.
+				b.Report.Errorf(p, "capabilities.host", "not a host name or IP address (no scheme, userinfo, port, path or wildcard)")
+				continue
+			}
+			if _, used := declarable[h]; !used {
+				b.Report.Errorf(p, "capabilities.network-hosts", "declared host %s is not the host of any remote endpoint", Quote(h))
+			}
+			have[h] = true
 		}
-		h, ok := normalizeHost(raw)
-		if !ok {
-			// Not quoted: an entry such as "https://user:pass@host" carries
-			// a credential that no token shape recognises.
-			b.Report.Errorf(p, "capabilities.host", "not a host name or IP address (no scheme, userinfo, port, path or wildcard)")
-			continue
+		for _, h := range sortedKeys(need) {
+			if !have[h] {
+				b.Report.Errorf(path, "capabilities.network-hosts", "host %s of %s is not declared in network_hosts", Quote(h), need[h])
+			}
 		}
-		if _, used := declarable[h]; !used {
-			b.Report.Errorf(p, "capabilities.network-hosts", "declared host %s is not the host of any remote mcp server", Quote(h))
-		}
-		have[h] = true
+		b.Permissions.NetworkHosts = sortedKeys(have)
 	}
-	for _, h := range sortedKeys(need) {
-		if !have[h] {
-			b.Report.Errorf(path, "capabilities.network-hosts", "host %s of mcp server %s is not declared in network_hosts", Quote(h), Quote(need[h]))
-		}
-	}
-	kept := map[string]bool{}
-	for h := range have {
-		if _, ok := need[h]; ok {
-			kept[h] = true
-		}
-	}
-	b.Permissions.NetworkHosts = sortedKeys(kept)
 	for i, r := range b.Permissions.FilesystemRoots {
 		checkText(b, indexPath(modelPath(b, "capabilities.filesystem_roots", "capabilities.filesystem_roots"), i), r, false)
 	}

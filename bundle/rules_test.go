@@ -176,7 +176,7 @@ func TestCredentialRules(t *testing.T) {
 		{"token flag with value", files{"mcp.json": args(`"--token=s3cr3tvalue"`)}, Error, "secret.argv", "mcpServers.s.args[1]", "s3cr3tvalue"},
 		{"api key flag", files{"mcp.json": args(`"--api-key", "s3cr3tvalue"`)}, Error, "secret.argv", "args[1]", "s3cr3tvalue"},
 		{"apikey flag", files{"mcp.json": args(`"--apikey=s3cr3tvalue"`)}, Error, "secret.argv", "args[1]", "s3cr3tvalue"},
-		{"password flag", files{"mcp.json": args(`"--password"`)}, Error, "secret.argv", "args[1]", ""},
+		{"password flag", files{"mcp.json": args(`"--password", "hunter2hunter2"`)}, Error, "secret.argv", "args[1]", "hunter2hunter2"},
 		{"secret flag", files{"mcp.json": args(`"--client-secret=s3cr3tvalue"`)}, Error, "secret.argv", "args[1]", "s3cr3tvalue"},
 		{"auth flag", files{"mcp.json": args(`"--auth-token", "s3cr3tvalue"`)}, Error, "secret.argv", "args[1]", "s3cr3tvalue"},
 		{"github token in args", files{"mcp.json": args(`"` + gh + `"`)}, Error, "secret.token", "args[1]", gh},
@@ -286,22 +286,16 @@ func TestNetworkHostRules(t *testing.T) {
 	}
 	runRuleCases(t, []ruleCase{
 		{"host missing", files{"mcp.json": servers, "plugin.json": hosts(`"localhost", "::1"`)}, Error, "capabilities.network-hosts", "capabilities.network_hosts", ""},
-		{"no capabilities", files{"mcp.json": servers}, Error, "capabilities.network-hosts", "network_hosts", ""},
 		{"extra host", files{"mcp.json": servers, "plugin.json": hosts(`"localhost", "::1", "api.example.com", "evil.example.net"`)}, Error, "capabilities.network-hosts", "network_hosts[3]", ""},
 		{"host with scheme", files{"mcp.json": servers, "plugin.json": hosts(`"https://api.example.com"`)}, Error, "capabilities.host", "network_hosts[0]", ""},
 		{"host with port", files{"mcp.json": servers, "plugin.json": hosts(`"api.example.com:8443"`)}, Error, "capabilities.host", "network_hosts[0]", ""},
 		{"wildcard host", files{"mcp.json": servers, "plugin.json": hosts(`"*.example.com"`)}, Error, "capabilities.host", "network_hosts[0]", ""},
 	})
-	// Every host of every loaded remote server is named in the finding.
+	// Undeclared, the host set is derived from the endpoints, not required.
 	b = loadFiles(t, withPlugin(files{"mcp.json": servers}))
-	var msgs []string
-	for _, f := range b.Report.Findings {
-		if f.Rule == "capabilities.network-hosts" {
-			msgs = append(msgs, f.Message)
-		}
-	}
-	if len(msgs) != 3 {
-		t.Fatalf("want one finding per missing host, got %q", msgs)
+	requireClean(t, b)
+	if got := strings.Join(b.Permissions.NetworkHosts, ","); got != "::1,api.example.com,localhost" || b.Permissions.NetworkDeclared {
+		t.Fatalf("derived NetworkHosts = %q (declared %v)", got, b.Permissions.NetworkDeclared)
 	}
 }
 
@@ -334,8 +328,8 @@ func TestExtensionRules(t *testing.T) {
 		{"params remote ref", tool(`, "params": {"$ref": "https://schemas.example.com/input.json"}`), Skip, "tool.params", "tools[0].params", ""},
 		{"params file ref", tool(`, "params": {"$ref": "file:///etc/passwd"}`), Skip, "tool.params", "tools[0].params", ""},
 		{"params unknown metaschema", tool(`, "params": {"$schema": "https://schemas.example.com/meta", "type": "object"}`), Skip, "tool.params", "tools[0].params", ""},
-		{"hook unknown event", hook("OnSave", `{"hooks": [`+cmdHook+`]}`), Skip, "hook.event", "hooks.OnSave[0].hooks[0]", ""},
-		{"hook unknown event, no groups", hook("OnSave", ""), Skip, "hook.event", "hooks.OnSave", ""},
+		{"hook unknown event", hook("OnSave", `{"hooks": [`+cmdHook+`]}`), Warning, "hook.event-unknown", "hooks.OnSave", ""},
+		{"hook unknown event, no groups", hook("OnSave", ""), Warning, "hook.event-unknown", "hooks.OnSave", ""},
 		{"hook bad matcher", hook("PreToolUse", `{"matcher": "(", "hooks": [`+cmdHook+`]}`), Skip, "hook.matcher", "hooks.PreToolUse[0].hooks[0].matcher", ""},
 		{"hook prompt type", hook("Stop", `{"hooks": [{"type": "prompt", "command": "true"}]}`), Skip, "hook.type", "hooks.Stop[0].hooks[0].type", ""},
 		{"hook type missing", hook("Stop", `{"hooks": [{"command": "true"}]}`), Skip, "hook.type", "hooks.Stop[0].hooks[0]", ""},
@@ -345,8 +339,8 @@ func TestExtensionRules(t *testing.T) {
 		{"hook unknown key", hook("Stop", `{"hooks": [{"type": "command", "command": "true", "async": true}]}`), Error, "extension.unknown-field", "hooks.Stop[0].hooks[0].async", ""},
 		{"when unknown os", files{"plugin.json": pluginWithExt(`{"when": {"os": ["linux", "freebsd"]}}`)}, Error, "when.os", "when.os[1]", ""},
 		{"when binary path", files{"plugin.json": pluginWithExt(`{"when": {"binaries": ["/usr/bin/git"]}}`)}, Error, "when.binary", "when.binaries[0]", ""},
-		{"lsp bad command", files{"plugin.json": pluginWithExt(`{"lsp": {"gopls": {"command": "go run x"}}}`)}, Error, "inactive.lsp", "lsp.gopls.command", ""},
-		{"lsp bad name", files{"plugin.json": pluginWithExt(`{"lsp": {"Go_LS": {"command": "gopls"}}}`)}, Error, "inactive.lsp", "lsp", ""},
+		{"lsp bad command", files{"plugin.json": pluginWithExt(`{"lsp": {"gopls": {"command": "go run x"}}}`)}, Skip, "command.token", "lsp.gopls.command", ""},
+		{"lsp bad name", files{"plugin.json": pluginWithExt(`{"lsp": {"Go_LS": {"command": "gopls"}}}`)}, Skip, "lsp.name", "lsp.Go_LS", ""},
 		{"native escapes", files{"plugin.json": pluginWithExt(`{"native": {"x": {"path": "../x.so"}}}`)}, Error, "inactive.native", "native.x.path", ""},
 		{"native missing", files{"plugin.json": pluginWithExt(`{"native": {"x": {"path": "./lib/x.so"}}}`)}, Error, "inactive.native", "native.x.path", ""},
 		{"control character in tool description", files{"plugin.json": pluginWithExt(`{"tools": [{"name": "t", "command": "true", "description": "a\u0007b"}]}`)}, Error, "text.control", "tools[0].description", ""},
@@ -370,11 +364,14 @@ func TestInactiveDeclarationsBlock(t *testing.T) {
 		"native": {"fast": {"path": "./lib/x.so"}},
 		"capabilities": {"filesystem_roots": ["~/src"], "lifecycle_mutation": true}}`)})
 	requireClean(t, b)
-	if !b.Blocked() || len(b.Inactive) != 4 {
+	if !b.Blocked() || len(b.Inactive) != 3 {
 		t.Fatalf("Inactive = %+v", b.Inactive)
 	}
+	// A language server is a process bundlectl runs, not an inactive surface.
+	if len(b.Components.LSP) != 1 || b.Components.LSP[0].Command != "gopls" {
+		t.Fatalf("LSP = %+v", b.Components.LSP)
+	}
 	want := map[string]string{
-		SurfaceLSP:               `{"args":["serve"],"command":"gopls","languages":["go"]}`,
 		SurfaceNative:            `{"path":"./lib/x.so"}`,
 		SurfaceFilesystemRoots:   `["~/src"]`,
 		SurfaceLifecycleMutation: `true`,
@@ -390,10 +387,10 @@ func TestInactiveDeclarationsBlock(t *testing.T) {
 			n++
 		}
 	}
-	if n != 4 {
+	if n != 3 {
 		t.Fatalf("want a warning per inactive surface:%s", dumpFindings(b))
 	}
-	for _, p := range []string{"dev.bundlectl.lsp.gopls", "dev.bundlectl.native.fast", "dev.bundlectl.capabilities.filesystem_roots", "dev.bundlectl.capabilities.lifecycle_mutation"} {
+	for _, p := range []string{"dev.bundlectl.native.fast", "dev.bundlectl.capabilities.filesystem_roots", "dev.bundlectl.capabilities.lifecycle_mutation"} {
 		requireFinding(t, b, Warning, "inactive.surface", p)
 	}
 }
@@ -517,7 +514,9 @@ func TestCheckModelAppliesToTOMLModels(t *testing.T) {
 	requireFinding(t, b, Error, "secret.argv", "plugin.toml: mcp_servers.local.args[1]")
 	requireFinding(t, b, Error, "env.loader", "plugin.toml: mcp_servers.local.env.NODE_OPTIONS")
 	requireFinding(t, b, Error, "mcp.option-transport", "plugin.toml: mcp_servers.api.env_from")
-	requireFinding(t, b, Error, "capabilities.network-hosts", "plugin.toml: capabilities.network_hosts")
+	if got := strings.Join(b.Permissions.NetworkHosts, ","); got != "api.example.com" {
+		t.Errorf("derived network hosts = %q", got)
+	}
 	requireFinding(t, b, Warning, "inactive.surface", "plugin.toml: capabilities.filesystem_roots")
 	if len(b.Components.Tools) != 1 || string(b.Components.Tools[0].Params) != `{"properties":{"a":{},"b":{}},"type":"object"}` {
 		t.Fatalf("tools: %+v", b.Components.Tools)

@@ -18,7 +18,7 @@ func TestSkillRules(t *testing.T) {
 		{"alias", files{"skills/s/SKILL.md": skill("name: &n s\ndescription: *n")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"second document", files{"skills/s/SKILL.md": skill(ok + "\n...\nmodel: x")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
 		{"duplicate key", files{"skills/s/SKILL.md": skill(ok + "\nname: s")}, Skip, "skill.front-matter", "skills/s/SKILL.md", ""},
-		{"unknown key", files{"skills/s/SKILL.md": skill(ok + "\nmodel: opus")}, Skip, "skill.unknown-field", "skills/s/SKILL.md: model", ""},
+		{"unknown key", files{"skills/s/SKILL.md": skill(ok + "\nfrobnicate: opus")}, Skip, "skill.unknown-field", "skills/s/SKILL.md: frobnicate", ""},
 		{"name not a string", files{"skills/s/SKILL.md": skill("name: [s]\ndescription: d")}, Skip, "skill.field-type", "SKILL.md: name", ""},
 		{"name is a number", files{"skills/7/SKILL.md": skill("name: 7\ndescription: d")}, Skip, "skill.field-type", "SKILL.md: name", ""},
 		{"metadata nested", files{"skills/s/SKILL.md": skill(ok + "\nmetadata:\n  a: [1]")}, Skip, "skill.field-type", "SKILL.md: metadata", ""},

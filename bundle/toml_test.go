@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -96,13 +97,13 @@ func TestParseTOMLFull(t *testing.T) {
 		t.Errorf("tools = %+v\nwant %+v (params %s)", b.Components.Tools, wantTools, b.Components.Tools[0].Params)
 	}
 	wantHooks := []Hook{
-		{Event: "PreToolUse", Matcher: "Bash", Command: "./hooks/guard", TimeoutSec: 10, Source: "plugin.toml: hooks[0]"},
-		{Event: "SessionStart", Command: "./hooks/hello", Args: []string{"--quiet"}, Source: "plugin.toml: hooks[1]"},
+		{Event: "PreToolUse", Matcher: "Bash", Type: HookCommand, Command: "./hooks/guard", TimeoutSec: 10, Source: "plugin.toml: hooks[0]"},
+		{Event: "SessionStart", Type: HookCommand, Command: "./hooks/hello", Args: []string{"--quiet"}, Source: "plugin.toml: hooks[1]"},
 	}
 	if !reflect.DeepEqual(b.Components.Hooks, wantHooks) {
 		t.Errorf("hooks = %+v\nwant %+v", b.Components.Hooks, wantHooks)
 	}
-	if want := (Permissions{NetworkHosts: []string{"mcp.example.org"}}); !reflect.DeepEqual(b.Permissions, want) {
+	if want := (Permissions{NetworkHosts: []string{"mcp.example.org"}, NetworkDeclared: true}); !reflect.DeepEqual(b.Permissions, want) {
 		t.Errorf("permissions = %+v, want %+v", b.Permissions, want)
 	}
 	if want := (When{OS: []string{"linux", "macos"}, Binaries: []string{"node", "python3"}}); !reflect.DeepEqual(b.When, want) {
@@ -122,8 +123,11 @@ func TestParseTOMLInactive(t *testing.T) {
 	for _, in := range b.Inactive {
 		got[in.Surface+"/"+in.Name] = string(in.Spec)
 	}
+	// A language server is a component bundlectl runs, not a declaration.
+	if l := b.Components.LSP; len(l) != 1 || l[0].Name != "gopls" || l[0].Command != "gopls" || l[0].Languages["go"] != "go" {
+		t.Errorf("lsp = %+v", l)
+	}
 	want := map[string]string{
-		"lsp/gopls":           `{"args":["serve"],"command":"gopls","languages":["go"]}`,
 		"native/accel":        `{"path":"./lib/accel.so"}`,
 		"filesystem_roots/":   `["~/notes"]`,
 		"lifecycle_mutation/": `true`,
@@ -474,15 +478,19 @@ func tomlFromModel(t testing.TB, b *Bundle) []byte {
 	if b.When.OS != nil || b.When.Binaries != nil {
 		m.When = &tomlWhen{OS: b.When.OS, Binaries: b.When.Binaries}
 	}
+	for _, l := range b.Components.LSP {
+		if m.LSP == nil {
+			m.LSP = map[string]tomlLSP{}
+		}
+		var langs []string
+		for id := range l.Languages {
+			langs = append(langs, id)
+		}
+		sort.Strings(langs)
+		m.LSP[l.Name] = tomlLSP{Command: l.Command, Args: l.Args, Languages: langs}
+	}
 	for _, in := range b.Inactive {
 		switch in.Surface {
-		case SurfaceLSP:
-			var l tomlLSP
-			must(t, json.Unmarshal(in.Spec, &l))
-			if m.LSP == nil {
-				m.LSP = map[string]tomlLSP{}
-			}
-			m.LSP[in.Name] = l
 		case SurfaceNative:
 			var n tomlNative
 			must(t, json.Unmarshal(in.Spec, &n))

@@ -3,11 +3,12 @@ package review
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )

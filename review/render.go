@@ -2,6 +2,7 @@ package review
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/inventory"
 )
 
 // RenderOptions control the human form of a review.
@@ -104,9 +106,13 @@ func (r *renderer) review(rv *Review) {
 	r.field("  ", "scope", string(b.Scope))
 	r.field("  ", "path", bundle.Quote(b.Dir))
 	r.field("  ", "version", orNone(b.Meta.Version, bundle.Quote))
-	format := string(b.Format)
-	if format == "" {
-		format = "(no manifest could be read)"
+	format := "(no manifest could be read)"
+	if len(b.Formats) > 0 {
+		var fs []string
+		for _, f := range b.Formats {
+			fs = append(fs, string(f))
+		}
+		format = strings.Join(fs, ", ")
 	}
 	r.field("  ", "format", format)
 	if b.Meta.SchemaVersion != 0 {
@@ -120,13 +126,16 @@ func (r *renderer) review(rv *Review) {
 		r.wrap("  ", b.Meta.Description)
 	}
 
+	for _, n := range b.Notes {
+		r.wrapItem("  note: ", "        ", bundle.Sanitize(n))
+	}
+	r.findings("Will not load", rv.Errors, bundle.Skip)
 	if !b.Rejected() {
-		r.components(b)
+		r.components(b, rv.Inv)
 		r.permissions(b)
 		r.inactive(b)
 	}
 	r.findings("Errors", rv.Errors, bundle.Error)
-	r.findings("Skipped components", rv.Errors, bundle.Skip)
 	r.findings("Warnings", rv.Warnings, bundle.Warning)
 	if len(b.Ignored) > 0 {
 		r.heading("Ignored fields (reported, given no meaning)")
@@ -184,11 +193,56 @@ func orNone(s string, f func(string) string) string {
 	return f(s)
 }
 
-func (r *renderer) components(b *bundle.Bundle) {
+func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 	c := b.Components
-	if len(c.Tools)+len(c.Hooks) > 0 || hasStdio(c.MCP) {
+	if inv == nil {
+		inv = inventory.Of(b)
+	}
+	if runsProcesses(inv) {
 		r.heading(r.color(ansiYellow, "Runs with your authority"))
-		r.wrapItem("  ", "  ", ("Local tools, hooks and stdio MCP servers run as you: they can read, change and send anything you can, with your files, credentials and network. Check every command below."))
+		r.wrapItem("  ", "  ", "Hooks, tools, stdio MCP and LSP servers, monitors and the shell lines of commands run as you: they can read, change and send anything you can, with your files, credentials and network. Check every command below.")
+	}
+
+	if len(inv.Hooks) > 0 {
+		r.heading(fmt.Sprintf("Hooks (%d), in the order they run", len(inv.Hooks)))
+		for i, h := range inv.Hooks {
+			m := "matcher: all"
+			if h.Matcher != "" && h.Matcher != "*" {
+				m = "matcher " + bundle.Quote(h.Matcher)
+			}
+			r.line("  %d. on %s, %s  [hook %s]%s", i+1, bundle.Quote(h.Event), m, h.ID, hostSuffix(h.Hosts))
+			const in = "     "
+			switch h.Type {
+			case bundle.HookCommand:
+				if h.Shell {
+					r.field(in, "shell", jsonString(h.Command))
+					r.field(in, "", "(run as /bin/sh -c with exactly this string; the event arrives on stdin)")
+				} else {
+					r.argv(in, h.Command, h.Args)
+				}
+				r.field(in, "cwd", "the workspace")
+				r.field(in, "timeout", timeout(h.TimeoutSec, 60))
+			case bundle.HookHTTP:
+				r.field(in, "POSTs to", jsonString(h.URL))
+				r.headerRows(in, h.Headers, nil, "")
+				if len(h.AllowedEnvVars) > 0 {
+					r.field(in, "", "headers may read host variables "+quoteList(h.AllowedEnvVars))
+				}
+			default:
+				r.field(in, "type", h.Type+" (evaluated by the host's model, not run by bundlectl)")
+				r.field(in, "prompt", r.truncated(h.Prompt))
+				if h.Model != "" {
+					r.field(in, "model", bundle.Quote(h.Model))
+				}
+			}
+			if h.Scope != "" {
+				r.field(in, "active", "only while "+bundle.Sanitize(strings.Replace(h.Scope, ":", " ", 1))+" is in use")
+			}
+			if h.Async {
+				r.field(in, "async", "runs in the background; it cannot block")
+			}
+			r.hostVars(in, h.HostVariables)
+		}
 	}
 
 	if len(c.Tools) > 0 {
@@ -210,69 +264,228 @@ func (r *renderer) components(b *bundle.Bundle) {
 		}
 	}
 
-	if len(c.Hooks) > 0 {
-		r.heading(fmt.Sprintf("Hooks (%d), in the order they run", len(c.Hooks)))
-		for i, h := range c.Hooks {
-			m := "matcher: all"
-			if h.Matcher != "" && h.Matcher != "*" {
-				m = "matcher " + bundle.Quote(h.Matcher) + " (regexp, whole tool name)"
-			}
-			r.line("  %d. on %s, %s", i+1, bundle.Quote(h.Event), m)
-			r.argv("     ", h.Command, h.Args)
-			r.field("     ", "cwd", "the workspace")
-			r.field("     ", "timeout", timeout(h.TimeoutSec, 60))
-		}
-	}
-
-	if len(c.MCP) > 0 || c.MCPDisabled {
-		r.heading(fmt.Sprintf("MCP servers (%d)", len(c.MCP)))
+	if len(inv.MCPServers) > 0 || c.MCPDisabled {
+		r.heading(fmt.Sprintf("MCP servers (%d)", len(inv.MCPServers)))
 		if c.MCPDisabled {
-			r.line("  mcp.json is invalid: MCP is disabled for this bundle (see the errors)")
+			r.line("  an MCP configuration file is invalid: its servers are disabled (see the errors)")
 		}
-		for _, s := range sortedBy(c.MCP, func(s bundle.MCPServer) string { return s.Name }) {
+		for _, s := range inv.MCPServers {
 			r.mcp(s)
 		}
 	}
 
-	docs := func(title string, ds []bundle.Document) {
+	if len(inv.LSPServers) > 0 {
+		r.heading(fmt.Sprintf("LSP servers (%d), started through bundlectl", len(inv.LSPServers)))
+		for _, l := range inv.LSPServers {
+			r.line("  %s (%s)%s", bundle.EscapePath(l.Name), orDefault(l.Transport, "stdio"), hostSuffix(l.Hosts))
+			r.argv("    ", l.Command, l.Args)
+			r.envRows("    ", l.Env, nil)
+			if len(l.Languages) > 0 {
+				var ls []string
+				for _, k := range sortedKeys(l.Languages) {
+					if k == l.Languages[k] {
+						ls = append(ls, bundle.Quote(k))
+					} else {
+						ls = append(ls, bundle.Quote(k)+" → "+bundle.Quote(l.Languages[k]))
+					}
+				}
+				r.field("    ", "languages", strings.Join(ls, ", "))
+			}
+			r.other("    ", l.Other)
+			r.hostVars("    ", l.HostVariables)
+		}
+	}
+
+	if len(inv.Monitors) > 0 {
+		r.heading(fmt.Sprintf("Monitors (%d): shell commands the host keeps running", len(inv.Monitors)))
+		for _, m := range inv.Monitors {
+			r.line("  %s%s", bundle.EscapePath(m.Name), hostSuffix(m.Hosts))
+			r.field("    ", "shell", jsonString(m.Command))
+			r.other("    ", m.Other)
+			r.hostVars("    ", m.HostVariables)
+		}
+	}
+
+	descs := map[string]string{}
+	for _, s := range c.Skills {
+		descs[s.Path] = s.Description
+	}
+	for _, ds := range [][]bundle.Document{c.Commands, c.Agents, c.OutputStyles, c.Contexts} {
+		for _, d := range ds {
+			descs[d.Path] = d.Description
+		}
+	}
+	docs := func(title string, ds []inventory.Doc) {
 		if len(ds) == 0 {
 			return
 		}
 		r.heading(fmt.Sprintf("%s (%d)", title, len(ds)))
-		for _, d := range sortedBy(ds, func(d bundle.Document) string { return d.Name }) {
-			r.line("  %s  %s", bundle.EscapePath(d.Name), bundle.EscapePath(d.Path))
-			if d.Description != "" {
-				r.wrap("      ", d.Description)
+		for _, d := range ds {
+			r.line("  %s  %s%s", bundle.EscapePath(d.Name), bundle.EscapePath(d.Path), hostSuffix(d.Hosts))
+			if desc := descs[d.Path]; desc != "" {
+				r.wrap("      ", r.truncated(desc))
+			}
+			r.grants("      ", d.Grants)
+			for _, l := range d.ShellLines {
+				r.field("      ", "runs", jsonString(l)+" (shell, when invoked)")
 			}
 		}
 	}
-	if len(c.Skills) > 0 {
-		r.heading(fmt.Sprintf("Skills (%d): instructions the model reads", len(c.Skills)))
-		for _, s := range sortedBy(c.Skills, func(s bundle.Skill) string { return s.Name }) {
-			r.line("  %s  %s", bundle.EscapePath(s.Name), bundle.EscapePath(s.Path))
-			if s.Description != "" {
-				r.wrap("      ", s.Description)
-			}
-			if s.AllowedTools != "" {
-				r.line("      allowed tools: %s", bundle.Quote(s.AllowedTools))
-			}
+	docs("Skills: instructions the model reads", inv.Skills)
+	docs("Commands", inv.Commands)
+	docs("Agents", inv.Agents)
+	docs("Output styles", inv.OutputStyles)
+	docs("Context files: added to the model's context", inv.Contexts)
+
+	if len(inv.Apps) > 0 {
+		r.heading(fmt.Sprintf("Apps (%d): connectors the host makes available", len(inv.Apps)))
+		for _, a := range inv.Apps {
+			r.line("  %s%s  %s", bundle.EscapePath(a.Name), hostSuffix(a.Hosts), jsonSanitize(string(a.Spec)))
 		}
 	}
-	docs("Commands", c.Commands)
-	docs("Agents", c.Agents)
-	if len(c.Skills)+len(c.Commands)+len(c.Agents)+len(c.Tools)+len(c.Hooks)+len(c.MCP) == 0 {
+	if len(inv.Policies) > 0 {
+		r.heading(fmt.Sprintf("Policies (%d): rules that allow, deny or ask for tool calls", len(inv.Policies)))
+		for _, p := range inv.Policies {
+			r.line("  %s%s", bundle.EscapePath(p.Path), hostSuffix(p.Hosts))
+			r.line("      %s", r.truncated(jsonSanitize(string(p.Rules))))
+		}
+	}
+	if len(inv.ExcludeTools) > 0 {
+		r.heading("Host tools it removes")
+		r.line("  %s", quoteList(inv.ExcludeTools))
+	}
+	if len(inv.UserConfig) > 0 {
+		r.heading(fmt.Sprintf("Options you supply (%d): values are stored outside the bundle", len(inv.UserConfig)))
+		for _, o := range inv.UserConfig {
+			kind := orDefault(o.Type, "string")
+			if o.Sensitive {
+				kind += ", sensitive (never shown)"
+			}
+			if o.Required {
+				kind += ", required"
+			}
+			if o.EnvVar != "" {
+				kind += ", exported as " + bundle.Quote(o.EnvVar)
+			}
+			r.line("  %s  %s%s", bundle.EscapePath(o.Key), kind, hostSuffix(o.Hosts))
+		}
+	}
+	if len(inv.Manifest) > 0 {
+		r.heading("Other manifest fields (reviewed as written)")
+		for _, k := range sortedRawKeys(inv.Manifest) {
+			r.line("  %s  %s", bundle.EscapePath(k), r.truncated(jsonSanitize(string(inv.Manifest[k]))))
+		}
+	}
+	if len(inv.Executables) > 0 {
+		r.heading(fmt.Sprintf("Executables it ships (%d)", len(inv.Executables)))
+		r.list("  ", inv.Executables)
+	}
+	if len(inv.HostVariables) > 0 {
+		r.heading("Host variables it reads")
+		for _, v := range inv.HostVariables {
+			r.line("  reads host variable %s", bundle.Quote(v))
+		}
+	}
+	if len(inv.Skills)+len(inv.Commands)+len(inv.Agents)+len(inv.Tools)+len(inv.Hooks)+len(inv.MCPServers)+len(inv.LSPServers)+len(inv.OutputStyles)+len(inv.Contexts)+len(inv.Monitors)+len(inv.Apps)+len(inv.Policies) == 0 {
 		r.heading("Components")
 		r.line("  (none)")
 	}
 }
 
-func hasStdio(ss []bundle.MCPServer) bool {
-	for _, s := range ss {
+// runsProcesses reports whether anything of the inventory runs as a
+// process on the user's machine.
+func runsProcesses(inv *inventory.Inventory) bool {
+	for _, h := range inv.Hooks {
+		if h.Type == bundle.HookCommand {
+			return true
+		}
+	}
+	for _, s := range inv.MCPServers {
 		if !s.Remote() {
 			return true
 		}
 	}
-	return false
+	for _, ds := range [][]inventory.Doc{inv.Skills, inv.Commands, inv.Agents} {
+		for _, d := range ds {
+			if len(d.ShellLines) > 0 {
+				return true
+			}
+		}
+	}
+	return len(inv.Tools)+len(inv.LSPServers)+len(inv.Monitors) > 0
+}
+
+func hostSuffix(hosts []string) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(hosts, ", ") + ")"
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// maxFreeText bounds running text the review prints (descriptions, hook
+// prompts, policies): a review longer than a screen truncates it and says so.
+const maxFreeText = 400
+
+func (r *renderer) truncated(s string) string {
+	if utf8.RuneCountInString(s) <= maxFreeText {
+		return s
+	}
+	rs := []rune(s)
+	return string(rs[:maxFreeText]) + fmt.Sprintf("… (%d more characters not shown; the file is in the bundle)", len(rs)-maxFreeText)
+}
+
+func (r *renderer) list(indent string, items []string) {
+	for _, it := range items {
+		r.line("%s%s", indent, bundle.EscapePath(it))
+	}
+}
+
+func (r *renderer) hostVars(indent string, vars []string) {
+	if len(vars) > 0 {
+		r.field(indent, "reads", "host variables "+quoteList(vars))
+	}
+}
+
+func (r *renderer) grants(indent string, g inventory.Grants) {
+	row := func(label string, vs []string) {
+		if len(vs) > 0 {
+			r.field(indent, label, quoteList(vs))
+		}
+	}
+	row("allows", g.AllowedTools)
+	row("disallows", g.DisallowedTools)
+	row("tools", g.Tools)
+	if g.Model != "" {
+		r.field(indent, "model", bundle.Quote(g.Model))
+	}
+	if g.PermissionMode != "" {
+		r.field(indent, "permission", bundle.Quote(g.PermissionMode))
+	}
+	row("skills", g.Skills)
+	row("mcp", g.MCPServers)
+	r.other(indent, g.Other)
+}
+
+func (r *renderer) other(indent string, m map[string]json.RawMessage) {
+	for _, k := range sortedRawKeys(m) {
+		r.field(indent, bundle.EscapePath(k), r.truncated(jsonSanitize(string(m[k]))))
+	}
+}
+
+func sortedRawKeys(m map[string]json.RawMessage) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 func timeout(sec, def int) string {
@@ -308,16 +521,22 @@ func (r *renderer) argv(indent, command string, args []string) {
 	r.bareNote(indent, command)
 }
 
-// bareNote says where a bare command comes from: the executable is found
-// on PATH when the process starts, and is not part of the reviewed bundle.
+// bareNote says where a command comes from when it is not a file of the
+// bundle: a bare name is found on PATH when the process starts, an
+// absolute path is whatever is there; neither is part of the review.
 func (r *renderer) bareNote(indent, command string) {
-	if !strings.HasPrefix(command, "./") {
-		r.line("%s%-10s %s", indent, "", "(bare: found on PATH at start, not part of the bundle)")
+	if _, in := bundle.CommandInBundle(command); in {
+		return
 	}
+	if strings.HasPrefix(command, "/") {
+		r.line("%s%-10s %s", indent, "", "(outside the bundle: not covered by its content hash)")
+		return
+	}
+	r.line("%s%-10s %s", indent, "", "(bare: found on PATH at start, not part of the bundle)")
 }
 
-func (r *renderer) mcp(s bundle.MCPServer) {
-	r.line("  %s (%s)", bundle.EscapePath(s.Name), bundle.EscapePath(s.Transport))
+func (r *renderer) mcp(s inventory.MCPServer) {
+	r.line("  %s (%s)%s", bundle.EscapePath(s.Name), bundle.EscapePath(s.Transport), hostSuffix(s.Hosts))
 	const in = "    "
 	if !s.Remote() {
 		r.argv(in, s.Command, s.Args)
@@ -326,16 +545,10 @@ func (r *renderer) mcp(s bundle.MCPServer) {
 			cwd = jsonString(s.Cwd)
 		}
 		r.field(in, "cwd", cwd)
+		r.envRows(in, s.Env, s.EnvFrom)
 	} else {
-		u, err := NormalizeURL(s.URL)
-		if err != nil {
-			u = "(invalid URL)"
-		}
-		r.field(in, "endpoint", bundle.EscapePath(u))
-	}
-	r.env(in, s)
-	if s.Remote() {
-		r.headers(in, s)
+		r.field(in, "endpoint", jsonString(s.URL))
+		r.headerRows(in, s.Headers, s.EnvHeaders, s.BearerTokenEnvVar)
 	}
 	tools := "all the server offers"
 	switch {
@@ -347,26 +560,28 @@ func (r *renderer) mcp(s bundle.MCPServer) {
 		tools = "all except " + quoteList(s.ToolsExclude)
 	}
 	r.field(in, "tools", tools)
+	if s.Trust {
+		r.field(in, "trust", r.color(ansiYellow, "every tool call is confirmed without asking you (Gemini CLI \"trust\")"))
+	}
 	if s.TimeoutSec != 0 {
 		r.field(in, "timeout", fmt.Sprintf("%d s", s.TimeoutSec))
 	}
+	r.other(in, s.Other)
+	r.hostVars(in, s.HostVariables)
 }
 
-// env lists every variable the server gets beyond the allowlist, and where
-// its value comes from. Host values are never shown, only their names.
-func (r *renderer) env(in string, s bundle.MCPServer) {
-	type kv struct{ k, v string }
-	var rows []kv
-	for _, k := range sortedKeys(s.Env) {
-		rows = append(rows, kv{bundle.EscapePath(k), "= " + jsonString(s.Env[k]) + " (literal)"})
+// envRows lists every variable a process gets beyond the allowlist, and
+// where its value comes from. Host values are never shown, only names.
+func (r *renderer) envRows(in string, env, from map[string]string) {
+	var rows []string
+	for _, k := range sortedKeys(env) {
+		rows = append(rows, bundle.EscapePath(k)+" = "+jsonString(env[k]))
 	}
-	for _, k := range sortedKeys(s.EnvFrom) {
-		rows = append(rows, kv{bundle.EscapePath(k), "<- host variable " + bundle.Quote(s.EnvFrom[k]) + " (env_from)"})
+	for _, k := range sortedKeys(from) {
+		rows = append(rows, bundle.EscapePath(k)+" <- host variable "+bundle.Quote(from[k]))
 	}
 	if len(rows) == 0 {
-		if !s.Remote() {
-			r.field(in, "env", "only the allowlist, PLUGIN_ROOT and PLUGIN_DATA")
-		}
+		r.field(in, "env", "only the allowlist and the plugin variables")
 		return
 	}
 	for i, row := range rows {
@@ -374,23 +589,20 @@ func (r *renderer) env(in string, s bundle.MCPServer) {
 		if i > 0 {
 			label = ""
 		}
-		r.field(in, label, row.k+" "+row.v)
-	}
-	if len(s.EnvFrom) > 0 {
-		r.field(in, "", "(host values are copied at start and never shown)")
+		r.field(in, label, row)
 	}
 }
 
-func (r *renderer) headers(in string, s bundle.MCPServer) {
+func (r *renderer) headerRows(in string, literal, fromEnv map[string]string, bearer string) {
 	var rows []string
-	for _, k := range sortedKeys(s.Headers) {
-		rows = append(rows, bundle.EscapePath(k)+": "+jsonString(s.Headers[k])+" (literal)")
+	for _, k := range sortedKeys(literal) {
+		rows = append(rows, bundle.EscapePath(k)+": "+jsonString(literal[k]))
 	}
-	if s.BearerTokenEnvVar != "" {
-		rows = append(rows, "Authorization: Bearer <- host variable "+bundle.Quote(s.BearerTokenEnvVar))
+	if bearer != "" {
+		rows = append(rows, "Authorization: Bearer <- host variable "+bundle.Quote(bearer))
 	}
-	for _, k := range sortedKeys(s.EnvHeaders) {
-		rows = append(rows, bundle.EscapePath(k)+": <- host variable "+bundle.Quote(s.EnvHeaders[k]))
+	for _, k := range sortedKeys(fromEnv) {
+		rows = append(rows, bundle.EscapePath(k)+": <- host variable "+bundle.Quote(fromEnv[k]))
 	}
 	if len(rows) == 0 {
 		r.field(in, "headers", "(none)")
@@ -413,6 +625,9 @@ func (r *renderer) permissions(b *bundle.Bundle) {
 		hs := append([]string(nil), p.NetworkHosts...)
 		sort.Strings(hs)
 		hosts = quoteList(hs)
+	}
+	if !p.NetworkDeclared && len(p.NetworkHosts) > 0 {
+		hosts += " (derived from its endpoints)"
 	}
 	r.line("  network hosts       %s", hosts)
 	roots := "(none)"
@@ -467,6 +682,10 @@ func (r *renderer) findings(title string, fs []bundle.Finding, sev bundle.Severi
 		code = ansiYellow
 	}
 	r.heading(r.color(code, fmt.Sprintf("%s (%d)", title, len(sel))))
+	if sev == bundle.Skip {
+		r.line("  These components broke a rule of their own kind: they are in no inventory,")
+		r.line("  never reach a host and never run. The rest of the bundle can be trusted.")
+	}
 	for _, f := range sel {
 		p := f.Path
 		if p == "" {
@@ -474,6 +693,13 @@ func (r *renderer) findings(title string, fs []bundle.Finding, sev bundle.Severi
 		}
 		r.wrapItem("  - ", "    ", bundle.Sanitize(p)+": "+bundle.Sanitize(f.Message)+" ["+bundle.Sanitize(f.Rule)+"]")
 	}
+}
+
+// sortedBy returns a copy of xs sorted by key, ties kept in input order.
+func sortedBy[T any](xs []T, key func(T) string) []T {
+	c := append([]T(nil), xs...)
+	sort.SliceStable(c, func(i, j int) bool { return key(c[i]) < key(c[j]) })
+	return c
 }
 
 func sortedKeys(m map[string]string) []string {

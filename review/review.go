@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/receipts"
 )
 
@@ -25,6 +26,8 @@ type Review struct {
 	// Inventory is the canonical JSON the capability hash covers; nil for
 	// a rejected bundle.
 	Inventory []byte
+	// Inv is Inventory decoded; nil when Inventory is.
+	Inv *inventory.Inventory
 	// Token is nil when the bundle cannot be trusted; Refusals then says
 	// why, one reason per entry.
 	Token    *receipts.Token
@@ -57,8 +60,8 @@ func New(b *bundle.Bundle) (*Review, error) {
 		return nil, err
 	}
 	rv.ContentHash, rv.CapabilityHash, rv.Inventory = c, k, inv
-	if n := countSev(b.Report, bundle.Skip); n > 0 {
-		rv.Refusals = append(rv.Refusals, fmt.Sprintf("%d component(s) were skipped (above): a bundle with skipped components can never be active; fix them and review again", n))
+	if rv.Inv, err = inventory.Parse(inv); err != nil {
+		return nil, err
 	}
 	if b.Blocked() {
 		var s []string
@@ -71,7 +74,7 @@ func New(b *bundle.Bundle) (*Review, error) {
 		rv.Refusals = append(rv.Refusals, fmt.Sprintf("the bundle is shadowed by %s, which has the same name and wins; it can never become active", bundle.Quote(b.ShadowedBy)))
 	}
 	if b.Scope == bundle.ScopeDir {
-		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it as a user or workspace bundle to trust it")
+		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it first: bundlectl install "+bundle.Quote(b.Dir))
 	}
 	if !namePattern.MatchString(b.Name) || strings.Contains(b.Name, "--") || strings.Contains(b.Name, "..") {
 		rv.Refusals = append(rv.Refusals, "the bundle name is not a valid bundle name")
@@ -129,8 +132,13 @@ type JSONReview struct {
 	// a rejected bundle.
 	Components json.RawMessage   `json:"components"`
 	Inactive   []bundle.Inactive `json:"inactive"`
-	Errors     []bundle.Finding  `json:"errors"`
-	Warnings   []bundle.Finding  `json:"warnings"`
+	// Skipped are the components that will not load (also in Errors).
+	Skipped  []bundle.Finding `json:"skipped"`
+	Errors   []bundle.Finding `json:"errors"`
+	Warnings []bundle.Finding `json:"warnings"`
+	// Formats are the manifest formats the bundle was read through.
+	Formats []bundle.Format `json:"formats"`
+	Notes   []string        `json:"notes"`
 }
 
 // JSON returns the --json form of the review.
@@ -141,6 +149,15 @@ func (rv *Review) JSON() JSONReview {
 		Token: rv.Token, TrustCommand: rv.TrustCommand(),
 		Refusals: nonNil(rv.Refusals), Components: json.RawMessage("null"),
 		Inactive: b.Inactive, Errors: nonNilF(rv.Errors), Warnings: nonNilF(rv.Warnings),
+		Skipped: []bundle.Finding{}, Formats: b.Formats, Notes: nonNil(b.Notes),
+	}
+	if j.Formats == nil {
+		j.Formats = []bundle.Format{}
+	}
+	for _, f := range rv.Errors {
+		if f.Severity == bundle.Skip {
+			j.Skipped = append(j.Skipped, f)
+		}
 	}
 	if j.Inactive == nil {
 		j.Inactive = []bundle.Inactive{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -16,9 +17,7 @@ const (
 	MaxSkillCompatibility = 500  // characters
 )
 
-// skillFields are the only front-matter keys the Agent Skills format
-// defines. Any other key makes the skill non-conforming, and §7.1 says a
-// non-conforming skill is skipped.
+// skillFields are the front-matter keys the Agent Skills format defines.
 var skillFields = map[string]bool{
 	"name": true, "description": true, "license": true,
 	"compatibility": true, "metadata": true, "allowed-tools": true,
@@ -28,6 +27,9 @@ var skillFields = map[string]bool{
 // walked tree, in path order.
 func children(t *Tree, dir string) []Entry {
 	prefix := dir + "/"
+	if dir == "" {
+		prefix = ""
+	}
 	var out []Entry
 	for _, e := range t.Entries {
 		if strings.HasPrefix(e.Path, prefix) && !strings.Contains(e.Path[len(prefix):], "/") {
@@ -37,24 +39,32 @@ func children(t *Tree, dir string) []Entry {
 	return out
 }
 
-// loadSkills discovers skills (§7.1): every immediate child directory of
-// dir holding a regular file SKILL.md, never deeper. Paths come only from
-// the walked tree, which holds no symbolic links, so nothing resolves
-// outside the root. A skills path that is not a directory invalidates the
-// component type; an invalid skill is skipped.
-func loadSkills(b *Bundle, dir string) {
-	dir = strings.TrimSuffix(strings.TrimPrefix(dir, "./"), "/")
-	if _, msg := pluginRelative("./" + dir); msg != "" {
-		b.Report.Skipf(EscapePath(dir), "skill.location", "the skills path %s", msg)
-		return
+// descendants returns the entries below dir, in path order.
+func descendants(t *Tree, dir string) []Entry {
+	prefix := dir + "/"
+	if dir == "" {
+		prefix = ""
 	}
-	e, ok := b.Tree.Lookup(dir)
-	if !ok {
-		return // a missing fixed location is not an error (§6.2)
+	var out []Entry
+	for _, e := range t.Entries {
+		if strings.HasPrefix(e.Path, prefix) {
+			out = append(out, e)
+		}
 	}
-	if e.Kind != KindDir {
-		b.Report.Skipf(dir, "skill.location", "%s is not a directory; no skills are loaded", Quote(dir))
-		return
+	return out
+}
+
+// skillFiles lists the SKILL.md files of a skills location: the location
+// itself when a manifest named one skill's directory (single), else every immediate child
+// directory holding a SKILL.md, never deeper. Paths come only from the
+// walked tree, so nothing resolves outside the root.
+func skillFiles(b *Bundle, dir string, single bool) (files []Entry, dirNames []string) {
+	if e, ok := b.Tree.Lookup(pathJoin(dir, "SKILL.md")); ok && dir != "" && single {
+		if e.Kind == KindDir {
+			b.Report.Warnf(e.Path, "skill.not-a-file", "SKILL.md is a directory, so this is not a skill")
+			return nil, nil
+		}
+		return []Entry{e}, []string{path.Base(dir)}
 	}
 	for _, c := range children(b.Tree, dir) {
 		if c.Kind != KindDir {
@@ -69,26 +79,28 @@ func loadSkills(b *Bundle, dir string) {
 			b.Report.Warnf(rel, "skill.not-a-file", "SKILL.md is a directory, so this is not a skill")
 			continue
 		}
-		if s, ok := loadSkill(b, rel, c.Path[len(dir)+1:]); ok {
-			b.Components.Skills = append(b.Components.Skills, s)
-		}
+		files = append(files, f)
+		dirNames = append(dirNames, path.Base(c.Path))
 	}
+	return files, dirNames
 }
 
-func loadSkill(b *Bundle, rel, dirName string) (Skill, bool) {
-	s := Skill{Path: rel}
-	data, err := b.Tree.ReadFile(rel, MaxManifestBytes)
-	if err != nil {
-		b.Report.Skipf(rel, "skill.read", "cannot read SKILL.md: %v", err)
-		return s, false
-	}
-	return parseSkill(b, rel, dirName, data)
-}
-
-// parseSkill checks one SKILL.md against the Agent Skills format.
-func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
+// parseSkill reads one SKILL.md. Strict applies the Agent Skills format
+// as Agent Plugins requires (name and description required, the name
+// equal to the directory, an unknown key skips the skill); otherwise the
+// host's reading applies: Claude Code and Codex name a skill by its
+// directory when the front matter does not, and give meaning to more keys
+// than Agent Skills defines. Either way every key that grants anything is
+// recorded in Grants.
+func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill, bool) {
 	s := Skill{Path: rel}
 	fm, found, msg := splitFrontMatter(data)
+	if !found && !strict {
+		s.Name = dirName
+		s.ShellLines = shellLines(data)
+		b.Report.Warnf(rel, "skill.description", "SKILL.md has no front matter, so no description tells the agent when to use it")
+		return s, checkComponentName(b, rel, "skill", s.Name)
+	}
 	if !found || msg != "" {
 		if msg == "" {
 			msg = "SKILL.md must start with YAML front matter between \"---\" lines"
@@ -111,8 +123,12 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
 		keep = false
 	}
 	for _, k := range m.keys {
-		if !skillFields[k] {
-			skip(EscapePath(k), "skill.unknown-field", "front matter key %s is not part of the Agent Skills format", Quote(k))
+		if !skillFields[k] && !hostDocFields[k] {
+			if strict {
+				skip(EscapePath(k), "skill.unknown-field", "front matter key %s is part of neither the Agent Skills format nor a host's documented keys", Quote(k))
+			} else {
+				b.Report.Warnf(rel+": "+EscapePath(k), "skill.unknown-field", "front matter key %s is not one bundlectl knows; it is reviewed as written", Quote(k))
+			}
 		}
 	}
 	str := func(field string, dst *string) bool {
@@ -120,36 +136,53 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
 		if !ok {
 			return false
 		}
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" && !(field == "description" && !strict && n.Tag != "!!null") {
 			skip(field, "skill.field-type", "%s must be a string", field)
 			return false
 		}
 		*dst = n.Value
 		return true
 	}
-	if !str("name", &s.Name) {
+	switch {
+	case !str("name", &s.Name):
 		if _, present := m.vals["name"]; !present {
-			skip("name", "skill.name", "required field name is missing")
+			if strict {
+				skip("name", "skill.name", "required field name is missing")
+			} else {
+				s.Name = dirName
+			}
 		}
-	} else if !checkText(b, rel+": name", s.Name, false) {
+	case !checkText(b, rel+": name", s.Name, false):
 		keep = false
-	} else if msg := componentNameProblem(s.Name); msg != "" {
-		skip("name", "skill.name", "skill name %s %s", Quote(s.Name), msg)
-	} else if s.Name != dirName {
-		skip("name", "skill.name-mismatch", "skill name %s does not match its directory %s", Quote(s.Name), Quote(dirName))
+	case strict:
+		if msg := componentNameProblem(s.Name); msg != "" {
+			skip("name", "skill.name", "skill name %s %s", Quote(s.Name), msg)
+		} else if s.Name != dirName {
+			skip("name", "skill.name-mismatch", "skill name %s does not match its directory %s", Quote(s.Name), Quote(dirName))
+		}
+	default:
+		if msg := hostNameProblem(s.Name); msg != "" {
+			skip("name", "skill.name", "skill name %s %s", Quote(s.Name), msg)
+		} else if s.Name != dirName {
+			b.Report.Warnf(rel+": name", "skill.name-mismatch", "skill name %s differs from its directory %s", Quote(s.Name), Quote(dirName))
+		}
 	}
 	if str("description", &s.Description) {
 		// YAML block scalars end in a newline; it is not part of the text.
 		s.Description = strings.TrimRight(s.Description, " \t\r\n")
 		checkText(b, rel+": description", s.Description, true)
 		switch n := utf8.RuneCountInString(s.Description); {
-		case strings.TrimSpace(s.Description) == "":
+		case strings.TrimSpace(s.Description) == "" && strict:
 			skip("description", "skill.description", "description is empty")
-		case n > MaxSkillDescription:
+		case n > MaxSkillDescription && strict:
 			skip("description", "skill.description", "description is %d characters, more than %d", n, MaxSkillDescription)
 		}
 	} else if _, present := m.vals["description"]; !present {
-		skip("description", "skill.description", "required field description is missing")
+		if strict {
+			skip("description", "skill.description", "required field description is missing")
+		} else {
+			b.Report.Warnf(rel, "skill.description", "the skill has no description, so nothing tells the agent when to use it")
+		}
 	}
 	if str("license", &s.License) {
 		checkText(b, rel+": license", s.License, false)
@@ -157,17 +190,16 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
 	if str("compatibility", &s.Compatibility) {
 		s.Compatibility = strings.TrimRight(s.Compatibility, " \t\r\n")
 		checkText(b, rel+": compatibility", s.Compatibility, true)
-		if n := utf8.RuneCountInString(s.Compatibility); n == 0 || n > MaxSkillCompatibility {
+		if n := utf8.RuneCountInString(s.Compatibility); strict && (n == 0 || n > MaxSkillCompatibility) {
 			skip("compatibility", "skill.compatibility", "compatibility must be 1 to %d characters, not %d", MaxSkillCompatibility, n)
 		}
-	}
-	if str("allowed-tools", &s.AllowedTools) {
-		checkText(b, rel+": allowed-tools", s.AllowedTools, false)
 	}
 	if n, ok := m.vals["metadata"]; ok {
 		md, msg := stringMapNode(n)
 		if msg != "" {
-			skip("metadata", "skill.field-type", "metadata %s", msg)
+			if strict {
+				skip("metadata", "skill.field-type", "metadata %s", msg)
+			}
 		}
 		for _, k := range sortedKeys(md) {
 			checkText(b, rel+": "+fieldPath("metadata", k), k, false)
@@ -177,6 +209,10 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte) (Skill, bool) {
 			s.Metadata = md
 		}
 	}
+	g, ok := readGrants(b, rel, m, "skill:"+s.Name)
+	keep = keep && ok
+	s.Grants = g
+	s.ShellLines = shellLines(data)
 	return s, keep
 }
 
@@ -307,80 +343,4 @@ func yamlErrorText(err error) string {
 		}
 	}
 	return "syntax error"
-}
-
-// Content component directories inside bundlectl's extension directory.
-var documentDirs = []struct {
-	dir  string
-	kind string
-}{
-	{Namespace + "/commands", "command"},
-	{Namespace + "/agents", "agent"},
-}
-
-// loadDocuments reads dev.bundlectl/commands/*.md and
-// dev.bundlectl/agents/*.md: immediate children only; a file whose name
-// breaks the name rule, or whose optional front matter is malformed, is
-// skipped. Of the front matter only description is read; other keys (for
-// example Claude Code's allowed-tools or model) are left to the document's
-// consumer.
-func loadDocuments(b *Bundle) {
-	for _, d := range documentDirs {
-		e, ok := b.Tree.Lookup(d.dir)
-		if !ok {
-			continue
-		}
-		if e.Kind != KindDir {
-			b.Report.Skipf(d.dir, "document.location", "%s is not a directory; no %ss are loaded", Quote(d.dir), d.kind)
-			continue
-		}
-		for _, c := range children(b.Tree, d.dir) {
-			base := c.Path[len(d.dir)+1:]
-			if c.Kind == KindDir || !strings.HasSuffix(base, ".md") {
-				continue
-			}
-			doc := Document{Name: strings.TrimSuffix(base, ".md"), Path: c.Path}
-			if loadDocument(b, &doc, d.kind) {
-				if d.kind == "command" {
-					b.Components.Commands = append(b.Components.Commands, doc)
-				} else {
-					b.Components.Agents = append(b.Components.Agents, doc)
-				}
-			}
-		}
-	}
-}
-
-func loadDocument(b *Bundle, doc *Document, kind string) bool {
-	if msg := componentNameProblem(doc.Name); msg != "" {
-		b.Report.Skipf(doc.Path, "document.name", "%s name %s %s", kind, Quote(doc.Name), msg)
-		return false
-	}
-	data, err := b.Tree.ReadFile(doc.Path, MaxManifestBytes)
-	if err != nil {
-		b.Report.Skipf(doc.Path, "document.read", "cannot read the %s: %v", kind, err)
-		return false
-	}
-	fm, found, msg := splitFrontMatter(data)
-	if !found {
-		return true
-	}
-	if msg == "" {
-		var m frontMatter
-		if m, msg = parseFrontMatter(fm); msg == "" {
-			if n, ok := m.vals["description"]; ok {
-				if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-					msg = "description must be a string"
-				} else {
-					doc.Description = strings.TrimRight(n.Value, " \t\r\n")
-					checkText(b, doc.Path+": description", doc.Description, true)
-				}
-			}
-		}
-	}
-	if msg != "" {
-		b.Report.Skipf(doc.Path, "document.front-matter", "%s", msg)
-		return false
-	}
-	return true
 }

@@ -111,6 +111,19 @@ type tomlNative struct {
 	Path string `toml:"path,omitempty"`
 }
 
+// readTOML is the plugin.toml reader: the manifest, then the skills and
+// dev.bundlectl/commands and agents it implies.
+func readTOML(b *Bundle, data []byte) {
+	skills := parseTOML(b, data)
+	if b.Rejected() {
+		return
+	}
+	if skills != "" {
+		addStrictSkills(b, skills, tomlField("skills.path"))
+	}
+	addExtensionDocuments(b)
+}
+
 // parseTOML fills b from the plugin.toml in data and returns the skills
 // directory relative to the bundle root: "skills" when the manifest has no
 // [skills] table, "" when skills cannot be loaded (the manifest is
@@ -202,10 +215,9 @@ func parseTOML(b *Bundle, data []byte) string {
 	tomlWhenTable(b, m.When)
 	for _, name := range sortedKeys(m.LSP) {
 		l := m.LSP[name]
-		spec := map[string]any{"command": l.Command, "args": nonNil(l.Args), "languages": nonNil(l.Languages)}
-		b.Inactive = append(b.Inactive, Inactive{
-			Surface: SurfaceLSP, Name: name, Detail: "language server command " + Quote(l.Command),
-			Spec: canonicalJSONValue(spec),
+		b.Components.LSP = append(b.Components.LSP, LSPServer{
+			Name: name, Command: l.Command, Args: l.Args, Languages: languageSet(l.Languages),
+			Source: tomlField(fieldPath("lsp", name)),
 		})
 	}
 	for _, name := range sortedKeys(m.Native) {
@@ -385,7 +397,7 @@ func tomlToolEntry(r *Report, i int, t tomlTool, seen map[string]bool) (Tool, bo
 
 func tomlHookEntry(r *Report, i int, h tomlHook) (Hook, bool) {
 	src := tomlField(fmt.Sprintf("hooks[%d]", i))
-	hook := Hook{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Args: h.Args, Source: src}
+	hook := Hook{Type: HookCommand, Event: h.Event, Matcher: h.Matcher, Command: h.Command, Args: h.Args, Source: src}
 	known := false
 	for _, e := range HookEvents {
 		known = known || e == h.Event
@@ -429,7 +441,7 @@ func tomlCapabilitiesTable(b *Bundle, c *tomlCapabilities) {
 	if c == nil {
 		return
 	}
-	b.Permissions = Permissions{NetworkHosts: c.NetworkHosts, FilesystemRoots: c.FilesystemRoots, LifecycleMutation: c.LifecycleMutation}
+	b.Permissions = Permissions{NetworkHosts: c.NetworkHosts, NetworkDeclared: c.NetworkHosts != nil, FilesystemRoots: c.FilesystemRoots, LifecycleMutation: c.LifecycleMutation}
 	if len(c.FilesystemRoots) > 0 {
 		b.Inactive = append(b.Inactive, Inactive{
 			Surface: SurfaceFilesystemRoots, Detail: fmt.Sprintf("%d filesystem root(s)", len(c.FilesystemRoots)),

@@ -1,9 +1,7 @@
 package bundle
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 )
 
 // extBase is the finding path of bundlectl's manifest namespace.
@@ -207,10 +205,8 @@ func (r extReader) hooks(v *jsonValue, path string) {
 	}
 	for _, event := range v.keys {
 		groups, ep := v.obj[event], fieldPath(path, event)
-		if !slices.Contains(HookEvents, event) && groups.kind == jsonArray && len(groups.arr) == 0 {
-			// An unknown event with no hooks would otherwise pass unseen.
-			r.b.Report.Skipf(ep, "hook.event", "unknown hook event %s (want one of %s)", Quote(event), strings.Join(HookEvents, ", "))
-			continue
+		if !KnownHookEvent("", event) && checkText(r.b, ep, event, false) {
+			r.b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one bundlectl knows; its hooks are reviewed and kept", Quote(event))
 		}
 		if groups.kind != jsonArray {
 			r.typeErr(ep, "an array of matcher groups", groups)
@@ -248,7 +244,7 @@ func (r extReader) hooks(v *jsonValue, path string) {
 }
 
 func (r extReader) hook(v *jsonValue, path, event, matcher string) (Hook, bool) {
-	h := Hook{Event: event, Matcher: matcher, Source: path}
+	h := Hook{Event: event, Matcher: matcher, Source: path, Type: HookCommand}
 	if !r.object(v, path, "type", "command", "args", "timeout") {
 		return h, false
 	}
@@ -270,12 +266,12 @@ func (r extReader) hook(v *jsonValue, path, event, matcher string) (Hook, bool) 
 		keep = keep && ok
 	}
 	if keep && typ != "command" {
-		// Claude Code also has prompt and agent hooks; bundlectl runs only
-		// commands, so any other type is skipped, not misread.
+		// The dev.bundlectl extension declares command hooks only; host
+		// manifests declare the others.
 		if typ == "" {
-			r.b.Report.Skipf(path, "hook.type", "hook has no type; only \"command\" hooks are supported")
+			r.b.Report.Skipf(path, "hook.type", "hook has no type; only \"command\" hooks are supported here")
 		} else {
-			r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not supported (only \"command\")", Quote(typ))
+			r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not supported here (only \"command\")", Quote(typ))
 		}
 		keep = false
 	}
@@ -358,6 +354,7 @@ func (r extReader) capabilities(v *jsonValue, path string) {
 		switch k {
 		case "network_hosts":
 			p.NetworkHosts, _ = r.strs(f, fp)
+			p.NetworkDeclared = true
 		case "filesystem_roots":
 			p.FilesystemRoots, _ = r.strs(f, fp)
 		case "lifecycle_mutation":
@@ -381,9 +378,8 @@ func (r extReader) when(v *jsonValue, path string) {
 	}
 }
 
-// lsp reads {"<name>": {"command": "...", "args": [...], "languages": [...]}}.
-// Language servers are an inactive surface: declared, validated, reviewed,
-// never started.
+// lsp reads {"<name>": {"command": "...", "args": [...], "languages": [...]}}:
+// language servers bundlectl starts like stdio MCP servers.
 func (r extReader) lsp(v *jsonValue, path string) {
 	if v.kind != jsonObject {
 		r.typeErr(path, "an object keyed by language server name", v)
@@ -394,42 +390,49 @@ func (r extReader) lsp(v *jsonValue, path string) {
 		if !r.object(d, dp, "command", "args", "languages") {
 			continue
 		}
+		l := LSPServer{Name: name, Source: dp}
 		if msg := componentNameProblem(name); msg != "" {
-			r.b.Report.Errorf(dp, "inactive.lsp", "language server name %s %s", Quote(name), msg)
+			r.b.Report.Skipf(dp, "lsp.name", "language server name %s %s", Quote(name), msg)
+			continue
 		}
-		spec := struct {
-			Command   string   `json:"command"`
-			Args      []string `json:"args,omitempty"`
-			Languages []string `json:"languages,omitempty"`
-		}{}
 		good := true
 		for _, k := range d.keys {
 			f, fp := d.obj[k], fieldPath(dp, k)
 			var ok bool
 			switch k {
 			case "command":
-				spec.Command, ok = r.str(f, fp)
+				l.Command, ok = r.str(f, fp)
 			case "args":
-				spec.Args, ok = r.strs(f, fp)
+				l.Args, ok = r.strs(f, fp)
 			case "languages":
-				spec.Languages, ok = r.strs(f, fp)
+				var langs []string
+				langs, ok = r.strs(f, fp)
+				l.Languages = languageSet(langs)
 			}
 			good = good && ok
 		}
 		if !good {
 			continue
 		}
-		if spec.Command == "" {
-			r.b.Report.Errorf(dp, "inactive.lsp", "language server %s has no command", Quote(name))
-		} else if msg := commandProblem(spec.Command); msg != "" {
-			r.b.Report.Errorf(dp+".command", "inactive.lsp", "command %s", msg)
+		if l.Command == "" {
+			r.b.Report.Skipf(dp, "lsp.command", "language server %s has no command", Quote(name))
+			continue
 		}
-		r.b.Inactive = append(r.b.Inactive, Inactive{
-			Surface: SurfaceLSP, Name: name, Detail: spec.Command,
-			Spec: canonicalJSON(spec),
-		})
-		r.checkArgv(dp, spec.Command, spec.Args)
+		r.b.Components.LSP = append(r.b.Components.LSP, l)
 	}
+}
+
+// languageSet records a list of language ids as the model's map, keyed
+// by id (a dev.bundlectl declaration names no file extensions).
+func languageSet(ids []string) map[string]string {
+	if len(ids) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(ids))
+	for _, id := range ids {
+		m[id] = id
+	}
+	return m
 }
 
 // native reads {"<name>": {"path": "./lib/x.so"}}: a native library the

@@ -1,0 +1,242 @@
+package bundle
+
+import (
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// deriveModel completes the model after every reader ran: one component
+// for each declaration several manifests share, the executables the
+// bundle ships, and the host variables it reads.
+func deriveModel(b *Bundle) {
+	c := &b.Components
+	c.Hooks = mergeHooks(c.Hooks)
+	c.MCP = mergeByName(c.MCP, func(s MCPServer) string { return s.Name }, func(s *MCPServer) *[]Host { return &s.Hosts })
+	c.LSP = mergeByName(c.LSP, func(s LSPServer) string { return s.Name }, func(s *LSPServer) *[]Host { return &s.Hosts })
+	c.Monitors = mergeByName(c.Monitors, func(s Monitor) string { return s.Name }, func(s *Monitor) *[]Host { return &s.Hosts })
+	c.Apps = mergeByName(c.Apps, func(s App) string { return s.Name }, func(s *App) *[]Host { return &s.Hosts })
+	b.UserConfig = mergeByName(b.UserConfig, func(s UserOption) string { return s.Key }, func(s *UserOption) *[]Host { return &s.Hosts })
+	b.Executables = executables(b.Tree)
+	b.HostVars = hostVarsOf(b)
+}
+
+// mergeHooks joins hooks that are the same declaration read through two
+// manifests (a hooks file both a Claude Code and a Codex manifest name).
+func mergeHooks(hs []Hook) []Hook {
+	var out []Hook
+	for _, h := range hs {
+		merged := false
+		for i := range out {
+			if sameHook(out[i], h) {
+				for _, host := range h.Hosts {
+					out[i].Hosts = addHost(out[i].Hosts, host)
+				}
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func sameHook(a, b Hook) bool {
+	a.Hosts, b.Hosts, a.Source, b.Source = nil, nil, "", ""
+	return reflect.DeepEqual(a, b)
+}
+
+// mergeByName joins components of one name declared identically through
+// several manifests. Declarations that differ stay apart; checkModel
+// refuses two of one name for the same host.
+func mergeByName[T any](xs []T, name func(T) string, hosts func(*T) *[]Host) []T {
+	var out []T
+	for _, x := range xs {
+		merged := false
+		for i := range out {
+			if name(out[i]) != name(x) {
+				continue
+			}
+			a, b := out[i], x
+			*hosts(&a), *hosts(&b) = nil, nil
+			if equalIgnoringSource(a, b) {
+				for _, h := range *hosts(&x) {
+					*hosts(&out[i]) = addHost(*hosts(&out[i]), h)
+				}
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// equalIgnoringSource compares two components, ignoring the field that
+// only says where each was declared.
+func equalIgnoringSource[T any](a, b T) bool {
+	va, vb := reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem()
+	if va.Kind() == reflect.Struct {
+		if f := va.FieldByName("Source"); f.IsValid() && f.CanSet() {
+			f.SetString("")
+			vb.FieldByName("Source").SetString("")
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// executables lists the files a bundle ships that can run: every file
+// with an executable bit, everything under bin/ (Claude Code puts it on
+// the agent's PATH) and every script a skill carries (skills/*/scripts/).
+func executables(t *Tree) []string {
+	var out []string
+	for _, e := range t.Entries {
+		if e.Kind == KindDir {
+			continue
+		}
+		switch {
+		case e.Kind == KindExec, strings.HasPrefix(e.Path, "bin/"), isSkillScript(e.Path):
+			out = append(out, e.Path)
+		}
+	}
+	return out
+}
+
+func isSkillScript(p string) bool {
+	parts := strings.Split(p, "/")
+	for i := 0; i+2 < len(parts); i++ {
+		if parts[i] == "skills" && i+2 < len(parts) && parts[i+2] == "scripts" {
+			return true
+		}
+	}
+	return false
+}
+
+// pluginVars are the placeholders hosts and bundlectl fill in themselves:
+// referencing one reads nothing from the host.
+var pluginVars = map[string]bool{
+	"CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, "CLAUDE_PROJECT_DIR": true,
+	"PLUGIN_ROOT": true, "PLUGIN_DATA": true, "extensionPath": true, "workspacePath": true,
+	"/": true, "pathSeparator": true, "CLAUDE_ENV_FILE": true, "CLAUDE_CODE_REMOTE": true,
+}
+
+// ambientVars reach every child through the environment allowlist; naming
+// one reads nothing beyond what every child gets.
+var ambientVars = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "TERM": true,
+	"TZ": true, "TMPDIR": true, "PWD": true, "SHELL": true,
+}
+
+var (
+	braceRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
+	shellRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// HostVarRefs returns the host variables s reads, sorted: ${VAR} and
+// ${VAR:-default} references, and, in a shell string, every $VAR whose
+// name has no lower-case letter (lower-case names are the script's own
+// variables by convention). Placeholders the host or bundlectl fills in,
+// and the variables every child gets anyway, are not host variables.
+func HostVarRefs(s string, shell bool) []string {
+	if !strings.Contains(s, "$") {
+		return nil
+	}
+	var out []string
+	re := braceRef
+	if shell {
+		re = shellRef
+	}
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		n := m[1]
+		if pluginVars[n] || ambientVars[n] || strings.HasPrefix(n, "LC_") {
+			continue
+		}
+		if shell && strings.ToUpper(n) != n {
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// hostVarsOf collects every host variable the bundle reads.
+func hostVarsOf(b *Bundle) []string {
+	set := map[string]bool{}
+	add := func(s string, shell bool) {
+		for _, n := range HostVarRefs(s, shell) {
+			set[n] = true
+		}
+	}
+	addMap := func(m map[string]string) {
+		for k, v := range m {
+			add(k, false)
+			add(v, false)
+		}
+	}
+	c := b.Components
+	for _, h := range c.Hooks {
+		add(h.Command, h.Shell)
+		for _, a := range h.Args {
+			add(a, false)
+		}
+		add(h.URL, false)
+		addMap(h.Headers)
+		for _, n := range h.AllowedEnvVars {
+			set[n] = true
+		}
+	}
+	for _, s := range c.MCP {
+		add(s.Command, false)
+		for _, a := range s.Args {
+			add(a, false)
+		}
+		add(s.Cwd, false)
+		add(s.URL, false)
+		addMap(s.Env)
+		addMap(s.Headers)
+		for _, src := range s.EnvFrom {
+			set[src] = true
+		}
+		for _, src := range s.EnvHeaders {
+			set[src] = true
+		}
+		if s.BearerTokenEnvVar != "" {
+			set[s.BearerTokenEnvVar] = true
+		}
+	}
+	for _, l := range c.LSP {
+		add(l.Command, false)
+		for _, a := range l.Args {
+			add(a, false)
+		}
+		addMap(l.Env)
+	}
+	for _, m := range c.Monitors {
+		add(m.Command, true)
+	}
+	for _, ds := range [][]Document{c.Commands, c.Agents} {
+		for _, d := range ds {
+			for _, l := range d.ShellLines {
+				add(l, true)
+			}
+		}
+	}
+	for _, s := range c.Skills {
+		for _, l := range s.ShellLines {
+			add(l, true)
+		}
+	}
+	for _, t := range c.Tools {
+		for _, a := range t.Args {
+			add(a, false)
+		}
+	}
+	return sortedKeys(set)
+}

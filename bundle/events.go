@@ -1,0 +1,68 @@
+package bundle
+
+import "slices"
+
+// HookEvents are the events of Claude Code's hook system, which is also
+// the contract of bundlectl's own hooks (dev.bundlectl, plugin.toml) and
+// of `bundlectl hooks run`. An event not listed for a host is a warning,
+// never an error: hosts add events faster than any list can follow, and a
+// hook for an event nobody fires never runs.
+var HookEvents = []string{
+	"SessionStart", "Setup", "InstructionsLoaded", "UserPromptSubmit", "UserPromptExpansion",
+	"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure",
+	"PostToolBatch", "Notification", "SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted",
+	"Stop", "StopFailure", "TeammateIdle", "ConfigChange", "CwdChanged", "FileChanged",
+	"WorktreeCreate", "WorktreeRemove", "PreCompact", "PostCompact", "Elicitation",
+	"ElicitationResult", "SessionEnd",
+}
+
+// codexHookEvents are the events Codex fires.
+var codexHookEvents = []string{
+	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+	"Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
+}
+
+// geminiHookEvents are the events Gemini CLI fires.
+var geminiHookEvents = []string{
+	"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+	"BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
+}
+
+// blockingEvents are the events whose hooks can stop what the agent is
+// about to do. A guard for one of them must never fail open: when such a
+// hook cannot run, the event is blocked.
+var blockingEvents = []string{
+	// Claude Code and Codex
+	"PreToolUse", "PermissionRequest", "UserPromptSubmit", "UserPromptExpansion", "Stop",
+	"SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange",
+	"Elicitation", "ElicitationResult", "WorktreeCreate", "PostToolUse", "PostToolBatch",
+	// Gemini CLI
+	"BeforeAgent", "BeforeModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "AfterAgent",
+}
+
+// KnownHookEvent reports whether host fires event. Host "" is bundlectl's
+// own contract, which is Claude Code's.
+func KnownHookEvent(host Host, event string) bool {
+	switch host {
+	case HostCodex:
+		return slices.Contains(codexHookEvents, event) || slices.Contains(HookEvents, event)
+	case HostGemini:
+		return slices.Contains(geminiHookEvents, event)
+	}
+	return slices.Contains(HookEvents, event)
+}
+
+// BlockingEvent reports whether hooks for event can block what the agent
+// is about to do.
+func BlockingEvent(event string) bool { return slices.Contains(blockingEvents, event) }
+
+// ToolEvent reports whether event is about one tool call, so that a hook
+// matcher selects tool names.
+func ToolEvent(event string) bool {
+	switch event {
+	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure",
+		"BeforeTool", "AfterTool":
+		return true
+	}
+	return false
+}

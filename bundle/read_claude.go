@@ -1,0 +1,404 @@
+package bundle
+
+import (
+	"strings"
+)
+
+// Claude Code plugins (docs/claude-code.md). The manifest
+// .claude-plugin/plugin.json is optional: without it the directory name is
+// the plugin's name and the default locations are read. Path fields add to
+// the default locations rather than hide them: a file the host might load
+// is always reviewed. Component fields may also hold inline definitions.
+
+// claudeDefaults are the locations Claude Code reads without a manifest.
+var claudeDefaults = []string{"commands", "agents", "skills", "hooks/hooks.json", ".mcp.json", ".lsp.json", "output-styles", "monitors/monitors.json"}
+
+// claudeDefaultsPresent reports whether a tree holds any Claude Code
+// default component location, making it a manifest-less plugin.
+func claudeDefaultsPresent(t *Tree) bool {
+	for _, d := range claudeDefaults {
+		if _, ok := t.Lookup(d); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// claudeMeta are the descriptive manifest fields; every other known field
+// declares components.
+var claudeMeta = map[string]bool{
+	"$schema": true, "name": true, "version": true, "description": true, "author": true,
+	"homepage": true, "repository": true, "license": true, "keywords": true, "displayName": true,
+	"category": true, "tags": true,
+}
+
+// readClaude reads a Claude Code plugin; data is the manifest, nil when
+// there is none.
+func readClaude(b *Bundle, data []byte) {
+	r := hostReader{b: b, host: HostClaude, file: ManifestClaude}
+	fields := map[string]*jsonValue{}
+	if data != nil {
+		root, err := parseJSONValue(data)
+		if err != nil {
+			reportJSONError(b, ManifestClaude, err, Error, "manifest.json")
+			return
+		}
+		if root.kind != jsonObject {
+			b.Report.Errorf(ManifestClaude, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
+			return
+		}
+		fields = root.obj
+		r.manifestName(root)
+		if b.Format == FormatClaude {
+			r.metadata(root)
+		}
+		for _, k := range root.keys {
+			switch k {
+			case "commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers", "userConfig", "monitors":
+			default:
+				if !claudeMeta[k] {
+					other(&b.ManifestOther, string(FormatClaude)+"."+k, root.obj[k])
+					b.Report.Warnf(fieldPath(ManifestClaude+":", k), "manifest.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
+				}
+			}
+		}
+	} else {
+		b.Notes = append(b.Notes, "read as a Claude Code plugin without a manifest: its name is its directory name")
+	}
+	if b.Rejected() {
+		return
+	}
+	m := func(field string) string { return fieldPath(ManifestClaude+":", field) }
+
+	// Content components: the default directory, then the manifest's paths.
+	for _, c := range []struct {
+		field, def string
+		kind       docKind
+	}{
+		{"commands", "commands", kindCommand},
+		{"agents", "agents", kindAgent},
+		{"skills", "skills", kindSkills},
+		{"outputStyles", "output-styles", kindOutputStyle},
+	} {
+		if hasDir(b.Tree, c.def) {
+			b.addLocation(docLocation{kind: c.kind, rel: c.def, host: HostClaude, field: c.def})
+		}
+		if v, ok := fields[c.field]; ok {
+			r.contentPaths(v, m(c.field), c.kind)
+		}
+	}
+
+	// Hooks: hooks/hooks.json, then the manifest's paths or inline object.
+	seen := map[string]bool{}
+	if hasFile(b.Tree, "hooks/hooks.json") {
+		seen["hooks/hooks.json"] = true
+		r.readHooksFile("hooks/hooks.json", "")
+	}
+	if v, ok := fields["hooks"]; ok {
+		r.fileOrInline(v, m("hooks"), seen, func(rel string) { r.readHooksFile(rel, "") },
+			func(obj *jsonValue, p string) { r.readHooksValue(obj, p, "") })
+	}
+
+	// MCP servers: .mcp.json, then the manifest's paths or inline map.
+	seen = map[string]bool{}
+	if hasFile(b.Tree, ".mcp.json") {
+		seen[".mcp.json"] = true
+		r.readMCPFile(".mcp.json")
+	}
+	if v, ok := fields["mcpServers"]; ok {
+		r.fileOrInline(v, m("mcpServers"), seen, r.readMCPFile,
+			func(obj *jsonValue, p string) {
+				if s, ok := obj.obj["mcpServers"]; ok {
+					obj, p = s, fieldPath(p, "mcpServers")
+				}
+				r.readMCPServers(obj, p)
+			})
+	}
+
+	// LSP servers: .lsp.json, then the manifest's paths or inline map.
+	seen = map[string]bool{}
+	readLSPFile := func(rel string) {
+		if v, ok := r.readJSONFile(rel, "lsp.invalid-json"); ok {
+			if s, ok := v.obj["lspServers"]; ok {
+				r.readLSPServers(s, rel+": lspServers")
+			} else {
+				r.readLSPServers(v, rel+":")
+			}
+		}
+	}
+	if hasFile(b.Tree, ".lsp.json") {
+		seen[".lsp.json"] = true
+		readLSPFile(".lsp.json")
+	}
+	if v, ok := fields["lspServers"]; ok {
+		r.fileOrInline(v, m("lspServers"), seen, readLSPFile,
+			func(obj *jsonValue, p string) { r.readLSPServers(obj, p) })
+	}
+
+	// Monitors: monitors/monitors.json, then the manifest's.
+	seen = map[string]bool{}
+	if hasFile(b.Tree, "monitors/monitors.json") {
+		seen["monitors/monitors.json"] = true
+		r.readMonitorsFile("monitors/monitors.json")
+	}
+	if v, ok := fields["monitors"]; ok {
+		r.fileOrInline(v, m("monitors"), seen, r.readMonitorsFile,
+			func(obj *jsonValue, p string) { r.readMonitors(obj, p) })
+	}
+
+	if v, ok := fields["userConfig"]; ok {
+		r.userConfig(v, m("userConfig"))
+	}
+}
+
+// manifestName checks the manifest's name. Claude Code requires one; it is
+// the plugin's name inside the host (command namespace, MCP tool prefix).
+// bundlectl names a bundle by its directory, so a different name is a
+// warning that says which is which.
+func (r hostReader) manifestName(root *jsonValue) {
+	b := r.b
+	path := fieldPath(r.file+":", "name")
+	v, ok := root.obj["name"]
+	switch {
+	case !ok:
+		if r.host == HostClaude {
+			b.Report.Warnf(path, "manifest.name", "the manifest has no name; the directory name %s is used", Quote(b.Name))
+			return
+		}
+		b.Report.Errorf(path, "manifest.name", "required field name is missing")
+	case v.kind != jsonString:
+		b.Report.Errorf(path, "manifest.name", "name must be a string, not %s", v.kind)
+	case v.str == "":
+		b.Report.Errorf(path, "manifest.name", "required field name is empty")
+	default:
+		if !checkText(b, path, v.str, false) {
+			return
+		}
+		if msg := hostNameProblem(v.str); msg != "" {
+			b.Report.Errorf(path, "manifest.name", "name %s %s", Quote(v.str), msg)
+		} else if v.str != b.Name {
+			b.Report.Warnf(path, "manifest.name-mismatch", "the plugin calls itself %s; bundlectl names it by its directory, %s", Quote(v.str), Quote(b.Name))
+		}
+	}
+}
+
+// hostNameProblem refuses only what is dangerous in a name a host uses as
+// an identifier: separators, whitespace and the reserved "." and "..".
+func hostNameProblem(s string) string {
+	switch {
+	case s == "." || s == "..":
+		return "is reserved"
+	case len(s) > 128:
+		return "is longer than 128 bytes"
+	case strings.ContainsAny(s, "/\\:") || strings.IndexFunc(s, isSpaceRune) >= 0:
+		return "must not contain a slash, a colon or white space"
+	}
+	return ""
+}
+
+func isSpaceRune(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == 0x85 || r == 0xa0
+}
+
+// metadata reads the descriptive fields of a host manifest into b.Meta.
+// Descriptive fields carry no authority, so a wrong type is a warning.
+func (r hostReader) metadata(root *jsonValue) {
+	b := r.b
+	str := func(field string, dst *string) {
+		v, ok := root.obj[field]
+		if !ok {
+			return
+		}
+		if v.kind == jsonString {
+			*dst = v.str
+			return
+		}
+		if field == "repository" && v.kind == jsonObject {
+			if u, ok := v.obj["url"]; ok && u.kind == jsonString {
+				*dst = u.str
+				return
+			}
+		}
+		b.Report.Warnf(fieldPath(r.file+":", field), "manifest.field-type", "%s should be a string, not %s; it is ignored", field, v.kind)
+	}
+	str("version", &b.Meta.Version)
+	str("description", &b.Meta.Description)
+	str("homepage", &b.Meta.Homepage)
+	str("repository", &b.Meta.Repository)
+	str("license", &b.Meta.License)
+	str("displayName", &b.Meta.DisplayName)
+	if v, ok := root.obj["keywords"]; ok {
+		if kw, ok := stringArray(v); ok {
+			b.Meta.Keywords = kw
+		}
+	}
+	if v, ok := root.obj["author"]; ok {
+		switch v.kind {
+		case jsonString:
+			b.Meta.Author = &Author{Name: v.str}
+		case jsonObject:
+			a := &Author{}
+			for k, dst := range map[string]*string{"name": &a.Name, "email": &a.Email, "url": &a.URL} {
+				if f, ok := v.obj[k]; ok && f.kind == jsonString {
+					*dst = f.str
+				}
+			}
+			b.Meta.Author = a
+		}
+	}
+}
+
+// contentPaths registers the files or directories a path field names.
+func (r hostReader) contentPaths(v *jsonValue, field string, kind docKind) {
+	paths, ok := r.strOrList(v, field)
+	if !ok {
+		return
+	}
+	for i, p := range paths {
+		fp := field
+		if v.kind == jsonArray {
+			fp = indexPath(field, i)
+		}
+		rel, ok := r.relPath(p, fp)
+		if !ok {
+			continue
+		}
+		e, found := r.b.Tree.Lookup(rel)
+		if rel != "" && !found {
+			r.b.Report.Skipf(fp, "manifest.path-missing", "%s does not exist in the plugin", Quote(p))
+			continue
+		}
+		r.b.addLocation(docLocation{kind: kind, rel: rel, file: found && e.Kind != KindDir, host: r.host, field: fp, named: true})
+	}
+}
+
+// fileOrInline reads a field that is a path, a list of paths, or an inline
+// object. seen holds files read already (a default location named again
+// is read once).
+func (r hostReader) fileOrInline(v *jsonValue, field string, seen map[string]bool, file func(rel string), inline func(obj *jsonValue, path string)) {
+	var items []*jsonValue
+	switch v.kind {
+	case jsonObject:
+		inline(v, field)
+		return
+	case jsonString:
+		items = []*jsonValue{v}
+	case jsonArray:
+		items = v.arr
+	default:
+		r.typeErr(field, "a path, an array of paths or an object", v)
+		return
+	}
+	for i, it := range items {
+		fp := field
+		if v.kind == jsonArray {
+			fp = indexPath(field, i)
+		}
+		if it.kind == jsonObject {
+			inline(it, fp)
+			continue
+		}
+		if it.kind != jsonString {
+			r.typeErr(fp, "a path or an object", it)
+			continue
+		}
+		rel, ok := r.relPath(it.str, fp)
+		if !ok || !r.exists(rel, fp, false) || seen[rel] {
+			continue
+		}
+		seen[rel] = true
+		file(rel)
+	}
+}
+
+// readMonitorsFile reads a monitors file: {"monitors": [...]}, a list, or
+// a map of name to monitor.
+func (r hostReader) readMonitorsFile(rel string) {
+	if v, ok := r.readJSONFile(rel, "monitor.invalid-json"); ok {
+		if m, ok := v.obj["monitors"]; ok && v.kind == jsonObject {
+			r.readMonitors(m, rel+": monitors")
+			return
+		}
+		r.readMonitors(v, rel+":")
+	}
+}
+
+func (r hostReader) readMonitors(v *jsonValue, path string) {
+	one := func(name string, d *jsonValue, dp string) {
+		if d.kind != jsonObject {
+			r.typeErr(dp, "an object", d)
+			return
+		}
+		mo := Monitor{Name: name, Source: dp, Hosts: addHost(nil, r.host)}
+		for _, k := range d.keys {
+			f, fp := d.obj[k], fieldPath(dp, k)
+			switch k {
+			case "name":
+				if s, ok := r.str(f, fp); ok && mo.Name == "" {
+					mo.Name = s
+				}
+			case "command":
+				mo.Command, _ = r.str(f, fp)
+			case "description":
+			default:
+				other(&mo.Other, k, f)
+			}
+		}
+		if mo.Command == "" {
+			r.b.Report.Skipf(dp, "monitor.command", "monitor has no command")
+			return
+		}
+		if mo.Name == "" {
+			r.b.Report.Skipf(dp, "monitor.name", "monitor has no name")
+			return
+		}
+		r.b.Components.Monitors = append(r.b.Components.Monitors, mo)
+	}
+	switch v.kind {
+	case jsonArray:
+		for i, d := range v.arr {
+			one("", d, indexPath(path, i))
+		}
+	case jsonObject:
+		for _, k := range v.keys {
+			one(k, v.obj[k], fieldPath(path, k))
+		}
+	default:
+		r.typeErr(path, "an array or an object of monitors", v)
+	}
+}
+
+// userConfig reads {"KEY": {type, title, description, sensitive,
+// required, default, …}}.
+func (r hostReader) userConfig(v *jsonValue, path string) {
+	if v.kind != jsonObject {
+		r.typeErr(path, "an object keyed by option name", v)
+		return
+	}
+	for _, key := range v.keys {
+		d, dp := v.obj[key], fieldPath(path, key)
+		o := UserOption{Key: key, Source: dp, Hosts: addHost(nil, r.host)}
+		if d.kind != jsonObject {
+			r.typeErr(dp, "an object", d)
+			continue
+		}
+		for _, k := range d.keys {
+			f, fp := d.obj[k], fieldPath(dp, k)
+			switch k {
+			case "type":
+				o.Type, _ = r.str(f, fp)
+			case "title":
+				o.Title, _ = r.str(f, fp)
+			case "description":
+				o.Description, _ = r.str(f, fp)
+			case "sensitive":
+				o.Sensitive = f.kind == jsonBool && f.b
+			case "required":
+				o.Required = f.kind == jsonBool && f.b
+			case "default":
+				o.Default = canonicalJSON(f.any())
+			}
+		}
+		r.b.UserConfig = append(r.b.UserConfig, o)
+	}
+}

@@ -1,0 +1,107 @@
+package bundle
+
+// Codex plugins (docs/codex.md): .codex-plugin/plugin.json names its
+// skills, MCP servers, apps and hooks by path, list or inline object.
+// Paths are relative to the plugin root.
+
+// codexMeta are the descriptive manifest fields.
+var codexMeta = map[string]bool{
+	"$schema": true, "name": true, "version": true, "description": true, "author": true,
+	"homepage": true, "repository": true, "license": true, "keywords": true,
+}
+
+func readCodex(b *Bundle, data []byte) {
+	r := hostReader{b: b, host: HostCodex, file: ManifestCodex}
+	root, err := parseJSONValue(data)
+	if err != nil {
+		reportJSONError(b, ManifestCodex, err, Error, "manifest.json")
+		return
+	}
+	if root.kind != jsonObject {
+		b.Report.Errorf(ManifestCodex, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
+		return
+	}
+	r.manifestName(root)
+	if b.Format == FormatCodex {
+		r.metadata(root)
+	}
+	if b.Rejected() {
+		return
+	}
+	m := func(field string) string { return fieldPath(ManifestCodex+":", field) }
+	for _, k := range root.keys {
+		v := root.obj[k]
+		switch k {
+		case "skills":
+			r.contentPaths(v, m(k), kindSkills)
+		case "mcpServers":
+			seen := map[string]bool{}
+			r.fileOrInline(v, m(k), seen, r.readMCPFile, func(obj *jsonValue, p string) {
+				if s, ok := obj.obj["mcpServers"]; ok {
+					obj, p = s, fieldPath(p, "mcpServers")
+				}
+				r.readMCPServers(obj, p)
+			})
+		case "apps":
+			seen := map[string]bool{}
+			r.fileOrInline(v, m(k), seen, r.readAppsFile, r.readApps)
+		case "hooks":
+			seen := map[string]bool{}
+			r.fileOrInline(v, m(k), seen, func(rel string) { r.readHooksFile(rel, "") },
+				func(obj *jsonValue, p string) { r.readHooksValue(obj, p, "") })
+		default:
+			if !codexMeta[k] {
+				// interface (display metadata, default prompts) and any
+				// field a later Codex adds: reviewed and hashed as written.
+				other(&b.ManifestOther, string(FormatCodex)+"."+k, v)
+				if k != "interface" {
+					b.Report.Warnf(m(k), "manifest.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
+				}
+			}
+		}
+	}
+	// Codex reads skills/ when the manifest names none.
+	if _, ok := root.obj["skills"]; !ok && hasDir(b.Tree, "skills") {
+		b.addLocation(docLocation{kind: kindSkills, rel: "skills", host: HostCodex, field: "skills"})
+	}
+}
+
+// readAppsFile reads a Codex apps file: {"apps": {...}} or the map itself.
+func (r hostReader) readAppsFile(rel string) {
+	if v, ok := r.readJSONFile(rel, "app.invalid-json"); ok {
+		r.readApps(v, rel+":")
+	}
+}
+
+func (r hostReader) readApps(v *jsonValue, path string) {
+	if v.kind == jsonObject {
+		if a, ok := v.obj["apps"]; ok {
+			v, path = a, fieldPath(path, "apps")
+		}
+	}
+	switch v.kind {
+	case jsonObject:
+		for _, name := range v.keys {
+			r.b.Components.Apps = append(r.b.Components.Apps, App{Name: name, Spec: canonicalJSON(v.obj[name].any()), Hosts: addHost(nil, r.host), Source: fieldPath(path, name)})
+		}
+	case jsonArray:
+		for i, a := range v.arr {
+			name := ""
+			if a.kind == jsonObject {
+				for _, k := range []string{"name", "id"} {
+					if n, ok := a.obj[k]; ok && n.kind == jsonString {
+						name = n.str
+						break
+					}
+				}
+			}
+			if name == "" {
+				r.b.Report.Skipf(indexPath(path, i), "app.name", "app has no name or id")
+				continue
+			}
+			r.b.Components.Apps = append(r.b.Components.Apps, App{Name: name, Spec: canonicalJSON(a.any()), Hosts: addHost(nil, r.host), Source: indexPath(path, i)})
+		}
+	default:
+		r.typeErr(path, "an object or an array of apps", v)
+	}
+}

@@ -1,0 +1,488 @@
+package bundle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// Content components — skills, commands, agents, output styles, context
+// files — are declared by readers as locations and read once, after every
+// reader ran: a directory two manifests both name (a plugin carrying
+// Claude Code and Codex manifests shares skills/) yields one component
+// that both hosts load.
+
+type docKind int
+
+const (
+	kindSkills docKind = iota
+	kindCommand
+	kindAgent
+	kindOutputStyle
+	kindContext
+	kindGeminiCommand
+)
+
+func (k docKind) String() string {
+	return [...]string{"skill", "command", "agent", "output style", "context file", "command"}[k]
+}
+
+// docLocation is a file or directory a reader says holds content.
+type docLocation struct {
+	kind docKind
+	rel  string // relative to the bundle root; "" is the root
+	file bool   // rel is one file, not a directory to list
+	// host is the host that reads it; "" is bundlectl's own formats,
+	// whose names and skills follow the strict Agent Skills rules.
+	host  Host
+	field string // where it was declared, for findings
+	// named: a manifest path field named it, so a skills location may be
+	// one skill's own directory.
+	named bool
+}
+
+func (b *Bundle) addLocation(l docLocation) { b.locs = append(b.locs, l) }
+
+// hostDocFields are the front-matter keys hosts document for skills,
+// commands and agents (Claude Code, Codex, Gemini CLI).
+var hostDocFields = map[string]bool{
+	"name": true, "description": true, "argument-hint": true, "allowed-tools": true,
+	"model": true, "disable-model-invocation": true, "user-invocable": true, "context": true,
+	"agent": true, "hooks": true, "when_to_use": true, "version": true, "license": true,
+	"compatibility": true, "metadata": true, "effort": true, "shell": true, "paths": true,
+	"tools": true, "disallowedTools": true, "disallowed-tools": true, "permissionMode": true,
+	"skills": true, "mcpServers": true, "maxTurns": true, "color": true, "isolation": true,
+	"memory": true, "background": true, "initialPrompt": true, "keep-coding-instructions": true,
+	"temperature": true, "max_turns": true, "timeout_mins": true, "kind": true, "title": true,
+}
+
+// descriptiveFields carry no authority: they are shown, not hashed.
+var descriptiveFields = map[string]bool{
+	"name": true, "description": true, "argument-hint": true, "when_to_use": true,
+	"version": true, "license": true, "compatibility": true, "metadata": true, "color": true,
+	"title": true, "author": true, "tags": true,
+}
+
+// loadDocuments reads every registered location once.
+func loadDocuments(b *Bundle) {
+	type item struct {
+		kind    docKind
+		rel     string
+		dirName string // a skill's directory name
+		hosts   []Host
+		strict  bool
+	}
+	var items []*item
+	index := map[string]*item{}
+	add := func(kind docKind, rel, dirName string, host Host) {
+		key := strconv.Itoa(int(kind)) + "\x00" + rel
+		if kind == kindGeminiCommand {
+			key = strconv.Itoa(int(kindCommand)) + "\x00" + rel
+		}
+		it := index[key]
+		if it == nil {
+			it = &item{kind: kind, rel: rel, dirName: dirName, strict: true}
+			index[key] = it
+			items = append(items, it)
+		}
+		if host != "" {
+			it.strict = false
+			it.hosts = addHost(it.hosts, host)
+		}
+	}
+	for _, l := range b.locs {
+		if !l.file {
+			if e, ok := b.Tree.Lookup(l.rel); l.rel != "" && (!ok || e.Kind != KindDir) {
+				if ok {
+					b.Report.Skipf(l.field, "document.location", "%s is not a directory; no %ss are loaded from it", Quote(l.rel), l.kind)
+				}
+				continue
+			}
+		}
+		switch l.kind {
+		case kindSkills:
+			if l.file {
+				if path.Base(l.rel) == "SKILL.md" {
+					add(kindSkills, l.rel, path.Base(path.Dir(l.rel)), l.host)
+				} else {
+					b.Report.Skipf(l.field, "skill.location", "%s is not a skill directory or SKILL.md", Quote(l.rel))
+				}
+				continue
+			}
+			files, names := skillFiles(b, l.rel, l.named)
+			for i, f := range files {
+				add(kindSkills, f.Path, names[i], l.host)
+			}
+		default:
+			ext := ".md"
+			if l.kind == kindGeminiCommand {
+				ext = ".toml"
+			}
+			if l.file {
+				add(l.kind, l.rel, "", l.host)
+				continue
+			}
+			for _, e := range descendants(b.Tree, l.rel) {
+				if e.Kind != KindDir && strings.HasSuffix(e.Path, ext) && !isReadme(e.Path) {
+					// A strict (dev.bundlectl) location lists its own
+					// directory only.
+					if l.host == "" && strings.Contains(strings.TrimPrefix(e.Path, l.rel+"/"), "/") {
+						continue
+					}
+					add(l.kind, e.Path, l.rel, l.host)
+				}
+			}
+		}
+	}
+	for _, it := range items {
+		data, err := b.Tree.ReadFile(it.rel, MaxManifestBytes)
+		if err != nil {
+			rule := "document.read"
+			if it.kind == kindSkills {
+				rule = "skill.read"
+			}
+			b.Report.Skipf(it.rel, rule, "cannot read the %s: %v", it.kind, err)
+			continue
+		}
+		switch it.kind {
+		case kindSkills:
+			if s, ok := parseSkill(b, it.rel, it.dirName, data, it.strict); ok {
+				s.Hosts = it.hosts
+				b.Components.Skills = append(b.Components.Skills, s)
+			}
+		case kindGeminiCommand:
+			if d, ok := parseGeminiCommand(b, it.rel, it.dirName, data); ok {
+				d.Hosts = it.hosts
+				b.Components.Commands = append(b.Components.Commands, d)
+			}
+		default:
+			d := Document{Name: docName(it.rel, it.dirName, it.kind), Path: it.rel, Hosts: it.hosts}
+			if !parseDocument(b, &d, data, it.kind, it.strict) {
+				continue
+			}
+			switch it.kind {
+			case kindCommand:
+				b.Components.Commands = append(b.Components.Commands, d)
+			case kindAgent:
+				b.Components.Agents = append(b.Components.Agents, d)
+			case kindOutputStyle:
+				b.Components.OutputStyles = append(b.Components.OutputStyles, d)
+			case kindContext:
+				b.Components.Contexts = append(b.Components.Contexts, d)
+			}
+		}
+	}
+}
+
+func isReadme(p string) bool { return strings.EqualFold(path.Base(p), "README.md") }
+
+// docName is a document's name as its host addresses it: the path below
+// its directory without the extension, subdirectories joined by ":"
+// (commands/git/commit.md is "git:commit"). A file named on its own is
+// named by its base name.
+func docName(rel, dir string, kind docKind) string {
+	name := rel
+	if dir != "" {
+		name = strings.TrimPrefix(rel, dir+"/")
+	} else {
+		name = path.Base(rel)
+	}
+	if kind == kindContext {
+		return name
+	}
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".toml")
+	return strings.ReplaceAll(name, "/", ":")
+}
+
+// checkComponentName refuses what is dangerous in a host component name
+// and reports whether it passed.
+func checkComponentName(b *Bundle, rel, kind, name string) bool {
+	if !checkText(b, rel, name, false) {
+		return false
+	}
+	if name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
+		b.Report.Skipf(rel, "document.name", "%s name %s is not usable", kind, Quote(name))
+		return false
+	}
+	return true
+}
+
+// parseDocument reads a command, agent, output style or context file:
+// optional front matter and a body. Strict documents (dev.bundlectl)
+// follow bundlectl's component name rule.
+func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict bool) bool {
+	if strict {
+		if msg := componentNameProblem(d.Name); msg != "" {
+			b.Report.Skipf(d.Path, "document.name", "%s name %s %s", kind, Quote(d.Name), msg)
+			return false
+		}
+	} else if !checkComponentName(b, d.Path, kind.String(), d.Name) {
+		return false
+	}
+	if kind != kindContext {
+		d.ShellLines = shellLines(data)
+	}
+	fm, found, msg := splitFrontMatter(data)
+	if !found || kind == kindContext {
+		return true
+	}
+	var m frontMatter
+	if msg == "" {
+		m, msg = parseFrontMatter(fm)
+	}
+	if msg != "" {
+		b.Report.Skipf(d.Path, "document.front-matter", "%s", msg)
+		return false
+	}
+	if n, ok := m.vals["description"]; ok {
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			b.Report.Skipf(d.Path+": description", "document.front-matter", "description must be a string")
+			return false
+		}
+		d.Description = strings.TrimRight(n.Value, " \t\r\n")
+		checkText(b, d.Path+": description", d.Description, true)
+	}
+	if kind == kindAgent {
+		if n, ok := m.vals["name"]; ok && n.Kind == yaml.ScalarNode && n.Value != "" && !strict {
+			if checkComponentName(b, d.Path+": name", "agent", n.Value) {
+				d.Name = n.Value
+			} else {
+				return false
+			}
+		}
+	}
+	if !strict {
+		for _, k := range m.keys {
+			if !hostDocFields[k] {
+				b.Report.Warnf(d.Path+": "+EscapePath(k), "document.unknown-field", "front matter key %s is not one bundlectl knows; it is reviewed as written", Quote(k))
+			}
+		}
+	}
+	g, ok := readGrants(b, d.Path, m, kind.String()+":"+d.Name)
+	d.Grants = g
+	return ok
+}
+
+// readGrants records every front-matter key that gives the agent
+// authority while the component is in use; hooks it declares join the
+// bundle's hooks, scoped to the component.
+func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, bool) {
+	var g Grants
+	ok := true
+	list := func(k string) []string {
+		n := m.vals[k]
+		switch n.Kind {
+		case yaml.ScalarNode:
+			if n.Tag == "!!null" || n.Value == "" {
+				return nil
+			}
+			return []string{n.Value}
+		case yaml.SequenceNode:
+			var out []string
+			for _, c := range n.Content {
+				if c.Kind != yaml.ScalarNode {
+					b.Report.Skipf(rel+": "+EscapePath(k), "document.field-type", "%s must be a string or a list of strings", k)
+					ok = false
+					return nil
+				}
+				out = append(out, c.Value)
+			}
+			return out
+		}
+		b.Report.Skipf(rel+": "+EscapePath(k), "document.field-type", "%s must be a string or a list of strings", k)
+		ok = false
+		return nil
+	}
+	for _, k := range m.keys {
+		n := m.vals[k]
+		switch k {
+		case "allowed-tools":
+			g.AllowedTools = list(k)
+		case "disallowedTools", "disallowed-tools":
+			g.DisallowedTools = list(k)
+		case "tools":
+			g.Tools = list(k)
+		case "skills":
+			g.Skills = list(k)
+		case "model":
+			if n.Kind == yaml.ScalarNode {
+				g.Model = n.Value
+			}
+		case "permissionMode":
+			if n.Kind == yaml.ScalarNode {
+				g.PermissionMode = n.Value
+			}
+		case "mcpServers":
+			if n.Kind == yaml.SequenceNode && allScalars(n) {
+				g.MCPServers = list(k)
+			} else if v, err := yamlToJSON(n); err == nil {
+				other(&g.Other, k, v)
+			}
+		case "hooks":
+			v, err := yamlToJSON(n)
+			if err != nil {
+				b.Report.Skipf(rel+": hooks", "hook.shape", "hooks cannot be read: %v", err)
+				ok = false
+				continue
+			}
+			// Front-matter hooks follow Claude Code's hooks.json shape.
+			hr := hostReader{b: b, host: HostClaude, file: rel}
+			hr.readHooksValue(v, rel+": hooks", scope)
+		default:
+			if descriptiveFields[k] {
+				continue
+			}
+			if v, err := yamlToJSON(n); err == nil {
+				other(&g.Other, k, v)
+			}
+		}
+		for _, s := range g.AllowedTools {
+			checkText(b, rel+": allowed-tools", s, false)
+		}
+	}
+	return g, ok
+}
+
+func allScalars(n *yaml.Node) bool {
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode {
+			return false
+		}
+	}
+	return true
+}
+
+// yamlToJSON converts a front-matter value to the JSON reader's value,
+// keeping mapping order. Front matter has no aliases (parseFrontMatter
+// refuses them), so the conversion is a plain recursion.
+func yamlToJSON(n *yaml.Node) (*jsonValue, error) {
+	return yamlToJSONDepth(n, 0)
+}
+
+func yamlToJSONDepth(n *yaml.Node, depth int) (*jsonValue, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("nesting is too deep")
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		v := &jsonValue{kind: jsonObject, obj: map[string]*jsonValue{}}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if _, dup := v.obj[k]; dup {
+				return nil, fmt.Errorf("key %s occurs more than once", Quote(k))
+			}
+			c, err := yamlToJSONDepth(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v.keys = append(v.keys, k)
+			v.obj[k] = c
+		}
+		return v, nil
+	case yaml.SequenceNode:
+		v := &jsonValue{kind: jsonArray}
+		for _, c := range n.Content {
+			e, err := yamlToJSONDepth(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v.arr = append(v.arr, e)
+		}
+		return v, nil
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return &jsonValue{kind: jsonNull}, nil
+		case "!!bool":
+			return &jsonValue{kind: jsonBool, b: n.Value == "true" || n.Value == "True" || n.Value == "TRUE"}, nil
+		case "!!int", "!!float":
+			if json.Valid([]byte(n.Value)) {
+				return &jsonValue{kind: jsonNumber, str: n.Value}, nil
+			}
+		}
+		return &jsonValue{kind: jsonString, str: n.Value}, nil
+	}
+	return nil, fmt.Errorf("unsupported YAML node")
+}
+
+// shellLines returns the shell commands a host runs when a command or
+// skill is invoked: Claude Code's "!`cmd`" and Gemini CLI's "!{cmd}".
+func shellLines(data []byte) []string {
+	s := string(data)
+	var out []string
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '!' {
+			continue
+		}
+		switch s[i+1] {
+		case '`':
+			if j := strings.IndexByte(s[i+2:], '`'); j >= 0 {
+				if cmd := strings.TrimSpace(s[i+2 : i+2+j]); cmd != "" {
+					out = append(out, cmd)
+				}
+				i += 2 + j
+			}
+		case '{':
+			depth := 0
+			for j := i + 1; j < len(s); j++ {
+				switch s[j] {
+				case '{':
+					depth++
+				case '}':
+					depth--
+				}
+				if depth == 0 {
+					if cmd := strings.TrimSpace(s[i+2 : j]); cmd != "" {
+						out = append(out, cmd)
+					}
+					i = j
+					break
+				}
+			}
+		}
+	}
+	return slices.Compact(out)
+}
+
+// parseGeminiCommand reads a Gemini CLI commands/**/*.toml file: prompt
+// (required) and description.
+func parseGeminiCommand(b *Bundle, rel, dir string, data []byte) (Document, bool) {
+	d := Document{Name: docName(rel, dir, kindGeminiCommand), Path: rel}
+	if !checkComponentName(b, rel, "command", d.Name) {
+		return d, false
+	}
+	var c struct {
+		Prompt      *string `toml:"prompt"`
+		Description string  `toml:"description"`
+	}
+	if err := toml.Unmarshal(data, &c); err != nil {
+		b.Report.Skipf(rel, "command.toml", "not valid TOML: %s", tomlErrorPosition(err))
+		return d, false
+	}
+	if c.Prompt == nil {
+		b.Report.Skipf(rel+": prompt", "command.toml", "required field prompt is missing")
+		return d, false
+	}
+	d.Description = c.Description
+	checkText(b, rel+": description", d.Description, true)
+	d.ShellLines = shellLines([]byte(*c.Prompt))
+	return d, true
+}
+
+// tomlErrorPosition keeps the position of a TOML error and drops the text,
+// which can quote the document.
+func tomlErrorPosition(err error) string {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Sprintf("line %d, column %d", row, col)
+	}
+	return "syntax error"
+}

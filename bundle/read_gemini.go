@@ -1,0 +1,156 @@
+package bundle
+
+import (
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Gemini CLI extensions (docs/gemini-cli.md): gemini-extension.json holds
+// MCP servers, context files, excluded tools and settings; commands/ holds
+// TOML commands, hooks/hooks.json hooks, skills/ and agents/ content, and
+// policies/ TOML policy rules.
+
+var geminiMeta = map[string]bool{
+	"$schema": true, "name": true, "version": true, "description": true,
+}
+
+func readGemini(b *Bundle, data []byte) {
+	r := hostReader{b: b, host: HostGemini, file: ManifestGemini}
+	root, err := parseJSONValue(data)
+	if err != nil {
+		reportJSONError(b, ManifestGemini, err, Error, "manifest.json")
+		return
+	}
+	if root.kind != jsonObject {
+		b.Report.Errorf(ManifestGemini, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
+		return
+	}
+	r.manifestName(root)
+	if b.Format == FormatGemini {
+		r.metadata(root)
+	}
+	if b.Rejected() {
+		return
+	}
+	m := func(field string) string { return fieldPath(ManifestGemini+":", field) }
+	contextNamed := false
+	for _, k := range root.keys {
+		v := root.obj[k]
+		switch k {
+		case "mcpServers":
+			r.readMCPServers(v, m(k))
+		case "contextFileName":
+			contextNamed = true
+			names, ok := r.strOrList(v, m(k))
+			if !ok {
+				continue
+			}
+			for i, n := range names {
+				fp := m(k)
+				if v.kind == jsonArray {
+					fp = indexPath(fp, i)
+				}
+				rel, ok := r.relPath(n, fp)
+				if !ok {
+					continue
+				}
+				if hasFile(b.Tree, rel) {
+					b.addLocation(docLocation{kind: kindContext, rel: rel, file: true, host: HostGemini, field: fp})
+				} else {
+					b.Report.Warnf(fp, "context.missing", "context file %s does not exist; nothing is added to the model's context", Quote(n))
+				}
+			}
+		case "excludeTools":
+			if l, ok := stringArray(v); ok {
+				b.ExcludeTools = append(b.ExcludeTools, l...)
+			} else {
+				r.typeErr(m(k), "an array of strings", v)
+			}
+		case "settings":
+			r.geminiSettings(v, m(k))
+		default:
+			if !geminiMeta[k] {
+				other(&b.ManifestOther, string(FormatGemini)+"."+k, v)
+				b.Report.Warnf(m(k), "manifest.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
+			}
+		}
+	}
+	if !contextNamed && hasFile(b.Tree, "GEMINI.md") {
+		b.addLocation(docLocation{kind: kindContext, rel: "GEMINI.md", file: true, host: HostGemini, field: "GEMINI.md"})
+	}
+	for _, l := range []struct {
+		dir  string
+		kind docKind
+	}{{"commands", kindGeminiCommand}, {"skills", kindSkills}, {"agents", kindAgent}} {
+		if hasDir(b.Tree, l.dir) {
+			b.addLocation(docLocation{kind: l.kind, rel: l.dir, host: HostGemini, field: l.dir})
+		}
+	}
+	if hasFile(b.Tree, "hooks/hooks.json") {
+		r.readHooksFile("hooks/hooks.json", "")
+	}
+	if hasDir(b.Tree, "policies") {
+		for _, e := range descendants(b.Tree, "policies") {
+			if e.Kind != KindDir && strings.HasSuffix(e.Path, ".toml") {
+				r.readPolicy(e.Path)
+			}
+		}
+	}
+}
+
+// geminiSettings reads [{name, description, envVar, sensitive}].
+func (r hostReader) geminiSettings(v *jsonValue, path string) {
+	if v.kind != jsonArray {
+		r.typeErr(path, "an array of settings", v)
+		return
+	}
+	for i, s := range v.arr {
+		sp := indexPath(path, i)
+		if s.kind != jsonObject {
+			r.typeErr(sp, "an object", s)
+			continue
+		}
+		o := UserOption{Source: sp, Hosts: addHost(nil, r.host)}
+		for _, k := range s.keys {
+			f := s.obj[k]
+			switch k {
+			case "name":
+				o.Title, _ = r.str(f, fieldPath(sp, k))
+			case "description":
+				o.Description, _ = r.str(f, fieldPath(sp, k))
+			case "envVar":
+				o.EnvVar, _ = r.str(f, fieldPath(sp, k))
+			case "sensitive":
+				o.Sensitive = f.kind == jsonBool && f.b
+			}
+		}
+		if o.EnvVar == "" {
+			r.b.Report.Skipf(sp, "setting.env-var", "setting has no envVar")
+			continue
+		}
+		o.Key = o.EnvVar
+		r.b.UserConfig = append(r.b.UserConfig, o)
+	}
+}
+
+// readPolicy reads a policies/*.toml file into canonical JSON: every rule
+// it holds is authority over the host's tool calls.
+func (r hostReader) readPolicy(rel string) {
+	data, err := r.b.Tree.ReadFile(rel, MaxManifestBytes)
+	if err != nil {
+		r.b.Report.Skipf(rel, "policy.read", "cannot read: %v", err)
+		return
+	}
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		r.b.Report.Skipf(rel, "policy.toml", "not valid TOML: %s", tomlErrorPosition(err))
+		return
+	}
+	raw, err := canonicalJSONChecked(doc)
+	if err != nil {
+		r.b.Report.Skipf(rel, "policy.toml", "cannot be represented as JSON: %v", err)
+		return
+	}
+	r.b.Components.Policies = append(r.b.Components.Policies, Policy{Path: rel, Rules: raw, Hosts: addHost(nil, r.host)})
+}

@@ -1,0 +1,528 @@
+package bundle
+
+import (
+	"encoding/json"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// This file holds what the host readers (Claude Code, Codex, Gemini CLI)
+// share: manifest path fields, hook files, MCP and LSP server objects. A
+// host reader is lenient where its host is (an unknown field is a warning
+// and is kept in the inventory, never silently dropped) and strict where
+// safety needs it (a path that leaves the bundle rejects the bundle).
+
+// hostReader reads one host's manifest and the files it names.
+type hostReader struct {
+	b    *Bundle
+	host Host
+	file string // the manifest, for finding paths
+}
+
+func (r hostReader) typeErr(path, want string, v *jsonValue) {
+	r.b.Report.Skipf(path, "manifest.field-type", "must be %s, not %s", want, v.kind)
+}
+
+// str returns v's string, or records a skip finding.
+func (r hostReader) str(v *jsonValue, path string) (string, bool) {
+	if v.kind != jsonString {
+		r.typeErr(path, "a string", v)
+		return "", false
+	}
+	return v.str, true
+}
+
+// strOrList reads a field a host accepts as one string or a list of them.
+func (r hostReader) strOrList(v *jsonValue, path string) ([]string, bool) {
+	if v.kind == jsonString {
+		return []string{v.str}, true
+	}
+	if l, ok := stringArray(v); ok {
+		return l, true
+	}
+	r.typeErr(path, "a string or an array of strings", v)
+	return nil, false
+}
+
+func (r hostReader) strMap(v *jsonValue, path string) (map[string]string, bool) {
+	m, ok := stringMap(v)
+	if !ok {
+		r.typeErr(path, "an object of strings", v)
+	}
+	return m, ok
+}
+
+// seconds reads a timeout given in unit (1 for seconds, 1000 for
+// milliseconds) and returns whole seconds, rounded up.
+func (r hostReader) seconds(v *jsonValue, path string, unit int) (int, bool) {
+	if v.kind != jsonNumber {
+		r.typeErr(path, "a number", v)
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v.str, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) {
+		r.b.Report.Skipf(path, "manifest.timeout", "timeout must be a positive number")
+		return 0, false
+	}
+	s := int(math.Ceil(f / float64(unit)))
+	if s > MaxTimeoutSec {
+		r.b.Report.Skipf(path, "manifest.timeout", "timeout must be at most %d seconds", MaxTimeoutSec)
+		return 0, false
+	}
+	return s, true
+}
+
+// relPath resolves a manifest path field ("./commands", "hooks/x.json",
+// "${CLAUDE_PLUGIN_ROOT}/x") to a clean path relative to the bundle root.
+// A path that is absolute or climbs out of the bundle is an Error: a
+// manifest pointing outside its own tree is hostile, not a typo.
+func (r hostReader) relPath(p, field string) (string, bool) {
+	for _, pre := range []string{"${CLAUDE_PLUGIN_ROOT}/", "${PLUGIN_ROOT}/", "${extensionPath}/", "${extensionPath}${/}"} {
+		if strings.HasPrefix(p, pre) {
+			p = "./" + p[len(pre):]
+			break
+		}
+	}
+	if !checkText(r.b, field, p, false) {
+		return "", false
+	}
+	if p == "" {
+		r.b.Report.Skipf(field, "manifest.path", "path is empty")
+		return "", false
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.Contains(p, `\`) {
+		r.b.Report.Errorf(field, "manifest.path-escape", "path %s must be relative to the plugin root", Quote(p))
+		return "", false
+	}
+	clean := path.Clean(strings.TrimPrefix(p, "./"))
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		r.b.Report.Errorf(field, "manifest.path-escape", "path %s leaves the plugin root", Quote(p))
+		return "", false
+	}
+	if clean == "." {
+		clean = ""
+	}
+	return clean, true
+}
+
+// exists reports whether rel names a walked entry of the given kind
+// ("" any). A missing target is a skip finding.
+func (r hostReader) exists(rel, field string, wantDir bool) bool {
+	e, ok := r.b.Tree.Lookup(rel)
+	if rel == "" {
+		return wantDir
+	}
+	switch {
+	case !ok:
+		r.b.Report.Skipf(field, "manifest.path-missing", "%s does not exist in the plugin", Quote(rel))
+		return false
+	case wantDir && e.Kind != KindDir:
+		r.b.Report.Skipf(field, "manifest.path-type", "%s is not a directory", Quote(rel))
+		return false
+	case !wantDir && e.Kind == KindDir:
+		r.b.Report.Skipf(field, "manifest.path-type", "%s is not a file", Quote(rel))
+		return false
+	}
+	return true
+}
+
+// readJSONFile reads and parses a JSON file of the bundle. A problem is a
+// skip finding on the file: the components it declares do not load.
+func (r hostReader) readJSONFile(rel, rule string) (*jsonValue, bool) {
+	data, err := r.b.Tree.ReadFile(rel, MaxManifestBytes)
+	if err != nil {
+		r.b.Report.Skipf(rel, rule, "cannot read: %v", err)
+		return nil, false
+	}
+	v, err := parseJSONValue(data)
+	if err != nil {
+		reportJSONError(r.b, rel, err, Skip, rule)
+		return nil, false
+	}
+	return v, true
+}
+
+// other keeps a field the model has no slot for as canonical JSON.
+func other(m *map[string]json.RawMessage, k string, v *jsonValue) {
+	if *m == nil {
+		*m = map[string]json.RawMessage{}
+	}
+	(*m)[k] = canonicalJSON(v.any())
+}
+
+// ---- hooks ----
+
+// hookFields are the fields a host hook object may carry; any other is
+// kept in the inventory by name with a warning.
+var hookFieldsKnown = map[string]bool{
+	"type": true, "command": true, "args": true, "timeout": true, "async": true,
+	"url": true, "headers": true, "allowedEnvVars": true, "prompt": true, "model": true,
+	"statusMessage": true, "once": true, "name": true, "description": true, "shell": true,
+}
+
+// readHooksFile reads a hooks file ({"hooks": {Event: [groups]}}, or the
+// event map itself) declared by a host manifest.
+func (r hostReader) readHooksFile(rel string, scope string) {
+	v, ok := r.readJSONFile(rel, "hook.file")
+	if !ok {
+		return
+	}
+	r.readHooksValue(v, rel+":", scope)
+}
+
+// readHooksValue reads a hooks object: {"hooks": {...}} or the event map.
+func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
+	if v.kind != jsonObject {
+		r.typeErr(path, "an object", v)
+		return
+	}
+	if h, ok := v.obj["hooks"]; ok && h.kind == jsonObject {
+		for _, k := range v.keys {
+			if k != "hooks" && k != "description" && k != "$schema" {
+				r.b.Report.Warnf(fieldPath(path, k), "hook.unknown-field", "unknown field %s is ignored", Quote(k))
+			}
+		}
+		v, path = h, fieldPath(path, "hooks")
+	}
+	for _, event := range v.keys {
+		groups, ep := v.obj[event], fieldPath(path, event)
+		if !KnownHookEvent(r.host, event) {
+			if checkText(r.b, ep, event, false) {
+				r.b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one %s is known to fire; its hooks are reviewed and kept", Quote(event), hostTitle(r.host))
+			}
+		}
+		if groups.kind != jsonArray {
+			r.typeErr(ep, "an array of matcher groups", groups)
+			continue
+		}
+		for gi, g := range groups.arr {
+			gp := indexPath(ep, gi)
+			if g.kind != jsonObject {
+				r.typeErr(gp, "an object", g)
+				continue
+			}
+			matcher := ""
+			if m, ok := g.obj["matcher"]; ok {
+				s, good := r.str(m, gp+".matcher")
+				if !good {
+					continue
+				}
+				matcher = s
+			}
+			hs, ok := g.obj["hooks"]
+			if !ok {
+				r.b.Report.Skipf(gp, "hook.shape", "matcher group has no hooks array")
+				continue
+			}
+			if hs.kind != jsonArray {
+				r.typeErr(gp+".hooks", "an array", hs)
+				continue
+			}
+			for hi, h := range hs.arr {
+				hp := indexPath(gp+".hooks", hi)
+				if hook, ok := r.hook(h, hp, event, matcher, scope); ok {
+					r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
+				}
+			}
+		}
+	}
+}
+
+func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook, bool) {
+	h := Hook{Event: event, Matcher: matcher, Source: path, Scope: scope, Hosts: addHost(nil, r.host)}
+	if v.kind != jsonObject {
+		r.typeErr(path, "an object", v)
+		return h, false
+	}
+	keep := true
+	h.Type = HookCommand
+	if t, ok := v.obj["type"]; ok {
+		s, good := r.str(t, path+".type")
+		keep = keep && good
+		h.Type = s
+	}
+	unit := 1
+	if r.host == HostGemini {
+		unit = 1000 // Gemini CLI hook timeouts are milliseconds
+	}
+	_, hasArgs := v.obj["args"]
+	for _, k := range v.keys {
+		f, fp := v.obj[k], fieldPath(path, k)
+		good := true
+		switch k {
+		case "type":
+		case "command":
+			h.Command, good = r.str(f, fp)
+		case "args":
+			h.Args, good = stringArray(f)
+			if !good {
+				r.typeErr(fp, "an array of strings", f)
+			}
+		case "timeout":
+			h.TimeoutSec, good = r.seconds(f, fp, unit)
+		case "async":
+			h.Async = f.kind == jsonBool && f.b
+		case "url":
+			h.URL, good = r.str(f, fp)
+		case "headers":
+			h.Headers, good = r.strMap(f, fp)
+		case "allowedEnvVars":
+			h.AllowedEnvVars, good = stringArray(f)
+			if !good {
+				r.typeErr(fp, "an array of strings", f)
+			}
+		case "prompt":
+			h.Prompt, good = r.str(f, fp)
+		case "model":
+			h.Model, good = r.str(f, fp)
+		case "statusMessage", "once", "name", "description", "shell":
+			// Presentation and scheduling; no authority.
+		default:
+			r.b.Report.Warnf(fp, "hook.unknown-field", "unknown hook field %s is ignored by bundlectl", Quote(k))
+		}
+		keep = keep && good
+	}
+	switch h.Type {
+	case HookCommand:
+		h.Shell = !hasArgs
+		if h.Command == "" {
+			r.b.Report.Skipf(path, "hook.command", "command hook has no command")
+			keep = false
+		}
+	case HookHTTP:
+		if h.URL == "" {
+			r.b.Report.Skipf(path, "hook.url", "http hook has no url")
+			keep = false
+		}
+	case HookPrompt, HookAgent:
+		if h.Prompt == "" {
+			r.b.Report.Skipf(path, "hook.prompt", "%s hook has no prompt", h.Type)
+			keep = false
+		}
+	default:
+		r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not one bundlectl knows (command, http, prompt, agent)", Quote(h.Type))
+		keep = false
+	}
+	return h, keep
+}
+
+func hostTitle(h Host) string {
+	switch h {
+	case HostClaude:
+		return "Claude Code"
+	case HostCodex:
+		return "Codex"
+	case HostGemini:
+		return "Gemini CLI"
+	}
+	return "bundlectl"
+}
+
+// ---- MCP servers ----
+
+// readMCPServers reads a map of MCP server objects in a host's dialect.
+func (r hostReader) readMCPServers(v *jsonValue, path string) {
+	if v.kind != jsonObject {
+		r.typeErr(path, "an object keyed by server name", v)
+		return
+	}
+	for _, name := range v.keys {
+		if s, ok := r.mcpServer(name, v.obj[name], fieldPath(path, name)); ok {
+			r.b.Components.MCP = append(r.b.Components.MCP, s)
+		}
+	}
+}
+
+// readMCPFile reads an MCP configuration file: {"mcpServers": {...}} or
+// the server map itself (Claude Code accepts both).
+func (r hostReader) readMCPFile(rel string) {
+	v, ok := r.readJSONFile(rel, "mcp.invalid-json")
+	if !ok {
+		r.b.Components.MCPDisabled = true
+		return
+	}
+	if v.kind != jsonObject {
+		r.typeErr(rel, "an object", v)
+		r.b.Components.MCPDisabled = true
+		return
+	}
+	if s, ok := v.obj["mcpServers"]; ok {
+		for _, k := range v.keys {
+			if k != "mcpServers" && k != "$schema" {
+				r.b.Report.Warnf(fieldPath(rel+":", k), "mcp.unknown-field", "unknown field %s is ignored", Quote(k))
+			}
+		}
+		r.readMCPServers(s, rel+": mcpServers")
+		return
+	}
+	r.readMCPServers(v, rel+":")
+}
+
+func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer, bool) {
+	s := MCPServer{Name: name, Source: path, Hosts: addHost(nil, r.host)}
+	if v.kind != jsonObject {
+		r.typeErr(path, "an object", v)
+		return s, false
+	}
+	keep := true
+	typ := ""
+	var httpURL string
+	for _, k := range v.keys {
+		f, fp := v.obj[k], fieldPath(path, k)
+		good := true
+		switch k {
+		case "type", "transport":
+			typ, good = r.str(f, fp)
+		case "command":
+			s.Command, good = r.str(f, fp)
+		case "args":
+			s.Args, good = stringArray(f)
+			if !good {
+				r.typeErr(fp, "an array of strings", f)
+			}
+		case "env":
+			s.Env, good = r.strMap(f, fp)
+		case "cwd":
+			s.Cwd, good = r.str(f, fp)
+		case "url":
+			s.URL, good = r.str(f, fp)
+		case "httpUrl":
+			httpURL, good = r.str(f, fp)
+		case "headers", "http_headers":
+			s.Headers, good = r.strMap(f, fp)
+		case "env_http_headers":
+			s.EnvHeaders, good = r.strMap(f, fp)
+		case "bearer_token_env_var":
+			s.BearerTokenEnvVar, good = r.str(f, fp)
+		case "env_vars":
+			var names []string
+			if names, good = stringArray(f); good {
+				for _, n := range names {
+					if s.EnvFrom == nil {
+						s.EnvFrom = map[string]string{}
+					}
+					s.EnvFrom[n] = n
+				}
+			} else {
+				r.typeErr(fp, "an array of strings", f)
+			}
+		case "includeTools", "enabled_tools":
+			s.ToolsInclude, good = stringArray(f)
+			if !good {
+				r.typeErr(fp, "an array of strings", f)
+			}
+		case "excludeTools", "disabled_tools":
+			s.ToolsExclude, good = stringArray(f)
+			if !good {
+				r.typeErr(fp, "an array of strings", f)
+			}
+		case "timeout":
+			unit := 1
+			if r.host == HostGemini {
+				unit = 1000
+			}
+			s.TimeoutSec, good = r.seconds(f, fp, unit)
+		case "trust":
+			s.Trust = f.kind == jsonBool && f.b
+			if f.kind != jsonBool {
+				r.typeErr(fp, "a boolean", f)
+				good = false
+			}
+		case "description", "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec":
+			// descriptive or scheduling only
+		default:
+			// oauth, headersHelper, authProviderType, enabled, required, …:
+			// meaning bundlectl does not interpret, kept in the inventory.
+			other(&s.Other, k, f)
+			if k != "oauth" && k != "enabled" && k != "required" && k != "authProviderType" && k != "targetAudience" && k != "targetServiceAccount" && k != "headersHelper" && k != "default_tools_approval_mode" {
+				r.b.Report.Warnf(fp, "mcp.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
+			}
+		}
+		keep = keep && good
+	}
+	switch {
+	case httpURL != "":
+		s.Transport, s.URL = TransportStreamableHTTP, httpURL
+	case typ == "" && s.Command != "":
+		s.Transport = TransportStdio
+	case typ == "" && s.URL != "":
+		// Gemini CLI reads a bare url as SSE; Claude Code requires a type.
+		s.Transport = TransportSSE
+		if r.host != HostGemini {
+			s.Transport = TransportStreamableHTTP
+		}
+	case typ == "stdio":
+		s.Transport = TransportStdio
+	case typ == "http" || typ == "streamable-http" || typ == "streamable_http":
+		s.Transport = TransportStreamableHTTP
+	case typ == "sse":
+		s.Transport = TransportSSE
+	case typ == "ws" || typ == "websocket":
+		s.Transport = TransportWebSocket
+	case typ == "":
+		r.b.Report.Skipf(path, "mcp.server-type", "server %s has neither a command nor a url", Quote(name))
+		keep = false
+	default:
+		r.b.Report.Skipf(path+".type", "mcp.server-type", "unknown type %s (want stdio, http, sse or ws)", Quote(typ))
+		keep = false
+	}
+	if keep && s.Transport == TransportStdio && s.Command == "" {
+		r.b.Report.Skipf(path, "mcp.server-field", "stdio server %s has no command", Quote(name))
+		keep = false
+	}
+	if keep && s.Remote() && s.URL == "" {
+		r.b.Report.Skipf(path, "mcp.server-field", "remote server %s has no url", Quote(name))
+		keep = false
+	}
+	return s, keep
+}
+
+// ---- LSP servers ----
+
+// readLSPServers reads Claude Code's LSP map {name: {command, args, …}}.
+func (r hostReader) readLSPServers(v *jsonValue, path string) {
+	if v.kind != jsonObject {
+		r.typeErr(path, "an object keyed by server name", v)
+		return
+	}
+	for _, name := range v.keys {
+		d, dp := v.obj[name], fieldPath(path, name)
+		l := LSPServer{Name: name, Source: dp, Hosts: addHost(nil, r.host)}
+		if d.kind != jsonObject {
+			r.typeErr(dp, "an object", d)
+			continue
+		}
+		keep := true
+		for _, k := range d.keys {
+			f, fp := d.obj[k], fieldPath(dp, k)
+			good := true
+			switch k {
+			case "command":
+				l.Command, good = r.str(f, fp)
+			case "args":
+				l.Args, good = stringArray(f)
+				if !good {
+					r.typeErr(fp, "an array of strings", f)
+				}
+			case "env":
+				l.Env, good = r.strMap(f, fp)
+			case "transport":
+				l.Transport, good = r.str(f, fp)
+			case "extensionToLanguage":
+				l.Languages, good = r.strMap(f, fp)
+			default:
+				other(&l.Other, k, f)
+			}
+			keep = keep && good
+		}
+		if l.Command == "" {
+			r.b.Report.Skipf(dp, "lsp.command", "language server %s has no command", Quote(name))
+			keep = false
+		}
+		if keep {
+			r.b.Components.LSP = append(r.b.Components.LSP, l)
+		}
+	}
+}

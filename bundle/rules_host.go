@@ -1,0 +1,131 @@
+package bundle
+
+import (
+	"strings"
+)
+
+// Rules for the components host formats add: language servers, monitors,
+// the authority front matter grants, shell lines, user options, apps,
+// policies and excluded tools. Like every rule they look at the model only.
+
+// checkLSP applies a stdio server's rules to a language server: it is a
+// process bundlectl starts, so its argv and environment are checked alike.
+func checkLSP(b *Bundle, l LSPServer) bool {
+	keep := true
+	if !checkText(b, l.Source, l.Name, false) {
+		return false
+	}
+	if !checkCommand(b, l.Source+".command", l.Command, len(l.Hosts) > 0) {
+		keep = false
+	}
+	checkArgs(b, l.Source+".args", l.Args)
+	checkCwdCode(b, l.Source, l.Command, l.Args)
+	for _, k := range sortedKeys(l.Env) {
+		p := fieldPath(l.Source+".env", k)
+		if steersLoader(k) || !validEnvName(k) {
+			checkEnvDest(b, p, k)
+		}
+		v := l.Env[k]
+		checkText(b, p, v, false)
+		switch {
+		case looksLikeToken(v):
+			b.Report.Errorf(p, "secret.token", "looks like a credential; reference a host variable instead")
+		case credentialName(k) && v != "" && !isReference(v):
+			b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; reference a host variable instead")
+		}
+	}
+	if l.Transport != "" && l.Transport != "stdio" && l.Transport != "socket" {
+		b.Report.Skipf(l.Source+".transport", "lsp.transport", "transport %s is not stdio or socket", Quote(l.Transport))
+		keep = false
+	}
+	for k, v := range l.Languages {
+		checkText(b, fieldPath(l.Source+".languages", k), k, false)
+		checkText(b, fieldPath(l.Source+".languages", k), v, false)
+	}
+	return keep
+}
+
+// checkHostComponents checks what the host formats add and drops what
+// breaks a rule of its own kind.
+func checkHostComponents(b *Bundle) {
+	c := &b.Components
+	for _, s := range c.Skills {
+		checkGrants(b, s.Path, s.Grants)
+		checkShellLines(b, s.Path, s.ShellLines)
+	}
+	for _, ds := range [][]Document{c.Commands, c.Agents, c.OutputStyles} {
+		for _, d := range ds {
+			checkGrants(b, d.Path, d.Grants)
+			checkShellLines(b, d.Path, d.ShellLines)
+		}
+	}
+	monitors := c.Monitors[:0:0]
+	for _, m := range c.Monitors {
+		if !checkText(b, m.Source, m.Name, false) || !checkText(b, m.Source+".command", m.Command, true) {
+			continue
+		}
+		if looksLikeToken(m.Command) {
+			b.Report.Errorf(m.Source+".command", "secret.token", "looks like a credential; credentials never belong in a manifest")
+			continue
+		}
+		monitors = append(monitors, m)
+	}
+	c.Monitors = monitors
+	for _, o := range b.UserConfig {
+		checkText(b, o.Source, o.Key, false)
+		checkText(b, o.Source+".title", o.Title, false)
+		checkText(b, o.Source+".description", o.Description, true)
+		if o.EnvVar != "" {
+			checkEnvDest(b, o.Source+".envVar", o.EnvVar)
+		}
+		if o.Sensitive && len(o.Default) > 0 && looksLikeToken(string(o.Default)) {
+			b.Report.Errorf(o.Source+".default", "secret.token", "a sensitive option's default looks like a credential; credentials never belong in a manifest")
+		}
+	}
+	for _, a := range c.Apps {
+		checkText(b, a.Source, a.Name, false)
+		if looksLikeToken(string(a.Spec)) {
+			b.Report.Errorf(a.Source, "secret.token", "looks like a credential; credentials never belong in a manifest")
+		}
+	}
+	for _, p := range c.Policies {
+		if looksLikeToken(string(p.Rules)) {
+			b.Report.Errorf(p.Path, "secret.token", "looks like a credential; credentials never belong in a manifest")
+		}
+	}
+	for i, t := range b.ExcludeTools {
+		checkText(b, indexPath(ManifestGemini+": excludeTools", i), t, false)
+	}
+}
+
+// checkGrants applies the text rule to everything a front matter grants.
+func checkGrants(b *Bundle, rel string, g Grants) {
+	for field, l := range map[string][]string{"allowed-tools": g.AllowedTools, "disallowedTools": g.DisallowedTools, "tools": g.Tools, "skills": g.Skills, "mcpServers": g.MCPServers} {
+		for i, s := range l {
+			checkText(b, indexPath(rel+": "+field, i), s, false)
+		}
+	}
+	checkText(b, rel+": model", g.Model, false)
+	checkText(b, rel+": permissionMode", g.PermissionMode, false)
+	for k, v := range g.Other {
+		if looksLikeToken(string(v)) {
+			b.Report.Errorf(rel+": "+EscapePath(k), "secret.token", "looks like a credential; credentials never belong in a manifest")
+		}
+	}
+}
+
+// checkShellLines checks the shell lines a command or skill runs: shown
+// verbatim, so they must be printable, and never a literal credential.
+func checkShellLines(b *Bundle, rel string, lines []string) {
+	for _, l := range lines {
+		if !checkText(b, rel, l, true) {
+			continue
+		}
+		if looksLikeToken(l) {
+			b.Report.Errorf(rel, "secret.token", "a shell line looks like it carries a credential; credentials never belong in a bundle")
+		}
+		if what := shellCwdCode(l); what != "" && !strings.Contains(l, "${CLAUDE_PLUGIN_ROOT}") {
+			b.Report.Warnf(rel, "argv.cwd-code", "%s: the code it runs comes from the working directory, not from the bundle", what)
+		}
+	}
+}
