@@ -173,3 +173,51 @@ func scanRoot(root Root) ([]string, *RootProblem) {
 	sort.Strings(names)
 	return names, nil
 }
+
+// Candidate is a bundle directory found in a root, identified without
+// reading it: what the runtime needs to match state records to roots.
+type Candidate struct {
+	Scope Scope
+	Name  string
+	Dir   string // canonical absolute path
+	ID    string
+	// ShadowedBy is the ID of the earlier candidate of the same name.
+	ShadowedBy string
+}
+
+// ListCandidates lists the bundle directories of every root in precedence
+// order, computing identities and shadowing from names alone: it walks no
+// bundle and parses nothing, so its cost does not grow with what bundles
+// hold. Roots that are unsafe are reported as Discover reports them.
+func ListCandidates(roots Roots) ([]Candidate, []RootProblem) {
+	var out []Candidate
+	var problems []RootProblem
+	winner := map[string]string{}
+	for _, root := range roots.List() {
+		names, prob := scanRoot(root)
+		if prob != nil {
+			problems = append(problems, *prob)
+			continue
+		}
+		if len(names) == 0 {
+			continue
+		}
+		parent, err := canonicalDir(filepath.Join(root.Path, names[0]))
+		if err != nil {
+			problems = append(problems, RootProblem{root.Scope, root.Path, "cannot resolve the root: " + err.Error()})
+			continue
+		}
+		parent = filepath.Dir(parent)
+		for _, n := range names {
+			dir := filepath.Join(parent, n)
+			c := Candidate{Scope: root.Scope, Name: n, Dir: dir, ID: Identity(root.Scope, dir, n)}
+			if id, ok := winner[n]; ok {
+				c.ShadowedBy = id
+			} else {
+				winner[n] = c.ID
+			}
+			out = append(out, c)
+		}
+	}
+	return out, problems
+}

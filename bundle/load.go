@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // Manifest file names, relative to the bundle root.
@@ -55,6 +56,7 @@ func load(dir string, scope Scope, lim Limits, prescan bool) *Bundle {
 	}
 	b.Dir = canon
 	b.ID = Identity(scope, canon, b.Name)
+	b.WalkedAt = time.Now()
 	tree, rep := walk(canon, lim, prescan)
 	b.Tree = tree
 	b.Report.Merge(rep)

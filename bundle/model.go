@@ -3,6 +3,7 @@ package bundle
 import (
 	"encoding/json"
 	"slices"
+	"time"
 )
 
 // Scope is the root a bundle was discovered in. Roots are searched in the
@@ -106,6 +107,9 @@ type Bundle struct {
 	// Tree is the validated walk of the bundle directory; nil when the
 	// walk itself could not start (e.g. the directory is a symlink).
 	Tree *Tree
+	// WalkedAt is when the walk started: a fingerprint of Tree proves
+	// nothing about changes made within the racy window before it.
+	WalkedAt time.Time
 
 	Report Report
 

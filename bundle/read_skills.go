@@ -344,3 +344,20 @@ func yamlErrorText(err error) string {
 	}
 	return "syntax error"
 }
+
+// FrontMatterDescription returns the description in a document's front
+// matter, or "" when it has none (for a catalog reading a snapshot).
+func FrontMatterDescription(data []byte) string {
+	fm, found, msg := splitFrontMatter(data)
+	if !found || msg != "" {
+		return ""
+	}
+	m, msg := parseFrontMatter(fm)
+	if msg != "" {
+		return ""
+	}
+	if n, ok := m.vals["description"]; ok && n.Kind == yaml.ScalarNode {
+		return strings.TrimRight(n.Value, " \t\r\n")
+	}
+	return ""
+}

@@ -4,16 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
-	"strings"
+	"io"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // Catalog is what the harness exposes now. Reading it re-checks every
-// bundle: one that lost its authority since Load is left out and listed in
-// Refused.
+// bundle: one that lost its authority or whose snapshot fails its check is
+// left out and listed in Refused.
 type Catalog struct {
 	Skills   []DocInfo    `json:"skills"`
 	Commands []DocInfo    `json:"commands"`
@@ -21,9 +20,10 @@ type Catalog struct {
 	Tools    []ToolInfo   `json:"tools"`
 	Hooks    []HookInfo   `json:"hooks"`
 	MCP      []ServerInfo `json:"mcp_servers"`
+	LSP      []ServerInfo `json:"lsp_servers"`
 	// Inactive are the bundles Load did not load, with their status.
 	Inactive []Inactive `json:"inactive"`
-	// Refused are loaded bundles whose authority check failed just now.
+	// Refused are loaded bundles whose check failed just now.
 	Refused []Refusal `json:"refused"`
 }
 
@@ -46,12 +46,18 @@ type ToolInfo struct {
 // HookInfo describes one hook.
 type HookInfo struct {
 	Bundle  string   `json:"bundle"`
+	ID      string   `json:"id"`
 	Event   string   `json:"event"`
 	Matcher string   `json:"matcher"`
-	Argv    []string `json:"argv"`
+	Type    string   `json:"type"`
+	Argv    []string `json:"argv,omitempty"`  // exec form
+	Shell   string   `json:"shell,omitempty"` // shell form, as reviewed
+	URL     string   `json:"url,omitempty"`   // http
+	Scope   string   `json:"scope,omitempty"`
+	Off     bool     `json:"off,omitempty"` // switched off
 }
 
-// ServerInfo describes an MCP server: a launch spec for stdio, the
+// ServerInfo describes an MCP or LSP server: a launch spec for stdio, the
 // endpoint for remote ones.
 type ServerInfo struct {
 	Name      string `json:"name"` // plugin-<len>-<bundle>-<server>
@@ -69,6 +75,7 @@ type ServerInfo struct {
 	Credentials  map[string]string `json:"credential_sources,omitempty"` // header -> host variable
 	ToolsInclude []string          `json:"tools_include,omitempty"`
 	ToolsExclude []string          `json:"tools_exclude,omitempty"`
+	Off          bool              `json:"off,omitempty"` // switched off
 }
 
 // Refusal is a bundle refused at a catalogue boundary.
@@ -81,46 +88,61 @@ type Refusal struct {
 // Catalog re-checks every loaded bundle and lists what passes.
 func (r *Registry) Catalog() Catalog {
 	c := Catalog{Skills: []DocInfo{}, Commands: []DocInfo{}, Agents: []DocInfo{}, Tools: []ToolInfo{},
-		Hooks: []HookInfo{}, MCP: []ServerInfo{}, Inactive: r.inactive, Refused: []Refusal{}}
+		Hooks: []HookInfo{}, MCP: []ServerInfo{}, LSP: []ServerInfo{}, Inactive: r.inactive, Refused: []Refusal{}}
 	if c.Inactive == nil {
 		c.Inactive = []Inactive{}
 	}
 	ok := map[*entry]bool{}
 	for _, e := range r.entries {
 		if err := r.authorize(e); err != nil {
-			c.Refused = append(c.Refused, refusal(e.b.Name, err))
+			c.Refused = append(c.Refused, refusal(e.name, err))
 			continue
 		}
 		ok[e] = true
 	}
-	docs := func(m map[string]*docRef) []DocInfo {
-		out := []DocInfo{}
-		for _, k := range sortedKeys(m) {
-			d := m[k]
-			if ok[d.e] {
-				out = append(out, DocInfo{Name: k, Bundle: d.e.b.Name, Description: d.Desc, Path: d.Path})
-			}
+	for _, k := range sortedKeys(r.docs) {
+		d := r.docs[k]
+		if !ok[d.e] {
+			continue
 		}
-		return out
+		info := DocInfo{Name: k, Bundle: d.e.name, Path: d.doc.Path}
+		if data, err := r.readSnapshot(d.e, d.doc.Path); err == nil {
+			info.Description = bundle.FrontMatterDescription(data)
+		}
+		switch d.kind {
+		case "skill":
+			c.Skills = append(c.Skills, info)
+		case "command":
+			c.Commands = append(c.Commands, info)
+		default:
+			c.Agents = append(c.Agents, info)
+		}
 	}
-	c.Skills, c.Commands, c.Agents = docs(r.skills), docs(r.commands), docs(r.agents)
 	for _, k := range sortedKeys(r.tools) {
 		t := r.tools[k]
-		if !ok[t.e] {
+		if !ok[t.e] || r.isOff(t.e, "tool", t.tool.Name) {
 			continue
 		}
 		schema := t.tool.Params
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		c.Tools = append(c.Tools, ToolInfo{Name: k, Bundle: t.e.b.Name, Description: t.tool.Description, InputSchema: schema})
+		c.Tools = append(c.Tools, ToolInfo{Name: k, Bundle: t.e.name, Description: t.tool.Description, InputSchema: schema})
 	}
 	for _, e := range r.entries {
 		if !ok[e] {
 			continue
 		}
-		for _, h := range e.b.Components.Hooks {
-			c.Hooks = append(c.Hooks, HookInfo{Bundle: e.b.Name, Event: h.Event, Matcher: h.Matcher, Argv: append([]string{h.Command}, r.expand(e, h.Args)...)})
+		for _, h := range e.inv.Hooks {
+			info := HookInfo{Bundle: e.name, ID: h.ID, Event: h.Event, Matcher: h.Matcher, Type: h.Type, URL: h.URL, Scope: h.Scope, Off: r.isOff(e, "hook", h.ID)}
+			if h.Type == bundle.HookCommand {
+				if h.Shell {
+					info.Shell = h.Command
+				} else {
+					info.Argv = append([]string{h.Command}, h.Args...)
+				}
+			}
+			c.Hooks = append(c.Hooks, info)
 		}
 	}
 	for _, k := range sortedKeys(r.servers) {
@@ -128,8 +150,8 @@ func (r *Registry) Catalog() Catalog {
 		if !ok[s.e] {
 			continue
 		}
-		info := ServerInfo{Name: k, Bundle: s.e.b.Name, Server: s.srv.Name, Transport: s.srv.Transport,
-			ToolsInclude: s.srv.ToolsInclude, ToolsExclude: s.srv.ToolsExclude}
+		info := ServerInfo{Name: k, Bundle: s.e.name, Server: s.srv.Name, Transport: s.srv.Transport,
+			ToolsInclude: s.srv.ToolsInclude, ToolsExclude: s.srv.ToolsExclude, Off: r.isOff(s.e, "mcp", s.srv.Name)}
 		if s.srv.Remote() {
 			info.URL = s.srv.URL
 			info.HeaderNames = sortedKeys(s.srv.Headers)
@@ -143,14 +165,36 @@ func (r *Registry) Catalog() Catalog {
 				}
 			}
 		} else if spec, err := r.serverSpec(s); err == nil {
-			info.Argv, info.Cwd = spec.Argv, spec.Dir
-			for _, kv := range spec.Env {
-				info.EnvNames = append(info.EnvNames, kv[:strings.IndexByte(kv, '=')])
-			}
+			info.Argv, info.Cwd, info.EnvNames = spec.Argv, spec.Dir, envNames(spec.Env)
 		}
 		c.MCP = append(c.MCP, info)
 	}
+	for _, k := range sortedKeys(r.lsps) {
+		l := r.lsps[k]
+		if !ok[l.e] {
+			continue
+		}
+		info := ServerInfo{Name: k, Bundle: l.e.name, Server: l.srv.Name, Transport: "stdio", Off: r.isOff(l.e, "lsp", l.srv.Name)}
+		v := l.srv
+		if spec, err := r.processSpec(l.e, v.Name, v.Command, v.Args, v.Env, nil, "", v.Hosts, v.HostVariables); err == nil {
+			info.Argv, info.Cwd, info.EnvNames = spec.Argv, spec.Dir, envNames(spec.Env)
+		}
+		c.LSP = append(c.LSP, info)
+	}
 	return c
+}
+
+func envNames(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				out = append(out, kv[:i])
+				break
+			}
+		}
+	}
+	return out
 }
 
 func refusal(name string, err error) Refusal {
@@ -161,54 +205,34 @@ func refusal(name string, err error) Refusal {
 	return Refusal{Bundle: name, Reason: err.Error()}
 }
 
+// readSnapshot reads a file of e's snapshot without following any link,
+// at most bundle.MaxManifestBytes.
+func (r *Registry) readSnapshot(e *entry, rel string) ([]byte, error) {
+	f, err := bundle.OpenNoFollow(e.snapshot, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, bundle.MaxManifestBytes))
+}
+
 // Content returns a skill, command or agent document ("<bundle>:<name>")
-// from the in-memory copy read from the snapshot at load, after
-// re-checking the bundle's authority.
+// read from the snapshot after re-checking the bundle's authority and the
+// snapshot's integrity.
 func (r *Registry) Content(name string) ([]byte, error) {
-	for _, m := range []map[string]*docRef{r.skills, r.commands, r.agents} {
-		if d, ok := m[name]; ok {
-			if err := r.authorize(d.e); err != nil {
-				return nil, err
-			}
-			return append([]byte(nil), d.content...), nil
-		}
+	d, ok := r.docs[name]
+	if !ok {
+		return nil, &UnknownError{What: "skill, command or agent", Name: name}
 	}
-	return nil, &UnknownError{What: "skill, command or agent", Name: name}
-}
-
-// expand applies ${PLUGIN_ROOT} (the snapshot) and ${PLUGIN_DATA}.
-func (r *Registry) expand(e *entry, args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = bundle.ExpandPlaceholders(a, e.snapshot, e.data)
+	if err := r.authorize(d.e); err != nil {
+		return nil, err
 	}
-	return out
-}
-
-// resolve turns a manifest command into an absolute path: "./x" inside the
-// snapshot, a bare name on the child's PATH.
-func (r *Registry) resolve(e *entry, command string, env []string) (string, error) {
-	if rel, ok := strings.CutPrefix(command, "./"); ok {
-		return filepath.Join(e.snapshot, filepath.FromSlash(rel)), nil
-	}
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	return LookPath(command, path)
-}
-
-func (r *Registry) timeout(sec int, def time.Duration) time.Duration {
-	if sec > 0 {
-		return time.Duration(sec) * time.Second
-	}
-	return def
+	return r.readSnapshot(d.e, d.doc.Path)
 }
 
 // supervise runs fn with a context that is cancelled as soon as e loses its
-// authority (checked every PollInterval), and reports that loss.
+// authority or its snapshot its integrity (checked every PollInterval),
+// and reports that loss.
 func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Context) (*Result, error)) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -236,20 +260,20 @@ func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Cont
 	close(done)
 	select {
 	case l := <-lost:
-		return res, &CanceledError{Bundle: e.b.Name, Cause: l}
+		return res, &CanceledError{Bundle: e.name, Cause: l}
 	default:
 	}
 	return res, err
 }
 
 // CanceledError reports a child killed because its bundle lost authority
-// while it ran (disabled, revoked, drifted, tampered).
+// while it ran (disabled, revoked, removed, tampered).
 type CanceledError struct {
 	Bundle string
 	Cause  error
 }
 
 func (e *CanceledError) Error() string {
-	return "bundle " + bundle.Quote(e.Bundle) + ": the running process was cancelled and its process group killed: " + e.Cause.Error()
+	return "bundle " + bundle.Quote(e.Bundle) + ": the running process was cancelled and killed with every descendant: " + e.Cause.Error()
 }
 func (e *CanceledError) Unwrap() error { return e.Cause }

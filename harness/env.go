@@ -57,26 +57,51 @@ func validEnvName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, "=\x00")
 }
 
-// BuildEnv returns a child's complete environment, built from nothing in
-// four layers, each replacing earlier values of the same name:
+// BuildEnv returns a child's complete environment for a component of
+// bundlectl's own formats; see EnvSpec.Build.
+func BuildEnv(host []string, reviewed map[string]string, envFrom map[string]string, pluginRoot, pluginData string) []string {
+	return EnvSpec{Host: host, Reviewed: reviewed, EnvFrom: envFrom, PluginRoot: pluginRoot, PluginData: pluginData}.Build()
+}
+
+// EnvSpec is everything a child's environment is built from.
+type EnvSpec struct {
+	Host     []string          // the host environment, os.Environ() style
+	Reviewed map[string]string // the component's literal env, expanded
+	EnvFrom  map[string]string // DEST -> host SOURCE
+	// Vars are the host variables the component's strings reference
+	// (${VAR} in a host format, $VAR in a shell string): copied as is.
+	Vars                   []string
+	PluginRoot, PluginData string
+	// HostPlugin adds the variables a host gives its plugins'
+	// processes: CLAUDE_PLUGIN_ROOT, CLAUDE_PLUGIN_DATA,
+	// CLAUDE_PROJECT_DIR (ProjectDir) and CLAUDE_PLUGIN_OPTION_<KEY> for
+	// each configured option.
+	HostPlugin bool
+	ProjectDir string
+	Options    map[string]string
+}
+
+// Build returns the environment, built from nothing in layers, each
+// replacing earlier values of the same name:
 //
-//  1. from host (an os.Environ()-style list; the last duplicate wins):
-//     PATH with empty and relative entries removed (omitted when nothing
-//     is left), HOME, USER, LOGNAME, LANG, LC_*, TERM, TZ, TMPDIR;
-//  2. reviewed, the bundle's literal env after placeholder expansion;
-//  3. envFrom, DEST -> host SOURCE: DEST gets the host's SOURCE value
+//  1. from Host (the last duplicate wins): PATH with empty and relative
+//     entries removed (omitted when nothing is left), HOME, USER, LOGNAME,
+//     LANG, LC_*, TERM, TZ, TMPDIR;
+//  2. Vars, each the host's value when it sets one;
+//  3. Reviewed, the component's literal env after expansion;
+//  4. EnvFrom, DEST -> host SOURCE: DEST gets the host's SOURCE value
 //     (empty if set but empty); a SOURCE the host does not set
-//     contributes nothing, so DEST keeps an earlier layer's value or
-//     stays absent;
-//  4. PLUGIN_ROOT and PLUGIN_DATA.
+//     contributes nothing;
+//  5. PLUGIN_ROOT and PLUGIN_DATA, and with HostPlugin the host's plugin
+//     variables.
 //
 // Destinations for which DeniedEnvName is true, or that are not valid
-// names, or values containing NUL, are dropped from layers 2 and 3 even
+// names, or values containing NUL, are dropped from layers 2 to 4 even
 // though validation already rejects them. The result is sorted by name so
 // that the same inputs always give the same block.
-func BuildEnv(host []string, reviewed map[string]string, envFrom map[string]string, pluginRoot, pluginData string) []string {
-	hostVars := make(map[string]string, len(host))
-	for _, kv := range host {
+func (s EnvSpec) Build() []string {
+	hostVars := make(map[string]string, len(s.Host))
+	for _, kv := range s.Host {
 		if k, v, ok := strings.Cut(kv, "="); ok && validEnvName(k) && strings.IndexByte(v, 0) < 0 {
 			hostVars[k] = v
 		}
@@ -96,18 +121,36 @@ func BuildEnv(host []string, reviewed map[string]string, envFrom map[string]stri
 		return validEnvName(k) && !DeniedEnvName(k) && strings.IndexByte(v, 0) < 0 &&
 			k != EnvPluginRoot && k != EnvPluginData
 	}
-	for k, v := range reviewed {
+	for _, k := range s.Vars {
+		if v, ok := hostVars[k]; ok && settable(k, v) {
+			env[k] = v
+		}
+	}
+	for k, v := range s.Reviewed {
 		if settable(k, v) {
 			env[k] = v
 		}
 	}
-	for dest, src := range envFrom {
+	for dest, src := range s.EnvFrom {
 		if v, ok := hostVars[src]; ok && settable(dest, v) {
 			env[dest] = v
 		}
 	}
-	env[EnvPluginRoot] = pluginRoot
-	env[EnvPluginData] = pluginData
+	env[EnvPluginRoot] = s.PluginRoot
+	env[EnvPluginData] = s.PluginData
+	if s.HostPlugin {
+		env["CLAUDE_PLUGIN_ROOT"] = s.PluginRoot
+		env["CLAUDE_PLUGIN_DATA"] = s.PluginData
+		if s.ProjectDir != "" {
+			env["CLAUDE_PROJECT_DIR"] = s.ProjectDir
+		}
+		for k, v := range s.Options {
+			name := "CLAUDE_PLUGIN_OPTION_" + strings.ToUpper(k)
+			if validEnvName(name) && strings.IndexByte(v, 0) < 0 {
+				env[name] = v
+			}
+		}
+	}
 
 	out := make([]string, 0, len(env))
 	for k, v := range env {

@@ -10,7 +10,8 @@ import (
 // Sentinels for errors.Is. Every refusal also matches lifecycle.ErrRefused.
 var (
 	// ErrNotActive: the bundle is not active (untrusted, disabled, blocked,
-	// invalid, shadowed or not applicable) — it was never loaded.
+	// shadowed, not applicable, or trusted by an older bundlectl) — it was
+	// never loaded.
 	ErrNotActive = errors.New("bundle is not active")
 	// ErrDisabled: the bundle was disabled after the registry loaded it.
 	ErrDisabled = errors.New("bundle was disabled")
@@ -19,8 +20,13 @@ var (
 	// ErrStale: the bundle's receipt or generation changed since load
 	// (re-trusted, or disabled and enabled again); reload the registry.
 	ErrStale = errors.New("bundle state changed since the registry was loaded")
-	// ErrDrifted: the bundle's source no longer matches its receipt.
-	ErrDrifted = errors.New("bundle source drifted from its receipt")
+	// ErrRemoved: the bundle is no longer in its root.
+	ErrRemoved = errors.New("bundle was removed from its root")
+	// ErrSwitchedOff: the component is switched off (one hook, server or
+	// tool of an otherwise active bundle).
+	ErrSwitchedOff = errors.New("component is switched off")
+	// ErrShadowed: a bundle of the same name in an earlier root appeared.
+	ErrShadowed = errors.New("bundle is shadowed")
 	// ErrTampered: the snapshot no longer matches its content hash.
 	ErrTampered = errors.New("bundle snapshot was tampered with")
 	// ErrUnknown: no such skill, tool, hook or server in the registry.

@@ -1,7 +1,18 @@
 package harness
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/inventory"
+	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
 // Hooks lists the loaded hooks for event in precedence order (roots first,
@@ -9,21 +20,43 @@ import (
 func (r *Registry) Hooks(event string) []HookInfo {
 	var out []HookInfo
 	for _, e := range r.entries {
-		for _, h := range e.b.Components.Hooks {
-			if event == "" || h.Event == event {
-				out = append(out, HookInfo{Bundle: e.b.Name, Event: h.Event, Matcher: h.Matcher, Argv: append([]string{h.Command}, r.expand(e, h.Args)...)})
+		for _, h := range e.inv.Hooks {
+			if event != "" && h.Event != event {
+				continue
 			}
+			info := HookInfo{Bundle: e.name, ID: h.ID, Event: h.Event, Matcher: h.Matcher, Type: h.Type, URL: h.URL, Scope: h.Scope}
+			if h.Type == bundle.HookCommand {
+				if h.Shell {
+					info.Shell = h.Command
+				} else {
+					info.Argv = append([]string{h.Command}, h.Args...)
+				}
+			}
+			out = append(out, info)
 		}
 	}
 	return out
 }
 
+// forHost reports whether a hook belongs to the host the registry serves:
+// bundlectl's own hooks (no host) always do.
+func (r *Registry) forHost(hosts []string) bool {
+	return r.opts.Host == "" || len(hosts) == 0 || slices.Contains(hosts, string(r.opts.Host))
+}
+
 // FireHooks fires every loaded hook for event whose matcher matches, in
 // precedence order, serially, stopping at the first block. input is the
-// Claude Code hook input object; its hook_event_name is replaced by event.
-// Each hook's bundle is re-checked immediately before its spawn: a hook of
-// a bundle that lost its authority does not run and is reported in
-// Outcome.Errors.
+// hook input object; its hook_event_name is replaced by event.
+//
+// Each hook's bundle is re-checked immediately before its hook runs. A
+// guard never fails open: when the event is one a hook can block and an
+// enabled bundle has hooks for it that cannot run — its snapshot failed
+// its integrity check, its receipt is unusable, the state file is
+// unusable — the event is blocked, and the reason names the bundle and
+// the fix. A bundle that stopped for an authority change (disabled,
+// revoked, removed from its root, shadowed) does not block, and, like
+// every bundle that did not run for any reason, is named in a system
+// message: nothing is skipped silently.
 func (r *Registry) FireHooks(ctx context.Context, event string, input []byte) (Outcome, error) {
 	ev, err := ParseHookEvent(input, event)
 	if err != nil {
@@ -33,34 +66,211 @@ func (r *Registry) FireHooks(ctx context.Context, event string, input []byte) (O
 		o.Blocked, o.Reason = true, "bundlectl: "+err.Error()
 		return o, err
 	}
+	blocking := bundle.BlockingEvent(event)
+	var notes []string
+	for _, in := range r.inactive {
+		if !in.Enabled && in.Status != lifecycle.StatusShadowed {
+			continue // never enabled: nothing of it was meant to run
+		}
+		has := slices.Contains(in.Events, event)
+		if !has && len(in.Events) > 0 {
+			continue
+		}
+		why := in.Status
+		if len(in.Reasons) > 0 {
+			why = in.Reasons[len(in.Reasons)-1]
+		}
+		msg := fmt.Sprintf("bundlectl: bundle %s is %s, so its hooks did not run: %s", bundle.Quote(in.Name), in.Status, why)
+		if in.Fix != "" {
+			msg += " (fix: " + in.Fix + ")"
+		}
+		if blocking && has && in.Status == lifecycle.StatusEnabled && unusableReceipt(in) {
+			o := NewOutcome(event)
+			o.block(HookRef{Bundle: in.Name, Hook: -1}, msg)
+			return o, nil
+		}
+		notes = append(notes, msg)
+	}
 	var chain []RunnableHook
 	for _, e := range r.entries {
-		for i, h := range e.b.Components.Hooks {
-			if h.Event != event {
+		for i, h := range e.inv.Hooks {
+			if h.Event != event || h.Scope != "" || !r.forHost(h.Hosts) {
 				continue
 			}
-			e := e
-			env := BuildEnv(r.opts.Environ, nil, nil, e.snapshot, e.data)
-			argv0, rerr := r.resolve(e, h.Command, env)
-			chain = append(chain, RunnableHook{
-				Bundle:  e.b.Name,
-				Index:   i,
-				Matcher: h.Matcher,
-				Spec: Spec{
-					Argv:      append([]string{argv0}, r.expand(e, h.Args)...),
-					Dir:       r.opts.Workspace,
-					Env:       env,
-					Timeout:   r.timeout(h.TimeoutSec, orDefault(r.opts.HookTimeout, DefaultHookTimeout)),
-					MaxOutput: r.opts.MaxOutput,
-				},
-				Verify: func(context.Context) error {
-					if rerr != nil {
-						return rerr
-					}
-					return r.authorize(e)
-				},
-			})
+			switch h.Type {
+			case bundle.HookCommand, bundle.HookHTTP:
+				chain = append(chain, r.runnable(e, i, h, blocking))
+			default:
+				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
+			}
 		}
 	}
-	return FireChain(ctx, chain, ev)
+	o, err := FireChain(ctx, chain, ev)
+	o.SystemMessages = append(notes, o.SystemMessages...)
+	return o, err
 }
+
+// unusableReceipt reports whether an inactive bundle's hooks were meant to
+// run (it is enabled and trusted) but its receipt cannot be used.
+func unusableReceipt(in Inactive) bool {
+	for _, r := range in.Reasons {
+		if strings.Contains(r, "receipt cannot be used") {
+			return true
+		}
+	}
+	return false
+}
+
+// runnable freezes one hook of e.
+func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool) RunnableHook {
+	x := r.expanderFor(e, h.Hosts, h.HostVariables)
+	env := r.envFor(e, h.Hosts, h.HostVariables, nil, nil)
+	rh := RunnableHook{
+		Bundle:  e.name,
+		Index:   index,
+		ID:      h.ID,
+		Matcher: h.Matcher,
+		Spec: Spec{
+			Dir:       r.opts.Workspace,
+			Env:       env,
+			Timeout:   r.timeout(h.TimeoutSec, orDefault(r.opts.HookTimeout, DefaultHookTimeout)),
+			MaxOutput: r.opts.MaxOutput,
+		},
+	}
+	var prepErr error
+	switch {
+	case h.Type == bundle.HookHTTP:
+		rh.Run = r.postHook(x, h)
+	case h.Shell:
+		rh.Spec.Argv = []string{"/bin/sh", "-c", x.shell(h.Command)}
+	default:
+		argv0, err := r.resolve(e, h.Command, env)
+		prepErr = err
+		rh.Spec.Argv = append([]string{argv0}, expandAll(x, h.Args)...)
+	}
+	rh.Verify = func(context.Context) error {
+		if r.isOffFresh(e, "hook", h.ID) {
+			return errSkip
+		}
+		err := r.authorize(e)
+		if err == nil && prepErr != nil {
+			err = prepErr
+		}
+		if err != nil && blocking && failsClosed(err) {
+			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so the event is blocked: %v", bundle.Quote(e.name), err)
+			if h := hintOf(err); h != "" {
+				reason += " (fix: " + h + ")"
+			}
+			return &BlockError{Reason: reason, Fix: hintOf(err)}
+		}
+		return err
+	}
+	// A revoke, disable or tamper while the hook runs cancels it as it
+	// cancels a tool.
+	run := rh.Run
+	if run == nil {
+		run = Run
+	}
+	rh.Run = func(ctx context.Context, spec Spec) (*Result, error) {
+		return r.supervise(ctx, e, func(ctx context.Context) (*Result, error) { return run(ctx, spec) })
+	}
+	return rh
+}
+
+// isOffFresh reports whether a component is switched off, after the
+// authority check read the state file afresh.
+func (r *Registry) isOffFresh(e *entry, kind, name string) bool {
+	r.mu.Lock()
+	if id := statID(r.statePath); id != r.stateID {
+		r.stateID = id
+		r.state, r.stateErr = r.m.LoadState()
+	}
+	r.mu.Unlock()
+	return r.isOff(e, kind, name)
+}
+
+// failsClosed reports whether a failed check means the guard could not
+// run (integrity, an unusable state, a receipt changed under it) rather
+// than that the user took its authority away.
+func failsClosed(err error) bool {
+	switch {
+	case errors.Is(err, ErrDisabled), errors.Is(err, ErrRevoked), errors.Is(err, ErrRemoved), errors.Is(err, ErrShadowed):
+		return false
+	}
+	return true
+}
+
+func hintOf(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+// maxHTTPHookBody bounds the answer of an http hook.
+const maxHTTPHookBody = 1 << 20
+
+// postHook runs an http hook: the event is POSTed as JSON to the
+// reviewed URL with the reviewed headers, whose values may read only the
+// host variables the hook lists in allowedEnvVars. A 2xx answer is read
+// like a command hook's stdout on exit 0; anything else is a reported,
+// non-blocking failure, as the host has it.
+func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, Spec) (*Result, error) {
+	return func(ctx context.Context, spec Spec) (*Result, error) {
+		ctx, cancel := context.WithTimeout(ctx, spec.Timeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(spec.Stdin))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		hx := x
+		hx.vars = map[string]string{}
+		for _, n := range h.AllowedEnvVars {
+			hx.vars[n] = x.vars[n]
+		}
+		for k, v := range h.Headers {
+			req.Header.Set(k, hx.arg(dollarBraces(v, h.AllowedEnvVars)))
+		}
+		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return &Result{TimedOut: true, ExitCode: -1, Timeout: spec.Timeout}, nil
+			}
+			return &Result{ExitCode: 1, Stderr: []byte("http hook: " + err.Error())}, nil
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxHTTPHookBody))
+		if resp.StatusCode/100 != 2 {
+			return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook answered %s", resp.Status))}, nil
+		}
+		return &Result{ExitCode: 0, Stdout: body}, nil
+	}
+}
+
+// dollarBraces rewrites $NAME into ${NAME} for the listed names, so a
+// header value in either spelling expands the same way.
+func dollarBraces(v string, names []string) string {
+	for _, n := range names {
+		v = strings.ReplaceAll(v, "${"+n+"}", "\x00"+n+"\x00")
+		v = strings.ReplaceAll(v, "$"+n, "${"+n+"}")
+		v = strings.ReplaceAll(v, "\x00"+n+"\x00", "${"+n+"}")
+	}
+	return v
+}
+
+// BlockError is returned by a RunnableHook's Verify when the hook cannot
+// run and the event must therefore be blocked (a guard never fails open).
+type BlockError struct {
+	Reason string
+	Fix    string
+}
+
+func (e *BlockError) Error() string { return e.Reason }
+func (e *BlockError) Hint() string  { return e.Fix }
+
+// errSkip is returned by Verify for a hook that must not run and needs no
+// report (it is switched off).
+var errSkip = errors.New("switched off")

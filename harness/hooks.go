@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,11 +17,15 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 )
 
-// MaxHookChain bounds a hook chain twice over: at most this many hooks may
-// match one event, and hooks may nest (a hook that runs bundlectl, which
-// fires hooks, …) at most this deep. Either excess is refused before
-// anything runs.
+// MaxHookChain bounds how deep hooks may nest (a hook that runs bundlectl,
+// which fires hooks, …): deeper is refused before anything runs. Any
+// number of hooks may match one event.
 const MaxHookChain = 10
+
+// maxRejudge bounds the rounds of a chain whose hooks keep rewriting the
+// tool input: every round re-runs every hook on the latest input, and a
+// chain still rewriting after this many rounds is refused.
+const maxRejudge = 3
 
 // HookDepthEnv carries the nesting depth into every hook's environment:
 // a hook started by a bundlectl at depth d sees d+1. BUNDLECTL_* names are
@@ -36,18 +42,49 @@ const (
 	PermissionAsk   = "ask"
 )
 
-// EventUsesMatcher reports whether a hook's matcher applies to event: the
-// tool events PreToolUse, PermissionRequest and PostToolUse match it
-// against tool_name. Every other event runs all its hooks and ignores the
-// matcher (Claude Code matches SessionStart's and PreCompact's matcher
-// against source and trigger; bundlectl's matcher names tools only, see
-// docs/hooks.md).
-func EventUsesMatcher(event string) bool {
+// EventUsesMatcher reports whether a hook's matcher applies to event.
+func EventUsesMatcher(event string) bool { return matchField(event) != "" }
+
+// matchField names the event input field a hook matcher is matched
+// against, as the hosts define it: the tool name for tool events, the
+// source of SessionStart, the trigger of PreCompact, and so on. Events
+// without such a field run all their hooks and ignore the matcher.
+func matchField(event string) string {
 	switch event {
-	case "PreToolUse", "PermissionRequest", "PostToolUse":
-		return true
+	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool":
+		return "tool_name"
+	case "SessionStart", "ConfigChange":
+		return "source"
+	case "PreCompact", "PostCompact", "PreCompress":
+		return "trigger"
+	case "SessionEnd":
+		return "reason"
+	case "Notification":
+		return "notification_type"
+	case "SubagentStart", "SubagentStop":
+		return "agent_type"
 	}
-	return false
+	return ""
+}
+
+// matchValue returns the value a matcher is matched against in ev.
+func matchValue(ev *HookEvent) string {
+	switch f := matchField(ev.HookEventName); f {
+	case "tool_name":
+		return ev.ToolName
+	case "source":
+		return ev.Source
+	case "trigger":
+		return ev.Trigger
+	case "":
+		return ""
+	default:
+		var v string
+		if raw, ok := ev.raw[f]; ok {
+			json.Unmarshal(raw, &v)
+		}
+		return v
+	}
 }
 
 // MatcherError is returned for a matcher that is not a valid regular
@@ -118,8 +155,10 @@ type HookEventError struct{ Problem string }
 
 func (e *HookEventError) Error() string { return "hook event: " + e.Problem }
 
-// ValidHookEvent reports whether name is one of bundle.HookEvents.
-func ValidHookEvent(name string) bool { return slices.Contains(bundle.HookEvents, name) }
+// ValidHookEvent reports whether name is an event a supported host fires.
+func ValidHookEvent(name string) bool {
+	return bundle.KnownHookEvent("", name) || bundle.KnownHookEvent(bundle.HostCodex, name) || bundle.KnownHookEvent(bundle.HostGemini, name)
+}
 
 // ParseHookEvent reads a hook input object for event. The input's own
 // hook_event_name, if any, is replaced by event: the event bundlectl was
@@ -127,7 +166,7 @@ func ValidHookEvent(name string) bool { return slices.Contains(bundle.HookEvents
 // event with no fields besides the name.
 func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 	if !ValidHookEvent(event) {
-		return nil, &HookEventError{Problem: fmt.Sprintf("unknown event %s (want one of %s)", truncateText(strconv.Quote(event), 80), strings.Join(bundle.HookEvents, ", "))}
+		return nil, &HookEventError{Problem: fmt.Sprintf("unknown event %s (want an event of Claude Code, Codex or Gemini CLI, such as PreToolUse or BeforeTool)", truncateText(strconv.Quote(event), 80))}
 	}
 	if len(data) > MaxHookEventBytes {
 		return nil, &HookEventError{Problem: fmt.Sprintf("input is larger than %d bytes", MaxHookEventBytes)}
@@ -452,9 +491,6 @@ func (o *Outcome) add(r HookResult) bool {
 	if r.PlainOutput != "" && (o.Event == "UserPromptSubmit" || o.Event == "SessionStart") {
 		o.AdditionalContext = append(o.AdditionalContext, r.PlainOutput)
 	}
-	if r.UpdatedInput != nil && takesUpdatedInput(o.Event) {
-		o.UpdatedInput = r.UpdatedInput
-	}
 	stop := false
 	if !r.Continue {
 		o.Continue = false
@@ -500,13 +536,17 @@ func firstNonEmpty(ss ...string) string {
 // matcher, and who it belongs to.
 type RunnableHook struct {
 	Bundle  string
-	Index   int // the hook's index among its bundle's hooks, for messages
+	Index   int    // the hook's index among its bundle's hooks, for messages
+	ID      string // the hook's id in its bundle's inventory, if known
 	Matcher string
 	Spec    Spec
 	// Verify, when set, is called immediately before the hook is
-	// spawned (the registry re-checks authority and the snapshot there);
-	// an error skips the hook and is reported, like any hook failure.
+	// spawned (the registry re-checks authority and the snapshot there).
+	// A *BlockError blocks the event; errSkip skips the hook silently;
+	// any other error skips it and is reported, like a hook failure.
 	Verify func(context.Context) error
+	// Run runs the hook; nil means Run(ctx, spec).
+	Run func(context.Context, Spec) (*Result, error)
 }
 
 // ChainError is returned when a chain is refused before anything runs.
@@ -538,17 +578,19 @@ func hookDepth() (int, error) {
 // given (precedence order), each with the event JSON on stdin, and folds
 // their answers into an Outcome. It stops at the first block.
 //
-// After a hook returns updatedInput, the hooks after it receive that input
-// as tool_input: a later guard judges the input that will actually run.
-// Every hook's environment gets HookDepthEnv set to this process's depth
-// plus one.
+// Whatever tool input finally runs has been judged by every hook: when a
+// hook returns an updatedInput, the hooks after it receive that input, and
+// the whole chain then runs again on it, so that the hooks before it judge
+// it too; the chain ends when a full round changes nothing. A chain still
+// rewriting the input after maxRejudge rounds is refused (blocked). Every
+// hook's environment gets HookDepthEnv set to this process's depth plus
+// one.
 //
 // The chain is refused — nothing runs, the Outcome is Blocked and the
-// error a *ChainError — when more than MaxHookChain hooks match or this
-// process is already MaxHookChain levels deep. If ctx is done before the
-// chain completes, the running hook's group is killed, the Outcome is
-// Blocked and the error is ctx's. Otherwise the error is nil and hook
-// failures are in Outcome.Errors.
+// error a *ChainError — when this process is already MaxHookChain levels
+// deep. If ctx is done before the chain completes, the running hook is
+// killed, the Outcome is Blocked and the error is ctx's. Otherwise the
+// error is nil and hook failures are in Outcome.Errors.
 func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcome, error) {
 	if ev == nil {
 		ev = &HookEvent{}
@@ -565,9 +607,10 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 		return o.refuse(&ChainError{Depth: depth, Problem: fmt.Sprintf("hooks are nested %d deep (%s), the limit is %d", depth+1, HookDepthEnv, MaxHookChain)})
 	}
 	var matching []RunnableHook
+	value := matchValue(ev)
 	for _, h := range hooks {
 		if EventUsesMatcher(ev.HookEventName) {
-			ok, err := MatchHook(h.Matcher, ev.ToolName)
+			ok, err := MatchHook(h.Matcher, value)
 			if err != nil {
 				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
 				continue
@@ -578,19 +621,51 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 		}
 		matching = append(matching, h)
 	}
-	if len(matching) > MaxHookChain {
-		return o.refuse(&ChainError{Matching: len(matching), Depth: depth, Problem: fmt.Sprintf("%d hooks match %s, the limit is %d", len(matching), ev.HookEventName, MaxHookChain)})
+	if len(matching) == 0 {
+		return o, nil
 	}
-
 	cur := *ev // tool_input changes along the chain; the caller's event does not
+	for round := 1; ; round++ {
+		ro, changed, err := runRound(ctx, matching, &cur, depth)
+		ro.Errors = append(slices.Clone(o.Errors), ro.Errors...)
+		if err != nil || ro.Blocked || !ro.Continue || !changed {
+			if !ro.Blocked && !sameJSON(cur.ToolInput, ev.ToolInput) {
+				ro.UpdatedInput = cur.ToolInput
+			} else {
+				ro.UpdatedInput = nil
+			}
+			return ro, err
+		}
+		if round == maxRejudge {
+			ro.UpdatedInput = nil
+			ro.block(HookRef{Bundle: "bundlectl", Hook: -1}, fmt.Sprintf("bundlectl: the hooks kept rewriting the tool input after %d rounds, so no version of it was judged by every hook; refused", maxRejudge))
+			return ro, nil
+		}
+	}
+}
+
+// runRound runs every matching hook once on cur, updating cur.ToolInput
+// as hooks rewrite it, and reports whether any hook changed it.
+func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, depth int) (Outcome, bool, error) {
+	o := NewOutcome(cur.HookEventName)
+	changed := false
 	childDepth := HookDepthEnv + "=" + strconv.Itoa(depth+1)
 	for _, h := range matching {
 		if err := ctx.Err(); err != nil {
-			return o.cancel(err)
+			out, err := o.cancel(err)
+			return out, changed, err
 		}
 		if h.Verify != nil {
 			if err := h.Verify(ctx); err != nil {
-				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: "not run: " + err.Error()})
+				var be *BlockError
+				switch {
+				case errors.Is(err, errSkip):
+				case errors.As(err, &be):
+					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, be.Reason)
+					return o, changed, nil
+				default:
+					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: "not run: " + err.Error()})
+				}
 				continue
 			}
 		}
@@ -605,16 +680,27 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 			spec.Timeout = DefaultHookTimeout
 		}
 		spec.Env = withEnv(spec.Env, childDepth)
-		res, err := Run(ctx, spec)
+		run := h.Run
+		if run == nil {
+			run = Run
+		}
+		res, err := run(ctx, spec)
 		if err != nil {
 			if ctx.Err() != nil {
-				return o.cancel(ctx.Err())
+				out, err := o.cancel(ctx.Err())
+				return out, changed, err
+			}
+			var ce *CanceledError
+			if errors.As(err, &ce) && failsClosed(ce.Cause) && bundle.BlockingEvent(cur.HookEventName) {
+				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, "bundlectl: "+err.Error())
+				return o, changed, nil
 			}
 			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
 			continue
 		}
 		if res.Canceled {
-			return o.cancel(ctx.Err())
+			out, err := o.cancel(ctx.Err())
+			return out, changed, err
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		r.Bundle, r.Index = h.Bundle, h.Index
@@ -622,14 +708,28 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
 		}
 		stop := o.add(r)
-		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) {
+		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) && !sameJSON(r.UpdatedInput, cur.ToolInput) {
 			cur.ToolInput = r.UpdatedInput
+			changed = true
 		}
 		if stop {
 			break
 		}
 	}
-	return o, nil
+	return o, changed, nil
+}
+
+// sameJSON reports whether two JSON documents have the same value (keys
+// in any order); two empty ones are the same.
+func sameJSON(a, b json.RawMessage) bool {
+	if len(bytes.TrimSpace(a)) == 0 || len(bytes.TrimSpace(b)) == 0 {
+		return len(bytes.TrimSpace(a)) == len(bytes.TrimSpace(b))
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 func (o Outcome) refuse(err *ChainError) (Outcome, error) {

@@ -6,18 +6,19 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/fingerprint"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/bundlectl/bundlectl/staging"
 	"github.com/bundlectl/bundlectl/state"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,11 +32,14 @@ type Options struct {
 	// Workspace is the workspace directory: the workspace root of bundles
 	// and the working directory of tools and hooks. Required.
 	Workspace string
-	// Limits bound every bundle tree; zero fields take the defaults.
+	// Limits bound the walk of a snapshot; zero fields take the defaults.
 	Limits bundle.Limits
 	// Only, when set, restricts loading to the bundles with these names
 	// (a one-shot caller such as `bundlectl run` loads just one).
 	Only []string
+	// Host, when set ("claude", "codex", "gemini"), restricts hooks to
+	// bundlectl's own and those the host's own manifest declares.
+	Host bundle.Host
 	// MaxOutput caps retained stdout and stderr of each child, each; zero
 	// means DefaultMaxOutput.
 	MaxOutput int
@@ -43,7 +47,8 @@ type Options struct {
 	// that set no timeout of their own.
 	ToolTimeout, HookTimeout time.Duration
 	// Environ is the host environment children's environments are built
-	// from (through the allowlist and env_from); nil means os.Environ().
+	// from (through the allowlist and the reviewed variables); nil means
+	// os.Environ().
 	Environ []string
 	// Logger receives one line per refusal and per spawn; nil discards.
 	Logger *slog.Logger
@@ -52,31 +57,30 @@ type Options struct {
 	// means 200ms.
 	PollInterval time.Duration
 	// NoWatch skips change notification, for a one-shot caller that makes
-	// one or two calls and exits (closing an inotify descriptor that
-	// holds watches costs the kernel tens of milliseconds). Checks then
-	// re-walk the source and the snapshot and compare every entry's
-	// identity, size, mode and times with the last full verification; any
-	// difference, or an entry modified too close to that verification to
-	// be told apart (git's "racy" rule), means a full re-verification.
+	// one or two calls and exits. Each check then walks the snapshot and
+	// compares it with the fingerprint record of its last full
+	// verification (package fingerprint).
 	NoWatch bool
 }
 
 // Registry is the immutable set of bundles that were active when it was
-// loaded. Every use re-checks the bundle's authority first.
+// loaded, built from the state file and the snapshots only: no source tree
+// is walked or parsed. Every use re-checks the bundle's authority and the
+// integrity of its snapshot first.
 type Registry struct {
 	opts  Options
 	m     *lifecycle.Manager
 	store *staging.Store
-	watch *watcher // nil: full verification before every use
+	cache fingerprint.Cache
+	watch *watcher // nil: a fingerprint check before every use
 
 	entries  []*entry
 	inactive []Inactive
 
-	skills   map[string]*docRef // "<bundle>:<name>"
-	commands map[string]*docRef
-	agents   map[string]*docRef
-	tools    map[string]*toolRef // "plugin__<bundle>__<tool>"
-	servers  map[string]*serverRef
+	docs    map[string]*docRef // "<bundle>:<name>" of skills, commands, agents
+	tools   map[string]*toolRef
+	servers map[string]*serverRef
+	lsps    map[string]*lspRef
 
 	mu        sync.Mutex // guards the state view and entries' verification
 	statePath string
@@ -85,54 +89,70 @@ type Registry struct {
 	stateErr  error
 }
 
-// Inactive is a discovered bundle the registry did not load, and why.
+// Inactive is a bundle the registry did not load, and why. Enabled says
+// the user enabled it: such a bundle is reported wherever it would have
+// acted (a hook event it has hooks for), never skipped silently.
 type Inactive struct {
 	Name    string   `json:"name"`
 	ID      string   `json:"id"`
 	Status  string   `json:"status"`
 	Reasons []string `json:"reasons"`
+	Fix     string   `json:"fix,omitempty"`
+	Enabled bool     `json:"enabled"`
+	// Events are the hook events the bundle's receipt has hooks for, when
+	// it has a readable receipt.
+	Events []string `json:"-"`
 }
 
 type entry struct {
 	idx      int
-	b        *bundle.Bundle
+	name, id string
+	scope    bundle.Scope
+	dir      string // the source directory, only ever stat'ed
 	rc       receipts.Receipt
 	gen      uint64
-	snapshot string
+	inv      *inventory.Inventory
+	snapshot string // derived from the home and the content hash
 	data     string
-	failed   error // the last verification failed: verify again next time
-	verified bool  // a verification passed at least once
-	// The walks and the start time of the last passing verification, for
-	// the stat-only check without change notification.
-	srcTree, snapTree *bundle.Tree
-	verifiedAt        time.Time
+	options  map[string]string
+
+	failed     error // the last integrity check failed: check again next time
+	verified   bool  // an integrity check passed at least once
+	ancestors  []fileID
+	snapTree   *bundle.Tree
+	verifiedAt time.Time
 }
 
 type docRef struct {
-	e       *entry
-	Name    string
-	Path    string
-	Desc    string
-	content []byte
+	e    *entry
+	kind string // skill, command, agent
+	doc  inventory.Doc
 }
 
 type toolRef struct {
-	e      *entry
-	tool   bundle.Tool
-	schema *jsonschema.Schema
+	e    *entry
+	tool inventory.Tool
 }
 
 type serverRef struct {
 	e   *entry
-	srv bundle.MCPServer
+	srv inventory.MCPServer
 }
 
-// Load discovers every root, reads the state and returns a registry of the
-// bundles that are active now: enabled, trusted for their current hashes,
-// valid, applicable and free of inactive declarations. Each active bundle's
-// source and snapshot are verified in full, under change notification, and
-// its skills, commands and agents are read into memory from the snapshot.
-// An unusable state file fails the whole load: nothing is active.
+type lspRef struct {
+	e   *entry
+	srv inventory.LSPServer
+}
+
+// Load reads the state file and lists the roots, and returns a registry of
+// the bundles that are active now: enabled, holding a receipt whose
+// inventory is intact and of this bundlectl's schema, not shadowed, still
+// present in their root, applicable to this host and free of inactive
+// declarations. What each runs is read from its receipt's inventory and
+// its snapshot, never from its source: a source that changed since it was
+// trusted is an update awaiting review, and the reviewed snapshot runs.
+// Snapshots are checked lazily, at first use. An unusable state file fails
+// the whole load: nothing is active.
 func Load(opts Options) (*Registry, error) {
 	if opts.Home == "" || opts.Workspace == "" {
 		return nil, errors.New("harness: Options.Home and Options.Workspace are required")
@@ -151,11 +171,11 @@ func Load(opts Options) (*Registry, error) {
 		opts:      opts,
 		m:         lifecycle.New(roots, opts.Limits),
 		store:     &staging.Store{Dir: filepath.Join(opts.Home, "store"), Limits: opts.Limits},
-		skills:    map[string]*docRef{},
-		commands:  map[string]*docRef{},
-		agents:    map[string]*docRef{},
+		cache:     fingerprint.Cache{Dir: filepath.Join(opts.Home, "cache", "verified")},
+		docs:      map[string]*docRef{},
 		tools:     map[string]*toolRef{},
 		servers:   map[string]*serverRef{},
+		lsps:      map[string]*lspRef{},
 		statePath: filepath.Join(opts.Home, "state.json"),
 	}
 	if !opts.NoWatch {
@@ -172,90 +192,126 @@ func Load(opts Options) (*Registry, error) {
 		return nil, err
 	}
 	r.state = s
-	d := bundle.DiscoverNamed(roots, opts.Limits, opts.Only)
-	for _, b := range d.Bundles {
-		if len(opts.Only) > 0 && !contains(opts.Only, b.Name) {
+	cands, _ := bundle.ListCandidates(roots)
+	for _, c := range cands {
+		if len(opts.Only) > 0 && !slices.Contains(opts.Only, c.Name) {
 			continue
 		}
-		rec, _ := s.Bundle(b.ID)
-		if b.ShadowedBy != "" || !rec.Enabled || rec.Receipt == nil {
-			st := r.m.Evaluate(b, s) // cheap for these: no hashing
-			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, st.Word, st.Reasons})
-			continue
-		}
-		e := &entry{idx: len(r.entries), b: b, rc: *rec.Receipt, gen: rec.Generation, snapshot: rec.Receipt.Snapshot}
-		if err := r.verify(e); err != nil {
-			st := r.m.Evaluate(b, s)
-			word, reasons := st.Word, st.Reasons
-			if st.Active {
-				// It changed between the two looks: report the failure.
-				word, reasons = lifecycle.StatusDrifted, []string{err.Error()}
-			}
-			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, word, reasons})
-			continue
-		}
-		if why := lifecycle.Applies(e.b.When); why != "" {
-			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, lifecycle.StatusEnabled, []string{"enabled and trusted, but " + why}})
-			continue
-		}
-		if err := r.admit(e); err != nil {
-			r.inactive = append(r.inactive, Inactive{b.Name, b.ID, lifecycle.StatusEnabled, []string{"enabled and trusted, but it could not be loaded: " + err.Error()}})
-			continue
-		}
-		r.entries = append(r.entries, e)
+		r.consider(c, s)
 	}
 	return r, nil
 }
 
-// admit freezes an active bundle's components into the registry.
-func (r *Registry) admit(e *entry) error {
-	b := e.b
-	data, err := dataDir(r.opts.Home, b.ID)
+// consider admits one candidate or records why it is inactive. It reads
+// nothing of the candidate's directory.
+func (r *Registry) consider(c bundle.Candidate, s *state.State) {
+	rec, _ := s.Bundle(c.ID)
+	in := Inactive{Name: c.Name, ID: c.ID, Enabled: rec.Enabled}
+	var inv *inventory.Inventory
+	if rec.Receipt != nil {
+		inv, _ = receiptInventory(rec.Receipt)
+		if inv != nil {
+			in.Events = hookEvents(inv)
+		}
+	}
+	inactive := func(status, fix string, reasons ...string) {
+		in.Status, in.Fix, in.Reasons = status, fix, reasons
+		r.inactive = append(r.inactive, in)
+	}
+	switch {
+	case c.ShadowedBy != "":
+		inactive(lifecycle.StatusShadowed, "bundlectl show "+c.Name, "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root")
+		return
+	case rec.Receipt == nil:
+		reasons := []string{"not trusted: review it, then trust the exact token the review prints"}
+		if rec.Enabled {
+			reasons = append(reasons, "enabled, but inactive until it is trusted again")
+		}
+		inactive(lifecycle.StatusUntrusted, "bundlectl review "+c.Name, reasons...)
+		return
+	case !rec.Enabled:
+		inactive(lifecycle.StatusTrusted, "bundlectl enable "+c.Name, "trusted, not enabled")
+		return
+	case inv == nil:
+		_, err := receiptInventory(rec.Receipt)
+		inactive(lifecycle.StatusEnabled, "bundlectl review "+c.Name, "its receipt cannot be used by this bundlectl ("+err.Error()+"): review it and trust it again")
+		return
+	case len(inv.Inactive) > 0:
+		inactive(lifecycle.StatusBlocked, "bundlectl show "+c.Name, "declares inactive surfaces bundlectl does not run")
+		return
+	}
+	if why := lifecycle.Applies(bundle.When{OS: inv.When.OS, Binaries: inv.When.Binaries}); why != "" {
+		inactive(lifecycle.StatusEnabled, "", "enabled and trusted, but "+why)
+		return
+	}
+	e := &entry{
+		idx: len(r.entries), name: c.Name, id: c.ID, scope: c.Scope, dir: c.Dir,
+		rc: *rec.Receipt, gen: rec.Generation, inv: inv,
+		snapshot: r.store.Path(rec.Receipt.ContentHash),
+	}
+	data, err := dataDir(r.opts.Home, c.ID)
 	if err != nil {
-		return err
+		inactive(lifecycle.StatusEnabled, "", "enabled and trusted, but its data directory cannot be made: "+err.Error())
+		return
 	}
 	e.data = data
-	snapTree := e.snapTree
-	if snapTree == nil {
-		return refuse(b.Name, ErrTampered, "bundlectl verify", "the snapshot cannot be read")
+	e.options = readOptions(r.opts.Home, c.ID)
+	r.admit(e)
+	r.entries = append(r.entries, e)
+}
+
+// receiptInventory decodes a receipt's inventory and checks that it is
+// exactly what the capability hash covers.
+func receiptInventory(rc *receipts.Receipt) (*inventory.Inventory, error) {
+	if inventory.Digest(rc.Inventory) != rc.CapabilityHash {
+		return nil, errors.New("its inventory does not match its capability hash")
 	}
-	read := func(rel string) ([]byte, error) { return snapTree.ReadFile(rel, bundle.MaxManifestBytes) }
-	for _, s := range b.Components.Skills {
-		c, err := read(s.Path)
-		if err != nil {
-			return err
+	inv, err := inventory.Parse(rc.Inventory)
+	if err != nil {
+		if errors.Is(err, inventory.ErrSchema) {
+			return nil, errors.New("it was trusted by an older bundlectl")
 		}
-		r.skills[b.Name+":"+s.Name] = &docRef{e: e, Name: s.Name, Path: s.Path, Desc: s.Description, content: c}
+		return nil, err
 	}
-	for _, set := range []struct {
-		docs []bundle.Document
-		into map[string]*docRef
-	}{{b.Components.Commands, r.commands}, {b.Components.Agents, r.agents}} {
-		for _, d := range set.docs {
-			c, err := read(d.Path)
-			if err != nil {
-				return err
-			}
-			set.into[b.Name+":"+d.Name] = &docRef{e: e, Name: d.Name, Path: d.Path, Desc: d.Description, content: c}
+	return inv, nil
+}
+
+func hookEvents(inv *inventory.Inventory) []string {
+	var evs []string
+	for _, h := range inv.Hooks {
+		if !slices.Contains(evs, h.Event) {
+			evs = append(evs, h.Event)
 		}
 	}
-	for _, t := range b.Components.Tools {
-		sch, err := CompileParams(t.Params)
-		if err != nil {
-			return err
+	return evs
+}
+
+// admit indexes an active bundle's components.
+func (r *Registry) admit(e *entry) {
+	for kind, ds := range map[string][]inventory.Doc{"skill": e.inv.Skills, "command": e.inv.Commands, "agent": e.inv.Agents} {
+		for _, d := range ds {
+			r.docs[e.name+":"+d.Name] = &docRef{e: e, kind: kind, doc: d}
 		}
-		r.tools[ToolName(b.Name, t.Name)] = &toolRef{e: e, tool: t, schema: sch}
 	}
-	for _, s := range b.Components.MCP {
-		r.servers[ServerName(b.Name, s.Name)] = &serverRef{e: e, srv: s}
+	for _, t := range e.inv.Tools {
+		r.tools[ToolName(e.name, t.Name)] = &toolRef{e: e, tool: t}
 	}
-	return nil
+	for _, s := range e.inv.MCPServers {
+		name := ServerName(e.name, s.Name)
+		if _, dup := r.servers[name]; dup && len(s.Hosts) > 0 && !slices.Contains(s.Hosts, string(bundle.HostClaude)) {
+			continue // one name described per host: the Claude Code one is bundlectl's
+		}
+		r.servers[name] = &serverRef{e: e, srv: s}
+	}
+	for _, l := range e.inv.LSPServers {
+		r.lsps[ServerName(e.name, l.Name)] = &lspRef{e: e, srv: l}
+	}
 }
 
 // ToolName is the name a tool is exposed under: plugin__<bundle>__<tool>.
 func ToolName(bundleName, tool string) string { return "plugin__" + bundleName + "__" + tool }
 
-// ServerName is the name an MCP server is exposed under:
+// ServerName is the name an MCP or LSP server is exposed under:
 // plugin-<len(bundle)>-<bundle>-<server>. The length makes the split
 // unambiguous although both names may contain hyphens.
 func ServerName(bundleName, server string) string {
@@ -277,15 +333,17 @@ func dataDir(home, id string) (string, error) {
 		if !fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 {
 			return "", fmt.Errorf("plugin data directory %q is not a directory", p)
 		}
-		if err := os.Chmod(p, 0o700); err != nil {
-			return "", err
+		if fi.Mode().Perm() != 0o700 {
+			if err := os.Chmod(p, 0o700); err != nil {
+				return "", err
+			}
 		}
 	}
 	return dir, nil
 }
 
 // Close releases the change notification. Checks made after Close (by a
-// child still being supervised) verify in full.
+// child still being supervised) fall back to fingerprint checks.
 func (r *Registry) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -294,8 +352,8 @@ func (r *Registry) Close() error {
 	return nil
 }
 
-// fileID identifies one version of the state file: rename-based writes
-// always change the inode, and every write changes ctime.
+// fileID identifies one version of a file: rename-based writes always
+// change the inode, and every write changes ctime.
 type fileID struct {
 	ok               bool
 	dev, ino         uint64
@@ -311,211 +369,6 @@ func statID(path string) fileID {
 	return fileID{true, uint64(st.Dev), uint64(st.Ino), st.Size, st.Mtim.Nano(), st.Ctim.Nano()}
 }
 
-// authorize is the check made at every boundary: still enabled, still
-// trusted for the same receipt and generation, the source not drifted, the
-// snapshot intact. It is cheap when nothing changed: one stat of the state
-// file and one non-blocking read of the change-notification queue.
-func (r *Registry) authorize(e *entry) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if id := statID(r.statePath); id != r.stateID {
-		r.stateID = id
-		s, err := r.m.LoadState()
-		r.state, r.stateErr = s, err
-	}
-	name := e.b.Name
-	if r.stateErr != nil {
-		// Keep the state error in the chain: the CLI exits 4 on it and
-		// prints its repair hint.
-		ae := refuse(name, ErrStale, "", "the state file is unusable: %v", r.stateErr)
-		ae.Cause = r.stateErr
-		var h interface{ Hint() string }
-		if errors.As(r.stateErr, &h) {
-			ae.Fix = h.Hint()
-		}
-		return ae
-	}
-	rec, _ := r.state.Bundle(e.b.ID)
-	switch {
-	case rec.Receipt == nil:
-		return refuse(name, ErrRevoked, "bundlectl review "+name, "its trust was revoked")
-	case rec.Receipt.Token() != e.rc.Token() || rec.Receipt.Generation != e.rc.Generation:
-		return refuse(name, ErrStale, "reload the harness", "it was trusted again with another receipt since the harness loaded it")
-	case !rec.Enabled:
-		return refuse(name, ErrDisabled, "bundlectl enable "+name, "it was disabled")
-	case rec.Generation != e.gen:
-		return refuse(name, ErrStale, "reload the harness", "its state changed (generation %d, loaded at %d)", rec.Generation, e.gen)
-	}
-	if e.failed == nil {
-		if r.watch != nil && !r.watch.changed(e.idx) {
-			return nil
-		}
-		if r.watch == nil && r.unchanged(e) {
-			return nil
-		}
-	}
-	return r.verify(e)
-}
-
-// verify re-reads the source and the snapshot in full and compares both
-// with the receipt, under change notification. The order makes it sound:
-// watches are armed on every directory of a walk, then the tree is walked
-// again; if the second walk equals the first, every change after it raises
-// an event, and the hash (which re-checks each file's identity and times
-// against the walk) covers everything before it. A snapshot is walked,
-// armed, then verified by the store, whose own walk refuses any entry the
-// receipt does not list.
-func (r *Registry) verify(e *entry) (err error) {
-	defer func() { e.failed = err }()
-	name := e.b.Name
-	started := time.Now()
-	drifted := func(format string, args ...any) error {
-		return refuse(name, ErrDrifted, "bundlectl review "+name, format, args...)
-	}
-	src := e.b
-	if e.verified {
-		// Something changed since the last verification: read it all again.
-		src = nil
-	} else if r.provenUnchanged(e) {
-		// An earlier process verified exactly these trees in full.
-		return nil
-	}
-	fullVerifications.Add(1)
-	defer func() {
-		if err == nil {
-			r.recordVerified(e)
-		}
-	}()
-	for attempt := 0; ; attempt++ {
-		if attempt == 3 {
-			return drifted("the bundle keeps changing while it is verified")
-		}
-		if r.watch != nil {
-			r.watch.clean(e.idx)
-		}
-		if src == nil {
-			src = bundle.Load(e.b.Dir, e.b.Scope, r.opts.Limits)
-		}
-		if src.Tree == nil {
-			return drifted("the source cannot be read: %v", src.Report.Err())
-		}
-		if !r.watchTree(e, e.b.Dir, src.Tree) {
-			// New watches: walk again, so nothing added before they were
-			// armed goes unseen.
-			again, _ := bundle.Walk(e.b.Dir, r.opts.Limits)
-			if again == nil || !sameShape(src.Tree, again) {
-				src = nil
-				continue
-			}
-		}
-		h, err := lifecycle.Compute(src)
-		if err != nil {
-			return drifted("the source cannot be verified: %v", err)
-		}
-		if h.Content != e.rc.ContentHash || h.Capability != e.rc.CapabilityHash {
-			return drifted("the source changed since it was trusted")
-		}
-		snap, _ := bundle.Walk(e.snapshot, r.opts.Limits)
-		if snap != nil {
-			r.watchTree(e, e.snapshot, snap)
-		}
-		if err := r.store.Verify(e.rc.ContentHash); err != nil {
-			return refuse(name, ErrTampered, "bundlectl trust "+name+" "+e.rc.Token().String(), "the snapshot no longer matches its content hash: %v", err)
-		}
-		e.verified, e.srcTree, e.snapTree, e.verifiedAt = true, src.Tree, snap, started
-		return nil
-	}
-}
-
-// racyWindow is how close to a verification an entry's mtime or ctime may
-// be before the entry is treated as possibly changed after it was read:
-// file times come from a coarse kernel clock (a few milliseconds).
-const racyWindow = 50 * time.Millisecond
-
-// racy reports whether en's times are too close to a verification that
-// started at started to prove it unchanged since. Entries whose times have
-// no sub-second part come from a file system with coarse timestamps (FAT
-// keeps 2 s; ext3, HFS+ and small ext4 inodes whole seconds): for them the
-// start is first truncated to 2 s, so that a rewrite within the same coarse
-// tick as the verification cannot carry an older-looking time.
-func racy(en bundle.Entry, started time.Time) bool {
-	limit := started.Add(-racyWindow)
-	if en.MtimeNs%1e9 == 0 && en.CtimeNs%1e9 == 0 {
-		limit = started.Truncate(2 * time.Second).Add(-racyWindow)
-	}
-	return en.MtimeNs >= limit.UnixNano() || en.CtimeNs >= limit.UnixNano()
-}
-
-// unchanged is the check without change notification: a fresh walk of the
-// source and of the snapshot must equal the walks of the last passing
-// verification entry for entry (inode, size, mode, mtime and ctime in
-// nanoseconds), no entry may be racy, and the walks must raise no finding.
-// A write through a page of a shared mapping that is already dirty moves
-// no timestamp; only a full re-hash sees it (SECURITY.md).
-func (r *Registry) unchanged(e *entry) bool {
-	if !e.verified || e.srcTree == nil || e.snapTree == nil {
-		return false
-	}
-	for _, w := range []struct {
-		dir  string
-		tree *bundle.Tree
-	}{{e.b.Dir, e.srcTree}, {e.snapshot, e.snapTree}} {
-		now, rep := bundle.Walk(w.dir, r.opts.Limits)
-		if now == nil || rep.Rejected() || !sameShape(w.tree, now) {
-			return false
-		}
-		for _, en := range now.Entries {
-			if racy(en, e.verifiedAt) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// fullVerifications counts full verifications, for tests.
-var fullVerifications atomic.Int64
-
-// sameShape reports whether two walks of one directory saw the same
-// entries: paths, kinds, inodes, sizes, modes and times.
-func sameShape(a, b *bundle.Tree) bool {
-	if len(a.Entries) != len(b.Entries) {
-		return false
-	}
-	for i := range a.Entries {
-		if a.Entries[i] != b.Entries[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// watchTree arms change notification on every directory of t; it returns
-// false when a directory was not yet watched (verify again).
-func (r *Registry) watchTree(e *entry, root string, t *bundle.Tree) bool {
-	if r.watch == nil || t == nil {
-		return true
-	}
-	stable, err := r.watch.watchTree(e.idx, root, t)
-	if err != nil {
-		// Out of watches: fall back to verifying before every use.
-		r.opts.Logger.Warn("change notification unavailable; verifying in full before every use", "bundle", e.b.Name, "err", err)
-		r.watch.close()
-		r.watch = nil
-		return true
-	}
-	return stable
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -526,10 +379,11 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // Ready reports whether the bundle named name was loaded and passes its
-// authority check now; if not, the error names the status and the fix.
+// authority and integrity check now; if not, the error names the status
+// and the fix.
 func (r *Registry) Ready(name string) error {
 	for _, e := range r.entries {
-		if e.b.Name == name {
+		if e.name == name {
 			return r.authorize(e)
 		}
 	}
@@ -537,11 +391,11 @@ func (r *Registry) Ready(name string) error {
 }
 
 // Loaded reports whether the bundle named name was loaded, without
-// checking its authority again (every use does that); if it was not, the
-// error names its status and the fix.
+// checking it again (every use does that); if it was not, the error names
+// its status and the fix.
 func (r *Registry) Loaded(name string) error {
 	for _, e := range r.entries {
-		if e.b.Name == name {
+		if e.name == name {
 			return nil
 		}
 	}
@@ -551,17 +405,15 @@ func (r *Registry) Loaded(name string) error {
 			if len(in.Reasons) > 0 {
 				reason += ": " + strings.Join(in.Reasons, "; ")
 			}
-			fix := "bundlectl review " + name
-			switch in.Status {
-			case lifecycle.StatusTrusted:
-				fix = "bundlectl enable " + name
-			case lifecycle.StatusShadowed, lifecycle.StatusEnabled, lifecycle.StatusBlocked:
+			fix := in.Fix
+			if fix == "" {
 				fix = "bundlectl show " + name
-			case lifecycle.StatusInvalid:
-				fix = "bundlectl validate " + name
 			}
 			return refuse(name, ErrNotActive, fix, "it is not active: %s", reason)
 		}
 	}
 	return &UnknownError{What: "bundle", Name: name}
 }
+
+// Inactive returns the bundles the registry did not load.
+func (r *Registry) Inactive() []Inactive { return slices.Clone(r.inactive) }

@@ -9,33 +9,82 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/inventory"
 )
+
+// expanderFor returns the expander of one component of e.
+func (r *Registry) expanderFor(e *entry, hosts, vars []string) expander {
+	return expander{
+		root: e.snapshot, data: e.data, workspace: r.opts.Workspace,
+		host: len(hosts) > 0, vars: hostVars(r.opts.Environ, vars), options: e.options,
+	}
+}
+
+// envFor builds a child's environment for one component of e.
+func (r *Registry) envFor(e *entry, hosts, vars []string, reviewed, envFrom map[string]string) []string {
+	return EnvSpec{
+		Host: r.opts.Environ, Reviewed: reviewed, EnvFrom: envFrom, Vars: vars,
+		PluginRoot: e.snapshot, PluginData: e.data,
+		HostPlugin: len(hosts) > 0, ProjectDir: r.opts.Workspace, Options: e.options,
+	}.Build()
+}
+
+// resolve turns a reviewed command into an absolute path: a file of the
+// bundle inside the snapshot, an absolute path as is, a bare name on the
+// child's PATH.
+func (r *Registry) resolve(e *entry, command string, env []string) (string, error) {
+	if rel, ok := bundle.CommandInBundle(command); ok {
+		return filepath.Join(e.snapshot, filepath.FromSlash(rel)), nil
+	}
+	if filepath.IsAbs(command) {
+		return command, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	return LookPath(command, path)
+}
+
+func (r *Registry) timeout(sec int, def time.Duration) time.Duration {
+	if sec > 0 {
+		return time.Duration(sec) * time.Second
+	}
+	return def
+}
 
 // CallTool runs the tool exposed as name (plugin__<bundle>__<tool>) with
 // input as JSON on stdin. The input is validated against the tool's params
-// schema and the bundle's authority re-checked before anything is spawned;
-// the child runs from the snapshot, in the workspace, in its own process
-// group, and is cancelled if the bundle loses its authority while it runs.
-// A tool that ran returns its Result even when it failed.
+// schema and the bundle's authority and snapshot re-checked before
+// anything is spawned; the child runs from the snapshot, in the workspace,
+// contained, and is cancelled if the bundle loses its authority while it
+// runs. A tool that ran returns its Result even when it failed.
 func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Result, error) {
 	t, ok := r.tools[name]
 	if !ok {
 		return nil, &UnknownError{What: "tool", Name: name}
 	}
-	if err := ValidateInput(t.schema, input); err != nil {
+	sch, err := CompileParams(t.tool.Params)
+	if err != nil {
+		return nil, err
+	}
+	if err := ValidateInput(sch, input); err != nil {
 		return nil, fmt.Errorf("tool %s: %w: %w", bundle.Quote(name), ErrInput, err)
 	}
 	e := t.e
-	if err := r.authorize(e); err != nil {
+	if err := r.use(e, "tool", t.tool.Name); err != nil {
 		return nil, err
 	}
-	env := BuildEnv(r.opts.Environ, nil, nil, e.snapshot, e.data)
+	x := r.expanderFor(e, nil, nil)
+	env := r.envFor(e, nil, nil, nil, nil)
 	argv0, err := r.resolve(e, t.tool.Command, env)
 	if err != nil {
 		return nil, err
 	}
 	spec := Spec{
-		Argv:      append([]string{argv0}, r.expand(e, t.tool.Args)...),
+		Argv:      append([]string{argv0}, expandAll(x, t.tool.Args)...),
 		Dir:       r.opts.Workspace,
 		Env:       env,
 		Stdin:     input,
@@ -46,48 +95,67 @@ func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Re
 	return r.supervise(ctx, e, func(ctx context.Context) (*Result, error) { return Run(ctx, spec) })
 }
 
-// serverSpec freezes a stdio server's launch: argv and cwd in the snapshot
-// or the data directory, environment from nothing plus reviewed entries.
-func (r *Registry) serverSpec(s *serverRef) (Spec, error) {
-	e := s.e
-	env := map[string]string{}
-	for k, v := range s.srv.Env {
-		env[k] = bundle.ExpandPlaceholders(v, e.snapshot, e.data)
+func expandAll(x expander, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = x.arg(a)
 	}
-	childEnv := BuildEnv(r.opts.Environ, env, s.srv.EnvFrom, e.snapshot, e.data)
-	argv0, err := r.resolve(e, s.srv.Command, childEnv)
+	return out
+}
+
+// processSpec freezes a stdio server's launch: argv and cwd in the
+// snapshot or the data directory, environment from nothing plus reviewed
+// entries and the host variables the review listed.
+func (r *Registry) processSpec(e *entry, name, command string, args []string, env map[string]string, envFrom map[string]string, cwd string, hosts, vars []string) (Spec, error) {
+	x := r.expanderFor(e, hosts, vars)
+	expanded := map[string]string{}
+	for k, v := range env {
+		expanded[k] = x.arg(v)
+	}
+	childEnv := r.envFor(e, hosts, vars, expanded, envFrom)
+	argv0, err := r.resolve(e, command, childEnv)
 	if err != nil {
 		return Spec{}, err
 	}
-	cwd := e.snapshot
-	if s.srv.Cwd != "" {
-		c := s.srv.Cwd
+	dir := e.snapshot
+	if cwd != "" {
+		c := cwd
 		if rel, ok := strings.CutPrefix(c, "./"); ok {
 			c = filepath.Join(e.snapshot, filepath.FromSlash(rel))
 		} else {
-			c = filepath.Clean(bundle.ExpandPlaceholders(c, e.snapshot, e.data))
+			c = filepath.Clean(x.arg(c))
 		}
 		if !within(c, e.snapshot) && !within(c, e.data) {
-			return Spec{}, fmt.Errorf("server %s: cwd resolves outside the plugin root and data directory", bundle.Quote(s.srv.Name))
+			return Spec{}, fmt.Errorf("server %s: cwd resolves outside the plugin root and data directory", bundle.Quote(name))
 		}
 		if within(c, e.data) {
 			if err := os.MkdirAll(c, 0o700); err != nil {
 				return Spec{}, err
 			}
 		}
-		cwd = c
+		dir = c
 	}
-	return Spec{Argv: append([]string{argv0}, r.expand(e, s.srv.Args)...), Dir: cwd, Env: childEnv, MaxOutput: r.opts.MaxOutput}, nil
+	return Spec{Argv: append([]string{argv0}, expandAll(x, args)...), Dir: dir, Env: childEnv, MaxOutput: r.opts.MaxOutput}, nil
+}
+
+func (r *Registry) serverSpec(s *serverRef) (Spec, error) {
+	v := s.srv
+	return r.processSpec(s.e, v.Name, v.Command, v.Args, v.Env, v.EnvFrom, v.Cwd, v.Hosts, v.HostVariables)
 }
 
 func within(p, root string) bool {
 	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
 }
 
+// ToolFilterOf is the reviewed tool filter of an MCP server.
+func ToolFilterOf(s inventory.MCPServer) ToolFilter {
+	return ToolFilter{Include: s.ToolsInclude, Exclude: s.ToolsExclude}
+}
+
 // ServeMCP runs the stdio MCP server exposed as name with stdin, stdout and
-// stderr passed straight through, after the authority check, until it
-// exits or ctx ends; it is killed with its process group if the bundle
-// loses its authority meanwhile.
+// stderr passed through the tool filter the review promised, after the
+// authority and integrity check, until it exits or ctx ends; it is killed
+// with every descendant if the bundle loses its authority meanwhile.
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
@@ -96,14 +164,33 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 	if s.srv.Remote() {
 		return nil, &RemoteServerError{Name: name, URL: s.srv.URL}
 	}
-	if err := r.authorize(s.e); err != nil {
+	if err := r.use(s.e, "mcp", s.srv.Name); err != nil {
 		return nil, err
 	}
 	spec, err := r.serverSpec(s)
 	if err != nil {
 		return nil, err
 	}
-	return r.supervise(ctx, s.e, func(ctx context.Context) (*Result, error) { return Exec(ctx, spec, stdio) })
+	filter := ToolFilterOf(s.srv)
+	return r.supervise(ctx, s.e, func(ctx context.Context) (*Result, error) { return ExecFiltered(ctx, spec, stdio, filter) })
+}
+
+// ServeLSP runs the language server exposed as name like ServeMCP, with
+// stdio passed straight through.
+func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
+	l, ok := r.lsps[name]
+	if !ok {
+		return nil, &UnknownError{What: "lsp server", Name: name}
+	}
+	if err := r.use(l.e, "lsp", l.srv.Name); err != nil {
+		return nil, err
+	}
+	v := l.srv
+	spec, err := r.processSpec(l.e, v.Name, v.Command, v.Args, v.Env, nil, "", v.Hosts, v.HostVariables)
+	if err != nil {
+		return nil, err
+	}
+	return r.supervise(ctx, l.e, func(ctx context.Context) (*Result, error) { return Exec(ctx, spec, stdio) })
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watcher is change notification over snapshot and source directories
-// (inotify). The kernel queues an event before the modifying system call
+// watcher is change notification over every directory and file of the
+// snapshots in use (inotify). The kernel queues an event before the modifying system call
 // returns, so draining the queue synchronously at check time sees every
 // change that finished before the check: a clean drain proves nothing
 // changed since the last full verification. A lost event (queue overflow)
@@ -36,6 +36,12 @@ const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.I
 	unix.IN_DELETE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
 
+// fileMask watches one file's inode: a write or a chmod through any of its
+// links, or its removal, raises an event (a directory watch sees only
+// changes made through a name in that directory).
+const fileMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_DELETE_SELF |
+	unix.IN_MOVE_SELF | unix.IN_DONT_FOLLOW
+
 // errNoWatch means change notification is not available; callers fall back
 // to a full verification before every spawn.
 var errNoWatch = errors.New("change notification unavailable")
@@ -48,7 +54,7 @@ func newWatcher() (*watcher, error) {
 	return &watcher{fd: fd, owners: map[int32]map[int]bool{}, dirty: map[int]bool{}, buf: make([]byte, 64<<10)}, nil
 }
 
-// watchTree watches root and every directory of t for entry, and reports
+// watchTree watches root and every directory and file of t for entry, and reports
 // whether every one of them was already watched for it (false: the caller
 // must walk again). Every directory is added again each time: a watch
 // follows its inode, so a directory replaced under the same path needs a
@@ -58,8 +64,8 @@ func (w *watcher) watchTree(entry int, root string, t *bundle.Tree) (bool, error
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	stable := true
-	add := func(dir string) error {
-		wd, err := unix.InotifyAddWatch(w.fd, dir, watchMask)
+	add := func(p string, mask uint32) error {
+		wd, err := unix.InotifyAddWatch(w.fd, p, mask)
 		if err != nil {
 			return err
 		}
@@ -74,14 +80,16 @@ func (w *watcher) watchTree(entry int, root string, t *bundle.Tree) (bool, error
 		}
 		return nil
 	}
-	if err := add(root); err != nil {
+	if err := add(root, watchMask); err != nil {
 		return false, err
 	}
 	for _, e := range t.Entries {
+		mask := uint32(fileMask)
 		if e.Kind == bundle.KindDir {
-			if err := add(filepath.Join(root, filepath.FromSlash(e.Path))); err != nil {
-				return false, err
-			}
+			mask = watchMask
+		}
+		if err := add(filepath.Join(root, filepath.FromSlash(e.Path)), mask); err != nil {
+			return false, err
 		}
 	}
 	return stable, nil

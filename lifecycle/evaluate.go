@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -8,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/fingerprint"
+	"github.com/bundlectl/bundlectl/inventory"
+	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/bundlectl/bundlectl/state"
 )
 
@@ -17,17 +21,31 @@ func (m *Manager) LoadState() (*state.State, error) {
 	return s, stateErr(err)
 }
 
-// Evaluate computes the status of b against the state s. It re-hashes the
-// source of a trusted bundle and verifies its snapshot in full.
+// Cache is the fingerprint cache under the home.
+func (m *Manager) Cache() fingerprint.Cache {
+	return fingerprint.Cache{Dir: filepath.Join(m.Roots.Home, "cache", "verified")}
+}
+
+// Evaluate computes the status of b against the state s. A trusted
+// bundle's status comes from its receipt and its snapshot, which is what
+// runs; its source only decides whether an update is pending review. The
+// source is hashed only when its fingerprint record cannot prove it
+// unchanged, and the snapshot re-hashed only when its record cannot.
 func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	st := Status{Reasons: []string{}}
-	if preTrust(b, &st) {
-		return st
-	}
+	st.Valid = b.Valid()
 	rec, _ := s.Bundle(b.ID)
 	st.Enabled = rec.Enabled
+	if b.ShadowedBy != "" {
+		st.Word = StatusShadowed
+		st.Reasons = append(st.Reasons, "shadowed by "+b.ShadowedBy+", which has the same name and an earlier root")
+		return st
+	}
 	rc := rec.Receipt
 	if rc == nil {
+		if preTrust(b, &st) {
+			return st
+		}
 		st.Word = StatusUntrusted
 		st.Reasons = append(st.Reasons, "not trusted: review it, then trust the exact token the review prints")
 		if rec.Enabled {
@@ -36,46 +54,118 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 		st.Hint = "bundlectl review " + b.Name
 		return st
 	}
-	h, err := Compute(b)
-	switch {
-	case err != nil:
-		st.Word = StatusDrifted
-		st.Reasons = append(st.Reasons, "the source cannot be hashed: "+err.Error())
-	case h.Content != rc.ContentHash && h.Capability != rc.CapabilityHash:
-		st.Word = StatusDrifted
-		st.Reasons = append(st.Reasons, "the source's content and capabilities changed since it was trusted")
-	case h.Content != rc.ContentHash:
-		st.Word = StatusDrifted
-		st.Reasons = append(st.Reasons, "the source's content changed since it was trusted")
-	case h.Capability != rc.CapabilityHash:
-		st.Word = StatusDrifted
-		st.Reasons = append(st.Reasons, "the source's capabilities changed since it was trusted")
-	}
-	if st.Word == "" {
-		if err := m.snapshots().Verify(rc.ContentHash); err != nil {
-			st.Word = StatusDrifted
-			st.Reasons = append(st.Reasons, "the snapshot no longer matches its receipt: "+err.Error())
-		}
-	}
-	if st.Word == StatusDrifted {
-		st.Hint = "bundlectl review " + b.Name
+	st.Trusted = true
+	inv, invErr := ReceiptInventory(rc)
+	if err := m.CheckSnapshot(rc.ContentHash); err != nil {
+		st.Word = StatusTampered
+		st.Reasons = append(st.Reasons, "the snapshot it runs from failed its integrity check, so nothing of it runs: "+err.Error())
+		st.Hint = "bundlectl verify"
+		m.pending(b, rc, &st)
 		return st
 	}
-	st.Trusted = true
+	switch {
+	case invErr != nil:
+		st.Reasons = append(st.Reasons, "its receipt cannot be used by this bundlectl ("+invErr.Error()+")")
+		st.UpdatePending = true
+		st.Hint = "bundlectl review " + b.Name
+		st.Word = StatusTrusted
+		if rec.Enabled {
+			st.Word = StatusEnabled
+		}
+		return st
+	case len(inv.Inactive) > 0:
+		st.Word = StatusBlocked
+		st.Reasons = append(st.Reasons, "its receipt declares inactive surfaces bundlectl does not run")
+		return st
+	}
+	m.pending(b, rc, &st)
 	if !rec.Enabled {
 		st.Word = StatusTrusted
-		st.Reasons = append(st.Reasons, "trusted, not enabled")
-		st.Hint = "bundlectl enable " + b.Name
+		st.Reasons = append([]string{"trusted, not enabled"}, st.Reasons...)
+		if st.Hint == "" {
+			st.Hint = "bundlectl enable " + b.Name
+		}
 		return st
 	}
-	if why := Applies(b.When); why != "" {
+	if why := Applies(bundle.When{OS: inv.When.OS, Binaries: inv.When.Binaries}); why != "" {
 		st.Word = StatusEnabled
-		st.Reasons = append(st.Reasons, "enabled and trusted, but "+why)
+		st.Reasons = append([]string{"enabled and trusted, but " + why}, st.Reasons...)
 		return st
 	}
 	st.Word = StatusActive
 	st.Active = true
 	return st
+}
+
+// pending sets UpdatePending when the source no longer matches the
+// receipt: the snapshot keeps running, and the review of the source is
+// what moves the bundle forward.
+func (m *Manager) pending(b *bundle.Bundle, rc *receipts.Receipt, st *Status) {
+	h, err := m.SourceHashes(b)
+	var why string
+	switch {
+	case err != nil:
+		why = "the source can no longer be trusted as it is: " + err.Error()
+	case h.Content != rc.ContentHash && h.Capability != rc.CapabilityHash:
+		why = "the source's content and capabilities changed since it was trusted"
+	case h.Content != rc.ContentHash:
+		why = "the source's content changed since it was trusted"
+	case h.Capability != rc.CapabilityHash:
+		why = "the source's capabilities changed since it was trusted"
+	default:
+		return
+	}
+	st.UpdatePending = true
+	st.Reasons = append(st.Reasons, "update pending review: "+why+"; the reviewed snapshot keeps running")
+	st.Hint = "bundlectl review " + b.Name
+}
+
+// SourceHashes returns the hashes of b's source as discovered. When the
+// source's fingerprint record proves the walk unchanged since a hash, the
+// recorded hashes are returned without reading a file; otherwise the
+// source is hashed and the record written.
+func (m *Manager) SourceHashes(b *bundle.Bundle) (Hashes, error) {
+	if b.Rejected() || b.Tree == nil {
+		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + b.Name}
+	}
+	c := m.Cache()
+	key := fingerprint.SourceKey(b.ID)
+	if rec, ok := c.Load(key); ok && !b.WalkedAt.IsZero() {
+		if tok, err := receipts.ParseToken(rec.Digest); err == nil && fingerprint.Proves(rec, b.Tree, bundle.Report{}, b.WalkedAt) {
+			return Hashes{Content: tok.Content, Capability: tok.Capability}, nil
+		}
+	}
+	h, err := Compute(b)
+	if err != nil {
+		return h, err
+	}
+	if !b.WalkedAt.IsZero() {
+		c.Store(fingerprint.Record{Key: key, Digest: h.Token().String(), StartedNs: b.WalkedAt.UnixNano(), Entries: b.Tree.Entries})
+	}
+	return h, nil
+}
+
+// CheckSnapshot proves the snapshot of hash intact, by its fingerprint
+// record or a full verification.
+func (m *Manager) CheckSnapshot(hash receipts.Digest) error {
+	_, err := m.snapshots().Check(hash, m.Cache())
+	return err
+}
+
+// ReceiptInventory decodes a receipt's inventory and checks that it is
+// exactly what the capability hash covers and of this bundlectl's schema.
+func ReceiptInventory(rc *receipts.Receipt) (*inventory.Inventory, error) {
+	if inventory.Digest(rc.Inventory) != rc.CapabilityHash {
+		return nil, errors.New("its inventory does not match its capability hash")
+	}
+	inv, err := inventory.Parse(rc.Inventory)
+	if err != nil {
+		if errors.Is(err, inventory.ErrSchema) {
+			return nil, errors.New("it was trusted by an older bundlectl; review it and trust it again")
+		}
+		return nil, err
+	}
+	return inv, nil
 }
 
 // HostOS is this host's name in the `when.os` vocabulary.

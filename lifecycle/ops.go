@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/fingerprint"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/bundlectl/bundlectl/review"
 	"github.com/bundlectl/bundlectl/staging"
@@ -108,6 +109,11 @@ func (m *Manager) Trust(name string, token receipts.Token) (*receipts.Receipt, e
 		if err != nil {
 			return err
 		}
+		// Record what the copy looks like now, so that the runtime's
+		// first check walks it instead of hashing it again.
+		if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
+			return err
+		}
 		rc = receipts.Receipt{
 			BundleID: b.ID, ContentHash: h.Content, CapabilityHash: h.Capability,
 			Inventory: h.Inventory, Snapshot: snap, ReviewedAt: time.Now().UTC(),
@@ -133,19 +139,20 @@ func refuseUntrustable(b *bundle.Bundle, verb string) error {
 	return nil
 }
 
+// tokenMismatch says exactly which half of the token does not match the
+// bundle as it is now. A token is checked whole: a right content half
+// never lets a wrong capability half through, and the other way round.
 func tokenMismatch(b *bundle.Bundle, token receipts.Token, h Hashes) error {
-	var what []string
-	if token.Content != h.Content {
-		what = append(what, "its content")
+	var reason string
+	switch {
+	case token.Content != h.Content && token.Capability != h.Capability:
+		reason = "neither half of the token matches the bundle now: it is not the token of this bundle's current review (mistyped, or both content and capabilities changed since)"
+	case token.Content != h.Content:
+		reason = "the content half of the token (before the dot) does not match the bundle now: its files changed since that review, or the token was mistyped"
+	default:
+		reason = "the capability half of the token (after the dot) does not match the bundle now: what it may run changed since that review, or the token was mistyped"
 	}
-	if token.Capability != h.Capability {
-		what = append(what, "its capabilities")
-	}
-	return &RefusedError{
-		Bundle: b.Name,
-		Reason: "the token does not match the bundle now: " + strings.Join(what, " and ") + " changed since that review",
-		Fix:    "bundlectl review " + b.Name,
-	}
+	return &RefusedError{Bundle: b.Name, Reason: reason, Fix: "bundlectl review " + b.Name}
 }
 
 // transition runs one state transition on the bundle named name.
@@ -171,21 +178,25 @@ func (m *Manager) transition(name string, check func(*bundle.Bundle) error, appl
 	return changed, stateErr(err)
 }
 
-// Enable sets the enabled bit of a bundle that is trusted for its current
-// hashes. It refuses an untrusted, drifted, invalid or blocked bundle.
+// Enable sets the enabled bit of a trusted bundle. An update pending
+// review does not stop it: enabling turns on the reviewed snapshot. It
+// refuses an untrusted bundle and one whose snapshot is tampered with.
 func (m *Manager) Enable(name string) (bool, error) {
 	return m.transition(name, func(b *bundle.Bundle) error {
-		if err := refuseUntrustable(b, "enabled"); err != nil {
-			return err
+		if b.ShadowedBy != "" {
+			return refuseUntrustable(b, "enabled")
 		}
 		s, err := m.stateStore().Load()
 		if err != nil {
 			return stateErr(err)
 		}
 		st := m.Evaluate(b, s)
-		switch st.Word {
-		case StatusUntrusted, StatusDrifted:
-			return &RefusedError{Bundle: b.Name, Reason: st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: "bundlectl review " + b.Name}
+		if !st.Trusted || st.Word == StatusTampered {
+			fix := st.Hint
+			if fix == "" {
+				fix = "bundlectl review " + b.Name
+			}
+			return &RefusedError{Bundle: b.Name, Reason: st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: fix}
 		}
 		return nil
 	}, (*state.State).Enable)
@@ -201,12 +212,15 @@ func (m *Manager) Revoke(name string) (bool, error) {
 	return m.transition(name, nil, (*state.State).Revoke)
 }
 
-// Problem is one verification failure.
+// Problem is one verification finding. A snapshot problem is a failure:
+// what would run is not what was reviewed. A source problem is an update
+// pending review (Pending), or a source gone from every root.
 type Problem struct {
-	Bundle string `json:"bundle"`
-	Path   string `json:"path"`
-	What   string `json:"what"` // "source" or "snapshot"
-	Reason string `json:"reason"`
+	Bundle  string `json:"bundle"`
+	Path    string `json:"path"`
+	What    string `json:"what"` // "source" or "snapshot"
+	Reason  string `json:"reason"`
+	Pending bool   `json:"update_pending,omitempty"`
 }
 
 // Verify re-hashes every trusted bundle's source and snapshot in full, with
@@ -229,7 +243,8 @@ func (m *Manager) Verify() (checked int, problems []Problem, err error) {
 		checked++
 		rc := rec.Receipt
 		if err := m.snapshots().Verify(rc.ContentHash); err != nil {
-			problems = append(problems, Problem{Bundle: id, Path: rc.Snapshot, What: "snapshot", Reason: err.Error()})
+			problems = append(problems, Problem{Bundle: id, Path: m.snapshots().Path(rc.ContentHash), What: "snapshot", Reason: err.Error()})
+			m.Cache().Remove(fingerprint.SnapshotKey(rc.ContentHash.String()))
 		}
 		b := byID[id]
 		if b == nil {
@@ -239,11 +254,11 @@ func (m *Manager) Verify() (checked int, problems []Problem, err error) {
 		h, err := Compute(b)
 		switch {
 		case err != nil:
-			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: err.Error()})
+			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: " + err.Error(), Pending: true})
 		case h.Content != rc.ContentHash:
-			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "content changed since trust"})
+			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: content changed since trust", Pending: true})
 		case h.Capability != rc.CapabilityHash:
-			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "capabilities changed since trust"})
+			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: capabilities changed since trust", Pending: true})
 		}
 	}
 	return checked, problems, nil

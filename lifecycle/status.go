@@ -7,29 +7,34 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 )
 
-// Status words, in the order DESIGN.md §8 applies them: the first that
-// applies is the bundle's status.
+// Status words (docs/design.md): the first that applies is the bundle's
+// status. An update pending review is not a status of its own: a trusted
+// bundle whose source changed keeps its status (and, if active, keeps
+// running its reviewed snapshot) with UpdatePending set.
 const (
-	StatusShadowed  = "shadowed"
-	StatusInvalid   = "invalid"
-	StatusBlocked   = "blocked"
-	StatusUntrusted = "untrusted"
-	StatusDrifted   = "drifted"
-	StatusTrusted   = "trusted"
-	StatusEnabled   = "enabled"
+	StatusShadowed  = "shadowed"  // an earlier root has a bundle of the same name
+	StatusInvalid   = "invalid"   // untrusted, and its source breaks a rule that rejects it
+	StatusBlocked   = "blocked"   // declares a surface bundlectl does not run
+	StatusUntrusted = "untrusted" // no receipt
+	StatusTampered  = "tampered"  // trusted, but its snapshot fails its integrity check
+	StatusTrusted   = "trusted"   // trusted, not enabled
+	StatusEnabled   = "enabled"   // enabled and trusted, but inactive (not applicable here, or an unusable receipt)
 	StatusActive    = "active"
 )
 
 // Status is the evaluated standing of one bundle. Active is true only when
-// the bundle is enabled, trusted for its current content and capability
-// hashes, valid, applicable to this host and free of inactive declarations.
+// the bundle is enabled, holds a usable receipt, is not shadowed, applies
+// to this host and its snapshot is intact.
 type Status struct {
-	Word    string   `json:"status"`
-	Valid   bool     `json:"valid"`
-	Trusted bool     `json:"trusted"`
-	Enabled bool     `json:"enabled"`
-	Active  bool     `json:"active"`
-	Reasons []string `json:"reasons"`
+	Word    string `json:"status"`
+	Valid   bool   `json:"valid"`
+	Trusted bool   `json:"trusted"`
+	Enabled bool   `json:"enabled"`
+	Active  bool   `json:"active"`
+	// UpdatePending: the source no longer matches the receipt; the
+	// reviewed snapshot keeps running until the update is reviewed.
+	UpdatePending bool     `json:"update_pending"`
+	Reasons       []string `json:"reasons"`
 	// Hint is the command that moves the bundle forward, if any.
 	Hint string `json:"hint,omitempty"`
 }
@@ -56,10 +61,9 @@ func preTrust(b *bundle.Bundle, st *Status) bool {
 		st.Word = StatusShadowed
 		st.Reasons = append(st.Reasons, fmt.Sprintf("shadowed by %s, which has the same name and an earlier root", b.ShadowedBy))
 		return true
-	case !b.Valid():
-		// A skipped component is a broken rule too: the rest of the bundle
-		// loads (and reviews) as Agent Plugins requires, but bundlectl
-		// trusts only a bundle that passes every rule.
+	case b.Rejected():
+		// A skipped component does not make the bundle invalid: the rest
+		// of it loads and can be trusted, the skipped part never runs.
 		st.Word = StatusInvalid
 		for _, f := range b.Report.Errors() {
 			st.Reasons = append(st.Reasons, f.String())

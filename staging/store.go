@@ -11,8 +11,10 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/fingerprint"
 	"github.com/bundlectl/bundlectl/receipts"
 	"golang.org/x/sys/unix"
 )
@@ -171,8 +173,40 @@ func fsyncDirs(dir string, t *bundle.Tree) error {
 // regular files. A snapshot that fails is reported by a *TamperError
 // naming the first problem. Verify does not need state.lock.
 func (s *Store) Verify(hash receipts.Digest) error {
+	_, err := s.verify(hash)
+	return err
+}
+
+// Check proves the snapshot of hash intact at the cost of one walk when a
+// fingerprint record (package fingerprint) shows it exactly as a full
+// verification saw it, and otherwise verifies in full (Verify) and records
+// what that verification saw. full says whether it hashed.
+func (s *Store) Check(hash receipts.Digest, cache fingerprint.Cache) (full bool, err error) {
+	key := fingerprint.SnapshotKey(hash.String())
+	dir := s.Path(hash)
+	if rec, ok := cache.Load(key); ok && rec.Digest == hash.String() && s.check(false) == nil {
+		var st unix.Stat_t
+		if unix.Lstat(dir, &st) == nil && badRoot(&st, uint32(os.Geteuid())) == "" {
+			now, rep := bundle.Walk(dir, s.Limits)
+			if fingerprint.Proves(rec, now, rep, time.Now()) {
+				return false, nil
+			}
+		}
+	}
+	started := time.Now()
+	tree, err := s.verify(hash)
+	if err != nil {
+		cache.Remove(key)
+		return true, err
+	}
+	cache.Store(fingerprint.Record{Key: key, Digest: hash.String(), StartedNs: started.UnixNano(), Entries: tree.Entries})
+	return true, nil
+}
+
+// verify is Verify, returning the walk it hashed.
+func (s *Store) verify(hash receipts.Digest) (*bundle.Tree, error) {
 	if err := s.check(false); err != nil {
-		return err
+		return nil, err
 	}
 	dir := s.Path(hash)
 	tamper := func(p, reason string) error { return &TamperError{Snapshot: dir, Path: p, Reason: reason} }
@@ -181,20 +215,20 @@ func (s *Store) Verify(hash receipts.Digest) error {
 	var st unix.Stat_t
 	if err := unix.Lstat(dir, &st); err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return tamper(".", "the snapshot does not exist")
+			return nil, tamper(".", "the snapshot does not exist")
 		}
-		return tamper(".", "cannot be read: "+err.Error())
+		return nil, tamper(".", "cannot be read: "+err.Error())
 	}
 	if why := badRoot(&st, uid); why != "" {
-		return tamper(".", why)
+		return nil, tamper(".", why)
 	}
 	lim := s.Limits.WithDefaults()
 	tree, rep := bundle.Walk(dir, lim)
 	if errs := rep.Errors(); len(errs) > 0 {
-		return tamper(errs[0].Path, errs[0].Message)
+		return nil, tamper(errs[0].Path, errs[0].Message)
 	}
 	if tree == nil {
-		return tamper(".", "cannot be walked")
+		return nil, tamper(".", "cannot be walked")
 	}
 
 	// Hash everything first: a change of content or shape is the more
@@ -204,7 +238,7 @@ func (s *Store) Verify(hash receipts.Digest) error {
 	var total atomic.Int64
 	rootfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return tamper(".", "cannot be read: "+err.Error())
+		return nil, tamper(".", "cannot be read: "+err.Error())
 	}
 	defer unix.Close(rootfd)
 	err = forEachFile(tree, func(w *worker, i int) error {
@@ -227,20 +261,20 @@ func (s *Store) Verify(hash receipts.Digest) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	got, err := treeSum(tree, digests)
 	if err != nil {
-		return tamper(".", err.Error())
+		return nil, tamper(".", err.Error())
 	}
 	if got != hash {
 		maxRecords := int64(lim.MaxEntries+1) * int64(lim.MaxPathBytes+100)
 		if was, ok := readRecords(dir+recordsSuffix, hash, maxRecords); ok {
 			if p, why := diffRecords(was, tree, digests); p != "" {
-				return tamper(p, why)
+				return nil, tamper(p, why)
 			}
 		}
-		return tamper(".", fmt.Sprintf("content hash is %s, not %s", got.Short(), hash.Short()))
+		return nil, tamper(".", fmt.Sprintf("content hash is %s, not %s", got.Short(), hash.Short()))
 	}
 	for i, e := range tree.Entries {
 		want := uint32(fileMode(e.Kind))
@@ -248,18 +282,18 @@ func (s *Store) Verify(hash receipts.Digest) error {
 			want = dirMode
 			var dst unix.Stat_t
 			if err := unix.Lstat(filepath.Join(dir, filepath.FromSlash(e.Path)), &dst); err != nil {
-				return tamper(e.Path, "cannot be read: "+err.Error())
+				return nil, tamper(e.Path, "cannot be read: "+err.Error())
 			}
 			owners[i] = dst.Uid
 		}
 		if e.Mode != want {
-			return tamper(e.Path, fmt.Sprintf("mode changed to %04o, want %04o", e.Mode, want))
+			return nil, tamper(e.Path, fmt.Sprintf("mode changed to %04o, want %04o", e.Mode, want))
 		}
 		if owners[i] != uid {
-			return tamper(e.Path, fmt.Sprintf("owned by uid %d, not %d", owners[i], uid))
+			return nil, tamper(e.Path, fmt.Sprintf("owned by uid %d, not %d", owners[i], uid))
 		}
 	}
-	return nil
+	return tree, nil
 }
 
 func badRoot(st *unix.Stat_t, uid uint32) string {

@@ -42,7 +42,7 @@ func checkVersion(data []byte) error {
 		return errors.New("schema_version is missing")
 	}
 	var v int
-	if err := json.Unmarshal(*h.SchemaVersion, &v); err != nil || v != SchemaVersion {
+	if err := json.Unmarshal(*h.SchemaVersion, &v); err != nil || v != SchemaVersion && v != 1 {
 		return errUnsupported{}
 	}
 	return nil
@@ -53,7 +53,7 @@ func checkVersion(data []byte) error {
 type errUnsupported struct{}
 
 func (errUnsupported) Error() string {
-	return fmt.Sprintf("unsupported schema_version (this bundlectl reads %d)", SchemaVersion)
+	return fmt.Sprintf("unsupported schema_version (this bundlectl reads 1 and %d)", SchemaVersion)
 }
 
 var errTrailing = errors.New("trailing data after the JSON object")
@@ -70,7 +70,7 @@ func parse(data []byte) (*State, error) {
 			err = errTrailing
 		}
 	}
-	if err != nil || f.SchemaVersion != SchemaVersion {
+	if err != nil || f.SchemaVersion != SchemaVersion && f.SchemaVersion != 1 {
 		// A file from another version is reported as such, not by the
 		// fields this version does not know.
 		if verr := checkVersion(data); verr != nil {
@@ -129,6 +129,14 @@ func checkRecord(id string, b *Record, global uint64) error {
 	if b.Audit == nil {
 		return fmt.Errorf("%s.audit is missing", at)
 	}
+	for i, sw := range b.Off {
+		if !validSwitch(sw.Kind, sw.Name) {
+			return fmt.Errorf("%s.off[%d] is not a component switch", at, i)
+		}
+	}
+	if b.Source != nil && !json.Valid(b.Source) {
+		return fmt.Errorf("%s.source is not valid JSON", at)
+	}
 	if len(b.Audit) > AuditLimit {
 		return fmt.Errorf("%s.audit has %d events, more than %d", at, len(b.Audit), AuditLimit)
 	}
@@ -136,7 +144,7 @@ func checkRecord(id string, b *Record, global uint64) error {
 	for i, e := range b.Audit {
 		ea := fmt.Sprintf("%s.audit[%d]", at, i)
 		if !e.Action.valid() {
-			return fmt.Errorf("%s.action is not trust, enable, disable or revoke", ea)
+			return fmt.Errorf("%s.action is not trust, enable, disable, revoke, switch or source", ea)
 		}
 		if e.Generation <= prev || e.Generation > b.Generation {
 			return fmt.Errorf("%s.generation is not increasing within 1..%d", ea, b.Generation)

@@ -11,9 +11,9 @@ import (
 	"github.com/bundlectl/bundlectl/receipts"
 )
 
-// SchemaVersion is the only state.json schema_version this package reads
-// and writes.
-const SchemaVersion = 1
+// SchemaVersion is the state.json schema_version this package writes. It
+// also reads version 1, which lacks switches and sources.
+const SchemaVersion = 2
 
 // AuditLimit bounds each bundle's audit trail: the latest AuditLimit events
 // are kept, older ones are dropped.
@@ -27,11 +27,15 @@ const (
 	ActionEnable  Action = "enable"
 	ActionDisable Action = "disable"
 	ActionRevoke  Action = "revoke"
+	// ActionSwitch turns one component off or back on.
+	ActionSwitch Action = "switch"
+	// ActionSource records where the bundle was installed from.
+	ActionSource Action = "source"
 )
 
 func (a Action) valid() bool {
 	switch a {
-	case ActionTrust, ActionEnable, ActionDisable, ActionRevoke:
+	case ActionTrust, ActionEnable, ActionDisable, ActionRevoke, ActionSwitch, ActionSource:
 		return true
 	}
 	return false
@@ -76,6 +80,33 @@ type Record struct {
 	Generation uint64 `json:"generation"`
 	// Audit holds the latest AuditLimit events, oldest first.
 	Audit []Event `json:"audit"`
+	// Off lists the components the user switched off, by kind ("hook",
+	// "mcp", "lsp", "tool") and name (a hook by its id). A switch can only
+	// remove authority: it never adds a component, and it outlives trust
+	// (a re-trusted bundle keeps its switches).
+	Off []Switch `json:"off,omitempty"`
+	// Source is where the bundle was installed from, as the installer
+	// recorded it (docs/sources.md); nil for a bundle placed by hand.
+	Source json.RawMessage `json:"source,omitempty"`
+}
+
+// Switch names one component that is switched off.
+type Switch struct {
+	Kind string `json:"kind"` // hook, mcp, lsp, tool
+	Name string `json:"name"`
+}
+
+// SwitchKinds are the component kinds a switch can name.
+var SwitchKinds = []string{"hook", "mcp", "lsp", "tool"}
+
+// IsOff reports whether the component kind/name is switched off.
+func (b Record) IsOff(kind, name string) bool {
+	for _, s := range b.Off {
+		if s.Kind == kind && s.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Trusted reports whether the bundle has a current receipt.
@@ -127,6 +158,8 @@ func (b *Record) clone() Record {
 		r.Inventory = bytes.Clone(b.Receipt.Inventory)
 		c.Receipt = &r
 	}
+	c.Off = append([]Switch(nil), b.Off...)
+	c.Source = bytes.Clone(b.Source)
 	c.Audit = make([]Event, len(b.Audit))
 	for i, e := range b.Audit {
 		if e.Receipt != nil {
@@ -264,3 +297,94 @@ func quote(s string) string { return bundle.Quote(s) }
 
 // unprintableFree reports whether s needs no escaping for display.
 func unprintableFree(s string) bool { return bundle.EscapePath(s) == s }
+
+// SetSwitch turns the component kind/name off (off true) or back on.
+// It needs no receipt: switching off a component of an untrusted bundle
+// only takes effect once it is trusted. Setting the current value
+// succeeds with changed false and persists nothing.
+func (s *State) SetSwitch(id, kind, name string, off bool) (changed bool, err error) {
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	if !validSwitch(kind, name) {
+		return false, &InvalidError{ID: id, Reason: "switch " + quote(kind+" "+name) + " names no component kind"}
+	}
+	r := s.record(id)
+	if r.IsOff(kind, name) == off {
+		if len(r.Audit) == 0 {
+			delete(s.bundles, id) // created only to look
+		}
+		return false, nil
+	}
+	if off {
+		r.Off = append(r.Off, Switch{Kind: kind, Name: name})
+		sort.Slice(r.Off, func(i, j int) bool {
+			if r.Off[i].Kind != r.Off[j].Kind {
+				return r.Off[i].Kind < r.Off[j].Kind
+			}
+			return r.Off[i].Name < r.Off[j].Name
+		})
+	} else {
+		kept := r.Off[:0]
+		for _, sw := range r.Off {
+			if sw.Kind != kind || sw.Name != name {
+				kept = append(kept, sw)
+			}
+		}
+		r.Off = kept
+		if len(r.Off) == 0 {
+			r.Off = nil
+		}
+	}
+	s.advance(r, ActionSwitch, r.Receipt)
+	return true, nil
+}
+
+// SetSource records where the bundle was installed from (raw is the
+// installer's JSON record; nil clears it).
+func (s *State) SetSource(id string, raw json.RawMessage) (changed bool, err error) {
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	if raw != nil && !json.Valid(raw) {
+		return false, &InvalidError{ID: id, Reason: "source record is not valid JSON"}
+	}
+	var compact bytes.Buffer
+	if raw != nil {
+		json.Compact(&compact, raw)
+		raw = compact.Bytes()
+	}
+	r := s.record(id)
+	if bytes.Equal(r.Source, raw) {
+		if len(r.Audit) == 0 {
+			delete(s.bundles, id)
+		}
+		return false, nil
+	}
+	r.Source = raw
+	s.advance(r, ActionSource, r.Receipt)
+	return true, nil
+}
+
+// Forget removes every trace of id: receipt, switches, source and audit
+// (uninstall). The global generation still advances, so a harness sees
+// that something changed.
+func (s *State) Forget(id string) (changed bool, err error) {
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	if _, ok := s.bundles[id]; !ok {
+		return false, nil
+	}
+	delete(s.bundles, id)
+	s.generation++
+	return true, nil
+}
+
+func validSwitch(kind, name string) bool {
+	ok := false
+	for _, k := range SwitchKinds {
+		ok = ok || k == kind
+	}
+	return ok && name != "" && len(name) <= 256 && unprintableFree(name)
+}

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/bundlectl/bundlectl/internal/testtree"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 
 	"github.com/bundlectl/bundlectl/internal/corpus"
 )

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -177,17 +176,32 @@ func describeFailure(res *harness.Result) string {
 	return fmt.Sprintf("exited with status %d", res.ExitCode)
 }
 
-func newMCPCmd(g *globals) *cobra.Command {
+// stdioOf passes bundlectl's own stdio to a served child.
+func stdioOf(g *globals) harness.Stdio {
+	stdio := harness.Stdio{}
+	if f, ok := g.stdin.(*os.File); ok {
+		stdio.In = f
+	}
+	if f, ok := g.stdout.(*os.File); ok {
+		stdio.Out = f
+	}
+	if f, ok := g.stderr.(*os.File); ok {
+		stdio.Err = f
+	}
+	return stdio
+}
+
+func newLSPCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "mcp <name> <server>",
-		Short: "run one stdio MCP server of an active bundle, stdio passed through",
-		Long: `Mcp checks the bundle's authority and snapshot, then runs the stdio MCP
+		Use:   "lsp <name> <server>",
+		Short: "run one language server of an active bundle, stdio passed through",
+		Long: `Lsp checks the bundle's authority and snapshot, then runs the language
 server from the snapshot with stdin and stdout passed straight through, so
-it can be the command of an existing harness's MCP entry:
+it can be the command of a host's LSP configuration:
 
-    {"command": "bundlectl", "args": ["mcp", "<bundle>", "<server>"]}
+    {"command": "bundlectl", "args": ["lsp", "<bundle>", "<server>"]}
 
-The server is killed with its process group if the bundle is disabled,
+The server is killed with every descendant if the bundle is disabled,
 revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error {
@@ -199,17 +213,44 @@ revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", 
 			if err := reg.Loaded(a[0]); err != nil {
 				return err
 			}
-			stdio := harness.Stdio{}
-			if f, ok := g.stdin.(*os.File); ok {
-				stdio.In = f
+			res, err := reg.ServeLSP(cmdContext(), harness.ServerName(a[0], a[1]), stdioOf(g))
+			if err != nil {
+				return err
 			}
-			if f, ok := g.stdout.(*os.File); ok {
-				stdio.Out = f
+			if !res.Success() {
+				return &codeError{code: exitFailure, err: fmt.Errorf("lsp server %q %s", a[1], describeFailure(res))}
 			}
-			if f, ok := g.stderr.(*os.File); ok {
-				stdio.Err = f
+			return nil
+		},
+	}
+}
+
+func newMCPCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp <name> <server>",
+		Short: "run one stdio MCP server of an active bundle, stdio passed through",
+		Long: `Mcp checks the bundle's authority and snapshot, then runs the stdio MCP
+server from the snapshot with stdin and stdout passed straight through, so
+it can be the command of an existing harness's MCP entry:
+
+    {"command": "bundlectl", "args": ["mcp", "<bundle>", "<server>"]}
+
+The tool filter the review showed (include/exclude) is enforced between the
+client and the server: a filtered tool is not listed and a call to it is
+answered with an error without reaching the server. The server is killed
+with every descendant if the bundle is disabled, revoked or tampered with
+while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, a []string) error {
+			reg, err := g.registry(a[0])
+			if err != nil {
+				return err
 			}
-			res, err := reg.ServeMCP(context.Background(), harness.ServerName(a[0], a[1]), stdio)
+			defer reg.Close()
+			if err := reg.Loaded(a[0]); err != nil {
+				return err
+			}
+			res, err := reg.ServeMCP(cmdContext(), harness.ServerName(a[0], a[1]), stdioOf(g))
 			if err != nil {
 				return err
 			}

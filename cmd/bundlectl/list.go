@@ -11,17 +11,22 @@ import (
 
 // listEntry is one bundle in `list --json`; its field names are stable.
 type listEntry struct {
-	Name    string   `json:"name"`
-	ID      string   `json:"id"`
-	Scope   string   `json:"scope"`
-	Path    string   `json:"path"`
-	Version string   `json:"version"`
-	Status  string   `json:"status"`
-	Valid   bool     `json:"valid"`
-	Trusted bool     `json:"trusted"`
-	Enabled bool     `json:"enabled"`
-	Active  bool     `json:"active"`
-	Reasons []string `json:"reasons"`
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	Scope   string `json:"scope"`
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	Status  string `json:"status"`
+	Valid   bool   `json:"valid"`
+	Trusted bool   `json:"trusted"`
+	Enabled bool   `json:"enabled"`
+	Active  bool   `json:"active"`
+	// UpdatePending: the source changed since it was trusted; the reviewed
+	// snapshot keeps running until the update is reviewed and trusted.
+	UpdatePending bool     `json:"update_pending"`
+	Reasons       []string `json:"reasons"`
+	// Hint is the command that moves the bundle forward, if any.
+	Hint string `json:"hint,omitempty"`
 }
 
 type listOutput struct {
@@ -35,8 +40,11 @@ func newListCmd(g *globals) *cobra.Command {
 		Short: "list every discovered bundle with its status",
 		Long: `List every bundle in every root: name, scope, version and status.
 
-Status is the first of: shadowed, invalid, blocked, untrusted, drifted,
-trusted, enabled, active. Every status but active says why.` + exitStatus(exit0, exit1, exit2, exit4),
+Status is the first of: shadowed, invalid, blocked, untrusted, tampered,
+trusted, enabled, active. Every status but active says why. A trusted
+bundle whose source changed since it was trusted is marked "update
+pending review": it keeps running its reviewed snapshot until the update
+is reviewed and trusted.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
@@ -61,7 +69,7 @@ func runList(g *globals) error {
 		out.Bundles = append(out.Bundles, listEntry{
 			Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Version: b.Meta.Version,
 			Status: st.Word, Valid: st.Valid, Trusted: st.Trusted, Enabled: st.Enabled, Active: st.Active,
-			Reasons: st.Reasons,
+			UpdatePending: st.UpdatePending, Reasons: st.Reasons, Hint: g.hint(st.Hint),
 		})
 	}
 	if g.json {
@@ -78,7 +86,10 @@ func runList(g *globals) error {
 	fmt.Fprintln(tw, "NAME\tSCOPE\tVERSION\tSTATUS\tREASON")
 	for _, e := range out.Bundles {
 		reason := ""
-		if e.Status != lifecycle.StatusActive && len(e.Reasons) > 0 {
+		switch {
+		case e.UpdatePending && e.Status != lifecycle.StatusTampered:
+			reason = "update pending review: " + e.Hint
+		case e.Status != lifecycle.StatusActive && len(e.Reasons) > 0:
 			reason = e.Reasons[0]
 		}
 		v := e.Version

@@ -30,7 +30,7 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdin, stdout, stderr)
+	root, g := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	if err == nil {
@@ -39,7 +39,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitCode(err)
 	var q *quietError
 	if !errors.As(err, &q) {
-		report(stderr, err)
+		report(stderr, err, g)
 	}
 	return code
 }
@@ -64,12 +64,14 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// report prints err and, when it carries one, the hint that fixes it.
-func report(w io.Writer, err error) {
+// report prints err and, when it carries one, the hint that fixes it,
+// carrying this invocation's --home and --workspace so that it works as
+// printed.
+func report(w io.Writer, err error, g *globals) {
 	fmt.Fprintf(w, "bundlectl: %v\n", err)
 	var h interface{ Hint() string }
 	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(w, "bundlectl: hint: %s\n", h.Hint())
+		fmt.Fprintf(w, "bundlectl: hint: %s\n", g.hint(h.Hint()))
 	}
 }
 

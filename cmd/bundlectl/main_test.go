@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )

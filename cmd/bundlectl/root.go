@@ -76,7 +76,7 @@ const (
 	exit4 = "4  state unusable (malformed or unsafe state file, lock not acquired)"
 )
 
-func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "bundlectl",
@@ -118,6 +118,7 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 		newRunCmd(g),
 		newHooksCmd(g),
 		newMCPCmd(g),
+		newLSPCmd(g),
 	)
 	// cobra's own completion and help commands get the section too.
 	root.InitDefaultCompletionCmd()
@@ -135,7 +136,7 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 			}
 		}
 	}
-	return root
+	return root, g
 }
 
 // args wraps a cobra positional-argument check so that its failure is a
@@ -147,4 +148,33 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// hint returns a printed command that works as printed from the same
+// directory: the --home and --workspace this invocation was given are
+// carried into it.
+func (g *globals) hint(cmd string) string {
+	rest, ok := strings.CutPrefix(cmd, "bundlectl ")
+	if !ok {
+		return cmd
+	}
+	var flags []string
+	if g.home != "" {
+		flags = append(flags, "--home", shellWord(g.home))
+	}
+	if g.workspace != "" {
+		flags = append(flags, "--workspace", shellWord(g.workspace))
+	}
+	if len(flags) == 0 {
+		return cmd
+	}
+	return "bundlectl " + strings.Join(flags, " ") + " " + rest
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

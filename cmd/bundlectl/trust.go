@@ -40,6 +40,12 @@ func runTrust(g *globals, name, tokenText string) error {
 	}
 	fmt.Fprintf(g.stdout, "trusted %q at generation %d\n", name, rc.Generation)
 	fmt.Fprintf(g.stdout, "snapshot: %s\n", rc.Snapshot)
-	fmt.Fprintf(g.stdout, "not enabled yet: bundlectl enable %s\n", name)
+	if s, err := m.LoadState(); err == nil {
+		if rec, _ := s.Bundle(rc.BundleID); rec.Enabled {
+			fmt.Fprintln(g.stdout, "it was already enabled: the new snapshot runs from now on")
+			return nil
+		}
+	}
+	fmt.Fprintf(g.stdout, "not enabled yet: %s\n", g.hint("bundlectl enable "+name))
 	return nil
 }

@@ -1,0 +1,227 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// expander fills in the placeholders of one bundle's reviewed strings.
+// bundlectl's own formats know two, ${PLUGIN_ROOT} and ${PLUGIN_DATA}, and
+// leave every other "${...}" literal (Agent Plugins §9.2). Host formats
+// know theirs (Claude Code's ${CLAUDE_PLUGIN_ROOT}, Gemini CLI's
+// ${extensionPath}, …), ${user_config.KEY}, and host variables ${VAR} and
+// ${VAR:-default}: only variables the review listed are ever read.
+// Expansion is one pass: text a replacement introduces is never scanned
+// again.
+type expander struct {
+	root, data, workspace string
+	// host: the component came from a host format.
+	host bool
+	// vars are the host variables the component references, with their
+	// host values (absent when the host does not set them).
+	vars map[string]string
+	// options are the bundle's configured user options.
+	options map[string]string
+}
+
+// placeholder returns the value of ${name} and whether it is one.
+func (x expander) placeholder(name string) (string, bool) {
+	switch name {
+	case "PLUGIN_ROOT":
+		return x.root, true
+	case "PLUGIN_DATA":
+		return x.data, true
+	}
+	if !x.host {
+		return "", false
+	}
+	switch name {
+	case "CLAUDE_PLUGIN_ROOT", "extensionPath":
+		return x.root, true
+	case "CLAUDE_PLUGIN_DATA":
+		return x.data, true
+	case "CLAUDE_PROJECT_DIR", "workspacePath":
+		return x.workspace, true
+	case "/", "pathSeparator":
+		return string(filepath.Separator), true
+	}
+	if k, ok := strings.CutPrefix(name, "user_config."); ok {
+		return x.options[k], true
+	}
+	return "", false
+}
+
+// variable returns the value of a host variable reference "VAR" or
+// "VAR:-default": the host's value when set and not empty, else the
+// default, else "". Only the variables the review listed, and the ones
+// every child gets anyway (HOME, PATH, …), are in x.vars.
+func (x expander) variable(ref string) (string, bool) {
+	if !x.host {
+		return "", false
+	}
+	name, def, hasDef := strings.Cut(ref, ":-")
+	if !validVarName(name) {
+		return "", false
+	}
+	if v := x.vars[name]; v != "" {
+		return v, true
+	}
+	if hasDef {
+		return def, true
+	}
+	return "", true
+}
+
+func validVarName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// arg expands a string that is passed to a process as one argument, an
+// environment value, a working directory, a URL or a header value.
+func (x expander) arg(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "${")
+		if j < 0 {
+			out.WriteString(s[i:])
+			break
+		}
+		out.WriteString(s[i : i+j])
+		i += j
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			out.WriteString(s[i:])
+			break
+		}
+		name := s[i+2 : i+end]
+		if v, ok := x.placeholder(name); ok {
+			out.WriteString(v)
+		} else if v, ok := x.variable(name); ok {
+			out.WriteString(v)
+		} else {
+			out.WriteString(s[i : i+end+1])
+		}
+		i += end + 1
+	}
+	return out.String()
+}
+
+// shell expands a shell-form command for /bin/sh -c: each placeholder
+// becomes its value quoted for the place it stands in (inside double
+// quotes, inside single quotes, or bare), so a path with spaces or quotes
+// stays one word and can never become shell syntax. Host variables are
+// left to the shell, which reads them from the environment the child
+// gets (only the ones the review listed).
+func (x expander) shell(s string) string {
+	var out strings.Builder
+	const (
+		bare = iota
+		single
+		double
+	)
+	state := bare
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case state == single:
+			if c == '\'' {
+				state = bare
+			}
+		case c == '\\' && i+1 < len(s):
+			out.WriteByte(c)
+			i++
+			out.WriteByte(s[i])
+			continue
+		case state == bare && c == '\'':
+			state = single
+		case c == '"':
+			if state == double {
+				state = bare
+			} else {
+				state = double
+			}
+		case c == '$' && strings.HasPrefix(s[i:], "${"):
+			end := strings.IndexByte(s[i:], '}')
+			if end > 0 {
+				if v, ok := x.placeholder(s[i+2 : i+end]); ok {
+					switch state {
+					case double:
+						out.WriteString(escapeDouble(v))
+					default:
+						out.WriteString(quoteSingle(v))
+					}
+					i += end
+					continue
+				}
+			}
+		}
+		if state == single && c == '$' && strings.HasPrefix(s[i:], "${") {
+			// Inside single quotes the shell expands nothing; a host
+			// expands its placeholders there all the same, so do we.
+			end := strings.IndexByte(s[i:], '}')
+			if end > 0 {
+				if v, ok := x.placeholder(s[i+2 : i+end]); ok {
+					out.WriteString(strings.ReplaceAll(v, "'", `'\''`))
+					i += end
+					continue
+				}
+			}
+		}
+		out.WriteByte(c)
+	}
+	return out.String()
+}
+
+// quoteSingle quotes s as one shell word.
+func quoteSingle(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// escapeDouble escapes s for the inside of double quotes.
+func escapeDouble(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
+	return r.Replace(s)
+}
+
+// hostVars returns the values environ gives the named host variables and
+// the ambient ones every child inherits (the allowlist).
+func hostVars(environ []string, names []string) map[string]string {
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	out := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && (want[k] || hostAllowlist[k] || strings.HasPrefix(k, "LC_")) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// environMap is environ as a map (the last duplicate wins).
+func environMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

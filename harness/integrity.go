@@ -1,0 +1,219 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"golang.org/x/sys/unix"
+)
+
+// authorize is the check made at every boundary: still enabled, still
+// trusted for the same receipt and generation, still in its root and not
+// shadowed, and the snapshot intact. It is cheap when nothing changed: one
+// stat of the state file, a few stats of the bundle's directory and the
+// snapshot's ancestors, and a non-blocking read of the change-notification
+// queue (or, without notification, one walk of the snapshot).
+func (r *Registry) authorize(e *entry) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.authority(e); err != nil {
+		return err
+	}
+	return r.integrity(e)
+}
+
+// use is authorize for one component: it also refuses a component the
+// user switched off (switches are read from the same fresh state).
+func (r *Registry) use(e *entry, kind, name string) error {
+	if err := r.authorize(e); err != nil {
+		return err
+	}
+	if r.isOff(e, kind, name) {
+		return refuse(e.name, ErrSwitchedOff, "bundlectl enable "+e.name+" --"+kind+" "+name, "its %s %s is switched off", kind, bundle.Quote(name))
+	}
+	return nil
+}
+
+// isOff reports whether a component of e is switched off in the state the
+// last check read.
+func (r *Registry) isOff(e *entry, kind, name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		return false
+	}
+	rec, _ := r.state.Bundle(e.id)
+	return rec.IsOff(kind, name)
+}
+
+// authority checks the state record and the bundle's place in its root.
+// The caller holds r.mu.
+func (r *Registry) authority(e *entry) error {
+	if id := statID(r.statePath); id != r.stateID {
+		r.stateID = id
+		s, err := r.m.LoadState()
+		r.state, r.stateErr = s, err
+	}
+	name := e.name
+	if r.stateErr != nil {
+		// Keep the state error in the chain: the CLI exits 4 on it and
+		// prints its repair hint.
+		ae := refuse(name, ErrStale, "", "the state file is unusable: %v", r.stateErr)
+		ae.Cause = r.stateErr
+		var h interface{ Hint() string }
+		if errors.As(r.stateErr, &h) {
+			ae.Fix = h.Hint()
+		}
+		return ae
+	}
+	rec, _ := r.state.Bundle(e.id)
+	switch {
+	case rec.Receipt == nil:
+		return refuse(name, ErrRevoked, "bundlectl review "+name, "its trust was revoked")
+	case rec.Receipt.Token() != e.rc.Token() || rec.Receipt.Generation != e.rc.Generation:
+		return refuse(name, ErrStale, "reload the harness", "it was trusted again with another receipt since the harness loaded it")
+	case !rec.Enabled:
+		return refuse(name, ErrDisabled, "bundlectl enable "+name, "it was disabled")
+	}
+	if fi, err := os.Lstat(e.dir); err != nil || !fi.IsDir() {
+		return refuse(name, ErrRemoved, "bundlectl list", "it is no longer in its root (%s)", bundle.Quote(e.dir))
+	}
+	if by := r.shadower(e); by != "" {
+		return refuse(name, ErrShadowed, "bundlectl list", "a bundle of the same name now shadows it (%s)", bundle.Quote(by))
+	}
+	return nil
+}
+
+// shadower returns the directory of a bundle of the same name in an
+// earlier root, if one appeared since the registry loaded.
+func (r *Registry) shadower(e *entry) string {
+	for _, root := range (bundle.Roots{Builtin: r.opts.Builtin, Home: r.opts.Home, Workspace: r.opts.Workspace}).List() {
+		if root.Scope == e.scope {
+			return ""
+		}
+		p := filepath.Join(root.Path, e.name)
+		if fileExists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// fullVerifications counts full verifications, for tests.
+var fullVerifications atomic.Int64
+
+// integrity proves the snapshot unchanged since its last full
+// verification. With change notification: no event on any directory or
+// file of the snapshot, and every ancestor of the snapshot the same inode
+// it was (a swapped ancestor raises no event on the watched inodes).
+// Without it: a walk of the snapshot equal to its fingerprint record.
+// Anything else re-verifies in full. The caller holds r.mu.
+func (r *Registry) integrity(e *entry) (err error) {
+	defer func() { e.failed = err }()
+	if e.failed == nil && e.verified && r.watch != nil && !r.watch.changed(e.idx) && sameIDs(e.ancestors, ancestorIDs(e.snapshot)) {
+		return nil
+	}
+	// Arm the watches first, on what a walk sees; walk again to catch what
+	// appeared before they were armed; then prove the content. A change
+	// after the watches are armed raises an event the next check sees.
+	if r.watch != nil {
+		r.watch.clean(e.idx)
+		snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
+		if snap == nil || len(rep.Findings) > 0 {
+			return refuse(e.name, ErrTampered, "bundlectl verify", "its snapshot failed its integrity check, so nothing of it runs: it cannot be walked cleanly")
+		}
+		if _, werr := r.watch.watchTree(e.idx, e.snapshot, snap); werr != nil {
+			r.opts.Logger.Warn("change notification unavailable; checking fingerprints before every use", "bundle", e.name, "err", werr)
+			r.watch.close()
+			r.watch = nil
+		} else if again, _ := bundle.Walk(e.snapshot, r.opts.Limits); again == nil || !sameShape(snap, again) {
+			return refuse(e.name, ErrTampered, "bundlectl verify", "its snapshot changed while it was checked")
+		}
+		e.snapTree = snap
+	}
+	started := time.Now()
+	full, err := r.store.Check(e.rc.ContentHash, r.cache)
+	if full {
+		fullVerifications.Add(1)
+	}
+	if err != nil {
+		return refuse(e.name, ErrTampered, "bundlectl verify", "its snapshot failed its integrity check, so nothing of it runs: %v", err)
+	}
+	e.ancestors = ancestorIDs(e.snapshot)
+	e.verified, e.verifiedAt = true, started
+	return nil
+}
+
+// ancestorIDs identifies the snapshot directory and each of its ancestors
+// up to the root of the file system, by device and inode.
+func ancestorIDs(p string) []fileID {
+	var ids []fileID
+	for {
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			return append(ids, fileID{})
+		}
+		ids = append(ids, fileID{ok: true, dev: uint64(st.Dev), ino: uint64(st.Ino)})
+		parent := filepath.Dir(p)
+		if parent == p {
+			return ids
+		}
+		p = parent
+	}
+}
+
+func sameIDs(a, b []fileID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].ok || a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameShape reports whether two walks of one directory saw the same
+// entries: paths, kinds, inodes, sizes, modes and times.
+func sameShape(a, b *bundle.Tree) bool {
+	if len(a.Entries) != len(b.Entries) {
+		return false
+	}
+	for i := range a.Entries {
+		if a.Entries[i] != b.Entries[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// readOptions reads the configured user options of a bundle
+// ($BUNDLECTL_HOME/config/<id>.json, owner-only). A missing or unsafe
+// file means no options.
+func readOptions(home, id string) map[string]string {
+	p := filepath.Join(home, "config", strings.ReplaceAll(id, "/", "_")+".json")
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Uid != uint32(os.Geteuid()) || st.Mode&0o077 != 0 || st.Size > 1<<20 {
+		return nil
+	}
+	var doc struct {
+		Values map[string]string `json:"values"`
+	}
+	if json.NewDecoder(f).Decode(&doc) != nil {
+		return nil
+	}
+	return doc.Values
+}
