@@ -485,6 +485,9 @@ func (o *Outcome) add(r HookResult) bool {
 		o.SystemMessages = append(o.SystemMessages, r.SystemMessage)
 	}
 	o.SuppressOutput = o.SuppressOutput || r.SuppressOutput
+	if r.UpdatedInput != nil && takesUpdatedInput(o.Event) {
+		o.UpdatedInput = r.UpdatedInput
+	}
 	if r.AdditionalContext != "" {
 		o.AdditionalContext = append(o.AdditionalContext, r.AdditionalContext)
 	}

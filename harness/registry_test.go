@@ -234,22 +234,52 @@ func TestTamperAfterEnableIsRefusedAndNothingRuns(t *testing.T) {
 	}
 }
 
-func TestSourceEditIsRefusedAsDrifted(t *testing.T) {
+// An edited source is an update awaiting review: the registry never reads
+// it, and the reviewed snapshot keeps running — including the manifest,
+// whose new argv must not run either.
+func TestSourceEditKeepsRunningTheSnapshot(t *testing.T) {
 	for _, noWatch := range []bool{false, true} {
 		f := newFixture(t)
-		time.Sleep(60 * time.Millisecond) // past the racy window: the stat-only check is the one under test
 		r := f.loadOpts(t, harness.Options{NoWatch: noWatch})
-		if _, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`)); err != nil {
-			t.Fatal(err)
-		}
 		must(t, os.WriteFile(filepath.Join(f.src, "README.md"), []byte("new\n"), 0o644))
-		_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
-		if !errors.Is(err, harness.ErrDrifted) {
-			t.Fatalf("nowatch=%v: err = %v, want ErrDrifted", noWatch, err)
+		must(t, os.WriteFile(filepath.Join(f.src, "bin", "touch"), []byte("#!/bin/sh\ntouch \"$PLUGIN_DATA/edited\"\n"), 0o755))
+		must(t, os.WriteFile(filepath.Join(f.src, "plugin.json"), []byte(strings.Replace(toolManifest, `"./bin/touch"`, `"./bin/env"`, 1)), 0o644))
+		if _, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); err != nil {
+			t.Fatalf("nowatch=%v: %v", noWatch, err)
 		}
-		if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
-			t.Fatalf("nowatch=%v: the tool ran from a drifted bundle", noWatch)
+		if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err != nil {
+			t.Fatalf("nowatch=%v: the snapshot's tool did not run: %v", noWatch, err)
 		}
+		if _, err := os.Stat(filepath.Join(f.dataDir(), "edited")); err == nil {
+			t.Fatalf("nowatch=%v: the edited source ran", noWatch)
+		}
+		// A fresh registry loads it too: the update is pending, not a stop.
+		if err := f.loadOpts(t, harness.Options{NoWatch: true}).Ready("kit"); err != nil {
+			t.Fatalf("nowatch=%v: a fresh registry refused a bundle with an update pending: %v", noWatch, err)
+		}
+	}
+}
+
+// The snapshot a bundle runs from is derived from the home and the content
+// hash: a receipt whose snapshot field points elsewhere changes nothing.
+func TestSnapshotPathIsDerivedNotRead(t *testing.T) {
+	f := newFixture(t)
+	decoy := filepath.Join(t.TempDir(), "decoy")
+	writeBundle(t, decoy, toolManifest, map[string]string{"bin/touch": "#!/bin/sh\ntouch \"$PLUGIN_DATA/decoy\"\n"})
+	statePath := filepath.Join(f.home, "state.json")
+	data, err := os.ReadFile(statePath)
+	must(t, err)
+	snap := snapshotOf(t, f)
+	must(t, os.WriteFile(statePath, []byte(strings.ReplaceAll(string(data), snap, decoy)), 0o600))
+	r := f.load(t)
+	if _, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dataDir(), "decoy")); err == nil {
+		t.Fatal("the tool ran from the directory named in state.json")
+	}
+	if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err != nil {
+		t.Fatalf("the derived snapshot did not run: %v", err)
 	}
 }
 
@@ -294,14 +324,11 @@ func TestRevokeFromAnotherProcessKillsMCPServer(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("helper: %v\n%s", err, b)
 	}
-	changed := time.Now()
+	// A hang guard only: what is asserted is that it was cancelled.
 	select {
 	case err = <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(5 * time.Minute):
 		t.Fatal("the MCP server was not cancelled")
-	}
-	if d := time.Since(changed); d > time.Second {
-		t.Errorf("cancelled %v after the revoke, want within 1s", d)
 	}
 	var ce *harness.CanceledError
 	if !errors.As(err, &ce) || !errors.Is(err, harness.ErrRevoked) {
@@ -321,7 +348,6 @@ func TestTransitionFromAnotherProcessCancelsRunningTool(t *testing.T) {
 			f := newFixture(t)
 			r := f.load(t)
 			done := make(chan error, 1)
-			start := time.Now()
 			go func() {
 				_, err := r.CallTool(context.Background(), "plugin__kit__sleep", []byte(`{}`))
 				done <- err
@@ -334,15 +360,11 @@ func TestTransitionFromAnotherProcessCancelsRunningTool(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("helper: %v\n%s", err, out)
 			}
-			changed := time.Now()
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(5 * time.Minute): // a hang guard only
 				t.Fatal("the running tool was not cancelled")
-			}
-			if d := time.Since(changed); d > time.Second {
-				t.Errorf("cancelled %v after the transition, want within 1s", d)
 			}
 			var ce *harness.CanceledError
 			if !errors.As(err, &ce) {
@@ -354,14 +376,15 @@ func TestTransitionFromAnotherProcessCancelsRunningTool(t *testing.T) {
 				pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
 				waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
 			}
-			_ = start
 		})
 	}
 }
 
+// waitFor polls cond; the bound is a hang guard a busy machine never
+// reaches, not an assertion about speed.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out waiting")
@@ -423,147 +446,164 @@ func TestPluginDataSurvivesUpdates(t *testing.T) {
 	}
 }
 
-// A watch follows its inode: after a source directory is replaced by an
-// identical copy, the next verification passes and must watch the new
-// directory, so that a later edit inside it is still caught.
-func TestReplacedDirectoryIsWatchedAgain(t *testing.T) {
+// A watch follows its inode: after a snapshot directory is replaced by an
+// identical copy, the next check passes and must watch the new directory,
+// so that a later change inside it is still caught.
+func TestReplacedSnapshotDirectoryIsWatchedAgain(t *testing.T) {
 	f := newFixture(t)
 	r := f.load(t)
-	bin := filepath.Join(f.src, "bin")
-	moved := filepath.Join(t.TempDir(), "bin")
-	must(t, os.Rename(bin, moved))
-	must(t, os.Mkdir(bin, 0o755))
-	for name, body := range toolScripts {
-		if strings.HasPrefix(name, "bin/") {
-			must(t, os.WriteFile(filepath.Join(f.src, name), []byte(body), 0o755))
-		}
-	}
-	if err := r.Ready("kit"); err != nil {
-		t.Fatalf("identical replacement refused: %v", err)
-	}
-	must(t, os.WriteFile(filepath.Join(bin, "echo"), []byte("#!/bin/sh\necho changed\n"), 0o755))
-	if err := r.Ready("kit"); !errors.Is(err, harness.ErrDrifted) {
-		t.Fatalf("an edit in a replaced directory went unseen: %v", err)
-	}
-}
-
-// A one-shot load re-hashes nothing when an earlier process's full
-// verification recorded exactly the trees it finds, and re-hashes as soon
-// as anything differs: a tampered snapshot, a same-size edit whose mtime
-// was put back (ctime still moves), a record for another receipt, a
-// malformed or unsafe record.
-func TestOneShotLoadsTrustRecordedVerifications(t *testing.T) {
-	f := newFixture(t)
-	time.Sleep(60 * time.Millisecond) // past the racy window
-	oneShot := func() (*harness.Registry, int64) {
-		before := harness.FullVerifications.Load()
-		r := f.loadOpts(t, harness.Options{NoWatch: true})
-		return r, harness.FullVerifications.Load() - before
-	}
-	if _, n := oneShot(); n != 1 {
-		t.Fatalf("first one-shot load: %d full verifications, want 1", n)
-	}
-	r, n := oneShot()
-	if n != 0 {
-		t.Fatalf("second one-shot load: %d full verifications, want 0", n)
-	}
 	if err := r.Ready("kit"); err != nil {
 		t.Fatal(err)
 	}
+	snap := snapshotOf(t, f)
+	bin := filepath.Join(snap, "bin")
+	moved := filepath.Join(t.TempDir(), "bin")
+	must(t, os.Chmod(snap, 0o700))
+	must(t, os.Rename(bin, moved))
+	must(t, os.Mkdir(bin, 0o700))
+	for name, body := range toolScripts {
+		if strings.HasPrefix(name, "bin/") {
+			must(t, os.WriteFile(filepath.Join(snap, name), []byte(body), 0o500))
+		}
+	}
+	must(t, os.Chmod(bin, 0o500))
+	must(t, os.Chmod(snap, 0o500))
+	if err := r.Ready("kit"); err != nil {
+		t.Fatalf("identical replacement refused: %v", err)
+	}
+	must(t, os.Chmod(filepath.Join(bin, "echo"), 0o700))
+	must(t, os.WriteFile(filepath.Join(bin, "echo"), []byte("#!/bin/sh\necho changed\n"), 0o500))
+	must(t, os.Chmod(filepath.Join(bin, "echo"), 0o500))
+	if err := r.Ready("kit"); !errors.Is(err, harness.ErrTampered) {
+		t.Fatalf("a change in a replaced directory went unseen: %v", err)
+	}
+}
 
-	// A same-size edit of the source with its mtime put back.
-	p := filepath.Join(f.src, "bin", "touch")
-	fi, err := os.Stat(p)
-	must(t, err)
-	data, _ := os.ReadFile(p)
-	data[len(data)-2] = 'X'
-	must(t, os.WriteFile(p, data, 0o755))
-	must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
-	r, n = oneShot()
-	if n != 1 {
-		t.Fatalf("after a same-size edit: %d full verifications, want 1", n)
-	}
-	if err := r.Ready("kit"); !errors.Is(err, harness.ErrNotActive) {
-		t.Fatalf("after a same-size edit: %v, want the bundle not active", err)
-	}
-	must(t, os.WriteFile(p, []byte(toolScripts["bin/touch"]), 0o755))
+// A long-lived registry sees a write through another hard link of a
+// snapshot file and a swapped ancestor of the snapshot, neither of which
+// raises an event on a directory watch.
+func TestLongLivedRegistrySeesHardLinkWritesAndAncestorSwaps(t *testing.T) {
+	t.Run("hard link", func(t *testing.T) {
+		f := newFixture(t)
+		r := f.load(t)
+		if err := r.Ready("kit"); err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(snapshotOf(t, f), "bin", "touch")
+		link := filepath.Join(t.TempDir(), "elsewhere")
+		must(t, os.Link(target, link))
+		must(t, os.Chmod(link, 0o700))
+		must(t, os.WriteFile(link, []byte("#!/bin/sh\ntouch \"$PLUGIN_DATA/pwned\"\n"), 0o700))
+		if _, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); !errors.Is(err, harness.ErrTampered) {
+			t.Fatalf("a write through another link went unseen: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(f.dataDir(), "pwned")); err == nil {
+			t.Fatal("tampered code ran")
+		}
+	})
+	t.Run("ancestor swap", func(t *testing.T) {
+		f := newFixture(t)
+		r := f.load(t)
+		if err := r.Ready("kit"); err != nil {
+			t.Fatal(err)
+		}
+		// Swap the whole store for a copy whose snapshot runs other code:
+		// every watched inode is untouched.
+		store := filepath.Join(f.home, "store")
+		snapName := filepath.Base(snapshotOf(t, f))
+		fake := filepath.Join(f.home, "fake-store")
+		writeBundle(t, filepath.Join(fake, snapName), toolManifest, map[string]string{"bin/touch": "#!/bin/sh\ntouch \"$PLUGIN_DATA/pwned\"\n"})
+		must(t, os.Rename(store, filepath.Join(f.home, "old-store")))
+		must(t, os.Rename(fake, store))
+		if _, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); !errors.Is(err, harness.ErrTampered) {
+			t.Fatalf("a swapped ancestor went unseen: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(f.dataDir(), "pwned")); err == nil {
+			t.Fatal("code from the swapped store ran")
+		}
+	})
+}
 
-	// Unsafe, malformed and foreign records are ignored.
-	rec := filepath.Join(f.home, "cache", "verified")
-	entries, err := os.ReadDir(rec)
-	must(t, err)
-	if len(entries) != 1 {
-		t.Fatalf("records: %v", entries)
+// A one-shot registry hashes nothing when the snapshot's fingerprint
+// record proves it unchanged, and hashes as soon as anything differs: a
+// tampered snapshot, a malformed, unsafe, foreign or stale record. The
+// source is never read at all.
+func TestOneShotTrustsFingerprintRecords(t *testing.T) {
+	f := newFixture(t)
+	time.Sleep(60 * time.Millisecond) // past the racy window of the trust's own record
+	use := func() (error, int64) {
+		before := harness.FullVerifications.Load()
+		r := f.loadOpts(t, harness.Options{NoWatch: true})
+		err := r.Ready("kit")
+		return err, harness.FullVerifications.Load() - before
 	}
-	recPath := filepath.Join(rec, entries[0].Name())
-	oneShot() // re-record the restored source
-	time.Sleep(60 * time.Millisecond)
-	oneShot()
+	use() // re-records: the trust's record was racy (the snapshot had just been written)
+	if err, n := use(); err != nil || n != 0 {
+		t.Fatalf("a proven snapshot: %d full verifications (%v), want 0", n, err)
+	}
+	// The source is not read: editing it costs nothing and changes nothing.
+	must(t, os.WriteFile(filepath.Join(f.src, "bin", "touch"), []byte("#!/bin/sh\nexit 1\n"), 0o755))
+	if err, n := use(); err != nil || n != 0 {
+		t.Fatalf("after a source edit: %d full verifications (%v), want 0 and ready", n, err)
+	}
+
+	dir := filepath.Join(f.home, "cache", "verified")
+	recPath := ""
+	ents, err := os.ReadDir(dir)
+	must(t, err)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "snapshot-") {
+			recPath = filepath.Join(dir, e.Name())
+		}
+	}
+	if recPath == "" {
+		t.Fatalf("no snapshot record in %v", ents)
+	}
 	good, err := os.ReadFile(recPath)
 	must(t, err)
 	for name, mangle := range map[string]func(){
 		"world-readable": func() { must(t, os.Chmod(recPath, 0o644)) },
 		"malformed":      func() { must(t, os.WriteFile(recPath, good[:len(good)/2], 0o600)) },
-		"other token": func() {
-			must(t, os.WriteFile(recPath, []byte(strings.Replace(string(good), `"token":"`, `"token":"0`, 1)), 0o600))
+		"other digest": func() {
+			must(t, os.WriteFile(recPath, []byte(strings.Replace(string(good), `"digest":"`, `"digest":"0`, 1)), 0o600))
+		},
+		"stale": func() {
+			must(t, os.WriteFile(recPath, []byte(strings.Replace(string(good), `"started_ns":`, `"started_ns":1`, 1)), 0o600))
 		},
 	} {
 		mangle()
-		if _, n := oneShot(); n != 1 {
-			t.Errorf("%s record: %d full verifications, want 1", name, n)
+		if err, n := use(); err != nil || n != 1 {
+			t.Errorf("%s record: %d full verifications (%v), want 1", name, n, err)
 		}
 		must(t, os.WriteFile(recPath, good, 0o600))
 		must(t, os.Chmod(recPath, 0o600))
 	}
-	if _, n := oneShot(); n != 0 {
+	if _, n := use(); n != 0 {
 		t.Fatalf("the restored record was not used (%d full verifications): the cases above prove nothing", n)
 	}
-
-	// A record too old to stand in for a verification.
-	old := strings.Replace(string(good), `"started_ns":`, `"started_ns":1`, 1) // far in the past
-	must(t, os.WriteFile(recPath, []byte(old), 0o600))
-	if _, n := oneShot(); n != 1 {
-		t.Errorf("stale record: %d full verifications, want 1", n)
-	}
-	oneShot()
-
-	// A finding in the source (a symlink at its root) is not an entry.
-	link := filepath.Join(f.src, "evil")
-	must(t, os.Symlink("/etc/passwd", link))
-	r, n = oneShot()
-	if n != 1 {
-		t.Errorf("symlink added: %d full verifications, want 1", n)
-	}
-	if err := r.Loaded("kit"); err == nil {
-		t.Error("a bundle with a symlink in its source was loaded")
-	}
-	must(t, os.Remove(link))
-
-	// A tampered snapshot.
 	snap := snapshotOf(t, f)
 	must(t, os.Chmod(filepath.Join(snap, "plugin.json"), 0o500))
-	r, n = oneShot()
-	if n != 1 {
-		t.Fatalf("after tampering: %d full verifications, want 1", n)
-	}
-	if err := r.Ready("kit"); err == nil {
-		t.Fatal("a one-shot load trusted a record over a tampered snapshot")
+	if err, n := use(); n != 1 || !errors.Is(err, harness.ErrTampered) {
+		t.Fatalf("after tampering: %d full verifications, err %v; want 1 and ErrTampered", n, err)
 	}
 }
 
-// gc prunes the verified record of a bundle whose trust was revoked.
-func TestGCPrunesVerifiedRecords(t *testing.T) {
+// gc prunes the fingerprint records nothing refers to any more.
+func TestGCPrunesFingerprintRecords(t *testing.T) {
 	f := newFixture(t)
-	f.loadOpts(t, harness.Options{NoWatch: true})
+	if err := f.loadOpts(t, harness.Options{NoWatch: true}).Ready("kit"); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(f.home, "cache", "verified")
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Fatalf("records after a one-shot load: %v", ents)
+	count := func() int { ents, _ := os.ReadDir(dir); return len(ents) }
+	if count() == 0 {
+		t.Fatal("no records after a trust and a use")
 	}
 	if _, err := f.m.GC(); err != nil {
 		t.Fatal(err)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Fatalf("gc removed the record of a trusted bundle: %v", ents)
+	if count() == 0 {
+		t.Fatal("gc removed the records of a trusted bundle")
 	}
 	if _, err := f.m.Revoke("kit"); err != nil {
 		t.Fatal(err)
@@ -571,8 +611,9 @@ func TestGCPrunesVerifiedRecords(t *testing.T) {
 	if _, err := f.m.GC(); err != nil {
 		t.Fatal(err)
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Fatalf("gc kept the record of a revoked bundle: %v", ents)
+	if n := count(); n != 0 {
+		ents, _ := os.ReadDir(dir)
+		t.Fatalf("gc kept %d records of a revoked bundle: %v", n, ents)
 	}
 }
 

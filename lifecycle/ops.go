@@ -284,23 +284,26 @@ func (m *Manager) GC() (removed []string, err error) {
 	return removed, stateErr(err)
 }
 
-// pruneVerified removes the harness's verified records (a cache, see
-// docs/harness.md) of bundles that no longer have a receipt.
+// pruneVerified removes the fingerprint records (a cache, see package
+// fingerprint) nothing refers to any more: a snapshot no receipt names, a
+// source of a bundle without a receipt.
 func (m *Manager) pruneVerified(s *state.State) []string {
-	dir := filepath.Join(m.Roots.Home, "cache", "verified")
+	dir := m.Cache().Dir
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
+	keep := map[string]bool{}
+	for _, id := range s.IDs() {
+		if rec, _ := s.Bundle(id); rec.Receipt != nil {
+			keep[fingerprint.SourceKey(id)] = true
+			keep[fingerprint.SnapshotKey(rec.Receipt.ContentHash.String())] = true
+		}
+	}
 	var removed []string
 	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		// Bundle ids hold no "_" (scope, hex, a-z0-9.-), so the file name
-		// maps back to exactly one id.
-		if rec, _ := s.Bundle(strings.ReplaceAll(name, "_", "/")); rec.Receipt != nil {
+		key, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !e.Type().IsRegular() || keep[key] {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())

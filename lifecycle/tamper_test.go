@@ -74,7 +74,7 @@ func TestVerifyReportsSnapshotTampering(t *testing.T) {
 				t.Fatalf("verify: %d checked, problems %+v", n, problems)
 			}
 			st := status(t, m, "kit")
-			if st.Active || st.Word != lifecycle.StatusDrifted || !strings.Contains(strings.Join(st.Reasons, " "), "snapshot") {
+			if st.Active || st.Word != lifecycle.StatusTampered || !strings.Contains(strings.Join(st.Reasons, " "), "snapshot") {
 				t.Fatalf("status after tamper: %+v", st)
 			}
 		})
@@ -91,7 +91,7 @@ func TestVerifyReportsSourceDrift(t *testing.T) {
 	if len(problems) != 1 || problems[0].What != "source" {
 		t.Fatalf("problems %+v", problems)
 	}
-	if st := status(t, m, "kit"); st.Word != lifecycle.StatusDrifted {
+	if st := status(t, m, "kit"); st.Word != lifecycle.StatusTampered {
 		t.Fatalf("status %+v", st)
 	}
 }

@@ -45,7 +45,7 @@ func exampleBundle(t testing.TB, dir string) *bundle.Bundle {
 		},
 		Components: bundle.Components{
 			Skills: []bundle.Skill{
-				{Name: "hello", Description: "Says hello.", Path: "skills/hello/SKILL.md", AllowedTools: "Bash(echo:*)"},
+				{Name: "hello", Description: "Says hello.", Path: "skills/hello/SKILL.md", Grants: bundle.Grants{AllowedTools: []string{"Bash(echo:*)"}}},
 			},
 			Commands: []bundle.Document{{Name: "fix", Description: "Fix the bug.", Path: "dev.bundlectl/commands/fix.md"}},
 			Agents:   []bundle.Document{{Name: "reviewer", Path: "dev.bundlectl/agents/reviewer.md"}},

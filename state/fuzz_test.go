@@ -53,7 +53,7 @@ func TestExampleIsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "state-v1.json")
+	golden := filepath.Join("testdata", "state-v2.json")
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -75,6 +75,26 @@ func TestExampleIsGolden(t *testing.T) {
 	}
 	if !bytes.Contains(doc, want) {
 		t.Errorf("docs/state.md does not contain %s verbatim", golden)
+	}
+}
+
+// A state file written by the first schema still reads: version 2 only
+// added fields.
+func TestReadsSchemaV1(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "state-v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := parse(data)
+	if err != nil {
+		t.Fatalf("a version 1 file does not parse: %v", err)
+	}
+	if len(s.IDs()) == 0 {
+		t.Fatal("no bundles read from the version 1 file")
+	}
+	out, err := s.marshal()
+	if err != nil || !bytes.Contains(out, []byte(`"schema_version": 2`)) {
+		t.Fatalf("rewritten as: %s (%v)", out, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package harness
+package fingerprint
 
 import (
 	"testing"
@@ -27,7 +27,7 @@ func TestRacy(t *testing.T) {
 		{"coarse, long before", at(4, 0), at(4, 0), false},
 	}
 	for _, c := range cases {
-		if got := racy(bundle.Entry{MtimeNs: c.mtime, CtimeNs: c.ctime}, started); got != c.want {
+		if got := Racy(bundle.Entry{MtimeNs: c.mtime, CtimeNs: c.ctime}, started); got != c.want {
 			t.Errorf("%s: racy = %v, want %v", c.name, got, c.want)
 		}
 	}
