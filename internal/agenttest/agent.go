@@ -219,7 +219,7 @@ func (a *Agent) Command(t testing.TB, prompt string) (argv, env []string) {
 			"-c", `approval_policy="never"`,
 			"-c", "model_provider=agenttest",
 			"-c", fmt.Sprintf(`model_providers.agenttest={name="agenttest",base_url=%q,wire_api="responses",env_key="AGENTTEST_API_KEY",request_max_retries=0,stream_max_retries=0}`, a.Model.URL+"/v1"),
-			"-c", `model="gpt-5-codex"`,
+			"-c", `model="gpt-5.5"`,
 			"-c", "check_for_update_on_startup=false",
 		}
 		argv = append(argv, a.Args...)

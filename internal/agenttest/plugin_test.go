@@ -1,0 +1,251 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The plugin every host loads in these tests: a guard hook that blocks the
+// shell command creating the marker, a stdio MCP server, and a skill (and,
+// for Gemini CLI, a context file). Unique tokens let the tests find each part
+// in the recorded model requests.
+const (
+	pluginName       = "agentguard"
+	skillName        = "owl-facts"
+	skillDescription = "Facts about owls; agenttest-skill-description-7f3a"
+	skillBody        = "agenttest-skill-body-91c2: owls can turn their heads 270 degrees."
+	contextText      = "agenttest-context-file-5d10"
+	markerName       = "agenttest-marker"
+)
+
+// writeFile writes content to dir/rel, creating parents.
+func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t *testing.T, dir, rel string, v any) {
+	t.Helper()
+	j, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, rel, string(j), 0o644)
+}
+
+// pluginGuard is the plugin's hook: it records what it sees under rec and
+// blocks (exit 2) only a command that mentions the marker, so the agent may
+// still read files with the shell.
+func pluginGuard(rec string) string {
+	return fmt.Sprintf(`#!/bin/sh
+input=$(cat)
+printf '%%s' "$input" > %[1]s/hook-stdin.json
+env | sort > %[1]s/hook-env.txt
+pwd > %[1]s/hook-cwd.txt
+printf '%%s\n' "$0" "$@" > %[1]s/hook-argv.txt
+case "$input" in
+*%[2]s*) echo %[3]q >&2; exit 2 ;;
+esac
+exit 0
+`, rec, markerName, blockReason)
+}
+
+// copyFakeMCP puts the fakemcp binary at dir/bin/fakemcp.
+func copyFakeMCP(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(FakeMCPServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "bin/fakemcp", string(b), 0o755)
+}
+
+func writeSkill(t *testing.T, dir string) {
+	writeFile(t, dir, "skills/"+skillName+"/SKILL.md", fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n\n# Owl facts\n\n%s\n", skillName, skillDescription, skillBody), 0o644)
+}
+
+// treeState lists every path under root with its mode, size and mtime, to
+// show that a host wrote nothing into a plugin directory.
+func treeState(t *testing.T, root string) string {
+	t.Helper()
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		lines = append(lines, fmt.Sprintf("%s %v %d %d", rel, fi.Mode(), fi.Size(), fi.ModTime().UnixNano()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// makeReadOnly clears every write bit under root. As root this does not stop
+// writes (root ignores permission bits); the tree comparison after the run
+// is what shows the host wrote nothing.
+func makeReadOnly(t *testing.T, root string) {
+	t.Helper()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			fi, _ := os.Lstat(p)
+			if fi.Mode()&fs.ModeSymlink == 0 {
+				os.Chmod(p, fi.Mode().Perm()&^0o222)
+			}
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil {
+				fi, _ := os.Lstat(p)
+				if fi.Mode()&fs.ModeSymlink == 0 {
+					os.Chmod(p, fi.Mode().Perm()|0o200)
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// envOf reads an `env | sort` dump into a map.
+func envOf(t *testing.T, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no environment recorded: %v", err)
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// pluginRun is what a plugin test observed.
+type pluginRun struct {
+	a      *Agent
+	res    *Result
+	rec    string // hook and MCP records
+	root   string // the plugin directory the host loaded
+	marker string
+}
+
+// checkPlugin asserts the parts common to every host: the guard blocked the
+// marker and its reason reached the model, the plugin's MCP server answered
+// and its answer reached the model, and the plugin tree was not written to.
+func (p *pluginRun) checkCommon(t *testing.T, before string, blockTurn, mcpTurn int, answer string) {
+	t.Helper()
+	if _, err := os.Stat(p.marker); err == nil {
+		t.Errorf("the plugin's guard did not block the marker command\n%s", p.res)
+	}
+	if _, err := os.Stat(filepath.Join(p.rec, "hook-stdin.json")); err != nil {
+		t.Errorf("the plugin's hook never ran\n%s", p.res)
+	}
+	if calls := mcpCalls(t, filepath.Join(p.rec, "mcp.jsonl")); len(calls) != 1 {
+		t.Errorf("want 1 call of the plugin's MCP tool, got %d\n%s", len(calls), p.res)
+	}
+	if next := p.a.Model.CallsAt(mcpTurn + 1); len(next) == 0 || !next[len(next)-1].Contains(answer) {
+		t.Errorf("the plugin MCP tool's answer did not reach the model\n%s\n%s", p.res, p.a.Model.Dump())
+	}
+	if next := p.a.Model.CallsAt(blockTurn + 1); len(next) == 0 || !next[len(next)-1].Contains(blockReason) {
+		t.Errorf("the plugin guard's reason did not reach the model\n%s\n%s", p.res, p.a.Model.Dump())
+	}
+	if after := treeState(t, p.root); after != before {
+		t.Errorf("the host changed the plugin directory:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// logSeen logs what the plugin's hook and MCP server saw, for the notes.
+func (p *pluginRun) logSeen(t *testing.T) {
+	t.Helper()
+	stdin, _ := os.ReadFile(filepath.Join(p.rec, "hook-stdin.json"))
+	cwd, _ := os.ReadFile(filepath.Join(p.rec, "hook-cwd.txt"))
+	argv, _ := os.ReadFile(filepath.Join(p.rec, "hook-argv.txt"))
+	env, _ := os.ReadFile(filepath.Join(p.rec, "hook-env.txt"))
+	t.Logf("plugin root %s\nhook argv: %s\nhook cwd: %s\nhook stdin: %s\nhook env:\n%s", p.root, argv, cwd, stdin, env)
+	for _, r := range mcpRecord(t, filepath.Join(p.rec, "mcp.jsonl")) {
+		if r["kind"] == "start" {
+			t.Logf("mcp start: argv=%v cwd=%v\nenv=%v", r["argv"], r["cwd"], r["env"])
+		}
+	}
+}
+
+func newPluginRun(t *testing.T) *pluginRun {
+	tmp := t.TempDir()
+	p := &pluginRun{rec: filepath.Join(tmp, "rec"), marker: filepath.Join(tmp, markerName)}
+	if err := os.Mkdir(p.rec, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestClaudePluginDir: `claude --plugin-dir DIR` loads a plugin for one
+// session from a read-only directory: its skill's text reaches the model, its
+// MCP server answers, its hook blocks, and ${CLAUDE_PLUGIN_ROOT} is DIR.
+func TestClaudePluginDir(t *testing.T) {
+	p := newPluginRun(t)
+	p.root = filepath.Join(t.TempDir(), pluginName)
+	answer := "agenttest-plugin-mcp-answer-claude"
+	writeJSONFile(t, p.root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0", "description": "agenttest plugin"})
+	writeJSONFile(t, p.root, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/guard.sh"}}}}}})
+	writeJSONFile(t, p.root, ".mcp.json", map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
+		"command": "${CLAUDE_PLUGIN_ROOT}/bin/fakemcp",
+		"args":    []string{"-answer", answer, "-record", filepath.Join(p.rec, "mcp.jsonl")}}}})
+	writeFile(t, p.root, "bin/guard.sh", pluginGuard(p.rec), 0o755)
+	copyFakeMCP(t, p.root)
+	writeSkill(t, p.root)
+	makeReadOnly(t, p.root)
+	before := treeState(t, p.root)
+
+	mcpTool := "mcp__plugin_" + pluginName + "_fake__lookup"
+	p.a = New(t, Claude,
+		Call("Skill", map[string]any{"skill": pluginName + ":" + skillName}),
+		Call(mcpTool, map[string]any{"query": "owl"}),
+		ShellCall(Claude, "touch "+p.marker),
+		Say("done"))
+	p.a.Args = []string{"--plugin-dir", p.root, "--allowedTools", "Bash,Skill," + mcpTool}
+	p.res = p.a.Run(t, "tell me about owls")
+
+	first := p.a.Model.CallsAt(0)
+	if len(first) == 0 || !first[0].Contains(skillDescription) {
+		t.Errorf("the skill's description was not offered to the model\n%s", p.a.Model.Dump())
+	}
+	if next := p.a.Model.CallsAt(1); len(next) == 0 || !next[len(next)-1].Contains(skillBody) {
+		t.Errorf("the skill's body did not reach the model after the Skill call\n%s\n%s", p.res, p.a.Model.Dump())
+	}
+	p.checkCommon(t, before, 2, 1, answer)
+	if got := envOf(t, filepath.Join(p.rec, "hook-env.txt"))["CLAUDE_PLUGIN_ROOT"]; got != p.root {
+		t.Errorf("hook saw CLAUDE_PLUGIN_ROOT=%q, want %q", got, p.root)
+	}
+	for _, r := range mcpRecord(t, filepath.Join(p.rec, "mcp.jsonl")) {
+		if r["kind"] == "start" {
+			if argv0 := r["argv"].([]any)[0]; argv0 != filepath.Join(p.root, "bin/fakemcp") {
+				t.Errorf("MCP server started as %v, want ${CLAUDE_PLUGIN_ROOT} expanded to %s", argv0, p.root)
+			}
+		}
+	}
+	p.logSeen(t)
+}
