@@ -249,3 +249,195 @@ func TestClaudePluginDir(t *testing.T) {
 	}
 	p.logSeen(t)
 }
+
+// codexPlugin writes the Codex form of the test plugin into dir: the guard
+// hook in hooks/hooks.json (command "${PLUGIN_ROOT}/bin/guard.sh"), an MCP
+// server started as ./bin/fakemcp with cwd "." (Codex expands no placeholder
+// in a plugin's MCP command; a relative cwd is taken from the plugin root),
+// and the skill.
+func codexPlugin(t *testing.T, dir, rec, answer string) {
+	t.Helper()
+	writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0", "description": "agenttest plugin"})
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": codexGuardCommand}}}}}})
+	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{"fake": map[string]any{
+		"command": "./bin/fakemcp", "cwd": ".",
+		"args": []string{"-answer", answer, "-record", filepath.Join(rec, "mcp.jsonl")}}}})
+	writeFile(t, dir, "bin/guard.sh", pluginGuard(rec), 0o755)
+	copyFakeMCP(t, dir)
+	writeSkill(t, dir)
+}
+
+const (
+	codexMarketplace  = "agenttest"
+	codexPluginID     = pluginName + "@" + codexMarketplace
+	codexGuardCommand = "${PLUGIN_ROOT}/bin/guard.sh"
+)
+
+// codexPluginTrust is the [hooks.state] key and hash that trust the plugin's
+// guard: the key names the plugin and the hook file relative to the plugin
+// root; the hash covers the command as written, before ${PLUGIN_ROOT} is
+// expanded, so it does not depend on where the plugin sits.
+func codexPluginTrust() (key, hash string) {
+	return CodexHookKey(codexPluginID+":hooks/hooks.json", "PreToolUse", 0, 0),
+		CodexHookHash("PreToolUse", "Bash", codexGuardCommand, CodexHookTimeout)
+}
+
+// TestCodexPlugin: Codex has no --plugin-dir; a plugin placed in
+// $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/ and enabled in
+// config loads without any install step. Each case says where the plugin
+// sits and how it is enabled and trusted.
+func TestCodexPlugin(t *testing.T) {
+	key, hash := codexPluginTrust()
+	userConfig := fmt.Sprintf("[plugins.%q]\nenabled = true\n\n[hooks.state.%q]\ntrusted_hash = %q\n", codexPluginID, key, hash)
+	sessionFlags := []string{
+		"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
+		"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash),
+	}
+	cases := []struct {
+		name string
+		// place puts the plugin (written in src) under the cache; it returns
+		// the plugin root Codex should see.
+		place          func(t *testing.T, cache, src string) string
+		config         string
+		args           []string
+		loads, guarded bool
+	}{
+		{name: "copy-user-config", place: placeCopy, config: userConfig, loads: true, guarded: true},
+		{name: "symlinked-marketplace-session-flags", place: placeMarketplaceLink, args: sessionFlags, loads: true, guarded: true},
+		{name: "symlinked-plugin", place: placePluginLink, config: userConfig, loads: true, guarded: true},
+		{name: "symlinked-version-not-loaded", place: placeVersionLink, config: userConfig, loads: false},
+		{name: "untrusted-hook-skipped", place: placeCopy, config: fmt.Sprintf("[plugins.%q]\nenabled = true\n", codexPluginID), loads: true, guarded: false},
+		{name: "quoted-key-flag-not-enabled", place: placeCopy, args: []string{"-c", fmt.Sprintf("plugins.%q.enabled=true", codexPluginID)}, loads: false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPluginRun(t)
+			answer := "agenttest-plugin-mcp-answer-codex"
+			src := filepath.Join(t.TempDir(), "src", pluginName)
+			codexPlugin(t, src, p.rec, answer)
+			p.a = New(t, Codex,
+				MCPCall(Codex, "fake", "lookup", map[string]any{"query": "owl"}),
+				ShellCall(Codex, "touch "+p.marker),
+				Say("done"))
+			p.a.CodexConfig = c.config
+			p.a.Args = c.args
+			cache := filepath.Join(p.a.ConfigDir(), "plugins", "cache")
+			p.root = c.place(t, cache, src)
+			real, err := filepath.EvalSymlinks(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			makeReadOnly(t, real)
+			before := treeState(t, real)
+			p.res = p.a.Run(t, "tell me about owls, use $"+pluginName+":"+skillName)
+
+			first := p.a.Model.CallsAt(0)
+			offered := len(first) > 0 && first[0].Contains(skillDescription)
+			mcp := len(mcpCalls(t, filepath.Join(p.rec, "mcp.jsonl")))
+			if !c.loads {
+				if offered || mcp != 0 {
+					t.Fatalf("plugin loaded (skill offered %v, %d MCP calls), want not loaded\n%s", offered, mcp, p.res)
+				}
+				return
+			}
+			if !offered {
+				t.Errorf("the skill's description was not offered to the model\n%s", p.a.Model.Dump())
+			}
+			if !first[0].Contains(skillBody) {
+				t.Errorf("the skill named in the prompt was not injected into the first request\n%s", p.a.Model.Dump())
+			}
+			if !c.guarded {
+				if _, err := os.Stat(p.marker); err != nil {
+					t.Errorf("untrusted plugin hook: the marker command should have run\n%s", p.res)
+				}
+				if _, err := os.Stat(filepath.Join(p.rec, "hook-stdin.json")); err == nil {
+					t.Errorf("an untrusted plugin hook ran")
+				}
+				return
+			}
+			p.checkCommon(t, before, 1, 0, answer)
+			env := envOf(t, filepath.Join(p.rec, "hook-env.txt"))
+			for _, k := range []string{"PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"} {
+				if env[k] != p.root {
+					t.Errorf("hook saw %s=%q, want %q", k, env[k], p.root)
+				}
+			}
+			for _, r := range mcpRecord(t, filepath.Join(p.rec, "mcp.jsonl")) {
+				if r["kind"] == "start" && r["cwd"] != real {
+					t.Errorf("MCP server ran in %v, want the plugin root %s", r["cwd"], real)
+				}
+			}
+			p.logSeen(t)
+		})
+	}
+}
+
+func versionDir(cache string) string {
+	return filepath.Join(cache, codexMarketplace, pluginName, "1.0.0")
+}
+
+// placeCopy moves the plugin into the cache as a real directory; the test
+// then watches that directory.
+func placeCopy(t *testing.T, cache, src string) string {
+	dst := versionDir(cache)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	// Leave a symlink at src so the caller's read-only and tree checks
+	// follow the moved plugin.
+	if err := os.Symlink(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// placeMarketplaceLink makes cache/<marketplace> a symlink to a directory
+// outside CODEX_HOME holding <plugin>/<version>/.
+func placeMarketplaceLink(t *testing.T, cache, src string) string {
+	outside := filepath.Join(t.TempDir(), "view")
+	if err := os.MkdirAll(filepath.Join(outside, pluginName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, filepath.Join(outside, pluginName, "1.0.0")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(filepath.Join(outside, pluginName, "1.0.0"), src)
+	os.MkdirAll(cache, 0o755)
+	if err := os.Symlink(outside, filepath.Join(cache, codexMarketplace)); err != nil {
+		t.Fatal(err)
+	}
+	return versionDir(cache)
+}
+
+// placePluginLink makes cache/<marketplace>/<plugin> a symlink to a
+// directory holding <version>/.
+func placePluginLink(t *testing.T, cache, src string) string {
+	outside := filepath.Join(t.TempDir(), "view")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(src, filepath.Join(outside, "1.0.0")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(filepath.Join(outside, "1.0.0"), src)
+	os.MkdirAll(filepath.Join(cache, codexMarketplace), 0o755)
+	if err := os.Symlink(outside, filepath.Join(cache, codexMarketplace, pluginName)); err != nil {
+		t.Fatal(err)
+	}
+	return versionDir(cache)
+}
+
+// placeVersionLink makes the version folder itself a symlink: Codex lists
+// versions with readdir and keeps only real directories, so it finds none.
+func placeVersionLink(t *testing.T, cache, src string) string {
+	dst := versionDir(cache)
+	os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err := os.Symlink(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
