@@ -441,3 +441,103 @@ func placeVersionLink(t *testing.T, cache, src string) string {
 	}
 	return dst
 }
+
+// geminiExtension writes the Gemini CLI form of the test plugin into dir: a
+// context file, the guard in hooks/hooks.json and the MCP server both through
+// ${extensionPath}, and the skill.
+func geminiExtension(t *testing.T, dir, rec, answer string) {
+	t.Helper()
+	writeJSONFile(t, dir, "gemini-extension.json", map[string]any{
+		"name": pluginName, "version": "1.0.0", "contextFileName": "GEMINI.md",
+		"mcpServers": map[string]any{"fake": map[string]any{
+			"command": "${extensionPath}${/}bin${/}fakemcp",
+			"args":    []string{"-answer", answer, "-record", filepath.Join(rec, "mcp.jsonl"), "-tool", "lookup"}}},
+	})
+	writeFile(t, dir, "GEMINI.md", "# agentguard\n\n"+contextText+"\n", 0o644)
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeTool": []any{map[string]any{
+		"matcher": "run_shell_command", "hooks": []any{map[string]any{"type": "command", "command": "${extensionPath}/bin/guard.sh"}}}}}})
+	writeFile(t, dir, "bin/guard.sh", pluginGuard(rec), 0o755)
+	copyFakeMCP(t, dir)
+	writeSkill(t, dir)
+}
+
+// TestGeminiExtension: Gemini CLI loads extensions only from
+// $GEMINI_CLI_HOME/.gemini/extensions/<dir>/, as a directory, a symlink to
+// one, or a link record (.gemini-extension-install.json {"type":"link"})
+// naming a directory elsewhere; a session can have its own GEMINI_CLI_HOME.
+func TestGeminiExtension(t *testing.T) {
+	cases := []struct {
+		name  string
+		place func(t *testing.T, extensions, src string) string // returns ${extensionPath}
+	}{
+		{"directory", func(t *testing.T, extensions, src string) string {
+			dst := filepath.Join(extensions, pluginName)
+			if err := os.Rename(src, dst); err != nil {
+				t.Fatal(err)
+			}
+			os.Symlink(dst, src)
+			return dst
+		}},
+		{"symlink", func(t *testing.T, extensions, src string) string {
+			dst := filepath.Join(extensions, pluginName)
+			if err := os.Symlink(src, dst); err != nil {
+				t.Fatal(err)
+			}
+			return dst
+		}},
+		{"link-record", func(t *testing.T, extensions, src string) string {
+			writeJSONFile(t, filepath.Join(extensions, pluginName), ".gemini-extension-install.json", map[string]any{"source": src, "type": "link"})
+			return src
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newPluginRun(t)
+			answer := "agenttest-plugin-mcp-answer-gemini"
+			src := filepath.Join(t.TempDir(), "src", pluginName)
+			geminiExtension(t, src, p.rec, answer)
+			p.a = New(t, GeminiCLI,
+				Call("activate_skill", map[string]any{"name": skillName}),
+				MCPCall(GeminiCLI, "fake", "lookup", map[string]any{"query": "owl"}),
+				ShellCall(GeminiCLI, "touch "+p.marker),
+				Say("done"))
+			extensions := filepath.Join(p.a.ConfigDir(), "extensions")
+			if err := os.MkdirAll(extensions, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p.root = c.place(t, extensions, src)
+			real, err := filepath.EvalSymlinks(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			makeReadOnly(t, real)
+			before := treeState(t, real)
+			p.res = p.a.Run(t, "tell me about owls")
+
+			first := p.a.Model.CallsAt(0)
+			if len(first) == 0 || !first[0].Contains(contextText) {
+				t.Errorf("the extension's context file did not reach the first request\n%s\n%s", p.res, p.a.Model.Dump())
+			}
+			if len(first) == 0 || !first[0].Contains(skillDescription) {
+				t.Errorf("the skill's description was not offered to the model\n%s", p.a.Model.Dump())
+			}
+			if next := p.a.Model.CallsAt(1); len(next) == 0 || !next[len(next)-1].Contains(skillBody) {
+				t.Errorf("the skill's body did not reach the model after activate_skill\n%s\n%s", p.res, p.a.Model.Dump())
+			}
+			extensionPath := p.root
+			p.root = real
+			p.checkCommon(t, before, 2, 1, answer)
+			for _, r := range mcpRecord(t, filepath.Join(p.rec, "mcp.jsonl")) {
+				if r["kind"] == "start" {
+					if argv0 := r["argv"].([]any)[0]; argv0 != filepath.Join(extensionPath, "bin", "fakemcp") {
+						t.Errorf("MCP server started as %v, want ${extensionPath} = %s", argv0, extensionPath)
+					}
+				}
+			}
+			if argv, _ := os.ReadFile(filepath.Join(p.rec, "hook-argv.txt")); !strings.HasPrefix(string(argv), filepath.Join(extensionPath, "bin", "guard.sh")) {
+				t.Errorf("hook ran as %q, want ${extensionPath} = %s", argv, extensionPath)
+			}
+			p.logSeen(t)
+		})
+	}
+}
