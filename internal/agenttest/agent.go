@@ -189,6 +189,13 @@ func (a *Agent) Command(t testing.TB, prompt string) (argv, env []string) {
 		"TERM=dumb",
 		"NO_COLOR=1",
 		"TMPDIR=" + os.TempDir(),
+		// Anything a CLI still tries to fetch over HTTPS (catalogs,
+		// telemetry the switches below miss) fails at once on a closed
+		// local port instead of leaving the machine or waiting on DNS.
+		"HTTPS_PROXY=http://127.0.0.1:9",
+		"https_proxy=http://127.0.0.1:9",
+		"NO_PROXY=127.0.0.1,localhost",
+		"no_proxy=127.0.0.1,localhost",
 	}
 	switch a.Host {
 	case Claude:
@@ -221,6 +228,11 @@ func (a *Agent) Command(t testing.TB, prompt string) (argv, env []string) {
 			"-c", fmt.Sprintf(`model_providers.agenttest={name="agenttest",base_url=%q,wire_api="responses",env_key="AGENTTEST_API_KEY",request_max_retries=0,stream_max_retries=0}`, a.Model.URL+"/v1"),
 			"-c", `model="gpt-5.5"`,
 			"-c", "check_for_update_on_startup=false",
+			// Else Codex exports usage metrics over OTLP at exit.
+			"-c", "analytics.enabled=false",
+			// The plugins feature syncs a curated plugin catalog from GitHub
+			// at startup; a test that loads plugins turns it back on.
+			"-c", "features.plugins=false",
 		}
 		argv = append(argv, a.Args...)
 		argv = append(argv, prompt)

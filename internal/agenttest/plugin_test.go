@@ -321,7 +321,7 @@ func TestCodexPlugin(t *testing.T) {
 				ShellCall(Codex, "touch "+p.marker),
 				Say("done"))
 			p.a.CodexConfig = c.config
-			p.a.Args = c.args
+			p.a.Args = append([]string{"-c", "features.plugins=true"}, c.args...)
 			cache := filepath.Join(p.a.ConfigDir(), "plugins", "cache")
 			p.root = c.place(t, cache, src)
 			real, err := filepath.EvalSymlinks(src)
