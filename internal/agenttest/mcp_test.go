@@ -1,0 +1,92 @@
+package agenttest
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// mcpRecord reads the JSON lines fakemcp appended to rec.
+func mcpRecord(t *testing.T, rec string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(rec)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var v map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("fakemcp record: %v", err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func mcpCalls(t *testing.T, rec string) []map[string]any {
+	var calls []map[string]any
+	for _, r := range mcpRecord(t, rec) {
+		if r["kind"] == "call" {
+			calls = append(calls, r)
+		}
+	}
+	return calls
+}
+
+// configureMCP declares one stdio MCP server named server, the host's way,
+// and lets the agent call its tool without asking.
+func configureMCP(t *testing.T, a *Agent, server, command string, args []string) {
+	t.Helper()
+	switch a.Host {
+	case Claude:
+		cfg := map[string]any{"mcpServers": map[string]any{server: map[string]any{"type": "stdio", "command": command, "args": args}}}
+		p := filepath.Join(t.TempDir(), "mcp.json")
+		j, _ := json.Marshal(cfg)
+		if err := os.WriteFile(p, j, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a.Args = append(a.Args, "--mcp-config", p, "--strict-mcp-config", "--allowedTools", "Bash,mcp__"+server+"__lookup")
+	case Codex:
+		q, _ := json.Marshal(args) // a JSON array of strings is a TOML array
+		a.CodexConfig += fmt.Sprintf("[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n", server, command, q)
+	case GeminiCLI:
+		a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{server: map[string]any{"command": command, "args": args}}})
+	}
+}
+
+// TestMCPToolAnswers: the agent starts a stdio MCP server, calls its tool on
+// the stand-in's order, and the tool's answer reaches the next model request.
+func TestMCPToolAnswers(t *testing.T) {
+	for _, h := range hosts {
+		t.Run(string(h), func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "mcp.jsonl")
+			answer := "fakemcp-answer-" + string(h) + "-42"
+			a := New(t, h, MCPCall(h, "fake", "lookup", map[string]any{"query": "owl"}), Say("got it"))
+			configureMCP(t, a, "fake", FakeMCPServer(t), []string{"-tool", "lookup", "-answer", answer, "-record", rec})
+			res := a.Run(t, "look up owl")
+			calls := mcpCalls(t, rec)
+			if len(calls) != 1 {
+				t.Fatalf("want 1 tools/call, got %d\n%s\n%s", len(calls), res, a.Model.Dump())
+			}
+			if q, _ := calls[0]["arguments"].(map[string]any)["query"].(string); q != "owl" {
+				t.Errorf("tool got arguments %v", calls[0]["arguments"])
+			}
+			next := a.Model.CallsAt(1)
+			if len(next) == 0 || !next[len(next)-1].Contains(answer) {
+				t.Fatalf("the tool's answer did not reach the model\n%s\n%s", res, a.Model.Dump())
+			}
+			for _, r := range mcpRecord(t, rec) {
+				if r["kind"] == "start" {
+					t.Logf("server start: argv=%v cwd=%v\nenv=%v", r["argv"], r["cwd"], r["env"])
+				}
+			}
+		})
+	}
+}
