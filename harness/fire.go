@@ -274,3 +274,42 @@ func (e *BlockError) Hint() string  { return e.Fix }
 // errSkip is returned by Verify for a hook that must not run and needs no
 // report (it is switched off).
 var errSkip = errors.New("switched off")
+
+// ExecHook runs exactly one hook — hookID of the active bundle named
+// bundleName — with stdin as its input, as a host's hook configuration
+// would run the original: the caller passes the result through. It
+// re-checks the bundle first; a hook switched off returns an empty,
+// successful result. A check that fails is an error, and for an event a
+// hook can block the caller must block (a guard never fails open).
+func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdin []byte) (*Result, error) {
+	for _, e := range r.entries {
+		if e.name != bundleName {
+			continue
+		}
+		for i, h := range e.inv.Hooks {
+			if h.ID != hookID {
+				continue
+			}
+			if h.Type != bundle.HookCommand && h.Type != bundle.HookHTTP {
+				return nil, fmt.Errorf("hook %s of bundle %s is a %s hook, which the host evaluates itself", hookID, bundle.Quote(bundleName), h.Type)
+			}
+			rh := r.runnable(e, i, h, bundle.BlockingEvent(h.Event))
+			if err := rh.Verify(ctx); err != nil {
+				if errors.Is(err, errSkip) {
+					return &Result{}, nil
+				}
+				return nil, err
+			}
+			depth, err := hookDepth()
+			if err != nil || depth >= MaxHookChain {
+				return nil, &ChainError{Depth: depth, Problem: fmt.Sprintf("hooks are nested too deep (%s), the limit is %d", HookDepthEnv, MaxHookChain)}
+			}
+			spec := rh.Spec
+			spec.Stdin = stdin
+			spec.Env = withEnv(spec.Env, HookDepthEnv+"="+fmt.Sprint(depth+1))
+			return rh.Run(ctx, spec)
+		}
+		return nil, &UnknownError{What: "hook", Name: bundleName + " " + hookID}
+	}
+	return nil, r.Loaded(bundleName)
+}

@@ -52,8 +52,94 @@ PostToolUse, Stop, BeforeTool, AfterTool).` + exitStatus(
 		RunE: func(c *cobra.Command, a []string) error { return runHooks(g, a[0], host) },
 	}
 	run.Flags().StringVar(&host, "host", "", "fire only bundlectl's own hooks and those this host's manifest declares (claude, codex, gemini; default all)")
-	hooks.AddCommand(run)
+	exec := &cobra.Command{
+		Use:   "exec <name> <hook-id>",
+		Short: "run one reviewed hook of an active bundle from its snapshot, as a host runs the original",
+		Long: `Hooks exec is what a host view (bundlectl exec) puts in place of each
+command or http hook of a bundle: it re-checks the bundle's authority and
+its snapshot, then runs exactly that reviewed hook from the snapshot with
+the event on stdin, and passes its stdout, stderr and exit status through
+unchanged. The hook id is the one review and show print.
+
+If the bundle can no longer run the hook, an event a hook can block is
+blocked (exit 2, the reason on stderr, naming the bundle and the fix); for
+any other event, or when the user disabled, revoked or switched it off, it
+exits 0 and says why in a systemMessage.` + exitStatus(
+			"0, 2, …  the hook's own exit status",
+			"2  blocked: the hook cannot run for an event it guards",
+			"1  bundlectl itself failed on an event no hook can block"),
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(c *cobra.Command, a []string) error { return runHookExec(g, a[0], a[1]) },
+	}
+	hooks.AddCommand(run, exec)
 	return hooks
+}
+
+func runHookExec(g *globals, name, id string) error {
+	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
+	if err != nil {
+		return err
+	}
+	event := ""
+	var ev struct {
+		Name string `json:"hook_event_name"`
+	}
+	if json.Unmarshal(input, &ev) == nil {
+		event = ev.Name
+	}
+	blocking := event == "" || bundle.BlockingEvent(event)
+	fail := func(err error) error {
+		var be *harness.BlockError
+		switch {
+		case errors.As(err, &be) || blocking && !authorityChange(err):
+			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the event is blocked: " + err.Error()
+			if h := hintOf(err); h != "" {
+				reason += " (fix: " + g.hint(h) + ")"
+			}
+			io.WriteString(g.stderr, bundle.Sanitize(reason)+"\n")
+			return &quietError{code: 2}
+		case authorityChange(err):
+			msg, _ := json.Marshal(map[string]string{"systemMessage": "bundlectl: bundle " + bundle.Quote(name) + " did not run its hook: " + err.Error()})
+			g.stdout.Write(append(msg, '\n'))
+			return nil
+		}
+		return &codeError{code: exitFailure, err: err}
+	}
+	reg, err := g.registry(name)
+	if err != nil {
+		return fail(err)
+	}
+	defer reg.Close()
+	res, err := reg.ExecHook(cmdContext(), name, id, input)
+	if err != nil {
+		return fail(err)
+	}
+	g.stdout.Write(res.Stdout)
+	g.stderr.Write(res.Stderr)
+	if res.TimedOut {
+		return &quietError{code: 1}
+	}
+	if res.ExitCode != 0 {
+		code := res.ExitCode
+		if code < 0 {
+			code = 1
+		}
+		return &quietError{code: code}
+	}
+	return nil
+}
+
+// authorityChange reports whether err says the user took the bundle's
+// authority away (disabled, revoked, removed, switched off, not active):
+// its hook then simply does not run.
+func authorityChange(err error) bool {
+	for _, s := range []error{harness.ErrDisabled, harness.ErrRevoked, harness.ErrRemoved, harness.ErrShadowed, harness.ErrSwitchedOff} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	var ae *harness.AuthorityError
+	return errors.As(err, &ae) && errors.Is(err, harness.ErrNotActive) && !strings.Contains(ae.Reason, "receipt cannot be used")
 }
 
 func runHooks(g *globals, event, host string) error {
