@@ -417,3 +417,39 @@ func (r *Registry) Loaded(name string) error {
 
 // Inactive returns the bundles the registry did not load.
 func (r *Registry) Inactive() []Inactive { return slices.Clone(r.inactive) }
+
+// ActiveBundle is one loaded bundle as a host adapter needs it: what was
+// reviewed (the inventory), the snapshot it runs from, and the data and
+// option values its processes get.
+type ActiveBundle struct {
+	Name      string
+	ID        string
+	Scope     bundle.Scope
+	Token     receipts.Token
+	Snapshot  string
+	Data      string
+	Inventory *inventory.Inventory
+	// Off lists the components the user switched off.
+	Off []state.Switch
+}
+
+// Active returns the loaded bundles in precedence order, each re-checked
+// (authority and snapshot) now; a bundle that fails its check is left out
+// and its error returned in refused.
+func (r *Registry) Active() (active []ActiveBundle, refused map[string]error) {
+	refused = map[string]error{}
+	for _, e := range r.entries {
+		if err := r.authorize(e); err != nil {
+			refused[e.name] = err
+			continue
+		}
+		r.mu.Lock()
+		rec, _ := r.state.Bundle(e.id)
+		r.mu.Unlock()
+		active = append(active, ActiveBundle{
+			Name: e.name, ID: e.id, Scope: e.scope, Token: e.rc.Token(), Snapshot: e.snapshot,
+			Data: e.data, Inventory: e.inv, Off: rec.Off,
+		})
+	}
+	return active, refused
+}
