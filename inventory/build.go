@@ -31,8 +31,12 @@ func Of(b *bundle.Bundle) *Inventory {
 		inv.Tools = append(inv.Tools, Tool{Name: t.Name, Description: t.Description, Command: t.Command, Args: t.Args, Params: t.Params, TimeoutSec: t.TimeoutSec})
 	}
 	for _, h := range c.Hooks {
+		typ := h.Type
+		if typ == "" {
+			typ = bundle.HookCommand
+		}
 		ih := Hook{
-			Event: h.Event, Matcher: h.Matcher, Type: h.Type, Command: h.Command, Args: h.Args, Shell: h.Shell,
+			Event: h.Event, Matcher: h.Matcher, Type: typ, Command: h.Command, Args: h.Args, Shell: h.Shell,
 			URL: h.URL, Headers: h.Headers, AllowedEnvVars: set(h.AllowedEnvVars), Prompt: h.Prompt, Model: h.Model,
 			TimeoutSec: h.TimeoutSec, Async: h.Async, Scope: h.Scope, Hosts: hosts(h.Hosts),
 			HostVariables: hookVars(h),

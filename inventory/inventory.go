@@ -74,7 +74,7 @@ type Doc struct {
 	Name       string   `json:"name"`
 	Path       string   `json:"path"`
 	Hosts      []string `json:"hosts,omitempty"`
-	Grants     Grants   `json:"grants"`
+	Grants     Grants   `json:"grants,omitzero"`
 	ShellLines []string `json:"shell_lines,omitempty"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/lifecycle"
@@ -99,9 +100,9 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// A skipped component keeps the rest of the bundle loadable and reviewable,
-// but bundlectl trusts only a bundle that passes every rule.
-func TestSkippedComponentBlocksTrust(t *testing.T) {
+// A skipped component keeps the rest of the bundle loadable, reviewable
+// and trustable (partial loading); the skipped part is in no inventory.
+func TestSkippedComponentDoesNotBlockTrust(t *testing.T) {
 	home, ws := newWorkspace(t, "kit")
 	m := manager(home, ws)
 	skill := filepath.Join(ws, ".bundlectl", "bundles", "kit", "skills", "bad")
@@ -109,15 +110,24 @@ func TestSkippedComponentBlocksTrust(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: other\ndescription: x\n---\n"), 0o644))
 	b, err := m.Find(m.Discover(), "kit")
 	must(t, err)
-	if b.Rejected() || b.Valid() || len(b.Components.Tools) != 1 {
-		t.Fatalf("want a loadable bundle with a skipped skill: rejected %v valid %v tools %d", b.Rejected(), b.Valid(), len(b.Components.Tools))
+	if b.Rejected() || b.Valid() || len(b.Components.Tools) != 1 || len(b.Components.Skills) != 0 {
+		t.Fatalf("want a loadable bundle with a skipped skill: rejected %v valid %v tools %d skills %d", b.Rejected(), b.Valid(), len(b.Components.Tools), len(b.Components.Skills))
 	}
-	if st := status(t, m, "kit"); st.Word != lifecycle.StatusInvalid {
+	if st := status(t, m, "kit"); st.Word != lifecycle.StatusUntrusted {
 		t.Fatalf("status %+v", st)
 	}
 	h, err := lifecycle.Compute(b)
 	must(t, err)
-	if _, err := m.Trust("kit", h.Token()); !errors.Is(err, lifecycle.ErrRefused) {
-		t.Fatalf("trust: %v, want refused", err)
+	if strings.Contains(string(h.Inventory), "skills/bad") {
+		t.Fatalf("the skipped skill is in the inventory: %s", h.Inventory)
+	}
+	if _, err := m.Trust("kit", h.Token()); err != nil {
+		t.Fatalf("trust: %v", err)
+	}
+	if _, err := m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, m, "kit"); !st.Active {
+		t.Fatalf("status %+v", st)
 	}
 }

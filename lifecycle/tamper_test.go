@@ -88,10 +88,11 @@ func TestVerifyReportsSourceDrift(t *testing.T) {
 	must(t, os.Chmod(filepath.Join(b.Dir, "README.md"), 0o755)) // +x changes the content hash
 	_, problems, err := m.Verify()
 	must(t, err)
-	if len(problems) != 1 || problems[0].What != "source" {
+	if len(problems) != 1 || problems[0].What != "source" || !problems[0].Pending {
 		t.Fatalf("problems %+v", problems)
 	}
-	if st := status(t, m, "kit"); st.Word != lifecycle.StatusTampered {
+	// A changed source is an update awaiting review: still active.
+	if st := status(t, m, "kit"); !st.Active || !st.UpdatePending {
 		t.Fatalf("status %+v", st)
 	}
 }

@@ -50,7 +50,8 @@ func TestReviewLoadedExamples(t *testing.T) {
 		}},
 		"shell-helpers": {true, []string{"plugin.toml", "bundlectl trust shell-helpers "}},
 		"notes-skills":  {true, []string{"meeting-notes", "changelog-entry"}},
-		"lsp-bridge":    {false, []string{"blocks enabling", "This bundle cannot be trusted"}},
+		// A language server is a process bundlectl runs: reviewed, trustable.
+		"lsp-bridge": {true, []string{"LSP servers (1)", "bundlectl trust lsp-bridge "}},
 	}
 	for name, w := range want {
 		t.Run(name, func(t *testing.T) {

@@ -107,6 +107,9 @@ func (r *renderer) review(rv *Review) {
 	r.field("  ", "path", bundle.Quote(b.Dir))
 	r.field("  ", "version", orNone(b.Meta.Version, bundle.Quote))
 	format := "(no manifest could be read)"
+	if b.Format != "" {
+		format = string(b.Format)
+	}
 	if len(b.Formats) > 0 {
 		var fs []string
 		for _, f := range b.Formats {

@@ -42,11 +42,15 @@ func hostileBundle(t *testing.T) *bundle.Bundle {
 	b.Components.MCP[1].EnvHeaders["Y"] = hostile
 	b.Components.MCP[1].ToolsInclude = []string{hostile}
 	b.Components.Skills[0].Description = hostile
-	b.Components.Skills[0].AllowedTools = hostile
+	b.Components.Skills[0].Grants.AllowedTools = []string{hostile}
 	b.Components.Commands[0].Description = hostile
 	b.Permissions.FilesystemRoots = []string{hostile}
 	b.When.Binaries = []string{hostile}
-	b.Inactive = []bundle.Inactive{{Surface: bundle.SurfaceLSP, Name: hostile, Detail: hostile, Spec: json.RawMessage(`{"command":"` + "\u202e" + `"}`)}}
+	b.Inactive = []bundle.Inactive{{Surface: bundle.SurfaceNative, Name: hostile, Detail: hostile, Spec: json.RawMessage(`{"path":"` + "\u202e" + `"}`)}}
+	b.Components.Hooks[1].Shell = true
+	b.Components.Hooks[1].Command = hostile
+	b.Components.Hooks[1].Args = nil
+	b.HostVars = []string{hostile}
 	b.Ignored = []string{hostile}
 	b.Report.Warnf(hostile, hostile, "%s", hostile)
 	b.Report.Skipf("skills/"+hostile, "skill.invalid", "%s", hostile)
@@ -76,7 +80,7 @@ func TestRenderGolden(t *testing.T) {
 			b := goldenBundle(t)
 			b.Permissions.LifecycleMutation = true
 			b.Inactive = []bundle.Inactive{
-				{Surface: bundle.SurfaceLSP, Name: "gopls", Detail: "language server \"gopls\" for .go files", Spec: json.RawMessage(`{"command":"gopls","extensionToLanguage":{".go":"go"}}`)},
+				{Surface: bundle.SurfaceNative, Name: "fast", Detail: "native library \"./lib/fast.so\"", Spec: json.RawMessage(`{"path":"./lib/fast.so"}`)},
 				{Surface: bundle.SurfaceLifecycleMutation, Detail: "capabilities.lifecycle_mutation = true"},
 			}
 			return b
@@ -223,9 +227,22 @@ func TestReviewToken(t *testing.T) {
 		t.Error("review does not print the exact trust command")
 	}
 
+	// A skipped component does not stop trust: the rest of the bundle is
+	// what the token covers, and the review says what will not load.
+	skipped := goldenBundle(t)
+	skipped.Report.Skipf("mcp.json", "mcp.x", "bad")
+	if rv, err := New(skipped); err != nil || rv.Token == nil {
+		t.Errorf("a bundle with a skipped component: token %v, err %v", rv.Token, err)
+	} else {
+		var h bytes.Buffer
+		Render(&h, rv, RenderOptions{})
+		if !strings.Contains(h.String(), "Will not load (1)") || !strings.Contains(h.String(), "bundlectl trust") {
+			t.Errorf("review of a bundle with a skipped component:\n%s", h.String())
+		}
+	}
+
 	refused := map[string]func(b *bundle.Bundle){
 		"rejected": func(b *bundle.Bundle) { b.Report.Errorf("plugin.json", "manifest.x", "bad") },
-		"skipped":  func(b *bundle.Bundle) { b.Report.Skipf("mcp.json", "mcp.x", "bad") },
 		"blocked":  func(b *bundle.Bundle) { b.Inactive = []bundle.Inactive{{Surface: bundle.SurfaceNative}} },
 		"shadowed": func(b *bundle.Bundle) { b.ShadowedBy = "user/000000000000/example" },
 		"dir":      func(b *bundle.Bundle) { b.Scope = bundle.ScopeDir },

@@ -50,7 +50,7 @@ func TestExampleHarnessShowsOnlyActiveBundles(t *testing.T) {
 	for _, want := range []string{
 		"tool   plugin__repo-guard__word-count",
 		"not loaded: notes-skills (untrusted)",
-		"not loaded: lsp-bridge (blocked)",
+		"not loaded: lsp-bridge (untrusted)",
 		`exit 0: {"words":5`,
 		"blocked: repo-guard: blocked: force push",
 	} {
