@@ -85,6 +85,7 @@ func load(dir string, scope Scope, lim Limits, prescan bool) *Bundle {
 // readManifests applies every reader whose manifest the tree carries and
 // reports whether any did.
 func readManifests(b *Bundle, walkRep Report) bool {
+	attempted := false
 	for _, r := range readers {
 		if r.format == FormatTOML && b.HasFormat(FormatAgentPlugins) {
 			if hasFile(b.Tree, ManifestTOML) {
@@ -99,6 +100,7 @@ func readManifests(b *Bundle, walkRep Report) bool {
 			}
 			continue
 		}
+		attempted = true
 		data, err := b.Tree.ReadFile(r.manifest, MaxManifestBytes)
 		if err != nil {
 			b.Report.Errorf(r.manifest, "manifest.read", "cannot read the manifest: %v", err)
@@ -110,8 +112,8 @@ func readManifests(b *Bundle, walkRep Report) bool {
 	if len(b.Formats) > 0 {
 		return true
 	}
-	if walkStopped(walkRep) {
-		// The walk stopped at a bound before it reached a manifest; its
+	if attempted || walkStopped(walkRep) {
+		// A manifest that could not be read says why already. Or the walk stopped at a bound before it reached a manifest; its
 		// finding says why, and "missing" would be false.
 		return false
 	}
