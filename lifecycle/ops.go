@@ -191,6 +191,11 @@ func (m *Manager) Enable(name string) (bool, error) {
 			return stateErr(err)
 		}
 		st := m.Evaluate(b, s)
+		if !st.Trusted {
+			if err := refuseUntrustable(b, "enabled"); err != nil {
+				return err
+			}
+		}
 		if !st.Trusted || st.Word == StatusTampered {
 			fix := st.Hint
 			if fix == "" {

@@ -257,7 +257,7 @@ func TestCorpusList(t *testing.T) {
 	for _, c := range cases {
 		want := "untrusted"
 		switch {
-		case !c.Valid():
+		case c.Rejected():
 			want = "invalid"
 		case len(c.Blocked) > 0:
 			want = "blocked"

@@ -58,6 +58,18 @@ func (c Case) Valid() bool {
 }
 
 // DefaultLimits reports whether the case runs with the default bounds.
+// Rejected reports whether the case expects an error finding: the bundle
+// is rejected and lists as invalid. A case with only skipped components
+// is not: the rest of it can be trusted.
+func (c Case) Rejected() bool {
+	for _, w := range c.Wants {
+		if w.Severity == "error" {
+			return true
+		}
+	}
+	return false
+}
+
 func (c Case) DefaultLimits() bool { return c.Limits == (bundle.Limits{}) }
 
 // Committed reads every case of the corpus directory dir: each
