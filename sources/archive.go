@@ -89,10 +89,10 @@ func (f *fetcher) download(s *spec, file string) (string, error) {
 		c := *client
 		c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 5 {
-				return errors.New("too many redirects")
+				return fmt.Errorf("too many redirects: %w", ErrRefused)
 			}
 			if req.URL.Scheme != "https" {
-				return errors.New("a redirect left https")
+				return fmt.Errorf("a redirect left https: %w", ErrRefused)
 			}
 			return nil
 		}

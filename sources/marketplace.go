@@ -317,7 +317,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 	}
 	var cat *catalogue
 	var e *entry
-	seen := false
+	var notFound error
 	for _, format := range formats {
 		data, ok, err := read(format)
 		if err != nil {
@@ -326,13 +326,15 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		if !ok {
 			continue
 		}
-		seen = true
 		c, err := parseCatalogue(format, data, s.display)
 		if err != nil {
 			return err
 		}
 		e, err = c.find(s.plugin, s.display, m.isLocal)
-		if errors.Is(err, ErrNotFound) && format != formats[len(formats)-1] {
+		if errors.Is(err, ErrNotFound) {
+			if notFound == nil {
+				notFound = err
+			}
 			continue
 		}
 		if err != nil {
@@ -341,7 +343,10 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		cat = c
 		break
 	}
-	if !seen {
+	if cat == nil && notFound != nil {
+		return notFound
+	}
+	if cat == nil {
 		want := ClaudeCatalogue + " or " + CodexCatalogue
 		if s.format != "" {
 			want = catalogueFile(s.format)

@@ -210,7 +210,12 @@ func (t *tree) write(c string, exec bool, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", bundle.Quote(c), err)
 	}
-	n, err := io.Copy(f, io.LimitReader(r, size+1))
+	rr := &readErr{r: r}
+	n, err := io.Copy(f, io.LimitReader(rr, size+1))
+	if rr.err != nil && rr.err != io.EOF {
+		f.Close()
+		return t.refuse(c, "cannot read the file from the %s: %s", t.what, bundle.Sanitize(rr.err.Error()))
+	}
 	if err == nil {
 		mode := os.FileMode(0o644)
 		if exec {
@@ -233,6 +238,21 @@ func (t *tree) write(c string, exec bool, r io.Reader) error {
 		return t.refuse(c, "the file holds fewer bytes than the %d it declared", size)
 	}
 	return nil
+}
+
+// readErr remembers the error of the reader it wraps, so a failed read
+// (a corrupt member) is told apart from a failed write.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // file reserves and writes the regular file p in one step.

@@ -120,6 +120,9 @@ func classify(q Request) (*spec, error) {
 			if q.SHA256 != "" {
 				return nil, invalid(d, "--sha256 applies only to archives")
 			}
+			if archiveExt(market) != "" {
+				return nil, invalid(d, "a marketplace is a directory or a git repository, not an archive")
+			}
 			mk := Request{Source: market, Ref: q.Ref}
 			if q.marketplaceGit {
 				mk.Kind = KindGit
@@ -134,7 +137,7 @@ func classify(q Request) (*spec, error) {
 				return nil, err
 			}
 			if m.kind != KindDir && m.kind != KindGit {
-				return nil, invalid(d, "a marketplace is a directory or a git repository, not a %s", m.kind)
+				return nil, invalid(d, "a marketplace is a directory or a git repository, not %s", noun(m.kind))
 			}
 			s.market = m
 			s.isLocal = m.isLocal
@@ -164,7 +167,7 @@ func classify(q Request) (*spec, error) {
 		}
 	}
 	if q.Kind != "" && q.Kind != s.kind {
-		return nil, invalid(d, "the source is a %s, not a %s", s.kind, q.Kind)
+		return nil, invalid(d, "the source is %s, not %s", noun(s.kind), noun(q.Kind))
 	}
 	switch {
 	case s.kind == KindArchive && q.SHA256 == "":
@@ -248,6 +251,21 @@ func (s *spec) classifyPath(src string, q Request) error {
 		return &Error{Source: s.display, Reason: "not a directory, git repository or archive", Err: ErrRefused}
 	}
 	return nil
+}
+
+// noun names a kind with its article, for messages.
+func noun(k Kind) string {
+	switch k {
+	case KindDir:
+		return "a directory"
+	case KindGit:
+		return "a git repository"
+	case KindArchive:
+		return "an archive"
+	case KindMarketplace:
+		return "a marketplace plugin"
+	}
+	return "a " + string(k)
 }
 
 // isBareRepo reports a directory that is itself a git directory: a bare
