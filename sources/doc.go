@@ -5,7 +5,8 @@
 //
 // # Source kinds
 //
-//   - A local directory, copied as it is (KindDir).
+//   - A local directory, copied as it is but for a top-level .git
+//     (KindDir).
 //   - A git repository (KindGit): a local path, a file://, https:// or
 //     ssh:// URL, or scp-like user@host:path; Request.Ref names a branch,
 //     tag or full commit id (default: the remote's HEAD); the result always

@@ -76,6 +76,12 @@ func TestFetchGitLocalPath(t *testing.T) {
 	if res.Source.Kind != KindDir {
 		t.Errorf("a checkout without a ref is a %s", res.Source.Kind)
 	}
+	if _, err := os.Stat(filepath.Join(res.Dir, ".git")); err == nil {
+		t.Errorf("a directory copy holds the checkout's .git")
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, "uncommitted.md")); err != nil {
+		t.Errorf("a directory copy lacks the working file: %v", err)
+	}
 	bare := filepath.Join(t.TempDir(), "bare.git")
 	r.git("clone", "-q", "--bare", r.dir, bare)
 	res = mustFetch(t, Request{Source: bare}, Options{})

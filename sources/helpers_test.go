@@ -192,11 +192,25 @@ type tmember struct {
 	body     string
 	mode     int64
 	linkname string
-	size     int64 // declared size when not len(body)
 }
 
 func makeTarGz(t *testing.T, p string, members []tmember) string {
 	t.Helper()
+	data := tarGzBytes(members)
+	writeFile(t, p, string(data), 0o644)
+	return sha(data)
+}
+
+func makeZip(t *testing.T, p string, members []tmember) string {
+	t.Helper()
+	data := zipBytes(members)
+	writeFile(t, p, string(data), 0o644)
+	return sha(data)
+}
+
+// tarGzBytes builds a .tar.gz of members; it panics on a member the tar
+// writer refuses (a test bug).
+func tarGzBytes(members []tmember) []byte {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(gz)
@@ -214,7 +228,7 @@ func makeTarGz(t *testing.T, p string, members []tmember) string {
 			h.Size = int64(len(m.body))
 		}
 		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
 		if typ == tar.TypeReg {
 			tw.Write([]byte(m.body))
@@ -222,12 +236,11 @@ func makeTarGz(t *testing.T, p string, members []tmember) string {
 	}
 	tw.Close()
 	gz.Close()
-	writeFile(t, p, buf.String(), 0o644)
-	return sha(buf.Bytes())
+	return buf.Bytes()
 }
 
-func makeZip(t *testing.T, p string, members []tmember) string {
-	t.Helper()
+// zipBytes builds a .zip of members.
+func zipBytes(members []tmember) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, m := range members {
@@ -247,13 +260,12 @@ func makeZip(t *testing.T, p string, members []tmember) string {
 		h.SetMode(mode)
 		w, err := zw.CreateHeader(h)
 		if err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
 		w.Write([]byte(m.body + m.linkname))
 	}
 	zw.Close()
-	writeFile(t, p, buf.String(), 0o644)
-	return sha(buf.Bytes())
+	return buf.Bytes()
 }
 
 func sha(b []byte) string {

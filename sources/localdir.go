@@ -10,7 +10,8 @@ import (
 )
 
 // copyDir copies the directory sub (a clean relative path, "" for the
-// root) below base into t. base is trusted to exist; everything below it
+// root) below base into t, leaving out a top-level .git (the repository of
+// a checkout is not part of a bundle). base is trusted to exist; everything below it
 // is not: sub must be reached through real directories (no link on the
 // way), the walk never follows a link, a link is kept only under t's
 // rules, a device, FIFO or socket is refused, and each file is opened
@@ -73,6 +74,9 @@ func copyWalk(t *tree, r *os.Root, src, dst string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if dst == "" && name == ".git" {
+			continue // a checkout's repository is not part of the bundle
+		}
 		sp, dp := pathJoin(src, name), pathJoin(dst, name)
 		fi, err := r.Lstat(sp)
 		if err != nil {

@@ -355,7 +355,7 @@ func checkGitURL(raw string) (string, error) {
 	case "http":
 		return "", errors.New("plain http is refused; use https")
 	default:
-		return "", fmt.Errorf("the %q transport is refused; use https, ssh or file", u.Scheme)
+		return "", errors.New("this transport is refused; use https, ssh or file")
 	}
 	if u.Host == "" || strings.HasPrefix(u.Host, "-") {
 		return "", errors.New("the URL has no valid host")
@@ -380,7 +380,7 @@ func checkArchiveURL(raw string) (string, error) {
 	case "http":
 		return "", errors.New("plain http is refused; use https")
 	default:
-		return "", fmt.Errorf("an archive URL must be https, not %q", u.Scheme)
+		return "", errors.New("an archive URL must be https")
 	}
 	if u.User != nil {
 		return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")

@@ -176,7 +176,7 @@ func (r Resolved) validate() error {
 	}
 	switch r.Kind {
 	case KindDir:
-		if err := errors.Join(none("url", r.URL), none("ref", r.Ref), none("commit", r.Commit), none("sha256", r.SHA256), none("plugin", r.Plugin)); err != nil {
+		if err := firstErr(none("url", r.URL), none("ref", r.Ref), none("commit", r.Commit), none("sha256", r.SHA256), none("plugin", r.Plugin)); err != nil {
 			return err
 		}
 		if r.Marketplace != nil {
@@ -187,7 +187,7 @@ func (r Resolved) validate() error {
 		}
 		return loc("", r.Path, "", false)
 	case KindGit:
-		if err := errors.Join(none("sha256", r.SHA256), none("plugin", r.Plugin)); err != nil {
+		if err := firstErr(none("sha256", r.SHA256), none("plugin", r.Plugin)); err != nil {
 			return err
 		}
 		if r.Marketplace != nil {
@@ -198,7 +198,7 @@ func (r Resolved) validate() error {
 		}
 		return loc(r.URL, r.Path, "", true)
 	case KindArchive:
-		if err := errors.Join(none("ref", r.Ref), none("commit", r.Commit), none("plugin", r.Plugin)); err != nil {
+		if err := firstErr(none("ref", r.Ref), none("commit", r.Commit), none("plugin", r.Plugin)); err != nil {
 			return err
 		}
 		if r.Marketplace != nil {
@@ -279,6 +279,15 @@ func (r Resolved) Request() Request {
 	default:
 		return Request{Kind: r.Kind, Source: r.Path, Subdir: r.Subdir}
 	}
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkAbsPath(p string) error {
