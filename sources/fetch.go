@@ -134,6 +134,11 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 	var cancel context.CancelFunc
 	f.ctx, cancel = context.WithTimeout(ctx, f.timeout)
 	defer cancel()
+	// The name is known from the request: a bad or taken name costs no fetch.
+	name, err := deriveName(s, opts)
+	if err != nil {
+		return nil, err
+	}
 	if err := ensureParent(parent); err != nil {
 		return nil, &Error{Source: s.display, Reason: err.Error(), Err: err}
 	}
@@ -149,7 +154,7 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 			os.RemoveAll(out)
 		}
 	}()
-	res = &Result{Dir: out}
+	res = &Result{Dir: out, Name: name}
 	switch s.kind {
 	case KindDir:
 		err = f.fetchDir(s, res)
@@ -166,9 +171,6 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 		err = f.ctxError(s.display) // whatever failed, the deadline is why
 	}
 	if err != nil {
-		return nil, err
-	}
-	if res.Name, err = deriveName(s, opts); err != nil {
 		return nil, err
 	}
 	if err = os.Chmod(out, 0o755); err != nil {

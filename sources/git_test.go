@@ -283,6 +283,8 @@ func TestFetchGitURLsRefused(t *testing.T) {
 		{"https://example.com/r.git?token=x", "query"},
 		{"ssh://git:pw@example.com/r.git", "credentials"},
 		{"-oProxyCommand=x", "must not start"},
+		{"ssh://-oProxyCommand=touch@example.com/r.git", "must not start"},
+		{"ssh://-oProxyCommand=touch/r.git", "no valid host"},
 	} {
 		err := mustFail(t, Request{Source: c.src}, Options{}, ErrInvalid, c.has)
 		for _, secret := range []string{"hunter2", "ghp_abcdef", ":pw@"} {

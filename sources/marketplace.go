@@ -380,7 +380,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 			}
 		}
 	default:
-		pg, err := f.openRepo(src.url, "", s.display)
+		pg, err := f.openRepo(src.url, "", s.display+" (entry "+src.url+")")
 		if err != nil {
 			return err
 		}

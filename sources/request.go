@@ -347,6 +347,9 @@ func checkGitURL(raw string) (string, error) {
 		if _, set := u.User.Password(); set {
 			return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")
 		}
+		if strings.HasPrefix(u.User.Username(), "-") {
+			return "", errors.New("the URL's user must not start with \"-\"")
+		}
 	case "file":
 		if _, err := fileURLPath(u); err != nil {
 			return "", err
