@@ -1,0 +1,385 @@
+package sources
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// testOnlyHTTPClient replaces the HTTP client in tests (a local TLS
+// server's client).
+var testOnlyHTTPClient *http.Client
+
+// manifestMarkers are the entries whose presence makes a directory a
+// bundle root, for unwrapping an archive's single top-level directory.
+var manifestMarkers = []string{".claude-plugin", ".codex-plugin", "plugin.json", "plugin.toml", "gemini-extension.json"}
+
+// ignoredTop are top-level archive members that do not count when looking
+// for a single wrapping directory (macOS archivers add them).
+var ignoredTop = map[string]bool{"__MACOSX": true, ".DS_Store": true}
+
+func (f *fetcher) fetchArchive(s *spec, res *Result) error {
+	dir, err := f.scratchDir()
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	file := filepath.Join(dir, "archive")
+	sum, err := f.download(s, file)
+	if err != nil {
+		return err
+	}
+	if sum != s.sha256 {
+		return &Error{Source: s.display, Reason: fmt.Sprintf("the archive's sha256 is %s, not the pinned %s; nothing was extracted", sum, s.sha256), Err: ErrPinMismatch}
+	}
+	t, err := f.newTree(res.Dir, "archive", s.display, false)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	loc := s.url
+	if loc == "" {
+		loc = s.path
+	}
+	var a archiveReader
+	if archiveExt(loc) == ".zip" {
+		a, err = openZip(file)
+	} else {
+		a = &tarGz{file: file}
+	}
+	if err != nil {
+		return &Error{Source: s.display, Reason: "not a valid zip archive: " + err.Error(), Err: ErrRefused}
+	}
+	defer a.close()
+	if err := extractArchive(t, a, s.subdir); err != nil {
+		return err
+	}
+	if err := t.finish(); err != nil {
+		return err
+	}
+	res.Source = Resolved{Kind: KindArchive, URL: s.url, Path: s.path, SHA256: s.sha256, Subdir: s.subdir}
+	return nil
+}
+
+// download copies the archive into file, at most the total-size bound
+// plus 64 MiB, and returns its sha256. Only the copy is read afterwards,
+// so the bytes extracted are the bytes hashed.
+func (f *fetcher) download(s *spec, file string) (string, error) {
+	max := f.lim.MaxTotalBytes + 64<<20
+	var in io.Reader
+	if s.url != "" {
+		client := testOnlyHTTPClient
+		if client == nil {
+			client = &http.Client{}
+		}
+		c := *client
+		c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return fmt.Errorf("too many redirects: %w", ErrRefused)
+			}
+			if req.URL.Scheme != "https" {
+				return fmt.Errorf("a redirect left https: %w", ErrRefused)
+			}
+			return nil
+		}
+		req, err := http.NewRequestWithContext(f.ctx, http.MethodGet, s.url, nil)
+		if err != nil {
+			return "", invalid(s.display, "%v", err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			if f.ctx.Err() != nil {
+				return "", f.ctxError(s.display)
+			}
+			return "", &Error{Source: s.display, Reason: "download failed: " + downloadErr(err), Err: err}
+		}
+		defer resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusNotFound:
+			return "", &Error{Source: s.display, Reason: "the server answered 404 Not Found", Err: ErrNotFound}
+		case resp.StatusCode != http.StatusOK:
+			return "", &Error{Source: s.display, Reason: fmt.Sprintf("the server answered %d", resp.StatusCode), Err: ErrNotFound}
+		}
+		in = resp.Body
+	} else {
+		fd, err := os.OpenFile(s.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return "", &Error{Source: s.display, Reason: errText(err), Err: err}
+		}
+		defer fd.Close()
+		fi, err := fd.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return "", &Error{Source: s.display, Reason: "not a regular file", Err: ErrRefused}
+		}
+		in = fd
+	}
+	out, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	defer out.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(in, max+1))
+	if err != nil {
+		if f.ctx.Err() != nil {
+			return "", f.ctxError(s.display)
+		}
+		return "", &Error{Source: s.display, Reason: "download failed: " + downloadErr(err), Err: err}
+	}
+	if n > max {
+		return "", &Error{Source: s.display, Reason: fmt.Sprintf("the archive is larger than %d bytes", max), Err: ErrRefused}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func downloadErr(err error) string {
+	return strings.TrimSpace(bundle.Sanitize(err.Error()))
+}
+
+// member is one archive entry as the archive declares it.
+type member struct {
+	name string
+	typ  byte // tar type flag; zip entries are mapped onto it
+	size int64
+	exec bool
+}
+
+// archiveReader walks an archive's members in order; open reads one.
+type archiveReader interface {
+	each(fn func(m member, r io.Reader) error) error
+	close()
+}
+
+type tarGz struct{ file string }
+
+func (a *tarGz) close() {}
+
+func (a *tarGz) each(fn func(member, io.Reader) error) error {
+	fd, err := os.Open(a.file)
+	if err != nil {
+		return err
+	}
+	defer fd.Close()
+	gz, err := gzip.NewReader(fd)
+	if err != nil {
+		return fmt.Errorf("not a gzip stream: %w", err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
+			return fmt.Errorf("not a valid tar archive: %w", err)
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		typ := h.Typeflag
+		if typ == tar.TypeRegA {
+			typ = tar.TypeReg
+		}
+		if err := fn(member{name: h.Name, typ: typ, size: h.Size, exec: h.Mode&0o111 != 0}, tr); err != nil {
+			return err
+		}
+	}
+}
+
+type zipArchive struct {
+	fd *os.File
+	zr *zip.Reader
+}
+
+func openZip(file string) (*zipArchive, error) {
+	fd, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := fd.Stat()
+	if err != nil {
+		fd.Close()
+		return nil, err
+	}
+	zr, err := zip.NewReader(fd, fi.Size())
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		fd.Close()
+		return nil, err
+	}
+	return &zipArchive{fd: fd, zr: zr}, nil
+}
+
+func (a *zipArchive) close() { a.fd.Close() }
+
+func (a *zipArchive) each(fn func(member, io.Reader) error) error {
+	for _, zf := range a.zr.File {
+		m := member{name: zf.Name, size: int64(zf.UncompressedSize64), exec: zf.Mode().Perm()&0o111 != 0}
+		mode := zf.Mode()
+		switch {
+		case strings.HasSuffix(zf.Name, "/") || mode.IsDir():
+			m.typ = tar.TypeDir
+		case mode&os.ModeSymlink != 0:
+			m.typ = tar.TypeSymlink
+		case mode&os.ModeDevice != 0 || mode&os.ModeCharDevice != 0:
+			m.typ = tar.TypeChar
+		case mode&os.ModeNamedPipe != 0:
+			m.typ = tar.TypeFifo
+		case mode&os.ModeSocket != 0:
+			m.typ = 's'
+		case mode.IsRegular():
+			m.typ = tar.TypeReg
+		default:
+			m.typ = '?'
+		}
+		if zf.UncompressedSize64 > 1<<62 {
+			m.size = 1 << 62
+		}
+		var r io.Reader = strings.NewReader("")
+		var rc io.ReadCloser
+		if m.typ == tar.TypeReg {
+			var err error
+			rc, err = zf.Open()
+			if err != nil {
+				return fmt.Errorf("member %s: %w", bundle.Quote(zf.Name), err)
+			}
+			r = rc
+		}
+		err := fn(m, r)
+		if rc != nil {
+			rc.Close()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extractArchive checks every member of a (names, types, counts and
+// sizes, against the bundle limits, whether it will be extracted or not),
+// picks the bundle root (sub, else a single wrapping directory that holds
+// a manifest, else the archive root), then extracts the members below it.
+func extractArchive(t *tree, a archiveReader, sub string) error {
+	seen := map[string]bool{} // every member and every implied parent
+	dirs := map[string]bool{}
+	n := 0
+	var total int64
+	err := a.each(func(m member, _ io.Reader) error {
+		c, err := t.clean(m.name)
+		if err != nil {
+			return err
+		}
+		switch m.typ {
+		case tar.TypeReg, tar.TypeDir:
+		case tar.TypeSymlink, tar.TypeLink:
+			return t.refuse(m.name, "links are not allowed in an archive")
+		case tar.TypeChar, tar.TypeBlock:
+			return t.refuse(m.name, "device files are not allowed in an archive")
+		case tar.TypeFifo:
+			return t.refuse(m.name, "named pipes (FIFOs) are not allowed in an archive")
+		default:
+			return t.refuse(m.name, "unsupported archive member type %q", string(m.typ))
+		}
+		if n++; n > t.lim.MaxEntries {
+			return t.refuse(m.name, "the archive has more than %d members", t.lim.MaxEntries)
+		}
+		if m.typ == tar.TypeReg {
+			if m.size < 0 || m.size > t.lim.MaxFileBytes {
+				return t.refuse(m.name, "the file is %d bytes, larger than the limit of %d", m.size, t.lim.MaxFileBytes)
+			}
+			if total += m.size; total > t.lim.MaxTotalBytes {
+				return t.refuse(m.name, "the archive's files exceed the limit of %d bytes in total", t.lim.MaxTotalBytes)
+			}
+		}
+		if c == "" {
+			return nil
+		}
+		seen[c] = true
+		if m.typ == tar.TypeDir {
+			dirs[c] = true
+		}
+		for d := c; strings.Contains(d, "/"); {
+			d = d[:strings.LastIndexByte(d, '/')]
+			seen[d], dirs[d] = true, true
+		}
+		return nil
+	})
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return err
+		}
+		return t.refuse(".", "%s", bundle.Sanitize(err.Error()))
+	}
+	var tops []string
+	for p := range seen {
+		if !strings.Contains(p, "/") && !ignoredTop[p] {
+			tops = append(tops, p)
+		}
+	}
+	wrapper := ""
+	if len(tops) == 1 && dirs[tops[0]] {
+		wrapper = tops[0]
+	}
+	prefix := ""
+	switch {
+	case sub != "":
+		switch {
+		case dirs[sub]:
+			prefix = sub
+		case wrapper != "" && dirs[wrapper+"/"+sub]:
+			prefix = wrapper + "/" + sub
+		default:
+			return &Error{Source: t.src, Path: sub, Reason: "no such directory in the archive", Err: ErrNotFound}
+		}
+	case wrapper != "":
+		for _, mk := range manifestMarkers {
+			if seen[wrapper+"/"+mk] {
+				prefix = wrapper
+				break
+			}
+		}
+	}
+	return a.each(func(m member, r io.Reader) error {
+		c, err := t.clean(m.name)
+		if err != nil {
+			return err
+		}
+		rel, ok := under(c, prefix)
+		if !ok || rel == "" {
+			return nil
+		}
+		if m.typ == tar.TypeDir {
+			return t.dir(rel)
+		}
+		return t.file(rel, m.size, m.exec, r)
+	})
+}
+
+// under returns p relative to prefix, and whether p is prefix or below it.
+func under(p, prefix string) (string, bool) {
+	if prefix == "" {
+		return p, true
+	}
+	if p == prefix {
+		return "", true
+	}
+	if strings.HasPrefix(p, prefix+"/") {
+		return p[len(prefix)+1:], true
+	}
+	return "", false
+}

@@ -1,0 +1,128 @@
+// Package sources resolves where a bundle comes from and fetches it into
+// a fresh directory, trusting nothing it fetches. The caller (install,
+// update, sync) validates the result, renames it into a root, and records
+// Result.Source in state and the lockfile.
+//
+// # Source kinds
+//
+//   - A local directory, copied as it is but for a top-level .git
+//     (KindDir).
+//   - A git repository (KindGit): a local path, a file://, https:// or
+//     ssh:// URL, or scp-like user@host:path; Request.Ref names a branch,
+//     tag or full commit id (default: the remote's HEAD); the result always
+//     records the full commit it resolved to. A local path is a directory
+//     unless a ref is given, Kind is KindGit, or it is a bare repository.
+//   - <plugin>@<marketplace> (KindMarketplace), the marketplace being a
+//     directory or a git repository holding a Claude Code or a Codex
+//     catalogue (fields below). Request.Ref applies to a git marketplace.
+//   - An archive (KindArchive): .tar.gz, .tgz or .zip, a local path or an
+//     https:// URL, always with a sha256 pin (Request.SHA256).
+//
+// Request.Subdir selects the bundle's directory inside a directory, a
+// repository or an archive.
+//
+// # Marketplace catalogues (the fields read; every other key is ignored,
+// as the hosts ignore it)
+//
+// Claude Code, <root>/.claude-plugin/marketplace.json: name (required, a
+// valid name), metadata.pluginRoot (base of bare relative sources, inside
+// the marketplace), plugins[] (required). An entry: name, source, strict
+// (default true); every other key except the listing-only source, strict,
+// category, tags and relevance is manifest material (see strict below).
+// Sources: "./path" (relative to the marketplace root; a bare "path" only
+// with pluginRoot); {"source":"github","repo":"owner/repo"};
+// {"source":"url","url":…}; {"source":"git-subdir","url":… (or
+// owner/repo),"path":…}; the three git kinds take optional "ref" (branch
+// or tag) and "sha" (full commit id; when both are set the sha is fetched,
+// and when a server refuses to serve a commit by id the ref is fetched
+// with its history and must reach the sha). "npm" and "pip" are refused:
+// bundlectl does not run package managers to fetch a plugin.
+//
+// Codex, <root>/.agents/plugins/marketplace.json: name, plugins[]; an
+// entry: name, source ("./path", {"source":"local","path":"./…"},
+// {"source":"url",…}, {"source":"git-subdir",…}, as above),
+// policy.installation (NOT_AVAILABLE is refused). Codex entries define no
+// components.
+//
+// When a marketplace has both catalogues, Claude Code's is read first;
+// Request.Format chooses one. Two entries with the plugin's name are
+// refused rather than one picked.
+//
+// # Entries that define components (strict)
+//
+// Claude Code reads a marketplace entry as the plugin's manifest when the
+// plugin ships no .claude-plugin/plugin.json (whatever strict says).
+// Fetch then writes the entry, without its listing-only keys, to
+// .claude-plugin/plugin.json in the fetched tree (Result.Generated says
+// so), so the ordinary reader reads it and the content hash covers it.
+// When the plugin ships a plugin.json and a strict: false entry defines
+// components (commands, agents, skills, hooks, outputStyles, themes),
+// Claude Code refuses to load the plugin ("conflicting manifests"); Fetch
+// refuses it too, naming both. Claude Code refuses even when the shipped
+// plugin.json itself declares no components, and so does Fetch. When a
+// strict: true entry adds such components to a shipped plugin.json,
+// Claude Code merges the two; Fetch refuses rather than review less than
+// would run (mcpServers and lspServers of such an entry are ignored by
+// Claude Code, and are not written either).
+//
+// # Git
+//
+// Git runs as the system git binary. The project does not add a large Go
+// git library without a reason, and the system git is what users'
+// marketplaces and the hosts themselves use: the same transports, ssh
+// setup, proxies and partial-clone support. It is hardened: a clean
+// environment (PATH, a scratch HOME — the real one only for ssh, with
+// SSH_AUTH_SOCK — proxy and CA variables, nothing else),
+// GIT_CONFIG_NOSYSTEM=1 and GIT_CONFIG_GLOBAL=/dev/null, no prompt
+// (GIT_TERMINAL_PROMPT=0, GIT_ASKPASS and SSH_ASKPASS empty, ssh in batch
+// mode), and command-line configuration that outranks everything else:
+// no hooks (core.hooksPath=/dev/null), no credential helper, no fsmonitor,
+// no LFS or other filter, no submodules, no redirects to other hosts,
+// fsck of every received object, and only the file, https and ssh
+// transports (protocol.allow=never; ext::, git:// and http:// are
+// refused). URLs with credentials, a query or a fragment are refused, so
+// nothing secret is ever recorded or printed. A scratch bare repository
+// fetches the one commit as a partial clone (no history, blobs only for
+// the chosen subdirectory, in one request), and files are read as raw
+// blobs with git cat-file: nothing is checked out, so no attribute,
+// filter or hook of the repository can run. Each git process runs in its
+// own process group, killed with every helper it started when the fetch
+// times out (Options.Timeout, default DefaultTimeout) and when bundlectl
+// dies (Linux); the error names the source. A repository whose transfer
+// grows beyond four times the total-size limit (plus 64 MiB) is stopped.
+//
+// # Invariants
+//
+//   - Fetch writes only inside the caller's parent directory: the result
+//     (TempPrefix) and a scratch directory (ScratchPrefix), which is
+//     always removed. On any failure nothing is left in the parent.
+//   - Every fetched entry, from any kind of source, goes through one
+//     writer that refuses: paths that are absolute or leave the tree
+//     (".."), names that break the tree rules (bundle.CheckName) or
+//     collide under NFC and case folding, the same path twice, device
+//     files, FIFOs, sockets, and trees over the bundle limits (entries,
+//     per-file and total bytes, depth, path length; declared sizes are
+//     checked before anything is read, actual sizes while writing). A
+//     symbolic link is kept only in a directory or repository and only
+//     when its target resolves inside the tree to a regular file; an
+//     archive may hold no link at all. Files are created O_EXCL below an
+//     os.Root: nothing is written outside the result. Modes are
+//     normalised: directories 0755, files 0644, or 0755 with any
+//     executable bit; setuid, setgid and sticky bits are dropped.
+//   - A marketplace entry's path stays inside the marketplace: no "..",
+//     no absolute path, no symbolic link on the way (in a directory or in
+//     a repository). A marketplace fetched from elsewhere may not point at
+//     this machine (file:// entries are refused); the bundle and plugin
+//     names pass CheckName.
+//   - An archive is copied into the scratch directory while its sha256 is
+//     computed; nothing is parsed before the pin matches, and only the
+//     copy is read. Every member is checked, extracted or not. A single
+//     top-level directory is unwrapped when it holds a manifest
+//     (.claude-plugin, .codex-plugin, plugin.json, plugin.toml,
+//     gemini-extension.json); Subdir is looked up at the archive root,
+//     then inside such a directory.
+//   - Network access happens only for a remote source (https, ssh), and
+//     only to the hosts the source and its marketplace entry name.
+//   - Resolved records enough to fetch the same bytes again (FetchLocked)
+//     and holds no credential; its String is stable and terminal-safe.
+package sources

@@ -1,0 +1,48 @@
+package sources
+
+import (
+	"errors"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// Sentinels a caller branches on; every failure is an *Error that wraps one
+// of them, or the underlying cause.
+var (
+	// ErrRefused: the source, or something it holds, breaks a rule: a path
+	// that leaves its tree, a link, a device file, a bound exceeded, an
+	// invalid or colliding name, an unsupported marketplace entry.
+	ErrRefused = errors.New("refused")
+	// ErrPinMismatch: fetched bytes or commits are not the pinned ones (an
+	// archive's sha256, a locked commit).
+	ErrPinMismatch = errors.New("does not match its pin")
+	// ErrTimeout: the fetch did not finish within Options.Timeout.
+	ErrTimeout = errors.New("timed out")
+	// ErrNotFound: the source, a ref, a subdirectory, a marketplace or a
+	// plugin in it does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrInvalid: the request itself is malformed (a bad URL, a flag that
+	// does not apply to this kind of source).
+	ErrInvalid = errors.New("invalid source")
+)
+
+// Error is a failure to resolve or fetch a source. Source is the display
+// form of what was asked for (never with credentials: URLs that carry them
+// are refused before anything else), Path the entry or field inside it
+// ("" when the failure concerns the source as a whole).
+type Error struct {
+	Source string
+	Path   string
+	Reason string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	s := "source " + bundle.Quote(e.Source) + ": "
+	if e.Path != "" {
+		s += bundle.EscapePath(e.Path) + ": "
+	}
+	return s + e.Reason
+}
+
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,317 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// DefaultTimeout bounds a whole fetch when Options.Timeout is zero:
+// generous, because a slow network is not an attack; a fetch that hangs
+// is stopped, never waited for forever.
+const DefaultTimeout = 10 * time.Minute
+
+// Prefixes of the directories a fetch creates inside its parent. A crash
+// can leave them behind; a caller that holds its lock (so no fetch runs)
+// may delete every entry of the parent with one of these prefixes.
+const (
+	TempPrefix    = ".fetch-"
+	ScratchPrefix = ".scratch-"
+)
+
+// Options tune a fetch. The zero value is usable.
+type Options struct {
+	// Limits bound the fetched tree (bundle.DefaultLimits when zero).
+	Limits bundle.Limits
+	// Timeout bounds the whole fetch (DefaultTimeout when zero).
+	Timeout time.Duration
+	// Name is the bundle name to use instead of the derived one (the
+	// plugin name of a marketplace entry, else the last element of the
+	// subdirectory, directory, repository or archive).
+	Name string
+	// Taken, when set, reports names already in use in the destination
+	// (the caller compares under CollisionKey); a fetch whose name is
+	// taken is refused.
+	Taken func(name string) bool
+	// GitPath is the git program ("git", found on PATH, when empty).
+	GitPath string
+}
+
+// Result is a fetched tree, not yet trusted or installed.
+type Result struct {
+	// Dir is a fresh directory inside the parent given to Fetch holding
+	// exactly the bundle tree (directories 0755, files 0644 or 0755). The
+	// caller validates it and renames it into place, or calls Discard.
+	Dir string
+	// Name is the bundle name (Options.Name or derived), already checked
+	// with CheckName and Options.Taken.
+	Name string
+	// Source records where the tree came from, for state and lockfiles.
+	Source Resolved
+	// Generated lists the files the fetch wrote itself rather than copied
+	// from the source (a marketplace entry's definitions written as
+	// .claude-plugin/plugin.json), so a review can say where they came from.
+	Generated []string
+}
+
+// Discard removes the fetched tree.
+func (r *Result) Discard() error { return os.RemoveAll(r.Dir) }
+
+// Fetch resolves q and fetches it into a new temporary directory inside
+// parent (created 0700 if missing; a link or non-directory is refused).
+// Nothing it fetches is trusted: see the package documentation for what
+// is refused. On any failure nothing is left in parent. Network access
+// happens only when q names a remote source, and only to it.
+func Fetch(ctx context.Context, parent string, q Request, opts Options) (*Result, error) {
+	s, err := classify(q)
+	if err != nil {
+		return nil, err
+	}
+	return fetchSpec(ctx, parent, s, opts)
+}
+
+// FetchLocked fetches exactly what r records: the same commits (the
+// marketplace's and the plugin's), the same archive pin, the same
+// directory. The result's Source equals r, or the fetch fails with
+// ErrPinMismatch and leaves nothing behind. A directory has no pin: its
+// content is whatever it holds now (the caller's token check decides).
+func FetchLocked(ctx context.Context, parent string, r Resolved, opts Options) (*Result, error) {
+	if err := r.Validate(); err != nil {
+		return nil, &Error{Source: r.String(), Reason: "the recorded source is malformed: " + err.Error(), Err: ErrInvalid}
+	}
+	s, err := classify(r.Request())
+	if err != nil {
+		return nil, err
+	}
+	s.locked = &r
+	switch r.Kind {
+	case KindGit:
+		s.pinned = r.Commit
+	case KindMarketplace:
+		s.pinned = r.Commit
+		if r.Marketplace.Commit != "" {
+			s.pinMkt = r.Marketplace.Commit
+		}
+	}
+	res, err := fetchSpec(ctx, parent, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	if !reflect.DeepEqual(res.Source, r) {
+		res.Discard()
+		return nil, &Error{Source: r.String(), Reason: "fetched " + res.Source.String() + ", not the recorded source", Err: ErrPinMismatch}
+	}
+	return res, nil
+}
+
+// fetcher is one fetch in progress.
+type fetcher struct {
+	ctx     context.Context
+	timeout time.Duration
+	lim     bundle.Limits
+	gitPath string
+	parent  string
+	scratch string
+	nrepo   int
+}
+
+func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *Result, err error) {
+	f := &fetcher{timeout: opts.Timeout, lim: opts.Limits.WithDefaults(), gitPath: opts.GitPath, parent: parent}
+	if f.timeout <= 0 {
+		f.timeout = DefaultTimeout
+	}
+	if f.gitPath == "" {
+		f.gitPath = "git"
+	}
+	var cancel context.CancelFunc
+	f.ctx, cancel = context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	// The name is known from the request: a bad or taken name costs no fetch.
+	name, err := deriveName(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ensureParent(parent); err != nil {
+		return nil, &Error{Source: s.display, Reason: err.Error(), Err: err}
+	}
+	out, err := os.MkdirTemp(parent, TempPrefix+"*")
+	if err != nil {
+		return nil, &Error{Source: s.display, Reason: "cannot create a temporary directory: " + errText(err), Err: err}
+	}
+	defer func() {
+		if f.scratch != "" {
+			os.RemoveAll(f.scratch)
+		}
+		if err != nil {
+			os.RemoveAll(out)
+		}
+	}()
+	res = &Result{Dir: out, Name: name}
+	switch s.kind {
+	case KindDir:
+		err = f.fetchDir(s, res)
+	case KindGit:
+		err = f.fetchGit(s, res)
+	case KindArchive:
+		err = f.fetchArchive(s, res)
+	case KindMarketplace:
+		err = f.fetchMarketplace(s, res)
+	default:
+		err = invalid(s.display, "unknown source kind")
+	}
+	if f.ctx.Err() != nil {
+		err = f.ctxError(s.display) // whatever failed, the deadline is why
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err = os.Chmod(out, 0o755); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (f *fetcher) ctxError(display string) error {
+	if errors.Is(f.ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Source: display, Reason: fmt.Sprintf("the fetch did not finish within %s and was stopped", f.timeout), Err: ErrTimeout}
+	}
+	return &Error{Source: display, Reason: "the fetch was cancelled", Err: f.ctx.Err()}
+}
+
+// ensureParent creates parent (0700) when it is missing and refuses one
+// that is a symbolic link or not a directory.
+func ensureParent(parent string) error {
+	fi, err := os.Lstat(parent)
+	if errors.Is(err, os.ErrNotExist) {
+		return os.MkdirAll(parent, 0o700)
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("the fetch directory %q is a symbolic link", parent)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("the fetch directory %q is not a directory", parent)
+	}
+	return nil
+}
+
+// scratchDir returns a new directory for a repository or a download,
+// inside the fetch's scratch directory (removed when the fetch ends).
+func (f *fetcher) scratchDir() (string, error) {
+	if f.scratch == "" {
+		d, err := os.MkdirTemp(f.parent, ScratchPrefix+"*")
+		if err != nil {
+			return "", err
+		}
+		f.scratch = d
+	}
+	f.nrepo++
+	return filepath.Join(f.scratch, strconv.Itoa(f.nrepo)), nil
+}
+
+func (f *fetcher) newTree(dir, what, display string, links bool) (*tree, error) {
+	t, err := newTree(dir, f.lim, links, what, display)
+	if err != nil {
+		return nil, err
+	}
+	t.ctx = f.ctx
+	return t, nil
+}
+
+func (f *fetcher) fetchDir(s *spec, res *Result) error {
+	t, err := f.newTree(res.Dir, "directory", s.display, true)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if err := copyDir(t, s.path, s.subdir); err != nil {
+		return err
+	}
+	if err := t.finish(); err != nil {
+		return err
+	}
+	res.Source = Resolved{Kind: KindDir, Path: s.path, Subdir: s.subdir}
+	return nil
+}
+
+func (f *fetcher) openRepo(url, path, display string) (*gitRepo, error) {
+	dir, err := f.scratchDir()
+	if err != nil {
+		return nil, err
+	}
+	remote := url
+	if remote == "" {
+		remote = path
+	}
+	return f.newGitRepo(dir, remote, display)
+}
+
+func (f *fetcher) fetchGit(s *spec, res *Result) error {
+	g, err := f.openRepo(s.url, s.path, s.display)
+	if err != nil {
+		return err
+	}
+	want, fallback := s.ref, ""
+	if s.pinned != "" {
+		want, fallback = s.pinned, s.ref
+	}
+	commit, err := g.fetch(want, fallback)
+	if err != nil {
+		return err
+	}
+	if err := f.extractGit(g, commit, s.subdir, res.Dir, s.display); err != nil {
+		return err
+	}
+	res.Source = Resolved{Kind: KindGit, URL: s.url, Path: s.path, Ref: s.ref, Commit: commit, Subdir: s.subdir}
+	return nil
+}
+
+func (f *fetcher) extractGit(g *gitRepo, commit, sub, out, display string) error {
+	oid, err := g.subtree(commit, sub)
+	if err != nil {
+		return err
+	}
+	t, err := f.newTree(out, "repository", display, true)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	if err := g.extract(t, oid); err != nil {
+		return err
+	}
+	return t.finish()
+}
+
+// deriveName picks and checks the bundle name.
+func deriveName(s *spec, opts Options) (string, error) {
+	name := opts.Name
+	if name == "" {
+		switch {
+		case s.kind == KindMarketplace:
+			name = s.plugin
+		case s.subdir != "":
+			name = path.Base(s.subdir)
+		case s.url != "":
+			name = baseName(s.url)
+		default:
+			name = baseName(s.path)
+		}
+	}
+	if err := CheckName(name); err != nil {
+		return "", &Error{Source: s.display, Reason: fmt.Sprintf("bundle name %s: %v; choose another name", bundle.Quote(name), err), Err: ErrRefused}
+	}
+	if opts.Taken != nil && opts.Taken(name) {
+		return "", &Error{Source: s.display, Reason: fmt.Sprintf("a bundle named %s already exists", bundle.Quote(name)), Err: ErrRefused}
+	}
+	return name, nil
+}

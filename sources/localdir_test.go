@@ -1,0 +1,190 @@
+package sources
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func plainPlugin(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "my-plugin")
+	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name":"my-plugin"}`, 0o644)
+	writeFile(t, filepath.Join(dir, "skills", "hello", "SKILL.md"), "hello", 0o600)
+	writeFile(t, filepath.Join(dir, "bin", "run"), "#!/bin/sh", 0o700)
+	return dir
+}
+
+func TestFetchDir(t *testing.T) {
+	dir := plainPlugin(t)
+	res := mustFetch(t, Request{Source: dir}, Options{})
+	checkListing(t, res.Dir, `
+d .claude-plugin
+d bin
+d skills
+d skills/hello
+f .claude-plugin/plugin.json {"name":"my-plugin"}
+f skills/hello/SKILL.md hello
+x bin/run #!/bin/sh
+`)
+	real, _ := filepath.EvalSymlinks(dir)
+	want := Resolved{Kind: KindDir, Path: real}
+	if res.Source != want {
+		t.Errorf("source = %+v, want %+v", res.Source, want)
+	}
+	if res.Name != "my-plugin" {
+		t.Errorf("name = %q", res.Name)
+	}
+	if fi, err := os.Stat(res.Dir); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("result dir mode: %v %v", fi.Mode(), err)
+	}
+	if !strings.HasPrefix(filepath.Base(res.Dir), TempPrefix) {
+		t.Errorf("result dir %s lacks the prefix %s", res.Dir, TempPrefix)
+	}
+}
+
+func TestFetchDirSubdirAndName(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "plugins", "fmt", "plugin.json"), "{}", 0o644)
+	res := mustFetch(t, Request{Source: root, Subdir: "./plugins/fmt/"}, Options{})
+	if res.Name != "fmt" || res.Source.Subdir != "plugins/fmt" {
+		t.Errorf("name %q subdir %q", res.Name, res.Source.Subdir)
+	}
+	checkListing(t, res.Dir, "f plugin.json {}")
+
+	res = mustFetch(t, Request{Source: root, Subdir: "plugins/fmt"}, Options{Name: "other"})
+	if res.Name != "other" {
+		t.Errorf("name %q, want the override", res.Name)
+	}
+	mustFail(t, Request{Source: root, Subdir: "plugins/fmt"}, Options{Taken: func(n string) bool { return n == "fmt" }}, ErrRefused, `"fmt" already exists`)
+	mustFail(t, Request{Source: root, Subdir: "plugins/nope"}, Options{}, ErrNotFound, "plugins/nope")
+	mustFail(t, Request{Source: root, Subdir: "../x"}, Options{}, ErrInvalid, "..")
+	mustFail(t, Request{Source: root, Subdir: "plugins/fmt"}, Options{Name: ".hidden"}, ErrRefused, "starts with a dot")
+}
+
+// TestFetchDirSubdirLink: the subdirectory is reached through real
+// directories only.
+func TestFetchDirSubdirLink(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "plugin.json"), "{}", 0o644)
+	os.Symlink(outside, filepath.Join(root, "linked"))
+	mustFail(t, Request{Source: root, Subdir: "linked"}, Options{}, ErrRefused, "linked", "symbolic link")
+}
+
+func TestFetchDirLinks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "p")
+	writeFile(t, filepath.Join(dir, "real.md"), "r", 0o644)
+	writeFile(t, filepath.Join(dir, "sub", "x"), "x", 0o644)
+	os.Symlink("real.md", filepath.Join(dir, "alias.md"))
+	os.Symlink("../real.md", filepath.Join(dir, "sub", "up.md"))
+	res := mustFetch(t, Request{Source: dir}, Options{})
+	checkListing(t, res.Dir, `
+d sub
+f real.md r
+f sub/x x
+l alias.md -> real.md
+l sub/up.md -> ../real.md
+`)
+
+	for _, c := range []struct{ name, target, why string }{
+		{"abs", "/etc/passwd", "absolute target"},
+		{"up", "../../etc/passwd", "points outside the tree"},
+		{"dir", "sub", "not point to a regular file"},
+		{"dangling", "nope", "not point to a regular file"},
+		{"chain", "alias.md", "not point to a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := filepath.Join(t.TempDir(), "p")
+			writeFile(t, filepath.Join(d, "real.md"), "r", 0o644)
+			os.Mkdir(filepath.Join(d, "sub"), 0o755)
+			os.Symlink("real.md", filepath.Join(d, "alias.md"))
+			os.Symlink(c.target, filepath.Join(d, "evil"))
+			mustFail(t, Request{Source: d}, Options{}, ErrRefused, "evil: ", c.why)
+		})
+	}
+}
+
+func TestFetchDirSpecialFiles(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "p")
+	writeFile(t, filepath.Join(d, "a"), "a", 0o644)
+	if err := syscall.Mkfifo(filepath.Join(d, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, Request{Source: d}, Options{}, ErrRefused, "fifo", "FIFO")
+
+	d = filepath.Join(t.TempDir(), "p")
+	writeFile(t, filepath.Join(d, "a"), "a", 0o644)
+	if err := syscall.Mknod(filepath.Join(d, "null"), syscall.S_IFCHR|0o644, 1<<8|3); err != nil {
+		t.Skipf("cannot create a device file here: %v", err)
+	}
+	mustFail(t, Request{Source: d}, Options{}, ErrRefused, "null", "device")
+}
+
+func TestFetchDirNamesAndBounds(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		has   string
+	}{
+		{"newline", map[string]string{"a\nb": "x"}, "newline"},
+		{"bidi", map[string]string{"a\u202eb": "x"}, "bidirectional"},
+		{"windows", map[string]string{"aux.md": "x"}, "Windows"},
+		{"collision", map[string]string{"Readme.md": "x", "README.md": "y"}, "collides"},
+		{"entries", map[string]string{"1": "", "2": "", "3": "", "4": "", "5": "", "6": "", "7": "", "8": "", "9": "", "10": "", "11": ""}, "more than 10"},
+		{"file", map[string]string{"big": strings.Repeat("x", 51)}, "larger than the limit of 50"},
+		{"total", map[string]string{"a": strings.Repeat("x", 50), "b": strings.Repeat("x", 50), "c": "x"}, "exceed the limit of 100 bytes"},
+		{"depth", map[string]string{"a/b/c/d": "x"}, "deeper than the limit of 3"},
+		{"path", map[string]string{strings.Repeat("n", 41): "x"}, "longer than the limit of 40"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := filepath.Join(t.TempDir(), "p")
+			os.Mkdir(d, 0o755)
+			for n, body := range c.files {
+				writeFile(t, filepath.Join(d, n), body, 0o644)
+			}
+			mustFail(t, Request{Source: d}, Options{Limits: smallLimits()}, ErrRefused, c.has)
+		})
+	}
+}
+
+func TestFetchDirMissing(t *testing.T) {
+	mustFail(t, Request{Source: filepath.Join(t.TempDir(), "nope")}, Options{}, ErrNotFound, "no such file")
+	f := filepath.Join(t.TempDir(), "file.txt")
+	writeFile(t, f, "x", 0o644)
+	mustFail(t, Request{Source: f}, Options{}, ErrInvalid, "archive")
+}
+
+// TestFetchParent: the parent is created when missing; a linked or
+// non-directory parent is refused.
+func TestFetchParent(t *testing.T) {
+	dir := plainPlugin(t)
+	base := t.TempDir()
+	link := filepath.Join(base, "link")
+	os.Symlink(t.TempDir(), link)
+	if _, err := Fetch(t.Context(), link, Request{Source: dir}, Options{}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("fetch into a linked parent: %v", err)
+	}
+	file := filepath.Join(base, "file")
+	writeFile(t, file, "", 0o644)
+	if _, err := Fetch(t.Context(), file, Request{Source: dir}, Options{}); err == nil {
+		t.Errorf("fetch into a file parent succeeded")
+	}
+	deep := filepath.Join(base, "a", "b")
+	res, err := Fetch(t.Context(), deep, Request{Source: dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(deep); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("created parent: %v %v", fi.Mode(), err)
+	}
+	if err := res.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if l := leftovers(t, deep); len(l) != 0 {
+		t.Errorf("Discard left %v", l)
+	}
+}

@@ -1,0 +1,534 @@
+package sources
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"strings"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// MaxMarketplaceBytes bounds a marketplace catalogue file.
+const MaxMarketplaceBytes = 8 << 20
+
+// Catalogue files, relative to the marketplace root.
+const (
+	ClaudeCatalogue = ".claude-plugin/marketplace.json"
+	CodexCatalogue  = ".agents/plugins/marketplace.json"
+)
+
+// GeneratedManifest is where a Claude Code marketplace entry's manifest
+// fields and component definitions are written when the plugin ships no
+// manifest of its own.
+const GeneratedManifest = ".claude-plugin/plugin.json"
+
+// marketplaceOnlyKeys describe a Claude Code marketplace listing, not the
+// plugin; they are left out of a manifest written from an entry.
+var marketplaceOnlyKeys = map[string]bool{"source": true, "strict": true, "category": true, "tags": true, "relevance": true}
+
+// entryComponentKeys are the entry fields Claude Code treats as component
+// definitions when it decides whether an entry conflicts with, or adds to,
+// a plugin's own plugin.json (Claude Code 2.1.x).
+var entryComponentKeys = []string{"commands", "agents", "skills", "hooks", "outputStyles", "themes"}
+
+// catalogue is a parsed marketplace file.
+type catalogue struct {
+	format     string
+	name       string
+	pluginRoot string
+	plugins    []json.RawMessage
+}
+
+func parseCatalogue(format string, data []byte, display string) (*catalogue, error) {
+	file := ClaudeCatalogue
+	if format == FormatCodex {
+		file = CodexCatalogue
+	}
+	bad := func(field, msg string) error {
+		return &Error{Source: display, Path: file + ": " + field, Reason: msg, Err: ErrRefused}
+	}
+	var raw struct {
+		Name     *string `json:"name"`
+		Metadata *struct {
+			PluginRoot *string `json:"pluginRoot"`
+		} `json:"metadata"`
+		Plugins *[]json.RawMessage `json:"plugins"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, &Error{Source: display, Path: file, Reason: "not a valid marketplace file: " + jsonReason(err), Err: ErrRefused}
+	}
+	if raw.Name == nil {
+		return nil, bad("name", "missing")
+	}
+	if err := CheckName(*raw.Name); err != nil {
+		return nil, bad("name", err.Error())
+	}
+	if raw.Plugins == nil {
+		return nil, bad("plugins", "missing")
+	}
+	c := &catalogue{format: format, name: *raw.Name, plugins: *raw.Plugins}
+	if format == FormatClaude && raw.Metadata != nil && raw.Metadata.PluginRoot != nil {
+		root, err := cleanSubdir(*raw.Metadata.PluginRoot)
+		if err != nil {
+			return nil, bad("metadata.pluginRoot", err.Error()+"; it must stay inside the marketplace")
+		}
+		c.pluginRoot = root
+	}
+	return c, nil
+}
+
+func jsonReason(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("JSON syntax error at byte %d", se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("%s has the wrong type", te.Field)
+	}
+	return "malformed JSON"
+}
+
+// entry is the catalogue entry of one plugin.
+type entry struct {
+	index  int
+	raw    map[string]json.RawMessage
+	name   string
+	strict bool
+	src    entrySource
+}
+
+// entrySource is where an entry's files are: relative to the marketplace
+// (kind "relative"), or in a git repository.
+type entrySource struct {
+	kind string // "relative", "github", "url", "git-subdir"
+	path string // clean relative path (relative, git-subdir)
+	url  string // git URL
+	ref  string
+	sha  string
+}
+
+// find returns the entry named plugin, refusing two entries of that name.
+func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
+	file := ClaudeCatalogue
+	if c.format == FormatCodex {
+		file = CodexCatalogue
+	}
+	var found *entry
+	for i, raw := range c.plugins {
+		at := fmt.Sprintf("%s: plugins[%d]", file, i)
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			continue // not an object: Claude Code and Codex skip such an entry
+		}
+		var name string
+		if err := json.Unmarshal(m["name"], &name); err != nil || name != plugin {
+			continue
+		}
+		if found != nil {
+			return nil, &Error{Source: display, Path: at, Reason: fmt.Sprintf("a second entry is named %s (the first is plugins[%d]); bundlectl refuses to guess", bundle.Quote(plugin), found.index), Err: ErrRefused}
+		}
+		e := &entry{index: i, raw: m, name: name, strict: true}
+		if s, ok := m["strict"]; ok {
+			if err := json.Unmarshal(s, &e.strict); err != nil {
+				return nil, &Error{Source: display, Path: at + ".strict", Reason: "must be true or false", Err: ErrRefused}
+			}
+		}
+		if c.format == FormatCodex {
+			var policy struct {
+				Installation string `json:"installation"`
+			}
+			if p, ok := m["policy"]; ok && json.Unmarshal(p, &policy) == nil && policy.Installation == "NOT_AVAILABLE" {
+				return nil, &Error{Source: display, Path: at + ".policy.installation", Reason: "the marketplace marks this plugin NOT_AVAILABLE for install", Err: ErrRefused}
+			}
+		}
+		src, err := parseEntrySource(m["source"], c, local)
+		if err != nil {
+			return nil, &Error{Source: display, Path: at + ".source", Reason: err.Error(), Err: ErrRefused}
+		}
+		e.src = src
+		found = e
+	}
+	if found == nil {
+		return nil, &Error{Source: display, Reason: fmt.Sprintf("marketplace %s (%s) has no plugin named %s", bundle.Quote(c.name), file, bundle.Quote(plugin)), Err: ErrNotFound}
+	}
+	return found, nil
+}
+
+var githubRepo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
+
+// githubURL turns owner/repo into its https clone URL.
+func githubURL(repo string) (string, bool) {
+	repo = strings.TrimSuffix(repo, ".git")
+	if !githubRepo.MatchString(repo) || strings.HasSuffix(repo, "/.") || strings.HasSuffix(repo, "/..") {
+		return "", false
+	}
+	return "https://github.com/" + repo + ".git", true
+}
+
+// parseEntrySource reads an entry's source. Relative paths must stay
+// inside the marketplace; git URLs follow checkGitURL, and a marketplace
+// fetched from elsewhere may not point at this machine (file://).
+func parseEntrySource(raw json.RawMessage, c *catalogue, local bool) (entrySource, error) {
+	if raw == nil {
+		return entrySource{}, errors.New("missing")
+	}
+	relative := func(p string, bare bool) (entrySource, error) {
+		switch {
+		case strings.HasPrefix(p, "./") || p == ".":
+		case bare && c.pluginRoot != "":
+			p = c.pluginRoot + "/" + p
+		default:
+			return entrySource{}, errors.New("a relative source must start with \"./\"")
+		}
+		clean, err := cleanSubdir(p)
+		if err != nil {
+			return entrySource{}, fmt.Errorf("the path leaves the marketplace or is not clean: %v", err)
+		}
+		return entrySource{kind: "relative", path: clean}, nil
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		if strings.HasPrefix(str, "/") {
+			return entrySource{}, errors.New("an absolute path leaves the marketplace")
+		}
+		return relative(str, c.format == FormatClaude)
+	}
+	var obj struct {
+		Source *string `json:"source"`
+		Repo   *string `json:"repo"`
+		URL    *string `json:"url"`
+		Path   *string `json:"path"`
+		Ref    *string `json:"ref"`
+		SHA    *string `json:"sha"`
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil || obj.Source == nil {
+		return entrySource{}, errors.New("must be a path or an object with a \"source\" kind")
+	}
+	kind := *obj.Source
+	get := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	es := entrySource{kind: kind, ref: get(obj.Ref), sha: strings.ToLower(get(obj.SHA))}
+	if es.ref != "" {
+		if err := checkRef(es.ref); err != nil {
+			return entrySource{}, fmt.Errorf("ref: %v", err)
+		}
+	}
+	if es.sha != "" && !isCommit(es.sha) {
+		return entrySource{}, errors.New("sha: want a full commit id (40 hex digits)")
+	}
+	gitURL := func(u string, shorthand bool) (string, error) {
+		if u == "" {
+			return "", errors.New("url: missing")
+		}
+		if shorthand {
+			if g, ok := githubURL(u); ok {
+				return g, nil
+			}
+		}
+		g, err := checkGitURL(u)
+		if err != nil {
+			return "", fmt.Errorf("url: %v", err)
+		}
+		if !local && strings.HasPrefix(strings.ToLower(g), "file:") {
+			return "", errors.New("url: a marketplace fetched from elsewhere may not point at a path on this machine")
+		}
+		return g, nil
+	}
+	var err error
+	switch {
+	case kind == "local" && c.format == FormatCodex:
+		if obj.Path == nil {
+			return entrySource{}, errors.New("path: missing")
+		}
+		return relative(*obj.Path, false)
+	case kind == "github" && c.format == FormatClaude:
+		u, ok := githubURL(get(obj.Repo))
+		if !ok {
+			return entrySource{}, errors.New("repo: want owner/repo")
+		}
+		es.url = u
+	case kind == "url":
+		es.url, err = gitURL(get(obj.URL), false)
+	case kind == "git-subdir":
+		if es.url, err = gitURL(get(obj.URL), true); err == nil {
+			if obj.Path == nil {
+				return entrySource{}, errors.New("path: missing")
+			}
+			es.path, err = cleanSubdir(*obj.Path)
+			if err != nil {
+				err = fmt.Errorf("path: %v", err)
+			}
+		}
+	case kind == "npm" || kind == "pip":
+		return entrySource{}, fmt.Errorf("%s sources are not supported: bundlectl does not run package managers to fetch a plugin", kind)
+	default:
+		return entrySource{}, fmt.Errorf("source kind %s is not supported", bundle.Quote(kind))
+	}
+	if err != nil {
+		return entrySource{}, err
+	}
+	return es, nil
+}
+
+func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
+	m := s.market
+	formats := []string{FormatClaude, FormatCodex}
+	if s.format != "" {
+		formats = []string{s.format}
+	}
+	ms := &MarketplaceSource{URL: m.url, Path: m.path, Ref: m.ref}
+	var g *gitRepo
+	var read func(format string) ([]byte, bool, error)
+	if m.kind == KindDir {
+		read = func(format string) ([]byte, bool, error) { return readLocalCatalogue(m.path, format, s.display) }
+	} else {
+		var err error
+		if g, err = f.openRepo(m.url, m.path, s.display); err != nil {
+			return err
+		}
+		want, fallback := m.ref, ""
+		if s.pinMkt != "" {
+			want, fallback = s.pinMkt, m.ref
+		}
+		if ms.Commit, err = g.fetch(want, fallback); err != nil {
+			return err
+		}
+		read = func(format string) ([]byte, bool, error) {
+			file := catalogueFile(format)
+			ok, err := g.exists(ms.Commit, file)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			data, err := g.readFile(ms.Commit, file, MaxMarketplaceBytes)
+			return data, true, err
+		}
+	}
+	var cat *catalogue
+	var e *entry
+	var notFound error
+	for _, format := range formats {
+		data, ok, err := read(format)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		c, err := parseCatalogue(format, data, s.display)
+		if err != nil {
+			return err
+		}
+		e, err = c.find(s.plugin, s.display, m.isLocal)
+		if errors.Is(err, ErrNotFound) {
+			if notFound == nil {
+				notFound = err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		cat = c
+		break
+	}
+	if cat == nil && notFound != nil {
+		return notFound
+	}
+	if cat == nil {
+		want := ClaudeCatalogue + " or " + CodexCatalogue
+		if s.format != "" {
+			want = catalogueFile(s.format)
+		}
+		return &Error{Source: s.display, Reason: "the marketplace has no " + want, Err: ErrNotFound}
+	}
+	ms.Name, ms.Format = cat.name, cat.format
+	r := Resolved{Kind: KindMarketplace, Plugin: s.plugin, Marketplace: ms}
+
+	t, err := f.newTree(res.Dir, "plugin", s.display, true)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	switch src := e.src; src.kind {
+	case "relative":
+		r.Subdir = src.path
+		if m.kind == KindDir {
+			r.Path = m.path
+			if err := copyDir(t, m.path, src.path); err != nil {
+				return err
+			}
+		} else {
+			r.URL, r.Path, r.Ref, r.Commit = m.url, m.path, m.ref, ms.Commit
+			oid, err := g.subtree(ms.Commit, src.path)
+			if err != nil {
+				return err
+			}
+			if err := g.extract(t, oid); err != nil {
+				return err
+			}
+		}
+	default:
+		pg, err := f.openRepo(src.url, "", s.display+" (entry "+src.url+")")
+		if err != nil {
+			return err
+		}
+		want, fallback := src.ref, ""
+		if src.sha != "" {
+			want, fallback = src.sha, src.ref
+		}
+		if s.pinned != "" {
+			if src.sha != "" && src.sha != s.pinned {
+				return &Error{Source: s.display, Reason: fmt.Sprintf("the marketplace entry pins commit %s, not the recorded %s", src.sha, s.pinned), Err: ErrPinMismatch}
+			}
+			want, fallback = s.pinned, src.ref
+		}
+		commit, err := pg.fetch(want, fallback)
+		if err != nil {
+			return err
+		}
+		oid, err := pg.subtree(commit, src.path)
+		if err != nil {
+			return err
+		}
+		if err := pg.extract(t, oid); err != nil {
+			return err
+		}
+		r.URL, r.Ref, r.Commit, r.Subdir = src.url, src.ref, commit, src.path
+	}
+	if cat.format == FormatClaude {
+		gen, err := applyEntry(t, e, cat, s.display)
+		if err != nil {
+			return err
+		}
+		if gen {
+			res.Generated = append(res.Generated, GeneratedManifest)
+		}
+	}
+	if err := t.finish(); err != nil {
+		return err
+	}
+	res.Source = r
+	return nil
+}
+
+// applyEntry makes a Claude Code entry's definitions part of the fetched
+// tree, as Claude Code itself reads them:
+//   - the plugin ships no .claude-plugin/plugin.json: Claude Code uses the
+//     entry as the manifest (whatever strict says), so the entry, without
+//     its listing-only keys, is written there;
+//   - strict: false and the entry defines components while the plugin
+//     ships a plugin.json: Claude Code refuses to load the plugin
+//     ("conflicting manifests"), and so does bundlectl;
+//   - strict: true and the entry defines components beside the plugin's
+//     plugin.json: Claude Code merges both; bundlectl does not merge yet
+//     and refuses rather than review less than would run.
+//
+// It reports whether it wrote the manifest.
+func applyEntry(t *tree, e *entry, cat *catalogue, display string) (bool, error) {
+	var comps []string
+	for _, k := range entryComponentKeys {
+		if _, ok := e.raw[k]; ok {
+			comps = append(comps, k)
+		}
+	}
+	if x, ok := e.raw["experimental"]; ok {
+		var exp map[string]json.RawMessage
+		if json.Unmarshal(x, &exp) == nil {
+			if _, ok := exp["themes"]; ok {
+				comps = append(comps, "experimental.themes")
+			}
+		}
+	}
+	shipped := t.has(GeneratedManifest, kindFile) || t.has(GeneratedManifest, kindLink)
+	where := fmt.Sprintf("%s: plugins[%d]", ClaudeCatalogue, e.index)
+	switch {
+	case !shipped:
+		out := make(map[string]json.RawMessage, len(e.raw))
+		for k, v := range e.raw {
+			if !marketplaceOnlyKeys[k] {
+				out[k] = v
+			}
+		}
+		data, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return false, &Error{Source: display, Path: where, Reason: "the entry cannot be written as a manifest: " + jsonReason(err), Err: ErrRefused}
+		}
+		data = append(data, '\n')
+		return true, t.file(GeneratedManifest, int64(len(data)), false, bytes.NewReader(data))
+	case len(comps) == 0:
+		return false, nil
+	case !e.strict:
+		return false, &Error{Source: display, Path: GeneratedManifest, Reason: fmt.Sprintf(
+			"the plugin ships its own manifest while marketplace entry %s (%s, strict: false) also defines components (%s): conflicting manifests; Claude Code refuses to load such a plugin and so does bundlectl — the marketplace must set strict: true or drop one of the definitions",
+			bundle.Quote(e.name), where, strings.Join(comps, ", ")), Err: ErrRefused}
+	default:
+		return false, &Error{Source: display, Path: GeneratedManifest, Reason: fmt.Sprintf(
+			"marketplace entry %s (%s) adds components (%s) to the plugin's own manifest; Claude Code merges the two, bundlectl does not, and refuses rather than review less than would run",
+			bundle.Quote(e.name), where, strings.Join(comps, ", ")), Err: ErrRefused}
+	}
+}
+
+func catalogueFile(format string) string {
+	if format == FormatCodex {
+		return CodexCatalogue
+	}
+	return ClaudeCatalogue
+}
+
+// readLocalCatalogue reads the catalogue of format from the marketplace
+// directory root, reached through real directories only, without
+// following a link or blocking on a FIFO. ok is false when there is none.
+func readLocalCatalogue(root, format, display string) (data []byte, ok bool, err error) {
+	file := catalogueFile(format)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, false, &Error{Source: display, Reason: "cannot open the marketplace: " + errText(err), Err: err}
+	}
+	defer r.Close()
+	parts := strings.Split(file, "/")
+	cur := ""
+	for i, p := range parts {
+		cur = pathJoin(cur, p)
+		fi, err := r.Lstat(cur)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, false, nil
+		case err != nil:
+			return nil, false, &Error{Source: display, Path: cur, Reason: errText(err), Err: err}
+		case fi.Mode()&os.ModeSymlink != 0:
+			return nil, false, &Error{Source: display, Path: cur, Reason: "is a symbolic link; bundlectl never follows links in a marketplace", Err: ErrRefused}
+		case i < len(parts)-1 && !fi.IsDir():
+			return nil, false, nil
+		case i == len(parts)-1 && !fi.Mode().IsRegular():
+			return nil, false, &Error{Source: display, Path: cur, Reason: "is not a regular file", Err: ErrRefused}
+		}
+	}
+	fd, err := r.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false, &Error{Source: display, Path: file, Reason: errText(err), Err: err}
+	}
+	defer fd.Close()
+	if fi, err := fd.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false, &Error{Source: display, Path: file, Reason: "is not a regular file", Err: ErrRefused}
+	}
+	data, err = io.ReadAll(io.LimitReader(fd, MaxMarketplaceBytes+1))
+	if err != nil {
+		return nil, false, &Error{Source: display, Path: file, Reason: errText(err), Err: err}
+	}
+	if len(data) > MaxMarketplaceBytes {
+		return nil, false, &Error{Source: display, Path: file, Reason: fmt.Sprintf("is larger than %d bytes", MaxMarketplaceBytes), Err: ErrRefused}
+	}
+	return data, true, nil
+}
