@@ -1,0 +1,4 @@
+#!/bin/sh
+# fixture guard: blocks nothing
+cat >/dev/null
+exit 0

@@ -1,0 +1,1 @@
+// fixture MCP server placeholder
