@@ -124,6 +124,7 @@ var pluginVars = map[string]bool{
 	"CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, "CLAUDE_PROJECT_DIR": true,
 	"PLUGIN_ROOT": true, "PLUGIN_DATA": true, "extensionPath": true, "workspacePath": true,
 	"/": true, "pathSeparator": true, "CLAUDE_ENV_FILE": true, "CLAUDE_CODE_REMOTE": true,
+	"GEMINI_PROJECT_DIR": true, "CLAUDE_SESSION_ID": true, "CLAUDE_SKILL_DIR": true, "ARGUMENTS": true,
 }
 
 // ambientVars reach every child through the environment allowlist; naming
@@ -154,7 +155,7 @@ func HostVarRefs(s string, shell bool) []string {
 	}
 	for _, m := range re.FindAllStringSubmatch(s, -1) {
 		n := m[1]
-		if pluginVars[n] || ambientVars[n] || strings.HasPrefix(n, "LC_") {
+		if pluginVars[n] || ambientVars[n] || strings.HasPrefix(n, "LC_") || strings.HasPrefix(n, "CLAUDE_PLUGIN_OPTION_") {
 			continue
 		}
 		if shell && strings.ToUpper(n) != n {
@@ -193,14 +194,22 @@ func hostVarsOf(b *Bundle) []string {
 		}
 	}
 	for _, s := range c.MCP {
-		add(s.Command, false)
+		// Gemini CLI also expands a bare $VAR in every string of its manifest.
+		bare := slices.Contains(s.Hosts, HostGemini)
+		add(s.Command, bare)
 		for _, a := range s.Args {
-			add(a, false)
+			add(a, bare)
 		}
-		add(s.Cwd, false)
-		add(s.URL, false)
-		addMap(s.Env)
-		addMap(s.Headers)
+		add(s.Cwd, bare)
+		add(s.URL, bare)
+		for k, v := range s.Env {
+			add(k, false)
+			add(v, bare)
+		}
+		for k, v := range s.Headers {
+			add(k, false)
+			add(v, bare)
+		}
 		for _, src := range s.EnvFrom {
 			set[src] = true
 		}

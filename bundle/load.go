@@ -106,6 +106,13 @@ func readManifests(b *Bundle, walkRep Report) bool {
 			b.Report.Errorf(r.manifest, "manifest.read", "cannot read the manifest: %v", err)
 			continue
 		}
+		if r.format == FormatAgentPlugins && !declaresSchema(data) && hasHostManifest(b.Tree) {
+			// A plugin.json with no $schema is not an Agent Plugins
+			// manifest; beside a host's manifest it is some tool's own file
+			// (the content hash still covers it).
+			b.Report.Warnf(ManifestJSON, "manifest.ignored", "plugin.json has no $schema, so it is not an Agent Plugins manifest; it is not read (the host manifests are)")
+			continue
+		}
 		b.useFormat(r.format)
 		r.read(b, data)
 	}
@@ -198,4 +205,20 @@ func canonicalDir(dir string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(rp, base), nil
+}
+
+// declaresSchema reports whether a JSON manifest has a top-level $schema.
+func declaresSchema(data []byte) bool {
+	v, err := parseJSONValue(data)
+	if err != nil || v.kind != jsonObject {
+		return true // let the reader report what is wrong with it
+	}
+	_, ok := v.obj["$schema"]
+	return ok
+}
+
+// hasHostManifest reports whether the tree carries a host's manifest or
+// Claude Code's default locations.
+func hasHostManifest(t *Tree) bool {
+	return hasFile(t, ManifestClaude) || hasFile(t, ManifestCodex) || hasFile(t, ManifestGemini) || claudeDefaultsPresent(t)
 }

@@ -230,6 +230,9 @@ const (
 	HookHTTP    = "http"
 	HookPrompt  = "prompt"
 	HookAgent   = "agent"
+	// HookMCPTool calls a tool of one of the bundle's MCP servers; the
+	// host makes the call.
+	HookMCPTool = "mcp_tool"
 )
 
 // Hook is one hook, flattened from a host's event → matcher group → hook
@@ -256,6 +259,9 @@ type Hook struct {
 
 	TimeoutSec int  `json:"timeout_sec,omitempty"`
 	Async      bool `json:"async,omitempty"`
+	// Other holds further fields with meaning (a condition "if", the
+	// shell, an mcp_tool's server, tool and input) as canonical JSON.
+	Other map[string]json.RawMessage `json:"other,omitempty"`
 	// Scope is "" for a hook of the whole bundle, or "skill:<name>",
 	// "agent:<name>", "command:<name>" for a hook a front matter declares:
 	// it is active only while that component is.

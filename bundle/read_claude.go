@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"fmt"
 	"strings"
 )
 
@@ -11,7 +12,7 @@ import (
 // is always reviewed. Component fields may also hold inline definitions.
 
 // claudeDefaults are the locations Claude Code reads without a manifest.
-var claudeDefaults = []string{"commands", "agents", "skills", "hooks/hooks.json", ".mcp.json", ".lsp.json", "output-styles", "monitors/monitors.json"}
+var claudeDefaults = []string{"commands", "agents", "skills", "hooks/hooks.json", ".mcp.json", ".lsp.json", "output-styles", "monitors/monitors.json", "SKILL.md"}
 
 // claudeDefaultsPresent reports whether a tree holds any Claude Code
 // default component location, making it a manifest-less plugin.
@@ -70,22 +71,37 @@ func readClaude(b *Bundle, data []byte) {
 	}
 	m := func(field string) string { return fieldPath(ManifestClaude+":", field) }
 
-	// Content components: the default directory, then the manifest's paths.
+	// Content components. A manifest field replaces the default directory
+	// for commands, agents and output styles and adds to it for skills, as
+	// Claude Code does.
 	for _, c := range []struct {
 		field, def string
 		kind       docKind
+		replaces   bool
 	}{
-		{"commands", "commands", kindCommand},
-		{"agents", "agents", kindAgent},
-		{"skills", "skills", kindSkills},
-		{"outputStyles", "output-styles", kindOutputStyle},
+		{"commands", "commands", kindCommand, true},
+		{"agents", "agents", kindAgent, true},
+		{"skills", "skills", kindSkills, false},
+		{"outputStyles", "output-styles", kindOutputStyle, true},
 	} {
-		if hasDir(b.Tree, c.def) {
+		v, named := fields[c.field]
+		if hasDir(b.Tree, c.def) && !(named && c.replaces) {
 			b.addLocation(docLocation{kind: c.kind, rel: c.def, host: HostClaude, field: c.def})
+		} else if hasDir(b.Tree, c.def) {
+			b.Notes = append(b.Notes, fmt.Sprintf("the manifest names its %s, so Claude Code does not load the default %s/ directory", c.field, c.def))
 		}
-		if v, ok := fields[c.field]; ok {
-			r.contentPaths(v, m(c.field), c.kind)
+		if !named {
+			continue
 		}
+		if c.kind == kindCommand && v.kind == jsonObject {
+			r.commandMap(v, m(c.field))
+			continue
+		}
+		r.contentPaths(v, m(c.field), c.kind)
+	}
+	if _, named := fields["skills"]; !named && !hasDir(b.Tree, "skills") && hasFile(b.Tree, "SKILL.md") {
+		// A plugin that is one skill: its root holds the SKILL.md.
+		b.addLocation(docLocation{kind: kindSkills, rel: "SKILL.md", file: true, host: HostClaude, field: "SKILL.md"})
 	}
 
 	// Hooks: hooks/hooks.json, then the manifest's paths or inline object.
@@ -148,6 +164,23 @@ func readClaude(b *Bundle, data []byte) {
 
 	if v, ok := fields["userConfig"]; ok {
 		r.userConfig(v, m("userConfig"))
+	}
+	// Experimental components live under "experimental" too.
+	if ex, ok := fields["experimental"]; ok && ex.kind == jsonObject {
+		if v, ok := ex.obj["monitors"]; ok {
+			r.fileOrInline(v, m("experimental.monitors"), seen, r.readMonitorsFile,
+				func(obj *jsonValue, p string) { r.readMonitors(obj, p) })
+		}
+		if v, ok := ex.obj["outputStyles"]; ok {
+			r.contentPaths(v, m("experimental.outputStyles"), kindOutputStyle)
+		}
+	}
+	// A root settings.json changes how the session runs (its "agent" picks
+	// the main agent): reviewed and hashed as written.
+	if hasFile(b.Tree, "settings.json") {
+		if v, ok := r.readJSONFile("settings.json", "manifest.settings"); ok {
+			other(&b.ManifestOther, string(FormatClaude)+".settings.json", v)
+		}
 	}
 }
 
@@ -308,6 +341,61 @@ func (r hostReader) fileOrInline(v *jsonValue, field string, seen map[string]boo
 		}
 		seen[rel] = true
 		file(rel)
+	}
+}
+
+// commandMap reads the object form of "commands": {name: {source |
+// content, description, argumentHint, model, allowedTools}}.
+func (r hostReader) commandMap(v *jsonValue, path string) {
+	for _, name := range v.keys {
+		d, dp := v.obj[name], fieldPath(path, name)
+		if d.kind != jsonObject {
+			r.typeErr(dp, "an object", d)
+			continue
+		}
+		src, hasSrc := d.obj["source"]
+		content, hasContent := d.obj["content"]
+		if hasSrc == hasContent {
+			r.b.Report.Skipf(dp, "command.source", "command %s needs exactly one of source and content", Quote(name))
+			continue
+		}
+		var g Grants
+		desc := ""
+		for _, k := range d.keys {
+			f := d.obj[k]
+			switch k {
+			case "description":
+				desc, _ = r.str(f, fieldPath(dp, k))
+			case "model":
+				g.Model, _ = r.str(f, fieldPath(dp, k))
+			case "allowedTools":
+				g.AllowedTools, _ = r.strOrList(f, fieldPath(dp, k))
+			case "source", "content", "argumentHint":
+			default:
+				other(&g.Other, k, f)
+			}
+		}
+		if hasContent {
+			text, ok := r.str(content, dp+".content")
+			if !ok || !checkComponentName(r.b, dp, "command", name) {
+				continue
+			}
+			// The text is in the manifest, so the content hash covers it.
+			r.b.Components.Commands = append(r.b.Components.Commands, Document{
+				Name: name, Description: desc, Path: r.file + "#commands." + name, Grants: g,
+				ShellLines: shellLines([]byte(text)), Hosts: addHost(nil, r.host),
+			})
+			continue
+		}
+		s, ok := r.str(src, dp+".source")
+		if !ok {
+			continue
+		}
+		rel, ok := r.relPath(s, dp+".source")
+		if !ok || !r.exists(rel, dp+".source", false) {
+			continue
+		}
+		r.b.addLocation(docLocation{kind: kindCommand, rel: rel, file: true, host: r.host, field: dp, named: true, name: name, grants: &g, description: desc})
 	}
 }
 

@@ -60,9 +60,20 @@ func readCodex(b *Bundle, data []byte) {
 			}
 		}
 	}
-	// Codex reads skills/ when the manifest names none.
-	if _, ok := root.obj["skills"]; !ok && hasDir(b.Tree, "skills") {
+	// Codex's default locations: skills/ always adds to the manifest's;
+	// .mcp.json, .app.json and hooks/hooks.json apply when the manifest
+	// names no other.
+	if hasDir(b.Tree, "skills") {
 		b.addLocation(docLocation{kind: kindSkills, rel: "skills", host: HostCodex, field: "skills"})
+	}
+	if _, ok := root.obj["mcpServers"]; !ok && hasFile(b.Tree, ".mcp.json") {
+		r.readMCPFile(".mcp.json")
+	}
+	if _, ok := root.obj["apps"]; !ok && hasFile(b.Tree, ".app.json") {
+		r.readAppsFile(".app.json")
+	}
+	if _, ok := root.obj["hooks"]; !ok && hasFile(b.Tree, "hooks/hooks.json") {
+		r.readHooksFile("hooks/hooks.json", "")
 	}
 }
 

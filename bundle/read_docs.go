@@ -46,6 +46,11 @@ type docLocation struct {
 	// named: a manifest path field named it, so a skills location may be
 	// one skill's own directory.
 	named bool
+	// name, grants and description, when set, override the file's own
+	// (Claude Code's object form of "commands").
+	name        string
+	grants      *Grants
+	description string
 }
 
 func (b *Bundle) addLocation(l docLocation) { b.locs = append(b.locs, l) }
@@ -61,6 +66,7 @@ var hostDocFields = map[string]bool{
 	"skills": true, "mcpServers": true, "maxTurns": true, "color": true, "isolation": true,
 	"memory": true, "background": true, "initialPrompt": true, "keep-coding-instructions": true,
 	"temperature": true, "max_turns": true, "timeout_mins": true, "kind": true, "title": true,
+	"display_name": true, "mcp_servers": true, "arguments": true, "if": true,
 }
 
 // descriptiveFields carry no authority: they are shown, not hashed.
@@ -78,17 +84,18 @@ func loadDocuments(b *Bundle) {
 		dirName string // a skill's directory name
 		hosts   []Host
 		strict  bool
+		loc     docLocation
 	}
 	var items []*item
 	index := map[string]*item{}
-	add := func(kind docKind, rel, dirName string, host Host) {
+	add := func(kind docKind, rel, dirName string, host Host, loc docLocation) {
 		key := strconv.Itoa(int(kind)) + "\x00" + rel
 		if kind == kindGeminiCommand {
 			key = strconv.Itoa(int(kindCommand)) + "\x00" + rel
 		}
 		it := index[key]
 		if it == nil {
-			it = &item{kind: kind, rel: rel, dirName: dirName, strict: true}
+			it = &item{kind: kind, rel: rel, dirName: dirName, strict: true, loc: loc}
 			index[key] = it
 			items = append(items, it)
 		}
@@ -110,7 +117,11 @@ func loadDocuments(b *Bundle) {
 		case kindSkills:
 			if l.file {
 				if path.Base(l.rel) == "SKILL.md" {
-					add(kindSkills, l.rel, path.Base(path.Dir(l.rel)), l.host)
+					dir := path.Base(path.Dir(l.rel))
+					if path.Dir(l.rel) == "." {
+						dir = b.Name
+					}
+					add(kindSkills, l.rel, dir, l.host, l)
 				} else {
 					b.Report.Skipf(l.field, "skill.location", "%s is not a skill directory or SKILL.md", Quote(l.rel))
 				}
@@ -118,7 +129,7 @@ func loadDocuments(b *Bundle) {
 			}
 			files, names := skillFiles(b, l.rel, l.named)
 			for i, f := range files {
-				add(kindSkills, f.Path, names[i], l.host)
+				add(kindSkills, f.Path, names[i], l.host, l)
 			}
 		default:
 			ext := ".md"
@@ -126,7 +137,7 @@ func loadDocuments(b *Bundle) {
 				ext = ".toml"
 			}
 			if l.file {
-				add(l.kind, l.rel, "", l.host)
+				add(l.kind, l.rel, "", l.host, l)
 				continue
 			}
 			for _, e := range descendants(b.Tree, l.rel) {
@@ -136,7 +147,7 @@ func loadDocuments(b *Bundle) {
 					if l.host == "" && strings.Contains(strings.TrimPrefix(e.Path, l.rel+"/"), "/") {
 						continue
 					}
-					add(l.kind, e.Path, l.rel, l.host)
+					add(l.kind, e.Path, l.rel, l.host, l)
 				}
 			}
 		}
@@ -164,8 +175,29 @@ func loadDocuments(b *Bundle) {
 			}
 		default:
 			d := Document{Name: docName(it.rel, it.dirName, it.kind), Path: it.rel, Hosts: it.hosts}
+			if it.loc.name != "" {
+				d.Name = it.loc.name
+			}
 			if !parseDocument(b, &d, data, it.kind, it.strict) {
 				continue
+			}
+			if g := it.loc.grants; g != nil {
+				// The manifest's metadata wins over the front matter.
+				if len(g.AllowedTools) > 0 {
+					d.Grants.AllowedTools = g.AllowedTools
+				}
+				if g.Model != "" {
+					d.Grants.Model = g.Model
+				}
+				for k, v := range g.Other {
+					if d.Grants.Other == nil {
+						d.Grants.Other = map[string]json.RawMessage{}
+					}
+					d.Grants.Other[k] = v
+				}
+			}
+			if it.loc.description != "" {
+				d.Description = it.loc.description
 			}
 			switch it.kind {
 			case kindCommand:
@@ -302,10 +334,10 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 	}
 	for _, k := range m.keys {
 		n := m.vals[k]
-		switch k {
+		switch normalizeKey(k) {
 		case "allowed-tools":
 			g.AllowedTools = list(k)
-		case "disallowedTools", "disallowed-tools":
+		case "disallowed-tools", "disallowedtools":
 			g.DisallowedTools = list(k)
 		case "tools":
 			g.Tools = list(k)
@@ -315,11 +347,11 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 			if n.Kind == yaml.ScalarNode {
 				g.Model = n.Value
 			}
-		case "permissionMode":
+		case "permissionmode", "permission-mode":
 			if n.Kind == yaml.ScalarNode {
 				g.PermissionMode = n.Value
 			}
-		case "mcpServers":
+		case "mcpservers", "mcp-servers":
 			if n.Kind == yaml.SequenceNode && allScalars(n) {
 				g.MCPServers = list(k)
 			} else if v, err := yamlToJSON(n); err == nil {
@@ -349,6 +381,10 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 	}
 	return g, ok
 }
+
+// normalizeKey folds a front-matter key as Claude Code does: case, and
+// "_" written for "-" ("allowed_tools" is "allowed-tools").
+func normalizeKey(k string) string { return strings.ToLower(strings.ReplaceAll(k, "_", "-")) }
 
 func allScalars(n *yaml.Node) bool {
 	for _, c := range n.Content {

@@ -277,10 +277,14 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			h.Prompt, good = r.str(f, fp)
 		case "model":
 			h.Model, good = r.str(f, fp)
-		case "statusMessage", "once", "name", "description", "shell":
+		case "statusMessage", "once", "name", "description", "rewakeMessage", "rewakeSummary":
 			// Presentation and scheduling; no authority.
+		case "if", "shell", "server", "tool", "input", "asyncRewake", "continueOnBlock":
+			// Meaning bundlectl does not interpret: reviewed and hashed.
+			other(&h.Other, k, f)
 		default:
-			r.b.Report.Warnf(fp, "hook.unknown-field", "unknown hook field %s is ignored by bundlectl", Quote(k))
+			other(&h.Other, k, f)
+			r.b.Report.Warnf(fp, "hook.unknown-field", "hook field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
 		}
 		keep = keep && good
 	}
@@ -301,8 +305,16 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			r.b.Report.Skipf(path, "hook.prompt", "%s hook has no prompt", h.Type)
 			keep = false
 		}
+	case HookMCPTool:
+		if _, ok := h.Other["server"]; !ok {
+			r.b.Report.Skipf(path, "hook.mcp-tool", "mcp_tool hook names no server")
+			keep = false
+		} else if _, ok := h.Other["tool"]; !ok {
+			r.b.Report.Skipf(path, "hook.mcp-tool", "mcp_tool hook names no tool")
+			keep = false
+		}
 	default:
-		r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not one bundlectl knows (command, http, prompt, agent)", Quote(h.Type))
+		r.b.Report.Skipf(path+".type", "hook.type", "hook type %s is not one bundlectl knows (command, http, prompt, agent, mcp_tool)", Quote(h.Type))
 		keep = false
 	}
 	return h, keep
@@ -329,7 +341,22 @@ func (r hostReader) readMCPServers(v *jsonValue, path string) {
 		return
 	}
 	for _, name := range v.keys {
-		if s, ok := r.mcpServer(name, v.obj[name], fieldPath(path, name)); ok {
+		s, ok := r.mcpServer(name, v.obj[name], fieldPath(path, name))
+		if !ok {
+			continue
+		}
+		// A host merges its MCP files in order and the later declaration of
+		// a name wins (Claude Code: .mcp.json, then the manifest's).
+		replaced := false
+		for i, old := range r.b.Components.MCP {
+			if old.Name == name && len(old.Hosts) == 1 && old.Hosts[0] == r.host {
+				r.b.Report.Warnf(s.Source, "mcp.overridden", "server %s is also declared at %s; %s loads this one", Quote(name), old.Source, hostTitle(r.host))
+				r.b.Components.MCP[i] = s
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
 			r.b.Components.MCP = append(r.b.Components.MCP, s)
 		}
 	}
@@ -419,9 +446,11 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 				r.typeErr(fp, "an array of strings", f)
 			}
 		case "timeout":
-			unit := 1
-			if r.host == HostGemini {
-				unit = 1000
+			// Gemini CLI and Claude Code give MCP timeouts in
+			// milliseconds (Claude Code's replaces MCP_TIMEOUT, 30000 ms).
+			unit := 1000
+			if r.host == HostCodex {
+				unit = 1
 			}
 			s.TimeoutSec, good = r.seconds(f, fp, unit)
 		case "trust":
@@ -467,6 +496,13 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 	default:
 		r.b.Report.Skipf(path+".type", "mcp.server-type", "unknown type %s (want stdio, http, sse or ws)", Quote(typ))
 		keep = false
+	}
+	if s.Cwd != "" && !strings.HasPrefix(s.Cwd, "./") && !strings.HasPrefix(s.Cwd, "${") && !strings.HasPrefix(s.Cwd, "/") {
+		// Codex and Gemini CLI take a relative cwd from the plugin root.
+		s.Cwd = "./" + s.Cwd
+		if s.Cwd == "./." {
+			s.Cwd = "./"
+		}
 	}
 	if keep && s.Transport == TransportStdio && s.Command == "" {
 		r.b.Report.Skipf(path, "mcp.server-field", "stdio server %s has no command", Quote(name))

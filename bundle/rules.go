@@ -233,7 +233,34 @@ func checkArgs(b *Bundle, path string, args []string) {
 // isReference reports whether s is, or embeds, a host variable or
 // user-option reference rather than a literal value.
 func isReference(s string) bool {
-	return strings.Contains(s, "${") || strings.HasPrefix(s, "$") && len(s) > 1
+	return strings.Contains(s, "${") || dollarRef.MatchString(s)
+}
+
+var dollarRef = regexp.MustCompile(`\$[A-Za-z_]`)
+
+// placeholderValue reports a literal that is visibly a stand-in the user
+// is meant to replace ("Bearer YOUR_API_KEY", "<token>", "xxx"), not a
+// credential: it is reported, but as a warning.
+func placeholderValue(v string) bool {
+	w := strings.TrimSpace(v)
+	for _, p := range []string{"Bearer ", "bearer ", "Token ", "token ", "Basic "} {
+		w = strings.TrimPrefix(w, p)
+	}
+	switch {
+	case w == "":
+		return true
+	case strings.HasPrefix(w, "<") && strings.HasSuffix(w, ">"):
+		return true
+	case strings.Trim(w, "xX.*-_") == "":
+		return true
+	}
+	u := strings.ToUpper(w)
+	for _, p := range []string{"YOUR_", "YOUR-", "REPLACE", "CHANGEME", "CHANGE_ME", "INSERT_", "PLACEHOLDER", "TODO"} {
+		if strings.Contains(u, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // credentialName reports whether an environment variable or header name
@@ -718,8 +745,10 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			switch {
 			case looksLikeToken(v):
 				b.Report.Errorf(p, "secret.token", "looks like a credential; copy it from the host with env_from instead")
+			case credentialName(k) && v != "" && !isReference(v) && placeholderValue(v):
+				b.Report.Warnf(p, "secret.placeholder", "%s holds a placeholder; give it a host variable (e.g. ${%s}) or the server gets this text", k, k)
 			case credentialName(k) && v != "" && !isReference(v):
-				b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; copy it from the host with env_from instead")
+				b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; reference a host variable (e.g. ${%s}) or copy it with env_from instead", k)
 			}
 		}
 		if s.Cwd != "" && checkText(b, src+".cwd", s.Cwd, false) {
@@ -988,6 +1017,8 @@ func checkHeaderSecret(b *Bundle, p, name, v string) {
 	lower := strings.ToLower(name)
 	switch {
 	case isReference(v) && !looksLikeToken(v):
+	case placeholderValue(v) && !looksLikeToken(v) && (literalCredentialHeaders[lower] || credentialName(name)):
+		b.Report.Warnf(p, "secret.placeholder", "header %s holds a placeholder; give it a host variable (e.g. ${API_TOKEN}) or the server gets this text", name)
 	case literalCredentialHeaders[lower]:
 		b.Report.Errorf(p, "secret.header", "a literal %s header; credentials never belong in a manifest (reference a host variable, or use bearer_token_env_var or env_headers)", name)
 	case credentialName(name):

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -38,7 +39,7 @@ func Of(b *bundle.Bundle) *Inventory {
 		ih := Hook{
 			Event: h.Event, Matcher: h.Matcher, Type: typ, Command: h.Command, Args: h.Args, Shell: h.Shell,
 			URL: h.URL, Headers: h.Headers, AllowedEnvVars: set(h.AllowedEnvVars), Prompt: h.Prompt, Model: h.Model,
-			TimeoutSec: h.TimeoutSec, Async: h.Async, Scope: h.Scope, Hosts: hosts(h.Hosts),
+			TimeoutSec: h.TimeoutSec, Async: h.Async, Other: h.Other, Scope: h.Scope, Hosts: hosts(h.Hosts),
 			HostVariables: hookVars(h),
 		}
 		ih.ID = HookID(ih)
@@ -135,11 +136,19 @@ func argvVars(cmd string, args []string, env map[string]string) []string {
 }
 
 func serverVars(s bundle.MCPServer) []string {
-	vs := argvVars(s.Command, s.Args, s.Env)
-	vs = append(vs, bundle.HostVarRefs(s.Cwd, false)...)
-	vs = append(vs, bundle.HostVarRefs(s.URL, false)...)
+	// Gemini CLI also expands a bare $VAR in every string of its manifest.
+	bare := slices.Contains(s.Hosts, bundle.HostGemini)
+	vs := bundle.HostVarRefs(s.Command, bare)
+	for _, a := range s.Args {
+		vs = append(vs, bundle.HostVarRefs(a, bare)...)
+	}
+	for _, v := range s.Env {
+		vs = append(vs, bundle.HostVarRefs(v, bare)...)
+	}
+	vs = append(vs, bundle.HostVarRefs(s.Cwd, bare)...)
+	vs = append(vs, bundle.HostVarRefs(s.URL, bare)...)
 	for _, v := range s.Headers {
-		vs = append(vs, bundle.HostVarRefs(v, false)...)
+		vs = append(vs, bundle.HostVarRefs(v, bare)...)
 	}
 	for _, v := range s.EnvFrom {
 		vs = append(vs, v)

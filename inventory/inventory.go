@@ -92,23 +92,24 @@ type Tool struct {
 // reviews while the hook is unchanged: it names the hook in per-component
 // switches.
 type Hook struct {
-	ID             string            `json:"id"`
-	Event          string            `json:"event"`
-	Matcher        string            `json:"matcher,omitempty"`
-	Type           string            `json:"type"`
-	Command        string            `json:"command,omitempty"`
-	Args           []string          `json:"args,omitempty"`
-	Shell          bool              `json:"shell,omitempty"`
-	URL            string            `json:"url,omitempty"`
-	Headers        map[string]string `json:"headers,omitempty"`
-	AllowedEnvVars []string          `json:"allowed_env_vars,omitempty"`
-	Prompt         string            `json:"prompt,omitempty"`
-	Model          string            `json:"model,omitempty"`
-	TimeoutSec     int               `json:"timeout_sec,omitempty"`
-	Async          bool              `json:"async,omitempty"`
-	Scope          string            `json:"scope,omitempty"`
-	Hosts          []string          `json:"hosts,omitempty"`
-	HostVariables  []string          `json:"host_variables,omitempty"`
+	ID             string                     `json:"id"`
+	Event          string                     `json:"event"`
+	Matcher        string                     `json:"matcher,omitempty"`
+	Type           string                     `json:"type"`
+	Command        string                     `json:"command,omitempty"`
+	Args           []string                   `json:"args,omitempty"`
+	Shell          bool                       `json:"shell,omitempty"`
+	URL            string                     `json:"url,omitempty"`
+	Headers        map[string]string          `json:"headers,omitempty"`
+	AllowedEnvVars []string                   `json:"allowed_env_vars,omitempty"`
+	Prompt         string                     `json:"prompt,omitempty"`
+	Model          string                     `json:"model,omitempty"`
+	TimeoutSec     int                        `json:"timeout_sec,omitempty"`
+	Async          bool                       `json:"async,omitempty"`
+	Other          map[string]json.RawMessage `json:"other,omitempty"`
+	Scope          string                     `json:"scope,omitempty"`
+	Hosts          []string                   `json:"hosts,omitempty"`
+	HostVariables  []string                   `json:"host_variables,omitempty"`
 }
 
 // MCPServer is one MCP server with every option that shapes what it may do.
