@@ -156,8 +156,8 @@ func FuzzSkillFrontMatter(f *testing.F) {
 
 // TestParseNeverReachesTheNetwork points every schema reference a bundle
 // can make at a live loopback server and checks that nothing connects:
-// the schema compiler's loader refuses every URL, and $schema values are
-// only compared, never fetched.
+// a reference outside the schema is refused before anything could load
+// it, and $schema values are only compared, never fetched.
 func TestParseNeverReachesTheNetwork(t *testing.T) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -166,7 +166,6 @@ func TestParseNeverReachesTheNetwork(t *testing.T) {
 		w.Write([]byte(`{"type": "object"}`))
 	}))
 	defer srv.Close()
-	before := testOnlySchemaLoads.Load()
 	b := loadFiles(t, files{
 		"plugin.json": `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "demo", "extensions": {"dev.bundlectl": {"tools": [
 			{"name": "a", "command": "true", "params": {"$ref": "` + srv.URL + `/a.json"}},
@@ -177,9 +176,6 @@ func TestParseNeverReachesTheNetwork(t *testing.T) {
 	})
 	if hits.Load() != 0 {
 		t.Fatalf("loading the bundle made %d request(s)", hits.Load())
-	}
-	if got := testOnlySchemaLoads.Load() - before; got < 4 {
-		t.Fatalf("the refusing loader was consulted %d time(s), want at least 4", got)
 	}
 	for _, name := range []string{"tools[0]", "tools[1]", "tools[2]", "tools[3]"} {
 		requireFinding(t, b, Skip, "tool.params", name+".params")

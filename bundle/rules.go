@@ -1,9 +1,7 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -12,12 +10,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/bundlectl/bundlectl/params"
 )
 
 // checkModel applies every semantic rule to the model, whichever manifest
@@ -540,86 +536,15 @@ func checkTool(b *Bundle, t *Tool) bool {
 	return keep
 }
 
-// errRemoteSchema is returned by the schema loader for every URL: a
-// manifest's JSON Schema must be self-contained, and loading a bundle
-// never opens a file or a connection on its behalf (§5.2 forbids fetching).
-var errRemoteSchema = errors.New("bundlectl never loads a schema from a URL or file")
-
-// testOnlySchemaLoads counts refused schema loads, so a test can prove the
-// loader was consulted and refused.
-var testOnlySchemaLoads atomic.Int64
-
-type refusingLoader struct{}
-
-func (refusingLoader) Load(string) (any, error) {
-	testOnlySchemaLoads.Add(1)
-	return nil, errRemoteSchema
-}
-
-const paramsLocation = "https://bundlectl.invalid/tool-params.schema.json"
-
-// compileParams compiles a tool's params as a JSON Schema (draft 2020-12
-// unless it names another draft the compiler embeds) and returns its
-// compact canonical JSON.
+// compileParams checks a tool's params as a JSON Schema (draft 2020-12,
+// or draft-07 when it says so) and returns its compact canonical JSON. It
+// compiles nothing: patterns are parsed, and the harness compiles the
+// schema of a tool only when the tool is called (package params).
 func compileParams(raw json.RawMessage) (json.RawMessage, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, errors.New("not valid JSON")
-	}
-	if _, ok := doc.(map[string]any); !ok {
-		return nil, errors.New("must be a JSON object")
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refusingLoader{})
-	c.UseRegexpEngine(lazyRegexpEngine)
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(paramsLocation, doc); err != nil {
-		return nil, err
-	}
-	if _, err := c.Compile(paramsLocation); err != nil {
-		return nil, err
-	}
-	return canonicalJSON(doc), nil
+	return params.Check(raw)
 }
 
-// lazyRegexpEngine checks a schema's patterns by parsing them and compiles
-// one only when it is first matched. Validation never matches the params'
-// own patterns, and compiling every one of them made a 1 MiB manifest of
-// patterns such as "x{1,1000}x{1,1000}" take more than 20 s to validate.
-func lazyRegexpEngine(s string) (jsonschema.Regexp, error) {
-	if _, err := syntax.Parse(s, syntax.Perl); err != nil {
-		return nil, err
-	}
-	return &lazyRegexp{expr: s}, nil
-}
-
-type lazyRegexp struct {
-	expr string
-	once sync.Once
-	re   *regexp.Regexp
-}
-
-func (l *lazyRegexp) String() string { return l.expr }
-
-func (l *lazyRegexp) MatchString(s string) bool {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) }) // parsed above, so it compiles
-	return l.re.MatchString(s)
-}
-
-func schemaErrorText(err error) string {
-	if errors.Is(err, errRemoteSchema) {
-		return "it refers to an external schema, and " + errRemoteSchema.Error()
-	}
-	msg := err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	msg = strings.TrimPrefix(msg, "jsonschema: ")
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return Sanitize(msg)
-}
+func schemaErrorText(err error) string { return Sanitize(err.Error()) }
 
 // ---- hooks ----
 

@@ -6,15 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/params"
 )
 
 // MaxInputBytes bounds a tool input; larger input is refused before
@@ -29,23 +24,6 @@ const (
 	maxProblemText     = 160
 )
 
-// paramsURL is the base URL of every params schema. A relative $ref
-// resolves against it and is then refused like any other URL.
-const paramsURL = "bundlectl:///params.json"
-
-// RefusedURLError is the loader error for any URL a schema references:
-// params schemas are compiled offline, from the manifest alone (only the
-// JSON Schema metaschemas, which the library embeds, are available).
-type RefusedURLError struct{ URL string }
-
-func (e *RefusedURLError) Error() string {
-	return fmt.Sprintf("schema reference %q refused: params schemas are never fetched", e.URL)
-}
-
-type refusingLoader struct{}
-
-func (refusingLoader) Load(url string) (any, error) { return nil, &RefusedURLError{URL: url} }
-
 // SchemaError is returned when a params schema does not compile.
 type SchemaError struct{ Err error }
 
@@ -55,30 +33,12 @@ func (e *SchemaError) Error() string {
 
 func (e *SchemaError) Unwrap() error { return e.Err }
 
-// anyObject is the schema of a tool without params.
-var anyObject = json.RawMessage(`{"type":"object"}`)
-
-// CompileParams compiles a tool's params schema (JSON Schema, draft
-// 2020-12 unless the schema's $schema names another embedded draft).
-// Empty params accept any JSON object. Every URL reference other than the
-// embedded metaschemas is refused; patterns use Go's RE2 engine, so
-// matching is linear time. "format" is an annotation, as the draft
-// specifies, not an assertion.
-func CompileParams(schema json.RawMessage) (*jsonschema.Schema, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		schema = anyObject
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return nil, &SchemaError{Err: err}
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refusingLoader{})
-	if err := c.AddResource(paramsURL, doc); err != nil {
-		return nil, &SchemaError{Err: err}
-	}
-	sch, err := c.Compile(paramsURL)
+// CompileParams compiles a tool's params schema (package params: JSON
+// Schema draft 2020-12, or draft-07 when it says so). Empty params accept
+// any JSON object. No reference outside the schema is ever resolved;
+// patterns use Go's RE2 engine, so matching is linear time.
+func CompileParams(schema json.RawMessage) (*params.Schema, error) {
+	sch, err := params.Compile(schema)
 	if err != nil {
 		return nil, &SchemaError{Err: err}
 	}
@@ -124,20 +84,19 @@ func (e *InputError) Error() string {
 
 // ValidateInput checks that input is exactly one JSON value with no
 // duplicate object keys, and that it matches sch; a nil sch accepts any
-// JSON object. Numbers are decoded as json.Number, so no precision is
-// lost before the check. Duplicate keys are refused because parsers
-// disagree on which one wins: the child must see what was validated.
-func ValidateInput(sch *jsonschema.Schema, input []byte) error {
+// JSON object. Numbers are checked as IEEE 754 doubles, as the
+// JavaScript hosts read them; the child receives the input's bytes
+// unchanged. Duplicate keys are refused because parsers disagree on which
+// one wins: the child must see what was validated.
+func ValidateInput(sch *params.Schema, input []byte) error {
 	if len(input) > MaxInputBytes {
 		return &InputError{Syntax: fmt.Sprintf("%d bytes, more than the %d-byte limit", len(input), MaxInputBytes)}
 	}
 	if err := checkSingleValue(input); err != nil {
 		return &InputError{Syntax: truncateText(err.Error(), maxProblemText)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(input))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := json.Unmarshal(input, &v); err != nil {
 		return &InputError{Syntax: truncateText(err.Error(), maxProblemText)}
 	}
 	if sch == nil {
@@ -146,67 +105,10 @@ func ValidateInput(sch *jsonschema.Schema, input []byte) error {
 		}
 		return nil
 	}
-	err := sch.Validate(v)
-	if err == nil {
-		return nil
+	if p := sch.Validate(v); p != nil {
+		return &InputError{Problems: []InputProblem{{Path: truncateText(p.Path, maxProblemText), Message: truncateText(p.Message, maxProblemText)}}}
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return &InputError{Problems: []InputProblem{{Message: truncateText(err.Error(), maxProblemText)}}}
-	}
-	ie := &InputError{}
-	collectProblems(ve, ie)
-	if len(ie.Problems) == 0 {
-		ie.Problems = []InputProblem{{Message: "validation failed"}}
-	}
-	// The library visits properties in map order; sort for stable output.
-	sort.SliceStable(ie.Problems, func(i, j int) bool {
-		a, b := ie.Problems[i], ie.Problems[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.Message < b.Message
-	})
-	return ie
-}
-
-var printer = message.NewPrinter(language.English)
-
-// collectProblems gathers the leaves of a validation error tree: the
-// innermost failures, which name the offending instance paths.
-func collectProblems(ve *jsonschema.ValidationError, ie *InputError) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			collectProblems(c, ie)
-		}
-		return
-	}
-	if len(ie.Problems) == maxInputProblems {
-		ie.More++
-		return
-	}
-	ie.Problems = append(ie.Problems, InputProblem{
-		Path:    truncateText(jsonPointer(ve.InstanceLocation), maxProblemText),
-		Message: truncateText(problemText(ve.ErrorKind), maxProblemText),
-	})
-}
-
-// problemText is the library's message, except for the kinds whose
-// message quotes the input value itself.
-func problemText(k jsonschema.ErrorKind) string {
-	switch k := k.(type) {
-	case *kind.Pattern:
-		return fmt.Sprintf("does not match pattern %q", k.Want)
-	case *kind.Format:
-		return fmt.Sprintf("is not a valid %q", k.Want)
-	case *kind.ContentEncoding:
-		return fmt.Sprintf("is not %q encoded", k.Want)
-	case *kind.ContentMediaType:
-		return fmt.Sprintf("is not of media type %q", k.Want)
-	case nil:
-		return "validation failed"
-	}
-	return k.LocalizedString(printer)
+	return nil
 }
 
 func jsonPointer(tokens []string) string {
@@ -225,7 +127,7 @@ func jsonKind(v any) string {
 		return "null"
 	case bool:
 		return "boolean"
-	case json.Number:
+	case json.Number, float64:
 		return "number"
 	case string:
 		return "string"

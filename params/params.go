@@ -1,0 +1,415 @@
+package params
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// AnyObject is the schema of a tool without params.
+var AnyObject = json.RawMessage(`{"type":"object"}`)
+
+// Drafts the schema may name in $schema ("" means 2020-12).
+var drafts = map[string]bool{
+	"": true,
+	"https://json-schema.org/draft/2020-12/schema": true,
+	"http://json-schema.org/draft-07/schema#":      true,
+	"http://json-schema.org/draft-07/schema":       true,
+}
+
+var typeNames = map[string]bool{
+	"null": true, "boolean": true, "object": true, "array": true, "number": true, "string": true, "integer": true,
+}
+
+// Error is a params schema that is not usable.
+type Error struct{ Reason string }
+
+func (e *Error) Error() string { return e.Reason }
+
+// Check decodes raw as a params schema and returns its canonical JSON
+// (keys sorted, numbers as written). It refuses what would not compile or
+// could reach outside the schema, without compiling any pattern.
+func Check(raw json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &Error{"not valid JSON"}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &Error{"more than one JSON value"}
+	}
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return nil, &Error{"must be a JSON object"}
+	}
+	if s, _ := root["$schema"].(string); !drafts[s] {
+		return nil, &Error{fmt.Sprintf("$schema %q refused: a params schema is draft 2020-12 or draft-07, and no other metaschema is ever loaded", s)}
+	}
+	if err := walk(root, "", 0); err != nil {
+		return nil, err
+	}
+	if err := checkCycles(root); err != nil {
+		return nil, err
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return nil, &Error{"a keyword has the wrong type: " + unmarshalText(err)}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return nil, &Error{err.Error()}
+	}
+	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+const maxDepth = 200
+
+// walk checks every subschema: type names, parseable patterns, local
+// references only.
+func walk(v any, at string, depth int) error {
+	if depth > maxDepth {
+		return &Error{"nested too deep"}
+	}
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			if err := walk(e, fmt.Sprintf("%s/%d", at, i), depth+1); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			e := x[k]
+			p := at + "/" + k
+			switch k {
+			case "type":
+				if err := checkType(e, p); err != nil {
+					return err
+				}
+			case "pattern":
+				if s, ok := e.(string); ok {
+					if _, err := syntax.Parse(s, syntax.Perl); err != nil {
+						return &Error{fmt.Sprintf("%s is not a valid regular expression", p)}
+					}
+				}
+			case "patternProperties":
+				if m, ok := e.(map[string]any); ok {
+					for re := range m {
+						if _, err := syntax.Parse(re, syntax.Perl); err != nil {
+							return &Error{fmt.Sprintf("a key of %s is not a valid regular expression", p)}
+						}
+					}
+				}
+			case "$ref", "$dynamicRef":
+				if s, ok := e.(string); ok && !strings.HasPrefix(s, "#") {
+					return &Error{fmt.Sprintf("%s refused: it refers outside the schema, and bundlectl never loads a schema from a URL or file", p)}
+				}
+			case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains":
+				if n, ok := e.(json.Number); ok && strings.HasPrefix(n.String(), "-") {
+					return &Error{fmt.Sprintf("%s must not be negative", p)}
+				}
+			case "$id":
+				return &Error{fmt.Sprintf("%s: a params schema is anonymous; $id is not allowed", p)}
+			}
+			if err := walk(e, p, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inPlace are the keywords whose subschemas apply to the same instance as
+// the schema holding them.
+var inPlace = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "not": true, "if": true, "then": true, "else": true, "dependentSchemas": true}
+
+// checkCycles refuses a schema in which references lead back to where they
+// started without descending into the input (a "$ref" to itself, or a
+// ring of them through allOf and the like): a validator would recurse
+// forever on any input. Recursion through properties or items is fine:
+// each step consumes part of the input.
+func checkCycles(root map[string]any) error {
+	anchors := map[string]string{}
+	nodes := map[string]map[string]any{}
+	var collect func(v any, at string)
+	collect = func(v any, at string) {
+		switch x := v.(type) {
+		case map[string]any:
+			nodes[at] = x
+			if a, ok := x["$anchor"].(string); ok {
+				anchors[a] = at
+			}
+			for k, e := range x {
+				collect(e, at+"/"+escapePointer(k))
+			}
+		case []any:
+			for i, e := range x {
+				collect(e, fmt.Sprintf("%s/%d", at, i))
+			}
+		}
+	}
+	collect(root, "")
+	// same lists, for each schema, the schemas it applies to the same
+	// instance: its reference targets and its in-place subschemas.
+	same := func(at string) []string {
+		n := nodes[at]
+		var out []string
+		for _, k := range []string{"$ref", "$dynamicRef"} {
+			if ref, ok := n[k].(string); ok {
+				target := strings.TrimPrefix(ref, "#")
+				if !strings.HasPrefix(target, "/") && target != "" {
+					target = anchors[target]
+				}
+				out = append(out, unescapeRef(target))
+			}
+		}
+		for k, e := range n {
+			if !inPlace[k] {
+				continue
+			}
+			switch x := e.(type) {
+			case map[string]any:
+				out = append(out, at+"/"+k)
+			case []any:
+				for i := range x {
+					out = append(out, fmt.Sprintf("%s/%s/%d", at, k, i))
+				}
+			}
+		}
+		return out
+	}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[string]int{}
+	var visit func(at string, depth int) error
+	visit = func(at string, depth int) error {
+		if depth > 10000 {
+			return &Error{"references nest too deep"}
+		}
+		switch state[at] {
+		case onPath:
+			return &Error{"its references form a cycle that never descends into the input (" + at + "); a validator would loop forever"}
+		case done:
+			return nil
+		}
+		state[at] = onPath
+		for _, next := range same(at) {
+			if _, ok := nodes[next]; !ok {
+				continue // a boolean schema, or a reference the resolver refuses
+			}
+			if err := visit(next, depth+1); err != nil {
+				return err
+			}
+		}
+		state[at] = done
+		return nil
+	}
+	for at := range nodes {
+		if err := visit(at, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func escapePointer(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// unescapeRef turns a reference's JSON pointer into the form checkCycles
+// keys nodes by (which keeps ~0 and ~1 escapes, and percent-decodes).
+func unescapeRef(p string) string {
+	if u, err := url.PathUnescape(p); err == nil {
+		return u
+	}
+	return p
+}
+
+func checkType(v any, at string) error {
+	switch t := v.(type) {
+	case string:
+		if typeNames[t] {
+			return nil
+		}
+	case []any:
+		ok := len(t) > 0
+		for _, e := range t {
+			s, isStr := e.(string)
+			ok = ok && isStr && typeNames[s]
+		}
+		if ok {
+			return nil
+		}
+	}
+	return &Error{fmt.Sprintf("%s is not a JSON Schema type", at)}
+}
+
+func unmarshalText(err error) string {
+	msg := err.Error()
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return te.Field
+	}
+	if i := strings.LastIndex(msg, "field "); i >= 0 {
+		return msg[i:]
+	}
+	return "schema"
+}
+
+// Schema is a compiled params schema.
+type Schema struct{ rs *jsonschema.Resolved }
+
+// Compile resolves a params schema for validation (empty params accept
+// any JSON object). No reference outside the schema can be resolved.
+func Compile(raw json.RawMessage) (*Schema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = AnyObject
+	}
+	if _, err := Check(raw); err != nil {
+		return nil, err
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return nil, &Error{"a keyword has the wrong type: " + unmarshalText(err)}
+	}
+	rs, err := sch.Resolve(&jsonschema.ResolveOptions{BaseURI: "bundlectl:///params.json"})
+	if err != nil {
+		return nil, &Error{"does not resolve: " + sanitize(err.Error())}
+	}
+	return &Schema{rs: rs}, nil
+}
+
+// Problem is where an input breaks the schema: the schema location and
+// the rule, never the input's value.
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Validate applies s to the decoded input v. It returns nil or the first
+// problem found.
+func (s *Schema) Validate(v any) *Problem {
+	err := s.rs.Validate(v)
+	if err == nil {
+		return nil
+	}
+	return describe(err.Error())
+}
+
+var (
+	locationRE = regexp.MustCompile(`validating ([^:]*): `)
+	typeWantRE = regexp.MustCompile(`has type "([a-z]+)", want (.+)$`)
+	missingRE  = regexp.MustCompile(`^required: missing properties: (\[.*\])$`)
+	patternRE  = regexp.MustCompile(`does not match regular expression ("(?:[^"\\]|\\.)*")$`)
+)
+
+// describe turns the library's message into a Problem that repeats no
+// input value: it keeps the schema location, the keyword, and what the
+// schema wants.
+func describe(msg string) *Problem {
+	p := &Problem{}
+	rest := msg
+	for {
+		m := locationRE.FindStringSubmatchIndex(rest)
+		if m == nil || m[0] != 0 {
+			break
+		}
+		p.Path = rest[m[2]:m[3]]
+		rest = rest[m[1]:]
+	}
+	p.Path = instancePath(p.Path)
+	keyword, detail, _ := strings.Cut(rest, ": ")
+	switch {
+	case keyword == "type":
+		if m := typeWantRE.FindStringSubmatch(detail); m != nil {
+			p.Message = "got " + m[1] + ", want " + m[2]
+		}
+	case keyword == "required":
+		if m := missingRE.FindStringSubmatch(rest); m != nil {
+			p.Message = "missing required properties " + m[1]
+		}
+	case keyword == "pattern":
+		if m := patternRE.FindStringSubmatch(detail); m != nil {
+			p.Message = "does not match pattern " + m[1]
+		}
+	case strings.HasPrefix(keyword, "unexpected additional properties"):
+		p.Message = "has properties the schema does not allow"
+	}
+	if p.Message == "" {
+		p.Message = "breaks the schema's " + fmt.Sprintf("%q", firstWord(keyword)) + " rule"
+	}
+	p.Message = sanitize(p.Message)
+	p.Path = sanitize(p.Path)
+	return p
+}
+
+// instancePath turns the schema location of the failing keyword into the
+// input location it applies to, as far as the schema says: "/properties/x"
+// is the input's "/x"; an array item is "/*" (the library does not say
+// which item).
+func instancePath(schemaPath string) string {
+	if schemaPath == "root" || schemaPath == "" {
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(schemaPath, "/"), "/")
+	var out []string
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "properties", "patternProperties":
+			if i+1 < len(parts) {
+				out = append(out, parts[i+1])
+				i++
+			}
+		case "items", "prefixItems", "additionalProperties", "contains":
+			out = append(out, "*")
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+func firstWord(s string) string {
+	if i := strings.IndexAny(s, " \n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// sanitize drops control and bidirectional characters and bounds length.
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c {
+			b.WriteString(fmt.Sprintf("\\u%04x", r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if len(out) > 200 {
+		out = out[:200] + "…"
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package params
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCheckRefusesWhatWouldLoopOrReachOut(t *testing.T) {
+	for name, s := range map[string]string{
+		"self reference":   `{"$ref":"#"}`,
+		"ring of defs":     `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`,
+		"ring via anchor":  `{"$defs":{"a":{"$anchor":"x","not":{"$ref":"#x"}}},"$ref":"#x"}`,
+		"remote reference": `{"$ref":"https://example.com/s.json"}`,
+		"relative file":    `{"properties":{"x":{"$ref":"other.json"}}}`,
+		"other metaschema": `{"$schema":"https://example.com/meta"}`,
+		"unknown type":     `{"type":"strng"}`,
+		"bad pattern":      `{"pattern":"("}`,
+		"negative bound":   `{"minLength":-1}`,
+		"an id":            `{"$id":"https://example.com/x"}`,
+		"not an object":    `[]`,
+		"two values":       `{} {}`,
+	} {
+		if _, err := Check(json.RawMessage(s)); err == nil {
+			t.Errorf("%s: %s accepted", name, s)
+		}
+	}
+	// Recursion that descends into the input is fine.
+	for _, s := range []string{
+		`{"$defs":{"node":{"type":"object","properties":{"next":{"$ref":"#/$defs/node"}}}},"properties":{"head":{"$ref":"#/$defs/node"}}}`,
+		`{"$defs":{"list":{"type":"array","items":{"$ref":"#/$defs/list"}}},"$ref":"#/$defs/list"}`,
+	} {
+		if _, err := Check(json.RawMessage(s)); err != nil {
+			t.Errorf("%s refused: %v", s, err)
+		}
+		if _, err := Compile(json.RawMessage(s)); err != nil {
+			t.Errorf("%s does not compile: %v", s, err)
+		}
+	}
+}
+
+// A problem names the place and the rule, never the input's value.
+func TestProblemsRepeatNoInputValue(t *testing.T) {
+	sch, err := Compile(json.RawMessage(`{"type":"object","properties":{"tag":{"type":"string","pattern":"^[a-z]+$","maxLength":4},"n":{"type":"integer"}},"required":["tag"],"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "SECRET-value-1234"
+	for in, path := range map[string]string{
+		`{"tag":"` + secret + `"}`:          "/tag",
+		`{"tag":"ab","n":"` + secret + `"}`: "/n",
+		`{"tag":"ab","` + secret + `":1}`:   "",
+		`{}`:                                "",
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			t.Fatal(err)
+		}
+		p := sch.Validate(v)
+		if p == nil {
+			t.Errorf("%s accepted", in)
+			continue
+		}
+		if strings.Contains(p.Path+p.Message, "SECRET") {
+			t.Errorf("%s: problem repeats the input: %+v", in, p)
+		}
+		if p.Path != path {
+			t.Errorf("%s: path %q, want %q (%s)", in, p.Path, path, p.Message)
+		}
+	}
+}
+
+// FuzzCheck: no schema panics or hangs Check and Compile, and a schema
+// Check accepts compiles and validates any input without crashing.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"type":"object"}`, `{"$ref":"#"}`, `{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`,
+		`{"items":{"$ref":"#"}}`, `{"anyOf":[{"$ref":"#/anyOf/1"},{"$ref":"#/anyOf/0"}]}`, `{"patternProperties":{"(":{}}}`} {
+		f.Add([]byte(s), []byte(`{"a":[1,{"b":null}]}`))
+	}
+	f.Fuzz(func(t *testing.T, schema, input []byte) {
+		if _, err := Check(schema); err != nil {
+			return
+		}
+		sch, err := Compile(schema)
+		if err != nil {
+			return
+		}
+		var v any
+		if json.Unmarshal(input, &v) == nil {
+			sch.Validate(v)
+		}
+	})
+}
