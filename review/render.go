@@ -22,6 +22,10 @@ type RenderOptions struct {
 	Color bool
 	// Width is the column width to wrap running text at; 0 means 80.
 	Width int
+	// Command, when set, rewrites every bundlectl command the review
+	// prints (the CLI adds the --home and --workspace it was given, so the
+	// printed command works as printed).
+	Command func(string) string
 }
 
 // Render writes the human form of a review. Every string that comes from
@@ -156,10 +160,16 @@ func (r *renderer) review(rv *Review) {
 	}
 
 	r.buf.WriteByte('\n')
+	cmdOf := func(c string) string {
+		if r.opts.Command != nil {
+			return r.opts.Command(c)
+		}
+		return c
+	}
 	if cmd := rv.TrustCommand(); cmd != "" {
 		r.line("To trust exactly this content and these capabilities, run:")
-		r.line("  %s", cmd)
-		r.line("Trusting does not enable the bundle; run %s afterwards.", "bundlectl enable "+b.Name)
+		r.line("  %s", cmdOf(cmd))
+		r.line("Trusting does not enable the bundle; run %s afterwards.", cmdOf("bundlectl enable "+b.Name))
 		return
 	}
 	r.line("%s", r.color(ansiRed, "This bundle cannot be trusted:"))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
@@ -35,6 +36,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(context.Background())
 	if err == nil {
 		return exitOK
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "unknown command ") || strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		// cobra's own usage errors: a mistyped command is a usage error,
+		// and its "Did you mean this?" is kept.
+		first, suggestions, _ := strings.Cut(msg, "\n\nDid you mean this?\n")
+		if s := strings.Fields(suggestions); len(s) > 0 {
+			first += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		err = &usageError{errors.New(strings.TrimSpace(first))}
 	}
 	code := exitCode(err)
 	var q *quietError

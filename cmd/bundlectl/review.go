@@ -58,7 +58,7 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 	if f, ok := g.stdout.(*os.File); ok && isTerminal(f) && os.Getenv("NO_COLOR") == "" {
 		color = true
 	}
-	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color})
+	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint})
 }
 
 // isRefusedForTrust reports an enable refused because the bundle needs a

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -37,6 +39,11 @@ func (g *globals) roots() (bundle.Roots, error) {
 	ws, err = filepath.Abs(ws)
 	if err != nil {
 		return bundle.Roots{}, err
+	}
+	if g.workspace != "" {
+		if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s is not a directory", bundle.Quote(g.workspace))}
+		}
 	}
 	return bundle.Roots{Home: home, Workspace: ws}, nil
 }
@@ -93,7 +100,10 @@ Roots, in precedence order: user ($BUNDLECTL_HOME/bundles), then workspace
 shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exit4),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("bundlectl {{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -120,6 +130,7 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 		newMCPCmd(g),
 		newLSPCmd(g),
 	)
+	g.wireCompletion(root)
 	// cobra's own completion and help commands get the section too.
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
@@ -155,7 +166,7 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 // carried into it.
 func (g *globals) hint(cmd string) string {
 	rest, ok := strings.CutPrefix(cmd, "bundlectl ")
-	if !ok {
+	if !ok || strings.HasSuffix(rest, "--help") {
 		return cmd
 	}
 	var flags []string
@@ -177,4 +188,62 @@ func shellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// version is the module version and VCS revision from the build
+// information: "v1.2.3 (revision abc1234, modified)", "(devel)" for a
+// build from a work tree without a tag.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " (revision " + rev + modified + ")"
+	}
+	return v + " " + runtime.Version()
+}
+
+// wireCompletion sets the completion of every command's arguments.
+func (g *globals) wireCompletion(root *cobra.Command) {
+	byName := map[string]completer{
+		"show": g.completeBundleNames(), "review": g.completeBundleNames(), "validate": g.completeBundleNames(),
+		"trust": g.completeBundleNames(), "enable": g.completeBundleNames(), "disable": g.completeBundleNames(),
+		"revoke": g.completeBundleNames(), "diff": g.completeBundleNames(), "update": g.completeBundleNames(),
+		"uninstall": g.completeBundleNames(), "configure": g.completeBundleNames(),
+		"run": g.completeComponent("tool"), "mcp": g.completeComponent("mcp"), "lsp": g.completeComponent("lsp"),
+	}
+	for _, c := range root.Commands() {
+		if f, ok := byName[c.Name()]; ok && c.ValidArgsFunction == nil {
+			c.ValidArgsFunction = f
+		}
+		if c.Name() == "hooks" {
+			for _, sub := range c.Commands() {
+				switch sub.Name() {
+				case "run":
+					sub.ValidArgsFunction = completeEvents
+				case "exec":
+					sub.ValidArgsFunction = g.completeComponent("hook")
+				}
+			}
+		}
+	}
 }
