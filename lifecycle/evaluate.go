@@ -140,7 +140,7 @@ func (m *Manager) SourceHashes(b *bundle.Bundle) (Hashes, error) {
 		return h, err
 	}
 	if !b.WalkedAt.IsZero() {
-		c.Store(fingerprint.Record{Key: key, Digest: h.Token().String(), StartedNs: b.WalkedAt.UnixNano(), Entries: b.Tree.Entries})
+		c.Store(fingerprint.NewRecord(key, h.Token().String(), b.WalkedAt, b.Tree))
 	}
 	return h, nil
 }

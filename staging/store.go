@@ -199,7 +199,7 @@ func (s *Store) Check(hash receipts.Digest, cache fingerprint.Cache) (full bool,
 		cache.Remove(key)
 		return true, err
 	}
-	cache.Store(fingerprint.Record{Key: key, Digest: hash.String(), StartedNs: started.UnixNano(), Entries: tree.Entries})
+	cache.Store(fingerprint.NewRecord(key, hash.String(), started, tree))
 	return true, nil
 }
 
