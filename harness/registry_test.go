@@ -46,11 +46,13 @@ const mcpManifest = `{
 }`
 
 var toolScripts = map[string]string{
-	"mcp.json":  mcpManifest,
-	"bin/srv":   "#!/bin/sh\necho $$ > \"$1/srv.pid\"\nsleep 60 &\necho $! > \"$1/srvchild.pid\"\ncat\n",
-	"bin/echo":  "#!/bin/sh\necho \"root=$1\"\ncat\n",
-	"bin/env":   "#!/bin/sh\nenv\n",
-	"bin/sleep": "#!/bin/sh\nsleep 60 &\necho $! > \"$PLUGIN_DATA/child.pid\"\necho $$ > \"$PLUGIN_DATA/main.pid\"\nwait\n",
+	"mcp.json": mcpManifest,
+	"bin/srv": "#!/bin/sh\nread -r p _ < /proc/self/stat; echo $p > \"$1/srv.pid\"\n" +
+		"sh -c 'read -r p _ < /proc/self/stat; echo $p > \"$0/srvchild.tmp\"; mv \"$0/srvchild.tmp\" \"$0/srvchild.pid\"; exec sleep 60' \"$1\" &\ncat\n",
+	"bin/echo": "#!/bin/sh\necho \"root=$1\"\ncat\n",
+	"bin/env":  "#!/bin/sh\nenv\n",
+	"bin/sleep": "#!/bin/sh\nread -r p _ < /proc/self/stat; echo $p > \"$PLUGIN_DATA/main.pid\"\n" +
+		"sh -c 'read -r p _ < /proc/self/stat; echo $p > \"$PLUGIN_DATA/child.tmp\"; mv \"$PLUGIN_DATA/child.tmp\" \"$PLUGIN_DATA/child.pid\"; exec sleep 60' &\nwait\n",
 	"bin/touch": "#!/bin/sh\ntouch \"$PLUGIN_DATA/ran\"\n",
 }
 
