@@ -29,9 +29,18 @@ const DefaultMaxOutput = 1 << 20
 
 // DrainGrace bounds how long Run keeps reading a child's output after the
 // child's whole process group has been killed. Output normally reaches EOF
-// at once; only a process that left the group (setsid) can hold a pipe
-// open longer, and Run does not wait for it.
+// at once; only a process that left the group (setsid) and escaped the
+// containment level in force can hold a pipe open longer, and Run does
+// not wait for it.
 const DrainGrace = 500 * time.Millisecond
+
+// SignalGrace is how long Exec lets a child handle a forwarded SIGINT,
+// SIGTERM, SIGHUP or SIGQUIT before it kills the child's process group
+// (and PID namespace) with SIGKILL. bundlectl itself does not die of the
+// signal it forwards, and the init of a PID namespace ignores every
+// signal it has no handler for, so without this a server that ignores
+// the signal would keep bundlectl running.
+const SignalGrace = 5 * time.Second
 
 // Spec is a frozen launch specification: everything needed to start one
 // child process, already resolved by the caller. Run never consults a
@@ -196,9 +205,12 @@ func (s Spec) timeout() time.Duration {
 // the context was already done); a child that started always yields a
 // Result, including a timed-out (TimedOut) or canceled (Canceled) one.
 //
-// The child runs in its own process group, and on every way out of Run
-// the whole group is killed with SIGKILL before the leader is reaped, so
-// no grandchild outlives the call and none can keep Run waiting on a pipe.
+// The child leads its own session and process group, and on every way out
+// of Run the whole group is killed with SIGKILL before the leader is
+// reaped, so no grandchild that stayed in the group outlives the call or
+// keeps Run waiting on a pipe. Descendants that left the group (setsid)
+// are held by the containment level in force (Containment): a PID
+// namespace kills them with the child; a subreaper kills them after it.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err := spec.check(); err != nil {
 		return nil, err
@@ -298,16 +310,40 @@ var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 
 // Exec runs a long-lived child (a stdio MCP server for `bundlectl mcp`)
 // with stdin, stdout and stderr passed through unbuffered, relays
-// ForwardedSignals to its process group, and returns when it exits.
+// ForwardedSignals to it and its process group, and returns when it
+// exits. A child still running SignalGrace after a forwarded signal is
+// killed with SIGKILL.
 //
 // Exec supervises rather than replaces the process (no execve): a
 // replaced process could not be killed when trust is revoked, would lose
 // the parent-death signal and the process-group cleanup. Cancelling ctx
 // kills the whole group; Spec.Timeout, Spec.Stdin and Spec.MaxOutput are
-// ignored. The Result has no captured output. The child's group is not
-// the terminal's foreground group, so its stdio should be pipes (as a
-// harness provides), not a terminal it reads from.
+// ignored. The Result has no captured output. The child has no
+// controlling terminal (it leads a new session), so its stdio should be
+// pipes, as a harness provides.
 func Exec(ctx context.Context, spec Spec, stdio Stdio) (*Result, error) {
+	x, err := startExec(ctx, spec, stdio)
+	if err != nil {
+		return nil, err
+	}
+	return x.wait(ctx), nil
+}
+
+// execution is a child started by Exec, with the signals it relays.
+type execution struct {
+	c    *child
+	sigs chan os.Signal
+	chld chan os.Signal // SIGCHLD, at the subreaper level only
+}
+
+func (x *execution) stop() {
+	signal.Stop(x.sigs)
+	if x.chld != nil {
+		signal.Stop(x.chld)
+	}
+}
+
+func startExec(ctx context.Context, spec Spec, stdio Stdio) (*execution, error) {
 	spec.Timeout = 0
 	if err := spec.check(); err != nil {
 		return nil, err
@@ -324,24 +360,53 @@ func Exec(ctx context.Context, spec Spec, stdio Stdio) (*Result, error) {
 	if stdio.Err == nil {
 		stdio.Err = os.Stderr
 	}
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, ForwardedSignals...)
-	defer signal.Stop(sigs)
-
+	x := &execution{sigs: make(chan os.Signal, 4)}
+	signal.Notify(x.sigs, ForwardedSignals...)
+	if Containment() == ContainSubreaper {
+		// Before the start, so that no orphan's exit goes unnoticed.
+		x.chld = make(chan os.Signal, 1)
+		signal.Notify(x.chld, syscall.SIGCHLD)
+	}
 	c, err := startChild(spec, stdio.In, stdio.Out, stdio.Err)
 	if err != nil {
+		x.stop()
 		return nil, err
 	}
+	x.c = c
+	return x, nil
+}
+
+// wait relays signals until the child exits or ctx is done, then returns
+// how it ended. At the subreaper level it also reaps, on each SIGCHLD,
+// the adopted descendants that have exited, so that a long-lived server
+// does not leave bundlectl full of zombies.
+func (x *execution) wait(ctx context.Context) *Result {
+	c := x.c
+	defer x.stop()
 	defer c.killGroup(syscall.SIGKILL)
+	grace := SignalGrace
+	if testOnlySignalGrace > 0 {
+		grace = testOnlySignalGrace
+	}
+	var killAfter <-chan time.Time
 	res := &Result{}
 	for done := false; !done; {
 		select {
 		case <-c.exited:
 			done = true
-		case s := <-sigs:
+		case s := <-x.sigs:
 			if sig, ok := s.(syscall.Signal); ok {
 				c.killGroup(sig)
 			}
+			if killAfter == nil {
+				t := time.NewTimer(grace)
+				defer t.Stop()
+				killAfter = t.C
+			}
+		case <-killAfter:
+			c.killGroup(syscall.SIGKILL)
+		case <-x.chld:
+			reapZombieOrphans()
 		case <-ctx.Done():
 			res.Canceled = true
 			c.killGroup(syscall.SIGKILL)
@@ -351,13 +416,17 @@ func Exec(ctx context.Context, spec Spec, stdio Stdio) (*Result, error) {
 	}
 	res.Duration = time.Since(c.started)
 	res.ExitCode, res.Signal = exitStatus(c.cmd.ProcessState)
-	return res, nil
+	return res
 }
+
+// testOnlySignalGrace, when positive, replaces SignalGrace.
+var testOnlySignalGrace time.Duration
 
 // child is a started process and the goroutine that reaps it.
 type child struct {
 	cmd     *exec.Cmd
 	pid     int
+	level   ContainmentLevel
 	started time.Time
 	exited  chan struct{} // closed once the group is killed and the leader reaped
 
@@ -365,14 +434,21 @@ type child struct {
 	reaped bool // after this the pid may be reused: never signal it again
 }
 
-// startChild starts spec with the given files as fds 0, 1, 2. The
-// starting goroutine stays locked to its OS thread until the child is
-// reaped, because the Linux parent-death signal fires when the thread
-// that forked the child exits, not the process.
+// startChild starts spec with the given files as fds 0, 1, 2, at the
+// containment level in force. The starting goroutine stays locked to its
+// OS thread until the child is reaped, because the Linux parent-death
+// signal fires when the thread that forked the child exits, not the
+// process.
 func startChild(spec Spec, stdin, stdout, stderr *os.File) (*child, error) {
 	env := spec.Env
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit our environment
+	}
+	level := Containment()
+	if level == ContainSubreaper {
+		if err := ensureSubreaper(); err != nil {
+			return nil, &StartError{Path: spec.Argv[0], Err: err}
+		}
 	}
 	cmd := &exec.Cmd{
 		Path:        spec.Argv[0],
@@ -382,20 +458,25 @@ func startChild(spec Spec, stdin, stdout, stderr *os.File) (*child, error) {
 		Stdin:       stdin,
 		Stdout:      stdout,
 		Stderr:      stderr,
-		SysProcAttr: sysProcAttr(),
+		SysProcAttr: sysProcAttr(level),
 	}
-	c := &child{cmd: cmd, exited: make(chan struct{})}
+	c := &child{cmd: cmd, level: level, exited: make(chan struct{})}
 	startErr := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			startErr <- err
+		unlock := lockForkShared() // a subreaper sweep must not see it unregistered
+		err := cmd.Start()
+		if err == nil {
+			c.pid = cmd.Process.Pid
+			c.started = time.Now()
+			registerChild(c.pid)
+		}
+		unlock()
+		startErr <- err
+		if err != nil {
 			return
 		}
-		c.pid = cmd.Process.Pid
-		c.started = time.Now()
-		startErr <- nil
 		c.reap()
 		close(c.exited)
 	}()
@@ -407,7 +488,10 @@ func startChild(spec Spec, stdin, stdout, stderr *os.File) (*child, error) {
 
 // reap waits for the leader to exit, kills its group, then reaps it. While
 // the leader is an unreaped zombie its pid, and so the group id, cannot be
-// reused, so the group kill cannot hit an unrelated process.
+// reused, so the group kill cannot hit an unrelated process. In a PID
+// namespace the kernel has already killed every other process in it by
+// the time the leader (its init) can be waited for. At the subreaper
+// level the orphans adopted meanwhile are swept last.
 func (c *child) reap() {
 	if waitExitedNoReap(c.pid) {
 		c.mu.Lock()
@@ -415,24 +499,31 @@ func (c *child) reap() {
 		_ = c.cmd.Wait()
 		c.reaped = true
 		c.mu.Unlock()
-		return
+	} else {
+		// No wait-without-reap on this platform: kill the group right
+		// after reaping; a pid reused in that window is the accepted
+		// residual risk.
+		_ = c.cmd.Wait()
+		c.mu.Lock()
+		c.reaped = true
+		c.mu.Unlock()
+		_ = syscall.Kill(-c.pid, syscall.SIGKILL)
 	}
-	// No wait-without-reap on this platform: kill the group right after
-	// reaping; a pid reused in that window is the accepted residual risk.
-	_ = c.cmd.Wait()
-	c.mu.Lock()
-	c.reaped = true
-	c.mu.Unlock()
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
+	unregisterChild(c.pid)
+	if c.level == ContainSubreaper {
+		sweepOrphans()
+	}
 }
 
-// killGroup sends sig to the child's process group unless the leader has
-// already been reaped.
+// killGroup sends sig to the child and to its process group unless the
+// child has already been reaped. The child is signalled by pid too: it
+// may have moved itself to another group.
 func (c *child) killGroup(sig syscall.Signal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.reaped {
 		_ = syscall.Kill(-c.pid, sig)
+		_ = syscall.Kill(c.pid, sig)
 	}
 }
 

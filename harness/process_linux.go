@@ -2,20 +2,7 @@
 
 package harness
 
-import (
-	"syscall"
-
-	"golang.org/x/sys/unix"
-)
-
-// sysProcAttr puts the child in its own process group and asks the kernel
-// to SIGKILL it when the thread that started it dies. Pdeathsig is tied to
-// the creating OS thread, which is why startChild keeps that thread locked
-// until the child is reaped. It reaches only the direct child: a
-// grandchild survives bundlectl being SIGKILLed itself.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
+import "golang.org/x/sys/unix"
 
 // waitExitedNoReap blocks until pid has exited without reaping it
 // (waitid WNOWAIT), so the caller can kill the group while the pid is
