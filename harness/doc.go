@@ -115,6 +115,16 @@
 //     SignalGrace (5 s) later if the child is still running — bundlectl
 //     does not die of a signal it forwards, and an init ignores one it
 //     has no handler for.
+//   - ExecFiltered is Exec with ProxyMCP between the client and a server
+//     that has a tool filter (without one it is Exec, a straight copy):
+//     tool lists lose the tools the filter refuses, page by page; a
+//     tools/call of one is answered by the proxy with a JSON-RPC error
+//     and never reaches the server. It fails closed: a client message it
+//     cannot read (not UTF-8 JSON, over MaxMCPMessage, a call without a
+//     readable tool name) is answered with an error and not forwarded; a
+//     server line it cannot read is dropped unless it cannot name a tool.
+//     Member names are matched in any letter case and every duplicate is
+//     checked, so no lenient reader sees what the proxy did not.
 //   - Tool input is validated before spawning: one JSON value, no
 //     duplicate keys, at most MaxInputBytes, matching the params schema.
 //     Schemas are compiled offline; every URL reference is refused.

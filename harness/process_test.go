@@ -51,6 +51,8 @@ func helperMain(mode string) int {
 	case "exec":
 		_, _ = Exec(context.Background(), spec, Stdio{})
 		return 0
+	case "mcp-server":
+		return mcpServerMain()
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", mode)
 	return 2

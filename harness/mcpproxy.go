@@ -1,0 +1,795 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// MaxMCPMessage is the longest MCP stdio message (one line) the proxy
+// reads, 16 MiB. A longer one from the client is answered with a parse
+// error, from the server dropped; neither is buffered beyond the limit.
+const MaxMCPMessage = 16 << 20
+
+// JSON-RPC 2.0 error codes the proxy answers with.
+const (
+	rpcParseError     = -32700
+	rpcInvalidRequest = -32600
+	rpcInvalidParams  = -32602 // MCP answers an unknown tool with it
+)
+
+// ToolFilter is a stdio MCP server's reviewed tool filter (the model's
+// MCPServer.ToolsInclude and ToolsExclude). A non-empty Include allows
+// only the tools it names, exactly; Exclude refuses the tools it names,
+// compared with Unicode case folding so that a server that looks tool
+// names up case-insensitively cannot be reached through a variant.
+// Empty lists filter nothing.
+type ToolFilter struct {
+	Include, Exclude []string
+}
+
+// Empty reports whether the filter lets every tool through.
+func (f ToolFilter) Empty() bool { return len(f.Include) == 0 && len(f.Exclude) == 0 }
+
+// Allows reports whether the tool named name passes the filter.
+func (f ToolFilter) Allows(name string) bool {
+	if len(f.Include) > 0 && !slices.Contains(f.Include, name) {
+		return false
+	}
+	for _, x := range f.Exclude {
+		if strings.EqualFold(x, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// MCPConn is one end of an MCP stdio connection as the proxy sees it:
+// the messages that end sends (R) and the way to send it messages (W).
+type MCPConn struct {
+	R io.Reader
+	W io.Writer
+}
+
+// ProxyMCP relays the MCP stdio transport (one JSON-RPC message per
+// line) between client and server and enforces filter:
+//
+//   - A client message is forwarded unchanged, or not at all. A tools/call
+//     request (or notification) whose tool the filter refuses is answered
+//     by the proxy with a JSON-RPC error (-32602) and never forwarded. A
+//     message the proxy cannot read — not UTF-8, not JSON, over
+//     MaxMCPMessage, not an object or a batch (array) of objects, a
+//     method that is not a string, a tools/call without a string
+//     params.name — could be a call it did not see: it is answered with
+//     an error (-32700 or -32600) and not forwarded. A batch with one
+//     refused call is refused whole.
+//   - A server message reaches the client unchanged unless it is a
+//     response whose result lists tools: then the tools the filter
+//     refuses, and any entry without a string name, are removed (a page
+//     keeps its nextCursor, so pagination still works). A line that is
+//     not JSON, or over MaxMCPMessage, is dropped unless it cannot name
+//     a tool (no "tool" in any letter case, no \u escape), and a notice
+//     goes to notices.
+//   - Member names are matched as a lenient decoder would: "tools",
+//     "name", "method", "params" and "result" in any letter case, every
+//     occurrence of a duplicated one, so that no reading of a message
+//     the client or server may make sees a tool the filter refuses.
+//   - notifications/tools/list_changed and everything else pass through;
+//     the client re-lists and the list is filtered again.
+//
+// ProxyMCP returns when the server's stream ends (nil at EOF), when
+// writing to either end fails, or when ctx is done. When the client's
+// stream ends, server.W is closed if it is an io.Closer — the stdio
+// transport's shutdown — and the server's output is still relayed. The
+// goroutine reading client.R is not waited for: it ends at its next read,
+// writing nothing more. An empty filter is a plain copy in each direction.
+// notices may be nil.
+func ProxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) error {
+	_, err := proxyMCP(ctx, client, server, filter, notices)
+	return err
+}
+
+// proxyMCP is ProxyMCP; clientDone is closed once the goroutine reading
+// the client has ended.
+func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) (clientDone <-chan struct{}, err error) {
+	if notices == nil {
+		notices = io.Discard
+	}
+	p := &proxy{filter: filter, toClient: client.W, notices: notices}
+	fail := make(chan error, 1)
+	cdone := make(chan struct{})
+	go func() {
+		defer close(cdone)
+		var err error
+		if filter.Empty() {
+			err = copyToServer(server.W, client.R)
+		} else {
+			err = p.pumpClient(client.R, server.W)
+		}
+		if c, ok := server.W.(io.Closer); ok {
+			_ = c.Close()
+		}
+		if err != nil {
+			fail <- err
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		if filter.Empty() {
+			_, err := io.Copy(client.W, server.R)
+			done <- err
+			return
+		}
+		done <- p.pumpServer(server.R)
+	}()
+	defer p.close()
+	select {
+	case err = <-done:
+	case err = <-fail:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	return cdone, err
+}
+
+// proxy holds what both directions share: the filter and the client's
+// writer, which both write to (the relayed server output and the proxy's
+// own answers).
+type proxy struct {
+	filter  ToolFilter
+	notices io.Writer
+
+	mu       sync.Mutex
+	toClient io.Writer
+	closed   bool
+}
+
+func (p *proxy) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+}
+
+// sendClient writes one message line to the client.
+func (p *proxy) sendClient(msg []byte) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errProxyClosed
+	}
+	return writeLine(p.toClient, msg)
+}
+
+var errProxyClosed = errors.New("mcp proxy: closed")
+
+func writeLine(w io.Writer, msg []byte) error {
+	line := make([]byte, 0, len(msg)+1)
+	line = append(append(line, msg...), '\n')
+	_, err := w.Write(line)
+	return err
+}
+
+func (p *proxy) notice(format string, args ...any) {
+	fmt.Fprintf(p.notices, "bundlectl: mcp proxy: "+format+"\n", args...)
+}
+
+func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
+	lr := newLineReader(r)
+	for {
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		var fwd bool
+		var reply []byte
+		if tooLong {
+			reply = rpcError(nil, rpcParseError, fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage))
+		} else {
+			fwd, reply = p.fromClient(line)
+		}
+		if reply != nil {
+			if err := p.sendClient(reply); err != nil {
+				return err
+			}
+		}
+		if fwd {
+			if err := writeLine(toServer, line); err != nil {
+				return nil // the server closed its input: its output's end ends the session
+			}
+		}
+	}
+}
+
+// copyToServer is the unfiltered client-to-server copy; like pumpClient it
+// reports read errors only, a server that closed its input being the
+// session's end, seen on the server's output.
+func copyToServer(w io.Writer, r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (p *proxy) pumpServer(r io.Reader) error {
+	lr := newLineReader(r)
+	for {
+		line, tooLong, err := lr.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if tooLong {
+			p.notice("dropped a server message over %d bytes", MaxMCPMessage)
+			continue
+		}
+		out, ok := p.fromServer(line)
+		if !ok {
+			p.notice("dropped a server message that is not JSON and could name a tool")
+			continue
+		}
+		if err := p.sendClient(out); err != nil {
+			return err
+		}
+	}
+}
+
+// fromClient decides what becomes of one client line: forwarded as is,
+// and/or answered by the proxy.
+func (p *proxy) fromClient(line []byte) (forward bool, reply []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false, nil
+	}
+	if !utf8.Valid(line) || !json.Valid(line) {
+		return false, rpcError(nil, rpcParseError, "parse error: not a UTF-8 JSON message")
+	}
+	switch firstByte(line) {
+	case '{':
+		v := p.judge(line)
+		if v.code == 0 {
+			return true, nil
+		}
+		if v.id == nil {
+			p.notice("dropped a notification: %s", v.msg)
+			return false, nil
+		}
+		return false, rpcError(v.id, v.code, v.msg)
+	case '[':
+		elems, _ := arrayElements(line)
+		if len(elems) == 0 {
+			return false, rpcError(nil, rpcInvalidRequest, "invalid request: empty batch")
+		}
+		verdicts := make([]verdict, len(elems))
+		refused := false
+		for i, e := range elems {
+			if firstByte(e) != '{' {
+				return false, rpcError(nil, rpcInvalidRequest, "invalid request: a batch element is not an object")
+			}
+			verdicts[i] = p.judge(e)
+			refused = refused || verdicts[i].code != 0
+		}
+		if !refused {
+			return true, nil
+		}
+		var replies [][]byte
+		for _, v := range verdicts {
+			if v.id == nil {
+				continue
+			}
+			if v.code == 0 {
+				v.code, v.msg = rpcInvalidRequest, "batch refused: another request in it calls a tool the reviewed tool filter of this server does not allow"
+			}
+			replies = append(replies, rpcError(v.id, v.code, v.msg))
+		}
+		p.notice("refused a batch that calls a filtered tool")
+		if len(replies) == 0 {
+			return false, nil
+		}
+		return false, append(append([]byte{'['}, bytes.Join(replies, []byte{','})...), ']')
+	}
+	return false, rpcError(nil, rpcInvalidRequest, "invalid request: not an object")
+}
+
+// verdict is the proxy's judgement of one client message object: code 0
+// lets it through; otherwise it is refused with code and msg, answered
+// under id unless it has none (a notification).
+type verdict struct {
+	code int
+	msg  string
+	id   json.RawMessage
+}
+
+// judge refuses a tools/call the filter does not allow, and anything that
+// could be a call it cannot read.
+func (p *proxy) judge(obj []byte) verdict {
+	ms, ok := objectMembers(obj)
+	if !ok {
+		return verdict{code: rpcInvalidRequest, msg: "invalid request"}
+	}
+	id := messageID(ms)
+	isCall := false
+	for _, m := range ms {
+		if !strings.EqualFold(m.key, "method") {
+			continue
+		}
+		method, ok := jsonString(m.val)
+		if !ok {
+			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
+		}
+		isCall = isCall || strings.EqualFold(method, "tools/call")
+	}
+	if !isCall {
+		return verdict{id: id}
+	}
+	seen := false
+	for _, m := range ms {
+		if !strings.EqualFold(m.key, "params") {
+			continue
+		}
+		params, ok := objectMembers(m.val)
+		if !ok {
+			return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call params is not an object", id: id}
+		}
+		named := false
+		for _, pm := range params {
+			if !strings.EqualFold(pm.key, "name") {
+				continue
+			}
+			name, ok := jsonString(pm.val)
+			if !ok {
+				return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call name is not a string", id: id}
+			}
+			if !p.filter.Allows(name) {
+				return verdict{code: rpcInvalidParams, msg: fmt.Sprintf("tool %q is not available: the reviewed tool filter of this server does not allow it", name), id: id}
+			}
+			named = true
+		}
+		if !named {
+			return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without a tool name", id: id}
+		}
+		seen = true
+	}
+	if !seen {
+		return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without params", id: id}
+	}
+	return verdict{id: id}
+}
+
+// messageID is the id a reply goes under: the last "id" member, or the
+// last one in another letter case; nil when there is none. An id that is
+// not a string or a number is answered as null.
+func messageID(ms []member) json.RawMessage {
+	var id json.RawMessage
+	exact := false
+	for _, m := range ms {
+		if m.key == "id" || !exact && strings.EqualFold(m.key, "id") {
+			id, exact = m.val, m.key == "id"
+		}
+	}
+	if id == nil {
+		return nil
+	}
+	switch firstByte(id) {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'n':
+		return id
+	}
+	return json.RawMessage("null")
+}
+
+// fromServer returns the line to relay to the client, with refused tools
+// removed from any tool list; ok is false when the line must be dropped.
+func (p *proxy) fromServer(line []byte) (out []byte, ok bool) {
+	if !utf8.Valid(line) {
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	if !mayNameTool(line) {
+		return line, true
+	}
+	if !json.Valid(line) {
+		return nil, false
+	}
+	switch firstByte(line) {
+	case '{':
+		out, _ := p.filterMessage(line)
+		return out, true
+	case '[':
+		elems, _ := arrayElements(line)
+		changed := false
+		for i, e := range elems {
+			if firstByte(e) == '{' {
+				var ch bool
+				elems[i], ch = p.filterMessage(e)
+				changed = changed || ch
+			}
+		}
+		if !changed {
+			return line, true
+		}
+		return joinArray(elems), true
+	}
+	return line, true
+}
+
+// filterMessage filters the tool lists in every result member of a
+// message object.
+func (p *proxy) filterMessage(obj []byte) ([]byte, bool) {
+	ms, ok := objectMembers(obj)
+	if !ok {
+		return obj, false
+	}
+	changed := false
+	for i, m := range ms {
+		if !strings.EqualFold(m.key, "result") || firstByte(m.val) != '{' {
+			continue
+		}
+		if v, ch := p.filterResult(m.val); ch {
+			ms[i].val, changed = v, true
+		}
+	}
+	if !changed {
+		return obj, false
+	}
+	return joinObject(ms), true
+}
+
+// filterResult filters every tools member of a result object; a tools
+// member that is not an array cannot be a list the filter has checked and
+// becomes an empty one.
+func (p *proxy) filterResult(obj []byte) ([]byte, bool) {
+	ms, ok := objectMembers(obj)
+	if !ok {
+		return obj, false
+	}
+	changed := false
+	for i, m := range ms {
+		if !strings.EqualFold(m.key, "tools") {
+			continue
+		}
+		if firstByte(m.val) != '[' {
+			ms[i].val, changed = json.RawMessage("[]"), true
+			continue
+		}
+		tools, _ := arrayElements(m.val)
+		kept := tools[:0]
+		for _, t := range tools {
+			if p.toolAllowed(t) {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) != len(tools) {
+			ms[i].val, changed = joinArray(kept), true
+		}
+	}
+	if !changed {
+		return obj, false
+	}
+	return joinObject(ms), true
+}
+
+// toolAllowed keeps a tool entry only if it is an object with at least
+// one name, and every name it has is a string the filter allows.
+func (p *proxy) toolAllowed(t []byte) bool {
+	ms, ok := objectMembers(t)
+	if !ok {
+		return false
+	}
+	named := false
+	for _, m := range ms {
+		if !strings.EqualFold(m.key, "name") {
+			continue
+		}
+		name, ok := jsonString(m.val)
+		if !ok || !p.filter.Allows(name) {
+			return false
+		}
+		named = true
+	}
+	return named
+}
+
+// mayNameTool reports whether line could hold a member named "tools" (in
+// any case, ſ folding to s): only an escape or the letters "tool" can
+// spell one.
+func mayNameTool(line []byte) bool {
+	if bytes.Contains(line, []byte(`\u`)) {
+		return true
+	}
+	for i := 0; i+4 <= len(line); i++ {
+		if line[i]|0x20 == 't' && line[i+1]|0x20 == 'o' && line[i+2]|0x20 == 'o' && line[i+3]|0x20 == 'l' {
+			return true
+		}
+	}
+	return false
+}
+
+// member is one name/value pair of a JSON object, in order, duplicates
+// kept.
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// objectMembers splits a valid JSON object into its members; ok is false
+// for anything else.
+func objectMembers(raw []byte) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var ms []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, ok := t.(string)
+		if !ok {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		ms = append(ms, member{key, v})
+	}
+	return ms, true
+}
+
+// arrayElements splits a valid JSON array into its elements.
+func arrayElements(raw []byte) ([]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, false
+	}
+	var es []json.RawMessage
+	for dec.More() {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		es = append(es, v)
+	}
+	return es, true
+}
+
+func joinObject(ms []member) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func joinArray(es []json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+func jsonString(raw []byte) (string, bool) {
+	if firstByte(raw) != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// rpcError is a JSON-RPC error response under id (null when nil).
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	return b
+}
+
+// lineReader reads newline-terminated lines of at most MaxMCPMessage
+// bytes; the rest of a longer line is read and discarded.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxMCPMessage}
+}
+
+// next returns the next line without its "\n" or "\r\n". tooLong reports
+// a line over the limit, whose bytes are not returned. A last line
+// without a newline is returned before io.EOF.
+func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		if !tooLong {
+			if len(lr.buf)+len(chunk) > lr.max+2 { // room for "\r\n"
+				tooLong, lr.buf = true, lr.buf[:0]
+			} else {
+				lr.buf = append(lr.buf, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case len(lr.buf) == 0 && !tooLong:
+			return nil, false, err
+		}
+		line := bytes.TrimSuffix(bytes.TrimSuffix(lr.buf, []byte("\n")), []byte("\r"))
+		if len(line) > lr.max {
+			return nil, true, nil
+		}
+		return line, tooLong, nil
+	}
+}
+
+// ProxyError reports an MCP session that ExecFiltered ended because
+// relaying failed (a write to the client failed, or reading it); the
+// server was killed.
+type ProxyError struct{ Err error }
+
+func (e *ProxyError) Error() string { return "mcp proxy: " + e.Err.Error() }
+func (e *ProxyError) Unwrap() error { return e.Err }
+
+// ExecFiltered runs a stdio MCP server as Exec does, with ProxyMCP enforcing
+// filter between stdio (the client) and the server. With an empty filter
+// it is Exec: stdio is passed straight through. The server's stderr is
+// stdio.Err, which also receives the proxy's notices.
+//
+// It returns when the server has exited and its output has been relayed:
+// at most DrainGrace later when a descendant that escaped containment
+// holds the server's stdout, at most DrainGrace+SignalGrace later when the
+// client does not read. If relaying fails the server is killed and the
+// Result comes with a *ProxyError. Reading stdio.In is stopped with a
+// read deadline where the file supports one (a pipe made by os.Pipe);
+// otherwise (an inherited blocking stdin) the goroutine reading it ends
+// at its next read and discards what it reads, so such an In must not be
+// used for another session.
+func ExecFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter) (*Result, error) {
+	if filter.Empty() {
+		return Exec(ctx, spec, stdio)
+	}
+	spec.Timeout = 0
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	if stdio.In == nil {
+		stdio.In = os.Stdin
+	}
+	if stdio.Out == nil {
+		stdio.Out = os.Stdout
+	}
+	if stdio.Err == nil {
+		stdio.Err = os.Stderr
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, &StartError{Path: spec.Argv[0], Err: err}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, &StartError{Path: spec.Argv[0], Err: err}
+	}
+	execCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	x, err := startExec(execCtx, spec, Stdio{In: inR, Out: outW, Err: stdio.Err})
+	closeAll(inR, outW) // the server holds its own copies
+	if err != nil {
+		closeAll(inW, outR)
+		return nil, err
+	}
+	type outcome struct {
+		clientDone <-chan struct{}
+		err        error
+	}
+	proxied := make(chan outcome, 1)
+	go func() {
+		cd, err := proxyMCP(context.Background(), MCPConn{R: stdio.In, W: stdio.Out}, MCPConn{R: outR, W: inW}, filter, stdio.Err)
+		proxied <- outcome{cd, err}
+	}()
+	exited := make(chan *Result, 1)
+	go func() { exited <- x.wait(execCtx) }()
+
+	var res *Result
+	var o outcome
+	select {
+	case res = <-exited:
+		// The server is gone; its output reaches EOF unless an escaped
+		// descendant holds it, which is not waited for, nor is a client
+		// that does not read what is left.
+		drain := time.AfterFunc(DrainGrace, func() { _ = outR.SetReadDeadline(time.Now()) })
+		giveUp := time.NewTimer(DrainGrace + SignalGrace)
+		select {
+		case o = <-proxied:
+		case <-giveUp.C:
+		}
+		drain.Stop()
+		giveUp.Stop()
+		if errors.Is(o.err, os.ErrDeadlineExceeded) {
+			o.err = nil
+		}
+	case o = <-proxied:
+		if o.err != nil {
+			cancel() // relaying failed: the session is over
+		}
+		res = <-exited
+	}
+	if o.clientDone != nil && stdio.In.SetReadDeadline(time.Now()) == nil {
+		select {
+		case <-o.clientDone:
+		case <-time.After(DrainGrace): // stuck writing to a client that does not read
+		}
+		_ = stdio.In.SetReadDeadline(time.Time{})
+	}
+	closeAll(inW, outR)
+	if o.err != nil {
+		return res, &ProxyError{Err: o.err}
+	}
+	return res, nil
+}

@@ -1,0 +1,639 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	excludeFilter = ToolFilter{Exclude: []string{"delete_all"}}
+	includeFilter = ToolFilter{Include: []string{"echo", "notify"}}
+)
+
+func TestToolFilterAllows(t *testing.T) {
+	cases := []struct {
+		f    ToolFilter
+		name string
+		want bool
+	}{
+		{ToolFilter{}, "anything", true},
+		{excludeFilter, "echo", true},
+		{excludeFilter, "delete_all", false},
+		{excludeFilter, "Delete_ALL", false}, // a case-insensitive server must not be reachable
+		{includeFilter, "echo", true},
+		{includeFilter, "Echo", false}, // include is exact
+		{includeFilter, "secret", false},
+		{ToolFilter{Include: []string{"a", "b"}, Exclude: []string{"b"}}, "b", false},
+		{ToolFilter{Include: []string{}, Exclude: []string{}}, "x", true},
+	}
+	for _, c := range cases {
+		if got := c.f.Allows(c.name); got != c.want {
+			t.Errorf("%+v.Allows(%q) = %v", c.f, c.name, got)
+		}
+	}
+	if !(ToolFilter{Include: []string{}}).Empty() || excludeFilter.Empty() {
+		t.Error("Empty is wrong")
+	}
+}
+
+// seedLines reads the seed messages of testdata/mcp/<name>.
+func seedLines(t testing.TB, name string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "mcp", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(l) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestProxyClientMessages: which seed messages from a client reach the
+// server under the exclude filter; every other one is answered, except a
+// notification, which is dropped.
+func TestProxyClientMessages(t *testing.T) {
+	forwarded := map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 23: true, 26: true, 33: true, 34: true} // lines of client.jsonl
+	silent := map[int]bool{21: true}
+	p := &proxy{filter: excludeFilter, notices: io.Discard}
+	for i, line := range seedLines(t, "client.jsonl") {
+		n := i + 1
+		fwd, reply := p.fromClient(line)
+		if fwd != forwarded[n] {
+			t.Errorf("line %d %s: forwarded %v", n, line, fwd)
+		}
+		if (reply == nil) != (fwd || silent[n]) {
+			t.Errorf("line %d %s: answer %s", n, line, reply)
+		}
+		if reply != nil && !json.Valid(reply) {
+			t.Errorf("line %d: answer %s is not JSON", n, reply)
+		}
+	}
+	// The refusal is a JSON-RPC error under the request's id.
+	_, reply := p.fromClient([]byte(`{"jsonrpc":"2.0","id":"x7","method":"tools/call","params":{"name":"delete_all"}}`))
+	var resp struct {
+		ID    string `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(reply, &resp); err != nil || resp.ID != "x7" || resp.Error.Code != rpcInvalidParams ||
+		!strings.Contains(resp.Error.Message, `"delete_all"`) {
+		t.Fatalf("reply %s", reply)
+	}
+}
+
+// TestProxyServerMessages: tool lists lose refused tools, in every
+// spelling a lenient client could read; what cannot name a tool passes
+// unchanged; what cannot be read but could name one is dropped.
+func TestProxyServerMessages(t *testing.T) {
+	dropped := map[int]bool{16: true, 18: true, 19: true} // lines of server.jsonl
+	unchanged := map[int]bool{1: true, 3: true, 4: true, 5: true, 17: true, 20: true, 21: true}
+	p := &proxy{filter: excludeFilter, notices: io.Discard}
+	for i, line := range seedLines(t, "server.jsonl") {
+		n := i + 1
+		out, ok := p.fromServer(line)
+		if ok == dropped[n] {
+			t.Errorf("line %d %s: relayed %v", n, line, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if name, bad := refusedToolListed(out, excludeFilter); bad {
+			t.Errorf("line %d: %q still listed in %s", n, name, out)
+		}
+		if bytes.Equal(out, line) != unchanged[n] {
+			t.Errorf("line %d: %s relayed as %s", n, line, out)
+		}
+	}
+	// Pagination survives filtering.
+	out, _ := p.fromServer([]byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"delete_all"}],"nextCursor":"2"}}`))
+	var page struct {
+		Result struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(out, &page); err != nil || len(page.Result.Tools) != 0 || page.Result.NextCursor != "2" {
+		t.Fatalf("filtered page %s", out)
+	}
+}
+
+func FuzzProxyClientMessage(f *testing.F) {
+	for _, l := range seedLines(f, "client.jsonl") {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, filter := range []ToolFilter{excludeFilter, includeFilter} {
+			p := &proxy{filter: filter, notices: io.Discard}
+			fwd, reply := p.fromClient(line)
+			if reply != nil && !json.Valid(reply) {
+				t.Fatalf("reply %q is not JSON", reply)
+			}
+			if !fwd {
+				continue
+			}
+			if !json.Valid(line) {
+				t.Fatalf("forwarded a message that is not JSON: %q", line)
+			}
+			if name, bad := refusedCall(line, filter); bad {
+				t.Fatalf("forwarded a call of %q refused by %+v: %s", name, filter, line)
+			}
+		}
+	})
+}
+
+func FuzzProxyServerMessage(f *testing.F) {
+	for _, l := range seedLines(f, "server.jsonl") {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for _, filter := range []ToolFilter{excludeFilter, includeFilter} {
+			p := &proxy{filter: filter, notices: io.Discard}
+			out, ok := p.fromServer(line)
+			if !ok {
+				continue
+			}
+			if !json.Valid(out) {
+				if bytes.Contains(bytes.ToLower(out), []byte("tool")) || bytes.Contains(out, []byte(`\u`)) {
+					t.Fatalf("relayed a message that is not JSON and could name a tool: %q", out)
+				}
+				continue
+			}
+			if name, bad := refusedToolListed(out, filter); bad {
+				t.Fatalf("relayed %q refused by %+v: %s", name, filter, out)
+			}
+		}
+	})
+}
+
+// The oracles below read a message as lenient clients and servers would,
+// independently of the proxy's code: every occurrence of a member in any
+// letter case (tokens), the last one (a map) and Go's case-insensitive
+// struct decoding.
+
+// foldValues returns every value of a member of obj whose name folds to
+// key, from a token walk.
+func foldValues(obj json.RawMessage, key string) []json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var out []json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return out
+		}
+		if k, _ := t.(string); strings.EqualFold(k, key) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func messages(raw []byte) []json.RawMessage {
+	var batch []json.RawMessage
+	if json.Unmarshal(raw, &batch) == nil {
+		return batch
+	}
+	return []json.RawMessage{raw}
+}
+
+// refusedCall reports a tools/call of a tool filter refuses, or one whose
+// tool it cannot see.
+func refusedCall(raw []byte, filter ToolFilter) (string, bool) {
+	for _, msg := range messages(raw) {
+		isCall := false
+		for _, m := range foldValues(msg, "method") {
+			var s string
+			if json.Unmarshal(m, &s) == nil && strings.EqualFold(s, "tools/call") {
+				isCall = true
+			}
+		}
+		var st struct {
+			Method string
+			Params struct{ Name string }
+		}
+		_ = json.Unmarshal(msg, &st)
+		if strings.EqualFold(st.Method, "tools/call") {
+			isCall = true
+			if !filter.Allows(st.Params.Name) {
+				return st.Params.Name, true
+			}
+		}
+		var last map[string]any
+		_ = json.Unmarshal(msg, &last)
+		if s, _ := last["method"].(string); s == "tools/call" {
+			params, _ := last["params"].(map[string]any)
+			if name, ok := params["name"].(string); ok && !filter.Allows(name) {
+				return name, true
+			}
+		}
+		if !isCall {
+			continue
+		}
+		names := 0
+		for _, params := range foldValues(msg, "params") {
+			for _, n := range foldValues(params, "name") {
+				var s string
+				if json.Unmarshal(n, &s) != nil || !filter.Allows(s) {
+					return s, true
+				}
+				names++
+			}
+		}
+		if names == 0 {
+			return "", true
+		}
+	}
+	return "", false
+}
+
+// refusedToolListed reports a tool filter refuses in a tool list of the
+// message, as any of the readers would see it.
+func refusedToolListed(raw []byte, filter ToolFilter) (string, bool) {
+	for _, msg := range messages(raw) {
+		for _, result := range foldValues(msg, "result") {
+			for _, tools := range foldValues(result, "tools") {
+				var list []json.RawMessage
+				_ = json.Unmarshal(tools, &list)
+				for _, tool := range list {
+					for _, n := range foldValues(tool, "name") {
+						var s string
+						if json.Unmarshal(n, &s) == nil && !filter.Allows(s) {
+							return s, true
+						}
+					}
+				}
+			}
+		}
+		var st struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		_ = json.Unmarshal(msg, &st)
+		for _, tool := range st.Result.Tools {
+			if tool.Name != "" && !filter.Allows(tool.Name) {
+				return tool.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// mcpServerMain is a tiny stdio MCP server: three tools over two pages,
+// plus "notify", which announces a changed tool list. Every tools/call it
+// receives is appended to $HARNESS_TEST_LOG before it answers.
+func mcpServerMain() int {
+	logPath := os.Getenv("HARNESS_TEST_LOG")
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := json.NewEncoder(os.Stdout)
+	tool := func(name string) map[string]any {
+		return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
+	}
+	for in.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name   string `json:"name"`
+				Cursor string `json:"cursor"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			fmt.Fprintf(os.Stderr, "server: bad message %q\n", in.Bytes())
+			continue
+		}
+		reply := func(result any) {
+			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+		}
+		switch req.Method {
+		case "exit":
+			return 0
+		case "initialize":
+			reply(map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
+				"serverInfo": map[string]any{"name": "test", "version": "1"}})
+		case "tools/list":
+			if req.Params.Cursor == "" {
+				reply(map[string]any{"tools": []any{tool("echo"), tool("delete_all")}, "nextCursor": "2"})
+			} else {
+				reply(map[string]any{"tools": []any{tool("secret"), tool("notify")}})
+			}
+		case "tools/call":
+			f, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return 1
+			}
+			fmt.Fprintln(f, req.Params.Name)
+			f.Close()
+			if req.Params.Name == "notify" {
+				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+			}
+			reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": "called " + req.Params.Name}}})
+		}
+	}
+	return 0
+}
+
+// mcpSession is a client talking to the test server through ExecFiltered.
+type mcpSession struct {
+	t      *testing.T
+	in     *os.File // what the client writes
+	inR    *os.File // what the proxy reads of it
+	stderr *os.File // the server's stderr and the proxy's notices
+	out    *bufio.Reader
+	done   chan error
+	exited chan struct{} // closed when ExecFiltered returned
+	res    *Result
+	log    string
+	nextID int
+}
+
+func startMCPSession(t *testing.T, ctx context.Context, filter ToolFilter) *mcpSession {
+	t.Helper()
+	dir := t.TempDir()
+	s := &mcpSession{t: t, log: filepath.Join(dir, "calls.log"), done: make(chan error, 1), exited: make(chan struct{})}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.stderr, err = os.Create(filepath.Join(dir, "stderr")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeAll(inR, inW, outR, outW, s.stderr) })
+	s.in, s.inR, s.out = inW, inR, bufio.NewReader(outR)
+	spec := Spec{Argv: []string{os.Args[0]}, Dir: dir,
+		Env: []string{"HARNESS_TEST_HELPER=mcp-server", "HARNESS_TEST_LOG=" + s.log}}
+	go func() {
+		res, err := ExecFiltered(ctx, spec, Stdio{In: inR, Out: outW, Err: s.stderr}, filter)
+		s.res = res
+		s.done <- err
+		close(s.exited)
+	}()
+	return s
+}
+
+// call sends one message and returns the next message the client gets.
+func (s *mcpSession) call(msg string) map[string]any {
+	s.t.Helper()
+	s.send(msg)
+	return s.receive()
+}
+
+func (s *mcpSession) send(msg string) {
+	s.t.Helper()
+	if _, err := s.in.WriteString(msg + "\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *mcpSession) receiveLine() []byte {
+	s.t.Helper()
+	got := make(chan []byte, 1)
+	go func() {
+		l, _ := s.out.ReadBytes('\n')
+		got <- l
+	}()
+	select {
+	case l := <-got:
+		return l
+	case <-s.exited:
+		s.t.Fatalf("the server session ended: %v", s.res)
+	case <-time.After(hangGuard):
+		s.t.Fatal("no answer from the proxy")
+	}
+	return nil
+}
+
+func (s *mcpSession) receive() map[string]any {
+	s.t.Helper()
+	line := s.receiveLine()
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		s.t.Fatalf("client got %q: %v", line, err)
+	}
+	return m
+}
+
+func (s *mcpSession) close() *Result {
+	s.t.Helper()
+	s.in.Close()
+	if err := noHang(s.t, "ExecFiltered after the client closed", func() error { return <-s.done }); err != nil {
+		s.t.Fatal(err)
+	}
+	return s.res
+}
+
+func (s *mcpSession) calls() []string {
+	data, err := os.ReadFile(s.log)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return strings.Fields(string(data))
+}
+
+func toolNames(t *testing.T, resp map[string]any) ([]string, string) {
+	t.Helper()
+	result, _ := resp["result"].(map[string]any)
+	list, ok := result["tools"].([]any)
+	if !ok {
+		t.Fatalf("no tool list in %v", resp)
+	}
+	var names []string
+	for _, x := range list {
+		names = append(names, x.(map[string]any)["name"].(string))
+	}
+	cursor, _ := result["nextCursor"].(string)
+	return names, cursor
+}
+
+func errorCode(resp map[string]any) float64 {
+	e, _ := resp["error"].(map[string]any)
+	c, _ := e["code"].(float64)
+	return c
+}
+
+// TestExecMCPEnforcesTheToolFilter runs a real server process behind the
+// proxy: the list lacks the refused tools on every page, a call of one is
+// answered by the proxy and never reaches the server (its call log), an
+// allowed call works, and a changed-list notification passes.
+func TestExecMCPEnforcesTheToolFilter(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		filter ToolFilter
+		pages  [][]string
+	}{
+		{"exclude", excludeFilter, [][]string{{"echo"}, {"secret", "notify"}}},
+		{"include", includeFilter, [][]string{{"echo"}, {"notify"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startMCPSession(t, context.Background(), c.filter)
+			if r := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); r["result"] == nil {
+				t.Fatalf("initialize: %v", r)
+			}
+			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			names, cursor := toolNames(t, s.call(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+			if fmt.Sprint(names) != fmt.Sprint(c.pages[0]) || cursor != "2" {
+				t.Fatalf("page 1: %v cursor %q", names, cursor)
+			}
+			names, cursor = toolNames(t, s.call(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"2"}}`))
+			if fmt.Sprint(names) != fmt.Sprint(c.pages[1]) || cursor != "" {
+				t.Fatalf("page 2: %v cursor %q", names, cursor)
+			}
+			for i, refused := range []string{
+				`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"delete_all","arguments":{}}}`,
+				`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo","name":"delete_all"}}`,
+				`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"delete\u005fall"}}`,
+			} {
+				r := s.call(refused)
+				if errorCode(r) != rpcInvalidParams || r["id"] != float64(10+i) {
+					t.Fatalf("refused call %d answered %v", i, r)
+				}
+			}
+			s.send(`[{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"echo"}},{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"delete_all"}}]`)
+			var batch []map[string]any
+			if line := s.receiveLine(); json.Unmarshal(line, &batch) != nil || len(batch) != 2 || errorCode(batch[0]) == 0 || errorCode(batch[1]) != rpcInvalidParams {
+				t.Fatalf("batch answered %s", line)
+			}
+			r := s.call(`{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`)
+			if r["error"] != nil || r["id"] != float64(30) {
+				t.Fatalf("allowed call: %v", r)
+			}
+			if n := s.call(`{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"notify"}}`); n["method"] != "notifications/tools/list_changed" {
+				t.Fatalf("got %v, want the list_changed notification first", n)
+			}
+			if r := s.receive(); r["id"] != float64(31) {
+				t.Fatalf("notify call: %v", r)
+			}
+			res := s.close()
+			if !res.Success() {
+				t.Fatalf("server result %+v", res)
+			}
+			if got := s.calls(); fmt.Sprint(got) != "[echo notify]" {
+				t.Fatalf("the server saw calls %v, want only [echo notify]", got)
+			}
+			if notices, _ := os.ReadFile(s.stderr.Name()); !bytes.Contains(notices, []byte("bundlectl: mcp proxy: refused a batch")) {
+				t.Fatalf("no notice of the refused batch on stderr: %q", notices)
+			}
+		})
+	}
+}
+
+// TestProxyOverlongClientMessage: a line over MaxMCPMessage is answered
+// with a parse error and not forwarded; the next message is read whole.
+func TestProxyOverlongClientMessage(t *testing.T) {
+	clientR, clientW := io.Pipe()
+	var toServer bytes.Buffer
+	toClientR, toClientW := io.Pipe()
+	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: toClientW}
+	done := make(chan error, 1)
+	go func() { done <- p.pumpClient(clientR, &toServer) }()
+	go func() {
+		long := append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":"`), bytes.Repeat([]byte("a"), MaxMCPMessage)...)
+		_, _ = clientW.Write(append(long, "\"}}\n"...))
+		_, _ = clientW.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"))
+		clientW.Close()
+	}()
+	line := noHang(t, "the parse error", func() []byte {
+		l, _ := bufio.NewReader(toClientR).ReadBytes('\n')
+		return l
+	})
+	var resp map[string]any
+	if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError {
+		t.Fatalf("answer %q", line)
+	}
+	if err := noHang(t, "pumpClient", func() error { return <-done }); err != nil {
+		t.Fatal(err)
+	}
+	if got := toServer.String(); got != `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`+"\n" {
+		t.Fatalf("server got %q", got)
+	}
+}
+
+// TestExecMCPWithoutFilterIsExec: no filter, no proxy — bytes pass as
+// they are, even what is not JSON.
+func TestExecMCPWithoutFilterIsExec(t *testing.T) {
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	defer closeAll(inR, inW, outR, outW)
+	done := make(chan error, 1)
+	go func() {
+		_, err := ExecFiltered(context.Background(), Spec{Argv: []string{"/bin/cat"}, Dir: t.TempDir()}, Stdio{In: inR, Out: outW, Err: outW}, ToolFilter{})
+		done <- err
+	}()
+	if _, err := inW.Write([]byte("not json\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 9)
+	if _, err := io.ReadFull(outR, buf); err != nil || string(buf) != "not json\n" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+	inW.Close()
+	if err := noHang(t, "ExecFiltered", func() error { return <-done }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExecMCPServerExitEndsTheSession: a server that exits while the
+// client is still connected ends ExecFiltered, and the proxy stops reading the
+// client: what the client writes next is not consumed.
+func TestExecMCPServerExitEndsTheSession(t *testing.T) {
+	s := startMCPSession(t, context.Background(), excludeFilter)
+	s.send(`{"jsonrpc":"2.0","method":"exit"}`)
+	if err := noHang(t, "ExecFiltered after the server exited", func() error { return <-s.done }); err != nil {
+		t.Fatal(err)
+	}
+	if !s.res.Success() {
+		t.Fatalf("result %+v", s.res)
+	}
+	s.send("still here")
+	buf := make([]byte, 11)
+	if _, err := io.ReadFull(s.inR, buf); err != nil || string(buf) != "still here\n" {
+		t.Fatalf("read %q, %v: the proxy kept reading the client", buf, err)
+	}
+}
+
+// TestExecMCPCancelKillsTheServer: a revoked trust (a done context) kills
+// a proxied server as it kills one passed through.
+func TestExecMCPCancelKillsTheServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := startMCPSession(t, ctx, excludeFilter)
+	if r := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	cancel()
+	if err := noHang(t, "ExecFiltered after cancel", func() error { return <-s.done }); err != nil {
+		t.Fatal(err)
+	}
+	if !s.res.Canceled || s.res.Signal != syscall.SIGKILL {
+		t.Fatalf("result %+v", s.res)
+	}
+}
