@@ -54,20 +54,57 @@ func (l ContainmentLevel) Namespaced() bool {
 }
 
 // Containment reports the containment level children are started with in
-// this process. The first call probes the kernel (a clone that creates
-// the namespaces and execs nothing, see probeLevel); the answer is cached
-// for the life of the process.
+// this process. Unless a child has already been started, it probes the
+// kernel (a clone into the namespaces that execs nothing, see
+// probeLevel); the answer is cached for the life of the process.
 func Containment() ContainmentLevel {
 	if l := testOnlyContainment; l != 0 {
 		return l
 	}
-	detected.once.Do(func() { detected.level = probeLevel() })
+	detected.mu.Lock()
+	defer detected.mu.Unlock()
+	if detected.level == 0 {
+		if testOnlyProbe != nil {
+			detected.level = testOnlyProbe()
+		} else {
+			detected.level = probeLevel()
+		}
+	}
 	return detected.level
 }
 
+// detected is the level in force, once known: probed, or confirmed by a
+// child started at the presumed level.
 var detected struct {
-	once  sync.Once
+	mu    sync.Mutex
 	level ContainmentLevel
+}
+
+// startLevel is the level to start a child at. Before the level is known
+// it is the strongest the caller's credentials may get (presumedLevel),
+// tried without a probe, which costs as much as a third of a spawn on the
+// hot path: confirmed is false, and startChild probes only if that start
+// fails.
+func startLevel() (l ContainmentLevel, confirmed bool) {
+	if l := testOnlyContainment; l != 0 {
+		return l, true
+	}
+	detected.mu.Lock()
+	defer detected.mu.Unlock()
+	if detected.level != 0 {
+		return detected.level, true
+	}
+	return presumedLevel(), false
+}
+
+// confirmLevel records the level a child was started at, if the level
+// was not known yet.
+func confirmLevel(l ContainmentLevel) {
+	detected.mu.Lock()
+	defer detected.mu.Unlock()
+	if detected.level == 0 {
+		detected.level = l
+	}
 }
 
 // testOnlyContainment, when non-zero, forces the level children are
@@ -75,3 +112,11 @@ var detected struct {
 // more. Tests set it before starting children and reset it afterwards;
 // forcing a level the host lacks makes every start fail.
 var testOnlyContainment ContainmentLevel
+
+// testOnlyProbe, when set, replaces probeLevel; testOnlyStartFails, when
+// set, makes a start at the levels it reports fail as a clone the kernel
+// refuses would, before anything is started.
+var (
+	testOnlyProbe      func() ContainmentLevel
+	testOnlyStartFails func(ContainmentLevel) bool
+)

@@ -33,6 +33,16 @@ func probeLevel() ContainmentLevel {
 	return ContainProcessGroup
 }
 
+// presumedLevel is the level to try before probing: a PID namespace for
+// root, a user and PID namespace for anyone else (who would need
+// CAP_SYS_ADMIN for the first).
+func presumedLevel() ContainmentLevel {
+	if os.Geteuid() == 0 {
+		return ContainPIDNamespace
+	}
+	return ContainUserPIDNamespace
+}
+
 var nsProbes struct {
 	sync.Mutex
 	done map[ContainmentLevel]bool // level -> works

@@ -8,6 +8,8 @@ import "syscall"
 // parent-death signal: the process group is all there is.
 func probeLevel() ContainmentLevel { return ContainProcessGroup }
 
+func presumedLevel() ContainmentLevel { return ContainProcessGroup }
+
 func levelAvailable(l ContainmentLevel) bool { return l == ContainProcessGroup }
 
 // sysProcAttr starts the child as the leader of a new session and process

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -131,13 +132,13 @@ func TestRunLeavesNoDescendant(t *testing.T) {
 	}
 }
 
-// TestSIGKILLedBundlectlTakesServerAndDescendants plays bundlectl running
+// TestContainmentSIGKILLedBundlectlTakesServerAndDescendants plays bundlectl running
 // an MCP server through Exec in a helper process, whose server forks
 // grandchildren (in its group, setsid, double-forked); the helper is
 // SIGKILLed. At a namespace level the server and every grandchild die;
 // below it only the server does (parent-death signal), which pins the
 // documented limit.
-func TestSIGKILLedBundlectlTakesServerAndDescendants(t *testing.T) {
+func TestContainmentSIGKILLedBundlectlTakesServerAndDescendants(t *testing.T) {
 	for _, level := range allLevels {
 		t.Run(level.String(), func(t *testing.T) {
 			forceLevel(t, level)
@@ -171,10 +172,10 @@ func TestSIGKILLedBundlectlTakesServerAndDescendants(t *testing.T) {
 	}
 }
 
-// TestSubreaperSweepSparesOthers: the sweep at the end of one call kills
+// TestContainmentSubreaperSweepSparesOthers: the sweep at the end of one call kills
 // its orphans but not an orphan still in the group of a call that is
 // running, nor a child the embedding program started itself.
-func TestSubreaperSweepSparesOthers(t *testing.T) {
+func TestContainmentSubreaperSweepSparesOthers(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("linux only")
 	}
@@ -222,10 +223,10 @@ func TestSubreaperSweepSparesOthers(t *testing.T) {
 	waitGone(t, orphan)
 }
 
-// TestSubreaperReapsZombiesOfALongLivedServer: descendants of a server
+// TestContainmentSubreaperReapsZombiesOfALongLivedServer: descendants of a server
 // that are orphaned and exit do not stay zombies of this process while
 // the server runs.
-func TestSubreaperReapsZombiesOfALongLivedServer(t *testing.T) {
+func TestContainmentSubreaperReapsZombiesOfALongLivedServer(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("linux only")
 	}
@@ -265,4 +266,67 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// unknownLevel forgets the level of this process for the test, with the
+// seams that decide what the probe and a start find.
+func unknownLevel(t *testing.T, probe func() ContainmentLevel, fails func(ContainmentLevel) bool) {
+	t.Helper()
+	detected.mu.Lock()
+	prev := detected.level
+	detected.level = 0
+	detected.mu.Unlock()
+	testOnlyProbe, testOnlyStartFails = probe, fails
+	t.Cleanup(func() {
+		testOnlyProbe, testOnlyStartFails = nil, nil
+		detected.mu.Lock()
+		detected.level = prev
+		detected.mu.Unlock()
+	})
+}
+
+// TestContainmentPresumedWithoutProbe: the first start tries the level
+// the caller's credentials may get without probing (the probe costs a
+// third of a spawn), falls back to the probed level when that start is
+// refused, and reports a failure of the program itself as such.
+func TestContainmentPresumedWithoutProbe(t *testing.T) {
+	dir := t.TempDir()
+	spec := Spec{Argv: []string{"/bin/true"}, Dir: dir, Timeout: MaxTimeout}
+	presumed := presumedLevel()
+
+	t.Run("presumed level works", func(t *testing.T) {
+		probes := 0
+		unknownLevel(t, func() ContainmentLevel { probes++; return probeLevel() }, nil)
+		if res, err := Run(context.Background(), spec); err != nil || !res.Success() {
+			t.Fatal(res, err)
+		}
+		if got := Containment(); probes != 0 || got != presumed {
+			t.Fatalf("probes %d, level %s, want none and %s", probes, got, presumed)
+		}
+	})
+	t.Run("presumed level refused", func(t *testing.T) {
+		if !presumed.Namespaced() {
+			t.Skip("nothing to fall back from")
+		}
+		unknownLevel(t, func() ContainmentLevel { return ContainSubreaper },
+			func(l ContainmentLevel) bool { return l == presumed })
+		c, err := startChild(spec, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-c.exited
+		if c.level != ContainSubreaper || Containment() != ContainSubreaper {
+			t.Fatalf("started at %s, level %s", c.level, Containment())
+		}
+	})
+	t.Run("program fails", func(t *testing.T) {
+		unknownLevel(t, func() ContainmentLevel { return presumed }, nil)
+		_, err := Run(context.Background(), Spec{Argv: []string{filepath.Join(dir, "missing")}, Dir: dir})
+		if !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("err = %v", err)
+		}
+		if Containment() != presumed {
+			t.Fatalf("level %s after a program failure", Containment())
+		}
+	})
 }

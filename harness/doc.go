@@ -57,8 +57,12 @@
 //     starting goroutine stays locked to its OS thread until the child is
 //     reaped, because the signal is tied to that thread).
 //   - Containment beyond the group: Containment reports the level in
-//     force, probed once per process (a clone into the namespaces that
-//     execs nothing) and cached, for bundlectl to print. Which level a
+//     force, for bundlectl to print. It is decided once per process: the
+//     first child starts at the strongest level the caller's credentials
+//     may get, and only if the kernel refuses that start does a probe (a
+//     clone into the namespaces that execs nothing, a third of a spawn)
+//     pick the level; Containment probes if no child has started yet.
+//     Which level a
 //     host gets: a caller with CAP_SYS_ADMIN (root) the PID namespace;
 //     another user the user and PID namespace where unprivileged user
 //     namespaces are allowed (user.max_user_namespaces > 0, no

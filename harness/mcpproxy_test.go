@@ -21,7 +21,7 @@ var (
 	includeFilter = ToolFilter{Include: []string{"echo", "notify"}}
 )
 
-func TestToolFilterAllows(t *testing.T) {
+func TestProxyToolFilterAllows(t *testing.T) {
 	cases := []struct {
 		f    ToolFilter
 		name string

@@ -362,17 +362,17 @@ func startExec(ctx context.Context, spec Spec, stdio Stdio) (*execution, error) 
 	}
 	x := &execution{sigs: make(chan os.Signal, 4)}
 	signal.Notify(x.sigs, ForwardedSignals...)
-	if Containment() == ContainSubreaper {
-		// Before the start, so that no orphan's exit goes unnoticed.
-		x.chld = make(chan os.Signal, 1)
-		signal.Notify(x.chld, syscall.SIGCHLD)
-	}
 	c, err := startChild(spec, stdio.In, stdio.Out, stdio.Err)
 	if err != nil {
 		x.stop()
 		return nil, err
 	}
 	x.c = c
+	if c.level == ContainSubreaper {
+		x.chld = make(chan os.Signal, 1)
+		signal.Notify(x.chld, syscall.SIGCHLD)
+		reapZombieOrphans() // an orphan that exited before Notify sent its SIGCHLD unseen
+	}
 	return x, nil
 }
 
@@ -444,35 +444,23 @@ func startChild(spec Spec, stdin, stdout, stderr *os.File) (*child, error) {
 	if env == nil {
 		env = []string{} // nil would make os/exec inherit our environment
 	}
-	level := Containment()
-	if level == ContainSubreaper {
-		if err := ensureSubreaper(); err != nil {
-			return nil, &StartError{Path: spec.Argv[0], Err: err}
-		}
-	}
-	cmd := &exec.Cmd{
-		Path:        spec.Argv[0],
-		Args:        spec.Argv,
-		Env:         env,
-		Dir:         spec.Dir,
-		Stdin:       stdin,
-		Stdout:      stdout,
-		Stderr:      stderr,
-		SysProcAttr: sysProcAttr(level),
-	}
-	c := &child{cmd: cmd, level: level, exited: make(chan struct{})}
+	c := &child{exited: make(chan struct{})}
 	startErr := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		unlock := lockForkShared() // a subreaper sweep must not see it unregistered
-		err := cmd.Start()
-		if err == nil {
-			c.pid = cmd.Process.Pid
-			c.started = time.Now()
-			registerChild(c.pid)
+		level, confirmed := startLevel()
+		err := c.start(spec, env, level, stdin, stdout, stderr)
+		if err != nil && !confirmed {
+			// The presumed level may be what failed: probe, and start at
+			// the level this host has. If that is the same level, the
+			// failure was the program's own (nothing ran either way).
+			if l := Containment(); l != level {
+				err = c.start(spec, env, l, stdin, stdout, stderr)
+			}
+		} else if err == nil && !confirmed {
+			confirmLevel(level)
 		}
-		unlock()
 		startErr <- err
 		if err != nil {
 			return
@@ -484,6 +472,38 @@ func startChild(spec Spec, stdin, stdout, stderr *os.File) (*child, error) {
 		return nil, &StartError{Path: spec.Argv[0], Err: unwrapPathError(err)}
 	}
 	return c, nil
+}
+
+// start starts the child at level; nothing has run when it fails.
+func (c *child) start(spec Spec, env []string, level ContainmentLevel, stdin, stdout, stderr *os.File) error {
+	if testOnlyStartFails != nil && testOnlyStartFails(level) {
+		return syscall.EPERM
+	}
+	if level == ContainSubreaper {
+		if err := ensureSubreaper(); err != nil {
+			return err
+		}
+	}
+	c.level = level
+	c.cmd = &exec.Cmd{
+		Path:        spec.Argv[0],
+		Args:        spec.Argv,
+		Env:         env,
+		Dir:         spec.Dir,
+		Stdin:       stdin,
+		Stdout:      stdout,
+		Stderr:      stderr,
+		SysProcAttr: sysProcAttr(level),
+	}
+	unlock := lockForkShared() // a subreaper sweep must not see it unregistered
+	defer unlock()
+	if err := c.cmd.Start(); err != nil {
+		return err
+	}
+	c.pid = c.cmd.Process.Pid
+	c.started = time.Now()
+	registerChild(c.pid)
+	return nil
 }
 
 // reap waits for the leader to exit, kills its group, then reaps it. While

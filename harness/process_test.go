@@ -53,6 +53,13 @@ func helperMain(mode string) int {
 		return 0
 	case "mcp-server":
 		return mcpServerMain()
+	case "unprivileged":
+		if _, err := Run(context.Background(), spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println(Containment())
+		return 0
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", mode)
 	return 2
@@ -655,6 +662,33 @@ func BenchmarkRunTrue(b *testing.B) {
 					b.Fatal(res, err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkRunTrueContainmentRatio alternates a spawn at each level with
+// one in a process group alone, so that both see the same machine load,
+// and reports each cost and their ratio.
+func BenchmarkRunTrueContainmentRatio(b *testing.B) {
+	for _, level := range allLevels[:len(allLevels)-1] {
+		b.Run(level.String(), func(b *testing.B) {
+			forceLevel(b, level)
+			dir := b.TempDir()
+			var spent [2]time.Duration
+			for b.Loop() {
+				for i, l := range []ContainmentLevel{level, ContainProcessGroup} {
+					testOnlyContainment = l
+					start := time.Now()
+					res, err := Run(context.Background(), Spec{Argv: []string{"/bin/true"}, Dir: dir})
+					spent[i] += time.Since(start)
+					if err != nil || res.ExitCode != 0 {
+						b.Fatal(res, err)
+					}
+				}
+			}
+			b.ReportMetric(float64(spent[0].Nanoseconds())/float64(b.N), "level-ns/spawn")
+			b.ReportMetric(float64(spent[1].Nanoseconds())/float64(b.N), "group-ns/spawn")
+			b.ReportMetric(float64(spent[0])/float64(spent[1]), "ratio")
 		})
 	}
 }
