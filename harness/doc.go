@@ -115,10 +115,10 @@
 //   - Exec supervises a long-lived child with stdio passed through rather
 //     than replacing bundlectl, so that cancelling its context (a revoked
 //     trust) still kills the whole group; it forwards SIGINT, SIGTERM,
-//     SIGHUP and SIGQUIT to the child and its group and SIGKILLs them
-//     SignalGrace (5 s) later if the child is still running — bundlectl
-//     does not die of a signal it forwards, and an init ignores one it
-//     has no handler for.
+//     SIGHUP and SIGQUIT to its group, and SIGKILLs the group (and so
+//     its namespace) SignalGrace (5 s) later if the child still runs:
+//     bundlectl does not die of a signal it forwards, and an init ignores
+//     one it has no handler for.
 //   - ExecFiltered is Exec with ProxyMCP between the client and a server
 //     that has a tool filter (without one it is Exec, a straight copy):
 //     tool lists lose the tools the filter refuses, page by page; a

@@ -310,8 +310,7 @@ var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 
 // Exec runs a long-lived child (a stdio MCP server for `bundlectl mcp`)
 // with stdin, stdout and stderr passed through unbuffered, relays
-// ForwardedSignals to it and its process group, and returns when it
-// exits. A child still running SignalGrace after a forwarded signal is
+// ForwardedSignals to its process group, and returns when it exits. A child still running SignalGrace after a forwarded signal is
 // killed with SIGKILL.
 //
 // Exec supervises rather than replaces the process (no execve): a
@@ -535,15 +534,14 @@ func (c *child) reap() {
 	}
 }
 
-// killGroup sends sig to the child and to its process group unless the
-// child has already been reaped. The child is signalled by pid too: it
-// may have moved itself to another group.
+// killGroup sends sig to the child's process group unless the leader has
+// already been reaped. The leader cannot leave its group: it leads its
+// session.
 func (c *child) killGroup(sig syscall.Signal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.reaped {
 		_ = syscall.Kill(-c.pid, sig)
-		_ = syscall.Kill(c.pid, sig)
 	}
 }
 
