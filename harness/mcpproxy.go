@@ -75,11 +75,13 @@ type MCPConn struct {
 //     refused call is refused whole.
 //   - A server message reaches the client unchanged unless it is a
 //     response whose result lists tools: then the tools the filter
-//     refuses, and any entry without a string name, are removed (a page
-//     keeps its nextCursor, so pagination still works). A line that is
-//     not JSON, or over MaxMCPMessage, is dropped unless it cannot name
-//     a tool (no "tool" in any letter case, no \u escape), and a notice
-//     goes to notices.
+//     refuses, and any entry without a string name, are removed, and a
+//     tools member that is not an array becomes an empty one (a page
+//     keeps its nextCursor, so pagination still works). Bytes that are
+//     not UTF-8 become U+FFFD. A line over MaxMCPMessage is dropped; a
+//     line that is not JSON is dropped unless it cannot name a tool (no
+//     "tool" in any letter case, no \u escape); each drop is reported
+//     to notices.
 //   - Member names are matched as a lenient decoder would: "tools",
 //     "name", "method", "params" and "result" in any letter case, every
 //     occurrence of a duplicated one, so that no reading of a message
@@ -88,12 +90,13 @@ type MCPConn struct {
 //     the client re-lists and the list is filtered again.
 //
 // ProxyMCP returns when the server's stream ends (nil at EOF), when
-// writing to either end fails, or when ctx is done. When the client's
-// stream ends, server.W is closed if it is an io.Closer — the stdio
-// transport's shutdown — and the server's output is still relayed. The
-// goroutine reading client.R is not waited for: it ends at its next read,
-// writing nothing more. An empty filter is a plain copy in each direction.
-// notices may be nil.
+// reading the client or writing to it fails, or when ctx is done; a
+// server that stops reading ends the session through its output's end.
+// When the client's stream ends, server.W is closed if it is an
+// io.Closer — the stdio transport's shutdown — and the server's output
+// is still relayed. The goroutine reading client.R is not waited for: it
+// ends at its next read, forwarding and answering nothing more. An empty
+// filter is a plain copy in each direction. notices may be nil.
 func ProxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) error {
 	_, err := proxyMCP(ctx, client, server, filter, notices)
 	return err
@@ -154,6 +157,12 @@ type proxy struct {
 	closed   bool
 }
 
+func (p *proxy) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 func (p *proxy) close() {
 	p.mu.Lock()
 	p.closed = true
@@ -187,6 +196,9 @@ func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
 	lr := newLineReader(r)
 	for {
 		line, tooLong, err := lr.next()
+		if p.isClosed() {
+			return nil // the session is over: forward nothing more
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
