@@ -61,46 +61,43 @@
 //     first child starts at the strongest level the caller's credentials
 //     may get, and only if the kernel refuses that start does a probe (a
 //     clone into the namespaces that execs nothing, a third of a spawn)
-//     pick the level; Containment probes if no child has started yet.
-//     Which level a
-//     host gets: a caller with CAP_SYS_ADMIN (root) the PID namespace;
-//     another user the user and PID namespace where unprivileged user
-//     namespaces are allowed (user.max_user_namespaces > 0, no
+//     pick the level; Containment probes if no child has started yet. A
+//     caller with CAP_SYS_ADMIN (root) gets the PID namespace; another
+//     user the user and PID namespace where unprivileged user namespaces
+//     are allowed (user.max_user_namespaces > 0, no
 //     kernel.apparmor_restrict_unprivileged_userns or seccomp policy
-//     against them); otherwise Linux's subreaper; outside Linux the
-//     process group.
-//     ContainPIDNamespace (CAP_SYS_ADMIN: CLONE_NEWPID) and
-//     ContainUserPIDNamespace (unprivileged: CLONE_NEWUSER|CLONE_NEWPID,
-//     mapping only the caller's uid and gid) make the child the init of a
-//     new PID namespace: when it exits or is killed the kernel kills every
-//     process in the namespace, setsid and double-forked ones included,
-//     before the child can be reaped; a SIGKILLed bundlectl's Pdeathsig
-//     kills the init and so all of them. Not covered: the child sees
-//     itself as pid 1 and getppid() as 0, while /proc (not remounted)
-//     shows the outer namespace, so /proc/$$ is the wrong process; as
-//     init it ignores every signal it has no handler for, even SIGTERM
-//     from outside (only SIGKILL is forced); it reaps the orphans of its
-//     own descendants, so a long-lived server that does not leaves
-//     zombies in its namespace until it exits. In a user namespace,
-//     unmapped ids (root's files) show as the overflow id 65534 and
-//     setuid binaries (sudo, ping) do not gain privileges.
-//     ContainSubreaper (no namespaces: PR_SET_CHILD_SUBREAPER) re-parents
-//     orphaned descendants to bundlectl; when a call ends, every adopted
-//     orphan is killed and reaped, round after round as their own
-//     children are orphaned in turn (at most 64 rounds), except orphans
-//     still in the group of a call that is running and processes in
-//     bundlectl's own group (an embedding program's children; one it
-//     started in a group of its own is taken for an orphan). A setsid
-//     orphan of a running long-lived server dies when any other call
-//     ends; while Exec runs, adopted orphans that exit are reaped on
-//     SIGCHLD. Not covered: descendants of a SIGKILLed bundlectl (only
-//     the direct child dies), and a descendant that forks faster than
-//     the sweep kills.
-//     ContainProcessGroup (the last resort, and outside Linux): a setsid
-//     descendant survives its call, and every descendant survives a
-//     SIGKILLed bundlectl. No level covers a process started on a
-//     child's behalf by something outside its tree (systemd-run, at,
-//     cron, a container engine, a process it ptraces).
+//     against them); otherwise Linux gives the subreaper, and other
+//     systems the process group.
+//   - ContainPIDNamespace (CLONE_NEWPID) and ContainUserPIDNamespace
+//     (CLONE_NEWUSER|CLONE_NEWPID, mapping only the caller's uid and gid)
+//     make the child the init of a new PID namespace: when it exits or is
+//     killed the kernel kills every process in the namespace, setsid and
+//     double-forked ones included, before the child can be reaped; a
+//     SIGKILLed bundlectl's Pdeathsig kills the init and so all of them.
+//     Not covered: the child sees itself as pid 1 and getppid() as 0,
+//     while /proc (not remounted) shows the outer namespace, so /proc/$$
+//     is the wrong process; as init it ignores every signal it has no
+//     handler for, even SIGTERM from outside (only SIGKILL is forced); it
+//     reaps the orphans of its own descendants, so a long-lived server
+//     that does not leaves zombies in its namespace until it exits. In a
+//     user namespace, unmapped ids (root's files) show as the overflow id
+//     65534 and setuid binaries (sudo, ping) gain no privileges.
+//   - ContainSubreaper (PR_SET_CHILD_SUBREAPER) re-parents orphaned
+//     descendants to bundlectl; when a call ends, every adopted orphan is
+//     killed and reaped, round after round as their own children are
+//     orphaned in turn (at most 64 rounds), except orphans still in the
+//     group of a call that is running and processes in bundlectl's own
+//     group (an embedding program's children; one it started in a group
+//     of its own is taken for an orphan). A setsid orphan of a running
+//     long-lived server dies when any other call ends; while Exec runs,
+//     adopted orphans that exit are reaped on SIGCHLD. Not covered:
+//     descendants of a SIGKILLed bundlectl (only the direct child dies),
+//     and a descendant that forks faster than the sweep kills.
+//   - ContainProcessGroup (the last resort): a setsid descendant survives
+//     its call, and every descendant survives a SIGKILLed bundlectl. No
+//     level covers a process started on a child's behalf by something
+//     outside its tree (systemd-run, at, cron, a container engine, a
+//     process it ptraces).
 //   - stdout and stderr are read separately to EOF; at most MaxOutput
 //     bytes of each are kept (DefaultMaxOutput, 1 MiB), the rest is read
 //     and discarded, so a flooding child neither blocks nor exhausts
