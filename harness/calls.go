@@ -25,6 +25,9 @@ type Catalog struct {
 	Inactive []Inactive `json:"inactive"`
 	// Refused are loaded bundles whose check failed just now.
 	Refused []Refusal `json:"refused"`
+	// Containment is how children are contained on this host
+	// (Containment().String()).
+	Containment string `json:"containment"`
 }
 
 // DocInfo describes a skill, command or agent: "<bundle>:<name>".
@@ -88,7 +91,8 @@ type Refusal struct {
 // Catalog re-checks every loaded bundle and lists what passes.
 func (r *Registry) Catalog() Catalog {
 	c := Catalog{Skills: []DocInfo{}, Commands: []DocInfo{}, Agents: []DocInfo{}, Tools: []ToolInfo{},
-		Hooks: []HookInfo{}, MCP: []ServerInfo{}, LSP: []ServerInfo{}, Inactive: r.inactive, Refused: []Refusal{}}
+		Hooks: []HookInfo{}, MCP: []ServerInfo{}, LSP: []ServerInfo{}, Inactive: r.inactive, Refused: []Refusal{},
+		Containment: Containment().String()}
 	if c.Inactive == nil {
 		c.Inactive = []Inactive{}
 	}

@@ -100,6 +100,7 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 	for _, r := range c.Refused {
 		fmt.Fprintf(w, "refused %s: %s\n", q(r.Bundle), bundle.Sanitize(r.Reason))
 	}
+	fmt.Fprintf(w, "children are contained by: %s\n", c.Containment)
 }
 
 type runOutput struct {
