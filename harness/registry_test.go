@@ -670,3 +670,40 @@ func TestHooksRunInPrecedenceOrderAndStopAtBlock(t *testing.T) {
 		t.Fatalf("a non-matching tool was blocked: %+v", out)
 	}
 }
+
+// Twelve bundles hooking the same event all run: there is no limit on how
+// many hooks match (an eleventh used to block every call).
+func TestTwelveBundlesHookingOneEventAllRun(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	marks := t.TempDir()
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	for i := range 12 {
+		name := fmt.Sprintf("guard%02d", i)
+		writeBundle(t, filepath.Join(home, "bundles", name), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "`+name+`",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+			map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + filepath.Join(marks, name) + "\n"})
+		b, err := m.Find(m.Discover(), name)
+		must(t, err)
+		h, err := lifecycle.Compute(b)
+		must(t, err)
+		_, err = m.Trust(name, h.Token())
+		must(t, err)
+		_, err = m.Enable(name)
+		must(t, err)
+	}
+	must(t, os.MkdirAll(ws, 0o755))
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true})
+	must(t, err)
+	defer r.Close()
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	must(t, err)
+	if !out.Proceed() {
+		t.Fatalf("outcome %+v, want proceed", out)
+	}
+	ents, err := os.ReadDir(marks)
+	must(t, err)
+	if len(ents) != 12 {
+		t.Fatalf("%d of 12 hooks ran", len(ents))
+	}
+}
