@@ -707,3 +707,79 @@ func TestTwelveBundlesHookingOneEventAllRun(t *testing.T) {
 		t.Fatalf("%d of 12 hooks ran", len(ents))
 	}
 }
+
+// A long-lived registry re-checks the receipt before every spawn: after
+// the bundle is trusted again (a new receipt), the registry that loaded
+// the old one refuses with ErrStale until it is reloaded.
+func TestRetrustMakesALoadedRegistryStale(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	if _, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	f.trust(t) // the same content: a new receipt, a new generation
+	_, err := r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+	if !errors.Is(err, harness.ErrStale) {
+		t.Fatalf("err = %v, want ErrStale", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+		t.Fatal("a tool ran under a receipt that is no longer current")
+	}
+	if _, err := f.load(t).CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`)); err != nil {
+		t.Fatalf("a reloaded registry: %v", err)
+	}
+}
+
+// Each hook's bundle is re-checked immediately before the hook runs in a
+// long-lived registry: a bundle disabled after the registry loaded does not
+// run its hook, and the outcome says why.
+func TestFireHooksRechecksEachHookBundle(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeBundle(t, filepath.Join(home, "bundles", "g"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	must(t, os.MkdirAll(ws, 0o755))
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	b, err := m.Find(m.Discover(), "g")
+	must(t, err)
+	h, err := lifecycle.Compute(b)
+	must(t, err)
+	_, err = m.Trust("g", h.Token())
+	must(t, err)
+	_, err = m.Enable("g")
+	must(t, err)
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
+	must(t, err)
+	defer r.Close()
+	_, err = m.Disable("g")
+	must(t, err)
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	must(t, err)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the hook of a bundle disabled after load ran")
+	}
+	if len(out.Errors) != 1 || !strings.Contains(out.Errors[0].Message, "disabled") {
+		t.Fatalf("the skipped hook is not reported: %+v", out)
+	}
+}
+
+// The runtime runs from the receipt's inventory only when it still hashes
+// to the receipt's capability hash: an inventory edited in state.json (a
+// hook's command pointed elsewhere) makes the bundle inactive.
+func TestEditedReceiptInventoryIsRefused(t *testing.T) {
+	f := newFixture(t)
+	statePath := filepath.Join(f.home, "state.json")
+	data, err := os.ReadFile(statePath)
+	must(t, err)
+	edited := strings.Replace(string(data), `"./bin/touch"`, `"./bin/env"`, 1)
+	if edited == string(data) {
+		t.Fatal("the fixture's inventory does not name ./bin/touch")
+	}
+	must(t, os.WriteFile(statePath, []byte(edited), 0o600))
+	r := f.load(t)
+	if err := r.Loaded("kit"); !errors.Is(err, harness.ErrNotActive) {
+		t.Fatalf("a receipt whose inventory no longer matches its capability hash was loaded: %v", err)
+	}
+}
