@@ -204,6 +204,33 @@ var runtimeCases = []runtimeCase{
 
 	{name: "rt-name-c1-csi", build: files("csi\u009b2J"), wants: []string{`error name.control "csi\u009b2J"`}},
 
+	// ---- host formats: component file names the walker must refuse
+	// before any reader turns them into a command or agent name ----
+	{name: "rt-claude-command-name-control", build: func(_ testing.TB, d string) error {
+		if err := replaceManifest(d, ".claude-plugin/plugin.json", `{"name": "rt-claude-command-name-control"}`+"\n"); err != nil {
+			return err
+		}
+		return write(d, "commands/dep\x1b[2Jloy.md", "Deploy.\n", 0o644)
+	}, wants: []string{`error name.control "commands/dep\x1b[2Jloy.md"`}},
+	{name: "rt-claude-agent-name-newline", build: func(_ testing.TB, d string) error {
+		if err := replaceManifest(d, ".claude-plugin/plugin.json", `{"name": "rt-claude-agent-name-newline"}`+"\n"); err != nil {
+			return err
+		}
+		return write(d, "agents/review\nsystem.md", "Review.\n", 0o644)
+	}, wants: []string{`error name.control "agents/review\nsystem.md"`}},
+	{name: "rt-gemini-command-name-bidi", build: func(_ testing.TB, d string) error {
+		if err := replaceManifest(d, "gemini-extension.json", `{"name": "rt-gemini-command-name-bidi", "version": "1.0.0"}`+"\n"); err != nil {
+			return err
+		}
+		return write(d, "commands/sync\u202elmot.toml", "prompt = \"Sync.\"\n", 0o644)
+	}, wants: []string{`error name.bidi "commands/sync\u202elmot.toml"`}},
+	{name: "rt-codex-skill-dir-control", build: func(_ testing.TB, d string) error {
+		if err := replaceManifest(d, ".codex-plugin/plugin.json", `{"name": "rt-codex-skill-dir-control"}`+"\n"); err != nil {
+			return err
+		}
+		return write(d, "skills/tri\x07age/SKILL.md", "---\nname: triage\ndescription: x\n---\n", 0o644)
+	}, wants: []string{`error name.control "skills/tri\aage"`}},
+
 	// ---- raw terminal control in content (git could hold these bytes, but
 	// the repository keeps none) ----
 	{name: "rt-raw-escape-in-skill-body", build: func(_ testing.TB, d string) error {
@@ -246,6 +273,12 @@ var runtimeCases = []runtimeCase{
 	{name: "rt-mcp-json-too-large", build: func(_ testing.TB, d string) error {
 		return write(d, "mcp.json", `{"$schema": "`+bundle.MCPSchemaV1+`", "mcpServers": {}}`+strings.Repeat(" ", bundle.MaxManifestBytes), 0o644)
 	}, wants: []string{"skipped mcp.read mcp.json", "warning mcp.disabled mcp.json"}},
+	{name: "rt-gemini-policy-too-large", build: func(_ testing.TB, d string) error {
+		if err := replaceManifest(d, "gemini-extension.json", `{"name": "rt-gemini-policy-too-large", "version": "1.0.0"}`+"\n"); err != nil {
+			return err
+		}
+		return write(d, "policies/big.toml", "# "+strings.Repeat("x", bundle.MaxManifestBytes)+"\n", 0o644)
+	}, wants: []string{"skipped policy.read policies/big.toml"}},
 	{name: "rt-command-doc-too-large", build: func(_ testing.TB, d string) error {
 		return write(d, "dev.bundlectl/commands/deploy.md", strings.Repeat("x", bundle.MaxManifestBytes+1), 0o644)
 	}, wants: []string{"skipped document.read dev.bundlectl/commands/deploy.md"}},
