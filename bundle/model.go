@@ -257,6 +257,10 @@ type Hook struct {
 	Prompt string `json:"prompt,omitempty"`
 	Model  string `json:"model,omitempty"`
 
+	// Env is the literal environment a command hook adds (Gemini CLI's
+	// handler "env"), after the host variables it references expand.
+	Env map[string]string `json:"env,omitempty"`
+
 	TimeoutSec int  `json:"timeout_sec,omitempty"`
 	Async      bool `json:"async,omitempty"`
 	// Other holds further fields with meaning (a condition "if", the

@@ -160,6 +160,7 @@ var hookFieldsKnown = map[string]bool{
 	"type": true, "command": true, "args": true, "timeout": true, "async": true,
 	"url": true, "headers": true, "allowedEnvVars": true, "prompt": true, "model": true,
 	"statusMessage": true, "once": true, "name": true, "description": true, "shell": true,
+	"env": true,
 }
 
 // readHooksFile reads a hooks file ({"hooks": {Event: [groups]}}, or the
@@ -277,6 +278,8 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			h.Prompt, good = r.str(f, fp)
 		case "model":
 			h.Model, good = r.str(f, fp)
+		case "env":
+			h.Env, good = r.strMap(f, fp)
 		case "statusMessage", "once", "name", "description", "rewakeMessage", "rewakeSummary":
 			// Presentation and scheduling; no authority.
 		case "if", "shell", "server", "tool", "input", "asyncRewake", "continueOnBlock":

@@ -590,6 +590,7 @@ func checkHook(b *Bundle, h Hook) bool {
 			checkArgs(b, h.Source+".args", h.Args)
 			checkCwdCode(b, h.Source, h.Command, h.Args)
 		}
+		checkEnvMap(b, h.Source+".env", h.Env)
 	case HookHTTP:
 		if checkText(b, h.Source+".url", h.URL, false) {
 			if _, msg := endpointHost(h.URL); msg != "" {

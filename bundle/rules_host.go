@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 )
 
@@ -20,20 +22,7 @@ func checkLSP(b *Bundle, l LSPServer) bool {
 	}
 	checkArgs(b, l.Source+".args", l.Args)
 	checkCwdCode(b, l.Source, l.Command, l.Args)
-	for _, k := range sortedKeys(l.Env) {
-		p := fieldPath(l.Source+".env", k)
-		if steersLoader(k) || !validEnvName(k) {
-			checkEnvDest(b, p, k)
-		}
-		v := l.Env[k]
-		checkText(b, p, v, false)
-		switch {
-		case looksLikeToken(v):
-			b.Report.Errorf(p, "secret.token", "looks like a credential; reference a host variable instead")
-		case credentialName(k) && v != "" && !isReference(v):
-			b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; reference a host variable instead")
-		}
-	}
+	checkEnvMap(b, l.Source+".env", l.Env)
 	if l.Transport != "" && l.Transport != "stdio" && l.Transport != "socket" {
 		b.Report.Skipf(l.Source+".transport", "lsp.transport", "transport %s is not stdio or socket", Quote(l.Transport))
 		keep = false
@@ -43,6 +32,26 @@ func checkLSP(b *Bundle, l LSPServer) bool {
 		checkText(b, fieldPath(l.Source+".languages", k), v, false)
 	}
 	return keep
+}
+
+// checkEnvMap applies the environment rules to the literal environment
+// of a language server or a hook: names that steer the loader or are not
+// names, control text, and literal credentials.
+func checkEnvMap(b *Bundle, parent string, env map[string]string) {
+	for _, k := range sortedKeys(env) {
+		p := fieldPath(parent, k)
+		if steersLoader(k) || !validEnvName(k) {
+			checkEnvDest(b, p, k)
+		}
+		v := env[k]
+		checkText(b, p, v, false)
+		switch {
+		case looksLikeToken(v):
+			b.Report.Errorf(p, "secret.token", "looks like a credential; reference a host variable instead")
+		case credentialName(k) && v != "" && !isReference(v):
+			b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; reference a host variable instead")
+		}
+	}
 }
 
 // checkHostComponents checks what the host formats add and drops what
@@ -78,21 +87,16 @@ func checkHostComponents(b *Bundle) {
 		if o.EnvVar != "" {
 			checkEnvDest(b, o.Source+".envVar", o.EnvVar)
 		}
-		if o.Sensitive && len(o.Default) > 0 && looksLikeToken(string(o.Default)) {
-			b.Report.Errorf(o.Source+".default", "secret.token", "a sensitive option's default looks like a credential; credentials never belong in a manifest")
-		}
+		checkRaw(b, o.Source+".default", o.Default)
 	}
 	for _, a := range c.Apps {
 		checkText(b, a.Source, a.Name, false)
-		if looksLikeToken(string(a.Spec)) {
-			b.Report.Errorf(a.Source, "secret.token", "looks like a credential; credentials never belong in a manifest")
-		}
+		checkRaw(b, a.Source, a.Spec)
 	}
 	for _, p := range c.Policies {
-		if looksLikeToken(string(p.Rules)) {
-			b.Report.Errorf(p.Path, "secret.token", "looks like a credential; credentials never belong in a manifest")
-		}
+		checkRaw(b, p.Path+":", p.Rules)
 	}
+	checkOtherFields(b)
 	for i, t := range b.ExcludeTools {
 		checkText(b, indexPath(ManifestGemini+": excludeTools", i), t, false)
 	}
@@ -107,11 +111,7 @@ func checkGrants(b *Bundle, rel string, g Grants) {
 	}
 	checkText(b, rel+": model", g.Model, false)
 	checkText(b, rel+": permissionMode", g.PermissionMode, false)
-	for k, v := range g.Other {
-		if looksLikeToken(string(v)) {
-			b.Report.Errorf(rel+": "+EscapePath(k), "secret.token", "looks like a credential; credentials never belong in a manifest")
-		}
-	}
+	checkRawMap(b, rel+":", g.Other)
 }
 
 // checkShellLines checks the shell lines a command or skill runs: shown
@@ -128,4 +128,76 @@ func checkShellLines(b *Bundle, rel string, lines []string) {
 			b.Report.Warnf(rel, "argv.cwd-code", "%s: the code it runs comes from the working directory, not from the bundle", what)
 		}
 	}
+}
+
+// checkOtherFields applies the text and credential rules to the fields a
+// bundle carries as written (host fields bundlectl has no model for): they
+// are reviewed and hashed verbatim, so they must be printable and never a
+// literal credential.
+func checkOtherFields(b *Bundle) {
+	c := &b.Components
+	for _, h := range c.Hooks {
+		checkRawMap(b, h.Source, h.Other)
+	}
+	for _, s := range c.MCP {
+		checkRawMap(b, s.Source, s.Other)
+	}
+	for _, l := range c.LSP {
+		checkRawMap(b, l.Source, l.Other)
+	}
+	for _, m := range c.Monitors {
+		checkRawMap(b, m.Source, m.Other)
+	}
+	for _, k := range sortedKeys(b.ManifestOther) {
+		format, field, _ := strings.Cut(k, ".")
+		file := ManifestFileOf(Format(format))
+		if field == "settings.json" {
+			checkRaw(b, "settings.json:", b.ManifestOther[k])
+			continue
+		}
+		checkRaw(b, fieldPath(file+":", field), b.ManifestOther[k])
+	}
+}
+
+// checkRawMap checks every field of a map kept as written.
+func checkRawMap(b *Bundle, parent string, m map[string]json.RawMessage) {
+	for _, k := range sortedKeys(m) {
+		checkRaw(b, fieldPath(parent, k), m[k])
+	}
+}
+
+// checkRaw walks a JSON value kept as written and reports, at the path of
+// the string, any key or string with control or bidirectional text and
+// any string shaped like a credential. The value is never echoed.
+func checkRaw(b *Bundle, path string, raw json.RawMessage) {
+	if len(raw) == 0 {
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return // kept values are canonical JSON the reader produced
+	}
+	var walk func(p string, v any)
+	walk = func(p string, v any) {
+		switch x := v.(type) {
+		case string:
+			if checkText(b, p, x, true) && looksLikeToken(x) {
+				b.Report.Errorf(p, "secret.token", "looks like a credential; credentials never belong in a manifest (reference a host variable instead)")
+			}
+		case []any:
+			for i, e := range x {
+				walk(indexPath(p, i), e)
+			}
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				kp := fieldPath(p, k)
+				if checkText(b, kp, k, false) {
+					walk(kp, x[k])
+				}
+			}
+		}
+	}
+	walk(path, v)
 }

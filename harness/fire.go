@@ -124,7 +124,14 @@ func unusableReceipt(in Inactive) bool {
 // runnable freezes one hook of e.
 func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool) RunnableHook {
 	x := r.expanderFor(e, h.Hosts, h.HostVariables)
-	env := r.envFor(e, h.Hosts, h.HostVariables, nil, nil)
+	var reviewed map[string]string
+	if len(h.Env) > 0 {
+		reviewed = make(map[string]string, len(h.Env))
+		for k, v := range h.Env {
+			reviewed[k] = x.arg(v)
+		}
+	}
+	env := r.envFor(e, h.Hosts, h.HostVariables, reviewed, nil)
 	rh := RunnableHook{
 		Bundle:  e.name,
 		Index:   index,

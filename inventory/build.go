@@ -38,7 +38,7 @@ func Of(b *bundle.Bundle) *Inventory {
 		}
 		ih := Hook{
 			Event: h.Event, Matcher: h.Matcher, Type: typ, Command: h.Command, Args: h.Args, Shell: h.Shell,
-			URL: h.URL, Headers: h.Headers, AllowedEnvVars: set(h.AllowedEnvVars), Prompt: h.Prompt, Model: h.Model,
+			URL: h.URL, Headers: h.Headers, AllowedEnvVars: set(h.AllowedEnvVars), Prompt: h.Prompt, Model: h.Model, Env: h.Env,
 			TimeoutSec: h.TimeoutSec, Async: h.Async, Other: h.Other, Scope: h.Scope, Hosts: hosts(h.Hosts),
 			HostVariables: hookVars(h),
 		}
@@ -121,6 +121,9 @@ func hookVars(h bundle.Hook) []string {
 		vs = append(vs, bundle.HostVarRefs(v, false)...)
 	}
 	vs = append(vs, h.AllowedEnvVars...)
+	for _, v := range h.Env {
+		vs = append(vs, bundle.HostVarRefs(v, false)...)
+	}
 	return set(vs)
 }
 

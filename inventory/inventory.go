@@ -104,6 +104,7 @@ type Hook struct {
 	AllowedEnvVars []string                   `json:"allowed_env_vars,omitempty"`
 	Prompt         string                     `json:"prompt,omitempty"`
 	Model          string                     `json:"model,omitempty"`
+	Env            map[string]string          `json:"env,omitempty"`
 	TimeoutSec     int                        `json:"timeout_sec,omitempty"`
 	Async          bool                       `json:"async,omitempty"`
 	Other          map[string]json.RawMessage `json:"other,omitempty"`

@@ -233,6 +233,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				} else {
 					r.argv(in, h.Command, h.Args)
 				}
+				r.envRows(in, h.Env, nil)
 				r.field(in, "cwd", "the workspace")
 				r.field(in, "timeout", timeout(h.TimeoutSec, 60))
 			case bundle.HookHTTP:
@@ -241,12 +242,29 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				if len(h.AllowedEnvVars) > 0 {
 					r.field(in, "", "headers may read host variables "+quoteList(h.AllowedEnvVars))
 				}
+			case bundle.HookMCPTool:
+				r.field(in, "type", "mcp_tool (the host calls a tool of an MCP server with the event; bundlectl runs nothing itself)")
+				other := make(map[string]json.RawMessage, len(h.Other))
+				for k, v := range h.Other {
+					other[k] = v
+				}
+				for _, k := range []string{"server", "tool", "input"} {
+					if v, ok := other[k]; ok {
+						r.field(in, k, r.truncated(jsonSanitize(string(v))))
+						delete(other, k)
+					}
+				}
+				r.field(in, "timeout", timeout(h.TimeoutSec, 60))
+				r.other(in, other)
 			default:
 				r.field(in, "type", h.Type+" (evaluated by the host's model, not run by bundlectl)")
 				r.field(in, "prompt", r.truncated(h.Prompt))
 				if h.Model != "" {
 					r.field(in, "model", bundle.Quote(h.Model))
 				}
+			}
+			if h.Type != bundle.HookMCPTool {
+				r.other(in, h.Other)
 			}
 			if h.Scope != "" {
 				r.field(in, "active", "only while "+bundle.Sanitize(strings.Replace(h.Scope, ":", " ", 1))+" is in use")
