@@ -212,23 +212,30 @@ func TestStageRefusesARetargetedSourceLink(t *testing.T) {
 	}
 }
 
-// TestFingerprintSeesARetargetedLink: a fingerprint record compares whole
+// TestFingerprintSeesARetargetedLink: a fingerprint record covers whole
 // entries, and a link's entry carries its target, so a record of another
 // target proves nothing.
 func TestFingerprintSeesARetargetedLink(t *testing.T) {
 	_, tree, _ := linkedSource(t)
 	later := time.Now().Add(time.Second) // no entry is racy against it
-	rec := fingerprint.Record{StartedNs: later.UnixNano(), Entries: append([]bundle.Entry(nil), tree.Entries...)}
 	clean := bundle.Report{}
+	rec := fingerprint.NewRecord("k", "d", later, tree)
 	if !fingerprint.Proves(rec, tree, clean, later) {
 		t.Fatal("a record of the same walk proves nothing")
 	}
-	for i, e := range rec.Entries {
+	retargeted := *tree
+	retargeted.Entries = append([]bundle.Entry(nil), tree.Entries...)
+	found := false
+	for i, e := range retargeted.Entries {
 		if e.Kind == bundle.KindLink && e.Path == "CLAUDE.md" {
-			rec.Entries[i].Target = "plugin.json"
+			retargeted.Entries[i].Target = "plugin.json"
+			found = true
 		}
 	}
-	if fingerprint.Proves(rec, tree, clean, later) {
-		t.Fatal("a record of another link target proves the tree unchanged")
+	if !found {
+		t.Fatal("no link CLAUDE.md in the walk")
+	}
+	if fingerprint.Proves(rec, &retargeted, clean, later) {
+		t.Fatal("a walk with another link target matches the record")
 	}
 }
