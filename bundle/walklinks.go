@@ -74,16 +74,28 @@ func (w *walker) resolveLinks() {
 	w.links = 0
 }
 
-// resolveLink resolves the text raw of the link at linkPath against the
-// walked tree t, element by element as the kernel would but without
-// following anything: the text must be relative; "." stays, ".." goes up
-// and never above the root; every element followed by another must be a
-// walked directory (not a link, not a file); and the last must name a
-// walked regular file (not a directory, not another link, not missing).
+// resolveLink is ResolveLink against the walked tree t.
+func resolveLink(t *Tree, linkPath, raw string) (target, why string) {
+	return ResolveLink(linkPath, raw, func(rel string) (Kind, bool) {
+		e, ok := t.Lookup(rel)
+		return e.Kind, ok
+	})
+}
+
+// ResolveLink resolves the text raw of a symbolic link at linkPath (both
+// relative to a tree's root) against that tree, whose entries kindOf
+// describes (the kind of the entry at a clean relative path; false when
+// there is none), element by element as the kernel would but without
+// following anything: the text must be relative; "." and empty elements
+// stay, ".." goes up and never above the root; every element followed by
+// another must be a directory (not a link, not a file); and the last must
+// name a regular file (not a directory, not another link, not missing).
 // It returns the target's clean path relative to the root, or why the
 // link is refused. Because every element on the way is a real directory
-// of the tree, the kernel resolves the text to the same file.
-func resolveLink(t *Tree, linkPath, raw string) (target, why string) {
+// of the tree, the kernel resolves the text to the same file. This is the
+// rule of Walk (docs/tree-rules.md); a source that installs a tree can
+// apply it to keep exactly the links a walk will accept.
+func ResolveLink(linkPath, raw string, kindOf func(rel string) (Kind, bool)) (target, why string) {
 	q := Quote(raw)
 	switch {
 	case raw == "":
@@ -112,13 +124,13 @@ func resolveLink(t *Tree, linkPath, raw string) (target, why string) {
 			continue // the last element: checked below
 		}
 		p := strings.Join(stack, "/")
-		e, ok := t.Lookup(p)
+		k, ok := kindOf(p)
 		switch {
 		case !ok:
 			return "", fmt.Sprintf("its target %s does not exist in the bundle", q)
-		case e.Kind == KindLink:
+		case k == KindLink:
 			return "", fmt.Sprintf("its target %s goes through the link %s; links are never followed", q, Quote(p))
-		case e.Kind != KindDir:
+		case k != KindDir:
 			return "", fmt.Sprintf("its target %s goes through %s, which is not a directory", q, Quote(p))
 		}
 	}
@@ -126,15 +138,15 @@ func resolveLink(t *Tree, linkPath, raw string) (target, why string) {
 		return "", fmt.Sprintf("its target %s is the bundle directory; only links to a file are kept", q)
 	}
 	target = strings.Join(stack, "/")
-	e, ok := t.Lookup(target)
+	k, ok := kindOf(target)
 	switch {
 	case !ok:
 		return "", fmt.Sprintf("its target %s does not exist in the bundle", q)
-	case e.Kind == KindDir:
+	case k == KindDir:
 		return "", fmt.Sprintf("its target %s is a directory; only links to a file are kept", q)
-	case e.Kind == KindLink:
+	case k == KindLink:
 		return "", fmt.Sprintf("its target %s is another link; links to links are not kept", q)
-	case !e.Kind.Regular():
+	case !k.Regular():
 		return "", fmt.Sprintf("its target %s is not a regular file", q)
 	}
 	return target, ""
