@@ -46,8 +46,9 @@ func (o *Opener) truncate(n int) {
 	o.fds, o.names = o.fds[:n], o.names[:n]
 }
 
-// Open opens the walked regular file rel and checks it is the walked inode
-// (device, inode, size, mode), like Tree.Open.
+// Open opens the walked regular file rel (for an accepted link, its
+// target) and checks it is the walked inode (device, inode, size, mode),
+// like Tree.Open.
 func (o *Opener) Open(rel string) (*os.File, Entry, error) {
 	fd, e, err := o.OpenFD(rel)
 	if err != nil {
@@ -56,17 +57,18 @@ func (o *Opener) Open(rel string) (*os.File, Entry, error) {
 	// A regular file: O_NONBLOCK has done its job (the open could not
 	// block on a FIFO); clear it so the file is an ordinary blocking one.
 	unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0)
-	return os.NewFile(uintptr(fd), path.Join(o.t.Root, rel)), e, nil
+	return os.NewFile(uintptr(fd), path.Join(o.t.Root, e.Path)), e, nil
 }
 
 // OpenFD is Open returning the raw descriptor, which the caller closes. It
 // is still O_NONBLOCK, which reads of a regular file ignore. It saves the
 // system calls and allocation of an *os.File when hashing many small files.
 func (o *Opener) OpenFD(rel string) (int, Entry, error) {
-	e, ok := o.t.Lookup(rel)
-	if !ok || e.Kind == KindDir {
-		return -1, Entry{}, &ChangedError{Path: rel, Reason: "not a walked regular file"}
+	e, err := o.t.openTarget(rel)
+	if err != nil {
+		return -1, Entry{}, err
 	}
+	rel = e.Path
 	dir, base := path.Split(rel)
 	dfd, err := o.dir(strings.TrimSuffix(dir, "/"))
 	if err != nil {

@@ -20,18 +20,32 @@ const (
 	KindDir  Kind = 'D'
 	KindFile Kind = 'F' // regular file, no executable bit
 	KindExec Kind = 'X' // regular file with any executable bit
+	// KindLink is a symbolic link whose target resolves, inside the tree,
+	// to a regular file (docs/tree-rules.md). It is never followed: Open
+	// and ReadFile of it open the target entry instead.
+	KindLink Kind = 'L'
 )
 
-// Entry is one file or directory below a bundle root, as the walk saw it.
+// Regular reports whether k is a regular file, with or without the
+// executable bit: an entry with content of its own.
+func (k Kind) Regular() bool { return k == KindFile || k == KindExec }
+
+// Entry is one file, directory or accepted link below a bundle root, as
+// the walk saw it.
 type Entry struct {
 	Path string // slash-separated, relative to the root, no leading "./"
 	Kind Kind
-	Size int64  // bytes; 0 for directories
+	Size int64  // bytes; 0 for directories and links
 	Mode uint32 // permission bits as seen (only the executable bit is hashed)
-	// Identity and times of the walked inode, so a later open can check
-	// that it reached the same file, and a fingerprint can detect change.
+	// Identity and times of the walked inode (for a link, of the link
+	// itself), so a later open can check that it reached the same file,
+	// and a fingerprint can detect change.
 	Dev, Ino         uint64
 	MtimeNs, CtimeNs int64
+	// Target is, for a KindLink entry only, the regular file the link
+	// names: its path relative to the root, resolved and cleaned ("a/b",
+	// never "./a/../a/b"), as the content hash records it.
+	Target string `json:",omitempty"`
 }
 
 // Tree is a validated walk of one bundle directory. Entries are sorted by
@@ -41,16 +55,56 @@ type Tree struct {
 	Entries []Entry
 	Files   int   // regular files among Entries
 	Bytes   int64 // total size of regular files
+	// RefusedLinks are the paths of the symbolic links the walk left out
+	// of the tree (each has a tree.symlink finding), sorted, so that a
+	// rule can say a path goes through a link that is not part of the
+	// bundle rather than that it is missing.
+	RefusedLinks []string
 }
 
-// Lookup returns the entry for rel. It only reads the sorted Entries, so a
-// Tree may be shared by goroutines.
+// RefusedLink reports whether rel or one of its parent directories is a
+// symbolic link the walk left out of the tree, and returns that link.
+func (t *Tree) RefusedLink(rel string) (string, bool) {
+	for _, l := range t.RefusedLinks {
+		if rel == l || strings.HasPrefix(rel, l+"/") {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// Lookup returns the entry for rel, a link as itself (see Resolve). It
+// only reads the sorted Entries, so a Tree may be shared by goroutines.
 func (t *Tree) Lookup(rel string) (Entry, bool) {
 	i := sort.Search(len(t.Entries), func(i int) bool { return t.Entries[i].Path >= rel })
 	if i < len(t.Entries) && t.Entries[i].Path == rel {
 		return t.Entries[i], true
 	}
 	return Entry{}, false
+}
+
+// Resolve returns the entry whose content rel has: the entry itself for a
+// file or directory, the target's entry for an accepted link. It is
+// Lookup for callers that care what rel is to a reader of it, not how it
+// is stored (a command named through a link to an executable is
+// executable).
+func (t *Tree) Resolve(rel string) (Entry, bool) {
+	e, ok := t.Lookup(rel)
+	if ok && e.Kind == KindLink {
+		return t.Lookup(e.Target)
+	}
+	return e, ok
+}
+
+// openTarget is the walked regular file that opening rel reads: rel
+// itself, or the target of the accepted link rel. The walk only accepts
+// a link whose target is a regular file, never another link.
+func (t *Tree) openTarget(rel string) (Entry, error) {
+	e, ok := t.Resolve(rel)
+	if !ok || !e.Kind.Regular() {
+		return Entry{}, &ChangedError{Path: rel, Reason: "not a walked regular file"}
+	}
+	return e, nil
 }
 
 // ErrChanged reports that a file no longer is the one the walk recorded.
@@ -71,11 +125,14 @@ func (e *ChangedError) Unwrap() error { return ErrChanged }
 // the way (every component is opened with O_NOFOLLOW relative to its
 // parent) and checks that the opened inode is the walked one: same device,
 // inode, size and mode. It never opens a FIFO or device, so it cannot hang.
+// When rel is an accepted link, Open opens the link's target entry the
+// same way, and returns that entry: the link itself is never followed.
 func (t *Tree) Open(rel string) (*os.File, Entry, error) {
-	e, ok := t.Lookup(rel)
-	if !ok || e.Kind == KindDir {
-		return nil, Entry{}, &ChangedError{Path: rel, Reason: "not a walked regular file"}
+	e, err := t.openTarget(rel)
+	if err != nil {
+		return nil, Entry{}, err
 	}
+	rel = e.Path
 	f, err := OpenNoFollow(t.Root, rel)
 	if err != nil {
 		// The walk saw a regular file reached through directories; a
@@ -97,7 +154,8 @@ func (t *Tree) Open(rel string) (*os.File, Entry, error) {
 	return f, e, nil
 }
 
-// ReadFile reads the walked regular file rel, at most max bytes.
+// ReadFile reads the walked regular file rel, or the target of the
+// accepted link rel, at most max bytes.
 func (t *Tree) ReadFile(rel string, max int64) ([]byte, error) {
 	f, e, err := t.Open(rel)
 	if err != nil {
@@ -105,14 +163,14 @@ func (t *Tree) ReadFile(rel string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if e.Size > max {
-		return nil, fmt.Errorf("%s: %d bytes is larger than the limit of %d", rel, e.Size, max)
+		return nil, fmt.Errorf("%s: %d bytes is larger than the limit of %d", e.Path, e.Size, max)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) != e.Size {
-		return nil, &ChangedError{Path: rel, Reason: "size changed"}
+		return nil, &ChangedError{Path: e.Path, Reason: "size changed"}
 	}
 	// The bytes are those the walk saw only if nothing touched the file
 	// since: a same-size rewrite still moves ctime.

@@ -21,6 +21,12 @@ import (
 // that one run reports them all, but stops descending once a bound is
 // exceeded. dir must be absolute and canonical. The returned tree is nil
 // only when dir itself cannot be opened as a directory.
+//
+// A symbolic link below dir is read, never followed. One whose text
+// resolves inside the tree to a regular file (resolveLink) is a KindLink
+// entry; any other is left out of the tree with a Skip finding (rule
+// tree.symlink): it is not part of the bundle, and whatever names it
+// fails its own check. dir itself being a link is an Error.
 func Walk(dir string, lim Limits) (*Tree, Report) { return walk(dir, lim, true) }
 
 func walk(dir string, lim Limits, parallel bool) (*Tree, Report) {
@@ -61,6 +67,9 @@ func walk(dir string, lim Limits, parallel bool) (*Tree, Report) {
 	}
 	w.walkDir(root, "", 0)
 	sortEntries(w.tree.Entries)
+	if w.links > 0 {
+		w.resolveLinks()
+	}
 	return w.tree, w.rep
 }
 
@@ -69,6 +78,7 @@ type walker struct {
 	tree    *Tree
 	rep     Report
 	stopped bool // a bound was exceeded; no further entries are recorded
+	links   int  // KindLink entries still holding the raw text they read
 }
 
 var folder = cases.Fold()
@@ -166,7 +176,17 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 			}
 			w.tree.Entries = append(w.tree.Entries, e)
 		case unix.S_IFLNK:
-			w.rep.Errorf(disp, "tree.symlink", "symbolic links are not allowed in a bundle")
+			// Recorded with the text it holds, and resolved once the whole
+			// tree is known (resolveLinks): it is kept as an entry only if
+			// it names a regular file of the tree. Never followed.
+			target, err := src.readlink(i, name, &st)
+			if err != nil {
+				w.rep.Errorf(disp, "tree.unreadable", "cannot read the symbolic link: %v", errnoText(err))
+				continue
+			}
+			e.Kind, e.Target = KindLink, target
+			w.links++
+			w.tree.Entries = append(w.tree.Entries, e)
 		case unix.S_IFIFO:
 			w.rep.Errorf(disp, "tree.special", "named pipes (FIFOs) are not allowed in a bundle")
 		case unix.S_IFSOCK:

@@ -15,6 +15,9 @@ type dirSource interface {
 	list(max int) (names []string, over bool, err error)
 	// stat is the lstat of names[i].
 	stat(i int, name string) (unix.Stat_t, error)
+	// readlink is the text of the symbolic link names[i], whose lstat
+	// was st; it fails if the name no longer is that link.
+	readlink(i int, name string, st *unix.Stat_t) (string, error)
 	// child opens the subdirectory name, whose path below the root is rel.
 	child(name, rel string) (dirSource, error)
 	close()
@@ -40,6 +43,10 @@ func (d *fdDir) stat(_ int, name string) (unix.Stat_t, error) {
 	return st, err
 }
 
+func (d *fdDir) readlink(_ int, name string, st *unix.Stat_t) (string, error) {
+	return readlinkChecked(d.fd, name, st)
+}
+
 func (d *fdDir) child(name, _ string) (dirSource, error) {
 	cfd, err := unix.Openat(d.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -55,8 +62,12 @@ type scanned struct {
 	names []string // sorted
 	stats []unix.Stat_t
 	errs  []error
-	err   error // listing failed
-	over  bool
+	// links and linkErrs hold the text of each symbolic link (by index
+	// in names), or why it could not be read; nil when there is none.
+	links    map[int]string
+	linkErrs map[int]error
+	err      error // listing failed
+	over     bool
 }
 
 // rawDir serves the rule pass from the prescan.
@@ -73,6 +84,17 @@ func (d *rawDir) list(int) ([]string, bool, error) {
 func (d *rawDir) stat(i int, _ string) (unix.Stat_t, error) {
 	s := d.all[d.rel]
 	return s.stats[i], s.errs[i]
+}
+
+func (d *rawDir) readlink(i int, _ string, _ *unix.Stat_t) (string, error) {
+	s := d.all[d.rel]
+	if err := s.linkErrs[i]; err != nil {
+		return "", err
+	}
+	if t, ok := s.links[i]; ok {
+		return t, nil
+	}
+	return "", unix.EINVAL // the prescan saw no link here; fail closed
 }
 
 func (d *rawDir) child(_, rel string) (dirSource, error) {
@@ -156,6 +178,16 @@ func prescan(rootfd int, lim Limits) (map[string]*scanned, bool) {
 				s.stats[i], s.errs[i] = d.stat(i, name)
 				p := pathJoin(j.rel, name)
 				st := &s.stats[i]
+				if s.errs[i] == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+					if s.links == nil {
+						s.links, s.linkErrs = map[int]string{}, map[int]error{}
+					}
+					if t, err := d.readlink(i, name, st); err != nil {
+						s.linkErrs[i] = err
+					} else {
+						s.links[i] = t
+					}
+				}
 				if s.errs[i] == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR &&
 					len(p) <= lim.MaxPathBytes && j.depth+1 <= lim.MaxDepth {
 					if msg, _ := CheckName(name); msg == "" {

@@ -168,4 +168,4 @@ func Racy(en bundle.Entry, started time.Time) bool {
 }
 
 // entryTarget is a link entry's target ("" for any other entry).
-func entryTarget(e bundle.Entry) string { return "" }
+func entryTarget(e bundle.Entry) string { return e.Target }

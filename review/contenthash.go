@@ -101,7 +101,8 @@ func errorFindings(r bundle.Report) []bundle.Finding {
 }
 
 // ContentHash returns the "bundle tree v1" hash (see TreeHasher) of a
-// walked tree. t must come from a walk whose report had no errors (Hash and
+// walked tree. An accepted link is recorded with its target and never
+// opened: its target is hashed as the file it is. t must come from a walk whose report had no errors (Hash and
 // HashDir check that). Every regular file is opened with a bundle.Opener,
 // which follows no link and checks that each directory on the way and the
 // file are the walked inodes, read, and then re-checked with
@@ -130,14 +131,20 @@ func hashTree(t *bundle.Tree, keep bool) (receipts.Digest, [][]byte, error) {
 	for i, e := range t.Entries {
 		switch e.Kind {
 		case bundle.KindDir, bundle.KindFile, bundle.KindExec:
+		case bundle.KindLink:
+			// The walk keeps a link only when its target is a walked
+			// regular file; a tree built otherwise is not hashed.
+			if te, ok := t.Lookup(e.Target); !ok || !te.Kind.Regular() {
+				return receipts.Digest{}, nil, &HashError{Path: e.Path, Err: fmt.Errorf("link target %s is not a walked regular file", bundle.Quote(e.Target))}
+			}
 		default:
 			return receipts.Digest{}, nil, &HashError{Path: e.Path, Err: fmt.Errorf("unknown entry kind %q", e.Kind)}
 		}
-		if err := th.Add(e.Path, e.Kind, e.Size, digests[i]); err != nil {
+		if err := th.AddEntry(e, digests[i]); err != nil {
 			return receipts.Digest{}, nil, err
 		}
 		if keep {
-			recs = append(recs, Record(e.Path, e.Kind, e.Size, digests[i]))
+			recs = append(recs, EntryRecord(e, digests[i]))
 		}
 	}
 	return th.Sum(), recs, nil
@@ -150,8 +157,8 @@ func hashTree(t *bundle.Tree, keep bool) (receipts.Digest, [][]byte, error) {
 func fileDigests(t *bundle.Tree) ([]receipts.Digest, error) {
 	files := make([]int, 0, t.Files)
 	for i, e := range t.Entries {
-		if e.Kind != bundle.KindDir {
-			files = append(files, i)
+		if e.Kind.Regular() {
+			files = append(files, i) // a link has no content of its own
 		}
 	}
 	digests := make([]receipts.Digest, len(t.Entries))

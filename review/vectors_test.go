@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -24,16 +25,37 @@ var update = flag.Bool("update", false, "rewrite the :records and :digest sectio
 // rejects it), so they cannot collide with a file of the tree.
 const (
 	secMode    = ":mode"
+	secLinks   = ":links"
 	secRecords = ":records"
 	secDigest  = ":digest"
 )
 
 // materialize writes the tree of a vector archive below dir: every file
 // that is not a section, a name ending in "/" as an (empty) directory,
-// and the modes of the :mode section ("0755 path" per line; default 0644
-// for files and 0755 for directories).
+// the symbolic links of the :links section ("path -> text" per line, the
+// text written as is, "@ROOT@" replaced by dir), and the modes of the
+// :mode section ("0755 path" per line; default 0644 for files and 0755
+// for directories).
 func materialize(t testing.TB, dir string, a *txtar.Archive) {
 	t.Helper()
+	if links, ok := section(a, secLinks); ok {
+		for _, line := range strings.Split(strings.TrimSpace(links), "\n") {
+			if line == "" {
+				continue
+			}
+			p, text, ok := strings.Cut(line, " -> ")
+			if !ok {
+				t.Fatalf("bad :links line %q", line)
+			}
+			full := filepath.Join(dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(strings.ReplaceAll(text, "@ROOT@", dir), full); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	modes := map[string]os.FileMode{}
 	for _, f := range a.Files {
 		if f.Name != secMode {
@@ -171,15 +193,41 @@ func TestVectors(t *testing.T) {
 
 // naiveTreeHash is a second implementation of "bundle tree v1" written
 // straight from docs/hashing.md with the standard library only: walk,
-// sort, read each file whole.
+// sort, read each file whole. It decides which links are kept in its own
+// way: the lexical target must stay below the root, and the kernel,
+// following the link, must reach exactly that path, a regular file that
+// is not itself a link.
 func naiveTreeHash(t testing.TB, root string) string {
 	t.Helper()
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linkTarget := func(p, rel string) (string, bool) {
+		text, err := os.Readlink(p)
+		if err != nil || text == "" || filepath.IsAbs(text) {
+			return "", false
+		}
+		clean := path.Clean(path.Join(path.Dir(rel), text))
+		if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+			return "", false
+		}
+		resolved, err := filepath.EvalSymlinks(p)
+		if err != nil || resolved != filepath.Join(realRoot, filepath.FromSlash(clean)) {
+			return "", false
+		}
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(clean)))
+		if err != nil || !fi.Mode().IsRegular() {
+			return "", false
+		}
+		return clean, true
+	}
 	type ent struct {
 		path string
 		rec  []byte
 	}
 	var ents []ent
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -194,6 +242,12 @@ func naiveTreeHash(t testing.TB, root string) string {
 		}
 		var rec bytes.Buffer
 		switch {
+		case info.Mode()&os.ModeSymlink != 0:
+			target, ok := linkTarget(p, rel)
+			if !ok {
+				return nil // not part of the bundle: no record
+			}
+			fmt.Fprintf(&rec, "L%s\x00%s\x00", rel, target)
 		case info.IsDir():
 			fmt.Fprintf(&rec, "D%s\x00", rel)
 		case info.Mode().IsRegular():
@@ -224,4 +278,114 @@ func naiveTreeHash(t testing.TB, root string) string {
 		h.Write(e.rec)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestContentHashLinks: changing a link's target, turning a file into a
+// link or a link into a file all change the content hash; the text a
+// link holds counts only through the file it resolves to; a refused link
+// counts as no entry at all. The naive implementation agrees on each.
+func TestContentHashLinks(t *testing.T) {
+	type link struct{ path, text string }
+	hash := func(t *testing.T, files map[string]string, links ...link) string {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "b")
+		for p, content := range files {
+			full := filepath.Join(dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, l := range links {
+			if err := os.Symlink(strings.ReplaceAll(l.text, "@ROOT@", dir), filepath.Join(dir, filepath.FromSlash(l.path))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, _, err := HashDir(dir, bundle.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref := naiveTreeHash(t, dir); ref != d.String() {
+			t.Fatalf("naive implementation disagrees: %s, ContentHash %s", ref, d)
+		}
+		return d.String()
+	}
+	two := map[string]string{"AGENTS.md": "x\n", "other.md": "y\n"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range two {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	base := hash(t, two, link{"CLAUDE.md", "AGENTS.md"})
+	distinct := map[string]string{
+		"base":                  base,
+		"retargeted":            hash(t, two, link{"CLAUDE.md", "other.md"}),
+		"link turned into file": hash(t, with(map[string]string{"CLAUDE.md": "x\n"})),
+		"file turned into link": hash(t, map[string]string{"CLAUDE.md": "x\n", "other.md": "y\n"}, link{"AGENTS.md", "CLAUDE.md"}),
+		"no link":               hash(t, two),
+	}
+	seen := map[string]string{}
+	for name, d := range distinct {
+		if other, dup := seen[d]; dup {
+			t.Errorf("%s and %s hash alike: %s", name, other, d)
+		}
+		seen[d] = name
+	}
+	if d := hash(t, two, link{"CLAUDE.md", "./AGENTS.md"}); d != base {
+		t.Errorf("another text for the same target changed the hash: %s, want %s", d, base)
+	}
+	if d := hash(t, two, link{"CLAUDE.md", "@ROOT@/AGENTS.md"}); d != distinct["no link"] {
+		t.Errorf("a refused link changed the hash: %s, want the tree without it %s", d, distinct["no link"])
+	}
+}
+
+// TestVectorRefusedLinksAddNothing: vector 07 is vector 02 plus links that
+// are not part of the bundle, and so has vector 02's digest.
+func TestVectorRefusedLinksAddNothing(t *testing.T) {
+	digest := func(name string) string {
+		a, err := txtar.ParseFile(filepath.Join("testdata", "vectors", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := section(a, secDigest)
+		return strings.TrimSpace(d)
+	}
+	if a, b := digest("07-refused-links.txtar"), digest("02-one-file.txtar"); a != b || a == "" {
+		t.Errorf("vector 07 digest %s, vector 02 %s", a, b)
+	}
+}
+
+// TestVectorsDocumented: docs/hashing.md lists every vector with its
+// digest, so the page another implementer reads cannot drift from the
+// vectors the tests check.
+func TestVectorsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "hashing.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob("testdata/vectors/*.txtar")
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := section(a, secDigest)
+		name := strings.TrimSuffix(filepath.Base(p), ".txtar")
+		found := false
+		for _, line := range strings.Split(string(doc), "\n") {
+			if strings.HasPrefix(line, "| "+name+" |") && strings.Contains(line, "`"+strings.TrimSpace(d)+"`") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("docs/hashing.md has no row \"| %s | … | `%s` |\"", name, strings.TrimSpace(d))
+		}
+	}
 }

@@ -54,14 +54,14 @@ var workerPool = sync.Pool{New: func() any {
 	return &worker{buf: make([]byte, bufSize), h: blake3.New()}
 }}
 
-// forEachFile runs fn for every regular file of t on a small pool of
-// workers. Once one call fails the remaining files are skipped; the error
+// forEachFile runs fn for every regular file of t (not for links) on a
+// small pool of workers. Once one call fails the remaining files are skipped; the error
 // returned is the failure of the lowest entry, so it does not depend on
 // scheduling more than it must.
 func forEachFile(t *bundle.Tree, fn func(w *worker, i int) error) error {
 	var idx []int
 	for i, e := range t.Entries {
-		if e.Kind != bundle.KindDir {
+		if e.Kind.Regular() {
 			idx = append(idx, i)
 		}
 	}
@@ -299,8 +299,8 @@ const dirMode = 0o500
 
 // copyTree copies every entry of src below dst (an empty directory) and
 // returns the file digests and the content hash of the bytes written.
-// Directories are created 0700 and files O_EXCL, never through a
-// link; each file has its final mode (0400 or 0500) once written, and
+// Directories are created 0700, links (each to a file of the copy) and
+// files O_EXCL, never through a link; each file has its final mode (0400 or 0500) once written, and
 // each directory below the root 0500 once its last file is written. The
 // caller seals the root.
 //
@@ -347,6 +347,18 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, umaskStrips, fs
 			return fail(err)
 		}
 	}
+	// Links next, while their directories are still writable. Each is
+	// written from the walk, never copied from the source: its text is
+	// the shortest relative path to its resolved target (bundle.LinkText),
+	// so it cannot lead out of the snapshot.
+	for _, e := range src.Entries {
+		if e.Kind != bundle.KindLink {
+			continue
+		}
+		if err := copyLink(srcfd, dst, dstfd, e); err != nil {
+			return fail(err)
+		}
+	}
 	if testOnlyAfterDirs != nil {
 		testOnlyAfterDirs()
 	}
@@ -368,7 +380,7 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, umaskStrips, fs
 		}
 		if e.Kind == bundle.KindDir {
 			dirs[e.Path] = i
-		} else if parent[i] >= 0 {
+		} else if e.Kind.Regular() && parent[i] >= 0 {
 			unsealed[parent[i]].Add(1)
 		}
 	}
@@ -432,12 +444,41 @@ func copyTree(src *bundle.Tree, dst *os.Root, lim bundle.Limits, umaskStrips, fs
 	return digests, sum, err
 }
 
+// copyLink checks that the source link e is still the walked one (a
+// link's text cannot change in place, so the same inode and ctime is the
+// same text) and creates its snapshot copy, through no link, holding
+// bundle.LinkText of its resolved target; it reads the new link back.
+func copyLink(srcfd int, dst *os.Root, dstfd int, e bundle.Entry) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(srcfd, e.Path, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return changed(e.Path, "no longer reachable as a symbolic link")
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK || uint64(st.Dev) != e.Dev || uint64(st.Ino) != e.Ino || st.Ctim.Nano() != e.CtimeNs {
+		return changed(e.Path, "symbolic link replaced")
+	}
+	text := bundle.LinkText(e.Path, e.Target)
+	var got string
+	var err error
+	if dstfd >= 0 {
+		got, err = symlinkFast(dstfd, e.Path, text)
+	} else if err = dst.Symlink(text, e.Path); err == nil {
+		got, err = dst.Readlink(e.Path)
+	}
+	if err != nil {
+		return err
+	}
+	if got != text {
+		return fmt.Errorf("stage: %s: the new link holds %s, not %s", bundle.Quote(e.Path), bundle.Quote(got), bundle.Quote(text))
+	}
+	return nil
+}
+
 // treeSum encodes the records of t, in its sorted order, with the file
 // digests computed by the workers.
 func treeSum(t *bundle.Tree, digests []receipts.Digest) (receipts.Digest, error) {
 	th := review.NewTreeHasher()
 	for i, e := range t.Entries {
-		if err := th.Add(e.Path, e.Kind, e.Size, digests[i]); err != nil {
+		if err := th.AddEntry(e, digests[i]); err != nil {
 			return receipts.Digest{}, err
 		}
 	}

@@ -25,6 +25,13 @@
 //   - The bundle limits apply to the copy: the walked tree is checked
 //     against them before copying, no file is read past its walked size,
 //     and the bytes actually read are counted against the total.
+//   - A snapshot holds each link the walk accepted (a link to a regular
+//     file of the tree) as a symbolic link whose text bundlectl writes:
+//     the shortest relative path to its target (bundle.LinkText), never
+//     the source's text, so it resolves inside the snapshot. A link the
+//     walk refused is not part of the tree and is never copied; Verify
+//     refuses any link of a snapshot that does not resolve to a file of
+//     it, and the re-hash covers every link's target.
 //   - A snapshot has directories 0500, files 0400 (0500 when the walked
 //     file was executable), all owned by the current user; the store is
 //     0700 and its mode is enforced. Verify checks all of this and re-hashes

@@ -55,6 +55,12 @@ func referenceHash(t testing.TB, dir string) receipts.Digest {
 	th := review.NewTreeHasher()
 	buf := make([]byte, 4096)
 	for _, e := range tree.Entries {
+		if e.Kind == bundle.KindLink {
+			if err := th.AddLink(e.Path, e.Target); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		var d receipts.Digest
 		if e.Kind != bundle.KindDir {
 			f, err := os.Open(filepath.Join(dir, filepath.FromSlash(e.Path)))

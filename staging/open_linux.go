@@ -102,6 +102,31 @@ func mkdirFast(dirfd int, rel string) error {
 	return nil
 }
 
+// symlinkFast creates the symbolic link rel holding text below the
+// directory open as dirfd, whose parent is reached through no link, and
+// returns what the new link holds, read back.
+func symlinkFast(dirfd int, rel, text string) (string, error) {
+	parent, base := path.Split(rel)
+	pfd := dirfd
+	if parent != "" {
+		fd, err := unix.Openat2(dirfd, parent, &unix.OpenHow{Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: resolveStrict})
+		if err != nil {
+			return "", &os.PathError{Op: "symlink", Path: rel, Err: err}
+		}
+		defer unix.Close(fd)
+		pfd = fd
+	}
+	if err := unix.Symlinkat(text, pfd, base); err != nil {
+		return "", &os.PathError{Op: "symlink", Path: rel, Err: err}
+	}
+	buf := make([]byte, len(text)+1)
+	n, err := unix.Readlinkat(pfd, base, buf)
+	if err != nil {
+		return "", &os.PathError{Op: "readlink", Path: rel, Err: err}
+	}
+	return string(buf[:n]), nil
+}
+
 // sealFast gives the directory rel below dirfd mode 0500, reaching it
 // through no link.
 func sealFast(dirfd int, rel string) error {

@@ -93,6 +93,19 @@ func TestStagePublishedVectors(t *testing.T) {
 					digest = strings.TrimSpace(string(f.Data))
 				}
 			}
+			var links [][2]string
+			for _, f := range a.Files {
+				if f.Name != ":links" {
+					continue
+				}
+				for _, line := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+					rel, text, ok := strings.Cut(line, " -> ")
+					if !ok {
+						t.Fatalf("bad :links line %q", line)
+					}
+					links = append(links, [2]string{rel, strings.ReplaceAll(text, "@ROOT@", src)})
+				}
+			}
 			for _, f := range a.Files {
 				if strings.HasPrefix(f.Name, ":") {
 					continue
@@ -102,15 +115,34 @@ func TestStagePublishedVectors(t *testing.T) {
 					os.Chmod(filepath.Join(src, filepath.FromSlash(f.Name)), m)
 				}
 			}
+			for _, l := range links {
+				p := filepath.Join(src, filepath.FromSlash(l[0]))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.Symlink(l[1], p); err != nil {
+					t.Fatal(err)
+				}
+			}
 			want, err := receipts.Parse(digest)
 			if err != nil {
 				t.Fatalf(":digest: %v", err)
 			}
+			// A vector may hold links that are not part of the bundle
+			// (skipped findings); only an error would stop a trust.
+			tree, rep := bundle.Walk(src, bundle.Limits{})
+			if tree == nil || rep.Rejected() {
+				t.Fatalf("walk: %v", rep.Err())
+			}
 			s := newStore(t)
-			_, err = s.Stage(walk(t, src), receipts.Digest{}, bundle.Limits{})
+			_, err = s.Stage(tree, receipts.Digest{}, bundle.Limits{})
 			var me *MismatchError
 			if !errors.As(err, &me) || me.Got != want {
 				t.Fatalf("Stage computed %v, the vector says %s", err, want)
+			}
+			if _, err := s.Stage(tree, want, bundle.Limits{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Verify(want); err != nil {
+				t.Fatalf("Verify of the staged vector: %v", err)
 			}
 		})
 	}

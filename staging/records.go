@@ -20,9 +20,12 @@ import (
 //	D - - <path>\n
 //	F <size> <digest hex> <path>\n
 //	X <size> <digest hex> <path>\n
+//	L - <target, Go-quoted> <path>\n
 //
-// It only lets Verify say which path changed; it is never trusted for the
-// verdict, which comes from the full re-hash alone.
+// where a link's target is the root-relative path of the file it resolves
+// to, quoted with strconv.Quote (it may hold spaces). It only lets Verify
+// say which path changed; it is never trusted for the verdict, which comes
+// from the full re-hash alone.
 const recordsHeader = "bundlectl-snapshot-records-v1 "
 
 type record struct {
@@ -30,12 +33,13 @@ type record struct {
 	Kind   bundle.Kind
 	Size   int64
 	Digest receipts.Digest
+	Target string // links only
 }
 
 func encodeRecords(hash receipts.Digest, t *bundle.Tree, digests []receipts.Digest) []byte {
 	rs := make([]record, len(t.Entries))
 	for i, e := range t.Entries {
-		rs[i] = record{Path: e.Path, Kind: e.Kind, Size: e.Size, Digest: digests[i]}
+		rs[i] = record{Path: e.Path, Kind: e.Kind, Size: e.Size, Digest: digests[i], Target: e.Target}
 	}
 	return formatRecords(hash, rs)
 }
@@ -44,13 +48,30 @@ func formatRecords(hash receipts.Digest, rs []record) []byte {
 	var b bytes.Buffer
 	b.WriteString(recordsHeader + hash.String() + "\n")
 	for _, r := range rs {
-		if r.Kind == bundle.KindDir {
+		switch r.Kind {
+		case bundle.KindDir:
 			fmt.Fprintf(&b, "D - - %s\n", r.Path)
-			continue
+		case bundle.KindLink:
+			fmt.Fprintf(&b, "L - %s %s\n", strconv.Quote(r.Target), r.Path)
+		default:
+			fmt.Fprintf(&b, "%c %d %s %s\n", r.Kind, r.Size, r.Digest, r.Path)
 		}
-		fmt.Fprintf(&b, "%c %d %s %s\n", r.Kind, r.Size, r.Digest, r.Path)
 	}
 	return b.Bytes()
+}
+
+// parseLinkRecord parses the rest of a link line after "L - ": a quoted
+// target exactly as strconv.Quote writes it, one space, the path.
+func parseLinkRecord(rest string) (record, bool) {
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil || len(rest) < len(q)+2 || rest[len(q)] != ' ' {
+		return record{}, false
+	}
+	target, err := strconv.Unquote(q)
+	if err != nil || target == "" || strconv.Quote(target) != q {
+		return record{}, false
+	}
+	return record{Kind: bundle.KindLink, Target: target, Path: rest[len(q)+1:]}, true
 }
 
 // readRecords reads the records file for hash, at most max bytes. It
@@ -84,6 +105,14 @@ func parseRecords(data []byte, hash receipts.Digest) ([]record, bool) {
 	}
 	var rs []record
 	for _, line := range lines[1:] {
+		if rest, ok := strings.CutPrefix(line, "L - "); ok {
+			r, ok := parseLinkRecord(rest)
+			if !ok || len(rs) > 0 && r.Path <= rs[len(rs)-1].Path {
+				return nil, false
+			}
+			rs = append(rs, r)
+			continue
+		}
 		f := strings.SplitN(line, " ", 4)
 		if len(f) != 4 || len(f[0]) != 1 || f[3] == "" {
 			return nil, false
@@ -129,6 +158,13 @@ func diffRecords(was []record, now *bundle.Tree, digests []receipts.Digest) (pat
 		}
 		w, e := was[i], now.Entries[j]
 		switch {
+		case w.Kind == bundle.KindLink && e.Kind != bundle.KindLink:
+			return e.Path, "symbolic link replaced by a " + kindName(e.Kind)
+		case w.Kind != bundle.KindLink && e.Kind == bundle.KindLink:
+			return e.Path, kindName(w.Kind) + " replaced by a symbolic link"
+		case w.Kind == bundle.KindLink && w.Target != e.Target:
+			return e.Path, fmt.Sprintf("symbolic link retargeted from %s to %s", bundle.Quote(w.Target), bundle.Quote(e.Target))
+		case w.Kind == bundle.KindLink:
 		case w.Kind == bundle.KindDir && e.Kind != bundle.KindDir:
 			return e.Path, "directory replaced by a file"
 		case w.Kind != bundle.KindDir && e.Kind == bundle.KindDir:
@@ -145,4 +181,14 @@ func diffRecords(was []record, now *bundle.Tree, digests []receipts.Digest) (pat
 		i, j = i+1, j+1
 	}
 	return "", ""
+}
+
+func kindName(k bundle.Kind) string {
+	switch k {
+	case bundle.KindDir:
+		return "directory"
+	case bundle.KindLink:
+		return "symbolic link"
+	}
+	return "file"
 }

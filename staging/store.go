@@ -169,8 +169,9 @@ func fsyncDirs(dir string, t *bundle.Tree) error {
 
 // Verify re-hashes the snapshot of hash in full and checks that it has
 // exactly the snapshot modes (directories 0500, files 0400, executables
-// 0500), belongs to the current user and holds only directories and
-// regular files. A snapshot that fails is reported by a *TamperError
+// 0500), belongs to the current user and holds only directories, regular
+// files and links that resolve to a regular file of the snapshot (any
+// other link is a finding of the walk, so tampering). A snapshot that fails is reported by a *TamperError
 // naming the first problem. Verify does not need state.lock.
 func (s *Store) Verify(hash receipts.Digest) error {
 	_, err := s.verify(hash)
@@ -277,16 +278,18 @@ func (s *Store) verify(hash receipts.Digest) (*bundle.Tree, error) {
 		return nil, tamper(".", fmt.Sprintf("content hash is %s, not %s", got.Short(), hash.Short()))
 	}
 	for i, e := range tree.Entries {
-		want := uint32(fileMode(e.Kind))
-		if e.Kind == bundle.KindDir {
-			want = dirMode
+		if !e.Kind.Regular() {
+			// Files were stat'ed when they were read.
 			var dst unix.Stat_t
 			if err := unix.Lstat(filepath.Join(dir, filepath.FromSlash(e.Path)), &dst); err != nil {
 				return nil, tamper(e.Path, "cannot be read: "+err.Error())
 			}
 			owners[i] = dst.Uid
 		}
-		if e.Mode != want {
+		// A link has no mode to check (Linux ignores a link's mode); the
+		// walk resolved it to a file of the snapshot, and the hash covers
+		// its target.
+		if want := snapshotMode(e.Kind); e.Kind != bundle.KindLink && e.Mode != want {
 			return nil, tamper(e.Path, fmt.Sprintf("mode changed to %04o, want %04o", e.Mode, want))
 		}
 		if owners[i] != uid {
@@ -294,6 +297,14 @@ func (s *Store) verify(hash receipts.Digest) (*bundle.Tree, error) {
 		}
 	}
 	return tree, nil
+}
+
+// snapshotMode is the mode Stage gives an entry of kind k.
+func snapshotMode(k bundle.Kind) uint32 {
+	if k == bundle.KindDir {
+		return dirMode
+	}
+	return uint32(fileMode(k))
 }
 
 func badRoot(st *unix.Stat_t, uid uint32) string {
@@ -465,6 +476,10 @@ func checkBounds(t *bundle.Tree, lim bundle.Limits) error {
 		}
 		switch e.Kind {
 		case bundle.KindDir:
+		case bundle.KindLink:
+			if e.Target == "" {
+				return fmt.Errorf("stage: %s: a link without a target", bundle.Quote(e.Path))
+			}
 		case bundle.KindFile, bundle.KindExec:
 			if e.Size > lim.MaxFileBytes {
 				return &LimitError{Path: e.Path, Bound: "file bytes", Value: e.Size, Max: lim.MaxFileBytes}

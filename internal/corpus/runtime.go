@@ -114,14 +114,52 @@ func mknod(rel string, mode uint32, dev int) func(testing.TB, string) error {
 
 var runtimeCases = []runtimeCase{
 	// ---- types ----
+	// A link to a regular file of the bundle is an entry of the tree
+	// (read through, hashed with its target); every other link is left
+	// out with a skipped tree.symlink, and the rest of the bundle loads.
 	{name: "rt-symlink-file", build: func(_ testing.TB, d string) error {
 		return os.Symlink("plugin.json", filepath.Join(d, "link.json"))
-	}, wants: []string{"error tree.symlink link.json"}},
+	}, wants: []string{"valid"}},
+	{name: "rt-symlink-shared-script", build: func(_ testing.TB, d string) error {
+		// One script shared by two skills, and CLAUDE.md -> AGENTS.md.
+		for _, s := range []string{"a", "b"} {
+			if err := write(d, "skills/"+s+"/SKILL.md", "---\nname: "+s+"\ndescription: x\n---\n", 0o644); err != nil {
+				return err
+			}
+		}
+		if err := write(d, "skills/a/scripts/run.sh", "#!/bin/sh\necho run\n", 0o755); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(d, "skills", "b", "scripts"), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink("../../a/scripts/run.sh", filepath.Join(d, "skills", "b", "scripts", "run.sh")); err != nil {
+			return err
+		}
+		if err := write(d, "AGENTS.md", "# agents\n", 0o644); err != nil {
+			return err
+		}
+		return os.Symlink("AGENTS.md", filepath.Join(d, "CLAUDE.md"))
+	}, wants: []string{"valid"}},
 	{name: "rt-symlink-dir-outside", build: func(_ testing.TB, d string) error {
 		return os.Symlink("/etc", filepath.Join(d, "etc"))
-	}, wants: []string{"error tree.symlink etc"}},
+	}, wants: []string{"skipped tree.symlink etc"}},
+	{name: "rt-symlink-escape", build: func(_ testing.TB, d string) error {
+		// The conformance fixture "recovery": a relative link out of the root.
+		return os.Symlink("..", filepath.Join(d, "escape-link"))
+	}, wants: []string{"skipped tree.symlink escape-link"}},
+	{name: "rt-symlink-dangling", build: func(_ testing.TB, d string) error {
+		return os.Symlink("missing.md", filepath.Join(d, "README.md"))
+	}, wants: []string{"skipped tree.symlink README.md"}},
+	{name: "rt-symlink-chain", build: func(_ testing.TB, d string) error {
+		// first -> plugin.json is kept; second -> first is a link to a link.
+		if err := os.Symlink("plugin.json", filepath.Join(d, "first.json")); err != nil {
+			return err
+		}
+		return os.Symlink("first.json", filepath.Join(d, "second.json"))
+	}, wants: []string{"skipped tree.symlink second.json"}},
 	{name: "rt-symlink-skill-dir", build: func(_ testing.TB, d string) error {
-		// A skill reached through a link inside the bundle is never loaded.
+		// A skill reached through a link to a directory is never loaded.
 		if err := write(d, "real/helper/SKILL.md", "---\nname: helper\ndescription: x\n---\n", 0o644); err != nil {
 			return err
 		}
@@ -129,16 +167,24 @@ var runtimeCases = []runtimeCase{
 			return err
 		}
 		return os.Symlink("../real/helper", filepath.Join(d, "skills", "helper"))
-	}, wants: []string{"error tree.symlink skills/helper"}},
+	}, wants: []string{"skipped tree.symlink skills/helper"}},
 	{name: "rt-symlink-manifest", build: func(_ testing.TB, d string) error {
+		// Read through the link, from real.json.
 		if err := os.Rename(filepath.Join(d, "plugin.json"), filepath.Join(d, "real.json")); err != nil {
 			return err
 		}
 		return os.Symlink("real.json", filepath.Join(d, "plugin.json"))
-	}, wants: []string{"error tree.symlink plugin.json", "error manifest.type plugin.json"}},
+	}, wants: []string{"valid"}},
+	{name: "rt-symlink-manifest-outside", build: func(t testing.TB, d string) error {
+		outside := filepath.Join(t.TempDir(), "plugin.json")
+		if err := os.Rename(filepath.Join(d, "plugin.json"), outside); err != nil {
+			return err
+		}
+		return os.Symlink(outside, filepath.Join(d, "plugin.json"))
+	}, wants: []string{"skipped tree.symlink plugin.json", "error manifest.type plugin.json"}},
 	{name: "rt-symlink-mcp-json", build: func(_ testing.TB, d string) error {
 		return os.Symlink("/etc/passwd", filepath.Join(d, "mcp.json"))
-	}, wants: []string{"error tree.symlink mcp.json"}},
+	}, wants: []string{"skipped tree.symlink mcp.json"}},
 	{name: "rt-hardlink", build: func(_ testing.TB, d string) error {
 		if err := write(d, "notes-a.txt", "x\n", 0o644); err != nil {
 			return err
