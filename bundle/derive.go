@@ -100,8 +100,15 @@ func executables(t *Tree) []string {
 		if e.Kind == KindDir {
 			continue
 		}
+		kind := e.Kind
+		if kind == KindLink {
+			// A link to an executable runs it.
+			if target, ok := t.Resolve(e.Path); ok {
+				kind = target.Kind
+			}
+		}
 		switch {
-		case e.Kind == KindExec, strings.HasPrefix(e.Path, "bin/"), isSkillScript(e.Path):
+		case kind == KindExec, strings.HasPrefix(e.Path, "bin/"), isSkillScript(e.Path):
 			out = append(out, e.Path)
 		}
 	}

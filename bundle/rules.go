@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"path"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -419,7 +420,7 @@ func checkCommand(b *Bundle, path, cmd string, hostAbs bool) bool {
 		}
 		return true
 	}
-	e, ok := b.Tree.Lookup(rel)
+	e, ok := b.Tree.Resolve(rel) // a link to an executable runs it
 	switch {
 	case !ok:
 		b.Report.Skipf(path, "command.missing", "command %s is not a file of the bundle", Quote(cmd))
@@ -680,6 +681,12 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		if s.Cwd != "" && checkText(b, src+".cwd", s.Cwd, false) {
 			if msg := cwdProblem(s.Cwd); msg != "" {
 				skip(src+".cwd", "mcp.cwd", "cwd %s", msg)
+			} else if rel, inRoot := cwdInRoot(s.Cwd); inRoot && rel != "" {
+				if l, through := b.Tree.RefusedLink(rel); through {
+					skip(src+".cwd", "mcp.cwd", "cwd %s goes through the link %s, which is not part of the bundle", Quote(s.Cwd), Quote(l))
+				} else if e, ok := b.Tree.Lookup(rel); ok && e.Kind != KindDir {
+					skip(src+".cwd", "mcp.cwd", "cwd %s is not a directory", Quote(s.Cwd))
+				}
 			}
 		}
 		for _, dest := range sortedKeys(s.EnvFrom) {
@@ -768,6 +775,29 @@ func cwdProblem(cwd string) string {
 		}
 	}
 	return ""
+}
+
+// cwdInRoot returns the directory below the plugin root that a cwd
+// accepted by cwdProblem names ("" for the root itself), and false for a
+// cwd below the data directory.
+func cwdInRoot(cwd string) (string, bool) {
+	const pr = "${PLUGIN_ROOT}"
+	for _, alias := range []string{"${CLAUDE_PLUGIN_ROOT}", "${extensionPath}"} {
+		if strings.HasPrefix(cwd, alias) {
+			cwd = pr + cwd[len(alias):]
+		}
+	}
+	var rest string
+	switch {
+	case strings.HasPrefix(cwd, "./"):
+		rest = cwd[2:]
+	case cwd == pr:
+	case strings.HasPrefix(cwd, pr+"/"):
+		rest = cwd[len(pr)+1:]
+	default:
+		return "", false
+	}
+	return path.Clean("/" + rest)[1:], true
 }
 
 // endpointHost checks a remote url (§7.2.1) and returns its normalized

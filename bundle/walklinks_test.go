@@ -347,11 +347,7 @@ func TestLoadRecoveryShape(t *testing.T) {
 		t.Fatalf("servers %v skills %d; findings:%s", loaded, len(b.Components.Skills), dumpFindings(b))
 	}
 	if loaded["recovery-cwd-symlink-escape"] {
-		// rules.go checks cwd lexically only; until it also requires a
-		// "./" cwd to name a directory of the tree (see the symlinks
-		// report), the server stays in the model with a cwd that does not
-		// exist in its snapshot, where it cannot start.
-		t.Skip("rules.go does not yet require a \"./\" cwd to be a directory of the bundle")
+		t.Errorf("the server whose cwd goes through the refused link is still loaded")
 	}
 	requireFinding(t, b, Skip, "mcp.cwd", "recovery-cwd-symlink-escape")
 }

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -213,11 +217,51 @@ func refusal(name string, err error) Refusal {
 // at most bundle.MaxManifestBytes.
 func (r *Registry) readSnapshot(e *entry, rel string) ([]byte, error) {
 	f, err := bundle.OpenNoFollow(e.snapshot, rel)
+	if err != nil && errors.Is(err, syscall.ELOOP) {
+		// An accepted link of the bundle (a SKILL.md shared by two
+		// skills): the snapshot holds it as a link to a file of the
+		// snapshot. Resolve it by the walk's own rule, never by following.
+		target, terr := snapshotLinkTarget(e.snapshot, rel)
+		if terr != nil {
+			return nil, terr
+		}
+		f, err = bundle.OpenNoFollow(e.snapshot, target)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, bundle.MaxManifestBytes))
+}
+
+// snapshotLinkTarget resolves the link rel of a snapshot to the regular
+// file it names, applying the walk's link rule (bundle.ResolveLink) to
+// what is on disk: every element a real directory, the last a regular
+// file, never above the snapshot root.
+func snapshotLinkTarget(root, rel string) (string, error) {
+	text, err := os.Readlink(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", err
+	}
+	kindOf := func(p string) (bundle.Kind, bool) {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		switch {
+		case err != nil:
+			return 0, false
+		case fi.IsDir():
+			return bundle.KindDir, true
+		case fi.Mode()&os.ModeSymlink != 0:
+			return bundle.KindLink, true
+		case fi.Mode().IsRegular():
+			return bundle.KindFile, true
+		}
+		return 0, false
+	}
+	target, why := bundle.ResolveLink(rel, text, kindOf)
+	if why != "" {
+		return "", fmt.Errorf("%s in the snapshot: %s", bundle.Quote(rel), why)
+	}
+	return target, nil
 }
 
 // Content returns a skill, command or agent document ("<bundle>:<name>")

@@ -783,3 +783,34 @@ func TestEditedReceiptInventoryIsRefused(t *testing.T) {
 		t.Fatalf("a receipt whose inventory no longer matches its capability hash was loaded: %v", err)
 	}
 }
+
+// A skill whose SKILL.md is an accepted link of the bundle (two skills
+// sharing one document) is read from the snapshot through the link's
+// target; without resolving it, opening the link fails with ELOOP.
+func TestContentReadsASkillThatIsALink(t *testing.T) {
+	root := t.TempDir()
+	f := &fixture{home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws")}
+	f.src = filepath.Join(f.ws, ".bundlectl", "bundles", "kit")
+	must(t, os.MkdirAll(filepath.Join(f.src, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.src, ".claude-plugin", "plugin.json"), []byte(`{"name": "kit", "version": "1.0.0"}`), 0o644))
+	must(t, os.MkdirAll(filepath.Join(f.src, "skills", "a"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(f.src, "skills", "b"), 0o755))
+	doc := "---\ndescription: shared\n---\nshared body\n"
+	must(t, os.WriteFile(filepath.Join(f.src, "skills", "a", "SKILL.md"), []byte(doc), 0o644))
+	must(t, os.Symlink("../a/SKILL.md", filepath.Join(f.src, "skills", "b", "SKILL.md")))
+	f.m = lifecycle.New(bundle.Roots{Home: f.home, Workspace: f.ws}, bundle.Limits{})
+	f.trust(t)
+	if _, err := f.m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	r := f.load(t)
+	for _, name := range []string{"kit:a", "kit:b"} {
+		got, err := r.Content(name)
+		if err != nil {
+			t.Fatalf("Content(%q): %v", name, err)
+		}
+		if string(got) != doc {
+			t.Errorf("Content(%q) = %q, want the shared document", name, got)
+		}
+	}
+}

@@ -166,7 +166,7 @@ l alias.md -> real.md
 func TestFetchGitHostileLinks(t *testing.T) {
 	for _, c := range []struct{ target, why string }{
 		{"/etc/passwd", "absolute"},
-		{"../../../etc/passwd", "outside"},
+		{"../../../etc/passwd", "leaves the bundle directory"},
 		{"dir", "regular file"},
 	} {
 		r := newTestRepo(t)

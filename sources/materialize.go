@@ -329,12 +329,22 @@ func (t *tree) checkLink(l pendingLink) error {
 	case strings.ContainsRune(tg, 0) || hasControl(tg):
 		return t.refuse(l.path, "the symbolic link's target contains a control character")
 	}
-	resolved := path.Join(path.Dir(l.path), tg)
-	if resolved == ".." || strings.HasPrefix(resolved, "../") {
-		return t.refuse(l.path, "the symbolic link points outside the tree")
+	// The walk's own rule, so the tree holds exactly the links a walk of
+	// it keeps: element by element, each a directory of the tree, the last
+	// a regular file, never above the root.
+	kindOf := func(p string) (bundle.Kind, bool) {
+		switch k, ok := t.kinds[p]; {
+		case !ok:
+			return 0, false
+		case k == kindDir:
+			return bundle.KindDir, true
+		case k == kindLink:
+			return bundle.KindLink, true
+		}
+		return bundle.KindFile, true
 	}
-	if t.kinds[resolved] != kindFile {
-		return t.refuse(l.path, "the symbolic link does not point to a regular file of the tree; only links to files inside the tree are kept")
+	if _, why := bundle.ResolveLink(l.path, tg, kindOf); why != "" {
+		return t.refuse(l.path, "the symbolic link does not point to a regular file of the tree (%s); only links to files inside the tree are kept", why)
 	}
 	return nil
 }

@@ -141,6 +141,23 @@ var runtimeCases = []runtimeCase{
 		}
 		return os.Symlink("AGENTS.md", filepath.Join(d, "CLAUDE.md"))
 	}, wants: []string{"valid"}},
+	{name: "rt-symlink-command", build: func(_ testing.TB, d string) error {
+		// A hook command that is a link to an executable of the bundle
+		// runs it: no "not executable" warning, and it counts as code.
+		if err := write(d, "scripts/guard.sh", "#!/bin/sh\nexit 0\n", 0o755); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(d, "bin"), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink("../scripts/guard.sh", filepath.Join(d, "bin", "guard")); err != nil {
+			return err
+		}
+		if err := write(d, "hooks/hooks.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/guard", "args": ["stop"]}]}]}}`, 0o644); err != nil {
+			return err
+		}
+		return replaceManifest(d, ".claude-plugin/plugin.json", `{"name": "rt-symlink-command", "version": "1.0.0"}`)
+	}, wants: []string{"valid"}},
 	{name: "rt-symlink-dir-outside", build: func(_ testing.TB, d string) error {
 		return os.Symlink("/etc", filepath.Join(d, "etc"))
 	}, wants: []string{"skipped tree.symlink etc"}},

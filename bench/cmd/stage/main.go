@@ -82,7 +82,7 @@ func contentHash(t *bundle.Tree) (receipts.Digest, error) {
 	buf := make([]byte, 1<<20)
 	for _, e := range t.Entries {
 		var d receipts.Digest
-		if e.Kind != bundle.KindDir {
+		if e.Kind.Regular() {
 			f, _, err := t.Open(e.Path)
 			if err != nil {
 				return d, err
@@ -93,7 +93,7 @@ func contentHash(t *bundle.Tree) (receipts.Digest, error) {
 				return d, err
 			}
 		}
-		if err := th.Add(e.Path, e.Kind, e.Size, d); err != nil {
+		if err := th.AddEntry(e, d); err != nil {
 			return d, err
 		}
 	}
