@@ -9,6 +9,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/state"
 )
 
 // TestTrustChecksBothHalvesOfTheToken offers trust a token for the bundle
@@ -60,5 +61,51 @@ func TestTrustChecksBothHalvesOfTheToken(t *testing.T) {
 				t.Errorf("receipt token %v, want %v", rc.Token(), good)
 			}
 		})
+	}
+}
+
+// TestStatusAndVerifyCheckBothHalvesOfTheReceipt records a receipt whose
+// content half is the bundle's own and whose capability half is not, as a
+// state written by another bundlectl (or a change of the capability
+// recipe) could hold. The source, the snapshot and the content hash all
+// agree with the receipt, so only the comparison of the capability half
+// can tell: the bundle must be drifted, not active, enable must refuse it
+// and verify must report it.
+func TestStatusAndVerifyCheckBothHalvesOfTheReceipt(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	rc, err := m.Trust("kit", tokenOf(t, m, "kit"))
+	must(t, err)
+	if _, err := m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, m, "kit"); !st.Active {
+		t.Fatalf("setup: %+v", st)
+	}
+	forged := *rc
+	forged.CapabilityHash[0] ^= 1
+	_, err = state.Open(home).Update(func(s *state.State) error {
+		_, err := s.Trust(rc.BundleID, forged)
+		return err
+	})
+	must(t, err)
+
+	st := status(t, m, "kit")
+	if st.Word != lifecycle.StatusDrifted || st.Active || st.Trusted {
+		t.Fatalf("receipt with a wrong capability half: %+v, want drifted and not active", st)
+	}
+	if why := strings.Join(st.Reasons, "; "); !strings.Contains(why, "capabilities") || strings.Contains(why, "content") {
+		t.Errorf("reasons %q: want the capabilities named, and not the content", why)
+	}
+	if _, err := m.Disable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enable("kit"); !errors.Is(err, lifecycle.ErrRefused) {
+		t.Errorf("enable with a wrong capability half in the receipt: %v, want refused", err)
+	}
+	checked, problems, err := m.Verify()
+	must(t, err)
+	if checked != 1 || len(problems) != 1 || problems[0].What != "source" || !strings.Contains(problems[0].Reason, "capabilities") {
+		t.Errorf("verify checked %d and found %+v, want one source problem naming the capabilities", checked, problems)
 	}
 }
