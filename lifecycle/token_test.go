@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -23,8 +24,8 @@ func TestTrustChecksBothHalvesOfTheToken(t *testing.T) {
 		mangle        func(*receipts.Token)
 		names, absent string
 	}{
-		{"capability half", func(k *receipts.Token) { k.Capability[0] ^= 1 }, "capabilities", "content"},
-		{"content half", func(k *receipts.Token) { k.Content[31] ^= 0x80 }, "content", "capabilities"},
+		{"capability half", func(k *receipts.Token) { k.Capability[0] ^= 1 }, "capability half", "content"},
+		{"content half", func(k *receipts.Token) { k.Content[31] ^= 0x80 }, "content half", "capabilit"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			home, ws := newWorkspace(t, "kit")
@@ -39,7 +40,7 @@ func TestTrustChecksBothHalvesOfTheToken(t *testing.T) {
 				t.Fatalf("trust with a wrong %s: %v, want refused", tt.name, err)
 			}
 			if !strings.Contains(re.Reason, tt.names) || strings.Contains(re.Reason, tt.absent) {
-				t.Errorf("trust with a wrong %s says %q: want it to name its %s and not its %s", tt.name, re.Reason, tt.names, tt.absent)
+				t.Errorf("trust with a wrong %s says %q: want it to name the %s and not %q", tt.name, re.Reason, tt.names, tt.absent)
 			}
 			if re.Fix != "bundlectl review kit" {
 				t.Errorf("fix %q, want bundlectl review kit", re.Fix)
@@ -64,16 +65,9 @@ func TestTrustChecksBothHalvesOfTheToken(t *testing.T) {
 	}
 }
 
-// TestStatusAndVerifyCheckBothHalvesOfTheReceipt records a receipt whose
-// content half is the bundle's own and whose capability half is not, as a
-// state written by another bundlectl (or a change of the capability
-// recipe) could hold. The source, the snapshot and the content hash all
-// agree with the receipt, so only the comparison of the capability half
-// can tell: the bundle must be drifted, not active, enable must refuse it
-// and verify must report it.
-func TestStatusAndVerifyCheckBothHalvesOfTheReceipt(t *testing.T) {
-	home, ws := newWorkspace(t, "kit")
-	m := manager(home, ws)
+// trustedActive trusts and enables kit and returns its receipt.
+func trustedActive(t *testing.T, m *lifecycle.Manager) *receipts.Receipt {
+	t.Helper()
 	rc, err := m.Trust("kit", tokenOf(t, m, "kit"))
 	must(t, err)
 	if _, err := m.Enable("kit"); err != nil {
@@ -82,30 +76,66 @@ func TestStatusAndVerifyCheckBothHalvesOfTheReceipt(t *testing.T) {
 	if st := status(t, m, "kit"); !st.Active {
 		t.Fatalf("setup: %+v", st)
 	}
-	forged := *rc
-	forged.CapabilityHash[0] ^= 1
-	_, err = state.Open(home).Update(func(s *state.State) error {
-		_, err := s.Trust(rc.BundleID, forged)
+	return rc
+}
+
+// recordReceipt writes rc into the state as the bundle's receipt, as a
+// state written by another program could hold it.
+func recordReceipt(t *testing.T, home string, rc receipts.Receipt) {
+	t.Helper()
+	_, err := state.Open(home).Update(func(s *state.State) error {
+		_, err := s.Trust(rc.BundleID, rc)
 		return err
 	})
 	must(t, err)
+}
+
+// TestReceiptInventoryMustMatchItsCapabilityHash records a receipt whose
+// inventory (what the runtime runs) was changed and whose capability hash
+// (what the reviewer accepted) was not. Source, snapshot and both hashes
+// agree, so only the check of the inventory against the capability hash
+// can tell: the bundle must not be active.
+func TestReceiptInventoryMustMatchItsCapabilityHash(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	rc := *trustedActive(t, m)
+	edited := bytes.Replace(rc.Inventory, []byte(`"./bin/hello"`), []byte(`"./README.md"`), 1)
+	if bytes.Equal(edited, rc.Inventory) {
+		t.Fatalf("setup: the inventory does not name ./bin/hello:\n%s", rc.Inventory)
+	}
+	rc.Inventory = edited
+	recordReceipt(t, home, rc)
 
 	st := status(t, m, "kit")
-	if st.Word != lifecycle.StatusDrifted || st.Active || st.Trusted {
-		t.Fatalf("receipt with a wrong capability half: %+v, want drifted and not active", st)
+	if st.Active {
+		t.Fatalf("a receipt whose inventory is not what its capability hash covers is active: %+v", st)
 	}
-	if why := strings.Join(st.Reasons, "; "); !strings.Contains(why, "capabilities") || strings.Contains(why, "content") {
-		t.Errorf("reasons %q: want the capabilities named, and not the content", why)
+	if why := strings.Join(st.Reasons, "; "); !strings.Contains(why, "capability hash") {
+		t.Errorf("reasons %q: want the mismatch of inventory and capability hash named", why)
 	}
-	if _, err := m.Disable("kit"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Enable("kit"); !errors.Is(err, lifecycle.ErrRefused) {
-		t.Errorf("enable with a wrong capability half in the receipt: %v, want refused", err)
+}
+
+// TestVerifyComparesTheCapabilityHalf records a receipt whose content half
+// is the bundle's own and whose capability half is not. Verify re-hashes
+// the source: the content agrees, so only the comparison of the
+// capability half reports it, and the bundle is not active.
+func TestVerifyComparesTheCapabilityHalf(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	rc := *trustedActive(t, m)
+	rc.CapabilityHash[0] ^= 1
+	recordReceipt(t, home, rc)
+
+	if st := status(t, m, "kit"); st.Active {
+		t.Fatalf("a receipt with a wrong capability half is active: %+v", st)
 	}
 	checked, problems, err := m.Verify()
 	must(t, err)
-	if checked != 1 || len(problems) != 1 || problems[0].What != "source" || !strings.Contains(problems[0].Reason, "capabilities") {
-		t.Errorf("verify checked %d and found %+v, want one source problem naming the capabilities", checked, problems)
+	found := false
+	for _, p := range problems {
+		found = found || p.What == "source" && strings.Contains(p.Reason, "capabilities")
+	}
+	if checked != 1 || !found {
+		t.Errorf("verify checked %d and found %+v, want a source problem naming the capabilities", checked, problems)
 	}
 }
