@@ -103,7 +103,7 @@ func TestTreeChangedAfterWalk(t *testing.T) {
 					if !errors.As(err, &ce) || ce.Path != "sub/data" {
 						t.Errorf("error %v does not name the path", err)
 					}
-				case <-time.After(10 * time.Second):
+				case <-time.After(hangGuard):
 					t.Fatal("Open hung")
 				}
 			}

@@ -336,11 +336,12 @@ func TestCrashSafety(t *testing.T) {
 	home := validHome(t)
 	st := Open(home)
 	logPath := filepath.Join(t.TempDir(), "committed")
+	// A fixed number of kills, each after the helper said it is updating:
+	// a busy machine makes the test slower, never weaker or failed.
 	const trials = 60
-	deadline := time.Now().Add(18 * time.Second)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	var successor, temps, ran int
-	for trial := 0; trial < trials && time.Now().Before(deadline); trial++ {
+	for trial := 0; trial < trials; trial++ {
 		ran++
 		base := mustLoad(t, st).Generation()
 		if err := os.WriteFile(logPath, nil, 0o600); err != nil {
@@ -392,9 +393,6 @@ func TestCrashSafety(t *testing.T) {
 		// removed by the next Update.
 		mustUpdate(t, st, func(s *State) error { _, err := s.Disable(idA); return err })
 		assertNoTemps(t, home)
-	}
-	if ran < 50 {
-		t.Errorf("only %d trials before the deadline", ran)
 	}
 	t.Logf("%d kills: %d between rename and log, %d left a temp file", ran, successor, temps)
 }

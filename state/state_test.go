@@ -353,8 +353,11 @@ func TestLockTimeout(t *testing.T) {
 	if !errors.Is(err, ErrLocked) || !errors.As(err, &le) || le.Path != filepath.Join(home, LockName) {
 		t.Fatalf("Update under a held lock: %v, want ErrLocked", err)
 	}
-	if d := time.Since(start); d < 250*time.Millisecond || d > 5*time.Second {
-		t.Errorf("waited %v, want about %v", d, testOnlyLockWait)
+	// It waited for the lock before giving up: a timer never fires early,
+	// so this lower bound holds however busy the machine is. That it gave
+	// up at all is the ErrLocked above; how late is the scheduler's business.
+	if d := time.Since(start); d < testOnlyLockWait {
+		t.Errorf("gave up after %v, before the lock wait of %v", d, testOnlyLockWait)
 	}
 	if !strings.Contains(err.Error(), "state.lock") || !strings.Contains(err.Error(), "hint:") {
 		t.Errorf("message %q does not name the lock and a hint", err)
