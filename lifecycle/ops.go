@@ -251,6 +251,9 @@ func (m *Manager) Verify() (checked int, problems []Problem, err error) {
 			problems = append(problems, Problem{Bundle: id, Path: m.snapshots().Path(rc.ContentHash), What: "snapshot", Reason: err.Error()})
 			m.Cache().Remove(fingerprint.SnapshotKey(rc.ContentHash.String()))
 		}
+		if _, err := ReceiptInventory(rc); err != nil {
+			problems = append(problems, Problem{Bundle: id, Path: filepath.Join(m.Roots.Home, "state.json"), What: "receipt", Reason: "the receipt cannot be used: " + err.Error()})
+		}
 		b := byID[id]
 		if b == nil {
 			problems = append(problems, Problem{Bundle: id, What: "source", Reason: "the source is gone from every root"})

@@ -113,6 +113,16 @@ func TestReceiptInventoryMustMatchItsCapabilityHash(t *testing.T) {
 	if why := strings.Join(st.Reasons, "; "); !strings.Contains(why, "capability hash") {
 		t.Errorf("reasons %q: want the mismatch of inventory and capability hash named", why)
 	}
+	// verify names it too: the receipt itself cannot be used.
+	_, problems, err := m.Verify()
+	must(t, err)
+	found := false
+	for _, p := range problems {
+		found = found || p.What == "receipt" && strings.Contains(p.Reason, "capability hash")
+	}
+	if !found {
+		t.Errorf("verify problems %+v: want the receipt's inventory mismatch reported", problems)
+	}
 }
 
 // TestVerifyComparesTheCapabilityHalf records a receipt whose content half
