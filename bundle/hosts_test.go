@@ -262,3 +262,48 @@ func TestClaudeSymlinkOutIsNotFollowed(t *testing.T) {
 		t.Fatalf("links out of the plugin raised no finding:%s", dumpFindings(b))
 	}
 }
+
+// writeTree writes files (path → content) below a new directory named name
+// and loads it as an explicit directory.
+func writeTree(t *testing.T, name string, files map[string]string) *Bundle {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Load(dir, ScopeDir, Limits{})
+}
+
+// Claude Code loads every Markdown file of its commands directory, a
+// README.md or an upper-case ".MD" too, and a directory holding a
+// SKILL.md as one skill-mode command; the review must list exactly those,
+// with the shell lines they run.
+func TestClaudeCommandsAsTheHostLoadsThem(t *testing.T) {
+	b := writeTree(t, "cmds", map[string]string{
+		".claude-plugin/plugin.json": `{"name": "cmds"}`,
+		"commands/README.md":         "Run !`./scripts/setup.sh` first.\n",
+		"commands/Deploy.MD":         "---\ndescription: deploy\n---\nDeploy.\n",
+		"commands/ops/SKILL.md":      "---\ndescription: ops\n---\n```!\nmake ops\n```\n",
+		"commands/ops/notes.md":      "not a command: the directory is one skill-mode command\n",
+		"commands/ops/deep/x.md":     "not a command either\n",
+	})
+	got := docNames(b.Components.Commands)
+	slices.Sort(got)
+	want := []string{"Deploy", "README", "ops"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("commands %v, want %v; findings:\n%v", got, want, b.Report.Findings)
+	}
+	lines := map[string][]string{}
+	for _, d := range b.Components.Commands {
+		lines[d.Name] = d.ShellLines
+	}
+	if !slices.Equal(lines["README"], []string{"./scripts/setup.sh"}) || !slices.Equal(lines["ops"], []string{"make ops"}) {
+		t.Errorf("shell lines %v", lines)
+	}
+}

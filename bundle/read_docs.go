@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,8 +141,38 @@ func loadDocuments(b *Bundle) {
 				add(l.kind, l.rel, "", l.host, l)
 				continue
 			}
-			for _, e := range descendants(b.Tree, l.rel) {
-				if e.Kind != KindDir && strings.HasSuffix(e.Path, ext) && !isReadme(e.Path) {
+			desc := descendants(b.Tree, l.rel)
+			// Claude Code takes a directory of a commands location that
+			// holds a SKILL.md as one skill-mode command, that file only,
+			// and looks no deeper.
+			var skillDirs []string
+			if l.host == HostClaude && l.kind == kindCommand {
+				for _, e := range desc {
+					if e.Kind != KindDir && path.Base(e.Path) == "SKILL.md" && path.Dir(e.Path) != l.rel {
+						skillDirs = append(skillDirs, path.Dir(e.Path))
+					}
+				}
+			}
+			for _, e := range desc {
+				if e.Kind == KindDir {
+					continue
+				}
+				if d, ok := shallowestPrefix(skillDirs, e.Path); ok {
+					if e.Path == d+"/SKILL.md" {
+						loc := l
+						loc.name = docName(d+".md", l.rel, l.kind)
+						add(l.kind, e.Path, l.rel, l.host, loc)
+					}
+					continue
+				}
+				// A host loads every file its loader matches, a README
+				// or "X.MD" too, so the review lists them all; a strict
+				// location skips README.md and wants the exact suffix.
+				match := strings.HasSuffix(e.Path, ext) && !isReadme(e.Path)
+				if l.host != "" {
+					match = strings.HasSuffix(strings.ToLower(e.Path), ext)
+				}
+				if match {
 					// A strict (dev.bundlectl) location lists its own
 					// directory only.
 					if l.host == "" && strings.Contains(strings.TrimPrefix(e.Path, l.rel+"/"), "/") {
@@ -213,6 +244,18 @@ func loadDocuments(b *Bundle) {
 	}
 }
 
+// shallowestPrefix returns the directory of dirs that holds p, the
+// shallowest when several do.
+func shallowestPrefix(dirs []string, p string) (string, bool) {
+	best, found := "", false
+	for _, d := range dirs {
+		if strings.HasPrefix(p, d+"/") && (!found || len(d) < len(best)) {
+			best, found = d, true
+		}
+	}
+	return best, found
+}
+
 func isReadme(p string) bool { return strings.EqualFold(path.Base(p), "README.md") }
 
 // docName is a document's name as its host addresses it: the path below
@@ -229,7 +272,9 @@ func docName(rel, dir string, kind docKind) string {
 	if kind == kindContext {
 		return name
 	}
-	name = strings.TrimSuffix(strings.TrimSuffix(name, ".md"), ".toml")
+	if ext := path.Ext(name); strings.EqualFold(ext, ".md") || ext == ".toml" {
+		name = strings.TrimSuffix(name, ext)
+	}
 	return strings.ReplaceAll(name, "/", ":")
 }
 
@@ -448,11 +493,21 @@ func yamlToJSONDepth(n *yaml.Node, depth int) (*jsonValue, error) {
 	return nil, fmt.Errorf("unsupported YAML node")
 }
 
+// fencedShell is Claude Code's fenced shell block: "```!", optional
+// blanks, the body up to the next "```".
+var fencedShell = regexp.MustCompile("(?s)```!\\s*\\n?(.*?)\\n?```")
+
 // shellLines returns the shell commands a host runs when a command or
 // skill is invoked: Claude Code's "!`cmd`" and Gemini CLI's "!{cmd}".
 func shellLines(data []byte) []string {
 	s := string(data)
 	var out []string
+	// A fenced block opened by "```!" runs its whole body (Claude Code).
+	for _, m := range fencedShell.FindAllStringSubmatch(s, -1) {
+		if cmd := strings.TrimSpace(m[1]); cmd != "" {
+			out = append(out, cmd)
+		}
+	}
 	for i := 0; i+1 < len(s); i++ {
 		if s[i] != '!' {
 			continue
