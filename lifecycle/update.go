@@ -19,6 +19,9 @@ import (
 type UpdateOptions struct {
 	// Timeout bounds each fetch (sources.DefaultTimeout when zero).
 	Timeout time.Duration
+	// Ref, when set, is the branch, tag or commit to follow from now on
+	// instead of the recorded one (a git source or a git marketplace).
+	Ref string
 }
 
 // Updated describes one bundle Update fetched again. Its JSON form is one
@@ -75,7 +78,11 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, err
 	}
 	defer unlock()
-	res, err := sources.Fetch(ctx, m.tmpFor(root), from.Request(), sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
+	q := from.Request()
+	if opts.Ref != "" {
+		q.Ref = opts.Ref
+	}
+	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
 	if err != nil {
 		return nil, sourceErr(name, err)
 	}
