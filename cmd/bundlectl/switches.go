@@ -22,12 +22,20 @@ type switchFlags struct {
 	hook, mcp, lsp, tool []string
 }
 
-func (s *switchFlags) register(c *cobra.Command, verb string) {
+func (s *switchFlags) register(g *globals, c *cobra.Command, verb string) {
 	f := c.Flags()
 	f.StringArrayVar(&s.hook, "hook", nil, verb+" one hook, by its id (repeatable)")
 	f.StringArrayVar(&s.mcp, "mcp", nil, verb+" one MCP server (repeatable)")
 	f.StringArrayVar(&s.lsp, "lsp", nil, verb+" one LSP server (repeatable)")
 	f.StringArrayVar(&s.tool, "tool", nil, verb+" one tool (repeatable)")
+	for _, kind := range []string{"hook", "mcp", "lsp", "tool"} {
+		c.RegisterFlagCompletionFunc(kind, func(c *cobra.Command, a []string, prefix string) ([]string, cobra.ShellCompDirective) {
+			if len(a) == 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return g.componentNames(a[0], kind, prefix), cobra.ShellCompDirectiveNoFileComp
+		})
+	}
 }
 
 func (s *switchFlags) any() bool { return len(s.hook)+len(s.mcp)+len(s.lsp)+len(s.tool) > 0 }

@@ -29,7 +29,7 @@ each inactive surface and exits 3.` + switchHelp + exitStatus(exit0, exit1, exit
 			return runEnable(g, a[0])
 		},
 	}
-	sw.register(c, "turn back on")
+	sw.register(g, c, "turn back on")
 	return c
 }
 
@@ -53,7 +53,7 @@ func newDisableCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	sw.register(c, "switch off")
+	sw.register(g, c, "switch off")
 	return c
 }
 

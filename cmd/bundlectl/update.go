@@ -7,6 +7,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/review"
 	"github.com/bundlectl/bundlectl/sources"
 	"github.com/spf13/cobra"
 )
@@ -24,6 +25,7 @@ type updateError struct {
 
 func newUpdateCmd(g *globals) *cobra.Command {
 	var timeout time.Duration
+	var ref string
 	c := &cobra.Command{
 		Use:   "update [<name>...]",
 		Short: "fetch installed bundles again from their recorded sources; never trusts",
@@ -35,21 +37,28 @@ Nothing is trusted: a trusted bundle whose new source differs from what was
 trusted becomes "update pending review" and keeps running its reviewed
 snapshot. Review it (the review starts with what changed since the last
 trust: files and capabilities), then trust the new token. Local edits in an
-installed bundle's directory are replaced.` +
+installed bundle's directory are replaced. --ref moves a git source (or a
+git marketplace) to another branch, tag or commit, which later updates
+follow.` +
 			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, or a bundle has no recorded source)", exit4),
 		Args: args(cobra.ArbitraryArgs),
-		RunE: func(c *cobra.Command, a []string) error { return runUpdate(g, a, timeout) },
+		RunE: func(c *cobra.Command, a []string) error {
+			if ref != "" && len(a) != 1 {
+				return &usageError{errors.New("--ref applies to one named bundle")}
+			}
+			return runUpdate(g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref})
+		},
 	}
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound on each fetch (default 10m)")
+	c.Flags().StringVar(&ref, "ref", "", "follow this branch, tag or commit from now on (one git bundle)")
 	return c
 }
 
-func runUpdate(g *globals, names []string, timeout time.Duration) error {
+func runUpdate(g *globals, names []string, opts lifecycle.UpdateOptions) error {
 	m, err := g.manager()
 	if err != nil {
 		return err
 	}
-	opts := lifecycle.UpdateOptions{Timeout: timeout}
 	var ups []*lifecycle.Updated
 	var errs []error
 	if len(names) == 0 {
@@ -81,7 +90,7 @@ func runUpdate(g *globals, names []string, timeout time.Duration) error {
 		for _, e := range errs {
 			out.Errors = append(out.Errors, updateError{Name: errName(e), Error: e.Error()})
 		}
-		if err := writeJSON(g.stdout, out); err != nil {
+		if err := review.WriteJSON(g.stdout, out); err != nil {
 			return err
 		}
 	} else {
