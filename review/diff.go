@@ -46,9 +46,10 @@ type FileDiff struct {
 	Changed []FileChange `json:"changed"`
 }
 
-// FileChange is one entry of a FileDiff. Type is "file", "executable" or
-// "dir" (what the entry is now; for a removed entry, what it was). Change
-// says how a changed entry changed.
+// FileChange is one entry of a FileDiff. Type is "file", "executable",
+// "link" (a link to a file of the bundle) or "dir" (what the entry is now;
+// for a removed entry, what it was). Change says how a changed entry
+// changed.
 type FileChange struct {
 	Path   string `json:"path"`
 	Type   string `json:"type"`
@@ -124,7 +125,7 @@ func DiffFiles(snap string, want receipts.Digest, src *bundle.Tree, lim bundle.L
 	}
 	th := NewTreeHasher()
 	for i, e := range old.Entries {
-		if err := th.Add(e.Path, e.Kind, e.Size, oldDigests[i]); err != nil {
+		if err := th.AddEntry(e, oldDigests[i]); err != nil {
 			return fd, err
 		}
 	}
@@ -161,6 +162,19 @@ func entryType(k bundle.Kind) string {
 		return "dir"
 	case bundle.KindExec:
 		return "executable"
+	case bundle.KindLink:
+		return "link"
+	}
+	return "file"
+}
+
+// noun names an entry kind in a change description.
+func noun(k bundle.Kind) string {
+	switch k {
+	case bundle.KindDir:
+		return "directory"
+	case bundle.KindLink:
+		return "link"
 	}
 	return "file"
 }
@@ -185,11 +199,14 @@ func diffEntries(old []bundle.Entry, od []receipts.Digest, cur []bundle.Entry, n
 		o, n := old[i], cur[j]
 		var why []string
 		switch {
-		case o.Kind == bundle.KindDir && n.Kind != bundle.KindDir:
-			why = append(why, "directory replaced by a file")
-		case o.Kind != bundle.KindDir && n.Kind == bundle.KindDir:
-			why = append(why, "file replaced by a directory")
-		case o.Kind != bundle.KindDir:
+		case o.Kind == bundle.KindDir && n.Kind == bundle.KindDir:
+		case o.Kind == bundle.KindLink && n.Kind == bundle.KindLink:
+			if o.Target != n.Target {
+				why = append(why, "link now points to "+bundle.EscapePath(n.Target)+" (was "+bundle.EscapePath(o.Target)+")")
+			}
+		case noun(o.Kind) != noun(n.Kind):
+			why = append(why, noun(o.Kind)+" replaced by a "+noun(n.Kind))
+		default: // regular files both
 			if od[i] != nd[j] {
 				if o.Size != n.Size {
 					why = append(why, fmt.Sprintf("content changed (%d → %d bytes)", o.Size, n.Size))

@@ -228,6 +228,41 @@ func TestDiffFiles(t *testing.T) {
 	}
 }
 
+// TestDiffFilesLinks: a link to a file of the bundle is an entry of its
+// own; a new target, or a file turned into a link, is a change.
+func TestDiffFilesLinks(t *testing.T) {
+	mk := func(dir string, links map[string]string) *bundle.Tree {
+		writeTree(t, dir, map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c"})
+		for l, target := range links {
+			os.Remove(filepath.Join(dir, l))
+			if err := os.Symlink(target, filepath.Join(dir, l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr, rep := bundle.Walk(dir, bundle.Limits{})
+		if tr == nil || rep.Rejected() {
+			t.Fatalf("walk: %v", rep.Findings)
+		}
+		return tr
+	}
+	snap := filepath.Join(t.TempDir(), "snap")
+	old := mk(snap, map[string]string{"l": "a.txt"})
+	want, err := ContentHash(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := mk(filepath.Join(t.TempDir(), "src"), map[string]string{"l": "b.txt", "c.txt": "a.txt"})
+	fd, err := DiffFiles(snap, want, src, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(fd.Changed)
+	const exp = `[{"path":"c.txt","type":"link","change":"file replaced by a link"},{"path":"l","type":"link","change":"link now points to b.txt (was a.txt)"}]`
+	if string(got) != exp {
+		t.Errorf("links\n got %s\nwant %s", got, exp)
+	}
+}
+
 func TestDiffEntriesEmptyDirs(t *testing.T) {
 	old := []bundle.Entry{{Path: "d", Kind: bundle.KindDir}}
 	cur := []bundle.Entry{{Path: "e", Kind: bundle.KindDir}, {Path: "e/f", Kind: bundle.KindFile}}
