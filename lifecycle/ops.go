@@ -287,6 +287,10 @@ func (m *Manager) GC() (removed []string, err error) {
 			return err
 		}
 		removed = append(removed, m.pruneVerified(s)...)
+		// What a killed install, update, uninstall or sync left behind
+		// (lifecycle/sources.go); kept while one is running.
+		left, _ := m.removeFetchLeftovers()
+		removed = append(removed, left...)
 		return nil
 	})
 	return removed, stateErr(err)

@@ -101,6 +101,9 @@ func (r *renderer) wrap(indent, text string) {
 
 func (r *renderer) review(rv *Review) {
 	b := rv.Bundle
+	if rv.Diff != nil && !rv.Diff.Empty() {
+		r.diff(b.Name, rv.Diff) // what changed comes first (review/diff.go)
+	}
 	title := "Review of bundle " + bundle.Quote(b.Name)
 	if b.Meta.DisplayName != "" {
 		title += " (" + bundle.Sanitize(b.Meta.DisplayName) + ")"

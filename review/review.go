@@ -34,6 +34,9 @@ type Review struct {
 	Refusals []string
 	Errors   []bundle.Finding // errors and skipped components
 	Warnings []bundle.Finding
+	// Diff is what changed since the bundle's last trust, set by the
+	// caller that knows the receipt (nil: never trusted, or not asked).
+	Diff *Diff
 }
 
 // namePattern is the bundle name grammar of DESIGN.md §3.1, checked again
@@ -139,6 +142,8 @@ type JSONReview struct {
 	// Formats are the manifest formats the bundle was read through.
 	Formats []bundle.Format `json:"formats"`
 	Notes   []string        `json:"notes"`
+	// Diff is present when the bundle was trusted before (docs/sources.md).
+	Diff *Diff `json:"diff,omitempty"`
 }
 
 // JSON returns the --json form of the review.
@@ -150,6 +155,7 @@ func (rv *Review) JSON() JSONReview {
 		Refusals: nonNil(rv.Refusals), Components: json.RawMessage("null"),
 		Inactive: b.Inactive, Errors: nonNilF(rv.Errors), Warnings: nonNilF(rv.Warnings),
 		Skipped: []bundle.Finding{}, Formats: b.Formats, Notes: nonNil(b.Notes),
+		Diff: rv.Diff,
 	}
 	if j.Formats == nil {
 		j.Formats = []bundle.Format{}

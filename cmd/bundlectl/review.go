@@ -51,6 +51,7 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 	if err != nil {
 		return nil, err
 	}
+	attachDiff(g, b, rv) // what changed since the last trust comes first (diff.go)
 	if g.json {
 		return rv, review.RenderJSON(g.stdout, rv)
 	}

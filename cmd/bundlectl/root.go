@@ -129,6 +129,13 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 		newHooksCmd(g),
 		newMCPCmd(g),
 		newLSPCmd(g),
+		newInstallCmd(g),
+		newUpdateCmd(g),
+		newUninstallCmd(g),
+		newDiffCmd(g),
+		newLockCmd(g),
+		newSyncCmd(g),
+		newConfigureCmd(g),
 	)
 	g.wireCompletion(root)
 	// cobra's own completion and help commands get the section too.

@@ -29,6 +29,8 @@ type showOutput struct {
 	Generation uint64            `json:"generation"`
 	Receipt    *receipts.Receipt `json:"receipt"`
 	Audit      []state.Event     `json:"audit"`
+
+	showSources // source, switches, options (show_sources.go)
 }
 
 func newShowCmd(g *globals) *cobra.Command {
@@ -61,6 +63,7 @@ func runShow(g *globals, name string) error {
 		Meta: b.Meta, Components: b.Components, Permissions: b.Permissions, When: b.When,
 		Inactive: b.Inactive, Errors: findings(b.Report.Errors()), Warnings: findings(b.Report.Warnings()),
 		Status: st, Generation: rec.Generation, Receipt: rec.Receipt, Audit: rec.Audit,
+		showSources: sourcesOf(m, b, rec),
 	}
 	if out.Audit == nil {
 		out.Audit = []state.Event{}
@@ -113,6 +116,7 @@ func runShow(g *globals, name string) error {
 	if len(names) > 0 {
 		fmt.Fprintf(w, "components:\n  %s\n", strings.Join(names, "\n  "))
 	}
+	out.showSources.print(w)
 	fmt.Fprintf(w, "state:    generation %d, enabled %v\n", rec.Generation, rec.Enabled)
 	if rc := rec.Receipt; rc != nil {
 		fmt.Fprintf(w, "receipt:  token %s\n", rc.Token())

@@ -13,25 +13,37 @@ type transitionOutput struct {
 }
 
 func newEnableCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var sw switchFlags
+	c := &cobra.Command{
 		Use:   "enable <name>",
 		Short: "enable a trusted bundle",
 		Long: `Enable sets the enabled bit of a bundle that is trusted for its current
 content and capability hashes. On an untrusted or drifted bundle it prints
 the review and the trust command and exits 3; on a blocked bundle it names
-each inactive surface and exits 3.` + exitStatus(exit0, exit1, exit2, exit3, exit4),
+each inactive surface and exits 3.` + switchHelp + exitStatus(exit0, exit1, exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(c *cobra.Command, a []string) error { return runEnable(g, a[0]) },
+		RunE: func(c *cobra.Command, a []string) error {
+			if sw.any() {
+				return runSwitches(g, a[0], sw, false)
+			}
+			return runEnable(g, a[0])
+		},
 	}
+	sw.register(g, c, "turn back on")
+	return c
 }
 
 func newDisableCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var sw switchFlags
+	c := &cobra.Command{
 		Use:   "disable <name>",
 		Short: "disable a bundle and keep its trust",
-		Long:  `Disable clears the enabled bit. Trust is kept: enable turns it back on.` + exitStatus(exit0, exit1, exit2, exit4),
+		Long:  `Disable clears the enabled bit. Trust is kept: enable turns it back on.` + switchHelp + exitStatus(exit0, exit1, exit2, "3  refused (no such component)", exit4),
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
+			if sw.any() {
+				return runSwitches(g, a[0], sw, true)
+			}
 			return runTransition(g, a[0], "disable", func(name string) (bool, error) {
 				m, err := g.manager()
 				if err != nil {
@@ -41,6 +53,8 @@ func newDisableCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
+	sw.register(g, c, "switch off")
+	return c
 }
 
 func newRevokeCmd(g *globals) *cobra.Command {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/spf13/cobra"
+)
+
+type configureOptions struct {
+	stdin string
+	unset []string
+}
+
+func newConfigureCmd(g *globals) *cobra.Command {
+	var o configureOptions
+	c := &cobra.Command{
+		Use:   "configure <name> [KEY=VALUE | KEY]...",
+		Short: "set the user options a bundle declares (Claude Code userConfig, Gemini CLI settings)",
+		Long: `Configure stores values for the options a bundle declares (Claude Code
+userConfig, Gemini CLI settings) in $BUNDLECTL_HOME/config/<bundle id>.json,
+mode 0600, replaced atomically. The runtime expands ${user_config.KEY} from
+them and exports CLAUDE_PLUGIN_OPTION_<KEY> to the bundle's processes.
+
+With no KEY it lists the declared options and whether each is set; values
+are never printed. KEY=VALUE sets a value. A sensitive option's value is
+never taken from the command line (other processes can read it there, and
+it stays in shell history): pass --stdin KEY to read it from stdin, or give
+just KEY to be prompted for it without echo when stdin is a terminal.
+--unset KEY removes a value.` + exitStatus(exit0, exit1, "2  usage error (an undeclared key, a sensitive value on the command line)", exit4),
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runConfigure(g, a[0], a[1:], o) },
+	}
+	c.Flags().StringVar(&o.stdin, "stdin", "", "read the value of this KEY from stdin (one value; a final newline is dropped)")
+	c.Flags().StringArrayVar(&o.unset, "unset", nil, "remove the value of this KEY (repeatable)")
+	return c
+}
+
+func runConfigure(g *globals, name string, pairs []string, o configureOptions) error {
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	set := map[string]string{}
+	isSensitive := func(key string) (bool, error) { return m.Sensitive(name, key) }
+	for _, p := range pairs {
+		key, value, hasValue := strings.Cut(p, "=")
+		if key == "" {
+			return &usageError{errors.New("an option is KEY=VALUE or KEY")}
+		}
+		sens, err := isSensitive(key)
+		if err != nil {
+			return err
+		}
+		if !hasValue {
+			f, ok := g.stdin.(*os.File)
+			if !ok || !isTerminal(f) || o.stdin != "" {
+				return &codeError{code: exitUsage, err: fmt.Errorf("option %s has no value and stdin is not a terminal to prompt on", bundle.Quote(key)),
+					hint: "bundlectl configure --stdin " + key + " " + name}
+			}
+			v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(key)+" (not shown): ", lifecycle.MaxOptionValue)
+			if err != nil {
+				return err
+			}
+			set[key] = v
+			continue
+		}
+		if sens {
+			// The value is on our command line already; say nothing of it.
+			return &codeError{code: exitUsage, err: fmt.Errorf("option %s is sensitive: its value is not taken from the command line, where other processes can read it and shell history keeps it", bundle.Quote(key)),
+				hint: "bundlectl configure --stdin " + key + " " + name}
+		}
+		set[key] = value
+	}
+	if o.stdin != "" {
+		data, err := io.ReadAll(io.LimitReader(g.stdin, lifecycle.MaxOptionValue+2))
+		if err != nil {
+			return err
+		}
+		v := strings.TrimSuffix(string(data), "\n")
+		v = strings.TrimSuffix(v, "\r")
+		set[o.stdin] = v
+	}
+	var res *lifecycle.Configured
+	if len(set) == 0 && len(o.unset) == 0 {
+		b, err := m.Find(m.Discover(), name)
+		if err != nil {
+			return err
+		}
+		s, err := m.LoadState()
+		if err != nil {
+			return err
+		}
+		rec, _ := s.Bundle(b.ID)
+		if res, err = m.ConfigStatus(b, rec); err != nil {
+			return err
+		}
+	} else if res, err = m.Configure(name, set, o.unset); err != nil {
+		var ce *lifecycle.ConfigError
+		if errors.As(err, &ce) {
+			return &codeError{code: exitUsage, err: err, hint: ce.Fix}
+		}
+		return err
+	}
+	if g.json {
+		return writeJSON(g.stdout, res)
+	}
+	w := g.stdout
+	if len(res.Changed) > 0 {
+		var ks []string
+		for _, k := range res.Changed {
+			ks = append(ks, bundle.Quote(k))
+		}
+		fmt.Fprintf(w, "configured %s: %s (in %s)\n", bundle.Quote(res.Name), strings.Join(ks, ", "), bundle.Quote(res.File))
+	}
+	printOptions(w, res)
+	return nil
+}
+
+// printOptions lists declared options and whether each is set, never a
+// value.
+func printOptions(w io.Writer, res *lifecycle.Configured) {
+	if len(res.Options) == 0 {
+		fmt.Fprintf(w, "%s declares no options\n", bundle.Quote(res.Name))
+	}
+	for _, o := range res.Options {
+		kind := o.Type
+		if o.Sensitive {
+			kind += ", sensitive"
+		}
+		if o.Required {
+			kind += ", required"
+		}
+		state := "not set"
+		if o.Set {
+			state = "set"
+		}
+		fmt.Fprintf(w, "  %s (%s): %s\n", bundle.Quote(o.Key), kind, state)
+	}
+	for _, k := range res.Unknown {
+		fmt.Fprintf(w, "  %s: set, but no longer declared (remove it with --unset)\n", bundle.Quote(k))
+	}
+}

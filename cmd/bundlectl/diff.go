@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/review"
+	"github.com/spf13/cobra"
+)
+
+// diffOutput is `diff --json`.
+type diffOutput struct {
+	Name    string       `json:"name"`
+	ID      string       `json:"id"`
+	Trusted bool         `json:"trusted"`
+	Diff    *review.Diff `json:"diff"` // null when never trusted
+}
+
+func newDiffCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff <name>",
+		Short: "what changed in a bundle since it was last trusted: files and capabilities",
+		Long: `Diff compares the bundle's source with what its receipt trusted: the files
+against the trusted snapshot (added, removed, changed), and the
+capabilities against the trusted inventory (a new hook, a changed argv, URL
+or shell string, a new host variable, a widened allowed-tools list, a
+changed MCP tool filter, a new user option...). Review prints the same
+section first; diff prints it alone.` + exitStatus(exit0, exit1, exit2, exit4),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runDiff(g, a[0]) },
+	}
+}
+
+func runDiff(g *globals, name string) error {
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return err
+	}
+	d := m.DiffSinceTrust(b, s)
+	if g.json {
+		return review.WriteJSON(g.stdout, diffOutput{Name: b.Name, ID: b.ID, Trusted: d != nil, Diff: d})
+	}
+	if d == nil {
+		fmt.Fprintf(g.stdout, "%s has not been trusted, so there is nothing to compare: all of it is new\n  %s\n", bundle.Quote(b.Name), g.hint("bundlectl review "+b.Name))
+		return nil
+	}
+	if err := review.RenderDiff(g.stdout, b.Name, d, review.RenderOptions{Color: colorOut(g)}); err != nil {
+		return err
+	}
+	if !d.Empty() {
+		fmt.Fprintf(g.stdout, "review it in full and trust the new token: %s\n", g.hint("bundlectl review "+b.Name))
+	}
+	return nil
+}
+
+// attachDiff sets the review's diff since the last trust for a bundle of
+// a root that holds a receipt (review shows it first).
+func attachDiff(g *globals, b *bundle.Bundle, rv *review.Review) {
+	if b.Scope == bundle.ScopeDir {
+		return
+	}
+	m, err := g.manager()
+	if err != nil {
+		return
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return
+	}
+	rv.Diff = m.DiffSinceTrust(b, s)
+}
+
+func colorOut(g *globals) bool {
+	f, ok := g.stdout.(*os.File)
+	return ok && isTerminal(f) && os.Getenv("NO_COLOR") == ""
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/sources"
+	"github.com/spf13/cobra"
+)
+
+type installOptions struct {
+	scope   string
+	ref     string
+	path    string
+	sha256  string
+	name    string
+	format  string
+	timeout time.Duration
+}
+
+// installOutput is `install --json`.
+type installOutput struct {
+	*lifecycle.Installed
+	ReviewCommand string `json:"review_command"`
+}
+
+func newInstallCmd(g *globals) *cobra.Command {
+	var o installOptions
+	c := &cobra.Command{
+		Use:   "install <source>",
+		Short: "fetch a bundle into the user (or workspace) root and record its source; never trusts",
+		Long: `Install fetches a bundle and places it in the user root
+($BUNDLECTL_HOME/bundles/<name>), or with --scope workspace in the
+workspace root (<workspace>/.bundlectl/bundles/<name>), and records where it
+came from, so that update can fetch it again and lock can pin it.
+
+A source is one of:
+  a local directory                 ./my-plugin, /path/to/plugin
+  a git repository                  https://host/repo.git, file:///path/repo,
+                                    user@host:repo, or a path with --ref
+  a marketplace plugin              <plugin>@<marketplace dir or git repository>
+                                    (Claude Code .claude-plugin/marketplace.json
+                                    or Codex .agents/plugins/marketplace.json)
+  an archive with its sha256 pin    https://host/p.tar.gz --sha256 <hex>
+
+The fetch happens in a temporary directory inside the home; the tree is
+validated (links that leave it, bounds, names, and every rule of review) and
+renamed into the root only when it passes: a failed install leaves nothing
+in the root. Network access happens only here and in update, only to the
+source named. Install never trusts and never enables: review the bundle,
+then trust the exact token the review prints.` +
+			exitStatus(exit0, "1  the fetch failed", "2  usage error (including a malformed source)", "3  refused (the source breaks a rule, the name is taken, a pin does not match)", exit4),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runInstall(g, a[0], o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.scope, "scope", "user", "root to install into: user or workspace")
+	f.StringVar(&o.ref, "ref", "", "git branch, tag or commit (a git source or a git marketplace)")
+	f.StringVar(&o.path, "path", "", "the bundle's subdirectory inside the directory, repository or archive")
+	f.StringVar(&o.sha256, "sha256", "", "sha256 pin of an archive (64 hex digits)")
+	f.StringVar(&o.name, "name", "", "install under this name instead of the derived one")
+	f.StringVar(&o.format, "format", "", "marketplace catalogue to read when both exist: claude or codex")
+	f.DurationVar(&o.timeout, "timeout", 0, "bound on the whole fetch (default 10m)")
+	return c
+}
+
+func parseScope(s string) (bundle.Scope, error) {
+	switch s {
+	case "", "user":
+		return bundle.ScopeUser, nil
+	case "workspace":
+		return bundle.ScopeWorkspace, nil
+	}
+	return "", &usageError{fmt.Errorf("--scope must be user or workspace")}
+}
+
+func runInstall(g *globals, src string, o installOptions) error {
+	scope, err := parseScope(o.scope)
+	if err != nil {
+		return err
+	}
+	m, err := g.manager()
+	if err != nil {
+		return err
+	}
+	q := sources.Request{Source: src, Ref: o.ref, Subdir: o.path, SHA256: o.sha256, Format: o.format}
+	in, err := m.Install(cmdContext(), q, lifecycle.InstallOptions{Scope: scope, Name: o.name, Timeout: o.timeout})
+	if err != nil {
+		return sourceUsage(err)
+	}
+	reviewCmd := g.hint("bundlectl review " + in.Name)
+	if g.json {
+		return writeJSON(g.stdout, installOutput{Installed: in, ReviewCommand: reviewCmd})
+	}
+	w := g.stdout
+	fmt.Fprintf(w, "installed %s into the %s root: %s\n", bundle.Quote(in.Name), in.Scope, bundle.Quote(in.Path))
+	fmt.Fprintf(w, "source:    %s\n", in.Source.String())
+	for _, p := range in.Generated {
+		fmt.Fprintf(w, "generated: %s (the marketplace entry's definitions; reviewed like the rest)\n", bundle.EscapePath(p))
+	}
+	for _, n := range in.Notes {
+		fmt.Fprintf(w, "note:      %s\n", bundle.Sanitize(n))
+	}
+	fmt.Fprintf(w, "not trusted, not enabled: review it, then trust the token the review prints:\n  %s\n", reviewCmd)
+	return nil
+}
+
+// sourceUsage makes a malformed source request a usage error (exit 2).
+func sourceUsage(err error) error {
+	if errors.Is(err, sources.ErrInvalid) {
+		return &codeError{code: exitUsage, err: err, hint: "bundlectl install --help"}
+	}
+	return err
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/spf13/cobra"
+)
+
+func newLockCmd(g *globals) *cobra.Command {
+	var scope string
+	var allowUnpinned bool
+	c := &cobra.Command{
+		Use:   "lock",
+		Short: "write bundlectl.lock: the exact sources and tokens of the trusted bundles",
+		Long: `Lock writes <workspace>/bundlectl.lock (docs/lockfile.md): for every trusted
+bundle of the user and workspace roots that bundlectl installed, its name,
+scope, resolved source (the commit or the archive pin), the token it was
+trusted under, and whether it is enabled. Commit it; on another machine,
+bundlectl sync --locked installs exactly those sources and trusts each only
+if its recomputed token equals the locked one.
+
+A bundle is left out, and named on stderr with the reason, when it is not
+trusted, was placed by hand (no recorded source), has an update pending
+review (its source is not what was trusted), its snapshot fails its check,
+or its source is a local directory, which has no pin (--allow-unpinned
+locks it anyway: sync then copies whatever that path holds, and only the
+token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			var sc bundle.Scope
+			if scope != "" {
+				var err error
+				if sc, err = parseScope(scope); err != nil {
+					return err
+				}
+			}
+			m, err := g.manager()
+			if err != nil {
+				return err
+			}
+			res, err := m.Lock(lifecycle.LockOptions{Scope: sc, AllowUnpinned: allowUnpinned})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(g.stdout, res)
+			}
+			for _, s := range res.Skipped {
+				fmt.Fprintf(g.stderr, "bundlectl: not locked: %s (%s): %s\n", bundle.Quote(s.Name), s.Scope, bundle.Sanitize(s.Reason))
+			}
+			for _, b := range res.Bundles {
+				en := "disabled"
+				if b.Enabled {
+					en = "enabled"
+				}
+				fmt.Fprintf(g.stdout, "locked %s (%s, %s): %s\n", bundle.Quote(b.Name), b.Scope, en, b.Source.String())
+				if b.Local {
+					fmt.Fprintf(g.stdout, "  note: its source is a path on this machine; another machine needs the same path\n")
+				}
+			}
+			for _, n := range res.Notes {
+				fmt.Fprintf(g.stdout, "note: %s\n", bundle.Sanitize(n))
+			}
+			fmt.Fprintf(g.stdout, "wrote %s: %d bundle(s)\n", bundle.Quote(res.Path), len(res.Bundles))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&scope, "scope", "", "lock only this root: user or workspace (default both)")
+	c.Flags().BoolVar(&allowUnpinned, "allow-unpinned", false, "also lock bundles installed from a local directory")
+	return c
+}

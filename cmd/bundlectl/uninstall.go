@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/spf13/cobra"
+)
+
+func newUninstallCmd(g *globals) *cobra.Command {
+	var scope string
+	var force bool
+	c := &cobra.Command{
+		Use:   "uninstall <name>",
+		Short: "remove an installed bundle, its receipt, switches, source record and options",
+		Long: `Uninstall moves the bundle's directory out of its root and forgets its state
+(receipt, enabled bit, switches, recorded source) in one step, then deletes
+the directory and the bundle's stored options. A running harness sees the
+bundle gone and stops it; bundlectl gc reclaims its snapshot.
+
+A bundle bundlectl did not install (placed in a root by hand) may be the
+only copy of its files: uninstall refuses it unless --force is given. A
+bundle whose directory is already gone has its state record forgotten.` +
+			exitStatus(exit0, exit1, exit2, "3  refused (not installed by bundlectl; pass --force)", exit4),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error {
+			var sc bundle.Scope
+			if scope != "" {
+				var err error
+				if sc, err = parseScope(scope); err != nil {
+					return err
+				}
+			}
+			m, err := g.manager()
+			if err != nil {
+				return err
+			}
+			out, err := m.Uninstall(a[0], lifecycle.UninstallOptions{Scope: sc, Force: force})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(g.stdout, out)
+			}
+			if len(out.Removed) == 0 || out.Removed[0] != out.Path {
+				fmt.Fprintf(g.stdout, "forgot %s: its directory %s was already gone\n", bundle.Quote(out.Name), bundle.Quote(out.Path))
+			} else {
+				fmt.Fprintf(g.stdout, "uninstalled %s: removed %s\n", bundle.Quote(out.Name), bundle.Quote(out.Path))
+			}
+			fmt.Fprintf(g.stdout, "its snapshot stays in the store until %s\n", g.hint("bundlectl gc"))
+			return nil
+		},
+	}
+	c.Flags().StringVar(&scope, "scope", "", "the root to uninstall from when both have the name: user or workspace")
+	c.Flags().BoolVar(&force, "force", false, "also remove a bundle bundlectl did not install")
+	return c
+}

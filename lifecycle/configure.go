@@ -1,0 +1,335 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/inventory"
+	"github.com/bundlectl/bundlectl/state"
+	"github.com/google/renameio/v2"
+	"golang.org/x/sys/unix"
+)
+
+// MaxOptionValue bounds one option value; the whole options file is
+// bounded by what the runtime reads (1 MiB).
+const MaxOptionValue = 64 << 10
+
+// ConfigOption is one user option a bundle declares (Claude Code
+// userConfig, Gemini CLI settings) and whether a value is stored. A value
+// is never part of it.
+type ConfigOption struct {
+	Key       string `json:"key"`
+	Type      string `json:"type"`
+	Sensitive bool   `json:"sensitive"`
+	Required  bool   `json:"required"`
+	EnvVar    string `json:"env_var,omitempty"`
+	Set       bool   `json:"set"`
+}
+
+// Configured is the result of Configure and ConfigStatus.
+type Configured struct {
+	Name    string         `json:"name"`
+	ID      string         `json:"id"`
+	File    string         `json:"file"`
+	Options []ConfigOption `json:"options"`
+	// Changed lists the keys this call set or unset.
+	Changed []string `json:"changed"`
+	// Unknown lists stored keys the bundle no longer declares.
+	Unknown []string `json:"unknown,omitempty"`
+}
+
+// ConfigError is a refused option: an undeclared key, a value of the
+// wrong type. It never carries the value.
+type ConfigError struct {
+	Bundle, Key, Reason, Fix string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%s: option %s: %s", bundle.Quote(e.Bundle), bundle.Quote(e.Key), e.Reason)
+}
+func (e *ConfigError) Hint() string { return e.Fix }
+
+// declaredOptions returns the options of the receipt's inventory and of
+// the source's (an update may declare a new one before it is trusted;
+// values are only ever expanded where a reviewed manifest refers to them),
+// sorted by key.
+func (m *Manager) declaredOptions(b *bundle.Bundle, rec state.Record) []inventory.UserOption {
+	byKey := map[string]inventory.UserOption{}
+	add := func(inv *inventory.Inventory) {
+		for _, o := range inv.UserConfig {
+			if cur, ok := byKey[o.Key]; ok {
+				// The stricter description wins: sensitive if either says so.
+				o.Sensitive = o.Sensitive || cur.Sensitive
+				o.Required = o.Required || cur.Required
+			}
+			byKey[o.Key] = o
+		}
+	}
+	if rec.Receipt != nil {
+		if inv, err := ReceiptInventory(rec.Receipt); err == nil {
+			add(inv)
+		}
+	}
+	if !b.Rejected() && b.Tree != nil {
+		add(inventory.Of(b))
+	}
+	var out []inventory.UserOption
+	for _, o := range byKey {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// ConfigStatus lists the options b declares and which are set.
+func (m *Manager) ConfigStatus(b *bundle.Bundle, rec state.Record) (*Configured, error) {
+	values, err := m.readConfig(b.ID)
+	if err != nil {
+		return nil, err
+	}
+	return m.configured(b, rec, values, nil), nil
+}
+
+func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[string]string, changed []string) *Configured {
+	c := &Configured{Name: b.Name, ID: b.ID, File: m.configPath(b.ID), Options: []ConfigOption{}, Changed: changed}
+	if c.Changed == nil {
+		c.Changed = []string{}
+	}
+	declared := map[string]bool{}
+	for _, o := range m.declaredOptions(b, rec) {
+		declared[o.Key] = true
+		_, set := values[o.Key]
+		c.Options = append(c.Options, ConfigOption{Key: o.Key, Type: optionType(o), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set})
+	}
+	for k := range values {
+		if !declared[k] {
+			c.Unknown = append(c.Unknown, k)
+		}
+	}
+	sort.Strings(c.Unknown)
+	return c
+}
+
+func optionType(o inventory.UserOption) string {
+	if o.Type == "" {
+		return "string"
+	}
+	return o.Type
+}
+
+// Sensitive reports whether the bundle named name declares key sensitive
+// (false for an undeclared key: Configure refuses it anyway).
+func (m *Manager) Sensitive(name, key string) (bool, error) {
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return false, err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return false, err
+	}
+	rec, _ := s.Bundle(b.ID)
+	for _, o := range m.declaredOptions(b, rec) {
+		if o.Key == key {
+			return o.Sensitive, nil
+		}
+	}
+	return false, nil
+}
+
+// Configure stores option values for the bundle named name (set) and
+// removes others (unset), in $BUNDLECTL_HOME/config/<id>.json, mode 0600,
+// replaced atomically under the state lock (re-read after the lock is
+// taken, so concurrent calls lose nothing). Every key must be declared by
+// the bundle; a value must fit its type and hold no NUL. No error and no
+// result ever carries a value.
+func (m *Manager) Configure(name string, set map[string]string, unset []string) (*Configured, error) {
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return nil, err
+	}
+	rec, _ := s.Bundle(b.ID)
+	decl := map[string]inventory.UserOption{}
+	var keys []string
+	for _, o := range m.declaredOptions(b, rec) {
+		decl[o.Key] = o
+		keys = append(keys, bundle.Quote(o.Key))
+	}
+	known := "it declares none"
+	if len(keys) > 0 {
+		known = "it declares " + strings.Join(keys, ", ")
+	}
+	for k, v := range set {
+		o, ok := decl[k]
+		if !ok {
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: "is not declared by the bundle (" + known + ")", Fix: "bundlectl configure " + name}
+		}
+		if err := checkOptionValue(o, v); err != nil {
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: err.Error()}
+		}
+	}
+	var changed []string
+	var values map[string]string
+	_, err = m.stateStore().Update(func(*state.State) error {
+		var rerr error
+		if values, rerr = m.readConfig(b.ID); rerr != nil {
+			return rerr
+		}
+		for _, k := range unset {
+			if _, ok := values[k]; ok {
+				delete(values, k)
+				changed = append(changed, k)
+			} else if _, ok := decl[k]; !ok {
+				return &ConfigError{Bundle: name, Key: k, Reason: "is neither set nor declared", Fix: "bundlectl configure " + name}
+			}
+		}
+		for k, v := range set {
+			values[k] = v
+			changed = append(changed, k)
+		}
+		return m.writeConfig(b.ID, values)
+	})
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	sort.Strings(changed)
+	return m.configured(b, rec, values, changed), nil
+}
+
+func checkOptionValue(o inventory.UserOption, v string) error {
+	switch {
+	case strings.IndexByte(v, 0) >= 0:
+		return errors.New("the value contains a NUL byte")
+	case len(v) > MaxOptionValue:
+		return fmt.Errorf("the value is longer than %d bytes", MaxOptionValue)
+	}
+	switch o.Type {
+	case "number":
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return errors.New("wants a number")
+		}
+	case "boolean":
+		if v != "true" && v != "false" {
+			return errors.New("wants true or false")
+		}
+	case "directory", "file":
+		if !filepath.IsAbs(v) {
+			return fmt.Errorf("wants an absolute path to a %s", o.Type)
+		}
+	}
+	return nil
+}
+
+type configDoc struct {
+	Values map[string]string `json:"values"`
+}
+
+// readConfig reads the options file of id (empty when missing). A file
+// that is not a regular file of the current user, that others can read or
+// write, or that does not parse is an error naming it: it is never
+// overwritten, because it may hold secrets bundlectl did not write.
+func (m *Manager) readConfig(id string) (map[string]string, error) {
+	p := m.configPath(id)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("options file %s: %w (move it aside to start again)", bundle.Quote(p), err)
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return nil, fmt.Errorf("options file %s is not a regular file; move it aside", bundle.Quote(p))
+	case st.Uid != uint32(os.Geteuid()):
+		return nil, fmt.Errorf("options file %s is not owned by you; move it aside", bundle.Quote(p))
+	case st.Mode&0o077 != 0:
+		return nil, fmt.Errorf("options file %s can be read or written by others (mode %04o), so the runtime ignores it; fix it with: chmod 600 %s", bundle.Quote(p), st.Mode&0o777, p)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > 1<<20 {
+		return nil, fmt.Errorf("options file %s is over 1 MiB", bundle.Quote(p))
+	}
+	var doc configDoc
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("options file %s is malformed (move it aside to start again)", bundle.Quote(p))
+	}
+	if doc.Values == nil {
+		doc.Values = map[string]string{}
+	}
+	return doc.Values, nil
+}
+
+// writeConfig replaces the options file of id atomically: a temporary file
+// in the same directory, mode 0600 whatever the umask, synced, renamed,
+// the directory synced. The config directory is created 0700. It refuses
+// to replace anything that is not a regular file.
+func (m *Manager) writeConfig(id string, values map[string]string) error {
+	p := m.configPath(id)
+	dir := filepath.Dir(p)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is not a directory", bundle.Quote(dir))
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("options file %s is not a regular file; move it aside", bundle.Quote(p))
+	}
+	data, err := json.MarshalIndent(configDoc{Values: values}, "", "  ")
+	if err != nil {
+		return err
+	}
+	pf, err := renameio.NewPendingFile(p, renameio.WithPermissions(0o600))
+	if err != nil {
+		return err
+	}
+	defer pf.Cleanup()
+	if err := pf.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err := pf.Write(append(data, '\n')); err != nil {
+		return err
+	}
+	if err := pf.CloseAtomicallyReplace(); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

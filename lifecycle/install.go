@@ -1,0 +1,255 @@
+package lifecycle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/sources"
+	"github.com/bundlectl/bundlectl/state"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// InstallOptions tune Install.
+type InstallOptions struct {
+	// Scope is the root to install into: bundle.ScopeUser (the default)
+	// or bundle.ScopeWorkspace.
+	Scope bundle.Scope
+	// Name overrides the bundle name derived from the source.
+	Name string
+	// Timeout bounds the fetch (sources.DefaultTimeout when zero).
+	Timeout time.Duration
+}
+
+// Installed describes a bundle Install placed in a root. Its JSON form is
+// the output of `bundlectl install --json` (docs/sources.md).
+type Installed struct {
+	Name   string           `json:"name"`
+	ID     string           `json:"id"`
+	Scope  bundle.Scope     `json:"scope"`
+	Path   string           `json:"path"`
+	Source sources.Resolved `json:"source"`
+	// Generated lists files the fetch wrote itself (a marketplace entry's
+	// definitions as .claude-plugin/plugin.json).
+	Generated []string `json:"generated"`
+	// Notes say what else the reviewer should know (a bundle it shadows,
+	// a stale state record it cleared).
+	Notes []string `json:"notes"`
+}
+
+// Install fetches the source q names into a temporary directory inside the
+// home, validates it (a tree discovery would reject is refused), renames
+// it into the root of opts.Scope under its name and records the source in
+// state. It never trusts and never enables: the bundle starts untrusted
+// and disabled like every discovered bundle. A name that is taken in the
+// root (under Unicode NFC and case folding), or that an earlier root
+// holds (the new bundle would be shadowed), is refused. On any failure
+// nothing is left in the root.
+func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOptions) (*Installed, error) {
+	scope := opts.Scope
+	if scope == "" {
+		scope = bundle.ScopeUser
+	}
+	root, err := m.rootDir(scope)
+	if err != nil {
+		return nil, &SourceError{Reason: err.Error()}
+	}
+	if err := ensureRoot(root, scope); err != nil {
+		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
+	}
+	unlock, err := m.lockFetches()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	var clash *SourceError
+	isTaken := func(name string) bool {
+		clash = m.nameClash(scope, root, name)
+		return clash != nil
+	}
+	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
+	if err != nil {
+		if clash != nil {
+			return nil, clash
+		}
+		return nil, sourceErr("", err)
+	}
+	dir, holder, err := stage(res, res.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(holder)
+	var notes []string
+	if opts.Name == "" && res.Source.Kind != sources.KindMarketplace {
+		// A repository or archive is often not named like the bundle it
+		// holds: the manifest's name wins (Agent Plugins requires the
+		// directory to carry it).
+		if mn := manifestName(dir); mn != "" && mn != res.Name && sources.CheckName(mn) == nil {
+			if c := m.nameClash(scope, root, mn); c != nil {
+				return nil, c
+			}
+			renamed := filepath.Join(holder, mn)
+			if err := os.Rename(dir, renamed); err != nil {
+				return nil, err
+			}
+			notes = append(notes, fmt.Sprintf("named %s after its manifest (the source would have named it %s; --name overrides)", bundle.Quote(mn), bundle.Quote(res.Name)))
+			dir, res.Name = renamed, mn
+		}
+	}
+	if err := validateFetched(dir, scope, m.Limits, res.Name); err != nil {
+		return nil, err
+	}
+	raw, err := sourceRecord(res.Source)
+	if err != nil {
+		return nil, err
+	}
+	in := &Installed{Name: res.Name, Scope: scope, Source: res.Source, Generated: res.Generated, Notes: append([]string{}, notes...)}
+	if in.Generated == nil {
+		in.Generated = []string{}
+	}
+	final := filepath.Join(root, res.Name)
+	placed := false
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		// Re-check under the lock: another install may have won the name.
+		if c := m.nameClash(scope, root, res.Name); c != nil {
+			return c
+		}
+		if err := renameNoReplace(dir, final); err != nil {
+			return fmt.Errorf("cannot move the fetched tree into place: %w", err)
+		}
+		placed = true
+		id, canon, err := canonicalID(scope, root, res.Name)
+		if err != nil {
+			return err
+		}
+		in.ID, in.Path = id, canon
+		if _, ok := s.Bundle(id); ok {
+			// A record left by a bundle removed by hand: its receipt was
+			// for other content, its switches for other components.
+			if _, err := s.Forget(id); err != nil {
+				return err
+			}
+			in.Notes = append(in.Notes, "a state record left for an earlier bundle at this path (removed by hand) was cleared: the new bundle starts untrusted and disabled")
+		}
+		_, err = s.SetSource(id, raw)
+		return err
+	})
+	if err != nil {
+		if placed {
+			os.Rename(final, dir) // back into the holder, removed below
+		}
+		return nil, stateErr(err)
+	}
+	in.Notes = append(in.Notes, m.shadowNotes(scope, res.Name)...)
+	return in, nil
+}
+
+// nameClash refuses a name the target root already holds, or that an
+// earlier root holds (the new bundle would be shadowed and never active).
+func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError {
+	if have, ok := taken(root, name); ok {
+		reason := fmt.Sprintf("a bundle named %s is already installed in the %s root", bundle.Quote(have), scope)
+		if have != name {
+			reason = fmt.Sprintf("the %s root already holds %s, which collides with %s (names are compared under Unicode normalisation and case folding)", scope, bundle.Quote(have), bundle.Quote(name))
+		}
+		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name)",
+			Fix: "bundlectl update " + have, Err: ErrRefused}
+	}
+	for _, r := range m.Roots.List() {
+		if r.Scope == scope {
+			break
+		}
+		if have, ok := taken(r.Path, name); ok {
+			return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name)", r.Scope, bundle.Quote(have)),
+				Fix: "bundlectl show " + have, Err: ErrRefused}
+		}
+	}
+	return nil
+}
+
+// shadowNotes names the bundles of later roots that the new one shadows.
+func (m *Manager) shadowNotes(scope bundle.Scope, name string) []string {
+	var notes []string
+	after := false
+	for _, r := range m.Roots.List() {
+		if r.Scope == scope {
+			after = true
+			continue
+		}
+		if have, ok := taken(r.Path, name); ok && after {
+			notes = append(notes, fmt.Sprintf("it shadows the %s bundle %s, which can no longer become active", r.Scope, bundle.Quote(have)))
+		}
+	}
+	return notes
+}
+
+// manifestName returns the name the bundle's manifest declares, in the
+// order the readers apply them ("" when none declares one).
+func manifestName(dir string) string {
+	for _, m := range []string{bundle.ManifestJSON, bundle.ManifestClaude, bundle.ManifestCodex, bundle.ManifestGemini} {
+		f, err := bundle.OpenNoFollow(dir, m)
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			Name string `json:"name"`
+		}
+		err = json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc)
+		f.Close()
+		if err == nil && doc.Name != "" {
+			return doc.Name
+		}
+	}
+	f, err := bundle.OpenNoFollow(dir, bundle.ManifestTOML)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var doc struct {
+		Name string `toml:"name"`
+	}
+	if toml.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc) == nil {
+		return doc.Name
+	}
+	return ""
+}
+
+// validateFetched refuses a fetched tree that discovery would reject.
+func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name string) error {
+	b := bundle.Load(dir, scope, lim)
+	if !b.Rejected() && b.Tree != nil {
+		return nil
+	}
+	var why []string
+	for _, f := range b.Report.Errors() {
+		if f.Severity == bundle.Error {
+			why = append(why, f.String())
+		}
+	}
+	if len(why) > 5 {
+		why = append(why[:5], fmt.Sprintf("and %d more", len(why)-5))
+	}
+	return &SourceError{Bundle: name, Reason: "the fetched bundle is invalid, so it was not installed: " + bundle.Sanitize(strings.Join(why, "; ")), Err: ErrRefused}
+}
+
+// sourceErr makes a sources error a SourceError: refusals (a rule broken,
+// a pin that does not match) are refusals (exit 3), the rest failures.
+func sourceErr(name string, err error) error {
+	var se *SourceError
+	if errors.As(err, &se) {
+		return err
+	}
+	e := &SourceError{Bundle: name, Reason: err.Error(), Err: err}
+	if errors.Is(err, sources.ErrRefused) || errors.Is(err, sources.ErrPinMismatch) {
+		e.Err = errors.Join(err, ErrRefused)
+	}
+	return e
+}

@@ -1,0 +1,425 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lockfile"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/sources"
+	"github.com/bundlectl/bundlectl/state"
+)
+
+// LockOptions tune Lock.
+type LockOptions struct {
+	// Scope restricts the lockfile to one root ("" : user and workspace).
+	Scope bundle.Scope
+	// AllowUnpinned also locks bundles whose source has no pin (a local
+	// directory): sync then copies whatever that path holds on the other
+	// machine, and only the token check decides.
+	AllowUnpinned bool
+}
+
+// LockedBundle is one bundle written to the lockfile (JSON: one element
+// of `bundlectl lock --json`'s "bundles").
+type LockedBundle struct {
+	Name    string           `json:"name"`
+	Scope   bundle.Scope     `json:"scope"`
+	Source  sources.Resolved `json:"source"`
+	Token   receipts.Token   `json:"token"`
+	Enabled bool             `json:"enabled"`
+	// Local: the source names a path on this machine (a local repository
+	// or a file:// URL); another machine needs the same path.
+	Local bool `json:"local,omitempty"`
+}
+
+// Skipped is a bundle Lock left out, and why.
+type Skipped struct {
+	Name   string       `json:"name"`
+	Scope  bundle.Scope `json:"scope"`
+	Reason string       `json:"reason"`
+}
+
+// LockResult is what Lock wrote.
+type LockResult struct {
+	Path    string         `json:"path"`
+	Bundles []LockedBundle `json:"bundles"`
+	Skipped []Skipped      `json:"skipped"`
+	Notes   []string       `json:"notes"`
+}
+
+// LockPath is the workspace's lockfile.
+func (m *Manager) LockPath() (string, error) {
+	if m.Roots.Workspace == "" {
+		return "", errors.New("no workspace: pass --workspace DIR")
+	}
+	return filepath.Join(m.Roots.Workspace, lockfile.FileName), nil
+}
+
+// unpinned reports whether r's content is not pinned: a directory, or a
+// marketplace plugin copied from a directory.
+func unpinned(r sources.Resolved) bool {
+	switch r.Kind {
+	case sources.KindDir:
+		return true
+	case sources.KindMarketplace:
+		return r.Commit == ""
+	}
+	return false
+}
+
+// local reports whether r names something on this machine.
+func local(r sources.Resolved) bool {
+	isLocal := func(url, path string) bool { return path != "" || strings.HasPrefix(strings.ToLower(url), "file:") }
+	if m := r.Marketplace; m != nil && isLocal(m.URL, m.Path) {
+		return true
+	}
+	return isLocal(r.URL, r.Path)
+}
+
+// Lock writes <workspace>/bundlectl.lock: every trusted, unshadowed bundle
+// of the user and workspace roots that has a recorded source and whose
+// source is exactly what was trusted, with its resolved source, its token
+// and its enabled bit. A bundle with an update pending review keeps the
+// entry the existing lockfile has for it when that entry's token is still
+// the receipt's (the reviewed source has not changed). Every other bundle
+// is skipped with the reason: not trusted, placed by hand (no source), an
+// update pending review, a tampered snapshot, or an unpinned directory
+// source (unless opts.AllowUnpinned). An existing lockfile that cannot be
+// read is not replaced.
+func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
+	path, err := m.LockPath()
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return nil, err
+	}
+	// The lockfile being replaced: an entry whose token is still the
+	// receipt's survives an update pending review.
+	prev := &lockfile.File{}
+	if _, err := os.Lstat(path); err == nil {
+		if prev, err = lockfile.Read(path); err != nil {
+			return nil, fmt.Errorf("the existing lockfile cannot be read, so it is not replaced: %w", err)
+		}
+	}
+	out := &LockResult{Path: path, Bundles: []LockedBundle{}, Skipped: []Skipped{}, Notes: []string{}}
+	f := &lockfile.File{}
+	for _, b := range m.Discover().Bundles {
+		if b.Scope != bundle.ScopeUser && b.Scope != bundle.ScopeWorkspace || opts.Scope != "" && b.Scope != opts.Scope {
+			continue
+		}
+		skip := func(why string) {
+			out.Skipped = append(out.Skipped, Skipped{Name: b.Name, Scope: b.Scope, Reason: why})
+		}
+		rec, _ := s.Bundle(b.ID)
+		if b.ShadowedBy != "" {
+			skip("shadowed by " + b.ShadowedBy)
+			continue
+		}
+		if rec.Receipt == nil {
+			skip("not trusted")
+			continue
+		}
+		src, err := RecordedSource(rec)
+		if err != nil {
+			skip(err.Error())
+			continue
+		}
+		if src == nil {
+			skip("placed in its root by hand: no recorded source to lock (install it with bundlectl install)")
+			continue
+		}
+		if unpinned(*src) && !opts.AllowUnpinned {
+			skip("its source is a directory, which has no pin (" + src.String() + "); lock a git or archive source, or pass --allow-unpinned")
+			continue
+		}
+		if err := m.CheckSnapshot(rec.Receipt.ContentHash); err != nil {
+			skip("its snapshot failed its integrity check: " + err.Error())
+			continue
+		}
+		lb := lockfile.Bundle{Name: b.Name, Scope: b.Scope, Source: *src, Token: rec.Receipt.Token(), Enabled: rec.Enabled}
+		if h, err := m.SourceHashes(b); err != nil || h.Token() != rec.Receipt.Token() {
+			// The recorded source is the update, not what was trusted.
+			old, ok := prev.Lookup(b.Name)
+			if !ok || old.Scope != b.Scope || old.Token != rec.Receipt.Token() {
+				skip("update pending review: its source is not what was trusted; review and trust it first")
+				continue
+			}
+			lb.Source = old.Source
+			out.Notes = append(out.Notes, fmt.Sprintf("%s has an update pending review: its entry is kept as it was locked", bundle.Quote(b.Name)))
+		}
+		f.Bundles = append(f.Bundles, lb)
+		out.Bundles = append(out.Bundles, LockedBundle{Name: lb.Name, Scope: lb.Scope, Source: lb.Source, Token: lb.Token, Enabled: lb.Enabled, Local: local(*src)})
+	}
+	if err := lockfile.Write(path, f); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SyncOptions tune SyncLocked.
+type SyncOptions struct {
+	// Timeout bounds each fetch (sources.DefaultTimeout when zero).
+	Timeout time.Duration
+}
+
+// SyncedBundle is one bundle SyncLocked installed or found in place.
+type SyncedBundle struct {
+	Name  string         `json:"name"`
+	Scope bundle.Scope   `json:"scope"`
+	ID    string         `json:"id"`
+	Path  string         `json:"path"`
+	Token receipts.Token `json:"token"`
+	// Action: "installed" (fetched and placed), or "present" (already in
+	// its root with exactly the locked token).
+	Action  string `json:"action"`
+	Trusted bool   `json:"trusted"` // trusted by this sync (false: it already was)
+	Enabled bool   `json:"enabled"`
+}
+
+// SyncProblem names a locked bundle that could not be synced.
+type SyncProblem struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+	// Mismatch: what was fetched (or is installed) is not what the
+	// lockfile pins, or breaks a rule; otherwise the fetch failed.
+	Mismatch bool `json:"mismatch"`
+}
+
+// SyncResult is the outcome of SyncLocked.
+type SyncResult struct {
+	Lockfile string         `json:"lockfile"`
+	Bundles  []SyncedBundle `json:"bundles"`
+	Problems []SyncProblem  `json:"problems"`
+}
+
+// SyncError reports a sync that trusted nothing.
+type SyncError struct{ Problems []SyncProblem }
+
+func (e *SyncError) Error() string {
+	var names []string
+	for _, p := range e.Problems {
+		names = append(names, bundle.Quote(p.Name))
+	}
+	return fmt.Sprintf("nothing was installed or trusted: %d bundle(s) of the lockfile could not be synced exactly: %s", len(e.Problems), strings.Join(names, ", "))
+}
+
+// Unwrap makes a sync with any mismatch a refusal (exit 3).
+func (e *SyncError) Unwrap() error {
+	for _, p := range e.Problems {
+		if p.Mismatch {
+			return ErrRefused
+		}
+	}
+	return nil
+}
+
+type syncItem struct {
+	lb      lockfile.Bundle
+	root    string
+	dir     string // fetched and staged ("" when present)
+	present *bundle.Bundle
+}
+
+// SyncLocked installs exactly the bundles of the lockfile at path and
+// trusts each only if the token recomputed from what was fetched equals
+// the locked one; it enables those locked enabled. It is all or nothing:
+// first every bundle is fetched at its pins (sources.FetchLocked) and
+// checked — a fetch that fails, a tree that breaks a rule, a token that
+// differs, a name held by other content — and any problem discards
+// everything, trusts nothing and names each bundle (a *SyncError). Then,
+// in one update under the state lock, every tree is renamed into its root,
+// its source recorded, its token checked once more, its snapshot staged
+// and its receipt recorded; an error there moves every tree back out. A
+// bundle already installed with exactly the locked token is kept (and
+// trusted, if it was not).
+func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions) (*SyncResult, error) {
+	lf, err := lockfile.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	out := &SyncResult{Lockfile: path, Bundles: []SyncedBundle{}, Problems: []SyncProblem{}}
+	unlock, err := m.lockFetches()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var items []*syncItem
+	var holders []string
+	defer func() {
+		for _, h := range holders {
+			removeAll(h)
+		}
+	}()
+	problem := func(name string, mismatch bool, format string, args ...any) {
+		out.Problems = append(out.Problems, SyncProblem{Name: name, Mismatch: mismatch, Reason: fmt.Sprintf(format, args...)})
+	}
+	for _, lb := range lf.Bundles {
+		root, err := m.rootDir(lb.Scope)
+		if err == nil {
+			err = ensureRoot(root, lb.Scope)
+		}
+		if err != nil {
+			problem(lb.Name, false, "%v", err)
+			continue
+		}
+		if c := m.nameClash(lb.Scope, root, lb.Name); c != nil {
+			have, inRoot := taken(root, lb.Name)
+			if !inRoot || have != lb.Name {
+				problem(lb.Name, true, "%s", c.Reason)
+				continue
+			}
+			b := bundle.Load(filepath.Join(root, have), lb.Scope, m.Limits)
+			h, err := Compute(b)
+			switch {
+			case err != nil:
+				problem(lb.Name, true, "is already installed in the %s root and is invalid: %v", lb.Scope, err)
+			case h.Token() != lb.Token:
+				problem(lb.Name, true, "is already installed in the %s root with other content (%s), not the locked one; uninstall it, or lock what is installed", lb.Scope, halves(lb.Token, h))
+			default:
+				items = append(items, &syncItem{lb: lb, root: root, present: b})
+			}
+			continue
+		}
+		res, err := sources.FetchLocked(ctx, m.tmpFor(root), lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
+		if err != nil {
+			problem(lb.Name, errors.Is(err, sources.ErrPinMismatch) || errors.Is(err, sources.ErrRefused), "%v", err)
+			continue
+		}
+		dir, holder, err := stage(res, lb.Name)
+		if err != nil {
+			problem(lb.Name, false, "%v", err)
+			continue
+		}
+		holders = append(holders, holder)
+		if err := validateFetched(dir, lb.Scope, m.Limits, lb.Name); err != nil {
+			problem(lb.Name, true, "%v", err.(*SourceError).Reason)
+			continue
+		}
+		h, err := Compute(bundle.Load(dir, lb.Scope, m.Limits))
+		if err != nil {
+			problem(lb.Name, true, "%v", err)
+			continue
+		}
+		if h.Token() != lb.Token {
+			problem(lb.Name, true, "the fetched bundle does not match the locked token: %s", halves(lb.Token, h))
+			continue
+		}
+		items = append(items, &syncItem{lb: lb, root: root, dir: dir})
+	}
+	if len(out.Problems) > 0 {
+		return out, &SyncError{Problems: out.Problems}
+	}
+	type placedDir struct{ from, to string }
+	var placed []placedDir
+	var synced []SyncedBundle
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		synced = nil
+		for _, it := range items {
+			lb := it.lb
+			final := filepath.Join(it.root, lb.Name)
+			action := "present"
+			if it.dir != "" {
+				if c := m.nameClash(lb.Scope, it.root, lb.Name); c != nil {
+					return c
+				}
+				if err := renameNoReplace(it.dir, final); err != nil {
+					return err
+				}
+				placed = append(placed, placedDir{it.dir, final})
+				action = "installed"
+			}
+			b := bundle.Load(final, lb.Scope, m.Limits)
+			if it.dir != "" {
+				if _, ok := s.Bundle(b.ID); ok {
+					if _, err := s.Forget(b.ID); err != nil {
+						return err
+					}
+				}
+				raw, err := sourceRecord(lb.Source)
+				if err != nil {
+					return err
+				}
+				if _, err := s.SetSource(b.ID, raw); err != nil {
+					return err
+				}
+			}
+			// The token is checked again where the tree now is.
+			h, err := Compute(b)
+			if err != nil {
+				return &SyncError{Problems: []SyncProblem{{Name: lb.Name, Mismatch: true, Reason: err.Error()}}}
+			}
+			if h.Token() != lb.Token {
+				return &SyncError{Problems: []SyncProblem{{Name: lb.Name, Mismatch: true, Reason: "changed while it was being installed: " + halves(lb.Token, h)}}}
+			}
+			sb := SyncedBundle{Name: lb.Name, Scope: lb.Scope, ID: b.ID, Path: b.Dir, Token: lb.Token, Action: action}
+			rec, _ := s.Bundle(b.ID)
+			if rec.Receipt == nil || rec.Receipt.Token() != lb.Token {
+				if err := m.trustInLock(s, b, h); err != nil {
+					return err
+				}
+				sb.Trusted = true
+			}
+			if lb.Enabled {
+				if _, err := s.Enable(b.ID); err != nil {
+					return err
+				}
+			}
+			rec, _ = s.Bundle(b.ID)
+			sb.Enabled = rec.Enabled
+			synced = append(synced, sb)
+		}
+		return nil
+	})
+	if err != nil {
+		for i := len(placed) - 1; i >= 0; i-- {
+			renameNoReplace(placed[i].to, placed[i].from)
+		}
+		var se *SyncError
+		if errors.As(err, &se) {
+			out.Problems = se.Problems
+			return out, err
+		}
+		return nil, stateErr(err)
+	}
+	out.Bundles = append(out.Bundles, synced...)
+	return out, nil
+}
+
+// trustInLock stages b's snapshot and records its receipt, inside a state
+// update (as Trust does).
+func (m *Manager) trustInLock(s *state.State, b *bundle.Bundle, h Hashes) error {
+	snap, err := m.snapshots().Stage(b.Tree, h.Content, m.Limits)
+	if err != nil {
+		return err
+	}
+	if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
+		return err
+	}
+	_, err = s.Trust(b.ID, receipts.Receipt{
+		BundleID: b.ID, ContentHash: h.Content, CapabilityHash: h.Capability,
+		Inventory: h.Inventory, Snapshot: snap, ReviewedAt: time.Now().UTC(),
+	})
+	return err
+}
+
+// halves says which half of a locked token differs from the hashes h.
+func halves(want receipts.Token, h Hashes) string {
+	switch {
+	case want.Content != h.Content && want.Capability != h.Capability:
+		return "both its content and its capabilities differ from the locked token"
+	case want.Content != h.Content:
+		return "its content differs from the locked token (the capabilities match)"
+	case want.Capability != h.Capability:
+		return "its capabilities differ from the locked token (the content matches)"
+	}
+	return "it matches"
+}

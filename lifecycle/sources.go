@@ -1,0 +1,276 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/sources"
+	"github.com/bundlectl/bundlectl/state"
+	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
+)
+
+// Names under $BUNDLECTL_HOME (and <workspace>/.bundlectl) used by
+// install, update, uninstall and sync.
+const (
+	// TmpDir holds fetches and trees on their way into or out of a root.
+	TmpDir = "tmp"
+	// FetchLockName is taken shared by every install, update, uninstall
+	// and sync for as long as it has directories in TmpDir, and
+	// exclusively (without waiting) by gc before it removes leftovers.
+	FetchLockName = "fetch.lock"
+
+	// stagePrefix: a fetched tree renamed to its bundle name to be
+	// validated (<tmp>/.install-*/<name>), or an old tree on its way out.
+	stagePrefix = ".install-"
+)
+
+// leftoverPrefixes are the entries of a tmp directory gc may remove when
+// no install, update or sync is running.
+var leftoverPrefixes = []string{sources.TempPrefix, sources.ScratchPrefix, stagePrefix}
+
+// rootDir returns the root directory of scope.
+func (m *Manager) rootDir(scope bundle.Scope) (string, error) {
+	for _, r := range m.Roots.List() {
+		if r.Scope == scope {
+			return r.Path, nil
+		}
+	}
+	switch scope {
+	case bundle.ScopeWorkspace:
+		return "", errors.New("no workspace: pass --workspace DIR")
+	case bundle.ScopeUser:
+		return "", errors.New("no bundlectl home")
+	}
+	return "", fmt.Errorf("bundles are installed in the user or the workspace root, not the %s root", scope)
+}
+
+// ensureRoot creates root (and, for the workspace, .bundlectl) when
+// missing and refuses a root that is, or lies in, a symbolic link that
+// bundlectl's own layout would not follow (discovery refuses to scan it).
+func ensureRoot(root string, scope bundle.Scope) error {
+	check := []string{root}
+	if scope == bundle.ScopeWorkspace {
+		check = []string{filepath.Dir(root), root}
+	} else if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
+		return err // the home
+	}
+	for _, p := range check {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			fi, err = os.Lstat(p)
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link; bundlectl never follows links in its roots", bundle.Quote(p))
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", bundle.Quote(p))
+		}
+	}
+	return nil
+}
+
+// tmpFor returns the directory a tree bound for root is fetched or moved
+// into: $BUNDLECTL_HOME/tmp when it is on root's file system, so that the
+// final rename is one step; else <root>/../tmp (<workspace>/.bundlectl/tmp),
+// which discovery never scans.
+func (m *Manager) tmpFor(root string) string {
+	home := filepath.Join(m.Roots.Home, TmpDir)
+	var a, b unix.Stat_t
+	if unix.Stat(m.Roots.Home, &a) == nil && unix.Stat(filepath.Dir(root), &b) == nil && a.Dev != b.Dev {
+		return filepath.Join(filepath.Dir(root), TmpDir)
+	}
+	return home
+}
+
+// lockFetches takes the fetch lock shared (waiting for a gc to finish).
+func (m *Manager) lockFetches() (unlock func(), err error) {
+	if err := os.MkdirAll(m.Roots.Home, 0o700); err != nil {
+		return nil, err
+	}
+	fl := flock.New(filepath.Join(m.Roots.Home, FetchLockName),
+		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
+	for {
+		err = fl.RLock()
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot take the fetch lock %s: %w", bundle.Quote(fl.Path()), err)
+	}
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// removeFetchLeftovers removes what a killed install, update, uninstall
+// or sync left in the tmp directories, when none is running (the fetch
+// lock is free). gc calls it under the state lock.
+func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
+	fl := flock.New(filepath.Join(m.Roots.Home, FetchLockName),
+		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
+	if _, err := os.Stat(m.Roots.Home); err != nil {
+		return nil, false
+	}
+	ok, err := fl.TryLock()
+	if err != nil || !ok {
+		return nil, true
+	}
+	defer fl.Unlock()
+	dirs := []string{filepath.Join(m.Roots.Home, TmpDir)}
+	if ws, err := m.rootDir(bundle.ScopeWorkspace); err == nil {
+		dirs = append(dirs, filepath.Join(filepath.Dir(ws), TmpDir))
+	}
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			for _, p := range leftoverPrefixes {
+				if strings.HasPrefix(e.Name(), p) {
+					full := filepath.Join(dir, e.Name())
+					if removeAll(full) == nil {
+						removed = append(removed, full)
+					}
+					break
+				}
+			}
+		}
+	}
+	return removed, false
+}
+
+// removeAll removes a tree, making read-only directories writable first
+// (a fetched tree is writable, but be robust).
+func removeAll(p string) error {
+	if err := os.RemoveAll(p); err == nil {
+		return nil
+	}
+	filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}
+
+// RecordedSource decodes the source state records for a bundle (nil when
+// it was placed by hand).
+func RecordedSource(rec state.Record) (*sources.Resolved, error) {
+	if len(rec.Source) == 0 {
+		return nil, nil
+	}
+	var r sources.Resolved
+	dec := json.NewDecoder(strings.NewReader(string(rec.Source)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("the recorded source of %s cannot be read: %v", bundle.Quote(rec.ID), err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("the recorded source of %s is malformed: %v", bundle.Quote(rec.ID), err)
+	}
+	return &r, nil
+}
+
+// sourceRecord is what install records in state: the sources.Resolved
+// JSON (docs/sources.md).
+func sourceRecord(r sources.Resolved) (json.RawMessage, error) {
+	return json.Marshal(r)
+}
+
+// stage moves a fetched tree to <tmp>/.install-*/<name>, so that it loads
+// under its bundle name, and returns the new path and the directory to
+// remove afterwards.
+func stage(res *sources.Result, name string) (dir, holder string, err error) {
+	holder, err = os.MkdirTemp(filepath.Dir(res.Dir), stagePrefix+"*")
+	if err != nil {
+		res.Discard()
+		return "", "", err
+	}
+	dir = filepath.Join(holder, name)
+	if err := os.Rename(res.Dir, dir); err != nil {
+		res.Discard()
+		os.RemoveAll(holder)
+		return "", "", err
+	}
+	return dir, holder, nil
+}
+
+// taken reports whether root holds an entry whose name collides with name
+// (Unicode NFC and case folding, as sources.CollisionKey) and returns it.
+func taken(root, name string) (string, bool) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return "", false
+	}
+	key := sources.CollisionKey(name)
+	for _, e := range ents {
+		if sources.CollisionKey(e.Name()) == key {
+			return e.Name(), true
+		}
+	}
+	return "", false
+}
+
+// canonicalID returns the id a bundle at root/name has: discovery's
+// identity of its canonical path.
+func canonicalID(scope bundle.Scope, root, name string) (string, string, error) {
+	r, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", "", err
+	}
+	dir := filepath.Join(r, name)
+	return bundle.Identity(scope, dir, name), dir, nil
+}
+
+func renameNoReplaceFallback(from, to string) error {
+	if _, err := os.Lstat(to); err == nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
+	}
+	return os.Rename(from, to)
+}
+
+func exchangeFallback(a, b string) error {
+	tmp := a + ".swap"
+	if err := os.Rename(b, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(a, b); err != nil {
+		os.Rename(tmp, b)
+		return err
+	}
+	return os.Rename(tmp, a)
+}
+
+// SourceError is a failure to install, update or sync a bundle from its
+// source: the fetch failed, the fetched tree is invalid, the name is
+// taken. Hint is the command that helps, if any.
+type SourceError struct {
+	Bundle string
+	Reason string
+	Fix    string
+	Err    error
+}
+
+func (e *SourceError) Error() string {
+	if e.Bundle == "" {
+		return e.Reason
+	}
+	return bundle.Quote(e.Bundle) + ": " + e.Reason
+}
+func (e *SourceError) Unwrap() error { return e.Err }
+func (e *SourceError) Hint() string  { return e.Fix }

@@ -1,0 +1,214 @@
+package lifecycle_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/sources"
+)
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func install(t *testing.T, m *lifecycle.Manager, src, name string) *lifecycle.Installed {
+	t.Helper()
+	in, err := m.Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestInstallRefusesInvalidAndLeavesNothing: a tree discovery would reject
+// is not installed, and neither the root nor the home's tmp keeps anything.
+func TestInstallRefusesInvalidAndLeavesNothing(t *testing.T) {
+	home, ws := newWorkspace(t)
+	src := filepath.Join(t.TempDir(), "bad")
+	writeBundle(t, src, "bad", "v1")
+	if err := os.WriteFile(filepath.Join(src, "plugin.json"), []byte(`{"name": "bad",`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := manager(home, ws)
+	_, err := m.Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{})
+	if !errors.Is(err, lifecycle.ErrRefused) || !strings.Contains(err.Error(), "invalid") {
+		t.Fatalf("install of an invalid bundle: %v", err)
+	}
+	if e := entries(t, filepath.Join(home, "bundles")); len(e) != 0 {
+		t.Errorf("the root holds %v", e)
+	}
+	if e := entries(t, filepath.Join(home, "tmp")); len(e) != 0 {
+		t.Errorf("tmp holds %v", e)
+	}
+}
+
+// TestInstallNeverInheritsAStaleReceipt: a bundle removed by hand leaves
+// its state record; a different bundle installed at the same path starts
+// untrusted and disabled, never running the old snapshot.
+func TestInstallNeverInheritsAStaleReceipt(t *testing.T) {
+	home, ws := newWorkspace(t)
+	m := manager(home, ws)
+	old := filepath.Join(home, "bundles", "kit")
+	writeBundle(t, old, "kit", "v1")
+	if _, err := m.Trust("kit", tokenOf(t, m, "kit")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "kit")
+	writeBundle(t, src, "kit", "v2")
+	in := install(t, m, src, "")
+	if len(in.Notes) == 0 || !strings.Contains(in.Notes[0], "cleared") {
+		t.Errorf("notes %q", in.Notes)
+	}
+	st := status(t, m, "kit")
+	if st.Trusted || st.Enabled || st.Active {
+		t.Fatalf("a fresh install inherited the old record: %+v", st)
+	}
+}
+
+// TestGCLeftoversOnlyWhenNoFetchRuns: gc removes what a killed fetch left
+// in tmp, but not while an install holds the fetch lock (its directories
+// are in use).
+func TestGCLeftoversOnlyWhenNoFetchRuns(t *testing.T) {
+	home, ws := newWorkspace(t)
+	m := manager(home, ws)
+	left := filepath.Join(home, lifecycle.TmpDir, sources.TempPrefix+"123")
+	if err := os.MkdirAll(filepath.Join(left, "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	unlock := lifecycle.HoldFetchLock(t, m)
+	if _, err := m.GC(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); err != nil {
+		t.Fatalf("gc removed a directory while a fetch was running: %v", err)
+	}
+	unlock()
+	removed, err := m.GC()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) || len(removed) != 1 {
+		t.Fatalf("gc left %s (removed %v)", left, removed)
+	}
+}
+
+// TestUpdateReplacesAndKeepsTrust: update swaps the new tree in, records
+// the source, and trusts nothing: the receipt still names the old tree,
+// so the bundle is an update pending review.
+func TestUpdateReplacesAndKeepsTrust(t *testing.T) {
+	home, ws := newWorkspace(t)
+	m := manager(home, ws)
+	src := filepath.Join(t.TempDir(), "kit")
+	writeBundle(t, src, "kit", "v1")
+	install(t, m, src, "")
+	tok := tokenOf(t, m, "kit")
+	if _, err := m.Trust("kit", tok); err != nil {
+		t.Fatal(err)
+	}
+	up, err := m.Update(context.Background(), "kit", lifecycle.UpdateOptions{})
+	if err != nil || up.Changed || up.Pending {
+		t.Fatalf("update of an unchanged source: %+v, %v", up, err)
+	}
+	writeBundle(t, src, "kit", "v2")
+	up, err = m.Update(context.Background(), "kit", lifecycle.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !up.Changed || !up.Pending || len(up.Files.Changed) != 2 {
+		t.Fatalf("update: %+v", up)
+	}
+	st := status(t, m, "kit")
+	if !st.Trusted || !st.UpdatePending {
+		t.Fatalf("after update: %+v", st)
+	}
+	b, err := m.Find(m.Discover(), "kit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.DiffSinceTrust(b, s)
+	if d == nil || len(d.Files.Changed) != 2 || d.Since.Token != tok {
+		t.Fatalf("diff since trust: %+v", d)
+	}
+	if e := entries(t, filepath.Join(home, "tmp")); len(e) != 0 {
+		t.Errorf("tmp holds %v", e)
+	}
+}
+
+// TestUpdateNeedsARecordedSource: a bundle placed by hand has nothing to
+// fetch again.
+func TestUpdateNeedsARecordedSource(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	_, err := m.Update(context.Background(), "kit", lifecycle.UpdateOptions{})
+	if !errors.Is(err, lifecycle.ErrRefused) || !strings.Contains(err.Error(), "by hand") {
+		t.Fatalf("update of a hand-placed bundle: %v", err)
+	}
+}
+
+// TestConfigureNeverCarriesAValue: a refused value is not in the error,
+// and the stored file is 0600 whatever the umask.
+func TestConfigureNeverCarriesAValue(t *testing.T) {
+	home, ws := newWorkspace(t)
+	dir := filepath.Join(home, "bundles", "cc")
+	for p, body := range map[string]string{
+		".claude-plugin/plugin.json": `{"name": "cc", "userConfig": {"token": {"type": "number", "title": "t", "description": "d", "sensitive": true}}}`,
+		"commands/hi.md":             "say hi\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := manager(home, ws)
+	_, err := m.Configure("cc", map[string]string{"token": "secret-not-a-number"}, nil)
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("refused value: %v", err)
+	}
+	if _, err := m.Configure("cc", map[string]string{"nope": "secret-value"}, nil); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Fatalf("undeclared key: %v", err)
+	}
+	old := umask(0)
+	c, err := m.Configure("cc", map[string]string{"token": "42"}, nil)
+	umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(c.File)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("options file %v, %v", fi.Mode(), err)
+	}
+	// A file others can read is not silently rewritten (it may hold
+	// secrets bundlectl did not write; the runtime ignores it).
+	if err := os.Chmod(c.File, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Configure("cc", map[string]string{"token": "43"}, nil); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("group-readable options file: %v", err)
+	}
+}

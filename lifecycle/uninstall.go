@@ -1,0 +1,178 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/state"
+)
+
+// UninstallOptions tune Uninstall.
+type UninstallOptions struct {
+	// Scope picks the root when bundles of the same name are in both
+	// ("" : the winning one).
+	Scope bundle.Scope
+	// Force removes a bundle bundlectl did not install (no recorded
+	// source): its directory may be the only copy.
+	Force bool
+}
+
+// Uninstalled describes what Uninstall removed.
+type Uninstalled struct {
+	Name  string       `json:"name"`
+	ID    string       `json:"id"`
+	Scope bundle.Scope `json:"scope"`
+	Path  string       `json:"path"`
+	// Removed lists what was deleted: the source directory, the options
+	// file; the snapshot stays until gc.
+	Removed []string `json:"removed"`
+	// Forgot: a state record (receipt, switches, source) was removed.
+	Forgot bool `json:"forgot"`
+}
+
+// Uninstall moves the bundle's directory out of its root and forgets its
+// state record (receipt, enabled bit, switches, source) in one step under
+// the state lock, then deletes the directory and its options file. A
+// running harness sees the bundle gone from its root (an authority change)
+// and stops it; gc reclaims the snapshot. A bundle without a recorded
+// source was placed by hand and is removed only with opts.Force. A name
+// whose directory is already gone but whose state record remains is
+// forgotten.
+func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, error) {
+	b, err := m.findIn(name, opts.Scope)
+	if errors.Is(err, ErrNotFound) {
+		return m.forgetGone(name, opts.Scope, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b.Scope != bundle.ScopeUser && b.Scope != bundle.ScopeWorkspace {
+		return nil, &RefusedError{Bundle: name, Reason: fmt.Sprintf("is in the %s root, which bundlectl does not manage", b.Scope)}
+	}
+	root, err := m.rootDir(b.Scope)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return nil, err
+	}
+	if rec, _ := s.Bundle(b.ID); len(rec.Source) == 0 && !opts.Force {
+		return nil, &RefusedError{Bundle: name, Reason: "was not installed by bundlectl (no recorded source), so its directory " + bundle.Quote(b.Dir) + " may be the only copy; pass --force to delete it",
+			Fix: "bundlectl uninstall --force --scope " + string(b.Scope) + " " + name}
+	}
+	unlock, err := m.lockFetches()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	holder, err := os.MkdirTemp(m.tmpFor(root), stagePrefix+"*")
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(m.tmpFor(root), 0o700); err == nil {
+			holder, err = os.MkdirTemp(m.tmpFor(root), stagePrefix+"*")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(holder)
+	out := &Uninstalled{Name: b.Name, ID: b.ID, Scope: b.Scope, Path: b.Dir, Removed: []string{}}
+	moved := filepath.Join(holder, b.Name)
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		fi, err := os.Lstat(b.Dir)
+		if err != nil || !fi.IsDir() {
+			return &RefusedError{Bundle: name, Reason: "its directory changed while it was being uninstalled; run the command again"}
+		}
+		if err := os.Rename(b.Dir, moved); err != nil {
+			return fmt.Errorf("cannot move %s out of its root: %w", bundle.Quote(b.Dir), err)
+		}
+		changed, err := s.Forget(b.ID)
+		if err != nil {
+			os.Rename(moved, b.Dir)
+			return err
+		}
+		out.Forgot = changed
+		return nil
+	})
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	out.Removed = append(out.Removed, b.Dir)
+	if p := m.configPath(b.ID); removeIfFile(p) {
+		out.Removed = append(out.Removed, p)
+	}
+	return out, nil
+}
+
+// findIn finds the bundle named name, in scope when given.
+func (m *Manager) findIn(name string, scope bundle.Scope) (*bundle.Bundle, error) {
+	d := bundle.DiscoverNamed(m.Roots, m.Limits, []string{name})
+	for _, b := range d.Lookup(name) {
+		if scope == "" || b.Scope == scope {
+			return b, nil
+		}
+	}
+	return nil, &NotFoundError{Name: name}
+}
+
+// forgetGone forgets the state records of a bundle whose directory is
+// gone from its root: uninstall of what was removed by hand.
+func (m *Manager) forgetGone(name string, scope bundle.Scope, notFound error) (*Uninstalled, error) {
+	var ids []string
+	var where []bundle.Root
+	for _, r := range m.Roots.List() {
+		if (scope != "" && r.Scope != scope) || (r.Scope != bundle.ScopeUser && r.Scope != bundle.ScopeWorkspace) {
+			continue
+		}
+		id, dir, err := canonicalID(r.Scope, r.Path, name)
+		if err != nil {
+			// The root itself is gone: compute the id from the path as given.
+			dir = filepath.Join(r.Path, name)
+			id = bundle.Identity(r.Scope, dir, name)
+		}
+		ids = append(ids, id)
+		where = append(where, bundle.Root{Scope: r.Scope, Path: dir})
+	}
+	var out *Uninstalled
+	_, err := m.stateStore().Update(func(s *state.State) error {
+		for i, id := range ids {
+			if _, ok := s.Bundle(id); !ok {
+				continue
+			}
+			if _, err := s.Forget(id); err != nil {
+				return err
+			}
+			out = &Uninstalled{Name: name, ID: id, Scope: where[i].Scope, Path: where[i].Path, Removed: []string{}, Forgot: true}
+			return nil
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, stateErr(err)
+	}
+	if out == nil {
+		return nil, notFound
+	}
+	if p := m.configPath(out.ID); removeIfFile(p) {
+		out.Removed = append(out.Removed, p)
+	}
+	return out, nil
+}
+
+func removeIfFile(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	return os.Remove(p) == nil
+}
+
+// configPath is where the user options of the bundle id are stored:
+// $BUNDLECTL_HOME/config/<id with "/" replaced by "_">.json.
+func (m *Manager) configPath(id string) string {
+	return filepath.Join(m.Roots.Home, "config", strings.ReplaceAll(id, "/", "_")+".json")
+}

@@ -1,0 +1,187 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/review"
+	"github.com/bundlectl/bundlectl/sources"
+	"github.com/bundlectl/bundlectl/state"
+)
+
+// UpdateOptions tune Update.
+type UpdateOptions struct {
+	// Timeout bounds each fetch (sources.DefaultTimeout when zero).
+	Timeout time.Duration
+	// Ref, when set, is the branch, tag or commit to follow from now on
+	// instead of the recorded one (a git source or a git marketplace).
+	Ref string
+}
+
+// Updated describes one bundle Update fetched again. Its JSON form is one
+// element of `bundlectl update --json` (docs/sources.md).
+type Updated struct {
+	Name string           `json:"name"`
+	ID   string           `json:"id"`
+	Path string           `json:"path"`
+	From sources.Resolved `json:"from"`
+	To   sources.Resolved `json:"to"`
+	// Changed: the source directory was replaced by a different tree.
+	Changed bool `json:"changed"`
+	// Files compares the previous source tree with the new one.
+	Files review.FileDiff `json:"files"`
+	// Pending: the bundle is trusted and the new source is not what was
+	// trusted: an update pending review (the snapshot keeps running).
+	Pending bool `json:"update_pending"`
+	// Trusted: the bundle holds a receipt.
+	Trusted bool `json:"trusted"`
+}
+
+// Update fetches the recorded source of the bundle named name again
+// (following the same ref: sources.Resolved.Request), validates it, and
+// replaces the source directory with the new tree in one step
+// (renameat2 RENAME_EXCHANGE on Linux), recording the new resolved
+// source. It trusts nothing: a trusted bundle whose new source differs
+// from its receipt is an update pending review, and its reviewed snapshot
+// keeps running. A fetch that brings the same tree replaces nothing. Local
+// edits to an installed bundle's directory are replaced with the rest.
+func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (*Updated, error) {
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return nil, err
+	}
+	rec, _ := s.Bundle(b.ID)
+	from, err := RecordedSource(rec)
+	if err != nil {
+		return nil, &SourceError{Bundle: name, Reason: err.Error(), Fix: "bundlectl show " + name}
+	}
+	if from == nil {
+		return nil, &SourceError{Bundle: name, Reason: "was placed in its root by hand, not installed, so bundlectl has no source to fetch again; edit it in place and review it, or uninstall it and install it from its source",
+			Fix: "bundlectl review " + name, Err: ErrRefused}
+	}
+	root, err := m.rootDir(b.Scope)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := m.lockFetches()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	q := from.Request()
+	if opts.Ref != "" {
+		q.Ref = opts.Ref
+	}
+	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
+	if err != nil {
+		return nil, sourceErr(name, err)
+	}
+	dir, holder, err := stage(res, b.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer removeAll(holder)
+	if err := validateFetched(dir, b.Scope, m.Limits, name); err != nil {
+		return nil, err
+	}
+	nb := bundle.Load(dir, b.Scope, m.Limits)
+	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil}
+	var files review.FileDiff
+	if b.Tree != nil && !b.Rejected() {
+		files, err = review.DiffTrees(b.Tree, nb.Tree)
+	} else {
+		// The old tree is invalid: everything new is new.
+		files, err = review.DiffTrees(&bundle.Tree{}, nb.Tree)
+	}
+	if err != nil {
+		return nil, err
+	}
+	up.Files = files
+	up.Changed = len(files.Added)+len(files.Removed)+len(files.Changed) > 0
+	// Hash the new tree where it was loaded, before it moves.
+	up.Pending = m.pendingAgainst(rec.Receipt, nb)
+	if !up.Changed && reflect.DeepEqual(*from, res.Source) {
+		return up, nil
+	}
+	raw, err := sourceRecord(res.Source)
+	if err != nil {
+		return nil, err
+	}
+	swapped := false
+	_, err = m.stateStore().Update(func(s *state.State) error {
+		if cur, _ := s.Bundle(b.ID); string(cur.Source) != string(rec.Source) {
+			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again"}
+		}
+		if up.Changed {
+			fi, err := os.Lstat(b.Dir)
+			if err != nil || !fi.IsDir() {
+				return &SourceError{Bundle: name, Reason: "its directory is gone or replaced; it was not updated"}
+			}
+			if err := exchange(dir, b.Dir); err != nil {
+				return fmt.Errorf("cannot replace %s: %w", bundle.Quote(b.Dir), err)
+			}
+			swapped = true
+		}
+		if _, err := s.SetSource(b.ID, raw); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		if swapped {
+			exchange(dir, b.Dir) // put the old tree back
+		}
+		return nil, stateErr(err)
+	}
+	return up, nil
+}
+
+// pendingAgainst reports whether the tree nb differs from the receipt rc
+// (false when there is no receipt).
+func (m *Manager) pendingAgainst(rc *receipts.Receipt, nb *bundle.Bundle) bool {
+	if rc == nil {
+		return false
+	}
+	h, err := Compute(nb)
+	return err != nil || h.Content != rc.ContentHash || h.Capability != rc.CapabilityHash
+}
+
+// UpdateAll updates every discovered, unshadowed bundle that has a
+// recorded source. Each bundle is updated on its own: a failure is
+// reported with its name and the others go on.
+func (m *Manager) UpdateAll(ctx context.Context, opts UpdateOptions) ([]*Updated, []error, error) {
+	s, err := m.LoadState()
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	for _, b := range m.Discover().Bundles {
+		if rec, ok := s.Bundle(b.ID); ok && len(rec.Source) > 0 && b.ShadowedBy == "" {
+			names = append(names, b.Name)
+		}
+	}
+	var out []*Updated
+	var errs []error
+	for _, n := range names {
+		up, err := m.Update(ctx, n, opts)
+		if err != nil {
+			if errors.Is(err, ErrStateUnusable) {
+				return out, errs, err
+			}
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, up)
+	}
+	return out, errs, nil
+}
