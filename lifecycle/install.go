@@ -104,10 +104,11 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 			dir, res.Name = renamed, mn
 		}
 	}
-	if err := validateFetched(dir, scope, m.Limits, res.Name); err != nil {
+	nb, err := validateFetched(dir, scope, m.Limits, res.Name)
+	if err != nil {
 		return nil, err
 	}
-	raw, err := sourceRecord(res.Source)
+	raw, err := sourceRecord(res.Source, nb.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -223,10 +224,10 @@ func manifestName(dir string) string {
 }
 
 // validateFetched refuses a fetched tree that discovery would reject.
-func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name string) error {
+func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name string) (*bundle.Bundle, error) {
 	b := bundle.Load(dir, scope, lim)
 	if !b.Rejected() && b.Tree != nil {
-		return nil
+		return b, nil
 	}
 	var why []string
 	for _, f := range b.Report.Errors() {
@@ -237,7 +238,7 @@ func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name str
 	if len(why) > 5 {
 		why = append(why[:5], fmt.Sprintf("and %d more", len(why)-5))
 	}
-	return &SourceError{Bundle: name, Reason: "the fetched bundle is invalid, so it was not installed: " + bundle.Sanitize(strings.Join(why, "; ")), Err: ErrRefused}
+	return nil, &SourceError{Bundle: name, Reason: "the fetched bundle is invalid, so it was not installed: " + bundle.Sanitize(strings.Join(why, "; ")), Err: ErrRefused}
 }
 
 // sourceErr makes a sources error a SourceError: refusals (a rule broken,

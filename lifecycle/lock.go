@@ -300,7 +300,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			continue
 		}
 		holders = append(holders, holder)
-		if err := validateFetched(dir, lb.Scope, m.Limits, lb.Name); err != nil {
+		if _, err := validateFetched(dir, lb.Scope, m.Limits, lb.Name); err != nil {
 			problem(lb.Name, true, "%v", err.(*SourceError).Reason)
 			continue
 		}
@@ -344,7 +344,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 						return err
 					}
 				}
-				raw, err := sourceRecord(lb.Source)
+				raw, err := sourceRecord(lb.Source, b.Tree)
 				if err != nil {
 					return err
 				}

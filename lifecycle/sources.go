@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/review"
 	"github.com/bundlectl/bundlectl/sources"
 	"github.com/bundlectl/bundlectl/state"
 	"github.com/gofrs/flock"
@@ -174,22 +176,47 @@ func RecordedSource(rec state.Record) (*sources.Resolved, error) {
 	if len(rec.Source) == 0 {
 		return nil, nil
 	}
-	var r sources.Resolved
+	r, err := decodeSourceRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	return &r.Resolved, nil
+}
+
+// sourceRec is what state records about an install: the sources.Resolved
+// JSON and the content hash of the tree bundlectl placed (docs/sources.md),
+// so that an update can tell local edits it would otherwise discard.
+type sourceRec struct {
+	sources.Resolved
+	Tree string `json:"tree,omitempty"`
+}
+
+func decodeSourceRecord(rec state.Record) (sourceRec, error) {
+	var r sourceRec
 	dec := json.NewDecoder(strings.NewReader(string(rec.Source)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("the recorded source of %s cannot be read: %v", bundle.Quote(rec.ID), err)
+		return r, fmt.Errorf("the recorded source of %s cannot be read: %v", bundle.Quote(rec.ID), err)
 	}
 	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("the recorded source of %s is malformed: %v", bundle.Quote(rec.ID), err)
+		return r, fmt.Errorf("the recorded source of %s is malformed: %v", bundle.Quote(rec.ID), err)
 	}
-	return &r, nil
+	if r.Tree != "" {
+		if _, err := receipts.Parse(r.Tree); err != nil {
+			return r, fmt.Errorf("the recorded source of %s is malformed: tree: %v", bundle.Quote(rec.ID), err)
+		}
+	}
+	return r, nil
 }
 
-// sourceRecord is what install records in state: the sources.Resolved
-// JSON (docs/sources.md).
-func sourceRecord(r sources.Resolved) (json.RawMessage, error) {
-	return json.Marshal(r)
+// sourceRecord is what install records in state for a source and the
+// tree it placed.
+func sourceRecord(r sources.Resolved, t *bundle.Tree) (json.RawMessage, error) {
+	h, err := review.ContentHash(t)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(sourceRec{Resolved: r, Tree: h.String()})
 }
 
 // stage moves a fetched tree to <tmp>/.install-*/<name>, so that it loads

@@ -22,6 +22,9 @@ type UpdateOptions struct {
 	// Ref, when set, is the branch, tag or commit to follow from now on
 	// instead of the recorded one (a git source or a git marketplace).
 	Ref string
+	// DiscardLocal replaces edits made in the bundle's directory since
+	// bundlectl placed it; without it such a bundle is refused.
+	DiscardLocal bool
 }
 
 // Updated describes one bundle Update fetched again. Its JSON form is one
@@ -69,6 +72,11 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, &SourceError{Bundle: name, Reason: "was placed in its root by hand, not installed, so bundlectl has no source to fetch again; edit it in place and review it, or uninstall it and install it from its source",
 			Fix: "bundlectl review " + name, Err: ErrRefused}
 	}
+	if !opts.DiscardLocal {
+		if err := m.checkLocalEdits(b, rec); err != nil {
+			return nil, err
+		}
+	}
 	root, err := m.rootDir(b.Scope)
 	if err != nil {
 		return nil, err
@@ -91,10 +99,10 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, err
 	}
 	defer removeAll(holder)
-	if err := validateFetched(dir, b.Scope, m.Limits, name); err != nil {
+	nb, err := validateFetched(dir, b.Scope, m.Limits, name)
+	if err != nil {
 		return nil, err
 	}
-	nb := bundle.Load(dir, b.Scope, m.Limits)
 	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil}
 	var files review.FileDiff
 	if b.Tree != nil && !b.Rejected() {
@@ -113,7 +121,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if !up.Changed && reflect.DeepEqual(*from, res.Source) {
 		return up, nil
 	}
-	raw, err := sourceRecord(res.Source)
+	raw, err := sourceRecord(res.Source, nb.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +152,29 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, stateErr(err)
 	}
 	return up, nil
+}
+
+// checkLocalEdits refuses to replace a directory whose tree is not the one
+// bundlectl placed there: the edits would be lost. A record without the
+// placed tree's hash (an install by an older bundlectl) cannot tell, and
+// passes.
+func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
+	sr, err := decodeSourceRecord(rec)
+	if err != nil || sr.Tree == "" {
+		return nil
+	}
+	fix := "bundlectl update --discard-local " + b.Name
+	if b.Tree == nil {
+		return &SourceError{Bundle: b.Name, Reason: "its directory cannot be read to check for local edits, so it was not replaced; copy what you need out of " + bundle.Quote(b.Dir) + " first", Fix: fix, Err: ErrRefused}
+	}
+	cur, err := review.ContentHash(b.Tree)
+	if err != nil {
+		return &SourceError{Bundle: b.Name, Reason: "its directory cannot be read to check for local edits (" + err.Error() + "), so it was not replaced", Fix: fix, Err: ErrRefused}
+	}
+	if cur.String() == sr.Tree {
+		return nil
+	}
+	return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " was edited since bundlectl placed it, and an update would discard the edits; copy what you need out of it first", Fix: fix, Err: ErrRefused}
 }
 
 // pendingAgainst reports whether the tree nb differs from the receipt rc

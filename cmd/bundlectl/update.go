@@ -26,6 +26,7 @@ type updateError struct {
 func newUpdateCmd(g *globals) *cobra.Command {
 	var timeout time.Duration
 	var ref string
+	var discard bool
 	c := &cobra.Command{
 		Use:   "update [<name>...]",
 		Short: "fetch installed bundles again from their recorded sources; never trusts",
@@ -36,21 +37,23 @@ ref, validates it and replaces the bundle's directory in one step.
 Nothing is trusted: a trusted bundle whose new source differs from what was
 trusted becomes "update pending review" and keeps running its reviewed
 snapshot. Review it (the review starts with what changed since the last
-trust: files and capabilities), then trust the new token. Local edits in an
-installed bundle's directory are replaced. --ref moves a git source (or a
-git marketplace) to another branch, tag or commit, which later updates
-follow.` +
-			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, or a bundle has no recorded source)", exit4),
+trust: files and capabilities), then trust the new token. A bundle whose
+directory was edited since bundlectl placed it is refused, naming the
+edits, so nothing is lost; --discard-local replaces the edits. --ref moves
+a git source (or a git marketplace) to another branch, tag or commit, which
+later updates follow.` +
+			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, or it has local edits)", exit4),
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
 			if ref != "" && len(a) != 1 {
 				return &usageError{errors.New("--ref applies to one named bundle")}
 			}
-			return runUpdate(g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref})
+			return runUpdate(g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard})
 		},
 	}
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound on each fetch (default 10m)")
 	c.Flags().StringVar(&ref, "ref", "", "follow this branch, tag or commit from now on (one git bundle)")
+	c.Flags().BoolVar(&discard, "discard-local", false, "replace edits made in the bundle's directory since bundlectl placed it")
 	return c
 }
 
