@@ -70,3 +70,23 @@ func escapeInner(s string, quoted bool) string {
 	}
 	return b.String()
 }
+
+// ShellArg returns s as one word a POSIX shell reads back as s: as is when
+// it holds only characters no shell treats specially, else single-quoted.
+// A hint that prints a command uses it for every value from outside.
+func ShellArg(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -2,6 +2,8 @@ package bundle
 
 import (
 	"encoding/hex"
+	"regexp"
+	"strings"
 
 	"github.com/zeebo/blake3"
 )
@@ -17,4 +19,41 @@ func Identity(scope Scope, canonicalPath, name string) string {
 	h.Write([]byte(canonicalPath))
 	sum := h.Sum(nil)
 	return string(scope) + "/" + hex.EncodeToString(sum[:6]) + "/" + name
+}
+
+// bundleName is the grammar of a name bundlectl can trust: what a shell
+// command prints unquoted (docs/design.md).
+var bundleName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
+
+// ValidBundleName reports whether name can be a trusted bundle's name:
+// lower-case letters, digits, "." and "-", at most 64 bytes, starting and
+// ending with a letter or digit, without "--" or "..".
+func ValidBundleName(name string) bool {
+	return bundleName.MatchString(name) && !strings.Contains(name, "--") && !strings.Contains(name, "..")
+}
+
+// SuggestBundleName returns a valid bundle name close to name ("" when
+// none is): lower case, every other character a "-", runs folded.
+func SuggestBundleName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	for strings.Contains(s, "--") || strings.Contains(s, "..") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "--", "-"), "..", ".")
+	}
+	s = strings.Trim(s, "-.")
+	if len(s) > 64 {
+		s = strings.Trim(s[:64], "-.")
+	}
+	if !ValidBundleName(s) {
+		return ""
+	}
+	return s
 }

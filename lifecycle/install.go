@@ -92,7 +92,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		// A repository or archive is often not named like the bundle it
 		// holds: the manifest's name wins (Agent Plugins requires the
 		// directory to carry it).
-		if mn := manifestName(dir); mn != "" && mn != res.Name && sources.CheckName(mn) == nil {
+		if mn := manifestName(dir); mn != "" && mn != res.Name && sources.CheckName(mn) == nil && bundle.ValidBundleName(mn) {
 			if c := m.nameClash(scope, root, mn); c != nil {
 				return nil, c
 			}
@@ -103,6 +103,18 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 			notes = append(notes, fmt.Sprintf("named %s after its manifest (the source would have named it %s; --name overrides)", bundle.Quote(mn), bundle.Quote(res.Name)))
 			dir, res.Name = renamed, mn
 		}
+	}
+	if !bundle.ValidBundleName(res.Name) {
+		// It would install, and could never be trusted.
+		why := "cannot be a bundle name (lower-case letters, digits, \".\" and \"-\"), so it was not installed"
+		fix, from := "", res.Name
+		if mn := manifestName(dir); mn != "" && opts.Name == "" {
+			from = mn // the name the plugin gives itself
+		}
+		if s := bundle.SuggestBundleName(from); s != "" {
+			fix = "bundlectl install " + bundle.ShellArg(q.Source) + " --name " + s
+		}
+		return nil, &SourceError{Bundle: res.Name, Reason: why, Fix: fix, Err: ErrRefused}
 	}
 	nb, err := validateFetched(dir, scope, m.Limits, res.Name)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -38,10 +37,6 @@ type Review struct {
 	// caller that knows the receipt (nil: never trusted, or not asked).
 	Diff *Diff
 }
-
-// namePattern is the bundle name grammar of DESIGN.md §3.1, checked again
-// here because the name is printed unquoted in a shell command.
-var namePattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
 
 // New builds the review of b. A rejected bundle gets a review with its
 // findings, no hashes and no token. New fails only when a bundle that
@@ -79,8 +74,14 @@ func New(b *bundle.Bundle) (*Review, error) {
 	if b.Scope == bundle.ScopeDir {
 		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it first: bundlectl install "+bundle.Quote(b.Dir))
 	}
-	if !namePattern.MatchString(b.Name) || strings.Contains(b.Name, "--") || strings.Contains(b.Name, "..") {
-		rv.Refusals = append(rv.Refusals, "the bundle name is not a valid bundle name")
+	if !bundle.ValidBundleName(b.Name) {
+		// Checked again here because the name is printed unquoted in a
+		// shell command.
+		why := "the bundle name is not a valid bundle name (lower-case letters, digits, \".\" and \"-\")"
+		if s := bundle.SuggestBundleName(b.Name); s != "" {
+			why += "; rename its directory, e.g. to " + bundle.Quote(s)
+		}
+		rv.Refusals = append(rv.Refusals, why)
 	}
 	if len(rv.Refusals) == 0 {
 		rv.Token = &receipts.Token{Content: c, Capability: k}

@@ -1,0 +1,46 @@
+package bundle
+
+import (
+	"os/exec"
+	"testing"
+)
+
+func TestValidAndSuggestedBundleNames(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		valid   bool
+		suggest string
+	}{
+		{"kit", true, "kit"},
+		{"a.b-c9", true, "a.b-c9"},
+		{"My_Tool", false, "my-tool"},
+		{"--x--", false, "x"},
+		{"a..b", false, "a.b"},
+		{"日本", false, ""},
+		{"", false, ""},
+	} {
+		if got := ValidBundleName(c.in); got != c.valid {
+			t.Errorf("ValidBundleName(%q) = %v", c.in, got)
+		}
+		got := SuggestBundleName(c.in)
+		if got != c.suggest {
+			t.Errorf("SuggestBundleName(%q) = %q, want %q", c.in, got, c.suggest)
+		}
+		if got != "" && !ValidBundleName(got) {
+			t.Errorf("SuggestBundleName(%q) = %q is not valid", c.in, got)
+		}
+	}
+}
+
+// ShellArg's output, given to a real shell, is one word equal to the input.
+func TestShellArgRoundTrips(t *testing.T) {
+	for _, s := range []string{"plain@market", "", "a b", "it's", "$(touch x)", "`x`", "a\"b", "--name=x"} {
+		out, err := exec.Command("/bin/sh", "-c", `printf %s `+ShellArg(s)).Output()
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		if string(out) != s {
+			t.Errorf("ShellArg(%q) = %s read back as %q", s, ShellArg(s), out)
+		}
+	}
+}
