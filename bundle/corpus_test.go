@@ -136,7 +136,7 @@ func TestCorpusCoversEveryRule(t *testing.T) {
 	}
 }
 
-var ruleLiteral = regexp.MustCompile(`"((?:tree|name|bounds|manifest|json|text|secret|env|mcp|command|skill|document|tool|hook|extension|capabilities|when|inactive|toml)\.[a-z_-]+)"`)
+var ruleLiteral = regexp.MustCompile(`"((?:tree|name|bounds|manifest|json|text|secret|env|mcp|command|skill|document|tool|hook|extension|capabilities|when|inactive|toml|lsp|monitor|app|policy|setting|context|argv|file|skill|agent|output|option|user|config|host|url|header)\.[a-z_-]+)"`)
 
 // notCorpusRules are literals that look like rule ids but are not, and
 // the two rules no corpus case can reach.

@@ -310,4 +310,9 @@ func fieldPath(parent, key string) string {
 	return parent + "." + key
 }
 
-func indexPath(parent string, i int) string { return fmt.Sprintf("%s[%d]", parent, i) }
+func indexPath(parent string, i int) string {
+	if strings.HasSuffix(parent, ":") {
+		return fmt.Sprintf("%s [%d]", parent, i) // "file: [0]", like "file: key"
+	}
+	return fmt.Sprintf("%s[%d]", parent, i)
+}

@@ -69,6 +69,10 @@ func load(dir string, scope Scope, lim Limits, prescan bool) *Bundle {
 		return b
 	}
 	b.Dir = canon
+	if b.Name == "." || b.Name == ".." {
+		// "validate ." names the directory it is in.
+		b.Name = filepath.Base(canon)
+	}
 	b.ID = Identity(scope, canon, b.Name)
 	b.WalkedAt = time.Now()
 	tree, rep := walk(canon, lim, prescan)

@@ -33,6 +33,15 @@ var claudeMeta = map[string]bool{
 	"category": true, "tags": true,
 }
 
+// claudeDocumented are the manifest fields Claude Code documents that
+// bundlectl has no model for: reviewed and hashed as written, without the
+// warning an unknown field gets.
+var claudeDocumented = map[string]bool{
+	"settings": true, "channels": true, "dependencies": true, "optionalDependencies": true,
+	"defaultEnabled": true, "themes": true, "workflows": true, "binaries": true,
+	"experimental": true, "metadata": true, "engines": true, "network": true,
+}
+
 // readClaude reads a Claude Code plugin; data is the manifest, nil when
 // there is none.
 func readClaude(b *Bundle, data []byte) {
@@ -57,8 +66,14 @@ func readClaude(b *Bundle, data []byte) {
 			switch k {
 			case "commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers", "userConfig", "monitors":
 			default:
-				if !claudeMeta[k] {
-					other(&b.ManifestOther, string(FormatClaude)+"."+k, root.obj[k])
+				if claudeMeta[k] {
+					break
+				}
+				other(&b.ManifestOther, string(FormatClaude)+"."+k, root.obj[k])
+				switch {
+				case k == "binaries":
+					b.Report.Warnf(fieldPath(ManifestClaude+":", k), "manifest.binaries", "Claude Code downloads these executables into bin/ when it installs the plugin; they are not in the reviewed tree, so bundlectl never runs them (commit them to the plugin to review them)")
+				case !claudeDocumented[k]:
 					b.Report.Warnf(fieldPath(ManifestClaude+":", k), "manifest.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
 				}
 			}
@@ -158,8 +173,12 @@ func readClaude(b *Bundle, data []byte) {
 		r.readMonitorsFile("monitors/monitors.json")
 	}
 	if v, ok := fields["monitors"]; ok {
-		r.fileOrInline(v, m("monitors"), seen, r.readMonitorsFile,
-			func(obj *jsonValue, p string) { r.readMonitors(obj, p) })
+		if v.kind == jsonArray && len(v.arr) > 0 && v.arr[0].kind == jsonObject {
+			r.readMonitors(v, m("monitors")) // the inline array of monitors
+		} else {
+			r.fileOrInline(v, m("monitors"), seen, r.readMonitorsFile,
+				func(obj *jsonValue, p string) { r.readMonitors(obj, p) })
+		}
 	}
 
 	if v, ok := fields["userConfig"]; ok {
@@ -193,8 +212,10 @@ func (r hostReader) manifestName(root *jsonValue) {
 	path := fieldPath(r.file+":", "name")
 	v, ok := root.obj["name"]
 	switch {
-	case !ok:
-		if r.host == HostClaude {
+	case !ok || r.host == HostCodex && v.kind == jsonString && strings.TrimSpace(v.str) == "":
+		// Claude Code and Codex name such a plugin by its directory;
+		// Gemini CLI refuses it.
+		if r.host == HostClaude || r.host == HostCodex {
 			b.Report.Warnf(path, "manifest.name", "the manifest has no name; the directory name %s is used", Quote(b.Name))
 			return
 		}

@@ -560,7 +560,21 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 			r.b.Report.Skipf(dp, "lsp.command", "language server %s has no command", Quote(name))
 			keep = false
 		}
-		if keep {
+		if !keep {
+			continue
+		}
+		// As for MCP: the later declaration of a name wins (.lsp.json,
+		// then the manifest's lspServers).
+		replaced := false
+		for i, old := range r.b.Components.LSP {
+			if old.Name == name && len(old.Hosts) == 1 && old.Hosts[0] == r.host {
+				r.b.Report.Warnf(l.Source, "lsp.overridden", "language server %s is also declared at %s; %s loads this one", Quote(name), old.Source, hostTitle(r.host))
+				r.b.Components.LSP[i] = l
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
 			r.b.Components.LSP = append(r.b.Components.LSP, l)
 		}
 	}

@@ -632,10 +632,31 @@ func checkHook(b *Bundle, h Hook) bool {
 
 // ---- MCP servers ----
 
+// serverOption is the path of one of a server's options (named as
+// dev.bundlectl names them) where the bundle sets it: for a server of a
+// host format, the field of the server's own definition as that host
+// spells it; else the server's entry in the dev.bundlectl extension.
+func serverOption(b *Bundle, s MCPServer, field string) string {
+	if len(s.Hosts) == 0 {
+		return fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name) + "." + field
+	}
+	include, exclude := "includeTools", "excludeTools"
+	if s.Hosts[0] == HostCodex {
+		include, exclude = "enabled_tools", "disabled_tools"
+	}
+	host := map[string]string{
+		"env_headers": "env_http_headers", "env_from": "env_vars", "timeout_sec": "timeout",
+		"tools.include": include, "tools.exclude": exclude,
+	}
+	if f, ok := host[field]; ok {
+		field = f
+	}
+	return s.Source + "." + field
+}
+
 func checkServer(b *Bundle, s MCPServer) bool {
 	src := s.Source
-	// The dev.bundlectl options of the server live in the manifest.
-	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
+	opt := func(field string) string { return serverOption(b, s, field) }
 	keep := true
 	skip := func(path, rule, format string, args ...any) {
 		b.Report.Skipf(path, rule, format, args...)
@@ -648,16 +669,20 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			skip(src, "mcp.server-field", "a stdio server cannot have url or headers")
 		}
 		if s.BearerTokenEnvVar != "" {
-			b.Report.Errorf(opt+".bearer_token_env_var", "mcp.option-transport", "bearer_token_env_var applies only to remote servers")
+			b.Report.Errorf(opt("bearer_token_env_var"), "mcp.option-transport", "bearer_token_env_var applies only to remote servers")
 		}
 		if len(s.EnvHeaders) > 0 {
-			b.Report.Errorf(opt+".env_headers", "mcp.option-transport", "env_headers applies only to remote servers")
+			b.Report.Errorf(opt("env_headers"), "mcp.option-transport", "env_headers applies only to remote servers")
 		}
 		if !checkCommand(b, src+".command", s.Command, len(s.Hosts) > 0) {
 			keep = false
 		}
 		checkArgs(b, src+".args", s.Args)
-		checkCwdCode(b, src, s.Command, s.Args)
+		if s.Cwd == "" || cwdProblem(s.Cwd) != "" {
+			// A relative script resolves against a cwd in the bundle or
+			// its data directory when one is set, not the workspace.
+			checkCwdCode(b, src, s.Command, s.Args)
+		}
 		for _, k := range sortedKeys(s.Env) {
 			p := fieldPath(src+".env", k)
 			if (k == "PLUGIN_ROOT" || k == "PLUGIN_DATA") && len(s.Hosts) == 0 {
@@ -690,7 +715,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			}
 		}
 		for _, dest := range sortedKeys(s.EnvFrom) {
-			p := fieldPath(opt+".env_from", dest)
+			p := fieldPath(opt("env_from"), dest)
 			checkEnvDest(b, p, dest)
 			checkEnvSource(b, p, s.EnvFrom[dest])
 			if _, dup := s.Env[dest]; dup {
@@ -702,7 +727,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			skip(src, "mcp.server-field", "a remote server cannot have command, args, env or cwd")
 		}
 		if len(s.EnvFrom) > 0 {
-			b.Report.Errorf(opt+".env_from", "mcp.option-transport", "env_from applies only to stdio servers")
+			b.Report.Errorf(opt("env_from"), "mcp.option-transport", "env_from applies only to stdio servers")
 		}
 		if checkText(b, src+".url", s.URL, false) {
 			if _, msg := endpointHost(s.URL); msg != "" {
@@ -718,19 +743,19 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		skip(src, "mcp.server-type", "unknown transport %s", Quote(s.Transport))
 	}
 	if s.TimeoutSec < 0 || s.TimeoutSec > MaxTimeoutSec {
-		skip(opt+".timeout_sec", "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
+		skip(opt("timeout_sec"), "mcp.timeout", "timeout must be between 1 and %d seconds", MaxTimeoutSec)
 	}
 	for i, t := range s.ToolsInclude {
 		if t == "" {
-			skip(indexPath(opt+".tools.include", i), "mcp.tools-filter", "a tool filter entry is empty")
+			skip(indexPath(opt("tools.include"), i), "mcp.tools-filter", "a tool filter entry is empty")
 		}
-		checkText(b, indexPath(opt+".tools.include", i), t, false)
+		checkText(b, indexPath(opt("tools.include"), i), t, false)
 	}
 	for i, t := range s.ToolsExclude {
 		if t == "" {
-			skip(indexPath(opt+".tools.exclude", i), "mcp.tools-filter", "a tool filter entry is empty")
+			skip(indexPath(opt("tools.exclude"), i), "mcp.tools-filter", "a tool filter entry is empty")
 		}
-		checkText(b, indexPath(opt+".tools.exclude", i), t, false)
+		checkText(b, indexPath(opt("tools.exclude"), i), t, false)
 	}
 	return keep
 }
@@ -939,12 +964,12 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 		seen[lower] = name
 		checkHeaderSecret(b, p, name, v)
 	}
-	opt := fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name)
+	opt := func(field string) string { return serverOption(b, s, field) }
 	if s.BearerTokenEnvVar != "" {
-		checkEnvSource(b, opt+".bearer_token_env_var", s.BearerTokenEnvVar)
+		checkEnvSource(b, opt("bearer_token_env_var"), s.BearerTokenEnvVar)
 	}
 	for _, name := range sortedKeys(s.EnvHeaders) {
-		p := fieldPath(opt+".env_headers", name)
+		p := fieldPath(opt("env_headers"), name)
 		if !checkText(b, p, name, false) {
 			continue
 		}
