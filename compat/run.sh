@@ -179,11 +179,24 @@ while IFS=$'\t' read -r host repo commit path note; do
 
 	h=$work/home/$total w=$work/ws/$total
 	mkdir -p "$h" "$w/.bundlectl/bundles"
-	mv "$src" "$w/.bundlectl/bundles/$name"
 	rj=$work/review.$total.json
 	bc() { timeout "$tmo" "$bin" --home "$h" --workspace "$w" "$@"; }
 	stage=review
 	set +e
+	if [[ "$note" == *strict:false* ]]; then
+		# The marketplace entry defines the plugin: install it from the
+		# marketplace (the repository at the same commit), as a user would.
+		market=$work/market/${repo/\//+}@$commit
+		[ -d "$market" ] || materialise "$gd" "$commit" . "$market" >/dev/null 2>&1
+		entry=$(basename "$path")
+		stage=install
+		if bc install --scope workspace --name "$name" "$entry@$market" >"$rj.install" 2>&1; then
+			stage=review
+		fi
+		rm -rf "$src"
+	else
+		mv "$src" "$w/.bundlectl/bundles/$name"
+	fi
 	bc review --json "$name" >"$rj" 2>"$rj.err"
 	token=$(sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' "$rj" | head -n 1)
 	ok=0
@@ -209,6 +222,7 @@ while IFS=$'\t' read -r host repo commit path note; do
 		rules=$(first_rules "$rj")
 		if [ -z "$rules" ]; then
 			case $stage in
+			install) rules=$(head -c 200 "$rj.install" | tr '\n' ' ') ;;
 			review) rules=$(head -c 160 "$rj.err" | tr '\n' ' ') ;;
 			trust) rules=$(head -c 160 "$rj.trust" | tr '\n' ' ') ;;
 			enable) rules=$(head -c 160 "$rj.enable" | tr '\n' ' ') ;;
