@@ -150,7 +150,7 @@ var notCorpusRules = map[string]string{
 	"tree.unreadable":                 "needs a failing system call, and tests run as root, who reads everything",
 }
 
-// tokenShapes are the credential shapes of DESIGN.md §4, without word
+// tokenShapes are the credential shapes of docs/validation.md, without word
 // boundaries: no finding may contain one, whatever field it came from.
 var tokenShapes = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|PRIVATE KEY-----[A-Za-z0-9+/=]`)
 

@@ -62,3 +62,43 @@ func TestValidationDocListsEveryRule(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingCitesTheWorkingContract keeps the project self-contained: its
+// code and docs cite its own docs/ pages, never a document outside the
+// repository.
+func TestNothingCitesTheWorkingContract(t *testing.T) {
+	cite := regexp.MustCompile(`DESIGN\.md|STYLE\.md|HOSTS-NOTES\.md|\.\./shared/`)
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			// corpus cases hold hostile paths on purpose; node_modules
+			// and .git are not the project's text
+			if name == ".git" || name == "node_modules" || p == filepath.Join("..", "testdata", "corpus") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || p == filepath.Join("..", "bundle", "docs_test.go") {
+			return nil
+		}
+		switch filepath.Ext(name) {
+		case ".go", ".md", ".txtar", ".toml", ".json", ".sh", "":
+		default:
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if loc := cite.FindIndex(data); loc != nil {
+			t.Errorf("%s cites %q: cite the project's own docs/ page instead", p, data[loc[0]:loc[1]])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

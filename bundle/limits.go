@@ -1,6 +1,6 @@
 package bundle
 
-// Default bounds on a bundle tree (DESIGN.md §4). They apply to discovery,
+// Default bounds on a bundle tree (docs/tree-rules.md). They apply to discovery,
 // validation, review, trust and the copy into the store alike. An embedding
 // harness may pass other Limits.
 const (
@@ -23,7 +23,7 @@ type Limits struct {
 	MaxPathBytes  int   // bytes of a slash-separated relative path
 }
 
-// DefaultLimits returns the limits of DESIGN.md §4.
+// DefaultLimits returns the limits of docs/tree-rules.md.
 func DefaultLimits() Limits {
 	return Limits{
 		MaxEntries:    DefaultMaxEntries,

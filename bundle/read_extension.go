@@ -125,7 +125,7 @@ func (r extReader) timeout(v *jsonValue, path, rule string) (int, bool) {
 	return n, true
 }
 
-// MaxTimeoutSec is the largest timeout a manifest may set (DESIGN.md §7).
+// MaxTimeoutSec is the largest timeout a manifest may set (docs/harness.md).
 const MaxTimeoutSec = 600
 
 // parseExtension reads extensions["dev.bundlectl"] into the model.

@@ -100,7 +100,7 @@ func modelPath(b *Bundle, jsonField, tomlField string) string {
 
 // ---- text ----
 
-// checkText rejects control and bidirectional characters (DESIGN.md §4)
+// checkText rejects control and bidirectional characters (docs/validation.md)
 // in manifest text. Free-text descriptions may hold newlines and tabs; no
 // other field may. The value itself is never echoed.
 func checkText(b *Bundle, path, s string, multiline bool) bool {
@@ -289,7 +289,7 @@ var loaderEnv = map[string]bool{
 }
 
 // steersLoader reports environment names that change how a loader or
-// interpreter behaves (DESIGN.md §7), compared case-insensitively.
+// interpreter behaves (docs/harness.md), compared case-insensitively.
 func steersLoader(name string) bool {
 	n := strings.ToUpper(name)
 	return loaderEnv[n] || strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_") ||

@@ -16,7 +16,7 @@ import (
 
 // Walk lists and validates the tree below dir without following any
 // symbolic link and without opening anything but directories, so a FIFO or
-// device cannot block it. Every violation of the tree rules (DESIGN.md §4)
+// device cannot block it. Every violation of the tree rules (docs/tree-rules.md)
 // is an Error finding in the returned report; the walk goes on past them so
 // that one run reports them all, but stops descending once a bound is
 // exceeded. dir must be absolute and canonical. The returned tree is nil

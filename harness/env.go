@@ -21,7 +21,7 @@ var hostAllowlist = map[string]bool{
 }
 
 // deniedExact and deniedPrefixes are the destinations that steer a loader
-// or an interpreter (DESIGN.md §7), plus BUNDLECTL_*, which would let a
+// or an interpreter (docs/harness.md), plus BUNDLECTL_*, which would let a
 // bundle redirect a nested bundlectl (its home, its hook depth).
 var (
 	deniedExact = map[string]bool{

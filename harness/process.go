@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Timeouts of child processes (DESIGN.md §7). A manifest may set a timeout
+// Timeouts of child processes (docs/harness.md). A manifest may set a timeout
 // up to MaxTimeout; Spec.Timeout zero means DefaultToolTimeout.
 const (
 	DefaultToolTimeout = 30 * time.Second

@@ -121,7 +121,7 @@ func dedupe(ss []string) []string {
 }
 
 // JSONReview is the --json form of a review. Field names are stable
-// (DESIGN.md §8).
+// (docs/design.md).
 type JSONReview struct {
 	Name           string           `json:"name"`
 	ID             string           `json:"id"`

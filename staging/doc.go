@@ -1,6 +1,6 @@
 // Package staging keeps the snapshot store, $BUNDLECTL_HOME/store: one
 // owner-only, read-only copy of each trusted tree under its content hash
-// (DESIGN.md §2, §5; the layout and guarantees are in docs/snapshots.md).
+// (the layout and guarantees are in docs/snapshots.md).
 //
 // Invariants:
 //   - A name store/<64 hex> only ever appears by rename(2) of a complete,

@@ -47,7 +47,7 @@ func walk(t testing.TB, dir string) *bundle.Tree {
 }
 
 // referenceHash is the bundle tree v1 recipe written out plainly, straight
-// from DESIGN.md §5: walk, FileDigest of each file read by path, records in
+// from docs/snapshots.md: walk, FileDigest of each file read by path, records in
 // order.
 func referenceHash(t testing.TB, dir string) receipts.Digest {
 	t.Helper()

@@ -1,4 +1,4 @@
-// Package state holds the trust and enable state of DESIGN.md §6: the file
+// Package state holds the trust and enable state of docs/state.md: the file
 // $BUNDLECTL_HOME/state.json, read with Store.Load and changed only with
 // Store.Update. The file format is documented in docs/state.md.
 //

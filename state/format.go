@@ -236,7 +236,7 @@ func position(data []byte, off int64) string {
 }
 
 // checkID accepts exactly "<scope>/<12 lowercase hex>/<name>" with scope
-// builtin, user or workspace and a valid bundle name (DESIGN.md §2, §3.1).
+// builtin, user or workspace and a valid bundle name (docs/design.md).
 func checkID(id string) error {
 	parts := strings.Split(id, "/")
 	bad := &InvalidError{ID: id, Reason: `is not a bundle id "<scope>/<12 hex>/<name>"`}

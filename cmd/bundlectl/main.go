@@ -13,7 +13,7 @@ import (
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
-// Exit statuses, DESIGN.md §8.
+// Exit statuses (README.md, and every command's --help).
 const (
 	exitOK       = 0
 	exitFailure  = 1
