@@ -126,14 +126,14 @@ func (r *Registry) integrity(e *entry) (err error) {
 		r.watch.clean(e.idx)
 		snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
 		if snap == nil || len(rep.Findings) > 0 {
-			return refuse(e.name, ErrTampered, "bundlectl verify", "its snapshot failed its integrity check, so nothing of it runs: it cannot be walked cleanly")
+			return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): it cannot be walked cleanly")
 		}
 		if _, werr := r.watch.watchTree(e.idx, e.snapshot, snap); werr != nil {
 			r.opts.Logger.Warn("change notification unavailable; checking fingerprints before every use", "bundle", e.name, "err", werr)
 			r.watch.close()
 			r.watch = nil
 		} else if again, _ := bundle.Walk(e.snapshot, r.opts.Limits); again == nil || !sameShape(snap, again) {
-			return refuse(e.name, ErrTampered, "bundlectl verify", "its snapshot changed while it was checked")
+			return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot changed while it was checked (trusting it again stages a fresh snapshot)")
 		}
 		e.snapTree = snap
 	}
@@ -143,7 +143,7 @@ func (r *Registry) integrity(e *entry) (err error) {
 		fullVerifications.Add(1)
 	}
 	if err != nil {
-		return refuse(e.name, ErrTampered, "bundlectl verify", "its snapshot failed its integrity check, so nothing of it runs: %v", err)
+		return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
 	}
 	e.ancestors = ancestorIDs(e.snapshot)
 	e.verified, e.verifiedAt = true, started

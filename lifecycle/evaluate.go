@@ -58,8 +58,8 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	inv, invErr := ReceiptInventory(rc)
 	if err := m.CheckSnapshot(rc.ContentHash); err != nil {
 		st.Word = StatusTampered
-		st.Reasons = append(st.Reasons, "the snapshot it runs from failed its integrity check, so nothing of it runs: "+err.Error())
-		st.Hint = "bundlectl verify"
+		st.Reasons = append(st.Reasons, "the snapshot it runs from failed its integrity check, so nothing of it runs; review it and trust it again to stage a fresh snapshot: "+err.Error())
+		st.Hint = "bundlectl review " + b.Name
 		m.pending(b, rc, &st)
 		return st
 	}

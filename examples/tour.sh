@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# examples/tour.sh — bundlectl's whole job on the shipped example workspace,
+# one command at a time, each printed before its output:
+#
+#   discover → validate → review → trust → enable → run a tool → a guard
+#   hook blocks "rm -rf /" → an edit to the source is only "update pending
+#   review" (the reviewed snapshot keeps guarding) → diff shows what changed
+#   → a tampered snapshot blocks the guarded event and names the fix →
+#   trusting again stages a fresh snapshot.
+#
+# It works on a copy of examples/workspace and a throw-away home, so it
+# changes nothing in the repository or in your own bundlectl home, and
+# fails (exit 1) if any step does not do what it says. Needs Go and a POSIX
+# shell; the first run downloads the Go modules (a few MB).
+#
+#   bash examples/tour.sh           # the tour
+#   BUNDLECTL=/path/to/bundlectl bash examples/tour.sh   # with a given binary
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bundlectl-tour.XXXXXX")
+cleanup() { chmod -R u+w "$tmp" 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+bin=${BUNDLECTL:-}
+if [ -z "$bin" ]; then
+	bin=$tmp/bin/bundlectl
+	(cd "$root" && go build -o "$bin" ./cmd/bundlectl)
+fi
+export BUNDLECTL_HOME=$tmp/home
+ws=$tmp/workspace
+cp -R "$root/examples/workspace" "$ws"
+cd "$ws"
+PATH=$(dirname "$bin"):$PATH
+
+# step <want-exit> <command...>: print the command, run it, require its exit
+# status.
+step() {
+	local want=$1
+	shift
+	printf '\n$ %s\n' "$*"
+	set +e
+	"$@"
+	local got=$?
+	set -e
+	if [ "$got" != "$want" ]; then
+		printf 'tour: %s exited %s, want %s\n' "$*" "$got" "$want" >&2
+		exit 1
+	fi
+	[ "$want" = 0 ] || printf '(exit status %s, as expected)\n' "$got"
+}
+
+# say <text>: a heading for what comes next.
+say() { printf '\n## %s\n' "$*"; }
+
+say "every bundle is discovered untrusted and disabled"
+step 0 bundlectl list
+
+say "validation reports every finding at once"
+step 0 bundlectl validate repo-guard
+
+say "the review: everything repo-guard contains, runs and may do, and the one command that trusts exactly that"
+step 0 bundlectl review repo-guard
+token=$(bundlectl review --json repo-guard | sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' | head -n 1)
+[ -n "$token" ] || { echo "tour: no token in review --json" >&2; exit 1; }
+
+say "an untrusted bundle runs nothing"
+step 3 bundlectl run repo-guard word-count --input '{"text":"hello there"}'
+
+say "trust binds the review to the two hashes and stages a read-only snapshot; enable lets it run"
+step 0 bundlectl trust repo-guard "$token"
+step 0 bundlectl enable repo-guard
+step 0 bundlectl list
+
+say "its tool runs from the snapshot, its input checked against the reviewed schema"
+step 0 bundlectl run repo-guard word-count --input '{"text":"hello there"}'
+step 1 bundlectl run repo-guard word-count --input '{"txt":"wrong field"}'
+
+say "its guard hook, fired the way Claude Code fires hooks, blocks a destructive command"
+event='{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}'
+step 2 bundlectl hooks run PreToolUse <<<"$event"
+step 0 bundlectl hooks run PreToolUse <<<'{"tool_name":"Bash","tool_input":{"command":"ls"}}'
+
+say "an edit to the source never runs unreviewed: it is an update pending review, and the reviewed snapshot keeps guarding"
+printf '\n# a local edit\n' >>.bundlectl/bundles/repo-guard/hooks/guard
+step 0 bundlectl list
+step 2 bundlectl hooks run PreToolUse <<<"$event"
+step 0 bundlectl diff repo-guard
+
+say "a tampered snapshot: the guarded event is blocked, never let through, and the fix is named"
+id=$(bundlectl show --json repo-guard | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' | head -n 1)
+snap=$(find "$BUNDLECTL_HOME/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | head -n 1)
+chmod u+w "$snap/hooks" "$snap/hooks/guard"
+printf '#!/bin/sh\nexit 0\n' >"$snap/hooks/guard"
+step 2 bundlectl hooks run PreToolUse <<<"$event"
+step 1 bundlectl verify
+
+say "the repair: the review starts with what changed since trust; trusting it again stages a fresh snapshot"
+token=$(bundlectl review --json repo-guard | sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' | head -n 1)
+step 0 bundlectl trust repo-guard "$token"
+step 2 bundlectl hooks run PreToolUse <<<"$event"
+step 0 bundlectl verify
+
+printf '\ntour: every step did what it says (bundle %s, home %s, removed on exit)\n' "$id" "$BUNDLECTL_HOME"
