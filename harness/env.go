@@ -110,7 +110,7 @@ func (s EnvSpec) Build() []string {
 	for k, v := range hostVars {
 		switch {
 		case k == "PATH":
-			if p := CleanPath(v); p != "" {
+			if p := CleanPath(v, s.ProjectDir); p != "" {
 				env[k] = p
 			}
 		case hostAllowlist[k], strings.HasPrefix(k, "LC_"):
@@ -161,14 +161,24 @@ func (s EnvSpec) Build() []string {
 }
 
 // CleanPath returns the PATH value with empty and relative entries
-// removed: either would make a bare command name resolve in the working
-// directory, which is the workspace, not reviewed content.
-func CleanPath(path string) string {
+// removed, and every entry inside the workspace (a project's
+// node_modules/.bin, a checked-in bin/): each would make a bare command
+// name resolve to the workspace's code, not reviewed content or the
+// system's.
+func CleanPath(path, workspace string) string {
 	var keep []string
+	ws := ""
+	if workspace != "" && filepath.IsAbs(workspace) {
+		ws = filepath.Clean(workspace)
+	}
 	for _, dir := range filepath.SplitList(path) {
-		if dir != "" && filepath.IsAbs(dir) {
-			keep = append(keep, dir)
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
 		}
+		if c := filepath.Clean(dir); ws != "" && (c == ws || strings.HasPrefix(c, ws+string(filepath.Separator))) {
+			continue
+		}
+		keep = append(keep, dir)
 	}
 	return strings.Join(keep, string(filepath.ListSeparator))
 }

@@ -119,10 +119,15 @@ func TestDeniedEnvName(t *testing.T) {
 }
 
 func TestCleanPath(t *testing.T) {
-	if got := CleanPath(":/a:.:b::/c/:"); got != "/a:/c/" {
+	if got := CleanPath(":/a:.:b::/c/:", ""); got != "/a:/c/" {
 		t.Fatalf("CleanPath = %q", got)
 	}
-	if got := CleanPath("::."); got != "" {
+	if got := CleanPath("::.", ""); got != "" {
 		t.Fatalf("CleanPath = %q", got)
+	}
+	// Entries inside the workspace resolve bare names to its code.
+	got := CleanPath("/ws/node_modules/.bin:/usr/bin:/ws:/ws2/bin:/ws/../ws/bin", "/ws")
+	if got != "/usr/bin:/ws2/bin" {
+		t.Fatalf("CleanPath with a workspace = %q", got)
 	}
 }
