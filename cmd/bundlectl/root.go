@@ -79,7 +79,7 @@ const (
 	exit0 = "0  success"
 	exit1 = "1  failure"
 	exit2 = "2  usage error"
-	exit3 = "3  refused (untrusted, drifted, disabled, blocked, token mismatch)"
+	exit3 = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off)"
 	exit4 = "4  state unusable (malformed or unsafe state file, lock not acquired)"
 )
 

@@ -17,10 +17,11 @@ func newEnableCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "enable <name>",
 		Short: "enable a trusted bundle",
-		Long: `Enable sets the enabled bit of a bundle that is trusted for its current
-content and capability hashes. On an untrusted or drifted bundle it prints
-the review and the trust command and exits 3; on a blocked bundle it names
-each inactive surface and exits 3.` + switchHelp + exitStatus(exit0, exit1, exit2, exit3, exit4),
+		Long: `Enable sets the enabled bit of a trusted bundle. A bundle whose source
+changed since it was trusted (update pending review) can be enabled: what
+runs is its reviewed snapshot. On an untrusted bundle, or one whose
+snapshot fails its check, it prints the review command and exits 3; on a
+blocked bundle it names each inactive surface and exits 3.` + switchHelp + exitStatus(exit0, exit1, exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
 			if sw.any() {
