@@ -11,7 +11,7 @@ command -v hyperfine >/dev/null || { echo "installing hyperfine"; apt-get instal
 
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
-go build -o "$work/bundlectl" ./cmd/bundlectl
+CGO_ENABLED=0 go build -o "$work/bundlectl" ./cmd/bundlectl # static: no dynamic loader at start, as README builds it
 export BUNDLECTL_HOME=$work/home
 ws=$work/ws
 src=$ws/.bundlectl/bundles/kit

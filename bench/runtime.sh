@@ -18,7 +18,7 @@ files=${FILES:-300}
 untrusted=${UNTRUSTED:-0}
 work=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$work"
-go build -o "$work/bundlectl" ./cmd/bundlectl
+CGO_ENABLED=0 go build -o "$work/bundlectl" ./cmd/bundlectl # static: no dynamic loader at start, as README builds it
 export BUNDLECTL_HOME=$work/home
 ws=$work/ws
 root=$ws/.bundlectl/bundles

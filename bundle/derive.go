@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -142,8 +141,8 @@ var ambientVars = map[string]bool{
 }
 
 var (
-	braceRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
-	shellRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+	braceRef = lazyRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
+	shellRef = lazyRegexp(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
 // HostVarRefs returns the host variables s reads, sorted: ${VAR} and
@@ -160,7 +159,7 @@ func HostVarRefs(s string, shell bool) []string {
 	if shell {
 		re = shellRef
 	}
-	for _, m := range re.FindAllStringSubmatch(s, -1) {
+	for _, m := range re().FindAllStringSubmatch(s, -1) {
 		n := m[1]
 		if pluginVars[n] || ambientVars[n] || strings.HasPrefix(n, "LC_") || strings.HasPrefix(n, "CLAUDE_PLUGIN_OPTION_") {
 			continue

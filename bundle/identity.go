@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"encoding/hex"
-	"regexp"
 	"strings"
 
 	"github.com/zeebo/blake3"
@@ -23,13 +22,13 @@ func Identity(scope Scope, canonicalPath, name string) string {
 
 // bundleName is the grammar of a name bundlectl can trust: what a shell
 // command prints unquoted (docs/design.md).
-var bundleName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
+var bundleName = lazyRegexp(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
 
 // ValidBundleName reports whether name can be a trusted bundle's name:
 // lower-case letters, digits, "." and "-", at most 64 bytes, starting and
 // ending with a letter or digit, without "--" or "..".
 func ValidBundleName(name string) bool {
-	return bundleName.MatchString(name) && !strings.Contains(name, "--") && !strings.Contains(name, "..")
+	return bundleName().MatchString(name) && !strings.Contains(name, "--") && !strings.Contains(name, "..")
 }
 
 // SuggestBundleName returns a valid bundle name close to name ("" when

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -495,7 +494,7 @@ func yamlToJSONDepth(n *yaml.Node, depth int) (*jsonValue, error) {
 
 // fencedShell is Claude Code's fenced shell block: "```!", optional
 // blanks, the body up to the next "```".
-var fencedShell = regexp.MustCompile("(?s)```!\\s*\\n?(.*?)\\n?```")
+var fencedShell = lazyRegexp("(?s)```!\\s*\\n?(.*?)\\n?```")
 
 // shellLines returns the shell commands a host runs when a command or
 // skill is invoked: Claude Code's "!`cmd`" and Gemini CLI's "!{cmd}".
@@ -503,7 +502,7 @@ func shellLines(data []byte) []string {
 	s := string(data)
 	var out []string
 	// A fenced block opened by "```!" runs its whole body (Claude Code).
-	for _, m := range fencedShell.FindAllStringSubmatch(s, -1) {
+	for _, m := range fencedShell().FindAllStringSubmatch(s, -1) {
 		if cmd := strings.TrimSpace(m[1]); cmd != "" {
 			out = append(out, cmd)
 		}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -640,12 +639,12 @@ func collectUnknown(v any, shape map[string]any, key toml.Key, out *[]toml.Key) 
 // tomlField is the finding path of a manifest field: "plugin.toml: <field>".
 func tomlField(field string) string { return ManifestTOML + ": " + field }
 
-var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var bareKey = lazyRegexp(`^[A-Za-z0-9_-]+$`)
 
 // tomlKey renders one key part as TOML would need it written, escaped so
 // that it is safe to print.
 func tomlKey(k string) string {
-	if bareKey.MatchString(k) {
+	if bareKey().MatchString(k) {
 		return k
 	}
 	return Quote(k)
@@ -819,11 +818,11 @@ func compatibleCount(keys []toml.Key, lib toml.Key) int {
 	return n
 }
 
-var typeMismatch = regexp.MustCompile(`^toml: cannot (?:decode TOML ([a-z -]+?) into|store (?:a |an )?([a-z ]+?) in(?:to)? )`)
+var typeMismatch = lazyRegexp(`^toml: cannot (?:decode TOML ([a-z -]+?) into|store (?:a |an )?([a-z ]+?) in(?:to)? )`)
 
 // tomlTypeMismatch extracts the TOML type from a type mismatch message.
 func tomlTypeMismatch(msg string) (string, bool) {
-	m := typeMismatch.FindStringSubmatch(msg)
+	m := typeMismatch().FindStringSubmatch(msg)
 	if m == nil {
 		return "", false
 	}

@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
-	"regexp"
 	"regexp/syntax"
 	"slices"
 	"sort"
@@ -153,22 +152,22 @@ func checkMetadata(b *Bundle) {
 
 // tokenShape matches well-known credential formats. Prefixes must start a
 // word so that "task-runner" is not "sk-…".
-var tokenShape = regexp.MustCompile(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}(?:[^0-9A-Za-z]|$))|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)
+var tokenShape = lazyRegexp(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}(?:[^0-9A-Za-z]|$))|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)
 
 // looksLikeToken reports whether s contains a known credential shape.
-func looksLikeToken(s string) bool { return tokenShape.MatchString(s) }
+func looksLikeToken(s string) bool { return tokenShape().MatchString(s) }
 
 // tokenBody matches the same shapes as tokenShape without the word
 // boundary (redacting a little too much is harmless) and, for a PEM block,
 // the key material after its header.
-var tokenBody = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\]*`)
+var tokenBody = lazyRegexp(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\]*`)
 
 // redactTokens replaces every credential shape in s by "[redacted]".
 func redactTokens(s string) string {
-	if !tokenBody.MatchString(s) {
+	if !tokenBody().MatchString(s) {
 		return s
 	}
-	return tokenBody.ReplaceAllLiteralString(s, "[redacted]")
+	return tokenBody().ReplaceAllLiteralString(s, "[redacted]")
 }
 
 // credentialFlag reports whether an argv entry is a flag that carries a
@@ -230,10 +229,10 @@ func checkArgs(b *Bundle, path string, args []string) {
 // isReference reports whether s is, or embeds, a host variable or
 // user-option reference rather than a literal value.
 func isReference(s string) bool {
-	return strings.Contains(s, "${") || dollarRef.MatchString(s)
+	return strings.Contains(s, "${") || dollarRef().MatchString(s)
 }
 
-var dollarRef = regexp.MustCompile(`\$[A-Za-z_]`)
+var dollarRef = lazyRegexp(`\$[A-Za-z_]`)
 
 // placeholderValue reports a literal that is visibly a stand-in the user
 // is meant to replace ("Bearer YOUR_API_KEY", "<token>", "xxx"), not a
@@ -279,9 +278,9 @@ func credentialName(name string) bool {
 
 // ---- environment ----
 
-var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNameRE = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func validEnvName(s string) bool { return envNameRE.MatchString(s) }
+func validEnvName(s string) bool { return envNameRE().MatchString(s) }
 
 var loaderEnv = map[string]bool{
 	"NODE_OPTIONS": true, "PYTHONPATH": true, "PYTHONHOME": true, "PYTHONSTARTUP": true,

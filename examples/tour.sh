@@ -26,7 +26,7 @@ trap cleanup EXIT
 bin=${BUNDLECTL:-}
 if [ -z "$bin" ]; then
 	bin=$tmp/bin/bundlectl
-	(cd "$root" && go build -o "$bin" ./cmd/bundlectl)
+	(cd "$root" && CGO_ENABLED=0 go build -o "$bin" ./cmd/bundlectl)
 fi
 export BUNDLECTL_HOME=$tmp/home
 ws=$tmp/workspace

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"regexp/syntax"
 	"sort"
 	"strings"
@@ -317,10 +316,10 @@ func (s *Schema) Validate(v any) *Problem {
 }
 
 var (
-	locationRE = regexp.MustCompile(`validating ([^:]*): `)
-	typeWantRE = regexp.MustCompile(`has type "([a-z]+)", want (.+)$`)
-	missingRE  = regexp.MustCompile(`^required: missing properties: (\[.*\])$`)
-	patternRE  = regexp.MustCompile(`does not match regular expression ("(?:[^"\\]|\\.)*")$`)
+	locationRE = lazyRegexp(`validating ([^:]*): `)
+	typeWantRE = lazyRegexp(`has type "([a-z]+)", want (.+)$`)
+	missingRE  = lazyRegexp(`^required: missing properties: (\[.*\])$`)
+	patternRE  = lazyRegexp(`does not match regular expression ("(?:[^"\\]|\\.)*")$`)
 )
 
 // describe turns the library's message into a Problem that repeats no
@@ -330,7 +329,7 @@ func describe(msg string) *Problem {
 	p := &Problem{}
 	rest := msg
 	for {
-		m := locationRE.FindStringSubmatchIndex(rest)
+		m := locationRE().FindStringSubmatchIndex(rest)
 		if m == nil || m[0] != 0 {
 			break
 		}
@@ -341,15 +340,15 @@ func describe(msg string) *Problem {
 	keyword, detail, _ := strings.Cut(rest, ": ")
 	switch {
 	case keyword == "type":
-		if m := typeWantRE.FindStringSubmatch(detail); m != nil {
+		if m := typeWantRE().FindStringSubmatch(detail); m != nil {
 			p.Message = "got " + m[1] + ", want " + m[2]
 		}
 	case keyword == "required":
-		if m := missingRE.FindStringSubmatch(rest); m != nil {
+		if m := missingRE().FindStringSubmatch(rest); m != nil {
 			p.Message = "missing required properties " + m[1]
 		}
 	case keyword == "pattern":
-		if m := patternRE.FindStringSubmatch(detail); m != nil {
+		if m := patternRE().FindStringSubmatch(detail); m != nil {
 			p.Message = "does not match pattern " + m[1]
 		}
 	case strings.HasPrefix(keyword, "unexpected additional properties"):

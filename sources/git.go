@@ -109,7 +109,7 @@ func isSSH(remote string) bool {
 	if strings.HasPrefix(strings.ToLower(remote), "ssh://") {
 		return true
 	}
-	return !strings.Contains(remote, "://") && scpLike.MatchString(remote)
+	return !strings.Contains(remote, "://") && scpLike().MatchString(remote)
 }
 
 // newGitRepo creates the bare repository dir, set up to fetch from remote

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 
 	"strings"
 	"syscall"
@@ -162,12 +161,12 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 	return found, nil
 }
 
-var githubRepo = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
+var githubRepo = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+$`)
 
 // githubURL turns owner/repo into its https clone URL.
 func githubURL(repo string) (string, bool) {
 	repo = strings.TrimSuffix(repo, ".git")
-	if !githubRepo.MatchString(repo) || strings.HasSuffix(repo, "/.") || strings.HasSuffix(repo, "/..") {
+	if !githubRepo().MatchString(repo) || strings.HasSuffix(repo, "/.") || strings.HasSuffix(repo, "/..") {
 		return "", false
 	}
 	return "https://github.com/" + repo + ".git", true

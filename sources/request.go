@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -62,7 +61,7 @@ func invalid(display, format string, args ...any) error {
 
 // scpLike matches git's scp-like syntax [user@]host:path, where the part
 // before the colon has no slash.
-var scpLike = regexp.MustCompile(`^(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9][A-Za-z0-9.-]*:(?:[^/]|/[^/]).*$`)
+var scpLike = lazyRegexp(`^(?:[A-Za-z0-9._~-]+@)?[A-Za-z0-9][A-Za-z0-9.-]*:(?:[^/]|/[^/]).*$`)
 
 // Classify validates q and says which kind of source it names, without
 // fetching anything. A local path is a directory unless Kind is KindGit,
@@ -155,7 +154,7 @@ func classify(q Request) (*spec, error) {
 		if err := s.classifyURL(src, q.Kind); err != nil {
 			return nil, err
 		}
-	case scpLike.MatchString(src) && !strings.HasPrefix(src, "/") && !strings.HasPrefix(src, "."):
+	case scpLike().MatchString(src) && !strings.HasPrefix(src, "/") && !strings.HasPrefix(src, "."):
 		u, err := checkGitURL(src)
 		if err != nil {
 			return nil, invalid(d, "%v", err)
@@ -290,7 +289,7 @@ func splitMarketplace(src string) (plugin, market string, ok bool) {
 	if i := strings.Index(src, "://"); i >= 0 && i < at {
 		return "", "", false
 	}
-	if scpLike.MatchString(src) {
+	if scpLike().MatchString(src) {
 		return "", "", false
 	}
 	plugin, market = src[:at], src[at+1:]
@@ -326,7 +325,7 @@ func checkGitURL(raw string) (string, error) {
 		return "", errors.New("the URL contains a space or control character")
 	}
 	if !strings.Contains(raw, "://") {
-		if !scpLike.MatchString(raw) {
+		if !scpLike().MatchString(raw) {
 			return "", errors.New("not a git URL")
 		}
 		if strings.Contains(raw, "::") {
