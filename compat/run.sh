@@ -122,7 +122,7 @@ first_rules() {
 }
 
 declare -A used=()
-total=0 active=0 unavailable=0
+total=0 active=0 unavailable=0 incomplete=0
 declare -A h_total=() h_active=() h_unavail=()
 verdicts=""
 
@@ -214,10 +214,20 @@ while IFS=$'\t' read -r host repo commit path note; do
 		fi
 	fi
 	set -e
+	# Does the review list every hook command and MCP/LSP server the plugin
+	# declares natively? compat/declared.py reads the manifests on its own.
+	decl=
+	if [ -s "$rj" ] && [ -d "$w/.bundlectl/bundles/$name" ]; then
+		if ! python3 "$here/declared.py" "$w/.bundlectl/bundles/$name" "$rj" >"$rj.declared" 2>&1; then
+			incomplete=$((incomplete + 1))
+			sed 's/^/    /' "$rj.declared" | grep '^    missing' || true
+		fi
+		decl=" $(tail -n 1 "$rj.declared")"
+	fi
 	if [ "$ok" = 1 ]; then
 		active=$((active + 1))
 		h_active[$host]=$(( ${h_active[$host]:-0} + 1 ))
-		echo "ACTIVE $host $where name=$name$partial"
+		echo "ACTIVE $host $where name=$name$partial$decl"
 	else
 		rules=$(first_rules "$rj")
 		if [ -z "$rules" ]; then
@@ -229,7 +239,7 @@ while IFS=$'\t' read -r host repo commit path note; do
 			list) rules="not active in list --json" ;;
 			esac
 		fi
-		echo "REFUSED $host $where name=$name$partial stage=$stage rules=$rules"
+		echo "REFUSED $host $where name=$name$partial stage=$stage rules=$rules$decl"
 	fi
 done < <(cat "$@")
 
@@ -245,3 +255,4 @@ for host in "${!h_total[@]}"; do
 	echo "host $host: $a/$((t - u)) active ($(pct "$a" $((t - u)))), $u unavailable"
 done | sort
 echo "summary: $active/$reached materialised plugins reached active ($(pct "$active" "$reached")); $unavailable of $total rows unavailable"
+echo "declared: $incomplete plugin(s) whose review misses a hook command or MCP/LSP server they declare (compat/declared.py)"
