@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+	_ "github.com/bundlectl/bundlectl/hosts/claude"
+	"github.com/spf13/cobra"
+)
+
+func newExecCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "exec -- <agent> [args...]",
+		Short: "run an agent CLI (claude, codex, gemini) with exactly the active bundles",
+		Long: `Exec starts a real agent CLI — claude, codex or gemini, recognised by the
+program's name — with exactly the bundles active for the workspace, and
+nothing else from bundlectl's roots. The agent's own arguments pass through
+unchanged.
+
+Each bundle is loaded from a host view under $BUNDLECTL_HOME/views/: a
+read-only directory derived from the bundle's verified snapshot, checked at
+every launch and rebuilt when it is missing or does not match. Skills,
+commands, agents and other content are as reviewed; every hook, stdio MCP
+server and language server in a view calls bundlectl back (hooks exec, mcp,
+lsp), which checks the bundle's authority and snapshot again and then runs
+the reviewed original from the snapshot.
+
+Before the agent starts, every bundle that is not loaded is named on stderr
+with the reason and the command that fixes it; a bundle whose source changed
+since it was trusted loads its reviewed snapshot, and says so.
+
+    bundlectl exec -- claude
+    bundlectl exec -- codex exec "fix the tests"
+    bundlectl exec -- gemini -p "summarise the README"
+
+docs/hosts.md says what each host loads, from where, and what is out of
+reach.` + exitStatus(
+			"the agent's own exit status (128+N when a signal N ended it)",
+			"1  the agent could not be started",
+			exit2+" (including an agent bundlectl does not know)",
+			exit4),
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runExec(g, a) },
+	}
+	// Everything after the agent's name is the agent's: stop at it.
+	c.Flags().SetInterspersed(false)
+	return c
+}
+
+func runExec(g *globals, argv []string) error {
+	if _, err := hosts.HostFor(argv[0]); err != nil {
+		return &usageError{err}
+	}
+	r, err := g.roots()
+	if err != nil {
+		return err
+	}
+	exe, err := hosts.Executable(os.Args[0])
+	if err != nil {
+		return err
+	}
+	env := os.Environ()
+	plan, err := hosts.Prepare(hosts.Options{Home: r.Home, Workspace: r.Workspace, Exe: exe, Argv: argv, Environ: env})
+	if err != nil {
+		return err
+	}
+	for _, n := range plan.Notices {
+		switch {
+		case n.Bundle == "":
+			fmt.Fprintf(g.stderr, "bundlectl: %s\n", bundle.Sanitize(n.Text))
+		case n.Loaded:
+			fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(n.Bundle), bundle.Sanitize(n.Text))
+		default:
+			fmt.Fprintf(g.stderr, "bundlectl: bundle %s is not loaded: %s\n", bundle.Quote(n.Bundle), bundle.Sanitize(n.Text))
+		}
+		if n.Fix != "" {
+			fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", g.hint(n.Fix))
+		}
+	}
+	l := plan.Launch
+	path, err := lookAgent(l.Argv[0], l.Env)
+	if err != nil {
+		if l.Cleanup != nil {
+			l.Cleanup()
+		}
+		return &codeError{code: exitFailure, err: err, hint: "install it, or name it by its path: bundlectl exec -- /path/to/" + plan.Host.Name()}
+	}
+	if l.Cleanup == nil {
+		// Nothing to undo after the session: become the agent.
+		return syscall.Exec(path, l.Argv, l.Env)
+	}
+	defer l.Cleanup()
+	return superviseAgent(path, l.Argv, l.Env)
+}
+
+// lookAgent finds the agent's program on the PATH it will be started with.
+func lookAgent(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			os.Setenv("PATH", p)
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("agent %s not found on PATH", bundle.Quote(name))
+	}
+	return p, nil
+}
+
+// superviseAgent runs the agent in bundlectl's process group and terminal
+// and waits for it, so that the session can be cleaned up afterwards. A
+// terminal's interrupt reaches the agent directly (bundlectl ignores it);
+// a termination sent to bundlectl is passed on.
+func superviseAgent(path string, argv, env []string) error {
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args = argv
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return &codeError{code: exitFailure, err: err}
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return &quietError{code: 128 + int(ws.Signal())}
+		}
+		return &quietError{code: ee.ExitCode()}
+	}
+	return err
+}

@@ -1,0 +1,201 @@
+// Package claude is bundlectl's host adapter for Claude Code (claude).
+//
+// Door: Claude Code loads a plugin for one session from a directory given
+// with --plugin-dir. A view is such a plugin directory: the manifest
+// .claude-plugin/plugin.json (named after the bundle), skills, commands,
+// agents and output styles copied from the snapshot, and hooks/hooks.json,
+// .mcp.json and .lsp.json whose every process is a bundlectl command
+// (hooks exec, mcp, lsp). Nothing of the user's own Claude Code
+// configuration is touched; the launch adds one --plugin-dir=<view> per
+// bundle before the user's own arguments and replaces bundlectl with
+// claude.
+package claude
+
+import (
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/inventory"
+)
+
+func init() { hosts.Register(Host{}) }
+
+// Host is the Claude Code adapter.
+type Host struct{}
+
+// Name is the program name.
+func (Host) Name() string { return "claude" }
+
+// View builds the plugin directory of b.
+func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
+	v := hosts.NewView()
+	if strings.ContainsAny(b.Name, "/:") || strings.ContainsFunc(b.Name, func(r rune) bool { return r <= ' ' }) {
+		b.Note("not loaded into claude: Claude Code plugin names cannot contain a slash, a colon or white space")
+		return v, nil
+	}
+	hookValue := func(hs []inventory.Hook) map[string]any {
+		return HooksValue(hs, b.Name, re)
+	}
+	scoped := func(kind, name string) func([]byte) ([]byte, error) {
+		hs := b.ScopedHooks(kind + ":" + name)
+		return func(doc []byte) ([]byte, error) {
+			if len(hs) == 0 {
+				return hosts.SetFrontMatter(doc, "hooks", nil)
+			}
+			return hosts.SetFrontMatter(doc, "hooks", hookValue(hs)["hooks"])
+		}
+	}
+	for _, d := range b.Docs("skill") {
+		if err := b.CopySkill(v, d, "skills/"+d.Name, scoped("skill", d.Name)); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range []struct{ kind, dir string }{{"command", "commands"}, {"agent", "agents"}, {"output style", "output-styles"}} {
+		for _, d := range b.Docs(c.kind) {
+			dst, err := hosts.DocFile(c.dir, d.Name)
+			if err != nil {
+				b.Note("its %s %s is not loaded: %v", c.kind, bundle.Quote(d.Name), err)
+				continue
+			}
+			var rw func([]byte) ([]byte, error)
+			if c.kind != "output style" {
+				rw = scoped(c.kind, d.Name)
+			}
+			if err := b.CopyDoc(v, d, dst, rw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if hs := b.Hooks(); len(hs) > 0 {
+		if err := v.AddJSON("hooks/hooks.json", hookValue(hs)); err != nil {
+			return nil, err
+		}
+	}
+	servers := map[string]any{}
+	for _, s := range b.MCPServers() {
+		switch s.Transport {
+		case bundle.TransportStdio:
+			argv := re.MCP(b.Name, s.Name)
+			servers[s.Name] = map[string]any{"type": "stdio", "command": argv[0], "args": argv[1:]}
+		case bundle.TransportStreamableHTTP, bundle.TransportSSE:
+			typ := "http"
+			if s.Transport == bundle.TransportSSE {
+				typ = "sse"
+			}
+			e := map[string]any{"type": typ, "url": s.URL}
+			if len(s.Headers) > 0 {
+				e["headers"] = s.Headers
+			}
+			servers[s.Name] = e
+		default:
+			b.Note("its MCP server %s is not loaded: Claude Code does not speak the %s transport", bundle.Quote(s.Name), s.Transport)
+		}
+	}
+	if len(servers) > 0 {
+		if err := v.AddJSON(".mcp.json", map[string]any{"mcpServers": servers}); err != nil {
+			return nil, err
+		}
+	}
+	lsps := map[string]any{}
+	for _, l := range b.LSPServers() {
+		if l.Transport != "" && l.Transport != "stdio" {
+			b.Note("its language server %s is not loaded: bundlectl serves language servers over stdio only", bundle.Quote(l.Name))
+			continue
+		}
+		argv := re.LSP(b.Name, l.Name)
+		e := map[string]any{}
+		for k, raw := range l.Other {
+			e[k] = raw
+		}
+		e["command"], e["args"], e["transport"] = argv[0], argv[1:], "stdio"
+		delete(e, "env")
+		if len(l.Languages) > 0 {
+			e["extensionToLanguage"] = l.Languages
+		}
+		lsps[l.Name] = e
+	}
+	if len(lsps) > 0 {
+		if err := v.AddJSON(".lsp.json", lsps); err != nil {
+			return nil, err
+		}
+	}
+	b.NoteOutOfReach(true)
+	for _, x := range b.Inventory.Executables {
+		if strings.HasPrefix(x, "bin/") {
+			b.Note("its bin/ executables are not put on claude's PATH: they run only as the hooks and servers that name them, through bundlectl")
+			break
+		}
+	}
+	if v.Empty() {
+		return v, nil
+	}
+	manifest := map[string]any{
+		"name":        b.Name,
+		"description": "bundlectl view of " + b.Name + " (reviewed snapshot " + b.Token.Content.Short() + ")",
+	}
+	if err := v.AddJSON(".claude-plugin/plugin.json", manifest); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// HooksValue is Claude Code's hooks object ({"hooks": {event: [groups]}})
+// for hs: each command or http hook becomes a command hook in exec form
+// calling `bundlectl hooks exec <bundle> <id>`; prompt and agent hooks,
+// which the host's model evaluates, are kept as reviewed.
+func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[string]any {
+	events := map[string][]any{}
+	var order []string
+	type key struct{ event, matcher string }
+	groups := map[key]map[string]any{}
+	for _, h := range hs {
+		var e map[string]any
+		if hosts.Runs(h) {
+			argv := re.Hook(bundleName, h.ID)
+			e = map[string]any{"type": "command", "command": argv[0], "args": argv[1:], "timeout": hosts.HostTimeout(h)}
+			if h.Async {
+				e["async"] = true
+			}
+		} else {
+			e = map[string]any{"type": h.Type, "prompt": h.Prompt}
+			if h.Model != "" {
+				e["model"] = h.Model
+			}
+			if h.TimeoutSec > 0 {
+				e["timeout"] = h.TimeoutSec
+			}
+		}
+		k := key{h.Event, h.Matcher}
+		g, ok := groups[k]
+		if !ok {
+			g = map[string]any{"hooks": []any{}}
+			if h.Matcher != "" {
+				g["matcher"] = h.Matcher
+			}
+			groups[k] = g
+			if _, seen := events[h.Event]; !seen {
+				order = append(order, h.Event)
+			}
+			events[h.Event] = append(events[h.Event], g)
+		}
+		g["hooks"] = append(g["hooks"].([]any), e)
+	}
+	out := map[string]any{}
+	for _, ev := range order {
+		out[ev] = events[ev]
+	}
+	return map[string]any{"hooks": out}
+}
+
+// Launch adds one --plugin-dir=<view> per view before the user's own
+// arguments. The "=" form keeps the option to exactly one value, so a
+// prompt that follows is never read as another directory.
+func (Host) Launch(_ *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	out := []string{argv[0]}
+	for _, v := range views {
+		out = append(out, "--plugin-dir="+v.Dir)
+	}
+	out = append(out, argv[1:]...)
+	return &hosts.Launch{Argv: out, Env: env}, nil
+}

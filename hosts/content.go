@@ -1,0 +1,104 @@
+package hosts
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/inventory"
+)
+
+// HostTimeout is the timeout a view gives the host for a hook that
+// re-enters bundlectl: the hook's own (or bundlectl's default) plus a
+// margin for bundlectl's checks, so that bundlectl, which enforces the
+// reviewed timeout itself, is never killed first.
+func HostTimeout(h inventory.Hook) int {
+	sec := h.TimeoutSec
+	if sec <= 0 {
+		sec = int(harness.DefaultHookTimeout.Seconds())
+	}
+	return sec + 30
+}
+
+// CopySkill copies a skill's directory (the directory of its SKILL.md)
+// from the snapshot to dst ("skills/<name>"), and applies rewrite to its
+// SKILL.md (nil keeps it as is).
+func (b *Bundle) CopySkill(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {
+	if b.Snapshot == "" {
+		return nil
+	}
+	dir := path.Dir(d.Path)
+	if dir == "." || path.Base(d.Path) != "SKILL.md" {
+		// A skill at the bundle's root (or a lone file): its file alone.
+		if err := v.CopyFile(b.Snapshot, d.Path, dst+"/SKILL.md"); err != nil {
+			return err
+		}
+	} else if err := v.CopyDir(b.Snapshot, dir, dst); err != nil {
+		return err
+	}
+	return b.rewriteFile(v, dst+"/SKILL.md", rewrite)
+}
+
+// CopyDoc copies one document file to dst, applying rewrite (nil keeps it).
+func (b *Bundle) CopyDoc(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {
+	if b.Snapshot == "" {
+		return nil
+	}
+	if err := v.CopyFile(b.Snapshot, d.Path, dst); err != nil {
+		return err
+	}
+	return b.rewriteFile(v, dst, rewrite)
+}
+
+func (b *Bundle) rewriteFile(v *View, rel string, rewrite func([]byte) ([]byte, error)) error {
+	if rewrite == nil {
+		return nil
+	}
+	data, ok := v.File(rel)
+	if !ok {
+		return nil
+	}
+	out, err := rewrite(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", bundle.Quote(rel), err)
+	}
+	f := v.files[rel]
+	return v.Add(rel, out, f.exec)
+}
+
+// DocFile turns a document's host name into a file path under dir:
+// "git:commit" becomes dir/git/commit.md. It refuses a name that is not
+// a clean path once split.
+func DocFile(dir, name string) (string, error) {
+	rel := dir + "/" + strings.ReplaceAll(name, ":", "/") + ".md"
+	if _, err := cleanRel(rel); err != nil || strings.Contains(name, "/") {
+		return "", fmt.Errorf("name %s cannot be a file name", bundle.Quote(name))
+	}
+	return rel, nil
+}
+
+// NoteOutOfReach records, for the host named by b, the parts of the bundle
+// no host view can carry through bundlectl: monitors, executables on the
+// agent's PATH, shell lines a command or skill runs, and tools when the
+// host has no way to call them.
+func (b *Bundle) NoteOutOfReach(tools bool) {
+	for _, m := range b.Inventory.Monitors {
+		if b.For(m.Hosts) {
+			b.Note("its monitor %s is not loaded: bundlectl has no way yet to run a host's monitor from the snapshot", bundle.Quote(m.Name))
+		}
+	}
+	for _, kind := range []string{"skill", "command", "agent"} {
+		for _, d := range b.Docs(kind) {
+			if len(d.ShellLines) > 0 {
+				b.Note("its %s %s runs %d reviewed shell line(s) through %s's own shell when invoked, not through bundlectl", kind, bundle.Quote(d.Name), len(d.ShellLines), b.host)
+			}
+		}
+	}
+	if tools {
+		for _, t := range b.Tools() {
+			b.Note("its tool %s is not offered to %s (call it with: bundlectl run %s %s)", bundle.Quote(t.Name), b.host, b.Name, t.Name)
+		}
+	}
+}
