@@ -131,6 +131,9 @@ type Agent struct {
 	Args []string
 	// Timeout is the hang guard (HangGuard when zero).
 	Timeout time.Duration
+	// Launcher, when set, is put before the CLI's argv: the CLI is started
+	// through it (for example bundlectl ... exec --).
+	Launcher []string
 }
 
 // New finds host's CLI, starts a model stand-in scripted with script and
@@ -289,6 +292,9 @@ func merge(dst, src map[string]any) map[string]any {
 func (a *Agent) Run(t testing.TB, prompt string) *Result {
 	t.Helper()
 	argv, env := a.Command(t, prompt)
+	if len(a.Launcher) > 0 {
+		argv = append(append([]string(nil), a.Launcher...), argv...)
+	}
 	guard := a.Timeout
 	if guard == 0 {
 		guard = HangGuard

@@ -11,6 +11,7 @@ var hosts = []Host{Claude, Codex, GeminiCLI}
 func TestMain(m *testing.M) {
 	code := m.Run()
 	CleanupFakeMCP()
+	CleanupBundlectl()
 	os.Exit(code)
 }
 
