@@ -12,6 +12,7 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
 	_ "github.com/bundlectl/bundlectl/hosts/claude"
+	_ "github.com/bundlectl/bundlectl/hosts/codex"
 	"github.com/spf13/cobra"
 )
 

@@ -142,29 +142,44 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 
 // HooksValue is Claude Code's hooks object ({"hooks": {event: [groups]}})
 // for hs: each command or http hook becomes a command hook in exec form
-// calling `bundlectl hooks exec <bundle> <id>`; prompt and agent hooks,
-// which the host's model evaluates, are kept as reviewed.
+// calling `bundlectl hooks exec <bundle> <id>`; prompt, agent and
+// mcp_tool hooks, which the host evaluates itself (its model, or a tool of
+// the bundle's MCP server, which the view serves through bundlectl), are
+// kept as reviewed.
 func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[string]any {
 	events := map[string][]any{}
 	var order []string
 	type key struct{ event, matcher string }
 	groups := map[key]map[string]any{}
 	for _, h := range hs {
-		var e map[string]any
+		// Fields that shape when the host fires the hook or how it shows
+		// it ("if", "statusMessage", an mcp_tool's server and tool) stay;
+		// those that say what runs are bundlectl's.
+		e := map[string]any{}
+		for k, v := range h.Other {
+			switch k {
+			case "command", "args", "shell", "url", "headers", "allowedEnvVars", "type", "timeout", "async":
+			default:
+				e[k] = v
+			}
+		}
 		if hosts.Runs(h) {
 			argv := re.Hook(bundleName, h.ID)
-			e = map[string]any{"type": "command", "command": argv[0], "args": argv[1:], "timeout": hosts.HostTimeout(h)}
-			if h.Async {
-				e["async"] = true
-			}
+			e["type"], e["command"], e["args"], e["timeout"] = "command", argv[0], argv[1:], hosts.HostTimeout(h)
 		} else {
-			e = map[string]any{"type": h.Type, "prompt": h.Prompt}
+			e["type"] = h.Type
+			if h.Prompt != "" {
+				e["prompt"] = h.Prompt
+			}
 			if h.Model != "" {
 				e["model"] = h.Model
 			}
 			if h.TimeoutSec > 0 {
 				e["timeout"] = h.TimeoutSec
 			}
+		}
+		if h.Async {
+			e["async"] = true
 		}
 		k := key{h.Event, h.Matcher}
 		g, ok := groups[k]

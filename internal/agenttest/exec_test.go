@@ -155,8 +155,13 @@ func execPrompt(h Host) string {
 }
 
 func allowExecTools(a *Agent) {
-	if a.Host == Claude {
+	switch a.Host {
+	case Claude:
 		a.Args = append(a.Args, "--allowedTools", "Bash,Skill,mcp__plugin_"+pluginName+"_fake__lookup")
+	case Codex:
+		// Agent.Command turns the plugins feature off for the tests that
+		// load none; the last -c wins.
+		a.Args = append(a.Args, "-c", "features.plugins=true")
 	}
 }
 

@@ -1,0 +1,386 @@
+// Package codex is bundlectl's host adapter for Codex (codex).
+//
+// Door: Codex has no per-session plugin directory. It loads a plugin from
+// $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/ when config
+// enables "<plugin>@<marketplace>", and runs a plugin's hook only when its
+// trusted_hash is recorded under hooks.state. For one session bundlectl
+// makes cache/bundlectl-<session> a symbolic link to a session directory
+// holding one link per view (each view holds the real version directory
+// "local"), and passes -c flags that turn the plugins feature on, enable
+// exactly those plugins and trust exactly their hooks; Codex merges -c
+// tables over the user's config.toml, so the user's own plugins and hook
+// trust stay as they are. The link is removed when Codex exits (or, after
+// a crash, by the next launch); nothing else in CODEX_HOME is written.
+package codex
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+func init() { hosts.Register(Host{}) }
+
+// Host is the Codex adapter.
+type Host struct{}
+
+// Name is the program name.
+func (Host) Name() string { return "codex" }
+
+// Version is the version directory of every view: Codex lists a plugin's
+// versions with readdir, keeps real directories only, and prefers "local".
+const Version = "local"
+
+// HooksFile is where a view's hooks are, relative to the plugin root; it
+// is part of every hook's trust key.
+const HooksFile = "hooks/hooks.json"
+
+// Events are the hook events Codex fires.
+var Events = []string{
+	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+	"Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
+}
+
+// DefaultHookTimeout is the timeout Codex gives a command hook that sets
+// none; it is part of the hook's trust hash.
+const DefaultHookTimeout = 600
+
+// View builds <view>/local/: the Codex plugin of b.
+func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
+	v := hosts.NewView()
+	if !hosts.SafeName(b.Name) {
+		b.Note("not loaded into codex: a Codex plugin name must be ASCII letters, digits, '-' or '_'")
+		return v, nil
+	}
+	root := Version + "/"
+	for _, d := range b.Docs("skill") {
+		if err := b.CopySkill(v, d, root+"skills/"+d.Name, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, kind := range []string{"command", "agent", "output style", "context"} {
+		for _, d := range b.Docs(kind) {
+			b.Note("its %s %s is not loaded: Codex plugins have no %ss", kind, bundle.Quote(d.Name), kind)
+		}
+	}
+	// Hooks, grouped by event and matcher in precedence order; each handler's
+	// trust hash is recorded for the launch, keyed by its place in the file.
+	events := map[string][]any{}
+	var order []string
+	type key struct{ event, matcher string }
+	groupIdx := map[key]int{}
+	for _, h := range b.Hooks() {
+		switch {
+		case !hosts.Runs(h):
+			b.Note("its %s hook for %s is not loaded: Codex runs command hooks only", h.Type, h.Event)
+			continue
+		case !slices.Contains(Events, h.Event):
+			b.Note("its hook for %s is not loaded: Codex does not fire that event", h.Event)
+			continue
+		}
+		command := hosts.ShellJoin(re.Hook(b.Name, h.ID))
+		timeout := hosts.HostTimeout(h)
+		handler := map[string]any{"type": "command", "command": command, "timeout": timeout}
+		if h.Async {
+			handler["async"] = true
+		}
+		k := key{h.Event, h.Matcher}
+		gi, ok := groupIdx[k]
+		if !ok {
+			g := map[string]any{"hooks": []any{}}
+			if h.Matcher != "" {
+				g["matcher"] = h.Matcher
+			}
+			if _, seen := events[h.Event]; !seen {
+				order = append(order, h.Event)
+			}
+			gi = len(events[h.Event])
+			groupIdx[k] = gi
+			events[h.Event] = append(events[h.Event], g)
+		}
+		g := events[h.Event][gi].(map[string]any)
+		hi := len(g["hooks"].([]any))
+		g["hooks"] = append(g["hooks"].([]any), handler)
+		v.Meta[fmt.Sprintf("%s:%s:%d:%d", HooksFile, EventKey(h.Event), gi, hi)] = HookHash(h.Event, h.Matcher, command, timeout, h.Async)
+	}
+	if len(order) > 0 {
+		hooks := map[string]any{}
+		for _, ev := range order {
+			hooks[ev] = events[ev]
+		}
+		if err := v.AddJSON(root+HooksFile, map[string]any{"hooks": hooks}); err != nil {
+			return nil, err
+		}
+	}
+	servers := map[string]any{}
+	for _, s := range b.MCPServers() {
+		switch s.Transport {
+		case bundle.TransportStdio:
+			argv := re.MCP(b.Name, s.Name)
+			servers[s.Name] = map[string]any{"command": argv[0], "args": argv[1:]}
+		case bundle.TransportStreamableHTTP:
+			e := map[string]any{"url": s.URL}
+			if len(s.Headers) > 0 {
+				e["http_headers"] = s.Headers
+			}
+			if len(s.EnvHeaders) > 0 {
+				e["env_http_headers"] = s.EnvHeaders
+			}
+			if s.BearerTokenEnvVar != "" {
+				e["bearer_token_env_var"] = s.BearerTokenEnvVar
+			}
+			servers[s.Name] = e
+		default:
+			b.Note("its MCP server %s is not loaded: Codex does not speak the %s transport", bundle.Quote(s.Name), s.Transport)
+		}
+	}
+	if len(servers) > 0 {
+		if err := v.AddJSON(root+".mcp.json", map[string]any{"mcpServers": servers}); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range b.LSPServers() {
+		b.Note("its language server %s is not loaded: Codex has no language servers", bundle.Quote(l.Name))
+	}
+	for _, a := range b.Inventory.Apps {
+		if b.For(a.Hosts) {
+			b.Note("its app %s is not loaded: Codex apps connect to remote services bundlectl cannot put behind its checks", bundle.Quote(a.Name))
+		}
+	}
+	b.NoteOutOfReach(true)
+	if v.Empty() {
+		return v, nil
+	}
+	manifest := map[string]any{
+		"name":        b.Name,
+		"version":     Version,
+		"description": "bundlectl view of " + b.Name + " (reviewed snapshot " + b.Token.Content.Short() + ")",
+	}
+	if err := v.AddJSON(root+".codex-plugin/plugin.json", manifest); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// EventKey is the snake_case label Codex uses for an event in hook trust
+// keys and hashes ("PreToolUse" → "pre_tool_use").
+func EventKey(event string) string {
+	var sb strings.Builder
+	for i, r := range event {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				sb.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// HookHash is the trusted_hash Codex records for one command hook: SHA-256
+// over the compact, key-sorted JSON of the hook's identity
+//
+//	{"event_name": "<snake_case event>", "matcher": "<matcher>",
+//	 "hooks": [{"type": "command", "command": "<command>", "timeout": <sec>, "async": <bool>}]}
+//
+// (matcher left out when empty), written "sha256:<hex>". The command is
+// the one written in the configuration, before any expansion; changing the
+// command, timeout, matcher or event changes the hash, and Codex then
+// skips the hook silently until it is trusted again.
+func HookHash(event, matcher, command string, timeoutSec int, async bool) string {
+	handler := map[string]any{"type": "command", "command": command, "timeout": timeoutSec, "async": async}
+	id := map[string]any{"event_name": EventKey(event), "hooks": []any{handler}}
+	if matcher != "" {
+		id["matcher"] = matcher
+	}
+	j, err := json.Marshal(id) // sorted keys, no spaces
+	if err != nil {
+		panic(err)
+	}
+	// encoding/json escapes <, > and & where Codex's serializer does not.
+	s := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(string(j))
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Home is CODEX_HOME as Codex resolves it: the variable, else ~/.codex.
+func Home(env []string) (string, error) {
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CODEX_HOME="); ok && v != "" {
+			return filepath.Abs(v)
+		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	if home == "" {
+		return "", errors.New("neither CODEX_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".codex"), nil
+}
+
+// Marketplace prefixes the name of every session's marketplace in Codex's
+// plugin cache.
+const Marketplace = "bundlectl-"
+
+// PluginsFeature returns the value the agent's own arguments give
+// features.plugins (the last -c that sets it), and whether they set it.
+func PluginsFeature(args []string) (value string, set bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var kv string
+		switch {
+		case a == "-c" || a == "--config":
+			if i+1 < len(args) {
+				kv = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--config="):
+			kv = a[len("--config="):]
+		case strings.HasPrefix(a, "-c") && len(a) > 2:
+			kv = a[2:]
+		case a == "--":
+			return value, set
+		}
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "features.plugins" {
+			value, set = strings.Trim(strings.TrimSpace(v), `"'`), true
+		}
+	}
+	return value, set
+}
+
+// Launch links the session's views into Codex's plugin cache and adds the
+// -c flags that enable them and trust their hooks, before the user's own
+// arguments.
+func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	if v, set := PluginsFeature(argv[1:]); set && v != "true" {
+		return nil, errors.New("bundlectl exec -- codex needs Codex's plugins feature, and the arguments turn it off (-c features.plugins=" + v + "): the active bundles, and their guards, would not load")
+	}
+	codexHome, err := Home(env)
+	if err != nil {
+		return nil, err
+	}
+	cache := filepath.Join(codexHome, "plugins", "cache")
+	sweep(cache)
+	if len(views) == 0 {
+		return &hosts.Launch{Argv: argv, Env: env}, nil
+	}
+	sd, err := s.Dir()
+	if err != nil {
+		return nil, err
+	}
+	market := filepath.Join(sd, "codex-marketplace")
+	if err := os.Mkdir(market, 0o700); err != nil {
+		return nil, err
+	}
+	name := Marketplace + strings.TrimPrefix(filepath.Base(sd), "s-")
+	plugins := map[string]any{}
+	trust := map[string]any{}
+	for _, v := range views {
+		if err := os.Symlink(v.Dir, filepath.Join(market, v.Bundle)); err != nil {
+			return nil, err
+		}
+		id := v.Bundle + "@" + name
+		plugins[id] = map[string]any{"enabled": true}
+		for k, hash := range v.Meta {
+			trust[id+":"+k] = map[string]any{"trusted_hash": hash}
+		}
+	}
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return nil, err
+	}
+	link := filepath.Join(cache, name)
+	if err := os.Symlink(market, link); err != nil {
+		return nil, err
+	}
+	out := []string{argv[0], "-c", "features.plugins=true", "-c", "plugins=" + InlineTOML(plugins)}
+	if len(trust) > 0 {
+		out = append(out, "-c", "hooks.state="+InlineTOML(trust))
+	}
+	out = append(out, argv[1:]...)
+	cleanup := func() {
+		os.Remove(link)
+		// Codex makes a data directory per plugin id; a session's ids are
+		// never used again.
+		for _, v := range views {
+			os.Remove(filepath.Join(codexHome, "plugins", "data", v.Bundle+"-"+name))
+		}
+	}
+	return &hosts.Launch{Argv: out, Env: env, Cleanup: cleanup}, nil
+}
+
+// sweep removes links of earlier sessions whose target is gone (their
+// bundlectl died before it could clean up).
+func sweep(cache string) {
+	ents, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), Marketplace) || e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		p := filepath.Join(cache, e.Name())
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			os.Remove(p)
+		}
+	}
+}
+
+// InlineTOML writes a value of strings, bools, numbers and tables as a TOML
+// inline value, keys quoted and sorted.
+func InlineTOML(v any) string {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = tomlString(k) + "=" + InlineTOML(v[k])
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = InlineTOML(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case []string:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = tomlString(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case string:
+		return tomlString(v)
+	case bool:
+		if v {
+			return "true"
+		}
+		return "false"
+	case int:
+		return fmt.Sprint(v)
+	}
+	panic(fmt.Sprintf("codex: no TOML form for %T", v))
+}
+
+// tomlString writes a TOML basic string; JSON's escapes are TOML's.
+func tomlString(s string) string {
+	j, _ := json.Marshal(s)
+	return string(j)
+}
