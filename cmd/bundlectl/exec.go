@@ -13,6 +13,7 @@ import (
 	"github.com/bundlectl/bundlectl/hosts"
 	_ "github.com/bundlectl/bundlectl/hosts/claude"
 	_ "github.com/bundlectl/bundlectl/hosts/codex"
+	_ "github.com/bundlectl/bundlectl/hosts/gemini"
 	"github.com/spf13/cobra"
 )
 

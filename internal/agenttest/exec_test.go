@@ -228,6 +228,27 @@ func (f *execFixture) checkGuard(t *testing.T, a *Agent, res *Result, shellTurn 
 	}
 }
 
+// checkLeftovers asserts that the session left nothing behind: no session
+// directory, and nothing in the host's own configuration (Codex: no link
+// in its plugin cache; Gemini CLI: no extension in the user's directory).
+func (f *execFixture) checkLeftovers(t *testing.T, a *Agent) {
+	t.Helper()
+	if ents, _ := os.ReadDir(filepath.Join(f.home, "views", "sessions")); len(ents) > 0 {
+		t.Errorf("a session directory is left: %v", ents)
+	}
+	switch a.Host {
+	case Codex:
+		ents, _ := os.ReadDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
+		for _, e := range ents {
+			t.Errorf("codex's plugin cache still holds %s", e.Name())
+		}
+	case GeminiCLI:
+		if ents, _ := os.ReadDir(filepath.Join(a.ConfigDir(), "extensions")); len(ents) > 0 {
+			t.Errorf("the user's gemini extensions directory was written: %v", ents)
+		}
+	}
+}
+
 // TestExec: for each host, a plugin in the host's format loads through
 // bundlectl exec from its reviewed snapshot: the skill's text reaches the
 // model, the MCP server that answers is the snapshot's, the guard hook
@@ -255,6 +276,7 @@ func TestExec(t *testing.T) {
 					t.Errorf("the extension's context file did not reach the model\n%s", a.Model.Dump())
 				}
 			}
+			f.checkLeftovers(t, a)
 			want := fmt.Sprintf("bundlectl: bundle %q is not loaded: untrusted", strangerName)
 			if !strings.Contains(res.Stderr, want) || !strings.Contains(res.Stderr, "review "+strangerName) {
 				t.Errorf("stderr does not say that %q is not loaded and how to fix it:\n%s", strangerName, res.Stderr)

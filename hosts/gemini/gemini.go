@@ -1,0 +1,400 @@
+// Package gemini is bundlectl's host adapter for Gemini CLI (gemini).
+//
+// Door: Gemini CLI loads extensions only from <home>/.gemini/extensions/,
+// where <home> is $GEMINI_CLI_HOME or the user's home; -e only selects
+// among installed ones. For one session bundlectl starts gemini with
+// GEMINI_CLI_HOME set to a session directory whose .gemini/ links every
+// entry of the user's own .gemini/ (settings, credentials, trusted
+// folders, history) except extensions/, which is a fresh directory
+// linking the user's own extensions and one view per active bundle. The
+// user's extension enablement is copied in with the views' names removed,
+// so a same-named extension the user once disabled cannot silently keep a
+// bundle's guards out. Nothing in the user's .gemini/ is written; the
+// session directory is removed when gemini exits.
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+func init() { hosts.Register(Host{}) }
+
+// Host is the Gemini CLI adapter.
+type Host struct{}
+
+// Name is the program name.
+func (Host) Name() string { return "gemini" }
+
+// Events are the hook events Gemini CLI fires.
+var Events = []string{
+	"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
+	"BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
+}
+
+// ClaudeEvents maps the events of bundlectl's own hooks (Claude Code's
+// names, bundlectl's contract) to Gemini CLI's.
+var ClaudeEvents = map[string]string{
+	"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "UserPromptSubmit": "BeforeAgent",
+	"Stop": "AfterAgent", "SessionStart": "SessionStart", "SessionEnd": "SessionEnd",
+	"Notification": "Notification", "PreCompact": "PreCompress",
+}
+
+// ClaudeTools maps Claude Code's tool names in a matcher to Gemini CLI's.
+var ClaudeTools = map[string]string{
+	"Bash": "run_shell_command", "Read": "read_file", "Write": "write_file", "Edit": "replace",
+	"Glob": "glob", "Grep": "search_file_content", "LS": "list_directory",
+	"WebFetch": "web_fetch", "WebSearch": "google_web_search",
+}
+
+var nameList = regexp.MustCompile(`^[A-Za-z_]+(\|[A-Za-z_]+)*$`)
+
+// matcherFor translates a bundlectl hook's matcher (Claude Code's tool
+// names) to Gemini CLI's; ok is false when it cannot.
+func matcherFor(m string) (string, bool) {
+	if m == "" || m == "*" || m == ".*" {
+		return m, true
+	}
+	if !nameList.MatchString(m) {
+		return "", false
+	}
+	parts := strings.Split(m, "|")
+	for i, p := range parts {
+		g, ok := ClaudeTools[p]
+		if !ok {
+			return "", false
+		}
+		parts[i] = g
+	}
+	return strings.Join(parts, "|"), true
+}
+
+// View builds the extension directory of b.
+func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
+	v := hosts.NewView()
+	if !hosts.SafeName(b.Name) {
+		b.Note("not loaded into gemini: an extension name must be ASCII letters, digits, '-' or '_'")
+		return v, nil
+	}
+	manifest := map[string]any{
+		"name":        b.Name,
+		"version":     "1.0.0",
+		"description": "bundlectl view of " + b.Name + " (reviewed snapshot " + b.Token.Content.Short() + ")",
+	}
+	var contexts []string
+	for _, d := range b.Docs("context") {
+		if err := b.CopyDoc(v, d, d.Path, nil); err != nil {
+			return nil, err
+		}
+		contexts = append(contexts, d.Path)
+	}
+	if len(contexts) > 0 {
+		manifest["contextFileName"] = contexts
+	}
+	for _, d := range b.Docs("skill") {
+		if err := b.CopySkill(v, d, "skills/"+d.Name, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range b.Docs("command") {
+		if !strings.HasSuffix(d.Path, ".toml") {
+			b.Note("its command %s is not loaded: Gemini CLI commands are TOML files", bundle.Quote(d.Name))
+			continue
+		}
+		dst := "commands/" + strings.ReplaceAll(d.Name, ":", "/") + ".toml"
+		if err := b.CopyDoc(v, d, dst, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range b.Docs("agent") {
+		dst, err := hosts.DocFile("agents", d.Name)
+		if err != nil {
+			b.Note("its agent %s is not loaded: %v", bundle.Quote(d.Name), err)
+			continue
+		}
+		if err := b.CopyDoc(v, d, dst, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range b.Docs("output style") {
+		b.Note("its output style %s is not loaded: Gemini CLI has no output styles", bundle.Quote(d.Name))
+	}
+	for _, p := range b.Inventory.Policies {
+		if b.For(p.Hosts) && b.Snapshot != "" {
+			if err := v.CopyFile(b.Snapshot, p.Path, p.Path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(b.Inventory.ExcludeTools) > 0 {
+		manifest["excludeTools"] = b.Inventory.ExcludeTools
+	}
+	if hooks := hooksValue(b, re); len(hooks) > 0 {
+		if err := v.AddJSON("hooks/hooks.json", map[string]any{"hooks": hooks}); err != nil {
+			return nil, err
+		}
+	}
+	servers := map[string]any{}
+	for _, s := range b.MCPServers() {
+		var e map[string]any
+		switch s.Transport {
+		case bundle.TransportStdio:
+			argv := re.MCP(b.Name, s.Name)
+			e = map[string]any{"command": argv[0], "args": argv[1:]}
+		case bundle.TransportStreamableHTTP:
+			e = map[string]any{"httpUrl": s.URL}
+		case bundle.TransportSSE:
+			e = map[string]any{"url": s.URL}
+		default:
+			b.Note("its MCP server %s is not loaded: Gemini CLI does not speak the %s transport", bundle.Quote(s.Name), s.Transport)
+			continue
+		}
+		if len(s.Headers) > 0 && s.Transport != bundle.TransportStdio {
+			e["headers"] = s.Headers
+		}
+		if s.Trust {
+			e["trust"] = true // reviewed: the host asks no confirmation for its tools
+		}
+		if s.TimeoutSec > 0 {
+			e["timeout"] = s.TimeoutSec * 1000
+		}
+		servers[s.Name] = e
+	}
+	if len(servers) > 0 {
+		manifest["mcpServers"] = servers
+	}
+	for _, l := range b.LSPServers() {
+		b.Note("its language server %s is not loaded: Gemini CLI has no language servers", bundle.Quote(l.Name))
+	}
+	for _, o := range b.Inventory.UserConfig {
+		if b.Own(o.Hosts) && o.EnvVar != "" {
+			b.Note("its setting %s is not asked for: give it with bundlectl configure; bundlectl passes it to the bundle's processes", o.EnvVar)
+		}
+	}
+	b.NoteOutOfReach(true)
+	if v.Empty() && len(servers) == 0 {
+		return v, nil
+	}
+	if err := v.AddJSON("gemini-extension.json", manifest); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// hooksValue is the hooks object of the view: Gemini CLI's own hooks as
+// declared, bundlectl's own translated to Gemini CLI's events and tool
+// names; every one a command calling `bundlectl hooks exec`. Timeouts are
+// milliseconds.
+func hooksValue(b *hosts.Bundle, re hosts.Reentry) map[string]any {
+	events := map[string][]any{}
+	var order []string
+	type key struct{ event, matcher string }
+	groups := map[key]map[string]any{}
+	for _, h := range b.Hooks() {
+		event, matcher := h.Event, h.Matcher
+		if !b.Own(h.Hosts) {
+			var ok bool
+			if event, ok = ClaudeEvents[h.Event]; !ok {
+				b.Note("its hook for %s is not loaded: Gemini CLI has no such event", h.Event)
+				continue
+			}
+			if bundle.ToolEvent(h.Event) {
+				if matcher, ok = matcherFor(h.Matcher); !ok {
+					b.Note("its hook for %s with matcher %s is not loaded: the matcher names tools Gemini CLI does not have", h.Event, bundle.Quote(h.Matcher))
+					continue
+				}
+			}
+		}
+		if !hosts.Runs(h) {
+			b.Note("its %s hook for %s is not loaded: Gemini CLI runs command hooks only", h.Type, h.Event)
+			continue
+		}
+		if !slices.Contains(Events, event) {
+			b.Note("its hook for %s is not loaded: Gemini CLI does not fire that event", event)
+			continue
+		}
+		e := map[string]any{"type": "command", "command": hosts.ShellJoin(re.Hook(b.Name, h.ID)), "timeout": hosts.HostTimeout(h) * 1000}
+		k := key{event, matcher}
+		g, ok := groups[k]
+		if !ok {
+			g = map[string]any{"hooks": []any{}}
+			if matcher != "" {
+				g["matcher"] = matcher
+			}
+			groups[k] = g
+			if _, seen := events[event]; !seen {
+				order = append(order, event)
+			}
+			events[event] = append(events[event], g)
+		}
+		g["hooks"] = append(g["hooks"].([]any), e)
+	}
+	out := map[string]any{}
+	for _, ev := range order {
+		out[ev] = events[ev]
+	}
+	return out
+}
+
+// userGeminiDir is the user's own .gemini directory: under GEMINI_CLI_HOME
+// when set, else under HOME.
+func userGeminiDir(env []string) (string, error) {
+	var home, cli string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GEMINI_CLI_HOME="); ok {
+			cli = v
+		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	if cli != "" {
+		home = cli
+	}
+	if home == "" {
+		return "", errors.New("neither GEMINI_CLI_HOME nor HOME is set")
+	}
+	abs, err := filepath.Abs(home)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(abs, ".gemini"), nil
+}
+
+const enablementFile = "extension-enablement.json"
+
+// Launch makes the session's Gemini CLI home and points GEMINI_CLI_HOME at
+// it.
+func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	if len(views) == 0 {
+		return &hosts.Launch{Argv: argv, Env: env}, nil
+	}
+	user, err := userGeminiDir(env)
+	if err != nil {
+		return nil, err
+	}
+	sd, err := s.Dir()
+	if err != nil {
+		return nil, err
+	}
+	home := filepath.Join(sd, "gemini-home")
+	dot := filepath.Join(home, ".gemini")
+	ext := filepath.Join(dot, "extensions")
+	if err := os.MkdirAll(ext, 0o700); err != nil {
+		return nil, err
+	}
+	var notes []string
+	ours := map[string]bool{}
+	for _, v := range views {
+		ours[v.Bundle] = true
+	}
+	ents, err := os.ReadDir(user)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range ents {
+		if e.Name() == "extensions" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(user, e.Name()), filepath.Join(dot, e.Name())); err != nil {
+			return nil, err
+		}
+	}
+	userExt := filepath.Join(user, "extensions")
+	ents, err = os.ReadDir(userExt)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range ents {
+		p := filepath.Join(userExt, e.Name())
+		switch {
+		case e.Name() == enablementFile:
+			if err := copyEnablement(p, filepath.Join(ext, enablementFile), ours); err != nil {
+				notes = append(notes, fmt.Sprintf("gemini: the extension enablement file %s was not read (%v): every extension loads enabled in this session", bundle.Quote(p), err))
+			}
+			continue
+		case ours[e.Name()] || ours[extensionName(p)]:
+			notes = append(notes, fmt.Sprintf("gemini: your own extension %s is left out of this session: a bundle of the same name is loaded instead", bundle.Quote(e.Name())))
+			continue
+		}
+		if err := os.Symlink(p, filepath.Join(ext, e.Name())); err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range views {
+		if err := os.Symlink(v.Dir, filepath.Join(ext, v.Bundle)); err != nil {
+			return nil, err
+		}
+	}
+	if allowList(filepath.Join(user, "settings.json")) {
+		notes = append(notes, "gemini: your settings restrict extensions (security.allowedExtensions or blockGitExtensions): make sure they admit the bundle views under "+path.Dir(path.Dir(views[0].Dir)))
+	}
+	out := slices.Clone(env)
+	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
+	out = append(out, "GEMINI_CLI_HOME="+home)
+	return &hosts.Launch{Argv: argv, Env: out, Notes: notes, Cleanup: func() {}}, nil
+}
+
+// extensionName reads the name an extension directory declares.
+func extensionName(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "gemini-extension.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(data, &m)
+	return m.Name
+}
+
+// copyEnablement copies the user's enablement file without the entries of
+// the session's views, which must load.
+func copyEnablement(src, dst string, ours map[string]bool) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	for k := range m {
+		if ours[k] {
+			delete(m, k)
+		}
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, out, 0o600)
+}
+
+// allowList reports whether the user's settings restrict which extensions
+// load.
+func allowList(settings string) bool {
+	data, err := os.ReadFile(settings)
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Security map[string]json.RawMessage `json:"security"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, a := m.Security["allowedExtensions"]
+	_, g := m.Security["blockGitExtensions"]
+	return a || g
+}
