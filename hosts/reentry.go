@@ -82,3 +82,10 @@ func Executable(argv0 string) (string, error) {
 	}
 	return self, nil
 }
+
+// HooksRun is the single hook line of the setup wiring: every matching
+// hook of every active bundle for one event, the workspace taken from the
+// event's cwd (so one line serves every workspace).
+func (r Reentry) HooksRun(event, host string) []string {
+	return []string{r.Exe, "--home", r.Home, "hooks", "run", event, "--host", host}
+}

@@ -137,6 +137,7 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 		newSyncCmd(g),
 		newConfigureCmd(g),
 		newExecCmd(g),
+		newSetupCmd(g),
 	)
 	g.wireCompletion(root)
 	// cobra's own completion and help commands get the section too.

@@ -62,10 +62,17 @@ func BundlectlRun(t testing.TB, home string, args ...string) string {
 
 func bundlectlRun(t testing.TB, home string, args ...string) (string, string, error) {
 	t.Helper()
+	return BundlectlEnv(t, home, nil, args...)
+}
+
+// BundlectlEnv runs the built bundlectl with extra environment entries and
+// returns its stdout, stderr and error.
+func BundlectlEnv(t testing.TB, home string, env []string, args ...string) (string, string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, Bundlectl(t), append([]string{"--home", home}, args...)...)
-	cmd.Env = append(os.Environ(), "BUNDLECTL_HOME="+home)
+	cmd.Env = append(append(os.Environ(), "BUNDLECTL_HOME="+home), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 30 * time.Second

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/spf13/cobra"
+)
+
+func newSetupCmd(g *globals) *cobra.Command {
+	var undo bool
+	c := &cobra.Command{
+		Use:   "setup <claude|codex|gemini> [--undo]",
+		Short: "wire bundlectl into an agent's own configuration, for sessions not started with exec",
+		Long: `Setup writes the single-line wiring into an agent's own configuration, for
+users who start the agent directly rather than through bundlectl exec:
+
+  claude  ~/.claude/settings.json: a hook with matcher "*" for every event,
+          calling bundlectl hooks run <Event> --host claude; the workspace's
+          .mcp.json: one entry per stdio MCP server of the active bundles,
+          calling bundlectl mcp (approved in enabledMcpjsonServers)
+  codex   $CODEX_HOME/config.toml: a hook for every Codex event calling
+          bundlectl hooks run <Event> --host codex, each recorded as trusted
+          by its hash under [hooks.state], and the MCP servers
+  gemini  ~/.gemini/settings.json: a hook with matcher "*" for every event;
+          the workspace's .gemini/settings.json: the MCP servers
+
+Each file is written atomically, only when it changes (running setup again
+is harmless, and refreshes the MCP entries after trusting more bundles); its
+content before the first setup is kept under $BUNDLECTL_HOME/setup/. --undo
+restores each file exactly as it was, or, if it changed since, takes out
+bundlectl's entries only.
+
+For Codex, the trust recorded is for the one bundlectl command: what runs
+behind it is decided by bundlectl's receipts. Editing or moving a line
+breaks its trust hash, and Codex then skips it silently. docs/hosts.md shows
+every snippet.` + exitStatus(exit0, exit1, exit2, exit4),
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, a []string) error { return runSetup(g, a[0], undo) },
+	}
+	c.Flags().BoolVar(&undo, "undo", false, "restore the files setup changed")
+	return c
+}
+
+func runSetup(g *globals, name string, undo bool) error {
+	host, ok := hosts.Lookup(name)
+	if !ok {
+		return &usageError{fmt.Errorf("setup: unknown agent %s (want claude, codex or gemini)", bundle.Quote(name))}
+	}
+	r, err := g.roots()
+	if err != nil {
+		return err
+	}
+	exe, err := hosts.Executable(os.Args[0])
+	if err != nil {
+		return err
+	}
+	in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: exe, Home: r.Home, Workspace: r.Workspace}, Environ: os.Environ()}
+	if undo {
+		res, err := hosts.Undo(r.Home, host, in)
+		for _, u := range res {
+			switch {
+			case u.Removed:
+				fmt.Fprintf(g.stdout, "removed %s (setup had created it)\n", bundle.Quote(u.Path))
+			case u.Restored:
+				fmt.Fprintf(g.stdout, "restored %s\n", bundle.Quote(u.Path))
+			default:
+				fmt.Fprintf(g.stdout, "took bundlectl's entries out of %s (it changed since setup; the rest is kept)\n", bundle.Quote(u.Path))
+			}
+		}
+		if err == nil && len(res) == 0 {
+			fmt.Fprintf(g.stdout, "nothing to undo for %s\n", name)
+		}
+		return err
+	}
+	bundles, notices, err := hosts.ActiveBundles(r.Home, r.Workspace, name)
+	if err != nil {
+		return err
+	}
+	in.Bundles = bundles
+	res, err := hosts.Setup(r.Home, host, in)
+	for _, s := range res {
+		verb := "unchanged"
+		if s.Changed {
+			verb = "wrote"
+		}
+		fmt.Fprintf(g.stdout, "%s %s: %s\n", verb, bundle.Quote(s.Path), s.What)
+		for _, n := range s.Notes {
+			fmt.Fprintf(g.stdout, "  note: %s\n", n)
+		}
+	}
+	if len(res) > 0 && res[0].Backup != "" {
+		fmt.Fprintf(g.stdout, "the files as they were before the first setup are kept under %s; undo with: %s\n", bundle.Quote(hosts.SetupDir(r.Home)), g.hint("bundlectl setup "+name+" --undo"))
+	} else if len(res) > 0 {
+		fmt.Fprintf(g.stdout, "undo with: %s\n", g.hint("bundlectl setup "+name+" --undo"))
+	}
+	for _, b := range bundles {
+		for _, n := range b.Notes {
+			fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(b.Name), bundle.Sanitize(n))
+		}
+	}
+	for _, n := range notices {
+		fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(n.Bundle), bundle.Sanitize(n.Text))
+	}
+	return err
+}

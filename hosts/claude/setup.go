@@ -1,0 +1,76 @@
+package claude
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// SetupHookTimeout is the timeout of setup's hook lines: `hooks run` runs
+// every matching hook in turn, each under its own timeout.
+const SetupHookTimeout = 600
+
+// ConfigDir is Claude Code's user configuration directory:
+// $CLAUDE_CONFIG_DIR, else ~/.claude.
+func ConfigDir(env []string) (string, error) {
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_CONFIG_DIR="); ok && v != "" {
+			return filepath.Abs(v)
+		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	if home == "" {
+		return "", fmt.Errorf("neither CLAUDE_CONFIG_DIR nor HOME is set")
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// SetupHooks are the hook lines setup writes: one group with matcher "*"
+// per event bundlectl handles.
+func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
+	var hs []hosts.SetupHook
+	for _, ev := range bundle.HookEvents {
+		hs = append(hs, hosts.SetupHook{Event: ev, Matcher: "*", Command: hosts.ShellJoin(re.HooksRun(ev, "claude")), Timeout: SetupHookTimeout})
+	}
+	return hs
+}
+
+// Setup wires bundlectl into Claude Code: the hook lines in the user's
+// settings.json, and the active bundles' stdio MCP servers in the
+// workspace's .mcp.json (approved in settings.json's
+// enabledMcpjsonServers, since bundlectl's review is their approval).
+func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
+	dir, err := ConfigDir(in.Environ)
+	if err != nil {
+		return nil, err
+	}
+	hs := SetupHooks(in.Reentry)
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ string, e map[string]any) { e["type"] = "stdio" })
+	settings := hosts.FileEdit{
+		Path: filepath.Join(dir, "settings.json"),
+		What: fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),
+		Mode: 0o600,
+		Apply: hosts.EditJSON(func(r *hosts.JSON) {
+			hosts.ApplyJSONHooks(r, "claude", hs)
+			hosts.ApplyNames(r, "enabledMcpjsonServers", names)
+		}),
+		Strip: hosts.EditJSON(func(r *hosts.JSON) {
+			hosts.StripJSONHooks(r, "claude")
+			hosts.StripNames(r, "enabledMcpjsonServers")
+		}),
+	}
+	mcp := hosts.FileEdit{
+		Path:  filepath.Join(in.Reentry.Workspace, ".mcp.json"),
+		What:  fmt.Sprintf("%d MCP servers calling bundlectl mcp", len(names)),
+		Mode:  0o644,
+		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
+		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
+	}
+	return []hosts.FileEdit{settings, mcp}, nil
+}

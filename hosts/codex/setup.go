@@ -1,0 +1,131 @@
+package codex
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// SetupHookTimeout is the timeout of setup's hook lines (part of their
+// trust hash).
+const SetupHookTimeout = 600
+
+// Block markers: setup's part of config.toml is one marked block at its
+// end, so it can be replaced or taken out without touching the rest.
+const (
+	blockStart = "# >>> bundlectl setup (bundlectl setup codex --undo takes this block out) >>>\n"
+	blockEnd   = "# <<< bundlectl setup <<<\n"
+)
+
+// Setup wires bundlectl into Codex's config.toml: one hook per event
+// calling `bundlectl hooks run <Event> --host codex`, each recorded as
+// trusted under [hooks.state] with the hash Codex computes for it, and the
+// active bundles' stdio MCP servers.
+//
+// Codex runs a user hook only when its definition's hash is recorded as
+// trusted. Setup records it for exactly this line: Codex trusts the one
+// bundlectl command, and what runs behind it is decided by bundlectl's
+// receipts, which Codex never sees. Moving the block, or editing a hook's
+// command, matcher or timeout, changes the hash or the key, and Codex
+// then skips the hook silently: run setup again.
+func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
+	codexHome, err := Home(in.Environ)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(codexHome, "config.toml")
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, nil)
+	apply := func(cur []byte) ([]byte, error) {
+		base := stripBlock(cur)
+		var doc map[string]any
+		if err := toml.Unmarshal(base, &doc); err != nil {
+			return nil, fmt.Errorf("not valid TOML, so bundlectl does not edit it: %v", err)
+		}
+		block, err := Block(path, in.Reentry, doc, names, servers)
+		if err != nil {
+			return nil, err
+		}
+		var out bytes.Buffer
+		out.Write(base)
+		if len(base) > 0 {
+			if !bytes.HasSuffix(base, []byte("\n")) {
+				out.WriteByte('\n')
+			}
+			out.WriteByte('\n')
+		}
+		out.WriteString(block)
+		var check map[string]any
+		if err := toml.Unmarshal(out.Bytes(), &check); err != nil {
+			return nil, fmt.Errorf("bundlectl's entries clash with what the file holds (%v); take the clashing tables out, or wire Codex by hand", err)
+		}
+		return out.Bytes(), nil
+	}
+	strip := func(cur []byte) ([]byte, error) {
+		out := stripBlock(cur)
+		if cur == nil {
+			return nil, nil
+		}
+		return out, nil
+	}
+	return []hosts.FileEdit{{
+		Path:  path,
+		What:  fmt.Sprintf("hooks for %d events calling bundlectl hooks run, trusted by hash, and %d MCP servers calling bundlectl mcp", len(Events), len(names)),
+		Mode:  0o600,
+		Apply: apply,
+		Strip: strip,
+		Notes: []string{"codex runs the bundlectl hook lines because setup recorded their trust hashes under [hooks.state]; edit or move a line and codex skips it silently until you run bundlectl setup codex again"},
+	}}, nil
+}
+
+// Block is setup's block for the config file at path, given what the rest
+// of the file declares (doc): hook groups go after the user's own, and
+// each trust key names the group's index.
+func Block(path string, re hosts.Reentry, doc map[string]any, names []string, servers map[string]any) (string, error) {
+	var b strings.Builder
+	b.WriteString(blockStart)
+	var state []string
+	for _, ev := range Events {
+		g := 0
+		if hooks, ok := doc["hooks"].(map[string]any); ok {
+			switch v := hooks[ev].(type) {
+			case []any:
+				g = len(v)
+			case nil:
+			default:
+				return "", fmt.Errorf("hooks.%s is not a list of matcher groups", ev)
+			}
+		}
+		cmd := hosts.ShellJoin(re.HooksRun(ev, "codex"))
+		fmt.Fprintf(&b, "[[hooks.%s]]\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n\n", ev, ev, tomlString(cmd), SetupHookTimeout)
+		key := fmt.Sprintf("%s:%s:%d:0", path, EventKey(ev), g)
+		state = append(state, fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(key), tomlString(HookHash(ev, "", cmd, SetupHookTimeout, false))))
+	}
+	b.WriteString(strings.Join(state, "\n"))
+	for _, n := range names {
+		e := servers[n].(map[string]any)
+		fmt.Fprintf(&b, "\n[mcp_servers.%s]\ncommand = %s\nargs = %s\n", tomlString(n), tomlString(e["command"].(string)), InlineTOML(e["args"]))
+	}
+	b.WriteString(blockEnd)
+	return b.String(), nil
+}
+
+// stripBlock removes setup's block (and the blank line before it).
+func stripBlock(cur []byte) []byte {
+	i := bytes.Index(cur, []byte(blockStart))
+	if i < 0 {
+		return cur
+	}
+	j := bytes.Index(cur[i:], []byte(blockEnd))
+	if j < 0 {
+		return cur
+	}
+	out := append(append([]byte(nil), cur[:i]...), cur[i+j+len(blockEnd):]...)
+	if i > 0 && bytes.HasSuffix(out[:i], []byte("\n\n")) && i == len(out) {
+		out = out[:i-1]
+	}
+	return out
+}

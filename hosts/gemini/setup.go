@@ -1,0 +1,47 @@
+package gemini
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// SetupHookTimeout is the timeout of setup's hook lines, in milliseconds.
+const SetupHookTimeout = 600_000
+
+// SetupHooks are the hook lines setup writes: one group with matcher "*"
+// per event Gemini CLI fires.
+func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
+	var hs []hosts.SetupHook
+	for _, ev := range Events {
+		hs = append(hs, hosts.SetupHook{Event: ev, Matcher: "*", Command: hosts.ShellJoin(re.HooksRun(ev, "gemini")), Timeout: SetupHookTimeout})
+	}
+	return hs
+}
+
+// Setup wires bundlectl into Gemini CLI: the hook lines in the user's
+// settings.json, and the active bundles' stdio MCP servers in the
+// workspace's .gemini/settings.json (Gemini CLI reads it in trusted
+// folders).
+func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
+	dir, err := userGeminiDir(in.Environ)
+	if err != nil {
+		return nil, err
+	}
+	hs := SetupHooks(in.Reentry)
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, nil)
+	return []hosts.FileEdit{{
+		Path:  filepath.Join(dir, "settings.json"),
+		What:  fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),
+		Mode:  0o600,
+		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONHooks(r, "gemini", hs) }),
+		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONHooks(r, "gemini") }),
+	}, {
+		Path:  filepath.Join(in.Reentry.Workspace, ".gemini", "settings.json"),
+		What:  fmt.Sprintf("%d MCP servers calling bundlectl mcp", len(names)),
+		Mode:  0o644,
+		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
+		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
+	}}, nil
+}

@@ -1,0 +1,354 @@
+package hosts
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/harness"
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+	"github.com/zeebo/blake3"
+)
+
+// Wiring is implemented by an adapter that can wire bundlectl into the
+// host's own configuration, for users who do not launch through exec:
+// one hook per event calling `bundlectl hooks run`, and one MCP entry per
+// stdio server of the active bundles calling `bundlectl mcp`.
+type Wiring interface {
+	Setup(in SetupInput) ([]FileEdit, error)
+}
+
+// SetupInput is what an adapter's Setup works from.
+type SetupInput struct {
+	// Reentry names the bundlectl, home and workspace the entries call.
+	Reentry Reentry
+	// Bundles are the active bundles of the workspace, for MCP entries.
+	Bundles []*Bundle
+	// Environ locates the host's configuration (HOME, CODEX_HOME, …).
+	Environ []string
+}
+
+// FileEdit is one configuration file setup changes.
+type FileEdit struct {
+	Path string // absolute
+	// What says what the edit puts there, for the user.
+	What string
+	// Mode is the permission of the file when setup creates it.
+	Mode fs.FileMode
+	// Apply returns the file with bundlectl's entries in place (replacing
+	// any earlier ones); Strip returns it without them. A missing file is
+	// nil. Apply(Apply(x)) == Apply(x).
+	Apply func(cur []byte) ([]byte, error)
+	Strip func(cur []byte) ([]byte, error)
+	// Notes are consequences the user must know (Codex's hook trust).
+	Notes []string
+}
+
+// SetupRecord is what setup remembers per host, under
+// $BUNDLECTL_HOME/setup/<host>.json, so that --undo can restore exactly.
+type SetupRecord struct {
+	Files []SetupFile `json:"files"`
+}
+
+// SetupFile is one file setup wrote.
+type SetupFile struct {
+	Path string `json:"path"`
+	// Existed says whether the file existed before the first setup; when
+	// it did, Backup holds its bytes and Mode its permission.
+	Existed bool   `json:"existed"`
+	Mode    string `json:"mode,omitempty"`
+	Backup  string `json:"backup,omitempty"`
+	// Written is the BLAKE3 of what setup last wrote.
+	Written string `json:"written"`
+}
+
+// SetupResult says what happened to one file.
+type SetupResult struct {
+	Path    string
+	What    string
+	Changed bool
+	Backup  string // where the previous content is kept
+	Notes   []string
+}
+
+func digestOf(b []byte) string {
+	s := blake3.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// setupDir is $BUNDLECTL_HOME/setup.
+func setupDir(home string) string { return filepath.Join(home, "setup") }
+
+// SetupDir is where setup keeps its records and backups.
+func SetupDir(home string) string { return setupDir(home) }
+
+// ActiveBundles loads the workspace's registry and returns its active
+// bundles for host.
+func ActiveBundles(home, workspace, host string) ([]*Bundle, []Notice, error) {
+	reg, err := harness.Load(harness.Options{Home: home, Workspace: workspace, NoWatch: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer reg.Close()
+	active, refused := reg.Active()
+	var notices []Notice
+	for name, err := range refused {
+		notices = append(notices, Notice{Bundle: name, Text: "its MCP servers are not wired: " + err.Error(), Fix: fixOf(err, "bundlectl verify")})
+	}
+	var out []*Bundle
+	for _, a := range active {
+		out = append(out, NewBundle(a, host))
+	}
+	return out, notices, nil
+}
+
+// Setup applies the adapter's edits: each file is written atomically
+// (renameio), its content before the first setup kept under
+// $BUNDLECTL_HOME/setup/backups/, and a file whose content would not
+// change is not written at all.
+func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
+	w, ok := host.(Wiring)
+	if !ok {
+		return nil, fmt.Errorf("bundlectl setup does not know how to wire %s", host.Name())
+	}
+	edits, err := w.Setup(in)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockSetup(home)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := readRecord(home, host.Name())
+	if err != nil {
+		return nil, err
+	}
+	var results []SetupResult
+	for _, e := range edits {
+		path, err := realPath(e.Path)
+		if err != nil {
+			return results, err
+		}
+		cur, mode, existed, err := readConfig(path)
+		if err != nil {
+			return results, err
+		}
+		next, err := e.Apply(cur)
+		if err != nil {
+			return results, fmt.Errorf("%s: %w", bundle.Quote(path), err)
+		}
+		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
+		i := rec.find(path)
+		if !existed && next == nil {
+			continue // nothing to wire there, and nothing to take back
+		}
+		if i < 0 {
+			f := SetupFile{Path: path, Existed: existed}
+			if existed {
+				f.Mode = fmt.Sprintf("%04o", mode)
+				f.Backup = filepath.Join(setupDir(home), "backups", host.Name()+"-"+digestOf([]byte(path))[:16])
+				if err := writeAtomic(f.Backup, cur, 0o600); err != nil {
+					return results, err
+				}
+			}
+			rec.Files = append(rec.Files, f)
+			i = len(rec.Files) - 1
+		}
+		res.Backup = rec.Files[i].Backup
+		if existed && bytes.Equal(cur, next) {
+			rec.Files[i].Written = digestOf(cur)
+			results = append(results, res)
+			continue
+		}
+		if !existed {
+			mode = e.Mode
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return results, err
+		}
+		if err := writeAtomic(path, next, mode); err != nil {
+			return results, err
+		}
+		rec.Files[i].Written = digestOf(next)
+		res.Changed = true
+		results = append(results, res)
+		if err := writeRecord(home, host.Name(), rec); err != nil {
+			return results, err
+		}
+	}
+	return results, writeRecord(home, host.Name(), rec)
+}
+
+// UndoResult says what --undo did to one file.
+type UndoResult struct {
+	Path string
+	// Restored: the file was exactly as setup left it, and is now exactly
+	// as it was before (or gone, if setup created it). Otherwise it
+	// changed since, and only bundlectl's entries were taken out.
+	Restored bool
+	Removed  bool
+}
+
+// Undo takes back every file setup wrote for host.
+func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
+	unlock, err := lockSetup(home)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, err := readRecord(home, host.Name())
+	if err != nil {
+		return nil, err
+	}
+	var strip map[string]func([]byte) ([]byte, error)
+	if w, ok := host.(Wiring); ok {
+		if edits, err := w.Setup(in); err == nil {
+			strip = map[string]func([]byte) ([]byte, error){}
+			for _, e := range edits {
+				if p, err := realPath(e.Path); err == nil {
+					strip[p] = e.Strip
+				}
+			}
+		}
+	}
+	var results []UndoResult
+	for len(rec.Files) > 0 {
+		f := rec.Files[0]
+		cur, mode, existed, err := readConfig(f.Path)
+		if err != nil {
+			return results, err
+		}
+		res := UndoResult{Path: f.Path}
+		switch {
+		case existed && digestOf(cur) == f.Written || !existed:
+			if f.Existed {
+				old, err := os.ReadFile(f.Backup)
+				if err != nil {
+					return results, fmt.Errorf("the backup of %s: %w", bundle.Quote(f.Path), err)
+				}
+				var m fs.FileMode = 0o600
+				fmt.Sscanf(f.Mode, "%o", &m)
+				if err := writeAtomic(f.Path, old, m); err != nil {
+					return results, err
+				}
+			} else if existed {
+				if err := os.Remove(f.Path); err != nil {
+					return results, err
+				}
+				res.Removed = true
+			}
+			res.Restored = true
+		default:
+			s := strip[f.Path]
+			if s == nil {
+				return results, fmt.Errorf("%s changed since setup and bundlectl cannot tell its entries apart; restore it from %s by hand", bundle.Quote(f.Path), bundle.Quote(f.Backup))
+			}
+			next, err := s(cur)
+			if err != nil {
+				return results, fmt.Errorf("%s: %w", bundle.Quote(f.Path), err)
+			}
+			if !bytes.Equal(next, cur) {
+				if err := writeAtomic(f.Path, next, mode); err != nil {
+					return results, err
+				}
+			}
+		}
+		if f.Backup != "" {
+			os.Remove(f.Backup)
+		}
+		rec.Files = rec.Files[1:]
+		if err := writeRecord(home, host.Name(), rec); err != nil {
+			return results, err
+		}
+		results = append(results, res)
+	}
+	os.Remove(recordPath(home, host.Name()))
+	return results, nil
+}
+
+func (r *SetupRecord) find(path string) int {
+	for i, f := range r.Files {
+		if f.Path == path {
+			return i
+		}
+	}
+	return -1
+}
+
+func recordPath(home, host string) string { return filepath.Join(setupDir(home), host+".json") }
+
+func readRecord(home, host string) (*SetupRecord, error) {
+	data, err := os.ReadFile(recordPath(home, host))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &SetupRecord{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r SetupRecord
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("setup record %s: %v", bundle.Quote(recordPath(home, host)), err)
+	}
+	return &r, nil
+}
+
+func writeRecord(home, host string, r *SetupRecord) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(recordPath(home, host), append(data, '\n'), 0o600)
+}
+
+func lockSetup(home string) (func(), error) {
+	dir := setupDir(home)
+	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
+		return nil, err
+	}
+	l := flock.New(filepath.Join(dir, ".lock"))
+	if err := l.Lock(); err != nil {
+		return nil, err
+	}
+	return func() { l.Unlock() }, nil
+}
+
+// realPath resolves a configuration file that is a symbolic link (dotfile
+// managers keep them so), so that the file is edited where it lives.
+func realPath(p string) (string, error) {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return p, nil
+	}
+	return filepath.EvalSymlinks(p)
+}
+
+// readConfig reads a configuration file; a missing one is nil.
+func readConfig(p string) (data []byte, mode fs.FileMode, existed bool, err error) {
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("%s is not a regular file", bundle.Quote(p))
+	}
+	data, err = os.ReadFile(p)
+	return data, fi.Mode().Perm(), true, err
+}
+
+func writeAtomic(p string, data []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	return renameio.WriteFile(p, data, mode)
+}

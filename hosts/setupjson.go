@@ -1,0 +1,236 @@
+package hosts
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Helpers for the JSON settings files of Claude Code and Gemini CLI, whose
+// hooks are {"hooks": {"<Event>": [{"matcher": …, "hooks": [{"type":
+// "command", "command": …}]}]}} and whose MCP servers are {"mcpServers":
+// {"<name>": {"command": …, "args": […]}}}.
+
+// SetupHook is one event's wiring: a matcher group holding one command.
+type SetupHook struct {
+	Event, Matcher, Command string
+	Timeout                 int
+}
+
+// OwnHookCommand reports whether a hook command is one setup writes for
+// host: `<bundlectl> … hooks run <Event> --host <host>`.
+func OwnHookCommand(cmd, host string) bool {
+	return strings.Contains(cmd, " hooks run ") && strings.HasSuffix(cmd, " --host "+host)
+}
+
+// OwnServer reports whether an MCP entry is one setup writes: named
+// "bundlectl-…" and calling a bundlectl binary.
+func OwnServer(name string, e *JSON) bool {
+	if !strings.HasPrefix(name, "bundlectl-") {
+		return false
+	}
+	c, _ := e.Get("command")
+	return strings.HasPrefix(filepath.Base(c.String()), "bundlectl")
+}
+
+// ServerEntryName is the name setup gives a bundle's server in a host's
+// MCP configuration.
+func ServerEntryName(bundleName, server string) string {
+	return "bundlectl-" + bundleName + "-" + server
+}
+
+// ApplyJSONHooks takes setup's earlier groups out of root's hooks and
+// appends one group per entry of hs, in order.
+func ApplyJSONHooks(root *JSON, host string, hs []SetupHook) {
+	stripJSONHooks(root, host, len(hs) > 0)
+	hooks, ok := root.Get("hooks")
+	if !ok || hooks.Kind != JSONObject {
+		hooks = NewObject()
+		root.Set("hooks", hooks)
+	}
+	for _, h := range hs {
+		arr, ok := hooks.Get(h.Event)
+		if !ok || arr.Kind != JSONArray {
+			arr = &JSON{Kind: JSONArray}
+			hooks.Set(h.Event, arr)
+		}
+		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": h.Command, "timeout": h.Timeout}}}
+		if h.Matcher != "" {
+			g["matcher"] = h.Matcher
+		}
+		arr.Items = append(arr.Items, ValueOf(g))
+	}
+}
+
+// StripJSONHooks removes setup's groups from root's hooks, and the event
+// lists and hooks object they leave empty.
+func StripJSONHooks(root *JSON, host string) { stripJSONHooks(root, host, false) }
+
+// stripJSONHooks keeps the containers in place when keep is set, so that
+// entries added again land where they were.
+func stripJSONHooks(root *JSON, host string, keep bool) {
+	hooks, ok := root.Get("hooks")
+	if !ok || hooks.Kind != JSONObject {
+		return
+	}
+	for _, ev := range append([]string(nil), hooks.Keys...) {
+		arr := hooks.Fields[ev]
+		if arr.Kind != JSONArray {
+			continue
+		}
+		kept := arr.Items[:0:0]
+		removed := false
+		for _, g := range arr.Items {
+			if ownGroup(g, host) {
+				removed = true
+				continue
+			}
+			kept = append(kept, g)
+		}
+		arr.Items = kept
+		if removed && len(kept) == 0 && !keep {
+			hooks.Delete(ev)
+		}
+	}
+	if len(hooks.Keys) == 0 && !keep {
+		root.Delete("hooks")
+	}
+}
+
+func ownGroup(g *JSON, host string) bool {
+	hs, ok := g.Get("hooks")
+	if !ok || hs.Kind != JSONArray || len(hs.Items) == 0 {
+		return false
+	}
+	for _, h := range hs.Items {
+		c, _ := h.Get("command")
+		if !OwnHookCommand(c.String(), host) {
+			return false
+		}
+	}
+	return true
+}
+
+// ApplyJSONServers replaces setup's MCP entries in root[key] with servers
+// (name → entry), keeping every other entry and its place.
+func ApplyJSONServers(root *JSON, key string, names []string, servers map[string]any) {
+	stripJSONServers(root, key, len(names) > 0)
+	if len(names) == 0 {
+		return
+	}
+	m, ok := root.Get(key)
+	if !ok || m.Kind != JSONObject {
+		m = NewObject()
+		root.Set(key, m)
+	}
+	for _, n := range names {
+		m.Set(n, ValueOf(servers[n]))
+	}
+}
+
+// StripJSONServers removes setup's MCP entries from root[key], and the
+// object when that leaves it empty.
+func StripJSONServers(root *JSON, key string) { stripJSONServers(root, key, false) }
+
+func stripJSONServers(root *JSON, key string, keep bool) {
+	m, ok := root.Get(key)
+	if !ok || m.Kind != JSONObject {
+		return
+	}
+	removed := false
+	for _, n := range append([]string(nil), m.Keys...) {
+		if OwnServer(n, m.Fields[n]) {
+			m.Delete(n)
+			removed = true
+		}
+	}
+	if removed && len(m.Keys) == 0 && !keep {
+		root.Delete(key)
+	}
+}
+
+// ApplyNames replaces the "bundlectl-" names of a string list root[key]
+// with names (Claude Code's enabledMcpjsonServers).
+func ApplyNames(root *JSON, key string, names []string) {
+	stripNames(root, key, len(names) > 0)
+	if len(names) == 0 {
+		return
+	}
+	l, ok := root.Get(key)
+	if !ok || l.Kind != JSONArray {
+		l = &JSON{Kind: JSONArray}
+		root.Set(key, l)
+	}
+	for _, n := range names {
+		l.Items = append(l.Items, ValueOf(n))
+	}
+}
+
+// StripNames removes the "bundlectl-" names from root[key].
+func StripNames(root *JSON, key string) { stripNames(root, key, false) }
+
+func stripNames(root *JSON, key string, keep bool) {
+	l, ok := root.Get(key)
+	if !ok || l.Kind != JSONArray {
+		return
+	}
+	kept := l.Items[:0:0]
+	for _, it := range l.Items {
+		if !strings.HasPrefix(it.String(), "bundlectl-") {
+			kept = append(kept, it)
+		}
+	}
+	removed := len(kept) != len(l.Items)
+	l.Items = kept
+	if removed && len(kept) == 0 && !keep {
+		root.Delete(key)
+	}
+}
+
+// EditJSON adapts a change of a parsed JSON document to FileEdit's shape;
+// a missing file that the change leaves empty stays missing.
+func EditJSON(change func(root *JSON)) func([]byte) ([]byte, error) {
+	return func(cur []byte) ([]byte, error) {
+		root, err := ParseJSON(cur)
+		if err != nil {
+			return nil, err
+		}
+		if root.Kind != JSONObject {
+			return nil, errJSONObject
+		}
+		change(root)
+		if cur == nil && len(root.Keys) == 0 {
+			return nil, nil
+		}
+		return root.Marshal(), nil
+	}
+}
+
+type setupError string
+
+func (e setupError) Error() string { return string(e) }
+
+const errJSONObject = setupError("the file is not a JSON object")
+
+// StdioServers returns the setup MCP entries of bundles' stdio servers:
+// names in order and each entry {"command", "args"} calling `bundlectl mcp`.
+func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, e map[string]any)) ([]string, map[string]any) {
+	var names []string
+	servers := map[string]any{}
+	for _, b := range bundles {
+		for _, s := range b.MCPServers() {
+			if s.Transport != "stdio" {
+				b.Note("its MCP server %s is remote: add it to the host yourself if you want it (bundlectl only wires processes it runs)", s.Name)
+				continue
+			}
+			n := ServerEntryName(b.Name, s.Name)
+			argv := re.MCP(b.Name, s.Name)
+			e := map[string]any{"command": argv[0], "args": argv[1:]}
+			if extra != nil {
+				extra(n, e)
+			}
+			names = append(names, n)
+			servers[n] = e
+		}
+	}
+	return names, servers
+}

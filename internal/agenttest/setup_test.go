@@ -1,0 +1,119 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// setupEnv is the environment under which bundlectl setup finds the host's
+// configuration in the agent's throw-away home.
+func setupEnv(a *Agent) []string {
+	env := []string{"HOME=" + a.Home}
+	switch a.Host {
+	case Codex:
+		env = append(env, "CODEX_HOME="+a.ConfigDir())
+	case GeminiCLI:
+		env = append(env, "GEMINI_CLI_HOME="+a.Home)
+	}
+	return env
+}
+
+// setupFiles are the files setup edits for the agent: the user's
+// configuration, and the workspace's MCP file (none for Codex).
+func setupFiles(a *Agent) (user, workspace string) {
+	switch a.Host {
+	case Claude:
+		return filepath.Join(a.ConfigDir(), "settings.json"), filepath.Join(a.Workdir, ".mcp.json")
+	case Codex:
+		return filepath.Join(a.ConfigDir(), "config.toml"), ""
+	default:
+		return filepath.Join(a.ConfigDir(), "settings.json"), filepath.Join(a.Workdir, ".gemini", "settings.json")
+	}
+}
+
+// TestSetup: `bundlectl setup <host>` writes the single-line wiring into the
+// agent's own configuration; the agent started directly (not through exec)
+// then runs the plugin's guard through `bundlectl hooks run` — from the
+// snapshot — which blocks the marker command, and serves the plugin's MCP
+// server through `bundlectl mcp`. Setup run again changes nothing, and
+// --undo restores every file byte for byte.
+func TestSetup(t *testing.T) {
+	for _, h := range hosts {
+		t.Run(string(h), func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			server := "bundlectl-" + pluginName + "-fake"
+			called := server
+			if h == Codex {
+				// Codex names an MCP namespace with '-' turned into '_'.
+				called = strings.ReplaceAll(server, "-", "_")
+			}
+			a := New(t, h, MCPCall(h, called, "lookup", map[string]any{"query": "owl"}), ShellCall(h, "touch "+marker), Say("done"))
+			f := newExecFixture(t, a)
+			f.marker = marker
+			f.trust(t)
+			// The agent's own offline configuration exists before setup.
+			a.Command(t, "owls")
+			userFile, wsFile := setupFiles(a)
+			before, err := os.ReadFile(userFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := setupEnv(a)
+			setup := func(args ...string) string {
+				out, errOut, err := BundlectlEnv(t, f.home, env, append([]string{"--workspace", f.ws, "setup", string(h)}, args...)...)
+				if err != nil {
+					t.Fatalf("bundlectl setup %s %v: %v\n%s%s", h, args, err, out, errOut)
+				}
+				return out
+			}
+			out := setup()
+			if !strings.Contains(out, "wrote ") {
+				t.Fatalf("setup wrote nothing:\n%s", out)
+			}
+			wrote, _ := os.ReadFile(userFile)
+			if again := setup(); strings.Contains(again, "wrote ") {
+				t.Errorf("setup run again changed files:\n%s", again)
+			}
+			if now, _ := os.ReadFile(userFile); string(now) != string(wrote) {
+				t.Errorf("setup run again rewrote %s", userFile)
+			}
+
+			// The agent's launcher writes its configuration from Settings or
+			// CodexConfig: hand it what setup wrote.
+			switch h {
+			case Codex:
+				a.CodexConfig = string(wrote)
+			default:
+				var m map[string]any
+				if err := json.Unmarshal(wrote, &m); err != nil {
+					t.Fatal(err)
+				}
+				a.Settings = m
+			}
+			if h == Claude {
+				a.Args = append(a.Args, "--allowedTools", "Bash,mcp__"+server+"__lookup")
+			}
+			res := a.Run(t, "tell me about owls")
+			f.checkMCP(t, a, res, 0)
+			f.checkGuard(t, a, res, 1)
+			t.Logf("%s", res)
+
+			// Undo restores exactly what was there.
+			if err := os.WriteFile(userFile, wrote, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			setup("--undo")
+			if after, _ := os.ReadFile(userFile); string(after) != string(before) {
+				t.Errorf("--undo did not restore %s:\nbefore:\n%s\nafter:\n%s", userFile, before, after)
+			}
+			if wsFile != "" {
+				if _, err := os.Stat(wsFile); err == nil {
+					t.Errorf("--undo left %s, which setup created", wsFile)
+				}
+			}
+		})
+	}
+}
