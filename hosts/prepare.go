@@ -225,6 +225,10 @@ type Session struct {
 	dir      string
 }
 
+// NewSession returns a session whose directory, made on first use, is
+// under viewsDir/sessions.
+func NewSession(viewsDir string) *Session { return &Session{viewsDir: viewsDir} }
+
 // Dir creates the session directory on first use and returns it.
 func (s *Session) Dir() (string, error) {
 	if s.dir != "" {

@@ -1,0 +1,102 @@
+package codex
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/agenttest"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// TestHookHash: the recipe agrees with the one the end-to-end tests proved
+// against the real Codex (agenttest.CodexHookHash), for commands with the
+// characters JSON escapes differently.
+func TestHookHash(t *testing.T) {
+	for _, c := range []struct{ event, matcher, command string }{
+		{"PreToolUse", "Bash", "${PLUGIN_ROOT}/bin/guard.sh"},
+		{"Stop", "", "'/usr/local/bin/bundlectl' --home /h hooks run Stop --host codex"},
+		{"UserPromptSubmit", "*", `a < b && c > "d"`},
+	} {
+		if got, want := HookHash(c.event, c.matcher, c.command, 600, false), agenttest.CodexHookHash(c.event, c.matcher, c.command, 600); got != want {
+			t.Errorf("HookHash(%q, %q, %q) = %s, want %s", c.event, c.matcher, c.command, got, want)
+		}
+	}
+}
+
+func TestPluginsFeature(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		val  string
+		set  bool
+	}{
+		{nil, "", false},
+		{[]string{"exec", "-c", "features.plugins=false", "hi"}, "false", true},
+		{[]string{"-c", "features.plugins=false", "--config=features.plugins=true"}, "true", true},
+		{[]string{"-cfeatures.plugins = \"false\""}, "false", true},
+		{[]string{"--", "-c", "features.plugins=false"}, "", false},
+		{[]string{"-c", "model=x"}, "", false},
+	} {
+		v, set := PluginsFeature(c.args)
+		if v != c.val || set != c.set {
+			t.Errorf("PluginsFeature(%q) = %q %v, want %q %v", c.args, v, set, c.val, c.set)
+		}
+	}
+}
+
+func TestInlineTOML(t *testing.T) {
+	v := map[string]any{"p@m:hooks/hooks.json:pre_tool_use:0:0": map[string]any{"trusted_hash": "sha256:00"}, `we"ird`: map[string]any{"enabled": true, "n": 3, "l": []string{"a", "b"}}}
+	var out map[string]any
+	if err := toml.Unmarshal([]byte("x = "+InlineTOML(v)), &out); err != nil {
+		t.Fatalf("%s: %v", InlineTOML(v), err)
+	}
+	x := out["x"].(map[string]any)
+	if x[`we"ird`].(map[string]any)["enabled"] != true || x["p@m:hooks/hooks.json:pre_tool_use:0:0"] == nil {
+		t.Errorf("round trip: %v", x)
+	}
+}
+
+// TestSetupBlock: setup's block goes after the user's config, its trust
+// keys count the user's own hook groups, applying twice changes nothing,
+// and stripping gives the user's file back.
+func TestSetupBlock(t *testing.T) {
+	user := "model = \"gpt-5.5\"\n\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"mine\"\n"
+	edits, err := Host{}.Setup(hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/usr/bin/bundlectl", Home: "/h", Workspace: "/w"}, Environ: []string{"CODEX_HOME=/c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := edits[0]
+	once, err := e.Apply([]byte(user))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(once), user) {
+		t.Errorf("the user's config is not kept as is")
+	}
+	var doc map[string]any
+	if err := toml.Unmarshal(once, &doc); err != nil {
+		t.Fatal(err)
+	}
+	hooks := doc["hooks"].(map[string]any)
+	pre := hooks["PreToolUse"].([]any)
+	if len(pre) != 2 || pre[1].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"] != "/usr/bin/bundlectl --home /h hooks run PreToolUse --host codex" {
+		t.Errorf("PreToolUse groups: %v", pre)
+	}
+	state := hooks["state"].(map[string]any)
+	if _, ok := state["/c/config.toml:pre_tool_use:1:0"]; !ok {
+		t.Errorf("the trust key does not count the user's group: %v", state)
+	}
+	if _, ok := state["/c/config.toml:stop:0:0"]; !ok {
+		t.Errorf("no trust key for Stop: %v", state)
+	}
+	twice, _ := e.Apply(once)
+	if string(twice) != string(once) {
+		t.Errorf("applying twice changed the file")
+	}
+	if back, _ := e.Strip(once); string(back) != user {
+		t.Errorf("strip:\n%s", back)
+	}
+	if _, err := e.Apply([]byte("[hooks]\nstate = 1\n")); err == nil {
+		t.Errorf("a clashing config was edited")
+	}
+}

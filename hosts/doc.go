@@ -1,0 +1,45 @@
+// Package hosts starts real agent CLIs with exactly the bundles active for
+// a workspace (bundlectl exec), and wires bundlectl into their own
+// configuration for sessions not started through it (bundlectl setup).
+//
+// Like database/sql and its drivers, the core calls one interface, Host,
+// and each agent has its own package that registers itself: hosts/claude,
+// hosts/codex, hosts/gemini. The core never names a host; docs/hosts.md
+// says what each one loads and how.
+//
+// Invariants:
+//
+//   - What a host loads for a bundle comes from a host view under
+//     $BUNDLECTL_HOME/views/<token>/<host>/<name>/, derived from the
+//     receipt's inventory and the snapshot only (never the source), after
+//     the registry checked the bundle's authority and snapshot. Skills,
+//     commands, agents, output styles and context files are copied from the
+//     snapshot (a link inside it as the file it names, never as a link or
+//     a hard link); hooks (command, http), stdio MCP servers and language
+//     servers become bundlectl commands — `hooks exec <bundle> <id>`,
+//     `mcp <bundle> <server>`, `lsp <bundle> <server>` — carrying the
+//     bundlectl binary, --home and --workspace as absolute paths, so the
+//     reviewed original runs from the snapshot after a fresh check.
+//   - A view's directory name is a digest of its exact content, so two
+//     launches that need different content never share a directory, and a
+//     running session's view is never replaced under it. Views are
+//     owner-only and read-only (directories 0500, files 0400 or 0500);
+//     every launch compares the view on disk with the view it derives
+//     (kind, mode, size, bytes, single link, nothing more or less) and
+//     rebuilds it — in a temporary directory renamed into place, under a
+//     lock — when anything differs.
+//   - Only the components meant for the host load: those its own manifest
+//     declared and bundlectl's own; a component switched off never does.
+//     Whatever a host cannot load, or bundlectl cannot put behind its
+//     checks, is named in a notice, never dropped silently.
+//   - A bundle whose snapshot fails its check at launch loads its hooks
+//     alone (from the receipt), so each blocks the event it guards rather
+//     than vanish: a guard never fails open. An unusable state file stops
+//     the launch.
+//   - The user's own configuration is not written by exec: Claude Code
+//     takes --plugin-dir; Codex gets -c flags (merged over config.toml) and
+//     one link in its plugin cache, removed when it exits; Gemini CLI gets
+//     a session GEMINI_CLI_HOME that links the user's own. Setup writes the
+//     user's files atomically, only when they change, keeps the previous
+//     content, and undoes exactly.
+package hosts

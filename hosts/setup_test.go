@@ -1,0 +1,171 @@
+package hosts
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const userSettings = `{
+  "theme": "dark",
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "my-own-check <x> & y"
+          }
+        ]
+      }
+    ]
+  },
+  "number": 1.50,
+  "enabledMcpjsonServers": [
+    "mine"
+  ]
+}
+`
+
+func TestJSONRoundTrip(t *testing.T) {
+	j, err := ParseJSON([]byte(userSettings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(j.Marshal()); got != userSettings {
+		t.Errorf("round trip changed the file:\n%s", got)
+	}
+	for _, bad := range []string{`{"a":1} // c`, `{"a":1,"a":2}`, `{`} {
+		if _, err := ParseJSON([]byte(bad)); err == nil {
+			t.Errorf("ParseJSON(%q) accepted", bad)
+		}
+	}
+}
+
+func testHooks() []SetupHook {
+	return []SetupHook{
+		{Event: "PreToolUse", Matcher: "*", Command: "/bin/bundlectl --home /h hooks run PreToolUse --host claude", Timeout: 600},
+		{Event: "Stop", Matcher: "*", Command: "/bin/bundlectl --home /h hooks run Stop --host claude", Timeout: 600},
+	}
+}
+
+// TestJSONHooks: setup's groups go after the user's own, applying twice
+// changes nothing, and stripping gives the user's file back.
+func TestJSONHooks(t *testing.T) {
+	apply := EditJSON(func(r *JSON) {
+		ApplyJSONHooks(r, "claude", testHooks())
+		ApplyNames(r, "enabledMcpjsonServers", []string{"bundlectl-b-s"})
+		ApplyJSONServers(r, "mcpServers", []string{"bundlectl-b-s"}, map[string]any{"bundlectl-b-s": map[string]any{"command": "/bin/bundlectl", "args": []string{"mcp", "b", "s"}}})
+	})
+	strip := EditJSON(func(r *JSON) {
+		StripJSONHooks(r, "claude")
+		StripNames(r, "enabledMcpjsonServers")
+		StripJSONServers(r, "mcpServers")
+	})
+	once, err := apply([]byte(userSettings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(once)
+	if !strings.Contains(s, "my-own-check <x> & y") || strings.Index(s, "my-own-check") > strings.Index(s, "hooks run PreToolUse") {
+		t.Errorf("the user's hook is not kept first:\n%s", s)
+	}
+	twice, _ := apply(once)
+	if string(twice) != s {
+		t.Errorf("applying twice changed the file:\n%s\n---\n%s", s, twice)
+	}
+	back, _ := strip(once)
+	if string(back) != userSettings {
+		t.Errorf("strip did not give the user's file back:\n%s", back)
+	}
+	if out, err := strip(nil); err != nil || out != nil {
+		t.Errorf("strip of a missing file = %q, %v", out, err)
+	}
+	empty, _ := apply(nil)
+	if back, _ := strip(empty); string(back) != "{}\n" {
+		t.Errorf("strip of setup's own file = %q", back)
+	}
+}
+
+// fakeHost wires two files with the JSON helpers.
+type fakeHost struct{ dir string }
+
+func (fakeHost) Name() string                         { return "fake" }
+func (fakeHost) View(*Bundle, Reentry) (*View, error) { return NewView(), nil }
+func (fakeHost) Launch(*Session, []BuiltView, []string, []string) (*Launch, error) {
+	return nil, nil
+}
+func (h fakeHost) Setup(in SetupInput) ([]FileEdit, error) {
+	hooks := EditJSON(func(r *JSON) { ApplyJSONHooks(r, "claude", testHooks()) })
+	return []FileEdit{
+		{Path: filepath.Join(h.dir, "user.json"), Mode: 0o600, Apply: hooks, Strip: EditJSON(func(r *JSON) { StripJSONHooks(r, "claude") })},
+		{Path: filepath.Join(h.dir, "created.json"), Mode: 0o644, Apply: hooks, Strip: EditJSON(func(r *JSON) { StripJSONHooks(r, "claude") })},
+	}, nil
+}
+
+// TestSetupUndo: setup backs up and writes atomically; undo restores the
+// exact bytes and mode, removes the file it created, and — for a file the
+// user changed since — takes out only setup's entries.
+func TestSetupUndo(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	h := fakeHost{dir}
+	res, err := Setup(home, h, SetupInput{})
+	if err != nil || len(res) != 2 || !res[0].Changed || !res[1].Changed || res[0].Backup == "" {
+		t.Fatalf("Setup = %+v, %v", res, err)
+	}
+	if b, _ := os.ReadFile(res[0].Backup); string(b) != userSettings {
+		t.Errorf("backup = %q", b)
+	}
+	res, err = Setup(home, h, SetupInput{})
+	if err != nil || res[0].Changed || res[1].Changed {
+		t.Fatalf("Setup again changed files: %+v %v", res, err)
+	}
+	undo, err := Undo(home, h, SetupInput{})
+	if err != nil || len(undo) != 2 || !undo[0].Restored || !undo[1].Removed {
+		t.Fatalf("Undo = %+v, %v", undo, err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("undo did not restore the bytes:\n%s", b)
+	}
+	if fi, _ := os.Stat(user); fi.Mode().Perm() != 0o640 {
+		t.Errorf("undo did not restore the mode: %v", fi.Mode())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "created.json")); err == nil {
+		t.Errorf("undo left the file setup created")
+	}
+	if _, err := os.Stat(recordPath(home, "fake")); err == nil {
+		t.Errorf("undo left its record")
+	}
+
+	// The user edits the file after setup: undo keeps the edit.
+	if _, err := Setup(home, h, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(user)
+	edited := strings.Replace(string(b), `"theme": "dark"`, `"theme": "light"`, 1)
+	os.WriteFile(user, []byte(edited), 0o640)
+	undo, err = Undo(home, h, SetupInput{})
+	if err != nil || undo[0].Restored {
+		t.Fatalf("Undo = %+v, %v", undo, err)
+	}
+	want := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "light"`, 1)
+	if b, _ := os.ReadFile(user); string(b) != want {
+		t.Errorf("undo of an edited file:\n%s", b)
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	got := ShellJoin([]string{"/a b/bundlectl", "--home", "/h", "it's", ""})
+	if want := `'/a b/bundlectl' --home /h 'it'\''s' ''`; got != want {
+		t.Errorf("ShellJoin = %s, want %s", got, want)
+	}
+	if !OwnHookCommand(ShellJoin((Reentry{Exe: "/x/bundlectl", Home: "/h"}).HooksRun("Stop", "codex")), "codex") {
+		t.Error("OwnHookCommand does not know setup's line")
+	}
+}
