@@ -1,8 +1,11 @@
 package hosts
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // Helpers for the JSON settings files of Claude Code and Gemini CLI, whose
@@ -192,7 +195,7 @@ func EditJSON(change func(root *JSON)) func([]byte) ([]byte, error) {
 	return func(cur []byte) ([]byte, error) {
 		root, err := ParseJSON(cur)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("not plain JSON, so bundlectl does not edit it (comments are not supported): %v", err)
 		}
 		if root.Kind != JSONObject {
 			return nil, errJSONObject
@@ -219,7 +222,7 @@ func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, e map[s
 	for _, b := range bundles {
 		for _, s := range b.MCPServers() {
 			if s.Transport != "stdio" {
-				b.Note("its MCP server %s is remote: add it to the host yourself if you want it (bundlectl only wires processes it runs)", s.Name)
+				b.Note("its MCP server %s is remote, so setup does not wire it (bundlectl wires the processes it runs; add the server to the host yourself if you want it)", bundle.Quote(s.Name))
 				continue
 			}
 			n := ServerEntryName(b.Name, s.Name)
