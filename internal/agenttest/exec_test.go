@@ -39,7 +39,7 @@ type execFixture struct {
 	stranger string
 }
 
-func newExecFixture(t *testing.T, a *Agent) *execFixture {
+func newExecFixture(t testing.TB, a *Agent) *execFixture {
 	t.Helper()
 	tmp := t.TempDir()
 	f := &execFixture{
@@ -99,7 +99,7 @@ func serveScript(rec, prefix string) string {
 }
 
 // trust reviews, trusts and enables the plugin through the CLI.
-func (f *execFixture) trust(t *testing.T) {
+func (f *execFixture) trust(t testing.TB) {
 	t.Helper()
 	out := BundlectlRun(t, f.home, "--workspace", f.ws, "review", "--json", pluginName)
 	var rv struct {
@@ -113,7 +113,7 @@ func (f *execFixture) trust(t *testing.T) {
 }
 
 // launcher starts the agent through bundlectl exec.
-func (f *execFixture) launcher(t *testing.T) []string {
+func (f *execFixture) launcher(t testing.TB) []string {
 	return []string{Bundlectl(t), "--home", f.home, "--workspace", f.ws, "exec", "--"}
 }
 

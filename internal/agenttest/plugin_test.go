@@ -25,7 +25,7 @@ const (
 )
 
 // writeFile writes content to dir/rel, creating parents.
-func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
+func writeFile(t testing.TB, dir, rel, content string, mode os.FileMode) {
 	t.Helper()
 	p := filepath.Join(dir, rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -36,7 +36,7 @@ func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
 	}
 }
 
-func writeJSONFile(t *testing.T, dir, rel string, v any) {
+func writeJSONFile(t testing.TB, dir, rel string, v any) {
 	t.Helper()
 	j, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -63,7 +63,7 @@ exit 0
 }
 
 // copyFakeMCP puts the fakemcp binary at dir/bin/fakemcp.
-func copyFakeMCP(t *testing.T, dir string) {
+func copyFakeMCP(t testing.TB, dir string) {
 	t.Helper()
 	b, err := os.ReadFile(FakeMCPServer(t))
 	if err != nil {
@@ -72,7 +72,7 @@ func copyFakeMCP(t *testing.T, dir string) {
 	writeFile(t, dir, "bin/fakemcp", string(b), 0o755)
 }
 
-func writeSkill(t *testing.T, dir string) {
+func writeSkill(t testing.TB, dir string) {
 	writeFile(t, dir, "skills/"+skillName+"/SKILL.md", fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n\n# Owl facts\n\n%s\n", skillName, skillDescription, skillBody), 0o644)
 }
 
