@@ -102,3 +102,24 @@ func (b *Bundle) NoteOutOfReach(tools bool) {
 		}
 	}
 }
+
+// RemoteHeaders returns a remote MCP server's headers in the form hosts
+// that expand ${VAR} in header values take: the literal headers as
+// reviewed, a bearer token read from its host variable, and headers read
+// from host variables.
+func RemoteHeaders(s inventory.MCPServer) map[string]string {
+	h := map[string]string{}
+	for k, v := range s.Headers {
+		h[k] = v
+	}
+	if s.BearerTokenEnvVar != "" {
+		h["Authorization"] = "Bearer ${" + s.BearerTokenEnvVar + "}"
+	}
+	for k, v := range s.EnvHeaders {
+		h[k] = "${" + v + "}"
+	}
+	if len(h) == 0 {
+		return nil
+	}
+	return h
+}

@@ -56,11 +56,16 @@ func ApplyJSONHooks(root *JSON, host string, hs []SetupHook) {
 			arr = &JSON{Kind: JSONArray}
 			hooks.Set(h.Event, arr)
 		}
-		g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": h.Command, "timeout": h.Timeout}}}
+		cmd := NewObject()
+		cmd.Set("type", ValueOf("command"))
+		cmd.Set("command", ValueOf(h.Command))
+		cmd.Set("timeout", ValueOf(h.Timeout))
+		g := NewObject()
 		if h.Matcher != "" {
-			g["matcher"] = h.Matcher
+			g.Set("matcher", ValueOf(h.Matcher))
 		}
-		arr.Items = append(arr.Items, ValueOf(g))
+		g.Set("hooks", &JSON{Kind: JSONArray, Items: []*JSON{cmd}})
+		arr.Items = append(arr.Items, g)
 	}
 }
 

@@ -79,13 +79,19 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			argv := re.MCP(b.Name, s.Name)
 			servers[s.Name] = map[string]any{"type": "stdio", "command": argv[0], "args": argv[1:]}
 		case bundle.TransportStreamableHTTP, bundle.TransportSSE:
+			if len(s.ToolsInclude)+len(s.ToolsExclude) > 0 {
+				// Claude Code reaches a remote server itself and has no
+				// per-server tool filter: the reviewed filter could not hold.
+				b.Note("its MCP server %s is not loaded: it is remote and has a tool filter, which Claude Code cannot enforce", bundle.Quote(s.Name))
+				continue
+			}
 			typ := "http"
 			if s.Transport == bundle.TransportSSE {
 				typ = "sse"
 			}
 			e := map[string]any{"type": typ, "url": s.URL}
-			if len(s.Headers) > 0 {
-				e["headers"] = s.Headers
+			if h := hosts.RemoteHeaders(s); h != nil {
+				e["headers"] = h
 			}
 			servers[s.Name] = e
 		default:

@@ -139,6 +139,14 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if s.BearerTokenEnvVar != "" {
 				e["bearer_token_env_var"] = s.BearerTokenEnvVar
 			}
+			// The reviewed tool filter, which Codex enforces for a server it
+			// reaches itself.
+			if len(s.ToolsInclude) > 0 {
+				e["enabled_tools"] = s.ToolsInclude
+			}
+			if len(s.ToolsExclude) > 0 {
+				e["disabled_tools"] = s.ToolsExclude
+			}
 			servers[s.Name] = e
 		default:
 			b.Note("its MCP server %s is not loaded: Codex does not speak the %s transport", bundle.Quote(s.Name), s.Transport)

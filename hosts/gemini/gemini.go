@@ -159,8 +159,18 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			b.Note("its MCP server %s is not loaded: Gemini CLI does not speak the %s transport", bundle.Quote(s.Name), s.Transport)
 			continue
 		}
-		if len(s.Headers) > 0 && s.Transport != bundle.TransportStdio {
-			e["headers"] = s.Headers
+		if s.Transport != bundle.TransportStdio {
+			if h := hosts.RemoteHeaders(s); h != nil {
+				e["headers"] = h
+			}
+			// The reviewed tool filter, which Gemini CLI enforces for a
+			// server it reaches itself (bundlectl mcp enforces it for stdio).
+			if len(s.ToolsInclude) > 0 {
+				e["includeTools"] = s.ToolsInclude
+			}
+			if len(s.ToolsExclude) > 0 {
+				e["excludeTools"] = s.ToolsExclude
+			}
 		}
 		if s.Trust {
 			e["trust"] = true // reviewed: the host asks no confirmation for its tools
@@ -178,7 +188,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	for _, o := range b.Inventory.UserConfig {
 		if b.Own(o.Hosts) && o.EnvVar != "" {
-			b.Note("its setting %s is not asked for: give it with bundlectl configure; bundlectl passes it to the bundle's processes", o.EnvVar)
+			b.Note("its setting %s is not asked for: Gemini CLI asks only when it installs an extension itself, and the bundle's processes get the option values bundlectl holds for the bundle", o.EnvVar)
 		}
 	}
 	b.NoteOutOfReach(true)
