@@ -188,7 +188,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	for _, o := range b.Inventory.UserConfig {
 		if b.Own(o.Hosts) && o.EnvVar != "" {
-			b.Note("its setting %s is not asked for: Gemini CLI asks only when it installs an extension itself, and the bundle's processes get the option values bundlectl holds for the bundle", o.EnvVar)
+			b.Note("its setting %s is not asked for by Gemini CLI: set it with bundlectl configure %s %s=VALUE", o.EnvVar, b.Name, o.Key)
 		}
 	}
 	b.NoteOutOfReach(true)
