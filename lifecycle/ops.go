@@ -287,6 +287,7 @@ func (m *Manager) GC() (removed []string, err error) {
 			return err
 		}
 		removed = append(removed, m.pruneVerified(s)...)
+		removed = append(removed, m.pruneViews(s)...)
 		// What a killed install, update, uninstall or sync left behind
 		// (lifecycle/sources.go); kept while one is running.
 		left, _ := m.removeFetchLeftovers()
@@ -294,6 +295,38 @@ func (m *Manager) GC() (removed []string, err error) {
 		return nil
 	})
 	return removed, stateErr(err)
+}
+
+// pruneViews removes the host views (views/<token>/, docs/hosts.md) of
+// tokens no receipt holds any more: an agent started after a re-trust or a
+// revoke never gets them, and they would otherwise accumulate. A session
+// still running on one loses its content, as it lost its authority.
+func (m *Manager) pruneViews(s *state.State) []string {
+	dir := filepath.Join(m.Roots.Home, "views")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	live := map[string]bool{}
+	for _, id := range s.IDs() {
+		if rec, _ := s.Bundle(id); rec.Receipt != nil {
+			live[rec.Receipt.Token().String()] = true
+		}
+	}
+	var removed []string
+	for _, e := range ents {
+		if !e.IsDir() || live[e.Name()] {
+			continue
+		}
+		if _, err := receipts.ParseToken(e.Name()); err != nil {
+			continue // not a view of a token (views/sessions/ is hosts')
+		}
+		p := filepath.Join(dir, e.Name())
+		if staging.RemoveTree(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
 }
 
 // pruneVerified removes the fingerprint records (a cache, see package

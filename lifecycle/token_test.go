@@ -149,3 +149,34 @@ func TestVerifyComparesTheCapabilityHalf(t *testing.T) {
 		t.Errorf("verify checked %d and found %+v, want a source problem naming the capabilities", checked, problems)
 	}
 }
+
+// GC removes the host views of tokens no receipt holds (read-only
+// directories included) and keeps the live token's views and the hosts'
+// session directory.
+func TestGCPrunesViewsOfDeadTokens(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	rc := trustedActive(t, m)
+	views := filepath.Join(home, "views")
+	live := filepath.Join(views, rc.Token().String(), "claude", "v1")
+	deadTok := rc.Token()
+	deadTok.Content[0] ^= 1
+	dead := filepath.Join(views, deadTok.String(), "claude", "v1")
+	sessions := filepath.Join(views, "sessions", "s-1")
+	for _, d := range []string{live, dead, sessions} {
+		must(t, os.MkdirAll(d, 0o700))
+		must(t, os.WriteFile(filepath.Join(d, "SKILL.md"), []byte("x"), 0o400))
+		must(t, os.Chmod(d, 0o500))
+	}
+	removed, err := m.GC()
+	must(t, err)
+	if _, err := os.Stat(filepath.Join(views, deadTok.String())); !os.IsNotExist(err) {
+		t.Errorf("the dead token's views are still there (removed %v)", removed)
+	}
+	for _, d := range []string{live, sessions} {
+		if _, err := os.Stat(filepath.Join(d, "SKILL.md")); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+	t.Cleanup(func() { os.Chmod(live, 0o700); os.Chmod(sessions, 0o700) })
+}

@@ -389,6 +389,11 @@ func (s *Store) discard(snap string) error {
 
 // removeTree makes every directory below p writable, without following
 // links, and removes it all.
+// RemoveTree removes the directory p (never following a link) and all it
+// holds, first making its read-only directories writable; a snapshot or a
+// host view is removed this way.
+func RemoveTree(p string) error { return removeTree(p) }
+
 func removeTree(p string) error {
 	if fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
 		makeWritable(fd, 0)

@@ -62,9 +62,10 @@ func newGCCmd(g *globals) *cobra.Command {
 		Use:   "gc",
 		Short: "remove unreferenced snapshots and stale temporary directories",
 		Long: `GC removes, under the state lock, every snapshot that no current receipt
-references, every stale temporary directory of the store, and the harness's
-verified records of bundles without a receipt. A snapshot a receipt
-references is never removed.` + exitStatus(exit0, exit1, exit2, exit4),
+references, every stale temporary directory of the store, the harness's
+verified records of bundles without a receipt, the host views of tokens no
+receipt holds, and what a killed install or update left behind. A snapshot
+or view a receipt references is never removed.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			m, err := g.manager()
