@@ -49,6 +49,12 @@ reach.` + exitStatus(
 			exit2+" (including an agent bundlectl does not know)",
 			exit4),
 		Args: args(cobra.MinimumNArgs(1)),
+		ValidArgsFunction: func(_ *cobra.Command, a []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(a) > 0 {
+				return nil, cobra.ShellCompDirectiveDefault // the agent's own arguments
+			}
+			return []string{"claude", "codex", "gemini"}, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(c *cobra.Command, a []string) error { return runExec(g, a) },
 	}
 	// Everything after the agent's name is the agent's: stop at it.

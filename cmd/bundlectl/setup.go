@@ -38,6 +38,12 @@ behind it is decided by bundlectl's receipts. Editing or moving a line
 breaks its trust hash, and Codex then skips it silently. docs/hosts.md shows
 every snippet.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.ExactArgs(1)),
+		ValidArgsFunction: func(_ *cobra.Command, a []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(a) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return []string{"claude", "codex", "gemini"}, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(c *cobra.Command, a []string) error { return runSetup(g, a[0], undo) },
 	}
 	c.Flags().BoolVar(&undo, "undo", false, "restore the files setup changed")
