@@ -6,7 +6,7 @@
 #   hook blocks "rm -rf /" → an edit to the source is only "update pending
 #   review" (the reviewed snapshot keeps guarding) → diff shows what changed
 #   → a tampered snapshot blocks the guarded event and names the fix →
-#   trusting again stages a fresh snapshot.
+#   trusting again stages a fresh snapshot → a Claude Code plugin's guard.
 #
 # It works on a copy of examples/workspace and a throw-away home, so it
 # changes nothing in the repository or in your own bundlectl home, and
@@ -101,5 +101,12 @@ token=$(bundlectl review --json repo-guard | sed -n 's/.*"token": *"\([0-9a-f]\{
 step 0 bundlectl trust repo-guard "$token"
 step 2 bundlectl hooks run PreToolUse <<<"$event"
 step 0 bundlectl verify
+
+say "a Claude Code plugin, as people write them: reviewed, trusted, and its shell-form guard fired as Claude Code would"
+step 0 bundlectl review commit-tools
+token=$(bundlectl review --json commit-tools | sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' | head -n 1)
+step 0 bundlectl trust commit-tools "$token"
+step 0 bundlectl enable commit-tools
+step 2 bundlectl hooks run PreToolUse --host claude <<<'{"tool_name":"Bash","tool_input":{"command":"git commit --no-verify -m wip"}}'
 
 printf '\ntour: every step did what it says (bundle %s, home %s, removed on exit)\n' "$id" "$BUNDLECTL_HOME"
