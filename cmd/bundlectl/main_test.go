@@ -19,9 +19,14 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI scripts in testdata/script. Each script runs in
 // a fresh $WORK with HOME=/no-home and BUNDLECTL_HOME=$WORK/home; the
 // example workspace is copied to $WORK/ws (so scripts may edit it) and
-// $EXAMPLES names the pristine one.
+// $EXAMPLES names the pristine one. $JSONDOC is docs/json.md, which the
+// jsonshape command holds output to.
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs("../../examples/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonDoc, err := filepath.Abs(jsonDocPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +38,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("BUNDLECTL_HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("EXAMPLES", examples)
+			env.Setenv("JSONDOC", jsonDoc)
 			env.Setenv("NO_COLOR", "1")
 			return testtree.Copy(examples, filepath.Join(env.WorkDir, "ws"))
 		},
