@@ -25,7 +25,7 @@ Every string that came from the bundle is escaped, so bundle content cannot
 move the cursor, recolour, clear or fake lines. An invalid bundle's review
 shows its findings and no trust command. A directory argument (containing a
 slash or starting with a dot) reviews a bundle anywhere, for its author.` +
-			exitStatus(exit0, "1  the bundle is invalid", exit2),
+			exitStatus(exit0+" (also when components are skipped: the rest can be trusted)", "1  the bundle is rejected (invalid as a whole: no trust command)", exit2),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runReview(g, a[0]) },
 	}
@@ -39,7 +39,10 @@ func runReview(g *globals, arg string) error {
 	if _, err := printReviewOf(g, b); err != nil {
 		return err
 	}
-	if !b.Valid() {
+	if b.Rejected() {
+		// A bundle with skipped components is not rejected: its review
+		// has a token, and a script checking the exit status must not
+		// throw a trustable review away.
 		return &quietError{code: exitFailure}
 	}
 	return nil
