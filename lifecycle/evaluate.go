@@ -116,7 +116,12 @@ func (m *Manager) pending(b *bundle.Bundle, rc *receipts.Receipt, st *Status) {
 		return
 	}
 	st.UpdatePending = true
-	st.Reasons = append(st.Reasons, "update pending review: "+why+"; the reviewed snapshot keeps running")
+	if st.Word == StatusTampered {
+		// Nothing of a tampered bundle runs, its snapshot included.
+		st.Reasons = append(st.Reasons, "update pending review: "+why)
+	} else {
+		st.Reasons = append(st.Reasons, "update pending review: "+why+"; the reviewed snapshot keeps running")
+	}
 	st.Hint = "bundlectl review " + b.Name
 }
 

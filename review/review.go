@@ -183,10 +183,20 @@ func (rv *Review) JSON() JSONReview {
 // the human form it is inert on a terminal: bidirectional and other
 // non-printing characters in strings are written as \u escapes.
 func RenderJSON(w io.Writer, rv *Review) error {
+	return RenderJSONWith(w, rv, RenderOptions{})
+}
+
+// RenderJSONWith is RenderJSON with the trust command passed through
+// opts.Command, as Render does.
+func RenderJSONWith(w io.Writer, rv *Review, opts RenderOptions) error {
+	j := rv.JSON()
+	if opts.Command != nil && j.TrustCommand != "" {
+		j.TrustCommand = opts.Command(j.TrustCommand)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(rv.JSON()); err != nil {
+	if err := enc.Encode(j); err != nil {
 		return err
 	}
 	if _, err := io.WriteString(w, jsonSanitize(buf.String())); err != nil {

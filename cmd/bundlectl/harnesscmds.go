@@ -37,6 +37,11 @@ and lists what it exposes, plus every bundle it did not load and why.` + exitSta
 			}
 			defer reg.Close()
 			cat := reg.Catalog()
+			for i := range cat.Inactive {
+				if cat.Inactive[i].Fix != "" {
+					cat.Inactive[i].Fix = g.hint(cat.Inactive[i].Fix)
+				}
+			}
 			if g.json {
 				return writeJSON(g.stdout, cat)
 			}

@@ -56,7 +56,7 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 	}
 	attachDiff(g, b, rv) // what changed since the last trust comes first (diff.go)
 	if g.json {
-		return rv, review.RenderJSON(g.stdout, rv)
+		return rv, review.RenderJSONWith(g.stdout, rv, review.RenderOptions{Command: g.hint})
 	}
 	color := false
 	if f, ok := g.stdout.(*os.File); ok && isTerminal(f) && os.Getenv("NO_COLOR") == "" {

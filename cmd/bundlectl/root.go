@@ -180,23 +180,15 @@ func (g *globals) hint(cmd string) string {
 	}
 	var flags []string
 	if g.home != "" {
-		flags = append(flags, "--home", shellWord(g.home))
+		flags = append(flags, "--home", bundle.ShellArg(g.home))
 	}
 	if g.workspace != "" {
-		flags = append(flags, "--workspace", shellWord(g.workspace))
+		flags = append(flags, "--workspace", bundle.ShellArg(g.workspace))
 	}
 	if len(flags) == 0 {
 		return cmd
 	}
 	return "bundlectl " + strings.Join(flags, " ") + " " + rest
-}
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // version is the module version and VCS revision from the build

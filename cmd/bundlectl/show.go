@@ -57,6 +57,9 @@ func runShow(g *globals, name string) error {
 		return err
 	}
 	st := m.Evaluate(b, s)
+	if st.Hint != "" {
+		st.Hint = g.hint(st.Hint) // works pasted as printed, like every hint
+	}
 	rec, _ := s.Bundle(b.ID)
 	out := showOutput{
 		Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Format: string(b.Format),

@@ -32,7 +32,7 @@ Every broken rule is reported at once, each with its path and rule id.
 Findings that reject the whole bundle are errors; a component that breaks
 its own rule is skipped (the rest of the bundle still loads, as the Agent
 Plugins specification requires) but still fails validation. Inactive
-declarations (lsp, native, filesystem_roots, lifecycle_mutation) do not make
+declarations (native, filesystem_roots, lifecycle_mutation) do not make
 a bundle invalid; they block enabling it, and validate says so.` + exitStatus(
 			"0  the bundle is valid (it may still be blocked)",
 			"1  the bundle breaks at least one rule",
