@@ -350,19 +350,25 @@ func (r hostReader) readMCPServers(v *jsonValue, path string) {
 		}
 		// A host merges its MCP files in order and the later declaration of
 		// a name wins (Claude Code: .mcp.json, then the manifest's).
-		replaced := false
-		for i, old := range r.b.Components.MCP {
-			if old.Name == name && len(old.Hosts) == 1 && old.Hosts[0] == r.host {
-				r.b.Report.Warnf(s.Source, "mcp.overridden", "server %s is also declared at %s; %s loads this one", Quote(name), old.Source, hostTitle(r.host))
-				r.b.Components.MCP[i] = s
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			r.b.Components.MCP = append(r.b.Components.MCP, s)
+		r.b.Components.MCP = declareLater(r, r.b.Components.MCP, s, "mcp.overridden", "server",
+			func(s MCPServer) (string, []Host, string) { return s.Name, s.Hosts, s.Source })
+	}
+}
+
+// declareLater adds c to list, in place of an earlier declaration of the
+// same name for this reader's host: a host merges its files in order and
+// the later declaration wins. The replaced one is named in a warning.
+func declareLater[T any](r hostReader, list []T, c T, rule, what string, id func(T) (name string, hosts []Host, source string)) []T {
+	name, _, src := id(c)
+	for i, old := range list {
+		oname, ohosts, osrc := id(old)
+		if oname == name && len(ohosts) == 1 && ohosts[0] == r.host {
+			r.b.Report.Warnf(src, rule, "%s %s is also declared at %s; %s loads this one", what, Quote(name), osrc, hostTitle(r.host))
+			list[i] = c
+			return list
 		}
 	}
+	return append(list, c)
 }
 
 // readMCPFile reads an MCP configuration file: {"mcpServers": {...}} or
@@ -565,17 +571,7 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 		}
 		// As for MCP: the later declaration of a name wins (.lsp.json,
 		// then the manifest's lspServers).
-		replaced := false
-		for i, old := range r.b.Components.LSP {
-			if old.Name == name && len(old.Hosts) == 1 && old.Hosts[0] == r.host {
-				r.b.Report.Warnf(l.Source, "lsp.overridden", "language server %s is also declared at %s; %s loads this one", Quote(name), old.Source, hostTitle(r.host))
-				r.b.Components.LSP[i] = l
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			r.b.Components.LSP = append(r.b.Components.LSP, l)
-		}
+		r.b.Components.LSP = declareLater(r, r.b.Components.LSP, l, "lsp.overridden", "language server",
+			func(l LSPServer) (string, []Host, string) { return l.Name, l.Hosts, l.Source })
 	}
 }
