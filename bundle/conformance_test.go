@@ -236,9 +236,14 @@ func TestConformanceRemoteURLAndHeaders(t *testing.T) {
 		b := loadFiles(t, remote(bad, `{}`))
 		requireFinding(t, b, Skip, "mcp.url", "mcpServers.r.url")
 	}
-	for _, bad := range []string{`{"Bad Name": "x"}`, `{"X-A": "a "}`, `{"X-A": "1", "X-a": "2"}`} {
+	// A CR LF in a value (the recovery fixture's header-value case) skips
+	// its server like any other invalid field value; the bundle stays.
+	for _, bad := range []string{`{"Bad Name": "x"}`, `{"X-A": "a "}`, `{"X-A": "1", "X-a": "2"}`, `{"X-A": "first\r\nsecond"}`, `{"X-A": "nul\u0000"}`} {
 		b := loadFiles(t, remote("https://example.com/mcp", bad))
 		requireFinding(t, b, Skip, "mcp.header", "mcpServers.r.headers")
+		if b.Rejected() {
+			t.Errorf("headers %s reject the whole bundle:%s", bad, dumpFindings(b))
+		}
 	}
 }
 

@@ -173,33 +173,42 @@ func HostVarRefs(s string, shell bool) []string {
 	return slices.Compact(out)
 }
 
-// hostVarsOf collects every host variable the bundle reads.
+// hostVarsOf collects every host variable the bundle reads. Only a host
+// format's strings read any: in bundlectl's own formats "${X}" is literal
+// text, and a component reads from the host only what env_from,
+// env_headers, bearer_token_env_var or allowedEnvVars name.
 func hostVarsOf(b *Bundle) []string {
 	set := map[string]bool{}
+	var hosts []Host // the component's; nil for bundlectl's own formats
 	add := func(s string, shell bool) {
+		if len(hosts) == 0 {
+			return
+		}
 		for _, n := range HostVarRefs(s, shell) {
 			set[n] = true
 		}
 	}
 	addMap := func(m map[string]string) {
-		for k, v := range m {
-			add(k, false)
+		for _, v := range m {
 			add(v, false)
 		}
 	}
 	c := b.Components
 	for _, h := range c.Hooks {
+		hosts = h.Hosts
 		add(h.Command, h.Shell)
 		for _, a := range h.Args {
 			add(a, false)
 		}
 		add(h.URL, false)
 		addMap(h.Headers)
+		addMap(h.Env)
 		for _, n := range h.AllowedEnvVars {
 			set[n] = true
 		}
 	}
 	for _, s := range c.MCP {
+		hosts = s.Hosts
 		// Gemini CLI also expands a bare $VAR in every string of its manifest.
 		bare := slices.Contains(s.Hosts, HostGemini)
 		add(s.Command, bare)
@@ -208,12 +217,10 @@ func hostVarsOf(b *Bundle) []string {
 		}
 		add(s.Cwd, bare)
 		add(s.URL, bare)
-		for k, v := range s.Env {
-			add(k, false)
+		for _, v := range s.Env {
 			add(v, bare)
 		}
-		for k, v := range s.Headers {
-			add(k, false)
+		for _, v := range s.Headers {
 			add(v, bare)
 		}
 		for _, src := range s.EnvFrom {
@@ -227,6 +234,7 @@ func hostVarsOf(b *Bundle) []string {
 		}
 	}
 	for _, l := range c.LSP {
+		hosts = l.Hosts
 		add(l.Command, false)
 		for _, a := range l.Args {
 			add(a, false)
@@ -234,23 +242,21 @@ func hostVarsOf(b *Bundle) []string {
 		addMap(l.Env)
 	}
 	for _, m := range c.Monitors {
+		hosts = m.Hosts
 		add(m.Command, true)
 	}
 	for _, ds := range [][]Document{c.Commands, c.Agents} {
 		for _, d := range ds {
+			hosts = d.Hosts
 			for _, l := range d.ShellLines {
 				add(l, true)
 			}
 		}
 	}
 	for _, s := range c.Skills {
+		hosts = s.Hosts
 		for _, l := range s.ShellLines {
 			add(l, true)
-		}
-	}
-	for _, t := range c.Tools {
-		for _, a := range t.Args {
-			add(a, false)
 		}
 	}
 	return sortedKeys(set)

@@ -936,12 +936,30 @@ var literalCredentialHeaders = map[string]bool{"authorization": true, "cookie": 
 
 // checkHeaders applies the header rules of §7.2.1 and the credential
 // rules to a remote server's literal headers and env_headers.
+// firstControl returns the first C0 or C1 control character or DEL of s.
+func firstControl(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 func checkHeaders(b *Bundle, s MCPServer) bool {
 	keep := true
 	seen := map[string]string{}
 	for _, name := range sortedKeys(s.Headers) {
 		p := fieldPath(s.Source+".headers", name)
 		v := s.Headers[name]
+		// A control character (a CR LF splitting the header, say) makes
+		// an invalid HTTP field: the server is skipped, the rest of the
+		// bundle loads. Bidirectional text stays an error of the bundle.
+		if r, ok := firstControl(name + v); ok {
+			b.Report.Skipf(p, "mcp.header", "header %s contains a control character (U+%04X), which no HTTP field may hold", Quote(name), r)
+			keep = false
+			continue
+		}
 		if !checkText(b, p, name, false) || !checkText(b, p, v, false) {
 			keep = false
 			continue

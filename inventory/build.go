@@ -57,7 +57,7 @@ func Of(b *bundle.Bundle) *Inventory {
 	for _, l := range sortedBy(c.LSP, func(l bundle.LSPServer) string { return l.Name + "\x00" + strings.Join(hosts(l.Hosts), ",") }) {
 		inv.LSPServers = append(inv.LSPServers, LSPServer{
 			Name: l.Name, Command: l.Command, Args: l.Args, Env: l.Env, Transport: l.Transport, Languages: l.Languages,
-			Other: l.Other, Hosts: hosts(l.Hosts), HostVariables: argvVars(l.Command, l.Args, l.Env),
+			Other: l.Other, Hosts: hosts(l.Hosts), HostVariables: argvVars(l.Hosts, l.Command, l.Args, l.Env),
 		})
 	}
 	for _, m := range sortedBy(c.Monitors, func(m bundle.Monitor) string { return m.Name }) {
@@ -111,7 +111,22 @@ func grants(g bundle.Grants) Grants {
 	}
 }
 
+// textVars is the host variables a string of a component reads: only a
+// host format's strings read any (docs/harness.md); in bundlectl's own
+// formats "${X}" is literal text, and what a component reads from the host
+// is named by env_from, env_headers, bearer_token_env_var and
+// allowedEnvVars alone.
+func textVars(hosts []bundle.Host, s string, shell bool) []string {
+	if len(hosts) == 0 {
+		return nil
+	}
+	return bundle.HostVarRefs(s, shell)
+}
+
 func hookVars(h bundle.Hook) []string {
+	if len(h.Hosts) == 0 {
+		return set(h.AllowedEnvVars)
+	}
 	vs := bundle.HostVarRefs(h.Command, h.Shell)
 	for _, a := range h.Args {
 		vs = append(vs, bundle.HostVarRefs(a, false)...)
@@ -127,13 +142,13 @@ func hookVars(h bundle.Hook) []string {
 	return set(vs)
 }
 
-func argvVars(cmd string, args []string, env map[string]string) []string {
-	vs := bundle.HostVarRefs(cmd, false)
+func argvVars(hosts []bundle.Host, cmd string, args []string, env map[string]string) []string {
+	vs := textVars(hosts, cmd, false)
 	for _, a := range args {
-		vs = append(vs, bundle.HostVarRefs(a, false)...)
+		vs = append(vs, textVars(hosts, a, false)...)
 	}
 	for _, v := range env {
-		vs = append(vs, bundle.HostVarRefs(v, false)...)
+		vs = append(vs, textVars(hosts, v, false)...)
 	}
 	return set(vs)
 }
@@ -141,17 +156,17 @@ func argvVars(cmd string, args []string, env map[string]string) []string {
 func serverVars(s bundle.MCPServer) []string {
 	// Gemini CLI also expands a bare $VAR in every string of its manifest.
 	bare := slices.Contains(s.Hosts, bundle.HostGemini)
-	vs := bundle.HostVarRefs(s.Command, bare)
+	vs := textVars(s.Hosts, s.Command, bare)
 	for _, a := range s.Args {
-		vs = append(vs, bundle.HostVarRefs(a, bare)...)
+		vs = append(vs, textVars(s.Hosts, a, bare)...)
 	}
 	for _, v := range s.Env {
-		vs = append(vs, bundle.HostVarRefs(v, bare)...)
+		vs = append(vs, textVars(s.Hosts, v, bare)...)
 	}
-	vs = append(vs, bundle.HostVarRefs(s.Cwd, bare)...)
-	vs = append(vs, bundle.HostVarRefs(s.URL, bare)...)
+	vs = append(vs, textVars(s.Hosts, s.Cwd, bare)...)
+	vs = append(vs, textVars(s.Hosts, s.URL, bare)...)
 	for _, v := range s.Headers {
-		vs = append(vs, bundle.HostVarRefs(v, bare)...)
+		vs = append(vs, textVars(s.Hosts, v, bare)...)
 	}
 	for _, v := range s.EnvFrom {
 		vs = append(vs, v)
