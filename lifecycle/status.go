@@ -65,8 +65,14 @@ func preTrust(b *bundle.Bundle, st *Status) bool {
 		// A skipped component does not make the bundle invalid: the rest
 		// of it loads and can be trusted, the skipped part never runs.
 		st.Word = StatusInvalid
-		for _, f := range b.Report.Errors() {
-			st.Reasons = append(st.Reasons, f.String())
+		// The findings that reject the bundle first: list shows the first
+		// reason, and a skipped component is not why it is invalid.
+		for _, rejecting := range []bool{true, false} {
+			for _, f := range b.Report.Errors() {
+				if (f.Severity == bundle.Error) == rejecting {
+					st.Reasons = append(st.Reasons, f.String())
+				}
+			}
 		}
 		st.Hint = "bundlectl validate " + b.Name
 		return true
