@@ -107,6 +107,25 @@ func (b *Bundle) NoteOutOfReach(tools bool) {
 // that expand ${VAR} in header values take: the literal headers as
 // reviewed, a bearer token read from its host variable, and headers read
 // from host variables.
+// ExpandsLiteral reports whether a host that expands "$" references in a
+// remote server's URL and headers would change text that the review showed
+// as literal: a server of bundlectl's own formats (no host) whose URL or a
+// header value holds "$". Such a server is not given to the host.
+func ExpandsLiteral(s inventory.MCPServer) bool {
+	if len(s.Hosts) > 0 {
+		return false // a host format's own text, expanded as reviewed
+	}
+	if strings.Contains(s.URL, "$") {
+		return true
+	}
+	for _, v := range s.Headers {
+		if strings.Contains(v, "$") {
+			return true
+		}
+	}
+	return false
+}
+
 func RemoteHeaders(s inventory.MCPServer) map[string]string {
 	h := map[string]string{}
 	for k, v := range s.Headers {

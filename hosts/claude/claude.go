@@ -85,6 +85,10 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 				b.Note("its MCP server %s is not loaded: it is remote and has a tool filter, which Claude Code cannot enforce", bundle.Quote(s.Name))
 				continue
 			}
+			if hosts.ExpandsLiteral(s) {
+				b.Note("its MCP server %s is not loaded: Claude Code would expand the \"$\" its URL or headers hold as literal text", bundle.Quote(s.Name))
+				continue
+			}
 			typ := "http"
 			if s.Transport == bundle.TransportSSE {
 				typ = "sse"

@@ -46,7 +46,9 @@ func testBundle(t *testing.T) *hosts.Bundle {
 		},
 		MCPServers: []inventory.MCPServer{
 			{Name: "fake", Transport: "stdio", Command: "./bin/fake", Hosts: []string{"claude"}},
-			{Name: "remote", Transport: "streamable-http", URL: "https://x.test/mcp", Headers: map[string]string{"A": "${TOKEN}"}},
+			{Name: "remote", Transport: "streamable-http", URL: "https://x.test/mcp", Headers: map[string]string{"A": "x"}},
+			// Literal in bundlectl's own format: Claude Code would expand it.
+			{Name: "dollar", Transport: "streamable-http", URL: "https://y.test/mcp", Headers: map[string]string{"A": "${TOKEN}"}},
 			{Name: "gone", Transport: "stdio", Command: "./gone"},
 		},
 		LSPServers: []inventory.LSPServer{{Name: "go", Command: "gopls", Languages: map[string]string{".go": "go"}, Hosts: []string{"claude"}}},
@@ -99,7 +101,7 @@ func TestView(t *testing.T) {
 		t.Errorf("skill front matter:\n%s", skill)
 	}
 	mcp, _ := v.File(".mcp.json")
-	if s := string(mcp); !strings.Contains(s, `"mcp",`) || !strings.Contains(s, "https://x.test/mcp") || strings.Contains(s, "gone") || strings.Contains(s, "./bin/fake") {
+	if s := string(mcp); !strings.Contains(s, `"mcp",`) || !strings.Contains(s, "https://x.test/mcp") || strings.Contains(s, "gone") || strings.Contains(s, "y.test") || strings.Contains(s, "./bin/fake") {
 		t.Errorf(".mcp.json:\n%s", mcp)
 	}
 	lsp, _ := v.File(".lsp.json")

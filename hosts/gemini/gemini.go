@@ -147,6 +147,10 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	servers := map[string]any{}
 	for _, s := range b.MCPServers() {
 		var e map[string]any
+		if s.Transport != bundle.TransportStdio && hosts.ExpandsLiteral(s) {
+			b.Note("its MCP server %s is not loaded: Gemini CLI would expand the \"$\" its URL or headers hold as literal text", bundle.Quote(s.Name))
+			continue
+		}
 		switch s.Transport {
 		case bundle.TransportStdio:
 			argv := re.MCP(b.Name, s.Name)
