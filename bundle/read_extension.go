@@ -203,44 +203,13 @@ func (r extReader) hooks(v *jsonValue, path string) {
 		r.typeErr(path, "an object keyed by hook event", v)
 		return
 	}
-	for _, event := range v.keys {
-		groups, ep := v.obj[event], fieldPath(path, event)
-		if !KnownHookEvent("", event) && checkText(r.b, ep, event, false) {
-			r.b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one bundlectl knows; its hooks are reviewed and kept", Quote(event))
-		}
-		if groups.kind != jsonArray {
-			r.typeErr(ep, "an array of matcher groups", groups)
-			continue
-		}
-		for gi, g := range groups.arr {
-			gp := indexPath(ep, gi)
-			if !r.object(g, gp, "matcher", "hooks") {
-				continue
+	walkHookTree(r.b, r, v, path, "",
+		func(g *jsonValue, gp string) bool { return r.object(g, gp, "matcher", "hooks") },
+		func(h *jsonValue, hp, event, matcher string) {
+			if hook, ok := r.hook(h, hp, event, matcher); ok {
+				r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
 			}
-			matcher := ""
-			if m, ok := g.obj["matcher"]; ok {
-				var good bool
-				if matcher, good = r.str(m, gp+".matcher"); !good {
-					continue
-				}
-			}
-			hs, ok := g.obj["hooks"]
-			if !ok {
-				r.b.Report.Skipf(gp, "hook.shape", "matcher group has no hooks array")
-				continue
-			}
-			if hs.kind != jsonArray {
-				r.typeErr(gp+".hooks", "an array", hs)
-				continue
-			}
-			for hi, h := range hs.arr {
-				hp := indexPath(gp+".hooks", hi)
-				if hook, ok := r.hook(h, hp, event, matcher); ok {
-					r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
-				}
-			}
-		}
-	}
+		})
 }
 
 func (r extReader) hook(v *jsonValue, path, event, matcher string) (Hook, bool) {

@@ -187,12 +187,37 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 		}
 		v, path = h, fieldPath(path, "hooks")
 	}
+	walkHookTree(r.b, r, v, path, r.host,
+		func(g *jsonValue, gp string) bool {
+			if g.kind != jsonObject {
+				r.typeErr(gp, "an object", g)
+				return false
+			}
+			return true
+		},
+		func(h *jsonValue, hp, event, matcher string) {
+			if hook, ok := r.hook(h, hp, event, matcher, scope); ok {
+				r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
+			}
+		})
+}
+
+// fieldReader is what a format's reader offers the shared walks: a type
+// error of that format's severity, and a string read.
+type fieldReader interface {
+	typeErr(path, want string, v *jsonValue)
+	str(v *jsonValue, path string) (string, bool)
+}
+
+// walkHookTree walks the hooks tree every format shares with Claude Code —
+// {Event: [{matcher, hooks: [hook…]}]} — in the order written: group checks
+// each matcher group, hook takes each hook with its event and matcher. An
+// event host does not fire is a warning, never an error.
+func walkHookTree(b *Bundle, r fieldReader, v *jsonValue, path string, host Host, group func(g *jsonValue, gp string) bool, hook func(h *jsonValue, hp, event, matcher string)) {
 	for _, event := range v.keys {
 		groups, ep := v.obj[event], fieldPath(path, event)
-		if !KnownHookEvent(r.host, event) {
-			if checkText(r.b, ep, event, false) {
-				r.b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one %s is known to fire; its hooks are reviewed and kept", Quote(event), hostTitle(r.host))
-			}
+		if !KnownHookEvent(host, event) && checkText(b, ep, event, false) {
+			b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one %s is known to fire; its hooks are reviewed and kept", Quote(event), hostTitle(host))
 		}
 		if groups.kind != jsonArray {
 			r.typeErr(ep, "an array of matcher groups", groups)
@@ -200,8 +225,7 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 		}
 		for gi, g := range groups.arr {
 			gp := indexPath(ep, gi)
-			if g.kind != jsonObject {
-				r.typeErr(gp, "an object", g)
+			if !group(g, gp) {
 				continue
 			}
 			matcher := ""
@@ -214,7 +238,7 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 			}
 			hs, ok := g.obj["hooks"]
 			if !ok {
-				r.b.Report.Skipf(gp, "hook.shape", "matcher group has no hooks array")
+				b.Report.Skipf(gp, "hook.shape", "matcher group has no hooks array")
 				continue
 			}
 			if hs.kind != jsonArray {
@@ -222,10 +246,7 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 				continue
 			}
 			for hi, h := range hs.arr {
-				hp := indexPath(gp+".hooks", hi)
-				if hook, ok := r.hook(h, hp, event, matcher, scope); ok {
-					r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
-				}
+				hook(h, indexPath(gp+".hooks", hi), event, matcher)
 			}
 		}
 	}
