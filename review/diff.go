@@ -332,12 +332,12 @@ func mustJSON(v any) json.RawMessage {
 	return raw
 }
 
-// diffList matches old and new components by the first key that pairs
-// them (keys tried in order; each component pairs at most once) and
-// records what was added, removed and changed.
-func diffList[T any](c *capDiffer, kind string, old, cur []T, keys []func(T) string, name func(T) string) {
-	oldUsed := make([]bool, len(old))
-	pair := make([]int, len(cur))
+// pairBy pairs each of cur with one of old by the first key that matches
+// (keys tried in order; each component pairs at most once): pair[j] is the
+// index in old of cur[j]'s match, or -1; oldUsed marks the matched olds.
+func pairBy[T any](old, cur []T, keys []func(T) string) (pair []int, oldUsed []bool) {
+	oldUsed = make([]bool, len(old))
+	pair = make([]int, len(cur))
 	for j := range pair {
 		pair[j] = -1
 	}
@@ -354,6 +354,14 @@ func diffList[T any](c *capDiffer, kind string, old, cur []T, keys []func(T) str
 			}
 		}
 	}
+	return pair, oldUsed
+}
+
+// diffList matches old and new components by the first key that pairs
+// them (keys tried in order; each component pairs at most once) and
+// records what was added, removed and changed.
+func diffList[T any](c *capDiffer, kind string, old, cur []T, keys []func(T) string, name func(T) string) {
+	pair, oldUsed := pairBy(old, cur, keys)
 	for i, o := range old {
 		if !oldUsed[i] {
 			raw := mustJSON(o)
@@ -376,29 +384,11 @@ func diffList[T any](c *capDiffer, kind string, old, cur []T, keys []func(T) str
 // hooks pairs hooks by id (unchanged), then by event and matcher in
 // manifest order (changed), and says when the order they run in changed.
 func (c *capDiffer) hooks(old, cur []inventory.Hook) {
-	oldUsed := make([]bool, len(old))
-	pair := make([]int, len(cur))
-	for j := range pair {
-		pair[j] = -1
-	}
-	keys := []func(inventory.Hook) string{
+	pair, oldUsed := pairBy(old, cur, []func(inventory.Hook) string{
 		func(h inventory.Hook) string { return h.ID },
 		func(h inventory.Hook) string { return h.Event + "\x00" + h.Matcher + "\x00" + h.Type },
 		func(h inventory.Hook) string { return h.Event + "\x00" + h.Matcher },
-	}
-	for _, key := range keys {
-		for j, n := range cur {
-			if pair[j] >= 0 {
-				continue
-			}
-			for i, o := range old {
-				if !oldUsed[i] && key(o) == key(n) {
-					oldUsed[i], pair[j] = true, i
-					break
-				}
-			}
-		}
-	}
+	})
 	for i, o := range old {
 		if !oldUsed[i] {
 			c.d.Removed = append(c.d.Removed, CapabilityChange{Kind: "hook", Name: o.ID, Old: mustJSON(o),
