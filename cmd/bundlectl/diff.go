@@ -33,15 +33,7 @@ section first; diff prints it alone.` + exitStatus(exit0, exit1, exit2, exit4),
 }
 
 func runDiff(g *globals, name string) error {
-	m, err := g.manager()
-	if err != nil {
-		return err
-	}
-	b, err := m.Find(m.Discover(), name)
-	if err != nil {
-		return err
-	}
-	s, err := m.LoadState()
+	m, b, s, err := g.namedWithState(name)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -211,22 +212,7 @@ The server is killed with every descendant if the bundle is disabled,
 revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error {
-			reg, err := g.registry(a[0])
-			if err != nil {
-				return err
-			}
-			defer reg.Close()
-			if err := reg.Loaded(a[0]); err != nil {
-				return err
-			}
-			res, err := reg.ServeLSP(cmdContext(), harness.ServerName(a[0], a[1]), stdioOf(g))
-			if err != nil {
-				return err
-			}
-			if !res.Success() {
-				return &codeError{code: exitFailure, err: fmt.Errorf("lsp server %q %s", a[1], describeFailure(res))}
-			}
-			return nil
+			return serveServer(g, "lsp", a[0], a[1], (*harness.Registry).ServeLSP)
 		},
 	}
 }
@@ -248,22 +234,28 @@ with every descendant if the bundle is disabled, revoked or tampered with
 while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error {
-			reg, err := g.registry(a[0])
-			if err != nil {
-				return err
-			}
-			defer reg.Close()
-			if err := reg.Loaded(a[0]); err != nil {
-				return err
-			}
-			res, err := reg.ServeMCP(cmdContext(), harness.ServerName(a[0], a[1]), stdioOf(g))
-			if err != nil {
-				return err
-			}
-			if !res.Success() {
-				return &codeError{code: exitFailure, err: fmt.Errorf("mcp server %q %s", a[1], describeFailure(res))}
-			}
-			return nil
+			return serveServer(g, "mcp", a[0], a[1], (*harness.Registry).ServeMCP)
 		},
 	}
+}
+
+// serveServer runs one stdio server of an active bundle (mcp or lsp) with
+// stdio passed through, and exits 1 when the server failed.
+func serveServer(g *globals, kind, name, server string, serve func(*harness.Registry, context.Context, string, harness.Stdio) (*harness.Result, error)) error {
+	reg, err := g.registry(name)
+	if err != nil {
+		return err
+	}
+	defer reg.Close()
+	if err := reg.Loaded(name); err != nil {
+		return err
+	}
+	res, err := serve(reg, cmdContext(), harness.ServerName(name, server), stdioOf(g))
+	if err != nil {
+		return err
+	}
+	if !res.Success() {
+		return &codeError{code: exitFailure, err: fmt.Errorf("%s server %q %s", kind, server, describeFailure(res))}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/state"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -50,6 +51,24 @@ func (g *globals) bundleArg(arg string) (*bundle.Bundle, error) {
 		return m.LoadDir(arg), nil
 	}
 	return m.Find(m.Discover(), arg)
+}
+
+// namedWithState finds the discovered bundle name and loads the state a
+// read-only command reports it against.
+func (g *globals) namedWithState(name string) (*lifecycle.Manager, *bundle.Bundle, *state.State, error) {
+	m, err := g.manager()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return m, b, s, nil
 }
 
 // isDirArg reports whether a <name|dir> argument names a directory: it

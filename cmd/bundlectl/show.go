@@ -44,15 +44,7 @@ func newShowCmd(g *globals) *cobra.Command {
 }
 
 func runShow(g *globals, name string) error {
-	m, err := g.manager()
-	if err != nil {
-		return err
-	}
-	b, err := m.Find(m.Discover(), name)
-	if err != nil {
-		return err
-	}
-	s, err := m.LoadState()
+	m, b, s, err := g.namedWithState(name)
 	if err != nil {
 		return err
 	}
