@@ -62,10 +62,8 @@ func readGemini(b *Bundle, data []byte) {
 				}
 			}
 		case "excludeTools":
-			if l, ok := stringArray(v); ok {
+			if l, ok := r.strs(v, m(k)); ok {
 				b.ExcludeTools = append(b.ExcludeTools, l...)
-			} else {
-				r.typeErr(m(k), "an array of strings", v)
 			}
 		case "settings":
 			r.geminiSettings(v, m(k))

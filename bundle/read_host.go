@@ -26,6 +26,15 @@ func (r hostReader) typeErr(path, want string, v *jsonValue) {
 }
 
 // str returns v's string, or records a skip finding.
+// strs reads an array of strings; anything else is a type finding.
+func (r hostReader) strs(v *jsonValue, path string) ([]string, bool) {
+	l, ok := stringArray(v)
+	if !ok {
+		r.typeErr(path, "an array of strings", v)
+	}
+	return l, ok
+}
+
 func (r hostReader) str(v *jsonValue, path string) (string, bool) {
 	if v.kind != jsonString {
 		r.typeErr(path, "a string", v)
@@ -278,10 +287,7 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		case "command":
 			h.Command, good = r.str(f, fp)
 		case "args":
-			h.Args, good = stringArray(f)
-			if !good {
-				r.typeErr(fp, "an array of strings", f)
-			}
+			h.Args, good = r.strs(f, fp)
 		case "timeout":
 			h.TimeoutSec, good = r.seconds(f, fp, unit)
 		case "async":
@@ -291,10 +297,7 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		case "headers":
 			h.Headers, good = r.strMap(f, fp)
 		case "allowedEnvVars":
-			h.AllowedEnvVars, good = stringArray(f)
-			if !good {
-				r.typeErr(fp, "an array of strings", f)
-			}
+			h.AllowedEnvVars, good = r.strs(f, fp)
 		case "prompt":
 			h.Prompt, good = r.str(f, fp)
 		case "model":
@@ -435,10 +438,7 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 		case "command":
 			s.Command, good = r.str(f, fp)
 		case "args":
-			s.Args, good = stringArray(f)
-			if !good {
-				r.typeErr(fp, "an array of strings", f)
-			}
+			s.Args, good = r.strs(f, fp)
 		case "env":
 			s.Env, good = r.strMap(f, fp)
 		case "cwd":
@@ -466,15 +466,9 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 				r.typeErr(fp, "an array of strings", f)
 			}
 		case "includeTools", "enabled_tools":
-			s.ToolsInclude, good = stringArray(f)
-			if !good {
-				r.typeErr(fp, "an array of strings", f)
-			}
+			s.ToolsInclude, good = r.strs(f, fp)
 		case "excludeTools", "disabled_tools":
-			s.ToolsExclude, good = stringArray(f)
-			if !good {
-				r.typeErr(fp, "an array of strings", f)
-			}
+			s.ToolsExclude, good = r.strs(f, fp)
 		case "timeout":
 			// Gemini CLI and Claude Code give MCP timeouts in
 			// milliseconds (Claude Code's replaces MCP_TIMEOUT, 30000 ms).
@@ -568,10 +562,7 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 			case "command":
 				l.Command, good = r.str(f, fp)
 			case "args":
-				l.Args, good = stringArray(f)
-				if !good {
-					r.typeErr(fp, "an array of strings", f)
-				}
+				l.Args, good = r.strs(f, fp)
 			case "env":
 				l.Env, good = r.strMap(f, fp)
 			case "transport":

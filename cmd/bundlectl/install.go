@@ -77,6 +77,15 @@ func parseScope(s string) (bundle.Scope, error) {
 	return "", &usageError{fmt.Errorf("--scope must be user or workspace")}
 }
 
+// scopeFilter reads a --scope that narrows a command to one root; "" is
+// every root.
+func scopeFilter(s string) (bundle.Scope, error) {
+	if s == "" {
+		return "", nil
+	}
+	return parseScope(s)
+}
+
 func runInstall(g *globals, src string, o installOptions) error {
 	scope, err := parseScope(o.scope)
 	if err != nil {

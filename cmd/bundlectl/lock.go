@@ -29,12 +29,9 @@ locks it anyway: sync then copies whatever that path holds, and only the
 token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			var sc bundle.Scope
-			if scope != "" {
-				var err error
-				if sc, err = parseScope(scope); err != nil {
-					return err
-				}
+			sc, err := scopeFilter(scope)
+			if err != nil {
+				return err
 			}
 			m, err := g.manager()
 			if err != nil {

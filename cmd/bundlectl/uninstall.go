@@ -25,12 +25,9 @@ bundle whose directory is already gone has its state record forgotten.` +
 			exitStatus(exit0, exit1, exit2, "3  refused (not installed by bundlectl; pass --force)", exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
-			var sc bundle.Scope
-			if scope != "" {
-				var err error
-				if sc, err = parseScope(scope); err != nil {
-					return err
-				}
+			sc, err := scopeFilter(scope)
+			if err != nil {
+				return err
 			}
 			m, err := g.manager()
 			if err != nil {
