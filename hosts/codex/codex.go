@@ -1,16 +1,3 @@
-// Package codex is bundlectl's host adapter for Codex (codex).
-//
-// Door: Codex has no per-session plugin directory. It loads a plugin from
-// $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/ when config
-// enables "<plugin>@<marketplace>", and runs a plugin's hook only when its
-// trusted_hash is recorded under hooks.state. For one session bundlectl
-// makes cache/bundlectl-<session> a symbolic link to a session directory
-// holding one link per view (each view holds the real version directory
-// "local"), and passes -c flags that turn the plugins feature on, enable
-// exactly those plugins and trust exactly their hooks; Codex merges -c
-// tables over the user's config.toml, so the user's own plugins and hook
-// trust stay as they are. The link is removed when Codex exits (or, after
-// a crash, by the next launch); nothing else in CODEX_HOME is written.
 package codex
 
 import (

@@ -1,0 +1,18 @@
+// Package gemini is bundlectl's host adapter for Gemini CLI (gemini).
+//
+// Door: Gemini CLI loads extensions only from <home>/.gemini/extensions/,
+// where <home> is $GEMINI_CLI_HOME or the user's home; -e only selects
+// among installed ones. For one session bundlectl starts gemini with
+// GEMINI_CLI_HOME set to a session directory whose .gemini/ links every
+// entry of the user's own .gemini/ (settings, credentials, trusted
+// folders, history) except extensions/, which is a fresh directory
+// linking the user's own extensions and one view per active bundle. The
+// user's extension enablement is copied in with the views' names removed,
+// so a same-named extension the user once disabled cannot silently keep a
+// bundle's guards out. Nothing in the user's .gemini/ is written; the
+// session directory is removed when gemini exits.
+//
+// Invariants: those of package hosts (hosts/doc.go) hold for every view
+// this package builds; what the host cannot be given from a view is named
+// at launch (docs/hosts.md), never dropped silently.
+package gemini
