@@ -43,20 +43,6 @@ const (
 	HostGemini Host = "gemini"
 )
 
-// HostOf returns the host whose plugin system reads format f, or "" for
-// bundlectl's own formats.
-func HostOf(f Format) Host {
-	switch f {
-	case FormatClaude:
-		return HostClaude
-	case FormatCodex:
-		return HostCodex
-	case FormatGemini:
-		return HostGemini
-	}
-	return ""
-}
-
 // Bundle is the one internal model of a bundle, whichever manifest formats
 // it was read through. A Bundle is a value read from disk at one moment; it
 // never changes after Load returns.

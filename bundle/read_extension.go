@@ -442,10 +442,3 @@ func (r extReader) native(v *jsonValue, path string) {
 		checkText(r.b, dp+".path", p, false)
 	}
 }
-
-// checkArgv applies the text and credential rules to an inactive
-// declaration's argv, which checkModel does not see as a component.
-func (r extReader) checkArgv(path, command string, args []string) {
-	checkText(r.b, path+".command", command, false)
-	checkArgs(r.b, path+".args", args)
-}

@@ -533,13 +533,6 @@ func canonicalJSONValue(v any) json.RawMessage {
 	return raw
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 // maxTOMLKeys bounds the keys, tables and inline-table keys of a plugin.toml.
 const maxTOMLKeys = 4096
 

@@ -210,17 +210,6 @@ func hostVars(environ []string, names []string) map[string]string {
 	return out
 }
 
-// environMap is environ as a map (the last duplicate wins).
-func environMap(environ []string) map[string]string {
-	m := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			m[k] = v
-		}
-	}
-	return m
-}
-
 func fileExists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil

@@ -111,16 +111,6 @@ func ValidateInput(sch *params.Schema, input []byte) error {
 	return nil
 }
 
-func jsonPointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		t = strings.ReplaceAll(t, "~", "~0")
-		b.WriteString(strings.ReplaceAll(t, "/", "~1"))
-	}
-	return b.String()
-}
-
 func jsonKind(v any) string {
 	switch v.(type) {
 	case nil:

@@ -180,16 +180,6 @@ func (m *Model) CallsAt(n int) []Request {
 	return out
 }
 
-// AnyContains reports whether any recorded request's body contains s.
-func (m *Model) AnyContains(s string) bool {
-	for _, r := range m.Requests() {
-		if r.Contains(s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Dump describes the recorded requests for a failure message.
 func (m *Model) Dump() string {
 	var b strings.Builder
