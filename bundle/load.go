@@ -16,20 +16,6 @@ const (
 	ManifestGemini = "gemini-extension.json"      // Gemini CLI
 )
 
-// ManifestFileOf returns the manifest file of a host format, relative to
-// the bundle root ("" for a format without one).
-func ManifestFileOf(f Format) string {
-	switch f {
-	case FormatClaude:
-		return ManifestClaude
-	case FormatCodex:
-		return ManifestCodex
-	case FormatGemini:
-		return ManifestGemini
-	}
-	return ""
-}
-
 // A reader fills the model from one manifest format. Readers only read
 // and record: every semantic rule is applied to the model afterwards, by
 // checkModel, whichever reader filled it.

@@ -150,7 +150,12 @@ func checkOtherFields(b *Bundle) {
 	}
 	for _, k := range sortedKeys(b.ManifestOther) {
 		format, field, _ := strings.Cut(k, ".")
-		file := ManifestFileOf(Format(format))
+		file := ""
+		for _, r := range readers {
+			if r.format == Format(format) {
+				file = r.manifest
+			}
+		}
 		if field == "settings.json" {
 			checkRaw(b, "settings.json:", b.ManifestOther[k])
 			continue

@@ -72,7 +72,7 @@ func New(b *bundle.Bundle) (*Review, error) {
 		rv.Refusals = append(rv.Refusals, fmt.Sprintf("the bundle is shadowed by %s, which has the same name and wins; it can never become active", bundle.Quote(b.ShadowedBy)))
 	}
 	if b.Scope == bundle.ScopeDir {
-		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it first: bundlectl install "+bundle.Quote(b.Dir))
+		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it first: bundlectl install "+bundle.ShellArg(b.Dir))
 	}
 	if !bundle.ValidBundleName(b.Name) {
 		// Checked again here because the name is printed unquoted in a
