@@ -92,10 +92,20 @@ func (r *Registry) FireHooks(ctx context.Context, event string, input []byte) (O
 		notes = append(notes, msg)
 	}
 	var chain []RunnableHook
+	usesMatcher, value := EventUsesMatcher(event), matchValue(ev)
 	for _, e := range r.entries {
 		for i, h := range e.inv.Hooks {
 			if h.Event != event || h.Scope != "" || !r.forHost(h.Hosts) {
 				continue
+			}
+			if usesMatcher {
+				// Only a hook that may run is prepared (its bundle's data
+				// directory, options, environment): an event no hook
+				// matches costs no bundle anything. A matcher that does not
+				// compile stays in the chain, which reports it.
+				if ok, err := MatchHook(h.Matcher, value); err == nil && !ok {
+					continue
+				}
 			}
 			switch h.Type {
 			case bundle.HookCommand, bundle.HookHTTP:
@@ -123,6 +133,9 @@ func unusableReceipt(in Inactive) bool {
 
 // runnable freezes one hook of e.
 func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool) RunnableHook {
+	r.mu.Lock()
+	prepErr := r.prepare(e) // options are part of the frozen environment
+	r.mu.Unlock()
 	x := r.expanderFor(e, h.Hosts, h.HostVariables)
 	var reviewed map[string]string
 	if len(h.Env) > 0 {
@@ -144,7 +157,6 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			MaxOutput: r.opts.MaxOutput,
 		},
 	}
-	var prepErr error
 	switch {
 	case h.Type == bundle.HookHTTP:
 		rh.Run = r.postHook(x, h)
@@ -152,7 +164,9 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		rh.Spec.Argv = []string{"/bin/sh", "-c", x.shell(h.Command)}
 	default:
 		argv0, err := r.resolve(e, h.Command, env)
-		prepErr = err
+		if prepErr == nil {
+			prepErr = err
+		}
 		rh.Spec.Argv = append([]string{argv0}, expandAll(x, h.Args)...)
 	}
 	rh.Verify = func(context.Context) error {

@@ -25,7 +25,10 @@ func (r *Registry) authorize(e *entry) error {
 	if err := r.authority(e); err != nil {
 		return err
 	}
-	return r.integrity(e)
+	if err := r.integrity(e); err != nil {
+		return err
+	}
+	return r.prepare(e)
 }
 
 // use is authorize for one component: it also refuses a component the

@@ -112,9 +112,10 @@ type entry struct {
 	rc       receipts.Receipt
 	gen      uint64
 	inv      *inventory.Inventory
-	snapshot string // derived from the home and the content hash
-	data     string
-	options  map[string]string
+	snapshot string            // derived from the home and the content hash
+	data     string            // PLUGIN_DATA, made at first use (prepare)
+	options  map[string]string // read at first use (prepare)
+	prepared bool
 
 	failed     error // the last integrity check failed: check again next time
 	verified   bool  // an integrity check passed at least once
@@ -248,14 +249,8 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 		idx: len(r.entries), name: c.Name, id: c.ID, scope: c.Scope, dir: c.Dir,
 		rc: *rec.Receipt, gen: rec.Generation, inv: inv,
 		snapshot: r.store.Path(rec.Receipt.ContentHash),
+		data:     dataPath(r.opts.Home, c.ID),
 	}
-	data, err := dataDir(r.opts.Home, c.ID)
-	if err != nil {
-		inactive(lifecycle.StatusEnabled, "", "enabled and trusted, but its data directory cannot be made: "+err.Error())
-		return
-	}
-	e.data = data
-	e.options = readOptions(r.opts.Home, c.ID)
 	r.admit(e)
 	r.entries = append(r.entries, e)
 }
@@ -318,10 +313,31 @@ func ServerName(bundleName, server string) string {
 	return fmt.Sprintf("plugin-%d-%s-%s", len(bundleName), bundleName, server)
 }
 
-// dataDir creates (0700) and returns PLUGIN_DATA for a bundle id. It
-// depends only on the id, so it survives updates of the bundle.
+// dataPath returns PLUGIN_DATA for a bundle id. It depends only on the
+// id, so it survives updates of the bundle.
+func dataPath(home, id string) string {
+	return filepath.Join(home, "data", filepath.FromSlash(id))
+}
+
+// prepare makes the bundle's data directory and reads its configured
+// options, once, at its first use: a bundle the process never uses costs
+// nothing (a hook event no hook of it matches touches neither). The
+// caller holds r.mu.
+func (r *Registry) prepare(e *entry) error {
+	if e.prepared {
+		return nil
+	}
+	if _, err := dataDir(r.opts.Home, e.id); err != nil {
+		return refuse(e.name, ErrNotActive, "bundlectl show "+e.name, "its data directory cannot be made: %v", err)
+	}
+	e.options = readOptions(r.opts.Home, e.id)
+	e.prepared = true
+	return nil
+}
+
+// dataDir creates (0700) and returns PLUGIN_DATA for a bundle id.
 func dataDir(home, id string) (string, error) {
-	dir := filepath.Join(home, "data", filepath.FromSlash(id))
+	dir := dataPath(home, id)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
