@@ -29,6 +29,10 @@ import (
 // fails its own check. dir itself being a link is an Error.
 func Walk(dir string, lim Limits) (*Tree, Report) { return walk(dir, lim, true) }
 
+// WalkSerial is Walk on the calling goroutine alone, for a caller that
+// already walks many trees at once on its own workers.
+func WalkSerial(dir string, lim Limits) (*Tree, Report) { return walk(dir, lim, false) }
+
 func walk(dir string, lim Limits, parallel bool) (*Tree, Report) {
 	lim = lim.WithDefaults()
 	w := &walker{lim: lim, tree: &Tree{Root: dir}}

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/fingerprint"
@@ -95,6 +97,28 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	st.Word = StatusActive
 	st.Active = true
 	return st
+}
+
+// EvaluateAll is Evaluate of every bundle of bs, in the order of bs. The
+// bundles are evaluated on as many workers as there are processors: the
+// fingerprint checks of sources and snapshots are system calls, one per
+// entry, and dominate the cost of a listing.
+func (m *Manager) EvaluateAll(bs []*bundle.Bundle, s *state.State) []Status {
+	out := make([]Status, len(bs))
+	mm := *m
+	mm.serial = true // the workers are the parallelism
+	workers := min(runtime.GOMAXPROCS(0), len(bs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(bs); i = int(next.Add(1)) - 1 {
+				out[i] = mm.Evaluate(bs[i], s)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // pending sets UpdatePending when the source no longer matches the

@@ -45,7 +45,7 @@ func Compute(b *bundle.Bundle) (Hashes, error) {
 
 func (m *Manager) stateStore() *state.Store { return state.Open(m.Roots.Home) }
 func (m *Manager) snapshots() *staging.Store {
-	return &staging.Store{Dir: filepath.Join(m.Roots.Home, "store"), Limits: m.Limits}
+	return &staging.Store{Dir: filepath.Join(m.Roots.Home, "store"), Limits: m.Limits, Serial: m.serial}
 }
 
 // stateErr marks state errors as ErrStateUnusable for the CLI while keeping

@@ -25,6 +25,16 @@ type Store struct {
 	// Limits bound Verify's walk and reads of a snapshot; zero fields mean
 	// the defaults. Stage takes the limits of the tree it copies.
 	Limits bundle.Limits
+	// Serial walks each snapshot on the calling goroutine, for a caller
+	// that checks many snapshots at once on its own workers.
+	Serial bool
+}
+
+func (s *Store) walk(dir string, lim bundle.Limits) (*bundle.Tree, bundle.Report) {
+	if s.Serial {
+		return bundle.WalkSerial(dir, lim)
+	}
+	return bundle.Walk(dir, lim)
 }
 
 // Names in the store other than snapshots.
@@ -188,7 +198,7 @@ func (s *Store) Check(hash receipts.Digest, cache fingerprint.Cache) (full bool,
 	if rec, ok := cache.Load(key); ok && rec.Digest == hash.String() && s.check(false) == nil {
 		var st unix.Stat_t
 		if unix.Lstat(dir, &st) == nil && badRoot(&st, uint32(os.Geteuid())) == "" {
-			now, rep := bundle.Walk(dir, s.Limits)
+			now, rep := s.walk(dir, s.Limits)
 			if fingerprint.Proves(rec, now, rep, time.Now()) {
 				return false, nil
 			}
@@ -224,7 +234,7 @@ func (s *Store) verify(hash receipts.Digest) (*bundle.Tree, error) {
 		return nil, tamper(".", why)
 	}
 	lim := s.Limits.WithDefaults()
-	tree, rep := bundle.Walk(dir, lim)
+	tree, rep := s.walk(dir, lim)
 	if errs := rep.Errors(); len(errs) > 0 {
 		return nil, tamper(errs[0].Path, errs[0].Message)
 	}

@@ -64,8 +64,9 @@ func runList(g *globals) error {
 	if out.Problems == nil {
 		out.Problems = []bundle.RootProblem{}
 	}
-	for _, b := range d.Bundles {
-		st := m.Evaluate(b, s)
+	sts := m.EvaluateAll(d.Bundles, s)
+	for i, b := range d.Bundles {
+		st := sts[i]
 		out.Bundles = append(out.Bundles, listEntry{
 			Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Version: b.Meta.Version,
 			Status: st.Word, Valid: st.Valid, Trusted: st.Trusted, Enabled: st.Enabled, Active: st.Active,
