@@ -204,7 +204,7 @@ func (r *Registry) isOffFresh(e *entry, kind, name string) bool {
 	r.mu.Lock()
 	if id := statID(r.statePath); id != r.stateID {
 		r.stateID = id
-		r.state, r.stateErr = r.m.LoadState()
+		r.state, r.stateErr = r.m.LoadCurrentState()
 	}
 	r.mu.Unlock()
 	return r.isOff(e, kind, name)

@@ -60,7 +60,7 @@ func (r *Registry) isOff(e *entry, kind, name string) bool {
 func (r *Registry) authority(e *entry) error {
 	if id := statID(r.statePath); id != r.stateID {
 		r.stateID = id
-		s, err := r.m.LoadState()
+		s, err := r.m.LoadCurrentState()
 		r.state, r.stateErr = s, err
 	}
 	name := e.name

@@ -187,7 +187,7 @@ func Load(opts Options) (*Registry, error) {
 	// Fingerprint the state file before reading it, so a write racing the
 	// read is seen as a change at the first check.
 	r.stateID = statID(r.statePath)
-	s, err := r.m.LoadState()
+	s, err := r.m.LoadCurrentState()
 	if err != nil {
 		r.watch.close()
 		return nil, err

@@ -23,6 +23,13 @@ func (m *Manager) LoadState() (*state.State, error) {
 	return s, stateErr(err)
 }
 
+// LoadCurrentState is LoadState without decoding the audit trails: for the
+// runtime, which reads only the current decisions (state.Store.LoadCurrent).
+func (m *Manager) LoadCurrentState() (*state.State, error) {
+	s, err := m.stateStore().LoadCurrent()
+	return s, stateErr(err)
+}
+
 // Cache is the fingerprint cache under the home.
 func (m *Manager) Cache() fingerprint.Cache {
 	return fingerprint.Cache{Dir: filepath.Join(m.Roots.Home, "cache", "verified")}

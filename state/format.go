@@ -24,6 +24,21 @@ type file struct {
 	Bundles       map[string]*Record `json:"bundles"`
 }
 
+// currentFile is file with each bundle's audit trail left undecoded: what
+// LoadCurrent reads.
+type currentFile struct {
+	SchemaVersion int                       `json:"schema_version"`
+	Generation    uint64                    `json:"generation"`
+	Bundles       map[string]*currentRecord `json:"bundles"`
+}
+
+// currentRecord is a Record whose audit trail is kept as raw JSON (the
+// outer field shadows Record.Audit); the decoder still checks its syntax.
+type currentRecord struct {
+	Record
+	Audit json.RawMessage `json:"audit"`
+}
+
 // header is decoded leniently when the strict decoding fails, so that a
 // file from a newer bundlectl is reported as an unsupported version, not
 // as unknown fields.
@@ -59,15 +74,37 @@ func (errUnsupported) Error() string {
 var errTrailing = errors.New("trailing data after the JSON object")
 
 // parse decodes and validates state.json bytes. The returned error is a
-// reason (no path, no stored value) for a *MalformedError.
-func parse(data []byte) (*State, error) {
+// reason (no path, no stored value) for a *MalformedError. With audit
+// false each bundle's audit trail is checked to be a JSON array and not
+// decoded (LoadCurrent).
+func parse(data []byte, audit bool) (*State, error) {
 	var f file
+	var cf currentFile
+	var dst any = &f
+	if !audit {
+		dst = &cf
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(&f)
+	err := dec.Decode(dst)
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			err = errTrailing
+		}
+	}
+	if !audit {
+		f = file{SchemaVersion: cf.SchemaVersion, Generation: cf.Generation, Bundles: make(map[string]*Record, len(cf.Bundles))}
+		for id, cr := range cf.Bundles {
+			if cr == nil {
+				f.Bundles[id] = nil
+				continue
+			}
+			if err == nil && (len(cr.Audit) == 0 || cr.Audit[0] != '[') {
+				return nil, fmt.Errorf("bundles[%s].audit is not an array", quote(id))
+			}
+			r := cr.Record
+			r.Audit = []Event{} // not decoded; checkRecord skips it
+			f.Bundles[id] = &r
 		}
 	}
 	if err != nil || f.SchemaVersion != SchemaVersion && f.SchemaVersion != 1 {
@@ -85,7 +122,7 @@ func parse(data []byte) (*State, error) {
 	}
 	s := &State{generation: f.Generation, bundles: make(map[string]*Record, len(f.Bundles))}
 	for id, b := range f.Bundles {
-		if err := checkRecord(id, b, f.Generation); err != nil {
+		if err := checkRecord(id, b, f.Generation, audit); err != nil {
 			return nil, err
 		}
 		var inv bytes.Buffer
@@ -103,8 +140,9 @@ func parse(data []byte) (*State, error) {
 	return s, nil
 }
 
-// checkRecord enforces the invariants of docs/state.md on one bundle.
-func checkRecord(id string, b *Record, global uint64) error {
+// checkRecord enforces the invariants of docs/state.md on one bundle; with
+// audit false, those of everything but its audit trail.
+func checkRecord(id string, b *Record, global uint64, audit bool) error {
 	at := "bundles[" + quote(id) + "]"
 	if err := checkID(id); err != nil {
 		return fmt.Errorf("%s: key is not a bundle id", at)
@@ -137,24 +175,27 @@ func checkRecord(id string, b *Record, global uint64) error {
 	if b.Source != nil && !json.Valid(b.Source) {
 		return fmt.Errorf("%s.source is not valid JSON", at)
 	}
+	if !audit {
+		return nil
+	}
 	if len(b.Audit) > AuditLimit {
 		return fmt.Errorf("%s.audit has %d events, more than %d", at, len(b.Audit), AuditLimit)
 	}
 	var prev uint64
 	for i, e := range b.Audit {
-		ea := fmt.Sprintf("%s.audit[%d]", at, i)
+		ea := func() string { return fmt.Sprintf("%s.audit[%d]", at, i) } // only on error: this loop runs before every hook
 		if !e.Action.valid() {
-			return fmt.Errorf("%s.action is not trust, enable, disable, revoke, switch or source", ea)
+			return fmt.Errorf("%s.action is not trust, enable, disable, revoke, switch or source", ea())
 		}
 		if e.Generation <= prev || e.Generation > b.Generation {
-			return fmt.Errorf("%s.generation is not increasing within 1..%d", ea, b.Generation)
+			return fmt.Errorf("%s.generation is not increasing within 1..%d", ea(), b.Generation)
 		}
 		prev = e.Generation
 		if e.Receipt != nil && !unprintableFree(e.Receipt.Snapshot) {
-			return fmt.Errorf("%s.receipt.snapshot contains control or bidirectional characters", ea)
+			return fmt.Errorf("%s.receipt.snapshot contains control or bidirectional characters", ea())
 		}
 		if (e.Action == ActionTrust || e.Action == ActionRevoke) && e.Receipt == nil {
-			return fmt.Errorf("%s.receipt is missing for a %s", ea, e.Action)
+			return fmt.Errorf("%s.receipt is missing for a %s", ea(), e.Action)
 		}
 	}
 	if len(b.Audit) > 0 && prev != b.Generation {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -66,7 +68,7 @@ func TestExampleIsGolden(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s is stale (go test -run TestExampleIsGolden -update):\n%s", golden, got)
 	}
-	if _, err := parse(want); err != nil {
+	if _, err := parse(want, true); err != nil {
 		t.Fatalf("golden does not parse: %v", err)
 	}
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "state.md"))
@@ -85,7 +87,7 @@ func TestReadsSchemaV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := parse(data)
+	s, err := parse(data, true)
 	if err != nil {
 		t.Fatalf("a version 1 file does not parse: %v", err)
 	}
@@ -118,15 +120,32 @@ func FuzzStateJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := parse(data)
+		s, err := parse(data, true)
 		if err != nil {
 			return
+		}
+		// What the runtime reads (no audit decoded) accepts every file
+		// the full read accepts, with the same decisions.
+		c, err := parse(data, false)
+		if err != nil {
+			t.Fatalf("the full read accepts a file the current read refuses: %v", err)
+		}
+		if c.Generation() != s.Generation() || !slices.Equal(c.IDs(), s.IDs()) {
+			t.Fatalf("the current read differs in generations or ids")
+		}
+		for _, id := range s.IDs() {
+			a, _ := s.Bundle(id)
+			b, _ := c.Bundle(id)
+			a.Audit, b.Audit = nil, nil
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("the current read differs for %s:\n%+v\n%+v", id, a, b)
+			}
 		}
 		m1, err := s.marshal()
 		if err != nil {
 			t.Fatalf("accepted state does not marshal: %v", err)
 		}
-		s2, err := parse(m1)
+		s2, err := parse(m1, true)
 		if err != nil {
 			t.Fatalf("marshalled state does not parse back: %v\n%s", err, m1)
 		}

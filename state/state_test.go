@@ -389,3 +389,59 @@ func TestPanickingFnReleasesLock(t *testing.T) {
 	}
 	mustUpdate(t, st, func(s *State) error { _, err := s.Enable(idA); return err })
 }
+
+// LoadCurrent reads the same decisions as Load without decoding the audit
+// trails: an audit that is a well-formed array but breaks the audit rules
+// is refused by Load and read by LoadCurrent; anything else malformed,
+// the audit included when it is not an array, is refused by both.
+func TestLoadCurrent(t *testing.T) {
+	st := Open(newHome(t))
+	mustUpdate(t, st, func(s *State) error {
+		_, err := s.Trust(idA, testReceipt(idA, 1))
+		if err == nil {
+			_, err = s.Enable(idA)
+		}
+		return err
+	})
+	full := mustLoad(t, st)
+	cur, err := st.LoadCurrent()
+	if err != nil {
+		t.Fatalf("LoadCurrent: %v", err)
+	}
+	a, _ := full.Bundle(idA)
+	b, _ := cur.Bundle(idA)
+	if len(a.Audit) != 2 || len(b.Audit) != 0 || !b.Enabled || b.Receipt == nil || b.Receipt.Token() != a.Receipt.Token() || b.Generation != a.Generation {
+		t.Fatalf("LoadCurrent read %+v, Load %+v", b, a)
+	}
+	good, err := os.ReadFile(st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(old, new string) {
+		t.Helper()
+		if !bytes.Contains(good, []byte(old)) {
+			t.Fatalf("state.json has no %s", old)
+		}
+		if err := os.WriteFile(st.Path(), bytes.Replace(good, []byte(old), []byte(new), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rewrite(`"action": "enable"`, `"action": "explode"`)
+	if _, err := st.Load(); err == nil {
+		t.Fatal("Load accepted an audit event with an unknown action")
+	}
+	if _, err := st.LoadCurrent(); err != nil {
+		t.Fatalf("LoadCurrent refused a file whose only fault is in the audit trail: %v", err)
+	}
+	for _, bad := range [][2]string{
+		{`"audit": [`, `"audit": {"x": [`},             // not an array
+		{`"enabled": true`, `"enabled": "yes"`},        // a decision of the wrong type
+		{`"generation": 2,`, `"generation": 1,`},       // the global generation below the bundle's
+		{`"action": "enable"`, `"action": "enable"}}`}, // not JSON
+	} {
+		rewrite(bad[0], bad[1])
+		if _, err := st.LoadCurrent(); err == nil {
+			t.Errorf("LoadCurrent accepted the change %s -> %s", bad[0], bad[1])
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +68,28 @@ func (st *Store) Load() (*State, error) {
 	if err := checkOptional(st.lockPath(), false); err != nil {
 		return nil, err
 	}
-	return st.read()
+	return st.read(true)
+}
+
+// LoadCurrent is Load for a reader of the current decisions only —
+// enabled, receipt, generations, switches, source — such as the runtime
+// before every spawn: each bundle's audit trail is checked to be
+// well-formed JSON but neither decoded nor validated (the Records have
+// empty audits), so the cost does not grow with the history. Everything
+// else is checked as Load checks it. Commands that show or change the
+// state use Load.
+func (st *Store) LoadCurrent() (*State, error) {
+	ok, err := checkHome(st.home)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return newState(), nil
+	}
+	if err := checkOptional(st.lockPath(), false); err != nil {
+		return nil, err
+	}
+	return st.read(false)
 }
 
 // Update runs fn on the current state under an exclusive lock on
@@ -97,7 +119,7 @@ func (st *Store) Update(fn func(*State) error) (*State, error) {
 	}
 	defer unlock()
 
-	s, err := st.read()
+	s, err := st.read(true)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +207,9 @@ func (st *Store) lock() (unlock func(), err error) {
 	return unlock, nil
 }
 
-// read reads and validates state.json; missing means empty.
-func (st *Store) read() (*State, error) {
+// read reads and validates state.json, its audit trails too when audit is
+// true; missing means empty.
+func (st *Store) read(audit bool) (*State, error) {
 	p := st.Path()
 	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -215,14 +238,18 @@ func (st *Store) read() (*State, error) {
 	if err := checkFile(p, ffi); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	// Sized from the stat, so that a file that did not change since is
+	// read in one call.
+	buf := bytes.NewBuffer(make([]byte, 0, min(ffi.Size(), MaxFileSize)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, MaxFileSize+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("read state: %w", err)
 	}
 	if len(data) > MaxFileSize {
 		return nil, malformed(p, fmt.Sprintf("larger than %d bytes", MaxFileSize))
 	}
-	s, err := parse(data)
+	s, err := parse(data, audit)
 	if errors.As(err, new(errUnsupported)) {
 		return nil, &MalformedError{Path: p, Reason: err.Error(),
 			Hint: "use the bundlectl that wrote it, or " + moveAside(p)}
@@ -241,7 +268,7 @@ func (st *Store) write(s *State) error {
 	if err != nil {
 		return fmt.Errorf("encode state: %w", err)
 	}
-	if _, err := parse(data); err != nil {
+	if _, err := parse(data, true); err != nil {
 		return fmt.Errorf("encode state: refusing to write a state that does not parse back: %v", err)
 	}
 	if err := checkOptional(p, false); err != nil {
