@@ -117,11 +117,37 @@ func CompileMatcher(matcher string) (*regexp.Regexp, error) {
 
 // MatchHook reports whether matcher selects toolName.
 func MatchHook(matcher, toolName string) (bool, error) {
+	if plainMatcher(matcher) {
+		// Names and alternatives only: the anchored expression matches
+		// exactly the listed names, so no expression is compiled (every
+		// hook of the event is matched on every call).
+		for alt := range strings.SplitSeq(matcher, "|") {
+			if alt == toolName {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
 	re, err := CompileMatcher(matcher)
 	if err != nil || re == nil {
 		return err == nil, err
 	}
 	return re.MatchString(toolName), nil
+}
+
+// plainMatcher reports whether matcher is tool names joined by "|", with
+// no character a regular expression treats specially.
+func plainMatcher(matcher string) bool {
+	if matcher == "" || matcher == "*" {
+		return false
+	}
+	for i := 0; i < len(matcher); i++ {
+		c := matcher[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == ':' || c == '|') {
+			return false
+		}
+	}
+	return true
 }
 
 // HookEvent is the JSON a hook reads on stdin, Claude Code's hook input.

@@ -90,6 +90,27 @@ func TestMatchHook(t *testing.T) {
 	}
 }
 
+// FuzzMatchHook checks that the shortcut for plain matchers (names joined
+// by "|") decides exactly as the anchored expression does.
+func FuzzMatchHook(f *testing.F) {
+	for _, s := range [][2]string{{"Bash", "Bash"}, {"Edit|Write", "Write"}, {"a||b", ""}, {"|", ""}, {"mcp__gh__x-y:z", "mcp__gh__x-y:z"}, {"Bash|", "Bas"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, matcher, tool string) {
+		if !plainMatcher(matcher) {
+			return
+		}
+		re, err := CompileMatcher(matcher)
+		if err != nil {
+			t.Fatalf("a plain matcher %q does not compile: %v", matcher, err)
+		}
+		got, err := MatchHook(matcher, tool)
+		if err != nil || got != re.MatchString(tool) {
+			t.Fatalf("MatchHook(%q, %q) = %v, %v; the expression says %v", matcher, tool, got, err, re.MatchString(tool))
+		}
+	})
+}
+
 func TestParseHookEvent(t *testing.T) {
 	in := `{"hook_event_name":"Stop","session_id":"s1","tool_name":"Bash","tool_input":{"command":"ls"},"custom_field":{"deep":[1,2]},"agent_id":"a7"}`
 	ev, err := ParseHookEvent([]byte(in), "PreToolUse")

@@ -267,19 +267,25 @@ var ErrSchema = errors.New("inventory of another schema")
 // Parse reads a canonical inventory strictly: one JSON object of this
 // schema and no unknown field.
 func Parse(data []byte) (*Inventory, error) {
-	var probe struct {
-		Schema string `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("capability inventory: %v", err)
-	}
-	if probe.Schema != Schema {
-		return nil, fmt.Errorf("capability inventory: %w: %q, want %q", ErrSchema, probe.Schema, Schema)
-	}
+	// One strict pass in the common case (this runs for every active
+	// bundle on every hook call); the schema is looked at on its own only
+	// to tell an inventory of another schema from a malformed one.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var inv Inventory
-	if err := dec.Decode(&inv); err != nil {
+	err := dec.Decode(&inv)
+	if err != nil || inv.Schema != Schema {
+		var probe struct {
+			Schema string `json:"schema"`
+		}
+		if perr := json.Unmarshal(data, &probe); perr != nil {
+			return nil, fmt.Errorf("capability inventory: %v", perr)
+		}
+		if probe.Schema != Schema {
+			return nil, fmt.Errorf("capability inventory: %w: %q, want %q", ErrSchema, probe.Schema, Schema)
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("capability inventory: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
