@@ -1,0 +1,62 @@
+package bundle
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+)
+
+// FingerprintWalk sees exactly the entries Walk sees in a tree Walk
+// accepts, and gives up wherever Walk would have more to say.
+func TestFingerprintWalkMatchesWalk(t *testing.T) {
+	dir := t.TempDir()
+	mkfile(t, dir, "plugin.json", `{"name":"x"}`, 0o644)
+	mkfile(t, dir, "bin/run", "#!/bin/sh\n", 0o755)
+	mkfile(t, dir, "a/b/c/deep.txt", "deep", 0o600)
+	mkfile(t, dir, "a/Z.txt", "upper", 0o644)
+	mkdir(t, dir, "empty")
+	want, rep := Walk(dir, Limits{})
+	if want == nil || len(rep.Findings) > 0 {
+		t.Fatalf("Walk: %v", rep.Findings)
+	}
+	got, ok := FingerprintWalk(dir, Limits{})
+	if !ok {
+		t.Fatal("FingerprintWalk gave up on a plain tree")
+	}
+	if !reflect.DeepEqual(got.Entries, want.Entries) || got.Files != want.Files || got.Bytes != want.Bytes {
+		t.Fatalf("FingerprintWalk saw\n%+v\nWalk saw\n%+v", got.Entries, want.Entries)
+	}
+
+	for name, mk := range map[string]func(string) error{
+		"symlink": func(d string) error { return os.Symlink("plugin.json", filepath.Join(d, "link")) },
+		"fifo":    func(d string) error { return syscall.Mkfifo(filepath.Join(d, "fifo"), 0o600) },
+		"over the entry bound": func(d string) error {
+			return os.WriteFile(filepath.Join(d, "one-more"), nil, 0o644)
+		},
+	} {
+		d := t.TempDir()
+		mkfile(t, d, "plugin.json", `{}`, 0o644)
+		if err := mk(d); err != nil {
+			t.Fatal(err)
+		}
+		lim := Limits{}
+		if name == "over the entry bound" {
+			lim.MaxEntries = 1
+		}
+		if _, ok := FingerprintWalk(d, lim); ok {
+			t.Errorf("%s: FingerprintWalk did not give up", name)
+		}
+	}
+	if _, ok := FingerprintWalk(filepath.Join(dir, "plugin.json"), Limits{}); ok {
+		t.Error("FingerprintWalk walked a file")
+	}
+	link := filepath.Join(t.TempDir(), "root-link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := FingerprintWalk(link, Limits{}); ok {
+		t.Error("FingerprintWalk followed a symbolic link to its root")
+	}
+}
