@@ -55,11 +55,16 @@ func runList(g *globals) error {
 	if err != nil {
 		return err
 	}
+	// The state is read while the roots are walked: both are needed, and
+	// the walk is the long part.
+	var d *bundle.Discovery
+	walked := make(chan struct{})
+	go func() { d = m.Discover(); close(walked) }()
 	s, err := m.LoadState()
+	<-walked
 	if err != nil {
 		return err
 	}
-	d := m.Discover()
 	out := listOutput{Bundles: []listEntry{}, Problems: d.Problems}
 	if out.Problems == nil {
 		out.Problems = []bundle.RootProblem{}
