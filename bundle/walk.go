@@ -104,7 +104,12 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 		w.stopped = true
 		return
 	}
-	seen := make(map[string]string, len(names))
+	// Names a file system keeps apart can collide only when one has an
+	// upper-case or non-ASCII letter; only then is the map needed.
+	var seen map[string]string
+	if mayCollide(names) {
+		seen = make(map[string]string, len(names))
+	}
 	for i, name := range names {
 		if w.stopped {
 			return
@@ -113,37 +118,36 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 		if rel != "" {
 			p = rel + "/" + name
 		}
-		disp := dispPath(p)
-		nameOK := w.checkName(disp, name)
-		if nameOK {
+		nameOK := w.checkName(p, name)
+		if nameOK && seen != nil {
 			key := collisionKey(name)
 			if other, dup := seen[key]; dup {
-				w.rep.Errorf(disp, "name.collision", "name collides with %s under Unicode NFC and case folding", Quote(pathJoin(rel, other)))
+				w.rep.Errorf(dispPath(p), "name.collision", "name collides with %s under Unicode NFC and case folding", Quote(pathJoin(rel, other)))
 			} else {
 				seen[key] = name
 			}
 		}
 		if len(p) > w.lim.MaxPathBytes {
-			w.rep.Errorf(disp, "bounds.path", "path is %d bytes, longer than the limit of %d", len(p), w.lim.MaxPathBytes)
+			w.rep.Errorf(dispPath(p), "bounds.path", "path is %d bytes, longer than the limit of %d", len(p), w.lim.MaxPathBytes)
 			continue
 		}
 		if depth+1 > w.lim.MaxDepth {
-			w.rep.Errorf(disp, "bounds.depth", "path is deeper than the limit of %d elements", w.lim.MaxDepth)
+			w.rep.Errorf(dispPath(p), "bounds.depth", "path is deeper than the limit of %d elements", w.lim.MaxDepth)
 			continue
 		}
 		st, err := src.stat(i, name)
 		if err != nil {
-			w.rep.Errorf(disp, "tree.unreadable", "cannot stat: %v", errnoText(err))
+			w.rep.Errorf(dispPath(p), "tree.unreadable", "cannot stat: %v", errnoText(err))
 			continue
 		}
 		if len(w.tree.Entries) >= w.lim.MaxEntries {
-			w.rep.Errorf(disp, "bounds.entries", "the bundle has more than %d entries; the walk stopped here", w.lim.MaxEntries)
+			w.rep.Errorf(dispPath(p), "bounds.entries", "the bundle has more than %d entries; the walk stopped here", w.lim.MaxEntries)
 			w.stopped = true
 			return
 		}
 		mode := uint32(st.Mode) & 0o7777
 		if mode&(unix.S_ISUID|unix.S_ISGID|unix.S_ISVTX) != 0 {
-			w.rep.Errorf(disp, "tree.mode", "setuid, setgid and sticky bits are not allowed")
+			w.rep.Errorf(dispPath(p), "tree.mode", "setuid, setgid and sticky bits are not allowed")
 		}
 		mt, ct := statTimes(&st)
 		e := Entry{Path: p, Size: 0, Mode: mode, Dev: uint64(st.Dev), Ino: uint64(st.Ino), MtimeNs: mt, CtimeNs: ct}
@@ -156,7 +160,7 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 			}
 			child, err := src.child(name, p)
 			if err != nil {
-				w.rep.Errorf(disp, "tree.unreadable", "cannot open the directory: %v", errnoText(err))
+				w.rep.Errorf(dispPath(p), "tree.unreadable", "cannot open the directory: %v", errnoText(err))
 				continue
 			}
 			w.walkDir(child, p, depth+1)
@@ -167,15 +171,15 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 			}
 			e.Size = st.Size
 			if st.Nlink > 1 {
-				w.rep.Errorf(disp, "tree.hardlink", "file has %d hard links; a bundle file must have exactly one", st.Nlink)
+				w.rep.Errorf(dispPath(p), "tree.hardlink", "file has %d hard links; a bundle file must have exactly one", st.Nlink)
 			}
 			if st.Size > w.lim.MaxFileBytes {
-				w.rep.Errorf(disp, "bounds.file", "file is %d bytes, larger than the limit of %d", st.Size, w.lim.MaxFileBytes)
+				w.rep.Errorf(dispPath(p), "bounds.file", "file is %d bytes, larger than the limit of %d", st.Size, w.lim.MaxFileBytes)
 			}
 			w.tree.Files++
 			w.tree.Bytes += st.Size
 			if w.tree.Bytes > w.lim.MaxTotalBytes {
-				w.rep.Errorf(disp, "bounds.total", "the bundle's files exceed the limit of %d bytes in total; the walk stopped here", w.lim.MaxTotalBytes)
+				w.rep.Errorf(dispPath(p), "bounds.total", "the bundle's files exceed the limit of %d bytes in total; the walk stopped here", w.lim.MaxTotalBytes)
 				w.stopped = true
 			}
 			w.tree.Entries = append(w.tree.Entries, e)
@@ -183,22 +187,23 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 			// Recorded with the text it holds, and resolved once the whole
 			// tree is known (resolveLinks): it is kept as an entry only if
 			// it names a regular file of the tree. Never followed.
-			target, err := src.readlink(i, name, &st)
+			lst := st // a copy: st itself stays on the stack
+			target, err := src.readlink(i, name, &lst)
 			if err != nil {
-				w.rep.Errorf(disp, "tree.unreadable", "cannot read the symbolic link: %v", errnoText(err))
+				w.rep.Errorf(dispPath(p), "tree.unreadable", "cannot read the symbolic link: %v", errnoText(err))
 				continue
 			}
 			e.Kind, e.Target = KindLink, target
 			w.links++
 			w.tree.Entries = append(w.tree.Entries, e)
 		case unix.S_IFIFO:
-			w.rep.Errorf(disp, "tree.special", "named pipes (FIFOs) are not allowed in a bundle")
+			w.rep.Errorf(dispPath(p), "tree.special", "named pipes (FIFOs) are not allowed in a bundle")
 		case unix.S_IFSOCK:
-			w.rep.Errorf(disp, "tree.special", "sockets are not allowed in a bundle")
+			w.rep.Errorf(dispPath(p), "tree.special", "sockets are not allowed in a bundle")
 		case unix.S_IFCHR, unix.S_IFBLK:
-			w.rep.Errorf(disp, "tree.special", "device files are not allowed in a bundle")
+			w.rep.Errorf(dispPath(p), "tree.special", "device files are not allowed in a bundle")
 		default:
-			w.rep.Errorf(disp, "tree.special", "unsupported file type")
+			w.rep.Errorf(dispPath(p), "tree.special", "unsupported file type")
 		}
 	}
 }
@@ -244,14 +249,28 @@ func collisionKey(name string) string {
 	return strings.ToLower(name)
 }
 
-// checkName applies the name rules to one path element and reports whether
-// it passed.
-func (w *walker) checkName(disp, name string) bool {
+// checkName applies the name rules to one path element (at path p) and
+// reports whether it passed.
+func (w *walker) checkName(p, name string) bool {
 	if msg, rule := CheckName(name); msg != "" {
-		w.rep.Errorf(disp, rule, "%s", msg)
+		w.rep.Errorf(dispPath(p), rule, "%s", msg)
 		return false
 	}
 	return true
+}
+
+// mayCollide reports whether two of names (distinct, as a directory holds
+// them) can have the same collisionKey: only if one of them has a byte
+// that NFC or case folding can change (upper-case ASCII or non-ASCII).
+func mayCollide(names []string) bool {
+	for _, n := range names {
+		for i := 0; i < len(n); i++ {
+			if c := n[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // CheckName applies the tree name rules to one path element. It returns ""
@@ -320,7 +339,18 @@ func windowsReserved(name string) bool {
 	if len(base) < 3 || len(base) > len("CONOUT$") {
 		return false // no device name has this length; skip the allocation
 	}
-	return windowsDevices[strings.ToUpper(base)]
+	var up [len("CONOUT$")]byte
+	for i := 0; i < len(base); i++ {
+		c := base[i]
+		if c >= utf8.RuneSelf {
+			return windowsDevices[strings.ToUpper(base)]
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up[i] = c
+	}
+	return windowsDevices[string(up[:len(base)])] // no allocation: every name of the walk passes here
 }
 
 func dispPath(rel string) string {
