@@ -7,11 +7,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/fingerprint"
+	"github.com/bundlectl/bundlectl/internal/par"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/bundlectl/bundlectl/state"
@@ -114,17 +113,7 @@ func (m *Manager) EvaluateAll(bs []*bundle.Bundle, s *state.State) []Status {
 	out := make([]Status, len(bs))
 	mm := *m
 	mm.serial = true // the workers are the parallelism
-	workers := min(runtime.GOMAXPROCS(0), len(bs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(bs); i = int(next.Add(1)) - 1 {
-				out[i] = mm.Evaluate(bs[i], s)
-			}
-		})
-	}
-	wg.Wait()
+	par.For(len(bs), func(i int) { out[i] = mm.Evaluate(bs[i], s) })
 	return out
 }
 
