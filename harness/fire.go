@@ -60,12 +60,24 @@ func (r *Registry) forHost(hosts []string) bool {
 func (r *Registry) FireHooks(ctx context.Context, event string, input []byte) (Outcome, error) {
 	ev, err := ParseHookEvent(input, event)
 	if err != nil {
-		// Fail closed: an event bundlectl cannot pass on blocks, loudly,
-		// rather than letting the action proceed unguarded.
-		o := NewOutcome(event)
-		o.Blocked, o.Reason = true, "bundlectl: "+err.Error()
-		return o, err
+		return RefuseEvent(event, err)
 	}
+	return r.FireEvent(ctx, ev)
+}
+
+// RefuseEvent is the outcome of an event whose input ParseHookEvent
+// refused with err: blocked, loudly, rather than let the action proceed
+// unguarded (fail closed); err is returned with it.
+func RefuseEvent(event string, err error) (Outcome, error) {
+	o := NewOutcome(event)
+	o.Blocked, o.Reason = true, "bundlectl: "+err.Error()
+	return o, err
+}
+
+// FireEvent is FireHooks for an event ParseHookEvent already read, for a
+// caller that parses the input while the registry loads.
+func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error) {
+	event := ev.HookEventName
 	blocking := bundle.BlockingEvent(event)
 	var notes []string
 	for _, in := range r.inactive {

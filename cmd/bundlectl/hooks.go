@@ -161,6 +161,17 @@ func runHooks(g *globals, event, host string) error {
 			r.Workspace = workspaceOf(cwd)
 		}
 	}
+	// The event is read while the registry loads: the two are independent,
+	// and a hook call is on the agent's every step.
+	type parsed struct {
+		ev  *harness.HookEvent
+		err error
+	}
+	evc := make(chan parsed, 1)
+	go func() {
+		ev, err := harness.ParseHookEvent(input, event)
+		evc <- parsed{ev, err}
+	}()
 	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, Host: bundle.Host(host)})
 	if err != nil {
 		if bundle.BlockingEvent(event) {
@@ -177,7 +188,12 @@ func runHooks(g *globals, event, host string) error {
 		return &codeError{code: exitFailure, err: err}
 	}
 	defer reg.Close()
-	o, err := reg.FireHooks(cmdContext(), event, input)
+	var o harness.Outcome
+	if p := <-evc; p.err != nil {
+		o, err = harness.RefuseEvent(event, p.err)
+	} else {
+		o, err = reg.FireEvent(cmdContext(), p.ev)
+	}
 	if err != nil && !o.Blocked {
 		return &codeError{code: exitFailure, err: err}
 	}
