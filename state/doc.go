@@ -1,6 +1,7 @@
 // Package state holds the trust and enable state of docs/state.md: the file
-// $BUNDLECTL_HOME/state.json, read with Store.Load and changed only with
-// Store.Update. The file format is documented in docs/state.md.
+// $BUNDLECTL_HOME/state.json, read with Store.Load (or, by the runtime,
+// Store.LoadCurrent) and changed only with Store.Update. The file format is
+// documented in docs/state.md.
 //
 // Invariants:
 //   - state.json is only ever replaced whole, by an atomic rename of a
@@ -31,7 +32,13 @@
 //     state is never overwritten, modified or moved: Load and Update fail,
 //     Update before its function runs, and the error names the file and the
 //     command that repairs it. A missing state.json is the empty state.
-//   - Load creates nothing; Update creates the home directory 0700 if it is
+//   - LoadCurrent refuses everything Load refuses except a broken audit
+//     trail that is still a JSON array, and reads the same decisions
+//     (enabled, receipt, generations, switches, source); its Records have
+//     empty audits. It can never persist anything (only Update writes).
+//   - state.json is written compact, one line ending in a newline; any JSON
+//     layout is read.
+//   - Load and LoadCurrent create nothing; Update creates the home directory 0700 if it is
 //     missing, the lock file 0600, and removes renameio temp files
 //     (".state.json<digits>") left behind by a writer that died, while it
 //     holds the lock.

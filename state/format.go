@@ -204,14 +204,16 @@ func checkRecord(id string, b *Record, global uint64, audit bool) error {
 	return nil
 }
 
-// marshal encodes s as state.json: indented, keys in a fixed order, no
-// HTML escaping (receipt inventories must keep their exact bytes).
+// marshal encodes s as state.json: compact (the file is read before
+// every hook and tool call, and the decoder's cost is per byte; an
+// indented file is a third whitespace), keys in a fixed order, no HTML
+// escaping (receipt inventories must keep their exact bytes), one
+// newline at the end.
 func (s *State) marshal() ([]byte, error) {
 	f := file{SchemaVersion: SchemaVersion, Generation: s.generation, Bundles: s.bundles}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(&f); err != nil {
 		return nil, err
 	}

@@ -49,12 +49,25 @@ func exampleState(t testing.TB) *State {
 	return s
 }
 
-// The example in docs/state.md is the golden file, and it parses.
+// The example in docs/state.md is the golden file, indented for reading:
+// the file is written compact, on one line, and is exactly the golden
+// compacted. Both parse.
 func TestExampleIsGolden(t *testing.T) {
-	got, err := exampleState(t).marshal()
+	written, err := exampleState(t).marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if bytes.IndexByte(written, '\n') != len(written)-1 {
+		t.Fatalf("state.json is not written compact, on one line:\n%s", written)
+	}
+	if _, err := parse(written, true); err != nil {
+		t.Fatalf("the written file does not parse: %v", err)
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, written, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	got := ind.Bytes()
 	golden := filepath.Join("testdata", "state-v2.json")
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
@@ -95,7 +108,7 @@ func TestReadsSchemaV1(t *testing.T) {
 		t.Fatal("no bundles read from the version 1 file")
 	}
 	out, err := s.marshal()
-	if err != nil || !bytes.Contains(out, []byte(`"schema_version": 2`)) {
+	if err != nil || !bytes.Contains(out, []byte(`"schema_version":2`)) {
 		t.Fatalf("rewritten as: %s (%v)", out, err)
 	}
 }

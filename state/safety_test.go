@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -67,13 +68,20 @@ func validHome(t *testing.T) string {
 	return home
 }
 
+// rewrite replaces the state file p by f of it, indented two spaces as
+// docs/state.md shows it (the reader takes any layout), so that f and the
+// expected positions can name lines.
 func rewrite(t *testing.T, p string, f func([]byte) []byte) {
 	t.Helper()
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, f(data), 0o600); err != nil {
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, data, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, f(ind.Bytes()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

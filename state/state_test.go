@@ -413,10 +413,15 @@ func TestLoadCurrent(t *testing.T) {
 	if len(a.Audit) != 2 || len(b.Audit) != 0 || !b.Enabled || b.Receipt == nil || b.Receipt.Token() != a.Receipt.Token() || b.Generation != a.Generation {
 		t.Fatalf("LoadCurrent read %+v, Load %+v", b, a)
 	}
-	good, err := os.ReadFile(st.Path())
+	compact, err := os.ReadFile(st.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, compact, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	good := ind.Bytes() // indented, so that the edits below can name fields as docs/state.md shows them
 	rewrite := func(old, new string) {
 		t.Helper()
 		if !bytes.Contains(good, []byte(old)) {
