@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -12,4 +13,17 @@ import (
 func cmdContext() context.Context {
 	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	return ctx
+}
+
+// startContext begins cmdContext on another goroutine and returns a
+// function that waits for it. In a fresh process the first signal
+// subscription costs about half a millisecond (the runtime starts a thread
+// for signal delivery), so the commands on an agent's every step (hooks
+// run, hooks exec, run) set it up while they load the registry. Until it
+// is set up, SIGINT and SIGTERM end bundlectl as they would have before
+// cmdContext was called: nothing has been started yet.
+func startContext() func() context.Context {
+	c := make(chan context.Context, 1)
+	go func() { c <- cmdContext() }()
+	return sync.OnceValue(func() context.Context { return <-c })
 }

@@ -144,6 +144,7 @@ func runRun(g *globals, name, tool, input string) error {
 			return err
 		}
 	}
+	ctx := startContext()
 	reg, err := g.registry(name)
 	if err != nil {
 		return err
@@ -152,7 +153,7 @@ func runRun(g *globals, name, tool, input string) error {
 	if err := reg.Loaded(name); err != nil {
 		return err
 	}
-	res, err := reg.CallTool(cmdContext(), harness.ToolName(name, tool), data)
+	res, err := reg.CallTool(ctx(), harness.ToolName(name, tool), data)
 	if res == nil {
 		return err
 	}

@@ -105,12 +105,13 @@ func runHookExec(g *globals, name, id string) error {
 		}
 		return &codeError{code: exitFailure, err: err}
 	}
+	ctx := startContext()
 	reg, err := g.registry(name)
 	if err != nil {
 		return fail(err)
 	}
 	defer reg.Close()
-	res, err := reg.ExecHook(cmdContext(), name, id, input)
+	res, err := reg.ExecHook(ctx(), name, id, input)
 	if err != nil {
 		return fail(err)
 	}
@@ -172,6 +173,7 @@ func runHooks(g *globals, event, host string) error {
 		ev, err := harness.ParseHookEvent(input, event)
 		evc <- parsed{ev, err}
 	}()
+	ctx := startContext()
 	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, Host: bundle.Host(host)})
 	if err != nil {
 		if bundle.BlockingEvent(event) {
@@ -192,7 +194,7 @@ func runHooks(g *globals, event, host string) error {
 	if p := <-evc; p.err != nil {
 		o, err = harness.RefuseEvent(event, p.err)
 	} else {
-		o, err = reg.FireEvent(cmdContext(), p.ev)
+		o, err = reg.FireEvent(ctx(), p.ev)
 	}
 	if err != nil && !o.Blocked {
 		return &codeError{code: exitFailure, err: err}
