@@ -141,7 +141,7 @@ func (r *Registry) Catalog() Catalog {
 		if !ok[e] {
 			continue
 		}
-		for _, h := range e.inv.Hooks {
+		for _, h := range e.hooks {
 			info := HookInfo{Bundle: e.name, ID: h.ID, Event: h.Event, Matcher: h.Matcher, Type: h.Type, URL: h.URL, Scope: h.Scope, Off: r.isOff(e, "hook", h.ID)}
 			if h.Type == bundle.HookCommand {
 				if h.Shell {

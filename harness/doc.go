@@ -7,25 +7,34 @@
 //
 // Invariants of the registry (docs/harness.md):
 //
-//   - Only active bundles load: enabled, trusted for their current
-//     content and capability hashes, valid, applicable, not blocked, not
-//     shadowed. An unusable state file fails Load: nothing is active.
+//   - Load reads the state file (its current decisions, not the audit
+//     trails) and lists the roots; it never walks or parses a source.
+//     Only active bundles load: enabled, trusted, with a receipt whose
+//     inventory hashes to its capability hash and is of this schema,
+//     applicable, not blocked, not shadowed. What runs comes from that
+//     inventory and the snapshot at $BUNDLECTL_HOME/store/<content hash>.
+//     An unusable state file fails Load: nothing is active.
+//   - A HooksOnly registry decodes at load only each inventory's summary
+//     (schema, hooks, when, inactive); the whole inventory is parsed
+//     strictly as part of the check before anything of that bundle runs,
+//     and a bundle whose inventory does not parse is refused.
 //   - Every boundary — each spawn, each Content call, each Catalog —
 //     re-checks authority: the state file is re-read when its identity
 //     (inode, size, mtime, ctime) changed, and the bundle must still be
-//     enabled and trusted for the same receipt and generation. Integrity
-//     is re-checked through inotify over every directory of the source and
-//     the snapshot: the kernel queues an event before the modifying call
-//     returns, so a synchronous drain at check time sees every change that
-//     finished before it; any event, a lost event or a queue overflow
-//     means a full re-hash of both before anything runs. Without inotify
-//     every check is a full re-hash.
+//     enabled and trusted for the same receipt and generation, in its
+//     root and not shadowed. It re-checks the integrity of that bundle's
+//     snapshot only: a long-lived registry through inotify on every
+//     directory and file of the snapshot plus the inodes of its
+//     ancestors, a one-shot one (NoWatch) by a walk compared with the
+//     fingerprint record of its last full verification; anything else is
+//     a full re-hash before anything runs.
 //   - A failure is an *AuthorityError matching one sentinel (ErrDisabled,
-//     ErrRevoked, ErrStale, ErrDrifted, ErrTampered, ErrNotActive) and
-//     lifecycle.ErrRefused, naming the bundle, the reason and the fix;
-//     nothing runs.
-//   - Skill, command and agent content is read from the snapshot at load
-//     and served from memory.
+//     ErrRevoked, ErrStale, ErrRemoved, ErrShadowed, ErrSwitchedOff,
+//     ErrTampered, ErrNotActive) and lifecycle.ErrRefused, naming the
+//     bundle, the reason and the fix; nothing runs. A guard that cannot
+//     run blocks its event (never fails open).
+//   - Skill, command and agent content is read from the snapshot at each
+//     call, after the check.
 //   - "./" commands resolve inside the snapshot; PLUGIN_ROOT is the
 //     snapshot, PLUGIN_DATA is $BUNDLECTL_HOME/data/<bundle-id> (0700,
 //     kept across updates). Tools and hooks run in the workspace; stdio

@@ -20,7 +20,7 @@ import (
 func (r *Registry) Hooks(event string) []HookInfo {
 	var out []HookInfo
 	for _, e := range r.entries {
-		for _, h := range e.inv.Hooks {
+		for _, h := range e.hooks {
 			if event != "" && h.Event != event {
 				continue
 			}
@@ -106,7 +106,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	var chain []RunnableHook
 	usesMatcher, value := EventUsesMatcher(event), matchValue(ev)
 	for _, e := range r.entries {
-		for i, h := range e.inv.Hooks {
+		for i, h := range e.hooks {
 			if h.Event != event || h.Scope != "" || !r.forHost(h.Hosts) {
 				continue
 			}
@@ -121,6 +121,12 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 			}
 			switch h.Type {
 			case bundle.HookCommand, bundle.HookHTTP:
+				if r.opts.HooksOnly {
+					// HooksOnly: the check before the hook runs parses
+					// the whole inventory; start it now, beside the
+					// preparation and the snapshot's check.
+					go e.inventory()
+				}
 				chain = append(chain, r.runnable(e, i, h, blocking))
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
@@ -319,7 +325,7 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 		if e.name != bundleName {
 			continue
 		}
-		for i, h := range e.inv.Hooks {
+		for i, h := range e.hooks {
 			if h.ID != hookID {
 				continue
 			}

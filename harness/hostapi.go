@@ -1,6 +1,9 @@
 package harness
 
-import "github.com/bundlectl/bundlectl/state"
+import (
+	"github.com/bundlectl/bundlectl/inventory"
+	"github.com/bundlectl/bundlectl/state"
+)
 
 // Bundles returns every loaded bundle in precedence order as Active
 // describes it, without checking it again. A host adapter uses it for the
@@ -17,9 +20,14 @@ func (r *Registry) Bundles() []ActiveBundle {
 			off = rec.Off
 		}
 		r.mu.Unlock()
+		inv, err := e.inventory()
+		if err != nil {
+			// What it guards is still known: its hooks block their events.
+			inv = &inventory.Inventory{Schema: inventory.Schema, Name: e.name, Hooks: e.hooks}
+		}
 		out = append(out, ActiveBundle{
 			Name: e.name, ID: e.id, Scope: e.scope, Token: e.rc.Token(), Snapshot: e.snapshot,
-			Data: e.data, Inventory: e.inv, Off: off,
+			Data: e.data, Inventory: inv, Off: off,
 		})
 	}
 	return out

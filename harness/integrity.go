@@ -28,7 +28,13 @@ func (r *Registry) authorize(e *entry) error {
 	if err := r.integrity(e); err != nil {
 		return err
 	}
-	return r.prepare(e)
+	if err := r.prepare(e); err != nil {
+		return err
+	}
+	if _, err := e.inventory(); err != nil {
+		return refuse(e.name, ErrNotActive, "bundlectl review "+e.name, "its receipt cannot be used by this bundlectl (%v): review it and trust it again", err)
+	}
+	return nil
 }
 
 // use is authorize for one component: it also refuses a component the

@@ -56,6 +56,15 @@ type Options struct {
 	// (so that disable or revoke from another process cancels it); zero
 	// means 200ms.
 	PollInterval time.Duration
+	// HooksOnly loads a registry that serves hook events only (FireHooks,
+	// FireEvent, ExecHook, Hooks), for a one-shot caller such as `bundlectl
+	// hooks run`: of each receipt's inventory it reads at load what
+	// deciding whether the bundle is active and matching its hooks needs
+	// (inventory.ParseSummary), and the whole inventory of a bundle only
+	// when one of its hooks is about to run (checked as every use checks
+	// it; a bundle whose inventory does not parse is refused, and its
+	// guard blocks). Its catalogue lists no tools, documents or servers.
+	HooksOnly bool
 	// NoWatch skips change notification, for a one-shot caller that makes
 	// one or two calls and exits. Each check then walks the snapshot and
 	// compares it with the fingerprint record of its last full
@@ -111,7 +120,12 @@ type entry struct {
 	dir      string // the source directory, only ever stat'ed
 	rc       receipts.Receipt
 	gen      uint64
+	hooks    []inventory.Hook // the inventory's hooks, decoded at load
+	// inv is the whole inventory, decoded at load or, in a HooksOnly
+	// registry, at first use (inventory).
 	inv      *inventory.Inventory
+	invOnce  sync.Once
+	invErr   error
 	snapshot string            // derived from the home and the content hash
 	data     string            // PLUGIN_DATA, made at first use (prepare)
 	options  map[string]string // read at first use (prepare)
@@ -203,16 +217,57 @@ func Load(opts Options) (*Registry, error) {
 	return r, nil
 }
 
+// decoded is what consider reads of a receipt's inventory.
+type decoded struct {
+	hooks    []inventory.Hook
+	when     inventory.When
+	inactive []inventory.Inactive
+	inv      *inventory.Inventory // nil in a HooksOnly registry
+}
+
+// decode reads a receipt's inventory, whole or (HooksOnly) its summary,
+// after checking that it is exactly what the capability hash covers.
+func (r *Registry) decode(rc *receipts.Receipt) (*decoded, error) {
+	if !r.opts.HooksOnly {
+		inv, err := receiptInventory(rc)
+		if err != nil {
+			return nil, err
+		}
+		return &decoded{hooks: inv.Hooks, when: inv.When, inactive: inv.Inactive, inv: inv}, nil
+	}
+	if inventory.Digest(rc.Inventory) != rc.CapabilityHash {
+		return nil, errors.New("its inventory does not match its capability hash")
+	}
+	sum, err := inventory.ParseSummary(rc.Inventory)
+	if err != nil {
+		return nil, schemaReason(err)
+	}
+	return &decoded{hooks: sum.Hooks, when: sum.When, inactive: sum.Inactive}, nil
+}
+
+// inventory returns e's whole inventory, decoding it at the first call in
+// a HooksOnly registry (its capability hash was checked at load).
+func (e *entry) inventory() (*inventory.Inventory, error) {
+	e.invOnce.Do(func() {
+		if e.inv == nil {
+			inv, err := inventory.Parse(e.rc.Inventory)
+			e.inv, e.invErr = inv, schemaReason(err)
+		}
+	})
+	return e.inv, e.invErr
+}
+
 // consider admits one candidate or records why it is inactive. It reads
 // nothing of the candidate's directory.
 func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 	rec, _ := s.Bundle(c.ID)
 	in := Inactive{Name: c.Name, ID: c.ID, Enabled: rec.Enabled}
-	var inv *inventory.Inventory
+	var inv *decoded
+	var invErr error
 	if rec.Receipt != nil {
-		inv, _ = receiptInventory(rec.Receipt)
+		inv, invErr = r.decode(rec.Receipt)
 		if inv != nil {
-			in.Events = hookEvents(inv)
+			in.Events = hookEvents(inv.hooks)
 		}
 	}
 	inactive := func(status, fix string, reasons ...string) {
@@ -234,24 +289,25 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 		inactive(lifecycle.StatusTrusted, "bundlectl enable "+c.Name, "trusted, not enabled")
 		return
 	case inv == nil:
-		_, err := receiptInventory(rec.Receipt)
-		inactive(lifecycle.StatusEnabled, "bundlectl review "+c.Name, "its receipt cannot be used by this bundlectl ("+err.Error()+"): review it and trust it again")
+		inactive(lifecycle.StatusEnabled, "bundlectl review "+c.Name, "its receipt cannot be used by this bundlectl ("+invErr.Error()+"): review it and trust it again")
 		return
-	case len(inv.Inactive) > 0:
+	case len(inv.inactive) > 0:
 		inactive(lifecycle.StatusBlocked, "bundlectl show "+c.Name, "declares inactive surfaces bundlectl does not run")
 		return
 	}
-	if why := lifecycle.Applies(bundle.When{OS: inv.When.OS, Binaries: inv.When.Binaries}); why != "" {
+	if why := lifecycle.Applies(bundle.When{OS: inv.when.OS, Binaries: inv.when.Binaries}); why != "" {
 		inactive(lifecycle.StatusEnabled, "", "enabled and trusted, but "+why)
 		return
 	}
 	e := &entry{
 		idx: len(r.entries), name: c.Name, id: c.ID, scope: c.Scope, dir: c.Dir,
-		rc: *rec.Receipt, gen: rec.Generation, inv: inv,
+		rc: *rec.Receipt, gen: rec.Generation, hooks: inv.hooks, inv: inv.inv,
 		snapshot: r.store.Path(rec.Receipt.ContentHash),
 		data:     dataPath(r.opts.Home, c.ID),
 	}
-	r.admit(e)
+	if e.inv != nil {
+		r.admit(e)
+	}
 	r.entries = append(r.entries, e)
 }
 
@@ -263,17 +319,23 @@ func receiptInventory(rc *receipts.Receipt) (*inventory.Inventory, error) {
 	}
 	inv, err := inventory.Parse(rc.Inventory)
 	if err != nil {
-		if errors.Is(err, inventory.ErrSchema) {
-			return nil, errors.New("it was trusted by an older bundlectl")
-		}
-		return nil, err
+		return nil, schemaReason(err)
 	}
 	return inv, nil
 }
 
-func hookEvents(inv *inventory.Inventory) []string {
+// schemaReason says what an inventory of another schema means to the
+// user; other errors are returned as they are.
+func schemaReason(err error) error {
+	if errors.Is(err, inventory.ErrSchema) {
+		return errors.New("it was trusted by an older bundlectl")
+	}
+	return err
+}
+
+func hookEvents(hooks []inventory.Hook) []string {
 	var evs []string
-	for _, h := range inv.Hooks {
+	for _, h := range hooks {
 		if !slices.Contains(evs, h.Event) {
 			evs = append(evs, h.Event)
 		}
@@ -462,9 +524,10 @@ func (r *Registry) Active() (active []ActiveBundle, refused map[string]error) {
 		r.mu.Lock()
 		rec, _ := r.state.Bundle(e.id)
 		r.mu.Unlock()
+		inv, _ := e.inventory() // parsed: authorize checked it
 		active = append(active, ActiveBundle{
 			Name: e.name, ID: e.id, Scope: e.scope, Token: e.rc.Token(), Snapshot: e.snapshot,
-			Data: e.data, Inventory: e.inv, Off: rec.Off,
+			Data: e.data, Inventory: inv, Off: rec.Off,
 		})
 	}
 	return active, refused

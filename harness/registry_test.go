@@ -16,6 +16,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
@@ -647,27 +648,96 @@ func TestHooksRunInPrecedenceOrderAndStopAtBlock(t *testing.T) {
 		_, err = m.Enable(name)
 		must(t, err)
 	}
-	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
+	// A registry that serves hooks only (hooks run's) fires them alike.
+	for _, hooksOnly := range []bool{false, true} {
+		r, err := harness.Load(harness.Options{Home: home, Workspace: ws, HooksOnly: hooksOnly})
+		must(t, err)
+		defer r.Close()
+		hooks := r.Hooks("PreToolUse")
+		if len(hooks) != 2 || hooks[0].Bundle != "zeta" || hooks[1].Bundle != "alpha" {
+			t.Fatalf("HooksOnly %v: hooks in order %+v, want zeta (user) then alpha (workspace)", hooksOnly, hooks)
+		}
+		out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+		must(t, err)
+		if !out.Blocked || !strings.Contains(out.Reason, "zeta says no") {
+			t.Fatalf("HooksOnly %v: outcome %+v, want blocked by zeta", hooksOnly, out)
+		}
+		b, _ := m.Find(m.Discover(), "alpha")
+		if _, err := os.Stat(filepath.Join(home, "data", filepath.FromSlash(b.ID), "alpha-ran")); err == nil {
+			t.Fatalf("HooksOnly %v: the second bundle's hook ran after the first blocked", hooksOnly)
+		}
+		// A tool the matcher does not name runs neither hook.
+		out, err = r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Read","tool_input":{}}`))
+		must(t, err)
+		if out.Blocked {
+			t.Fatalf("HooksOnly %v: a non-matching tool was blocked: %+v", hooksOnly, out)
+		}
+	}
+}
+
+// A registry that serves hooks only reads of each inventory at load only
+// what matching needs, so a receipt whose inventory is whole for that but
+// not for this bundlectl (here an unknown field, under a capability hash
+// recomputed to match) is loaded — and its guard, when it matches, blocks
+// the event instead of running: the whole inventory is parsed before
+// anything of the bundle runs. A full registry does not load it at all.
+func TestHooksOnlyRegistryParsesTheWholeInventoryBeforeAHookRuns(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	marker := filepath.Join(root, "ran")
+	writeBundle(t, filepath.Join(home, "bundles", "guard"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "guard",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	must(t, os.MkdirAll(ws, 0o755))
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	b, err := m.Find(m.Discover(), "guard")
+	must(t, err)
+	h, err := lifecycle.Compute(b)
+	must(t, err)
+	_, err = m.Trust("guard", h.Token())
+	must(t, err)
+	_, err = m.Enable("guard")
+	must(t, err)
+
+	statePath := filepath.Join(home, "state.json")
+	data, err := os.ReadFile(statePath)
+	must(t, err)
+	var st map[string]any
+	must(t, json.Unmarshal(data, &st))
+	rc := st["bundles"].(map[string]any)[b.ID].(map[string]any)["receipt"].(map[string]any)
+	inv := rc["inventory"].(map[string]any)
+	inv["zzz_from_a_newer_bundlectl"] = true
+	var canon strings.Builder
+	enc := json.NewEncoder(&canon)
+	enc.SetEscapeHTML(false)
+	must(t, enc.Encode(inv))
+	rc["capability_hash"] = inventory.Digest([]byte(strings.TrimSuffix(canon.String(), "\n"))).String()
+	edited, err := json.Marshal(st)
+	must(t, err)
+	must(t, os.WriteFile(statePath, edited, 0o600))
+
+	full, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true})
+	must(t, err)
+	defer full.Close()
+	if err := full.Loaded("guard"); !errors.Is(err, harness.ErrNotActive) || !strings.Contains(err.Error(), "receipt cannot be used") {
+		t.Fatalf("a full registry loaded a receipt whose inventory does not parse: %v", err)
+	}
+
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true, HooksOnly: true})
 	must(t, err)
 	defer r.Close()
-	hooks := r.Hooks("PreToolUse")
-	if len(hooks) != 2 || hooks[0].Bundle != "zeta" || hooks[1].Bundle != "alpha" {
-		t.Fatalf("hooks in order %+v, want zeta (user) then alpha (workspace)", hooks)
-	}
-	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
 	must(t, err)
-	if !out.Blocked || !strings.Contains(out.Reason, "zeta says no") {
-		t.Fatalf("outcome %+v, want blocked by zeta", out)
+	if !out.Blocked || !strings.Contains(out.Reason, "receipt cannot be used") || !strings.Contains(out.Reason, "bundlectl review guard") {
+		t.Fatalf("outcome %+v, want blocked, naming the receipt and the review", out)
 	}
-	b, _ := m.Find(m.Discover(), "alpha")
-	if _, err := os.Stat(filepath.Join(home, "data", filepath.FromSlash(b.ID), "alpha-ran")); err == nil {
-		t.Fatal("the second bundle's hook ran after the first blocked")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the hook of a bundle whose inventory does not parse ran")
 	}
-	// A tool the matcher does not name runs neither hook.
 	out, err = r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Read","tool_input":{}}`))
 	must(t, err)
 	if out.Blocked {
-		t.Fatalf("a non-matching tool was blocked: %+v", out)
+		t.Fatalf("an event its guard does not match was blocked: %+v", out)
 	}
 }
 

@@ -3,6 +3,7 @@ package inventory
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -37,6 +38,37 @@ func TestParseRefusesOtherSchemasAndUnknownFields(t *testing.T) {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("%s parsed", bad)
 		}
+	}
+}
+
+// ParseSummary reads what Parse reads of the summary's fields, refuses
+// what Parse refuses of them (another schema, a wrong type), and leaves
+// the rest unchecked.
+func TestParseSummary(t *testing.T) {
+	s, err := ParseSummary([]byte(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, _ := Parse([]byte(sample))
+	if len(s.Hooks) != 1 || s.Hooks[0].Command != inv.Hooks[0].Command || !s.Hooks[0].Shell || s.Schema != Schema {
+		t.Fatalf("summary %+v", s)
+	}
+	for _, bad := range []string{
+		`{"name":"x","hooks":[]}`,
+		`{"schema":"bundlectl-capabilities-v3","name":"x","hooks":"not a list"}`,
+		`{"schema":"bundlectl-capabilities-v2","hooks":[{"id":1}]}`,
+		`{"schema":"bundlectl-capabilities-v2","when":{"os":"linux"}}`,
+		`not json`,
+	} {
+		if _, err := ParseSummary([]byte(bad)); err == nil {
+			t.Errorf("%s: summary read", bad)
+		}
+	}
+	if _, err := ParseSummary([]byte(`{"name":"x"}`)); !errors.Is(err, ErrSchema) {
+		t.Errorf("an inventory of no schema: %v, want ErrSchema", err)
+	}
+	if _, err := ParseSummary([]byte(`{"schema":"bundlectl-capabilities-v2","surprise":1}`)); err != nil {
+		t.Errorf("a field outside the summary was checked: %v", err)
 	}
 }
 

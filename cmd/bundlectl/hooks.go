@@ -174,7 +174,7 @@ func runHooks(g *globals, event, host string) error {
 		evc <- parsed{ev, err}
 	}()
 	ctx := startContext()
-	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, Host: bundle.Host(host)})
+	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, HooksOnly: true, Host: bundle.Host(host)})
 	if err != nil {
 		if bundle.BlockingEvent(event) {
 			// The guards cannot even be listed: fail closed.
