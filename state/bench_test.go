@@ -44,6 +44,19 @@ func BenchmarkLoad100Bundles(b *testing.B) {
 	}
 }
 
+// LoadCurrent is what the runtime reads before every hook and tool call:
+// with the trails apart and last, it costs the same however long the
+// history (benchHome's bundles have full trails).
+func BenchmarkLoadCurrent100Bundles(b *testing.B) {
+	st := benchHome(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := st.LoadCurrent(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkUpdate100Bundles(b *testing.B) {
 	st := benchHome(b)
 	const id = "user/000000000000/bundle-0"

@@ -32,12 +32,16 @@
 //     state is never overwritten, modified or moved: Load and Update fail,
 //     Update before its function runs, and the error names the file and the
 //     command that repairs it. A missing state.json is the empty state.
-//   - LoadCurrent refuses everything Load refuses except a broken audit
-//     trail that is still a JSON array, and reads the same decisions
-//     (enabled, receipt, generations, switches, source); its Records have
-//     empty audits. It can never persist anything (only Update writes).
-//   - state.json is written compact, one line ending in a newline; any JSON
+//   - state.json is schema 3: the records, then the audit trails apart
+//     (docs/state.md); schemas 1 and 2 (trails inside the records) are
+//     read. It is written compact, one line ending in a newline; any JSON
 //     layout is read.
+//   - LoadCurrent reads the same decisions as Load (enabled, receipt,
+//     generations, switches, source) and refuses every fault Load refuses
+//     in them; of a schema 3 file written in order it reads nothing after
+//     the key "audit", so faults in the trails or after them are Load's to
+//     find. Its Records have empty audits. It can never persist anything
+//     (only Update writes).
 //   - Load and LoadCurrent create nothing; Update creates the home directory 0700 if it is
 //     missing, the lock file 0600, and removes renameio temp files
 //     (".state.json<digits>") left behind by a writer that died, while it

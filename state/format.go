@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/receipts"
 )
 
 // MaxFileSize bounds state.json. With the audit bounded, the file grows only
@@ -17,16 +18,39 @@ import (
 // rather than read into memory.
 const MaxFileSize = 64 << 20
 
-// file is the on-disk shape of state.json (docs/state.md).
+// file is the on-disk shape of state.json, schema 3 (docs/state.md): the
+// records, then every bundle's audit trail, so that a reader of the
+// current decisions (LoadCurrent) stops before the trails.
 type file struct {
+	SchemaVersion int                    `json:"schema_version"`
+	Generation    uint64                 `json:"generation"`
+	Bundles       map[string]*diskRecord `json:"bundles"`
+	Audit         map[string][]Event     `json:"audit"`
+}
+
+// diskRecord is a Record as schema 3 stores it: without its audit trail.
+type diskRecord struct {
+	Enabled    bool              `json:"enabled"`
+	Receipt    *receipts.Receipt `json:"receipt"`
+	Generation uint64            `json:"generation"`
+	Off        []Switch          `json:"off,omitempty"`
+	Source     json.RawMessage   `json:"source,omitempty"`
+}
+
+func (d *diskRecord) record(audit []Event) *Record {
+	return &Record{Enabled: d.Enabled, Receipt: d.Receipt, Generation: d.Generation, Audit: audit, Off: d.Off, Source: d.Source}
+}
+
+// fileV2 is the shape of schemas 1 and 2: each record holds its trail.
+type fileV2 struct {
 	SchemaVersion int                `json:"schema_version"`
 	Generation    uint64             `json:"generation"`
 	Bundles       map[string]*Record `json:"bundles"`
 }
 
-// currentFile is file with each bundle's audit trail left undecoded: what
-// LoadCurrent reads.
-type currentFile struct {
+// currentFileV2 is fileV2 with each audit trail left undecoded (for
+// LoadCurrent of a file an earlier bundlectl wrote).
+type currentFileV2 struct {
 	SchemaVersion int                       `json:"schema_version"`
 	Generation    uint64                    `json:"generation"`
 	Bundles       map[string]*currentRecord `json:"bundles"`
@@ -46,72 +70,68 @@ type header struct {
 	SchemaVersion *json.RawMessage `json:"schema_version"`
 }
 
-// checkVersion returns a reason when data is JSON with a missing or
-// unsupported schema_version, and nil otherwise.
-func checkVersion(data []byte) error {
+// readsVersion reports whether this bundlectl reads schema_version v.
+func readsVersion(v int) bool { return v >= 1 && v <= SchemaVersion }
+
+// fileVersion returns data's schema_version, or a reason when data is not
+// a JSON object with a supported one.
+func fileVersion(data []byte) (int, error) {
 	var h header
 	if err := json.Unmarshal(data, &h); err != nil {
-		return errors.New(jsonReason(data, err))
+		return 0, errors.New(jsonReason(data, err))
 	}
 	if h.SchemaVersion == nil {
-		return errors.New("schema_version is missing")
+		return 0, errors.New("schema_version is missing")
 	}
 	var v int
-	if err := json.Unmarshal(*h.SchemaVersion, &v); err != nil || v != SchemaVersion && v != 1 {
-		return errUnsupported{}
+	if err := json.Unmarshal(*h.SchemaVersion, &v); err != nil || !readsVersion(v) {
+		return 0, errUnsupported{}
 	}
-	return nil
+	return v, nil
 }
 
-// errUnsupported is parse's reason for a schema_version other than
-// SchemaVersion; its hint differs from other malformed state.
+// errUnsupported is parse's reason for a schema_version this bundlectl
+// does not read; its hint differs from other malformed state.
 type errUnsupported struct{}
 
 func (errUnsupported) Error() string {
-	return fmt.Sprintf("unsupported schema_version (this bundlectl reads 1 and %d)", SchemaVersion)
+	return fmt.Sprintf("unsupported schema_version (this bundlectl reads 1 to %d)", SchemaVersion)
 }
 
 var errTrailing = errors.New("trailing data after the JSON object")
 
 // parse decodes and validates state.json bytes. The returned error is a
 // reason (no path, no stored value) for a *MalformedError. With audit
-// false each bundle's audit trail is checked to be a JSON array and not
-// decoded (LoadCurrent).
+// false (LoadCurrent) the audit trails are not decoded or checked: in a
+// schema 3 file the reader stops before them (parseCurrent); in an older
+// one each must be a JSON array.
 func parse(data []byte, audit bool) (*State, error) {
-	var f file
-	var cf currentFile
-	var dst any = &f
 	if !audit {
-		dst = &cf
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(dst)
-	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = errTrailing
+		if s, ok := parseCurrent(data); ok {
+			return s, nil
 		}
 	}
-	if !audit {
-		f = file{SchemaVersion: cf.SchemaVersion, Generation: cf.Generation, Bundles: make(map[string]*Record, len(cf.Bundles))}
-		for id, cr := range cf.Bundles {
-			if cr == nil {
-				f.Bundles[id] = nil
-				continue
-			}
-			if err == nil && (len(cr.Audit) == 0 || cr.Audit[0] != '[') {
-				return nil, fmt.Errorf("bundles[%s].audit is not an array", quote(id))
-			}
-			r := cr.Record
-			r.Audit = []Event{} // not decoded; checkRecord skips it
-			f.Bundles[id] = &r
-		}
-	}
-	if err != nil || f.SchemaVersion != SchemaVersion && f.SchemaVersion != 1 {
-		// A file from another version is reported as such, not by the
-		// fields this version does not know.
-		if verr := checkVersion(data); verr != nil {
+	// The strict decoding of the whole file, by its version. Schema 3
+	// comes first: it is what this bundlectl writes.
+	var (
+		f3  file
+		f2  fileV2
+		cf2 currentFileV2
+	)
+	err := decodeStrict(data, &f3)
+	version := 3
+	if err != nil || f3.SchemaVersion != 3 {
+		v, verr := fileVersion(data)
+		if verr != nil {
 			return nil, verr
+		}
+		version = v
+	}
+	if version != 3 {
+		if audit {
+			err = decodeStrict(data, &f2)
+		} else {
+			err = decodeStrict(data, &cf2)
 		}
 	}
 	if err != nil {
@@ -120,15 +140,108 @@ func parse(data []byte, audit bool) (*State, error) {
 		}
 		return nil, errors.New(jsonReason(data, err))
 	}
-	s := &State{generation: f.Generation, bundles: make(map[string]*Record, len(f.Bundles))}
-	for id, b := range f.Bundles {
-		if err := checkRecord(id, b, f.Generation, audit); err != nil {
+	var (
+		generation uint64
+		records    map[string]*Record
+	)
+	switch {
+	case version == 3:
+		generation, records = f3.Generation, make(map[string]*Record, len(f3.Bundles))
+		for id, d := range f3.Bundles {
+			if d == nil {
+				records[id] = nil
+				continue
+			}
+			trail := f3.Audit[id] // nil when missing or null: checkRecord says so
+			if !audit {
+				trail = []Event{} // not checked; checkRecord skips it
+			}
+			records[id] = d.record(trail)
+		}
+		if audit {
+			for id := range f3.Audit {
+				if _, ok := f3.Bundles[id]; !ok {
+					return nil, fmt.Errorf("audit[%s] is the trail of no bundle in bundles", quote(id))
+				}
+			}
+			// The decoder keeps the last of two equal keys and LoadCurrent
+			// reads the first: a key given twice is malformed, so the two
+			// can never read different decisions.
+			if err := topLevelOnce(data); err != nil {
+				return nil, err
+			}
+		}
+	case audit:
+		generation, records = f2.Generation, f2.Bundles
+	default:
+		generation, records = cf2.Generation, make(map[string]*Record, len(cf2.Bundles))
+		for id, cr := range cf2.Bundles {
+			if cr == nil {
+				records[id] = nil
+				continue
+			}
+			if len(cr.Audit) == 0 || cr.Audit[0] != '[' {
+				return nil, fmt.Errorf("bundles[%s].audit is not an array", quote(id))
+			}
+			r := cr.Record
+			r.Audit = []Event{} // not decoded; checkRecord skips it
+			records[id] = &r
+		}
+	}
+	return build(generation, records, audit)
+}
+
+// topLevelOnce checks that no key of the top-level object of data (one
+// valid JSON object) appears twice.
+func topLevelOnce(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("the key %s appears twice", quote(key))
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeStrict decodes data, one JSON value with nothing after it, into v
+// refusing unknown fields.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errTrailing
+	}
+	return nil
+}
+
+// build checks the records and makes the State.
+func build(generation uint64, records map[string]*Record, audit bool) (*State, error) {
+	s := &State{generation: generation, bundles: make(map[string]*Record, len(records))}
+	for id, b := range records {
+		if err := checkRecord(id, b, generation, audit); err != nil {
 			return nil, err
 		}
-		var inv bytes.Buffer
 		if b.Receipt != nil {
-			// Stored indented; the compact form is the exact bytes the
-			// capability hash was computed over.
+			// The compact form is the exact bytes the capability hash was
+			// computed over (an earlier bundlectl stored it indented).
+			var inv bytes.Buffer
 			if err := json.Compact(&inv, b.Receipt.Inventory); err != nil {
 				return nil, fmt.Errorf("bundles[%s].receipt.inventory is not valid JSON", quote(id))
 			}
@@ -138,6 +251,62 @@ func parse(data []byte, audit bool) (*State, error) {
 		s.bundles[id] = b
 	}
 	return s, nil
+}
+
+// parseCurrent is LoadCurrent's reading of a schema 3 file: schema_version,
+// generation and bundles, decoded and checked as parse checks them, and
+// not one byte after the key "audit" once they are read. ok is false when
+// the file is anything else — another schema, another order of keys, an
+// error of any kind — and parse then decodes it whole, for the verdict
+// and its message.
+func parseCurrent(data []byte) (*State, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var (
+		version    int
+		generation uint64
+		bundles    map[string]*diskRecord
+		seen       int
+	)
+	for seen < 3 {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := t.(string)
+		switch {
+		case key == "schema_version" && seen == 0:
+			if dec.Decode(&version) != nil || version != 3 {
+				return nil, false
+			}
+		case key == "generation" && seen == 1:
+			if dec.Decode(&generation) != nil {
+				return nil, false
+			}
+		case key == "bundles" && seen == 2:
+			if dec.Decode(&bundles) != nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+		seen++
+	}
+	if t, err := dec.Token(); err != nil || t != "audit" {
+		return nil, false
+	}
+	records := make(map[string]*Record, len(bundles))
+	for id, d := range bundles {
+		if d == nil {
+			return nil, false
+		}
+		records[id] = d.record([]Event{}) // not read; checkRecord skips it
+	}
+	s, err := build(generation, records, false)
+	return s, err == nil
 }
 
 // checkRecord enforces the invariants of docs/state.md on one bundle; with
@@ -210,7 +379,14 @@ func checkRecord(id string, b *Record, global uint64, audit bool) error {
 // escaping (receipt inventories must keep their exact bytes), one
 // newline at the end.
 func (s *State) marshal() ([]byte, error) {
-	f := file{SchemaVersion: SchemaVersion, Generation: s.generation, Bundles: s.bundles}
+	f := file{SchemaVersion: SchemaVersion, Generation: s.generation,
+		Bundles: make(map[string]*diskRecord, len(s.bundles)), Audit: make(map[string][]Event, len(s.bundles))}
+	for id, r := range s.bundles {
+		f.Bundles[id] = &diskRecord{Enabled: r.Enabled, Receipt: r.Receipt, Generation: r.Generation, Off: r.Off, Source: r.Source}
+		if f.Audit[id] = r.Audit; r.Audit == nil {
+			f.Audit[id] = []Event{}
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

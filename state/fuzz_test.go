@@ -68,7 +68,7 @@ func TestExampleIsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ind.Bytes()
-	golden := filepath.Join("testdata", "state-v2.json")
+	golden := filepath.Join("testdata", "state-v3.json")
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -93,6 +93,42 @@ func TestExampleIsGolden(t *testing.T) {
 	}
 }
 
+// A state file of schema 2 (the example of docs/state.md when that was the
+// schema: the trails inside the records) reads as the same state, and is
+// rewritten as schema 3.
+func TestReadsSchemaV2(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "state-v2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, audit := range []bool{true, false} {
+		s, err := parse(data, audit)
+		if err != nil {
+			t.Fatalf("a version 2 file does not parse (audit %v): %v", audit, err)
+		}
+		want := exampleState(t)
+		if !slices.Equal(s.IDs(), want.IDs()) {
+			t.Fatalf("ids %v, want %v", s.IDs(), want.IDs())
+		}
+		for _, id := range want.IDs() {
+			a, _ := s.Bundle(id)
+			b, _ := want.Bundle(id)
+			if !audit {
+				b.Audit = []Event{}
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s read as %+v, want %+v", id, a, b)
+			}
+		}
+		if audit {
+			out, err := s.marshal()
+			if err != nil || !bytes.Contains(out, []byte(`"schema_version":3`)) {
+				t.Fatalf("rewritten as: %s (%v)", out, err)
+			}
+		}
+	}
+}
+
 // A state file written by the first schema still reads: version 2 only
 // added fields.
 func TestReadsSchemaV1(t *testing.T) {
@@ -108,7 +144,7 @@ func TestReadsSchemaV1(t *testing.T) {
 		t.Fatal("no bundles read from the version 1 file")
 	}
 	out, err := s.marshal()
-	if err != nil || !bytes.Contains(out, []byte(`"schema_version":2`)) {
+	if err != nil || !bytes.Contains(out, []byte(`"schema_version":3`)) {
 		t.Fatalf("rewritten as: %s (%v)", out, err)
 	}
 }
@@ -129,6 +165,9 @@ func FuzzStateJSON(f *testing.F) {
 		`{"schema_version":1,"generation":1,"bundles":{"user/0123456789ab/a":null}}`,
 		`{"schema_version":1.0,"generation":1e2}`,
 		`{"schema_version":1,"Schema_Version":1,"bundles":{}}`,
+		`{"schema_version":3,"generation":1,"bundles":{"user/0123456789ab/a":{"enabled":false,"receipt":null,"generation":1}},"audit":{"user/0123456789ab/a":[{"action":"disable","time":"2026-01-01T00:00:00Z","generation":1,"receipt":null}]}}`,
+		`{"schema_version":3,"generation":1,"bundles":{"user/0123456789ab/a":{"enabled":false,"receipt":null,"generation":1}},"audit":{}}`,
+		`{"schema_version":3,"generation":0,"bundles":{},"audit":{"user/0123456789ab/a":[]}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -113,13 +113,13 @@ func TestUnsafeAndMalformedStateIsNeverTouched(t *testing.T) {
 		}, ErrMalformed, "invalid JSON at line 4, column 3: invalid character 'b'", "mv ", statePath, false},
 		{"unknown schema version", func(t *testing.T, home string) []string {
 			rewrite(t, statePath(home), func(b []byte) []byte {
-				return bytes.Replace(b, []byte(`"schema_version": 2`), []byte(`"schema_version": 3`), 1)
+				return bytes.Replace(b, []byte(`"schema_version": 3`), []byte(`"schema_version": 4`), 1)
 			})
 			return nil
 		}, ErrMalformed, "unsupported schema_version", "use the bundlectl that wrote it", statePath, false},
 		{"missing schema version", func(t *testing.T, home string) []string {
 			rewrite(t, statePath(home), func(b []byte) []byte {
-				return bytes.Replace(b, []byte(`"schema_version": 2,`), nil, 1)
+				return bytes.Replace(b, []byte(`"schema_version": 3,`), nil, 1)
 			})
 			return nil
 		}, ErrMalformed, "schema_version is missing", "mv ", statePath, false},

@@ -11,9 +11,11 @@ import (
 	"github.com/bundlectl/bundlectl/receipts"
 )
 
-// SchemaVersion is the state.json schema_version this package writes. It
-// also reads version 1, which lacks switches and sources.
-const SchemaVersion = 2
+// SchemaVersion is the state.json schema_version this package writes: 3
+// keeps the audit trails apart from the records, after them. It also
+// reads version 2 (the trails inside the records) and version 1 (which
+// also lacks switches and sources).
+const SchemaVersion = 3
 
 // AuditLimit bounds each bundle's audit trail: the latest AuditLimit events
 // are kept, older ones are dropped.

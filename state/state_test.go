@@ -390,10 +390,11 @@ func TestPanickingFnReleasesLock(t *testing.T) {
 	mustUpdate(t, st, func(s *State) error { _, err := s.Enable(idA); return err })
 }
 
-// LoadCurrent reads the same decisions as Load without decoding the audit
-// trails: an audit that is a well-formed array but breaks the audit rules
-// is refused by Load and read by LoadCurrent; anything else malformed,
-// the audit included when it is not an array, is refused by both.
+// LoadCurrent reads the same decisions as Load and stops before the audit
+// trails: a file whose only fault is in the trails is refused by Load and
+// read by LoadCurrent; a fault in the decisions is refused by both. A file
+// of schema 2 (trails inside the records) is read too, each trail checked
+// to be an array.
 func TestLoadCurrent(t *testing.T) {
 	st := Open(newHome(t))
 	mustUpdate(t, st, func(s *State) error {
@@ -431,22 +432,56 @@ func TestLoadCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rewrite(`"action": "enable"`, `"action": "explode"`)
-	if _, err := st.Load(); err == nil {
-		t.Fatal("Load accepted an audit event with an unknown action")
+	for _, trail := range [][2]string{
+		{`"action": "enable"`, `"action": "explode"`},  // an unknown action
+		{`"action": "enable"`, `"action": "enable"}}`}, // not JSON past the records
+		{`"` + idA + `": [`, `"` + idA + `": {"x": [`}, // not an array
+	} {
+		rewrite(trail[0], trail[1])
+		if _, err := st.Load(); err == nil {
+			t.Errorf("Load accepted the change %s -> %s", trail[0], trail[1])
+		}
+		if _, err := st.LoadCurrent(); err != nil {
+			t.Errorf("LoadCurrent refused a file whose only fault is in the audit trails (%s -> %s): %v", trail[0], trail[1], err)
+		}
 	}
-	if _, err := st.LoadCurrent(); err != nil {
-		t.Fatalf("LoadCurrent refused a file whose only fault is in the audit trail: %v", err)
+	// A key given twice: the decoder keeps the last, LoadCurrent reads the
+	// first; Load refuses the file, so no two reads can differ.
+	dup := bytes.Replace(good, []byte(`"audit": {`), []byte(`"bundles": {}, "audit": {`), 1)
+	if err := os.WriteFile(st.Path(), dup, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("Load of a file with two bundles keys: %v", err)
 	}
 	for _, bad := range [][2]string{
-		{`"audit": [`, `"audit": {"x": [`},             // not an array
-		{`"enabled": true`, `"enabled": "yes"`},        // a decision of the wrong type
-		{`"generation": 2,`, `"generation": 1,`},       // the global generation below the bundle's
-		{`"action": "enable"`, `"action": "enable"}}`}, // not JSON
+		{`"enabled": true`, `"enabled": "yes"`},             // a decision of the wrong type
+		{`"generation": 2,`, `"generation": 1,`},            // the global generation below the bundle's
+		{`"enabled": true`, `"enabled": true, "pinned": 1`}, // an unknown field
+		{`"schema_version": 3`, `"schema_version": 4`},
 	} {
 		rewrite(bad[0], bad[1])
 		if _, err := st.LoadCurrent(); err == nil {
 			t.Errorf("LoadCurrent accepted the change %s -> %s", bad[0], bad[1])
 		}
 	}
+
+	// Schema 2, as an earlier bundlectl wrote it.
+	v2 := []byte(`{"schema_version":2,"generation":2,"bundles":{"` + idA + `":{"enabled":true,"receipt":null,"generation":2,"audit":[` +
+		`{"action":"enable","time":"2026-01-01T00:00:00Z","generation":1,"receipt":null},{"action":"disable","time":"2026-01-01T00:00:00Z","generation":2,"receipt":null}]}}}`)
+	must := func(data []byte, wantFull, wantCurrent bool) {
+		t.Helper()
+		if err := os.WriteFile(st.Path(), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Load(); (err == nil) != wantFull {
+			t.Errorf("Load of %s: %v", data, err)
+		}
+		if _, err := st.LoadCurrent(); (err == nil) != wantCurrent {
+			t.Errorf("LoadCurrent of %s: %v", data, err)
+		}
+	}
+	must(v2, true, true)
+	must(bytes.Replace(v2, []byte(`"action":"enable"`), []byte(`"action":"explode"`), 1), false, true)
+	must(bytes.Replace(v2, []byte(`"audit":[`), []byte(`"audit":{"x":[`), 1), false, false)
 }
