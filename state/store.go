@@ -57,28 +57,17 @@ func (st *Store) lockPath() string { return filepath.Join(st.home, LockName) }
 // version. A missing home or state.json is the empty state (generation 0);
 // Load creates nothing. Unsafe or malformed state is an error, never an
 // empty state.
-func (st *Store) Load() (*State, error) {
-	ok, err := checkHome(st.home)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return newState(), nil
-	}
-	if err := checkOptional(st.lockPath(), false); err != nil {
-		return nil, err
-	}
-	return st.read(true)
-}
+func (st *Store) Load() (*State, error) { return st.load(true) }
 
 // LoadCurrent is Load for a reader of the current decisions only —
 // enabled, receipt, generations, switches, source — such as the runtime
-// before every spawn: each bundle's audit trail is checked to be
-// well-formed JSON but neither decoded nor validated (the Records have
-// empty audits), so the cost does not grow with the history. Everything
-// else is checked as Load checks it. Commands that show or change the
-// state use Load.
-func (st *Store) LoadCurrent() (*State, error) {
+// before every spawn: it stops reading at the audit trails (in a schema 2
+// file it checks each to be a JSON array), so the cost does not grow with
+// the history; the Records have empty audits. Everything else is checked
+// as Load checks it. Commands that show or change the state use Load.
+func (st *Store) LoadCurrent() (*State, error) { return st.load(false) }
+
+func (st *Store) load(audit bool) (*State, error) {
 	ok, err := checkHome(st.home)
 	if err != nil {
 		return nil, err
@@ -89,7 +78,7 @@ func (st *Store) LoadCurrent() (*State, error) {
 	if err := checkOptional(st.lockPath(), false); err != nil {
 		return nil, err
 	}
-	return st.read(false)
+	return st.read(audit)
 }
 
 // Update runs fn on the current state under an exclusive lock on
