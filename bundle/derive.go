@@ -115,6 +115,9 @@ func executables(t *Tree) []string {
 }
 
 func isSkillScript(p string) bool {
+	if !strings.Contains(p, "skills/") {
+		return false // every path of every walk passes here
+	}
 	parts := strings.Split(p, "/")
 	for i := 0; i+2 < len(parts); i++ {
 		if parts[i] == "skills" && i+2 < len(parts) && parts[i+2] == "scripts" {

@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"sync"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -18,21 +20,32 @@ import (
 // have left out included, fails the comparison and leads to a full
 // verification. Nothing is ever followed or opened but directories, each
 // with O_NOFOLLOW relative to its parent's descriptor.
-func FingerprintWalk(dir string, lim Limits) (t *Tree, ok bool) {
+//
+// The tree is handed to use, and is valid only until use returns: a
+// fingerprint check compares and forgets, so the walk's memory is reused
+// by the next one (a listing checks every trusted bundle's snapshot).
+func FingerprintWalk(dir string, lim Limits, use func(*Tree)) (ok bool) {
 	lim = lim.WithDefaults()
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, false
+		return false
 	}
-	fw := fingerprintWalker{lim: lim, tree: &Tree{Root: dir}, buf: make([]byte, 16<<10)}
+	scratch := takeScratch()
+	buf := direntBufs.Get().(*[]byte)
+	fw := fingerprintWalker{lim: lim, tree: &Tree{Root: dir, Entries: *scratch}, buf: *buf}
 	ok = fw.dir(fd, "", 0)
 	unix.Close(fd)
-	if !ok {
-		return nil, false
+	direntBufs.Put(buf)
+	if ok {
+		sortEntries(fw.tree.Entries)
+		use(fw.tree)
 	}
-	sortEntries(fw.tree.Entries)
-	return fw.tree, true
+	release(scratch, fw.tree.Entries)
+	return ok
 }
+
+// direntBufs are getdents buffers for FingerprintWalk.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
 type fingerprintWalker struct {
 	lim  Limits

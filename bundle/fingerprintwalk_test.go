@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"syscall"
 	"testing"
 )
@@ -21,13 +22,29 @@ func TestFingerprintWalkMatchesWalk(t *testing.T) {
 	if want == nil || len(rep.Findings) > 0 {
 		t.Fatalf("Walk: %v", rep.Findings)
 	}
-	got, ok := FingerprintWalk(dir, Limits{})
-	if !ok {
-		t.Fatal("FingerprintWalk gave up on a plain tree")
+	kept := slices.Clone(want.Entries)
+	for range 2 { // the second walk reuses the first one's memory
+		used := false
+		ok := FingerprintWalk(dir, Limits{}, func(got *Tree) {
+			used = true
+			if !reflect.DeepEqual(got.Entries, want.Entries) || got.Files != want.Files || got.Bytes != want.Bytes {
+				t.Fatalf("FingerprintWalk saw\n%+v\nWalk saw\n%+v", got.Entries, want.Entries)
+			}
+		})
+		if !ok || !used {
+			t.Fatal("FingerprintWalk gave up on a plain tree")
+		}
 	}
-	if !reflect.DeepEqual(got.Entries, want.Entries) || got.Files != want.Files || got.Bytes != want.Bytes {
-		t.Fatalf("FingerprintWalk saw\n%+v\nWalk saw\n%+v", got.Entries, want.Entries)
+	// A Walk's tree is its own: later walks do not write into it.
+	other := t.TempDir()
+	mkfile(t, other, "a/other.txt", "x", 0o644)
+	mkfile(t, other, "b.txt", "x", 0o644)
+	Walk(other, Limits{})
+	FingerprintWalk(other, Limits{}, func(*Tree) {})
+	if !reflect.DeepEqual(kept, want.Entries) {
+		t.Fatal("a later walk changed an earlier walk's entries")
 	}
+	never := func(*Tree) { t.Error("FingerprintWalk handed over a tree although it gave up") }
 
 	for name, mk := range map[string]func(string) error{
 		"symlink": func(d string) error { return os.Symlink("plugin.json", filepath.Join(d, "link")) },
@@ -45,18 +62,18 @@ func TestFingerprintWalkMatchesWalk(t *testing.T) {
 		if name == "over the entry bound" {
 			lim.MaxEntries = 1
 		}
-		if _, ok := FingerprintWalk(d, lim); ok {
+		if FingerprintWalk(d, lim, never) {
 			t.Errorf("%s: FingerprintWalk did not give up", name)
 		}
 	}
-	if _, ok := FingerprintWalk(filepath.Join(dir, "plugin.json"), Limits{}); ok {
+	if FingerprintWalk(filepath.Join(dir, "plugin.json"), Limits{}, never) {
 		t.Error("FingerprintWalk walked a file")
 	}
 	link := filepath.Join(t.TempDir(), "root-link")
 	if err := os.Symlink(dir, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := FingerprintWalk(link, Limits{}); ok {
+	if FingerprintWalk(link, Limits{}, never) {
 		t.Error("FingerprintWalk followed a symbolic link to its root")
 	}
 }

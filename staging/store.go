@@ -200,11 +200,15 @@ func (s *Store) Check(hash receipts.Digest, cache fingerprint.Cache) (full bool,
 		if unix.Lstat(dir, &st) == nil && badRoot(&st, uint32(os.Geteuid())) == "" {
 			// The lean walk stands in for Walk when it can (no links, no
 			// special files): a proof needs the same entries either way.
-			if now, ok := bundle.FingerprintWalk(dir, s.Limits); ok {
-				if fingerprint.Proves(rec, now, bundle.Report{}, time.Now()) {
-					return false, nil
-				}
-			} else if now, rep := s.walk(dir, s.Limits); fingerprint.Proves(rec, now, rep, time.Now()) {
+			proven := false
+			walked := bundle.FingerprintWalk(dir, s.Limits, func(now *bundle.Tree) {
+				proven = fingerprint.Proves(rec, now, bundle.Report{}, time.Now())
+			})
+			if !walked {
+				now, rep := s.walk(dir, s.Limits)
+				proven = fingerprint.Proves(rec, now, rep, time.Now())
+			}
+			if proven {
 				return false, nil
 			}
 		}
