@@ -70,6 +70,7 @@ func (fw *fingerprintWalker) dir(fd int, rel string, depth int) bool {
 			return false
 		}
 	}
+	sortStrings(names) // depth-first over sorted names is (almost always) the order of the tree
 	var st unix.Stat_t
 	for _, name := range names {
 		p := name

@@ -262,5 +262,11 @@ func OpenNoFollow(root, rel string) (*os.File, error) {
 }
 
 func sortEntries(es []Entry) {
-	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	cmp := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
+	// A walk appends in depth-first order of sorted names, which is
+	// already byte order unless a name sorts between a directory and its
+	// children ("a.txt" beside "a/"): one pass usually settles it.
+	if !slices.IsSortedFunc(es, cmp) {
+		slices.SortFunc(es, cmp)
+	}
 }
