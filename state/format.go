@@ -103,13 +103,13 @@ var errTrailing = errors.New("trailing data after the JSON object")
 // parse decodes and validates state.json bytes. The returned error is a
 // reason (no path, no stored value) for a *MalformedError. With audit
 // false (LoadCurrent) the audit trails are not decoded or checked: in a
-// schema 3 file the reader stops before them (parseCurrent); in an older
-// one each must be a JSON array.
+// schema 3 file the reader stops before them; in an older one each must
+// be a JSON array. A schema 3 file is read in one strict pass (parseV3);
+// anything that pass does not accept is decoded whole, by its version,
+// for the verdict and a message with a line and column.
 func parse(data []byte, audit bool) (*State, error) {
-	if !audit {
-		if s, ok := parseCurrent(data); ok {
-			return s, nil
-		}
+	if s, ok := parseV3(data, audit); ok {
+		return s, nil
 	}
 	// The strict decoding of the whole file, by its version. Schema 3
 	// comes first: it is what this bundlectl writes.
@@ -253,13 +253,15 @@ func build(generation uint64, records map[string]*Record, audit bool) (*State, e
 	return s, nil
 }
 
-// parseCurrent is LoadCurrent's reading of a schema 3 file: schema_version,
-// generation and bundles, decoded and checked as parse checks them, and
-// not one byte after the key "audit" once they are read. ok is false when
-// the file is anything else — another schema, another order of keys, an
-// error of any kind — and parse then decodes it whole, for the verdict
-// and its message.
-func parseCurrent(data []byte) (*State, bool) {
+// parseV3 reads a schema 3 file in one strict pass over its top-level
+// keys, in any order: schema_version, generation, bundles and, with
+// audit, the trails, then nothing but the end of input. Without audit
+// (LoadCurrent) it stops at the key "audit" once the other three are
+// read: not one byte of the trails is read. ok is false when the file is
+// anything else — another schema, a key given twice or unknown, an error
+// of any kind — and parse then decodes it whole, for the verdict and its
+// message.
+func parseV3(data []byte, audit bool) (*State, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -269,33 +271,56 @@ func parseCurrent(data []byte) (*State, bool) {
 		version    int
 		generation uint64
 		bundles    map[string]*diskRecord
-		seen       int
+		trails     map[string][]Event
+		seen       = map[string]bool{}
 	)
-	for seen < 3 {
+	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil, false
 		}
 		key, _ := t.(string)
-		switch {
-		case key == "schema_version" && seen == 0:
-			if dec.Decode(&version) != nil || version != 3 {
-				return nil, false
+		if seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		switch key {
+		case "schema_version":
+			err = dec.Decode(&version)
+		case "generation":
+			err = dec.Decode(&generation)
+		case "bundles":
+			err = dec.Decode(&bundles)
+		case "audit":
+			if !audit {
+				if len(seen) != 4 {
+					return nil, false // the trails before what they follow: read whole
+				}
+				return v3State(version, generation, bundles, nil, false)
 			}
-		case key == "generation" && seen == 1:
-			if dec.Decode(&generation) != nil {
-				return nil, false
-			}
-		case key == "bundles" && seen == 2:
-			if dec.Decode(&bundles) != nil {
-				return nil, false
-			}
+			err = dec.Decode(&trails)
 		default:
 			return nil, false
 		}
-		seen++
+		if err != nil {
+			return nil, false
+		}
 	}
-	if t, err := dec.Token(); err != nil || t != "audit" {
+	if len(seen) != 4 {
+		return nil, false
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return v3State(version, generation, bundles, trails, audit)
+}
+
+// v3State checks and builds what parseV3 read; ok is false on any fault.
+func v3State(version int, generation uint64, bundles map[string]*diskRecord, trails map[string][]Event, audit bool) (*State, bool) {
+	if version != 3 {
 		return nil, false
 	}
 	records := make(map[string]*Record, len(bundles))
@@ -303,9 +328,20 @@ func parseCurrent(data []byte) (*State, bool) {
 		if d == nil {
 			return nil, false
 		}
-		records[id] = d.record([]Event{}) // not read; checkRecord skips it
+		trail := []Event{} // not read; checkRecord skips it
+		if audit {
+			trail = trails[id]
+		}
+		records[id] = d.record(trail)
 	}
-	s, err := build(generation, records, false)
+	if audit {
+		for id := range trails {
+			if _, ok := bundles[id]; !ok {
+				return nil, false
+			}
+		}
+	}
+	s, err := build(generation, records, audit)
 	return s, err == nil
 }
 
