@@ -81,9 +81,10 @@ func Discover(roots Roots, lim Limits) *Discovery { return DiscoverNamed(roots, 
 func DiscoverNamed(roots Roots, lim Limits, only []string) *Discovery {
 	d := &Discovery{}
 	type job struct {
-		dir   string
-		scope Scope
-		slot  int
+		dir       string
+		scope     Scope
+		slot      int
+		canonical bool // dir's parent is resolved already
 	}
 	var jobs []job
 	for _, root := range roots.List() {
@@ -92,11 +93,23 @@ func DiscoverNamed(roots Roots, lim Limits, only []string) *Discovery {
 			d.Problems = append(d.Problems, *prob)
 			continue
 		}
+		// The root is resolved once, not once per bundle (each is a
+		// lstat of every element of its path).
+		parent := ""
+		if len(names) > 0 {
+			if c, err := canonicalDir(filepath.Join(root.Path, names[0])); err == nil {
+				parent = filepath.Dir(c)
+			}
+		}
 		for _, n := range names {
 			if len(only) > 0 && !slices.Contains(only, n) {
 				continue
 			}
-			jobs = append(jobs, job{filepath.Join(root.Path, n), root.Scope, len(jobs)})
+			j := job{filepath.Join(root.Path, n), root.Scope, len(jobs), false}
+			if parent != "" {
+				j.dir, j.canonical = filepath.Join(parent, n), true
+			}
+			jobs = append(jobs, j)
 		}
 	}
 	d.Bundles = make([]*Bundle, len(jobs))
@@ -108,7 +121,7 @@ func DiscoverNamed(roots Roots, lim Limits, only []string) *Discovery {
 			defer wg.Done()
 			for j := range ch {
 				// Bundles load in parallel; a lone bundle's walk does.
-				d.Bundles[j.slot] = load(j.dir, j.scope, lim, len(jobs) == 1)
+				d.Bundles[j.slot] = load(j.dir, j.scope, lim, len(jobs) == 1, j.canonical)
 			}
 		}()
 	}

@@ -40,14 +40,18 @@ var readers = []reader{
 // Load reads and validates the bundle in dir. It never fails: every problem
 // is a finding in the bundle's Report. It writes nothing, launches nothing
 // and opens no connection.
-func Load(dir string, scope Scope, lim Limits) *Bundle { return load(dir, scope, lim, true) }
+func Load(dir string, scope Scope, lim Limits) *Bundle { return load(dir, scope, lim, true, false) }
 
 // load is Load; prescan says whether the walk may use several workers
-// (Discover, which already loads bundles in parallel, says no).
-func load(dir string, scope Scope, lim Limits, prescan bool) *Bundle {
+// (Discover, which already loads bundles in parallel, says no), and
+// canonical that dir is canonicalDir's answer already.
+func load(dir string, scope Scope, lim Limits, prescan, canonical bool) *Bundle {
 	b := &Bundle{Scope: scope, Name: filepath.Base(filepath.Clean(dir))}
 	defer forgetRejectedSpecs(b)
-	canon, err := canonicalDir(dir)
+	canon, err := dir, error(nil)
+	if !canonical {
+		canon, err = canonicalDir(dir)
+	}
 	if err != nil {
 		b.Dir = dir
 		b.ID = Identity(scope, dir, b.Name)
