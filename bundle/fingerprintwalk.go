@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"sync"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -31,11 +29,9 @@ func FingerprintWalk(dir string, lim Limits, use func(*Tree)) (ok bool) {
 		return false
 	}
 	scratch := takeScratch()
-	buf := direntBufs.Get().(*[]byte)
-	fw := fingerprintWalker{lim: lim, tree: &Tree{Root: dir, Entries: *scratch}, buf: *buf}
+	fw := fingerprintWalker{lim: lim, tree: &Tree{Root: dir, Entries: *scratch}}
 	ok = fw.dir(fd, "", 0)
 	unix.Close(fd)
-	direntBufs.Put(buf)
 	if ok {
 		sortEntries(fw.tree.Entries)
 		use(fw.tree)
@@ -44,31 +40,17 @@ func FingerprintWalk(dir string, lim Limits, use func(*Tree)) (ok bool) {
 	return ok
 }
 
-// direntBufs are getdents buffers for FingerprintWalk.
-var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
-
 type fingerprintWalker struct {
 	lim  Limits
 	tree *Tree
-	buf  []byte // getdents buffer, reused (a directory's names are read whole before descending)
 }
 
 // dir lists and stats the directory fd (relative path rel, at depth
 // elements below the root) and descends into its subdirectories.
 func (fw *fingerprintWalker) dir(fd int, rel string, depth int) bool {
-	var names []string
-	for {
-		n, err := unix.Getdents(fd, fw.buf)
-		if err != nil {
-			return false
-		}
-		if n == 0 {
-			break
-		}
-		_, _, names = unix.ParseDirent(fw.buf[:n], -1, names)
-		if len(names) > fw.lim.MaxEntries {
-			return false
-		}
+	names, over, err := readNames(fd, fw.lim.MaxEntries)
+	if err != nil || over {
+		return false
 	}
 	sortStrings(names) // depth-first over sorted names is (almost always) the order of the tree
 	var st unix.Stat_t

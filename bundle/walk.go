@@ -2,8 +2,6 @@ package bundle
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -241,28 +239,33 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 	}
 }
 
-// readNames lists the directory f in chunks, stopping once it has seen
-// more than max names (over is then true), so that a directory of millions
-// of entries is not read into memory whole.
-func readNames(f *os.File, max int) (names []string, over bool, err error) {
+// readNames lists the open directory fd with getdents, stopping once it
+// has seen more than max names (over is then true), so that a directory
+// of millions of entries is not read into memory whole. "." and ".." are
+// left out.
+func readNames(fd int, max int) (names []string, over bool, err error) {
+	buf := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(buf)
 	for {
-		chunk, err := f.Readdirnames(1024)
-		if names == nil {
-			names = chunk // the common case: one chunk, no copy
-		} else {
-			names = append(names, chunk...)
-		}
-		if len(names) > max {
-			return nil, true, nil
-		}
-		if err == io.EOF {
-			return names, false, nil
+		n, err := unix.Getdents(fd, *buf)
+		if err == unix.EINTR {
+			continue
 		}
 		if err != nil {
 			return nil, false, err
 		}
+		if n <= 0 {
+			return names, false, nil
+		}
+		_, _, names = unix.ParseDirent((*buf)[:n], -1, names)
+		if len(names) > max {
+			return nil, true, nil
+		}
 	}
 }
+
+// direntBufs are getdents buffers, one per directory being listed.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
 // collisionKey is the name under Unicode NFC and full case folding. ASCII
 // is already in NFC and folds to its lower case, so the common case

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"os"
 	"runtime"
 	"sync"
 
@@ -25,14 +24,13 @@ type dirSource interface {
 
 // fdDir reads the file system directly, through an open directory.
 type fdDir struct {
-	f  *os.File
 	fd int
 }
 
-func newFdDir(fd int) *fdDir { return &fdDir{f: os.NewFile(uintptr(fd), ""), fd: fd} }
+func newFdDir(fd int) *fdDir { return &fdDir{fd: fd} }
 
 func (d *fdDir) list(max int) ([]string, bool, error) {
-	names, over, err := readNames(d.f, max)
+	names, over, err := readNames(d.fd, max)
 	sortStrings(names)
 	return names, over, err
 }
@@ -55,7 +53,7 @@ func (d *fdDir) child(name, _ string) (dirSource, error) {
 	return newFdDir(cfd), nil
 }
 
-func (d *fdDir) close() { d.f.Close() }
+func (d *fdDir) close() { unix.Close(d.fd) }
 
 // scanned is one directory as the prescan saw it.
 type scanned struct {
