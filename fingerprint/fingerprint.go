@@ -49,21 +49,26 @@ func NewRecord(key, digest string, started time.Time, t *bundle.Tree) Record {
 // integers, then its link target (if any) and a NUL.
 func WalkDigest(es []bundle.Entry) string {
 	h := blake3.New()
-	var buf [1 + 8*6 + 4]byte
+	// The encoding is built in one buffer and hashed in large writes: a
+	// hasher call per field costs more than the hashing.
+	buf := make([]byte, 0, 16<<10)
 	for _, e := range es {
-		h.WriteString(e.Path)
-		h.Write([]byte{0})
-		buf[0] = byte(e.Kind)
-		binary.LittleEndian.PutUint64(buf[1:], uint64(e.Size))
-		binary.LittleEndian.PutUint32(buf[9:], e.Mode)
-		binary.LittleEndian.PutUint64(buf[13:], e.Dev)
-		binary.LittleEndian.PutUint64(buf[21:], e.Ino)
-		binary.LittleEndian.PutUint64(buf[29:], uint64(e.MtimeNs))
-		binary.LittleEndian.PutUint64(buf[37:], uint64(e.CtimeNs))
-		h.Write(buf[:45])
-		h.WriteString(entryTarget(e))
-		h.Write([]byte{0})
+		buf = append(buf, e.Path...)
+		buf = append(buf, 0, byte(e.Kind))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.Size))
+		buf = binary.LittleEndian.AppendUint32(buf, e.Mode)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Dev)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Ino)
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.MtimeNs))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.CtimeNs))
+		buf = append(buf, entryTarget(e)...)
+		buf = append(buf, 0)
+		if len(buf) >= 15<<10 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
 	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
