@@ -257,7 +257,8 @@ func build(generation uint64, records map[string]*Record, audit bool) (*State, e
 // keys, in any order: schema_version, generation, bundles and, with
 // audit, the trails, then nothing but the end of input. Without audit
 // (LoadCurrent) it stops at the key "audit" once the other three are
-// read: not one byte of the trails is read. ok is false when the file is
+// read: not one byte of the trails is read, but the file must end as
+// marshal ends it (endsObject), so that a truncated file is refused. ok is false when the file is
 // anything else — another schema, a key given twice or unknown, an error
 // of any kind — and parse then decodes it whole, for the verdict and its
 // message.
@@ -293,8 +294,11 @@ func parseV3(data []byte, audit bool) (*State, bool) {
 			err = dec.Decode(&bundles)
 		case "audit":
 			if !audit {
-				if len(seen) != 4 {
-					return nil, false // the trails before what they follow: read whole
+				if len(seen) != 4 || !endsObject(data) {
+					// The trails before what they follow, or an end
+					// marshal does not write (a truncated file): read
+					// whole, which refuses what Load refuses.
+					return nil, false
 				}
 				return v3State(version, generation, bundles, nil, false)
 			}
@@ -316,6 +320,16 @@ func parseV3(data []byte, audit bool) (*State, bool) {
 		return nil, false
 	}
 	return v3State(version, generation, bundles, trails, audit)
+}
+
+// endsObject reports whether data ends as marshal ends a file: the last
+// trail's "]" (or an empty audit's "{"), then "}}" and white space. No
+// cut inside the trails can end so (an event holds no array), so a file
+// truncated there is not taken for a whole one; a file laid out another
+// way is read whole.
+func endsObject(data []byte) bool {
+	d := bytes.TrimRight(data, " \t\r\n")
+	return bytes.HasSuffix(d, []byte("]}}")) || bytes.HasSuffix(d, []byte("{}}"))
 }
 
 // v3State checks and builds what parseV3 read; ok is false on any fault.

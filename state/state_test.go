@@ -432,12 +432,18 @@ func TestLoadCurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Faults in the trails, made in the file as bundlectl writes it.
 	for _, trail := range [][2]string{
-		{`"action": "enable"`, `"action": "explode"`},  // an unknown action
-		{`"action": "enable"`, `"action": "enable"}}`}, // not JSON past the records
-		{`"` + idA + `": [`, `"` + idA + `": {"x": [`}, // not an array
+		{`"action":"enable"`, `"action":"explode"`},  // an unknown action
+		{`"action":"enable"`, `"action":"enable"}}`}, // not JSON past the records
+		{`"` + idA + `":[`, `"` + idA + `":{"x":[`},  // not an array
 	} {
-		rewrite(trail[0], trail[1])
+		if !bytes.Contains(compact, []byte(trail[0])) {
+			t.Fatalf("state.json has no %s", trail[0])
+		}
+		if err := os.WriteFile(st.Path(), bytes.Replace(compact, []byte(trail[0]), []byte(trail[1]), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := st.Load(); err == nil {
 			t.Errorf("Load accepted the change %s -> %s", trail[0], trail[1])
 		}
@@ -453,6 +459,16 @@ func TestLoadCurrent(t *testing.T) {
 	}
 	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("Load of a file with two bundles keys: %v", err)
+	}
+	// A truncated file is refused, wherever it was cut (the newline at
+	// the end is no part of the JSON).
+	for _, cut := range []int{2, 3, len(compact) / 3, len(compact) * 2 / 3} {
+		if err := os.WriteFile(st.Path(), compact[:len(compact)-cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.LoadCurrent(); err == nil {
+			t.Errorf("LoadCurrent accepted the file without its last %d bytes", cut)
+		}
 	}
 	for _, bad := range [][2]string{
 		{`"enabled": true`, `"enabled": "yes"`},             // a decision of the wrong type
