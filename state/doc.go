@@ -39,8 +39,8 @@
 //   - LoadCurrent reads the same decisions as Load (enabled, receipt,
 //     generations, switches, source) and refuses every fault Load refuses
 //     in them; of a schema 3 file written in order it reads nothing after
-//     the key "audit", so faults in the trails or after them are Load's to
-//     find. Its Records have empty audits. It can never persist anything
+//     the key "audit" but the file's last bytes (a truncated file is
+//     refused), so other faults in the trails are Load's to find. Its Records have empty audits. It can never persist anything
 //     (only Update writes).
 //   - Load and LoadCurrent create nothing; Update creates the home directory 0700 if it is
 //     missing, the lock file 0600, and removes renameio temp files
