@@ -247,7 +247,7 @@ func readNames(fd int, max int) (names []string, over bool, err error) {
 	buf := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(buf)
 	for {
-		n, err := unix.Getdents(fd, *buf)
+		n, err := getdents(fd, *buf)
 		if err == unix.EINTR {
 			continue
 		}
