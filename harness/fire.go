@@ -154,15 +154,6 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 	r.mu.Lock()
 	prepErr := r.prepare(e) // options are part of the frozen environment
 	r.mu.Unlock()
-	x := r.expanderFor(e, h.Hosts, h.HostVariables)
-	var reviewed map[string]string
-	if len(h.Env) > 0 {
-		reviewed = make(map[string]string, len(h.Env))
-		for k, v := range h.Env {
-			reviewed[k] = x.arg(v)
-		}
-	}
-	env := r.envFor(e, h.Hosts, h.HostVariables, reviewed, nil)
 	rh := RunnableHook{
 		Bundle:  e.name,
 		Index:   index,
@@ -170,22 +161,33 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		Matcher: h.Matcher,
 		Spec: Spec{
 			Dir:       r.opts.Workspace,
-			Env:       env,
 			Timeout:   r.timeout(h.TimeoutSec, orDefault(r.opts.HookTimeout, DefaultHookTimeout)),
 			MaxOutput: r.opts.MaxOutput,
 		},
 	}
-	switch {
-	case h.Type == bundle.HookHTTP:
-		rh.Run = r.postHook(x, h)
-	case h.Shell:
-		rh.Spec.Argv = []string{"/bin/sh", "-c", x.shell(h.Command)}
-	default:
-		argv0, err := r.resolve(e, h.Command, env)
-		if prepErr == nil {
-			prepErr = err
+	// A bundle that could not be prepared gets no spec: Verify returns
+	// prepErr, so nothing is spawned (and its options, which another
+	// goroutine's check may be writing, are not read).
+	if prepErr == nil {
+		x := r.expanderFor(e, h.Hosts, h.HostVariables)
+		var reviewed map[string]string
+		if len(h.Env) > 0 {
+			reviewed = make(map[string]string, len(h.Env))
+			for k, v := range h.Env {
+				reviewed[k] = x.arg(v)
+			}
 		}
-		rh.Spec.Argv = append([]string{argv0}, expandAll(x, h.Args)...)
+		rh.Spec.Env = r.envFor(e, h.Hosts, h.HostVariables, reviewed, nil)
+		switch {
+		case h.Type == bundle.HookHTTP:
+			rh.Run = r.postHook(x, h)
+		case h.Shell:
+			rh.Spec.Argv = []string{"/bin/sh", "-c", x.shell(h.Command)}
+		default:
+			argv0, err := r.resolve(e, h.Command, rh.Spec.Env)
+			prepErr = err
+			rh.Spec.Argv = append([]string{argv0}, expandAll(x, h.Args)...)
+		}
 	}
 	rh.Verify = func(context.Context) error {
 		if r.isOffFresh(e, "hook", h.ID) {
