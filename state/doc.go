@@ -38,9 +38,10 @@
 //     layout is read.
 //   - LoadCurrent reads the same decisions as Load (enabled, receipt,
 //     generations, switches, source) and refuses every fault Load refuses
-//     in them; of a schema 3 file written in order it reads nothing after
-//     the key "audit" but the file's last bytes (a truncated file is
-//     refused), so other faults in the trails are Load's to find. Its Records have empty audits. It can never persist anything
+//     in them; of a schema 3 file written in order it decodes nothing after
+//     the key "audit" but checks the file's last bytes (a truncated file
+//     is refused), so faults between that key and the end (in the trails,
+//     or a key repeated there) are Load's to find. Its Records have empty audits. It can never persist anything
 //     (only Update writes).
 //   - Load and LoadCurrent create nothing; Update creates the home directory 0700 if it is
 //     missing, the lock file 0600, and removes renameio temp files

@@ -164,12 +164,11 @@ func parse(data []byte, audit bool) (*State, error) {
 					return nil, fmt.Errorf("audit[%s] is the trail of no bundle in bundles", quote(id))
 				}
 			}
-			// The decoder keeps the last of two equal keys and LoadCurrent
-			// reads the first: a key given twice is malformed, so the two
-			// can never read different decisions.
-			if err := topLevelOnce(data); err != nil {
-				return nil, err
-			}
+		}
+		// The decoder keeps the last of two equal keys, parseV3 stops at
+		// the first: a key given twice is malformed, for both readers.
+		if err := topLevelOnce(data); err != nil {
+			return nil, err
 		}
 	case audit:
 		generation, records = f2.Generation, f2.Bundles
@@ -257,8 +256,9 @@ func build(generation uint64, records map[string]*Record, audit bool) (*State, e
 // keys, in any order: schema_version, generation, bundles and, with
 // audit, the trails, then nothing but the end of input. Without audit
 // (LoadCurrent) it stops at the key "audit" once the other three are
-// read: not one byte of the trails is read, but the file must end as
-// marshal ends it (endsObject), so that a truncated file is refused. ok is false when the file is
+// read: the trails are not decoded, but the file must end as marshal ends
+// it (endsObject), so that a truncated file is refused. What lies between
+// the key and the end is Load's to check. ok is false when the file is
 // anything else — another schema, a key given twice or unknown, an error
 // of any kind — and parse then decodes it whole, for the verdict and its
 // message.
@@ -323,10 +323,10 @@ func parseV3(data []byte, audit bool) (*State, bool) {
 }
 
 // endsObject reports whether data ends as marshal ends a file: the last
-// trail's "]" (or an empty audit's "{"), then "}}" and white space. No
-// cut inside the trails can end so (an event holds no array), so a file
-// truncated there is not taken for a whole one; a file laid out another
-// way is read whole.
+// trail's "]" (or an empty audit's "{"), then "}}" and white space. An
+// event holds no array, so a cut inside the trails ends so only just
+// after "]}}" inside a string (a snapshot path holding those characters);
+// a file laid out another way is read whole.
 func endsObject(data []byte) bool {
 	d := bytes.TrimRight(data, " \t\r\n")
 	return bytes.HasSuffix(d, []byte("]}}")) || bytes.HasSuffix(d, []byte("{}}"))

@@ -451,14 +451,31 @@ func TestLoadCurrent(t *testing.T) {
 			t.Errorf("LoadCurrent refused a file whose only fault is in the audit trails (%s -> %s): %v", trail[0], trail[1], err)
 		}
 	}
-	// A key given twice: the decoder keeps the last, LoadCurrent reads the
-	// first; Load refuses the file, so no two reads can differ.
+	// A key given twice before "audit" is refused by both readers.
 	dup := bytes.Replace(good, []byte(`"audit": {`), []byte(`"bundles": {}, "audit": {`), 1)
 	if err := os.WriteFile(st.Path(), dup, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("Load of a file with two bundles keys: %v", err)
+	}
+	if _, err := st.LoadCurrent(); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("LoadCurrent of a file with two bundles keys: %v", err)
+	}
+	// One after "audit", in a file that still ends as bundlectl ends it,
+	// is Load's to refuse (docs/state.md): LoadCurrent keeps to the
+	// records before the trails.
+	after := bytes.Replace(compact, []byte(`]}}`), []byte(`]},"bundles":{},"audit":{"x":[]}}`), 1)
+	if err := os.WriteFile(st.Path(), after, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(); err == nil {
+		t.Error("Load accepted a bundles key repeated after the trails")
+	}
+	if s, err := st.LoadCurrent(); err != nil {
+		t.Errorf("LoadCurrent: %v", err)
+	} else if rec, _ := s.Bundle(idA); !rec.Enabled {
+		t.Error("LoadCurrent did not keep to the records before the trails")
 	}
 	// A truncated file is refused, wherever it was cut (the newline at
 	// the end is no part of the JSON).
