@@ -235,8 +235,8 @@ func (r *Registry) decode(rc *receipts.Receipt) (*decoded, error) {
 		}
 		return &decoded{hooks: inv.Hooks, when: inv.When, inactive: inv.Inactive, inv: inv}, nil
 	}
-	if inventory.Digest(rc.Inventory) != rc.CapabilityHash {
-		return nil, errors.New("its inventory does not match its capability hash")
+	if err := checkCapability(rc); err != nil {
+		return nil, err
 	}
 	sum, err := inventory.ParseSummary(rc.Inventory)
 	if err != nil {
@@ -314,14 +314,23 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 // receiptInventory decodes a receipt's inventory and checks that it is
 // exactly what the capability hash covers.
 func receiptInventory(rc *receipts.Receipt) (*inventory.Inventory, error) {
-	if inventory.Digest(rc.Inventory) != rc.CapabilityHash {
-		return nil, errors.New("its inventory does not match its capability hash")
+	if err := checkCapability(rc); err != nil {
+		return nil, err
 	}
 	inv, err := inventory.Parse(rc.Inventory)
 	if err != nil {
 		return nil, schemaReason(err)
 	}
 	return inv, nil
+}
+
+// checkCapability checks that a receipt's inventory is exactly what its
+// capability hash covers.
+func checkCapability(rc *receipts.Receipt) error {
+	if inventory.Digest(rc.Inventory) != rc.CapabilityHash {
+		return errors.New("its inventory does not match its capability hash")
+	}
+	return nil
 }
 
 // schemaReason says what an inventory of another schema means to the

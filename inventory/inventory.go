@@ -275,14 +275,8 @@ func Parse(data []byte) (*Inventory, error) {
 	var inv Inventory
 	err := dec.Decode(&inv)
 	if err != nil || inv.Schema != Schema {
-		var probe struct {
-			Schema string `json:"schema"`
-		}
-		if perr := json.Unmarshal(data, &probe); perr != nil {
-			return nil, fmt.Errorf("capability inventory: %v", perr)
-		}
-		if probe.Schema != Schema {
-			return nil, fmt.Errorf("capability inventory: %w: %q, want %q", ErrSchema, probe.Schema, Schema)
+		if serr := schemaError(data); serr != nil {
+			return nil, serr
 		}
 	}
 	if err != nil {
@@ -312,19 +306,33 @@ type Summary struct {
 // Parse costs 30 times a later one, in the decoder's reflection).
 func ParseSummary(data []byte) (*Summary, error) {
 	var s Summary
-	if err := json.Unmarshal(data, &s); err != nil {
-		var probe struct {
-			Schema string `json:"schema"`
+	err := json.Unmarshal(data, &s)
+	if err != nil || s.Schema != Schema {
+		if serr := schemaError(data); serr != nil {
+			return nil, serr
 		}
-		if json.Unmarshal(data, &probe) == nil && probe.Schema != Schema {
-			return nil, fmt.Errorf("capability inventory: %w: %q, want %q", ErrSchema, probe.Schema, Schema)
-		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("capability inventory: %v", err)
 	}
-	if s.Schema != Schema {
-		return nil, fmt.Errorf("capability inventory: %w: %q, want %q", ErrSchema, s.Schema, Schema)
-	}
 	return &s, nil
+}
+
+// schemaError looks at data's schema alone, for a reader whose decoding
+// failed or found another schema: it says why data is not JSON, or that
+// it is an inventory of another schema (ErrSchema), or nothing when the
+// schema is this one and the reader's own error stands.
+func schemaError(data []byte) error {
+	var probe struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return fmt.Errorf("capability inventory: %v", err)
+	}
+	if probe.Schema != Schema {
+		return fmt.Errorf("capability inventory: %w: %q, want %q", ErrSchema, probe.Schema, Schema)
+	}
+	return nil
 }
 
 // HookID is the short digest that names a hook: BLAKE3 over the canonical

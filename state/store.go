@@ -61,10 +61,12 @@ func (st *Store) Load() (*State, error) { return st.load(true) }
 
 // LoadCurrent is Load for a reader of the current decisions only —
 // enabled, receipt, generations, switches, source — such as the runtime
-// before every spawn: it stops reading at the audit trails (in a schema 2
-// file it checks each to be a JSON array), so the cost does not grow with
-// the history; the Records have empty audits. Everything else is checked
-// as Load checks it. Commands that show or change the state use Load.
+// before every spawn: it checks the records as Load does and does not
+// decode the audit trails (in a schema 2 file it checks each to be a JSON
+// array; in schema 3, where they come last, it checks only the file's
+// end), so its cost does not grow with the history; the Records have
+// empty audits. What it leaves unchecked is in docs/state.md. Commands
+// that show or change the state use Load.
 func (st *Store) LoadCurrent() (*State, error) { return st.load(false) }
 
 func (st *Store) load(audit bool) (*State, error) {
