@@ -884,3 +884,51 @@ func TestContentReadsASkillThatIsALink(t *testing.T) {
 		}
 	}
 }
+
+// A bundle is prepared (its data directory made) only when one of its hooks
+// matches: an event no hook matches creates nothing. A guard whose data
+// directory cannot be made blocks its event rather than being skipped.
+func TestHookBundlePreparedOnlyWhenItsHookMatches(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	writeBundle(t, filepath.Join(home, "bundles", "guard"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "guard",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\n"})
+	must(t, os.MkdirAll(ws, 0o755))
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	b, err := m.Find(m.Discover(), "guard")
+	must(t, err)
+	h, err := lifecycle.Compute(b)
+	must(t, err)
+	_, err = m.Trust("guard", h.Token())
+	must(t, err)
+	_, err = m.Enable("guard")
+	must(t, err)
+	dataRoot := filepath.Join(home, "data")
+	must(t, os.RemoveAll(dataRoot))
+
+	for _, hooksOnly := range []bool{false, true} {
+		r, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true, HooksOnly: hooksOnly})
+		must(t, err)
+		out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Read","tool_input":{}}`))
+		must(t, err)
+		r.Close()
+		if out.Blocked {
+			t.Fatalf("HooksOnly %v: an event no hook matches was blocked: %+v", hooksOnly, out)
+		}
+		if _, err := os.Lstat(dataRoot); err == nil {
+			t.Fatalf("HooksOnly %v: an event no hook matches made %s", hooksOnly, dataRoot)
+		}
+	}
+
+	// The data root is a file: the guard's data directory cannot be made.
+	must(t, os.WriteFile(dataRoot, nil, 0o600))
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true, HooksOnly: true})
+	must(t, err)
+	defer r.Close()
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
+	must(t, err)
+	if !out.Blocked || !strings.Contains(out.Reason, "data directory cannot be made") {
+		t.Fatalf("outcome %+v, want blocked naming the data directory", out)
+	}
+}
