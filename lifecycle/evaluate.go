@@ -105,11 +105,26 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	return st
 }
 
-// EvaluateAll is Evaluate of every bundle of bs, in the order of bs. The
+// List discovers every bundle and evaluates each against the state, in
+// discovery order. The state is read while the roots are walked: both are
+// needed, and the walk is the long part.
+func (m *Manager) List() (*bundle.Discovery, []Status, error) {
+	var d *bundle.Discovery
+	walked := make(chan struct{})
+	go func() { d = m.Discover(); close(walked) }()
+	s, err := m.LoadState()
+	<-walked
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, m.evaluateAll(d.Bundles, s), nil
+}
+
+// evaluateAll is Evaluate of every bundle of bs, in the order of bs. The
 // bundles are evaluated on as many workers as there are processors: the
 // fingerprint checks of sources and snapshots are system calls, one per
 // entry, and dominate the cost of a listing.
-func (m *Manager) EvaluateAll(bs []*bundle.Bundle, s *state.State) []Status {
+func (m *Manager) evaluateAll(bs []*bundle.Bundle, s *state.State) []Status {
 	out := make([]Status, len(bs))
 	mm := *m
 	mm.serial = true // the workers are the parallelism

@@ -11,7 +11,7 @@ import (
 type Manager struct {
 	Roots  bundle.Roots
 	Limits bundle.Limits
-	serial bool // walk snapshots on the calling goroutine (EvaluateAll's workers)
+	serial bool // walk snapshots on the calling goroutine (evaluateAll's workers)
 }
 
 // New returns a manager over roots; roots.Home is $BUNDLECTL_HOME.

@@ -55,13 +55,7 @@ func runList(g *globals) error {
 	if err != nil {
 		return err
 	}
-	// The state is read while the roots are walked: both are needed, and
-	// the walk is the long part.
-	var d *bundle.Discovery
-	walked := make(chan struct{})
-	go func() { d = m.Discover(); close(walked) }()
-	s, err := m.LoadState()
-	<-walked
+	d, sts, err := m.List()
 	if err != nil {
 		return err
 	}
@@ -69,7 +63,6 @@ func runList(g *globals) error {
 	if out.Problems == nil {
 		out.Problems = []bundle.RootProblem{}
 	}
-	sts := m.EvaluateAll(d.Bundles, s)
 	for i, b := range d.Bundles {
 		st := sts[i]
 		out.Bundles = append(out.Bundles, listEntry{
