@@ -16,9 +16,11 @@ require github.com/google/jsonschema-go v0.4.3
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
+	github.com/klauspost/cpuid/v2 v2.0.12
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/spf13/pflag v1.0.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/tools v0.52.0 // indirect
 )
+
+replace github.com/klauspost/cpuid/v2 => ./internal/cpuid
