@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -83,7 +84,19 @@ func TestValidateInputSyntax(t *testing.T) {
 }
 
 func TestEmptyParamsAcceptAnyObject(t *testing.T) {
-	for _, sch := range []*params.Schema{nil, mustCompile(t, ""), mustCompile(t, " \n")} {
+	// Empty params compile to the nil schema; it must answer exactly as
+	// the compiled AnyObject schema does, errors included.
+	anyObject, err := params.Compile(params.AnyObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{`{}`, `{"a":1}`, `[]`, `"s"`, `1`, `-0`, `1.0`, `1e3`, `1.5`, `-2.5e-3`, `true`, `null`, `{`, `{} {}`} {
+		got, want := fmt.Sprint(ValidateInput(mustCompile(t, ""), []byte(in))), fmt.Sprint(ValidateInput(anyObject, []byte(in)))
+		if got != want {
+			t.Errorf("%s: empty params say %q, {\"type\":\"object\"} says %q", in, got, want)
+		}
+	}
+	for _, sch := range []*params.Schema{nil, mustCompile(t, ""), mustCompile(t, " \n"), anyObject} {
 		if err := ValidateInput(sch, []byte(`{"anything":[1,{"x":null}]}`)); err != nil {
 			t.Errorf("object refused: %v", err)
 		}
