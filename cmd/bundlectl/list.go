@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"text/tabwriter"
 
@@ -81,7 +82,9 @@ func runList(g *globals) error {
 		fmt.Fprintln(g.stdout, "no bundles found")
 		return nil
 	}
-	tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+	// tabwriter writes cell by cell: one write(2) for the whole table.
+	bw := bufio.NewWriter(g.stdout)
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSCOPE\tVERSION\tSTATUS\tREASON")
 	for _, e := range out.Bundles {
 		reason := ""
@@ -97,5 +100,8 @@ func runList(g *globals) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", bundle.Sanitize(e.Name), e.Scope, bundle.Sanitize(v), e.Status, bundle.Sanitize(reason))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
