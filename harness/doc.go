@@ -65,6 +65,13 @@
 //   - On Linux a child is SIGKILLed if bundlectl dies (Pdeathsig; the
 //     starting goroutine stays locked to its OS thread until the child is
 //     reaped, because the signal is tied to that thread).
+//   - Children start through syscall.ForkExec and are waited for by pid,
+//     not through os/exec: the first os.StartProcess of a process probes
+//     pidfd support by forking a throwaway child, 0.2 ms of a one-shot
+//     run or hook call, and a pid is as safe here — the leader cannot be
+//     reaped by anyone but its reaper (the subreaper sweep skips
+//     registered children). The environment keeps the last entry of a
+//     name given twice, as os/exec did.
 //   - Containment beyond the group: Containment reports the level in
 //     force, for bundlectl to print. It is decided once per process: the
 //     first child starts at the strongest level the caller's credentials

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -294,7 +295,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	res.Stdout, res.StdoutTruncated = stdout.buf, stdout.truncated
 	res.Stderr, res.StderrTruncated = stderr.buf, stderr.truncated
 	res.OutputHeld = stdout.held || stderr.held
-	res.ExitCode, res.Signal = exitStatus(c.cmd.ProcessState)
+	res.ExitCode, res.Signal = c.exitStatus()
 	return res, nil
 }
 
@@ -414,7 +415,7 @@ func (x *execution) wait(ctx context.Context) *Result {
 		}
 	}
 	res.Duration = time.Since(c.started)
-	res.ExitCode, res.Signal = exitStatus(c.cmd.ProcessState)
+	res.ExitCode, res.Signal = c.exitStatus()
 	return res
 }
 
@@ -423,7 +424,6 @@ var testOnlySignalGrace time.Duration
 
 // child is a started process and the goroutine that reaps it.
 type child struct {
-	cmd     *exec.Cmd
 	pid     int
 	level   ContainmentLevel
 	started time.Time
@@ -431,6 +431,10 @@ type child struct {
 
 	mu     sync.Mutex
 	reaped bool // after this the pid may be reused: never signal it again
+	// status is the leader's wait status once reaped; waitErr is why it
+	// could not be waited for (it then counts as killed, never as 0).
+	status  syscall.WaitStatus
+	waitErr error
 }
 
 // startChild starts spec with the given files as fds 0, 1, 2, at the
@@ -484,22 +488,20 @@ func (c *child) start(spec Spec, env []string, level ContainmentLevel, stdin, st
 		}
 	}
 	c.level = level
-	c.cmd = &exec.Cmd{
-		Path:        spec.Argv[0],
-		Args:        spec.Argv,
-		Env:         env,
-		Dir:         spec.Dir,
-		Stdin:       stdin,
-		Stdout:      stdout,
-		Stderr:      stderr,
-		SysProcAttr: sysProcAttr(level),
+	// syscall.ForkExec, not os/exec (doc.go says why).
+	attr := &syscall.ProcAttr{
+		Dir:   spec.Dir,
+		Env:   dedupEnv(env),
+		Files: []uintptr{stdin.Fd(), stdout.Fd(), stderr.Fd()},
+		Sys:   sysProcAttr(level),
 	}
 	unlock := lockForkShared() // a subreaper sweep must not see it unregistered
 	defer unlock()
-	if err := c.cmd.Start(); err != nil {
+	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, attr)
+	if err != nil {
 		return err
 	}
-	c.pid = c.cmd.Process.Pid
+	c.pid = pid
 	c.started = time.Now()
 	registerChild(c.pid)
 	return nil
@@ -515,14 +517,14 @@ func (c *child) reap() {
 	if waitExitedNoReap(c.pid) {
 		c.mu.Lock()
 		_ = syscall.Kill(-c.pid, syscall.SIGKILL)
-		_ = c.cmd.Wait()
+		c.wait()
 		c.reaped = true
 		c.mu.Unlock()
 	} else {
 		// No wait-without-reap on this platform: kill the group right
 		// after reaping; a pid reused in that window is the accepted
 		// residual risk.
-		_ = c.cmd.Wait()
+		c.wait()
 		c.mu.Lock()
 		c.reaped = true
 		c.mu.Unlock()
@@ -545,14 +547,47 @@ func (c *child) killGroup(sig syscall.Signal) {
 	}
 }
 
-func exitStatus(ps *os.ProcessState) (int, syscall.Signal) {
-	if ps == nil {
+// wait reaps the leader and records its status.
+func (c *child) wait() {
+	for {
+		_, err := syscall.Wait4(c.pid, &c.status, 0, nil)
+		if err != syscall.EINTR {
+			c.waitErr = err
+			return
+		}
+	}
+}
+
+// exitStatus is the leader's exit code, or -1 and the signal that killed
+// it. A leader that could not be waited for is -1 with no signal: never
+// a success.
+func (c *child) exitStatus() (int, syscall.Signal) {
+	switch {
+	case c.waitErr != nil:
 		return -1, 0
+	case c.status.Signaled():
+		return -1, c.status.Signal()
+	case c.status.Exited():
+		return c.status.ExitStatus(), 0
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, ws.Signal()
+	return -1, 0
+}
+
+// dedupEnv keeps the last entry of each name, in the order of those last
+// entries, as os/exec does: execve would pass every entry, and most
+// programs read the first.
+func dedupEnv(env []string) []string {
+	seen := make(map[string]bool, len(env))
+	out := make([]string, 0, len(env))
+	for i := len(env) - 1; i >= 0; i-- {
+		k, _, _ := strings.Cut(env[i], "=")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, env[i])
+		}
 	}
-	return ps.ExitCode(), 0
+	slices.Reverse(out)
+	return out
 }
 
 func unwrapPathError(err error) error {

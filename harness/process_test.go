@@ -400,6 +400,38 @@ func TestRunDirAndEmptyEnv(t *testing.T) {
 	}
 }
 
+// TestRunEnvLastEntryWins: a name given twice reaches the child once, with
+// its last value, as os/exec has always passed it (execve would pass both,
+// and most programs read the first).
+func TestRunEnvLastEntryWins(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Run(context.Background(), Spec{Argv: []string{"/usr/bin/env"}, Dir: dir, Env: []string{"A=1", "B=2", "A=3", "C=", "B=4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.Stdout), "A=3\nC=\nB=4\n"; got != want {
+		t.Fatalf("child environment %q, want %q", got, want)
+	}
+}
+
+// TestRunExitStatuses: the leader's exit code comes through as it is. (A
+// death by signal is -1 with the signal: TestRunTimeout and
+// TestRunCancelKillsGroup; a leader cannot signal itself here, because in
+// a PID namespace it is the namespace's init.)
+func TestRunExitStatuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, code := range []int{0, 1, 7, 255} {
+		s := script(t, dir, "s.sh", fmt.Sprintf("exit %d\n", code))
+		res, err := Run(context.Background(), Spec{Argv: []string{s}, Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode != code || res.Signal != 0 {
+			t.Errorf("exit %d: got exit %d signal %v", code, res.ExitCode, res.Signal)
+		}
+	}
+}
+
 func TestRunSpecErrors(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
