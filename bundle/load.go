@@ -114,7 +114,7 @@ func readManifests(b *Bundle, walkRep Report) bool {
 			b.Report.Errorf(r.manifest, "manifest.read", "cannot read the manifest: %v", err)
 			continue
 		}
-		if r.format == FormatAgentPlugins && !declaresSchema(data) && hasHostManifest(b.Tree) {
+		if r.format == FormatAgentPlugins && hasHostManifest(b.Tree) && !declaresSchema(data) {
 			// A plugin.json with no $schema is not an Agent Plugins
 			// manifest; beside a host's manifest it is some tool's own file
 			// (the content hash still covers it).
