@@ -123,6 +123,8 @@ func (e *ExitError) Error() string {
 		return "canceled and killed"
 	case e.Signal != 0:
 		return fmt.Sprintf("killed by signal %d (%s)", int(e.Signal), e.Signal)
+	case e.ExitCode < 0:
+		return "ended without an exit status bundlectl could read"
 	default:
 		return fmt.Sprintf("exited with status %d", e.ExitCode)
 	}
@@ -432,7 +434,8 @@ type child struct {
 	mu     sync.Mutex
 	reaped bool // after this the pid may be reused: never signal it again
 	// status is the leader's wait status once reaped; waitErr is why it
-	// could not be waited for (it then counts as killed, never as 0).
+	// could not be waited for (it then ends with exit code -1 and no
+	// signal: a failure, never a success).
 	status  syscall.WaitStatus
 	waitErr error
 }
@@ -498,6 +501,11 @@ func (c *child) start(spec Spec, env []string, level ContainmentLevel, stdin, st
 	unlock := lockForkShared() // a subreaper sweep must not see it unregistered
 	defer unlock()
 	pid, err := syscall.ForkExec(spec.Argv[0], spec.Argv, attr)
+	// attr holds the files' descriptor numbers only: a file finalized
+	// before the fork would hand the child another file.
+	runtime.KeepAlive(stdin)
+	runtime.KeepAlive(stdout)
+	runtime.KeepAlive(stderr)
 	if err != nil {
 		return err
 	}

@@ -432,6 +432,21 @@ func TestRunExitStatuses(t *testing.T) {
 	}
 }
 
+// TestUnwaitableLeaderIsNeverSuccess: a leader whose status could not be
+// read (someone else reaped it) is a failure with exit code -1, never the
+// zero a blank wait status would read as.
+func TestUnwaitableLeaderIsNeverSuccess(t *testing.T) {
+	c := &child{waitErr: syscall.ECHILD}
+	code, sig := c.exitStatus()
+	if code != -1 || sig != 0 {
+		t.Fatalf("exitStatus() = %d, %v; want -1, 0", code, sig)
+	}
+	res := &Result{ExitCode: code, Signal: sig}
+	if res.Success() || res.Err() == nil || !strings.Contains(res.Err().Error(), "without an exit status") {
+		t.Fatalf("result %+v: Success %v, Err %v", res, res.Success(), res.Err())
+	}
+}
+
 func TestRunSpecErrors(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {

@@ -178,8 +178,10 @@ func describeFailure(res *harness.Result) string {
 	switch {
 	case res.TimedOut:
 		return fmt.Sprintf("timed out after %s and was killed with its process group", res.Timeout)
-	case res.ExitCode < 0:
+	case res.ExitCode < 0 && res.Signal != 0:
 		return fmt.Sprintf("was killed by signal %v", res.Signal)
+	case res.ExitCode < 0:
+		return "ended without an exit status bundlectl could read"
 	}
 	return fmt.Sprintf("exited with status %d", res.ExitCode)
 }

@@ -82,8 +82,9 @@ func runList(g *globals) error {
 		fmt.Fprintln(g.stdout, "no bundles found")
 		return nil
 	}
-	// tabwriter writes cell by cell: one write(2) for the whole table.
-	bw := bufio.NewWriter(g.stdout)
+	// tabwriter writes cell by cell: one write(2) for any table under
+	// 64 KiB (about 500 bundles).
+	bw := bufio.NewWriterSize(g.stdout, 64<<10)
 	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSCOPE\tVERSION\tSTATUS\tREASON")
 	for _, e := range out.Bundles {
