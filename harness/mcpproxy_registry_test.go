@@ -47,20 +47,7 @@ func TestServeMCPEnforcesTheReviewedFilter(t *testing.T) {
 		}
 	}
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
-	b, err := m.Find(m.Discover(), "kit")
-	if err != nil || !b.Valid() {
-		t.Fatalf("bundle: %v %v", err, b.Report.Err())
-	}
-	h, err := lifecycle.Compute(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Trust("kit", h.Token()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Enable("kit"); err != nil {
-		t.Fatal(err)
-	}
+	activate(t, m, "kit")
 	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Environ: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
 		t.Fatal(err)

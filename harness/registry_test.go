@@ -125,6 +125,24 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// activate reviews, trusts and enables the bundle name as a user would,
+// and returns it as discovered.
+func activate(t *testing.T, m *lifecycle.Manager, name string) *bundle.Bundle {
+	t.Helper()
+	b, err := m.Find(m.Discover(), name)
+	must(t, err)
+	if !b.Valid() {
+		t.Fatalf("bundle %s invalid: %v", name, b.Report.Err())
+	}
+	h, err := lifecycle.Compute(b)
+	must(t, err)
+	_, err = m.Trust(name, h.Token())
+	must(t, err)
+	_, err = m.Enable(name)
+	must(t, err)
+	return b
+}
+
 func TestCallToolRunsFromSnapshotWithInputOnStdin(t *testing.T) {
 	f := newFixture(t)
 	r := f.load(t)
@@ -639,14 +657,7 @@ func TestHooksRunInPrecedenceOrderAndStopAtBlock(t *testing.T) {
 	})
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
 	for _, name := range []string{"zeta", "alpha"} {
-		b, err := m.Find(m.Discover(), name)
-		must(t, err)
-		h, err := lifecycle.Compute(b)
-		must(t, err)
-		_, err = m.Trust(name, h.Token())
-		must(t, err)
-		_, err = m.Enable(name)
-		must(t, err)
+		activate(t, m, name)
 	}
 	// A registry that serves hooks only (hooks run's) fires them alike.
 	for _, hooksOnly := range []bool{false, true} {
@@ -690,14 +701,7 @@ func TestHooksOnlyRegistryParsesTheWholeInventoryBeforeAHookRuns(t *testing.T) {
 		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
 	must(t, os.MkdirAll(ws, 0o755))
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
-	b, err := m.Find(m.Discover(), "guard")
-	must(t, err)
-	h, err := lifecycle.Compute(b)
-	must(t, err)
-	_, err = m.Trust("guard", h.Token())
-	must(t, err)
-	_, err = m.Enable("guard")
-	must(t, err)
+	b := activate(t, m, "guard")
 
 	statePath := filepath.Join(home, "state.json")
 	data, err := os.ReadFile(statePath)
@@ -753,14 +757,7 @@ func TestTwelveBundlesHookingOneEventAllRun(t *testing.T) {
 		writeBundle(t, filepath.Join(home, "bundles", name), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "`+name+`",
   "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
 			map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + filepath.Join(marks, name) + "\n"})
-		b, err := m.Find(m.Discover(), name)
-		must(t, err)
-		h, err := lifecycle.Compute(b)
-		must(t, err)
-		_, err = m.Trust(name, h.Token())
-		must(t, err)
-		_, err = m.Enable(name)
-		must(t, err)
+		activate(t, m, name)
 	}
 	must(t, os.MkdirAll(ws, 0o755))
 	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true})
@@ -812,14 +809,7 @@ func TestFireHooksRechecksEachHookBundle(t *testing.T) {
 		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
 	must(t, os.MkdirAll(ws, 0o755))
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
-	b, err := m.Find(m.Discover(), "g")
-	must(t, err)
-	h, err := lifecycle.Compute(b)
-	must(t, err)
-	_, err = m.Trust("g", h.Token())
-	must(t, err)
-	_, err = m.Enable("g")
-	must(t, err)
+	activate(t, m, "g")
 	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
 	must(t, err)
 	defer r.Close()
@@ -896,14 +886,7 @@ func TestHookBundlePreparedOnlyWhenItsHookMatches(t *testing.T) {
 		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\n"})
 	must(t, os.MkdirAll(ws, 0o755))
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
-	b, err := m.Find(m.Discover(), "guard")
-	must(t, err)
-	h, err := lifecycle.Compute(b)
-	must(t, err)
-	_, err = m.Trust("guard", h.Token())
-	must(t, err)
-	_, err = m.Enable("guard")
-	must(t, err)
+	activate(t, m, "guard")
 	dataRoot := filepath.Join(home, "data")
 	must(t, os.RemoveAll(dataRoot))
 
