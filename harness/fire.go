@@ -222,10 +222,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 // authority check read the state file afresh.
 func (r *Registry) isOffFresh(e *entry, kind, name string) bool {
 	r.mu.Lock()
-	if id := statID(r.statePath); id != r.stateID {
-		r.stateID = id
-		r.state, r.stateErr = r.m.LoadCurrentState()
-	}
+	r.refreshState()
 	r.mu.Unlock()
 	return r.isOff(e, kind, name)
 }

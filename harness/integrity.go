@@ -61,14 +61,19 @@ func (r *Registry) isOff(e *entry, kind, name string) bool {
 	return rec.IsOff(kind, name)
 }
 
+// refreshState reads the state's current decisions again if the file
+// changed since the last read. The caller holds r.mu.
+func (r *Registry) refreshState() {
+	if id := statID(r.statePath); id != r.stateID {
+		r.stateID = id
+		r.state, r.stateErr = r.m.LoadCurrentState()
+	}
+}
+
 // authority checks the state record and the bundle's place in its root.
 // The caller holds r.mu.
 func (r *Registry) authority(e *entry) error {
-	if id := statID(r.statePath); id != r.stateID {
-		r.stateID = id
-		s, err := r.m.LoadCurrentState()
-		r.state, r.stateErr = s, err
-	}
+	r.refreshState()
 	name := e.name
 	if r.stateErr != nil {
 		// Keep the state error in the chain: the CLI exits 4 on it and

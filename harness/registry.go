@@ -398,7 +398,7 @@ func (r *Registry) prepare(e *entry) error {
 	if e.prepared {
 		return nil
 	}
-	if _, err := dataDir(r.opts.Home, e.id); err != nil {
+	if err := makeDataDir(r.opts.Home, e.data); err != nil {
 		return refuse(e.name, ErrNotActive, "bundlectl show "+e.name, "its data directory cannot be made: %v", err)
 	}
 	e.options = readOptions(r.opts.Home, e.id)
@@ -406,27 +406,27 @@ func (r *Registry) prepare(e *entry) error {
 	return nil
 }
 
-// dataDir creates (0700) and returns PLUGIN_DATA for a bundle id.
-func dataDir(home, id string) (string, error) {
-	dir := dataPath(home, id)
+// makeDataDir creates dir, a bundle's PLUGIN_DATA below home, owner-only
+// (0700) down from home, and refuses one that is not a directory.
+func makeDataDir(home, dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return err
 	}
 	for p := dir; p != home && len(p) > len(home); p = filepath.Dir(p) {
 		fi, err := os.Lstat(p)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if !fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 {
-			return "", fmt.Errorf("plugin data directory %q is not a directory", p)
+			return fmt.Errorf("plugin data directory %q is not a directory", p)
 		}
 		if fi.Mode().Perm() != 0o700 {
 			if err := os.Chmod(p, 0o700); err != nil {
-				return "", err
+				return err
 			}
 		}
 	}
-	return dir, nil
+	return nil
 }
 
 // Close releases the change notification. Checks made after Close (by a
