@@ -51,7 +51,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 	for _, p := range pairs {
 		key, value, hasValue := strings.Cut(p, "=")
 		if key == "" {
-			return &usageError{errors.New("an option is KEY=VALUE or KEY")}
+			return &usageError{errors.New("an option is KEY=VALUE or KEY"), "bundlectl configure --help"}
 		}
 		sens, err := isSensitive(key)
 		if err != nil {

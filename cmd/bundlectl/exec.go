@@ -64,7 +64,7 @@ reach.` + exitStatus(
 
 func runExec(g *globals, argv []string) error {
 	if _, err := hosts.HostFor(argv[0]); err != nil {
-		return &usageError{err}
+		return &usageError{err, "bundlectl exec --help"}
 	}
 	r, err := g.roots()
 	if err != nil {

@@ -30,7 +30,7 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		Short: "what a harness would load now: skills, commands, agents, tools, hooks, MCP servers",
 		Long: `Catalog loads the harness registry exactly as an embedding harness would
 and lists what it exposes, plus every bundle it did not load and why.` + exitStatus(exit0, exit1, exit2, exit4),
-		Args: args(cobra.NoArgs),
+		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			reg, err := g.registry()
 			if err != nil {

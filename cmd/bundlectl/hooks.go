@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,9 +18,22 @@ import (
 
 func newHooksCmd(g *globals) *cobra.Command {
 	hooks := &cobra.Command{
-		Use:   "hooks",
-		Short: "fire bundle hooks for an existing harness",
-		Args:  args(cobra.NoArgs),
+		Use:                        "hooks",
+		Short:                      "fire bundle hooks for an existing harness",
+		SuggestionsMinimumDistance: 2,
+		// Runnable, so that a mistyped subcommand is a usage error (exit
+		// 2, which a host's hook treats as a block) rather than this help
+		// and exit 0, which it would take as "proceed".
+		RunE: func(c *cobra.Command, a []string) error {
+			if len(a) == 0 {
+				return c.Help()
+			}
+			msg := fmt.Sprintf("unknown command %s for %q", bundle.Quote(a[0]), c.CommandPath())
+			if s := c.SuggestionsFor(a[0]); len(s) > 0 {
+				msg += "; did you mean " + strings.Join(s, " or ") + "?"
+			}
+			return &usageError{errors.New(msg), helpOf(c)}
+		},
 	}
 	var host string
 	run := &cobra.Command{
@@ -151,7 +165,7 @@ func runHooks(g *globals, event, host string) error {
 	switch host {
 	case "", "claude", "codex", "gemini":
 	default:
-		return &usageError{errors.New("--host must be claude, codex or gemini")}
+		return &usageError{errors.New("--host must be claude, codex or gemini"), "bundlectl hooks run --help"}
 	}
 	r, err := g.roots()
 	if err != nil {

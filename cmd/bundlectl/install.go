@@ -74,7 +74,7 @@ func parseScope(s string) (bundle.Scope, error) {
 	case "workspace":
 		return bundle.ScopeWorkspace, nil
 	}
-	return "", &usageError{fmt.Errorf("--scope must be user or workspace")}
+	return "", &usageError{errors.New("--scope must be user or workspace"), "bundlectl install --help"}
 }
 
 // scopeFilter reads a --scope that narrows a command to one root; "" is

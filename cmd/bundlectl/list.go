@@ -46,7 +46,7 @@ trusted, enabled, active. Every status but active says why. A trusted
 bundle whose source changed since it was trusted is marked "update
 pending review": it keeps running its reviewed snapshot until the update
 is reviewed and trusted.` + exitStatus(exit0, exit1, exit2, exit4),
-		Args: args(cobra.NoArgs),
+		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
 }

@@ -27,7 +27,7 @@ review (its source is not what was trusted), its snapshot fails its check,
 or its source is a local directory, which has no pin (--allow-unpinned
 locks it anyway: sync then copies whatever that path holds, and only the
 token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
-		Args: args(cobra.NoArgs),
+		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			sc, err := scopeFilter(scope)
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/spf13/cobra"
 )
 
 // Exit statuses (README.md, and every command's --help).
@@ -33,7 +34,7 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root, g := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
+	cmd, err := root.ExecuteContextC(context.Background())
 	if err == nil {
 		return exitOK
 	}
@@ -44,7 +45,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if s := strings.Fields(suggestions); len(s) > 0 {
 			first += "; did you mean " + strings.Join(s, " or ") + "?"
 		}
-		err = &usageError{errors.New(strings.TrimSpace(first))}
+		help := ""
+		if cmd != nil {
+			help = helpOf(cmd)
+		}
+		err = &usageError{errors.New(strings.TrimSpace(first)), help}
 	}
 	code := exitCode(err)
 	var q *quietError
@@ -102,9 +107,21 @@ type quietError struct{ code int }
 
 func (e *quietError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// usageError is a mistake on the command line.
-type usageError struct{ err error }
+// usageError is a mistake on the command line; help is the help command
+// of the command it was made on ("bundlectl --help" when empty).
+type usageError struct {
+	err  error
+	help string
+}
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
-func (e *usageError) Hint() string  { return "bundlectl --help" }
+func (e *usageError) Hint() string {
+	if e.help == "" {
+		return "bundlectl --help"
+	}
+	return e.help
+}
+
+// helpOf is the help command of c.
+func helpOf(c *cobra.Command) string { return c.CommandPath() + " --help" }

@@ -42,7 +42,7 @@ func (g *globals) roots() (bundle.Roots, error) {
 	}
 	if g.workspace != "" {
 		if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
-			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s is not a directory", bundle.Quote(g.workspace))}
+			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s is not a directory", bundle.Quote(g.workspace)), ""}
 		}
 	}
 	return bundle.Roots{Home: home, Workspace: ws}, nil
@@ -107,7 +107,7 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err, helpOf(c)} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.home, "home", "", "bundlectl state directory (env BUNDLECTL_HOME; default $XDG_DATA_HOME/bundlectl or ~/.local/share/bundlectl)")
 	pf.StringVar(&g.workspace, "workspace", "", "workspace directory (default the current directory)")
@@ -164,10 +164,19 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, a []string) error {
 		if err := check(c, a); err != nil {
-			return &usageError{fmt.Errorf("%s: %v", c.CommandPath(), err)}
+			return &usageError{fmt.Errorf("%s: %v", c.CommandPath(), err), helpOf(c)}
 		}
 		return nil
 	}
+}
+
+// noArgs refuses any argument, for a command that takes none (cobra's
+// NoArgs calls an argument an unknown command).
+func noArgs(_ *cobra.Command, a []string) error {
+	if len(a) > 0 {
+		return fmt.Errorf("takes no arguments, got %s", bundle.Quote(a[0]))
+	}
+	return nil
 }
 
 // hint returns a printed command that works as printed from the same

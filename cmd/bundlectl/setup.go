@@ -53,7 +53,7 @@ every snippet.` + exitStatus(exit0, exit1, exit2, exit4),
 func runSetup(g *globals, name string, undo bool) error {
 	host, ok := hosts.Lookup(name)
 	if !ok {
-		return &usageError{fmt.Errorf("setup: unknown agent %s (want claude, codex or gemini)", bundle.Quote(name))}
+		return &usageError{fmt.Errorf("setup: unknown agent %s (want claude, codex or gemini)", bundle.Quote(name)), "bundlectl setup --help"}
 	}
 	r, err := g.roots()
 	if err != nil {

@@ -29,10 +29,10 @@ exactly the locked token is kept.
 This is the non-interactive, scoped way for CI and teammates to share one
 review: the lockfile names each token, and nothing else is trusted.` +
 			exitStatus("0  every locked bundle is installed and trusted", "1  a fetch failed (nothing was trusted)", exit2, "3  a bundle does not match the lockfile (nothing was trusted)", exit4),
-		Args: args(cobra.NoArgs),
+		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !locked {
-				return &usageError{errors.New("sync needs --locked: it installs exactly what bundlectl.lock pins")}
+				return &usageError{errors.New("sync needs --locked: it installs exactly what bundlectl.lock pins"), "bundlectl sync --help"}
 			}
 			return runSync(g, file, timeout)
 		},

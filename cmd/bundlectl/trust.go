@@ -25,7 +25,8 @@ The token is the one bundlectl review prints: <content-hash>.<capability-hash>.`
 func runTrust(g *globals, name, tokenText string) error {
 	token, err := receipts.ParseToken(tokenText)
 	if err != nil {
-		return &usageError{fmt.Errorf("%v", err)}
+		// The review prints the exact token.
+		return &usageError{err, "bundlectl review " + name}
 	}
 	m, err := g.manager()
 	if err != nil {

@@ -46,7 +46,7 @@ later updates follow.` +
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
 			if ref != "" && len(a) != 1 {
-				return &usageError{errors.New("--ref applies to one named bundle")}
+				return &usageError{errors.New("--ref applies to one named bundle"), "bundlectl update --help"}
 			}
 			return runUpdate(g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard})
 		},
