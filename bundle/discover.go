@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -40,6 +41,28 @@ func (r Roots) List() []Root {
 		out = append(out, Root{ScopeWorkspace, filepath.Join(r.Workspace, ".bundlectl", "bundles")})
 	}
 	return out
+}
+
+// Owns reports whether the bundle id would be found under these roots if
+// its directory existed: a user or built-in id always (there is one root
+// of each), a workspace id when it is the id of the directory an install
+// gives a bundle in this workspace, <workspace>/.bundlectl/bundles/<name>.
+// A bundle of another workspace answers false, and so does one of this
+// workspace that was kept under another directory name.
+func (r Roots) Owns(id string) bool {
+	scope, rest, _ := strings.Cut(id, "/")
+	name := rest[strings.LastIndexByte(rest, '/')+1:]
+	for _, root := range r.List() {
+		if string(root.Scope) != scope {
+			continue
+		}
+		if root.Scope != ScopeWorkspace {
+			return true
+		}
+		dir, err := canonicalDir(filepath.Join(root.Path, name))
+		return err == nil && Identity(root.Scope, dir, name) == id
+	}
+	return false
 }
 
 // RootProblem is a root that was not scanned because it is unsafe.

@@ -272,3 +272,35 @@ func listing(t *testing.T, base string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Owns answers for the ids these roots would discover: every user id,
+// the workspace id of <workspace>/.bundlectl/bundles/<name> (existing or
+// not), and no id of another workspace or of another scope's root.
+func TestRootsOwns(t *testing.T) {
+	base := t.TempDir()
+	r := Roots{Home: filepath.Join(base, "home"), Workspace: filepath.Join(base, "ws")}
+	root := filepath.Join(r.Workspace, ".bundlectl", "bundles")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	canon, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := Identity(ScopeWorkspace, filepath.Join(canon, "kit"), "kit")
+	other := Identity(ScopeWorkspace, filepath.Join(base, "other", ".bundlectl", "bundles", "kit"), "kit")
+	renamed := Identity(ScopeWorkspace, filepath.Join(canon, "kit-dir"), "kit")
+	for id, want := range map[string]bool{
+		here:    true,
+		other:   false,
+		renamed: false,
+		Identity(ScopeUser, "/anywhere/kit", "kit"):       true,
+		Identity(ScopeBuiltin, "/builtin/kit", "kit"):     false, // the CLI has no builtin root
+		Identity(ScopeWorkspace, "/x/kit", "kit") + "/..": false,
+		"garbage": false,
+	} {
+		if got := r.Owns(id); got != want {
+			t.Errorf("Owns(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // Sentinels callers branch on. The CLI maps ErrRefused to exit status 3 and
@@ -36,3 +38,12 @@ type NotFoundError struct{ Name string }
 func (e *NotFoundError) Error() string { return fmt.Sprintf("no bundle named %q in any root", e.Name) }
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 func (e *NotFoundError) Hint() string  { return "bundlectl list" }
+
+// NotTrustedNameError is returned by Verify for a name no receipt holds.
+type NotTrustedNameError struct{ Name string }
+
+func (e *NotTrustedNameError) Error() string {
+	return fmt.Sprintf("no trusted bundle named %s", bundle.Quote(e.Name))
+}
+func (e *NotTrustedNameError) Unwrap() error { return ErrNotFound }
+func (e *NotTrustedNameError) Hint() string  { return "bundlectl list" }

@@ -2,8 +2,10 @@ package lifecycle
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,9 +214,27 @@ func (m *Manager) Disable(name string) (bool, error) {
 	return m.transition(name, nil, (*state.State).Disable)
 }
 
-// Revoke removes trust and keeps the enabled bit.
+// Revoke removes trust and keeps the enabled bit. A trusted bundle that no
+// root holds (its source was deleted, or it belongs to another workspace)
+// is revoked by its name when exactly one receipt has that name, or by its
+// id (bundlectl verify and list --json print ids).
 func (m *Manager) Revoke(name string) (bool, error) {
-	return m.transition(name, nil, (*state.State).Revoke)
+	changed, err := m.transition(name, nil, (*state.State).Revoke)
+	if !errors.Is(err, ErrNotFound) {
+		return changed, err
+	}
+	_, uerr := m.stateStore().Update(func(s *state.State) error {
+		ids, terr := trustedIDs(s, []string{name})
+		switch {
+		case terr != nil:
+			return err // no root and no receipt has it: the discovery's answer
+		case len(ids) > 1:
+			return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles in other workspaces are named %s: name one by its id", len(ids), bundle.Quote(name)), Fix: "bundlectl revoke " + ids[0]}
+		}
+		changed, err = s.Revoke(ids[0])
+		return err
+	})
+	return changed, stateErr(uerr)
 }
 
 // Problem is one verification finding. A snapshot problem is a failure:
@@ -228,48 +248,103 @@ type Problem struct {
 	Pending bool   `json:"update_pending,omitempty"`
 }
 
+// Verification is what Verify found.
+type Verification struct {
+	// Checked counts the bundles with a receipt that were verified.
+	Checked int
+	// Problems are the mismatches.
+	Problems []Problem
+	// Unchecked are the sources Verify could not look at: bundles of
+	// another workspace, whose source is under no root of this Manager
+	// (Roots.Owns). Their snapshots and receipts were verified.
+	Unchecked []Problem
+}
+
 // Verify re-hashes every trusted bundle's source and snapshot in full, with
-// no caches, and returns every mismatch.
-func (m *Manager) Verify() (checked int, problems []Problem, err error) {
+// no caches, and returns every mismatch. Given names (a bundle name or id
+// each), it verifies only the bundles with a receipt that they name; a
+// name that names none is an error (*NotTrustedNameError) and nothing is
+// verified.
+func (m *Manager) Verify(names ...string) (*Verification, error) {
 	s, err := m.stateStore().Load()
 	if err != nil {
-		return 0, nil, stateErr(err)
+		return nil, stateErr(err)
+	}
+	ids, err := trustedIDs(s, names)
+	if err != nil {
+		return nil, err
 	}
 	d := m.Discover()
 	byID := map[string]*bundle.Bundle{}
 	for _, b := range d.Bundles {
 		byID[b.ID] = b
 	}
-	for _, id := range s.IDs() {
+	v := &Verification{}
+	for _, id := range ids {
 		rec, _ := s.Bundle(id)
-		if rec.Receipt == nil {
-			continue
-		}
-		checked++
+		v.Checked++
 		rc := rec.Receipt
 		if err := m.snapshots().Verify(rc.ContentHash); err != nil {
-			problems = append(problems, Problem{Bundle: id, Path: m.snapshots().Path(rc.ContentHash), What: "snapshot", Reason: err.Error()})
+			v.Problems = append(v.Problems, Problem{Bundle: id, Path: m.snapshots().Path(rc.ContentHash), What: "snapshot", Reason: snapshotReason(err)})
 			m.Cache().Remove(fingerprint.SnapshotKey(rc.ContentHash.String()))
 		}
 		if _, err := ReceiptInventory(rc); err != nil {
-			problems = append(problems, Problem{Bundle: id, Path: filepath.Join(m.Roots.Home, "state.json"), What: "receipt", Reason: "the receipt cannot be used: " + err.Error()})
+			v.Problems = append(v.Problems, Problem{Bundle: id, Path: filepath.Join(m.Roots.Home, "state.json"), What: "receipt", Reason: "the receipt cannot be used: " + err.Error()})
 		}
 		b := byID[id]
-		if b == nil {
-			problems = append(problems, Problem{Bundle: id, What: "source", Reason: "the source is gone from every root"})
+		switch {
+		case b == nil && !m.Roots.Owns(id):
+			v.Unchecked = append(v.Unchecked, Problem{Bundle: id, What: "source", Reason: "its source is under no root of this invocation (a bundle of another workspace): verify from that workspace to check it"})
+			continue
+		case b == nil:
+			v.Problems = append(v.Problems, Problem{Bundle: id, What: "source", Reason: "the source is gone from every root"})
 			continue
 		}
 		h, err := Compute(b)
 		switch {
 		case err != nil:
-			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: " + err.Error(), Pending: true})
+			v.Problems = append(v.Problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: " + err.Error(), Pending: true})
 		case h.Content != rc.ContentHash:
-			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: content changed since trust", Pending: true})
+			v.Problems = append(v.Problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: content changed since trust", Pending: true})
 		case h.Capability != rc.CapabilityHash:
-			problems = append(problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: capabilities changed since trust", Pending: true})
+			v.Problems = append(v.Problems, Problem{Bundle: id, Path: b.Dir, What: "source", Reason: "update pending review: capabilities changed since trust", Pending: true})
 		}
 	}
-	return checked, problems, nil
+	return v, nil
+}
+
+// trustedIDs returns the ids of the records with a receipt, all of them or
+// those names name (by name or by id), in the state's order.
+func trustedIDs(s *state.State, names []string) ([]string, error) {
+	var ids []string
+	named := map[string]bool{}
+	for _, id := range s.IDs() {
+		if rec, _ := s.Bundle(id); rec.Receipt == nil {
+			continue
+		}
+		name := id[strings.LastIndexByte(id, '/')+1:]
+		if len(names) > 0 && !slices.Contains(names, id) && !slices.Contains(names, name) {
+			continue
+		}
+		named[id], named[name] = true, true
+		ids = append(ids, id)
+	}
+	for _, n := range names {
+		if !named[n] {
+			return nil, &NotTrustedNameError{Name: n}
+		}
+	}
+	return ids, nil
+}
+
+// snapshotReason is a snapshot verification error without the snapshot's
+// path, which the Problem carries already.
+func snapshotReason(err error) string {
+	var te *staging.TamperError
+	if errors.As(err, &te) {
+		return bundle.Quote(te.Path) + ": " + te.Reason
+	}
+	return err.Error()
 }
 
 // GC removes snapshots that no current receipt references and stale

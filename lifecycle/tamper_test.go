@@ -68,8 +68,9 @@ func TestVerifyReportsSnapshotTampering(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m, snap := trustedEnabled(t)
 			tamper(t, snap)
-			n, problems, err := m.Verify()
+			v, err := m.Verify()
 			must(t, err)
+			n, problems := v.Checked, v.Problems
 			if n != 1 || len(problems) != 1 || problems[0].What != "snapshot" {
 				t.Fatalf("verify: %d checked, problems %+v", n, problems)
 			}
@@ -86,8 +87,9 @@ func TestVerifyReportsSourceDrift(t *testing.T) {
 	b, err := m.Find(m.Discover(), "kit")
 	must(t, err)
 	must(t, os.Chmod(filepath.Join(b.Dir, "README.md"), 0o755)) // +x changes the content hash
-	_, problems, err := m.Verify()
+	v, err := m.Verify()
 	must(t, err)
+	problems := v.Problems
 	if len(problems) != 1 || problems[0].What != "source" || !problems[0].Pending {
 		t.Fatalf("problems %+v", problems)
 	}

@@ -114,8 +114,9 @@ func TestReceiptInventoryMustMatchItsCapabilityHash(t *testing.T) {
 		t.Errorf("reasons %q: want the mismatch of inventory and capability hash named", why)
 	}
 	// verify names it too: the receipt itself cannot be used.
-	_, problems, err := m.Verify()
+	v, err := m.Verify()
 	must(t, err)
+	problems := v.Problems
 	found := false
 	for _, p := range problems {
 		found = found || p.What == "receipt" && strings.Contains(p.Reason, "capability hash")
@@ -139,8 +140,9 @@ func TestVerifyComparesTheCapabilityHalf(t *testing.T) {
 	if st := status(t, m, "kit"); st.Active {
 		t.Fatalf("a receipt with a wrong capability half is active: %+v", st)
 	}
-	checked, problems, err := m.Verify()
+	v, err := m.Verify()
 	must(t, err)
+	checked, problems := v.Checked, v.Problems
 	found := false
 	for _, p := range problems {
 		found = found || p.What == "source" && strings.Contains(p.Reason, "capabilities")

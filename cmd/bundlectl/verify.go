@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
@@ -9,52 +10,105 @@ import (
 )
 
 type verifyOutput struct {
-	Checked  int                 `json:"checked"`
-	OK       bool                `json:"ok"`
-	Problems []lifecycle.Problem `json:"problems"`
+	Checked   int                 `json:"checked"`
+	OK        bool                `json:"ok"`
+	Problems  []lifecycle.Problem `json:"problems"`
+	Unchecked []lifecycle.Problem `json:"unchecked"`
 }
 
 func newVerifyCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "verify",
-		Short: "re-hash every trusted bundle's source and snapshot in full",
+		Use:   "verify [<name>...]",
+		Short: "re-hash trusted bundles' sources and snapshots in full",
 		Long: `Verify re-hashes, with no caches, the source and the snapshot of every
-bundle that has a receipt, and names each mismatch.` + exitStatus("0  everything matches its receipt", "1  at least one mismatch", exit2, exit4),
-		Args: args(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error { return runVerify(g) },
+bundle that has a receipt (or of the named ones: a name or an id each), and
+the receipt's inventory, and names each mismatch. A source that lies under
+no root of this invocation, a bundle of another workspace, is listed as not
+checked; its snapshot and receipt are verified.` + exitStatus("0  everything checked matches its receipt", "1  at least one mismatch, or a name no receipt holds", exit2, exit4),
+		Args: args(cobra.ArbitraryArgs),
+		RunE: func(c *cobra.Command, a []string) error { return runVerify(g, a) },
 	}
 }
 
-func runVerify(g *globals) error {
+func runVerify(g *globals, names []string) error {
 	m, err := g.manager()
 	if err != nil {
 		return err
 	}
-	n, problems, err := m.Verify()
+	v, err := m.Verify(names...)
 	if err != nil {
 		return err
 	}
-	out := verifyOutput{Checked: n, OK: len(problems) == 0, Problems: problems}
+	out := verifyOutput{Checked: v.Checked, OK: len(v.Problems) == 0, Problems: v.Problems, Unchecked: v.Unchecked}
 	if out.Problems == nil {
 		out.Problems = []lifecycle.Problem{}
+	}
+	if out.Unchecked == nil {
+		out.Unchecked = []lifecycle.Problem{}
 	}
 	if g.json {
 		if err := writeJSON(g.stdout, out); err != nil {
 			return err
 		}
 	} else {
-		for _, p := range problems {
-			fmt.Fprintf(g.stdout, "MISMATCH %s %s %s: %s\n", p.Bundle, p.What, bundle.Quote(p.Path), bundle.Sanitize(p.Reason))
+		for _, p := range v.Problems {
+			where := ""
+			if p.Path != "" {
+				where = " " + bundle.Quote(p.Path)
+			}
+			fmt.Fprintf(g.stdout, "MISMATCH %s %s%s: %s\n", p.Bundle, p.What, where, bundle.Sanitize(p.Reason))
 		}
-		fmt.Fprintf(g.stdout, "verified %d trusted bundle(s): %d mismatch(es)\n", n, len(problems))
+		for _, p := range v.Unchecked {
+			fmt.Fprintf(g.stdout, "NOT CHECKED %s %s: %s\n", p.Bundle, p.What, bundle.Sanitize(p.Reason))
+		}
+		fmt.Fprintf(g.stdout, "verified %d trusted bundle(s): %d mismatch(es)", v.Checked, len(v.Problems))
+		if len(v.Unchecked) > 0 {
+			fmt.Fprintf(g.stdout, ", %d source(s) not checked", len(v.Unchecked))
+		}
+		fmt.Fprintln(g.stdout)
 	}
-	if len(problems) > 0 {
+	if len(v.Problems) > 0 {
 		if !g.json {
-			fmt.Fprintln(g.stderr, "bundlectl: hint: review each mismatched bundle again (bundlectl review <name>) and trust it, or revoke it")
+			for _, fix := range verifyFixes(v, g.hint) {
+				fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", fix)
+			}
 		}
 		return &quietError{code: exitFailure}
 	}
 	return nil
+}
+
+// verifyFixes returns one hint per mismatched bundle, in the order of the
+// problems, each a command that works as printed (hint carries --home and
+// --workspace): revoke a bundle by id when its source is gone (nothing is
+// left to review); a bundle of another workspace is reviewed from there,
+// or revoked from here; any other is reviewed (the review prints the
+// trust command that stages a fresh snapshot).
+func verifyFixes(v *lifecycle.Verification, hint func(string) string) []string {
+	elsewhere := map[string]bool{}
+	for _, p := range v.Unchecked {
+		elsewhere[p.Bundle] = true
+	}
+	var order []string
+	gone := map[string]bool{}
+	for _, p := range v.Problems {
+		if _, ok := gone[p.Bundle]; !ok {
+			order = append(order, p.Bundle)
+		}
+		gone[p.Bundle] = gone[p.Bundle] || p.What == "source" && !p.Pending
+	}
+	fixes := make([]string, len(order))
+	for i, id := range order {
+		switch {
+		case gone[id]:
+			fixes[i] = hint("bundlectl revoke " + id)
+		case elsewhere[id]:
+			fixes[i] = id + " belongs to another workspace: review it from there, or " + hint("bundlectl revoke "+id)
+		default:
+			fixes[i] = hint("bundlectl review " + id[strings.LastIndexByte(id, '/')+1:])
+		}
+	}
+	return fixes
 }
 
 func newGCCmd(g *globals) *cobra.Command {
@@ -66,7 +120,7 @@ references, every stale temporary directory of the store, the harness's
 verified records of bundles without a receipt, the host views of tokens no
 receipt holds, and what a killed install or update left behind. A snapshot
 or view a receipt references is never removed.` + exitStatus(exit0, exit1, exit2, exit4),
-		Args: args(cobra.NoArgs),
+		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			m, err := g.manager()
 			if err != nil {
