@@ -242,7 +242,7 @@ func build(generation uint64, records map[string]*Record, audit bool) (*State, e
 			// computed over (an earlier bundlectl stored it indented).
 			var inv bytes.Buffer
 			if err := json.Compact(&inv, b.Receipt.Inventory); err != nil {
-				return nil, fmt.Errorf("bundles[%s].receipt.inventory is not valid JSON", quote(id))
+				return nil, fmt.Errorf("bundles[%s].receipt: receipt inventory is not valid JSON", quote(id))
 			}
 			b.Receipt.Inventory = inv.Bytes()
 		}
@@ -362,47 +362,47 @@ func v3State(version int, generation uint64, bundles map[string]*diskRecord, tra
 // checkRecord enforces the invariants of docs/state.md on one bundle; with
 // audit false, those of everything but its audit trail.
 func checkRecord(id string, b *Record, global uint64, audit bool) error {
-	at := "bundles[" + quote(id) + "]"
+	at := func() string { return "bundles[" + quote(id) + "]" } // only on error: this runs before every hook
 	if err := checkID(id); err != nil {
-		return fmt.Errorf("%s: key is not a bundle id", at)
+		return fmt.Errorf("%s: key is not a bundle id", at())
 	}
 	if b == nil {
-		return fmt.Errorf("%s is null", at)
+		return fmt.Errorf("%s is null", at())
 	}
 	if b.Generation == 0 {
-		return fmt.Errorf("%s.generation is 0 (a recorded bundle has at least one transition)", at)
+		return fmt.Errorf("%s.generation is 0 (a recorded bundle has at least one transition)", at())
 	}
 	if b.Generation > global {
-		return fmt.Errorf("%s.generation exceeds the global generation", at)
+		return fmt.Errorf("%s.generation exceeds the global generation", at())
 	}
 	if r := b.Receipt; r != nil {
 		if err := checkReceipt(id, r); err != nil {
-			return fmt.Errorf("%s.receipt: %s", at, err.(*InvalidError).Reason)
+			return fmt.Errorf("%s.receipt: %s", at(), err.(*InvalidError).Reason)
 		}
 		if r.Generation == 0 || r.Generation > b.Generation {
-			return fmt.Errorf("%s.receipt.generation is outside 1..%d", at, b.Generation)
+			return fmt.Errorf("%s.receipt.generation is outside 1..%d", at(), b.Generation)
 		}
 	}
 	if b.Audit == nil {
-		return fmt.Errorf("%s.audit is missing", at)
+		return fmt.Errorf("%s.audit is missing", at())
 	}
 	for i, sw := range b.Off {
 		if !validSwitch(sw.Kind, sw.Name) {
-			return fmt.Errorf("%s.off[%d] is not a component switch", at, i)
+			return fmt.Errorf("%s.off[%d] is not a component switch", at(), i)
 		}
 	}
 	if b.Source != nil && !json.Valid(b.Source) {
-		return fmt.Errorf("%s.source is not valid JSON", at)
+		return fmt.Errorf("%s.source is not valid JSON", at())
 	}
 	if !audit {
 		return nil
 	}
 	if len(b.Audit) > AuditLimit {
-		return fmt.Errorf("%s.audit has %d events, more than %d", at, len(b.Audit), AuditLimit)
+		return fmt.Errorf("%s.audit has %d events, more than %d", at(), len(b.Audit), AuditLimit)
 	}
 	var prev uint64
 	for i, e := range b.Audit {
-		ea := func() string { return fmt.Sprintf("%s.audit[%d]", at, i) } // only on error: this loop runs before every hook
+		ea := func() string { return fmt.Sprintf("%s.audit[%d]", at(), i) } // only on error: this loop runs before every hook
 		if !e.Action.valid() {
 			return fmt.Errorf("%s.action is not trust, enable, disable, revoke, switch or source", ea())
 		}
@@ -418,7 +418,7 @@ func checkRecord(id string, b *Record, global uint64, audit bool) error {
 		}
 	}
 	if len(b.Audit) > 0 && prev != b.Generation {
-		return fmt.Errorf("%s: the last audit event is not at the bundle's generation", at)
+		return fmt.Errorf("%s: the last audit event is not at the bundle's generation", at())
 	}
 	return nil
 }
