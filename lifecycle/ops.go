@@ -229,7 +229,7 @@ func (m *Manager) Revoke(name string) (bool, error) {
 		case terr != nil:
 			return err // no root and no receipt has it: the discovery's answer
 		case len(ids) > 1:
-			return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles in other workspaces are named %s: name one by its id", len(ids), bundle.Quote(name)), Fix: "bundlectl revoke " + ids[0]}
+			return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s have no source under this invocation's roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl revoke " + ids[0]}
 		}
 		changed, err = s.Revoke(ids[0])
 		return err

@@ -45,6 +45,10 @@ func TestOtherWorkspacesAreNotCheckedAndRevokedByID(t *testing.T) {
 	if !errors.As(err, &re) || !strings.HasPrefix(re.Fix, "bundlectl revoke workspace/") {
 		t.Fatalf("revoke of a name two other workspaces share: %v", err)
 	}
+	// The refusal names every id, so either can be picked.
+	if strings.Count(re.Reason, "workspace/") != 2 {
+		t.Fatalf("refusal does not list both ids: %s", re.Reason)
+	}
 	id := strings.TrimPrefix(re.Fix, "bundlectl revoke ")
 	if changed, err := third.Revoke(id); err != nil || !changed {
 		t.Fatalf("revoke %s: %v, %v", id, changed, err)
