@@ -41,28 +41,31 @@ func FingerprintWalk(dir string, lim Limits, use func(*Tree)) (ok bool) {
 }
 
 type fingerprintWalker struct {
-	lim  Limits
-	tree *Tree
+	lim   Limits
+	tree  *Tree
+	paths pathArena
+	names [][]string // a names buffer per depth, reused from one directory to the next
 }
 
 // dir lists and stats the directory fd (relative path rel, at depth
 // elements below the root) and descends into its subdirectories.
 func (fw *fingerprintWalker) dir(fd int, rel string, depth int) bool {
-	names, over, err := readNames(fd, fw.lim.MaxEntries)
+	if depth == len(fw.names) {
+		fw.names = append(fw.names, nil)
+	}
+	names, over, err := appendReadNames(fd, fw.lim.MaxEntries, fw.names[depth][:0])
 	if err != nil || over {
 		return false
 	}
+	fw.names[depth] = names
 	sortStrings(names) // depth-first over sorted names is (almost always) the order of the tree
 	var st unix.Stat_t
 	for _, name := range names {
-		p := name
-		if rel != "" {
-			p = rel + "/" + name
-		}
+		p := fw.paths.join(rel, name)
 		if len(fw.tree.Entries) >= fw.lim.MaxEntries || len(p) > fw.lim.MaxPathBytes || depth+1 > fw.lim.MaxDepth {
 			return false
 		}
-		if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		if lstatAt(fd, name, &st) != nil {
 			return false
 		}
 		mode := uint32(st.Mode) & 0o7777

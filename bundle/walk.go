@@ -114,6 +114,7 @@ type walker struct {
 	rep     Report
 	stopped bool // a bound was exceeded; no further entries are recorded
 	links   int  // KindLink entries still holding the raw text they read
+	paths   pathArena
 }
 
 var folder = cases.Fold()
@@ -145,10 +146,7 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 		if w.stopped {
 			return
 		}
-		p := name
-		if rel != "" {
-			p = rel + "/" + name
-		}
+		p := w.paths.join(rel, name)
 		nameOK := w.checkName(p, name)
 		if nameOK && seen != nil {
 			key := collisionKey(name)
@@ -244,6 +242,13 @@ func (w *walker) walkDir(src dirSource, rel string, depth int) {
 // of millions of entries is not read into memory whole. "." and ".." are
 // left out.
 func readNames(fd int, max int) (names []string, over bool, err error) {
+	return appendReadNames(fd, max, nil)
+}
+
+// appendReadNames is readNames appending to names, which must be empty:
+// a walk that forgets the names of a directory once it is done reuses
+// their slice.
+func appendReadNames(fd int, max int, names []string) (_ []string, over bool, err error) {
 	buf := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(buf)
 	for {
@@ -257,7 +262,7 @@ func readNames(fd int, max int) (names []string, over bool, err error) {
 		if n <= 0 {
 			return names, false, nil
 		}
-		_, _, names = unix.ParseDirent((*buf)[:n], -1, names)
+		names = appendNames(names, (*buf)[:n])
 		if len(names) > max {
 			return nil, true, nil
 		}

@@ -37,7 +37,7 @@ func (d *fdDir) list(max int) ([]string, bool, error) {
 
 func (d *fdDir) stat(_ int, name string) (unix.Stat_t, error) {
 	var st unix.Stat_t
-	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	err := lstatAt(d.fd, name, &st)
 	return st, err
 }
 
