@@ -32,6 +32,7 @@ b enable kit >/dev/null
 snap=$(b show --json kit | sed -n 's/^    "snapshot": "\(.*\)",$/\1/p')
 echo '{}' > "$work/in.json"
 echo "bundle: $(find "$src" -type f | wc -l) files; snapshot $snap"
+[ "$(id -u)" = 0 ] && echo "as root (tools spawn into a PID namespace)" || echo "as uid $(id -u) (tools spawn into a user and PID namespace)"
 
 # The sh tool is the trivial tool of the target; the python3 one shows the
 # same fixed overhead against a tool that does a little more. Both sides run

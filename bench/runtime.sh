@@ -53,6 +53,9 @@ echo '{"hook_event_name":"PreToolUse","tool_name":"Tool0","tool_input":{}}' > "$
 snap=$(b show --json kit0 | sed -n 's/^    "snapshot": "\(.*\)",$/\1/p')
 b list >/dev/null # one full check, so the runs below measure the steady state
 echo "$n active bundles of $files files, $untrusted untrusted; the matching hook: $snap/hooks/guard"
+# Root spawns a hook into a PID namespace (vfork); anyone else into a user
+# and PID namespace, which makes Go fork the whole process: say which.
+[ "$(id -u)" = 0 ] && echo "as root" || echo "as uid $(id -u)"
 python3 - "$work" "$ws" "$snap" "$root" "$BUNDLECTL_HOME" "${RUNS:-40}" <<'PY'
 import statistics, subprocess, sys, time
 work, ws, snap, root, home, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
