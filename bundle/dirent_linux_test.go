@@ -41,6 +41,10 @@ func TestAppendNamesMatchesParseDirent(t *testing.T) {
 	if got[0] != "kept" || !slices.Equal(got[1:], ref) {
 		t.Fatalf("appendNames = %q\nParseDirent = %q", got, ref)
 	}
+	// One string for all the names and one slice, however many names.
+	if allocs := testing.AllocsPerRun(20, func() { appendNames(nil, buf[:n]) }); allocs > 2 {
+		t.Errorf("appendNames allocates %v times for %d names", allocs, len(ref))
+	}
 	slices.Sort(ref)
 	slices.Sort(want)
 	if !slices.Equal(ref, want) {
@@ -83,8 +87,12 @@ func FuzzAppendNames(f *testing.F) {
 // link (itself, not its target), a missing name and a name with NUL.
 func TestLstatAtMatchesFstatat(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "f"), []byte("abc"), 0o644)
-	os.Symlink("f", filepath.Join(dir, "l"))
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		t.Fatal(err)

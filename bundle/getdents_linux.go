@@ -50,26 +50,18 @@ func appendNames(names []string, b []byte) []string {
 		}
 	}
 	var all strings.Builder
-	all.Grow(size)
+	all.Grow(size) // it never grows again, so every String below shares one array
+	names = slices.Grow(names, count)
 	for off := 0; ; {
 		name, reclen := next(off)
 		if reclen == 0 {
 			break
 		}
 		off += reclen
-		all.Write(name)
-	}
-	s := all.String()
-	names = slices.Grow(names, count)
-	for off, at := 0, 0; ; {
-		name, reclen := next(off)
-		if reclen == 0 {
-			break
-		}
-		off += reclen
 		if name != nil {
-			names = append(names, s[at:at+len(name)])
-			at += len(name)
+			at := all.Len()
+			all.Write(name)
+			names = append(names, all.String()[at:])
 		}
 	}
 	return names

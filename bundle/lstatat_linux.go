@@ -3,6 +3,7 @@
 package bundle
 
 import (
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -17,10 +18,8 @@ func lstatAt(fd int, name string, st *unix.Stat_t) error {
 	if len(name) >= len(buf) {
 		return unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
 	}
-	for i := 0; i < len(name); i++ {
-		if name[i] == 0 {
-			return unix.EINVAL // as unix.Fstatat refuses it
-		}
+	if strings.IndexByte(name, 0) >= 0 {
+		return unix.EINVAL // as unix.Fstatat refuses it
 	}
 	copy(buf[:], name) // buf[len(name)] stays 0
 	_, _, e := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])),
