@@ -94,7 +94,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		}
 		msg := fmt.Sprintf("bundlectl: bundle %s is %s, so its hooks did not run: %s", bundle.Quote(in.Name), in.Status, why)
 		if in.Fix != "" {
-			msg += " (fix: " + in.Fix + ")"
+			msg += " (fix: " + r.fixCommand(in.Fix) + ")"
 		}
 		if blocking && has && in.Status == lifecycle.StatusEnabled && unusableReceipt(in) {
 			o := NewOutcome(event)
@@ -200,7 +200,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		if err != nil && blocking && failsClosed(err) {
 			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so the event is blocked: %v", bundle.Quote(e.name), err)
 			if h := hintOf(err); h != "" {
-				reason += " (fix: " + h + ")"
+				reason += " (fix: " + r.fixCommand(h) + ")"
 			}
 			return &BlockError{Reason: reason, Fix: hintOf(err)}
 		}
@@ -225,6 +225,14 @@ func (r *Registry) isOffFresh(e *entry, kind, name string) bool {
 	r.refreshState()
 	r.mu.Unlock()
 	return r.isOff(e, kind, name)
+}
+
+// fixCommand is cmd as the caller prints fix commands (Options.FixCommand).
+func (r *Registry) fixCommand(cmd string) string {
+	if r.opts.FixCommand == nil {
+		return cmd
+	}
+	return r.opts.FixCommand(cmd)
 }
 
 // failsClosed reports whether a failed check means the guard could not

@@ -70,6 +70,12 @@ type Options struct {
 	// compares it with the fingerprint record of its last full
 	// verification (package fingerprint).
 	NoWatch bool
+	// FixCommand prints a fix command ("bundlectl review NAME") the way
+	// the caller's user can paste it: the CLI adds the --home and
+	// --workspace it ran with. It is applied where a fix is written into
+	// the text of a reason or a systemMessage; the Fix fields of Inactive,
+	// AuthorityError and BlockError stay bare. Nil prints them as they are.
+	FixCommand func(cmd string) string
 }
 
 // Registry is the immutable set of bundles that were active when it was

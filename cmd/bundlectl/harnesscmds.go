@@ -21,7 +21,7 @@ func (g *globals) registry(only ...string) (*harness.Registry, error) {
 		return nil, err
 	}
 	// The CLI adapters are one-shot: no change notification (see NoWatch).
-	return harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: only, NoWatch: true})
+	return harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: only, NoWatch: true, FixCommand: g.hint})
 }
 
 func newCatalogCmd(g *globals) *cobra.Command {

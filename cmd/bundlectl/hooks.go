@@ -106,9 +106,15 @@ func runHookExec(g *globals, name, id string) error {
 		var be *harness.BlockError
 		switch {
 		case errors.As(err, &be) || blocking && !authorityChange(err):
-			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the event is blocked: " + err.Error()
-			if h := hintOf(err); h != "" {
-				reason += " (fix: " + g.hint(h) + ")"
+			// A BlockError's reason already names the bundle and the fix.
+			reason := ""
+			if be != nil {
+				reason = be.Reason
+			} else {
+				reason = "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the event is blocked: " + err.Error()
+				if h := hintOf(err); h != "" {
+					reason += " (fix: " + g.hint(h) + ")"
+				}
 			}
 			io.WriteString(g.stderr, bundle.Sanitize(reason)+"\n")
 			return &quietError{code: 2}
@@ -171,9 +177,18 @@ func runHooks(g *globals, event, host string) error {
 	if err != nil {
 		return err
 	}
+	// hg prints fix commands: the agent's shell is not in the event's
+	// workspace, so a workspace taken from the event is named in them.
+	hg := g
 	if g.workspace == "" {
 		if cwd := eventCwd(input); cwd != "" {
 			r.Workspace = workspaceOf(cwd)
+			c := *g
+			c.workspace = r.Workspace
+			if c.home != "" {
+				c.home = r.Home // absolute: the fix is pasted elsewhere
+			}
+			hg = &c
 		}
 	}
 	// The event is read while the registry loads: the two are independent,
@@ -188,14 +203,14 @@ func runHooks(g *globals, event, host string) error {
 		evc <- parsed{ev, err}
 	}()
 	ctx := startContext()
-	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, HooksOnly: true, Host: bundle.Host(host)})
+	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, HooksOnly: true, Host: bundle.Host(host), FixCommand: hg.hint})
 	if err != nil {
 		if bundle.BlockingEvent(event) {
 			// The guards cannot even be listed: fail closed.
 			o := harness.NewOutcome(event)
 			o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
 			if h := hintOf(err); h != "" {
-				o.Reason += " (fix: " + g.hint(h) + ")"
+				o.Reason += " (fix: " + hg.hint(h) + ")"
 			}
 			harness.WriteOutcome(g.stdout, g.stderr, o)
 			return &quietError{code: 2}
