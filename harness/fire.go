@@ -85,7 +85,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 			continue // never enabled: nothing of it was meant to run
 		}
 		has := slices.Contains(in.Events, event)
-		if !has && len(in.Events) > 0 {
+		if !has && len(in.Events) > 0 && !in.UnusableReceipt() {
 			continue
 		}
 		why := in.Status
@@ -96,7 +96,10 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		if in.Fix != "" {
 			msg += " (fix: " + r.fixCommand(in.Fix) + ")"
 		}
-		if blocking && has && in.Status == lifecycle.StatusEnabled && unusableReceipt(in) {
+		// A receipt that cannot be used may have been edited: the events
+		// it lists (none, when it did not decode) say nothing of what the
+		// bundle guards, so it blocks every event a hook can block.
+		if blocking && in.UnusableReceipt() {
 			o := NewOutcome(event)
 			o.block(HookRef{Bundle: in.Name, Hook: -1}, msg)
 			return o, nil
@@ -138,9 +141,15 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	return o, err
 }
 
-// unusableReceipt reports whether an inactive bundle's hooks were meant to
-// run (it is enabled and trusted) but its receipt cannot be used.
-func unusableReceipt(in Inactive) bool {
+// UnusableReceipt reports whether the bundle was meant to run (it is
+// enabled and trusted) but its receipt cannot be used: it does not decode,
+// or its inventory is not what the capability hash covers. Which events
+// its hooks guard is then unknown, so a caller that would start a host
+// without them must not: every event a hook can block is blocked instead.
+func (in Inactive) UnusableReceipt() bool {
+	if !in.Enabled || in.Status != lifecycle.StatusEnabled {
+		return false
+	}
 	for _, r := range in.Reasons {
 		if strings.Contains(r, "receipt cannot be used") {
 			return true

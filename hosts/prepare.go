@@ -84,6 +84,12 @@ func Prepare(opts Options) (*Plan, error) {
 	defer reg.Close()
 	p := &Plan{Host: host}
 	for _, in := range reg.Inactive() {
+		if in.UnusableReceipt() {
+			// Its guards are unknown: starting the agent without them
+			// would fail open, as with an unusable state file.
+			return nil, &harness.AuthorityError{Bundle: in.Name, Err: harness.ErrNotActive, Fix: in.Fix,
+				Reason: "it is enabled, but " + in.Reasons[len(in.Reasons)-1] + " (or disable it); until then the agent is not started, because which events its hooks guard is unknown"}
+		}
 		text := in.Status
 		if len(in.Reasons) > 0 {
 			text += ": " + strings.Join(in.Reasons, "; ")

@@ -90,7 +90,9 @@ func runList(g *globals) error {
 	for _, e := range out.Bundles {
 		reason := ""
 		switch {
-		case e.UpdatePending && e.Status != lifecycle.StatusTampered:
+		case e.UpdatePending && e.Status != lifecycle.StatusTampered && (e.Status != lifecycle.StatusEnabled || len(e.Reasons) == 0):
+			// An enabled bundle that is not active says why first (its
+			// receipt cannot be used, its when does not apply).
 			reason = "update pending review: " + e.Hint
 		case e.Status != lifecycle.StatusActive && len(e.Reasons) > 0:
 			reason = e.Reasons[0]
