@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,10 +60,33 @@ func (r Roots) Owns(id string) bool {
 		if root.Scope != ScopeWorkspace {
 			return true
 		}
-		dir, err := canonicalDir(filepath.Join(root.Path, name))
+		dir, err := canonicalMissing(filepath.Join(root.Path, name))
 		return err == nil && Identity(root.Scope, dir, name) == id
 	}
 	return false
+}
+
+// canonicalMissing is canonicalDir for a path whose parents may be gone
+// (a workspace whose .bundlectl was deleted): the deepest existing
+// ancestor is resolved, and the rest appended as written.
+func canonicalMissing(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	// As canonicalDir: the last element is never resolved.
+	rest := filepath.Base(abs)
+	for p := filepath.Dir(abs); ; {
+		if rp, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(rp, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("%q has no existing ancestor", path)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // RootProblem is a root that was not scanned because it is unsafe.

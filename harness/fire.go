@@ -85,7 +85,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 			continue // never enabled: nothing of it was meant to run
 		}
 		has := slices.Contains(in.Events, event)
-		if !has && len(in.Events) > 0 && !in.UnusableReceipt() {
+		if !has && len(in.Events) > 0 && !in.Blocks(event) {
 			continue
 		}
 		why := in.Status
@@ -99,7 +99,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		// A receipt that cannot be used may have been edited: the events
 		// it lists (none, when it did not decode) say nothing of what the
 		// bundle guards, so it blocks every event a hook can block.
-		if blocking && in.UnusableReceipt() {
+		if blocking && in.Blocks(event) {
 			o := NewOutcome(event)
 			o.block(HookRef{Bundle: in.Name, Hook: -1}, msg)
 			return o, nil
@@ -144,8 +144,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 // UnusableReceipt reports whether the bundle was meant to run (it is
 // enabled and trusted) but its receipt cannot be used: it does not decode,
 // or its inventory is not what the capability hash covers. Which events
-// its hooks guard is then unknown, so a caller that would start a host
-// without them must not: every event a hook can block is blocked instead.
+// its hooks guard is then unknown.
 func (in Inactive) UnusableReceipt() bool {
 	if !in.Enabled || in.Status != lifecycle.StatusEnabled {
 		return false
@@ -156,6 +155,30 @@ func (in Inactive) UnusableReceipt() bool {
 		}
 	}
 	return false
+}
+
+// Blocks reports whether the bundle blocks event, when a hook can block
+// it: the bundle was meant to guard it and cannot. That is a bundle whose
+// receipt cannot be used (every such event: which it guards is unknown),
+// and one whose directory is gone while the state still trusts and
+// enables it (the events its receipt has hooks for).
+func (in Inactive) Blocks(event string) bool {
+	switch {
+	case in.UnusableReceipt():
+		return true
+	case in.Gone:
+		return !in.eventsKnown || slices.Contains(in.Events, event)
+	}
+	return false
+}
+
+// BlocksAny reports whether the bundle blocks any event a hook can block:
+// a host started without it would fail open.
+func (in Inactive) BlocksAny() bool {
+	if in.UnusableReceipt() || in.Gone && !in.eventsKnown {
+		return true
+	}
+	return in.Gone && slices.ContainsFunc(in.Events, bundle.BlockingEvent)
 }
 
 // runnable freezes one hook of e.
@@ -245,11 +268,12 @@ func (r *Registry) fixCommand(cmd string) string {
 }
 
 // failsClosed reports whether a failed check means the guard could not
-// run (integrity, an unusable state, a receipt changed under it) rather
-// than that the user took its authority away.
+// run (integrity, an unusable state, a receipt changed under it, its
+// directory deleted outside bundlectl) rather than that the user took its
+// authority away.
 func failsClosed(err error) bool {
 	switch {
-	case errors.Is(err, ErrDisabled), errors.Is(err, ErrRevoked), errors.Is(err, ErrRemoved), errors.Is(err, ErrShadowed):
+	case errors.Is(err, ErrDisabled), errors.Is(err, ErrRevoked), errors.Is(err, ErrShadowed):
 		return false
 	}
 	return true

@@ -96,7 +96,7 @@ func (r *Registry) authority(e *entry) error {
 		return refuse(name, ErrDisabled, "bundlectl enable "+name, "it was disabled")
 	}
 	if fi, err := os.Lstat(e.dir); err != nil || !fi.IsDir() {
-		return refuse(name, ErrRemoved, "bundlectl list", "it is no longer in its root (%s)", bundle.Quote(e.dir))
+		return refuse(name, ErrRemoved, "bundlectl revoke "+name, "its directory %s is gone from its root while it is still trusted and enabled (uninstall and revoke forget it): restore the directory to run it again, or revoke it", bundle.Quote(e.dir))
 	}
 	if by := r.shadower(e); by != "" {
 		return refuse(name, ErrShadowed, "bundlectl list", "a bundle of the same name now shadows it (%s)", bundle.Quote(by))

@@ -117,6 +117,12 @@ type Inactive struct {
 	// Events are the hook events the bundle's receipt has hooks for, when
 	// it has a readable receipt.
 	Events []string `json:"-"`
+	// Gone says its directory is no longer in its root while the state
+	// still trusts and enables it: it was deleted or moved outside
+	// bundlectl (uninstall forgets the state record first).
+	Gone bool `json:"-"`
+	// eventsKnown says Events was read from a usable receipt.
+	eventsKnown bool
 }
 
 type entry struct {
@@ -220,7 +226,39 @@ func Load(opts Options) (*Registry, error) {
 		}
 		r.consider(c, s)
 	}
+	r.considerGone(roots, cands, s)
 	return r, nil
+}
+
+// considerGone records, as inactive, every bundle the state still trusts
+// and enables whose directory in one of these roots is gone: deleted or
+// moved outside bundlectl — by a `git clean`, say, or by the agent a guard
+// guards. That is not a choice bundlectl can tell from an attack, so its
+// guards block the events they guard (Inactive.Blocks) until the
+// directory is back or the bundle is revoked or uninstalled. A name another
+// bundle of these roots now holds is that bundle's.
+func (r *Registry) considerGone(roots bundle.Roots, cands []bundle.Candidate, s *state.State) {
+	present := make(map[string]bool, 2*len(cands))
+	for _, c := range cands {
+		present[c.ID], present[c.Name] = true, true
+	}
+	for _, id := range s.IDs() {
+		name := id[strings.LastIndexByte(id, '/')+1:]
+		if present[id] || present[name] || len(r.opts.Only) > 0 && !slices.Contains(r.opts.Only, name) {
+			continue
+		}
+		rec, _ := s.Bundle(id)
+		if !rec.Enabled || rec.Receipt == nil || !roots.Owns(id) {
+			continue
+		}
+		in := Inactive{Name: name, ID: id, Enabled: true, Status: lifecycle.StatusEnabled, Gone: true,
+			Fix:     "bundlectl revoke " + name,
+			Reasons: []string{"its directory is gone from its root while it is still trusted and enabled (uninstall and revoke forget it): restore the directory to run it again, or revoke it"}}
+		if inv, err := r.decode(rec.Receipt); err == nil {
+			in.Events, in.eventsKnown = hookEvents(inv.hooks), true
+		}
+		r.inactive = append(r.inactive, in)
+	}
 }
 
 // decoded is what consider reads of a receipt's inventory.
@@ -273,7 +311,7 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 	if rec.Receipt != nil {
 		inv, invErr = r.decode(rec.Receipt)
 		if inv != nil {
-			in.Events = hookEvents(inv.hooks)
+			in.Events, in.eventsKnown = hookEvents(inv.hooks), true
 		}
 	}
 	inactive := func(status, fix string, reasons ...string) {

@@ -825,6 +825,55 @@ func TestFireHooksRechecksEachHookBundle(t *testing.T) {
 	}
 }
 
+// A guard's directory deleted after the registry loaded, while the state
+// still trusts and enables it, is not the user's choice (uninstall forgets
+// the record first): its event is blocked, naming the fix, and nothing runs.
+func TestFireHooksBlocksWhenAGuardsDirectoryIsDeleted(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	marker := filepath.Join(t.TempDir(), "ran")
+	dir := filepath.Join(home, "bundles", "g")
+	writeBundle(t, dir, `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	must(t, os.MkdirAll(ws, 0o755))
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	activate(t, m, "g")
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
+	must(t, err)
+	defer r.Close()
+	must(t, os.RemoveAll(dir))
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	must(t, err)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the hook of a bundle whose directory is gone ran")
+	}
+	if !out.Blocked || !strings.Contains(out.Reason, "is gone from its root") || !strings.Contains(out.Reason, "fix: bundlectl revoke g") {
+		t.Fatalf("the event was not blocked with the fix: %+v", out)
+	}
+
+	// Loaded afresh, the bundle is inactive and still blocks its event.
+	r2, err := harness.Load(harness.Options{Home: home, Workspace: ws, HooksOnly: true})
+	must(t, err)
+	defer r2.Close()
+	out, err = r2.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	must(t, err)
+	if !out.Blocked || !strings.Contains(out.Reason, "is gone from its root") {
+		t.Fatalf("a fresh registry let the event through: %+v", out)
+	}
+	// Revoked, as the fix says, nothing of it is left to block.
+	_, err = m.Revoke("g")
+	must(t, err)
+	r3, err := harness.Load(harness.Options{Home: home, Workspace: ws, HooksOnly: true})
+	must(t, err)
+	defer r3.Close()
+	out, err = r3.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	must(t, err)
+	if out.Blocked {
+		t.Fatalf("a revoked bundle still blocks: %+v", out)
+	}
+}
+
 // The runtime runs from the receipt's inventory only when it still hashes
 // to the receipt's capability hash: an inventory edited in state.json (a
 // hook's command pointed elsewhere) makes the bundle inactive.

@@ -84,11 +84,15 @@ func Prepare(opts Options) (*Plan, error) {
 	defer reg.Close()
 	p := &Plan{Host: host}
 	for _, in := range reg.Inactive() {
-		if in.UnusableReceipt() {
-			// Its guards are unknown: starting the agent without them
-			// would fail open, as with an unusable state file.
+		if in.BlocksAny() {
+			// Starting the agent without its guards would fail open, as
+			// with an unusable state file.
+			why := "which events its hooks guard is unknown"
+			if !in.UnusableReceipt() {
+				why = "it guards events and its hooks cannot run"
+			}
 			return nil, &harness.AuthorityError{Bundle: in.Name, Err: harness.ErrNotActive, Fix: in.Fix,
-				Reason: "it is enabled, but " + in.Reasons[len(in.Reasons)-1] + " (or disable it); until then the agent is not started, because which events its hooks guard is unknown"}
+				Reason: in.Reasons[len(in.Reasons)-1] + "; until then the agent is not started (disabling the bundle also lets it start), because " + why}
 		}
 		text := in.Status
 		if len(in.Reasons) > 0 {

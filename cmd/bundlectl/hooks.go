@@ -154,7 +154,7 @@ func runHookExec(g *globals, name, id string) error {
 // authority away (disabled, revoked, removed, switched off, not active):
 // its hook then simply does not run.
 func authorityChange(err error) bool {
-	for _, s := range []error{harness.ErrDisabled, harness.ErrRevoked, harness.ErrRemoved, harness.ErrShadowed, harness.ErrSwitchedOff} {
+	for _, s := range []error{harness.ErrDisabled, harness.ErrRevoked, harness.ErrShadowed, harness.ErrSwitchedOff} {
 		if errors.Is(err, s) {
 			return true
 		}
