@@ -540,6 +540,10 @@ func (r *Registry) Loaded(name string) error {
 			if fix == "" {
 				fix = "bundlectl show " + name
 			}
+			if in.Gone {
+				// Not the user's choice: its guards block (ErrRemoved).
+				return refuse(name, ErrRemoved, fix, "it is not active: %s", reason)
+			}
 			return refuse(name, ErrNotActive, fix, "it is not active: %s", reason)
 		}
 	}
