@@ -34,10 +34,11 @@
 //     bundle, the reason and the fix; nothing runs. A guard that cannot
 //     run blocks its event (never fails open): that includes a bundle whose
 //     receipt cannot be used (it blocks every blocking event: which it
-//     guards is unknown) and one whose directory is gone while the state
-//     still trusts and enables it (Inactive.Blocks). Only the user's own
-//     choices — disable, revoke, uninstall, a switch, shadowing — stop a
-//     guard without blocking.
+//     guards is unknown) and one whose directory is gone, or whose name a
+//     bundle that is not active took, while the state still trusts and
+//     enables it (Inactive.Blocks). Only the user's own choices — disable,
+//     revoke, uninstall, a switch, shadowing by a bundle they trusted and
+//     enabled — stop a guard without blocking.
 //   - Skill, command and agent content is read from the snapshot at each
 //     call, after the check.
 //   - "./" commands resolve inside the snapshot; PLUGIN_ROOT is the

@@ -20,8 +20,9 @@ var (
 	// ErrStale: the bundle's receipt or generation changed since load
 	// (re-trusted, or disabled and enabled again); reload the registry.
 	ErrStale = errors.New("bundle state changed since the registry was loaded")
-	// ErrRemoved: the bundle's directory is no longer in its root while
-	// the state still trusts and enables it. A guard blocks its event.
+	// ErrRemoved: the bundle's directory is no longer in its root, or a
+	// bundle that is not trusted and enabled took its name, while the
+	// state still trusts and enables it. A guard blocks its event.
 	ErrRemoved = errors.New("bundle was removed from its root")
 	// ErrSwitchedOff: the component is switched off (one hook, server or
 	// tool of an otherwise active bundle).

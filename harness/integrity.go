@@ -99,6 +99,10 @@ func (r *Registry) authority(e *entry) error {
 		return refuse(name, ErrRemoved, "bundlectl revoke "+name, "its directory %s is gone from its root while it is still trusted and enabled (uninstall and revoke forget it): restore the directory to run it again, or revoke it", bundle.Quote(e.dir))
 	}
 	if by := r.shadower(e); by != "" {
+		if !r.trustedAs(e) {
+			// Nothing the user trusted took its place: a guard blocks.
+			return refuse(name, ErrRemoved, "bundlectl list", "a bundle of the same name that is not trusted and enabled now shadows it (%s), while it is still trusted and enabled: its guards block until that one is trusted and enabled, or removed", bundle.Quote(by))
+		}
 		return refuse(name, ErrShadowed, "bundlectl list", "a bundle of the same name now shadows it (%s)", bundle.Quote(by))
 	}
 	return nil
@@ -117,6 +121,21 @@ func (r *Registry) shadower(e *entry) string {
 		}
 	}
 	return ""
+}
+
+// trustedAs reports whether the state trusts and enables another bundle
+// of e's name: the one that now shadows it, as far as the state can say
+// without reading its directory. The caller holds r.mu.
+func (r *Registry) trustedAs(e *entry) bool {
+	for _, id := range r.state.IDs() {
+		if id == e.id || !strings.HasSuffix(id, "/"+e.name) {
+			continue
+		}
+		if rec, _ := r.state.Bundle(id); rec.Enabled && rec.Receipt != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fullVerifications counts full verifications, for tests.

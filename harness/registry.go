@@ -117,9 +117,10 @@ type Inactive struct {
 	// Events are the hook events the bundle's receipt has hooks for, when
 	// it has a readable receipt.
 	Events []string `json:"-"`
-	// Gone says its directory is no longer in its root while the state
-	// still trusts and enables it: it was deleted or moved outside
-	// bundlectl (uninstall forgets the state record first).
+	// Gone says the state still trusts and enables it, but its directory
+	// is no longer in its root (deleted or moved outside bundlectl:
+	// uninstall forgets the state record first), or a bundle that is not
+	// active took its name in an earlier root. Its guards block.
 	Gone bool `json:"-"`
 	// eventsKnown says Events was read from a usable receipt.
 	eventsKnown bool
@@ -230,6 +231,16 @@ func Load(opts Options) (*Registry, error) {
 	return r, nil
 }
 
+// loaded reports whether the bundle with this id was loaded (is active).
+func (r *Registry) loaded(id string) bool {
+	for _, e := range r.entries {
+		if e.id == id {
+			return true
+		}
+	}
+	return false
+}
+
 // considerGone records, as inactive, every bundle the state still trusts
 // and enables whose directory in one of these roots is gone: deleted or
 // moved outside bundlectl — by a `git clean`, say, or by the agent a guard
@@ -320,6 +331,14 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 	}
 	switch {
 	case c.ShadowedBy != "":
+		if rec.Enabled && rec.Receipt != nil && !r.loaded(c.ShadowedBy) {
+			// A bundle that does not run took the name of one meant to:
+			// an empty directory would switch a guard off. Not the
+			// user's choice until they trust and enable the new one.
+			in.Gone = true
+			inactive(lifecycle.StatusShadowed, "bundlectl list", "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root but is not active, while this one is still trusted and enabled: its guards block until that one is trusted and enabled, or removed")
+			return
+		}
 		inactive(lifecycle.StatusShadowed, "bundlectl show "+c.Name, "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root")
 		return
 	case rec.Receipt == nil:
@@ -530,7 +549,20 @@ func (r *Registry) Loaded(name string) error {
 			return nil
 		}
 	}
-	for _, in := range r.inactive {
+	// A bundle of this name that is meant to run and cannot (Gone) is
+	// named first: an untrusted bundle that took its name must not make
+	// its guard's refusal look like the user's choice.
+	inactive := slices.Clone(r.inactive)
+	slices.SortStableFunc(inactive, func(a, b Inactive) int {
+		switch {
+		case a.Gone == b.Gone:
+			return 0
+		case a.Gone:
+			return -1
+		}
+		return 1
+	})
+	for _, in := range inactive {
 		if in.Name == name {
 			reason := in.Status
 			if len(in.Reasons) > 0 {

@@ -874,6 +874,32 @@ func TestFireHooksBlocksWhenAGuardsDirectoryIsDeleted(t *testing.T) {
 	}
 }
 
+// An untrusted bundle that takes a trusted guard's name in an earlier root
+// after the registry loaded does not switch the guard off: its event is
+// blocked and nothing runs.
+func TestFireHooksBlocksWhenAnUntrustedBundleShadowsAGuard(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	marker := filepath.Join(t.TempDir(), "ran")
+	writeBundle(t, filepath.Join(ws, ".bundlectl", "bundles", "g"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	activate(t, m, "g")
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
+	must(t, err)
+	defer r.Close()
+	writeBundle(t, filepath.Join(home, "bundles", "g"), `{"name": "g"}`, nil)
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	must(t, err)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the hook of a shadowed bundle ran")
+	}
+	if !out.Blocked || !strings.Contains(out.Reason, "not trusted and enabled now shadows it") {
+		t.Fatalf("the event was not blocked: %+v", out)
+	}
+}
+
 // The runtime runs from the receipt's inventory only when it still hashes
 // to the receipt's capability hash: an inventory edited in state.json (a
 // hook's command pointed elsewhere) makes the bundle inactive.

@@ -87,12 +87,12 @@ func Prepare(opts Options) (*Plan, error) {
 		if in.BlocksAny() {
 			// Starting the agent without its guards would fail open, as
 			// with an unusable state file.
-			why := "which events its hooks guard is unknown"
+			why := " (disabling the bundle also lets it start), because which events its hooks guard is unknown"
 			if !in.UnusableReceipt() {
-				why = "it guards events and its hooks cannot run"
+				why = ", because it guards events and its hooks cannot run"
 			}
 			return nil, &harness.AuthorityError{Bundle: in.Name, Err: harness.ErrNotActive, Fix: in.Fix,
-				Reason: in.Reasons[len(in.Reasons)-1] + "; until then the agent is not started (disabling the bundle also lets it start), because " + why}
+				Reason: in.Reasons[len(in.Reasons)-1] + "; until then the agent is not started" + why}
 		}
 		text := in.Status
 		if len(in.Reasons) > 0 {
