@@ -66,6 +66,37 @@ func (r Roots) Owns(id string) bool {
 	return false
 }
 
+// Owner is Owns for many ids: each root is resolved once, so that asking
+// about an id costs one hash, not a walk of the root's path.
+func (r Roots) Owner() func(id string) bool {
+	type root struct {
+		scope Scope
+		path  string // canonical; "" when it cannot be resolved
+	}
+	var roots []root
+	for _, rt := range r.List() {
+		p, err := canonicalMissing(filepath.Join(rt.Path, "x"))
+		if err != nil {
+			p = ""
+		}
+		roots = append(roots, root{rt.Scope, filepath.Dir(p)})
+	}
+	return func(id string) bool {
+		scope, rest, _ := strings.Cut(id, "/")
+		name := rest[strings.LastIndexByte(rest, '/')+1:]
+		for _, rt := range roots {
+			if string(rt.scope) != scope {
+				continue
+			}
+			if rt.scope != ScopeWorkspace {
+				return true
+			}
+			return rt.path != "" && rt.path != "." && Identity(rt.scope, filepath.Join(rt.path, name), name) == id
+		}
+		return false
+	}
+}
+
 // canonicalMissing is canonicalDir for a path whose parents may be gone
 // (a workspace whose .bundlectl was deleted): the deepest existing
 // ancestor is resolved, and the rest appended as written.

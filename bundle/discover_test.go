@@ -302,5 +302,31 @@ func TestRootsOwns(t *testing.T) {
 		if got := r.Owns(id); got != want {
 			t.Errorf("Owns(%q) = %v, want %v", id, got, want)
 		}
+		if got := r.Owner()(id); got != want {
+			t.Errorf("Owner()(%q) = %v, want %v", id, got, want)
+		}
+	}
+
+	// A workspace reached through a link, whose .bundlectl is gone: its
+	// ids are still its own (a guard deleted with its root is found).
+	realDir := filepath.Join(base, "real")
+	if err := os.MkdirAll(realDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(realDir, link); err != nil {
+		t.Fatal(err)
+	}
+	realCanon, err := filepath.EvalSymlinks(realDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := Identity(ScopeWorkspace, filepath.Join(realCanon, ".bundlectl", "bundles", "kit"), "kit")
+	r2 := Roots{Home: r.Home, Workspace: link}
+	if !r2.Owns(gone) || !r2.Owner()(gone) {
+		t.Errorf("the id of a bundle in a deleted root is not owned: Owns %v, Owner %v", r2.Owns(gone), r2.Owner()(gone))
+	}
+	if r2.Owns(here) || r2.Owner()(here) {
+		t.Error("another workspace's id is owned")
 	}
 }

@@ -253,13 +253,14 @@ func (r *Registry) considerGone(roots bundle.Roots, cands []bundle.Candidate, s 
 	for _, c := range cands {
 		present[c.ID], present[c.Name] = true, true
 	}
+	owns := roots.Owner()
 	for _, id := range s.IDs() {
 		name := id[strings.LastIndexByte(id, '/')+1:]
-		if present[id] || present[name] || len(r.opts.Only) > 0 && !slices.Contains(r.opts.Only, name) {
-			continue
+		if present[id] || present[name] || len(r.opts.Only) > 0 && !slices.Contains(r.opts.Only, name) || !owns(id) {
+			continue // most often another workspace's bundle
 		}
 		rec, _ := s.Bundle(id)
-		if !rec.Enabled || rec.Receipt == nil || !roots.Owns(id) {
+		if !rec.Enabled || rec.Receipt == nil {
 			continue
 		}
 		in := Inactive{Name: name, ID: id, Enabled: true, Status: lifecycle.StatusEnabled, Gone: true,
