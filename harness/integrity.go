@@ -124,11 +124,13 @@ func (r *Registry) shadower(e *entry) string {
 }
 
 // trustedAs reports whether the state trusts and enables another bundle
-// of e's name: the one that now shadows it, as far as the state can say
-// without reading its directory. The caller holds r.mu.
+// of e's name in these roots (not another workspace's): the one that now
+// shadows it, as far as the state can say without reading its directory.
+// The caller holds r.mu.
 func (r *Registry) trustedAs(e *entry) bool {
+	owns := (bundle.Roots{Builtin: r.opts.Builtin, Home: r.opts.Home, Workspace: r.opts.Workspace}).Owner()
 	for _, id := range r.state.IDs() {
-		if id == e.id || !strings.HasSuffix(id, "/"+e.name) {
+		if id == e.id || !strings.HasSuffix(id, "/"+e.name) || !owns(id) {
 			continue
 		}
 		if rec, _ := r.state.Bundle(id); rec.Enabled && rec.Receipt != nil {

@@ -886,6 +886,11 @@ func TestFireHooksBlocksWhenAnUntrustedBundleShadowsAGuard(t *testing.T) {
 		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
 	activate(t, m, "g")
+	// A bundle of the same name trusted and enabled in another workspace
+	// is not the one that shadows it here.
+	ws2 := filepath.Join(root, "ws2")
+	writeBundle(t, filepath.Join(ws2, ".bundlectl", "bundles", "g"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g"}`, nil)
+	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws2}, bundle.Limits{}), "g")
 	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
 	must(t, err)
 	defer r.Close()
