@@ -246,12 +246,16 @@ func (r *Registry) loaded(id string) bool {
 // moved outside bundlectl — by a `git clean`, say, or by the agent a guard
 // guards. That is not a choice bundlectl can tell from an attack, so its
 // guards block the events they guard (Inactive.Blocks) until the
-// directory is back or the bundle is revoked or uninstalled. A name another
-// bundle of these roots now holds is that bundle's.
+// directory is back or the bundle is revoked or uninstalled. A name an
+// active bundle of these roots now holds is that bundle's (the user trusted
+// and enabled it); one an inactive bundle holds is not.
 func (r *Registry) considerGone(roots bundle.Roots, cands []bundle.Candidate, s *state.State) {
-	present := make(map[string]bool, 2*len(cands))
+	present := make(map[string]bool, len(cands)+len(r.entries))
 	for _, c := range cands {
-		present[c.ID], present[c.Name] = true, true
+		present[c.ID] = true
+	}
+	for _, e := range r.entries {
+		present[e.name] = true
 	}
 	owns := roots.Owner()
 	for _, id := range s.IDs() {
