@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
@@ -199,7 +200,13 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 	}
 	ev := &HookEvent{}
 	if len(bytes.TrimSpace(data)) > 0 {
-		if err := checkSingleValue(data); err != nil {
+		// Not UTF-8, or two keys that differ only in letter case (which
+		// encoding/json folds into one field): readers of the event would
+		// not all see the same one.
+		if !utf8.Valid(data) {
+			return nil, &HookEventError{Problem: "input is not UTF-8 (JSON must be)"}
+		}
+		if err := checkSingleValueFold(data); err != nil {
 			return nil, &HookEventError{Problem: "input is not one JSON object: " + truncateText(err.Error(), maxProblemText)}
 		}
 		if err := json.Unmarshal(data, &ev.raw); err != nil || ev.raw == nil {
@@ -730,6 +737,12 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		if res.Canceled {
 			out, err := o.cancel(ctx.Err())
 			return out, changed, err
+		}
+		if res.StdoutTruncated && res.ExitCode == 0 && !res.TimedOut && bundle.BlockingEvent(cur.HookEventName) {
+			// Its answer was cut at the output cap: a deny it gave
+			// cannot be read, so a guard's event is blocked.
+			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, fmt.Sprintf("bundlectl: bundle %s hook %d wrote more than %d bytes to stdout, so its answer cannot be read whole and the event is blocked", bundle.Quote(h.Bundle), h.Index, len(res.Stdout)))
+			return o, changed, nil
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		r.Bundle, r.Index = h.Bundle, h.Index

@@ -131,7 +131,15 @@ func TestParseHookEvent(t *testing.T) {
 	if back["hook_event_name"] != "PreToolUse" || back["session_id"] != "s1" || back["custom_field"] == nil {
 		t.Fatalf("round trip lost fields: %s", out)
 	}
-	for _, bad := range []string{`[]`, `"x"`, `{"a":1} {}`, `{"tool_name":5}`, `{"a":1,"a":2}`} {
+	for _, bad := range []string{`[]`, `"x"`, `{"a":1} {}`, `{"tool_name":5}`, `{"a":1,"a":2}`,
+		// keys encoding/json folds into one field, which a case-sensitive
+		// reader of the same event keeps apart
+		`{"tool_name":"Bash","TOOL_NAME":"Read"}`, `{"cwd":"/w","CWD":"/"}`,
+		"{\"session_id\":\"a\",\"\u017fession_id\":\"b\"}", // ſ folds to s
+		`{"tool_input":{"command":"ls","Command":"rm -rf /"}}`,
+		// not UTF-8
+		"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf / \xff\"}}",
+	} {
 		if _, err := ParseHookEvent([]byte(bad), "PreToolUse"); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
@@ -241,6 +249,30 @@ func TestFireChainFirstBlockStopsTheChain(t *testing.T) {
 	}
 	if !h.ran("first") || h.ran("second") {
 		t.Fatalf("ran first=%v second=%v; the second hook must not run", h.ran("first"), h.ran("second"))
+	}
+}
+
+// A guard's answer cut at the output cap (a deny with a reason that echoes
+// a huge input, say) cannot be read, so a blocking event is blocked rather
+// than passed as a failed hook; an event no hook can block proceeds.
+func TestFireChainTruncatedAnswerBlocks(t *testing.T) {
+	h := newHookEnv(t)
+	big := h.hook("big", "", `printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"'; head -c 300000 /dev/zero | tr '\0' x; printf '"}}'`+"\n")
+	big.Spec.MaxOutput = 100000
+	o, err := FireChain(context.Background(), []RunnableHook{big}, preToolUse(t, "Bash", `{"command":"rm -rf /"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Blocked || !strings.Contains(o.Reason, "cannot be read whole") {
+		t.Fatalf("a truncated deny let the event through: %+v", o)
+	}
+	ev, _ := ParseHookEvent([]byte(`{"tool_name":"Bash"}`), "PostToolUseFailure")
+	o, err = FireChain(context.Background(), []RunnableHook{big}, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Blocked {
+		t.Fatalf("an event no hook can block was blocked: %+v", o)
 	}
 }
 

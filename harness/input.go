@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/params"
@@ -155,10 +156,18 @@ func truncateText(s string, n int) string {
 
 // checkSingleValue walks input token by token: exactly one JSON value,
 // nothing after it, and no object with the same key twice.
-func checkSingleValue(input []byte) error {
+func checkSingleValue(input []byte) error { return checkValue(input, false) }
+
+// checkSingleValueFold is checkSingleValue that also refuses two keys of
+// one object that differ only in letter case: encoding/json matches struct
+// fields case-insensitively and keeps the last, a case-sensitive reader
+// the exact one, so the two would read different values.
+func checkSingleValueFold(input []byte) error { return checkValue(input, true) }
+
+func checkValue(input []byte, fold bool) error {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
-	if err := walkValue(dec, 0); err != nil {
+	if err := walkValue(dec, 0, fold); err != nil {
 		if err == io.EOF {
 			return errors.New("empty input")
 		}
@@ -173,7 +182,7 @@ func checkSingleValue(input []byte) error {
 // maxInputDepth is encoding/json's own nesting limit.
 const maxInputDepth = 10000
 
-func walkValue(dec *json.Decoder, depth int) error {
+func walkValue(dec *json.Decoder, depth int, fold bool) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -188,7 +197,7 @@ func walkValue(dec *json.Decoder, depth int) error {
 	switch d {
 	case '[':
 		for dec.More() {
-			if err := walkValue(dec, depth); err != nil {
+			if err := walkValue(dec, depth, fold); err != nil {
 				return unexpectedEOF(err)
 			}
 		}
@@ -200,11 +209,15 @@ func walkValue(dec *json.Decoder, depth int) error {
 				return unexpectedEOF(err)
 			}
 			key, _ := kt.(string)
-			if seen[key] {
+			k := key
+			if fold {
+				k = foldKey(key)
+			}
+			if seen[k] {
 				return fmt.Errorf("duplicate object key %s", truncateText(fmt.Sprintf("%q", key), 80))
 			}
-			seen[key] = true
-			if err := walkValue(dec, depth); err != nil {
+			seen[k] = true
+			if err := walkValue(dec, depth, fold); err != nil {
 				return unexpectedEOF(err)
 			}
 		}
@@ -213,6 +226,20 @@ func walkValue(dec *json.Decoder, depth int) error {
 		return unexpectedEOF(err)
 	}
 	return nil
+}
+
+// foldKey maps key to one representative of its case-folding orbit per
+// rune (the smallest), so that keys strings.EqualFold calls equal — "K"
+// and the Kelvin sign, "s" and "ſ" included, as encoding/json matches
+// them — map to the same string.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, key)
 }
 
 func unexpectedEOF(err error) error {
