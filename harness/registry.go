@@ -70,6 +70,13 @@ type Options struct {
 	// compares it with the fingerprint record of its last full
 	// verification (package fingerprint).
 	NoWatch bool
+	// WorkspaceFrom, when set (an absolute directory: a hook event's
+	// cwd), chooses the workspace after the state is read, in place of
+	// Workspace: of it and its ancestors, the nearest that is the
+	// workspace of a bundle the state trusts and enables, else the nearest
+	// holding a .bundlectl directory the user owns, else itself.
+	// Registry.Workspace says which.
+	WorkspaceFrom string
 	// FixCommand prints a fix command ("bundlectl review NAME") the way
 	// the caller's user can paste it: the CLI adds the --home and
 	// --workspace it ran with. It is applied where a fix is written into
@@ -182,6 +189,9 @@ type lspRef struct {
 // Snapshots are checked lazily, at first use. An unusable state file fails
 // the whole load: nothing is active.
 func Load(opts Options) (*Registry, error) {
+	if opts.WorkspaceFrom != "" {
+		opts.Workspace = opts.WorkspaceFrom
+	}
 	if opts.Home == "" || opts.Workspace == "" {
 		return nil, errors.New("harness: Options.Home and Options.Workspace are required")
 	}
@@ -220,6 +230,11 @@ func Load(opts Options) (*Registry, error) {
 		return nil, err
 	}
 	r.state = s
+	if opts.WorkspaceFrom != "" {
+		roots.Workspace = chooseWorkspace(opts.WorkspaceFrom, s)
+		r.opts.Workspace = roots.Workspace
+		r.m = lifecycle.New(roots, opts.Limits)
+	}
 	cands, _ := bundle.ListCandidates(roots)
 	for _, c := range cands {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, c.Name) {
@@ -586,6 +601,10 @@ func (r *Registry) Loaded(name string) error {
 	}
 	return &UnknownError{What: "bundle", Name: name}
 }
+
+// Workspace is the workspace the registry serves (Options.WorkspaceFrom
+// chooses it).
+func (r *Registry) Workspace() string { return r.opts.Workspace }
 
 // Inactive returns the bundles the registry did not load.
 func (r *Registry) Inactive() []Inactive { return slices.Clone(r.inactive) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 )
 
 func newHooksCmd(g *globals) *cobra.Command {
@@ -48,8 +46,9 @@ puts every reviewed hook behind its receipt:
 
     {"type": "command", "command": "bundlectl hooks run PreToolUse"}
 
-The workspace is the nearest ancestor of the event's "cwd" that holds a
-.bundlectl directory (--workspace overrides it). A guard never fails open:
+The workspace is the nearest ancestor of the event's "cwd" (itself
+included) that holds a bundle you trusted and enabled, else the nearest that
+holds a .bundlectl directory (--workspace overrides it). A guard never fails open:
 for an event a hook can block (PreToolUse, PermissionRequest,
 UserPromptSubmit, Stop, BeforeTool, ...), a bundle whose hooks cannot run
 (its snapshot fails its check, its receipt or the state file is unusable)
@@ -180,11 +179,12 @@ func runHooks(g *globals, event, host string) error {
 	// hg prints fix commands: the agent's shell is not in the event's
 	// workspace, so a workspace taken from the event is named in them.
 	hg := g
+	from := ""
 	if g.workspace == "" {
 		if cwd := eventCwd(input); cwd != "" {
-			r.Workspace = workspaceOf(cwd)
+			from = cwd // the registry chooses the workspace from it
 			c := *g
-			c.workspace = r.Workspace
+			c.workspace = cwd
 			if c.home != "" {
 				c.home = r.Home // absolute: the fix is pasted elsewhere
 			}
@@ -203,7 +203,11 @@ func runHooks(g *globals, event, host string) error {
 		evc <- parsed{ev, err}
 	}()
 	ctx := startContext()
-	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, NoWatch: true, HooksOnly: true, Host: bundle.Host(host), FixCommand: hg.hint})
+	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, WorkspaceFrom: from, NoWatch: true, HooksOnly: true, Host: bundle.Host(host),
+		FixCommand: func(cmd string) string { return hg.hint(cmd) }})
+	if err == nil && from != "" {
+		hg.workspace = reg.Workspace()
+	}
 	if err != nil {
 		if bundle.BlockingEvent(event) {
 			// The guards cannot even be listed: fail closed.
@@ -258,22 +262,4 @@ func eventCwd(input []byte) string {
 		return ""
 	}
 	return filepath.Clean(ev.Cwd)
-}
-
-// workspaceOf returns the nearest ancestor of dir (dir itself included)
-// that holds a .bundlectl directory owned by the current user, or dir when
-// none does: a directory of someone else's cannot name the workspace.
-func workspaceOf(dir string) string {
-	uid := uint32(os.Geteuid())
-	for p := dir; ; {
-		var st unix.Stat_t
-		if unix.Lstat(filepath.Join(p, ".bundlectl"), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Uid == uid {
-			return p
-		}
-		parent := filepath.Dir(p)
-		if parent == p || strings.HasSuffix(parent, string(filepath.Separator)+"..") {
-			return dir
-		}
-		p = parent
-	}
 }
