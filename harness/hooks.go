@@ -578,7 +578,7 @@ type RunnableHook struct {
 	Spec    Spec
 	// Verify, when set, is called immediately before the hook is
 	// spawned (the registry re-checks authority and the snapshot there).
-	// A *BlockError blocks the event; errSkip skips the hook silently;
+	// A *BlockError blocks the event; errSkip skips the hook with a systemMessage;
 	// any other error skips it and is reported, like a hook failure.
 	Verify func(context.Context) error
 	// Run runs the hook; nil means Run(ctx, spec).
@@ -696,6 +696,8 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				var be *BlockError
 				switch {
 				case errors.Is(err, errSkip):
+					// The user's choice: not a failure, but not silent.
+					o.SystemMessages = append(o.SystemMessages, fmt.Sprintf("bundlectl: bundle %s hook %s is switched off, so it did not run", bundle.Quote(h.Bundle), h.ID))
 				case errors.As(err, &be):
 					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, be.Reason)
 					return o, changed, nil
