@@ -164,19 +164,37 @@ func (s EnvSpec) Build() []string {
 // removed, and every entry inside the workspace (a project's
 // node_modules/.bin, a checked-in bin/): each would make a bare command
 // name resolve to the workspace's code, not reviewed content or the
-// system's.
+// system's. "Inside" is judged both as written and with links resolved,
+// for the entry and the workspace alike, so a link into the workspace (or
+// a workspace named through a link) does not hide one.
 func CleanPath(path, workspace string) string {
 	var keep []string
-	ws := ""
+	var wss []string
 	if workspace != "" && filepath.IsAbs(workspace) {
-		ws = filepath.Clean(workspace)
+		wss = append(wss, filepath.Clean(workspace))
+		if r, err := filepath.EvalSymlinks(workspace); err == nil && r != wss[0] {
+			wss = append(wss, r)
+		}
+	}
+	inside := func(dir string) bool {
+		for _, ws := range wss {
+			if dir == ws || strings.HasPrefix(dir, ws+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
-		if c := filepath.Clean(dir); ws != "" && (c == ws || strings.HasPrefix(c, ws+string(filepath.Separator))) {
+		if inside(filepath.Clean(dir)) {
 			continue
+		}
+		if len(wss) > 0 {
+			if r, err := filepath.EvalSymlinks(dir); err == nil && inside(r) {
+				continue
+			}
 		}
 		keep = append(keep, dir)
 	}

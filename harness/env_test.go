@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -129,5 +130,26 @@ func TestCleanPath(t *testing.T) {
 	got := CleanPath("/ws/node_modules/.bin:/usr/bin:/ws:/ws2/bin:/ws/../ws/bin", "/ws")
 	if got != "/usr/bin:/ws2/bin" {
 		t.Fatalf("CleanPath with a workspace = %q", got)
+	}
+
+	// A link into the workspace, and a workspace named through a link,
+	// are inside it too.
+	base := t.TempDir()
+	ws := filepath.Join(base, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(ws, filepath.Join(base, "wslink")); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(base, "tools")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(base, "wslink", "bin") + ":" + filepath.Join(ws, "bin") + ":" + outside
+	for _, w := range []string{ws, filepath.Join(base, "wslink")} {
+		if got := CleanPath(path, w); got != outside {
+			t.Errorf("CleanPath(%q, %q) = %q, want only %q", path, w, got, outside)
+		}
 	}
 }
