@@ -451,22 +451,42 @@ var interpreters = map[string]string{
 // cwdCode names how argv loads code from the working directory, or "".
 func cwdCode(cmd string, args []string) string {
 	if strings.HasPrefix(cmd, "../") {
-		return "the command is a relative path"
+		return "the command is a relative path" // "./" resolves in the snapshot
+	}
+	if cmd == "env" || cmd == "/usr/bin/env" {
+		// env [-i] [NAME=VALUE]... COMMAND ARGS: judge COMMAND.
+		for i, a := range args {
+			if strings.HasPrefix(a, "-") || strings.Contains(a, "=") {
+				continue
+			}
+			return cwdCode(a, args[i+1:])
+		}
+		return ""
 	}
 	flag, ok := interpreters[cmd]
 	if !ok {
 		return ""
 	}
-	for _, a := range args {
+	for i, a := range args {
 		switch {
 		case a == flag || a == "-e" || a == "-c":
 			if cmd == "sh" || cmd == "bash" || cmd == "zsh" {
-				return "" // a shell string is reviewed verbatim
+				// The shell string is reviewed verbatim; what it loads
+				// from the working directory is judged as a hook's is.
+				if i+1 < len(args) {
+					return shellCwdCode(args[i+1])
+				}
+				return ""
 			}
 			return Quote(cmd+" "+a) + " runs inline code that may import from the working directory"
 		case strings.HasPrefix(a, "-"):
 		default:
-			if looksLikeScript(a) && !strings.HasPrefix(a, "/") && !strings.Contains(a, "${") {
+			if strings.HasPrefix(a, "/") || strings.Contains(a, "${") {
+				return ""
+			}
+			// Only an operand that looks like a file is named: another
+			// may be a flag's value (a secret) or a subcommand.
+			if looksLikeScript(a) {
 				return "the script " + Quote(a) + " is named relative to the working directory"
 			}
 			return ""
@@ -490,12 +510,32 @@ func looksLikeScript(a string) bool {
 }
 
 // shellCwdCode is cwdCode for a shell string: a word that starts with
-// "./" or "../" names something in the working directory.
+// "./" or "../", that names the working directory or the project
+// ($PWD, $CLAUDE_PROJECT_DIR), or an interpreter (or env) whose operands
+// cwdCode flags, in any of its simple commands.
 func shellCwdCode(s string) string {
-	for _, w := range strings.Fields(s) {
+	words := strings.Fields(s)
+	for i, w := range words {
 		w = strings.Trim(w, "\"';&|()")
 		if strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") {
 			return "the shell command runs " + Quote(w) + ", relative to the working directory"
+		}
+		for _, v := range []string{"$PWD", "${PWD}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}"} {
+			if strings.Contains(w, v) {
+				return "the shell command names " + Quote(w) + ", in the working directory"
+			}
+		}
+		if _, ok := interpreters[w]; ok || w == "env" {
+			var rest []string
+			for _, r := range words[i+1:] {
+				if strings.ContainsAny(r, ";&|") {
+					break // the end of this simple command
+				}
+				rest = append(rest, strings.Trim(r, "\"'()"))
+			}
+			if what := cwdCode(w, rest); what != "" {
+				return "the shell command " + what
+			}
 		}
 	}
 	return ""
