@@ -50,21 +50,7 @@ func (r Roots) List() []Root {
 // gives a bundle in this workspace, <workspace>/.bundlectl/bundles/<name>.
 // A bundle of another workspace answers false, and so does one of this
 // workspace that was kept under another directory name.
-func (r Roots) Owns(id string) bool {
-	scope, rest, _ := strings.Cut(id, "/")
-	name := rest[strings.LastIndexByte(rest, '/')+1:]
-	for _, root := range r.List() {
-		if string(root.Scope) != scope {
-			continue
-		}
-		if root.Scope != ScopeWorkspace {
-			return true
-		}
-		dir, err := canonicalMissing(filepath.Join(root.Path, name))
-		return err == nil && Identity(root.Scope, dir, name) == id
-	}
-	return false
-}
+func (r Roots) Owns(id string) bool { return r.Owner()(id) }
 
 // Owner is Owns for many ids: each root is resolved once, so that asking
 // about an id costs one hash, not a walk of the root's path.

@@ -145,17 +145,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 // enabled and trusted) but its receipt cannot be used: it does not decode,
 // or its inventory is not what the capability hash covers. Which events
 // its hooks guard is then unknown.
-func (in Inactive) UnusableReceipt() bool {
-	if !in.Enabled || in.Status != lifecycle.StatusEnabled {
-		return false
-	}
-	for _, r := range in.Reasons {
-		if strings.Contains(r, "receipt cannot be used") {
-			return true
-		}
-	}
-	return false
-}
+func (in Inactive) UnusableReceipt() bool { return in.receiptUnusable }
 
 // Blocks reports whether the bundle blocks event, when a hook can block
 // it: the bundle was meant to guard it and cannot. That is a bundle whose

@@ -131,6 +131,8 @@ type Inactive struct {
 	Gone bool `json:"-"`
 	// eventsKnown says Events was read from a usable receipt.
 	eventsKnown bool
+	// receiptUnusable: enabled and trusted, but the receipt cannot be used.
+	receiptUnusable bool
 }
 
 type entry struct {
@@ -372,6 +374,7 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 		inactive(lifecycle.StatusTrusted, "bundlectl enable "+c.Name, "trusted, not enabled")
 		return
 	case inv == nil:
+		in.receiptUnusable = true
 		inactive(lifecycle.StatusEnabled, "bundlectl review "+c.Name, "its receipt cannot be used by this bundlectl ("+invErr.Error()+"): review it and trust it again")
 		return
 	case len(inv.inactive) > 0:

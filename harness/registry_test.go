@@ -68,6 +68,27 @@ func writeBundle(t *testing.T, dir, manifest string, scripts map[string]string) 
 	}
 }
 
+// writeGuard writes bundle "g" at dir: one PreToolUse hook, for every
+// tool, that touches marker when it runs.
+func writeGuard(t *testing.T, dir, marker string) {
+	t.Helper()
+	writeBundle(t, dir, `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+}
+
+// fireBash loads a registry of home and ws and fires a PreToolUse event
+// for Bash through it.
+func fireBash(t *testing.T, opts harness.Options) harness.Outcome {
+	t.Helper()
+	r, err := harness.Load(opts)
+	must(t, err)
+	defer r.Close()
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	must(t, err)
+	return out
+}
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	root := t.TempDir()
@@ -804,9 +825,7 @@ func TestFireHooksRechecksEachHookBundle(t *testing.T) {
 	root := t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
 	marker := filepath.Join(t.TempDir(), "ran")
-	writeBundle(t, filepath.Join(home, "bundles", "g"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
-  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
-		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	writeGuard(t, filepath.Join(home, "bundles", "g"), marker)
 	must(t, os.MkdirAll(ws, 0o755))
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
 	activate(t, m, "g")
@@ -833,9 +852,7 @@ func TestFireHooksBlocksWhenAGuardsDirectoryIsDeleted(t *testing.T) {
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
 	marker := filepath.Join(t.TempDir(), "ran")
 	dir := filepath.Join(home, "bundles", "g")
-	writeBundle(t, dir, `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
-  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
-		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	writeGuard(t, dir, marker)
 	must(t, os.MkdirAll(ws, 0o755))
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
 	activate(t, m, "g")
@@ -853,23 +870,14 @@ func TestFireHooksBlocksWhenAGuardsDirectoryIsDeleted(t *testing.T) {
 	}
 
 	// Loaded afresh, the bundle is inactive and still blocks its event.
-	r2, err := harness.Load(harness.Options{Home: home, Workspace: ws, HooksOnly: true})
-	must(t, err)
-	defer r2.Close()
-	out, err = r2.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
-	must(t, err)
-	if !out.Blocked || !strings.Contains(out.Reason, "is gone from its root") {
+	fresh := harness.Options{Home: home, Workspace: ws, HooksOnly: true}
+	if out := fireBash(t, fresh); !out.Blocked || !strings.Contains(out.Reason, "is gone from its root") {
 		t.Fatalf("a fresh registry let the event through: %+v", out)
 	}
 	// Revoked, as the fix says, nothing of it is left to block.
 	_, err = m.Revoke("g")
 	must(t, err)
-	r3, err := harness.Load(harness.Options{Home: home, Workspace: ws, HooksOnly: true})
-	must(t, err)
-	defer r3.Close()
-	out, err = r3.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
-	must(t, err)
-	if out.Blocked {
+	if out := fireBash(t, fresh); out.Blocked {
 		t.Fatalf("a revoked bundle still blocks: %+v", out)
 	}
 }
@@ -881,9 +889,7 @@ func TestFireHooksBlocksWhenAnUntrustedBundleShadowsAGuard(t *testing.T) {
 	root := t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
 	marker := filepath.Join(t.TempDir(), "ran")
-	writeBundle(t, filepath.Join(ws, ".bundlectl", "bundles", "g"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g",
-  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./hook"}]}]}}}}`,
-		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\ntouch " + marker + "\n"})
+	writeGuard(t, filepath.Join(ws, ".bundlectl", "bundles", "g"), marker)
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
 	activate(t, m, "g")
 	// A bundle of the same name trusted and enabled in another workspace

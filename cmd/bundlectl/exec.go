@@ -47,6 +47,7 @@ reach.` + exitStatus(
 			"the agent's own exit status (128+N when a signal N ended it)",
 			"1  the agent could not be started",
 			exit2+" (including an agent bundlectl does not know)",
+			"3  refused: an enabled bundle's guards cannot be loaded (its receipt\n     is unusable, or its directory is gone)",
 			exit4),
 		Args: args(cobra.MinimumNArgs(1)),
 		ValidArgsFunction: func(_ *cobra.Command, a []string, _ string) ([]string, cobra.ShellCompDirective) {
