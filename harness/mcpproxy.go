@@ -88,6 +88,12 @@ type MCPConn struct {
 //     the client or server may make sees a tool the filter refuses.
 //   - notifications/tools/list_changed and everything else pass through;
 //     the client re-lists and the list is filtered again.
+//   - Every line is written so that every line reader a peer may use
+//     reads it as the one message the proxy judged: a "\r" (JSON
+//     whitespace, a line end to Python's text streams and Node's
+//     readline) becomes a space, a raw U+0085, U+2028 or U+2029 (only
+//     inside a string in JSON, a line end to Java's Scanner) its \u
+//     escape. "Unchanged" above means unchanged in meaning.
 //
 // ProxyMCP returns when the server's stream ends (nil at EOF), when
 // reading the client or writing to it fails, or when ctx is done; a
@@ -181,9 +187,38 @@ func (p *proxy) sendClient(msg []byte) error {
 
 var errProxyClosed = errors.New("mcp proxy: closed")
 
+// writeLine writes msg as one line that every line-splitting reader an
+// MCP peer may use reads as one line: the proxy judged it whole, so no
+// reader may see a second message inside it. A "\r" — JSON whitespace,
+// which Python's and Node's readline and Java's BufferedReader end a
+// line at — is written as a space (so would a "\n", which the line
+// readers' lines never hold); a raw U+0085,
+// U+2028 or U+2029 — in valid JSON only inside a string, and a line end
+// to Java's Scanner and Python's splitlines — as its \u escape. Neither
+// changes what a JSON message means.
 func writeLine(w io.Writer, msg []byte) error {
 	line := make([]byte, 0, len(msg)+1)
-	line = append(append(line, msg...), '\n')
+	last := 0
+	for i := 0; i < len(msg); i++ {
+		var esc string
+		n := 1 // bytes replaced
+		switch c := msg[i]; {
+		case c == '\r' || c == '\n': // no "\n" reaches here; kept local
+			esc = " "
+		case c == 0xc2 && i+1 < len(msg) && msg[i+1] == 0x85:
+			esc, n = `\u0085`, 2
+		case c == 0xe2 && i+2 < len(msg) && msg[i+1] == 0x80 && msg[i+2] == 0xa8:
+			esc, n = `\u2028`, 3
+		case c == 0xe2 && i+2 < len(msg) && msg[i+1] == 0x80 && msg[i+2] == 0xa9:
+			esc, n = `\u2029`, 3
+		default:
+			continue
+		}
+		line = append(append(line, msg[last:i]...), esc...)
+		last = i + n
+		i = last - 1
+	}
+	line = append(append(line, msg[last:]...), '\n')
 	_, err := w.Write(line)
 	return err
 }

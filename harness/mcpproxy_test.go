@@ -139,6 +139,8 @@ func FuzzProxyClientMessage(f *testing.F) {
 	for _, l := range seedLines(f, "client.jsonl") {
 		f.Add(l)
 	}
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"x\":\r{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_all\"}}\r}"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"t\":\"\u2028\u0085\u2029\"}}}\r"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, filter := range []ToolFilter{excludeFilter, includeFilter} {
 			p := &proxy{filter: filter, notices: io.Discard}
@@ -155,6 +157,10 @@ func FuzzProxyClientMessage(f *testing.F) {
 			if name, bad := refusedCall(line, filter); bad {
 				t.Fatalf("forwarded a call of %q refused by %+v: %s", name, filter, line)
 			}
+			written := writtenLine(t, line)
+			if !sameTokens(written, line) {
+				t.Fatalf("forwarded %q as %q", line, written)
+			}
 		}
 	})
 }
@@ -163,6 +169,8 @@ func FuzzProxyServerMessage(f *testing.F) {
 	for _, l := range seedLines(f, "server.jsonl") {
 		f.Add(l)
 	}
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":2,\"x\":\r{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"delete_all\"}]}}\r,\"result\":{\"tools\":[]}}"))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[{\"name\":\"echo\",\"description\":\"\u2028\u0085\u2029\"}]}}"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, filter := range []ToolFilter{excludeFilter, includeFilter} {
 			p := &proxy{filter: filter, notices: io.Discard}
@@ -170,6 +178,7 @@ func FuzzProxyServerMessage(f *testing.F) {
 			if !ok {
 				continue
 			}
+			written := writtenLine(t, out)
 			if !json.Valid(out) {
 				if bytes.Contains(bytes.ToLower(out), []byte("tool")) || bytes.Contains(out, []byte(`\u`)) {
 					t.Fatalf("relayed a message that is not JSON and could name a tool: %q", out)
@@ -179,8 +188,50 @@ func FuzzProxyServerMessage(f *testing.F) {
 			if name, bad := refusedToolListed(out, filter); bad {
 				t.Fatalf("relayed %q refused by %+v: %s", name, filter, out)
 			}
+			if !sameTokens(written, out) {
+				t.Fatalf("relayed %q as %q", out, written)
+			}
 		}
 	})
+}
+
+// writtenLine is what writeLine writes of msg, checked to read as one
+// line to the most lenient line reader, without its line end.
+func writtenLine(t *testing.T, msg []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := writeLine(&buf, msg); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(buf.Bytes()))
+	sc.Buffer(nil, 2*MaxMCPMessage)
+	sc.Split(splitLenient)
+	var lines [][]byte
+	for sc.Scan() {
+		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+	}
+	if sc.Err() != nil || len(lines) != 1 {
+		t.Fatalf("%q written as %q reads as %d lines (%v)", msg, buf.Bytes(), len(lines), sc.Err())
+	}
+	return lines[0]
+}
+
+// sameTokens reports whether a and b are the same JSON token sequence:
+// the same message, whitespace and escapes aside.
+func sameTokens(a, b []byte) bool {
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	for {
+		ta, ea := da.Token()
+		tb, eb := db.Token()
+		if ea != nil || eb != nil {
+			return errors.Is(ea, io.EOF) && errors.Is(eb, io.EOF)
+		}
+		if ta != tb {
+			return false
+		}
+	}
 }
 
 // The oracles below read a message as lenient clients and servers would,
@@ -308,6 +359,7 @@ func mcpServerMain() int {
 	logPath := os.Getenv("HARNESS_TEST_LOG")
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
+	in.Split(splitLenient)
 	out := json.NewEncoder(os.Stdout)
 	tool := func(name string) map[string]any {
 		return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
@@ -320,6 +372,9 @@ func mcpServerMain() int {
 				Name   string `json:"name"`
 				Cursor string `json:"cursor"`
 			} `json:"params"`
+		}
+		if len(in.Bytes()) == 0 {
+			continue
 		}
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			fmt.Fprintf(os.Stderr, "server: bad message %q\n", in.Bytes())
@@ -335,6 +390,14 @@ func mcpServerMain() int {
 			reply(map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
 				"serverInfo": map[string]any{"name": "test", "version": "1"}})
 		case "tools/list":
+			if req.Params.Cursor == "smuggle" {
+				// One line to a reader that ends lines at "\n" only; a
+				// reader that also ends them at "\r" sees a first answer
+				// listing delete_all.
+				fmt.Printf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"x\":\r{\"jsonrpc\":\"2.0\",\"id\":%[1]s,\"result\":{\"tools\":[{\"name\":\"delete_all\"}]}}\r,"+
+					"\"result\":{\"tools\":[{\"name\":\"echo\",\"description\":\"a\u2028b\u2029c\u0085d\"}]}}\n", req.ID)
+				continue
+			}
 			if req.Params.Cursor == "" {
 				reply(map[string]any{"tools": []any{tool("echo"), tool("delete_all")}, "nextCursor": "2"})
 			} else {
@@ -355,6 +418,31 @@ func mcpServerMain() int {
 	}
 	return 0
 }
+
+// splitLenient is a bufio.SplitFunc that ends a line wherever one of the
+// readers MCP peers use does: "\n", "\r\n" and a bare "\r" (Python's text
+// streams, which the Python SDK's stdio transport reads, Node's readline,
+// Java's BufferedReader), and U+0085, U+2028, U+2029 (Java's Scanner,
+// Python's str.splitlines).
+func splitLenient(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	for i := range data {
+		rest := data[i:]
+		for _, end := range lenientLineEnds {
+			if bytes.HasPrefix(rest, []byte(end)) {
+				return i + len(end), data[:i], nil
+			}
+			if !atEOF && len(rest) < len(end) && strings.HasPrefix(end, string(rest)) {
+				return 0, nil, nil // a line end may be cut: read more
+			}
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+var lenientLineEnds = []string{"\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029"}
 
 // mcpSession is a client talking to the test server through ExecFiltered.
 type mcpSession struct {
@@ -544,6 +632,52 @@ func TestExecMCPEnforcesTheToolFilter(t *testing.T) {
 				t.Fatalf("no notice of the refused batch on stderr: %q", notices)
 			}
 		})
+	}
+}
+
+// TestExecMCPOneMessageALineForEveryReader: the test server ends lines as
+// the Python SDK's stdio transport and Node's readline do, at a bare
+// "\r" too, and at U+0085, U+2028 and U+2029 as Java's Scanner does. A
+// client line that hides a filtered call between bare "\r"s reaches it
+// as one harmless message, a call whose argument holds those characters
+// reaches it whole, and a server line that hides a tool list the same way
+// reaches a client splitting as leniently as one message, filtered.
+func TestExecMCPOneMessageALineForEveryReader(t *testing.T) {
+	s := startMCPSession(t, context.Background(), excludeFilter)
+	if r := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); r["result"] == nil {
+		t.Fatalf("initialize: %v", r)
+	}
+	s.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"x\":\r{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"delete_all\"}}\r}")
+	if r := s.call("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"a\u2028b\u2029c\u0085d\"}}}"); r["id"] != float64(3) || r["error"] != nil {
+		t.Fatalf("got %v, want the answer to the echo call", r)
+	}
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":"smuggle"}}`)
+	line := s.receiveLine()
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(line))
+	sc.Split(splitLenient)
+	for sc.Scan() {
+		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+	}
+	if len(lines) != 1 {
+		t.Fatalf("the server's answer %q reads as %d lines to a lenient client", line, len(lines))
+	}
+	if name, bad := refusedToolListed(lines[0], excludeFilter); bad {
+		t.Fatalf("%q listed in %s", name, line)
+	}
+	var resp struct {
+		ID     int
+		Result struct {
+			Tools []struct{ Name, Description string }
+		}
+	}
+	if err := json.Unmarshal(lines[0], &resp); err != nil || resp.ID != 4 || len(resp.Result.Tools) != 1 ||
+		resp.Result.Tools[0].Description != "a\u2028b\u2029c\u0085d" {
+		t.Fatalf("the answer %s changed meaning (%v)", line, err)
+	}
+	s.close()
+	if got := s.calls(); fmt.Sprint(got) != "[echo]" {
+		t.Fatalf("the server saw calls %v, want only [echo]", got)
 	}
 }
 
