@@ -4,6 +4,8 @@ package harness
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -142,16 +144,24 @@ func unregisterChild(pid int) {
 }
 
 // maxSweepRounds bounds a sweep against descendants that keep forking
-// while they are killed; each round kills and reaps every orphan found.
+// while they are killed: each round kills every orphan found and every
+// process below it, so only a process forked during a round is left for
+// the next.
 const maxSweepRounds = 64
+
+// maxSweepTree bounds how many descendants of the orphans one round
+// opens a pidfd on; the rest are orphaned to this process when their
+// ancestors die and are killed in the next round.
+const maxSweepTree = 4096
 
 // sweepOrphans kills and reaps the descendants this subreaper adopted:
 // processes whose parent is this process, that the execution layer did
 // not start, that are not in the process group of a child still running,
 // and that are not in this process's own group (an embedding program's
 // own children; a harness descendant cannot join it, being in another
-// session). Killing one re-parents its children here, so rounds repeat
-// until none is found.
+// session) — and with each, everything below it, however deep, in the
+// same round. A process forked while a round runs is orphaned to this
+// process when its parent dies, so rounds repeat until none is found.
 func sweepOrphans() {
 	harnessChildren.fork.Lock()
 	defer harnessChildren.fork.Unlock()
@@ -160,14 +170,76 @@ func sweepOrphans() {
 		if len(orphans) == 0 {
 			return
 		}
+		below := descendants(orphans) // opened before any of them dies
 		for _, pid := range orphans {
 			// Still our unreaped child, so the pid cannot have been reused.
 			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for _, fd := range below {
+			_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			_ = unix.Close(fd)
 		}
 		for _, pid := range orphans {
 			reapPid(pid, 0)
 		}
 	}
+}
+
+// descendants returns a pidfd on each process below roots, walked top
+// down from the kernel's children lists (or, without them, one scan of
+// /proc) while the tree runs. A pidfd is kept only if, after it was
+// opened, the process holds the pid its parent's list named and still
+// has that parent: a pid freed and reused meanwhile is never signalled,
+// because its pidfd names the process that was there when it was opened
+// (or a dead one, which a signal does not reach). Without pidfds
+// (Linux before 5.3) it returns nothing, and the rounds of sweepOrphans
+// kill one level each.
+func descendants(roots []int) []int {
+	var fds []int
+	var byParent map[int][]int // without CONFIG_PROC_CHILDREN
+	buf := make([]byte, 512)
+	queue := append([]int(nil), roots...)
+	for len(queue) > 0 && len(fds) < maxSweepTree {
+		parent := queue[0]
+		queue = queue[1:]
+		kids, ok := childrenOf(strconv.Itoa(parent))
+		if !ok {
+			if byParent == nil {
+				byParent = parentMap(buf)
+			}
+			kids = byParent[parent]
+		}
+		for _, pid := range kids {
+			fd, err := unix.PidfdOpen(pid, 0)
+			if err == unix.ENOSYS {
+				return fds
+			}
+			if err != nil {
+				continue // gone
+			}
+			if st, ok := readStat(pid, buf); !ok || st.ppid != parent {
+				_ = unix.Close(fd)
+				continue
+			}
+			fds = append(fds, fd)
+			queue = append(queue, pid)
+			if len(fds) == maxSweepTree {
+				break
+			}
+		}
+	}
+	return fds
+}
+
+// parentMap maps each process in /proc to its children.
+func parentMap(buf []byte) map[int][]int {
+	m := map[int][]int{}
+	for _, pid := range allPids() {
+		if st, ok := readStat(pid, buf); ok {
+			m[st.ppid] = append(m[st.ppid], pid)
+		}
+	}
+	return m
 }
 
 // reapZombieOrphans reaps adopted orphans that have already exited, so
@@ -224,14 +296,20 @@ func adoptedOrphans(zombiesOnly bool) []int {
 // /proc/self/task/<tid>/children (CONFIG_PROC_CHILDREN), each file read
 // in one call so that it is one consistent walk of that thread's
 // children. ok is false when the kernel does not offer the files.
-func childrenOfSelf() (pids []int, ok bool) {
-	tasks, err := os.ReadDir("/proc/self/task")
+func childrenOfSelf() (pids []int, ok bool) { return childrenOf("self") }
+
+// childrenOf is childrenOfSelf for the process proc ("self" or a pid).
+func childrenOf(proc string) (pids []int, ok bool) {
+	tasks, err := os.ReadDir("/proc/" + proc + "/task")
 	if err != nil {
+		if proc != "self" && errors.Is(err, fs.ErrNotExist) {
+			return nil, true // the process is gone, and its list with it
+		}
 		return nil, false
 	}
 	buf := make([]byte, 64<<10)
 	for _, task := range tasks {
-		fd, err := syscall.Open("/proc/self/task/"+task.Name()+"/children", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open("/proc/"+proc+"/task/"+task.Name()+"/children", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			if err == syscall.ENOENT && len(pids) == 0 {
 				return nil, false // no such file at all; a thread that exited has none either

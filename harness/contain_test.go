@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -221,6 +222,40 @@ func TestContainmentSubreaperSweepSparesOthers(t *testing.T) {
 	cancel()
 	<-done
 	waitGone(t, orphan)
+}
+
+// TestRunLeavesNoLongChain: a tool leaves behind a chain of nested
+// setsid processes, each the parent of the next, deeper than the
+// subreaper sweep's 64 rounds; after Run returns none of them exists, at
+// every level that claims so.
+func TestRunLeavesNoLongChain(t *testing.T) {
+	const depth = 80
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid")
+	}
+	for _, level := range []ContainmentLevel{ContainPIDNamespace, ContainUserPIDNamespace, ContainSubreaper} {
+		t.Run(level.String(), func(t *testing.T) {
+			forceLevel(t, level)
+			dir := t.TempDir()
+			// chain.sh n: record this pid, start chain.sh n-1 in a
+			// session of its own, become a sleep. So once 1.pid exists,
+			// every process of the chain has recorded its pid.
+			chain := script(t, dir, "chain.sh", `n=$1
+`+recordPid(dir+`/$n.pid`)+`
+if [ "$n" -gt 1 ]; then `+setsid+` "$0" $((n-1)) </dev/null >/dev/null 2>&1 & fi
+exec sleep 1000
+`)
+			tool := script(t, dir, "tool.sh", setsid+" "+chain+" "+strconv.Itoa(depth)+" </dev/null >/dev/null 2>&1 &\n"+
+				waitFiles(filepath.Join(dir, "1.pid"))+"\n")
+			if _, err := Run(context.Background(), Spec{Argv: []string{tool}, Dir: dir, Env: testEnv, Timeout: MaxTimeout}); err != nil {
+				t.Fatal(err)
+			}
+			for n := 1; n <= depth; n++ {
+				waitGone(t, readPidFile(t, filepath.Join(dir, strconv.Itoa(n)+".pid")))
+			}
+		})
+	}
 }
 
 // TestContainmentSubreaperReapsZombiesOfALongLivedServer: descendants of a server
