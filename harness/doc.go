@@ -78,6 +78,11 @@
 //     reaped by anyone but its reaper (the subreaper sweep skips
 //     registered children). The environment keeps the last entry of a
 //     name given twice, as os/exec did.
+//   - A child gets Stdio as its descriptors 0-2 — and, as with any exec,
+//     every descriptor of this process not marked close-on-exec. Go opens
+//     none such; an embedding program that inherited or made one must
+//     mark it (the bundlectl commands that run bundle code mark every
+//     descriptor above 2 close-on-exec first).
 //   - Containment beyond the group: Containment reports the level in
 //     force, for bundlectl to print. It is decided once per process: the
 //     first child starts at the strongest level the caller's credentials

@@ -137,6 +137,7 @@ exit_code, stdout, stderr, truncation and timed_out.` +
 }
 
 func runRun(g *globals, name, tool, input string) error {
+	sealInheritedFiles()
 	data := []byte(input)
 	if input == "-" {
 		var err error
@@ -245,6 +246,7 @@ while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", e
 // serveServer runs one stdio server of an active bundle (mcp or lsp) with
 // stdio passed through, and exits 1 when the server failed.
 func serveServer(g *globals, kind, name, server string, serve func(*harness.Registry, context.Context, string, harness.Stdio) (*harness.Result, error)) error {
+	sealInheritedFiles()
 	reg, err := g.registry(name)
 	if err != nil {
 		return err

@@ -89,6 +89,7 @@ exits 0 and says why in a systemMessage.` + exitStatus(
 }
 
 func runHookExec(g *globals, name, id string) error {
+	sealInheritedFiles()
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
 		return err
@@ -163,6 +164,7 @@ func authorityChange(err error) bool {
 }
 
 func runHooks(g *globals, event, host string) error {
+	sealInheritedFiles()
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
 		return err

@@ -1,0 +1,34 @@
+//go:build linux
+
+package main
+
+import (
+	"math"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// sealInheritedFiles marks every file descriptor above stderr
+// close-on-exec, so that bundle code — a tool, hook or server — gets
+// stdin, stdout and stderr and nothing else of what bundlectl's caller
+// left open (a socket, a secret file, a pipe to the host). Descriptors
+// Go opens are close-on-exec already; only inherited ones change. One
+// close_range(2) call (Linux 5.11), else a walk of /proc/self/fd.
+func sealInheritedFiles() {
+	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
+			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
+		}
+	}
+}
