@@ -13,6 +13,11 @@ var (
 	// shadowed, not applicable, or trusted by an older bundlectl) — it was
 	// never loaded.
 	ErrNotActive = errors.New("bundle is not active")
+	// ErrReceiptUnusable: the bundle is trusted and enabled but its
+	// receipt cannot be used (it does not decode, or was written by
+	// another bundlectl). It also matches ErrNotActive; unlike the user's
+	// own transitions it is not a choice, so its guards block.
+	ErrReceiptUnusable = fmt.Errorf("%w: its receipt cannot be used", ErrNotActive)
 	// ErrDisabled: the bundle was disabled after the registry loaded it.
 	ErrDisabled = errors.New("bundle was disabled")
 	// ErrRevoked: the bundle's trust was revoked after the registry loaded it.

@@ -32,7 +32,7 @@ func (r *Registry) authorize(e *entry) error {
 		return err
 	}
 	if _, err := e.inventory(); err != nil {
-		return refuse(e.name, ErrNotActive, "bundlectl review "+e.name, "its receipt cannot be used by this bundlectl (%v): review it and trust it again", err)
+		return refuse(e.name, ErrReceiptUnusable, "bundlectl review "+e.name, "its receipt cannot be used by this bundlectl (%v): review it and trust it again", err)
 	}
 	return nil
 }

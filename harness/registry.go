@@ -599,6 +599,9 @@ func (r *Registry) Loaded(name string) error {
 				// Not the user's choice: its guards block (ErrRemoved).
 				return refuse(name, ErrRemoved, fix, "it is not active: %s", reason)
 			}
+			if in.receiptUnusable {
+				return refuse(name, ErrReceiptUnusable, fix, "it is not active: %s", reason)
+			}
 			return refuse(name, ErrNotActive, fix, "it is not active: %s", reason)
 		}
 	}

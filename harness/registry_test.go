@@ -744,7 +744,7 @@ func TestHooksOnlyRegistryParsesTheWholeInventoryBeforeAHookRuns(t *testing.T) {
 	full, err := harness.Load(harness.Options{Home: home, Workspace: ws, NoWatch: true})
 	must(t, err)
 	defer full.Close()
-	if err := full.Loaded("guard"); !errors.Is(err, harness.ErrNotActive) || !strings.Contains(err.Error(), "receipt cannot be used") {
+	if err := full.Loaded("guard"); !errors.Is(err, harness.ErrNotActive) || !errors.Is(err, harness.ErrReceiptUnusable) || !strings.Contains(err.Error(), "receipt cannot be used") {
 		t.Fatalf("a full registry loaded a receipt whose inventory does not parse: %v", err)
 	}
 

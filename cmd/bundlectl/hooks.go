@@ -160,7 +160,7 @@ func authorityChange(err error) bool {
 		}
 	}
 	var ae *harness.AuthorityError
-	return errors.As(err, &ae) && errors.Is(err, harness.ErrNotActive) && !strings.Contains(ae.Reason, "receipt cannot be used")
+	return errors.As(err, &ae) && errors.Is(err, harness.ErrNotActive) && !errors.Is(err, harness.ErrReceiptUnusable)
 }
 
 func runHooks(g *globals, event, host string) error {
