@@ -30,8 +30,9 @@
 //     a full re-hash before anything runs.
 //   - A failure is an *AuthorityError matching one sentinel (ErrDisabled,
 //     ErrRevoked, ErrStale, ErrRemoved, ErrShadowed, ErrSwitchedOff,
-//     ErrTampered, ErrNotActive; ErrReceiptUnusable also matches ErrNotActive) and lifecycle.ErrRefused, naming the
-//     bundle, the reason and the fix; nothing runs. A guard that cannot
+//     ErrTampered, ErrNotActive; ErrReceiptUnusable also matches
+//     ErrNotActive) and lifecycle.ErrRefused, naming the bundle, the
+//     reason and the fix; nothing runs. A guard that cannot
 //     run blocks its event (never fails open): that includes a bundle whose
 //     receipt cannot be used (it blocks every blocking event: which it
 //     guards is unknown) and one whose directory is gone, or whose name a
