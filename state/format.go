@@ -2,12 +2,14 @@ package state
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -78,7 +80,7 @@ func readsVersion(v int) bool { return v >= 1 && v <= SchemaVersion }
 func fileVersion(data []byte) (int, error) {
 	var h header
 	if err := json.Unmarshal(data, &h); err != nil {
-		return 0, errors.New(jsonReason(data, err))
+		return 0, errors.New(jsonReason(data, err, func(b []byte) error { return json.Unmarshal(b, &header{}) }))
 	}
 	if h.SchemaVersion == nil {
 		return 0, errors.New("schema_version is missing")
@@ -138,7 +140,14 @@ func parse(data []byte, audit bool) (*State, error) {
 		if err == errTrailing {
 			return nil, err
 		}
-		return nil, errors.New(jsonReason(data, err))
+		decode := func(b []byte) error { return decodeStrict(b, &file{}) }
+		switch {
+		case version != 3 && audit:
+			decode = func(b []byte) error { return decodeStrict(b, &fileV2{}) }
+		case version != 3:
+			decode = func(b []byte) error { return decodeStrict(b, &currentFileV2{}) }
+		}
+		return nil, errors.New(jsonReason(data, err, decode))
 	}
 	var (
 		generation uint64
@@ -448,7 +457,7 @@ func (s *State) marshal() ([]byte, error) {
 
 // jsonReason turns a decoding error into a message with a line and column
 // and without echoing stored values.
-func jsonReason(data []byte, err error) string {
+func jsonReason(data []byte, err error, decode func([]byte) error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
@@ -461,20 +470,112 @@ func jsonReason(data []byte, err error) string {
 		return fmt.Sprintf("invalid JSON at %s: %s", position(data, syn.Offset-1), bundle.Sanitize(msg))
 	case errors.As(err, &typ) && typ.Field == "":
 		return fmt.Sprintf("the file holds a JSON %s, want an object", typ.Value)
-	case errors.As(err, &typ):
-		return fmt.Sprintf("field %s at %s: got a JSON %s, want %s", bundle.Sanitize(typ.Field), position(data, typ.Offset), typ.Value, jsonKind(typ.Type))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "truncated JSON"
 	}
+	// encoding/json names a field without the map keys on its way (which
+	// bundle), and a value's own decoder (a digest, a time) names none:
+	// find the member that fails alone.
+	field := failingMember(data, decode)
+	if errors.As(err, &typ) {
+		if field == "" {
+			field = bundle.Sanitize(typ.Field)
+		}
+		return fmt.Sprintf("field %s at %s: got a JSON %s, want %s", field, position(data, typ.Offset), typ.Value, jsonKind(typ.Type))
+	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		if i := strings.LastIndexAny(field, ".["); i > 0 {
+			return "unknown field " + bundle.Sanitize(f) + " in " + field[:i]
+		}
 		return "unknown field " + bundle.Sanitize(f)
 	}
-	// Errors from the digest and token parsers name the problem, not the value.
-	return bundle.Sanitize(strings.TrimPrefix(msg, "json: "))
+	// Errors from the digest and token parsers name the problem, not the
+	// value; a time's would quote it.
+	var te *time.ParseError
+	if errors.As(err, &te) {
+		msg = "not an RFC 3339 time"
+	}
+	msg = bundle.Sanitize(strings.TrimPrefix(msg, "json: "))
+	if field != "" {
+		return "field " + field + ": " + msg
+	}
+	return msg
+}
+
+// failingMember returns the path (bundles["id"].receipt.content_hash) of
+// the innermost member of the JSON object data that decode refuses when
+// it is the only member on its way, or "" when none is refused alone.
+// Only an error path calls it: it decodes once per member it tries.
+func failingMember(data []byte, decode func([]byte) error) string {
+	return strings.TrimPrefix(memberPath(data, decode), ".")
+}
+
+func memberPath(data []byte, decode func([]byte) error) string {
+	ms, ok := members(data)
+	if !ok {
+		return ""
+	}
+	for _, m := range ms {
+		key, _ := json.Marshal(m.key)
+		wrap := func(v []byte) []byte {
+			return append(append(append(append([]byte{'{'}, key...), ':'), v...), '}')
+		}
+		if decode(wrap(m.val)) == nil {
+			continue
+		}
+		step := "." + m.key
+		if !isFieldName(m.key) {
+			step = "[" + quote(m.key) + "]"
+		}
+		return step + memberPath(m.val, func(v []byte) error { return decode(wrap(v)) })
+	}
+	return ""
+}
+
+// isFieldName reports whether key reads as a field name as it is
+// (lower-case letters, digits and underscores).
+func isFieldName(key string) bool {
+	for _, r := range key {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return key != ""
+}
+
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// members splits a JSON object into its members, in order; ok is false
+// for anything else.
+func members(data []byte) ([]member, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var ms []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		ms = append(ms, member{key, v})
+	}
+	return ms, true
 }
 
 func jsonKind(t reflect.Type) string {
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		return "a string" // a digest, a token, a time
+	}
 	switch t.Kind() {
 	case reflect.Struct, reflect.Map:
 		return "an object"

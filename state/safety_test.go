@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -129,6 +130,30 @@ func TestUnsafeAndMalformedStateIsNeverTouched(t *testing.T) {
 			})
 			return nil
 		}, ErrMalformed, `unknown field "pinned"`, "mv ", statePath, false},
+		{"unknown field in a receipt", func(t *testing.T, home string) []string {
+			rewrite(t, statePath(home), func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"content_hash": `), []byte(`"pinned": 1, "content_hash": `), 1)
+			})
+			return nil
+		}, ErrMalformed, `unknown field "pinned" in bundles["` + idA + `"].receipt`, "mv ", statePath, false},
+		{"malformed content_hash", func(t *testing.T, home string) []string {
+			rewrite(t, statePath(home), func(b []byte) []byte {
+				return regexp.MustCompile(`"content_hash": "[0-9a-f]+"`).ReplaceAll(b, []byte(`"content_hash": "zz"`))
+			})
+			return nil
+		}, ErrMalformed, `field bundles["` + idA + `"].receipt.content_hash: digest: malformed`, "mv ", statePath, false},
+		{"malformed reviewed_at", func(t *testing.T, home string) []string {
+			rewrite(t, statePath(home), func(b []byte) []byte {
+				return regexp.MustCompile(`"reviewed_at": "[^"]+"`).ReplaceAll(b, []byte(`"reviewed_at": "yesterday"`))
+			})
+			return nil
+		}, ErrMalformed, `field bundles["` + idA + `"].receipt.reviewed_at: not an RFC 3339 time`, "mv ", statePath, false},
+		{"enabled of the wrong type", func(t *testing.T, home string) []string {
+			rewrite(t, statePath(home), func(b []byte) []byte {
+				return bytes.Replace(b, []byte(`"enabled": false`), []byte(`"enabled": "yes"`), 1)
+			})
+			return nil
+		}, ErrMalformed, `field bundles["` + idA + `"].enabled at line 6, column 23: got a JSON string, want a boolean`, "mv ", statePath, false},
 		{"trailing data", func(t *testing.T, home string) []string {
 			rewrite(t, statePath(home), func(b []byte) []byte { return append(b, "{}"...) })
 			return nil
