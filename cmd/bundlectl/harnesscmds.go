@@ -100,11 +100,18 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 			if len(i.Reasons) > 0 {
 				reason = ": " + bundle.Sanitize(i.Reasons[0])
 			}
+			if i.Fix != "" {
+				reason += " (fix: " + i.Fix + ")"
+			}
 			fmt.Fprintf(w, "  %s  %s%s\n", q(i.Name), i.Status, reason)
 		}
 	}
 	for _, r := range c.Refused {
-		fmt.Fprintf(w, "refused %s: %s\n", q(r.Bundle), bundle.Sanitize(r.Reason))
+		fix := ""
+		if r.Fix != "" {
+			fix = " (fix: " + r.Fix + ")"
+		}
+		fmt.Fprintf(w, "refused %s: %s%s\n", q(r.Bundle), bundle.Sanitize(r.Reason), fix)
 	}
 	fmt.Fprintf(w, "children are contained by: %s\n", c.Containment)
 }

@@ -23,14 +23,18 @@ The token is the one bundlectl review prints: <content-hash>.<capability-hash>.`
 }
 
 func runTrust(g *globals, name, tokenText string) error {
-	token, err := receipts.ParseToken(tokenText)
-	if err != nil {
-		// The review prints the exact token.
-		return &usageError{err, "bundlectl review " + name}
-	}
 	m, err := g.manager()
 	if err != nil {
 		return err
+	}
+	token, err := receipts.ParseToken(tokenText)
+	if err != nil {
+		// The review prints the exact token — of a bundle that exists: a
+		// mistyped name is the first thing to fix.
+		if _, ferr := m.Find(m.Discover(), name); ferr != nil {
+			return &usageError{fmt.Errorf("%w; and %w", err, ferr), "bundlectl list"}
+		}
+		return &usageError{err, "bundlectl review " + name}
 	}
 	rc, err := m.Trust(name, token)
 	if err != nil {
