@@ -78,10 +78,10 @@ type MCPConn struct {
 //     refuses, and any entry without a string name, are removed, and a
 //     tools member that is not an array becomes an empty one (a page
 //     keeps its nextCursor, so pagination still works). Bytes that are
-//     not UTF-8 become U+FFFD. A line over MaxMCPMessage is dropped; a
-//     line that is not JSON is dropped unless it cannot name a tool (no
-//     "tool" in any letter case, no \u escape); each drop is reported
-//     to notices.
+//     not UTF-8 become U+FFFD. A line over MaxMCPMessage is dropped, and
+//     so is a line that is not one whole JSON value (a client decoding a
+//     stream of values, not lines, could join several into a tool list);
+//     each drop but a blank line's is reported to notices.
 //   - Member names are matched as a lenient decoder would: "tools",
 //     "name", "method", "params" and "result" in any letter case, every
 //     occurrence of a duplicated one, so that no reading of a message
@@ -297,7 +297,9 @@ func (p *proxy) pumpServer(r io.Reader) error {
 		}
 		out, ok := p.fromServer(line)
 		if !ok {
-			p.notice("dropped a server message that is not JSON and could name a tool")
+			if len(bytes.TrimSpace(line)) > 0 {
+				p.notice("dropped a server line that is not JSON")
+			}
 			continue
 		}
 		if err := p.sendClient(out); err != nil {
@@ -454,11 +456,14 @@ func (p *proxy) fromServer(line []byte) (out []byte, ok bool) {
 	if !utf8.Valid(line) {
 		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
 	}
-	if !mayNameTool(line) {
-		return line, true
-	}
+	// Every relayed line is one whole JSON value: a client that decodes
+	// a stream of values rather than lines (the Go SDK's) cannot join
+	// lines the proxy relayed into a message it did not judge.
 	if !json.Valid(line) {
 		return nil, false
+	}
+	if !mayNameTool(line) {
+		return line, true
 	}
 	switch firstByte(line) {
 	case '{':

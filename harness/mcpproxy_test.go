@@ -102,8 +102,8 @@ func TestProxyClientMessages(t *testing.T) {
 // spelling a lenient client could read; what cannot name a tool passes
 // unchanged; what cannot be read but could name one is dropped.
 func TestProxyServerMessages(t *testing.T) {
-	dropped := map[int]bool{16: true, 18: true, 19: true} // lines of server.jsonl
-	unchanged := map[int]bool{1: true, 3: true, 4: true, 5: true, 17: true, 20: true, 21: true}
+	dropped := map[int]bool{16: true, 17: true, 18: true, 19: true} // lines of server.jsonl
+	unchanged := map[int]bool{1: true, 3: true, 4: true, 5: true, 20: true, 21: true}
 	p := &proxy{filter: excludeFilter, notices: io.Discard}
 	for i, line := range seedLines(t, "server.jsonl") {
 		n := i + 1
@@ -180,10 +180,7 @@ func FuzzProxyServerMessage(f *testing.F) {
 			}
 			written := writtenLine(t, out)
 			if !json.Valid(out) {
-				if bytes.Contains(bytes.ToLower(out), []byte("tool")) || bytes.Contains(out, []byte(`\u`)) {
-					t.Fatalf("relayed a message that is not JSON and could name a tool: %q", out)
-				}
-				continue
+				t.Fatalf("relayed a line that is not one JSON value: %q", out)
 			}
 			if name, bad := refusedToolListed(out, filter); bad {
 				t.Fatalf("relayed %q refused by %+v: %s", name, filter, out)
@@ -419,11 +416,12 @@ func mcpServerMain() int {
 	return 0
 }
 
-// splitLenient is a bufio.SplitFunc that ends a line wherever one of the
-// readers MCP peers use does: "\n", "\r\n" and a bare "\r" (Python's text
-// streams, which the Python SDK's stdio transport reads, Node's readline,
-// Java's BufferedReader), and U+0085, U+2028, U+2029 (Java's Scanner,
-// Python's str.splitlines).
+// splitLenient is a bufio.SplitFunc that ends a line at every line end
+// that a reader MCP peers use knows and valid JSON can hold: "\n",
+// "\r\n" and a bare "\r" (Python's text streams, which the Python SDK's
+// stdio transport reads, Node's readline, Java's BufferedReader), and
+// U+0085, U+2028, U+2029 (Java's Scanner, Python's str.splitlines; the
+// control characters splitlines also ends lines at cannot be in JSON).
 func splitLenient(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	for i := range data {
 		rest := data[i:]
@@ -678,6 +676,47 @@ func TestExecMCPOneMessageALineForEveryReader(t *testing.T) {
 	s.close()
 	if got := s.calls(); fmt.Sprint(got) != "[echo]" {
 		t.Fatalf("the server saw calls %v, want only [echo]", got)
+	}
+}
+
+// TestProxyServerLinesStayApartForAStreamDecoder: a client that decodes
+// the server's output as a stream of JSON values, not lines (the Go SDK's
+// transport does), cannot be handed a tool list split over lines none of
+// which the proxy could read as one.
+func TestProxyServerLinesStayApartForAStreamDecoder(t *testing.T) {
+	var toClient, notices bytes.Buffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient}
+	server := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":4,"result":`,
+		`{"tools":[{"name":"delete_all"}]}`,
+		`}`,
+		``,
+		`{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"echo"}]}}`,
+	}, "\n") + "\n"
+	if err := p.pumpServer(strings.NewReader(server)); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(toClient.Bytes()))
+	var ids []any
+	for {
+		var msg map[string]any
+		if err := dec.Decode(&msg); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("the client's stream %q: %v", toClient.Bytes(), err)
+		}
+		raw, _ := json.Marshal(msg)
+		if name, bad := refusedToolListed(raw, excludeFilter); bad {
+			t.Fatalf("%q reached the client in %s", name, raw)
+		}
+		ids = append(ids, msg["id"])
+	}
+	// The middle line is a whole value and passes, but it is no answer.
+	if fmt.Sprint(ids) != "[<nil> 5]" {
+		t.Fatalf("the client got messages with ids %v", ids)
+	}
+	if n := strings.Count(notices.String(), "dropped a server line that is not JSON"); n != 2 {
+		t.Fatalf("%d drops reported (want 2, none for the blank line): %q", n, notices.String())
 	}
 }
 
