@@ -150,9 +150,9 @@ func unregisterChild(pid int) {
 const maxSweepRounds = 64
 
 // maxSweepTree bounds how many descendants of the orphans one round
-// opens a pidfd on; the rest are orphaned to this process when their
+// holds a pidfd on; the rest are orphaned to this process when their
 // ancestors die and are killed in the next round.
-const maxSweepTree = 4096
+const maxSweepTree = 1024
 
 // sweepOrphans kills and reaps the descendants this subreaper adopted:
 // processes whose parent is this process, that the execution layer did
@@ -185,50 +185,86 @@ func sweepOrphans() {
 	}
 }
 
-// descendants returns a pidfd on each process below roots, walked top
-// down from the kernel's children lists (or, without them, one scan of
-// /proc) while the tree runs. A pidfd is kept only if, after it was
-// opened, the process holds the pid its parent's list named and still
-// has that parent: a pid freed and reused meanwhile is never signalled,
+// descendants returns a pidfd on each process below roots (this
+// process's unreaped children), walked top down from the kernel's
+// children lists (or, without them, one scan of /proc) while the tree
+// runs. A process's list is taken as its children only if its own pidfd
+// still reaches it after the list was read and checked: a process not
+// yet reaped holds its pid, so the list was not another's. A child's
+// pidfd is kept only if, after it was opened, the pid still names a child
+// of that parent: a pid freed and reused meanwhile is never signalled,
 // because its pidfd names the process that was there when it was opened
-// (or a dead one, which a signal does not reach). Without pidfds
-// (Linux before 5.3) it returns nothing, and the rounds of sweepOrphans
-// kill one level each.
+// (or a dead one, which a signal does not reach). A process in the group
+// of a call still running is left to that call. Where pidfds are missing
+// (Linux before 5.3) or refused (a seccomp policy), or descriptors run
+// out, the walk stops, and the rounds of sweepOrphans kill what is left
+// one level a round.
 func descendants(roots []int) []int {
 	var fds []int
 	var byParent map[int][]int // without CONFIG_PROC_CHILDREN
 	buf := make([]byte, 512)
-	queue := append([]int(nil), roots...)
+	queue := make([]sweepNode, 0, len(roots))
+	for _, pid := range roots {
+		queue = append(queue, sweepNode{pid, -1})
+	}
 	for len(queue) > 0 && len(fds) < maxSweepTree {
 		parent := queue[0]
 		queue = queue[1:]
-		kids, ok := childrenOf(strconv.Itoa(parent))
+		kids, ok := childrenOf(strconv.Itoa(parent.pid))
 		if !ok {
 			if byParent == nil {
 				byParent = parentMap(buf)
 			}
-			kids = byParent[parent]
+			kids = byParent[parent.pid]
 		}
+		var found []sweepNode
 		for _, pid := range kids {
+			if len(fds)+len(found) == maxSweepTree {
+				break
+			}
 			fd, err := unix.PidfdOpen(pid, 0)
-			if err == unix.ENOSYS {
+			switch err {
+			case nil:
+			case unix.ESRCH:
+				continue // gone
+			default: // ENOSYS, EPERM, EMFILE, ENFILE, ...
+				closeNodes(found)
 				return fds
 			}
-			if err != nil {
-				continue // gone
-			}
-			if st, ok := readStat(pid, buf); !ok || st.ppid != parent {
+			st, ok := readStat(pid, buf)
+			if !ok || st.ppid != parent.pid || liveGroup(st.pgrp) {
 				_ = unix.Close(fd)
 				continue
 			}
-			fds = append(fds, fd)
-			queue = append(queue, pid)
-			if len(fds) == maxSweepTree {
-				break
-			}
+			found = append(found, sweepNode{pid, fd})
+		}
+		if parent.fd >= 0 && unix.PidfdSendSignal(parent.fd, 0, nil, 0) != nil {
+			closeNodes(found) // reaped meanwhile: the list may be another's
+			continue
+		}
+		for _, n := range found {
+			fds = append(fds, n.fd)
+			queue = append(queue, n)
 		}
 	}
 	return fds
+}
+
+// sweepNode is a process of the walk and its pidfd (-1 for a root, our
+// unreaped child).
+type sweepNode struct{ pid, fd int }
+
+func closeNodes(ns []sweepNode) {
+	for _, n := range ns {
+		_ = unix.Close(n.fd)
+	}
+}
+
+// liveGroup reports whether pgrp is the group of a child still running.
+func liveGroup(pgrp int) bool {
+	harnessChildren.mu.Lock()
+	defer harnessChildren.mu.Unlock()
+	return harnessChildren.live[pgrp]
 }
 
 // parentMap maps each process in /proc to its children.

@@ -114,8 +114,9 @@
 //     descendants to bundlectl; when a call ends, every adopted orphan is
 //     killed and reaped with everything below it, however deep (found
 //     through /proc and signalled through pidfds, so a reused pid is
-//     never hit; 4096 a round, the rest in the next; on Linux before
-//     5.3, without pidfds, one level a round), round after round while processes forked during a round
+//     never hit; 1024 a round, the rest in the next; where pidfds are
+//     missing (Linux before 5.3) or refused (a seccomp policy), one level
+//     a round), round after round while processes forked during a round
 //     are orphaned in turn (at most 64 rounds), except orphans still in the
 //     group of a call that is running and processes in bundlectl's own
 //     group (an embedding program's children; one it started in a group
