@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/staging"
 	"golang.org/x/sys/unix"
 )
 
@@ -178,6 +179,10 @@ func (r *Registry) integrity(e *entry) (err error) {
 		fullVerifications.Add(1)
 	}
 	if err != nil {
+		var unsafe *staging.UnsafeStoreError
+		if errors.As(err, &unsafe) && unsafe.Hint() != "" {
+			return refuse(e.name, ErrTampered, unsafe.Hint(), "the store of its snapshot cannot be used, so nothing of it runs: %v", err)
+		}
 		return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
 	}
 	e.ancestors = ancestorIDs(e.snapshot)

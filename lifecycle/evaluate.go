@@ -13,6 +13,7 @@ import (
 	"github.com/bundlectl/bundlectl/internal/par"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/staging"
 	"github.com/bundlectl/bundlectl/state"
 )
 
@@ -66,6 +67,13 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	inv, invErr := ReceiptInventory(rc)
 	if err := m.CheckSnapshot(rc.ContentHash); err != nil {
 		st.Word = StatusTampered
+		var unsafe *staging.UnsafeStoreError
+		if errors.As(err, &unsafe) && unsafe.Hint() != "" {
+			st.Reasons = append(st.Reasons, "the store of the snapshot it runs from cannot be used, so nothing of it runs: "+err.Error())
+			st.Hint = unsafe.Hint()
+			m.pending(b, rc, &st)
+			return st
+		}
 		st.Reasons = append(st.Reasons, "the snapshot it runs from failed its integrity check, so nothing of it runs; review it and trust it again to stage a fresh snapshot: "+err.Error())
 		st.Hint = "bundlectl review " + b.Name
 		m.pending(b, rc, &st)

@@ -246,6 +246,9 @@ type Problem struct {
 	What    string `json:"what"` // "source" or "snapshot"
 	Reason  string `json:"reason"`
 	Pending bool   `json:"update_pending,omitempty"`
+	// Fix is the command that fixes a problem a review cannot (the
+	// store itself is unusable); empty otherwise.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Verification is what Verify found.
@@ -285,7 +288,12 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 		v.Checked++
 		rc := rec.Receipt
 		if err := m.snapshots().Verify(rc.ContentHash); err != nil {
-			v.Problems = append(v.Problems, Problem{Bundle: id, Path: m.snapshots().Path(rc.ContentHash), What: "snapshot", Reason: snapshotReason(err)})
+			var unsafe *staging.UnsafeStoreError
+			fix := ""
+			if errors.As(err, &unsafe) {
+				fix = unsafe.Hint()
+			}
+			v.Problems = append(v.Problems, Problem{Bundle: id, Path: m.snapshots().Path(rc.ContentHash), What: "snapshot", Reason: snapshotReason(err), Fix: fix})
 			m.Cache().Remove(fingerprint.SnapshotKey(rc.ContentHash.String()))
 		}
 		if _, err := ReceiptInventory(rc); err != nil {

@@ -3,6 +3,8 @@ package staging
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -66,6 +68,20 @@ type UnsafeStoreError struct {
 
 func (e *UnsafeStoreError) Error() string {
 	return fmt.Sprintf("store %q: %s", e.Path, e.Reason)
+}
+
+// Hint is the shell command that makes the store usable again. bundlectl
+// never follows, replaces or chowns a store it did not make: a store
+// moved aside leaves every trusted bundle without its snapshot, so each
+// is reviewed and trusted again.
+func (e *UnsafeStoreError) Hint() string {
+	if !filepath.IsAbs(e.Path) {
+		return ""
+	}
+	if strings.HasPrefix(e.Reason, "has mode") {
+		return "chmod go-w " + bundle.ShellArg(e.Path)
+	}
+	return "move it aside: mv " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".bad") + ", then review and trust your bundles again"
 }
 
 func changed(rel, reason string) error {

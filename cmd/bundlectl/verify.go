@@ -97,15 +97,29 @@ func verifyFixes(v *lifecycle.Verification, hint func(string) string) []string {
 		}
 		gone[p.Bundle] = gone[p.Bundle] || p.What == "source" && !p.Pending
 	}
-	fixes := make([]string, len(order))
-	for i, id := range order {
+	own := map[string]string{}
+	for _, p := range v.Problems {
+		if p.Fix != "" {
+			own[p.Bundle] = p.Fix
+		}
+	}
+	fixes := make([]string, 0, len(order))
+	seen := map[string]bool{}
+	for _, id := range order {
+		fix := ""
 		switch {
+		case own[id] != "":
+			fix = own[id] // the store's: one for every bundle
 		case gone[id]:
-			fixes[i] = hint("bundlectl revoke " + id)
+			fix = hint("bundlectl revoke " + id)
 		case elsewhere[id]:
-			fixes[i] = id + " belongs to another workspace: review it from there, or " + hint("bundlectl revoke "+id)
+			fix = id + " belongs to another workspace: review it from there, or " + hint("bundlectl revoke "+id)
 		default:
-			fixes[i] = hint("bundlectl review " + id[strings.LastIndexByte(id, '/')+1:])
+			fix = hint("bundlectl review " + id[strings.LastIndexByte(id, '/')+1:])
+		}
+		if !seen[fix] {
+			seen[fix] = true
+			fixes = append(fixes, fix)
 		}
 	}
 	return fixes
