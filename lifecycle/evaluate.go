@@ -114,18 +114,56 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 }
 
 // List discovers every bundle and evaluates each against the state, in
-// discovery order. The state is read while the roots are walked: both are
+// discovery order, and lists the trusted bundles that are gone (Gone). The state is read while the roots are walked: both are
 // needed, and the walk is the long part.
-func (m *Manager) List() (*bundle.Discovery, []Status, error) {
+func (m *Manager) List() (*bundle.Discovery, []Status, []GoneStatus, error) {
 	var d *bundle.Discovery
 	walked := make(chan struct{})
 	go func() { d = m.Discover(); close(walked) }()
 	s, err := m.LoadState()
 	<-walked
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return d, m.evaluateAll(d.Bundles, s), nil
+	return d, m.evaluateAll(d.Bundles, s), m.Gone(d, s), nil
+}
+
+// GoneStatus is one trusted bundle of this invocation's roots whose
+// directory no root holds any more.
+type GoneStatus struct {
+	Name   string
+	ID     string
+	Scope  string
+	Status Status
+}
+
+// Gone lists, in state order, the bundles the state trusts that belong
+// to a root of this invocation but that d did not find there: uninstall
+// forgets the record before it deletes the directory, so these were
+// deleted or moved outside bundlectl. An enabled one's guards block.
+func (m *Manager) Gone(d *bundle.Discovery, s *state.State) []GoneStatus {
+	found := make(map[string]bool, len(d.Bundles))
+	for _, b := range d.Bundles {
+		found[b.ID] = true
+	}
+	owns := m.Roots.Owner()
+	var out []GoneStatus
+	for _, id := range s.IDs() {
+		rec, _ := s.Bundle(id)
+		if rec.Receipt == nil || found[id] || !owns(id) {
+			continue
+		}
+		name := id[strings.LastIndexByte(id, '/')+1:]
+		scope, _, _ := strings.Cut(id, "/")
+		st := Status{Word: StatusGone, Valid: true, Trusted: true, Enabled: rec.Enabled, Hint: "bundlectl revoke " + name}
+		if rec.Enabled {
+			st.Reasons = []string{"trusted and enabled, but its directory is no longer in its root, so every event it has a hook for is blocked: restore the directory, or revoke it"}
+		} else {
+			st.Reasons = []string{"trusted, but its directory is no longer in its root: restore the directory, or revoke it"}
+		}
+		out = append(out, GoneStatus{Name: name, ID: id, Scope: scope, Status: st})
+	}
+	return out
 }
 
 // evaluateAll is Evaluate of every bundle of bs, in the order of bs. The

@@ -20,6 +20,10 @@ const (
 	StatusTrusted   = "trusted"   // trusted, not enabled
 	StatusEnabled   = "enabled"   // enabled and trusted, but inactive (not applicable here, or an unusable receipt)
 	StatusActive    = "active"
+	// StatusGone: the state trusts it, but its directory is no longer in
+	// its root (deleted or moved outside bundlectl). Listed last; when it
+	// is also enabled its guards block their events.
+	StatusGone = "gone"
 )
 
 // Status is the evaluated standing of one bundle. Active is true only when

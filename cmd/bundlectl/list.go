@@ -45,7 +45,9 @@ Status is the first of: shadowed, invalid, blocked, untrusted, tampered,
 trusted, enabled, active. Every status but active says why. A trusted
 bundle whose source changed since it was trusted is marked "update
 pending review": it keeps running its reviewed snapshot until the update
-is reviewed and trusted.` + exitStatus(exit0, exit1, exit2, exit4),
+is reviewed and trusted. Last come the bundles the state trusts whose
+directory is no longer in its root, as "gone" (an enabled one's guards
+block their events until it is restored or revoked).` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
@@ -56,7 +58,7 @@ func runList(g *globals) error {
 	if err != nil {
 		return err
 	}
-	d, sts, err := m.List()
+	d, sts, gone, err := m.List()
 	if err != nil {
 		return err
 	}
@@ -70,6 +72,13 @@ func runList(g *globals) error {
 			Name: b.Name, ID: b.ID, Scope: string(b.Scope), Path: b.Dir, Version: b.Meta.Version,
 			Status: st.Word, Valid: st.Valid, Trusted: st.Trusted, Enabled: st.Enabled, Active: st.Active,
 			UpdatePending: st.UpdatePending, Reasons: st.Reasons, Hint: g.hint(st.Hint),
+		})
+	}
+	for _, gb := range gone {
+		st := gb.Status
+		out.Bundles = append(out.Bundles, listEntry{
+			Name: gb.Name, ID: gb.ID, Scope: gb.Scope, Status: st.Word, Valid: st.Valid, Trusted: st.Trusted,
+			Enabled: st.Enabled, Reasons: st.Reasons, Hint: g.hint(st.Hint),
 		})
 	}
 	if g.json {
@@ -94,6 +103,8 @@ func runList(g *globals) error {
 			// An enabled bundle that is not active says why first (its
 			// receipt cannot be used, its when does not apply).
 			reason = "update pending review: " + e.Hint
+		case e.Status == lifecycle.StatusGone:
+			reason = e.Reasons[0] + ": " + e.Hint
 		case e.Status != lifecycle.StatusActive && len(e.Reasons) > 0:
 			reason = e.Reasons[0]
 		}
