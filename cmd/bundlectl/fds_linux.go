@@ -4,8 +4,6 @@ package main
 
 import (
 	"math"
-	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,15 +18,5 @@ func sealInheritedFiles() {
 	if unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC) == nil {
 		return
 	}
-	d, err := os.Open("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	names, _ := d.Readdirnames(-1)
-	d.Close()
-	for _, n := range names {
-		if fd, err := strconv.Atoi(n); err == nil && fd > 2 {
-			_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
-		}
-	}
+	sealListedFiles("/proc/self/fd")
 }
