@@ -220,6 +220,12 @@ func (m *Manager) Disable(name string) (bool, error) {
 // id (bundlectl verify and list --json print ids).
 func (m *Manager) Revoke(name string) (bool, error) {
 	changed, err := m.transition(name, nil, (*state.State).Revoke)
+	if err == nil && !changed {
+		// The bundle the name finds holds no trust. A trusted one of that
+		// name whose directory is gone from these roots (its guards block,
+		// and the fix they print is this command) is the one meant.
+		return m.revokeGone(name)
+	}
 	if !errors.Is(err, ErrNotFound) {
 		return changed, err
 	}
@@ -319,6 +325,31 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 		}
 	}
 	return v, nil
+}
+
+// revokeGone revokes the one trusted bundle named name whose directory
+// is gone from this invocation's roots; with none, nothing changes.
+func (m *Manager) revokeGone(name string) (bool, error) {
+	d := m.Discover()
+	changed := false
+	_, err := m.stateStore().Update(func(s *state.State) error {
+		var ids []string
+		for _, g := range m.Gone(d, s) {
+			if g.Name == name {
+				ids = append(ids, g.ID)
+			}
+		}
+		switch len(ids) {
+		case 0:
+			return nil
+		case 1:
+			var err error
+			changed, err = s.Revoke(ids[0])
+			return err
+		}
+		return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s are gone from their roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl revoke " + ids[0]}
+	})
+	return changed, stateErr(err)
 }
 
 // trustedIDs returns the ids of the records with a receipt, all of them or

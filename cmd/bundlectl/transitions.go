@@ -64,7 +64,12 @@ func newRevokeCmd(g *globals) *cobra.Command {
 		Short: "remove a bundle's trust and keep its enabled bit",
 		Long: `Revoke removes the current receipt. The enabled bit is kept, so the bundle
 is inactive until it is trusted again; running tools and servers of the
-bundle are cancelled by any harness that runs them.` + exitStatus(exit0, exit1, exit2, exit4),
+bundle are cancelled by any harness that runs them.
+
+A trusted bundle whose directory is gone from its root (list shows it as
+gone; its guards block their events) is revoked by name too, also when an
+untrusted bundle of the same name is in another root: the name is taken
+to mean the bundle that holds trust. Several such bundles are named by id.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
 			return runTransition(g, a[0], "revoke", func(name string) (bool, error) {
