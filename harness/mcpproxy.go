@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 	"io"
 	"os"
 	"slices"
@@ -376,17 +377,17 @@ type verdict struct {
 // judge refuses a tools/call the filter does not allow, and anything that
 // could be a call it cannot read.
 func (p *proxy) judge(obj []byte) verdict {
-	ms, ok := objectMembers(obj)
+	ms, ok := jsonobj.Members(obj)
 	if !ok {
 		return verdict{code: rpcInvalidRequest, msg: "invalid request"}
 	}
 	id := messageID(ms)
 	isCall := false
 	for _, m := range ms {
-		if !strings.EqualFold(m.key, "method") {
+		if !strings.EqualFold(m.Key, "method") {
 			continue
 		}
-		method, ok := jsonString(m.val)
+		method, ok := jsonString(m.Val)
 		if !ok {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
@@ -397,19 +398,19 @@ func (p *proxy) judge(obj []byte) verdict {
 	}
 	seen := false
 	for _, m := range ms {
-		if !strings.EqualFold(m.key, "params") {
+		if !strings.EqualFold(m.Key, "params") {
 			continue
 		}
-		params, ok := objectMembers(m.val)
+		params, ok := jsonobj.Members(m.Val)
 		if !ok {
 			return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call params is not an object", id: id}
 		}
 		named := false
 		for _, pm := range params {
-			if !strings.EqualFold(pm.key, "name") {
+			if !strings.EqualFold(pm.Key, "name") {
 				continue
 			}
-			name, ok := jsonString(pm.val)
+			name, ok := jsonString(pm.Val)
 			if !ok {
 				return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call name is not a string", id: id}
 			}
@@ -432,12 +433,12 @@ func (p *proxy) judge(obj []byte) verdict {
 // messageID is the id a reply goes under: the last "id" member, or the
 // last one in another letter case; nil when there is none. An id that is
 // not a string or a number is answered as null.
-func messageID(ms []member) json.RawMessage {
+func messageID(ms []jsonobj.Member) json.RawMessage {
 	var id json.RawMessage
 	exact := false
 	for _, m := range ms {
-		if m.key == "id" || !exact && strings.EqualFold(m.key, "id") {
-			id, exact = m.val, m.key == "id"
+		if m.Key == "id" || !exact && strings.EqualFold(m.Key, "id") {
+			id, exact = m.Val, m.Key == "id"
 		}
 	}
 	if id == nil {
@@ -490,17 +491,17 @@ func (p *proxy) fromServer(line []byte) (out []byte, ok bool) {
 // filterMessage filters the tool lists in every result member of a
 // message object.
 func (p *proxy) filterMessage(obj []byte) ([]byte, bool) {
-	ms, ok := objectMembers(obj)
+	ms, ok := jsonobj.Members(obj)
 	if !ok {
 		return obj, false
 	}
 	changed := false
 	for i, m := range ms {
-		if !strings.EqualFold(m.key, "result") || firstByte(m.val) != '{' {
+		if !strings.EqualFold(m.Key, "result") || firstByte(m.Val) != '{' {
 			continue
 		}
-		if v, ch := p.filterResult(m.val); ch {
-			ms[i].val, changed = v, true
+		if v, ch := p.filterResult(m.Val); ch {
+			ms[i].Val, changed = v, true
 		}
 	}
 	if !changed {
@@ -513,20 +514,20 @@ func (p *proxy) filterMessage(obj []byte) ([]byte, bool) {
 // member that is not an array cannot be a list the filter has checked and
 // becomes an empty one.
 func (p *proxy) filterResult(obj []byte) ([]byte, bool) {
-	ms, ok := objectMembers(obj)
+	ms, ok := jsonobj.Members(obj)
 	if !ok {
 		return obj, false
 	}
 	changed := false
 	for i, m := range ms {
-		if !strings.EqualFold(m.key, "tools") {
+		if !strings.EqualFold(m.Key, "tools") {
 			continue
 		}
-		if firstByte(m.val) != '[' {
-			ms[i].val, changed = json.RawMessage("[]"), true
+		if firstByte(m.Val) != '[' {
+			ms[i].Val, changed = json.RawMessage("[]"), true
 			continue
 		}
-		tools, _ := arrayElements(m.val)
+		tools, _ := arrayElements(m.Val)
 		kept := tools[:0]
 		for _, t := range tools {
 			if p.toolAllowed(t) {
@@ -534,7 +535,7 @@ func (p *proxy) filterResult(obj []byte) ([]byte, bool) {
 			}
 		}
 		if len(kept) != len(tools) {
-			ms[i].val, changed = joinArray(kept), true
+			ms[i].Val, changed = joinArray(kept), true
 		}
 	}
 	if !changed {
@@ -546,16 +547,16 @@ func (p *proxy) filterResult(obj []byte) ([]byte, bool) {
 // toolAllowed keeps a tool entry only if it is an object with at least
 // one name, and every name it has is a string the filter allows.
 func (p *proxy) toolAllowed(t []byte) bool {
-	ms, ok := objectMembers(t)
+	ms, ok := jsonobj.Members(t)
 	if !ok {
 		return false
 	}
 	named := false
 	for _, m := range ms {
-		if !strings.EqualFold(m.key, "name") {
+		if !strings.EqualFold(m.Key, "name") {
 			continue
 		}
-		name, ok := jsonString(m.val)
+		name, ok := jsonString(m.Val)
 		if !ok || !p.filter.Allows(name) {
 			return false
 		}
@@ -579,39 +580,6 @@ func mayNameTool(line []byte) bool {
 	return false
 }
 
-// member is one name/value pair of a JSON object, in order, duplicates
-// kept.
-type member struct {
-	key string
-	val json.RawMessage
-}
-
-// objectMembers splits a valid JSON object into its members; ok is false
-// for anything else.
-func objectMembers(raw []byte) ([]member, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var ms []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, ok := t.(string)
-		if !ok {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		ms = append(ms, member{key, v})
-	}
-	return ms, true
-}
-
 // arrayElements splits a valid JSON array into its elements.
 func arrayElements(raw []byte) ([]json.RawMessage, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -629,17 +597,17 @@ func arrayElements(raw []byte) ([]json.RawMessage, bool) {
 	return es, true
 }
 
-func joinObject(ms []member) []byte {
+func joinObject(ms []jsonobj.Member) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range ms {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.key)
+		k, _ := json.Marshal(m.Key)
 		b.Write(k)
 		b.WriteByte(':')
-		b.Write(m.val)
+		b.Write(m.Val)
 	}
 	b.WriteByte('}')
 	return b.Bytes()

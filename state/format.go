@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 	"github.com/bundlectl/bundlectl/receipts"
 )
 
@@ -512,23 +513,23 @@ func failingMember(data []byte, decode func([]byte) error) string {
 }
 
 func memberPath(data []byte, decode func([]byte) error) string {
-	ms, ok := members(data)
+	ms, ok := jsonobj.Members(data)
 	if !ok {
 		return ""
 	}
 	for _, m := range ms {
-		key, _ := json.Marshal(m.key)
+		key, _ := json.Marshal(m.Key)
 		wrap := func(v []byte) []byte {
 			return append(append(append(append([]byte{'{'}, key...), ':'), v...), '}')
 		}
-		if decode(wrap(m.val)) == nil {
+		if decode(wrap(m.Val)) == nil {
 			continue
 		}
-		step := "." + m.key
-		if !isFieldName(m.key) {
-			step = "[" + quote(m.key) + "]"
+		step := "." + m.Key
+		if !isFieldName(m.Key) {
+			step = "[" + quote(m.Key) + "]"
 		}
-		return step + memberPath(m.val, func(v []byte) error { return decode(wrap(v)) })
+		return step + memberPath(m.Val, func(v []byte) error { return decode(wrap(v)) })
 	}
 	return ""
 }
@@ -542,34 +543,6 @@ func isFieldName(key string) bool {
 		}
 	}
 	return key != ""
-}
-
-type member struct {
-	key string
-	val json.RawMessage
-}
-
-// members splits a JSON object into its members, in order; ok is false
-// for anything else.
-func members(data []byte) ([]member, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var ms []member
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		ms = append(ms, member{key, v})
-	}
-	return ms, true
 }
 
 func jsonKind(t reflect.Type) string {
