@@ -277,6 +277,17 @@ func hintOf(err error) string {
 	return ""
 }
 
+// TruncatedAnswer is the reason a blocking event is blocked when hook
+// (of bundle) exited 0 with an answer cut short: over the output cap, or,
+// for an http hook, a connection that broke off.
+func TruncatedAnswer(bundleName, hook string, res *Result) string {
+	why := fmt.Sprintf("wrote more than %d bytes to stdout", len(res.Stdout))
+	if len(res.Stderr) > 0 && len(res.Stdout) < maxHTTPHookBody {
+		why = "gave an answer that broke off (" + bundle.Sanitize(string(res.Stderr)) + ")"
+	}
+	return fmt.Sprintf("bundle %s hook %s %s, so its answer cannot be read whole and the event is blocked", bundle.Quote(bundleName), hook, why)
+}
+
 // maxHTTPHookBody bounds the answer of an http hook.
 const maxHTTPHookBody = 1 << 20
 
@@ -311,9 +322,18 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			return &Result{ExitCode: 1, Stderr: []byte("http hook: " + err.Error())}, nil
 		}
 		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxHTTPHookBody))
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPHookBody+1))
 		if resp.StatusCode/100 != 2 {
 			return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook answered %s", resp.Status))}, nil
+		}
+		switch {
+		case len(body) > maxHTTPHookBody:
+			// Cut, as a command hook's stdout is at the cap: a deny in it
+			// cannot be read, so a blocking event is blocked.
+			return &Result{ExitCode: 0, Stdout: body[:maxHTTPHookBody], StdoutTruncated: true}, nil
+		case rerr != nil:
+			// A 2xx whose answer broke off is an answer cut short.
+			return &Result{ExitCode: 0, Stdout: body, StdoutTruncated: true, Stderr: []byte("http hook: reading its answer: " + rerr.Error())}, nil
 		}
 		return &Result{ExitCode: 0, Stdout: body}, nil
 	}

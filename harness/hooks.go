@@ -743,7 +743,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		if res.StdoutTruncated && res.ExitCode == 0 && !res.TimedOut && bundle.BlockingEvent(cur.HookEventName) {
 			// Its answer was cut at the output cap: a deny it gave
 			// cannot be read, so a guard's event is blocked.
-			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, fmt.Sprintf("bundlectl: bundle %s hook %d wrote more than %d bytes to stdout, so its answer cannot be read whole and the event is blocked", bundle.Quote(h.Bundle), h.Index, len(res.Stdout)))
+			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, "bundlectl: "+TruncatedAnswer(h.Bundle, fmt.Sprint(h.Index), res))
 			return o, changed, nil
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)

@@ -135,6 +135,11 @@ func runHookExec(g *globals, name, id string) error {
 	if err != nil {
 		return fail(err)
 	}
+	if res.StdoutTruncated && res.ExitCode == 0 && !res.TimedOut && blocking {
+		// The host would read a cut answer as plain text and proceed.
+		io.WriteString(g.stderr, "bundlectl: "+harness.TruncatedAnswer(name, id, res)+"\n")
+		return &quietError{code: 2}
+	}
 	g.stdout.Write(res.Stdout)
 	g.stderr.Write(res.Stderr)
 	if res.TimedOut {
