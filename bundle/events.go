@@ -66,3 +66,49 @@ func ToolEvent(event string) bool {
 	}
 	return false
 }
+
+// GeminiEvents maps the events of bundlectl's own hooks (Claude Code's
+// names, bundlectl's contract) to Gemini CLI's. Gemini CLI fires its own
+// names: `bundlectl exec`'s Gemini view and `hooks run --host gemini`
+// fire bundlectl's own hooks under them.
+var GeminiEvents = map[string]string{
+	"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "UserPromptSubmit": "BeforeAgent",
+	"Stop": "AfterAgent", "SessionStart": "SessionStart", "SessionEnd": "SessionEnd",
+	"Notification": "Notification", "PreCompact": "PreCompress",
+}
+
+// GeminiTools maps Claude Code's tool names, which bundlectl's own hooks'
+// matchers name, to Gemini CLI's.
+var GeminiTools = map[string]string{
+	"Bash": "run_shell_command", "Read": "read_file", "Write": "write_file", "Edit": "replace",
+	"Glob": "glob", "Grep": "search_file_content", "LS": "list_directory",
+	"WebFetch": "web_fetch", "WebSearch": "google_web_search",
+}
+
+// OwnEvent is the event of bundlectl's own hooks (Claude Code's name)
+// that host's event is, or "" when it is none. For every host but Gemini
+// CLI the names are the same.
+func OwnEvent(host Host, event string) string {
+	if host != HostGemini {
+		return event
+	}
+	for own, g := range GeminiEvents {
+		if g == event {
+			return own
+		}
+	}
+	return ""
+}
+
+// OwnTool is the Claude Code name, which bundlectl's own hooks' matchers
+// use, of host's tool; a tool Claude Code has no name for keeps its own.
+func OwnTool(host Host, tool string) string {
+	if host == HostGemini {
+		for own, g := range GeminiTools {
+			if g == tool {
+				return own
+			}
+		}
+	}
+	return tool
+}

@@ -79,13 +79,19 @@ func RefuseEvent(event string, err error) (Outcome, error) {
 func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error) {
 	event := ev.HookEventName
 	blocking := bundle.BlockingEvent(event)
+	// bundlectl's own hooks are written in Claude Code's names of events
+	// and tools; under --host gemini they fire for Gemini CLI's event of
+	// the same meaning, matched against the Claude Code name of its tool
+	// (the names are equal for every other host).
+	ownEvent := bundle.OwnEvent(r.opts.Host, event)
 	var notes []string
 	for _, in := range r.inactive {
 		if !in.Enabled && in.Status != lifecycle.StatusShadowed {
 			continue // never enabled: nothing of it was meant to run
 		}
-		has := slices.Contains(in.Events, event)
-		if !has && len(in.Events) > 0 && !in.Blocks(event) {
+		has := slices.Contains(in.Events, event) || ownEvent != "" && slices.Contains(in.Events, ownEvent)
+		blocks := in.Blocks(event) || ownEvent != "" && in.Blocks(ownEvent)
+		if !has && len(in.Events) > 0 && !blocks {
 			continue
 		}
 		why := in.Status
@@ -99,7 +105,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		// A receipt that cannot be used may have been edited: the events
 		// it lists (none, when it did not decode) say nothing of what the
 		// bundle guards, so it blocks every event a hook can block.
-		if blocking && in.Blocks(event) {
+		if blocking && blocks {
 			o := NewOutcome(event)
 			o.block(HookRef{Bundle: in.Name, Hook: -1}, msg)
 			return o, nil
@@ -108,9 +114,17 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	}
 	var chain []RunnableHook
 	usesMatcher, value := EventUsesMatcher(event), matchValue(ev)
+	ownValue := value
+	if matchField(event) == "tool_name" {
+		ownValue = bundle.OwnTool(r.opts.Host, value)
+	}
 	for _, e := range r.entries {
 		for i, h := range e.hooks {
-			if h.Event != event || h.Scope != "" || !r.forHost(h.Hosts) {
+			hookEvent, value := event, value
+			if len(h.Hosts) == 0 {
+				hookEvent, value = ownEvent, ownValue
+			}
+			if hookEvent == "" || h.Event != hookEvent || h.Scope != "" || !r.forHost(h.Hosts) {
 				continue
 			}
 			if usesMatcher {
@@ -130,7 +144,12 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 					// preparation and the snapshot's check.
 					go e.inventory()
 				}
-				chain = append(chain, r.runnable(e, i, h, blocking))
+				rh := r.runnable(e, i, h, blocking)
+				if len(h.Hosts) == 0 && r.opts.Host != "" {
+					host := r.opts.Host
+					rh.ToolName = func(tool string) string { return bundle.OwnTool(host, tool) }
+				}
+				chain = append(chain, rh)
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
 			}

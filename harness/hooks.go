@@ -575,7 +575,10 @@ type RunnableHook struct {
 	Index   int    // the hook's index among its bundle's hooks, for messages
 	ID      string // the hook's id in its bundle's inventory, if known
 	Matcher string
-	Spec    Spec
+	// ToolName, when set, is the name Matcher knows a tool by (bundlectl's
+	// own hooks, in Claude Code's names, under a host whose names differ).
+	ToolName func(tool string) string
+	Spec     Spec
 	// Verify, when set, is called immediately before the hook is
 	// spawned (the registry re-checks authority and the snapshot there).
 	// A *BlockError blocks the event; errSkip skips the hook with a systemMessage;
@@ -646,7 +649,11 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 	value := matchValue(ev)
 	for _, h := range hooks {
 		if EventUsesMatcher(ev.HookEventName) {
-			ok, err := MatchHook(h.Matcher, value)
+			v := value
+			if h.ToolName != nil && matchField(ev.HookEventName) == "tool_name" {
+				v = h.ToolName(value)
+			}
+			ok, err := MatchHook(h.Matcher, v)
 			if err != nil {
 				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
 				continue

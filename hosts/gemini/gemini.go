@@ -31,18 +31,10 @@ var Events = []string{
 
 // ClaudeEvents maps the events of bundlectl's own hooks (Claude Code's
 // names, bundlectl's contract) to Gemini CLI's.
-var ClaudeEvents = map[string]string{
-	"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "UserPromptSubmit": "BeforeAgent",
-	"Stop": "AfterAgent", "SessionStart": "SessionStart", "SessionEnd": "SessionEnd",
-	"Notification": "Notification", "PreCompact": "PreCompress",
-}
+var ClaudeEvents = bundle.GeminiEvents
 
 // ClaudeTools maps Claude Code's tool names in a matcher to Gemini CLI's.
-var ClaudeTools = map[string]string{
-	"Bash": "run_shell_command", "Read": "read_file", "Write": "write_file", "Edit": "replace",
-	"Glob": "glob", "Grep": "search_file_content", "LS": "list_directory",
-	"WebFetch": "web_fetch", "WebSearch": "google_web_search",
-}
+var ClaudeTools = bundle.GeminiTools
 
 var nameList = regexp.MustCompile(`^[A-Za-z_]+(\|[A-Za-z_]+)*$`)
 
