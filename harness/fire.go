@@ -114,25 +114,23 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	}
 	var chain []RunnableHook
 	usesMatcher, value := EventUsesMatcher(event), matchValue(ev)
-	ownValue := value
-	if matchField(event) == "tool_name" {
-		ownValue = bundle.OwnTool(r.opts.Host, value)
-	}
+	onTool := matchField(event) == "tool_name"
 	for _, e := range r.entries {
 		for i, h := range e.hooks {
-			hookEvent, value := event, value
+			hookEvent := event
 			if len(h.Hosts) == 0 {
-				hookEvent, value = ownEvent, ownValue
+				hookEvent = ownEvent
 			}
 			if hookEvent == "" || h.Event != hookEvent || h.Scope != "" || !r.forHost(h.Hosts) {
 				continue
 			}
+			match := r.matcher(h, onTool)
 			if usesMatcher {
 				// Only a hook that may run is prepared (its bundle's data
 				// directory, options, environment): an event no hook
 				// matches costs no bundle anything. A matcher that does not
 				// compile stays in the chain, which reports it.
-				if ok, err := MatchHook(h.Matcher, value); err == nil && !ok {
+				if ok, err := match(value); err == nil && !ok {
 					continue
 				}
 			}
@@ -145,10 +143,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 					go e.inventory()
 				}
 				rh := r.runnable(e, i, h, blocking)
-				if len(h.Hosts) == 0 && r.opts.Host != "" {
-					host := r.opts.Host
-					rh.ToolName = func(tool string) string { return bundle.OwnTool(host, tool) }
-				}
+				rh.Match = match
 				chain = append(chain, rh)
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
@@ -158,6 +153,22 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	o, err := FireChain(ctx, chain, ev)
 	o.SystemMessages = append(notes, o.SystemMessages...)
 	return o, err
+}
+
+// matcher is how h's matcher selects the event's match value under the
+// host hooks run serves: bundlectl's own hooks name Claude Code's tools,
+// so a host's tool is matched by its Claude Code name; a hook from Gemini
+// CLI's own manifest is matched as Gemini CLI matches it (GeminiMatch);
+// any other as Claude Code and Codex do (MatchHook).
+func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, error) {
+	m, host := h.Matcher, r.opts.Host
+	switch {
+	case len(h.Hosts) == 0 && host != "" && onTool:
+		return func(v string) (bool, error) { return MatchHook(m, bundle.OwnTool(host, v)) }
+	case host == bundle.HostGemini && slices.Contains(h.Hosts, string(bundle.HostGemini)):
+		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool), nil }
+	}
+	return func(v string) (bool, error) { return MatchHook(m, v) }
 }
 
 // UnusableReceipt reports whether the bundle was meant to run (it is

@@ -136,6 +136,29 @@ func MatchHook(matcher, toolName string) (bool, error) {
 	return re.MatchString(toolName), nil
 }
 
+// GeminiMatch reports whether matcher, from a Gemini CLI manifest,
+// selects value as Gemini CLI itself matches: the matcher trimmed; empty
+// or "*" selects everything; a tool name (onTool) is matched by an
+// unanchored regular expression, or, when the matcher does not compile,
+// by equality; any other value (a trigger, a source) by equality.
+// JavaScript and Go differ in a few regular-expression forms (look-around,
+// backreferences): such a matcher does not compile here and is compared
+// by equality.
+func GeminiMatch(matcher, value string, onTool bool) bool {
+	m := strings.TrimSpace(matcher)
+	switch {
+	case m == "" || m == "*":
+		return true
+	case !onTool:
+		return m == value
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return m == value
+	}
+	return re.MatchString(value)
+}
+
 // plainMatcher reports whether matcher is tool names joined by "|", with
 // no character a regular expression treats specially.
 func plainMatcher(matcher string) bool {
@@ -575,10 +598,11 @@ type RunnableHook struct {
 	Index   int    // the hook's index among its bundle's hooks, for messages
 	ID      string // the hook's id in its bundle's inventory, if known
 	Matcher string
-	// ToolName, when set, is the name Matcher knows a tool by (bundlectl's
-	// own hooks, in Claude Code's names, under a host whose names differ).
-	ToolName func(tool string) string
-	Spec     Spec
+	// Match, when set, is how Matcher selects the event's match value
+	// (the host's rules, or bundlectl's own hooks under a host whose tool
+	// names differ); nil is MatchHook.
+	Match func(value string) (bool, error)
+	Spec  Spec
 	// Verify, when set, is called immediately before the hook is
 	// spawned (the registry re-checks authority and the snapshot there).
 	// A *BlockError blocks the event; errSkip skips the hook with a systemMessage;
@@ -649,11 +673,11 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 	value := matchValue(ev)
 	for _, h := range hooks {
 		if EventUsesMatcher(ev.HookEventName) {
-			v := value
-			if h.ToolName != nil && matchField(ev.HookEventName) == "tool_name" {
-				v = h.ToolName(value)
+			match := h.Match
+			if match == nil {
+				match = func(v string) (bool, error) { return MatchHook(h.Matcher, v) }
 			}
-			ok, err := MatchHook(h.Matcher, v)
+			ok, err := match(value)
 			if err != nil {
 				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
 				continue

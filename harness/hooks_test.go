@@ -644,3 +644,31 @@ func FuzzHookEvent(f *testing.F) {
 		}
 	})
 }
+
+// TestGeminiMatch: Gemini CLI's own matching of its manifests' matchers
+// (packages/core hookPlanner: trimmed, "*" or empty selects all, an
+// unanchored regular expression for tools, equality when it does not
+// compile and for triggers).
+func TestGeminiMatch(t *testing.T) {
+	for _, c := range []struct {
+		matcher, value string
+		onTool, want   bool
+	}{
+		{"", "run_shell_command", true, true},
+		{" * ", "read_file", true, true},
+		{"shell", "run_shell_command", true, true},
+		{"run_shell_command ", "run_shell_command", true, true},
+		{"^read_file$", "read_file", true, true},
+		{"^read_file$", "read_file_x", true, false},
+		{"write_file|replace", "replace", true, true},
+		{"write", "read_file", true, false},
+		{"(?<=x)y", "(?<=x)y", true, true}, // not RE2: compared by equality
+		{"(?<=x)y", "xy", true, false},
+		{"auto", "auto", false, true},
+		{"aut", "auto", false, false}, // a trigger: equality
+	} {
+		if got := GeminiMatch(c.matcher, c.value, c.onTool); got != c.want {
+			t.Errorf("GeminiMatch(%q, %q, %v) = %v, want %v", c.matcher, c.value, c.onTool, got, c.want)
+		}
+	}
+}
