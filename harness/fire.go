@@ -158,8 +158,8 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 // matcher is how h's matcher selects the event's match value under the
 // host hooks run serves: bundlectl's own hooks name Claude Code's tools,
 // so a host's tool is matched by its Claude Code name; a hook from Gemini
-// CLI's own manifest is matched as Gemini CLI matches it (GeminiMatch);
-// any other as Claude Code and Codex do (MatchHook).
+// CLI's or Claude Code's own manifest is matched as that host matches it
+// (GeminiMatch, ClaudeMatch); any other by bundlectl's rule (MatchHook).
 func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, error) {
 	m, host := h.Matcher, r.opts.Host
 	switch {
@@ -167,6 +167,8 @@ func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, er
 		return func(v string) (bool, error) { return MatchHook(m, bundle.OwnTool(host, v)) }
 	case host == bundle.HostGemini && slices.Contains(h.Hosts, string(bundle.HostGemini)):
 		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool), nil }
+	case host == bundle.HostClaude && slices.Contains(h.Hosts, string(bundle.HostClaude)):
+		return func(v string) (bool, error) { return ClaudeMatch(m, v) }
 	}
 	return func(v string) (bool, error) { return MatchHook(m, v) }
 }

@@ -136,6 +136,46 @@ func MatchHook(matcher, toolName string) (bool, error) {
 	return re.MatchString(toolName), nil
 }
 
+// ClaudeMatch reports whether matcher, from a Claude Code manifest,
+// selects value as Claude Code itself matches (checked in the installed
+// @anthropic-ai/claude-code, for the tool and session events that use a
+// matcher): "" or "*" selects everything; names of letters, digits, "_"
+// and "-" joined by "|" or "," (spaces around them allowed) are a list of
+// exact names; anything else is an unanchored regular expression ("^Bash"
+// selects BashOutput too). A matcher Go cannot compile is a
+// *MatcherError.
+func ClaudeMatch(matcher, value string) (bool, error) {
+	if matcher == "" || matcher == "*" {
+		return true, nil
+	}
+	if claudeNameList(matcher) {
+		for _, name := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
+			if strings.TrimSpace(name) == value {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	re, err := regexp.Compile(matcher)
+	if err != nil {
+		return false, &MatcherError{Matcher: matcher, Err: err}
+	}
+	return re.MatchString(value), nil
+}
+
+// claudeNameList reports whether Claude Code reads matcher as a list of
+// names rather than a regular expression.
+func claudeNameList(matcher string) bool {
+	for _, r := range matcher {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("_|, -", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // GeminiMatch reports whether matcher, from a Gemini CLI manifest,
 // selects value as Gemini CLI itself matches: the matcher trimmed; empty
 // or "*" selects everything; a tool name (onTool) is matched by an

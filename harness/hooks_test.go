@@ -672,3 +672,33 @@ func TestGeminiMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeMatch: Claude Code's own matching of its manifests' matchers
+// (read from the installed @anthropic-ai/claude-code): name lists exact,
+// joined by "|" or ",", anything else an unanchored regular expression.
+func TestClaudeMatch(t *testing.T) {
+	for _, c := range []struct {
+		matcher, value string
+		want           bool
+	}{
+		{"", "Bash", true},
+		{"*", "Bash", true},
+		{"Bash", "Bash", true},
+		{"Bash", "BashOutput", false},
+		{"Edit|Write", "Write", true},
+		{"Edit, Write", "Write", true},
+		{"Edit, Write", "Edit, Write", false},
+		{"^Bash", "BashOutput", true},
+		{"mcp__fs__.*", "mcp__fs__write", true},
+		{"Notebook.", "NotebookEdit", true},
+		{"startup, resume", "resume", true},
+	} {
+		got, err := ClaudeMatch(c.matcher, c.value)
+		if err != nil || got != c.want {
+			t.Errorf("ClaudeMatch(%q, %q) = %v, %v; want %v", c.matcher, c.value, got, err, c.want)
+		}
+	}
+	if _, err := ClaudeMatch("(", "x"); err == nil {
+		t.Error("a matcher that does not compile was not an error")
+	}
+}
