@@ -120,7 +120,7 @@ func spellPath(stack []jsonPathElem) string {
 		if e.index >= 0 {
 			p = indexPath(p, e.index)
 		} else {
-			p = fieldPath(p, e.key)
+			p = FieldPath(p, e.key)
 		}
 	}
 	return p
@@ -212,7 +212,7 @@ func reportJSONError(b *Bundle, file string, err error, sev Severity, rule strin
 		if dup.Parent != "" {
 			parent = file + ": " + dup.Parent
 		}
-		b.Report.Errorf(fieldPath(parent, dup.Key), r, "%v", err)
+		b.Report.Errorf(FieldPath(parent, dup.Key), r, "%v", err)
 		return true
 	}
 	b.Report.Add(sev, file, rule, "%v", err)
@@ -287,9 +287,9 @@ func stringArray(v *jsonValue) ([]string, bool) {
 	return out, true
 }
 
-// fieldPath appends a member name to a finding path: ".name" for plain
+// FieldPath appends a member name to a finding path: ".name" for plain
 // names, `["odd name"]` (escaped) for any other.
-func fieldPath(parent, key string) string {
+func FieldPath(parent, key string) string {
 	plain := key != ""
 	for i := 0; i < len(key); i++ {
 		c := key[i]

@@ -44,7 +44,7 @@ func parseAgentPlugins(b *Bundle, data []byte) {
 	checkPluginName(b, root)
 	for _, k := range root.keys {
 		if !pluginFields[k] {
-			b.Report.Warnf(fieldPath(ManifestJSON+":", k), "manifest.unknown-field", "unknown top-level field %s is ignored", Quote(k))
+			b.Report.Warnf(FieldPath(ManifestJSON+":", k), "manifest.unknown-field", "unknown top-level field %s is ignored", Quote(k))
 			b.Ignored = append(b.Ignored, EscapePath(k)) // safe to print as is
 		}
 	}
@@ -238,11 +238,11 @@ func readAuthor(b *Bundle, v *jsonValue) {
 		case "url":
 			dst = &a.URL
 		default:
-			b.Report.Errorf(fieldPath(path, k), "manifest.author", "author may contain only name, email and url; %s is not allowed", Quote(k))
+			b.Report.Errorf(FieldPath(path, k), "manifest.author", "author may contain only name, email and url; %s is not allowed", Quote(k))
 			continue
 		}
 		if f.kind != jsonString {
-			b.Report.Errorf(fieldPath(path, k), "manifest.author", "author.%s must be a string, not %s", k, f.kind)
+			b.Report.Errorf(FieldPath(path, k), "manifest.author", "author.%s must be a string, not %s", k, f.kind)
 			continue
 		}
 		*dst = f.str
@@ -265,7 +265,7 @@ func readExtensions(b *Bundle, ext *jsonValue) *jsonValue {
 	for _, ns := range ext.keys {
 		v := ext.obj[ns]
 		if v.kind != jsonObject {
-			b.Report.Errorf(fieldPath(path, ns), "manifest.extension-type", "the value of extension namespace %s must be an object, not %s", Quote(ns), v.kind)
+			b.Report.Errorf(FieldPath(path, ns), "manifest.extension-type", "the value of extension namespace %s must be an object, not %s", Quote(ns), v.kind)
 			continue
 		}
 		if ns == Namespace {

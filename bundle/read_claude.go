@@ -72,9 +72,9 @@ func readClaude(b *Bundle, data []byte) {
 				other(&b.ManifestOther, string(FormatClaude)+"."+k, root.obj[k])
 				switch {
 				case k == "binaries":
-					b.Report.Warnf(fieldPath(ManifestClaude+":", k), "manifest.binaries", "Claude Code downloads these executables into bin/ when it installs the plugin; they are not in the reviewed tree, so bundlectl never runs them (commit them to the plugin to review them)")
+					b.Report.Warnf(FieldPath(ManifestClaude+":", k), "manifest.binaries", "Claude Code downloads these executables into bin/ when it installs the plugin; they are not in the reviewed tree, so bundlectl never runs them (commit them to the plugin to review them)")
 				case !claudeDocumented[k]:
-					b.Report.Warnf(fieldPath(ManifestClaude+":", k), "manifest.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
+					b.Report.Warnf(FieldPath(ManifestClaude+":", k), "manifest.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
 				}
 			}
 		}
@@ -84,7 +84,7 @@ func readClaude(b *Bundle, data []byte) {
 	if b.Rejected() {
 		return
 	}
-	m := func(field string) string { return fieldPath(ManifestClaude+":", field) }
+	m := func(field string) string { return FieldPath(ManifestClaude+":", field) }
 
 	// Content components. A manifest field replaces the default directory
 	// for commands, agents and output styles and adds to it for skills, as
@@ -140,7 +140,7 @@ func readClaude(b *Bundle, data []byte) {
 		r.fileOrInline(v, m("mcpServers"), seen, r.readMCPFile,
 			func(obj *jsonValue, p string) {
 				if s, ok := obj.obj["mcpServers"]; ok {
-					obj, p = s, fieldPath(p, "mcpServers")
+					obj, p = s, FieldPath(p, "mcpServers")
 				}
 				r.readMCPServers(obj, p)
 			})
@@ -209,7 +209,7 @@ func readClaude(b *Bundle, data []byte) {
 // warning that says which is which.
 func (r hostReader) manifestName(root *jsonValue) {
 	b := r.b
-	path := fieldPath(r.file+":", "name")
+	path := FieldPath(r.file+":", "name")
 	v, ok := root.obj["name"]
 	switch {
 	case !ok || r.host == HostCodex && v.kind == jsonString && strings.TrimSpace(v.str) == "":
@@ -273,7 +273,7 @@ func (r hostReader) metadata(root *jsonValue) {
 				return
 			}
 		}
-		b.Report.Warnf(fieldPath(r.file+":", field), "manifest.field-type", "%s should be a string, not %s; it is ignored", field, v.kind)
+		b.Report.Warnf(FieldPath(r.file+":", field), "manifest.field-type", "%s should be a string, not %s; it is ignored", field, v.kind)
 	}
 	str("version", &b.Meta.Version)
 	str("description", &b.Meta.Description)
@@ -369,7 +369,7 @@ func (r hostReader) fileOrInline(v *jsonValue, field string, seen map[string]boo
 // content, description, argumentHint, model, allowedTools}}.
 func (r hostReader) commandMap(v *jsonValue, path string) {
 	for _, name := range v.keys {
-		d, dp := v.obj[name], fieldPath(path, name)
+		d, dp := v.obj[name], FieldPath(path, name)
 		if d.kind != jsonObject {
 			r.typeErr(dp, "an object", d)
 			continue
@@ -386,11 +386,11 @@ func (r hostReader) commandMap(v *jsonValue, path string) {
 			f := d.obj[k]
 			switch k {
 			case "description":
-				desc, _ = r.str(f, fieldPath(dp, k))
+				desc, _ = r.str(f, FieldPath(dp, k))
 			case "model":
-				g.Model, _ = r.str(f, fieldPath(dp, k))
+				g.Model, _ = r.str(f, FieldPath(dp, k))
 			case "allowedTools":
-				g.AllowedTools, _ = r.strOrList(f, fieldPath(dp, k))
+				g.AllowedTools, _ = r.strOrList(f, FieldPath(dp, k))
 			case "source", "content", "argumentHint":
 			default:
 				other(&g.Other, k, f)
@@ -440,7 +440,7 @@ func (r hostReader) readMonitors(v *jsonValue, path string) {
 		}
 		mo := Monitor{Name: name, Source: dp, Hosts: addHost(nil, r.host)}
 		for _, k := range d.keys {
-			f, fp := d.obj[k], fieldPath(dp, k)
+			f, fp := d.obj[k], FieldPath(dp, k)
 			switch k {
 			case "name":
 				if s, ok := r.str(f, fp); ok && mo.Name == "" {
@@ -470,7 +470,7 @@ func (r hostReader) readMonitors(v *jsonValue, path string) {
 		}
 	case jsonObject:
 		for _, k := range v.keys {
-			one(k, v.obj[k], fieldPath(path, k))
+			one(k, v.obj[k], FieldPath(path, k))
 		}
 	default:
 		r.typeErr(path, "an array or an object of monitors", v)
@@ -485,14 +485,14 @@ func (r hostReader) userConfig(v *jsonValue, path string) {
 		return
 	}
 	for _, key := range v.keys {
-		d, dp := v.obj[key], fieldPath(path, key)
+		d, dp := v.obj[key], FieldPath(path, key)
 		o := UserOption{Key: key, Source: dp, Hosts: addHost(nil, r.host)}
 		if d.kind != jsonObject {
 			r.typeErr(dp, "an object", d)
 			continue
 		}
 		for _, k := range d.keys {
-			f, fp := d.obj[k], fieldPath(dp, k)
+			f, fp := d.obj[k], FieldPath(dp, k)
 			switch k {
 			case "type":
 				o.Type, _ = r.str(f, fp)

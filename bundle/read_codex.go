@@ -28,7 +28,7 @@ func readCodex(b *Bundle, data []byte) {
 	if b.Rejected() {
 		return
 	}
-	m := func(field string) string { return fieldPath(ManifestCodex+":", field) }
+	m := func(field string) string { return FieldPath(ManifestCodex+":", field) }
 	for _, k := range root.keys {
 		v := root.obj[k]
 		switch k {
@@ -38,7 +38,7 @@ func readCodex(b *Bundle, data []byte) {
 			seen := map[string]bool{}
 			r.fileOrInline(v, m(k), seen, r.readMCPFile, func(obj *jsonValue, p string) {
 				if s, ok := obj.obj["mcpServers"]; ok {
-					obj, p = s, fieldPath(p, "mcpServers")
+					obj, p = s, FieldPath(p, "mcpServers")
 				}
 				r.readMCPServers(obj, p)
 			})
@@ -87,13 +87,13 @@ func (r hostReader) readAppsFile(rel string) {
 func (r hostReader) readApps(v *jsonValue, path string) {
 	if v.kind == jsonObject {
 		if a, ok := v.obj["apps"]; ok {
-			v, path = a, fieldPath(path, "apps")
+			v, path = a, FieldPath(path, "apps")
 		}
 	}
 	switch v.kind {
 	case jsonObject:
 		for _, name := range v.keys {
-			r.b.Components.Apps = append(r.b.Components.Apps, App{Name: name, Spec: canonicalJSON(v.obj[name].any()), Hosts: addHost(nil, r.host), Source: fieldPath(path, name)})
+			r.b.Components.Apps = append(r.b.Components.Apps, App{Name: name, Spec: canonicalJSON(v.obj[name].any()), Hosts: addHost(nil, r.host), Source: FieldPath(path, name)})
 		}
 	case jsonArray:
 		for i, a := range v.arr {

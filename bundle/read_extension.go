@@ -5,7 +5,7 @@ import (
 )
 
 // extBase is the finding path of bundlectl's manifest namespace.
-var extBase = fieldPath(ManifestJSON+": extensions", Namespace)
+var extBase = FieldPath(ManifestJSON+": extensions", Namespace)
 
 // extReader reads extensions["dev.bundlectl"] strictly: an unknown key at
 // any depth (extension.unknown-field) and a value of the wrong JSON type
@@ -36,7 +36,7 @@ func (r extReader) object(v *jsonValue, path string, allowed ...string) bool {
 			}
 		}
 		if !known {
-			r.b.Report.Errorf(fieldPath(path, k), "extension.unknown-field", "unknown key %s in the %s extension", Quote(k), Namespace)
+			r.b.Report.Errorf(FieldPath(path, k), "extension.unknown-field", "unknown key %s in the %s extension", Quote(k), Namespace)
 			ok = false
 		}
 	}
@@ -79,7 +79,7 @@ func (r extReader) strMap(v *jsonValue, path string) (map[string]string, bool) {
 	for _, k := range v.keys {
 		e := v.obj[k]
 		if e.kind != jsonString {
-			r.typeErr(fieldPath(path, k), "a string", e)
+			r.typeErr(FieldPath(path, k), "a string", e)
 			ok = false
 			continue
 		}
@@ -134,7 +134,7 @@ func parseExtension(b *Bundle, v *jsonValue, mcp mcpStatus) {
 	r.object(v, extBase, "tools", "hooks", "mcp", "capabilities", "when", "display_name", "lsp", "native")
 	for _, k := range v.keys {
 		f := v.obj[k]
-		p := fieldPath(extBase, k)
+		p := FieldPath(extBase, k)
 		switch k {
 		case "tools":
 			r.tools(f, p)
@@ -171,7 +171,7 @@ func (r extReader) tools(v *jsonValue, path string) {
 		}
 		keep := true
 		for _, k := range e.keys {
-			f, fp := e.obj[k], fieldPath(p, k)
+			f, fp := e.obj[k], FieldPath(p, k)
 			var ok bool
 			switch k {
 			case "name":
@@ -220,7 +220,7 @@ func (r extReader) hook(v *jsonValue, path, event, matcher string) (Hook, bool) 
 	keep := true
 	typ := ""
 	for _, k := range v.keys {
-		f, fp := v.obj[k], fieldPath(path, k)
+		f, fp := v.obj[k], FieldPath(path, k)
 		var ok bool
 		switch k {
 		case "type":
@@ -256,7 +256,7 @@ func (r extReader) mcpOptions(v *jsonValue, path string, mcp mcpStatus) {
 		return
 	}
 	for _, name := range v.keys {
-		o, op := v.obj[name], fieldPath(path, name)
+		o, op := v.obj[name], FieldPath(path, name)
 		if !r.object(o, op, "timeout_sec", "tools", "env_from", "bearer_token_env_var", "env_headers") {
 			continue
 		}
@@ -277,7 +277,7 @@ func (r extReader) mcpOptions(v *jsonValue, path string, mcp mcpStatus) {
 		}
 		keep := true
 		for _, k := range o.keys {
-			f, fp := o.obj[k], fieldPath(op, k)
+			f, fp := o.obj[k], FieldPath(op, k)
 			var ok bool
 			switch k {
 			case "timeout_sec":
@@ -319,7 +319,7 @@ func (r extReader) capabilities(v *jsonValue, path string) {
 	}
 	p := &r.b.Permissions
 	for _, k := range v.keys {
-		f, fp := v.obj[k], fieldPath(path, k)
+		f, fp := v.obj[k], FieldPath(path, k)
 		switch k {
 		case "network_hosts":
 			p.NetworkHosts, _ = r.strs(f, fp)
@@ -337,7 +337,7 @@ func (r extReader) when(v *jsonValue, path string) {
 		return
 	}
 	for _, k := range v.keys {
-		f, fp := v.obj[k], fieldPath(path, k)
+		f, fp := v.obj[k], FieldPath(path, k)
 		switch k {
 		case "os":
 			r.b.When.OS, _ = r.strs(f, fp)
@@ -355,7 +355,7 @@ func (r extReader) lsp(v *jsonValue, path string) {
 		return
 	}
 	for _, name := range v.keys {
-		d, dp := v.obj[name], fieldPath(path, name)
+		d, dp := v.obj[name], FieldPath(path, name)
 		if !r.object(d, dp, "command", "args", "languages") {
 			continue
 		}
@@ -366,7 +366,7 @@ func (r extReader) lsp(v *jsonValue, path string) {
 		}
 		good := true
 		for _, k := range d.keys {
-			f, fp := d.obj[k], fieldPath(dp, k)
+			f, fp := d.obj[k], FieldPath(dp, k)
 			var ok bool
 			switch k {
 			case "command":
@@ -412,7 +412,7 @@ func (r extReader) native(v *jsonValue, path string) {
 		return
 	}
 	for _, name := range v.keys {
-		d, dp := v.obj[name], fieldPath(path, name)
+		d, dp := v.obj[name], FieldPath(path, name)
 		if !r.object(d, dp, "path") {
 			continue
 		}

@@ -33,7 +33,7 @@ func readGemini(b *Bundle, data []byte) {
 	if b.Rejected() {
 		return
 	}
-	m := func(field string) string { return fieldPath(ManifestGemini+":", field) }
+	m := func(field string) string { return FieldPath(ManifestGemini+":", field) }
 	contextNamed := false
 	for _, k := range root.keys {
 		v := root.obj[k]
@@ -114,11 +114,11 @@ func (r hostReader) geminiSettings(v *jsonValue, path string) {
 			f := s.obj[k]
 			switch k {
 			case "name":
-				o.Title, _ = r.str(f, fieldPath(sp, k))
+				o.Title, _ = r.str(f, FieldPath(sp, k))
 			case "description":
-				o.Description, _ = r.str(f, fieldPath(sp, k))
+				o.Description, _ = r.str(f, FieldPath(sp, k))
 			case "envVar":
-				o.EnvVar, _ = r.str(f, fieldPath(sp, k))
+				o.EnvVar, _ = r.str(f, FieldPath(sp, k))
 			case "sensitive":
 				o.Sensitive = f.kind == jsonBool && f.b
 			}

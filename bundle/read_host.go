@@ -191,10 +191,10 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 	if h, ok := v.obj["hooks"]; ok && h.kind == jsonObject {
 		for _, k := range v.keys {
 			if k != "hooks" && k != "description" && k != "$schema" {
-				r.b.Report.Warnf(fieldPath(path, k), "hook.unknown-field", "unknown field %s is ignored", Quote(k))
+				r.b.Report.Warnf(FieldPath(path, k), "hook.unknown-field", "unknown field %s is ignored", Quote(k))
 			}
 		}
-		v, path = h, fieldPath(path, "hooks")
+		v, path = h, FieldPath(path, "hooks")
 	}
 	walkHookTree(r.b, r, v, path, r.host,
 		func(g *jsonValue, gp string) bool {
@@ -224,7 +224,7 @@ type fieldReader interface {
 // event host does not fire is a warning, never an error.
 func walkHookTree(b *Bundle, r fieldReader, v *jsonValue, path string, host Host, group func(g *jsonValue, gp string) bool, hook func(h *jsonValue, hp, event, matcher string)) {
 	for _, event := range v.keys {
-		groups, ep := v.obj[event], fieldPath(path, event)
+		groups, ep := v.obj[event], FieldPath(path, event)
 		if !KnownHookEvent(host, event) && checkText(b, ep, event, false) {
 			b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one %s is known to fire; its hooks are reviewed and kept", Quote(event), hostTitle(host))
 		}
@@ -280,7 +280,7 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 	}
 	_, hasArgs := v.obj["args"]
 	for _, k := range v.keys {
-		f, fp := v.obj[k], fieldPath(path, k)
+		f, fp := v.obj[k], FieldPath(path, k)
 		good := true
 		switch k {
 		case "type":
@@ -368,7 +368,7 @@ func (r hostReader) readMCPServers(v *jsonValue, path string) {
 		return
 	}
 	for _, name := range v.keys {
-		s, ok := r.mcpServer(name, v.obj[name], fieldPath(path, name))
+		s, ok := r.mcpServer(name, v.obj[name], FieldPath(path, name))
 		if !ok {
 			continue
 		}
@@ -411,7 +411,7 @@ func (r hostReader) readMCPFile(rel string) {
 	if s, ok := v.obj["mcpServers"]; ok {
 		for _, k := range v.keys {
 			if k != "mcpServers" && k != "$schema" {
-				r.b.Report.Warnf(fieldPath(rel+":", k), "mcp.unknown-field", "unknown field %s is ignored", Quote(k))
+				r.b.Report.Warnf(FieldPath(rel+":", k), "mcp.unknown-field", "unknown field %s is ignored", Quote(k))
 			}
 		}
 		r.readMCPServers(s, rel+": mcpServers")
@@ -430,7 +430,7 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 	typ := ""
 	var httpURL string
 	for _, k := range v.keys {
-		f, fp := v.obj[k], fieldPath(path, k)
+		f, fp := v.obj[k], FieldPath(path, k)
 		good := true
 		switch k {
 		case "type", "transport":
@@ -548,7 +548,7 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 		return
 	}
 	for _, name := range v.keys {
-		d, dp := v.obj[name], fieldPath(path, name)
+		d, dp := v.obj[name], FieldPath(path, name)
 		l := LSPServer{Name: name, Source: dp, Hosts: addHost(nil, r.host)}
 		if d.kind != jsonObject {
 			r.typeErr(dp, "an object", d)
@@ -556,7 +556,7 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 		}
 		keep := true
 		for _, k := range d.keys {
-			f, fp := d.obj[k], fieldPath(dp, k)
+			f, fp := d.obj[k], FieldPath(dp, k)
 			good := true
 			switch k {
 			case "command":

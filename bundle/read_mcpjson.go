@@ -78,7 +78,7 @@ func parseMCPJSON(b *Bundle, data []byte) mcpStatus {
 	}
 	for _, k := range root.keys {
 		if k != "$schema" && k != "mcpServers" {
-			b.Report.Skipf(fieldPath(ManifestMCP+":", k), "mcp.top-level", "mcp.json may contain only $schema and mcpServers; %s is not allowed", Quote(k))
+			b.Report.Skipf(FieldPath(ManifestMCP+":", k), "mcp.top-level", "mcp.json may contain only $schema and mcpServers; %s is not allowed", Quote(k))
 			bad = true
 		}
 	}
@@ -127,7 +127,7 @@ func agentPluginsVersion(id, file string) (string, bool) {
 
 // parseMCPServer checks one entry against the closed variants of §7.2.1.
 func parseMCPServer(b *Bundle, name string, v *jsonValue) (MCPServer, bool) {
-	src := fieldPath(ManifestMCP+": mcpServers", name)
+	src := FieldPath(ManifestMCP+": mcpServers", name)
 	s := MCPServer{Name: name, Source: src}
 	if v.kind != jsonObject {
 		b.Report.Skipf(src, "mcp.server-type", "server %s must be an object, not %s", Quote(name), v.kind)
@@ -155,7 +155,7 @@ func parseMCPServer(b *Bundle, name string, v *jsonValue) (MCPServer, bool) {
 	s.Transport = t.str
 	ok = true
 	fail := func(field, format string, args ...any) {
-		b.Report.Skipf(fieldPath(src, field), "mcp.server-field", format+"", args...)
+		b.Report.Skipf(FieldPath(src, field), "mcp.server-field", format+"", args...)
 		ok = false
 	}
 	for _, k := range v.keys {

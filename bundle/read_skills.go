@@ -202,8 +202,8 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 			}
 		}
 		for _, k := range sortedKeys(md) {
-			checkText(b, rel+": "+fieldPath("metadata", k), k, false)
-			checkText(b, rel+": "+fieldPath("metadata", k), md[k], true)
+			checkText(b, rel+": "+FieldPath("metadata", k), k, false)
+			checkText(b, rel+": "+FieldPath("metadata", k), md[k], true)
 		}
 		if len(md) > 0 {
 			s.Metadata = md

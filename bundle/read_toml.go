@@ -216,7 +216,7 @@ func parseTOML(b *Bundle, data []byte) string {
 		l := m.LSP[name]
 		b.Components.LSP = append(b.Components.LSP, LSPServer{
 			Name: name, Command: l.Command, Args: l.Args, Languages: languageSet(l.Languages),
-			Source: tomlField(fieldPath("lsp", name)),
+			Source: tomlField(FieldPath("lsp", name)),
 		})
 	}
 	for _, name := range sortedKeys(m.Native) {

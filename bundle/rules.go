@@ -54,7 +54,7 @@ func checkModel(b *Bundle) {
 	servers := b.Components.MCP[:0:0]
 	for _, s := range b.Components.MCP {
 		if s.Source == "" {
-			s.Source = fieldPath(manifestFile(b)+": mcp_servers", s.Name)
+			s.Source = FieldPath(manifestFile(b)+": mcp_servers", s.Name)
 		}
 		if checkServer(b, s) {
 			servers = append(servers, s)
@@ -641,7 +641,7 @@ func checkHook(b *Bundle, h Hook) bool {
 			}
 		}
 		for _, name := range sortedKeys(h.Headers) {
-			p := fieldPath(h.Source+".headers", name)
+			p := FieldPath(h.Source+".headers", name)
 			v := h.Headers[name]
 			if !checkText(b, p, name, false) || !checkText(b, p, v, false) {
 				keep = false
@@ -677,7 +677,7 @@ func checkHook(b *Bundle, h Hook) bool {
 // spells it; else the server's entry in the dev.bundlectl extension.
 func serverOption(b *Bundle, s MCPServer, field string) string {
 	if len(s.Hosts) == 0 {
-		return fieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name) + "." + field
+		return FieldPath(modelPath(b, "mcp", "mcp_servers"), s.Name) + "." + field
 	}
 	include, exclude := "includeTools", "excludeTools"
 	if s.Hosts[0] == HostCodex {
@@ -723,7 +723,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			checkCwdCode(b, src, s.Command, s.Args)
 		}
 		for _, k := range sortedKeys(s.Env) {
-			p := fieldPath(src+".env", k)
+			p := FieldPath(src+".env", k)
 			if (k == "PLUGIN_ROOT" || k == "PLUGIN_DATA") && len(s.Hosts) == 0 {
 				skip(p, "mcp.env-reserved", "env must not set %s; the client sets it", k)
 			} else if len(s.Hosts) == 0 || steersLoader(k) || !validEnvName(k) {
@@ -754,7 +754,7 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			}
 		}
 		for _, dest := range sortedKeys(s.EnvFrom) {
-			p := fieldPath(opt("env_from"), dest)
+			p := FieldPath(opt("env_from"), dest)
 			checkEnvDest(b, p, dest)
 			checkEnvSource(b, p, s.EnvFrom[dest])
 			if _, dup := s.Env[dest]; dup {
@@ -990,7 +990,7 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 	keep := true
 	seen := map[string]string{}
 	for _, name := range sortedKeys(s.Headers) {
-		p := fieldPath(s.Source+".headers", name)
+		p := FieldPath(s.Source+".headers", name)
 		v := s.Headers[name]
 		// A control character (a CR LF splitting the header, say) makes
 		// an invalid HTTP field: the server is skipped, the rest of the
@@ -1026,7 +1026,7 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 		checkEnvSource(b, opt("bearer_token_env_var"), s.BearerTokenEnvVar)
 	}
 	for _, name := range sortedKeys(s.EnvHeaders) {
-		p := fieldPath(opt("env_headers"), name)
+		p := FieldPath(opt("env_headers"), name)
 		if !checkText(b, p, name, false) {
 			continue
 		}
@@ -1229,7 +1229,7 @@ func checkInactive(b *Bundle) {
 		switch {
 		case in.Name != "":
 			what = fmt.Sprintf("%s %s", in.Surface, Quote(in.Name))
-			field = fieldPath(in.Surface, in.Name)
+			field = FieldPath(in.Surface, in.Name)
 		case in.Surface == SurfaceFilesystemRoots || in.Surface == SurfaceLifecycleMutation:
 			field = "capabilities." + in.Surface
 		}

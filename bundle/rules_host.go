@@ -28,8 +28,8 @@ func checkLSP(b *Bundle, l LSPServer) bool {
 		keep = false
 	}
 	for k, v := range l.Languages {
-		checkText(b, fieldPath(l.Source+".languages", k), k, false)
-		checkText(b, fieldPath(l.Source+".languages", k), v, false)
+		checkText(b, FieldPath(l.Source+".languages", k), k, false)
+		checkText(b, FieldPath(l.Source+".languages", k), v, false)
 	}
 	return keep
 }
@@ -39,7 +39,7 @@ func checkLSP(b *Bundle, l LSPServer) bool {
 // names, control text, and literal credentials.
 func checkEnvMap(b *Bundle, parent string, env map[string]string) {
 	for _, k := range sortedKeys(env) {
-		p := fieldPath(parent, k)
+		p := FieldPath(parent, k)
 		if steersLoader(k) || !validEnvName(k) {
 			checkEnvDest(b, p, k)
 		}
@@ -160,14 +160,14 @@ func checkOtherFields(b *Bundle) {
 			checkRaw(b, "settings.json:", b.ManifestOther[k])
 			continue
 		}
-		checkRaw(b, fieldPath(file+":", field), b.ManifestOther[k])
+		checkRaw(b, FieldPath(file+":", field), b.ManifestOther[k])
 	}
 }
 
 // checkRawMap checks every field of a map kept as written.
 func checkRawMap(b *Bundle, parent string, m map[string]json.RawMessage) {
 	for _, k := range sortedKeys(m) {
-		checkRaw(b, fieldPath(parent, k), m[k])
+		checkRaw(b, FieldPath(parent, k), m[k])
 	}
 }
 
@@ -197,7 +197,7 @@ func checkRaw(b *Bundle, path string, raw json.RawMessage) {
 			}
 		case map[string]any:
 			for _, k := range sortedKeys(x) {
-				kp := fieldPath(p, k)
+				kp := FieldPath(p, k)
 				if checkText(b, kp, k, false) {
 					walk(kp, x[k])
 				}

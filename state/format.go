@@ -509,10 +509,10 @@ func jsonReason(data []byte, err error, decode func([]byte) error) string {
 // it is the only member on its way, or "" when none is refused alone.
 // Only an error path calls it: it decodes once per member it tries.
 func failingMember(data []byte, decode func([]byte) error) string {
-	return strings.TrimPrefix(memberPath(data, decode), ".")
+	return memberPath("", data, decode)
 }
 
-func memberPath(data []byte, decode func([]byte) error) string {
+func memberPath(parent string, data []byte, decode func([]byte) error) string {
 	ms, ok := jsonobj.Members(data)
 	if !ok {
 		return ""
@@ -525,24 +525,13 @@ func memberPath(data []byte, decode func([]byte) error) string {
 		if decode(wrap(m.Val)) == nil {
 			continue
 		}
-		step := "." + m.Key
-		if !isFieldName(m.Key) {
-			step = "[" + quote(m.Key) + "]"
+		path := bundle.FieldPath(parent, m.Key)
+		if inner := memberPath(path, m.Val, func(v []byte) error { return decode(wrap(v)) }); inner != "" {
+			return inner
 		}
-		return step + memberPath(m.Val, func(v []byte) error { return decode(wrap(v)) })
+		return path
 	}
 	return ""
-}
-
-// isFieldName reports whether key reads as a field name as it is
-// (lower-case letters, digits and underscores).
-func isFieldName(key string) bool {
-	for _, r := range key {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-			return false
-		}
-	}
-	return key != ""
 }
 
 func jsonKind(t reflect.Type) string {
