@@ -314,8 +314,8 @@ func hintOf(err error) string {
 // for an http hook, a connection that broke off.
 func TruncatedAnswer(bundleName, hook string, res *Result) string {
 	why := fmt.Sprintf("wrote more than %d bytes to stdout", len(res.Stdout))
-	if len(res.Stderr) > 0 && len(res.Stdout) < maxHTTPHookBody {
-		why = "gave an answer that broke off (" + bundle.Sanitize(string(res.Stderr)) + ")"
+	if res.BrokenOff != "" {
+		why = "gave an answer that broke off (" + bundle.Sanitize(res.BrokenOff) + ")"
 	}
 	return fmt.Sprintf("bundle %s hook %s %s, so its answer cannot be read whole and the event is blocked", bundle.Quote(bundleName), hook, why)
 }
@@ -365,7 +365,7 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			return &Result{ExitCode: 0, Stdout: body[:maxHTTPHookBody], StdoutTruncated: true}, nil
 		case rerr != nil:
 			// A 2xx whose answer broke off is an answer cut short.
-			return &Result{ExitCode: 0, Stdout: body, StdoutTruncated: true, Stderr: []byte("http hook: reading its answer: " + rerr.Error())}, nil
+			return &Result{ExitCode: 0, Stdout: body, StdoutTruncated: true, BrokenOff: rerr.Error()}, nil
 		}
 		return &Result{ExitCode: 0, Stdout: body}, nil
 	}

@@ -80,6 +80,10 @@ type Result struct {
 
 	Stdout, Stderr                   []byte
 	StdoutTruncated, StderrTruncated bool
+	// BrokenOff, with StdoutTruncated, says why stdout is cut short when
+	// it is not at the output cap: an http hook's answer whose connection
+	// broke off.
+	BrokenOff string
 	// OutputHeld is set when a process outside the child's group still
 	// held stdout or stderr open DrainGrace after the group was killed;
 	// reading stopped there.
