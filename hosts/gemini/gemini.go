@@ -29,13 +29,6 @@ var Events = []string{
 	"BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
 }
 
-// ClaudeEvents maps the events of bundlectl's own hooks (Claude Code's
-// names, bundlectl's contract) to Gemini CLI's.
-var ClaudeEvents = bundle.GeminiEvents
-
-// ClaudeTools maps Claude Code's tool names in a matcher to Gemini CLI's.
-var ClaudeTools = bundle.GeminiTools
-
 var nameList = regexp.MustCompile(`^[A-Za-z_]+(\|[A-Za-z_]+)*$`)
 
 // matcherFor translates a bundlectl hook's matcher (Claude Code's tool
@@ -49,7 +42,7 @@ func matcherFor(m string) (string, bool) {
 	}
 	parts := strings.Split(m, "|")
 	for i, p := range parts {
-		g, ok := ClaudeTools[p]
+		g, ok := bundle.GeminiTools[p]
 		if !ok {
 			return "", false
 		}
@@ -197,7 +190,7 @@ func hooksValue(b *hosts.Bundle, re hosts.Reentry) map[string]any {
 		event, matcher := h.Event, h.Matcher
 		if !b.Own(h.Hosts) {
 			var ok bool
-			if event, ok = ClaudeEvents[h.Event]; !ok {
+			if event, ok = bundle.GeminiEvents[h.Event]; !ok {
 				b.Note("its hook for %s is not loaded: Gemini CLI has no such event", h.Event)
 				continue
 			}
