@@ -337,13 +337,12 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			return nil, err
 		}
 		req.Header.Set("Content-Type", "application/json")
-		hx := x
-		hx.vars = map[string]string{}
-		for _, n := range h.AllowedEnvVars {
-			hx.vars[n] = x.vars[n]
-		}
 		for k, v := range h.Headers {
-			req.Header.Set(k, hx.arg(dollarBraces(v, h.AllowedEnvVars)))
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "content-length", "transfer-encoding":
+				continue // the length is the body's, as the host has it
+			}
+			req.Header.Set(k, headerValue(v, h.AllowedEnvVars, x.vars))
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		resp, err := client.Do(req)
@@ -371,15 +370,58 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 	}
 }
 
-// dollarBraces rewrites $NAME into ${NAME} for the listed names, so a
-// header value in either spelling expands the same way.
-func dollarBraces(v string, names []string) string {
-	for _, n := range names {
-		v = strings.ReplaceAll(v, "${"+n+"}", "\x00"+n+"\x00")
-		v = strings.ReplaceAll(v, "$"+n, "${"+n+"}")
-		v = strings.ReplaceAll(v, "\x00"+n+"\x00", "${"+n+"}")
+// headerValue is an http hook's header value as Claude Code sends it:
+// each $NAME or ${NAME} (NAME of [A-Z_][A-Z0-9_]*, the longest such)
+// becomes the host variable's value when NAME is in allowed, and nothing
+// otherwise; then CR, LF and NUL are removed, so a value stays one
+// header. Nothing else in a header value expands.
+func headerValue(v string, allowed []string, vars map[string]string) string {
+	var out strings.Builder
+	for i := 0; i < len(v); {
+		name, n := headerVar(v[i:])
+		if n == 0 {
+			if c := v[i]; c != '\r' && c != '\n' && c != 0 {
+				out.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		if slices.Contains(allowed, name) {
+			out.WriteString(strings.Map(func(r rune) rune {
+				if r == '\r' || r == '\n' || r == 0 {
+					return -1
+				}
+				return r
+			}, vars[name]))
+		}
+		i += n
 	}
-	return v
+	return out.String()
+}
+
+// headerVar reads a $NAME or ${NAME} reference at the start of s: the name
+// and the length of the reference, or 0 when there is none.
+func headerVar(s string) (string, int) {
+	if len(s) < 2 || s[0] != '$' {
+		return "", 0
+	}
+	word := func(s string) int {
+		n := 0
+		for n < len(s) && (s[n] == '_' || s[n] >= 'A' && s[n] <= 'Z' || n > 0 && s[n] >= '0' && s[n] <= '9') {
+			n++
+		}
+		return n
+	}
+	if s[1] == '{' {
+		if n := word(s[2:]); n > 0 && 2+n < len(s) && s[2+n] == '}' {
+			return s[2 : 2+n], n + 3
+		}
+		return "", 0
+	}
+	if n := word(s[1:]); n > 0 {
+		return s[1 : 1+n], n + 1
+	}
+	return "", 0
 }
 
 // BlockError is returned by a RunnableHook's Verify when the hook cannot

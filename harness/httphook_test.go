@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -72,5 +73,68 @@ func TestHTTPHookAnswerCutShortBlocks(t *testing.T) {
 				t.Fatalf("blocked %v, reason %q; want blocked %v with %q", out.Blocked, out.Reason, c.blocked, c.reason)
 			}
 		})
+	}
+}
+
+// An http hook's header values expand as Claude Code expands them: the
+// longest upper-case name after $ or inside ${}, its value only when the
+// name is in allowedEnvVars and nothing otherwise, and never a CR or LF
+// from a variable's value. (A manifest header with a control character is
+// invalid before it gets here.)
+func TestHTTPHookHeadersExpandAsClaudeCode(t *testing.T) {
+	got := make(chan http.Header, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.Write([]byte("{}"))
+	}))
+	defer srv.Close()
+	headers := map[string]string{
+		"X-Long":     "Bearer $TOKEN",
+		"X-Braces":   "${TOKEN}/${TOK}/$TOK_",
+		"X-Unlisted": "[$SECRET][${SECRET}]",
+		"X-Root":     "[${CLAUDE_PLUGIN_ROOT}]",
+		"X-Lower":    "$lower ${lower} $ ${TOK",
+		"X-Value":    "<$MULTI>",
+	}
+	hooks, err := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{
+		"type": "http", "url": srv.URL, "headers": headers, "allowedEnvVars": []string{"TOK", "TOKEN", "MULTI"},
+	}}}}}})
+	must(t, err)
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	dir := filepath.Join(home, "bundles", "hh")
+	must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(`{"name": "hh", "version": "1.0.0"}`), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), hooks, 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hh")
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Environ: []string{
+		"TOK=short", "TOKEN=long", "SECRET=s3cret", "MULTI=x\r\ny", "PATH=/usr/bin:/bin",
+	}})
+	must(t, err)
+	defer r.Close()
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	must(t, err)
+	if out.Blocked {
+		t.Fatalf("blocked: %s", out.Reason)
+	}
+	var h http.Header
+	select {
+	case h = <-got: // sent before the answer, so here once FireHooks is back
+	default:
+		t.Fatalf("the http hook never reached the server (errors %v)", out.Errors)
+	}
+	for name, want := range map[string]string{
+		"X-Long":     "Bearer long",
+		"X-Braces":   "long/short/",
+		"X-Unlisted": "[][]",
+		"X-Root":     "[]",
+		"X-Lower":    "$lower ${lower} $ ${TOK",
+		"X-Value":    "<xy>",
+	} {
+		if v := h.Get(name); v != want {
+			t.Errorf("header %s = %q, want %q", name, v, want)
+		}
 	}
 }
