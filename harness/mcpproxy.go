@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bundlectl/bundlectl/internal/jsonobj"
 	"io"
 	"os"
 	"slices"
@@ -15,6 +14,10 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxMCPMessage is the longest MCP stdio message (one line) the proxy
@@ -31,10 +34,12 @@ const (
 
 // ToolFilter is a stdio MCP server's reviewed tool filter (the model's
 // MCPServer.ToolsInclude and ToolsExclude). A non-empty Include allows
-// only the tools it names, exactly; Exclude refuses the tools it names,
-// compared with Unicode case folding so that a server that looks tool
-// names up case-insensitively cannot be reached through a variant.
-// Empty lists filter nothing.
+// only the tools it names, exactly; Exclude refuses the tools it names
+// and every variant of them a server might look up as the same tool:
+// names are compared after trimming white space, NFKC normalisation and
+// full Unicode case folding ("Delete_ALL", " delete_all", the fullwidth
+// "ｄｅｌｅｔｅ_all" and "STRAẞE" for "strasse" are all refused). Empty
+// lists filter nothing.
 type ToolFilter struct {
 	Include, Exclude []string
 }
@@ -47,12 +52,23 @@ func (f ToolFilter) Allows(name string) bool {
 	if len(f.Include) > 0 && !slices.Contains(f.Include, name) {
 		return false
 	}
+	if len(f.Exclude) == 0 {
+		return true
+	}
+	key := toolKey(name)
 	for _, x := range f.Exclude {
-		if strings.EqualFold(x, name) {
+		if toolKey(x) == key {
 			return false
 		}
 	}
 	return true
+}
+
+// toolKey is the form under which two tool names are the same tool to an
+// exclude filter.
+func toolKey(name string) string {
+	s := norm.NFKC.String(strings.TrimSpace(name))
+	return norm.NFKC.String(strings.TrimSpace(cases.Fold().String(s)))
 }
 
 // MCPConn is one end of an MCP stdio connection as the proxy sees it:

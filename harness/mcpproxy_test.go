@@ -30,7 +30,15 @@ func TestProxyToolFilterAllows(t *testing.T) {
 		{ToolFilter{}, "anything", true},
 		{excludeFilter, "echo", true},
 		{excludeFilter, "delete_all", false},
-		{excludeFilter, "Delete_ALL", false}, // a case-insensitive server must not be reachable
+		{excludeFilter, "Delete_ALL", false},                               // a case-insensitive server must not be reachable
+		{excludeFilter, " delete_all\t", false},                            // nor one that trims
+		{excludeFilter, "\uff44\uff45\uff4c\uff45\uff54\uff45_all", false}, // nor one that NFKC-normalises (fullwidth)
+		{excludeFilter, "delete\ufe4dall", false},                          // a compatibility low line
+		{ToolFilter{Exclude: []string{"strasse"}}, "STRA\u1e9eE", false},   // full case folding: capital sharp s
+		{ToolFilter{Exclude: []string{"stra\u00dfe"}}, "STRASSE", false},
+		{ToolFilter{Exclude: []string{"\u212aelvin"}}, "kelvin", false}, // Kelvin sign
+		{excludeFilter, "delete_all2", true},
+		{excludeFilter, "delete all", true},
 		{includeFilter, "echo", true},
 		{includeFilter, "Echo", false}, // include is exact
 		{includeFilter, "secret", false},
@@ -67,7 +75,7 @@ func seedLines(t testing.TB, name string) [][]byte {
 // server under the exclude filter; every other one is answered, except a
 // notification, which is dropped.
 func TestProxyClientMessages(t *testing.T) {
-	forwarded := map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 23: true, 26: true, 33: true, 34: true} // lines of client.jsonl
+	forwarded := map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 23: true, 26: true, 33: true} // lines of client.jsonl
 	silent := map[int]bool{21: true}
 	p := &proxy{filter: excludeFilter, notices: io.Discard}
 	for i, line := range seedLines(t, "client.jsonl") {
