@@ -211,7 +211,7 @@ func (m *Manager) Enable(name string) (bool, error) {
 
 // Disable clears the enabled bit and keeps trust.
 func (m *Manager) Disable(name string) (bool, error) {
-	return m.transition(name, nil, (*state.State).Disable)
+	return m.byTrustedName(name, "disable", (*state.State).Disable)
 }
 
 // Revoke removes trust and keeps the enabled bit. A trusted bundle that no
@@ -219,12 +219,19 @@ func (m *Manager) Disable(name string) (bool, error) {
 // is revoked by its name when exactly one receipt has that name, or by its
 // id (bundlectl verify and list --json print ids).
 func (m *Manager) Revoke(name string) (bool, error) {
-	changed, err := m.transition(name, nil, (*state.State).Revoke)
+	return m.byTrustedName(name, "revoke", (*state.State).Revoke)
+}
+
+// byTrustedName applies a transition that only a trusted bundle can need
+// (disable, revoke) to the bundle name finds. When that bundle is not
+// changed by it (it holds no trust, or is disabled already), a trusted
+// one of that name whose directory is gone from these roots is the one
+// meant: its guards block, and the fix they print is this command. When
+// no root holds the name, a receipt of that name (or id) is.
+func (m *Manager) byTrustedName(name, verb string, apply func(*state.State, string) (bool, error)) (bool, error) {
+	changed, err := m.transition(name, nil, apply)
 	if err == nil && !changed {
-		// The bundle the name finds holds no trust. A trusted one of that
-		// name whose directory is gone from these roots (its guards block,
-		// and the fix they print is this command) is the one meant.
-		return m.revokeGone(name)
+		return m.applyGone(name, verb, apply)
 	}
 	if !errors.Is(err, ErrNotFound) {
 		return changed, err
@@ -235,9 +242,9 @@ func (m *Manager) Revoke(name string) (bool, error) {
 		case terr != nil:
 			return err // no root and no receipt has it: the discovery's answer
 		case len(ids) > 1:
-			return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s have no source under this invocation's roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl revoke " + ids[0]}
+			return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s have no source under this invocation's roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl " + verb + " " + ids[0]}
 		}
-		changed, err = s.Revoke(ids[0])
+		changed, err = apply(s, ids[0])
 		return err
 	})
 	return changed, stateErr(uerr)
@@ -327,9 +334,10 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 	return v, nil
 }
 
-// revokeGone revokes the one trusted bundle named name whose directory
-// is gone from this invocation's roots; with none, nothing changes.
-func (m *Manager) revokeGone(name string) (bool, error) {
+// applyGone applies a transition to the one trusted bundle named name
+// whose directory is gone from this invocation's roots; with none,
+// nothing changes, and with several it refuses, naming their ids.
+func (m *Manager) applyGone(name, verb string, apply func(*state.State, string) (bool, error)) (bool, error) {
 	d := m.Discover()
 	changed := false
 	_, err := m.stateStore().Update(func(s *state.State) error {
@@ -344,10 +352,10 @@ func (m *Manager) revokeGone(name string) (bool, error) {
 			return nil
 		case 1:
 			var err error
-			changed, err = s.Revoke(ids[0])
+			changed, err = apply(s, ids[0])
 			return err
 		}
-		return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s are gone from their roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl revoke " + ids[0]}
+		return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s are gone from their roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl " + verb + " " + ids[0]}
 	})
 	return changed, stateErr(err)
 }

@@ -39,8 +39,12 @@ func newDisableCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "disable <name>",
 		Short: "disable a bundle and keep its trust",
-		Long:  `Disable clears the enabled bit. Trust is kept: enable turns it back on.` + switchHelp + exitStatus(exit0, exit1, exit2, "3  refused (no such component)", exit4),
-		Args:  args(cobra.ExactArgs(1)),
+		Long: `Disable clears the enabled bit. Trust is kept: enable turns it back on.
+
+A trusted bundle whose directory is gone from its root (list shows it as
+gone; its guards block their events) is disabled by name too, also when an
+untrusted bundle of the same name is in another root.` + switchHelp + exitStatus(exit0, exit1, exit2, "3  refused (no such component)", exit4),
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
 			if sw.any() {
 				return runSwitches(g, a[0], sw, true)
