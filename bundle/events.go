@@ -100,6 +100,20 @@ func OwnEvent(host Host, event string) string {
 	return ""
 }
 
+// CodexToolAliases are the other names Codex matches a hook's matcher
+// against for a tool (codex-rs HookToolName): a matcher for Write or Edit
+// also selects apply_patch, Codex's one file-editing tool. Each alias is
+// the Claude Code name of what the tool does.
+var CodexToolAliases = map[string][]string{
+	"apply_patch": {"Write", "Edit"},
+}
+
+// CodexMatchNames is tool with the aliases Codex matches it by, the tool's
+// own name first.
+func CodexMatchNames(tool string) []string {
+	return append([]string{tool}, CodexToolAliases[tool]...)
+}
+
 // OwnTool is the Claude Code name, which bundlectl's own hooks' matchers
 // use, of host's tool; a tool Claude Code has no name for keeps its own.
 func OwnTool(host Host, tool string) string {

@@ -157,13 +157,34 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 
 // matcher is how h's matcher selects the event's match value under the
 // host hooks run serves: bundlectl's own hooks name Claude Code's tools,
-// so a host's tool is matched by its Claude Code name; a hook from Gemini
-// CLI's or Claude Code's own manifest is matched as that host matches it
-// (GeminiMatch, ClaudeMatch); any other by bundlectl's rule (MatchHook).
+// so a host's tool is matched by its Claude Code name (under Codex, by
+// each name Codex matches it by: apply_patch is also Write and Edit); a
+// hook from Gemini CLI's, Claude Code's or Codex's own manifest is matched
+// as that host matches it (GeminiMatch, ClaudeMatch, CodexMatch); any
+// other by bundlectl's rule (MatchHook).
 func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, error) {
 	m, host := h.Matcher, r.opts.Host
+	own := len(h.Hosts) == 0
+	if host == bundle.HostCodex && (own && onTool || slices.Contains(h.Hosts, string(bundle.HostCodex))) {
+		match := CodexMatch
+		if own {
+			match = MatchHook
+		}
+		return func(v string) (bool, error) {
+			names := []string{v}
+			if onTool {
+				names = bundle.CodexMatchNames(v)
+			}
+			for _, name := range names {
+				if ok, err := match(m, name); ok || err != nil {
+					return ok, err
+				}
+			}
+			return false, nil
+		}
+	}
 	switch {
-	case len(h.Hosts) == 0 && host != "" && onTool:
+	case own && host != "" && onTool:
 		return func(v string) (bool, error) { return MatchHook(m, bundle.OwnTool(host, v)) }
 	case host == bundle.HostGemini && slices.Contains(h.Hosts, string(bundle.HostGemini)):
 		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool), nil }

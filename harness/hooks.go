@@ -176,6 +176,39 @@ func claudeNameList(matcher string) bool {
 	return true
 }
 
+// CodexMatch reports whether matcher, from a Codex manifest, selects
+// value as Codex itself matches (codex-rs hooks, matches_matcher): "" or
+// "*" selects everything; a matcher of ASCII letters, digits, "_" and "|"
+// only is a list of exact names; anything else is an unanchored regular
+// expression ("^Bash" selects BashOutput too; "mcp__fs" does not select
+// mcp__fs__write, "mcp__fs.*" does). A matcher Go cannot compile is a
+// *MatcherError (Codex runs no hook whose matcher does not compile; its
+// regular expressions are RE2's, as Go's are). For a tool, Codex also
+// matches its aliases: see bundle.CodexMatchNames.
+func CodexMatch(matcher, value string) (bool, error) {
+	if matcher == "" || matcher == "*" {
+		return true, nil
+	}
+	if codexNameList(matcher) {
+		return slices.Contains(strings.Split(matcher, "|"), value), nil
+	}
+	re, err := regexp.Compile(matcher)
+	if err != nil {
+		return false, &MatcherError{Matcher: matcher, Err: err}
+	}
+	return re.MatchString(value), nil
+}
+
+func codexNameList(matcher string) bool {
+	for i := 0; i < len(matcher); i++ {
+		c := matcher[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '|') {
+			return false
+		}
+	}
+	return true
+}
+
 // GeminiMatch reports whether matcher, from a Gemini CLI manifest,
 // selects value as Gemini CLI itself matches: the matcher trimmed; empty
 // or "*" selects everything; a tool name (onTool) is matched by an

@@ -702,3 +702,34 @@ func TestClaudeMatch(t *testing.T) {
 		t.Error("a matcher that does not compile was not an error")
 	}
 }
+
+// TestCodexMatch: the vectors of Codex's own matcher (codex-rs hooks).
+func TestCodexMatch(t *testing.T) {
+	for _, c := range []struct {
+		matcher, value string
+		want           bool
+	}{
+		{"", "Bash", true},
+		{"*", "Bash", true},
+		{"Bash", "Bash", true},
+		{"Bash", "BashOutput", false},
+		{"Edit|Write", "Write", true},
+		{"Edit|Write", "Bash", false},
+		{"Edit, Write", "Write", false}, // not a list to Codex: the regular expression "Edit, Write"
+		{"Edit, Write", "Edit, Write", true},
+		{"mcp__memory", "mcp__memory__create_entities", false},
+		{"mcp__memory__.*", "mcp__memory__create_entities", true},
+		{"mcp__.*__write.*", "mcp__filesystem__read_file", false},
+		{"^Bash", "BashOutput", true},
+		{"^Bash$", "BashOutput", false},
+		{"start.*", "startup", true},
+	} {
+		got, err := CodexMatch(c.matcher, c.value)
+		if err != nil || got != c.want {
+			t.Errorf("CodexMatch(%q, %q) = %v, %v; want %v", c.matcher, c.value, got, err, c.want)
+		}
+	}
+	if _, err := CodexMatch("[", "Bash"); err == nil {
+		t.Error("a matcher that does not compile was not an error")
+	}
+}
