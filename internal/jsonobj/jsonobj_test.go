@@ -1,7 +1,9 @@
 package jsonobj
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -38,14 +40,41 @@ func TestMembers(t *testing.T) {
 	}
 }
 
+// FuzzMembers checks Members against encoding/json on the same bytes: it
+// accepts exactly what json.Valid accepts as an object; decoding its
+// members one by one, the last of each name winning, gives what decoding
+// the whole object gives; and every value is itself valid JSON.
 func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1,"a":2}`, `{"a":{"b":[1,{"c":null}]}}`, `{"a"`, `[`} {
+	for _, s := range []string{`{}`, `{"a":1,"a":2}`, `{"a":{"b":[1,{"c":null}]}}`, `{"a"`, `[`,
+		` {"\u0061":"x","b\"":[true,false,null,-1.5e3]} `, `{"a":1}{}`, `null`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ms, ok := Members(b)
-		if !ok && ms != nil {
-			t.Fatalf("refused %q but returned members", b)
+		var whole map[string]any
+		isObject := json.Valid(b) && json.Unmarshal(b, &whole) == nil && whole != nil // null decodes to a nil map
+		if ok != isObject {
+			t.Fatalf("Members(%q) ok %v, but encoding/json says object %v", b, ok, isObject)
+		}
+		if !ok {
+			if ms != nil {
+				t.Fatalf("refused %q but returned members", b)
+			}
+			return
+		}
+		merged := map[string]any{}
+		for _, m := range ms {
+			if !json.Valid(m.Val) {
+				t.Fatalf("member %q of %q: value %q is not JSON", m.Key, b, m.Val)
+			}
+			var v any
+			if err := json.Unmarshal(m.Val, &v); err != nil {
+				t.Fatalf("member %q of %q: %v", m.Key, b, err)
+			}
+			merged[m.Key] = v
+		}
+		if !reflect.DeepEqual(merged, whole) {
+			t.Fatalf("Members(%q) merged to %v; encoding/json decodes %v", b, merged, whole)
 		}
 	})
 }
