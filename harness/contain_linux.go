@@ -334,8 +334,12 @@ func adoptedOrphans(zombiesOnly bool) []int {
 // children. ok is false when the kernel does not offer the files.
 func childrenOfSelf() (pids []int, ok bool) { return childrenOf("self") }
 
-// childrenOf is childrenOfSelf for the process proc ("self" or a pid).
-func childrenOf(proc string) (pids []int, ok bool) {
+// childrenOf is childrenOfSelf for the process proc ("self" or a pid). A
+// variable, so that a test can take the kernel's lists away and exercise
+// the scan of /proc.
+var childrenOf = readChildren
+
+func readChildren(proc string) (pids []int, ok bool) {
 	tasks, err := os.ReadDir("/proc/" + proc + "/task")
 	if err != nil {
 		if proc != "self" && errors.Is(err, fs.ErrNotExist) {

@@ -234,9 +234,23 @@ func TestRunLeavesNoLongChain(t *testing.T) {
 	if err != nil {
 		t.Skip("no setsid")
 	}
-	for _, level := range []ContainmentLevel{ContainPIDNamespace, ContainUserPIDNamespace, ContainSubreaper} {
-		t.Run(level.String(), func(t *testing.T) {
+	type variant struct {
+		level   ContainmentLevel
+		noLists bool // as on a kernel without CONFIG_PROC_CHILDREN: one scan of /proc
+	}
+	for _, v := range []variant{{ContainPIDNamespace, false}, {ContainUserPIDNamespace, false}, {ContainSubreaper, false}, {ContainSubreaper, true}} {
+		level := v.level
+		name := level.String()
+		if v.noLists {
+			name += "-without-children-lists"
+		}
+		t.Run(name, func(t *testing.T) {
 			forceLevel(t, level)
+			if v.noLists {
+				saved := childrenOf
+				childrenOf = func(string) ([]int, bool) { return nil, false }
+				t.Cleanup(func() { childrenOf = saved })
+			}
 			dir := t.TempDir()
 			// chain.sh n: record this pid, start chain.sh n-1 in a
 			// session of its own, become a sleep. So once 1.pid exists,
