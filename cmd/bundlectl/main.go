@@ -32,7 +32,7 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root, g := newRoot(stdin, stdout, stderr)
+	root, g := newRootFor(invoked(args), stdin, stdout, stderr)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(context.Background())
 	if err == nil {

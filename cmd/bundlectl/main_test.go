@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/internal/testtree"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
 )
 
 func TestMain(m *testing.M) {
@@ -44,4 +50,76 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: scriptCmds,
 	})
+}
+
+// TestRootForOneCommandIsTheSameTree: a call builds only the command it
+// invokes (newRootFor), and must answer exactly as the whole tree would:
+// the table names every command, and each command's help and usage
+// errors, at every depth, are the same.
+func TestRootForOneCommandIsTheSameTree(t *testing.T) {
+	full, _ := newRoot(nil, io.Discard, io.Discard)
+	var names []string
+	for _, c := range full.Commands() {
+		if c.Name() != "help" && c.Name() != "completion" {
+			names = append(names, c.Name())
+		}
+	}
+	var table []string
+	for _, c := range commands {
+		table = append(table, c.name)
+	}
+	slices.Sort(names)
+	slices.Sort(table)
+	if !slices.Equal(names, table) {
+		t.Fatalf("commands table %v, tree %v", table, names)
+	}
+	answer := func(root *cobra.Command, args []string) string {
+		var out, errOut bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&errOut)
+		root.SetArgs(args)
+		_, err := root.ExecuteC()
+		return fmt.Sprintf("%s\n--\n%s\n--\n%v", out.String(), errOut.String(), err)
+	}
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			p := append(slices.Clone(path), sub.Name())
+			for _, args := range [][]string{append(slices.Clone(p), "--help"), append(slices.Clone(p), "--no-such-flag")} {
+				want, _ := newRoot(nil, io.Discard, io.Discard)
+				got, _ := newRootFor(invoked(args), nil, io.Discard, io.Discard)
+				if invoked(args) != p[0] {
+					t.Fatalf("invoked(%q) = %q, want %q", args, invoked(args), p[0])
+				}
+				if w, g := answer(want, args), answer(got, args); w != g {
+					t.Errorf("bundlectl %s: the one-command tree answers\n%s\nthe whole tree\n%s", strings.Join(args, " "), g, w)
+				}
+			}
+			walk(sub, p)
+		}
+	}
+	walk(full, nil)
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list"}, "list"},
+		{[]string{"--home", "h", "--workspace=w", "--json", "hooks", "run"}, "hooks"},
+		{[]string{"--workspace", "list", "show"}, "show"}, // "list" is the flag's value
+		{[]string{"--version"}, ""},
+		{[]string{"help", "list"}, ""},
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"__complete", "show", ""}, ""},
+		{[]string{"lsit"}, ""},
+		{[]string{"-x", "list"}, ""},
+		{nil, ""},
+	} {
+		if got := invoked(c.args); got != c.want {
+			t.Errorf("invoked(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
 }

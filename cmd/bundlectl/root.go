@@ -83,7 +83,59 @@ const (
 	exit4 = "4  state unusable (malformed or unsafe state file, lock not acquired)"
 )
 
+// commands are bundlectl's commands, in the order help lists them, each
+// with the name it is invoked by.
+var commands = []struct {
+	name string
+	new  func(*globals) *cobra.Command
+}{
+	{"list", newListCmd}, {"validate", newValidateCmd}, {"show", newShowCmd},
+	{"review", newReviewCmd}, {"trust", newTrustCmd}, {"enable", newEnableCmd},
+	{"disable", newDisableCmd}, {"revoke", newRevokeCmd}, {"verify", newVerifyCmd},
+	{"gc", newGCCmd}, {"catalog", newCatalogCmd}, {"run", newRunCmd},
+	{"hooks", newHooksCmd}, {"mcp", newMCPCmd}, {"lsp", newLSPCmd},
+	{"install", newInstallCmd}, {"update", newUpdateCmd}, {"uninstall", newUninstallCmd},
+	{"diff", newDiffCmd}, {"lock", newLockCmd}, {"sync", newSyncCmd},
+	{"configure", newConfigureCmd}, {"exec", newExecCmd}, {"setup", newSetupCmd},
+}
+
+// newRoot builds the whole command tree.
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
+	return newRootFor("", stdin, stdout, stderr)
+}
+
+// invoked is the command args invoke, when it plainly is one of
+// bundlectl's: the first argument past the root's own flags (--home,
+// --workspace, --json). Anything else — help, completion, --version, a
+// flag the root does not have, a mistyped name — is "", for which the
+// whole tree is built, so cobra's answers (help, suggestions) are as
+// they would be.
+func invoked(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--home" || a == "--workspace":
+			i++ // its value
+		case strings.HasPrefix(a, "--home=") || strings.HasPrefix(a, "--workspace=") || a == "--json" || strings.HasPrefix(a, "--json="):
+		case strings.HasPrefix(a, "-"):
+			return ""
+		default:
+			for _, c := range commands {
+				if c.name == a {
+					return a
+				}
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// newRootFor builds the root with only the command named only (every
+// command when only is ""). Building the others would cost each one-shot
+// call about 1 ms of a process start (their flags, help texts and
+// cobra's completion commands), for nothing: a command never reaches a
+// sibling.
+func newRootFor(only string, stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "bundlectl",
@@ -113,33 +165,17 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 	pf.StringVar(&g.workspace, "workspace", "", "workspace directory (default the current directory)")
 	pf.BoolVar(&g.json, "json", false, "machine-readable output on stdout")
 
-	root.AddCommand(
-		newListCmd(g),
-		newValidateCmd(g),
-		newShowCmd(g),
-		newReviewCmd(g),
-		newTrustCmd(g),
-		newEnableCmd(g),
-		newDisableCmd(g),
-		newRevokeCmd(g),
-		newVerifyCmd(g),
-		newGCCmd(g),
-		newCatalogCmd(g),
-		newRunCmd(g),
-		newHooksCmd(g),
-		newMCPCmd(g),
-		newLSPCmd(g),
-		newInstallCmd(g),
-		newUpdateCmd(g),
-		newUninstallCmd(g),
-		newDiffCmd(g),
-		newLockCmd(g),
-		newSyncCmd(g),
-		newConfigureCmd(g),
-		newExecCmd(g),
-		newSetupCmd(g),
-	)
+	for _, c := range commands {
+		if only == "" || c.name == only {
+			root.AddCommand(c.new(g))
+		}
+	}
 	g.wireCompletion(root)
+	if only != "" {
+		// Completion goes through the whole tree (its commands are
+		// "completion" and "__complete", never a command of the table).
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
 	// cobra's own completion and help commands get the section too.
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
