@@ -54,16 +54,7 @@ func TestHTTPHookAnswerCutShortBlocks(t *testing.T) {
 		{"/broken", "gave an answer that broke off", true},
 	} {
 		t.Run(strings.TrimPrefix(c.path, "/"), func(t *testing.T) {
-			root := t.TempDir()
-			home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-			// A Claude Code plugin: http hooks are a Claude Code hook type.
-			dir := filepath.Join(home, "bundles", "hg")
-			must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
-			must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(`{"name": "hg", "version": "1.0.0"}`), 0o644))
-			must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "`+srv.URL+c.path+`"}]}]}}`), 0o644))
-			must(t, os.MkdirAll(ws, 0o755))
-			activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hg")
+			home, ws := httpGuard(t, []byte(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "`+srv.URL+c.path+`"}]}]}}`))
 			r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
 			must(t, err)
 			defer r.Close()
@@ -100,15 +91,7 @@ func TestHTTPHookHeadersExpandAsClaudeCode(t *testing.T) {
 		"type": "http", "url": srv.URL, "headers": headers, "allowedEnvVars": []string{"TOK", "TOKEN", "MULTI"},
 	}}}}}})
 	must(t, err)
-	root := t.TempDir()
-	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-	dir := filepath.Join(home, "bundles", "hh")
-	must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
-	must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(`{"name": "hh", "version": "1.0.0"}`), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), hooks, 0o644))
-	must(t, os.MkdirAll(ws, 0o755))
-	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hh")
+	home, ws := httpGuard(t, hooks)
 	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Environ: []string{
 		"TOK=short", "TOKEN=long", "SECRET=s3cret", "MULTI=x\r\ny", "PATH=/usr/bin:/bin",
 	}})
@@ -137,4 +120,21 @@ func TestHTTPHookHeadersExpandAsClaudeCode(t *testing.T) {
 			t.Errorf("header %s = %q, want %q", name, v, want)
 		}
 	}
+}
+
+// httpGuard makes a Claude Code plugin "hg" (http hooks are a Claude Code
+// hook type) with the given hooks.json in the user root of a new home,
+// trusted and enabled, and returns the home and an empty workspace.
+func httpGuard(t *testing.T, hooksJSON []byte) (home, ws string) {
+	t.Helper()
+	root := t.TempDir()
+	home, ws = filepath.Join(root, "home"), filepath.Join(root, "ws")
+	dir := filepath.Join(home, "bundles", "hg")
+	must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(`{"name": "hg", "version": "1.0.0"}`), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), hooksJSON, 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hg")
+	return home, ws
 }
