@@ -125,8 +125,14 @@ func Prepare(opts Options) (*Plan, error) {
 		} else {
 			v, err = host.View(b, re)
 			if err != nil {
-				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so it is not loaded: " + err.Error(), Fix: "bundlectl show " + a.Name})
-				continue
+				// Its guards must not vanish with the rest of it: load its
+				// hooks alone, as for a failed check.
+				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so nothing of it is loaded but its hooks: " + err.Error(), Fix: "bundlectl show " + a.Name})
+				guardOnly = true
+				b = NewBundle(a, host.Name())
+				if v, err = guardView(host, b, re); err != nil {
+					return nil, fmt.Errorf("bundle %s: %w", bundle.Quote(a.Name), err)
+				}
 			}
 		}
 		for _, n := range b.Notes {
