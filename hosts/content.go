@@ -26,7 +26,7 @@ func HostTimeout(h inventory.Hook) int {
 // from the snapshot to dst ("skills/<name>"), and applies rewrite to its
 // SKILL.md (nil keeps it as is).
 func (b *Bundle) CopySkill(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {
-	if b.Snapshot == "" {
+	if b.Snapshot == "" || !b.frontMatterAgrees(d) {
 		return nil
 	}
 	dir := path.Dir(d.Path)
@@ -43,13 +43,28 @@ func (b *Bundle) CopySkill(v *View, d inventory.Doc, dst string, rewrite func([]
 
 // CopyDoc copies one document file to dst, applying rewrite (nil keeps it).
 func (b *Bundle) CopyDoc(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {
-	if b.Snapshot == "" {
+	if b.Snapshot == "" || !b.frontMatterAgrees(d) {
 		return nil
 	}
 	if err := v.CopyFile(b.Snapshot, d.Path, dst); err != nil {
 		return err
 	}
 	return b.rewriteFile(v, dst, rewrite)
+}
+
+// frontMatterAgrees reports whether the host reads the front matter of
+// the Markdown document d as the review did (FrontMatterAgrees); when it
+// does not, the document is left out with a note.
+func (b *Bundle) frontMatterAgrees(d inventory.Doc) bool {
+	if !strings.HasSuffix(d.Path, ".md") {
+		return true
+	}
+	data, _, err := readSnapshotFile(b.Snapshot, d.Path)
+	if err != nil || FrontMatterAgrees(data) {
+		return true // a file that cannot be read fails the copy, which says why
+	}
+	b.Note("%s is not loaded: %s would read its front matter differently from the review (white space after the opening \"---\" that is not a line end, or a \"---\" inside a value); fix the file, then review and trust the bundle again", bundle.Quote(d.Path), b.host)
+	return false
 }
 
 func (b *Bundle) rewriteFile(v *View, rel string, rewrite func([]byte) ([]byte, error)) error {

@@ -4,9 +4,45 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
+
+// byteOrderMark is dropped from the start of a document before its front
+// matter is looked for, by bundlectl's review and by the hosts.
+var byteOrderMark = []byte("\xef\xbb\xbf")
+
+// hostFrontMatter is how Claude Code finds a document's front matter (read
+// from its installed CLI, after it drops a byte-order mark): "---", any
+// white space by JavaScript's \s up to a line feed, then the text up to the
+// next "---", wherever that stands.
+var hostFrontMatter = sync.OnceValue(func() *regexp.Regexp {
+	const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+	return regexp.MustCompile(`^---[` + jsSpace + `]*\n((?s:.*?))---`)
+})
+
+// FrontMatterAgrees reports whether a host that finds front matter as
+// Claude Code does reads the same front matter from doc as bundlectl's
+// review: none, or the same text (the host may skip blank lines at its
+// start). When it does not — white space after the opening "---" that
+// bundlectl does not take for a line end, or a "---" inside a value — the
+// host would act on keys the review did not show (hooks, allowed tools),
+// so the document must not be loaded.
+func FrontMatterAgrees(doc []byte) bool {
+	doc = bytes.TrimPrefix(doc, byteOrderMark)
+	fm, _, ok := splitFrontMatter(doc)
+	m := hostFrontMatter().FindSubmatchIndex(doc)
+	if m == nil || !ok {
+		return m == nil && !ok
+	}
+	open := len("---\n")
+	if bytes.HasPrefix(doc, []byte("---\r\n")) {
+		open++
+	}
+	return m[3] == open+len(fm) // both end where bundlectl's closing line starts
+}
 
 // SetFrontMatter returns doc (a Markdown file with YAML front matter
 // between "---" lines) with the front-matter key set to value, or removed
@@ -76,8 +112,10 @@ func SetFrontMatter(doc []byte, key string, value any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// splitFrontMatter splits "---\n<yaml>\n---\n<body>".
+// splitFrontMatter splits "---\n<yaml>\n---\n<body>", after a byte-order
+// mark, which the hosts drop too.
 func splitFrontMatter(doc []byte) (fm, body []byte, ok bool) {
+	doc = bytes.TrimPrefix(doc, byteOrderMark)
 	rest, found := bytes.CutPrefix(doc, []byte("---\n"))
 	if !found {
 		if rest, found = bytes.CutPrefix(doc, []byte("---\r\n")); !found {
