@@ -65,6 +65,12 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	var contexts []string
 	for _, d := range b.Docs("context") {
+		if readsAsMore(d.Path) {
+			// Copied to its own path, it would be read as more than
+			// context: a manifest, hooks, a command, a skill, an agent.
+			b.Note("its context file %s is not loaded: Gemini CLI would read a file at that path as more than context", bundle.Quote(d.Path))
+			continue
+		}
 		if err := b.CopyDoc(v, d, d.Path, nil); err != nil {
 			return nil, err
 		}
@@ -383,4 +389,18 @@ func allowList(settings string) bool {
 	_, a := m.Security["allowedExtensions"]
 	_, g := m.Security["blockGitExtensions"]
 	return a || g
+}
+
+// readsAsMore reports whether Gemini CLI reads a file at rel in an
+// extension's directory as something other than a context file.
+func readsAsMore(rel string) bool {
+	if rel == "gemini-extension.json" {
+		return true
+	}
+	for _, dir := range []string{"hooks/", "commands/", "skills/", "agents/", "policies/"} {
+		if strings.HasPrefix(rel, dir) {
+			return true
+		}
+	}
+	return false
 }
