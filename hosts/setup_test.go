@@ -3,8 +3,12 @@ package hosts
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/inventory"
 )
 
 const userSettings = `{
@@ -167,5 +171,28 @@ func TestShellJoin(t *testing.T) {
 	}
 	if !OwnHookCommand(ShellJoin((Reentry{Exe: "/x/bundlectl", Home: "/h"}).HooksRun("Stop", "codex")), "codex") {
 		t.Error("OwnHookCommand does not know setup's line")
+	}
+}
+
+// TestStdioServersRefusesAClashingName: "a" with server "b-c" and "a-b"
+// with server "c" get the same setup name; the second is not wired over
+// the first, and says why.
+func TestStdioServersRefusesAClashingName(t *testing.T) {
+	bundleWith := func(name, server string) *Bundle {
+		return NewBundle(harness.ActiveBundle{Name: name, Inventory: &inventory.Inventory{
+			MCPServers: []inventory.MCPServer{{Name: server, Transport: "stdio"}},
+		}}, "claude")
+	}
+	a, ab := bundleWith("a", "b-c"), bundleWith("a-b", "c")
+	names, servers := StdioServers([]*Bundle{a, ab}, Reentry{Exe: "/bin/bundlectl", Home: "/h", Workspace: "/w"}, nil)
+	if len(names) != 1 || len(servers) != 1 {
+		t.Fatalf("names %v, servers %v; want one", names, servers)
+	}
+	args := servers["bundlectl-a-b-c"].(map[string]any)["args"].([]string)
+	if !slices.Contains(args, "a") || !slices.Contains(args, "b-c") {
+		t.Errorf("bundlectl-a-b-c runs %v, not bundle a's server b-c", args)
+	}
+	if len(ab.Notes) != 1 || !strings.Contains(ab.Notes[0], `is not wired: the name setup gives it, "bundlectl-a-b-c", is already another bundle's server's`) {
+		t.Errorf("notes of a-b: %q", ab.Notes)
 	}
 }

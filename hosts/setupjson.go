@@ -231,6 +231,12 @@ func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, e map[s
 				continue
 			}
 			n := ServerEntryName(b.Name, s.Name)
+			if _, taken := servers[n]; taken {
+				// "a" with server "b-c" and "a-b" with server "c" are both
+				// bundlectl-a-b-c: wiring the second would replace the first.
+				b.Note("its MCP server %s is not wired: the name setup gives it, %s, is already another bundle's server's; rename one of the two servers", bundle.Quote(s.Name), bundle.Quote(n))
+				continue
+			}
 			argv := re.MCP(b.Name, s.Name)
 			e := map[string]any{"command": argv[0], "args": argv[1:]}
 			if extra != nil {
