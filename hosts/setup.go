@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
@@ -133,6 +134,9 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	}
 	var results []SetupResult
 	for _, e := range edits {
+		if err := notThroughLink(e.Path, in.Reentry.Workspace, host.Name()); err != nil {
+			return results, err
+		}
 		path, err := realPath(e.Path)
 		if err != nil {
 			return results, err
@@ -318,6 +322,30 @@ func lockSetup(home string) (func(), error) {
 		return nil, err
 	}
 	return func() { l.Unlock() }, nil
+}
+
+// notThroughLink refuses a workspace file (p under workspace) that is, or
+// is under, a symbolic link below the workspace: a repository can ship
+// .mcp.json as a link to any file of the user's, which setup would then
+// rewrite. A user's own configuration files may be links (dotfile
+// managers keep them so); a workspace's are not followed.
+func notThroughLink(p, workspace, host string) error {
+	rel, err := filepath.Rel(workspace, p)
+	if workspace == "" || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	cur := workspace
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return nil // missing: setup creates it, inside the workspace
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link, and setup writes a workspace's files only inside the workspace: remove the link, then run bundlectl setup %s again", bundle.Quote(cur), host)
+		}
+	}
+	return nil
 }
 
 // realPath resolves a configuration file that is a symbolic link (dotfile
