@@ -79,7 +79,12 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 	if err != nil {
 		return nil, err
 	}
-	defer removeAll(holder)
+	keepHolder := false
+	defer func() {
+		if !keepHolder {
+			removeAll(holder)
+		}
+	}()
 	out := &Uninstalled{Name: b.Name, ID: b.ID, Scope: b.Scope, Path: b.Dir, Removed: []string{}}
 	moved := filepath.Join(holder, b.Name)
 	_, err = m.stateStore().Update(func(s *state.State) error {
@@ -99,6 +104,15 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		return nil
 	})
 	if err != nil {
+		// The state still has the bundle (its write failed, or the move
+		// never happened): put the directory back, or its guards would
+		// block with a fix that cannot work.
+		if _, serr := os.Lstat(moved); serr == nil {
+			if rerr := os.Rename(moved, b.Dir); rerr != nil {
+				keepHolder = true
+				return nil, fmt.Errorf("%w; and the directory could not be put back (%v): it is at %s, move it back to %s", stateErr(err), rerr, bundle.Quote(moved), bundle.Quote(b.Dir))
+			}
+		}
 		return nil, stateErr(err)
 	}
 	out.Removed = append(out.Removed, b.Dir)
