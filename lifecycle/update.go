@@ -135,6 +135,14 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			if err != nil || !fi.IsDir() {
 				return &SourceError{Bundle: name, Reason: "its directory is gone or replaced; it was not updated"}
 			}
+			if !opts.DiscardLocal {
+				// Again, right before the swap: the fetch can take
+				// minutes, and an edit made meanwhile would be deleted
+				// with the old tree.
+				if err := m.checkLocalEdits(bundle.Load(b.Dir, b.Scope, m.Limits), rec); err != nil {
+					return err
+				}
+			}
 			if err := exchange(dir, b.Dir); err != nil {
 				return fmt.Errorf("cannot replace %s: %w", bundle.Quote(b.Dir), err)
 			}
