@@ -176,16 +176,32 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name)",
 			Fix: "bundlectl update " + have, Err: ErrRefused}
 	}
+	if by, ok := m.shadowedBy(scope, name); ok {
+		return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name)", by.Scope, bundle.Quote(by.Name)),
+			Fix: "bundlectl show " + by.Name, Err: ErrRefused}
+	}
+	return nil
+}
+
+// shadowing is a bundle of an earlier root that takes a name.
+type shadowing struct {
+	Scope bundle.Scope
+	Name  string
+}
+
+// shadowedBy reports the bundle of a root earlier than scope's that holds
+// name (under the comparison roots use), which would shadow a bundle of
+// that name in scope's root.
+func (m *Manager) shadowedBy(scope bundle.Scope, name string) (shadowing, bool) {
 	for _, r := range m.Roots.List() {
 		if r.Scope == scope {
 			break
 		}
 		if have, ok := taken(r.Path, name); ok {
-			return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name)", r.Scope, bundle.Quote(have)),
-				Fix: "bundlectl show " + have, Err: ErrRefused}
+			return shadowing{r.Scope, have}, true
 		}
 	}
-	return nil
+	return shadowing{}, false
 }
 
 // shadowNotes names the bundles of later roots that the new one shadows.

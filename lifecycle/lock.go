@@ -277,6 +277,11 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 				problem(lb.Name, true, "%s", c.Reason)
 				continue
 			}
+			if by, ok := m.shadowedBy(lb.Scope, lb.Name); ok {
+				// As trust and enable refuse it: it could never run.
+				problem(lb.Name, true, "is installed in the %s root, but the %s root's bundle %s shadows it, so it could never become active; uninstall that one, or lock what is active", lb.Scope, by.Scope, bundle.Quote(by.Name))
+				continue
+			}
 			b := bundle.Load(filepath.Join(root, have), lb.Scope, m.Limits)
 			h, err := Compute(b)
 			switch {
@@ -284,6 +289,8 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 				problem(lb.Name, true, "is already installed in the %s root and is invalid: %v", lb.Scope, err)
 			case h.Token() != lb.Token:
 				problem(lb.Name, true, "is already installed in the %s root with other content (%s), not the locked one; uninstall it, or lock what is installed", lb.Scope, halves(lb.Token, h))
+			case refuseUntrustable(b, "trusted") != nil:
+				problem(lb.Name, true, "%s", refuseUntrustable(b, "trusted").(*RefusedError).Reason)
 			default:
 				items = append(items, &syncItem{lb: lb, root: root, present: b})
 			}
@@ -304,13 +311,19 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			problem(lb.Name, true, "%v", err.(*SourceError).Reason)
 			continue
 		}
-		h, err := Compute(bundle.Load(dir, lb.Scope, m.Limits))
+		fb := bundle.Load(dir, lb.Scope, m.Limits)
+		h, err := Compute(fb)
 		if err != nil {
 			problem(lb.Name, true, "%v", err)
 			continue
 		}
 		if h.Token() != lb.Token {
 			problem(lb.Name, true, "the fetched bundle does not match the locked token: %s", halves(lb.Token, h))
+			continue
+		}
+		if err := refuseUntrustable(fb, "trusted"); err != nil {
+			// A lockfile is not a way around what trust refuses.
+			problem(lb.Name, true, "%s", err.(*RefusedError).Reason)
 			continue
 		}
 		items = append(items, &syncItem{lb: lb, root: root, dir: dir})
