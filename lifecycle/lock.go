@@ -155,9 +155,35 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			}
 			lb.Source = old.Source
 			out.Notes = append(out.Notes, fmt.Sprintf("%s has an update pending review: its entry is kept as it was locked", bundle.Quote(b.Name)))
+		} else if sr, err := decodeSourceRecord(rec); err == nil && sr.Tree != "" && sr.Tree != rec.Receipt.ContentHash.String() {
+			// What was trusted is an edit of what was installed: the
+			// source cannot give it back, and sync would refuse it.
+			skip("edited in its root after it was installed, and trusted as edited: its source does not reproduce what was trusted; put the edits in its source, then update and trust it (bundlectl update --discard-local " + b.Name + ")")
+			continue
 		}
 		f.Bundles = append(f.Bundles, lb)
 		out.Bundles = append(out.Bundles, LockedBundle{Name: lb.Name, Scope: lb.Scope, Source: lb.Source, Token: lb.Token, Enabled: lb.Enabled, Local: local(*src)})
+	}
+	// The lockfile being replaced may name bundles this machine does not
+	// have: none is dropped without a word, and --scope leaves the other
+	// root's entries as they were.
+	named := map[string]bool{}
+	for _, lb := range out.Bundles {
+		named[string(lb.Scope)+"/"+lb.Name] = true
+	}
+	for _, sk := range out.Skipped {
+		named[string(sk.Scope)+"/"+sk.Name] = true
+	}
+	for _, old := range prev.Bundles {
+		switch {
+		case named[string(old.Scope)+"/"+old.Name]:
+		case opts.Scope != "" && old.Scope != opts.Scope:
+			f.Bundles = append(f.Bundles, old)
+			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
+			out.Notes = append(out.Notes, fmt.Sprintf("%s (%s) is kept as it was locked: --scope %s leaves the other root's entries alone", bundle.Quote(old.Name), old.Scope, opts.Scope))
+		default:
+			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here, so its entry is dropped; to keep it, run bundlectl sync --locked first, then lock again"})
+		}
 	}
 	if err := lockfile.Write(path, f); err != nil {
 		return nil, err
