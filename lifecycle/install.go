@@ -112,7 +112,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 			from = mn // the name the plugin gives itself
 		}
 		if s := bundle.SuggestBundleName(from); s != "" {
-			fix = "bundlectl install " + bundle.ShellArg(q.Source) + " --name " + s
+			fix = installCommand(q, opts.Scope, s)
 		}
 		return nil, &SourceError{Bundle: res.Name, Reason: why, Fix: fix, Err: ErrRefused}
 	}
@@ -173,6 +173,11 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		if have != name {
 			reason = fmt.Sprintf("the %s root already holds %s, which collides with %s (names are compared under Unicode normalisation and case folding)", scope, bundle.Quote(have), bundle.Quote(name))
 		}
+		if !m.hasSource(filepath.Join(root, have), scope) {
+			// update would refuse it: it has no source to fetch again.
+			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand); install this one under another name (--name), or delete that one first",
+				Fix: "bundlectl show " + have, Err: ErrRefused}
+		}
 		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name)",
 			Fix: "bundlectl update " + have, Err: ErrRefused}
 	}
@@ -181,6 +186,18 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 			Fix: "bundlectl show " + by.Name, Err: ErrRefused}
 	}
 	return nil
+}
+
+// hasSource reports whether the bundle in dir has a recorded source (it
+// was installed, not placed by hand). A state that cannot be read says
+// yes: update then reports what is wrong with it.
+func (m *Manager) hasSource(dir string, scope bundle.Scope) bool {
+	s, err := m.LoadState()
+	if err != nil {
+		return true
+	}
+	rec, _ := s.Bundle(bundle.Load(dir, scope, m.Limits).ID)
+	return len(rec.Source) > 0
 }
 
 // shadowing is a bundle of an earlier root that takes a name.
@@ -281,4 +298,19 @@ func sourceErr(name string, err error) error {
 		e.Err = errors.Join(err, ErrRefused)
 	}
 	return e
+}
+
+// installCommand is the install command line of q into scope under name:
+// every flag the request was made with, so that it works as printed.
+func installCommand(q sources.Request, scope bundle.Scope, name string) string {
+	cmd := "bundlectl install " + bundle.ShellArg(q.Source)
+	for _, f := range []struct{ flag, value string }{
+		{"--scope", string(scope)}, {"--ref", q.Ref}, {"--path", q.Subdir},
+		{"--sha256", q.SHA256}, {"--format", q.Format}, {"--name", name},
+	} {
+		if f.value != "" && !(f.flag == "--scope" && f.value == string(bundle.ScopeUser)) {
+			cmd += " " + f.flag + " " + bundle.ShellArg(f.value)
+		}
+	}
+	return cmd
 }

@@ -90,7 +90,11 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		fi, err := os.Lstat(b.Dir)
 		if err != nil || !fi.IsDir() {
-			return &RefusedError{Bundle: name, Reason: "its directory changed while it was being uninstalled; run the command again"}
+			again := "bundlectl uninstall --scope " + string(b.Scope) + " " + name
+			if opts.Force {
+				again = "bundlectl uninstall --force --scope " + string(b.Scope) + " " + name
+			}
+			return &RefusedError{Bundle: name, Reason: "its directory changed while it was being uninstalled; run the command again", Fix: again}
 		}
 		if err := os.Rename(b.Dir, moved); err != nil {
 			return fmt.Errorf("cannot move %s out of its root: %w", bundle.Quote(b.Dir), err)

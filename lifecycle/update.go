@@ -88,6 +88,10 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	defer unlock()
 	q := from.Request()
 	if opts.Ref != "" {
+		if from.Kind == sources.KindDir || from.Kind == sources.KindArchive {
+			return nil, &SourceError{Bundle: name, Reason: "--ref applies only to git sources; its source is " + from.String(),
+				Fix: "bundlectl update " + name, Err: ErrRefused}
+		}
 		q.Ref = opts.Ref
 	}
 	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
@@ -128,12 +132,12 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	swapped := false
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		if cur, _ := s.Bundle(b.ID); string(cur.Source) != string(rec.Source) {
-			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again"}
+			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again", Fix: "bundlectl update " + name}
 		}
 		if up.Changed {
 			fi, err := os.Lstat(b.Dir)
 			if err != nil || !fi.IsDir() {
-				return &SourceError{Bundle: name, Reason: "its directory is gone or replaced; it was not updated"}
+				return &SourceError{Bundle: name, Reason: "its directory is gone or replaced; it was not updated", Fix: "bundlectl list"}
 			}
 			if !opts.DiscardLocal {
 				// Again, right before the swap: the fetch can take

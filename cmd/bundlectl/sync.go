@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -28,7 +29,7 @@ exactly the locked token is kept.
 
 This is the non-interactive, scoped way for CI and teammates to share one
 review: the lockfile names each token, and nothing else is trusted.` +
-			exitStatus("0  every locked bundle is installed and trusted", "1  a fetch failed (nothing was trusted)", exit2, "3  a bundle does not match the lockfile (nothing was trusted)", exit4),
+			exitStatus("0  every locked bundle is installed and trusted", "1  a fetch failed, or the lockfile cannot be read (nothing was trusted)", exit2, "3  a bundle does not match the lockfile (nothing was trusted)", exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !locked {
@@ -55,7 +56,10 @@ func runSync(g *globals, file string, timeout time.Duration) error {
 	}
 	res, err := m.SyncLocked(cmdContext(), file, lifecycle.SyncOptions{Timeout: timeout})
 	var se *lifecycle.SyncError
-	if err != nil && !errors.As(err, &se) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && res == nil:
+		return &codeError{code: exitFailure, err: fmt.Errorf("no lockfile at %s: bundlectl lock writes one (on the machine whose trusted bundles it should pin), or name another with --file", bundle.Quote(file)), hint: "bundlectl lock"}
+	case err != nil && !errors.As(err, &se):
 		return err
 	}
 	if g.json {
