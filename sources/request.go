@@ -331,6 +331,9 @@ func checkGitURL(raw string) (string, error) {
 		if strings.Contains(raw, "::") {
 			return "", errors.New("transport helpers (\"::\") are refused")
 		}
+		if looksLikeSCPCredentials(raw) {
+			return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")
+		}
 		return raw, nil
 	}
 	u, err := url.Parse(raw)
@@ -399,11 +402,26 @@ func checkArchiveURL(raw string) (string, error) {
 	return raw, nil
 }
 
+// looksLikeSCPCredentials reports whether an scp-like address carries a
+// password: "user:TOKEN@host:path" reads as host "user" and a path holding
+// "TOKEN@host:", which no git server path is meant to.
+func looksLikeSCPCredentials(src string) bool {
+	if !scpLike().MatchString(src) {
+		return false
+	}
+	_, path, _ := strings.Cut(src, ":")
+	at := strings.IndexByte(path, '@')
+	return at >= 0 && strings.Contains(path[at:], ":") && !strings.Contains(path[:at], "/")
+}
+
 // redact returns src for display with any userinfo of a URL removed, so an
 // error about a URL carrying a token never repeats the token.
 func redact(src string) string {
 	i := strings.Index(src, "://")
 	if i < 0 {
+		if looksLikeSCPCredentials(src) {
+			return "[redacted]@" + src[strings.LastIndexByte(src[:strings.LastIndexByte(src, ':')], '@')+1:]
+		}
 		return src
 	}
 	rest := src[i+3:]

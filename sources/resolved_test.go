@@ -53,8 +53,13 @@ func TestClassify(t *testing.T) {
 		{Request{Source: "https://example.com/a.git", Ref: "a..b"}, "", "--ref"},
 		{Request{Source: "https://example.com/a.git", Subdir: "/abs"}, "", "--path"},
 		{Request{Source: "https://example.com/a\x1b.git"}, "", "control"},
+		{Request{Source: "user:ghp_SECRET@github.com:a/b.git"}, "", "credentials in a URL are refused"},
+		{Request{Source: "github.com:dir/@scope:pkg.git"}, KindGit, ""}, // an @ inside the path is not a password
 	} {
 		k, err := Classify(c.q)
+		if err != nil && strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("Classify(%+v): the error repeats the password: %v", c.q, err)
+		}
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("Classify(%+v) = %v, %v; want error containing %q", c.q, k, err, c.err)
@@ -72,6 +77,7 @@ func TestRedact(t *testing.T) {
 		"https://tok@example.com/a.git":         "https://[redacted]@example.com/a.git",
 		"https://u:p@w@example.com/a.git?x=y@z": "https://[redacted]@example.com/a.git?x=y@z",
 		"git@github.com:a/b.git":                "git@github.com:a/b.git",
+		"user:tok@github.com:a/b.git":           "[redacted]@github.com:a/b.git",
 		"./dir":                                 "./dir",
 	} {
 		if got := redact(in); got != want {
