@@ -66,6 +66,7 @@ func snippets(t *testing.T) map[string]string {
 		"claude-view-mcp":   compact(t, viewMCP, 3),
 		"claude-settings":   compact(t, setupEdit(t, claude.Host{}, 0), 3),
 		"claude-mcp":        compact(t, setupEdit(t, claude.Host{}, 1), 3),
+		"claude-approvals":  compact(t, setupEdit(t, claude.Host{}, 2), 3),
 		"codex-config":      string(setupEdit(t, codex.Host{}, 0)),
 		"gemini-settings":   compact(t, setupEdit(t, gemini.Host{}, 0), 3),
 		"gemini-mcp":        compact(t, setupEdit(t, gemini.Host{}, 1), 3),

@@ -43,8 +43,11 @@ func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
 
 // Setup wires bundlectl into Claude Code: the hook lines in the user's
 // settings.json, and the active bundles' stdio MCP servers in the
-// workspace's .mcp.json (approved in settings.json's
-// enabledMcpjsonServers, since bundlectl's review is their approval).
+// workspace's .mcp.json, approved in the workspace's
+// .claude/settings.local.json (enabledMcpjsonServers), since bundlectl's
+// review is their approval. Not in the user's settings: Claude Code
+// approves a listed name in any project's .mcp.json, and a repository
+// could ship a server under a name setup made (found by review).
 func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	dir, err := ConfigDir(in.Environ)
 	if err != nil {
@@ -58,12 +61,19 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Mode: 0o600,
 		Apply: hosts.EditJSON(func(r *hosts.JSON) {
 			hosts.ApplyJSONHooks(r, "claude", hs)
-			hosts.ApplyNames(r, "enabledMcpjsonServers", names)
+			hosts.StripNames(r, "enabledMcpjsonServers") // an earlier setup's approvals, for every project
 		}),
 		Strip: hosts.EditJSON(func(r *hosts.JSON) {
 			hosts.StripJSONHooks(r, "claude")
 			hosts.StripNames(r, "enabledMcpjsonServers")
 		}),
+	}
+	approvals := hosts.FileEdit{
+		Path:  filepath.Join(in.Reentry.Workspace, ".claude", "settings.local.json"),
+		What:  fmt.Sprintf("%d MCP servers approved for this workspace", len(names)),
+		Mode:  0o600,
+		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyNames(r, "enabledMcpjsonServers", names) }),
+		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripNames(r, "enabledMcpjsonServers") }),
 	}
 	mcp := hosts.FileEdit{
 		Path:  filepath.Join(in.Reentry.Workspace, ".mcp.json"),
@@ -72,5 +82,5 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
 		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
 	}
-	return []hosts.FileEdit{settings, mcp}, nil
+	return []hosts.FileEdit{settings, mcp, approvals}, nil
 }
