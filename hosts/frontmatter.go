@@ -140,3 +140,40 @@ func splitFrontMatter(doc []byte) (fm, body []byte, ok bool) {
 	}
 	return nil, nil, false
 }
+
+// InlineMCPServers reports whether doc's front matter defines MCP servers
+// inline under mcpServers (a mapping, or a list holding anything but
+// names): servers the host would start itself, outside bundlectl.
+func InlineMCPServers(doc []byte) bool {
+	fm, _, ok := splitFrontMatter(doc)
+	if !ok {
+		return false
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(fm, &root) != nil || root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "mcpServers" {
+			continue
+		}
+		v := m.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			return false
+		case yaml.SequenceNode:
+			for _, e := range v.Content {
+				if e.Kind != yaml.ScalarNode {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	}
+	return false
+}

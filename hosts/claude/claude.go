@@ -51,6 +51,9 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if c.kind != "output style" {
 				rw = scoped(c.kind, d.Name)
 			}
+			if c.kind == "agent" {
+				rw = withoutInlineServers(b, d.Name, rw)
+			}
 			if err := b.CopyDoc(v, d, dst, rw); err != nil {
 				return nil, err
 			}
@@ -212,4 +215,19 @@ func (Host) Launch(_ *hosts.Session, views []hosts.BuiltView, argv, env []string
 	}
 	out = append(out, argv[1:]...)
 	return &hosts.Launch{Argv: out, Env: env}, nil
+}
+
+// withoutInlineServers follows rw with taking out of an agent's front
+// matter the MCP servers it defines inline: Claude Code would start them
+// itself, with the host's environment and no check, outside bundlectl.
+// A list of server names is kept.
+func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte, error)) func([]byte) ([]byte, error) {
+	return func(doc []byte) ([]byte, error) {
+		out, err := rw(doc)
+		if err != nil || !hosts.InlineMCPServers(out) {
+			return out, err
+		}
+		b.Note("its agent %s is loaded without the MCP servers its front matter defines: Claude Code would start them itself, outside bundlectl; declare them in the plugin's .mcp.json", bundle.Quote(agent))
+		return hosts.SetFrontMatter(out, "mcpServers", nil)
+	}
 }
