@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -230,38 +231,69 @@ func Home(env []string) (string, error) {
 // plugin cache.
 const Marketplace = "bundlectl-"
 
-// PluginsFeature returns the value the agent's own arguments give
-// features.plugins (the last -c that sets it), and whether they set it.
-func PluginsFeature(args []string) (value string, set bool) {
+// GuardsOff returns the first of the agent's own arguments that would
+// keep the session's views or their hooks from loading, and "" when none
+// does: a feature switched off (--disable plugins|hooks, or -c
+// features.plugins|hooks set to anything but true, the last setting
+// winning), the whole features table replaced (-c features=…), or the
+// plugins or hooks configuration overridden (-c plugins…, -c hooks…),
+// which would disable a view or drop the trust Codex needs to run its
+// hooks. Arguments after "--" are the prompt's.
+func GuardsOff(args []string) string {
+	feature := map[string]string{} // features.plugins / features.hooks: the last value and its argument
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		var kv string
+		var kv, disable string
 		switch {
+		case a == "--":
+			i = len(args)
+			continue
 		case a == "-c" || a == "--config":
 			if i+1 < len(args) {
-				kv = args[i+1]
 				i++
+				kv = args[i]
 			}
 		case strings.HasPrefix(a, "--config="):
 			kv = a[len("--config="):]
 		case strings.HasPrefix(a, "-c") && len(a) > 2:
 			kv = a[2:]
-		case a == "--":
-			return value, set
+		case a == "--disable":
+			if i+1 < len(args) {
+				i++
+				disable = args[i]
+			}
+		case strings.HasPrefix(a, "--disable="):
+			disable = a[len("--disable="):]
 		}
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "features.plugins" {
-			value, set = strings.Trim(strings.TrimSpace(v), `"'`), true
+		if d := strings.TrimSpace(disable); d == "plugins" || d == "hooks" {
+			return "--disable " + d
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "features.plugins" || k == "features.hooks":
+			feature[k] = strings.Trim(strings.TrimSpace(v), `"'`) + "\x00-c " + kv
+		case k == "features" || k == "plugins" || strings.HasPrefix(k, "plugins.") || k == "hooks" || strings.HasPrefix(k, "hooks."):
+			return "-c " + kv
 		}
 	}
-	return value, set
+	for _, k := range []string{"features.plugins", "features.hooks"} {
+		if v, arg, _ := strings.Cut(feature[k], "\x00"); feature[k] != "" && v != "true" {
+			return arg
+		}
+	}
+	return ""
 }
 
 // Launch links the session's views into Codex's plugin cache and adds the
 // -c flags that enable them and trust their hooks, before the user's own
 // arguments.
 func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
-	if v, set := PluginsFeature(argv[1:]); set && v != "true" {
-		return nil, errors.New("bundlectl exec -- codex needs Codex's plugins feature, and the arguments turn it off (-c features.plugins=" + v + "): the active bundles, and their guards, would not load")
+	if arg := GuardsOff(argv[1:]); arg != "" {
+		return nil, errors.New("bundlectl exec -- codex loads the active bundles as Codex plugins whose hooks Codex trusts, and the argument " + strconv.Quote(arg) + " would keep them, or their guards, from loading: leave it out")
 	}
 	codexHome, err := Home(env)
 	if err != nil {

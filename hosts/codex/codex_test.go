@@ -24,22 +24,27 @@ func TestHookHash(t *testing.T) {
 	}
 }
 
-func TestPluginsFeature(t *testing.T) {
+func TestGuardsOff(t *testing.T) {
 	for _, c := range []struct {
 		args []string
-		val  string
-		set  bool
+		want string
 	}{
-		{nil, "", false},
-		{[]string{"exec", "-c", "features.plugins=false", "hi"}, "false", true},
-		{[]string{"-c", "features.plugins=false", "--config=features.plugins=true"}, "true", true},
-		{[]string{"-cfeatures.plugins = \"false\""}, "false", true},
-		{[]string{"--", "-c", "features.plugins=false"}, "", false},
-		{[]string{"-c", "model=x"}, "", false},
+		{nil, ""},
+		{[]string{"exec", "-c", "features.plugins=false", "hi"}, "-c features.plugins=false"},
+		{[]string{"-c", "features.plugins=false", "--config=features.plugins=true"}, ""},
+		{[]string{"-cfeatures.plugins = \"false\""}, "-c features.plugins = \"false\""},
+		{[]string{"-c", "features.hooks=false"}, "-c features.hooks=false"},
+		{[]string{"--disable", "plugins"}, "--disable plugins"},
+		{[]string{"--disable=hooks"}, "--disable hooks"},
+		{[]string{"--disable", "web_search"}, ""},
+		{[]string{"-c", "features={plugins=false}"}, "-c features={plugins=false}"},
+		{[]string{"-c", "hooks.state={}"}, "-c hooks.state={}"},
+		{[]string{"-c", `plugins."x@bundlectl-1".enabled=false`}, `-c plugins."x@bundlectl-1".enabled=false`},
+		{[]string{"--", "-c", "features.plugins=false", "--disable", "hooks"}, ""},
+		{[]string{"-c", "model=x"}, ""},
 	} {
-		v, set := PluginsFeature(c.args)
-		if v != c.val || set != c.set {
-			t.Errorf("PluginsFeature(%q) = %q %v, want %q %v", c.args, v, set, c.val, c.set)
+		if got := GuardsOff(c.args); got != c.want {
+			t.Errorf("GuardsOff(%q) = %q, want %q", c.args, got, c.want)
 		}
 	}
 }
