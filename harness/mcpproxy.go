@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
@@ -34,12 +35,16 @@ const (
 
 // ToolFilter is a stdio MCP server's reviewed tool filter (the model's
 // MCPServer.ToolsInclude and ToolsExclude). A non-empty Include allows
-// only the tools it names, exactly; Exclude refuses the tools it names
-// and every variant of them a server might look up as the same tool:
-// names are compared after trimming white space, NFKC normalisation and
-// full Unicode case folding ("Delete_ALL", " delete_all", the fullwidth
-// "ｄｅｌｅｔｅ_all" and "STRAẞE" for "strasse" are all refused). Empty
-// lists filter nothing.
+// only the tools it names, exactly. Exclude refuses the tools it names and
+// the variants of them a server might look up as the same tool: names are
+// compared after trimming white space, control characters and invisible
+// marks (what Go's, JavaScript's and Python's trims take) and cutting at a
+// NUL, under NFKC, full case folding, and upper- then lower-casing,
+// repeated until the name stops changing ("Delete_ALL", " delete_all",
+// the fullwidth "ｄｅｌｅｔｅ_all", "STRAẞE" for "strasse", "delete_fıle"
+// with a dotless i for "delete_file"). An exclude list is a denylist: a
+// server that maps names some other way can still be reached through a
+// name it maps; an include list fails closed. Empty lists filter nothing.
 type ToolFilter struct {
 	Include, Exclude []string
 }
@@ -57,7 +62,7 @@ func (f ToolFilter) Allows(name string) bool {
 	}
 	key := toolKey(name)
 	for _, x := range f.Exclude {
-		if toolKey(x) == key {
+		if toolKey(x) == key || strings.EqualFold(x, name) {
 			return false
 		}
 	}
@@ -65,10 +70,29 @@ func (f ToolFilter) Allows(name string) bool {
 }
 
 // toolKey is the form under which two tool names are the same tool to an
-// exclude filter.
+// exclude filter (see ToolFilter).
 func toolKey(name string) string {
-	s := norm.NFKC.String(strings.TrimSpace(name))
-	return norm.NFKC.String(strings.TrimSpace(cases.Fold().String(s)))
+	if i := strings.IndexByte(name, 0); i >= 0 {
+		name = name[:i] // a server reading C strings stops there
+	}
+	for range 8 {
+		prev := name
+		name = strings.TrimFunc(name, trimmedByAServer)
+		name = norm.NFKC.String(name)
+		name = cases.Fold().String(name)
+		name = strings.ToLower(strings.ToUpper(name))
+		if name == prev {
+			break
+		}
+	}
+	return name
+}
+
+// trimmedByAServer reports whether a trim of some language a server may
+// be written in takes r from the ends of a name: Unicode white space and
+// controls, the byte-order mark and the zero-width marks.
+func trimmedByAServer(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\ufeff' || r == '\u200b' || r == '\u200c' || r == '\u200d' || r == '\u2060' || r == '\u00ad'
 }
 
 // MCPConn is one end of an MCP stdio connection as the proxy sees it:

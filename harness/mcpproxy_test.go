@@ -36,7 +36,13 @@ func TestProxyToolFilterAllows(t *testing.T) {
 		{excludeFilter, "delete\ufe4dall", false},                          // a compatibility low line
 		{ToolFilter{Exclude: []string{"strasse"}}, "STRA\u1e9eE", false},   // full case folding: capital sharp s
 		{ToolFilter{Exclude: []string{"stra\u00dfe"}}, "STRASSE", false},
-		{ToolFilter{Exclude: []string{"\u212aelvin"}}, "kelvin", false}, // Kelvin sign
+		{ToolFilter{Exclude: []string{"\u212aelvin"}}, "kelvin", false},           // Kelvin sign
+		{excludeFilter, "\ufeffdelete_all", false},                                // JavaScript's trim takes a byte-order mark
+		{excludeFilter, "\x1cdelete_all", false},                                  // Python's strip takes \x1c-\x1f
+		{excludeFilter, "delete_all\x00", false},                                  // a C string ends at NUL
+		{ToolFilter{Exclude: []string{"delete_file"}}, "delete_f\u0131le", false}, // dotless i: "DELETE_FILE" upper-cased
+		{ToolFilter{Exclude: []string{"\u13a0"}}, "\uab70", false},                // Cherokee: x/text's fold swaps the cases
+		{ToolFilter{Exclude: []string{"\uab70"}}, "\u13a0", false},
 		{excludeFilter, "delete_all2", true},
 		{excludeFilter, "delete all", true},
 		{includeFilter, "echo", true},
@@ -75,7 +81,7 @@ func seedLines(t testing.TB, name string) [][]byte {
 // server under the exclude filter; every other one is answered, except a
 // notification, which is dropped.
 func TestProxyClientMessages(t *testing.T) {
-	forwarded := map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 23: true, 26: true, 33: true} // lines of client.jsonl
+	forwarded := map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 23: true, 26: true} // lines of client.jsonl
 	silent := map[int]bool{21: true}
 	p := &proxy{filter: excludeFilter, notices: io.Discard}
 	for i, line := range seedLines(t, "client.jsonl") {
