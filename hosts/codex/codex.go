@@ -256,7 +256,7 @@ func GuardsOff(args []string) string {
 		case strings.HasPrefix(a, "--config="):
 			kv = a[len("--config="):]
 		case strings.HasPrefix(a, "-c") && len(a) > 2:
-			kv = a[2:]
+			kv = strings.TrimPrefix(a[2:], "=") // -cKEY=V and -c=KEY=V, as clap reads a short flag
 		case a == "--disable":
 			if i+1 < len(args) {
 				i++
@@ -272,7 +272,8 @@ func GuardsOff(args []string) string {
 		if !ok {
 			continue
 		}
-		k = strings.TrimSpace(k)
+		// Codex splits a key on dots, each part optionally quoted.
+		k = strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "").Replace(k)
 		switch {
 		case k == "features.plugins" || k == "features.hooks":
 			feature[k] = strings.Trim(strings.TrimSpace(v), `"'`) + "\x00-c " + kv

@@ -42,6 +42,11 @@ func TestGuardsOff(t *testing.T) {
 		{[]string{"-c", `plugins."x@bundlectl-1".enabled=false`}, `-c plugins."x@bundlectl-1".enabled=false`},
 		{[]string{"--", "-c", "features.plugins=false", "--disable", "hooks"}, ""},
 		{[]string{"-c", "model=x"}, ""},
+		{[]string{"-c=features.plugins=false"}, "-c features.plugins=false"},
+		{[]string{"-c=features.hooks=false"}, "-c features.hooks=false"},
+		{[]string{"-c", `"features".plugins=false`}, `-c "features".plugins=false`},
+		{[]string{"-c", `features."hooks"=false`}, `-c features."hooks"=false`},
+		{[]string{"-c", `"hooks".state={}`}, `-c "hooks".state={}`},
 	} {
 		if got := GuardsOff(c.args); got != c.want {
 			t.Errorf("GuardsOff(%q) = %q, want %q", c.args, got, c.want)
