@@ -182,8 +182,10 @@ func claudeNameList(matcher string) bool {
 // only is a list of exact names; anything else is an unanchored regular
 // expression ("^Bash" selects BashOutput too; "mcp__fs" does not select
 // mcp__fs__write, "mcp__fs.*" does). A matcher Go cannot compile is a
-// *MatcherError (Codex runs no hook whose matcher does not compile; its
-// regular expressions are RE2's, as Go's are). For a tool, Codex also
+// *MatcherError. Codex's regular expressions are Rust's, close to Go's
+// RE2 but not the same: a matcher only Rust reads (verbose mode, \<,
+// \b{start}) is an error here, which blocks a blocking event (FireChain).
+// For a tool, Codex also
 // matches its aliases: see bundle.CodexMatchNames.
 func CodexMatch(matcher, value string) (bool, error) {
 	if matcher == "" || matcher == "*" {
@@ -752,6 +754,13 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 			}
 			ok, err := match(value)
 			if err != nil {
+				if bundle.BlockingEvent(ev.HookEventName) {
+					// The host may read the matcher (JavaScript's or Rust's
+					// regular expressions) and run the guard; skipping it
+					// would fail open.
+					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, fmt.Sprintf("bundlectl: hook %d of bundle %s has a %s, so whether it guards this call is unknown; refused", h.Index, bundle.Quote(h.Bundle), err))
+					return o, nil
+				}
 				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
 				continue
 			}

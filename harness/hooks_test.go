@@ -308,16 +308,25 @@ func TestFireChainFailuresDoNotBlock(t *testing.T) {
 	}
 }
 
+// TestFireChainMatcher: a hook whose matcher does not select the call does
+// not run. One whose matcher cannot be read blocks a blocking event (the
+// host may read it and run the guard: skipping it would fail open), and is
+// reported for any other.
 func TestFireChainMatcher(t *testing.T) {
 	h := newHookEnv(t)
 	edit := h.hook("edit", "Edit|Write", "exit 2\n")
-	bad := h.hook("bad", "(", "exit 2\n")
-	o, err := FireChain(context.Background(), []RunnableHook{edit, bad}, preToolUse(t, "Bash", `{}`))
-	if err != nil {
-		t.Fatal(err)
+	o, err := FireChain(context.Background(), []RunnableHook{edit}, preToolUse(t, "Bash", `{}`))
+	if err != nil || o.Blocked || h.ran("edit") || len(o.Errors) != 0 {
+		t.Fatalf("outcome %+v, %v", o, err)
 	}
-	if o.Blocked || h.ran("edit") || h.ran("bad") || len(o.Errors) != 1 {
-		t.Fatalf("outcome %+v", o)
+	bad := h.hook("bad", "(", "exit 2\n")
+	o, err = FireChain(context.Background(), []RunnableHook{edit, bad}, preToolUse(t, "Bash", `{}`))
+	if err != nil || !o.Blocked || !strings.Contains(o.Reason, "so whether it guards this call is unknown") || h.ran("bad") {
+		t.Fatalf("a blocking event with an unreadable matcher: outcome %+v, %v", o, err)
+	}
+	o, err = FireChain(context.Background(), []RunnableHook{bad}, &HookEvent{HookEventName: "SessionStart", Source: "startup"})
+	if err != nil || o.Blocked || h.ran("bad") || len(o.Errors) != 1 {
+		t.Fatalf("SessionStart with an unreadable matcher: outcome %+v, %v", o, err)
 	}
 }
 
