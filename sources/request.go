@@ -403,15 +403,15 @@ func checkArchiveURL(raw string) (string, error) {
 }
 
 // looksLikeSCPCredentials reports whether an scp-like address carries a
-// password: "user:TOKEN@host:path" reads as host "user" and a path holding
-// "TOKEN@host:", which no git server path is meant to.
+// password: "user:TOKEN@host:path" (or "user:TOKEN@host/path") reads as
+// host "user" with a path holding "TOKEN@host". Without a user@ of its
+// own before the first ":", an "@" in the rest is taken for one.
 func looksLikeSCPCredentials(src string) bool {
 	if !scpLike().MatchString(src) {
 		return false
 	}
-	_, path, _ := strings.Cut(src, ":")
-	at := strings.IndexByte(path, '@')
-	return at >= 0 && strings.Contains(path[at:], ":") && !strings.Contains(path[:at], "/")
+	host, path, _ := strings.Cut(src, ":")
+	return !strings.Contains(host, "@") && strings.Contains(path, "@")
 }
 
 // redact returns src for display with any userinfo of a URL removed, so an
@@ -420,7 +420,7 @@ func redact(src string) string {
 	i := strings.Index(src, "://")
 	if i < 0 {
 		if looksLikeSCPCredentials(src) {
-			return "[redacted]@" + src[strings.LastIndexByte(src[:strings.LastIndexByte(src, ':')], '@')+1:]
+			return "[redacted]@" + src[strings.LastIndexByte(src, '@')+1:]
 		}
 		return src
 	}

@@ -54,7 +54,9 @@ func TestClassify(t *testing.T) {
 		{Request{Source: "https://example.com/a.git", Subdir: "/abs"}, "", "--path"},
 		{Request{Source: "https://example.com/a\x1b.git"}, "", "control"},
 		{Request{Source: "user:ghp_SECRET@github.com:a/b.git"}, "", "credentials in a URL are refused"},
-		{Request{Source: "github.com:dir/@scope:pkg.git"}, KindGit, ""}, // an @ inside the path is not a password
+		{Request{Source: "user:ab/SECRET@github.com:a/b.git"}, "", "credentials in a URL are refused"},
+		{Request{Source: "user:SECRET@github.com/a/b.git"}, "", "credentials in a URL are refused"},
+		{Request{Source: "git@github.com:a/b.git"}, KindGit, ""},
 	} {
 		k, err := Classify(c.q)
 		if err != nil && strings.Contains(err.Error(), "SECRET") {
@@ -78,6 +80,7 @@ func TestRedact(t *testing.T) {
 		"https://u:p@w@example.com/a.git?x=y@z": "https://[redacted]@example.com/a.git?x=y@z",
 		"git@github.com:a/b.git":                "git@github.com:a/b.git",
 		"user:tok@github.com:a/b.git":           "[redacted]@github.com:a/b.git",
+		"user:a/tok@github.com/a/b.git":         "[redacted]@github.com/a/b.git",
 		"./dir":                                 "./dir",
 	} {
 		if got := redact(in); got != want {
