@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -33,15 +34,43 @@ var hostFrontMatter = sync.OnceValue(func() *regexp.Regexp {
 func FrontMatterAgrees(doc []byte) bool {
 	doc = bytes.TrimPrefix(doc, byteOrderMark)
 	fm, _, ok := splitFrontMatter(doc)
+	if !lineDelimitedAgrees(doc, fm, ok) {
+		return false
+	}
 	m := hostFrontMatter().FindSubmatchIndex(doc)
 	if m == nil || !ok {
 		return m == nil && !ok
 	}
-	open := len("---\n")
-	if bytes.HasPrefix(doc, []byte("---\r\n")) {
-		open++
-	}
+	open := bytes.IndexByte(doc, '\n') + 1
 	return m[3] == open+len(fm) // both end where bundlectl's closing line starts
+}
+
+// lineDelimitedAgrees reports whether a host that takes any line that
+// trims to "---" (Unicode white space, as Rust's str::trim in Codex) for
+// either delimiter finds the same front matter as bundlectl's splitter,
+// which found fm (ok).
+func lineDelimitedAgrees(doc, fm []byte, ok bool) bool {
+	delim := func(line []byte) bool { return string(bytes.TrimFunc(line, unicode.IsSpace)) == "---" }
+	first, rest, _ := bytes.Cut(doc, []byte("\n"))
+	if !delim(first) {
+		return !ok
+	}
+	if !ok {
+		// An opening the review did not take, or one it took with no
+		// closing line the host would see either.
+		for _, line := range bytes.Split(rest, []byte("\n")) {
+			if delim(line) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, line := range bytes.Split(fm, []byte("\n")) {
+		if delim(line) {
+			return false // the host closes it earlier
+		}
+	}
+	return true
 }
 
 // SetFrontMatter returns doc (a Markdown file with YAML front matter
@@ -116,11 +145,9 @@ func SetFrontMatter(doc []byte, key string, value any) ([]byte, error) {
 // mark, which the hosts drop too.
 func splitFrontMatter(doc []byte) (fm, body []byte, ok bool) {
 	doc = bytes.TrimPrefix(doc, byteOrderMark)
-	rest, found := bytes.CutPrefix(doc, []byte("---\n"))
-	if !found {
-		if rest, found = bytes.CutPrefix(doc, []byte("---\r\n")); !found {
-			return nil, nil, false
-		}
+	first, rest, found := bytes.Cut(doc, []byte("\n"))
+	if !found || string(bytes.TrimRight(first, "\r \t")) != "---" {
+		return nil, nil, false // the review's opening: "---", then spaces or tabs
 	}
 	for off := 0; off <= len(rest); {
 		nl := bytes.IndexByte(rest[off:], '\n')

@@ -205,3 +205,29 @@ func TestSetFrontMatter(t *testing.T) {
 		t.Errorf("a document without front matter changed: %q %v", out, err)
 	}
 }
+
+// TestFrontMatterAgrees: a document is loaded into a view only when the
+// hosts read its front matter as the review did: Claude Code's pattern
+// (a BOM dropped, "---", any JavaScript white space, a line feed, up to the
+// next "---" anywhere) and Codex's (any line that trims to "---").
+func TestFrontMatterAgrees(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		want bool
+	}{
+		{"---\nname: a\n---\nbody\n", true},
+		{"---  \r\nname: a\r\n---\r\nbody\r\n", true},
+		{"\ufeff---\nname: a\n---\nbody\n", true},
+		{"---\n\n\nname: a\n---\n", true}, // blank lines the host skips
+		{"# no front matter\n---\n", true},
+		{"---\nonly a rule, never closed\n", true},
+		{"---\u00a0\nhooks: x\n---\nbody\n", false},     // Claude Code: JavaScript's \s
+		{"---\u0085\nhooks: x\n---\nbody\n", false},     // Codex: Rust's trim
+		{"---\ndescription: a---b\n---\nbody\n", false}, // Claude Code ends at the first "---"
+		{"---\nname: a\n  ---\nhooks: x\n---\n", false}, // Codex closes at the indented line
+	} {
+		if got := FrontMatterAgrees([]byte(c.doc)); got != c.want {
+			t.Errorf("FrontMatterAgrees(%q) = %v, want %v", c.doc, got, c.want)
+		}
+	}
+}

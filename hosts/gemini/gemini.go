@@ -394,6 +394,7 @@ func allowList(settings string) bool {
 // readsAsMore reports whether Gemini CLI reads a file at rel in an
 // extension's directory as something other than a context file.
 func readsAsMore(rel string) bool {
+	rel = strings.ToLower(rel) // a case-insensitive file system (macOS) finds Hooks/ as hooks/
 	if rel == "gemini-extension.json" {
 		return true
 	}
