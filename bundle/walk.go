@@ -335,6 +335,9 @@ func CheckName(name string) (msg, rule string) {
 			return "name contains a bidirectional control character", "name.bidi"
 		}
 	}
+	if strings.ContainsRune(name, '\\') {
+		return "name contains a backslash, a path separator on Windows", "name.windows"
+	}
 	if windowsReserved(name) {
 		return "name is reserved on Windows", "name.windows"
 	}

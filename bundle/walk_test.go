@@ -649,3 +649,12 @@ func TestWalkConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNameSaysBackslash: a name with a backslash (an archive member
+// such as p\..\..\evil) is refused naming the backslash, not a device.
+func TestCheckNameSaysBackslash(t *testing.T) {
+	msg, rule := CheckName(`p\..\..\evil`)
+	if rule != "name.windows" || !strings.Contains(msg, "backslash") {
+		t.Errorf("CheckName = %q, %q", msg, rule)
+	}
+}
