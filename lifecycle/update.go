@@ -184,6 +184,14 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 		return &SourceError{Bundle: b.Name, Reason: "its directory cannot be read to check for local edits (" + err.Error() + "), so it was not replaced", Fix: fix, Err: ErrRefused}
 	}
 	if cur.String() == sr.Tree {
+		// A link leading out of the bundle is not in the tree or its
+		// hash, and install never places one: one there now was added
+		// by hand, and replacing the directory would discard it.
+		for _, f := range b.Report.Findings {
+			if f.Rule == "tree.symlink" && f.Path != "" && f.Path != "." {
+				return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " has a symbolic link " + bundle.Quote(f.Path) + " that bundlectl did not place, and an update would discard it; copy what you need out of it first", Fix: fix, Err: ErrRefused}
+			}
+		}
 		return nil
 	}
 	return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " was edited since bundlectl placed it, and an update would discard the edits; copy what you need out of it first", Fix: fix, Err: ErrRefused}
