@@ -3,6 +3,7 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -119,79 +120,113 @@ func (x expander) arg(s string) string {
 	return out.String()
 }
 
-// shell expands a shell-form command for /bin/sh -c: each placeholder
-// becomes its value quoted for the place it stands in (inside double
-// quotes, inside single quotes, or bare), so a path with spaces or quotes
-// stays one word and can never become shell syntax. Host variables are
-// left to the shell, which reads them from the environment the child
-// gets (only the ones the review listed).
-func (x expander) shell(s string) string {
+// shellVarPrefix names the variables a shell-form command reads its
+// placeholders' values from.
+const shellVarPrefix = "BUNDLECTL_VALUE_"
+
+// shell expands a shell-form command for /bin/sh -c. A placeholder's value
+// is never put into the command's text: it becomes a reference to a
+// variable of the child's environment (returned as "NAME=value" entries),
+// quoted for the place it stands in — "${V}" bare, ${V} inside double
+// quotes, '"${V}"' inside single quotes — so that the shell reads it as a
+// value and never parses it. That holds whatever the place really is: a
+// value of "; rm -rf ~" or "$(…)" stays text even inside a "$( … )" or
+// backquotes, which the quoting tracked here does not follow (at worst it
+// is split into words there, as a host's own variable would be). Host
+// variables are left to the shell, which reads them from the environment
+// the child gets (only the ones the review listed).
+func (x expander) shell(s string) (string, []string) {
 	var out strings.Builder
+	var env []string
+	ref := map[string]string{} // placeholder -> its variable
+	varFor := func(name, v string) string {
+		if n, ok := ref[name]; ok {
+			return n
+		}
+		n := shellVarPrefix + strconv.Itoa(len(ref))
+		ref[name] = n
+		env = append(env, n+"="+v)
+		return n
+	}
 	const (
 		bare = iota
 		single
 		double
 	)
-	state := bare
+	// The quoting of each nested command substitution ("$( … )" or
+	// backquotes) is its own: a frame per level.
+	type frame struct {
+		state    int
+		subst    bool // opened by "$(": a ")" at depth 0 closes it
+		backtick bool // opened by a backquote
+		parens   int  // "(" open inside a substitution
+	}
+	stack := []frame{{state: bare}}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case state == single:
-			if c == '\'' {
-				state = bare
-			}
-		case c == '\\' && i+1 < len(s):
-			out.WriteByte(c)
-			i++
-			out.WriteByte(s[i])
-			continue
-		case state == bare && c == '\'':
-			state = single
-		case c == '"':
-			if state == double {
-				state = bare
-			} else {
-				state = double
-			}
-		case c == '$' && strings.HasPrefix(s[i:], "${"):
-			end := strings.IndexByte(s[i:], '}')
-			if end > 0 {
-				if v, ok := x.placeholder(s[i+2 : i+end]); ok {
-					switch state {
+		cur := &stack[len(stack)-1]
+		if c == '$' && strings.HasPrefix(s[i:], "${") {
+			if end := strings.IndexByte(s[i:], '}'); end > 0 {
+				name := s[i+2 : i+end]
+				if v, ok := x.placeholder(name); ok {
+					// Inside single quotes the shell expands nothing; a
+					// host expands its placeholders there all the same, so
+					// do we.
+					n := varFor(name, v)
+					switch cur.state {
 					case double:
-						out.WriteString(escapeDouble(v))
+						out.WriteString("${" + n + "}")
+					case single:
+						out.WriteString(`'"${` + n + `}"'`)
 					default:
-						out.WriteString(quoteSingle(v))
+						out.WriteString(`"${` + n + `}"`)
 					}
 					i += end
 					continue
 				}
 			}
 		}
-		if state == single && c == '$' && strings.HasPrefix(s[i:], "${") {
-			// Inside single quotes the shell expands nothing; a host
-			// expands its placeholders there all the same, so do we.
-			end := strings.IndexByte(s[i:], '}')
-			if end > 0 {
-				if v, ok := x.placeholder(s[i+2 : i+end]); ok {
-					out.WriteString(strings.ReplaceAll(v, "'", `'\''`))
-					i += end
-					continue
-				}
+		switch {
+		case cur.state == single:
+			if c == '\'' {
+				cur.state = bare
+			}
+		case c == '\\' && i+1 < len(s):
+			out.WriteByte(c)
+			i++
+			out.WriteByte(s[i])
+			continue
+		case c == '$' && i+1 < len(s) && s[i+1] == '(':
+			out.WriteString("$(")
+			i++
+			stack = append(stack, frame{state: bare, subst: true})
+			continue
+		case c == '`':
+			if cur.backtick {
+				stack = stack[:len(stack)-1]
+			} else {
+				stack = append(stack, frame{state: bare, backtick: true})
+			}
+		case cur.state == bare && c == '(' && cur.subst:
+			cur.parens++
+		case cur.state == bare && c == ')' && cur.subst:
+			if cur.parens > 0 {
+				cur.parens--
+			} else {
+				stack = stack[:len(stack)-1]
+			}
+		case cur.state == bare && c == '\'':
+			cur.state = single
+		case c == '"':
+			if cur.state == double {
+				cur.state = bare
+			} else {
+				cur.state = double
 			}
 		}
 		out.WriteByte(c)
 	}
-	return out.String()
-}
-
-// quoteSingle quotes s as one shell word.
-func quoteSingle(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// escapeDouble escapes s for the inside of double quotes.
-func escapeDouble(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
-	return r.Replace(s)
+	return out.String(), env
 }
 
 // hostVars returns the values environ gives the named host variables and

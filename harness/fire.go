@@ -257,7 +257,9 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		case h.Type == bundle.HookHTTP:
 			rh.Run = r.postHook(x, h)
 		case h.Shell:
-			rh.Spec.Argv = []string{"/bin/sh", "-c", x.shell(h.Command)}
+			cmd, values := x.shell(h.Command)
+			rh.Spec.Argv = []string{"/bin/sh", "-c", cmd}
+			rh.Spec.Env = append(rh.Spec.Env, values...)
 		default:
 			argv0, err := r.resolve(e, h.Command, rh.Spec.Env)
 			prepErr = err
