@@ -103,10 +103,10 @@ func runShow(g *globals, name string) error {
 		names = append(names, "tool "+q(t.Name))
 	}
 	for _, h := range c.Hooks {
-		names = append(names, "hook "+h.Event+" "+q(h.Matcher))
+		names = append(names, "hook "+bundle.EscapePath(h.Event)+" "+q(h.Matcher))
 	}
 	for _, s := range c.MCP {
-		names = append(names, "mcp "+s.Transport+" "+q(s.Name))
+		names = append(names, "mcp "+bundle.EscapePath(string(s.Transport))+" "+q(s.Name))
 	}
 	if len(names) > 0 {
 		fmt.Fprintf(w, "components:\n  %s\n", strings.Join(names, "\n  "))
