@@ -136,6 +136,11 @@ func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
 		dirs = append(dirs, filepath.Join(filepath.Dir(ws), TmpDir))
 	}
 	for _, dir := range dirs {
+		if !ownRealDir(dir) || !ownRealDir(filepath.Dir(dir)) {
+			// A link (a workspace can hold one) would make gc delete
+			// what it names.
+			continue
+		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -301,3 +306,10 @@ func (e *SourceError) Error() string {
 }
 func (e *SourceError) Unwrap() error { return e.Err }
 func (e *SourceError) Hint() string  { return e.Fix }
+
+// ownRealDir reports whether p is a directory, not a symbolic link,
+// owned by this user.
+func ownRealDir(p string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid()
+}
