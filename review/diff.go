@@ -501,6 +501,46 @@ func showValue(raw json.RawMessage) string {
 	return jsonSanitize(t)
 }
 
+// showChange renders a changed value's old and new forms for a summary.
+// When both are cut at the same place and read the same, each is shown
+// from a little before the first difference instead, so that a change
+// past the cut is never shown as two identical strings.
+func showChange(old, cur json.RawMessage) (string, string) {
+	o, n := showValue(old), showValue(cur)
+	if o != n {
+		return o, n
+	}
+	text := func(raw json.RawMessage) []rune {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return []rune(s)
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) != nil {
+			return []rune(string(raw))
+		}
+		return []rune(buf.String())
+	}
+	a, b := text(old), text(cur)
+	d := 0
+	for d < len(a) && d < len(b) && a[d] == b[d] {
+		d++
+	}
+	window := func(rs []rune) string {
+		from := max(d-40, 0)
+		to := min(from+maxDiffValue, len(rs))
+		out := jsonString(string(rs[from:to]))
+		if from > 0 {
+			out = "…" + out
+		}
+		if to < len(rs) {
+			out += "…"
+		}
+		return out
+	}
+	return window(a), window(b)
+}
+
 // widening says whether adding to a list field grants more (true) or
 // less (false); fields not listed are neither.
 var widening = map[string]bool{
@@ -611,7 +651,8 @@ func describeField(field string, old, cur json.RawMessage) string {
 		}
 		return f + " reordered: " + showValue(cur)
 	}
-	return f + " changed from " + showValue(old) + " to " + showValue(cur)
+	o, n := showChange(old, cur)
+	return f + " changed from " + o + " to " + n
 }
 
 // setDiff returns the elements of b not in a, and of a not in b.
@@ -676,8 +717,9 @@ func (c *capDiffer) manifest(old, cur map[string]json.RawMessage) {
 		case !ok2:
 			c.d.Removed = append(c.d.Removed, CapabilityChange{Kind: "manifest", Name: k, Old: o, Summary: "removed " + label("manifest", k) + " (was " + showValue(o) + ")"})
 		case !jsonEqual(o, n):
+			ov, nv := showChange(o, n)
 			c.d.Changed = append(c.d.Changed, CapabilityChange{Kind: "manifest", Name: k, Field: k, Old: o, New: n,
-				Summary: label("manifest", k) + ": changed from " + showValue(o) + " to " + showValue(n)})
+				Summary: label("manifest", k) + ": changed from " + ov + " to " + nv})
 		}
 	}
 }

