@@ -398,8 +398,16 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 			if o.Required {
 				kind += ", required"
 			}
+			if len(o.Hosts) > 0 {
+				// EnvSpec.Build: a host plugin's processes get every
+				// configured option, sensitive ones too, as Claude Code's do.
+				kind += ", given to each of its processes as " + bundle.Quote("CLAUDE_PLUGIN_OPTION_"+strings.ToUpper(o.Key))
+			}
 			if o.EnvVar != "" {
-				kind += ", exported as " + bundle.Quote(o.EnvVar)
+				kind += ", exported by Gemini CLI as " + bundle.Quote(o.EnvVar)
+			}
+			if len(o.Default) > 0 {
+				kind += ", default " + r.truncated(jsonSanitize(string(o.Default)))
 			}
 			r.line("  %s  %s%s", bundle.EscapePath(o.Key), kind, hostSuffix(o.Hosts))
 		}
