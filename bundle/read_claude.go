@@ -501,7 +501,7 @@ func (r hostReader) userConfig(v *jsonValue, path string) {
 			case "description":
 				o.Description, _ = r.str(f, fp)
 			case "sensitive":
-				o.Sensitive = f.kind == jsonBool && f.b
+				o.Sensitive = r.sensitive(f, fp)
 			case "required":
 				o.Required = f.kind == jsonBool && f.b
 			case "default":

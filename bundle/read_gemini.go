@@ -120,7 +120,7 @@ func (r hostReader) geminiSettings(v *jsonValue, path string) {
 			case "envVar":
 				o.EnvVar, _ = r.str(f, FieldPath(sp, k))
 			case "sensitive":
-				o.Sensitive = f.kind == jsonBool && f.b
+				o.Sensitive = r.sensitive(f, FieldPath(sp, k))
 			}
 		}
 		if o.EnvVar == "" {

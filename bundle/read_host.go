@@ -25,6 +25,17 @@ func (r hostReader) typeErr(path, want string, v *jsonValue) {
 	r.b.Report.Skipf(path, "manifest.field-type", "must be %s, not %s", want, v.kind)
 }
 
+// sensitive reads an option's "sensitive" flag. Anything but a boolean
+// ("true" as a string, say) is a warning and reads as sensitive: a value
+// meant to be secret is never shown because its flag was mistyped.
+func (r hostReader) sensitive(v *jsonValue, path string) bool {
+	if v.kind == jsonBool {
+		return v.b
+	}
+	r.b.Report.Warnf(path, "manifest.field-type", "must be a boolean, not %s; the option is treated as sensitive", v.kind)
+	return true
+}
+
 // str returns v's string, or records a skip finding.
 // strs reads an array of strings; anything else is a type finding.
 func (r hostReader) strs(v *jsonValue, path string) ([]string, bool) {
