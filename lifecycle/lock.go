@@ -310,13 +310,14 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			}
 			b := bundle.Load(filepath.Join(root, have), lb.Scope, m.Limits)
 			h, err := Compute(b)
+			refused := refusalOf(b)
 			switch {
 			case err != nil:
 				problem(lb.Name, true, "is already installed in the %s root and is invalid: %v", lb.Scope, err)
 			case h.Token() != lb.Token:
 				problem(lb.Name, true, "is already installed in the %s root with other content (%s), not the locked one; uninstall it, or lock what is installed", lb.Scope, halves(lb.Token, h))
-			case refuseUntrustable(b, "trusted") != nil:
-				problem(lb.Name, true, "%s", refuseUntrustable(b, "trusted").(*RefusedError).Reason)
+			case refused != "":
+				problem(lb.Name, true, "%s", refused)
 			default:
 				items = append(items, &syncItem{lb: lb, root: root, present: b})
 			}
@@ -333,11 +334,11 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			continue
 		}
 		holders = append(holders, holder)
-		if _, err := validateFetched(dir, lb.Scope, m.Limits, lb.Name); err != nil {
+		fb, err := validateFetched(dir, lb.Scope, m.Limits, lb.Name)
+		if err != nil {
 			problem(lb.Name, true, "%v", err.(*SourceError).Reason)
 			continue
 		}
-		fb := bundle.Load(dir, lb.Scope, m.Limits)
 		h, err := Compute(fb)
 		if err != nil {
 			problem(lb.Name, true, "%v", err)
@@ -347,9 +348,9 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			problem(lb.Name, true, "the fetched bundle does not match the locked token: %s", halves(lb.Token, h))
 			continue
 		}
-		if err := refuseUntrustable(fb, "trusted"); err != nil {
+		if refused := refusalOf(fb); refused != "" {
 			// A lockfile is not a way around what trust refuses.
-			problem(lb.Name, true, "%s", err.(*RefusedError).Reason)
+			problem(lb.Name, true, "%s", refused)
 			continue
 		}
 		items = append(items, &syncItem{lb: lb, root: root, dir: dir})
@@ -461,4 +462,13 @@ func halves(want receipts.Token, h Hashes) string {
 		return "its capabilities differ from the locked token (the content matches)"
 	}
 	return "it matches"
+}
+
+// refusalOf is why trust would refuse b whatever the token, or "".
+func refusalOf(b *bundle.Bundle) string {
+	var re *RefusedError
+	if errors.As(refuseUntrustable(b, "trusted"), &re) {
+		return re.Reason
+	}
+	return ""
 }
