@@ -170,7 +170,13 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	for _, o := range b.Inventory.UserConfig {
 		if b.Own(o.Hosts) && o.EnvVar != "" {
-			b.Note("its setting %s is not asked for by Gemini CLI: set it with bundlectl configure %s %s=VALUE", o.EnvVar, b.Name, o.Key)
+			// A sensitive value is never taken from the command line:
+			// configure asks for it without echo.
+			set := "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key+"=VALUE")
+			if o.Sensitive {
+				set = "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key) + " (it asks for the value without echo)"
+			}
+			b.Note("its setting %s is not asked for by Gemini CLI: set it with %s", o.EnvVar, set)
 		}
 	}
 	b.NoteOutOfReach(true)

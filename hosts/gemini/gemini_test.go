@@ -62,6 +62,29 @@ func TestHooks(t *testing.T) {
 	}
 }
 
+// TestSettingHint: the note on a setting Gemini CLI will not ask for
+// gives a configure command that works: a sensitive value is prompted
+// for, since configure refuses one on the command line.
+func TestSettingHint(t *testing.T) {
+	inv := &inventory.Inventory{UserConfig: []inventory.UserOption{
+		{Key: "region", EnvVar: "REGION", Hosts: []string{"gemini"}},
+		{Key: "apiKey", EnvVar: "API_KEY", Sensitive: true, Hosts: []string{"gemini"}},
+	}}
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv}, "gemini")
+	if _, err := (Host{}).View(b, re); err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(b.Notes, "\n")
+	for _, want := range []string{"set it with bundlectl configure g region=VALUE", "set it with bundlectl configure g apiKey (it asks"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "apiKey=VALUE") {
+		t.Errorf("a sensitive setting is hinted on the command line:\n%s", notes)
+	}
+}
+
 // TestLaunch: the session home links the user's .gemini entries, keeps
 // the user's extensions but a same-named one, adds the views, and copies
 // the enablement file without the views' names.
