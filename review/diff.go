@@ -750,6 +750,9 @@ func RenderDiff(w io.Writer, name string, d *Diff, opts RenderOptions) error {
 	if opts.Width <= 0 {
 		opts.Width = 80
 	}
+	if opts.Subject == "" {
+		opts.Subject = name
+	}
 	r := &renderer{opts: opts}
 	r.diff(name, d)
 	if _, err := w.Write(r.buf.Bytes()); err != nil {

@@ -26,6 +26,11 @@ type RenderOptions struct {
 	// prints (the CLI adds the --home and --workspace it was given, so the
 	// printed command works as printed).
 	Command func(string) string
+	// Subject is what a review command names to review this bundle again
+	// (its name, or the directory of an ad-hoc review); "" means the
+	// bundle's name. A value cut short points at the review that shows it
+	// whole.
+	Subject string
 }
 
 // Render writes the human form of a review. Every string that comes from
@@ -36,6 +41,9 @@ type RenderOptions struct {
 func Render(w io.Writer, rv *Review, opts RenderOptions) error {
 	if opts.Width <= 0 {
 		opts.Width = 80
+	}
+	if opts.Subject == "" {
+		opts.Subject = rv.Bundle.Name
 	}
 	r := &renderer{opts: opts}
 	r.review(rv)
@@ -480,7 +488,11 @@ func (r *renderer) truncated(s string) string {
 		return s
 	}
 	rs := []rune(s)
-	return string(rs[:maxFreeText]) + fmt.Sprintf("… (%d more characters not shown; the file is in the bundle)", len(rs)-maxFreeText)
+	whole := "bundlectl review --json " + bundle.ShellArg(r.opts.Subject)
+	if r.opts.Command != nil {
+		whole = r.opts.Command(whole)
+	}
+	return string(rs[:maxFreeText]) + fmt.Sprintf("… (%d more characters not shown; %s shows them all)", len(rs)-maxFreeText, whole)
 }
 
 func (r *renderer) list(indent string, items []string) {

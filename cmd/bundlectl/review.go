@@ -62,7 +62,11 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 	if f, ok := g.stdout.(*os.File); ok && isTerminal(f) && os.Getenv("NO_COLOR") == "" {
 		color = true
 	}
-	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint})
+	subject := b.Name
+	if b.Scope == bundle.ScopeDir {
+		subject = b.Dir
+	}
+	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint, Subject: subject})
 }
 
 // isRefusedForTrust reports an enable refused because the bundle needs a
