@@ -175,7 +175,7 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		}
 		if !m.hasSource(filepath.Join(root, have), scope) {
 			// update would refuse it: it has no source to fetch again.
-			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand); install this one under another name (--name), or delete that one first",
+			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name), or delete that one first with bundlectl uninstall --force --scope " + string(scope) + " " + have,
 				Fix: "bundlectl show " + have, Err: ErrRefused}
 		}
 		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name)",
