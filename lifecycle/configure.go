@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,20 +59,35 @@ func (e *ConfigError) Error() string {
 }
 func (e *ConfigError) Hint() string { return e.Fix }
 
+// declaredOption is one option as the receipt and the source declare it.
+type declaredOption struct {
+	inventory.UserOption
+	// Types are the types it is declared with: the receipt's and, when an
+	// update not yet trusted says otherwise, the source's. A value must fit
+	// each, so an unreviewed declaration cannot loosen a reviewed one.
+	Types []string
+}
+
 // declaredOptions returns the options of the receipt's inventory and of
 // the source's (an update may declare a new one before it is trusted;
 // values are only ever expanded where a reviewed manifest refers to them),
-// sorted by key.
-func (m *Manager) declaredOptions(b *bundle.Bundle, rec state.Record) []inventory.UserOption {
-	byKey := map[string]inventory.UserOption{}
+// sorted by key. An option both declare is described as the receipt has
+// it, made stricter by the source: sensitive or required if either says
+// so, and held to both types.
+func (m *Manager) declaredOptions(b *bundle.Bundle, rec state.Record) []declaredOption {
+	byKey := map[string]*declaredOption{}
 	add := func(inv *inventory.Inventory) {
 		for _, o := range inv.UserConfig {
-			if cur, ok := byKey[o.Key]; ok {
-				// The stricter description wins: sensitive if either says so.
-				o.Sensitive = o.Sensitive || cur.Sensitive
-				o.Required = o.Required || cur.Required
+			cur, ok := byKey[o.Key]
+			if !ok {
+				byKey[o.Key] = &declaredOption{UserOption: o, Types: []string{optionType(o)}}
+				continue
 			}
-			byKey[o.Key] = o
+			cur.Sensitive = cur.Sensitive || o.Sensitive
+			cur.Required = cur.Required || o.Required
+			if t := optionType(o); !slices.Contains(cur.Types, t) {
+				cur.Types = append(cur.Types, t)
+			}
 		}
 	}
 	if rec.Receipt != nil {
@@ -82,9 +98,9 @@ func (m *Manager) declaredOptions(b *bundle.Bundle, rec state.Record) []inventor
 	if !b.Rejected() && b.Tree != nil {
 		add(inventory.Of(b))
 	}
-	var out []inventory.UserOption
+	var out []declaredOption
 	for _, o := range byKey {
-		out = append(out, o)
+		out = append(out, *o)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
@@ -108,7 +124,7 @@ func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[stri
 	for _, o := range m.declaredOptions(b, rec) {
 		declared[o.Key] = true
 		_, set := values[o.Key]
-		c.Options = append(c.Options, ConfigOption{Key: o.Key, Type: optionType(o), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set})
+		c.Options = append(c.Options, ConfigOption{Key: o.Key, Type: strings.Join(o.Types, " and "), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set})
 	}
 	for k := range values {
 		if !declared[k] {
@@ -162,7 +178,7 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 		return nil, err
 	}
 	rec, _ := s.Bundle(b.ID)
-	decl := map[string]inventory.UserOption{}
+	decl := map[string]declaredOption{}
 	var keys []string
 	for _, o := range m.declaredOptions(b, rec) {
 		decl[o.Key] = o
@@ -209,25 +225,27 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 	return m.configured(b, rec, values, changed), nil
 }
 
-func checkOptionValue(o inventory.UserOption, v string) error {
+func checkOptionValue(o declaredOption, v string) error {
 	switch {
 	case strings.IndexByte(v, 0) >= 0:
 		return errors.New("the value contains a NUL byte")
 	case len(v) > MaxOptionValue:
 		return fmt.Errorf("the value is longer than %d bytes", MaxOptionValue)
 	}
-	switch o.Type {
-	case "number":
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return errors.New("wants a number")
-		}
-	case "boolean":
-		if v != "true" && v != "false" {
-			return errors.New("wants true or false")
-		}
-	case "directory", "file":
-		if !filepath.IsAbs(v) {
-			return fmt.Errorf("wants an absolute path to a %s", o.Type)
+	for _, t := range o.Types {
+		switch t {
+		case "number":
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				return errors.New("wants a number")
+			}
+		case "boolean":
+			if v != "true" && v != "false" {
+				return errors.New("wants true or false")
+			}
+		case "directory", "file":
+			if !filepath.IsAbs(v) {
+				return fmt.Errorf("wants an absolute path to a %s", t)
+			}
 		}
 	}
 	return nil
