@@ -308,7 +308,11 @@ func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Cont
 	close(done)
 	select {
 	case l := <-lost:
-		return res, &CanceledError{Bundle: e.name, Cause: l}
+		ce := &CanceledError{Bundle: e.name, Cause: l}
+		if h := hintOf(l); h != "" {
+			ce.Fix = r.fixCommand(h)
+		}
+		return res, ce
 	default:
 	}
 	return res, err
@@ -319,6 +323,11 @@ func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Cont
 type CanceledError struct {
 	Bundle string
 	Cause  error
+	// Fix is the command that restores the bundle's authority, when the
+	// cause has one (a tampered snapshot: review it again), as the
+	// registry's FixCommand writes it. A hook chain it blocks names it;
+	// a CLI reports the cause's own hint.
+	Fix string
 }
 
 func (e *CanceledError) Error() string {

@@ -115,6 +115,10 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	var chain []RunnableHook
 	usesMatcher, value := EventUsesMatcher(event), matchValue(ev)
 	onTool := matchField(event) == "tool_name"
+	// A tool event that names no tool cannot be matched against a guard
+	// written for some tools: a harness that sends nothing on stdin (or
+	// drops tool_name) would otherwise pass every such guard by.
+	var unmatched []string
 	for _, e := range r.entries {
 		for i, h := range e.hooks {
 			hookEvent := event
@@ -131,6 +135,9 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				// matches costs no bundle anything. A matcher that does not
 				// compile stays in the chain, which reports it.
 				if ok, err := match(value); err == nil && !ok {
+					if onTool && value == "" && !slices.Contains(unmatched, e.name) {
+						unmatched = append(unmatched, e.name)
+					}
 					continue
 				}
 			}
@@ -149,6 +156,19 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
 			}
 		}
+	}
+	if len(unmatched) > 0 {
+		names := make([]string, len(unmatched))
+		for i, n := range unmatched {
+			names[i] = bundle.Quote(n)
+		}
+		msg := fmt.Sprintf("bundlectl: the %s input names no tool (tool_name is missing or empty), so the hooks of %s that match on a tool name could not be applied; the harness must send the event's JSON on stdin", event, strings.Join(names, ", "))
+		if blocking {
+			o := NewOutcome(event)
+			o.block(HookRef{Bundle: unmatched[0], Hook: -1}, msg)
+			return o, nil
+		}
+		notes = append(notes, msg)
 	}
 	o, err := FireChain(ctx, chain, ev)
 	o.SystemMessages = append(notes, o.SystemMessages...)

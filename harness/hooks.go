@@ -313,6 +313,11 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 		if err := json.Unmarshal(data, ev); err != nil {
 			return nil, &HookEventError{Problem: "input field has the wrong type: " + truncateText(err.Error(), maxProblemText)}
 		}
+		// The workspace, and so which guards apply, comes from cwd: one
+		// that names no directory must not quietly select none.
+		if strings.IndexByte(ev.Cwd, 0) >= 0 {
+			return nil, &HookEventError{Problem: "input field cwd is not a path (it holds a NUL byte): " + truncateText(strconv.Quote(ev.Cwd), 120)}
+		}
 	}
 	ev.HookEventName = event
 	return ev, nil
@@ -843,7 +848,11 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			}
 			var ce *CanceledError
 			if errors.As(err, &ce) && failsClosed(ce.Cause) && bundle.BlockingEvent(cur.HookEventName) {
-				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, "bundlectl: "+err.Error())
+				reason := "bundlectl: " + err.Error()
+				if ce.Fix != "" {
+					reason += " (fix: " + ce.Fix + ")"
+				}
+				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, reason)
 				return o, changed, nil
 			}
 			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})

@@ -1001,3 +1001,80 @@ func TestHookBundlePreparedOnlyWhenItsHookMatches(t *testing.T) {
 		t.Fatalf("outcome %+v, want blocked naming the data directory", out)
 	}
 }
+
+// hookSleepManifest is kit with one PreToolUse hook, for every tool, that
+// starts a grandchild and waits (bin/sleep of toolScripts).
+const hookSleepManifest = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "kit",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./bin/sleep", "timeout": 60}]}]}}}}`
+
+// A running hook is cancelled, with every descendant, by a revoke from
+// another process, as a running tool is; by a tamper with its snapshot
+// too, and then its event is blocked, naming the fix.
+func TestRunningHookIsCancelled(t *testing.T) {
+	for _, action := range []string{"revoke", "tamper"} {
+		t.Run(action, func(t *testing.T) {
+			root := t.TempDir()
+			f := &fixture{home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws")}
+			f.src = filepath.Join(f.ws, ".bundlectl", "bundles", "kit")
+			writeBundle(t, f.src, hookSleepManifest, toolScripts)
+			f.m = lifecycle.New(bundle.Roots{Home: f.home, Workspace: f.ws}, bundle.Limits{})
+			f.trust(t)
+			if _, err := f.m.Enable("kit"); err != nil {
+				t.Fatal(err)
+			}
+			r := f.load(t)
+			type fired struct {
+				out harness.Outcome
+				err error
+			}
+			done := make(chan fired, 1)
+			go func() {
+				out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+				done <- fired{out, err}
+			}()
+			pidFile := filepath.Join(f.dataDir(), "child.pid")
+			waitFor(t, func() bool { _, err := os.Stat(pidFile); return err == nil })
+			switch action {
+			case "revoke":
+				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperTransition$")
+				cmd.Env = append(os.Environ(), "BUNDLECTL_HELPER=revoke", "H_HOME="+f.home, "H_WS="+f.ws)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("helper: %v\n%s", err, out)
+				}
+			case "tamper":
+				s, err := f.m.LoadState()
+				must(t, err)
+				b, err := f.m.Find(f.m.Discover(), "kit")
+				must(t, err)
+				rec, _ := s.Bundle(b.ID)
+				snap := filepath.Join(f.home, "store", rec.Receipt.ContentHash.String())
+				p := filepath.Join(snap, "bin", "echo")
+				must(t, os.Chmod(filepath.Dir(p), 0o700))
+				must(t, os.Chmod(p, 0o700))
+				must(t, os.WriteFile(p, []byte("#!/bin/sh\necho tampered\n"), 0o700))
+			}
+			var got fired
+			select {
+			case got = <-done:
+			case <-time.After(5 * time.Minute): // a hang guard only
+				t.Fatal("the running hook was not cancelled")
+			}
+			for _, name := range []string{"child.pid", "main.pid"} {
+				data, err := os.ReadFile(filepath.Join(f.dataDir(), name))
+				must(t, err)
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+				waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
+			}
+			switch action {
+			case "revoke": // the user's choice: reported, not a block
+				if got.out.Blocked || !strings.Contains(fmt.Sprint(got.out.Errors), "cancelled") {
+					t.Fatalf("outcome %+v (err %v), want the cancel reported and no block", got.out, got.err)
+				}
+			case "tamper":
+				if !got.out.Blocked || !strings.Contains(got.out.Reason, "cancelled") || !strings.Contains(got.out.Reason, "(fix: bundlectl review kit)") {
+					t.Fatalf("outcome %+v (err %v), want a block naming the fix", got.out, got.err)
+				}
+			}
+		})
+	}
+}

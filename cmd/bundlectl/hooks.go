@@ -24,7 +24,9 @@ func newHooksCmd(g *globals) *cobra.Command {
 		// and exit 0, which it would take as "proceed".
 		RunE: func(c *cobra.Command, a []string) error {
 			if len(a) == 0 {
-				return c.Help()
+				// Also a usage error: a hook line missing its subcommand
+				// must block, not print help and proceed.
+				return &usageError{errors.New(c.CommandPath() + " needs a subcommand: run or exec"), helpOf(c)}
 			}
 			msg := fmt.Sprintf("unknown command %s for %q", bundle.Quote(a[0]), c.CommandPath())
 			if s := c.SuggestionsFor(a[0]); len(s) > 0 {
@@ -92,7 +94,10 @@ func runHookExec(g *globals, name, id string) error {
 	sealInheritedFiles()
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
-		return err
+		// Which event it is cannot be known: block, as for any event a
+		// hook may guard.
+		io.WriteString(g.stderr, "bundlectl: bundle "+bundle.Quote(name)+": cannot read the hook input on stdin, so the event is blocked: "+bundle.Sanitize(err.Error())+"\n")
+		return &quietError{code: 2}
 	}
 	event := ""
 	var ev struct {
@@ -172,7 +177,11 @@ func runHooks(g *globals, event, host string) error {
 	sealInheritedFiles()
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
-		return err
+		// An event that cannot be read cannot be judged: fail closed,
+		// as for one that does not parse.
+		o, _ := harness.RefuseEvent(event, &harness.HookEventError{Problem: "cannot read the input on stdin: " + err.Error()})
+		harness.WriteOutcome(g.stdout, g.stderr, o)
+		return &quietError{code: 2}
 	}
 	switch host {
 	case "", "claude", "codex", "gemini":
@@ -260,13 +269,18 @@ func hintOf(err error) string {
 	return ""
 }
 
-// eventCwd returns the event's "cwd" when it is an absolute path.
+// eventCwd returns the event's "cwd" as an absolute path (a relative one
+// is taken from the current directory), or "" when there is none.
 func eventCwd(input []byte) string {
 	var ev struct {
 		Cwd string `json:"cwd"`
 	}
-	if json.Unmarshal(input, &ev) != nil || !filepath.IsAbs(ev.Cwd) {
+	if json.Unmarshal(input, &ev) != nil || ev.Cwd == "" || strings.IndexByte(ev.Cwd, 0) >= 0 {
+		return "" // a NUL: the event is refused as malformed (harness.ParseHookEvent)
+	}
+	abs, err := filepath.Abs(ev.Cwd)
+	if err != nil {
 		return ""
 	}
-	return filepath.Clean(ev.Cwd)
+	return abs
 }
