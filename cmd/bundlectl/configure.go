@@ -41,6 +41,14 @@ just KEY to be prompted for it without echo when stdin is a terminal.
 	return c
 }
 
+// maxTerminalLine is the longest line a terminal in canonical mode hands
+// a reader (Linux's line buffer is 4096 bytes, one kept for the newline):
+// what is typed or pasted beyond it is dropped.
+const maxTerminalLine = 4095
+
+// errLineCut says a prompted value filled the terminal's line buffer.
+var errLineCut = fmt.Errorf("the value is %d bytes or longer, as long as a terminal line can be, so the terminal may have cut it; nothing was stored", maxTerminalLine)
+
 func runConfigure(g *globals, name string, pairs []string, o configureOptions) error {
 	m, err := g.manager()
 	if err != nil {
@@ -64,6 +72,10 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 					hint: "bundlectl configure --stdin " + key + " " + name}
 			}
 			v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(key)+" (not shown): ", lifecycle.MaxOptionValue)
+			if errors.Is(err, errLineCut) {
+				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
+					hint: "bundlectl configure --stdin " + key + " " + name}
+			}
 			if err != nil {
 				return err
 			}

@@ -5,13 +5,19 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // readSecret prompts on w and reads one line from the terminal in with
-// echo turned off, restoring the terminal afterwards.
+// echo turned off, restoring the terminal afterwards — also when a signal
+// (Ctrl-C, a hangup, a kill) ends the process at the prompt, which then
+// dies of that signal with echo back on. A line as long as the terminal
+// can hold is refused: its end may have been cut.
 func readSecret(in *os.File, w io.Writer, prompt string, max int) (string, error) {
 	fd := int(in.Fd())
 	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
@@ -21,17 +27,38 @@ func readSecret(in *os.File, w io.Writer, prompt string, max int) (string, error
 	quiet := *old
 	quiet.Lflag &^= unix.ECHO
 	quiet.Lflag |= unix.ICANON | unix.ISIG
+	restore := sync.OnceFunc(func() {
+		unix.IoctlSetTermios(fd, unix.TCSETS, old)
+		io.WriteString(w, "\n")
+	})
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			restore()
+			signal.Reset(s)
+			unix.Kill(unix.Getpid(), s.(syscall.Signal))
+		case <-done:
+		}
+	}()
+	defer func() {
+		signal.Stop(sigs)
+		close(done)
+		restore()
+	}()
 	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
 		return "", err
 	}
-	defer func() {
-		unix.IoctlSetTermios(fd, unix.TCSETS, old)
-		io.WriteString(w, "\n")
-	}()
 	io.WriteString(w, prompt)
 	line, err := bufio.NewReaderSize(io.LimitReader(in, int64(max)+2), 4096).ReadString('\n')
 	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
 		return "", err
 	}
-	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	if len(line) >= maxTerminalLine {
+		return "", errLineCut
+	}
+	return line, nil
 }

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal pair: the master, read and written by
+// the test as a user's keyboard and screen, and the slave a child gets as
+// its controlling terminal.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(); s.Close() })
+	return m, s
+}
+
+// screen collects what the child writes to its terminal.
+type screen struct {
+	buf  bytes.Buffer
+	more chan []byte
+}
+
+func watch(m *os.File) *screen {
+	s := &screen{more: make(chan []byte, 64)}
+	go func() {
+		for {
+			b := make([]byte, 4096)
+			n, err := m.Read(b)
+			if n > 0 {
+				s.more <- b[:n]
+			}
+			if err != nil {
+				close(s.more)
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// waitFor reads the screen until it shows want; the bound is a hang guard.
+func (s *screen) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(5 * time.Minute)
+	for !strings.Contains(s.buf.String(), want) {
+		select {
+		case b, ok := <-s.more:
+			if !ok {
+				t.Fatalf("the terminal closed before showing %q:\n%s", want, s.buf.String())
+			}
+			s.buf.Write(b)
+		case <-deadline:
+			t.Fatalf("the terminal never showed %q:\n%s", want, s.buf.String())
+		}
+	}
+}
+
+// promptFixture is a workspace with one bundle declaring a sensitive
+// option, and the command that prompts for it on the terminal slave.
+func promptFixture(t *testing.T, slave *os.File) *exec.Cmd {
+	t.Helper()
+	exe, err := exec.LookPath("bundlectl")
+	if err != nil {
+		t.Skipf("no bundlectl on PATH: %v", err)
+	}
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	p := filepath.Join(ws, ".bundlectl", "bundles", "p", ".claude-plugin")
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"name": "p", "version": "1.0.0", "userConfig": {"key": {"type": "string", "title": "Key", "description": "a key", "sensitive": true}}}`
+	if err := os.WriteFile(filepath.Join(p, "plugin.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "--workspace", ws, "configure", "p", "key")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_HOME="+filepath.Join(dir, "home"))
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	return cmd
+}
+
+// Ctrl-C at configure's hidden prompt ends it as the signal does, and
+// leaves the terminal echoing again.
+func TestPromptCtrlCRestoresEcho(t *testing.T) {
+	master, slave := openPTY(t)
+	cmd := promptFixture(t, slave)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scr := watch(master)
+	scr.waitFor(t, "(not shown): ")
+	if _, err := master.Write([]byte("sec\x03")); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+		t.Fatalf("configure ended with %v, want death by SIGINT", err)
+	}
+	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tio.Lflag&unix.ECHO == 0 {
+		t.Fatal("the terminal was left without echo")
+	}
+}
+
+// A value that fills the terminal's line buffer may have been cut by the
+// terminal: it is refused, nothing is stored, and --stdin is named.
+func TestPromptRefusesALineTheTerminalMayHaveCut(t *testing.T) {
+	master, slave := openPTY(t)
+	cmd := promptFixture(t, slave)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scr := watch(master)
+	scr.waitFor(t, "(not shown): ")
+	if _, err := master.Write(append(bytes.Repeat([]byte("a"), 5000), '\n')); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, "configure --stdin key p")
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+		t.Fatalf("configure ended with %v, want exit 2", err)
+	}
+	if !strings.Contains(scr.buf.String(), "as long as a terminal line can be") || strings.Contains(scr.buf.String(), "aaaa") {
+		t.Fatalf("screen:\n%s", scr.buf.String())
+	}
+}
