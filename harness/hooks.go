@@ -156,11 +156,42 @@ func ClaudeMatch(matcher, value string) (bool, error) {
 		}
 		return false, nil
 	}
+	if c := classReadOtherwise(matcher, value, "sS"); c != "" {
+		return false, &MatcherError{Matcher: matcher, Err: fmt.Errorf("Claude Code's JavaScript reads %s as Unicode and Go as ASCII, so it cannot be applied to the non-ASCII name %s as Claude Code would", c, strconv.Quote(value))}
+	}
 	re, err := regexp.Compile(matcher)
 	if err != nil {
 		return false, &MatcherError{Matcher: matcher, Err: err}
 	}
 	return re.MatchString(value), nil
+}
+
+// classReadOtherwise returns the first escape \c of matcher (c one of
+// classes) when value is not ASCII: a character class the host's regular
+// expressions take as Unicode (JavaScript's \s; Rust's \w, \d, \s, \b
+// and their negations) and Go's as ASCII, which may then select such a
+// value differently. "" when there is none, or value is ASCII.
+func classReadOtherwise(matcher, value, classes string) string {
+	ascii := true
+	for i := 0; i < len(value); i++ {
+		if value[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return ""
+	}
+	for i := 0; i+1 < len(matcher); i++ {
+		if matcher[i] != '\\' {
+			continue
+		}
+		if strings.IndexByte(classes, matcher[i+1]) >= 0 {
+			return matcher[i : i+2]
+		}
+		i++ // an escaped character, \\ included
+	}
+	return ""
 }
 
 // claudeNameList reports whether Claude Code reads matcher as a list of
@@ -184,7 +215,9 @@ func claudeNameList(matcher string) bool {
 // mcp__fs__write, "mcp__fs.*" does). A matcher Go cannot compile is a
 // *MatcherError. Codex's regular expressions are Rust's, close to Go's
 // RE2 but not the same: a matcher only Rust reads (verbose mode, \<,
-// \b{start}) is an error here, which blocks a blocking event (FireChain).
+// \b{start}) is an error here, which blocks a blocking event (FireChain);
+// so is \w, \d, \s or \b (Unicode to Rust, ASCII to Go) against a name
+// that is not ASCII.
 // For a tool, Codex also
 // matches its aliases: see bundle.CodexMatchNames.
 func CodexMatch(matcher, value string) (bool, error) {
@@ -193,6 +226,9 @@ func CodexMatch(matcher, value string) (bool, error) {
 	}
 	if codexNameList(matcher) {
 		return slices.Contains(strings.Split(matcher, "|"), value), nil
+	}
+	if c := classReadOtherwise(matcher, value, "wWdDsSbB"); c != "" {
+		return false, &MatcherError{Matcher: matcher, Err: fmt.Errorf("Codex's Rust reads %s as Unicode and Go as ASCII, so it cannot be applied to the non-ASCII name %s as Codex would", c, strconv.Quote(value))}
 	}
 	re, err := regexp.Compile(matcher)
 	if err != nil {

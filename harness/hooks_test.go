@@ -710,6 +710,17 @@ func TestClaudeMatch(t *testing.T) {
 	if _, err := ClaudeMatch("(", "x"); err == nil {
 		t.Error("a matcher that does not compile was not an error")
 	}
+	// JavaScript's \s is Unicode, Go's ASCII: against a non-ASCII name the
+	// two could disagree, so it is an error (a block for a guard's event).
+	if _, err := ClaudeMatch(`mcp__x__a\sb`, "mcp__x__a\u00a0b"); err == nil {
+		t.Error(`\s against a non-ASCII name was not an error`)
+	}
+	if ok, err := ClaudeMatch(`mcp__x__a\sb`, "mcp__x__a b"); err != nil || !ok {
+		t.Errorf(`\s against an ASCII name: %v, %v`, ok, err)
+	}
+	if ok, err := ClaudeMatch(`mcp__x__\w+`, "mcp__x__café"); err != nil || !ok {
+		t.Errorf(`JavaScript's \w is ASCII as Go's: %v, %v`, ok, err)
+	}
 }
 
 // TestCodexMatch: the vectors of Codex's own matcher (codex-rs hooks).
@@ -740,5 +751,19 @@ func TestCodexMatch(t *testing.T) {
 	}
 	if _, err := CodexMatch("[", "Bash"); err == nil {
 		t.Error("a matcher that does not compile was not an error")
+	}
+	// Rust's \w, \d, \s and \b are Unicode, Go's ASCII: ^mcp__\w+$ selects
+	// mcp__café to Codex but not to Go, so against a non-ASCII name such a
+	// matcher is an error (a block for a guard's event); \\w is a literal.
+	for _, m := range []string{`^mcp__\w+$`, `mcp__\d`, `\bcafé`, `x\Sy`} {
+		if _, err := CodexMatch(m, "mcp__café"); err == nil {
+			t.Errorf("CodexMatch(%q, non-ASCII) was not an error", m)
+		}
+	}
+	if ok, err := CodexMatch(`^mcp__\w+$`, "mcp__cafe"); err != nil || !ok {
+		t.Errorf(`\w against an ASCII name: %v, %v`, ok, err)
+	}
+	if ok, err := CodexMatch(`^mcp__\\w`, "mcp__café"); err != nil || ok {
+		t.Errorf(`an escaped backslash: %v, %v`, ok, err)
 	}
 }
