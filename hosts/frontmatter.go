@@ -204,3 +204,42 @@ func InlineMCPServers(doc []byte) bool {
 	}
 	return false
 }
+
+// GeminiAgent reads an agent document's front matter as Gemini CLI's
+// agent loader does: remote when it is a list (remote agents) or names
+// kind "remote", an agent card (agent_card_url, agent_card_json) or auth —
+// an agent Gemini CLI reaches over the network itself; servers when it
+// defines MCP servers inline under mcp_servers, which Gemini CLI starts
+// itself. odd when the front matter is missing or does not read as a
+// mapping or a list, or uses a merge key ("<<"), which could bring in
+// either unseen.
+func GeminiAgent(doc []byte) (remote, servers, odd bool) {
+	fm, _, ok := splitFrontMatter(doc)
+	if !ok {
+		return false, false, true
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(fm, &root) != nil || root.Kind != yaml.DocumentNode || len(root.Content) != 1 {
+		return false, false, true
+	}
+	switch m := root.Content[0]; m.Kind {
+	case yaml.SequenceNode:
+		return true, false, false
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i].Value, m.Content[i+1]
+			switch k {
+			case "<<":
+				odd = true
+			case "agent_card_url", "agent_card_json", "auth":
+				remote = true
+			case "kind":
+				remote = remote || v.Value == "remote"
+			case "mcp_servers":
+				servers = servers || v.Tag != "!!null"
+			}
+		}
+		return remote, servers, odd
+	}
+	return false, false, true
+}

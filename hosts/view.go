@@ -97,6 +97,9 @@ func (v *View) AddJSON(rel string, value any) error {
 	return v.Add(rel, buf.Bytes(), false)
 }
 
+// Remove takes rel out of the view.
+func (v *View) Remove(rel string) { delete(v.files, rel) }
+
 // Has reports whether the view holds rel.
 func (v *View) Has(rel string) bool { _, ok := v.files[rel]; return ok }
 

@@ -231,3 +231,29 @@ func TestFrontMatterAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiAgent: an agent's front matter as Gemini CLI's loader reads it
+// (remote by list, kind, agent card or auth; inline mcp_servers), and what
+// cannot be read for certain.
+func TestGeminiAgent(t *testing.T) {
+	for _, c := range []struct {
+		doc                  string
+		remote, servers, odd bool
+	}{
+		{"---\nname: a\ndescription: d\n---\nbody", false, false, false},
+		{"---\nname: a\ndescription: d\nmcp_servers:\n  s: {command: sh}\n---\n", false, true, false},
+		{"---\nname: a\ndescription: d\nmcp_servers: null\n---\n", false, false, false},
+		{"---\nname: a\nkind: remote\nagent_card_json: '{}'\n---\n", true, false, false},
+		{"---\nname: a\nagent_card_url: https://x.example/c.json\n---\n", true, false, false},
+		{"---\nname: a\nauth: {type: oauth}\n---\n", true, false, false},
+		{"---\n- name: a\n  agent_card_url: https://x.example/c.json\n---\n", true, false, false},
+		{"---\nname: a\n<<: {mcp_servers: {s: {command: sh}}}\n---\n", false, false, true},
+		{"no front matter", false, false, true},
+		{"---\njust text\n---\n", false, false, true},
+	} {
+		remote, servers, odd := GeminiAgent([]byte(c.doc))
+		if remote != c.remote || servers != c.servers || odd != c.odd {
+			t.Errorf("GeminiAgent(%q) = %v, %v, %v; want %v, %v, %v", c.doc, remote, servers, odd, c.remote, c.servers, c.odd)
+		}
+	}
+}

@@ -103,6 +103,9 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		if err := b.CopyDoc(v, d, dst, nil); err != nil {
 			return nil, err
 		}
+		if err := geminiAgent(b, v, d.Name, dst); err != nil {
+			return nil, err
+		}
 	}
 	for _, d := range b.Docs("output style") {
 		b.Note("its output style %s is not loaded: Gemini CLI has no output styles", bundle.Quote(d.Name))
@@ -410,4 +413,34 @@ func readsAsMore(rel string) bool {
 		}
 	}
 	return false
+}
+
+// geminiAgent keeps out of the view what Gemini CLI would run or reach
+// from an agent's front matter on its own, outside bundlectl: a remote
+// agent (an agent card Gemini CLI fetches, an endpoint it talks to) is
+// left out, and so is one whose front matter reads oddly; a local agent
+// loses the MCP servers it defines inline.
+func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
+	data, ok := v.File(dst)
+	if !ok {
+		return nil // not copied; CopyDoc said why
+	}
+	remote, servers, odd := hosts.GeminiAgent(data)
+	switch {
+	case remote || odd:
+		v.Remove(dst)
+		why := "a remote agent is one Gemini CLI reaches over the network itself (its agent card), outside bundlectl"
+		if odd {
+			why = "its front matter does not read as one agent's (a merge key, or no mapping), so what Gemini CLI would take from it is not certain"
+		}
+		b.Note("its agent %s is not loaded: %s", bundle.Quote(name), why)
+	case servers:
+		out, err := hosts.SetFrontMatter(data, "mcp_servers", nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", bundle.Quote(dst), err)
+		}
+		b.Note("its agent %s is loaded without the MCP servers its front matter defines: Gemini CLI would start them itself, outside bundlectl; declare them in the extension's mcpServers", bundle.Quote(name))
+		return v.Add(dst, out, false)
+	}
+	return nil
 }
