@@ -194,6 +194,16 @@ func readClaude(b *Bundle, data []byte) {
 			r.contentPaths(v, m("experimental.outputStyles"), kindOutputStyle)
 		}
 	}
+	// Folders Claude Code loads on its own that bundlectl has no model for:
+	// reviewed and hashed as files, never given to Claude Code by exec.
+	for _, d := range []struct{ dir, what string }{
+		{"workflows", "workflow scripts, which start and orchestrate agents"},
+		{"themes", "themes"},
+	} {
+		if hasDir(b.Tree, d.dir) {
+			b.Notes = append(b.Notes, fmt.Sprintf("Claude Code loads %s/ (%s) itself when it loads this plugin directly; bundlectl reviews and hashes them as files only, and bundlectl exec does not give them to Claude Code", d.dir, d.what))
+		}
+	}
 	// A root settings.json changes how the session runs (its "agent" picks
 	// the main agent): reviewed and hashed as written.
 	if hasFile(b.Tree, "settings.json") {

@@ -165,6 +165,17 @@ func (r hostReader) readJSONFile(rel, rule string) (*jsonValue, bool) {
 }
 
 // other keeps a field the model has no slot for as canonical JSON.
+// hostFormat is the format whose manifest declares a host's components.
+func hostFormat(h Host) Format {
+	switch h {
+	case HostCodex:
+		return FormatCodex
+	case HostGemini:
+		return FormatGemini
+	}
+	return FormatClaude
+}
+
 func other(m *map[string]json.RawMessage, k string, v *jsonValue) {
 	if *m == nil {
 		*m = map[string]json.RawMessage{}
@@ -201,8 +212,17 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 	}
 	if h, ok := v.obj["hooks"]; ok && h.kind == jsonObject {
 		for _, k := range v.keys {
-			if k != "hooks" && k != "description" && k != "$schema" {
-				r.b.Report.Warnf(FieldPath(path, k), "hook.unknown-field", "unknown field %s is ignored", Quote(k))
+			if k == "hooks" || k == "description" || k == "$schema" {
+				continue
+			}
+			// The host may act on it (Claude Code's "modules" load code
+			// into its own process): shown, hashed and checked as written.
+			fp := FieldPath(path, k)
+			other(&r.b.ManifestOther, string(hostFormat(r.host))+"."+fp, v.obj[k])
+			if k == "modules" && r.host == HostClaude {
+				r.b.Report.Warnf(fp, "hook.unknown-field", "hook modules run code inside Claude Code itself when it loads the plugin directly; bundlectl exec does not give them to Claude Code; reviewed as written")
+			} else {
+				r.b.Report.Warnf(fp, "hook.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
 			}
 		}
 		v, path = h, FieldPath(path, "hooks")

@@ -160,6 +160,10 @@ func checkOtherFields(b *Bundle) {
 			checkRaw(b, "settings.json:", b.ManifestOther[k])
 			continue
 		}
+		if strings.Contains(field, ":") {
+			checkRaw(b, field, b.ManifestOther[k]) // a field of another file (a hooks file's)
+			continue
+		}
 		checkRaw(b, FieldPath(file+":", field), b.ManifestOther[k])
 	}
 }
