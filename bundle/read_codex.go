@@ -1,5 +1,12 @@
 package bundle
 
+import (
+	"encoding/json"
+	"path"
+
+	"go.yaml.in/yaml/v3"
+)
+
 // Codex plugins (docs/codex.md): .codex-plugin/plugin.json names its
 // skills, MCP servers, apps and hooks by path, list or inline object.
 // Paths are relative to the plugin root.
@@ -74,6 +81,46 @@ func readCodex(b *Bundle, data []byte) {
 	}
 	if _, ok := root.obj["hooks"]; !ok && hasFile(b.Tree, "hooks/hooks.json") {
 		r.readHooksFile("hooks/hooks.json", "")
+	}
+	r.skillDependencies()
+}
+
+// skillDependencies reads the dependencies of each skill's
+// agents/openai.yaml: the MCP servers (with their URLs) and environment
+// variables Codex may offer to install or ask for itself when the skill is
+// used. They are kept as written — shown, hashed, credential-checked — with
+// a warning; bundlectl exec leaves the file out of the Codex view.
+func (r hostReader) skillDependencies() {
+	for _, e := range r.b.Tree.Entries {
+		if !e.Kind.Regular() || path.Base(e.Path) != "openai.yaml" || path.Base(path.Dir(e.Path)) != "agents" {
+			continue
+		}
+		skill := path.Dir(path.Dir(e.Path))
+		if !hasFile(r.b.Tree, path.Join(skill, "SKILL.md")) {
+			continue
+		}
+		data, err := r.b.Tree.ReadFile(e.Path, MaxManifestBytes)
+		if err != nil {
+			r.b.Report.Warnf(e.Path, "manifest.unknown-field", "cannot read: %v", err)
+			continue
+		}
+		var doc map[string]any
+		if yaml.Unmarshal(data, &doc) != nil {
+			continue // not a mapping Codex would read either
+		}
+		deps, ok := doc["dependencies"]
+		if !ok || deps == nil {
+			continue
+		}
+		fp := FieldPath(e.Path+":", "dependencies")
+		raw, err := json.Marshal(deps)
+		v, perr := parseJSONValue(raw)
+		if err != nil || perr != nil {
+			r.b.Report.Warnf(fp, "manifest.unknown-field", "a skill's dependencies that do not read as JSON values; Codex may act on them, and bundlectl exec leaves this file out")
+			continue
+		}
+		other(&r.b.ManifestOther, string(FormatCodex)+"."+fp, v)
+		r.b.Report.Warnf(fp, "manifest.unknown-field", "a skill's dependencies (MCP servers, environment variables) are what Codex may offer to install or ask for itself; bundlectl exec leaves this file out; reviewed as written")
 	}
 }
 

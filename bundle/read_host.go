@@ -164,7 +164,6 @@ func (r hostReader) readJSONFile(rel, rule string) (*jsonValue, bool) {
 	return v, true
 }
 
-// other keeps a field the model has no slot for as canonical JSON.
 // hostFormat is the format whose manifest declares a host's components.
 func hostFormat(h Host) Format {
 	switch h {
@@ -176,6 +175,7 @@ func hostFormat(h Host) Format {
 	return FormatClaude
 }
 
+// other keeps a field the model has no slot for as canonical JSON.
 func other(m *map[string]json.RawMessage, k string, v *jsonValue) {
 	if *m == nil {
 		*m = map[string]json.RawMessage{}

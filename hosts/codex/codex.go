@@ -15,6 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"go.yaml.in/yaml/v3"
 )
 
 func init() { hosts.Register(Host{}) }
@@ -52,8 +53,13 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	root := Version + "/"
 	for _, d := range b.Docs("skill") {
-		if err := b.CopySkill(v, d, root+"skills/"+d.Name, nil); err != nil {
+		dst := root + "skills/" + d.Name
+		if err := b.CopySkill(v, d, dst, nil); err != nil {
 			return nil, err
+		}
+		if data, ok := v.File(dst + "/agents/openai.yaml"); ok && declaresDependencies(data) {
+			v.Remove(dst + "/agents/openai.yaml")
+			b.Note("its skill %s is loaded without agents/openai.yaml: the dependencies it declares (MCP servers, environment variables) are what Codex may install or ask for itself, outside bundlectl; declare MCP servers in the plugin's .mcp.json", bundle.Quote(d.Name))
 		}
 	}
 	for _, kind := range []string{"command", "agent", "output style", "context"} {
@@ -411,4 +417,16 @@ func InlineTOML(v any) string {
 func tomlString(s string) string {
 	j, _ := json.Marshal(s)
 	return string(j)
+}
+
+// declaresDependencies reports whether a skill's agents/openai.yaml may
+// declare dependencies: it has the key, or does not read as a mapping
+// (what Codex would take from it is then not certain).
+func declaresDependencies(data []byte) bool {
+	var doc map[string]any
+	if yaml.Unmarshal(data, &doc) != nil {
+		return true
+	}
+	_, ok := doc["dependencies"]
+	return ok
 }
