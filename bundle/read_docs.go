@@ -563,6 +563,11 @@ func parseGeminiCommand(b *Bundle, rel, dir string, data []byte) (Document, bool
 	d.Description = c.Description
 	checkText(b, rel+": description", d.Description, true)
 	d.ShellLines = shellLines([]byte(*c.Prompt))
+	if strings.Contains(*c.Prompt, "@{") {
+		// Gemini CLI injects the files first, then runs the shell
+		// injections of the whole prompt, the injected text included.
+		b.Report.Warnf(rel+": prompt", "command.toml", "the prompt injects file content (@{…}); Gemini CLI then runs any !{…} shell injection that content holds, which this review cannot show when the file is not in the bundle (a workspace file)")
+	}
 	return d, true
 }
 
