@@ -33,7 +33,7 @@ func (r *Registry) authorize(e *entry) error {
 		return err
 	}
 	if _, err := e.inventory(); err != nil {
-		return refuse(e.name, ErrReceiptUnusable, "bundlectl review "+e.name, "its receipt cannot be used by this bundlectl (%v): review it and trust it again", err)
+		return refuse(e.name, ErrReceiptUnusable, "bundlectl review "+bundle.ShellArg(e.name), "its receipt cannot be used by this bundlectl (%v): review it and trust it again", err)
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func (r *Registry) use(e *entry, kind, name string) error {
 		return err
 	}
 	if r.isOff(e, kind, name) {
-		return refuse(e.name, ErrSwitchedOff, "bundlectl enable "+e.name+" --"+kind+" "+name, "its %s %s is switched off", kind, bundle.Quote(name))
+		return refuse(e.name, ErrSwitchedOff, "bundlectl enable "+bundle.ShellArg(e.name)+" --"+kind+" "+name, "its %s %s is switched off", kind, bundle.Quote(name))
 	}
 	return nil
 }
@@ -162,14 +162,14 @@ func (r *Registry) integrity(e *entry) (err error) {
 		r.watch.clean(e.idx)
 		snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
 		if snap == nil || len(rep.Findings) > 0 {
-			return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): it cannot be walked cleanly")
+			return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): it cannot be walked cleanly")
 		}
 		if _, werr := r.watch.watchTree(e.idx, e.snapshot, snap); werr != nil {
 			r.opts.Logger.Warn("change notification unavailable; checking fingerprints before every use", "bundle", e.name, "err", werr)
 			r.watch.close()
 			r.watch = nil
 		} else if again, _ := bundle.Walk(e.snapshot, r.opts.Limits); again == nil || !sameShape(snap, again) {
-			return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot changed while it was checked (trusting it again stages a fresh snapshot)")
+			return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot changed while it was checked (trusting it again stages a fresh snapshot)")
 		}
 		e.snapTree = snap
 	}
@@ -183,7 +183,7 @@ func (r *Registry) integrity(e *entry) (err error) {
 		if errors.As(err, &unsafe) && unsafe.Hint() != "" {
 			return refuse(e.name, ErrTampered, unsafe.Hint(), "the store of its snapshot cannot be used, so nothing of it runs: %v", err)
 		}
-		return refuse(e.name, ErrTampered, "bundlectl review "+e.name, "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
+		return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
 	}
 	e.ancestors = ancestorIDs(e.snapshot)
 	e.verified, e.verifiedAt = true, started

@@ -361,24 +361,24 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 			inactive(lifecycle.StatusShadowed, "bundlectl list", "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root but is not active, while this one is still trusted and enabled: its guards block until that one is trusted and enabled, or removed")
 			return
 		}
-		inactive(lifecycle.StatusShadowed, "bundlectl show "+c.Name, "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root")
+		inactive(lifecycle.StatusShadowed, "bundlectl show "+bundle.ShellArg(c.Name), "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root")
 		return
 	case rec.Receipt == nil:
 		reasons := []string{"not trusted: review it, then trust the exact token the review prints"}
 		if rec.Enabled {
 			reasons = append(reasons, "enabled, but inactive until it is trusted again")
 		}
-		inactive(lifecycle.StatusUntrusted, "bundlectl review "+c.Name, reasons...)
+		inactive(lifecycle.StatusUntrusted, "bundlectl review "+bundle.ShellArg(c.Name), reasons...)
 		return
 	case !rec.Enabled:
-		inactive(lifecycle.StatusTrusted, "bundlectl enable "+c.Name, "trusted, not enabled")
+		inactive(lifecycle.StatusTrusted, "bundlectl enable "+bundle.ShellArg(c.Name), "trusted, not enabled")
 		return
 	case inv == nil:
 		in.receiptUnusable = true
-		inactive(lifecycle.StatusEnabled, "bundlectl review "+c.Name, "its receipt cannot be used by this bundlectl ("+invErr.Error()+"): review it and trust it again")
+		inactive(lifecycle.StatusEnabled, "bundlectl review "+bundle.ShellArg(c.Name), "its receipt cannot be used by this bundlectl ("+invErr.Error()+"): review it and trust it again")
 		return
 	case len(inv.inactive) > 0:
-		inactive(lifecycle.StatusBlocked, "bundlectl show "+c.Name, "declares inactive surfaces bundlectl does not run")
+		inactive(lifecycle.StatusBlocked, "bundlectl show "+bundle.ShellArg(c.Name), "declares inactive surfaces bundlectl does not run")
 		return
 	}
 	if why := lifecycle.Applies(bundle.When{OS: inv.when.OS, Binaries: inv.when.Binaries}); why != "" {
@@ -485,7 +485,7 @@ func (r *Registry) prepare(e *entry) error {
 		return nil
 	}
 	if err := makeDataDir(r.opts.Home, e.data); err != nil {
-		return refuse(e.name, ErrNotActive, "bundlectl show "+e.name, "its data directory cannot be made: %v", err)
+		return refuse(e.name, ErrNotActive, "bundlectl show "+bundle.ShellArg(e.name), "its data directory cannot be made: %v", err)
 	}
 	e.options = readOptions(r.opts.Home, e.id)
 	e.prepared = true

@@ -127,7 +127,7 @@ func Prepare(opts Options) (*Plan, error) {
 			if err != nil {
 				// Its guards must not vanish with the rest of it: load its
 				// hooks alone, as for a failed check.
-				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so nothing of it is loaded but its hooks: " + err.Error(), Fix: "bundlectl show " + a.Name})
+				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so nothing of it is loaded but its hooks: " + err.Error(), Fix: "bundlectl show " + bundle.ShellArg(a.Name)})
 				guardOnly = true
 				b = NewBundle(a, host.Name())
 				if v, err = guardView(host, b, re); err != nil {
@@ -223,9 +223,9 @@ func pendingNotices(opts Options, active []harness.ActiveBundle) []Notice {
 			h, err := m.SourceHashes(b)
 			switch {
 			case err != nil:
-				out = append(out, Notice{Bundle: a.Name, Loaded: true, Text: "update pending review: its source cannot be trusted as it is (" + err.Error() + "); the reviewed snapshot is what loads", Fix: "bundlectl review " + a.Name})
+				out = append(out, Notice{Bundle: a.Name, Loaded: true, Text: "update pending review: its source cannot be trusted as it is (" + err.Error() + "); the reviewed snapshot is what loads", Fix: "bundlectl review " + bundle.ShellArg(a.Name)})
 			case h.Token() != a.Token:
-				out = append(out, Notice{Bundle: a.Name, Loaded: true, Text: "update pending review: its source changed since it was trusted; the reviewed snapshot is what loads, not the change", Fix: "bundlectl review " + a.Name})
+				out = append(out, Notice{Bundle: a.Name, Loaded: true, Text: "update pending review: its source changed since it was trusted; the reviewed snapshot is what loads, not the change", Fix: "bundlectl review " + bundle.ShellArg(a.Name)})
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 		if rec.Enabled {
 			st.Reasons = append(st.Reasons, "enabled, but inactive until it is trusted again")
 		}
-		st.Hint = "bundlectl review " + b.Name
+		st.Hint = "bundlectl review " + bundle.ShellArg(b.Name)
 		return st
 	}
 	st.Trusted = true
@@ -75,7 +75,7 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 			return st
 		}
 		st.Reasons = append(st.Reasons, "the snapshot it runs from failed its integrity check, so nothing of it runs; review it and trust it again to stage a fresh snapshot: "+err.Error())
-		st.Hint = "bundlectl review " + b.Name
+		st.Hint = "bundlectl review " + bundle.ShellArg(b.Name)
 		m.pending(b, rc, &st)
 		return st
 	}
@@ -83,7 +83,7 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	case invErr != nil:
 		st.Reasons = append(st.Reasons, "its receipt cannot be used by this bundlectl ("+invErr.Error()+")")
 		st.UpdatePending = true
-		st.Hint = "bundlectl review " + b.Name
+		st.Hint = "bundlectl review " + bundle.ShellArg(b.Name)
 		st.Word = StatusTrusted
 		if rec.Enabled {
 			st.Word = StatusEnabled
@@ -99,7 +99,7 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 		st.Word = StatusTrusted
 		st.Reasons = append([]string{"trusted, not enabled"}, st.Reasons...)
 		if st.Hint == "" {
-			st.Hint = "bundlectl enable " + b.Name
+			st.Hint = "bundlectl enable " + bundle.ShellArg(b.Name)
 		}
 		return st
 	}
@@ -203,7 +203,7 @@ func (m *Manager) pending(b *bundle.Bundle, rc *receipts.Receipt, st *Status) {
 	} else {
 		st.Reasons = append(st.Reasons, "update pending review: "+why+"; the reviewed snapshot keeps running")
 	}
-	st.Hint = "bundlectl review " + b.Name
+	st.Hint = "bundlectl review " + bundle.ShellArg(b.Name)
 }
 
 // SourceHashes returns the hashes of b's source as discovered. When the
@@ -212,7 +212,7 @@ func (m *Manager) pending(b *bundle.Bundle, rc *receipts.Receipt, st *Status) {
 // source is hashed and the record written.
 func (m *Manager) SourceHashes(b *bundle.Bundle) (Hashes, error) {
 	if b.Rejected() || b.Tree == nil {
-		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + b.Name}
+		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + bundle.ShellArg(b.Name)}
 	}
 	c := m.Cache()
 	key := fingerprint.SourceKey(b.ID)

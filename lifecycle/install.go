@@ -183,7 +183,7 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 	}
 	if by, ok := m.shadowedBy(scope, name); ok {
 		return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name)", by.Scope, bundle.Quote(by.Name)),
-			Fix: "bundlectl show " + by.Name, Err: ErrRefused}
+			Fix: "bundlectl show " + bundle.ShellArg(by.Name), Err: ErrRefused}
 	}
 	return nil
 }

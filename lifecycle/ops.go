@@ -32,7 +32,7 @@ func (h Hashes) Token() receipts.Token {
 // hashes.
 func Compute(b *bundle.Bundle) (Hashes, error) {
 	if b.Rejected() || b.Tree == nil {
-		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + b.Name}
+		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + bundle.ShellArg(b.Name)}
 	}
 	c, err := review.ContentHash(b.Tree)
 	if err != nil {
@@ -154,7 +154,7 @@ func tokenMismatch(b *bundle.Bundle, token receipts.Token, h Hashes) error {
 	default:
 		reason = "the capability half of the token (after the dot) does not match the bundle now: what it may run changed since that review, or the token was mistyped"
 	}
-	return &RefusedError{Bundle: b.Name, Reason: reason, Fix: "bundlectl review " + b.Name}
+	return &RefusedError{Bundle: b.Name, Reason: reason, Fix: "bundlectl review " + bundle.ShellArg(b.Name)}
 }
 
 // transition runs one state transition on the bundle named name.
@@ -201,7 +201,7 @@ func (m *Manager) Enable(name string) (bool, error) {
 		if !st.Trusted || st.Word == StatusTampered {
 			fix := st.Hint
 			if fix == "" {
-				fix = "bundlectl review " + b.Name
+				fix = "bundlectl review " + bundle.ShellArg(b.Name)
 			}
 			return &RefusedError{Bundle: b.Name, Reason: st.Word + ": " + strings.Join(st.Reasons, "; "), Fix: fix}
 		}

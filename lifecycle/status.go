@@ -78,7 +78,7 @@ func preTrust(b *bundle.Bundle, st *Status) bool {
 				}
 			}
 		}
-		st.Hint = "bundlectl validate " + b.Name
+		st.Hint = "bundlectl validate " + bundle.ShellArg(b.Name)
 		return true
 	case b.Blocked():
 		st.Word = StatusBlocked

@@ -102,12 +102,12 @@ func (m *Manager) reviewedInventory(b *bundle.Bundle, rec state.Record) (*invent
 	if rec.Receipt != nil {
 		inv, err := ReceiptInventory(rec.Receipt)
 		if err != nil {
-			return nil, "", &RefusedError{Bundle: b.Name, Reason: "its receipt cannot be used: " + err.Error(), Fix: "bundlectl review " + b.Name}
+			return nil, "", &RefusedError{Bundle: b.Name, Reason: "its receipt cannot be used: " + err.Error(), Fix: "bundlectl review " + bundle.ShellArg(b.Name)}
 		}
 		return inv, "its reviewed inventory", nil
 	}
 	if b.Rejected() || b.Tree == nil {
-		return nil, "", &RefusedError{Bundle: b.Name, Reason: "is invalid and not trusted, so it has no components to switch", Fix: "bundlectl validate " + b.Name}
+		return nil, "", &RefusedError{Bundle: b.Name, Reason: "is invalid and not trusted, so it has no components to switch", Fix: "bundlectl validate " + bundle.ShellArg(b.Name)}
 	}
 	_, raw, err := review.CapabilityHash(b)
 	if err != nil {

@@ -175,7 +175,7 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 	if err != nil || sr.Tree == "" {
 		return nil
 	}
-	fix := "bundlectl update --discard-local " + b.Name
+	fix := "bundlectl update --discard-local " + bundle.ShellArg(b.Name)
 	if b.Tree == nil {
 		return &SourceError{Bundle: b.Name, Reason: "its directory cannot be read to check for local edits, so it was not replaced; copy what you need out of " + bundle.Quote(b.Dir) + " first", Fix: fix, Err: ErrRefused}
 	}

@@ -180,7 +180,7 @@ func (r *renderer) review(rv *Review) {
 	if cmd := rv.TrustCommand(); cmd != "" {
 		r.line("To trust exactly this content and these capabilities, run:")
 		r.line("  %s", cmdOf(cmd))
-		r.line("Trusting does not enable the bundle; run %s afterwards.", cmdOf("bundlectl enable "+b.Name))
+		r.line("Trusting does not enable the bundle; run %s afterwards.", cmdOf("bundlectl enable "+bundle.ShellArg(b.Name)))
 		return
 	}
 	r.line("%s", r.color(ansiRed, "This bundle cannot be trusted:"))

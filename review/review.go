@@ -95,7 +95,7 @@ func (rv *Review) TrustCommand() string {
 	if rv.Token == nil {
 		return ""
 	}
-	return "bundlectl trust " + rv.Bundle.Name + " " + rv.Token.String()
+	return "bundlectl trust " + bundle.ShellArg(rv.Bundle.Name) + " " + rv.Token.String()
 }
 
 func countSev(r bundle.Report, s bundle.Severity) int {

@@ -100,7 +100,7 @@ func runInstall(g *globals, src string, o installOptions) error {
 	if err != nil {
 		return sourceUsage(err)
 	}
-	reviewCmd := g.hint("bundlectl review " + in.Name)
+	reviewCmd := g.hint("bundlectl review " + bundle.ShellArg(in.Name))
 	if g.json {
 		return writeJSON(g.stdout, installOutput{Installed: in, ReviewCommand: reviewCmd})
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
@@ -82,11 +83,15 @@ func exitCode(err error) int {
 // report prints err and, when it carries one, the hint that fixes it,
 // carrying this invocation's --home and --workspace so that it works as
 // printed.
+//
+// Both are escaped as bundle text is: a message can hold a name from a
+// bundle's directory, and a newline or an escape sequence in it must not
+// print a line of its own (a fake "bundlectl: hint:" a user might paste).
 func report(w io.Writer, err error, g *globals) {
-	fmt.Fprintf(w, "bundlectl: %v\n", err)
+	fmt.Fprintf(w, "bundlectl: %s\n", bundle.Sanitize(err.Error()))
 	var h interface{ Hint() string }
 	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(w, "bundlectl: hint: %s\n", g.hint(h.Hint()))
+		fmt.Fprintf(w, "bundlectl: hint: %s\n", bundle.Sanitize(g.hint(h.Hint())))
 	}
 }
 

@@ -140,7 +140,7 @@ func printUpdated(g *globals, up *lifecycle.Updated) {
 	if !up.Changed {
 		fmt.Fprintf(w, "%s is up to date (%s)\n", q, src)
 		if up.Pending {
-			fmt.Fprintf(w, "  update pending review from before: %s\n", g.hint("bundlectl review "+up.Name))
+			fmt.Fprintf(w, "  update pending review from before: %s\n", g.hint("bundlectl review "+bundle.ShellArg(up.Name)))
 		}
 		return
 	}
@@ -149,11 +149,11 @@ func printUpdated(g *globals, up *lifecycle.Updated) {
 	switch {
 	case up.Pending:
 		fmt.Fprintf(w, "%s; update pending review, the reviewed snapshot keeps running\n", line)
-		fmt.Fprintf(w, "  review what changed since the last trust: %s\n", g.hint("bundlectl review "+up.Name))
+		fmt.Fprintf(w, "  review what changed since the last trust: %s\n", g.hint("bundlectl review "+bundle.ShellArg(up.Name)))
 	case up.Trusted:
 		fmt.Fprintf(w, "%s; it matches what was trusted\n", line)
 	default:
-		fmt.Fprintf(w, "%s; not trusted: %s\n", line, g.hint("bundlectl review "+up.Name))
+		fmt.Fprintf(w, "%s; not trusted: %s\n", line, g.hint("bundlectl review "+bundle.ShellArg(up.Name)))
 	}
 }
 
