@@ -188,6 +188,18 @@ func runHooks(g *globals, event, host string) error {
 	default:
 		return &usageError{errors.New("--host must be claude, codex or gemini"), "bundlectl hooks run --help"}
 	}
+	// A hook line that names another host's event is mis-wired: no hook
+	// of bundlectl's own would fire for it, so every guard would pass.
+	// It is a usage error (exit 2: a block) that names the fix.
+	if harness.ValidHookEvent(event) {
+		h := bundle.Host(host)
+		switch {
+		case host != "" && !bundle.KnownHookEvent(h, event):
+			return &usageError{fmt.Errorf("%s is not an event %s fires, so no guard would run for it: a hook line with --host %s names that host's own events", bundle.Quote(event), hostTitle(h), host), "bundlectl hooks run --help"}
+		case host == "" && !bundle.KnownHookEvent("", event) && !bundle.KnownHookEvent(bundle.HostCodex, event):
+			return &usageError{fmt.Errorf("%s is a Gemini CLI event, for which bundlectl's own hooks fire only under --host gemini", bundle.Quote(event)), "bundlectl hooks run --host gemini " + event}
+		}
+	}
 	r, err := g.roots()
 	if err != nil {
 		return err
@@ -283,4 +295,15 @@ func eventCwd(input []byte) string {
 		return ""
 	}
 	return abs
+}
+
+// hostTitle is a host's name as its users write it.
+func hostTitle(h bundle.Host) string {
+	switch h {
+	case bundle.HostCodex:
+		return "Codex"
+	case bundle.HostGemini:
+		return "Gemini CLI"
+	}
+	return "Claude Code"
 }
