@@ -162,6 +162,11 @@ func looksLikeToken(s string) bool { return tokenShape().MatchString(s) }
 // the key material after its header.
 var tokenBody = lazyRegexp(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\]*`)
 
+// RedactTokens replaces every credential shape in s by "[redacted]": for
+// output that carries a bundle's own text, such as show --json of a bundle
+// refused for a literal credential.
+func RedactTokens(s string) string { return redactTokens(s) }
+
 // redactTokens replaces every credential shape in s by "[redacted]".
 func redactTokens(s string) string {
 	if !tokenBody().MatchString(s) {

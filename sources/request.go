@@ -430,10 +430,16 @@ func redact(src string) string {
 	if end >= 0 {
 		host = rest[:end]
 	}
+	out := src
 	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		return src[:i+3] + "[redacted]@" + rest[at+1:]
+		out = src[:i+3] + "[redacted]@" + rest[at+1:]
 	}
-	return src
+	// A query or fragment is refused, and often holds a token
+	// (?token=…, a signed URL's signature): it is never repeated.
+	if q := strings.IndexAny(out[i+3:], "?#"); q >= 0 {
+		out = out[:i+3+q+1] + "[redacted]"
+	}
+	return out
 }
 
 func errText(err error) string {

@@ -77,7 +77,9 @@ func TestClassify(t *testing.T) {
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://tok@example.com/a.git":         "https://[redacted]@example.com/a.git",
-		"https://u:p@w@example.com/a.git?x=y@z": "https://[redacted]@example.com/a.git?x=y@z",
+		"https://u:p@w@example.com/a.git?x=y@z": "https://[redacted]@example.com/a.git?[redacted]",
+		"https://example.com/a.tgz?token=ghp_x": "https://example.com/a.tgz?[redacted]",
+		"https://example.com/a.tgz#sig=abc":     "https://example.com/a.tgz#[redacted]",
 		"git@github.com:a/b.git":                "git@github.com:a/b.git",
 		"user:tok@github.com:a/b.git":           "[redacted]@github.com:a/b.git",
 		"user:a/tok@github.com/a/b.git":         "[redacted]@github.com/a/b.git",

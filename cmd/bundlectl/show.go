@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -67,7 +69,14 @@ func runShow(g *globals, name string) error {
 		out.Inactive = []bundle.Inactive{}
 	}
 	if g.json {
-		return writeJSON(g.stdout, out)
+		// A bundle refused for a literal credential still has it in
+		// its components: no credential shape is ever printed back.
+		var buf bytes.Buffer
+		if err := writeJSON(&buf, out); err != nil {
+			return err
+		}
+		_, err := io.WriteString(g.stdout, bundle.RedactTokens(buf.String()))
+		return err
 	}
 	w := g.stdout
 	q := bundle.Quote
