@@ -182,7 +182,11 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
 			out.Notes = append(out.Notes, fmt.Sprintf("%s (%s) is kept as it was locked: --scope %s leaves the other root's entries alone", bundle.Quote(old.Name), old.Scope, opts.Scope))
 		default:
-			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here, so its entry is dropped; to keep it, run bundlectl sync --locked first, then lock again"})
+			// Not installed here (a fresh clone, another machine): the
+			// entry is kept, not lost; sync installs it.
+			f.Bundles = append(f.Bundles, old)
+			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
+			out.Notes = append(out.Notes, fmt.Sprintf("%s (%s) is kept as it was locked: it is not installed in the %s root here (bundlectl sync --locked installs it; delete its entry from the lockfile to drop it)", bundle.Quote(old.Name), old.Scope, old.Scope))
 		}
 	}
 	if err := lockfile.Write(path, f); err != nil {
