@@ -280,7 +280,7 @@ func (m *Manager) readConfig(id string) (map[string]string, error) {
 	case st.Uid != uint32(os.Geteuid()):
 		return nil, fmt.Errorf("options file %s is not owned by you; move it aside", bundle.Quote(p))
 	case st.Mode&0o077 != 0:
-		return nil, fmt.Errorf("options file %s can be read or written by others (mode %04o), so the runtime ignores it; fix it with: chmod 600 %s", bundle.Quote(p), st.Mode&0o777, p)
+		return nil, fmt.Errorf("options file %s can be read or written by others (mode %04o), so the runtime ignores it; fix it with: chmod 600 %s", bundle.Quote(p), st.Mode&0o777, bundle.ShellArg(p))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
 	if err != nil {

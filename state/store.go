@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
 )
@@ -337,11 +338,11 @@ func checkHome(home string) (exists bool, err error) {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return false, &UnsafeError{Path: home, Reason: "is a symlink", Hint: fmt.Sprintf("pass the real directory: --home \"$(realpath %q)\"", home)}
+		return false, &UnsafeError{Path: home, Reason: "is a symlink", Hint: fmt.Sprintf("pass the real directory: --home \"$(realpath %s)\"", bundle.ShellArg(home))}
 	case !fi.IsDir():
-		return false, &UnsafeError{Path: home, Reason: "is not a directory", Hint: fmt.Sprintf("move it aside: mv %q %q", home, home+".bad")}
+		return false, &UnsafeError{Path: home, Reason: "is not a directory", Hint: fmt.Sprintf("move it aside: mv %s %s", bundle.ShellArg(home), bundle.ShellArg(home+".bad"))}
 	}
-	if err := checkOwnerMode(home, fi, "chmod go-w %q"); err != nil {
+	if err := checkOwnerMode(home, fi, "chmod go-w %s"); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -371,18 +372,18 @@ func checkFile(p string, fi fs.FileInfo) error {
 	case !fi.Mode().IsRegular():
 		return &UnsafeError{Path: p, Reason: "is not a regular file", Hint: moveAside(p)}
 	}
-	return checkOwnerMode(p, fi, "chmod 600 %q")
+	return checkOwnerMode(p, fi, "chmod 600 %s")
 }
 
 func checkOwnerMode(p string, fi fs.FileInfo, chmodHint string) error {
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		if uid := os.Geteuid(); int(sys.Uid) != uid {
 			return &UnsafeError{Path: p, Reason: fmt.Sprintf("is owned by uid %d, not by you (uid %d)", sys.Uid, uid),
-				Hint: fmt.Sprintf("if you trust its content, chown %d %q; otherwise %s", uid, p, moveAside(p))}
+				Hint: fmt.Sprintf("if you trust its content, chown %d %s; otherwise %s", uid, bundle.ShellArg(p), moveAside(p))}
 		}
 	}
 	if m := fi.Mode().Perm(); m&0o022 != 0 {
-		return &UnsafeError{Path: p, Reason: fmt.Sprintf("is group- or world-writable (mode %04o)", m), Hint: fmt.Sprintf(chmodHint, p)}
+		return &UnsafeError{Path: p, Reason: fmt.Sprintf("is group- or world-writable (mode %04o)", m), Hint: fmt.Sprintf(chmodHint, bundle.ShellArg(p))}
 	}
 	return nil
 }
@@ -393,9 +394,9 @@ func unsafeSymlink(p string) error {
 
 func moveAside(p string) string {
 	if filepath.Base(p) == FileName {
-		return fmt.Sprintf("move it aside: mv %q %q, then trust your bundles again", p, p+".bad")
+		return fmt.Sprintf("move it aside: mv %s %s, then trust your bundles again", bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
 	}
-	return fmt.Sprintf("move it aside: mv %q %q", p, p+".bad")
+	return fmt.Sprintf("move it aside: mv %s %s", bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
 }
 
 func malformed(p, reason string) error {

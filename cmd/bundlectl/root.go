@@ -223,12 +223,20 @@ func (g *globals) hint(cmd string) string {
 	if !ok || strings.HasSuffix(rest, "--help") {
 		return cmd
 	}
+	// Absolute: a fix may be pasted in another directory (an agent's hook
+	// line runs wherever the agent is).
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
 	var flags []string
 	if g.home != "" {
-		flags = append(flags, "--home", bundle.ShellArg(g.home))
+		flags = append(flags, "--home", bundle.ShellArg(abs(g.home)))
 	}
 	if g.workspace != "" {
-		flags = append(flags, "--workspace", bundle.ShellArg(g.workspace))
+		flags = append(flags, "--workspace", bundle.ShellArg(abs(g.workspace)))
 	}
 	if len(flags) == 0 {
 		return cmd
