@@ -67,27 +67,27 @@ then trust the exact token the review prints.` +
 	return c
 }
 
-func parseScope(s string) (bundle.Scope, error) {
+func parseScope(s, command string) (bundle.Scope, error) {
 	switch s {
 	case "", "user":
 		return bundle.ScopeUser, nil
 	case "workspace":
 		return bundle.ScopeWorkspace, nil
 	}
-	return "", &usageError{errors.New("--scope must be user or workspace"), "bundlectl install --help"}
+	return "", &usageError{errors.New("--scope must be user or workspace"), "bundlectl " + command + " --help"}
 }
 
 // scopeFilter reads a --scope that narrows a command to one root; "" is
 // every root.
-func scopeFilter(s string) (bundle.Scope, error) {
+func scopeFilter(s, command string) (bundle.Scope, error) {
 	if s == "" {
 		return "", nil
 	}
-	return parseScope(s)
+	return parseScope(s, command)
 }
 
 func runInstall(g *globals, src string, o installOptions) error {
-	scope, err := parseScope(o.scope)
+	scope, err := parseScope(o.scope, "install")
 	if err != nil {
 		return err
 	}

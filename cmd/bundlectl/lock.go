@@ -29,7 +29,7 @@ locks it anyway: sync then copies whatever that path holds, and only the
 token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			sc, err := scopeFilter(scope)
+			sc, err := scopeFilter(scope, "lock")
 			if err != nil {
 				return err
 			}

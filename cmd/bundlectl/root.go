@@ -179,6 +179,32 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 	// cobra's own completion and help commands get the section too.
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
+	// Their usage errors exit 2 as every other command's do, not help
+	// and 0 (cobra's own: "help nosuch", "completion nosuch").
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			show := c.Run
+			c.Run = nil
+			c.RunE = func(c *cobra.Command, a []string) error {
+				if len(a) > 0 {
+					if t, _, err := root.Find(a); err != nil || t == root {
+						return &usageError{fmt.Errorf("no help topic %s", bundle.Quote(strings.Join(a, " "))), "bundlectl --help"}
+					}
+				}
+				show(c, a)
+				return nil
+			}
+		case "completion":
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, a []string) error {
+				if len(a) == 0 {
+					return &usageError{errors.New(c.CommandPath() + " needs a shell: bash, zsh, fish or powershell"), helpOf(c)}
+				}
+				return &usageError{fmt.Errorf("unknown shell %s for %q: bash, zsh, fish or powershell", bundle.Quote(a[0]), c.CommandPath()), helpOf(c)}
+			}
+		}
+	}
 	for _, c := range root.Commands() {
 		if !strings.Contains(c.Long, "EXIT STATUS") {
 			if c.Long == "" {

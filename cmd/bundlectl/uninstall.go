@@ -25,7 +25,7 @@ bundle whose directory is already gone has its state record forgotten.` +
 			exitStatus(exit0, exit1, exit2, "3  refused (not installed by bundlectl; pass --force)", exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
-			sc, err := scopeFilter(scope)
+			sc, err := scopeFilter(scope, "uninstall")
 			if err != nil {
 				return err
 			}
