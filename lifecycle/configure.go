@@ -293,7 +293,7 @@ func (m *Manager) readConfig(id string) (map[string]string, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("options file %s is malformed (move it aside to start again)", bundle.Quote(p))
+		return nil, fmt.Errorf("options file %s is malformed: move it aside to start again (mv %s %s), then configure the bundle", bundle.Quote(p), bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
 	}
 	if doc.Values == nil {
 		doc.Values = map[string]string{}

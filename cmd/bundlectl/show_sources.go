@@ -22,6 +22,9 @@ type showSources struct {
 	// nothing in the reviewed inventory (a hook that changed has a new id).
 	Off     []showSwitch             `json:"off"`
 	Options []lifecycle.ConfigOption `json:"options"`
+	// OptionsError says why the options file could not be read (the
+	// runtime refuses it too); then Options is empty.
+	OptionsError string `json:"options_error,omitempty"`
 	// Hooks are the reviewed hooks with the ids switches take (empty
 	// when the bundle is not trusted: review prints them).
 	Hooks []showHook `json:"hooks"`
@@ -61,6 +64,8 @@ func sourcesOf(m *lifecycle.Manager, b *bundle.Bundle, rec state.Record) showSou
 	}
 	if c, err := m.ConfigStatus(b, rec); err == nil {
 		out.Options = c.Options
+	} else {
+		out.OptionsError = err.Error()
 	}
 	return out
 }
@@ -103,5 +108,8 @@ func (s showSources) print(w io.Writer) {
 			parts = append(parts, bundle.Quote(o.Key)+" "+v)
 		}
 		fmt.Fprintf(w, "options:  %s\n", strings.Join(parts, ", "))
+	}
+	if s.OptionsError != "" {
+		fmt.Fprintf(w, "options:  cannot be read: %s\n", bundle.Sanitize(s.OptionsError))
 	}
 }
