@@ -103,7 +103,8 @@ func runExec(g *globals, argv []string) error {
 	}
 	if l.Cleanup == nil {
 		// Nothing to undo after the session: become the agent.
-		return syscall.Exec(path, l.Argv, l.Env)
+		err := syscall.Exec(path, l.Argv, l.Env)
+		return &codeError{code: exitFailure, err: fmt.Errorf("cannot start the agent %s: %v", bundle.Quote(path), err)}
 	}
 	defer l.Cleanup()
 	return superviseAgent(path, l.Argv, l.Env)
@@ -112,6 +113,17 @@ func runExec(g *globals, argv []string) error {
 // lookAgent finds the agent's program on the PATH it will be started with.
 func lookAgent(name string, env []string) (string, error) {
 	if strings.Contains(name, "/") {
+		// Checked before the session starts, so that the error names
+		// the file rather than a bare "permission denied".
+		fi, err := os.Stat(name)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("agent %s: %v", bundle.Quote(name), errors.Unwrap(err))
+		case fi.IsDir():
+			return "", fmt.Errorf("agent %s is a directory, not the agent's program", bundle.Quote(name))
+		case fi.Mode()&0o111 == 0:
+			return "", fmt.Errorf("agent %s is not executable (chmod +x it, or name the agent's program)", bundle.Quote(name))
+		}
 		return name, nil
 	}
 	for _, kv := range env {
@@ -140,7 +152,7 @@ func superviseAgent(path string, argv, env []string) error {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		return &codeError{code: exitFailure, err: err}
+		return &codeError{code: exitFailure, err: fmt.Errorf("cannot start the agent %s: %v", bundle.Quote(path), errors.Unwrap(err))}
 	}
 	done := make(chan struct{})
 	go func() {
