@@ -3,7 +3,9 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
@@ -75,11 +77,25 @@ func refuse(bundle string, sentinel error, fix, format string, args ...any) *Aut
 type UnknownError struct {
 	What string // "bundle", "tool", "mcp server", "skill, command or agent"
 	Name string
+	// Bundle and Short, when set, name it as the user did: a component
+	// Short of bundle Bundle, whose components of that kind are Known.
+	Bundle, Short string
+	Known         []string
 }
 
 func (e *UnknownError) Error() string {
-	if e.What == "bundle" {
+	what := strings.NewReplacer("mcp", "MCP", "lsp", "LSP").Replace(e.What)
+	switch {
+	case e.What == "bundle":
 		return fmt.Sprintf("no bundle named %q in any root", e.Name)
+	case e.Bundle != "" && len(e.Known) == 0:
+		return fmt.Sprintf("bundle %s has no %s %s (it has none, or it is not active)", bundle.Quote(e.Bundle), what, bundle.Quote(e.Short))
+	case e.Bundle != "":
+		known := make([]string, len(e.Known))
+		for i, k := range e.Known {
+			known[i] = bundle.Quote(k)
+		}
+		return fmt.Sprintf("bundle %s has no %s %s (its %ss: %s)", bundle.Quote(e.Bundle), what, bundle.Quote(e.Short), what, strings.Join(known, ", "))
 	}
 	return fmt.Sprintf("no %s %q in the registry", e.What, e.Name)
 }

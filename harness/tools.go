@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +66,17 @@ func (r *Registry) timeout(sec int, def time.Duration) time.Duration {
 func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Result, error) {
 	t, ok := r.tools[name]
 	if !ok {
-		return nil, &UnknownError{What: "tool", Name: name}
+		ue := &UnknownError{What: "tool", Name: name}
+		if rest, ok := strings.CutPrefix(name, "plugin__"); ok {
+			ue.Bundle, ue.Short, _ = strings.Cut(rest, "__")
+			for _, ref := range r.tools {
+				if ref.e.name == ue.Bundle {
+					ue.Known = append(ue.Known, ref.tool.Name)
+				}
+			}
+			slices.Sort(ue.Known)
+		}
+		return nil, ue
 	}
 	sch, err := CompileParams(t.tool.Params)
 	if err != nil {
@@ -159,7 +171,17 @@ func ToolFilterOf(s inventory.MCPServer) ToolFilter {
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
-		return nil, &UnknownError{What: "mcp server", Name: name}
+		ue := &UnknownError{What: "mcp server", Name: name}
+		if b, short, ok := splitServerName(name); ok {
+			ue.Bundle, ue.Short = b, short
+			for _, ref := range r.servers {
+				if ref.e.name == b {
+					ue.Known = append(ue.Known, ref.srv.Name)
+				}
+			}
+			slices.Sort(ue.Known)
+		}
+		return nil, ue
 	}
 	if s.srv.Remote() {
 		return nil, &RemoteServerError{Name: name, URL: s.srv.URL}
@@ -198,4 +220,18 @@ func orDefault(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
+}
+
+// splitServerName reads ServerName's plugin-<len>-<bundle>-<server> back.
+func splitServerName(name string) (bundleName, server string, ok bool) {
+	rest, ok := strings.CutPrefix(name, "plugin-")
+	if !ok {
+		return "", "", false
+	}
+	digits, rest, ok := strings.Cut(rest, "-")
+	n, err := strconv.Atoi(digits)
+	if !ok || err != nil || n < 0 || n >= len(rest) || rest[n] != '-' {
+		return "", "", false
+	}
+	return rest[:n], rest[n+1:], true
 }
