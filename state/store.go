@@ -220,6 +220,9 @@ func (st *Store) read(audit bool) (*State, error) {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, unsafeSymlink(p)
 		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, &UnsafeError{Path: p, Reason: "cannot be read (permission denied)", Hint: "chmod 600 " + bundle.ShellArg(p)}
+		}
 		return nil, fmt.Errorf("read state: %w", err)
 	}
 	defer f.Close()
@@ -267,6 +270,11 @@ func (st *Store) write(s *State) error {
 		return err
 	}
 	t, err := renameio.NewPendingFile(p, renameio.WithTempDir(st.home), renameio.WithStaticPermissions(0o600))
+	if errors.Is(err, fs.ErrPermission) {
+		// renameio's error names its temporary file; the directory is
+		// what the user can fix.
+		return &UnsafeError{Path: st.home, Reason: "cannot be written (permission denied), so the state cannot change", Hint: "chmod 700 " + bundle.ShellArg(st.home)}
+	}
 	if err != nil {
 		return fmt.Errorf("write state: %w", err)
 	}
