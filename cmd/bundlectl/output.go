@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -48,6 +49,29 @@ func (g *globals) bundleArg(arg string) (*bundle.Bundle, error) {
 		return nil, err
 	}
 	if isDirArg(arg) {
+		// A directory that is a bundle of a root is that bundle, with
+		// its shadowing and status: not an ad-hoc copy to install.
+		real := func(p string) (string, error) {
+			a, err := filepath.Abs(p)
+			if err != nil {
+				return "", err
+			}
+			return filepath.EvalSymlinks(a)
+		}
+		if abs, err := real(arg); err == nil {
+			for _, r := range m.Roots.List() {
+				root, err := real(r.Path)
+				if err != nil || filepath.Dir(abs) != root {
+					continue
+				}
+				d := m.Discover()
+				for _, b := range d.Bundles {
+					if b.Dir == abs {
+						return b, nil
+					}
+				}
+			}
+		}
 		return m.LoadDir(arg), nil
 	}
 	return m.Find(m.Discover(), arg)
