@@ -113,10 +113,12 @@ func (e *UnknownError) Hint() string {
 type RemoteServerError struct{ Name, URL string }
 
 func (e *RemoteServerError) Error() string {
-	return fmt.Sprintf("mcp server %q is remote (%s): bundlectl runs only stdio servers", e.Name, e.URL)
+	name := bundle.Quote(e.Name)
+	if b, srv, ok := splitServerName(e.Name); ok {
+		name = bundle.Quote(srv) + " of bundle " + bundle.Quote(b)
+	}
+	return fmt.Sprintf("MCP server %s is remote (%s): bundlectl runs only stdio servers; connect to it directly (catalog --json lists its endpoint, header names and credential sources)", name, e.URL)
 }
 
-// Hint says where the endpoint and its credential sources are listed.
-func (e *RemoteServerError) Hint() string {
-	return "connect to it directly; bundlectl catalog --json lists its endpoint, header names and credential sources"
-}
+// Hint is the command that lists the endpoint and its credential sources.
+func (e *RemoteServerError) Hint() string { return "bundlectl catalog --json" }

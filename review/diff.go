@@ -767,6 +767,10 @@ func (r *renderer) diff(name string, d *Diff) {
 	r.line("%s", r.color(ansiBold, "Changes since bundle "+bundle.Quote(name)+" was last trusted"))
 	r.field("  ", "trusted", d.Since.ReviewedAt.UTC().Format(time.RFC3339)+", token "+d.Since.Token.Content.Short()+"."+d.Since.Token.Capability.Short())
 	for _, p := range d.Problems {
+		if r.opts.Command != nil {
+			// The command a problem names, with this call's flags.
+			p = strings.ReplaceAll(p, "(run bundlectl verify)", "(run "+r.opts.Command("bundlectl verify")+")")
+		}
 		r.wrapItem("  "+r.color(ansiRed, "cannot compare:")+" ", "    ", bundle.Sanitize(p))
 	}
 	if d.Empty() {

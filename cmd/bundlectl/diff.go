@@ -45,7 +45,7 @@ func runDiff(g *globals, name string) error {
 		fmt.Fprintf(g.stdout, "%s has not been trusted, so there is nothing to compare: all of it is new\n  %s\n", bundle.Quote(b.Name), g.hint("bundlectl review "+bundle.ShellArg(b.Name)))
 		return nil
 	}
-	if err := review.RenderDiff(g.stdout, b.Name, d, review.RenderOptions{Color: colorOut(g)}); err != nil {
+	if err := review.RenderDiff(g.stdout, b.Name, d, review.RenderOptions{Color: colorOut(g), Command: g.hint}); err != nil {
 		return err
 	}
 	if !d.Empty() {
