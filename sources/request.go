@@ -239,6 +239,9 @@ func (s *spec) classifyPath(src string, q Request) error {
 	case fi.Mode().IsRegular() && archiveExt(real) != "":
 		s.kind = KindArchive
 	case fi.IsDir():
+		if q.Ref != "" && q.Kind != KindGit && !q.marketplaceGit && !isBareRepo(real) && !inWorkTree(real) {
+			return invalid(s.display, "--ref applies only to git sources, and this directory is in no git repository (no .git in it or above it): install it without --ref")
+		}
 		if q.Kind == KindGit || q.Ref != "" || q.marketplaceGit || isBareRepo(real) {
 			s.kind = KindGit
 		} else {
@@ -448,4 +451,19 @@ func errText(err error) string {
 		return pe.Op + ": " + pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// inWorkTree reports whether dir, or a directory above it, holds .git: a
+// git work tree a ref can be read from.
+func inWorkTree(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }

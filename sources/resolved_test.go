@@ -18,13 +18,18 @@ func TestClassify(t *testing.T) {
 		os.MkdirAll(filepath.Join(bare, d), 0o755)
 	}
 	writeFile(t, filepath.Join(bare, "HEAD"), "ref: refs/heads/main\n", 0o644)
+	work := filepath.Join(t.TempDir(), "work") // a checkout: a ref is read from it
+	os.MkdirAll(filepath.Join(work, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(work, "plugins", "fmt"), 0o755)
 	for _, c := range []struct {
 		q    Request
 		want Kind
 		err  string
 	}{
 		{Request{Source: dir}, KindDir, ""},
-		{Request{Source: dir, Ref: "main"}, KindGit, ""},
+		{Request{Source: work, Ref: "main"}, KindGit, ""},
+		{Request{Source: filepath.Join(work, "plugins", "fmt"), Ref: "main"}, KindGit, ""},
+		{Request{Source: dir, Ref: "main"}, "", "in no git repository"},
 		{Request{Source: dir, Kind: KindGit}, KindGit, ""},
 		{Request{Source: bare}, KindGit, ""},
 		{Request{Source: arch, SHA256: strings.Repeat("a", 64)}, KindArchive, ""},
@@ -42,7 +47,7 @@ func TestClassify(t *testing.T) {
 		{Request{Source: arch}, "", "sha256 pin"},
 		{Request{Source: "https://example.com/x.zip", SHA256: strings.Repeat("a", 64), Ref: "v1"}, "", "--ref applies only"},
 		{Request{Source: "fmt@" + dir, Subdir: "x"}, "", "--path does not apply"},
-		{Request{Source: "fmt@" + dir, Ref: "main"}, "", ""}, // a ref makes a local marketplace a git one
+		{Request{Source: "fmt@" + work, Ref: "main"}, "", ""}, // a ref makes a local marketplace a git one
 		{Request{Source: "f/m@" + dir}, KindDir, "no such file"},
 		{Request{Source: ".x@" + dir}, "", "starts with a dot"},
 		{Request{Source: "fmt@" + arch, SHA256: strings.Repeat("a", 64)}, "", "--sha256 applies only"},
