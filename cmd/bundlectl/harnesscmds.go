@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -263,6 +264,13 @@ func serveServer(g *globals, kind, name, server string, serve func(*harness.Regi
 		return err
 	}
 	res, err := serve(reg, cmdContext(), harness.ServerName(name, server), stdioOf(g))
+	var se *harness.StartError
+	if errors.As(err, &se) {
+		// Say whose server could not start: the command alone names
+		// no bundle.
+		return &codeError{code: exitFailure, err: fmt.Errorf("bundle %s: %s server %s: %w", bundle.Quote(name), strings.ToUpper(kind), bundle.Quote(server), err),
+			hint: "bundlectl show " + bundle.ShellArg(name)}
+	}
 	if err != nil {
 		return err
 	}
