@@ -384,6 +384,7 @@ func (e HookEvent) MarshalJSON() ([]byte, error) {
 type HookResult struct {
 	Bundle string
 	Index  int
+	ID     string // the hook's inventory id, when known
 
 	ExitCode int
 	TimedOut bool
@@ -569,19 +570,28 @@ func stderrSuffix(stderr []byte) string {
 type HookRef struct {
 	Bundle string `json:"bundle"`
 	Hook   int    `json:"hook"`
+	// ID is the hook's id in its bundle's inventory (the one review,
+	// show and switches name), when known.
+	ID string `json:"-"`
 }
 
-func (h HookRef) String() string { return fmt.Sprintf("%s hook %d", bundle.Quote(h.Bundle), h.Hook) }
+func (h HookRef) String() string {
+	if h.ID != "" {
+		return fmt.Sprintf("%s hook %s", bundle.Quote(h.Bundle), h.ID)
+	}
+	return fmt.Sprintf("%s hook %d", bundle.Quote(h.Bundle), h.Hook)
+}
 
 // HookError is a reported, non-blocking failure of one hook.
 type HookError struct {
 	Bundle  string `json:"bundle"`
 	Hook    int    `json:"hook"`
+	ID      string `json:"-"` // as HookRef's
 	Message string `json:"message"`
 }
 
 func (e HookError) Error() string {
-	return fmt.Sprintf("%s: %s", HookRef{e.Bundle, e.Hook}, bundle.Sanitize(e.Message))
+	return fmt.Sprintf("%s: %s", HookRef{e.Bundle, e.Hook, e.ID}, bundle.Sanitize(e.Message))
 }
 
 // Outcome is the combined answer of a hook chain.
@@ -643,13 +653,13 @@ func Combine(event string, results []HookResult) Outcome {
 
 // add folds one result into o and reports whether the chain stops here.
 func (o *Outcome) add(r HookResult) bool {
-	ref := HookRef{Bundle: r.Bundle, Hook: r.Index}
+	ref := HookRef{Bundle: r.Bundle, Hook: r.Index, ID: r.ID}
 	if r.Failure != "" {
-		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, Message: r.Failure})
+		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, ID: r.ID, Message: r.Failure})
 		return false
 	}
 	if r.HookEventName != "" && r.HookEventName != o.Event {
-		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index,
+		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, ID: r.ID,
 			Message: fmt.Sprintf("hookSpecificOutput names event %s, not %s; output ignored", truncateText(strconv.Quote(r.HookEventName), 80), o.Event)})
 		return false
 	}
@@ -799,10 +809,10 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 					// The host may read the matcher (JavaScript's or Rust's
 					// regular expressions) and run the guard; skipping it
 					// would fail open.
-					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, fmt.Sprintf("bundlectl: hook %d of bundle %s has a %s, so whether it guards this call is unknown; refused", h.Index, bundle.Quote(h.Bundle), err))
+					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, fmt.Sprintf("bundlectl: hook %d of bundle %s has a %s, so whether it guards this call is unknown; refused", h.Index, bundle.Quote(h.Bundle), err))
 					return o, nil
 				}
-				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
+				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: err.Error()})
 				continue
 			}
 			if !ok {
@@ -853,17 +863,17 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 					// The user's choice: not a failure, but not silent.
 					o.SystemMessages = append(o.SystemMessages, fmt.Sprintf("bundlectl: bundle %s hook %s is switched off, so it did not run", bundle.Quote(h.Bundle), h.ID))
 				case errors.As(err, &be):
-					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, be.Reason)
+					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, be.Reason)
 					return o, changed, nil
 				default:
-					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: "not run: " + err.Error()})
+					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "not run: " + err.Error()})
 				}
 				continue
 			}
 		}
 		stdin, err := json.Marshal(cur)
 		if err != nil {
-			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: "cannot encode the event: " + err.Error()})
+			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "cannot encode the event: " + err.Error()})
 			continue
 		}
 		spec := h.Spec
@@ -888,10 +898,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				if ce.Fix != "" {
 					reason += " (fix: " + ce.Fix + ")"
 				}
-				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, reason)
+				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, reason)
 				return o, changed, nil
 			}
-			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, Message: err.Error()})
+			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: err.Error()})
 			continue
 		}
 		if res.Canceled {
@@ -901,11 +911,11 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		if res.StdoutTruncated && res.ExitCode == 0 && !res.TimedOut && bundle.BlockingEvent(cur.HookEventName) {
 			// Its answer was cut at the output cap: a deny it gave
 			// cannot be read, so a guard's event is blocked.
-			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index}, "bundlectl: "+TruncatedAnswer(h.Bundle, fmt.Sprint(h.Index), res))
+			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: "+TruncatedAnswer(h.Bundle, fmt.Sprint(h.Index), res))
 			return o, changed, nil
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
-		r.Bundle, r.Index = h.Bundle, h.Index
+		r.Bundle, r.Index, r.ID = h.Bundle, h.Index, h.ID
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
 		}
