@@ -257,7 +257,7 @@ func walkHookTree(b *Bundle, r fieldReader, v *jsonValue, path string, host Host
 	for _, event := range v.keys {
 		groups, ep := v.obj[event], FieldPath(path, event)
 		if !KnownHookEvent(host, event) && checkText(b, ep, event, false) {
-			b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one %s is known to fire; its hooks are reviewed and kept", Quote(event), hostTitle(host))
+			b.Report.Warnf(ep, "hook.event-unknown", "event %s is not one %s is known to fire; its hooks are reviewed and kept", Quote(event), HostTitle(host))
 		}
 		if groups.kind != jsonArray {
 			r.typeErr(ep, "an array of matcher groups", groups)
@@ -378,7 +378,9 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 	return h, keep
 }
 
-func hostTitle(h Host) string {
+// HostTitle is a host's name as its users write it ("bundlectl" for
+// none: a component of bundlectl's own formats).
+func HostTitle(h Host) string {
 	switch h {
 	case HostClaude:
 		return "Claude Code"
@@ -418,7 +420,7 @@ func declareLater[T any](r hostReader, list []T, c T, rule, what string, id func
 	for i, old := range list {
 		oname, ohosts, osrc := id(old)
 		if oname == name && len(ohosts) == 1 && ohosts[0] == r.host {
-			r.b.Report.Warnf(src, rule, "%s %s is also declared at %s; %s loads this one", what, Quote(name), osrc, hostTitle(r.host))
+			r.b.Report.Warnf(src, rule, "%s %s is also declared at %s; %s loads this one", what, Quote(name), osrc, HostTitle(r.host))
 			list[i] = c
 			return list
 		}

@@ -91,10 +91,16 @@ func fireBash(t *testing.T, opts harness.Options) harness.Outcome {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureOf(t, toolManifest)
+}
+
+// newFixtureOf is newFixture with kit's manifest given.
+func newFixtureOf(t *testing.T, manifest string) *fixture {
+	t.Helper()
 	root := t.TempDir()
 	f := &fixture{home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws")}
 	f.src = filepath.Join(f.ws, ".bundlectl", "bundles", "kit")
-	writeBundle(t, f.src, toolManifest, toolScripts)
+	writeBundle(t, f.src, manifest, toolScripts)
 	f.m = lifecycle.New(bundle.Roots{Home: f.home, Workspace: f.ws}, bundle.Limits{})
 	f.trust(t)
 	if _, err := f.m.Enable("kit"); err != nil {
@@ -1013,15 +1019,7 @@ const hookSleepManifest = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/
 func TestRunningHookIsCancelled(t *testing.T) {
 	for _, action := range []string{"revoke", "tamper"} {
 		t.Run(action, func(t *testing.T) {
-			root := t.TempDir()
-			f := &fixture{home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws")}
-			f.src = filepath.Join(f.ws, ".bundlectl", "bundles", "kit")
-			writeBundle(t, f.src, hookSleepManifest, toolScripts)
-			f.m = lifecycle.New(bundle.Roots{Home: f.home, Workspace: f.ws}, bundle.Limits{})
-			f.trust(t)
-			if _, err := f.m.Enable("kit"); err != nil {
-				t.Fatal(err)
-			}
+			f := newFixtureOf(t, hookSleepManifest)
 			r := f.load(t)
 			type fired struct {
 				out harness.Outcome

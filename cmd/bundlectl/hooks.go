@@ -195,7 +195,7 @@ func runHooks(g *globals, event, host string) error {
 		h := bundle.Host(host)
 		switch {
 		case host != "" && !bundle.KnownHookEvent(h, event):
-			return &usageError{fmt.Errorf("%s is not an event %s fires, so no guard would run for it: a hook line with --host %s names that host's own events", bundle.Quote(event), hostTitle(h), host), "bundlectl hooks run --help"}
+			return &usageError{fmt.Errorf("%s is not an event %s fires, so no guard would run for it: a hook line with --host %s names that host's own events", bundle.Quote(event), bundle.HostTitle(h), host), "bundlectl hooks run --help"}
 		case host == "" && !bundle.KnownHookEvent("", event) && !bundle.KnownHookEvent(bundle.HostCodex, event):
 			return &usageError{fmt.Errorf("%s is a Gemini CLI event, for which bundlectl's own hooks fire only under --host gemini", bundle.Quote(event)), "bundlectl hooks run --host gemini " + event}
 		}
@@ -295,15 +295,4 @@ func eventCwd(input []byte) string {
 		return ""
 	}
 	return abs
-}
-
-// hostTitle is a host's name as its users write it.
-func hostTitle(h bundle.Host) string {
-	switch h {
-	case bundle.HostCodex:
-		return "Codex"
-	case bundle.HostGemini:
-		return "Gemini CLI"
-	}
-	return "Claude Code"
 }

@@ -105,16 +105,24 @@ func promptFixture(t *testing.T, slave *os.File) *exec.Cmd {
 	return cmd
 }
 
-// Ctrl-C at configure's hidden prompt ends it as the signal does, and
-// leaves the terminal echoing again.
-func TestPromptCtrlCRestoresEcho(t *testing.T) {
-	master, slave := openPTY(t)
-	cmd := promptFixture(t, slave)
+// startPrompt starts configure on a fresh terminal and waits for its
+// hidden prompt.
+func startPrompt(t *testing.T) (master, slave *os.File, cmd *exec.Cmd, scr *screen) {
+	t.Helper()
+	master, slave = openPTY(t)
+	cmd = promptFixture(t, slave)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	scr := watch(master)
+	scr = watch(master)
 	scr.waitFor(t, "(not shown): ")
+	return master, slave, cmd, scr
+}
+
+// Ctrl-C at configure's hidden prompt ends it as the signal does, and
+// leaves the terminal echoing again.
+func TestPromptCtrlCRestoresEcho(t *testing.T) {
+	master, slave, cmd, _ := startPrompt(t)
 	if _, err := master.Write([]byte("sec\x03")); err != nil {
 		t.Fatal(err)
 	}
@@ -135,13 +143,7 @@ func TestPromptCtrlCRestoresEcho(t *testing.T) {
 // A value that fills the terminal's line buffer may have been cut by the
 // terminal: it is refused, nothing is stored, and --stdin is named.
 func TestPromptRefusesALineTheTerminalMayHaveCut(t *testing.T) {
-	master, slave := openPTY(t)
-	cmd := promptFixture(t, slave)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	scr := watch(master)
-	scr.waitFor(t, "(not shown): ")
+	master, _, cmd, scr := startPrompt(t)
 	if _, err := master.Write(append(bytes.Repeat([]byte("a"), 5000), '\n')); err != nil {
 		t.Fatal(err)
 	}
