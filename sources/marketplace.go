@@ -121,6 +121,7 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 		file = CodexCatalogue
 	}
 	var found *entry
+	var names []string // the entries' names, for a name that is not there
 	for i, raw := range c.plugins {
 		at := fmt.Sprintf("%s: plugins[%d]", file, i)
 		var m map[string]json.RawMessage
@@ -128,7 +129,10 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 			continue // not an object: Claude Code and Codex skip such an entry
 		}
 		var name string
-		if err := json.Unmarshal(m["name"], &name); err != nil || name != plugin {
+		if err := json.Unmarshal(m["name"], &name); err == nil && len(names) < 20 {
+			names = append(names, bundle.Quote(name))
+		}
+		if name != plugin {
 			continue
 		}
 		if found != nil {
@@ -156,7 +160,14 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 		found = e
 	}
 	if found == nil {
-		return nil, &Error{Source: display, Reason: fmt.Sprintf("marketplace %s (%s) has no plugin named %s", bundle.Quote(c.name), file, bundle.Quote(plugin)), Err: ErrNotFound}
+		has := "it lists none"
+		if len(names) > 0 {
+			has = "it lists " + strings.Join(names, ", ")
+			if len(c.plugins) > len(names) {
+				has += ", …"
+			}
+		}
+		return nil, &Error{Source: display, Reason: fmt.Sprintf("marketplace %s (%s) has no plugin named %s (%s)", bundle.Quote(c.name), file, bundle.Quote(plugin), has), Err: ErrNotFound}
 	}
 	return found, nil
 }

@@ -79,7 +79,7 @@ f commands/lint.md lint
 	if len(res.Generated) != 1 || res.Generated[0] != GeneratedManifest {
 		t.Errorf("generated %v", res.Generated)
 	}
-	mustFail(t, Request{Source: "nope@" + m.dir}, Options{}, ErrNotFound, `no plugin named "nope"`)
+	mustFail(t, Request{Source: "nope@" + m.dir}, Options{}, ErrNotFound, `no plugin named "nope" (it lists "fmt", "lint")`)
 }
 
 func sameSource(a, b Resolved) bool {
