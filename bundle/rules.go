@@ -1250,3 +1250,71 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// RedactCredentialsJSON returns the JSON document doc with what the
+// secret rules flag replaced by "[redacted]": a string value under a key
+// named like a credential (an environment variable or header such as
+// API_TOKEN) unless it references a variable ("${…}"), the value of a
+// credential flag in an argument list (--token=… or --token …), and every
+// credential shape. For output of a refused bundle's components; a doc
+// that does not parse is returned with only the shapes redacted.
+func RedactCredentialsJSON(doc []byte) []byte {
+	var v any
+	if json.Unmarshal(doc, &v) != nil {
+		return []byte(redactTokens(string(doc)))
+	}
+	out, err := json.Marshal(redactCredentialValues(v))
+	if err != nil {
+		return []byte(redactTokens(string(doc)))
+	}
+	return []byte(redactTokens(string(out)))
+}
+
+// redactURL returns s without the userinfo and query of a URL that
+// carries a credential in them, and s itself otherwise.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return s
+	}
+	if _, pw := u.User.Password(); !pw && !urlHasCredential(s) {
+		return s
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String() + " [credentials redacted]"
+}
+
+func redactCredentialValues(v any) any {
+	switch x := v.(type) {
+	case string:
+		return redactURL(x)
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && credentialName(k) && !strings.HasPrefix(s, "${") && s != "" {
+				x[k] = "[redacted]"
+				continue
+			}
+			x[k] = redactCredentialValues(e)
+		}
+	case []any:
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				x[i] = redactCredentialValues(e)
+				continue
+			}
+			if !credentialFlag(s) {
+				x[i] = redactURL(s)
+				continue
+			}
+			if j := strings.IndexByte(s, '='); j >= 0 {
+				x[i] = s[:j+1] + "[redacted]"
+			} else if i+1 < len(x) {
+				if next, ok := x[i+1].(string); ok && !strings.HasPrefix(next, "-") {
+					x[i+1] = "[redacted]"
+				}
+			}
+		}
+	}
+	return v
+}

@@ -530,3 +530,23 @@ func TestCheckModelAppliesToTOMLModels(t *testing.T) {
 		t.Fatalf("inactive doubled: %+v", b.Inactive)
 	}
 }
+
+// TestRedactCredentialsJSON: what the secret rules flag is redacted from a
+// refused bundle's components: values under credential names (not
+// references), credential flags' values, URL credentials, token shapes.
+func TestRedactCredentialsJSON(t *testing.T) {
+	in := `{"env":{"API_TOKEN":"hunter2","HOME_DIR":"/x","GITHUB_TOKEN":"${GITHUB_TOKEN}"},` +
+		`"args":["--token","hunter3","--password=hunter4","-v","ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],` +
+		`"url":"https://me:hunter5@x.example.com/mcp?x=1","other":"https://x.example.com/?token=hunter6"}`
+	out := string(RedactCredentialsJSON([]byte(in)))
+	for _, secret := range []string{"hunter2", "hunter3", "hunter4", "hunter5", "hunter6", "ghp_"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s is in %s", secret, out)
+		}
+	}
+	for _, kept := range []string{`"HOME_DIR":"/x"`, `"GITHUB_TOKEN":"${GITHUB_TOKEN}"`, `"-v"`, `https://x.example.com/mcp [credentials redacted]`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("%s is not in %s", kept, out)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -21,7 +22,7 @@ type showOutput struct {
 	Path        string             `json:"path"`
 	Format      string             `json:"format"`
 	Meta        bundle.Metadata    `json:"metadata"`
-	Components  bundle.Components  `json:"components"`
+	Components  any                `json:"components"` // bundle.Components, redacted when refused for a secret
 	Permissions bundle.Permissions `json:"permissions"`
 	When        bundle.When        `json:"when"`
 	Inactive    []bundle.Inactive  `json:"inactive"`
@@ -70,7 +71,15 @@ func runShow(g *globals, name string) error {
 	}
 	if g.json {
 		// A bundle refused for a literal credential still has it in
-		// its components: no credential shape is ever printed back.
+		// its components: what the secret rules flagged, and any
+		// credential shape, is never printed back.
+		if hasSecretFinding(b) {
+			raw, err := json.Marshal(b.Components)
+			if err != nil {
+				return err
+			}
+			out.Components = json.RawMessage(bundle.RedactCredentialsJSON(raw))
+		}
 		var buf bytes.Buffer
 		if err := writeJSON(&buf, out); err != nil {
 			return err
@@ -143,4 +152,14 @@ func runShow(g *globals, name string) error {
 		fmt.Fprintf(w, "next:     %s\n", st.Hint)
 	}
 	return nil
+}
+
+// hasSecretFinding reports whether a secret rule flagged something of b.
+func hasSecretFinding(b *bundle.Bundle) bool {
+	for _, f := range b.Report.Findings {
+		if strings.HasPrefix(f.Rule, "secret.") {
+			return true
+		}
+	}
+	return false
 }
