@@ -182,11 +182,10 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
 			out.Notes = append(out.Notes, fmt.Sprintf("%s (%s) is kept as it was locked: --scope %s leaves the other root's entries alone", bundle.Quote(old.Name), old.Scope, opts.Scope))
 		default:
-			// Not installed here (a fresh clone, another machine): the
-			// entry is kept, not lost; sync installs it.
-			f.Bundles = append(f.Bundles, old)
-			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
-			out.Notes = append(out.Notes, fmt.Sprintf("%s (%s) is kept as it was locked: it is not installed in the %s root here (bundlectl sync --locked installs it; delete its entry from the lockfile to drop it)", bundle.Quote(old.Name), old.Scope, old.Scope))
+			// Not kept: an entry the user uninstalled on purpose (a
+			// bundle found to be malicious) must not come back to every
+			// teammate through sync.
+			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here (uninstalled, or never synced), so its entry is dropped: a lockfile holds what this machine trusts; to keep it, restore the previous lockfile (from version control), run bundlectl sync --locked, then lock again"})
 		}
 	}
 	if err := lockfile.Write(path, f); err != nil {
