@@ -1290,7 +1290,7 @@ func redactCredentialValues(v any) any {
 		return redactURL(x)
 	case map[string]any:
 		for k, e := range x {
-			if s, ok := e.(string); ok && credentialName(k) && !strings.HasPrefix(s, "${") && s != "" {
+			if s, ok := e.(string); ok && (credentialName(k) || literalCredentialHeaders[strings.ToLower(k)]) && !strings.HasPrefix(s, "${") && s != "" {
 				x[k] = "[redacted]"
 				continue
 			}

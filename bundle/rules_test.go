@@ -535,11 +535,11 @@ func TestCheckModelAppliesToTOMLModels(t *testing.T) {
 // refused bundle's components: values under credential names (not
 // references), credential flags' values, URL credentials, token shapes.
 func TestRedactCredentialsJSON(t *testing.T) {
-	in := `{"env":{"API_TOKEN":"hunter2","HOME_DIR":"/x","GITHUB_TOKEN":"${GITHUB_TOKEN}"},` +
+	in := `{"env":{"API_TOKEN":"hunter2","HOME_DIR":"/x","GITHUB_TOKEN":"${GITHUB_TOKEN}"},"headers":{"Authorization":"Bearer hunter7","Cookie":"s=hunter8"},` +
 		`"args":["--token","hunter3","--password=hunter4","-v","ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"],` +
 		`"url":"https://me:hunter5@x.example.com/mcp?x=1","other":"https://x.example.com/?token=hunter6"}`
 	out := string(RedactCredentialsJSON([]byte(in)))
-	for _, secret := range []string{"hunter2", "hunter3", "hunter4", "hunter5", "hunter6", "ghp_"} {
+	for _, secret := range []string{"hunter2", "hunter3", "hunter4", "hunter5", "hunter6", "hunter7", "hunter8", "ghp_"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("%s is in %s", secret, out)
 		}
