@@ -191,7 +191,7 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 	for k, v := range set {
 		o, ok := decl[k]
 		if !ok {
-			return nil, &ConfigError{Bundle: name, Key: k, Reason: "is not declared by the bundle (" + known + ")", Fix: "bundlectl configure " + name}
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: "is not declared by the bundle (" + known + ")", Fix: "bundlectl configure " + bundle.ShellArg(name)}
 		}
 		if err := checkOptionValue(o, v); err != nil {
 			return nil, &ConfigError{Bundle: name, Key: k, Reason: err.Error()}
@@ -209,7 +209,7 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 				delete(values, k)
 				changed = append(changed, k)
 			} else if _, ok := decl[k]; !ok {
-				return &ConfigError{Bundle: name, Key: k, Reason: "is neither set nor declared", Fix: "bundlectl configure " + name}
+				return &ConfigError{Bundle: name, Key: k, Reason: "is neither set nor declared", Fix: "bundlectl configure " + bundle.ShellArg(name)}
 			}
 		}
 		for k, v := range set {

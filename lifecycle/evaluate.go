@@ -155,7 +155,7 @@ func (m *Manager) Gone(d *bundle.Discovery, s *state.State) []GoneStatus {
 		}
 		name := id[strings.LastIndexByte(id, '/')+1:]
 		scope, _, _ := strings.Cut(id, "/")
-		st := Status{Word: StatusGone, Valid: true, Trusted: true, Enabled: rec.Enabled, Hint: "bundlectl revoke " + name}
+		st := Status{Word: StatusGone, Valid: true, Trusted: true, Enabled: rec.Enabled, Hint: "bundlectl revoke " + bundle.ShellArg(name)}
 		if rec.Enabled {
 			st.Reasons = []string{"trusted and enabled, but its directory is no longer in its root, so every event it has a hook for is blocked: restore the directory, or revoke it"}
 		} else {

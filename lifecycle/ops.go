@@ -175,7 +175,7 @@ func (m *Manager) transition(name string, check func(*bundle.Bundle) error, appl
 		return err
 	})
 	if errors.Is(err, state.ErrNotTrusted) {
-		return false, &RefusedError{Bundle: name, Reason: "not trusted (it may have been revoked meanwhile)", Fix: "bundlectl review " + name}
+		return false, &RefusedError{Bundle: name, Reason: "not trusted (it may have been revoked meanwhile)", Fix: "bundlectl review " + bundle.ShellArg(name)}
 	}
 	return changed, stateErr(err)
 }

@@ -77,7 +77,7 @@ func (m *Manager) SetSwitches(name string, sws []state.Switch, off bool) ([]Swit
 			what += " server"
 		}
 		return nil, &RefusedError{Bundle: name, Reason: fmt.Sprintf("has no %s %s in %s (its %ss: %s)", what, bundle.Quote(sw.Name), from, what, list),
-			Fix: "bundlectl show " + name}
+			Fix: "bundlectl show " + bundle.ShellArg(name)}
 	}
 	out := make([]SwitchResult, len(sws))
 	_, err = m.stateStore().Update(func(s *state.State) error {

@@ -63,7 +63,7 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 	}
 	if rec, _ := s.Bundle(b.ID); len(rec.Source) == 0 && !opts.Force {
 		return nil, &RefusedError{Bundle: name, Reason: "was not installed by bundlectl (no recorded source), so its directory " + bundle.Quote(b.Dir) + " may be the only copy; pass --force to delete it",
-			Fix: "bundlectl uninstall --force --scope " + string(b.Scope) + " " + name}
+			Fix: "bundlectl uninstall --force --scope " + string(b.Scope) + " " + bundle.ShellArg(name)}
 	}
 	unlock, err := m.lockFetches()
 	if err != nil {
@@ -90,9 +90,9 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		fi, err := os.Lstat(b.Dir)
 		if err != nil || !fi.IsDir() {
-			again := "bundlectl uninstall --scope " + string(b.Scope) + " " + name
+			again := "bundlectl uninstall --scope " + string(b.Scope) + " " + bundle.ShellArg(name)
 			if opts.Force {
-				again = "bundlectl uninstall --force --scope " + string(b.Scope) + " " + name
+				again = "bundlectl uninstall --force --scope " + string(b.Scope) + " " + bundle.ShellArg(name)
 			}
 			return &RefusedError{Bundle: name, Reason: "its directory changed while it was being uninstalled; run the command again", Fix: again}
 		}

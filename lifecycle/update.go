@@ -66,11 +66,11 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	rec, _ := s.Bundle(b.ID)
 	from, err := RecordedSource(rec)
 	if err != nil {
-		return nil, &SourceError{Bundle: name, Reason: err.Error(), Fix: "bundlectl show " + name}
+		return nil, &SourceError{Bundle: name, Reason: err.Error(), Fix: "bundlectl show " + bundle.ShellArg(name)}
 	}
 	if from == nil {
 		return nil, &SourceError{Bundle: name, Reason: "was placed in its root by hand, not installed, so bundlectl has no source to fetch again; edit it in place and review it, or uninstall it and install it from its source",
-			Fix: "bundlectl review " + name, Err: ErrRefused}
+			Fix: "bundlectl review " + bundle.ShellArg(name), Err: ErrRefused}
 	}
 	if !opts.DiscardLocal {
 		if err := m.checkLocalEdits(b, rec); err != nil {
@@ -90,7 +90,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if opts.Ref != "" {
 		if from.Kind == sources.KindDir || from.Kind == sources.KindArchive {
 			return nil, &SourceError{Bundle: name, Reason: "--ref applies only to git sources; its source is " + from.String(),
-				Fix: "bundlectl update " + name, Err: ErrRefused}
+				Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
 		}
 		q.Ref = opts.Ref
 	}
@@ -138,7 +138,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	swapped := false
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		if cur, _ := s.Bundle(b.ID); string(cur.Source) != string(rec.Source) {
-			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again", Fix: "bundlectl update " + name}
+			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again", Fix: "bundlectl update " + bundle.ShellArg(name)}
 		}
 		if up.Changed {
 			fi, err := os.Lstat(b.Dir)

@@ -69,12 +69,12 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			f, ok := g.stdin.(*os.File)
 			if !ok || !isTerminal(f) || o.stdin != "" {
 				return &codeError{code: exitUsage, err: fmt.Errorf("option %s has no value and stdin is not a terminal to prompt on", bundle.Quote(key)),
-					hint: "bundlectl configure --stdin " + key + " " + name}
+					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
 			}
 			v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(key)+" (not shown): ", lifecycle.MaxOptionValue)
 			if errors.Is(err, errLineCut) {
 				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
-					hint: "bundlectl configure --stdin " + key + " " + name}
+					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
 			}
 			if err != nil {
 				return err
@@ -85,7 +85,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 		if sens {
 			// The value is on our command line already; say nothing of it.
 			return &codeError{code: exitUsage, err: fmt.Errorf("option %s is sensitive: its value is not taken from the command line, where other processes can read it and shell history keeps it", bundle.Quote(key)),
-				hint: "bundlectl configure --stdin " + key + " " + name}
+				hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
 		}
 		set[key] = value
 	}
