@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // Request is what a person asked to install, as the CLI received it.
@@ -239,8 +241,17 @@ func (s *spec) classifyPath(src string, q Request) error {
 	case fi.Mode().IsRegular() && archiveExt(real) != "":
 		s.kind = KindArchive
 	case fi.IsDir():
-		if q.Ref != "" && q.Kind != KindGit && !q.marketplaceGit && !isBareRepo(real) && !inWorkTree(real) {
-			return invalid(s.display, "--ref applies only to git sources, and this directory is in no git repository (no .git in it or above it): install it without --ref")
+		if q.Ref != "" && q.Kind != KindGit && !q.marketplaceGit && !isBareRepo(real) {
+			top, ok := workTreeTop(real)
+			switch {
+			case !ok:
+				return invalid(s.display, "--ref applies only to git sources, and this directory is in no git repository (no .git in it or above it): install it without --ref")
+			case top != real:
+				// git reads a ref from the repository, not from one of
+				// its subdirectories: name both.
+				rel, _ := filepath.Rel(top, real)
+				return invalid(s.display, "--ref reads the git repository at %s, not a subdirectory of it: name the repository and the subdirectory (bundlectl install %s --path %s --ref %s)", bundle.Quote(top), bundle.ShellArg(top), bundle.ShellArg(filepath.ToSlash(rel)), bundle.ShellArg(q.Ref))
+			}
 		}
 		if q.Kind == KindGit || q.Ref != "" || q.marketplaceGit || isBareRepo(real) {
 			s.kind = KindGit
@@ -453,16 +464,16 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// inWorkTree reports whether dir, or a directory above it, holds .git: a
-// git work tree a ref can be read from.
-func inWorkTree(dir string) bool {
+// workTreeTop returns the directory at or above dir that holds .git: the
+// top of the git work tree a ref is read from.
+func workTreeTop(dir string) (string, bool) {
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return true
+			return dir, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return false
+			return "", false
 		}
 		dir = parent
 	}

@@ -28,7 +28,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{Request{Source: dir}, KindDir, ""},
 		{Request{Source: work, Ref: "main"}, KindGit, ""},
-		{Request{Source: filepath.Join(work, "plugins", "fmt"), Ref: "main"}, KindGit, ""},
+		{Request{Source: filepath.Join(work, "plugins", "fmt"), Ref: "main"}, "", "--path plugins/fmt --ref main"},
 		{Request{Source: dir, Ref: "main"}, "", "in no git repository"},
 		{Request{Source: dir, Kind: KindGit}, KindGit, ""},
 		{Request{Source: bare}, KindGit, ""},
