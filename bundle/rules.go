@@ -1251,6 +1251,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// DisplayComponents is b's components for output: as they are, or, when a
+// secret rule flagged something of b (a refused bundle still holds the
+// literal credential), as JSON with what those rules flag redacted.
+func DisplayComponents(b *Bundle) (any, error) {
+	for _, f := range b.Report.Findings {
+		if strings.HasPrefix(f.Rule, "secret.") {
+			raw, err := json.Marshal(b.Components)
+			if err != nil {
+				return nil, err
+			}
+			return json.RawMessage(RedactCredentialsJSON(raw)), nil
+		}
+	}
+	return b.Components, nil
+}
+
 // RedactCredentialsJSON returns the JSON document doc with what the
 // secret rules flag replaced by "[redacted]": a string value under a key
 // named like a credential (an environment variable or header such as

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -73,18 +72,16 @@ func runShow(g *globals, name string) error {
 		// A bundle refused for a literal credential still has it in
 		// its components: what the secret rules flagged, and any
 		// credential shape, is never printed back.
-		if hasSecretFinding(b) {
-			raw, err := json.Marshal(b.Components)
-			if err != nil {
-				return err
-			}
-			out.Components = json.RawMessage(bundle.RedactCredentialsJSON(raw))
+		c, err := bundle.DisplayComponents(b)
+		if err != nil {
+			return err
 		}
+		out.Components = c
 		var buf bytes.Buffer
 		if err := writeJSON(&buf, out); err != nil {
 			return err
 		}
-		_, err := io.WriteString(g.stdout, bundle.RedactTokens(buf.String()))
+		_, err = io.WriteString(g.stdout, bundle.RedactTokens(buf.String()))
 		return err
 	}
 	w := g.stdout
@@ -152,14 +149,4 @@ func runShow(g *globals, name string) error {
 		fmt.Fprintf(w, "next:     %s\n", st.Hint)
 	}
 	return nil
-}
-
-// hasSecretFinding reports whether a secret rule flagged something of b.
-func hasSecretFinding(b *bundle.Bundle) bool {
-	for _, f := range b.Report.Findings {
-		if strings.HasPrefix(f.Rule, "secret.") {
-			return true
-		}
-	}
-	return false
 }
