@@ -134,7 +134,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	manifest := map[string]any{
 		"name":        b.Name,
-		"description": "bundlectl view of " + bundle.ShellArg(b.Name) + " (reviewed snapshot " + b.Token.Content.Short() + ")",
+		"description": "bundlectl view of " + b.Name + " (reviewed snapshot " + b.Token.Content.Short() + ")",
 	}
 	if err := v.AddJSON(".claude-plugin/plugin.json", manifest); err != nil {
 		return nil, err

@@ -166,7 +166,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	manifest := map[string]any{
 		"name":        b.Name,
 		"version":     Version,
-		"description": "bundlectl view of " + bundle.ShellArg(b.Name) + " (reviewed snapshot " + b.Token.Content.Short() + ")",
+		"description": "bundlectl view of " + b.Name + " (reviewed snapshot " + b.Token.Content.Short() + ")",
 	}
 	if err := v.AddJSON(root+".codex-plugin/plugin.json", manifest); err != nil {
 		return nil, err

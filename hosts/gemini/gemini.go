@@ -61,7 +61,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	manifest := map[string]any{
 		"name":        b.Name,
 		"version":     "1.0.0",
-		"description": "bundlectl view of " + bundle.ShellArg(b.Name) + " (reviewed snapshot " + b.Token.Content.Short() + ")",
+		"description": "bundlectl view of " + b.Name + " (reviewed snapshot " + b.Token.Content.Short() + ")",
 	}
 	var contexts []string
 	for _, d := range b.Docs("context") {
