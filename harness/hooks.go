@@ -809,7 +809,8 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 					// The host may read the matcher (JavaScript's or Rust's
 					// regular expressions) and run the guard; skipping it
 					// would fail open.
-					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, fmt.Sprintf("bundlectl: hook %d of bundle %s has a %s, so whether it guards this call is unknown; refused", h.Index, bundle.Quote(h.Bundle), err))
+					ref := HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}
+					o.block(ref, fmt.Sprintf("bundlectl: %s has a %s, so whether it guards this call is unknown; refused", ref, err))
 					return o, nil
 				}
 				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: err.Error()})
