@@ -114,13 +114,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, err
 	}
 	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil}
-	var files review.FileDiff
-	if b.Tree != nil && !b.Rejected() {
-		files, err = review.DiffTrees(b.Tree, nb.Tree)
-	} else {
-		// The old tree is invalid: everything new is new.
-		files, err = review.DiffTrees(&bundle.Tree{}, nb.Tree)
-	}
+	files, err := m.diffInstalled(b, nb, rec, opts.DiscardLocal)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +164,33 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, stateErr(err)
 	}
 	return up, nil
+}
+
+// diffInstalled compares the installed tree of b with the fetched nb. A
+// file of the installed tree that changed while the fetch ran cannot be
+// hashed as walked: that is a local edit, refused as one unless
+// discardLocal, which compares against the tree as it is now.
+func (m *Manager) diffInstalled(b, nb *bundle.Bundle, rec state.Record, discardLocal bool) (review.FileDiff, error) {
+	old := b.Tree
+	if old == nil || b.Rejected() {
+		// The old tree is invalid: everything new is new.
+		old = &bundle.Tree{}
+	}
+	files, err := review.DiffTrees(old, nb.Tree)
+	if err == nil || !errors.Is(err, bundle.ErrChanged) || old != b.Tree {
+		return files, err
+	}
+	cur := bundle.Load(b.Dir, b.Scope, m.Limits)
+	if !discardLocal {
+		if lerr := m.checkLocalEdits(cur, rec); lerr != nil {
+			return review.FileDiff{}, lerr
+		}
+		return review.FileDiff{}, err
+	}
+	if cur.Tree == nil || cur.Rejected() {
+		return review.DiffTrees(&bundle.Tree{}, nb.Tree)
+	}
+	return review.DiffTrees(cur.Tree, nb.Tree)
 }
 
 // checkLocalEdits refuses to replace a directory whose tree is not the one
