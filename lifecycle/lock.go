@@ -256,6 +256,9 @@ type syncItem struct {
 	root    string
 	dir     string // fetched and staged ("" when present)
 	present *bundle.Bundle
+	tree    *bundle.Tree // what was checked against the token
+	h       Hashes
+	snap    string // its snapshot, staged before any tree is placed
 }
 
 // SyncLocked installs exactly the bundles of the lockfile at path and
@@ -264,12 +267,13 @@ type syncItem struct {
 // first every bundle is fetched at its pins (sources.FetchLocked) and
 // checked — a fetch that fails, a tree that breaks a rule, a token that
 // differs, a name held by other content — and any problem discards
-// everything, trusts nothing and names each bundle (a *SyncError). Then,
-// in one update under the state lock, every tree is renamed into its root,
-// its source recorded, its token checked once more, its snapshot staged
-// and its receipt recorded; an error there moves every tree back out. A
-// bundle already installed with exactly the locked token is kept (and
-// trusted, if it was not).
+// everything, trusts nothing and names each bundle (a *SyncError). Then
+// every snapshot is staged, and in one update under the state lock every
+// tree is renamed into its root, its source recorded, its token checked
+// once more and its receipt recorded; an error there moves every tree back
+// out. A bundle already installed with exactly the locked token is kept
+// (and trusted, if it was not; given the lockfile's source, if it has
+// none — what a sync killed before its state write leaves).
 func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions) (*SyncResult, error) {
 	lf, err := lockfile.Read(path)
 	if err != nil {
@@ -322,7 +326,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			case refused != "":
 				problem(lb.Name, true, "%s", refused)
 			default:
-				items = append(items, &syncItem{lb: lb, root: root, present: b})
+				items = append(items, &syncItem{lb: lb, root: root, present: b, tree: b.Tree, h: h})
 			}
 			continue
 		}
@@ -356,7 +360,26 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			problem(lb.Name, true, "%s", refused)
 			continue
 		}
-		items = append(items, &syncItem{lb: lb, root: root, dir: dir})
+		items = append(items, &syncItem{lb: lb, root: root, dir: dir, tree: fb.Tree, h: h})
+	}
+	if len(out.Problems) > 0 {
+		return out, &SyncError{Problems: out.Problems}
+	}
+	// Stage every snapshot before the first tree is placed: copying is
+	// the slow part, and a crash between placing a tree and writing the
+	// state leaves the tree in its root with no record (docs/sources.md,
+	// "What a crash can leave"). A snapshot staged for a sync that then
+	// fails is content-addressed and trusted by nothing.
+	for _, it := range items {
+		snap, err := m.snapshots().Stage(it.tree, it.h.Content, m.Limits)
+		if err == nil {
+			_, err = m.snapshots().Check(it.h.Content, m.Cache())
+		}
+		if err != nil {
+			problem(it.lb.Name, false, "cannot stage its snapshot: %v", err)
+			continue
+		}
+		it.snap = snap
 	}
 	if len(out.Problems) > 0 {
 		return out, &SyncError{Problems: out.Problems}
@@ -381,6 +404,18 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 				action = "installed"
 			}
 			b := bundle.Load(final, lb.Scope, m.Limits)
+			if rec, _ := s.Bundle(b.ID); it.dir == "" && len(rec.Source) == 0 {
+				// A tree with the locked token but no source record: one
+				// a sync placed before it was killed, or one placed by
+				// hand. The lockfile's source reproduces it.
+				raw, err := sourceRecord(lb.Source, b.Tree)
+				if err != nil {
+					return err
+				}
+				if _, err := s.SetSource(b.ID, raw); err != nil {
+					return err
+				}
+			}
 			if it.dir != "" {
 				if _, ok := s.Bundle(b.ID); ok {
 					if _, err := s.Forget(b.ID); err != nil {
@@ -406,7 +441,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			sb := SyncedBundle{Name: lb.Name, Scope: lb.Scope, ID: b.ID, Path: b.Dir, Token: lb.Token, Action: action}
 			rec, _ := s.Bundle(b.ID)
 			if rec.Receipt == nil || rec.Receipt.Token() != lb.Token {
-				if err := m.trustInLock(s, b, h); err != nil {
+				if err := m.recordTrust(s, b, h, it.snap); err != nil {
 					return err
 				}
 				sb.Trusted = true
@@ -437,17 +472,13 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	return out, nil
 }
 
-// trustInLock stages b's snapshot and records its receipt, inside a state
-// update (as Trust does).
-func (m *Manager) trustInLock(s *state.State, b *bundle.Bundle, h Hashes) error {
-	snap, err := m.snapshots().Stage(b.Tree, h.Content, m.Limits)
-	if err != nil {
-		return err
-	}
+// recordTrust records b's receipt for its snapshot snap (staged and
+// checked), inside a state update (as Trust does).
+func (m *Manager) recordTrust(s *state.State, b *bundle.Bundle, h Hashes, snap string) error {
 	if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
 		return err
 	}
-	_, err = s.Trust(b.ID, receipts.Receipt{
+	_, err := s.Trust(b.ID, receipts.Receipt{
 		BundleID: b.ID, ContentHash: h.Content, CapabilityHash: h.Capability,
 		Inventory: h.Inventory, Snapshot: snap, ReviewedAt: time.Now().UTC(),
 	})

@@ -25,7 +25,9 @@ bundle only if that token equals the locked one; it enables the bundles
 locked as enabled. It is all or nothing: if any bundle cannot be fetched,
 breaks a rule, or does not match its locked token, nothing is installed or
 trusted, and every such bundle is named. A bundle already installed with
-exactly the locked token is kept.
+exactly the locked token is kept, and the lockfile's source is recorded for
+it when it has none (a tree an interrupted sync placed, or one placed by
+hand).
 
 This is the non-interactive, scoped way for CI and teammates to share one
 review: the lockfile names each token, and nothing else is trusted.` +
