@@ -210,7 +210,11 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 		r.typeErr(path, "an object", v)
 		return
 	}
-	if h, ok := v.obj["hooks"]; ok && h.kind == jsonObject {
+	h, ok := v.obj["hooks"]
+	_, modules := v.obj["modules"]
+	// Claude Code reads a hooks file's "modules" whether or not it has
+	// "hooks": such a file is the wrapper form, never an event map.
+	if ok && h.kind == jsonObject || modules && r.host == HostClaude {
 		for _, k := range v.keys {
 			if k == "hooks" || k == "description" || k == "$schema" {
 				continue
@@ -224,6 +228,13 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 			} else {
 				r.b.Report.Warnf(fp, "hook.unknown-field", "field %s is not one bundlectl interprets; it is reviewed as written", Quote(k))
 			}
+		}
+		if !ok {
+			return
+		}
+		if h.kind != jsonObject {
+			r.typeErr(FieldPath(path, "hooks"), "an object", h)
+			return
 		}
 		v, path = h, FieldPath(path, "hooks")
 	}
