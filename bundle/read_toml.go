@@ -410,8 +410,8 @@ func tomlHookEntry(r *Report, i int, h tomlHook) (Hook, bool) {
 		return hook, false
 	}
 	if h.Matcher != "" && h.Matcher != "*" {
-		if !validMatcher(h.Matcher) {
-			r.Skipf(src+".matcher", "toml.hook", "matcher is not a valid regular expression; the hook is skipped")
+		if msg := matcherErr(h.Matcher); msg != "" {
+			r.Skipf(src+".matcher", "toml.hook", "%s; the hook is skipped", msg)
 			return hook, false
 		}
 	}

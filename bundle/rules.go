@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -593,23 +594,35 @@ func schemaErrorText(err error) string { return Sanitize(err.Error()) }
 
 // ---- hooks ----
 
-// validMatcher reports whether a hook matcher is a valid regular
-// expression. It parses without compiling: parsing accepts exactly what
-// regexp.Compile accepts, and costs about a hundredth of it — a manifest of
-// 20,000 hooks with matchers such as "x{1,1000}x{1,1000}" took minutes to
-// validate when each was compiled, and validation runs on every discovery
-// of untrusted bundles. The harness compiles the matchers of active bundles.
-func validMatcher(m string) bool {
+// matcherErr says why a hook matcher is not a regular expression
+// bundlectl can apply, or "". It parses without compiling: parsing
+// accepts exactly what regexp.Compile accepts, and costs about a
+// hundredth of it — a manifest of 20,000 hooks with matchers such as
+// "x{1,1000}x{1,1000}" took minutes to validate when each was compiled,
+// and validation runs on every discovery of untrusted bundles. The
+// harness compiles the matchers of active bundles.
+func matcherErr(m string) string {
 	_, err := syntax.Parse("^(?:"+m+")$", syntax.Perl)
-	return err == nil
+	if err == nil {
+		return ""
+	}
+	msg := "matcher is not a regular expression bundlectl can apply"
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		msg += " (" + Sanitize(se.Code.String()) + ")"
+	}
+	// The hosts' own regular expressions (JavaScript's, Rust's) accept
+	// forms RE2 does not; a hook bundlectl cannot match must not run
+	// as if it matched nothing.
+	return msg + "; bundlectl reads matchers as RE2, without look-around or backreferences"
 }
 
 func checkHook(b *Bundle, h Hook) bool {
 	keep := true
 	checkText(b, h.Source, h.Event, false)
 	if checkText(b, h.Source+".matcher", h.Matcher, false) && h.Matcher != "" && h.Matcher != "*" {
-		if !validMatcher(h.Matcher) {
-			b.Report.Skipf(h.Source+".matcher", "hook.matcher", "matcher is not a valid regular expression")
+		if msg := matcherErr(h.Matcher); msg != "" {
+			b.Report.Skipf(h.Source+".matcher", "hook.matcher", "%s", msg)
 			keep = false
 		}
 	}

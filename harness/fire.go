@@ -207,7 +207,7 @@ func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, er
 	case own && host != "" && onTool:
 		return func(v string) (bool, error) { return MatchHook(m, bundle.OwnTool(host, v)) }
 	case host == bundle.HostGemini && slices.Contains(h.Hosts, string(bundle.HostGemini)):
-		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool), nil }
+		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool) }
 	case host == bundle.HostClaude && slices.Contains(h.Hosts, string(bundle.HostClaude)):
 		return func(v string) (bool, error) { return ClaudeMatch(m, v) }
 	}

@@ -253,21 +253,27 @@ func codexNameList(matcher string) bool {
 // unanchored regular expression, or, when the matcher does not compile,
 // by equality; any other value (a trigger, a source) by equality.
 // JavaScript and Go differ in a few regular-expression forms (look-around,
-// backreferences): such a matcher does not compile here and is compared
-// by equality.
-func GeminiMatch(matcher, value string, onTool bool) bool {
+// backreferences): validation skips a hook whose matcher Go cannot parse,
+// so such a matcher is compared by equality only here. Gemini CLI compiles
+// without the u flag, where \s is Unicode and Go's is ASCII: against a
+// name that is not ASCII, a matcher with \s or \S is an error (a block for
+// a guard's event), as for Claude Code.
+func GeminiMatch(matcher, value string, onTool bool) (bool, error) {
 	m := strings.TrimSpace(matcher)
 	switch {
 	case m == "" || m == "*":
-		return true
+		return true, nil
 	case !onTool:
-		return m == value
+		return m == value, nil
+	}
+	if c := classReadOtherwise(m, value, "sS"); c != "" {
+		return false, &MatcherError{Matcher: matcher, Err: fmt.Errorf("Gemini CLI's JavaScript reads %s as Unicode and Go as ASCII, so it cannot be applied to the non-ASCII name %s as Gemini CLI would", c, strconv.Quote(value))}
 	}
 	re, err := regexp.Compile(m)
 	if err != nil {
-		return m == value
+		return m == value, nil
 	}
-	return re.MatchString(value)
+	return re.MatchString(value), nil
 }
 
 // plainMatcher reports whether matcher is tool names joined by "|", with

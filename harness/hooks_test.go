@@ -676,9 +676,21 @@ func TestGeminiMatch(t *testing.T) {
 		{"auto", "auto", false, true},
 		{"aut", "auto", false, false}, // a trigger: equality
 	} {
-		if got := GeminiMatch(c.matcher, c.value, c.onTool); got != c.want {
-			t.Errorf("GeminiMatch(%q, %q, %v) = %v, want %v", c.matcher, c.value, c.onTool, got, c.want)
+		if got, err := GeminiMatch(c.matcher, c.value, c.onTool); got != c.want || err != nil {
+			t.Errorf("GeminiMatch(%q, %q, %v) = %v, %v, want %v", c.matcher, c.value, c.onTool, got, err, c.want)
 		}
+	}
+	// JavaScript's \s (no u flag) is Unicode, Go's ASCII: against a
+	// non-ASCII name the two could disagree, so it is an error (a block
+	// for a guard's event); \w is ASCII to both.
+	if _, err := GeminiMatch(`mcp_x_a\sb`, "mcp_x_a\u00a0b", true); err == nil {
+		t.Error(`\s against a non-ASCII name was not an error`)
+	}
+	if ok, err := GeminiMatch(`a\sb`, "a b", true); err != nil || !ok {
+		t.Errorf(`\s against an ASCII name: %v, %v`, ok, err)
+	}
+	if ok, err := GeminiMatch(`^mcp_\w+$`, "mcp_café", true); err != nil || ok {
+		t.Errorf(`JavaScript's \w is ASCII as Go's: %v, %v`, ok, err)
 	}
 }
 
