@@ -170,16 +170,19 @@ func ClaudeMatch(matcher, value string) (bool, error) {
 // classes) when value is not ASCII: a character class the host's regular
 // expressions take as Unicode (JavaScript's \s; Rust's \w, \d, \s, \b
 // and their negations) and Go's as ASCII, which may then select such a
-// value differently. "" when there is none, or value is ASCII.
+// value differently. "" when there is none, or value is ASCII without a
+// vertical tab.
 func classReadOtherwise(matcher, value, classes string) string {
-	ascii := true
+	same := true
 	for i := 0; i < len(value); i++ {
-		if value[i] >= utf8.RuneSelf {
-			ascii = false
+		// Go's \s is [\t\n\f\r ]: it lacks the vertical tab that
+		// JavaScript's and Rust's \s hold even on ASCII.
+		if value[i] >= utf8.RuneSelf || value[i] == '\v' {
+			same = false
 			break
 		}
 	}
-	if ascii {
+	if same {
 		return ""
 	}
 	for i := 0; i+1 < len(matcher); i++ {

@@ -686,6 +686,9 @@ func TestGeminiMatch(t *testing.T) {
 	if _, err := GeminiMatch(`mcp_x_a\sb`, "mcp_x_a\u00a0b", true); err == nil {
 		t.Error(`\s against a non-ASCII name was not an error`)
 	}
+	if _, err := GeminiMatch(`a\sb`, "a\vb", true); err == nil {
+		t.Error(`\s against a name with a vertical tab (not \s to Go) was not an error`)
+	}
 	if ok, err := GeminiMatch(`a\sb`, "a b", true); err != nil || !ok {
 		t.Errorf(`\s against an ASCII name: %v, %v`, ok, err)
 	}
