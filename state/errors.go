@@ -63,7 +63,7 @@ func (e *LockError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("state lock %q not acquired: %v", e.Path, e.Err)
 	}
-	return fmt.Sprintf("state lock %q is held by another process (waited %s); hint: retry when the other bundlectl command has finished", e.Path, e.Waited)
+	return fmt.Sprintf("state lock %q is held by another process (waited %s); run this command again when the other bundlectl command has finished", e.Path, e.Waited)
 }
 
 func (e *LockError) Unwrap() []error {

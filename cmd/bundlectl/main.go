@@ -12,6 +12,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/state"
 	"github.com/spf13/cobra"
 )
 
@@ -90,9 +91,30 @@ func exitCode(err error) int {
 func report(w io.Writer, err error, g *globals) {
 	fmt.Fprintf(w, "bundlectl: %s\n", bundle.Sanitize(err.Error()))
 	var h interface{ Hint() string }
+	hint := ""
 	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(w, "bundlectl: hint: %s\n", bundle.Sanitize(g.hint(h.Hint())))
+		hint = g.hint(h.Hint())
 	}
+	if hint == "" && errors.Is(err, state.ErrLocked) {
+		hint = rerun(os.Args[1:])
+	}
+	if hint != "" {
+		fmt.Fprintf(w, "bundlectl: hint: %s\n", bundle.Sanitize(hint))
+	}
+}
+
+// rerun is this invocation as a command to paste again, or "" when an
+// argument may hold a secret (a credential shape, a URL with a user, a
+// KEY=VALUE), which is never printed back.
+func rerun(args []string) string {
+	q := []string{"bundlectl"}
+	for _, a := range args {
+		if bundle.RedactTokens(a) != a || strings.Contains(a, "=") || strings.Contains(a, "@") {
+			return ""
+		}
+		q = append(q, bundle.ShellArg(a))
+	}
+	return strings.Join(q, " ")
 }
 
 // codeError carries an explicit exit status.
