@@ -10,3 +10,10 @@ func HoldFetchLock(t testing.TB, m *Manager) func() {
 	}
 	return unlock
 }
+
+// AfterSyncStaging runs f between SyncLocked's staging of the snapshots
+// and its state update, until the test ends.
+func AfterSyncStaging(t testing.TB, f func()) {
+	testOnlyAfterStaging = f
+	t.Cleanup(func() { testOnlyAfterStaging = nil })
+}

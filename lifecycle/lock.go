@@ -251,6 +251,10 @@ func (e *SyncError) Unwrap() error {
 	return nil
 }
 
+// testOnlyAfterStaging, when set, runs between staging the snapshots and
+// the state update that places the trees.
+var testOnlyAfterStaging func()
+
 type syncItem struct {
 	lb      lockfile.Bundle
 	root    string
@@ -384,6 +388,9 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	if len(out.Problems) > 0 {
 		return out, &SyncError{Problems: out.Problems}
 	}
+	if testOnlyAfterStaging != nil {
+		testOnlyAfterStaging()
+	}
 	type placedDir struct{ from, to string }
 	var placed []placedDir
 	var synced []SyncedBundle
@@ -472,11 +479,20 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	return out, nil
 }
 
-// recordTrust records b's receipt for its snapshot snap (staged and
-// checked), inside a state update (as Trust does).
+// recordTrust records b's receipt for its snapshot snap, inside a state
+// update (as Trust does). The snapshot was staged before the update, when
+// no receipt named it: a gc in between may have removed it, so one that
+// fails its check (or was never staged) is staged again here, under the
+// state lock gc takes too.
 func (m *Manager) recordTrust(s *state.State, b *bundle.Bundle, h Hashes, snap string) error {
-	if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
-		return err
+	if _, err := m.snapshots().Check(h.Content, m.Cache()); snap == "" || err != nil {
+		var serr error
+		if snap, serr = m.snapshots().Stage(b.Tree, h.Content, m.Limits); serr != nil {
+			return serr
+		}
+		if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
+			return err
+		}
 	}
 	_, err := s.Trust(b.ID, receipts.Receipt{
 		BundleID: b.ID, ContentHash: h.Content, CapabilityHash: h.Capability,

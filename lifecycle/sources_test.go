@@ -212,3 +212,64 @@ func TestConfigureNeverCarriesAValue(t *testing.T) {
 		t.Fatalf("group-readable options file: %v", err)
 	}
 }
+
+// TestSyncSurvivesGCBetweenStagingAndPlacing: sync stages the snapshots
+// before the state update that records their receipts; a gc run in
+// between removes them (no receipt names them yet), and the sync stages
+// them again instead of failing.
+func TestSyncSurvivesGCBetweenStagingAndPlacing(t *testing.T) {
+	home, ws := newWorkspace(t)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "kit")
+	writeBundle(t, src, "kit", "v1")
+	m := manager(home, ws)
+	install(t, m, src, "")
+	if _, err := m.Trust("kit", tokenOf(t, m, "kit")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Lock(lifecycle.LockOptions{AllowUnpinned: true}); err != nil {
+		t.Fatal(err)
+	}
+	path, err := m.LockPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	home2 := filepath.Join(t.TempDir(), "home2")
+	m2 := manager(home2, ws)
+	gcRemoved := 0
+	lifecycle.AfterSyncStaging(t, func() {
+		removed, err := m2.GC()
+		if err != nil {
+			t.Errorf("gc: %v", err)
+		}
+		for _, p := range removed {
+			if filepath.Dir(p) == filepath.Join(home2, "store") {
+				gcRemoved++
+			}
+		}
+	})
+	res, err := m2.SyncLocked(context.Background(), path, lifecycle.SyncOptions{})
+	if err != nil {
+		t.Fatalf("sync after a gc removed its staged snapshot: %v", err)
+	}
+	if gcRemoved == 0 {
+		t.Fatal("the gc removed no staged snapshot: the test did not test the race")
+	}
+	if len(res.Bundles) != 1 || !res.Bundles[0].Trusted {
+		t.Fatalf("synced %+v", res.Bundles)
+	}
+	b, err := m2.Find(m2.Discover(), "kit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m2.LoadState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := m2.Evaluate(b, s); !st.Trusted || st.Word != "trusted" {
+		t.Errorf("after sync: %+v", st)
+	}
+}
