@@ -359,8 +359,8 @@ func TestLockTimeout(t *testing.T) {
 	if d := time.Since(start); d < testOnlyLockWait {
 		t.Errorf("gave up after %v, before the lock wait of %v", d, testOnlyLockWait)
 	}
-	if !strings.Contains(err.Error(), "state.lock") || !strings.Contains(err.Error(), "hint:") {
-		t.Errorf("message %q does not name the lock and a hint", err)
+	if !strings.Contains(err.Error(), "state.lock") || !strings.Contains(err.Error(), "run this command again") {
+		t.Errorf("message %q does not name the lock and what to do", err)
 	}
 	// Load does not need the lock.
 	mustLoad(t, st)
