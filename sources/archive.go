@@ -4,14 +4,18 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -57,15 +61,22 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	}
 	var a archiveReader
 	if archiveExt(loc) == ".zip" {
-		a, err = openZip(file)
+		a, err = openZip(f.ctx, file, f.lim.MaxEntries)
 	} else {
-		a = &tarGz{file: file}
+		a = &tarGz{ctx: f.ctx, file: file, maxHeaders: f.lim.MaxEntries, maxBytes: tarStreamBound(f.lim)}
 	}
 	if err != nil {
-		return &Error{Source: s.display, Reason: "not a valid zip archive: " + err.Error(), Err: ErrRefused}
+		var tm *tooManyMembers
+		if errors.As(err, &tm) {
+			return &Error{Source: s.display, Reason: tm.Error(), Err: ErrRefused}
+		}
+		return &Error{Source: s.display, Reason: "not a valid zip archive: " + bundle.Sanitize(err.Error()), Err: ErrRefused}
 	}
 	defer a.close()
 	if err := extractArchive(t, a, s.subdir); err != nil {
+		if f.ctx.Err() != nil {
+			return f.ctxError(s.display)
+		}
 		return err
 	}
 	if err := t.finish(); err != nil {
@@ -146,7 +157,14 @@ func (f *fetcher) download(s *spec, file string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// downloadErr describes a failed request without its URL's userinfo,
+// query or fragment: a redirect's target is often a signed URL whose
+// query is a credential.
 func downloadErr(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return strings.TrimSpace(bundle.Sanitize(ue.Op + " " + strconv.Quote(redact(ue.URL)) + ": " + ue.Err.Error()))
+	}
 	return strings.TrimSpace(bundle.Sanitize(err.Error()))
 }
 
@@ -164,7 +182,25 @@ type archiveReader interface {
 	close()
 }
 
-type tarGz struct{ file string }
+// tarGz reads a gzip-compressed tar archive. Each pass decompresses the
+// whole stream, so each is bounded: by ctx (the fetch's deadline), by
+// maxBytes of decompressed stream, and by maxHeaders headers of any kind
+// (global headers, which carry no member, included).
+type tarGz struct {
+	ctx        context.Context
+	file       string
+	maxHeaders int
+	maxBytes   int64
+}
+
+// tarStreamBound is the most decompressed tar stream an archive within
+// the limits needs: its files, plus per member room for its header
+// blocks (a PAX header with a long path and extended attributes, a GNU
+// long name) and padding.
+func tarStreamBound(lim bundle.Limits) int64 {
+	lim = lim.WithDefaults()
+	return lim.MaxTotalBytes + int64(lim.MaxEntries+1)*(64<<10)
+}
 
 func (a *tarGz) close() {}
 
@@ -178,14 +214,22 @@ func (a *tarGz) each(fn func(member, io.Reader) error) error {
 	if err != nil {
 		return fmt.Errorf("not a gzip stream: %w", err)
 	}
-	tr := tar.NewReader(gz)
+	br := &boundedReader{ctx: a.ctx, r: gz, left: a.maxBytes}
+	tr := tar.NewReader(br)
+	headers := 0
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
 			return nil
 		}
+		if br.err != nil {
+			return br.err
+		}
 		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
 			return fmt.Errorf("not a valid tar archive: %w", err)
+		}
+		if headers++; headers > a.maxHeaders {
+			return &tooManyMembers{max: a.maxHeaders}
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
@@ -195,17 +239,63 @@ func (a *tarGz) each(fn func(member, io.Reader) error) error {
 			typ = tar.TypeReg
 		}
 		if err := fn(member{name: h.Name, typ: typ, size: h.Size, exec: h.Mode&0o111 != 0}, tr); err != nil {
+			if br.err != nil {
+				return br.err
+			}
 			return err
 		}
 	}
 }
 
-type zipArchive struct {
-	fd *os.File
-	zr *zip.Reader
+// tooManyMembers refuses an archive with more members than the entry
+// limit, counted before they are read (a zip's directory records, every
+// tar header).
+type tooManyMembers struct{ max int }
+
+func (e *tooManyMembers) Error() string {
+	return fmt.Sprintf("the archive has more than %d members", e.max)
 }
 
-func openZip(file string) (*zipArchive, error) {
+// boundedReader stops a decompression at ctx's end or after left bytes,
+// and remembers why in err.
+type boundedReader struct {
+	ctx  context.Context
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if err := b.ctx.Err(); err != nil {
+		b.err = err
+		return 0, err
+	}
+	if b.left <= 0 {
+		b.err = errors.New("the archive unpacks to more than its files and headers can need within the limits")
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+type zipArchive struct {
+	ctx context.Context
+	fd  *os.File
+	zr  *zip.Reader
+}
+
+// openZip opens a zip archive whose central directory holds at most
+// maxEntries records. zip.NewReader builds every record it finds, however
+// many the archive declares, before any limit could apply: the records
+// are counted first, where it will read them (zipRecords).
+func openZip(ctx context.Context, file string, maxEntries int) (*zipArchive, error) {
 	fd, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -215,18 +305,114 @@ func openZip(file string) (*zipArchive, error) {
 		fd.Close()
 		return nil, err
 	}
+	if n, err := zipRecords(fd, fi.Size(), maxEntries+1); err == nil && n > maxEntries {
+		fd.Close()
+		return nil, &tooManyMembers{max: maxEntries}
+	}
 	zr, err := zip.NewReader(fd, fi.Size())
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		fd.Close()
 		return nil, err
 	}
-	return &zipArchive{fd: fd, zr: zr}, nil
+	return &zipArchive{ctx: ctx, fd: fd, zr: zr}, nil
+}
+
+// zipRecords counts the central directory records zip.NewReader would
+// read from r, stopping at limit: it finds the directory as the reader does
+// (the end record in the last 64 KiB, its zip64 form, the base offset of
+// an archive with a prefix) and walks the records' fixed headers and
+// lengths without keeping them. An error means zip.NewReader will fail
+// too.
+func zipRecords(r io.ReaderAt, size int64, limit int) (int, error) {
+	const (
+		endLen    = 22
+		loc64Len  = 20
+		end64Len  = 56
+		recordLen = 46
+	)
+	var tail []byte
+	endOff := int64(-1)
+	for _, n := range []int64{1024, 65 * 1024} {
+		n = min(n, size)
+		tail = make([]byte, n)
+		if _, err := r.ReadAt(tail, size-n); err != nil && err != io.EOF {
+			return 0, err
+		}
+		for i := len(tail) - endLen; i >= 0; i-- {
+			if tail[i] == 'P' && tail[i+1] == 'K' && tail[i+2] == 5 && tail[i+3] == 6 {
+				if c := int(binary.LittleEndian.Uint16(tail[i+endLen-2:])); i+endLen+c > len(tail) {
+					break // a truncated comment: the reader gives up here too
+				}
+				endOff, tail = size-n+int64(i), tail[i:]
+				break
+			}
+		}
+		if endOff >= 0 || n == size {
+			break
+		}
+	}
+	if endOff < 0 {
+		return 0, zip.ErrFormat
+	}
+	records := uint64(binary.LittleEndian.Uint16(tail[10:]))
+	dirSize := uint64(binary.LittleEndian.Uint32(tail[12:]))
+	dirOff := uint64(binary.LittleEndian.Uint32(tail[16:]))
+	if records == 0xffff || dirSize == 0xffff || dirOff == 0xffffffff {
+		if loc := endOff - loc64Len; loc >= 0 {
+			b := make([]byte, loc64Len)
+			if _, err := r.ReadAt(b, loc); err != nil {
+				return 0, err
+			}
+			if binary.LittleEndian.Uint32(b) == 0x07064b50 && binary.LittleEndian.Uint32(b[4:]) == 0 && binary.LittleEndian.Uint32(b[16:]) == 1 {
+				p := int64(binary.LittleEndian.Uint64(b[8:]))
+				e := make([]byte, end64Len)
+				if _, err := r.ReadAt(e, p); err != nil {
+					return 0, err
+				}
+				if binary.LittleEndian.Uint32(e) != 0x06064b50 {
+					return 0, zip.ErrFormat
+				}
+				endOff = p
+				dirSize = binary.LittleEndian.Uint64(e[40:])
+				dirOff = binary.LittleEndian.Uint64(e[48:])
+			}
+		}
+	}
+	if dirSize > 1<<63-1 || dirOff > 1<<63-1 {
+		return 0, zip.ErrFormat
+	}
+	base := endOff - int64(dirSize) - int64(dirOff)
+	if o := base + int64(dirOff); o < 0 || o >= size {
+		return 0, zip.ErrFormat
+	}
+	hdr := make([]byte, recordLen)
+	isRecord := func(off int64) bool {
+		_, err := r.ReadAt(hdr, off)
+		return err == nil && binary.LittleEndian.Uint32(hdr) == 0x02014b50
+	}
+	count := func(off int64) int {
+		n := 0
+		for ; n < limit && isRecord(off); n++ {
+			off += recordLen + int64(binary.LittleEndian.Uint16(hdr[28:])) + int64(binary.LittleEndian.Uint16(hdr[30:])) + int64(binary.LittleEndian.Uint16(hdr[32:]))
+		}
+		return n
+	}
+	n := count(base + int64(dirOff))
+	if base > 0 {
+		// The reader starts at offset 0 instead when it finds a record
+		// there; it checks more than the signature, so count both.
+		n = max(n, count(int64(dirOff)))
+	}
+	return n, nil
 }
 
 func (a *zipArchive) close() { a.fd.Close() }
 
 func (a *zipArchive) each(fn func(member, io.Reader) error) error {
 	for _, zf := range a.zr.File {
+		if err := a.ctx.Err(); err != nil {
+			return err
+		}
 		m := member{name: zf.Name, size: int64(zf.UncompressedSize64), exec: zf.Mode().Perm()&0o111 != 0}
 		mode := zf.Mode()
 		switch {

@@ -4,8 +4,14 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
+	"context"
 	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"hash/crc32"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -151,6 +157,10 @@ func TestArchiveURL(t *testing.T) {
 			w.Write(data)
 		case "/moved.tgz":
 			http.Redirect(w, r, "http://127.0.0.1:1/fmt.tgz", http.StatusFound)
+		case "/signed.tgz":
+			http.Redirect(w, r, "http://127.0.0.1:1/fmt.tgz?X-Amz-Signature=SECRETSIG&token=SECRETTOKEN", http.StatusFound)
+		case "/signed-https.tgz":
+			http.Redirect(w, r, "https://u:SECRETPASS@127.0.0.1:1/fmt.tgz?X-Amz-Signature=SECRETSIG#SECRETFRAG", http.StatusFound)
 		default:
 			http.NotFound(w, r)
 		}
@@ -168,6 +178,18 @@ func TestArchiveURL(t *testing.T) {
 	checkListing(t, res.Dir, "f plugin.json {}")
 	mustFail(t, Request{Source: srv.URL + "/nope.tgz", SHA256: sum}, Options{}, ErrNotFound, "404")
 	mustFail(t, Request{Source: srv.URL + "/moved.tgz", SHA256: sum}, Options{}, ErrRefused, "left https")
+	// A redirect's target is often a signed URL: its query, fragment and
+	// userinfo are never printed.
+	for _, path := range []string{"/signed.tgz", "/signed-https.tgz"} {
+		parent := filepath.Join(t.TempDir(), "tmp")
+		_, err := Fetch(context.Background(), parent, Request{Source: srv.URL + path, SHA256: sum}, Options{})
+		if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1/fmt.tgz?[redacted]") {
+			t.Errorf("%s: %v, want the redirect named without its query", path, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s: the error repeats a secret: %v", path, err)
+		}
+	}
 	mustFail(t, Request{Source: strings.Replace(srv.URL, "https", "http", 1) + "/fmt.tgz", SHA256: sum}, Options{}, ErrInvalid, "plain http")
 	mustFail(t, Request{Source: srv.URL + "/fmt.tgz?sig=secret", SHA256: sum}, Options{}, ErrInvalid, "query")
 }
@@ -194,5 +216,156 @@ func TestArchiveLyingZip(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "lie.zip")
 		writeFile(t, p, buf.String(), 0o644)
 		mustFail(t, Request{Source: p, SHA256: sha(buf.Bytes())}, Options{}, ErrRefused, "a: ")
+	}
+}
+
+// rawTarHeader is one ustar header block of type typ for a member of
+// size bytes, with its checksum: the tar writer refuses to write the
+// meta headers (PAX, GNU) an archive can chain.
+func rawTarHeader(name string, typ byte, size int) []byte {
+	b := make([]byte, 512)
+	copy(b, name)
+	copy(b[100:], "0000644\x00")
+	copy(b[108:], "0000000\x00")
+	copy(b[116:], "0000000\x00")
+	copy(b[124:], fmt.Sprintf("%011o\x00", size))
+	copy(b[136:], "00000000000\x00")
+	b[156] = typ
+	copy(b[257:], "ustar\x0000")
+	copy(b[148:], "        ")
+	sum := 0
+	for _, c := range b {
+		sum += int(c)
+	}
+	copy(b[148:], fmt.Sprintf("%06o\x00 ", sum))
+	return b
+}
+
+func gzipped(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	gz.Write(data)
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestArchiveTarHeadersAreBounded: tar headers that carry no member —
+// global headers, a chain of PAX headers — are bounded too. Without that a
+// small archive decompressed without end (a 46 MB one ran for minutes
+// past --timeout): every header counts against the entry limit, and the
+// decompressed stream against what members within the limits can need.
+func TestArchiveTarHeadersAreBounded(t *testing.T) {
+	manifest := rawTarHeader("plugin.json", tar.TypeReg, 2)
+	manifest = append(manifest, []byte("{}")...)
+	manifest = append(manifest, make([]byte, 510+1024)...)
+
+	var globals []byte
+	for range 11 {
+		globals = append(globals, rawTarHeader("g", tar.TypeXGlobalHeader, 0)...)
+	}
+	p := filepath.Join(t.TempDir(), "globals.tar.gz")
+	data := gzipped(t, append(globals, manifest...))
+	writeFile(t, p, string(data), 0o644)
+	mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{Limits: smallLimits()}, ErrRefused, "more than 10 members")
+
+	// 1,000 PAX headers, each applying to the next: one member to the
+	// reader, 1 MB of stream, more than 11 members' worth of headers.
+	record := "12 comment=\n"
+	var chain []byte
+	for range 1000 {
+		chain = append(chain, rawTarHeader("x", tar.TypeXHeader, len(record))...)
+		block := make([]byte, 512)
+		copy(block, record)
+		chain = append(chain, block...)
+	}
+	p = filepath.Join(t.TempDir(), "chain.tar.gz")
+	data = gzipped(t, append(chain, manifest...))
+	writeFile(t, p, string(data), 0o644)
+	mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{Limits: smallLimits()}, ErrRefused, "unpacks to more than")
+}
+
+// TestArchiveReadingStopsWithTheContext: extraction reads no further once
+// the fetch's context has ended (its --timeout), for either format.
+func TestArchiveReadingStopsWithTheContext(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	members := []tmember{{name: "plugin.json", body: "{}"}, {name: "a", body: "x"}}
+	tgz := filepath.Join(dir, "a.tar.gz")
+	makeTarGz(t, tgz, members)
+	a := &tarGz{ctx: ctx, file: tgz, maxHeaders: 10, maxBytes: 1 << 20}
+	if err := a.each(func(member, io.Reader) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("tar.gz read under an ended context: %v", err)
+	}
+	zp := filepath.Join(dir, "a.zip")
+	makeZip(t, zp, members)
+	z, err := openZip(ctx, zp, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.close()
+	if err := z.each(func(member, io.Reader) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("zip read under an ended context: %v", err)
+	}
+}
+
+// hostileZip is a zip whose central directory has n records, all naming
+// one empty local file, and whose end record declares n modulo 65536 of
+// them (as zip.NewReader checks), after prefix bytes (a self-extracting
+// stub).
+func hostileZip(prefix []byte, n int) []byte {
+	var b bytes.Buffer
+	b.Write(prefix)
+	le := binary.LittleEndian
+	local := make([]byte, 30)
+	le.PutUint32(local, 0x04034b50)
+	le.PutUint16(local[4:], 20)
+	le.PutUint16(local[26:], 1)
+	b.Write(local)
+	b.WriteString("a")
+	dirOff := b.Len() - len(prefix)
+	rec := make([]byte, 46)
+	le.PutUint32(rec, 0x02014b50)
+	le.PutUint16(rec[4:], 20)
+	le.PutUint16(rec[6:], 20)
+	le.PutUint16(rec[28:], 1)
+	for range n {
+		b.Write(rec)
+		b.WriteString("a")
+	}
+	end := make([]byte, 22)
+	le.PutUint32(end, 0x06054b50)
+	le.PutUint16(end[8:], uint16(n))
+	le.PutUint16(end[10:], uint16(n))
+	le.PutUint32(end[12:], uint32(n*47))
+	le.PutUint32(end[16:], uint32(dirOff))
+	b.Write(end)
+	return b.Bytes()
+}
+
+// TestArchiveZipDirectoryCountedFirst: a zip's directory records are
+// counted where zip.NewReader will read them before it builds any, so a
+// directory of millions of tiny records (one declared, modulo 65536) is
+// refused without the memory it would take.
+func TestArchiveZipDirectoryCountedFirst(t *testing.T) {
+	for _, prefix := range [][]byte{nil, []byte("#!/bin/sh\nexit 0\n")} {
+		data := hostileZip(prefix, 65536+5)
+		if n, err := zipRecords(bytes.NewReader(data), int64(len(data)), 20001); err != nil || n != 20001 {
+			t.Errorf("prefix %d bytes: counted %d, %v; want the limit, 20001", len(prefix), n, err)
+		}
+		// The count is the one the reader sees.
+		small := hostileZip(prefix, 7)
+		if n, err := zipRecords(bytes.NewReader(small), int64(len(small)), 100); err != nil || n != 7 {
+			t.Errorf("prefix %d bytes: counted %d, %v; want 7", len(prefix), n, err)
+		}
+		if zr, err := zip.NewReader(bytes.NewReader(small), int64(len(small))); err != nil || len(zr.File) != 7 {
+			t.Fatalf("the test's zip does not read as 7 records: %v", err)
+		}
+		p := filepath.Join(t.TempDir(), "many.zip")
+		writeFile(t, p, string(data), 0o644)
+		mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{Limits: smallLimits()}, ErrRefused, "more than 10 members")
 	}
 }

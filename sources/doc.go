@@ -122,7 +122,13 @@
 //     gemini-extension.json); Subdir is looked up at the archive root,
 //     then inside such a directory.
 //   - Network access happens only for a remote source (https, ssh), and
-//     only to the hosts the source and its marketplace entry name.
+//     only to the hosts the source and its marketplace entry name, but for
+//     an archive download's redirects (at most five, https only, any host:
+//     a release asset's CDN), where the sha256 pin decides.
+//   - Reading an archive is bounded by the fetch's context and the limits
+//     whatever its headers say: every tar header counts as a member, the
+//     decompressed stream is capped, and a zip's directory records are
+//     counted before zip.NewReader builds them.
 //   - Resolved records enough to fetch the same bytes again (FetchLocked)
 //     and holds no credential; its String is stable and terminal-safe.
 package sources

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"archive/tar"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -86,9 +87,10 @@ func FuzzArchive(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer tr.close()
-		var a archiveReader = &tarGz{file: file}
+		lim := smallLimits()
+		var a archiveReader = &tarGz{ctx: context.Background(), file: file, maxHeaders: lim.MaxEntries, maxBytes: tarStreamBound(lim)}
 		if isZip {
-			z, err := openZip(file)
+			z, err := openZip(context.Background(), file, lim.MaxEntries)
 			if err != nil {
 				return
 			}
