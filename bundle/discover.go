@@ -50,22 +50,33 @@ func (r Roots) List() []Root {
 // gives a bundle in this workspace, <workspace>/.bundlectl/bundles/<name>.
 // A bundle of another workspace answers false, and so does one of this
 // workspace that was kept under another directory name.
+//
+// An id is recorded under the root's canonical path at trust time. A
+// symbolic link made since — the workspace's .bundlectl or its bundles
+// directory replaced by a link, the workspace moved and a link left at
+// its path — changes what that path resolves to, so the root is matched
+// in every form its path takes, from as written through each link, one at
+// a time, to the canonical one: a trusted bundle of this workspace then
+// stays this workspace's, and is gone when the root cannot be scanned.
 func (r Roots) Owns(id string) bool { return r.Owner()(id) }
 
 // Owner is Owns for many ids: each root is resolved once, so that asking
-// about an id costs one hash, not a walk of the root's path.
+// about an id costs a hash per form of the root, not a walk of its path.
 func (r Roots) Owner() func(id string) bool {
 	type root struct {
 		scope Scope
-		path  string // canonical; "" when it cannot be resolved
+		forms []string // the root's paths; none when it cannot be resolved
 	}
 	var roots []root
 	for _, rt := range r.List() {
-		p, err := canonicalMissing(filepath.Join(rt.Path, "x"))
-		if err != nil {
-			p = ""
+		rr := root{scope: rt.Scope}
+		if rt.Scope == ScopeWorkspace {
+			rr.forms = pathForms(rt.Path)
+			if p, err := canonicalMissing(filepath.Join(rt.Path, "x")); err == nil {
+				rr.forms = append(rr.forms, filepath.Dir(p))
+			}
 		}
-		roots = append(roots, root{rt.Scope, filepath.Dir(p)})
+		roots = append(roots, rr)
 	}
 	return func(id string) bool {
 		scope, rest, _ := strings.Cut(id, "/")
@@ -77,10 +88,63 @@ func (r Roots) Owner() func(id string) bool {
 			if rt.scope != ScopeWorkspace {
 				return true
 			}
-			return rt.path != "" && rt.path != "." && Identity(rt.scope, filepath.Join(rt.path, name), name) == id
+			for _, f := range rt.forms {
+				if f != "" && f != "." && Identity(rt.scope, filepath.Join(f, name), name) == id {
+					return true
+				}
+			}
+			return false
 		}
 		return false
 	}
+}
+
+// pathForms returns the absolute form of path as written, then each path
+// reached by replacing its first symbolic link with the link's target, one
+// link at a time (at most 40), until no component is a link or one is
+// missing.
+func pathForms(path string) []string {
+	cur, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	forms := []string{cur}
+	for range 40 {
+		next, ok := resolveFirstLink(cur)
+		if !ok || slices.Contains(forms, next) {
+			break
+		}
+		forms = append(forms, next)
+		cur = next
+	}
+	return forms
+}
+
+// resolveFirstLink replaces the first component of the absolute path p
+// that is a symbolic link with its target; false when none is (or a
+// component is missing or unreadable).
+func resolveFirstLink(p string) (string, bool) {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	dir := "/"
+	for i, c := range parts {
+		q := filepath.Join(dir, c)
+		fi, err := os.Lstat(q)
+		if err != nil {
+			return "", false
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			t, err := os.Readlink(q)
+			if err != nil {
+				return "", false
+			}
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(dir, t)
+			}
+			return filepath.Join(append([]string{t}, parts[i+1:]...)...), true
+		}
+		dir = q
+	}
+	return "", false
 }
 
 // canonicalMissing is canonicalDir for a path whose parents may be gone

@@ -237,14 +237,14 @@ func Load(opts Options) (*Registry, error) {
 		r.opts.Workspace = roots.Workspace
 		r.m = lifecycle.New(roots, opts.Limits)
 	}
-	cands, _ := bundle.ListCandidates(roots)
+	cands, problems := bundle.ListCandidates(roots)
 	for _, c := range cands {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, c.Name) {
 			continue
 		}
 		r.consider(c, s)
 	}
-	r.considerGone(roots, cands, s)
+	r.considerGone(roots, cands, problems, s)
 	return r, nil
 }
 
@@ -266,7 +266,11 @@ func (r *Registry) loaded(id string) bool {
 // directory is back or the bundle is revoked or uninstalled. A name an
 // active bundle of these roots now holds is that bundle's (the user trusted
 // and enabled it); one an inactive bundle holds is not.
-func (r *Registry) considerGone(roots bundle.Roots, cands []bundle.Candidate, s *state.State) {
+//
+// A root that was not scanned (a symbolic link put in place of it or of a
+// directory above it, an unreadable directory) has the same effect, and
+// its problem is named with the reason.
+func (r *Registry) considerGone(roots bundle.Roots, cands []bundle.Candidate, problems []bundle.RootProblem, s *state.State) {
 	present := make(map[string]bool, len(cands)+len(r.entries))
 	for _, c := range cands {
 		present[c.ID] = true
@@ -287,6 +291,11 @@ func (r *Registry) considerGone(roots bundle.Roots, cands []bundle.Candidate, s 
 		in := Inactive{Name: name, ID: id, Enabled: true, Status: lifecycle.StatusEnabled, Gone: true,
 			Fix:     "bundlectl revoke " + name,
 			Reasons: []string{"its directory is gone from its root while it is still trusted and enabled (uninstall and revoke forget it): restore the directory to run it again, or revoke it"}}
+		for _, p := range problems {
+			if strings.HasPrefix(id, string(p.Scope)+"/") {
+				in.Reasons[0] += "; its root was not scanned: " + p.Message
+			}
+		}
 		if inv, err := r.decode(rec.Receipt); err == nil {
 			in.Events, in.eventsKnown = hookEvents(inv.hooks), true
 		}

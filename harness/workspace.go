@@ -17,12 +17,19 @@ import (
 // enables; else the first holding a .bundlectl directory the user owns;
 // else dir. A .bundlectl directory made in a subdirectory — by the agent a
 // guard guards, say — therefore does not hide the guards of the workspace
-// around it, and neither does deleting that workspace's .bundlectl. dir is
-// resolved through links first, so a linked path has the ancestors of the
-// directory it names.
+// around it, and neither does deleting that workspace's .bundlectl, nor
+// replacing a directory on the way with a symbolic link: the ancestors of
+// dir as written are asked first, then those of the directory it resolves
+// to, and a workspace matches its trusted bundles in every form of its
+// path (bundle.Roots.Owner).
 func chooseWorkspace(dir string, s *state.State) string {
-	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = resolved
+	lexical, err := filepath.Abs(dir)
+	if err != nil {
+		lexical = dir
+	}
+	resolved := lexical
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		resolved = r
 	}
 	var ids []string
 	for _, id := range s.IDs() {
@@ -32,23 +39,36 @@ func chooseWorkspace(dir string, s *state.State) string {
 			}
 		}
 	}
-	uid := uint32(os.Geteuid())
-	withDir := ""
-	for p := dir; ; {
-		if len(ids) > 0 {
+	// The ancestors as written first: a directory reached through a link
+	// (a subdirectory linked elsewhere, a workspace moved and a link left
+	// at its path) still lies in the workspace it was reached from.
+	starts := []string{lexical}
+	if resolved != lexical {
+		starts = append(starts, resolved)
+	}
+	for _, start := range starts {
+		if len(ids) == 0 {
+			break
+		}
+		for p := start; ; {
 			owns := (bundle.Roots{Workspace: p}).Owner()
 			for _, id := range ids {
 				if owns(id) {
 					return p
 				}
 			}
-		}
-		var st unix.Stat_t
-		if withDir == "" && unix.Lstat(filepath.Join(p, ".bundlectl"), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Uid == uid {
-			withDir = p
-			if len(ids) == 0 {
-				return p
+			parent := filepath.Dir(p)
+			if parent == p {
+				break
 			}
+			p = parent
+		}
+	}
+	uid := uint32(os.Geteuid())
+	for p := resolved; ; {
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(p, ".bundlectl"), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Uid == uid {
+			return p
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -56,8 +76,5 @@ func chooseWorkspace(dir string, s *state.State) string {
 		}
 		p = parent
 	}
-	if withDir != "" {
-		return withDir
-	}
-	return dir
+	return resolved
 }
