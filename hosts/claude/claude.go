@@ -1,6 +1,11 @@
 package claude
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -208,7 +213,17 @@ func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[st
 // Launch adds one --plugin-dir=<view> per view before the user's own
 // arguments. The "=" form keeps the option to exactly one value, so a
 // prompt that follows is never read as another directory.
+//
+// It refuses to start Claude Code when a settings file it reads, or a
+// --settings argument, turns hooks off while a view has hooks: the
+// guards would not run, and Claude Code would not say so. A repository
+// can ship such a file, and the agent can write one for its next session.
 func (Host) Launch(_ *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	if hosts.ViewsHaveHooks(views) {
+		if err := hooksOff(argv[1:], env); err != nil {
+			return nil, err
+		}
+	}
 	out := []string{argv[0]}
 	for _, v := range views {
 		out = append(out, "--plugin-dir="+v.Dir)
@@ -230,4 +245,76 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 		b.Note("its agent %s is loaded without the MCP servers its front matter defines: Claude Code would start them itself, outside bundlectl; declare them in the plugin's .mcp.json", bundle.Quote(agent))
 		return hosts.SetFrontMatter(out, "mcpServers", nil)
 	}
+}
+
+// hooksOff checks the settings Claude Code would read for a switch that
+// keeps plugin hooks from running: disableAllHooks, or
+// allowManagedHooksOnly (a plugin's hooks are not managed ones). Claude
+// Code merges both restrictively — true in any source wins — so every
+// source is checked: managed settings, the user's, the project's and its
+// local ones in the working directory and each directory above it, and
+// each --settings argument (a file or a JSON string).
+func hooksOff(args, env []string) error {
+	off := func(m map[string]any) (string, string) {
+		for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
+			if m[k] == true {
+				return strconv.Quote(k) + ": true", "remove it (or set it to false), then run bundlectl exec again"
+			}
+		}
+		return "", ""
+	}
+	files := []string{"/etc/claude-code/managed-settings.json"}
+	if runtime.GOOS == "darwin" {
+		files = []string{"/Library/Application Support/ClaudeCode/managed-settings.json"}
+	}
+	var home, config string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_CONFIG_DIR="); ok {
+			config = v
+		}
+	}
+	if config == "" && home != "" {
+		config = filepath.Join(home, ".claude")
+	}
+	if config != "" {
+		files = append(files, filepath.Join(config, "settings.json"))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			files = append(files, filepath.Join(d, ".claude", "settings.json"), filepath.Join(d, ".claude", "settings.local.json"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a, v := args[i], ""
+		switch {
+		case a == "--":
+			i = len(args)
+			continue
+		case a == "--settings" && i+1 < len(args):
+			i++
+			v = args[i]
+		case strings.HasPrefix(a, "--settings="):
+			v = a[len("--settings="):]
+		default:
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(v), "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(v), &m); err != nil {
+				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and run bundlectl exec again"}
+			}
+			if setting, _ := off(m); setting != "" {
+				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: setting, Fix: "leave it out of the arguments"}
+			}
+			continue
+		}
+		files = append(files, v)
+	}
+	return hosts.CheckSettings("claude", files, off)
 }

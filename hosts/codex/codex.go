@@ -339,7 +339,10 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 	if err := os.Symlink(market, link); err != nil {
 		return nil, err
 	}
-	out := []string{argv[0], "-c", "features.plugins=true", "-c", "plugins=" + InlineTOML(plugins)}
+	// features.hooks too: a config.toml or profile that sets it false
+	// would keep the views' guards from running (the arguments that do
+	// are refused above).
+	out := []string{argv[0], "-c", "features.plugins=true", "-c", "features.hooks=true", "-c", "plugins=" + InlineTOML(plugins)}
 	if len(trust) > 0 {
 		out = append(out, "-c", "hooks.state="+InlineTOML(trust))
 	}

@@ -8,7 +8,9 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -276,6 +278,10 @@ const enablementFile = "extension-enablement.json"
 
 // Launch makes the session's Gemini CLI home and points GEMINI_CLI_HOME at
 // it.
+//
+// It refuses to start Gemini CLI when its settings turn hooks off while a
+// view has hooks (hooksOff): the guards would not run, and Gemini CLI
+// would not say so.
 func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
 	if len(views) == 0 {
 		return &hosts.Launch{Argv: argv, Env: env}, nil
@@ -283,6 +289,11 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 	user, err := userGeminiDir(env)
 	if err != nil {
 		return nil, err
+	}
+	if hosts.ViewsHaveHooks(views) {
+		if err := hooksOff(user, env); err != nil {
+			return nil, err
+		}
 	}
 	sd, err := s.Dir()
 	if err != nil {
@@ -443,4 +454,54 @@ func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
 		return v.Add(dst, out, false)
 	}
 	return nil
+}
+
+// hooksOff checks the settings Gemini CLI would read for hooks turned
+// off: hooksConfig.enabled false in the layer that decides it (system
+// settings over the workspace's over the user's over the system
+// defaults), or a hooksConfig.disabled entry, in any layer (they are
+// merged), that names a bundlectl hook line.
+func hooksOff(user string, env []string) error {
+	get := func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	system := get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+	if system == "" {
+		system = "/etc/gemini-cli/settings.json"
+		if runtime.GOOS == "darwin" {
+			system = "/Library/Application Support/GeminiCli/settings.json"
+		}
+	}
+	defaults := get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+	if defaults == "" {
+		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
+	}
+	layers := []string{system}
+	if wd, err := os.Getwd(); err == nil {
+		layers = append(layers, filepath.Join(wd, ".gemini", "settings.json"))
+	}
+	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
+	exe, _ := os.Executable()
+	decided := false
+	return hosts.CheckSettings("gemini", layers, func(m map[string]any) (string, string) {
+		hc, _ := m["hooksConfig"].(map[string]any)
+		if on, ok := hc["enabled"].(bool); ok && !decided {
+			decided = true
+			if !on {
+				return `"hooksConfig": {"enabled": false}`, "remove it (or set it to true), then run bundlectl exec again"
+			}
+		}
+		list, _ := hc["disabled"].([]any)
+		for _, e := range list {
+			if name, _ := e.(string); strings.Contains(name, "bundlectl") || exe != "" && strings.Contains(name, filepath.Base(exe)) {
+				return `"hooksConfig": {"disabled": [` + strconv.Quote(name) + `]}`, "take that entry out, then run bundlectl exec again"
+			}
+		}
+		return "", ""
+	})
 }
