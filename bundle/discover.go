@@ -99,6 +99,24 @@ func (r Roots) Owner() func(id string) bool {
 	}
 }
 
+// OwnerAsWritten is Owner matching a workspace's root only as its path is
+// written (made absolute, no link resolved). Choosing which directory is
+// the workspace must not follow links: a subdirectory that links to
+// another trusted workspace, or whose .bundlectl does, would otherwise be
+// taken for that workspace and hide the guards of the one around it.
+func (r Roots) OwnerAsWritten() func(id string) bool {
+	var ws string
+	if r.Workspace != "" {
+		if abs, err := filepath.Abs(filepath.Join(r.Workspace, ".bundlectl", "bundles")); err == nil {
+			ws = abs
+		}
+	}
+	return func(id string) bool {
+		name := id[strings.LastIndexByte(id, '/')+1:]
+		return ws != "" && strings.HasPrefix(id, string(ScopeWorkspace)+"/") && Identity(ScopeWorkspace, filepath.Join(ws, name), name) == id
+	}
+}
+
 // pathForms returns the absolute form of path as written, then each path
 // reached by replacing its first symbolic link with the link's target, one
 // link at a time (at most 40), until no component is a link or one is

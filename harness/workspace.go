@@ -20,8 +20,10 @@ import (
 // around it, and neither does deleting that workspace's .bundlectl, nor
 // replacing a directory on the way with a symbolic link: the ancestors of
 // dir as written are asked first, then those of the directory it resolves
-// to, and a workspace matches its trusted bundles in every form of its
-// path (bundle.Roots.Owner).
+// to, each matched only as written (bundle.Roots.OwnerAsWritten: a
+// subdirectory linked to another trusted workspace is not that
+// workspace), and the registry then matches the chosen workspace's
+// trusted bundles in every form of its path (bundle.Roots.Owner).
 func chooseWorkspace(dir string, s *state.State) string {
 	lexical, err := filepath.Abs(dir)
 	if err != nil {
@@ -51,7 +53,7 @@ func chooseWorkspace(dir string, s *state.State) string {
 			break
 		}
 		for p := start; ; {
-			owns := (bundle.Roots{Workspace: p}).Owner()
+			owns := (bundle.Roots{Workspace: p}).OwnerAsWritten()
 			for _, id := range ids {
 				if owns(id) {
 					return p
