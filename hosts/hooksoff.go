@@ -7,16 +7,50 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // ViewsHaveHooks reports whether any of the views gives the host hooks
-// (a hooks/hooks.json file): only then can a host setting that turns
+// — a hooks/hooks.json file, or a document (a skill, command or agent)
+// whose front matter holds hooks: only then can a host setting that turns
 // hooks off leave a guard silent.
 func ViewsHaveHooks(views []BuiltView) bool {
 	for _, v := range views {
 		if _, err := os.Lstat(filepath.Join(v.Dir, "hooks", "hooks.json")); err == nil {
+			return true
+		}
+		found := false
+		filepath.WalkDir(v.Dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || found || d.IsDir() || !strings.HasSuffix(p, ".md") {
+				return nil
+			}
+			if doc, err := os.ReadFile(p); err == nil && frontMatterHasHooks(doc) {
+				found = true
+			}
+			return nil
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// frontMatterHasHooks reports whether a document's front matter has a
+// top-level hooks key.
+func frontMatterHasHooks(doc []byte) bool {
+	text := strings.ReplaceAll(string(doc), "\r\n", "\n")
+	rest, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return false
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		if line == "---" {
+			return false
+		}
+		if strings.HasPrefix(line, "hooks:") {
 			return true
 		}
 	}
