@@ -375,6 +375,11 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	// "What a crash can leave"). A snapshot staged for a sync that then
 	// fails is content-addressed and trusted by nothing.
 	for _, it := range items {
+		if it.dir == "" {
+			// Already in place: nothing is renamed for it, so a trust
+			// it needs stages its snapshot under the state lock.
+			continue
+		}
 		snap, err := m.snapshots().Stage(it.tree, it.h.Content, m.Limits)
 		if err == nil {
 			_, err = m.snapshots().Check(it.h.Content, m.Cache())

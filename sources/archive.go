@@ -63,7 +63,9 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	if archiveExt(loc) == ".zip" {
 		a, err = openZip(f.ctx, file, f.lim.MaxEntries)
 	} else {
-		a = &tarGz{ctx: f.ctx, file: file, maxHeaders: f.lim.MaxEntries, maxBytes: tarStreamBound(f.lim)}
+		// Room for a few global headers beyond the members (git archive
+		// and GitHub tarballs carry one); extractArchive counts members.
+		a = &tarGz{ctx: f.ctx, file: file, maxHeaders: f.lim.MaxEntries + 16, maxBytes: tarStreamBound(f.lim)}
 	}
 	if err != nil {
 		var tm *tooManyMembers
@@ -184,8 +186,9 @@ type archiveReader interface {
 
 // tarGz reads a gzip-compressed tar archive. Each pass decompresses the
 // whole stream, so each is bounded: by ctx (the fetch's deadline), by
-// maxBytes of decompressed stream, and by maxHeaders headers of any kind
-// (global headers, which carry no member, included).
+// maxBytes of decompressed stream, and by maxHeaders of the headers
+// tar.Reader returns (members and global headers; the PAX and GNU headers
+// it consumes itself count only against maxBytes).
 type tarGz struct {
 	ctx        context.Context
 	file       string
@@ -229,7 +232,7 @@ func (a *tarGz) each(fn func(member, io.Reader) error) error {
 			return fmt.Errorf("not a valid tar archive: %w", err)
 		}
 		if headers++; headers > a.maxHeaders {
-			return &tooManyMembers{max: a.maxHeaders}
+			return &tooManyMembers{max: a.maxHeaders, what: "members and global headers"}
 		}
 		if h.Typeflag == tar.TypeXGlobalHeader {
 			continue
@@ -250,10 +253,17 @@ func (a *tarGz) each(fn func(member, io.Reader) error) error {
 // tooManyMembers refuses an archive with more members than the entry
 // limit, counted before they are read (a zip's directory records, every
 // tar header).
-type tooManyMembers struct{ max int }
+type tooManyMembers struct {
+	max  int
+	what string // "members" when empty
+}
 
 func (e *tooManyMembers) Error() string {
-	return fmt.Sprintf("the archive has more than %d members", e.max)
+	what := e.what
+	if what == "" {
+		what = "members"
+	}
+	return fmt.Sprintf("the archive has more than %d %s", e.max, what)
 }
 
 // boundedReader stops a decompression at ctx's end or after left bytes,

@@ -263,13 +263,13 @@ func TestArchiveTarHeadersAreBounded(t *testing.T) {
 	manifest = append(manifest, make([]byte, 510+1024)...)
 
 	var globals []byte
-	for range 11 {
+	for range 11 + 16 {
 		globals = append(globals, rawTarHeader("g", tar.TypeXGlobalHeader, 0)...)
 	}
 	p := filepath.Join(t.TempDir(), "globals.tar.gz")
 	data := gzipped(t, append(globals, manifest...))
 	writeFile(t, p, string(data), 0o644)
-	mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{Limits: smallLimits()}, ErrRefused, "more than 10 members")
+	mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{Limits: smallLimits()}, ErrRefused, "more than 26 members and global headers")
 
 	// 1,000 PAX headers, each applying to the next: one member to the
 	// reader, 1 MB of stream, more than 11 members' worth of headers.

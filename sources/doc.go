@@ -126,8 +126,8 @@
 //     an archive download's redirects (at most five, https only, any host:
 //     a release asset's CDN), where the sha256 pin decides.
 //   - Reading an archive is bounded by the fetch's context and the limits
-//     whatever its headers say: every tar header counts as a member, the
-//     decompressed stream is capped, and a zip's directory records are
+//     whatever its headers say: tar members and global headers count
+//     against the entry limit, the decompressed stream is capped, and a zip's directory records are
 //     counted before zip.NewReader builds them.
 //   - Resolved records enough to fetch the same bytes again (FetchLocked)
 //     and holds no credential; its String is stable and terminal-safe.

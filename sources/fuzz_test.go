@@ -88,7 +88,7 @@ func FuzzArchive(f *testing.F) {
 		}
 		defer tr.close()
 		lim := smallLimits()
-		var a archiveReader = &tarGz{ctx: context.Background(), file: file, maxHeaders: lim.MaxEntries, maxBytes: tarStreamBound(lim)}
+		var a archiveReader = &tarGz{ctx: context.Background(), file: file, maxHeaders: lim.MaxEntries + 16, maxBytes: tarStreamBound(lim)}
 		if isZip {
 			z, err := openZip(context.Background(), file, lim.MaxEntries)
 			if err != nil {
