@@ -168,6 +168,26 @@ func splitFrontMatter(doc []byte) (fm, body []byte, ok bool) {
 	return nil, nil, false
 }
 
+// frontMatterHas reports whether doc's front matter is a mapping with the
+// top-level key.
+func frontMatterHas(doc []byte, key string) bool {
+	fm, _, ok := splitFrontMatter(doc)
+	if !ok {
+		return false
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(fm, &root) != nil || root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
 // InlineMCPServers reports whether doc's front matter defines MCP servers
 // inline under mcpServers (a mapping, or a list holding anything but
 // names): servers the host would start itself, outside bundlectl.

@@ -6,51 +6,27 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
 
-// ViewsHaveHooks reports whether any of the views gives the host hooks
-// — a hooks/hooks.json file, or a document (a skill, command or agent)
-// whose front matter holds hooks: only then can a host setting that turns
-// hooks off leave a guard silent.
+// ViewsHaveHooks reports whether any of the views gives the host hooks:
+// only then can a host setting that turns hooks off leave a guard silent.
 func ViewsHaveHooks(views []BuiltView) bool {
-	for _, v := range views {
-		if _, err := os.Lstat(filepath.Join(v.Dir, "hooks", "hooks.json")); err == nil {
-			return true
-		}
-		found := false
-		filepath.WalkDir(v.Dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || found || d.IsDir() || !strings.HasSuffix(p, ".md") {
-				return nil
-			}
-			if doc, err := os.ReadFile(p); err == nil && frontMatterHasHooks(doc) {
-				found = true
-			}
-			return nil
-		})
-		if found {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(views, func(v BuiltView) bool { return v.Hooks })
 }
 
-// frontMatterHasHooks reports whether a document's front matter has a
-// top-level hooks key.
-func frontMatterHasHooks(doc []byte) bool {
-	text := strings.ReplaceAll(string(doc), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return false
+// hasHooks reports whether the view gives the host hooks: a
+// hooks/hooks.json file, or a document (a skill, command or agent) whose
+// front matter has a hooks key.
+func (v *View) hasHooks() bool {
+	if v.Has("hooks/hooks.json") {
+		return true
 	}
-	for _, line := range strings.Split(rest, "\n") {
-		if line == "---" {
-			return false
-		}
-		if strings.HasPrefix(line, "hooks:") {
+	for _, rel := range v.Paths() {
+		if doc, _ := v.File(rel); strings.HasSuffix(rel, ".md") && frontMatterHas(doc, "hooks") {
 			return true
 		}
 	}

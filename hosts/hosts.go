@@ -38,6 +38,9 @@ type BuiltView struct {
 	// Meta is what the host adapter recorded when it made the view (e.g.
 	// the hook trust entries Codex needs).
 	Meta map[string]string
+	// Hooks: the view gives the host hooks (a hooks file, or front-matter
+	// hooks of a skill, command or agent).
+	Hooks bool
 }
 
 // Launch is how to start the agent.

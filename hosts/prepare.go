@@ -148,7 +148,7 @@ func Prepare(opts Options) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: host view: %w", bundle.Quote(a.Name), err)
 		}
-		p.Views = append(p.Views, BuiltView{Bundle: a.Name, Dir: dir, GuardOnly: guardOnly, Meta: v.Meta})
+		p.Views = append(p.Views, BuiltView{Bundle: a.Name, Dir: dir, GuardOnly: guardOnly, Meta: v.Meta, Hooks: v.hasHooks()})
 	}
 	l, err := host.Launch(p.session, p.Views, opts.Argv, opts.Environ)
 	if err != nil {

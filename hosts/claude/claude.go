@@ -267,19 +267,7 @@ func hooksOff(args, env []string) error {
 	if runtime.GOOS == "darwin" {
 		files = []string{"/Library/Application Support/ClaudeCode/managed-settings.json"}
 	}
-	var home, config string
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
-		}
-		if v, ok := strings.CutPrefix(kv, "CLAUDE_CONFIG_DIR="); ok {
-			config = v
-		}
-	}
-	if config == "" && home != "" {
-		config = filepath.Join(home, ".claude")
-	}
-	if config != "" {
+	if config, err := ConfigDir(env); err == nil {
 		files = append(files, filepath.Join(config, "settings.json"))
 	}
 	if wd, err := os.Getwd(); err == nil {
