@@ -260,9 +260,7 @@ type syncItem struct {
 	root    string
 	dir     string // fetched and staged ("" when present)
 	present *bundle.Bundle
-	tree    *bundle.Tree // what was checked against the token
-	h       Hashes
-	snap    string // its snapshot, staged before any tree is placed
+	tree    *bundle.Tree // the fetched tree, checked against the token
 }
 
 // SyncLocked installs exactly the bundles of the lockfile at path and
@@ -330,7 +328,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			case refused != "":
 				problem(lb.Name, true, "%s", refused)
 			default:
-				items = append(items, &syncItem{lb: lb, root: root, present: b, tree: b.Tree, h: h})
+				items = append(items, &syncItem{lb: lb, root: root, present: b})
 			}
 			continue
 		}
@@ -364,7 +362,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			problem(lb.Name, true, "%s", refused)
 			continue
 		}
-		items = append(items, &syncItem{lb: lb, root: root, dir: dir, tree: fb.Tree, h: h})
+		items = append(items, &syncItem{lb: lb, root: root, dir: dir, tree: fb.Tree})
 	}
 	if len(out.Problems) > 0 {
 		return out, &SyncError{Problems: out.Problems}
@@ -380,15 +378,13 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			// it needs stages its snapshot under the state lock.
 			continue
 		}
-		snap, err := m.snapshots().Stage(it.tree, it.h.Content, m.Limits)
+		_, err := m.snapshots().Stage(it.tree, it.lb.Token.Content, m.Limits)
 		if err == nil {
-			_, err = m.snapshots().Check(it.h.Content, m.Cache())
+			_, err = m.snapshots().Check(it.lb.Token.Content, m.Cache())
 		}
 		if err != nil {
 			problem(it.lb.Name, false, "cannot stage its snapshot: %v", err)
-			continue
 		}
-		it.snap = snap
 	}
 	if len(out.Problems) > 0 {
 		return out, &SyncError{Problems: out.Problems}
@@ -453,7 +449,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			sb := SyncedBundle{Name: lb.Name, Scope: lb.Scope, ID: b.ID, Path: b.Dir, Token: lb.Token, Action: action}
 			rec, _ := s.Bundle(b.ID)
 			if rec.Receipt == nil || rec.Receipt.Token() != lb.Token {
-				if err := m.recordTrust(s, b, h, it.snap); err != nil {
+				if err := m.recordTrust(s, b, h); err != nil {
 					return err
 				}
 				sb.Trusted = true
@@ -484,21 +480,21 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	return out, nil
 }
 
-// recordTrust records b's receipt for its snapshot snap, inside a state
-// update (as Trust does). The snapshot was staged before the update, when
-// no receipt named it: a gc in between may have removed it, so one that
-// fails its check (or was never staged) is staged again here, under the
-// state lock gc takes too.
-func (m *Manager) recordTrust(s *state.State, b *bundle.Bundle, h Hashes, snap string) error {
-	if _, err := m.snapshots().Check(h.Content, m.Cache()); snap == "" || err != nil {
-		var serr error
-		if snap, serr = m.snapshots().Stage(b.Tree, h.Content, m.Limits); serr != nil {
-			return serr
+// recordTrust records b's receipt for its snapshot, inside a state update
+// (as Trust does). A fetched bundle's snapshot was staged before the
+// update, when no receipt named it: a gc in between may have removed it,
+// so one that fails its check (or was never staged: a bundle already in
+// place) is staged here, under the state lock gc takes too.
+func (m *Manager) recordTrust(s *state.State, b *bundle.Bundle, h Hashes) error {
+	if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
+		if _, err := m.snapshots().Stage(b.Tree, h.Content, m.Limits); err != nil {
+			return err
 		}
 		if _, err := m.snapshots().Check(h.Content, m.Cache()); err != nil {
 			return err
 		}
 	}
+	snap := m.snapshots().Path(h.Content)
 	_, err := s.Trust(b.ID, receipts.Receipt{
 		BundleID: b.ID, ContentHash: h.Content, CapabilityHash: h.Capability,
 		Inventory: h.Inventory, Snapshot: snap, ReviewedAt: time.Now().UTC(),
