@@ -36,6 +36,11 @@
 //     alone (from the receipt), so each blocks the event it guards rather
 //     than vanish: a guard never fails open. An unusable state file stops
 //     the launch.
+//   - A host whose own settings (or arguments) would keep a view's hooks
+//     from running is not started: Claude Code's disableAllHooks or
+//     allowManagedHooksOnly, Gemini CLI's hooksConfig; Codex gets
+//     features.hooks=true. A view has hooks when it holds a hooks file or
+//     a document whose front matter has hooks (BuiltView.Hooks).
 //   - The user's own configuration is not written by exec: Claude Code
 //     takes --plugin-dir; Codex gets -c flags (merged over config.toml) and
 //     one link in its plugin cache, removed when it exits; Gemini CLI gets

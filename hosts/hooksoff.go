@@ -103,7 +103,8 @@ func (e *HooksOffError) Error() string {
 	return fmt.Sprintf("bundlectl exec -- %s loads the active bundles' guards as hooks, and %s sets %s, which would keep them from running, so the agent is not started: %s", e.Host, bundle.Quote(e.File), e.Setting, e.Fix)
 }
 
-// Unreadable refuses a settings file that cannot be read to check it.
+// unreadableSettings refuses a settings file that cannot be read to check
+// it: the host might read it.
 func unreadableSettings(host, file string, err error) error {
 	return &HooksOffError{Host: host, File: file, Setting: "something bundlectl cannot read (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and run bundlectl exec again"}
 }
