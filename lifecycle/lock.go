@@ -270,10 +270,10 @@ type syncItem struct {
 // checked — a fetch that fails, a tree that breaks a rule, a token that
 // differs, a name held by other content — and any problem discards
 // everything, trusts nothing and names each bundle (a *SyncError). Then
-// every snapshot is staged, and in one update under the state lock every
-// tree is renamed into its root, its source recorded, its token checked
-// once more and its receipt recorded; an error there moves every tree back
-// out. A bundle already installed with exactly the locked token is kept
+// every fetched bundle's snapshot is staged, and in one update under the
+// state lock every fetched tree is renamed into its root, its source
+// recorded, its token checked once more and its receipt recorded; an
+// error there moves every tree back out. A bundle already installed with exactly the locked token is kept
 // (and trusted, if it was not; given the lockfile's source, if it has
 // none — what a sync killed before its state write leaves).
 func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions) (*SyncResult, error) {
