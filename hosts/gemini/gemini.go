@@ -412,10 +412,16 @@ func allowList(settings string) bool {
 }
 
 // readsAsMore reports whether Gemini CLI reads a file at rel in an
-// extension's directory as something other than a context file.
+// extension's directory as something other than a context file: the
+// manifest, the install metadata (.gemini-extension-install.json, whose
+// "link" type sends Gemini CLI to another directory for the whole
+// extension), the extension's settings (.env, whose values fill the
+// manifest's variables), hooks, commands, skills, agents, policies. Any
+// other file at the top whose name starts with a dot counts too: those are
+// the names Gemini CLI keeps for itself.
 func readsAsMore(rel string) bool {
 	rel = strings.ToLower(rel) // a case-insensitive file system (macOS) finds Hooks/ as hooks/
-	if rel == "gemini-extension.json" {
+	if rel == "gemini-extension.json" || strings.HasPrefix(rel, ".") {
 		return true
 	}
 	for _, dir := range []string{"hooks/", "commands/", "skills/", "agents/", "policies/"} {
