@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
@@ -496,47 +498,113 @@ func yamlToJSONDepth(n *yaml.Node, depth int) (*jsonValue, error) {
 // blanks, the body up to the next "```".
 var fencedShell = lazyRegexp("(?s)```!\\s*\\n?(.*?)\\n?```")
 
-// shellLines returns the shell commands a host runs when a command or
-// skill is invoked: Claude Code's "!`cmd`" and Gemini CLI's "!{cmd}".
+// shellLines returns the shell commands Claude Code runs when a Markdown
+// command or skill is invoked, read as Claude Code reads them (2.1.x):
+//   - a fenced block opened by "```!" runs its whole body;
+//   - when the text holds "!`", an inline "!`cmd`" runs cmd, where the "!"
+//     starts a line or follows white space and cmd runs to the next
+//     backtick, line breaks included. Every other inline code span
+//     ("`…`" on one line, not right after "!" or "`") is blanked first,
+//     so a "!`" inside one runs nothing.
+//
+// A "!`" elsewhere (after a letter, say) runs nothing, and a backtick it
+// would seem to open can close, or open, another: reading each "!`" up to
+// the next backtick would show a command that does not run and hide the
+// one that does.
 func shellLines(data []byte) []string {
 	s := string(data)
 	var out []string
-	// A fenced block opened by "```!" runs its whole body (Claude Code).
-	for _, m := range fencedShell().FindAllStringSubmatch(s, -1) {
-		if cmd := strings.TrimSpace(m[1]); cmd != "" {
+	add := func(cmd string) {
+		if cmd = strings.TrimFunc(strings.ReplaceAll(cmd, "\r\n", "\n"), jsSpace); cmd != "" {
 			out = append(out, cmd)
 		}
 	}
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '!' {
+	for _, m := range fencedShell().FindAllStringSubmatch(s, -1) {
+		add(m[1])
+	}
+	if strings.Contains(s, "!`") {
+		t := blankCodeSpans(s)
+		for i := 0; i+1 < len(t); i++ {
+			if t[i] != '!' || t[i+1] != '`' {
+				continue
+			}
+			if r, _ := utf8.DecodeLastRuneInString(t[:i]); i > 0 && !jsSpace(r) {
+				continue
+			}
+			j := strings.IndexByte(t[i+2:], '`')
+			if j < 1 {
+				continue // no closing backtick, or nothing between
+			}
+			add(t[i+2 : i+2+j])
+			i += 2 + j
+		}
+	}
+	return slices.Compact(out)
+}
+
+// blankCodeSpans is s with the text of every inline code span blanked, as
+// Claude Code does before it looks for "!`": spans are "`", one or more
+// characters other than a backtick or a line break, "`", taken leftmost
+// first; one right after "!" or "`" is kept as written.
+func blankCodeSpans(s string) string {
+	t := []byte(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] != '`' {
 			continue
 		}
-		switch s[i+1] {
-		case '`':
-			if j := strings.IndexByte(s[i+2:], '`'); j >= 0 {
-				if cmd := strings.TrimSpace(s[i+2 : i+2+j]); cmd != "" {
-					out = append(out, cmd)
-				}
-				i += 2 + j
+		j := strings.IndexAny(s[i+1:], "`\n")
+		if j < 1 || s[i+1+j] != '`' {
+			continue // no span opens here; the scan goes on from the next byte
+		}
+		end := i + 1 + j
+		if i == 0 || s[i-1] != '!' && s[i-1] != '`' {
+			for k := i + 1; k < end; k++ {
+				t[k] = ' '
 			}
-		case '{':
-			depth := 0
-			for j := i + 1; j < len(s); j++ {
-				switch s[j] {
-				case '{':
-					depth++
-				case '}':
-					depth--
-				}
-				if depth == 0 {
-					if cmd := strings.TrimSpace(s[i+2 : j]); cmd != "" {
-						out = append(out, cmd)
-					}
-					i = j
-					break
+		}
+		i = end
+	}
+	return string(t)
+}
+
+// jsSpace reports whether r is white space to a JavaScript regular
+// expression's \s (and to String.prototype.trim): Unicode's spaces and
+// line breaks and U+FEFF, but not U+0085.
+func jsSpace(r rune) bool {
+	return r == '\ufeff' || r != '\u0085' && unicode.IsSpace(r)
+}
+
+// geminiShellLines returns the shell commands Gemini CLI runs when a TOML
+// command is invoked, read as its injection parser reads them: each "!{"
+// opens an injection that runs to the brace that balances it (no escapes);
+// the search goes on after it. An injection left open makes Gemini CLI
+// refuse the command, so nothing after it is read.
+func geminiShellLines(prompt string) []string {
+	var out []string
+	for i := 0; ; {
+		k := strings.Index(prompt[i:], "!{")
+		if k < 0 {
+			break
+		}
+		start := i + k + 2
+		depth, end := 1, -1
+		for j := start; j < len(prompt) && end < 0; j++ {
+			switch prompt[j] {
+			case '{':
+				depth++
+			case '}':
+				if depth--; depth == 0 {
+					end = j
 				}
 			}
 		}
+		if end < 0 {
+			break
+		}
+		if cmd := strings.TrimFunc(prompt[start:end], jsSpace); cmd != "" {
+			out = append(out, cmd)
+		}
+		i = end + 1
 	}
 	return slices.Compact(out)
 }
@@ -562,7 +630,7 @@ func parseGeminiCommand(b *Bundle, rel, dir string, data []byte) (Document, bool
 	}
 	d.Description = c.Description
 	checkText(b, rel+": description", d.Description, true)
-	d.ShellLines = shellLines([]byte(*c.Prompt))
+	d.ShellLines = geminiShellLines(*c.Prompt)
 	if strings.Contains(*c.Prompt, "@{") {
 		// Gemini CLI injects the files first, then runs the shell
 		// injections of the whole prompt, the injected text included.
