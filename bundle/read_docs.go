@@ -378,6 +378,27 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 		ok = false
 		return nil
 	}
+	// Keys that differ only in case or "_" for "-" would each be read as
+	// the same grant here, the last one winning, while a host may read
+	// just one spelling of them (Claude Code reads "allowed-tools" alone):
+	// the review could show what the host does not grant. Two such keys
+	// skip the document.
+	seen := map[string]string{}
+	for _, k := range m.keys {
+		nk, grant := grantKeys[normalizeKey(k)]
+		if !grant {
+			continue
+		}
+		if prev, dup := seen[nk]; dup {
+			rule := "document.front-matter"
+			if strings.HasPrefix(scope, "skill:") {
+				rule = "skill.front-matter"
+			}
+			b.Report.Skipf(rel+": "+EscapePath(k), rule, "front matter keys %s and %s name the same setting, and hosts differ in which spelling they read: keep one", Quote(prev), Quote(k))
+			ok = false
+		}
+		seen[nk] = k
+	}
 	for _, k := range m.keys {
 		n := m.vals[k]
 		switch normalizeKey(k) {
@@ -428,8 +449,18 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 	return g, ok
 }
 
-// normalizeKey folds a front-matter key as Claude Code does: case, and
-// "_" written for "-" ("allowed_tools" is "allowed-tools").
+// grantKeys maps each folded front-matter key readGrants reads as a
+// grant to the setting it names.
+var grantKeys = map[string]string{
+	"allowed-tools": "allowed-tools", "disallowed-tools": "disallowed-tools", "disallowedtools": "disallowed-tools",
+	"tools": "tools", "skills": "skills", "model": "model",
+	"permissionmode": "permission-mode", "permission-mode": "permission-mode",
+	"mcpservers": "mcp-servers", "mcp-servers": "mcp-servers", "hooks": "hooks",
+}
+
+// normalizeKey folds a front-matter key: case, and "_" written for "-"
+// ("allowed_tools" is read as "allowed-tools"), so that every spelling a
+// host might accept is read as a grant.
 func normalizeKey(k string) string { return strings.ToLower(strings.ReplaceAll(k, "_", "-")) }
 
 func allScalars(n *yaml.Node) bool {
