@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -40,6 +41,40 @@ var Events = []string{
 	"Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
 }
 
+// skillViewFiles takes out of a skill's copy in the view what Codex would
+// read in it beyond the skill the review lists. Codex walks a skills
+// directory to any depth and loads every SKILL.md it finds as a skill of
+// its own, with that skill's agents/openai.yaml: a SKILL.md below the
+// skill's own is one the review does not list, so it is left out. An
+// agents/openai.yaml, at any depth, that declares dependencies (MCP
+// servers, environment variables) is what Codex may install or ask for
+// itself, outside bundlectl, so it is left out too.
+func skillViewFiles(b *hosts.Bundle, v *hosts.View, name, dst string) {
+	var nested, deps []string
+	for _, p := range v.Paths() {
+		rel, ok := strings.CutPrefix(p, dst+"/")
+		if !ok {
+			continue
+		}
+		switch {
+		case path.Base(rel) == "SKILL.md" && rel != "SKILL.md":
+			v.Remove(p)
+			nested = append(nested, rel)
+		case rel == "agents/openai.yaml" || strings.HasSuffix(rel, "/agents/openai.yaml"):
+			if data, _ := v.File(p); declaresDependencies(data) {
+				v.Remove(p)
+				deps = append(deps, rel)
+			}
+		}
+	}
+	if len(nested) > 0 {
+		b.Note("its skill %s is loaded without the SKILL.md files below its own (%s): Codex would load each as a skill the review does not list; make each a skill of the plugin's skills/ directory", bundle.Quote(name), strings.Join(nested, ", "))
+	}
+	if len(deps) > 0 {
+		b.Note("its skill %s is loaded without %s: the dependencies it declares (MCP servers, environment variables) are what Codex may install or ask for itself, outside bundlectl; declare MCP servers in the plugin's .mcp.json", bundle.Quote(name), strings.Join(deps, ", "))
+	}
+}
+
 // DefaultHookTimeout is the timeout Codex gives a command hook that sets
 // none; it is part of the hook's trust hash.
 const DefaultHookTimeout = 600
@@ -57,10 +92,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		if err := b.CopySkill(v, d, dst, nil); err != nil {
 			return nil, err
 		}
-		if data, ok := v.File(dst + "/agents/openai.yaml"); ok && declaresDependencies(data) {
-			v.Remove(dst + "/agents/openai.yaml")
-			b.Note("its skill %s is loaded without agents/openai.yaml: the dependencies it declares (MCP servers, environment variables) are what Codex may install or ask for itself, outside bundlectl; declare MCP servers in the plugin's .mcp.json", bundle.Quote(d.Name))
-		}
+		skillViewFiles(b, v, d.Name, dst)
 	}
 	for _, kind := range []string{"command", "agent", "output style", "context"} {
 		for _, d := range b.Docs(kind) {
