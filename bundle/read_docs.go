@@ -144,12 +144,12 @@ func loadDocuments(b *Bundle) {
 			}
 			desc := descendants(b.Tree, l.rel)
 			// Claude Code takes a directory of a commands location that
-			// holds a SKILL.md as one skill-mode command, that file only,
-			// and looks no deeper.
+			// holds a SKILL.md (in any case) as one skill-mode command,
+			// that file only, and looks no deeper.
 			var skillDirs []string
 			if l.host == HostClaude && l.kind == kindCommand {
 				for _, e := range desc {
-					if e.Kind != KindDir && path.Base(e.Path) == "SKILL.md" && path.Dir(e.Path) != l.rel {
+					if e.Kind != KindDir && strings.EqualFold(path.Base(e.Path), "SKILL.md") && path.Dir(e.Path) != l.rel {
 						skillDirs = append(skillDirs, path.Dir(e.Path))
 					}
 				}
@@ -159,7 +159,7 @@ func loadDocuments(b *Bundle) {
 					continue
 				}
 				if d, ok := shallowestPrefix(skillDirs, e.Path); ok {
-					if e.Path == d+"/SKILL.md" {
+					if path.Dir(e.Path) == d && strings.EqualFold(path.Base(e.Path), "SKILL.md") {
 						loc := l
 						loc.name = docName(d+".md", l.rel, l.kind)
 						add(l.kind, e.Path, l.rel, l.host, loc)

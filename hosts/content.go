@@ -41,6 +41,27 @@ func (b *Bundle) CopySkill(v *View, d inventory.Doc, dst string, rewrite func([]
 	return b.rewriteFile(v, dst+"/SKILL.md", rewrite)
 }
 
+// CopySkillCommand copies a skill-mode command (a directory of a commands
+// location holding a SKILL.md, which Claude Code takes as one command
+// with that directory as its base) from the snapshot to dst, the
+// directory the command's name makes ("commands/<name>"), keeping the
+// file's own name; rewrite applies to that file. Copied to a plain
+// "<name>.md" instead, it would be a plain command, which Claude Code
+// loads without its hooks and allowed tools, and without its files.
+func (b *Bundle) CopySkillCommand(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {
+	if b.Snapshot == "" || !b.frontMatterAgrees(d) {
+		return nil
+	}
+	if err := v.CopyDir(b.Snapshot, path.Dir(d.Path), dst); err != nil {
+		return err
+	}
+	return b.rewriteFile(v, dst+"/"+path.Base(d.Path), rewrite)
+}
+
+// IsSkillFile reports whether p names a skill's file as Claude Code
+// matches it in a commands location: SKILL.md in any case.
+func IsSkillFile(p string) bool { return strings.EqualFold(path.Base(p), "SKILL.md") }
+
 // CopyDoc copies one document file to dst, applying rewrite (nil keeps it).
 func (b *Bundle) CopyDoc(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {
 	if b.Snapshot == "" || !b.frontMatterAgrees(d) {

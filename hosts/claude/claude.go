@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -58,6 +59,12 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			}
 			if c.kind == "agent" {
 				rw = withoutInlineServers(b, d.Name, rw)
+			}
+			if c.kind == "command" && hosts.IsSkillFile(d.Path) && path.Dir(d.Path) != "." {
+				if err := b.CopySkillCommand(v, d, strings.TrimSuffix(dst, ".md"), rw); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			if err := b.CopyDoc(v, d, dst, rw); err != nil {
 				return nil, err
