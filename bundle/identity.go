@@ -24,6 +24,9 @@ func Identity(scope Scope, canonicalPath, name string) string {
 // command prints unquoted (docs/design.md).
 var bundleName = lazyRegexp(`^[a-z0-9]([a-z0-9.-]{0,62}[a-z0-9])?$`)
 
+// BundleNameRule says in words what ValidBundleName accepts.
+const BundleNameRule = `1 to 64 lower-case letters, digits, "." and "-", starting and ending with a letter or digit, without "--" or ".."`
+
 // ValidBundleName reports whether name can be a trusted bundle's name:
 // lower-case letters, digits, "." and "-", at most 64 bytes, starting and
 // ending with a letter or digit, without "--" or "..".

@@ -106,15 +106,25 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	}
 	if !bundle.ValidBundleName(res.Name) {
 		// It would install, and could never be trusted.
-		why := "cannot be a bundle name (lower-case letters, digits, \".\" and \"-\"), so it was not installed"
+		why := "cannot be a bundle name (" + bundle.BundleNameRule + "), so it was not installed"
 		fix, from := "", res.Name
 		if mn := manifestName(dir); mn != "" && opts.Name == "" {
 			from = mn // the name the plugin gives itself
+		}
+		if mn := agentPluginsName(dir); mn != "" {
+			// The directory must carry the manifest's name: no --name helps.
+			why = fmt.Sprintf("cannot be a bundle name (%s), and an Agent Plugins bundle's directory must carry the name its plugin.json gives (%s), so it cannot be installed until the plugin is renamed", bundle.BundleNameRule, bundle.Quote(mn))
+			from = ""
 		}
 		if s := bundle.SuggestBundleName(from); s != "" {
 			fix = installCommand(q, opts.Scope, s)
 		}
 		return nil, &SourceError{Bundle: res.Name, Reason: why, Fix: fix, Err: ErrRefused}
+	}
+	if mn := agentPluginsName(dir); opts.Name != "" && mn != "" && mn != opts.Name {
+		return nil, &SourceError{Bundle: opts.Name,
+			Reason: fmt.Sprintf("its plugin.json names it %s, and an Agent Plugins bundle's directory must carry that name, so --name cannot rename it: install it under its own name", bundle.Quote(mn)),
+			Fix:    installCommand(q, opts.Scope, ""), Err: ErrRefused}
 	}
 	nb, err := validateFetched(dir, scope, m.Limits, res.Name)
 	if err != nil {
@@ -175,14 +185,14 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		}
 		if !m.hasSource(filepath.Join(root, have), scope) {
 			// update would refuse it: it has no source to fetch again.
-			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name), or delete that one first with bundlectl uninstall --force --scope " + string(scope) + " " + have,
+			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name), or delete that one first with bundlectl uninstall --force --scope " + string(scope) + " " + have,
 				Fix: "bundlectl show " + have, Err: ErrRefused}
 		}
-		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name)",
+		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)",
 			Fix: "bundlectl update " + have, Err: ErrRefused}
 	}
 	if by, ok := m.shadowedBy(scope, name); ok {
-		return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name)", by.Scope, bundle.Quote(by.Name)),
+		return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)", by.Scope, bundle.Quote(by.Name)),
 			Fix: "bundlectl show " + bundle.ShellArg(by.Name), Err: ErrRefused}
 	}
 	return nil
@@ -235,6 +245,24 @@ func (m *Manager) shadowNotes(scope bundle.Scope, name string) []string {
 		}
 	}
 	return notes
+}
+
+// agentPluginsName returns the name an Agent Plugins manifest (plugin.json
+// at the top) gives the bundle in dir, which its directory must carry ("",
+// when there is none).
+func agentPluginsName(dir string) string {
+	f, err := bundle.OpenNoFollow(dir, bundle.ManifestJSON)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var doc struct {
+		Name string `json:"name"`
+	}
+	if json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc) != nil {
+		return ""
+	}
+	return doc.Name
 }
 
 // manifestName returns the name the bundle's manifest declares, in the

@@ -178,6 +178,10 @@ func Parse(data []byte) (*File, error) {
 		if err := sources.CheckName(*rb.Name); err != nil {
 			return nil, fail(field("name"), "%v", err)
 		}
+		if !bundle.ValidBundleName(*rb.Name) {
+			// A lockfile lists trusted bundles, and only such a name is.
+			return nil, fail(field("name"), "%s is not a name bundlectl can trust: a bundle name is %s", bundle.Quote(*rb.Name), bundle.BundleNameRule)
+		}
 		b.Name = *rb.Name
 		if j, dup := first[sources.CollisionKey(b.Name)]; dup {
 			return nil, fail(field("name"), "the same bundle name as bundle[%d] (line %d); a lockfile lists each bundle once", j+1, at(fmt.Sprintf("bundle[%d].name", j+1)))

@@ -148,6 +148,8 @@ func TestParseErrors(t *testing.T) {
 		{"token-upper", strings.Replace(doc(gitBundle("")), tok, strings.ToUpper(tok), 1), 7, "bundle[1].token", "malformed", ErrMalformed},
 		{"scope", strings.Replace(doc(gitBundle("")), "workspace", "builtin", 1), 5, "bundle[1].scope", "want", ErrMalformed},
 		{"name", strings.Replace(doc(gitBundle("")), "\"fmt\"", "\"../x\"", 1), 4, "bundle[1].name", "slash", ErrMalformed},
+		{"name-untrustable", strings.Replace(doc(gitBundle("")), "\"fmt\"", "\""+strings.Repeat("n", 65)+"\"", 1), 4, "bundle[1].name", "1 to 64 lower-case letters", ErrMalformed},
+		{"name-upper", strings.Replace(doc(gitBundle("")), "\"fmt\"", "\"Fmt\"", 1), 4, "bundle[1].name", "not a name bundlectl can trust", ErrMalformed},
 		{"commit", strings.Replace(doc(gitBundle("")), strings.Repeat("a", 40), "main", 1), 11, "bundle[1].source.commit", "full commit id", ErrMalformed},
 		{"url-creds", strings.Replace(doc(gitBundle("")), "https://example.com", "https://"+secret+"@example.com", 1), 10, "bundle[1].source.url", "credentials", ErrMalformed},
 		{"kind", strings.Replace(doc(gitBundle("")), "kind = \"git\"", "kind = \"svn\"", 1), 9, "bundle[1].source.kind", "want", ErrMalformed},

@@ -77,7 +77,7 @@ func New(b *bundle.Bundle) (*Review, error) {
 	if !bundle.ValidBundleName(b.Name) {
 		// Checked again here because the name is printed unquoted in a
 		// shell command.
-		why := "the bundle name is not a valid bundle name (lower-case letters, digits, \".\" and \"-\")"
+		why := "the bundle name is not a valid bundle name (" + bundle.BundleNameRule + ")"
 		if s := bundle.SuggestBundleName(b.Name); s != "" {
 			why += "; rename its directory, e.g. to " + bundle.Quote(s)
 		}

@@ -47,6 +47,14 @@ func runValidate(g *globals, arg string) error {
 	if err != nil {
 		return err
 	}
+	if !bundle.ValidBundleName(b.Name) {
+		// Valid as a tree, but review would refuse to trust it.
+		why := fmt.Sprintf("the directory name %s cannot be trusted: a bundle name is %s", bundle.Quote(b.Name), bundle.BundleNameRule)
+		if s := bundle.SuggestBundleName(b.Name); s != "" {
+			why += "; rename the directory, e.g. to " + bundle.Quote(s)
+		}
+		b.Report.Warnf(b.Name, "bundle.name", "%s", why)
+	}
 	out := validateOutput{
 		Name: b.Name, ID: b.ID, Path: b.Dir, Format: string(b.Format),
 		Valid: b.Valid(), Blocked: b.Blocked(), Inactive: b.Inactive,
