@@ -135,8 +135,10 @@ func newRunCmd(g *globals) *cobra.Command {
 (default {}) is validated against the tool's params schema, the bundle's
 authority and snapshot are re-checked, and the tool runs from the snapshot
 with the input as JSON on stdin. The tool's stdout is printed; --json prints
-exit_code, stdout, stderr, truncation and timed_out.` +
-			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected", exit2, exit3, exit4),
+exit_code, stdout, stderr, truncation and timed_out. At most 1 MiB of each
+stream is kept: without --json, output cut there is an error (exit 1), since
+what was printed is not all the tool wrote.` +
+			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected; or, without --json, its output was cut at 1 MiB", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error { return runRun(g, a[0], a[1], input) },
 	}
@@ -180,7 +182,23 @@ func runRun(g *globals, name, tool, input string) error {
 	if !res.Success() {
 		return &codeError{code: exitFailure, err: fmt.Errorf("tool %q %s", tool, describeFailure(res))}
 	}
+	if !g.json && (res.StdoutTruncated || res.StderrTruncated) {
+		// Text mode has no field to say so: what was printed is not all
+		// the tool wrote, and a caller must not take it for the whole.
+		return &codeError{code: exitFailure, err: fmt.Errorf("tool %q succeeded, but its %s was cut at %d bytes (bundlectl keeps at most that much of each stream), so what was printed is not all it wrote; --json prints the same with stdout_truncated and stderr_truncated set", tool, truncatedStreams(res), harness.DefaultMaxOutput)}
+	}
 	return nil
+}
+
+// truncatedStreams names the streams of res that were cut.
+func truncatedStreams(res *harness.Result) string {
+	switch {
+	case res.StdoutTruncated && res.StderrTruncated:
+		return "stdout and stderr"
+	case res.StdoutTruncated:
+		return "stdout"
+	}
+	return "stderr"
 }
 
 func describeFailure(res *harness.Result) string {
