@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -221,7 +222,44 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 		}
 		return nil
 	}
-	return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " was edited since bundlectl placed it, and an update would discard the edits; copy what you need out of it first", Fix: fix, Err: ErrRefused}
+	return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " was edited since bundlectl placed it" + m.localEdits(sr.Tree, b.Tree) + ", and an update would discard the edits; copy what you need out of it first", Fix: fix, Err: ErrRefused}
+}
+
+// localEdits names the entries of cur that differ from the tree bundlectl
+// placed, whose content hash is placed, when the store still holds a
+// snapshot of it (the placed tree was trusted as it was); otherwise it
+// says they cannot be named.
+func (m *Manager) localEdits(placed string, cur *bundle.Tree) string {
+	const none = " (the placed tree was never trusted, so no copy of it is kept to name the edited files)"
+	d, err := receipts.Parse(placed)
+	if err != nil {
+		return none
+	}
+	snap, rep := bundle.Walk(m.snapshots().Path(d), m.Limits)
+	if snap == nil || len(rep.Errors()) > 0 {
+		return none
+	}
+	diff, err := review.DiffTrees(snap, cur)
+	if err != nil {
+		return none
+	}
+	var names []string
+	for _, g := range []struct {
+		how string
+		fs  []review.FileChange
+	}{{"changed", diff.Changed}, {"added", diff.Added}, {"removed", diff.Removed}} {
+		for _, f := range g.fs {
+			names = append(names, g.how+" "+bundle.Quote(f.Path))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	const most = 10
+	if len(names) > most {
+		names = append(names[:most], fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return " (" + strings.Join(names, ", ") + ")"
 }
 
 // pendingAgainst reports whether the tree nb differs from the receipt rc
