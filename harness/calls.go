@@ -278,10 +278,11 @@ func (r *Registry) Content(name string) ([]byte, error) {
 	return r.readSnapshot(d.e, d.doc.Path)
 }
 
-// supervise runs fn with a context that is cancelled as soon as e loses its
-// authority or its snapshot its integrity (checked every PollInterval),
-// and reports that loss.
-func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Context) (*Result, error)) (*Result, error) {
+// supervise runs fn, the child of e's component kind/name, with a context
+// that is cancelled as soon as e loses its authority, the component is
+// switched off, or the snapshot loses its integrity (checked every
+// PollInterval), and reports that loss.
+func (r *Registry) supervise(ctx context.Context, e *entry, kind, name string, fn func(context.Context) (*Result, error)) (*Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	lost := make(chan error, 1)
@@ -296,7 +297,7 @@ func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Cont
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if err := r.authorize(e); err != nil {
+				if err := r.use(e, kind, name); err != nil {
 					lost <- err
 					cancel()
 					return
@@ -319,7 +320,8 @@ func (r *Registry) supervise(ctx context.Context, e *entry, fn func(context.Cont
 }
 
 // CanceledError reports a child killed because its bundle lost authority
-// while it ran (disabled, revoked, removed, tampered).
+// while it ran (disabled, revoked, removed, tampered), or its component was
+// switched off.
 type CanceledError struct {
 	Bundle string
 	Cause  error

@@ -46,9 +46,10 @@
 //     snapshot, PLUGIN_DATA is $BUNDLECTL_HOME/data/<bundle-id> (0700,
 //     kept across updates). Tools and hooks run in the workspace; stdio
 //     MCP servers in their cwd, default the snapshot.
-//   - While a tool or stdio server runs, its bundle's authority is
-//     re-checked every PollInterval (200 ms); a disable, revoke, new
-//     generation or tamper cancels it and kills its process group.
+//   - While a tool, hook or stdio server runs, its bundle's authority and
+//     its own switch are re-checked every PollInterval (200 ms); a
+//     disable, revoke, switch, new generation or tamper cancels it and
+//     kills its process group.
 //
 // Invariants of the execution layer:
 //

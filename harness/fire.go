@@ -303,14 +303,14 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		}
 		return err
 	}
-	// A revoke, disable or tamper while the hook runs cancels it as it
-	// cancels a tool.
+	// A revoke, disable, switch or tamper while the hook runs cancels it
+	// as it cancels a tool.
 	run := rh.Run
 	if run == nil {
 		run = Run
 	}
 	rh.Run = func(ctx context.Context, spec Spec) (*Result, error) {
-		return r.supervise(ctx, e, func(ctx context.Context) (*Result, error) { return run(ctx, spec) })
+		return r.supervise(ctx, e, "hook", h.ID, func(ctx context.Context) (*Result, error) { return run(ctx, spec) })
 	}
 	return rh
 }
@@ -338,7 +338,7 @@ func (r *Registry) fixCommand(cmd string) string {
 // authority away.
 func failsClosed(err error) bool {
 	switch {
-	case errors.Is(err, ErrDisabled), errors.Is(err, ErrRevoked), errors.Is(err, ErrShadowed):
+	case errors.Is(err, ErrDisabled), errors.Is(err, ErrRevoked), errors.Is(err, ErrShadowed), errors.Is(err, ErrSwitchedOff):
 		return false
 	}
 	return true

@@ -18,6 +18,7 @@ import (
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/state"
 )
 
 // fixture is a home and a workspace with one trusted, enabled bundle.
@@ -344,6 +345,8 @@ func TestHelperTransition(t *testing.T) {
 		_, err = m.Disable("kit")
 	case "revoke":
 		_, err = m.Revoke("kit")
+	case "switch":
+		_, err = m.SetSwitches("kit", []state.Switch{{Kind: "tool", Name: "sleep"}}, true)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -390,8 +393,10 @@ func TestRevokeFromAnotherProcessKillsMCPServer(t *testing.T) {
 	}
 }
 
+// A disable, a revoke, or switching the tool itself off, by another
+// process, cancels the running tool and kills its process group.
 func TestTransitionFromAnotherProcessCancelsRunningTool(t *testing.T) {
-	for _, action := range []string{"disable", "revoke"} {
+	for _, action := range []string{"disable", "revoke", "switch"} {
 		t.Run(action, func(t *testing.T) {
 			f := newFixture(t)
 			r := f.load(t)
@@ -417,6 +422,9 @@ func TestTransitionFromAnotherProcessCancelsRunningTool(t *testing.T) {
 			var ce *harness.CanceledError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a CanceledError", err)
+			}
+			if action == "switch" && !errors.Is(err, harness.ErrSwitchedOff) {
+				t.Errorf("err = %v, want ErrSwitchedOff in its chain", err)
 			}
 			for _, name := range []string{"child.pid", "main.pid"} {
 				data, err := os.ReadFile(filepath.Join(f.dataDir(), name))
@@ -1014,10 +1022,11 @@ const hookSleepManifest = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/
   "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./bin/sleep", "timeout": 60}]}]}}}}`
 
 // A running hook is cancelled, with every descendant, by a revoke from
-// another process, as a running tool is; by a tamper with its snapshot
-// too, and then its event is blocked, naming the fix.
+// another process, or by that hook being switched off, as a running tool
+// is; by a tamper with its snapshot too, and then its event is blocked,
+// naming the fix.
 func TestRunningHookIsCancelled(t *testing.T) {
-	for _, action := range []string{"revoke", "tamper"} {
+	for _, action := range []string{"revoke", "switch", "tamper"} {
 		t.Run(action, func(t *testing.T) {
 			f := newFixtureOf(t, hookSleepManifest)
 			r := f.load(t)
@@ -1038,6 +1047,14 @@ func TestRunningHookIsCancelled(t *testing.T) {
 				cmd.Env = append(os.Environ(), "BUNDLECTL_HELPER=revoke", "H_HOME="+f.home, "H_WS="+f.ws)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("helper: %v\n%s", err, out)
+				}
+			case "switch":
+				hs := r.Hooks("PreToolUse")
+				if len(hs) != 1 {
+					t.Fatalf("hooks %+v", hs)
+				}
+				if _, err := f.m.SetSwitches("kit", []state.Switch{{Kind: "hook", Name: hs[0].ID}}, true); err != nil {
+					t.Fatal(err)
 				}
 			case "tamper":
 				s, err := f.m.LoadState()
@@ -1064,7 +1081,7 @@ func TestRunningHookIsCancelled(t *testing.T) {
 				waitFor(t, func() bool { return syscall.Kill(pid, 0) != nil })
 			}
 			switch action {
-			case "revoke": // the user's choice: reported, not a block
+			case "revoke", "switch": // the user's choice: reported, not a block
 				if got.out.Blocked || !strings.Contains(fmt.Sprint(got.out.Errors), "cancelled") {
 					t.Fatalf("outcome %+v (err %v), want the cancel reported and no block", got.out, got.err)
 				}

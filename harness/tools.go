@@ -104,7 +104,7 @@ func (r *Registry) CallTool(ctx context.Context, name string, input []byte) (*Re
 		MaxOutput: r.opts.MaxOutput,
 	}
 	r.opts.Logger.Info("spawn tool", "tool", name, "argv0", argv0)
-	return r.supervise(ctx, e, func(ctx context.Context) (*Result, error) { return Run(ctx, spec) })
+	return r.supervise(ctx, e, "tool", t.tool.Name, func(ctx context.Context) (*Result, error) { return Run(ctx, spec) })
 }
 
 func expandAll(x expander, args []string) []string {
@@ -194,7 +194,7 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 		return nil, err
 	}
 	filter := ToolFilterOf(s.srv)
-	return r.supervise(ctx, s.e, func(ctx context.Context) (*Result, error) { return ExecFiltered(ctx, spec, stdio, filter) })
+	return r.supervise(ctx, s.e, "mcp", s.srv.Name, func(ctx context.Context) (*Result, error) { return ExecFiltered(ctx, spec, stdio, filter) })
 }
 
 // ServeLSP runs the language server exposed as name like ServeMCP, with
@@ -212,7 +212,7 @@ func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Res
 	if err != nil {
 		return nil, err
 	}
-	return r.supervise(ctx, l.e, func(ctx context.Context) (*Result, error) { return Exec(ctx, spec, stdio) })
+	return r.supervise(ctx, l.e, "lsp", l.srv.Name, func(ctx context.Context) (*Result, error) { return Exec(ctx, spec, stdio) })
 }
 
 func orDefault(d, def time.Duration) time.Duration {
