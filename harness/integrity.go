@@ -92,7 +92,7 @@ func (r *Registry) authority(e *entry) error {
 	case rec.Receipt == nil:
 		return refuse(name, ErrRevoked, "bundlectl review "+name, "its trust was revoked")
 	case rec.Receipt.Token() != e.rc.Token() || rec.Receipt.Generation != e.rc.Generation:
-		return refuse(name, ErrStale, "reload the harness", "it was trusted again with another receipt since the harness loaded it")
+		return refuse(name, ErrStale, "bundlectl show "+name, "it was trusted again with another receipt since the harness loaded it; what loads it again (the next bundlectl command, a new agent session) runs the new receipt")
 	case !rec.Enabled:
 		return refuse(name, ErrDisabled, "bundlectl enable "+name, "it was disabled")
 	}

@@ -824,6 +824,11 @@ func TestRetrustMakesALoadedRegistryStale(t *testing.T) {
 	if !errors.Is(err, harness.ErrStale) {
 		t.Fatalf("err = %v, want ErrStale", err)
 	}
+	// The fix is a command that works as printed, not prose.
+	var h interface{ Hint() string }
+	if !errors.As(err, &h) || h.Hint() != "bundlectl show kit" {
+		t.Errorf("hint of %v: want bundlectl show kit", err)
+	}
 	if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
 		t.Fatal("a tool ran under a receipt that is no longer current")
 	}
