@@ -32,6 +32,9 @@ type Uninstalled struct {
 	Removed []string `json:"removed"`
 	// Forgot: a state record (receipt, switches, source) was removed.
 	Forgot bool `json:"forgot"`
+	// Trusted: it held a receipt, so a snapshot of it stays in the store
+	// until gc.
+	Trusted bool `json:"trusted"`
 }
 
 // Uninstall moves the bundle's directory out of its root and forgets its
@@ -99,12 +102,13 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		if err := os.Rename(b.Dir, moved); err != nil {
 			return fmt.Errorf("cannot move %s out of its root: %w", bundle.Quote(b.Dir), err)
 		}
+		rec, _ := s.Bundle(b.ID)
 		changed, err := s.Forget(b.ID)
 		if err != nil {
 			os.Rename(moved, b.Dir)
 			return err
 		}
-		out.Forgot = changed
+		out.Forgot, out.Trusted = changed, rec.Receipt != nil
 		return nil
 	})
 	if err != nil {

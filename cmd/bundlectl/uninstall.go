@@ -45,7 +45,9 @@ bundle whose directory is already gone has its state record forgotten.` +
 			} else {
 				fmt.Fprintf(g.stdout, "uninstalled %s: removed %s\n", bundle.Quote(out.Name), bundle.Quote(out.Path))
 			}
-			fmt.Fprintf(g.stdout, "its snapshot stays in the store until %s\n", g.hint("bundlectl gc"))
+			if out.Trusted {
+				fmt.Fprintf(g.stdout, "its snapshot stays in the store until %s\n", g.hint("bundlectl gc"))
+			}
 			return nil
 		},
 	}
