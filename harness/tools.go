@@ -202,7 +202,17 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	l, ok := r.lsps[name]
 	if !ok {
-		return nil, &UnknownError{What: "lsp server", Name: name}
+		ue := &UnknownError{What: "lsp server", Name: name}
+		if b, short, ok := splitServerName(name); ok {
+			ue.Bundle, ue.Short = b, short
+			for _, ref := range r.lsps {
+				if ref.e.name == b {
+					ue.Known = append(ue.Known, ref.srv.Name)
+				}
+			}
+			slices.Sort(ue.Known)
+		}
+		return nil, ue
 	}
 	if err := r.use(l.e, "lsp", l.srv.Name); err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ func newConfigureCmd(g *globals) *cobra.Command {
 		Use:   "configure <name> [KEY=VALUE | KEY]...",
 		Short: "set the user options a bundle declares (Claude Code userConfig, Gemini CLI settings)",
 		Long: `Configure stores values for the options a bundle declares (Claude Code
-userConfig, Gemini CLI settings) in $BUNDLECTL_HOME/config/<bundle id>.json,
+userConfig, Gemini CLI settings) in $BUNDLECTL_HOME/config/<scope>_<hex>_<name>.json,
 mode 0600, replaced atomically. The runtime expands ${user_config.KEY} from
 them and exports CLAUDE_PLUGIN_OPTION_<KEY> to the bundle's processes.
 

@@ -19,8 +19,9 @@ func newEnableCmd(g *globals) *cobra.Command {
 		Short: "enable a trusted bundle",
 		Long: `Enable sets the enabled bit of a trusted bundle. A bundle whose source
 changed since it was trusted (update pending review) can be enabled: what
-runs is its reviewed snapshot. On an untrusted bundle, or one whose
-snapshot fails its check, it prints the review command and exits 3; on a
+runs is its reviewed snapshot. On an untrusted bundle it prints the whole
+review, ending with the trust command, and exits 3; on one whose snapshot
+fails its check, the review command, and exits 3; on a
 blocked bundle it names each inactive surface and exits 3.` + switchHelp + exitStatus(exit0, exit1, exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
