@@ -60,6 +60,13 @@ func fuzzHostReader(f *testing.F, fixture, manifest string, format Format, read 
 			deriveModel(b)
 			checkModel(b)
 		}
+		// AllFindings' pass reads on past a rejection: it must not panic.
+		all := &Bundle{Name: "full", Scope: ScopeDir, Dir: tree.Root, Tree: tree, findAll: true}
+		all.useFormat(format)
+		read(all, data)
+		loadDocuments(all)
+		deriveModel(all)
+		checkModel(all)
 		for _, fd := range b.Report.Findings {
 			if fd.Path == "" || fd.Rule == "" || fd.Message == "" {
 				t.Fatalf("finding without path, rule or message: %+v", fd)

@@ -90,6 +90,47 @@ func load(dir string, scope Scope, lim Limits, prescan, canonical bool) *Bundle 
 	return b
 }
 
+// AllFindings reads the bundle in dir as Load does, but goes on where a
+// fatal finding stops Load (a bad directory name, a rejected manifest):
+// the components are read too, so that validate can report every finding
+// at once rather than one fix at a time. The bundle it reads is discarded
+// (nothing of a rejected bundle is discovered); only its findings are
+// returned. A reader that cannot go on past what rejected the bundle ends
+// the pass with what it found so far.
+func AllFindings(dir string, scope Scope, lim Limits) (rep Report) {
+	b := &Bundle{Scope: scope, Name: filepath.Base(filepath.Clean(dir)), findAll: true}
+	defer func() {
+		if recover() != nil {
+			rep = b.Report
+		}
+	}()
+	canon, err := canonicalDir(dir)
+	if err != nil {
+		return b.Report
+	}
+	b.Dir = canon
+	if b.Name == "." || b.Name == ".." {
+		b.Name = filepath.Base(canon)
+	}
+	b.ID = Identity(scope, canon, b.Name)
+	tree, wrep := walk(canon, lim, true)
+	b.Tree = tree
+	b.Report.Merge(wrep)
+	if tree == nil {
+		return b.Report
+	}
+	if msg, rule := CheckName(b.Name); msg != "" {
+		b.Report.Errorf(".", rule, "bundle directory name: %s", msg)
+	}
+	if !readManifests(b, wrep) {
+		return b.Report
+	}
+	loadDocuments(b)
+	deriveModel(b)
+	checkModel(b)
+	return b.Report
+}
+
 // readManifests applies every reader whose manifest the tree carries and
 // reports whether any did.
 func readManifests(b *Bundle, walkRep Report) bool {

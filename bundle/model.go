@@ -47,6 +47,9 @@ const (
 // it was read through. A Bundle is a value read from disk at one moment; it
 // never changes after Load returns.
 type Bundle struct {
+	// findAll: AllFindings' pass, which reads past a rejection (stop).
+	findAll bool
+
 	ID    string // "<scope>/<12 hex>/<name>", see Identity
 	Name  string // directory name
 	Scope Scope
@@ -415,6 +418,10 @@ func (b *Bundle) Valid() bool { return b.Report.Valid() }
 // with skipped components is not rejected: the rest of it loads and can be
 // trusted, and the skipped ones never load.
 func (b *Bundle) Rejected() bool { return b.Report.Rejected() }
+
+// stop reports whether a reader stops at a rejection: always, except in
+// AllFindings' pass, which reads on to report every finding at once.
+func (b *Bundle) stop() bool { return b.Rejected() && !b.findAll }
 
 // HasFormat reports whether the bundle was read through format f.
 func (b *Bundle) HasFormat(f Format) bool { return slices.Contains(b.Formats, f) }

@@ -54,7 +54,7 @@ func parseAgentPlugins(b *Bundle, data []byte) {
 	if hasExt {
 		ours = readExtensions(b, ext)
 	}
-	if b.Rejected() {
+	if b.stop() {
 		// A rejected plugin's components are never discovered (§5.2).
 		return
 	}
@@ -62,7 +62,7 @@ func parseAgentPlugins(b *Bundle, data []byte) {
 	if ours != nil {
 		parseExtension(b, ours, mcp)
 	}
-	if b.Rejected() {
+	if b.stop() {
 		return
 	}
 	addStrictSkills(b, "skills", "skills")

@@ -81,7 +81,7 @@ func readClaude(b *Bundle, data []byte) {
 	} else {
 		b.Notes = append(b.Notes, "read as a Claude Code plugin without a manifest: its name is its directory name")
 	}
-	if b.Rejected() {
+	if b.stop() {
 		return
 	}
 	m := func(field string) string { return FieldPath(ManifestClaude+":", field) }

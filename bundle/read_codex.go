@@ -32,7 +32,7 @@ func readCodex(b *Bundle, data []byte) {
 	if b.Format == FormatCodex {
 		r.metadata(root)
 	}
-	if b.Rejected() {
+	if b.stop() {
 		return
 	}
 	m := func(field string) string { return FieldPath(ManifestCodex+":", field) }

@@ -30,7 +30,7 @@ func readGemini(b *Bundle, data []byte) {
 	if b.Format == FormatGemini {
 		r.metadata(root)
 	}
-	if b.Rejected() {
+	if b.stop() {
 		return
 	}
 	m := func(field string) string { return FieldPath(ManifestGemini+":", field) }

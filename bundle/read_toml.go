@@ -114,7 +114,7 @@ type tomlNative struct {
 // dev.bundlectl/commands and agents it implies.
 func readTOML(b *Bundle, data []byte) {
 	skills := parseTOML(b, data)
-	if b.Rejected() {
+	if b.stop() {
 		return
 	}
 	if skills != "" {
@@ -226,7 +226,7 @@ func parseTOML(b *Bundle, data []byte) string {
 			Spec: canonicalJSONValue(map[string]any{"path": n.Path}),
 		})
 	}
-	if b.Rejected() {
+	if b.stop() {
 		return ""
 	}
 	return skills

@@ -47,6 +47,23 @@ func runValidate(g *globals, arg string) error {
 	if err != nil {
 		return err
 	}
+	if b.Rejected() && b.Dir != "" {
+		// Load stops at what rejects the bundle; the rest of it is read
+		// here too, so that every finding is reported at once.
+		have := map[bundle.Finding]bool{}
+		for _, f := range b.Report.Findings {
+			have[f] = true
+		}
+		for _, f := range bundle.AllFindings(b.Dir, b.Scope, bundle.Limits{}).Findings {
+			// Past a rejection, a finding can quote text the rejection was
+			// about (a control character in a name): escape it.
+			f.Path, f.Message = bundle.Sanitize(f.Path), bundle.Sanitize(f.Message)
+			if !have[f] {
+				have[f] = true
+				b.Report.Findings = append(b.Report.Findings, f)
+			}
+		}
+	}
 	if !bundle.ValidBundleName(b.Name) {
 		// Valid as a tree, but review would refuse to trust it.
 		why := fmt.Sprintf("the directory name %s cannot be trusted: a bundle name is %s", bundle.Quote(b.Name), bundle.BundleNameRule)
