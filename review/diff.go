@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -436,18 +437,30 @@ func hookBrief(h inventory.Hook) string {
 	case h.Type == bundle.HookHTTP:
 		return ": POSTs to " + shortString(h.URL)
 	}
-	return ": " + bundle.Quote(h.Type) + " hook"
+	out := ": " + bundle.Quote(h.Type) + " hook"
+	if h.Prompt != "" {
+		out += ", prompt " + shortString(h.Prompt)
+	}
+	for _, k := range slices.Sorted(maps.Keys(h.Other)) {
+		out += ", " + k + " " + showValue(h.Other[k])
+	}
+	return out
 }
 
-// brief describes what an added or removed component runs or reaches.
+// brief describes what an added or removed component runs or reaches; for
+// a document (a command, agent or skill), the shell lines it runs when
+// invoked and what it grants, so the diff alone shows them.
 func brief(raw json.RawMessage) string {
 	var m struct {
-		Command *string  `json:"command"`
-		Args    []string `json:"args"`
-		URL     string   `json:"url"`
-		Path    string   `json:"path"`
-		Type    string   `json:"type"`
-		Sens    bool     `json:"sensitive"`
+		Command    *string         `json:"command"`
+		Args       []string        `json:"args"`
+		URL        string          `json:"url"`
+		Path       string          `json:"path"`
+		Type       string          `json:"type"`
+		Sens       bool            `json:"sensitive"`
+		ShellLines []string        `json:"shell_lines"`
+		Grants     json.RawMessage `json:"grants"`
+		Rules      json.RawMessage `json:"rules"`
 	}
 	if json.Unmarshal(raw, &m) != nil {
 		return ""
@@ -458,7 +471,17 @@ func brief(raw json.RawMessage) string {
 	case m.Command != nil && *m.Command != "":
 		return ": runs " + argvText(*m.Command, m.Args)
 	case m.Path != "":
-		return " (" + bundle.EscapePath(m.Path) + ")"
+		out := " (" + bundle.EscapePath(m.Path) + ")"
+		for _, l := range m.ShellLines {
+			out += "; runs " + shortString(l) + " (shell, when invoked)"
+		}
+		if len(m.Grants) > 0 && string(m.Grants) != "{}" && string(m.Grants) != "null" {
+			out += "; grants " + showValue(m.Grants)
+		}
+		if len(m.Rules) > 0 && string(m.Rules) != "null" {
+			out += "; rules " + showValue(m.Rules)
+		}
+		return out
 	case m.Sens:
 		return " (sensitive)"
 	}
