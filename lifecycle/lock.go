@@ -309,7 +309,13 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		if c := m.nameClash(lb.Scope, root, lb.Name); c != nil {
 			have, inRoot := taken(root, lb.Name)
 			if !inRoot || have != lb.Name {
-				problem(lb.Name, true, "%s", c.Reason)
+				// The install-side reason offers --name, which a lockfile
+				// entry cannot take: its name is part of what is locked.
+				if by, ok := m.shadowedBy(lb.Scope, lb.Name); ok && !inRoot {
+					problem(lb.Name, true, "the %s root's bundle %s would shadow it, so it could never become active; uninstall that one (bundlectl uninstall --scope %s %s), or take this entry out of the lockfile", by.Scope, bundle.Quote(by.Name), by.Scope, bundle.ShellArg(by.Name))
+				} else {
+					problem(lb.Name, true, "the %s root holds %s, which collides with it (names are compared under Unicode normalisation and case folding); uninstall that one (bundlectl uninstall --scope %s %s), or take this entry out of the lockfile", lb.Scope, bundle.Quote(have), lb.Scope, bundle.ShellArg(have))
+				}
 				continue
 			}
 			if by, ok := m.shadowedBy(lb.Scope, lb.Name); ok {
