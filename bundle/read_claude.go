@@ -414,7 +414,7 @@ func (r hostReader) commandMap(v *jsonValue, path string) {
 			// The text is in the manifest, so the content hash covers it.
 			r.b.Components.Commands = append(r.b.Components.Commands, Document{
 				Name: name, Description: desc, Path: r.file + "#commands." + name, Grants: g,
-				ShellLines: shellLines([]byte(text)), Hosts: addHost(nil, r.host),
+				ShellLines: docShellLines([]byte(text)), Hosts: addHost(nil, r.host),
 			})
 			continue
 		}

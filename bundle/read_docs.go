@@ -149,7 +149,7 @@ func loadDocuments(b *Bundle) {
 			var skillDirs []string
 			if l.host == HostClaude && l.kind == kindCommand {
 				for _, e := range desc {
-					if e.Kind != KindDir && strings.EqualFold(path.Base(e.Path), "SKILL.md") && path.Dir(e.Path) != l.rel {
+					if e.Kind != KindDir && IsSkillFileName(path.Base(e.Path)) && path.Dir(e.Path) != l.rel {
 						skillDirs = append(skillDirs, path.Dir(e.Path))
 					}
 				}
@@ -159,7 +159,7 @@ func loadDocuments(b *Bundle) {
 					continue
 				}
 				if d, ok := shallowestPrefix(skillDirs, e.Path); ok {
-					if path.Dir(e.Path) == d && strings.EqualFold(path.Base(e.Path), "SKILL.md") {
+					if path.Dir(e.Path) == d && IsSkillFileName(path.Base(e.Path)) {
 						loc := l
 						loc.name = docName(d+".md", l.rel, l.kind)
 						add(l.kind, e.Path, l.rel, l.host, loc)
@@ -257,6 +257,26 @@ func shallowestPrefix(dirs []string, p string) (string, bool) {
 	return best, found
 }
 
+// IsSkillFileName reports whether name is "SKILL.md" in any ASCII case, as
+// Claude Code's /^skill\.md$/i matches it: not under Unicode folding,
+// which would take "ſKILL.md" (U+017F) or a Kelvin sign for it.
+func IsSkillFileName(name string) bool {
+	const want = "SKILL.MD"
+	if len(name) != len(want) {
+		return false
+	}
+	for i := 0; i < len(want); i++ {
+		c := name[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func isReadme(p string) bool { return strings.EqualFold(path.Base(p), "README.md") }
 
 // docName is a document's name as its host addresses it: the path below
@@ -305,7 +325,7 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 		return false
 	}
 	if kind != kindContext {
-		d.ShellLines = shellLines(data)
+		d.ShellLines = docShellLines(data)
 	}
 	fm, found, msg := splitFrontMatter(data)
 	if !found || kind == kindContext {
@@ -571,6 +591,55 @@ func shellLines(data []byte) []string {
 		}
 	}
 	return slices.Compact(out)
+}
+
+// docShellLines returns every shell command Claude Code may run when the
+// command or skill in data is invoked: shellLines of the text as written,
+// of its body as Claude Code splits off the front matter (its end is the
+// first "---" anywhere, mid-line too), and of both with the argument
+// placeholders ($ARGUMENTS, $ARGUMENTS[N], $N) filled with nothing, as a
+// bare invocation fills them before the shell lines are found. A line
+// that only one reading yields is still shown: showing a line that does
+// not run costs a second look, hiding one that does is the failure.
+func docShellLines(data []byte) []string {
+	s := string(data)
+	body := claudeBody(s)
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range []string{s, body, argsEmptied().ReplaceAllString(s, ""), argsEmptied().ReplaceAllString(body, "")} {
+		for _, l := range shellLines([]byte(t)) {
+			if !seen[l] {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// argsEmptied matches the argument placeholders Claude Code fills in a
+// command before it looks for shell lines.
+var argsEmptied = lazyRegexp(`\$ARGUMENTS(\[[0-9]+\])?|\$[0-9]+`)
+
+// claudeBody is s without its front matter as Claude Code splits it:
+// "---", white space holding a line feed, then everything up to the next
+// "---" wherever it stands, then white space.
+func claudeBody(s string) string {
+	if !strings.HasPrefix(s, "---") {
+		return s
+	}
+	rest := s[3:]
+	ws := len(rest) - len(strings.TrimLeftFunc(rest, jsSpace))
+	nl := strings.LastIndexByte(rest[:ws], '\n')
+	if nl < 0 {
+		return s
+	}
+	rest = rest[nl+1:]
+	end := strings.Index(rest, "---")
+	if end < 0 {
+		return s
+	}
+	return strings.TrimLeftFunc(rest[end+3:], jsSpace)
 }
 
 // blankCodeSpans is s with the text of every inline code span blanked, as

@@ -97,7 +97,7 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 	fm, found, msg := splitFrontMatter(data)
 	if !found && !strict {
 		s.Name = dirName
-		s.ShellLines = shellLines(data)
+		s.ShellLines = docShellLines(data)
 		b.Report.Warnf(rel, "skill.description", "SKILL.md has no front matter, so no description tells the agent when to use it")
 		return s, checkComponentName(b, rel, "skill", s.Name)
 	}
@@ -212,7 +212,7 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 	g, ok := readGrants(b, rel, m, "skill:"+s.Name)
 	keep = keep && ok
 	s.Grants = g
-	s.ShellLines = shellLines(data)
+	s.ShellLines = docShellLines(data)
 	return s, keep
 }
 

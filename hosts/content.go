@@ -59,8 +59,8 @@ func (b *Bundle) CopySkillCommand(v *View, d inventory.Doc, dst string, rewrite 
 }
 
 // IsSkillFile reports whether p names a skill's file as Claude Code
-// matches it in a commands location: SKILL.md in any case.
-func IsSkillFile(p string) bool { return strings.EqualFold(path.Base(p), "SKILL.md") }
+// matches it in a commands location: SKILL.md in any ASCII case.
+func IsSkillFile(p string) bool { return bundle.IsSkillFileName(path.Base(p)) }
 
 // CopyDoc copies one document file to dst, applying rewrite (nil keeps it).
 func (b *Bundle) CopyDoc(v *View, d inventory.Doc, dst string, rewrite func([]byte) ([]byte, error)) error {

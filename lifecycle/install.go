@@ -257,10 +257,11 @@ func agentPluginsName(dir string) string {
 	}
 	defer f.Close()
 	var doc struct {
-		Name string `json:"name"`
+		Schema string `json:"$schema"`
+		Name   string `json:"name"`
 	}
-	if json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc) != nil {
-		return ""
+	if json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc) != nil || doc.Schema == "" {
+		return "" // without $schema the loader ignores plugin.json (an npm one, say)
 	}
 	return doc.Name
 }
