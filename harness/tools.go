@@ -171,17 +171,14 @@ func ToolFilterOf(s inventory.MCPServer) ToolFilter {
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
-		ue := &UnknownError{What: "mcp server", Name: name}
-		if b, short, ok := splitServerName(name); ok {
-			ue.Bundle, ue.Short = b, short
+		return nil, unknownServer("mcp server", name, func(b string) (known []string) {
 			for _, ref := range r.servers {
 				if ref.e.name == b {
-					ue.Known = append(ue.Known, ref.srv.Name)
+					known = append(known, ref.srv.Name)
 				}
 			}
-			slices.Sort(ue.Known)
-		}
-		return nil, ue
+			return known
+		})
 	}
 	if s.srv.Remote() {
 		return nil, &RemoteServerError{Name: name, URL: s.srv.URL}
@@ -197,22 +194,31 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 	return r.supervise(ctx, s.e, "mcp", s.srv.Name, func(ctx context.Context) (*Result, error) { return ExecFiltered(ctx, spec, stdio, filter) })
 }
 
+// unknownServer is the error for a server name the registry does not
+// hold, naming it as the user wrote it, with the servers of that kind its
+// bundle does have (known lists them for a bundle name).
+func unknownServer(what, name string, known func(bundle string) []string) *UnknownError {
+	ue := &UnknownError{What: what, Name: name}
+	if b, short, ok := splitServerName(name); ok {
+		ue.Bundle, ue.Short, ue.Known = b, short, known(b)
+		slices.Sort(ue.Known)
+	}
+	return ue
+}
+
 // ServeLSP runs the language server exposed as name like ServeMCP, with
 // stdio passed straight through.
 func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	l, ok := r.lsps[name]
 	if !ok {
-		ue := &UnknownError{What: "lsp server", Name: name}
-		if b, short, ok := splitServerName(name); ok {
-			ue.Bundle, ue.Short = b, short
+		return nil, unknownServer("lsp server", name, func(b string) (known []string) {
 			for _, ref := range r.lsps {
 				if ref.e.name == b {
-					ue.Known = append(ue.Known, ref.srv.Name)
+					known = append(known, ref.srv.Name)
 				}
 			}
-			slices.Sort(ue.Known)
-		}
-		return nil, ue
+			return known
+		})
 	}
 	if err := r.use(l.e, "lsp", l.srv.Name); err != nil {
 		return nil, err

@@ -168,18 +168,27 @@ func splitFrontMatter(doc []byte) (fm, body []byte, ok bool) {
 	return nil, nil, false
 }
 
-// frontMatterHas reports whether doc's front matter is a mapping with the
-// top-level key.
-func frontMatterHas(doc []byte, key string) bool {
+// frontMatterMapping returns the mapping node of doc's front matter (nil
+// when it has none, or it does not read as one YAML mapping).
+func frontMatterMapping(doc []byte) *yaml.Node {
 	fm, _, ok := splitFrontMatter(doc)
 	if !ok {
-		return false
+		return nil
 	}
 	var root yaml.Node
 	if yaml.Unmarshal(fm, &root) != nil || root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	return root.Content[0]
+}
+
+// frontMatterHas reports whether doc's front matter is a mapping with the
+// top-level key.
+func frontMatterHas(doc []byte, key string) bool {
+	m := frontMatterMapping(doc)
+	if m == nil {
 		return false
 	}
-	m := root.Content[0]
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			return true
@@ -192,15 +201,10 @@ func frontMatterHas(doc []byte, key string) bool {
 // inline under mcpServers (a mapping, or a list holding anything but
 // names): servers the host would start itself, outside bundlectl.
 func InlineMCPServers(doc []byte) bool {
-	fm, _, ok := splitFrontMatter(doc)
-	if !ok {
+	m := frontMatterMapping(doc)
+	if m == nil {
 		return false
 	}
-	var root yaml.Node
-	if yaml.Unmarshal(fm, &root) != nil || root.Kind != yaml.DocumentNode || len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode {
-		return false
-	}
-	m := root.Content[0]
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value != "mcpServers" {
 			continue

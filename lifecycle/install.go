@@ -251,35 +251,35 @@ func (m *Manager) shadowNotes(scope bundle.Scope, name string) []string {
 // at the top) gives the bundle in dir, which its directory must carry ("",
 // when there is none).
 func agentPluginsName(dir string) string {
-	f, err := bundle.OpenNoFollow(dir, bundle.ManifestJSON)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
 	var doc struct {
 		Schema string `json:"$schema"`
 		Name   string `json:"name"`
 	}
-	if json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc) != nil || doc.Schema == "" {
+	if !readManifestJSON(dir, bundle.ManifestJSON, &doc) || doc.Schema == "" {
 		return "" // without $schema the loader ignores plugin.json (an npm one, say)
 	}
 	return doc.Name
+}
+
+// readManifestJSON decodes the manifest file in dir into v, never
+// following a link and reading at most a manifest's limit.
+func readManifestJSON(dir, file string, v any) bool {
+	f, err := bundle.OpenNoFollow(dir, file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(v) == nil
 }
 
 // manifestName returns the name the bundle's manifest declares, in the
 // order the readers apply them ("" when none declares one).
 func manifestName(dir string) string {
 	for _, m := range []string{bundle.ManifestJSON, bundle.ManifestClaude, bundle.ManifestCodex, bundle.ManifestGemini} {
-		f, err := bundle.OpenNoFollow(dir, m)
-		if err != nil {
-			continue
-		}
 		var doc struct {
 			Name string `json:"name"`
 		}
-		err = json.NewDecoder(io.LimitReader(f, bundle.MaxManifestBytes)).Decode(&doc)
-		f.Close()
-		if err == nil && doc.Name != "" {
+		if readManifestJSON(dir, m, &doc) && doc.Name != "" {
 			return doc.Name
 		}
 	}
