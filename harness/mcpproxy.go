@@ -42,7 +42,8 @@ const (
 // NUL, under NFKC, full case folding, and upper- then lower-casing,
 // repeated until the name stops changing ("Delete_ALL", " delete_all",
 // the fullwidth "ｄｅｌｅｔｅ_all", "STRAẞE" for "strasse", "delete_fıle"
-// with a dotless i for "delete_file"). An exclude list is a denylist: a
+// with a dotless i and "DELETE_FİLE" with a dotted capital I for
+// "delete_file"). An exclude list is a denylist: a
 // server that maps names some other way can still be reached through a
 // name it maps; an include list fails closed. Empty lists filter nothing.
 type ToolFilter struct {
@@ -81,6 +82,11 @@ func toolKey(name string) string {
 		name = norm.NFKC.String(name)
 		name = cases.Fold().String(name)
 		name = strings.ToLower(strings.ToUpper(name))
+		// Full case folding makes a capital I with dot above "i" and a
+		// combining dot, but Go's strings.ToLower and Java's per-char
+		// casing (equalsIgnoreCase) make it a plain "i": "DELETE_FİLE"
+		// is "delete_file" to a Go server that lower-cases names.
+		name = strings.ReplaceAll(name, "i\u0307", "i")
 		if name == prev {
 			break
 		}
@@ -145,17 +151,18 @@ type MCPConn struct {
 // ends at its next read, forwarding and answering nothing more. An empty
 // filter is a plain copy in each direction. notices may be nil.
 func ProxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) error {
-	_, err := proxyMCP(ctx, client, server, filter, notices)
+	_, err := proxyMCP(ctx, client, server, filter, notices, "")
 	return err
 }
 
 // proxyMCP is ProxyMCP; clientDone is closed once the goroutine reading
-// the client has ended.
-func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) (clientDone <-chan struct{}, err error) {
+// the client has ended. who names the server in notices and refusals
+// ("bundle "x" MCP server "y""); "" for "this server".
+func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer, who string) (clientDone <-chan struct{}, err error) {
 	if notices == nil {
 		notices = io.Discard
 	}
-	p := &proxy{filter: filter, toClient: client.W, notices: notices}
+	p := &proxy{filter: filter, toClient: client.W, notices: notices, who: who}
 	fail := make(chan error, 1)
 	cdone := make(chan struct{})
 	go func() {
@@ -198,6 +205,7 @@ func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, no
 type proxy struct {
 	filter  ToolFilter
 	notices io.Writer
+	who     string // the server, as notices and refusals name it
 
 	mu       sync.Mutex
 	toClient io.Writer
@@ -265,7 +273,19 @@ func writeLine(w io.Writer, msg []byte) error {
 }
 
 func (p *proxy) notice(format string, args ...any) {
-	fmt.Fprintf(p.notices, "bundlectl: mcp proxy: "+format+"\n", args...)
+	prefix := "bundlectl: mcp proxy: "
+	if p.who != "" {
+		prefix = "bundlectl: mcp proxy of " + p.who + ": "
+	}
+	fmt.Fprintf(p.notices, prefix+format+"\n", args...)
+}
+
+// server is how refusals sent to the client name the server.
+func (p *proxy) server() string {
+	if p.who == "" {
+		return "this server"
+	}
+	return p.who
 }
 
 func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
@@ -339,7 +359,7 @@ func (p *proxy) pumpServer(r io.Reader) error {
 		out, ok := p.fromServer(line)
 		if !ok {
 			if len(bytes.TrimSpace(line)) > 0 {
-				p.notice("dropped a server line that is not JSON")
+				p.notice("dropped a server line that is not one JSON message (a value, or a batch of objects)")
 			}
 			continue
 		}
@@ -392,7 +412,7 @@ func (p *proxy) fromClient(line []byte) (forward bool, reply []byte) {
 				continue
 			}
 			if v.code == 0 {
-				v.code, v.msg = rpcInvalidRequest, "batch refused: another request in it calls a tool the reviewed tool filter of this server does not allow"
+				v.code, v.msg = rpcInvalidRequest, "batch refused: another request in it calls a tool the reviewed tool filter of "+p.server()+" does not allow"
 			}
 			replies = append(replies, rpcError(v.id, v.code, v.msg))
 		}
@@ -455,7 +475,7 @@ func (p *proxy) judge(obj []byte) verdict {
 				return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call name is not a string", id: id}
 			}
 			if !p.filter.Allows(name) {
-				return verdict{code: rpcInvalidParams, msg: fmt.Sprintf("tool %q is not available: the reviewed tool filter of this server does not allow it", name), id: id}
+				return verdict{code: rpcInvalidParams, msg: fmt.Sprintf("tool %q is not available: the reviewed tool filter of %s does not allow it", name, p.server()), id: id}
 			}
 			named = true
 		}
@@ -492,7 +512,10 @@ func messageID(ms []jsonobj.Member) json.RawMessage {
 }
 
 // fromServer returns the line to relay to the client, with refused tools
-// removed from any tool list; ok is false when the line must be dropped.
+// removed from any tool list; ok is false when the line must be dropped:
+// it is not one JSON value, or it is an array that may name a tool and
+// holds an element that is not an object (a nested batch, which no
+// client reads as JSON-RPC, but a lenient one might search for tools).
 func (p *proxy) fromServer(line []byte) (out []byte, ok bool) {
 	if !utf8.Valid(line) {
 		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
@@ -514,11 +537,15 @@ func (p *proxy) fromServer(line []byte) (out []byte, ok bool) {
 		elems, _ := arrayElements(line)
 		changed := false
 		for i, e := range elems {
-			if firstByte(e) == '{' {
-				var ch bool
-				elems[i], ch = p.filterMessage(e)
-				changed = changed || ch
+			if firstByte(e) != '{' {
+				// Not a batch a client reads (a nested array, say),
+				// and it may name a tool: a list inside it would
+				// reach the client unfiltered.
+				return nil, false
 			}
+			var ch bool
+			elems[i], ch = p.filterMessage(e)
+			changed = changed || ch
 		}
 		if !changed {
 			return line, true
@@ -771,6 +798,12 @@ func (e *ProxyError) Unwrap() error { return e.Err }
 // at its next read and discards what it reads, so such an In must not be
 // used for another session.
 func ExecFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter) (*Result, error) {
+	return execFiltered(ctx, spec, stdio, filter, "")
+}
+
+// execFiltered is ExecFiltered; who names the server in the proxy's
+// notices and refusals.
+func execFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter, who string) (*Result, error) {
 	if filter.Empty() {
 		return Exec(ctx, spec, stdio)
 	}
@@ -810,7 +843,7 @@ func ExecFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter
 	}
 	proxied := make(chan outcome, 1)
 	go func() {
-		cd, err := proxyMCP(context.Background(), MCPConn{R: stdio.In, W: stdio.Out}, MCPConn{R: outR, W: inW}, filter, stdio.Err)
+		cd, err := proxyMCP(context.Background(), MCPConn{R: stdio.In, W: stdio.Out}, MCPConn{R: outR, W: inW}, filter, stdio.Err, who)
 		proxied <- outcome{cd, err}
 	}()
 	exited := make(chan *Result, 1)

@@ -99,6 +99,8 @@ func TestServeMCPEnforcesTheReviewedFilter(t *testing.T) {
 	refused := call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_all"}}`)
 	if e, _ := refused["error"].(map[string]any); e == nil || e["code"] != float64(-32602) {
 		t.Fatalf("excluded call answered %v", refused)
+	} else if msg, _ := e["message"].(string); !strings.Contains(msg, `bundle "kit" MCP server "fs"`) {
+		t.Fatalf("the refusal does not say whose filter refused it: %q", msg)
 	}
 	if ok := call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`); ok["result"] == nil {
 		t.Fatalf("allowed call answered %v", ok)

@@ -41,6 +41,10 @@ func TestProxyToolFilterAllows(t *testing.T) {
 		{excludeFilter, "\x1cdelete_all", false},                                  // Python's strip takes \x1c-\x1f
 		{excludeFilter, "delete_all\x00", false},                                  // a C string ends at NUL
 		{ToolFilter{Exclude: []string{"delete_file"}}, "delete_f\u0131le", false}, // dotless i: "DELETE_FILE" upper-cased
+		{ToolFilter{Exclude: []string{"delete_file"}}, "DELETE_F\u0130LE", false}, // dotted capital I: Go's strings.ToLower makes it "i"
+		{ToolFilter{Exclude: []string{"delete_file"}}, "delete_f\u0130le", false},
+		{ToolFilter{Exclude: []string{"DELETE_F\u0130LE"}}, "delete_fi\u0307le", false}, // Python's lower() of the excluded name
+		{ToolFilter{Exclude: []string{"DELETE_F\u0130LE"}}, "delete_file", false},
 		{ToolFilter{Exclude: []string{"\u13a0"}}, "\uab70", false},                // Cherokee: x/text's fold swaps the cases
 		{ToolFilter{Exclude: []string{"\uab70"}}, "\u13a0", false},
 		{excludeFilter, "delete_all2", true},
@@ -116,8 +120,8 @@ func TestProxyClientMessages(t *testing.T) {
 // spelling a lenient client could read; what cannot name a tool passes
 // unchanged; what cannot be read but could name one is dropped.
 func TestProxyServerMessages(t *testing.T) {
-	dropped := map[int]bool{16: true, 17: true, 18: true, 19: true} // lines of server.jsonl
-	unchanged := map[int]bool{1: true, 3: true, 4: true, 5: true, 20: true, 21: true}
+	dropped := map[int]bool{16: true, 17: true, 18: true, 19: true, 23: true} // lines of server.jsonl
+	unchanged := map[int]bool{1: true, 3: true, 4: true, 5: true, 20: true, 21: true, 24: true}
 	p := &proxy{filter: excludeFilter, notices: io.Discard}
 	for i, line := range seedLines(t, "server.jsonl") {
 		n := i + 1
@@ -729,7 +733,7 @@ func TestProxyServerLinesStayApartForAStreamDecoder(t *testing.T) {
 	if fmt.Sprint(ids) != "[<nil> 5]" {
 		t.Fatalf("the client got messages with ids %v", ids)
 	}
-	if n := strings.Count(notices.String(), "dropped a server line that is not JSON"); n != 2 {
+	if n := strings.Count(notices.String(), "dropped a server line that is not one JSON message"); n != 2 {
 		t.Fatalf("%d drops reported (want 2, none for the blank line): %q", n, notices.String())
 	}
 }

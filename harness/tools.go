@@ -171,7 +171,7 @@ func ToolFilterOf(s inventory.MCPServer) ToolFilter {
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
-		return nil, unknownServer("mcp server", name, func(b string) (known []string) {
+		ue := unknownServer("mcp server", name, func(b string) (known []string) {
 			for _, ref := range r.servers {
 				if ref.e.name == b {
 					known = append(known, ref.srv.Name)
@@ -179,6 +179,10 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 			}
 			return known
 		})
+		if l, ok := r.lsps[name]; ok {
+			ue.Instead = "bundlectl lsp " + bundle.ShellArg(l.e.name) + " " + bundle.ShellArg(l.srv.Name)
+		}
+		return nil, ue
 	}
 	if s.srv.Remote() {
 		return nil, &RemoteServerError{Name: name, URL: s.srv.URL}
@@ -191,7 +195,10 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 		return nil, err
 	}
 	filter := ToolFilterOf(s.srv)
-	return r.supervise(ctx, s.e, "mcp", s.srv.Name, func(ctx context.Context) (*Result, error) { return ExecFiltered(ctx, spec, stdio, filter) })
+	who := "bundle " + bundle.Quote(s.e.name) + " MCP server " + bundle.Quote(s.srv.Name)
+	return r.supervise(ctx, s.e, "mcp", s.srv.Name, func(ctx context.Context) (*Result, error) {
+		return execFiltered(ctx, spec, stdio, filter, who)
+	})
 }
 
 // unknownServer is the error for a server name the registry does not
@@ -211,7 +218,7 @@ func unknownServer(what, name string, known func(bundle string) []string) *Unkno
 func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	l, ok := r.lsps[name]
 	if !ok {
-		return nil, unknownServer("lsp server", name, func(b string) (known []string) {
+		ue := unknownServer("lsp server", name, func(b string) (known []string) {
 			for _, ref := range r.lsps {
 				if ref.e.name == b {
 					known = append(known, ref.srv.Name)
@@ -219,6 +226,10 @@ func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Res
 			}
 			return known
 		})
+		if s, ok := r.servers[name]; ok {
+			ue.Instead = "bundlectl mcp " + bundle.ShellArg(s.e.name) + " " + bundle.ShellArg(s.srv.Name)
+		}
+		return nil, ue
 	}
 	if err := r.use(l.e, "lsp", l.srv.Name); err != nil {
 		return nil, err
