@@ -206,7 +206,7 @@ func describeFailure(res *harness.Result) string {
 	case res.TimedOut:
 		return fmt.Sprintf("timed out after %s and was killed with its process group", res.Timeout)
 	case res.ExitCode < 0 && res.Signal != 0:
-		return fmt.Sprintf("was killed by signal %v", res.Signal)
+		return fmt.Sprintf("was killed by signal %d (%s)", int(res.Signal), res.Signal)
 	case res.ExitCode < 0:
 		return "ended without an exit status bundlectl could read"
 	}
@@ -233,8 +233,9 @@ func newLSPCmd(g *globals) *cobra.Command {
 		Use:   "lsp <name> <server>",
 		Short: "run one language server of an active bundle, stdio passed through",
 		Long: `Lsp checks the bundle's authority and snapshot, then runs the language
-server from the snapshot with stdin and stdout passed straight through, so
-it can be the command of a host's LSP configuration:
+server from the snapshot with stdin and stdout passed straight through (a
+language server has no tool filter), so it can be the command of a host's
+LSP configuration:
 
     {"command": "bundlectl", "args": ["lsp", "<bundle>", "<server>"]}
 
@@ -252,16 +253,23 @@ func newMCPCmd(g *globals) *cobra.Command {
 		Use:   "mcp <name> <server>",
 		Short: "run one stdio MCP server of an active bundle, stdio passed through",
 		Long: `Mcp checks the bundle's authority and snapshot, then runs the stdio MCP
-server from the snapshot with stdin and stdout passed straight through, so
-it can be the command of an existing harness's MCP entry:
+server from the snapshot with stdin and stdout passed through, so it can be
+the command of an existing harness's MCP entry:
 
     {"command": "bundlectl", "args": ["mcp", "<bundle>", "<server>"]}
 
 The tool filter the review showed (include/exclude) is enforced between the
 client and the server: a filtered tool is not listed and a call to it is
-answered with an error without reaching the server. The server is killed
-with every descendant if the bundle is disabled, revoked or tampered with
-while it runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
+answered with an error without reaching the server. With a filter, stdio
+goes through a line proxy: each message is one line of at most 16 MiB
+(a longer client message is answered with an error, a longer server line is
+dropped with a notice on stderr, as is a server line that is not one JSON
+message), and a raw "\r", U+0085, U+2028 or U+2029 is rewritten so that no
+line reader splits a message (docs/harness.md). Without one the bytes pass
+unchanged. SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the server, which is
+killed 5 s later if it is still running. The server is killed with every
+descendant if the bundle is disabled, revoked or tampered with while it
+runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error {
 			return serveServer(g, "mcp", a[0], a[1], (*harness.Registry).ServeMCP)
@@ -281,7 +289,10 @@ func serveServer(g *globals, kind, name, server string, serve func(*harness.Regi
 	if err := reg.Loaded(name); err != nil {
 		return err
 	}
-	res, err := serve(reg, cmdContext(), harness.ServerName(name, server), stdioOf(g))
+	// Not cmdContext: a SIGINT or SIGTERM cancelling the context would
+	// SIGKILL the server at once. Exec relays those signals to the server
+	// itself and kills it only SignalGrace later, so it can shut down.
+	res, err := serve(reg, context.Background(), harness.ServerName(name, server), stdioOf(g))
 	var se *harness.StartError
 	if errors.As(err, &se) {
 		// Say whose server could not start: the command alone names
@@ -293,7 +304,8 @@ func serveServer(g *globals, kind, name, server string, serve func(*harness.Regi
 		return err
 	}
 	if !res.Success() {
-		return &codeError{code: exitFailure, err: fmt.Errorf("%s server %q %s", kind, server, describeFailure(res))}
+		return &codeError{code: exitFailure, err: fmt.Errorf("bundle %s: %s server %s %s", bundle.Quote(name), strings.ToUpper(kind), bundle.Quote(server), describeFailure(res)),
+			hint: "bundlectl show " + bundle.ShellArg(name)}
 	}
 	return nil
 }
