@@ -81,6 +81,10 @@ type UnknownError struct {
 	// Short of bundle Bundle, whose components of that kind are Known.
 	Bundle, Short string
 	Known         []string
+	// Instead, when set, is the command that serves a component of that
+	// name under the other server kind ("bundlectl mcp B S" for an LSP
+	// server asked for by an MCP server's name).
+	Instead string
 }
 
 func (e *UnknownError) Error() string {
@@ -89,20 +93,37 @@ func (e *UnknownError) Error() string {
 	case e.What == "bundle":
 		return fmt.Sprintf("no bundle named %q in any root", e.Name)
 	case e.Bundle != "" && len(e.Known) == 0:
+		if e.Instead != "" {
+			return fmt.Sprintf("bundle %s has no %s %s%s", bundle.Quote(e.Bundle), what, bundle.Quote(e.Short), e.instead())
+		}
 		return fmt.Sprintf("bundle %s has no %s %s (it has none, or it is not active)", bundle.Quote(e.Bundle), what, bundle.Quote(e.Short))
 	case e.Bundle != "":
 		known := make([]string, len(e.Known))
 		for i, k := range e.Known {
 			known[i] = bundle.Quote(k)
 		}
-		return fmt.Sprintf("bundle %s has no %s %s (its %ss: %s)", bundle.Quote(e.Bundle), what, bundle.Quote(e.Short), what, strings.Join(known, ", "))
+		return fmt.Sprintf("bundle %s has no %s %s (its %ss: %s)%s", bundle.Quote(e.Bundle), what, bundle.Quote(e.Short), what, strings.Join(known, ", "), e.instead())
 	}
 	return fmt.Sprintf("no %s %q in the registry", e.What, e.Name)
 }
 func (e *UnknownError) Unwrap() error { return ErrUnknown }
 
-// Hint is the command that lists what exists.
+func (e *UnknownError) instead() string {
+	if e.Instead == "" {
+		return ""
+	}
+	other := "an MCP server"
+	if strings.HasPrefix(e.Instead, "bundlectl lsp ") {
+		other = "a language server"
+	}
+	return "; it has " + other + " of that name, which bundlectl " + strings.Fields(e.Instead)[1] + " runs"
+}
+
+// Hint is the command that lists what exists, or Instead.
 func (e *UnknownError) Hint() string {
+	if e.Instead != "" {
+		return e.Instead
+	}
 	if e.What == "bundle" {
 		return "bundlectl list"
 	}

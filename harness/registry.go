@@ -597,7 +597,10 @@ func (r *Registry) Loaded(name string) error {
 	for _, in := range inactive {
 		if in.Name == name {
 			reason := in.Status
-			if len(in.Reasons) > 0 {
+			switch {
+			case len(in.Reasons) > 0 && strings.HasPrefix(in.Reasons[0], in.Status):
+				reason = strings.Join(in.Reasons, "; ") // "trusted, not enabled", not "trusted: trusted, …"
+			case len(in.Reasons) > 0:
 				reason += ": " + strings.Join(in.Reasons, "; ")
 			}
 			fix := in.Fix
