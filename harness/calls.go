@@ -95,7 +95,7 @@ type Refusal struct {
 // Catalog re-checks every loaded bundle and lists what passes.
 func (r *Registry) Catalog() Catalog {
 	c := Catalog{Skills: []DocInfo{}, Commands: []DocInfo{}, Agents: []DocInfo{}, Tools: []ToolInfo{},
-		Hooks: []HookInfo{}, MCP: []ServerInfo{}, LSP: []ServerInfo{}, Inactive: r.inactive, Refused: []Refusal{},
+		Hooks: []HookInfo{}, MCP: []ServerInfo{}, LSP: []ServerInfo{}, Inactive: r.Inactive(), Refused: []Refusal{},
 		Containment: Containment().String()}
 	if c.Inactive == nil {
 		c.Inactive = []Inactive{}
@@ -114,7 +114,7 @@ func (r *Registry) Catalog() Catalog {
 			continue
 		}
 		info := DocInfo{Name: k, Bundle: d.e.name, Path: d.doc.Path}
-		if data, err := r.readSnapshot(d.e, d.doc.Path); err == nil {
+		if data, err := r.readChecked(d.e, d.doc.Path); err == nil {
 			info.Description = bundle.FrontMatterDescription(data)
 		}
 		switch d.kind {
@@ -275,7 +275,39 @@ func (r *Registry) Content(name string) ([]byte, error) {
 	if err := r.authorize(d.e); err != nil {
 		return nil, err
 	}
-	return r.readSnapshot(d.e, d.doc.Path)
+	return r.readChecked(d.e, d.doc.Path)
+}
+
+// readChecked reads a file of e's snapshot between two checks of the
+// bundle. With change notification, the read counts only if no event on
+// the snapshot arrived since the check before it (a write undone before
+// the check after it would pass a re-verification); otherwise it is read
+// again, a few times, then refused. Without notification the check after
+// the read sees a change that is still there.
+func (r *Registry) readChecked(e *entry, rel string) ([]byte, error) {
+	for try := 0; ; try++ {
+		if try > 0 {
+			if err := r.authorize(e); err != nil {
+				return nil, err
+			}
+		}
+		data, err := r.readSnapshot(e, rel)
+		if err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		changed := r.watch != nil && r.watch.changed(e.idx)
+		r.mu.Unlock()
+		if !changed {
+			if err := r.authorize(e); err != nil {
+				return nil, err
+			}
+			return data, nil
+		}
+		if try == 3 {
+			return nil, refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot kept changing while %s was read", bundle.Quote(rel))
+		}
+	}
 }
 
 // supervise runs fn, the child of e's component kind/name, with a context

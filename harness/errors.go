@@ -25,7 +25,9 @@ var (
 	// ErrRevoked: the bundle's trust was revoked after the registry loaded it.
 	ErrRevoked = errors.New("bundle trust was revoked")
 	// ErrStale: the bundle's receipt or generation changed since load
-	// (re-trusted, or disabled and enabled again); reload the registry.
+	// (trusted again, even with the same token); reload the registry. It
+	// is also the sentinel of a state file that became unusable after
+	// load (Cause holds the state error; a reload fails then).
 	ErrStale = errors.New("bundle state changed since the registry was loaded")
 	// ErrRemoved: the bundle's directory is no longer in its root, or a
 	// bundle that is not trusted and enabled took its name, while the
@@ -45,7 +47,9 @@ var (
 )
 
 // AuthorityError is a refused boundary: it names the bundle, the reason
-// and the command that fixes it. Nothing ran.
+// and the command that fixes it. Nothing ran — unless it is the Cause of a
+// *CanceledError, which wraps it: a child that did run was killed. Check
+// for *CanceledError first.
 type AuthorityError struct {
 	Bundle string
 	Reason string

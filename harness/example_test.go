@@ -17,7 +17,10 @@ func ExampleLoad() {
 		Workspace: ".",
 	})
 	if err != nil {
-		fmt.Println("no bundles:", err) // e.g. an unusable state file: nothing is active
+		// e.g. an unusable state file. Nothing is active, and so nothing
+		// guards: block every event a hook can block (bundle.BlockingEvent)
+		// until Load succeeds, as bundlectl hooks run does.
+		fmt.Println("no registry:", err)
 		return
 	}
 	defer reg.Close()
@@ -33,8 +36,12 @@ func ExampleRegistry_CallTool() {
 	}
 	defer reg.Close()
 	res, err := reg.CallTool(context.Background(), harness.ToolName("repo-guard", "word-count"), []byte(`{"text":"a b c"}`))
+	var canceled *harness.CanceledError
 	var refused *harness.AuthorityError
 	switch {
+	case errors.As(err, &canceled):
+		// It ran and was killed: its bundle lost its authority meanwhile.
+		fmt.Println("killed:", canceled.Cause)
 	case errors.As(err, &refused):
 		fmt.Println("refused:", refused.Reason, "— fix:", refused.Fix)
 	case errors.Is(err, harness.ErrInput):

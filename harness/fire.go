@@ -55,8 +55,12 @@ func (r *Registry) forHost(hosts []string) bool {
 // unusable — the event is blocked, and the reason names the bundle and
 // the fix. A bundle that stopped for an authority change (disabled,
 // revoked, removed from its root, shadowed) does not block, and, like
-// every bundle that did not run for any reason, is named in a system
+// every bundle that did not run for any reason, is named in
+// Outcome.Errors ("not run: …"), which WriteOutcome writes as a system
 // message: nothing is skipped silently.
+//
+// Hooks lists every loaded hook; with Options.Host set, FireHooks fires
+// only bundlectl's own hooks and those that host's manifests declare.
 func (r *Registry) FireHooks(ctx context.Context, event string, input []byte) (Outcome, error) {
 	ev, err := ParseHookEvent(input, event)
 	if err != nil {
@@ -77,6 +81,14 @@ func RefuseEvent(event string, err error) (Outcome, error) {
 // FireEvent is FireHooks for an event ParseHookEvent already read, for a
 // caller that parses the input while the registry loads.
 func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error) {
+	if ev == nil {
+		return RefuseEvent("", &HookEventError{Problem: "no event"})
+	}
+	if r == nil || r.opts.Home == "" {
+		// Not a registry Load made (a zero value): it knows no guard, so
+		// it cannot say that none applies.
+		return RefuseEvent(ev.HookEventName, errors.New("harness: the registry was not made by Load, so no guard could be checked"))
+	}
 	event := ev.HookEventName
 	blocking := bundle.BlockingEvent(event)
 	// bundlectl's own hooks are written in Claude Code's names of events

@@ -197,6 +197,19 @@ func Load(opts Options) (*Registry, error) {
 	if opts.Home == "" || opts.Workspace == "" {
 		return nil, errors.New("harness: Options.Home and Options.Workspace are required")
 	}
+	for _, t := range []time.Duration{opts.ToolTimeout, opts.HookTimeout} {
+		if t < 0 || t > MaxTimeout {
+			return nil, fmt.Errorf("harness: Options.ToolTimeout and HookTimeout must be between 0 (the default) and %s, not %s", MaxTimeout, t)
+		}
+	}
+	switch opts.Host {
+	case "", bundle.HostClaude, bundle.HostCodex, bundle.HostGemini:
+	default:
+		// An unknown host would match no host manifest's hooks: every
+		// guard a Claude Code, Codex or Gemini CLI plugin declares would
+		// be skipped without a word.
+		return nil, fmt.Errorf("harness: Options.Host %q is not a host bundlectl knows (claude, codex, gemini, or empty for all)", opts.Host)
+	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 200 * time.Millisecond
 	}
@@ -341,6 +354,17 @@ func (e *entry) inventory() (*inventory.Inventory, error) {
 		}
 	})
 	return e.inv, e.invErr
+}
+
+// inventoryCopy is the bundle's inventory as a value the caller owns: a
+// fresh parse of the receipt's, so that changing what Active or Bundles
+// returned changes nothing the registry runs or blocks.
+func (e *entry) inventoryCopy() (*inventory.Inventory, error) {
+	if _, err := e.inventory(); err != nil {
+		return nil, err
+	}
+	inv, err := inventory.Parse(e.rc.Inventory)
+	return inv, schemaReason(err)
 }
 
 // consider admits one candidate or records why it is inactive. It reads
@@ -624,8 +648,16 @@ func (r *Registry) Loaded(name string) error {
 // chooses it).
 func (r *Registry) Workspace() string { return r.opts.Workspace }
 
-// Inactive returns the bundles the registry did not load.
-func (r *Registry) Inactive() []Inactive { return slices.Clone(r.inactive) }
+// Inactive returns the bundles the registry did not load. The result is a
+// copy: changing it does not change what the registry blocks.
+func (r *Registry) Inactive() []Inactive {
+	out := slices.Clone(r.inactive)
+	for i := range out {
+		out[i].Reasons = slices.Clone(out[i].Reasons)
+		out[i].Events = slices.Clone(out[i].Events)
+	}
+	return out
+}
 
 // ActiveBundle is one loaded bundle as a host adapter needs it: what was
 // reviewed (the inventory), the snapshot it runs from, and the data and
@@ -655,7 +687,7 @@ func (r *Registry) Active() (active []ActiveBundle, refused map[string]error) {
 		r.mu.Lock()
 		rec, _ := r.state.Bundle(e.id)
 		r.mu.Unlock()
-		inv, _ := e.inventory() // parsed: authorize checked it
+		inv, _ := e.inventoryCopy() // parsed: authorize checked it
 		active = append(active, ActiveBundle{
 			Name: e.name, ID: e.id, Scope: e.scope, Token: e.rc.Token(), Snapshot: e.snapshot,
 			Data: e.data, Inventory: inv, Off: rec.Off,

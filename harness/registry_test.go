@@ -1098,3 +1098,94 @@ func TestRunningHookIsCancelled(t *testing.T) {
 		})
 	}
 }
+
+// An Options.Host bundlectl does not know would skip every host
+// manifest's hooks silently: Load refuses it.
+func TestLoadRefusesUnknownHost(t *testing.T) {
+	f := newFixture(t)
+	for _, h := range []bundle.Host{"Claude", "claude-code", "x"} {
+		if r, err := harness.Load(harness.Options{Home: f.home, Workspace: f.ws, Host: h}); err == nil {
+			r.Close()
+			t.Errorf("Load with Host %q: no error", h)
+		}
+	}
+	for _, h := range []bundle.Host{"", bundle.HostClaude, bundle.HostCodex, bundle.HostGemini} {
+		r, err := harness.Load(harness.Options{Home: f.home, Workspace: f.ws, Host: h})
+		must(t, err)
+		r.Close()
+	}
+}
+
+// What Catalog and Inactive return is the caller's: changing it changes
+// nothing the registry decides.
+func TestCatalogInactiveIsACopy(t *testing.T) {
+	f := newFixture(t)
+	writeBundle(t, filepath.Join(f.ws, ".bundlectl", "bundles", "other"), toolManifest, toolScripts)
+	r := f.load(t)
+	c := r.Catalog()
+	if len(c.Inactive) == 0 {
+		t.Fatal("no inactive bundle")
+	}
+	c.Inactive[0].Name = "changed"
+	c.Inactive[0].Reasons[0] = "changed"
+	if in := r.Inactive(); in[0].Name == "changed" || in[0].Reasons[0] == "changed" {
+		t.Fatalf("Catalog().Inactive aliases the registry: %+v", in[0])
+	}
+}
+
+func TestFireEventNilBlocks(t *testing.T) {
+	f := newFixture(t)
+	r := f.load(t)
+	o, err := r.FireEvent(context.Background(), nil)
+	if err == nil || !o.Blocked {
+		t.Fatalf("FireEvent(nil) = %+v, %v; want blocked with an error", o, err)
+	}
+}
+
+// What Active and Bundles return is the caller's: a host adapter that
+// rewrites a hook's command to build its view changes nothing the
+// registry runs.
+func TestActiveInventoryIsACopy(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	writeBundle(t, filepath.Join(ws, ".bundlectl", "bundles", "deny"), `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "deny",
+  "extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./hook", "args": ["no"]}]}]}}}}`,
+		map[string]string{"hook": "#!/bin/sh\ncat >/dev/null\necho \"deny says $1\" >&2\nexit 2\n"})
+	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "deny")
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws})
+	must(t, err)
+	defer r.Close()
+	active, refused := r.Active()
+	if len(active) != 1 || len(refused) != 0 {
+		t.Fatalf("active %d, refused %v", len(active), refused)
+	}
+	for _, bs := range [][]harness.ActiveBundle{active, r.Bundles()} {
+		for i := range bs[0].Inventory.Hooks {
+			bs[0].Inventory.Hooks[i].Command = "/bin/true"
+			bs[0].Inventory.Hooks[i].Args[0] = "yes"
+		}
+	}
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`))
+	must(t, err)
+	if !out.Blocked || !strings.Contains(out.Reason, "deny says no") {
+		t.Fatalf("outcome %+v after the caller changed its copy of the inventory, want blocked by the reviewed hook", out)
+	}
+}
+
+// Options a registry could not honour are refused at Load, not at the
+// first call; a Registry Load did not make blocks rather than proceeds.
+func TestLoadRefusesBadTimeoutsAndZeroRegistryBlocks(t *testing.T) {
+	f := newFixture(t)
+	for _, o := range []harness.Options{{ToolTimeout: 24 * time.Hour}, {HookTimeout: -time.Second}} {
+		o.Home, o.Workspace = f.home, f.ws
+		if r, err := harness.Load(o); err == nil {
+			r.Close()
+			t.Errorf("Load(%+v): no error", o)
+		}
+	}
+	var zero harness.Registry
+	o, err := zero.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash"}`))
+	if err == nil || !o.Blocked {
+		t.Fatalf("a zero Registry answered %+v, %v; want blocked with an error", o, err)
+	}
+}

@@ -168,6 +168,11 @@ func ToolFilterOf(s inventory.MCPServer) ToolFilter {
 // stderr passed through the tool filter the review promised, after the
 // authority and integrity check, until it exits or ctx ends; it is killed
 // with every descendant if the bundle loses its authority meanwhile.
+//
+// Like Exec, it relays SIGINT, SIGTERM, SIGHUP and SIGQUIT (ForwardedSignals)
+// that reach this process to the server while it runs, and those signals
+// do not end this process meanwhile: an embedding program that must stop
+// on them cancels ctx from its own handler.
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
@@ -213,8 +218,8 @@ func unknownServer(what, name string, known func(bundle string) []string) *Unkno
 	return ue
 }
 
-// ServeLSP runs the language server exposed as name like ServeMCP, with
-// stdio passed straight through.
+// ServeLSP runs the language server exposed as name like ServeMCP (signals
+// included), with stdio passed straight through.
 func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	l, ok := r.lsps[name]
 	if !ok {

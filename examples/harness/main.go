@@ -63,7 +63,7 @@ func main() {
 		if err != nil {
 			fmt.Println("skill refused:", err)
 		} else {
-			fmt.Printf("\n%s is %d bytes, served from memory\n", cat.Skills[0].Name, len(content))
+			fmt.Printf("\n%s is %d bytes, read from its snapshot after a check\n", cat.Skills[0].Name, len(content))
 		}
 	}
 
