@@ -1053,14 +1053,16 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	if _, err := stdout.Write(append(data, '\n')); err != nil {
-		return 1, err
-	}
+	_, werr := stdout.Write(append(data, '\n'))
 	if o.Blocked {
-		if _, err := io.WriteString(stderr, terminalSafe(o.Reason)+"\n"); err != nil {
-			return 1, err
-		}
-		return 2, nil
+		// A block is exit 2 with the reason on stderr, whatever became of
+		// the JSON on stdout: a write error must not turn it into exit 1,
+		// which every host treats as "proceed".
+		io.WriteString(stderr, terminalSafe(o.Reason)+"\n")
+		return 2, werr
+	}
+	if werr != nil {
+		return 1, werr
 	}
 	for _, e := range o.Errors {
 		if _, err := fmt.Fprintf(stderr, "bundlectl: %s\n", e.Error()); err != nil {

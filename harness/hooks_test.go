@@ -782,3 +782,24 @@ func TestCodexMatch(t *testing.T) {
 		t.Errorf(`an escaped backslash: %v, %v`, ok, err)
 	}
 }
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestWriteOutcomeBlockSurvivesStdoutError: a block stays exit 2 with its
+// reason on stderr when stdout cannot be written; exit 1 would let the
+// host proceed.
+func TestWriteOutcomeBlockSurvivesStdoutError(t *testing.T) {
+	var errOut bytes.Buffer
+	o := NewOutcome("PreToolUse")
+	o.Blocked, o.Reason = true, "guarded"
+	code, err := WriteOutcome(failingWriter{}, &errOut, o)
+	if code != 2 || err == nil || errOut.String() != "guarded\n" {
+		t.Fatalf("got %d %v %q, want 2, the write error and the reason on stderr", code, err, errOut.String())
+	}
+	code, err = WriteOutcome(failingWriter{}, &errOut, NewOutcome("PreToolUse"))
+	if code != 1 || err == nil {
+		t.Fatalf("not blocked: got %d %v, want 1 and the error", code, err)
+	}
+}

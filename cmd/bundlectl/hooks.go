@@ -201,7 +201,27 @@ func runHooks(g *globals, event, host string) error {
 		}
 	}
 	r, err := g.roots()
+	if err != nil && g.workspace == "" && eventCwd(input) != "" {
+		// The current directory is not needed when the event names its
+		// workspace (harness.Options.WorkspaceFrom replaces it), and it
+		// may be gone or unsearchable (the agent's directory removed).
+		var home string
+		if home, err = g.homeDir(); err == nil {
+			r = bundle.Roots{Home: home}
+		}
+	}
 	if err != nil {
+		if bundle.BlockingEvent(event) {
+			// Exit 1 is "proceed" to a host: a guard must not fail open
+			// because the roots cannot be resolved.
+			o := harness.NewOutcome(event)
+			o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
+			if h := hintOf(err); h != "" {
+				o.Reason += " (fix: " + g.hint(h) + ")"
+			}
+			harness.WriteOutcome(g.stdout, g.stderr, o)
+			return &quietError{code: 2}
+		}
 		return err
 	}
 	// hg prints fix commands: the agent's shell is not in the event's
@@ -261,7 +281,7 @@ func runHooks(g *globals, event, host string) error {
 		return &codeError{code: exitFailure, err: err}
 	}
 	code, werr := harness.WriteOutcome(g.stdout, g.stderr, o)
-	if werr != nil {
+	if werr != nil && code != 2 {
 		return werr
 	}
 	if code != 0 {
