@@ -90,7 +90,7 @@ func runShow(g *globals, name string) error {
 	if b.Meta.DisplayName != "" {
 		fmt.Fprintf(w, "display:  %s\n", q(b.Meta.DisplayName))
 	}
-	fmt.Fprintf(w, "id:       %s\n", b.ID)
+	fmt.Fprintf(w, "id:       %s\n", bundle.Sanitize(b.ID)) // the id ends in the directory name
 	fmt.Fprintf(w, "source:   %s %s\n", b.Scope, q(b.Dir))
 	fmt.Fprintf(w, "format:   %s\n", b.Format)
 	if b.Meta.Version != "" {
@@ -146,7 +146,7 @@ func runShow(g *globals, name string) error {
 		}
 	}
 	if st.Hint != "" {
-		fmt.Fprintf(w, "next:     %s\n", st.Hint)
+		fmt.Fprintf(w, "next:     %s\n", bundle.Sanitize(st.Hint))
 	}
 	return nil
 }

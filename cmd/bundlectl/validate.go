@@ -70,7 +70,7 @@ func runValidate(g *globals, arg string) error {
 		if s := bundle.SuggestBundleName(b.Name); s != "" {
 			why += "; rename the directory, e.g. to " + bundle.Quote(s)
 		}
-		b.Report.Warnf(b.Name, "bundle.name", "%s", why)
+		b.Report.Warnf(bundle.EscapePath(b.Name), "bundle.name", "%s", why)
 	}
 	out := validateOutput{
 		Name: b.Name, ID: b.ID, Path: b.Dir, Format: string(b.Format),
