@@ -397,11 +397,12 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 		inactive(lifecycle.StatusShadowed, "bundlectl show "+bundle.ShellArg(c.Name), "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root")
 		return
 	case rec.Receipt == nil:
-		reasons := []string{"not trusted: review it, then trust the exact token the review prints"}
+		reason, hint := lifecycle.NotTrusted(c.Name, c.Dir)
+		reasons := []string{reason}
 		if rec.Enabled {
 			reasons = append(reasons, "enabled, but inactive until it is trusted again")
 		}
-		inactive(lifecycle.StatusUntrusted, "bundlectl review "+bundle.ShellArg(c.Name), reasons...)
+		inactive(lifecycle.StatusUntrusted, hint, reasons...)
 		return
 	case !rec.Enabled:
 		inactive(lifecycle.StatusTrusted, "bundlectl enable "+bundle.ShellArg(c.Name), "trusted, not enabled")

@@ -56,11 +56,12 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 			return st
 		}
 		st.Word = StatusUntrusted
-		st.Reasons = append(st.Reasons, "not trusted: review it, then trust the exact token the review prints")
+		reason, hint := NotTrusted(b.Name, b.Dir)
+		st.Reasons = append(st.Reasons, reason)
 		if rec.Enabled {
 			st.Reasons = append(st.Reasons, "enabled, but inactive until it is trusted again")
 		}
-		st.Hint = "bundlectl review " + bundle.ShellArg(b.Name)
+		st.Hint = hint
 		return st
 	}
 	st.Trusted = true

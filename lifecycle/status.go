@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -86,4 +87,18 @@ func preTrust(b *bundle.Bundle, st *Status) bool {
 		return true
 	}
 	return false
+}
+
+// NotTrusted is the reason and the fix for a bundle with no receipt: review
+// it and trust the token, unless its name (its directory's) is one trust
+// refuses, when the fix is to rename the directory first.
+func NotTrusted(name, dir string) (reason, hint string) {
+	if bundle.ValidBundleName(name) {
+		return "not trusted: review it, then trust the exact token the review prints", "bundlectl review " + bundle.ShellArg(name)
+	}
+	reason = "not trusted, and cannot be under this name (" + bundle.BundleNameRule + "): rename its directory"
+	if s := bundle.SuggestBundleName(name); s != "" {
+		return reason + ", e.g. to " + bundle.Quote(s), "mv -- " + bundle.ShellArg(dir) + " " + bundle.ShellArg(filepath.Join(filepath.Dir(dir), s))
+	}
+	return reason, "bundlectl validate " + bundle.ShellArg(dir)
 }
