@@ -127,7 +127,20 @@ func (c Cache) Store(rec Record) {
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
 		return
 	}
-	renameio.WriteFile(c.path(rec.Key), data, 0o600)
+	if fi, err := os.Lstat(c.Dir); err == nil && fi.IsDir() && fi.Mode().Perm()&0o077 != 0 {
+		_ = os.Chmod(c.Dir, 0o700) // made wider by hand: back to owner-only
+	}
+	// Owner-only whatever the existing file's mode (renameio.WriteFile
+	// would copy it): a record made 0666 by hand would otherwise stay so,
+	// and Load refuse it on every check, silently re-hashing each time.
+	t, err := renameio.NewPendingFile(c.path(rec.Key), renameio.WithStaticPermissions(0o600))
+	if err != nil {
+		return
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err == nil {
+		_ = t.CloseAtomicallyReplace()
+	}
 }
 
 // Remove deletes the record for key, if any.

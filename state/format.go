@@ -456,6 +456,14 @@ func (s *State) marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// jsonValueKind is the kind of value an UnmarshalTypeError describes,
+// without the value encoding/json adds for a number that does not fit
+// ("number 99999999999999999999"): errors never echo stored values.
+func jsonValueKind(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	return kind
+}
+
 // jsonReason turns a decoding error into a message with a line and column
 // and without echoing stored values.
 func jsonReason(data []byte, err error, decode func([]byte) error) string {
@@ -470,7 +478,7 @@ func jsonReason(data []byte, err error, decode func([]byte) error) string {
 		msg := strings.Replace(syn.Error(), "after top-level value", "after the JSON object (trailing data)", 1)
 		return fmt.Sprintf("invalid JSON at %s: %s", position(data, syn.Offset-1), bundle.Sanitize(msg))
 	case errors.As(err, &typ) && typ.Field == "":
-		return fmt.Sprintf("the file holds a JSON %s, want an object", typ.Value)
+		return fmt.Sprintf("the file holds a JSON %s, want an object", jsonValueKind(typ.Value))
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "truncated JSON"
 	}
@@ -482,7 +490,7 @@ func jsonReason(data []byte, err error, decode func([]byte) error) string {
 		if field == "" {
 			field = bundle.Sanitize(typ.Field)
 		}
-		return fmt.Sprintf("field %s at %s: got a JSON %s, want %s", field, position(data, typ.Offset), typ.Value, jsonKind(typ.Type))
+		return fmt.Sprintf("field %s at %s: got a JSON %s, want %s", field, position(data, typ.Offset), jsonValueKind(typ.Value), jsonKind(typ.Type))
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {

@@ -154,6 +154,12 @@ func TestUnsafeAndMalformedStateIsNeverTouched(t *testing.T) {
 			})
 			return nil
 		}, ErrMalformed, `field bundles["` + idA + `"].enabled at line 6, column 23: got a JSON string, want a boolean`, "mv ", statePath, false},
+		{"a number too large, not echoed", func(t *testing.T, home string) []string {
+			rewrite(t, statePath(home), func(b []byte) []byte {
+				return regexp.MustCompile(`"generation": [0-9]+`).ReplaceAll(b, []byte(`"generation": 99999999999999999999999`))
+			})
+			return nil
+		}, ErrMalformed, `got a JSON number, want`, "mv ", statePath, false},
 		{"trailing data", func(t *testing.T, home string) []string {
 			rewrite(t, statePath(home), func(b []byte) []byte { return append(b, "{}"...) })
 			return nil
