@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -58,6 +59,16 @@ func (e *TreeError) Unwrap() error { return ErrTreeInvalid }
 type HashError struct {
 	Path string // relative to the bundle root
 	Err  error
+	Root string // the tree's root, when known (for Hint)
+}
+
+// Hint is the command that makes a file the walk found but cannot open
+// readable; "" for any other failure.
+func (e *HashError) Hint() string {
+	if e.Root == "" || !errors.Is(e.Err, fs.ErrPermission) {
+		return ""
+	}
+	return "chmod u+r " + bundle.ShellArg(filepath.Join(e.Root, filepath.FromSlash(e.Path)))
 }
 
 func (e *HashError) Error() string {
@@ -124,6 +135,10 @@ func TreeRecords(t *bundle.Tree) ([][]byte, receipts.Digest, error) {
 func hashTree(t *bundle.Tree, keep bool) (receipts.Digest, [][]byte, error) {
 	digests, err := fileDigests(t)
 	if err != nil {
+		var he *HashError
+		if errors.As(err, &he) && he.Root == "" {
+			he.Root = t.Root
+		}
 		return receipts.Digest{}, nil, err
 	}
 	th := NewTreeHasher()

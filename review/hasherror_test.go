@@ -1,0 +1,22 @@
+package review
+
+import (
+	"io/fs"
+	"os"
+	"testing"
+)
+
+// A file the walk listed but the caller cannot open gets the command that
+// makes it readable, the path whole and quoted; other failures get none.
+func TestHashErrorHint(t *testing.T) {
+	denied := &HashError{Path: "tools/my payload", Root: "/b/unr", Err: &os.PathError{Op: "open", Path: "x", Err: fs.ErrPermission}}
+	if got, want := denied.Hint(), "chmod u+r '/b/unr/tools/my payload'"; got != want {
+		t.Errorf("Hint() = %q, want %q", got, want)
+	}
+	if h := (&HashError{Path: "a", Root: "/b", Err: fs.ErrNotExist}).Hint(); h != "" {
+		t.Errorf("a missing file hinted %q", h)
+	}
+	if h := (&HashError{Path: "a", Err: fs.ErrPermission}).Hint(); h != "" {
+		t.Errorf("no root, hinted %q", h)
+	}
+}
