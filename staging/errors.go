@@ -87,3 +87,20 @@ func (e *UnsafeStoreError) Hint() string {
 func changed(rel, reason string) error {
 	return &bundle.ChangedError{Path: bundle.EscapePath(rel), Reason: reason}
 }
+
+// SpaceError reports a snapshot that could not be staged because the
+// file system holding the store is full (or the user's quota is): the
+// bundle's own files are not at fault. Nothing is left behind.
+type SpaceError struct {
+	Store string
+	Err   error
+}
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("no space left in the store %s to stage the snapshot (nothing was kept): %v", bundle.Quote(e.Store), e.Err)
+}
+func (e *SpaceError) Unwrap() error { return e.Err }
+
+// Hint shows how much space the store's file system has; free some, then
+// run the command again.
+func (e *SpaceError) Hint() string { return "df -h " + bundle.ShellArg(e.Store) }

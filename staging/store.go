@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -61,7 +62,12 @@ func (s *Store) Path(hash receipts.Digest) string {
 // bundle.ErrChanged, a tree beyond lim with a *LimitError. An existing
 // snapshot of want is reused only if it verifies; a bad one is replaced.
 // The caller must hold state.lock (see the package documentation).
-func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits) (string, error) {
+func (s *Store) Stage(src *bundle.Tree, want receipts.Digest, lim bundle.Limits) (snapshot string, err error) {
+	defer func() {
+		if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+			err = &SpaceError{Store: s.Dir, Err: err}
+		}
+	}()
 	if src == nil {
 		return "", errors.New("stage: no source tree")
 	}
