@@ -186,6 +186,20 @@ func (x expander) shell(s string) (string, []string) {
 				}
 			}
 		}
+		if cur.state == bare && c == '#' && (i == 0 || strings.IndexByte(" \t\n;&|()<>", s[i-1]) >= 0) {
+			// A comment runs to the end of the line and quotes nothing:
+			// an apostrophe in it ("it's") must not be taken for an
+			// opening quote, or every later value would be left unquoted
+			// (split into words and globbed). The shell ignores it, so it
+			// is copied as written.
+			end := strings.IndexByte(s[i:], '\n')
+			if end < 0 {
+				end = len(s) - i
+			}
+			out.WriteString(s[i : i+end])
+			i += end - 1
+			continue
+		}
 		switch {
 		case cur.state == single:
 			if c == '\'' {

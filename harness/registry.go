@@ -521,9 +521,31 @@ func (r *Registry) prepare(e *entry) error {
 	if err := makeDataDir(r.opts.Home, e.data); err != nil {
 		return refuse(e.name, ErrNotActive, "bundlectl show "+bundle.ShellArg(e.name), "its data directory cannot be made: %v", err)
 	}
-	e.options = readOptions(r.opts.Home, e.id)
+	e.options = reviewedOptions(e, readOptions(r.opts.Home, e.id))
 	e.prepared = true
 	return nil
+}
+
+// reviewedOptions keeps the stored values of the options the receipt's
+// inventory declares: a value stored for an option only an update pending
+// review declares, for one a later trusted version no longer declares, or
+// for an earlier bundle that held the same id, reaches no process. The
+// inventory is decoded only when something is stored.
+func reviewedOptions(e *entry, values map[string]string) map[string]string {
+	if len(values) == 0 {
+		return nil
+	}
+	inv, err := e.inventory()
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, o := range inv.UserConfig {
+		if v, ok := values[o.Key]; ok {
+			out[o.Key] = v
+		}
+	}
+	return out
 }
 
 // makeDataDir creates dir, a bundle's PLUGIN_DATA below home, owner-only

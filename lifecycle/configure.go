@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/inventory"
@@ -231,6 +232,10 @@ func checkOptionValue(o declaredOption, v string) error {
 		return errors.New("the value contains a NUL byte")
 	case len(v) > MaxOptionValue:
 		return fmt.Errorf("the value is longer than %d bytes", MaxOptionValue)
+	case !utf8.ValidString(v):
+		// The options file is JSON: each invalid byte would be stored as
+		// U+FFFD, a different value from the one given.
+		return errors.New("the value is not valid UTF-8 text, and would be stored altered")
 	}
 	for _, t := range o.Types {
 		switch t {

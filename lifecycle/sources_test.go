@@ -193,6 +193,10 @@ func TestConfigureNeverCarriesAValue(t *testing.T) {
 	if _, err := m.Configure("cc", map[string]string{"nope": "secret-value"}, nil); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Fatalf("undeclared key: %v", err)
 	}
+	// Bytes that are not UTF-8 would be stored as U+FFFD: refused.
+	if _, err := m.Configure("cc", map[string]string{"token": "4\xff2"}, nil); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("a value that is not UTF-8: %v", err)
+	}
 	old := umask(0)
 	c, err := m.Configure("cc", map[string]string{"token": "42"}, nil)
 	umask(old)

@@ -90,13 +90,27 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 		set[key] = value
 	}
 	if o.stdin != "" {
-		data, err := io.ReadAll(io.LimitReader(g.stdin, lifecycle.MaxOptionValue+2))
-		if err != nil {
-			return err
+		if f, ok := g.stdin.(*os.File); ok && isTerminal(f) {
+			// Typed at a terminal: without echo, as the prompt reads it,
+			// never shown on the screen.
+			v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(o.stdin)+" (not shown): ", lifecycle.MaxOptionValue)
+			if errors.Is(err, errLineCut) {
+				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: redirect it from a file with --stdin instead", bundle.Quote(o.stdin), err),
+					hint: "bundlectl configure --stdin " + bundle.ShellArg(o.stdin) + " " + bundle.ShellArg(name) + " < FILE"}
+			}
+			if err != nil {
+				return err
+			}
+			set[o.stdin] = v
+		} else {
+			data, err := io.ReadAll(io.LimitReader(g.stdin, lifecycle.MaxOptionValue+2))
+			if err != nil {
+				return err
+			}
+			v := strings.TrimSuffix(string(data), "\n")
+			v = strings.TrimSuffix(v, "\r")
+			set[o.stdin] = v
 		}
-		v := strings.TrimSuffix(string(data), "\n")
-		v = strings.TrimSuffix(v, "\r")
-		set[o.stdin] = v
 	}
 	var res *lifecycle.Configured
 	if len(set) == 0 && len(o.unset) == 0 {

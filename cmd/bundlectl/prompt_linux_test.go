@@ -82,7 +82,7 @@ func (s *screen) waitFor(t *testing.T, want string) {
 
 // promptFixture is a workspace with one bundle declaring a sensitive
 // option, and the command that prompts for it on the terminal slave.
-func promptFixture(t *testing.T, slave *os.File) *exec.Cmd {
+func promptFixture(t *testing.T, slave *os.File, args ...string) *exec.Cmd {
 	t.Helper()
 	exe, err := exec.LookPath("bundlectl")
 	if err != nil {
@@ -98,7 +98,10 @@ func promptFixture(t *testing.T, slave *os.File) *exec.Cmd {
 	if err := os.WriteFile(filepath.Join(p, "plugin.json"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "--workspace", ws, "configure", "p", "key")
+	if len(args) == 0 {
+		args = []string{"key"}
+	}
+	cmd := exec.Command(exe, append([]string{"--workspace", ws, "configure", "p"}, args...)...)
 	cmd.Env = append(os.Environ(), "BUNDLECTL_HOME="+filepath.Join(dir, "home"))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -155,5 +158,27 @@ func TestPromptRefusesALineTheTerminalMayHaveCut(t *testing.T) {
 	}
 	if !strings.Contains(scr.buf.String(), "as long as a terminal line can be") || strings.Contains(scr.buf.String(), "aaaa") {
 		t.Fatalf("screen:\n%s", scr.buf.String())
+	}
+}
+
+// --stdin KEY on a terminal reads the value as the prompt does, without
+// echo: the command the README and the hints name never shows the secret.
+func TestStdinOnTerminalDoesNotEcho(t *testing.T) {
+	master, slave := openPTY(t)
+	cmd := promptFixture(t, slave, "--stdin", "key")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scr := watch(master)
+	scr.waitFor(t, "(not shown): ")
+	if _, err := master.Write([]byte("typed-s3cret\n")); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, `"key" (string, sensitive): set`)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(scr.buf.String(), "typed-s3cret") {
+		t.Fatalf("the value was echoed:\n%s", scr.buf.String())
 	}
 }

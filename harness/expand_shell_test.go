@@ -1,0 +1,40 @@
+package harness
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestShellValueAfterCommentStaysOneWord: a comment holding an apostrophe
+// or a double quote does not change how later placeholders are quoted: a
+// value with spaces and a "*" reaches printf as one word, unglobbed.
+func TestShellValueAfterCommentStaysOneWord(t *testing.T) {
+	x := expander{host: true, options: map[string]string{"label": "a b *"}}
+	for _, cmd := range []string{
+		"# it's done\nprintf '[%s]\\n' ${user_config.label}",
+		"# don\"t split\nprintf '[%s]\\n' ${user_config.label}",
+		"true # it's here\nprintf '[%s]\\n' ${user_config.label}",
+		"printf '[%s]\\n' a#b${user_config.label}", // not a comment: a#b is one word
+	} {
+		script, env := x.shell(cmd)
+		c := exec.Command("/bin/sh", "-c", script)
+		c.Env = append(os.Environ(), env...)
+		c.Dir = t.TempDir()
+		if err := os.WriteFile(c.Dir+"/zz-file", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("%q: %v", script, err)
+		}
+		want := "[a b *]\n"
+		if strings.Contains(cmd, "a#b") {
+			want = "[a#ba b *]\n"
+		}
+		if string(out) != want {
+			t.Errorf("command %q ran as %q and printed %q, want %q", cmd, script, out, want)
+		}
+	}
+}
