@@ -79,6 +79,11 @@ type EnvSpec struct {
 	HostPlugin bool
 	ProjectDir string
 	Options    map[string]string
+	// Settings are the configured values of the settings a Gemini CLI
+	// manifest declares, by the envVar each is exported as (Gemini CLI
+	// sets them in its extensions' processes; bundlectl, starting those
+	// processes itself, does too).
+	Settings map[string]string
 }
 
 // Build returns the environment, built from nothing in layers, each
@@ -87,7 +92,8 @@ type EnvSpec struct {
 //  1. from Host (the last duplicate wins): PATH with empty and relative
 //     entries removed (omitted when nothing is left), HOME, USER, LOGNAME,
 //     LANG, LC_*, TERM, TZ, TMPDIR;
-//  2. Vars, each the host's value when it sets one;
+//  2. Vars, each the host's value when it sets one, then Settings,
+//     which replace a host value of the same name;
 //  3. Reviewed, the component's literal env after expansion;
 //  4. EnvFrom, DEST -> host SOURCE: DEST gets the host's SOURCE value
 //     (empty if set but empty); a SOURCE the host does not set
@@ -123,6 +129,11 @@ func (s EnvSpec) Build() []string {
 	}
 	for _, k := range s.Vars {
 		if v, ok := hostVars[k]; ok && settable(k, v) {
+			env[k] = v
+		}
+	}
+	for k, v := range s.Settings {
+		if settable(k, v) {
 			env[k] = v
 		}
 	}

@@ -151,6 +151,7 @@ type entry struct {
 	snapshot string            // derived from the home and the content hash
 	data     string            // PLUGIN_DATA, made at first use (prepare)
 	options  map[string]string // read at first use (prepare)
+	settings map[string]string // of options, those with an envVar, by envVar
 	prepared bool
 
 	failed     error // the last integrity check failed: check again next time
@@ -521,7 +522,7 @@ func (r *Registry) prepare(e *entry) error {
 	if err := makeDataDir(r.opts.Home, e.data); err != nil {
 		return refuse(e.name, ErrNotActive, "bundlectl show "+bundle.ShellArg(e.name), "its data directory cannot be made: %v", err)
 	}
-	e.options = reviewedOptions(e, readOptions(r.opts.Home, e.id))
+	e.options, e.settings = reviewedOptions(e, readOptions(r.opts.Home, e.id))
 	e.prepared = true
 	return nil
 }
@@ -530,22 +531,29 @@ func (r *Registry) prepare(e *entry) error {
 // inventory declares: a value stored for an option only an update pending
 // review declares, for one a later trusted version no longer declares, or
 // for an earlier bundle that held the same id, reaches no process. The
-// inventory is decoded only when something is stored.
-func reviewedOptions(e *entry, values map[string]string) map[string]string {
+// inventory is decoded only when something is stored. settings are those
+// of them a Gemini CLI setting exports under its envVar, by that name.
+func reviewedOptions(e *entry, values map[string]string) (options, settings map[string]string) {
 	if len(values) == 0 {
-		return nil
+		return nil, nil
 	}
 	inv, err := e.inventory()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	out := map[string]string{}
+	options = map[string]string{}
 	for _, o := range inv.UserConfig {
 		if v, ok := values[o.Key]; ok {
-			out[o.Key] = v
+			options[o.Key] = v
+			if o.EnvVar != "" {
+				if settings == nil {
+					settings = map[string]string{}
+				}
+				settings[o.EnvVar] = v
+			}
 		}
 	}
-	return out
+	return options, settings
 }
 
 // makeDataDir creates dir, a bundle's PLUGIN_DATA below home, owner-only

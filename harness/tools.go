@@ -16,9 +16,13 @@ import (
 
 // expanderFor returns the expander of one component of e.
 func (r *Registry) expanderFor(e *entry, hosts, vars []string) expander {
+	hv := hostVars(r.opts.Environ, vars)
+	for k, v := range e.settings {
+		hv[k] = v // ${STORAGE_KEY} is the configured setting, as in Gemini CLI
+	}
 	return expander{
 		root: e.snapshot, data: e.data, workspace: r.opts.Workspace,
-		host: len(hosts) > 0, vars: hostVars(r.opts.Environ, vars), options: e.options,
+		host: len(hosts) > 0, vars: hv, options: e.options,
 	}
 }
 
@@ -27,7 +31,7 @@ func (r *Registry) envFor(e *entry, hosts, vars []string, reviewed, envFrom map[
 	return EnvSpec{
 		Host: r.opts.Environ, Reviewed: reviewed, EnvFrom: envFrom, Vars: vars,
 		PluginRoot: e.snapshot, PluginData: e.data,
-		HostPlugin: len(hosts) > 0, ProjectDir: r.opts.Workspace, Options: e.options,
+		HostPlugin: len(hosts) > 0, ProjectDir: r.opts.Workspace, Options: e.options, Settings: e.settings,
 	}.Build()
 }
 
