@@ -45,7 +45,7 @@ func TestProxyToolFilterAllows(t *testing.T) {
 		{ToolFilter{Exclude: []string{"delete_file"}}, "delete_f\u0130le", false},
 		{ToolFilter{Exclude: []string{"DELETE_F\u0130LE"}}, "delete_fi\u0307le", false}, // Python's lower() of the excluded name
 		{ToolFilter{Exclude: []string{"DELETE_F\u0130LE"}}, "delete_file", false},
-		{ToolFilter{Exclude: []string{"\u13a0"}}, "\uab70", false},                // Cherokee: x/text's fold swaps the cases
+		{ToolFilter{Exclude: []string{"\u13a0"}}, "\uab70", false}, // Cherokee: x/text's fold swaps the cases
 		{ToolFilter{Exclude: []string{"\uab70"}}, "\u13a0", false},
 		{excludeFilter, "delete_all2", true},
 		{excludeFilter, "delete all", true},

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -530,20 +531,22 @@ func (r *Registry) prepare(e *entry) error {
 // reviewedOptions keeps the stored values of the options the receipt's
 // inventory declares: a value stored for an option only an update pending
 // review declares, for one a later trusted version no longer declares, or
-// for an earlier bundle that held the same id, reaches no process. The
-// inventory is decoded only when something is stored. settings are those
-// of them a Gemini CLI setting exports under its envVar, by that name.
+// for an earlier bundle that held the same id, reaches no process. An
+// option the user has not set takes the default the review showed (a
+// string, number or boolean). settings are those of them a Gemini CLI
+// setting exports under its envVar, by that name.
 func reviewedOptions(e *entry, values map[string]string) (options, settings map[string]string) {
-	if len(values) == 0 {
-		return nil, nil
-	}
 	inv, err := e.inventory()
-	if err != nil {
+	if err != nil || len(inv.UserConfig) == 0 {
 		return nil, nil
 	}
 	options = map[string]string{}
 	for _, o := range inv.UserConfig {
-		if v, ok := values[o.Key]; ok {
+		v, ok := values[o.Key]
+		if !ok {
+			v, ok = optionDefault(o.Default)
+		}
+		if ok {
 			options[o.Key] = v
 			if o.EnvVar != "" {
 				if settings == nil {
@@ -554,6 +557,23 @@ func reviewedOptions(e *entry, values map[string]string) (options, settings map[
 		}
 	}
 	return options, settings
+}
+
+// optionDefault is a declared default as the value it stands for: a JSON
+// string's text, a number's or a boolean's literal; ok is false for none
+// or any other kind.
+func optionDefault(def json.RawMessage) (string, bool) {
+	var v any
+	if len(def) == 0 || json.Unmarshal(def, &v) != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool, float64:
+		return strings.TrimSpace(string(def)), true
+	}
+	return "", false
 }
 
 // makeDataDir creates dir, a bundle's PLUGIN_DATA below home, owner-only
