@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -135,7 +136,8 @@ func (r *Registry) Catalog() Catalog {
 		if len(schema) == 0 {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		c.Tools = append(c.Tools, ToolInfo{Name: k, Bundle: t.e.name, Description: t.tool.Description, InputSchema: schema})
+		// A copy: CallTool validates input against the registry's own.
+		c.Tools = append(c.Tools, ToolInfo{Name: k, Bundle: t.e.name, Description: t.tool.Description, InputSchema: slices.Clone(schema)})
 	}
 	for _, e := range r.entries {
 		if !ok[e] {
@@ -159,7 +161,8 @@ func (r *Registry) Catalog() Catalog {
 			continue
 		}
 		info := ServerInfo{Name: k, Bundle: s.e.name, Server: s.srv.Name, Transport: s.srv.Transport,
-			ToolsInclude: s.srv.ToolsInclude, ToolsExclude: s.srv.ToolsExclude, Off: r.isOff(s.e, "mcp", s.srv.Name)}
+			// Copies: ServeMCP enforces the registry's own lists.
+			ToolsInclude: slices.Clone(s.srv.ToolsInclude), ToolsExclude: slices.Clone(s.srv.ToolsExclude), Off: r.isOff(s.e, "mcp", s.srv.Name)}
 		if s.srv.Remote() {
 			info.URL = s.srv.URL
 			info.HeaderNames = sortedKeys(s.srv.Headers)

@@ -102,7 +102,7 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 				reason = ": " + bundle.Sanitize(i.Reasons[0])
 			}
 			if i.Fix != "" {
-				reason += " (fix: " + i.Fix + ")"
+				reason += " (fix: " + bundle.Sanitize(i.Fix) + ")"
 			}
 			fmt.Fprintf(w, "  %s  %s%s\n", q(i.Name), i.Status, reason)
 		}
