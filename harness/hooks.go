@@ -1062,6 +1062,13 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		return 2, werr
 	}
 	if werr != nil {
+		if takesUpdatedInput(o.Event) && (!o.Continue || o.PermissionDecision == PermissionAsk || o.UpdatedInput != nil) {
+			// The decision (stop, ask the user, or a replaced tool input)
+			// was only in the JSON: exit 1 would run the tool unasked,
+			// with its original input. Deny it instead.
+			io.WriteString(stderr, terminalSafe("bundlectl: the hooks' decision could not be written to stdout, so the tool call is denied: "+werr.Error())+"\n")
+			return 2, werr
+		}
 		return 1, werr
 	}
 	for _, e := range o.Errors {

@@ -803,3 +803,21 @@ func TestWriteOutcomeBlockSurvivesStdoutError(t *testing.T) {
 		t.Fatalf("not blocked: got %d %v, want 1 and the error", code, err)
 	}
 }
+
+// A decision that exists only in the JSON (ask, a replaced input, stop)
+// must not be lost as exit 1, which runs the tool unasked with its original
+// input: it is denied (exit 2) when stdout cannot be written.
+func TestWriteOutcomeDecisionSurvivesStdoutError(t *testing.T) {
+	ask := NewOutcome("PreToolUse")
+	ask.PermissionDecision = PermissionAsk
+	upd := NewOutcome("PreToolUse")
+	upd.UpdatedInput = []byte(`{"command":"ls"}`)
+	stop := NewOutcome("PreToolUse")
+	stop.Continue = false
+	for name, o := range map[string]Outcome{"ask": ask, "updatedInput": upd, "continue false": stop} {
+		var errOut bytes.Buffer
+		if code, err := WriteOutcome(failingWriter{}, &errOut, o); code != 2 || err == nil || errOut.Len() == 0 {
+			t.Errorf("%s: got %d %v %q, want 2, the error and a reason", name, code, err, errOut.String())
+		}
+	}
+}
