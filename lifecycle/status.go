@@ -1,8 +1,12 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -97,8 +101,30 @@ func NotTrusted(name, dir string) (reason, hint string) {
 		return "not trusted: review it, then trust the exact token the review prints", "bundlectl review " + bundle.ShellArg(name)
 	}
 	reason = "not trusted, and cannot be under this name (" + bundle.BundleNameRule + "): rename its directory"
-	if s := bundle.SuggestBundleName(name); s != "" {
+	if s := freeName(filepath.Dir(dir), bundle.SuggestBundleName(name)); s != "" {
 		return reason + ", e.g. to " + bundle.Quote(s), "mv -- " + bundle.ShellArg(dir) + " " + bundle.ShellArg(filepath.Join(filepath.Dir(dir), s))
 	}
 	return reason, "bundlectl validate " + bundle.ShellArg(dir)
+}
+
+// freeName is s, or s with a numeric suffix, such that nothing named so
+// exists in root: mv onto an existing directory would move the bundle into
+// it (another bundle's directory) rather than rename it. "" if none is.
+func freeName(root, s string) string {
+	if s == "" {
+		return ""
+	}
+	for i := 1; i <= 9; i++ {
+		c := s
+		if i > 1 {
+			c = strings.TrimRight(s[:min(len(s), 62)], "-.") + "-" + strconv.Itoa(i)
+		}
+		if !bundle.ValidBundleName(c) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(root, c)); errors.Is(err, fs.ErrNotExist) {
+			return c
+		}
+	}
+	return ""
 }

@@ -68,7 +68,15 @@ func (e *HashError) Hint() string {
 	if e.Root == "" || !errors.Is(e.Err, fs.ErrPermission) {
 		return ""
 	}
-	return "chmod u+r " + bundle.ShellArg(filepath.Join(e.Root, filepath.FromSlash(e.Path)))
+	p := filepath.Join(e.Root, filepath.FromSlash(e.Path))
+	// Only the file's owner can chmod it: for another owner's file the
+	// command would fail as printed.
+	if fi, err := os.Lstat(p); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+			return ""
+		}
+	}
+	return "chmod u+r " + bundle.ShellArg(p)
 }
 
 func (e *HashError) Error() string {

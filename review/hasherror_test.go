@@ -3,6 +3,7 @@ package review
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -18,5 +19,21 @@ func TestHashErrorHint(t *testing.T) {
 	}
 	if h := (&HashError{Path: "a", Err: fs.ErrPermission}).Hint(); h != "" {
 		t.Errorf("no root, hinted %q", h)
+	}
+}
+
+// Only a file's owner can chmod it: another owner's file gets no chmod
+// hint, which would fail as printed.
+func TestHashErrorHintNotOwner(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "theirs")
+	if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(p, os.Geteuid()+1, -1); err != nil {
+		t.Skip("cannot give the file another owner:", err)
+	}
+	if h := (&HashError{Path: "theirs", Root: root, Err: fs.ErrPermission}).Hint(); h != "" {
+		t.Errorf("another owner's file hinted %q", h)
 	}
 }
