@@ -155,12 +155,24 @@ func (m *Manager) Sensitive(name, key string) (bool, error) {
 		return false, err
 	}
 	rec, _ := s.Bundle(b.ID)
+	var keys []string
 	for _, o := range m.declaredOptions(b, rec) {
 		if o.Key == key {
 			return o.Sensitive, nil
 		}
+		keys = append(keys, bundle.Quote(o.Key))
 	}
-	return false, nil
+	// Said before any value is asked for: a mistyped key is not worth a
+	// secret typed in vain.
+	return false, &ConfigError{Bundle: name, Key: key, Reason: "is not declared by the bundle (" + declaredList(keys) + ")", Fix: "bundlectl configure " + bundle.ShellArg(name)}
+}
+
+// declaredList says which option keys (quoted) a bundle declares.
+func declaredList(keys []string) string {
+	if len(keys) == 0 {
+		return "it declares none"
+	}
+	return "it declares " + strings.Join(keys, ", ")
 }
 
 // Configure stores option values for the bundle named name (set) and
@@ -185,10 +197,7 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 		decl[o.Key] = o
 		keys = append(keys, bundle.Quote(o.Key))
 	}
-	known := "it declares none"
-	if len(keys) > 0 {
-		known = "it declares " + strings.Join(keys, ", ")
-	}
+	known := declaredList(keys)
 	for k, v := range set {
 		o, ok := decl[k]
 		if !ok {

@@ -49,13 +49,41 @@ const maxTerminalLine = 4095
 // errLineCut says a prompted value filled the terminal's line buffer.
 var errLineCut = fmt.Errorf("the value is %d bytes or longer, as long as a terminal line can be, so the terminal may have cut it; nothing was stored", maxTerminalLine)
 
+// promptValue reads the value of key on the terminal f without echo. An
+// empty line and the end of input store nothing: neither is taken for a
+// value that would silently replace the one stored.
+func promptValue(f *os.File, g *globals, name, key string) (string, error) {
+	v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(key)+" (not shown): ", lifecycle.MaxOptionValue)
+	switch {
+	case errors.Is(err, errLineCut):
+		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
+			hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name) + " < FILE"}
+	case errors.Is(err, io.EOF):
+		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: no value was typed (end of input); nothing was stored", bundle.Quote(key)),
+			hint: "bundlectl configure " + bundle.ShellArg(name) + " " + bundle.ShellArg(key)}
+	case err != nil:
+		return "", err
+	case v == "":
+		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: an empty value was typed; nothing was stored (to remove a stored value, unset it)", bundle.Quote(key)),
+			hint: "bundlectl configure --unset " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
+	}
+	return v, nil
+}
+
 func runConfigure(g *globals, name string, pairs []string, o configureOptions) error {
 	m, err := g.manager()
 	if err != nil {
 		return err
 	}
 	set := map[string]string{}
-	isSensitive := func(key string) (bool, error) { return m.Sensitive(name, key) }
+	isSensitive := func(key string) (bool, error) {
+		sens, err := m.Sensitive(name, key)
+		var ce *lifecycle.ConfigError
+		if errors.As(err, &ce) {
+			return false, &codeError{code: exitUsage, err: err, hint: ce.Fix}
+		}
+		return sens, err
+	}
 	for _, p := range pairs {
 		key, value, hasValue := strings.Cut(p, "=")
 		if key == "" {
@@ -71,11 +99,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 				return &codeError{code: exitUsage, err: fmt.Errorf("option %s has no value and stdin is not a terminal to prompt on", bundle.Quote(key)),
 					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
 			}
-			v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(key)+" (not shown): ", lifecycle.MaxOptionValue)
-			if errors.Is(err, errLineCut) {
-				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
-					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
-			}
+			v, err := promptValue(f, g, name, key)
 			if err != nil {
 				return err
 			}
@@ -93,11 +117,10 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 		if f, ok := g.stdin.(*os.File); ok && isTerminal(f) {
 			// Typed at a terminal: without echo, as the prompt reads it,
 			// never shown on the screen.
-			v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(o.stdin)+" (not shown): ", lifecycle.MaxOptionValue)
-			if errors.Is(err, errLineCut) {
-				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: redirect it from a file with --stdin instead", bundle.Quote(o.stdin), err),
-					hint: "bundlectl configure --stdin " + bundle.ShellArg(o.stdin) + " " + bundle.ShellArg(name) + " < FILE"}
+			if _, err := isSensitive(o.stdin); err != nil {
+				return err // an undeclared key, said before the value is typed
 			}
+			v, err := promptValue(f, g, name, o.stdin)
 			if err != nil {
 				return err
 			}

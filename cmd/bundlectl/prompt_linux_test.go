@@ -182,3 +182,43 @@ func TestStdinOnTerminalDoesNotEcho(t *testing.T) {
 		t.Fatalf("the value was echoed:\n%s", scr.buf.String())
 	}
 }
+
+// An empty line or the end of input at the prompt stores nothing (neither
+// silently replaces a stored secret with ""), and says how to unset one.
+func TestPromptEmptyOrEOFStoresNothing(t *testing.T) {
+	for name, typed := range map[string]string{"empty line": "\n", "end of input": "\x04"} {
+		t.Run(name, func(t *testing.T) {
+			master, _, cmd, scr := startPrompt(t)
+			if _, err := master.Write([]byte(typed)); err != nil {
+				t.Fatal(err)
+			}
+			scr.waitFor(t, "nothing was stored")
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+				t.Fatalf("configure ended with %v, want exit 2", err)
+			}
+		})
+	}
+}
+
+// A key the bundle does not declare is refused before a value is asked for.
+func TestPromptUndeclaredKeyRefusedFirst(t *testing.T) {
+	for _, args := range [][]string{{"nope"}, {"--stdin", "nope"}} {
+		master, slave := openPTY(t)
+		cmd := promptFixture(t, slave, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		scr := watch(master)
+		scr.waitFor(t, "is not declared by the bundle")
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() == 0 {
+			t.Fatalf("%v: configure ended with %v, want a failure", args, err)
+		}
+		if strings.Contains(scr.buf.String(), "(not shown)") {
+			t.Fatalf("%v: prompted before refusing the key:\n%s", args, scr.buf.String())
+		}
+	}
+}
