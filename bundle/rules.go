@@ -298,7 +298,8 @@ var loaderEnv = map[string]bool{
 func steersLoader(name string) bool {
 	n := strings.ToUpper(name)
 	return loaderEnv[n] || strings.HasPrefix(n, "LD_") || strings.HasPrefix(n, "DYLD_") ||
-		strings.HasPrefix(n, "GIT_") || strings.HasSuffix(n, "_PROXY")
+		strings.HasPrefix(n, "GIT_") || strings.HasSuffix(n, "_PROXY") ||
+		strings.HasPrefix(n, "BUNDLECTL_") // would redirect a nested bundlectl; the runtime drops it too
 }
 
 func reservedEnv(name string) bool {

@@ -218,7 +218,7 @@ func TestEnvironmentRules(t *testing.T) {
 		}
 	}
 	var cases []ruleCase
-	for _, k := range []string{"LD_PRELOAD", "ld_library_path", "DYLD_INSERT_LIBRARIES", "NODE_OPTIONS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "RUBYOPT", "BASH_ENV", "ENV", "GIT_SSH_COMMAND", "HTTPS_PROXY", "http_proxy", "PATH"} {
+	for _, k := range []string{"LD_PRELOAD", "ld_library_path", "DYLD_INSERT_LIBRARIES", "NODE_OPTIONS", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PERL5OPT", "PERL5LIB", "RUBYOPT", "BASH_ENV", "ENV", "GIT_SSH_COMMAND", "HTTPS_PROXY", "http_proxy", "PATH", "BUNDLECTL_HOME", "bundlectl_hook_depth"} {
 		cases = append(cases, ruleCase{"env " + k, files{"mcp.json": env(k)}, Error, "env.loader", "env." + k, ""})
 		cases = append(cases, ruleCase{"env_from " + k, envFrom(k, "HOST_VAR"), Error, "env.loader", "env_from." + k, ""})
 	}
