@@ -70,6 +70,7 @@ func checkModel(b *Bundle) {
 	}
 	b.Components.LSP = lsps
 	checkHostComponents(b)
+	checkSensitiveArgv(b)
 	checkDuplicates(b)
 	checkNetworkHosts(b, declarable)
 	checkWhen(b)

@@ -210,3 +210,49 @@ func checkRaw(b *Bundle, path string, raw json.RawMessage) {
 	}
 	walk(path, v)
 }
+
+// checkSensitiveArgv warns where a sensitive option's value would be put
+// on a command line (a command or an argument of a tool, an exec-form
+// hook, a stdio MCP or LSP server): every local user can read a process's
+// arguments (ps, /proc). A shell-form hook passes values through its
+// environment, so it is not affected.
+func checkSensitiveArgv(b *Bundle) {
+	var refs []string // the spellings that expand to a sensitive value
+	for _, o := range b.UserConfig {
+		if !o.Sensitive {
+			continue
+		}
+		refs = append(refs, "${user_config."+o.Key+"}")
+		if o.EnvVar != "" {
+			refs = append(refs, "${"+o.EnvVar+"}", "${"+o.EnvVar+":-", "$"+o.EnvVar)
+		}
+	}
+	if len(refs) == 0 {
+		return
+	}
+	check := func(src, command string, args []string) {
+		for _, s := range append([]string{command}, args...) {
+			for _, r := range refs {
+				if strings.Contains(s, r) {
+					b.Report.Warnf(src, "option.argv", "passes a sensitive option (%s) on the command line, where every local user can read it (ps); pass it in the environment instead", Quote(r))
+					return
+				}
+			}
+		}
+	}
+	c := &b.Components
+	for _, t := range c.Tools {
+		check(t.Source, t.Command, t.Args)
+	}
+	for _, h := range c.Hooks {
+		if h.Type == HookCommand && !h.Shell {
+			check(h.Source, h.Command, h.Args)
+		}
+	}
+	for _, s := range c.MCP {
+		check(s.Source, s.Command, s.Args)
+	}
+	for _, l := range c.LSP {
+		check(l.Source, l.Command, l.Args)
+	}
+}
