@@ -111,7 +111,33 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	}
 	st.Word = StatusActive
 	st.Active = true
+	m.requiredUnset(b, inv, &st)
 	return st
+}
+
+// requiredUnset adds a reason, and the configure command as the hint, for
+// each option the receipt marks required that holds no value and has no
+// default: the bundle runs, but its processes get the option empty.
+func (m *Manager) requiredUnset(b *bundle.Bundle, inv *inventory.Inventory, st *Status) {
+	var values map[string]string
+	for _, o := range inv.UserConfig {
+		if !o.Required || len(o.Default) > 0 {
+			continue
+		}
+		if values == nil {
+			var err error
+			if values, err = m.readConfig(b.ID); err != nil {
+				return // configure reports an unusable options file
+			}
+		}
+		if _, ok := values[o.Key]; ok {
+			continue
+		}
+		st.Reasons = append(st.Reasons, "required option "+bundle.Quote(o.Key)+" is not set, so its processes get it empty")
+		if st.Hint == "" {
+			st.Hint = "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key)
+		}
+	}
 }
 
 // List discovers every bundle and evaluates each against the state, in

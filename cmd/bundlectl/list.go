@@ -107,6 +107,9 @@ func runList(g *globals) error {
 			reason = e.Reasons[0] + ": " + e.Hint
 		case e.Status != lifecycle.StatusActive && len(e.Reasons) > 0:
 			reason = e.Reasons[0]
+		case len(e.Reasons) > 0 && e.Hint != "":
+			// Active, with something to do (a required option not set).
+			reason = e.Reasons[0] + ": " + e.Hint
 		}
 		v := e.Version
 		if v == "" {
