@@ -108,6 +108,20 @@ func (m *Manager) declaredOptions(b *bundle.Bundle, rec state.Record) []declared
 }
 
 // ConfigStatus lists the options b declares and which are set.
+// StoredOptions returns the keys that hold a stored value for the bundle
+// b (never a value), or nil when none do or the file cannot be read.
+func (m *Manager) StoredOptions(b *bundle.Bundle) map[string]bool {
+	values, err := m.readConfig(b.ID)
+	if err != nil || len(values) == 0 {
+		return nil
+	}
+	keys := make(map[string]bool, len(values))
+	for k := range values {
+		keys[k] = true
+	}
+	return keys
+}
+
 func (m *Manager) ConfigStatus(b *bundle.Bundle, rec state.Record) (*Configured, error) {
 	values, err := m.readConfig(b.ID)
 	if err != nil {

@@ -31,6 +31,10 @@ type RenderOptions struct {
 	// bundle's name. A value cut short points at the review that shows it
 	// whole.
 	Subject string
+	// Stored names the options that already hold a value (never the
+	// value): the review says so, since that value reaches the bundle's
+	// processes once it is trusted.
+	Stored map[string]bool
 }
 
 // Render writes the human form of a review. Every string that comes from
@@ -412,10 +416,13 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				kind += ", given to each of its processes as " + bundle.Quote("CLAUDE_PLUGIN_OPTION_"+strings.ToUpper(o.Key))
 			}
 			if o.EnvVar != "" {
-				kind += ", exported by Gemini CLI as " + bundle.Quote(o.EnvVar)
+				kind += ", exported to its processes as " + bundle.Quote(o.EnvVar)
 			}
 			if len(o.Default) > 0 {
 				kind += ", default " + r.truncated(jsonSanitize(string(o.Default)))
+			}
+			if r.opts.Stored[o.Key] {
+				kind += "; a value is already stored for it (bundlectl configure sets or unsets it)"
 			}
 			r.line("  %s  %s%s", bundle.EscapePath(o.Key), kind, hostSuffix(o.Hosts))
 		}

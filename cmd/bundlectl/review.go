@@ -66,7 +66,11 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 	if b.Scope == bundle.ScopeDir {
 		subject = b.Dir
 	}
-	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint, Subject: subject})
+	var stored map[string]bool
+	if m, err := g.manager(); err == nil && b.Scope != bundle.ScopeDir {
+		stored = m.StoredOptions(b)
+	}
+	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint, Subject: subject, Stored: stored})
 }
 
 // isRefusedForTrust reports an enable refused because the bundle needs a
