@@ -162,6 +162,7 @@ func (x expander) shell(s string) (string, []string) {
 		parens   int  // "(" open inside a substitution
 	}
 	stack := []frame{{state: bare}}
+	escaped := -1 // the index of the last character a backslash escaped
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		cur := &stack[len(stack)-1]
@@ -186,18 +187,31 @@ func (x expander) shell(s string) (string, []string) {
 				}
 			}
 		}
-		if cur.state == bare && c == '#' && (i == 0 || strings.IndexByte(" \t\n;&|()<>", s[i-1]) >= 0) {
-			// A comment runs to the end of the line and quotes nothing:
-			// an apostrophe in it ("it's") must not be taken for an
-			// opening quote, or every later value would be left unquoted
-			// (split into words and globbed). The shell ignores it, so it
-			// is copied as written.
-			end := strings.IndexByte(s[i:], '\n')
-			if end < 0 {
-				end = len(s) - i
+		if cur.state == bare && c == '#' && (i == 0 || i-1 != escaped && strings.IndexByte(" \t\n;&|()<>", s[i-1]) >= 0) {
+			// A comment runs to the end of the line (inside backquotes, to
+			// the closing one, which the shell finds first) and quotes
+			// nothing: an apostrophe in it ("it's") must not be taken for
+			// an opening quote, or every later value would be left
+			// unquoted (split into words and globbed). A placeholder in it
+			// still becomes a variable reference, as bare text: the shell
+			// ignores it in a real comment, and a line taken for one that
+			// is not (a here-document's, "${X:- #}") still gets its value
+			// rather than a "${user_config.k}" the shell cannot expand.
+			for i < len(s) && s[i] != '\n' && !(cur.backtick && s[i] == '`') {
+				if strings.HasPrefix(s[i:], "${") {
+					if end := strings.IndexByte(s[i:], '}'); end > 0 {
+						name := s[i+2 : i+end]
+						if v, ok := x.placeholder(name); ok {
+							out.WriteString(`"${` + varFor(name, v) + `}"`)
+							i += end + 1
+							continue
+						}
+					}
+				}
+				out.WriteByte(s[i])
+				i++
 			}
-			out.WriteString(s[i : i+end])
-			i += end - 1
+			i-- // the newline or backquote is read as usual
 			continue
 		}
 		switch {
@@ -209,6 +223,7 @@ func (x expander) shell(s string) (string, []string) {
 			out.WriteByte(c)
 			i++
 			out.WriteByte(s[i])
+			escaped = i // "a\ #b" is one word: no comment starts there
 			continue
 		case c == '$' && i+1 < len(s) && s[i+1] == '(':
 			out.WriteString("$(")

@@ -38,3 +38,32 @@ func TestShellValueAfterCommentStaysOneWord(t *testing.T) {
 		}
 	}
 }
+
+// TestShellCommentLookalikes: a "#" the comment rule takes for a comment's
+// start that the shell does not (a here-document's line, one inside
+// backquotes, one after an escaped blank or in "${X:- …}") keeps the
+// placeholders after it: before, they were copied as written and the shell
+// failed with "Bad substitution" (a PreToolUse guard then denied every
+// call).
+func TestShellCommentLookalikes(t *testing.T) {
+	x := expander{host: true, options: map[string]string{"label": "a b *"}}
+	for cmd, want := range map[string]string{
+		"cat <<EOF\n# label: ${user_config.label}\nEOF":                                  "# label: \"a b *\"\n", // a here-document keeps the quotes, as before
+		"printf '[%s]' `echo x #c` ${user_config.label}":                                 "[x][a b *]",
+		"printf '[%s]' ${NOPE:-x #y} ${user_config.label}":                               "[x][#y][a b *]",
+		"printf '[%s]' a\\ #b ${user_config.label}":                                      "[a #b][a b *]",
+		"# it's a comment with ${user_config.label}\nprintf '[%s]' ${user_config.label}": "[a b *]",
+	} {
+		script, env := x.shell(cmd)
+		c := exec.Command("/bin/sh", "-c", script)
+		c.Env = append(os.Environ(), env...)
+		c.Dir = t.TempDir()
+		if err := os.WriteFile(c.Dir+"/zz-file", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.CombinedOutput()
+		if err != nil || string(out) != want {
+			t.Errorf("command %q ran as %q and printed %q (%v), want %q", cmd, script, out, err, want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -544,7 +543,7 @@ func reviewedOptions(e *entry, values map[string]string) (options, settings map[
 	for _, o := range inv.UserConfig {
 		v, ok := values[o.Key]
 		if !ok {
-			v, ok = optionDefault(o.Default)
+			v, ok = o.DefaultValue()
 		}
 		if ok {
 			options[o.Key] = v
@@ -557,23 +556,6 @@ func reviewedOptions(e *entry, values map[string]string) (options, settings map[
 		}
 	}
 	return options, settings
-}
-
-// optionDefault is a declared default as the value it stands for: a JSON
-// string's text, a number's or a boolean's literal; ok is false for none
-// or any other kind.
-func optionDefault(def json.RawMessage) (string, bool) {
-	var v any
-	if len(def) == 0 || json.Unmarshal(def, &v) != nil {
-		return "", false
-	}
-	switch v := v.(type) {
-	case string:
-		return v, true
-	case bool, float64:
-		return strings.TrimSpace(string(def)), true
-	}
-	return "", false
 }
 
 // makeDataDir creates dir, a bundle's PLUGIN_DATA below home, owner-only

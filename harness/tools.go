@@ -18,7 +18,9 @@ import (
 func (r *Registry) expanderFor(e *entry, hosts, vars []string) expander {
 	hv := hostVars(r.opts.Environ, vars)
 	for k, v := range e.settings {
-		hv[k] = v // ${STORAGE_KEY} is the configured setting, as in Gemini CLI
+		if !DeniedEnvName(k) { // as EnvSpec.Build drops it from the environment
+			hv[k] = v // ${STORAGE_KEY} is the configured setting, as in Gemini CLI
+		}
 	}
 	return expander{
 		root: e.snapshot, data: e.data, workspace: r.opts.Workspace,

@@ -185,6 +185,25 @@ type UserOption struct {
 	Hosts     []string        `json:"hosts,omitempty"`
 }
 
+// DefaultValue is the declared default as the value a process gets for an
+// option that holds none: a JSON string's text, a number's or a boolean's
+// literal; ok is false for none or any other kind (null, an array, an
+// object), which gives the option no value. The runtime and list (a
+// required option not set) judge it alike.
+func (o UserOption) DefaultValue() (string, bool) {
+	var v any
+	if len(o.Default) == 0 || json.Unmarshal(o.Default, &v) != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool, float64:
+		return string(bytes.TrimSpace(o.Default)), true
+	}
+	return "", false
+}
+
 // Permissions are the dev.bundlectl capabilities, and the network hosts
 // the bundle reaches (declared, or derived from its endpoints).
 type Permissions struct {

@@ -121,13 +121,19 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 func (m *Manager) requiredUnset(b *bundle.Bundle, inv *inventory.Inventory, st *Status) {
 	var values map[string]string
 	for _, o := range inv.UserConfig {
-		if !o.Required || len(o.Default) > 0 {
-			continue
+		if _, ok := o.DefaultValue(); !o.Required || ok {
+			continue // a default the runtime can give (null or an array gives none)
 		}
 		if values == nil {
 			var err error
 			if values, err = m.readConfig(b.ID); err != nil {
-				return // configure reports an unusable options file
+				// The runtime ignores an options file it cannot use: every
+				// option is then unset for its processes.
+				st.Reasons = append(st.Reasons, "its options file cannot be used, so its processes get no configured value: "+err.Error())
+				if st.Hint == "" {
+					st.Hint = "bundlectl configure " + bundle.ShellArg(b.Name)
+				}
+				return
 			}
 		}
 		if _, ok := values[o.Key]; ok {

@@ -51,9 +51,14 @@ var errLineCut = fmt.Errorf("the value is %d bytes or longer, as long as a termi
 
 // promptValue reads the value of key on the terminal f without echo. An
 // empty line and the end of input store nothing: neither is taken for a
-// value that would silently replace the one stored.
-func promptValue(f *os.File, g *globals, name, key string) (string, error) {
-	v, err := readSecret(f, g.stderr, "value for "+bundle.Quote(key)+" (not shown): ", lifecycle.MaxOptionValue)
+// value that would silently replace the one stored. With whole (--stdin
+// on a terminal) it reads up to the end of input, as --stdin reads a pipe.
+func promptValue(f *os.File, g *globals, name, key string, whole bool) (string, error) {
+	prompt := "value for " + bundle.Quote(key) + " (not shown): "
+	if whole {
+		prompt = "value for " + bundle.Quote(key) + " (not shown; end it with Ctrl-D on a line of its own): "
+	}
+	v, err := readSecret(f, g.stderr, prompt, lifecycle.MaxOptionValue, whole)
 	switch {
 	case errors.Is(err, errLineCut):
 		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
@@ -99,7 +104,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 				return &codeError{code: exitUsage, err: fmt.Errorf("option %s has no value and stdin is not a terminal to prompt on", bundle.Quote(key)),
 					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
 			}
-			v, err := promptValue(f, g, name, key)
+			v, err := promptValue(f, g, name, key, false)
 			if err != nil {
 				return err
 			}
@@ -120,7 +125,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			if _, err := isSensitive(o.stdin); err != nil {
 				return err // an undeclared key, said before the value is typed
 			}
-			v, err := promptValue(f, g, name, o.stdin)
+			v, err := promptValue(f, g, name, o.stdin, true)
 			if err != nil {
 				return err
 			}

@@ -17,8 +17,11 @@ import (
 // echo turned off, restoring the terminal afterwards — also when a signal
 // (Ctrl-C, a hangup, a kill) ends the process at the prompt, which then
 // dies of that signal with echo back on. A line as long as the terminal
-// can hold is refused: its end may have been cut.
-func readSecret(in *os.File, w io.Writer, prompt string, max int) (string, error) {
+// can hold is refused: its end may have been cut. With whole, it reads
+// every line up to the end of input (Ctrl-D), as --stdin reads a pipe: a
+// value pasted in several lines (a PEM key) is then stored whole, and no
+// line of it is left in the terminal for the shell to read and echo.
+func readSecret(in *os.File, w io.Writer, prompt string, max int, whole bool) (string, error) {
 	fd := int(in.Fd())
 	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
@@ -52,13 +55,20 @@ func readSecret(in *os.File, w io.Writer, prompt string, max int) (string, error
 		return "", err
 	}
 	io.WriteString(w, prompt)
-	line, err := bufio.NewReaderSize(io.LimitReader(in, int64(max)+2), 4096).ReadString('\n')
-	if err != nil && !(errors.Is(err, io.EOF) && line != "") {
-		return "", err
+	r := bufio.NewReaderSize(io.LimitReader(in, int64(max)+2), 4096)
+	var value strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil && !(errors.Is(err, io.EOF) && (line != "" || whole && value.Len() > 0)) {
+			return "", err
+		}
+		if len(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")) >= maxTerminalLine {
+			return "", errLineCut
+		}
+		value.WriteString(line)
+		if !whole || err != nil {
+			break
+		}
 	}
-	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
-	if len(line) >= maxTerminalLine {
-		return "", errLineCut
-	}
-	return line, nil
+	return strings.TrimSuffix(strings.TrimSuffix(value.String(), "\n"), "\r"), nil
 }

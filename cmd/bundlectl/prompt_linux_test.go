@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -170,8 +171,8 @@ func TestStdinOnTerminalDoesNotEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	scr := watch(master)
-	scr.waitFor(t, "(not shown): ")
-	if _, err := master.Write([]byte("typed-s3cret\n")); err != nil {
+	scr.waitFor(t, "(not shown; end it with Ctrl-D on a line of its own): ")
+	if _, err := master.Write([]byte("typed-s3cret\n\x04")); err != nil {
 		t.Fatal(err)
 	}
 	scr.waitFor(t, `"key" (string, sensitive): set`)
@@ -220,5 +221,51 @@ func TestPromptUndeclaredKeyRefusedFirst(t *testing.T) {
 		if strings.Contains(scr.buf.String(), "(not shown)") {
 			t.Fatalf("%v: prompted before refusing the key:\n%s", args, scr.buf.String())
 		}
+	}
+}
+
+// --stdin KEY on a terminal reads up to the end of input, as from a pipe: a
+// value pasted in several lines is stored whole, and none of its lines is
+// left in the terminal's input for the shell to read, echo and run.
+func TestStdinOnTerminalReadsEveryLine(t *testing.T) {
+	master, slave := openPTY(t)
+	cmd := promptFixture(t, slave, "--stdin", "key")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scr := watch(master)
+	scr.waitFor(t, "(not shown")
+	if _, err := master.Write([]byte("-----BEGIN-----\nmiddle-s3cret\n-----END-----\n\x04")); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, `"key" (string, sensitive): set`)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(scr.buf.String(), "s3cret") {
+		t.Fatalf("the value was echoed:\n%s", scr.buf.String())
+	}
+	home := strings.TrimPrefix(cmd.Env[len(cmd.Env)-1], "BUNDLECTL_HOME=")
+	files, _ := filepath.Glob(filepath.Join(home, "config", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("options files %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Values map[string]string }
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if want := "-----BEGIN-----\nmiddle-s3cret\n-----END-----"; doc.Values["key"] != want {
+		t.Errorf("stored %d bytes, want the %d pasted", len(doc.Values["key"]), len(want))
+	}
+	fd := int(slave.Fd()) // once: each Fd call makes the file blocking again
+	if err := unix.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := unix.Read(fd, make([]byte, 4096)); n > 0 {
+		t.Errorf("%d bytes of the value were left in the terminal's input", n)
 	}
 }

@@ -10,6 +10,6 @@ import (
 
 // readSecret needs a terminal whose echo it can turn off; off Linux, use
 // --stdin.
-func readSecret(*os.File, io.Writer, string, int) (string, error) {
+func readSecret(*os.File, io.Writer, string, int, bool) (string, error) {
 	return "", errors.New("no prompt without echo on this system")
 }
