@@ -116,11 +116,10 @@ func (e *UnknownError) instead() string {
 	if e.Instead == "" {
 		return ""
 	}
-	other := "an MCP server"
-	if strings.HasPrefix(e.Instead, "bundlectl lsp ") {
-		other = "a language server"
+	if e.What == "mcp server" {
+		return "; it has a language server of that name, which bundlectl lsp runs"
 	}
-	return "; it has " + other + " of that name, which bundlectl " + strings.Fields(e.Instead)[1] + " runs"
+	return "; it has an MCP server of that name, which bundlectl mcp runs"
 }
 
 // Hint is the command that lists what exists, or Instead.

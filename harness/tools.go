@@ -182,18 +182,7 @@ func ToolFilterOf(s inventory.MCPServer) ToolFilter {
 func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	s, ok := r.servers[name]
 	if !ok {
-		ue := unknownServer("mcp server", name, func(b string) (known []string) {
-			for _, ref := range r.servers {
-				if ref.e.name == b {
-					known = append(known, ref.srv.Name)
-				}
-			}
-			return known
-		})
-		if l, ok := r.lsps[name]; ok {
-			ue.Instead = "bundlectl lsp " + bundle.ShellArg(l.e.name) + " " + bundle.ShellArg(l.srv.Name)
-		}
-		return nil, ue
+		return nil, r.unknownServer("mcp", name)
 	}
 	if s.srv.Remote() {
 		return nil, &RemoteServerError{Name: name, URL: s.srv.URL}
@@ -212,14 +201,32 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 	})
 }
 
-// unknownServer is the error for a server name the registry does not
-// hold, naming it as the user wrote it, with the servers of that kind its
-// bundle does have (known lists them for a bundle name).
-func unknownServer(what, name string, known func(bundle string) []string) *UnknownError {
-	ue := &UnknownError{What: what, Name: name}
+// unknownServer is the error for a server name of kind ("mcp" or "lsp")
+// the registry does not hold, naming it as the user wrote it, with the
+// servers of that kind its bundle does have, and the command for a server
+// of the other kind that has the name.
+func (r *Registry) unknownServer(kind, name string) *UnknownError {
+	type ref struct{ bundle, server string }
+	refs := map[string]map[string]ref{"mcp": {}, "lsp": {}}
+	for n, s := range r.servers {
+		refs["mcp"][n] = ref{s.e.name, s.srv.Name}
+	}
+	for n, l := range r.lsps {
+		refs["lsp"][n] = ref{l.e.name, l.srv.Name}
+	}
+	ue := &UnknownError{What: kind + " server", Name: name}
 	if b, short, ok := splitServerName(name); ok {
-		ue.Bundle, ue.Short, ue.Known = b, short, known(b)
+		ue.Bundle, ue.Short = b, short
+		for _, x := range refs[kind] {
+			if x.bundle == b {
+				ue.Known = append(ue.Known, x.server)
+			}
+		}
 		slices.Sort(ue.Known)
+	}
+	other := map[string]string{"mcp": "lsp", "lsp": "mcp"}[kind]
+	if x, ok := refs[other][name]; ok {
+		ue.Instead = "bundlectl " + other + " " + bundle.ShellArg(x.bundle) + " " + bundle.ShellArg(x.server)
 	}
 	return ue
 }
@@ -229,18 +236,7 @@ func unknownServer(what, name string, known func(bundle string) []string) *Unkno
 func (r *Registry) ServeLSP(ctx context.Context, name string, stdio Stdio) (*Result, error) {
 	l, ok := r.lsps[name]
 	if !ok {
-		ue := unknownServer("lsp server", name, func(b string) (known []string) {
-			for _, ref := range r.lsps {
-				if ref.e.name == b {
-					known = append(known, ref.srv.Name)
-				}
-			}
-			return known
-		})
-		if s, ok := r.servers[name]; ok {
-			ue.Instead = "bundlectl mcp " + bundle.ShellArg(s.e.name) + " " + bundle.ShellArg(s.srv.Name)
-		}
-		return nil, ue
+		return nil, r.unknownServer("lsp", name)
 	}
 	if err := r.use(l.e, "lsp", l.srv.Name); err != nil {
 		return nil, err

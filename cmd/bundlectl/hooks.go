@@ -214,13 +214,7 @@ func runHooks(g *globals, event, host string) error {
 		if bundle.BlockingEvent(event) {
 			// Exit 1 is "proceed" to a host: a guard must not fail open
 			// because the roots cannot be resolved.
-			o := harness.NewOutcome(event)
-			o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
-			if h := hintOf(err); h != "" {
-				o.Reason += " (fix: " + g.hint(h) + ")"
-			}
-			harness.WriteOutcome(g.stdout, g.stderr, o)
-			return &quietError{code: 2}
+			return blockUnguarded(g, g, event, err)
 		}
 		return err
 	}
@@ -259,13 +253,7 @@ func runHooks(g *globals, event, host string) error {
 	if err != nil {
 		if bundle.BlockingEvent(event) {
 			// The guards cannot even be listed: fail closed.
-			o := harness.NewOutcome(event)
-			o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
-			if h := hintOf(err); h != "" {
-				o.Reason += " (fix: " + hg.hint(h) + ")"
-			}
-			harness.WriteOutcome(g.stdout, g.stderr, o)
-			return &quietError{code: 2}
+			return blockUnguarded(g, hg, event, err)
 		}
 		// A harness treats exit 1 as a non-blocking error shown to the user.
 		return &codeError{code: exitFailure, err: err}
@@ -288,6 +276,19 @@ func runHooks(g *globals, event, host string) error {
 		return &quietError{code: code}
 	}
 	return nil
+}
+
+// blockUnguarded blocks event, one a hook can block, because which guards
+// apply cannot be told (err): exit 2 with the reason, and the fix as hg
+// prints it.
+func blockUnguarded(g, hg *globals, event string, err error) error {
+	o := harness.NewOutcome(event)
+	o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
+	if h := hintOf(err); h != "" {
+		o.Reason += " (fix: " + hg.hint(h) + ")"
+	}
+	harness.WriteOutcome(g.stdout, g.stderr, o)
+	return &quietError{code: 2}
 }
 
 func hintOf(err error) string {
