@@ -18,14 +18,7 @@ func TestShellValueAfterCommentStaysOneWord(t *testing.T) {
 		"true # it's here\nprintf '[%s]\\n' ${user_config.label}",
 		"printf '[%s]\\n' a#b${user_config.label}", // not a comment: a#b is one word
 	} {
-		script, env := x.shell(cmd)
-		c := exec.Command("/bin/sh", "-c", script)
-		c.Env = append(os.Environ(), env...)
-		c.Dir = t.TempDir()
-		if err := os.WriteFile(c.Dir+"/zz-file", nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := c.Output()
+		script, out, err := runShell(t, x, cmd)
 		if err != nil {
 			t.Fatalf("%q: %v", script, err)
 		}
@@ -54,16 +47,25 @@ func TestShellCommentLookalikes(t *testing.T) {
 		"printf '[%s]' a\\ #b ${user_config.label}":                                      "[a #b][a b *]",
 		"# it's a comment with ${user_config.label}\nprintf '[%s]' ${user_config.label}": "[a b *]",
 	} {
-		script, env := x.shell(cmd)
-		c := exec.Command("/bin/sh", "-c", script)
-		c.Env = append(os.Environ(), env...)
-		c.Dir = t.TempDir()
-		if err := os.WriteFile(c.Dir+"/zz-file", nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out, err := c.CombinedOutput()
+		script, out, err := runShell(t, x, cmd)
 		if err != nil || string(out) != want {
 			t.Errorf("command %q ran as %q and printed %q (%v), want %q", cmd, script, out, err, want)
 		}
 	}
+}
+
+// runShell expands cmd as a shell-form hook and runs it with /bin/sh in a
+// directory holding one file, so that an unquoted "*" would show by
+// globbing; out is stdout and stderr together.
+func runShell(t *testing.T, x expander, cmd string) (script string, out []byte, err error) {
+	t.Helper()
+	script, env := x.shell(cmd)
+	c := exec.Command("/bin/sh", "-c", script)
+	c.Env = append(os.Environ(), env...)
+	c.Dir = t.TempDir()
+	if err := os.WriteFile(c.Dir+"/zz-file", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.CombinedOutput()
+	return script, out, err
 }

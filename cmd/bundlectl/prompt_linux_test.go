@@ -112,15 +112,42 @@ func promptFixture(t *testing.T, slave *os.File, args ...string) *exec.Cmd {
 // startPrompt starts configure on a fresh terminal and waits for its
 // hidden prompt.
 func startPrompt(t *testing.T) (master, slave *os.File, cmd *exec.Cmd, scr *screen) {
+	return startConfigure(t, "(not shown): ")
+}
+
+// startConfigure starts configure p with args (default: key) on a fresh
+// terminal and waits for the screen to show want.
+func startConfigure(t *testing.T, want string, args ...string) (master, slave *os.File, cmd *exec.Cmd, scr *screen) {
 	t.Helper()
 	master, slave = openPTY(t)
-	cmd = promptFixture(t, slave)
+	cmd = promptFixture(t, slave, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	scr = watch(master)
-	scr.waitFor(t, "(not shown): ")
+	scr.waitFor(t, want)
 	return master, slave, cmd, scr
+}
+
+// storedValue is the value configure stored for key in cmd's home ("" and
+// false when none is).
+func storedValue(t *testing.T, cmd *exec.Cmd, key string) (string, bool) {
+	t.Helper()
+	home := strings.TrimPrefix(cmd.Env[len(cmd.Env)-1], "BUNDLECTL_HOME=")
+	files, _ := filepath.Glob(filepath.Join(home, "config", "*.json"))
+	if len(files) != 1 {
+		return "", false
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Values map[string]string }
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := doc.Values[key]
+	return v, ok
 }
 
 // Ctrl-C at configure's hidden prompt ends it as the signal does, and
@@ -165,13 +192,7 @@ func TestPromptRefusesALineTheTerminalMayHaveCut(t *testing.T) {
 // --stdin KEY on a terminal reads the value as the prompt does, without
 // echo: the command the README and the hints name never shows the secret.
 func TestStdinOnTerminalDoesNotEcho(t *testing.T) {
-	master, slave := openPTY(t)
-	cmd := promptFixture(t, slave, "--stdin", "key")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	scr := watch(master)
-	scr.waitFor(t, "(not shown; end it with Ctrl-D on a line of its own): ")
+	master, _, cmd, scr := startConfigure(t, "(not shown; end it with Ctrl-D on a line of its own): ", "--stdin", "key")
 	if _, err := master.Write([]byte("typed-s3cret\n\x04")); err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +205,24 @@ func TestStdinOnTerminalDoesNotEcho(t *testing.T) {
 	}
 }
 
-// An empty line or the end of input at the prompt stores nothing (neither
-// silently replaces a stored secret with ""), and says how to unset one.
+// An empty line or the end of input at the prompt stores nothing: the
+// value stored before is kept, not replaced with "", and the message says
+// so.
 func TestPromptEmptyOrEOFStoresNothing(t *testing.T) {
 	for name, typed := range map[string]string{"empty line": "\n", "end of input": "\x04"} {
 		t.Run(name, func(t *testing.T) {
-			master, _, cmd, scr := startPrompt(t)
+			master, slave := openPTY(t)
+			cmd := promptFixture(t, slave)
+			store := exec.Command(cmd.Path, append(cmd.Args[1:len(cmd.Args)-1:len(cmd.Args)-1], "--stdin", "key")...)
+			store.Env, store.Stdin = cmd.Env, strings.NewReader("old-value")
+			if out, err := store.CombinedOutput(); err != nil {
+				t.Fatalf("storing a value first: %v\n%s", err, out)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			scr := watch(master)
+			scr.waitFor(t, "(not shown): ")
 			if _, err := master.Write([]byte(typed)); err != nil {
 				t.Fatal(err)
 			}
@@ -199,6 +232,9 @@ func TestPromptEmptyOrEOFStoresNothing(t *testing.T) {
 			if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 				t.Fatalf("configure ended with %v, want exit 2", err)
 			}
+			if v, ok := storedValue(t, cmd, "key"); !ok || v != "old-value" {
+				t.Fatalf("the stored value is now %d bytes (set %v), want the one stored before", len(v), ok)
+			}
 		})
 	}
 }
@@ -206,13 +242,7 @@ func TestPromptEmptyOrEOFStoresNothing(t *testing.T) {
 // A key the bundle does not declare is refused before a value is asked for.
 func TestPromptUndeclaredKeyRefusedFirst(t *testing.T) {
 	for _, args := range [][]string{{"nope"}, {"--stdin", "nope"}} {
-		master, slave := openPTY(t)
-		cmd := promptFixture(t, slave, args...)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		scr := watch(master)
-		scr.waitFor(t, "is not declared by the bundle")
+		_, _, cmd, scr := startConfigure(t, "is not declared by the bundle", args...)
 		err := cmd.Wait()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() == 0 {
@@ -228,13 +258,7 @@ func TestPromptUndeclaredKeyRefusedFirst(t *testing.T) {
 // value pasted in several lines is stored whole, and none of its lines is
 // left in the terminal's input for the shell to read, echo and run.
 func TestStdinOnTerminalReadsEveryLine(t *testing.T) {
-	master, slave := openPTY(t)
-	cmd := promptFixture(t, slave, "--stdin", "key")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	scr := watch(master)
-	scr.waitFor(t, "(not shown")
+	master, slave, cmd, scr := startConfigure(t, "(not shown", "--stdin", "key")
 	if _, err := master.Write([]byte("-----BEGIN-----\nmiddle-s3cret\n-----END-----\n\x04")); err != nil {
 		t.Fatal(err)
 	}
@@ -245,21 +269,8 @@ func TestStdinOnTerminalReadsEveryLine(t *testing.T) {
 	if strings.Contains(scr.buf.String(), "s3cret") {
 		t.Fatalf("the value was echoed:\n%s", scr.buf.String())
 	}
-	home := strings.TrimPrefix(cmd.Env[len(cmd.Env)-1], "BUNDLECTL_HOME=")
-	files, _ := filepath.Glob(filepath.Join(home, "config", "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("options files %v", files)
-	}
-	data, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct{ Values map[string]string }
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	if want := "-----BEGIN-----\nmiddle-s3cret\n-----END-----"; doc.Values["key"] != want {
-		t.Errorf("stored %d bytes, want the %d pasted", len(doc.Values["key"]), len(want))
+	if v, _ := storedValue(t, cmd, "key"); v != "-----BEGIN-----\nmiddle-s3cret\n-----END-----" {
+		t.Errorf("stored %d bytes, want the 43 pasted", len(v))
 	}
 	fd := int(slave.Fd()) // once: each Fd call makes the file blocking again
 	if err := unix.SetNonblock(fd, true); err != nil {
