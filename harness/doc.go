@@ -41,7 +41,15 @@
 //     revoke, uninstall, a switch, shadowing by a bundle they trusted and
 //     enabled — stop a guard without blocking.
 //   - Skill, command and agent content is read from the snapshot at each
-//     call, after the check.
+//     call, after the check, and counts only if no change event arrived
+//     between the check and the read.
+//   - Load refuses options it could not honour (an unknown Host, a
+//     timeout over MaxTimeout); a Registry Load did not make blocks every
+//     event. What Active, Bundles, Catalog and Inactive return is a copy:
+//     changing it changes nothing the registry runs or blocks.
+//   - A process gets only the options its receipt's inventory declares:
+//     the stored value, else the declared default; a Gemini CLI setting
+//     also under its envVar.
 //   - "./" commands resolve inside the snapshot; PLUGIN_ROOT is the
 //     snapshot, PLUGIN_DATA is $BUNDLECTL_HOME/data/<bundle-id> (0700,
 //     kept across updates). Tools and hooks run in the workspace; stdio

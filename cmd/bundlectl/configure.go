@@ -36,7 +36,7 @@ just KEY to be prompted for it without echo when stdin is a terminal.
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runConfigure(g, a[0], a[1:], o) },
 	}
-	c.Flags().StringVar(&o.stdin, "stdin", "", "read the value of this KEY from stdin (one value; a final newline is dropped)")
+	c.Flags().StringVar(&o.stdin, "stdin", "", "read the value of this KEY from stdin (one value, to the end of input: Ctrl-D on a terminal, where it is not echoed; a final newline is dropped)")
 	c.Flags().StringArrayVar(&o.unset, "unset", nil, "remove the value of this KEY (repeatable)")
 	return c
 }
