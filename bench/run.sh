@@ -2,7 +2,9 @@
 # One-shot cost of `bundlectl run`: a trivial tool from a 100-file bundle,
 # run through bundlectl (load, verify source and snapshot, check authority,
 # spawn) versus running the same command directly, both as whole processes
-# in the same hyperfine run. Target: at most 2x.
+# in the same hyperfine run. Target: at most 2x. Beside them, the floor:
+# bench/cmd/launchfloor, a minimal Go program doing only what run must
+# (decode the state, lstat the snapshot, spawn the tool contained).
 #
 #   bash bench/run.sh            # needs hyperfine (apt-get install hyperfine)
 set -euo pipefail
@@ -12,6 +14,7 @@ command -v hyperfine >/dev/null || { echo "installing hyperfine"; apt-get instal
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
 CGO_ENABLED=0 go build -o "$work/bundlectl" ./cmd/bundlectl # static: no dynamic loader at start, as README builds it
+CGO_ENABLED=0 go build -o "$work/launchfloor" ./bench/cmd/launchfloor
 export BUNDLECTL_HOME=$work/home
 ws=$work/ws
 src=$ws/.bundlectl/bundles/kit
@@ -43,7 +46,8 @@ hyperfine -N --warmup 5 --runs ${RUNS:-50} --export-json "$work/h.json" \
   -n bundlectl-sh "env PATH=/usr/bin:/bin $work/bundlectl --workspace $ws run kit hello --input {}" \
   -n direct-py "env -i PATH=/usr/bin:/bin python3 $snap/bin/hello.py" \
   -n bundlectl-py "env PATH=/usr/bin:/bin $work/bundlectl --workspace $ws run kit hello-py --input {}" \
-  -n bundlectl-help "$work/bundlectl --help"
+  -n bundlectl-help "$work/bundlectl --help" \
+  -n launchfloor-sh "env PATH=/usr/bin:/bin $work/launchfloor $BUNDLECTL_HOME/state.json $snap $snap/bin/hello"
 python3 - "$work/h.json" <<'PY'
 import json, sys
 r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
@@ -51,4 +55,7 @@ for t in ("sh", "py"):
     d, b = r["direct-" + t], r["bundlectl-" + t]
     print(f"{t}: median direct {d*1e3:.2f} ms, bundlectl run {b*1e3:.2f} ms, ratio {b/d:.2f}x (target <= 2x)")
 print(f"bundlectl --help (process start floor): {r['bundlectl-help']*1e3:.2f} ms")
+f = r["launchfloor-sh"]
+print(f"the floor, a minimal Go launcher (decode the state, lstat the snapshot, spawn contained): "
+      f"{f*1e3:.2f} ms, {f/r['direct-sh']:.2f}x direct; bundlectl run is {r['bundlectl-sh']/f:.2f}x the floor")
 PY
