@@ -29,9 +29,10 @@ func (r *Registry) Bundles() []ActiveBundle {
 			// What it guards is still known: its hooks block their events.
 			inv = &inventory.Inventory{Schema: inventory.Schema, Name: e.name, Hooks: cloneHooks(e.hooks)}
 		}
+		options, _ := reviewedOptions(e, readOptions(r.opts.Home, e.id))
 		out = append(out, ActiveBundle{
 			Name: e.name, ID: e.id, Scope: e.scope, Token: e.rc.Token(), Snapshot: e.snapshot,
-			Data: e.data, Inventory: inv, Off: off,
+			Data: e.data, Inventory: inv, Off: off, Options: options,
 		})
 	}
 	return out

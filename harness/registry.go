@@ -705,6 +705,11 @@ type ActiveBundle struct {
 	Inventory *inventory.Inventory
 	// Off lists the components the user switched off.
 	Off []state.Switch
+	// Options are the values of the user options the receipt declares:
+	// the configured one, else the default the review showed; an option
+	// with neither is absent. A host view puts them where the host would
+	// read them only for a remote MCP server (hosts.Bundle.RemoteOptions).
+	Options map[string]string
 }
 
 // Active returns the loaded bundles in precedence order, each re-checked
@@ -721,9 +726,10 @@ func (r *Registry) Active() (active []ActiveBundle, refused map[string]error) {
 		rec, _ := r.state.Bundle(e.id)
 		r.mu.Unlock()
 		inv, _ := e.inventoryCopy() // parsed: authorize checked it
+		options, _ := reviewedOptions(e, readOptions(r.opts.Home, e.id))
 		active = append(active, ActiveBundle{
 			Name: e.name, ID: e.id, Scope: e.scope, Token: e.rc.Token(), Snapshot: e.snapshot,
-			Data: e.data, Inventory: inv, Off: rec.Off,
+			Data: e.data, Inventory: inv, Off: rec.Off, Options: options,
 		})
 	}
 	return active, refused

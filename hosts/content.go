@@ -139,10 +139,6 @@ func (b *Bundle) NoteOutOfReach(tools bool) {
 	}
 }
 
-// RemoteHeaders returns a remote MCP server's headers in the form hosts
-// that expand ${VAR} in header values take: the literal headers as
-// reviewed, a bearer token read from its host variable, and headers read
-// from host variables.
 // ExpandsLiteral reports whether a host that expands "$" references in a
 // remote server's URL and headers would change text that the review showed
 // as literal: a server of bundlectl's own formats (no host) whose URL or a
@@ -162,6 +158,10 @@ func ExpandsLiteral(s inventory.MCPServer) bool {
 	return false
 }
 
+// RemoteHeaders returns a remote MCP server's headers in the form hosts
+// that expand ${VAR} in header values take: the literal headers as
+// reviewed, a bearer token read from its host variable, and headers read
+// from host variables.
 func RemoteHeaders(s inventory.MCPServer) map[string]string {
 	h := map[string]string{}
 	for k, v := range s.Headers {
@@ -177,4 +177,89 @@ func RemoteHeaders(s inventory.MCPServer) map[string]string {
 		return nil
 	}
 	return h
+}
+
+// OptionRef is one reference to a user option in a host format's text:
+// s[Start:End] names the option Key, with the default the reference
+// itself spells, if any (Gemini CLI's ${VAR:-default}).
+type OptionRef struct {
+	Start, End int
+	Key        string
+	Default    string
+	HasDefault bool
+}
+
+// RequiredUnsetError says a remote MCP server sends a required option
+// that holds no value. It names the option, never a value.
+type RequiredUnsetError struct {
+	Bundle, Server, Key string
+}
+
+func (e *RequiredUnsetError) Error() string {
+	return fmt.Sprintf("its MCP server %s is not loaded: it sends the required option %s, which holds no value (set it with: bundlectl configure %s %s)",
+		bundle.Quote(e.Server), bundle.Quote(e.Key), bundle.ShellArg(e.Bundle), bundle.ShellArg(e.Key))
+}
+
+// RemoteOptions puts into a remote MCP server's URL and header values
+// (the fields the review showed them in) the values of the user options
+// they reference, as refs finds the references in one string. The host
+// would look those values up in its own store or environment, which
+// bundlectl configure never writes: Claude Code sent the reference as
+// literal text and Gemini CLI an empty value. Only options the bundle's
+// own manifest declares for this host are filled, with the configured
+// value, else the default the review showed, else the default the
+// reference spells, else "" — except a required option with neither,
+// which is a *RequiredUnsetError: the server must not be given to the
+// host, which would send no credential. Any other reference is left as
+// written. filled reports whether a value was put in: the view then
+// holds configured values and must be built for the session only
+// (View.HoldValues).
+func (b *Bundle) RemoteOptions(s inventory.MCPServer, url string, headers map[string]string, refs func(string) []OptionRef) (outURL string, outHeaders map[string]string, filled bool, err error) {
+	declared := map[string]inventory.UserOption{}
+	for _, o := range b.Inventory.UserConfig {
+		if b.Own(o.Hosts) {
+			declared[o.Key] = o
+		}
+	}
+	fill := func(text string) (string, error) {
+		rs := refs(text)
+		if len(rs) == 0 {
+			return text, nil
+		}
+		var out strings.Builder
+		last := 0
+		for _, r := range rs {
+			o, ok := declared[r.Key]
+			if !ok {
+				continue
+			}
+			v, set := b.Options[r.Key]
+			if !set {
+				switch {
+				case r.HasDefault:
+					v = r.Default
+				case o.Required:
+					return "", &RequiredUnsetError{Bundle: b.Name, Server: s.Name, Key: r.Key}
+				}
+			}
+			out.WriteString(text[last:r.Start])
+			out.WriteString(v)
+			last = r.End
+			filled = true
+		}
+		out.WriteString(text[last:])
+		return out.String(), nil
+	}
+	if outURL, err = fill(url); err != nil {
+		return "", nil, false, err
+	}
+	if headers != nil {
+		outHeaders = make(map[string]string, len(headers))
+	}
+	for k, v := range headers {
+		if outHeaders[k], err = fill(v); err != nil {
+			return "", nil, false, err
+		}
+	}
+	return outURL, outHeaders, filled, nil
 }

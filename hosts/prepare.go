@@ -144,7 +144,12 @@ func Prepare(opts Options) (*Plan, error) {
 			}
 			continue
 		}
-		dir, err := Materialize(viewsDir, a.Token.String(), host.Name(), a.Name, v)
+		var dir string
+		if v.HoldsValues() {
+			dir, err = p.session.MaterializeSession(len(p.Views), v)
+		} else {
+			dir, err = Materialize(viewsDir, a.Token.String(), host.Name(), a.Name, v)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bundle %s: host view: %w", bundle.Quote(a.Name), err)
 		}

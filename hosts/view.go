@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -49,7 +50,19 @@ type View struct {
 	// Meta is what the host adapter needs at launch besides the files
 	// (Codex: the hook trust entries); it is derived from the same input.
 	Meta map[string]string
+	// values: a file holds configured option values (HoldValues).
+	values bool
 }
+
+// HoldValues marks the view as holding configured user option values (a
+// remote MCP server's credential): it is then built in the session
+// directory, owner-only and read-only, removed when the agent exits, and
+// never in the shared views directory, where it would outlive the session
+// and its manifest would record a digest of the value.
+func (v *View) HoldValues() { v.values = true }
+
+// HoldsValues reports whether HoldValues was called.
+func (v *View) HoldsValues() bool { return v.values }
 
 type viewFile struct {
 	exec bool
@@ -288,6 +301,29 @@ func Materialize(viewsDir, token, host, bundleName string, v *View) (string, err
 	os.Remove(mp)
 	if err := os.WriteFile(mp, append(mj, '\n'), viewFileMode); err != nil {
 		return "", err
+	}
+	return dir, nil
+}
+
+// MaterializeSession builds v, which holds configured values
+// (HoldValues), in the session directory as views/<n>, and returns that
+// directory. It is built afresh for every session and removed with it;
+// no manifest is written.
+func (s *Session) MaterializeSession(n int, v *View) (string, error) {
+	sd, err := s.Dir()
+	if err != nil {
+		return "", err
+	}
+	parent := filepath.Join(sd, "views")
+	if err := os.Mkdir(parent, containerMode); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	dir := filepath.Join(parent, strconv.Itoa(n))
+	if err := v.build(parent, dir); err != nil {
+		return "", err
+	}
+	if err := v.check(dir); err != nil {
+		return "", fmt.Errorf("the view just built at %s does not check: %w", bundle.Quote(dir), err)
 	}
 	return dir, nil
 }

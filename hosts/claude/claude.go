@@ -97,9 +97,17 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if s.Transport == bundle.TransportSSE {
 				typ = "sse"
 			}
-			e := map[string]any{"type": typ, "url": s.URL}
-			if h := hosts.RemoteHeaders(s); h != nil {
-				e["headers"] = h
+			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), OptionRefs)
+			if err != nil {
+				b.Note("%v", err)
+				continue
+			}
+			if filled {
+				v.HoldValues()
+			}
+			e := map[string]any{"type": typ, "url": url}
+			if headers != nil {
+				e["headers"] = headers
 			}
 			servers[s.Name] = e
 		default:
@@ -312,4 +320,26 @@ func hooksOff(args, env []string) error {
 		files = append(files, v)
 	}
 	return hosts.CheckSettings("claude", files, off)
+}
+
+// OptionRefs finds the ${user_config.KEY} references in s. Claude Code
+// resolves them in a remote server's URL and headers from the values it
+// stores itself, which a view's plugin (declaring no userConfig) has none
+// of: it sent the reference as literal text.
+func OptionRefs(s string) []hosts.OptionRef {
+	const open = "${user_config."
+	var out []hosts.OptionRef
+	for i := 0; ; {
+		j := strings.Index(s[i:], open)
+		if j < 0 {
+			return out
+		}
+		start := i + j
+		end := strings.IndexByte(s[start:], '}')
+		if end < 0 {
+			return out
+		}
+		out = append(out, hosts.OptionRef{Start: start, End: start + end + 1, Key: s[start+len(open) : start+end]})
+		i = start + end + 1
+	}
 }

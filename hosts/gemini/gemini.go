@@ -147,8 +147,21 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			continue
 		}
 		if s.Transport != bundle.TransportStdio {
-			if h := hosts.RemoteHeaders(s); h != nil {
-				e["headers"] = h
+			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), OptionRefs)
+			if err != nil {
+				b.Note("%v", err)
+				continue
+			}
+			if filled {
+				v.HoldValues()
+			}
+			for _, k := range []string{"httpUrl", "url"} {
+				if _, ok := e[k]; ok {
+					e[k] = url
+				}
+			}
+			if headers != nil {
+				e["headers"] = headers
 			}
 			// The reviewed tool filter, which Gemini CLI enforces for a
 			// server it reaches itself (bundlectl mcp enforces it for stdio).
@@ -510,4 +523,45 @@ func hooksOff(user string, env []string) error {
 		}
 		return "", ""
 	})
+}
+
+// OptionRefs finds the references Gemini CLI resolves in an extension's
+// text — $VAR, ${VAR} and ${VAR:-default} — as OptionRefs whose key is the
+// variable's name: a setting's key is its envVar. Gemini CLI resolves them
+// from the extension's stored settings, which a view (declaring no
+// settings) has none of, then from its own environment, which does not
+// hold the values bundlectl configure stores: it sent an empty value.
+func OptionRefs(s string) []hosts.OptionRef {
+	word := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	var out []hosts.OptionRef
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			continue
+		}
+		if s[i+1] == '{' {
+			end := strings.IndexByte(s[i+2:], '}')
+			if end <= 0 {
+				continue
+			}
+			inner := s[i+2 : i+2+end]
+			r := hosts.OptionRef{Start: i, End: i + 2 + end + 1, Key: inner}
+			if k, def, ok := strings.Cut(inner, ":-"); ok && k != "" {
+				r.Key, r.Default, r.HasDefault = k, def, true
+			}
+			out = append(out, r)
+			i = r.End - 1
+			continue
+		}
+		j := i + 1
+		for j < len(s) && word(s[j]) {
+			j++
+		}
+		if j > i+1 {
+			out = append(out, hosts.OptionRef{Start: i, End: j, Key: s[i+1 : j]})
+			i = j - 1
+		}
+	}
+	return out
 }
