@@ -189,58 +189,87 @@ type OptionRef struct {
 	HasDefault bool
 }
 
-// RequiredUnsetError says a remote MCP server sends a required option
-// that holds no value. It names the option, never a value.
-type RequiredUnsetError struct {
+// OptionSyntax is how a host reads option references in a remote MCP
+// server's URL and headers.
+type OptionSyntax struct {
+	// Host names the host in notes ("Claude Code").
+	Host string
+	// Refs finds the option references in one string.
+	Refs func(string) []OptionRef
+	// Expands reports whether the host, which expands the text it reads
+	// once bundlectl put a value in, would change s: a value holding a
+	// reference the host resolves from its environment.
+	Expands func(string) bool
+}
+
+// OptionExpandsError says the value of an option a remote MCP server sends
+// holds text the host would expand again. It names the option, never the
+// value.
+type OptionExpandsError struct {
+	Bundle, Server, Key, Host string
+}
+
+func (e *OptionExpandsError) Error() string {
+	return fmt.Sprintf("its MCP server %s is not loaded: the value of its option %s holds a \"$\" reference %s would replace with a variable of its environment (set a value without one with: bundlectl configure %s %s)",
+		bundle.Quote(e.Server), bundle.Quote(e.Key), e.Host, bundle.ShellArg(e.Bundle), bundle.ShellArg(e.Key))
+}
+
+// OptionUnsetError says a remote MCP server sends an option that holds no
+// value. It names the option, never a value.
+type OptionUnsetError struct {
 	Bundle, Server, Key string
 }
 
-func (e *RequiredUnsetError) Error() string {
-	return fmt.Sprintf("its MCP server %s is not loaded: it sends the required option %s, which holds no value (set it with: bundlectl configure %s %s)",
+func (e *OptionUnsetError) Error() string {
+	return fmt.Sprintf("its MCP server %s is not loaded: it sends the option %s, which holds no value (set it with: bundlectl configure %s %s)",
 		bundle.Quote(e.Server), bundle.Quote(e.Key), bundle.ShellArg(e.Bundle), bundle.ShellArg(e.Key))
 }
 
 // RemoteOptions puts into a remote MCP server's URL and header values
 // (the fields the review showed them in) the values of the user options
-// they reference, as refs finds the references in one string. The host
+// they reference, as syn finds the references. The host
 // would look those values up in its own store or environment, which
 // bundlectl configure never writes: Claude Code sent the reference as
 // literal text and Gemini CLI an empty value. Only options the bundle's
 // own manifest declares for this host are filled, with the configured
 // value, else the default the review showed, else the default the
-// reference spells, else "" — except a required option with neither,
-// which is a *RequiredUnsetError: the server must not be given to the
-// host, which would send no credential. Any other reference is left as
-// written. filled reports whether a value was put in: the view then
-// holds configured values and must be built for the session only
-// (View.HoldValues).
-func (b *Bundle) RemoteOptions(s inventory.MCPServer, url string, headers map[string]string, refs func(string) []OptionRef) (outURL string, outHeaders map[string]string, filled bool, err error) {
-	declared := map[string]inventory.UserOption{}
+// reference spells. An option with none of them, required or not, is an
+// *OptionUnsetError: the server must not be given to the host, which
+// would send an empty or literal credential (bundlectl cannot tell a
+// credential from other text, and Gemini CLI asks for every setting).
+// A value the host would expand again (syn.Expands) is an
+// *OptionExpandsError: what the host sent would not be the value, and
+// could be a variable of the agent's environment the review never listed.
+// Any other reference is left as written. filled reports whether a value
+// was put in: the view then holds configured values and must be built for
+// the session only (View.HoldValues).
+func (b *Bundle) RemoteOptions(s inventory.MCPServer, url string, headers map[string]string, syn OptionSyntax) (outURL string, outHeaders map[string]string, filled bool, err error) {
+	declared := map[string]bool{}
 	for _, o := range b.Inventory.UserConfig {
 		if b.Own(o.Hosts) {
-			declared[o.Key] = o
+			declared[o.Key] = true
 		}
 	}
 	fill := func(text string) (string, error) {
-		rs := refs(text)
+		rs := syn.Refs(text)
 		if len(rs) == 0 {
 			return text, nil
 		}
 		var out strings.Builder
 		last := 0
 		for _, r := range rs {
-			o, ok := declared[r.Key]
-			if !ok {
+			if !declared[r.Key] {
 				continue
 			}
 			v, set := b.Options[r.Key]
 			if !set {
-				switch {
-				case r.HasDefault:
-					v = r.Default
-				case o.Required:
-					return "", &RequiredUnsetError{Bundle: b.Name, Server: s.Name, Key: r.Key}
+				if !r.HasDefault {
+					return "", &OptionUnsetError{Bundle: b.Name, Server: s.Name, Key: r.Key}
 				}
+				v = r.Default
+			}
+			if syn.Expands(v) {
+				return "", &OptionExpandsError{Bundle: b.Name, Server: s.Name, Key: r.Key, Host: syn.Host}
 			}
 			out.WriteString(text[last:r.Start])
 			out.WriteString(v)

@@ -97,7 +97,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if s.Transport == bundle.TransportSSE {
 				typ = "sse"
 			}
-			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), OptionRefs)
+			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), optionSyntax)
 			if err != nil {
 				b.Note("%v", err)
 				continue
@@ -322,10 +322,18 @@ func hooksOff(args, env []string) error {
 	return hosts.CheckSettings("claude", files, off)
 }
 
-// OptionRefs finds the ${user_config.KEY} references in s. Claude Code
-// resolves them in a remote server's URL and headers from the values it
-// stores itself, which a view's plugin (declaring no userConfig) has none
-// of: it sent the reference as literal text.
+// optionSyntax: Claude Code resolves ${user_config.KEY} in a remote
+// server's URL and headers from the values it stores itself, which a
+// view's plugin (declaring no userConfig) has none of — it sent the
+// reference as literal text — and then expands ${VAR} (not $VAR) from its
+// environment, in a value bundlectl put in too.
+var optionSyntax = hosts.OptionSyntax{
+	Host:    "Claude Code",
+	Refs:    OptionRefs,
+	Expands: func(s string) bool { return strings.Contains(s, "${") },
+}
+
+// OptionRefs finds the ${user_config.KEY} references in s.
 func OptionRefs(s string) []hosts.OptionRef {
 	const open = "${user_config."
 	var out []hosts.OptionRef

@@ -147,7 +147,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			continue
 		}
 		if s.Transport != bundle.TransportStdio {
-			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), OptionRefs)
+			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), optionSyntax)
 			if err != nil {
 				b.Note("%v", err)
 				continue
@@ -525,12 +525,20 @@ func hooksOff(user string, env []string) error {
 	})
 }
 
+// optionSyntax: Gemini CLI resolves $VAR, ${VAR} and ${VAR:-default} in an
+// extension's text from the extension's stored settings, which a view
+// (declaring no settings) has none of, then from its own environment,
+// which does not hold the values bundlectl configure stores — it sent an
+// empty value — and it does so in a value bundlectl put in too.
+var optionSyntax = hosts.OptionSyntax{
+	Host:    "Gemini CLI",
+	Refs:    OptionRefs,
+	Expands: func(s string) bool { return len(OptionRefs(s)) > 0 },
+}
+
 // OptionRefs finds the references Gemini CLI resolves in an extension's
 // text — $VAR, ${VAR} and ${VAR:-default} — as OptionRefs whose key is the
-// variable's name: a setting's key is its envVar. Gemini CLI resolves them
-// from the extension's stored settings, which a view (declaring no
-// settings) has none of, then from its own environment, which does not
-// hold the values bundlectl configure stores: it sent an empty value.
+// variable's name: a setting's key is its envVar.
 func OptionRefs(s string) []hosts.OptionRef {
 	word := func(c byte) bool {
 		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
