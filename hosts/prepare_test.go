@@ -90,3 +90,92 @@ func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
 		t.Errorf("no notice says so: %+v", p.Notices)
 	}
 }
+
+// TestPrepareBuildsAViewHoldingValuesForTheSession: the view of a Claude
+// Code plugin whose remote server's header takes a configured option is
+// built in the session directory, owner-only and read-only, with the
+// value in its .mcp.json; nothing in the shared views directory holds the
+// value, and the session's cleanup removes the view.
+func TestPrepareBuildsAViewHoldingValuesForTheSession(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	dir := filepath.Join(ws, ".bundlectl", "bundles", "r")
+	const secret = "agenttest-value-7a1e"
+	for rel, body := range map[string]string{
+		".claude-plugin/plugin.json": `{"name": "r", "version": "1.0.0", "userConfig": {"api_key": {"type": "string", "title": "key", "description": "key", "sensitive": true, "required": true}}}`,
+		".mcp.json":                  `{"mcpServers": {"svc": {"type": "http", "url": "https://svc.test/mcp", "headers": {"X-Api-Key": "${user_config.api_key}"}}}}`,
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	b, err := m.Find(m.Discover(), "r")
+	if err != nil || !b.Valid() {
+		t.Fatalf("bundle r: %v", err)
+	}
+	h, err := lifecycle.Compute(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Trust("r", h.Token()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enable("r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Configure("r", map[string]string{"api_key": secret}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{"claude"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Views) != 1 || p.Launch.Cleanup == nil {
+		t.Fatalf("views %+v (cleanup set: %v), want r's view and a session to clean up", p.Views, p.Launch.Cleanup != nil)
+	}
+	vd := p.Views[0].Dir
+	sessions := filepath.Join(home, "views", "sessions") + string(filepath.Separator)
+	if !strings.HasPrefix(vd, sessions) {
+		t.Errorf("the view is at %s, not in a session directory", vd)
+	}
+	mcp := filepath.Join(vd, ".mcp.json")
+	data, err := os.ReadFile(mcp)
+	if err != nil || !strings.Contains(string(data), `"X-Api-Key": "`+secret+`"`) {
+		t.Errorf(".mcp.json does not send the configured value: %s %v", data, err)
+	}
+	if fi, err := os.Stat(mcp); err != nil || fi.Mode().Perm() != 0o400 {
+		t.Errorf(".mcp.json mode %v, want 0400 (%v)", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(vd); err != nil || fi.Mode().Perm() != 0o500 {
+		t.Errorf("view directory mode %v, want 0500 (%v)", fi.Mode(), err)
+	}
+	holding := func() []string {
+		var out []string
+		filepath.WalkDir(filepath.Join(home, "views"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(p); strings.Contains(string(b), secret) {
+					out = append(out, p)
+				}
+			}
+			return nil
+		})
+		return out
+	}
+	for _, p := range holding() {
+		if !strings.HasPrefix(p, vd+string(filepath.Separator)) {
+			t.Errorf("%s, outside the session's view, holds the value", p)
+		}
+	}
+	p.Launch.Cleanup()
+	if _, err := os.Stat(vd); err == nil {
+		t.Errorf("the session's view %s is left after cleanup", vd)
+	}
+	if left := holding(); len(left) > 0 {
+		t.Errorf("files hold the value after cleanup: %v", left)
+	}
+}

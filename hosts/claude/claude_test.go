@@ -130,3 +130,114 @@ func TestLaunch(t *testing.T) {
 		t.Errorf("argv = %s", got)
 	}
 }
+
+// remoteBundle is a bundle with one remote server whose URL and header
+// take user options, holding options (nil: none configured).
+func remoteBundle(options map[string]string, defaultKey json.RawMessage) *hosts.Bundle {
+	inv := &inventory.Inventory{
+		UserConfig: []inventory.UserOption{
+			{Key: "api_key", Sensitive: true, Required: true, Hosts: []string{"claude"}},
+			{Key: "org", Default: defaultKey, Hosts: []string{"claude"}},
+			// Declared for another host: never filled in a Claude view.
+			{Key: "other", Hosts: []string{"gemini"}},
+		},
+		MCPServers: []inventory.MCPServer{{Name: "svc", Transport: "streamable-http", Hosts: []string{"claude"},
+			URL:     "https://svc.test/${user_config.org}/mcp",
+			Headers: map[string]string{"X-Api-Key": "k=${user_config.api_key}", "X-Other": "${user_config.other} ${user_config.undeclared} ${HOME}"}}},
+	}
+	return hosts.NewBundle(harness.ActiveBundle{Name: "svcb", Inventory: inv, Options: options}, "claude")
+}
+
+func remoteEntry(t *testing.T, v *hosts.View) map[string]any {
+	t.Helper()
+	data, ok := v.File(".mcp.json")
+	if !ok {
+		return nil
+	}
+	var m struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.MCPServers["svc"]
+}
+
+// TestViewRemoteOptions: a remote server's URL and headers get the
+// configured values of the options the plugin declares for Claude Code
+// (the reviewed default when none is configured), and the view is marked
+// as holding values (built for the session only); references to options it
+// does not declare for Claude Code, and host variables, stay as written.
+func TestViewRemoteOptions(t *testing.T) {
+	b := remoteBundle(map[string]string{"api_key": "s3cret$1", "org": "acme", "other": "no"}, nil)
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := remoteEntry(t, v)
+	if e == nil {
+		t.Fatalf("the server is not in the view; notes: %q", b.Notes)
+	}
+	if e["url"] != "https://svc.test/acme/mcp" {
+		t.Errorf("url = %v", e["url"])
+	}
+	h, _ := e["headers"].(map[string]any)
+	if h["X-Api-Key"] != "k=s3cret$1" {
+		t.Errorf("X-Api-Key = %v", h["X-Api-Key"])
+	}
+	if want := "${user_config.other} ${user_config.undeclared} ${HOME}"; h["X-Other"] != want {
+		t.Errorf("X-Other = %v, want %q", h["X-Other"], want)
+	}
+	if !v.HoldsValues() {
+		t.Error("the view holds a configured value but is not marked as holding values")
+	}
+
+	// No value filled: a shared view, as before.
+	plain, err := Host{}.View(testBundle(t), re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.HoldsValues() {
+		t.Error("a view without option references is marked as holding values")
+	}
+}
+
+// TestViewRemoteOptionRefused: an option with no value (required or not,
+// with no default), or a value Claude Code would expand again (${...}),
+// keeps the server out of the view with a note that names the option and
+// the configure command and never the value.
+func TestViewRemoteOptionRefused(t *testing.T) {
+	for name, tc := range map[string]struct {
+		options map[string]string
+		def     json.RawMessage
+		key     string
+	}{
+		"required unset":  {map[string]string{"org": "acme"}, nil, "api_key"},
+		"optional unset":  {map[string]string{"api_key": "k"}, nil, "org"},
+		"value expands":   {map[string]string{"api_key": "a${HOME}b", "org": "acme"}, nil, "api_key"},
+		"default expands": {map[string]string{"api_key": "k", "org": "${GITHUB_TOKEN}"}, json.RawMessage(`"${GITHUB_TOKEN}"`), "org"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := remoteBundle(tc.options, tc.def)
+			v, err := Host{}.View(b, re)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := remoteEntry(t, v); e != nil {
+				t.Fatalf("the server is in the view: %v", e)
+			}
+			if v.HoldsValues() {
+				t.Error("a view without the server is marked as holding values")
+			}
+			notes := strings.Join(b.Notes, "\n")
+			if !strings.Contains(notes, `"svc" is not loaded`) || !strings.Contains(notes, "bundlectl configure svcb "+tc.key) {
+				t.Errorf("notes do not say the server is not loaded and how to set %s:\n%s", tc.key, notes)
+			}
+			for _, val := range tc.options {
+				if strings.Contains(notes, val) {
+					t.Errorf("notes hold a value %q:\n%s", val, notes)
+				}
+			}
+		})
+	}
+}

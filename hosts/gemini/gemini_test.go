@@ -131,3 +131,81 @@ func TestLaunch(t *testing.T) {
 		t.Errorf("the user's extensions directory changed: %v", ents)
 	}
 }
+
+// TestOptionRefs: the references Gemini CLI resolves, as its own pattern
+// matches them.
+func TestOptionRefs(t *testing.T) {
+	s := "a $KEY-${B}/${C:-d}$ $$ ${} $-"
+	got := OptionRefs(s)
+	want := []hosts.OptionRef{
+		{Start: 2, End: 6, Key: "KEY"},
+		{Start: 7, End: 11, Key: "B"},
+		{Start: 12, End: 19, Key: "C", Default: "d", HasDefault: true},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("OptionRefs(%q) = %+v, want %+v", s, got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("ref %d = %+v, want %+v (%q)", i, got[i], want[i], s[got[i].Start:got[i].End])
+		}
+	}
+}
+
+// TestViewRemoteSettings: a remote server's httpUrl and headers get the
+// configured values of the extension's settings (by envVar), a reference's
+// own default when none is configured; a setting with no value, or one
+// Gemini CLI would expand again, keeps the server out with a note that
+// names the configure command, never the value.
+func TestViewRemoteSettings(t *testing.T) {
+	inv := func() *inventory.Inventory {
+		return &inventory.Inventory{
+			UserConfig: []inventory.UserOption{{Key: "SVC_KEY", EnvVar: "SVC_KEY", Sensitive: true, Hosts: []string{"gemini"}}, {Key: "SVC_ORG", EnvVar: "SVC_ORG", Hosts: []string{"gemini"}}},
+			MCPServers: []inventory.MCPServer{{Name: "svc", Transport: "streamable-http", Hosts: []string{"gemini"},
+				URL: "https://svc.test/${SVC_ORG:-public}/mcp", Headers: map[string]string{"X-Api-Key": "$SVC_KEY", "X-Home": "${HOME}"}}},
+		}
+	}
+	entry := func(t *testing.T, v *hosts.View) map[string]any {
+		data, _ := v.File("gemini-extension.json")
+		var m struct {
+			MCPServers map[string]map[string]any `json:"mcpServers"`
+		}
+		json.Unmarshal(data, &m)
+		return m.MCPServers["svc"]
+	}
+
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv(), Options: map[string]string{"SVC_KEY": "s3cret$"}}, "gemini")
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entry(t, v)
+	if e == nil {
+		t.Fatalf("the server is not in the view; notes %q", b.Notes)
+	}
+	h, _ := e["headers"].(map[string]any)
+	if e["httpUrl"] != "https://svc.test/public/mcp" || h["X-Api-Key"] != "s3cret$" || h["X-Home"] != "${HOME}" {
+		t.Errorf("httpUrl %v, headers %v", e["httpUrl"], h)
+	}
+	if !v.HoldsValues() {
+		t.Error("the view holds a configured value but is not marked as holding values")
+	}
+
+	for name, opts := range map[string]map[string]string{
+		"unset":   {"SVC_ORG": "acme"},
+		"expands": {"SVC_KEY": "x$HOME"},
+	} {
+		b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv(), Options: opts}, "gemini")
+		v, err := Host{}.View(b, re)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := entry(t, v); e != nil {
+			t.Errorf("%s: the server is in the view: %v", name, e)
+		}
+		notes := strings.Join(b.Notes, "\n")
+		if !strings.Contains(notes, "bundlectl configure g SVC_KEY") || strings.Contains(notes, "x$HOME") {
+			t.Errorf("%s: notes do not name the command, or hold the value:\n%s", name, notes)
+		}
+	}
+}
