@@ -32,6 +32,12 @@
 //     declared and bundlectl's own; a component switched off never does.
 //     Whatever a host cannot load, or bundlectl cannot put behind its
 //     checks, is named in a notice, never dropped silently.
+//   - A view that holds configured option values (a remote MCP server's
+//     URL or header that references a user option the receipt declares,
+//     View.HoldValues) is built in the session directory, never in the
+//     shared views directory, and removed with the session; such a value
+//     is never put in the host's environment, printed, or put where the
+//     host would expand it again.
 //   - A bundle whose snapshot fails its check at launch loads its hooks
 //     alone (from the receipt), so each blocks the event it guards rather
 //     than vanish: a guard never fails open. An unusable state file stops
