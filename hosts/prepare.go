@@ -139,7 +139,9 @@ func Prepare(opts Options) (*Plan, error) {
 			p.Notices = append(p.Notices, Notice{Bundle: a.Name, Loaded: true, Text: n})
 		}
 		if v == nil || v.Empty() {
-			if !guardOnly {
+			// A bundle whose every component was left out with a note
+			// (one that names the fix) needs no other word.
+			if !guardOnly && len(b.Notes) == 0 {
 				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Loaded: true, Text: "has nothing " + host.Name() + " loads (its components are for other hosts)"})
 			}
 			continue

@@ -293,6 +293,9 @@ func TestExecRemoteOptionRefused(t *testing.T) {
 				if want := "bundlectl configure " + remoteName + " " + key; !strings.Contains(res.Stderr, want) {
 					t.Errorf("stderr does not name %q:\n%s", want, res)
 				}
+				if strings.Contains(res.Stderr, "for other hosts") {
+					t.Errorf("stderr says the bundle's components are for other hosts:\n%s", res.Stderr)
+				}
 				if value != "" && strings.Contains(res.Stdout+res.Stderr, value) {
 					t.Errorf("the configured value was printed:\n%s", res)
 				}
