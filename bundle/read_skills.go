@@ -162,7 +162,15 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 		}
 	default:
 		if msg := hostNameProblem(s.Name); msg != "" {
-			skip("name", "skill.name", "skill name %s %s", Quote(s.Name), msg)
+			// Claude Code names a plugin's skill after its directory and
+			// shows the front matter's name only; Gemini CLI loads it too.
+			// So it loads: review it under its directory's name.
+			if hostNameProblem(dirName) != "" {
+				skip("name", "skill.name", "skill name %s %s, and so does its directory %s", Quote(s.Name), msg, Quote(dirName))
+				break
+			}
+			b.Report.Warnf(rel+": name", "skill.name", "skill name %s %s: the host shows it as written but names the skill after its directory, so it is reviewed as %s", Quote(s.Name), msg, Quote(dirName))
+			s.Name = dirName
 		} else if s.Name != dirName {
 			b.Report.Warnf(rel+": name", "skill.name-mismatch", "skill name %s differs from its directory %s", Quote(s.Name), Quote(dirName))
 		}

@@ -143,3 +143,21 @@ func TestOversizedFilesAreSkipped(t *testing.T) {
 		t.Fatalf("components: %+v:%s", b.Components, dumpFindings(b))
 	}
 }
+
+// A host plugin's skill whose front matter name holds white space loads in
+// Claude Code (named after its directory; the name is only shown) and in
+// Gemini CLI, so it must be reviewed, under its directory's name, not
+// skipped. A directory name the host rule refuses still skips it.
+func TestHostSkillNamedWithSpacesIsReviewedByDirectory(t *testing.T) {
+	b := loadFiles(t, files{
+		".claude-plugin/plugin.json":   `{"name": "p"}`,
+		"skills/tidy-up/SKILL.md":      skill("name: Tidy Up Files\ndescription: d"),
+		"skills/with space/SKILL.md":   skill("name: Also Spaced\ndescription: d"),
+		"skills/with space/helper.txt": "x",
+	})
+	requireFinding(t, b, Warning, "skill.name", "skills/tidy-up/SKILL.md: name")
+	requireFinding(t, b, Skip, "skill.name", "skills/with space/SKILL.md: name")
+	if len(b.Components.Skills) != 1 || b.Components.Skills[0].Name != "tidy-up" {
+		t.Fatalf("want the one skill tidy-up, got %+v", b.Components.Skills)
+	}
+}
