@@ -307,3 +307,19 @@ func TestClaudeCommandsAsTheHostLoadsThem(t *testing.T) {
 		t.Errorf("shell lines %v", lines)
 	}
 }
+
+// Gemini CLI connects to a server with httpUrl and starts nothing, so an
+// env beside it reaches no process and the host loads the server: it must
+// be reviewed (warning), not skipped. A command there still skips it.
+func TestHostRemoteServerWithEnvIsKept(t *testing.T) {
+	b := loadFiles(t, files{
+		"gemini-extension.json": `{"name": "ext", "version": "1.0.0", "mcpServers": {
+			"remote": {"httpUrl": "https://mcp.example.com/mcp", "env": {"REGION": "${REGION}"}},
+			"both": {"httpUrl": "https://mcp.example.com/mcp", "command": "node"}}}`,
+	})
+	requireFinding(t, b, Warning, "mcp.server-field", "mcpServers.remote.env")
+	requireFinding(t, b, Skip, "mcp.server-field", "mcpServers.both")
+	if len(b.Components.MCP) != 1 || b.Components.MCP[0].Name != "remote" {
+		t.Fatalf("want the server remote alone, got %+v", b.Components.MCP)
+	}
+}

@@ -782,8 +782,19 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			}
 		}
 	case TransportStreamableHTTP, TransportSSE, TransportWebSocket:
-		if s.Command != "" || len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != "" {
+		if s.Command != "" || len(s.Args) > 0 || s.Cwd != "" {
 			skip(src, "mcp.server-field", "a remote server cannot have command, args, env or cwd")
+		} else if len(s.Env) > 0 {
+			// Hosts connect to a remote server and start nothing, so its
+			// env reaches no process: Gemini CLI loads such a server.
+			// Review it; a credential written there is still refused.
+			b.Report.Warnf(src+".env", "mcp.server-field", "a remote server starts no process, so its env is not used")
+			for _, k := range sortedKeys(s.Env) {
+				p := FieldPath(src+".env", k)
+				if checkText(b, p, s.Env[k], false) && looksLikeToken(s.Env[k]) {
+					b.Report.Errorf(p, "secret.token", "looks like a credential; remove it: a remote server's env is not used")
+				}
+			}
 		}
 		if len(s.EnvFrom) > 0 {
 			b.Report.Errorf(opt("env_from"), "mcp.option-transport", "env_from applies only to stdio servers")
