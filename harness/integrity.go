@@ -45,7 +45,7 @@ func (r *Registry) use(e *entry, kind, name string) error {
 		return err
 	}
 	if r.isOff(e, kind, name) {
-		return refuse(e.name, ErrSwitchedOff, "bundlectl enable "+bundle.ShellArg(e.name)+" --"+kind+" "+name, "its %s %s is switched off", kind, bundle.Quote(name))
+		return refuse(e.name, ErrSwitchedOff, "bundlectl enable "+bundle.ShellArg(e.name)+" --"+kind+" "+bundle.ShellArg(name), "its %s %s is switched off", kind, bundle.Quote(name))
 	}
 	return nil
 }
