@@ -22,7 +22,7 @@ func (m *Manager) DiffSinceTrust(b *bundle.Bundle, s *state.State) *review.Diff 
 	}
 	d := review.NewDiff(rc)
 	if b.Rejected() || b.Tree == nil {
-		d.Problems = append(d.Problems, "the source is invalid now, so it cannot be compared (bundlectl validate "+b.Name+" says why); the reviewed snapshot keeps running")
+		d.Problems = append(d.Problems, "the source is invalid now, so it cannot be compared; the reviewed snapshot keeps running (why: bundlectl validate "+bundle.ShellArg(b.Name)+")")
 		return d
 	}
 	fd, err := review.DiffFiles(m.snapshots().Path(rc.ContentHash), rc.ContentHash, b.Tree, m.Limits)
@@ -57,7 +57,7 @@ func switchNotes(rec state.Record, d *review.Diff) []string {
 	var notes []string
 	for _, c := range d.Capabilities.Changed {
 		if c.Kind == "hook" && c.Was != "" && rec.IsOff("hook", c.Was) && !rec.IsOff("hook", c.Name) {
-			notes = append(notes, fmt.Sprintf("hook %s is switched off, and it changed: its new id is %s, which is not switched off (bundlectl disable %s --hook %s)", c.Was, c.Name, rec.ID[lastSlash(rec.ID)+1:], c.Name))
+			notes = append(notes, fmt.Sprintf("hook %s is switched off, and it changed: its new id is %s, which trusting the change leaves on (to keep it off, once the change is trusted: bundlectl disable %s --hook %s)", c.Was, c.Name, bundle.ShellArg(rec.ID[lastSlash(rec.ID)+1:]), c.Name))
 		}
 	}
 	for _, c := range d.Capabilities.Removed {

@@ -107,6 +107,56 @@ func (d *Diff) Empty() bool {
 	return len(f.Added)+len(f.Removed)+len(f.Changed)+len(c.Added)+len(c.Removed)+len(c.Changed)+len(d.Problems) == 0
 }
 
+// WithCommand returns a copy of d whose problems and notes print the
+// commands they name with cmd (RenderOptions.Command: the caller's
+// --home and --workspace), so that each works as printed. d is returned
+// as it is when either is nil.
+func (d *Diff) WithCommand(cmd func(string) string) *Diff {
+	if d == nil || cmd == nil {
+		return d
+	}
+	c := *d
+	c.Problems, c.Notes = allWithCommands(d.Problems, cmd), allWithCommands(d.Notes, cmd)
+	return &c
+}
+
+func allWithCommands(texts []string, cmd func(string) string) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = withCommands(t, cmd)
+	}
+	return out
+}
+
+// withCommands rewrites each command text names with cmd. A command in a
+// note or problem is written "(bundlectl …)", "(run bundlectl …)" or
+// "(…: bundlectl …)": from "bundlectl " to the closing parenthesis, which
+// no trusted name, id or hook id contains.
+func withCommands(text string, cmd func(string) string) string {
+	if cmd == nil {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, "bundlectl ")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(text[i:], ')')
+		before := text[:i]
+		if j < 0 || !(strings.HasSuffix(before, "(") || strings.HasSuffix(before, "(run ") || strings.HasSuffix(before, ": ")) {
+			b.WriteString(text[:i+len("bundlectl ")])
+			text = text[i+len("bundlectl "):]
+			continue
+		}
+		b.WriteString(before)
+		b.WriteString(cmd(text[i : i+j]))
+		text = text[i+j:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
 // ---- files ----
 
 // DiffFiles compares the snapshot directory snap, which must hash to want
@@ -790,11 +840,8 @@ func (r *renderer) diff(name string, d *Diff) {
 	r.line("%s", r.color(ansiBold, "Changes since bundle "+bundle.Quote(name)+" was last trusted"))
 	r.field("  ", "trusted", d.Since.ReviewedAt.UTC().Format(time.RFC3339)+", token "+d.Since.Token.Content.Short()+"."+d.Since.Token.Capability.Short())
 	for _, p := range d.Problems {
-		if r.opts.Command != nil {
-			// The command a problem names, with this call's flags.
-			p = strings.ReplaceAll(p, "(run bundlectl verify)", "(run "+r.opts.Command("bundlectl verify")+")")
-		}
-		r.wrapItem("  "+r.color(ansiRed, "cannot compare:")+" ", "    ", bundle.Sanitize(p))
+		// The command a problem names, with this call's flags.
+		r.wrapItem("  "+r.color(ansiRed, "cannot compare:")+" ", "    ", withCommands(bundle.Sanitize(p), keepWhole(r.opts.Command)))
 	}
 	if d.Empty() {
 		r.line("  nothing changed: the source is what was trusted")
@@ -805,7 +852,7 @@ func (r *renderer) diff(name string, d *Diff) {
 	files := func(sign string, cs []FileChange) {
 		for k, fc := range cs {
 			if k == maxDiffFiles {
-				r.line("    … and %d more (bundlectl diff --json %s lists them all)", len(cs)-k, name)
+				r.line("    … and %d more (all of them: %s)", len(cs)-k, r.command("bundlectl diff --json "+bundle.ShellArg(name)))
 				return
 			}
 			text := bundle.EscapePath(fc.Path)
@@ -832,7 +879,15 @@ func (r *renderer) diff(name string, d *Diff) {
 		}
 	}
 	for _, n := range d.Notes {
-		r.wrapItem("  note: ", "        ", bundle.Sanitize(n))
+		r.wrapItem("  note: ", "        ", withCommands(bundle.Sanitize(n), keepWhole(r.opts.Command)))
 	}
 	r.buf.WriteByte('\n')
+}
+
+// command is cmd as RenderOptions.Command prints it.
+func (r *renderer) command(cmd string) string {
+	if r.opts.Command == nil {
+		return cmd
+	}
+	return r.opts.Command(cmd)
 }

@@ -200,6 +200,8 @@ func (r *renderer) wrapItem(first, rest, text string) {
 	line := first
 	start := len(first)
 	for _, w := range words {
+		// A command kept whole (keepWhole) is one word, and one line.
+		w = strings.ReplaceAll(w, keepSpace, " ")
 		if len(line) > start && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > r.opts.Width {
 			r.line("%s", line)
 			line, start = rest, len(rest)
@@ -211,6 +213,21 @@ func (r *renderer) wrapItem(first, rest, text string) {
 	}
 	if len(line) > start {
 		r.line("%s", line)
+	}
+}
+
+// keepSpace stands for a space wrapItem does not break a line at: a
+// command split over two lines does not work when pasted. Text is
+// sanitized before, so a control character in it is escaped, never this.
+const keepSpace = "\x00"
+
+// keepWhole is cmd, printing a command that wrapItem keeps on one line.
+func keepWhole(cmd func(string) string) func(string) string {
+	return func(c string) string {
+		if cmd != nil {
+			c = cmd(c)
+		}
+		return strings.ReplaceAll(c, " ", keepSpace)
 	}
 }
 

@@ -193,6 +193,7 @@ func RenderJSONWith(w io.Writer, rv *Review, opts RenderOptions) error {
 	if opts.Command != nil && j.TrustCommand != "" {
 		j.TrustCommand = opts.Command(j.TrustCommand)
 	}
+	j.Diff = j.Diff.WithCommand(opts.Command)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")

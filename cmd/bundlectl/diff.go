@@ -39,7 +39,7 @@ func runDiff(g *globals, name string) error {
 	}
 	d := m.DiffSinceTrust(b, s)
 	if g.json {
-		return review.WriteJSON(g.stdout, diffOutput{Name: b.Name, ID: b.ID, Trusted: d != nil, Diff: d})
+		return review.WriteJSON(g.stdout, diffOutput{Name: b.Name, ID: b.ID, Trusted: d != nil, Diff: d.WithCommand(g.hint)})
 	}
 	if d == nil {
 		fmt.Fprintf(g.stdout, "%s has not been trusted, so there is nothing to compare: all of it is new\n  %s\n", bundle.Quote(b.Name), bundle.Sanitize(g.hint("bundlectl review "+bundle.ShellArg(b.Name))))
