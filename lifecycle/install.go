@@ -185,11 +185,11 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		}
 		if !m.hasSource(filepath.Join(root, have), scope) {
 			// update would refuse it: it has no source to fetch again.
-			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name), or delete that one first with bundlectl uninstall --force --scope " + string(scope) + " " + have,
-				Fix: "bundlectl show " + have, Err: ErrRefused}
+			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name), or delete that one first with bundlectl uninstall --force --scope " + string(scope) + " " + bundle.ShellArg(have),
+				Fix: "bundlectl show " + bundle.ShellArg(have), Err: ErrRefused}
 		}
 		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)",
-			Fix: "bundlectl update " + have, Err: ErrRefused}
+			Fix: "bundlectl update " + bundle.ShellArg(have), Err: ErrRefused}
 	}
 	if by, ok := m.shadowedBy(scope, name); ok {
 		return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)", by.Scope, bundle.Quote(by.Name)),
