@@ -90,3 +90,50 @@ func ShellArg(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// CommandsIn rewrites each command text names with cmd (a caller's hint,
+// adding the --home and --workspace it ran with). A command in a note, a
+// notice or a problem is written "(bundlectl …)", "(run bundlectl …)" or
+// "(…: bundlectl …)": from "bundlectl " to the closing parenthesis outside
+// single quotes (ShellArg quotes a name holding one).
+func CommandsIn(text string, cmd func(string) string) string {
+	if cmd == nil {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, "bundlectl ")
+		if i < 0 {
+			break
+		}
+		j := closingParen(text[i:])
+		before := text[:i]
+		if j < 0 || !(strings.HasSuffix(before, "(") || strings.HasSuffix(before, "(run ") || strings.HasSuffix(before, ": ")) {
+			b.WriteString(text[:i+len("bundlectl ")])
+			text = text[i+len("bundlectl "):]
+			continue
+		}
+		b.WriteString(before)
+		b.WriteString(cmd(text[i : i+j]))
+		text = text[i+j:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+// closingParen is the index of the first ")" of s outside single quotes,
+// or -1.
+func closingParen(s string) int {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			quoted = !quoted
+		case ')':
+			if !quoted {
+				return i
+			}
+		}
+	}
+	return -1
+}

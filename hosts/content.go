@@ -134,7 +134,7 @@ func (b *Bundle) NoteOutOfReach(tools bool) {
 	}
 	if tools {
 		for _, t := range b.Tools() {
-			b.Note("its tool %s is not offered to %s (call it with: bundlectl run %s %s)", bundle.Quote(t.Name), b.host, b.Name, t.Name)
+			b.Note("its tool %s is not offered to %s (call it with: bundlectl run %s %s)", bundle.Quote(t.Name), b.host, bundle.ShellArg(b.Name), bundle.ShellArg(t.Name))
 		}
 	}
 }

@@ -123,38 +123,9 @@ func (d *Diff) WithCommand(cmd func(string) string) *Diff {
 func allWithCommands(texts []string, cmd func(string) string) []string {
 	out := make([]string, len(texts))
 	for i, t := range texts {
-		out[i] = withCommands(t, cmd)
+		out[i] = bundle.CommandsIn(t, cmd)
 	}
 	return out
-}
-
-// withCommands rewrites each command text names with cmd. A command in a
-// note or problem is written "(bundlectl …)", "(run bundlectl …)" or
-// "(…: bundlectl …)": from "bundlectl " to the closing parenthesis, which
-// no trusted name, id or hook id contains.
-func withCommands(text string, cmd func(string) string) string {
-	if cmd == nil {
-		return text
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(text, "bundlectl ")
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(text[i:], ')')
-		before := text[:i]
-		if j < 0 || !(strings.HasSuffix(before, "(") || strings.HasSuffix(before, "(run ") || strings.HasSuffix(before, ": ")) {
-			b.WriteString(text[:i+len("bundlectl ")])
-			text = text[i+len("bundlectl "):]
-			continue
-		}
-		b.WriteString(before)
-		b.WriteString(cmd(text[i : i+j]))
-		text = text[i+j:]
-	}
-	b.WriteString(text)
-	return b.String()
 }
 
 // ---- files ----
@@ -841,7 +812,7 @@ func (r *renderer) diff(name string, d *Diff) {
 	r.field("  ", "trusted", d.Since.ReviewedAt.UTC().Format(time.RFC3339)+", token "+d.Since.Token.Content.Short()+"."+d.Since.Token.Capability.Short())
 	for _, p := range d.Problems {
 		// The command a problem names, with this call's flags.
-		r.wrapItem("  "+r.color(ansiRed, "cannot compare:")+" ", "    ", withCommands(bundle.Sanitize(p), keepWhole(r.opts.Command)))
+		r.wrapItem("  "+r.color(ansiRed, "cannot compare:")+" ", "    ", bundle.CommandsIn(bundle.Sanitize(p), keepWhole(r.opts.Command)))
 	}
 	if d.Empty() {
 		r.line("  nothing changed: the source is what was trusted")
@@ -879,7 +850,7 @@ func (r *renderer) diff(name string, d *Diff) {
 		}
 	}
 	for _, n := range d.Notes {
-		r.wrapItem("  note: ", "        ", withCommands(bundle.Sanitize(n), keepWhole(r.opts.Command)))
+		r.wrapItem("  note: ", "        ", bundle.CommandsIn(bundle.Sanitize(n), keepWhole(r.opts.Command)))
 	}
 	r.buf.WriteByte('\n')
 }

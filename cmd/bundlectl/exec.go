@@ -83,11 +83,11 @@ func runExec(g *globals, argv []string) error {
 	for _, n := range plan.Notices {
 		switch {
 		case n.Bundle == "":
-			fmt.Fprintf(g.stderr, "bundlectl: %s\n", bundle.Sanitize(n.Text))
+			fmt.Fprintf(g.stderr, "bundlectl: %s\n", bundle.CommandsIn(bundle.Sanitize(n.Text), g.hint))
 		case n.Loaded:
-			fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(n.Bundle), bundle.Sanitize(n.Text))
+			fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(n.Bundle), bundle.CommandsIn(bundle.Sanitize(n.Text), g.hint))
 		default:
-			fmt.Fprintf(g.stderr, "bundlectl: bundle %s is not loaded: %s\n", bundle.Quote(n.Bundle), bundle.Sanitize(n.Text))
+			fmt.Fprintf(g.stderr, "bundlectl: bundle %s is not loaded: %s\n", bundle.Quote(n.Bundle), bundle.CommandsIn(bundle.Sanitize(n.Text), g.hint))
 		}
 		if n.Fix != "" {
 			fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", g.hint(n.Fix))
@@ -99,7 +99,7 @@ func runExec(g *globals, argv []string) error {
 		if l.Cleanup != nil {
 			l.Cleanup()
 		}
-		return &codeError{code: exitFailure, err: err, hint: "install it, or name it by its path: bundlectl exec -- /path/to/" + plan.Host.Name()}
+		return &codeError{code: exitFailure, err: err, hint: "install it, or name it by its path: " + g.hint("bundlectl exec -- /path/to/"+plan.Host.Name())}
 	}
 	if l.Cleanup == nil {
 		// Nothing to undo after the session: become the agent.

@@ -45,7 +45,7 @@ token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
 				return writeJSON(g.stdout, res)
 			}
 			for _, s := range res.Skipped {
-				fmt.Fprintf(g.stderr, "bundlectl: not locked: %s (%s): %s\n", bundle.Quote(s.Name), s.Scope, bundle.Sanitize(s.Reason))
+				fmt.Fprintf(g.stderr, "bundlectl: not locked: %s (%s): %s\n", bundle.Quote(s.Name), s.Scope, bundle.CommandsIn(bundle.Sanitize(s.Reason), g.hint))
 			}
 			for _, b := range res.Bundles {
 				en := "disabled"

@@ -104,7 +104,7 @@ func runSetup(g *globals, name string, undo bool) error {
 	}
 	for _, b := range bundles {
 		for _, n := range b.Notes {
-			fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(b.Name), bundle.Sanitize(n))
+			fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(b.Name), bundle.CommandsIn(bundle.Sanitize(n), g.hint))
 		}
 	}
 	for _, n := range notices {

@@ -190,11 +190,11 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		if b.Own(o.Hosts) && o.EnvVar != "" {
 			// A sensitive value is never taken from the command line:
 			// configure asks for it without echo.
-			set := "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key+"=VALUE")
+			set := "set it with: bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key+"=VALUE")
 			if o.Sensitive {
-				set = "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key) + " (it asks for the value without echo)"
+				set = "set it with this, which asks for the value without echo: bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key)
 			}
-			b.Note("its setting %s is not asked for by Gemini CLI: set it with %s", o.EnvVar, set)
+			b.Note("its setting %s is not asked for by Gemini CLI (%s)", o.EnvVar, set)
 		}
 	}
 	b.NoteOutOfReach(true)

@@ -75,7 +75,7 @@ func TestSettingHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := strings.Join(b.Notes, "\n")
-	for _, want := range []string{"set it with bundlectl configure g region=VALUE", "set it with bundlectl configure g apiKey (it asks"} {
+	for _, want := range []string{"(set it with: bundlectl configure g region=VALUE)", "asks for the value without echo: bundlectl configure g apiKey)"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
