@@ -102,7 +102,7 @@ func (r *Registry) authority(e *entry) error {
 	if by := r.shadower(e); by != "" {
 		if !r.trustedAs(e) {
 			// Nothing the user trusted took its place: a guard blocks.
-			return refuse(name, ErrRemoved, "bundlectl list", "a bundle of the same name that is not trusted and enabled now shadows it (%s), while it is still trusted and enabled: its guards block until that one is trusted and enabled, or removed", bundle.Quote(by))
+			return refuse(name, ErrRemoved, "bundlectl review "+bundle.ShellArg(name), "a bundle of the same name that is not trusted and enabled now shadows it (%s), while it is still trusted and enabled: its guards block until that one is trusted and enabled, or removed", bundle.Quote(by))
 		}
 		return refuse(name, ErrShadowed, "bundlectl list", "a bundle of the same name now shadows it (%s)", bundle.Quote(by))
 	}

@@ -390,9 +390,10 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 		if rec.Enabled && rec.Receipt != nil && !r.loaded(c.ShadowedBy) {
 			// A bundle that does not run took the name of one meant to:
 			// an empty directory would switch a guard off. Not the
-			// user's choice until they trust and enable the new one.
+			// user's choice until they trust and enable the new one:
+			// the fix reviews it (the name finds the one that shadows).
 			in.Gone = true
-			inactive(lifecycle.StatusShadowed, "bundlectl list", "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root but is not active, while this one is still trusted and enabled: its guards block until that one is trusted and enabled, or removed")
+			inactive(lifecycle.StatusShadowed, "bundlectl review "+bundle.ShellArg(c.Name), "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root but is not active, while this one is still trusted and enabled: its guards block until that one is trusted and enabled, or removed")
 			return
 		}
 		inactive(lifecycle.StatusShadowed, "bundlectl show "+bundle.ShellArg(c.Name), "shadowed by "+c.ShadowedBy+", which has the same name and an earlier root")
