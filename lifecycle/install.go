@@ -185,7 +185,7 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		}
 		if !m.hasSource(filepath.Join(root, have), scope) {
 			// update would refuse it: it has no source to fetch again.
-			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name), or delete that one first with bundlectl uninstall --force --scope " + string(scope) + " " + bundle.ShellArg(have),
+			return &SourceError{Bundle: name, Reason: reason + " (placed there by hand, or left by an install that was killed); install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name), or delete that one first (it may be the only copy: bundlectl uninstall --force --scope " + string(scope) + " " + bundle.ShellArg(have) + ")",
 				Fix: "bundlectl show " + bundle.ShellArg(have), Err: ErrRefused}
 		}
 		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)",

@@ -99,7 +99,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil && errors.Is(err, sources.ErrNotFound) && (from.Kind == sources.KindDir || from.Kind == sources.KindArchive) {
 		// The recorded local source moved or was deleted: say what
 		// stays, and what to do.
-		return nil, &SourceError{Bundle: name, Reason: err.Error() + "; the installed bundle is unchanged. Restore the source there, or install the bundle again from where it is now (bundlectl uninstall " + bundle.ShellArg(b.Name) + ", then bundlectl install NEW-SOURCE)",
+		return nil, &SourceError{Bundle: name, Reason: err.Error() + "; the installed bundle is unchanged. Restore the source there, or install the bundle again from where it is now, once this one is gone (uninstall it first: bundlectl uninstall " + bundle.ShellArg(b.Name) + ")",
 			Fix: "bundlectl show " + bundle.ShellArg(b.Name), Err: err}
 	}
 	if err != nil {

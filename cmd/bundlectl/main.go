@@ -83,13 +83,18 @@ func exitCode(err error) int {
 
 // report prints err and, when it carries one, the hint that fixes it,
 // carrying this invocation's --home and --workspace so that it works as
-// printed.
+// printed (as do the commands the message names, bundle.CommandsIn).
 //
 // Both are escaped as bundle text is: a message can hold a name from a
 // bundle's directory, and a newline or an escape sequence in it must not
 // print a line of its own (a fake "bundlectl: hint:" a user might paste).
 func report(w io.Writer, err error, g *globals) {
-	fmt.Fprintf(w, "bundlectl: %s\n", bundle.Sanitize(err.Error()))
+	msg := bundle.Sanitize(err.Error())
+	if g != nil {
+		// A command the message names works as printed too.
+		msg = bundle.CommandsIn(msg, g.hint)
+	}
+	fmt.Fprintf(w, "bundlectl: %s\n", msg)
 	var h interface{ Hint() string }
 	hint := ""
 	if errors.As(err, &h) && h.Hint() != "" {
