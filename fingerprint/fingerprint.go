@@ -133,7 +133,9 @@ func (c Cache) Store(rec Record) {
 	// Owner-only whatever the existing file's mode (renameio.WriteFile
 	// would copy it): a record made 0666 by hand would otherwise stay so,
 	// and Load refuse it on every check, silently re-hashing each time.
-	t, err := renameio.NewPendingFile(c.path(rec.Key), renameio.WithStaticPermissions(0o600))
+	// The temporary file goes in c.Dir, where gc finds one a killed
+	// process left, never to $TMPDIR.
+	t, err := renameio.NewPendingFile(c.path(rec.Key), renameio.WithTempDir(c.Dir), renameio.WithStaticPermissions(0o600))
 	if err != nil {
 		return
 	}

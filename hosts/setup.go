@@ -378,5 +378,5 @@ func writeAtomic(p string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	return renameio.WriteFile(p, data, mode)
+	return renameio.WriteFile(p, data, mode, renameio.WithTempDir(filepath.Dir(p)))
 }

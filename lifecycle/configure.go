@@ -358,7 +358,11 @@ func (m *Manager) writeConfig(id string, values map[string]string) error {
 	if err != nil {
 		return err
 	}
-	pf, err := renameio.NewPendingFile(p, renameio.WithPermissions(0o600))
+	// The temporary file goes beside the options file, never to $TMPDIR
+	// (renameio's default when it is on the same file system): it holds
+	// every value, sensitive ones too, and one a killed configure left in
+	// the 0700 config directory is gc's to remove (removeStaleTemps).
+	pf, err := renameio.NewPendingFile(p, renameio.WithTempDir(dir), renameio.WithPermissions(0o600))
 	if err != nil {
 		return err
 	}

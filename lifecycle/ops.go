@@ -409,6 +409,13 @@ func (m *Manager) GC() (removed []string, err error) {
 			return err
 		}
 		removed = append(removed, m.pruneVerified(s)...)
+		// What a killed configure (or a check killed while it recorded a
+		// verification: a host's hook timeout) left. configure writes
+		// under this lock; a record being written by a check that runs
+		// now only fails to be cached, which costs its next check a full
+		// verification.
+		removed = append(removed, removeStaleTemps(filepath.Join(m.Roots.Home, "config"))...)
+		removed = append(removed, removeStaleTemps(m.Cache().Dir)...)
 		removed = append(removed, m.pruneViews(s)...)
 		// What a killed install, update, uninstall or sync left behind
 		// (lifecycle/sources.go); kept while one is running.
@@ -449,6 +456,43 @@ func (m *Manager) pruneViews(s *state.State) []string {
 		}
 	}
 	return removed
+}
+
+// removeStaleTemps removes from dir the temporary files an atomic
+// replacement of one of its JSON files leaves when it is killed before its
+// rename: regular files named "." + the file's name + the digits renameio
+// adds (".user_3f1c0a9e5b27_guard.json2279240451"). Nothing else is
+// touched.
+func removeStaleTemps(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !isRenameioTemp(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
+}
+
+// isRenameioTemp reports whether name is ".<something>.json<digits>".
+func isRenameioTemp(name string) bool {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, ".json")
+	if i < 1 {
+		return false
+	}
+	digits := rest[i+len(".json"):]
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // pruneVerified removes the fingerprint records (a cache, see package

@@ -375,7 +375,9 @@ func Write(path string, f *File) error {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	t, err := renameio.NewPendingFile(path, renameio.WithStaticPermissions(0o644))
+	// Beside the lockfile, never in $TMPDIR: one a killed write leaves is
+	// where its owner sees it.
+	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(0o644))
 	if err != nil {
 		return err
 	}
