@@ -280,6 +280,7 @@ func Materialize(viewsDir, token, host, bundleName string, v *View) (string, err
 		return "", fmt.Errorf("lock %s: %w", bundle.Quote(hostDir), err)
 	}
 	defer lock.Unlock()
+	sweepLeftovers(hostDir)
 	dir := filepath.Join(hostDir, name)
 	err := v.check(dir)
 	if err == nil {
@@ -506,6 +507,23 @@ func (v *View) build(hostDir, dir string) (err error) {
 }
 
 // discard moves a view that failed its check out of the way and removes it.
+// sweepLeftovers removes the .tmp-* and .trash-* directories of hostDir: a
+// launch builds and discards only under hostDir's lock, which the caller
+// holds, so any there belong to a launch killed while it held it. gc
+// removes a token's views only once no receipt holds the token, so
+// without this they would stay as long as the bundle is trusted.
+func sweepLeftovers(hostDir string) {
+	ents, err := os.ReadDir(hostDir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && (strings.HasPrefix(e.Name(), ".tmp-") || strings.HasPrefix(e.Name(), ".trash-")) {
+			removeAll(filepath.Join(hostDir, e.Name()))
+		}
+	}
+}
+
 func discard(hostDir, dir string) error {
 	trash := filepath.Join(hostDir, ".trash-"+randomHex(8))
 	if err := os.Rename(dir, trash); err != nil {

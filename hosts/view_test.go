@@ -257,3 +257,46 @@ func TestGeminiAgent(t *testing.T) {
 		}
 	}
 }
+
+// TestMaterializeSweepsWhatAKilledLaunchLeft: a launch SIGKILLed while it
+// built a view (.tmp-*, made read-only as it goes) or discarded a tampered
+// one (.trash-*) leaves the directory in the token's host directory, which
+// gc keeps while the token is trusted; the next launch, under the same
+// lock, removes it and nothing else.
+func TestMaterializeSweepsWhatAKilledLaunchLeft(t *testing.T) {
+	views := filepath.Join(t.TempDir(), "views")
+	t.Cleanup(func() { writable(views) })
+	dir, err := Materialize(views, "tok", "claude", "b", testView(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostDir := filepath.Dir(dir)
+	left := []string{filepath.Join(hostDir, ".tmp-123456"), filepath.Join(hostDir, ".trash-0011223344556677")}
+	for _, d := range left {
+		if err := os.MkdirAll(filepath.Join(d, "a"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "a", "f"), []byte("x"), 0o400); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(filepath.Join(d, "a"), 0o500)
+		os.Chmod(d, 0o500)
+	}
+	keep := filepath.Join(hostDir, "notes")
+	if err := os.WriteFile(keep, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := Materialize(views, "tok", "claude", "b", testView(t)); err != nil || again != dir {
+		t.Fatalf("%s, %v", again, err)
+	}
+	for _, d := range left {
+		if _, err := os.Lstat(d); !os.IsNotExist(err) {
+			t.Errorf("%s survived the next launch (%v)", d, err)
+		}
+	}
+	for _, p := range []string{keep, dir} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
