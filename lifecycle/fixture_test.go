@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -43,6 +44,27 @@ func writeBundle(t testing.TB, dir, name, version string) {
 			mode = 0o755
 		}
 		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// writeConfigurable places at dir a Claude Code bundle that declares one
+// string option per key.
+func writeConfigurable(t testing.TB, dir, name string, keys []string) {
+	t.Helper()
+	var decl []string
+	for _, k := range keys {
+		decl = append(decl, fmt.Sprintf(`%q: {"type": "string", "title": "t", "description": "d"}`, k))
+	}
+	for p, body := range map[string]string{
+		".claude-plugin/plugin.json": fmt.Sprintf(`{"name": %q, "userConfig": {%s}}`, name, strings.Join(decl, ", ")),
+		"commands/hi.md":             "say hi\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

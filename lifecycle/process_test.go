@@ -91,6 +91,21 @@ func TestHelperProcess(t *testing.T) {
 			fmt.Printf("COUNT %s %d\n", k, v)
 		}
 		fmt.Printf("LOCKED %d\n", locked)
+	case "configure":
+		// Set one key H_OPS times; a lock wait that ran out is retried,
+		// so every value is stored in turn.
+		key := os.Getenv("H_KEY")
+		n, _ := strconv.Atoi(os.Getenv("H_OPS"))
+		for i := 1; i <= n; i++ {
+			for {
+				_, err := m.Configure("opts", map[string]string{key: fmt.Sprintf("v%d", i)}, nil)
+				if errors.Is(err, state.ErrLocked) {
+					continue
+				}
+				must(t, err)
+				break
+			}
+		}
 	}
 }
 
@@ -200,6 +215,49 @@ func TestConcurrentTransitionsLoseNothing(t *testing.T) {
 	t.Logf("%d processes, %d transitions persisted (%v)", procs, sum, total)
 	if sum < 100 {
 		t.Errorf("only %d transitions persisted; the test is too weak", sum)
+	}
+}
+
+// Eight processes configure eight different keys of one bundle at once,
+// each many times: the options file is a read-modify-write under the state
+// lock, so every key ends with the last value its process stored, and
+// none is lost to another process's write of its own key.
+func TestConcurrentConfigureLosesNothing(t *testing.T) {
+	home, ws := newWorkspace(t)
+	var keys []string
+	for i := 1; i <= 8; i++ {
+		keys = append(keys, fmt.Sprintf("k%d", i))
+	}
+	writeConfigurable(t, filepath.Join(home, "bundles", "opts"), "opts", keys)
+	const ops = 25
+	var wg sync.WaitGroup
+	errs := make(chan error, len(keys))
+	for _, k := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := helper("configure", home, ws, "H_KEY="+k, fmt.Sprintf("H_OPS=%d", ops)).CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("helper for %s: %v\n%s", k, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	m := manager(home, ws)
+	c, err := m.Configure("opts", nil, nil)
+	must(t, err)
+	data, err := os.ReadFile(c.File)
+	must(t, err)
+	for _, k := range keys {
+		if want := fmt.Sprintf("%q: \"v%d\"", k, ops); !strings.Contains(string(data), want) {
+			t.Errorf("options file lacks %s:\n%s", want, data)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(c.File)); len(ents) != 1 {
+		t.Errorf("the config directory holds %d entries, want only the options file", len(ents))
 	}
 }
 
