@@ -347,6 +347,13 @@ func TestHelperTransition(t *testing.T) {
 		_, err = m.Revoke("kit")
 	case "switch":
 		_, err = m.SetSwitches("kit", []state.Switch{{Kind: "tool", Name: "sleep"}}, true)
+	case "retrust":
+		// The same content reviewed and trusted again: a new receipt.
+		b, ferr := m.Find(m.Discover(), "kit")
+		must(t, ferr)
+		h, herr := lifecycle.Compute(b)
+		must(t, herr)
+		_, err = m.Trust("kit", h.Token())
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -1029,9 +1036,12 @@ const hookSleepManifest = `{"$schema": "https://agent-plugins.org/schemas/1.0.0/
 // A running hook is cancelled, with every descendant, by a revoke from
 // another process, or by that hook being switched off, as a running tool
 // is; by a tamper with its snapshot too, and then its event is blocked,
-// naming the fix.
+// naming the fix. A trust of a new receipt from another process (what
+// trust after update does) cancels it too, and the event is blocked: the
+// guard that was reviewed did not finish, and the new one was not loaded,
+// so nothing decided it.
 func TestRunningHookIsCancelled(t *testing.T) {
-	for _, action := range []string{"revoke", "switch", "tamper"} {
+	for _, action := range []string{"revoke", "switch", "tamper", "retrust"} {
 		t.Run(action, func(t *testing.T) {
 			f := newFixtureOf(t, hookSleepManifest)
 			r := f.load(t)
@@ -1047,9 +1057,9 @@ func TestRunningHookIsCancelled(t *testing.T) {
 			pidFile := filepath.Join(f.dataDir(), "child.pid")
 			waitFor(t, func() bool { _, err := os.Stat(pidFile); return err == nil })
 			switch action {
-			case "revoke":
+			case "revoke", "retrust":
 				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperTransition$")
-				cmd.Env = append(os.Environ(), "BUNDLECTL_HELPER=revoke", "H_HOME="+f.home, "H_WS="+f.ws)
+				cmd.Env = append(os.Environ(), "BUNDLECTL_HELPER="+action, "H_HOME="+f.home, "H_WS="+f.ws)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("helper: %v\n%s", err, out)
 				}
@@ -1093,6 +1103,10 @@ func TestRunningHookIsCancelled(t *testing.T) {
 			case "tamper":
 				if !got.out.Blocked || !strings.Contains(got.out.Reason, "cancelled") || !strings.Contains(got.out.Reason, "(fix: bundlectl review kit)") {
 					t.Fatalf("outcome %+v (err %v), want a block naming the fix", got.out, got.err)
+				}
+			case "retrust":
+				if !got.out.Blocked || !strings.Contains(got.out.Reason, "cancelled") || !strings.Contains(got.out.Reason, "trusted again") {
+					t.Fatalf("outcome %+v (err %v), want a block saying it was trusted again", got.out, got.err)
 				}
 			}
 		})
