@@ -1,6 +1,9 @@
 package lifecycle
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // HoldFetchLock holds the fetch lock as an install would.
 func HoldFetchLock(t testing.TB, m *Manager) func() {
@@ -9,6 +12,14 @@ func HoldFetchLock(t testing.TB, m *Manager) func() {
 		t.Fatal(err)
 	}
 	return unlock
+}
+
+// ShortenFetchLockWait makes lockFetches give up after d, until the test
+// ends.
+func ShortenFetchLockWait(t testing.TB, d time.Duration) {
+	old := testOnlyFetchLockWait
+	testOnlyFetchLockWait = d
+	t.Cleanup(func() { testOnlyFetchLockWait = old })
 }
 
 // AfterSyncStaging runs f between SyncLocked's staging of the snapshots

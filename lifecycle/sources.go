@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -98,18 +99,56 @@ func (m *Manager) tmpFor(root string) string {
 	return home
 }
 
-// lockFetches takes the fetch lock shared (waiting for a gc to finish).
+// testOnlyFetchLockWait is how long lockFetches waits (tests shorten it).
+var testOnlyFetchLockWait = state.LockWait
+
+// FetchLockError reports that the fetch lock was not taken within the
+// bounded wait; it matches state.ErrLocked and ErrStateUnusable (exit 4,
+// as a busy state lock).
+type FetchLockError struct {
+	Path   string
+	Waited time.Duration
+}
+
+func (e *FetchLockError) Error() string {
+	return fmt.Sprintf("fetch lock %s is held by another process (waited %s): a bundlectl gc removing what a killed install left, or one that is stopped; run this command again when it has finished", bundle.Quote(e.Path), e.Waited)
+}
+
+func (e *FetchLockError) Unwrap() []error { return []error{state.ErrLocked, ErrStateUnusable} }
+
+// lockFetches takes the fetch lock shared (waiting for a gc to finish),
+// waiting at most testOnlyFetchLockWait, as the state lock does: a gc
+// that is stopped (Ctrl-Z) holds it, and a wait in flock(2) would hang the
+// command, deaf to Ctrl-C and SIGTERM, which only cancel the context.
 func (m *Manager) lockFetches() (unlock func(), err error) {
 	if err := os.MkdirAll(m.Roots.Home, 0o700); err != nil {
 		return nil, err
 	}
 	fl := flock.New(filepath.Join(m.Roots.Home, FetchLockName),
 		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
-	for {
-		err = fl.RLock()
-		if !errors.Is(err, syscall.EINTR) {
-			break
+	done := make(chan error, 1)
+	go func() {
+		for {
+			err := fl.RLock()
+			if !errors.Is(err, syscall.EINTR) {
+				done <- err
+				return
+			}
 		}
+	}()
+	timer := time.NewTimer(testOnlyFetchLockWait)
+	defer timer.Stop()
+	select {
+	case err = <-done:
+	case <-timer.C:
+		// The waiter cannot be interrupted; if it ever gets the lock it
+		// releases it at once.
+		go func() {
+			if <-done == nil {
+				_ = fl.Unlock()
+			}
+		}()
+		return nil, &FetchLockError{Path: fl.Path(), Waited: testOnlyFetchLockWait}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot take the fetch lock %s: %w", bundle.Quote(fl.Path()), err)

@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/sources"
+	"github.com/bundlectl/bundlectl/state"
+	"github.com/gofrs/flock"
 )
 
 func entries(t *testing.T, dir string) []string {
@@ -275,5 +278,37 @@ func TestSyncSurvivesGCBetweenStagingAndPlacing(t *testing.T) {
 	}
 	if st := m2.Evaluate(b, s); !st.Trusted || st.Word != "trusted" {
 		t.Errorf("after sync: %+v", st)
+	}
+}
+
+// TestFetchLockWaitIsBounded: a gc that holds the fetch lock and never
+// lets go (stopped with Ctrl-Z) made install, update, uninstall and sync
+// wait in flock(2) for ever, deaf to Ctrl-C and SIGTERM. They give up
+// after the bounded wait with a lock error (exit 4) that names the lock
+// and says what to do, and nothing is installed.
+func TestFetchLockWaitIsBounded(t *testing.T) {
+	home, ws := newWorkspace(t)
+	src := filepath.Join(t.TempDir(), "kit")
+	writeBundle(t, src, "kit", "v1")
+	m := manager(home, ws)
+	must(t, os.MkdirAll(home, 0o700))
+	// flock locks belong to the open file description: a second open in
+	// this process conflicts as another process's would.
+	gc := flock.New(filepath.Join(home, lifecycle.FetchLockName))
+	if ok, err := gc.TryLock(); !ok || err != nil {
+		t.Fatalf("TryLock: %v %v", ok, err)
+	}
+	lifecycle.ShortenFetchLockWait(t, 200*time.Millisecond)
+	_, err := m.Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{})
+	var fe *lifecycle.FetchLockError
+	if !errors.Is(err, state.ErrLocked) || !errors.Is(err, lifecycle.ErrStateUnusable) || !errors.As(err, &fe) || !strings.Contains(err.Error(), "fetch.lock") || !strings.Contains(err.Error(), "run this command again") {
+		t.Fatalf("install under a held fetch lock: %v, want a FetchLockError naming the lock and the next step", err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, "bundles", "kit")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the bundle was installed without the lock (%v)", err)
+	}
+	must(t, gc.Unlock())
+	if _, err := m.Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{}); err != nil {
+		t.Fatalf("install once the lock is free: %v", err)
 	}
 }
