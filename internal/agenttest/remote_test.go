@@ -290,7 +290,9 @@ func TestExecRemoteOptionRefused(t *testing.T) {
 				if rs := f.server.requests(); len(rs) > 0 {
 					t.Errorf("the server got %d request(s), want none (first with headers %v)\n%s", len(rs), rs[0].Header, res)
 				}
-				if want := "bundlectl configure " + remoteName + " " + key; !strings.Contains(res.Stderr, want) {
+				// The fix carries the flags exec was started with, so it
+				// acts on this home and workspace as printed.
+				if want := "bundlectl --home " + f.home + " --workspace " + f.ws + " configure " + remoteName + " " + key; !strings.Contains(res.Stderr, want) {
 					t.Errorf("stderr does not name %q:\n%s", want, res)
 				}
 				if strings.Contains(res.Stderr, "for other hosts") {
