@@ -13,7 +13,6 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
-	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
 	"github.com/zeebo/blake3"
 )
@@ -317,11 +316,7 @@ func lockSetup(home string) (func(), error) {
 	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
 		return nil, err
 	}
-	l := flock.New(filepath.Join(dir, ".lock"))
-	if err := l.Lock(); err != nil {
-		return nil, err
-	}
-	return func() { l.Unlock() }, nil
+	return takeLock(filepath.Join(dir, ".lock"), "another bundlectl setup")
 }
 
 // notThroughLink refuses a workspace file (p under workspace) that is, or

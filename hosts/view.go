@@ -18,7 +18,6 @@ import (
 	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
-	"github.com/gofrs/flock"
 	"github.com/zeebo/blake3"
 	"golang.org/x/sys/unix"
 )
@@ -275,14 +274,14 @@ func Materialize(viewsDir, token, host, bundleName string, v *View) (string, err
 	if err := ensureContainers(viewsDir, filepath.Join(viewsDir, token), hostDir); err != nil {
 		return "", err
 	}
-	lock := flock.New(filepath.Join(hostDir, ".lock"))
-	if err := lock.Lock(); err != nil {
-		return "", fmt.Errorf("lock %s: %w", bundle.Quote(hostDir), err)
+	unlock, err := takeLock(filepath.Join(hostDir, ".lock"), "another bundlectl exec building the views of this bundle")
+	if err != nil {
+		return "", err
 	}
-	defer lock.Unlock()
+	defer unlock()
 	sweepLeftovers(hostDir)
 	dir := filepath.Join(hostDir, name)
-	err := v.check(dir)
+	err = v.check(dir)
 	if err == nil {
 		return dir, nil
 	}

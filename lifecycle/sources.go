@@ -126,28 +126,8 @@ func (m *Manager) lockFetches() (unlock func(), err error) {
 	}
 	fl := flock.New(filepath.Join(m.Roots.Home, FetchLockName),
 		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
-	done := make(chan error, 1)
-	go func() {
-		for {
-			err := fl.RLock()
-			if !errors.Is(err, syscall.EINTR) {
-				done <- err
-				return
-			}
-		}
-	}()
-	timer := time.NewTimer(testOnlyFetchLockWait)
-	defer timer.Stop()
-	select {
-	case err = <-done:
-	case <-timer.C:
-		// The waiter cannot be interrupted; if it ever gets the lock it
-		// releases it at once.
-		go func() {
-			if <-done == nil {
-				_ = fl.Unlock()
-			}
-		}()
+	waited, err := state.WaitLock(fl, true, testOnlyFetchLockWait)
+	if waited {
 		return nil, &FetchLockError{Path: fl.Path(), Waited: testOnlyFetchLockWait}
 	}
 	if err != nil {

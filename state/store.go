@@ -159,37 +159,14 @@ func (st *Store) lock() (unlock func(), err error) {
 		return nil, err
 	}
 	fl := flock.New(p, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
-	// A blocking flock is woken as soon as the holder releases; polling
-	// with TryLock lets newcomers starve a waiter under contention.
-	done := make(chan error, 1)
-	go func() {
-		for {
-			err := fl.Lock()
-			if !errors.Is(err, syscall.EINTR) {
-				done <- err
-				return
-			}
-		}
-	}()
-	timer := time.NewTimer(testOnlyLockWait)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, unsafeSymlink(p)
-		}
-		if err != nil {
-			return nil, &LockError{Path: p, Err: err}
-		}
-	case <-timer.C:
-		// The waiter cannot be interrupted; if it ever gets the lock it
-		// releases it at once.
-		go func() {
-			if <-done == nil {
-				_ = fl.Unlock()
-			}
-		}()
+	waited, err := WaitLock(fl, false, testOnlyLockWait)
+	switch {
+	case waited:
 		return nil, &LockError{Path: p, Waited: testOnlyLockWait}
+	case errors.Is(err, syscall.ELOOP):
+		return nil, unsafeSymlink(p)
+	case err != nil:
+		return nil, &LockError{Path: p, Err: err}
 	}
 	unlock = func() { _ = fl.Unlock() }
 	if err := checkOptional(p, true); err != nil {
