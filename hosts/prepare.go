@@ -106,6 +106,14 @@ func Prepare(opts Options) (*Plan, error) {
 	viewsDir := filepath.Join(opts.Home, "views")
 	p.session = &Session{viewsDir: viewsDir}
 	p.session.sweep()
+	launched := false
+	defer func() {
+		// A view built for this session may hold option values: no
+		// error return leaves it for the next launch to sweep.
+		if !launched {
+			p.session.Remove()
+		}
+	}()
 	re := Reentry{Exe: opts.Exe, Home: opts.Home, Workspace: opts.Workspace}
 	for _, a := range reg.Bundles() {
 		b := NewBundle(a, host.Name())
@@ -159,7 +167,6 @@ func Prepare(opts Options) (*Plan, error) {
 	}
 	l, err := host.Launch(p.session, p.Views, opts.Argv, opts.Environ)
 	if err != nil {
-		p.session.Remove()
 		return nil, err
 	}
 	for _, n := range l.Notes {
@@ -175,6 +182,7 @@ func Prepare(opts Options) (*Plan, error) {
 		}
 	}
 	p.Launch = l
+	launched = true
 	return p, nil
 }
 

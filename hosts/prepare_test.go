@@ -179,3 +179,87 @@ func TestPrepareBuildsAViewHoldingValuesForTheSession(t *testing.T) {
 		t.Errorf("files hold the value after cleanup: %v", left)
 	}
 }
+
+// trustEnable writes files as bundle name in ws's bundles directory, then
+// trusts and enables it, and returns its token.
+func trustEnable(t *testing.T, home, ws, name string, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(ws, ".bundlectl", "bundles", name)
+	for rel, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	b, err := m.Find(m.Discover(), name)
+	if err != nil || !b.Valid() {
+		t.Fatalf("bundle %s: %v", name, err)
+	}
+	h, err := lifecycle.Compute(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Trust(name, h.Token()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enable(name); err != nil {
+		t.Fatal(err)
+	}
+	return h.Token().String()
+}
+
+// TestPrepareFailingLaterRemovesTheSessionView: when Prepare fails after
+// it built a view holding an option value for the session (here: another
+// bundle's shared view cannot be made), the session directory is removed
+// before the error returns, not left with the value until a later launch
+// sweeps it.
+func TestPrepareFailingLaterRemovesTheSessionView(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	const secret = "agenttest-value-51d0"
+	trustEnable(t, home, ws, "a", map[string]string{
+		".claude-plugin/plugin.json": `{"name": "a", "version": "1.0.0", "userConfig": {"api_key": {"type": "string", "title": "key", "description": "key", "sensitive": true, "required": true}}}`,
+		".mcp.json":                  `{"mcpServers": {"svc": {"type": "http", "url": "https://svc.test/mcp", "headers": {"X-Api-Key": "${user_config.api_key}"}}}}`,
+	})
+	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
+	if _, err := m.Configure("a", map[string]string{"api_key": secret}, nil); err != nil {
+		t.Fatal(err)
+	}
+	token := trustEnable(t, home, ws, "z", map[string]string{
+		".claude-plugin/plugin.json": `{"name": "z", "version": "1.0.0"}`,
+		"skills/s/SKILL.md":          "---\nname: s\ndescription: a skill\n---\nbody\n",
+	})
+	// z's views directory is a file: its view cannot be made.
+	if err := os.MkdirAll(filepath.Join(home, "views"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "views", token), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{"claude"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+	if err == nil {
+		if p.Launch.Cleanup != nil {
+			p.Launch.Cleanup()
+		}
+		t.Fatalf("Prepare succeeded with z's views directory a file; views %+v", p.Views)
+	}
+	if !strings.Contains(err.Error(), `bundle "z"`) && !strings.Contains(err.Error(), "bundle z") {
+		t.Fatalf("Prepare failed, but not at z's view: %v", err)
+	}
+	sessions, _ := os.ReadDir(filepath.Join(home, "views", "sessions"))
+	for _, e := range sessions {
+		t.Errorf("session %s is left after Prepare failed", e.Name())
+	}
+	filepath.WalkDir(filepath.Join(home, "views"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), secret) {
+				t.Errorf("%s holds the value after Prepare failed", p)
+			}
+		}
+		return nil
+	})
+}
