@@ -3,6 +3,7 @@ package hosts
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -289,12 +290,20 @@ func (s *Session) Remove() {
 	}
 }
 
-// sweep removes the sessions of launches whose bundlectl is gone.
-func (s *Session) sweep() {
+// SweepSessions removes the session directories under viewsDir/sessions
+// of launches whose bundlectl is gone (killed, so it could not remove its
+// own: a view there can hold option values), as every launch does, and
+// returns them. gc runs it, so that such a session does not wait for the
+// next launch.
+func SweepSessions(viewsDir string) []string { return (&Session{viewsDir: viewsDir}).sweep() }
+
+// sweep removes the sessions of launches whose bundlectl is gone, and
+// returns them.
+func (s *Session) sweep() (removed []string) {
 	sessions := filepath.Join(s.viewsDir, "sessions")
 	ents, err := os.ReadDir(sessions)
 	if err != nil {
-		return
+		return nil
 	}
 	for _, e := range ents {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), "s-") {
@@ -315,5 +324,9 @@ func (s *Session) sweep() {
 			}
 		}
 		removeAll(dir)
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			removed = append(removed, dir)
+		}
 	}
+	return removed
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
@@ -132,7 +134,8 @@ func newGCCmd(g *globals) *cobra.Command {
 		Long: `GC removes, under the state lock, every snapshot that no current receipt
 references, every stale temporary directory of the store, the harness's
 verified records of bundles without a receipt, the host views of tokens no
-receipt holds, and what a killed install or update left behind. A snapshot
+receipt holds, the session directories of exec launches whose bundlectl
+was killed, and what a killed install or update left behind. A snapshot
 or view a receipt references is never removed.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -144,6 +147,9 @@ or view a receipt references is never removed.` + exitStatus(exit0, exit1, exit2
 			if err != nil {
 				return err
 			}
+			// The session of an exec whose bundlectl was killed (a view
+			// there can hold option values), as the next exec would.
+			removed = append(removed, hosts.SweepSessions(filepath.Join(m.Roots.Home, "views"))...)
 			if removed == nil {
 				removed = []string{}
 			}
