@@ -505,7 +505,6 @@ func (v *View) build(hostDir, dir string) (err error) {
 	return os.Rename(tmp, dir)
 }
 
-// discard moves a view that failed its check out of the way and removes it.
 // sweepLeftovers removes the .tmp-* and .trash-* directories of hostDir: a
 // launch builds and discards only under hostDir's lock, which the caller
 // holds, so any there belong to a launch killed while it held it. gc
@@ -523,6 +522,7 @@ func sweepLeftovers(hostDir string) {
 	}
 }
 
+// discard moves a view that failed its check out of the way and removes it.
 func discard(hostDir, dir string) error {
 	trash := filepath.Join(hostDir, ".trash-"+randomHex(8))
 	if err := os.Rename(dir, trash); err != nil {
