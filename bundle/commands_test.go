@@ -13,6 +13,9 @@ func TestCommandsIn(t *testing.T) {
 		{"x (set: bundlectl configure a 'K)=V')", "x (set: bundlectl --home /h configure a 'K)=V')"},
 		{"bundlectl runs only stdio servers (see catalog)", "bundlectl runs only stdio servers (see catalog)"},
 		{"x (bundlectl review a", "x (bundlectl review a"},
+		// A colon outside parentheses ends prose, not a command's lead-in.
+		{`MCP server "s" is remote (https://s.test/mcp): bundlectl runs only stdio servers; connect to it directly (catalog --json lists it)`,
+			`MCP server "s" is remote (https://s.test/mcp): bundlectl runs only stdio servers; connect to it directly (catalog --json lists it)`},
 	} {
 		if got := CommandsIn(c.in, flags); got != c.want {
 			t.Errorf("CommandsIn(%q) = %q, want %q", c.in, got, c.want)

@@ -95,7 +95,9 @@ func ShellArg(s string) string {
 // adding the --home and --workspace it ran with). A command in a note, a
 // notice or a problem is written "(bundlectl …)", "(run bundlectl …)" or
 // "(…: bundlectl …)": from "bundlectl " to the closing parenthesis outside
-// single quotes (ShellArg quotes a name holding one).
+// single quotes (ShellArg quotes a name holding one). After ": " the
+// parenthesis must be open, so that prose such as "remote (URL): bundlectl
+// runs only stdio servers (…)" is not taken for a command.
 func CommandsIn(text string, cmd func(string) string) string {
 	if cmd == nil {
 		return text
@@ -108,7 +110,7 @@ func CommandsIn(text string, cmd func(string) string) string {
 		}
 		j := closingParen(text[i:])
 		before := text[:i]
-		if j < 0 || !(strings.HasSuffix(before, "(") || strings.HasSuffix(before, "(run ") || strings.HasSuffix(before, ": ")) {
+		if j < 0 || !(strings.HasSuffix(before, "(") || strings.HasSuffix(before, "(run ") || strings.HasSuffix(before, ": ") && inParens(before)) {
 			b.WriteString(text[:i+len("bundlectl ")])
 			text = text[i+len("bundlectl "):]
 			continue
@@ -119,6 +121,12 @@ func CommandsIn(text string, cmd func(string) string) string {
 	}
 	b.WriteString(text)
 	return b.String()
+}
+
+// inParens reports whether s ends inside a parenthesis: its last "(" comes
+// after its last ")".
+func inParens(s string) bool {
+	return strings.LastIndexByte(s, '(') > strings.LastIndexByte(s, ')')
 }
 
 // closingParen is the index of the first ")" of s outside single quotes,
