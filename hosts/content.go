@@ -3,6 +3,7 @@ package hosts
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -196,10 +197,12 @@ type OptionSyntax struct {
 	Host string
 	// Refs finds the option references in one string.
 	Refs func(string) []OptionRef
-	// Expands reports whether the host, which expands the text it reads
-	// once bundlectl put a value in, would change s: a value holding a
-	// reference the host resolves from its environment.
-	Expands func(string) bool
+	// Expansions lists, in order and as written, the references the host
+	// resolves from its environment in s: it expands the text it reads
+	// once bundlectl put a value in, so a value must add none, neither on
+	// its own nor joined with the text around it (a value ending in "$"
+	// before a host's "{VAR}" or a word).
+	Expansions func(string) []string
 }
 
 // OptionExpandsError says the value of an option a remote MCP server sends
@@ -237,8 +240,8 @@ func (e *OptionUnsetError) Error() string {
 // *OptionUnsetError: the server must not be given to the host, which
 // would send an empty or literal credential (bundlectl cannot tell a
 // credential from other text, and Gemini CLI asks for every setting).
-// A value the host would expand again (syn.Expands) is an
-// *OptionExpandsError: what the host sent would not be the value, and
+// A value the host would expand again (one that adds to syn.Expansions,
+// alone or with the text around it) is an *OptionExpandsError: what the host sent would not be the value, and
 // could be a variable of the agent's environment the review never listed.
 // Any other reference is left as written. filled reports whether a value
 // was put in: the view then holds configured values and must be built for
@@ -268,7 +271,10 @@ func (b *Bundle) RemoteOptions(s inventory.MCPServer, url string, headers map[st
 				}
 				v = r.Default
 			}
-			if syn.Expands(v) {
+			// What is already filled, this value, then the rest as
+			// written; against an inert byte in the value's place.
+			prefix, rest := out.String()+text[last:r.Start], text[r.End:]
+			if !slices.Equal(syn.Expansions(prefix+v+rest), syn.Expansions(prefix+"\x00"+rest)) {
 				return "", &OptionExpandsError{Bundle: b.Name, Server: s.Name, Key: r.Key, Host: syn.Host}
 			}
 			out.WriteString(text[last:r.Start])

@@ -328,9 +328,28 @@ func hooksOff(args, env []string) error {
 // reference as literal text — and then expands ${VAR} (not $VAR) from its
 // environment, in a value bundlectl put in too.
 var optionSyntax = hosts.OptionSyntax{
-	Host:    "Claude Code",
-	Refs:    OptionRefs,
-	Expands: func(s string) bool { return strings.Contains(s, "${") },
+	Host:       "Claude Code",
+	Refs:       OptionRefs,
+	Expansions: expansions,
+}
+
+// expansions lists the ${…} of s, each to its "}" (or to the end of s):
+// Claude Code expands ${VAR}, ${VAR:-default} and ${user_config.KEY}.
+func expansions(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			return out
+		}
+		s = s[i:]
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:end+1])
+		s = s[end+1:]
+	}
 }
 
 // OptionRefs finds the ${user_config.KEY} references in s.

@@ -241,3 +241,37 @@ func TestViewRemoteOptionRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestViewRemoteOptionJoinRefused: a value that holds no ${ of its own but
+// makes one with the reviewed text after it ("abc$" before "{HOME}") is
+// refused as a value Claude Code would expand again; the same text with a
+// plain value loads.
+func TestViewRemoteOptionJoinRefused(t *testing.T) {
+	bundleWith := func(value string) *hosts.Bundle {
+		inv := &inventory.Inventory{
+			UserConfig: []inventory.UserOption{{Key: "api_key", Sensitive: true, Hosts: []string{"claude"}}},
+			MCPServers: []inventory.MCPServer{{Name: "svc", Transport: "streamable-http", Hosts: []string{"claude"},
+				URL: "https://svc.test/mcp", Headers: map[string]string{"X-Api-Key": "${user_config.api_key}{HOME}"}}},
+		}
+		return hosts.NewBundle(harness.ActiveBundle{Name: "svcb", Inventory: inv, Options: map[string]string{"api_key": value}}, "claude")
+	}
+	b := bundleWith("abc$")
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := remoteEntry(t, v); e != nil {
+		t.Fatalf("the server is in the view, where Claude Code would expand ${HOME}: %v", e)
+	}
+	if notes := strings.Join(b.Notes, "\n"); !strings.Contains(notes, "bundlectl configure svcb api_key") || strings.Contains(notes, "abc$") {
+		t.Errorf("notes do not name the command, or hold the value:\n%s", notes)
+	}
+	b = bundleWith("abc")
+	if v, err = (Host{}).View(b, re); err != nil {
+		t.Fatal(err)
+	}
+	e := remoteEntry(t, v)
+	if h, _ := e["headers"].(map[string]any); h["X-Api-Key"] != "abc{HOME}" {
+		t.Errorf("with a plain value: entry %v, notes %q", e, b.Notes)
+	}
+}

@@ -531,9 +531,15 @@ func hooksOff(user string, env []string) error {
 // which does not hold the values bundlectl configure stores — it sent an
 // empty value — and it does so in a value bundlectl put in too.
 var optionSyntax = hosts.OptionSyntax{
-	Host:    "Gemini CLI",
-	Refs:    OptionRefs,
-	Expands: func(s string) bool { return len(OptionRefs(s)) > 0 },
+	Host: "Gemini CLI",
+	Refs: OptionRefs,
+	Expansions: func(s string) []string {
+		var out []string
+		for _, r := range OptionRefs(s) {
+			out = append(out, s[r.Start:r.End])
+		}
+		return out
+	},
 }
 
 // OptionRefs finds the references Gemini CLI resolves in an extension's

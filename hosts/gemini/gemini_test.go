@@ -209,3 +209,39 @@ func TestViewRemoteSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestViewRemoteSettingJoinRefused: a value that holds no reference of its
+// own but makes one with the reviewed text after it ("x$" before "HOME")
+// is refused as a value Gemini CLI would expand again; the same text with
+// a plain value loads.
+func TestViewRemoteSettingJoinRefused(t *testing.T) {
+	view := func(value string) (*hosts.Bundle, map[string]any) {
+		inv := &inventory.Inventory{
+			UserConfig: []inventory.UserOption{{Key: "SVC_KEY", EnvVar: "SVC_KEY", Sensitive: true, Hosts: []string{"gemini"}}},
+			MCPServers: []inventory.MCPServer{{Name: "svc", Transport: "streamable-http", Hosts: []string{"gemini"},
+				URL: "https://svc.test/mcp", Headers: map[string]string{"X-Api-Key": "${SVC_KEY}HOME"}}},
+		}
+		b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv, Options: map[string]string{"SVC_KEY": value}}, "gemini")
+		v, err := Host{}.View(b, re)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := v.File("gemini-extension.json")
+		var m struct {
+			MCPServers map[string]map[string]any `json:"mcpServers"`
+		}
+		json.Unmarshal(data, &m)
+		return b, m.MCPServers["svc"]
+	}
+	b, e := view("x$")
+	if e != nil {
+		t.Fatalf("the server is in the view, where Gemini CLI would expand $HOME: %v", e)
+	}
+	if notes := strings.Join(b.Notes, "\n"); !strings.Contains(notes, "bundlectl configure g SVC_KEY") || strings.Contains(notes, "x$") {
+		t.Errorf("notes do not name the command, or hold the value:\n%s", notes)
+	}
+	b, e = view("x")
+	if h, _ := e["headers"].(map[string]any); h["X-Api-Key"] != "xHOME" {
+		t.Errorf("with a plain value: entry %v, notes %q", e, b.Notes)
+	}
+}
