@@ -709,7 +709,7 @@ type ActiveBundle struct {
 	// Options are the values of the user options the receipt declares:
 	// the configured one, else the default the review showed; an option
 	// with neither is absent. A host view puts them where the host would
-	// read them only for a remote MCP server (hosts.Bundle.RemoteOptions).
+	// read them only for a remote MCP server (hosts.Bundle.RemoteServer).
 	Options map[string]string
 }
 

@@ -228,7 +228,7 @@ func (e *OptionUnsetError) Error() string {
 		bundle.Quote(e.Server), bundle.Quote(e.Key), bundle.ShellArg(e.Bundle), bundle.ShellArg(e.Key))
 }
 
-// RemoteOptions puts into a remote MCP server's URL and header values
+// RemoteServer puts into a remote MCP server's URL and header values
 // (the fields the review showed them in) the values of the user options
 // they reference, as syn finds the references. The host
 // would look those values up in its own store or environment, which
@@ -241,12 +241,28 @@ func (e *OptionUnsetError) Error() string {
 // would send an empty or literal credential (bundlectl cannot tell a
 // credential from other text, and Gemini CLI asks for every setting).
 // A value the host would expand again (one that adds to syn.Expansions,
-// alone or with the text around it) is an *OptionExpandsError: what the host sent would not be the value, and
-// could be a variable of the agent's environment the review never listed.
-// Any other reference is left as written. filled reports whether a value
-// was put in: the view then holds configured values and must be built for
-// the session only (View.HoldValues).
-func (b *Bundle) RemoteOptions(s inventory.MCPServer, url string, headers map[string]string, syn OptionSyntax) (outURL string, outHeaders map[string]string, filled bool, err error) {
+// alone or with the text around it) is an *OptionExpandsError: what the
+// host sent would not be the value, and could be a variable of the
+// agent's environment the review never listed.
+// Any other reference is left as written.
+//
+// RemoteServer returns the server's URL and headers (RemoteHeaders) so
+// filled; when a value was put in it marks v as holding values
+// (View.HoldValues: built for the session only). On an error it notes the
+// server as not loaded and returns ok false.
+func (b *Bundle) RemoteServer(v *View, s inventory.MCPServer, syn OptionSyntax) (url string, headers map[string]string, ok bool) {
+	url, headers, filled, err := b.remoteOptions(s, s.URL, RemoteHeaders(s), syn)
+	if err != nil {
+		b.Note("%v", err)
+		return "", nil, false
+	}
+	if filled {
+		v.HoldValues()
+	}
+	return url, headers, true
+}
+
+func (b *Bundle) remoteOptions(s inventory.MCPServer, url string, headers map[string]string, syn OptionSyntax) (outURL string, outHeaders map[string]string, filled bool, err error) {
 	declared := map[string]bool{}
 	for _, o := range b.Inventory.UserConfig {
 		if b.Own(o.Hosts) {

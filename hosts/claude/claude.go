@@ -97,13 +97,9 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if s.Transport == bundle.TransportSSE {
 				typ = "sse"
 			}
-			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), optionSyntax)
-			if err != nil {
-				b.Note("%v", err)
+			url, headers, ok := b.RemoteServer(v, s, optionSyntax)
+			if !ok {
 				continue
-			}
-			if filled {
-				v.HoldValues()
 			}
 			e := map[string]any{"type": typ, "url": url}
 			if headers != nil {

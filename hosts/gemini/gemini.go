@@ -147,13 +147,9 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			continue
 		}
 		if s.Transport != bundle.TransportStdio {
-			url, headers, filled, err := b.RemoteOptions(s, s.URL, hosts.RemoteHeaders(s), optionSyntax)
-			if err != nil {
-				b.Note("%v", err)
+			url, headers, ok := b.RemoteServer(v, s, optionSyntax)
+			if !ok {
 				continue
-			}
-			if filled {
-				v.HoldValues()
 			}
 			for _, k := range []string{"httpUrl", "url"} {
 				if _, ok := e[k]; ok {
