@@ -35,36 +35,12 @@ func init() { hosts.Register(failingViews{}) }
 func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
 	root := t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-	dir := filepath.Join(ws, ".bundlectl", "bundles", "g")
-	for rel, body := range map[string]string{
+	trustEnable(t, home, ws, "g", map[string]string{
 		// bundlectl's own format: its components are for every host.
 		"plugin.json": `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g", "version": "1.0.0",
 			"extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh", "args": ["-c", "exit 2"]}]}]}}}}`,
 		"skills/s/SKILL.md": "---\nname: s\ndescription: a skill\n---\nbody\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
-	b, err := m.Find(m.Discover(), "g")
-	if err != nil || !b.Valid() {
-		t.Fatalf("bundle g: %v", err)
-	}
-	h, err := lifecycle.Compute(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Trust("g", h.Token()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Enable("g"); err != nil {
-		t.Fatal(err)
-	}
+	})
 	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{"claude-failing-views"}, Environ: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
 		t.Fatal(err)
@@ -99,35 +75,12 @@ func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
 func TestPrepareBuildsAViewHoldingValuesForTheSession(t *testing.T) {
 	root := t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-	dir := filepath.Join(ws, ".bundlectl", "bundles", "r")
 	const secret = "agenttest-value-7a1e"
-	for rel, body := range map[string]string{
+	trustEnable(t, home, ws, "r", map[string]string{
 		".claude-plugin/plugin.json": `{"name": "r", "version": "1.0.0", "userConfig": {"api_key": {"type": "string", "title": "key", "description": "key", "sensitive": true, "required": true}}}`,
 		".mcp.json":                  `{"mcpServers": {"svc": {"type": "http", "url": "https://svc.test/mcp", "headers": {"X-Api-Key": "${user_config.api_key}"}}}}`,
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	m := lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{})
-	b, err := m.Find(m.Discover(), "r")
-	if err != nil || !b.Valid() {
-		t.Fatalf("bundle r: %v", err)
-	}
-	h, err := lifecycle.Compute(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Trust("r", h.Token()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Enable("r"); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := m.Configure("r", map[string]string{"api_key": secret}, nil); err != nil {
 		t.Fatal(err)
 	}
