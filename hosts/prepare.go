@@ -261,6 +261,10 @@ type Session struct {
 // under viewsDir/sessions.
 func NewSession(viewsDir string) *Session { return &Session{viewsDir: viewsDir} }
 
+// ViewsDir is the directory that holds every view, shared or of a
+// session: what a host's own allow-list must admit.
+func (s *Session) ViewsDir() string { return s.viewsDir }
+
 // Dir creates the session directory on first use and returns it.
 func (s *Session) Dir() (string, error) {
 	if s.dir != "" {

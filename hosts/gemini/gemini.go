@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -358,7 +357,10 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 		}
 	}
 	if allowList(filepath.Join(user, "settings.json")) {
-		notes = append(notes, "gemini: your settings restrict extensions (security.allowedExtensions or blockGitExtensions): make sure they admit the bundle views under "+path.Dir(path.Dir(views[0].Dir)))
+		// The views directory itself: a view's parent is its token's (or,
+		// for a view holding option values, this session's), gone after a
+		// re-trust (or this session).
+		notes = append(notes, "gemini: your settings restrict extensions (security.allowedExtensions or blockGitExtensions): make sure they admit the bundle views under "+s.ViewsDir())
 	}
 	out := slices.Clone(env)
 	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })

@@ -245,3 +245,34 @@ func TestViewRemoteSettingJoinRefused(t *testing.T) {
 		t.Errorf("with a plain value: entry %v, notes %q", e, b.Notes)
 	}
 }
+
+// TestLaunchAllowListNote: with settings that restrict extensions, the
+// launch note names the views directory, which holds every view, not the
+// parent of the first view: for a view holding option values that is the
+// session's directory, gone when the session ends.
+func TestLaunchAllowListNote(t *testing.T) {
+	viewsDir := t.TempDir()
+	user := t.TempDir()
+	dot := filepath.Join(user, ".gemini")
+	os.MkdirAll(dot, 0o700)
+	os.WriteFile(filepath.Join(dot, "settings.json"), []byte(`{"security":{"allowedExtensions":["x"]}}`), 0o600)
+	s := hosts.NewSession(viewsDir)
+	defer s.Remove()
+	sd, err := s.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := filepath.Join(sd, "views", "0")
+	os.MkdirAll(view, 0o700)
+	l, err := Host{}.Launch(s, []hosts.BuiltView{{Bundle: "r", Dir: view}}, []string{"gemini", "-p", "x"}, []string{"HOME=" + user, "PATH=/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(l.Notes, "\n")
+	if !strings.Contains(notes, "admit the bundle views under "+viewsDir+"\n") && !strings.HasSuffix(notes, "admit the bundle views under "+viewsDir) {
+		t.Errorf("the note does not name the views directory %s:\n%s", viewsDir, notes)
+	}
+	if strings.Contains(notes, sd) {
+		t.Errorf("the note names the session's directory %s, gone after the session:\n%s", sd, notes)
+	}
+}
