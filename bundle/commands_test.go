@@ -13,6 +13,8 @@ func TestCommandsIn(t *testing.T) {
 		{"x (set: bundlectl configure a 'K)=V')", "x (set: bundlectl --home /h configure a 'K)=V')"},
 		{"bundlectl runs only stdio servers (see catalog)", "bundlectl runs only stdio servers (see catalog)"},
 		{"x (bundlectl review a", "x (bundlectl review a"},
+		// A name holding a quote, as ShellArg writes it ('\'').
+		{"x (set: bundlectl configure " + ShellArg("it's") + " K)", "x (set: bundlectl --home /h configure " + ShellArg("it's") + " K)"},
 		// A colon outside parentheses ends prose, not a command's lead-in.
 		{`MCP server "s" is remote (https://s.test/mcp): bundlectl runs only stdio servers; connect to it directly (catalog --json lists it)`,
 			`MCP server "s" is remote (https://s.test/mcp): bundlectl runs only stdio servers; connect to it directly (catalog --json lists it)`},

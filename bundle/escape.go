@@ -130,11 +130,16 @@ func inParens(s string) bool {
 }
 
 // closingParen is the index of the first ")" of s outside single quotes,
-// or -1.
+// or -1. Outside quotes a backslash escapes the next byte: for a quote in
+// a name, ShellArg closes the quoting, writes \' and opens it again.
 func closingParen(s string) int {
 	quoted := false
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
+		case '\\':
+			if !quoted {
+				i++
+			}
 		case '\'':
 			quoted = !quoted
 		case ')':
