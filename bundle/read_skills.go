@@ -164,7 +164,20 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 		if msg := hostNameProblem(s.Name); msg != "" {
 			// Claude Code names a plugin's skill after its directory and
 			// shows the front matter's name only; Gemini CLI loads it too.
-			// So it loads: review it under its directory's name.
+			// So it loads: review it under its directory's name. Only
+			// white space is forgiven: a slash, a colon, a reserved or an
+			// overlong name could pass for another plugin's namespace
+			// where a host shows or keys on the name, and is skipped.
+			spaced := strings.Map(func(r rune) rune {
+				if isSpaceRune(r) {
+					return '-'
+				}
+				return r
+			}, s.Name)
+			if hostNameProblem(spaced) != "" {
+				skip("name", "skill.name", "skill name %s %s", Quote(s.Name), msg)
+				break
+			}
 			if hostNameProblem(dirName) != "" {
 				skip("name", "skill.name", "skill name %s %s, and so does its directory %s", Quote(s.Name), msg, Quote(dirName))
 				break

@@ -154,7 +154,13 @@ func TestHostSkillNamedWithSpacesIsReviewedByDirectory(t *testing.T) {
 		"skills/tidy-up/SKILL.md":      skill("name: Tidy Up Files\ndescription: d"),
 		"skills/with space/SKILL.md":   skill("name: Also Spaced\ndescription: d"),
 		"skills/with space/helper.txt": "x",
+		"skills/ns/SKILL.md":           skill("name: other:deploy\ndescription: d"),
+		"skills/up/SKILL.md":           skill("name: ..\ndescription: d"),
 	})
+	// Only white space is forgiven: a colon could pass for another
+	// plugin's namespace, and a reserved name is no name.
+	requireFinding(t, b, Skip, "skill.name", "skills/ns/SKILL.md: name")
+	requireFinding(t, b, Skip, "skill.name", "skills/up/SKILL.md: name")
 	requireFinding(t, b, Warning, "skill.name", "skills/tidy-up/SKILL.md: name")
 	requireFinding(t, b, Skip, "skill.name", "skills/with space/SKILL.md: name")
 	if len(b.Components.Skills) != 1 || b.Components.Skills[0].Name != "tidy-up" {
