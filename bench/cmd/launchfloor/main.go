@@ -6,7 +6,7 @@
 // (the snapshot's fingerprint check), then start the tool with the same
 // containment (a PID namespace as root, a user and PID namespace
 // otherwise; its own session; killed if the launcher dies), pass stdin
-// through, copy its stdout and wait. bench/run.sh times it beside the tool
+// and stdout through and wait. bench/run.sh times it beside the tool
 // run directly and `bundlectl run`, so the ratio the target asks for can be
 // read against what a minimal launcher costs on the same machine.
 //
