@@ -157,15 +157,27 @@ func tokenMismatch(b *bundle.Bundle, token receipts.Token, h Hashes) error {
 	return &RefusedError{Bundle: b.Name, Reason: reason, Fix: "bundlectl review " + bundle.ShellArg(b.Name)}
 }
 
+// Acted says which bundle a transition by name applied to.
+type Acted struct {
+	ID      string
+	Changed bool
+	// Instead is the id of the bundle the name finds first when the
+	// bundle acted on is another of that name (one it shadows, or one
+	// whose directory is gone): the first had nothing the verb could
+	// change. Gone says the bundle acted on has no directory in its root.
+	Instead string
+	Gone    bool
+}
+
 // transition runs one state transition on the bundle named name.
-func (m *Manager) transition(name string, check func(*bundle.Bundle) error, apply func(*state.State, string) (bool, error)) (bool, error) {
+func (m *Manager) transition(name string, check func(*bundle.Bundle) error, apply func(*state.State, string) (bool, error)) (Acted, error) {
 	b, err := m.Find(m.Discover(), name)
 	if err != nil {
-		return false, err
+		return Acted{}, err
 	}
 	if check != nil {
 		if err := check(b); err != nil {
-			return false, err
+			return Acted{}, err
 		}
 	}
 	changed := false
@@ -175,15 +187,23 @@ func (m *Manager) transition(name string, check func(*bundle.Bundle) error, appl
 		return err
 	})
 	if errors.Is(err, state.ErrNotTrusted) {
-		return false, &RefusedError{Bundle: name, Reason: "not trusted (it may have been revoked meanwhile)", Fix: "bundlectl review " + bundle.ShellArg(name)}
+		return Acted{}, &RefusedError{Bundle: name, Reason: "not trusted (it may have been revoked meanwhile)", Fix: "bundlectl review " + bundle.ShellArg(name)}
 	}
-	return changed, stateErr(err)
+	return Acted{ID: b.ID, Changed: changed}, stateErr(err)
 }
 
 // Enable sets the enabled bit of a trusted bundle. An update pending
 // review does not stop it: enabling turns on the reviewed snapshot. It
 // refuses an untrusted bundle and one whose snapshot is tampered with.
 func (m *Manager) Enable(name string) (bool, error) {
+	a, err := m.EnableNamed(name)
+	return a.Changed, err
+}
+
+// EnableNamed is Enable, saying which bundle it enabled: always the one
+// the name finds first, the only one of its name that can run (a shadowed
+// bundle is refused).
+func (m *Manager) EnableNamed(name string) (Acted, error) {
 	return m.transition(name, func(b *bundle.Bundle) error {
 		if b.ShadowedBy != "" {
 			return refuseUntrustable(b, "enabled")
@@ -211,6 +231,12 @@ func (m *Manager) Enable(name string) (bool, error) {
 
 // Disable clears the enabled bit and keeps trust.
 func (m *Manager) Disable(name string) (bool, error) {
+	a, err := m.DisableNamed(name)
+	return a.Changed, err
+}
+
+// DisableNamed is Disable, saying which bundle it disabled (byTrustedName).
+func (m *Manager) DisableNamed(name string) (Acted, error) {
 	return m.byTrustedName(name, "disable", (*state.State).Disable)
 }
 
@@ -219,22 +245,31 @@ func (m *Manager) Disable(name string) (bool, error) {
 // is revoked by its name when exactly one receipt has that name, or by its
 // id (bundlectl verify and list --json print ids).
 func (m *Manager) Revoke(name string) (bool, error) {
+	a, err := m.RevokeNamed(name)
+	return a.Changed, err
+}
+
+// RevokeNamed is Revoke, saying which bundle it revoked (byTrustedName).
+func (m *Manager) RevokeNamed(name string) (Acted, error) {
 	return m.byTrustedName(name, "revoke", (*state.State).Revoke)
 }
 
 // byTrustedName applies a transition that only a trusted bundle can need
 // (disable, revoke) to the bundle name finds. When that bundle is not
-// changed by it (it holds no trust, or is disabled already), a trusted
-// one of that name whose directory is gone from these roots is the one
-// meant: its guards block, and the fix they print is this command. When
-// no root holds the name, a receipt of that name (or id) is.
-func (m *Manager) byTrustedName(name, verb string, apply func(*state.State, string) (bool, error)) (bool, error) {
-	changed, err := m.transition(name, nil, apply)
-	if err == nil && !changed {
-		return m.applyGone(name, verb, apply)
+// changed by it (it holds no trust, or is disabled already), the one
+// trusted bundle of that name it can change is the one meant — one that
+// bundle shadows (whose guards block while an inactive bundle holds its
+// name), or one whose directory is gone from these roots (its guards
+// block, and the fix they print is this command) — and Acted.Instead says
+// so. Several such bundles are refused, naming the command for each by
+// id. When no root holds the name, a receipt of that name (or id) is.
+func (m *Manager) byTrustedName(name, verb string, apply func(*state.State, string) (bool, error)) (Acted, error) {
+	a, err := m.transition(name, nil, apply)
+	if err == nil && !a.Changed {
+		return m.applyOther(name, verb, a.ID, apply)
 	}
 	if !errors.Is(err, ErrNotFound) {
-		return changed, err
+		return a, err
 	}
 	_, uerr := m.stateStore().Update(func(s *state.State) error {
 		ids, terr := trustedIDs(s, []string{name})
@@ -244,10 +279,11 @@ func (m *Manager) byTrustedName(name, verb string, apply func(*state.State, stri
 		case len(ids) > 1:
 			return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s have no source under this invocation's roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl " + verb + " " + ids[0]}
 		}
-		changed, err = apply(s, ids[0])
+		changed, err := apply(s, ids[0])
+		a = Acted{ID: ids[0], Changed: changed}
 		return err
 	})
-	return changed, stateErr(uerr)
+	return a, stateErr(uerr)
 }
 
 // Problem is one verification finding. A snapshot problem is a failure:
@@ -334,30 +370,48 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 	return v, nil
 }
 
-// applyGone applies a transition to the one trusted bundle named name
-// whose directory is gone from this invocation's roots; with none,
-// nothing changes, and with several it refuses, naming their ids.
-func (m *Manager) applyGone(name, verb string, apply func(*state.State, string) (bool, error)) (bool, error) {
+// applyOther applies a transition to the one trusted bundle named name
+// other than first (the one the name finds, which it did not change): one
+// that first shadows, or one whose directory is gone from this
+// invocation's roots. With none, nothing changes; with several it
+// refuses, naming the command for each by its id.
+func (m *Manager) applyOther(name, verb, first string, apply func(*state.State, string) (bool, error)) (Acted, error) {
 	d := m.Discover()
-	changed := false
+	a := Acted{ID: first}
 	_, err := m.stateStore().Update(func(s *state.State) error {
-		var ids []string
-		for _, g := range m.Gone(d, s) {
-			if g.Name == name {
-				ids = append(ids, g.ID)
+		type other struct {
+			id, what string
+			gone     bool
+		}
+		var others []other
+		for _, b := range d.Lookup(name) {
+			if b.ID == first {
+				continue
+			}
+			if rec, ok := s.Bundle(b.ID); ok && rec.Receipt != nil {
+				others = append(others, other{b.ID, fmt.Sprintf("%s, %s, shadowed by %s", b.ID, bundle.Quote(b.Dir), first), false})
 			}
 		}
-		switch len(ids) {
+		for _, g := range m.Gone(d, s) {
+			if g.Name == name {
+				others = append(others, other{g.ID, g.ID + ", whose directory is gone from its root", true})
+			}
+		}
+		switch len(others) {
 		case 0:
 			return nil
 		case 1:
-			var err error
-			changed, err = apply(s, ids[0])
+			changed, err := apply(s, others[0].id)
+			a = Acted{ID: others[0].id, Changed: changed, Instead: first, Gone: others[0].gone}
 			return err
 		}
-		return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s are gone from their roots (%s): name one by its id", len(ids), bundle.Quote(name), strings.Join(ids, ", ")), Fix: "bundlectl " + verb + " " + ids[0]}
+		var cmds []string
+		for _, o := range others {
+			cmds = append(cmds, fmt.Sprintf("%s (bundlectl %s %s)", o.what, verb, o.id))
+		}
+		return &RefusedError{Bundle: name, Reason: fmt.Sprintf("%d trusted bundles named %s could be meant, and %s has nothing to %s: name one by its id: %s", len(others), bundle.Quote(name), first, verb, strings.Join(cmds, "; ")), Fix: "bundlectl list"}
 	})
-	return changed, stateErr(err)
+	return a, stateErr(err)
 }
 
 // trustedIDs returns the ids of the records with a receipt, all of them or

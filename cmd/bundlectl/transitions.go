@@ -3,13 +3,16 @@ package main
 import (
 	"fmt"
 
+	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
 
 type transitionOutput struct {
 	Name    string `json:"name"`
+	ID      string `json:"id"`
 	Action  string `json:"action"`
 	Changed bool   `json:"changed"`
+	Instead string `json:"instead_of,omitempty"`
 }
 
 func newEnableCmd(g *globals) *cobra.Command {
@@ -42,20 +45,22 @@ func newDisableCmd(g *globals) *cobra.Command {
 		Short: "disable a bundle and keep its trust",
 		Long: `Disable clears the enabled bit. Trust is kept: enable turns it back on.
 
-A trusted bundle whose directory is gone from its root (list shows it as
-gone; its guards block their events) is disabled by name too, also when an
-untrusted bundle of the same name is in another root.` + switchHelp + exitStatus(exit0, exit1, exit2, "3  refused (no such component)", exit4),
+When the bundle the name finds has nothing to disable (it is untrusted, or
+disabled already), the one trusted bundle of that name it shadows, or whose
+directory is gone from its root (list shows it as gone; its guards block
+their events), is disabled instead, and the output names it by id. With
+several such bundles it refuses and prints the command for each, by id.` + switchHelp + exitStatus(exit0, exit1, exit2, "3  refused (no such component)", exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
 			if sw.any() {
 				return runSwitches(g, a[0], sw, true)
 			}
-			return runTransition(g, a[0], "disable", func(name string) (bool, error) {
+			return runTransition(g, a[0], "disable", func(name string) (lifecycle.Acted, error) {
 				m, err := g.manager()
 				if err != nil {
-					return false, err
+					return lifecycle.Acted{}, err
 				}
-				return m.Disable(name)
+				return m.DisableNamed(name)
 			})
 		},
 	}
@@ -71,18 +76,19 @@ func newRevokeCmd(g *globals) *cobra.Command {
 is inactive until it is trusted again; running tools and servers of the
 bundle are cancelled by any harness that runs them.
 
-A trusted bundle whose directory is gone from its root (list shows it as
-gone; its guards block their events) is revoked by name too, also when an
-untrusted bundle of the same name is in another root: the name is taken
-to mean the bundle that holds trust. Several such bundles are named by id.` + exitStatus(exit0, exit1, exit2, exit4),
+When the bundle the name finds holds no trust, the one trusted bundle of
+that name it shadows, or whose directory is gone from its root (list shows
+it as gone; its guards block their events), is revoked instead: the name is
+taken to mean the bundle that holds trust, and the output names it by id.
+Several such bundles are refused, with the command for each, by id.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
-			return runTransition(g, a[0], "revoke", func(name string) (bool, error) {
+			return runTransition(g, a[0], "revoke", func(name string) (lifecycle.Acted, error) {
 				m, err := g.manager()
 				if err != nil {
-					return false, err
+					return lifecycle.Acted{}, err
 				}
-				return m.Revoke(name)
+				return m.RevokeNamed(name)
 			})
 		},
 	}
@@ -93,7 +99,7 @@ func runEnable(g *globals, name string) error {
 	if err != nil {
 		return err
 	}
-	err = runTransition(g, name, "enable", m.Enable)
+	err = runTransition(g, name, "enable", m.EnableNamed)
 	if isRefusedForTrust(err) && !g.json {
 		// Show what would be trusted, so the next step is one command away.
 		if d := m.Discover(); d != nil {
@@ -105,19 +111,29 @@ func runEnable(g *globals, name string) error {
 	return err
 }
 
-func runTransition(g *globals, name, action string, fn func(string) (bool, error)) error {
-	changed, err := fn(name)
+func runTransition(g *globals, name, action string, fn func(string) (lifecycle.Acted, error)) error {
+	a, err := fn(name)
 	if err != nil {
 		return err
 	}
 	if g.json {
-		return writeJSON(g.stdout, transitionOutput{Name: name, Action: action, Changed: changed})
+		return writeJSON(g.stdout, transitionOutput{Name: name, ID: a.ID, Action: action, Changed: a.Changed, Instead: a.Instead})
 	}
 	past := map[string]string{"enable": "enabled", "disable": "disabled", "revoke": "revoked"}[action]
-	if changed {
-		fmt.Fprintf(g.stdout, "%s %q\n", past, name)
+	// Another bundle of the name than the one it finds first: say which,
+	// and why, so a user who meant the first is not misled.
+	which := ""
+	if a.Instead != "" {
+		where := "shadowed by"
+		if a.Gone {
+			where = "its directory gone; the name now finds"
+		}
+		which = fmt.Sprintf(" (%s, %s %s, which had nothing to %s)", a.ID, where, a.Instead, action)
+	}
+	if a.Changed {
+		fmt.Fprintf(g.stdout, "%s %q%s\n", past, name, which)
 	} else {
-		fmt.Fprintf(g.stdout, "%q was already %s; nothing changed\n", name, map[string]string{"enable": "enabled", "disable": "disabled", "revoke": "untrusted"}[action])
+		fmt.Fprintf(g.stdout, "%q%s was already %s; nothing changed\n", name, which, map[string]string{"enable": "enabled", "disable": "disabled", "revoke": "untrusted"}[action])
 	}
 	return nil
 }
