@@ -106,7 +106,7 @@ func (e *HooksOffError) Error() string {
 // unreadableSettings refuses a settings file that cannot be read to check
 // it: the host might read it.
 func unreadableSettings(host, file string, err error) error {
-	return &HooksOffError{Host: host, File: file, Setting: "something bundlectl cannot read (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and run bundlectl exec again"}
+	return &HooksOffError{Host: host, File: file, Setting: "something bundlectl cannot read (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")"}
 }
 
 // CheckSettings returns the first HooksOffError the files give: each

@@ -337,7 +337,7 @@ func notThroughLink(p, workspace, host string) error {
 			return nil // missing: setup creates it, inside the workspace
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link, and setup writes a workspace's files only inside the workspace: remove the link, then run bundlectl setup %s again", bundle.Quote(cur), host)
+			return fmt.Errorf("%s is a symbolic link, and setup writes a workspace's files only inside the workspace: remove the link, then run setup again (bundlectl setup %s)", bundle.Quote(cur), host)
 		}
 	}
 	return nil

@@ -185,7 +185,7 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			// Not kept: an entry the user uninstalled on purpose (a
 			// bundle found to be malicious) must not come back to every
 			// teammate through sync.
-			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here (uninstalled, or never synced), so its entry is dropped: a lockfile holds what this machine trusts; to keep it, restore the previous lockfile (from version control), run bundlectl sync --locked, then lock again"})
+			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here (uninstalled, or never synced), so its entry is dropped: a lockfile holds what this machine trusts; to keep it, restore the previous lockfile (from version control), install what it holds, then lock again (first: bundlectl sync --locked)"})
 		}
 	}
 	if err := lockfile.Write(path, f); err != nil {

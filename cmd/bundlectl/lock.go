@@ -41,11 +41,20 @@ token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
 			if err != nil {
 				return err
 			}
+			// A command a reason or a note names works as printed, in
+			// both forms: it carries this invocation's --home and
+			// --workspace.
+			for i := range res.Skipped {
+				res.Skipped[i].Reason = bundle.CommandsIn(res.Skipped[i].Reason, g.hint)
+			}
+			for i := range res.Notes {
+				res.Notes[i] = bundle.CommandsIn(res.Notes[i], g.hint)
+			}
 			if g.json {
 				return writeJSON(g.stdout, res)
 			}
 			for _, s := range res.Skipped {
-				fmt.Fprintf(g.stderr, "bundlectl: not locked: %s (%s): %s\n", bundle.Quote(s.Name), s.Scope, bundle.CommandsIn(bundle.Sanitize(s.Reason), g.hint))
+				fmt.Fprintf(g.stderr, "bundlectl: not locked: %s (%s): %s\n", bundle.Quote(s.Name), s.Scope, bundle.Sanitize(s.Reason))
 			}
 			for _, b := range res.Bundles {
 				en := "disabled"

@@ -94,7 +94,7 @@ func runSetup(g *globals, name string, undo bool) error {
 		}
 		fmt.Fprintf(g.stdout, "%s %s: %s\n", verb, bundle.Quote(s.Path), s.What)
 		for _, n := range s.Notes {
-			fmt.Fprintf(g.stdout, "  note: %s\n", n)
+			fmt.Fprintf(g.stdout, "  note: %s\n", bundle.CommandsIn(bundle.Sanitize(n), g.hint))
 		}
 	}
 	if len(res) > 0 && res[0].Backup != "" {

@@ -14,8 +14,15 @@ import (
 type verifyOutput struct {
 	Checked   int                 `json:"checked"`
 	OK        bool                `json:"ok"`
-	Problems  []lifecycle.Problem `json:"problems"`
+	Problems  []verifyProblem     `json:"problems"`
 	Unchecked []lifecycle.Problem `json:"unchecked"`
+}
+
+// verifyProblem is a problem with the command that fixes it, the one the
+// text form prints as a hint (carrying --home and --workspace).
+type verifyProblem struct {
+	lifecycle.Problem
+	Hint string `json:"hint,omitempty"`
 }
 
 func newVerifyCmd(g *globals) *cobra.Command {
@@ -41,9 +48,10 @@ func runVerify(g *globals, names []string) error {
 	if err != nil {
 		return err
 	}
-	out := verifyOutput{Checked: v.Checked, OK: len(v.Problems) == 0, Problems: v.Problems, Unchecked: v.Unchecked}
-	if out.Problems == nil {
-		out.Problems = []lifecycle.Problem{}
+	fixes, fixOf := verifyFixes(v, g.hint)
+	out := verifyOutput{Checked: v.Checked, OK: len(v.Problems) == 0, Problems: []verifyProblem{}, Unchecked: v.Unchecked}
+	for _, p := range v.Problems {
+		out.Problems = append(out.Problems, verifyProblem{Problem: p, Hint: fixOf[p.Bundle]})
 	}
 	if out.Unchecked == nil {
 		out.Unchecked = []lifecycle.Problem{}
@@ -71,7 +79,7 @@ func runVerify(g *globals, names []string) error {
 	}
 	if len(v.Problems) > 0 {
 		if !g.json {
-			for _, fix := range verifyFixes(v, g.hint) {
+			for _, fix := range fixes {
 				fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", fix)
 			}
 		}
@@ -81,12 +89,13 @@ func runVerify(g *globals, names []string) error {
 }
 
 // verifyFixes returns one hint per mismatched bundle, in the order of the
-// problems, each a command that works as printed (hint carries --home and
+// problems and without repeats, and the hint of each bundle by id; each is
+// a command that works as printed (hint carries --home and
 // --workspace): revoke a bundle by id when its source is gone (nothing is
 // left to review); a bundle of another workspace is reviewed from there,
 // or revoked from here; any other is reviewed (the review prints the
 // trust command that stages a fresh snapshot).
-func verifyFixes(v *lifecycle.Verification, hint func(string) string) []string {
+func verifyFixes(v *lifecycle.Verification, hint func(string) string) ([]string, map[string]string) {
 	elsewhere := map[string]bool{}
 	for _, p := range v.Unchecked {
 		elsewhere[p.Bundle] = true
@@ -106,6 +115,7 @@ func verifyFixes(v *lifecycle.Verification, hint func(string) string) []string {
 		}
 	}
 	fixes := make([]string, 0, len(order))
+	of := make(map[string]string, len(order))
 	seen := map[string]bool{}
 	for _, id := range order {
 		fix := ""
@@ -119,12 +129,13 @@ func verifyFixes(v *lifecycle.Verification, hint func(string) string) []string {
 		default:
 			fix = hint("bundlectl review " + id[strings.LastIndexByte(id, '/')+1:])
 		}
+		of[id] = fix
 		if !seen[fix] {
 			seen[fix] = true
 			fixes = append(fixes, fix)
 		}
 	}
-	return fixes
+	return fixes, of
 }
 
 func newGCCmd(g *globals) *cobra.Command {

@@ -269,7 +269,7 @@ func hooksOff(args, env []string) error {
 	off := func(m map[string]any) (string, string) {
 		for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 			if m[k] == true {
-				return strconv.Quote(k) + ": true", "remove it (or set it to false), then run bundlectl exec again"
+				return strconv.Quote(k) + ": true", "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
 			}
 		}
 		return "", ""
@@ -306,7 +306,7 @@ func hooksOff(args, env []string) error {
 		if strings.HasPrefix(strings.TrimSpace(v), "{") {
 			var m map[string]any
 			if err := json.Unmarshal([]byte(v), &m); err != nil {
-				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and run bundlectl exec again"}
+				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and start the agent again (with your own arguments: bundlectl exec -- claude)"}
 			}
 			if setting, _ := off(m); setting != "" {
 				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: setting, Fix: "leave it out of the arguments"}

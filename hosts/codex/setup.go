@@ -77,7 +77,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Mode:  0o600,
 		Apply: apply,
 		Strip: strip,
-		Notes: []string{"codex runs the bundlectl hook lines because setup recorded their trust hashes under [hooks.state]; edit or move a line and codex skips it silently until you run bundlectl setup codex again"},
+		Notes: []string{"codex runs the bundlectl hook lines because setup recorded their trust hashes under [hooks.state]; edit or move a line and codex skips it silently until you run setup again (bundlectl setup codex)"},
 	}}, nil
 }
 

@@ -510,13 +510,13 @@ func hooksOff(user string, env []string) error {
 		if on, ok := hc["enabled"].(bool); ok && !decided {
 			decided = true
 			if !on {
-				return `"hooksConfig": {"enabled": false}`, "remove it (or set it to true), then run bundlectl exec again"
+				return `"hooksConfig": {"enabled": false}`, "remove it (or set it to true), then start the agent again (with your own arguments: bundlectl exec -- gemini)"
 			}
 		}
 		list, _ := hc["disabled"].([]any)
 		for _, e := range list {
 			if name, _ := e.(string); strings.Contains(name, "bundlectl") || exe != "" && strings.Contains(name, filepath.Base(exe)) {
-				return `"hooksConfig": {"disabled": [` + strconv.Quote(name) + `]}`, "take that entry out, then run bundlectl exec again"
+				return `"hooksConfig": {"disabled": [` + strconv.Quote(name) + `]}`, "take that entry out, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
 			}
 		}
 		return "", ""
