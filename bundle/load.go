@@ -13,6 +13,7 @@ const (
 	ManifestTOML   = "plugin.toml"                // legacy
 	ManifestClaude = ".claude-plugin/plugin.json" // Claude Code (optional)
 	ManifestCodex  = ".codex-plugin/plugin.json"  // Codex
+	ManifestCursor = ".cursor-plugin/plugin.json" // Cursor; read only as Codex reads it
 	ManifestGemini = "gemini-extension.json"      // Gemini CLI
 )
 
@@ -166,6 +167,7 @@ func readManifests(b *Bundle, walkRep Report) bool {
 		r.read(b, data)
 	}
 	if len(b.Formats) > 0 {
+		readCodexFallback(b)
 		return true
 	}
 	if attempted || walkStopped(walkRep) {
@@ -189,6 +191,7 @@ func readManifests(b *Bundle, walkRep Report) bool {
 	if claudeDefaultsPresent(b.Tree) {
 		b.useFormat(FormatClaude)
 		readClaude(b, nil)
+		readCodexFallback(b)
 		return true
 	}
 	b.Report.Errorf(".", "manifest.missing", "no manifest: want plugin.json, plugin.toml, .claude-plugin/plugin.json, .codex-plugin/plugin.json or gemini-extension.json, or Claude Code's default directories (commands/, agents/, skills/, hooks/hooks.json, .mcp.json)")

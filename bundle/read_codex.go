@@ -17,25 +17,72 @@ var codexMeta = map[string]bool{
 	"homepage": true, "repository": true, "license": true, "keywords": true,
 }
 
-func readCodex(b *Bundle, data []byte) {
-	r := hostReader{b: b, host: HostCodex, file: ManifestCodex}
+func readCodex(b *Bundle, data []byte) { readCodexManifest(b, ManifestCodex, data) }
+
+// codexFallbackManifests are the manifests of other hosts Codex reads, in
+// its order, when a plugin has no .codex-plugin/plugin.json (Codex
+// 0.169's plugin loader: .codex-plugin, then .claude-plugin, then
+// .cursor-plugin). Codex reads the one it finds with its own field
+// meanings and default files, so a Claude Code plugin's skills, MCP
+// servers, apps and hooks load in Codex too (docs/codex.md).
+var codexFallbackManifests = []string{ManifestClaude, ManifestCursor}
+
+// readCodexFallback reads the manifest Codex would fall back to, when the
+// bundle has no Codex manifest and is not an Agent Plugins bundle (Codex
+// reads a plugin.json that declares the Agent Plugins $schema before any
+// other manifest). Its components are then the Codex host's as well.
+func readCodexFallback(b *Bundle) {
+	if b.HasFormat(FormatCodex) || b.HasFormat(FormatAgentPlugins) || b.Rejected() {
+		return
+	}
+	if _, ok := b.Tree.Lookup(ManifestCodex); ok {
+		return // there, but not a regular file: Codex reads nothing else either
+	}
+	for _, m := range codexFallbackManifests {
+		if !hasFile(b.Tree, m) {
+			continue
+		}
+		data, err := b.Tree.ReadFile(m, MaxManifestBytes)
+		if err != nil {
+			b.Report.Errorf(m, "manifest.read", "cannot read the manifest: %v", err)
+			return
+		}
+		b.Notes = append(b.Notes, "Codex reads "+m+" as its manifest (there is no "+ManifestCodex+"): its skills, MCP servers, apps and hooks are Codex's too")
+		readCodexManifest(b, m, data)
+		return
+	}
+}
+
+// readCodexManifest reads file, a Codex manifest or the manifest of
+// another host that Codex falls back to, as Codex reads it. A fallback
+// manifest's name, metadata and other fields are its own host reader's;
+// only the fields Codex acts on are read here.
+func readCodexManifest(b *Bundle, file string, data []byte) {
+	r := hostReader{b: b, host: HostCodex, file: file}
+	fallback := file != ManifestCodex
 	root, err := parseJSONValue(data)
 	if err != nil {
-		reportJSONError(b, ManifestCodex, err, Error, "manifest.json")
+		if !fallback {
+			reportJSONError(b, file, err, Error, "manifest.json")
+		}
 		return
 	}
 	if root.kind != jsonObject {
-		b.Report.Errorf(ManifestCodex, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
+		if !fallback {
+			b.Report.Errorf(file, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
+		}
 		return
 	}
-	r.manifestName(root)
-	if b.Format == FormatCodex {
-		r.metadata(root)
+	if !fallback {
+		r.manifestName(root)
+		if b.Format == FormatCodex {
+			r.metadata(root)
+		}
 	}
 	if b.stop() {
 		return
 	}
-	m := func(field string) string { return FieldPath(ManifestCodex+":", field) }
+	m := func(field string) string { return FieldPath(file+":", field) }
 	for _, k := range root.keys {
 		v := root.obj[k]
 		switch k {
@@ -57,6 +104,9 @@ func readCodex(b *Bundle, data []byte) {
 			r.fileOrInline(v, m(k), seen, func(rel string) { r.readHooksFile(rel, "") },
 				func(obj *jsonValue, p string) { r.readHooksValue(obj, p, "") })
 		default:
+			if fallback && k != "interface" {
+				continue // the manifest's own host reader reads it
+			}
 			if !codexMeta[k] {
 				// interface (display metadata, default prompts) and any
 				// field a later Codex adds: reviewed and hashed as written.

@@ -514,13 +514,15 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 		case "excludeTools", "disabled_tools":
 			s.ToolsExclude, good = r.strs(f, fp)
 		case "timeout":
+			if r.host == HostCodex {
+				// Codex has no such field: it starts the server and
+				// calls its tools whatever the value (0.169, tried with
+				// 0.0001 and 30000). Nothing to enforce or show.
+				break
+			}
 			// Gemini CLI and Claude Code give MCP timeouts in
 			// milliseconds (Claude Code's replaces MCP_TIMEOUT, 30000 ms).
-			unit := 1000
-			if r.host == HostCodex {
-				unit = 1
-			}
-			s.TimeoutSec, good = r.seconds(f, fp, unit)
+			s.TimeoutSec, good = r.seconds(f, fp, 1000)
 		case "trust":
 			s.Trust = f.kind == jsonBool && f.b
 			if f.kind != jsonBool {
