@@ -365,3 +365,31 @@ func TestExecTamper(t *testing.T) {
 		})
 	}
 }
+
+// TestExecCodexClaudePlugin: a plugin with only a Claude Code manifest is
+// one Codex loads too (TestCodexLoadsOtherHostsManifest), so bundlectl exec
+// -- codex loads its reviewed skill, MCP server and guard hook from the
+// snapshot, through bundlectl, as for a Codex plugin; and does not say it
+// has nothing Codex loads.
+func TestExecCodexClaudePlugin(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	turns, skillTurn, mcpTurn, shellTurn := execScript(Codex, marker)
+	a := New(t, Codex, turns...)
+	claudeForm := *a
+	claudeForm.Host = Claude // the fixture's plugin in Claude Code's format
+	f := newExecFixture(t, &claudeForm)
+	f.host, f.marker = Codex, marker
+	f.trust(t)
+	allowExecTools(a)
+	a.Launcher = f.launcher(t)
+	res := a.Run(t, execPrompt(Codex))
+
+	f.checkSkill(t, a, res, skillTurn, skillBody)
+	f.checkMCP(t, a, res, mcpTurn)
+	f.checkGuard(t, a, res, shellTurn)
+	f.checkLeftovers(t, a)
+	if strings.Contains(res.Stderr, "has nothing codex loads") {
+		t.Errorf("stderr says the plugin has nothing codex loads:\n%s", res.Stderr)
+	}
+	t.Logf("%s", res)
+}

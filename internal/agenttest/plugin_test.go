@@ -541,3 +541,47 @@ func TestGeminiExtension(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexLoadsOtherHostsManifest: Codex 0.169 loads a plugin that has no
+// .codex-plugin/plugin.json through .claude-plugin/plugin.json or
+// .cursor-plugin/plugin.json, with its own field meanings and default
+// files: the skills (a SKILL.md nested below a skill's own too), the
+// .mcp.json servers and the hooks/hooks.json hooks (trusted as a Codex
+// plugin's are). bundlectl's Codex reader reads such a manifest the same
+// way (bundle.TestCodexReadsOtherHostsManifest).
+func TestCodexLoadsOtherHostsManifest(t *testing.T) {
+	const nested = "agenttest-nested-skill-6633"
+	for _, manifest := range []string{".claude-plugin/plugin.json", ".cursor-plugin/plugin.json"} {
+		t.Run(filepath.Dir(manifest), func(t *testing.T) {
+			p := newPluginRun(t)
+			answer := "agenttest-plugin-mcp-answer-codex"
+			src := filepath.Join(t.TempDir(), "src", pluginName)
+			codexPlugin(t, src, p.rec, answer)
+			if err := os.Rename(filepath.Join(src, ".codex-plugin"), filepath.Join(src, filepath.Dir(manifest))); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, src, "skills/"+skillName+"/nested/inner/SKILL.md", "---\nname: inner-skill\ndescription: "+nested+"\n---\nx\n", 0o644)
+			key, hash := codexPluginTrust()
+			p.a = New(t, Codex,
+				MCPCall(Codex, "fake", "lookup", map[string]any{"query": "owl"}),
+				ShellCall(Codex, "touch "+p.marker),
+				Say("done"))
+			p.a.Args = []string{"-c", "features.plugins=true",
+				"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
+				"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash)}
+			p.root = placeCopy(t, filepath.Join(p.a.ConfigDir(), "plugins", "cache"), src)
+			makeReadOnly(t, p.root)
+			before := treeState(t, p.root)
+			p.res = p.a.Run(t, "tell me about owls, use $"+pluginName+":"+skillName)
+
+			first := p.a.Model.CallsAt(0)
+			if len(first) == 0 || !first[0].Contains(skillDescription) || !first[0].Contains(skillBody) {
+				t.Errorf("the skill was not offered and injected\n%s", p.a.Model.Dump())
+			}
+			if len(first) == 0 || !first[0].Contains(nested) {
+				t.Errorf("the SKILL.md nested below the skill was not offered\n%s", p.a.Model.Dump())
+			}
+			p.checkCommon(t, before, 1, 0, answer)
+		})
+	}
+}
