@@ -334,6 +334,9 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 	var m frontMatter
 	if msg == "" {
 		m, msg = parseFrontMatter(fm)
+		if msg != "" && !strict && slices.Equal(d.Hosts, []Host{HostClaude}) {
+			m, msg = claudeFrontMatter(b, d.Path, fm, msg)
+		}
 	}
 	if msg != "" {
 		b.Report.Skipf(d.Path, "document.front-matter", "%s", msg)
@@ -748,4 +751,21 @@ func tomlErrorPosition(err error) string {
 		return fmt.Sprintf("line %d, column %d", row, col)
 	}
 	return "syntax error"
+}
+
+// claudeFrontMatter reads the front matter of a Claude Code document that
+// failed to parse (msg says why) as Claude Code reads it a second time
+// (claudefm.go). It returns what that reading found, with a warning, or
+// the reason to skip the document, which says what Claude Code does.
+func claudeFrontMatter(b *Bundle, rel string, fm []byte, msg string) (frontMatter, string) {
+	q, ok := ClaudeLenientFrontMatter(fm)
+	if !ok {
+		return frontMatter{}, msg + "; Claude Code may still load the file, reading its front matter with values quoted or as none at all, and bundlectl cannot tell which"
+	}
+	m, msg2 := parseFrontMatter(q)
+	if msg2 != "" {
+		return frontMatter{}, msg + "; Claude Code then reads it with values quoted, which fails too, and loads the file with no front matter at all (an agent so loaded has every tool of the session and its model); bundlectl leaves it out"
+	}
+	b.Report.Warnf(rel, "document.front-matter-quoted", "%s; read as Claude Code reads it, with each value that holds \": \" or one of {}[]*&#!|>%%@` quoted: quote those values so that every reader agrees", msg)
+	return m, ""
 }

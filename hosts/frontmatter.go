@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -136,6 +137,32 @@ func SetFrontMatter(doc []byte, key string, value any) ([]byte, error) {
 		}
 		enc.Close()
 	}
+	buf.WriteString("---\n")
+	buf.Write(body)
+	return buf.Bytes(), nil
+}
+
+// ClaudeFrontMatter returns doc with front matter that is not valid YAML
+// replaced by the text Claude Code reads in its place
+// (bundle.ClaudeLenientFrontMatter), which is what the review read; other
+// documents are returned unchanged. Front matter neither reads is an
+// error: such a document is in no review.
+func ClaudeFrontMatter(doc []byte) ([]byte, error) {
+	fm, body, ok := splitFrontMatter(doc)
+	if !ok {
+		return doc, nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(fm, &root) == nil {
+		return doc, nil
+	}
+	q, ok := bundle.ClaudeLenientFrontMatter(fm)
+	if !ok {
+		return nil, errors.New("front matter is not valid YAML")
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	buf.Write(q)
 	buf.WriteString("---\n")
 	buf.Write(body)
 	return buf.Bytes(), nil

@@ -53,9 +53,9 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 				b.Note("its %s %s is not loaded: %v", c.kind, bundle.Quote(d.Name), err)
 				continue
 			}
-			var rw func([]byte) ([]byte, error)
+			rw := hosts.ClaudeFrontMatter
 			if c.kind != "output style" {
-				rw = scoped(c.kind, d.Name)
+				rw = then(rw, scoped(c.kind, d.Name))
 			}
 			if c.kind == "agent" {
 				rw = withoutInlineServers(b, d.Name, rw)
@@ -241,6 +241,17 @@ func (Host) Launch(_ *hosts.Session, views []hosts.BuiltView, argv, env []string
 	}
 	out = append(out, argv[1:]...)
 	return &hosts.Launch{Argv: out, Env: env}, nil
+}
+
+// then is f followed by g.
+func then(f, g func([]byte) ([]byte, error)) func([]byte) ([]byte, error) {
+	return func(doc []byte) ([]byte, error) {
+		out, err := f(doc)
+		if err != nil {
+			return nil, err
+		}
+		return g(out)
+	}
 }
 
 // withoutInlineServers follows rw with taking out of an agent's front

@@ -275,3 +275,29 @@ func TestViewRemoteOptionJoinRefused(t *testing.T) {
 		t.Errorf("with a plain value: entry %v, notes %q", e, b.Notes)
 	}
 }
+
+// An agent whose front matter is not valid YAML but which the review read
+// as Claude Code does (values holding ": " quoted) goes into the view with
+// that reading written out, so that Claude Code reads it at once and the
+// view's own checks see what Claude Code will: here its inline MCP server
+// is taken out, as for any agent.
+func TestViewQuotesLenientFrontMatter(t *testing.T) {
+	snap := t.TempDir()
+	doc := "---\nname: loose\ndescription: Use when the caller says: check\ntools: Bash\nmcpServers:\n  own:\n    command: ./serve\n---\nbody\n"
+	os.MkdirAll(filepath.Join(snap, "agents"), 0o700)
+	os.WriteFile(filepath.Join(snap, "agents/loose.md"), []byte(doc), 0o400)
+	inv := &inventory.Inventory{Agents: []inventory.Doc{{Name: "loose", Path: "agents/loose.md", Hosts: []string{"claude"}}}}
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "agentguard", Snapshot: snap, Inventory: inv}, "claude")
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := v.File("agents/loose.md")
+	if !ok {
+		t.Fatalf("the agent is not in the view; notes %v", b.Notes)
+	}
+	want := "---\nname: loose\ndescription: \"Use when the caller says: check\"\ntools: Bash\n---\nbody\n"
+	if string(got) != want {
+		t.Errorf("view's agent:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -1,0 +1,98 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Two agents whose front matter is not valid YAML, in the shapes real
+// plugins ship: a description holding ": ", and a description followed by
+// an example block. Claude Code re-reads such front matter with values
+// quoted (docs/claude-code.md "Front matter"): the first then has exactly
+// its tools and model; the second fails again and loads with no front
+// matter, so it has every tool of the session.
+const (
+	looseColonBody   = "agenttest-loose-colon-body-41d2"
+	looseExampleBody = "agenttest-loose-example-body-77e0"
+)
+
+func writeLooseAgents(t *testing.T, root string) {
+	writeFile(t, root, "agents/colon-desc.md", "---\nname: colon-desc\ndescription: Use this when the caller says: check the owls\ntools: Bash\nmodel: haiku\n---\n"+looseColonBody+"\n", 0o644)
+	writeFile(t, root, "agents/example-block.md", "---\nname: example-block\ndescription: Use this agent for owl review. Examples:\n<example>\nContext: someone wrote owl code\nuser: \"please review\"\n</example>\ntools: Read\nmodel: haiku\n---\n"+looseExampleBody+"\n", 0o644)
+}
+
+// subagentCall returns the model and tool names of the first model call
+// whose system prompt is the agent's body.
+func subagentCall(t *testing.T, a *Agent, body string) (model string, tools []string, ok bool) {
+	for _, r := range a.Model.ModelCalls() {
+		var v struct {
+			Model  string            `json:"model"`
+			System json.RawMessage   `json:"system"`
+			Tools  []json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(r.Body, &v) != nil || !strings.Contains(string(v.System), body) {
+			continue
+		}
+		for _, tj := range v.Tools {
+			var tool struct {
+				Name string `json:"name"`
+			}
+			json.Unmarshal(tj, &tool)
+			tools = append(tools, tool.Name)
+		}
+		return v.Model, tools, true
+	}
+	return "", nil, false
+}
+
+// runLooseAgent has the model call the agent and returns what the
+// agent's own model call offered.
+func runLooseAgent(t *testing.T, agent, body string, setup func(a *Agent)) (string, []string) {
+	t.Helper()
+	a := New(t, Claude,
+		Call("Agent", map[string]any{"subagent_type": pluginName + ":" + agent, "description": "owls", "prompt": "go"}),
+		Say("done"))
+	setup(a)
+	res := a.Run(t, "hello owls")
+	model, tools, ok := subagentCall(t, a, body)
+	if !ok {
+		t.Fatalf("agent %s never ran\n%s\n%s", agent, res, a.Model.Dump())
+	}
+	return model, tools
+}
+
+// TestClaudeLenientFrontMatter: what Claude Code grants the two agents,
+// loaded in place (--plugin-dir) and through bundlectl exec, where the
+// review read the first as Claude Code does and left the second out.
+func TestClaudeLenientFrontMatter(t *testing.T) {
+	raw := func(a *Agent) {
+		root := filepath.Join(t.TempDir(), pluginName)
+		writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+		writeLooseAgents(t, root)
+		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
+	}
+	model, tools := runLooseAgent(t, "colon-desc", looseColonBody, raw)
+	if !strings.Contains(model, "haiku") || !slices.Equal(tools, []string{"Bash"}) {
+		t.Errorf("in place, the colon agent ran with model %q tools %v; want haiku and [Bash], its front matter read with values quoted", model, tools)
+	}
+	model, tools = runLooseAgent(t, "example-block", looseExampleBody, raw)
+	if strings.Contains(model, "haiku") || !slices.Contains(tools, "Bash") || !slices.Contains(tools, "Edit") {
+		t.Errorf("in place, the example-block agent ran with model %q tools %v; want the session's model and every tool (no front matter)", model, tools)
+	}
+
+	// Through bundlectl exec: the view carries the colon agent as the
+	// review read it, with the same grants.
+	model, tools = runLooseAgent(t, "colon-desc", looseColonBody, func(a *Agent) {
+		f := newExecFixture(t, a)
+		writeLooseAgents(t, f.src)
+		f.trust(t)
+		a.Args = []string{"--allowedTools", "Agent,Bash"}
+		a.Launcher = f.launcher(t)
+	})
+	if !strings.Contains(model, "haiku") || !slices.Equal(tools, []string{"Bash"}) {
+		t.Errorf("through exec, the colon agent ran with model %q tools %v; want haiku and [Bash]", model, tools)
+	}
+}
