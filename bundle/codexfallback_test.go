@@ -8,7 +8,7 @@ import (
 
 // claudeOnlyForCodex is a Claude Code plugin with no Codex manifest, and
 // everything Codex 0.169 loads from it (internal/agenttest
-// TestCodexLoadsClaudeManifest): the skill, .mcp.json, hooks/hooks.json,
+// TestCodexLoadsOtherHostsManifest): the skill, .mcp.json, hooks/hooks.json,
 // .app.json and a skill's agents/openai.yaml.
 func claudeOnlyForCodex(manifest string) map[string]string {
 	return map[string]string{
