@@ -8,6 +8,17 @@ import (
 )
 
 // Manifest file names, relative to the bundle root.
+// ReadersRevision names what the readers make of a tree: it goes up with
+// every change that makes a reader read some tree differently (a
+// component found or skipped, a field read another way, another host),
+// that is, whenever a capability hash of the same tree changes. A source
+// hash recorded under another revision is computed again
+// (lifecycle.SourceHashes), so a trusted bundle these readers see more
+// in shows "update pending review" at once. review's
+// TestReadersRevision holds the capability hashes of the corpus under
+// this revision and fails when they change without it.
+const ReadersRevision = 1
+
 const (
 	ManifestJSON   = "plugin.json"                // Agent Plugins v1.0.0
 	ManifestTOML   = "plugin.toml"                // legacy

@@ -37,6 +37,10 @@ type Record struct {
 	// same tree by hashing its own entries, with nothing to decode.
 	Entries int    `json:"entries"`
 	Walk    string `json:"walk"`
+	// Readers is, in a source record, the bundle.ReadersRevision whose
+	// readers computed Digest: a capability hash depends on how the
+	// readers read the tree, so one from other readers proves nothing.
+	Readers int `json:"readers,omitempty"`
 }
 
 // NewRecord records a verification that started at started and walked t.

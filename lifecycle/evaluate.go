@@ -240,16 +240,19 @@ func (m *Manager) pending(b *bundle.Bundle, rc *receipts.Receipt, st *Status) {
 }
 
 // SourceHashes returns the hashes of b's source as discovered. When the
-// source's fingerprint record proves the walk unchanged since a hash, the
-// recorded hashes are returned without reading a file; otherwise the
-// source is hashed and the record written.
+// source's fingerprint record proves the walk unchanged since a hash by
+// these readers (bundle.ReadersRevision), the recorded hashes are returned
+// without reading a file; otherwise the source is hashed and the record
+// written. So a bundlectl that reads a tree differently (a component an
+// older one skipped) says an update is pending review at once, rather
+// than after the source next changes.
 func (m *Manager) SourceHashes(b *bundle.Bundle) (Hashes, error) {
 	if b.Rejected() || b.Tree == nil {
 		return Hashes{}, &RefusedError{Bundle: b.Name, Reason: "the bundle is invalid", Fix: "bundlectl validate " + bundle.ShellArg(b.Name)}
 	}
 	c := m.Cache()
 	key := fingerprint.SourceKey(b.ID)
-	if rec, ok := c.Load(key); ok && !b.WalkedAt.IsZero() {
+	if rec, ok := c.Load(key); ok && !b.WalkedAt.IsZero() && rec.Readers == bundle.ReadersRevision {
 		if tok, err := receipts.ParseToken(rec.Digest); err == nil && fingerprint.Proves(rec, b.Tree, bundle.Report{}, b.WalkedAt) {
 			return Hashes{Content: tok.Content, Capability: tok.Capability}, nil
 		}
@@ -259,7 +262,9 @@ func (m *Manager) SourceHashes(b *bundle.Bundle) (Hashes, error) {
 		return h, err
 	}
 	if !b.WalkedAt.IsZero() {
-		c.Store(fingerprint.NewRecord(key, h.Token().String(), b.WalkedAt, b.Tree))
+		rec := fingerprint.NewRecord(key, h.Token().String(), b.WalkedAt, b.Tree)
+		rec.Readers = bundle.ReadersRevision
+		c.Store(rec)
 	}
 	return h, nil
 }
