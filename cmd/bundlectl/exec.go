@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -139,40 +140,90 @@ func lookAgent(name string, env []string) (string, error) {
 }
 
 // superviseAgent runs the agent in bundlectl's process group and terminal
-// and waits for it, so that the session can be cleaned up afterwards. A
-// terminal's interrupt reaches the agent directly (bundlectl ignores it);
-// a termination sent to bundlectl is passed on.
+// and waits for it, so that the session can be cleaned up afterwards.
+//
+//   - A terminal's interrupt and quit reach the agent directly, the whole
+//     foreground group getting them; bundlectl catches and drops them. It
+//     does not ignore them: an ignored signal stays ignored across exec,
+//     and an agent that does not reset its signals (a Python or shell
+//     agent; node resets them) could not be interrupted.
+//   - A termination or hang-up sent to bundlectl alone is passed on.
+//   - Job control: when the agent stops (Ctrl-Z, or an agent in raw
+//     terminal mode stopping itself), bundlectl stops too, so that the
+//     shell sees the job stopped and takes the terminal back; fg and bg
+//     continue the whole group, the agent with it.
+//   - The agent gets SIGTERM if bundlectl dies (Linux's parent-death
+//     signal): a SIGKILLed bundlectl leaves no agent running on a session
+//     whose views the next launch sweeps away.
 func superviseAgent(path string, argv, env []string) error {
-	cmd := exec.Command(path, argv[1:]...)
-	cmd.Args = argv
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	// A full channel drops a signal rather than blocking: nothing needs
+	// to read this one.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	// The parent-death signal is tied to the thread that starts the
+	// agent, which must not exit before the agent does.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
+		Env:   env,
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   agentProcAttr(),
+	})
+	if err != nil {
 		return &codeError{code: exitFailure, err: fmt.Errorf("cannot start the agent %s: %v", bundle.Quote(path), errors.Unwrap(err))}
 	}
 	done := make(chan struct{})
+	defer close(done)
 	go func() {
 		for {
 			select {
 			case s := <-sigs:
-				cmd.Process.Signal(s)
+				proc.Signal(s)
 			case <-done:
 				return
 			}
 		}
 	}()
-	err := cmd.Wait()
-	close(done)
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(proc.Pid, &ws, syscall.WUNTRACED, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return fmt.Errorf("waiting for the agent: %v", err)
+		case ws.Stopped():
+			stopWithAgent(proc.Pid, ws.StopSignal())
+			continue
+		case ws.Signaled():
 			return &quietError{code: 128 + int(ws.Signal())}
 		}
-		return &quietError{code: ee.ExitCode()}
+		if code := ws.ExitStatus(); code != 0 {
+			return &quietError{code: code}
+		}
+		return nil
 	}
-	return err
+}
+
+// stopWithAgent stops bundlectl as the agent was stopped (a job-control
+// signal, else SIGSTOP), so that the shell sees the job stopped, unless
+// the agent is running again already (its group was continued between
+// its stop and this look). It returns when bundlectl is continued.
+//
+// bundlectl never continues the agent itself: the shell's fg and bg
+// continue the job's whole group, agent included, and a SIGCONT passed on
+// could undo a stop the agent makes right after it was continued, which
+// bundlectl cannot tell from one it has not been continued from yet.
+func stopWithAgent(agent int, sig syscall.Signal) {
+	if !agentStopped(agent) {
+		return
+	}
+	switch sig {
+	case syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
+	default:
+		sig = syscall.SIGSTOP
+	}
+	syscall.Kill(os.Getpid(), sig)
 }

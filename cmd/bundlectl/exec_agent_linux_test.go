@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
+)
+
+// startExec starts this test binary as bundlectl exec -- <dir>/gemini, in
+// a process group of its own as a shell starts a job, with the agent
+// script given. The example repo-guard is trusted and enabled first: a
+// Gemini CLI session with a view is supervised (bundlectl waits for the
+// agent to remove the session), where one with none is an exec.
+func startExec(t *testing.T, agent string) *os.Process {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bundlectl")
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(dir, "user")
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(filepath.Join(user, ".gemini"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := testtree.Copy("../../examples/workspace", ws); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + user, "BUNDLECTL_HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH")}
+	bctl := func(args ...string) []byte {
+		t.Helper()
+		c := exec.Command(bin, append([]string{"--workspace", ws}, args...)...)
+		c.Env = env
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("bundlectl %v: %v\n%s", args, err, out)
+		}
+		return out
+	}
+	var rv struct{ Token string }
+	if err := json.Unmarshal(bctl("review", "--json", "repo-guard"), &rv); err != nil {
+		t.Fatal(err)
+	}
+	bctl("trust", "repo-guard", rv.Token)
+	bctl("enable", "repo-guard")
+	gemini := filepath.Join(dir, "gemini")
+	if err := os.WriteFile(gemini, []byte("#!/bin/sh\n"+agent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	p, err := os.StartProcess(bin, []string{"bundlectl", "--workspace", ws, "exec", "--", gemini}, &os.ProcAttr{
+		Dir:   ws,
+		Env:   env,
+		Files: []*os.File{devnull, devnull, devnull},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A failed test leaves nothing of the job behind, stopped or not.
+	t.Cleanup(func() { syscall.Kill(-p.Pid, syscall.SIGKILL) })
+	return p
+}
+
+// waitStopOrExit waits for pid, this test's child, to stop or end.
+func waitStopOrExit(t *testing.T, pid int) syscall.WaitStatus {
+	t.Helper()
+	for {
+		var ws syscall.WaitStatus
+		_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+}
+
+func procState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return b[i+2]
+}
+
+// TestExecAgentSignalsAndJobControl: the agent a supervised session
+// starts gets interrupt, quit and the job-control signals at their
+// defaults (bundlectl used to ignore them, and an ignored signal stays
+// ignored across exec: a shell or Python agent could then be neither
+// interrupted nor suspended), and when the agent stops bundlectl stops
+// too, so a shell sees the job stopped; continuing the job's group (fg)
+// continues both. Every wait is on an event (so where bundlectl does not
+// stop, the test hangs until go test's timeout).
+func TestExecAgentSignalsAndJobControl(t *testing.T) {
+	out := t.TempDir()
+	p := startExec(t, `out=`+out+`
+grep '^SigIgn' /proc/self/status > "$out/sigign"
+echo $$ > "$out/pid"
+kill -TSTP $$
+kill -STOP $$
+echo resumed > "$out/resumed"
+exit 7
+`)
+	for round := range 2 { // stopped by SIGTSTP, then by SIGSTOP
+		ws := waitStopOrExit(t, p.Pid)
+		if !ws.Stopped() {
+			t.Fatalf("round %d: bundlectl did not stop with its agent: wait status %#x", round, ws)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "pid"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		agent, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		if s := procState(agent); s != 'T' {
+			t.Fatalf("round %d: bundlectl stopped, the agent is in state %q", round, s)
+		}
+		syscall.Kill(-p.Pid, syscall.SIGCONT) // fg: the job's whole group
+	}
+	if ws := waitStopOrExit(t, p.Pid); !ws.Exited() || ws.ExitStatus() != 7 {
+		t.Fatalf("bundlectl exec ended with wait status %#x, want the agent's exit status 7", ws)
+	}
+	if _, err := os.Stat(filepath.Join(out, "resumed")); err != nil {
+		t.Fatal("the agent did not run on after it was continued")
+	}
+	line, err := os.ReadFile(filepath.Join(out, "sigign"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(line))
+	mask, err := strconv.ParseUint(f[len(f)-1], 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
+		if mask&(1<<(uint(sig)-1)) != 0 {
+			t.Errorf("the agent starts with %v ignored", sig)
+		}
+	}
+}
+
+// TestExecAgentEndsWithBundlectl: a SIGKILLed bundlectl exec leaves no
+// agent running (its session's views are swept by the next launch): the
+// agent gets SIGTERM. The agent holds a FIFO open for writing; the test
+// reads it to the end, which comes when the agent has exited (without the
+// parent-death signal, never: the test hangs until go test's timeout).
+func TestExecAgentEndsWithBundlectl(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startExec(t, `exec 3>`+fifo+`
+trap 'echo term >&3; exit 0' TERM
+echo ready >&3
+while :; do sleep 1; done
+`)
+	f, err := os.Open(fifo) // until the agent opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := bufio.NewScanner(f)
+	if !r.Scan() || r.Text() != "ready" {
+		t.Fatalf("agent: %q", r.Text())
+	}
+	p.Kill()
+	p.Wait()
+	var lines []string
+	for r.Scan() { // ends when the agent (and its sleep) have exited
+		lines = append(lines, r.Text())
+	}
+	if strings.Join(lines, ",") != "term" {
+		t.Fatalf("the agent of a killed bundlectl exec got %q, want SIGTERM's trap", lines)
+	}
+}
