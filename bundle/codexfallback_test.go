@@ -104,3 +104,30 @@ func TestCodexFallbackOnlyWithoutItsOwnManifest(t *testing.T) {
 		t.Errorf("a manifest-less Claude Code plugin is no Codex plugin: skills %+v apps %+v", b.Components.Skills, b.Components.Apps)
 	}
 }
+
+// A Cursor manifest has no reader but Codex's: a field Codex may act on
+// that bundlectl does not interpret is reviewed as written, as in a Codex
+// manifest, and a manifest Codex cannot read is an error, not a plugin
+// whose Codex half silently vanishes.
+func TestCodexReadsCursorManifestWhole(t *testing.T) {
+	skill := "---\nname: owl\ndescription: owls\n---\nbody\n"
+	b := writeTree(t, "cp", map[string]string{
+		ManifestCursor:        `{"name": "cp", "interface": {"displayName": "Owl"}, "futureThing": {"run": "./x"}}`,
+		"skills/owl/SKILL.md": skill,
+	})
+	if _, ok := b.ManifestOther["codex.futureThing"]; !ok {
+		t.Errorf("a Cursor manifest field Codex may read is not reviewed: %v", b.ManifestOther)
+	}
+	requireFinding(t, b, Warning, "manifest.unknown-field", ManifestCursor+": futureThing")
+	for _, data := range []string{`{"name": "cp",`, `["cp"]`} {
+		b = writeTree(t, "cp", map[string]string{ManifestCursor: data, "skills/owl/SKILL.md": skill})
+		if !b.Rejected() {
+			t.Errorf("%s: a Cursor manifest Codex cannot read is not an error:%s", data, dumpFindings(b))
+		}
+		for _, n := range b.Notes {
+			if strings.Contains(n, "Codex reads") {
+				t.Errorf("%s: the note says Codex reads a manifest bundlectl could not: %q", data, n)
+			}
+		}
+	}
+}

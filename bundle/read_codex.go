@@ -47,31 +47,36 @@ func readCodexFallback(b *Bundle) {
 			b.Report.Errorf(m, "manifest.read", "cannot read the manifest: %v", err)
 			return
 		}
-		b.Notes = append(b.Notes, "Codex reads "+m+" as its manifest (there is no "+ManifestCodex+"): its skills, MCP servers, apps and hooks are Codex's too")
-		readCodexManifest(b, m, data)
+		if readCodexManifest(b, m, data) {
+			b.Notes = append(b.Notes, "Codex reads "+m+" as its manifest (there is no "+ManifestCodex+"): its skills, MCP servers, apps and hooks are Codex's too")
+		}
 		return
 	}
 }
 
 // readCodexManifest reads file, a Codex manifest or the manifest of
-// another host that Codex falls back to, as Codex reads it. A fallback
-// manifest's name, metadata and other fields are its own host reader's;
-// only the fields Codex acts on are read here.
-func readCodexManifest(b *Bundle, file string, data []byte) {
+// another host that Codex falls back to, as Codex reads it, and reports
+// whether it could. The Claude Code manifest's name, metadata and other
+// fields are the Claude Code reader's, which also reports a manifest it
+// cannot read; only the fields Codex acts on are read here. A Cursor
+// manifest has no other reader: what this one does not interpret is
+// reviewed as written, as in a Codex manifest.
+func readCodexManifest(b *Bundle, file string, data []byte) bool {
 	r := hostReader{b: b, host: HostCodex, file: file}
 	fallback := file != ManifestCodex
+	ownReader := file == ManifestClaude
 	root, err := parseJSONValue(data)
 	if err != nil {
-		if !fallback {
+		if !ownReader {
 			reportJSONError(b, file, err, Error, "manifest.json")
 		}
-		return
+		return false
 	}
 	if root.kind != jsonObject {
-		if !fallback {
+		if !ownReader {
 			b.Report.Errorf(file, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
 		}
-		return
+		return false
 	}
 	if !fallback {
 		r.manifestName(root)
@@ -80,7 +85,7 @@ func readCodexManifest(b *Bundle, file string, data []byte) {
 		}
 	}
 	if b.stop() {
-		return
+		return true
 	}
 	m := func(field string) string { return FieldPath(file+":", field) }
 	for _, k := range root.keys {
@@ -104,8 +109,8 @@ func readCodexManifest(b *Bundle, file string, data []byte) {
 			r.fileOrInline(v, m(k), seen, func(rel string) { r.readHooksFile(rel, "") },
 				func(obj *jsonValue, p string) { r.readHooksValue(obj, p, "") })
 		default:
-			if fallback && k != "interface" {
-				continue // the manifest's own host reader reads it
+			if ownReader && k != "interface" {
+				continue // the Claude Code reader reads it
 			}
 			if !codexMeta[k] {
 				// interface (display metadata, default prompts) and any
@@ -133,6 +138,7 @@ func readCodexManifest(b *Bundle, file string, data []byte) {
 		r.readHooksFile("hooks/hooks.json", "")
 	}
 	r.skillDependencies()
+	return true
 }
 
 // skillDependencies reads the dependencies of each skill's
