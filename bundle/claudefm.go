@@ -25,7 +25,8 @@ import (
 // that the review shows the grants Claude Code will act on. Where the
 // rule cannot be followed exactly it is not followed, and the document
 // is skipped as before: a line terminator JavaScript knows and Go's
-// reading would not (\r, U+2028, U+2029), and a value that looks like a
+// reading would not (\r, U+2028, U+2029), or one Go's YAML reader knows
+// and JavaScript's does not (U+0085), and a value that looks like a
 // flow list (Claude Code keeps it if its own YAML parser reads a list).
 
 // claudeQuoteSpecial is Claude Code's test for a value to quote.
@@ -44,7 +45,7 @@ func ClaudeLenientFrontMatter(fm []byte) ([]byte, bool) {
 		return nil, false
 	}
 	s := string(fm)
-	if strings.ContainsAny(s, "\r\u2028\u2029") {
+	if strings.ContainsAny(s, "\r"+lineSeparators) {
 		return nil, false
 	}
 	lines := strings.Split(s, "\n")

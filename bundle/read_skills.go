@@ -278,10 +278,20 @@ type frontMatter struct {
 // parseFrontMatter parses YAML front matter that must be a mapping with
 // unique string keys. Aliases are refused (no expansion bombs, and what a
 // reviewer reads is what is loaded). Messages never echo values.
+// lineSeparators are the line ends of YAML 1.1 that YAML 1.2 reads as text.
+const lineSeparators = "\u0085\u2028\u2029"
+
 func parseFrontMatter(fm []byte) (frontMatter, string) {
 	m := frontMatter{vals: map[string]*yaml.Node{}}
 	if !utf8.Valid(fm) {
 		return m, "front matter is not valid UTF-8"
+	}
+	if strings.ContainsAny(string(fm), lineSeparators) {
+		// bundlectl's YAML reader (and Codex's) ends a line there;
+		// Claude Code's and Gemini CLI's do not, and read what follows
+		// as part of the value before it: "tools: Bash" after one is a
+		// grant here and description text there.
+		return m, "front matter holds a U+0085, U+2028 or U+2029 line separator, which hosts read differently (as a line end, or as text): remove it"
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(fm))
