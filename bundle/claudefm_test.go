@@ -81,10 +81,21 @@ func FuzzClaudeLenientFrontMatter(f *testing.F) {
 	f.Add([]byte("description: a: b\ntools: Bash\n"))
 	f.Add([]byte("description: x\n<example>\nuser: \"y\"\n</example>\n"))
 	f.Add([]byte("a: \"\n\tb: c: d\n"))
+	f.Add([]byte("description: a: b\u0085tools: Bash\n"))
+	f.Add([]byte("description: a: b\u2028tools: Bash\n"))
+	f.Add([]byte("description: a: b\ntools: [Bash]\n"))
+	f.Add([]byte("description: |\n  x: y\nname: a: b\n"))
+	f.Add([]byte("description: \"\nname: a: b \\\" #\n"))
 	f.Fuzz(func(t *testing.T, fm []byte) {
 		q, ok := ClaudeLenientFrontMatter(fm)
-		if ok && strings.Count(string(q), "\n") != strings.Count(string(fm), "\n") {
+		if !ok {
+			return
+		}
+		if strings.Count(string(q), "\n") != strings.Count(string(fm), "\n") {
 			t.Errorf("the rewrite changed the number of lines: %q -> %q", fm, q)
+		}
+		if strings.ContainsAny(string(q), "\r"+lineSeparators) {
+			t.Errorf("followed a reading whose line ends hosts disagree on: %q", fm)
 		}
 	})
 }
