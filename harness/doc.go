@@ -153,8 +153,9 @@
 //   - Exec supervises a long-lived child with stdio passed through rather
 //     than replacing bundlectl, so that cancelling its context (a revoked
 //     trust) still kills the whole group; it forwards SIGINT, SIGTERM,
-//     SIGHUP and SIGQUIT to its group, and SIGKILLs the group (and so
-//     its namespace) SignalGrace (5 s) later if the child still runs:
+//     SIGHUP and SIGQUIT to its group (less one this process was started
+//     ignoring, which the child then ignores too), and SIGKILLs the group
+//     (and so its namespace) SignalGrace (5 s) later if the child still runs:
 //     bundlectl does not die of a signal it forwards, and an init ignores
 //     one it has no handler for.
 //   - ExecFiltered is Exec with ProxyMCP between the client and a server

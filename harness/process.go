@@ -312,7 +312,8 @@ type Stdio struct {
 }
 
 // ForwardedSignals are the signals Exec relays to the child's process
-// group while it runs.
+// group while it runs, less any this process was started ignoring (see
+// NotifyHeeded).
 var ForwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // Exec runs a long-lived child (a stdio MCP server for `bundlectl mcp`)
@@ -367,7 +368,7 @@ func startExec(ctx context.Context, spec Spec, stdio Stdio) (*execution, error) 
 		stdio.Err = os.Stderr
 	}
 	x := &execution{sigs: make(chan os.Signal, 4)}
-	signal.Notify(x.sigs, ForwardedSignals...)
+	NotifyHeeded(x.sigs, ForwardedSignals...)
 	c, err := startChild(spec, stdio.In, stdio.Out, stdio.Err)
 	if err != nil {
 		x.stop()

@@ -3,15 +3,23 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/bundlectl/bundlectl/harness"
 )
 
 // cmdContext is cancelled by SIGINT or SIGTERM, so an interrupted run kills
-// its child's process group before bundlectl exits.
+// its child's process group before bundlectl exits. A SIGINT bundlectl was
+// started ignoring (a script's background job) stays ignored.
 func cmdContext() context.Context {
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	harness.NotifyHeeded(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		cancel()
+	}()
 	return ctx
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/internal/testtree"
@@ -17,9 +19,33 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(defaultSignals{m}, map[string]func(){
 		"bundlectl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// defaultSignals runs the tests with every process they start getting
+// interrupt and hang-up at their defaults, as an interactive shell starts a
+// job, also when go test runs ignoring them (in a script's background job,
+// or under nohup): bundlectl keeps a signal ignored that it was started
+// ignoring, and the tests that signal it would hang. A subscription makes
+// Go's runtime reset the signal in the processes it starts; this process
+// drops it, as it ignored it. (A test that wants a signal ignored starts
+// bundlectl with sh -c 'trap "" INT; exec bundlectl ...'.) As bundlectl,
+// the test binary keeps the dispositions it is started with.
+type defaultSignals struct{ m *testing.M }
+
+func (d defaultSignals) Run() int {
+	var ignored []os.Signal
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		if signal.Ignored(s) {
+			ignored = append(ignored, s)
+		}
+	}
+	if len(ignored) > 0 {
+		signal.Notify(make(chan os.Signal, 1), ignored...)
+	}
+	return d.m.Run()
 }
 
 // TestScripts runs the CLI scripts in testdata/script. Each script runs in

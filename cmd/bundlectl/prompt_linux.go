@@ -10,14 +10,16 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/bundlectl/bundlectl/harness"
 	"golang.org/x/sys/unix"
 )
 
 // readSecret prompts on w and reads one line from the terminal in with
 // echo turned off, restoring the terminal afterwards — also when a signal
 // (Ctrl-C, a hangup, a kill) ends the process at the prompt, which then
-// dies of that signal with echo back on. A line as long as the terminal
-// can hold is refused: its end may have been cut. With whole, it reads
+// dies of that signal with echo back on (a signal bundlectl was started
+// ignoring stays ignored, and the prompt goes on). A line as long as the
+// terminal can hold is refused: its end may have been cut. With whole, it reads
 // every line up to the end of input (Ctrl-D), as --stdin reads a pipe: a
 // value pasted in several lines (a PEM key) is then stored whole, and no
 // line of it is left in the terminal for the shell to read and echo.
@@ -35,7 +37,7 @@ func readSecret(in *os.File, w io.Writer, prompt string, max int, whole bool) (s
 		io.WriteString(w, "\n")
 	})
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	harness.NotifyHeeded(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -278,5 +279,53 @@ func TestStdinOnTerminalReadsEveryLine(t *testing.T) {
 	}
 	if n, _ := unix.Read(fd, make([]byte, 4096)); n > 0 {
 		t.Errorf("%d bytes of the value were left in the terminal's input", n)
+	}
+}
+
+// A configure started ignoring SIGINT (a script's background job) keeps
+// ignoring it at its hidden prompt: Ctrl-C neither ends it nor turns echo
+// back on for the rest of the value. It used to catch the signal, restore
+// the terminal and then, its own signal ignored, read on with echo on.
+func TestPromptKeepsIgnoredInterrupt(t *testing.T) {
+	master, slave := openPTY(t)
+	cmd := promptFixture(t, slave)
+	cmd.Args = append([]string{"sh", "-c", `trap "" INT; exec "$0" "$@"`, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/bin/sh"
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	scr := watch(master)
+	scr.waitFor(t, "(not shown): ")
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mask&(1<<(uint(syscall.SIGINT)-1)) == 0 {
+				t.Fatalf("configure started ignoring SIGINT no longer ignores it at the prompt (%s)", line)
+			}
+		}
+	}
+	// The terminal drops the line typed before Ctrl-C.
+	if _, err := master.Write([]byte("sec\x03")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := master.Write([]byte("typed-s3cret\n")); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, `"key" (string, sensitive): set`)
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(scr.buf.String(), "typed-s3cret") {
+		t.Fatalf("the value was echoed:\n%s", scr.buf.String())
+	}
+	if v, _ := storedValue(t, cmd, "key"); v != "typed-s3cret" {
+		t.Fatalf("stored %d bytes, want the line typed after Ctrl-C", len(v))
 	}
 }
