@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,4 +28,31 @@ func agentStopped(pid int) bool {
 		return true
 	}
 	return b[i+2] == 'T'
+}
+
+// dieOf ends bundlectl by sig, the signal that ended its agent, so that
+// its caller sees what the agent's would have: a shell script stops on a
+// Ctrl-C that killed the agent only when its job died of SIGINT, and goes
+// on after one that exited 130. It does so for the signals whose default
+// ends a process quietly and which Go's runtime lets end it — SIGINT,
+// SIGTERM and SIGHUP once unsubscribed, and SIGKILL — and returns for the
+// others (the runtime's handler would print a crash report for SIGQUIT or
+// SIGSEGV, and take no action on SIGUSR1), and for a signal bundlectl was
+// started ignoring; the exit status then says 128+N.
+//
+// The signal goes to this goroutine's own thread, where it is delivered
+// before tgkill returns: the process cannot exit meanwhile.
+func dieOf(sig syscall.Signal) {
+	switch sig {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP:
+		if signal.Ignored(sig) {
+			return
+		}
+		signal.Reset(sig)
+	case syscall.SIGKILL:
+	default:
+		return
+	}
+	runtime.LockOSThread()
+	syscall.Tgkill(os.Getpid(), syscall.Gettid(), sig)
 }

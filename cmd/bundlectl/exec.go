@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
 	_ "github.com/bundlectl/bundlectl/hosts/claude"
 	_ "github.com/bundlectl/bundlectl/hosts/codex"
@@ -45,7 +46,7 @@ since it was trusted loads its reviewed snapshot, and says so.
 
 docs/hosts.md says what each host loads, from where, and what is out of
 reach.` + exitStatus(
-			"the agent's own exit status (128+N when a signal N ended it)",
+			"the agent's own exit status; when a signal N ended the agent,\n     bundlectl ends by the same signal if it is SIGINT, SIGTERM, SIGHUP\n     or SIGKILL, and otherwise exits 128+N",
 			"1  the agent could not be started",
 			exit2+" (including an agent bundlectl does not know)",
 			"3  refused: an enabled bundle's guards cannot be loaded (its receipt\n     is unusable, or its directory is gone)",
@@ -148,6 +149,9 @@ func lookAgent(name string, env []string) (string, error) {
 //     and an agent that does not reset its signals (a Python or shell
 //     agent; node resets them) could not be interrupted.
 //   - A termination or hang-up sent to bundlectl alone is passed on.
+//   - A signal bundlectl was started ignoring (SIGHUP under nohup, SIGINT
+//     in a script's background job) is neither caught nor passed on, and
+//     the agent starts ignoring it too, as it would started directly.
 //   - Job control: when the agent stops (Ctrl-Z, or an agent in raw
 //     terminal mode stopping itself), bundlectl stops too, so that the
 //     shell sees the job stopped and takes the terminal back; fg and bg
@@ -158,9 +162,9 @@ func lookAgent(name string, env []string) (string, error) {
 func superviseAgent(path string, argv, env []string) error {
 	// A full channel drops a signal rather than blocking: nothing needs
 	// to read this one.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT)
+	harness.NotifyHeeded(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGQUIT)
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
+	harness.NotifyHeeded(sigs, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	// The parent-death signal is tied to the thread that starts the
 	// agent, which must not exit before the agent does.
@@ -198,7 +202,7 @@ func superviseAgent(path string, argv, env []string) error {
 			stopWithAgent(proc.Pid, ws.StopSignal())
 			continue
 		case ws.Signaled():
-			return &quietError{code: 128 + int(ws.Signal())}
+			return &quietError{code: 128 + int(ws.Signal()), signal: ws.Signal()}
 		}
 		if code := ws.ExitStatus(); code != 0 {
 			return &quietError{code: code}

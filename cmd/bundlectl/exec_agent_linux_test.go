@@ -15,11 +15,25 @@ import (
 )
 
 // startExec starts this test binary as bundlectl exec -- <dir>/gemini, in
-// a process group of its own as a shell starts a job, with the agent
-// script given. The example repo-guard is trusted and enabled first: a
-// Gemini CLI session with a view is supervised (bundlectl waits for the
-// agent to remove the session), where one with none is an exec.
+// a process group of its own as an interactive shell starts a job (with
+// interrupt and hang-up at their defaults: see defaultSignals), with the
+// agent script given.
+// The example repo-guard is trusted and enabled first: a Gemini CLI
+// session with a view is supervised (bundlectl waits for the agent to
+// remove the session), where one with none is an exec.
 func startExec(t *testing.T, agent string) *os.Process {
+	t.Helper()
+	return startJob(t, agent, false)
+}
+
+// startExecIgnoring is startExec with bundlectl started ignoring SIGHUP
+// and SIGINT, as nohup or a script's background job starts it.
+func startExecIgnoring(t *testing.T, agent string) *os.Process {
+	t.Helper()
+	return startJob(t, agent, true)
+}
+
+func startJob(t *testing.T, agent string, ignoring bool) *os.Process {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -64,7 +78,11 @@ func startExec(t *testing.T, agent string) *os.Process {
 		t.Fatal(err)
 	}
 	defer devnull.Close()
-	p, err := os.StartProcess(bin, []string{"bundlectl", "--workspace", ws, "exec", "--", gemini}, &os.ProcAttr{
+	prog, argv := bin, []string{"bundlectl", "--workspace", ws, "exec", "--", gemini}
+	if ignoring {
+		prog, argv = "/bin/sh", append([]string{"sh", "-c", `trap "" HUP INT; exec "$0" "$@"`, bin}, argv[1:]...)
+	}
+	p, err := os.StartProcess(prog, argv, &os.ProcAttr{
 		Dir:   ws,
 		Env:   env,
 		Files: []*os.File{devnull, devnull, devnull},
@@ -142,19 +160,94 @@ exit 7
 	if _, err := os.Stat(filepath.Join(out, "resumed")); err != nil {
 		t.Fatal("the agent did not run on after it was continued")
 	}
-	line, err := os.ReadFile(filepath.Join(out, "sigign"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := strings.Fields(string(line))
-	mask, err := strconv.ParseUint(f[len(f)-1], 16, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mask := sigIgn(t, filepath.Join(out, "sigign"))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU} {
 		if mask&(1<<(uint(sig)-1)) != 0 {
 			t.Errorf("the agent starts with %v ignored", sig)
 		}
+	}
+}
+
+// sigIgn reads the mask of ignored signals from a copy of a
+// /proc/<pid>/status SigIgn line.
+func sigIgn(t *testing.T, file string) uint64 {
+	t.Helper()
+	line, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(line))
+	if len(f) != 2 {
+		t.Fatalf("%s: %q", file, line)
+	}
+	mask, err := strconv.ParseUint(f[1], 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mask
+}
+
+// TestExecAgentKeepsIgnoredSignals: a bundlectl exec started ignoring
+// hang-up and interrupt (nohup, a script's background job) neither dies
+// of them nor passes them on, and its agent starts ignoring them too, as
+// it would started directly. bundlectl used to subscribe to them, which
+// made Go's runtime start the agent with both at their defaults: under
+// nohup, the hang-up that closing the terminal sends killed the agent.
+func TestExecAgentKeepsIgnoredSignals(t *testing.T) {
+	out := t.TempDir()
+	p := startExecIgnoring(t, `out=`+out+`
+grep '^SigIgn' /proc/self/status > "$out/sigign"
+kill -HUP $PPID
+kill -INT $PPID
+exit 5
+`)
+	if ws := waitStopOrExit(t, p.Pid); !ws.Exited() || ws.ExitStatus() != 5 {
+		t.Fatalf("bundlectl exec ended with wait status %#x, want the agent's exit status 5", ws)
+	}
+	mask := sigIgn(t, filepath.Join(out, "sigign"))
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if mask&(1<<(uint(sig)-1)) == 0 {
+			t.Errorf("the agent of a bundlectl started ignoring %v starts with it at its default", sig)
+		}
+	}
+}
+
+// TestExecDiesOfAgentsSignal: when a signal ends the agent, bundlectl
+// removes the session and then ends by the same signal where it can, so
+// that a calling shell script stops on a Ctrl-C that killed its agent (it
+// goes on after a child that merely exited 130); for the others it exits
+// 128+N.
+func TestExecDiesOfAgentsSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL, syscall.SIGUSR1} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := t.TempDir()
+			p := startExec(t, `echo "$GEMINI_CLI_HOME" > `+out+`/session
+kill -`+strconv.Itoa(int(sig))+` $$
+exit 9
+`)
+			ws := waitStopOrExit(t, p.Pid)
+			switch sig {
+			case syscall.SIGUSR1:
+				if !ws.Exited() || ws.ExitStatus() != 128+int(sig) {
+					t.Fatalf("bundlectl exec ended with wait status %#x, want exit status %d", ws, 128+int(sig))
+				}
+			default:
+				if !ws.Signaled() || ws.Signal() != sig {
+					t.Fatalf("bundlectl exec ended with wait status %#x, want to be ended by %v", ws, sig)
+				}
+			}
+			b, err := os.ReadFile(filepath.Join(out, "session"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			session := strings.TrimSpace(string(b))
+			if session == "" {
+				t.Fatal("the agent was started without GEMINI_CLI_HOME")
+			}
+			if _, err := os.Lstat(session); !os.IsNotExist(err) {
+				t.Fatalf("the session %s is still there after bundlectl ended (%v)", session, err)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
@@ -57,6 +58,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var q *quietError
 	if !errors.As(err, &q) {
 		report(stderr, err, g)
+	} else if q.signal != 0 {
+		dieOf(q.signal)
 	}
 	return code
 }
@@ -134,8 +137,13 @@ func (e *codeError) Unwrap() error { return e.err }
 func (e *codeError) Hint() string  { return e.hint }
 
 // quietError is an exit status whose message has already been printed
-// (a validation report, for instance).
-type quietError struct{ code int }
+// (a validation report, for instance). A signal other than 0 is the one
+// that ended the program bundlectl ran in the foreground (exec's agent):
+// bundlectl ends by it too where it can (dieOf), code otherwise.
+type quietError struct {
+	code   int
+	signal syscall.Signal
+}
 
 func (e *quietError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
