@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,36 @@ func startExecIgnoring(t *testing.T, agent string) *os.Process {
 
 func startJob(t *testing.T, agent string, ignoring bool) *os.Process {
 	t.Helper()
+	argv, env := execFixture(t, agent)
+	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	prog := argv[0]
+	if ignoring {
+		prog, argv = "/bin/sh", append([]string{"sh", "-c", `trap "" HUP INT; exec "$0" "$@"`}, argv...)
+	}
+	p, err := os.StartProcess(prog, argv, &os.ProcAttr{
+		Dir:   argv[len(argv)-4], // the workspace
+		Env:   env,
+		Files: []*os.File{devnull, devnull, devnull},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A failed test leaves nothing of the job behind, stopped or not.
+	t.Cleanup(func() { syscall.Kill(-p.Pid, syscall.SIGKILL) })
+	return p
+}
+
+// execFixture makes a workspace with the example repo-guard trusted and
+// enabled, and a Gemini CLI agent script; it returns the command line that
+// runs bundlectl exec -- <that agent> (the test binary by its path as
+// argv[0]) and the environment to run it in.
+func execFixture(t *testing.T, agent string) (argv, env []string) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +83,7 @@ func startJob(t *testing.T, agent string, ignoring bool) *os.Process {
 	if err := testtree.Copy("../../examples/workspace", ws); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HOME=" + user, "BUNDLECTL_HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH")}
+	env = []string{"HOME=" + user, "BUNDLECTL_HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH")}
 	bctl := func(args ...string) []byte {
 		t.Helper()
 		c := exec.Command(bin, append([]string{"--workspace", ws}, args...)...)
@@ -73,27 +104,7 @@ func startJob(t *testing.T, agent string, ignoring bool) *os.Process {
 	if err := os.WriteFile(gemini, []byte("#!/bin/sh\n"+agent), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer devnull.Close()
-	prog, argv := bin, []string{"bundlectl", "--workspace", ws, "exec", "--", gemini}
-	if ignoring {
-		prog, argv = "/bin/sh", append([]string{"sh", "-c", `trap "" HUP INT; exec "$0" "$@"`, bin}, argv[1:]...)
-	}
-	p, err := os.StartProcess(prog, argv, &os.ProcAttr{
-		Dir:   ws,
-		Env:   env,
-		Files: []*os.File{devnull, devnull, devnull},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A failed test leaves nothing of the job behind, stopped or not.
-	t.Cleanup(func() { syscall.Kill(-p.Pid, syscall.SIGKILL) })
-	return p
+	return []string{bin, "--workspace", ws, "exec", "--", gemini}, env
 }
 
 // waitStopOrExit waits for pid, this test's child, to stop or end.
@@ -283,5 +294,53 @@ while :; do sleep 1; done
 	}
 	if strings.Join(lines, ",") != "term" {
 		t.Fatalf("the agent of a killed bundlectl exec got %q, want SIGTERM's trap", lines)
+	}
+}
+
+// TestExecCtrlCStopsCallingScript: Ctrl-C on a terminal running a bash
+// loop of bundlectl exec ends the loop, as it does a loop of the agent run
+// directly: the agent dies of SIGINT, and bundlectl dies of it too. bash
+// goes on with the next command after a child that exited 130 (it takes
+// that child to have handled the interrupt), which bundlectl used to do.
+func TestExecCtrlCStopsCallingScript(t *testing.T) {
+	argv, env := execFixture(t, `echo "agent ready"
+exec sleep 1000
+`)
+	master, slave := openPTY(t)
+	script := `for i in 1 2; do "$@"; echo "after $i"; done`
+	cmd := exec.Command("bash", append([]string{"-c", script, "bash"}, argv...)...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	scr := watch(master)
+	scr.waitFor(t, "agent ready")
+	if _, err := master.Write([]byte{0x03}); err != nil { // Ctrl-C
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	more := scr.more
+	for {
+		select {
+		case b, ok := <-more:
+			if !ok {
+				more = nil
+				continue
+			}
+			scr.buf.Write(b)
+			if strings.Contains(scr.buf.String(), "after 1") {
+				t.Fatalf("the script went on after Ctrl-C:\n%s", scr.buf.String())
+			}
+		case err := <-exited:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
+				t.Fatalf("the script ended with %v, want death by SIGINT:\n%s", err, scr.buf.String())
+			}
+			return
+		}
 	}
 }
