@@ -329,6 +329,15 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		case "command":
 			h.Command, good = r.str(f, fp)
 		case "args":
+			if r.host == HostCodex {
+				// Codex (0.171) runs a command hook's command alone as a
+				// shell string and never reads args: the review shows
+				// what Codex runs, with args kept as written.
+				other(&h.Other, k, f)
+				r.b.Report.Warnf(fp, "hook.unknown-field", "Codex ignores a hook's args: it runs the command alone as a shell string; put the arguments in the command; reviewed as written")
+				hasArgs = false
+				continue
+			}
 			h.Args, good = r.strs(f, fp)
 		case "timeout":
 			h.TimeoutSec, good = r.seconds(f, fp, unit)
