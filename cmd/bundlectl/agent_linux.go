@@ -40,9 +40,17 @@ func agentStopped(pid int) bool {
 // SIGSEGV, and take no action on SIGUSR1), and for a signal bundlectl was
 // started ignoring; the exit status then says 128+N.
 //
+// It returns too, for 128+N, when bundlectl is the init of a PID namespace
+// (PID 1 in a container): the kernel drops a signal at its default sent to
+// a namespace's init from inside it, so the runtime, finding itself alive
+// after raising it, would exit 2, which says a usage error.
+//
 // The signal goes to this goroutine's own thread, where it is delivered
 // before tgkill returns: the process cannot exit meanwhile.
 func dieOf(sig syscall.Signal) {
+	if os.Getpid() == 1 {
+		return
+	}
 	switch sig {
 	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP:
 		if signal.Ignored(sig) {

@@ -344,3 +344,38 @@ exec sleep 1000
 		}
 	}
 }
+
+// TestExecAsNamespaceInitExitsForAgentsSignal: bundlectl exec as PID 1 of
+// a PID namespace (a container's entry point) cannot die of a signal it
+// raises, the kernel dropping it; it exits 128+N for the signal that ended
+// its agent, as it does for the signals it does not end by. It used to
+// raise it anyway, and Go's runtime, still alive, exited 2 (a usage
+// error) when the agent died of SIGINT, SIGTERM or SIGHUP.
+func TestExecAsNamespaceInitExitsForAgentsSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			argv, env := execFixture(t, `kill -`+strconv.Itoa(int(sig))+` $$
+exit 9
+`)
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env = env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWPID}
+			if uid, gid := os.Getuid(), os.Getgid(); uid != 0 {
+				cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
+				cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+				cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+			}
+			out, err := cmd.CombinedOutput()
+			if cmd.Process == nil {
+				if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) {
+					t.Skipf("this host does not let the test make a PID namespace: %v", err)
+				}
+				t.Fatal(err)
+			}
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if !ws.Exited() || ws.ExitStatus() != 128+int(sig) {
+				t.Fatalf("bundlectl exec as a namespace's init ended with wait status %#x, want exit status %d:\n%s", ws, 128+int(sig), out)
+			}
+		})
+	}
+}
