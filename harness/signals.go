@@ -14,8 +14,13 @@ import (
 // With none of sigs left it subscribes to nothing (signal.Notify with no
 // signals subscribes to all of them).
 //
-// Go's runtime honours an inherited ignore only for SIGHUP and SIGINT; the
-// others it handles from the start, so they are never left out here.
+// Go's runtime honours an inherited ignore of SIGHUP and SIGINT, and
+// signal.Ignored reports it. Most others it handles from the start, so
+// they are never left out here. The job-control signals (SIGTSTP, SIGTTIN,
+// SIGTTOU, SIGCONT) it leaves as inherited until one is subscribed to, but
+// signal.Ignored does not report them ignored: given one, NotifyHeeded
+// would subscribe to it and undo an inherited ignore, so it is not for
+// them.
 func NotifyHeeded(c chan<- os.Signal, sigs ...os.Signal) {
 	heeded := make([]os.Signal, 0, len(sigs))
 	for _, s := range sigs {
