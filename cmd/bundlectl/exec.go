@@ -46,7 +46,7 @@ since it was trusted loads its reviewed snapshot, and says so.
 
 docs/hosts.md says what each host loads, from where, and what is out of
 reach.` + exitStatus(
-			"the agent's own exit status; when a signal N ended the agent,\n     bundlectl ends by the same signal if it is SIGINT, SIGTERM, SIGHUP\n     or SIGKILL, and otherwise (or as PID 1 in a container)\n     exits 128+N",
+			"the agent's own exit status; when a signal N ended the agent,\n     bundlectl ends by the same signal if it is SIGINT, SIGTERM, SIGHUP\n     or SIGKILL, and otherwise exits 128+N (as it does for every\n     signal when it is PID 1 in a container)",
 			"1  the agent could not be started",
 			exit2+" (including an agent bundlectl does not know)",
 			"3  refused: an enabled bundle's guards cannot be loaded (its receipt\n     is unusable, or its directory is gone)",
