@@ -30,8 +30,9 @@ func agentStopped(pid int) bool {
 	return b[i+2] == 'T'
 }
 
-// dieOf ends bundlectl by sig, the signal that ended its agent, so that
-// its caller sees what the agent's would have: a shell script stops on a
+// dieOf ends bundlectl by sig, the signal that ended its agent (or that
+// interrupted the secret prompt, readSecret), so that its caller sees
+// what the agent's would have: a shell script stops on a
 // Ctrl-C that killed the agent only when its job died of SIGINT, and goes
 // on after one that exited 130. It does so for the signals whose default
 // ends a process quietly and which Go's runtime lets end it — SIGINT,

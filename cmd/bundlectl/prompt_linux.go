@@ -17,8 +17,9 @@ import (
 // readSecret prompts on w and reads one line from the terminal in with
 // echo turned off, restoring the terminal afterwards — also when a signal
 // (Ctrl-C, a hangup, a kill) ends the process at the prompt, which then
-// dies of that signal with echo back on (a signal bundlectl was started
-// ignoring stays ignored, and the prompt goes on). A line as long as the
+// dies of that signal with echo back on, or exits 128+N where dieOf does
+// not end it (SIGQUIT, Ctrl-\, among them); a signal bundlectl was started
+// ignoring stays ignored, and the prompt goes on. A line as long as the
 // terminal can hold is refused: its end may have been cut. With whole, it reads
 // every line up to the end of input (Ctrl-D), as --stdin reads a pipe: a
 // value pasted in several lines (a PEM key) is then stored whole, and no
@@ -43,8 +44,11 @@ func readSecret(in *os.File, w io.Writer, prompt string, max int, whole bool) (s
 		select {
 		case s := <-sigs:
 			restore()
-			signal.Reset(s)
-			unix.Kill(unix.Getpid(), s.(syscall.Signal))
+			// Not by SIGQUIT: the runtime would print a crash report (and
+			// with GOTRACEBACK=crash dump core, the value typed so far in
+			// it).
+			dieOf(s.(syscall.Signal))
+			os.Exit(128 + int(s.(syscall.Signal)))
 		case <-done:
 		}
 	}()

@@ -329,3 +329,34 @@ func TestPromptKeepsIgnoredInterrupt(t *testing.T) {
 		t.Fatalf("stored %d bytes, want the line typed after Ctrl-C", len(v))
 	}
 }
+
+// Ctrl-\ at configure's hidden prompt ends it with exit status 131 and
+// echo back on, as quietly as Ctrl-C: it used to end in Go's crash report
+// for SIGQUIT (a goroutine dump, exit 2; a core holding the value typed
+// so far with GOTRACEBACK=crash).
+func TestPromptQuitExitsQuietly(t *testing.T) {
+	master, slave, cmd, scr := startPrompt(t)
+	if _, err := master.Write([]byte("sec\x1c")); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+int(syscall.SIGQUIT) {
+		t.Fatalf("configure ended with %v, want exit status %d", err, 128+int(syscall.SIGQUIT))
+	}
+	// All configure wrote is on the screen before this.
+	if _, err := slave.Write([]byte("--end--")); err != nil {
+		t.Fatal(err)
+	}
+	scr.waitFor(t, "--end--")
+	if strings.Contains(scr.buf.String(), "goroutine") {
+		t.Fatalf("configure printed a crash report:\n%s", scr.buf.String())
+	}
+	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tio.Lflag&unix.ECHO == 0 {
+		t.Fatal("the terminal was left without echo")
+	}
+}
