@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -146,6 +147,38 @@ type quietError struct {
 }
 
 func (e *quietError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// dieOf ends bundlectl by sig, the signal that ended its agent (or that
+// interrupted the secret prompt, readSecret), so that its caller sees
+// what the agent's would have: a shell script stops on a Ctrl-C that
+// killed the agent only when its job died of SIGINT, and goes on after one
+// that exited 130. It does so for the signals whose default ends a process
+// quietly and which Go's runtime lets end it — SIGINT, SIGTERM and SIGHUP
+// once unsubscribed, and SIGKILL — and returns for the others (the
+// runtime's handler would print a crash report for SIGQUIT or SIGSEGV, and
+// take no action on SIGUSR1), and for a signal bundlectl was started
+// ignoring; the exit status then says 128+N.
+//
+// It returns too, for 128+N, when bundlectl is the init of a PID namespace
+// (PID 1 in a container): the kernel drops a signal at its default sent to
+// a namespace's init from inside it, so the runtime, finding itself alive
+// after raising it, would exit 2, which says a usage error.
+func dieOf(sig syscall.Signal) {
+	if os.Getpid() == 1 {
+		return
+	}
+	switch sig {
+	case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP:
+		if signal.Ignored(sig) {
+			return
+		}
+		signal.Reset(sig)
+	case syscall.SIGKILL:
+	default:
+		return
+	}
+	raise(sig)
+}
 
 // usageError is a mistake on the command line; help is the help command
 // of the command it was made on ("bundlectl --help" when empty).
