@@ -361,7 +361,7 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 	}
 	if !strict {
 		for _, k := range m.keys {
-			if !hostDocFields[k] {
+			if _, restriction := restrictionKeys(normalizeKey(k), kind == kindAgent); !hostDocFields[k] && !restriction {
 				b.Report.Warnf(d.Path+": "+EscapePath(k), "document.unknown-field", "front matter key %s is not one bundlectl knows; it is reviewed as written", Quote(k))
 			}
 		}
@@ -422,9 +422,25 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 		}
 		seen[nk] = k
 	}
+	agent := strings.HasPrefix(scope, "agent:")
 	for _, k := range m.keys {
 		n := m.vals[k]
-		switch normalizeKey(k) {
+		nk := normalizeKey(k)
+		if want, ok := restrictionKeys(nk, agent); ok && !slices.Contains(want, k) {
+			// A restriction read under a spelling the host ignores
+			// would show the component narrower than it runs:
+			// "Tools: Read" leaves a Claude Code agent every tool.
+			rule := "document.unknown-field"
+			if strings.HasPrefix(scope, "skill:") {
+				rule = "skill.unknown-field"
+			}
+			b.Report.Warnf(rel+": "+EscapePath(k), rule, "front matter key %s restricts nothing: the host reads only %s here, so the %s has every tool this key seems to take away; it is reviewed as written (rename it to %s)", Quote(k), quoteKeys(want), strings.SplitN(scope, ":", 2)[0], Quote(want[0]))
+			if v, err := yamlToJSON(n); err == nil {
+				other(&g.Other, k, v)
+			}
+			continue
+		}
+		switch nk {
 		case "allowed-tools":
 			g.AllowedTools = list(k)
 		case "disallowed-tools", "disallowedtools":
@@ -470,6 +486,33 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 		}
 	}
 	return g, ok
+}
+
+// restrictionKeys returns, for a folded key that takes authority away
+// (tools, disallowed tools), the exact spellings Claude Code (2.1.332)
+// reads: an agent's "tools" and "disallowedTools"; a skill's or
+// command's "disallowed-tools" or "disallowedTools". Grants are read
+// under every spelling (showing more than the host grants is safe);
+// a restriction only under these, since any other leaves the component
+// every tool the review would show it without.
+func restrictionKeys(nk string, agent bool) ([]string, bool) {
+	switch {
+	case nk == "tools":
+		return []string{"tools"}, true
+	case nk != "disallowed-tools" && nk != "disallowedtools":
+		return nil, false
+	case agent:
+		return []string{"disallowedTools"}, true
+	}
+	return []string{"disallowed-tools", "disallowedTools"}, true
+}
+
+func quoteKeys(ks []string) string {
+	q := make([]string, len(ks))
+	for i, k := range ks {
+		q[i] = Quote(k)
+	}
+	return strings.Join(q, " or ")
 }
 
 // grantKeys maps each folded front-matter key readGrants reads as a

@@ -126,7 +126,7 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 		if !skillFields[k] && !hostDocFields[k] {
 			if strict {
 				skip(EscapePath(k), "skill.unknown-field", "front matter key %s is part of neither the Agent Skills format nor a host's documented keys", Quote(k))
-			} else {
+			} else if _, restriction := restrictionKeys(normalizeKey(k), false); !restriction {
 				b.Report.Warnf(rel+": "+EscapePath(k), "skill.unknown-field", "front matter key %s is not one bundlectl knows; it is reviewed as written", Quote(k))
 			}
 		}

@@ -116,3 +116,62 @@ func TestClaudeLineSeparatorFrontMatter(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeRestrictionSpellings: Claude Code reads an agent's tool
+// restrictions under "tools" and "disallowedTools" alone. "Tools: Read"
+// or "disallowed-tools: Bash" leaves the agent every tool of the session,
+// Bash included, and bundlectl's review, run on the same plugin, shows no
+// restriction for them (bundle TestRestrictionSpellings).
+func TestClaudeRestrictionSpellings(t *testing.T) {
+	agents := []struct{ name, key, value string }{
+		{"exact", "tools", "Read"},
+		{"capital", "Tools", "Read"},
+		{"dashed", "disallowed-tools", "Bash"},
+	}
+	var root string
+	write := func(a *Agent) {
+		root = filepath.Join(t.TempDir(), pluginName)
+		writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+		for _, ag := range agents {
+			writeFile(t, root, "agents/"+ag.name+".md", "---\nname: "+ag.name+"\ndescription: owls\n"+ag.key+": "+ag.value+"\n---\nagenttest-spelling-"+ag.name+"\n", 0o644)
+		}
+		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
+	}
+	for _, ag := range agents {
+		_, tools := runLooseAgent(t, ag.name, "agenttest-spelling-"+ag.name, write)
+		if ag.name == "exact" {
+			if !slices.Equal(tools, []string{"Read"}) {
+				t.Errorf("%s: ran with tools %v; want [Read]", ag.name, tools)
+			}
+			continue
+		}
+		if !slices.Contains(tools, "Bash") || !slices.Contains(tools, "Edit") {
+			t.Errorf("%s (%s: %s): ran with tools %v; Claude Code was expected to ignore the key and give every tool", ag.name, ag.key, ag.value, tools)
+		}
+	}
+
+	var review struct {
+		Components struct {
+			Agents []struct {
+				Name   string
+				Grants struct {
+					Tools           []string `json:"tools"`
+					DisallowedTools []string `json:"disallowed_tools"`
+				}
+			}
+		}
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	for _, ag := range review.Components.Agents {
+		restricted := len(ag.Grants.Tools)+len(ag.Grants.DisallowedTools) > 0
+		if restricted != (ag.Name == "exact") {
+			t.Errorf("the review shows agent %s with tools %v, disallowing %v; Claude Code restricts only the exact agent", ag.Name, ag.Grants.Tools, ag.Grants.DisallowedTools)
+		}
+	}
+	if len(review.Components.Agents) != len(agents) {
+		t.Errorf("the review lists %d agents, want %d\n%s", len(review.Components.Agents), len(agents), out)
+	}
+}
