@@ -131,6 +131,7 @@ func FuzzSkillFrontMatter(f *testing.F) {
 	addSeeds(f, ".md")
 	f.Add([]byte("---\nname: summarize\ndescription: d\nmetadata: {a: b}\n---\n"))
 	f.Add([]byte("---\na: &x [*x]\n---\n"))
+	f.Add([]byte("---\nname: summarize\ndescription: d\nallowed-tools: !!null Bash\nx: [!!int 0x1F, !!float 3, !!bool yes, !!null '']\n---\n"))
 	root := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &Bundle{Name: "demo", Format: FormatAgentPlugins, Tree: &Tree{Root: root}}

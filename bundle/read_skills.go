@@ -315,6 +315,9 @@ func parseFrontMatter(fm []byte) (frontMatter, string) {
 	if msg := noAliases(root); msg != "" {
 		return m, msg
 	}
+	if msg := noRetypingTags(root); msg != "" {
+		return m, msg
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
@@ -335,6 +338,32 @@ func noAliases(n *yaml.Node) string {
 	}
 	for _, c := range n.Content {
 		if msg := noAliases(c); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// noRetypingTags refuses a scalar tagged !!null, !!bool, !!int or !!float
+// whose text, untagged, reads as something else: "allowed-tools: !!null
+// Bash" is no grant to Go's YAML reader and, to Claude Code's (Bun's,
+// which ignores the tag), a grant of Bash. Other hosts' readers refuse
+// the tag or honour it, so no reading of it holds for every host.
+func noRetypingTags(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode && n.Style&yaml.TaggedStyle != 0 {
+		switch n.Tag {
+		case "!!null", "!!bool", "!!int", "!!float":
+			plain := yaml.Node{Kind: yaml.ScalarNode, Value: n.Value}
+			if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+				plain.Tag = "!!str"
+			}
+			if t := plain.ShortTag(); t != n.Tag && !(t == "!!int" && n.Tag == "!!float") {
+				return fmt.Sprintf("front matter value at line %d is tagged %s but its text is not one, and hosts differ on which wins (Claude Code reads the text): remove the tag", n.Line, n.Tag)
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if msg := noRetypingTags(c); msg != "" {
 			return msg
 		}
 	}

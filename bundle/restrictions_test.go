@@ -70,3 +70,27 @@ func TestRestrictionSpellings(t *testing.T) {
 	}
 	requireFinding(t, b, Warning, "skill.unknown-field", "skills/sk/SKILL.md")
 }
+
+// Claude Code's YAML reader ignores a !!null tag on text: "tools: !!null
+// Read" restricts its agent to Read (internal/agenttest
+// TestClaudeNullTaggedGrant), and "allowed-tools: !!null Bash" grants
+// Bash, where Go's YAML reader reads null, no grant. Such front matter is
+// refused; a tag that agrees with its text is not.
+func TestRetypingTagRefused(t *testing.T) {
+	b := writeTree(t, "tags", map[string]string{
+		ManifestClaude:         `{"name": "tags"}`,
+		"commands/null.md":     "---\ndescription: d\nallowed-tools: !!null Bash\n---\nbody\n",
+		"agents/null.md":       "---\nname: null\ndescription: d\ntools: !!null Read\n---\nbody\n",
+		"skills/bool/SKILL.md": "---\nname: bool\ndescription: d\ndisable-model-invocation: !!bool yes\n---\nbody\n",
+		"commands/agree.md":    "---\ndescription: !!str 12\nallowed-tools: !!null ~\nmaxTurns: !!float 3\nx: !!bool true\n---\nbody\n",
+	})
+	requireFinding(t, b, Skip, "document.front-matter", "commands/null.md")
+	requireFinding(t, b, Skip, "document.front-matter", "agents/null.md")
+	f := requireFinding(t, b, Skip, "skill.front-matter", "skills/bool/SKILL.md")
+	if !strings.Contains(f.Message, "line 3 is tagged !!bool") {
+		t.Errorf("the finding does not name the line and tag: %s", f.Message)
+	}
+	if len(b.Components.Commands) != 1 || b.Components.Commands[0].Name != "agree" || len(b.Components.Agents)+len(b.Components.Skills) != 0 {
+		t.Errorf("read %+v %+v %+v; want the agreeing command alone\n%s", b.Components.Commands, b.Components.Agents, b.Components.Skills, dumpFindings(b))
+	}
+}
