@@ -99,3 +99,12 @@ func TestContainmentUnprivilegedUser(t *testing.T) {
 		waitGone(t, readPidFile(t, f))
 	}
 }
+
+// hideChildrenLists makes the rest of t run as on a kernel without
+// CONFIG_PROC_CHILDREN: every /proc/<pid>/task/*/children read fails, so
+// containment falls back to one scan of /proc.
+func hideChildrenLists(t *testing.T) {
+	saved := childrenOf
+	childrenOf = func(string) ([]int, bool) { return nil, false }
+	t.Cleanup(func() { childrenOf = saved })
+}

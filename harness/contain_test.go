@@ -247,9 +247,7 @@ func TestRunLeavesNoLongChain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			forceLevel(t, level)
 			if v.noLists {
-				saved := childrenOf
-				childrenOf = func(string) ([]int, bool) { return nil, false }
-				t.Cleanup(func() { childrenOf = saved })
+				hideChildrenLists(t)
 			}
 			dir := t.TempDir()
 			// chain.sh n: record this pid, start chain.sh n-1 in a
