@@ -2,23 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/bundlectl/bundlectl/harness"
 )
 
 // cmdContext is cancelled by SIGINT or SIGTERM, so an interrupted run kills
-// its child's process group before bundlectl exits. A SIGINT bundlectl was
-// started ignoring (a script's background job) stays ignored.
+// its child's process group before bundlectl exits; the context's cause is
+// then a *signalCause naming the signal (interruptedBy). A SIGINT bundlectl
+// was started ignoring (a script's background job) stays ignored.
 func cmdContext() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	harness.NotifyHeeded(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-sigs
-		cancel()
+		sig, _ := (<-sigs).(syscall.Signal)
+		cancel(&signalCause{sig})
 	}()
 	return ctx
 }
@@ -35,3 +40,39 @@ func startContext() func() context.Context {
 	go func() { c <- cmdContext() }()
 	return sync.OnceValue(func() context.Context { return <-c })
 }
+
+// signalCause is why cmdContext was cancelled.
+type signalCause struct{ sig syscall.Signal }
+
+func (c *signalCause) Error() string { return "interrupted by " + unix.SignalName(c.sig) }
+
+// interruptedBy returns err unchanged unless a signal cancelled ctx (a
+// cmdContext); then it returns err as an *interrupted, which bundlectl
+// prints as it would err and then ends by that signal, as its caller
+// expects of a program it interrupted: bash stops a script's loop on a
+// Ctrl-C only when the job died of SIGINT, and goes on after one that
+// exited 1. A nil err becomes one that says what was interrupted (what).
+//
+// The guard commands (hooks run, hooks exec) do not use it: a host reads a
+// hook that died of a signal as a hook that failed, and proceeds, so an
+// interrupted guard still blocks with exit status 2.
+func interruptedBy(ctx context.Context, what string, err error) error {
+	var c *signalCause
+	if !errors.As(context.Cause(ctx), &c) {
+		return err
+	}
+	if err == nil {
+		err = fmt.Errorf("%s was interrupted by %s", what, unix.SignalName(c.sig))
+	}
+	return &interrupted{err: err, sig: c.sig}
+}
+
+// interrupted is a command's error after a signal cancelled it: exit
+// status 128+N, and bundlectl ends by the signal where it can (dieOf).
+type interrupted struct {
+	err error
+	sig syscall.Signal
+}
+
+func (e *interrupted) Error() string { return e.err.Error() }
+func (e *interrupted) Unwrap() error { return e.err }

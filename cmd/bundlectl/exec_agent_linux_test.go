@@ -66,22 +66,39 @@ func startJob(t *testing.T, agent string, ignoring bool) *os.Process {
 // argv[0]) and the environment to run it in.
 func execFixture(t *testing.T, agent string) (argv, env []string) {
 	t.Helper()
+	bin, ws, env := exampleFixture(t, nil)
+	gemini := filepath.Join(filepath.Dir(ws), "gemini")
+	if err := os.WriteFile(gemini, []byte("#!/bin/sh\n"+agent), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return []string{bin, "--workspace", ws, "exec", "--", gemini}, env
+}
+
+// exampleFixture makes a directory holding this test binary as bundlectl,
+// a home, a user directory and a copy of examples/workspace, lets edit
+// change that copy, and trusts and enables its repo-guard. It returns the
+// bundlectl to run, the workspace and the environment to run it in.
+func exampleFixture(t *testing.T, edit func(ws string)) (bin, ws string, env []string) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bundlectl")
+	bin = filepath.Join(dir, "bundlectl")
 	if err := os.Symlink(self, bin); err != nil {
 		t.Fatal(err)
 	}
 	user := filepath.Join(dir, "user")
-	ws := filepath.Join(dir, "ws")
+	ws = filepath.Join(dir, "ws")
 	if err := os.MkdirAll(filepath.Join(user, ".gemini"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := testtree.Copy("../../examples/workspace", ws); err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(ws)
 	}
 	env = []string{"HOME=" + user, "BUNDLECTL_HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH")}
 	bctl := func(args ...string) []byte {
@@ -100,11 +117,7 @@ func execFixture(t *testing.T, agent string) (argv, env []string) {
 	}
 	bctl("trust", "repo-guard", rv.Token)
 	bctl("enable", "repo-guard")
-	gemini := filepath.Join(dir, "gemini")
-	if err := os.WriteFile(gemini, []byte("#!/bin/sh\n"+agent), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return []string{bin, "--workspace", ws, "exec", "--", gemini}, env
+	return bin, ws, env
 }
 
 // waitStopOrExit waits for pid, this test's child, to stop or end.
@@ -306,6 +319,15 @@ func TestExecCtrlCStopsCallingScript(t *testing.T) {
 	argv, env := execFixture(t, `echo "agent ready"
 exec sleep 1000
 `)
+	ctrlCStopsScript(t, argv, env, func(scr *screen) { scr.waitFor(t, "agent ready") })
+}
+
+// ctrlCStopsScript runs argv twice in a bash loop, in a pseudo-terminal
+// of its own, and types Ctrl-C once ready has seen the first one start:
+// bash must die of SIGINT, which it does only when argv died of it too,
+// and never start the second. It returns what the terminal showed.
+func ctrlCStopsScript(t *testing.T, argv, env []string, ready func(*screen)) string {
+	t.Helper()
 	master, slave := openPTY(t)
 	script := `for i in 1 2; do "$@"; echo "after $i"; done`
 	cmd := exec.Command("bash", append([]string{"-c", script, "bash"}, argv...)...)
@@ -317,7 +339,7 @@ exec sleep 1000
 	}
 	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	scr := watch(master)
-	scr.waitFor(t, "agent ready")
+	ready(scr)
 	if _, err := master.Write([]byte{0x03}); err != nil { // Ctrl-C
 		t.Fatal(err)
 	}
@@ -340,7 +362,11 @@ exec sleep 1000
 			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGINT {
 				t.Fatalf("the script ended with %v, want death by SIGINT:\n%s", err, scr.buf.String())
 			}
-			return
+			slave.Close() // the last of the terminal's writers: more closes once read
+			for b := range more {
+				scr.buf.Write(b)
+			}
+			return scr.buf.String()
 		}
 	}
 }

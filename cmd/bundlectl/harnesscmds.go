@@ -138,7 +138,7 @@ with the input as JSON on stdin. The tool's stdout is printed; --json prints
 exit_code, stdout, stderr, truncation and timed_out. At most 1 MiB of each
 stream is kept: without --json, output cut there is an error (exit 1), since
 what was printed is not all the tool wrote.` +
-			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected; or, without --json, its output was cut at 1 MiB", exit2, exit3, exit4),
+			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected; or, without --json, its output was cut at 1 MiB", exit2, exit3, exit4, exitSignal),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error { return runRun(g, a[0], a[1], input) },
 	}
@@ -165,7 +165,15 @@ func runRun(g *globals, name, tool, input string) error {
 		return err
 	}
 	res, err := reg.CallTool(ctx(), harness.ToolName(name, tool), data)
+	// A Ctrl-C stopped the tool (its whole process group, see CallTool):
+	// that, not the SIGKILL that did it, is what happened.
+	stopped := func() error {
+		return interruptedBy(ctx(), "", fmt.Errorf("tool %q was stopped with its process group: %w", tool, context.Cause(ctx())))
+	}
 	if res == nil {
+		if ctx().Err() != nil {
+			return stopped()
+		}
 		return err
 	}
 	if g.json {
@@ -175,6 +183,9 @@ func runRun(g *globals, name, tool, input string) error {
 	} else {
 		g.stdout.Write(res.Stdout)
 		g.stderr.Write(res.Stderr)
+	}
+	if ctx().Err() != nil && !res.Success() {
+		return stopped()
 	}
 	if err != nil {
 		return err

@@ -57,10 +57,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	code := exitCode(err)
 	var q *quietError
-	if !errors.As(err, &q) {
+	var in *interrupted
+	switch {
+	case !errors.As(err, &q):
 		report(stderr, err, g)
-	} else if q.signal != 0 {
+	case q.signal != 0:
 		dieOf(q.signal)
+	}
+	if errors.As(err, &in) {
+		dieOf(in.sig)
 	}
 	return code
 }
@@ -70,7 +75,10 @@ func exitCode(err error) int {
 	var ce *codeError
 	var qe *quietError
 	var ue *usageError
+	var in *interrupted
 	switch {
+	case errors.As(err, &in):
+		return 128 + int(in.sig)
 	case errors.As(err, &ce):
 		return ce.code
 	case errors.As(err, &qe):

@@ -81,6 +81,8 @@ const (
 	exit2 = "2  usage error"
 	exit3 = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off)"
 	exit4 = "4  state unusable (malformed or unsafe state file, lock not acquired)"
+	// exitSignal: interruptedBy.
+	exitSignal = "SIGINT, SIGTERM  interrupted (Ctrl-C, kill): bundlectl stops what it\n     started, then ends by the same signal ($? reads 130 or 143)"
 )
 
 // commands are bundlectl's commands, in the order help lists them, each
