@@ -274,7 +274,8 @@ func (m *Manager) pendingAgainst(rc *receipts.Receipt, nb *bundle.Bundle) bool {
 
 // UpdateAll updates every discovered, unshadowed bundle that has a
 // recorded source. Each bundle is updated on its own: a failure is
-// reported with its name and the others go on.
+// reported with its name and the others go on. Once ctx is cancelled no
+// further bundle is started, so an interrupted update stops.
 func (m *Manager) UpdateAll(ctx context.Context, opts UpdateOptions) ([]*Updated, []error, error) {
 	s, err := m.LoadState()
 	if err != nil {
@@ -289,6 +290,9 @@ func (m *Manager) UpdateAll(ctx context.Context, opts UpdateOptions) ([]*Updated
 	var out []*Updated
 	var errs []error
 	for _, n := range names {
+		if ctx.Err() != nil {
+			break // cancelled: the rest are left as they are
+		}
 		up, err := m.Update(ctx, n, opts)
 		if err != nil {
 			if errors.Is(err, ErrStateUnusable) {

@@ -183,7 +183,11 @@ func (f *fetcher) ctxError(display string) error {
 	if errors.Is(f.ctx.Err(), context.DeadlineExceeded) {
 		return &Error{Source: display, Reason: fmt.Sprintf("the fetch did not finish within %s and was stopped", f.timeout), Err: ErrTimeout}
 	}
-	return &Error{Source: display, Reason: "the fetch was cancelled", Err: f.ctx.Err()}
+	reason := "the fetch was cancelled"
+	if c := context.Cause(f.ctx); c != nil && c != f.ctx.Err() {
+		reason += " (" + c.Error() + ")" // "interrupted by SIGINT"
+	}
+	return &Error{Source: display, Reason: reason, Err: f.ctx.Err()}
 }
 
 // ensureParent creates parent (0700) when it is missing and refuses one

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -52,9 +53,12 @@ renamed into the root only when it passes: a failed install leaves nothing
 in the root. Network access happens only here and in update, only to the
 source named. Install never trusts and never enables: review the bundle,
 then trust the exact token the review prints.` +
-			exitStatus(exit0, "1  the fetch failed", "2  usage error (including a malformed source)", "3  refused (the source breaks a rule, the name is taken, a pin does not match)", exit4),
+			exitStatus(exit0, "1  the fetch failed", "2  usage error (including a malformed source)", "3  refused (the source breaks a rule, the name is taken, a pin does not match)", exit4, exitSignal),
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(c *cobra.Command, a []string) error { return runInstall(g, a[0], o) },
+		RunE: func(c *cobra.Command, a []string) error {
+			ctx := cmdContext()
+			return interruptedBy(ctx, "install", runInstall(ctx, g, a[0], o))
+		},
 	}
 	f := c.Flags()
 	f.StringVar(&o.scope, "scope", "user", "root to install into: user or workspace")
@@ -86,7 +90,7 @@ func scopeFilter(s, command string) (bundle.Scope, error) {
 	return parseScope(s, command)
 }
 
-func runInstall(g *globals, src string, o installOptions) error {
+func runInstall(ctx context.Context, g *globals, src string, o installOptions) error {
 	scope, err := parseScope(o.scope, "install")
 	if err != nil {
 		return err
@@ -96,7 +100,7 @@ func runInstall(g *globals, src string, o installOptions) error {
 		return err
 	}
 	q := sources.Request{Source: src, Ref: o.ref, Subdir: o.path, SHA256: o.sha256, Format: o.format}
-	in, err := m.Install(cmdContext(), q, lifecycle.InstallOptions{Scope: scope, Name: o.name, Timeout: o.timeout})
+	in, err := m.Install(ctx, q, lifecycle.InstallOptions{Scope: scope, Name: o.name, Timeout: o.timeout})
 	if err != nil {
 		return sourceUsage(err)
 	}

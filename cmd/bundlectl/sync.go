@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,13 +32,14 @@ hand).
 
 This is the non-interactive, scoped way for CI and teammates to share one
 review: the lockfile names each token, and nothing else is trusted.` +
-			exitStatus("0  every locked bundle is installed and trusted", "1  a fetch failed, or the lockfile cannot be read (nothing was trusted)", exit2, "3  a bundle does not match the lockfile (nothing was trusted)", exit4),
+			exitStatus("0  every locked bundle is installed and trusted", "1  a fetch failed, or the lockfile cannot be read (nothing was trusted)", exit2, "3  a bundle does not match the lockfile (nothing was trusted)", exit4, exitSignal),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !locked {
 				return &usageError{errors.New("sync needs --locked: it installs exactly what bundlectl.lock pins"), "bundlectl sync --help"}
 			}
-			return runSync(g, file, timeout)
+			ctx := cmdContext()
+			return interruptedBy(ctx, "sync", runSync(ctx, g, file, timeout))
 		},
 	}
 	c.Flags().BoolVar(&locked, "locked", false, "install exactly the lockfile's sources and trust only matching tokens (required)")
@@ -46,7 +48,7 @@ review: the lockfile names each token, and nothing else is trusted.` +
 	return c
 }
 
-func runSync(g *globals, file string, timeout time.Duration) error {
+func runSync(ctx context.Context, g *globals, file string, timeout time.Duration) error {
 	m, err := g.manager()
 	if err != nil {
 		return err
@@ -56,7 +58,7 @@ func runSync(g *globals, file string, timeout time.Duration) error {
 			return err
 		}
 	}
-	res, err := m.SyncLocked(cmdContext(), file, lifecycle.SyncOptions{Timeout: timeout})
+	res, err := m.SyncLocked(ctx, file, lifecycle.SyncOptions{Timeout: timeout})
 	var se *lifecycle.SyncError
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && res == nil:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -42,13 +43,14 @@ directory was edited since bundlectl placed it is refused, naming the
 edits, so nothing is lost; --discard-local replaces the edits. --ref moves
 a git source (or a git marketplace) to another branch, tag or commit, which
 later updates follow.` +
-			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, or it has local edits)", exit4),
+			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, or it has local edits)", exit4, exitSignal),
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
 			if ref != "" && len(a) != 1 {
 				return &usageError{errors.New("--ref applies to one named bundle"), "bundlectl update --help"}
 			}
-			return runUpdate(g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard})
+			ctx := cmdContext()
+			return interruptedBy(ctx, "update", runUpdate(ctx, g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard}))
 		},
 	}
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound on each fetch (default 10m)")
@@ -57,7 +59,7 @@ later updates follow.` +
 	return c
 }
 
-func runUpdate(g *globals, names []string, opts lifecycle.UpdateOptions) error {
+func runUpdate(ctx context.Context, g *globals, names []string, opts lifecycle.UpdateOptions) error {
 	m, err := g.manager()
 	if err != nil {
 		return err
@@ -65,13 +67,16 @@ func runUpdate(g *globals, names []string, opts lifecycle.UpdateOptions) error {
 	var ups []*lifecycle.Updated
 	var errs []error
 	if len(names) == 0 {
-		ups, errs, err = m.UpdateAll(cmdContext(), opts)
+		ups, errs, err = m.UpdateAll(ctx, opts)
 		if err != nil {
 			return err
 		}
 	} else {
 		for _, n := range names {
-			up, err := m.Update(cmdContext(), n, opts)
+			if ctx.Err() != nil {
+				break // interrupted: the rest are left as they are
+			}
+			up, err := m.Update(ctx, n, opts)
 			if errors.Is(err, lifecycle.ErrStateUnusable) {
 				return err
 			}
