@@ -56,6 +56,11 @@ type Updated struct {
 // keeps running. A fetch that brings the same tree replaces nothing. Local
 // edits to an installed bundle's directory are replaced with the rest.
 func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (*Updated, error) {
+	if ctx.Err() != nil {
+		// Cancelled (a Ctrl-C) before this bundle was started: say so,
+		// rather than fail a fetch that was never going to run.
+		return nil, &SourceError{Bundle: name, Reason: "not updated, left as it was: " + context.Cause(ctx).Error(), Fix: "bundlectl update " + bundle.ShellArg(name), Err: ctx.Err()}
+	}
 	b, err := m.Find(m.Discover(), name)
 	if err != nil {
 		return nil, err
@@ -274,8 +279,8 @@ func (m *Manager) pendingAgainst(rc *receipts.Receipt, nb *bundle.Bundle) bool {
 
 // UpdateAll updates every discovered, unshadowed bundle that has a
 // recorded source. Each bundle is updated on its own: a failure is
-// reported with its name and the others go on. Once ctx is cancelled no
-// further bundle is started, so an interrupted update stops.
+// reported with its name and the others go on; once ctx is cancelled,
+// each of the others is reported as not updated without being started.
 func (m *Manager) UpdateAll(ctx context.Context, opts UpdateOptions) ([]*Updated, []error, error) {
 	s, err := m.LoadState()
 	if err != nil {
@@ -290,9 +295,6 @@ func (m *Manager) UpdateAll(ctx context.Context, opts UpdateOptions) ([]*Updated
 	var out []*Updated
 	var errs []error
 	for _, n := range names {
-		if ctx.Err() != nil {
-			break // cancelled: the rest are left as they are
-		}
 		up, err := m.Update(ctx, n, opts)
 		if err != nil {
 			if errors.Is(err, ErrStateUnusable) {

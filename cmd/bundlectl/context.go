@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -47,22 +46,20 @@ type signalCause struct{ sig syscall.Signal }
 func (c *signalCause) Error() string { return "interrupted by " + unix.SignalName(c.sig) }
 
 // interruptedBy returns err unchanged unless a signal cancelled ctx (a
-// cmdContext); then it returns err as an *interrupted, which bundlectl
-// prints as it would err and then ends by that signal, as its caller
-// expects of a program it interrupted: bash stops a script's loop on a
-// Ctrl-C only when the job died of SIGINT, and goes on after one that
-// exited 1. A nil err becomes one that says what was interrupted (what).
+// cmdContext) and the command failed; then it returns err as an
+// *interrupted, which bundlectl prints as it would err and then ends by
+// that signal, as its caller expects of a program it interrupted: bash
+// stops a script's loop on a Ctrl-C only when the job died of SIGINT, and
+// goes on after one that exited 1. A command that finished its work
+// before it saw the signal (err nil) still says so with exit status 0.
 //
 // The guard commands (hooks run, hooks exec) do not use it: a host reads a
 // hook that died of a signal as a hook that failed, and proceeds, so an
 // interrupted guard still blocks with exit status 2.
-func interruptedBy(ctx context.Context, what string, err error) error {
+func interruptedBy(ctx context.Context, err error) error {
 	var c *signalCause
-	if !errors.As(context.Cause(ctx), &c) {
+	if err == nil || !errors.As(context.Cause(ctx), &c) {
 		return err
-	}
-	if err == nil {
-		err = fmt.Errorf("%s was interrupted by %s", what, unix.SignalName(c.sig))
 	}
 	return &interrupted{err: err, sig: c.sig}
 }

@@ -168,7 +168,7 @@ func runRun(g *globals, name, tool, input string) error {
 	// A Ctrl-C stopped the tool (its whole process group, see CallTool):
 	// that, not the SIGKILL that did it, is what happened.
 	stopped := func() error {
-		return interruptedBy(ctx(), "", fmt.Errorf("tool %q was stopped with its process group: %w", tool, context.Cause(ctx())))
+		return interruptedBy(ctx(), fmt.Errorf("tool %q was stopped with its process group: %w", tool, context.Cause(ctx())))
 	}
 	if res == nil {
 		if ctx().Err() != nil {

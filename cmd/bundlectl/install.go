@@ -57,7 +57,7 @@ then trust the exact token the review prints.` +
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
 			ctx := cmdContext()
-			return interruptedBy(ctx, "install", runInstall(ctx, g, a[0], o))
+			return interruptedBy(ctx, runInstall(ctx, g, a[0], o))
 		},
 	}
 	f := c.Flags()

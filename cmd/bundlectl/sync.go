@@ -39,7 +39,7 @@ review: the lockfile names each token, and nothing else is trusted.` +
 				return &usageError{errors.New("sync needs --locked: it installs exactly what bundlectl.lock pins"), "bundlectl sync --help"}
 			}
 			ctx := cmdContext()
-			return interruptedBy(ctx, "sync", runSync(ctx, g, file, timeout))
+			return interruptedBy(ctx, runSync(ctx, g, file, timeout))
 		},
 	}
 	c.Flags().BoolVar(&locked, "locked", false, "install exactly the lockfile's sources and trust only matching tokens (required)")

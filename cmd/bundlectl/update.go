@@ -50,7 +50,7 @@ later updates follow.` +
 				return &usageError{errors.New("--ref applies to one named bundle"), "bundlectl update --help"}
 			}
 			ctx := cmdContext()
-			return interruptedBy(ctx, "update", runUpdate(ctx, g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard}))
+			return interruptedBy(ctx, runUpdate(ctx, g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard}))
 		},
 	}
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound on each fetch (default 10m)")
@@ -73,9 +73,6 @@ func runUpdate(ctx context.Context, g *globals, names []string, opts lifecycle.U
 		}
 	} else {
 		for _, n := range names {
-			if ctx.Err() != nil {
-				break // interrupted: the rest are left as they are
-			}
 			up, err := m.Update(ctx, n, opts)
 			if errors.Is(err, lifecycle.ErrStateUnusable) {
 				return err
