@@ -434,7 +434,12 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 			if strings.HasPrefix(scope, "skill:") {
 				rule = "skill.unknown-field"
 			}
-			b.Report.Warnf(rel+": "+EscapePath(k), rule, "front matter key %s restricts nothing: the host reads only %s here, so the %s has every tool this key seems to take away; it is reviewed as written (rename it to %s)", Quote(k), quoteKeys(want), strings.SplitN(scope, ":", 2)[0], Quote(want[0]))
+			kind := strings.SplitN(scope, ":", 2)[0]
+			if len(want) == 0 {
+				b.Report.Warnf(rel+": "+EscapePath(k), rule, "front matter key %s restricts nothing: the host reads it on agents only, so the %s has every tool this key seems to take away; it is reviewed as written (take tools away with %s)", Quote(k), kind, Quote("disallowed-tools"))
+			} else {
+				b.Report.Warnf(rel+": "+EscapePath(k), rule, "front matter key %s restricts nothing: the host reads only %s here, so the %s has every tool this key seems to take away; it is reviewed as written (rename it to %s)", Quote(k), quoteKeys(want), kind, Quote(want[0]))
+			}
 			if v, err := yamlToJSON(n); err == nil {
 				other(&g.Other, k, v)
 			}
@@ -491,14 +496,17 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 // restrictionKeys returns, for a folded key that takes authority away
 // (tools, disallowed tools), the exact spellings Claude Code (2.1.332)
 // reads: an agent's "tools" and "disallowedTools"; a skill's or
-// command's "disallowed-tools" or "disallowedTools". Grants are read
-// under every spelling (showing more than the host grants is safe);
-// a restriction only under these, since any other leaves the component
-// every tool the review would show it without.
-func restrictionKeys(nk string, agent bool) ([]string, bool) {
+// command's "disallowed-tools" or "disallowedTools", and no "tools" at
+// all (none for want: internal/agenttest TestClaudeCommandToolsIgnored).
+// Grants are read under every spelling (showing more than the host grants
+// is safe); a restriction only under these, since any other leaves the
+// component every tool the review would show it without.
+func restrictionKeys(nk string, agent bool) (want []string, restriction bool) {
 	switch {
-	case nk == "tools":
+	case nk == "tools" && agent:
 		return []string{"tools"}, true
+	case nk == "tools":
+		return nil, true
 	case nk != "disallowed-tools" && nk != "disallowedtools":
 		return nil, false
 	case agent:

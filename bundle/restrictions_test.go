@@ -26,6 +26,8 @@ func TestRestrictionSpellings(t *testing.T) {
 		"skills/sk/SKILL.md":      "---\nname: sk\ndescription: d\nDisallowed-Tools: Bash\n---\nbody\n",
 		"skills/exact/SKILL.md":   "---\nname: exact\ndescription: d\ndisallowed-tools: Bash\n---\nbody\n",
 		"agents/allowed-under.md": "---\nname: allowed-under\ndescription: d\nallowed_tools: Bash\n---\nbody\n",
+		"commands/tools.md":       "---\ndescription: d\ntools: Read\n---\nbody\n",
+		"skills/tools/SKILL.md":   "---\nname: tools\ndescription: d\ntools: Read\n---\nbody\n",
 	})
 	docs := map[string]Grants{}
 	for _, d := range b.Components.Agents {
@@ -52,6 +54,7 @@ func TestRestrictionSpellings(t *testing.T) {
 	for name, key := range map[string]string{
 		"agent:cap": "Tools", "agent:upper": "TOOLS", "agent:dash": "disallowed-tools", "agent:under": "disallowed_tools",
 		"command:under": "disallowed_tools", "skill:sk": "Disallowed-Tools",
+		"command:tools": "tools", "skill:tools": "tools",
 	} {
 		if restricted(name) {
 			t.Errorf("%s: %q is shown as a restriction, which Claude Code does not read: %+v", name, key, docs[name])
@@ -69,6 +72,16 @@ func TestRestrictionSpellings(t *testing.T) {
 		t.Errorf("the warning does not name the key Claude Code reads: %s", f.Message)
 	}
 	requireFinding(t, b, Warning, "skill.unknown-field", "skills/sk/SKILL.md")
+	// "tools" is read on agents only: on a command or skill no spelling
+	// restricts anything.
+	for _, f := range []Finding{
+		requireFinding(t, b, Warning, "document.unknown-field", "commands/tools.md"),
+		requireFinding(t, b, Warning, "skill.unknown-field", "skills/tools/SKILL.md"),
+	} {
+		if !strings.Contains(f.Message, "agents only") {
+			t.Errorf("the warning does not say where the host reads tools: %s", f.Message)
+		}
+	}
 }
 
 // Claude Code's YAML reader ignores a !!null tag on text: "tools: !!null

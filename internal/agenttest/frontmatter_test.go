@@ -210,3 +210,41 @@ func TestClaudeNullTaggedGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCommandToolsIgnored: Claude Code reads "tools" on an agent
+// only. A command's or skill's "tools: Read" takes nothing away: after it
+// is invoked, a Bash call the session allows still runs, where the same
+// file with "disallowed-tools: Bash" stops it (so the command's front
+// matter is in force when the call is made). bundlectl's review, run on
+// the same plugin, does not show "tools" as a restriction (bundle
+// TestRestrictionSpellings).
+func TestClaudeCommandToolsIgnored(t *testing.T) {
+	for _, c := range []struct {
+		file, key string
+		runs      bool
+	}{
+		{"commands/narrow.md", "tools: Read", true}, {"commands/narrow.md", "disallowed-tools: Bash", false},
+		{"skills/narrow/SKILL.md", "tools: Read", true}, {"skills/narrow/SKILL.md", "disallowed-tools: Bash", false},
+	} {
+		marker := filepath.Join(t.TempDir(), "ran")
+		a := New(t, Claude,
+			Call("Skill", map[string]any{"skill": pluginName + ":narrow"}),
+			ShellCall(Claude, "touch "+marker),
+			Say("done"))
+		root := filepath.Join(t.TempDir(), pluginName)
+		writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+		writeFile(t, root, c.file, "---\nname: narrow\ndescription: narrow\n"+c.key+"\n---\nRun the shell.\n", 0o644)
+		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Skill,Bash"}
+		res := a.Run(t, "hello")
+		if _, err := os.Stat(marker); (err == nil) != c.runs {
+			t.Errorf("%s with %s: the Bash call after it ran: %v, want %v\n%s", c.file, c.key, err == nil, c.runs, res)
+		}
+		if !c.runs {
+			continue
+		}
+		out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+		if strings.Contains(out, `"tools": [`) {
+			t.Errorf("%s: the review shows tools as a restriction Claude Code does not make:\n%s", c.file, out)
+		}
+	}
+}
