@@ -378,7 +378,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 			descs[d.Path] = d.Description
 		}
 	}
-	docs := func(title string, ds []inventory.Doc) {
+	docs := func(title string, ds []inventory.Doc, agents bool) {
 		if len(ds) == 0 {
 			return
 		}
@@ -389,16 +389,22 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				r.wrap("      ", r.truncated(desc))
 			}
 			r.grants("      ", d.Grants)
+			if agents && len(d.Grants.Tools) == 0 {
+				// No tools key is no restriction: an agent without one
+				// has every tool its session has, which the review says
+				// rather than leave to be read from an absence.
+				r.field("      ", "tools", "every tool of the session (no tools key)")
+			}
 			for _, l := range d.ShellLines {
 				r.field("      ", "runs", jsonString(l)+" (shell, when invoked)")
 			}
 		}
 	}
-	docs("Skills: instructions the model reads", inv.Skills)
-	docs("Commands", inv.Commands)
-	docs("Agents", inv.Agents)
-	docs("Output styles", inv.OutputStyles)
-	docs("Context files: added to the model's context", inv.Contexts)
+	docs("Skills: instructions the model reads", inv.Skills, false)
+	docs("Commands", inv.Commands, false)
+	docs("Agents", inv.Agents, true)
+	docs("Output styles", inv.OutputStyles, false)
+	docs("Context files: added to the model's context", inv.Contexts, false)
 
 	if len(inv.Apps) > 0 {
 		r.heading(fmt.Sprintf("Apps (%d): connectors the host makes available", len(inv.Apps)))
