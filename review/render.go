@@ -393,7 +393,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				// No tools key is no restriction: an agent without one
 				// has every tool its session has, which the review says
 				// rather than leave to be read from an absence.
-				r.field("      ", "tools", "every tool of the session (no tools key)")
+				r.field("      ", "tools", "every tool of the session (none listed)")
 			}
 			for _, l := range d.ShellLines {
 				r.field("      ", "runs", jsonString(l)+" (shell, when invoked)")
