@@ -100,7 +100,7 @@ func exampleFixture(t *testing.T, edit func(ws string)) (bin, ws string, env []s
 	if edit != nil {
 		edit(ws)
 	}
-	env = []string{"HOME=" + user, "BUNDLECTL_HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH")}
+	env = []string{"HOME=" + user, "BUNDLECTL_HOME=" + filepath.Join(dir, "home"), "PATH=" + os.Getenv("PATH"), "GORACE=" + goraceQuickExit}
 	bctl := func(args ...string) []byte {
 		t.Helper()
 		c := exec.Command(bin, append([]string{"--workspace", ws}, args...)...)
