@@ -69,7 +69,9 @@ func (g *globals) componentNames(name, kind, prefix string) []string {
 		}
 	case "mcp":
 		for _, s := range inv.MCPServers {
-			names = append(names, s.Name)
+			if !s.Remote() { // bundlectl mcp runs stdio servers only
+				names = append(names, s.Name)
+			}
 		}
 	case "lsp":
 		for _, s := range inv.LSPServers {
