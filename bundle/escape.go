@@ -91,6 +91,25 @@ func ShellArg(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// Operands returns the operands of a printed command, each a ShellArg,
+// joined by spaces, after "--" when one begins with "-": a name such as
+// "-x" (a directory's, an MCP server's, an option's key) is then read as
+// an operand, not taken for an option. The command's options go before
+// them.
+func Operands(operands ...string) string {
+	q := make([]string, 0, len(operands)+1)
+	for _, o := range operands {
+		if strings.HasPrefix(o, "-") {
+			q = append(q, "--")
+			break
+		}
+	}
+	for _, o := range operands {
+		q = append(q, ShellArg(o))
+	}
+	return strings.Join(q, " ")
+}
+
 // CommandsIn rewrites each command text names with cmd (a caller's hint,
 // adding the --home and --workspace it ran with). A command in a note, a
 // notice or a problem is written "(bundlectl …)", "(run bundlectl …)" or

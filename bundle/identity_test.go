@@ -44,3 +44,25 @@ func TestShellArgRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// Operands' output, given to a real shell, is the operands as words, after
+// "--" exactly when one of them would otherwise be read as an option.
+func TestOperandsEndOptions(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"odd", "srv"}, "odd|srv|"},
+		{[]string{"odd", "-srv"}, "--|odd|-srv|"},
+		{[]string{"-bad"}, "--|-bad|"},
+		{[]string{"my guard", "--x $y"}, "--|my guard|--x $y|"},
+	} {
+		out, err := exec.Command("/bin/sh", "-c", `printf '%s|' `+Operands(c.in...)).Output()
+		if err != nil {
+			t.Fatalf("%q: %v", c.in, err)
+		}
+		if string(out) != c.want {
+			t.Errorf("Operands(%q) = %s read back as %q, want %q", c.in, Operands(c.in...), out, c.want)
+		}
+	}
+}

@@ -226,7 +226,7 @@ func (r *Registry) unknownServer(kind, name string) *UnknownError {
 	}
 	other := map[string]string{"mcp": "lsp", "lsp": "mcp"}[kind]
 	if x, ok := refs[other][name]; ok {
-		ue.Instead = "bundlectl " + other + " " + bundle.ShellArg(x.bundle) + " " + bundle.ShellArg(x.server)
+		ue.Instead = "bundlectl " + other + " " + bundle.Operands(x.bundle, x.server)
 	}
 	return ue
 }

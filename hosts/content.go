@@ -213,8 +213,8 @@ type OptionExpandsError struct {
 }
 
 func (e *OptionExpandsError) Error() string {
-	return fmt.Sprintf("its MCP server %s is not loaded: the value of its option %s holds a \"$\" reference %s would replace with a variable of its environment (set a value without one with: bundlectl configure %s %s)",
-		bundle.Quote(e.Server), bundle.Quote(e.Key), e.Host, bundle.ShellArg(e.Bundle), bundle.ShellArg(e.Key))
+	return fmt.Sprintf("its MCP server %s is not loaded: the value of its option %s holds a \"$\" reference %s would replace with a variable of its environment (set a value without one with: bundlectl configure %s)",
+		bundle.Quote(e.Server), bundle.Quote(e.Key), e.Host, bundle.Operands(e.Bundle, e.Key))
 }
 
 // OptionUnsetError says a remote MCP server sends an option that holds no
@@ -224,8 +224,8 @@ type OptionUnsetError struct {
 }
 
 func (e *OptionUnsetError) Error() string {
-	return fmt.Sprintf("its MCP server %s is not loaded: it sends the option %s, which holds no value (set it with: bundlectl configure %s %s)",
-		bundle.Quote(e.Server), bundle.Quote(e.Key), bundle.ShellArg(e.Bundle), bundle.ShellArg(e.Key))
+	return fmt.Sprintf("its MCP server %s is not loaded: it sends the option %s, which holds no value (set it with: bundlectl configure %s)",
+		bundle.Quote(e.Server), bundle.Quote(e.Key), bundle.Operands(e.Bundle, e.Key))
 }
 
 // RemoteServer puts into a remote MCP server's URL and header values

@@ -83,7 +83,7 @@ func preTrust(b *bundle.Bundle, st *Status) bool {
 				}
 			}
 		}
-		st.Hint = "bundlectl validate " + bundle.ShellArg(b.Name)
+		st.Hint = "bundlectl validate " + bundle.Operands(b.Name)
 		return true
 	case b.Blocked():
 		st.Word = StatusBlocked

@@ -62,15 +62,15 @@ func promptValue(f *os.File, g *globals, name, key string, whole bool) (string, 
 	switch {
 	case errors.Is(err, errLineCut):
 		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
-			hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name) + " < FILE"}
+			hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.Operands(name) + " < FILE"}
 	case errors.Is(err, io.EOF):
 		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: no value was typed (end of input); nothing was stored", bundle.Quote(key)),
-			hint: "bundlectl configure " + bundle.ShellArg(name) + " " + bundle.ShellArg(key)}
+			hint: "bundlectl configure " + bundle.Operands(name, key)}
 	case err != nil:
 		return "", err
 	case v == "":
 		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: an empty value was typed; nothing was stored (to remove a stored value, unset it)", bundle.Quote(key)),
-			hint: "bundlectl configure --unset " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
+			hint: "bundlectl configure --unset " + bundle.ShellArg(key) + " " + bundle.Operands(name)}
 	}
 	return v, nil
 }
@@ -102,7 +102,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			f, ok := g.stdin.(*os.File)
 			if !ok || !isTerminal(f) || o.stdin != "" {
 				return &codeError{code: exitUsage, err: fmt.Errorf("option %s has no value and stdin is not a terminal to prompt on", bundle.Quote(key)),
-					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
+					hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.Operands(name)}
 			}
 			v, err := promptValue(f, g, name, key, false)
 			if err != nil {
@@ -114,7 +114,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 		if sens {
 			// The value is on our command line already; say nothing of it.
 			return &codeError{code: exitUsage, err: fmt.Errorf("option %s is sensitive: its value is not taken from the command line, where other processes can read it and shell history keeps it", bundle.Quote(key)),
-				hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.ShellArg(name)}
+				hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.Operands(name)}
 		}
 		set[key] = value
 	}

@@ -183,12 +183,10 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	for _, o := range b.Inventory.UserConfig {
 		if b.Own(o.Hosts) && o.EnvVar != "" {
-			// A sensitive value is never taken from the command line:
-			// configure asks for it without echo.
-			set := "set it with: bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key+"=VALUE")
-			if o.Sensitive {
-				set = "set it with this, which asks for the value without echo: bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key)
-			}
+			// configure asks for the value, without echo: a sensitive
+			// one is never taken from the command line, and a KEY=VALUE
+			// pasted as printed would store the placeholder.
+			set := "set it with this, which asks for the value without echo: bundlectl configure " + bundle.Operands(b.Name, o.Key)
 			b.Note("its setting %s is not asked for by Gemini CLI (%s)", o.EnvVar, set)
 		}
 	}

@@ -63,25 +63,28 @@ func TestHooks(t *testing.T) {
 }
 
 // TestSettingHint: the note on a setting Gemini CLI will not ask for
-// gives a configure command that works: a sensitive value is prompted
-// for, since configure refuses one on the command line.
+// gives a configure command that works as printed: it prompts for the
+// value (configure refuses a sensitive one on the command line, and a
+// KEY=VALUE placeholder pasted as printed would be stored), and a key that
+// begins with "-" comes after "--", where configure reads it as a key.
 func TestSettingHint(t *testing.T) {
 	inv := &inventory.Inventory{UserConfig: []inventory.UserOption{
 		{Key: "region", EnvVar: "REGION", Hosts: []string{"gemini"}},
 		{Key: "apiKey", EnvVar: "API_KEY", Sensitive: true, Hosts: []string{"gemini"}},
+		{Key: "-dash", EnvVar: "DASH", Hosts: []string{"gemini"}},
 	}}
 	b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv}, "gemini")
 	if _, err := (Host{}).View(b, re); err != nil {
 		t.Fatal(err)
 	}
 	notes := strings.Join(b.Notes, "\n")
-	for _, want := range []string{"(set it with: bundlectl configure g region=VALUE)", "asks for the value without echo: bundlectl configure g apiKey)"} {
+	for _, want := range []string{"asks for the value without echo: bundlectl configure g region)", "asks for the value without echo: bundlectl configure g apiKey)", "asks for the value without echo: bundlectl configure -- g -dash)"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
-	if strings.Contains(notes, "apiKey=VALUE") {
-		t.Errorf("a sensitive setting is hinted on the command line:\n%s", notes)
+	if strings.Contains(notes, "=VALUE") {
+		t.Errorf("a setting is hinted with a placeholder value:\n%s", notes)
 	}
 }
 
