@@ -823,7 +823,7 @@ func (r *renderer) diff(name string, d *Diff) {
 	files := func(sign string, cs []FileChange) {
 		for k, fc := range cs {
 			if k == maxDiffFiles {
-				r.line("    … and %d more (all of them: %s)", len(cs)-k, r.command("bundlectl diff --json "+bundle.ShellArg(name)))
+				r.line("    … and %d more (all of them: %s)", len(cs)-k, r.command("bundlectl diff --json "+bundle.Operands(name)))
 				return
 			}
 			text := bundle.EscapePath(fc.Path)

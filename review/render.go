@@ -518,7 +518,7 @@ func (r *renderer) truncated(s string) string {
 		return s
 	}
 	rs := []rune(s)
-	whole := "bundlectl review --json " + bundle.ShellArg(r.opts.Subject)
+	whole := "bundlectl review --json " + bundle.Operands(r.opts.Subject)
 	if r.opts.Command != nil {
 		whole = r.opts.Command(whole)
 	}

@@ -42,14 +42,14 @@ func runDiff(g *globals, name string) error {
 		return review.WriteJSON(g.stdout, diffOutput{Name: b.Name, ID: b.ID, Trusted: d != nil, Diff: d.WithCommand(g.hint)})
 	}
 	if d == nil {
-		fmt.Fprintf(g.stdout, "%s has not been trusted, so there is nothing to compare: all of it is new\n  %s\n", bundle.Quote(b.Name), bundle.Sanitize(g.hint("bundlectl review "+bundle.ShellArg(b.Name))))
+		fmt.Fprintf(g.stdout, "%s has not been trusted, so there is nothing to compare: all of it is new\n  %s\n", bundle.Quote(b.Name), bundle.Sanitize(g.hint("bundlectl review "+bundle.Operands(b.Name))))
 		return nil
 	}
 	if err := review.RenderDiff(g.stdout, b.Name, d, review.RenderOptions{Color: colorOut(g), Command: g.hint}); err != nil {
 		return err
 	}
 	if !d.Empty() {
-		fmt.Fprintf(g.stdout, "review it in full and trust the new token: %s\n", bundle.Sanitize(g.hint("bundlectl review "+bundle.ShellArg(b.Name))))
+		fmt.Fprintf(g.stdout, "review it in full and trust the new token: %s\n", bundle.Sanitize(g.hint("bundlectl review "+bundle.Operands(b.Name))))
 	}
 	return nil
 }

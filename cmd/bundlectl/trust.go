@@ -35,7 +35,7 @@ func runTrust(g *globals, name, tokenText string) error {
 		if _, ferr := m.Find(m.Discover(), name); ferr != nil {
 			return &usageError{fmt.Errorf("%w; and %w", err, ferr), "bundlectl list"}
 		}
-		return &usageError{err, "bundlectl review " + bundle.ShellArg(name)}
+		return &usageError{err, "bundlectl review " + bundle.Operands(name)}
 	}
 	rc, err := m.Trust(name, token)
 	if err != nil {
