@@ -39,9 +39,17 @@ and lists what it exposes, plus every bundle it did not load and why.` + exitSta
 			}
 			defer reg.Close()
 			cat := reg.Catalog()
+			// The library's fixes are bare (harness.Options.FixCommand):
+			// they are printed with this invocation's --home and
+			// --workspace, to work when pasted anywhere.
 			for i := range cat.Inactive {
 				if cat.Inactive[i].Fix != "" {
 					cat.Inactive[i].Fix = g.hint(cat.Inactive[i].Fix)
+				}
+			}
+			for i := range cat.Refused {
+				if cat.Refused[i].Fix != "" {
+					cat.Refused[i].Fix = g.hint(cat.Refused[i].Fix)
 				}
 			}
 			if g.json {
@@ -110,7 +118,7 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 	for _, r := range c.Refused {
 		fix := ""
 		if r.Fix != "" {
-			fix = " (fix: " + r.Fix + ")"
+			fix = " (fix: " + bundle.Sanitize(r.Fix) + ")"
 		}
 		fmt.Fprintf(w, "refused %s: %s%s\n", q(r.Bundle), bundle.Sanitize(r.Reason), fix)
 	}
