@@ -189,7 +189,9 @@ func (r *renderer) review(rv *Review) {
 	}
 	r.line("%s", r.color(ansiRed, "This bundle cannot be trusted:"))
 	for _, why := range rv.Refusals {
-		r.wrapItem("  - ", "    ", why)
+		// A command a refusal names is printed whole, with the
+		// caller's flags, so that it works pasted.
+		r.wrapItem("  - ", "    ", bundle.CommandsIn(bundle.Sanitize(why), keepWhole(r.opts.Command)))
 	}
 }
 

@@ -72,7 +72,7 @@ func New(b *bundle.Bundle) (*Review, error) {
 		rv.Refusals = append(rv.Refusals, fmt.Sprintf("the bundle is shadowed by %s, which has the same name and wins; it can never become active", bundle.Quote(b.ShadowedBy)))
 	}
 	if b.Scope == bundle.ScopeDir {
-		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root; install it first: bundlectl install "+bundle.ShellArg(b.Dir))
+		rv.Refusals = append(rv.Refusals, "the bundle was loaded from a directory, not a bundle root: install it first (bundlectl install "+bundle.Operands(b.Dir)+")")
 	}
 	if !bundle.ValidBundleName(b.Name) {
 		// Checked again here because the name is printed unquoted in a
@@ -186,13 +186,18 @@ func RenderJSON(w io.Writer, rv *Review) error {
 	return RenderJSONWith(w, rv, RenderOptions{})
 }
 
-// RenderJSONWith is RenderJSON with the trust command passed through
-// opts.Command, as Render does.
+// RenderJSONWith is RenderJSON with the trust command, and the commands
+// the refusals name, passed through opts.Command, as Render does.
 func RenderJSONWith(w io.Writer, rv *Review, opts RenderOptions) error {
 	j := rv.JSON()
 	if opts.Command != nil && j.TrustCommand != "" {
 		j.TrustCommand = opts.Command(j.TrustCommand)
 	}
+	refusals := make([]string, len(j.Refusals)) // not rv's own
+	for i, why := range j.Refusals {
+		refusals[i] = bundle.CommandsIn(why, opts.Command)
+	}
+	j.Refusals = refusals
 	j.Diff = j.Diff.WithCommand(opts.Command)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
