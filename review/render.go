@@ -388,7 +388,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 		for _, d := range ds {
 			r.line("  %s  %s%s", bundle.EscapePath(d.Name), bundle.EscapePath(d.Path), hostSuffix(d.Hosts))
 			if desc := descs[d.Path]; desc != "" {
-				r.wrap("      ", r.truncated(desc))
+				r.wrapTruncated("      ", desc)
 			}
 			r.grants("      ", d.Grants)
 			if agents && len(d.Grants.Tools) == 0 {
@@ -520,11 +520,28 @@ func (r *renderer) truncated(s string) string {
 		return s
 	}
 	rs := []rune(s)
-	whole := "bundlectl review --json " + bundle.Operands(r.opts.Subject)
-	if r.opts.Command != nil {
-		whole = r.opts.Command(whole)
+	return string(rs[:maxFreeText]) + r.notShown(len(rs)-maxFreeText, r.opts.Command)
+}
+
+// wrapTruncated is wrap of truncated(s), the command that shows all of s
+// kept on one line: split over two, it does not work when pasted.
+func (r *renderer) wrapTruncated(indent, s string) {
+	if utf8.RuneCountInString(s) <= maxFreeText {
+		r.wrap(indent, s)
+		return
 	}
-	return string(rs[:maxFreeText]) + fmt.Sprintf("… (%d more characters not shown; %s shows them all)", len(rs)-maxFreeText, whole)
+	rs := []rune(s)
+	r.wrapItem(indent, indent, bundle.Sanitize(string(rs[:maxFreeText]))+r.notShown(len(rs)-maxFreeText, keepWhole(r.opts.Command)))
+}
+
+// notShown says that n more characters are not shown, and the command,
+// printed by cmd, that shows them.
+func (r *renderer) notShown(n int, cmd func(string) string) string {
+	whole := "bundlectl review --json " + bundle.Operands(r.opts.Subject)
+	if cmd != nil {
+		whole = cmd(whole)
+	}
+	return fmt.Sprintf("… (%d more characters not shown; %s shows them all)", n, whole)
 }
 
 func (r *renderer) list(indent string, items []string) {
