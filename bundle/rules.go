@@ -156,8 +156,37 @@ func checkMetadata(b *Bundle) {
 // word so that "task-runner" is not "sk-…".
 var tokenShape = lazyRegexp(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}(?:[^0-9A-Za-z]|$))|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)
 
-// looksLikeToken reports whether s contains a known credential shape.
-func looksLikeToken(s string) bool { return tokenShape().MatchString(s) }
+// urlPassword matches the userinfo of a URL that has a password
+// ("postgres://app:hunter2@db/…", "https://u:p@host"): group 1 is the
+// scheme and user, group 2 the password. The password runs to the last
+// "@" of the authority, as a URL parser reads it; the user and the
+// password stop at what ends an authority, so "host:8080/path@x" has none.
+var urlPassword = lazyRegexp(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\[\]]*:)([^\s/?#\[\]]+)@`)
+
+// literalURLPassword reports whether the password of a URL match m (from
+// urlPassword) is written in the manifest: one that references a host
+// variable ("${DB_PASSWORD}", "$PGPASSWORD") comes from the host.
+func literalURLPassword(m string) bool {
+	sub := urlPassword().FindStringSubmatch(m)
+	return sub != nil && !isReference(sub[2])
+}
+
+// looksLikeToken reports whether s contains a known credential shape or a
+// URL with a literal password.
+func looksLikeToken(s string) bool {
+	if tokenShape().MatchString(s) {
+		return true
+	}
+	if !strings.Contains(s, "://") {
+		return false
+	}
+	for _, m := range urlPassword().FindAllString(s, -1) {
+		if literalURLPassword(m) {
+			return true
+		}
+	}
+	return false
+}
 
 // tokenBody matches the same shapes as tokenShape without the word
 // boundary (redacting a little too much is harmless) and, for a PEM block,
@@ -169,8 +198,17 @@ var tokenBody = lazyRegexp(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{1
 // refused for a literal credential.
 func RedactTokens(s string) string { return redactTokens(s) }
 
-// redactTokens replaces every credential shape in s by "[redacted]".
+// redactTokens replaces every credential shape, and the password of a
+// URL, in s by "[redacted]".
 func redactTokens(s string) string {
+	if strings.Contains(s, "://") {
+		s = urlPassword().ReplaceAllStringFunc(s, func(m string) string {
+			if !literalURLPassword(m) {
+				return m
+			}
+			return urlPassword().ReplaceAllString(m, "${1}[redacted]@")
+		})
+	}
 	if !tokenBody().MatchString(s) {
 		return s
 	}

@@ -197,12 +197,18 @@ func TestCredentialRules(t *testing.T) {
 		{"token pasted as env header variable", files{"mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse"}}`), "plugin.json": pluginWithExt(`{"capabilities": {"network_hosts": ["api.example.com"]}, "mcp": {"r": {"env_headers": {"X-Key": "` + gh + `"}}}}`)}, Error, "secret.token", "env_headers.X-Key", gh},
 		{"token in tool args", files{"greet.py": "", "plugin.json": pluginWithExt(`{"tools": [{"name": "t", "command": "python3", "args": ["--token", "abcdef123456"]}]}`)}, Error, "secret.argv", "tools[0].args[0]", "abcdef123456"},
 		{"token in hook args", files{"plugin.json": pluginWithExt(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "args": ["` + gh + `"]}]}]}}`)}, Error, "secret.token", "hooks.Stop[0].hooks[0].args[0]", gh},
+		{"url password in args", files{"mcp.json": args(`"postgresql://app:pgpass9876@db.internal:5432/app"`)}, Error, "secret.token", "args[1]", "pgpass9876"},
+		{"url password holding an at sign", files{"mcp.json": args(`"https://bot:p@ss-word-77@api.example.com/"`)}, Error, "secret.token", "args[1]", "ss-word-77"},
+		{"url password in env", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node", "env": {"DATABASE_URL": "mysql://root:rootpw4321@127.0.0.1/db"}}}`)}, Error, "secret.token", "env.DATABASE_URL", "rootpw4321"},
+		{"url password in a hook's shell command", files{"plugin.json": pluginWithExt(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl -s https://bot:hookpass55@hooks.example.com/x"}]}]}}`)}, Error, "secret.token", "hooks.Stop[0].hooks[0].command", "hookpass55"},
 	})
 }
 
 func TestCredentialLookalikesAreAllowed(t *testing.T) {
 	b := loadFiles(t, withPlugin(files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node",
-		"args": ["--task-runner", "desk-top", "--author", "me", "--tokenizer=bpe", "--format=json", "sk-short"],
+		"args": ["--task-runner", "desk-top", "--author", "me", "--tokenizer=bpe", "--format=json", "sk-short",
+			"ssh://git@github.com/acme/x.git", "https://api.example.com:8443/a@b", "https://user:@host/",
+			"postgresql://app:${DB_PASSWORD}@db/app", "postgres://app:$PGPASSWORD@db/app", "user:pass@host"],
 		"env": {"TOKEN_FILE": "${PLUGIN_DATA}/token", "MODE": "fast", "GITHUB_TOKEN": ""}}}`)}))
 	requireClean(t, b)
 }
@@ -548,5 +554,20 @@ func TestRedactCredentialsJSON(t *testing.T) {
 		if !strings.Contains(out, kept) {
 			t.Errorf("%s is not in %s", kept, out)
 		}
+	}
+	// A URL that a parser reads or not, in a value or in prose or a shell
+	// line, loses its password.
+	for _, in := range []string{
+		`["https://me:hunter9@x.example.com/x y"]`,
+		`{"command":"curl https://bot:p@hunter10@h.example.com/ -d x"}`,
+		`not json: postgres://app:hunter11@db/app`,
+	} {
+		out := string(RedactCredentialsJSON([]byte(in)))
+		if strings.Contains(out, "hunter") || !strings.Contains(out, "redacted]") {
+			t.Errorf("RedactCredentialsJSON(%s) = %s", in, out)
+		}
+	}
+	if out := RedactTokens("postgres://app:${DB_PASSWORD}@db/app and https://h:8080/a@b"); out != "postgres://app:${DB_PASSWORD}@db/app and https://h:8080/a@b" {
+		t.Errorf("a referenced password or a path's @ was redacted: %s", out)
 	}
 }
