@@ -159,8 +159,13 @@ type Grants struct {
 	AllowedTools    []string `json:"allowed_tools,omitempty"`
 	DisallowedTools []string `json:"disallowed_tools,omitempty"`
 	Tools           []string `json:"tools,omitempty"` // an agent's tool list
-	Model           string   `json:"model,omitempty"`
-	PermissionMode  string   `json:"permission_mode,omitempty"`
+	// NoTools is set for an agent only Claude Code loads whose tools key
+	// is there but names no tool ("tools:", "", [], " ", ","): Claude
+	// Code then gives the agent no tools at all, where no key gives it
+	// every tool (ClaudeAgentToolNames).
+	NoTools        bool   `json:"no_tools,omitempty"`
+	Model          string `json:"model,omitempty"`
+	PermissionMode string `json:"permission_mode,omitempty"`
 	// Skills and MCPServers name what an agent preloads or may use.
 	Skills     []string `json:"skills,omitempty"`
 	MCPServers []string `json:"mcp_servers,omitempty"`

@@ -367,6 +367,12 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 		}
 	}
 	g, ok := readGrants(b, d.Path, m, kind.String()+":"+d.Name)
+	if _, listed := m.vals["tools"]; listed && kind == kindAgent && slices.Equal(d.Hosts, []Host{HostClaude}) {
+		// An empty tools list is no tools to Claude Code, not every tool:
+		// the review says so. Other hosts' readings of it are not known,
+		// so there the review keeps showing every tool.
+		g.NoTools = len(ClaudeAgentToolNames(g.Tools)) == 0
+	}
 	d.Grants = g
 	return ok
 }

@@ -106,7 +106,7 @@ func hosts(hs []bundle.Host) []string {
 
 func grants(g bundle.Grants) Grants {
 	return Grants{
-		AllowedTools: g.AllowedTools, DisallowedTools: g.DisallowedTools, Tools: g.Tools, Model: g.Model,
+		AllowedTools: g.AllowedTools, DisallowedTools: g.DisallowedTools, Tools: g.Tools, NoTools: g.NoTools, Model: g.Model,
 		PermissionMode: g.PermissionMode, Skills: g.Skills, MCPServers: g.MCPServers, Other: g.Other,
 	}
 }

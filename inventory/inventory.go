@@ -60,6 +60,7 @@ type Grants struct {
 	AllowedTools    []string                   `json:"allowed_tools,omitempty"`
 	DisallowedTools []string                   `json:"disallowed_tools,omitempty"`
 	Tools           []string                   `json:"tools,omitempty"`
+	NoTools         bool                       `json:"no_tools,omitempty"`
 	Model           string                     `json:"model,omitempty"`
 	PermissionMode  string                     `json:"permission_mode,omitempty"`
 	Skills          []string                   `json:"skills,omitempty"`

@@ -390,13 +390,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 			if desc := descs[d.Path]; desc != "" {
 				r.wrapTruncated("      ", desc)
 			}
-			r.grants("      ", d.Grants)
-			if agents && len(d.Grants.Tools) == 0 {
-				// No tools key is no restriction: an agent without one
-				// has every tool its session has, which the review says
-				// rather than leave to be read from an absence.
-				r.field("      ", "tools", "every tool of the session (none listed)")
-			}
+			r.grants("      ", d.Grants, agents)
 			for _, l := range d.ShellLines {
 				r.field("      ", "runs", jsonString(l)+" (shell, when invoked)")
 			}
@@ -556,7 +550,7 @@ func (r *renderer) hostVars(indent string, vars []string) {
 	}
 }
 
-func (r *renderer) grants(indent string, g inventory.Grants) {
+func (r *renderer) grants(indent string, g inventory.Grants, agent bool) {
 	row := func(label string, vs []string) {
 		if len(vs) > 0 {
 			r.field(indent, label, quoteList(vs))
@@ -564,7 +558,11 @@ func (r *renderer) grants(indent string, g inventory.Grants) {
 	}
 	row("allows", g.AllowedTools)
 	row("disallows", g.DisallowedTools)
-	row("tools", g.Tools)
+	if agent {
+		r.field(indent, "tools", agentTools(g))
+	} else {
+		row("tools", g.Tools)
+	}
 	if g.Model != "" {
 		r.field(indent, "model", bundle.Quote(g.Model))
 	}
@@ -574,6 +572,24 @@ func (r *renderer) grants(indent string, g inventory.Grants) {
 	row("skills", g.Skills)
 	row("mcp", g.MCPServers)
 	r.other(indent, g.Other)
+}
+
+// agentTools says which tools an agent has, as Claude Code reads its tools
+// list (bundle.ClaudeAgentToolNames): no key, or a "*" among the names, is
+// every tool of the session, which the review says rather than leave it to
+// be read from an absence or a wildcard; a key naming no tool is none.
+func agentTools(g inventory.Grants) string {
+	switch {
+	case g.NoTools && len(g.Tools) == 0:
+		return "none (the tools list is empty)"
+	case g.NoTools:
+		return "none (the tools list names no tool: " + quoteList(g.Tools) + ")"
+	case len(g.Tools) == 0:
+		return "every tool of the session (none listed)"
+	case bundle.AgentToolsEvery(g.Tools):
+		return "every tool of the session (\"*\" is listed: " + quoteList(g.Tools) + ")"
+	}
+	return quoteList(g.Tools)
 }
 
 func (r *renderer) other(indent string, m map[string]json.RawMessage) {
