@@ -1,0 +1,128 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// subagentTools returns the tool names offered by the first model call
+// whose system prompt holds body, counting calls that offer no tool at
+// all (which ModelCalls leaves out).
+func subagentTools(a *Agent, body string) (tools []string, ok bool) {
+	for _, r := range a.Model.Requests() {
+		if r.Turn < 0 {
+			continue
+		}
+		var v struct {
+			System json.RawMessage   `json:"system"`
+			Tools  []json.RawMessage `json:"tools"`
+		}
+		if json.Unmarshal(r.Body, &v) != nil || !strings.Contains(string(v.System), body) {
+			continue
+		}
+		tools = []string{}
+		for _, tj := range v.Tools {
+			var tool struct {
+				Name string `json:"name"`
+			}
+			json.Unmarshal(tj, &tool)
+			tools = append(tools, tool.Name)
+		}
+		return tools, true
+	}
+	return nil, false
+}
+
+// TestClaudeAgentEmptyTools: what Claude Code gives a plugin agent whose
+// tools key is empty or odd. The main session's model calls the Agent
+// tool with the agent's subagent_type; the agent's own model call lists
+// the tools it was given. "tools: Read" (the control) is exactly [Read];
+// a tools key that names no tool ("tools:", "", [], " ", ",") is no tool
+// at all; "*" among the names, and no key, is every tool of the session.
+// bundlectl's review of the same plugin shows each as Claude Code reads
+// it (bundle TestAgentToolsReading).
+func TestClaudeAgentEmptyTools(t *testing.T) {
+	type want int
+	const (
+		onlyRead want = iota
+		none
+		every
+	)
+	agents := []struct {
+		name, line string
+		want       want
+	}{
+		{"control", "tools: Read", onlyRead},
+		{"null", "tools:", none},
+		{"emptystr", `tools: ""`, none},
+		{"emptylist", "tools: []", none},
+		{"space", `tools: " "`, none},
+		{"comma", `tools: ","`, none},
+		{"absent", "", every},
+		{"star", `tools: "*"`, every},
+		{"readstar", "tools: Read, *", every},
+	}
+	root := filepath.Join(t.TempDir(), pluginName)
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	for _, ag := range agents {
+		fm := "---\nname: " + ag.name + "\ndescription: owls\n"
+		if ag.line != "" {
+			fm += ag.line + "\n"
+		}
+		writeFile(t, root, "agents/"+ag.name+".md", fm+"---\nagenttest-tools-"+ag.name+"\n", 0o644)
+	}
+	for _, ag := range agents {
+		a := New(t, Claude,
+			Call("Agent", map[string]any{"subagent_type": pluginName + ":" + ag.name, "description": "owls", "prompt": "go"}),
+			Say("done"))
+		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
+		res := a.Run(t, "hello owls")
+		tools, ok := subagentTools(a, "agenttest-tools-"+ag.name)
+		if !ok {
+			t.Fatalf("agent %s never ran\n%s\n%s", ag.name, res, a.Model.Dump())
+		}
+		switch ag.want {
+		case onlyRead:
+			if !slices.Equal(tools, []string{"Read"}) {
+				t.Errorf("%s (%s): ran with tools %v; want [Read]", ag.name, ag.line, tools)
+			}
+		case none:
+			if len(tools) != 0 {
+				t.Errorf("%s (%s): ran with tools %v; Claude Code was expected to give no tool", ag.name, ag.line, tools)
+			}
+		case every:
+			if !slices.Contains(tools, "Bash") || !slices.Contains(tools, "Edit") || !slices.Contains(tools, "Read") {
+				t.Errorf("%s (%s): ran with tools %v; Claude Code was expected to give every tool", ag.name, ag.line, tools)
+			}
+		}
+	}
+
+	out := BundlectlRun(t, t.TempDir(), "review", root)
+	for _, ag := range agents {
+		i := strings.Index(out, "agents/"+ag.name+".md")
+		if i < 0 {
+			t.Fatalf("the review does not list agent %s:\n%s", ag.name, out)
+		}
+		// The agent's lines are indented six spaces, under its own.
+		var line string
+		for _, l := range strings.Split(out[i:], "\n")[1:] {
+			if !strings.HasPrefix(l, "      ") {
+				break
+			}
+			if rest, found := strings.CutPrefix(strings.TrimSpace(l), "tools "); found {
+				line = strings.TrimSpace(rest)
+			}
+		}
+		ok := map[want]bool{
+			onlyRead: line == `"Read"`,
+			none:     strings.HasPrefix(line, "none "),
+			every:    strings.HasPrefix(line, "every tool of the session "),
+		}[ag.want]
+		if !ok {
+			t.Errorf("the review shows agent %s (%s) with tools %q, not as Claude Code runs it", ag.name, ag.line, line)
+		}
+	}
+}
