@@ -60,3 +60,40 @@ func TestAgentNoToolsClaudeOnly(t *testing.T) {
 		t.Errorf("a %v agent with tools: [] is read as no tools", d.Hosts)
 	}
 }
+
+// An agent's memory (user, project, local) adds Write, Edit and Read to
+// its tools list in Claude Code (internal/agenttest
+// TestClaudeAgentMemoryTools): the model lists them, so the review does
+// not show "tools: Read" with memory as read-only.
+func TestAgentMemoryTools(t *testing.T) {
+	lines := map[string]string{
+		"readuser":     "tools: Read\nmemory: user\n",
+		"emptyproject": "tools: \"\"\nmemory: project\n",
+		"readwrite":    "tools: Read, Write\nmemory: local\n",
+		"absent":       "memory: user\n",
+		"star":         "tools: \"*\"\nmemory: user\n",
+		"odd":          "tools: \"\"\nmemory: nonsense\n",
+	}
+	want := map[string][]string{
+		"readuser": {"Read", "Write", "Edit"}, "emptyproject": {"Write", "Edit", "Read"},
+		"readwrite": {"Read, Write", "Edit"}, "absent": nil, "star": {"*"}, "odd": nil,
+	}
+	files := map[string]string{ManifestClaude: `{"name": "mem"}`}
+	for name, line := range lines {
+		files["agents/"+name+".md"] = "---\nname: " + name + "\ndescription: d\n" + line + "---\nbody\n"
+	}
+	b := writeTree(t, "mem", files)
+	got := map[string]Grants{}
+	for _, d := range b.Components.Agents {
+		got[d.Name] = d.Grants
+	}
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			t.Fatalf("agent %s was not read\n%s", name, dumpFindings(b))
+		}
+		if !slices.Equal(g.Tools, w) || g.NoTools != (name == "odd") {
+			t.Errorf("%s (%q): tools %q no_tools %v, want %q no_tools %v", name, lines[name], g.Tools, g.NoTools, w, name == "odd")
+		}
+	}
+}

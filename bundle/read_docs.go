@@ -367,6 +367,11 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 		}
 	}
 	g, ok := readGrants(b, d.Path, m, kind.String()+":"+d.Name)
+	if kind == kindAgent {
+		// The review shows the tools memory brings as tools the agent
+		// has: Write and Edit are not in "tools: Read", yet it has them.
+		addMemoryTools(&g, m)
+	}
 	if _, listed := m.vals["tools"]; listed && kind == kindAgent && slices.Equal(d.Hosts, []Host{HostClaude}) {
 		// An empty tools list is no tools to Claude Code, not every tool:
 		// the review says so. Other hosts' readings of it are not known,

@@ -126,3 +126,76 @@ func TestClaudeAgentEmptyTools(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeAgentMemoryTools: an agent's memory (user, project, local)
+// adds Write, Edit and Read to its tools list, so "tools: Read" with
+// "memory: user" can write files, and an empty list with memory is not
+// no tools. An unknown memory value adds nothing. bundlectl's review of
+// the same plugin lists the tools the agent runs with (bundle
+// TestAgentMemoryTools).
+func TestClaudeAgentMemoryTools(t *testing.T) {
+	agents := []struct {
+		name, lines string
+		want        []string
+	}{
+		{"readuser", "tools: Read\nmemory: user", []string{"Edit", "Read", "Write"}},
+		{"emptyproject", "tools: \"\"\nmemory: project", []string{"Edit", "Read", "Write"}},
+		{"bashlocal", "tools: Bash\nmemory: local", []string{"Bash", "Edit", "Read", "Write"}},
+		{"emptyodd", "tools: \"\"\nmemory: nonsense", []string{}},
+	}
+	root := filepath.Join(t.TempDir(), pluginName)
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	for _, ag := range agents {
+		writeFile(t, root, "agents/"+ag.name+".md", "---\nname: "+ag.name+"\ndescription: owls\n"+ag.lines+"\n---\nagenttest-memory-"+ag.name+"\n", 0o644)
+	}
+	for _, ag := range agents {
+		a := New(t, Claude,
+			Call("Agent", map[string]any{"subagent_type": pluginName + ":" + ag.name, "description": "owls", "prompt": "go"}),
+			Say("done"))
+		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
+		res := a.Run(t, "hello owls")
+		tools, ok := subagentTools(a, "agenttest-memory-"+ag.name)
+		if !ok {
+			t.Fatalf("agent %s never ran\n%s\n%s", ag.name, res, a.Model.Dump())
+		}
+		slices.Sort(tools)
+		if !slices.Equal(tools, ag.want) {
+			t.Errorf("%s (%q): ran with tools %v; want %v", ag.name, ag.lines, tools, ag.want)
+		}
+	}
+
+	var review struct {
+		Components struct {
+			Agents []struct {
+				Name   string
+				Grants struct {
+					Tools   []string `json:"tools"`
+					NoTools bool     `json:"no_tools"`
+				}
+			}
+		}
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	wants := map[string][]string{}
+	for _, ag := range agents {
+		wants[ag.name] = ag.want
+	}
+	for _, ra := range review.Components.Agents {
+		want := wants[ra.Name]
+		delete(wants, ra.Name)
+		for _, w := range want {
+			if !slices.Contains(ra.Grants.Tools, w) {
+				t.Errorf("the review shows agent %s with tools %v; Claude Code gives it %s too", ra.Name, ra.Grants.Tools, w)
+			}
+		}
+		if ra.Grants.NoTools != (len(want) == 0) {
+			t.Errorf("the review shows agent %s with no_tools %v; Claude Code gives it %v", ra.Name, ra.Grants.NoTools, want)
+		}
+	}
+	if len(wants) > 0 {
+		t.Errorf("the review does not list agents %v\n%s", wants, out)
+	}
+}
