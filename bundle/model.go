@@ -158,7 +158,9 @@ type Components struct {
 type Grants struct {
 	AllowedTools    []string `json:"allowed_tools,omitempty"`
 	DisallowedTools []string `json:"disallowed_tools,omitempty"`
-	Tools           []string `json:"tools,omitempty"` // an agent's tool list
+	// Tools is an agent's tool list as written, plus the tools its
+	// memory adds in Claude Code (ClaudeAgentMemoryTools).
+	Tools []string `json:"tools,omitempty"`
 	// NoTools is set for an agent only Claude Code loads whose tools key
 	// is there but names no tool ("tools:", "", [], " ", ","): Claude
 	// Code then gives the agent no tools at all, where no key gives it
