@@ -152,7 +152,7 @@ var notCorpusRules = map[string]string{
 
 // tokenShapes are the credential shapes of docs/validation.md, without word
 // boundaries: no finding may contain one, whatever field it came from.
-var tokenShapes = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|PRIVATE KEY-----[A-Za-z0-9+/=]`)
+var tokenShapes = regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34}|AIza[0-9A-Za-z_-]{35}|[sr]k_(?:live|test)_[0-9A-Za-z]{16,}|hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}|PRIVATE KEY-----[A-Za-z0-9+/=]`)
 
 // FuzzCorpusManifest loads fuzzed manifests seeded from every committed
 // plugin.json, mcp.json and plugin.toml of the corpus, and requires that

@@ -154,7 +154,7 @@ func checkMetadata(b *Bundle) {
 
 // tokenShape matches well-known credential formats. Prefixes must start a
 // word so that "task-runner" is not "sk-…".
-var tokenShape = lazyRegexp(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}(?:[^0-9A-Za-z]|$))|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)
+var tokenShape = lazyRegexp(`(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34}|AIza[0-9A-Za-z_-]{35}|[sr]k_(?:live|test)_[0-9A-Za-z]{16,}|hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}(?:[^0-9A-Za-z]|$))|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----`)
 
 // urlPassword matches the userinfo of a URL that has a password
 // ("postgres://app:hunter2@db/…", "https://u:p@host"): group 1 is the
@@ -191,7 +191,7 @@ func looksLikeToken(s string) bool {
 // tokenBody matches the same shapes as tokenShape without the word
 // boundary (redacting a little too much is harmless) and, for a PEM block,
 // the key material after its header.
-var tokenBody = lazyRegexp(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\]*`)
+var tokenBody = lazyRegexp(`gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36}|hf_[A-Za-z]{34}|AIza[0-9A-Za-z_-]{35}|[sr]k_(?:live|test)_[0-9A-Za-z]{16,}|hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}|-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\]*`)
 
 // RedactTokens replaces every credential shape in s by "[redacted]": for
 // output that carries a bundle's own text, such as show --json of a bundle

@@ -197,6 +197,12 @@ func TestCredentialRules(t *testing.T) {
 		{"token pasted as env header variable", files{"mcp.json": mcpJSON(`{"r": {"type": "sse", "url": "https://api.example.com/sse"}}`), "plugin.json": pluginWithExt(`{"capabilities": {"network_hosts": ["api.example.com"]}, "mcp": {"r": {"env_headers": {"X-Key": "` + gh + `"}}}}`)}, Error, "secret.token", "env_headers.X-Key", gh},
 		{"token in tool args", files{"greet.py": "", "plugin.json": pluginWithExt(`{"tools": [{"name": "t", "command": "python3", "args": ["--token", "abcdef123456"]}]}`)}, Error, "secret.argv", "tools[0].args[0]", "abcdef123456"},
 		{"token in hook args", files{"plugin.json": pluginWithExt(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "args": ["` + gh + `"]}]}]}}`)}, Error, "secret.token", "hooks.Stop[0].hooks[0].args[0]", gh},
+		{"gitlab token in args", files{"mcp.json": args(`"glpat-AbCdEfGhIjKlMnOpQrStUv"`)}, Error, "secret.token", "args[1]", "glpat-AbCdEfGhIjKlMnOpQrStUv"},
+		{"npm token in env", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node", "env": {"NPMRC": "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789"}}}`)}, Error, "secret.token", "env.NPMRC", "npm_abcdefghijklmnopqrstuvwxyz0123456789"},
+		{"hugging face token in args", files{"mcp.json": args(`"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"`)}, Error, "secret.token", "args[1]", "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"},
+		{"google api key in args", files{"mcp.json": args(`"key=AIzaSyA-abcdefghijklmnopqrstuvwxyz01234"`)}, Error, "secret.token", "args[1]", "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234"},
+		{"stripe key in env", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node", "env": {"STRIPE": "sk_live_abcdefghijklmnop1234"}}}`)}, Error, "secret.token", "env.STRIPE", "sk_live_abcdefghijklmnop1234"},
+		{"slack webhook in env", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node", "env": {"WEBHOOK": "https://hooks.slack.com/services/T0123ABCD/B0123ABCD/abcdefghijklmnopqrstuvwx"}}}`)}, Error, "secret.token", "env.WEBHOOK", "abcdefghijklmnopqrstuvwx"},
 		{"url password in args", files{"mcp.json": args(`"postgresql://app:pgpass9876@db.internal:5432/app"`)}, Error, "secret.token", "args[1]", "pgpass9876"},
 		{"url password holding an at sign", files{"mcp.json": args(`"https://bot:p@ss-word-77@api.example.com/"`)}, Error, "secret.token", "args[1]", "ss-word-77"},
 		{"url password in env", files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node", "env": {"DATABASE_URL": "mysql://root:rootpw4321@127.0.0.1/db"}}}`)}, Error, "secret.token", "env.DATABASE_URL", "rootpw4321"},
@@ -208,7 +214,7 @@ func TestCredentialLookalikesAreAllowed(t *testing.T) {
 	b := loadFiles(t, withPlugin(files{"mcp.json": mcpJSON(`{"s": {"type": "stdio", "command": "node",
 		"args": ["--task-runner", "desk-top", "--author", "me", "--tokenizer=bpe", "--format=json", "sk-short",
 			"ssh://git@github.com/acme/x.git", "https://api.example.com:8443/a@b", "https://user:@host/",
-			"postgresql://app:${DB_PASSWORD}@db/app", "postgres://app:$PGPASSWORD@db/app", "user:pass@host"],
+			"postgresql://app:${DB_PASSWORD}@db/app", "postgres://app:$PGPASSWORD@db/app", "user:pass@host", "npm_config_cache", "hf_hub", "https://hooks.slack.com/services/${SLACK_PATH}"],
 		"env": {"TOKEN_FILE": "${PLUGIN_DATA}/token", "MODE": "fast", "GITHUB_TOKEN": ""}}}`)}))
 	requireClean(t, b)
 }
