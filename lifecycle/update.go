@@ -78,10 +78,13 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, &SourceError{Bundle: name, Reason: "was placed in its root by hand, not installed, so bundlectl has no source to fetch again; edit it in place and review it, or uninstall it and install it from its source",
 			Fix: "bundlectl review " + bundle.ShellArg(name), Err: ErrRefused}
 	}
+	// An update killed between replacing the directory and recording its
+	// source leaves the new tree under the old record: it looks edited, but
+	// it is exactly what the fetch brings again, and replacing it discards
+	// nothing. So the refusal waits until the fetched tree is known.
+	var editErr error
 	if !opts.DiscardLocal {
-		if err := m.checkLocalEdits(b, rec); err != nil {
-			return nil, err
-		}
+		editErr = m.checkLocalEdits(b, rec)
 	}
 	root, err := m.rootDir(b.Scope)
 	if err != nil {
@@ -119,6 +122,9 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	if editErr != nil && !sameTree(b.Tree, nb.Tree) {
+		return nil, editErr
+	}
 	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil}
 	files, err := m.diffInstalled(b, nb, rec, opts.DiscardLocal)
 	if err != nil {
@@ -128,7 +134,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	up.Changed = len(files.Added)+len(files.Removed)+len(files.Changed) > 0
 	// Hash the new tree where it was loaded, before it moves.
 	up.Pending = m.pendingAgainst(rec.Receipt, nb)
-	if !up.Changed && reflect.DeepEqual(*from, res.Source) {
+	if !up.Changed && reflect.DeepEqual(*from, res.Source) && editErr == nil {
 		return up, nil
 	}
 	raw, err := sourceRecord(res.Source, nb.Tree)
@@ -170,6 +176,20 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, stateErr(err)
 	}
 	return up, nil
+}
+
+// sameTree reports whether the installed tree a has the content hash of
+// the fetched tree b.
+func sameTree(a, b *bundle.Tree) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	ha, err := review.ContentHash(a)
+	if err != nil {
+		return false
+	}
+	hb, err := review.ContentHash(b)
+	return err == nil && ha == hb
 }
 
 // diffInstalled compares the installed tree of b with the fetched nb. A
