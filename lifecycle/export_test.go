@@ -28,3 +28,10 @@ func AfterSyncStaging(t testing.TB, f func()) {
 	testOnlyAfterStaging = f
 	t.Cleanup(func() { testOnlyAfterStaging = nil })
 }
+
+// AfterVerifyLoad runs f in Verify right after it read the state, until
+// the test ends.
+func AfterVerifyLoad(t testing.TB, f func()) {
+	testOnlyVerifyLoaded = f
+	t.Cleanup(func() { testOnlyVerifyLoaded = nil })
+}

@@ -312,6 +312,9 @@ type Verification struct {
 	Unchecked []Problem
 }
 
+// testOnlyVerifyLoaded runs in Verify right after it read the state.
+var testOnlyVerifyLoaded func()
+
 // Verify re-hashes every trusted bundle's source and snapshot in full, with
 // no caches, and returns every mismatch. Given names (a bundle name or id
 // each), it verifies only the bundles with a receipt that they name; a
@@ -326,6 +329,9 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 	if err != nil {
 		return nil, err
 	}
+	if testOnlyVerifyLoaded != nil {
+		testOnlyVerifyLoaded()
+	}
 	d := m.Discover()
 	byID := map[string]*bundle.Bundle{}
 	for _, b := range d.Bundles {
@@ -334,9 +340,25 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 	v := &Verification{}
 	for _, id := range ids {
 		rec, _ := s.Bundle(id)
-		v.Checked++
 		rc := rec.Receipt
-		if err := m.snapshots().Verify(rc.ContentHash); err != nil {
+		err := m.snapshots().Verify(rc.ContentHash)
+		if err != nil {
+			// The state was read without the lock: a trust and a gc
+			// since then remove the snapshot of a receipt no longer in
+			// force. Check the receipt the state holds now instead.
+			if now, lerr := m.stateStore().Load(); lerr == nil {
+				cur, _ := now.Bundle(id)
+				if cur.Receipt == nil {
+					continue // revoked meanwhile: nothing trusted to verify
+				}
+				if cur.Receipt.ContentHash != rc.ContentHash {
+					rc = cur.Receipt
+					err = m.snapshots().Verify(rc.ContentHash)
+				}
+			}
+		}
+		v.Checked++
+		if err != nil {
 			var unsafe *staging.UnsafeStoreError
 			fix := ""
 			if errors.As(err, &unsafe) {

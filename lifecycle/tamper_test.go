@@ -121,3 +121,42 @@ func TestGCKeepsReferencedSnapshots(t *testing.T) {
 		t.Fatalf("after gc: %+v", st)
 	}
 }
+
+// Verify reads the state without the lock. A trust and a gc that run after
+// that read remove the snapshot of the receipt it read, which is no longer
+// in force: Verify checks the receipt the state holds now, and reports no
+// tampering. A revoke meanwhile leaves nothing to verify.
+func TestVerifyFollowsATrustAndGCMadeWhileItRan(t *testing.T) {
+	m, old := trustedEnabled(t)
+	b, err := m.Find(m.Discover(), "kit")
+	must(t, err)
+	lifecycle.AfterVerifyLoad(t, func() {
+		lifecycle.AfterVerifyLoad(t, nil)
+		writeBundle(t, b.Dir, "kit", "v2")
+		_, err := m.Trust("kit", tokenOf(t, m, "kit"))
+		must(t, err)
+		_, err = m.GC()
+		must(t, err)
+		if _, err := os.Lstat(old); !os.IsNotExist(err) {
+			t.Fatalf("gc kept the old snapshot %s: %v", old, err)
+		}
+	})
+	v, err := m.Verify()
+	must(t, err)
+	if len(v.Problems) != 0 || v.Checked != 1 {
+		t.Fatalf("checked %d, problems %+v", v.Checked, v.Problems)
+	}
+
+	lifecycle.AfterVerifyLoad(t, func() {
+		lifecycle.AfterVerifyLoad(t, nil)
+		_, err := m.Revoke("kit")
+		must(t, err)
+		_, err = m.GC()
+		must(t, err)
+	})
+	v, err = m.Verify()
+	must(t, err)
+	if len(v.Problems) != 0 || v.Checked != 0 {
+		t.Fatalf("after a revoke: checked %d, problems %+v", v.Checked, v.Problems)
+	}
+}
