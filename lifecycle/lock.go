@@ -407,10 +407,20 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			lb := it.lb
 			final := filepath.Join(it.root, lb.Name)
 			action := "present"
-			if it.dir != "" {
+			fetched := it.dir != ""
+			if fetched {
 				if c := m.nameClash(lb.Scope, it.root, lb.Name); c != nil {
-					return c
+					// Another sync of the same lockfile placed it
+					// since the check above: kept, as a sync run after
+					// that one would keep it; the fetched tree is
+					// deleted with the rest.
+					if !m.holdsLocked(it.root, lb) {
+						return c
+					}
+					fetched = false
 				}
+			}
+			if fetched {
 				if err := renameNoReplace(it.dir, final); err != nil {
 					return err
 				}
@@ -418,7 +428,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 				action = "installed"
 			}
 			b := bundle.Load(final, lb.Scope, m.Limits)
-			if rec, _ := s.Bundle(b.ID); it.dir == "" && len(rec.Source) == 0 {
+			if rec, _ := s.Bundle(b.ID); !fetched && len(rec.Source) == 0 {
 				// A tree with the locked token but no source record: one
 				// a sync placed before it was killed, or one placed by
 				// hand. The lockfile's source reproduces it.
@@ -430,7 +440,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 					return err
 				}
 			}
-			if it.dir != "" {
+			if fetched {
 				if _, ok := s.Bundle(b.ID); ok {
 					if _, err := s.Forget(b.ID); err != nil {
 						return err
@@ -484,6 +494,21 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	}
 	out.Bundles = append(out.Bundles, synced...)
 	return out, nil
+}
+
+// holdsLocked reports whether root holds lb's bundle under its own name,
+// unshadowed, with exactly the locked token, and trust would not refuse
+// it: what step 1 of SyncLocked keeps as present.
+func (m *Manager) holdsLocked(root string, lb lockfile.Bundle) bool {
+	if have, ok := taken(root, lb.Name); !ok || have != lb.Name {
+		return false
+	}
+	if _, ok := m.shadowedBy(lb.Scope, lb.Name); ok {
+		return false
+	}
+	b := bundle.Load(filepath.Join(root, lb.Name), lb.Scope, m.Limits)
+	h, err := Compute(b)
+	return err == nil && h.Token() == lb.Token && refusalOf(b) == ""
 }
 
 // recordTrust records b's receipt for its snapshot, inside a state update

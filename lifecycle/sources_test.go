@@ -312,3 +312,67 @@ func TestFetchLockWaitIsBounded(t *testing.T) {
 		t.Fatalf("install once the lock is free: %v", err)
 	}
 }
+
+// TestConcurrentSyncsBothSucceed: two syncs of the same lockfile run at
+// once; the one that reaches the state lock second finds the bundle the
+// other placed, with exactly the locked token, and keeps it, as a sync run
+// after the first would. It used to fail with the install-side "already
+// installed; update it" refusal (exit 3, a mismatch) though nothing was
+// wrong.
+func TestConcurrentSyncsBothSucceed(t *testing.T) {
+	home, ws := newWorkspace(t)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "kit")
+	writeBundle(t, src, "kit", "v1")
+	m := manager(home, ws)
+	install(t, m, src, "")
+	if _, err := m.Trust("kit", tokenOf(t, m, "kit")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Lock(lifecycle.LockOptions{AllowUnpinned: true}); err != nil {
+		t.Fatal(err)
+	}
+	path, err := m.LockPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A fresh home and workspace: the lockfile's bundle is a user bundle,
+	// fetched by both syncs.
+	home2 := filepath.Join(t.TempDir(), "home2")
+	m2 := manager(home2, ws)
+	other := false
+	lifecycle.AfterSyncStaging(t, func() {
+		if other {
+			return
+		}
+		other = true
+		// The other sync runs to its end between this one's fetch and
+		// its state update.
+		res, err := m2.SyncLocked(context.Background(), path, lifecycle.SyncOptions{})
+		if err != nil || len(res.Bundles) != 1 || res.Bundles[0].Action != "installed" {
+			t.Errorf("the other sync: %+v, %v", res, err)
+		}
+	})
+	res, err := m2.SyncLocked(context.Background(), path, lifecycle.SyncOptions{})
+	if !other {
+		t.Fatal("the other sync did not run: the test did not test the race")
+	}
+	if err != nil {
+		t.Fatalf("the second of two concurrent syncs: %v", err)
+	}
+	if len(res.Bundles) != 1 || res.Bundles[0].Action != "present" || res.Bundles[0].Trusted {
+		t.Fatalf("synced %+v", res.Bundles)
+	}
+	if st := status(t, m2, "kit"); !st.Trusted || !st.Enabled {
+		t.Errorf("after both syncs: %+v", st)
+	}
+	if e := entries(t, filepath.Join(home2, "tmp")); len(e) != 0 {
+		t.Errorf("tmp holds %v", e)
+	}
+}
