@@ -346,7 +346,7 @@ func checkGitURL(raw string) (string, error) {
 			return "", errors.New("transport helpers (\"::\") are refused")
 		}
 		if looksLikeSCPCredentials(raw) {
-			return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")
+			return "", errors.New("credentials in a URL are refused (state and lockfiles record source URLs); use a credential-free URL")
 		}
 		return raw, nil
 	}
@@ -357,11 +357,11 @@ func checkGitURL(raw string) (string, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 		if u.User != nil {
-			return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")
+			return "", errors.New("credentials in a URL are refused (state and lockfiles record source URLs); use a credential-free URL")
 		}
 	case "ssh":
 		if _, set := u.User.Password(); set {
-			return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")
+			return "", errors.New("credentials in a URL are refused (state and lockfiles record source URLs); use a credential-free URL")
 		}
 		if strings.HasPrefix(u.User.Username(), "-") {
 			return "", errors.New("the URL's user must not start with \"-\"")
@@ -402,7 +402,7 @@ func checkArchiveURL(raw string) (string, error) {
 		return "", errors.New("an archive URL must be https")
 	}
 	if u.User != nil {
-		return "", errors.New("credentials in a URL are refused (bundlectl records source URLs in state and lockfiles); use a credential-free URL")
+		return "", errors.New("credentials in a URL are refused (state and lockfiles record source URLs); use a credential-free URL")
 	}
 	if u.Host == "" {
 		return "", errors.New("the URL has no host")
