@@ -248,7 +248,9 @@ func noArgs(_ *cobra.Command, a []string) error {
 // carried into it.
 func (g *globals) hint(cmd string) string {
 	rest, ok := strings.CutPrefix(cmd, "bundlectl ")
-	if !ok || strings.HasSuffix(rest, "--help") {
+	if !ok || strings.HasSuffix(rest, "--help") || !isCommandName(strings.Fields(rest)) {
+		// Prose in parentheses ("bundlectl keeps at most …") is not a
+		// command, and gets no flags.
 		return cmd
 	}
 	// Absolute: a fix may be pasted in another directory (an agent's hook
@@ -270,6 +272,21 @@ func (g *globals) hint(cmd string) string {
 		return cmd
 	}
 	return "bundlectl " + strings.Join(flags, " ") + " " + rest
+}
+
+// commandNames are the names of the command table, and cobra's help.
+var commandNames = map[string]bool{"help": true}
+
+func init() {
+	// Filled here: hint reads it, and the table refers to hint.
+	for _, c := range commands {
+		commandNames[c.name] = true
+	}
+}
+
+// isCommandName reports whether the first of words names a command.
+func isCommandName(words []string) bool {
+	return len(words) > 0 && commandNames[words[0]]
 }
 
 // version is the module version and VCS revision from the build
