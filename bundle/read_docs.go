@@ -775,28 +775,44 @@ func geminiShellLines(prompt string) []string {
 }
 
 // parseGeminiCommand reads a Gemini CLI commands/**/*.toml file: prompt
-// (required) and description.
+// (required) and description, by their exact keys, as Gemini CLI's schema
+// reads them. (A Go struct would also take "Prompt" or "PROMPT" for
+// prompt, the last one written winning: a file with prompt = "!{…}" and
+// then Prompt = "hi" would show "hi" while Gemini CLI runs the shell line.)
 func parseGeminiCommand(b *Bundle, rel, dir string, data []byte) (Document, bool) {
 	d := Document{Name: docName(rel, dir, kindGeminiCommand), Path: rel}
 	if !checkComponentName(b, rel, "command", d.Name) {
 		return d, false
 	}
-	var c struct {
-		Prompt      *string `toml:"prompt"`
-		Description string  `toml:"description"`
-	}
-	if err := toml.Unmarshal(data, &c); err != nil {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
 		b.Report.Skipf(rel, "command.toml", "not valid TOML: %s", tomlErrorPosition(err))
 		return d, false
 	}
-	if c.Prompt == nil {
+	for _, k := range sortedKeys(doc) {
+		if k != "prompt" && k != "description" && (strings.EqualFold(k, "prompt") || strings.EqualFold(k, "description")) {
+			b.Report.Warnf(rel+": "+k, "command.toml", "Gemini CLI reads the key %s only as written (lower case) and ignores %s; remove it", Quote(strings.ToLower(k)), Quote(k))
+		}
+	}
+	pv, ok := doc["prompt"]
+	if !ok {
 		b.Report.Skipf(rel+": prompt", "command.toml", "required field prompt is missing")
 		return d, false
 	}
-	d.Description = c.Description
+	prompt, ok := pv.(string)
+	if !ok {
+		b.Report.Skipf(rel+": prompt", "command.toml", "prompt must be a string; Gemini CLI skips the command")
+		return d, false
+	}
+	if dv, ok := doc["description"]; ok {
+		if d.Description, ok = dv.(string); !ok {
+			b.Report.Skipf(rel+": description", "command.toml", "description must be a string; Gemini CLI skips the command")
+			return d, false
+		}
+	}
 	checkText(b, rel+": description", d.Description, true)
-	d.ShellLines = geminiShellLines(*c.Prompt)
-	if strings.Contains(*c.Prompt, "@{") {
+	d.ShellLines = geminiShellLines(prompt)
+	if strings.Contains(prompt, "@{") {
 		// Gemini CLI injects the files first, then runs the shell
 		// injections of the whole prompt, the injected text included.
 		b.Report.Warnf(rel+": prompt", "command.toml", "the prompt injects file content (@{…}); Gemini CLI then runs any !{…} shell injection that content holds, which this review cannot show when the file is not in the bundle (a workspace file)")
