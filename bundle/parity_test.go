@@ -38,3 +38,36 @@ func TestGeminiCommandKeysAsWritten(t *testing.T) {
 	}
 	requireFinding(t, b, Skip, "command.toml", "commands/upper.toml: prompt")
 }
+
+// TestGeminiContextFileNameAsRead: Gemini CLI reads a contextFileName
+// that JavaScript reads as false ("", null) as no name, and loads
+// GEMINI.md; it checks each entry of a list on its own; it substitutes
+// ${/} before it reads the path. The review lists the context files it
+// loads.
+func TestGeminiContextFileNameAsRead(t *testing.T) {
+	for _, c := range []struct {
+		field string
+		want  []string
+	}{
+		{`""`, []string{"GEMINI.md"}},
+		{`null`, []string{"GEMINI.md"}},
+		{`["CTX.md", 1]`, []string{"CTX.md"}},
+		{`"docs${/}CTX.md"`, []string{"docs/CTX.md"}},
+		{`["docs${pathSeparator}CTX.md", "CTX.md"]`, []string{"CTX.md", "docs/CTX.md"}},
+	} {
+		b := loadFiles(t, files{
+			"gemini-extension.json": `{"name": "demo", "version": "1.0.0", "contextFileName": ` + c.field + `}`,
+			"GEMINI.md":             "default context",
+			"CTX.md":                "named context",
+			"docs/CTX.md":           "nested context",
+		})
+		var got []string
+		for _, d := range b.Components.Contexts {
+			got = append(got, d.Path)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("contextFileName %s: contexts %q, want %q (what Gemini CLI loads):%s", c.field, got, c.want, dumpFindings(b))
+		}
+	}
+}

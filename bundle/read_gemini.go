@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -41,26 +42,11 @@ func readGemini(b *Bundle, data []byte) {
 		case "mcpServers":
 			r.readMCPServers(v, m(k))
 		case "contextFileName":
+			if jsFalsy(v) {
+				continue // Gemini CLI reads "", null, false and 0 as no name: GEMINI.md
+			}
 			contextNamed = true
-			names, ok := r.strOrList(v, m(k))
-			if !ok {
-				continue
-			}
-			for i, n := range names {
-				fp := m(k)
-				if v.kind == jsonArray {
-					fp = indexPath(fp, i)
-				}
-				rel, ok := r.relPath(n, fp)
-				if !ok {
-					continue
-				}
-				if hasFile(b.Tree, rel) {
-					b.addLocation(docLocation{kind: kindContext, rel: rel, file: true, host: HostGemini, field: fp})
-				} else {
-					b.Report.Warnf(fp, "context.missing", "context file %s does not exist; nothing is added to the model's context", Quote(n))
-				}
-			}
+			r.geminiContexts(v, m(k))
 		case "excludeTools":
 			if l, ok := r.strs(v, m(k)); ok {
 				b.ExcludeTools = append(b.ExcludeTools, l...)
@@ -93,6 +79,61 @@ func readGemini(b *Bundle, data []byte) {
 			if e.Kind != KindDir && strings.HasSuffix(e.Path, ".toml") {
 				r.readPolicy(e.Path)
 			}
+		}
+	}
+}
+
+// jsFalsy reports whether JavaScript reads v as false: null, false, "",
+// or a number equal to 0.
+func jsFalsy(v *jsonValue) bool {
+	switch v.kind {
+	case jsonNull:
+		return true
+	case jsonBool:
+		return !v.b
+	case jsonString:
+		return v.str == ""
+	case jsonNumber:
+		f, err := strconv.ParseFloat(v.str, 64)
+		return err == nil && f == 0
+	}
+	return false
+}
+
+// geminiContexts reads contextFileName as Gemini CLI does: one name or a
+// list of them, each checked on its own (an entry that is not a string is
+// skipped, and the others load), after substituting ${/} and
+// ${pathSeparator}, so "docs${/}CTX.md" is docs/CTX.md.
+func (r hostReader) geminiContexts(v *jsonValue, path string) {
+	type entry struct{ name, field string }
+	var entries []entry
+	switch v.kind {
+	case jsonString:
+		entries = append(entries, entry{v.str, path})
+	case jsonArray:
+		for i, e := range v.arr {
+			fp := indexPath(path, i)
+			if e.kind != jsonString {
+				r.typeErr(fp, "a string", e)
+				continue
+			}
+			entries = append(entries, entry{e.str, fp})
+		}
+	default:
+		r.typeErr(path, "a string or an array of strings", v)
+		return
+	}
+	b := r.b
+	for _, e := range entries {
+		n := strings.NewReplacer("${/}", "/", "${pathSeparator}", "/").Replace(e.name)
+		rel, ok := r.relPath(n, e.field)
+		if !ok {
+			continue
+		}
+		if hasFile(b.Tree, rel) {
+			b.addLocation(docLocation{kind: kindContext, rel: rel, file: true, host: HostGemini, field: e.field})
+		} else {
+			b.Report.Warnf(e.field, "context.missing", "context file %s does not exist; nothing is added to the model's context", Quote(e.name))
 		}
 	}
 }

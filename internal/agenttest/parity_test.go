@@ -52,3 +52,69 @@ func TestGeminiCommandPromptKey(t *testing.T) {
 		t.Errorf("the review does not list the shell line Gemini CLI ran (%q):\n%s", line, out)
 	}
 }
+
+// TestGeminiContextFileName: which context files Gemini CLI sends the
+// model for a contextFileName that is empty, a list with an entry that is
+// not a string, or a path written with ${/}; bundlectl's review of the
+// same extension lists exactly those (bundle
+// TestGeminiContextFileNameAsRead).
+func TestGeminiContextFileName(t *testing.T) {
+	texts := map[string]string{
+		"GEMINI.md":   "agenttest-context-default-51a0",
+		"CTX.md":      "agenttest-context-named-8c2e",
+		"docs/CTX.md": "agenttest-context-nested-d94b",
+	}
+	for _, c := range []struct {
+		name  string
+		field any
+		want  []string
+	}{
+		{"empty", "", []string{"GEMINI.md"}},
+		{"list-with-number", []any{"CTX.md", 1}, []string{"CTX.md"}},
+		{"separator-variable", "docs${/}CTX.md", []string{"docs/CTX.md"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, GeminiCLI, Say("done"))
+			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+			writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0", "contextFileName": c.field})
+			for rel, text := range texts {
+				writeFile(t, root, rel, text+"\n", 0o644)
+			}
+			res := a.Run(t, "hello")
+			first := a.Model.CallsAt(0)
+			if len(first) == 0 {
+				t.Fatalf("no model call\n%s", res)
+			}
+			var sent []string
+			for rel, text := range texts {
+				if first[0].Contains(text) {
+					sent = append(sent, rel)
+				}
+			}
+			slices.Sort(sent)
+			if !slices.Equal(sent, c.want) {
+				t.Errorf("Gemini CLI sent the context files %q, want %q\n%s", sent, c.want, a.Model.Dump())
+			}
+
+			var review struct {
+				Components struct {
+					Contexts []struct {
+						Path string `json:"path"`
+					} `json:"contexts"`
+				} `json:"components"`
+			}
+			out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+			if err := json.Unmarshal([]byte(out), &review); err != nil {
+				t.Fatalf("review --json: %v\n%s", err, out)
+			}
+			var listed []string
+			for _, d := range review.Components.Contexts {
+				listed = append(listed, d.Path)
+			}
+			slices.Sort(listed)
+			if !slices.Equal(listed, sent) {
+				t.Errorf("the review lists the context files %q; Gemini CLI sent %q\n%s", listed, sent, out)
+			}
+		})
+	}
+}
