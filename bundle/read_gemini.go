@@ -50,6 +50,14 @@ func readGemini(b *Bundle, data []byte) {
 		case "excludeTools":
 			if l, ok := r.strs(v, m(k)); ok {
 				b.ExcludeTools = append(b.ExcludeTools, l...)
+				for i, t := range l {
+					if strings.Contains(t, "(") {
+						// Gemini CLI (0.61) matches an extension's entries
+						// against tool names exactly; only its settings'
+						// tools.allowed reads a "(…)" command narrowing.
+						b.Report.Warnf(indexPath(m(k), i), "manifest.exclude-tools", "Gemini CLI removes whole tools by exact name only: %s removes nothing, and the tool still runs every command; to deny commands, write a rule in policies/*.toml (toolName = \"run_shell_command\", commandPrefix = \"…\", decision = \"deny\")", Quote(t))
+					}
+				}
 			}
 		case "settings":
 			r.geminiSettings(v, m(k))

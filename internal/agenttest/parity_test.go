@@ -118,3 +118,45 @@ func TestGeminiContextFileName(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiExcludeToolsNarrowing: an extension's excludeTools entry
+// "run_shell_command(touch)" does not stop the shell tool from running
+// touch in Gemini CLI 0.61 (entries match whole tool names), while
+// "run_shell_command" does. bundlectl's review warns that the first
+// removes nothing (manifest.exclude-tools) instead of showing it as a
+// restriction that holds.
+func TestGeminiExcludeToolsNarrowing(t *testing.T) {
+	for _, c := range []struct {
+		name, entry string
+		runs        bool
+	}{{"narrowed", "run_shell_command(touch)", true}, {"whole-tool", "run_shell_command", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+			writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0", "excludeTools": []string{c.entry}})
+			res := a.Run(t, "make the marker")
+			if _, err := os.Stat(marker); (err == nil) != c.runs {
+				t.Fatalf("excludeTools %q: the shell command ran: %v, want %v\n%s\n%s", c.entry, err == nil, c.runs, res, a.Model.Dump())
+			}
+
+			var review struct {
+				Warnings []struct {
+					Rule string `json:"rule"`
+				} `json:"warnings"`
+			}
+			out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+			if err := json.Unmarshal([]byte(out), &review); err != nil {
+				t.Fatalf("review --json: %v\n%s", err, out)
+			}
+			warned := slices.ContainsFunc(review.Warnings, func(w struct {
+				Rule string `json:"rule"`
+			}) bool {
+				return w.Rule == "manifest.exclude-tools"
+			})
+			if warned != c.runs {
+				t.Errorf("excludeTools %q: the review warns that it removes nothing: %v; Gemini CLI ran the command: %v\n%s", c.entry, warned, c.runs, out)
+			}
+		})
+	}
+}
