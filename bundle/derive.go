@@ -176,6 +176,33 @@ func HostVarRefs(s string, shell bool) []string {
 	return slices.Compact(out)
 }
 
+// geminiRef is Gemini CLI's own pattern for the variables it resolves
+// from its environment in every string of an extension's manifest:
+// $NAME (any case, digits too) and ${NAME} or ${NAME:-default} (NAME
+// anything up to the brace).
+var geminiRef = lazyRegexp(`\$(?:([A-Za-z0-9_]+)|\{([^}]+?)(?::-[^}]*)?\})`)
+
+// GeminiVarRefs returns the host variables a string of a Gemini CLI
+// manifest reads, sorted: every name Gemini CLI looks up in its
+// environment, lower-case ones too ($http_proxy is read as much as
+// $GITHUB_TOKEN), less the placeholders and the variables every child
+// gets anyway.
+func GeminiVarRefs(s string) []string {
+	if !strings.Contains(s, "$") {
+		return nil
+	}
+	var out []string
+	for _, m := range geminiRef().FindAllStringSubmatch(s, -1) {
+		n := m[1] + m[2]
+		if pluginVars[n] || ambientVars[n] || strings.HasPrefix(n, "LC_") {
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
 // hostVarsOf collects every host variable the bundle reads. Only a host
 // format's strings read any: in bundlectl's own formats "${X}" is literal
 // text, and a component reads from the host only what env_from,
@@ -183,11 +210,16 @@ func HostVarRefs(s string, shell bool) []string {
 func hostVarsOf(b *Bundle) []string {
 	set := map[string]bool{}
 	var hosts []Host // the component's; nil for bundlectl's own formats
+	gemini := false  // the component is a Gemini CLI MCP server's
 	add := func(s string, shell bool) {
 		if len(hosts) == 0 {
 			return
 		}
-		for _, n := range HostVarRefs(s, shell) {
+		refs := HostVarRefs(s, shell)
+		if gemini {
+			refs = GeminiVarRefs(s)
+		}
+		for _, n := range refs {
 			set[n] = true
 		}
 	}
@@ -214,6 +246,7 @@ func hostVarsOf(b *Bundle) []string {
 		hosts = s.Hosts
 		// Gemini CLI also expands a bare $VAR in every string of its manifest.
 		bare := slices.Contains(s.Hosts, HostGemini)
+		gemini = bare
 		add(s.Command, bare)
 		for _, a := range s.Args {
 			add(a, bare)
@@ -236,6 +269,7 @@ func hostVarsOf(b *Bundle) []string {
 			set[s.BearerTokenEnvVar] = true
 		}
 	}
+	gemini = false
 	for _, l := range c.LSP {
 		hosts = l.Hosts
 		add(l.Command, false)

@@ -71,3 +71,23 @@ func TestGeminiContextFileNameAsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiVarRefs: Gemini CLI resolves $name and ${name} of any case in
+// an MCP server's strings from its environment, so a lower-case name is a
+// host variable the review lists, braced or not.
+func TestGeminiVarRefs(t *testing.T) {
+	for s, want := range map[string][]string{
+		"https://x.example/?p=$http_proxy":          {"http_proxy"},
+		"https://x.example/?p=${https_proxy}":       {"https_proxy"},
+		"${extensionPath}${/}bin $TOKEN ${a_b:-d}":  {"TOKEN", "a_b"},
+		"${workspacePath}/x $HOME ${pathSeparator}": nil,
+	} {
+		if got := GeminiVarRefs(s); !slices.Equal(got, want) {
+			t.Errorf("GeminiVarRefs(%q) = %q, want %q", s, got, want)
+		}
+	}
+	b := loadFiles(t, files{"gemini-extension.json": `{"name": "demo", "version": "1.0.0", "mcpServers": {"r": {"httpUrl": "https://x.example/mcp?p=${http_proxy}"}}}`})
+	if !slices.Contains(b.HostVars, "http_proxy") {
+		t.Errorf("host variables %q lack http_proxy:%s", b.HostVars, dumpFindings(b))
+	}
+}

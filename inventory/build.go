@@ -155,18 +155,22 @@ func argvVars(hosts []bundle.Host, cmd string, args []string, env map[string]str
 
 func serverVars(s bundle.MCPServer) []string {
 	// Gemini CLI also expands a bare $VAR in every string of its manifest.
-	bare := slices.Contains(s.Hosts, bundle.HostGemini)
-	vs := textVars(s.Hosts, s.Command, bare)
+	// (any case, as bundle.GeminiVarRefs reads it).
+	refs := func(s bundle.MCPServer, text string) []string { return textVars(s.Hosts, text, false) }
+	if slices.Contains(s.Hosts, bundle.HostGemini) {
+		refs = func(_ bundle.MCPServer, text string) []string { return bundle.GeminiVarRefs(text) }
+	}
+	vs := refs(s, s.Command)
 	for _, a := range s.Args {
-		vs = append(vs, textVars(s.Hosts, a, bare)...)
+		vs = append(vs, refs(s, a)...)
 	}
 	for _, v := range s.Env {
-		vs = append(vs, textVars(s.Hosts, v, bare)...)
+		vs = append(vs, refs(s, v)...)
 	}
-	vs = append(vs, textVars(s.Hosts, s.Cwd, bare)...)
-	vs = append(vs, textVars(s.Hosts, s.URL, bare)...)
+	vs = append(vs, refs(s, s.Cwd)...)
+	vs = append(vs, refs(s, s.URL)...)
 	for _, v := range s.Headers {
-		vs = append(vs, textVars(s.Hosts, v, bare)...)
+		vs = append(vs, refs(s, v)...)
 	}
 	for _, v := range s.EnvFrom {
 		vs = append(vs, v)

@@ -2,9 +2,13 @@ package agenttest
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -158,5 +162,51 @@ func TestGeminiExcludeToolsNarrowing(t *testing.T) {
 				t.Errorf("excludeTools %q: the review warns that it removes nothing: %v; Gemini CLI ran the command: %v\n%s", c.entry, warned, c.runs, out)
 			}
 		})
+	}
+}
+
+// TestGeminiLowerCaseVariable: Gemini CLI fills ${name} in an extension's
+// remote MCP server URL from its environment whatever the name's case:
+// the server receives the value of agenttest_lower. bundlectl's review
+// lists agenttest_lower among the server's host variables (bundle
+// TestGeminiVarRefs); it had skipped lower-case names as a shell
+// script's own.
+func TestGeminiLowerCaseVariable(t *testing.T) {
+	const value = "agenttest-lower-value-91c2"
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.RequestURI())
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	a := New(t, GeminiCLI, Say("done"))
+	a.Env = append(a.Env, "agenttest_lower="+value)
+	root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+	writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0",
+		"mcpServers": map[string]any{"remote": map[string]any{"httpUrl": srv.URL + "/mcp?p=${agenttest_lower}"}}})
+	res := a.Run(t, "hello")
+	mu.Lock()
+	got := strings.Join(seen, "\n")
+	mu.Unlock()
+	if !strings.Contains(got, value) {
+		t.Fatalf("the server never received the variable's value; requests:\n%s\n%s", got, res)
+	}
+
+	var review struct {
+		Components struct {
+			MCPServers []struct {
+				HostVariables []string `json:"host_variables"`
+			} `json:"mcp_servers"`
+		} `json:"components"`
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	if s := review.Components.MCPServers; len(s) != 1 || !slices.Contains(s[0].HostVariables, "agenttest_lower") {
+		t.Errorf("the review does not list agenttest_lower, which Gemini CLI sent to the server:\n%s", out)
 	}
 }
