@@ -91,3 +91,21 @@ func TestGeminiVarRefs(t *testing.T) {
 		t.Errorf("host variables %q lack http_proxy:%s", b.HostVars, dumpFindings(b))
 	}
 }
+
+// TestGeminiSkillsRootSkill: Gemini CLI loads skills/SKILL.md as a skill,
+// beside skills/<dir>/SKILL.md; the review lists it.
+func TestGeminiSkillsRootSkill(t *testing.T) {
+	b := loadFiles(t, files{
+		"gemini-extension.json": `{"name": "demo", "version": "1.0.0"}`,
+		"skills/SKILL.md":       "---\nname: rootskill\ndescription: at the root of skills/\n---\nbody\n",
+		"skills/one/SKILL.md":   "---\nname: one\ndescription: one\n---\nbody\n",
+	})
+	var got []string
+	for _, s := range b.Components.Skills {
+		got = append(got, s.Path)
+	}
+	slices.Sort(got)
+	if want := []string{"skills/SKILL.md", "skills/one/SKILL.md"}; !slices.Equal(got, want) {
+		t.Errorf("skills %q, want %q:%s", got, want, dumpFindings(b))
+	}
+}

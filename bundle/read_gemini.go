@@ -79,6 +79,11 @@ func readGemini(b *Bundle, data []byte) {
 			b.addLocation(docLocation{kind: l.kind, rel: l.dir, host: HostGemini, field: l.dir})
 		}
 	}
+	if hasFile(b.Tree, "skills/SKILL.md") {
+		// Gemini CLI loads skills/SKILL.md as a skill too, beside each
+		// skills/<dir>/SKILL.md (its pattern: SKILL.md, */SKILL.md).
+		b.addLocation(docLocation{kind: kindSkills, rel: "skills/SKILL.md", file: true, host: HostGemini, field: "skills/SKILL.md"})
+	}
 	if hasFile(b.Tree, "hooks/hooks.json") {
 		r.readHooksFile("hooks/hooks.json", "")
 	}

@@ -81,6 +81,14 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		manifest["contextFileName"] = contexts
 	}
 	for _, d := range b.Docs("skill") {
+		if d.Path == "skills/SKILL.md" {
+			// Gemini CLI's skill at the root of skills/: its file alone,
+			// never the directory that holds the other skills.
+			if err := b.CopyDoc(v, d, "skills/"+d.Name+"/SKILL.md", nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := b.CopySkill(v, d, "skills/"+d.Name, nil); err != nil {
 			return nil, err
 		}

@@ -210,3 +210,56 @@ func TestGeminiLowerCaseVariable(t *testing.T) {
 		t.Errorf("the review does not list agenttest_lower, which Gemini CLI sent to the server:\n%s", out)
 	}
 }
+
+// TestGeminiSkillsRootSkill: Gemini CLI offers the model skills/SKILL.md
+// as a skill, as well as skills/<dir>/SKILL.md (not one deeper); the
+// review lists both (bundle TestGeminiSkillsRootSkill).
+func TestGeminiSkillsRootSkill(t *testing.T) {
+	descs := map[string]string{
+		"skills/SKILL.md":        "agenttest-root-skill-5f10",
+		"skills/one/SKILL.md":    "agenttest-one-skill-2b7c",
+		"skills/a/deep/SKILL.md": "agenttest-deep-skill-93e4",
+	}
+	a := New(t, GeminiCLI, Say("done"))
+	root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+	writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	for rel, desc := range descs {
+		name := filepath.Base(filepath.Dir(rel)) + "-skill"
+		writeFile(t, root, rel, "---\nname: "+name+"\ndescription: "+desc+"\n---\nbody\n", 0o644)
+	}
+	res := a.Run(t, "hello")
+	first := a.Model.CallsAt(0)
+	if len(first) == 0 {
+		t.Fatalf("no model call\n%s", res)
+	}
+	var offered []string
+	for rel, desc := range descs {
+		if first[0].Contains(desc) {
+			offered = append(offered, rel)
+		}
+	}
+	slices.Sort(offered)
+	if want := []string{"skills/SKILL.md", "skills/one/SKILL.md"}; !slices.Equal(offered, want) {
+		t.Fatalf("Gemini CLI offered the skills %q, want %q\n%s", offered, want, a.Model.Dump())
+	}
+
+	var review struct {
+		Components struct {
+			Skills []struct {
+				Path string `json:"path"`
+			} `json:"skills"`
+		} `json:"components"`
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	var listed []string
+	for _, s := range review.Components.Skills {
+		listed = append(listed, s.Path)
+	}
+	slices.Sort(listed)
+	if !slices.Equal(listed, offered) {
+		t.Errorf("the review lists the skills %q; Gemini CLI offered %q\n%s", listed, offered, out)
+	}
+}
