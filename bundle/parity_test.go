@@ -109,3 +109,44 @@ func TestGeminiSkillsRootSkill(t *testing.T) {
 		t.Errorf("skills %q, want %q:%s", got, want, dumpFindings(b))
 	}
 }
+
+// TestClaudeInlineHooksEventMap: Claude Code reads a hooks object written
+// inline in .claude-plugin/plugin.json as the event map itself, never as a
+// hooks file's {"hooks": …} wrapper, so an event beside a "hooks" member
+// runs (internal/agenttest TestClaudeInlineHooksSibling). The review must
+// show it as a hook, not as an uninterpreted field.
+func TestClaudeInlineHooksEventMap(t *testing.T) {
+	group := func(cmd string) string {
+		return `[{"matcher": "Bash", "hooks": [{"type": "command", "command": "` + cmd + `"}]}]`
+	}
+	b := loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "demo", "hooks": {"hooks": {"PostToolUse": ` + group("echo wrapped") + `}, "PreToolUse": ` + group("echo sibling") + `, "description": "x"}}`,
+	})
+	var got []string
+	for _, h := range b.Components.Hooks {
+		if slices.Contains(h.Hosts, HostClaude) {
+			got = append(got, h.Event+" "+h.Command)
+		}
+	}
+	if want := []string{"PostToolUse echo wrapped", "PreToolUse echo sibling"}; !slices.Equal(got, want) {
+		t.Errorf("Claude Code hooks %q, want %q:%s", got, want, dumpFindings(b))
+	}
+	if _, ok := b.ManifestOther["claude-code..claude-plugin/plugin.json: hooks.PreToolUse"]; ok {
+		t.Errorf("the sibling event is still kept as an uninterpreted field")
+	}
+	// Claude Code never runs the hooks under "hooks": said, and still shown.
+	requireFinding(t, b, Warning, "hook.event-unknown", ".claude-plugin/plugin.json: hooks.hooks")
+
+	// A hooks file is the wrapper form: an event beside "hooks" fails the
+	// file in Claude Code, and stays a field here.
+	b = loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "demo"}`,
+		"hooks/hooks.json":           `{"hooks": {"PostToolUse": ` + group("echo wrapped") + `}, "PreToolUse": ` + group("echo sibling") + `}`,
+	})
+	for _, h := range b.Components.Hooks {
+		if h.Event == "PreToolUse" {
+			t.Errorf("hooks/hooks.json: a PreToolUse beside \"hooks\" was read as a hook")
+		}
+	}
+	requireFinding(t, b, Warning, "hook.unknown-field", "hooks/hooks.json: PreToolUse")
+}

@@ -238,6 +238,45 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 		}
 		v, path = h, FieldPath(path, "hooks")
 	}
+	r.walkHooks(v, path, scope)
+}
+
+// readClaudeInlineHooks reads a hooks object written inline in a Claude
+// Code manifest. Claude Code (2.1.332) reads it as the event map itself,
+// never as the {"hooks": …} wrapper of a hooks file: a "hooks" member is an
+// event it does not know, whose hooks never run (it refuses the plugin when
+// they include PreToolUse or PermissionRequest hooks), and every member
+// beside it is an event whose hooks run. bundlectl reads both, so the
+// review shows every hook either reading would run.
+func (r hostReader) readClaudeInlineHooks(v *jsonValue, path string) {
+	h, ok := v.obj["hooks"]
+	if v.kind != jsonObject || !ok || h.kind != jsonObject {
+		r.readHooksValue(v, path, "")
+		return
+	}
+	r.b.Report.Warnf(FieldPath(path, "hooks"), "hook.event-unknown", "Claude Code reads an inline hooks object as the event map itself: it takes \"hooks\" for an event it does not know and never runs the hooks under it (it refuses the plugin when they include PreToolUse or PermissionRequest hooks); bundlectl reviews them; move them up one level, beside the other events")
+	r.walkHooks(h, FieldPath(path, "hooks"), "")
+	events := &jsonValue{kind: jsonObject, obj: map[string]*jsonValue{}}
+	for _, k := range v.keys {
+		switch k {
+		case "hooks", "description", "$schema":
+			// description and $schema: events no host fires, as in a
+			// hooks file.
+		case "modules":
+			fp := FieldPath(path, k)
+			other(&r.b.ManifestOther, string(FormatClaude)+"."+fp, v.obj[k])
+			r.b.Report.Warnf(fp, "hook.unknown-field", "hook modules run code inside Claude Code itself when it loads the plugin directly; bundlectl exec does not give them to Claude Code; reviewed as written")
+		default:
+			events.keys = append(events.keys, k)
+			events.obj[k] = v.obj[k]
+		}
+	}
+	r.walkHooks(events, path, "")
+}
+
+// walkHooks reads an event map {Event: [matcher groups]} into the bundle's
+// hooks.
+func (r hostReader) walkHooks(v *jsonValue, path, scope string) {
 	walkHookTree(r.b, r, v, path, r.host,
 		func(g *jsonValue, gp string) bool {
 			if g.kind != jsonObject {

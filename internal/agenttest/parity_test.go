@@ -263,3 +263,61 @@ func TestGeminiSkillsRootSkill(t *testing.T) {
 		t.Errorf("the review lists the skills %q; Gemini CLI offered %q\n%s", listed, offered, out)
 	}
 }
+
+// claudeInlineHooks is a manifest whose inline hooks object holds a
+// "hooks" member and an event beside it; each hook touches a file in rec.
+func claudeInlineHooks(rec string) map[string]any {
+	group := func(name string) []any {
+		return []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{
+			"type": "command", "command": "touch " + filepath.Join(rec, name)}}}}
+	}
+	return map[string]any{"name": pluginName, "version": "1.0.0", "hooks": map[string]any{
+		"hooks":      map[string]any{"PostToolUse": group("wrapped")},
+		"PreToolUse": group("sibling"),
+	}}
+}
+
+// TestClaudeInlineHooksSibling: Claude Code reads a hooks object inline in
+// plugin.json as the event map itself, so a PreToolUse written beside a
+// "hooks" member runs and the hooks under "hooks" do not. bundlectl's
+// review read the object as a hooks file's wrapper and kept the PreToolUse
+// as an uninterpreted field: a hook Claude Code runs that the review did
+// not show as one, and that exec left out. Now it is a reviewed hook
+// (bundle TestClaudeInlineHooksEventMap), run through exec too.
+func TestClaudeInlineHooksSibling(t *testing.T) {
+	rec := t.TempDir()
+	root := filepath.Join(t.TempDir(), pluginName)
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", claudeInlineHooks(rec))
+	a := New(t, Claude, ShellCall(Claude, "echo inline"), Say("done"))
+	a.Args = []string{"--plugin-dir", root, "--allowedTools", "Bash"}
+	res := a.Run(t, "hello")
+	if _, err := os.Stat(filepath.Join(rec, "sibling")); err != nil {
+		t.Errorf("in place, the PreToolUse beside \"hooks\" did not run: %v\n%s", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "wrapped")); err == nil {
+		t.Errorf("in place, Claude Code ran the hook under \"hooks\"; it was expected to read \"hooks\" as an unknown event")
+	}
+
+	a = New(t, Claude, ShellCall(Claude, "echo inline"), Say("done"))
+	f := newExecFixture(t, a)
+	writeJSONFile(t, f.src, ".claude-plugin/plugin.json", claudeInlineHooks(f.rec))
+	out := BundlectlRun(t, f.home, "--workspace", f.ws, "review", "--json", pluginName)
+	var rv struct {
+		Components struct {
+			Hooks []struct{ Event, Command string } `json:"hooks"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal([]byte(out), &rv); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	if !slices.Contains(rv.Components.Hooks, struct{ Event, Command string }{"PreToolUse", "touch " + filepath.Join(f.rec, "sibling")}) {
+		t.Errorf("the review does not show the PreToolUse hook beside \"hooks\": %+v", rv.Components.Hooks)
+	}
+	f.trust(t)
+	a.Args = []string{"--allowedTools", "Bash"}
+	a.Launcher = f.launcher(t)
+	res = a.Run(t, "hello")
+	if _, err := os.Stat(filepath.Join(f.rec, "sibling")); err != nil {
+		t.Errorf("through exec, the reviewed PreToolUse hook did not run: %v\n%s", err, res)
+	}
+}
