@@ -150,3 +150,45 @@ func TestClaudeInlineHooksEventMap(t *testing.T) {
 	}
 	requireFinding(t, b, Warning, "hook.unknown-field", "hooks/hooks.json: PreToolUse")
 }
+
+// TestClaudeMCPOtherHostsFields: Claude Code reads an MCP server's
+// transport from "type" alone and its endpoint from "url": Gemini CLI's
+// "httpUrl" and a "transport" field change nothing (internal/agenttest
+// TestClaudeMCPOtherHostsFields). The review must show the endpoint Claude
+// Code connects to and the command it starts, not another host's reading.
+func TestClaudeMCPOtherHostsFields(t *testing.T) {
+	claudeServer := func(b *Bundle) MCPServer {
+		t.Helper()
+		for _, s := range b.Components.MCP {
+			if slices.Contains(s.Hosts, HostClaude) {
+				return s
+			}
+		}
+		t.Fatalf("no Claude Code server: %+v%s", b.Components.MCP, dumpFindings(b))
+		return MCPServer{}
+	}
+	load := func(server string) *Bundle {
+		return loadFiles(t, files{
+			".claude-plugin/plugin.json": `{"name": "demo"}`,
+			".mcp.json":                  `{"mcpServers": {"a": ` + server + `}}`,
+			"bin/serve*":                 "#!/bin/sh\n",
+		})
+	}
+
+	b := load(`{"type": "http", "url": "https://shown.example/mcp", "httpUrl": "https://other.example/mcp"}`)
+	if s := claudeServer(b); s.URL != "https://shown.example/mcp" || s.Transport != TransportStreamableHTTP {
+		t.Errorf("server %+v, want streamable-http to https://shown.example/mcp (its url)", s)
+	}
+	requireFinding(t, b, Warning, "mcp.unknown-field", ".mcp.json: mcpServers.a.httpUrl")
+
+	b = load(`{"command": "./bin/serve", "httpUrl": "https://other.example/mcp"}`)
+	if s := claudeServer(b); s.Transport != TransportStdio || s.Command != "./bin/serve" {
+		t.Errorf("server %+v, want the stdio command Claude Code starts", s)
+	}
+
+	b = load(`{"type": "http", "url": "https://shown.example/mcp", "transport": "sse"}`)
+	if s := claudeServer(b); s.Transport != TransportStreamableHTTP {
+		t.Errorf("transport %s, want streamable-http (its type)", s.Transport)
+	}
+	requireFinding(t, b, Warning, "mcp.unknown-field", ".mcp.json: mcpServers.a.transport")
+}

@@ -525,7 +525,20 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 		f, fp := v.obj[k], FieldPath(path, k)
 		good := true
 		switch k {
-		case "type", "transport":
+		case "transport", "httpUrl":
+			if r.host == HostClaude {
+				// Claude Code (2.1.332) reads neither: it starts the
+				// command, or connects to url by type, whatever they say.
+				other(&s.Other, k, f)
+				r.b.Report.Warnf(fp, "mcp.unknown-field", "Claude Code does not read %s: it starts the server's command, or connects to its url as its type says; reviewed as written, not used", Quote(k))
+				break
+			}
+			if k == "transport" {
+				typ, good = r.str(f, fp)
+			} else {
+				httpURL, good = r.str(f, fp)
+			}
+		case "type":
 			typ, good = r.str(f, fp)
 		case "command":
 			s.Command, good = r.str(f, fp)
@@ -537,8 +550,6 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 			s.Cwd, good = r.str(f, fp)
 		case "url":
 			s.URL, good = r.str(f, fp)
-		case "httpUrl":
-			httpURL, good = r.str(f, fp)
 		case "headers", "http_headers":
 			s.Headers, good = r.strMap(f, fp)
 		case "env_http_headers":

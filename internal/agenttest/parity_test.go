@@ -321,3 +321,70 @@ func TestClaudeInlineHooksSibling(t *testing.T) {
 		t.Errorf("through exec, the reviewed PreToolUse hook did not run: %v\n%s", err, res)
 	}
 }
+
+// TestClaudeMCPOtherHostsFields: Claude Code takes an MCP server's
+// transport from "type" and its endpoint from "url" alone. A server with
+// Gemini CLI's "httpUrl" beside its url is reached at its url, and one
+// with a command beside an httpUrl is started; the httpUrl is never
+// contacted. bundlectl's review read httpUrl (and "transport") for Claude
+// Code too, so it showed an endpoint Claude Code never contacts in place of
+// the one it does, and a started command as a remote server that will not
+// load. The review of the same directory shows what Claude Code did
+// (bundle TestClaudeMCPOtherHostsFields).
+func TestClaudeMCPOtherHostsFields(t *testing.T) {
+	var mu sync.Mutex
+	var hits []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.URL.Path)
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	rec := t.TempDir()
+	root := filepath.Join(t.TempDir(), pluginName)
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, root, ".mcp.json", map[string]any{"mcpServers": map[string]any{
+		"remote": map[string]any{"type": "http", "url": srv.URL + "/url", "httpUrl": srv.URL + "/httpurl"},
+		"local":  map[string]any{"command": "${CLAUDE_PLUGIN_ROOT}/bin/serve", "httpUrl": srv.URL + "/local-httpurl"},
+	}})
+	writeFile(t, root, "bin/serve", "#!/bin/sh\ntouch "+filepath.Join(rec, "started")+"\nexec \"$(dirname \"$0\")/fakemcp\"\n", 0o755)
+	copyFakeMCP(t, root)
+	a := New(t, Claude, Say("done"))
+	a.Args = []string{"--plugin-dir", root}
+	res := a.Run(t, "hello")
+	mu.Lock()
+	got := slices.Clone(hits)
+	mu.Unlock()
+	if !slices.Contains(got, "/url") || slices.Contains(got, "/httpurl") || slices.Contains(got, "/local-httpurl") {
+		t.Errorf("Claude Code contacted %q; want /url only (type and url, never httpUrl)\n%s", got, res)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "started")); err != nil {
+		t.Errorf("Claude Code did not start the command of the server with an httpUrl: %v\n%s", err, res)
+	}
+
+	var review struct {
+		Components struct {
+			MCP []struct {
+				Name, Transport, URL, Command string
+				Hosts                         []string
+			} `json:"mcp_servers"`
+		} `json:"components"`
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	shown := map[string]string{}
+	for _, s := range review.Components.MCP {
+		if slices.Contains(s.Hosts, "claude") {
+			shown[s.Name] = s.Transport + " " + s.URL + s.Command
+		}
+	}
+	if want := "streamable-http " + srv.URL + "/url"; shown["remote"] != want {
+		t.Errorf("the review shows Claude Code's remote server as %q, want %q", shown["remote"], want)
+	}
+	if want := "stdio ${CLAUDE_PLUGIN_ROOT}/bin/serve"; shown["local"] != want {
+		t.Errorf("the review shows Claude Code's local server as %q, want %q", shown["local"], want)
+	}
+}
