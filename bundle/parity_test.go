@@ -192,3 +192,25 @@ func TestClaudeMCPOtherHostsFields(t *testing.T) {
 	}
 	requireFinding(t, b, Warning, "mcp.unknown-field", ".mcp.json: mcpServers.a.transport")
 }
+
+// TestClaudeMCPToolFilterWarned: Claude Code reads no tool filter on a
+// plugin's MCP server; loaded in place it offers every tool (internal/
+// agenttest TestClaudeMCPToolFilterIgnored). The filter stays, since
+// bundlectl's proxy enforces it under exec, and the review says Claude
+// Code itself does not keep to it.
+func TestClaudeMCPToolFilterWarned(t *testing.T) {
+	for _, field := range []string{"includeTools", "excludeTools", "enabled_tools", "disabled_tools"} {
+		b := loadFiles(t, files{
+			".claude-plugin/plugin.json": `{"name": "demo"}`,
+			".mcp.json":                  `{"mcpServers": {"a": {"command": "./bin/serve", "` + field + `": ["lookup"]}}}`,
+			"bin/serve*":                 "#!/bin/sh\n",
+		})
+		requireFinding(t, b, Warning, "mcp.tools-filter", ".mcp.json: mcpServers.a."+field)
+	}
+	// Gemini CLI reads its own filter: no warning there.
+	b := loadFiles(t, files{
+		"gemini-extension.json": `{"name": "demo", "version": "1.0.0", "mcpServers": {"a": {"command": "./bin/serve", "excludeTools": ["lookup"]}}}`,
+		"bin/serve*":            "#!/bin/sh\n",
+	})
+	requireNoFinding(t, b, "mcp.tools-filter")
+}

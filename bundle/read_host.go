@@ -570,8 +570,10 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 			}
 		case "includeTools", "enabled_tools":
 			s.ToolsInclude, good = r.strs(f, fp)
+			r.claudeToolFilter(k, fp)
 		case "excludeTools", "disabled_tools":
 			s.ToolsExclude, good = r.strs(f, fp)
+			r.claudeToolFilter(k, fp)
 		case "timeout":
 			if r.host == HostCodex {
 				// Codex has no such field: it starts the server and
@@ -642,6 +644,15 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 		keep = false
 	}
 	return s, keep
+}
+
+// claudeToolFilter warns that Claude Code (2.1.332) reads no tool filter
+// on a server: loaded in place, it offers every tool the server lists.
+// bundlectl keeps the filter, which its own MCP proxy enforces under exec.
+func (r hostReader) claudeToolFilter(field, path string) {
+	if r.host == HostClaude {
+		r.b.Report.Warnf(path, "mcp.tools-filter", "Claude Code does not read %s: a session that loads the plugin itself gets every tool of the server; only bundlectl exec, which serves the server through bundlectl, keeps to the filter", Quote(field))
+	}
 }
 
 // ---- LSP servers ----

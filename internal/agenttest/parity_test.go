@@ -388,3 +388,84 @@ func TestClaudeMCPOtherHostsFields(t *testing.T) {
 		t.Errorf("the review shows Claude Code's local server as %q, want %q", shown["local"], want)
 	}
 }
+
+// offeredTools returns the tool names of the first model call that offers
+// tools.
+func offeredTools(a *Agent) []string {
+	for _, r := range a.Model.ModelCalls() {
+		var v struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		}
+		if json.Unmarshal(r.Body, &v) != nil || len(v.Tools) == 0 {
+			continue
+		}
+		var names []string
+		for _, tl := range v.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	return nil
+}
+
+// TestClaudeMCPToolFilterIgnored: Claude Code reads no tool filter on a
+// plugin's MCP server. Loaded in place, a server with excludeTools
+// ["lookup"] still gets its lookup tool offered to the model; through
+// bundlectl exec, which serves the server through bundlectl's proxy, the
+// reviewed filter holds. The review warns that Claude Code itself does not
+// keep to it (bundle TestClaudeMCPToolFilterWarned); before, it showed the
+// narrowed tool list alone.
+func TestClaudeMCPToolFilterIgnored(t *testing.T) {
+	tool := "mcp__plugin_" + pluginName + "_fake__lookup"
+	server := func(command string) map[string]any {
+		return map[string]any{"mcpServers": map[string]any{"fake": map[string]any{"command": command, "excludeTools": []string{"lookup"}}}}
+	}
+	root := filepath.Join(t.TempDir(), pluginName)
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, root, ".mcp.json", server("${CLAUDE_PLUGIN_ROOT}/bin/fakemcp"))
+	copyFakeMCP(t, root)
+	a := New(t, Claude, Say("done"))
+	a.Args = []string{"--plugin-dir", root}
+	res := a.Run(t, "hello")
+	if got := offeredTools(a); !slices.Contains(got, tool) {
+		t.Errorf("in place, Claude Code did not offer %s (tools %v); it was expected to ignore excludeTools\n%s", tool, got, res)
+	}
+
+	var review struct {
+		Warnings []struct {
+			Rule string `json:"rule"`
+			Path string `json:"path"`
+		} `json:"warnings"`
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	if !slices.ContainsFunc(review.Warnings, func(w struct {
+		Rule string `json:"rule"`
+		Path string `json:"path"`
+	}) bool {
+		return w.Rule == "mcp.tools-filter" && strings.Contains(w.Path, "excludeTools")
+	}) {
+		t.Errorf("the review does not warn that Claude Code ignores excludeTools:\n%s", out)
+	}
+
+	a = New(t, Claude, Say("done"))
+	f := newExecFixture(t, a)
+	writeJSONFile(t, f.src, ".mcp.json", server("${CLAUDE_PLUGIN_ROOT}/bin/serve"))
+	f.trust(t)
+	a.Launcher = f.launcher(t)
+	res = a.Run(t, "hello")
+	started := false
+	for _, r := range mcpRecord(t, filepath.Join(f.rec, "mcp.jsonl")) {
+		started = started || r["kind"] == "start"
+	}
+	if !started {
+		t.Fatalf("through exec, the plugin's MCP server never started\n%s", res)
+	}
+	if got := offeredTools(a); len(got) == 0 || slices.Contains(got, tool) {
+		t.Errorf("through exec, the model was offered %v; want tools, without the excluded %s\n%s", got, tool, res)
+	}
+}
