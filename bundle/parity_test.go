@@ -214,3 +214,24 @@ func TestClaudeMCPToolFilterWarned(t *testing.T) {
 	})
 	requireNoFinding(t, b, "mcp.tools-filter")
 }
+
+// TestClaudeFrontMatterHooksEventMap: a skill's or agent's front-matter
+// hooks are read as Claude Code reads them, as the event map itself: an
+// event beside a "hooks" member runs while the skill is in use
+// (internal/agenttest TestClaudeSkillHooksSibling), and the review shows it
+// as a hook of the skill.
+func TestClaudeFrontMatterHooksEventMap(t *testing.T) {
+	b := loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "demo"}`,
+		"skills/s/SKILL.md": "---\nname: s\ndescription: x\nhooks:\n  hooks:\n    PostToolUse:\n      - matcher: Bash\n        hooks:\n          - type: command\n            command: echo wrapped\n" +
+			"  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo sibling\n---\nbody\n",
+	})
+	var got []string
+	for _, h := range b.Components.Hooks {
+		got = append(got, h.Scope+" "+h.Event+" "+h.Command)
+	}
+	if want := []string{"skill:s PostToolUse echo wrapped", "skill:s PreToolUse echo sibling"}; !slices.Equal(got, want) {
+		t.Errorf("hooks %q, want %q:%s", got, want, dumpFindings(b))
+	}
+	requireFinding(t, b, Warning, "hook.event-unknown", "skills/s/SKILL.md: hooks.hooks")
+}

@@ -127,7 +127,7 @@ func readClaude(b *Bundle, data []byte) {
 	}
 	if v, ok := fields["hooks"]; ok {
 		r.fileOrInline(v, m("hooks"), seen, func(rel string) { r.readHooksFile(rel, "") },
-			r.readClaudeInlineHooks)
+			func(obj *jsonValue, p string) { r.readClaudeInlineHooks(obj, p, "") })
 	}
 
 	// MCP servers: .mcp.json, then the manifest's paths or inline map.

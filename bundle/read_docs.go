@@ -486,9 +486,10 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 				ok = false
 				continue
 			}
-			// Front-matter hooks follow Claude Code's hooks.json shape.
+			// Front-matter hooks are an event map: read as Claude Code
+			// reads an inline hooks object.
 			hr := hostReader{b: b, host: HostClaude, file: rel}
-			hr.readHooksValue(v, rel+": hooks", scope)
+			hr.readClaudeInlineHooks(v, rel+": hooks", scope)
 		default:
 			if descriptiveFields[k] {
 				continue

@@ -242,20 +242,20 @@ func (r hostReader) readHooksValue(v *jsonValue, path, scope string) {
 }
 
 // readClaudeInlineHooks reads a hooks object written inline in a Claude
-// Code manifest. Claude Code (2.1.332) reads it as the event map itself,
-// never as the {"hooks": …} wrapper of a hooks file: a "hooks" member is an
-// event it does not know, whose hooks never run (it refuses the plugin when
-// they include PreToolUse or PermissionRequest hooks), and every member
-// beside it is an event whose hooks run. bundlectl reads both, so the
-// review shows every hook either reading would run.
-func (r hostReader) readClaudeInlineHooks(v *jsonValue, path string) {
+// Code manifest or in front matter. Claude Code (2.1.332) reads it as the
+// event map itself, never as the {"hooks": …} wrapper of a hooks file: a
+// "hooks" member is an event it does not know, whose hooks never run (it
+// refuses a plugin whose manifest has PreToolUse or PermissionRequest
+// hooks there), and every member beside it is an event whose hooks run.
+// bundlectl reads both, so the review shows every hook either reading runs.
+func (r hostReader) readClaudeInlineHooks(v *jsonValue, path, scope string) {
 	h, ok := v.obj["hooks"]
 	if v.kind != jsonObject || !ok || h.kind != jsonObject {
-		r.readHooksValue(v, path, "")
+		r.readHooksValue(v, path, scope)
 		return
 	}
-	r.b.Report.Warnf(FieldPath(path, "hooks"), "hook.event-unknown", "Claude Code reads an inline hooks object as the event map itself: it takes \"hooks\" for an event it does not know and never runs the hooks under it (it refuses the plugin when they include PreToolUse or PermissionRequest hooks); bundlectl reviews them; move them up one level, beside the other events")
-	r.walkHooks(h, FieldPath(path, "hooks"), "")
+	r.b.Report.Warnf(FieldPath(path, "hooks"), "hook.event-unknown", "Claude Code reads an inline hooks object as the event map itself: it takes \"hooks\" for an event it does not know and never runs the hooks under it (in a manifest, it refuses the plugin when they include PreToolUse or PermissionRequest hooks); bundlectl reviews them; move them up one level, beside the other events")
+	r.walkHooks(h, FieldPath(path, "hooks"), scope)
 	events := &jsonValue{kind: jsonObject, obj: map[string]*jsonValue{}}
 	for _, k := range v.keys {
 		switch k {
@@ -271,7 +271,7 @@ func (r hostReader) readClaudeInlineHooks(v *jsonValue, path string) {
 			events.obj[k] = v.obj[k]
 		}
 	}
-	r.walkHooks(events, path, "")
+	r.walkHooks(events, path, scope)
 }
 
 // walkHooks reads an event map {Event: [matcher groups]} into the bundle's

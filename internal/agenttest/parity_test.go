@@ -469,3 +469,45 @@ func TestClaudeMCPToolFilterIgnored(t *testing.T) {
 		t.Errorf("through exec, the model was offered %v; want tools, without the excluded %s\n%s", got, tool, res)
 	}
 }
+
+// skillHooksSibling is a skill whose front-matter hooks hold a "hooks"
+// member and a PreToolUse beside it; each hook touches a file in rec.
+func skillHooksSibling(rec string) string {
+	return "---\nname: hooked\ndescription: agenttest hooked skill\nhooks:\n  hooks:\n    PostToolUse:\n      - matcher: Bash\n        hooks:\n          - type: command\n            command: touch " + filepath.Join(rec, "wrapped") + "\n" +
+		"  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: touch " + filepath.Join(rec, "sibling") + "\n---\nUse the shell.\n"
+}
+
+// TestClaudeSkillHooksSibling: Claude Code reads a skill's front-matter
+// hooks as the event map itself, as it reads an inline manifest object:
+// once the skill is in use, a PreToolUse beside a "hooks" member runs and
+// the hooks under "hooks" do not. bundlectl kept that PreToolUse as an
+// uninterpreted field, so exec's view of the skill left it out. Now it is
+// a reviewed hook of the skill (bundle TestClaudeFrontMatterHooksEventMap),
+// and runs through exec too.
+func TestClaudeSkillHooksSibling(t *testing.T) {
+	script := []Turn{Call("Skill", map[string]any{"skill": pluginName + ":hooked"}), ShellCall(Claude, "echo hooked"), Say("done")}
+	rec := t.TempDir()
+	root := filepath.Join(t.TempDir(), pluginName)
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeFile(t, root, "skills/hooked/SKILL.md", skillHooksSibling(rec), 0o644)
+	a := New(t, Claude, script...)
+	a.Args = []string{"--plugin-dir", root, "--allowedTools", "Bash,Skill"}
+	res := a.Run(t, "hello")
+	if _, err := os.Stat(filepath.Join(rec, "sibling")); err != nil {
+		t.Errorf("in place, the skill's PreToolUse beside \"hooks\" did not run: %v\n%s\n%s", err, res, a.Model.Dump())
+	}
+	if _, err := os.Stat(filepath.Join(rec, "wrapped")); err == nil {
+		t.Errorf("in place, Claude Code ran the skill's hook under \"hooks\"; it was expected to read \"hooks\" as an unknown event")
+	}
+
+	a = New(t, Claude, script...)
+	f := newExecFixture(t, a)
+	writeFile(t, f.src, "skills/hooked/SKILL.md", skillHooksSibling(f.rec), 0o644)
+	f.trust(t)
+	a.Args = []string{"--allowedTools", "Bash,Skill"}
+	a.Launcher = f.launcher(t)
+	res = a.Run(t, "hello")
+	if _, err := os.Stat(filepath.Join(f.rec, "sibling")); err != nil {
+		t.Errorf("through exec, the skill's reviewed PreToolUse hook did not run: %v\n%s\n%s", err, res, a.Model.Dump())
+	}
+}
