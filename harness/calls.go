@@ -298,9 +298,8 @@ func (r *Registry) readChecked(e *entry, rel string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.mu.Lock()
-		changed := r.watch != nil && r.watch.changed(e.idx)
-		r.mu.Unlock()
+		w := r.watch.Load()
+		changed := w != nil && w.changed(e.idx)
 		if !changed {
 			if err := r.authorize(e); err != nil {
 				return nil, err

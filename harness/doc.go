@@ -27,7 +27,10 @@
 //     directory and file of the snapshot plus the inodes of its
 //     ancestors, a one-shot one (NoWatch) by a walk compared with the
 //     fingerprint record of its last full verification; anything else is
-//     a full re-hash before anything runs.
+//     a full re-hash before anything runs. Checks of different bundles
+//     run concurrently: one bundle's re-hash holds up only the uses of
+//     that bundle, whose checks run one at a time (the registry's lock
+//     covers the state view only, and is never held with a bundle's).
 //   - A failure is an *AuthorityError matching one sentinel (ErrDisabled,
 //     ErrRevoked, ErrStale, ErrRemoved, ErrShadowed, ErrSwitchedOff,
 //     ErrTampered, ErrNotActive; ErrReceiptUnusable also matches

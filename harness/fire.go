@@ -258,9 +258,9 @@ func (in Inactive) BlocksAny() bool {
 
 // runnable freezes one hook of e.
 func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool) RunnableHook {
-	r.mu.Lock()
+	e.mu.Lock()
 	prepErr := r.prepare(e) // options are part of the frozen environment
-	r.mu.Unlock()
+	e.mu.Unlock()
 	rh := RunnableHook{
 		Bundle:  e.name,
 		Index:   index,

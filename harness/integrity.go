@@ -20,12 +20,19 @@ import (
 // stat of the state file, a few stats of the bundle's directory and the
 // snapshot's ancestors, and a non-blocking read of the change-notification
 // queue (or, without notification, one walk of the snapshot).
+//
+// Only the authority check holds r.mu; the integrity check and the
+// preparation hold e.mu alone, so a full re-hash of one bundle's snapshot
+// holds up only uses of that bundle (see Registry for the lock order).
 func (r *Registry) authorize(e *entry) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.authority(e); err != nil {
+	err := r.authority(e)
+	r.mu.Unlock()
+	if err != nil {
 		return err
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if err := r.integrity(e); err != nil {
 		return err
 	}
@@ -144,34 +151,51 @@ func (r *Registry) trustedAs(e *entry) bool {
 // fullVerifications counts full verifications, for tests.
 var fullVerifications atomic.Int64
 
+// testOnlyBeforeSnapshotCheck, when set, is called with the snapshot
+// directory just before an integrity check proves the snapshot's content
+// (the re-hash or fingerprint proof), with that bundle's lock held: a test
+// pauses one bundle's check there.
+var testOnlyBeforeSnapshotCheck func(snapshot string)
+
 // integrity proves the snapshot unchanged since its last full
 // verification. With change notification: no event on any directory or
 // file of the snapshot, and every ancestor of the snapshot the same inode
 // it was (a swapped ancestor raises no event on the watched inodes).
 // Without it: a walk of the snapshot equal to its fingerprint record.
-// Anything else re-verifies in full. The caller holds r.mu.
+// Anything else re-verifies in full. The caller holds e.mu (not r.mu).
+//
+// The watcher is read once: another bundle's check, or Close, may drop it
+// meanwhile. Until it is closed it still answers truly; once closed, every
+// call on it reports a change or fails, never a clean queue.
 func (r *Registry) integrity(e *entry) (err error) {
 	defer func() { e.failed = err }()
-	if e.failed == nil && e.verified && r.watch != nil && !r.watch.changed(e.idx) && sameIDs(e.ancestors, ancestorIDs(e.snapshot)) {
+	w := r.watch.Load()
+	if e.failed == nil && e.verified && w != nil && !w.changed(e.idx) && sameIDs(e.ancestors, ancestorIDs(e.snapshot)) {
 		return nil
 	}
 	// Arm the watches first, on what a walk sees; walk again to catch what
 	// appeared before they were armed; then prove the content. A change
 	// after the watches are armed raises an event the next check sees.
-	if r.watch != nil {
-		r.watch.clean(e.idx)
+	if w != nil {
+		w.clean(e.idx)
 		snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
 		if snap == nil || len(rep.Findings) > 0 {
 			return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): it cannot be walked cleanly")
 		}
-		if _, werr := r.watch.watchTree(e.idx, e.snapshot, snap); werr != nil {
-			r.opts.Logger.Warn("change notification unavailable; checking fingerprints before every use", "bundle", e.name, "err", werr)
-			r.watch.close()
-			r.watch = nil
+		if _, werr := w.watchTree(e.idx, e.snapshot, snap); werr != nil {
+			// Only the check that drops it closes it and says so; one
+			// that finds it already dropped (by Close) says nothing.
+			if r.watch.CompareAndSwap(w, nil) {
+				r.opts.Logger.Warn("change notification unavailable; checking fingerprints before every use", "bundle", e.name, "err", werr)
+				w.close()
+			}
 		} else if again, _ := bundle.Walk(e.snapshot, r.opts.Limits); again == nil || !sameShape(snap, again) {
 			return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot changed while it was checked (trusting it again stages a fresh snapshot)")
 		}
 		e.snapTree = snap
+	}
+	if hook := testOnlyBeforeSnapshotCheck; hook != nil {
+		hook(e.snapshot)
 	}
 	started := time.Now()
 	full, err := r.store.Check(e.rc.ContentHash, r.cache)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -89,12 +90,24 @@ type Options struct {
 // loaded, built from the state file and the snapshots only: no source tree
 // is walked or parsed. Every use re-checks the bundle's authority and the
 // integrity of its snapshot first.
+//
+// Locking: r.mu guards the state view (statePath's identity, the state
+// and its error), which every check reads first; each entry's mu
+// serializes the integrity check and preparation of that bundle and guards
+// what they write. The two are never held together — authorize takes r.mu
+// for the authority check, releases it, then takes the entry's — so the
+// re-hash of one bundle's snapshot never waits for, nor holds up, the
+// check of another. The watcher and the fingerprint cache are shared
+// without r.mu: watch is an atomic pointer to a watcher that locks
+// itself (its lock is the innermost, taken under an entry's), and cache
+// is a directory of records written by atomic rename, as concurrent
+// bundlectl processes already share it.
 type Registry struct {
 	opts  Options
 	m     *lifecycle.Manager
 	store *staging.Store
 	cache fingerprint.Cache
-	watch *watcher // nil: a fingerprint check before every use
+	watch atomic.Pointer[watcher] // nil: a fingerprint check before every use
 
 	entries  []*entry
 	inactive []Inactive
@@ -104,7 +117,7 @@ type Registry struct {
 	servers map[string]*serverRef
 	lsps    map[string]*lspRef
 
-	mu        sync.Mutex // guards the state view and entries' verification
+	mu        sync.Mutex // guards the state view below; never held with an entry's mu
 	statePath string
 	stateID   fileID
 	state     *state.State
@@ -148,8 +161,15 @@ type entry struct {
 	inv      *inventory.Inventory
 	invOnce  sync.Once
 	invErr   error
-	snapshot string            // derived from the home and the content hash
-	data     string            // PLUGIN_DATA, made at first use (prepare)
+	snapshot string // derived from the home and the content hash
+	data     string // PLUGIN_DATA, made at first use (prepare)
+
+	// mu serializes this bundle's integrity check and preparation, so two
+	// concurrent uses cannot both skip or interleave a verification, and
+	// guards the fields below. options and settings are written once,
+	// before prepared is set under mu, and only read after a prepare that
+	// found prepared set: they need no lock to read then.
+	mu       sync.Mutex
 	options  map[string]string // read at first use (prepare)
 	settings map[string]string // of options, those with an envVar, by envVar
 	prepared bool
@@ -234,7 +254,7 @@ func Load(opts Options) (*Registry, error) {
 	}
 	if !opts.NoWatch {
 		if w, err := newWatcher(); err == nil {
-			r.watch = w
+			r.watch.Store(w)
 		}
 	}
 	// Fingerprint the state file before reading it, so a write racing the
@@ -242,7 +262,7 @@ func Load(opts Options) (*Registry, error) {
 	r.stateID = statID(r.statePath)
 	s, err := r.m.LoadCurrentState()
 	if err != nil {
-		r.watch.close()
+		r.watch.Load().close()
 		return nil, err
 	}
 	r.state = s
@@ -515,7 +535,7 @@ func dataPath(home, id string) string {
 // prepare makes the bundle's data directory and reads its configured
 // options, once, at its first use: a bundle the process never uses costs
 // nothing (a hook event no hook of it matches touches neither). The
-// caller holds r.mu.
+// caller holds e.mu.
 func (r *Registry) prepare(e *entry) error {
 	if e.prepared {
 		return nil
@@ -585,10 +605,7 @@ func makeDataDir(home, dir string) error {
 // Close releases the change notification. Checks made after Close (by a
 // child still being supervised) fall back to fingerprint checks.
 func (r *Registry) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.watch.close()
-	r.watch = nil
+	r.watch.Swap(nil).close()
 	return nil
 }
 
