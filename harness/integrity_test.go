@@ -1,0 +1,133 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/lifecycle"
+)
+
+// snapshotNamed returns the snapshot directory of the bundle name.
+func snapshotNamed(t *testing.T, m *lifecycle.Manager, name string) string {
+	t.Helper()
+	s, err := m.LoadState()
+	must(t, err)
+	b, err := m.Find(m.Discover(), name)
+	must(t, err)
+	rec, _ := s.Bundle(b.ID)
+	if rec.Receipt == nil {
+		t.Fatalf("bundle %s has no receipt", name)
+	}
+	return rec.Receipt.Snapshot
+}
+
+// hangLimit bounds a wait that only a deadlock makes long: it detects a
+// hang, it does not time the code.
+const hangLimit = 2 * time.Minute
+
+// The check of one bundle never waits for another's (the cost of a check
+// does not grow with what else is installed): while bundle big's snapshot
+// check is paused where it proves the content — the re-hash of a large
+// snapshot — a tool of bundle kit is checked and runs to completion. A
+// registry-wide lock held through the re-hash made kit wait for big. A
+// second use of big started meanwhile waits for the first check instead
+// of entering it alongside, and both uses of big succeed once it ends.
+func TestOneBundlesCheckDoesNotHoldUpAnothers(t *testing.T) {
+	for _, noWatch := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoWatch=%v", noWatch), func(t *testing.T) {
+			f := newFixture(t)
+			writeBundle(t, filepath.Join(f.home, "bundles", "big"),
+				strings.Replace(toolManifest, `"name": "kit"`, `"name": "big"`, 1), toolScripts)
+			activate(t, f.m, "big")
+			bigSnap := snapshotNamed(t, f.m, "big")
+			if bigSnap == snapshotOf(t, f) {
+				t.Fatal("big and kit share a snapshot: the test would pause both")
+			}
+			r := f.loadOpts(t, harness.Options{NoWatch: noWatch})
+
+			paused, release := make(chan struct{}), make(chan struct{})
+			var pauseOnce, releaseOnce sync.Once
+			free := func() { releaseOnce.Do(func() { close(release) }) }
+			var inside atomic.Int32
+			var overlapped atomic.Bool
+			harness.SetBeforeSnapshotCheck(func(snap string) {
+				if snap != bigSnap {
+					return
+				}
+				if inside.Add(1) > 1 {
+					overlapped.Store(true)
+				}
+				defer inside.Add(-1)
+				pauseOnce.Do(func() { close(paused) })
+				<-release
+			})
+			var calls sync.WaitGroup
+			t.Cleanup(func() {
+				// Nothing may read the hook while it is reset.
+				free()
+				calls.Wait()
+				harness.SetBeforeSnapshotCheck(nil)
+			})
+			call := func(tool string) <-chan error {
+				done := make(chan error, 1)
+				calls.Add(1)
+				go func() {
+					defer calls.Done()
+					_, err := r.CallTool(context.Background(), tool, []byte(`{}`))
+					done <- err
+				}()
+				return done
+			}
+			wait := func(done <-chan error, what string) error {
+				t.Helper()
+				select {
+				case err := <-done:
+					return err
+				case <-time.After(hangLimit):
+					t.Fatalf("%s never finished: it hangs", what)
+					return nil
+				}
+			}
+
+			big := call("plugin__big__touch")
+			select {
+			case <-paused:
+			case <-time.After(hangLimit):
+				t.Fatal("big's snapshot check never reached the point where it proves the content")
+			}
+			bigAgain := call("plugin__big__env")
+			if err := wait(call("plugin__kit__touch"), "kit's tool, while big's snapshot check was paused, (one bundle's check holds up another's)"); err != nil {
+				t.Fatalf("kit's tool while big's check was paused: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err != nil {
+				t.Fatalf("kit's tool did not run: %v", err)
+			}
+			select {
+			case err := <-big:
+				t.Fatalf("big's use ended (%v) while its check was paused", err)
+			case err := <-bigAgain:
+				t.Fatalf("a second use of big ended (%v) while the first one's check was paused", err)
+			default:
+			}
+
+			free()
+			if err := wait(big, "big's tool"); err != nil {
+				t.Fatalf("big's tool after its check: %v", err)
+			}
+			if err := wait(bigAgain, "the second use of big"); err != nil {
+				t.Fatalf("the second use of big: %v", err)
+			}
+			if overlapped.Load() {
+				t.Fatal("two checks of big's snapshot ran at once: one bundle's checks must run one at a time")
+			}
+		})
+	}
+}
