@@ -354,6 +354,13 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		s, good := r.str(t, path+".type")
 		keep = keep && good
 		h.Type = s
+		if r.host == HostGemini && s == geminiPluginHook {
+			// Gemini CLI (0.61) accepts "plugin" beside "command" and
+			// runs its command the same way, as a shell string
+			// (internal/agenttest TestGeminiHookShapes): the review
+			// shows it as the command hook it is.
+			h.Type = HookCommand
+		}
 	}
 	unit := 1
 	if r.host == HostGemini {
@@ -368,12 +375,14 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		case "command":
 			h.Command, good = r.str(f, fp)
 		case "args":
-			if r.host == HostCodex {
-				// Codex (0.171) runs a command hook's command alone as a
-				// shell string and never reads args: the review shows
-				// what Codex runs, with args kept as written.
+			if r.host == HostCodex || r.host == HostGemini {
+				// Codex (0.171) and Gemini CLI (0.61) run a command
+				// hook's command alone as a shell string and never read
+				// args: the review shows what the host runs, with args
+				// kept as written (internal/agenttest
+				// TestGeminiHookShapes for Gemini CLI).
 				other(&h.Other, k, f)
-				r.b.Report.Warnf(fp, "hook.unknown-field", "Codex ignores a hook's args: it runs the command alone as a shell string; put the arguments in the command; reviewed as written")
+				r.b.Report.Warnf(fp, "hook.unknown-field", "%s ignores a hook's args: it runs the command alone as a shell string; put the arguments in the command; reviewed as written", HostTitle(r.host))
 				hasArgs = false
 				continue
 			}
@@ -436,6 +445,10 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 	}
 	return h, keep
 }
+
+// geminiPluginHook is the hook type Gemini CLI runs as a command hook
+// besides "command" itself.
+const geminiPluginHook = "plugin"
 
 // HostTitle is a host's name as its users write it ("bundlectl" for
 // none: a component of bundlectl's own formats).
