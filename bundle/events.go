@@ -28,6 +28,20 @@ var geminiHookEvents = []string{
 	"BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
 }
 
+// geminiMatchedEvents are the events whose hooks Gemini CLI (0.61)
+// selects by their matcher: by the tool's name for BeforeTool and
+// AfterTool, by the trigger for SessionStart, SessionEnd and PreCompress.
+// On every other event it runs each hook whatever its matcher says
+// (internal/agenttest TestGeminiHookShapes).
+var geminiMatchedEvents = []string{"BeforeTool", "AfterTool", "SessionStart", "SessionEnd", "PreCompress"}
+
+// GeminiIgnoresMatcher reports whether Gemini CLI runs a hook for event
+// whatever its matcher says, so that a review must not show the matcher
+// as narrowing when the hook runs.
+func GeminiIgnoresMatcher(event string) bool {
+	return slices.Contains(geminiHookEvents, event) && !slices.Contains(geminiMatchedEvents, event)
+}
+
 // blockingEvents are the events whose hooks can stop what the agent is
 // about to do. A guard for one of them must never fail open: when such a
 // hook cannot run, the event is blocked.

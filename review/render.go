@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -254,7 +255,13 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 		r.heading(fmt.Sprintf("Hooks (%d), in the order they run", len(inv.Hooks)))
 		for i, h := range inv.Hooks {
 			m := "matcher: all"
-			if h.Matcher != "" && h.Matcher != "*" {
+			switch {
+			case h.Matcher == "" || h.Matcher == "*":
+			case slices.Contains(h.Hosts, string(bundle.HostGemini)) && bundle.GeminiIgnoresMatcher(h.Event):
+				// Gemini CLI runs it on every such event: the matcher
+				// narrows nothing, and the review must not say it does.
+				m = "matcher: all (Gemini CLI ignores the matcher " + bundle.Quote(h.Matcher) + " on this event)"
+			default:
 				m = "matcher " + bundle.Quote(h.Matcher)
 			}
 			r.line("  %d. on %s, %s  [hook %s]%s", i+1, bundle.Quote(h.Event), m, h.ID, hostSuffix(h.Hosts))
