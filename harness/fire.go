@@ -192,7 +192,8 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 // so a host's tool is matched by its Claude Code name (under Codex, by
 // each name Codex matches it by: apply_patch is also Write and Edit); a
 // hook from Gemini CLI's, Claude Code's or Codex's own manifest is matched
-// as that host matches it (GeminiMatch, ClaudeMatch, CodexMatch); any
+// as that host matches it (GeminiMatch, or none on an event Gemini CLI
+// does not match, ClaudeMatch, CodexMatch); any
 // other by bundlectl's rule (MatchHook).
 func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, error) {
 	m, host := h.Matcher, r.opts.Host
@@ -219,6 +220,11 @@ func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, er
 	case own && host != "" && onTool:
 		return func(v string) (bool, error) { return MatchHook(m, bundle.OwnTool(host, v)) }
 	case host == bundle.HostGemini && slices.Contains(h.Hosts, string(bundle.HostGemini)):
+		if bundle.GeminiIgnoresMatcher(h.Event) {
+			// Gemini CLI runs it on every such event (Notification
+			// too, whatever its notification_type).
+			return func(string) (bool, error) { return true, nil }
+		}
 		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool) }
 	case host == bundle.HostClaude && slices.Contains(h.Hosts, string(bundle.HostClaude)):
 		return func(v string) (bool, error) { return ClaudeMatch(m, v) }
