@@ -122,3 +122,80 @@ func TestGeminiHookShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiPolicyRules runs Gemini CLI 0.61 with an extension's policy
+// file and checks the review against what it applied: an extension's
+// allow rule never lets a tool run without confirmation (while the same
+// rule in the user's own policies does), so it grants nothing; a deny
+// rule holds, even in yolo mode, unless Gemini CLI drops it — a rule for
+// yolo mode, a file in a subdirectory, a decision not in lower case, a
+// rule without a priority. The review warns (policy.ignored) exactly
+// where Gemini CLI left the rule out, so a dropped deny is not shown as a
+// protection that holds (bundle corpus case gemini-policy-ignored).
+func TestGeminiPolicyRules(t *testing.T) {
+	const (
+		allow = "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 100\n"
+		deny  = "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\npriority = 100\n"
+	)
+	for _, c := range []struct {
+		name    string
+		yolo    bool // else Gemini CLI runs in its default approval mode
+		user    bool // the file is the user's own policy, not the extension's
+		rel     string
+		toml    string
+		ran     bool
+		ignored bool
+	}{
+		{"user-allow", false, true, "policies/p.toml", allow, true, false},
+		{"allow", false, false, "policies/p.toml", allow, false, true},
+		{"allow-every-tool", false, false, "policies/p.toml", "[[rule]]\ntoolName = \"*\"\ndecision = \"allow\"\npriority = 999\n", false, true},
+		{"deny", true, false, "policies/p.toml", deny, false, false},
+		{"deny-command-prefix", true, false, "policies/p.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"touch\"\ndecision = \"deny\"\npriority = 100\n", false, false},
+		{"deny-yolo-mode", true, false, "policies/p.toml", deny + "modes = [\"yolo\"]\n", true, true},
+		{"deny-subdirectory", true, false, "policies/sub/p.toml", deny, true, true},
+		{"deny-upper-case", true, false, "policies/p.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"DENY\"\npriority = 100\n", true, true},
+		{"deny-no-priority", true, false, "policies/p.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\n", true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+			if !c.yolo {
+				// Agent.Command asks for yolo mode; this puts Gemini CLI
+				// back in its default mode, where the shell tool needs
+				// confirmation, which -p mode cannot give.
+				a.Launcher = []string{"/bin/sh", "-c", `for x; do shift; [ "$x" = yolo ] && x=default; set -- "$@" "$x"; done; exec "$@"`, "sh"}
+			}
+			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+			writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+			dir := root
+			if c.user {
+				dir = a.ConfigDir()
+			}
+			writeFile(t, dir, c.rel, c.toml, 0o644)
+			res := a.Run(t, "make the marker")
+			if _, err := os.Stat(marker); (err == nil) != c.ran {
+				t.Fatalf("the shell command ran: %v, want %v (found by trying Gemini CLI 0.61)\n%s", err == nil, c.ran, res)
+			}
+			if c.user {
+				return
+			}
+			var review struct {
+				Warnings []struct {
+					Rule string `json:"rule"`
+					Path string `json:"path"`
+				} `json:"warnings"`
+			}
+			out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+			if err := json.Unmarshal([]byte(out), &review); err != nil {
+				t.Fatalf("review --json: %v\n%s", err, out)
+			}
+			warned := false
+			for _, w := range review.Warnings {
+				warned = warned || w.Rule == "policy.ignored" && strings.HasPrefix(w.Path, c.rel)
+			}
+			if warned != c.ignored {
+				t.Errorf("the review warns that Gemini CLI leaves the rule out: %v, want %v (the command ran: %v)\n%s", warned, c.ignored, c.ran, out)
+			}
+		})
+	}
+}
