@@ -1,7 +1,13 @@
 package agenttest
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -195,6 +201,103 @@ func TestGeminiPolicyRules(t *testing.T) {
 			}
 			if warned != c.ignored {
 				t.Errorf("the review warns that Gemini CLI leaves the rule out: %v, want %v (the command ran: %v)\n%s", warned, c.ignored, c.ran, out)
+			}
+		})
+	}
+}
+
+// TestGeminiAgentTools runs an extension's sub-agent in Gemini CLI 0.61
+// (invoke_agent) and compares the tools its model requests offered with
+// the review's: the review must never show fewer. A front server sends
+// the sub-agent's requests (those carrying its system prompt) to a model
+// stand-in of their own, which calls the shell tool and then
+// complete_task. No tools key is every tool, the shell included, as the
+// review says; "tools: [read_file]" is read_file alone (complete_task is
+// Gemini CLI's own way out of every sub-agent).
+func TestGeminiAgentTools(t *testing.T) {
+	for _, c := range []struct {
+		name, tools string
+		shellRuns   bool
+	}{
+		{"none-listed", "", true},
+		{"read-file", "tools:\n  - read_file\n", false},
+		{"every", "tools:\n  - \"*\"\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const prompt = "agenttest-subagent-prompt-3c1d"
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, GeminiCLI, Call("invoke_agent", map[string]any{"agent_name": "helper", "prompt": "go"}), Say("done"))
+			sub := NewModel(t, Gemini, ShellCall(GeminiCLI, "touch "+marker), Call("complete_task", map[string]any{"result": "ok"}))
+			mainURL, _ := url.Parse(a.Model.URL)
+			subURL, _ := url.Parse(sub.URL)
+			toMain, toSub := httputil.NewSingleHostReverseProxy(mainURL), httputil.NewSingleHostReverseProxy(subURL)
+			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				if bytes.Contains(body, []byte(prompt)) {
+					toSub.ServeHTTP(w, r)
+					return
+				}
+				toMain.ServeHTTP(w, r)
+			}))
+			defer front.Close()
+			a.Env = append(a.Env, "GOOGLE_GEMINI_BASE_URL="+front.URL) // the last value wins
+			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+			writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+			writeFile(t, root, "agents/helper.md", "---\nname: helper\ndescription: helps\n"+c.tools+"---\n"+prompt+"\n", 0o644)
+			res := a.Run(t, "delegate")
+
+			calls := sub.ModelCalls()
+			if len(calls) == 0 {
+				t.Fatalf("the sub-agent never reached its model\n%s\n%s", res, a.Model.Dump())
+			}
+			var in struct {
+				Tools []struct {
+					Functions []struct {
+						Name string `json:"name"`
+					} `json:"functionDeclarations"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal(calls[0].Body, &in); err != nil {
+				t.Fatal(err)
+			}
+			var offered []string
+			for _, tl := range in.Tools {
+				for _, f := range tl.Functions {
+					if f.Name != "complete_task" {
+						offered = append(offered, f.Name)
+					}
+				}
+			}
+			if _, err := os.Stat(marker); (err == nil) != c.shellRuns {
+				t.Fatalf("the sub-agent's shell command ran: %v, want %v (offered %q)\n%s", err == nil, c.shellRuns, offered, res)
+			}
+
+			var review struct {
+				Components struct {
+					Agents []struct {
+						Name   string `json:"name"`
+						Grants struct {
+							Tools []string `json:"tools"`
+						} `json:"grants"`
+					} `json:"agents"`
+				} `json:"components"`
+			}
+			out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+			if err := json.Unmarshal([]byte(out), &review); err != nil {
+				t.Fatalf("review --json: %v\n%s", err, out)
+			}
+			if len(review.Components.Agents) != 1 {
+				t.Fatalf("the review lists %d agents, want the one Gemini CLI ran\n%s", len(review.Components.Agents), out)
+			}
+			listed := review.Components.Agents[0].Grants.Tools
+			if len(listed) == 0 || slices.Contains(listed, "*") {
+				return // the review says every tool of the session
+			}
+			for _, name := range offered {
+				if !slices.Contains(listed, name) {
+					t.Errorf("Gemini CLI offered the sub-agent %q; the review lists only %q\n%s", name, listed, out)
+				}
 			}
 		})
 	}
