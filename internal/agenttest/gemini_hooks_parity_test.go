@@ -27,7 +27,8 @@ import (
 // never a hook without a type, "Command", "http" or "runtime"; matchers
 // trimmed and read as unanchored regular expressions over the tool name,
 // exactly over a trigger, and not at all on BeforeAgent, AfterAgent and
-// BeforeModel; a command run alone as a shell string, its args unread;
+// BeforeModel; a command run alone as a shell string, its args unread,
+// its env set;
 // no hooks from gemini-extension.json itself — and (2) that bundlectl's
 // review lists each hook that ran as the shell command it ran, and shows
 // no matcher narrowing a hook that ran whatever its matcher said (bundle
@@ -64,6 +65,7 @@ func TestGeminiHookShapes(t *testing.T) {
 			group("Bash", cmd("matcher-claude")),
 			group("-", cmd("matcher-none")),
 			group("", map[string]any{"type": "command", "command": touch("args-command"), "args": []string{filepath.Join(rec, "args-arg")}}),
+			group("", map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "env-$AGENTTEST_HOOK_ENV"), "env": map[string]string{"AGENTTEST_HOOK_ENV": "set"}}),
 		},
 		"beforetool":   []any{group("", cmd("event-lower"))},
 		"PreToolUse":   []any{group("", cmd("event-claude"))},
@@ -84,7 +86,7 @@ func TestGeminiHookShapes(t *testing.T) {
 	}
 	want := []string{
 		"after-agent-nomatch", "args-command", "before-agent-nomatch", "before-model-nomatch",
-		"matcher-none", "matcher-partial", "matcher-spaces", "session-startup", "type-command", "type-plugin",
+		"env-set", "matcher-none", "matcher-partial", "matcher-spaces", "session-startup", "type-command", "type-plugin",
 	}
 	if !slices.Equal(ran, want) {
 		t.Fatalf("Gemini CLI ran the hooks %q, want %q (found by trying Gemini CLI 0.61)\n%s", ran, want, res)
@@ -93,12 +95,13 @@ func TestGeminiHookShapes(t *testing.T) {
 	var review struct {
 		Components struct {
 			Hooks []struct {
-				Event   string   `json:"event"`
-				Matcher string   `json:"matcher"`
-				Type    string   `json:"type"`
-				Command string   `json:"command"`
-				Args    []string `json:"args"`
-				Shell   bool     `json:"shell"`
+				Event   string            `json:"event"`
+				Matcher string            `json:"matcher"`
+				Type    string            `json:"type"`
+				Command string            `json:"command"`
+				Args    []string          `json:"args"`
+				Shell   bool              `json:"shell"`
+				Env     map[string]string `json:"env"`
 			} `json:"hooks"`
 		} `json:"components"`
 	}
@@ -107,18 +110,16 @@ func TestGeminiHookShapes(t *testing.T) {
 		t.Fatalf("review --json: %v\n%s", err, out)
 	}
 	for _, id := range ran {
-		listed := slices.ContainsFunc(review.Components.Hooks, func(h struct {
-			Event   string   `json:"event"`
-			Matcher string   `json:"matcher"`
-			Type    string   `json:"type"`
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-			Shell   bool     `json:"shell"`
-		}) bool {
-			return h.Type == "command" && h.Shell && len(h.Args) == 0 && h.Command == touch(id)
-		})
+		command, env := touch(id), ""
+		if id == "env-set" {
+			command, env = "touch "+filepath.Join(rec, "env-$AGENTTEST_HOOK_ENV"), "set"
+		}
+		listed := false
+		for _, h := range review.Components.Hooks {
+			listed = listed || h.Type == "command" && h.Shell && len(h.Args) == 0 && h.Command == command && h.Env["AGENTTEST_HOOK_ENV"] == env
+		}
 		if !listed {
-			t.Errorf("Gemini CLI ran %q as a shell command; the review does not list that command hook:\n%s", touch(id), out)
+			t.Errorf("Gemini CLI ran %q as a shell command (env AGENTTEST_HOOK_ENV=%q); the review does not list that command hook:\n%s", command, env, out)
 		}
 	}
 	human := BundlectlRun(t, t.TempDir(), "review", root)
