@@ -3,6 +3,7 @@ package agenttest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -58,6 +59,27 @@ func BundlectlRun(t testing.TB, home string, args ...string) string {
 		t.Fatalf("bundlectl %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
 	}
 	return out
+}
+
+// ReviewWarnings runs `bundlectl review --json` on the bundle at root,
+// in a fresh home, and returns its warnings' rule and field path, and the
+// whole output for a failure message.
+func ReviewWarnings(t testing.TB, root string) ([]ReviewWarning, string) {
+	t.Helper()
+	var review struct {
+		Warnings []ReviewWarning `json:"warnings"`
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	return review.Warnings, out
+}
+
+// ReviewWarning is one warning of `bundlectl review --json`.
+type ReviewWarning struct {
+	Rule string `json:"rule"`
+	Path string `json:"path"`
 }
 
 func bundlectlRun(t testing.TB, home string, args ...string) (string, string, error) {

@@ -186,18 +186,9 @@ func TestGeminiPolicyRules(t *testing.T) {
 			if c.user {
 				return
 			}
-			var review struct {
-				Warnings []struct {
-					Rule string `json:"rule"`
-					Path string `json:"path"`
-				} `json:"warnings"`
-			}
-			out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
-			if err := json.Unmarshal([]byte(out), &review); err != nil {
-				t.Fatalf("review --json: %v\n%s", err, out)
-			}
+			warnings, out := ReviewWarnings(t, root)
 			warned := false
-			for _, w := range review.Warnings {
+			for _, w := range warnings {
 				warned = warned || w.Rule == "policy.ignored" && strings.HasPrefix(w.Path, c.rel)
 			}
 			if warned != c.ignored {

@@ -144,20 +144,8 @@ func TestGeminiExcludeToolsNarrowing(t *testing.T) {
 				t.Fatalf("excludeTools %q: the shell command ran: %v, want %v\n%s\n%s", c.entry, err == nil, c.runs, res, a.Model.Dump())
 			}
 
-			var review struct {
-				Warnings []struct {
-					Rule string `json:"rule"`
-				} `json:"warnings"`
-			}
-			out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
-			if err := json.Unmarshal([]byte(out), &review); err != nil {
-				t.Fatalf("review --json: %v\n%s", err, out)
-			}
-			warned := slices.ContainsFunc(review.Warnings, func(w struct {
-				Rule string `json:"rule"`
-			}) bool {
-				return w.Rule == "manifest.exclude-tools"
-			})
+			warnings, out := ReviewWarnings(t, root)
+			warned := slices.ContainsFunc(warnings, func(w ReviewWarning) bool { return w.Rule == "manifest.exclude-tools" })
 			if warned != c.runs {
 				t.Errorf("excludeTools %q: the review warns that it removes nothing: %v; Gemini CLI ran the command: %v\n%s", c.entry, warned, c.runs, out)
 			}
@@ -433,20 +421,8 @@ func TestClaudeMCPToolFilterIgnored(t *testing.T) {
 		t.Errorf("in place, Claude Code did not offer %s (tools %v); it was expected to ignore excludeTools\n%s", tool, got, res)
 	}
 
-	var review struct {
-		Warnings []struct {
-			Rule string `json:"rule"`
-			Path string `json:"path"`
-		} `json:"warnings"`
-	}
-	out := BundlectlRun(t, t.TempDir(), "review", "--json", root)
-	if err := json.Unmarshal([]byte(out), &review); err != nil {
-		t.Fatalf("review --json: %v\n%s", err, out)
-	}
-	if !slices.ContainsFunc(review.Warnings, func(w struct {
-		Rule string `json:"rule"`
-		Path string `json:"path"`
-	}) bool {
+	warnings, out := ReviewWarnings(t, root)
+	if !slices.ContainsFunc(warnings, func(w ReviewWarning) bool {
 		return w.Rule == "mcp.tools-filter" && strings.Contains(w.Path, "excludeTools")
 	}) {
 		t.Errorf("the review does not warn that Claude Code ignores excludeTools:\n%s", out)
