@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"path"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -208,53 +206,4 @@ func (r hostReader) readPolicy(rel string) {
 	}
 	r.b.Components.Policies = append(r.b.Components.Policies, Policy{Path: rel, Rules: raw, Hosts: addHost(nil, r.host)})
 	r.geminiPolicyIgnored(rel, doc)
-}
-
-// geminiPolicyIgnored warns about what Gemini CLI (0.61) leaves out of an
-// extension's policy file, so that the review does not show a rule as
-// applying when it does not (internal/agenttest TestGeminiPolicyRules): a
-// file below a subdirectory of policies/ is never read; a rule whose
-// decision is not "allow", "deny" or "ask_user" as written, or whose
-// priority is not a whole number from 0 to 999, makes it reject the whole
-// file; an allow rule, and a rule or safety checker for yolo mode, are
-// dropped. The policy stays in the inventory as written either way.
-func (r hostReader) geminiPolicyIgnored(rel string, doc map[string]any) {
-	warn := func(field, format string, args ...any) {
-		r.b.Report.Warnf(field, "policy.ignored", format, args...)
-	}
-	if strings.Count(rel, "/") > 1 {
-		warn(rel, "Gemini CLI reads only the .toml files directly in policies/: it never loads this file, so none of its rules apply; move it to policies/%s", path.Base(rel))
-		return
-	}
-	yolo := func(m map[string]any) bool {
-		modes, _ := m["modes"].([]any)
-		return slices.Contains(modes, any("yolo"))
-	}
-	rules, _ := doc["rule"].([]any)
-	for i, x := range rules {
-		m, ok := x.(map[string]any)
-		if !ok {
-			continue
-		}
-		fp := indexPath(FieldPath(rel+":", "rule"), i)
-		switch d := m["decision"]; d {
-		case "deny", "ask_user":
-		case "allow":
-			warn(FieldPath(fp, "decision"), "Gemini CLI drops an extension's allow rules: this rule allows nothing, and its tool calls still ask for confirmation")
-		default:
-			warn(FieldPath(fp, "decision"), "Gemini CLI reads a decision only as \"allow\", \"deny\" or \"ask_user\", in lower case: it rejects this whole file, so none of its rules apply; write decision = \"deny\" (or \"ask_user\")")
-		}
-		if p, ok := m["priority"].(int64); !ok || p < 0 || p > 999 {
-			warn(FieldPath(fp, "priority"), "Gemini CLI requires a priority from 0 to 999, a whole number: without one it rejects this whole file, so none of its rules apply; write priority = 100 (or another in range)")
-		}
-		if yolo(m) {
-			warn(FieldPath(fp, "modes"), "Gemini CLI drops an extension's rules for yolo mode: this rule never applies; remove \"yolo\" from modes")
-		}
-	}
-	checkers, _ := doc["safety_checker"].([]any)
-	for i, x := range checkers {
-		if m, ok := x.(map[string]any); ok && yolo(m) {
-			warn(FieldPath(indexPath(FieldPath(rel+":", "safety_checker"), i), "modes"), "Gemini CLI drops an extension's safety checkers for yolo mode: this checker never runs; remove \"yolo\" from modes")
-		}
-	}
 }

@@ -136,7 +136,9 @@ func TestGeminiHookShapes(t *testing.T) {
 // rule in the user's own policies does), so it grants nothing; a deny
 // rule holds, even in yolo mode, unless Gemini CLI drops it — a rule for
 // yolo mode, a file in a subdirectory, a decision not in lower case, a
-// rule without a priority. The review warns (policy.ignored) exactly
+// rule without a priority, a file with a rule without a toolName, a rule
+// whose pattern nests a repetition (its isSafeRegExp); a priority
+// written 100.0 is a whole number to it. The review warns (policy.ignored) exactly
 // where Gemini CLI left the rule out, so a dropped deny is not shown as a
 // protection that holds (bundle corpus case gemini-policy-ignored).
 func TestGeminiPolicyRules(t *testing.T) {
@@ -162,6 +164,10 @@ func TestGeminiPolicyRules(t *testing.T) {
 		{"deny-subdirectory", true, false, "policies/sub/p.toml", deny, true, true},
 		{"deny-upper-case", true, false, "policies/p.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"DENY\"\npriority = 100\n", true, true},
 		{"deny-no-priority", true, false, "policies/p.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\n", true, true},
+		{"deny-float-priority", true, false, "policies/p.toml", "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\npriority = 100.0\n", false, false},
+		{"deny-beside-rule-without-tool", true, false, "policies/p.toml", deny + "\n[[rule]]\nmcpName = \"files\"\ndecision = \"deny\"\npriority = 100\n", true, true},
+		{"deny-args-pattern", true, false, "policies/p.toml", deny + "argsPattern = \"touch +\"\n", false, false},
+		{"deny-nested-repetition", true, false, "policies/p.toml", deny + "argsPattern = \"(touch +)+\"\n", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
