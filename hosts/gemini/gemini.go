@@ -166,6 +166,17 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if headers != nil {
 				e["headers"] = headers
 			}
+			if b.Own(s.Hosts) {
+				// How Gemini CLI authenticates to it, as the review
+				// showed it: without these a server that takes the
+				// user's Google credentials or an OAuth login is
+				// reached without them and refuses every call.
+				for _, k := range authFields {
+					if raw, ok := s.Other[k]; ok {
+						e[k] = raw
+					}
+				}
+			}
 			// The reviewed tool filter, which Gemini CLI enforces for a
 			// server it reaches itself (bundlectl mcp enforces it for stdio).
 			if len(s.ToolsInclude) > 0 {
@@ -583,3 +594,10 @@ func OptionRefs(s string) []hosts.OptionRef {
 	}
 	return out
 }
+
+// authFields are the fields of a Gemini CLI remote MCP server that say how
+// Gemini CLI authenticates to it: an OAuth login (a token stored by
+// /mcp auth, or discovered), the user's Google credentials, or a service
+// account they may impersonate. The inventory keeps them as written in
+// MCPServer.Other, and the review shows them there.
+var authFields = []string{"oauth", "authProviderType", "targetAudience", "targetServiceAccount"}

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -277,5 +278,43 @@ func TestLaunchAllowListNote(t *testing.T) {
 	}
 	if strings.Contains(notes, sd) {
 		t.Errorf("the note names the session's directory %s, gone after the session:\n%s", sd, notes)
+	}
+}
+
+// TestViewRemoteAuth: a remote server of the extension's own manifest
+// keeps how Gemini CLI authenticates to it (oauth, authProviderType,
+// targetAudience, targetServiceAccount, as real extensions write them),
+// so a server that takes the user's Google credentials works under exec
+// as it does without it; a field Gemini CLI does not read stays out.
+func TestViewRemoteAuth(t *testing.T) {
+	other := map[string]json.RawMessage{
+		"authProviderType":     json.RawMessage(`"service_account_impersonation"`),
+		"targetAudience":       json.RawMessage(`"aud.apps.example"`),
+		"targetServiceAccount": json.RawMessage(`"sa@p.iam.example"`),
+		"oauth":                json.RawMessage(`{"scopes":["https://www.googleapis.com/auth/cloud-platform"]}`),
+		"tcp":                  json.RawMessage(`"h:1"`),
+	}
+	inv := &inventory.Inventory{MCPServers: []inventory.MCPServer{{Name: "svc", Transport: "streamable-http", Hosts: []string{"gemini"}, URL: "https://svc.test/mcp", Other: other}}}
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv}, "gemini")
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := v.File("gemini-extension.json")
+	var m struct {
+		MCPServers map[string]map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	e := m.MCPServers["svc"]
+	for _, k := range []string{"authProviderType", "targetAudience", "targetServiceAccount", "oauth"} {
+		var got bytes.Buffer
+		if json.Compact(&got, e[k]) != nil || got.String() != string(other[k]) {
+			t.Errorf("%s = %s in the view, want %s", k, e[k], other[k])
+		}
+	}
+	if _, ok := e["tcp"]; ok {
+		t.Errorf("a field Gemini CLI does not read is in the view: %s", data)
 	}
 }
