@@ -692,8 +692,30 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 	if s.TimeoutSec != 0 {
 		r.field(in, "timeout", fmt.Sprintf("%d s", s.TimeoutSec))
 	}
+	if auth := geminiAuth(s); auth != "" {
+		r.field(in, "auth", r.color(ansiYellow, auth))
+	}
 	r.other(in, s.Other)
 	r.hostVars(in, s.HostVariables)
+}
+
+// geminiAuth says in words what a Gemini CLI remote server's
+// authProviderType sends to its endpoint (shown as written below it), or
+// "" when it has none Gemini CLI acts on.
+func geminiAuth(s inventory.MCPServer) string {
+	if !s.Remote() || !slices.Contains(s.Hosts, string(bundle.HostGemini)) {
+		return ""
+	}
+	var provider, account string
+	json.Unmarshal(s.Other["authProviderType"], &provider)
+	json.Unmarshal(s.Other["targetServiceAccount"], &account)
+	switch provider {
+	case "google_credentials":
+		return "Gemini CLI sends an access token of your Google credentials (Application Default Credentials) to this endpoint"
+	case "service_account_impersonation":
+		return "Gemini CLI uses your Google credentials to act as service account " + bundle.Quote(account) + " and sends its token to this endpoint"
+	}
+	return ""
 }
 
 // envRows lists every variable a process gets beyond the allowlist, and
