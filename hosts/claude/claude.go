@@ -105,6 +105,16 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if headers != nil {
 				e["headers"] = headers
 			}
+			for _, k := range unsentAuth {
+				if _, ok := s.Other[k]; ok && b.Own(s.Hosts) {
+					// Not given: a helper is a command Claude Code would
+					// run outside bundlectl's check before every spawn,
+					// and an OAuth client of a plugin server was never
+					// tried here. Say so, or the server's failure to
+					// authenticate under exec is a mystery.
+					b.Note("its MCP server %s is loaded without its %s, which bundlectl does not give Claude Code: it may fail to authenticate", bundle.Quote(s.Name), k)
+				}
+			}
 			servers[s.Name] = e
 		default:
 			b.Note("its MCP server %s is not loaded: Claude Code does not speak the %s transport", bundle.Quote(s.Name), s.Transport)
@@ -377,3 +387,8 @@ func OptionRefs(s string) []hosts.OptionRef {
 		i = start + end + 1
 	}
 }
+
+// unsentAuth are the authentication fields of a Claude Code remote MCP
+// server that bundlectl exec's view leaves out (the review shows them as
+// written).
+var unsentAuth = []string{"headersHelper", "oauth"}

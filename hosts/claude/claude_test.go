@@ -301,3 +301,29 @@ func TestViewQuotesLenientFrontMatter(t *testing.T) {
 		t.Errorf("view's agent:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestViewRemoteAuthNoted: a remote server's headersHelper (a command
+// Claude Code would run outside bundlectl's checks) and oauth are not
+// given to Claude Code; the server still loads, and a note says what was
+// left out, so a failure to authenticate under exec is explained.
+func TestViewRemoteAuthNoted(t *testing.T) {
+	b := remoteBundle(map[string]string{"api_key": "k", "org": "acme"}, nil)
+	b.Inventory.MCPServers[0].Other = map[string]json.RawMessage{"headersHelper": json.RawMessage(`"./bin/token.sh"`), "oauth": json.RawMessage(`{"clientId":"c"}`)}
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := remoteEntry(t, v)
+	if e == nil {
+		t.Fatalf("the server is not in the view; notes: %q", b.Notes)
+	}
+	if _, ok := e["headersHelper"]; ok {
+		t.Errorf("headersHelper is in the view: %v", e)
+	}
+	notes := strings.Join(b.Notes, "\n")
+	for _, k := range []string{"headersHelper", "oauth"} {
+		if !strings.Contains(notes, "loaded without its "+k) {
+			t.Errorf("no note says the server is loaded without its %s:\n%s", k, notes)
+		}
+	}
+}
