@@ -281,12 +281,21 @@ func (r *Registry) Content(name string) ([]byte, error) {
 	return r.readChecked(d.e, d.doc.Path)
 }
 
+// testOnlyBeforeSnapshotRead and testOnlyAfterSnapshotRead, when set, are
+// called with the snapshot directory just before and just after
+// readChecked reads a file of it: a test changes the snapshot around the
+// read and runs another check of the bundle meanwhile.
+var testOnlyBeforeSnapshotRead, testOnlyAfterSnapshotRead func(snapshot string)
+
 // readChecked reads a file of e's snapshot between two checks of the
-// bundle. With change notification, the read counts only if no event on
-// the snapshot arrived since the check before it (a write undone before
-// the check after it would pass a re-verification); otherwise it is read
-// again, a few times, then refused. Without notification the check after
-// the read sees a change that is still there.
+// bundle. With change notification, the read counts only if the
+// snapshot's generation did not move from just after the check before it
+// to just before the check after it (a write undone before the check
+// after it would pass a re-verification); otherwise it is read again, a
+// few times, then refused. The generation is this read's own: a check
+// another goroutine makes meanwhile re-verifies, but cannot hide from it
+// an event that came during the read. Without notification the check
+// after the read sees a change that is still there.
 func (r *Registry) readChecked(e *entry, rel string) ([]byte, error) {
 	for try := 0; ; try++ {
 		if try > 0 {
@@ -294,12 +303,22 @@ func (r *Registry) readChecked(e *entry, rel string) ([]byte, error) {
 				return nil, err
 			}
 		}
+		w := r.watch.Load()
+		var gen uint64
+		if w != nil {
+			gen = w.generation(e.idx)
+		}
+		if hook := testOnlyBeforeSnapshotRead; hook != nil {
+			hook(e.snapshot)
+		}
 		data, err := r.readSnapshot(e, rel)
 		if err != nil {
 			return nil, err
 		}
-		w := r.watch.Load()
-		changed := w != nil && w.changed(e.idx)
+		if hook := testOnlyAfterSnapshotRead; hook != nil {
+			hook(e.snapshot)
+		}
+		changed := w != nil && w.generation(e.idx) != gen
 		if !changed {
 			if err := r.authorize(e); err != nil {
 				return nil, err

@@ -45,7 +45,9 @@
 //     enabled — stop a guard without blocking.
 //   - Skill, command and agent content is read from the snapshot at each
 //     call, after the check, and counts only if no change event arrived
-//     between the check and the read.
+//     between the check and the check after the read — whatever checks
+//     of the same bundle other goroutines made meanwhile (no check
+//     consumes an event another needs: the watcher counts them).
 //   - Load refuses options it could not honour (an unknown Host, a
 //     timeout over MaxTimeout); a Registry Load did not make blocks every
 //     event. What Active, Bundles, Catalog and Inactive return is a copy:

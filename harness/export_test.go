@@ -8,3 +8,10 @@ var FullVerifications = &fullVerifications
 // snapshot directory, just before it proves the snapshot's content; nil
 // removes it.
 func SetBeforeSnapshotCheck(f func(snapshot string)) { testOnlyBeforeSnapshotCheck = f }
+
+// SetSnapshotReadHooks sets the hooks Content calls, with the snapshot
+// directory, just before and just after it reads a document of the
+// snapshot; nil removes them.
+func SetSnapshotReadHooks(before, after func(snapshot string)) {
+	testOnlyBeforeSnapshotRead, testOnlyAfterSnapshotRead = before, after
+}

@@ -159,8 +159,9 @@ var testOnlyBeforeSnapshotCheck func(snapshot string)
 
 // integrity proves the snapshot unchanged since its last full
 // verification. With change notification: no event on any directory or
-// file of the snapshot, and every ancestor of the snapshot the same inode
-// it was (a swapped ancestor raises no event on the watched inodes).
+// file of the snapshot since the generation the last verification started
+// from, and every ancestor of the snapshot the same inode it was (a
+// swapped ancestor raises no event on the watched inodes).
 // Without it: a walk of the snapshot equal to its fingerprint record.
 // Anything else re-verifies in full. The caller holds e.mu (not r.mu).
 //
@@ -170,14 +171,17 @@ var testOnlyBeforeSnapshotCheck func(snapshot string)
 func (r *Registry) integrity(e *entry) (err error) {
 	defer func() { e.failed = err }()
 	w := r.watch.Load()
-	if e.failed == nil && e.verified && w != nil && !w.changed(e.idx) && sameIDs(e.ancestors, ancestorIDs(e.snapshot)) {
+	if e.failed == nil && e.verified && w != nil && w.generation(e.idx) == e.checkedGen && sameIDs(e.ancestors, ancestorIDs(e.snapshot)) {
 		return nil
 	}
-	// Arm the watches first, on what a walk sees; walk again to catch what
-	// appeared before they were armed; then prove the content. A change
-	// after the watches are armed raises an event the next check sees.
+	// Take the generation first, then arm the watches on what a walk
+	// sees, walk again to catch what appeared before they were armed, and
+	// prove the content. A change after the watches are armed raises the
+	// generation past the one this check proves, so the next check sees
+	// it, whichever goroutine makes it.
+	var gen uint64
 	if w != nil {
-		w.clean(e.idx)
+		gen = w.generation(e.idx)
 		snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
 		if snap == nil || len(rep.Findings) > 0 {
 			return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): it cannot be walked cleanly")
@@ -210,7 +214,7 @@ func (r *Registry) integrity(e *entry) (err error) {
 		return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
 	}
 	e.ancestors = ancestorIDs(e.snapshot)
-	e.verified, e.verifiedAt = true, started
+	e.verified, e.verifiedAt, e.checkedGen = true, started, gen
 	return nil
 }
 

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
@@ -129,5 +131,72 @@ func TestOneBundlesCheckDoesNotHoldUpAnothers(t *testing.T) {
 				t.Fatal("two checks of big's snapshot ran at once: one bundle's checks must run one at a time")
 			}
 		})
+	}
+}
+
+// A document read while its snapshot was changed counts only if no change
+// event arrived between the check before the read and the check after it,
+// whoever made those checks. Here the document is tampered with just
+// before Content reads it and restored just after, and another use of the
+// same bundle checks it meanwhile: that check sees the events, re-verifies
+// the restored snapshot and passes. Content must not take the check's
+// clean result for its own and hand out the tampered bytes: they were
+// never verified. A dirty bit that any check clears lost the events
+// Content needed.
+func TestContentIgnoresAReadOfATamperedSnapshotAnotherCheckMissed(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change notification (inotify) is Linux only; without it the check after the read is the guard")
+	}
+	root := t.TempDir()
+	f := &fixture{home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws")}
+	f.src = filepath.Join(f.ws, ".bundlectl", "bundles", "kit")
+	good := "---\ndescription: reviewed\n---\nreviewed body\n"
+	must(t, os.MkdirAll(filepath.Join(f.src, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.src, ".claude-plugin", "plugin.json"), []byte(`{"name": "kit", "version": "1.0.0"}`), 0o644))
+	must(t, os.MkdirAll(filepath.Join(f.src, "skills", "a"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.src, "skills", "a", "SKILL.md"), []byte(good), 0o644))
+	f.m = lifecycle.New(bundle.Roots{Home: f.home, Workspace: f.ws}, bundle.Limits{})
+	f.trust(t)
+	if _, err := f.m.Enable("kit"); err != nil {
+		t.Fatal(err)
+	}
+	r := f.loadOpts(t, harness.Options{})
+	if got, err := r.Content("kit:a"); err != nil || string(got) != good {
+		t.Fatalf("first Content = %q, %v; want the reviewed document", got, err)
+	}
+	doc := filepath.Join(snapshotOf(t, f), "skills", "a", "SKILL.md")
+	fi, err := os.Lstat(doc)
+	must(t, err)
+	mode := fi.Mode().Perm()
+
+	var before, after sync.Once
+	var otherErr error
+	harness.SetSnapshotReadHooks(func(string) {
+		before.Do(func() {
+			must(t, os.Chmod(doc, 0o600))
+			must(t, os.WriteFile(doc, []byte("---\ndescription: evil\n---\nunreviewed body\n"), 0o600))
+		})
+	}, func(string) {
+		after.Do(func() {
+			must(t, os.WriteFile(doc, []byte(good), 0o600))
+			must(t, os.Chmod(doc, mode))
+			// Another goroutine's use of kit, between the read and
+			// Content's own look at the change events.
+			done := make(chan error)
+			go func() { done <- r.Ready("kit") }()
+			otherErr = <-done
+		})
+	})
+	t.Cleanup(func() { harness.SetSnapshotReadHooks(nil, nil) })
+
+	got, err := r.Content("kit:a")
+	if otherErr != nil {
+		t.Fatalf("the other use of kit, on the restored snapshot: %v", otherErr)
+	}
+	if strings.Contains(string(got), "unreviewed") {
+		t.Fatalf("Content handed out the document as it was while tampered with: %q (err %v)", got, err)
+	}
+	if err != nil || string(got) != good {
+		t.Fatalf("Content = %q, %v; want the reviewed document, read again", got, err)
 	}
 }

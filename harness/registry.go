@@ -174,8 +174,9 @@ type entry struct {
 	settings map[string]string // of options, those with an envVar, by envVar
 	prepared bool
 
-	failed     error // the last integrity check failed: check again next time
-	verified   bool  // an integrity check passed at least once
+	failed     error  // the last integrity check failed: check again next time
+	verified   bool   // an integrity check passed at least once
+	checkedGen uint64 // the watcher generation the last passing check proved
 	ancestors  []fileID
 	snapTree   *bundle.Tree
 	verifiedAt time.Time

@@ -15,20 +15,24 @@ import (
 // watcher is change notification over every directory and file of the
 // snapshots in use (inotify). The kernel queues an event before the modifying system call
 // returns, so draining the queue synchronously at check time sees every
-// change that finished before the check: a clean drain proves nothing
-// changed since the last full verification. A lost event (queue overflow)
-// marks everything dirty and a removed watch (its directory was deleted or
-// replaced) marks its entries dirty, which means "re-verify". Writes through
-// a shared memory mapping raise no inotify event at all (inotify(7)); see
-// SECURITY.md.
+// change that finished before the check. Each event raises the generation
+// of the entries watching its inode; a lost one (queue overflow, an event
+// no watch accounts for, a failed read) raises every entry's. Generations
+// only grow, and no check resets them: a check remembers the generation it
+// started from and proves the snapshot as of then, and a reader compares
+// the generation before and after its read, so one check can never
+// consume the change another needs to see. A removed watch (its directory
+// was deleted or replaced) raises its entries' generation, which means
+// "re-verify". Writes through a shared memory mapping raise no inotify
+// event at all (inotify(7)); see SECURITY.md.
 type watcher struct {
 	mu sync.Mutex
 	fd int
 	// owners maps a watch descriptor to the entries watching it (two
 	// bundles with the same content share one snapshot directory).
 	owners map[int32]map[int]bool
-	dirty  map[int]bool
-	all    bool // the queue overflowed: every entry must re-verify
+	events map[int]uint64 // by entry, the events on its inodes
+	lost   uint64         // events no entry can be told from: every entry's
 	buf    []byte
 }
 
@@ -51,7 +55,7 @@ func newWatcher() (*watcher, error) {
 	if err != nil {
 		return nil, errNoWatch
 	}
-	return &watcher{fd: fd, owners: map[int32]map[int]bool{}, dirty: map[int]bool{}, buf: make([]byte, 64<<10)}, nil
+	return &watcher{fd: fd, owners: map[int32]map[int]bool{}, events: map[int]uint64{}, buf: make([]byte, 64<<10)}, nil
 }
 
 // watchTree watches root and every directory and file of t for entry, and reports
@@ -95,13 +99,14 @@ func (w *watcher) watchTree(entry int, root string, t *bundle.Tree) (bool, error
 	return stable, nil
 }
 
-// drain reads every queued event without blocking and marks their entries.
+// drain reads every queued event without blocking and counts each against
+// the entries it concerns.
 func (w *watcher) drain() {
 	for {
 		n, err := unix.Read(w.fd, w.buf)
 		if n <= 0 || err != nil {
 			if err != nil && err != unix.EAGAIN && err != unix.EINTR {
-				w.all = true
+				w.lost++ // closed, or unreadable: nothing proves a clean queue
 			}
 			return
 		}
@@ -109,12 +114,12 @@ func (w *watcher) drain() {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
 			switch set, ok := w.owners[ev.Wd]; {
 			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
-				w.all = true
+				w.lost++
 			case !ok:
-				w.all = true // an event we cannot attribute: be safe
+				w.lost++ // an event we cannot attribute: be safe
 			default:
 				for i := range set {
-					w.dirty[i] = true
+					w.events[i]++
 				}
 				if ev.Mask&unix.IN_IGNORED != 0 {
 					// The watch is gone (its directory was removed): the
@@ -127,33 +132,15 @@ func (w *watcher) drain() {
 	}
 }
 
-// changed drains the queue and reports whether entry changed since its
-// last clean(), clearing nothing.
-func (w *watcher) changed(entry int) bool {
+// generation drains the queue and returns entry's generation: it grows
+// with every event on entry's inodes and every lost event, and nothing
+// lowers it. Two equal generations prove that no change finished between
+// the two calls.
+func (w *watcher) generation(entry int) uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drain()
-	return w.all || w.dirty[entry]
-}
-
-// clean marks entry as freshly verified. Call it before the verification
-// it stands for, so that a change during that verification stays visible.
-func (w *watcher) clean(entry int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.drain()
-	delete(w.dirty, entry)
-	if w.all {
-		// Overflow: every other entry stays dirty individually.
-		for _, set := range w.owners {
-			for i := range set {
-				if i != entry {
-					w.dirty[i] = true
-				}
-			}
-		}
-		w.all = false
-	}
+	return w.events[entry] + w.lost
 }
 
 func (w *watcher) close() {
