@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/staging"
@@ -196,12 +195,10 @@ func (r *Registry) integrity(e *entry) (err error) {
 		} else if again, _ := bundle.Walk(e.snapshot, r.opts.Limits); again == nil || !sameShape(snap, again) {
 			return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot changed while it was checked (trusting it again stages a fresh snapshot)")
 		}
-		e.snapTree = snap
 	}
 	if hook := testOnlyBeforeSnapshotCheck; hook != nil {
 		hook(e.snapshot)
 	}
-	started := time.Now()
 	full, err := r.store.Check(e.rc.ContentHash, r.cache)
 	if full {
 		fullVerifications.Add(1)
@@ -214,7 +211,7 @@ func (r *Registry) integrity(e *entry) (err error) {
 		return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
 	}
 	e.ancestors = ancestorIDs(e.snapshot)
-	e.verified, e.verifiedAt, e.checkedGen = true, started, gen
+	e.verified, e.checkedGen = true, gen
 	return nil
 }
 

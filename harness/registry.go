@@ -154,7 +154,6 @@ type entry struct {
 	scope    bundle.Scope
 	dir      string // the source directory, only ever stat'ed
 	rc       receipts.Receipt
-	gen      uint64
 	hooks    []inventory.Hook // the inventory's hooks, decoded at load
 	// inv is the whole inventory, decoded at load or, in a HooksOnly
 	// registry, at first use (inventory).
@@ -178,8 +177,6 @@ type entry struct {
 	verified   bool   // an integrity check passed at least once
 	checkedGen uint64 // the watcher generation the last passing check proved
 	ancestors  []fileID
-	snapTree   *bundle.Tree
-	verifiedAt time.Time
 }
 
 type docRef struct {
@@ -444,7 +441,7 @@ func (r *Registry) consider(c bundle.Candidate, s *state.State) {
 	}
 	e := &entry{
 		idx: len(r.entries), name: c.Name, id: c.ID, scope: c.Scope, dir: c.Dir,
-		rc: *rec.Receipt, gen: rec.Generation, hooks: inv.hooks, inv: inv.inv,
+		rc: *rec.Receipt, hooks: inv.hooks, inv: inv.inv,
 		snapshot: r.store.Path(rec.Receipt.ContentHash),
 		data:     dataPath(r.opts.Home, c.ID),
 	}
