@@ -162,7 +162,9 @@
 //     ignoring, which the child then ignores too), and SIGKILLs the group
 //     (and so its namespace) SignalGrace (5 s) later if the child still runs:
 //     bundlectl does not die of a signal it forwards, and an init ignores
-//     one it has no handler for.
+//     one it has no handler for. It subscribes to them before the child
+//     starts, so there is no moment when one of them ends bundlectl while
+//     the child runs.
 //   - ExecFiltered is Exec with ProxyMCP between the client and a server
 //     that has a tool filter (without one it is Exec, a straight copy):
 //     tool lists lose the tools the filter refuses, page by page; a

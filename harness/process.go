@@ -367,6 +367,9 @@ func startExec(ctx context.Context, spec Spec, stdio Stdio) (*execution, error) 
 	if stdio.Err == nil {
 		stdio.Err = os.Stderr
 	}
+	// Subscribe before the child starts: a signal that arrives once it runs
+	// must be relayed to its group, not end bundlectl at the default
+	// action and leave what the child started running.
 	x := &execution{sigs: make(chan os.Signal, 4)}
 	NotifyHeeded(x.sigs, ForwardedSignals...)
 	c, err := startChild(spec, stdio.In, stdio.Out, stdio.Err)
@@ -375,6 +378,9 @@ func startExec(ctx context.Context, spec Spec, stdio Stdio) (*execution, error) 
 		return nil, err
 	}
 	x.c = c
+	if hook := testOnlyExecStarted; hook != nil {
+		hook()
+	}
 	if c.level == ContainSubreaper {
 		x.chld = make(chan os.Signal, 1)
 		signal.Notify(x.chld, syscall.SIGCHLD)
@@ -428,6 +434,11 @@ func (x *execution) wait(ctx context.Context) *Result {
 
 // testOnlySignalGrace, when positive, replaces SignalGrace.
 var testOnlySignalGrace time.Duration
+
+// testOnlyExecStarted, when set, is called by Exec as soon as the child
+// has started, before anything reads the signals it relays: a test sends
+// a signal in that window.
+var testOnlyExecStarted func()
 
 // child is a started process and the goroutine that reaps it.
 type child struct {
