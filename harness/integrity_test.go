@@ -200,3 +200,38 @@ func TestContentIgnoresAReadOfATamperedSnapshotAnotherCheckMissed(t *testing.T) 
 		t.Fatalf("Content = %q, %v; want the reviewed document, read again", got, err)
 	}
 }
+
+// A check proves the snapshot as of the moment it started: a change event
+// that arrives while it runs (after it armed its watches, before it proves
+// the content) sends the next check to re-verify, even though this one
+// passed. Here the hook, at the point where the first check proves the
+// content, changes a file's mode and restores it; the second use must
+// re-verify (the hook runs again), and the third, with nothing changed
+// since the second began, must not.
+func TestAChangeDuringACheckIsCheckedNextTime(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change notification (inotify) is Linux only")
+	}
+	f := newFixture(t)
+	snap := snapshotOf(t, f)
+	p := filepath.Join(snap, "bin", "env")
+	fi, err := os.Lstat(p)
+	must(t, err)
+	var checks atomic.Int32 // a running tool's re-check calls the hook too
+	harness.SetBeforeSnapshotCheck(func(string) {
+		if checks.Add(1) == 1 {
+			must(t, os.Chmod(p, 0o700))
+			must(t, os.Chmod(p, fi.Mode().Perm()))
+		}
+	})
+	t.Cleanup(func() { harness.SetBeforeSnapshotCheck(nil) })
+	r := f.loadOpts(t, harness.Options{})
+	for i, want := range []int32{1, 2, 2} {
+		if _, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`)); err != nil {
+			t.Fatalf("use %d: %v", i+1, err)
+		}
+		if got := checks.Load(); got != want {
+			t.Fatalf("after use %d the content was proved %d times, want %d", i+1, got, want)
+		}
+	}
+}
