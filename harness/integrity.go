@@ -173,12 +173,14 @@ func (r *Registry) integrity(e *entry) (err error) {
 	if e.failed == nil && e.verified && w != nil && w.generation(e.idx) == e.checkedGen && sameIDs(e.ancestors, ancestorIDs(e.snapshot)) {
 		return nil
 	}
-	// Take the generation first, then arm the watches on what a walk
-	// sees, walk again to catch what appeared before they were armed, and
-	// prove the content. A change after the watches are armed raises the
-	// generation past the one this check proves, so the next check sees
-	// it, whichever goroutine makes it.
+	// Take the generation and the ancestors first, then arm the watches on
+	// what a walk sees, walk again to catch what appeared before they were
+	// armed, and prove the content. A change after the watches are armed
+	// raises the generation past the one this check proves, and an
+	// ancestor swapped after the start differs from the one it records, so
+	// the next check sees either, whichever goroutine makes it.
 	var gen uint64
+	ancestors := ancestorIDs(e.snapshot)
 	if w != nil {
 		gen = w.generation(e.idx)
 		snap, rep := bundle.Walk(e.snapshot, r.opts.Limits)
@@ -210,8 +212,7 @@ func (r *Registry) integrity(e *entry) (err error) {
 		}
 		return refuse(e.name, ErrTampered, "bundlectl review "+bundle.ShellArg(e.name), "its snapshot failed its integrity check, so nothing of it runs (trusting it again stages a fresh snapshot): %v", err)
 	}
-	e.ancestors = ancestorIDs(e.snapshot)
-	e.verified, e.checkedGen = true, gen
+	e.verified, e.checkedGen, e.ancestors = true, gen, ancestors
 	return nil
 }
 

@@ -2,8 +2,10 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -233,5 +235,51 @@ func TestAChangeDuringACheckIsCheckedNextTime(t *testing.T) {
 		if got := checks.Load(); got != want {
 			t.Fatalf("after use %d the content was proved %d times, want %d", i+1, got, want)
 		}
+	}
+}
+
+// The ancestors a check records are those it started from, as with the
+// generation: an ancestor of the snapshot swapped while the check runs
+// (for a copy, equal in content, so the proof passes) must be checked
+// again at the next use, since the watches armed before the swap are on
+// the old directory's inodes. Recorded at the end of the check, the swapped
+// directory's identity was taken for the proven one: the copy, watched by
+// nothing, could then be changed and used unchecked.
+func TestASnapshotSwappedDuringACheckIsCheckedNextTime(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change notification (inotify) is Linux only")
+	}
+	cp, err := exec.LookPath("cp")
+	if err != nil {
+		t.Skip("no cp")
+	}
+	f := newFixture(t)
+	snap := snapshotOf(t, f)
+	// The store, the snapshot's parent: moving it raises no event on the
+	// snapshot's own watches, only the ancestor check can see it.
+	store := filepath.Dir(snap)
+	var once sync.Once
+	harness.SetBeforeSnapshotCheck(func(string) {
+		once.Do(func() {
+			must(t, os.Rename(store, store+".old"))
+			if out, err := exec.Command(cp, "-a", store+".old", store).CombinedOutput(); err != nil {
+				t.Errorf("cp -a: %v\n%s", err, out)
+			}
+		})
+	})
+	t.Cleanup(func() { harness.SetBeforeSnapshotCheck(nil) })
+	r := f.loadOpts(t, harness.Options{})
+	if _, err := r.CallTool(context.Background(), "plugin__kit__env", []byte(`{}`)); err != nil {
+		t.Fatalf("the first use, on an equal copy: %v", err)
+	}
+	p := filepath.Join(snap, "bin", "touch")
+	must(t, os.Chmod(p, 0o700))
+	must(t, os.WriteFile(p, []byte("#!/bin/sh\ntouch \"$PLUGIN_DATA/ran\"\n#"), 0o500))
+	_, err = r.CallTool(context.Background(), "plugin__kit__touch", []byte(`{}`))
+	if !errors.Is(err, harness.ErrTampered) {
+		t.Fatalf("a tool of the changed copy: err = %v, want ErrTampered", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.dataDir(), "ran")); err == nil {
+		t.Fatal("the tool ran from a snapshot changed after a swap the check did not record")
 	}
 }
