@@ -19,7 +19,7 @@ import (
 func cmdContext() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
-	harness.NotifyHeeded(sigs, os.Interrupt, syscall.SIGTERM)
+	harness.NotifyHeeded(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		sig, _ := (<-sigs).(syscall.Signal)
 		cancel(&signalCause{sig})

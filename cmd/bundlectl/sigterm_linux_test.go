@@ -16,7 +16,7 @@ import (
 	"github.com/bundlectl/bundlectl/harness"
 )
 
-// A SIGTERM sent to bundlectl run or bundlectl mcp while the bundle's
+// A SIGTERM (or, to run, a SIGHUP) sent to bundlectl run or bundlectl mcp while the bundle's
 // process runs leaves nothing of it running, not even a descendant that
 // left the process group (setsid): run stops the tool with its group and
 // ends by SIGTERM, mcp passes the signal on to the server and exits as the
@@ -36,14 +36,18 @@ func TestSIGTERMLeavesNoDescendant(t *testing.T) {
 	for _, c := range []struct {
 		name, file, body string
 		args             []string
+		sig              syscall.Signal // sent to bundlectl
 		wantSignal       syscall.Signal // 0: exit status 0
 		want             string         // on stderr
 	}{
-		{"run", "tools/word-count", "", []string{"run", "repo-guard", "word-count", "--input", `{"text":"a"}`}, syscall.SIGTERM,
+		{"run", "tools/word-count", "", []string{"run", "repo-guard", "word-count", "--input", `{"text":"a"}`}, syscall.SIGTERM, syscall.SIGTERM,
 			`tool "word-count" was stopped with its process group: interrupted by SIGTERM`},
+		// A closed terminal: the same, by SIGHUP.
+		{"run-sighup", "tools/word-count", "", []string{"run", "repo-guard", "word-count", "--input", `{"text":"a"}`}, syscall.SIGHUP, syscall.SIGHUP,
+			`tool "word-count" was stopped with its process group: interrupted by SIGHUP`},
 		// The server ends on the SIGTERM mcp passes on; its descendant
 		// gets no signal from it.
-		{"mcp", "mcp/index-server", "trap 'exit 0' TERM\n", []string{"mcp", "repo-guard", "local-index"}, 0, ""},
+		{"mcp", "mcp/index-server", "trap 'exit 0' TERM\n", []string{"mcp", "repo-guard", "local-index"}, syscall.SIGTERM, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "alive")
@@ -90,7 +94,7 @@ func TestSIGTERMLeavesNoDescendant(t *testing.T) {
 
 			pid := readDescendantPid(t, fd)
 			defer syscall.Kill(pid, syscall.SIGKILL) // only if it survived (checked below)
-			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
 			err = cmd.Wait()
@@ -109,7 +113,7 @@ func TestSIGTERMLeavesNoDescendant(t *testing.T) {
 			n, err := unix.Read(fd, buf[:])
 			switch {
 			case err == unix.EAGAIN:
-				t.Fatalf("bundlectl %s exited after SIGTERM, but the descendant %d still holds the FIFO open: it survived", c.name, pid)
+				t.Fatalf("bundlectl %s exited after %v, but the descendant %d still holds the FIFO open: it survived", c.name, c.sig, pid)
 			case err != nil || n != 0:
 				t.Fatalf("read %q, %v after bundlectl exited; want end of file", buf[:n], err)
 			}
