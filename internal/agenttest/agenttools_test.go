@@ -36,6 +36,24 @@ func subagentTools(a *Agent, body string) (tools []string, ok bool) {
 	return nil, false
 }
 
+// runSubagent runs Claude Code on the plugin at root, its model stand-in
+// calling the Agent tool for the plugin's agent name, and returns the
+// tools that agent's own model call was offered (found by marker, a text
+// of its system prompt).
+func runSubagent(t *testing.T, root, name, marker string) []string {
+	t.Helper()
+	a := New(t, Claude,
+		Call("Agent", map[string]any{"subagent_type": pluginName + ":" + name, "description": "owls", "prompt": "go"}),
+		Say("done"))
+	a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
+	res := a.Run(t, "hello owls")
+	tools, ok := subagentTools(a, marker)
+	if !ok {
+		t.Fatalf("agent %s never ran\n%s\n%s", name, res, a.Model.Dump())
+	}
+	return tools
+}
+
 // TestClaudeAgentEmptyTools: what Claude Code gives a plugin agent whose
 // tools key is empty or odd. The main session's model calls the Agent
 // tool with the agent's subagent_type; the agent's own model call lists
@@ -75,15 +93,7 @@ func TestClaudeAgentEmptyTools(t *testing.T) {
 		writeFile(t, root, "agents/"+ag.name+".md", fm+"---\nagenttest-tools-"+ag.name+"\n", 0o644)
 	}
 	for _, ag := range agents {
-		a := New(t, Claude,
-			Call("Agent", map[string]any{"subagent_type": pluginName + ":" + ag.name, "description": "owls", "prompt": "go"}),
-			Say("done"))
-		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
-		res := a.Run(t, "hello owls")
-		tools, ok := subagentTools(a, "agenttest-tools-"+ag.name)
-		if !ok {
-			t.Fatalf("agent %s never ran\n%s\n%s", ag.name, res, a.Model.Dump())
-		}
+		tools := runSubagent(t, root, ag.name, "agenttest-tools-"+ag.name)
 		switch ag.want {
 		case onlyRead:
 			if !slices.Equal(tools, []string{"Read"}) {
@@ -149,15 +159,7 @@ func TestClaudeAgentMemoryTools(t *testing.T) {
 		writeFile(t, root, "agents/"+ag.name+".md", "---\nname: "+ag.name+"\ndescription: owls\n"+ag.lines+"\n---\nagenttest-memory-"+ag.name+"\n", 0o644)
 	}
 	for _, ag := range agents {
-		a := New(t, Claude,
-			Call("Agent", map[string]any{"subagent_type": pluginName + ":" + ag.name, "description": "owls", "prompt": "go"}),
-			Say("done"))
-		a.Args = []string{"--plugin-dir", root, "--allowedTools", "Agent,Bash"}
-		res := a.Run(t, "hello owls")
-		tools, ok := subagentTools(a, "agenttest-memory-"+ag.name)
-		if !ok {
-			t.Fatalf("agent %s never ran\n%s\n%s", ag.name, res, a.Model.Dump())
-		}
+		tools := runSubagent(t, root, ag.name, "agenttest-memory-"+ag.name)
 		slices.Sort(tools)
 		if !slices.Equal(tools, ag.want) {
 			t.Errorf("%s (%q): ran with tools %v; want %v", ag.name, ag.lines, tools, ag.want)
