@@ -16,10 +16,12 @@ var HookEvents = []string{
 	"ElicitationResult", "SessionEnd",
 }
 
-// codexHookEvents are the events Codex fires.
+// codexHookEvents are the events Codex fires: those its hooks files take
+// (0.171; it skips any other event there unread, Notification included:
+// internal/agenttest TestCodexHookShapes).
 var codexHookEvents = []string{
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-	"Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
+	"Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
 }
 
 // geminiHookEvents are the events Gemini CLI fires.
@@ -59,7 +61,7 @@ var blockingEvents = []string{
 func KnownHookEvent(host Host, event string) bool {
 	switch host {
 	case HostCodex:
-		return slices.Contains(codexHookEvents, event) || slices.Contains(HookEvents, event)
+		return slices.Contains(codexHookEvents, event)
 	case HostGemini:
 		return slices.Contains(geminiHookEvents, event)
 	}

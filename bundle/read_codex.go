@@ -88,25 +88,30 @@ func readCodexManifest(b *Bundle, file string, data []byte) bool {
 		return true
 	}
 	m := func(field string) string { return FieldPath(file+":", field) }
+	// Files a field named and read already; and the default files Codex
+	// loads because it ignores the field that would replace them.
+	seen := map[string]map[string]bool{"mcpServers": {}, "hooks": {}, "apps": {}}
+	ignored := map[string]bool{}
 	for _, k := range root.keys {
 		v := root.obj[k]
+		switch k {
+		case "skills", "mcpServers", "hooks":
+			r.codexPaths(k, v, m(k), ignored)
+		}
 		switch k {
 		case "skills":
 			r.contentPaths(v, m(k), kindSkills)
 		case "mcpServers":
-			seen := map[string]bool{}
-			r.fileOrInline(v, m(k), seen, r.readMCPFile, func(obj *jsonValue, p string) {
+			r.fileOrInline(v, m(k), seen[k], r.readMCPFile, func(obj *jsonValue, p string) {
 				if s, ok := obj.obj["mcpServers"]; ok {
 					obj, p = s, FieldPath(p, "mcpServers")
 				}
 				r.readMCPServers(obj, p)
 			})
 		case "apps":
-			seen := map[string]bool{}
-			r.fileOrInline(v, m(k), seen, r.readAppsFile, r.readApps)
+			r.fileOrInline(v, m(k), seen[k], r.readAppsFile, r.readApps)
 		case "hooks":
-			seen := map[string]bool{}
-			r.fileOrInline(v, m(k), seen, func(rel string) { r.readHooksFile(rel, "") },
+			r.fileOrInline(v, m(k), seen[k], func(rel string) { r.readHooksFile(rel, "") },
 				func(obj *jsonValue, p string) { r.readHooksValue(obj, p, "") })
 		default:
 			if ownReader && k != "interface" {
@@ -128,17 +133,56 @@ func readCodexManifest(b *Bundle, file string, data []byte) bool {
 	if hasDir(b.Tree, "skills") {
 		b.addLocation(docLocation{kind: kindSkills, rel: "skills", host: HostCodex, field: "skills"})
 	}
-	if _, ok := root.obj["mcpServers"]; !ok && hasFile(b.Tree, ".mcp.json") {
+	if _, ok := root.obj["mcpServers"]; (!ok || ignored["mcpServers"]) && !seen["mcpServers"][".mcp.json"] && hasFile(b.Tree, ".mcp.json") {
 		r.readMCPFile(".mcp.json")
 	}
 	if _, ok := root.obj["apps"]; !ok && hasFile(b.Tree, ".app.json") {
 		r.readAppsFile(".app.json")
 	}
-	if _, ok := root.obj["hooks"]; !ok && hasFile(b.Tree, "hooks/hooks.json") {
+	if _, ok := root.obj["hooks"]; (!ok || ignored["hooks"]) && !seen["hooks"]["hooks/hooks.json"] && hasFile(b.Tree, "hooks/hooks.json") {
 		r.readHooksFile("hooks/hooks.json", "")
 	}
 	r.skillDependencies()
 	return true
+}
+
+// codexDefaults are the default files Codex loads when it ignores the
+// manifest field that would name others.
+var codexDefaults = map[string]string{"mcpServers": ".mcp.json", "hooks": "hooks/hooks.json"}
+
+// codexPaths warns where Codex (0.171) ignores a manifest field, or a path
+// in it, that bundlectl reads; fallback records a field Codex ignores
+// whole, so that the reader also reads the default file Codex loads in its
+// place. The field is still reviewed, and bundlectl exec gives it to Codex.
+func (r hostReader) codexPaths(field string, v *jsonValue, fp string, fallback map[string]bool) {
+	dflt, hasDefault := codexDefaults[field]
+	if hasDefault {
+		if why := codexFieldIgnored(field, v); why != "" {
+			fallback[field] = true
+			then := "loads no " + field + " from the plugin"
+			if hasFile(r.b.Tree, dflt) {
+				then = "loads " + dflt + " in its place, which is reviewed too"
+			}
+			r.b.Report.Warnf(fp, codexIgnored, "%s, so Codex ignores this field and %s; bundlectl exec gives Codex what is reviewed here", why, then)
+			return
+		}
+	} else if v.kind == jsonString {
+		if why := codexPathProblem(v.str); why != "" {
+			r.b.Report.Warnf(fp, codexIgnored, "%s, so Codex ignores this field and loads only skills/; bundlectl exec gives Codex what is reviewed here", why)
+		}
+		return
+	}
+	if v.kind != jsonArray {
+		return
+	}
+	for i, e := range v.arr {
+		if e.kind != jsonString {
+			continue
+		}
+		if why := codexPathProblem(e.str); why != "" {
+			r.b.Report.Warnf(indexPath(fp, i), codexIgnored, "%s, so Codex skips this path; bundlectl exec gives Codex what is reviewed here", why)
+		}
+	}
 }
 
 // skillDependencies reads the dependencies of each skill's

@@ -201,6 +201,9 @@ func (r hostReader) readHooksFile(rel string, scope string) {
 	if !ok {
 		return
 	}
+	if r.host == HostCodex {
+		r.codexHooksFileIgnored(v, rel)
+	}
 	r.readHooksValue(v, rel+":", scope)
 }
 
@@ -546,6 +549,15 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 				r.b.Report.Warnf(fp, "mcp.unknown-field", "Claude Code does not read %s: it starts the server's command, or connects to its url as its type says; reviewed as written, not used", Quote(k))
 				break
 			}
+			if r.host == HostCodex {
+				// Codex (0.171) reads neither: it starts the command, else
+				// connects to url over streamable HTTP; a server with only
+				// an httpUrl does not load (internal/agenttest
+				// TestCodexMCPShapes).
+				other(&s.Other, k, f)
+				r.b.Report.Warnf(fp, "mcp.unknown-field", "Codex does not read %s: it starts the server's command, else connects to its url over streamable HTTP; reviewed as written, not used", Quote(k))
+				break
+			}
 			if k == "transport" {
 				typ, good = r.str(f, fp)
 			} else {
@@ -564,6 +576,13 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 		case "url":
 			s.URL, good = r.str(f, fp)
 		case "headers", "http_headers":
+			if k == "headers" && r.host == HostCodex {
+				// Codex (0.171) sends http_headers and never reads
+				// headers: bundlectl exec must not send them either.
+				other(&s.Other, k, f)
+				r.b.Report.Warnf(fp, "mcp.unknown-field", "Codex does not read headers: it sends none of them; write them as http_headers (or env_http_headers, to send a host variable); reviewed as written, not used")
+				break
+			}
 			s.Headers, good = r.strMap(f, fp)
 		case "env_http_headers":
 			s.EnvHeaders, good = r.strMap(f, fp)
@@ -571,15 +590,16 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 			s.BearerTokenEnvVar, good = r.str(f, fp)
 		case "env_vars":
 			var names []string
-			if names, good = stringArray(f); good {
-				for _, n := range names {
-					if s.EnvFrom == nil {
-						s.EnvFrom = map[string]string{}
-					}
-					s.EnvFrom[n] = n
-				}
-			} else {
+			if r.host == HostCodex {
+				names, good = r.codexEnvVars(f, fp)
+			} else if names, good = stringArray(f); !good {
 				r.typeErr(fp, "an array of strings", f)
+			}
+			for _, n := range names {
+				if s.EnvFrom == nil {
+					s.EnvFrom = map[string]string{}
+				}
+				s.EnvFrom[n] = n
 			}
 		case "includeTools", "enabled_tools":
 			s.ToolsInclude, good = r.strs(f, fp)
@@ -616,6 +636,8 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 		keep = keep && good
 	}
 	switch {
+	case r.host == HostCodex:
+		keep = r.codexTransport(&s, typ, path) && keep
 	case httpURL != "":
 		s.Transport, s.URL = TransportStreamableHTTP, httpURL
 	case typ == "" && s.Command != "":

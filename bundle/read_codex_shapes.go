@@ -1,0 +1,257 @@
+package bundle
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// What Codex (0.171) itself makes of the shapes a Codex plugin is written
+// in, found by trying them with the real CLI (internal/agenttest
+// TestCodexHookShapes, TestCodexMCPShapes). The review never shows less
+// than Codex would run from a plugin: where Codex loads a default file in
+// place of a manifest field it ignores, that file is read too. Where Codex
+// ignores something the review shows, a codex.ignored warning says so.
+
+// codexIgnored is the rule of every warning that Codex ignores what the
+// review shows.
+const codexIgnored = "codex.ignored"
+
+// codexPathProblem says why Codex ignores a manifest path ("" when it
+// reads it): Codex reads only paths written "./…".
+func codexPathProblem(p string) string {
+	clean := path.Clean(p)
+	switch {
+	case p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.Contains(p, `\`) || clean == ".." || strings.HasPrefix(clean, "../"):
+		return "" // rejected on its own (manifest.path, manifest.path-escape)
+	case !strings.HasPrefix(p, "./"):
+		return "Codex ignores a path that does not start with \"./\""
+	case p == "./":
+		return "Codex ignores the path \"./\""
+	}
+	return ""
+}
+
+// codexFieldIgnored says why Codex ignores a whole manifest field and
+// falls back to its default file ("" when it reads the field): kind is
+// "hooks" or "mcpServers". Codex reads a hooks field written as a path, a
+// list of paths, a hooks object or a list of hooks objects, and an
+// mcpServers field written as a path or an object; a path it cannot read
+// in a list of paths is skipped alone, without the fallback.
+func codexFieldIgnored(kind string, v *jsonValue) string {
+	switch v.kind {
+	case jsonString:
+		return codexPathProblem(v.str)
+	case jsonObject:
+		if kind == "hooks" {
+			if why := codexHooksProblem(v); why != "" {
+				return "Codex does not read this hooks object: " + why
+			}
+		}
+		return ""
+	case jsonArray:
+		if kind != "hooks" {
+			return "Codex reads mcpServers only as a path or an object, not a list"
+		}
+		strs, objs := 0, 0
+		for _, e := range v.arr {
+			switch e.kind {
+			case jsonString:
+				strs++
+			case jsonObject:
+				if why := codexHooksProblem(e); why != "" {
+					return "Codex does not read a hooks object of the list (" + why + "), and then none of the list"
+				}
+				objs++
+			}
+		}
+		if strs+objs != len(v.arr) || strs > 0 && objs > 0 {
+			return "Codex reads a list of paths or a list of hooks objects, not a mix"
+		}
+		return ""
+	}
+	return "Codex does not read a " + kind + " field that is " + v.kind.String()
+}
+
+// codexHookTypes are the hook types Codex parses; any other makes it drop
+// the whole hooks file.
+var codexHookTypes = []string{"command", "mcp_tool", "prompt", "agent"}
+
+// codexHooksProblem says why Codex would not parse v as a hooks file or
+// inline hooks object ("" when it would): Codex takes {"hooks": {Event:
+// [groups]}} with at most a "description" beside it, and every hook of an
+// event it fires needs a type it knows. It then loads none of the hooks.
+func codexHooksProblem(v *jsonValue) string {
+	if v.kind != jsonObject {
+		return "it is not an object"
+	}
+	for _, k := range v.keys {
+		switch k {
+		case "hooks", "description":
+		default:
+			if KnownHookEvent(HostCodex, k) {
+				return "an event map must sit under \"hooks\", and " + Quote(k) + " is beside it"
+			}
+			return "it has " + Quote(k) + " beside \"hooks\" and \"description\""
+		}
+	}
+	if d, ok := v.obj["description"]; ok && d.kind != jsonString {
+		return "its description is not a string"
+	}
+	h, ok := v.obj["hooks"]
+	if !ok {
+		return ""
+	}
+	if h.kind != jsonObject {
+		return "its \"hooks\" is not an object"
+	}
+	for _, event := range h.keys {
+		if !KnownHookEvent(HostCodex, event) {
+			continue // Codex skips an event it does not fire, unread
+		}
+		groups := h.obj[event]
+		if groups.kind != jsonArray {
+			return "event " + Quote(event) + " is not a list"
+		}
+		for _, g := range groups.arr {
+			if g.kind != jsonObject {
+				return "a matcher group of " + Quote(event) + " is not an object"
+			}
+			hs, ok := g.obj["hooks"]
+			if !ok {
+				continue
+			}
+			if hs.kind != jsonArray {
+				return "the hooks of a matcher group of " + Quote(event) + " are not a list"
+			}
+			for _, hk := range hs.arr {
+				if hk.kind != jsonObject {
+					return "a hook of " + Quote(event) + " is not an object"
+				}
+				t, ok := hk.obj["type"]
+				switch {
+				case !ok:
+					return "a hook of " + Quote(event) + " has no type"
+				case t.kind != jsonString || !slices.Contains(codexHookTypes, t.str):
+					return "a hook of " + Quote(event) + " has a type other than command, mcp_tool, prompt or agent"
+				case t.str == "command":
+					if c, ok := hk.obj["command"]; !ok || c.kind != jsonString {
+						return "a command hook of " + Quote(event) + " has no command string"
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// codexHooksFileIgnored warns, for a hooks file or object read for Codex
+// that Codex does not parse, that Codex runs none of its hooks.
+func (r hostReader) codexHooksFileIgnored(v *jsonValue, path string) {
+	if why := codexHooksProblem(v); why != "" {
+		r.b.Report.Warnf(path, codexIgnored, "Codex loads none of these hooks: %s; it reads {\"hooks\": {Event: [...]}} with at most a description beside it, each hook with a type of command, mcp_tool, prompt or agent; bundlectl exec gives Codex the hooks reviewed here", why)
+	}
+}
+
+// codexTransportOf is the transport a server's type names for Codex, ""
+// for none it knows.
+func codexTransportOf(typ string) string {
+	switch typ {
+	case "stdio":
+		return TransportStdio
+	case "http", "streamable-http", "streamable_http":
+		return TransportStreamableHTTP
+	}
+	return ""
+}
+
+// codexTransport settles a plugin MCP server's transport as Codex (0.171)
+// does: it drops the server's type and starts the command when there is
+// one, else connects to the url over streamable HTTP. It reports whether
+// the server loads.
+func (r hostReader) codexTransport(s *MCPServer, typ, path string) bool {
+	switch {
+	case s.Command != "":
+		s.Transport = TransportStdio
+	case s.URL != "":
+		s.Transport = TransportStreamableHTTP
+	default:
+		r.b.Report.Skipf(path, "mcp.server-type", "server %s has neither a command nor a url", Quote(s.Name))
+		return false
+	}
+	if typ != "" && codexTransportOf(typ) != s.Transport {
+		r.b.Report.Warnf(FieldPath(path, "type"), codexIgnored, "Codex ignores a plugin MCP server's type %s: it starts the command when there is one, else connects to the url over streamable HTTP; reviewed as %s", Quote(typ), s.Transport)
+	}
+	// Codex expands nothing in a server's strings; under bundlectl exec a
+	// stdio server runs through bundlectl mcp, which does, and a remote
+	// one is given to Codex as written.
+	var refs []string
+	if s.Transport == TransportStdio {
+		refs = append(append(refs, s.Command, s.Cwd), s.Args...)
+		for _, k := range sortedKeys(s.Env) {
+			refs = append(refs, s.Env[k])
+		}
+	} else {
+		refs = append(refs, s.URL)
+		for _, k := range sortedKeys(s.Headers) {
+			refs = append(refs, s.Headers[k])
+		}
+	}
+	i := slices.IndexFunc(refs, func(v string) bool { return strings.Contains(v, "${") })
+	switch {
+	case i < 0:
+	case s.Transport == TransportStdio:
+		r.b.Report.Warnf(path, codexIgnored, "Codex passes a plugin MCP server's command, args, env and cwd as written and expands no ${…}: loaded by Codex itself, this server gets %s as written; bundlectl exec runs it through bundlectl mcp, which expands it", Quote(refs[i]))
+	default:
+		r.b.Report.Warnf(path, codexIgnored, "Codex sends a plugin MCP server's url and http_headers as written and expands no ${…}, nor does bundlectl exec, which gives them to Codex: the server gets %s as written; send a host variable with env_http_headers or bearer_token_env_var", Quote(refs[i]))
+	}
+	return true
+}
+
+// codexEnvVars reads Codex's env_vars: each entry a variable name, or
+// {"name": …, "source": "local"|"remote"}. Codex starts no server with an
+// entry it cannot read, nor, in a local session, one whose source is
+// "remote".
+func (r hostReader) codexEnvVars(v *jsonValue, path string) ([]string, bool) {
+	if v.kind != jsonArray {
+		r.typeErr(path, "an array of names or {name, source} objects", v)
+		return nil, false
+	}
+	var names []string
+	for i, e := range v.arr {
+		ep := indexPath(path, i)
+		switch e.kind {
+		case jsonString:
+			names = append(names, e.str)
+			continue
+		case jsonObject:
+		default:
+			r.typeErr(ep, "a name or a {name, source} object", e)
+			return nil, false
+		}
+		name := ""
+		for _, k := range e.keys {
+			f, fp := e.obj[k], FieldPath(ep, k)
+			switch {
+			case k == "name" && f.kind == jsonString:
+				name = f.str
+			case k == "source" && f.kind == jsonString && f.str == "local":
+			case k == "source" && f.kind == jsonString && f.str == "remote":
+				r.b.Report.Skipf(fp, "mcp.server-field", "Codex starts no server whose env_vars entry has source \"remote\" in a local session")
+				return nil, false
+			case k == "name" || k == "source":
+				r.b.Report.Skipf(fp, "mcp.server-field", "Codex starts no server whose env_vars entry has this %s (a name string; source \"local\" or \"remote\")", k)
+				return nil, false
+			default:
+				r.b.Report.Skipf(fp, "mcp.server-field", "Codex reads only name and source in an env_vars entry, and starts no server with %s there", Quote(k))
+				return nil, false
+			}
+		}
+		if name == "" {
+			r.b.Report.Skipf(ep, "mcp.server-field", "env_vars entry has no name")
+			return nil, false
+		}
+		names = append(names, name)
+	}
+	return names, true
+}
