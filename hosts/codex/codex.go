@@ -35,10 +35,11 @@ const Version = "local"
 // is part of every hook's trust key.
 const HooksFile = "hooks/hooks.json"
 
-// Events are the hook events Codex fires.
+// Events are the hook events Codex fires: those its hooks files take
+// (0.171 skips any other event there unread, Notification included).
 var Events = []string{
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
-	"Notification", "Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
+	"Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
 }
 
 // skillViewFiles takes out of a skill's copy in the view what Codex would
