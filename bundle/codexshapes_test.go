@@ -96,7 +96,8 @@ func TestCodexMCPShapes(t *testing.T) {
 // mcpServers or hooks field — a path not written "./…", a list of MCP
 // files, a hooks object it cannot read — it loads the default file in its
 // place; the review then shows that file too, and warns about the field.
-// A field Codex reads replaces the default, as before.
+// A field Codex reads replaces the default, as before; so does a hooks
+// list mixing paths and objects, from which Codex loads nothing (warned).
 func TestCodexManifestFallback(t *testing.T) {
 	defaults := map[string]string{
 		".mcp.json":        `{"mcpServers": {"dflt": {"command": "./bin/s", "cwd": "."}}}`,
@@ -116,7 +117,7 @@ func TestCodexManifestFallback(t *testing.T) {
 		{"bare-inline-hooks", `"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo inline"}]}]}`, []string{"dflt"}, []string{"echo inline", "echo default"}, false, true},
 		{"wrapped-inline-hooks", `"hooks": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo inline"}]}]}}`, []string{"dflt"}, []string{"echo inline"}, false, false},
 		{"untyped-inline-hook", `"hooks": {"hooks": {"Stop": [{"hooks": [{"command": "echo inline"}]}]}}`, []string{"dflt"}, []string{"echo inline", "echo default"}, false, true},
-		{"mixed-hooks-list", `"hooks": ["./hooks/named.json", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo inline"}]}]}}]`, []string{"dflt"}, []string{"echo named", "echo inline", "echo default"}, false, true},
+		{"mixed-hooks-list", `"hooks": ["./hooks/named.json", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo inline"}]}]}}]`, []string{"dflt"}, []string{"echo named", "echo inline"}, false, true},
 		{"paths-list", `"hooks": ["./hooks/named.json"]`, []string{"dflt"}, []string{"echo named"}, false, false},
 	}
 	for _, c := range cases {
@@ -200,6 +201,25 @@ func TestCodexHookEvents(t *testing.T) {
 	for _, f := range b.Report.Findings {
 		if f.Rule == "hook.event-unknown" && strings.HasSuffix(f.Path, "hooks.Stop") {
 			t.Errorf("Stop is a Codex event: %s", f)
+		}
+	}
+}
+
+// TestCodexPromptHookSkipped: Codex (0.171) skips prompt and agent hooks;
+// the review keeps them and says so for Codex.
+func TestCodexPromptHookSkipped(t *testing.T) {
+	b := writeTree(t, "cx", map[string]string{
+		ManifestCodex:      `{"name": "cx"}`,
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "p"}, {"type": "agent", "prompt": "a"}, {"type": "command", "command": "echo c"}]}]}}`,
+	})
+	if len(b.Components.Hooks) != 3 {
+		t.Fatalf("hooks %+v;%s", b.Components.Hooks, dumpFindings(b))
+	}
+	requireFinding(t, b, Warning, codexIgnored, "hooks.Stop[0].hooks[0]")
+	requireFinding(t, b, Warning, codexIgnored, "hooks.Stop[0].hooks[1]")
+	for _, f := range b.Report.Findings {
+		if f.Rule == codexIgnored && strings.HasSuffix(f.Path, "hooks[2]") {
+			t.Errorf("warning on the command hook Codex runs: %s", f)
 		}
 	}
 }

@@ -157,10 +157,10 @@ var codexDefaults = map[string]string{"mcpServers": ".mcp.json", "hooks": "hooks
 func (r hostReader) codexPaths(field string, v *jsonValue, fp string, fallback map[string]bool) {
 	dflt, hasDefault := codexDefaults[field]
 	if hasDefault {
-		if why := codexFieldIgnored(field, v); why != "" {
-			fallback[field] = true
+		if why, falls := codexFieldIgnored(field, v); why != "" {
+			fallback[field] = falls
 			then := "loads no " + field + " from the plugin"
-			if hasFile(r.b.Tree, dflt) {
+			if falls && hasFile(r.b.Tree, dflt) {
 				then = "loads " + dflt + " in its place, which is reviewed too"
 			}
 			r.b.Report.Warnf(fp, codexIgnored, "%s, so Codex ignores this field and %s; bundlectl exec gives Codex what is reviewed here", why, then)

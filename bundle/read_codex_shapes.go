@@ -32,26 +32,27 @@ func codexPathProblem(p string) string {
 	return ""
 }
 
-// codexFieldIgnored says why Codex ignores a whole manifest field and
-// falls back to its default file ("" when it reads the field): kind is
-// "hooks" or "mcpServers". Codex reads a hooks field written as a path, a
-// list of paths, a hooks object or a list of hooks objects, and an
+// codexFieldIgnored says why Codex ignores a whole manifest field ("" when
+// it reads the field), and whether it then falls back to its default file:
+// kind is "hooks" or "mcpServers". Codex reads a hooks field written as a
+// path, a list of paths, a hooks object or a list of hooks objects, and an
 // mcpServers field written as a path or an object; a path it cannot read
-// in a list of paths is skipped alone, without the fallback.
-func codexFieldIgnored(kind string, v *jsonValue) string {
+// in a list of paths is skipped alone, without the fallback. A list that
+// mixes paths and hooks objects it accepts, and loads no hook from.
+func codexFieldIgnored(kind string, v *jsonValue) (why string, fallback bool) {
 	switch v.kind {
 	case jsonString:
-		return codexPathProblem(v.str)
+		return codexPathProblem(v.str), true
 	case jsonObject:
 		if kind == "hooks" {
 			if why := codexHooksProblem(v); why != "" {
-				return "Codex does not read this hooks object: " + why
+				return "Codex does not read this hooks object: " + why, true
 			}
 		}
-		return ""
+		return "", false
 	case jsonArray:
 		if kind != "hooks" {
-			return "Codex reads mcpServers only as a path or an object, not a list"
+			return "Codex reads mcpServers only as a path or an object, not a list", true
 		}
 		strs, objs := 0, 0
 		for _, e := range v.arr {
@@ -60,17 +61,19 @@ func codexFieldIgnored(kind string, v *jsonValue) string {
 				strs++
 			case jsonObject:
 				if why := codexHooksProblem(e); why != "" {
-					return "Codex does not read a hooks object of the list (" + why + "), and then none of the list"
+					return "Codex does not read a hooks object of the list (" + why + "), and then none of the list", true
 				}
 				objs++
+			default:
+				return "Codex reads a list of paths or a list of hooks objects, nothing else", true
 			}
 		}
-		if strs+objs != len(v.arr) || strs > 0 && objs > 0 {
-			return "Codex reads a list of paths or a list of hooks objects, not a mix"
+		if strs > 0 && objs > 0 {
+			return "Codex loads no hook from a list that mixes paths and hooks objects", false
 		}
-		return ""
+		return "", false
 	}
-	return "Codex does not read a " + kind + " field that is " + v.kind.String()
+	return "Codex does not read a " + kind + " field that is " + v.kind.String(), true
 }
 
 // codexHookTypes are the hook types Codex parses; any other makes it drop

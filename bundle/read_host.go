@@ -433,6 +433,10 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		if h.Prompt == "" {
 			r.b.Report.Skipf(path, "hook.prompt", "%s hook has no prompt", h.Type)
 			keep = false
+		} else if r.host == HostCodex {
+			// Codex (0.171) parses them and skips them with a warning
+			// (internal/agenttest TestCodexHookShapes).
+			r.b.Report.Warnf(path, codexIgnored, "Codex skips %s hooks: this one never runs in Codex; reviewed as written", h.Type)
 		}
 	case HookMCPTool:
 		if _, ok := h.Other["server"]; !ok {
