@@ -154,7 +154,14 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		switch s.Transport {
 		case bundle.TransportStdio:
 			argv := re.MCP(b.Name, s.Name)
-			servers[s.Name] = map[string]any{"command": argv[0], "args": argv[1:]}
+			e := map[string]any{"command": argv[0], "args": argv[1:]}
+			if len(s.HostVariables) > 0 {
+				// Codex starts a server with a few variables of its own
+				// and those env_vars names: bundlectl mcp needs the host
+				// variables the review lists to give them to the server.
+				e["env_vars"] = s.HostVariables
+			}
+			servers[s.Name] = e
 		case bundle.TransportStreamableHTTP:
 			e := map[string]any{"url": s.URL}
 			if len(s.Headers) > 0 {

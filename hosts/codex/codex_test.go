@@ -1,10 +1,14 @@
 package codex
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/internal/agenttest"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -108,5 +112,38 @@ func TestSetupBlock(t *testing.T) {
 	}
 	if _, err := e.Apply([]byte("[hooks]\nstate = 1\n")); err == nil {
 		t.Errorf("a clashing config was edited")
+	}
+}
+
+// TestViewPassesHostVariables: Codex starts a stdio MCP server with a few
+// variables of its own and those its env_vars name, so the view names the
+// host variables the review lists for a server: bundlectl mcp, which Codex
+// starts, needs them to give them to the server
+// (internal/agenttest TestCodexMCPShapes, exec).
+func TestViewPassesHostVariables(t *testing.T) {
+	inv := &inventory.Inventory{MCPServers: []inventory.MCPServer{
+		{Name: "reads", Transport: "stdio", Command: "./s", EnvFrom: map[string]string{"TOKEN": "TOKEN"}, HostVariables: []string{"TOKEN"}, Hosts: []string{"codex"}},
+		{Name: "plain", Transport: "stdio", Command: "./s", Hosts: []string{"codex"}},
+	}}
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "p", Inventory: inv}, "codex")
+	v, err := Host{}.View(b, hosts.Reentry{Exe: "/usr/bin/bundlectl", Home: "/h", Workspace: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, ok := v.File(Version + "/.mcp.json")
+	if !ok {
+		t.Fatalf("no .mcp.json in the view: %v", v.Paths())
+	}
+	var doc struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(doc.MCPServers["reads"]["env_vars"]); got != "[TOKEN]" {
+		t.Errorf("server reads: env_vars %s, want [TOKEN]", got)
+	}
+	if _, ok := doc.MCPServers["plain"]["env_vars"]; ok {
+		t.Errorf("server plain: env_vars %v, want none", doc.MCPServers["plain"]["env_vars"])
 	}
 }
