@@ -115,15 +115,17 @@ func TestSetupBlock(t *testing.T) {
 	}
 }
 
-// TestViewPassesHostVariables: Codex starts a stdio MCP server with a few
-// variables of its own and those its env_vars name, so the view names the
-// host variables the review lists for a server: bundlectl mcp, which Codex
-// starts, needs them to give them to the server
-// (internal/agenttest TestCodexMCPShapes, exec).
-func TestViewPassesHostVariables(t *testing.T) {
+// TestViewMCPServers: Codex starts a stdio MCP server with a few variables
+// of its own and those its env_vars name, so the view names the host
+// variables the review lists for a server: bundlectl mcp, which Codex
+// starts, needs them to give them to the server (internal/agenttest
+// TestCodexMCPShapes, exec). A server with "enabled": false, which Codex
+// itself never starts, is left out with a note.
+func TestViewMCPServers(t *testing.T) {
 	inv := &inventory.Inventory{MCPServers: []inventory.MCPServer{
 		{Name: "reads", Transport: "stdio", Command: "./s", EnvFrom: map[string]string{"TOKEN": "TOKEN"}, HostVariables: []string{"TOKEN"}, Hosts: []string{"codex"}},
 		{Name: "plain", Transport: "stdio", Command: "./s", Hosts: []string{"codex"}},
+		{Name: "off", Transport: "stdio", Command: "./s", Other: map[string]json.RawMessage{"enabled": json.RawMessage("false")}, Hosts: []string{"codex"}},
 	}}
 	b := hosts.NewBundle(harness.ActiveBundle{Name: "p", Inventory: inv}, "codex")
 	v, err := Host{}.View(b, hosts.Reentry{Exe: "/usr/bin/bundlectl", Home: "/h", Workspace: "/w"})
@@ -145,5 +147,9 @@ func TestViewPassesHostVariables(t *testing.T) {
 	}
 	if _, ok := doc.MCPServers["plain"]["env_vars"]; ok {
 		t.Errorf("server plain: env_vars %v, want none", doc.MCPServers["plain"]["env_vars"])
+	}
+	// Codex starts no server with "enabled": false; neither may the view.
+	if _, ok := doc.MCPServers["off"]; ok || !strings.Contains(strings.Join(b.Notes, "\n"), `"off"`) {
+		t.Errorf("a server with enabled false is in the view (%v), or not named in a note (%q)", doc.MCPServers["off"], b.Notes)
 	}
 }
