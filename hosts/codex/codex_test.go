@@ -8,8 +8,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
-	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/internal/agenttest"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/pelletier/go-toml/v2"
 )
 
