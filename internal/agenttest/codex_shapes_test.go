@@ -84,7 +84,8 @@ func recorded(t *testing.T, dir string) []string {
 // hooks found by trying — a hooks file or inline object only as
 // {"hooks": {…}} with at most a description beside it, every hook typed
 // command, mcp_tool, prompt or agent (prompt skipped), "./" paths only;
-// hooks/hooks.json in place of a manifest field it ignores — and (2) that
+// hooks/hooks.json in place of a manifest field it ignores, a Claude Code
+// manifest's inline event map included — and (2) that
 // bundlectl's review of each plugin lists, for Codex, every hook that ran,
 // and warns wherever it lists one for Codex that did not.
 func TestCodexHookShapes(t *testing.T) {
@@ -100,24 +101,26 @@ func TestCodexHookShapes(t *testing.T) {
 	type plugin struct {
 		manifest map[string]any
 		files    map[string]any
+		claude   bool // the manifest is .claude-plugin/plugin.json, which Codex reads too
 	}
 	plugins := map[string]plugin{
-		"wrapped":      {files: map[string]any{"hooks/hooks.json": wrapped(touch("wrapped.1"))}},
-		"described":    {files: map[string]any{"hooks/hooks.json": map[string]any{"description": "d", "hooks": on(touch("described.1"))}}},
-		"extra-keys":   {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "extra-keys.1"), "statusMessage": "s", "zz": 1})}},
-		"prompt":       {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"type": "prompt", "prompt": "p"}, touch("prompt.command"))}},
-		"bare":         {files: map[string]any{"hooks/hooks.json": on(touch("bare.1"))}},
-		"schema":       {files: map[string]any{"hooks/hooks.json": map[string]any{"$schema": "s", "hooks": on(touch("schema.1"))}}},
-		"beside":       {files: map[string]any{"hooks/hooks.json": map[string]any{"hooks": on(touch("beside.1")), "Stop": []any{map[string]any{"hooks": []any{touch("beside.2")}}}}}},
-		"untyped":      {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"command": "touch " + filepath.Join(rec, "untyped.1")}, touch("untyped.2"))}},
-		"http":         {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"type": "http", "url": "http://127.0.0.1:9/h"}, touch("http.command"))}},
-		"snake-event":  {files: map[string]any{"hooks/hooks.json": map[string]any{"hooks": map[string]any{"pre_tool_use": []any{map[string]any{"hooks": []any{touch("snake-event.1")}}}}}}},
-		"inline":       {manifest: map[string]any{"hooks": wrapped(touch("inline.1"))}},
-		"inline-bare":  {manifest: map[string]any{"hooks": on(touch("inline-bare.inline"))}, files: map[string]any{"hooks/hooks.json": wrapped(touch("inline-bare.default"))}},
-		"inline-typed": {manifest: map[string]any{"hooks": wrapped(map[string]any{"command": "echo untyped"})}, files: map[string]any{"hooks/hooks.json": wrapped(touch("inline-typed.default"))}},
-		"paths":        {manifest: map[string]any{"hooks": []any{"./hooks/a.json", "./hooks/b.json"}}, files: map[string]any{"hooks/a.json": wrapped(touch("paths.a")), "hooks/b.json": wrapped(touch("paths.b")), "hooks/hooks.json": wrapped(touch("paths.default"))}},
-		"undotted":     {manifest: map[string]any{"hooks": "hooks/x.json"}, files: map[string]any{"hooks/x.json": wrapped(touch("undotted.x")), "hooks/hooks.json": wrapped(touch("undotted.default"))}},
-		"mixed":        {manifest: map[string]any{"hooks": []any{"./hooks/a.json", wrapped(touch("mixed.inline"))}}, files: map[string]any{"hooks/a.json": wrapped(touch("mixed.a")), "hooks/hooks.json": wrapped(touch("mixed.default"))}},
+		"wrapped":       {files: map[string]any{"hooks/hooks.json": wrapped(touch("wrapped.1"))}},
+		"described":     {files: map[string]any{"hooks/hooks.json": map[string]any{"description": "d", "hooks": on(touch("described.1"))}}},
+		"extra-keys":    {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "extra-keys.1"), "statusMessage": "s", "zz": 1})}},
+		"prompt":        {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"type": "prompt", "prompt": "p"}, touch("prompt.command"))}},
+		"bare":          {files: map[string]any{"hooks/hooks.json": on(touch("bare.1"))}},
+		"schema":        {files: map[string]any{"hooks/hooks.json": map[string]any{"$schema": "s", "hooks": on(touch("schema.1"))}}},
+		"beside":        {files: map[string]any{"hooks/hooks.json": map[string]any{"hooks": on(touch("beside.1")), "Stop": []any{map[string]any{"hooks": []any{touch("beside.2")}}}}}},
+		"untyped":       {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"command": "touch " + filepath.Join(rec, "untyped.1")}, touch("untyped.2"))}},
+		"http":          {files: map[string]any{"hooks/hooks.json": wrapped(map[string]any{"type": "http", "url": "http://127.0.0.1:9/h"}, touch("http.command"))}},
+		"snake-event":   {files: map[string]any{"hooks/hooks.json": map[string]any{"hooks": map[string]any{"pre_tool_use": []any{map[string]any{"hooks": []any{touch("snake-event.1")}}}}}}},
+		"inline":        {manifest: map[string]any{"hooks": wrapped(touch("inline.1"))}},
+		"inline-bare":   {manifest: map[string]any{"hooks": on(touch("inline-bare.inline"))}, files: map[string]any{"hooks/hooks.json": wrapped(touch("inline-bare.default"))}},
+		"inline-typed":  {manifest: map[string]any{"hooks": wrapped(map[string]any{"command": "echo untyped"})}, files: map[string]any{"hooks/hooks.json": wrapped(touch("inline-typed.default"))}},
+		"paths":         {manifest: map[string]any{"hooks": []any{"./hooks/a.json", "./hooks/b.json"}}, files: map[string]any{"hooks/a.json": wrapped(touch("paths.a")), "hooks/b.json": wrapped(touch("paths.b")), "hooks/hooks.json": wrapped(touch("paths.default"))}},
+		"undotted":      {manifest: map[string]any{"hooks": "hooks/x.json"}, files: map[string]any{"hooks/x.json": wrapped(touch("undotted.x")), "hooks/hooks.json": wrapped(touch("undotted.default"))}},
+		"claude-inline": {claude: true, manifest: map[string]any{"hooks": on(touch("claude-inline.inline"))}, files: map[string]any{"hooks/hooks.json": wrapped(touch("claude-inline.default"))}},
+		"mixed":         {manifest: map[string]any{"hooks": []any{"./hooks/a.json", wrapped(touch("mixed.inline"))}}, files: map[string]any{"hooks/a.json": wrapped(touch("mixed.a")), "hooks/hooks.json": wrapped(touch("mixed.default"))}},
 	}
 	cache := filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace)
 	src := t.TempDir()
@@ -128,7 +131,11 @@ func TestCodexHookShapes(t *testing.T) {
 			for k, v := range p.manifest {
 				m[k] = v
 			}
-			writeJSONFile(t, dir, ".codex-plugin/plugin.json", m)
+			manifest := ".codex-plugin/plugin.json"
+			if p.claude {
+				manifest = ".claude-plugin/plugin.json"
+			}
+			writeJSONFile(t, dir, manifest, m)
 			for rel, v := range p.files {
 				writeJSONFile(t, dir, rel, v)
 			}
@@ -142,7 +149,7 @@ func TestCodexHookShapes(t *testing.T) {
 
 	ran := recorded(t, rec)
 	want := []string{
-		"described.1", "extra-keys.1", "inline-bare.default", "inline-typed.default", "inline.1",
+		"claude-inline.default", "described.1", "extra-keys.1", "inline-bare.default", "inline-typed.default", "inline.1",
 		"paths.a", "paths.b", "prompt.command", "undotted.default", "wrapped.1",
 	}
 	if !slices.Equal(ran, want) {
