@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/inventory"
 )
 
 // Helpers for the JSON settings files of Claude Code and Gemini CLI, whose
@@ -221,7 +222,7 @@ const errJSONObject = setupError("the file is not a JSON object")
 
 // StdioServers returns the setup MCP entries of bundles' stdio servers:
 // names in order and each entry {"command", "args"} calling `bundlectl mcp`.
-func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, e map[string]any)) ([]string, map[string]any) {
+func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, s inventory.MCPServer, e map[string]any)) ([]string, map[string]any) {
 	var names []string
 	servers := map[string]any{}
 	for _, b := range bundles {
@@ -240,7 +241,7 @@ func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, e map[s
 			argv := re.MCP(b.Name, s.Name)
 			e := map[string]any{"command": argv[0], "args": argv[1:]}
 			if extra != nil {
-				extra(n, e)
+				extra(n, s, e)
 			}
 			names = append(names, n)
 			servers[n] = e

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/inventory"
 )
 
 // SetupHookTimeout is the timeout of setup's hook lines: `hooks run` runs
@@ -54,7 +55,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		return nil, err
 	}
 	hs := SetupHooks(in.Reentry)
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ string, e map[string]any) { e["type"] = "stdio" })
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ string, _ inventory.MCPServer, e map[string]any) { e["type"] = "stdio" })
 	settings := hosts.FileEdit{
 		Path: filepath.Join(dir, "settings.json"),
 		What: fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),

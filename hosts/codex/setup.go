@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -38,7 +39,14 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		return nil, err
 	}
 	path := filepath.Join(codexHome, "config.toml")
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, nil)
+	// Codex gives a server only a few variables of its own and those its
+	// env_vars name: bundlectl mcp needs the host variables the review
+	// lists to give them to the server.
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ string, s inventory.MCPServer, e map[string]any) {
+		if len(s.HostVariables) > 0 {
+			e["env_vars"] = s.HostVariables
+		}
+	})
 	apply := func(cur []byte) ([]byte, error) {
 		base := stripBlock(cur)
 		var doc map[string]any
@@ -108,6 +116,9 @@ func Block(path string, re hosts.Reentry, doc map[string]any, names []string, se
 	for _, n := range names {
 		e := servers[n].(map[string]any)
 		fmt.Fprintf(&b, "\n[mcp_servers.%s]\ncommand = %s\nargs = %s\n", tomlString(n), tomlString(e["command"].(string)), InlineTOML(e["args"]))
+		if v, ok := e["env_vars"]; ok {
+			fmt.Fprintf(&b, "env_vars = %s\n", InlineTOML(v))
+		}
 	}
 	b.WriteString(blockEnd)
 	return b.String(), nil
