@@ -187,11 +187,13 @@ func TestCodexHookShapes(t *testing.T) {
 // exactly the servers found by trying — a server's type and transport
 // ignored (the command, else the url), no httpUrl, env_vars as {name}
 // objects too, and .mcp.json in place of an mcpServers path not written
-// "./…"; headers never sent; ${…} never expanded — (2) that the review
+// "./…"; headers never sent; ${…} never expanded; none with "enabled":
+// false — (2) that the review
 // lists each of them for Codex as Codex reached it, and warns about the
 // server it lists that Codex did not start; and (3) that bundlectl exec
-// starts, through bundlectl, exactly the servers the review lists, and
-// sends no header the review does not show.
+// starts, through bundlectl, exactly the servers the review lists (but the
+// disabled one), with the host variables it lists, and sends no header the
+// review does not show.
 func TestCodexMCPShapes(t *testing.T) {
 	const v1 = "agenttest-v1-7d2c"
 	remotes := map[string]*remoteMCP{}
@@ -216,6 +218,7 @@ func TestCodexMCPShapes(t *testing.T) {
 			"env_object":  stdio("env_object", map[string]any{"env_vars": []any{map[string]any{"name": "AGENTTEST_V1"}}}),
 			"env_remote":  stdio("env_remote", map[string]any{"env_vars": []any{map[string]any{"name": "AGENTTEST_V1", "source": "remote"}}}),
 			"expanded":    stdio("expanded", map[string]any{"env": map[string]any{"AGENTTEST_E": "${AGENTTEST_V1}"}}),
+			"disabled":    stdio("disabled", map[string]any{"enabled": false}),
 			"r_plain":     map[string]any{"url": remotes["r_plain"].URL},
 			"r_sse":       map[string]any{"type": "sse", "url": remotes["r_sse"].URL},
 			"r_stdio":     map[string]any{"transport": "stdio", "url": remotes["r_stdio"].URL},
@@ -276,7 +279,10 @@ func TestCodexMCPShapes(t *testing.T) {
 		}
 	}
 	for name := range listed {
-		if !slices.Contains(want, name) && !rv.warned(".codex-plugin/plugin.json: mcpServers", "codex.ignored") {
+		switch {
+		case slices.Contains(want, name), name == "disabled": // shown with "enabled": false
+		case name == "named" && rv.warned(".codex-plugin/plugin.json: mcpServers", "codex.ignored"):
+		default:
 			t.Errorf("review: server %s is listed for Codex, which does not start it, with no warning", name)
 		}
 	}
@@ -334,7 +340,9 @@ func TestCodexMCPShapes(t *testing.T) {
 		got, env := started(t, rec)
 		var reviewed []string
 		for name := range listed {
-			reviewed = append(reviewed, name)
+			if name != "disabled" { // Codex starts no server that says "enabled": false
+				reviewed = append(reviewed, name)
+			}
 		}
 		sort.Strings(reviewed)
 		if !slices.Equal(got, reviewed) {
