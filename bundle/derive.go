@@ -203,6 +203,14 @@ func GeminiVarRefs(s string) []string {
 	return slices.Compact(out)
 }
 
+// CodexSendsAsWritten reports whether s is a remote server only Codex
+// reads: Codex sends its url and http_headers as written (0.171 expands no
+// ${…} in them), and bundlectl exec gives them to Codex so, so a reference
+// there reads no host variable.
+func CodexSendsAsWritten(s MCPServer) bool {
+	return s.Remote() && len(s.Hosts) == 1 && s.Hosts[0] == HostCodex
+}
+
 // hostVarsOf collects every host variable the bundle reads. Only a host
 // format's strings read any: in bundlectl's own formats "${X}" is literal
 // text, and a component reads from the host only what env_from,
@@ -252,12 +260,14 @@ func hostVarsOf(b *Bundle) []string {
 			add(a, bare)
 		}
 		add(s.Cwd, bare)
-		add(s.URL, bare)
 		for _, v := range s.Env {
 			add(v, bare)
 		}
-		for _, v := range s.Headers {
-			add(v, bare)
+		if !CodexSendsAsWritten(s) {
+			add(s.URL, bare)
+			for _, v := range s.Headers {
+				add(v, bare)
+			}
 		}
 		for _, src := range s.EnvFrom {
 			set[src] = true

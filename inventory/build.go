@@ -168,9 +168,11 @@ func serverVars(s bundle.MCPServer) []string {
 		vs = append(vs, refs(s, v)...)
 	}
 	vs = append(vs, refs(s, s.Cwd)...)
-	vs = append(vs, refs(s, s.URL)...)
-	for _, v := range s.Headers {
-		vs = append(vs, refs(s, v)...)
+	if !bundle.CodexSendsAsWritten(s) {
+		vs = append(vs, refs(s, s.URL)...)
+		for _, v := range s.Headers {
+			vs = append(vs, refs(s, v)...)
+		}
 	}
 	for _, v := range s.EnvFrom {
 		vs = append(vs, v)

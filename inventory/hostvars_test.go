@@ -13,7 +13,9 @@ import (
 // In bundlectl's own formats "${X}" in a server's argv is literal text
 // (Agent Plugins §9.2): it must not make the review list X as read from
 // the host, nor the runtime copy X into the child's environment. The same
-// text in a Claude Code server is a host variable the host expands.
+// text in a Claude Code server is a host variable the host expands; in a
+// remote server only Codex reads, whose url and http_headers Codex sends as
+// written, it is again literal text.
 func TestLiteralTextIsNoHostVariableInOwnFormats(t *testing.T) {
 	write := func(dir string, files map[string]string) *bundle.Bundle {
 		for rel, body := range files {
@@ -35,15 +37,26 @@ func TestLiteralTextIsNoHostVariableInOwnFormats(t *testing.T) {
 		".claude-plugin/plugin.json": `{"name": "claude"}`,
 		".mcp.json":                  `{"mcpServers": {"s": {"command": "node", "args": ["${SECRET_TOKEN_X}"]}}}`,
 	})
+	// Codex sends a remote server's url and http_headers as written, and
+	// bundlectl exec gives them to Codex so: nothing reads the variable.
+	codex := write(filepath.Join(t.TempDir(), "codex"), map[string]string{
+		".codex-plugin/plugin.json": `{"name": "codex"}`,
+		".mcp.json":                 `{"mcpServers": {"s": {"url": "https://a.example/mcp", "http_headers": {"X-Key": "${SECRET_TOKEN_X}"}}}}`,
+	})
+	claudeRemote := write(filepath.Join(t.TempDir(), "claude-remote"), map[string]string{
+		".claude-plugin/plugin.json": `{"name": "claude-remote"}`,
+		".codex-plugin/plugin.json":  `{"name": "claude-remote"}`,
+		".mcp.json":                  `{"mcpServers": {"s": {"type": "http", "url": "https://a.example/mcp", "headers": {"X-Key": "${SECRET_TOKEN_X}"}}}}`,
+	})
 	for _, c := range []struct {
 		b    *bundle.Bundle
 		want bool
-	}{{own, false}, {claude, true}} {
+	}{{own, false}, {claude, true}, {codex, false}, {claudeRemote, true}} {
 		if !c.b.Valid() {
 			t.Fatalf("%s invalid: %v", c.b.Name, c.b.Report.Findings)
 		}
 		inv := inventory.Of(c.b)
-		if len(inv.MCPServers) != 1 {
+		if len(inv.MCPServers) == 0 {
 			t.Fatalf("%s: servers %+v", c.b.Name, inv.MCPServers)
 		}
 		got := slices.Contains(inv.MCPServers[0].HostVariables, "SECRET_TOKEN_X")
