@@ -44,6 +44,58 @@ func GeminiIgnoresMatcher(event string) bool {
 	return slices.Contains(geminiHookEvents, event) && !slices.Contains(geminiMatchedEvents, event)
 }
 
+// MatchField names the field of an event's input that a hook's matcher
+// is matched against, or "" for an event with none, whose hooks run
+// whatever their matcher says. The fields are Claude Code's (read from
+// its installed CLI, 2.1.332): the tool's name for the tool events, the
+// source of SessionStart and ConfigChange, the trigger of Setup and the
+// compaction events, the reason of SessionEnd, the command of
+// UserPromptExpansion, and so on. Codex (0.171) matches the same fields
+// on the events it fires that carry one, and ignores the matcher on
+// UserPromptSubmit and Stop as Claude Code does (internal/agenttest
+// TestClaudeHookMatcherEvents, TestCodexHookMatcherEvents). Gemini CLI's
+// BeforeTool, AfterTool and PreCompress are here too; which of its events
+// it matches at all is GeminiIgnoresMatcher's.
+func MatchField(event string) string {
+	switch event {
+	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool":
+		return "tool_name"
+	case "SessionStart", "ConfigChange":
+		return "source"
+	case "Setup", "PreCompact", "PostCompact", "PreCompress":
+		return "trigger"
+	case "SessionEnd":
+		return "reason"
+	case "Notification":
+		return "notification_type"
+	case "SubagentStart", "SubagentStop":
+		return "agent_type"
+	case "UserPromptExpansion":
+		return "command_name"
+	case "StopFailure":
+		return "error"
+	case "Elicitation", "ElicitationResult":
+		return "mcp_server_name"
+	case "InstructionsLoaded":
+		return "load_reason"
+	}
+	return ""
+}
+
+// IgnoresMatcher reports whether host runs a hook for event whatever its
+// matcher says (UserPromptSubmit and Stop for Claude Code and Codex, for
+// instance), so that a review must not show the matcher as narrowing.
+// Host "" is bundlectl's own contract, which is Claude Code's.
+func IgnoresMatcher(host Host, event string) bool {
+	switch host {
+	case HostGemini:
+		return GeminiIgnoresMatcher(event)
+	case HostCodex:
+		return slices.Contains(codexHookEvents, event) && MatchField(event) == ""
+	}
+	return MatchField(event) == ""
+}
+
 // blockingEvents are the events whose hooks can stop what the agent is
 // about to do. A guard for one of them must never fail open: when such a
 // hook cannot run, the event is blocked.

@@ -47,26 +47,9 @@ const (
 func EventUsesMatcher(event string) bool { return matchField(event) != "" }
 
 // matchField names the event input field a hook matcher is matched
-// against, as the hosts define it: the tool name for tool events, the
-// source of SessionStart, the trigger of PreCompact, and so on. Events
-// without such a field run all their hooks and ignore the matcher.
-func matchField(event string) string {
-	switch event {
-	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool":
-		return "tool_name"
-	case "SessionStart", "ConfigChange":
-		return "source"
-	case "PreCompact", "PostCompact", "PreCompress":
-		return "trigger"
-	case "SessionEnd":
-		return "reason"
-	case "Notification":
-		return "notification_type"
-	case "SubagentStart", "SubagentStop":
-		return "agent_type"
-	}
-	return ""
-}
+// against (bundle.MatchField); "" for an event whose hooks all run
+// whatever their matcher says.
+func matchField(event string) string { return bundle.MatchField(event) }
 
 // matchValue returns the value a matcher is matched against in ev.
 func matchValue(ev *HookEvent) string {
