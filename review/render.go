@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -254,16 +253,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 	if len(inv.Hooks) > 0 {
 		r.heading(fmt.Sprintf("Hooks (%d), in the order they run", len(inv.Hooks)))
 		for i, h := range inv.Hooks {
-			m := "matcher: all"
-			switch {
-			case h.Matcher == "" || h.Matcher == "*":
-			case slices.Contains(h.Hosts, string(bundle.HostGemini)) && bundle.GeminiIgnoresMatcher(h.Event):
-				// Gemini CLI runs it on every such event: the matcher
-				// narrows nothing, and the review must not say it does.
-				m = "matcher: all (Gemini CLI ignores the matcher " + bundle.Quote(h.Matcher) + " on this event)"
-			default:
-				m = "matcher " + bundle.Quote(h.Matcher)
-			}
+			m := matcherText(h)
 			r.line("  %d. on %s, %s  [hook %s]%s", i+1, bundle.Quote(h.Event), m, h.ID, hostSuffix(h.Hosts))
 			const in = "     "
 			switch h.Type {
@@ -496,6 +486,48 @@ func runsProcesses(inv *inventory.Inventory) bool {
 		}
 	}
 	return len(inv.Tools)+len(inv.LSPServers)+len(inv.Monitors) > 0
+}
+
+// matcherText is how a hook's matcher selects the events it runs for.
+// Where the hosts that read the hook run it whatever its matcher says
+// (bundle.IgnoresMatcher: UserPromptSubmit and Stop for Claude Code and
+// Codex, BeforeAgent for Gemini CLI, …) the matcher narrows nothing, and
+// the review must not say it does.
+func matcherText(h inventory.Hook) string {
+	if h.Matcher == "" || h.Matcher == "*" {
+		return "matcher: all"
+	}
+	hosts := []bundle.Host{""} // bundlectl's own hook
+	if len(h.Hosts) > 0 {
+		hosts = hosts[:0]
+		for _, name := range h.Hosts {
+			hosts = append(hosts, bundle.Host(name))
+		}
+	}
+	var ignoring []string
+	for _, host := range hosts {
+		if bundle.IgnoresMatcher(host, h.Event) {
+			ignoring = append(ignoring, bundle.HostTitle(host))
+		}
+	}
+	m := bundle.Quote(h.Matcher)
+	switch {
+	case len(ignoring) == 0:
+		return "matcher " + m
+	case len(ignoring) < len(hosts):
+		return "matcher " + m + " (" + andList(ignoring) + " ignores it on this event and runs the hook every time)"
+	case len(ignoring) == 1:
+		return "matcher: all (" + ignoring[0] + " ignores the matcher " + m + " on this event)"
+	}
+	return "matcher: all (" + andList(ignoring) + " ignore the matcher " + m + " on this event)"
+}
+
+// andList joins names as "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func hostSuffix(hosts []string) string {
