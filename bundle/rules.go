@@ -657,10 +657,27 @@ func matcherErr(m string) string {
 	return msg + "; bundlectl reads matchers as RE2, without look-around or backreferences"
 }
 
+// matcherIgnored reports whether every host that reads h runs it
+// whatever its matcher says (IgnoresMatcher): Claude Code and Codex ran a
+// UserPromptSubmit hook whose matcher was "[" (internal/agenttest
+// TestClaudeHookMatcherEvents), so such a matcher is no reason to skip
+// the hook.
+func matcherIgnored(h Hook) bool {
+	if len(h.Hosts) == 0 {
+		return IgnoresMatcher("", h.Event)
+	}
+	for _, host := range h.Hosts {
+		if !IgnoresMatcher(host, h.Event) {
+			return false
+		}
+	}
+	return true
+}
+
 func checkHook(b *Bundle, h Hook) bool {
 	keep := true
 	checkText(b, h.Source, h.Event, false)
-	if checkText(b, h.Source+".matcher", h.Matcher, false) && h.Matcher != "" && h.Matcher != "*" {
+	if checkText(b, h.Source+".matcher", h.Matcher, false) && h.Matcher != "" && h.Matcher != "*" && !matcherIgnored(h) {
 		if msg := matcherErr(h.Matcher); msg != "" {
 			b.Report.Skipf(h.Source+".matcher", "hook.matcher", "%s", msg)
 			keep = false

@@ -23,15 +23,16 @@ type matcherCase struct{ id, matcher string }
 
 // matcherEvents are the events one short session fires (SessionStart,
 // UserPromptSubmit, Stop, SessionEnd), each with matchers that name
-// nothing, the value the host gives, a regular expression, "*", an
-// invalid expression and none.
+// nothing, the value the host gives, a regular expression, one that does
+// not compile ("["), "*" and none.
 var matcherEvents = map[string][]matcherCase{
 	"SessionStart": {
 		{"start-nomatch", "nomatch"}, {"start-startup", "startup"}, {"start-partial", "start"},
 		{"start-regex", "^start"}, {"start-star", "*"}, {"start-none", "-"},
 	},
 	"UserPromptSubmit": {
-		{"prompt-nomatch", "nomatch"}, {"prompt-regex", "^x"}, {"prompt-star", "*"}, {"prompt-none", "-"},
+		{"prompt-nomatch", "nomatch"}, {"prompt-regex", "^x"}, {"prompt-invalid", "["}, {"prompt-star", "*"},
+		{"prompt-none", "-"},
 	},
 	"Stop": {{"stop-nomatch", "nomatch"}, {"stop-regex", "^x"}, {"stop-none", "-"}},
 	"SessionEnd": {
@@ -42,13 +43,13 @@ var matcherEvents = map[string][]matcherCase{
 
 // matcherEventsRan is what Claude Code 2.1.332 and Codex 0.171 ran, alike,
 // found by trying: every UserPromptSubmit and Stop hook whatever its
-// matcher; a SessionStart hook whose matcher selects the source
+// matcher, "[" too; a SessionStart hook whose matcher selects the source
 // ("startup": a plain name is compared whole, so "start" does not select
 // it, "^start" does) and a SessionEnd hook whose matcher selects the
 // reason ("other" in a non-interactive session).
 var matcherEventsRan = []string{
 	"end-none", "end-other", "end-regex",
-	"prompt-nomatch", "prompt-none", "prompt-regex", "prompt-star",
+	"prompt-invalid", "prompt-nomatch", "prompt-none", "prompt-regex", "prompt-star",
 	"start-none", "start-regex", "start-star", "start-startup",
 	"stop-nomatch", "stop-none", "stop-regex",
 }
