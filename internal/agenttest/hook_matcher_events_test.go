@@ -56,9 +56,9 @@ var matcherEventsRan = []string{
 
 // matcherHooks is a hooks/hooks.json whose each hook saves its input as
 // rec/<id>.
-func matcherHooks(rec string) map[string]any {
+func matcherHooks(rec string, events map[string][]matcherCase) map[string]any {
 	hooks := map[string]any{}
-	for event, cases := range matcherEvents {
+	for event, cases := range events {
 		var groups []any
 		for _, c := range cases {
 			g := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat > " + filepath.Join(rec, c.id)}}}
@@ -100,14 +100,15 @@ func takeRan(t *testing.T, rec string) (ran []string, inputs map[string][]byte) 
 // review shows a matcher as narrowing exactly the hooks the host did not
 // run every time — "matcher: all (… ignore the matcher …)" where the hook
 // that names nothing ran — and (2) `bundlectl hooks run <event> --host`,
-// given the input the host gave each event, runs the same hooks. src is
-// the plugin in ws's bundle root, as the host ran it.
-func checkMatcherParity(t *testing.T, h Host, ws, src, rec string, inputs map[string][]byte) {
+// given the input the host gave each event, runs the same hooks.
+// events and want are the hooks the plugin in ws's bundle root has and
+// those the host ran.
+func checkMatcherParity(t *testing.T, h Host, ws, rec string, events map[string][]matcherCase, want []string, inputs map[string][]byte) {
 	home := filepath.Join(t.TempDir(), "bundlectl-home")
 	t.Cleanup(func() { Writable(home) })
 	human := BundlectlRun(t, home, "--workspace", ws, "review", pluginName)
-	for event, cases := range matcherEvents {
-		ignored := slices.Contains(matcherEventsRan, cases[0].id) // the "nomatch" hook ran
+	for event, cases := range events {
+		ignored := slices.Contains(want, cases[0].id) // the "nomatch" hook ran
 		for _, c := range cases {
 			if c.matcher == "-" || c.matcher == "*" {
 				continue
@@ -133,7 +134,7 @@ func checkMatcherParity(t *testing.T, h Host, ws, src, rec string, inputs map[st
 	BundlectlRun(t, home, "--workspace", ws, "trust", pluginName, rv.Token)
 	BundlectlRun(t, home, "--workspace", ws, "enable", pluginName)
 	var ran []string
-	for event, cases := range matcherEvents {
+	for event, cases := range events {
 		var input []byte
 		for _, c := range cases {
 			if b, ok := inputs[c.id]; ok {
@@ -158,8 +159,8 @@ func checkMatcherParity(t *testing.T, h Host, ws, src, rec string, inputs map[st
 		ran = append(ran, got...)
 	}
 	slices.Sort(ran)
-	if !slices.Equal(ran, matcherEventsRan) {
-		t.Errorf("bundlectl hooks run --host %s ran %q; %s ran %q", h, ran, h, matcherEventsRan)
+	if !slices.Equal(ran, want) {
+		t.Errorf("bundlectl hooks run --host %s ran %q; %s ran %q", h, ran, h, want)
 	}
 }
 
@@ -175,14 +176,14 @@ func TestClaudeHookMatcherEvents(t *testing.T) {
 	a := New(t, Claude, Say("done"))
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
 	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec))
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, matcherEvents))
 	a.Args = []string{"--plugin-dir", src}
 	res := a.Run(t, "hello")
 	ran, inputs := takeRan(t, rec)
 	if !slices.Equal(ran, matcherEventsRan) {
 		t.Fatalf("Claude Code ran the hooks %q, want %q (found by trying Claude Code 2.1.332)\n%s", ran, matcherEventsRan, res)
 	}
-	checkMatcherParity(t, Claude, a.Workdir, src, rec, inputs)
+	checkMatcherParity(t, Claude, a.Workdir, rec, matcherEvents, matcherEventsRan, inputs)
 }
 
 // TestCodexHookMatcherEvents is TestClaudeHookMatcherEvents for a Codex
@@ -193,7 +194,7 @@ func TestCodexHookMatcherEvents(t *testing.T) {
 	a := New(t, Codex, Say("done"))
 	root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
 	writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-	writeJSONFile(t, root, "hooks/hooks.json", matcherHooks(rec))
+	writeJSONFile(t, root, "hooks/hooks.json", matcherHooks(rec, matcherEvents))
 	a.CodexConfig = fmt.Sprintf("[plugins.%q]\nenabled = true\n", codexPluginID)
 	a.Args = []string{"-c", "features.plugins=true", "--dangerously-bypass-hook-trust"}
 	res := a.Run(t, "hello")
@@ -203,6 +204,34 @@ func TestCodexHookMatcherEvents(t *testing.T) {
 	}
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
 	writeJSONFile(t, src, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec))
-	checkMatcherParity(t, Codex, a.Workdir, src, rec, inputs)
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, matcherEvents))
+	checkMatcherParity(t, Codex, a.Workdir, rec, matcherEvents, matcherEventsRan, inputs)
+}
+
+// TestClaudePromptExpansionMatcher: Claude Code 2.1.332 matches a
+// UserPromptExpansion hook's matcher against the command's name
+// (<plugin>:<command>): for /agentguard:hello it ran the hook for
+// "agentguard:hello" and the one without a matcher, not those for
+// "nomatch" or "hello". bundlectl's hooks run ignored the matcher on this
+// event and ran all four, so a guard for one command blocked every
+// expansion; now it runs the same two, and the review shows the matchers
+// (script hooks_claude_codex_event_matchers).
+func TestClaudePromptExpansionMatcher(t *testing.T) {
+	rec := t.TempDir()
+	events := map[string][]matcherCase{"UserPromptExpansion": {
+		{"expand-nomatch", "nomatch"}, {"expand-bare", "hello"}, {"expand-full", pluginName + ":hello"}, {"expand-none", "-"},
+	}}
+	want := []string{"expand-full", "expand-none"}
+	a := New(t, Claude, Say("done"))
+	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeFile(t, src, "commands/hello.md", "---\ndescription: says hello\n---\nSay hello\n", 0o644)
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, events))
+	a.Args = []string{"--plugin-dir", src}
+	res := a.Run(t, "/"+pluginName+":hello")
+	ran, inputs := takeRan(t, rec)
+	if !slices.Equal(ran, want) {
+		t.Fatalf("Claude Code ran the hooks %q, want %q (found by trying Claude Code 2.1.332)\n%s", ran, want, res)
+	}
+	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
 }
