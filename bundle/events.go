@@ -85,7 +85,10 @@ func MatchField(event string) string {
 // IgnoresMatcher reports whether host runs a hook for event whatever its
 // matcher says (UserPromptSubmit and Stop for Claude Code and Codex, for
 // instance), so that a review must not show the matcher as narrowing.
-// Host "" is bundlectl's own contract, which is Claude Code's.
+// Host "" is bundlectl's own contract, which is Claude Code's. An event
+// the host does not fire is not one: its hooks never run. Nor is
+// FileChanged, whose matcher Claude Code reads as the names of the files
+// to watch.
 func IgnoresMatcher(host Host, event string) bool {
 	switch host {
 	case HostGemini:
@@ -93,7 +96,7 @@ func IgnoresMatcher(host Host, event string) bool {
 	case HostCodex:
 		return slices.Contains(codexHookEvents, event) && MatchField(event) == ""
 	}
-	return MatchField(event) == ""
+	return slices.Contains(HookEvents, event) && event != "FileChanged" && MatchField(event) == ""
 }
 
 // blockingEvents are the events whose hooks can stop what the agent is

@@ -30,6 +30,8 @@ func TestMatcherTextHosts(t *testing.T) {
 		{"PreToolUse", "Bash", both, `matcher "Bash"`},
 		{"BeforeAgent", "nomatch", []string{"gemini"}, `matcher: all (Gemini CLI ignores the matcher "nomatch" on this event)`},
 		{"UserPromptSubmit", "*", both, `matcher: all`},
+		{"FileChanged", ".envrc", []string{"claude"}, `matcher ".envrc"`},
+		{"OnSave", "x", []string{"claude"}, `matcher "x"`},
 	} {
 		got := matcherText(inventory.Hook{Event: c.event, Matcher: c.matcher, Hosts: c.hosts})
 		if got != c.want {
