@@ -121,12 +121,20 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		if h.Async {
 			handler["async"] = true
 		}
-		k := key{h.Event, h.Matcher}
+		// Codex drops the matcher of a UserPromptSubmit or Stop hook
+		// before it hashes the hook for trust (it ignores it anyway): a
+		// hash over the matcher is one Codex never computes, and it would
+		// not run the guard.
+		matcher := h.Matcher
+		if bundle.IgnoresMatcher(bundle.HostCodex, h.Event) {
+			matcher = ""
+		}
+		k := key{h.Event, matcher}
 		gi, ok := groupIdx[k]
 		if !ok {
 			g := map[string]any{"hooks": []any{}}
-			if h.Matcher != "" {
-				g["matcher"] = h.Matcher
+			if matcher != "" {
+				g["matcher"] = matcher
 			}
 			if _, seen := events[h.Event]; !seen {
 				order = append(order, h.Event)
@@ -138,7 +146,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		g := events[h.Event][gi].(map[string]any)
 		hi := len(g["hooks"].([]any))
 		g["hooks"] = append(g["hooks"].([]any), handler)
-		v.Meta[fmt.Sprintf("%s:%s:%d:%d", HooksFile, EventKey(h.Event), gi, hi)] = HookHash(h.Event, h.Matcher, command, timeout, h.Async)
+		v.Meta[fmt.Sprintf("%s:%s:%d:%d", HooksFile, EventKey(h.Event), gi, hi)] = HookHash(h.Event, matcher, command, timeout, h.Async)
 	}
 	if len(order) > 0 {
 		hooks := map[string]any{}

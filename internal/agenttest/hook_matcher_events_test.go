@@ -235,3 +235,30 @@ func TestClaudePromptExpansionMatcher(t *testing.T) {
 	}
 	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
 }
+
+// TestExecCodexIgnoredMatcher: Codex drops the matcher of a
+// UserPromptSubmit or Stop hook before it hashes the hook for trust, so
+// the trust hash `bundlectl exec -- codex` recorded over the matcher was
+// one Codex never computed: such a hook — a guard, with "*" or any other
+// matcher — did not run ("hook: Stop Failed"), and the prompt went on
+// unguarded. The Codex view now writes no matcher there; every hook runs
+// through exec, as Codex runs it installed (TestCodexHookMatcherEvents).
+func TestExecCodexIgnoredMatcher(t *testing.T) {
+	a := New(t, Codex, Say("done"))
+	f := newExecFixture(t, a)
+	events := map[string][]matcherCase{
+		"UserPromptSubmit": {{"prompt-nomatch", "nomatch"}, {"prompt-invalid", "["}, {"prompt-star", "*"}},
+		"Stop":             {{"stop-nomatch", "nomatch"}, {"stop-star", "*"}, {"stop-none", "-"}},
+	}
+	rec := t.TempDir() // f.rec is the plugin's MCP server's too
+	writeJSONFile(t, f.src, "hooks/hooks.json", matcherHooks(rec, events))
+	f.trust(t)
+	a.Launcher = f.launcher(t)
+	a.Args = append(a.Args, "-c", "features.plugins=true")
+	res := a.Run(t, "hello")
+	ran, _ := takeRan(t, rec)
+	want := []string{"prompt-invalid", "prompt-nomatch", "prompt-star", "stop-nomatch", "stop-none", "stop-star"}
+	if !slices.Equal(ran, want) {
+		t.Fatalf("through bundlectl exec, Codex ran the hooks %q, want %q\n%s", ran, want, res)
+	}
+}
