@@ -74,6 +74,26 @@ func execFixture(t *testing.T, agent string) (argv, env []string) {
 	return []string{bin, "--workspace", ws, "exec", "--", gemini}, env
 }
 
+// replaceRepoGuardFile writes body as the file rel of the example
+// repo-guard in workspace ws (mode 0755), and raises the tools' timeout
+// from 10 s to 600 s, so that the tool's own timeout never ends a test's
+// long-running stand-in first on a busy machine.
+func replaceRepoGuardFile(t *testing.T, ws, rel, body string) {
+	t.Helper()
+	g := filepath.Join(ws, ".bundlectl/bundles/repo-guard")
+	if err := os.WriteFile(filepath.Join(g, rel), []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(g, "plugin.json")
+	b, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m, []byte(strings.Replace(string(b), `"timeout_sec": 10`, `"timeout_sec": 600`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // exampleFixture makes a directory holding this test binary as bundlectl,
 // a home, a user directory and a copy of examples/workspace, lets edit
 // change that copy, and trusts and enables its repo-guard. It returns the

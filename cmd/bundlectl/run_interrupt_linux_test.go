@@ -18,20 +18,7 @@ import (
 func TestRunCtrlCStopsCallingScript(t *testing.T) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	bin, ws, env := exampleFixture(t, func(ws string) {
-		g := filepath.Join(ws, ".bundlectl/bundles/repo-guard")
-		tool := "#!/bin/sh\n: > '" + ready + "'\nexec sleep 1000\n"
-		if err := os.WriteFile(filepath.Join(g, "tools/word-count"), []byte(tool), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		// The tool's own timeout (10 s) must not end it first on a busy machine.
-		m := filepath.Join(g, "plugin.json")
-		b, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(m, []byte(strings.Replace(string(b), `"timeout_sec": 10`, `"timeout_sec": 600`, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		replaceRepoGuardFile(t, ws, "tools/word-count", "#!/bin/sh\n: > '"+ready+"'\nexec sleep 1000\n")
 	})
 	argv := []string{bin, "--workspace", ws, "run", "repo-guard", "word-count", "--input", `{"text":"a"}`}
 	out := ctrlCStopsScript(t, argv, env, func(*screen) {

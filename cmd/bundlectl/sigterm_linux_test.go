@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -63,21 +62,7 @@ func TestSIGTERMLeavesNoDescendant(t *testing.T) {
 			defer unix.Close(fd)
 			body := "#!/bin/sh\n" + c.body +
 				setsid + ` sh -c 'read -r p _ < /proc/self/stat; echo $p; exec sleep 1000' >'` + fifo + `' 2>/dev/null </dev/null &` + "\nwait\n"
-			bin, ws, env := exampleFixture(t, func(ws string) {
-				p := filepath.Join(ws, ".bundlectl/bundles/repo-guard", c.file)
-				if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				// The tool's own timeout (10 s) must not end it first.
-				m := filepath.Join(ws, ".bundlectl/bundles/repo-guard/plugin.json")
-				b, err := os.ReadFile(m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(m, []byte(strings.Replace(string(b), `"timeout_sec": 10`, `"timeout_sec": 600`, 1)), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			})
+			bin, ws, env := exampleFixture(t, func(ws string) { replaceRepoGuardFile(t, ws, c.file, body) })
 			cmd := exec.Command(bin, append([]string{"--workspace", ws}, c.args...)...)
 			cmd.Env = env
 			stdin, err := cmd.StdinPipe() // held open: the server must not see end of input
