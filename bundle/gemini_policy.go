@@ -46,8 +46,8 @@ func (r hostReader) geminiPolicyIgnored(rel string, doc map[string]any) {
 			if modes, _ := m["modes"].([]any); slices.Contains(modes, any("yolo")) {
 				warn(FieldPath(fp, "modes"), "Gemini CLI drops an extension's %ss for yolo mode: this %s never applies; remove \"yolo\" from modes", what, what)
 			}
-			if field, ok := geminiUnsafePattern(m); ok {
-				warn(FieldPath(fp, field), "Gemini CLI drops a %s whose pattern is longer than 2048 characters or repeats a group that holds a repetition (as in (a+)+), for fear of catastrophic backtracking: this %s never applies; write the pattern without the nested repetition", what, what)
+			if field, why := geminiDroppedPattern(m); why != "" {
+				warn(FieldPath(fp, field), "Gemini CLI drops a %s whose pattern %s: this %s never applies; %s", what, why, what, map[bool]string{true: "write it without the inline flag or the (?P< group (for case, spell both: [Rr]m)", false: "write the pattern without the nested repetition"}[strings.Contains(why, "JavaScript")])
 			}
 		}
 	}
@@ -223,16 +223,24 @@ func wholeNumber(v any) (float64, bool) {
 // repetition, itself repeated.
 var geminiNestedQuantifier = regexp.MustCompile(`\([^)]*[*+?{].*\)[*+?{]`)
 
-// geminiUnsafePattern returns the field of a rule or safety checker m
+// geminiDroppedPattern returns the field of a rule or safety checker m
 // whose pattern, built as Gemini CLI builds it (buildArgsPatterns: from
-// commandPrefix, else commandRegex, else argsPattern), it refuses as
-// unsafe (isSafeRegExp), dropping the rule: longer than 2048 UTF-16 code
-// units, or a nested repetition. A pattern JavaScript cannot compile is
-// dropped too; Go's regular expressions are not JavaScript's, so that is
-// not judged here.
-func geminiUnsafePattern(m map[string]any) (string, bool) {
-	unsafe := func(extra int, p string) bool {
-		return extra+utf16Len(p) > 2048 || geminiNestedQuantifier.MatchString(p)
+// commandPrefix, else commandRegex, else argsPattern), makes Gemini CLI
+// drop the rule, and why: JavaScript cannot compile it (a construct of
+// Go's or Python's regular expressions it lacks, jsRejects), or Gemini
+// CLI refuses it as unsafe (isSafeRegExp): longer than 2048 UTF-16 code
+// units, or a nested repetition. Other patterns JavaScript cannot compile
+// are not judged here: Go's regular expressions are not JavaScript's.
+func geminiDroppedPattern(m map[string]any) (field, why string) {
+	const unsafe = "is longer than 2048 characters or repeats a group that holds a repetition (as in (a+)+), for fear of catastrophic backtracking"
+	judge := func(extra int, p string) string {
+		switch {
+		case jsRejects(p):
+			return "JavaScript cannot compile (an inline flag group such as (?i), or a (?P<name>…) group)"
+		case extra+utf16Len(p) > 2048 || geminiNestedQuantifier.MatchString(p):
+			return unsafe
+		}
+		return ""
 	}
 	switch {
 	case m["commandPrefix"] != nil:
@@ -242,21 +250,53 @@ func geminiUnsafePattern(m map[string]any) (string, bool) {
 		}
 		for _, p := range prefixes {
 			// The prefix is escaped, so it never holds a nested
-			// repetition; only its length can make it unsafe.
+			// repetition or a group; only its length can make it unsafe.
 			if s, _ := p.(string); geminiPrefixPatternLen(s) > 2048 {
-				return "commandPrefix", true
+				return "commandPrefix", unsafe
 			}
 		}
 	case m["commandRegex"] != nil:
-		if s, _ := m["commandRegex"].(string); unsafe(len(`"command":"`), s) {
-			return "commandRegex", true
-		}
+		s, _ := m["commandRegex"].(string)
+		return "commandRegex", judge(len(`"command":"`), s)
 	case m["argsPattern"] != nil:
-		if s, _ := m["argsPattern"].(string); s != "" && unsafe(0, s) {
-			return "argsPattern", true
+		if s, _ := m["argsPattern"].(string); s != "" {
+			return "argsPattern", judge(0, s)
 		}
 	}
-	return "", false
+	return "", ""
+}
+
+// jsRejects reports whether JavaScript's RegExp (without the u flag, as
+// Gemini CLI compiles a policy's pattern) refuses p for a construct of
+// Go's or Python's regular expressions that it has in no version: an
+// inline flag group that sets flags for the rest, such as (?i) or (?-s),
+// or a (?P<name>…) group. (A scoped (?i:…) depends on the Node.js that
+// runs Gemini CLI, and is not judged.)
+func jsRejects(p string) bool {
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++ // the escaped character
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+		case c == '(' && strings.HasPrefix(p[i:], "(?"):
+			rest := p[i+2:]
+			if strings.HasPrefix(rest, "P<") {
+				return true
+			}
+			j := 0
+			for j < len(rest) && (rest[j] == '-' || 'a' <= rest[j] && rest[j] <= 'z' || 'A' <= rest[j] && rest[j] <= 'Z') {
+				j++
+			}
+			if j > 0 && j < len(rest) && rest[j] == ')' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // geminiPrefixPatternLen is the length, in UTF-16 code units, of the

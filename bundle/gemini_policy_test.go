@@ -36,6 +36,11 @@ func TestGeminiPolicyFaults(t *testing.T) {
 		{"[[safety_checker]]\nchecker = { type = \"in-process\", name = \"nope\" }\n", []string{"f: safety_checker[0].checker", "f: safety_checker[0].toolName"}},
 		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\nargsPattern = \"(rm +)+\"\n", []string{"drop argsPattern"}},
 		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\nargsPattern = \"(rm|mv) +-rf\"\n", nil},
+		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\nargsPattern = \"(?i)rm -rf\"\n", []string{"drop argsPattern"}},
+		// Gemini CLI's test takes the ? of (?: for a repetition.
+		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\nargsPattern = \"(?:-r|-f)+\"\n", []string{"drop argsPattern"}},
+		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\ncommandRegex = \"(?P<cmd>rm)\"\n", []string{"drop commandRegex"}},
+		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\nargsPattern = \"(?:rm|mv)(?=\\\\s)(?<n>x)\\\\(?i\\\\)[(?i)]\"\n", nil},
 		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\ncommandRegex = \"(a*)*\"\n", []string{"drop commandRegex"}},
 		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\ncommandPrefix = \"x(y*)+\"\n", nil},
 		{"[[rule]]\ntoolName = \"x\"\ndecision = \"deny\"\npriority = 1\ncommandPrefix = [\"ok\", \"" + strings.Repeat("a", 2030) + "\"]\n", []string{"drop commandPrefix"}},
@@ -51,7 +56,7 @@ func TestGeminiPolicyFaults(t *testing.T) {
 		}
 		slices.Sort(got)
 		if rules, _ := doc["rule"].([]any); len(got) == 0 && len(rules) > 0 {
-			if field, ok := geminiUnsafePattern(rules[0].(map[string]any)); ok {
+			if field, why := geminiDroppedPattern(rules[0].(map[string]any)); why != "" {
 				got = append(got, "drop "+field)
 			}
 		}

@@ -137,7 +137,8 @@ func TestGeminiHookShapes(t *testing.T) {
 // rule holds, even in yolo mode, unless Gemini CLI drops it — a rule for
 // yolo mode, a file in a subdirectory, a decision not in lower case, a
 // rule without a priority, a file with a rule without a toolName, a rule
-// whose pattern nests a repetition (its isSafeRegExp); a priority
+// whose pattern nests a repetition (its isSafeRegExp, which takes the ?
+// of (?: for one) or that JavaScript cannot compile ((?i)); a priority
 // written 100.0 is a whole number to it. The review warns (policy.ignored) exactly
 // where Gemini CLI left the rule out, so a dropped deny is not shown as a
 // protection that holds (bundle corpus case gemini-policy-ignored).
@@ -168,6 +169,8 @@ func TestGeminiPolicyRules(t *testing.T) {
 		{"deny-beside-rule-without-tool", true, false, "policies/p.toml", deny + "\n[[rule]]\nmcpName = \"files\"\ndecision = \"deny\"\npriority = 100\n", true, true},
 		{"deny-args-pattern", true, false, "policies/p.toml", deny + "argsPattern = \"touch +\"\n", false, false},
 		{"deny-nested-repetition", true, false, "policies/p.toml", deny + "argsPattern = \"(touch +)+\"\n", true, true},
+		{"deny-inline-flag", true, false, "policies/p.toml", deny + "argsPattern = \"(?i)TOUCH\"\n", true, true},
+		{"deny-repeated-group", true, false, "policies/p.toml", deny + "argsPattern = \"(?:touch)+\"\n", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
