@@ -1,7 +1,6 @@
 package review
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,17 +14,12 @@ import (
 // as the field written below it.
 func TestRenderGeminiAuth(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gx")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	manifest := `{"name": "gx", "version": "1.0.0", "mcpServers": {
 		"adc": {"httpUrl": "https://adc.example/mcp", "authProviderType": "google_credentials"},
 		"sa": {"httpUrl": "https://sa.example/mcp", "authProviderType": "service_account_impersonation", "targetServiceAccount": "bot@p.iam.example", "targetAudience": "aud"},
 		"plain": {"httpUrl": "https://plain.example/mcp"}
 	}}`
-	if err := os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTree(t, dir, map[string]string{"gemini-extension.json": manifest})
 	b := bundle.Load(dir, bundle.ScopeDir, bundle.Limits{})
 	if b.Rejected() {
 		t.Fatalf("rejected: %+v", b.Report.Findings)

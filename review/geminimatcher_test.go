@@ -1,7 +1,6 @@
 package review
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,20 +16,13 @@ import (
 // The review must not show such a matcher as narrowing the hook.
 func TestRenderGeminiIgnoredMatcher(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gx")
-	for rel, data := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"gemini-extension.json": `{"name": "gx", "version": "1.0.0"}`,
 		"hooks/hooks.json": `{"hooks": {
 			"BeforeAgent": [{"matcher": "nomatch", "hooks": [{"type": "command", "command": "echo before-agent"}]}],
 			"BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "echo before-tool"}]}]
 		}}`,
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	b := bundle.Load(dir, bundle.ScopeDir, bundle.Limits{})
 	if b.Rejected() {
 		t.Fatalf("rejected: %+v", b.Report.Findings)
