@@ -37,10 +37,10 @@ var geminiHookEvents = []string{
 // (internal/agenttest TestGeminiHookShapes).
 var geminiMatchedEvents = []string{"BeforeTool", "AfterTool", "SessionStart", "SessionEnd", "PreCompress"}
 
-// GeminiIgnoresMatcher reports whether Gemini CLI runs a hook for event
+// geminiIgnoresMatcher reports whether Gemini CLI runs a hook for event
 // whatever its matcher says, so that a review must not show the matcher
 // as narrowing when the hook runs.
-func GeminiIgnoresMatcher(event string) bool {
+func geminiIgnoresMatcher(event string) bool {
 	return slices.Contains(geminiHookEvents, event) && !slices.Contains(geminiMatchedEvents, event)
 }
 
@@ -55,7 +55,7 @@ func GeminiIgnoresMatcher(event string) bool {
 // UserPromptSubmit and Stop as Claude Code does (internal/agenttest
 // TestClaudeHookMatcherEvents, TestCodexHookMatcherEvents). Gemini CLI's
 // BeforeTool, AfterTool and PreCompress are here too; which of its events
-// it matches at all is GeminiIgnoresMatcher's.
+// it matches at all is geminiIgnoresMatcher's.
 func MatchField(event string) string {
 	switch event {
 	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool":
@@ -92,7 +92,7 @@ func MatchField(event string) string {
 func IgnoresMatcher(host Host, event string) bool {
 	switch host {
 	case HostGemini:
-		return GeminiIgnoresMatcher(event)
+		return geminiIgnoresMatcher(event)
 	case HostCodex:
 		return slices.Contains(codexHookEvents, event) && MatchField(event) == ""
 	}

@@ -220,7 +220,7 @@ func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, er
 	case own && host != "" && onTool:
 		return func(v string) (bool, error) { return MatchHook(m, bundle.OwnTool(host, v)) }
 	case host == bundle.HostGemini && slices.Contains(h.Hosts, string(bundle.HostGemini)):
-		if bundle.GeminiIgnoresMatcher(h.Event) {
+		if bundle.IgnoresMatcher(bundle.HostGemini, h.Event) {
 			// Gemini CLI runs it on every such event (Notification
 			// too, whatever its notification_type).
 			return func(string) (bool, error) { return true, nil }
