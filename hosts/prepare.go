@@ -27,6 +27,12 @@ type Options struct {
 	Argv []string
 	// Environ is the environment the agent starts from (os.Environ()).
 	Environ []string
+	// Exclusive keeps the agent's own plugins (extensions), which bundlectl
+	// never reviewed, out of the session: the agent loads the active
+	// bundles' views and nothing else packaged as a plugin. Without it each
+	// host adapter names the plugins of the user's own that load beside the
+	// views.
+	Exclusive bool
 }
 
 // Notice is one thing the user should know before the agent starts: a
@@ -105,7 +111,7 @@ func Prepare(opts Options) (*Plan, error) {
 	p.Notices = append(p.Notices, pendingNotices(opts, active)...)
 
 	viewsDir := filepath.Join(opts.Home, "views")
-	p.session = &Session{viewsDir: viewsDir}
+	p.session = &Session{viewsDir: viewsDir, exclusive: opts.Exclusive}
 	p.session.sweep()
 	launched := false
 	defer func() {
@@ -253,13 +259,18 @@ func pendingNotices(opts Options, active []harness.ActiveBundle) []Notice {
 // views/sessions/<id>/, removed when the agent exits; a session whose
 // bundlectl died is removed by the next launch.
 type Session struct {
-	viewsDir string
-	dir      string
+	viewsDir  string
+	dir       string
+	exclusive bool
 }
 
 // NewSession returns a session whose directory, made on first use, is
 // under viewsDir/sessions.
 func NewSession(viewsDir string) *Session { return &Session{viewsDir: viewsDir} }
+
+// Exclusive reports whether the launch must keep the agent's own plugins
+// out of the session (Options.Exclusive).
+func (s *Session) Exclusive() bool { return s.exclusive }
 
 // ViewsDir is the directory that holds every view, shared or of a
 // session: what a host's own allow-list must admit.

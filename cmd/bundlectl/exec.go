@@ -20,6 +20,7 @@ import (
 )
 
 func newExecCmd(g *globals) *cobra.Command {
+	var exclusive bool
 	c := &cobra.Command{
 		Use:   "exec -- <agent> [args...]",
 		Short: "run an agent CLI (claude, codex, gemini) with exactly the active bundles",
@@ -40,9 +41,15 @@ Before the agent starts, every bundle that is not loaded is named on stderr
 with the reason and the command that fixes it; a bundle whose source changed
 since it was trusted loads its reviewed snapshot, and says so.
 
+Plugins (extensions) you installed with the agent itself were never
+reviewed by bundlectl. They load beside the views, and exec names each one
+before the agent starts; with --exclusive they are kept out of the session
+(your own settings, hooks and MCP servers are not plugins and stay).
+
     bundlectl exec -- claude
     bundlectl exec -- codex exec "fix the tests"
     bundlectl exec -- gemini -p "summarise the README"
+    bundlectl exec --exclusive -- claude
 
 docs/hosts.md says what each host loads, from where, and what is out of
 reach.` + exitStatus(
@@ -58,14 +65,15 @@ reach.` + exitStatus(
 			}
 			return []string{"claude", "codex", "gemini"}, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(c *cobra.Command, a []string) error { return runExec(g, a) },
+		RunE: func(c *cobra.Command, a []string) error { return runExec(g, a, exclusive) },
 	}
+	c.Flags().BoolVar(&exclusive, "exclusive", false, "keep the agent's own plugins (extensions) out of the session: load the active bundles alone")
 	// Everything after the agent's name is the agent's: stop at it.
 	c.Flags().SetInterspersed(false)
 	return c
 }
 
-func runExec(g *globals, argv []string) error {
+func runExec(g *globals, argv []string, exclusive bool) error {
 	if _, err := hosts.HostFor(argv[0]); err != nil {
 		return &usageError{err, "bundlectl exec --help"}
 	}
@@ -78,7 +86,7 @@ func runExec(g *globals, argv []string) error {
 		return err
 	}
 	env := os.Environ()
-	plan, err := hosts.Prepare(hosts.Options{Home: r.Home, Workspace: r.Workspace, Exe: exe, Argv: argv, Environ: env})
+	plan, err := hosts.Prepare(hosts.Options{Home: r.Home, Workspace: r.Workspace, Exe: exe, Argv: argv, Environ: env, Exclusive: exclusive})
 	if err != nil {
 		return err
 	}
