@@ -222,7 +222,9 @@ const errJSONObject = setupError("the file is not a JSON object")
 
 // StdioServers returns the setup MCP entries of bundles' stdio servers:
 // names in order and each entry {"command", "args"} calling `bundlectl mcp`.
-func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, s inventory.MCPServer, e map[string]any)) ([]string, map[string]any) {
+// extra, when set, completes an entry for its host, or returns false to
+// leave the server out (after a note on the bundle saying why).
+func StdioServers(bundles []*Bundle, re Reentry, extra func(b *Bundle, name string, s inventory.MCPServer, e map[string]any) bool) ([]string, map[string]any) {
 	var names []string
 	servers := map[string]any{}
 	for _, b := range bundles {
@@ -240,8 +242,8 @@ func StdioServers(bundles []*Bundle, re Reentry, extra func(name string, s inven
 			}
 			argv := re.MCP(b.Name, s.Name)
 			e := map[string]any{"command": argv[0], "args": argv[1:]}
-			if extra != nil {
-				extra(n, s, e)
+			if extra != nil && !extra(b, n, s, e) {
+				continue
 			}
 			names = append(names, n)
 			servers[n] = e

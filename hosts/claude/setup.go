@@ -55,7 +55,10 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		return nil, err
 	}
 	hs := SetupHooks(in.Reentry)
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ string, _ inventory.MCPServer, e map[string]any) { e["type"] = "stdio" })
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ *hosts.Bundle, _ string, _ inventory.MCPServer, e map[string]any) bool {
+		e["type"] = "stdio"
+		return true
+	})
 	settings := hosts.FileEdit{
 		Path: filepath.Join(dir, "settings.json"),
 		What: fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),

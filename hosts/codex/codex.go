@@ -159,9 +159,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	servers := map[string]any{}
 	for _, s := range b.MCPServers() {
-		if string(s.Other["enabled"]) == "false" {
-			// Codex (0.171) starts no plugin server that says so.
-			b.Note("its MCP server %s is not loaded: it says \"enabled\": false, and Codex starts no such server", bundle.Quote(s.Name))
+		if !startsServer(b, s) {
 			continue
 		}
 		switch s.Transport {

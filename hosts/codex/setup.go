@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/pelletier/go-toml/v2"
@@ -42,10 +43,14 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	// Codex gives a server only a few variables of its own and those its
 	// env_vars name: bundlectl mcp needs the host variables the review
 	// lists to give them to the server.
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ string, s inventory.MCPServer, e map[string]any) {
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(b *hosts.Bundle, _ string, s inventory.MCPServer, e map[string]any) bool {
+		if !startsServer(b, s) {
+			return false
+		}
 		if len(s.HostVariables) > 0 {
 			e["env_vars"] = s.HostVariables
 		}
+		return true
 	})
 	apply := func(cur []byte) ([]byte, error) {
 		base := stripBlock(cur)
@@ -139,4 +144,16 @@ func stripBlock(cur []byte) []byte {
 		out = out[:i-1]
 	}
 	return out
+}
+
+// startsServer reports whether Codex starts a plugin's MCP server s, and
+// notes on b why not when it does not: Codex (0.171) starts no server that
+// says "enabled": false. The view and setup both leave such a server out,
+// so that neither starts what Codex itself would not.
+func startsServer(b *hosts.Bundle, s inventory.MCPServer) bool {
+	if string(s.Other["enabled"]) == "false" {
+		b.Note("its MCP server %s is not loaded: it says \"enabled\": false, and Codex starts no such server", bundle.Quote(s.Name))
+		return false
+	}
+	return true
 }
