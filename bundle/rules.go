@@ -812,9 +812,9 @@ func checkServer(b *Bundle, s MCPServer) bool {
 			case looksLikeToken(v):
 				b.Report.Errorf(p, "secret.token", "looks like a credential; copy it from the host with env_from instead")
 			case credentialName(k) && v != "" && !isReference(v) && placeholderValue(v):
-				b.Report.Warnf(p, "secret.placeholder", "%s holds a placeholder; give it a host variable (e.g. ${%s}) or the server gets this text", k, k)
+				b.Report.Warnf(p, "secret.placeholder", "%s holds a placeholder; give it a host variable (%s) or the server gets this text", k, hostVariableAdvice(s.Hosts, k))
 			case credentialName(k) && v != "" && !isReference(v):
-				b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; reference a host variable (e.g. ${%s}) or copy it with env_from instead", k)
+				b.Report.Errorf(p, "secret.env", "a literal value for a credential variable; reference a host variable (%s) or copy it with env_from instead", hostVariableAdvice(s.Hosts, k))
 			}
 		}
 		if s.Cwd != "" && checkText(b, src+".cwd", s.Cwd, false) {
@@ -1132,6 +1132,17 @@ func checkHeaders(b *Bundle, s MCPServer) bool {
 		checkEnvSource(b, p, s.EnvHeaders[name])
 	}
 	return keep
+}
+
+// hostVariableAdvice says how a server's env entry k takes its value from
+// a host variable. Codex (0.171) expands no ${…} in a plugin server's env:
+// it passes the variables env_vars names, so for a server Codex reads the
+// advice says both ways.
+func hostVariableAdvice(hosts []Host, k string) string {
+	if slices.Contains(hosts, HostCodex) {
+		return fmt.Sprintf("e.g. ${%s} for Claude Code; Codex expands no ${…}: name %s in env_vars and leave it out of env", k, Quote(k))
+	}
+	return fmt.Sprintf("e.g. ${%s}", k)
 }
 
 // checkHeaderSecret refuses a literal credential in a header: a credential
