@@ -106,7 +106,6 @@ func report(w io.Writer, err error, g *globals) {
 		// A command the message names works as printed too.
 		msg = bundle.CommandsIn(msg, g.hint)
 	}
-	fmt.Fprintf(w, "bundlectl: %s\n", msg)
 	var h interface{ Hint() string }
 	hint := ""
 	if errors.As(err, &h) && h.Hint() != "" {
@@ -115,6 +114,16 @@ func report(w io.Writer, err error, g *globals) {
 	if hint == "" && errors.Is(err, state.ErrLocked) {
 		hint = rerun(os.Args[1:])
 	}
+	if hint == "" {
+		// A file system that refuses the write: no bundlectl command
+		// fixes it, so say what is wrong and how to see it.
+		var note string
+		note, hint = fsHint(err)
+		if note != "" {
+			msg += " (" + note + ")"
+		}
+	}
+	fmt.Fprintf(w, "bundlectl: %s\n", msg)
 	if hint != "" {
 		fmt.Fprintf(w, "bundlectl: hint: %s\n", bundle.Sanitize(hint))
 	}
