@@ -14,8 +14,14 @@ import (
 // fsHint returns a note to add to the message of an error a file system
 // gave, and the command that shows its cause, for the errors no bundlectl
 // command fixes: a read-only file system, a full one, a path bundlectl may
-// not write. It returns "", "" for any other error.
+// not write. It returns "", "" for any other error, and for one that names
+// no path: ENOSPC is also what a full inotify watch table says, and EPERM
+// what a refused namespace says.
 func fsHint(err error) (note, hint string) {
+	p := errPath(err)
+	if p == "" {
+		return "", ""
+	}
 	var what string
 	switch {
 	case errors.Is(err, syscall.EROFS):
@@ -27,7 +33,7 @@ func fsHint(err error) (note, hint string) {
 	default:
 		return "", ""
 	}
-	dir := existingDir(errPath(err))
+	dir := existingDir(p)
 	if dir == "" {
 		return what, ""
 	}
