@@ -204,6 +204,12 @@ func (g *gitRepo) fail(ctx context.Context, verb string, err error, stderr strin
 	}
 	var sentinel error = err
 	l := strings.ToLower(stderr)
+	if strings.Contains(l, "fsck error") {
+		// git's own check of every received object (transfer.fsckObjects)
+		// refused one: the repository holds a malformed or hostile tree
+		// entry (".git", "..", a path git would not check out).
+		return &Error{Source: g.src, Reason: "git refused an object the repository holds: " + msg, Err: ErrRefused}
+	}
 	for _, s := range []string{"couldn't find remote ref", "not our ref", "does not appear to be a git repository", "repository not found", "not found", "no such remote ref", "unadvertised object"} {
 		if strings.Contains(l, s) {
 			sentinel = ErrNotFound

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,6 +176,28 @@ func TestFetchGitHostileLinks(t *testing.T) {
 		r.commit("link")
 		mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, "evil: ", c.why)
 	}
+}
+
+// TestFetchGitHostileObject: a tree entry git itself refuses (".git", which
+// a checkout would turn into the repository's own directory) is stopped by
+// git's check of every received object, and that is a refusal of the
+// source (exit 3), not a failed fetch.
+func TestFetchGitHostileObject(t *testing.T) {
+	r := pluginRepo(t)
+	r.commit("one")
+	blob := strings.TrimSpace(r.git("hash-object", "-w", filepath.Join(r.dir, "docs/readme.md")))
+	manifest := strings.TrimSpace(r.git("rev-parse", "HEAD:.claude-plugin"))
+	mktree := exec.Command("git", "mktree")
+	mktree.Dir = r.dir
+	mktree.Stdin = strings.NewReader("040000 tree " + manifest + "\t.claude-plugin\n100644 blob " + blob + "\t.git\n")
+	out, err := mktree.Output()
+	if err != nil {
+		t.Fatalf("git mktree: %v", err)
+	}
+	tree := strings.TrimSpace(string(out))
+	commit := strings.TrimSpace(r.git("commit-tree", tree, "-m", "hostile"))
+	r.git("update-ref", "HEAD", commit)
+	mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, "git refused an object", "hasDotgit")
 }
 
 // TestFetchGitPartial: against a server that allows filters, only the
