@@ -12,14 +12,17 @@ import (
 	"github.com/bundlectl/bundlectl/harness"
 )
 
-// cmdContext is cancelled by SIGINT or SIGTERM, so an interrupted run kills
-// its child's process group before bundlectl exits; the context's cause is
-// then a *signalCause naming the signal (interruptedBy). A SIGINT bundlectl
-// was started ignoring (a script's background job) stays ignored.
+// cmdContext is cancelled by SIGINT, SIGTERM, SIGHUP or SIGQUIT, so an
+// interrupted run kills its child's process group before bundlectl exits;
+// the context's cause is then a *signalCause naming the signal
+// (interruptedBy). A SIGINT bundlectl was started ignoring (a script's
+// background job) stays ignored. SIGQUIT (Ctrl-\) would otherwise end
+// bundlectl at Go's default, a dump of its goroutines, and leave the child
+// to the parent-death signal; after it bundlectl exits 128+3.
 func cmdContext() context.Context {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
-	harness.NotifyHeeded(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	harness.NotifyHeeded(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		sig, _ := (<-sigs).(syscall.Signal)
 		cancel(&signalCause{sig})

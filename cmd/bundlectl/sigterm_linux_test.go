@@ -36,17 +36,22 @@ func TestSIGTERMLeavesNoDescendant(t *testing.T) {
 		name, file, body string
 		args             []string
 		sig              syscall.Signal // sent to bundlectl
-		wantSignal       syscall.Signal // 0: exit status 0
+		wantSignal       syscall.Signal // 0: exit status code
 		want             string         // on stderr
+		code             int
 	}{
 		{"run", "tools/word-count", "", []string{"run", "repo-guard", "word-count", "--input", `{"text":"a"}`}, syscall.SIGTERM, syscall.SIGTERM,
-			`tool "word-count" was stopped with its process group: interrupted by SIGTERM`},
+			`tool "word-count" was stopped with its process group: interrupted by SIGTERM`, 0},
 		// A closed terminal: the same, by SIGHUP.
 		{"run-sighup", "tools/word-count", "", []string{"run", "repo-guard", "word-count", "--input", `{"text":"a"}`}, syscall.SIGHUP, syscall.SIGHUP,
-			`tool "word-count" was stopped with its process group: interrupted by SIGHUP`},
+			`tool "word-count" was stopped with its process group: interrupted by SIGHUP`, 0},
+		// Ctrl-\ (SIGQUIT) too, and then exit status 128+3: dying of it
+		// would dump Go's goroutines instead.
+		{"run-sigquit", "tools/word-count", "", []string{"run", "repo-guard", "word-count", "--input", `{"text":"a"}`}, syscall.SIGQUIT, 0,
+			`tool "word-count" was stopped with its process group: interrupted by SIGQUIT`, 131},
 		// The server ends on the SIGTERM mcp passes on; its descendant
 		// gets no signal from it.
-		{"mcp", "mcp/index-server", "trap 'exit 0' TERM\n", []string{"mcp", "repo-guard", "local-index"}, syscall.SIGTERM, 0, ""},
+		{"mcp", "mcp/index-server", "trap 'exit 0' TERM\n", []string{"mcp", "repo-guard", "local-index"}, syscall.SIGTERM, 0, "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "alive")
@@ -85,8 +90,10 @@ func TestSIGTERMLeavesNoDescendant(t *testing.T) {
 			err = cmd.Wait()
 			var ee *exec.ExitError
 			switch {
-			case c.wantSignal == 0 && err != nil:
+			case c.wantSignal == 0 && c.code == 0 && err != nil:
 				t.Errorf("bundlectl %s ended with %v, want exit status 0 (the server's)\nstderr: %s", c.name, err, stderr.String())
+			case c.code != 0 && (!errors.As(err, &ee) || ee.ExitCode() != c.code):
+				t.Errorf("bundlectl %s ended with %v, want exit status %d\nstderr: %s", c.name, err, c.code, stderr.String())
 			case c.wantSignal != 0 && (!errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != c.wantSignal):
 				t.Errorf("bundlectl %s ended with %v, want death by %v\nstderr: %s", c.name, err, c.wantSignal, stderr.String())
 			case c.want != "" && !strings.Contains(stderr.String(), c.want):
