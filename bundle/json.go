@@ -67,10 +67,10 @@ func (e *jsonDuplicateError) Error() string {
 func parseJSONValue(data []byte) (*jsonValue, error) {
 	if bytes.HasPrefix(data, []byte("\uFEFF")) {
 		// Claude Code skips the mark before plugin.json; JSON forbids it
-		// (RFC 8259, 8.1) and Codex and Gemini CLI refuse the file. Which
+		// (RFC 8259, 8.1) and Gemini CLI refuses the file. Which
 		// host would load the rest is not one answer, so the file is
 		// refused, saying what is wrong rather than "syntax error".
-		return nil, &jsonSyntaxError{1, 1, "the file starts with a UTF-8 byte-order mark, which JSON does not allow (Codex and Gemini CLI refuse such a file): save it without the mark"}
+		return nil, &jsonSyntaxError{1, 1, "the file starts with a UTF-8 byte-order mark, which JSON does not allow (Gemini CLI refuses such a file): save it without the mark"}
 	}
 	if !utf8.Valid(data) {
 		off := 0

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// A manifest that starts with a UTF-8 byte-order mark is refused, as Codex
-// and Gemini CLI refuse it, with a message that names the mark: "syntax
+// A manifest that starts with a UTF-8 byte-order mark is refused, as
+// Gemini CLI refuses it, with a message that names the mark: "syntax
 // error at column 2" sent authors looking for a typo they could not see.
 func TestJSONByteOrderMarkNamed(t *testing.T) {
 	b := writeTree(t, "p", map[string]string{
