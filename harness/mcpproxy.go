@@ -24,6 +24,9 @@ import (
 // MaxMCPMessage is the longest MCP stdio message (one line) the proxy
 // reads, 16 MiB. A longer one from the client is answered with a parse
 // error, from the server dropped; neither is buffered beyond the limit.
+// Either is answered under its id when the line's first 64 KiB show it: a
+// request from the client with a parse error, a reply from the server with
+// an internal error in its place, so that no call waits for ever.
 const MaxMCPMessage = 16 << 20
 
 // JSON-RPC 2.0 error codes the proxy answers with.
@@ -31,6 +34,7 @@ const (
 	rpcParseError     = -32700
 	rpcInvalidRequest = -32600
 	rpcInvalidParams  = -32602 // MCP answers an unknown tool with it
+	rpcInternalError  = -32603
 )
 
 // ToolFilter is a stdio MCP server's reviewed tool filter (the model's
@@ -304,7 +308,13 @@ func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
 		var fwd bool
 		var reply []byte
 		if tooLong {
-			reply = rpcError(nil, rpcParseError, fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage))
+			// Answered under its id when its head shows one, so that the
+			// client's call ends instead of waiting for a reply.
+			id, request, ok := headID(lr.head)
+			if !ok || !request {
+				id = nil
+			}
+			reply = rpcError(id, rpcParseError, fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage))
 		} else {
 			fwd, reply = p.fromClient(line)
 		}
@@ -354,6 +364,14 @@ func (p *proxy) pumpServer(r io.Reader) error {
 		}
 		if tooLong {
 			p.notice("dropped a server message over %d bytes", MaxMCPMessage)
+			// A reply the client waits for ends its call with an error
+			// rather than never (its id is in the head of the line).
+			if id, request, ok := headID(lr.head); ok && !request {
+				msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
+				if err := p.sendClient(rpcError(id, rpcInternalError, msg)); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		out, ok := p.fromServer(line)
@@ -735,12 +753,17 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 }
 
 // lineReader reads newline-terminated lines of at most MaxMCPMessage
-// bytes; the rest of a longer line is read and discarded.
+// bytes; the rest of a longer line is read and discarded, but for its
+// first headMax bytes (head), where its id usually is.
 type lineReader struct {
-	br  *bufio.Reader
-	max int
-	buf []byte
+	br   *bufio.Reader
+	max  int
+	buf  []byte
+	head []byte
 }
+
+// headMax is how much of a line over the limit lineReader keeps.
+const headMax = 64 << 10
 
 func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxMCPMessage}
@@ -750,11 +773,12 @@ func newLineReader(r io.Reader) *lineReader {
 // a line over the limit, whose bytes are not returned. A last line
 // without a newline is returned before io.EOF.
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
-	lr.buf = lr.buf[:0]
+	lr.buf, lr.head = lr.buf[:0], lr.head[:0]
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
 		if !tooLong {
 			if len(lr.buf)+len(chunk) > lr.max+2 { // room for "\r\n"
+				lr.keepHead(lr.buf, chunk)
 				tooLong, lr.buf = true, lr.buf[:0]
 			} else {
 				lr.buf = append(lr.buf, chunk...)
@@ -769,10 +793,64 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 		line := bytes.TrimSuffix(bytes.TrimSuffix(lr.buf, []byte("\n")), []byte("\r"))
 		if len(line) > lr.max {
+			lr.keepHead(line, nil)
 			return nil, true, nil
 		}
 		return line, tooLong, nil
 	}
+}
+
+// keepHead keeps the first headMax bytes of a and b, one after the other.
+func (lr *lineReader) keepHead(a, b []byte) {
+	lr.head = append(lr.head[:0], a[:min(len(a), headMax)]...)
+	lr.head = append(lr.head, b[:min(len(b), headMax-len(lr.head))]...)
+}
+
+// headID reads the id of a JSON-RPC message from the head of a line
+// too long to be read whole, and whether the message is a request (its
+// "method" member comes first) rather than a response (its "result" or
+// "error" does). ok is false when the head does not tell: an id after the
+// long member, or no object at all.
+func headID(head []byte) (id json.RawMessage, request, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false, false
+	}
+	kind := 0 // 1 request, 2 response: the first of its members to come
+	for dec.More() && (id == nil || kind == 0) {
+		t, err := dec.Token()
+		k, isKey := t.(string)
+		if err != nil || !isKey {
+			return nil, false, false
+		}
+		switch {
+		case kind == 0 && k == "method":
+			kind = 1
+		case kind == 0 && (k == "result" || k == "error"):
+			kind = 2
+		}
+		if k == "id" && id == nil {
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				return nil, false, false
+			}
+			if c := firstByte(v); c != '"' && c != '-' && (c < '0' || c > '9') {
+				return nil, false, false // an id is a string or a number
+			}
+			id = v
+			continue
+		}
+		if id != nil && kind != 0 {
+			break
+		}
+		if dec.Decode(new(json.RawMessage)) != nil {
+			break // the long member, cut: what is known by now is all there is
+		}
+	}
+	if id == nil || kind == 0 {
+		return nil, false, false
+	}
+	return id, kind == 1, true
 }
 
 // ProxyError reports an MCP session that ExecFiltered ended because

@@ -739,7 +739,8 @@ func TestProxyServerLinesStayApartForAStreamDecoder(t *testing.T) {
 }
 
 // TestProxyOverlongClientMessage: a line over MaxMCPMessage is answered
-// with a parse error and not forwarded; the next message is read whole.
+// with a parse error under its id (read from the line's head) and not
+// forwarded; the next message is read whole.
 func TestProxyOverlongClientMessage(t *testing.T) {
 	clientR, clientW := io.Pipe()
 	var toServer bytes.Buffer
@@ -758,14 +759,77 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 		return l
 	})
 	var resp map[string]any
-	if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError {
-		t.Fatalf("answer %q", line)
+	if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError || resp["id"] != float64(1) {
+		t.Fatalf("answer %q, want a parse error for id 1 (the call must end)", line)
 	}
 	if err := noHang(t, "pumpClient", func() error { return <-done }); err != nil {
 		t.Fatal(err)
 	}
 	if got := toServer.String(); got != `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`+"\n" {
 		t.Fatalf("server got %q", got)
+	}
+}
+
+// TestProxyOverlongServerReply: a server reply over MaxMCPMessage is
+// dropped, and the call it answers ends with an internal error under its
+// id instead of waiting for ever. A long request from the server, and a
+// reply whose id comes after its long result, are dropped alone.
+func TestProxyOverlongServerReply(t *testing.T) {
+	big := bytes.Repeat([]byte("a"), MaxMCPMessage)
+	long := func(prefix, suffix string) []byte {
+		return append(append([]byte(prefix), big...), suffix+"\n"...)
+	}
+	var server bytes.Buffer
+	server.Write(long(`{"jsonrpc":"2.0","method":"sampling/createMessage","id":"s1","params":{"x":"`, `"}}`))
+	server.Write(long(`{"jsonrpc":"2.0","result":{"content":"`, `"},"id":8}`))
+	server.Write(long(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"`, `"}]}}`))
+	server.WriteString(`{"jsonrpc":"2.0","id":9,"result":{}}` + "\n")
+	var toClient, notices bytes.Buffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, who: `"kit" server "files"`}
+	if err := p.pumpServer(&server); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(toClient.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the client got %d lines, want the error for id 7 and the reply to 9: %q", len(lines), toClient.String())
+	}
+	var resp map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &resp); err != nil || resp["id"] != float64(7) || errorCode(resp) != rpcInternalError {
+		t.Fatalf("first line %q, want an internal error for id 7", lines[0])
+	}
+	if msg, _ := resp["error"].(map[string]any)["message"].(string); !strings.Contains(msg, `"files"`) || !strings.Contains(msg, "exceeds") {
+		t.Errorf("the error does not say whose reply was too long: %q", msg)
+	}
+	if lines[1] != `{"jsonrpc":"2.0","id":9,"result":{}}` {
+		t.Errorf("second line %q, want the reply to 9 as it was", lines[1])
+	}
+	if n := strings.Count(notices.String(), "dropped a server message over"); n != 3 {
+		t.Errorf("%d drops noticed, want 3: %q", n, notices.String())
+	}
+}
+
+func TestHeadID(t *testing.T) {
+	for _, c := range []struct {
+		head    string
+		id      string
+		request bool
+		ok      bool
+	}{
+		{`{"jsonrpc":"2.0","id":7,"result":{"x":"aaa`, "7", false, true},
+		{`{"jsonrpc":"2.0","id":"a b","error":{"code":1,"message":"aa`, `"a b"`, false, true},
+		{`{"id":3,"method":"tools/call","params":{"x":"aa`, "3", true, true},
+		{`{"method":"tools/call","params":{"x":"aa`, "", false, false},
+		{`{"jsonrpc":"2.0","result":{"x":"aa`, "", false, false},
+		{`{"jsonrpc":"2.0","id":{"x":1},"result":{"x":"aa`, "", false, false},
+		{`{"jsonrpc":"2.0","id":null,"result":{"x":"aa`, "", false, false},
+		{`{"jsonrpc":"2.0","meta":{"a":[1,2]},"id":-4,"result":[`, "-4", false, true},
+		{`["not an object`, "", false, false},
+		{`{"id`, "", false, false},
+	} {
+		id, request, ok := headID([]byte(c.head))
+		if string(id) != c.id || request != c.request || ok != c.ok {
+			t.Errorf("headID(%s) = %s, %v, %v; want %s, %v, %v", c.head, id, request, ok, c.id, c.request, c.ok)
+		}
 	}
 }
 
@@ -827,4 +891,27 @@ func TestExecMCPCancelKillsTheServer(t *testing.T) {
 	if !s.res.Canceled || s.res.Signal != syscall.SIGKILL {
 		t.Fatalf("result %+v", s.res)
 	}
+}
+
+// FuzzHeadID: any head, cut anywhere, gives no id or one a JSON-RPC reply
+// may carry (a string or a number), never a panic.
+func FuzzHeadID(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"x":"aaa`))
+	f.Add([]byte(`{"id":"a","method":"m","params":[`))
+	f.Add([]byte(`{"a":{"b":[1,{"id":2}]},"id":1e3,"error":`))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		id, _, ok := headID(head)
+		if !ok {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(id, &v); err != nil {
+			t.Fatalf("id %q is not JSON: %v", id, err)
+		}
+		switch v.(type) {
+		case string, float64:
+		default:
+			t.Fatalf("id %q is not a string or a number", id)
+		}
+	})
 }
