@@ -491,6 +491,7 @@ func (m *Manager) GC() (removed []string, err error) {
 		// now only fails to be cached, which costs its next check a full
 		// verification.
 		removed = append(removed, removeStaleTemps(filepath.Join(m.Roots.Home, "config"))...)
+		removed = append(removed, m.pruneOptions(s)...)
 		removed = append(removed, removeStaleTemps(m.Cache().Dir)...)
 		removed = append(removed, m.pruneViews(s)...)
 		// What a killed install, update, uninstall or sync left behind
@@ -500,6 +501,55 @@ func (m *Manager) GC() (removed []string, err error) {
 		return nil
 	})
 	return removed, stateErr(err)
+}
+
+// pruneOptions removes the options files (they may hold secrets) of
+// bundles that are gone: no record in the state, no directory in any root
+// of this invocation, and an id these roots own — a bundle of another
+// workspace, which may still be there, keeps its options. uninstall
+// removes a bundle's options itself; these are what a directory deleted
+// by hand left.
+func (m *Manager) pruneOptions(s *state.State) []string {
+	dir := filepath.Join(m.Roots.Home, "config")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	live := map[string]bool{}
+	for _, id := range s.IDs() {
+		live[id] = true
+	}
+	for _, b := range m.Discover().Bundles {
+		live[b.ID] = true
+	}
+	owns := m.Roots.Owner()
+	var removed []string
+	for _, e := range ents {
+		id, ok := optionsFileID(e.Name())
+		if !ok || !e.Type().IsRegular() || live[id] || !owns(id) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
+}
+
+// optionsFileID is the bundle id whose options file is named name
+// (configPath), "<scope>_<12 hex>_<name>.json".
+func optionsFileID(name string) (string, bool) {
+	base, ok := strings.CutSuffix(name, ".json")
+	parts := strings.SplitN(base, "_", 3)
+	if !ok || len(parts) != 3 || parts[2] == "" || len(parts[1]) != 12 || strings.Trim(parts[1], "0123456789abcdef") != "" {
+		return "", false
+	}
+	switch bundle.Scope(parts[0]) {
+	case bundle.ScopeBuiltin, bundle.ScopeUser, bundle.ScopeWorkspace:
+		return parts[0] + "/" + parts[1] + "/" + parts[2], true
+	}
+	return "", false
 }
 
 // pruneViews removes the host views (views/<token>/, docs/hosts.md) of
