@@ -519,7 +519,13 @@ func (m *Manager) pruneOptions(s *state.State) []string {
 	for _, id := range s.IDs() {
 		live[id] = true
 	}
-	for _, b := range m.Discover().Bundles {
+	d := m.Discover()
+	if len(d.Problems) > 0 {
+		// A root that could not be read hides its bundles: keep every
+		// options file rather than take a hidden bundle's for gone.
+		return nil
+	}
+	for _, b := range d.Bundles {
 		live[b.ID] = true
 	}
 	owns := m.Roots.Owner()
