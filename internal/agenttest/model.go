@@ -124,13 +124,18 @@ type Model struct {
 	API    API
 	URL    string // http://127.0.0.1:PORT, no trailing slash
 	Script []Turn
+	// FirstTokens, when set, is the total_tokens the first Responses API
+	// answer offering tools reports (every other reports 110): over
+	// Codex's model_auto_compact_token_limit it makes Codex compact once.
+	FirstTokens int
 
 	t   testing.TB
 	srv *http.Server
 	ln  net.Listener
 
-	mu       sync.Mutex
-	requests []Request
+	mu              sync.Mutex
+	requests        []Request
+	firstTokensSent bool
 }
 
 // NewModel starts a stand-in for api on 127.0.0.1:0 answering with script;

@@ -57,12 +57,20 @@ func (m *Model) serveOpenAI(w http.ResponseWriter, r *http.Request, req *Request
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}},
 		}
 	}
+	total := 110
+	m.mu.Lock()
+	if m.FirstTokens > 0 && !m.firstTokensSent && req.Tools {
+		// Once per session, not per conversation: a compaction rewrites
+		// the conversation, and a usage tied to it would compact again.
+		m.firstTokensSent, total = true, m.FirstTokens
+	}
+	m.mu.Unlock()
 	startSSE(w)
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": id}})
 	sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
 	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{
 		"id": id, "status": "completed",
-		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": nil, "output_tokens": 10, "output_tokens_details": nil, "total_tokens": 110},
+		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": nil, "output_tokens": total - 100, "output_tokens_details": nil, "total_tokens": total},
 	}})
 }
