@@ -82,6 +82,24 @@ func MatchField(event string) string {
 	return ""
 }
 
+// claudeCommaListEvents are the events on which Claude Code (2.1.332)
+// reads a matcher of letters, digits, "_", "-", spaces, "," and "|" as a
+// list of names ("Edit, Write"). On its other events that use a matcher
+// (StopFailure) only letters, digits, "_" and "|" make a list, and
+// "unknown, server_error" is a regular expression, which selects nothing
+// (internal/agenttest TestClaudeStopFailureMatcher).
+var claudeCommaListEvents = []string{
+	"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied",
+	"UserPromptExpansion", "SessionStart", "SessionEnd", "Setup", "PreCompact", "PostCompact",
+	"Notification", "SubagentStart", "SubagentStop", "Elicitation", "ElicitationResult",
+	"ConfigChange", "InstructionsLoaded",
+}
+
+// ClaudeCommaList reports whether Claude Code reads a matcher on event
+// that lists names with "," or spaces between them, or with "-" in them,
+// as a list of names rather than as a regular expression.
+func ClaudeCommaList(event string) bool { return slices.Contains(claudeCommaListEvents, event) }
+
 // IgnoresMatcher reports whether host runs a hook for event whatever its
 // matcher says (UserPromptSubmit and Stop for Claude Code and Codex, for
 // instance), so that a review must not show the matcher as narrowing.

@@ -227,7 +227,7 @@ func (r *Registry) matcher(h inventory.Hook, onTool bool) func(string) (bool, er
 		}
 		return func(v string) (bool, error) { return GeminiMatch(m, v, onTool) }
 	case host == bundle.HostClaude && slices.Contains(h.Hosts, string(bundle.HostClaude)):
-		return func(v string) (bool, error) { return ClaudeMatch(m, v) }
+		return func(v string) (bool, error) { return ClaudeMatch(h.Event, m, v) }
 	}
 	return func(v string) (bool, error) { return MatchHook(m, v) }
 }

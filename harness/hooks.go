@@ -119,20 +119,26 @@ func MatchHook(matcher, toolName string) (bool, error) {
 	return re.MatchString(toolName), nil
 }
 
-// ClaudeMatch reports whether matcher, from a Claude Code manifest,
-// selects value as Claude Code itself matches (checked in the installed
-// @anthropic-ai/claude-code, for the tool and session events that use a
-// matcher): "" or "*" selects everything; names of letters, digits, "_"
-// and "-" joined by "|" or "," (spaces around them allowed) are a list of
-// exact names; anything else is an unanchored regular expression ("^Bash"
-// selects BashOutput too). A matcher Go cannot compile is a
-// *MatcherError.
-func ClaudeMatch(matcher, value string) (bool, error) {
+// ClaudeMatch reports whether matcher, from a Claude Code manifest's hook
+// on event, selects value as Claude Code itself matches (checked in the
+// installed @anthropic-ai/claude-code, 2.1.332, and by running it:
+// internal/agenttest TestClaudeHookMatcherMoreEvents,
+// TestClaudeStopFailureMatcher): "" or "*" selects everything; names of
+// letters, digits and "_" joined by "|" are a list of exact names, and so,
+// on most events (bundle.ClaudeCommaList), are names that also hold "-"
+// joined by "," (spaces around them allowed); anything else is an
+// unanchored regular expression ("^Bash" selects BashOutput too). A
+// matcher Go cannot compile is a *MatcherError.
+func ClaudeMatch(event, matcher, value string) (bool, error) {
 	if matcher == "" || matcher == "*" {
 		return true, nil
 	}
-	if claudeNameList(matcher) {
-		for _, name := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
+	if commas := bundle.ClaudeCommaList(event); claudeNameList(matcher, commas) {
+		seps := "|"
+		if commas {
+			seps = "|,"
+		}
+		for _, name := range strings.FieldsFunc(matcher, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
 			if strings.TrimSpace(name) == value {
 				return true, nil
 			}
@@ -181,11 +187,13 @@ func classReadOtherwise(matcher, value, classes string) string {
 }
 
 // claudeNameList reports whether Claude Code reads matcher as a list of
-// names rather than a regular expression.
-func claudeNameList(matcher string) bool {
+// names rather than a regular expression: letters, digits, "_" and "|",
+// and with commas also "-", "," and spaces.
+func claudeNameList(matcher string, commas bool) bool {
 	for _, r := range matcher {
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("_|, -", r):
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '|':
+		case commas && strings.ContainsRune(", -", r):
 		default:
 			return false
 		}

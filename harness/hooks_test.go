@@ -699,41 +699,52 @@ func TestGeminiMatch(t *testing.T) {
 
 // TestClaudeMatch: Claude Code's own matching of its manifests' matchers
 // (read from the installed @anthropic-ai/claude-code): name lists exact,
-// joined by "|" or ",", anything else an unanchored regular expression.
+// joined by "|" or, on most events, ",", anything else an unanchored
+// regular expression. On StopFailure a list with "," or "-" is a regular
+// expression (internal/agenttest TestClaudeStopFailureMatcher).
 func TestClaudeMatch(t *testing.T) {
 	for _, c := range []struct {
-		matcher, value string
-		want           bool
+		event, matcher, value string
+		want                  bool
 	}{
-		{"", "Bash", true},
-		{"*", "Bash", true},
-		{"Bash", "Bash", true},
-		{"Bash", "BashOutput", false},
-		{"Edit|Write", "Write", true},
-		{"Edit, Write", "Write", true},
-		{"Edit, Write", "Edit, Write", false},
-		{"^Bash", "BashOutput", true},
-		{"mcp__fs__.*", "mcp__fs__write", true},
-		{"Notebook.", "NotebookEdit", true},
-		{"startup, resume", "resume", true},
+		{"PreToolUse", "", "Bash", true},
+		{"PreToolUse", "*", "Bash", true},
+		{"PreToolUse", "Bash", "Bash", true},
+		{"PreToolUse", "Bash", "BashOutput", false},
+		{"PreToolUse", "Edit|Write", "Write", true},
+		{"PreToolUse", "Edit, Write", "Write", true},
+		{"PreToolUse", "Edit, Write", "Edit, Write", false},
+		{"PreToolUse", "^Bash", "BashOutput", true},
+		{"PreToolUse", "mcp__fs__.*", "mcp__fs__write", true},
+		{"PreToolUse", "Notebook.", "NotebookEdit", true},
+		{"SessionStart", "startup, resume", "resume", true},
+		{"SubagentStart", "general-purpose", "general-purpose", true},
+		{"SubagentStart", "general", "general-purpose", false},
+		{"SubagentStop", "Explore, general-purpose", "general-purpose", true},
+		{"StopFailure", "unknown|server_error", "unknown", true},
+		{"StopFailure", "unknown, server_error", "unknown", false},
+		{"StopFailure", "unknown, server_error", "unknown, server_error", true},
+		{"StopFailure", "rate-limit|unknown", "unknown", true},
+		{"StopFailure", "unknown-x", "unknown-xy", true},
+		{"StopFailure", "unk", "unknown", false},
 	} {
-		got, err := ClaudeMatch(c.matcher, c.value)
+		got, err := ClaudeMatch(c.event, c.matcher, c.value)
 		if err != nil || got != c.want {
-			t.Errorf("ClaudeMatch(%q, %q) = %v, %v; want %v", c.matcher, c.value, got, err, c.want)
+			t.Errorf("ClaudeMatch(%q, %q, %q) = %v, %v; want %v", c.event, c.matcher, c.value, got, err, c.want)
 		}
 	}
-	if _, err := ClaudeMatch("(", "x"); err == nil {
+	if _, err := ClaudeMatch("PreToolUse", "(", "x"); err == nil {
 		t.Error("a matcher that does not compile was not an error")
 	}
 	// JavaScript's \s is Unicode, Go's ASCII: against a non-ASCII name the
 	// two could disagree, so it is an error (a block for a guard's event).
-	if _, err := ClaudeMatch(`mcp__x__a\sb`, "mcp__x__a\u00a0b"); err == nil {
+	if _, err := ClaudeMatch("PreToolUse", `mcp__x__a\sb`, "mcp__x__a\u00a0b"); err == nil {
 		t.Error(`\s against a non-ASCII name was not an error`)
 	}
-	if ok, err := ClaudeMatch(`mcp__x__a\sb`, "mcp__x__a b"); err != nil || !ok {
+	if ok, err := ClaudeMatch("PreToolUse", `mcp__x__a\sb`, "mcp__x__a b"); err != nil || !ok {
 		t.Errorf(`\s against an ASCII name: %v, %v`, ok, err)
 	}
-	if ok, err := ClaudeMatch(`mcp__x__\w+`, "mcp__x__café"); err != nil || !ok {
+	if ok, err := ClaudeMatch("PreToolUse", `mcp__x__\w+`, "mcp__x__café"); err != nil || !ok {
 		t.Errorf(`JavaScript's \w is ASCII as Go's: %v, %v`, ok, err)
 	}
 }

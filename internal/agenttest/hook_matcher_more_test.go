@@ -3,8 +3,11 @@ package agenttest
 import (
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -86,7 +89,8 @@ func TestClaudeHookMatcherMoreEvents(t *testing.T) {
 			prompts: []string{"hello"},
 		},
 		{
-			// "Read, Bash" lists two names on this event.
+			// "Read, Bash" lists two names on this event (not on
+			// StopFailure: TestClaudeStopFailureMatcher).
 			name: "toolfailure",
 			events: map[string][]matcherCase{"PostToolUseFailure": append(matchedCases("failure", "Bash"),
 				matcherCase{"failure-list", "Read, Bash"})},
@@ -259,4 +263,42 @@ func TestExecCodexMatchedEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClaudeStopFailureMatcher: when the model API refuses a request (400,
+// invalid_request_error), Claude Code 2.1.332 ends the turn and fires
+// StopFailure, matching its hooks' matchers against the error's kind
+// ("invalid_request"). StopFailure is not one of the events whose
+// matchers may list names with commas and spaces: there a matcher of
+// letters, digits, "_" and "|" is a list of names, and
+// "invalid_request, server_error" is an unanchored regular expression,
+// which selects nothing.
+func TestClaudeStopFailureMatcher(t *testing.T) {
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"type":"error","error":{"type":"invalid_request_error","message":"agenttest: refused"}}`)
+			return
+		}
+		fmt.Fprint(w, "{}")
+	}))
+	t.Cleanup(refuse.Close)
+	events := map[string][]matcherCase{"StopFailure": append(matchedCases("stopfailure", "unknown"),
+		matcherCase{"stopfailure-list", "unknown, server_error"}, matcherCase{"stopfailure-pipe", "unknown|server_error"})}
+	want := append(matchedRan("stopfailure"), "stopfailure-pipe")
+	slices.Sort(want)
+	rec := t.TempDir()
+	a := New(t, Claude, Say("done"))
+	a.Env = append(a.Env, "ANTHROPIC_BASE_URL="+refuse.URL)
+	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, events))
+	a.Args = []string{"--plugin-dir", src}
+	res := a.Run(t, "hello")
+	ran, inputs := takeRan(t, rec)
+	if !slices.Equal(ran, want) {
+		t.Fatalf("Claude Code ran the hooks %q, want %q (found by trying Claude Code 2.1.332)\n%s\n%q", ran, want, res, inputs)
+	}
+	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
 }
