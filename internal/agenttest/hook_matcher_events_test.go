@@ -112,7 +112,7 @@ func checkMatcherParity(t *testing.T, h Host, ws, rec string, events map[string]
 		for _, c := range cases {
 			// A matcher that does not compile, on an event the host
 			// matches, is a hook validation skips (it never runs).
-			if c.matcher == "-" || c.matcher == "*" || c.matcher == "[" && !ignored {
+			if c.matcher == "-" || c.matcher == "*" || c.matcher == "" || c.matcher == "[" && !ignored {
 				continue
 			}
 			all := fmt.Sprintf(`on %q, matcher: all (`, event)

@@ -23,21 +23,22 @@ import (
 // selects nothing, value itself, its first three letters (a plain name is
 // compared whole, so they select nothing), an unanchored regular
 // expression for them ("^" and the letters, which selects value), "*",
-// one that does not compile ("[") and none.
+// one that does not compile ("["), an empty one and none.
 func matchedCases(id, value string) []matcherCase {
 	return []matcherCase{
 		{id + "-nomatch", "nomatch"}, {id + "-value", value}, {id + "-prefix", value[:3]},
-		{id + "-regex", "^" + value[:3]}, {id + "-star", "*"}, {id + "-invalid", "["}, {id + "-none", "-"},
+		{id + "-regex", "^" + value[:3]}, {id + "-star", "*"}, {id + "-invalid", "["}, {id + "-empty", ""},
+		{id + "-none", "-"},
 	}
 }
 
 // matchedRan is what both hosts ran of the matchedCases of each id: the
-// value, the regular expression, "*" and none; never the prefix, nor the
-// matcher that does not compile.
+// value, the regular expression, "*", the empty matcher and none; never
+// the prefix, nor the matcher that does not compile.
 func matchedRan(ids ...string) []string {
 	var ran []string
 	for _, id := range ids {
-		ran = append(ran, id+"-none", id+"-regex", id+"-star", id+"-value")
+		ran = append(ran, id+"-empty", id+"-none", id+"-regex", id+"-star", id+"-value")
 	}
 	slices.Sort(ran)
 	return ran
