@@ -87,6 +87,10 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 	}
 	env := os.Environ()
 	plan, err := hosts.Prepare(hosts.Options{Home: r.Home, Workspace: r.Workspace, Exe: exe, Argv: argv, Environ: env, Exclusive: exclusive})
+	var ne *hosts.NotExclusiveError
+	if errors.As(err, &ne) {
+		return &usageError{err, ne.Hint()}
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,33 @@
+package hosts
+
+import (
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// NotExclusiveError refuses an exclusive launch (Options.Exclusive) when
+// something the session cannot override would load a plugin of the user's
+// own beside the views: exec starts no agent rather than pretend. It is a
+// usage error: the command line asked for what cannot be had.
+type NotExclusiveError struct {
+	Host   string // "codex"
+	Plugin string // the plugin as the agent names it
+	Source string // the file or argument that loads it
+	Why    string // why the session cannot keep it out
+	Fix    string
+}
+
+func (e *NotExclusiveError) Error() string {
+	return fmt.Sprintf("bundlectl exec --exclusive -- %s cannot keep your own plugin %s out: %s enables it, and %s; so the agent is not started: %s", e.Host, bundle.Quote(e.Plugin), bundle.Quote(e.Source), e.Why, e.Fix)
+}
+
+// Hint is the command that starts the agent without the switch, the
+// plugin named before it starts.
+func (e *NotExclusiveError) Hint() string { return "bundlectl exec -- " + e.Host }
+
+// NewExclusiveSession is NewSession for an exclusive launch
+// (Options.Exclusive), for adapters' tests.
+func NewExclusiveSession(viewsDir string) *Session {
+	return &Session{viewsDir: viewsDir, exclusive: true}
+}
