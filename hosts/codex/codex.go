@@ -359,8 +359,39 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 	}
 	cache := filepath.Join(codexHome, "plugins", "cache")
 	sweep(cache)
+	cwd, _ := os.Getwd() // the agent's, which it inherits
+	own := FindOwnPlugins(codexHome, cwd, argv[1:])
+	// The user's own plugins: named, or (exclusive) each entry of any
+	// layer and each installed plugin disabled by the session's -c
+	// plugins table, which outranks every layer but a managed one.
+	plugins := map[string]any{}
+	var notes []string
+	if s.Exclusive() {
+		if len(own.Forced) > 0 {
+			return nil, exclusiveError(own.Forced[0])
+		}
+		if len(own.UnreadManaged) > 0 {
+			return nil, &hosts.NotExclusiveError{Host: "codex", Plugin: "any", Source: own.UnreadManaged, Why: "bundlectl cannot read it to tell which plugins it enables above the session's -c flags", Fix: "make it readable, or start without --exclusive"}
+		}
+		for _, id := range own.Known {
+			plugins[id] = map[string]any{"enabled": false}
+		}
+	} else {
+		for _, f := range own.Unread {
+			notes = append(notes, "codex: cannot read "+f+" to name the plugins of your own it enables")
+		}
+		if len(views) > 0 || own.FeatureOn {
+			for _, p := range own.Load {
+				notes = append(notes, ownNote(p))
+			}
+		}
+	}
 	if len(views) == 0 {
-		return &hosts.Launch{Argv: argv, Env: env}, nil
+		if len(plugins) == 0 {
+			return &hosts.Launch{Argv: argv, Env: env, Notes: notes}, nil
+		}
+		out := append([]string{argv[0], "-c", "plugins=" + InlineTOML(plugins)}, argv[1:]...)
+		return &hosts.Launch{Argv: out, Env: env, Notes: notes}, nil
 	}
 	sd, err := s.Dir()
 	if err != nil {
@@ -371,7 +402,6 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 		return nil, err
 	}
 	name := Marketplace + strings.TrimPrefix(filepath.Base(sd), "s-")
-	plugins := map[string]any{}
 	trust := map[string]any{}
 	for _, v := range views {
 		if err := os.Symlink(v.Dir, filepath.Join(market, v.Bundle)); err != nil {
@@ -406,7 +436,7 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 			os.Remove(filepath.Join(codexHome, "plugins", "data", v.Bundle+"-"+name))
 		}
 	}
-	return &hosts.Launch{Argv: out, Env: env, Cleanup: cleanup}, nil
+	return &hosts.Launch{Argv: out, Env: env, Cleanup: cleanup, Notes: notes}, nil
 }
 
 // sweep removes links of earlier sessions whose target is gone (their

@@ -12,6 +12,11 @@
 // trust stay as they are. The link is removed when Codex exits (or, after
 // a crash, by the next launch); nothing else in CODEX_HOME is written.
 //
+// The user's own plugins (FindOwnPlugins) are named at launch; an
+// exclusive launch disables each in the same -c plugins table, which
+// outranks every configuration file but /etc/codex/managed_config.toml,
+// and refuses to start when that file enables one.
+//
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named
 // at launch (docs/hosts.md), never dropped silently.

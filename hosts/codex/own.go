@@ -1,0 +1,375 @@
+package codex
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// testOnlySystemDir stands in for /etc/codex, where Codex reads the
+// system config.toml and the managed_config.toml.
+var testOnlySystemDir = "/etc/codex"
+
+// OwnPlugin is a plugin of the user's own, installed with Codex itself,
+// that Codex would load in the session beside the views.
+type OwnPlugin struct {
+	ID string // "<plugin>@<marketplace>", as config.toml names it
+	// Managed is the managed_config.toml that enables it: that file
+	// outranks the -c flags of the session, so it cannot be kept out.
+	Managed string
+}
+
+// OwnPlugins is what the user's own Codex configuration does with plugins
+// in one session.
+type OwnPlugins struct {
+	// Load are the plugins Codex would load: installed in its plugin
+	// cache and enabled, the configuration layers merged as Codex merges
+	// them.
+	Load []OwnPlugin
+	// Forced are the plugins a managed_config.toml enables, installed or
+	// not (Codex may install a curated one itself at startup): no -c flag
+	// keeps them out.
+	Forced []OwnPlugin
+	// Known are every plugin id any layer names, trusted or not, and every
+	// plugin installed in the cache: what an exclusive session disables.
+	Known []string
+	// Unread are the files Codex may read that bundlectl could not, each
+	// with why; UnreadManaged is the managed_config.toml when it is one.
+	Unread        []string
+	UnreadManaged string
+	// FeatureOn says whether the plugins feature is on for the session
+	// as the user's configuration and arguments leave it (it is on by
+	// default); exec turns it on when it loads views.
+	FeatureOn bool
+}
+
+// configLayer is one file Codex reads plugin entries from.
+type configLayer struct {
+	file    string
+	managed bool
+	// off: read by Codex only when its project is trusted, and it is not
+	off bool
+}
+
+// FindOwnPlugins reads, as Codex 0.171 does, which plugins of the user's
+// own a session started with args (the user's own arguments, after the
+// program name) in the working directory cwd would load. Codex merges
+// the [plugins."<id>"] tables of these files, each over the one before,
+// an entry without "enabled" counting as enabled:
+//
+//   - /etc/codex/config.toml;
+//   - $CODEX_HOME/config.toml;
+//   - $CODEX_HOME/<name>.config.toml, the profile --profile (-p) names;
+//   - .codex/config.toml of each directory from the project root (the
+//     git work tree's top, else the working directory, or the one -C
+//     names) down to the working directory, when the project root is
+//     trusted ([projects."<root>"] trust_level = "trusted");
+//   - the session's -c flags;
+//   - /etc/codex/managed_config.toml, which outranks the -c flags.
+//
+// A plugin loads when the merge leaves it enabled and a version of it is
+// installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
+func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
+	var out OwnPlugins
+	profile, cd := profileAndDir(args)
+	if cd != "" {
+		if filepath.IsAbs(cd) {
+			cwd = cd
+		} else {
+			cwd = filepath.Join(cwd, cd)
+		}
+	}
+	layers := []configLayer{
+		{file: filepath.Join(testOnlySystemDir, "config.toml")},
+		{file: filepath.Join(codexHome, "config.toml")},
+	}
+	if profile != "" {
+		layers = append(layers, configLayer{file: filepath.Join(codexHome, profile+".config.toml")})
+	}
+	managed := filepath.Join(testOnlySystemDir, "managed_config.toml")
+	docs := map[string]map[string]any{}
+	read := func(file string) map[string]any {
+		if d, ok := docs[file]; ok {
+			return d
+		}
+		d, err := readTOML(file)
+		if err != nil {
+			out.Unread = append(out.Unread, bundle.Quote(file)+" ("+bundle.Sanitize(err.Error())+")")
+			if file == managed {
+				out.UnreadManaged = file
+			}
+		}
+		docs[file] = d
+		return d
+	}
+	// Project trust is read from the layers below the projects'.
+	trusted := map[string]bool{}
+	for _, l := range layers {
+		projects, _ := read(l.file)["projects"].(map[string]any)
+		for dir, v := range projects {
+			if t, ok := v.(map[string]any); ok {
+				if level, ok := t["trust_level"].(string); ok {
+					trusted[filepath.Clean(dir)] = level == "trusted"
+				}
+			}
+		}
+	}
+	if cwd != "" {
+		if real, err := filepath.EvalSymlinks(cwd); err == nil {
+			cwd = real
+		}
+		root := projectRoot(cwd)
+		on := trusted[root]
+		var dirs []string
+		for d := cwd; ; d = filepath.Dir(d) {
+			dirs = append(dirs, d)
+			if d == root || d == filepath.Dir(d) {
+				break
+			}
+		}
+		for i := len(dirs) - 1; i >= 0; i-- {
+			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), off: !on})
+		}
+	}
+	layers = append(layers, configLayer{file: managed, managed: true})
+
+	type state struct {
+		enabled bool
+		managed string
+	}
+	merged := map[string]*state{}
+	known := map[string]bool{}
+	out.FeatureOn = true
+	for _, l := range layers {
+		if l.managed {
+			if on, ok := pluginsFeatureArg(args); ok {
+				out.FeatureOn = on
+			}
+		}
+		if features, ok := read(l.file)["features"].(map[string]any); ok && !l.off {
+			if on, ok := features["plugins"].(bool); ok {
+				out.FeatureOn = on
+			}
+		}
+		plugins, _ := read(l.file)["plugins"].(map[string]any)
+		for id, v := range plugins {
+			known[id] = true
+			if l.off {
+				continue
+			}
+			s := merged[id]
+			if s == nil {
+				s = &state{enabled: true}
+				merged[id] = s
+			}
+			if t, ok := v.(map[string]any); ok {
+				if e, ok := t["enabled"].(bool); ok {
+					s.enabled = e
+				}
+			}
+			if l.managed {
+				s.managed = l.file
+			}
+		}
+	}
+	installed := installedPlugins(filepath.Join(codexHome, "plugins", "cache"))
+	for _, id := range installed {
+		known[id] = true
+	}
+	for id, s := range merged {
+		if !s.enabled {
+			continue
+		}
+		p := OwnPlugin{ID: id, Managed: s.managed}
+		if p.Managed != "" {
+			out.Forced = append(out.Forced, p)
+		}
+		if slices.Contains(installed, id) {
+			out.Load = append(out.Load, p)
+		}
+	}
+	byID := func(a, b OwnPlugin) int { return strings.Compare(a.ID, b.ID) }
+	slices.SortFunc(out.Load, byID)
+	slices.SortFunc(out.Forced, byID)
+	for id := range known {
+		out.Known = append(out.Known, id)
+	}
+	sort.Strings(out.Known)
+	return out
+}
+
+// readTOML reads a TOML file; a file that does not exist is empty.
+func readTOML(file string) (map[string]any, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// projectRoot is the top of the git work tree dir is in, as Codex finds
+// the project root by its default marker (.git), or dir itself.
+func projectRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return dir
+		}
+	}
+}
+
+// installedPlugins lists "<plugin>@<marketplace>" for each plugin with a
+// version directory in Codex's plugin cache, the session marketplaces of
+// bundlectl left out.
+func installedPlugins(cache string) []string {
+	var out []string
+	markets, _ := os.ReadDir(cache)
+	for _, m := range markets {
+		if !m.IsDir() || strings.HasPrefix(m.Name(), Marketplace) || !pluginSegment(m.Name()) {
+			continue
+		}
+		plugins, _ := os.ReadDir(filepath.Join(cache, m.Name()))
+		for _, p := range plugins {
+			if !p.IsDir() || !pluginSegment(p.Name()) {
+				continue
+			}
+			versions, _ := os.ReadDir(filepath.Join(cache, m.Name(), p.Name()))
+			for _, v := range versions {
+				if v.IsDir() {
+					out = append(out, p.Name()+"@"+m.Name())
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// pluginSegment reports whether s can be the plugin or marketplace part of
+// a Codex plugin id: ASCII letters, digits, '-' and '_'.
+func pluginSegment(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// profileAndDir returns the profile (--profile, -p) and the working
+// directory (--cd, -C) the user's own arguments name, the last of each
+// winning; arguments after "--" are the prompt's.
+func profileAndDir(args []string) (profile, dir string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--":
+			return
+		case a == "-p" || a == "--profile":
+			profile = next()
+		case strings.HasPrefix(a, "--profile="):
+			profile = a[len("--profile="):]
+		case strings.HasPrefix(a, "-p") && len(a) > 2:
+			profile = strings.TrimPrefix(a[2:], "=")
+		case a == "-C" || a == "--cd":
+			dir = next()
+		case strings.HasPrefix(a, "--cd="):
+			dir = a[len("--cd="):]
+		case strings.HasPrefix(a, "-C") && len(a) > 2:
+			dir = strings.TrimPrefix(a[2:], "=")
+		case a == "-c" || a == "--config" || a == "-m" || a == "--model" || a == "-s" || a == "--sandbox" ||
+			a == "-a" || a == "--ask-for-approval" || a == "-i" || a == "--image" || a == "--enable" || a == "--disable" ||
+			a == "--output-schema" || a == "-o" || a == "--output-last-message" || a == "--color" || a == "--add-dir" ||
+			a == "--local-provider":
+			next() // a value that could read as a flag
+		}
+	}
+	return
+}
+
+// pluginsFeatureArg returns what the user's own arguments set the plugins
+// feature to, the last setting winning, and whether they set it.
+func pluginsFeatureArg(args []string) (on, set bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var kv, flag string
+		switch {
+		case a == "--":
+			return
+		case a == "-c" || a == "--config" || a == "--enable" || a == "--disable":
+			if i+1 < len(args) {
+				i++
+				if a == "--enable" || a == "--disable" {
+					flag = a + "=" + args[i]
+				} else {
+					kv = args[i]
+				}
+			}
+		case strings.HasPrefix(a, "--config="):
+			kv = a[len("--config="):]
+		case strings.HasPrefix(a, "-c") && len(a) > 2:
+			kv = strings.TrimPrefix(a[2:], "=")
+		case strings.HasPrefix(a, "--enable=") || strings.HasPrefix(a, "--disable="):
+			flag = a
+		}
+		switch strings.TrimSpace(flag) {
+		case "--enable=plugins":
+			on, set = true, true
+		case "--disable=plugins":
+			on, set = false, true
+		}
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "").Replace(k) == "features.plugins" {
+			on, set = strings.TrimSpace(v) == "true", true
+		}
+	}
+	return
+}
+
+// ownNote names a plugin of the user's own that loads beside the views.
+func ownNote(p OwnPlugin) string {
+	if p.Managed != "" {
+		return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (%s enables it, above anything a session can set)", bundle.Quote(p.ID), bundle.Quote(p.Managed))
+	}
+	return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps it out)", bundle.Quote(p.ID))
+}
+
+// exclusiveError refuses an exclusive session a managed_config.toml would
+// load a plugin into.
+func exclusiveError(p OwnPlugin) error {
+	return &hosts.NotExclusiveError{
+		Host:   "codex",
+		Plugin: p.ID,
+		Source: p.Managed,
+		Why:    "a managed configuration outranks the -c flags that keep the others out",
+		Fix:    "have it disabled there, or start without --exclusive, which names it",
+	}
+}

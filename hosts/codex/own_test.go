@@ -1,0 +1,185 @@
+package codex
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// ownFixture is a CODEX_HOME, a system directory standing in for
+// /etc/codex, and a workspace, each file written from files (paths
+// relative to a directory that holds all three: "home/", "etc/", "ws/").
+func ownFixture(t *testing.T, files map[string]string) (root string) {
+	t.Helper()
+	root = t.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(root, rel)
+		dir := filepath.Dir(p)
+		if strings.HasSuffix(rel, "/") {
+			dir = p
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if dir == p {
+			continue
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(content, "ROOT", root)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(root, "ws"), 0o755)
+	old := testOnlySystemDir
+	testOnlySystemDir = filepath.Join(root, "etc")
+	t.Cleanup(func() { testOnlySystemDir = old })
+	return root
+}
+
+func installed(ids ...string) map[string]string {
+	m := map[string]string{}
+	for _, id := range ids {
+		p, mk, _ := strings.Cut(id, "@")
+		m["home/plugins/cache/"+mk+"/"+p+"/1.0.0/.codex-plugin/plugin.json"] = `{"name":"` + p + `"}`
+	}
+	return m
+}
+
+func with(a map[string]string, b map[string]string) map[string]string {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+func ids(ps []OwnPlugin) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+// TestFindOwnPlugins: the configuration layers merge as Codex 0.171 was
+// found to merge them (internal/agenttest TestCodexOwnPluginLayers): each
+// layer over the one before, an entry without "enabled" enabled, a
+// project's .codex/config.toml only when its project root is trusted, and
+// only an installed plugin loads.
+func TestFindOwnPlugins(t *testing.T) {
+	const on, off = "enabled = true\n", "enabled = false\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		cwd   string // under ws/
+		args  []string
+		load  []string
+		known []string
+	}{
+		{"user", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, []string{"a@m"}, nil},
+		{"no enabled key", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n"}, "", nil, []string{"a@m"}, nil},
+		{"disabled", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n" + off}, "", nil, nil, nil},
+		{"not installed", map[string]string{"home/config.toml": `[plugins."z@m"]` + "\n" + on}, "", nil, nil, []string{"a@m", "b@m", "c@m", "z@m"}},
+		{"system", map[string]string{"etc/config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, []string{"a@m"}, nil},
+		{"user over system", map[string]string{"etc/config.toml": `[plugins."a@m"]` + "\n" + on, "home/config.toml": `[plugins."a@m"]` + "\n" + off}, "", nil, nil, nil},
+		{"profile", map[string]string{"home/work.config.toml": `[plugins."a@m"]` + "\n" + on}, "", []string{"exec", "--profile", "work"}, []string{"a@m"}, nil},
+		{"profile short", map[string]string{"home/work.config.toml": `[plugins."a@m"]` + "\n" + on}, "", []string{"-pwork"}, []string{"a@m"}, nil},
+		{"profile not selected", map[string]string{"home/work.config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, nil, nil},
+		{"project untrusted", map[string]string{"ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, nil, []string{"a@m", "b@m", "c@m"}},
+		{"project trusted", map[string]string{"home/config.toml": `[projects."ROOT/ws"]` + "\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, []string{"a@m"}, nil},
+		{"project over user", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n" + off + `[projects."ROOT/ws"]` + "\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, []string{"a@m"}, nil},
+		// no git work tree: only the working directory's .codex is read
+		{"parent without git", map[string]string{"home/config.toml": `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on, "ws/sub/": ""}, "sub", nil, nil, nil},
+		// a git work tree: each directory from its top, trusted by its top
+		{"git root trusted", map[string]string{"home/config.toml": `[projects."ROOT/ws"]` + "\ntrust_level = \"trusted\"\n", "ws/.git/": "", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on, "ws/sub/.codex/config.toml": `[plugins."b@m"]` + "\n" + on}, "sub", nil, []string{"a@m", "b@m"}, nil},
+		{"git subdir trusted", map[string]string{"home/config.toml": `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/.git/": "", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on, "ws/sub/": ""}, "sub", nil, nil, nil},
+		{"cd", map[string]string{"home/config.toml": `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/sub/.codex/config.toml": `[plugins."a@m"]` + "\n" + on}, "", []string{"-C", "sub", "exec"}, []string{"a@m"}, nil},
+		{"managed over all", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n" + off, "etc/managed_config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, []string{"a@m"}, nil},
+		{"prompt after --", map[string]string{"home/work.config.toml": `[plugins."a@m"]` + "\n" + on}, "", []string{"exec", "--", "-p", "work"}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(c.files, installed("a@m", "b@m", "c@m")))
+			got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws", c.cwd), c.args)
+			if !slices.Equal(ids(got.Load), c.load) {
+				t.Errorf("loads %q, want %q", ids(got.Load), c.load)
+			}
+			if c.known != nil && !slices.Equal(got.Known, c.known) {
+				t.Errorf("known %q, want %q", got.Known, c.known)
+			}
+			if len(got.Unread) > 0 {
+				t.Errorf("unread: %q", got.Unread)
+			}
+		})
+	}
+}
+
+// TestFindOwnPluginsForced: a plugin managed_config.toml enables cannot be
+// kept out by the session's -c flags (it outranks them), installed or not;
+// one it disables is out anyway; an unreadable managed file is reported.
+func TestFindOwnPluginsForced(t *testing.T) {
+	root := ownFixture(t, with(map[string]string{
+		"etc/managed_config.toml": "[plugins.\"a@m\"]\nenabled = true\n[plugins.\"c@m\"]\nenabled = false\n[plugins.\"curated@openai-curated\"]\n",
+		"home/config.toml":        "[plugins.\"c@m\"]\nenabled = true\n",
+	}, installed("a@m", "c@m")))
+	got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws"), nil)
+	if want := []string{"a@m", "curated@openai-curated"}; !slices.Equal(ids(got.Forced), want) {
+		t.Errorf("forced %q, want %q", ids(got.Forced), want)
+	}
+	if want := []string{"a@m"}; !slices.Equal(ids(got.Load), want) {
+		t.Errorf("loads %q, want %q", ids(got.Load), want)
+	}
+	if got.Forced[0].Managed != filepath.Join(root, "etc", "managed_config.toml") {
+		t.Errorf("forced by %q", got.Forced[0].Managed)
+	}
+
+	os.WriteFile(filepath.Join(root, "etc", "managed_config.toml"), []byte("[plugins\n"), 0o644)
+	got = FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws"), nil)
+	if got.UnreadManaged == "" || len(got.Unread) != 1 {
+		t.Errorf("an unreadable managed_config.toml is not reported: %+v", got)
+	}
+}
+
+// TestLaunchExclusive: an exclusive launch disables every plugin any layer
+// names and every installed one in the session's -c plugins table, and
+// names none; a managed plugin refuses the launch; without --exclusive each
+// plugin that loads is named in the shape the three hosts share.
+func TestLaunchExclusive(t *testing.T) {
+	root := ownFixture(t, with(map[string]string{
+		"home/config.toml": "[plugins.\"a@m\"]\n[plugins.\"z@m\"]\nenabled = false\n",
+	}, installed("a@m", "b@m")))
+	env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+	argv := []string{"codex", "exec", "hi"}
+
+	s := hosts.NewSession(filepath.Join(root, "views"))
+	l, err := Host{}.Launch(s, nil, argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{`codex: your own plugin "a@m" loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps it out)`}; !slices.Equal(l.Notes, want) {
+		t.Errorf("notes %q, want %q", l.Notes, want)
+	}
+	if !slices.Equal(l.Argv, argv) {
+		t.Errorf("argv %q, want the user's own", l.Argv)
+	}
+
+	s = hosts.NewExclusiveSession(filepath.Join(root, "views"))
+	l, err = Host{}.Launch(s, nil, argv, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"codex", "-c", `plugins={"a@m"={"enabled"=false},"b@m"={"enabled"=false},"z@m"={"enabled"=false}}`, "exec", "hi"}
+	if !slices.Equal(l.Argv, want) || len(l.Notes) > 0 {
+		t.Errorf("exclusive launch: argv %q notes %q, want argv %q and no notes", l.Argv, l.Notes, want)
+	}
+
+	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
+	os.WriteFile(filepath.Join(root, "etc", "managed_config.toml"), []byte("[plugins.\"b@m\"]\nenabled = true\n"), 0o644)
+	_, err = Host{}.Launch(s, nil, argv, env)
+	var ne *hosts.NotExclusiveError
+	if !errors.As(err, &ne) || ne.Plugin != "b@m" || !strings.Contains(err.Error(), "managed_config.toml") {
+		t.Errorf("a managed plugin under --exclusive: got %v, want a NotExclusiveError naming b@m and the file", err)
+	}
+}
