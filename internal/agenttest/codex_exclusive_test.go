@@ -1,0 +1,203 @@
+package agenttest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of the user's own Codex plugins — installed with Codex itself,
+// never reviewed by bundlectl — beside bundlectl exec's views: which
+// configuration layers enable one (TestCodexOwnPluginLayers), and that
+// exec names each one that loads and, with --exclusive, keeps every one
+// out while the views' guards still run (TestExecCodexExclusive).
+
+const (
+	ownMarketplace = "mine"
+	ownPlugin      = "own"
+	ownPluginID    = ownPlugin + "@" + ownMarketplace
+)
+
+// ownSkill is the description of the own plugin's skill: the plugin
+// loaded when it reaches the model.
+func ownSkill(name string) string { return "agenttest-own-plugin-" + name + "-4e1d" }
+
+// installOwnPlugin puts plugin name@market in Codex's plugin cache as
+// `codex plugin add` leaves it: a version directory with a manifest, a
+// skill and, when rec is set, a stdio MCP server that records its start
+// in rec/<name>.jsonl.
+func installOwnPlugin(t *testing.T, a *Agent, market, name, rec string) {
+	t.Helper()
+	dir := filepath.Join(a.ConfigDir(), "plugins", "cache", market, name, "1.0.0")
+	writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": name, "version": "1.0.0"})
+	writeFile(t, dir, "skills/"+name+"-notes/SKILL.md", fmt.Sprintf("---\nname: %s-notes\ndescription: %s\n---\n\nbody\n", name, ownSkill(name)), 0o644)
+	if rec != "" {
+		writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{name + "-srv": map[string]any{
+			"command": FakeMCPServer(t), "args": []string{"-record", filepath.Join(rec, name+".jsonl")}}}})
+	}
+}
+
+// ownLoaded reports whether the own plugin's skill reached the model.
+func ownLoaded(a *Agent, name string) bool {
+	r, ok := lastAt(a, 0)
+	return ok && r.Contains(ownSkill(name))
+}
+
+// overlayEtc returns a launcher prefix that runs the rest of its
+// arguments in a private mount namespace where /etc/codex holds files
+// (name → content), the machine's /etc untouched; the test is skipped
+// where that cannot be done (not root, no overlayfs).
+func overlayEtc(t *testing.T, files map[string]string) []string {
+	t.Helper()
+	up := t.TempDir()
+	for name, content := range files {
+		writeFile(t, up, "upper/codex/"+name, content, 0o644)
+	}
+	if err := os.Mkdir(filepath.Join(up, "work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mount := "mount -t overlay overlay -o lowerdir=/etc,upperdir=" + up + "/upper,workdir=" + up + "/work /etc"
+	if out, err := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", mount+" && test -d /etc/codex").CombinedOutput(); err != nil {
+		t.Skipf("cannot put files in /etc/codex in a private mount namespace: %v %s", err, out)
+	}
+	return []string{"unshare", "-m", "--propagation", "private", "sh", "-c", mount + ` && exec "$@"`, "sh"}
+}
+
+// TestCodexOwnPluginLayers records which configuration layers make Codex
+// load a plugin installed in its cache, and which of them a session's
+// `-c 'plugins={"<id>"={enabled=false}}'` — exec's way to keep one out —
+// outranks (hosts/codex FindOwnPlugins, docs/hosts.md "Codex"):
+//
+//   - $CODEX_HOME/config.toml; an entry without "enabled" is enabled;
+//     another id in the -c table leaves it enabled (the tables merge);
+//   - the profile's $CODEX_HOME/<name>.config.toml (--profile);
+//   - .codex/config.toml of the working directory, only when trusted, and
+//     over config.toml;
+//   - /etc/codex/config.toml;
+//   - all of them lose to the -c table, but /etc/codex/managed_config.toml
+//     wins over it;
+//   - a plugin in the cache that no layer names does not load.
+func TestCodexOwnPluginLayers(t *testing.T) {
+	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
+	disable := []string{"-c", fmt.Sprintf("plugins={%q={enabled=false}}", ownPluginID)}
+	for _, c := range []struct {
+		name    string
+		user    string
+		project string
+		etc     map[string]string
+		args    []string
+		loads   bool
+	}{
+		{name: "user", user: on, loads: true},
+		{name: "user no enabled key", user: "[plugins.\"" + ownPluginID + "\"]\n", loads: true},
+		{name: "user, other id on the command line", user: on, args: []string{"-c", `plugins={"other@elsewhere"={enabled=true}}`}, loads: true},
+		{name: "user, disabled on the command line", user: on, args: disable},
+		{name: "profile", args: []string{"--profile", "work"}, loads: true},
+		{name: "profile, disabled on the command line", args: append([]string{"--profile", "work"}, disable...)},
+		{name: "untrusted project", project: on},
+		{name: "trusted project over user", user: "[plugins.\"" + ownPluginID + "\"]\nenabled = false\n[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", project: on, loads: true},
+		{name: "trusted project, disabled on the command line", user: "[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", project: on, args: disable},
+		{name: "system", etc: map[string]string{"config.toml": on}, loads: true},
+		{name: "system, disabled on the command line", etc: map[string]string{"config.toml": on}, args: disable},
+		{name: "managed, disabled on the command line", etc: map[string]string{"managed_config.toml": on}, args: disable, loads: true},
+		{name: "not configured"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			a.CodexConfig = strings.ReplaceAll(c.user, "WORK", a.Workdir)
+			writeFile(t, a.ConfigDir(), "work.config.toml", on, 0o644)
+			if c.project != "" {
+				writeFile(t, a.Workdir, ".codex/config.toml", c.project, 0o644)
+			}
+			if c.etc != nil {
+				a.Launcher = overlayEtc(t, c.etc)
+			}
+			a.Args = append([]string{"-c", "features.plugins=true"}, c.args...)
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if got := ownLoaded(a, ownPlugin); got != c.loads {
+				t.Errorf("own plugin loaded: %v, want %v (found by trying Codex 0.171)\n%s", got, c.loads, res)
+			}
+		})
+	}
+}
+
+// TestExecCodexExclusive: a plugin of the user's own, enabled in
+// config.toml, with a skill and an MCP server. Through bundlectl exec it
+// loads (its skill reaches the model, its server starts) and stderr names
+// it; through bundlectl exec --exclusive it does not load at all, while
+// the view's guard still blocks the marker command, and config.toml is
+// left as it was.
+func TestExecCodexExclusive(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			f := newExecFixture(t, a)
+			f.marker = marker
+			f.trust(t)
+			allowExecTools(a)
+			a.Launcher = f.launcher(t)
+			if exclusive {
+				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+			}
+			rec := t.TempDir()
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, rec)
+			a.CodexConfig = fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID)
+			res := a.Run(t, execPrompt(Codex))
+
+			f.checkGuard(t, a, res, shellTurn)
+			started := len(mcpRecord(t, filepath.Join(rec, ownPlugin+".jsonl"))) > 0
+			named := strings.Contains(res.Stderr, fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views, never reviewed by bundlectl (bundlectl --home %s --workspace %s exec --exclusive -- codex keeps it out)", ownPluginID, f.home, f.ws))
+			if loaded := ownLoaded(a, ownPlugin); loaded == exclusive || started == exclusive || named == exclusive {
+				t.Errorf("exclusive=%v: own plugin's skill reached the model: %v, its MCP server started: %v, stderr named it: %v\n%s", exclusive, loaded, started, named, res)
+			}
+			cfg, err := os.ReadFile(filepath.Join(a.ConfigDir(), "config.toml"))
+			if err != nil || string(cfg) != a.CodexConfig {
+				t.Errorf("config.toml after the session (%v):\n%s", err, cfg)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(a.ConfigDir(), "plugins", "cache")); len(ents) != 1 || ents[0].Name() != ownMarketplace {
+				t.Errorf("codex's plugin cache after the session holds %v, want the user's own marketplace alone", ents)
+			}
+		})
+	}
+}
+
+// TestExecCodexExclusiveManaged: a plugin /etc/codex/managed_config.toml
+// enables outranks any -c flag, so bundlectl exec --exclusive refuses to
+// start Codex (a usage error, exit 2) and names the plugin and the file;
+// without --exclusive the plugin loads and the note says what enables it.
+func TestExecCodexExclusiveManaged(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			f := newExecFixture(t, a)
+			f.trust(t)
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			launcher := f.launcher(t)
+			if exclusive {
+				launcher = append(launcher[:len(launcher)-1], "--exclusive", "--")
+			}
+			a.Launcher = append(overlayEtc(t, map[string]string{"managed_config.toml": fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID)}), launcher...)
+			a.Args = append(a.Args, "-c", "features.plugins=true")
+			res := a.Run(t, "hi")
+			if exclusive {
+				want := fmt.Sprintf("bundlectl exec --exclusive -- codex cannot keep your own plugin %q out: \"/etc/codex/managed_config.toml\" enables it", ownPluginID)
+				if res.Exit != 2 || !strings.Contains(res.Stderr, want) || len(a.Model.Requests()) > 0 {
+					t.Errorf("want exit 2, %q on stderr and codex never started\n%s", want, res)
+				}
+				return
+			}
+			if res.Exit != 0 || !ownLoaded(a, ownPlugin) || !strings.Contains(res.Stderr, "(\"/etc/codex/managed_config.toml\" enables it, above anything a session can set)") {
+				t.Errorf("want the managed plugin loaded and named with its file\n%s", res)
+			}
+		})
+	}
+}
