@@ -393,6 +393,14 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 		out := append([]string{argv[0], "-c", "plugins=" + InlineTOML(plugins)}, argv[1:]...)
 		return &hosts.Launch{Argv: out, Env: env, Notes: notes}, nil
 	}
+	hooks := false
+	for _, v := range views {
+		// Meta holds the trust of each of the view's hooks.
+		hooks = hooks || len(v.Meta) > 0
+	}
+	if file, setting := ManagedFeatureOff(hooks); setting != "" {
+		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "it outranks the -c flags that turn it on for the session; have it removed there"}
+	}
 	sd, err := s.Dir()
 	if err != nil {
 		return nil, err

@@ -354,6 +354,25 @@ func pluginsFeatureArg(args []string) (on, set bool) {
 	return
 }
 
+// ManagedFeatureOff returns the setting of /etc/codex/managed_config.toml
+// that would keep the session's views (features.plugins = false) or their
+// hooks (features.hooks = false, when hooks is set) from loading, and ""
+// when it sets neither: that file outranks the -c flags exec turns both
+// on with. A file that cannot be read sets nothing (Codex does not start
+// on a managed file it cannot parse).
+func ManagedFeatureOff(hooks bool) (file, setting string) {
+	file = filepath.Join(testOnlySystemDir, "managed_config.toml")
+	doc, _ := readTOML(file)
+	features, _ := doc["features"].(map[string]any)
+	if on, ok := features["plugins"].(bool); ok && !on {
+		return file, "features.plugins = false"
+	}
+	if on, ok := features["hooks"].(bool); ok && !on && hooks {
+		return file, "features.hooks = false"
+	}
+	return file, ""
+}
+
 // ownNote names a plugin of the user's own that loads beside the views.
 func ownNote(p OwnPlugin) string {
 	if p.Managed != "" {

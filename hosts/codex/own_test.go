@@ -183,3 +183,29 @@ func TestLaunchExclusive(t *testing.T) {
 		t.Errorf("a managed plugin under --exclusive: got %v, want a NotExclusiveError naming b@m and the file", err)
 	}
 }
+
+// TestManagedFeatureOff: a managed_config.toml that turns the plugins
+// feature off, or the hooks feature when the views have hooks, is named.
+func TestManagedFeatureOff(t *testing.T) {
+	for _, c := range []struct {
+		managed string
+		hooks   bool
+		want    string
+	}{
+		{"", true, ""},
+		{"[features]\nplugins = false\n", false, "features.plugins = false"},
+		{"[features]\nhooks = false\n", true, "features.hooks = false"},
+		{"[features]\nhooks = false\n", false, ""},
+		{"[features]\nhooks = true\nplugins = true\n", true, ""},
+		{"[features\n", true, ""}, // Codex does not start on it
+	} {
+		files := map[string]string{}
+		if c.managed != "" {
+			files["etc/managed_config.toml"] = c.managed
+		}
+		ownFixture(t, files)
+		if _, got := ManagedFeatureOff(c.hooks); got != c.want {
+			t.Errorf("ManagedFeatureOff(%v) with %q = %q, want %q", c.hooks, c.managed, got, c.want)
+		}
+	}
+}

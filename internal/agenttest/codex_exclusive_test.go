@@ -201,3 +201,28 @@ func TestExecCodexExclusiveManaged(t *testing.T) {
 		})
 	}
 }
+
+// TestExecCodexManagedFeaturesOff: /etc/codex/managed_config.toml outranks
+// the -c flags with which exec turns the plugins and hooks features on, so
+// a managed file that turns either off would start Codex with the views'
+// guards silently gone (tried: the marker command ran). exec refuses to
+// start Codex instead, naming the file and the setting.
+func TestExecCodexManagedFeaturesOff(t *testing.T) {
+	for _, setting := range []string{"plugins", "hooks"} {
+		t.Run(setting, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, _ := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			f := newExecFixture(t, a)
+			f.marker = marker
+			f.trust(t)
+			allowExecTools(a)
+			a.Launcher = append(overlayEtc(t, map[string]string{"managed_config.toml": "[features]\n" + setting + " = false\n"}), f.launcher(t)...)
+			res := a.Run(t, execPrompt(Codex))
+			want := fmt.Sprintf(`"/etc/codex/managed_config.toml" sets features.%s = false, which would keep them from running, so the agent is not started`, setting)
+			if _, err := os.Stat(marker); err == nil || res.Exit != 1 || !strings.Contains(res.Stderr, want) || len(a.Model.Requests()) > 0 {
+				t.Errorf("want codex never started and %q on stderr\n%s", want, res)
+			}
+		})
+	}
+}
