@@ -103,7 +103,13 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		}
 		d, err := readTOML(file)
 		if err != nil {
-			out.Unread = append(out.Unread, bundle.Quote(file)+" ("+bundle.Sanitize(err.Error())+")")
+			// A parse error may quote the file, which can hold secrets.
+			why := "not valid TOML"
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				why = pe.Err.Error()
+			}
+			out.Unread = append(out.Unread, bundle.Quote(file)+" ("+why+")")
 			if file == managed {
 				out.UnreadManaged = file
 			}

@@ -133,7 +133,8 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 // loads (its skill reaches the model, its server starts) and stderr names
 // it; through bundlectl exec --exclusive it does not load at all, while
 // the view's guard still blocks the marker command, and config.toml is
-// left as it was.
+// left as it was. The user's own hook and MCP server in config.toml,
+// which are configuration and not plugins, run in both.
 func TestExecCodexExclusive(t *testing.T) {
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
@@ -150,8 +151,18 @@ func TestExecCodexExclusive(t *testing.T) {
 			}
 			rec := t.TempDir()
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, rec)
-			a.CodexConfig = fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID)
+			// The user's own hook and MCP server, configuration rather
+			// than plugins, which load either way.
+			userHook := filepath.Join(rec, "user-hook-ran")
+			a.CodexConfig = fmt.Sprintf("[plugins.%q]\nenabled = true\n\n[mcp_servers.usersrv]\ncommand = %q\nargs = [\"-record\", %q]\n\n", ownPluginID, FakeMCPServer(t), filepath.Join(rec, "usersrv.jsonl")) +
+				CodexTrustedHookTOML(a.ConfigDir(), "PreToolUse", "Bash", "touch "+userHook)
 			res := a.Run(t, execPrompt(Codex))
+			if _, err := os.Stat(userHook); err != nil {
+				t.Errorf("exclusive=%v: the user's own hook in config.toml did not run\n%s", exclusive, res)
+			}
+			if len(mcpRecord(t, filepath.Join(rec, "usersrv.jsonl"))) == 0 {
+				t.Errorf("exclusive=%v: the user's own MCP server in config.toml did not start\n%s", exclusive, res)
+			}
 
 			f.checkGuard(t, a, res, shellTurn)
 			started := len(mcpRecord(t, filepath.Join(rec, ownPlugin+".jsonl"))) > 0
