@@ -12,14 +12,18 @@ import (
 // usage error: the command line asked for what cannot be had.
 type NotExclusiveError struct {
 	Host   string // "codex"
-	Plugin string // the plugin as the agent names it
-	Source string // the file or argument that loads it
+	Plugin string // the plugin as the agent names it; "" when unknown
+	Source string // the file or argument that loads it (or may)
 	Why    string // why the session cannot keep it out
 	Fix    string
 }
 
 func (e *NotExclusiveError) Error() string {
-	return fmt.Sprintf("bundlectl exec --exclusive -- %s cannot keep your own plugin %s out: %s enables it, and %s; so the agent is not started: %s", e.Host, bundle.Quote(e.Plugin), bundle.Quote(e.Source), e.Why, e.Fix)
+	what, does := "plugins", "may enable some"
+	if e.Plugin != "" {
+		what, does = "plugin "+bundle.Quote(e.Plugin), "enables it"
+	}
+	return fmt.Sprintf("bundlectl exec --exclusive -- %s cannot keep your own %s out: %s %s, and %s; so the agent is not started: %s", e.Host, what, bundle.Quote(e.Source), does, e.Why, e.Fix)
 }
 
 // Hint is the command that starts the agent without the switch, the

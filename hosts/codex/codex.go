@@ -370,8 +370,8 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 		if len(own.Forced) > 0 {
 			return nil, exclusiveError(own.Forced[0])
 		}
-		if len(own.UnreadManaged) > 0 {
-			return nil, &hosts.NotExclusiveError{Host: "codex", Plugin: "any", Source: own.UnreadManaged, Why: "bundlectl cannot read it to tell which plugins it enables above the session's -c flags", Fix: "make it readable, or start without --exclusive"}
+		if own.UnreadManaged != "" {
+			return nil, &hosts.NotExclusiveError{Host: "codex", Source: own.UnreadManaged, Why: "bundlectl cannot read it to tell which, above the session's -c flags", Fix: "have it made readable, or start without --exclusive"}
 		}
 		for _, id := range own.Known {
 			plugins[id] = map[string]any{"enabled": false}

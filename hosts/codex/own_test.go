@@ -182,6 +182,12 @@ func TestLaunchExclusive(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Plugin != "b@m" || !strings.Contains(err.Error(), "managed_config.toml") {
 		t.Errorf("a managed plugin under --exclusive: got %v, want a NotExclusiveError naming b@m and the file", err)
 	}
+
+	os.WriteFile(filepath.Join(root, "etc", "managed_config.toml"), []byte("[plugins\n"), 0o644)
+	_, err = Host{}.Launch(s, nil, argv, env)
+	if want := `cannot keep your own plugins out: "` + filepath.Join(root, "etc", "managed_config.toml") + `" may enable some, and bundlectl cannot read it`; !errors.As(err, &ne) || !strings.Contains(err.Error(), want) {
+		t.Errorf("an unreadable managed_config.toml under --exclusive: got %v, want %q", err, want)
+	}
 }
 
 // TestManagedFeatureOff: a managed_config.toml that turns the plugins
