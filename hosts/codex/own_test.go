@@ -215,3 +215,42 @@ func TestManagedFeatureOff(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFindOwnPlugins: no config.toml or argument list makes the reader
+// panic, and every plugin it says loads is one an exclusive launch
+// disables.
+func FuzzFindOwnPlugins(f *testing.F) {
+	f.Add("[plugins.\"a@m\"]\nenabled = true\n", "-p\x00work")
+	f.Add("[plugins]\n\"a@m\" = true\n", "-C")
+	f.Add("plugins = 3\n[projects.\"/\"]\ntrust_level = 1\n", "--profile=x\x00--")
+	f.Add("[plugins.\"a@m\".enabled]\nx = 1\n", "-c\x00features.plugins=false")
+	f.Fuzz(func(t *testing.T, cfg, args string) {
+		root := t.TempDir()
+		home := filepath.Join(root, "home")
+		writeAll(t, map[string]string{
+			filepath.Join(home, "config.toml"):                                       cfg,
+			filepath.Join(home, "plugins/cache/m/a/1.0.0/.codex-plugin/plugin.json"): "{}",
+		})
+		old := testOnlySystemDir
+		testOnlySystemDir = filepath.Join(root, "etc")
+		defer func() { testOnlySystemDir = old }()
+		got := FindOwnPlugins(home, root, strings.Split(args, "\x00"))
+		for _, p := range got.Load {
+			if !slices.Contains(got.Known, p.ID) {
+				t.Errorf("%q loads but is not disabled under --exclusive", p.ID)
+			}
+		}
+	})
+}
+
+func writeAll(t *testing.T, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
