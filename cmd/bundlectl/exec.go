@@ -91,6 +91,10 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 	if errors.As(err, &ne) {
 		return &usageError{err, ne.Hint()}
 	}
+	var ae *hosts.ArgumentError
+	if errors.As(err, &ae) {
+		return &usageError{err, ae.Fix}
+	}
 	if err != nil {
 		return err
 	}
