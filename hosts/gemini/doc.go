@@ -12,6 +12,12 @@
 // bundle's guards out. Nothing in the user's .gemini/ is written; the
 // session directory is removed when gemini exits.
 //
+// The user's own extensions, which bundlectl never reviewed, are named at
+// launch when Gemini CLI will load them (own.go reads them, the -e list and
+// the enablement rules as Gemini CLI does); with --exclusive none is
+// linked, and a -e naming one is refused. A -e list always gets the views
+// added: Gemini CLI loads what it names and nothing else.
+//
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named
 // at launch (docs/hosts.md), never dropped silently.

@@ -308,12 +308,45 @@ const enablementFile = "extension-enablement.json"
 // view has hooks (hooksOff): the guards would not run, and Gemini CLI
 // would not say so.
 func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
-	if len(views) == 0 {
-		return &hosts.Launch{Argv: argv, Env: env}, nil
-	}
+	return launch(s, views, argv, env, s.Exclusive())
+}
+
+// launch is Launch, with the session's --exclusive as an argument.
+//
+// Without exclusive, the user's own extensions are linked into the
+// session beside the views, and each that Gemini CLI will load there is
+// named. With it, none is: the session's extensions directory holds the
+// views alone, and a -e argument naming one of the user's own is refused.
+// Either way, a -e list (which makes Gemini CLI load the extensions it
+// names and no other) gets the views added to it, so that it cannot keep
+// a bundle's guards out.
+func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclusive bool) (*hosts.Launch, error) {
 	user, err := userGeminiDir(env)
 	if err != nil {
+		if len(views) == 0 && !exclusive {
+			return &hosts.Launch{Argv: argv, Env: env}, nil
+		}
 		return nil, err
+	}
+	userExt := filepath.Join(user, "extensions")
+	own, err := ownExtensions(userExt)
+	if err != nil {
+		return nil, err
+	}
+	ours := map[string]bool{}
+	for _, v := range views {
+		ours[v.Bundle] = true
+	}
+	eargs := extensionsArgs(argv[1:])
+	if exclusive {
+		if err := ownSelected(own, ours, eargs); err != nil {
+			return nil, err
+		}
+	}
+	cwd := workingDir()
+	if len(views) == 0 && !exclusive {
+		notes := ownNotes(own, ours, extensionsList(eargs), readEnablement(filepath.Join(userExt, enablementFile)), cwd)
+		return &hosts.Launch{Argv: argv, Env: env, Notes: notes}, nil
 	}
 	if hosts.ViewsHaveHooks(views) {
 		if err := hooksOff(user, env); err != nil {
@@ -331,10 +364,6 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 		return nil, err
 	}
 	var notes []string
-	ours := map[string]bool{}
-	for _, v := range views {
-		ours[v.Bundle] = true
-	}
 	ents, err := os.ReadDir(user)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -347,25 +376,26 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 			return nil, err
 		}
 	}
-	userExt := filepath.Join(user, "extensions")
-	ents, err = os.ReadDir(userExt)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	for _, e := range ents {
-		p := filepath.Join(userExt, e.Name())
-		switch {
-		case e.Name() == enablementFile:
-			if err := copyEnablement(p, filepath.Join(ext, enablementFile), ours); err != nil {
-				notes = append(notes, fmt.Sprintf("gemini: the extension enablement file %s was not read (%v): every extension loads enabled in this session", bundle.Quote(p), err))
-			}
-			continue
-		case ours[e.Name()] || ours[extensionName(p)]:
-			notes = append(notes, fmt.Sprintf("gemini: your own extension %s is left out of this session: a bundle of the same name is loaded instead", bundle.Quote(e.Name())))
-			continue
-		}
-		if err := os.Symlink(p, filepath.Join(ext, e.Name())); err != nil {
+	if !exclusive {
+		ents, err = os.ReadDir(userExt)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
+		}
+		for _, e := range ents {
+			p := filepath.Join(userExt, e.Name())
+			if e.Name() == enablementFile {
+				if err := copyEnablement(p, filepath.Join(ext, enablementFile), ours); err != nil {
+					notes = append(notes, fmt.Sprintf("gemini: the extension enablement file %s was not read (%v): every extension loads enabled in this session", bundle.Quote(p), err))
+				}
+				continue
+			}
+			if name, ok := loadableName(p); ours[e.Name()] || ok && ours[name] {
+				notes = append(notes, fmt.Sprintf("gemini: your own extension %s is left out of this session: a bundle of the same name is loaded instead", bundle.Quote(e.Name())))
+				continue
+			}
+			if err := os.Symlink(p, filepath.Join(ext, e.Name())); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, v := range views {
@@ -373,29 +403,89 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 			return nil, err
 		}
 	}
+	out := argv
+	list := extensionsList(eargs)
+	if len(list) > 0 {
+		// Gemini CLI loads the extensions a -e list names and no other:
+		// the views go in it, or their guards would not run.
+		var add []string
+		for _, v := range views {
+			if !selects(list, v.Bundle) {
+				add = append(add, "--extensions="+v.Bundle)
+				list = append(list, v.Bundle)
+			}
+		}
+		if len(add) > 0 {
+			out = append(append([]string{argv[0]}, add...), argv[1:]...)
+			notes = append(notes, fmt.Sprintf("gemini: your -e/--extensions list leaves out bundle views, which exec loads whatever it says: it adds %s", strings.Join(add, " ")))
+		}
+	}
+	if !exclusive {
+		notes = append(notes, ownNotes(own, ours, list, readEnablement(filepath.Join(ext, enablementFile)), cwd)...)
+	}
 	if allowList(filepath.Join(user, "settings.json")) {
 		// The views directory itself: a view's parent is its token's (or,
 		// for a view holding option values, this session's), gone after a
 		// re-trust (or this session).
 		notes = append(notes, "gemini: your settings restrict extensions (security.allowedExtensions or blockGitExtensions): make sure they admit the bundle views under "+s.ViewsDir())
 	}
-	out := slices.Clone(env)
-	out = slices.DeleteFunc(out, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
-	out = append(out, "GEMINI_CLI_HOME="+home)
-	return &hosts.Launch{Argv: argv, Env: out, Notes: notes, Cleanup: func() {}}, nil
+	outEnv := slices.Clone(env)
+	outEnv = slices.DeleteFunc(outEnv, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
+	outEnv = append(outEnv, "GEMINI_CLI_HOME="+home)
+	return &hosts.Launch{Argv: out, Env: outEnv, Notes: notes, Cleanup: func() {}}, nil
 }
 
-// extensionName reads the name an extension directory declares.
-func extensionName(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "gemini-extension.json"))
+// ownSelected refuses a -e argument that names one of the user's own
+// extensions under --exclusive: kept out of the session, it could not
+// load, and Gemini CLI would go on without it.
+func ownSelected(own []ownExtension, ours map[string]bool, eargs []extArg) error {
+	for _, a := range eargs {
+		for _, n := range a.names() {
+			for _, o := range own {
+				if !strings.EqualFold(n, o.name) || ours[o.name] || ours[o.entry] {
+					continue
+				}
+				return &hosts.ArgumentError{
+					Err: fmt.Errorf("gemini: the argument %s names your own extension %s, which --exclusive keeps out of the session (bundlectl never reviewed it): leave it out of -e, or start without --exclusive to load it beside the views",
+						bundle.Quote(a.Arg), bundle.Quote(o.name)),
+					Fix: "bundlectl exec --exclusive -- gemini",
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ownNotes names each of the user's own extensions Gemini CLI will load
+// in the session: one the -e list selects when there is a list, else one
+// the enablement rules leave enabled in the working directory. One
+// same-named as a view is left out of the session.
+func ownNotes(own []ownExtension, ours map[string]bool, list []string, en enablement, cwd string) []string {
+	var notes []string
+	for _, o := range own {
+		if ours[o.entry] || ours[o.name] {
+			continue
+		}
+		if len(list) > 0 && !selects(list, o.name) || len(list) == 0 && !en.enabled(o.name, cwd) {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("gemini: your own extension %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- gemini keeps it out)", bundle.Quote(o.name)))
+	}
+	return notes
+}
+
+// workingDir is the directory Gemini CLI matches enablement rules
+// against: its working directory, which is bundlectl's, as the system
+// reports it (node's process.cwd(), symbolic links resolved).
+func workingDir() string {
+	wd, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
-	var m struct {
-		Name string `json:"name"`
+	if r, err := filepath.EvalSymlinks(wd); err == nil {
+		return r
 	}
-	json.Unmarshal(data, &m)
-	return m.Name
+	return wd
 }
 
 // copyEnablement copies the user's enablement file without the entries of

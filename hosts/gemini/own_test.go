@@ -1,0 +1,276 @@
+package gemini
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// TestExtensionsArgs: the -e/--extensions arguments as Gemini CLI's
+// parser (yargs-parser) reads them, and the list it makes of them
+// (coerceCommaSeparated).
+func TestExtensionsArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, nil},
+		{[]string{"-p", "hi"}, nil},
+		{[]string{"-e", "a"}, []string{"a"}},
+		{[]string{"-e", "a, b", "--extensions", "c"}, []string{"a", "b", "c"}},
+		{[]string{"-e=a", "--extensions=b", "--e=c", "--e", "d"}, []string{"a", "b", "c", "d"}},
+		{[]string{"-ye", "a"}, []string{"a"}},     // a short group ending in e
+		{[]string{"-ye=a"}, []string{"a"}},        // = inside a group
+		{[]string{"-e", "-p", "x"}, nil},          // no value: Gemini CLI refuses it
+		{[]string{"-e a"}, []string{"a"}},         // one argument: e, then a non-word character: the rest is its value
+		{[]string{"-e", ""}, []string{""}},        // one empty value enables nothing
+		{[]string{"--extensions="}, []string{""}}, // so does this
+		{[]string{"-e", "", "-e", "a"}, []string{"a"}},
+		{[]string{"-e", "none"}, []string{"none"}},
+		{[]string{"-p", "x", "--", "-e", "a"}, nil}, // the prompt's
+		{[]string{"query", "-e", "a"}, []string{"a"}},
+		{[]string{"--extension", "a", "-m", "e"}, nil}, // neither is -e
+	} {
+		got := extensionsList(extensionsArgs(tc.args))
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: list %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	if a := extensionsArgs([]string{"-p", "x", "-e", "Own"}); len(a) != 1 || a[0].Arg != "-e Own" {
+		t.Errorf("written as %+v", a)
+	}
+}
+
+// TestSelects: "none" alone enables nothing; otherwise the names, in any
+// case.
+func TestSelects(t *testing.T) {
+	for _, tc := range []struct {
+		list []string
+		name string
+		want bool
+	}{
+		{[]string{"none"}, "none", false},
+		{[]string{"NONE"}, "x", false},
+		{[]string{"none", "x"}, "x", true},
+		{[]string{"X"}, "x", true},
+		{[]string{""}, "x", false},
+		{[]string{"y"}, "x", false},
+	} {
+		if got := selects(tc.list, tc.name); got != tc.want {
+			t.Errorf("selects(%q, %q) = %v", tc.list, tc.name, got)
+		}
+	}
+}
+
+// TestEnablement: extension-enablement.json's rules as Gemini CLI reads
+// them: the last that matches the working directory decides, "/p/*"
+// covers p and below, "/p/" p alone; the name is matched as written; a
+// file of another shape is ignored whole (everything enabled).
+func TestEnablement(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, enablementFile)
+	os.WriteFile(p, []byte(`{
+		"sub":   {"overrides": ["!/w/*"]},
+		"exact": {"overrides": ["!/w/"]},
+		"back":  {"overrides": ["!/*", "/w/p/*"]},
+		"glob":  {"overrides": ["!/w/*/deep/*"]},
+		"dot":   {"overrides": ["!/w.x/*"]},
+		"extra": {"overrides": [], "note": 1}
+	}`), 0o600)
+	en := readEnablement(p)
+	for _, tc := range []struct {
+		name, cwd string
+		want      bool
+	}{
+		{"sub", "/w", false}, {"sub", "/w/p", false}, {"sub", "/wx", true},
+		{"exact", "/w", false}, {"exact", "/w/p", true},
+		{"back", "/w/p/q", true}, {"back", "/w", false},
+		{"glob", "/w/a/deep/b", false}, {"glob", "/w/a/shallow", true},
+		{"dot", "/wax", true}, {"dot", "/w.x/y", false},
+		{"Sub", "/w", true}, // another name
+		{"extra", "/w", true},
+		{"unlisted", "/w", true},
+	} {
+		if got := en.enabled(tc.name, tc.cwd); got != tc.want {
+			t.Errorf("%s in %s: enabled %v, want %v", tc.name, tc.cwd, got, tc.want)
+		}
+	}
+	for _, bad := range []string{`{"sub": {"overrides": "!/w/*"}}`, `{"sub": {}}`, `{"sub": ["!/w/*"]}`, `{"sub": {"overrides": [1]}}`, `[]`, `null`, `{`} {
+		os.WriteFile(p, []byte(bad), 0o600)
+		if !readEnablement(p).enabled("sub", "/w") {
+			t.Errorf("%s: not ignored whole", bad)
+		}
+	}
+}
+
+// TestOwnExtensions: an entry loads when it is a directory (or a link to
+// one) whose manifest — or, for a link record, its source's — has a name
+// Gemini CLI accepts and a version; the name is the manifest's.
+func TestOwnExtensions(t *testing.T) {
+	ext := t.TempDir()
+	src := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(ext, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(data), 0o600)
+	}
+	write("dir-a/gemini-extension.json", `{"name": "alpha", "version": "1"}`)
+	write("noversion/gemini-extension.json", `{"name": "nov"}`)
+	write("zero/gemini-extension.json", `{"name": "zero", "version": 0}`)
+	write("under/gemini-extension.json", `{"name": "un_der", "version": "1"}`)
+	write("nomanifest/README", ``)
+	write("linked/"+installMetadataFile, `{"type": "link", "source": "`+src+`"}`)
+	os.WriteFile(filepath.Join(src, "gemini-extension.json"), []byte(`{"name": "from-src", "version": "2"}`), 0o600)
+	write("badlink/"+installMetadataFile, `{"type": "link", "source": "`+filepath.Join(src, "gone")+`"}`)
+	write("badlink/gemini-extension.json", `{"name": "local-copy", "version": "1"}`)
+	write(enablementFile, `{}`)
+	os.Symlink(filepath.Join(ext, "dir-a"), filepath.Join(ext, "symlinked"))
+	own, err := ownExtensions(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range own {
+		got = append(got, o.entry+"="+o.name)
+	}
+	want := []string{"dir-a=alpha", "linked=from-src", "symlinked=alpha"}
+	if !slices.Equal(got, want) {
+		t.Errorf("own extensions %q, want %q", got, want)
+	}
+	if own, err := ownExtensions(filepath.Join(ext, "missing")); err != nil || own != nil {
+		t.Errorf("a missing directory: %v %v", own, err)
+	}
+}
+
+// ownHome is a user's .gemini with own extensions: "theirs" (enabled),
+// "off" (disabled for every directory), "agentguard" (a bundle's name).
+func ownHome(t *testing.T) (user, dot string) {
+	t.Helper()
+	user = t.TempDir()
+	dot = filepath.Join(user, ".gemini")
+	for _, n := range []string{"theirs", "off", "agentguard"} {
+		d := filepath.Join(dot, "extensions", n)
+		os.MkdirAll(d, 0o700)
+		os.WriteFile(filepath.Join(d, "gemini-extension.json"), []byte(`{"name": "`+n+`", "version": "1"}`), 0o600)
+	}
+	os.WriteFile(filepath.Join(dot, "extensions", enablementFile), []byte(`{"off": {"overrides": ["!/*"]}}`), 0o600)
+	os.WriteFile(filepath.Join(dot, "settings.json"), []byte(`{}`), 0o600)
+	return user, dot
+}
+
+func sessionHome(t *testing.T, l *hosts.Launch) string {
+	t.Helper()
+	for _, kv := range l.Env {
+		if v, ok := strings.CutPrefix(kv, "GEMINI_CLI_HOME="); ok {
+			return v
+		}
+	}
+	t.Fatalf("no GEMINI_CLI_HOME in %q", l.Env)
+	return ""
+}
+
+// TestLaunchNamesOwn: without --exclusive each own extension that loads
+// is named, in one line of the shape every host uses; a disabled one, and
+// one a bundle of the same name replaces, are not; a -e list decides
+// instead of the enablement file, and gets the views added to it.
+func TestLaunchNamesOwn(t *testing.T) {
+	user, _ := ownHome(t)
+	view := t.TempDir()
+	env := []string{"HOME=" + user}
+	note := func(n string) string {
+		return `gemini: your own extension "` + n + `" loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- gemini keeps it out)`
+	}
+	for _, tc := range []struct {
+		args  []string
+		named []string
+		argv  []string
+	}{
+		{nil, []string{"theirs"}, []string{"gemini"}},
+		{[]string{"-e", "OFF"}, []string{"off"}, []string{"gemini", "--extensions=agentguard", "-e", "OFF"}},
+		{[]string{"-e", "none"}, nil, []string{"gemini", "--extensions=agentguard", "-e", "none"}},
+		{[]string{"-e", "agentguard,theirs"}, []string{"theirs"}, []string{"gemini", "-e", "agentguard,theirs"}},
+	} {
+		s := hosts.NewSession(t.TempDir())
+		l, err := launch(s, []hosts.BuiltView{{Bundle: "agentguard", Dir: view}}, append([]string{"gemini"}, tc.args...), env, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Remove()
+		var named []string
+		for _, n := range l.Notes {
+			for _, o := range []string{"theirs", "off", "agentguard"} {
+				if n == note(o) {
+					named = append(named, o)
+				}
+			}
+		}
+		if !slices.Equal(named, tc.named) || !slices.Equal(l.Argv, tc.argv) {
+			t.Errorf("%q: named %q, argv %q; want %q, %q\nnotes: %q", tc.args, named, l.Argv, tc.named, tc.argv, l.Notes)
+		}
+	}
+	// No view: Gemini CLI starts as it is, and the note still names them.
+	l, err := launch(hosts.NewSession(t.TempDir()), nil, []string{"gemini"}, env, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Notes) != 2 || l.Notes[0] != note("agentguard") || l.Notes[1] != note("theirs") || l.Cleanup != nil || !slices.Equal(l.Env, env) {
+		t.Errorf("without views: %+v", l)
+	}
+}
+
+// TestLaunchExclusive: with --exclusive the session's extensions
+// directory holds the views alone — even with no view at all — and the
+// user's own extensions directory is untouched; a -e naming an own
+// extension is refused as a usage error that names it, one naming a view
+// is not, and a -e list gets the views.
+func TestLaunchExclusive(t *testing.T) {
+	user, dot := ownHome(t)
+	view := t.TempDir()
+	env := []string{"HOME=" + user}
+	for _, views := range [][]hosts.BuiltView{{{Bundle: "guard", Dir: view}}, nil} {
+		s := hosts.NewSession(t.TempDir())
+		l, err := launch(s, views, []string{"gemini", "-p", "x"}, env, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents, _ := os.ReadDir(filepath.Join(sessionHome(t, l), ".gemini", "extensions"))
+		var got []string
+		for _, e := range ents {
+			got = append(got, e.Name())
+		}
+		want := []string(nil)
+		if len(views) > 0 {
+			want = []string{"guard"}
+		}
+		if !slices.Equal(got, want) || len(l.Notes) != 0 {
+			t.Errorf("views %v: the session's extensions are %q, want %q; notes %q", views, got, want, l.Notes)
+		}
+		if target, _ := os.Readlink(filepath.Join(sessionHome(t, l), ".gemini", "settings.json")); target != filepath.Join(dot, "settings.json") {
+			t.Errorf("the user's settings are not linked: %q", target)
+		}
+		s.Remove()
+	}
+	s := hosts.NewSession(t.TempDir())
+	defer s.Remove()
+	_, err := launch(s, []hosts.BuiltView{{Bundle: "guard", Dir: view}}, []string{"gemini", "-p", "x", "--extensions=guard,Theirs"}, env, true)
+	var ae *hosts.ArgumentError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), `the argument "--extensions=guard,Theirs" names your own extension "theirs"`) || ae.Hint() != "bundlectl exec --exclusive -- gemini" {
+		t.Errorf("a -e naming an own extension: %v", err)
+	}
+	// agentguard is a bundle's name too: -e selects the view.
+	l, err := launch(s, []hosts.BuiltView{{Bundle: "agentguard", Dir: view}, {Bundle: "guard", Dir: view}}, []string{"gemini", "-e", "agentguard"}, env, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.Argv, []string{"gemini", "--extensions=guard", "-e", "agentguard"}) {
+		t.Errorf("argv %q", l.Argv)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dot, "extensions")); len(ents) != 4 {
+		t.Errorf("the user's extensions directory changed: %v", ents)
+	}
+}
