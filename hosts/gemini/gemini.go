@@ -55,8 +55,10 @@ func matcherFor(m string) (string, bool) {
 // View builds the extension directory of b.
 func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	v := hosts.NewView()
-	if !hosts.SafeName(b.Name) {
-		b.Note("not loaded into gemini: an extension name must be ASCII letters, digits, '-' or '_'")
+	if !hosts.SafeName(b.Name) || !extensionNameRe.MatchString(b.Name) {
+		// Gemini CLI skips an extension by any other name, and its hooks
+		// with it: said here, rather than by a view it never loads.
+		b.Note("not loaded into gemini: Gemini CLI loads an extension only when its name is ASCII letters, digits and '-'")
 		return v, nil
 	}
 	manifest := map[string]any{

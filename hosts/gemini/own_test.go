@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/inventory"
 )
 
 // TestExtensionsArgs: the -e/--extensions arguments as Gemini CLI's
@@ -272,5 +274,23 @@ func TestLaunchExclusive(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(dot, "extensions")); len(ents) != 4 {
 		t.Errorf("the user's extensions directory changed: %v", ents)
+	}
+}
+
+// TestViewName: a bundle whose name Gemini CLI would refuse as an
+// extension's (an "_" or a ".") gets no view, and a note, rather than a
+// view Gemini CLI skips with its hooks.
+func TestViewName(t *testing.T) {
+	for name, loads := range map[string]bool{"repo-guard": true, "Repo9": true, "repo_guard": false, "repo.guard": false} {
+		inv := &inventory.Inventory{Hooks: []inventory.Hook{{ID: "h1", Event: "BeforeTool", Type: "command", Command: "x", Hosts: []string{"gemini"}}}}
+		b := hosts.NewBundle(harness.ActiveBundle{Name: name, Inventory: inv}, "gemini")
+		v, err := Host{}.View(b, re)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := strings.Contains(strings.Join(b.Notes, "\n"), "not loaded into gemini")
+		if v.Empty() == loads || noted == loads {
+			t.Errorf("%s: view empty %v, noted %v; want it to load: %v", name, v.Empty(), noted, loads)
+		}
 	}
 }

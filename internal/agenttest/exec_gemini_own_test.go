@@ -168,3 +168,22 @@ func TestExecGeminiOwnExtensions(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiExtensionNameRule: Gemini CLI 0.61 skips an extension whose
+// name is not ASCII letters, digits and "-" (validateName), hooks and
+// all, so a bundle by such a name gets no Gemini CLI view but a note
+// (hosts/gemini TestViewName), never a view that silently does not load.
+func TestGeminiExtensionNameRule(t *testing.T) {
+	rec := t.TempDir()
+	a := New(t, GeminiCLI, Say("done"))
+	for _, name := range []string{"ok-Name9", "under_score", "do.t"} {
+		dir := filepath.Join(a.ConfigDir(), "extensions", name)
+		writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": name, "version": "1.0.0"})
+		writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+			"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, name)}}}}}})
+	}
+	res := a.Run(t, "hello")
+	if got := ranOwn(t, rec); !slices.Equal(got, []string{"ok-Name9"}) {
+		t.Errorf("the extensions whose hooks ran: %q, want only %q\n%s", got, "ok-Name9", res)
+	}
+}
