@@ -6,7 +6,8 @@
 // GEMINI_CLI_HOME set to a session directory whose .gemini/ links every
 // entry of the user's own .gemini/ (settings, credentials, trusted
 // folders, history) except extensions/, which is a fresh directory
-// linking the user's own extensions and one view per active bundle. The
+// linking the user's own extensions and one view per active bundle; the
+// session home links the user's .agents (skills Gemini CLI reads) too. The
 // user's extension enablement is copied in with the views' names removed,
 // so a same-named extension the user once disabled cannot silently keep a
 // bundle's guards out. Nothing in the user's .gemini/ is written; the

@@ -378,6 +378,14 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 			return nil, err
 		}
 	}
+	// Gemini CLI reads the user's skills from <home>/.agents/skills too:
+	// configuration of the user's own, which stays in the session.
+	agents := filepath.Join(filepath.Dir(user), ".agents")
+	if _, err := os.Stat(agents); err == nil {
+		if err := os.Symlink(agents, filepath.Join(home, ".agents")); err != nil {
+			return nil, err
+		}
+	}
 	if !exclusive {
 		ents, err = os.ReadDir(userExt)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -162,6 +162,7 @@ func ownHome(t *testing.T) (user, dot string) {
 	}
 	os.WriteFile(filepath.Join(dot, "extensions", enablementFile), []byte(`{"off": {"overrides": ["!/*"]}}`), 0o600)
 	os.WriteFile(filepath.Join(dot, "settings.json"), []byte(`{}`), 0o600)
+	os.MkdirAll(filepath.Join(user, ".agents", "skills"), 0o700)
 	return user, dot
 }
 
@@ -254,6 +255,9 @@ func TestLaunchExclusive(t *testing.T) {
 		}
 		if target, _ := os.Readlink(filepath.Join(sessionHome(t, l), ".gemini", "settings.json")); target != filepath.Join(dot, "settings.json") {
 			t.Errorf("the user's settings are not linked: %q", target)
+		}
+		if target, _ := os.Readlink(filepath.Join(sessionHome(t, l), ".agents")); target != filepath.Join(user, ".agents") {
+			t.Errorf("the user's .agents (skills) is not linked: %q", target)
 		}
 		s.Remove()
 	}

@@ -12,6 +12,11 @@ import (
 // it reaches the model only when that extension loads.
 const ownContext = "agenttest-own-extension-context-4e21"
 
+// ownSkillDescription is the description of a skill of the user's own in
+// ~/.agents/skills: configuration, not an extension, it loads in every
+// session.
+const ownSkillDescription = "agenttest-own-agents-skill-8c03"
+
 // geminiOwnNote is exec's line naming one of the user's own extensions
 // that loads beside the views.
 func geminiOwnNote(name string) string {
@@ -29,8 +34,11 @@ func geminiOwnNote(name string) string {
 //   - own-off: a directory disabled for the workspace by its enablement
 //     rule;
 //   - ws-ext: in the workspace's .gemini/extensions/, which Gemini CLI
-//     0.61 does not read.
-func writeOwnGeminiExtensions(t *testing.T, a *Agent, rec string) {
+//     0.61 does not read;
+//
+// and the user's own configuration: a BeforeAgent hook in settings.json
+// that touches conf/settings-hook, and a skill in ~/.agents/skills.
+func writeOwnGeminiExtensions(t *testing.T, a *Agent, rec, conf string) {
 	t.Helper()
 	hook := func(name string) map[string]any {
 		return map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
@@ -63,6 +71,12 @@ func writeOwnGeminiExtensions(t *testing.T, a *Agent, rec string) {
 		"own-off":    map[string]any{"overrides": []string{"/elsewhere/*", "!" + ws + "/*"}},
 	})
 
+	// The user's own configuration: a hook in settings.json and a skill in
+	// ~/.agents/skills, which stay whatever --exclusive says.
+	a.Settings = map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+		"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(conf, "settings-hook")}}}}}}
+	writeFile(t, a.Home, ".agents/skills/own-skill/SKILL.md", "---\nname: own-skill\ndescription: "+ownSkillDescription+"\n---\n\nmine\n", 0o644)
+
 	dir = filepath.Join(a.Workdir, ".gemini", "extensions", "ws-ext")
 	writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": "ws-ext", "version": "1.0.0"})
 	writeJSONFile(t, dir, "hooks/hooks.json", hook("ws-ext"))
@@ -91,8 +105,9 @@ func ranOwn(t *testing.T, rec string) []string {
 // bundle view's guard still runs. A -e list, which makes Gemini CLI load
 // what it names and nothing else, can no longer keep a view's guard out;
 // under --exclusive a -e naming an own extension is refused (exit 2)
-// before Gemini CLI starts. Nothing in the user's extensions directory is
-// written.
+// before Gemini CLI starts. The user's own configuration — a hook in
+// settings.json, a skill in ~/.agents/skills — loads in every mode.
+// Nothing in the user's extensions directory is written.
 func TestExecGeminiOwnExtensions(t *testing.T) {
 	type want struct {
 		ran, named []string
@@ -118,8 +133,8 @@ func TestExecGeminiOwnExtensions(t *testing.T) {
 			f := newExecFixture(t, a)
 			f.marker = marker
 			f.trust(t)
-			rec := t.TempDir()
-			writeOwnGeminiExtensions(t, a, rec)
+			rec, conf := t.TempDir(), t.TempDir()
+			writeOwnGeminiExtensions(t, a, rec, conf)
 			before := treeState(t, filepath.Join(a.ConfigDir(), "extensions"))
 			a.Launcher = f.launcher(t)
 			if tc.exclusive {
@@ -162,6 +177,12 @@ func TestExecGeminiOwnExtensions(t *testing.T) {
 			}
 			t.Logf("%s", res)
 			f.checkGuard(t, a, res, 0)
+			if _, err := os.Stat(filepath.Join(conf, "settings-hook")); err != nil {
+				t.Errorf("the hook of the user's settings.json did not run")
+			}
+			if r, ok := lastAt(a, 0); !ok || !r.Contains(ownSkillDescription) {
+				t.Errorf("the user's own skill in ~/.agents/skills was not offered to the model")
+			}
 			if ents, _ := os.ReadDir(filepath.Join(f.home, "views", "sessions")); len(ents) > 0 {
 				t.Errorf("a session directory is left: %v", ents)
 			}
