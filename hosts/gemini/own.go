@@ -150,8 +150,8 @@ func extensionsArgs(args []string) []extArg {
 		if a == "--" {
 			break
 		}
-		if !strings.HasPrefix(a, "-") || negativeRe.MatchString(a) || strings.HasPrefix(a, "---") {
-			continue
+		if len(a) < 2 || a[0] != '-' || negativeRe.MatchString(a) || strings.HasPrefix(a, "---") {
+			continue // "-" alone is a positional argument to yargs too
 		}
 		if strings.HasPrefix(a, "--") {
 			k, v, eq := strings.Cut(a[2:], "=")

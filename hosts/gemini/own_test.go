@@ -37,6 +37,7 @@ func TestExtensionsArgs(t *testing.T) {
 		{[]string{"-p", "x", "--", "-e", "a"}, nil}, // the prompt's
 		{[]string{"query", "-e", "a"}, []string{"a"}},
 		{[]string{"--extension", "a", "-m", "e"}, nil}, // neither is -e
+		{[]string{"-", "-e", "a"}, []string{"a"}},      // "-" alone is positional
 	} {
 		got := extensionsList(extensionsArgs(tc.args))
 		if !slices.Equal(got, tc.want) {
@@ -297,4 +298,19 @@ func TestViewName(t *testing.T) {
 			t.Errorf("%s: view empty %v, noted %v; want it to load: %v", name, v.Empty(), noted, loads)
 		}
 	}
+}
+
+// FuzzExtensionsArgs: no argument list makes the -e reader panic, and
+// every name it returns is trimmed and holds no comma.
+func FuzzExtensionsArgs(f *testing.F) {
+	for _, s := range []string{"-e\x00a", "-\x00-e", "-ye=a,b", "--extensions=\x00-e\x00 x ", "-e a", "-", "--", "-\u00e9e\x00x", "-e=\x00-5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, n := range extensionsList(extensionsArgs(strings.Split(s, "\x00"))) {
+			if n != "" && (n != strings.TrimSpace(n) || strings.Contains(n, ",")) {
+				t.Errorf("%q: name %q", s, n)
+			}
+		}
+	})
 }
