@@ -2,10 +2,12 @@ package claude
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -239,18 +241,100 @@ func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[st
 // --settings argument, turns hooks off while a view has hooks: the
 // guards would not run, and Claude Code would not say so. A repository
 // can ship such a file, and the agent can write one for its next session.
-func (Host) Launch(_ *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+// A setting that turns a view off ("<bundle>@inline": false) is refused
+// the same way when the view has hooks, and named otherwise.
+//
+// The user's own plugins (installed with Claude Code, in a skills folder,
+// or named in their own arguments) are named, one note each; with
+// s.Exclusive() a --settings argument turns each off for the session
+// (over the user's own last --settings, which it carries: only the last
+// one counts), and what no session setting can turn off is refused.
+func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	return launch(s, s != nil && s.Exclusive(), views, argv, env)
+}
+
+func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
 	if hosts.ViewsHaveHooks(views) {
 		if err := hooksOff(argv[1:], env); err != nil {
 			return nil, err
 		}
 	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	own, err := ownPlugins(argv[1:], env, wd, exclusive)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, v := range views {
+		src := own.viewOff(v.Bundle)
+		if src == "" {
+			continue
+		}
+		setting := fmt.Sprintf("\"enabledPlugins\": {%s: false}", strconv.Quote(v.Bundle+"@inline"))
+		if v.Hooks {
+			fix := "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"
+			if src == "--settings" {
+				fix = "leave it out of the arguments"
+			}
+			return nil, &hosts.HooksOffError{Host: "claude", File: src, Setting: setting, Fix: fix}
+		}
+		notes = append(notes, fmt.Sprintf("bundle %s is not loaded into claude: %s sets %s", bundle.Quote(v.Bundle), bundle.Quote(src), setting))
+	}
 	out := []string{argv[0]}
 	for _, v := range views {
 		out = append(out, "--plugin-dir="+v.Dir)
 	}
-	out = append(out, argv[1:]...)
-	return &hosts.Launch{Argv: out, Env: env}, nil
+	user := argv[1:]
+	if exclusive {
+		set, err := own.exclusive()
+		if err != nil {
+			return nil, err
+		}
+		if set != nil {
+			if own.args.hasSettings {
+				// The user's settings may hold secrets: into a file
+				// only the user reads, never onto the command line.
+				dir, err := s.Dir()
+				if err != nil {
+					return nil, err
+				}
+				file := filepath.Join(dir, "claude-settings.json")
+				j, err := json.Marshal(set)
+				if err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(file, j, 0o600); err != nil {
+					return nil, err
+				}
+				out = append(out, "--settings="+file)
+				user = without(user, own.args.settingsAt)
+			} else {
+				j, err := json.Marshal(set)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, "--settings="+string(j))
+			}
+		}
+	} else {
+		notes = append(notes, own.ownNotes()...)
+	}
+	out = append(out, user...)
+	return &hosts.Launch{Argv: out, Env: env, Notes: notes}, nil
+}
+
+// without returns args less the arguments at the indexes drop.
+func without(args []string, drop []int) []string {
+	var out []string
+	for i, a := range args {
+		if !slices.Contains(drop, i) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // then is f followed by g.

@@ -1,0 +1,468 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// What Claude Code 2.1.332 loads of the user's own plugins, as found with
+// the real CLI (internal/agenttest, own_claude_test.go):
+//
+//   - A marketplace plugin "name@marketplace" loads when the layer that
+//     decides it sets it to true (a version list, or false, does not
+//     enable it) and it is installed (installed_plugins.json) or its
+//     marketplace is known (known_marketplaces.json): a directory
+//     marketplace is read in place. The deciding layer is the highest
+//     that names the plugin, lowest first: the settings of each --add-dir
+//     directory, the user's settings.json, the project's
+//     .claude/settings.json and .claude/settings.local.json (in the
+//     working directory only, not above it), the last --settings argument
+//     (only the last one counts), then managed settings, which outrank
+//     every other layer either way. --setting-sources limits which of
+//     user, project and local are read; --settings is read regardless.
+//   - A folder under <config>/skills/ holding .claude-plugin/plugin.json
+//     loads as "<manifest name>@skills-dir" unless a layer sets it to
+//     false (a folder of bare skills is not a plugin).
+//   - --plugin-dir, --plugin-dir-no-mcp and --plugin-url load a plugin as
+//     "<name>@inline"; such a plugin (a bundlectl view too) is dropped by a
+//     layer setting "<name>@inline" to false.
+//   - Plugins built into Claude Code ("@builtin") are part of the agent,
+//     not plugins of the user's; they are left alone.
+
+// testOnlyManagedDir replaces the managed settings directory in tests.
+var testOnlyManagedDir string
+
+// managedDir is where Claude Code reads managed settings:
+// managed-settings.json and the managed-settings.d/ drop-ins.
+func managedDir() string {
+	switch {
+	case testOnlyManagedDir != "":
+		return testOnlyManagedDir
+	case runtime.GOOS == "darwin":
+		return "/Library/Application Support/ClaudeCode"
+	}
+	return "/etc/claude-code"
+}
+
+// userArgs is what of the user's own claude arguments decides which
+// plugins load. Options are read up to "--", as Claude Code reads them.
+type userArgs struct {
+	settings    string // the last --settings value
+	hasSettings bool
+	settingsAt  []int    // the indexes of every --settings argument (and its value)
+	sources     []string // --setting-sources; nil when not given
+	addDirs     []string
+	plugins     []pluginArg
+}
+
+// pluginArg is a plugin the user's own arguments load.
+type pluginArg struct{ option, value string }
+
+func parseArgs(args []string) userArgs {
+	var u userArgs
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "--") {
+			continue
+		}
+		name, val, inline := strings.Cut(a, "=")
+		switch name {
+		case "--settings", "--setting-sources", "--plugin-dir", "--plugin-dir-no-mcp", "--plugin-url":
+			at := i
+			if !inline {
+				if i+1 >= len(args) {
+					continue
+				}
+				i++
+				val = args[i]
+			}
+			switch name {
+			case "--settings":
+				u.settings, u.hasSettings = val, true
+				u.settingsAt = append(u.settingsAt, at)
+				if !inline {
+					u.settingsAt = append(u.settingsAt, i)
+				}
+			case "--setting-sources":
+				u.sources = []string{}
+				for _, s := range strings.Split(val, ",") {
+					u.sources = append(u.sources, strings.TrimSpace(s))
+				}
+			default:
+				u.plugins = append(u.plugins, pluginArg{name, val})
+			}
+		case "--add-dir":
+			// Variadic: every argument up to the next option is a
+			// directory, as Claude Code's parser takes it.
+			if inline {
+				u.addDirs = append(u.addDirs, val)
+			}
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				u.addDirs = append(u.addDirs, args[i])
+			}
+		}
+	}
+	return u
+}
+
+func (u userArgs) reads(source string) bool {
+	return u.sources == nil || slices.Contains(u.sources, source)
+}
+
+// layer is one settings source's enabledPlugins.
+type layer struct {
+	source  string         // the file, or "--settings"
+	enabled map[string]any // its enabledPlugins
+	managed bool
+}
+
+// ownPlugin is a plugin of the user's own that Claude Code would load.
+type ownPlugin struct {
+	id     string // as Claude Code names it: "name@marketplace"
+	source string // the layer that enables it
+	forced bool   // managed settings enable it: no session setting outranks them
+}
+
+// ownState is what the user's settings, files and arguments load beside
+// the views.
+type ownState struct {
+	args     userArgs
+	layers   []layer // lowest first
+	plugins  []ownPlugin
+	mentions []string // every id a layer sets to anything but false (what --exclusive turns off)
+	config   string
+	wd       string
+}
+
+// unreadableError refuses an exclusive launch when a settings file
+// cannot be read: the plugins it enables cannot be known, so none could
+// be kept out.
+type unreadableError struct {
+	file string
+	err  error
+}
+
+func (e *unreadableError) Error() string {
+	return fmt.Sprintf("bundlectl exec --exclusive -- claude cannot read %s (%s), so it cannot tell which of your own plugins it enables, and the agent is not started: fix the file, or move it away", bundle.Quote(e.file), bundle.Sanitize(e.err.Error()))
+}
+
+func (e *unreadableError) Hint() string { return "bundlectl exec -- claude" }
+
+// ownPlugins reads which plugins of the user's own Claude Code would load,
+// started in wd with args and env. An unreadable settings file is an
+// error only when strict (--exclusive): a launch that only names the
+// plugins skips it, as Claude Code's print mode skips a settings file it
+// cannot use.
+func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
+	st := &ownState{args: parseArgs(args), wd: wd}
+	read := func(file string, managed bool) error {
+		m, err := hosts.ReadSettings(file)
+		if err != nil {
+			if strict {
+				return &unreadableError{file: file, err: err}
+			}
+			return nil
+		}
+		if e, ok := m["enabledPlugins"].(map[string]any); ok {
+			st.layers = append(st.layers, layer{source: file, enabled: e, managed: managed})
+		}
+		return nil
+	}
+	for _, d := range st.args.addDirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(wd, d)
+		}
+		for _, f := range []string{"settings.json", "settings.local.json"} {
+			if err := read(filepath.Join(d, ".claude", f), false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	config, cerr := ConfigDir(env)
+	st.config = config
+	if cerr == nil && st.args.reads("user") {
+		if err := read(filepath.Join(config, "settings.json"), false); err != nil {
+			return nil, err
+		}
+	}
+	if st.args.reads("project") {
+		if err := read(filepath.Join(wd, ".claude", "settings.json"), false); err != nil {
+			return nil, err
+		}
+	}
+	if st.args.reads("local") {
+		if err := read(filepath.Join(wd, ".claude", "settings.local.json"), false); err != nil {
+			return nil, err
+		}
+	}
+	if st.args.hasSettings {
+		m, err := readSettingsArg(st.args.settings, wd)
+		if err != nil {
+			if strict {
+				return nil, &unreadableError{file: "--settings " + st.args.settings, err: err}
+			}
+		} else if e, ok := m["enabledPlugins"].(map[string]any); ok {
+			st.layers = append(st.layers, layer{source: "--settings", enabled: e})
+		}
+	}
+	managed := []string{filepath.Join(managedDir(), "managed-settings.json")}
+	dropIns, _ := filepath.Glob(filepath.Join(managedDir(), "managed-settings.d", "*.json"))
+	sort.Strings(dropIns)
+	for _, f := range append(managed, dropIns...) {
+		if err := read(f, true); err != nil {
+			return nil, err
+		}
+	}
+
+	installed := map[string]bool{}
+	markets := map[string]bool{}
+	if cerr == nil {
+		var ip struct {
+			Plugins map[string]json.RawMessage `json:"plugins"`
+		}
+		if b, err := os.ReadFile(filepath.Join(config, "plugins", "installed_plugins.json")); err == nil && json.Unmarshal(b, &ip) == nil {
+			for id := range ip.Plugins {
+				installed[id] = true
+			}
+		}
+		var km map[string]json.RawMessage
+		if b, err := os.ReadFile(filepath.Join(config, "plugins", "known_marketplaces.json")); err == nil && json.Unmarshal(b, &km) == nil {
+			for m := range km {
+				markets[m] = true
+			}
+		}
+	}
+
+	seen := map[string]bool{}
+	var ids []string
+	for _, l := range st.layers {
+		for id := range l.enabled {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	for _, id := range skillsDirPlugins(config, cerr) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		_, market, ok := splitID(id)
+		if !ok || market == "builtin" || market == "inline" {
+			continue
+		}
+		on, source, forced := st.decide(id)
+		if market == "skills-dir" {
+			if source == "" {
+				on, source = true, filepath.Join(config, "skills")
+			}
+			if !slices.Contains(skillsDirPlugins(config, cerr), id) {
+				on = false
+			}
+		} else if !installed[id] && !markets[market] {
+			on = false
+		}
+		if st.mentioned(id) || market == "skills-dir" {
+			st.mentions = append(st.mentions, id)
+		}
+		if on {
+			st.plugins = append(st.plugins, ownPlugin{id: id, source: source, forced: forced})
+		}
+	}
+	return st, nil
+}
+
+// decide returns whether the deciding layer enables id, and that layer:
+// managed settings first (any managed true wins), then the highest other
+// layer that names it.
+func (st *ownState) decide(id string) (on bool, source string, forced bool) {
+	for _, l := range st.layers {
+		if l.managed && l.enabled[id] == true {
+			return true, l.source, true
+		}
+	}
+	for _, l := range st.layers {
+		if l.managed {
+			if v, ok := l.enabled[id]; ok && v == false {
+				return false, l.source, false
+			}
+		}
+	}
+	for i := len(st.layers) - 1; i >= 0; i-- {
+		l := st.layers[i]
+		if l.managed {
+			continue
+		}
+		if v, ok := l.enabled[id]; ok {
+			return v == true, l.source, false
+		}
+	}
+	return false, "", false
+}
+
+// mentioned reports whether a non-managed layer sets id to anything but
+// false (a value a later Claude Code might read as on).
+func (st *ownState) mentioned(id string) bool {
+	for _, l := range st.layers {
+		if v, ok := l.enabled[id]; ok && !l.managed && v != false {
+			return true
+		}
+	}
+	return false
+}
+
+// viewOff returns the layer that drops a view (loaded as "<name>@inline")
+// by setting it to false, or "".
+func (st *ownState) viewOff(name string) string {
+	id := name + "@inline"
+	if on, source, _ := st.decide(id); !on && source != "" {
+		return source
+	}
+	return ""
+}
+
+// splitID splits "name@marketplace" at its last "@".
+func splitID(id string) (name, market string, ok bool) {
+	i := strings.LastIndexByte(id, '@')
+	if i <= 0 || i == len(id)-1 {
+		return "", "", false
+	}
+	return id[:i], id[i+1:], true
+}
+
+// skillsDirPlugins lists the plugins Claude Code adopts from
+// <config>/skills: each folder holding .claude-plugin/plugin.json, named
+// by the manifest's name (the folder's name when it has none).
+func skillsDirPlugins(config string, cerr error) []string {
+	if cerr != nil {
+		return nil
+	}
+	dir := filepath.Join(config, "skills")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name(), ".claude-plugin", "plugin.json"))
+		if err != nil {
+			continue
+		}
+		var m struct {
+			Name string `json:"name"`
+		}
+		name := e.Name()
+		if json.Unmarshal(b, &m) == nil && m.Name != "" {
+			name = m.Name
+		}
+		out = append(out, name+"@skills-dir")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readSettingsArg reads a --settings value: a JSON object, or the path of
+// a file holding one (relative to wd).
+func readSettingsArg(v, wd string) (map[string]any, error) {
+	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(v), &m); err != nil {
+			return nil, errors.New("not a JSON object bundlectl can read")
+		}
+		return m, nil
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(wd, v)
+	}
+	m, err := hosts.ReadSettings(v)
+	if err == nil && m == nil {
+		return nil, errors.New("no such file")
+	}
+	return m, err
+}
+
+// ownNotes names each plugin of the user's own that loads beside the
+// views, one line each.
+func (st *ownState) ownNotes() []string {
+	var out []string
+	for _, p := range st.plugins {
+		if p.forced {
+			out = append(out, fmt.Sprintf("claude: your own plugin %s loads beside the views, never reviewed by bundlectl (managed settings %s turn it on, and bundlectl exec --exclusive cannot keep it out)", bundle.Quote(p.id), bundle.Quote(p.source)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("claude: your own plugin %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- claude keeps it out)", bundle.Quote(p.id)))
+	}
+	for _, a := range st.args.plugins {
+		out = append(out, fmt.Sprintf("claude: your own plugin %s (your argument %s) loads beside the views, never reviewed by bundlectl (leave the argument out to keep it out)", bundle.Quote(a.value), a.option))
+	}
+	return out
+}
+
+// exclusive returns the settings that keep every plugin of the user's own
+// out of the session: enabledPlugins set to false for each, over the
+// user's own last --settings when one was given (its other settings
+// stay). It refuses what no session setting can keep out: a plugin
+// managed settings turn on, one the user's own arguments load or turn on.
+func (st *ownState) exclusive() (map[string]any, error) {
+	for _, a := range st.args.plugins {
+		return nil, &hosts.NotExclusiveError{Host: "claude", Plugin: a.value, Source: a.option,
+			Why: "it is your own argument", Fix: "leave it out of the arguments (a plugin you want beside the views can be reviewed and trusted as a bundle)"}
+	}
+	for _, p := range st.plugins {
+		switch {
+		case p.forced:
+			return nil, &hosts.NotExclusiveError{Host: "claude", Plugin: p.id, Source: p.source,
+				Why: "managed settings outrank every setting a session can add", Fix: "ask whoever manages this machine's Claude Code settings, or start the agent without --exclusive"}
+		case p.source == "--settings":
+			return nil, &hosts.NotExclusiveError{Host: "claude", Plugin: p.id, Source: "--settings",
+				Why: "it is your own argument", Fix: "leave it out of the arguments, or set it to false there"}
+		}
+	}
+	if len(st.mentions) == 0 && !st.args.hasSettings {
+		return nil, nil
+	}
+	out := map[string]any{}
+	off := map[string]any{}
+	if st.args.hasSettings {
+		m, err := readSettingsArg(st.args.settings, st.wd)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			out[k] = v
+		}
+		if e, ok := m["enabledPlugins"].(map[string]any); ok {
+			for k, v := range e {
+				off[k] = v
+			}
+		}
+	}
+	for _, id := range st.mentions {
+		off[id] = false
+	}
+	if len(off) > 0 {
+		out["enabledPlugins"] = off
+	}
+	return out, nil
+}

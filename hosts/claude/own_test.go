@@ -1,0 +1,282 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// ownHome is a user's Claude Code setup: a config dir, a working
+// directory and a managed settings directory, all empty.
+type ownHome struct{ config, wd, managed string }
+
+func newOwnHome(t *testing.T) ownHome {
+	t.Helper()
+	root := t.TempDir()
+	h := ownHome{config: filepath.Join(root, "config"), wd: filepath.Join(root, "wd"), managed: filepath.Join(root, "managed")}
+	for _, d := range []string{h.config, h.wd, h.managed} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testOnlyManagedDir = h.managed
+	t.Cleanup(func() { testOnlyManagedDir = "" })
+	// Installed as claude plugin install records it; "b" only through a
+	// known (directory) marketplace.
+	h.write(t, filepath.Join(h.config, "plugins", "installed_plugins.json"), map[string]any{"version": 2, "plugins": map[string]any{"a@m": []any{}, "c@m": []any{}}})
+	h.write(t, filepath.Join(h.config, "plugins", "known_marketplaces.json"), map[string]any{"dirmk": map[string]any{}})
+	return h
+}
+
+func (h ownHome) env() []string { return []string{"CLAUDE_CONFIG_DIR=" + h.config} }
+
+func (h ownHome) write(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func enabled(m map[string]any) map[string]any { return map[string]any{"enabledPlugins": m} }
+
+func loaded(t *testing.T, h ownHome, args []string) []string {
+	t.Helper()
+	st, err := ownPlugins(args, h.env(), h.wd, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range st.plugins {
+		out = append(out, p.id)
+	}
+	return out
+}
+
+// TestOwnPluginsPrecedence: the layers as Claude Code 2.1.332 decides
+// them (own_claude_test.go in internal/agenttest, and the probes
+// docs/hosts.md lists): --add-dir < user < project < local < the last
+// --settings < managed; only true enables; a plugin loads only when
+// installed or from a known marketplace.
+func TestOwnPluginsPrecedence(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, h ownHome) []string
+		want  []string
+	}{
+		{"user", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"a@m": true, "b@dirmk": true, "x@unknown": true, "v@m": []any{"1.0.0"}}))
+			return nil
+		}, []string{"a@m", "b@dirmk"}},
+		{"project over user", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"a@m": false, "c@m": true}))
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.json"), enabled(map[string]any{"a@m": true, "c@m": false}))
+			return nil
+		}, []string{"a@m"}},
+		{"local over project", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.json"), enabled(map[string]any{"a@m": true}))
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.local.json"), enabled(map[string]any{"a@m": false, "c@m": true}))
+			return nil
+		}, []string{"c@m"}},
+		{"project settings above the working directory are not read", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(filepath.Dir(h.wd), ".claude", "settings.json"), enabled(map[string]any{"a@m": true}))
+			return nil
+		}, nil},
+		{"only the last --settings", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.local.json"), enabled(map[string]any{"a@m": true}))
+			return []string{"--settings", `{"enabledPlugins": {"a@m": false}}`, "-p", "hi", "--settings={}"}
+		}, []string{"a@m"}},
+		{"--settings file over local", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.local.json"), enabled(map[string]any{"a@m": true}))
+			h.write(t, filepath.Join(h.wd, "mine.json"), enabled(map[string]any{"a@m": false, "c@m": true}))
+			return []string{"--settings", "mine.json"}
+		}, []string{"c@m"}},
+		{"options end at --", func(t *testing.T, h ownHome) []string {
+			return []string{"-p", "--", "--settings", `{"enabledPlugins": {"a@m": true}}`}
+		}, nil},
+		{"--add-dir lowest, variadic", func(t *testing.T, h ownHome) []string {
+			for _, d := range []string{"d1", "d2"} {
+				h.write(t, filepath.Join(h.wd, d, ".claude", "settings.json"), enabled(map[string]any{"a@m": true, "c@m": true}))
+			}
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"c@m": false}))
+			return []string{"--add-dir", "d1", "d2", "--verbose"}
+		}, []string{"a@m"}},
+		{"--setting-sources", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"a@m": true}))
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.json"), enabled(map[string]any{"c@m": true}))
+			return []string{"--setting-sources=project"}
+		}, []string{"c@m"}},
+		{"managed true outranks --settings", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.managed, "managed-settings.d", "10.json"), enabled(map[string]any{"a@m": true}))
+			return []string{"--settings", `{"enabledPlugins": {"a@m": false}}`}
+		}, []string{"a@m"}},
+		{"managed false outranks the rest", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.managed, "managed-settings.json"), enabled(map[string]any{"a@m": false}))
+			return []string{"--settings", `{"enabledPlugins": {"a@m": true}}`}
+		}, nil},
+		{"skills-dir plugins, by manifest name, unless off", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.config, "skills", "folder", ".claude-plugin", "plugin.json"), map[string]any{"name": "sk"})
+			h.write(t, filepath.Join(h.config, "skills", "off", ".claude-plugin", "plugin.json"), map[string]any{"name": "off"})
+			if err := os.MkdirAll(filepath.Join(h.config, "skills", "bare"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"off@skills-dir": false}))
+			return nil
+		}, []string{"sk@skills-dir"}},
+		{"built-in and inline ids are not the user's own", func(t *testing.T, h ownHome) []string {
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"x@builtin": true, "y@inline": true}))
+			return nil
+		}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newOwnHome(t)
+			args := c.setup(t, h)
+			if got := loaded(t, h, args); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("loaded %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func launchOwn(t *testing.T, h ownHome, exclusive bool, views []hosts.BuiltView, args ...string) (*hosts.Launch, *hosts.Session, error) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(h.wd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chdir(wd) })
+	s := hosts.NewSession(t.TempDir())
+	t.Cleanup(s.Remove)
+	l, err := launch(s, exclusive, views, append([]string{"claude"}, args...), h.env())
+	return l, s, err
+}
+
+// TestLaunchOwnNotes: without --exclusive each plugin of the user's own
+// is named, and nothing is added to the command line.
+func TestLaunchOwnNotes(t *testing.T) {
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"a@m": true}))
+	h.write(t, filepath.Join(h.managed, "managed-settings.json"), enabled(map[string]any{"c@m": true}))
+	l, _, err := launchOwn(t, h, false, nil, "--plugin-dir", "/p/x", "-p", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`claude: your own plugin "a@m" loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- claude keeps it out)`,
+		`claude: your own plugin "c@m" loads beside the views, never reviewed by bundlectl (managed settings "` + filepath.Join(h.managed, "managed-settings.json") + `" turn it on, and bundlectl exec --exclusive cannot keep it out)`,
+		`claude: your own plugin "/p/x" (your argument --plugin-dir) loads beside the views, never reviewed by bundlectl (leave the argument out to keep it out)`,
+	}
+	if !reflect.DeepEqual(l.Notes, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(l.Notes, "\n"), strings.Join(want, "\n"))
+	}
+	if got := strings.Join(l.Argv, " "); got != "claude --plugin-dir /p/x -p hi" {
+		t.Errorf("argv %q", got)
+	}
+}
+
+// TestLaunchExclusive: every plugin a layer turns on (installed or not)
+// is set to false in a --settings argument; the user's own last
+// --settings is carried in a session file (their settings may hold
+// secrets) and their --settings arguments are dropped.
+func TestLaunchExclusive(t *testing.T) {
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"a@m": true, "x@unknown": true, "z@m": false}))
+	h.write(t, filepath.Join(h.config, "skills", "sk", ".claude-plugin", "plugin.json"), map[string]any{"name": "sk"})
+	l, _, err := launchOwn(t, h, true, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/guard"}}, "-p", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude", "--plugin-dir=/v/guard", `--settings={"enabledPlugins":{"a@m":false,"sk@skills-dir":false,"x@unknown":false}}`, "-p", "hi"}
+	if !reflect.DeepEqual(l.Argv, want) || len(l.Notes) > 0 {
+		t.Errorf("argv %q notes %q, want %q", l.Argv, l.Notes, want)
+	}
+
+	l, s, err := launchOwn(t, h, true, nil, "--settings", `{"model": "m", "enabledPlugins": {"z@m": false}}`, "-p", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := s.Dir()
+	file := filepath.Join(dir, "claude-settings.json")
+	if want := []string{"claude", "--settings=" + file, "-p", "hi"}; !reflect.DeepEqual(l.Argv, want) {
+		t.Errorf("argv %q, want %q", l.Argv, want)
+	}
+	b, err := os.ReadFile(file)
+	if got := string(b); err != nil || got != `{"enabledPlugins":{"a@m":false,"sk@skills-dir":false,"x@unknown":false,"z@m":false},"model":"m"}` {
+		t.Errorf("session settings %s (%v)", got, err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("session settings mode: %v", err)
+	}
+}
+
+// TestLaunchExclusiveRefuses: what no session setting can keep out is a
+// NotExclusiveError (a usage error), naming the plugin and its source; a
+// settings file that cannot be read is refused too.
+func TestLaunchExclusiveRefuses(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  func(t *testing.T, h ownHome)
+		args   []string
+		source string
+	}{
+		{"--plugin-dir", nil, []string{"--plugin-dir=/p/x"}, "--plugin-dir"},
+		{"--plugin-url", nil, []string{"--plugin-url", "https://example.com/p.zip"}, "--plugin-url"},
+		{"--plugin-dir-no-mcp", nil, []string{"--plugin-dir-no-mcp", "/p/x"}, "--plugin-dir-no-mcp"},
+		{"--settings turns one on", nil, []string{"--settings", `{"enabledPlugins": {"a@m": true}}`}, "--settings"},
+		{"managed settings", func(t *testing.T, h ownHome) {
+			h.write(t, filepath.Join(h.managed, "managed-settings.json"), enabled(map[string]any{"a@m": true}))
+		}, nil, "managed-settings.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newOwnHome(t)
+			if c.setup != nil {
+				c.setup(t, h)
+			}
+			_, _, err := launchOwn(t, h, true, nil, c.args...)
+			var ne *hosts.NotExclusiveError
+			if !errors.As(err, &ne) || !strings.HasSuffix(ne.Source, c.source) || ne.Hint() != "bundlectl exec -- claude" {
+				t.Errorf("err %v, want a NotExclusiveError naming %s", err, c.source)
+			}
+		})
+	}
+	h := newOwnHome(t)
+	if err := os.WriteFile(filepath.Join(h.config, "settings.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := launchOwn(t, h, true, nil); err == nil || !strings.Contains(err.Error(), "settings.json") {
+		t.Errorf("an unreadable settings file: err %v", err)
+	}
+	if _, _, err := launchOwn(t, h, false, nil); err != nil {
+		t.Errorf("without --exclusive an unreadable settings file only goes unnamed: %v", err)
+	}
+}
+
+// TestLaunchViewTurnedOff: "<bundle>@inline": false in a layer drops the
+// view; with hooks that is refused, without it is named.
+func TestLaunchViewTurnedOff(t *testing.T) {
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.wd, ".claude", "settings.json"), enabled(map[string]any{"guard@inline": false, "plain@inline": false}))
+	_, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}})
+	var he *hosts.HooksOffError
+	if !errors.As(err, &he) || !strings.Contains(err.Error(), `"enabledPlugins": {"guard@inline": false}`) {
+		t.Errorf("err %v, want a HooksOffError naming the entry", err)
+	}
+	l, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "plain", Dir: "/v/p"}})
+	if err != nil || len(l.Notes) != 1 || !strings.Contains(l.Notes[0], `bundle "plain" is not loaded into claude`) {
+		t.Errorf("err %v notes %q", err, l.Notes)
+	}
+}

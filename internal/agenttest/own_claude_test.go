@@ -1,0 +1,243 @@
+package agenttest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of a Claude Code user's own plugins under bundlectl exec: a
+// plugin installed with claude itself (claude plugin marketplace add +
+// claude plugin install, from a local marketplace directory, offline)
+// loads beside the views and is named; with --exclusive it is kept out of
+// the session while the view's guard still runs, and none of the user's
+// files is written.
+
+const (
+	ownClaudePlugin = "ownplug"
+	ownClaudeMarket = "ownmarket"
+	ownClaudeID     = ownClaudePlugin + "@" + ownClaudeMarket
+	// ownClaudeSkill is the own plugin's skill description: it reaches the
+	// model only when the plugin loads.
+	ownClaudeSkill = "agenttest-own-plugin-skill-4c1d"
+)
+
+// claudeCLI runs the real claude with a's environment (not a session: a
+// plugin or marketplace subcommand) and fails the test on error.
+func claudeCLI(t *testing.T, a *Agent, args ...string) {
+	t.Helper()
+	_, env := a.Command(t, "unused")
+	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.Bin, args...)
+	cmd.Env, cmd.Dir = env, a.Workdir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// installOwnClaudePlugin writes a local marketplace holding one plugin
+// whose SessionStart and UserPromptSubmit hooks touch rec/<plugin>-ran and
+// whose skill carries ownClaudeSkill, installs it with the real CLI, and
+// keeps the user settings the CLI wrote (Agent.Command rewrites
+// settings.json from a.Settings on every run).
+func installOwnClaudePlugin(t *testing.T, a *Agent, rec string) {
+	t.Helper()
+	mkt := filepath.Join(t.TempDir(), "marketplace")
+	writeJSONFile(t, mkt, ".claude-plugin/marketplace.json", map[string]any{
+		"name": ownClaudeMarket, "owner": map[string]any{"name": "agenttest"},
+		"plugins": []any{map[string]any{"name": ownClaudePlugin, "source": "./plugins/" + ownClaudePlugin, "description": "the user's own"}}})
+	dir := filepath.Join(mkt, "plugins", ownClaudePlugin)
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": ownClaudePlugin, "version": "1.0.0"})
+	touch := map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, ownClaudePlugin+"-ran")}}}
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{touch}, "UserPromptSubmit": []any{touch}}})
+	writeFile(t, dir, "skills/own-skill/SKILL.md", "---\nname: own-skill\ndescription: "+ownClaudeSkill+"\n---\n\nthe user's own skill\n", 0o644)
+	claudeCLI(t, a, "plugin", "marketplace", "add", mkt)
+	claudeCLI(t, a, "plugin", "install", ownClaudeID)
+	b, err := os.ReadFile(filepath.Join(a.ConfigDir(), "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := s["enabledPlugins"].(map[string]any); e[ownClaudeID] != true {
+		t.Fatalf("claude plugin install did not enable %s in the user's settings:\n%s", ownClaudeID, b)
+	}
+	a.Settings = s
+}
+
+// ownClaudeRun is one bundlectl exec session with the trusted guard bundle
+// and the user's own plugin, installed and also enabled in the project's
+// local settings (which outrank the user's).
+type ownClaudeRun struct {
+	a   *Agent
+	f   *execFixture
+	rec string
+	res *Result
+}
+
+func runOwnClaude(t *testing.T, exclusive bool, args ...string) *ownClaudeRun {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newExecFixture(t, a)
+	f.marker = marker
+	f.trust(t)
+	r := &ownClaudeRun{a: a, f: f, rec: t.TempDir()}
+	installOwnClaudePlugin(t, a, r.rec)
+	writeJSONFile(t, a.Workdir, ".claude/settings.local.json", map[string]any{"enabledPlugins": map[string]any{ownClaudeID: true}})
+	a.Args = append([]string{"--allowedTools", "Bash"}, args...)
+	a.Launcher = f.launcher(t)
+	if exclusive {
+		a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+	}
+	r.res = a.Run(t, "make the marker")
+	return r
+}
+
+func (r *ownClaudeRun) ownRan() bool {
+	_, err := os.Stat(filepath.Join(r.rec, ownClaudePlugin+"-ran"))
+	return err == nil
+}
+
+func (r *ownClaudeRun) ownSkillOffered() bool {
+	for _, q := range r.a.Model.Requests() {
+		if q.Contains(ownClaudeSkill) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExecClaudeOwnPlugin: without --exclusive the user's own plugin loads
+// beside the view (its hook runs, its skill is offered) and exec names it
+// on stderr before the agent starts, with the command that keeps it out;
+// the view's guard blocks the marker command either way.
+func TestExecClaudeOwnPlugin(t *testing.T) {
+	r := runOwnClaude(t, false)
+	r.f.checkGuard(t, r.a, r.res, 0)
+	if !r.ownRan() || !r.ownSkillOffered() {
+		t.Errorf("the user's own plugin did not load (hook ran %v, skill offered %v): the test proves nothing\n%s", r.ownRan(), r.ownSkillOffered(), r.res)
+	}
+	want := fmt.Sprintf("bundlectl: claude: your own plugin %q loads beside the views, never reviewed by bundlectl (bundlectl --home %s --workspace %s exec --exclusive -- claude keeps it out)\n", ownClaudeID, r.f.home, r.f.ws)
+	if !strings.Contains(r.res.Stderr, want) {
+		t.Errorf("stderr does not name the user's own plugin as\n%s\n%s", want, r.res)
+	}
+}
+
+// TestExecClaudeExclusive: with --exclusive the user's own plugin, enabled
+// in the user's and the project's local settings, does not load (its hook
+// does not run, its skill is not offered), the view's guard still blocks,
+// nothing names it, and the user's settings still enable it afterwards.
+func TestExecClaudeExclusive(t *testing.T) {
+	r := runOwnClaude(t, true)
+	r.f.checkGuard(t, r.a, r.res, 0)
+	if r.ownRan() || r.ownSkillOffered() {
+		t.Errorf("the user's own plugin loaded under --exclusive (hook ran %v, skill offered %v)\n%s", r.ownRan(), r.ownSkillOffered(), r.res)
+	}
+	if strings.Contains(r.res.Stderr, "your own plugin") {
+		t.Errorf("stderr names an own plugin under --exclusive:\n%s", r.res.Stderr)
+	}
+	for _, f := range []string{filepath.Join(r.a.ConfigDir(), "settings.json"), filepath.Join(r.a.Workdir, ".claude", "settings.local.json")} {
+		b, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(b), `"`+ownClaudeID+`": true`) {
+			t.Errorf("%s no longer enables the plugin (%v):\n%s", f, err, b)
+		}
+	}
+	r.f.checkLeftovers(t, r.a)
+}
+
+// TestExecClaudeExclusiveUserSettings: the user's own --settings is the
+// last one and the only one Claude Code reads, so --exclusive carries it:
+// its other settings still apply (here a hook of the user's own, which is
+// configuration, not a plugin) and the own plugin stays out.
+func TestExecClaudeExclusiveUserSettings(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "user-settings-hook-ran")
+	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+		"hooks": []any{map[string]any{"type": "command", "command": "touch " + ran}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runOwnClaude(t, true, "--settings", string(settings))
+	r.f.checkGuard(t, r.a, r.res, 0)
+	if r.ownRan() || r.ownSkillOffered() {
+		t.Errorf("the user's own plugin loaded under --exclusive with the user's --settings\n%s", r.res)
+	}
+	if _, err := os.Stat(ran); err != nil {
+		t.Errorf("the hook of the user's own --settings did not run: exec dropped their settings\n%s", r.res)
+	}
+	r.f.checkLeftovers(t, r.a)
+}
+
+// TestExecClaudeExclusiveRefuses: a plugin the user's own arguments load
+// (--plugin-dir) cannot be kept out: exec refuses with a usage error
+// naming the argument, and the agent never starts.
+func TestExecClaudeExclusiveRefuses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mine")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "mine", "version": "1.0.0"})
+	r := runOwnClaude(t, true, "--plugin-dir", dir)
+	if r.res.Exit != 2 || !strings.Contains(r.res.Stderr, `"--plugin-dir" enables it`) || !strings.Contains(r.res.Stderr, "bundlectl: hint: ") {
+		t.Errorf("want exit 2 naming --plugin-dir and a hint\n%s", r.res)
+	}
+	if n := len(r.a.Model.Requests()); n > 0 || r.ownRan() {
+		t.Errorf("the agent started (%d model requests)", n)
+	}
+}
+
+// TestExecClaudeViewTurnedOff: Claude Code loads a --plugin-dir plugin as
+// "<name>@inline", and a settings layer setting that id to false drops it
+// silently (TestClaudeInlineOff). A repository's .claude/settings.json
+// doing so to the view of a bundle with a guard would leave the guard
+// silent: exec refuses to start, naming the file and the entry.
+func TestExecClaudeViewTurnedOff(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newExecFixture(t, a)
+	f.marker = marker
+	f.trust(t)
+	writeJSONFile(t, a.Workdir, ".claude/settings.json", map[string]any{"enabledPlugins": map[string]any{pluginName + "@inline": false}})
+	allowShell(a)
+	a.Launcher = f.launcher(t)
+	res := a.Run(t, "make the marker")
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the guarded command ran: the view was dropped and its guard with it\n%s", res)
+	}
+	want := fmt.Sprintf("sets \"enabledPlugins\": {%q: false}, which would keep them from running, so the agent is not started", pluginName+"@inline")
+	if res.Exit != 1 || !strings.Contains(res.Stderr, filepath.Join(a.Workdir, ".claude", "settings.json")) || !strings.Contains(res.Stderr, want) {
+		t.Errorf("want exit 1 naming the file and %s\n%s", want, res)
+	}
+}
+
+// TestClaudeInlineOff: the fact TestExecClaudeViewTurnedOff rests on — a
+// plugin loaded with --plugin-dir is dropped by a project settings entry
+// "<name>@inline": false (its hook does not run), and a later --settings
+// entry set to true brings it back.
+func TestClaudeInlineOff(t *testing.T) {
+	for _, back := range []bool{false, true} {
+		t.Run(fmt.Sprintf("flag-true-%v", back), func(t *testing.T) {
+			rec := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "inl")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "inl", "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ran")}}}}}})
+			a := New(t, Claude, Say("done"))
+			writeJSONFile(t, a.Workdir, ".claude/settings.json", map[string]any{"enabledPlugins": map[string]any{"inl@inline": false}})
+			a.Args = []string{"--plugin-dir", dir}
+			if back {
+				a.Args = append(a.Args, "--settings", `{"enabledPlugins": {"inl@inline": true}}`)
+			}
+			res := a.Run(t, "hello")
+			if _, err := os.Stat(filepath.Join(rec, "ran")); (err == nil) != back {
+				t.Errorf("the --plugin-dir plugin's hook ran: %v, want %v\n%s", err == nil, back, res)
+			}
+		})
+	}
+}
