@@ -143,7 +143,7 @@ type ownState struct {
 	args     userArgs
 	layers   []layer // lowest first
 	plugins  []ownPlugin
-	mentions []string // every id a layer sets to anything but false (what --exclusive turns off)
+	mentions []string // what --exclusive turns off: every id a layer sets to anything but false, every installed one, every skills-dir one
 	config   string
 	wd       string
 }
@@ -257,6 +257,15 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			}
 		}
 	}
+	// Installed plugins no layer turns on do not load; --exclusive turns
+	// them off all the same, so that no default of a later Claude Code
+	// can bring one in.
+	for id := range installed {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	for _, id := range skillsDirPlugins(config, cerr) {
 		if !seen[id] {
 			seen[id] = true
@@ -280,7 +289,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 		} else if !installed[id] && !markets[market] {
 			on = false
 		}
-		if st.mentioned(id) || market == "skills-dir" {
+		if st.mentioned(id) || installed[id] || market == "skills-dir" {
 			st.mentions = append(st.mentions, id)
 		}
 		if on {

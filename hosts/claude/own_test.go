@@ -187,8 +187,9 @@ func TestLaunchOwnNotes(t *testing.T) {
 	}
 }
 
-// TestLaunchExclusive: every plugin a layer turns on (installed or not)
-// is set to false in a --settings argument; the user's own last
+// TestLaunchExclusive: every plugin a layer turns on (installed or not),
+// every installed one and every skills-dir one is set to false in a
+// --settings argument; the user's own last
 // --settings is carried in a session file (their settings may hold
 // secrets) and their --settings arguments are dropped.
 func TestLaunchExclusive(t *testing.T) {
@@ -199,7 +200,7 @@ func TestLaunchExclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"claude", "--plugin-dir=/v/guard", `--settings={"enabledPlugins":{"a@m":false,"sk@skills-dir":false,"x@unknown":false}}`, "-p", "hi"}
+	want := []string{"claude", "--plugin-dir=/v/guard", `--settings={"enabledPlugins":{"a@m":false,"c@m":false,"sk@skills-dir":false,"x@unknown":false}}`, "-p", "hi"}
 	if !reflect.DeepEqual(l.Argv, want) || len(l.Notes) > 0 {
 		t.Errorf("argv %q notes %q, want %q", l.Argv, l.Notes, want)
 	}
@@ -214,7 +215,7 @@ func TestLaunchExclusive(t *testing.T) {
 		t.Errorf("argv %q, want %q", l.Argv, want)
 	}
 	b, err := os.ReadFile(file)
-	if got := string(b); err != nil || got != `{"enabledPlugins":{"a@m":false,"sk@skills-dir":false,"x@unknown":false,"z@m":false},"model":"m"}` {
+	if got := string(b); err != nil || got != `{"enabledPlugins":{"a@m":false,"c@m":false,"sk@skills-dir":false,"x@unknown":false,"z@m":false},"model":"m"}` {
 		t.Errorf("session settings %s (%v)", got, err)
 	}
 	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
