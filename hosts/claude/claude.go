@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -367,7 +366,8 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 // keeps plugin hooks from running: disableAllHooks, or
 // allowManagedHooksOnly (a plugin's hooks are not managed ones). Claude
 // Code merges both restrictively — true in any source wins — so every
-// source is checked: managed settings, the user's, the project's and its
+// source is checked: managed settings (managed-settings.json and each
+// drop-in of managed-settings.d/), the user's, the project's and its
 // local ones in the working directory and each directory above it, and
 // each --settings argument (a file or a JSON string).
 func hooksOff(args, env []string) error {
@@ -379,10 +379,7 @@ func hooksOff(args, env []string) error {
 		}
 		return "", ""
 	}
-	files := []string{"/etc/claude-code/managed-settings.json"}
-	if runtime.GOOS == "darwin" {
-		files = []string{"/Library/Application Support/ClaudeCode/managed-settings.json"}
-	}
+	files := managedFiles()
 	if config, err := ConfigDir(env); err == nil {
 		files = append(files, filepath.Join(config, "settings.json"))
 	}

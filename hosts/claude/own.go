@@ -54,6 +54,16 @@ func managedDir() string {
 	return "/etc/claude-code"
 }
 
+// managedFiles are the managed settings files Claude Code reads:
+// managed-settings.json, then the drop-ins of managed-settings.d/ in name
+// order (each of which it honours: a drop-in alone turns a plugin on, or
+// its hooks off).
+func managedFiles() []string {
+	dropIns, _ := filepath.Glob(filepath.Join(managedDir(), "managed-settings.d", "*.json"))
+	sort.Strings(dropIns)
+	return append([]string{filepath.Join(managedDir(), "managed-settings.json")}, dropIns...)
+}
+
 // userArgs is what of the user's own claude arguments decides which
 // plugins load. Options are read up to "--", as Claude Code reads them.
 type userArgs struct {
@@ -219,10 +229,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			st.layers = append(st.layers, layer{source: "--settings", enabled: e})
 		}
 	}
-	managed := []string{filepath.Join(managedDir(), "managed-settings.json")}
-	dropIns, _ := filepath.Glob(filepath.Join(managedDir(), "managed-settings.d", "*.json"))
-	sort.Strings(dropIns)
-	for _, f := range append(managed, dropIns...) {
+	for _, f := range managedFiles() {
 		if err := read(f, true); err != nil {
 			return nil, err
 		}

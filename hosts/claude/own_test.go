@@ -281,3 +281,18 @@ func TestLaunchViewTurnedOff(t *testing.T) {
 		t.Errorf("err %v notes %q", err, l.Notes)
 	}
 }
+
+// TestHooksOffManagedDropIn: a drop-in of managed-settings.d/ turning
+// hooks off keeps plugin hooks from running as managed-settings.json does
+// (found with the real CLI), so it is refused the same way.
+func TestHooksOffManagedDropIn(t *testing.T) {
+	for _, setting := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
+		h := newOwnHome(t)
+		h.write(t, filepath.Join(h.managed, "managed-settings.d", "50-org.json"), map[string]any{setting: true})
+		_, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}})
+		var he *hosts.HooksOffError
+		if !errors.As(err, &he) || he.File != filepath.Join(h.managed, "managed-settings.d", "50-org.json") {
+			t.Errorf("%s in a managed drop-in: err %v, want a HooksOffError naming the drop-in", setting, err)
+		}
+	}
+}
