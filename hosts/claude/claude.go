@@ -267,6 +267,11 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		return nil, err
 	}
 	var notes []string
+	if off := pluginsOff(argv[1:], env); off != "" {
+		for _, v := range views {
+			notes = append(notes, fmt.Sprintf("bundle %s is not loaded into claude: %s loads no plugin", bundle.Quote(v.Bundle), off))
+		}
+	}
 	for _, v := range views {
 		src := own.viewOff(v.Bundle)
 		if src == "" {
@@ -369,8 +374,16 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 // source is checked: managed settings (managed-settings.json and each
 // drop-in of managed-settings.d/), the user's, the project's and its
 // local ones in the working directory and each directory above it, and
-// each --settings argument (a file or a JSON string).
+// each --settings argument (a file or a JSON string). --bare, --safe-mode
+// and their environment variables load no plugin, the views neither.
 func hooksOff(args, env []string) error {
+	if off := pluginsOff(args, env); off != "" {
+		fix := "leave it out of the arguments"
+		if !strings.HasPrefix(off, "-") {
+			fix = "unset it, then start the agent again (with your own arguments: bundlectl exec -- claude)"
+		}
+		return &hosts.HooksOffError{Host: "claude", File: off, Setting: "Claude Code's minimal or safe mode (no plugin loads)", Fix: fix}
+	}
 	off := func(m map[string]any) (string, string) {
 		for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 			if m[k] == true {

@@ -64,6 +64,33 @@ func managedFiles() []string {
 	return append([]string{filepath.Join(managedDir(), "managed-settings.json")}, dropIns...)
 }
 
+// pluginsOff returns what starts Claude Code with no plugin at all — the
+// views neither — or "": --bare or --safe-mode among its options, or
+// CLAUDE_CODE_SIMPLE (what --bare sets) or CLAUDE_CODE_SAFE_MODE set to a
+// value it reads as true (found with the real CLI: the hooks of a
+// --plugin-dir plugin do not run, its skills are not offered).
+func pluginsOff(args, env []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--bare" || a == "--safe-mode" {
+			return a
+		}
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "CLAUDE_CODE_SIMPLE" && k != "CLAUDE_CODE_SAFE_MODE" {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "1", "true", "yes", "on":
+			return k
+		}
+	}
+	return ""
+}
+
 // userArgs is what of the user's own claude arguments decides which
 // plugins load. Options are read up to "--", as Claude Code reads them.
 type userArgs struct {
@@ -178,6 +205,9 @@ func (e *unreadableError) Hint() string { return "bundlectl exec -- claude" }
 // plugins skips it, as Claude Code's print mode skips a settings file it
 // cannot use.
 func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
+	if pluginsOff(args, env) != "" {
+		return &ownState{wd: wd}, nil
+	}
 	st := &ownState{args: parseArgs(args), wd: wd}
 	read := func(file string, managed bool) error {
 		m, err := hosts.ReadSettings(file)

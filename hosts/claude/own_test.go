@@ -296,3 +296,35 @@ func TestHooksOffManagedDropIn(t *testing.T) {
 		}
 	}
 }
+
+// TestNoPluginModes: --bare, --safe-mode and their environment variables
+// load no plugin: refused when a view has hooks, named otherwise; a
+// false value of the variable is no switch, nor an option after "--".
+func TestNoPluginModes(t *testing.T) {
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"a@m": true}))
+	guard := []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
+	for _, c := range []struct {
+		args, env []string
+		off       string
+	}{
+		{[]string{"--bare"}, nil, "--bare"},
+		{[]string{"-p", "hi", "--safe-mode"}, nil, "--safe-mode"},
+		{nil, []string{"CLAUDE_CODE_SIMPLE=1"}, "CLAUDE_CODE_SIMPLE"},
+		{nil, []string{"CLAUDE_CODE_SAFE_MODE= On "}, "CLAUDE_CODE_SAFE_MODE"},
+		{[]string{"--", "--bare"}, []string{"CLAUDE_CODE_SAFE_MODE=0"}, ""},
+	} {
+		if got := pluginsOff(c.args, c.env); got != c.off {
+			t.Errorf("pluginsOff(%q, %q) = %q, want %q", c.args, c.env, got, c.off)
+		}
+	}
+	_, _, err := launchOwn(t, h, false, guard, "--bare")
+	var he *hosts.HooksOffError
+	if !errors.As(err, &he) || he.File != "--bare" {
+		t.Errorf("--bare with a guard view: err %v", err)
+	}
+	l, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "plain", Dir: "/v/p"}}, "--safe-mode")
+	if err != nil || len(l.Notes) != 1 || l.Notes[0] != `bundle "plain" is not loaded into claude: --safe-mode loads no plugin` {
+		t.Errorf("--safe-mode without hooks: err %v notes %q (own plugins load neither, so none is named)", err, l.Notes)
+	}
+}

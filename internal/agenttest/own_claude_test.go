@@ -241,3 +241,56 @@ func TestClaudeInlineOff(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeNoPluginModes: the fact TestExecClaudeNoPluginMode rests on —
+// --bare, --safe-mode, and CLAUDE_CODE_SIMPLE or CLAUDE_CODE_SAFE_MODE set
+// true, each start Claude Code without a --plugin-dir plugin's hooks (a
+// view's guards); the control run has them.
+func TestClaudeNoPluginModes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		env  []string
+		runs bool
+	}{
+		{"control", nil, []string{"CLAUDE_CODE_SAFE_MODE=0"}, true},
+		{"bare", []string{"--bare"}, nil, false},
+		{"safe-mode", []string{"--safe-mode"}, nil, false},
+		{"CLAUDE_CODE_SIMPLE", nil, []string{"CLAUDE_CODE_SIMPLE=1"}, false},
+		{"CLAUDE_CODE_SAFE_MODE", nil, []string{"CLAUDE_CODE_SAFE_MODE=yes"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "inl")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "inl", "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ran")}}}}}})
+			a := New(t, Claude, Say("done"))
+			a.Args = append([]string{"--plugin-dir", dir}, c.args...)
+			a.Env = c.env
+			res := a.Run(t, "hello")
+			if _, err := os.Stat(filepath.Join(rec, "ran")); (err == nil) != c.runs {
+				t.Errorf("the --plugin-dir plugin's hook ran: %v, want %v\n%s", err == nil, c.runs, res)
+			}
+		})
+	}
+}
+
+// TestExecClaudeNoPluginMode: exec with --bare would start Claude Code
+// without the view, and so without its guard: exec refuses, naming it.
+func TestExecClaudeNoPluginMode(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newExecFixture(t, a)
+	f.marker = marker
+	f.trust(t)
+	a.Args = []string{"--allowedTools", "Bash", "--bare"}
+	a.Launcher = f.launcher(t)
+	res := a.Run(t, "make the marker")
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the guarded command ran under --bare\n%s", res)
+	}
+	if res.Exit != 1 || !strings.Contains(res.Stderr, `"--bare" sets Claude Code's minimal or safe mode`) {
+		t.Errorf("want exit 1 naming --bare\n%s", res)
+	}
+}
