@@ -10,6 +10,13 @@
 // bundle before the user's own arguments and replaces bundlectl with
 // claude.
 //
+// The user's own plugins (installed with Claude Code, adopted from its
+// skills folder, or named in the user's arguments) are named at launch;
+// under --exclusive one --settings argument turns each off for the
+// session (carrying the user's own --settings, in a session file), and
+// what no session setting can turn off is refused (own.go says what the
+// real CLI loads, and in which precedence).
+//
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named
 // at launch (docs/hosts.md), never dropped silently.
