@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
@@ -211,6 +212,9 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 	st := &ownState{args: parseArgs(args), wd: wd}
 	read := func(file string, managed bool) error {
 		m, err := hosts.ReadSettings(file)
+		if errors.Is(err, syscall.ENOTDIR) {
+			err = nil // an --add-dir that is a file: no settings there
+		}
 		if err != nil {
 			if strict {
 				return &unreadableError{file: file, err: err}
@@ -253,7 +257,12 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 		m, err := readSettingsArg(st.args.settings, wd)
 		if err != nil {
 			if strict {
-				return nil, &unreadableError{file: "--settings " + st.args.settings, err: err}
+				// A JSON value may hold secrets: named by the option only.
+				name := "--settings"
+				if !strings.HasPrefix(strings.TrimSpace(st.args.settings), "{") {
+					name += " " + st.args.settings
+				}
+				return nil, &unreadableError{file: name, err: err}
 			}
 		} else if e, ok := m["enabledPlugins"].(map[string]any); ok {
 			st.layers = append(st.layers, layer{source: "--settings", enabled: e})
@@ -454,7 +463,7 @@ func (st *ownState) ownNotes() []string {
 	var out []string
 	for _, p := range st.plugins {
 		if p.forced {
-			out = append(out, fmt.Sprintf("claude: your own plugin %s loads beside the views, never reviewed by bundlectl (managed settings %s turn it on, and bundlectl exec --exclusive cannot keep it out)", bundle.Quote(p.id), bundle.Quote(p.source)))
+			out = append(out, fmt.Sprintf("claude: your own plugin %s loads beside the views, never reviewed by bundlectl (managed settings %s turn it on, and --exclusive cannot keep it out)", bundle.Quote(p.id), bundle.Quote(p.source)))
 			continue
 		}
 		out = append(out, fmt.Sprintf("claude: your own plugin %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- claude keeps it out)", bundle.Quote(p.id)))

@@ -176,7 +176,7 @@ func TestLaunchOwnNotes(t *testing.T) {
 	}
 	want := []string{
 		`claude: your own plugin "a@m" loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- claude keeps it out)`,
-		`claude: your own plugin "c@m" loads beside the views, never reviewed by bundlectl (managed settings "` + filepath.Join(h.managed, "managed-settings.json") + `" turn it on, and bundlectl exec --exclusive cannot keep it out)`,
+		`claude: your own plugin "c@m" loads beside the views, never reviewed by bundlectl (managed settings "` + filepath.Join(h.managed, "managed-settings.json") + `" turn it on, and --exclusive cannot keep it out)`,
 		`claude: your own plugin "/p/x" (your argument --plugin-dir) loads beside the views, never reviewed by bundlectl (leave the argument out to keep it out)`,
 	}
 	if !reflect.DeepEqual(l.Notes, want) {
@@ -263,6 +263,20 @@ func TestLaunchExclusiveRefuses(t *testing.T) {
 	}
 	if _, _, err := launchOwn(t, h, false, nil); err != nil {
 		t.Errorf("without --exclusive an unreadable settings file only goes unnamed: %v", err)
+	}
+	// A --settings JSON value bundlectl cannot read is named by the
+	// option alone: it may hold a secret.
+	h = newOwnHome(t)
+	_, _, err := launchOwn(t, h, true, nil, "--settings", `{"env": {"TOKEN": "sk-secret-1234"`)
+	if err == nil || strings.Contains(err.Error(), "sk-secret") || !strings.Contains(err.Error(), `"--settings"`) {
+		t.Errorf("an unreadable --settings value: err %v", err)
+	}
+	// An --add-dir naming a file holds no settings.
+	if err := os.WriteFile(filepath.Join(h.wd, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := launchOwn(t, h, true, nil, "--add-dir", "notes.txt"); err != nil {
+		t.Errorf("--add-dir naming a file: %v", err)
 	}
 }
 
