@@ -294,3 +294,71 @@ func TestExecClaudeNoPluginMode(t *testing.T) {
 		t.Errorf("want exit 1 naming --bare\n%s", res)
 	}
 }
+
+// TestClaudeLastSettings: the fact --exclusive's handling of the user's
+// own --settings rests on — Claude Code reads only the last --settings
+// argument: a plugin turned off in an earlier one still loads, and turned
+// off in the last one it does not.
+func TestClaudeLastSettings(t *testing.T) {
+	off := `{"enabledPlugins": {"` + ownClaudeID + `": false}}`
+	for _, c := range []struct {
+		name  string
+		args  []string
+		loads bool
+	}{
+		{"off-then-other", []string{"--settings", off, "--settings", `{"cleanupPeriodDays": 30}`}, true},
+		{"other-then-off", []string{"--settings", `{"cleanupPeriodDays": 30}`, "--settings", off}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := t.TempDir()
+			a := New(t, Claude, Say("done"))
+			installOwnClaudePlugin(t, a, rec)
+			a.Args = c.args
+			res := a.Run(t, "hello")
+			if _, err := os.Stat(filepath.Join(rec, ownClaudePlugin+"-ran")); (err == nil) != c.loads {
+				t.Errorf("the plugin loaded: %v, want %v\n%s", err == nil, c.loads, res)
+			}
+		})
+	}
+}
+
+// TestExecClaudeExclusiveSkillsDir: a folder of the user's skills folder
+// holding .claude-plugin/plugin.json is a plugin ("<name>@skills-dir"):
+// it loads and is named without --exclusive, and is kept out with it,
+// while a folder of bare skills beside it — the user's configuration —
+// is offered either way.
+func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
+	const bareSkill = "agenttest-users-bare-skill-e5a0"
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive-%v", exclusive), func(t *testing.T) {
+			a := New(t, Claude, Say("done"))
+			f := newExecFixture(t, a)
+			f.trust(t)
+			rec := t.TempDir()
+			dir := filepath.Join(a.ConfigDir(), "skills", "folder")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "skp", "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ran")}}}}}})
+			writeFile(t, a.ConfigDir(), "skills/bare/SKILL.md", "---\nname: bare\ndescription: "+bareSkill+"\n---\n\nthe user's own skill\n", 0o644)
+			a.Launcher = f.launcher(t)
+			if exclusive {
+				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+			}
+			res := a.Run(t, "hello")
+			_, err := os.Stat(filepath.Join(rec, "ran"))
+			if ran := err == nil; ran == exclusive {
+				t.Errorf("the skills-folder plugin's hook ran: %v under exclusive %v\n%s", ran, exclusive, res)
+			}
+			if named := strings.Contains(res.Stderr, `your own plugin "skp@skills-dir" loads beside the views`); named == exclusive {
+				t.Errorf("the skills-folder plugin named: %v under exclusive %v\n%s", named, exclusive, res.Stderr)
+			}
+			offered := false
+			for _, r := range a.Model.Requests() {
+				offered = offered || r.Contains(bareSkill)
+			}
+			if !offered {
+				t.Errorf("the user's bare skill was not offered (exclusive %v)", exclusive)
+			}
+		})
+	}
+}
