@@ -186,19 +186,12 @@ type ownState struct {
 	wd       string
 }
 
-// unreadableError refuses an exclusive launch when a settings file
-// cannot be read: the plugins it enables cannot be known, so none could
-// be kept out.
-type unreadableError struct {
-	file string
-	err  error
+// unreadable refuses an exclusive launch when a settings file cannot be
+// read: the plugins it enables cannot be known, so none could be kept out.
+func unreadable(file string, err error) error {
+	return &hosts.NotExclusiveError{Host: "claude", Source: file,
+		Why: "bundlectl cannot read it (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away"}
 }
-
-func (e *unreadableError) Error() string {
-	return fmt.Sprintf("bundlectl exec --exclusive -- claude cannot read %s (%s), so it cannot tell which of your own plugins it enables, and the agent is not started: fix the file, or move it away", bundle.Quote(e.file), bundle.Sanitize(e.err.Error()))
-}
-
-func (e *unreadableError) Hint() string { return "bundlectl exec -- claude" }
 
 // ownPlugins reads which plugins of the user's own Claude Code would load,
 // started in wd with args and env. An unreadable settings file is an
@@ -217,7 +210,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 		}
 		if err != nil {
 			if strict {
-				return &unreadableError{file: file, err: err}
+				return unreadable(file, err)
 			}
 			return nil
 		}
@@ -262,7 +255,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 				if !strings.HasPrefix(strings.TrimSpace(st.args.settings), "{") {
 					name += " " + st.args.settings
 				}
-				return nil, &unreadableError{file: name, err: err}
+				return nil, unreadable(name, err)
 			}
 		} else if e, ok := m["enabledPlugins"].(map[string]any); ok {
 			st.layers = append(st.layers, layer{source: "--settings", enabled: e})
