@@ -154,33 +154,3 @@ func TestViewMCPServers(t *testing.T) {
 	}
 }
 
-// TestSetupServerHostVariables: setup's [mcp_servers] entry names the host
-// variables the review lists for the server in env_vars, as the view does
-// (TestViewMCPServers): Codex starts bundlectl mcp with only those.
-func TestSetupServerHostVariables(t *testing.T) {
-	inv := &inventory.Inventory{MCPServers: []inventory.MCPServer{
-		{Name: "reads", Transport: "stdio", Command: "./s", HostVariables: []string{"TOKEN"}, Hosts: []string{"codex"}},
-		{Name: "plain", Transport: "stdio", Command: "./s", Hosts: []string{"codex"}},
-	}}
-	b := hosts.NewBundle(harness.ActiveBundle{Name: "p", Inventory: inv}, "codex")
-	edits, err := Host{}.Setup(hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/usr/bin/bundlectl", Home: "/h", Workspace: "/w"}, Bundles: []*hosts.Bundle{b}, Environ: []string{"CODEX_HOME=/c"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := edits[0].Apply(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		MCPServers map[string]map[string]any `toml:"mcp_servers"`
-	}
-	if err := toml.Unmarshal(out, &doc); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if got := fmt.Sprint(doc.MCPServers["bundlectl-p-reads"]["env_vars"]); got != "[TOKEN]" {
-		t.Errorf("server reads: env_vars %s, want [TOKEN]\n%s", got, out)
-	}
-	if v, ok := doc.MCPServers["bundlectl-p-plain"]["env_vars"]; ok || doc.MCPServers["bundlectl-p-plain"] == nil {
-		t.Errorf("server plain: entry %v, env_vars %v, want the entry without env_vars\n%s", doc.MCPServers["bundlectl-p-plain"], v, out)
-	}
-}
