@@ -153,4 +153,3 @@ func TestViewMCPServers(t *testing.T) {
 		t.Errorf("a server with enabled false is in the view (%v), or not named in a note (%q)", doc.MCPServers["off"], b.Notes)
 	}
 }
-
