@@ -355,6 +355,11 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 			return nil, err
 		}
 	}
+	if len(views) > 0 {
+		if err := allowListSet(user, env); err != nil {
+			return nil, err
+		}
+	}
 	sd, err := s.Dir()
 	if err != nil {
 		return nil, err
@@ -432,12 +437,6 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 	}
 	if !exclusive {
 		notes = append(notes, ownNotes(own, ours, list, readEnablement(filepath.Join(ext, enablementFile)), cwd)...)
-	}
-	if allowList(filepath.Join(user, "settings.json")) {
-		// The views directory itself: a view's parent is its token's (or,
-		// for a view holding option values, this session's), gone after a
-		// re-trust (or this session).
-		notes = append(notes, "gemini: your settings restrict extensions (security.allowedExtensions or blockGitExtensions): make sure they admit the bundle views under "+s.ViewsDir())
 	}
 	outEnv := slices.Clone(env)
 	outEnv = slices.DeleteFunc(outEnv, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
@@ -521,22 +520,42 @@ func copyEnablement(src, dst string, ours map[string]bool) error {
 	return os.WriteFile(dst, out, 0o600)
 }
 
-// allowList reports whether the user's settings restrict which extensions
-// load.
-func allowList(settings string) bool {
-	data, err := os.ReadFile(settings)
-	if err != nil {
-		return false
+// AllowListError refuses a launch with views when the settings Gemini CLI
+// reads set security.allowedExtensions: Gemini CLI (0.61) then stops at
+// startup on any extension without an install record, which a view has
+// not ("Failed to load extension …: The .gemini-extension-install.json
+// file is missing"), so the agent would not start anyway, and with a
+// message that does not say why.
+type AllowListError struct{ File string }
+
+func (e *AllowListError) Error() string {
+	return fmt.Sprintf("bundlectl exec -- gemini cannot load the bundle views: %s sets security.allowedExtensions, and with it Gemini CLI stops at startup on any extension it did not install itself, which the views are not; so the agent is not started: take the setting out of that file to start Gemini CLI through bundlectl", bundle.Quote(e.File))
+}
+
+// allowListSet returns an *AllowListError when the layer of the settings
+// that decides security.allowedExtensions (system settings over the
+// workspace's over the user's over the system defaults) sets a non-empty
+// list. A file that cannot be read is refused too: Gemini CLI might read
+// it.
+func allowListSet(user string, env []string) error {
+	decided := false
+	err := hosts.CheckSettings("gemini", settingsLayers(user, env), func(m map[string]any) (string, string) {
+		sec, _ := m["security"].(map[string]any)
+		list, ok := sec["allowedExtensions"].([]any)
+		if !ok || decided {
+			return "", ""
+		}
+		decided = true
+		if len(list) == 0 {
+			return "", ""
+		}
+		return "security.allowedExtensions", ""
+	})
+	var off *hosts.HooksOffError
+	if errors.As(err, &off) && off.Setting == "security.allowedExtensions" {
+		return &AllowListError{File: off.File}
 	}
-	var m struct {
-		Security map[string]json.RawMessage `json:"security"`
-	}
-	if json.Unmarshal(data, &m) != nil {
-		return false
-	}
-	_, a := m.Security["allowedExtensions"]
-	_, g := m.Security["blockGitExtensions"]
-	return a || g
+	return err
 }
 
 // readsAsMore reports whether Gemini CLI reads a file at rel in an
@@ -596,33 +615,9 @@ func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
 // defaults), or a hooksConfig.disabled entry, in any layer (they are
 // merged), that names a bundlectl hook line.
 func hooksOff(user string, env []string) error {
-	get := func(k string) string {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
-	system := get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
-	if system == "" {
-		system = "/etc/gemini-cli/settings.json"
-		if runtime.GOOS == "darwin" {
-			system = "/Library/Application Support/GeminiCli/settings.json"
-		}
-	}
-	defaults := get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
-	if defaults == "" {
-		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
-	}
-	layers := []string{system}
-	if wd, err := os.Getwd(); err == nil {
-		layers = append(layers, filepath.Join(wd, ".gemini", "settings.json"))
-	}
-	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
 	exe, _ := os.Executable()
 	decided := false
-	return hosts.CheckSettings("gemini", layers, func(m map[string]any) (string, string) {
+	return hosts.CheckSettings("gemini", settingsLayers(user, env), func(m map[string]any) (string, string) {
 		hc, _ := m["hooksConfig"].(map[string]any)
 		if on, ok := hc["enabled"].(bool); ok && !decided {
 			decided = true
@@ -701,3 +696,34 @@ func OptionRefs(s string) []hosts.OptionRef {
 // account they may impersonate. The inventory keeps them as written in
 // MCPServer.Other, and the review shows them there.
 var authFields = []string{"oauth", "authProviderType", "targetAudience", "targetServiceAccount"}
+
+// settingsLayers are the settings files Gemini CLI reads, the one that
+// decides a setting first: system settings, the workspace's, the user's,
+// the system defaults.
+func settingsLayers(user string, env []string) []string {
+	get := func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	system := get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+	if system == "" {
+		system = "/etc/gemini-cli/settings.json"
+		if runtime.GOOS == "darwin" {
+			system = "/Library/Application Support/GeminiCli/settings.json"
+		}
+	}
+	defaults := get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+	if defaults == "" {
+		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
+	}
+	layers := []string{system}
+	if wd, err := os.Getwd(); err == nil {
+		layers = append(layers, filepath.Join(wd, ".gemini", "settings.json"))
+	}
+	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
+	return layers
+}

@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -250,34 +251,48 @@ func TestViewRemoteSettingJoinRefused(t *testing.T) {
 	}
 }
 
-// TestLaunchAllowListNote: with settings that restrict extensions, the
-// launch note names the views directory, which holds every view, not the
-// parent of the first view: for a view holding option values that is the
-// session's directory, gone when the session ends.
-func TestLaunchAllowListNote(t *testing.T) {
-	viewsDir := t.TempDir()
-	user := t.TempDir()
-	dot := filepath.Join(user, ".gemini")
-	os.MkdirAll(dot, 0o700)
-	os.WriteFile(filepath.Join(dot, "settings.json"), []byte(`{"security":{"allowedExtensions":["x"]}}`), 0o600)
-	s := hosts.NewSession(viewsDir)
-	defer s.Remove()
-	sd, err := s.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	view := filepath.Join(sd, "views", "0")
-	os.MkdirAll(view, 0o700)
-	l, err := Host{}.Launch(s, []hosts.BuiltView{{Bundle: "r", Dir: view}}, []string{"gemini", "-p", "x"}, []string{"HOME=" + user, "PATH=/bin"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	notes := strings.Join(l.Notes, "\n")
-	if !strings.Contains(notes, "admit the bundle views under "+viewsDir+"\n") && !strings.HasSuffix(notes, "admit the bundle views under "+viewsDir) {
-		t.Errorf("the note does not name the views directory %s:\n%s", viewsDir, notes)
-	}
-	if strings.Contains(notes, sd) {
-		t.Errorf("the note names the session's directory %s, gone after the session:\n%s", sd, notes)
+// TestLaunchAllowListRefused: with security.allowedExtensions set, Gemini
+// CLI stops at startup on an extension without an install record — every
+// view (tried: "Failed to load extension …: The
+// .gemini-extension-install.json file is missing or misconfigured") — so
+// exec refuses first, naming the file and the setting. An empty list, or
+// a launch with no views, starts.
+func TestLaunchAllowListRefused(t *testing.T) {
+	for _, c := range []struct {
+		name, settings string
+		views, refused bool
+	}{
+		{"set", `{"security":{"allowedExtensions":["x"]}}`, true, true},
+		{"empty", `{"security":{"allowedExtensions":[]}}`, true, false},
+		{"git only", `{"security":{"blockGitExtensions":true}}`, true, false},
+		{"no views", `{"security":{"allowedExtensions":["x"]}}`, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			user := t.TempDir()
+			dot := filepath.Join(user, ".gemini")
+			os.MkdirAll(dot, 0o700)
+			os.WriteFile(filepath.Join(dot, "settings.json"), []byte(c.settings), 0o600)
+			s := hosts.NewSession(t.TempDir())
+			defer s.Remove()
+			sd, err := s.Dir()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var views []hosts.BuiltView
+			if c.views {
+				view := filepath.Join(sd, "views", "0")
+				os.MkdirAll(view, 0o700)
+				views = append(views, hosts.BuiltView{Bundle: "r", Dir: view})
+			}
+			_, err = Host{}.Launch(s, views, []string{"gemini", "-p", "x"}, []string{"HOME=" + user, "PATH=/bin", "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "none.json")})
+			var al *AllowListError
+			switch {
+			case c.refused && (!errors.As(err, &al) || !strings.Contains(err.Error(), filepath.Join(dot, "settings.json"))):
+				t.Errorf("launch = %v, want an AllowListError naming the user's settings", err)
+			case !c.refused && err != nil:
+				t.Errorf("launch = %v, want a start", err)
+			}
+		})
 	}
 }
 
