@@ -13,7 +13,8 @@ var HookEvents = []string{
 	"PostToolBatch", "Notification", "SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted",
 	"Stop", "StopFailure", "TeammateIdle", "ConfigChange", "CwdChanged", "FileChanged",
 	"WorktreeCreate", "WorktreeRemove", "PreCompact", "PostCompact", "Elicitation",
-	"ElicitationResult", "SessionEnd",
+	"ElicitationResult", "SessionEnd", "PreModelSwitch", "PostModelSwitch", "DirectoryAdded",
+	"MessageDisplay", "PreSkillShellCommand",
 }
 
 // codexHookEvents are the events Codex fires: those its hooks files take
@@ -50,7 +51,9 @@ func geminiIgnoresMatcher(event string) bool {
 // its installed CLI, 2.1.332): the tool's name for the tool events, the
 // source of SessionStart and ConfigChange, the trigger of Setup and the
 // compaction events, the reason of SessionEnd, the command of
-// UserPromptExpansion, and so on. Codex (0.171) matches the same fields
+// UserPromptExpansion, the shell tool (Bash) of PreSkillShellCommand, the
+// model switched to of PreModelSwitch and PostModelSwitch, and so on.
+// MessageDisplay has none. Codex (0.171) matches the same fields
 // on the events it fires that carry one, and ignores the matcher on
 // UserPromptSubmit and Stop as Claude Code does (internal/agenttest
 // TestClaudeHookMatcherEvents, TestCodexHookMatcherEvents). Gemini CLI's
@@ -58,9 +61,12 @@ func geminiIgnoresMatcher(event string) bool {
 // it matches at all is geminiIgnoresMatcher's.
 func MatchField(event string) string {
 	switch event {
-	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool":
+	case "PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure", "BeforeTool", "AfterTool",
+		"PreSkillShellCommand":
 		return "tool_name"
-	case "SessionStart", "ConfigChange":
+	case "PreModelSwitch", "PostModelSwitch":
+		return "to_model"
+	case "SessionStart", "ConfigChange", "DirectoryAdded":
 		return "source"
 	case "Setup", "PreCompact", "PostCompact", "PreCompress":
 		return "trigger"
@@ -92,7 +98,8 @@ var claudeCommaListEvents = []string{
 	"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied",
 	"UserPromptExpansion", "SessionStart", "SessionEnd", "Setup", "PreCompact", "PostCompact",
 	"Notification", "SubagentStart", "SubagentStop", "Elicitation", "ElicitationResult",
-	"ConfigChange", "InstructionsLoaded",
+	"ConfigChange", "InstructionsLoaded", "PreModelSwitch", "PostModelSwitch", "DirectoryAdded",
+	"PreSkillShellCommand",
 }
 
 // ClaudeCommaList reports whether Claude Code reads a matcher on event
@@ -125,6 +132,9 @@ var blockingEvents = []string{
 	"PreToolUse", "PermissionRequest", "UserPromptSubmit", "UserPromptExpansion", "Stop",
 	"SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange",
 	"Elicitation", "ElicitationResult", "WorktreeCreate", "PostToolUse", "PostToolBatch",
+	// Claude Code: a skill's inline shell command ("!" lines), and a
+	// requested switch of model
+	"PreSkillShellCommand", "PreModelSwitch",
 	// Gemini CLI
 	"BeforeAgent", "BeforeModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "AfterAgent",
 }

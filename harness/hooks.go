@@ -522,7 +522,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.PermissionReason = str(hs.PermissionDecisionReason)
 		r.AdditionalContext = str(hs.AdditionalContext)
 		switch r.PermissionDecision {
-		case "", PermissionAllow, PermissionDeny, PermissionAsk:
+		case "", PermissionAllow, PermissionDeny, PermissionAsk, permissionDefer:
 		default:
 			return fail("output JSON has an unknown permissionDecision %s", truncateText(strconv.Quote(r.PermissionDecision), 80))
 		}
@@ -654,6 +654,12 @@ func Combine(event string, results []HookResult) Outcome {
 // add folds one result into o and reports whether the chain stops here.
 func (o *Outcome) add(r HookResult) bool {
 	ref := HookRef{Bundle: r.Bundle, Hook: r.Index, ID: r.ID}
+	if o.Event == "PreSkillShellCommand" {
+		r = skillShellAnswer(r)
+	} else if r.Failure == "" && r.PermissionDecision == permissionDefer {
+		r = HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
+			Failure: fmt.Sprintf("output JSON has an unknown permissionDecision %q", permissionDefer)}
+	}
 	if r.Failure != "" {
 		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, ID: r.ID, Message: r.Failure})
 		return false
@@ -699,6 +705,43 @@ func (o *Outcome) add(r HookResult) bool {
 		}
 	}
 	return stop
+}
+
+// permissionDefer is the permissionDecision a hook gives to leave the
+// call to the host's own handling. bundlectl reads it only on
+// PreSkillShellCommand, where Claude Code does not run the command.
+const permissionDefer = "defer"
+
+// skillShellAnswer reads r as Claude Code (2.1.332) reads a
+// PreSkillShellCommand hook's answer: a skill's inline shell command
+// cannot wait for approval nor take another command, so "ask", "defer"
+// and an updatedInput each keep it from running, and an answer written
+// for PreToolUse or PermissionRequest counts as this event's.
+func skillShellAnswer(r HookResult) HookResult {
+	if r.Failure != "" {
+		return r
+	}
+	if r.HookEventName == "PreToolUse" || r.HookEventName == "PermissionRequest" {
+		r.HookEventName = "PreSkillShellCommand"
+	}
+	if r.Blocked || r.PermissionDecision == PermissionDeny {
+		return r
+	}
+	const approval = "the hook asked for approval, which a skill can't wait for"
+	switch {
+	case r.PermissionDecision == PermissionAsk || r.PermissionDecision == permissionDefer:
+		why := firstNonEmpty(r.PermissionReason, r.Reason)
+		r.Blocked, r.Reason = true, approval
+		if why != "" {
+			r.Reason = why + "; " + approval
+		}
+	case r.UpdatedInput != nil:
+		r.Blocked, r.Reason = true, "the hook changed the command, which isn't supported here"
+	default:
+		return r
+	}
+	r.PermissionDecision, r.UpdatedInput = "", nil
+	return r
 }
 
 func (o *Outcome) block(ref HookRef, reason string) {
@@ -1007,7 +1050,8 @@ type permissionDecision struct {
 // JSON object (possibly {}), which on exit 2 expresses the block too, for
 // harnesses that read JSON. Permission fields and updatedInput are
 // written for PreToolUse (permissionDecision) and PermissionRequest
-// (decision.behavior) only. Hook failures are appended to systemMessage,
+// (decision.behavior) only, and PreModelSwitch's permissionDecision,
+// which Claude Code reads as PreToolUse's. Hook failures are appended to systemMessage,
 // so the user sees them, and on exit 0 also written to stderr.
 func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 	j := outcomeJSON{SuppressOutput: o.SuppressOutput, StopReason: o.StopReason}
@@ -1026,7 +1070,7 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		perm, reason, updated = PermissionDeny, o.Reason, nil
 	}
 	switch o.Event {
-	case "PreToolUse":
+	case "PreToolUse", "PreModelSwitch":
 		hs.PermissionDecision, hs.PermissionDecisionReason, hs.UpdatedInput = perm, reason, updated
 	case "PermissionRequest":
 		if perm == PermissionAllow || perm == PermissionDeny {
