@@ -58,3 +58,57 @@ func TestClaudePreSkillShellCommand(t *testing.T) {
 	}
 	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
 }
+
+// TestExecClaudePreSkillShellCommand: under `bundlectl exec -- claude` a
+// plugin's PreSkillShellCommand guard runs from the snapshot (the Claude
+// view carries it) and its exit 2 keeps the skill's inline shell command
+// from running, as Claude Code honours it. When the guard cannot run (the
+// snapshot was changed after trust), bundlectl blocks the event: it
+// answered with exit 1, which Claude Code reads as "show stderr and run
+// the command", so the skill's command ran unguarded.
+func TestExecClaudePreSkillShellCommand(t *testing.T) {
+	for _, tampered := range []bool{false, true} {
+		name := "guard"
+		if tampered {
+			name = "tampered"
+		}
+		t.Run(name, func(t *testing.T) {
+			a := New(t, Claude, Say("done"))
+			f := newExecFixture(t, a)
+			writeFile(t, f.src, "skills/probe/SKILL.md", "---\nname: probe\ndescription: probe skill\n---\n\nResult: !`touch "+f.marker+"`\n", 0o644)
+			writeJSONFile(t, f.src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreSkillShellCommand": []any{map[string]any{
+				"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/guard.sh"}}}}}})
+			f.trust(t)
+			a.Launcher = f.launcher(t)
+			a.Args = []string{"--allowedTools", "Bash,Skill"}
+			prompt := "/" + pluginName + ":probe"
+			if tampered {
+				// Changed once the session runs (at launch, exec would
+				// not load the skill at all); Claude then loads the skill.
+				guard := filepath.Join(f.snapshot(t), "bin", "guard.sh")
+				evil := filepath.Join(filepath.Dir(f.tamper), "evil")
+				writeFile(t, filepath.Dir(f.tamper), "evil", "#!/bin/sh\ntouch "+f.tamper+"\nexit 0\n", 0o755)
+				a.Model.Script = []Turn{ShellCall(Claude, "chmod u+w "+guard+" && cat "+evil+" > "+guard),
+					Call("Skill", map[string]any{"skill": pluginName + ":probe"}), Say("done")}
+				prompt = "go"
+			}
+			res := a.Run(t, prompt)
+			if r, ok := lastAt(a, 2); tampered && (!ok || !r.Contains("[not run: blocked by hook: bundlectl: bundle \""+pluginName+"\" has a guard for this event that cannot run")) {
+				t.Errorf("the skill's text did not reach the model with the block naming the bundle\n%s\n%s", res, a.Model.Dump())
+			}
+			if exists(f.marker) {
+				t.Fatalf("the skill's inline shell command ran past the plugin's guard\n%s", res)
+			}
+			if exists(f.tamper) {
+				t.Fatalf("the tampered guard ran\n%s", res)
+			}
+			in, err := os.ReadFile(filepath.Join(f.rec, "hook-stdin.json"))
+			switch {
+			case !tampered && (err != nil || !strings.Contains(string(in), `"hook_event_name":"PreSkillShellCommand"`)):
+				t.Fatalf("the guard did not run on PreSkillShellCommand (%v)\n%s\n%s", err, in, res)
+			case tampered && err == nil:
+				t.Fatalf("the snapshot's original guard ran\n%s", in)
+			}
+		})
+	}
+}
