@@ -1,7 +1,10 @@
 package agenttest
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,5 +113,82 @@ func TestExecClaudePreSkillShellCommand(t *testing.T) {
 				t.Fatalf("the snapshot's original guard ran\n%s", in)
 			}
 		})
+	}
+}
+
+// skillShellAnswer is a PreSkillShellCommand hook that saves its input as
+// rec/<line>.json and answers by the line the command names.
+func skillShellAnswer(rec string) string {
+	return `#!/bin/sh
+input=$(cat)
+for k in ask defer update pretool control; do
+  case "$input" in *$k-line*) printf '%s' "$input" > ` + rec + `/$k.json ;; esac
+done
+case "$input" in
+*ask-line*) echo '{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"ask"}}' ;;
+*defer-line*) echo '{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"defer"}}' ;;
+*update-line*) echo '{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"allow","updatedInput":{"command":"true"}}}' ;;
+*pretool-line*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}' ;;
+esac
+exit 0
+`
+}
+
+// TestClaudePreSkillShellAnswers: Claude Code 2.1.332 does not run a
+// skill's shell line whose PreSkillShellCommand hook answers "ask" or
+// "defer", changes the command, or denies it in PreToolUse's words; it
+// runs the line the hook does not object to. bundlectl's hooks run, given
+// the input Claude Code gave, ran all four (exit 0): now it blocks them
+// (harness TestSkillShellAnswers).
+func TestClaudePreSkillShellAnswers(t *testing.T) {
+	rec, made := t.TempDir(), t.TempDir()
+	a := New(t, Claude, Say("done"))
+	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	body := ""
+	kinds := []string{"ask", "defer", "update", "pretool", "control"}
+	for _, k := range kinds {
+		body += "- !`touch " + filepath.Join(made, k+"-line") + "`\n"
+	}
+	writeFile(t, src, "skills/probe/SKILL.md", "---\nname: probe\ndescription: probe skill\n---\n\n"+body, 0o644)
+	writeFile(t, src, "bin/answer.sh", skillShellAnswer(rec), 0o755)
+	writeJSONFile(t, src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreSkillShellCommand": []any{map[string]any{
+		"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/answer.sh"}}}}}})
+	a.Args = []string{"--plugin-dir", src, "--allowedTools", "Bash"}
+	res := a.Run(t, "/"+pluginName+":probe")
+	for _, k := range kinds {
+		if ran := exists(filepath.Join(made, k+"-line")); ran != (k == "control") {
+			t.Fatalf("Claude Code ran the %s line: %v (found by trying Claude Code 2.1.332: only the control line runs)\n%s", k, ran, res)
+		}
+	}
+	inputs := map[string][]byte{}
+	for _, k := range kinds {
+		b, err := os.ReadFile(filepath.Join(rec, k+".json"))
+		if err != nil {
+			t.Fatalf("the hook did not run for the %s line: %v", k, err)
+		}
+		inputs[k] = b
+	}
+
+	home := filepath.Join(t.TempDir(), "bundlectl-home")
+	t.Cleanup(func() { Writable(home) })
+	f := &execFixture{home: home, ws: a.Workdir}
+	f.trust(t)
+	for _, k := range kinds {
+		ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
+		cmd := exec.CommandContext(ctx, Bundlectl(t), "--home", home, "--workspace", a.Workdir, "hooks", "run", "PreSkillShellCommand", "--host", "claude")
+		cmd.Env = append(os.Environ(), "BUNDLECTL_HOME="+home)
+		cmd.Stdin = bytes.NewReader(inputs[k])
+		out, err := cmd.CombinedOutput()
+		cancel()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 0, false: 2}[k == "control"]; code != want {
+			t.Errorf("bundlectl hooks run on the %s line exited %d, want %d as Claude Code ran it or not\n%s", k, code, want, out)
+		}
 	}
 }
