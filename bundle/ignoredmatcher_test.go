@@ -23,6 +23,11 @@ func TestIgnoredMatcherNotValidated(t *testing.T) {
 		{"codex prompt", files{".codex-plugin/plugin.json": `{"name": "p"}`, "hooks/hooks.json": `{"hooks": {"UserPromptSubmit": ` + group + `}}`}, "UserPromptSubmit", true, ""},
 		{"gemini before agent", files{"gemini-extension.json": `{"name": "p", "version": "1.0.0"}`, "hooks/hooks.json": `{"hooks": {"BeforeAgent": ` + group + `}}`}, "BeforeAgent", true, ""},
 		{"own prompt", files{"plugin.json": pluginWithExt(`{"hooks": {"UserPromptSubmit": ` + group + `}}`)}, "UserPromptSubmit", true, ""},
+		// Claude Code only: Codex, which reads the plugin too, never fires
+		// them, so its matching does not count (TestClaudeMessageDisplayMatcher).
+		{"claude message display", files{".claude-plugin/plugin.json": `{"name": "p"}`, "hooks/hooks.json": `{"hooks": {"MessageDisplay": ` + group + `}}`}, "MessageDisplay", true, ""},
+		{"claude task completed", files{".claude-plugin/plugin.json": `{"name": "p"}`, "hooks/hooks.json": `{"hooks": {"TaskCompleted": ` + group + `}}`}, "TaskCompleted", true, ""},
+		{"claude skill shell", files{".claude-plugin/plugin.json": `{"name": "p"}`, "hooks/hooks.json": `{"hooks": {"PreSkillShellCommand": ` + group + `}}`}, "PreSkillShellCommand", false, "PreSkillShellCommand[0].hooks[0].matcher"},
 		{"claude session start", files{".claude-plugin/plugin.json": `{"name": "p"}`, "hooks/hooks.json": `{"hooks": {"SessionStart": ` + group + `}}`}, "SessionStart", false, "SessionStart[0].hooks[0].matcher"},
 		{"claude prompt expansion", files{".claude-plugin/plugin.json": `{"name": "p"}`, "hooks/hooks.json": `{"hooks": {"UserPromptExpansion": ` + group + `}}`}, "UserPromptExpansion", false, "UserPromptExpansion[0].hooks[0].matcher"},
 	} {

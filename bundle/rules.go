@@ -657,21 +657,29 @@ func matcherErr(m string) string {
 	return msg + "; bundlectl reads matchers as RE2, without look-around or backreferences"
 }
 
-// matcherIgnored reports whether every host that reads h runs it
-// whatever its matcher says (IgnoresMatcher): Claude Code and Codex ran a
-// UserPromptSubmit hook whose matcher was "[" (internal/agenttest
-// TestClaudeHookMatcherEvents), so such a matcher is no reason to skip
-// the hook.
+// matcherIgnored reports whether every host that reads h and fires its
+// event runs it whatever its matcher says (IgnoresMatcher): Claude Code
+// and Codex ran a UserPromptSubmit hook whose matcher was "[", and Claude
+// Code a MessageDisplay hook (internal/agenttest
+// TestClaudeHookMatcherEvents, TestClaudeMessageDisplayMatcher), so such
+// a matcher is no reason to skip the hook. A host that never fires the
+// event (Codex reads a Claude Code plugin too) never runs the hook, so
+// how it would read the matcher does not count.
 func matcherIgnored(h Hook) bool {
 	if len(h.Hosts) == 0 {
 		return IgnoresMatcher("", h.Event)
 	}
+	ignored := false
 	for _, host := range h.Hosts {
+		if !KnownHookEvent(host, h.Event) {
+			continue
+		}
 		if !IgnoresMatcher(host, h.Event) {
 			return false
 		}
+		ignored = true
 	}
-	return true
+	return ignored
 }
 
 func checkHook(b *Bundle, h Hook) bool {
