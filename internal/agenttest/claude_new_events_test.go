@@ -192,3 +192,134 @@ func TestClaudePreSkillShellAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeModelSwitchMatcher: Claude Code 2.1.332 fires PreModelSwitch
+// and PostModelSwitch for "/model claude-sonnet-4-6" in a continued -p
+// session (source "command") and matches their matchers against to_model,
+// reading "claude-haiku-4-5, claude-sonnet-4-6" as a list. bundlectl's
+// review and hooks run --host claude agree.
+func TestClaudeModelSwitchMatcher(t *testing.T) {
+	rec := t.TempDir()
+	model := "claude-sonnet-4-6"
+	events := map[string][]matcherCase{
+		"PreModelSwitch":  append(matchedCases("premodel", model), matcherCase{"premodel-list", "claude-haiku-4-5, " + model}),
+		"PostModelSwitch": matchedCases("postmodel", model),
+	}
+	a := New(t, Claude, Say("done"))
+	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, events))
+	ran, inputs := runSession(t, a, rec, []string{"--plugin-dir", src}, []string{"hello", "/model " + model})
+	want := append(matchedRan("premodel", "postmodel"), "premodel-list")
+	slices.Sort(want)
+	if !slices.Equal(ran, want) {
+		t.Fatalf("Claude Code ran the hooks %q, want %q (found by trying Claude Code 2.1.332)", ran, want)
+	}
+	if in := string(inputs["premodel-value"]); !strings.Contains(in, `"to_model":"`+model+`"`) || !strings.Contains(in, `"source":"command"`) {
+		t.Errorf("PreModelSwitch input: %s", in)
+	}
+	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
+}
+
+// TestClaudeModelSwitchBlock: a PreModelSwitch hook that exits 2, or
+// answers "ask" (a -p session cannot ask, so it refuses), cancels the
+// switch: PostModelSwitch does not fire and the model stays. bundlectl's
+// hooks run, given the input Claude Code gave, blocks on the first and
+// writes the "ask" for Claude Code to act on; it wrote no
+// permissionDecision for this event, so the switch went on.
+func TestClaudeModelSwitchBlock(t *testing.T) {
+	for _, c := range []struct{ name, command string }{
+		{"exit2", "cat > $REC/pre.json; echo 'no switching' >&2; exit 2"},
+		{"ask", `cat > $REC/pre.json; echo '{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"ask","permissionDecisionReason":"costly"}}'`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := t.TempDir()
+			command := strings.ReplaceAll(c.command, "$REC", rec)
+			a := New(t, Claude, Say("done"))
+			src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+			writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+			writeJSONFile(t, src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{
+				"PreModelSwitch":  []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}},
+				"PostModelSwitch": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "touch " + rec + "/post"}}}},
+			}})
+			_, _ = runSession(t, a, rec, []string{"--plugin-dir", src}, []string{"hello"})
+			a.Args = []string{"--plugin-dir", src, "--continue"}
+			res := a.Run(t, "/model claude-sonnet-4-6")
+			input, err := os.ReadFile(filepath.Join(rec, "pre.json"))
+			if err != nil {
+				t.Fatalf("the PreModelSwitch hook did not run: %v\n%s", err, res)
+			}
+			if exists(filepath.Join(rec, "post")) {
+				t.Fatalf("Claude Code switched the model past the hook (found by trying Claude Code 2.1.332: it does not)\n%s", res)
+			}
+			os.Remove(filepath.Join(rec, "pre.json"))
+
+			f := &execFixture{home: filepath.Join(t.TempDir(), "bundlectl-home"), ws: a.Workdir}
+			t.Cleanup(func() { Writable(f.home) })
+			f.trust(t)
+			ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, Bundlectl(t), "--home", f.home, "--workspace", a.Workdir, "hooks", "run", "PreModelSwitch", "--host", "claude")
+			cmd.Env = append(os.Environ(), "BUNDLECTL_HOME="+f.home)
+			cmd.Stdin = bytes.NewReader(input)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			switch c.name {
+			case "exit2":
+				if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "no switching") {
+					t.Errorf("hooks run did not block the switch: %v\n%s%s", err, out, stderr.Bytes())
+				}
+			case "ask":
+				if err != nil || !strings.Contains(string(out), `"permissionDecision":"ask"`) {
+					t.Errorf("hooks run did not pass the ask on: %v\n%s%s", err, out, stderr.Bytes())
+				}
+			}
+		})
+	}
+}
+
+// TestClaudeMessageDisplayMatcher: Claude Code 2.1.332 fires
+// MessageDisplay in a -p session too, once for the answer's text (final
+// true, the lines in delta), and runs every hook whatever its matcher,
+// "[" too. bundlectl's review says Claude Code ignores the matcher, and
+// hooks run --host claude runs them all.
+func TestClaudeMessageDisplayMatcher(t *testing.T) {
+	rec := t.TempDir()
+	events := map[string][]matcherCase{"MessageDisplay": {
+		{"display-nomatch", "nomatch"}, {"display-regex", "^x"}, {"display-invalid", "["}, {"display-star", "*"}, {"display-none", "-"},
+	}}
+	want := []string{"display-invalid", "display-nomatch", "display-none", "display-regex", "display-star"}
+	a := New(t, Claude, Say("done\nline two\n"))
+	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, events))
+	ran, inputs := runSession(t, a, rec, []string{"--plugin-dir", src}, []string{"hello"})
+	if !slices.Equal(ran, want) {
+		t.Fatalf("Claude Code ran the hooks %q, want %q (found by trying Claude Code 2.1.332)", ran, want)
+	}
+	if in := string(inputs["display-none"]); !strings.Contains(in, `"final":true`) || !strings.Contains(in, `"delta":"done\nline two\n"`) {
+		t.Errorf("MessageDisplay input: %s", in)
+	}
+	home := filepath.Join(t.TempDir(), "bundlectl-home")
+	t.Cleanup(func() { Writable(home) })
+	human := BundlectlRun(t, home, "--workspace", a.Workdir, "review", pluginName)
+	for _, c := range events["MessageDisplay"] {
+		if c.matcher != "-" && c.matcher != "*" && !strings.Contains(human, `on "MessageDisplay", matcher "`+c.matcher+`" (Claude Code ignores it on this event and runs the hook every time)`) {
+			t.Errorf("the review shows the matcher %q as narrowing:\n%s", c.matcher, human)
+		}
+	}
+	f := &execFixture{home: home, ws: a.Workdir}
+	f.trust(t)
+	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, Bundlectl(t), "--home", home, "--workspace", a.Workdir, "hooks", "run", "MessageDisplay", "--host", "claude")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_HOME="+home)
+	cmd.Stdin = bytes.NewReader(inputs["display-none"])
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hooks run MessageDisplay: %v\n%s", err, out)
+	}
+	if got, _ := takeRan(t, rec); !slices.Equal(got, want) {
+		t.Errorf("bundlectl hooks run --host claude ran %q; Claude Code ran %q", got, want)
+	}
+}
