@@ -323,3 +323,30 @@ func TestClaudeMessageDisplayMatcher(t *testing.T) {
 		t.Errorf("bundlectl hooks run --host claude ran %q; Claude Code ran %q", got, want)
 	}
 }
+
+// TestExecClaudeNewEvents: under `bundlectl exec -- claude` a plugin's
+// hooks on PreModelSwitch, PostModelSwitch and MessageDisplay run from
+// the snapshot through bundlectl, each with the input Claude Code gave
+// (TestExecClaudePreSkillShellCommand covers PreSkillShellCommand).
+func TestExecClaudeNewEvents(t *testing.T) {
+	a := New(t, Claude, Say("done"))
+	f := newExecFixture(t, a)
+	rec := t.TempDir()
+	events := map[string][]matcherCase{
+		"PreModelSwitch":  {{"pre", "claude-sonnet-4-6"}},
+		"PostModelSwitch": {{"post", "-"}},
+		"MessageDisplay":  {{"display", "nomatch"}},
+	}
+	writeJSONFile(t, f.src, "hooks/hooks.json", matcherHooks(rec, events))
+	f.trust(t)
+	a.Launcher = f.launcher(t)
+	ran, inputs := runSession(t, a, rec, nil, []string{"hello", "/model claude-sonnet-4-6"})
+	if want := []string{"display", "post", "pre"}; !slices.Equal(ran, want) {
+		t.Fatalf("under exec Claude Code ran the hooks %q, want %q", ran, want)
+	}
+	for id, ev := range map[string]string{"pre": "PreModelSwitch", "post": "PostModelSwitch", "display": "MessageDisplay"} {
+		if !strings.Contains(string(inputs[id]), `"hook_event_name":"`+ev+`"`) {
+			t.Errorf("the %s hook's input: %s", ev, inputs[id])
+		}
+	}
+}
