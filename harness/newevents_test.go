@@ -90,7 +90,7 @@ func TestNewClaudeEventsMatch(t *testing.T) {
 		{"PreSkillShellCommand", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "Read", false},
 		{"PreModelSwitch", `{"from_model":"claude-opus-4-6","to_model":"claude-sonnet-4-6"}`, "claude-haiku-4-5, claude-sonnet-4-6", true},
 		{"PreModelSwitch", `{"from_model":"claude-opus-4-6","to_model":"claude-sonnet-4-6"}`, "claude-opus-4-6", false},
-		{"PostModelSwitch", `{"to_model":"claude-sonnet-4-6"}`, "sonnet", false}, // a name, compared whole
+		{"PostModelSwitch", `{"to_model":"claude-sonnet-4-6"}`, "sonnet", false},  // a name, compared whole
 		{"PostModelSwitch", `{"to_model":"claude-sonnet-4-6"}`, "sonnet.*", true}, // a regular expression
 		{"DirectoryAdded", `{"directory":"/w","source":"slash_command"}`, "slash_command, register_repo_root", true},
 		{"DirectoryAdded", `{"directory":"/w","source":"slash_command"}`, "register_repo_root", false},
