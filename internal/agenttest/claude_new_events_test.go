@@ -3,6 +3,7 @@ package agenttest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -348,5 +349,43 @@ func TestExecClaudeNewEvents(t *testing.T) {
 		if !strings.Contains(string(inputs[id]), `"hook_event_name":"`+ev+`"`) {
 			t.Errorf("the %s hook's input: %s", ev, inputs[id])
 		}
+	}
+}
+
+// TestSetupClaudePreSkillShellCommand: with `bundlectl setup claude`'s hook
+// lines, Claude Code 2.1.332 calls `bundlectl hooks run
+// PreSkillShellCommand` before a project skill's inline shell command, and
+// a trusted bundle's guard there keeps it from running. setup wired no
+// line for this event, so the guard never ran and the command did.
+func TestSetupClaudePreSkillShellCommand(t *testing.T) {
+	a := New(t, Claude, Say("done"))
+	f := newExecFixture(t, a)
+	writeJSONFile(t, f.src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreSkillShellCommand": []any{map[string]any{
+		"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/guard.sh"}}}}}})
+	f.trust(t)
+	writeFile(t, a.Workdir, ".claude/skills/probe/SKILL.md", "---\nname: probe\ndescription: probe skill\n---\n\nResult: !`touch "+f.marker+"`\n", 0o644)
+	a.Command(t, "probe") // the agent's own offline settings, before setup
+	userFile, _ := setupFiles(a)
+	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "claude")
+	if err != nil {
+		t.Fatalf("bundlectl setup claude: %v\n%s%s", err, out, errOut)
+	}
+	wrote, err := os.ReadFile(userFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(wrote, &m); err != nil {
+		t.Fatal(err)
+	}
+	a.Settings = m
+	a.Args = []string{"--allowedTools", "Bash"}
+	res := a.Run(t, "/probe")
+	in, err := os.ReadFile(filepath.Join(f.rec, "hook-stdin.json"))
+	if err != nil || !strings.Contains(string(in), `"hook_event_name":"PreSkillShellCommand"`) {
+		t.Fatalf("the bundle's guard did not run on PreSkillShellCommand (%v)\n%s\n%s", err, in, res)
+	}
+	if exists(f.marker) {
+		t.Fatalf("the skill's inline shell command ran past the bundle's guard\n%s", res)
 	}
 }
