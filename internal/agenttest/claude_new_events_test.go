@@ -389,3 +389,46 @@ func TestSetupClaudePreSkillShellCommand(t *testing.T) {
 		t.Fatalf("the skill's inline shell command ran past the bundle's guard\n%s", res)
 	}
 }
+
+// TestClaudeDirectoryAddedMatcher: Claude Code 2.1.332 fires
+// DirectoryAdded for a stream-json session's register_repo_root control
+// request (source "register_repo_root"; /add-dir is not available in a -p
+// session) and matches the matcher against source, reading
+// "slash_command, register_repo_root" as a list. bundlectl's review and
+// hooks run --host claude agree.
+func TestClaudeDirectoryAddedMatcher(t *testing.T) {
+	rec := t.TempDir()
+	events := map[string][]matcherCase{"DirectoryAdded": append(matchedCases("diradded", "register_repo_root"),
+		matcherCase{"diradded-list", "slash_command, register_repo_root"})}
+	a := New(t, Claude, Say("done"))
+	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
+	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, events))
+	sub := filepath.Join(a.Workdir, "sub") // a strict subdirectory of the working directory
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a.Args = []string{"--plugin-dir", src, "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"}
+	argv, env := a.Command(t, "")
+	argv = append([]string{argv[0], "-p"}, argv[3:]...) // the prompt comes on stdin
+	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, a.Workdir
+	req, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": "r1",
+		"request": map[string]any{"subtype": "register_repo_root", "directory": sub}})
+	cmd.Stdin = strings.NewReader(string(req) + "\n" + `{"type":"user","message":{"role":"user","content":"hello"}}` + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	ran, inputs := takeRan(t, rec)
+	want := append(matchedRan("diradded"), "diradded-list")
+	slices.Sort(want)
+	if !slices.Equal(ran, want) {
+		t.Fatalf("Claude Code ran the hooks %q, want %q (found by trying Claude Code 2.1.332)", ran, want)
+	}
+	if in := string(inputs["diradded-value"]); !strings.Contains(in, `"directory":"`+sub+`"`) {
+		t.Errorf("DirectoryAdded input: %s", in)
+	}
+	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
+}
