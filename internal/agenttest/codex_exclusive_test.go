@@ -141,9 +141,7 @@ func TestExecCodexExclusive(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, shellTurn := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			allowExecTools(a)
 			a.Launcher = f.launcher(t)
 			if exclusive {
@@ -224,9 +222,7 @@ func TestExecCodexManagedFeaturesOff(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, _ := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			allowExecTools(a)
 			a.Launcher = append(overlayEtc(t, map[string]string{"managed_config.toml": "[features]\n" + setting + " = false\n"}), f.launcher(t)...)
 			res := a.Run(t, execPrompt(Codex))

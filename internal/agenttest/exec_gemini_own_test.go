@@ -130,9 +130,7 @@ func TestExecGeminiOwnExtensions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			rec, conf := t.TempDir(), t.TempDir()
 			writeOwnGeminiExtensions(t, a, rec, conf)
 			before := treeState(t, filepath.Join(a.ConfigDir(), "extensions"))

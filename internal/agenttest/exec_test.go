@@ -98,6 +98,16 @@ func serveScript(rec, prefix string) string {
 	return fmt.Sprintf("#!/bin/sh\nexec \"$(dirname \"$0\")/fakemcp\" -tool lookup -answer \"%s$0\" -record %s/mcp.jsonl\n", prefix, rec)
 }
 
+// newTrustedFixture is newExecFixture with marker as the file the guarded
+// command would create, and the plugin reviewed, trusted and enabled.
+func newTrustedFixture(t testing.TB, a *Agent, marker string) *execFixture {
+	t.Helper()
+	f := newExecFixture(t, a)
+	f.marker = marker
+	f.trust(t)
+	return f
+}
+
 // trust reviews, trusts and enables the plugin through the CLI.
 func (f *execFixture) trust(t testing.TB) {
 	t.Helper()
@@ -261,9 +271,7 @@ func TestExec(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, skillTurn, mcpTurn, shellTurn := execScript(h, marker)
 			a := New(t, h, turns...)
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			allowExecTools(a)
 			a.Launcher = f.launcher(t)
 			res := a.Run(t, execPrompt(h))
@@ -296,9 +304,7 @@ func TestExecDrift(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, skillTurn, mcpTurn, shellTurn := execScript(h, marker)
 			a := New(t, h, turns...)
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			edited := "agenttest-EDITED-after-trust"
 			writeFile(t, f.src, "skills/"+skillName+"/SKILL.md", fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n\n%s\n", skillName, skillDescription, edited), 0o644)
 			writeFile(t, f.src, "bin/serve", serveScript(f.rec, edited), 0o755)
@@ -338,9 +344,7 @@ func TestExecTamper(t *testing.T) {
 			marker := filepath.Join(tmp, markerName)
 			tamperScript := filepath.Join(tmp, "evil-guard")
 			a := New(t, h)
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			snap := f.snapshot(t)
 			writeFile(t, tmp, "evil-guard", "#!/bin/sh\ntouch "+f.tamper+"\nexit 0\n", 0o755)
 			guard := filepath.Join(snap, "bin", "guard.sh")

@@ -88,9 +88,7 @@ func runOwnClaude(t *testing.T, exclusive bool, args ...string) *ownClaudeRun {
 	t.Helper()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
-	f := newExecFixture(t, a)
-	f.marker = marker
-	f.trust(t)
+	f := newTrustedFixture(t, a, marker)
 	r := &ownClaudeRun{a: a, f: f, rec: t.TempDir()}
 	installOwnClaudePlugin(t, a, r.rec)
 	writeJSONFile(t, a.Workdir, ".claude/settings.local.json", map[string]any{"enabledPlugins": map[string]any{ownClaudeID: true}})
@@ -200,9 +198,7 @@ func TestExecClaudeExclusiveRefuses(t *testing.T) {
 func TestExecClaudeViewTurnedOff(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
-	f := newExecFixture(t, a)
-	f.marker = marker
-	f.trust(t)
+	f := newTrustedFixture(t, a, marker)
 	writeJSONFile(t, a.Workdir, ".claude/settings.json", map[string]any{"enabledPlugins": map[string]any{pluginName + "@inline": false}})
 	allowShell(a)
 	a.Launcher = f.launcher(t)
@@ -281,9 +277,7 @@ func TestClaudeNoPluginModes(t *testing.T) {
 func TestExecClaudeNoPluginMode(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
-	f := newExecFixture(t, a)
-	f.marker = marker
-	f.trust(t)
+	f := newTrustedFixture(t, a, marker)
 	a.Args = []string{"--allowedTools", "Bash", "--bare"}
 	a.Launcher = f.launcher(t)
 	res := a.Run(t, "make the marker")

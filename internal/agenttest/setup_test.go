@@ -51,9 +51,7 @@ func TestSetup(t *testing.T) {
 				called = strings.ReplaceAll(server, "-", "_")
 			}
 			a := New(t, h, MCPCall(h, called, "lookup", map[string]any{"query": "owl"}), ShellCall(h, "touch "+marker), Say("done"))
-			f := newExecFixture(t, a)
-			f.marker = marker
-			f.trust(t)
+			f := newTrustedFixture(t, a, marker)
 			// The agent's own offline configuration exists before setup.
 			a.Command(t, "owls")
 			userFile, wsFile := setupFiles(a)
