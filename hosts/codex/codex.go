@@ -298,40 +298,17 @@ const Marketplace = "bundlectl-"
 // hooks. Arguments after "--" are the prompt's.
 func GuardsOff(args []string) string {
 	feature := map[string]string{} // features.plugins / features.hooks: the last value and its argument
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		var kv, disable string
-		switch {
-		case a == "--":
-			i = len(args)
-			continue
-		case a == "-c" || a == "--config":
-			if i+1 < len(args) {
-				i++
-				kv = args[i]
-			}
-		case strings.HasPrefix(a, "--config="):
-			kv = a[len("--config="):]
-		case strings.HasPrefix(a, "-c") && len(a) > 2:
-			kv = strings.TrimPrefix(a[2:], "=") // -cKEY=V and -c=KEY=V, as clap reads a short flag
-		case a == "--disable":
-			if i+1 < len(args) {
-				i++
-				disable = args[i]
-			}
-		case strings.HasPrefix(a, "--disable="):
-			disable = a[len("--disable="):]
-		}
-		if d := strings.TrimSpace(disable); d == "plugins" || d == "hooks" {
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		var kv, flag string
+		kv, flag, i = configArg(args, i)
+		if d := strings.TrimSpace(strings.TrimPrefix(flag, "--disable=")); strings.HasPrefix(flag, "--disable=") && (d == "plugins" || d == "hooks") {
 			return "--disable " + d
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			continue
 		}
-		// Codex splits a key on dots, each part optionally quoted.
-		k = strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "").Replace(k)
-		switch {
+		switch k = configKey(k); {
 		case k == "features.plugins" || k == "features.hooks":
 			feature[k] = strings.Trim(strings.TrimSpace(v), `"'`) + "\x00-c " + kv
 		case k == "features" || k == "plugins" || strings.HasPrefix(k, "plugins.") || k == "hooks" || strings.HasPrefix(k, "hooks."):
@@ -344,6 +321,42 @@ func GuardsOff(args []string) string {
 		}
 	}
 	return ""
+}
+
+// configArg reads args[i] as Codex (clap) reads a config override or a
+// feature switch: kv is the override of -c KEY=V, --config KEY=V,
+// --config=KEY=V, -cKEY=V or -c=KEY=V, and flag the switch of --enable
+// NAME, --disable NAME or their "=" forms, spelled "--enable=NAME"; last
+// is the index of the last argument it took. Any other argument gives
+// neither.
+func configArg(args []string, i int) (kv, flag string, last int) {
+	a := args[i]
+	value := func() string {
+		if i+1 < len(args) {
+			i++
+			return args[i]
+		}
+		return ""
+	}
+	switch {
+	case a == "-c" || a == "--config":
+		kv = value()
+	case strings.HasPrefix(a, "--config="):
+		kv = a[len("--config="):]
+	case strings.HasPrefix(a, "-c") && len(a) > 2:
+		kv = strings.TrimPrefix(a[2:], "=") // -cKEY=V and -c=KEY=V, as clap reads a short flag
+	case a == "--enable" || a == "--disable":
+		flag = a + "=" + value()
+	case strings.HasPrefix(a, "--enable=") || strings.HasPrefix(a, "--disable="):
+		flag = a
+	}
+	return kv, flag, i
+}
+
+// configKey is a config override's key as Codex splits it on dots, each
+// part optionally quoted: features."plugins" is features.plugins.
+func configKey(k string) string {
+	return strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "").Replace(k)
 }
 
 // Launch links the session's views into Codex's plugin cache and adds the

@@ -325,35 +325,16 @@ func profileAndDir(args []string) (profile, dir string) {
 // pluginsFeatureArg returns what the user's own arguments set the plugins
 // feature to, the last setting winning, and whether they set it.
 func pluginsFeatureArg(args []string) (on, set bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		var kv, flag string
-		switch {
-		case a == "--":
-			return
-		case a == "-c" || a == "--config" || a == "--enable" || a == "--disable":
-			if i+1 < len(args) {
-				i++
-				if a == "--enable" || a == "--disable" {
-					flag = a + "=" + args[i]
-				} else {
-					kv = args[i]
-				}
-			}
-		case strings.HasPrefix(a, "--config="):
-			kv = a[len("--config="):]
-		case strings.HasPrefix(a, "-c") && len(a) > 2:
-			kv = strings.TrimPrefix(a[2:], "=")
-		case strings.HasPrefix(a, "--enable=") || strings.HasPrefix(a, "--disable="):
-			flag = a
-		}
+		kv, flag, i = configArg(args, i)
 		switch strings.TrimSpace(flag) {
 		case "--enable=plugins":
 			on, set = true, true
 		case "--disable=plugins":
 			on, set = false, true
 		}
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "").Replace(k) == "features.plugins" {
+		if k, v, ok := strings.Cut(kv, "="); ok && configKey(k) == "features.plugins" {
 			on, set = strings.TrimSpace(v) == "true", true
 		}
 	}
