@@ -43,10 +43,19 @@
 //     than vanish: a guard never fails open. An unusable state file stops
 //     the launch.
 //   - A host whose own settings (or arguments) would keep a view's hooks
-//     from running is not started: Claude Code's disableAllHooks or
-//     allowManagedHooksOnly, Gemini CLI's hooksConfig; Codex gets
-//     features.hooks=true. A view has hooks when it holds a hooks file or
+//     from running is not started: Claude Code's disableAllHooks,
+//     allowManagedHooksOnly, --bare or safe mode, or an enabledPlugins
+//     entry turning a view off; Gemini CLI's hooksConfig; a Codex
+//     managed_config.toml turning plugins or hooks off (otherwise Codex
+//     gets features.hooks=true); a Gemini CLI -e list gets the views it
+//     leaves out added. A view has hooks when it holds a hooks file or
 //     a document whose front matter has hooks (BuiltView.Hooks).
+//   - The user's own plugins (installed with the agent itself, never
+//     reviewed) are named in a notice when they load beside the views.
+//     With Options.Exclusive they are kept out by arguments, environment
+//     or the session directory alone; what a session cannot override (a
+//     managed policy, the user's own argument) stops the launch
+//     (NotExclusiveError, ArgumentError), never a silent load.
 //   - The user's own configuration is not written by exec: Claude Code
 //     takes --plugin-dir; Codex gets -c flags (merged over config.toml) and
 //     one link in its plugin cache, removed when it exits; Gemini CLI gets

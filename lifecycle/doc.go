@@ -9,4 +9,10 @@
 //   - Trust never enables; revoke never changes the enabled bit.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
+//   - gc removes only what nothing can claim: snapshots and views no
+//     receipt references, temporary files of killed writes, fetch leftovers
+//     while no fetch runs, and the options file of a bundle that no state
+//     record holds, no root of this invocation has, and these roots own. A
+//     root that cannot be scanned keeps every options file: a bundle it
+//     hides is not gone.
 package lifecycle
