@@ -22,7 +22,7 @@ import (
 func newExecCmd(g *globals) *cobra.Command {
 	var exclusive bool
 	c := &cobra.Command{
-		Use:   "exec -- <agent> [args...]",
+		Use:   "exec [--exclusive] -- <agent> [args...]",
 		Short: "run an agent CLI (claude, codex, gemini) with exactly the active bundles",
 		Long: `Exec starts a real agent CLI — claude, codex or gemini, recognised by the
 program's name — with exactly the bundles active for the workspace, and
@@ -54,8 +54,8 @@ before the agent starts; with --exclusive they are kept out of the session
 docs/hosts.md says what each host loads, from where, and what is out of
 reach.` + exitStatus(
 			"the agent's own exit status; when a signal N ended the agent,\n     bundlectl ends by the same signal if it is SIGINT, SIGTERM, SIGHUP\n     or SIGKILL, and otherwise exits 128+N (as it does for every\n     signal when it is PID 1 in a container)",
-			"1  the agent could not be started",
-			exit2+" (including an agent bundlectl does not know)",
+			"1  the agent could not be started, or a setting of its own would keep\n     the views' guards from running",
+			exit2+" (including an agent bundlectl does not know, an argument of the\n     agent's that exec refuses, and a plugin of yours --exclusive cannot\n     keep out)",
 			"3  refused: an enabled bundle's guards cannot be loaded (its receipt\n     is unusable, or its directory is gone)",
 			exit4),
 		Args: args(cobra.MinimumNArgs(1)),
