@@ -29,9 +29,3 @@ func (e *NotExclusiveError) Error() string {
 // Hint is the command that starts the agent without the switch, the
 // plugin named before it starts.
 func (e *NotExclusiveError) Hint() string { return "bundlectl exec -- " + e.Host }
-
-// NewExclusiveSession is NewSession for an exclusive launch
-// (Options.Exclusive), for adapters' tests.
-func NewExclusiveSession(viewsDir string) *Session {
-	return &Session{viewsDir: viewsDir, exclusive: true}
-}

@@ -361,8 +361,13 @@ func configKey(k string) string {
 
 // Launch links the session's views into Codex's plugin cache and adds the
 // -c flags that enable them and trust their hooks, before the user's own
-// arguments.
+// arguments. With s.Exclusive() every plugin of the user's own is
+// disabled in the same -c table.
 func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	return launch(s, s.Exclusive(), views, argv, env)
+}
+
+func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
 	if arg := GuardsOff(argv[1:]); arg != "" {
 		return nil, errors.New("bundlectl exec -- codex loads the active bundles as Codex plugins whose hooks Codex trusts, and the argument " + strconv.Quote(arg) + " would keep them, or their guards, from loading: leave it out")
 	}
@@ -379,7 +384,7 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 	// plugins table, which outranks every layer but a managed one.
 	plugins := map[string]any{}
 	var notes []string
-	if s.Exclusive() {
+	if exclusive {
 		if len(own.Forced) > 0 {
 			return nil, exclusiveError(own.Forced[0])
 		}

@@ -165,8 +165,8 @@ func TestLaunchExclusive(t *testing.T) {
 		t.Errorf("argv %q, want the user's own", l.Argv)
 	}
 
-	s = hosts.NewExclusiveSession(filepath.Join(root, "views"))
-	l, err = Host{}.Launch(s, nil, argv, env)
+	s = hosts.NewSession(filepath.Join(root, "views"))
+	l, err = launch(s, true, nil, argv, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,14 +177,14 @@ func TestLaunchExclusive(t *testing.T) {
 
 	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
 	os.WriteFile(filepath.Join(root, "etc", "managed_config.toml"), []byte("[plugins.\"b@m\"]\nenabled = true\n"), 0o644)
-	_, err = Host{}.Launch(s, nil, argv, env)
+	_, err = launch(s, true, nil, argv, env)
 	var ne *hosts.NotExclusiveError
 	if !errors.As(err, &ne) || ne.Plugin != "b@m" || !strings.Contains(err.Error(), "managed_config.toml") {
 		t.Errorf("a managed plugin under --exclusive: got %v, want a NotExclusiveError naming b@m and the file", err)
 	}
 
 	os.WriteFile(filepath.Join(root, "etc", "managed_config.toml"), []byte("[plugins\n"), 0o644)
-	_, err = Host{}.Launch(s, nil, argv, env)
+	_, err = launch(s, true, nil, argv, env)
 	if want := `cannot keep your own plugins out: "` + filepath.Join(root, "etc", "managed_config.toml") + `" may enable some, and bundlectl cannot read it`; !errors.As(err, &ne) || !strings.Contains(err.Error(), want) {
 		t.Errorf("an unreadable managed_config.toml under --exclusive: got %v, want %q", err, want)
 	}
