@@ -1,0 +1,408 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// msgKind is what a JSON-RPC message is to the peer that reads it.
+type msgKind int
+
+const (
+	msgOther   msgKind = iota // neither: no one waits for an answer to it
+	msgRequest                // has a method and no result or error: its sender waits
+	msgReply                  // has a result or an error: a call of its reader waits
+)
+
+// Limits of msgScanner: the nesting depth encoding/json accepts, the
+// longest id it keeps, and the longest raw member name it reads (any
+// spelling of "method", every letter a \u escape, fits).
+const (
+	maxScanDepth = 10000
+	maxIDLen     = 4 << 10
+	maxKeyLen    = 64
+)
+
+type scanState uint8
+
+const (
+	stValue        scanState = iota // a value is next
+	stValueOrClose                  // after "[": a value or "]"
+	stKeyOrClose                    // after "{": a member name or "}"
+	stKey                           // after "," in an object: a member name
+	stColon                         // after a member name
+	stAfterValue                    // "," or the container's end
+	stEnd                           // after the top-level value: white space only
+	stString
+	stEscape
+	stEscapeU  // in a \u escape; hexLeft hex digits to come
+	stNeg      // after "-"
+	stZero     // a number's leading "0"
+	stInt      // in a number's integer digits
+	stDot      // after "."
+	stFrac     // in the fraction's digits
+	stExp      // after "e" or "E"
+	stExpSign  // after the exponent's sign
+	stExpDigit // in the exponent's digits
+	stLiteral  // in true, false or null; literal holds what is to come
+	stError
+)
+
+// msgScanner finds the top-level id of a JSON-RPC message, and whether it
+// is a request or a reply, in a line too long to hold: it is written the
+// line's bytes in pieces of any size as they pass and keeps at most
+// maxScanDepth+maxIDLen+maxKeyLen bytes. It validates the line as
+// encoding/json does (nesting at most maxScanDepth deep), so it reports an
+// id exactly when json.Unmarshal of the whole line into a map would give
+// an "id" member (the last one, names compared exactly after unescaping)
+// that is a string or a number of at most maxIDLen bytes. An "id" inside
+// a nested value or a string is not the message's.
+type msgScanner struct {
+	state   scanState
+	stack   []byte // '{' or '[' for each open container
+	hexLeft int
+	literal string
+
+	inKey   bool   // the string being read is a member name
+	keyTop  bool   // ... of the top-level object: kept in key
+	key     []byte // raw, without quotes; keyLong once over maxKeyLen
+	keyLong bool
+	idNext  bool // the top-level value to come is an "id" member's
+	capture bool // reading an id's token: kept in val
+	val     []byte
+	valLong bool
+
+	id                  []byte // the last top-level id so far; nil if it was not a string or a number
+	hasMethod, hasReply bool
+}
+
+func (s *msgScanner) reset() {
+	*s = msgScanner{stack: s.stack[:0], key: s.key[:0], val: s.val[:0]}
+}
+
+// message returns the id and kind of the scanned line; ok is false unless
+// the line was one whole JSON object with a usable id.
+func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
+	if s.state != stEnd || s.id == nil {
+		return nil, msgOther, false
+	}
+	switch {
+	case s.hasReply:
+		kind = msgReply
+	case s.hasMethod:
+		kind = msgRequest
+	}
+	return json.RawMessage(bytes.Clone(s.id)), kind, true
+}
+
+// plainInString is the bytes a string holds as they are: not a quote, a
+// backslash or a control character.
+var plainInString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// write scans the next bytes of the line.
+func (s *msgScanner) write(p []byte) {
+	for i := 0; i < len(p); i++ {
+		if s.state == stString {
+			// The bulk of a long line is string content: skip it fast.
+			j := i
+			for j < len(p) && plainInString[p[j]] {
+				j++
+			}
+			s.keepString(p[i:j])
+			if j == len(p) {
+				return
+			}
+			i = j
+		}
+		if s.state == stError {
+			return
+		}
+		s.step(p[i])
+	}
+}
+
+// keepString keeps b when it is part of a top-level member name or an id.
+func (s *msgScanner) keepString(b []byte) {
+	switch {
+	case s.inKey && s.keyTop:
+		if len(s.key)+len(b) > maxKeyLen {
+			s.keyLong = true
+			return
+		}
+		s.key = append(s.key, b...)
+	case s.capture:
+		s.keepVal(b...)
+	}
+}
+
+func (s *msgScanner) keepVal(b ...byte) {
+	if len(s.val)+len(b) > maxIDLen {
+		s.valLong = true
+		return
+	}
+	s.val = append(s.val, b...)
+}
+
+// step scans one byte; a byte that ends a number is scanned again in the
+// state after it.
+func (s *msgScanner) step(c byte) {
+	switch s.state {
+	case stValue:
+		s.beginValue(c)
+	case stValueOrClose:
+		if c == ']' {
+			s.close(c)
+			return
+		}
+		s.beginValue(c)
+	case stKeyOrClose, stKey:
+		switch {
+		case isSpace(c):
+		case c == '"':
+			s.state, s.inKey = stString, true
+			s.keyTop = len(s.stack) == 1
+			s.key, s.keyLong = s.key[:0], false
+		case c == '}' && s.state == stKeyOrClose:
+			s.close(c)
+		default:
+			s.state = stError
+		}
+	case stColon:
+		switch {
+		case isSpace(c):
+		case c == ':':
+			s.state = stValue
+		default:
+			s.state = stError
+		}
+	case stAfterValue:
+		switch {
+		case isSpace(c):
+		case c == ',':
+			if s.stack[len(s.stack)-1] == '{' {
+				s.state = stKey
+			} else {
+				s.state = stValue
+			}
+		case c == '}' || c == ']':
+			s.close(c)
+		default:
+			s.state = stError
+		}
+	case stEnd:
+		if !isSpace(c) {
+			s.state = stError
+		}
+	case stString:
+		switch {
+		case c == '"':
+			s.endString()
+		case c == '\\':
+			s.keepString([]byte{c})
+			s.state = stEscape
+		default: // a control character
+			s.state = stError
+		}
+	case stEscape:
+		switch c {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			s.state = stString
+		case 'u':
+			s.state, s.hexLeft = stEscapeU, 4
+		default:
+			s.state = stError
+			return
+		}
+		s.keepString([]byte{c})
+	case stEscapeU:
+		if !isHex(c) {
+			s.state = stError
+			return
+		}
+		s.keepString([]byte{c})
+		if s.hexLeft--; s.hexLeft == 0 {
+			s.state = stString
+		}
+	case stNeg:
+		switch {
+		case c == '0':
+			s.number(c, stZero)
+		case '1' <= c && c <= '9':
+			s.number(c, stInt)
+		default:
+			s.state = stError
+		}
+	case stZero, stInt:
+		switch {
+		case s.state == stInt && '0' <= c && c <= '9':
+			s.number(c, stInt)
+		case c == '.':
+			s.number(c, stDot)
+		case c == 'e' || c == 'E':
+			s.number(c, stExp)
+		default:
+			s.endNumber(c)
+		}
+	case stDot, stFrac:
+		switch {
+		case '0' <= c && c <= '9':
+			s.number(c, stFrac)
+		case s.state == stFrac && (c == 'e' || c == 'E'):
+			s.number(c, stExp)
+		case s.state == stFrac:
+			s.endNumber(c)
+		default:
+			s.state = stError
+		}
+	case stExp:
+		switch {
+		case c == '+' || c == '-':
+			s.number(c, stExpSign)
+		case '0' <= c && c <= '9':
+			s.number(c, stExpDigit)
+		default:
+			s.state = stError
+		}
+	case stExpSign, stExpDigit:
+		switch {
+		case '0' <= c && c <= '9':
+			s.number(c, stExpDigit)
+		case s.state == stExpDigit:
+			s.endNumber(c)
+		default:
+			s.state = stError
+		}
+	case stLiteral:
+		if c != s.literal[0] {
+			s.state = stError
+			return
+		}
+		if s.literal = s.literal[1:]; s.literal == "" {
+			s.endValue()
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// beginValue scans the first byte of a value.
+func (s *msgScanner) beginValue(c byte) {
+	if isSpace(c) {
+		return
+	}
+	if len(s.stack) == 0 && c != '{' {
+		s.state = stError // not an object: not a JSON-RPC message to answer
+		return
+	}
+	if s.idNext {
+		s.idNext = false
+		if c == '"' || c == '-' || '0' <= c && c <= '9' {
+			s.capture, s.val, s.valLong = true, append(s.val[:0], c), false
+		}
+	}
+	switch {
+	case c == '{' || c == '[':
+		if len(s.stack) == maxScanDepth {
+			s.state = stError
+			return
+		}
+		s.stack = append(s.stack, c)
+		s.state = stKeyOrClose
+		if c == '[' {
+			s.state = stValueOrClose
+		}
+	case c == '"':
+		s.state, s.inKey = stString, false
+	case c == '-':
+		s.state = stNeg
+	case c == '0':
+		s.state = stZero
+	case '1' <= c && c <= '9':
+		s.state = stInt
+	case c == 't':
+		s.state, s.literal = stLiteral, "rue"
+	case c == 'f':
+		s.state, s.literal = stLiteral, "alse"
+	case c == 'n':
+		s.state, s.literal = stLiteral, "ull"
+	default:
+		s.state = stError
+	}
+}
+
+// number moves to state on c, a byte of the number.
+func (s *msgScanner) number(c byte, state scanState) {
+	if s.capture {
+		s.keepVal(c)
+	}
+	s.state = state
+}
+
+// endNumber ends a number at c, the byte after it, and scans c.
+func (s *msgScanner) endNumber(c byte) {
+	s.endValue()
+	s.step(c)
+}
+
+func (s *msgScanner) endString() {
+	if !s.inKey {
+		if s.capture {
+			s.keepVal('"')
+		}
+		s.endValue()
+		return
+	}
+	s.inKey, s.state = false, stColon
+	if !s.keyTop || s.keyLong {
+		return
+	}
+	name := string(s.key)
+	if bytes.IndexByte(s.key, '\\') >= 0 {
+		if json.Unmarshal(append(append([]byte{'"'}, s.key...), '"'), &name) != nil {
+			s.state = stError // cannot happen: the scan checked the escapes
+			return
+		}
+	}
+	switch name {
+	case "id":
+		s.id, s.idNext = nil, true // the last "id" is the one a reader keeps
+	case "method":
+		s.hasMethod = true
+	case "result", "error":
+		s.hasReply = true
+	}
+}
+
+// endValue ends a value; an id's ends its capture.
+func (s *msgScanner) endValue() {
+	if s.capture {
+		s.capture = false
+		if !s.valLong {
+			s.id = append(s.id[:0], s.val...)
+		}
+	}
+	s.state = stAfterValue
+	if len(s.stack) == 0 {
+		s.state = stEnd
+	}
+}
+
+// close ends the open container with c, its closing bracket.
+func (s *msgScanner) close(c byte) {
+	top := s.stack[len(s.stack)-1]
+	if top == '{' && c != '}' || top == '[' && c != ']' {
+		s.state = stError
+		return
+	}
+	s.stack = s.stack[:len(s.stack)-1]
+	s.endValue()
+}
