@@ -173,9 +173,11 @@
 //     cannot read (not UTF-8 JSON, over MaxMCPMessage, a call without a
 //     readable tool name) is answered with an error and not forwarded; a
 //     server line it cannot read is dropped unless it cannot name a tool.
-//     A line over MaxMCPMessage is answered under its id when its first
-//     64 KiB show one (a server reply becomes an error for the client), so
-//     no call waits for a reply the proxy dropped.
+//     A line over MaxMCPMessage is scanned as it passes, never held, for
+//     its top-level id wherever it is, and whoever waits for an answer to
+//     it gets an error under that id — the client for a request or a
+//     server reply, the server for its own request or a client reply — so
+//     no call waits for a message the proxy dropped.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not.
 //   - Tool input is validated before spawning: one JSON value, no

@@ -22,11 +22,14 @@ import (
 )
 
 // MaxMCPMessage is the longest MCP stdio message (one line) the proxy
-// reads, 16 MiB. A longer one from the client is answered with a parse
-// error, from the server dropped; neither is buffered beyond the limit.
-// Either is answered under its id when the line's first 64 KiB show it: a
-// request from the client with a parse error, a reply from the server with
-// an internal error in its place, so that no call waits for ever.
+// reads, 16 MiB. A longer one is not forwarded and not held: the proxy
+// scans it as it passes for its top-level id (wherever in the line) and
+// answers whoever waits for an answer to it, so that no call waits for
+// ever: a request from the client with a parse error to the client, a
+// reply from the server with an internal error to the client, a request
+// from the server with an invalid request error to the server, a reply
+// from the client with an internal error to the server. A longer client
+// line is always answered (under id null when it has no usable id).
 const MaxMCPMessage = 16 << 20
 
 // JSON-RPC 2.0 error codes the proxy answers with.
@@ -129,10 +132,12 @@ type MCPConn struct {
 //     refuses, and any entry without a string name, are removed, and a
 //     tools member that is not an array becomes an empty one (a page
 //     keeps its nextCursor, so pagination still works). Bytes that are
-//     not UTF-8 become U+FFFD. A line over MaxMCPMessage is dropped, and
-//     so is a line that is not one whole JSON value (a client decoding a
-//     stream of values, not lines, could join several into a tool list);
-//     each drop but a blank line's is reported to notices.
+//     not UTF-8 become U+FFFD. A line over MaxMCPMessage is dropped (a
+//     reply's call ends with an error, a request is answered to the
+//     server with one; see MaxMCPMessage), and so is a line that is not
+//     one whole JSON value (a client decoding a stream of values, not
+//     lines, could join several into a tool list); each drop but a blank
+//     line's is reported to notices.
 //   - Member names are matched as a lenient decoder would: "tools",
 //     "name", "method", "params" and "result" in any letter case, every
 //     occurrence of a duplicated one, so that no reading of a message
@@ -166,7 +171,7 @@ func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, no
 	if notices == nil {
 		notices = io.Discard
 	}
-	p := &proxy{filter: filter, toClient: client.W, notices: notices, who: who}
+	p := &proxy{filter: filter, toClient: client.W, toServer: server.W, notices: notices, who: who}
 	fail := make(chan error, 1)
 	cdone := make(chan struct{})
 	go func() {
@@ -175,7 +180,7 @@ func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, no
 		if filter.Empty() {
 			err = copyToServer(server.W, client.R)
 		} else {
-			err = p.pumpClient(client.R, server.W)
+			err = p.pumpClient(client.R)
 		}
 		if c, ok := server.W.(io.Closer); ok {
 			_ = c.Close()
@@ -203,9 +208,9 @@ func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, no
 	return cdone, err
 }
 
-// proxy holds what both directions share: the filter and the client's
-// writer, which both write to (the relayed server output and the proxy's
-// own answers).
+// proxy holds what both directions share: the filter and the writers to
+// each end, which both directions write to (the relayed messages and the
+// proxy's own answers).
 type proxy struct {
 	filter  ToolFilter
 	notices io.Writer
@@ -214,6 +219,9 @@ type proxy struct {
 	mu       sync.Mutex
 	toClient io.Writer
 	closed   bool
+
+	serverMu sync.Mutex // one line at a time
+	toServer io.Writer
 }
 
 func (p *proxy) isClosed() bool {
@@ -239,6 +247,17 @@ func (p *proxy) sendClient(msg []byte) error {
 }
 
 var errProxyClosed = errors.New("mcp proxy: closed")
+
+// sendServer writes one message line to the server. An error means the
+// server closed its input; its output's end ends the session.
+func (p *proxy) sendServer(msg []byte) error {
+	p.serverMu.Lock()
+	defer p.serverMu.Unlock()
+	if p.toServer == nil {
+		return errProxyClosed
+	}
+	return writeLine(p.toServer, msg)
+}
 
 // writeLine writes msg as one line that every line-splitting reader an
 // MCP peer may use reads as one line: the proxy judged it whole, so no
@@ -292,7 +311,7 @@ func (p *proxy) server() string {
 	return p.who
 }
 
-func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
+func (p *proxy) pumpClient(r io.Reader) error {
 	lr := newLineReader(r)
 	for {
 		line, tooLong, err := lr.next()
@@ -308,10 +327,16 @@ func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
 		var fwd bool
 		var reply []byte
 		if tooLong {
-			// Answered under its id when its head shows one, so that the
-			// client's call ends instead of waiting for a reply.
-			id, request, ok := headID(lr.head)
-			if !ok || !request {
+			// A request is answered under its id, so that the client's
+			// call ends instead of waiting for a reply; a reply the
+			// server waits for ends the server's request with an error.
+			id, kind, ok := lr.scan.message()
+			if ok && kind == msgReply {
+				p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, bytes.ToValidUTF8(id, []byte("\uFFFD")))
+				msg := fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
+				_ = p.sendServer(rpcError(id, rpcInternalError, msg))
+			}
+			if !ok || kind != msgRequest {
 				id = nil
 			}
 			reply = rpcError(id, rpcParseError, fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage))
@@ -324,7 +349,7 @@ func (p *proxy) pumpClient(r io.Reader, toServer io.Writer) error {
 			}
 		}
 		if fwd {
-			if err := writeLine(toServer, line); err != nil {
+			if err := p.sendServer(line); err != nil {
 				return nil // the server closed its input: its output's end ends the session
 			}
 		}
@@ -363,14 +388,24 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			return err
 		}
 		if tooLong {
-			p.notice("dropped a server message over %d bytes", MaxMCPMessage)
-			// A reply the client waits for ends its call with an error
-			// rather than never (its id is in the head of the line).
-			if id, request, ok := headID(lr.head); ok && !request {
+			// Whoever waits for an answer to the line gets an error
+			// rather than nothing: the client's call for a reply, the
+			// server for its own request.
+			id, kind, ok := lr.scan.message()
+			shown := bytes.ToValidUTF8(id, []byte("\uFFFD")) // as in a relayed line
+			switch {
+			case ok && kind == msgReply:
+				p.notice("dropped a server message over %d bytes; the client's call %s ends with an error", MaxMCPMessage, shown)
 				msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
-				if err := p.sendClient(rpcError(id, rpcInternalError, msg)); err != nil {
+				if err := p.sendClient(rpcError(shown, rpcInternalError, msg)); err != nil {
 					return err
 				}
+			case ok && kind == msgRequest:
+				p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, shown)
+				msg := fmt.Sprintf("request exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
+				_ = p.sendServer(rpcError(id, rpcInvalidRequest, msg))
+			default:
+				p.notice("dropped a server message over %d bytes", MaxMCPMessage)
 			}
 			continue
 		}
@@ -753,36 +788,37 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 }
 
 // lineReader reads newline-terminated lines of at most MaxMCPMessage
-// bytes; the rest of a longer line is read and discarded, but for its
-// first headMax bytes (head), where its id usually is.
+// bytes; the rest of a longer line is read and discarded, scanned as it
+// passes for the message's id (scan).
 type lineReader struct {
 	br   *bufio.Reader
 	max  int
 	buf  []byte
-	head []byte
+	scan msgScanner
 }
-
-// headMax is how much of a line over the limit lineReader keeps.
-const headMax = 64 << 10
 
 func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxMCPMessage}
 }
 
 // next returns the next line without its "\n" or "\r\n". tooLong reports
-// a line over the limit, whose bytes are not returned. A last line
-// without a newline is returned before io.EOF.
+// a line over the limit, whose bytes are not returned; lr.scan.message
+// then tells its id. A last line without a newline is returned before
+// io.EOF.
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
-	lr.buf, lr.head = lr.buf[:0], lr.head[:0]
+	lr.buf = lr.buf[:0]
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
-		if !tooLong {
-			if len(lr.buf)+len(chunk) > lr.max+2 { // room for "\r\n"
-				lr.keepHead(lr.buf, chunk)
-				tooLong, lr.buf = true, lr.buf[:0]
-			} else {
-				lr.buf = append(lr.buf, chunk...)
-			}
+		switch {
+		case tooLong:
+			lr.scan.write(chunk)
+		case len(lr.buf)+len(chunk) > lr.max+2: // room for "\r\n"
+			lr.scan.reset()
+			lr.scan.write(lr.buf)
+			lr.scan.write(chunk)
+			tooLong, lr.buf = true, lr.buf[:0]
+		default:
+			lr.buf = append(lr.buf, chunk...)
 		}
 		switch {
 		case err == nil:
@@ -793,64 +829,12 @@ func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 		}
 		line := bytes.TrimSuffix(bytes.TrimSuffix(lr.buf, []byte("\n")), []byte("\r"))
 		if len(line) > lr.max {
-			lr.keepHead(line, nil)
+			lr.scan.reset()
+			lr.scan.write(line)
 			return nil, true, nil
 		}
 		return line, tooLong, nil
 	}
-}
-
-// keepHead keeps the first headMax bytes of a and b, one after the other.
-func (lr *lineReader) keepHead(a, b []byte) {
-	lr.head = append(lr.head[:0], a[:min(len(a), headMax)]...)
-	lr.head = append(lr.head, b[:min(len(b), headMax-len(lr.head))]...)
-}
-
-// headID reads the id of a JSON-RPC message from the head of a line
-// too long to be read whole, and whether the message is a request (its
-// "method" member comes first) rather than a response (its "result" or
-// "error" does). ok is false when the head does not tell: an id after the
-// long member, or no object at all.
-func headID(head []byte) (id json.RawMessage, request, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false, false
-	}
-	kind := 0 // 1 request, 2 response: the first of its members to come
-	for dec.More() && (id == nil || kind == 0) {
-		t, err := dec.Token()
-		k, isKey := t.(string)
-		if err != nil || !isKey {
-			return nil, false, false
-		}
-		switch {
-		case kind == 0 && k == "method":
-			kind = 1
-		case kind == 0 && (k == "result" || k == "error"):
-			kind = 2
-		}
-		if k == "id" && id == nil {
-			var v json.RawMessage
-			if dec.Decode(&v) != nil {
-				return nil, false, false
-			}
-			if c := firstByte(v); c != '"' && c != '-' && (c < '0' || c > '9') {
-				return nil, false, false // an id is a string or a number
-			}
-			id = v
-			continue
-		}
-		if id != nil && kind != 0 {
-			break
-		}
-		if dec.Decode(new(json.RawMessage)) != nil {
-			break // the long member, cut: what is known by now is all there is
-		}
-	}
-	if id == nil || kind == 0 {
-		return nil, false, false
-	}
-	return id, kind == 1, true
 }
 
 // ProxyError reports an MCP session that ExecFiltered ended because

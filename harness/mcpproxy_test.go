@@ -379,6 +379,7 @@ func mcpServerMain() int {
 	tool := func(name string) map[string]any {
 		return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
 	}
+	var pending json.RawMessage // the client's call test/bigRequest answers
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -401,6 +402,20 @@ func mcpServerMain() int {
 		switch req.Method {
 		case "exit":
 			return 0
+		case "test/bigReply":
+			// A reply over MaxMCPMessage whose id comes after its long
+			// result, with an "id" decoy inside it.
+			fmt.Printf(`{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"%s"}],"_meta":{"id":99}},"id":%s}`+"\n", strings.Repeat("a", MaxMCPMessage), req.ID)
+		case "test/bigRequest":
+			// A request to the client over MaxMCPMessage, its id last;
+			// the answer it gets is the result of the client's call.
+			pending = req.ID
+			fmt.Printf(`{"jsonrpc":"2.0","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"%s"}}],"maxTokens":1,"id":1},"id":"s1"}`+"\n", strings.Repeat("a", MaxMCPMessage))
+		case "":
+			if pending != nil {
+				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": pending, "result": map[string]any{"answer": json.RawMessage(in.Bytes())}})
+				pending = nil
+			}
 		case "initialize":
 			reply(map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
 				"serverInfo": map[string]any{"name": "test", "version": "1"}})
@@ -738,98 +753,132 @@ func TestProxyServerLinesStayApartForAStreamDecoder(t *testing.T) {
 	}
 }
 
-// TestProxyOverlongClientMessage: a line over MaxMCPMessage is answered
-// with a parse error under its id (read from the line's head) and not
-// forwarded; the next message is read whole.
+// TestProxyOverlongClientMessage: a line over MaxMCPMessage is not
+// forwarded; a request is answered with a parse error under its id,
+// wherever the id is in the line, and a reply (to a request of the
+// server's) ends the server's request with an error; the next message is
+// read whole.
 func TestProxyOverlongClientMessage(t *testing.T) {
-	clientR, clientW := io.Pipe()
-	var toServer bytes.Buffer
-	toClientR, toClientW := io.Pipe()
-	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: toClientW}
-	done := make(chan error, 1)
-	go func() { done <- p.pumpClient(clientR, &toServer) }()
-	go func() {
-		long := append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":"`), bytes.Repeat([]byte("a"), MaxMCPMessage)...)
-		_, _ = clientW.Write(append(long, "\"}}\n"...))
-		_, _ = clientW.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"))
-		clientW.Close()
-	}()
-	line := noHang(t, "the parse error", func() []byte {
-		l, _ := bufio.NewReader(toClientR).ReadBytes('\n')
-		return l
-	})
-	var resp map[string]any
-	if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError || resp["id"] != float64(1) {
-		t.Fatalf("answer %q, want a parse error for id 1 (the call must end)", line)
+	big := bytes.Repeat([]byte("a"), MaxMCPMessage)
+	long := func(prefix, suffix string) []byte {
+		return append(append([]byte(prefix), big...), suffix+"\n"...)
 	}
-	if err := noHang(t, "pumpClient", func() error { return <-done }); err != nil {
-		t.Fatal(err)
-	}
-	if got := toServer.String(); got != `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`+"\n" {
-		t.Fatalf("server got %q", got)
+	for _, c := range []struct {
+		name, line string
+		id         any // of the parse error the client gets
+		toServer   string
+	}{
+		{"id first", string(long(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":"`, `"}}`)), float64(1), ""},
+		{"id last", string(long(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","id":5,"x":"`, `"},"id":"c\"1"}`)), `c"1`, ""},
+		{"reply", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`, `"}},"id":"s1"}`)), nil, `"s1"`},
+		{"not json", string(long(`{"jsonrpc":"2.0","method":"tools/call","x":"`, `,"id":3}`)), nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clientR, clientW := io.Pipe()
+			var toServer bytes.Buffer
+			toClientR, toClientW := io.Pipe()
+			p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: toClientW, toServer: &toServer}
+			done := make(chan error, 1)
+			go func() { done <- p.pumpClient(clientR) }()
+			go func() {
+				_, _ = clientW.Write([]byte(c.line))
+				_, _ = clientW.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"))
+				clientW.Close()
+			}()
+			line := noHang(t, "the parse error", func() []byte {
+				l, _ := bufio.NewReader(toClientR).ReadBytes('\n')
+				return l
+			})
+			var resp map[string]any
+			if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError || resp["id"] != c.id {
+				t.Fatalf("answer %q, want a parse error for id %v (the call must end)", line, c.id)
+			}
+			if err := noHang(t, "pumpClient", func() error { return <-done }); err != nil {
+				t.Fatal(err)
+			}
+			want := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"
+			if c.toServer != "" {
+				want = `{"jsonrpc":"2.0","id":` + c.toServer + `,"error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n" + want
+			}
+			if got := toServer.String(); got != want {
+				t.Fatalf("server got %q, want %q", got, want)
+			}
+		})
 	}
 }
 
-// TestProxyOverlongServerReply: a server reply over MaxMCPMessage is
-// dropped, and the call it answers ends with an internal error under its
-// id instead of waiting for ever. A long request from the server, and a
-// reply whose id comes after its long result, are dropped alone.
-func TestProxyOverlongServerReply(t *testing.T) {
+// TestProxyOverlongServerMessage: a server message over MaxMCPMessage is
+// dropped, and whoever waits for an answer to it gets an error instead:
+// the client's call a reply answers (an internal error under its id),
+// the server for a request it sent (an invalid request error under its
+// id) — wherever the id is in the line. A line without a usable id is
+// dropped alone.
+func TestProxyOverlongServerMessage(t *testing.T) {
 	big := bytes.Repeat([]byte("a"), MaxMCPMessage)
 	long := func(prefix, suffix string) []byte {
 		return append(append([]byte(prefix), big...), suffix+"\n"...)
 	}
 	var server bytes.Buffer
 	server.Write(long(`{"jsonrpc":"2.0","method":"sampling/createMessage","id":"s1","params":{"x":"`, `"}}`))
-	server.Write(long(`{"jsonrpc":"2.0","result":{"content":"`, `"},"id":8}`))
+	server.Write(long(`{"jsonrpc":"2.0","result":{"content":"`, `","id":1},"id":8}`))
 	server.Write(long(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"`, `"}]}}`))
+	server.Write(long(`{"jsonrpc":"2.0","method":"roots/list","params":{"_meta":{"id":3},"x":"\"}\"`, `"},"id":12}`))
+	server.Write(long(`{"jsonrpc":"2.0","result":{"x":"`, `"},"id":{"n":9}}`))          // not a usable id
+	server.Write(long(`{"jsonrpc":"2.0","result":{"x":"`, `"},"id":10`))                // not one whole object
+	server.Write(long(`{"jsonrpc":"2.0","method":"notifications/message","x":"`, `"}`)) // no id: no one waits
 	server.WriteString(`{"jsonrpc":"2.0","id":9,"result":{}}` + "\n")
-	var toClient, notices bytes.Buffer
-	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, who: `"kit" server "files"`}
+	var toClient, toServer, notices bytes.Buffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, toServer: &toServer, who: `"kit" server "files"`}
 	if err := p.pumpServer(&server); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(toClient.String(), "\n"), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("the client got %d lines, want the error for id 7 and the reply to 9: %q", len(lines), toClient.String())
+	if len(lines) != 3 {
+		t.Fatalf("the client got %d lines, want the errors for ids 8 and 7 and the reply to 9: %q", len(lines), toClient.String())
 	}
-	var resp map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &resp); err != nil || resp["id"] != float64(7) || errorCode(resp) != rpcInternalError {
-		t.Fatalf("first line %q, want an internal error for id 7", lines[0])
+	for i, id := range []float64{8, 7} {
+		var resp map[string]any
+		if err := json.Unmarshal([]byte(lines[i]), &resp); err != nil || resp["id"] != id || errorCode(resp) != rpcInternalError {
+			t.Fatalf("line %d %q, want an internal error for id %v", i, lines[i], id)
+		}
+		if msg, _ := resp["error"].(map[string]any)["message"].(string); !strings.Contains(msg, `"files"`) || !strings.Contains(msg, "exceeds 16777216 bytes") {
+			t.Errorf("the error does not say whose reply was too long: %q", msg)
+		}
 	}
-	if msg, _ := resp["error"].(map[string]any)["message"].(string); !strings.Contains(msg, `"files"`) || !strings.Contains(msg, "exceeds") {
-		t.Errorf("the error does not say whose reply was too long: %q", msg)
+	if lines[2] != `{"jsonrpc":"2.0","id":9,"result":{}}` {
+		t.Errorf("last line %q, want the reply to 9 as it was", lines[2])
 	}
-	if lines[1] != `{"jsonrpc":"2.0","id":9,"result":{}}` {
-		t.Errorf("second line %q, want the reply to 9 as it was", lines[1])
+	msg := `"error":{"code":-32600,"message":"request exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}`
+	if want := `{"jsonrpc":"2.0","id":"s1",` + msg + "\n" + `{"jsonrpc":"2.0","id":12,` + msg + "\n"; toServer.String() != want {
+		t.Errorf("the server got %q, want %q", toServer.String(), want)
 	}
-	if n := strings.Count(notices.String(), "dropped a server message over"); n != 3 {
-		t.Errorf("%d drops noticed, want 3: %q", n, notices.String())
+	if n := strings.Count(notices.String(), "dropped a server message over"); n != 7 {
+		t.Errorf("%d drops noticed, want 7: %q", n, notices.String())
 	}
 }
 
-func TestHeadID(t *testing.T) {
-	for _, c := range []struct {
-		head    string
-		id      string
-		request bool
-		ok      bool
-	}{
-		{`{"jsonrpc":"2.0","id":7,"result":{"x":"aaa`, "7", false, true},
-		{`{"jsonrpc":"2.0","id":"a b","error":{"code":1,"message":"aa`, `"a b"`, false, true},
-		{`{"id":3,"method":"tools/call","params":{"x":"aa`, "3", true, true},
-		{`{"method":"tools/call","params":{"x":"aa`, "", false, false},
-		{`{"jsonrpc":"2.0","result":{"x":"aa`, "", false, false},
-		{`{"jsonrpc":"2.0","id":{"x":1},"result":{"x":"aa`, "", false, false},
-		{`{"jsonrpc":"2.0","id":null,"result":{"x":"aa`, "", false, false},
-		{`{"jsonrpc":"2.0","meta":{"a":[1,2]},"id":-4,"result":[`, "-4", false, true},
-		{`["not an object`, "", false, false},
-		{`{"id`, "", false, false},
-	} {
-		id, request, ok := headID([]byte(c.head))
-		if string(id) != c.id || request != c.request || ok != c.ok {
-			t.Errorf("headID(%s) = %s, %v, %v; want %s, %v, %v", c.head, id, request, ok, c.id, c.request, c.ok)
-		}
+// TestExecMCPOverlongServerMessages: through a real server process, a
+// reply over MaxMCPMessage whose id comes after its result ends the
+// client's call with an error, and a request over it from the server,
+// its id last, is answered to the server with an error — neither side
+// waits for its own timeout.
+func TestExecMCPOverlongServerMessages(t *testing.T) {
+	s := startMCPSession(t, context.Background(), excludeFilter)
+	r := s.call(`{"jsonrpc":"2.0","id":2,"method":"test/bigReply"}`)
+	if r["id"] != float64(2) || errorCode(r) != rpcInternalError {
+		t.Fatalf("the call got %v, want an internal error for id 2", r)
+	}
+	r = s.call(`{"jsonrpc":"2.0","id":3,"method":"test/bigRequest"}`)
+	answer, _ := r["result"].(map[string]any)["answer"].(map[string]any)
+	if r["id"] != float64(3) || answer["id"] != "s1" || errorCode(answer) != rpcInvalidRequest {
+		t.Fatalf("the server's request was answered with %v, want an invalid request error for id \"s1\"", r)
+	}
+	if res := s.close(); !res.Success() {
+		t.Fatalf("result %+v", res)
+	}
+	stderr, _ := os.ReadFile(s.stderr.Name())
+	if n := strings.Count(string(stderr), "dropped a server message over"); n != 2 {
+		t.Errorf("%d drops noticed, want 2: %q", n, stderr)
 	}
 }
 
@@ -891,27 +940,4 @@ func TestExecMCPCancelKillsTheServer(t *testing.T) {
 	if !s.res.Canceled || s.res.Signal != syscall.SIGKILL {
 		t.Fatalf("result %+v", s.res)
 	}
-}
-
-// FuzzHeadID: any head, cut anywhere, gives no id or one a JSON-RPC reply
-// may carry (a string or a number), never a panic.
-func FuzzHeadID(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","id":7,"result":{"x":"aaa`))
-	f.Add([]byte(`{"id":"a","method":"m","params":[`))
-	f.Add([]byte(`{"a":{"b":[1,{"id":2}]},"id":1e3,"error":`))
-	f.Fuzz(func(t *testing.T, head []byte) {
-		id, _, ok := headID(head)
-		if !ok {
-			return
-		}
-		var v any
-		if err := json.Unmarshal(id, &v); err != nil {
-			t.Fatalf("id %q is not JSON: %v", id, err)
-		}
-		switch v.(type) {
-		case string, float64:
-		default:
-			t.Fatalf("id %q is not a string or a number", id)
-		}
-	})
 }
