@@ -419,6 +419,9 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	if file, setting := ManagedFeatureOff(hooks); setting != "" {
 		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "it outranks the -c flags that turn it on for the session; have it removed there"}
 	}
+	if file, setting := RequirementsOff(hooks); setting != "" {
+		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "Codex holds every session to that file's requirements, above any -c flag; have it removed there"}
+	}
 	sd, err := s.Dir()
 	if err != nil {
 		return nil, err

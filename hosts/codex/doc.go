@@ -15,7 +15,10 @@
 // The user's own plugins (FindOwnPlugins) are named at launch; an
 // exclusive launch disables each in the same -c plugins table, which
 // outranks every configuration file but /etc/codex/managed_config.toml,
-// and refuses to start when that file enables one.
+// and refuses to start when that file enables one. A launch whose views
+// /etc/codex/managed_config.toml or /etc/codex/requirements.toml would
+// keep from loading, or whose hooks they would keep from running
+// (ManagedFeatureOff, RequirementsOff), is refused.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

@@ -351,13 +351,49 @@ func ManagedFeatureOff(hooks bool) (file, setting string) {
 	file = filepath.Join(testOnlySystemDir, "managed_config.toml")
 	doc, _ := readTOML(file)
 	features, _ := doc["features"].(map[string]any)
-	if on, ok := features["plugins"].(bool); ok && !on {
-		return file, "features.plugins = false"
+	return file, featureOff(features, "features", hooks)
+}
+
+// RequirementsOff returns the setting of /etc/codex/requirements.toml that
+// would keep the session's views or their hooks (when hooks is set) from
+// running, and "" when it sets none. Codex 0.171 reads that file as
+// constraints no configuration layer or -c flag can lift, and starts
+// without a word on what they turn off:
+//
+//   - [features] (or its alias [feature_requirements]) plugins = false
+//     pins the plugins feature off: no view loads;
+//   - the same with hooks = false pins the hooks feature off;
+//   - allow_managed_hooks_only = true runs only the hooks managed files
+//     declare, a plugin's never.
+//
+// A file that cannot be read or parsed sets nothing: Codex does not start
+// on it. (Cloud requirements, which come with a ChatGPT sign-in, and the
+// macOS MDM profile are out of bundlectl's sight.)
+func RequirementsOff(hooks bool) (file, setting string) {
+	file = filepath.Join(testOnlySystemDir, "requirements.toml")
+	doc, _ := readTOML(file)
+	for _, table := range []string{"features", "feature_requirements"} {
+		features, _ := doc[table].(map[string]any)
+		if setting := featureOff(features, table, hooks); setting != "" {
+			return file, setting
+		}
 	}
-	if on, ok := features["hooks"].(bool); ok && !on && hooks {
-		return file, "features.hooks = false"
+	if only, ok := doc["allow_managed_hooks_only"].(bool); ok && only && hooks {
+		return file, "allow_managed_hooks_only = true"
 	}
 	return file, ""
+}
+
+// featureOff names the entry of a features table that turns the plugins
+// feature off, or the hooks feature when hooks is set, and "" for none.
+func featureOff(features map[string]any, table string, hooks bool) string {
+	if on, ok := features["plugins"].(bool); ok && !on {
+		return table + ".plugins = false"
+	}
+	if on, ok := features["hooks"].(bool); ok && !on && hooks {
+		return table + ".hooks = false"
+	}
+	return ""
 }
 
 // ownNote names a plugin of the user's own that loads beside the views.

@@ -254,3 +254,54 @@ func writeAll(t *testing.T, files map[string]string) {
 		}
 	}
 }
+
+// TestRequirementsOff: a requirements.toml that pins the plugins feature
+// off, or (when the views have hooks) the hooks feature, or lets managed
+// hooks alone run, is named; Codex 0.171 honours each above any -c flag
+// (internal/agenttest TestExecCodexRequirementsOff).
+func TestRequirementsOff(t *testing.T) {
+	for _, c := range []struct {
+		req   string
+		hooks bool
+		want  string
+	}{
+		{"", true, ""},
+		{"[features]\nplugins = false\n", false, "features.plugins = false"},
+		{"[features]\nhooks = false\n", true, "features.hooks = false"},
+		{"[features]\nhooks = false\n", false, ""},
+		{"[feature_requirements]\nhooks = false\n", true, "feature_requirements.hooks = false"},
+		{"[features]\nhooks = true\nplugins = true\n", true, ""},
+		{"allow_managed_hooks_only = true\n", true, "allow_managed_hooks_only = true"},
+		{"allow_managed_hooks_only = true\n", false, ""},
+		{"allow_managed_hooks_only = false\n", true, ""},
+		// 0.171 reads the switch at the top level only (tried).
+		{"[hooks]\nallow_managed_hooks_only = true\n", true, ""},
+		{"[features\n", true, ""}, // Codex does not start on it
+	} {
+		files := map[string]string{}
+		if c.req != "" {
+			files["etc/requirements.toml"] = c.req
+		}
+		ownFixture(t, files)
+		if _, got := RequirementsOff(c.hooks); got != c.want {
+			t.Errorf("RequirementsOff(%v) with %q = %q, want %q", c.hooks, c.req, got, c.want)
+		}
+	}
+}
+
+// TestLaunchRequirementsOff: a launch with a view whose hooks a
+// requirements.toml keeps from running is refused with a HooksOffError
+// naming the file and the setting, before anything is linked.
+func TestLaunchRequirementsOff(t *testing.T) {
+	root := ownFixture(t, map[string]string{"etc/requirements.toml": "allow_managed_hooks_only = true\n"})
+	env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+	views := []hosts.BuiltView{{Bundle: "guard", Dir: filepath.Join(root, "view"), Hooks: true, Meta: map[string]string{"hooks/hooks.json:pre_tool_use:0:0": "sha256:00"}}}
+	_, err := launch(hosts.NewSession(filepath.Join(root, "views")), false, views, []string{"codex", "exec", "hi"}, env)
+	var he *hosts.HooksOffError
+	if !errors.As(err, &he) || he.File != filepath.Join(root, "etc", "requirements.toml") || he.Setting != "allow_managed_hooks_only = true" {
+		t.Fatalf("got %v, want a HooksOffError naming requirements.toml and allow_managed_hooks_only", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(root, "home", "plugins", "cache")); len(ents) > 0 {
+		t.Errorf("the refused launch left %v in codex's plugin cache", ents)
+	}
+}

@@ -1,0 +1,98 @@
+package agenttest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of /etc/codex/requirements.toml, the constraints Codex 0.171 reads
+// above every configuration layer and -c flag: which of them keep a
+// plugin's hooks from running (TestCodexRequirementsPins), and that
+// bundlectl exec refuses to start Codex under those
+// (TestExecCodexRequirementsOff).
+
+// TestCodexRequirementsPins records, with a plugin of the user's own whose
+// PreToolUse hook touches a file, enabled and its hooks turned on by -c
+// flags as exec enables a view (hook trust bypassed, which only makes
+// more hooks run), which requirements.toml settings keep the hook from
+// running, silently (Codex exits 0):
+//
+//   - [features] plugins = false (the plugin does not load);
+//   - [features] hooks = false, and its alias [feature_requirements];
+//   - allow_managed_hooks_only = true;
+//
+// while [hooks] allow_managed_hooks_only = true (the place later Codex
+// versions read it from) and allow_managed_hooks_only = true in
+// managed_config.toml change nothing in 0.171. (hosts/codex
+// RequirementsOff, docs/hosts.md "Codex".)
+func TestCodexRequirementsPins(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		etc  map[string]string
+		runs bool
+	}{
+		{name: "none", runs: true},
+		{name: "plugins off", etc: map[string]string{"requirements.toml": "[features]\nplugins = false\n"}},
+		{name: "hooks off", etc: map[string]string{"requirements.toml": "[features]\nhooks = false\n"}},
+		{name: "hooks off, alias", etc: map[string]string{"requirements.toml": "[feature_requirements]\nhooks = false\n"}},
+		{name: "managed hooks only", etc: map[string]string{"requirements.toml": "allow_managed_hooks_only = true\n"}},
+		{name: "managed hooks only under [hooks]", etc: map[string]string{"requirements.toml": "[hooks]\nallow_managed_hooks_only = true\n"}, runs: true},
+		{name: "managed hooks only in managed_config", etc: map[string]string{"managed_config.toml": "allow_managed_hooks_only = true\n"}, runs: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, ShellCall(Codex, "true"), Say("done"))
+			ran := filepath.Join(t.TempDir(), "own-hook-ran")
+			dir := filepath.Join(a.ConfigDir(), "plugins", "cache", ownMarketplace, ownPlugin, "1.0.0")
+			writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": ownPlugin, "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "touch " + ran}}}}}})
+			if c.etc != nil {
+				a.Launcher = overlayEtc(t, c.etc)
+			}
+			a.Args = []string{"-c", "features.plugins=true", "-c", "features.hooks=true",
+				"-c", fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID), "--dangerously-bypass-hook-trust"}
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if _, err := os.Stat(ran); (err == nil) != c.runs {
+				t.Errorf("the plugin's hook ran: %v, want %v (found by trying Codex 0.171)\n%s", err == nil, c.runs, res)
+			}
+		})
+	}
+}
+
+// TestExecCodexRequirementsOff: a requirements.toml that keeps the views'
+// guards from running (TestCodexRequirementsPins) makes bundlectl exec
+// refuse to start Codex (exit 1), naming the file and the setting; one
+// that leaves them alone does not.
+func TestExecCodexRequirementsOff(t *testing.T) {
+	for _, c := range []struct{ req, setting string }{
+		{"[features]\nplugins = false\n", "features.plugins = false"},
+		{"[features]\nhooks = false\n", "features.hooks = false"},
+		{"[feature_requirements]\nhooks = false\n", "feature_requirements.hooks = false"},
+		{"allow_managed_hooks_only = true\n", "allow_managed_hooks_only = true"},
+		{"[hooks]\nallow_managed_hooks_only = true\n", ""},
+	} {
+		t.Run(c.setting, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			f := newTrustedFixture(t, a, marker)
+			allowExecTools(a)
+			a.Launcher = append(overlayEtc(t, map[string]string{"requirements.toml": c.req}), f.launcher(t)...)
+			res := a.Run(t, execPrompt(Codex))
+			if c.setting == "" {
+				f.checkGuard(t, a, res, shellTurn)
+				return
+			}
+			want := fmt.Sprintf(`"/etc/codex/requirements.toml" sets %s, which would keep them from running, so the agent is not started`, c.setting)
+			if _, err := os.Stat(marker); err == nil || res.Exit != 1 || !strings.Contains(res.Stderr, want) || len(a.Model.Requests()) > 0 {
+				t.Errorf("want codex never started and %q on stderr\n%s", want, res)
+			}
+		})
+	}
+}
