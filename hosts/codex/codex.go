@@ -293,9 +293,9 @@ const Marketplace = "bundlectl-"
 // does: a feature switched off (--disable plugins|hooks, or -c
 // features.plugins|hooks set to anything but true, the last setting
 // winning), the whole features table replaced (-c features=…), or the
-// plugins or hooks configuration overridden (-c plugins…, -c hooks…),
-// which would disable a view or drop the trust Codex needs to run its
-// hooks. Arguments after "--" are the prompt's.
+// hooks configuration overridden (-c hooks…), which would drop the trust
+// Codex needs to run the views' hooks. (-c plugins… arguments are
+// PluginArgError's.) Arguments after "--" are the prompt's.
 func GuardsOff(args []string) string {
 	feature := map[string]string{} // features.plugins / features.hooks: the last value and its argument
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
@@ -311,7 +311,7 @@ func GuardsOff(args []string) string {
 		switch k = configKey(k); {
 		case k == "features.plugins" || k == "features.hooks":
 			feature[k] = strings.Trim(strings.TrimSpace(v), `"'`) + "\x00-c " + kv
-		case k == "features" || k == "plugins" || strings.HasPrefix(k, "plugins.") || k == "hooks" || strings.HasPrefix(k, "hooks."):
+		case k == "features" || k == "hooks" || strings.HasPrefix(k, "hooks."):
 			return "-c " + kv
 		}
 	}
@@ -368,6 +368,9 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 }
 
 func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
+	if err := PluginArgError(argv[1:], exclusive, len(views) > 0); err != nil {
+		return nil, err
+	}
 	if arg := GuardsOff(argv[1:]); arg != "" {
 		return nil, errors.New("bundlectl exec -- codex loads the active bundles as Codex plugins whose hooks Codex trusts, and the argument " + strconv.Quote(arg) + " would keep them, or their guards, from loading: leave it out")
 	}

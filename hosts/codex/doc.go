@@ -18,7 +18,10 @@
 // and refuses to start when that file enables one. A launch whose views
 // /etc/codex/managed_config.toml or /etc/codex/requirements.toml would
 // keep from loading, or whose hooks they would keep from running
-// (ManagedFeatureOff, RequirementsOff), is refused.
+// (ManagedFeatureOff, RequirementsOff), is refused; so are the user's own
+// -c plugins… arguments that would replace exec's plugins table, set a
+// view's entry or, under --exclusive, enable a plugin of the user's own
+// (PluginArgError, a usage error).
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

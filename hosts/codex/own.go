@@ -157,8 +157,22 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	out.FeatureOn = true
 	for _, l := range layers {
 		if l.managed {
+			// The session's -c flags: the user's own, exec's refused
+			// ones (PluginArgError) left out.
 			if on, ok := pluginsFeatureArg(args); ok {
 				out.FeatureOn = on
+			}
+			for _, a := range expandTables(PluginArgs(args)) {
+				if a.ID == "" || a.session() {
+					continue
+				}
+				known[a.ID] = true
+				s := merged[a.ID]
+				if s == nil {
+					s = &state{enabled: true}
+					merged[a.ID] = s
+				}
+				s.enabled = a.enables(s.enabled)
 			}
 		}
 		if features, ok := read(l.file)["features"].(map[string]any); ok && !l.off {
@@ -184,6 +198,15 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 			}
 			if l.managed {
 				s.managed = l.file
+			}
+		}
+	}
+	// requirements.toml pins a feature above every layer and flag.
+	req, _ := readTOML(filepath.Join(testOnlySystemDir, "requirements.toml"))
+	for _, table := range []string{"feature_requirements", "features"} {
+		if features, ok := req[table].(map[string]any); ok {
+			if on, ok := features["plugins"].(bool); ok {
+				out.FeatureOn = on
 			}
 		}
 	}
@@ -414,4 +437,167 @@ func exclusiveError(p OwnPlugin) error {
 		Why:    "a managed configuration outranks the -c flags that keep the others out",
 		Fix:    "have it disabled there, or start without --exclusive, which names it",
 	}
+}
+
+// PluginArg is a -c override of the user's own whose key is under
+// plugins. Codex 0.171 splits the key on dots and takes each part as
+// written, quotes included (tried: -c 'plugins."a@m".enabled=true' names a
+// plugin "\"a@m\"", which never loads; -c plugins.a@m.enabled=true
+// enables a@m), and applies the overrides in order, each replacing the
+// value at its key: a later -c plugins={…} replaces an earlier one
+// whole, while -c plugins.<id>…=… changes that entry alone.
+type PluginArg struct {
+	Arg   string // as given: "-c KEY=VALUE"
+	ID    string // the plugin the key names; "" for the whole table
+	Sub   string // the key below the plugin's entry ("enabled"); "" for the entry
+	Value string
+}
+
+// session reports whether the argument names a plugin of a bundlectl
+// session marketplace: a view.
+func (a PluginArg) session() bool {
+	_, market, _ := strings.Cut(strings.NewReplacer(`"`, "", "'", "").Replace(a.ID), "@")
+	return strings.HasPrefix(strings.TrimSpace(market), Marketplace)
+}
+
+// enables returns whether the plugin's entry is enabled after the
+// argument, was its state before. A value Codex could not read as a
+// plugin's entry counts as enabling: Codex either does not start on it
+// or reads it in a way bundlectl does not follow.
+func (a PluginArg) enables(was bool) bool {
+	var doc map[string]any
+	if toml.Unmarshal([]byte("v = "+a.Value), &doc) != nil {
+		return true
+	}
+	switch a.Sub {
+	case "":
+		t, ok := doc["v"].(map[string]any)
+		if !ok {
+			return true
+		}
+		e, ok := t["enabled"]
+		return !ok || e != false
+	case "enabled":
+		return doc["v"] != false
+	}
+	return was
+}
+
+// PluginArgs returns the user's own -c overrides under plugins, in order;
+// arguments after "--" are the prompt's.
+func PluginArgs(args []string) []PluginArg {
+	var out []PluginArg
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		var kv string
+		kv, _, i = configArg(args, i)
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		parts := strings.Split(strings.TrimSpace(k), ".")
+		if strings.Trim(parts[0], `"' `) != "plugins" {
+			continue
+		}
+		a := PluginArg{Arg: "-c " + kv, Value: strings.TrimSpace(v)}
+		if len(parts) > 1 {
+			a.ID = strings.TrimSpace(parts[1])
+			a.Sub = strings.TrimSpace(strings.Join(parts[2:], "."))
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// expandTables turns each whole-table argument (-c plugins={…}) into one
+// entry argument per plugin it names, as the -c layer merges over the
+// configuration files.
+func expandTables(args []PluginArg) []PluginArg {
+	var out []PluginArg
+	for _, a := range args {
+		if a.ID != "" {
+			out = append(out, a)
+			continue
+		}
+		var doc map[string]any
+		if toml.Unmarshal([]byte("v = "+a.Value), &doc) != nil {
+			continue
+		}
+		t, _ := doc["v"].(map[string]any)
+		ids := make([]string, 0, len(t))
+		for id := range t {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			out = append(out, PluginArg{Arg: a.Arg, ID: id, Value: InlineTOML(tomlValue(t[id]))})
+		}
+	}
+	return out
+}
+
+// tomlValue keeps the parts of a parsed TOML value InlineTOML writes (a
+// plugin entry's enabled switch and tables); anything else is an empty
+// table, which Codex reads as an enabled entry.
+func tomlValue(v any) any {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return map[string]any{}
+	}
+	out := map[string]any{}
+	if e, ok := t["enabled"].(bool); ok {
+		out["enabled"] = e
+	} else if _, ok := t["enabled"]; ok {
+		out["enabled"] = "?"
+	}
+	return out
+}
+
+// PluginArgError refuses the user's own -c plugins… arguments that exec
+// cannot start Codex with (a usage error, exit 2), and returns nil when
+// there is none:
+//
+//   - the whole table (-c plugins=…) when exec passes one (it loads
+//     views, or exclusive is set): it would replace exec's own -c plugins
+//     table and with it every view (and, under --exclusive, the entries
+//     that keep the user's own plugins out);
+//   - an entry of a bundlectl session marketplace: a view's;
+//   - under --exclusive, one that leaves a plugin of the user's own
+//     enabled, over the entry that keeps it out.
+func PluginArgError(args []string, exclusive, views bool) error {
+	fix := "bundlectl exec -- codex"
+	if exclusive {
+		fix = "bundlectl exec --exclusive -- codex"
+	}
+	enabled := map[string]bool{} // under --exclusive every plugin starts out disabled
+	last := map[string]PluginArg{}
+	var order []string
+	for _, a := range PluginArgs(args) {
+		switch {
+		case a.ID == "" && !exclusive && !views:
+			continue
+		case a.ID == "":
+			return &hosts.ArgumentError{
+				Err: fmt.Errorf("codex: the argument %s replaces the whole plugins table, and with it the -c plugins table exec loads the bundle views with, so no view would load: set one plugin's entry instead (-c plugins.<plugin>@<marketplace>.enabled=true)", bundle.Quote(a.Arg)),
+				Fix: fix,
+			}
+		case a.session():
+			return &hosts.ArgumentError{
+				Err: fmt.Errorf("codex: the argument %s sets a plugin of a bundlectl session marketplace, a bundle view exec loads as reviewed: leave it out", bundle.Quote(a.Arg)),
+				Fix: fix,
+			}
+		}
+		if _, seen := last[a.ID]; !seen {
+			order = append(order, a.ID)
+		}
+		enabled[a.ID], last[a.ID] = a.enables(enabled[a.ID]), a
+	}
+	for _, id := range order {
+		if exclusive && enabled[id] {
+			return &hosts.ArgumentError{
+				Err: fmt.Errorf("codex: the argument %s enables your own plugin %s, which --exclusive keeps out of the session (bundlectl never reviewed it): leave it out, or start without --exclusive to load it beside the views", bundle.Quote(last[id].Arg), bundle.Quote(id)),
+				Fix: fix,
+			}
+		}
+	}
+	return nil
 }

@@ -224,6 +224,7 @@ func FuzzFindOwnPlugins(f *testing.F) {
 	f.Add("[plugins]\n\"a@m\" = true\n", "-C")
 	f.Add("plugins = 3\n[projects.\"/\"]\ntrust_level = 1\n", "--profile=x\x00--")
 	f.Add("[plugins.\"a@m\".enabled]\nx = 1\n", "-c\x00features.plugins=false")
+	f.Add("", "-c\x00plugins.a@m.enabled=true\x00-c\x00plugins={\"b@m\"={enabled=\"x\"}}")
 	f.Fuzz(func(t *testing.T, cfg, args string) {
 		root := t.TempDir()
 		home := filepath.Join(root, "home")
@@ -303,5 +304,83 @@ func TestLaunchRequirementsOff(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(root, "home", "plugins", "cache")); len(ents) > 0 {
 		t.Errorf("the refused launch left %v in codex's plugin cache", ents)
+	}
+}
+
+// TestPluginArgError: the user's own -c plugins… arguments. The whole
+// table would replace exec's (Codex 0.171 replaces an earlier -c value
+// with a later one at the same key: TestCodexPluginArgs) and a view's
+// entry is exec's: both refused, with or without --exclusive. An entry
+// of the user's own that leaves the plugin enabled is refused under
+// --exclusive alone; Codex takes quotes in a -c key as part of the name,
+// so a quoted id names no plugin that can load.
+func TestPluginArgError(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		plain     string // the refusal without --exclusive ("" for none)
+		exclusive string // and with it
+	}{
+		{nil, "", ""},
+		{[]string{"-c", "model=x"}, "", ""},
+		{[]string{"-c", `plugins={"a@m"={enabled=true}}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
+		{[]string{"-c", `plugins={}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
+		{[]string{`--config="plugins"={}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
+		{[]string{"-c", "plugins.x@bundlectl-1.enabled=false"}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
+		{[]string{"-c", `plugins."x@bundlectl-1"={}`}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
+		{[]string{"-c", "plugins.a@m.enabled=true"}, "", `enables your own plugin "a@m"`},
+		{[]string{"-ca=1", "-c", "plugins.a@m={}"}, "", `enables your own plugin "a@m"`},
+		{[]string{"-c", "plugins.a@m={enabled=false}"}, "", ""},
+		{[]string{"-c", "plugins.a@m.enabled=false"}, "", ""},
+		{[]string{"-c", "plugins.a@m.enabled=true", "-c", "plugins.a@m.enabled=false"}, "", ""},
+		{[]string{"-c", "plugins.a@m.enabled=false", "-c", "plugins.a@m={}"}, "", `the argument "-c plugins.a@m={}" enables your own plugin "a@m"`},
+		{[]string{"-c", "plugins.a@m.other=1"}, "", ""},
+		{[]string{"-c", "plugins.a@m.enabled=\"yes\""}, "", `enables your own plugin "a@m"`},
+		{[]string{"--", "-c", "plugins={}"}, "", ""},
+	} {
+		if err := PluginArgError(c.args, false, false); err != nil && !strings.Contains(err.Error(), "session marketplace") {
+			t.Errorf("PluginArgError(%q) with no view and no --exclusive = %v: exec passes no plugins table then", c.args, err)
+		}
+		for _, exclusive := range []bool{false, true} {
+			want := c.plain
+			if exclusive {
+				want = c.exclusive
+			}
+			err := PluginArgError(c.args, exclusive, true)
+			var ae *hosts.ArgumentError
+			switch {
+			case want == "" && err != nil:
+				t.Errorf("PluginArgError(%q, %v) = %v, want nil", c.args, exclusive, err)
+			case want != "" && (!errors.As(err, &ae) || !strings.Contains(err.Error(), want) || ae.Fix == ""):
+				t.Errorf("PluginArgError(%q, %v) = %v, want an ArgumentError with %q", c.args, exclusive, err, want)
+			}
+		}
+	}
+}
+
+// TestFindOwnPluginsArgs: a plugin the user's own -c plugins.<id>… enables
+// is one that loads (and is named at launch); a requirements.toml that
+// pins the plugins feature decides it above any flag.
+func TestFindOwnPluginsArgs(t *testing.T) {
+	root := ownFixture(t, with(map[string]string{"home/config.toml": "[plugins.\"b@m\"]\n"}, installed("a@m", "b@m")))
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	got := FindOwnPlugins(home, ws, []string{"-c", "plugins.a@m.enabled=true", "-c", "plugins.b@m.enabled=false", "-c", `plugins."x@bundlectl-1".enabled=true`})
+	if want := []string{"a@m"}; !slices.Equal(ids(got.Load), want) {
+		t.Errorf("loads %q, want %q", ids(got.Load), want)
+	}
+	// A whole table merges over the files' entries, one by one.
+	got = FindOwnPlugins(home, ws, []string{"-c", `plugins={"a@m"={},"c@m"={enabled=false}}`})
+	if want := []string{"a@m", "b@m"}; !slices.Equal(ids(got.Load), want) {
+		t.Errorf("with a whole table: loads %q, want %q", ids(got.Load), want)
+	}
+	if slices.Contains(got.Known, `"x@bundlectl-1"`) || slices.Contains(got.Known, "x@bundlectl-1") {
+		t.Errorf("a view's id is among the user's own: %q", got.Known)
+	}
+	if !FindOwnPlugins(home, ws, nil).FeatureOn || FindOwnPlugins(home, ws, []string{"--disable", "plugins"}).FeatureOn {
+		t.Errorf("the plugins feature does not follow the arguments")
+	}
+	os.MkdirAll(filepath.Join(root, "etc"), 0o755)
+	os.WriteFile(filepath.Join(root, "etc", "requirements.toml"), []byte("[features]\nplugins = true\n"), 0o644)
+	if !FindOwnPlugins(home, ws, []string{"--disable", "plugins"}).FeatureOn {
+		t.Errorf("requirements.toml pins the plugins feature on, and --disable plugins turned it off")
 	}
 }

@@ -79,6 +79,8 @@ func overlayEtc(t *testing.T, files map[string]string) []string {
 //   - /etc/codex/config.toml;
 //   - all of them lose to the -c table, but /etc/codex/managed_config.toml
 //     wins over it;
+//   - /etc/codex/requirements.toml pinning the plugins feature on wins
+//     over -c features.plugins=false;
 //   - a plugin in the cache that no layer names does not load.
 func TestCodexOwnPluginLayers(t *testing.T) {
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
@@ -103,6 +105,7 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 		{name: "system", etc: map[string]string{"config.toml": on}, loads: true},
 		{name: "system, disabled on the command line", etc: map[string]string{"config.toml": on}, args: disable},
 		{name: "managed, disabled on the command line", etc: map[string]string{"managed_config.toml": on}, args: disable, loads: true},
+		{name: "requirements pin the feature on, over the command line", user: on, etc: map[string]string{"requirements.toml": "[features]\nplugins = true\n"}, args: []string{"-c", "features.plugins=false"}, loads: true},
 		{name: "not configured"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -229,6 +232,92 @@ func TestExecCodexManagedFeaturesOff(t *testing.T) {
 			want := fmt.Sprintf(`"/etc/codex/managed_config.toml" sets features.%s = false, which would keep them from running, so the agent is not started`, setting)
 			if _, err := os.Stat(marker); err == nil || res.Exit != 1 || !strings.Contains(res.Stderr, want) || len(a.Model.Requests()) > 0 {
 				t.Errorf("want codex never started and %q on stderr\n%s", want, res)
+			}
+		})
+	}
+}
+
+// TestCodexPluginArgs records how Codex 0.171 reads -c plugins…
+// arguments after the -c plugins table exec enables its views with
+// (hosts/codex PluginArgs, PluginArgError):
+//
+//   - a later -c plugins={…} replaces the earlier table whole: a plugin
+//     only the first enables does not load (so such an argument of the
+//     user's would drop every view);
+//   - a later -c plugins.<id>.enabled=… or -c plugins.<id>={…} changes
+//     that entry alone, over the table;
+//   - the key is split on dots with quotes kept: -c
+//     'plugins."<id>".enabled=true' names a plugin `"<id>"`, and enables
+//     nothing.
+func TestCodexPluginArgs(t *testing.T) {
+	table := fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID)
+	for _, c := range []struct {
+		name  string
+		args  []string
+		loads bool
+	}{
+		{"table", []string{"-c", table}, true},
+		{"table, then another table", []string{"-c", table, "-c", `plugins={"other@x"={enabled=true}}`}, false},
+		{"table, then another entry", []string{"-c", table, "-c", "plugins.other@x={enabled=true}"}, true},
+		{"table, then the entry off", []string{"-c", table, "-c", "plugins." + ownPluginID + ".enabled=false"}, false},
+		{"entry on", []string{"-c", "plugins." + ownPluginID + ".enabled=true"}, true},
+		{"quoted entry on", []string{"-c", fmt.Sprintf("plugins.%q.enabled=true", ownPluginID)}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			a.Args = append([]string{"-c", "features.plugins=true"}, c.args...)
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if got := ownLoaded(a, ownPlugin); got != c.loads {
+				t.Errorf("own plugin loaded: %v, want %v (found by trying Codex 0.171)\n%s", got, c.loads, res)
+			}
+		})
+	}
+}
+
+// TestExecCodexPluginArgs: the user's own -c plugins… arguments through
+// bundlectl exec. A whole table, which would replace exec's and drop the
+// view (TestCodexPluginArgs), is refused with or without --exclusive
+// (exit 2, codex never started). An entry enabling a plugin of the user's
+// own loads it beside the view, named on stderr, while the view's guard
+// still blocks the marker command; under --exclusive it is refused.
+func TestExecCodexPluginArgs(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		arg       string
+		exclusive bool
+		refused   string
+	}{
+		{"table", fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID), false, "replaces the whole plugins table"},
+		{"table, exclusive", fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID), true, "replaces the whole plugins table"},
+		{"entry", "plugins." + ownPluginID + ".enabled=true", false, ""},
+		{"entry, exclusive", "plugins." + ownPluginID + ".enabled=true", true, fmt.Sprintf("enables your own plugin %q, which --exclusive keeps out", ownPluginID)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			f := newTrustedFixture(t, a, marker)
+			allowExecTools(a)
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			a.Launcher = f.launcher(t)
+			if c.exclusive {
+				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+			}
+			a.Args = append(a.Args, "-c", c.arg)
+			res := a.Run(t, execPrompt(Codex))
+			if c.refused != "" {
+				if res.Exit != 2 || !strings.Contains(res.Stderr, c.refused) || !strings.Contains(res.Stderr, "bundlectl: hint: ") || len(a.Model.Requests()) > 0 {
+					t.Errorf("want exit 2, %q and a hint on stderr, codex never started\n%s", c.refused, res)
+				}
+				return
+			}
+			f.checkGuard(t, a, res, shellTurn)
+			if !ownLoaded(a, ownPlugin) || !strings.Contains(res.Stderr, fmt.Sprintf("your own plugin %q loads beside the views", ownPluginID)) {
+				t.Errorf("want the own plugin loaded and named\n%s", res)
 			}
 		})
 	}
