@@ -323,6 +323,29 @@ func GuardsOff(args []string) string {
 	return ""
 }
 
+// remoteArg returns the user's own --remote argument (the session then
+// runs in an app server at that address), and "" when there is none;
+// arguments after "--" are the prompt's.
+func remoteArg(args []string) string {
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		a := args[i]
+		switch {
+		case a == "--remote":
+			if i+1 < len(args) {
+				return a + " " + args[i+1]
+			}
+			return a
+		case strings.HasPrefix(a, "--remote="):
+			return a
+		case takesValue(a):
+			i++ // a value that could read as a flag
+		default:
+			_, _, i = configArg(args, i)
+		}
+	}
+	return ""
+}
+
 // configArg reads args[i] as Codex (clap) reads a config override or a
 // feature switch: kv is the override of -c KEY=V, --config KEY=V,
 // --config=KEY=V, -cKEY=V or -c=KEY=V, and flag the switch of --enable
@@ -370,6 +393,12 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
 	if err := PluginArgError(argv[1:], exclusive, len(views) > 0); err != nil {
 		return nil, err
+	}
+	if arg := remoteArg(argv[1:]); arg != "" && (exclusive || len(views) > 0) {
+		return nil, &hosts.ArgumentError{
+			Err: fmt.Errorf("codex: the argument %s runs the session in an app server bundlectl exec did not start, which the -c flags that load the bundle views (and trust their hooks) do not configure (codex exec refuses -c flags beside --remote: \"configure the agent on the server\"): leave it out", bundle.Quote(arg)),
+			Fix: "bundlectl exec -- codex",
+		}
 	}
 	if arg := GuardsOff(argv[1:]); arg != "" {
 		return nil, errors.New("bundlectl exec -- codex loads the active bundles as Codex plugins whose hooks Codex trusts, and the argument " + strconv.Quote(arg) + " would keep them, or their guards, from loading: leave it out")

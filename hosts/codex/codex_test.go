@@ -153,3 +153,24 @@ func TestViewMCPServers(t *testing.T) {
 		t.Errorf("a server with enabled false is in the view (%v), or not named in a note (%q)", doc.MCPServers["off"], b.Notes)
 	}
 }
+
+// TestRemoteArg: --remote in either spelling, not a value of another
+// option, not in the prompt.
+func TestRemoteArg(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"--remote", "ws://h:1", "hi"}, "--remote ws://h:1"},
+		{[]string{"exec", "--remote=unix://", "hi"}, "--remote=unix://"},
+		{[]string{"-c", "--remote", "hi"}, ""},
+		{[]string{"-m", "--remote", "hi"}, ""},
+		{[]string{"--remote-auth-token-env", "--remote"}, ""},
+		{[]string{"--", "--remote", "x"}, ""},
+	} {
+		if got := remoteArg(c.args); got != c.want {
+			t.Errorf("remoteArg(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}

@@ -335,14 +335,23 @@ func profileAndDir(args []string) (profile, dir string) {
 			dir = a[len("--cd="):]
 		case strings.HasPrefix(a, "-C") && len(a) > 2:
 			dir = strings.TrimPrefix(a[2:], "=")
-		case a == "-c" || a == "--config" || a == "-m" || a == "--model" || a == "-s" || a == "--sandbox" ||
-			a == "-a" || a == "--ask-for-approval" || a == "-i" || a == "--image" || a == "--enable" || a == "--disable" ||
-			a == "--output-schema" || a == "-o" || a == "--output-last-message" || a == "--color" || a == "--add-dir" ||
-			a == "--local-provider":
+		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
 		}
 	}
 	return
+}
+
+// takesValue reports whether a is a Codex option, other than -c and
+// --config, whose value is the next argument.
+func takesValue(a string) bool {
+	switch a {
+	case "-m", "--model", "-s", "--sandbox", "-a", "--ask-for-approval", "-i", "--image", "--enable", "--disable",
+		"--output-schema", "-o", "--output-last-message", "--color", "--add-dir", "--local-provider",
+		"-p", "--profile", "-C", "--cd", "--remote-auth-token-env":
+		return true
+	}
+	return false
 }
 
 // pluginsFeatureArg returns what the user's own arguments set the plugins

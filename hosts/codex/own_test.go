@@ -384,3 +384,25 @@ func TestFindOwnPluginsArgs(t *testing.T) {
 		t.Errorf("requirements.toml pins the plugins feature on, and --disable plugins turned it off")
 	}
 }
+
+// TestLaunchRemote: with views to load, or --exclusive, --remote is
+// refused (a usage error): the session would run in an app server the
+// session's -c flags do not configure; with neither, exec passes no flag
+// and leaves it alone.
+func TestLaunchRemote(t *testing.T) {
+	root := ownFixture(t, nil)
+	env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+	argv := []string{"codex", "--remote", "ws://127.0.0.1:9", "hi"}
+	views := []hosts.BuiltView{{Bundle: "guard", Dir: filepath.Join(root, "view")}}
+	for _, c := range []struct {
+		exclusive bool
+		views     []hosts.BuiltView
+		refused   bool
+	}{{false, views, true}, {true, nil, true}, {false, nil, false}} {
+		_, err := launch(hosts.NewSession(filepath.Join(root, "views")), c.exclusive, c.views, argv, env)
+		var ae *hosts.ArgumentError
+		if got := errors.As(err, &ae) && strings.Contains(err.Error(), `the argument "--remote ws://127.0.0.1:9" runs the session in an app server`); got != c.refused || !c.refused && err != nil {
+			t.Errorf("exclusive=%v views=%d: got %v, want refused %v", c.exclusive, len(c.views), err, c.refused)
+		}
+	}
+}
