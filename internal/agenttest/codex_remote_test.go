@@ -35,3 +35,32 @@ func TestExecCodexRemote(t *testing.T) {
 		t.Errorf("want exit 2 and %q, codex never started\n%s", want, res)
 	}
 }
+
+// TestExecCodexGuardsStillRun records switches of Codex 0.171 that look
+// as if they could turn a view's guard off and do not, so bundlectl exec
+// lets them through (docs/hosts.md "Codex"): --ignore-user-config, a
+// --profile file that turns the hooks feature off (exec's -c flags
+// outrank it), and the removed plugin_hooks feature switched off.
+func TestExecCodexGuardsStillRun(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"ignore-user-config", []string{"--ignore-user-config"}},
+		{"profile turns hooks off", []string{"--profile", "work"}},
+		{"plugin_hooks off", []string{"-c", "features.plugin_hooks=false"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			f := newTrustedFixture(t, a, marker)
+			allowExecTools(a)
+			writeFile(t, a.ConfigDir(), "work.config.toml", "[features]\nhooks = false\nplugins = false\n", 0o644)
+			a.Launcher = f.launcher(t)
+			a.Args = append(a.Args, c.args...)
+			res := a.Run(t, execPrompt(Codex))
+			f.checkGuard(t, a, res, shellTurn)
+		})
+	}
+}
