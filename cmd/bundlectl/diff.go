@@ -55,20 +55,23 @@ func runDiff(g *globals, name string) error {
 }
 
 // attachDiff sets the review's diff since the last trust for a bundle of
-// a root that holds a receipt (review shows it first).
-func attachDiff(g *globals, b *bundle.Bundle, rv *review.Review) {
+// a root that holds a receipt (review shows it first). It returns the
+// error that kept it from reading the state, so that the review does not
+// pass for a first one when it could not tell.
+func attachDiff(g *globals, b *bundle.Bundle, rv *review.Review) error {
 	if b.Scope == bundle.ScopeDir {
-		return
+		return nil
 	}
 	m, err := g.manager()
 	if err != nil {
-		return
+		return err
 	}
 	s, err := m.LoadState()
 	if err != nil {
-		return
+		return err
 	}
 	rv.Diff = m.DiffSinceTrust(b, s)
+	return nil
 }
 
 func colorOut(g *globals) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -24,7 +25,9 @@ both hashes, and the exact command that trusts this review:
 Every string that came from the bundle is escaped, so bundle content cannot
 move the cursor, recolour, clear or fake lines. An invalid bundle's review
 shows its findings and no trust command. A directory argument (containing a
-slash or starting with a dot) reviews a bundle anywhere, for its author.` +
+slash or starting with a dot) reviews a bundle anywhere, for its author.
+When the state file is unusable, the review is printed without what
+changed since the last trust, and stderr says why and how to repair it.` +
 			exitStatus(exit0+" (also when components are skipped: the rest can be trusted)", "1  the bundle is rejected (invalid as a whole: no trust command)", exit2),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runReview(g, a[0]) },
@@ -54,7 +57,12 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 	if err != nil {
 		return nil, err
 	}
-	attachDiff(g, b, rv) // what changed since the last trust comes first (diff.go)
+	// What changed since the last trust comes first (diff.go). Without
+	// the state there is no telling whether the bundle was trusted, and
+	// the review says so rather than look like a first one.
+	if err := attachDiff(g, b, rv); err != nil {
+		defer report(g.stderr, fmt.Errorf("the review cannot show what changed since the last trust: %w", err), g)
+	}
 	if g.json {
 		return rv, review.RenderJSONWith(g.stdout, rv, review.RenderOptions{Command: g.hint})
 	}
