@@ -131,16 +131,46 @@ func report(w io.Writer, err error, g *globals) {
 
 // rerun is this invocation as a command to paste again, or "" when an
 // argument may hold a secret (a credential shape, a URL with a user, a
-// KEY=VALUE), which is never printed back.
+// KEY=VALUE), which is never printed back. A flag written --flag=value
+// of bundlectl's that names a place or a name (--home=DIR) is checked,
+// and printed, as --flag value: its "=" is syntax, not a KEY=VALUE.
 func rerun(args []string) string {
 	q := []string{"bundlectl"}
-	for _, a := range args {
-		if bundle.RedactTokens(a) != a || strings.Contains(a, "=") || strings.Contains(a, "@") {
-			return ""
+	for i, a := range args {
+		words := []string{a}
+		if name, value, ok := strings.Cut(a, "="); ok && isFlagName(name) && !containsDashDash(args[:i]) {
+			words = []string{name, value}
 		}
-		q = append(q, bundle.ShellArg(a))
+		for _, w := range words {
+			if bundle.RedactTokens(w) != w || strings.Contains(w, "=") || strings.Contains(w, "@") {
+				return ""
+			}
+			q = append(q, bundle.ShellArg(w))
+		}
 	}
 	return strings.Join(q, " ")
+}
+
+// isFlagName reports whether s is one of bundlectl's long flags whose
+// value names a place, a bundle or a component, never a secret: "--home".
+func isFlagName(s string) bool {
+	switch s {
+	case "--home", "--workspace", "--scope", "--name", "--path", "--format", "--ref", "--timeout",
+		"--sha256", "--file", "--hook", "--mcp", "--lsp", "--tool", "--host", "--unset", "--stdin":
+		return true
+	}
+	return false
+}
+
+// containsDashDash reports whether args end the flags: after "--", every
+// argument is an operand.
+func containsDashDash(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return true
+		}
+	}
+	return false
 }
 
 // codeError carries an explicit exit status.

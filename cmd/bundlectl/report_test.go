@@ -22,7 +22,11 @@ func TestBusyStateLockHintsTheSameCommand(t *testing.T) {
 		hint string
 	}{
 		{[]string{"--home", "/h", "disable", "my guard"}, "bundlectl: hint: bundlectl --home /h disable 'my guard'\n"},
+		{[]string{"--home=/h", "--workspace=my ws", "enable", "g"}, "bundlectl: hint: bundlectl --home /h --workspace 'my ws' enable g\n"},
 		{[]string{"configure", "g", "TOKEN=x"}, ""},
+		{[]string{"configure", "g", "--api-key=x"}, ""},
+		{[]string{"configure", "g", "--", "--k=v"}, ""},
+		{[]string{"--home=/h", "configure", "g", "K=v"}, ""},
 		{[]string{"install", "https://u:p@example.com/r.git"}, ""},
 		{[]string{"trust", "g", "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, ""},
 	} {
