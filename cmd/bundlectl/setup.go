@@ -108,7 +108,10 @@ func runSetup(g *globals, name string, undo bool) error {
 		}
 	}
 	for _, n := range notices {
-		fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(n.Bundle), bundle.Sanitize(n.Text))
+		fmt.Fprintf(g.stderr, "bundlectl: bundle %s: %s\n", bundle.Quote(n.Bundle), bundle.CommandsIn(bundle.Sanitize(n.Text), g.hint))
+		if n.Fix != "" {
+			fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", bundle.Sanitize(g.hint(n.Fix)))
+		}
 	}
 	return err
 }
