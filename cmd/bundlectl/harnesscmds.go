@@ -30,7 +30,10 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		Use:   "catalog",
 		Short: "what a harness would load now: skills, commands, agents, tools, hooks, MCP servers",
 		Long: `Catalog loads the harness registry exactly as an embedding harness would
-and lists what it exposes, plus every bundle it did not load and why.` + exitStatus(exit0, exit1, exit2, exit4),
+and lists what it exposes, plus every bundle it did not load and why.
+Each hook is listed with its event, its matcher, what it runs in the form
+it was reviewed (its argv; shell "…" for a shell line; its URL), its id,
+and "switched off" when disable --hook turned it off.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			reg, err := g.registry()
@@ -89,7 +92,23 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 	}
 	if section("hooks", len(c.Hooks)) {
 		for _, h := range c.Hooks {
-			fmt.Fprintf(w, "  %s %s matcher %s  (%s)\n", h.Bundle, h.Event, q(h.Matcher), q(strings.Join(h.Argv, " ")))
+			// What the hook runs, in the form it was reviewed: a shell
+			// line or a URL is not an argv, and an empty one would read
+			// as a hook that runs nothing.
+			runs := q(strings.Join(h.Argv, " "))
+			switch {
+			case h.Shell != "":
+				runs = "shell " + q(h.Shell)
+			case h.URL != "":
+				runs = h.Type + " " + q(h.URL)
+			case len(h.Argv) == 0:
+				runs = h.Type
+			}
+			off := ""
+			if h.Off {
+				off = ", switched off"
+			}
+			fmt.Fprintf(w, "  %s %s matcher %s  (%s)  [hook %s%s]\n", h.Bundle, h.Event, q(h.Matcher), runs, h.ID, off)
 		}
 	}
 	if section("mcp servers", len(c.MCP)) {
