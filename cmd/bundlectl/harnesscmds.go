@@ -201,6 +201,11 @@ func runRun(g *globals, name, tool, input string) error {
 		if ctx().Err() != nil {
 			return stopped()
 		}
+		if errors.Is(err, harness.ErrInput) {
+			// The schema the input must meet is the snapshot's, which
+			// catalog --json lists as the tool's input_schema.
+			return &codeError{code: exitFailure, err: err, hint: "bundlectl catalog --json"}
+		}
 		return err
 	}
 	if g.json {
