@@ -111,6 +111,9 @@ func report(w io.Writer, err error, g *globals) {
 	if errors.As(err, &h) && h.Hint() != "" {
 		hint = g.hint(h.Hint())
 	}
+	if h := homeLinkHint(err, g); h != "" {
+		hint = h
+	}
 	if hint == "" && errors.Is(err, state.ErrLocked) {
 		hint = rerun(os.Args[1:])
 	}
@@ -171,6 +174,42 @@ func containsDashDash(args []string) bool {
 		}
 	}
 	return false
+}
+
+// homeLinkHint is, when the home is a symbolic link, this invocation to
+// run again on the directory it points to — `bundlectl --home
+// "$(realpath LINK)" …` — or "" when err is another or an argument may
+// hold a secret (rerun). The state package knows the link, not the
+// command, and its hint alone ("pass the real directory: --home …") is
+// not a command that works as printed.
+func homeLinkHint(err error, g *globals) string {
+	var u *state.UnsafeError
+	if g == nil || !errors.As(err, &u) || u.Reason != "is a symlink" {
+		return ""
+	}
+	if home, herr := g.homeDir(); herr != nil || home != u.Path {
+		return ""
+	}
+	var rest []string
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i:]...)
+			i = len(args)
+		case a == "--home":
+			i++
+		case strings.HasPrefix(a, "--home="):
+		default:
+			rest = append(rest, a)
+		}
+	}
+	again := rerun(rest)
+	if again == "" {
+		return ""
+	}
+	return `bundlectl --home "$(realpath ` + bundle.ShellArg(u.Path) + `)"` + strings.TrimPrefix(again, "bundlectl")
 }
 
 // codeError carries an explicit exit status.
