@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,7 +46,7 @@ func findings(fs []bundle.Finding) []finding {
 }
 
 // bundleArg loads the bundle a <name|dir> argument names.
-func (g *globals) bundleArg(arg string) (*bundle.Bundle, error) {
+func (g *globals) bundleArg(cmd, arg string) (*bundle.Bundle, error) {
 	m, err := g.manager()
 	if err != nil {
 		return nil, err
@@ -74,7 +77,18 @@ func (g *globals) bundleArg(arg string) (*bundle.Bundle, error) {
 		}
 		return m.LoadDir(arg), nil
 	}
-	return m.Find(m.Discover(), arg)
+	b, err := m.Find(m.Discover(), arg)
+	if errors.Is(err, lifecycle.ErrNotFound) {
+		// A directory of that name here is what a user who typed it
+		// most likely meant: say how to name it as one.
+		if fi, serr := os.Stat(arg); serr == nil && fi.IsDir() {
+			dir := "./" + arg
+			return nil, &codeError{code: exitFailure,
+				err:  fmt.Errorf("%w; a directory %s is in the current directory, but a name without a slash is a bundle's name: name the directory as %s", err, bundle.Quote(arg), bundle.Quote(dir)),
+				hint: "bundlectl " + cmd + " " + bundle.ShellArg(dir)}
+		}
+	}
+	return b, err
 }
 
 // namedWithState finds the discovered bundle name and loads the state a

@@ -35,7 +35,7 @@ changed since the last trust, and stderr says why and how to repair it.` +
 }
 
 func runReview(g *globals, arg string) error {
-	b, err := g.bundleArg(arg)
+	b, err := g.bundleArg("review", arg)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ a bundle invalid; they block enabling it, and validate says so.` + exitStatus(
 }
 
 func runValidate(g *globals, arg string) error {
-	b, err := g.bundleArg(arg)
+	b, err := g.bundleArg("validate", arg)
 	if err != nil {
 		return err
 	}
