@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -114,6 +115,10 @@ func report(w io.Writer, err error, g *globals) {
 	if h := homeLinkHint(err, g); h != "" {
 		hint = h
 	}
+	if note, h := dirNotNameHint(err, g); h != "" {
+		msg += note
+		hint = h
+	}
 	if hint == "" && errors.Is(err, state.ErrLocked) {
 		hint = rerun(os.Args[1:])
 	}
@@ -210,6 +215,39 @@ func homeLinkHint(err error, g *globals) string {
 		return ""
 	}
 	return `bundlectl --home "$(realpath ` + bundle.ShellArg(u.Path) + `)"` + strings.TrimPrefix(again, "bundlectl")
+}
+
+// dirNotNameHint is, when a command that takes a bundle's name (trust,
+// enable, show, …) was given a directory outside every root, what to say
+// and the command that makes it a bundle with a name: install it. A
+// directory in a root is named by its bundle's name instead.
+func dirNotNameHint(err error, g *globals) (note, hint string) {
+	var nf *lifecycle.NotFoundError
+	if g == nil || !errors.As(err, &nf) || !isDirArg(nf.Name) {
+		return "", ""
+	}
+	abs, aerr := filepath.Abs(nf.Name)
+	if fi, serr := os.Stat(abs); aerr != nil || serr != nil || !fi.IsDir() {
+		return "", ""
+	}
+	if r, rerr := g.roots(); rerr == nil {
+		for _, root := range r.List() {
+			if filepath.Dir(abs) == filepath.Clean(root.Path) {
+				// A bundle of a root is named by its directory's name.
+				args := append([]string(nil), os.Args[1:]...)
+				for i, a := range args {
+					if a == nf.Name {
+						args[i] = filepath.Base(abs)
+					}
+				}
+				if again := rerun(args); again != "" {
+					return "; it is a bundle's directory: name the bundle instead", again
+				}
+				return "; it is a bundle's directory: name the bundle instead", g.hint("bundlectl list")
+			}
+		}
+	}
+	return "; it is a directory, and this command takes a bundle's name: install the directory first, then review the bundle it names", g.hint("bundlectl install " + bundle.Operands(nf.Name))
 }
 
 // codeError carries an explicit exit status.
