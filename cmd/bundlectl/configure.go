@@ -36,7 +36,7 @@ just KEY to be prompted for it without echo when stdin is a terminal.
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runConfigure(g, a[0], a[1:], o) },
 	}
-	c.Flags().StringVar(&o.stdin, "stdin", "", "read the value of this KEY from stdin (one value, to the end of input: Ctrl-D on a terminal, where it is not echoed; a final newline is dropped)")
+	c.Flags().StringVar(&o.stdin, "stdin", "", "read the value of this KEY from stdin (one value, to the end of input: Ctrl-D on a terminal, where it is not echoed; a final newline is dropped; an empty value stores nothing)")
 	c.Flags().StringArrayVar(&o.unset, "unset", nil, "remove the value of this KEY (repeatable)")
 	return c
 }
@@ -137,6 +137,16 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			}
 			v := strings.TrimSuffix(string(data), "\n")
 			v = strings.TrimSuffix(v, "\r")
+			if v == "" {
+				if _, err := isSensitive(o.stdin); err != nil {
+					return err // an undeclared key is the first thing wrong
+				}
+				// As at the prompt: nothing piped in (an unset variable,
+				// `echo "$TOKEN"`) must not silently replace a stored
+				// value with an empty one.
+				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: stdin was empty; nothing was stored (to remove a stored value, unset it)", bundle.Quote(o.stdin)),
+					hint: "bundlectl configure --unset " + bundle.ShellArg(o.stdin) + " " + bundle.Operands(name)}
+			}
 			set[o.stdin] = v
 		}
 	}
