@@ -247,6 +247,16 @@ func dirNotNameHint(err error, g *globals) (note, hint string) {
 			}
 		}
 	}
+	for _, a := range os.Args[1:] {
+		if a == nf.Name {
+			break
+		}
+		if a == "uninstall" || a == "revoke" {
+			// Nothing of a directory outside the roots is installed or
+			// trusted: installing it is no step toward removing it.
+			return "; it is a directory outside every root, so there is nothing of it to " + a, g.hint("bundlectl list")
+		}
+	}
 	return "; it is a directory, and this command takes a bundle's name: install the directory first, then review the bundle it names", g.hint("bundlectl install " + bundle.Operands(nf.Name))
 }
 
