@@ -610,28 +610,106 @@ func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
 }
 
 // hooksOff checks the settings Gemini CLI would read for hooks turned
-// off: hooksConfig.enabled false in the layer that decides it (system
+// off: hooksConfig.enabled off in the layer that decides it (system
 // settings over the workspace's over the user's over the system
 // defaults), or a hooksConfig.disabled entry, in any layer (they are
 // merged), that names a bundlectl hook line.
+//
+// Gemini CLI 0.61 runs extension hooks only when the merged
+// hooksConfig.enabled is truthy in JavaScript's sense, and it merges what
+// a file holds whatever its type (a file that fails its schema check is
+// only warned about): so 0, "", null and the string "false" (which it
+// reads as false) turn hooks off as false does, and so does a hooksConfig
+// that is not an object, which replaces the lower layers' whole (enabled
+// is then unset). A string is read after Gemini CLI fills in the
+// environment variables it names. internal/agenttest
+// TestExecGeminiHooksOffSpellings checks these against the real CLI.
 func hooksOff(user string, env []string) error {
 	exe, _ := os.Executable()
 	decided := false
+	fix := "remove it (or set it to true), then start the agent again (with your own arguments: bundlectl exec -- gemini)"
 	return hosts.CheckSettings("gemini", settingsLayers(user, env), func(m map[string]any) (string, string) {
-		hc, _ := m["hooksConfig"].(map[string]any)
-		if on, ok := hc["enabled"].(bool); ok && !decided {
-			decided = true
-			if !on {
-				return `"hooksConfig": {"enabled": false}`, "remove it (or set it to true), then start the agent again (with your own arguments: bundlectl exec -- gemini)"
+		raw, present := m["hooksConfig"]
+		hc, isObject := raw.(map[string]any)
+		if present && !decided {
+			if !isObject {
+				decided = true
+				return `"hooksConfig": ` + jsonText(raw) + " (not an object: Gemini CLI then finds hooksConfig.enabled unset)", "make it an object without \"enabled\": false, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
+			}
+			if on, ok := hc["enabled"]; ok {
+				decided = true
+				if !settingOn(on, env) {
+					return `"hooksConfig": {"enabled": ` + jsonText(on) + `}`, fix
+				}
 			}
 		}
-		list, _ := hc["disabled"].([]any)
+		var list []any
+		switch d := hc["disabled"].(type) {
+		case []any:
+			list = d
+		case string:
+			list = []any{d} // merged into the list as one entry
+		}
 		for _, e := range list {
-			if name, _ := e.(string); strings.Contains(name, "bundlectl") || exe != "" && strings.Contains(name, filepath.Base(exe)) {
+			name, ok := e.(string)
+			if !ok {
+				continue
+			}
+			if n := expandEnv(name, env); strings.Contains(n, "bundlectl") || exe != "" && strings.Contains(n, filepath.Base(exe)) {
 				return `"hooksConfig": {"disabled": [` + strconv.Quote(name) + `]}`, "take that entry out, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
 			}
 		}
 		return "", ""
+	})
+}
+
+// settingOn reports whether Gemini CLI reads v, a boolean setting's
+// value, as on: JavaScript's truth, after a string's environment variables
+// are filled in and "false" in any case is read as false.
+func settingOn(v any, env []string) bool {
+	if x, ok := v.(string); ok {
+		s := expandEnv(x, env)
+		return truthy(s) && !strings.EqualFold(s, "false")
+	}
+	return truthy(v)
+}
+
+// jsonText is v as JSON, for a message.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// envRef is how Gemini CLI finds the environment variables in a settings
+// string: $NAME, ${NAME} and ${NAME:-default}.
+var envRef = regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`)
+
+// expandEnv fills in s's environment variables from env as Gemini CLI
+// does when it reads a settings file: a variable that is not set keeps
+// its reference, unless it has a default.
+func expandEnv(s string, env []string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	vars := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return envRef.ReplaceAllStringFunc(s, func(m string) string {
+		sub := envRef.FindStringSubmatch(m)
+		name := sub[1] + sub[2]
+		if v, ok := vars[name]; ok {
+			return v
+		}
+		if strings.Contains(m, ":-") {
+			return sub[3]
+		}
+		return m
 	})
 }
 

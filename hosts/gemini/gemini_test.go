@@ -333,3 +333,62 @@ func TestViewRemoteAuth(t *testing.T) {
 		t.Errorf("a field Gemini CLI does not read is in the view: %s", data)
 	}
 }
+
+// TestHooksOffSpellings: every value of hooksConfig that Gemini CLI 0.61
+// reads as hooks off is refused, not only a JSON false, and the values it
+// reads as on are not (internal/agenttest TestExecGeminiHooksOffSpellings
+// finds these with the real CLI).
+func TestHooksOffSpellings(t *testing.T) {
+	sys := filepath.Join(t.TempDir(), "system.json")
+	env := []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + sys, "HOOKS_OFF=False", "HOOKS_ON=true"}
+	for _, tc := range []struct {
+		settings string
+		off      bool
+	}{
+		{`{}`, false},
+		{`{"hooksConfig": {"enabled": true}}`, false},
+		{`{"hooksConfig": {"enabled": "TRUE"}}`, false},
+		{`{"hooksConfig": {"enabled": "yes"}}`, false},
+		{`{"hooksConfig": {"enabled": 1}}`, false},
+		{`{"hooksConfig": {"enabled": "$HOOKS_ON"}}`, false},
+		{`{"hooksConfig": {"enabled": "$UNSET_VAR"}}`, false},
+		{`{"hooksConfig": {"disabled": "mine"}}`, false},
+		{`{"hooksConfig": {"enabled": false}}`, true},
+		{`{"hooksConfig": {"enabled": "false"}}`, true},
+		{`{"hooksConfig": {"enabled": "False"}}`, true},
+		{`{"hooksConfig": {"enabled": 0}}`, true},
+		{`{"hooksConfig": {"enabled": ""}}`, true},
+		{`{"hooksConfig": {"enabled": null}}`, true},
+		{`{"hooksConfig": {"enabled": "$HOOKS_OFF"}}`, true},
+		{`{"hooksConfig": {"enabled": "${UNSET_VAR:-false}"}}`, true},
+		{`{"hooksConfig": false}`, true},
+		{`{"hooksConfig": null}`, true},
+		{`{"hooksConfig": []}`, true},
+		{`{"hooksConfig": "on"}`, true},
+		{`{"hooksConfig": {"disabled": "/usr/bin/bundlectl hooks exec g b1"}}`, true},
+		{`{"hooksConfig": {"disabled": ["${BIN:-/usr/bin/bundlectl} hooks exec g b1"]}}`, true},
+	} {
+		user := t.TempDir()
+		if err := os.WriteFile(filepath.Join(user, "settings.json"), []byte(tc.settings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := hooksOff(user, env)
+		var off *hosts.HooksOffError
+		if got := errors.As(err, &off); got != tc.off {
+			t.Errorf("%s: refused %v, want %v (%v)", tc.settings, got, tc.off, err)
+		}
+	}
+	// A layer above that sets enabled decides; a non-object below it is
+	// replaced by that layer's object.
+	user := t.TempDir()
+	os.WriteFile(filepath.Join(user, "settings.json"), []byte(`{"hooksConfig": false}`), 0o600)
+	os.WriteFile(sys, []byte(`{"hooksConfig": {"enabled": true}}`), 0o600)
+	if err := hooksOff(user, env); err != nil {
+		t.Errorf("system settings' enabled true over the user's non-object: %v", err)
+	}
+	// ...but one that does not set it leaves it unset: off.
+	os.WriteFile(sys, []byte(`{"hooksConfig": {"notifications": true}}`), 0o600)
+	if err := hooksOff(user, env); err == nil || !strings.Contains(err.Error(), `"hooksConfig": false (not an object`) {
+		t.Errorf("the user's non-object under a system hooksConfig without enabled: %v", err)
+	}
+}
