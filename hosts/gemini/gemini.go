@@ -624,11 +624,32 @@ func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
 // is then unset). A string is read after Gemini CLI fills in the
 // environment variables it names. internal/agenttest
 // TestExecGeminiHooksOffSpellings checks these against the real CLI.
+//
+// The workspace's settings count only when Gemini CLI is sure to trust
+// the folder (trustsFolder): else they are checked, and so are the other
+// layers without them, and either turning hooks off refuses.
 func hooksOff(user string, env []string) error {
+	layers := settingsLayers(user, env)
+	err := hooksOffIn(layers, env)
+	if err != nil || len(layers) < 4 || trustsFolder(user, env, workingDir()) {
+		return err
+	}
+	var off *hosts.HooksOffError
+	if err := hooksOffIn([]string{layers[0], layers[2], layers[3]}, env); !errors.As(err, &off) {
+		return err
+	}
+	off.Fix = fmt.Sprintf("the workspace's %s turns them back on, but Gemini CLI reads it only in a folder it trusts, and it may not trust %s (--skip-trust does not make it read it): trust the folder in Gemini CLI, with its /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini; or take the setting out of %s",
+		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), bundle.Quote(trustedFoldersPath(user, env)), bundle.Quote(off.File))
+	return off
+}
+
+// hooksOffIn is hooksOff over the settings files layers, the one that
+// decides first.
+func hooksOffIn(layers, env []string) error {
 	exe, _ := os.Executable()
 	decided := false
 	fix := "remove it (or set it to true), then start the agent again (with your own arguments: bundlectl exec -- gemini)"
-	return hosts.CheckSettings("gemini", settingsLayers(user, env), func(m map[string]any) (string, string) {
+	return hosts.CheckSettings("gemini", layers, func(m map[string]any) (string, string) {
 		raw, present := m["hooksConfig"]
 		hc, isObject := raw.(map[string]any)
 		if present && !decided {

@@ -1,0 +1,132 @@
+package gemini
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// trustsFolder reports whether Gemini CLI (0.61) is sure to trust its
+// working directory cwd, and so to read the workspace's settings
+// (cwd/.gemini/settings.json): in a folder it does not trust it reads
+// them as empty, and the user's or the system defaults' hooksConfig
+// decides alone (internal/agenttest TestGeminiUntrustedFolderSettings).
+// False means it may not: Gemini CLI asks in an interactive session when
+// no rule decides, and an IDE it is connected to may decide.
+//
+// Sure is: GEMINI_CLI_TRUST_WORKSPACE=true (unless GEMINI_RESTRICTED_MODE
+// is true); security.folderTrust.enabled off in the settings Gemini CLI
+// reads for it (the system's, the user's, the system defaults'); or, with
+// no IDE mode, the longest rule of trustedFolders.json that covers cwd
+// trusting it (TRUST_FOLDER, or TRUST_PARENT on a folder inside). Not
+// --skip-trust: Gemini CLI reads its settings before its arguments, and
+// the switch lets an untrusted folder's session start with the
+// workspace's settings still read as empty.
+func trustsFolder(user string, env []string, cwd string) bool {
+	get := func(k string) string {
+		v := ""
+		for _, kv := range env {
+			if s, ok := strings.CutPrefix(kv, k+"="); ok {
+				v = s
+			}
+		}
+		return v
+	}
+	if get("GEMINI_RESTRICTED_MODE") == "true" || get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
+		return false
+	}
+	if get("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
+		return true
+	}
+	layers := settingsLayers(user, env)
+	noWorkspace := []string{layers[0], layers[2], layers[3]}
+	folderTrust, ide := true, false
+	decidedTrust, decidedIDE := false, false
+	for _, f := range noWorkspace {
+		m, err := hosts.ReadSettings(f)
+		if err != nil {
+			return false
+		}
+		if sec, ok := m["security"].(map[string]any); ok && !decidedTrust {
+			if ft, ok := sec["folderTrust"].(map[string]any); ok {
+				if v, ok := ft["enabled"]; ok {
+					folderTrust, decidedTrust = settingOn(v, env), true
+				}
+			}
+		}
+		if i, ok := m["ide"].(map[string]any); ok && !decidedIDE {
+			if v, ok := i["enabled"]; ok {
+				ide, decidedIDE = settingOn(v, env), true
+			}
+		}
+	}
+	if !folderTrust {
+		return true
+	}
+	if ide || cwd == "" {
+		return false
+	}
+	data, err := os.ReadFile(trustedFoldersPath(user, env))
+	if err != nil {
+		return false
+	}
+	var rules map[string]any
+	if json.Unmarshal(hosts.StripJSONComments(data), &rules) != nil {
+		return false
+	}
+	loc := realPath(cwd)
+	best, level := -1, ""
+	for rule, v := range rules {
+		lv, _ := v.(string)
+		dir := rule
+		if lv == "TRUST_PARENT" {
+			dir = filepath.Dir(rule)
+		}
+		if within(realPath(dir), loc) && len(rule) > best {
+			best, level = len(rule), lv
+		}
+	}
+	return level == "TRUST_FOLDER" || level == "TRUST_PARENT"
+}
+
+// realPath is p absolute, its symbolic links resolved when it exists, and
+// lower case where the file system ignores case, as Gemini CLI compares
+// the paths of trustedFolders.json.
+func realPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		p = strings.ToLower(p)
+	}
+	return p
+}
+
+// within reports whether child is dir or below it.
+func within(dir, child string) bool {
+	rel, err := filepath.Rel(dir, child)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// trustedFoldersPath is the file of Gemini CLI's folder trust rules:
+// $GEMINI_CLI_TRUSTED_FOLDERS_PATH, else trustedFolders.json in the user's
+// .gemini directory.
+func trustedFoldersPath(user string, env []string) string {
+	p := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GEMINI_CLI_TRUSTED_FOLDERS_PATH="); ok {
+			p = v
+		}
+	}
+	if p == "" {
+		p = filepath.Join(user, "trustedFolders.json")
+	}
+	return p
+}
