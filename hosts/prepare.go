@@ -330,11 +330,13 @@ func (s *Session) sweep() (removed []string) {
 		if err == nil && perr == nil && pid > 0 && syscall.Kill(pid, 0) != syscall.ESRCH {
 			continue
 		}
-		if err != nil {
+		if err != nil || perr != nil {
 			// No pid yet: a launch may be between making the directory
-			// and writing its pid. Only an old one is abandoned.
+			// and writing its pid, or between creating the pid file and
+			// writing into it (it is empty then). Only an old one is
+			// abandoned.
 			fi, serr := os.Stat(dir)
-			if !errors.Is(err, os.ErrNotExist) || serr != nil || time.Since(fi.ModTime()) < time.Minute {
+			if (err != nil && !errors.Is(err, os.ErrNotExist)) || serr != nil || time.Since(fi.ModTime()) < time.Minute {
 				continue
 			}
 		}
