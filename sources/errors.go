@@ -24,6 +24,10 @@ var (
 	// ErrInvalid: the request itself is malformed (a bad URL, a flag that
 	// does not apply to this kind of source).
 	ErrInvalid = errors.New("invalid source")
+	// ErrInterrupted: git was killed by a signal bundlectl did not send
+	// (the OOM killer, a kill from outside); running the command again
+	// fetches afresh.
+	ErrInterrupted = errors.New("interrupted")
 )
 
 // Error is a failure to resolve or fetch a source. Source is the display

@@ -199,6 +199,18 @@ func (g *gitRepo) fail(ctx context.Context, verb string, err error, stderr strin
 	}
 	msg := gitMessage(stderr)
 	reason := "git " + verb + " failed"
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			// Killed from outside: git's own last words say only that
+			// a child of it died, if anything.
+			reason = fmt.Sprintf("git %s was killed by signal %d (%s) before it finished", verb, int(ws.Signal()), ws.Signal())
+			if msg != "" {
+				reason += ": " + msg
+			}
+			return &Error{Source: g.src, Reason: reason, Err: ErrInterrupted}
+		}
+	}
 	if msg != "" {
 		reason += ": " + msg
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/sources"
 	"github.com/bundlectl/bundlectl/state"
 	"github.com/spf13/cobra"
 )
@@ -119,7 +120,7 @@ func report(w io.Writer, err error, g *globals) {
 		msg += note
 		hint = h
 	}
-	if hint == "" && errors.Is(err, state.ErrLocked) {
+	if hint == "" && (errors.Is(err, state.ErrLocked) || errors.Is(err, sources.ErrInterrupted)) {
 		hint = rerun(os.Args[1:])
 	}
 	if hint == "" {
