@@ -222,6 +222,11 @@ func (g *gitRepo) fail(ctx context.Context, verb string, err error, stderr strin
 		// entry (".git", "..", a path git would not check out).
 		return &Error{Source: g.src, Reason: "git refused an object the repository holds: " + msg, Err: ErrRefused}
 	}
+	if strings.Contains(l, "died of signal") {
+		// A child of git (index-pack, upload-pack) was killed from
+		// outside, and git failed for it.
+		return &Error{Source: g.src, Reason: reason, Err: ErrInterrupted}
+	}
 	for _, s := range []string{"couldn't find remote ref", "not our ref", "does not appear to be a git repository", "repository not found", "not found", "no such remote ref", "unadvertised object"} {
 		if strings.Contains(l, s) {
 			sentinel = ErrNotFound
