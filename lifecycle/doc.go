@@ -7,6 +7,11 @@
 //     content and capability hashes, valid, applicable to this host and
 //     free of inactive declarations. Every other status carries a reason.
 //   - Trust never enables; revoke never changes the enabled bit.
+//   - Install never replaces anything in a root. A taken name is refused,
+//     but for a tree at exactly that name with no recorded source that is
+//     exactly the fetched tree (what an install killed before its state
+//     write leaves): its source is recorded, and a receipt at its id is
+//     kept only when it covers that tree.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
 //   - gc removes only what nothing can claim: snapshots and views no

@@ -42,6 +42,16 @@ type Installed struct {
 	// Notes say what else the reviewer should know (a bundle it shadows,
 	// a stale state record it cleared).
 	Notes []string `json:"notes"`
+	// Recovered: the root already held, with no recorded source, exactly
+	// the tree the fetch brought (left by an install killed before its
+	// state write, or placed by hand): its source was recorded and
+	// nothing was replaced.
+	Recovered bool `json:"recovered"`
+	// Trusted and Enabled are the bundle's state after the install: a
+	// fresh install is neither; a recovered tree keeps a trust whose
+	// receipt covers exactly it, and the enabled bit with it.
+	Trusted bool `json:"trusted"`
+	Enabled bool `json:"enabled"`
 }
 
 // Install fetches the source q names into a temporary directory inside the
@@ -50,8 +60,12 @@ type Installed struct {
 // state. It never trusts and never enables: the bundle starts untrusted
 // and disabled like every discovered bundle. A name that is taken in the
 // root (under Unicode NFC and case folding), or that an earlier root
-// holds (the new bundle would be shadowed), is refused. On any failure
-// nothing is left in the root.
+// holds (the new bundle would be shadowed), is refused — but for a tree
+// at exactly that name with no recorded source that is exactly the tree
+// the fetch brings (what an install killed between its rename and its
+// state write leaves): its source is recorded and nothing is replaced,
+// keeping a trust whose receipt covers that tree and refusing one that
+// does not. On any failure nothing is left in the root.
 func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOptions) (*Installed, error) {
 	scope := opts.Scope
 	if scope == "" {
@@ -72,8 +86,13 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 
 	var clash *SourceError
 	isTaken := func(name string) bool {
-		clash = m.nameClash(scope, root, name)
-		return clash != nil
+		// A tree with no recorded source may be what a killed install
+		// left: it is compared with the fetched tree below.
+		if c := m.nameClash(scope, root, name); c != nil && !m.unrecorded(scope, root, name) {
+			clash = c
+			return true
+		}
+		return false
 	}
 	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
 	if err != nil {
@@ -93,7 +112,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		// holds: the manifest's name wins (Agent Plugins requires the
 		// directory to carry it).
 		if mn := manifestName(dir); mn != "" && mn != res.Name && sources.CheckName(mn) == nil && bundle.ValidBundleName(mn) {
-			if c := m.nameClash(scope, root, mn); c != nil {
+			if c := m.nameClash(scope, root, mn); c != nil && !m.unrecorded(scope, root, mn) {
 				return nil, c
 			}
 			renamed := filepath.Join(holder, mn)
@@ -143,7 +162,10 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		// Re-check under the lock: another install may have won the name.
 		if c := m.nameClash(scope, root, res.Name); c != nil {
-			return c
+			if !m.unrecorded(scope, root, res.Name) {
+				return c
+			}
+			return m.recoverUnrecorded(s, in, scope, root, nb, raw, c)
 		}
 		if err := renameNoReplace(dir, final); err != nil {
 			return fmt.Errorf("cannot move the fetched tree into place: %w", err)
@@ -191,11 +213,71 @@ func (m *Manager) nameClash(scope bundle.Scope, root, name string) *SourceError 
 		return &SourceError{Bundle: name, Reason: reason + "; to fetch its source again, update it, or install this one under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)",
 			Fix: "bundlectl update " + bundle.ShellArg(have), Err: ErrRefused}
 	}
+	return m.shadowClash(scope, name)
+}
+
+// shadowClash refuses a name that an earlier root holds: the new bundle
+// would be shadowed and never active.
+func (m *Manager) shadowClash(scope bundle.Scope, name string) *SourceError {
 	if by, ok := m.shadowedBy(scope, name); ok {
 		return &SourceError{Bundle: name, Reason: fmt.Sprintf("the %s root already has a bundle named %s, which would shadow this one (it could never become active); install it under another name (--name; not for an Agent Plugins bundle, whose directory carries its plugin.json's name)", by.Scope, bundle.Quote(by.Name)),
 			Fix: "bundlectl show " + bundle.ShellArg(by.Name), Err: ErrRefused}
 	}
 	return nil
+}
+
+// unrecorded reports whether root holds a bundle at exactly name with no
+// recorded source: placed there by hand, or left by an install killed
+// between its rename and its state write.
+func (m *Manager) unrecorded(scope bundle.Scope, root, name string) bool {
+	have, ok := taken(root, name)
+	return ok && have == name && !m.hasSource(filepath.Join(root, name), scope)
+}
+
+// recoverUnrecorded finishes, under the state lock, an install whose name
+// is held by a tree with no recorded source (unrecorded). When that tree
+// is exactly the fetched nb (the comparison update makes of a tree a
+// killed update left), its source raw is recorded and nothing is
+// replaced; otherwise the tree may be a local edit or another bundle, and
+// clash, the refusal of the taken name, is returned. A state record at
+// its id without a receipt is cleared, as install clears one; a receipt
+// is kept only when it covers exactly that tree (no trust is lost or
+// widened), and one for other content is refused.
+func (m *Manager) recoverUnrecorded(s *state.State, in *Installed, scope bundle.Scope, root string, nb *bundle.Bundle, raw json.RawMessage, clash *SourceError) error {
+	id, canon, err := canonicalID(scope, root, in.Name)
+	if err != nil {
+		return err
+	}
+	pb := bundle.Load(canon, scope, m.Limits)
+	if pb.Rejected() || !sameTree(pb.Tree, nb.Tree) {
+		return clash
+	}
+	if c := m.shadowClash(scope, in.Name); c != nil {
+		return c
+	}
+	in.ID, in.Path, in.Recovered = id, canon, true
+	rec, ok := s.Bundle(id)
+	switch {
+	case len(rec.Source) > 0:
+		return clash // recorded since unrecorded looked: not left by a killed install
+	case rec.Receipt != nil:
+		h, err := Compute(pb)
+		if err != nil || h.Token() != rec.Receipt.Token() {
+			return &SourceError{Bundle: in.Name, Reason: fmt.Sprintf("the %s root holds a bundle named %s with no recorded source, exactly the tree this source brings, but it is trusted for other content (a receipt for content %s, capabilities %s): recording the source would keep that trust, and clearing it would lose it, so nothing was changed; review the bundle and trust it as it is, then install again to record its source, or delete it first (bundlectl uninstall --force --scope %s %s) and install again",
+				scope, bundle.Quote(in.Name), rec.Receipt.ContentHash.Short(), rec.Receipt.CapabilityHash.Short(), scope, bundle.ShellArg(in.Name)),
+				Fix: "bundlectl review " + bundle.ShellArg(in.Name), Err: ErrRefused}
+		}
+		in.Trusted, in.Enabled = true, rec.Enabled
+		in.Notes = append(in.Notes, "its trust is kept: the receipt covers exactly the tree in place")
+	case ok:
+		if _, err := s.Forget(id); err != nil {
+			return err
+		}
+		in.Notes = append(in.Notes, "a state record left at this path without a trust was cleared: the bundle starts disabled")
+	}
+	in.Notes = append(in.Notes, "recovered the tree an interrupted install left (or one placed by hand): it is exactly what the source brings, so its source is recorded and nothing was replaced")
+	_, err = s.SetSource(id, raw)
+	return err
 }
 
 // hasSource reports whether the bundle in dir has a recorded source (it

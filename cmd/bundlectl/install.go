@@ -50,7 +50,8 @@ A source is one of:
 The fetch happens in a temporary directory inside the home; the tree is
 validated (links that leave it, bounds, names, and every rule of review) and
 renamed into the root only when it passes: a failed install leaves nothing
-in the root. Network access happens only here and in update, only to the
+in the root. An install killed before it recorded the source leaves the
+tree in the root with none; the same install run again records it. Network access happens only here and in update, only to the
 source named. Install never trusts and never enables: review the bundle,
 then trust the exact token the review prints.` +
 			exitStatus(exit0, "1  the fetch failed", "2  usage error (including a malformed source)", "3  refused (the source breaks a rule, the name is taken, a pin does not match)", exit4, exitSignal),
@@ -109,13 +110,25 @@ func runInstall(ctx context.Context, g *globals, src string, o installOptions) e
 		return writeJSON(g.stdout, installOutput{Installed: in, ReviewCommand: reviewCmd})
 	}
 	w := g.stdout
-	fmt.Fprintf(w, "installed %s into the %s root: %s\n", bundle.Quote(in.Name), in.Scope, bundle.Quote(in.Path))
+	if in.Recovered {
+		fmt.Fprintf(w, "recovered %s in the %s root: %s (already there, exactly what the source brings; nothing was replaced)\n", bundle.Quote(in.Name), in.Scope, bundle.Quote(in.Path))
+	} else {
+		fmt.Fprintf(w, "installed %s into the %s root: %s\n", bundle.Quote(in.Name), in.Scope, bundle.Quote(in.Path))
+	}
 	fmt.Fprintf(w, "source:    %s\n", in.Source.String())
 	for _, p := range in.Generated {
 		fmt.Fprintf(w, "generated: %s (the marketplace entry's definitions; reviewed like the rest)\n", bundle.EscapePath(p))
 	}
 	for _, n := range in.Notes {
 		fmt.Fprintf(w, "note:      %s\n", bundle.Sanitize(n))
+	}
+	if in.Trusted {
+		enabled := "not enabled"
+		if in.Enabled {
+			enabled = "enabled"
+		}
+		fmt.Fprintf(w, "trusted as it was, %s: its receipt covers exactly this tree; see its status:\n  %s\n", enabled, g.hint("bundlectl show "+bundle.ShellArg(in.Name)))
+		return nil
 	}
 	fmt.Fprintf(w, "not trusted, not enabled: review it, then trust the token the review prints:\n  %s\n", reviewCmd)
 	return nil
