@@ -267,9 +267,13 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		return nil, err
 	}
 	var notes []string
-	if off := pluginsOff(argv[1:], env); off != "" {
+	if off, setting := pluginsOff(argv[1:], env); off != "" {
+		why := off + " loads no plugin"
+		if strings.HasPrefix(setting, `"env"`) {
+			why = bundle.Quote(off) + " sets " + setting
+		}
 		for _, v := range views {
-			notes = append(notes, fmt.Sprintf("bundle %s is not loaded into claude: %s loads no plugin", bundle.Quote(v.Bundle), off))
+			notes = append(notes, fmt.Sprintf("bundle %s is not loaded into claude: %s", bundle.Quote(v.Bundle), why))
 		}
 	}
 	for _, v := range views {
@@ -371,18 +375,26 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 // keeps plugin hooks from running: disableAllHooks, or
 // allowManagedHooksOnly (a plugin's hooks are not managed ones). Claude
 // Code merges both restrictively — true in any source wins — so every
-// source is checked: managed settings (managed-settings.json and each
-// drop-in of managed-settings.d/), the user's, the project's and its
-// local ones in the working directory and each directory above it, and
-// each --settings argument (a file or a JSON string). --bare, --safe-mode
-// and their environment variables load no plugin, the views neither.
+// source it reads is checked: managed settings (managed-settings.json and
+// each drop-in of managed-settings.d/), the user's (settings.json, or
+// cowork_settings.json: userSettingsFiles), the project's and its local
+// ones in the working directory and each directory above it, and each
+// --settings argument (a file or a JSON string); --setting-sources leaves
+// out the user's, the project's or the local ones as it leaves them out
+// of Claude Code (found with the real CLI: a switch in a source it does
+// not read holds nothing off). --bare, --safe-mode and their environment
+// variables, set in the environment or in the "env" of a settings file
+// (settingsEnv), load no plugin, the views neither.
 func hooksOff(args, env []string) error {
-	if off := pluginsOff(args, env); off != "" {
-		fix := "leave it out of the arguments"
-		if !strings.HasPrefix(off, "-") {
+	if off, setting := pluginsOff(args, env); off != "" {
+		fix := "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"
+		switch {
+		case strings.HasPrefix(off, "-"):
+			fix = "leave it out of the arguments"
+		case !strings.ContainsRune(off, filepath.Separator):
 			fix = "unset it, then start the agent again (with your own arguments: bundlectl exec -- claude)"
 		}
-		return &hosts.HooksOffError{Host: "claude", File: off, Setting: "Claude Code's minimal or safe mode (no plugin loads)", Fix: fix}
+		return &hosts.HooksOffError{Host: "claude", File: off, Setting: setting, Fix: fix}
 	}
 	off := func(m map[string]any) (string, string) {
 		for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
@@ -392,13 +404,19 @@ func hooksOff(args, env []string) error {
 		}
 		return "", ""
 	}
+	u := parseArgs(args)
 	files := managedFiles()
-	if config, err := ConfigDir(env); err == nil {
-		files = append(files, filepath.Join(config, "settings.json"))
+	if config, err := ConfigDir(env); err == nil && u.reads("user") {
+		files = append(files, userSettingsFiles(config, env)...)
 	}
 	if wd, err := os.Getwd(); err == nil {
 		for d := wd; ; d = filepath.Dir(d) {
-			files = append(files, filepath.Join(d, ".claude", "settings.json"), filepath.Join(d, ".claude", "settings.local.json"))
+			if u.reads("project") {
+				files = append(files, filepath.Join(d, ".claude", "settings.json"))
+			}
+			if u.reads("local") {
+				files = append(files, filepath.Join(d, ".claude", "settings.local.json"))
+			}
 			if filepath.Dir(d) == d {
 				break
 			}

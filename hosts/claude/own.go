@@ -65,31 +65,146 @@ func managedFiles() []string {
 	return append([]string{filepath.Join(managedDir(), "managed-settings.json")}, dropIns...)
 }
 
+// noPluginVars start Claude Code with no plugin at all (the views
+// neither) when set to a value it reads as true: what --bare sets, and
+// safe mode.
+var noPluginVars = []string{"CLAUDE_CODE_SIMPLE", "CLAUDE_CODE_SAFE_MODE"}
+
+// truthy reports whether Claude Code reads an environment value as true.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
 // pluginsOff returns what starts Claude Code with no plugin at all — the
 // views neither — or "": --bare or --safe-mode among its options, or
 // CLAUDE_CODE_SIMPLE (what --bare sets) or CLAUDE_CODE_SAFE_MODE set to a
-// value it reads as true (found with the real CLI: the hooks of a
-// --plugin-dir plugin do not run, its skills are not offered).
-func pluginsOff(args, env []string) string {
+// value it reads as true, in its environment or in the "env" of a
+// settings file it applies to its environment before it loads plugins
+// (settingsEnv). Found with the real CLI: the hooks of a --plugin-dir
+// plugin do not run, its skills are not offered. setting says what the
+// source sets, as written there.
+func pluginsOff(args, env []string) (source, setting string) {
+	const mode = "Claude Code's minimal or safe mode (no plugin loads)"
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
 		if a == "--bare" || a == "--safe-mode" {
-			return a
+			return a, mode
 		}
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		if k != "CLAUDE_CODE_SIMPLE" && k != "CLAUDE_CODE_SAFE_MODE" {
-			continue
-		}
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "1", "true", "yes", "on":
-			return k
+		if slices.Contains(noPluginVars, k) && truthy(v) {
+			return k, mode
 		}
 	}
-	return ""
+	for _, l := range settingsEnv(args, env) {
+		for _, k := range noPluginVars {
+			if v, ok := l.env[k].(string); ok && truthy(v) {
+				return l.source, fmt.Sprintf("\"env\": {%q: %q}, %s", k, v, mode)
+			}
+		}
+	}
+	return "", ""
+}
+
+// envLayer is the "env" object of one settings source.
+type envLayer struct {
+	source string // the file, or "--settings"
+	env    map[string]any
+}
+
+// settingsEnv returns the "env" objects Claude Code 2.1.332 applies to its
+// own environment before it loads plugins, found with the real CLI
+// (internal/agenttest, claude_guard_switches_test.go): those of its global
+// config (.claude.json in $CLAUDE_CONFIG_DIR, else in the home directory),
+// of the user's settings (when --setting-sources reads them; see
+// userSettingsFiles), of the last --settings argument and of managed
+// settings. A project's settings and its local ones do not count. A file
+// that cannot be read gives nothing here: hooksOff refuses an unreadable
+// settings file on its own.
+func settingsEnv(args, env []string) []envLayer {
+	var out []envLayer
+	read := func(source string, m map[string]any) {
+		if e, ok := m["env"].(map[string]any); ok {
+			out = append(out, envLayer{source: source, env: e})
+		}
+	}
+	readFile := func(f string) {
+		if m, err := hosts.ReadSettings(f); err == nil {
+			read(f, m)
+		}
+	}
+	u := parseArgs(args)
+	readFile(globalConfig(env))
+	if config, err := ConfigDir(env); err == nil && u.reads("user") {
+		for _, f := range userSettingsFiles(config, env) {
+			readFile(f)
+		}
+	}
+	if u.hasSettings {
+		wd, _ := os.Getwd()
+		if m, err := readSettingsArg(u.settings, wd); err == nil {
+			read("--settings", m)
+		}
+	}
+	for _, f := range managedFiles() {
+		readFile(f)
+	}
+	return out
+}
+
+// globalConfig is Claude Code's global config file: .claude.json in
+// $CLAUDE_CONFIG_DIR when set, else in the home directory.
+func globalConfig(env []string) string {
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_CONFIG_DIR="); ok && v != "" {
+			return filepath.Join(v, ".claude.json")
+		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	return filepath.Join(home, ".claude.json")
+}
+
+// coworkVar switches Claude Code's user settings file from settings.json
+// to cowork_settings.json (and its plugins folder to cowork_plugins).
+const coworkVar = "CLAUDE_CODE_USE_COWORK_PLUGINS"
+
+// userSettingsFiles are the user settings files Claude Code reads, in
+// config: settings.json, or cowork_settings.json instead when
+// CLAUDE_CODE_USE_COWORK_PLUGINS is true in its environment or in the
+// "env" of its global config — found with the real CLI: hooks turned off,
+// or a view turned off, in cowork_settings.json hold then, and in
+// settings.json they do not. When settings.json's own "env" sets the
+// variable, Claude Code reads settings.json for it and cowork_settings.json
+// after it: both.
+func userSettingsFiles(config string, env []string) []string {
+	plain, cowork := filepath.Join(config, "settings.json"), filepath.Join(config, "cowork_settings.json")
+	on := func(m map[string]any) bool {
+		e, _ := m["env"].(map[string]any)
+		v, _ := e[coworkVar].(string)
+		return truthy(v)
+	}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, coworkVar+"="); ok && truthy(v) {
+			return []string{cowork}
+		}
+	}
+	if m, err := hosts.ReadSettings(globalConfig(env)); err == nil && on(m) {
+		return []string{cowork}
+	}
+	if m, err := hosts.ReadSettings(plain); err == nil && on(m) {
+		return []string{plain, cowork}
+	}
+	return []string{plain}
 }
 
 // userArgs is what of the user's own claude arguments decides which
@@ -199,7 +314,7 @@ func unreadable(file string, err error) error {
 // plugins skips it, as Claude Code's print mode skips a settings file it
 // cannot use.
 func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
-	if pluginsOff(args, env) != "" {
+	if off, _ := pluginsOff(args, env); off != "" {
 		return &ownState{wd: wd}, nil
 	}
 	st := &ownState{args: parseArgs(args), wd: wd}
@@ -232,8 +347,10 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 	config, cerr := ConfigDir(env)
 	st.config = config
 	if cerr == nil && st.args.reads("user") {
-		if err := read(filepath.Join(config, "settings.json"), false); err != nil {
-			return nil, err
+		for _, f := range userSettingsFiles(config, env) {
+			if err := read(f, false); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if st.args.reads("project") {

@@ -328,7 +328,7 @@ func TestNoPluginModes(t *testing.T) {
 		{nil, []string{"CLAUDE_CODE_SAFE_MODE= On "}, "CLAUDE_CODE_SAFE_MODE"},
 		{[]string{"--", "--bare"}, []string{"CLAUDE_CODE_SAFE_MODE=0"}, ""},
 	} {
-		if got := pluginsOff(c.args, c.env); got != c.off {
+		if got, _ := pluginsOff(c.args, c.env); got != c.off {
 			t.Errorf("pluginsOff(%q, %q) = %q, want %q", c.args, c.env, got, c.off)
 		}
 	}
@@ -340,5 +340,140 @@ func TestNoPluginModes(t *testing.T) {
 	l, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "plain", Dir: "/v/p"}}, "--safe-mode")
 	if err != nil || len(l.Notes) != 1 || l.Notes[0] != `bundle "plain" is not loaded into claude: --safe-mode loads no plugin` {
 		t.Errorf("--safe-mode without hooks: err %v notes %q (own plugins load neither, so none is named)", err, l.Notes)
+	}
+}
+
+// TestNoPluginModesInSettingsEnv: Claude Code applies the "env" of its
+// global config, the user's settings, the last --settings and managed
+// settings to its environment before it loads plugins, so
+// CLAUDE_CODE_SIMPLE set true there starts it with no plugin (found with
+// the real CLI); a project's "env" does not count, nor the user's when
+// --setting-sources leaves them out, nor a false value.
+func TestNoPluginModesInSettingsEnv(t *testing.T) {
+	simple := map[string]any{"env": map[string]any{"CLAUDE_CODE_SIMPLE": "1"}}
+	guard := []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
+	for _, c := range []struct {
+		name string
+		file func(h ownHome) string // where simple is written
+		args []string
+		off  func(h ownHome) string // the source refused, "" for none
+	}{
+		{"user", func(h ownHome) string { return filepath.Join(h.config, "settings.json") }, nil, func(h ownHome) string { return filepath.Join(h.config, "settings.json") }},
+		{"global config", func(h ownHome) string { return filepath.Join(h.config, ".claude.json") }, nil, func(h ownHome) string { return filepath.Join(h.config, ".claude.json") }},
+		{"managed drop-in", func(h ownHome) string { return filepath.Join(h.managed, "managed-settings.d", "10.json") }, nil, func(h ownHome) string { return filepath.Join(h.managed, "managed-settings.d", "10.json") }},
+		{"--settings", nil, []string{"--settings", `{"env": {"CLAUDE_CODE_SIMPLE": "yes"}}`}, func(ownHome) string { return "--settings" }},
+		{"project", func(h ownHome) string { return filepath.Join(h.wd, ".claude", "settings.json") }, nil, func(ownHome) string { return "" }},
+		{"local", func(h ownHome) string { return filepath.Join(h.wd, ".claude", "settings.local.json") }, nil, func(ownHome) string { return "" }},
+		{"user left out", func(h ownHome) string { return filepath.Join(h.config, "settings.json") }, []string{"--setting-sources", "project"}, func(ownHome) string { return "" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newOwnHome(t)
+			if c.file != nil {
+				h.write(t, c.file(h), simple)
+			}
+			_, _, err := launchOwn(t, h, false, guard, c.args...)
+			want := c.off(h)
+			var he *hosts.HooksOffError
+			switch {
+			case want == "" && err != nil:
+				t.Errorf("err %v, want none", err)
+			case want != "" && (!errors.As(err, &he) || he.File != want || !strings.Contains(he.Setting, `"CLAUDE_CODE_SIMPLE"`)):
+				t.Errorf("err %v, want a HooksOffError naming %s and the entry", err, want)
+			}
+		})
+	}
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.config, "settings.json"), map[string]any{"env": map[string]any{"CLAUDE_CODE_SAFE_MODE": "0"}})
+	if _, _, err := launchOwn(t, h, false, guard); err != nil {
+		t.Errorf("a false value: err %v", err)
+	}
+	h.write(t, filepath.Join(h.config, "settings.json"), simple)
+	l, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "plain", Dir: "/v/p"}})
+	want := `bundle "plain" is not loaded into claude: "` + filepath.Join(h.config, "settings.json") + `" sets "env": {"CLAUDE_CODE_SIMPLE": "1"}, Claude Code's minimal or safe mode (no plugin loads)`
+	if err != nil || len(l.Notes) != 1 || l.Notes[0] != want {
+		t.Errorf("a view without hooks: err %v notes %q, want %q", err, l.Notes, want)
+	}
+}
+
+// TestHooksOffCowork: with CLAUDE_CODE_USE_COWORK_PLUGINS true Claude Code
+// reads the user's cowork_settings.json instead of settings.json (found
+// with the real CLI), so a switch there is refused and one in
+// settings.json is not; set in settings.json's own "env", both count.
+func TestHooksOffCowork(t *testing.T) {
+	off := map[string]any{"disableAllHooks": true}
+	guard := []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
+	for _, c := range []struct {
+		name    string
+		env     string
+		files   map[string]any // name in the config dir → content
+		refused string         // the file named, "" for none
+	}{
+		{"cowork file", coworkVar + "=1", map[string]any{"cowork_settings.json": off}, "cowork_settings.json"},
+		{"cowork file, variable false", coworkVar + "=0", map[string]any{"cowork_settings.json": off}, ""},
+		{"plain file under cowork", coworkVar + "=true", map[string]any{"settings.json": off}, ""},
+		{"view off in the cowork file", coworkVar + "=1", map[string]any{"cowork_settings.json": enabled(map[string]any{"guard@inline": false})}, "cowork_settings.json"},
+		{"variable in the global config", "", map[string]any{".claude.json": map[string]any{"env": map[string]any{coworkVar: "1"}}, "cowork_settings.json": off}, "cowork_settings.json"},
+		{"variable in settings.json", "", map[string]any{"settings.json": map[string]any{"env": map[string]any{coworkVar: "1"}}, "cowork_settings.json": off}, "cowork_settings.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newOwnHome(t)
+			for name, v := range c.files {
+				h.write(t, filepath.Join(h.config, name), v)
+			}
+			wd, _ := os.Getwd()
+			if err := os.Chdir(h.wd); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chdir(wd) })
+			s := hosts.NewSession(t.TempDir())
+			t.Cleanup(s.Remove)
+			env := h.env()
+			if c.env != "" {
+				env = append(env, c.env)
+			}
+			_, err := launch(s, false, guard, []string{"claude"}, env)
+			var he *hosts.HooksOffError
+			if c.refused == "" {
+				if err != nil {
+					t.Errorf("err %v, want none", err)
+				}
+			} else if !errors.As(err, &he) || he.File != filepath.Join(h.config, c.refused) {
+				t.Errorf("err %v, want a HooksOffError naming %s", err, c.refused)
+			}
+		})
+	}
+}
+
+// TestHooksOffSettingSources: a switch in a source --setting-sources
+// leaves out keeps no hook from running (found with the real CLI): not
+// refused; one in a source it reads is, and --settings always is.
+func TestHooksOffSettingSources(t *testing.T) {
+	off := map[string]any{"disableAllHooks": true}
+	guard := []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
+	for _, c := range []struct {
+		file    func(h ownHome) string
+		sources string
+		refused bool
+	}{
+		{func(h ownHome) string { return filepath.Join(h.wd, ".claude", "settings.json") }, "user", false},
+		{func(h ownHome) string { return filepath.Join(h.wd, ".claude", "settings.json") }, "user,project", true},
+		{func(h ownHome) string { return filepath.Join(h.config, "settings.json") }, "project,local", false},
+		{func(h ownHome) string { return filepath.Join(h.config, "settings.json") }, "user", true},
+		{func(h ownHome) string { return filepath.Join(h.wd, ".claude", "settings.local.json") }, "", false},
+		{func(h ownHome) string { return filepath.Join(h.managed, "managed-settings.json") }, "", true},
+	} {
+		h := newOwnHome(t)
+		h.write(t, c.file(h), off)
+		_, _, err := launchOwn(t, h, false, guard, "--setting-sources", c.sources)
+		var he *hosts.HooksOffError
+		if refused := errors.As(err, &he) && he.File == c.file(h); refused != c.refused {
+			t.Errorf("%s with --setting-sources %q: err %v, want refused %v", c.file(h), c.sources, err, c.refused)
+		}
+	}
+	h := newOwnHome(t)
+	_, _, err := launchOwn(t, h, false, guard, "--setting-sources", "", "--settings", `{"disableAllHooks": true}`)
+	var he *hosts.HooksOffError
+	if !errors.As(err, &he) || he.File != "--settings" {
+		t.Errorf("--settings under --setting-sources \"\": err %v, want refused", err)
 	}
 }
