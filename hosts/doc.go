@@ -47,7 +47,8 @@
 //     allowManagedHooksOnly, --bare or safe mode (also when set in the
 //     "env" of a settings file it applies), or an enabledPlugins entry
 //     turning a view off, in each settings file it reads (its user file
-//     being cowork_settings.json under CLAUDE_CODE_USE_COWORK_PLUGINS); Gemini CLI's hooksConfig; a Codex
+//     being cowork_settings.json under CLAUDE_CODE_USE_COWORK_PLUGINS),
+//     or a managed disableSideloadFlags (no --plugin-dir loads); Gemini CLI's hooksConfig; a Codex
 //     managed_config.toml turning plugins or hooks off (otherwise Codex
 //     gets features.hooks=true); a Gemini CLI -e list gets the views it
 //     leaves out added. A view has hooks when it holds a hooks file or

@@ -404,6 +404,19 @@ func hooksOff(args, env []string) error {
 		}
 		return "", ""
 	}
+	// Managed disableSideloadFlags makes Claude Code refuse every
+	// --plugin-dir, the views' too: said here, naming the file, rather
+	// than as Claude Code's complaint about an argument the user never
+	// gave.
+	sideload := func(m map[string]any) (string, string) {
+		if m["disableSideloadFlags"] == true {
+			return `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`, "ask whoever manages this machine to remove it; until then bundlectl exec -- claude cannot load the views (bundlectl setup claude runs the guards from your own settings instead)"
+		}
+		return "", ""
+	}
+	if err := hosts.CheckSettings("claude", managedFiles(), sideload); err != nil {
+		return err
+	}
 	u := parseArgs(args)
 	files := managedFiles()
 	if config, err := ConfigDir(env); err == nil && u.reads("user") {

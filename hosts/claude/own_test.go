@@ -477,3 +477,23 @@ func TestHooksOffSettingSources(t *testing.T) {
 		t.Errorf("--settings under --setting-sources \"\": err %v, want refused", err)
 	}
 }
+
+// TestHooksOffSideload: managed disableSideloadFlags makes Claude Code
+// refuse every --plugin-dir (found with the real CLI), so a launch with a
+// guard view is refused naming the managed file; in the user's settings
+// it holds nothing off.
+func TestHooksOffSideload(t *testing.T) {
+	guard := []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.config, "settings.json"), map[string]any{"disableSideloadFlags": true})
+	if _, _, err := launchOwn(t, h, false, guard); err != nil {
+		t.Errorf("in the user's settings: err %v, want none", err)
+	}
+	f := filepath.Join(h.managed, "managed-settings.d", "50-org.json")
+	h.write(t, f, map[string]any{"disableSideloadFlags": true})
+	_, _, err := launchOwn(t, h, false, guard)
+	var he *hosts.HooksOffError
+	if !errors.As(err, &he) || he.File != f || !strings.Contains(he.Setting, `"disableSideloadFlags": true`) {
+		t.Errorf("in a managed drop-in: err %v, want a HooksOffError naming it", err)
+	}
+}

@@ -161,6 +161,9 @@ func TestClaudeGuardSwitches(t *testing.T) {
 		{name: "parent off, git root", gitParent: true, files: map[string]string{"../.claude/settings.json": off}, blocks: true},
 
 		{name: "managed disableSideloadFlags", managed: map[string]string{"managed-settings.json": `{"disableSideloadFlags": true}`}, hostRefuses: true},
+		{name: "managed drop-in disableSideloadFlags", managed: map[string]string{"managed-settings.d/50-org.json": `{"disableSideloadFlags": true}`}, hostRefuses: true},
+		{name: "user disableSideloadFlags", files: map[string]string{"~/.claude/settings.json": `{"disableSideloadFlags": true}`}, blocks: true},
+		{name: "--settings disableSideloadFlags", args: []string{"--settings", `{"disableSideloadFlags": true}`}, blocks: true},
 
 		{name: "--disable-slash-commands", args: []string{"--disable-slash-commands"}, blocks: true},
 		{name: "--agents --agent", args: []string{"--agents", `{"main": {"description": "agenttest", "prompt": "agenttest agent"}}`, "--agent", "main"}, blocks: true},
@@ -258,4 +261,18 @@ func TestExecClaudeSettingSources(t *testing.T) {
 		t.Errorf("exec refused a switch Claude Code does not read\n%s", res)
 	}
 	f.checkGuard(t, a, res, 0)
+}
+
+// TestExecClaudeManagedSideload: managed disableSideloadFlags makes Claude
+// Code refuse every --plugin-dir (TestClaudeGuardSwitches); exec refuses
+// first, naming the managed file rather than an argument the user never
+// gave.
+func TestExecClaudeManagedSideload(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	a.Args = []string{"--allowedTools", "Bash"}
+	a.Launcher = append(overlayEtcAt(t, "claude-code", map[string]string{"managed-settings.json": `{"disableSideloadFlags": true}`}), f.launcher(t)...)
+	res := a.Run(t, "make the marker")
+	checkRefused(t, a, f, res, "/etc/claude-code/managed-settings.json", `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`)
 }
