@@ -57,7 +57,7 @@ func runGuardCase(t *testing.T, c guardCase) (ran, blocked bool, res *Result) {
 		if strings.HasPrefix(rel, "~/") {
 			base, rel = a.Home, rel[2:]
 		}
-		writeFile(t, base, strings.TrimPrefix(rel, "./"), content, 0o644)
+		writeFile(t, base, strings.TrimPrefix(rel, "./"), strings.ReplaceAll(content, "WORKDIR", a.Workdir), 0o644)
 	}
 	if c.gitParent {
 		if out, err := exec.Command("git", "init", "-q", filepath.Dir(a.Workdir)).CombinedOutput(); err != nil {
@@ -122,8 +122,11 @@ func overlayEtcAt(t *testing.T, dir string, files map[string]string) []string {
 //     as root), managed strictPluginOnlyCustomization ["hooks"],
 //     strictKnownMarketplaces [] and blockedMarketplaces, an enabledPlugins
 //     wildcard "*@inline": false, a settings "hooks" entry for the same
-//     event, CLAUDE_CODE_PERSONAL_HOOKS_OFF and
-//     CLAUDE_CODE_MANAGED_SETTINGS_PATH.
+//     event, CLAUDE_CODE_PERSONAL_HOOKS_OFF,
+//     CLAUDE_CODE_MANAGED_SETTINGS_PATH, disableSideloadFlags outside
+//     managed settings, and disableAllHooks, allowManagedHooksOnly or
+//     enabledPlugins in ~/.claude.json, at its top level or in the
+//     project's entry (only its "env" counts).
 func TestClaudeGuardSwitches(t *testing.T) {
 	off := `{"disableAllHooks": true}`
 	simple := `{"env": {"CLAUDE_CODE_SIMPLE": "1"}}`
@@ -174,6 +177,7 @@ func TestClaudeGuardSwitches(t *testing.T) {
 		{name: "managed blockedMarketplaces inline", managed: map[string]string{"managed-settings.json": `{"blockedMarketplaces": [{"source": "inline"}]}`}, blocks: true},
 		{name: "enabledPlugins wildcard", files: map[string]string{"./.claude/settings.json": `{"enabledPlugins": {"*@inline": false, "*": false}}`}, blocks: true},
 		{name: "settings hooks for the event", files: map[string]string{"./.claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}`}, blocks: true},
+		{name: "global config switches", files: map[string]string{"~/.claude.json": `{"disableAllHooks": true, "enabledPlugins": {"grd@inline": false}, "projects": {"WORKDIR": {"disableAllHooks": true, "allowManagedHooksOnly": true, "enabledPlugins": {"grd@inline": false}, "disabledPlugins": ["grd@inline"]}}}`}, blocks: true},
 		{name: "CLAUDE_CODE_PERSONAL_HOOKS_OFF", env: []string{"CLAUDE_CODE_PERSONAL_HOOKS_OFF=1"}, blocks: true},
 		{name: "CLAUDE_CODE_MANAGED_SETTINGS_PATH", env: []string{"CLAUDE_CODE_MANAGED_SETTINGS_PATH=HOME/m.json"}, files: map[string]string{"~/m.json": off}, blocks: true},
 	}
