@@ -410,7 +410,7 @@ func hooksOff(args, env []string) error {
 	// gave.
 	sideload := func(m map[string]any) (string, string) {
 		if m["disableSideloadFlags"] == true {
-			return `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`, "ask whoever manages this machine to remove it; until then bundlectl exec -- claude cannot load the views (bundlectl setup claude runs the guards from your own settings instead)"
+			return `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`, "ask whoever manages this machine to remove it; until then exec cannot load the views into claude, and the guards can run from your own settings instead (run bundlectl setup claude)"
 		}
 		return "", ""
 	}
