@@ -374,6 +374,15 @@ type UserOption struct {
 	Sensitive   bool            `json:"sensitive,omitempty"`
 	Required    bool            `json:"required,omitempty"`
 	Default     json.RawMessage `json:"default,omitempty"`
+	// Min and Max bound a Claude Code number option (inclusive); Claude
+	// Code's config dialog refuses a value outside them.
+	Min *float64 `json:"min,omitempty"`
+	Max *float64 `json:"max,omitempty"`
+	// Multiple lets a Claude Code string option hold a list of strings.
+	Multiple bool `json:"multiple,omitempty"`
+	// Choices are the only values a Claude Code string option takes
+	// (its "options" field).
+	Choices []string `json:"options,omitempty"`
 	// EnvVar is the variable a Gemini CLI setting is exported as.
 	EnvVar string `json:"env_var,omitempty"`
 	Hosts  []Host `json:"hosts,omitempty"`

@@ -486,38 +486,3 @@ func (r hostReader) readMonitors(v *jsonValue, path string) {
 		r.typeErr(path, "an array or an object of monitors", v)
 	}
 }
-
-// userConfig reads {"KEY": {type, title, description, sensitive,
-// required, default, …}}.
-func (r hostReader) userConfig(v *jsonValue, path string) {
-	if v.kind != jsonObject {
-		r.typeErr(path, "an object keyed by option name", v)
-		return
-	}
-	for _, key := range v.keys {
-		d, dp := v.obj[key], FieldPath(path, key)
-		o := UserOption{Key: key, Source: dp, Hosts: addHost(nil, r.host)}
-		if d.kind != jsonObject {
-			r.typeErr(dp, "an object", d)
-			continue
-		}
-		for _, k := range d.keys {
-			f, fp := d.obj[k], FieldPath(dp, k)
-			switch k {
-			case "type":
-				o.Type, _ = r.str(f, fp)
-			case "title":
-				o.Title, _ = r.str(f, fp)
-			case "description":
-				o.Description, _ = r.str(f, fp)
-			case "sensitive":
-				o.Sensitive = r.sensitive(f, fp)
-			case "required":
-				o.Required = f.kind == jsonBool && f.b
-			case "default":
-				o.Default = canonicalJSON(f.any())
-			}
-		}
-		r.b.UserConfig = append(r.b.UserConfig, o)
-	}
-}

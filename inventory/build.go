@@ -70,7 +70,7 @@ func Of(b *bundle.Bundle) *Inventory {
 		inv.Policies = append(inv.Policies, Policy{Path: p.Path, Rules: p.Rules, Hosts: hosts(p.Hosts)})
 	}
 	for _, o := range sortedBy(b.UserConfig, func(o bundle.UserOption) string { return o.Key }) {
-		inv.UserConfig = append(inv.UserConfig, UserOption{Key: o.Key, Type: o.Type, Sensitive: o.Sensitive, Required: o.Required, Default: o.Default, EnvVar: o.EnvVar, Hosts: hosts(o.Hosts)})
+		inv.UserConfig = append(inv.UserConfig, UserOption{Key: o.Key, Type: o.Type, Sensitive: o.Sensitive, Required: o.Required, Default: o.Default, Min: o.Min, Max: o.Max, Multiple: o.Multiple, Options: o.Choices, EnvVar: o.EnvVar, Hosts: hosts(o.Hosts)})
 	}
 	inv.ExcludeTools = set(b.ExcludeTools)
 	inv.Executables = set(b.Executables)

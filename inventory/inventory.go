@@ -182,8 +182,15 @@ type UserOption struct {
 	Sensitive bool            `json:"sensitive,omitempty"`
 	Required  bool            `json:"required,omitempty"`
 	Default   json.RawMessage `json:"default,omitempty"`
-	EnvVar    string          `json:"env_var,omitempty"`
-	Hosts     []string        `json:"hosts,omitempty"`
+	// Min, Max, Multiple and Options are a Claude Code option's bounds:
+	// the values its host's config dialog accepts, which configure
+	// accepts too.
+	Min      *float64 `json:"min,omitempty"`
+	Max      *float64 `json:"max,omitempty"`
+	Multiple bool     `json:"multiple,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	EnvVar   string   `json:"env_var,omitempty"`
+	Hosts    []string `json:"hosts,omitempty"`
 }
 
 // DefaultValue is the declared default as the value a process gets for an

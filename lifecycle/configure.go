@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -34,7 +36,14 @@ type ConfigOption struct {
 	Sensitive bool   `json:"sensitive"`
 	Required  bool   `json:"required"`
 	EnvVar    string `json:"env_var,omitempty"`
-	Set       bool   `json:"set"`
+	// Min and Max bound a number (inclusive), Options lists the only
+	// values a string takes: what the host's own config dialog accepts,
+	// and configure too. Where the receipt and an update not yet trusted
+	// differ, the stricter bound is shown (a value must fit both).
+	Min     *float64 `json:"min,omitempty"`
+	Max     *float64 `json:"max,omitempty"`
+	Options []string `json:"options,omitempty"`
+	Set     bool     `json:"set"`
 }
 
 // Configured is the result of Configure and ConfigStatus.
@@ -67,6 +76,9 @@ type declaredOption struct {
 	// update not yet trusted says otherwise, the source's. A value must fit
 	// each, so an unreviewed declaration cannot loosen a reviewed one.
 	Types []string
+	// Decls are the declarations themselves (the receipt's, the
+	// source's): a value must fit the bounds of each.
+	Decls []inventory.UserOption
 }
 
 // declaredOptions returns the options of the receipt's inventory and of
@@ -81,9 +93,10 @@ func (m *Manager) declaredOptions(b *bundle.Bundle, rec state.Record) []declared
 		for _, o := range inv.UserConfig {
 			cur, ok := byKey[o.Key]
 			if !ok {
-				byKey[o.Key] = &declaredOption{UserOption: o, Types: []string{optionType(o)}}
+				byKey[o.Key] = &declaredOption{UserOption: o, Types: []string{optionType(o)}, Decls: []inventory.UserOption{o}}
 				continue
 			}
+			cur.Decls = append(cur.Decls, o)
 			cur.Sensitive = cur.Sensitive || o.Sensitive
 			cur.Required = cur.Required || o.Required
 			if t := optionType(o); !slices.Contains(cur.Types, t) {
@@ -139,7 +152,9 @@ func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[stri
 	for _, o := range m.declaredOptions(b, rec) {
 		declared[o.Key] = true
 		_, set := values[o.Key]
-		c.Options = append(c.Options, ConfigOption{Key: o.Key, Type: strings.Join(o.Types, " and "), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set})
+		co := ConfigOption{Key: o.Key, Type: strings.Join(o.Types, " and "), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set}
+		co.Min, co.Max, co.Options = o.bounds()
+		c.Options = append(c.Options, co)
 	}
 	for k := range values {
 		if !declared[k] {
@@ -218,7 +233,8 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 			return nil, &ConfigError{Bundle: name, Key: k, Reason: "is not declared by the bundle (" + known + ")", Fix: "bundlectl configure " + bundle.ShellArg(name)}
 		}
 		if err := checkOptionValue(o, v); err != nil {
-			return nil, &ConfigError{Bundle: name, Key: k, Reason: err.Error()}
+			// The list shows each option's type and bounds.
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: err.Error(), Fix: "bundlectl configure " + bundle.ShellArg(name)}
 		}
 	}
 	var changed []string
@@ -260,11 +276,20 @@ func checkOptionValue(o declaredOption, v string) error {
 		// U+FFFD, a different value from the one given.
 		return errors.New("the value is not valid UTF-8 text, and would be stored altered")
 	}
-	for _, t := range o.Types {
-		switch t {
+	for _, d := range o.Decls {
+		switch t := optionType(d); t {
 		case "number":
-			if _, err := strconv.ParseFloat(v, 64); err != nil {
-				return errors.New("wants a number")
+			n, ok := jsonNumber(v)
+			if !ok {
+				// Claude Code stores a number option as a JSON number:
+				// "0x10", "Inf" or "1_000" would be none.
+				return errors.New("wants a number (digits, an optional sign, fraction and exponent, as JSON writes one)")
+			}
+			if d.Min != nil && n < *d.Min {
+				return fmt.Errorf("must be at least %s (the option's min), as Claude Code requires", formatBound(*d.Min))
+			}
+			if d.Max != nil && n > *d.Max {
+				return fmt.Errorf("must be at most %s (the option's max), as Claude Code requires", formatBound(*d.Max))
 			}
 		case "boolean":
 			if v != "true" && v != "false" {
@@ -274,9 +299,91 @@ func checkOptionValue(o declaredOption, v string) error {
 			if !filepath.IsAbs(v) {
 				return fmt.Errorf("wants an absolute path to a %s", t)
 			}
+		case "string":
+			if d.Options != nil && !slices.Contains(d.Options, v) {
+				// Claude Code reads a stored value outside them as unset.
+				return fmt.Errorf("must be one of the option's options: %s", strings.Join(quoted(d.Options), ", "))
+			}
+		}
+		if d.EnvVar != "" && !o.Sensitive && strings.ContainsAny(v, "\r\n") {
+			// Gemini CLI writes a setting that is not sensitive to a
+			// .env file, and refuses a value holding a line break.
+			return errors.New("holds a line break, which Gemini CLI refuses for a setting that is not sensitive")
 		}
 	}
 	return nil
+}
+
+// jsonNumber parses v as Claude Code stores a number option: a JSON
+// number that a float64 holds.
+func jsonNumber(v string) (float64, bool) {
+	if !jsonNumberSyntax.MatchString(v) {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsInf(n, 0) {
+		return 0, false
+	}
+	return n, true
+}
+
+var jsonNumberSyntax = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// BoundsText describes an option's bounds for a listing: ", at least
+// 1, at most 5", ", one of "a", "b"", or "" for none.
+func BoundsText(lo, hi *float64, options []string) string {
+	var s string
+	if lo != nil {
+		s += ", at least " + formatBound(*lo)
+	}
+	if hi != nil {
+		s += ", at most " + formatBound(*hi)
+	}
+	switch {
+	case options == nil:
+	case len(options) == 0:
+		s += ", no value fits every declaration of it"
+	default:
+		s += ", one of " + strings.Join(quoted(options), ", ")
+	}
+	return s
+}
+
+func formatBound(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func quoted(l []string) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = bundle.Quote(s)
+	}
+	return out
+}
+
+// bounds are the strictest bounds among o's declarations: the greatest
+// min, the least max, the options every declaration allows (in the first
+// declaration's order).
+func (o declaredOption) bounds() (lo, hi *float64, options []string) {
+	for _, d := range o.Decls {
+		if d.Type != "number" {
+			// Claude Code reads min and max of a number only.
+			d.Min, d.Max = nil, nil
+		}
+		if d.Min != nil && (lo == nil || *d.Min > *lo) {
+			lo = d.Min
+		}
+		if d.Max != nil && (hi == nil || *d.Max < *hi) {
+			hi = d.Max
+		}
+		if d.Options == nil {
+			continue
+		}
+		if options == nil {
+			options = append([]string{}, d.Options...)
+			continue
+		}
+		options = slices.DeleteFunc(options, func(s string) bool { return !slices.Contains(d.Options, s) })
+	}
+	return lo, hi, options
 }
 
 type configDoc struct {

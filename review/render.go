@@ -427,6 +427,24 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 			if o.Required {
 				kind += ", required"
 			}
+			if o.Multiple {
+				kind += ", a list of strings"
+			}
+			// The bounds Claude Code's config dialog holds a value to,
+			// and bundlectl configure too.
+			if o.Min != nil && o.Type == "number" {
+				kind += ", at least " + strconv.FormatFloat(*o.Min, 'g', -1, 64)
+			}
+			if o.Max != nil && o.Type == "number" {
+				kind += ", at most " + strconv.FormatFloat(*o.Max, 'g', -1, 64)
+			}
+			if o.Options != nil {
+				var cs []string
+				for _, c := range o.Options {
+					cs = append(cs, bundle.Quote(c))
+				}
+				kind += ", one of " + r.truncated(strings.Join(cs, ", "))
+			}
 			if len(o.Hosts) > 0 {
 				// EnvSpec.Build: a host plugin's processes get every
 				// configured option, sensitive ones too, as Claude Code's do.

@@ -200,6 +200,7 @@ func printOptions(w io.Writer, res *lifecycle.Configured) {
 		if o.Required {
 			kind += ", required"
 		}
+		kind += lifecycle.BoundsText(o.Min, o.Max, o.Options)
 		state := "not set"
 		if o.Set {
 			state = "set"

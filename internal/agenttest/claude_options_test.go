@@ -1,0 +1,70 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestClaudeOptionDeclaration: the facts bundle's option.declaration rule
+// and configure's bounds rest on. Claude Code checks a plugin's userConfig
+// against a strict schema and loads nothing of a plugin that does not fit
+// it (an unknown field, a missing title, a "sensitive" that is not a
+// boolean, a null default): its hook does not run. A declaration that fits,
+// with min, max, options and multiple, loads, and its hook gets each
+// option as CLAUDE_PLUGIN_OPTION_<KEY>. A stored value outside min and max
+// still reaches the hook (the session does not check it; the config
+// dialog does, and bundlectl configure refuses it as the dialog would).
+func TestClaudeOptionDeclaration(t *testing.T) {
+	valid := map[string]any{"type": "number", "title": "Level", "description": "how loud", "min": 1, "max": 5}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for a, b := range valid {
+			m[a] = b
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name  string
+		decl  map[string]any
+		value any
+		loads bool
+		env   string // what the hook sees, when it loads
+	}{
+		{"valid", valid, 3, true, "CLAUDE_PLUGIN_OPTION_LEVEL=3"},
+		{"value-over-max", valid, 9, true, "CLAUDE_PLUGIN_OPTION_LEVEL=9"},
+		{"unknown-field", with("placeholder", "3"), 3, false, ""},
+		{"no-title", with("title", nil), 3, false, ""},
+		{"sensitive-string", with("sensitive", "true"), 3, false, ""},
+		{"min-string", with("min", "1"), 3, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "optp")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "optp", "version": "1.0.0", "userConfig": map[string]any{
+				"level": c.decl,
+				"mode":  map[string]any{"type": "string", "title": "Mode", "description": "how", "options": []any{"fast", "safe"}, "default": "safe"},
+				"tags":  map[string]any{"type": "string", "title": "Tags", "description": "labels", "multiple": true},
+			}})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "env | grep '^CLAUDE_PLUGIN_OPTION_LEVEL=' > " + filepath.Join(rec, "ran")}}}}}})
+			a := New(t, Claude, Say("done"))
+			a.Settings = map[string]any{"pluginConfigs": map[string]any{"optp@inline": map[string]any{"options": map[string]any{"level": c.value}}}}
+			a.Args = []string{"--plugin-dir", dir}
+			res := a.Run(t, "hello")
+			got, err := os.ReadFile(filepath.Join(rec, "ran"))
+			if (err == nil) != c.loads {
+				t.Fatalf("the plugin's hook ran: %v, want %v\n%s", err == nil, c.loads, res)
+			}
+			if c.loads && strings.TrimSpace(string(got)) != c.env {
+				t.Errorf("the hook saw %q, want %q", got, c.env)
+			}
+		})
+	}
+}
