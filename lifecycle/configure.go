@@ -193,7 +193,21 @@ func (m *Manager) Sensitive(name, key string) (bool, error) {
 	}
 	// Said before any value is asked for: a mistyped key is not worth a
 	// secret typed in vain.
-	return false, &ConfigError{Bundle: name, Key: key, Reason: "is not declared by the bundle (" + declaredList(keys) + ")", Fix: "bundlectl configure " + bundle.ShellArg(name)}
+	return false, undeclared(b, name, key, declaredList(keys))
+}
+
+// undeclared refuses key, which the bundle b does not declare (known says
+// which it does). The options of an invalid source are none: the review
+// says why, which is the thing to fix, rather than the list.
+func undeclared(b *bundle.Bundle, name, key, known string) *ConfigError {
+	if b.Rejected() {
+		reason := "is not declared by the bundle as bundlectl can use it: the bundle is invalid, so its options are not read"
+		if known != declaredList(nil) {
+			reason += " (its trusted receipt's: " + known + ")"
+		}
+		return &ConfigError{Bundle: name, Key: key, Reason: reason, Fix: "bundlectl review " + bundle.ShellArg(name)}
+	}
+	return &ConfigError{Bundle: name, Key: key, Reason: "is not declared by the bundle (" + known + ")", Fix: "bundlectl configure " + bundle.ShellArg(name)}
 }
 
 // declaredList says which option keys (quoted) a bundle declares.
@@ -230,7 +244,7 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 	for k, v := range set {
 		o, ok := decl[k]
 		if !ok {
-			return nil, &ConfigError{Bundle: name, Key: k, Reason: "is not declared by the bundle (" + known + ")", Fix: "bundlectl configure " + bundle.ShellArg(name)}
+			return nil, undeclared(b, name, k, known)
 		}
 		if err := checkOptionValue(o, v); err != nil {
 			// The list shows each option's type and bounds.
