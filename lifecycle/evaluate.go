@@ -112,7 +112,35 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	st.Word = StatusActive
 	st.Active = true
 	m.requiredUnset(b, inv, &st)
+	m.storedMisfits(b, inv, &st)
 	return st
+}
+
+// storedMisfits adds a reason, and the configure command as the hint, for
+// each stored value the receipt's declaration refuses (one stored before an
+// update added a max, say): Claude Code's config dialog would ask for it
+// again. The runtime still gives it as stored, as a Claude Code session
+// does. Never the value itself.
+func (m *Manager) storedMisfits(b *bundle.Bundle, inv *inventory.Inventory, st *Status) {
+	if len(inv.UserConfig) == 0 {
+		return
+	}
+	values, err := m.readConfig(b.ID)
+	if err != nil || len(values) == 0 {
+		return // requiredUnset says why a file cannot be used
+	}
+	for _, o := range inv.UserConfig {
+		v, ok := values[o.Key]
+		if !ok {
+			continue
+		}
+		if err := checkOptionValue(declaredOption{UserOption: o, Types: []string{optionType(o)}, Decls: []inventory.UserOption{o}}, v); err != nil {
+			st.Reasons = append(st.Reasons, "option "+bundle.Quote(o.Key)+" holds a value the reviewed declaration refuses ("+err.Error()+"); its processes get it as stored")
+			if st.Hint == "" {
+				st.Hint = "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key)
+			}
+		}
+	}
 }
 
 // requiredUnset adds a reason, and the configure command as the hint, for
