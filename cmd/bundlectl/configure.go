@@ -28,7 +28,9 @@ mode 0600, replaced atomically. The runtime expands ${user_config.KEY} from
 them and exports CLAUDE_PLUGIN_OPTION_<KEY> to the bundle's processes.
 
 With no KEY it lists the declared options and whether each is set; values
-are never printed. KEY=VALUE sets a value. A sensitive option's value is
+are never printed. KEY=VALUE sets a value, which must fit the option's
+type and bounds as its host checks them (a number's min and max, a string's
+options; the listing shows them). A sensitive option's value is
 never taken from the command line (other processes can read it there, and
 it stays in shell history): pass --stdin KEY to read it from stdin, or give
 just KEY to be prompted for it without echo when stdin is a terminal.
