@@ -100,7 +100,9 @@ func ActiveBundles(home, workspace, host string) ([]*Bundle, []Notice, error) {
 	active, refused := reg.Active()
 	var notices []Notice
 	for name, err := range refused {
-		notices = append(notices, Notice{Bundle: name, Text: "its MCP servers are not wired: " + err.Error(), Fix: fixOf(err, "bundlectl verify")})
+		// Said of every refused bundle, whatever it holds: one with no
+		// MCP server has none to leave unwired.
+		notices = append(notices, Notice{Bundle: name, Text: "its check failed, so nothing of it runs until it is repaired (an event one of its hooks guards is blocked): " + err.Error(), Fix: fixOf(err, "bundlectl verify")})
 	}
 	var out []*Bundle
 	for _, a := range active {
