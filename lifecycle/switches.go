@@ -60,10 +60,15 @@ func (m *Manager) SetSwitches(name string, sws []state.Switch, off bool) ([]Swit
 		return nil, err
 	}
 	have := Components(inv)
+	// Every name that is not there is named at once: a command line with
+	// two typos is fixed in one go, not one run per typo.
+	var missing []string
+	seen := map[state.Switch]bool{}
 	for _, sw := range sws {
-		if slices.Contains(have[sw.Kind], sw.Name) || (!off && rec.IsOff(sw.Kind, sw.Name)) {
+		if slices.Contains(have[sw.Kind], sw.Name) || (!off && rec.IsOff(sw.Kind, sw.Name)) || seen[sw] {
 			continue
 		}
+		seen[sw] = true
 		list := "none"
 		if len(have[sw.Kind]) > 0 {
 			var q []string
@@ -76,7 +81,14 @@ func (m *Manager) SetSwitches(name string, sws []state.Switch, off bool) ([]Swit
 		if sw.Kind == "mcp" || sw.Kind == "lsp" {
 			what += " server"
 		}
-		return nil, &RefusedError{Bundle: name, Reason: fmt.Sprintf("has no %s %s in %s (its %ss: %s)", what, bundle.Quote(sw.Name), from, what, list),
+		missing = append(missing, fmt.Sprintf("no %s %s in %s (its %ss: %s)", what, bundle.Quote(sw.Name), from, what, list))
+	}
+	if len(missing) > 0 {
+		reason := "has " + strings.Join(missing, "; ")
+		if len(sws) > 1 {
+			reason += "; nothing was switched"
+		}
+		return nil, &RefusedError{Bundle: name, Reason: reason,
 			Fix: "bundlectl show " + bundle.ShellArg(name)}
 	}
 	out := make([]SwitchResult, len(sws))
