@@ -117,7 +117,7 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 		if l.Cleanup != nil {
 			l.Cleanup()
 		}
-		return &codeError{code: exitFailure, err: err, hint: "install it, or name it by its path: " + g.hint("bundlectl exec -- /path/to/"+plan.Host.Name())}
+		return agentMissing(g, err, argv, exclusive, plan.Host.Name())
 	}
 	if l.Cleanup == nil {
 		// Nothing to undo after the session: become the agent.
@@ -126,6 +126,28 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 	}
 	defer l.Cleanup()
 	return superviseAgent(path, l.Argv, l.Env)
+}
+
+// agentMissing is the error of an agent that cannot be found: the
+// command again with a placeholder path for the agent, since bundlectl
+// cannot know where it is installed, keeping --exclusive (without it
+// the agent's own plugins would load) and, when none may hold a secret,
+// the agent's arguments.
+func agentMissing(g *globals, err error, argv []string, exclusive bool, host string) error {
+	placeholder := "/path/to/" + host
+	err = fmt.Errorf("%w; install it, or name it by its path (%s in the hint stands for that path: bundlectl cannot know it; \"command -v %s\" prints it in a shell where %s runs)", err, placeholder, host, host)
+	args := os.Args[1:]
+	if i := len(args) - len(argv); i > 0 && args[i] == argv[0] {
+		again := append(append(append([]string(nil), args[:i]...), placeholder), args[i+1:]...)
+		if h := rerun(again); h != "" {
+			return &codeError{code: exitFailure, err: err, hint: h}
+		}
+	}
+	cmd := "bundlectl exec -- " + placeholder
+	if exclusive {
+		cmd = "bundlectl exec --exclusive -- " + placeholder
+	}
+	return &codeError{code: exitFailure, err: err, hint: g.hint(cmd)}
 }
 
 // lookAgent finds the agent's program on the PATH it will be started with.
