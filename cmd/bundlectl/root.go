@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -68,6 +69,38 @@ func (g *globals) homeDir() (string, error) {
 		h = filepath.Join(u, ".local", "share", "bundlectl")
 	}
 	return filepath.Abs(h)
+}
+
+// readsHome are the commands that only read the home and say what is in
+// it: on a home that does not exist they say "nothing", which a mistyped
+// --home must not pass for.
+var readsHome = map[string]bool{
+	"bundlectl list": true, "bundlectl show": true, "bundlectl catalog": true,
+	"bundlectl verify": true, "bundlectl lock": true,
+}
+
+// noteMissingHome says on stderr, once, that the home does not exist yet
+// (exit status and stdout unchanged: a fresh home is legitimate, and
+// --json output stays pure), and where it came from, so a typo in --home
+// or BUNDLECTL_HOME shows.
+func (g *globals) noteMissingHome() {
+	home, err := g.homeDir()
+	if err != nil {
+		return
+	}
+	if _, err := os.Lstat(home); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	typo := ""
+	switch {
+	case g.home != "":
+		typo = " (if --home is mistyped, give the right one)"
+	case os.Getenv("BUNDLECTL_HOME") != "":
+		typo = " (if BUNDLECTL_HOME is mistyped, set the right one)"
+	case os.Getenv("XDG_DATA_HOME") != "":
+		typo = " (it is $XDG_DATA_HOME/bundlectl)"
+	}
+	fmt.Fprintf(g.stderr, "bundlectl: note: the home %s does not exist yet: nothing is installed or trusted there, and it is created when a bundle first is%s\n", bundle.Quote(home), typo)
 }
 
 // exitStatus is the EXIT STATUS section appended to every command's help.
@@ -162,6 +195,11 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err, helpOf(c)} })
+	root.PersistentPreRun = func(c *cobra.Command, _ []string) {
+		if readsHome[c.CommandPath()] {
+			g.noteMissingHome()
+		}
+	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.home, "home", "", "bundlectl state directory (env BUNDLECTL_HOME; default $XDG_DATA_HOME/bundlectl or ~/.local/share/bundlectl)")
 	pf.StringVar(&g.workspace, "workspace", "", "workspace directory (default the current directory)")
