@@ -39,6 +39,10 @@ type Error struct {
 	Path   string
 	Reason string
 	Err    error
+	// Fix is a command that shows the cause or fixes it ("git ls-remote
+	// URL" for a failed git fetch), or "": never one that would print a
+	// credential (see redact).
+	Fix string
 }
 
 func (e *Error) Error() string {
@@ -50,3 +54,6 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Hint is Fix: the command that shows why, or fixes it.
+func (e *Error) Hint() string { return e.Fix }

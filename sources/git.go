@@ -233,7 +233,23 @@ func (g *gitRepo) fail(ctx context.Context, verb string, err error, stderr strin
 			break
 		}
 	}
-	return &Error{Source: g.src, Reason: reason, Err: sentinel}
+	e := &Error{Source: g.src, Reason: reason, Err: sentinel}
+	if verb == "fetch" {
+		e.Fix = LsRemote(g.remote)
+	}
+	return e
+}
+
+// LsRemote is "git ls-remote REMOTE", the command that shows why a fetch
+// from remote failed (the repository's refs, or git's own error for a
+// repository it cannot reach), or "" when remote carries userinfo, a
+// query or a fragment: a command printed for pasting never repeats a
+// credential, and one redacted would not work as printed.
+func LsRemote(remote string) string {
+	if remote == "" || redact(remote) != remote || strings.HasPrefix(remote, "-") || hasControl(remote) {
+		return ""
+	}
+	return "git ls-remote " + bundle.ShellArg(remote)
 }
 
 // gitMessage keeps the last lines git wrote, escaped: a remote can write

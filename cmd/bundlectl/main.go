@@ -113,6 +113,12 @@ func report(w io.Writer, err error, g *globals) {
 	if errors.As(err, &h) && h.Hint() != "" {
 		hint = g.hint(h.Hint())
 	}
+	var se *sources.Error
+	if hint == "" && errors.As(err, &se) && se.Hint() != "" {
+		// A source error lifecycle wrapped without a fix of its own
+		// (an install or update whose fetch failed): the source's.
+		hint = g.hint(se.Hint())
+	}
 	if h := homeLinkHint(err, g); h != "" {
 		hint = h
 	}

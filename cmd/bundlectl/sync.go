@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/lockfile"
+	"github.com/bundlectl/bundlectl/sources"
 	"github.com/spf13/cobra"
 )
 
@@ -102,5 +105,84 @@ func runSync(ctx context.Context, g *globals, file string, timeout time.Duration
 	if errors.Is(err, lifecycle.ErrRefused) {
 		code = exitRefused
 	}
-	return &codeError{code: code, err: err}
+	note, hint := syncNext(file, se)
+	if note != "" {
+		err = fmt.Errorf("%w; %s", err, note)
+	}
+	return &codeError{code: code, err: err, hint: hint}
+}
+
+// syncNext is the next step after a sync that trusted nothing, for the
+// first problem that has one: for a locked git source whose fetch failed,
+// git ls-remote of it (which shows why); for a fetched bundle whose token
+// is not the locked one, the install of exactly the locked source, whose
+// review shows what this machine fetches (and so what differs from the
+// review the lockfile records).
+func syncNext(file string, se *lifecycle.SyncError) (note, hint string) {
+	lf, err := lockfile.Read(file)
+	if err != nil {
+		return "", ""
+	}
+	for _, p := range se.Problems {
+		lb, ok := lf.Lookup(p.Name)
+		if !ok {
+			continue
+		}
+		switch {
+		case !p.Mismatch && strings.Contains(p.Reason, "git fetch failed"):
+			// A marketplace plugin from another repository than its
+			// catalogue's: which of the two failed is not known here.
+			loc := lb.Source.Location()
+			if m := lb.Source.Marketplace; lb.Source.Kind == sources.KindMarketplace && (m == nil || m.Location() != loc) {
+				loc = ""
+			}
+			if h := sources.LsRemote(loc); h != "" {
+				return "", h
+			}
+		case p.Mismatch && strings.HasPrefix(p.Reason, "the fetched bundle does not match the locked token"):
+			if h := pinnedInstall(lb); h != "" {
+				return fmt.Sprintf("to see what this machine fetches for %s, install exactly its locked source and review it: the review's token is what it would trust here, and the lockfile's was recorded by another review (or edited)", bundle.Quote(p.Name)), h
+			}
+		}
+	}
+	return "", ""
+}
+
+// pinnedInstall is the install command of exactly lb's locked source
+// (its commit, its archive pin) into its root under its name, or "" for
+// a source install cannot pin by itself (a marketplace plugin).
+func pinnedInstall(lb lockfile.Bundle) string {
+	r := lb.Source
+	var src string
+	var flags []string
+	switch r.Kind {
+	case sources.KindGit:
+		if r.Commit == "" {
+			return ""
+		}
+		src = r.Location()
+		flags = append(flags, "--ref", r.Commit)
+	case sources.KindArchive:
+		src = r.Location()
+		flags = append(flags, "--sha256", r.SHA256)
+	case sources.KindDir:
+		src = r.Path
+	default:
+		return ""
+	}
+	if src == "" || strings.HasPrefix(src, "-") {
+		return ""
+	}
+	if r.Subdir != "" {
+		flags = append(flags, "--path", r.Subdir)
+	}
+	if lb.Scope == bundle.ScopeWorkspace {
+		flags = append(flags, "--scope", "workspace")
+	}
+	flags = append(flags, "--name", lb.Name)
+	cmd := "bundlectl install " + bundle.ShellArg(src)
+	for i := 0; i < len(flags); i += 2 {
+		cmd += " " + flags[i] + " " + bundle.ShellArg(flags[i+1])
+	}
+	return cmd
 }

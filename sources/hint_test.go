@@ -1,0 +1,27 @@
+package sources
+
+import "testing"
+
+// The command a failed fetch hints never repeats a credential: a remote
+// with userinfo, a query or a fragment gets no hint rather than a
+// redacted one that would not work as printed.
+func TestLsRemoteNeverPrintsCredentials(t *testing.T) {
+	for remote, want := range map[string]string{
+		"https://example.com/org/repo.git":        "git ls-remote https://example.com/org/repo.git",
+		"file:///srv/repo":                        "git ls-remote file:///srv/repo",
+		"/srv/my repo":                            "git ls-remote '/srv/my repo'",
+		"git@example.com:org/repo.git":            "git ls-remote git@example.com:org/repo.git",
+		"https://user:ghp_secret@example.com/r":   "",
+		"https://ghp_secret@example.com/r":        "",
+		"ssh://git@example.com/org/repo.git":      "",
+		"user:ghp_secret@example.com:org/repo":    "",
+		"https://example.com/r.git?token=secret":  "",
+		"https://example.com/r.git#access=secret": "",
+		"-uhack": "",
+		"":       "",
+	} {
+		if got := LsRemote(remote); got != want {
+			t.Errorf("LsRemote(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}
