@@ -133,7 +133,7 @@ func classify(q Request) (*spec, error) {
 				var e *Error
 				if errors.As(err, &e) {
 					e.Source = d
-					e.Reason = "marketplace: " + e.Reason
+					e.Reason = "marketplace: " + strings.Replace(e.Reason, sourceKinds, "a marketplace is a directory or a git repository", 1)
 				}
 				return nil, err
 			}
@@ -228,7 +228,7 @@ func (s *spec) classifyPath(src string, q Request) error {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return &Error{Source: s.display, Reason: "no such file or directory", Err: ErrNotFound}
+			return notThere(s.display, src, abs, q.Kind == "" && !q.marketplaceGit)
 		}
 		return &Error{Source: s.display, Reason: errText(err), Err: err}
 	}
@@ -261,9 +261,45 @@ func (s *spec) classifyPath(src string, q Request) error {
 	case fi.Mode().IsRegular():
 		return invalid(s.display, "a file source must be a .tar.gz, .tgz or .zip archive")
 	default:
-		return &Error{Source: s.display, Reason: "not a directory, git repository or archive", Err: ErrRefused}
+		return &Error{Source: s.display, Reason: "not a directory, git repository or archive", Err: ErrRefused, Fix: "ls -l " + bundle.ShellArg(real)}
 	}
 	return nil
+}
+
+// sourceKinds says what a source may be, for a message about one that is
+// none.
+const sourceKinds = "a source is a directory, a git repository, an archive, or <plugin>@<marketplace>"
+
+// ownerRepo matches "owner/repo", the GitHub shorthand some agent CLIs
+// take, which bundlectl reads as a relative path.
+var ownerRepo = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$`)
+
+// notThere is the error of a local source that does not exist: where it
+// was looked for, what a source may be, and the listing of the nearest
+// directory that does exist, where a mistyped name shows.
+// typed is false for a source read back from a record (update, sync),
+// whose kind is known.
+func notThere(display, src, abs string, typed bool) error {
+	reason := "no such file or directory (looked for " + bundle.Quote(abs) + ")"
+	if typed {
+		reason += "; " + sourceKinds
+	}
+	if typed && ownerRepo().MatchString(src) && !strings.HasPrefix(src, ".") {
+		reason += "; a GitHub repository is named by its URL (https://github.com/" + src + ".git)"
+	}
+	e := &Error{Source: display, Reason: reason, Err: ErrNotFound}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			if !hasControl(dir) {
+				e.Fix = "ls -A " + bundle.ShellArg(dir)
+			}
+			break
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return e
 }
 
 // noun names a kind with its article, for messages.
