@@ -266,7 +266,9 @@ shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exi
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, a []string) error {
 		if err := check(c, a); err != nil {
-			return &usageError{fmt.Errorf("%s: %v", c.CommandPath(), err), helpOf(c)}
+			// cobra's "accepts 2 arg(s), received 1" says how many, not
+			// which: the usage line names them.
+			return &usageError{fmt.Errorf("%s: %v (usage: %s)", c.CommandPath(), err, strings.TrimSuffix(c.UseLine(), " [flags]")), helpOf(c)}
 		}
 		return nil
 	}
