@@ -195,8 +195,8 @@ func TestClaudePreSkillShellAnswers(t *testing.T) {
 }
 
 // TestClaudeModelSwitchMatcher: Claude Code 2.1.332 fires PreModelSwitch
-// and PostModelSwitch for "/model claude-sonnet-4-6" in a continued -p
-// session (source "command") and matches their matchers against to_model,
+// and PostModelSwitch for "/model claude-sonnet-4-6" in a -p session
+// (source "command") and matches their matchers against to_model,
 // reading "claude-haiku-4-5, claude-sonnet-4-6" as a list. bundlectl's
 // review and hooks run --host claude agree.
 func TestClaudeModelSwitchMatcher(t *testing.T) {
@@ -210,7 +210,7 @@ func TestClaudeModelSwitchMatcher(t *testing.T) {
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
 	writeJSONFile(t, src, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
 	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, events))
-	ran, inputs := runSession(t, a, rec, []string{"--plugin-dir", src}, []string{"hello", "/model " + model})
+	ran, inputs := modelSwitchSession(t, a, rec, nil, []string{"--plugin-dir", src}, model)
 	want := append(matchedRan("premodel", "postmodel"), "premodel-list")
 	slices.Sort(want)
 	if !slices.Equal(ran, want) {
@@ -220,6 +220,37 @@ func TestClaudeModelSwitchMatcher(t *testing.T) {
 		t.Errorf("PreModelSwitch input: %s", in)
 	}
 	checkMatcherParity(t, Claude, a.Workdir, rec, events, want, inputs)
+}
+
+// modelSwitchSession runs one stream-json -p session of a (through
+// launcher when it is set) that is told "hello", then "/model model",
+// then "again", and returns the hooks that ran and their inputs (see
+// takeRan). Claude Code 2.1.332 does not wait for a PostModelSwitch hook
+// before a -p session ends: a "/model" as the last prompt leaves the hook
+// to be killed with the session's process group, its input cut (tried).
+// It waits for the hook's answer before the next model request, so the
+// "again" after the switch makes every hook finish before the session
+// does.
+func modelSwitchSession(t *testing.T, a *Agent, rec string, launcher, args []string, model string) ([]string, map[string][]byte) {
+	t.Helper()
+	a.Args = append(append([]string(nil), args...), "--input-format", "stream-json", "--output-format", "stream-json", "--verbose")
+	argv, env := a.Command(t, "")
+	argv = append([]string{argv[0], "-p"}, argv[3:]...) // the prompts come on stdin
+	argv = append(append([]string(nil), launcher...), argv...)
+	ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env, cmd.Dir = env, a.Workdir
+	var in strings.Builder
+	for _, p := range []string{"hello", "/model " + model, "again"} {
+		m, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": p}})
+		in.Write(append(m, '\n'))
+	}
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%q: %v\n%s", argv, err, out)
+	}
+	return takeRan(t, rec)
 }
 
 // TestClaudeModelSwitchBlock: a PreModelSwitch hook that exits 2, or
@@ -340,8 +371,7 @@ func TestExecClaudeNewEvents(t *testing.T) {
 	}
 	writeJSONFile(t, f.src, "hooks/hooks.json", matcherHooks(rec, events))
 	f.trust(t)
-	a.Launcher = f.launcher(t)
-	ran, inputs := runSession(t, a, rec, nil, []string{"hello", "/model claude-sonnet-4-6"})
+	ran, inputs := modelSwitchSession(t, a, rec, f.launcher(t), nil, "claude-sonnet-4-6")
 	if want := []string{"display", "post", "pre"}; !slices.Equal(ran, want) {
 		t.Fatalf("under exec Claude Code ran the hooks %q, want %q", ran, want)
 	}
