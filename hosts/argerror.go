@@ -7,6 +7,10 @@ package hosts
 type ArgumentError struct {
 	Err error
 	Fix string
+	// Args are the indexes, in the agent's own arguments (argv[1:]), of
+	// the argument refused (with its value): exec's hint is then its own
+	// command line without them, Fix when that cannot be printed.
+	Args []int
 }
 
 func (e *ArgumentError) Error() string { return e.Err.Error() }

@@ -52,7 +52,10 @@
 //     managed_config.toml turning plugins or hooks off (otherwise Codex
 //     gets features.hooks=true); a Gemini CLI -e list gets the views it
 //     leaves out added. A view has hooks when it holds a hooks file or
-//     a document whose front matter has hooks (BuiltView.Hooks).
+//     a document whose front matter has hooks (BuiltView.Hooks). The
+//     refusal (HooksOffError) says what sets it — a pattern that matches
+//     the line of the file, the indexes of the argument, the variable —
+//     so that its hint leads to the fix as printed.
 //   - The user's own plugins (installed with the agent itself, never
 //     reviewed) are named in a notice when they load beside the views.
 //     With Options.Exclusive they are kept out by arguments, environment

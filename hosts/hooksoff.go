@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -92,28 +94,94 @@ func StripJSONComments(b []byte) []byte {
 
 // HooksOffError refuses to start a host whose own settings would keep the
 // session's hooks, and so its guards, from running.
+//
+// Besides the message it says what names the setting, for the hint that
+// leads to the fix (Hint, and exec's own for an argument or a variable,
+// which it builds from its command line): at most one of Pattern, Args,
+// Env, SetEnv and Unreadable is set.
 type HooksOffError struct {
 	Host    string // "claude", "gemini"
 	File    string // the settings file, or the argument
 	Setting string // what it sets, as written there
 	Fix     string
+
+	// Pattern is an extended regular expression (grep -E) that matches
+	// the line of File that sets it; set only when it does match the
+	// file's text (SettingIn).
+	Pattern string
+	// Args are the indexes, in the agent's own arguments (argv[1:]),
+	// of the argument that sets it (with its value).
+	Args []int
+	// Env is the environment variable that sets it; SetEnv is instead
+	// the assignment, VAR=value, that lifts it for one session.
+	Env, SetEnv string
+	// Unreadable: File cannot be read (a file that reads but does not
+	// parse can).
+	Unreadable bool
+
+	// Text, when set, is the whole message: a refusal worded for its
+	// own case.
+	Text string
 }
 
 func (e *HooksOffError) Error() string {
+	if e.Text != "" {
+		return e.Text
+	}
 	return fmt.Sprintf("bundlectl exec -- %s loads the active bundles' guards as hooks, and %s sets %s, which would keep them from running, so the agent is not started: %s", e.Host, bundle.Quote(e.File), e.Setting, e.Fix)
 }
+
+// Hint is a command that shows the setting in its file: the lines
+// Pattern matches, else the file itself, or, for one that cannot be read,
+// its mode and owner. It is "" for an argument or an environment
+// variable: the command to run without it is exec's, with its own
+// command line.
+func (e *HooksOffError) Hint() string {
+	switch {
+	case e.Args != nil || e.Env != "" || e.SetEnv != "" || e.File == "" || strings.HasPrefix(e.File, "-"):
+		return ""
+	case e.Unreadable:
+		return "ls -ld -- " + bundle.ShellArg(e.File)
+	case e.Pattern != "":
+		return "grep -n -E -- " + bundle.ShellArg(e.Pattern) + " " + bundle.ShellArg(e.File)
+	}
+	return "cat -v -- " + bundle.ShellArg(e.File)
+}
+
+// SettingIn returns pattern when it matches a line of file, and ""
+// otherwise (a key spelled with escapes, a file changed since): a hint
+// that greps for it must find it. pattern is written for grep -E and
+// for Go's regexp alike (literal text, [[:space:]], ?, |, groups).
+func SettingIn(file, pattern string) string {
+	re, err := regexp.Compile("(?m)" + pattern)
+	if err != nil {
+		return ""
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || !re.Match(data) {
+		return ""
+	}
+	return pattern
+}
+
+// JSONString is the pattern of a JSON string (an object key, a list
+// entry), as SettingIn takes it.
+func JSONString(key string) string { return regexp.QuoteMeta(strconv.Quote(key)) }
 
 // unreadableSettings refuses a settings file that cannot be read to check
 // it: the host might read it.
 func unreadableSettings(host, file string, err error) error {
-	return &HooksOffError{Host: host, File: file, Setting: "something bundlectl cannot read (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")"}
+	// One that reads but does not parse is shown whole (Hint).
+	var pe *fs.PathError
+	return &HooksOffError{Host: host, File: file, Setting: "something bundlectl cannot read (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")", Unreadable: errors.As(err, &pe)}
 }
 
 // CheckSettings returns the first HooksOffError the files give: each
 // file read as ReadSettings reads it and handed to off, which names the
-// setting and its fix, or "" when the file turns nothing off. A file
-// that cannot be read is refused too: the host might read it.
-func CheckSettings(host string, files []string, off func(m map[string]any) (setting, fix string)) error {
+// setting, the JSON key whose line sets it, and its fix, or "" when the
+// file turns nothing off. A file that cannot be read is refused too: the
+// host might read it.
+func CheckSettings(host string, files []string, off func(m map[string]any) (setting, key, fix string)) error {
 	for _, f := range files {
 		m, err := ReadSettings(f)
 		if err != nil {
@@ -122,8 +190,12 @@ func CheckSettings(host string, files []string, off func(m map[string]any) (sett
 		if m == nil {
 			continue
 		}
-		if setting, fix := off(m); setting != "" {
-			return &HooksOffError{Host: host, File: f, Setting: setting, Fix: fix}
+		if setting, key, fix := off(m); setting != "" {
+			e := &HooksOffError{Host: host, File: f, Setting: setting, Fix: fix}
+			if key != "" {
+				e.Pattern = SettingIn(f, JSONString(key))
+			}
+			return e
 		}
 	}
 	return nil

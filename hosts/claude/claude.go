@@ -267,7 +267,7 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		return nil, err
 	}
 	var notes []string
-	if off, setting := pluginsOff(argv[1:], env); off != "" {
+	if off, setting, _ := pluginsOff(argv[1:], env); off != "" {
 		why := off + " loads no plugin"
 		if strings.HasPrefix(setting, `"env"`) {
 			why = bundle.Quote(off) + " sets " + setting
@@ -283,11 +283,13 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		}
 		setting := fmt.Sprintf("\"enabledPlugins\": {%s: false}", strconv.Quote(v.Bundle+"@inline"))
 		if v.Hooks {
-			fix := "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"
+			e := &hosts.HooksOffError{Host: "claude", File: src, Setting: setting, Fix: "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"}
 			if src == "--settings" {
-				fix = "leave it out of the arguments"
+				e.Fix, e.Args = "leave it out of the arguments", own.args.settingsAt
+			} else {
+				e.Pattern = hosts.SettingIn(src, hosts.JSONString(v.Bundle+"@inline"))
 			}
-			return nil, &hosts.HooksOffError{Host: "claude", File: src, Setting: setting, Fix: fix}
+			return nil, e
 		}
 		notes = append(notes, fmt.Sprintf("bundle %s is not loaded into claude: %s sets %s", bundle.Quote(v.Bundle), bundle.Quote(src), setting))
 	}
@@ -332,6 +334,21 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	}
 	out = append(out, user...)
 	return &hosts.Launch{Argv: out, Env: env, Notes: notes}, nil
+}
+
+// argIndexes returns the indexes of the options equal to arg: those
+// before "--".
+func argIndexes(args []string, arg string) []int {
+	var at []int
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == arg {
+			at = append(at, i)
+		}
+	}
+	return at
 }
 
 // without returns args less the arguments at the indexes drop.
@@ -386,33 +403,38 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 // variables, set in the environment or in the "env" of a settings file
 // (settingsEnv), load no plugin, the views neither.
 func hooksOff(args, env []string) error {
-	if off, setting := pluginsOff(args, env); off != "" {
-		fix := "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"
+	if off, setting, variable := pluginsOff(args, env); off != "" {
+		e := &hosts.HooksOffError{Host: "claude", File: off, Setting: setting, Fix: "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"}
 		switch {
+		case off == "--settings":
+			// The last --settings argument is the one Claude Code applies.
+			e.Fix, e.Args = "leave it out of the arguments", parseArgs(args).settingsAt
 		case strings.HasPrefix(off, "-"):
-			fix = "leave it out of the arguments"
+			e.Fix, e.Args = "leave it out of the arguments", argIndexes(args, off)
 		case !strings.ContainsRune(off, filepath.Separator):
-			fix = "unset it, then start the agent again (with your own arguments: bundlectl exec -- claude)"
+			e.Fix, e.Env = "unset it, then start the agent again (with your own arguments: bundlectl exec -- claude)", off
+		default:
+			e.Pattern = hosts.SettingIn(off, hosts.JSONString(variable))
 		}
-		return &hosts.HooksOffError{Host: "claude", File: off, Setting: setting, Fix: fix}
+		return e
 	}
-	off := func(m map[string]any) (string, string) {
+	off := func(m map[string]any) (string, string, string) {
 		for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 			if m[k] == true {
-				return strconv.Quote(k) + ": true", "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
+				return strconv.Quote(k) + ": true", k, "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
 			}
 		}
-		return "", ""
+		return "", "", ""
 	}
 	// Managed disableSideloadFlags makes Claude Code refuse every
 	// --plugin-dir, the views' too: said here, naming the file, rather
 	// than as Claude Code's complaint about an argument the user never
 	// gave.
-	sideload := func(m map[string]any) (string, string) {
+	sideload := func(m map[string]any) (string, string, string) {
 		if m["disableSideloadFlags"] == true {
-			return `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`, "ask whoever manages this machine to remove it; until then exec cannot load the views into claude, and the guards can run from your own settings instead (run bundlectl setup claude)"
+			return `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`, "disableSideloadFlags", "ask whoever manages this machine to remove it; until then exec cannot load the views into claude, and the guards can run from your own settings instead (run bundlectl setup claude)"
 		}
-		return "", ""
+		return "", "", ""
 	}
 	if err := hosts.CheckSettings("claude", managedFiles(), sideload); err != nil {
 		return err
@@ -450,12 +472,16 @@ func hooksOff(args, env []string) error {
 			continue
 		}
 		if strings.HasPrefix(strings.TrimSpace(v), "{") {
+			at := []int{i}
+			if a == "--settings" {
+				at = []int{i - 1, i}
+			}
 			var m map[string]any
 			if err := json.Unmarshal([]byte(v), &m); err != nil {
-				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and start the agent again (with your own arguments: bundlectl exec -- claude)"}
+				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and start the agent again (with your own arguments: bundlectl exec -- claude)", Args: at}
 			}
-			if setting, _ := off(m); setting != "" {
-				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: setting, Fix: "leave it out of the arguments"}
+			if setting, _, _ := off(m); setting != "" {
+				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: setting, Fix: "leave it out of the arguments", Args: at}
 			}
 			continue
 		}

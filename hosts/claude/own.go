@@ -86,31 +86,32 @@ func truthy(v string) bool {
 // settings file it applies to its environment before it loads plugins
 // (settingsEnv). Found with the real CLI: the hooks of a --plugin-dir
 // plugin do not run, its skills are not offered. setting says what the
-// source sets, as written there.
-func pluginsOff(args, env []string) (source, setting string) {
+// source sets, as written there, and variable names the variable set
+// (the environment's or a settings file's), "" for an argument.
+func pluginsOff(args, env []string) (source, setting, variable string) {
 	const mode = "Claude Code's minimal or safe mode (no plugin loads)"
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
 		if a == "--bare" || a == "--safe-mode" {
-			return a, mode
+			return a, mode, ""
 		}
 	}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if slices.Contains(noPluginVars, k) && truthy(v) {
-			return k, mode
+			return k, mode, k
 		}
 	}
 	for _, l := range settingsEnv(args, env) {
 		for _, k := range noPluginVars {
 			if v, ok := l.env[k].(string); ok && truthy(v) {
-				return l.source, fmt.Sprintf("\"env\": {%q: %q}, %s", k, v, mode)
+				return l.source, fmt.Sprintf("\"env\": {%q: %q}, %s", k, v, mode), k
 			}
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // envLayer is the "env" object of one settings source.
@@ -314,7 +315,7 @@ func unreadable(file string, err error) error {
 // plugins skips it, as Claude Code's print mode skips a settings file it
 // cannot use.
 func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
-	if off, _ := pluginsOff(args, env); off != "" {
+	if off, _, _ := pluginsOff(args, env); off != "" {
 		return &ownState{wd: wd}, nil
 	}
 	st := &ownState{args: parseArgs(args), wd: wd}

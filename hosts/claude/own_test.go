@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -288,7 +289,11 @@ func TestLaunchViewTurnedOff(t *testing.T) {
 	_, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}})
 	var he *hosts.HooksOffError
 	if !errors.As(err, &he) || !strings.Contains(err.Error(), `"enabledPlugins": {"guard@inline": false}`) {
-		t.Errorf("err %v, want a HooksOffError naming the entry", err)
+		t.Fatalf("err %v, want a HooksOffError naming the entry", err)
+	}
+	// The hint shows the entry's line.
+	if out, err := exec.Command("sh", "-c", he.Hint()).Output(); err != nil || !strings.Contains(string(out), `"guard@inline":false`) {
+		t.Errorf("hint %q printed %q (%v), want the entry's line", he.Hint(), out, err)
 	}
 	l, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "plain", Dir: "/v/p"}})
 	if err != nil || len(l.Notes) != 1 || !strings.Contains(l.Notes[0], `bundle "plain" is not loaded into claude`) {
@@ -328,7 +333,7 @@ func TestNoPluginModes(t *testing.T) {
 		{nil, []string{"CLAUDE_CODE_SAFE_MODE= On "}, "CLAUDE_CODE_SAFE_MODE"},
 		{[]string{"--", "--bare"}, []string{"CLAUDE_CODE_SAFE_MODE=0"}, ""},
 	} {
-		if got, _ := pluginsOff(c.args, c.env); got != c.off {
+		if got, _, _ := pluginsOff(c.args, c.env); got != c.off {
 			t.Errorf("pluginsOff(%q, %q) = %q, want %q", c.args, c.env, got, c.off)
 		}
 	}

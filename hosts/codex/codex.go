@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -297,12 +298,32 @@ const Marketplace = "bundlectl-"
 // Codex needs to run the views' hooks. (-c plugins… arguments are
 // PluginArgError's.) Arguments after "--" are the prompt's.
 func GuardsOff(args []string) string {
-	feature := map[string]string{} // features.plugins / features.hooks: the last value and its argument
+	arg, _ := guardsOff(args)
+	return arg
+}
+
+// guardsOff is GuardsOff, and the indexes of the arguments that set it
+// (each value with its flag): for a feature, of every argument that sets
+// it, since the last one wins.
+func guardsOff(args []string) (string, []int) {
+	type setting struct {
+		value, arg string
+		at         []int
+	}
+	feature := map[string]*setting{} // features.plugins / features.hooks
+	span := func(from, to int) []int {
+		var at []int
+		for j := from; j <= to; j++ {
+			at = append(at, j)
+		}
+		return at
+	}
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		var kv, flag string
+		from := i
 		kv, flag, i = configArg(args, i)
 		if d := strings.TrimSpace(strings.TrimPrefix(flag, "--disable=")); strings.HasPrefix(flag, "--disable=") && (d == "plugins" || d == "hooks") {
-			return "--disable " + d
+			return "--disable " + d, span(from, i)
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -310,40 +331,57 @@ func GuardsOff(args []string) string {
 		}
 		switch k = configKey(k); {
 		case k == "features.plugins" || k == "features.hooks":
-			feature[k] = strings.Trim(strings.TrimSpace(v), `"'`) + "\x00-c " + kv
+			f := feature[k]
+			if f == nil {
+				f = &setting{}
+				feature[k] = f
+			}
+			f.value, f.arg, f.at = strings.Trim(strings.TrimSpace(v), `"'`), "-c "+kv, append(f.at, span(from, i)...)
 		case k == "features" || k == "hooks" || strings.HasPrefix(k, "hooks."):
-			return "-c " + kv
+			return "-c " + kv, span(from, i)
 		}
 	}
 	for _, k := range []string{"features.plugins", "features.hooks"} {
-		if v, arg, _ := strings.Cut(feature[k], "\x00"); feature[k] != "" && v != "true" {
-			return arg
+		if f := feature[k]; f != nil && f.value != "true" {
+			return f.arg, f.at
 		}
 	}
-	return ""
+	return "", nil
+}
+
+// tomlKey is the pattern (hosts.SettingIn) of the line of a TOML file
+// that sets setting, as featureOff and RequirementsOff write it
+// ("features.hooks = false"): its last key, bare or quoted, then "=",
+// which matches it under a [features] table, dotted, or in an inline
+// table alike.
+func tomlKey(setting string) string {
+	k, _, _ := strings.Cut(setting, " = ")
+	k = k[strings.LastIndexByte(k, '.')+1:]
+	return `(^|[^[:alnum:]_-])["']?` + regexp.QuoteMeta(k) + `["']?[[:space:]]*=`
 }
 
 // remoteArg returns the user's own --remote argument (the session then
 // runs in an app server at that address), and "" when there is none;
-// arguments after "--" are the prompt's.
-func remoteArg(args []string) string {
+// arguments after "--" are the prompt's. at are its indexes, its value's
+// too.
+func remoteArg(args []string) (arg string, at []int) {
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		a := args[i]
 		switch {
 		case a == "--remote":
 			if i+1 < len(args) {
-				return a + " " + args[i+1]
+				return a + " " + args[i+1], []int{i, i + 1}
 			}
-			return a
+			return a, []int{i}
 		case strings.HasPrefix(a, "--remote="):
-			return a
+			return a, []int{i}
 		case takesValue(a):
 			i++ // a value that could read as a flag
 		default:
 			_, _, i = configArg(args, i)
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // configArg reads args[i] as Codex (clap) reads a config override or a
@@ -394,14 +432,20 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	if err := PluginArgError(argv[1:], exclusive, len(views) > 0); err != nil {
 		return nil, err
 	}
-	if arg := remoteArg(argv[1:]); arg != "" && (exclusive || len(views) > 0) {
+	if arg, at := remoteArg(argv[1:]); arg != "" && (exclusive || len(views) > 0) {
+		fix := "bundlectl exec -- codex"
+		if exclusive {
+			fix = "bundlectl exec --exclusive -- codex"
+		}
 		return nil, &hosts.ArgumentError{
-			Err: fmt.Errorf("codex: the argument %s runs the session in an app server bundlectl exec did not start, which the -c flags that load the bundle views (and trust their hooks) do not configure (codex exec refuses -c flags beside --remote: \"configure the agent on the server\"): leave it out", bundle.Quote(arg)),
-			Fix: "bundlectl exec -- codex",
+			Err:  fmt.Errorf("codex: the argument %s runs the session in an app server bundlectl exec did not start, which the -c flags that load the bundle views (and trust their hooks) do not configure (codex exec refuses -c flags beside --remote: \"configure the agent on the server\"): leave it out", bundle.Quote(arg)),
+			Fix:  fix,
+			Args: at,
 		}
 	}
-	if arg := GuardsOff(argv[1:]); arg != "" {
-		return nil, errors.New("bundlectl exec -- codex loads the active bundles as Codex plugins whose hooks Codex trusts, and the argument " + strconv.Quote(arg) + " would keep them, or their guards, from loading: leave it out")
+	if arg, at := guardsOff(argv[1:]); arg != "" {
+		return nil, &hosts.HooksOffError{Host: "codex", File: arg, Args: at,
+			Text: "bundlectl exec -- codex loads the active bundles as Codex plugins whose hooks Codex trusts, and the argument " + strconv.Quote(arg) + " would keep them, or their guards, from loading: leave it out"}
 	}
 	codexHome, err := Home(env)
 	if err != nil {
@@ -449,10 +493,10 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		hooks = hooks || len(v.Meta) > 0
 	}
 	if file, setting := ManagedFeatureOff(hooks); setting != "" {
-		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "it outranks the -c flags that turn it on for the session; have it removed there"}
+		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "it outranks the -c flags that turn it on for the session; have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
 	}
 	if file, setting := RequirementsOff(hooks); setting != "" {
-		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "Codex holds every session to that file's requirements, above any -c flag; have it removed there"}
+		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "Codex holds every session to that file's requirements, above any -c flag; have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
 	}
 	sd, err := s.Dir()
 	if err != nil {

@@ -169,7 +169,7 @@ func TestRemoteArg(t *testing.T) {
 		{[]string{"--remote-auth-token-env", "--remote"}, ""},
 		{[]string{"--", "--remote", "x"}, ""},
 	} {
-		if got := remoteArg(c.args); got != c.want {
+		if got, _ := remoteArg(c.args); got != c.want {
 			t.Errorf("remoteArg(%q) = %q, want %q", c.args, got, c.want)
 		}
 	}

@@ -3,6 +3,7 @@ package codex
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -304,6 +305,33 @@ func TestLaunchRequirementsOff(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(root, "home", "plugins", "cache")); len(ents) > 0 {
 		t.Errorf("the refused launch left %v in codex's plugin cache", ents)
+	}
+}
+
+// TestLaunchRequirementsOffHint: the hint of a refusal a requirements.toml
+// makes greps for the setting, and finds its line in every spelling TOML
+// allows (a table, a dotted key, an inline table, a quoted key).
+func TestLaunchRequirementsOffHint(t *testing.T) {
+	for _, c := range []struct{ req, line string }{
+		{"[features]\nplugins = true\nhooks = false\n", "3:hooks = false"},
+		{"features.hooks=false\n", "1:features.hooks=false"},
+		{"features = { plugins = true, hooks = false }\n", "1:features = { plugins = true, hooks = false }"},
+		{"[feature_requirements]\n\"hooks\" = false\n", "2:\"hooks\" = false"},
+		{"# managed\nallow_managed_hooks_only = true\n", "2:allow_managed_hooks_only = true"},
+	} {
+		root := ownFixture(t, map[string]string{"etc/requirements.toml": c.req})
+		env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+		views := []hosts.BuiltView{{Bundle: "guard", Dir: filepath.Join(root, "view"), Hooks: true, Meta: map[string]string{"hooks/hooks.json:pre_tool_use:0:0": "sha256:00"}}}
+		_, err := launch(hosts.NewSession(filepath.Join(root, "views")), false, views, []string{"codex", "exec", "hi"}, env)
+		var he *hosts.HooksOffError
+		if !errors.As(err, &he) || !strings.HasPrefix(he.Hint(), "grep -n -E -- ") {
+			t.Errorf("%q: got %v, want a HooksOffError whose hint greps", c.req, err)
+			continue
+		}
+		out, err := exec.Command("sh", "-c", he.Hint()).Output()
+		if err != nil || strings.TrimSpace(string(out)) != c.line {
+			t.Errorf("%q: %s printed %q (%v), want %q", c.req, he.Hint(), out, err, c.line)
+		}
 	}
 }
 

@@ -526,7 +526,15 @@ func copyEnablement(src, dst string, ours map[string]bool) error {
 // not ("Failed to load extension …: The .gemini-extension-install.json
 // file is missing"), so the agent would not start anyway, and with a
 // message that does not say why.
-type AllowListError struct{ File string }
+type AllowListError struct {
+	File    string
+	Pattern string // matches the line that sets it (hosts.SettingIn), or ""
+}
+
+// Hint shows the setting in its file.
+func (e *AllowListError) Hint() string {
+	return (&hosts.HooksOffError{File: e.File, Pattern: e.Pattern}).Hint()
+}
 
 func (e *AllowListError) Error() string {
 	return fmt.Sprintf("bundlectl exec -- gemini cannot load the bundle views: %s sets security.allowedExtensions, and with it Gemini CLI stops at startup on any extension it did not install itself, which the views are not; so the agent is not started: take the setting out of that file to start Gemini CLI through bundlectl", bundle.Quote(e.File))
@@ -539,21 +547,21 @@ func (e *AllowListError) Error() string {
 // it.
 func allowListSet(user string, env []string) error {
 	decided := false
-	err := hosts.CheckSettings("gemini", settingsLayers(user, env), func(m map[string]any) (string, string) {
+	err := hosts.CheckSettings("gemini", settingsLayers(user, env), func(m map[string]any) (string, string, string) {
 		sec, _ := m["security"].(map[string]any)
 		list, ok := sec["allowedExtensions"].([]any)
 		if !ok || decided {
-			return "", ""
+			return "", "", ""
 		}
 		decided = true
 		if len(list) == 0 {
-			return "", ""
+			return "", "", ""
 		}
-		return "security.allowedExtensions", ""
+		return "security.allowedExtensions", "allowedExtensions", ""
 	})
 	var off *hosts.HooksOffError
 	if errors.As(err, &off) && off.Setting == "security.allowedExtensions" {
-		return &AllowListError{File: off.File}
+		return &AllowListError{File: off.File, Pattern: off.Pattern}
 	}
 	return err
 }
@@ -638,6 +646,7 @@ func hooksOff(user string, env []string) error {
 	if err := hooksOffIn([]string{layers[0], layers[2], layers[3]}, env); !errors.As(err, &off) {
 		return err
 	}
+	off.SetEnv = "GEMINI_CLI_TRUST_WORKSPACE=true"
 	off.Fix = fmt.Sprintf("the workspace's %s turns them back on, but Gemini CLI reads it only in a folder it trusts, and it may not trust %s (--skip-trust does not make it read it): trust the folder in Gemini CLI, with its /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini; or take the setting out of %s",
 		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), bundle.Quote(trustedFoldersPath(user, env)), bundle.Quote(off.File))
 	return off
@@ -649,18 +658,18 @@ func hooksOffIn(layers, env []string) error {
 	exe, _ := os.Executable()
 	decided := false
 	fix := "remove it (or set it to true), then start the agent again (with your own arguments: bundlectl exec -- gemini)"
-	return hosts.CheckSettings("gemini", layers, func(m map[string]any) (string, string) {
+	return hosts.CheckSettings("gemini", layers, func(m map[string]any) (string, string, string) {
 		raw, present := m["hooksConfig"]
 		hc, isObject := raw.(map[string]any)
 		if present && !decided {
 			if !isObject {
 				decided = true
-				return `"hooksConfig": ` + jsonText(raw) + " (not an object: Gemini CLI then finds hooksConfig.enabled unset)", "make it an object without \"enabled\": false, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
+				return `"hooksConfig": ` + jsonText(raw) + " (not an object: Gemini CLI then finds hooksConfig.enabled unset)", "hooksConfig", "make it an object without \"enabled\": false, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
 			}
 			if on, ok := hc["enabled"]; ok {
 				decided = true
 				if !settingOn(on, env) {
-					return `"hooksConfig": {"enabled": ` + jsonText(on) + `}`, fix
+					return `"hooksConfig": {"enabled": ` + jsonText(on) + `}`, "hooksConfig", fix
 				}
 			}
 		}
@@ -677,10 +686,10 @@ func hooksOffIn(layers, env []string) error {
 				continue
 			}
 			if n := expandEnv(name, env); strings.Contains(n, "bundlectl") || exe != "" && strings.Contains(n, filepath.Base(exe)) {
-				return `"hooksConfig": {"disabled": [` + strconv.Quote(name) + `]}`, "take that entry out, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
+				return `"hooksConfig": {"disabled": [` + strconv.Quote(name) + `]}`, name, "take that entry out, then start the agent again (with your own arguments: bundlectl exec -- gemini)"
 			}
 		}
-		return "", ""
+		return "", "", ""
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -289,6 +290,11 @@ func TestLaunchAllowListRefused(t *testing.T) {
 			switch {
 			case c.refused && (!errors.As(err, &al) || !strings.Contains(err.Error(), filepath.Join(dot, "settings.json"))):
 				t.Errorf("launch = %v, want an AllowListError naming the user's settings", err)
+			case c.refused:
+				// The hint shows the setting's line.
+				if out, err := exec.Command("sh", "-c", al.Hint()).Output(); err != nil || !strings.Contains(string(out), `"allowedExtensions"`) {
+					t.Errorf("hint %q printed %q (%v), want the setting's line", al.Hint(), out, err)
+				}
 			case !c.refused && err != nil:
 				t.Errorf("launch = %v, want a start", err)
 			}

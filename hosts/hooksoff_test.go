@@ -1,0 +1,47 @@
+package hosts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHooksOffHint: the hint of a settings file that turns hooks off
+// greps for the key and finds its line; a key the file spells with
+// escapes, which grep would not find, shows the file instead; one that
+// cannot be read shows its mode.
+func TestHooksOffHint(t *testing.T) {
+	off := func(m map[string]any) (string, string, string) {
+		if m["disableAllHooks"] == true {
+			return `"disableAllHooks": true`, "disableAllHooks", "remove it"
+		}
+		return "", "", ""
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ name, text, hint, out string }{
+		{"plain.json", "{\n  \"disableAllHooks\" : true\n}\n", "grep -n -E -- '\"disableAllHooks\"' ", "2:  \"disableAllHooks\" : true"},
+		{"it's.json", "{\"disableAllHooks\":true}", "grep -n -E -- '\"disableAllHooks\"' ", "1:{\"disableAllHooks\":true}"},
+		{"escaped.json", `{"disable\u0041llHooks": true}`, "cat -v -- ", `{"disable\u0041llHooks": true}`},
+	} {
+		f := filepath.Join(dir, c.name)
+		if err := os.WriteFile(f, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := CheckSettings("claude", []string{f}, off)
+		e, ok := err.(*HooksOffError)
+		if !ok || !strings.HasPrefix(e.Hint(), c.hint) {
+			t.Errorf("%s: got %v, want a HooksOffError whose hint starts %q", c.name, err, c.hint)
+			continue
+		}
+		out, err := exec.Command("sh", "-c", e.Hint()).Output()
+		if err != nil || strings.TrimSpace(string(out)) != c.out {
+			t.Errorf("%s: %s printed %q (%v), want %q", c.name, e.Hint(), out, err, c.out)
+		}
+	}
+	err := CheckSettings("claude", []string{dir}, off)
+	if e, ok := err.(*HooksOffError); !ok || e.Hint() != "ls -ld -- "+dir {
+		t.Errorf("a directory: got %v, want a HooksOffError whose hint is ls -ld", err)
+	}
+}
