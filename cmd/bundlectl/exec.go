@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -93,7 +94,26 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 	}
 	var ae *hosts.ArgumentError
 	if errors.As(err, &ae) {
+		if ae.Args != nil {
+			return &usageError{err, againWithout(g, argv, ae.Args, "", ae.Fix)}
+		}
 		return &usageError{err, ae.Fix}
+	}
+	var off *hosts.HooksOffError
+	if errors.As(err, &off) && off.Hint() == "" {
+		// An argument or a variable: the command again without it.
+		cmd := "bundlectl exec -- " + off.Host
+		if exclusive {
+			cmd = "bundlectl exec --exclusive -- " + off.Host
+		}
+		prefix := ""
+		switch {
+		case off.Env != "":
+			prefix = "env -u " + bundle.ShellArg(off.Env)
+		case off.SetEnv != "":
+			prefix = "env " + bundle.ShellArg(off.SetEnv)
+		}
+		return &codeError{code: exitFailure, err: err, hint: againWithout(g, argv, off.Args, prefix, cmd)}
 	}
 	if err != nil {
 		return err
@@ -126,6 +146,30 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 	}
 	defer l.Cleanup()
 	return superviseAgent(path, l.Argv, l.Env)
+}
+
+// againWithout is this exec command again without the agent's arguments
+// at drop (indexes in argv[1:]), after prefix (an env command) when it is
+// not "": or, when an argument may hold a secret (rerun), fallback, a
+// command without the agent's arguments.
+func againWithout(g *globals, argv []string, drop []int, prefix, fallback string) string {
+	cmd := g.hint(fallback)
+	args := os.Args[1:]
+	if i := len(args) - len(argv); i > 0 && args[i] == argv[0] {
+		again := append([]string(nil), args[:i+1]...)
+		for j, a := range argv[1:] {
+			if !slices.Contains(drop, j) {
+				again = append(again, a)
+			}
+		}
+		if h := rerun(again); h != "" {
+			cmd = h
+		}
+	}
+	if prefix == "" {
+		return cmd
+	}
+	return prefix + " " + cmd
 }
 
 // agentMissing is the error of an agent that cannot be found: the
