@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,65 @@ type LockOptions struct {
 	// directory): sync then copies whatever that path holds on the other
 	// machine, and only the token check decides.
 	AllowUnpinned bool
+	// Drop names the entries of the lockfile being replaced that may be
+	// dropped although their bundles are simply not installed here (a
+	// bundle uninstalled on purpose). Without it such an entry makes
+	// Lock refuse (*LockDropError): it may as well be a clone that was
+	// never synced, and the entry the team's.
+	Drop []string
+}
+
+// HomeMissingError is Lock's refusal in a home that does not exist (a
+// mistyped --home or BUNDLECTL_HOME): nothing is trusted there, so the
+// lockfile would be rewritten empty.
+type HomeMissingError struct {
+	Home, Lockfile string
+	Entries        int // in the lockfile being replaced, of the roots locked
+}
+
+func (e *HomeMissingError) Error() string {
+	lost := "nothing would be locked"
+	switch {
+	case e.Entries == 1:
+		lost = "its 1 entry would be dropped"
+	case e.Entries > 1:
+		lost = fmt.Sprintf("its %d entries would be dropped", e.Entries)
+	}
+	return fmt.Sprintf("%s is not written: the home %s does not exist, so nothing is installed or trusted there and %s; give the right --home (or BUNDLECTL_HOME), or install or sync into this one first", bundle.Quote(e.Lockfile), bundle.Quote(e.Home), lost)
+}
+
+// LockDropError is Lock's refusal to drop entries of the lockfile being
+// replaced whose bundles are not installed here and that opts.Drop does
+// not name.
+type LockDropError struct {
+	Lockfile string
+	Entries  []lockfile.Bundle
+	// Command is the lock command that drops them on purpose.
+	Command string
+}
+
+func (e *LockDropError) Error() string {
+	var names []string
+	for _, b := range e.Entries {
+		names = append(names, fmt.Sprintf("%s (%s)", bundle.Quote(b.Name), b.Scope))
+	}
+	return fmt.Sprintf("%s is not replaced: the new lockfile would drop %d entr%s for bundles not installed here: %s; if this home never synced them, install them first (the hint); if they were uninstalled on purpose (found to be malicious), drop them by name (%s)",
+		bundle.Quote(e.Lockfile), len(e.Entries), map[bool]string{true: "y", false: "ies"}[len(e.Entries) == 1], strings.Join(names, ", "), e.Command)
+}
+
+// Hint installs what the lockfile holds, losing nothing.
+func (e *LockDropError) Hint() string { return "bundlectl sync --locked" }
+
+// LockDropUnknownError: a name given to drop is not an entry of the
+// lockfile being replaced whose bundle is missing here (a typo would
+// otherwise pass for a drop).
+type LockDropUnknownError struct {
+	Lockfile string
+	Names    []string // quoted
+}
+
+func (e *LockDropUnknownError) Error() string {
+	return fmt.Sprintf("--drop %s: %s holds no entry by that name for a bundle not installed here, so nothing is written (an installed bundle is left out by uninstalling or revoking it)", strings.Join(e.Names, ", "), bundle.Quote(e.Lockfile))
 }
 
 // LockedBundle is one bundle written to the lockfile (JSON: one element
@@ -92,12 +152,18 @@ func local(r sources.Resolved) bool {
 // is skipped with the reason: not trusted, placed by hand (no source), an
 // update pending review, a tampered snapshot, or an unpinned directory
 // source (unless opts.AllowUnpinned). An existing lockfile that cannot be
-// read is not replaced.
+// read is not replaced. Nothing is written in a home that does not exist
+// (*HomeMissingError), nor when an entry of the lockfile being replaced is
+// for a bundle not installed here and opts.Drop does not name it
+// (*LockDropError: a clone never synced looks the same as a bundle
+// uninstalled on purpose); a name in opts.Drop that is no such entry is
+// *LockDropUnknownError.
 func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 	path, err := m.LockPath()
 	if err != nil {
 		return nil, err
 	}
+	_, herr := os.Lstat(m.Roots.Home)
 	s, err := m.LoadState()
 	if err != nil {
 		return nil, err
@@ -109,6 +175,17 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 		if prev, err = lockfile.Read(path); err != nil {
 			return nil, fmt.Errorf("the existing lockfile cannot be read, so it is not replaced: %w", err)
 		}
+	}
+	if errors.Is(herr, fs.ErrNotExist) {
+		// A mistyped home: what it would write is empty, and a team's
+		// lockfile would lose every entry.
+		n := 0
+		for _, b := range prev.Bundles {
+			if opts.Scope == "" || b.Scope == opts.Scope {
+				n++
+			}
+		}
+		return nil, &HomeMissingError{Home: m.Roots.Home, Lockfile: path, Entries: n}
 	}
 	out := &LockResult{Path: path, Bundles: []LockedBundle{}, Skipped: []Skipped{}, Notes: []string{}}
 	f := &lockfile.File{}
@@ -174,6 +251,11 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 	for _, sk := range out.Skipped {
 		named[string(sk.Scope)+"/"+sk.Name] = true
 	}
+	drop := map[string]bool{}
+	for _, n := range opts.Drop {
+		drop[n] = true
+	}
+	var missing []lockfile.Bundle
 	for _, old := range prev.Bundles {
 		switch {
 		case named[string(old.Scope)+"/"+old.Name]:
@@ -181,12 +263,43 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			f.Bundles = append(f.Bundles, old)
 			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
 			out.Notes = append(out.Notes, fmt.Sprintf("%s (%s) is kept as it was locked: --scope %s leaves the other root's entries alone", bundle.Quote(old.Name), old.Scope, opts.Scope))
+		case drop[old.Name]:
+			// Dropped as asked: an entry the user uninstalled on
+			// purpose (a bundle found to be malicious) must not come
+			// back to every teammate through sync.
+			delete(drop, old.Name)
+			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here: its entry is dropped, as --drop asked"})
 		default:
-			// Not kept: an entry the user uninstalled on purpose (a
-			// bundle found to be malicious) must not come back to every
-			// teammate through sync.
-			out.Skipped = append(out.Skipped, Skipped{Name: old.Name, Scope: old.Scope, Reason: "in the lockfile being replaced, but not installed in the " + string(old.Scope) + " root here (uninstalled, or never synced), so its entry is dropped: a lockfile holds what this machine trusts; to keep it, restore the previous lockfile (from version control), install what it holds, then lock again (first: bundlectl sync --locked)"})
+			// Not installed here: uninstalled on purpose, or a clone
+			// never synced — the state cannot tell, so only the user
+			// may drop it.
+			missing = append(missing, old)
 		}
+	}
+	if len(missing) > 0 {
+		cmd := "bundlectl lock"
+		if opts.Scope != "" {
+			cmd += " --scope " + string(opts.Scope)
+		}
+		if opts.AllowUnpinned {
+			cmd += " --allow-unpinned"
+		}
+		for _, n := range opts.Drop {
+			cmd += " --drop " + bundle.ShellArg(n)
+		}
+		for _, b := range missing {
+			cmd += " --drop " + bundle.ShellArg(b.Name)
+		}
+		return nil, &LockDropError{Lockfile: path, Entries: missing, Command: cmd}
+	}
+	if len(drop) > 0 {
+		var names []string
+		for _, n := range opts.Drop {
+			if drop[n] {
+				names = append(names, bundle.Quote(n))
+			}
+		}
+		return nil, &LockDropUnknownError{Lockfile: path, Names: names}
 	}
 	if err := lockfile.Write(path, f); err != nil {
 		return nil, err

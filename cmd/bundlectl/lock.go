@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -11,6 +12,7 @@ import (
 func newLockCmd(g *globals) *cobra.Command {
 	var scope string
 	var allowUnpinned bool
+	var drop []string
 	c := &cobra.Command{
 		Use:   "lock",
 		Short: "write bundlectl.lock: the exact sources and tokens of the trusted bundles",
@@ -26,7 +28,13 @@ trusted, was placed by hand (no recorded source), has an update pending
 review (its source is not what was trusted), its snapshot fails its check,
 or its source is a local directory, which has no pin (--allow-unpinned
 locks it anyway: sync then copies whatever that path holds, and only the
-token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
+token check decides).
+
+Nothing of the lockfile being replaced is lost by mistake: lock writes
+nothing when the home does not exist (a mistyped --home or
+BUNDLECTL_HOME), or when an entry's bundle is not installed here — a
+clone never synced (run bundlectl sync --locked first) or a bundle
+uninstalled on purpose (name it with --drop to drop its entry).` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			sc, err := scopeFilter(scope, "lock")
@@ -37,8 +45,20 @@ token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
 			if err != nil {
 				return err
 			}
-			res, err := m.Lock(lifecycle.LockOptions{Scope: sc, AllowUnpinned: allowUnpinned})
-			if err != nil {
+			res, err := m.Lock(lifecycle.LockOptions{Scope: sc, AllowUnpinned: allowUnpinned, Drop: drop})
+			var hm *lifecycle.HomeMissingError
+			var du *lifecycle.LockDropUnknownError
+			switch {
+			case errors.As(err, &hm):
+				// The right home is likely a sibling of the mistyped one.
+				hint := ""
+				if d := existingDir(hm.Home); d != "" {
+					hint = "ls -A " + bundle.ShellArg(d)
+				}
+				return &codeError{exitFailure, err, hint}
+			case errors.As(err, &du):
+				return &usageError{err, helpOf(c)}
+			case err != nil:
 				return err
 			}
 			// A command a reason or a note names works as printed, in
@@ -74,6 +94,7 @@ token check decides).` + exitStatus(exit0, exit1, exit2, exit4),
 		},
 	}
 	c.Flags().StringVar(&scope, "scope", "", "lock only this root: user or workspace (default both)")
+	c.Flags().StringArrayVar(&drop, "drop", nil, "drop the entry of a bundle not installed here (uninstalled on purpose); repeat for each")
 	c.Flags().BoolVar(&allowUnpinned, "allow-unpinned", false, "also lock bundles installed from a local directory")
 	return c
 }
