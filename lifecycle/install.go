@@ -75,6 +75,11 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	if err != nil {
 		return nil, &SourceError{Reason: err.Error()}
 	}
+	// A source that cannot be fetched at all (a mistyped path) is
+	// refused before the root and the home are created for it.
+	if _, err := sources.Classify(q); err != nil {
+		return nil, sourceErr("", err)
+	}
 	if err := ensureRoot(root, scope); err != nil {
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}

@@ -395,6 +395,10 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		return nil, err
 	}
 	out := &SyncResult{Lockfile: path, Bundles: []SyncedBundle{}, Problems: []SyncProblem{}}
+	if len(lf.Bundles) == 0 {
+		// Nothing to do: no home is created for it.
+		return out, nil
+	}
 	unlock, err := m.lockFetches()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,29 @@ func Compute(b *bundle.Bundle) (Hashes, error) {
 }
 
 func (m *Manager) stateStore() *state.Store { return state.Open(m.Roots.Home) }
+
+// updateRecorded is stateStore().Update for a transition of what the state
+// already records (disable, revoke, forget): in a home that does not exist
+// (a mistyped --home) the state is empty, so fn runs on it without the
+// lock, and a home is created only when fn changes something — then under
+// the lock on fresh state, so fn must change nothing but the state and
+// what it reports.
+func (m *Manager) updateRecorded(fn func(*state.State) error) (*state.State, error) {
+	if _, err := os.Lstat(m.Roots.Home); errors.Is(err, fs.ErrNotExist) {
+		s, err := m.stateStore().Load()
+		if err != nil {
+			return nil, err
+		}
+		before := s.Generation()
+		if err := fn(s); err != nil {
+			return nil, err
+		}
+		if s.Generation() == before {
+			return s, nil
+		}
+	}
+	return m.stateStore().Update(fn)
+}
 func (m *Manager) snapshots() *staging.Store {
 	return &staging.Store{Dir: filepath.Join(m.Roots.Home, "store"), Limits: m.Limits, Serial: m.serial}
 }
@@ -181,7 +205,7 @@ func (m *Manager) transition(name string, check func(*bundle.Bundle) error, appl
 		}
 	}
 	changed := false
-	_, err = m.stateStore().Update(func(s *state.State) error {
+	_, err = m.updateRecorded(func(s *state.State) error {
 		var err error
 		changed, err = apply(s, b.ID)
 		return err
@@ -271,7 +295,7 @@ func (m *Manager) byTrustedName(name, verb string, apply func(*state.State, stri
 	if !errors.Is(err, ErrNotFound) {
 		return a, err
 	}
-	_, uerr := m.stateStore().Update(func(s *state.State) error {
+	_, uerr := m.updateRecorded(func(s *state.State) error {
 		ids, terr := trustedIDs(s, []string{name})
 		switch {
 		case terr != nil:
@@ -400,7 +424,7 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 func (m *Manager) applyOther(name, verb, first string, apply func(*state.State, string) (bool, error)) (Acted, error) {
 	d := m.Discover()
 	a := Acted{ID: first}
-	_, err := m.stateStore().Update(func(s *state.State) error {
+	_, err := m.updateRecorded(func(s *state.State) error {
 		type other struct {
 			id, what string
 			gone     bool
@@ -471,8 +495,13 @@ func snapshotReason(err error) string {
 }
 
 // GC removes snapshots that no current receipt references and stale
-// temporary directories, under the state lock.
+// temporary directories, under the state lock. A home that does not exist
+// holds nothing to remove, and GC does not create it (a mistyped --home
+// would be left behind).
 func (m *Manager) GC() (removed []string, err error) {
+	if _, err := os.Lstat(m.Roots.Home); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		ref := map[receipts.Digest]bool{}
 		for _, id := range s.IDs() {

@@ -160,7 +160,7 @@ func (m *Manager) forgetGone(name string, scope bundle.Scope, notFound error) (*
 		where = append(where, bundle.Root{Scope: r.Scope, Path: dir})
 	}
 	var out *Uninstalled
-	_, err := m.stateStore().Update(func(s *state.State) error {
+	_, err := m.updateRecorded(func(s *state.State) error {
 		for i, id := range ids {
 			if _, ok := s.Bundle(id); !ok {
 				continue

@@ -72,12 +72,12 @@ func (g *globals) homeDir() (string, error) {
 }
 
 // readsHome are the commands that only read the home and say what is in
-// it: on a home that does not exist they say "nothing", which a mistyped
-// --home must not pass for. (lock refuses there: it
+// it, or (gc) clean it: on a home that does not exist they say "nothing",
+// which a mistyped --home must not pass for. (lock refuses there: it
 // would empty a lockfile.)
 var readsHome = map[string]bool{
 	"bundlectl list": true, "bundlectl show": true, "bundlectl catalog": true,
-	"bundlectl verify": true,
+	"bundlectl verify": true, "bundlectl gc": true,
 }
 
 // noteMissingHome says on stderr, once, that the home does not exist yet
