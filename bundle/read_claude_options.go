@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,7 @@ var ClaudeOptionTypes = []string{"string", "number", "boolean", "directory", "fi
 
 // claudeOptionKey is what Claude Code accepts as a userConfig key: it
 // becomes part of CLAUDE_PLUGIN_OPTION_<KEY>.
-var claudeOptionKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var claudeOptionKey = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // userConfig reads {"KEY": {type, title, description, required, default,
 // multiple, sensitive, min, max, options}}. Claude Code checks the
@@ -34,7 +33,7 @@ func (r hostReader) userConfig(v *jsonValue, path string) {
 	}
 	for _, key := range v.keys {
 		d, dp := v.obj[key], FieldPath(path, key)
-		if !claudeOptionKey.MatchString(key) {
+		if !claudeOptionKey().MatchString(key) {
 			refuse(dp, "option key %s is not an identifier (letters, digits and _, not starting with a digit), as CLAUDE_PLUGIN_OPTION_<KEY> needs", Quote(key))
 			continue
 		}

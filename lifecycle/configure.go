@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -331,7 +332,7 @@ func checkOptionValue(o declaredOption, v string) error {
 // jsonNumber parses v as Claude Code stores a number option: a JSON
 // number that a float64 holds.
 func jsonNumber(v string) (float64, bool) {
-	if !jsonNumberSyntax.MatchString(v) {
+	if !jsonNumberSyntax().MatchString(v) {
 		return 0, false
 	}
 	n, err := strconv.ParseFloat(v, 64)
@@ -341,7 +342,9 @@ func jsonNumber(v string) (float64, bool) {
 	return n, true
 }
 
-var jsonNumberSyntax = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumberSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+})
 
 // BoundsText describes an option's bounds for a listing: ", at least
 // 1, at most 5", ", one of "a", "b"", or "" for none.
