@@ -60,7 +60,8 @@ func interactiveCommand(t testing.TB, a *Agent, prompt string) (argv, env []stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.CodexConfig += fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n", ws)
+		// The model-upgrade notice for Command's model, acknowledged.
+		a.CodexConfig += fmt.Sprintf("\n[projects.%q]\ntrust_level = \"trusted\"\n\n[notice.model_migrations]\n\"gpt-5.5\" = \"gpt-6-sol\"\n", ws)
 		if err := os.WriteFile(filepath.Join(a.ConfigDir(), "config.toml"), []byte(a.CodexConfig), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -92,9 +93,10 @@ func runPty(t testing.TB, a *Agent, argv, env []string, dialogs []string, done f
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	var line strings.Builder
-	// The shell writes its pid, then becomes the program: that pid is the
-	// program's.
-	fmt.Fprintf(&line, "echo $$ > '%s'; exec ", pidFile)
+	// script(1) sizes the terminal from its own stdin, a pipe here: 0x0,
+	// in which Codex draws nothing. The shell sets a size, writes its pid,
+	// then becomes the program: that pid is the program's.
+	fmt.Fprintf(&line, "stty rows 40 cols 120; echo $$ > '%s'; exec ", pidFile)
 	for _, x := range argv {
 		line.WriteString("'" + strings.ReplaceAll(x, "'", `'\''`) + "' ")
 	}
@@ -181,6 +183,43 @@ var interactiveDialogs = []string{
 	// Claude Code 2.1.332's default auto mode checks a tool call on the
 	// server; the stand-in cannot answer that check.
 	"Enter to stay in auto mode",
+	// Codex 0.171's model-upgrade notice (interactiveCommand acknowledges it).
+	"1. Try new model",
+}
+
+// sessionCalls is Model.CallsAt(n) without Codex's title requests: the
+// TUI asks the model for a thread title beside the session, offering it a
+// tool, so the stand-in answers those from the script too (Codex refuses
+// the call: "unsupported call").
+func sessionCalls(a *Agent, n int) []Request {
+	var out []Request
+	for _, r := range a.Model.CallsAt(n) {
+		if !bytes.Contains(r.Body, []byte(`"codex_output_schema"`)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkInteractiveGuard is execFixture.checkGuard for a session whose
+// script is the marker command alone: the marker was not made, the guard
+// ran from the snapshot, and its reason reached the model in the
+// session's next request.
+func checkInteractiveGuard(t *testing.T, a *Agent, f *execFixture, res *Result) {
+	t.Helper()
+	if _, err := os.Stat(f.marker); err == nil {
+		t.Errorf("the guarded command ran: the marker exists\n%s\n%s", res, a.Model.Dump())
+	}
+	argv, err := os.ReadFile(filepath.Join(f.rec, "hook-argv.txt"))
+	if err != nil {
+		t.Errorf("the guard hook never ran\n%s", res)
+	} else if !strings.HasPrefix(string(argv), filepath.Join(f.home, "store")+string(filepath.Separator)) {
+		t.Errorf("the guard ran as %q, not from the snapshot", argv)
+	}
+	rs := sessionCalls(a, 1)
+	if len(rs) == 0 || !rs[len(rs)-1].Contains(blockReason) {
+		t.Errorf("the guard's reason did not reach the model\n%s\n%s", res, a.Model.Dump())
+	}
 }
 
 // TestExecInteractive: under bundlectl exec -- claude and -- codex, in an
@@ -212,7 +251,7 @@ func TestExecInteractive(t *testing.T) {
 						a.Launcher = f.launcher(t)
 					}
 					argv, env := interactiveCommand(t, a, "make the marker")
-					out := runPty(t, a, argv, env, interactiveDialogs, func() bool { return len(a.Model.CallsAt(1)) > 0 })
+					out := runPty(t, a, argv, env, interactiveDialogs, func() bool { return len(sessionCalls(a, 1)) > 0 })
 					res := &Result{Stdout: out, Exit: -1, Requests: a.Model.Requests()}
 					if !guarded {
 						if _, err := os.Stat(marker); err != nil {
@@ -220,7 +259,7 @@ func TestExecInteractive(t *testing.T) {
 						}
 						return
 					}
-					f.checkGuard(t, a, res, 0)
+					checkInteractiveGuard(t, a, f, res)
 					f.checkLeftovers(t, a)
 				})
 			}
