@@ -232,19 +232,22 @@ func checkInteractiveGuard(t *testing.T, a *Agent, f *execFixture, res *Result) 
 func TestExecInteractive(t *testing.T) {
 	for _, h := range []Host{Claude, Codex} {
 		t.Run(string(h), func(t *testing.T) {
-			for _, guarded := range []bool{false, true} {
-				name := "unguarded"
-				if guarded {
-					name = "exec"
+			for _, mode := range []string{"unguarded", "exec", "exec-auto-mode"} {
+				guarded := mode != "unguarded"
+				if mode == "exec-auto-mode" && h != Claude {
+					continue
 				}
-				t.Run(name, func(t *testing.T) {
+				t.Run(mode, func(t *testing.T) {
 					marker := filepath.Join(t.TempDir(), markerName)
 					a := New(t, h, ShellCall(h, "touch "+marker), Say("done"))
 					f := newTrustedFixture(t, a, marker)
 					allowExecTools(a)
-					if h == Claude {
-						// Auto mode sets --allowedTools Bash aside and
-						// asks the server (interactiveDialogs).
+					if h == Claude && mode != "exec-auto-mode" {
+						// Auto mode, Claude Code 2.1.332's default, sets
+						// --allowedTools Bash aside and asks the server
+						// (interactiveDialogs), so that without a guard
+						// the command would wait for an answer; the guard
+						// runs before that check.
 						a.Args = append(a.Args, "--permission-mode", "default")
 					}
 					if guarded {
@@ -263,6 +266,50 @@ func TestExecInteractive(t *testing.T) {
 					f.checkLeftovers(t, a)
 				})
 			}
+		})
+	}
+}
+
+// TestExecInteractiveTamper: TestExecTamper in an interactive session.
+// The model replaces the snapshot's guard (a command the intact guard lets
+// through), then asks for the marker command: bundlectl's check of the
+// snapshot fails, the event is blocked with a reason naming the bundle,
+// and the replaced guard never runs.
+func TestExecInteractiveTamper(t *testing.T) {
+	for _, h := range []Host{Claude, Codex} {
+		t.Run(string(h), func(t *testing.T) {
+			tmp := t.TempDir()
+			marker := filepath.Join(tmp, markerName)
+			a := New(t, h)
+			f := newTrustedFixture(t, a, marker)
+			snap := f.snapshot(t)
+			writeFile(t, tmp, "evil-guard", "#!/bin/sh\ntouch "+f.tamper+"\nexit 0\n", 0o755)
+			guard := filepath.Join(snap, "bin", "guard.sh")
+			tamper := fmt.Sprintf("chmod u+w %s && cat %s > %s", guard, filepath.Join(tmp, "evil-guard"), guard)
+			a.Model.Script = []Turn{ShellCall(h, tamper), ShellCall(h, "touch "+marker), Say("done")}
+			allowExecTools(a)
+			if h == Claude {
+				a.Args = append(a.Args, "--permission-mode", "default")
+			}
+			a.Launcher = f.launcher(t)
+			argv, env := interactiveCommand(t, a, "tamper, then make the marker")
+			out := runPty(t, a, argv, env, interactiveDialogs, func() bool { return len(sessionCalls(a, 2)) > 0 })
+			res := &Result{Stdout: out, Exit: -1, Requests: a.Model.Requests()}
+
+			if b, err := os.ReadFile(guard); err != nil || !strings.Contains(string(b), f.tamper) {
+				t.Fatalf("the tamper command did not replace the snapshot's guard (%v)\n%s\n%s", err, res, a.Model.Dump())
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the guarded command ran after the snapshot was tampered with\n%s\n%s", res, a.Model.Dump())
+			}
+			if _, err := os.Stat(f.tamper); err == nil {
+				t.Errorf("the tampered guard ran")
+			}
+			rs := sessionCalls(a, 2)
+			if len(rs) == 0 || !rs[len(rs)-1].Contains("cannot run, so the event is blocked") || !rs[len(rs)-1].Contains(pluginName) {
+				t.Errorf("the block reason naming the bundle did not reach the model\n%s\n%s", res, a.Model.Dump())
+			}
+			f.checkLeftovers(t, a)
 		})
 	}
 }
