@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,9 +23,14 @@ func runInteractive(t *testing.T, a *Agent, prompt string) string {
 	}
 	argv, env := a.Command(t, prompt)
 	argv = append(argv[:len(argv)-2], "-i", prompt) // Command ends with -p prompt
+	// script(1) starts the program in a session of its own, which a kill
+	// of script's process group does not reach: the shell writes its pid,
+	// then becomes the program, whose group stop kills.
+	pidFile := filepath.Join(t.TempDir(), "pid")
 	var line strings.Builder
+	line.WriteString("echo $$ > " + shellQuote(pidFile) + "; exec ")
 	for _, x := range argv {
-		line.WriteString("'" + strings.ReplaceAll(x, "'", `'\''`) + "' ")
+		line.WriteString(shellQuote(x) + " ")
 	}
 	cmd := exec.Command("script", "-qfec", line.String(), "/dev/null")
 	cmd.Env = append(env, "TERM=xterm-256color")
@@ -42,22 +48,43 @@ func runInteractive(t *testing.T, a *Agent, prompt string) string {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
+	stop := func() {
+		killProgramGroup(pidFile)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
 	guard := time.After(HangGuard)
 	for len(a.Model.Requests()) == 0 {
 		select {
 		case <-done:
+			killProgramGroup(pidFile) // what the program left behind
 			return out.String()
 		case <-guard:
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
+			stop()
 			t.Fatalf("agenttest: interactive gemini sent no request within the %v hang guard\n%s", HangGuard, out.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	<-done
+	stop()
 	return out.String()
 }
+
+// killProgramGroup SIGKILLs the process group of the program whose pid
+// the shell under script(1) wrote to pidFile (see runInteractive): the
+// program and whatever it started, which Gemini CLI, deaf to SIGTERM,
+// would otherwise leave running after the test.
+func killProgramGroup(pidFile string) {
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return
+	}
+	if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 1 {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
+
+// shellQuote quotes s as one word for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestGeminiUntrustedFolderSettings: with folder trust on (Gemini CLI
 // 0.61's default) and a working directory trustedFolders.json does not

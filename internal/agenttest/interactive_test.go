@@ -98,7 +98,7 @@ func runPty(t testing.TB, a *Agent, argv, env []string, dialogs []string, done f
 	// then becomes the program: that pid is the program's.
 	fmt.Fprintf(&line, "stty rows 40 cols 120; echo $$ > '%s'; exec ", pidFile)
 	for _, x := range argv {
-		line.WriteString("'" + strings.ReplaceAll(x, "'", `'\''`) + "' ")
+		line.WriteString(shellQuote(x) + " ")
 	}
 	cmd := exec.Command("script", "-qfec", line.String(), "/dev/null")
 	cmd.Env = env
@@ -117,6 +117,7 @@ func runPty(t testing.TB, a *Agent, argv, env []string, dialogs []string, done f
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	defer func() {
+		killProgramGroup(pidFile) // script(1) puts the program in a session of its own
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	}()
