@@ -224,6 +224,16 @@ func (f *execFixture) checkMCP(t *testing.T, a *Agent, res *Result, mcpTurn int)
 // command, and that its reason reached the model.
 func (f *execFixture) checkGuard(t *testing.T, a *Agent, res *Result, shellTurn int) {
 	t.Helper()
+	f.checkBlockedFromSnapshot(t, a, res)
+	if r, ok := lastAt(a, shellTurn+1); !ok || !r.Contains(blockReason) {
+		t.Errorf("the guard's reason did not reach the model\n%s\n%s", res, a.Model.Dump())
+	}
+}
+
+// checkBlockedFromSnapshot asserts the marker command did not run and the
+// guard hook ran from the snapshot.
+func (f *execFixture) checkBlockedFromSnapshot(t *testing.T, a *Agent, res *Result) {
+	t.Helper()
 	if _, err := os.Stat(f.marker); err == nil {
 		t.Errorf("the guarded command ran: the marker exists\n%s\n%s", res, a.Model.Dump())
 	}
@@ -232,9 +242,6 @@ func (f *execFixture) checkGuard(t *testing.T, a *Agent, res *Result, shellTurn 
 		t.Errorf("the guard hook never ran\n%s", res)
 	} else if !strings.HasPrefix(string(argv), filepath.Join(f.home, "store")+string(filepath.Separator)) {
 		t.Errorf("the guard ran as %q, not from the snapshot", argv)
-	}
-	if r, ok := lastAt(a, shellTurn+1); !ok || !r.Contains(blockReason) {
-		t.Errorf("the guard's reason did not reach the model\n%s\n%s", res, a.Model.Dump())
 	}
 }
 

@@ -208,15 +208,7 @@ func sessionCalls(a *Agent, n int) []Request {
 // session's next request.
 func checkInteractiveGuard(t *testing.T, a *Agent, f *execFixture, res *Result) {
 	t.Helper()
-	if _, err := os.Stat(f.marker); err == nil {
-		t.Errorf("the guarded command ran: the marker exists\n%s\n%s", res, a.Model.Dump())
-	}
-	argv, err := os.ReadFile(filepath.Join(f.rec, "hook-argv.txt"))
-	if err != nil {
-		t.Errorf("the guard hook never ran\n%s", res)
-	} else if !strings.HasPrefix(string(argv), filepath.Join(f.home, "store")+string(filepath.Separator)) {
-		t.Errorf("the guard ran as %q, not from the snapshot", argv)
-	}
+	f.checkBlockedFromSnapshot(t, a, res)
 	rs := sessionCalls(a, 1)
 	if len(rs) == 0 || !rs[len(rs)-1].Contains(blockReason) {
 		t.Errorf("the guard's reason did not reach the model\n%s\n%s", res, a.Model.Dump())
