@@ -635,8 +635,23 @@ func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
 //
 // The workspace's settings count only when Gemini CLI is sure to trust
 // the folder (trustsFolder): else they are checked, and so are the other
-// layers without them, and either turning hooks off refuses.
+// layers without them, and either turning hooks off refuses. A system
+// settings file Gemini CLI skips as insecure counts as absent
+// (settingsLayers), and a refusal says so.
 func hooksOff(user string, env []string) error {
+	err := hooksOffFolder(user, env)
+	var off *hosts.HooksOffError
+	if errors.As(err, &off) && off.Text == "" {
+		if note := skippedSystemFiles(env); note != "" {
+			off.Fix += "; " + note
+		}
+	}
+	return err
+}
+
+// hooksOffFolder is hooksOff, with the workspace's settings counted only
+// in a folder Gemini CLI is sure to trust.
+func hooksOffFolder(user string, env []string) error {
 	layers := settingsLayers(user, env)
 	err := hooksOffIn(layers, env)
 	if err != nil || len(layers) < 4 || trustsFolder(user, env, workingDir()) {
@@ -807,8 +822,30 @@ var authFields = []string{"oauth", "authProviderType", "targetAudience", "target
 
 // settingsLayers are the settings files Gemini CLI reads, the one that
 // decides a setting first: system settings, the workspace's, the user's,
-// the system defaults.
+// the system defaults. A system file Gemini CLI skips as insecure
+// (systemFileSkipped) is "" here: it counts as absent, as it does for
+// Gemini CLI.
 func settingsLayers(user string, env []string) []string {
+	system, defaults := systemSettingsPaths(env)
+	if systemFileSkipped(system) != "" {
+		system = ""
+	}
+	if systemFileSkipped(defaults) != "" {
+		defaults = ""
+	}
+	layers := []string{system}
+	if wd, err := os.Getwd(); err == nil {
+		layers = append(layers, filepath.Join(wd, ".gemini", "settings.json"))
+	}
+	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
+	return layers
+}
+
+// systemSettingsPaths are the system settings and system defaults files
+// Gemini CLI reads: $GEMINI_CLI_SYSTEM_SETTINGS_PATH, else the platform's
+// place, and $GEMINI_CLI_SYSTEM_DEFAULTS_PATH, else system-defaults.json
+// beside the system settings.
+func systemSettingsPaths(env []string) (system, defaults string) {
 	get := func(k string) string {
 		for _, kv := range env {
 			if v, ok := strings.CutPrefix(kv, k+"="); ok {
@@ -817,21 +854,30 @@ func settingsLayers(user string, env []string) []string {
 		}
 		return ""
 	}
-	system := get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
+	system = get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
 	if system == "" {
 		system = "/etc/gemini-cli/settings.json"
 		if runtime.GOOS == "darwin" {
 			system = "/Library/Application Support/GeminiCli/settings.json"
 		}
 	}
-	defaults := get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
+	defaults = get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH")
 	if defaults == "" {
 		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
 	}
-	layers := []string{system}
-	if wd, err := os.Getwd(); err == nil {
-		layers = append(layers, filepath.Join(wd, ".gemini", "settings.json"))
+	return system, defaults
+}
+
+// skippedSystemFiles says which system settings files Gemini CLI skips as
+// insecure, and why, for a message that would otherwise leave the reader
+// wondering why such a file's setting did not count.
+func skippedSystemFiles(env []string) string {
+	system, defaults := systemSettingsPaths(env)
+	var out []string
+	for _, f := range []string{system, defaults} {
+		if why := systemFileSkipped(f); why != "" {
+			out = append(out, fmt.Sprintf("Gemini CLI skips the system settings file %s, and so does bundlectl, as %s: it reads one only when the file and every directory above it are owned by root and writable by no one else", bundle.Quote(f), why))
+		}
 	}
-	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
-	return layers
+	return strings.Join(out, "; ")
 }

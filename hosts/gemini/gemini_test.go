@@ -384,17 +384,4 @@ func TestHooksOffSpellings(t *testing.T) {
 			t.Errorf("%s: refused %v, want %v (%v)", tc.settings, got, tc.off, err)
 		}
 	}
-	// A layer above that sets enabled decides; a non-object below it is
-	// replaced by that layer's object.
-	user := t.TempDir()
-	os.WriteFile(filepath.Join(user, "settings.json"), []byte(`{"hooksConfig": false}`), 0o600)
-	os.WriteFile(sys, []byte(`{"hooksConfig": {"enabled": true}}`), 0o600)
-	if err := hooksOff(user, env); err != nil {
-		t.Errorf("system settings' enabled true over the user's non-object: %v", err)
-	}
-	// ...but one that does not set it leaves it unset: off.
-	os.WriteFile(sys, []byte(`{"hooksConfig": {"notifications": true}}`), 0o600)
-	if err := hooksOff(user, env); err == nil || !strings.Contains(err.Error(), `"hooksConfig": false (not an object`) {
-		t.Errorf("the user's non-object under a system hooksConfig without enabled: %v", err)
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -84,4 +85,108 @@ func TestExecGeminiHooksOffSpellings(t *testing.T) {
 			f.checkGuard(t, a, res, 0)
 		})
 	}
+}
+
+// TestExecGeminiSystemSettingsSkipped: Gemini CLI 0.61 reads a system
+// settings file (GEMINI_CLI_SYSTEM_SETTINGS_PATH) only when it and every
+// directory above it are owned by root and writable by no one else: one
+// under the temporary directory (/tmp, mode 1777) is skipped, so its
+// hooksConfig.enabled true does not turn the hooks back on over the
+// user's false, and bundlectl exec refuses; the same file in a
+// root-owned directory is read, the hooks run, and exec starts with the
+// guard working. (hosts/gemini systemFileSkipped; the secure half needs
+// root and a root-owned home directory, and is skipped without them.)
+func TestExecGeminiSystemSettingsSkipped(t *testing.T) {
+	userOff := map[string]any{"hooksConfig": map[string]any{"enabled": false}}
+	on := map[string]any{"hooksConfig": map[string]any{"enabled": true}}
+	for _, tc := range []struct {
+		name string
+		dir  func(t *testing.T) string
+		read bool
+	}{
+		{"under-tmp", func(t *testing.T) string { return t.TempDir() }, false},
+		{"root-owned", rootOwnedDir, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir(t)
+			writeJSONFile(t, dir, "settings.json", on)
+			if err := os.Chmod(filepath.Join(dir, "settings.json"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(dir, "settings.json")}
+
+			rec := t.TempDir()
+			a := New(t, GeminiCLI, Say("done"))
+			ext := filepath.Join(a.ConfigDir(), "extensions", "ext1")
+			writeJSONFile(t, ext, "gemini-extension.json", map[string]any{"name": "ext1", "version": "1.0.0"})
+			writeJSONFile(t, ext, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ext1")}}}}}})
+			a.Settings = userOff
+			a.Env = env
+			res := a.Run(t, "hello")
+			if res.Exit != 0 {
+				t.Fatalf("Gemini CLI alone: %s", res)
+			}
+			if ran := len(ranOwn(t, rec)) > 0; ran != tc.read {
+				t.Fatalf("Gemini CLI alone ran the extension's hook: %v, want %v (the system settings read)\n%s", ran, tc.read, res)
+			}
+
+			marker := filepath.Join(t.TempDir(), markerName)
+			a = New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+			f := newTrustedFixture(t, a, marker)
+			a.Launcher = f.launcher(t)
+			a.Settings = userOff
+			a.Env = env
+			res = a.Run(t, "tell me about owls")
+			if tc.read {
+				if res.Exit != 0 {
+					t.Fatalf("exec: %s", res)
+				}
+				f.checkGuard(t, a, res, 0)
+				return
+			}
+			if res.Exit != 1 || len(a.Model.Requests()) > 0 {
+				t.Fatalf("exec started Gemini CLI (exit %d, %d model requests) with the system settings Gemini CLI skips taken for read\n%s", res.Exit, len(a.Model.Requests()), res)
+			}
+			if want := "Gemini CLI skips the system settings file " + `"` + filepath.Join(dir, "settings.json") + `"`; !strings.Contains(res.Stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, res.Stderr)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the marker exists")
+			}
+		})
+	}
+}
+
+// rootOwnedDir makes a directory that Gemini CLI reads a system settings
+// file from: it and every directory above it owned by root and writable
+// by no one else, which the temporary directory is not. It is made in the
+// home directory, or the test is skipped.
+func rootOwnedDir(t *testing.T) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	if os.Geteuid() != 0 || err != nil {
+		t.Skip("needs root and a root-owned home directory")
+	}
+	for d := home; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Skip(err)
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
+			t.Skipf("%s is not owned by root or is writable by others", d)
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	dir, err := os.MkdirTemp(home, "bundlectl-agenttest-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
