@@ -438,10 +438,37 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 	if !exclusive {
 		notes = append(notes, ownNotes(own, ours, list, readEnablement(filepath.Join(ext, enablementFile)), cwd)...)
 	}
+	notes = append(notes, mcpNotes(views, user, env, cwd)...)
 	outEnv := slices.Clone(env)
 	outEnv = slices.DeleteFunc(outEnv, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
 	outEnv = append(outEnv, "GEMINI_CLI_HOME="+home)
 	return &hosts.Launch{Argv: out, Env: outEnv, Notes: notes, Cleanup: func() {}}, nil
+}
+
+// mcpNotes names the views whose MCP servers Gemini CLI will not start
+// when it may not trust the working directory (trustsFolder): in a folder
+// it does not trust, Gemini CLI 0.61 connects to no MCP server, an
+// extension's included (internal/agenttest TestGeminiUntrustedFolderMCP).
+// The tools go missing; no guard does, so this is a note, not a refusal.
+func mcpNotes(views []hosts.BuiltView, user string, env []string, cwd string) []string {
+	var names []string
+	for _, v := range views {
+		data, err := os.ReadFile(filepath.Join(v.Dir, "gemini-extension.json"))
+		if err != nil {
+			continue
+		}
+		var m struct {
+			MCPServers map[string]json.RawMessage `json:"mcpServers"`
+		}
+		if json.Unmarshal(data, &m) == nil && len(m.MCPServers) > 0 {
+			names = append(names, bundle.Quote(v.Bundle))
+		}
+	}
+	if len(names) == 0 || trustsFolder(user, env, cwd) {
+		return nil
+	}
+	return []string{fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder with Gemini CLI's /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",
+		bundle.Quote(cwd), strings.Join(names, ", "), bundle.Quote(trustedFoldersPath(user, env)))}
 }
 
 // ownSelected refuses a -e argument that names one of the user's own

@@ -3,7 +3,11 @@ package gemini
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
 )
 
 // TestTrustsFolder: bundlectl takes a folder as trusted only where Gemini
@@ -49,6 +53,48 @@ func TestTrustsFolder(t *testing.T) {
 		}
 		if got := trustsFolder(user, append([]string{sys}, tc.env...), tc.cwd); got != tc.want {
 			t.Errorf("%s: trustsFolder = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLaunchUntrustedMCPNote: where Gemini CLI may not trust the working
+// directory, exec names the views whose MCP servers it would not start
+// there, and how to trust the folder; in a folder it is sure to trust, or
+// for views without servers, it says nothing.
+func TestLaunchUntrustedMCPNote(t *testing.T) {
+	user := t.TempDir()
+	os.MkdirAll(filepath.Join(user, ".gemini"), 0o700)
+	withMCP := filepath.Join(t.TempDir(), "with")
+	without := filepath.Join(t.TempDir(), "without")
+	os.MkdirAll(withMCP, 0o700)
+	os.MkdirAll(without, 0o700)
+	os.WriteFile(filepath.Join(withMCP, "gemini-extension.json"), []byte(`{"name":"db","mcpServers":{"db":{"command":"bundlectl"}}}`), 0o600)
+	os.WriteFile(filepath.Join(without, "gemini-extension.json"), []byte(`{"name":"lint"}`), 0o600)
+	views := []hosts.BuiltView{{Bundle: "db", Dir: withMCP}, {Bundle: "lint", Dir: without}}
+	base := []string{"HOME=" + user, "PATH=/bin", "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "none.json")}
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		views []hosts.BuiltView
+		want  bool
+	}{
+		{"untrusted", nil, views, true},
+		{"trusted for the session", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, views, false},
+		{"no servers", nil, views[1:], false},
+	} {
+		s := hosts.NewSession(t.TempDir())
+		l, err := Host{}.Launch(s, tc.views, []string{"gemini"}, append(slices.Clone(base), tc.env...))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s.Remove()
+		notes := strings.Join(l.Notes, "\n")
+		got := strings.Contains(notes, "starts no MCP server")
+		if got != tc.want {
+			t.Errorf("%s: note %v, want %v: %s", tc.name, got, tc.want, notes)
+		}
+		if got && (!strings.Contains(notes, `the bundles "db" would not start`) || strings.Contains(notes, `"lint"`) || !strings.Contains(notes, "GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini")) {
+			t.Errorf("%s: the note names the wrong bundles or no fix: %s", tc.name, notes)
 		}
 	}
 }
