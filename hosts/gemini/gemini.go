@@ -354,6 +354,9 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 		if err := hooksOff(user, env); err != nil {
 			return nil, err
 		}
+		if err := hookShellMissing(env); err != nil {
+			return nil, err
+		}
 	}
 	if len(views) > 0 {
 		if err := allowListSet(user, env); err != nil {
@@ -691,6 +694,52 @@ func hooksOffFolder(user string, env []string) error {
 	off.SetEnv = "GEMINI_CLI_TRUST_WORKSPACE=true"
 	off.Fix = fmt.Sprintf("the workspace's %s turns them back on, but Gemini CLI reads it only in a folder it trusts, and it may not trust %s (--skip-trust does not make it read it): trust the folder in Gemini CLI, with its /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini; or take the setting out of %s",
 		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), bundle.Quote(trustedFoldersPath(user, env)), bundle.Quote(off.File))
+	return off
+}
+
+// hookShellMissing refuses a launch whose PATH holds no bash: Gemini CLI
+// 0.61 runs every command hook as "bash -c <command>" (not /bin/sh),
+// bash looked up in its PATH, and when it cannot start the hook it goes on
+// as for a hook that failed without blocking, running the tool the guard
+// was for (internal/agenttest TestGeminiHooksNeedBash). On Windows it uses
+// PowerShell, which this does not check.
+func hookShellMissing(env []string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	path, set := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path, set = v, true
+		}
+	}
+	if !set {
+		path = "/usr/bin:/bin" // what node's spawn searches without one
+	}
+	executable := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if executable(filepath.Join(dir, "bash")) {
+			return nil
+		}
+	}
+	off := &hosts.HooksOffError{Host: "gemini", Text: fmt.Sprintf("bundlectl exec -- gemini loads the active bundles' guards as hooks, and Gemini CLI runs every hook with bash, which is not in the PATH it would get (%s): no guard would start, and Gemini CLI would go on and run the tools they guard, so the agent is not started: install bash, or put the directory that holds it in PATH", bundle.Quote(path))}
+	for _, dir := range []string{"/usr/bin", "/bin", "/usr/local/bin", "/opt/homebrew/bin"} {
+		if executable(filepath.Join(dir, "bash")) {
+			p := dir
+			if path != "" {
+				p = path + string(filepath.ListSeparator) + dir
+			}
+			off.SetEnv = "PATH=" + p
+			off.Text += fmt.Sprintf(" (%s holds it)", bundle.Quote(dir))
+			break
+		}
+	}
 	return off
 }
 
