@@ -357,6 +357,9 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 		if err := hookShellMissing(env); err != nil {
 			return nil, err
 		}
+		if err := sandboxOff(user, env, argv[1:]); err != nil {
+			return nil, err
+		}
 	}
 	if len(views) > 0 {
 		if err := allowListSet(user, env); err != nil {
