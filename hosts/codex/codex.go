@@ -17,6 +17,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -293,7 +294,9 @@ const Marketplace = "bundlectl-"
 // keep the session's views or their hooks from loading, and "" when none
 // does: a feature switched off (--disable plugins|hooks, or -c
 // features.plugins|hooks set to anything but true, the last setting
-// winning), the whole features table replaced (-c features=…), or the
+// winning), the whole features table replaced (-c features=…) by one
+// that does not set both true (what it leaves out the configuration
+// files decide), or the
 // hooks configuration overridden (-c hooks…), which would drop the trust
 // Codex needs to run the views' hooks. (-c plugins… arguments are
 // PluginArgError's.) Arguments after "--" are the prompt's.
@@ -329,15 +332,27 @@ func guardsOff(args []string) (string, []int) {
 		if !ok {
 			continue
 		}
-		switch k = configKey(k); {
-		case k == "features.plugins" || k == "features.hooks":
+		set := func(k, value string) {
 			f := feature[k]
 			if f == nil {
 				f = &setting{}
 				feature[k] = f
 			}
-			f.value, f.arg, f.at = strings.Trim(strings.TrimSpace(v), `"'`), "-c "+kv, append(f.at, span(from, i)...)
-		case k == "features" || k == "hooks" || strings.HasPrefix(k, "hooks."):
+			f.value, f.arg, f.at = value, "-c "+kv, append(f.at, span(from, i)...)
+		}
+		switch k = configKey(k); {
+		case k == "features.plugins" || k == "features.hooks":
+			set(k, strings.Trim(strings.TrimSpace(v), `"'`))
+		case k == "features":
+			// The whole table, in the -c layer: what it leaves out the
+			// configuration files decide, which may turn it off.
+			var doc map[string]any
+			_ = toml.Unmarshal([]byte("v = "+v), &doc)
+			t, _ := doc["v"].(map[string]any)
+			for _, name := range []string{"plugins", "hooks"} {
+				set("features."+name, fmt.Sprint(t[name]))
+			}
+		case k == "hooks" || strings.HasPrefix(k, "hooks."):
 			return "-c " + kv, span(from, i)
 		}
 	}
@@ -414,10 +429,13 @@ func configArg(args []string, i int) (kv, flag string, last int) {
 	return kv, flag, i
 }
 
-// configKey is a config override's key as Codex splits it on dots, each
-// part optionally quoted: features."plugins" is features.plugins.
+// configKey is a config override's key as Codex 0.171 reads it: trimmed,
+// then split on dots with each part taken as written, quotes and spaces
+// included, so features."hooks" and features. hooks name features Codex
+// does not have and change nothing (agenttest
+// TestCodexFeatureArgSpellings).
 func configKey(k string) string {
-	return strings.NewReplacer(`"`, "", "'", "", " ", "", "\t", "").Replace(k)
+	return strings.TrimSpace(k)
 }
 
 // Launch links the session's views into Codex's plugin cache and adds the

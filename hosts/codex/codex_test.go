@@ -48,9 +48,21 @@ func TestGuardsOff(t *testing.T) {
 		{[]string{"-c", "model=x"}, ""},
 		{[]string{"-c=features.plugins=false"}, "-c features.plugins=false"},
 		{[]string{"-c=features.hooks=false"}, "-c features.hooks=false"},
-		{[]string{"-c", `"features".plugins=false`}, `-c "features".plugins=false`},
-		{[]string{"-c", `features."hooks"=false`}, `-c features."hooks"=false`},
-		{[]string{"-c", `"hooks".state={}`}, `-c "hooks".state={}`},
+		// Codex takes each part of a key as written, quotes and spaces
+		// included (agenttest TestCodexFeatureArgSpellings).
+		{[]string{"-c", `"features".plugins=false`}, ""},
+		{[]string{"-c", `features."hooks"=false`}, ""},
+		{[]string{"-c", `features.'hooks'=false`}, ""},
+		{[]string{"-c", `features. hooks=false`}, ""},
+		{[]string{"-c", `"features"={hooks=false}`}, ""},
+		{[]string{"-c", `"hooks".state={}`}, ""},
+		{[]string{"-c", ` features.hooks = false`}, "-c  features.hooks = false"},
+		{[]string{"-c", "features={hooks=false}"}, "-c features={hooks=false}"},
+		{[]string{"-c", "features={}"}, "-c features={}"},
+		{[]string{"-c", "features={plugins=true}"}, "-c features={plugins=true}"},
+		{[]string{"-c", "features={plugins=true,hooks=true,x=1}"}, ""},
+		{[]string{"-c", "features={plugins=true,hooks=true}", "-c", "features.hooks=false"}, "-c features.hooks=false"},
+		{[]string{"-c", "features.hooks=false", "-c", "features={plugins=true,hooks=true}"}, ""},
 	} {
 		if got := GuardsOff(c.args); got != c.want {
 			t.Errorf("GuardsOff(%q) = %q, want %q", c.args, got, c.want)

@@ -503,8 +503,8 @@ func PluginArgs(args []string) []PluginArg {
 		if !ok {
 			continue
 		}
-		parts := strings.Split(strings.TrimSpace(k), ".")
-		if strings.Trim(parts[0], `"' `) != "plugins" {
+		parts := strings.Split(configKey(k), ".")
+		if parts[0] != "plugins" { // "plugins" is a table Codex does not read
 			continue
 		}
 		a := PluginArg{Arg: "-c " + kv, Value: strings.TrimSpace(v)}

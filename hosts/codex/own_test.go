@@ -352,7 +352,7 @@ func TestPluginArgError(t *testing.T) {
 		{[]string{"-c", "model=x"}, "", ""},
 		{[]string{"-c", `plugins={"a@m"={enabled=true}}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
 		{[]string{"-c", `plugins={}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
-		{[]string{`--config="plugins"={}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
+		{[]string{`--config="plugins"={}`}, "", ""}, // a table named "plugins" with its quotes (agenttest TestCodexFeatureArgSpellings)
 		{[]string{"-c", "plugins.x@bundlectl-1.enabled=false"}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
 		{[]string{"-c", `plugins."x@bundlectl-1"={}`}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
 		{[]string{"-c", "plugins.a@m.enabled=true"}, "", `enables your own plugin "a@m"`},
