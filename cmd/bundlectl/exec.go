@@ -90,7 +90,7 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 	plan, err := hosts.Prepare(hosts.Options{Home: r.Home, Workspace: r.Workspace, Exe: exe, Argv: argv, Environ: env, Exclusive: exclusive})
 	var ne *hosts.NotExclusiveError
 	if errors.As(err, &ne) {
-		return &usageError{err, ne.Hint()}
+		return &usageError{err, againNotExclusive(g, argv, ne.Hint())}
 	}
 	var ae *hosts.ArgumentError
 	if errors.As(err, &ae) {
@@ -170,6 +170,25 @@ func againWithout(g *globals, argv []string, drop []int, prefix, fallback string
 		return cmd
 	}
 	return prefix + " " + cmd
+}
+
+// againNotExclusive is this exec command again without --exclusive, the
+// agent's arguments kept: or, when an argument may hold a secret (rerun),
+// fallback, a command without the agent's arguments.
+func againNotExclusive(g *globals, argv []string, fallback string) string {
+	args := os.Args[1:]
+	if i := len(args) - len(argv); i > 0 && args[i] == argv[0] {
+		var again []string
+		for _, a := range args[:i] {
+			if a != "--exclusive" && !strings.HasPrefix(a, "--exclusive=") {
+				again = append(again, a)
+			}
+		}
+		if h := rerun(append(again, args[i:]...)); h != "" {
+			return h
+		}
+	}
+	return g.hint(fallback)
 }
 
 // agentMissing is the error of an agent that cannot be found: the

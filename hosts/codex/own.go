@@ -460,6 +460,7 @@ type PluginArg struct {
 	ID    string // the plugin the key names; "" for the whole table
 	Sub   string // the key below the plugin's entry ("enabled"); "" for the entry
 	Value string
+	At    []int // its indexes in the arguments, its value's too
 }
 
 // session reports whether the argument names a plugin of a bundlectl
@@ -498,6 +499,7 @@ func PluginArgs(args []string) []PluginArg {
 	var out []PluginArg
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		var kv string
+		from := i
 		kv, _, i = configArg(args, i)
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -508,6 +510,9 @@ func PluginArgs(args []string) []PluginArg {
 			continue
 		}
 		a := PluginArg{Arg: "-c " + kv, Value: strings.TrimSpace(v)}
+		for j := from; j <= i; j++ {
+			a.At = append(a.At, j)
+		}
 		if len(parts) > 1 {
 			a.ID = strings.TrimSpace(parts[1])
 			a.Sub = strings.TrimSpace(strings.Join(parts[2:], "."))
@@ -538,7 +543,7 @@ func expandTables(args []PluginArg) []PluginArg {
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			out = append(out, PluginArg{Arg: a.Arg, ID: id, Value: InlineTOML(tomlValue(t[id]))})
+			out = append(out, PluginArg{Arg: a.Arg, ID: id, Value: InlineTOML(tomlValue(t[id])), At: a.At})
 		}
 	}
 	return out
@@ -579,6 +584,7 @@ func PluginArgError(args []string, exclusive, views bool) error {
 	}
 	enabled := map[string]bool{} // under --exclusive every plugin starts out disabled
 	last := map[string]PluginArg{}
+	at := map[string][]int{} // every argument that sets the plugin: the hint leaves them all out
 	var order []string
 	for _, a := range PluginArgs(args) {
 		switch {
@@ -586,25 +592,29 @@ func PluginArgError(args []string, exclusive, views bool) error {
 			continue
 		case a.ID == "":
 			return &hosts.ArgumentError{
-				Err: fmt.Errorf("codex: the argument %s replaces the whole plugins table, and with it the -c plugins table exec loads the bundle views with, so no view would load: set one plugin's entry instead (-c plugins.<plugin>@<marketplace>.enabled=true)", bundle.Quote(a.Arg)),
-				Fix: fix,
+				Err:  fmt.Errorf("codex: the argument %s replaces the whole plugins table, and with it the -c plugins table exec loads the bundle views with, so no view would load: set one plugin's entry instead (-c plugins.<plugin>@<marketplace>.enabled=true)", bundle.Quote(a.Arg)),
+				Fix:  fix,
+				Args: a.At,
 			}
 		case a.session():
 			return &hosts.ArgumentError{
-				Err: fmt.Errorf("codex: the argument %s sets a plugin of a bundlectl session marketplace, a bundle view exec loads as reviewed: leave it out", bundle.Quote(a.Arg)),
-				Fix: fix,
+				Err:  fmt.Errorf("codex: the argument %s sets a plugin of a bundlectl session marketplace, a bundle view exec loads as reviewed: leave it out", bundle.Quote(a.Arg)),
+				Fix:  fix,
+				Args: a.At,
 			}
 		}
 		if _, seen := last[a.ID]; !seen {
 			order = append(order, a.ID)
 		}
 		enabled[a.ID], last[a.ID] = a.enables(enabled[a.ID]), a
+		at[a.ID] = append(at[a.ID], a.At...)
 	}
 	for _, id := range order {
 		if exclusive && enabled[id] {
 			return &hosts.ArgumentError{
-				Err: fmt.Errorf("codex: the argument %s enables your own plugin %s, which --exclusive keeps out of the session (bundlectl never reviewed it): leave it out, or start without --exclusive to load it beside the views", bundle.Quote(last[id].Arg), bundle.Quote(id)),
-				Fix: fix,
+				Err:  fmt.Errorf("codex: the argument %s enables your own plugin %s, which --exclusive keeps out of the session (bundlectl never reviewed it): leave it out, or start without --exclusive to load it beside the views", bundle.Quote(last[id].Arg), bundle.Quote(id)),
+				Fix:  fix,
+				Args: at[id],
 			}
 		}
 	}
