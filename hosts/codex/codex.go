@@ -516,6 +516,14 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	if file, setting := RequirementsOff(hooks); setting != "" {
 		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "Codex holds every session to that file's requirements, above any -c flag; have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
 	}
+	if file, plugin := RequirementsMCPOff(); plugin != "" {
+		for _, v := range views {
+			for _, srv := range viewServers(v.Dir) {
+				notes = append(notes, fmt.Sprintf("codex: bundle %s: its MCP server %s does not start, nor are its tools offered: %s lists the MCP servers plugins may start (plugin %s among them), and Codex starts no server of a plugin without a list, which a view never has; the bundle's hooks still run (grep -n -E -- '^[[:space:]]*\\[plugins' %s shows the lists)",
+					bundle.Quote(v.Bundle), bundle.Quote(srv), bundle.Quote(file), bundle.Quote(plugin), hosts.ShellJoin([]string{file})))
+			}
+		}
+	}
 	sd, err := s.Dir()
 	if err != nil {
 		return nil, err

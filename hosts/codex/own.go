@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -414,6 +415,53 @@ func RequirementsOff(hooks bool) (file, setting string) {
 		return file, "allow_managed_hooks_only = true"
 	}
 	return file, ""
+}
+
+// RequirementsMCPOff returns /etc/codex/requirements.toml and the first
+// plugin (sorted) whose [plugins."<id>".mcp_servers] list is not empty,
+// plugin "" when there is none. Codex 0.171 then starts only the MCP
+// servers of plugins that list them, each with its identity, and no
+// server of a plugin without a list, silently: a view's plugin id names a
+// session marketplace made at launch, which no such file lists. (The
+// top-level [mcp_servers] list applies to the configuration files'
+// servers, not to a plugin's.) A file that cannot be read or parsed sets
+// nothing: Codex does not start on it.
+func RequirementsMCPOff() (file, plugin string) {
+	file = filepath.Join(testOnlySystemDir, "requirements.toml")
+	doc, _ := readTOML(file)
+	plugins, _ := doc["plugins"].(map[string]any)
+	ids := make([]string, 0, len(plugins))
+	for id := range plugins {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		p, _ := plugins[id].(map[string]any)
+		if servers, _ := p["mcp_servers"].(map[string]any); len(servers) > 0 {
+			return file, id
+		}
+	}
+	return file, ""
+}
+
+// viewServers returns the names of the MCP servers of a view, sorted.
+func viewServers(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, Version, ".mcp.json"))
+	if err != nil {
+		return nil
+	}
+	var doc struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &doc) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(doc.MCPServers))
+	for n := range doc.MCPServers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // featureOff names the entry of a features table that turns the plugins

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -431,6 +432,57 @@ func TestLaunchRemote(t *testing.T) {
 		var ae *hosts.ArgumentError
 		if got := errors.As(err, &ae) && strings.Contains(err.Error(), `the argument "--remote ws://127.0.0.1:9" runs the session in an app server`); got != c.refused || !c.refused && err != nil {
 			t.Errorf("exclusive=%v views=%d: got %v, want refused %v", c.exclusive, len(c.views), err, c.refused)
+		}
+	}
+}
+
+// TestLaunchRequirementsMCP: a requirements.toml that lists the MCP
+// servers of some plugin keeps a view's servers from starting in Codex
+// 0.171 (internal/agenttest TestCodexRequirementsMCP): the launch names
+// each server, the bundle and the file before Codex starts, and goes on
+// (the hooks still run). Lists that are empty, and the top-level
+// [mcp_servers] list, leave a plugin's servers alone: no note.
+func TestLaunchRequirementsMCP(t *testing.T) {
+	const mcp = `{"mcpServers":{"index":{"command":"bundlectl"},"docs":{"url":"https://x"}}}`
+	for _, c := range []struct {
+		req  string
+		want []string // the servers named
+	}{
+		{"", nil},
+		{"[mcp_servers.other.identity]\ncommand = \"x\"\n", nil},
+		{"[plugins.\"else@m\".mcp_servers]\n", nil},
+		{"[plugins]\n", nil},
+		{"[plugins.\"else@m\".mcp_servers.other.identity]\ncommand = \"x\"\n", []string{"docs", "index"}},
+	} {
+		files := map[string]string{"view/local/.mcp.json": mcp}
+		if c.req != "" {
+			files["etc/requirements.toml"] = c.req
+		}
+		root := ownFixture(t, files)
+		env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+		views := []hosts.BuiltView{{Bundle: "guard", Dir: filepath.Join(root, "view")}}
+		l, err := launch(hosts.NewSession(filepath.Join(root, "views")), false, views, []string{"codex", "exec", "hi"}, env)
+		if err != nil {
+			t.Fatalf("%q: %v", c.req, err)
+		}
+		var named []string
+		for _, n := range l.Notes {
+			if strings.Contains(n, "does not start") {
+				if !strings.Contains(n, `bundle "guard"`) || !strings.Contains(n, strconv.Quote(filepath.Join(root, "etc", "requirements.toml"))) || !strings.Contains(n, `plugin "else@m"`) {
+					t.Errorf("%q: note %q does not name the bundle, the file and the plugin listed", c.req, n)
+				}
+				for _, s := range []string{"docs", "index"} {
+					if strings.Contains(n, "MCP server "+strconv.Quote(s)) {
+						named = append(named, s)
+					}
+				}
+			}
+		}
+		if !slices.Equal(named, c.want) {
+			t.Errorf("%q: the notes name the servers %q, want %q\n%q", c.req, named, c.want, l.Notes)
+		}
+		if l.Cleanup != nil {
+			l.Cleanup()
 		}
 	}
 }

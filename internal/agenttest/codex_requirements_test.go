@@ -96,3 +96,74 @@ func TestExecCodexRequirementsOff(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexRequirementsMCP records what requirements.toml's MCP server
+// allow-lists do to a plugin's stdio MCP server in Codex 0.171, which
+// starts without a word either way:
+//
+//   - the top-level [mcp_servers] table (the servers of the configuration
+//     files allowed, each with its identity) leaves a plugin's alone;
+//   - [plugins."<id>".mcp_servers] lists the servers of that plugin
+//     allowed; once any plugin's list is not empty, a plugin's server
+//     starts only when its own list names it with its identity, so every
+//     plugin without a list loses all of its servers.
+//
+// (hosts/codex RequirementsMCPOff, docs/hosts.md "Codex".)
+func TestCodexRequirementsMCP(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		req    string
+		starts bool
+	}{
+		{name: "none", starts: true},
+		{name: "other server allowed", req: "[mcp_servers.other.identity]\ncommand = \"/bin/nothing\"\n", starts: true},
+		{name: "its server allowed", req: "[mcp_servers.own-srv.identity]\ncommand = \"FAKEMCP\"\n", starts: true},
+		{name: "its server other command", req: "[mcp_servers.own-srv.identity]\ncommand = \"/bin/nothing\"\n", starts: true},
+		{name: "plugin table other server", req: "[plugins.\"own@mine\".mcp_servers.other.identity]\ncommand = \"/bin/nothing\"\n"},
+		{name: "plugin table its server", req: "[plugins.\"own@mine\".mcp_servers.own-srv.identity]\ncommand = \"FAKEMCP\"\n", starts: true},
+		{name: "another plugin table", req: "[plugins.\"else@mine\".mcp_servers.other.identity]\ncommand = \"/bin/nothing\"\n"},
+		{name: "plugin table its server other command", req: "[plugins.\"own@mine\".mcp_servers.own-srv.identity]\ncommand = \"/bin/nothing\"\n"},
+		{name: "another plugin empty table", req: "[plugins.\"else@mine\".mcp_servers]\n", starts: true},
+		{name: "another plugin no servers", req: "[plugins.\"else@mine\"]\n", starts: true},
+		{name: "empty plugins table", req: "[plugins]\n", starts: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			rec := t.TempDir()
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, rec)
+			if c.req != "" {
+				a.Launcher = overlayEtc(t, map[string]string{"requirements.toml": strings.ReplaceAll(c.req, "FAKEMCP", FakeMCPServer(t))})
+			}
+			a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID)}
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if got := len(mcpRecord(t, filepath.Join(rec, ownPlugin+".jsonl"))) > 0; got != c.starts {
+				t.Errorf("the plugin's MCP server started: %v, want %v (found by trying Codex 0.171)\n%s", got, c.starts, res)
+			}
+		})
+	}
+}
+
+// TestExecCodexRequirementsMCP: under a requirements.toml that lists
+// another plugin's MCP servers, the view's server never starts
+// (TestCodexRequirementsMCP), so bundlectl exec names it, the bundle and
+// the file on stderr before Codex starts; the view's guard still blocks.
+func TestExecCodexRequirementsMCP(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	turns, _, _, shellTurn := execScript(Codex, marker)
+	a := New(t, Codex, turns...)
+	f := newTrustedFixture(t, a, marker)
+	allowExecTools(a)
+	a.Launcher = append(overlayEtc(t, map[string]string{"requirements.toml": "[plugins.\"else@mine\".mcp_servers.other.identity]\ncommand = \"/bin/nothing\"\n"}), f.launcher(t)...)
+	res := a.Run(t, execPrompt(Codex))
+	want := fmt.Sprintf(`bundlectl: codex: bundle %q: its MCP server "fake" does not start, nor are its tools offered: "/etc/codex/requirements.toml" lists the MCP servers plugins may start (plugin "else@mine" among them)`, pluginName)
+	if !strings.Contains(res.Stderr, want) {
+		t.Errorf("want %q on stderr\n%s", want, res)
+	}
+	if got := mcpRecord(t, filepath.Join(f.rec, "mcp.jsonl")); len(got) > 0 {
+		t.Errorf("the view's MCP server started: %v", got)
+	}
+	f.checkGuard(t, a, res, shellTurn)
+}
