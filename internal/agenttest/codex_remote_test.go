@@ -40,7 +40,8 @@ func TestExecCodexRemote(t *testing.T) {
 // as if they could turn a view's guard off and do not, so bundlectl exec
 // lets them through (docs/hosts.md "Codex"): --ignore-user-config, a
 // --profile file that turns the hooks feature off (exec's -c flags
-// outrank it), and the removed plugin_hooks feature switched off.
+// outrank it), the removed plugin_hooks feature switched off,
+// --strict-config, --ephemeral and -C (--cd).
 func TestExecCodexGuardsStillRun(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -49,6 +50,9 @@ func TestExecCodexGuardsStillRun(t *testing.T) {
 		{"ignore-user-config", []string{"--ignore-user-config"}},
 		{"profile turns hooks off", []string{"--profile", "work"}},
 		{"plugin_hooks off", []string{"-c", "features.plugin_hooks=false"}},
+		{"strict-config", []string{"--strict-config"}},
+		{"ephemeral", []string{"--ephemeral"}},
+		{"cd", []string{"-C", "/"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
