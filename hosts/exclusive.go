@@ -27,5 +27,7 @@ func (e *NotExclusiveError) Error() string {
 }
 
 // Hint is the command that starts the agent without the switch, the
-// plugin named before it starts.
+// plugin named before it starts: without the agent's arguments, for when
+// exec cannot repeat its own command line without --exclusive (an
+// argument may hold a secret).
 func (e *NotExclusiveError) Hint() string { return "bundlectl exec -- " + e.Host }
