@@ -490,7 +490,8 @@ func ownSelected(own []ownExtension, ours map[string]bool, eargs []extArg) error
 				return &hosts.ArgumentError{
 					Err: fmt.Errorf("gemini: the argument %s names your own extension %s, which --exclusive keeps out of the session (bundlectl never reviewed it): leave it out of -e, or start without --exclusive to load it beside the views",
 						bundle.Quote(a.Arg), bundle.Quote(o.name)),
-					Fix: "bundlectl exec --exclusive -- gemini",
+					Fix:  "bundlectl exec --exclusive -- gemini",
+					Args: a.At,
 				}
 			}
 		}

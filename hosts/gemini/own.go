@@ -112,6 +112,10 @@ type extArg struct {
 	Arg      string
 	Value    string
 	HasValue bool
+	// At are the indexes of the argument (and its value) in the agent's
+	// arguments, for a hint without them; nil for a short group (-ye X),
+	// whose other letters are other options.
+	At []int
 }
 
 // names is the value split at commas and trimmed, as Gemini CLI's
@@ -140,10 +144,10 @@ func extensionsArgs(args []string) []extArg {
 		if i+1 < len(args) {
 			n := args[i+1]
 			if !strings.HasPrefix(n, "-") || negativeRe.MatchString(n) {
-				return extArg{Arg: arg + " " + n, Value: n, HasValue: true}, i + 1
+				return extArg{Arg: arg + " " + n, Value: n, HasValue: true, At: []int{i, i + 1}}, i + 1
 			}
 		}
-		return extArg{Arg: arg}, i
+		return extArg{Arg: arg, At: []int{i}}, i
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -158,7 +162,7 @@ func extensionsArgs(args []string) []extArg {
 			switch {
 			case k != "extensions" && k != "e":
 			case eq:
-				out = append(out, extArg{Arg: a, Value: v, HasValue: true})
+				out = append(out, extArg{Arg: a, Value: v, HasValue: true, At: []int{i}})
 			default:
 				var e extArg
 				e, i = next(i, a)
@@ -192,6 +196,9 @@ func extensionsArgs(args []string) []extArg {
 		if !broken && r[len(r)-1] == 'e' {
 			var e extArg
 			e, i = next(i, a)
+			if len(letters) > 0 {
+				e.At = nil
+			}
 			out = append(out, e)
 		}
 	}

@@ -268,6 +268,13 @@ func TestLaunchExclusive(t *testing.T) {
 	var ae *hosts.ArgumentError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), `the argument "--extensions=guard,Theirs" names your own extension "theirs"`) || ae.Hint() != "bundlectl exec --exclusive -- gemini" {
 		t.Errorf("a -e naming an own extension: %v", err)
+	} else if !slices.Equal(ae.Args, []int{2}) {
+		t.Errorf("the refused argument's indexes: %v, want [2] (exec's hint repeats the command without it)", ae.Args)
+	}
+	// A short group's other letters are other options: no hint can drop it.
+	_, err = launch(s, []hosts.BuiltView{{Bundle: "guard", Dir: view}}, []string{"gemini", "-ye", "theirs"}, env, true)
+	if !errors.As(err, &ae) || ae.Args != nil {
+		t.Errorf("-ye naming an own extension: %v (args %v), want an ArgumentError without indexes", err, ae.Args)
 	}
 	// agentguard is a bundle's name too: -e selects the view.
 	l, err := launch(s, []hosts.BuiltView{{Bundle: "agentguard", Dir: view}, {Bundle: "guard", Dir: view}}, []string{"gemini", "-e", "agentguard"}, env, true)
