@@ -395,7 +395,8 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 // source it reads is checked: managed settings (managed-settings.json and
 // each drop-in of managed-settings.d/), the user's (settings.json, or
 // cowork_settings.json: userSettingsFiles), the project's and its local
-// ones in the working directory and each directory above it, and each
+// ones in the working directory (not above it: found with the real CLI,
+// Claude Code reads none there, at a git root neither), and each
 // --settings argument (a file or a JSON string); --setting-sources leaves
 // out the user's, the project's or the local ones as it leaves them out
 // of Claude Code (found with the real CLI: a switch in a source it does
@@ -444,17 +445,14 @@ func hooksOff(args, env []string) error {
 	if config, err := ConfigDir(env); err == nil && u.reads("user") {
 		files = append(files, userSettingsFiles(config, env)...)
 	}
+	// The working directory only: Claude Code 2.1.332 reads no project
+	// settings above it, at a git repository's root neither.
 	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if u.reads("project") {
-				files = append(files, filepath.Join(d, ".claude", "settings.json"))
-			}
-			if u.reads("local") {
-				files = append(files, filepath.Join(d, ".claude", "settings.local.json"))
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+		if u.reads("project") {
+			files = append(files, filepath.Join(wd, ".claude", "settings.json"))
+		}
+		if u.reads("local") {
+			files = append(files, filepath.Join(wd, ".claude", "settings.local.json"))
 		}
 	}
 	for i := 0; i < len(args); i++ {

@@ -280,3 +280,27 @@ func TestExecClaudeManagedSideload(t *testing.T) {
 	res := a.Run(t, "make the marker")
 	checkRefused(t, a, f, res, "/etc/claude-code/managed-settings.json", `"disableSideloadFlags": true (Claude Code then loads no --plugin-dir, the views neither)`)
 }
+
+// TestExecClaudeParentSettings: Claude Code reads no project settings
+// above the working directory, at a git repository's root neither, so
+// disableAllHooks there keeps no guard from running
+// (TestClaudeGuardSwitches): exec starts the agent and the view's guard
+// blocks the marker command. exec used to refuse this.
+func TestExecClaudeParentSettings(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	parent := filepath.Dir(a.Workdir)
+	writeJSONFile(t, parent, ".claude/settings.json", map[string]any{"disableAllHooks": true})
+	writeJSONFile(t, parent, ".claude/settings.local.json", map[string]any{"allowManagedHooksOnly": true})
+	if out, err := exec.Command("git", "init", "-q", parent).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	a.Args = []string{"--allowedTools", "Bash"}
+	a.Launcher = f.launcher(t)
+	res := a.Run(t, "make the marker")
+	if res.Exit != 0 {
+		t.Errorf("exec refused a switch Claude Code does not read\n%s", res)
+	}
+	f.checkGuard(t, a, res, 0)
+}
