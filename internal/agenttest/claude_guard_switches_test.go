@@ -23,8 +23,10 @@ type guardCase struct {
 	// namespace.
 	managed map[string]string
 	blocks  bool
-	// hostRefuses: Claude Code itself refuses to start (exit 1).
+	// hostRefuses: Claude Code itself refuses to start (exit 1), saying
+	// hostSays ("disableSideloadFlags" when empty).
 	hostRefuses bool
+	hostSays    string
 	// gitParent makes the working directory's parent a git repository's root.
 	gitParent bool
 }
@@ -107,6 +109,10 @@ func overlayEtcAt(t *testing.T, dir string, files map[string]string) []string {
 //     Code's environment before plugins load: CLAUDE_CODE_SIMPLE or
 //     CLAUDE_CODE_SAFE_MODE set true there loads no plugin. A project's or
 //     local "env" does not; nor the user's under --setting-sources project.
+//   - A ~/.claude.json that is not JSON (a comment, a trailing comma or
+//     text) makes Claude Code refuse to start (exit 1, naming the file);
+//     one it cannot read (a directory) it skips, and starts with the
+//     guard running: an "env" it cannot read it does not apply.
 //   - CLAUDE_CODE_USE_COWORK_PLUGINS set true (in the environment, or in
 //     the "env" of settings.json) makes the user's settings file
 //     cowork_settings.json: disableAllHooks, or "<view>@inline": false,
@@ -139,6 +145,10 @@ func TestClaudeGuardSwitches(t *testing.T) {
 		{name: "--settings env CLAUDE_CODE_SIMPLE", args: []string{"--settings", simple}},
 		{name: "managed env CLAUDE_CODE_SIMPLE", managed: map[string]string{"managed-settings.json": simple}},
 		{name: "global config env CLAUDE_CODE_SIMPLE", files: map[string]string{"~/.claude.json": simple}},
+		{name: "global config env CLAUDE_CODE_SIMPLE, trailing comma", files: map[string]string{"~/.claude.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"},}`}, hostRefuses: true, hostSays: "is corrupted"},
+		{name: "global config env CLAUDE_CODE_SIMPLE, comment", files: map[string]string{"~/.claude.json": "// c\n" + simple}, hostRefuses: true, hostSays: "is corrupted"},
+		{name: "global config env CLAUDE_CODE_SIMPLE, trailing text", files: map[string]string{"~/.claude.json": simple + " x"}, hostRefuses: true, hostSays: "is corrupted"},
+		{name: "global config a directory", files: map[string]string{"~/.claude.json/x": "{}"}, blocks: true},
 		{name: "user env CLAUDE_CODE_SIMPLE 0", files: map[string]string{"~/.claude/settings.json": `{"env": {"CLAUDE_CODE_SIMPLE": "0"}}`}, blocks: true},
 		{name: "project env CLAUDE_CODE_SIMPLE", files: map[string]string{"./.claude/settings.json": simple}, blocks: true},
 		{name: "local env CLAUDE_CODE_SIMPLE", files: map[string]string{"./.claude/settings.local.json": simple}, blocks: true},
@@ -185,8 +195,12 @@ func TestClaudeGuardSwitches(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ran, blocked, res := runGuardCase(t, c)
 			if c.hostRefuses {
-				if ran || !blocked || res.Exit != 1 || !strings.Contains(res.Stderr, "disableSideloadFlags") {
-					t.Errorf("want Claude Code to refuse --plugin-dir itself, naming disableSideloadFlags (guard ran %v, marker blocked %v)\n%s", ran, blocked, res)
+				says := c.hostSays
+				if says == "" {
+					says = "disableSideloadFlags"
+				}
+				if ran || !blocked || res.Exit != 1 || !strings.Contains(res.Stderr, says) {
+					t.Errorf("want Claude Code to refuse to start, saying %q (guard ran %v, marker blocked %v)\n%s", says, ran, blocked, res)
 				}
 				return
 			}
