@@ -128,7 +128,9 @@ type envLayer struct {
 // userSettingsFiles), of the last --settings argument and of managed
 // settings. A project's settings and its local ones do not count. A file
 // that cannot be read gives nothing here: hooksOff refuses an unreadable
-// settings file on its own.
+// settings file on its own, and the global config is Claude Code's to
+// refuse — found with the real CLI, it refuses to start on one that is
+// not JSON, and skips one it cannot read, applying no "env" from it.
 func settingsEnv(args, env []string) []envLayer {
 	var out []envLayer
 	read := func(source string, m map[string]any) {
@@ -206,6 +208,24 @@ func userSettingsFiles(config string, env []string) []string {
 		return []string{plain, cowork}
 	}
 	return []string{plain}
+}
+
+// pluginsDir is the folder where Claude Code 2.1.332 keeps the user's
+// installed plugins (installed_plugins.json) and known marketplaces
+// (known_marketplaces.json), as its bundled code decides it:
+// $CLAUDE_CODE_PLUGIN_CACHE_DIR when set, else cowork_plugins in the
+// config directory when CLAUDE_CODE_USE_COWORK_PLUGINS holds (as it
+// holds for the user's settings: userSettingsFiles), else plugins there.
+func pluginsDir(config string, env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_CODE_PLUGIN_CACHE_DIR="); ok && v != "" {
+			return v
+		}
+	}
+	if slices.Contains(userSettingsFiles(config, env), filepath.Join(config, "cowork_settings.json")) {
+		return filepath.Join(config, "cowork_plugins")
+	}
+	return filepath.Join(config, "plugins")
 }
 
 // userArgs is what of the user's own claude arguments decides which
@@ -391,13 +411,14 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 		var ip struct {
 			Plugins map[string]json.RawMessage `json:"plugins"`
 		}
-		if b, err := os.ReadFile(filepath.Join(config, "plugins", "installed_plugins.json")); err == nil && json.Unmarshal(b, &ip) == nil {
+		dir := pluginsDir(config, env)
+		if b, err := os.ReadFile(filepath.Join(dir, "installed_plugins.json")); err == nil && json.Unmarshal(b, &ip) == nil {
 			for id := range ip.Plugins {
 				installed[id] = true
 			}
 		}
 		var km map[string]json.RawMessage
-		if b, err := os.ReadFile(filepath.Join(config, "plugins", "known_marketplaces.json")); err == nil && json.Unmarshal(b, &km) == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "known_marketplaces.json")); err == nil && json.Unmarshal(b, &km) == nil {
 			for m := range km {
 				markets[m] = true
 			}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -500,5 +501,50 @@ func TestHooksOffSideload(t *testing.T) {
 	var he *hosts.HooksOffError
 	if !errors.As(err, &he) || he.File != f || !strings.Contains(he.Setting, `"disableSideloadFlags": true`) {
 		t.Errorf("in a managed drop-in: err %v, want a HooksOffError naming it", err)
+	}
+}
+
+// TestOwnPluginsCowork: under CLAUDE_CODE_USE_COWORK_PLUGINS Claude Code
+// keeps installed plugins and known marketplaces in cowork_plugins, not
+// plugins (its bundled code; $CLAUDE_CODE_PLUGIN_CACHE_DIR replaces
+// either): --exclusive turns off what is installed there, and a plugin
+// installed only in plugins is not named as loading.
+func TestOwnPluginsCowork(t *testing.T) {
+	h := newOwnHome(t)
+	h.write(t, filepath.Join(h.config, "cowork_plugins", "installed_plugins.json"), map[string]any{"version": 2, "plugins": map[string]any{"w@cm": []any{}}})
+	h.write(t, filepath.Join(h.config, "cowork_plugins", "known_marketplaces.json"), map[string]any{"cmk": map[string]any{}})
+	h.write(t, filepath.Join(h.config, "cowork_settings.json"), enabled(map[string]any{"w@cm": true, "k@cmk": true, "a@m": true}))
+	cache := filepath.Join(t.TempDir(), "cache")
+	h.write(t, filepath.Join(cache, "installed_plugins.json"), map[string]any{"version": 2, "plugins": map[string]any{"k@cmk": []any{}}})
+	for _, c := range []struct {
+		name          string
+		env           []string
+		loads, offIDs []string
+	}{
+		{"cowork", []string{coworkVar + "=1"}, []string{"k@cmk", "w@cm"}, []string{"a@m", "k@cmk", "w@cm"}},
+		{"cowork, cache dir", []string{coworkVar + "=1", "CLAUDE_CODE_PLUGIN_CACHE_DIR=" + cache}, []string{"k@cmk"}, []string{"a@m", "k@cmk", "w@cm"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := ownPlugins(nil, append(h.env(), c.env...), h.wd, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var loads []string
+			for _, p := range st.plugins {
+				loads = append(loads, p.id)
+			}
+			set, err := st.exclusive()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var off []string
+			for id := range set["enabledPlugins"].(map[string]any) {
+				off = append(off, id)
+			}
+			sort.Strings(off)
+			if !reflect.DeepEqual(loads, c.loads) || !reflect.DeepEqual(off, c.offIDs) {
+				t.Errorf("loads %q, turned off %q; want %q, %q", loads, off, c.loads, c.offIDs)
+			}
+		})
 	}
 }
