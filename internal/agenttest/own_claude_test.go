@@ -48,6 +48,14 @@ func claudeCLI(t *testing.T, a *Agent, args ...string) {
 // settings.json from a.Settings on every run).
 func installOwnClaudePlugin(t *testing.T, a *Agent, rec string) {
 	t.Helper()
+	a.Settings = installOwnClaudePluginIn(t, a, rec, "settings.json")
+}
+
+// installOwnClaudePluginIn installs the own plugin as installOwnClaudePlugin
+// does and returns the user settings file the CLI enabled it in (name, in
+// the config directory).
+func installOwnClaudePluginIn(t *testing.T, a *Agent, rec, name string) map[string]any {
+	t.Helper()
 	mkt := filepath.Join(t.TempDir(), "marketplace")
 	writeJSONFile(t, mkt, ".claude-plugin/marketplace.json", map[string]any{
 		"name": ownClaudeMarket, "owner": map[string]any{"name": "agenttest"},
@@ -60,7 +68,7 @@ func installOwnClaudePlugin(t *testing.T, a *Agent, rec string) {
 	writeFile(t, dir, "skills/own-skill/SKILL.md", "---\nname: own-skill\ndescription: "+ownClaudeSkill+"\n---\n\nthe user's own skill\n", 0o644)
 	claudeCLI(t, a, "plugin", "marketplace", "add", mkt)
 	claudeCLI(t, a, "plugin", "install", ownClaudeID)
-	b, err := os.ReadFile(filepath.Join(a.ConfigDir(), "settings.json"))
+	b, err := os.ReadFile(filepath.Join(a.ConfigDir(), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +77,41 @@ func installOwnClaudePlugin(t *testing.T, a *Agent, rec string) {
 		t.Fatal(err)
 	}
 	if e, _ := s["enabledPlugins"].(map[string]any); e[ownClaudeID] != true {
-		t.Fatalf("claude plugin install did not enable %s in the user's settings:\n%s", ownClaudeID, b)
+		t.Fatalf("claude plugin install did not enable %s in the user's %s:\n%s", ownClaudeID, name, b)
 	}
-	a.Settings = s
+	return s
+}
+
+// TestExecClaudeOwnPluginCowork: under CLAUDE_CODE_USE_COWORK_PLUGINS the
+// real CLI installs the user's own plugin into cowork_plugins (and enables
+// it in cowork_settings.json), and a session loads it from there: exec
+// reads that folder, so it names the plugin (and --exclusive would turn it
+// off); the view's guard blocks.
+func TestExecClaudeOwnPluginCowork(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	r := &ownClaudeRun{a: a, f: f, rec: t.TempDir()}
+	a.Env = []string{"CLAUDE_CODE_USE_COWORK_PLUGINS=1"}
+	installOwnClaudePluginIn(t, a, r.rec, "cowork_settings.json")
+	for _, file := range []string{"installed_plugins.json", "known_marketplaces.json"} {
+		if _, err := os.Stat(filepath.Join(a.ConfigDir(), "cowork_plugins", file)); err != nil {
+			t.Errorf("the real CLI did not write cowork_plugins/%s: %v", file, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(a.ConfigDir(), "plugins", "installed_plugins.json")); err == nil {
+		t.Errorf("the real CLI wrote plugins/installed_plugins.json under cowork too: the test proves nothing")
+	}
+	a.Args = []string{"--allowedTools", "Bash"}
+	a.Launcher = f.launcher(t)
+	r.res = a.Run(t, "make the marker")
+	f.checkGuard(t, a, r.res, 0)
+	if !r.ownRan() {
+		t.Errorf("the user's own plugin did not load from cowork_plugins: the test proves nothing\n%s", r.res)
+	}
+	if want := fmt.Sprintf("your own plugin %q loads beside the views", ownClaudeID); !strings.Contains(r.res.Stderr, want) {
+		t.Errorf("stderr does not name the user's own plugin as %s\n%s", want, r.res)
+	}
 }
 
 // ownClaudeRun is one bundlectl exec session with the trusted guard bundle
