@@ -129,7 +129,10 @@ func overlayEtcAt(t *testing.T, dir string, files map[string]string) []string {
 //     strictKnownMarketplaces [] and blockedMarketplaces, an enabledPlugins
 //     wildcard "*@inline": false, a settings "hooks" entry for the same
 //     event, CLAUDE_CODE_PERSONAL_HOOKS_OFF,
-//     CLAUDE_CODE_MANAGED_SETTINGS_PATH, disableSideloadFlags outside
+//     CLAUDE_CODE_MANAGED_SETTINGS_PATH, CLAUDE_CODE_DISABLE_HOOK_FORWARDING,
+//     CLAUDE_CODE_PLUGIN_CACHE_DIR, the settings of an --add-dir
+//     directory (disableAllHooks, allowManagedHooksOnly, or
+//     CLAUDE_CODE_SIMPLE in its "env"), disableSideloadFlags outside
 //     managed settings, and disableAllHooks, allowManagedHooksOnly or
 //     enabledPlugins in ~/.claude.json, at its top level or in the
 //     project's entry (only its "env" counts).
@@ -188,6 +191,10 @@ func TestClaudeGuardSwitches(t *testing.T) {
 		{name: "enabledPlugins wildcard", files: map[string]string{"./.claude/settings.json": `{"enabledPlugins": {"*@inline": false, "*": false}}`}, blocks: true},
 		{name: "settings hooks for the event", files: map[string]string{"./.claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}`}, blocks: true},
 		{name: "global config switches", files: map[string]string{"~/.claude.json": `{"disableAllHooks": true, "enabledPlugins": {"grd@inline": false}, "projects": {"WORKDIR": {"disableAllHooks": true, "allowManagedHooksOnly": true, "enabledPlugins": {"grd@inline": false}, "disabledPlugins": ["grd@inline"]}}}`}, blocks: true},
+		{name: "--add-dir off", args: []string{"--add-dir", "extra"}, files: map[string]string{"./extra/.claude/settings.json": off, "./extra/.claude/settings.local.json": `{"allowManagedHooksOnly": true}`}, blocks: true},
+		{name: "--add-dir env CLAUDE_CODE_SIMPLE", args: []string{"--add-dir", "extra"}, files: map[string]string{"./extra/.claude/settings.json": simple}, blocks: true},
+		{name: "CLAUDE_CODE_DISABLE_HOOK_FORWARDING", env: []string{"CLAUDE_CODE_DISABLE_HOOK_FORWARDING=1"}, blocks: true},
+		{name: "CLAUDE_CODE_PLUGIN_CACHE_DIR", env: []string{"CLAUDE_CODE_PLUGIN_CACHE_DIR=HOME/cache"}, blocks: true},
 		{name: "CLAUDE_CODE_PERSONAL_HOOKS_OFF", env: []string{"CLAUDE_CODE_PERSONAL_HOOKS_OFF=1"}, blocks: true},
 		{name: "CLAUDE_CODE_MANAGED_SETTINGS_PATH", env: []string{"CLAUDE_CODE_MANAGED_SETTINGS_PATH=HOME/m.json"}, files: map[string]string{"~/m.json": off}, blocks: true},
 	}
