@@ -164,8 +164,8 @@ func (m *Manager) requiredUnset(b *bundle.Bundle, inv *inventory.Inventory, st *
 				return
 			}
 		}
-		if _, ok := values[o.Key]; ok {
-			continue
+		if v, ok := values[o.Key]; ok && v != "" {
+			continue // Claude Code counts a required option's empty value as not provided
 		}
 		st.Reasons = append(st.Reasons, "required option "+bundle.Quote(o.Key)+" is not set, so its processes get it empty")
 		if st.Hint == "" {
