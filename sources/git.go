@@ -242,9 +242,10 @@ func (g *gitRepo) fail(ctx context.Context, verb string, err error, stderr strin
 
 // LsRemote is "git ls-remote REMOTE", the command that shows why a fetch
 // from remote failed (the repository's refs, or git's own error for a
-// repository it cannot reach), or "" when remote carries userinfo, a
-// query or a fragment: a command printed for pasting never repeats a
-// credential, and one redacted would not work as printed.
+// repository it cannot reach), or "" when remote carries userinfo (other
+// than an ssh:// login name alone, see bareSSHUser), a query or a
+// fragment: a command printed for pasting never repeats a credential, and
+// one redacted would not work as printed.
 func LsRemote(remote string) string {
 	if remote == "" || redact(remote) != remote || strings.HasPrefix(remote, "-") || hasControl(remote) {
 		return ""

@@ -3,8 +3,9 @@ package sources
 import "testing"
 
 // The command a failed fetch hints never repeats a credential: a remote
-// with userinfo, a query or a fragment gets no hint rather than a
-// redacted one that would not work as printed.
+// with userinfo (other than an ssh:// login name alone, which is not a
+// secret), a query or a fragment gets no hint rather than a redacted one
+// that would not work as printed.
 func TestLsRemoteNeverPrintsCredentials(t *testing.T) {
 	for remote, want := range map[string]string{
 		"https://example.com/org/repo.git":        "git ls-remote https://example.com/org/repo.git",
@@ -13,7 +14,11 @@ func TestLsRemoteNeverPrintsCredentials(t *testing.T) {
 		"git@example.com:org/repo.git":            "git ls-remote git@example.com:org/repo.git",
 		"https://user:ghp_secret@example.com/r":   "",
 		"https://ghp_secret@example.com/r":        "",
-		"ssh://git@example.com/org/repo.git":      "",
+		"ssh://git@example.com/org/repo.git":      "git ls-remote ssh://git@example.com/org/repo.git",
+		"SSH://git@example.com:2222/org/repo.git": "git ls-remote SSH://git@example.com:2222/org/repo.git",
+		"ssh://git:pw@example.com/org/repo.git":   "",
+		"ssh://git%3Apw@example.com/org/repo.git": "",
+		"https://git@example.com/org/repo.git":    "",
 		"user:ghp_secret@example.com:org/repo":    "",
 		"https://example.com/r.git?token=secret":  "",
 		"https://example.com/r.git#access=secret": "",

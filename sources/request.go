@@ -464,6 +464,16 @@ func looksLikeSCPCredentials(src string) bool {
 	return !strings.Contains(host, "@") && strings.Contains(path, "@")
 }
 
+// bareSSHUser reports whether userinfo is an ssh:// URL's login name
+// alone ("git" in ssh://git@host/…): the account ssh logs in as, not a
+// secret. checkGitURL accepts it and state and lockfiles record it, as the
+// scp-like git@host:… is, so it is shown and hinted like that one. A
+// password (anything after ":") or a user on another scheme (https://TOKEN@…)
+// is never repeated.
+func bareSSHUser(scheme, userinfo string) bool {
+	return strings.EqualFold(scheme, "ssh") && userinfo != "" && !strings.ContainsAny(userinfo, ":%") && !strings.HasPrefix(userinfo, "-")
+}
+
 // redact returns src for display with any userinfo of a URL removed, so an
 // error about a URL carrying a token never repeats the token.
 func redact(src string) string {
@@ -481,7 +491,7 @@ func redact(src string) string {
 		host = rest[:end]
 	}
 	out := src
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+	if at := strings.LastIndexByte(host, '@'); at >= 0 && !bareSSHUser(src[:i], host[:at]) {
 		out = src[:i+3] + "[redacted]@" + rest[at+1:]
 	}
 	// A query or fragment is refused, and often holds a token
