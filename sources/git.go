@@ -253,24 +253,50 @@ func LsRemote(remote string) string {
 	return "git ls-remote " + bundle.ShellArg(remote)
 }
 
-// gitMessage keeps the last lines git wrote, escaped: a remote can write
-// anything to our standard error (its "remote:" lines), so it never
-// reaches a terminal raw.
+// gitMessage keeps the lines of git's standard error that carry the
+// cause, escaped: a remote can write anything to our standard error (its
+// "remote:" lines), so it never reaches a terminal raw. git ends a failure
+// with its "fatal:"/"error:" lines and often a paragraph of advice after
+// them ("Please make sure you have the correct access rights / and the
+// repository exists."), so the last lines alone can cut the cause ("fatal:
+// '/srv/r' does not appear to be a git repository"). When git wrote such
+// lines, every one is kept (at most maxCauseLines, the first ones: git
+// writes the cause first), after the line just before the first of them
+// (what ssh or the remote said: "ssh: connect to host … refused",
+// "remote: Repository not found."); else the last three lines.
 func gitMessage(stderr string) string {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	var keep []string
-	for i := len(lines) - 1; i >= 0 && len(keep) < 3; i-- {
-		l := strings.TrimSpace(lines[i])
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "hint:") {
 			continue
 		}
 		if len(l) > 240 {
 			l = l[:240] + "…"
 		}
-		keep = append([]string{bundle.Sanitize(l)}, keep...)
+		lines = append(lines, bundle.Sanitize(l))
+	}
+	cause := func(l string) bool { return strings.HasPrefix(l, "fatal:") || strings.HasPrefix(l, "error:") }
+	var keep []string
+	for i, l := range lines {
+		if !cause(l) {
+			continue
+		}
+		if len(keep) == 0 && i > 0 {
+			keep = append(keep, lines[i-1])
+		}
+		if keep = append(keep, l); len(keep) >= maxCauseLines {
+			break
+		}
+	}
+	if len(keep) == 0 {
+		keep = lines[max(0, len(lines)-3):]
 	}
 	return strings.Join(keep, "; ")
 }
+
+// maxCauseLines bounds the lines of git's standard error an error repeats.
+const maxCauseLines = 6
 
 // network runs a git command that transfers objects, stopping it once
 // the repository grows past maxBytes: a hostile or huge repository
