@@ -80,6 +80,16 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	if _, err := sources.Classify(q); err != nil {
 		return nil, sourceErr("", err)
 	}
+	// What this install creates (the home, the root) is removed again
+	// when it fails: a mistyped --home, or a first install whose fetch
+	// fails, leaves nothing behind.
+	fresh := missingDirs(m.Roots.Home, filepath.Dir(root), root)
+	installed := false
+	defer func() {
+		if !installed {
+			m.removeFresh(fresh, root)
+		}
+	}()
 	if err := ensureRoot(root, scope); err != nil {
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}
@@ -199,6 +209,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		return nil, stateErr(err)
 	}
 	in.Notes = append(in.Notes, m.shadowNotes(scope, res.Name)...)
+	installed = true
 	return in, nil
 }
 

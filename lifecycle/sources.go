@@ -332,3 +332,54 @@ func ownRealDir(p string) bool {
 	var st unix.Stat_t
 	return unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && int(st.Uid) == os.Geteuid()
 }
+
+// missingDirs returns those of dirs that do not exist (the ones a command
+// is about to create).
+func missingDirs(dirs ...string) []string {
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Lstat(d); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// removeFresh removes again what a failed install created (fresh, from
+// missingDirs): each directory only while it is empty but for an empty
+// TmpDir and, in the home, the fetch lock, which is unlinked only while
+// this process holds it (another bundlectl that has opened it keeps its
+// own). A directory that holds anything else — another command's state,
+// a tree — is left alone.
+func (m *Manager) removeFresh(fresh []string, root string) {
+	isFresh := func(d string) bool {
+		for _, f := range fresh {
+			if f == d {
+				return true
+			}
+		}
+		return false
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	for _, d := range []string{root, filepath.Dir(root)} {
+		if isFresh(d) {
+			_ = os.Remove(filepath.Join(d, TmpDir))
+			_ = os.Remove(d)
+		}
+	}
+	home := m.Roots.Home
+	if !isFresh(home) {
+		return
+	}
+	_ = os.Remove(filepath.Join(home, TmpDir))
+	fl := flock.New(filepath.Join(home, FetchLockName), flock.SetFlag(os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC))
+	if ok, err := fl.TryLock(); err == nil && ok {
+		if ents, err := os.ReadDir(home); err == nil && len(ents) == 1 && ents[0].Name() == FetchLockName {
+			_ = os.Remove(fl.Path())
+		}
+		_ = fl.Unlock()
+	}
+	_ = os.Remove(home)
+}

@@ -50,7 +50,8 @@ A source is one of:
 The fetch happens in a temporary directory inside the home; the tree is
 validated (links that leave it, bounds, names, and every rule of review) and
 renamed into the root only when it passes: a failed install leaves nothing
-in the root. An install killed before it recorded the source leaves the
+in the root, and removes the home and root it created (a mistyped --home
+is not left behind). An install killed before it recorded the source leaves the
 tree in the root with none; the same install run again records it. Network access happens only here and in update, only to the
 source named. Install never trusts and never enables: review the bundle,
 then trust the exact token the review prints.` +
