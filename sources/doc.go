@@ -87,8 +87,12 @@
 // blobs with git cat-file: nothing is checked out, so no attribute,
 // filter or hook of the repository can run. Each git process runs in its
 // own process group, killed with every helper it started when the fetch
-// times out (Options.Timeout, default DefaultTimeout) and when bundlectl
-// dies (Linux); the error names the source. A repository whose transfer
+// times out (Options.Timeout, default DefaultTimeout); the error names the
+// source. When bundlectl dies (even of SIGKILL, Linux) git gets the
+// parent-death signal, but only git: the helpers it started (upload-pack,
+// index-pack, remote-https, ssh) are not signalled and run on until they
+// find git gone (a closed pipe), or, for one waiting on the network, until
+// that wait ends. A repository whose transfer
 // grows beyond four times the total-size limit (plus 64 MiB) is stopped.
 //
 // # Invariants
