@@ -334,6 +334,9 @@ type SyncProblem struct {
 	// Mismatch: what was fetched (or is installed) is not what the
 	// lockfile pins, or breaks a rule; otherwise the fetch failed.
 	Mismatch bool `json:"mismatch"`
+	// Err is the failure itself (a *sources.Error for a fetch), for a
+	// caller that branches on it; Reason is its text.
+	Err error `json:"-"`
 }
 
 // SyncResult is the outcome of SyncLocked.
@@ -458,6 +461,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		res, err := sources.FetchLocked(ctx, m.tmpFor(root), lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
 		if err != nil {
 			problem(lb.Name, errors.Is(err, sources.ErrPinMismatch) || errors.Is(err, sources.ErrRefused), "%v", err)
+			out.Problems[len(out.Problems)-1].Err = err
 			continue
 		}
 		dir, holder, err := stage(res, lb.Name)

@@ -112,13 +112,22 @@ func runSync(ctx context.Context, g *globals, file string, timeout time.Duration
 	return &codeError{code: code, err: err, hint: hint}
 }
 
-// syncNext is the next step after a sync that trusted nothing, for the
-// first problem that has one: for a locked git source whose fetch failed,
-// git ls-remote of it (which shows why); for a fetched bundle whose token
-// is not the locked one, the install of exactly the locked source, whose
-// review shows what this machine fetches (and so what differs from the
-// review the lockfile records).
+// syncNext is the next step after a sync that trusted nothing: for a
+// locked source whose fetch failed, the command the fetch's own error
+// names (git ls-remote of the repository that failed, which shows why);
+// else, for a fetched bundle whose token is not the locked one, the
+// install of exactly the locked source, whose review shows what this
+// machine fetches (and so what differs from the review the lockfile
+// records).
 func syncNext(file string, se *lifecycle.SyncError) (note, hint string) {
+	for _, p := range se.Problems {
+		// A failed fetch says itself which repository failed (for a
+		// marketplace plugin, its catalogue's or its own).
+		var fe *sources.Error
+		if !p.Mismatch && errors.As(p.Err, &fe) && fe.Fix != "" {
+			return "", fe.Fix
+		}
+	}
 	lf, err := lockfile.Read(file)
 	if err != nil {
 		return "", ""
@@ -129,16 +138,6 @@ func syncNext(file string, se *lifecycle.SyncError) (note, hint string) {
 			continue
 		}
 		switch {
-		case !p.Mismatch && strings.Contains(p.Reason, "git fetch failed"):
-			// A marketplace plugin from another repository than its
-			// catalogue's: which of the two failed is not known here.
-			loc := lb.Source.Location()
-			if m := lb.Source.Marketplace; lb.Source.Kind == sources.KindMarketplace && (m == nil || m.Location() != loc) {
-				loc = ""
-			}
-			if h := sources.LsRemote(loc); h != "" {
-				return "", h
-			}
 		case p.Mismatch && strings.HasPrefix(p.Reason, "the fetched bundle does not match the locked token"):
 			if h := pinnedInstall(lb); h != "" {
 				return fmt.Sprintf("to see what this machine fetches for %s, install exactly its locked source and review it: the review's token is what it would trust here, and the lockfile's was recorded by another review (or edited)", bundle.Quote(p.Name)), h
