@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -18,7 +19,14 @@ copy, and records a receipt. Trust does not enable: run bundlectl enable.
 
 The token is the one bundlectl review prints: <content-hash>.<capability-hash>.` +
 			exitStatus(exit0, exit1, "2  usage error (including a malformed token)", exit3, exit4),
-		Args: args(cobra.ExactArgs(2)),
+		Args: func(c *cobra.Command, a []string) error {
+			if len(a) == 1 && !strings.HasPrefix(a[0], "-") {
+				// The token is what the review prints: that is the
+				// command to run next, not this one's help.
+				return &usageError{fmt.Errorf("%s: no token given (usage: %s); the review of %s prints the token to trust", c.CommandPath(), strings.TrimSuffix(c.UseLine(), " [flags]"), bundle.Quote(a[0])), "bundlectl review " + bundle.Operands(a[0])}
+			}
+			return args(cobra.ExactArgs(2))(c, a)
+		},
 		RunE: func(c *cobra.Command, a []string) error { return runTrust(g, a[0], a[1]) },
 	}
 }
