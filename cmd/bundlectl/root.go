@@ -42,8 +42,20 @@ func (g *globals) roots() (bundle.Roots, error) {
 		return bundle.Roots{}, err
 	}
 	if g.workspace != "" {
-		if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
-			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s is not a directory", bundle.Quote(g.workspace)), ""}
+		// Each refusal hints a command that shows what is there: the
+		// right workspace is likely beside a mistyped one.
+		fi, err := os.Stat(ws)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			hint := ""
+			if d := existingDir(ws); d != "" {
+				hint = "ls -A " + bundle.ShellArg(d)
+			}
+			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s does not exist", bundle.Quote(g.workspace)), hint}
+		case err != nil:
+			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s cannot be read: %v", bundle.Quote(g.workspace), errors.Unwrap(err)), "ls -ld " + bundle.ShellArg(ws)}
+		case !fi.IsDir():
+			return bundle.Roots{}, &usageError{fmt.Errorf("--workspace %s is not a directory", bundle.Quote(g.workspace)), "ls -ld " + bundle.ShellArg(ws)}
 		}
 	}
 	return bundle.Roots{Home: home, Workspace: ws}, nil
