@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -352,25 +353,17 @@ func missingDirs(dirs ...string) []string {
 // own). A directory that holds anything else — another command's state,
 // a tree — is left alone.
 func (m *Manager) removeFresh(fresh []string, root string) {
-	isFresh := func(d string) bool {
-		for _, f := range fresh {
-			if f == d {
-				return true
-			}
-		}
-		return false
-	}
 	if len(fresh) == 0 {
 		return
 	}
 	for _, d := range []string{root, filepath.Dir(root)} {
-		if isFresh(d) {
+		if slices.Contains(fresh, d) {
 			_ = os.Remove(filepath.Join(d, TmpDir))
 			_ = os.Remove(d)
 		}
 	}
 	home := m.Roots.Home
-	if !isFresh(home) {
+	if !slices.Contains(fresh, home) {
 		return
 	}
 	_ = os.Remove(filepath.Join(home, TmpDir))
