@@ -296,7 +296,12 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			rh.Run = r.postHook(x, h)
 		case h.Shell:
 			cmd, values := x.shell(h.Command)
-			rh.Spec.Argv = []string{"/bin/sh", "-c", cmd}
+			host := r.shellHost(h.Hosts)
+			sh, err := hookShell(host, pathOf(rh.Spec.Env))
+			if err != nil {
+				prepErr = &HookShellError{Bundle: e.name, HookID: h.ID, Host: host, Shell: "bash -c", Err: err}
+			}
+			rh.Spec.Argv = append(sh, cmd)
 			rh.Spec.Env = append(rh.Spec.Env, values...)
 		default:
 			argv0, err := r.resolve(e, h.Command, rh.Spec.Env)
