@@ -239,7 +239,8 @@ type Hook struct {
 	Type    string `json:"type"`              // HookCommand, HookHTTP, HookPrompt, HookAgent
 
 	// command: exec form runs Command with Args and no shell; shell form
-	// (Shell) runs /bin/sh -c Command, the string exactly as written.
+	// (Shell) runs "<shell> -c" Command, the string exactly as written,
+	// with the shell of the host that declares it (harness/hookshell.go).
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
 	Shell   bool     `json:"shell,omitempty"`

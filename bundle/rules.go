@@ -694,7 +694,7 @@ func checkHook(b *Bundle, h Hook) bool {
 	switch h.Type {
 	case HookCommand:
 		if h.Shell {
-			// The string is what /bin/sh runs, exactly as the host would;
+			// The string is what the host's shell runs, exactly as written;
 			// the review shows it verbatim.
 			if !checkText(b, h.Source+".command", h.Command, true) {
 				return false

@@ -124,7 +124,8 @@ func (x expander) arg(s string) string {
 // placeholders' values from.
 const shellVarPrefix = "BUNDLECTL_VALUE_"
 
-// shell expands a shell-form command for /bin/sh -c. A placeholder's value
+// shell expands a shell-form command for "<shell> -c" (/bin/sh, bash or the
+// user's shell: hookshell.go; the quoting is POSIX). A placeholder's value
 // is never put into the command's text: it becomes a reference to a
 // variable of the child's environment (returned as "NAME=value" entries),
 // quoted for the place it stands in — "${V}" bare, ${V} inside double

@@ -261,7 +261,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 			case bundle.HookCommand:
 				if h.Shell {
 					r.field(in, "shell", jsonString(h.Command))
-					r.field(in, "", "(run as /bin/sh -c with exactly this string; the event arrives on stdin)")
+					r.field(in, "", "(run as "+hookShellText(h.Hosts)+" with exactly this string; the event arrives on stdin)")
 				} else {
 					r.argv(in, h.Command, h.Args)
 				}
@@ -547,6 +547,36 @@ func andList(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// hookShellText names the shell each host declaring a shell-form hook
+// runs it with, as bundlectl hooks run does too (harness/hookshell.go):
+// Claude Code /bin/sh -c, Codex the user's shell, Gemini CLI bash.
+func hookShellText(hosts []string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		var s string
+		switch bundle.Host(h) {
+		case bundle.HostCodex:
+			s = "<your shell> -c (Codex: your login shell if it is bash, zsh or sh, else bash)"
+		case bundle.HostGemini:
+			s = "bash -c (bash found in PATH)"
+		default:
+			s = "/bin/sh -c"
+		}
+		if !seen[s] {
+			seen[s] = true
+			parts = append(parts, s)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "/bin/sh -c"
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts, " or ") + ", as the host that runs it does"
 }
 
 func hostSuffix(hosts []string) string {

@@ -299,3 +299,23 @@ func TestReviewChangedTree(t *testing.T) {
 		t.Fatalf("got %v, want ErrChanged", err)
 	}
 }
+
+// TestHookShellText: the review names the shell each host runs a
+// shell-form hook with (harness/hookshell.go, internal/agenttest
+// TestHookWhichShell).
+func TestHookShellText(t *testing.T) {
+	for _, tc := range []struct {
+		hosts []string
+		want  string
+	}{
+		{nil, "/bin/sh -c"},
+		{[]string{"claude"}, "/bin/sh -c"},
+		{[]string{"gemini"}, "bash -c (bash found in PATH)"},
+		{[]string{"codex"}, "<your shell> -c (Codex: your login shell if it is bash, zsh or sh, else bash)"},
+		{[]string{"claude", "gemini"}, "/bin/sh -c or bash -c (bash found in PATH), as the host that runs it does"},
+	} {
+		if got := hookShellText(tc.hosts); got != tc.want {
+			t.Errorf("hookShellText(%q) = %q, want %q", tc.hosts, got, tc.want)
+		}
+	}
+}
