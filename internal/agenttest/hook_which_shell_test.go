@@ -114,9 +114,11 @@ func bashGuard(rec string) string {
 
 // TestHookShellParity: a guard written for bash blocks the marker's shell
 // command in each host; `bundlectl hooks run --host <host>`, given the
-// input the host gave the guard, must decide alike. bundlectl ran every
-// shell-form hook with /bin/sh -c, where this guard (for Codex and Gemini
-// CLI, whose hosts run bash) exited 0 and let the command through.
+// input the host gave the guard, must decide alike, and so must the host
+// started through `bundlectl exec` (its view runs `bundlectl hooks exec`,
+// which runs the string). bundlectl ran every shell-form hook with
+// /bin/sh -c, where this guard (for Codex and Gemini CLI, whose hosts run
+// bash) exited 0 and let the command through, both ways.
 func TestHookShellParity(t *testing.T) {
 	for _, tc := range []struct {
 		h      Host
@@ -167,6 +169,32 @@ func TestHookShellParity(t *testing.T) {
 			code := cmd.ProcessState.ExitCode()
 			if blocked := code == 2; blocked != tc.blocks {
 				t.Errorf("bundlectl hooks run %s --host %s: exit %d (%v), blocked %v; %s blocked %v\n%s%s", tc.event, tc.h, code, err, blocked, tc.h, tc.blocks, stdout.Bytes(), stderr.Bytes())
+			}
+
+			// Through bundlectl exec the host runs `bundlectl hooks exec`,
+			// which runs the string: it must block alike.
+			marker2 := filepath.Join(rec, markerName+"-exec")
+			b := New(t, tc.h, ShellCall(tc.h, "touch "+marker2), Say("done"))
+			ws := filepath.Join(b.Workdir, ".bundlectl", "bundles")
+			if err := os.MkdirAll(ws, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), filepath.Join(ws, pluginName)); err != nil {
+				t.Fatal(err)
+			}
+			home2 := filepath.Join(t.TempDir(), "bundlectl-home")
+			t.Cleanup(func() { Writable(home2) })
+			out = BundlectlRun(t, home2, "--workspace", b.Workdir, "review", "--json", pluginName)
+			if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
+				t.Fatalf("review --json: %v\n%s", err, out)
+			}
+			BundlectlRun(t, home2, "--workspace", b.Workdir, "trust", pluginName, rv.Token)
+			BundlectlRun(t, home2, "--workspace", b.Workdir, "enable", pluginName)
+			allowExecTools(b)
+			b.Launcher = []string{Bundlectl(t), "--home", home2, "--workspace", b.Workdir, "exec", "--"}
+			res = b.Run(t, "touch it")
+			if _, err := os.Stat(marker2); (err == nil) == tc.blocks {
+				t.Errorf("bundlectl exec -- %s: marker made %v; %s itself blocked %v\n%s\n%s", tc.h, err == nil, tc.h, tc.blocks, res, b.Model.Dump())
 			}
 		})
 	}
