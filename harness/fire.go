@@ -299,7 +299,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			host := r.shellHost(h.Hosts)
 			sh, err := hookShell(host, pathOf(rh.Spec.Env))
 			if err != nil {
-				prepErr = &HookShellError{Bundle: e.name, HookID: h.ID, Host: host, Shell: "bash -c", Err: err}
+				prepErr = &HookShellError{Bundle: e.name, HookID: h.ID, Host: host, Shell: shellName(host), Err: err}
 			}
 			rh.Spec.Argv = append(sh, cmd)
 			rh.Spec.Env = append(rh.Spec.Env, values...)

@@ -44,8 +44,12 @@ type HookShellError struct {
 }
 
 func (e *HookShellError) Error() string {
-	return fmt.Sprintf("hook %s is a %s hook, which %s runs with %s, and that shell cannot be found (%v): put it in the PATH the host starts with",
-		e.HookID, hostName(e.Host), hostName(e.Host), e.Shell, e.Err)
+	fix := "put it in the PATH the host starts with"
+	if e.Host == bundle.HostCodex {
+		fix = "install it, or make your login shell one that is installed"
+	}
+	return fmt.Sprintf("hook %s is a %s hook, which %s runs with %s, and that shell cannot be found (%v): %s",
+		e.HookID, hostName(e.Host), hostName(e.Host), e.Shell, e.Err, fix)
 }
 
 func (e *HookShellError) Unwrap() error { return e.Err }
@@ -81,6 +85,17 @@ func (r *Registry) shellHost(hosts []string) bundle.Host {
 	return ""
 }
 
+// shellName is how the error names host's shell.
+func shellName(host bundle.Host) string {
+	switch host {
+	case bundle.HostGemini:
+		return "bash -c"
+	case bundle.HostCodex:
+		return "your login shell (-c)"
+	}
+	return "/bin/sh -c"
+}
+
 // testOnlyPasswd is the password database codexShell reads.
 var testOnlyPasswd = "/etc/passwd"
 
@@ -95,7 +110,12 @@ func hookShell(host bundle.Host, path string) ([]string, error) {
 		}
 		return []string{sh, "-c"}, nil
 	case bundle.HostCodex:
-		return []string{codexShell(path), "-c"}, nil
+		sh := codexShell(path)
+		if fi, err := os.Stat(sh); err != nil || !fi.Mode().IsRegular() {
+			// A login shell that is not there: Codex cannot start the hook.
+			return nil, &LookPathError{Name: sh, Err: os.ErrNotExist}
+		}
+		return []string{sh, "-c"}, nil
 	}
 	return []string{"/bin/sh", "-c"}, nil
 }

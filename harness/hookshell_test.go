@@ -41,7 +41,7 @@ func TestHookShell(t *testing.T) {
 		{"", "/usr/local/bin/bash", bin, "/bin/sh"},
 		{bundle.HostGemini, "/bin/sh", bin, filepath.Join(bin, "bash")},
 		// Codex takes a bash, zsh or sh login shell as it is.
-		{bundle.HostCodex, "/opt/zsh/bin/zsh", bin, "/opt/zsh/bin/zsh"},
+		{bundle.HostCodex, filepath.Join(bin, "zsh"), "/nonexistent", filepath.Join(bin, "zsh")},
 		{bundle.HostCodex, "/bin/sh", bin, "/bin/sh"},
 		// Another login shell: bash from PATH.
 		{bundle.HostCodex, "/usr/bin/fish", bin, filepath.Join(bin, "bash")},
@@ -55,6 +55,13 @@ func TestHookShell(t *testing.T) {
 		if err != nil || !slices.Equal(got, []string{tc.want, "-c"}) {
 			t.Errorf("hookShell(%q) with login shell %q = %q, %v; want [%s -c]", tc.host, tc.login, got, err, tc.want)
 		}
+	}
+
+	// Codex with a login shell that is not there: Codex takes it as it
+	// is and cannot start the hook; an error the hook reports.
+	setLogin("/opt/zsh/bin/zsh")
+	if _, err := hookShell(bundle.HostCodex, bin); err == nil {
+		t.Errorf("hookShell(codex) with a missing login shell: no error")
 	}
 
 	// Gemini CLI with no bash in PATH: an error the hook reports.
