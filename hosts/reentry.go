@@ -21,9 +21,11 @@ func (r Reentry) Argv(args ...string) []string {
 	return append([]string{r.Exe, "--home", r.Home, "--workspace", r.Workspace}, args...)
 }
 
-// Hook is the command that runs one reviewed hook from the snapshot.
-func (r Reentry) Hook(bundleName, id string) []string {
-	return r.Argv("hooks", "exec", bundleName, id)
+// Hook is the command that runs one reviewed hook from the snapshot for
+// host (claude, codex, gemini): a shell-form hook then runs under the
+// shell that host would run it with, whichever hosts declare it.
+func (r Reentry) Hook(host, bundleName, id string) []string {
+	return r.Argv("hooks", "exec", "--host", host, bundleName, id)
 }
 
 // MCP is the command that serves one stdio MCP server from the snapshot.

@@ -18,7 +18,8 @@ import (
 var idHash = regexp.MustCompile(`\b(builtin|user|workspace)/[0-9a-f]{12}/`)
 
 var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
-	// jsonvar VAR path.to.field: set VAR from the last command's JSON stdout.
+	// jsonvar VAR path.to.field: set VAR from the last command's JSON
+	// stdout; a number in the path indexes a list (hooks.0.id).
 	"jsonvar": func(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 2 {
 			ts.Fatalf("usage: jsonvar VAR field[.field...]")
@@ -26,11 +27,18 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		var v any
 		ts.Check(json.Unmarshal([]byte(ts.ReadFile("stdout")), &v))
 		for _, k := range strings.Split(args[1], ".") {
-			m, ok := v.(map[string]any)
-			if !ok {
+			switch x := v.(type) {
+			case map[string]any:
+				v = x[k]
+			case []any:
+				i, err := strconv.Atoi(k)
+				if err != nil || i < 0 || i >= len(x) {
+					ts.Fatalf("jsonvar: %s is not an index of a list of %d", k, len(x))
+				}
+				v = x[i]
+			default:
 				ts.Fatalf("jsonvar: %s is not an object", k)
 			}
-			v = m[k]
 		}
 		s, ok := v.(string)
 		if !ok {

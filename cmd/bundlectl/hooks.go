@@ -35,7 +35,7 @@ func newHooksCmd(g *globals) *cobra.Command {
 			return &usageError{errors.New(msg), helpOf(c)}
 		},
 	}
-	var host string
+	var host, execHost string
 	run := &cobra.Command{
 		Use:   "run <Event>",
 		Short: "fire every matching active hook for one event read on stdin",
@@ -84,13 +84,14 @@ exits 0 and says why in a systemMessage.` + exitStatus(
 			"2  blocked: the hook cannot run for an event it guards",
 			"1  bundlectl itself failed on an event no hook can block"),
 		Args: args(cobra.ExactArgs(2)),
-		RunE: func(c *cobra.Command, a []string) error { return runHookExec(g, a[0], a[1]) },
+		RunE: func(c *cobra.Command, a []string) error { return runHookExec(g, a[0], a[1], execHost) },
 	}
+	exec.Flags().StringVar(&execHost, "host", "", "the host the view is for (claude, codex, gemini): a shell-form hook runs under that host's shell when it declares the hook")
 	hooks.AddCommand(run, exec)
 	return hooks
 }
 
-func runHookExec(g *globals, name, id string) error {
+func runHookExec(g *globals, name, id, host string) error {
 	sealInheritedFiles()
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
@@ -131,7 +132,11 @@ func runHookExec(g *globals, name, id string) error {
 		return &codeError{code: exitFailure, err: err}
 	}
 	ctx := startContext()
-	reg, err := g.registry(name)
+	r, err := g.roots()
+	if err != nil {
+		return fail(err)
+	}
+	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: []string{name}, NoWatch: true, FixCommand: g.hint, Host: bundle.Host(host)})
 	if err != nil {
 		return fail(err)
 	}

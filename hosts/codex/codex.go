@@ -117,7 +117,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			b.Note("its hook for %s is not loaded: Codex does not fire that event", h.Event)
 			continue
 		}
-		command := hosts.ShellJoin(re.Hook(b.Name, h.ID))
+		command := hosts.ShellJoin(re.Hook(string(bundle.HostCodex), b.Name, h.ID))
 		timeout := hosts.HostTimeout(h)
 		handler := map[string]any{"type": "command", "command": command, "timeout": timeout}
 		if h.Async {

@@ -253,7 +253,7 @@ func hooksValue(b *hosts.Bundle, re hosts.Reentry) map[string]any {
 			b.Note("its hook for %s is not loaded: Gemini CLI does not fire that event", event)
 			continue
 		}
-		e := map[string]any{"type": "command", "command": hosts.ShellJoin(re.Hook(b.Name, h.ID)), "timeout": hosts.HostTimeout(h) * 1000}
+		e := map[string]any{"type": "command", "command": hosts.ShellJoin(re.Hook(string(bundle.HostGemini), b.Name, h.ID)), "timeout": hosts.HostTimeout(h) * 1000}
 		k := key{event, matcher}
 		g, ok := groups[k]
 		if !ok {
