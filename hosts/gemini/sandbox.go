@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,12 +20,12 @@ import (
 var containerSandboxes = map[string]bool{"docker": true, "podman": true, "runsc": true, "lxc": true}
 
 // sandboxOff refuses a launch that Gemini CLI would run in a container
-// sandbox, as its getSandboxCommand decides: nothing when SANDBOX is set
-// (it takes itself for inside one); else GEMINI_SANDBOX when set, over the
-// -s/--sandbox/--no-sandbox argument, over tools.sandbox in the settings
-// layer that decides it (the workspace's counted either way, as it may
-// not be read); true picks docker, else podman, from its PATH (not on
-// macOS with sandbox-exec).
+// sandbox, as its loadSandboxConfig and getSandboxCommand decide: nothing
+// when SANDBOX is set (it takes itself for inside one); else GEMINI_SANDBOX
+// when set, over the -s/--sandbox argument (sandboxArg), over tools.sandbox
+// merged across the settings layers as Gemini CLI merges them (the
+// workspace's counted either way, as it may not be read); true picks
+// docker, else podman, from its PATH (not on macOS with sandbox-exec).
 func sandboxOff(user string, env, args []string) error {
 	get := func(k string) (string, bool) {
 		v, ok := "", false
@@ -38,86 +39,224 @@ func sandboxOff(user string, env, args []string) error {
 	if v, _ := get("SANDBOX"); v != "" {
 		return nil
 	}
-	pick := func(v any) string {
-		switch x := v.(type) {
-		case bool:
-			if x {
-				return trueSandbox(env)
-			}
-		case string:
-			s := strings.ToLower(strings.TrimSpace(x))
-			switch s {
-			case "", "0", "false":
-				return ""
-			case "1", "true":
-				return trueSandbox(env)
-			}
-			return s
-		case map[string]any:
-			if truthy(x["enabled"]) {
-				if c, ok := x["command"].(string); ok && c != "" {
-					return strings.ToLower(c)
-				}
-				return trueSandbox(env)
-			}
-		}
-		return ""
-	}
 	refuse := func(cmd, why string) *hosts.HooksOffError {
 		return &hosts.HooksOffError{Host: "gemini", Text: fmt.Sprintf("bundlectl exec -- gemini loads the active bundles' guards as hooks, and %s makes Gemini CLI run itself in a %s sandbox, which sees the working directory and your settings but no extension: the views and their guards would not load there, so the agent is not started: start it without the sandbox, or run bundlectl inside the container", why, cmd)}
 	}
 	if v, ok := get("GEMINI_SANDBOX"); ok && strings.TrimSpace(v) != "" {
-		if c := pick(v); containerSandboxes[c] {
+		if c := sandboxCommand(strings.ToLower(strings.TrimSpace(v)), env); containerSandboxes[c] {
 			off := refuse(c, "GEMINI_SANDBOX="+v)
 			off.Env = "GEMINI_SANDBOX"
 			return off
 		}
 		return nil
 	}
-	at, flag := -1, any(nil)
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		switch {
-		case a == "-s" || a == "--sandbox":
-			at, flag = i, true
-		case a == "--no-sandbox":
-			at, flag = i, false
-		case strings.HasPrefix(a, "--sandbox="):
-			at, flag = i, strings.TrimPrefix(a, "--sandbox=")
-		}
-	}
-	if at >= 0 {
-		if c := pick(flag); containerSandboxes[c] {
-			off := refuse(c, "the argument "+bundle.Quote(args[at]))
-			off.Args = []int{at}
+	if a, ok := sandboxArg(args); ok {
+		if c := sandboxCommand(a.on, env); containerSandboxes[c] {
+			off := refuse(c, "the argument "+bundle.Quote(a.arg))
+			off.Args = a.at
 			return off
 		}
 		return nil
 	}
 	layers := settingsLayers(user, env)
-	for _, ls := range [][]string{layers, {layers[0], layers[2], layers[3]}} {
-		for _, f := range ls {
-			m, err := hosts.ReadSettings(f)
-			if err != nil || m == nil {
-				continue // an unreadable file is hooksOff's to refuse
+	withoutWorkspace := layers
+	if len(layers) == 4 {
+		withoutWorkspace = []string{layers[0], layers[2], layers[3]}
+	}
+	for _, ls := range [][]string{layers, withoutWorkspace} {
+		v, files := mergedSandbox(ls)
+		if c := sandboxCommand(sandboxValue(v), env); containerSandboxes[c] {
+			f := files[0]
+			why := bundle.Quote(f) + `'s "tools": {"sandbox": ` + jsonText(fileSandbox(f)) + "}"
+			if len(files) > 1 {
+				var below []string
+				for _, b := range files[1:] {
+					below = append(below, bundle.Quote(b))
+				}
+				why += ", merged over that of " + strings.Join(below, " and ") + " into " + jsonText(v) + ","
 			}
-			tools, _ := m["tools"].(map[string]any)
-			v, ok := tools["sandbox"]
-			if !ok {
-				continue
-			}
-			if c := pick(v); containerSandboxes[c] {
-				off := refuse(c, bundle.Quote(f)+`'s "tools": {"sandbox": `+jsonText(v)+"}")
-				off.Text += " (--no-sandbox, or take the setting out)"
-				off.File, off.Pattern = f, hosts.SettingIn(f, hosts.JSONString("sandbox"))
-				return off
-			}
-			break
+			off := refuse(c, why)
+			off.Text += " (--no-sandbox, or take the setting out)"
+			off.File, off.Pattern = f, hosts.SettingIn(f, hosts.JSONString("sandbox"))
+			return off
 		}
 	}
 	return nil
+}
+
+// fileSandbox is tools.sandbox in settings file f, nil when it has none
+// or cannot be read (an unreadable file is hooksOff's to refuse).
+func fileSandbox(f string) any {
+	m, err := hosts.ReadSettings(f)
+	if err != nil || m == nil {
+		return nil
+	}
+	tools, _ := m["tools"].(map[string]any)
+	return tools["sandbox"]
+}
+
+// mergedSandbox is tools.sandbox as Gemini CLI's customDeepMerge makes it
+// from layers (the one that decides first): an object merged key by key
+// over an object below it, anything else replacing what is below; and the
+// files that made it, the deciding one first.
+func mergedSandbox(layers []string) (any, []string) {
+	var v any
+	var files []string
+	for i := len(layers) - 1; i >= 0; i-- {
+		m, err := hosts.ReadSettings(layers[i])
+		if err != nil || m == nil {
+			continue
+		}
+		t, set := m["tools"]
+		if !set {
+			continue
+		}
+		tools, ok := t.(map[string]any)
+		if !ok {
+			v, files = nil, nil // a tools that is not an object replaces all below
+			continue
+		}
+		s, set := tools["sandbox"]
+		if !set {
+			continue
+		}
+		below, isObj := v.(map[string]any)
+		obj, ok := s.(map[string]any)
+		if ok && isObj {
+			merged := maps.Clone(below)
+			maps.Copy(merged, obj)
+			v = merged
+		} else {
+			v, files = s, nil
+			if ok {
+				v = maps.Clone(obj)
+			}
+		}
+		files = append([]string{layers[i]}, files...)
+	}
+	return v, files
+}
+
+// sandboxValue is the value loadSandboxConfig hands getSandboxCommand for
+// tools.sandbox v: an object's command (true when it has none) if it is
+// enabled, else false; an array, nothing.
+func sandboxValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if !truthy(x["enabled"]) {
+			return false
+		}
+		if c, ok := x["command"]; ok && c != nil {
+			return c
+		}
+		return true
+	case []any:
+		return nil
+	}
+	return v
+}
+
+// sandboxCommand is getSandboxCommand's choice for v: "1" or "true" is
+// true, and true picks a sandbox (trueSandbox); "", "0", "false" and any
+// false value is none; another string names the sandbox (Gemini CLI stops
+// with an error when it is not one it knows); any other value, none.
+func sandboxCommand(v any, env []string) string {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return trueSandbox(env)
+		}
+	case string:
+		switch x {
+		case "", "0", "false":
+			return ""
+		case "1", "true":
+			return trueSandbox(env)
+		}
+		return x
+	}
+	return ""
+}
+
+// sandboxFlag is the -s/--sandbox argument that decides the sandbox.
+type sandboxFlag struct {
+	arg string // as written, with a value taken from the next argument
+	on  bool
+	at  []int // its indexes in the agent's arguments
+}
+
+// sandboxArg reads the user's -s/--sandbox arguments as Gemini CLI's
+// parser (yargs-parser) does a boolean, the last one deciding: -s,
+// --sandbox, --s, and s in a short group (-ds) are true, or take a next
+// argument "true" or "false"; --sandbox=X, --s=X and -s=X are true only
+// for X "true"; --no-sandbox and --no-s are false. Arguments after "--"
+// are the prompt's.
+func sandboxArg(args []string) (sandboxFlag, bool) {
+	var last sandboxFlag
+	found := false
+	set := func(f sandboxFlag) { last, found = f, true }
+	// bare is a -s or --sandbox without "=": true, or the next argument
+	// when that is "true" or "false".
+	bare := func(i int, at []int) int {
+		if i+1 < len(args) && (args[i+1] == "true" || args[i+1] == "false") {
+			set(sandboxFlag{arg: args[i] + " " + args[i+1], on: args[i+1] == "true", at: append(at, i+1)})
+			return i + 1
+		}
+		set(sandboxFlag{arg: args[i], on: true, at: at})
+		return i
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || negativeRe.MatchString(a) || strings.HasPrefix(a, "---") {
+			continue
+		}
+		if strings.HasPrefix(a, "--") {
+			k, v, eq := strings.Cut(a[2:], "=")
+			switch {
+			case (k == "no-sandbox" || k == "no-s") && !eq:
+				set(sandboxFlag{arg: a, at: []int{i}})
+			case k != "sandbox" && k != "s":
+			case eq:
+				set(sandboxFlag{arg: a, on: v == "true", at: []int{i}})
+			default:
+				i = bare(i, []int{i})
+			}
+			continue
+		}
+		// A short group, walked as extensionsArgs walks one; the hint
+		// drops the whole group, its other letters with it.
+		r := []rune(a)
+		letters := r[1 : len(r)-1]
+		broken := false
+		for j := 0; j < len(letters) && !broken; j++ {
+			rest := string(r[j+2:])
+			switch {
+			case j+1 < len(letters) && letters[j+1] == '=':
+				if letters[j] == 's' {
+					set(sandboxFlag{arg: a, on: string(r[j+3:]) == "true", at: []int{i}})
+				}
+				broken = true
+			case rest == "-":
+				if letters[j] == 's' {
+					set(sandboxFlag{arg: a, at: []int{i}})
+				}
+			case isLetter(letters[j]) && numberRe.MatchString(rest) || j+1 < len(letters) && !isWord(letters[j+1]):
+				if letters[j] == 's' {
+					set(sandboxFlag{arg: a, on: rest == "true", at: []int{i}})
+				}
+				broken = true
+			case letters[j] == 's':
+				set(sandboxFlag{arg: a, on: true, at: []int{i}})
+			}
+		}
+		if !broken && r[len(r)-1] == 's' {
+			i = bare(i, []int{i})
+		}
+	}
+	return last, found
 }
 
 // trueSandbox is the sandbox Gemini CLI picks for "true": sandbox-exec on

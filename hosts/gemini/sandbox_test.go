@@ -1,0 +1,112 @@
+package gemini
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// TestSandboxArgs: the -s/--sandbox arguments are read as yargs-parser
+// reads a boolean (internal/agenttest TestGeminiSandboxArgSpellings tries
+// them with the real CLI): a short group and --s turn it on, a value other
+// than "true" and a following "false" turn it off, the last one decides.
+func TestSandboxArgs(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
+	user := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		at   []int // the refused argument's indexes; nil: not refused
+	}{
+		{[]string{"-s", "-p", "hi"}, []int{0}},
+		{[]string{"-ds", "-p", "hi"}, []int{0}},
+		{[]string{"-sd", "-p", "hi"}, []int{0}},
+		{[]string{"-p", "hi", "--s"}, []int{2}},
+		{[]string{"-s=true"}, []int{0}},
+		{[]string{"--sandbox", "true", "-p", "hi"}, []int{0, 1}},
+		{[]string{"--sandbox=true"}, []int{0}},
+		{[]string{"--sandbox=docker"}, nil},
+		{[]string{"--sandbox", "false"}, nil},
+		{[]string{"-s", "false"}, nil},
+		{[]string{"-s=docker"}, nil},
+		{[]string{"-s", "--no-s"}, nil},
+		{[]string{"--no-sandbox", "-ds"}, []int{1}},
+		{[]string{"-p", "hi", "--", "-s"}, nil},
+		{[]string{"-d"}, nil},
+	} {
+		err := sandboxOff(user, env, tc.args)
+		var off *hosts.HooksOffError
+		switch {
+		case tc.at == nil && err != nil:
+			t.Errorf("%q: refused: %v", tc.args, err)
+		case tc.at != nil && (!errors.As(err, &off) || !slices.Equal(off.Args, tc.at)):
+			t.Errorf("%q: %v, want a refusal of the arguments %v", tc.args, err, tc.at)
+		}
+	}
+}
+
+// TestSandboxSettingsMerged: tools.sandbox is merged across the settings
+// layers as Gemini CLI merges them, an object key by key: a system file
+// that names the command does not hide the user's enabled, and a launch in
+// a working directory that is gone does not panic.
+func TestSandboxSettingsMerged(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sys := filepath.Join(bin, "none.json")
+	user := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		upper, lower string
+		refused      bool
+	}{
+		{`{"tools": {"sandbox": {"command": "docker"}}}`, `{"tools": {"sandbox": {"enabled": true}}}`, true},
+		{`{"tools": {"sandbox": {"networkAccess": false}}}`, `{"tools": {"sandbox": {"enabled": true, "command": "podman"}}}`, true},
+		{`{"tools": {"sandbox": {"enabled": false}}}`, `{"tools": {"sandbox": {"enabled": true, "command": "docker"}}}`, false},
+		{`{"tools": {"sandbox": false}}`, `{"tools": {"sandbox": "docker"}}`, false},
+		{`{"tools": {"sandbox": {"enabled": true}}}`, `{"tools": {"sandbox": "lxc"}}`, true},
+		{`{"tools": {"sandbox": {"enabled": true, "command": ""}}}`, `{}`, false},
+		{`{"tools": {"sandbox": {"enabled": true, "command": 1}}}`, `{}`, false},
+		{`{"tools": 1}`, `{"tools": {"sandbox": "docker"}}`, false},
+	} {
+		// The user's settings sit above the system defaults.
+		write(filepath.Join(user, "settings.json"), tc.upper)
+		write(filepath.Join(bin, "system-defaults.json"), tc.lower)
+		layers := []string{"", filepath.Join(user, "settings.json"), filepath.Join(bin, "system-defaults.json")}
+		v, files := mergedSandbox(layers)
+		c := sandboxCommand(sandboxValue(v), []string{"PATH=" + bin})
+		if got := containerSandboxes[c]; got != tc.refused {
+			t.Errorf("%s over %s: merged %v from %v, sandbox %q; container %v, want %v", tc.upper, tc.lower, v, files, c, got, tc.refused)
+		}
+	}
+
+	// A working directory that is gone leaves three layers.
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "gone")
+	if err := os.Mkdir(gone, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(user, "settings.json"), `{"tools": {"sandbox": "docker"}}`)
+	err := sandboxOff(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + sys}, nil)
+	if err == nil || !strings.Contains(err.Error(), `"tools": {"sandbox": "docker"}`) {
+		t.Errorf("in a working directory that is gone: %v", err)
+	}
+}
