@@ -692,7 +692,7 @@ func hooksOffFolder(user string, env []string) error {
 		return err
 	}
 	var off *hosts.HooksOffError
-	if err := hooksOffIn([]string{layers[0], layers[2], layers[3]}, env); !errors.As(err, &off) {
+	if err := hooksOffIn(withoutWorkspace(layers), env); !errors.As(err, &off) {
 		return err
 	}
 	off.SetEnv = "GEMINI_CLI_TRUST_WORKSPACE=true"
@@ -919,6 +919,16 @@ func settingsLayers(user string, env []string) []string {
 	}
 	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
 	return layers
+}
+
+// withoutWorkspace are settings layers (settingsLayers) without the
+// workspace's settings, which are among them only when the working
+// directory is known (one that is gone is not).
+func withoutWorkspace(layers []string) []string {
+	if len(layers) < 4 {
+		return layers
+	}
+	return []string{layers[0], layers[2], layers[3]}
 }
 
 // systemSettingsPaths are the system settings and system defaults files

@@ -59,11 +59,7 @@ func sandboxOff(user string, env, args []string) error {
 		return nil
 	}
 	layers := settingsLayers(user, env)
-	withoutWorkspace := layers
-	if len(layers) == 4 {
-		withoutWorkspace = []string{layers[0], layers[2], layers[3]}
-	}
-	for _, ls := range [][]string{layers, withoutWorkspace} {
+	for _, ls := range [][]string{layers, withoutWorkspace(layers)} {
 		v, files := mergedSandbox(ls)
 		if c := sandboxCommand(sandboxValue(v), env); containerSandboxes[c] {
 			f := files[0]

@@ -109,4 +109,7 @@ func TestSandboxSettingsMerged(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"tools": {"sandbox": "docker"}`) {
 		t.Errorf("in a working directory that is gone: %v", err)
 	}
+	if trustsFolder(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + sys}, workingDir()) {
+		t.Errorf("a working directory that is gone is trusted")
+	}
 }

@@ -42,8 +42,7 @@ func trustsFolder(user string, env []string, cwd string) bool {
 	if get("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
 		return true
 	}
-	layers := settingsLayers(user, env)
-	noWorkspace := []string{layers[0], layers[2], layers[3]}
+	noWorkspace := withoutWorkspace(settingsLayers(user, env))
 	folderTrust, ide := true, false
 	decidedTrust, decidedIDE := false, false
 	for _, f := range noWorkspace {
