@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -22,7 +23,7 @@ var containerSandboxes = map[string]bool{"docker": true, "podman": true, "runsc"
 // sandboxOff refuses a launch that Gemini CLI would run in a container
 // sandbox, as its loadSandboxConfig and getSandboxCommand decide: nothing
 // when SANDBOX is set (it takes itself for inside one); else GEMINI_SANDBOX
-// when set, over the -s/--sandbox argument (sandboxArg), over tools.sandbox
+// when set (from a .env file when the environment does not set it), over the -s/--sandbox argument (sandboxArg), over tools.sandbox
 // merged across the settings layers as Gemini CLI merges them (the
 // workspace's counted either way, as it may not be read); true picks
 // docker, else podman, from its PATH (not on macOS with sandbox-exec).
@@ -42,13 +43,27 @@ func sandboxOff(user string, env, args []string) error {
 	refuse := func(cmd, why string) *hosts.HooksOffError {
 		return &hosts.HooksOffError{Host: "gemini", Text: fmt.Sprintf("bundlectl exec -- gemini loads the active bundles' guards as hooks, and %s makes Gemini CLI run itself in a %s sandbox, which sees the working directory and your settings but no extension: the views and their guards would not load there, so the agent is not started: start it without the sandbox, or run bundlectl inside the container", why, cmd)}
 	}
-	if v, ok := get("GEMINI_SANDBOX"); ok && strings.TrimSpace(v) != "" {
-		if c := sandboxCommand(strings.ToLower(strings.TrimSpace(v)), env); containerSandboxes[c] {
-			off := refuse(c, "GEMINI_SANDBOX="+v)
-			off.Env = "GEMINI_SANDBOX"
+	v, ok := get("GEMINI_SANDBOX")
+	dotEnv := ""
+	if !ok {
+		home, _ := get("HOME")
+		dotEnv, v = dotEnvSandbox(workingDir(), home)
+	}
+	if strings.TrimSpace(v) != "" {
+		c := sandboxCommand(strings.ToLower(strings.TrimSpace(v)), env)
+		switch {
+		case !containerSandboxes[c]:
+			return nil
+		case dotEnv != "":
+			// GEMINI_SANDBOX set, even empty, keeps the file's out.
+			off := refuse(c, fmt.Sprintf("the .env file %s, which sets GEMINI_SANDBOX=%s and which Gemini CLI loads into its environment,", bundle.Quote(dotEnv), v))
+			off.Text += " (take GEMINI_SANDBOX out of the file, or set it empty for the session, as below)"
+			off.SetEnv = "GEMINI_SANDBOX="
 			return off
 		}
-		return nil
+		off := refuse(c, "GEMINI_SANDBOX="+v)
+		off.Env = "GEMINI_SANDBOX"
+		return off
 	}
 	if a, ok := sandboxArg(args); ok {
 		if c := sandboxCommand(a.on, env); containerSandboxes[c] {
@@ -288,4 +303,77 @@ func inPath(name string, env []string) bool {
 		}
 	}
 	return false
+}
+
+// dotEnvSandbox is GEMINI_SANDBOX as set by the .env file Gemini CLI 0.61
+// loads into its environment before it decides on a sandbox (its
+// findEnvFile, from the working directory up, then the home directory's),
+// when the environment does not set it already: the file and the value,
+// or "" for none. The file Gemini CLI picks depends on folder trust and
+// on ignoreLocalEnv (--ignore-env); both picks it could make are read, the
+// folder taken as trusted (an untrusted one takes no GEMINI_SANDBOX from
+// any .env).
+func dotEnvSandbox(cwd, home string) (file, value string) {
+	for _, ignoreLocal := range []bool{false, true} {
+		f := findEnvFile(cwd, home, ignoreLocal)
+		if f == "" {
+			continue
+		}
+		if v, ok := dotEnvValue(f, "GEMINI_SANDBOX"); ok && strings.TrimSpace(v) != "" {
+			return f, v
+		}
+	}
+	return "", ""
+}
+
+// findEnvFile is Gemini CLI's findEnvFile in a trusted folder: in each
+// directory from dir up, .gemini/.env, then .env (not when ignoreLocal,
+// but in the home directory); then the home directory's .gemini/.env and
+// .env.
+func findEnvFile(dir, home string, ignoreLocal bool) string {
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	for d := dir; ; d = filepath.Dir(d) {
+		if p := filepath.Join(d, ".gemini", ".env"); exists(p) {
+			return p
+		}
+		if p := filepath.Join(d, ".env"); exists(p) && (!ignoreLocal || d == home) {
+			return p
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	for _, p := range []string{filepath.Join(home, ".gemini", ".env"), filepath.Join(home, ".env")} {
+		if home != "" && exists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// dotEnvLine is the line the dotenv package (which Gemini CLI uses)
+// parses: an optional export, a name, = or ":", and a value, quoted or to
+// a comment.
+var dotEnvLine = regexp.MustCompile("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$")
+
+// dotEnvValue is the value .env file f gives key (the last line that sets
+// it, as dotenv parses it), quotes taken off.
+func dotEnvValue(f, key string) (string, bool) {
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return "", false
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	v, ok := "", false
+	for _, m := range dotEnvLine.FindAllStringSubmatch(text, -1) {
+		if m[1] != key {
+			continue
+		}
+		s := strings.TrimSpace(m[2])
+		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
+			s = s[1 : len(s)-1]
+		}
+		v, ok = s, true
+	}
+	return v, ok
 }

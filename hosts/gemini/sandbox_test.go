@@ -113,3 +113,49 @@ func TestSandboxSettingsMerged(t *testing.T) {
 		t.Errorf("a working directory that is gone is trusted")
 	}
 }
+
+// TestSandboxDotEnv: a GEMINI_SANDBOX from the .env file Gemini CLI loads
+// counts as the variable, unless the environment sets it (even empty);
+// the hint sets it empty for the session (internal/agenttest
+// TestGeminiSandboxDotEnv tries it with the real CLI).
+func TestSandboxDotEnv(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home, ws := t.TempDir(), t.TempDir()
+	t.Chdir(ws)
+	env := []string{"PATH=" + bin, "HOME=" + home, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
+	for _, tc := range []struct {
+		file, text string
+		env        []string
+		refused    bool
+	}{
+		{".env", "A=1\nexport GEMINI_SANDBOX = 'podman' # here\n", nil, true},
+		{".env", "GEMINI_SANDBOX=docker\nGEMINI_SANDBOX=false\n", nil, false},
+		{".env", "GEMINI_SANDBOX=docker\n", []string{"GEMINI_SANDBOX="}, false},
+		{".gemini/.env", "GEMINI_SANDBOX: true\n", nil, true},
+		{"../home/.env", "GEMINI_SANDBOX=\"runsc\"\n", nil, true},
+		{".env", "# GEMINI_SANDBOX=docker\n", nil, false},
+	} {
+		os.RemoveAll(filepath.Join(ws, ".env"))
+		os.RemoveAll(filepath.Join(ws, ".gemini"))
+		os.RemoveAll(filepath.Join(home, ".env"))
+		p := filepath.Join(ws, tc.file)
+		if strings.HasPrefix(tc.file, "../home/") {
+			p = filepath.Join(home, ".env")
+		}
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := sandboxOff(t.TempDir(), append(slices.Clone(env), tc.env...), nil)
+		var off *hosts.HooksOffError
+		switch {
+		case !tc.refused && err != nil:
+			t.Errorf("%s %q: refused: %v", tc.file, tc.text, err)
+		case tc.refused && (!errors.As(err, &off) || off.SetEnv != "GEMINI_SANDBOX=" || !strings.Contains(err.Error(), "the .env file "+`"`+p+`"`)):
+			t.Errorf("%s %q: %v, want a refusal naming the file", tc.file, tc.text, err)
+		}
+	}
+}

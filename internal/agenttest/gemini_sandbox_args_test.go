@@ -73,3 +73,38 @@ func TestGeminiSandboxArgSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiSandboxDotEnv: Gemini CLI 0.61 loads a .env file (the
+// workspace's .gemini/.env or .env, a parent's, or the home directory's)
+// into its environment before it decides on a sandbox, so a repository's
+// .env with GEMINI_SANDBOX=docker runs it in a container as the variable
+// would. bundlectl exec refuses that launch too.
+func TestGeminiSandboxDotEnv(t *testing.T) {
+	bin := t.TempDir()
+	log := filepath.Join(t.TempDir(), "docker.log")
+	writeFile(t, bin, "docker", "#!/bin/sh\necho \"docker $*\" >> "+shellQuote(log)+"\ncase \"$1\" in images) echo abc123;; esac\nexit 0\n", 0o755)
+	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	started := func() bool {
+		data, _ := os.ReadFile(log)
+		return strings.Contains(string(data), "docker run ")
+	}
+	a := New(t, GeminiCLI, Say("done"))
+	writeFile(t, a.Workdir, ".env", "# the project's\nexport GEMINI_SANDBOX = \"Docker\" # a container\n", 0o644)
+	a.Env = []string{path}
+	res := a.Run(t, "hello")
+	if !started() {
+		t.Fatalf("Gemini CLI did not start a container for GEMINI_SANDBOX in .env\n%s", res)
+	}
+
+	marker := filepath.Join(t.TempDir(), markerName)
+	a = New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	a.Launcher = f.launcher(t)
+	writeFile(t, a.Workdir, ".env", "# the project's\nexport GEMINI_SANDBOX = \"Docker\" # a container\n", 0o644)
+	a.Env = []string{path}
+	os.Remove(log)
+	res = a.Run(t, "tell me about owls")
+	if res.Exit != 1 || started() || !strings.Contains(res.Stderr, `.env", which sets GEMINI_SANDBOX=Docker`) {
+		t.Errorf("bundlectl exec with GEMINI_SANDBOX in .env: not refused (container started %v)\n%s", started(), res)
+	}
+}
