@@ -213,14 +213,25 @@ func userSettingsFiles(config string, env []string) []string {
 // pluginsDir is the folder where Claude Code 2.1.332 keeps the user's
 // installed plugins (installed_plugins.json) and known marketplaces
 // (known_marketplaces.json), as its bundled code decides it:
-// $CLAUDE_CODE_PLUGIN_CACHE_DIR when set, else cowork_plugins in the
-// config directory when CLAUDE_CODE_USE_COWORK_PLUGINS holds (as it
-// holds for the user's settings: userSettingsFiles), else plugins there.
+// $CLAUDE_CODE_PLUGIN_CACHE_DIR when set (a leading "~" or "~/" taken
+// for $HOME, as Claude Code takes it), else cowork_plugins in the config
+// directory when CLAUDE_CODE_USE_COWORK_PLUGINS holds (as it holds for the
+// user's settings: userSettingsFiles), else plugins there.
 func pluginsDir(config string, env []string) string {
+	cache, home := "", ""
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "CLAUDE_CODE_PLUGIN_CACHE_DIR="); ok && v != "" {
-			return v
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_CODE_PLUGIN_CACHE_DIR="); ok {
+			cache = v
 		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	if cache == "~" || strings.HasPrefix(cache, "~/") {
+		cache = home + cache[1:]
+	}
+	if cache != "" {
+		return cache
 	}
 	if slices.Contains(userSettingsFiles(config, env), filepath.Join(config, "cowork_settings.json")) {
 		return filepath.Join(config, "cowork_plugins")

@@ -523,6 +523,7 @@ func TestOwnPluginsCowork(t *testing.T) {
 	}{
 		{"cowork", []string{coworkVar + "=1"}, []string{"k@cmk", "w@cm"}, []string{"a@m", "k@cmk", "w@cm"}},
 		{"cowork, cache dir", []string{coworkVar + "=1", "CLAUDE_CODE_PLUGIN_CACHE_DIR=" + cache}, []string{"k@cmk"}, []string{"a@m", "k@cmk", "w@cm"}},
+		{"cowork, cache dir under ~", []string{coworkVar + "=1", "HOME=" + filepath.Dir(cache), "CLAUDE_CODE_PLUGIN_CACHE_DIR=~/cache"}, []string{"k@cmk"}, []string{"a@m", "k@cmk", "w@cm"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st, err := ownPlugins(nil, append(h.env(), c.env...), h.wd, true)
