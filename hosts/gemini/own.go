@@ -170,33 +170,17 @@ func extensionsArgs(args []string) []extArg {
 			}
 			continue
 		}
-		// A short group: yargs-parser walks its letters but the last,
-		// then reads the last as an option of its own.
-		r := []rune(a)
-		letters := r[1 : len(r)-1]
-		broken := false
-		for j := 0; j < len(letters) && !broken; j++ {
-			rest := string(r[j+2:])
-			switch {
-			case j+1 < len(letters) && letters[j+1] == '=':
-				if letters[j] == 'e' {
-					out = append(out, extArg{Arg: a, Value: string(r[j+3:]), HasValue: true})
-				}
-				broken = true
-			case rest == "-":
-			case isLetter(letters[j]) && numberRe.MatchString(rest) || j+1 < len(letters) && !isWord(letters[j+1]):
-				if letters[j] == 'e' {
-					out = append(out, extArg{Arg: a, Value: rest, HasValue: true})
-				}
-				broken = true
-			case letters[j] == 'e':
-				out = append(out, extArg{Arg: a}) // its default: no name
+		// A short group (-ye X): a value for each e among its letters, and
+		// the next argument for an e that ends it.
+		last, open := shortGroup(a, func(letter rune, value string, hasValue bool) {
+			if letter == 'e' {
+				out = append(out, extArg{Arg: a, Value: value, HasValue: hasValue})
 			}
-		}
-		if !broken && r[len(r)-1] == 'e' {
+		})
+		if open && last == 'e' {
 			var e extArg
 			e, i = next(i, a)
-			if len(letters) > 0 {
+			if len([]rune(a)) > 2 {
 				e.At = nil
 			}
 			out = append(out, e)
@@ -223,6 +207,33 @@ func extensionsList(args []extArg) []string {
 		out = append(out, a.names()...)
 	}
 	return out
+}
+
+// shortGroup walks a group of short options (-abc) as yargs-parser does:
+// it calls set for each letter but the last, with the value the letter
+// takes there (the rest after "=", a lone "-", a number, or what follows a
+// non-word character), or none (hasValue false: its default); and it
+// returns the last letter, open when that is an option of its own, which
+// may take the next argument.
+func shortGroup(a string, set func(letter rune, value string, hasValue bool)) (last rune, open bool) {
+	r := []rune(a)
+	letters := r[1 : len(r)-1]
+	for j := 0; j < len(letters); j++ {
+		rest := string(r[j+2:])
+		switch {
+		case j+1 < len(letters) && letters[j+1] == '=':
+			set(letters[j], string(r[j+3:]), true)
+			return 0, false
+		case rest == "-":
+			set(letters[j], rest, true)
+		case isLetter(letters[j]) && numberRe.MatchString(rest) || j+1 < len(letters) && !isWord(letters[j+1]):
+			set(letters[j], rest, true)
+			return 0, false
+		default:
+			set(letters[j], "", false)
+		}
+	}
+	return r[len(r)-1], r[len(r)-1] != '-'
 }
 
 var (

@@ -38,6 +38,8 @@ func TestExtensionsArgs(t *testing.T) {
 		{[]string{"query", "-e", "a"}, []string{"a"}},
 		{[]string{"--extension", "a", "-m", "e"}, nil}, // neither is -e
 		{[]string{"-", "-e", "a"}, []string{"a"}},      // "-" alone is positional
+		{[]string{"-e-"}, []string{"-"}},               // e takes a lone "-" after it: only "-" loads
+		{[]string{"-ye-", "a"}, []string{"-"}},
 	} {
 		got := extensionsList(extensionsArgs(tc.args))
 		if !slices.Equal(got, tc.want) {

@@ -237,33 +237,14 @@ func sandboxArg(args []string) (sandboxFlag, bool) {
 			}
 			continue
 		}
-		// A short group, walked as extensionsArgs walks one; the hint
-		// drops the whole group, its other letters with it.
-		r := []rune(a)
-		letters := r[1 : len(r)-1]
-		broken := false
-		for j := 0; j < len(letters) && !broken; j++ {
-			rest := string(r[j+2:])
-			switch {
-			case j+1 < len(letters) && letters[j+1] == '=':
-				if letters[j] == 's' {
-					set(sandboxFlag{arg: a, on: string(r[j+3:]) == "true", at: []int{i}})
-				}
-				broken = true
-			case rest == "-":
-				if letters[j] == 's' {
-					set(sandboxFlag{arg: a, at: []int{i}})
-				}
-			case isLetter(letters[j]) && numberRe.MatchString(rest) || j+1 < len(letters) && !isWord(letters[j+1]):
-				if letters[j] == 's' {
-					set(sandboxFlag{arg: a, on: rest == "true", at: []int{i}})
-				}
-				broken = true
-			case letters[j] == 's':
-				set(sandboxFlag{arg: a, on: true, at: []int{i}})
+		// A short group: the hint drops it whole, its other letters with
+		// it.
+		last, open := shortGroup(a, func(letter rune, value string, hasValue bool) {
+			if letter == 's' {
+				set(sandboxFlag{arg: a, on: !hasValue || value == "true", at: []int{i}})
 			}
-		}
-		if !broken && r[len(r)-1] == 's' {
+		})
+		if open && last == 's' {
 			i = bare(i, []int{i})
 		}
 	}
