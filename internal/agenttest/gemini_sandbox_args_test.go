@@ -17,14 +17,7 @@ import (
 // Gemini CLI started a container; bundlectl exec refuses exactly the
 // launches that start one.
 func TestGeminiSandboxArgSpellings(t *testing.T) {
-	bin := t.TempDir()
-	log := filepath.Join(t.TempDir(), "docker.log")
-	writeFile(t, bin, "docker", "#!/bin/sh\necho \"docker $*\" >> "+shellQuote(log)+"\ncase \"$1\" in images) echo abc123;; esac\nexit 0\n", 0o755)
-	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	started := func() bool {
-		data, _ := os.ReadFile(log)
-		return strings.Contains(string(data), "docker run ")
-	}
+	path, log, started := standInDocker(t)
 	sandbox := map[string]any{"tools": map[string]any{"sandbox": "docker"}}
 	defaults := filepath.Join(rootOwnedDir(t), "system-defaults.json")
 	if err := os.WriteFile(defaults, []byte(`{"tools": {"sandbox": {"enabled": true}}}`), 0o644); err != nil {
@@ -80,14 +73,7 @@ func TestGeminiSandboxArgSpellings(t *testing.T) {
 // .env with GEMINI_SANDBOX=docker runs it in a container as the variable
 // would. bundlectl exec refuses that launch too.
 func TestGeminiSandboxDotEnv(t *testing.T) {
-	bin := t.TempDir()
-	log := filepath.Join(t.TempDir(), "docker.log")
-	writeFile(t, bin, "docker", "#!/bin/sh\necho \"docker $*\" >> "+shellQuote(log)+"\ncase \"$1\" in images) echo abc123;; esac\nexit 0\n", 0o755)
-	path := "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	started := func() bool {
-		data, _ := os.ReadFile(log)
-		return strings.Contains(string(data), "docker run ")
-	}
+	path, log, started := standInDocker(t)
 	a := New(t, GeminiCLI, Say("done"))
 	writeFile(t, a.Workdir, ".env", "# the project's\nexport GEMINI_SANDBOX = \"Docker\" # a container\n", 0o644)
 	a.Env = []string{path}
@@ -106,5 +92,18 @@ func TestGeminiSandboxDotEnv(t *testing.T) {
 	res = a.Run(t, "tell me about owls")
 	if res.Exit != 1 || started() || !strings.Contains(res.Stderr, `.env", which sets GEMINI_SANDBOX=Docker`) {
 		t.Errorf("bundlectl exec with GEMINI_SANDBOX in .env: not refused (container started %v)\n%s", started(), res)
+	}
+}
+
+// standInDocker puts a docker in front of PATH that records what it is
+// asked in log: path is the PATH assignment, started whether a container
+// was run since log was last removed.
+func standInDocker(t *testing.T) (path, log string, started func() bool) {
+	bin := t.TempDir()
+	log = filepath.Join(t.TempDir(), "docker.log")
+	writeFile(t, bin, "docker", "#!/bin/sh\necho \"docker $*\" >> "+shellQuote(log)+"\ncase \"$1\" in images) echo abc123;; esac\nexit 0\n", 0o755)
+	return "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), log, func() bool {
+		data, _ := os.ReadFile(log)
+		return strings.Contains(string(data), "docker run ")
 	}
 }
