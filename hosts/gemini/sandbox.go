@@ -46,8 +46,7 @@ func sandboxOff(user string, env, args []string) error {
 	v, ok := get("GEMINI_SANDBOX")
 	dotEnv := ""
 	if !ok {
-		home, _ := get("HOME")
-		dotEnv, v = dotEnvSandbox(workingDir(), home)
+		dotEnv, v = dotEnvSandbox(workingDir(), user)
 	}
 	if strings.TrimSpace(v) != "" {
 		c := sandboxCommand(strings.ToLower(strings.TrimSpace(v)), env)
@@ -288,15 +287,14 @@ func inPath(name string, env []string) bool {
 
 // dotEnvSandbox is GEMINI_SANDBOX as set by the .env file Gemini CLI 0.61
 // loads into its environment before it decides on a sandbox (its
-// findEnvFile, from the working directory up, then the home directory's),
-// when the environment does not set it already: the file and the value,
-// or "" for none. The file Gemini CLI picks depends on folder trust and
-// on ignoreLocalEnv (--ignore-env); both picks it could make are read, the
-// folder taken as trusted (an untrusted one takes no GEMINI_SANDBOX from
-// any .env).
-func dotEnvSandbox(cwd, home string) (file, value string) {
+// findEnvFile), when the environment does not set it already: the file
+// and the value, or "" for none. The file Gemini CLI picks depends on
+// folder trust and on ignoreLocalEnv (--ignore-env); both picks it could
+// make are read, the folder taken as trusted (an untrusted one takes no
+// GEMINI_SANDBOX from any .env).
+func dotEnvSandbox(cwd, user string) (file, value string) {
 	for _, ignoreLocal := range []bool{false, true} {
-		f := findEnvFile(cwd, home, ignoreLocal)
+		f := findEnvFile(cwd, user, ignoreLocal)
 		if f == "" {
 			continue
 		}
@@ -307,27 +305,26 @@ func dotEnvSandbox(cwd, home string) (file, value string) {
 	return "", ""
 }
 
-// findEnvFile is Gemini CLI's findEnvFile in a trusted folder: in each
-// directory from dir up, .gemini/.env, then .env (not when ignoreLocal,
-// but in the home directory); then the home directory's .gemini/.env and
-// .env.
-func findEnvFile(dir, home string, ignoreLocal bool) string {
+// findEnvFile is Gemini CLI's findEnvFile in a trusted folder, as it runs
+// under exec, whose session home ($GEMINI_CLI_HOME) holds the user's
+// Gemini CLI directory user as .gemini and nothing else: in each directory
+// from dir up, .gemini/.env, then .env (not when ignoreLocal); then
+// user's .env.
+func findEnvFile(dir, user string, ignoreLocal bool) string {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	for d := dir; ; d = filepath.Dir(d) {
+	for d := dir; d != ""; d = filepath.Dir(d) {
 		if p := filepath.Join(d, ".gemini", ".env"); exists(p) {
 			return p
 		}
-		if p := filepath.Join(d, ".env"); exists(p) && (!ignoreLocal || d == home) {
+		if p := filepath.Join(d, ".env"); exists(p) && !ignoreLocal {
 			return p
 		}
 		if d == filepath.Dir(d) {
 			break
 		}
 	}
-	for _, p := range []string{filepath.Join(home, ".gemini", ".env"), filepath.Join(home, ".env")} {
-		if home != "" && exists(p) {
-			return p
-		}
+	if p := filepath.Join(user, ".env"); exists(p) {
+		return p
 	}
 	return ""
 }

@@ -123,9 +123,9 @@ func TestSandboxDotEnv(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	home, ws := t.TempDir(), t.TempDir()
+	user, ws := t.TempDir(), t.TempDir() // user: the user's .gemini
 	t.Chdir(ws)
-	env := []string{"PATH=" + bin, "HOME=" + home, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
+	env := []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
 	for _, tc := range []struct {
 		file, text string
 		env        []string
@@ -135,21 +135,21 @@ func TestSandboxDotEnv(t *testing.T) {
 		{".env", "GEMINI_SANDBOX=docker\nGEMINI_SANDBOX=false\n", nil, false},
 		{".env", "GEMINI_SANDBOX=docker\n", []string{"GEMINI_SANDBOX="}, false},
 		{".gemini/.env", "GEMINI_SANDBOX: true\n", nil, true},
-		{"../home/.env", "GEMINI_SANDBOX=\"runsc\"\n", nil, true},
+		{"../user/.env", "GEMINI_SANDBOX=\"runsc\"\n", nil, true},
 		{".env", "# GEMINI_SANDBOX=docker\n", nil, false},
 	} {
 		os.RemoveAll(filepath.Join(ws, ".env"))
 		os.RemoveAll(filepath.Join(ws, ".gemini"))
-		os.RemoveAll(filepath.Join(home, ".env"))
+		os.RemoveAll(filepath.Join(user, ".env"))
 		p := filepath.Join(ws, tc.file)
-		if strings.HasPrefix(tc.file, "../home/") {
-			p = filepath.Join(home, ".env")
+		if strings.HasPrefix(tc.file, "../user/") {
+			p = filepath.Join(user, ".env")
 		}
 		os.MkdirAll(filepath.Dir(p), 0o700)
 		if err := os.WriteFile(p, []byte(tc.text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		err := sandboxOff(t.TempDir(), append(slices.Clone(env), tc.env...), nil)
+		err := sandboxOff(user, append(slices.Clone(env), tc.env...), nil)
 		var off *hosts.HooksOffError
 		switch {
 		case !tc.refused && err != nil:

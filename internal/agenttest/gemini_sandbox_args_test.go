@@ -71,7 +71,8 @@ func TestGeminiSandboxArgSpellings(t *testing.T) {
 // workspace's .gemini/.env or .env, a parent's, or the home directory's)
 // into its environment before it decides on a sandbox, so a repository's
 // .env with GEMINI_SANDBOX=docker runs it in a container as the variable
-// would. bundlectl exec refuses that launch too.
+// would. bundlectl exec refuses that launch too, and GEMINI_SANDBOX set
+// empty, as its hint sets it, keeps the file's out.
 func TestGeminiSandboxDotEnv(t *testing.T) {
 	path, log, started := standInDocker(t)
 	a := New(t, GeminiCLI, Say("done"))
@@ -93,6 +94,22 @@ func TestGeminiSandboxDotEnv(t *testing.T) {
 	if res.Exit != 1 || started() || !strings.Contains(res.Stderr, `.env", which sets GEMINI_SANDBOX=Docker`) {
 		t.Errorf("bundlectl exec with GEMINI_SANDBOX in .env: not refused (container started %v)\n%s", started(), res)
 	}
+
+	// The user's ~/.gemini/.env, which exec's session home links, counts
+	// too: Gemini CLI looks for one in its home when no folder has one.
+	os.Remove(filepath.Join(a.Workdir, ".env"))
+	writeFile(t, a.ConfigDir(), ".env", "GEMINI_SANDBOX=docker\n", 0o644)
+	os.Remove(log)
+	res = a.Run(t, "tell me about owls")
+	if res.Exit != 1 || started() || !strings.Contains(res.Stderr, `.gemini/.env", which sets GEMINI_SANDBOX=docker`) {
+		t.Errorf("bundlectl exec with GEMINI_SANDBOX in ~/.gemini/.env: not refused (container started %v)\n%s", started(), res)
+	}
+	a.Env = []string{path, "GEMINI_SANDBOX="}
+	res = a.Run(t, "tell me about owls")
+	if started() {
+		t.Errorf("GEMINI_SANDBOX set empty: a container was started\n%s", res)
+	}
+	f.checkGuard(t, a, res, 0)
 }
 
 // standInDocker puts a docker in front of PATH that records what it is
