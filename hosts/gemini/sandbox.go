@@ -23,10 +23,11 @@ var containerSandboxes = map[string]bool{"docker": true, "podman": true, "runsc"
 // sandboxOff refuses a launch that Gemini CLI would run in a container
 // sandbox, as its loadSandboxConfig and getSandboxCommand decide: nothing
 // when SANDBOX is set (it takes itself for inside one); else GEMINI_SANDBOX
-// when set (from a .env file when the environment does not set it), over the -s/--sandbox argument (sandboxArg), over tools.sandbox
-// merged across the settings layers as Gemini CLI merges them (the
-// workspace's counted either way, as it may not be read); true picks
-// docker, else podman, from its PATH (not on macOS with sandbox-exec).
+// when set (from a .env file when the environment does not set it), over
+// the -s/--sandbox argument (sandboxArg), over tools.sandbox merged across
+// the settings layers as Gemini CLI merges them (the workspace's counted
+// either way, as it may not be read); true picks docker, else podman, from
+// its PATH (not on macOS with sandbox-exec).
 func sandboxOff(user string, env, args []string) error {
 	get := func(k string) (string, bool) {
 		v, ok := "", false
