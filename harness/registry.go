@@ -15,6 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/fingerprint"
+	"github.com/bundlectl/bundlectl/internal/jsnum"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -561,6 +562,14 @@ func reviewedOptions(e *entry, values map[string]string) (options, settings map[
 	options = map[string]string{}
 	for _, o := range inv.UserConfig {
 		v, ok := values[o.Key]
+		if ok && o.Type == "number" {
+			// As Claude Code passes a number: String(Number(text)); a
+			// value stored as "5.0" or "0x10" (by hand, or an earlier
+			// bundlectl) is 5 or 16. One Number() refuses goes as stored.
+			if n, isNum := jsnum.Parse(v); isNum {
+				v = jsnum.Format(n)
+			}
+		}
 		if !ok {
 			v, ok = o.DefaultValue()
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"unicode/utf8"
 
+	"github.com/bundlectl/bundlectl/internal/jsnum"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/zeebo/blake3"
 )
@@ -206,8 +207,12 @@ func (o UserOption) DefaultValue() (string, bool) {
 	switch v := v.(type) {
 	case string:
 		return v, true
-	case bool, float64:
+	case bool:
 		return string(bytes.TrimSpace(o.Default)), true
+	case float64:
+		// As Claude Code (JavaScript) passes a number: String(n), so a
+		// default of 5.0 is "5" and 1e21 "1e+21".
+		return jsnum.Format(v), true
 	}
 	return "", false
 }

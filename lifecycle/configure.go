@@ -6,18 +6,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsnum"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/state"
 	"github.com/google/renameio/v2"
@@ -268,7 +265,7 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 			}
 		}
 		for k, v := range set {
-			values[k] = v
+			values[k] = storedForm(decl[k], v)
 			changed = append(changed, k)
 		}
 		return m.writeConfig(b.ID, values)
@@ -294,11 +291,12 @@ func checkOptionValue(o declaredOption, v string) error {
 	for _, d := range o.Decls {
 		switch t := optionType(d); t {
 		case "number":
-			n, ok := jsonNumber(v)
+			n, ok := jsnum.Parse(v)
 			if !ok {
-				// Claude Code stores a number option as a JSON number:
-				// "0x10", "Inf" or "1_000" would be none.
-				return errors.New("wants a number (digits, an optional sign, fraction and exponent, as JSON writes one)")
+				// Claude Code's config dialog keeps Number() of the trimmed
+				// input when it is finite: "0x10" is 16, "1_000" or
+				// "Infinity" no number.
+				return errors.New("wants a number, as JavaScript's Number() reads one (5, -2.5, 1e3, 0x10), finite")
 			}
 			if d.Min != nil && n < *d.Min {
 				return fmt.Errorf("must be at least %s (the option's min), as Claude Code requires", formatBound(*d.Min))
@@ -329,22 +327,20 @@ func checkOptionValue(o declaredOption, v string) error {
 	return nil
 }
 
-// jsonNumber parses v as Claude Code stores a number option: a JSON
-// number that a float64 holds.
-func jsonNumber(v string) (float64, bool) {
-	if !jsonNumberSyntax().MatchString(v) {
-		return 0, false
+// storedForm is the text Configure stores for v, which checkOptionValue
+// accepted: for a number option, JavaScript's String() of the number
+// Number() reads ("0x10" is stored as 16, "5.0" as 5, 1e21 as 1e+21), what
+// Claude Code stores and passes to its processes; other values as given.
+func storedForm(o declaredOption, v string) string {
+	for _, d := range o.Decls {
+		if optionType(d) == "number" {
+			if n, ok := jsnum.Parse(v); ok {
+				return jsnum.Format(n)
+			}
+		}
 	}
-	n, err := strconv.ParseFloat(v, 64)
-	if err != nil || math.IsInf(n, 0) {
-		return 0, false
-	}
-	return n, true
+	return v
 }
-
-var jsonNumberSyntax = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-})
 
 // BoundsText describes an option's bounds for a listing: ", at least
 // 1, at most 5", ", one of "a", "b"", or "" for none.
@@ -366,7 +362,8 @@ func BoundsText(lo, hi *float64, options []string) string {
 	return s
 }
 
-func formatBound(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// formatBound writes a bound as Claude Code's messages do (String()).
+func formatBound(f float64) string { return jsnum.Format(f) }
 
 func quoted(l []string) []string {
 	out := make([]string, len(l))
