@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/optvalue"
 	"github.com/bundlectl/bundlectl/staging"
 	"golang.org/x/sys/unix"
 )
@@ -263,7 +264,7 @@ func sameShape(a, b *bundle.Tree) bool {
 // readOptions reads the configured user options of a bundle
 // ($BUNDLECTL_HOME/config/<id>.json, owner-only). A missing or unsafe
 // file means no options.
-func readOptions(home, id string) map[string]string {
+func readOptions(home, id string) map[string]optvalue.Value {
 	p := filepath.Join(home, "config", strings.ReplaceAll(id, "/", "_")+".json")
 	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -276,7 +277,7 @@ func readOptions(home, id string) map[string]string {
 		return nil
 	}
 	var doc struct {
-		Values map[string]string `json:"values"`
+		Values map[string]optvalue.Value `json:"values"`
 	}
 	if json.NewDecoder(f).Decode(&doc) != nil {
 		return nil

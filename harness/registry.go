@@ -15,7 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/fingerprint"
-	"github.com/bundlectl/bundlectl/internal/jsnum"
+	"github.com/bundlectl/bundlectl/internal/optvalue"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -554,22 +554,19 @@ func (r *Registry) prepare(e *entry) error {
 // option the user has not set takes the default the review showed (a
 // string, number or boolean). settings are those of them a Gemini CLI
 // setting exports under its envVar, by that name.
-func reviewedOptions(e *entry, values map[string]string) (options, settings map[string]string) {
+func reviewedOptions(e *entry, values map[string]optvalue.Value) (options, settings map[string]string) {
 	inv, err := e.inventory()
 	if err != nil || len(inv.UserConfig) == 0 {
 		return nil, nil
 	}
 	options = map[string]string{}
 	for _, o := range inv.UserConfig {
-		v, ok := values[o.Key]
-		if ok && o.Type == "number" {
-			// As Claude Code passes a number: String(Number(text)); a
-			// value stored as "5.0" or "0x10" (by hand, or an earlier
-			// bundlectl) is 5 or 16. One Number() refuses goes as stored.
-			if n, isNum := jsnum.Parse(v); isNum {
-				v = jsnum.Format(n)
-			}
-		}
+		// As Claude Code passes a value: String(value), so a list (a
+		// multiple option) is its values joined with ",", and a number
+		// stored as "5.0" or "0x10" (by hand, or an earlier bundlectl) is
+		// 5 or 16. A text Number() refuses goes as stored.
+		stored, ok := values[o.Key]
+		v := optvalue.ProcessText(o, stored)
 		if !ok {
 			v, ok = o.DefaultValue()
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/internal/jsnum"
+	"github.com/bundlectl/bundlectl/internal/optvalue"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/state"
 	"github.com/google/renameio/v2"
@@ -41,7 +42,9 @@ type ConfigOption struct {
 	Min     *float64 `json:"min,omitempty"`
 	Max     *float64 `json:"max,omitempty"`
 	Options []string `json:"options,omitempty"`
-	Set     bool     `json:"set"`
+	// Multiple: the option holds a list of strings (KEY=A KEY=B).
+	Multiple bool `json:"multiple,omitempty"`
+	Set      bool `json:"set"`
 }
 
 // Configured is the result of Configure and ConfigStatus.
@@ -141,7 +144,7 @@ func (m *Manager) ConfigStatus(b *bundle.Bundle, rec state.Record) (*Configured,
 	return m.configured(b, rec, values, nil), nil
 }
 
-func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[string]string, changed []string) *Configured {
+func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[string]optvalue.Value, changed []string) *Configured {
 	c := &Configured{Name: b.Name, ID: b.ID, File: m.configPath(b.ID), Options: []ConfigOption{}, Changed: changed}
 	if c.Changed == nil {
 		c.Changed = []string{}
@@ -152,6 +155,7 @@ func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[stri
 		_, set := values[o.Key]
 		co := ConfigOption{Key: o.Key, Type: strings.Join(o.Types, " and "), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set}
 		co.Min, co.Max, co.Options = o.bounds()
+		co.Multiple = o.multiple()
 		c.Options = append(c.Options, co)
 	}
 	for k := range values {
@@ -216,13 +220,24 @@ func declaredList(keys []string) string {
 	return "it declares " + strings.Join(keys, ", ")
 }
 
-// Configure stores option values for the bundle named name (set) and
-// removes others (unset), in $BUNDLECTL_HOME/config/<id>.json, mode 0600,
-// replaced atomically under the state lock (re-read after the lock is
-// taken, so concurrent calls lose nothing). Every key must be declared by
-// the bundle; a value must fit its type and hold no NUL. No error and no
-// result ever carries a value.
+// Configure stores one value for each key of set; see ConfigureValues.
 func (m *Manager) Configure(name string, set map[string]string, unset []string) (*Configured, error) {
+	many := make(map[string][]string, len(set))
+	for k, v := range set {
+		many[k] = []string{v}
+	}
+	return m.ConfigureValues(name, many, unset)
+}
+
+// ConfigureValues stores option values for the bundle named name (set)
+// and removes others (unset), in $BUNDLECTL_HOME/config/<id>.json, mode
+// 0600, replaced atomically under the state lock (re-read after the lock
+// is taken, so concurrent calls lose nothing). Every key must be declared
+// by the bundle; each value must fit its type and hold no NUL. An option
+// declared multiple stores the values given as a list (one value is a list
+// of one), as Claude Code stores it; any other option takes exactly one.
+// No error and no result ever carries a value.
+func (m *Manager) ConfigureValues(name string, set map[string][]string, unset []string) (*Configured, error) {
 	b, err := m.Find(m.Discover(), name)
 	if err != nil {
 		return nil, err
@@ -239,18 +254,35 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 		keys = append(keys, bundle.Quote(o.Key))
 	}
 	known := declaredList(keys)
-	for k, v := range set {
+	stored := map[string]optvalue.Value{}
+	for k, vs := range set {
 		o, ok := decl[k]
 		if !ok {
 			return nil, undeclared(b, name, k, known)
 		}
-		if err := checkOptionValue(o, v); err != nil {
-			// The list shows each option's type and bounds.
-			return nil, &ConfigError{Bundle: name, Key: k, Reason: err.Error(), Fix: "bundlectl configure " + bundle.ShellArg(name)}
+		multiple := o.multiple()
+		if !multiple && len(vs) != 1 {
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: fmt.Sprintf("was given %d values; only an option declared multiple takes more than one (Claude Code refuses a list for any other)", len(vs)), Fix: "bundlectl configure " + bundle.ShellArg(name)}
+		}
+		total := 0
+		for _, v := range vs {
+			total += len(v) + 1
+			if err := checkOptionValue(o, v); err != nil {
+				// The list shows each option's type and bounds.
+				return nil, &ConfigError{Bundle: name, Key: k, Reason: err.Error(), Fix: "bundlectl configure " + bundle.ShellArg(name)}
+			}
+		}
+		if total > MaxOptionValue {
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: fmt.Sprintf("the values are longer than %d bytes together", MaxOptionValue), Fix: "bundlectl configure " + bundle.ShellArg(name)}
+		}
+		if multiple {
+			stored[k] = optvalue.ListOf(vs...)
+		} else {
+			stored[k] = optvalue.Of(storedForm(o, vs[0]))
 		}
 	}
 	var changed []string
-	var values map[string]string
+	var values map[string]optvalue.Value
 	_, err = m.stateStore().Update(func(*state.State) error {
 		var rerr error
 		if values, rerr = m.readConfig(b.ID); rerr != nil {
@@ -264,8 +296,8 @@ func (m *Manager) Configure(name string, set map[string]string, unset []string) 
 				return &ConfigError{Bundle: name, Key: k, Reason: "is neither set nor declared", Fix: "bundlectl configure " + bundle.ShellArg(name)}
 			}
 		}
-		for k, v := range set {
-			values[k] = storedForm(decl[k], v)
+		for k, v := range stored {
+			values[k] = v
 			changed = append(changed, k)
 		}
 		return m.writeConfig(b.ID, values)
@@ -325,6 +357,19 @@ func checkOptionValue(o declaredOption, v string) error {
 		}
 	}
 	return nil
+}
+
+// multiple reports whether every declaration of o makes it a list of
+// strings (a string option with multiple: true). Claude Code refuses a
+// list for an option that is not multiple, and takes a single string for
+// one that is; so a list is stored only where every declaration takes it.
+func (o declaredOption) multiple() bool {
+	for _, d := range o.Decls {
+		if !d.Multiple || optionType(d) != "string" {
+			return false
+		}
+	}
+	return len(o.Decls) > 0
 }
 
 // storedForm is the text Configure stores for v, which checkOptionValue
@@ -400,19 +445,21 @@ func (o declaredOption) bounds() (lo, hi *float64, options []string) {
 	return lo, hi, options
 }
 
+// configDoc is the options file: each value a string, or a list of
+// strings for a multiple option.
 type configDoc struct {
-	Values map[string]string `json:"values"`
+	Values map[string]optvalue.Value `json:"values"`
 }
 
 // readConfig reads the options file of id (empty when missing). A file
 // that is not a regular file of the current user, that others can read or
 // write, or that does not parse is an error naming it: it is never
 // overwritten, because it may hold secrets bundlectl did not write.
-func (m *Manager) readConfig(id string) (map[string]string, error) {
+func (m *Manager) readConfig(id string) (map[string]optvalue.Value, error) {
 	p := m.configPath(id)
 	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
-		return map[string]string{}, nil
+		return map[string]optvalue.Value{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("options file %s: %w (move it aside to start again)", bundle.Quote(p), err)
@@ -445,7 +492,7 @@ func (m *Manager) readConfig(id string) (map[string]string, error) {
 		return nil, fmt.Errorf("options file %s is malformed: move it aside to start again (mv %s %s), then configure the bundle", bundle.Quote(p), bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
 	}
 	if doc.Values == nil {
-		doc.Values = map[string]string{}
+		doc.Values = map[string]optvalue.Value{}
 	}
 	return doc.Values, nil
 }
@@ -454,7 +501,7 @@ func (m *Manager) readConfig(id string) (map[string]string, error) {
 // in the same directory, mode 0600 whatever the umask, synced, renamed,
 // the directory synced. The config directory is created 0700. It refuses
 // to replace anything that is not a regular file.
-func (m *Manager) writeConfig(id string, values map[string]string) error {
+func (m *Manager) writeConfig(id string, values map[string]optvalue.Value) error {
 	p := m.configPath(id)
 	dir := filepath.Dir(p)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -503,4 +550,18 @@ func (m *Manager) writeConfig(id string, values map[string]string) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// checkStoredValue checks a stored value against o as ConfigureValues
+// would have: a list only for a multiple option, each string fitting.
+func checkStoredValue(o declaredOption, v optvalue.Value) error {
+	if v.IsList && !o.multiple() {
+		return errors.New("holds a list of values, which Claude Code refuses for an option that is not multiple")
+	}
+	for _, s := range v.Items() {
+		if err := checkOptionValue(o, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/fingerprint"
+	"github.com/bundlectl/bundlectl/internal/optvalue"
 	"github.com/bundlectl/bundlectl/internal/par"
 	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -134,7 +135,7 @@ func (m *Manager) storedMisfits(b *bundle.Bundle, inv *inventory.Inventory, st *
 		if !ok {
 			continue
 		}
-		if err := checkOptionValue(declaredOption{UserOption: o, Types: []string{optionType(o)}, Decls: []inventory.UserOption{o}}, v); err != nil {
+		if err := checkStoredValue(declaredOption{UserOption: o, Types: []string{optionType(o)}, Decls: []inventory.UserOption{o}}, v); err != nil {
 			st.Reasons = append(st.Reasons, "option "+bundle.Quote(o.Key)+" holds a value the reviewed declaration refuses ("+err.Error()+"); its processes get it as stored")
 			if st.Hint == "" {
 				st.Hint = "bundlectl configure " + bundle.ShellArg(b.Name) + " " + bundle.ShellArg(o.Key)
@@ -147,7 +148,7 @@ func (m *Manager) storedMisfits(b *bundle.Bundle, inv *inventory.Inventory, st *
 // each option the receipt marks required that holds no value and has no
 // default: the bundle runs, but its processes get the option empty.
 func (m *Manager) requiredUnset(b *bundle.Bundle, inv *inventory.Inventory, st *Status) {
-	var values map[string]string
+	var values map[string]optvalue.Value
 	for _, o := range inv.UserConfig {
 		if _, ok := o.DefaultValue(); !o.Required || ok {
 			continue // a default the runtime can give (null or an array gives none)
@@ -164,7 +165,7 @@ func (m *Manager) requiredUnset(b *bundle.Bundle, inv *inventory.Inventory, st *
 				return
 			}
 		}
-		if v, ok := values[o.Key]; ok && v != "" {
+		if v, ok := values[o.Key]; ok && !v.Empty() {
 			continue // Claude Code counts a required option's empty value as not provided
 		}
 		st.Reasons = append(st.Reasons, "required option "+bundle.Quote(o.Key)+" is not set, so its processes get it empty")

@@ -30,7 +30,11 @@ them and exports CLAUDE_PLUGIN_OPTION_<KEY> to the bundle's processes.
 With no KEY it lists the declared options and whether each is set; values
 are never printed. KEY=VALUE sets a value, which must fit the option's
 type and bounds as its host checks them (a number's min and max, a string's
-options; the listing shows them). A sensitive option's value is
+options; the listing shows them). A number is read as JavaScript's Number()
+reads it (0x10 is 16) and stored as String() writes it. An option declared
+multiple (a list of strings) takes the key repeated, KEY=A KEY=B, and stores
+the list given in place of the one stored; its processes get the values
+joined with "," as Claude Code passes them. A sensitive option's value is
 never taken from the command line (other processes can read it there, and
 it stays in shell history): pass --stdin KEY to read it from stdin, or give
 just KEY to be prompted for it without echo when stdin is a terminal.
@@ -82,7 +86,9 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 	if err != nil {
 		return err
 	}
-	set := map[string]string{}
+	// Each key's values in the order given: a multiple option takes the
+	// key repeated (tags=a tags=b), any other option one value.
+	set := map[string][]string{}
 	isSensitive := func(key string) (bool, error) {
 		sens, err := m.Sensitive(name, key)
 		var ce *lifecycle.ConfigError
@@ -110,7 +116,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			if err != nil {
 				return err
 			}
-			set[key] = v
+			set[key] = append(set[key], v)
 			continue
 		}
 		if sens {
@@ -118,7 +124,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			return &codeError{code: exitUsage, err: fmt.Errorf("option %s is sensitive: its value is not taken from the command line, where other processes can read it and shell history keeps it", bundle.Quote(key)),
 				hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.Operands(name)}
 		}
-		set[key] = value
+		set[key] = append(set[key], value)
 	}
 	if o.stdin != "" {
 		if f, ok := g.stdin.(*os.File); ok && isTerminal(f) {
@@ -131,7 +137,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 			if err != nil {
 				return err
 			}
-			set[o.stdin] = v
+			set[o.stdin] = append(set[o.stdin], v)
 		} else {
 			data, err := io.ReadAll(io.LimitReader(g.stdin, lifecycle.MaxOptionValue+2))
 			if err != nil {
@@ -149,7 +155,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 				return &codeError{code: exitUsage, err: fmt.Errorf("option %s: stdin was empty; nothing was stored (to remove a stored value, unset it)", bundle.Quote(o.stdin)),
 					hint: "bundlectl configure --unset " + bundle.ShellArg(o.stdin) + " " + bundle.Operands(name)}
 			}
-			set[o.stdin] = v
+			set[o.stdin] = append(set[o.stdin], v)
 		}
 	}
 	var res *lifecycle.Configured
@@ -166,7 +172,7 @@ func runConfigure(g *globals, name string, pairs []string, o configureOptions) e
 		if res, err = m.ConfigStatus(b, rec); err != nil {
 			return err
 		}
-	} else if res, err = m.Configure(name, set, o.unset); err != nil {
+	} else if res, err = m.ConfigureValues(name, set, o.unset); err != nil {
 		var ce *lifecycle.ConfigError
 		if errors.As(err, &ce) {
 			return &codeError{code: exitUsage, err: err, hint: ce.Fix}
@@ -203,6 +209,9 @@ func printOptions(w io.Writer, res *lifecycle.Configured) {
 			kind += ", required"
 		}
 		kind += lifecycle.BoundsText(o.Min, o.Max, o.Options)
+		if o.Multiple {
+			kind += ", a list of strings: " + bundle.ShellArg(o.Key) + "=A " + bundle.ShellArg(o.Key) + "=B"
+		}
 		state := "not set"
 		if o.Set {
 			state = "set"
