@@ -68,3 +68,39 @@ func TestClaudeOptionDeclaration(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeOptionValues: how Claude Code hands a stored value to a
+// plugin's hook, which bundlectl's runtime matches (lifecycle configure,
+// harness reviewedOptions): a multiple option's list as String(list), the
+// values joined with "," and no spaces, in CLAUDE_PLUGIN_OPTION_<KEY> and
+// in an exec-form ${user_config.KEY} alike; a number as String(n) (1e21 is
+// "1e+21", 16 stored from "0x10" is "16"). A declared default, of a number
+// or of a list, does not reach the hook of a session that stores no value
+// for the option (bundlectl gives the default the review showed: a
+// difference docs/claude-code.md names).
+func TestClaudeOptionValues(t *testing.T) {
+	rec := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "optv")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "optv", "version": "1.0.0", "userConfig": map[string]any{
+		"tags":  map[string]any{"type": "string", "title": "Tags", "description": "labels", "multiple": true},
+		"big":   map[string]any{"type": "number", "title": "Big", "description": "a big number"},
+		"hex":   map[string]any{"type": "number", "title": "Hex", "description": "a number typed as 0x10"},
+		"ratio": map[string]any{"type": "number", "title": "Ratio", "description": "a default", "default": 2.5},
+		"dlist": map[string]any{"type": "string", "title": "Defaults", "description": "a list default", "multiple": true, "default": []any{"x", "y"}},
+	}})
+	script := `printf '%s|%s|%s|%s|%s|%s|%s\n' "$CLAUDE_PLUGIN_OPTION_TAGS" "$1" "$CLAUDE_PLUGIN_OPTION_BIG" "$CLAUDE_PLUGIN_OPTION_HEX" "${CLAUDE_PLUGIN_OPTION_RATIO-unset}" "${CLAUDE_PLUGIN_OPTION_DLIST-unset}" "$2" > ` + filepath.Join(rec, "ran")
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+		"hooks": []any{map[string]any{"type": "command", "command": "sh", "args": []any{"-c", script, "sh", "${user_config.tags}", "${user_config.big}"}}}}}}})
+	a := New(t, Claude, Say("done"))
+	a.Settings = map[string]any{"pluginConfigs": map[string]any{"optv@inline": map[string]any{"options": map[string]any{
+		"tags": []any{"alpha", "be ta"}, "big": 1e21, "hex": 16}}}}
+	a.Args = []string{"--plugin-dir", dir}
+	res := a.Run(t, "hello")
+	got, err := os.ReadFile(filepath.Join(rec, "ran"))
+	if err != nil {
+		t.Fatalf("the plugin's hook did not run: %v\n%s", err, res)
+	}
+	if want := "alpha,be ta|alpha,be ta|1e+21|16|unset|unset|1e+21\n"; string(got) != want {
+		t.Errorf("the hook saw %q, want %q", got, want)
+	}
+}
