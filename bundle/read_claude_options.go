@@ -22,10 +22,15 @@ var claudeOptionKey = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // declaration against a strict schema and refuses to load the whole
 // plugin when it does not fit (an unknown field, a missing title, a type
 // it does not know): each such problem is an error, option.declaration,
-// so the review never shows a plugin the host would not load.
+// so the review never shows a plugin the host would not load. A default
+// outside min and max, or of another type than the option, is not a
+// problem to Claude Code's schema, nor to this reader.
 func (r hostReader) userConfig(v *jsonValue, path string) {
 	refuse := func(p, format string, args ...any) {
-		r.b.Report.Errorf(p, "option.declaration", format+"; Claude Code refuses to load the plugin", args...)
+		// Codex, which also loads a Claude Code plugin, reads no
+		// userConfig (internal/agenttest TestCodexIgnoresUserConfig);
+		// the bundle is refused for every host all the same.
+		r.b.Report.Errorf(p, "option.declaration", format+"; Claude Code refuses to load the plugin (Codex ignores userConfig, but bundlectl refuses the bundle for every host)", args...)
 	}
 	if v.kind != jsonObject {
 		refuse(path, "must be an object keyed by option name, not %s", v.kind)

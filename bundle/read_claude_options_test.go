@@ -47,7 +47,7 @@ func TestClaudeOptionDeclarations(t *testing.T) {
 				return
 			}
 			want := ManifestClaude + ": " + c.field
-			if len(got) != 1 || got[0].Path != want || got[0].Severity != Error || !strings.Contains(got[0].Message, "Claude Code refuses to load the plugin") || !b.Rejected() {
+			if len(got) != 1 || got[0].Path != want || got[0].Severity != Error || !strings.Contains(got[0].Message, "Claude Code refuses to load the plugin (Codex ignores userConfig") || !b.Rejected() {
 				t.Fatalf("want one option.declaration error at %q, got %v", want, b.Report.Findings)
 			}
 		})
@@ -68,5 +68,27 @@ func TestClaudeOptionBoundsRead(t *testing.T) {
 	}
 	if strings.Join(m.Choices, ",") != "a,b" || !tg.Multiple {
 		t.Errorf("mode %v, tags multiple %v", m.Choices, tg.Multiple)
+	}
+}
+
+// TestGeminiSensitiveNotBoolean: Gemini CLI 0.61 checks no type for a
+// setting's "sensitive" (`if (setting.sensitive)`): 0 reads as not
+// sensitive, "yes" as sensitive. bundlectl keeps each secret and says how
+// Gemini CLI reads it.
+func TestGeminiSensitiveNotBoolean(t *testing.T) {
+	for _, v := range []string{`0`, `"yes"`, `null`} {
+		b := writeTree(t, "gx", map[string]string{"gemini-extension.json": `{"name": "gx", "version": "1.0.0", "settings": [{"name": "Key", "description": "d", "envVar": "GX_KEY", "sensitive": ` + v + `}]}`})
+		if len(b.UserConfig) != 1 || !b.UserConfig[0].Sensitive || b.Rejected() {
+			t.Fatalf("sensitive %s: options %+v\n%s", v, b.UserConfig, dumpFindings(b))
+		}
+		var msg string
+		for _, f := range b.Report.Findings {
+			if f.Path == "gemini-extension.json: settings[0].sensitive" {
+				msg = f.Message
+			}
+		}
+		if !strings.Contains(msg, "Gemini CLI reads it as JavaScript truthiness") {
+			t.Errorf("sensitive %s: the warning is %q\n%s", v, msg, dumpFindings(b))
+		}
 	}
 }

@@ -32,7 +32,10 @@ func (r hostReader) sensitive(v *jsonValue, path string) bool {
 	if v.kind == jsonBool {
 		return v.b
 	}
-	r.b.Report.Warnf(path, "manifest.field-type", "must be a boolean, not %s; the option is treated as sensitive", v.kind)
+	// Gemini CLI checks no type: `if (setting.sensitive)` decides, so 0,
+	// "" and null keep the value in a plain .env file, and anything else
+	// in the keychain. bundlectl keeps any value secret.
+	r.b.Report.Warnf(path, "manifest.field-type", "must be a boolean, not %s; Gemini CLI reads it as JavaScript truthiness (0, \"\" and null: not sensitive, the value stored in a plain .env file; anything else: sensitive); bundlectl treats the option as sensitive", v.kind)
 	return true
 }
 

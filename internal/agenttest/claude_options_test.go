@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,40 @@ func TestClaudeOptionValues(t *testing.T) {
 	}
 	if want := "alpha,be ta|alpha,be ta|1e+21|16|unset|unset|1e+21\n"; string(got) != want {
 		t.Errorf("the hook saw %q, want %q", got, want)
+	}
+}
+
+// TestCodexIgnoresUserConfig: Codex 0.171 reads no userConfig: a plugin
+// whose manifest (its own, or the Claude Code one it falls back to)
+// declares a userConfig Claude Code refuses (an unknown field, no title)
+// still loads in Codex, its hook and MCP server run. bundlectl rejects such
+// a bundle whole (option.declaration), and its error says it is Claude
+// Code that refuses it.
+func TestCodexIgnoresUserConfig(t *testing.T) {
+	bad := map[string]any{"level": map[string]any{"type": "number", "description": "no title", "placeholder": "3"}}
+	for _, manifest := range []string{".codex-plugin/plugin.json", ".claude-plugin/plugin.json"} {
+		t.Run(filepath.Dir(manifest), func(t *testing.T) {
+			p := newPluginRun(t)
+			answer := "agenttest-plugin-mcp-answer-codex"
+			src := filepath.Join(t.TempDir(), "src", pluginName)
+			codexPlugin(t, src, p.rec, answer)
+			if err := os.Remove(filepath.Join(src, ".codex-plugin", "plugin.json")); err != nil {
+				t.Fatal(err)
+			}
+			writeJSONFile(t, src, manifest, map[string]any{"name": pluginName, "version": "1.0.0", "description": "agenttest plugin", "userConfig": bad})
+			key, hash := codexPluginTrust()
+			p.a = New(t, Codex,
+				MCPCall(Codex, "fake", "lookup", map[string]any{"query": "owl"}),
+				ShellCall(Codex, "touch "+p.marker),
+				Say("done"))
+			p.a.Args = []string{"-c", "features.plugins=true",
+				"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
+				"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash)}
+			p.root = placeCopy(t, filepath.Join(p.a.ConfigDir(), "plugins", "cache"), src)
+			makeReadOnly(t, p.root)
+			before := treeState(t, p.root)
+			p.res = p.a.Run(t, "tell me about owls")
+			p.checkCommon(t, before, 1, 0, answer)
+		})
 	}
 }
