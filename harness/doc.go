@@ -54,7 +54,9 @@
 //     changing it changes nothing the registry runs or blocks.
 //   - A process gets only the options its receipt's inventory declares:
 //     the stored value, else the declared default; a Gemini CLI setting
-//     also under its envVar.
+//     also under its envVar. A value is passed as Claude Code passes it,
+//     JavaScript's String(): a list joined with ",", a number as
+//     String(Number(text)) (internal/optvalue).
 //   - "./" commands resolve inside the snapshot; PLUGIN_ROOT is the
 //     snapshot, PLUGIN_DATA is $BUNDLECTL_HOME/data/<bundle-id> (0700,
 //     kept across updates). Tools and hooks run in the workspace; stdio
