@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,7 +15,8 @@ import (
 //
 // encoding/json into maps loses member order (hooks run in manifest order)
 // and silently keeps the last of duplicate keys, which two parsers may
-// resolve differently; this reader keeps order and refuses duplicates.
+// resolve differently; this reader keeps order and refuses duplicates,
+// except where a host's reader is known to keep the last (hostJSON).
 
 type jsonKind uint8
 
@@ -64,14 +66,60 @@ func (e *jsonDuplicateError) Error() string {
 	return fmt.Sprintf("member %s occurs more than once", Quote(e.Key))
 }
 
+// hostJSON says how a host's JSON reader takes a file, where it is more
+// lenient than strict JSON with unique names.
+type hostJSON struct {
+	// skipBOM: the host drops a leading UTF-8 byte-order mark (Claude Code,
+	// for .claude-plugin/plugin.json only). Everywhere else every host
+	// refuses the file, and so does bundlectl.
+	skipBOM bool
+	// lastServer: a server name repeated in an MCP server map (mcpServers,
+	// or mcpServers.mcpServers) takes the last definition, as the JSON
+	// readers of Claude Code, Codex and Gemini CLI do
+	// (internal/agenttest TestClaudeBOMAndDuplicateServer and its Codex and
+	// Gemini CLI siblings). The name keeps its
+	// first place in member order, as in JavaScript.
+	lastServer bool
+	// flatServers: the top-level object may itself be the server map
+	// (an MCP file without mcpServers); its repeated names are accepted
+	// as lastServer, and refused after the parse when the object has an
+	// mcpServers member after all (hostMCPFile).
+	flatServers bool
+}
+
+// jsonBOM is the UTF-8 byte-order mark.
+const jsonBOM = "\uFEFF"
+
 func parseJSONValue(data []byte) (*jsonValue, error) {
-	if bytes.HasPrefix(data, []byte("\uFEFF")) {
-		// Claude Code skips the mark before plugin.json; JSON forbids it
-		// (RFC 8259, 8.1) and Gemini CLI refuses the file. Which
-		// host would load the rest is not one answer, so the file is
-		// refused, saying what is wrong rather than "syntax error".
-		return nil, &jsonSyntaxError{1, 1, "the file starts with a UTF-8 byte-order mark, which JSON does not allow (Gemini CLI refuses such a file): save it without the mark"}
+	v, _, err := parseHostJSON(data, hostJSON{})
+	return v, err
+}
+
+// parseHostJSON parses data as a host reads it (h); dups are the server
+// names it took the last definition of.
+func parseHostJSON(data []byte, h hostJSON) (v *jsonValue, dups []*jsonDuplicateError, err error) {
+	if bytes.HasPrefix(data, []byte(jsonBOM)) {
+		if !h.skipBOM {
+			// JSON forbids the mark (RFC 8259, 8.1); Codex and Gemini CLI
+			// refuse every manifest so marked, Claude Code every file but
+			// plugin.json: say so rather than "syntax error".
+			return nil, nil, &jsonSyntaxError{1, 1, "the file starts with a UTF-8 byte-order mark, which JSON does not allow and the hosts do not read here: save it without the mark"}
+		}
+		data = data[len(jsonBOM):]
 	}
+	d := jsonDecoder{h: h}
+	v, err = d.parse(data)
+	return v, d.dups, err
+}
+
+// jsonDecoder is one parse: the host's leniency and what it let through.
+type jsonDecoder struct {
+	dec  *json.Decoder
+	h    hostJSON
+	dups []*jsonDuplicateError
+}
+
+func (d *jsonDecoder) parse(data []byte) (*jsonValue, error) {
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -86,7 +134,8 @@ func parseJSONValue(data []byte) (*jsonValue, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := decodeJSON(dec, make([]jsonPathElem, 0, 16), 0)
+	d.dec = dec
+	v, err := d.decode(make([]jsonPathElem, 0, 16), 0)
 	if err == nil {
 		if _, err2 := dec.Token(); err2 != io.EOF {
 			err = errors.New("unexpected data after the top-level value")
@@ -133,7 +182,22 @@ func spellPath(stack []jsonPathElem) string {
 	return p
 }
 
-func decodeJSON(dec *json.Decoder, stack []jsonPathElem, depth int) (*jsonValue, error) {
+// serverMap reports whether the object at stack is an MCP server map
+// whose repeated names the host resolves to the last.
+func (d *jsonDecoder) serverMap(stack []jsonPathElem) bool {
+	if !d.h.lastServer {
+		return false
+	}
+	for _, e := range stack {
+		if e.index >= 0 || e.key != "mcpServers" {
+			return false
+		}
+	}
+	return len(stack) == 1 || len(stack) == 2 || (len(stack) == 0 && d.h.flatServers)
+}
+
+func (d *jsonDecoder) decode(stack []jsonPathElem, depth int) (*jsonValue, error) {
+	dec := d.dec
 	if depth > maxJSONDepth {
 		return nil, errors.New("nesting is too deep")
 	}
@@ -155,14 +219,19 @@ func decodeJSON(dec *json.Decoder, stack []jsonPathElem, depth int) (*jsonValue,
 				if !ok {
 					return nil, errors.New("object key is not a string")
 				}
-				if _, dup := v.obj[k]; dup {
+				_, dup := v.obj[k]
+				if dup && !d.serverMap(stack) {
 					return nil, &jsonDuplicateError{Parent: spellPath(stack), Key: k}
 				}
-				child, err := decodeJSON(dec, append(stack, jsonPathElem{key: k, index: -1}), depth+1)
+				child, err := d.decode(append(stack, jsonPathElem{key: k, index: -1}), depth+1)
 				if err != nil {
 					return nil, err
 				}
-				v.keys = append(v.keys, k)
+				if dup {
+					d.dups = append(d.dups, &jsonDuplicateError{Parent: spellPath(stack), Key: k})
+				} else {
+					v.keys = append(v.keys, k)
+				}
 				v.obj[k] = child
 			}
 			if _, err := dec.Token(); err != nil { // '}'
@@ -172,7 +241,7 @@ func decodeJSON(dec *json.Decoder, stack []jsonPathElem, depth int) (*jsonValue,
 		case '[':
 			v := &jsonValue{kind: jsonArray}
 			for dec.More() {
-				child, err := decodeJSON(dec, append(stack, jsonPathElem{index: len(v.arr)}), depth+1)
+				child, err := d.decode(append(stack, jsonPathElem{index: len(v.arr)}), depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -224,6 +293,22 @@ func reportJSONError(b *Bundle, file string, err error, sev Severity, rule strin
 	}
 	b.Report.Add(sev, file, rule, "%v", err)
 	return false
+}
+
+// reportLastServers warns of each server name whose last definition the
+// hosts take (hostJSON.lastServer), once per place.
+func reportLastServers(b *Bundle, file string, dups []*jsonDuplicateError) {
+	for _, d := range dups {
+		parent := file + ":"
+		if d.Parent != "" {
+			parent = file + ": " + d.Parent
+		}
+		path := FieldPath(parent, d.Key)
+		if slices.ContainsFunc(b.Report.Findings, func(f Finding) bool { return f.Path == path && f.Rule == "mcp.last-definition" }) {
+			continue
+		}
+		b.Report.Warnf(path, "mcp.last-definition", "server %s is defined more than once; Claude Code, Codex and Gemini CLI start only the last definition, which is the one reviewed: delete the others", Quote(d.Key))
+	}
 }
 
 // any returns v as the generic value encoding/json would produce with

@@ -48,11 +48,14 @@ func readClaude(b *Bundle, data []byte) {
 	r := hostReader{b: b, host: HostClaude, file: ManifestClaude}
 	fields := map[string]*jsonValue{}
 	if data != nil {
-		root, err := parseJSONValue(data)
+		// Claude Code skips a byte-order mark before plugin.json (and only
+		// there): internal/agenttest TestClaudeBOMAndDuplicateServer.
+		root, dups, err := parseHostJSON(data, hostJSON{skipBOM: true, lastServer: true})
 		if err != nil {
 			reportJSONError(b, ManifestClaude, err, Error, "manifest.json")
 			return
 		}
+		reportLastServers(b, ManifestClaude, dups)
 		if root.kind != jsonObject {
 			b.Report.Errorf(ManifestClaude, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
 			return

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 
@@ -65,12 +66,19 @@ func readCodexManifest(b *Bundle, file string, data []byte) bool {
 	r := hostReader{b: b, host: HostCodex, file: file}
 	fallback := file != ManifestCodex
 	ownReader := file == ManifestClaude
-	root, err := parseJSONValue(data)
+	root, dups, err := parseHostJSON(data, hostJSON{lastServer: true})
 	if err != nil {
 		if !ownReader {
 			reportJSONError(b, file, err, Error, "manifest.json")
+		} else if bytes.HasPrefix(data, []byte(jsonBOM)) {
+			// Claude Code skips the mark; Codex refuses the manifest and
+			// loads nothing of the plugin (TestCodexBOMAndDuplicateServer).
+			b.Report.Warnf(file, "codex.ignored", "Codex does not load this plugin: it reads %s (there is no %s) and refuses the UTF-8 byte-order mark at its start, which Claude Code skips; save the file without the mark for Codex to load it", file, ManifestCodex)
 		}
 		return false
+	}
+	if !ownReader {
+		reportLastServers(b, file, dups)
 	}
 	if root.kind != jsonObject {
 		if !ownReader {

@@ -18,11 +18,12 @@ var geminiMeta = map[string]bool{
 
 func readGemini(b *Bundle, data []byte) {
 	r := hostReader{b: b, host: HostGemini, file: ManifestGemini}
-	root, err := parseJSONValue(data)
+	root, dups, err := parseHostJSON(data, hostJSON{lastServer: true})
 	if err != nil {
 		reportJSONError(b, ManifestGemini, err, Error, "manifest.json")
 		return
 	}
+	reportLastServers(b, ManifestGemini, dups)
 	if root.kind != jsonObject {
 		b.Report.Errorf(ManifestGemini, "manifest.not-object", "the manifest must be a JSON object, not %s", root.kind)
 		return

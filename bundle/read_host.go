@@ -159,11 +159,25 @@ func (r hostReader) readJSONFile(rel, rule string) (*jsonValue, bool) {
 		r.b.Report.Skipf(rel, rule, "cannot read: %v", err)
 		return nil, false
 	}
-	v, err := parseJSONValue(data)
+	flat := rule == "mcp.invalid-json"
+	v, dups, err := parseHostJSON(data, hostJSON{lastServer: true, flatServers: flat})
+	if err == nil && flat && v.kind == jsonObject {
+		if _, ok := v.obj["mcpServers"]; ok {
+			// Not the server map after all: a repeated top-level member
+			// is refused as anywhere else.
+			for _, d := range dups {
+				if d.Parent == "" {
+					err = d
+					break
+				}
+			}
+		}
+	}
 	if err != nil {
 		reportJSONError(r.b, rel, err, Skip, rule)
 		return nil, false
 	}
+	reportLastServers(r.b, rel, dups)
 	return v, true
 }
 
