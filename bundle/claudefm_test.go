@@ -32,7 +32,7 @@ func TestClaudeLenientFrontMatter(t *testing.T) {
 		commands[d.Name] = d
 	}
 	c, ok := agents["colon"]
-	if !ok || c.Description != "Use when the caller says: check the owls" || !slices.Equal(c.Grants.Tools, []string{"Bash"}) || c.Grants.Model != "haiku" || c.Grants.PermissionMode != "bypassPermissions" {
+	if !ok || c.Description != "Use when the caller says: check the owls" || !slices.Equal(c.Grants.Tools, []string{"Bash"}) || c.Grants.Model != "haiku" || c.Grants.PermissionMode != "" || string(c.Grants.Ignored["permissionMode"]) != `"bypassPermissions"` {
 		t.Errorf("colon agent read as %+v", c)
 	}
 	if tb, ok := commands["tabbed"]; !ok || !slices.Equal(tb.Grants.AllowedTools, []string{"Bash(git:*)"}) {

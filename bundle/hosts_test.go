@@ -77,9 +77,11 @@ func TestClaudeCodeFull(t *testing.T) {
 	if _, ok := hookBy(b, func(h Hook) bool { return h.Scope == "skill:lint" }); !ok {
 		t.Error("the skill's front-matter hook was not read")
 	}
-	if _, ok := hookBy(b, func(h Hook) bool { return h.Scope == "agent:reviewer" }); !ok {
-		t.Error("the agent's front-matter hook was not read")
+	// Claude Code ignores a plugin agent's front-matter hooks.
+	if _, ok := hookBy(b, func(h Hook) bool { return h.Scope == "agent:reviewer" }); ok {
+		t.Error("the agent's front-matter hook, which Claude Code ignores for a plugin agent, was read as a hook")
 	}
+	requireFinding(t, b, Warning, "document.ignored-field", "agents/reviewer.md: hooks")
 	for _, name := range []string{"local", "remote", "events", "inline-stdio"} {
 		if _, ok := mcpNamed(b, name); !ok {
 			t.Errorf("mcp server %q missing", name)

@@ -175,6 +175,11 @@ type Grants struct {
 	// (context, agent, effort, isolation, …) as canonical JSON, so that a
 	// change to any of them changes the capability hash.
 	Other map[string]json.RawMessage `json:"other,omitempty"`
+	// Ignored holds, as canonical JSON, the keys a host reads nowhere for
+	// this component although it reads them elsewhere: Claude Code's
+	// permissionMode, hooks and mcpServers of a plugin agent. Hashed and
+	// shown as ignored, never as grants.
+	Ignored map[string]json.RawMessage `json:"ignored,omitempty"`
 }
 
 // Skill is one Agent Skills directory: <skills dir>/<name>/SKILL.md.

@@ -366,7 +366,18 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 			}
 		}
 	}
-	g, ok := readGrants(b, d.Path, m, kind.String()+":"+d.Name)
+	claudeAgent := kind == kindAgent && !strict && slices.Equal(d.Hosts, []Host{HostClaude})
+	var ignored frontMatter
+	if claudeAgent {
+		m, ignored = splitClaudeAgentIgnored(b, d.Path, m)
+	}
+	g, ok := readGrantsAs(b, d.Path, m, kind.String()+":"+d.Name, claudeAgent)
+	for _, k := range ignored.keys {
+		// Reviewed and hashed as written, as ignored: never a grant.
+		if v, err := yamlToJSON(ignored.vals[k]); err == nil {
+			other(&g.Ignored, k, v)
+		}
+	}
 	if kind == kindAgent {
 		// The review shows the tools memory brings as tools the agent
 		// has: Write and Edit are not in "tools: Read", yet it has them.
@@ -382,10 +393,72 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 	return ok
 }
 
+// claudePluginAgentIgnored are the front-matter keys (folded) Claude Code
+// (2.1.332) drops from a plugin agent, logging that each "is ignored for
+// plugin agents. Use .claude/agents/ for this level of control."
+// (internal/agenttest TestClaudePluginAgentIgnoredFields): the agent runs
+// in the session's permission mode, without these hooks or servers.
+var claudePluginAgentIgnored = map[string]bool{
+	"permissionmode": true, "permission-mode": true,
+	"hooks":      true,
+	"mcpservers": true, "mcp-servers": true,
+}
+
+// splitClaudeAgentIgnored takes out of a Claude Code plugin agent's front
+// matter the keys Claude Code ignores for plugin agents, each with a
+// warning, so that the review never shows them as grants.
+func splitClaudeAgentIgnored(b *Bundle, rel string, m frontMatter) (kept, ignored frontMatter) {
+	kept.vals, ignored.vals = map[string]*yaml.Node{}, map[string]*yaml.Node{}
+	for _, k := range m.keys {
+		to := &kept
+		if claudePluginAgentIgnored[normalizeKey(k)] {
+			to = &ignored
+			b.Report.Warnf(rel+": "+EscapePath(k), "document.ignored-field", "Claude Code ignores %s in a plugin agent's front matter (it would take effect only in .claude/agents/): not a grant, reviewed as written", Quote(k))
+		}
+		to.keys = append(to.keys, k)
+		to.vals[k] = m.vals[k]
+	}
+	return kept, ignored
+}
+
+// claudeAgentTools reads a Claude Code agent's tools value as Claude Code
+// does: a string, or the strings of a list; an item that is not a string
+// is dropped, and a value that is neither (a number, a boolean, a mapping)
+// names no tool (internal/agenttest TestClaudeAgentToolsNonString).
+// dropped reports whether anything was not read.
+func claudeAgentTools(n *yaml.Node) (tools []string, dropped bool) {
+	str := func(c *yaml.Node) bool { return c.Kind == yaml.ScalarNode && c.Tag == "!!str" }
+	switch {
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return nil, false
+	case str(n):
+		if n.Value == "" {
+			return nil, false
+		}
+		return []string{n.Value}, false
+	case n.Kind == yaml.SequenceNode:
+		for _, c := range n.Content {
+			if str(c) {
+				tools = append(tools, c.Value)
+			} else {
+				dropped = true
+			}
+		}
+		return tools, dropped
+	}
+	return nil, true
+}
+
 // readGrants records every front-matter key that gives the agent
 // authority while the component is in use; hooks it declares join the
 // bundle's hooks, scoped to the component.
 func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, bool) {
+	return readGrantsAs(b, rel, m, scope, false)
+}
+
+// readGrantsAs is readGrants; claudeAgent reads a Claude Code plugin
+// agent's tools as Claude Code does (claudeAgentTools).
+func readGrantsAs(b *Bundle, rel string, m frontMatter, scope string, claudeAgent bool) (Grants, bool) {
 	var g Grants
 	ok := true
 	list := func(k string) []string {
@@ -462,7 +535,15 @@ func readGrants(b *Bundle, rel string, m frontMatter, scope string) (Grants, boo
 		case "disallowed-tools", "disallowedtools":
 			g.DisallowedTools = list(k)
 		case "tools":
-			g.Tools = list(k)
+			if !claudeAgent {
+				g.Tools = list(k)
+				break
+			}
+			var dropped bool
+			g.Tools, dropped = claudeAgentTools(n)
+			if dropped {
+				b.Report.Warnf(rel+": "+EscapePath(k), "document.ignored-field", "%s holds a value that is not a string; Claude Code drops it (a tools value that is no string or list names no tool): the agent has the tools shown", k)
+			}
 		case "skills":
 			g.Skills = list(k)
 		case "model":

@@ -108,6 +108,7 @@ func grants(g bundle.Grants) Grants {
 	return Grants{
 		AllowedTools: g.AllowedTools, DisallowedTools: g.DisallowedTools, Tools: g.Tools, NoTools: g.NoTools, Model: g.Model,
 		PermissionMode: g.PermissionMode, Skills: g.Skills, MCPServers: g.MCPServers, Other: g.Other,
+		Ignored: g.Ignored,
 	}
 }
 

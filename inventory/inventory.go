@@ -67,6 +67,8 @@ type Grants struct {
 	Skills          []string                   `json:"skills,omitempty"`
 	MCPServers      []string                   `json:"mcp_servers,omitempty"`
 	Other           map[string]json.RawMessage `json:"other,omitempty"`
+	// Ignored: keys the host ignores for this component (bundle.Grants).
+	Ignored map[string]json.RawMessage `json:"ignored,omitempty"`
 }
 
 // Doc is a content component: its name, where it is in the snapshot, the

@@ -660,6 +660,9 @@ func (r *renderer) grants(indent string, g inventory.Grants, agent bool) {
 	row("skills", g.Skills)
 	row("mcp", g.MCPServers)
 	r.other(indent, g.Other)
+	for _, k := range sortedRawKeys(g.Ignored) {
+		r.field(indent, "ignored", bundle.EscapePath(k)+" "+r.truncated(jsonSanitize(string(g.Ignored[k])))+" (Claude Code ignores it in a plugin agent)")
+	}
 }
 
 // agentTools says which tools an agent has, as Claude Code reads its tools

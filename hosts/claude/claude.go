@@ -374,8 +374,10 @@ func then(f, g func([]byte) ([]byte, error)) func([]byte) ([]byte, error) {
 }
 
 // withoutInlineServers follows rw with taking out of an agent's front
-// matter the MCP servers it defines inline: Claude Code would start them
-// itself, with the host's environment and no check, outside bundlectl.
+// matter the MCP servers it defines inline. Claude Code 2.1.332 ignores
+// them in a plugin agent (bundle's document.ignored-field); the view
+// leaves them out all the same, as a Claude Code that honoured them would
+// start them itself, with the host's environment, outside bundlectl.
 // A list of server names is kept.
 func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte, error)) func([]byte) ([]byte, error) {
 	return func(doc []byte) ([]byte, error) {
@@ -383,7 +385,7 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 		if err != nil || !hosts.InlineMCPServers(out) {
 			return out, err
 		}
-		b.Note("its agent %s is loaded without the MCP servers its front matter defines: Claude Code would start them itself, outside bundlectl; declare them in the plugin's .mcp.json", bundle.Quote(agent))
+		b.Note("its agent %s is loaded without the MCP servers its front matter defines, which Claude Code ignores in a plugin agent; declare them in the plugin's .mcp.json", bundle.Quote(agent))
 		return hosts.SetFrontMatter(out, "mcpServers", nil)
 	}
 }
