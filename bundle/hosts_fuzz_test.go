@@ -50,6 +50,10 @@ func fuzzHostReader(f *testing.F, fixture, manifest string, format Format, read 
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`{"name": "x", "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/x --token=ghp_aaaaaaaaaaaaaaaaaaaaaaaa"}]}]}}`))
 	f.Add([]byte(`{"name": "x", "mcpServers": {"a": {"command": "./../../etc/x", "cwd": "../", "headers": {"Authorization": "Bearer sk-aaaaaaaaaaaaaaaaaaaaaaaa"}}}}`))
+	// A byte-order mark (Claude Code skips it before its manifest) and a
+	// repeated server name (every host takes the last definition).
+	f.Add([]byte("\uFEFF" + `{"name": "x", "mcpServers": {"a": {"command": "x"}}}`))
+	f.Add([]byte(`{"name": "x", "mcpServers": {"a": {"command": "x"}, "a": {"url": "https://example.com/mcp"}, "mcpServers": {"b": {"command": "y"}, "b": {"command": "z"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tree := fuzzTree(t, fixture)
 		b := &Bundle{Name: "full", Scope: ScopeDir, Dir: tree.Root, Tree: tree}
