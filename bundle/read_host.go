@@ -441,6 +441,9 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			r.b.Report.Skipf(path, "hook.command", "command hook has no command")
 			keep = false
 		}
+		if ref, ok := ClaudeShellOptionRef(h.Command); ok && h.Shell && h.Scope == "" && r.host == HostClaude {
+			r.b.Report.Warnf(FieldPath(path, "command"), "hook.option-shell", "Claude Code does not run this hook: its shell-form command references %s, and Claude Code refuses any ${user_config.*} in a plugin hook's shell-form command (the value would be parsed by the shell), so bundlectl hooks run does not run it either; pass the value in \"args\" (exec form) or read $CLAUDE_PLUGIN_OPTION_<KEY> from the hook's environment", Quote(ref))
+		}
 	case HookHTTP:
 		if h.URL == "" {
 			r.b.Report.Skipf(path, "hook.url", "http hook has no url")
@@ -757,5 +760,32 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 		// then the manifest's lspServers).
 		r.b.Components.LSP = declareLater(r, r.b.Components.LSP, l, "lsp.overridden", "language server",
 			func(l LSPServer) (string, []Host, string) { return l.Name, l.Hosts, l.Source })
+	}
+}
+
+// ClaudeShellOptionRef returns the first ${user_config.KEY} in command.
+// Claude Code (2.1.332) never runs a plugin hook whose shell-form command
+// (no "args") holds one, whatever the option (sensitive or not, set or
+// not, declared or not): it refuses the hook before it starts ("references
+// ${user_config.*} in a shell-form command"; internal/agenttest
+// TestClaudeOptionShellForm). Its pattern is \$\{user_config\.([^}]+)\}:
+// a key of at least one character.
+func ClaudeShellOptionRef(command string) (string, bool) {
+	const open = "${user_config."
+	s := command
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return "", false
+		}
+		s = s[i:]
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return "", false
+		}
+		if end > len(open) {
+			return s[:end+1], true
+		}
+		s = s[len(open):]
 	}
 }

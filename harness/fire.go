@@ -153,6 +153,12 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 					continue
 				}
 			}
+			if ref, ok := r.claudeRefuses(h); ok {
+				// The host never runs it, so it guards nothing there:
+				// follow the host, and say so.
+				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s hook %s did not run: its shell-form command references %s, and Claude Code refuses a plugin hook's shell-form command with ${user_config.*} (the bundle should pass the value in \"args\" or read $CLAUDE_PLUGIN_OPTION_<KEY>)", bundle.Quote(e.name), h.ID, bundle.Quote(ref)))
+				continue
+			}
 			switch h.Type {
 			case bundle.HookCommand, bundle.HookHTTP:
 				if r.opts.HooksOnly {
@@ -185,6 +191,20 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	o, err := FireChain(ctx, chain, ev)
 	o.SystemMessages = append(notes, o.SystemMessages...)
 	return o, err
+}
+
+// claudeRefuses returns the ${user_config.KEY} of a Claude Code plugin
+// hook's shell-form command, when hooks run serves Claude Code (or no host
+// in particular): Claude Code never runs such a hook
+// (bundle.ClaudeShellOptionRef), so neither does bundlectl.
+func (r *Registry) claudeRefuses(h inventory.Hook) (string, bool) {
+	if h.Type != bundle.HookCommand || !h.Shell || h.Scope != "" || !slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+		return "", false
+	}
+	if r.opts.Host != "" && r.opts.Host != bundle.HostClaude {
+		return "", false
+	}
+	return bundle.ClaudeShellOptionRef(h.Command)
 }
 
 // matcher is how h's matcher selects the event's match value under the

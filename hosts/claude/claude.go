@@ -72,7 +72,17 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			}
 		}
 	}
-	if hs := b.Hooks(); len(hs) > 0 {
+	var hs []inventory.Hook
+	for _, h := range b.Hooks() {
+		if ref, ok := refusedHook(h); ok {
+			// The view calls bundlectl in exec form, which Claude Code
+			// would run: leave out what it would not.
+			b.Note("its hook %s is not loaded: Claude Code does not run a plugin hook whose shell-form command references %s", h.ID, bundle.Quote(ref))
+			continue
+		}
+		hs = append(hs, h)
+	}
+	if len(hs) > 0 {
 		if err := v.AddJSON("hooks/hooks.json", hookValue(hs)); err != nil {
 			return nil, err
 		}
@@ -167,6 +177,16 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// refusedHook returns the ${user_config.KEY} of a Claude Code plugin
+// hook's shell-form command: Claude Code never runs such a hook
+// (bundle.ClaudeShellOptionRef).
+func refusedHook(h inventory.Hook) (string, bool) {
+	if h.Type != bundle.HookCommand || !h.Shell || h.Scope != "" || !slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+		return "", false
+	}
+	return bundle.ClaudeShellOptionRef(h.Command)
 }
 
 // HooksValue is Claude Code's hooks object ({"hooks": {event: [groups]}})
