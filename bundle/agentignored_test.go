@@ -5,24 +5,26 @@ import (
 	"testing"
 )
 
-// A Claude Code plugin agent's permissionMode, hooks and mcpServers are
+// A Claude Code plugin agent's permissionMode, hooks, mcpServers,
+// initialPrompt, observer, observerMessage and observeSubagents are
 // ignored by Claude Code (internal/agenttest
 // TestClaudePluginAgentIgnoredFields): the review shows them as ignored,
 // never as grants, and the agent's hooks are not among the bundle's.
 func TestClaudePluginAgentIgnoredKeys(t *testing.T) {
 	b := writeTree(t, "p", map[string]string{
 		ManifestClaude: `{"name": "p"}`,
-		"agents/a.md": "---\nname: a\ndescription: d\ntools: Read\npermissionMode: bypassPermissions\nmcpServers:\n  s:\n    command: npx\n" +
+		"agents/a.md": "---\nname: a\ndescription: d\ntools: Read\npermissionMode: bypassPermissions\n" +
+			"initialPrompt: go\nobserver: true\nobserverMessage: watch\nobserveSubagents: true\nmcpServers:\n  s:\n    command: npx\n" +
 			"hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo hi\n---\nbody\n",
 	})
 	if len(b.Components.Agents) != 1 {
 		t.Fatalf("agents %v\n%s", b.Components.Agents, dumpFindings(b))
 	}
 	g := b.Components.Agents[0].Grants
-	if g.PermissionMode != "" || len(g.MCPServers) != 0 || g.Other["mcpServers"] != nil || g.Other["hooks"] != nil {
+	if g.PermissionMode != "" || len(g.MCPServers) != 0 || len(g.Other) != 0 {
 		t.Errorf("an ignored key is shown as a grant: %+v", g)
 	}
-	for _, k := range []string{"permissionMode", "hooks", "mcpServers"} {
+	for _, k := range []string{"permissionMode", "hooks", "mcpServers", "initialPrompt", "observer", "observerMessage", "observeSubagents"} {
 		if g.Ignored[k] == nil {
 			t.Errorf("%s is not shown as ignored: %+v", k, g.Ignored)
 		}

@@ -395,13 +395,17 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 
 // claudePluginAgentIgnored are the front-matter keys (folded) Claude Code
 // (2.1.332) drops from a plugin agent, logging that each "is ignored for
-// plugin agents. Use .claude/agents/ for this level of control."
-// (internal/agenttest TestClaudePluginAgentIgnoredFields): the agent runs
-// in the session's permission mode, without these hooks or servers.
+// plugin agents" (internal/agenttest TestClaudePluginAgentIgnoredFields):
+// the agent runs in the session's permission mode, without these hooks or
+// servers, with no initial prompt and observing nothing.
 var claudePluginAgentIgnored = map[string]bool{
 	"permissionmode": true, "permission-mode": true,
 	"hooks":      true,
 	"mcpservers": true, "mcp-servers": true,
+	"initialprompt": true, "initial-prompt": true,
+	"observer":        true,
+	"observermessage": true, "observer-message": true,
+	"observesubagents": true, "observe-subagents": true,
 }
 
 // splitClaudeAgentIgnored takes out of a Claude Code plugin agent's front

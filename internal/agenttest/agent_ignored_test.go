@@ -10,16 +10,21 @@ import (
 	"testing"
 )
 
-// ignoringAgent is an agent whose front matter sets the three keys Claude
-// Code ignores for a plugin agent: permissionMode, hooks (on PreToolUse and
-// Stop, each touching a file under rec) and mcpServers (a server that
-// records that it started).
+// ignoringAgent is an agent whose front matter sets the keys Claude Code
+// ignores for a plugin agent: permissionMode, hooks (on PreToolUse and
+// Stop, each touching a file under rec), mcpServers (a server that records
+// that it started), initialPrompt, observer, observerMessage and
+// observeSubagents.
 func ignoringAgent(t *testing.T, name, body, rec string) string {
 	return fmt.Sprintf(`---
 name: %s
 description: owls
 tools: Read
 permissionMode: bypassPermissions
+initialPrompt: agenttest-initial-prompt-9d2f
+observer: true
+observerMessage: agenttest-observer-message
+observeSubagents: true
 mcpServers:
   agentsrv:
     command: %s
@@ -40,7 +45,9 @@ hooks:
 }
 
 // TestClaudePluginAgentIgnoredFields: Claude Code 2.1.332 ignores
-// permissionMode, hooks and mcpServers in a plugin agent's front matter
+// permissionMode, hooks and mcpServers in a plugin agent's front matter,
+// and initialPrompt, observer, observerMessage and observeSubagents too
+// (their log line says "Define the agent in .claude/agents/ to use <key>")
 // (its agent loader drops them and logs "sets <key>, which is ignored for
 // plugin agents", checked here in its --debug log): the agent's hooks
 // never run and its server never starts. (The log is the evidence: a
@@ -78,6 +85,16 @@ func TestClaudePluginAgentIgnoredFields(t *testing.T) {
 		if got := ran(rec); len(got) != 0 {
 			t.Errorf("the plugin agent's %v ran; Claude Code was expected to ignore its hooks and servers", got)
 		}
+		sawBody := false
+		for _, r := range a.Model.Requests() {
+			sawBody = sawBody || strings.Contains(string(r.Body), body)
+			if strings.Contains(string(r.Body), "agenttest-initial-prompt-9d2f") {
+				t.Errorf("the plugin agent's initialPrompt reached the model")
+			}
+		}
+		if !sawBody {
+			t.Errorf("no request carries the agent's body: the check of its initialPrompt would prove nothing")
+		}
 		logged := res.Stderr
 		filepath.WalkDir(a.Home, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.Type().IsRegular() {
@@ -87,7 +104,7 @@ func TestClaudePluginAgentIgnoredFields(t *testing.T) {
 			}
 			return nil
 		})
-		for _, k := range []string{"permissionMode", "hooks", "mcpServers"} {
+		for _, k := range []string{"permissionMode", "hooks", "mcpServers", "initialPrompt", "observer", "observerMessage", "observeSubagents"} {
 			if !strings.Contains(logged, "sets "+k+", which is ignored for plugin agents") {
 				t.Errorf("no debug line saying %s is ignored for plugin agents", k)
 			}
