@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -59,7 +60,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 				rw = then(rw, scoped(c.kind, d.Name))
 			}
 			if c.kind == "agent" {
-				rw = withoutInlineServers(b, d.Name, rw)
+				rw = withoutIgnored(d, withoutInlineServers(b, d.Name, rw))
 			}
 			if c.kind == "command" && hosts.IsSkillFile(d.Path) && path.Dir(d.Path) != "." {
 				if err := b.CopySkillCommand(v, d, strings.TrimSuffix(dst, ".md"), rw); err != nil {
@@ -407,6 +408,25 @@ func withoutInlineServers(b *hosts.Bundle, agent string, rw func([]byte) ([]byte
 		}
 		b.Note("its agent %s is loaded without the MCP servers its front matter defines, which Claude Code ignores in a plugin agent; declare them in the plugin's .mcp.json", bundle.Quote(agent))
 		return hosts.SetFrontMatter(out, "mcpServers", nil)
+	}
+}
+
+// withoutIgnored follows rw with taking out of an agent's front matter
+// the keys the review showed as ignored (its grants.ignored: Claude Code
+// drops permissionMode, hooks, mcpServers, initialPrompt and the observer
+// keys from a plugin agent), so that the view holds only what the host
+// acts on, and a host that began to honour one would not find it there
+// unreviewed as a grant.
+func withoutIgnored(d inventory.Doc, rw func([]byte) ([]byte, error)) func([]byte) ([]byte, error) {
+	return func(doc []byte) ([]byte, error) {
+		out, err := rw(doc)
+		for _, k := range slices.Sorted(maps.Keys(d.Grants.Ignored)) {
+			if err != nil {
+				break
+			}
+			out, err = hosts.SetFrontMatter(out, k, nil)
+		}
+		return out, err
 	}
 }
 
