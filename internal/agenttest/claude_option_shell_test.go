@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,6 +88,21 @@ func TestClaudeOptionShellForm(t *testing.T) {
 			}
 			if !slices.Equal(ran, want) {
 				t.Errorf("the hooks that ran: %q, want %q\n%s", ran, want, res)
+			}
+			// bundlectl's review warns of exactly the hooks that did not run.
+			warnings, review := ReviewWarnings(t, dir)
+			var warned []string
+			for _, w := range warnings {
+				if w.Rule == "hook.option-shell" {
+					warned = append(warned, w.Path)
+				}
+			}
+			var refused []string
+			for i := range 5 {
+				refused = append(refused, fmt.Sprintf("hooks/hooks.json: hooks.PreToolUse[0].hooks[%d].command", i))
+			}
+			if !slices.Equal(warned, refused) {
+				t.Errorf("review warned of %q, want %q\n%s", warned, refused, review)
 			}
 		})
 	}
