@@ -389,12 +389,17 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 			return nil, err
 		}
 	}
-	// Gemini CLI reads the user's skills from <home>/.agents/skills too:
-	// configuration of the user's own, which stays in the session.
-	agents := filepath.Join(filepath.Dir(user), ".agents")
-	if _, err := os.Stat(agents); err == nil {
-		if err := os.Symlink(agents, filepath.Join(home, ".agents")); err != nil {
-			return nil, err
+	// Gemini CLI reads the user's skills from <home>/.agents/skills too,
+	// and loads <home>/.env (where users keep an API key) when no folder
+	// from the working directory up has one: configuration of the user's
+	// own, which stays in the session (internal/agenttest
+	// TestGeminiHomeDotEnv).
+	for _, name := range []string{".agents", ".env"} {
+		p := filepath.Join(filepath.Dir(user), name)
+		if _, err := os.Stat(p); err == nil {
+			if err := os.Symlink(p, filepath.Join(home, name)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !exclusive {

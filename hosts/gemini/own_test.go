@@ -166,6 +166,7 @@ func ownHome(t *testing.T) (user, dot string) {
 	os.WriteFile(filepath.Join(dot, "extensions", enablementFile), []byte(`{"off": {"overrides": ["!/*"]}}`), 0o600)
 	os.WriteFile(filepath.Join(dot, "settings.json"), []byte(`{}`), 0o600)
 	os.MkdirAll(filepath.Join(user, ".agents", "skills"), 0o700)
+	os.WriteFile(filepath.Join(user, ".env"), []byte("GEMINI_API_KEY=k\n"), 0o600)
 	return user, dot
 }
 
@@ -261,6 +262,9 @@ func TestLaunchExclusive(t *testing.T) {
 		}
 		if target, _ := os.Readlink(filepath.Join(sessionHome(t, l), ".agents")); target != filepath.Join(user, ".agents") {
 			t.Errorf("the user's .agents (skills) is not linked: %q", target)
+		}
+		if target, _ := os.Readlink(filepath.Join(sessionHome(t, l), ".env")); target != filepath.Join(user, ".env") {
+			t.Errorf("the user's .env (which Gemini CLI loads from its home) is not linked: %q", target)
 		}
 		s.Remove()
 	}

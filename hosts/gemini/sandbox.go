@@ -307,10 +307,10 @@ func dotEnvSandbox(cwd, user string) (file, value string) {
 }
 
 // findEnvFile is Gemini CLI's findEnvFile in a trusted folder, as it runs
-// under exec, whose session home ($GEMINI_CLI_HOME) holds the user's
-// Gemini CLI directory user as .gemini and nothing else: in each directory
-// from dir up, .gemini/.env, then .env (not when ignoreLocal); then
-// user's .env.
+// under exec, whose session home ($GEMINI_CLI_HOME) links the user's
+// Gemini CLI directory user as .gemini and the user's home .env: in each
+// directory from dir up, .gemini/.env, then .env (not when ignoreLocal);
+// then user's .env; then the .env beside user.
 func findEnvFile(dir, user string, ignoreLocal bool) string {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	for d := dir; d != ""; d = filepath.Dir(d) {
@@ -324,8 +324,10 @@ func findEnvFile(dir, user string, ignoreLocal bool) string {
 			break
 		}
 	}
-	if p := filepath.Join(user, ".env"); exists(p) {
-		return p
+	for _, p := range []string{filepath.Join(user, ".env"), filepath.Join(filepath.Dir(user), ".env")} {
+		if exists(p) {
+			return p
+		}
 	}
 	return ""
 }

@@ -159,3 +159,26 @@ func TestSandboxDotEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxHomeDotEnv: the .env in the user's home, which the session
+// home links and Gemini CLI loads when no folder from the working
+// directory up has one, counts too.
+func TestSandboxHomeDotEnv(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home, ws := filepath.Join(t.TempDir(), "home"), filepath.Join(t.TempDir(), "work")
+	user := filepath.Join(home, ".gemini")
+	os.MkdirAll(user, 0o700)
+	os.MkdirAll(ws, 0o700)
+	t.Chdir(ws)
+	p := filepath.Join(home, ".env")
+	if err := os.WriteFile(p, []byte("GEMINI_API_KEY=k\nGEMINI_SANDBOX=docker\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := sandboxOff(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}, nil)
+	if err == nil || !strings.Contains(err.Error(), "the .env file "+`"`+p+`"`) {
+		t.Errorf("GEMINI_SANDBOX in the home's .env: %v, want a refusal naming the file", err)
+	}
+}
