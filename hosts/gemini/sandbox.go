@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 
@@ -22,8 +21,9 @@ var containerSandboxes = map[string]bool{"docker": true, "podman": true, "runsc"
 
 // sandboxOff refuses a launch that Gemini CLI would run in a container
 // sandbox, as its loadSandboxConfig and getSandboxCommand decide: nothing
-// when SANDBOX is set (it takes itself for inside one); else GEMINI_SANDBOX
-// when set (from a .env file when the environment does not set it), over
+// when SANDBOX is set (it takes itself for inside one), in the environment
+// or surely by the .env file it loads; else GEMINI_SANDBOX when set (from
+// a .env file it may load when the environment does not set it), over
 // the -s/--sandbox argument (sandboxArg), over tools.sandbox merged across
 // the settings layers as Gemini CLI merges them (the workspace's counted
 // either way, as it may not be read); true picks docker, else podman, from
@@ -38,7 +38,11 @@ func sandboxOff(user string, env, args []string) error {
 		}
 		return v, ok
 	}
+	dot := loadDotEnv(user, env, args, workingDir())
 	if v, _ := get("SANDBOX"); v != "" {
+		return nil
+	}
+	if v, _ := dot.sure("SANDBOX"); v != "" {
 		return nil
 	}
 	refuse := func(cmd, why string) *hosts.HooksOffError {
@@ -47,7 +51,7 @@ func sandboxOff(user string, env, args []string) error {
 	v, ok := get("GEMINI_SANDBOX")
 	dotEnv := ""
 	if !ok {
-		dotEnv, v = dotEnvSandbox(workingDir(), user)
+		v, dotEnv = dot.may("GEMINI_SANDBOX")
 	}
 	if strings.TrimSpace(v) != "" {
 		c := sandboxCommand(strings.ToLower(strings.TrimSpace(v)), env)
@@ -284,77 +288,4 @@ func inPath(name string, env []string) bool {
 		}
 	}
 	return false
-}
-
-// dotEnvSandbox is GEMINI_SANDBOX as set by the .env file Gemini CLI 0.61
-// loads into its environment before it decides on a sandbox (its
-// findEnvFile), when the environment does not set it already: the file
-// and the value, or "" for none. The file Gemini CLI picks depends on
-// folder trust and on ignoreLocalEnv (--ignore-env); both picks it could
-// make are read, the folder taken as trusted (an untrusted one takes no
-// GEMINI_SANDBOX from any .env).
-func dotEnvSandbox(cwd, user string) (file, value string) {
-	for _, ignoreLocal := range []bool{false, true} {
-		f := findEnvFile(cwd, user, ignoreLocal)
-		if f == "" {
-			continue
-		}
-		if v, ok := dotEnvValue(f, "GEMINI_SANDBOX"); ok && strings.TrimSpace(v) != "" {
-			return f, v
-		}
-	}
-	return "", ""
-}
-
-// findEnvFile is Gemini CLI's findEnvFile in a trusted folder, as it runs
-// under exec, whose session home ($GEMINI_CLI_HOME) links the user's
-// Gemini CLI directory user as .gemini and the user's home .env: in each
-// directory from dir up, .gemini/.env, then .env (not when ignoreLocal);
-// then user's .env; then the .env beside user.
-func findEnvFile(dir, user string, ignoreLocal bool) string {
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	for d := dir; d != ""; d = filepath.Dir(d) {
-		if p := filepath.Join(d, ".gemini", ".env"); exists(p) {
-			return p
-		}
-		if p := filepath.Join(d, ".env"); exists(p) && !ignoreLocal {
-			return p
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	for _, p := range []string{filepath.Join(user, ".env"), filepath.Join(filepath.Dir(user), ".env")} {
-		if exists(p) {
-			return p
-		}
-	}
-	return ""
-}
-
-// dotEnvLine is the line the dotenv package (which Gemini CLI uses)
-// parses: an optional export, a name, = or ":", and a value, quoted or to
-// a comment.
-var dotEnvLine = regexp.MustCompile("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$")
-
-// dotEnvValue is the value .env file f gives key (the last line that sets
-// it, as dotenv parses it), quotes taken off.
-func dotEnvValue(f, key string) (string, bool) {
-	data, err := os.ReadFile(f)
-	if err != nil {
-		return "", false
-	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	v, ok := "", false
-	for _, m := range dotEnvLine.FindAllStringSubmatch(text, -1) {
-		if m[1] != key {
-			continue
-		}
-		s := strings.TrimSpace(m[2])
-		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
-			s = s[1 : len(s)-1]
-		}
-		v, ok = s, true
-	}
-	return v, ok
 }

@@ -182,3 +182,61 @@ func TestSandboxHomeDotEnv(t *testing.T) {
 		t.Errorf("GEMINI_SANDBOX in the home's .env: %v, want a refusal naming the file", err)
 	}
 }
+
+// TestSandboxDotEnvInside: a SANDBOX in the .env file lets a launch
+// through only when Gemini CLI surely loads it (internal/agenttest
+// TestGeminiDotEnvSandboxInside): in a trusted folder, from the file both
+// picks load, not excluded by advanced.excludedEnvVars; GEMINI_SANDBOX is
+// still read from a .env Gemini CLI may load.
+func TestSandboxDotEnvInside(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home, ws := filepath.Join(t.TempDir(), "home"), filepath.Join(t.TempDir(), "work")
+	user := filepath.Join(home, ".gemini")
+	os.MkdirAll(user, 0o700)
+	os.MkdirAll(filepath.Join(ws, ".gemini"), 0o700)
+	t.Chdir(ws)
+	base := []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
+	trusted := append(slices.Clone(base), "GEMINI_CLI_TRUST_WORKSPACE=true")
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string // relative to ws; ~/ for home
+		env     []string
+		refused bool
+		args    []string
+	}{
+		{"trusted, SANDBOX in .env", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, nil},
+		{"trusted, SANDBOX empty", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=\n"}, trusted, true, nil},
+		{"not surely trusted", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, base, true, nil},
+		{"untrusted by the environment", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, append(slices.Clone(trusted), "GEMINI_RESTRICTED_MODE=true"), true, nil},
+		{"excluded", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, true, nil},
+		{"excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, false, nil},
+		// --ignore-env skips the working directory's .env for the home's.
+		{"the picks differ, no --ignore-env", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, false, nil},
+		{"the picks differ", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, true, []string{"--ignore-env"}},
+		{"the picks differ, ignoreLocalEnv", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"ignoreLocalEnv": true}}`}, trusted, true, nil},
+		{"--ignore-env after --", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, false, []string{"--", "--ignore-env"}},
+		{"the picks differ in value", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=\n", "~/.env": "SANDBOX=outer\n"}, trusted, true, []string{"--ignore-env"}},
+		{"both picks", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, []string{"--ignore-env"}},
+		{"the environment sets it empty", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, append(slices.Clone(trusted), "SANDBOX="), true, nil},
+	} {
+		for _, p := range []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".gemini", ".env"), filepath.Join(home, ".env"), filepath.Join(user, "settings.json")} {
+			os.Remove(p)
+		}
+		for name, text := range tc.files {
+			p := filepath.Join(ws, name)
+			if rest, ok := strings.CutPrefix(name, "~/"); ok {
+				p = filepath.Join(home, rest)
+			}
+			if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := sandboxOff(user, tc.env, tc.args)
+		if tc.refused != (err != nil) {
+			t.Errorf("%s: refused %v, want %v (%v)", tc.name, err != nil, tc.refused, err)
+		}
+	}
+}

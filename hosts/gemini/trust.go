@@ -27,6 +27,17 @@ import (
 // the switch lets an untrusted folder's session start with the
 // workspace's settings still read as empty.
 func trustsFolder(user string, env []string, cwd string) bool {
+	return trusts(user, env, cwd, true)
+}
+
+// trustsFolderAtLoad is trustsFolder as Gemini CLI decides it when it
+// loads its settings and its .env file, before any IDE is connected: the
+// IDE setting does not count.
+func trustsFolderAtLoad(user string, env []string, cwd string) bool {
+	return trusts(user, env, cwd, false)
+}
+
+func trusts(user string, env []string, cwd string, withIDE bool) bool {
 	get := func(k string) string {
 		v := ""
 		for _, kv := range env {
@@ -66,7 +77,7 @@ func trustsFolder(user string, env []string, cwd string) bool {
 	if !folderTrust {
 		return true
 	}
-	if ide || cwd == "" {
+	if ide && withIDE || cwd == "" {
 		return false
 	}
 	data, err := os.ReadFile(trustedFoldersPath(user, env))

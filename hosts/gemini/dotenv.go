@@ -1,0 +1,194 @@
+package gemini
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// dotEnv is the .env file Gemini CLI 0.61 loads into its environment
+// (loadEnvironment) once it has read its settings, and what that makes of
+// the environment exec decides by. Of the variables exec reads, only
+// GEMINI_SANDBOX and SANDBOX are read by Gemini CLI after the file is
+// loaded (loadSandboxConfig, main), and so can come from it; the settings
+// paths (GEMINI_CLI_SYSTEM_SETTINGS_PATH, GEMINI_CLI_SYSTEM_DEFAULTS_PATH),
+// the $VAR references in settings values and the folder trust variables
+// (GEMINI_CLI_TRUST_WORKSPACE, GEMINI_RESTRICTED_MODE,
+// GEMINI_CLI_TRUSTED_FOLDERS_PATH) are read while the settings load,
+// before it; GEMINI_CLI_HOME, HOME and PATH are always set in exec's
+// environment, which a .env never overrides.
+//
+// Which file Gemini CLI loads, and how much of it, depends on the folder's
+// trust when it loads (untrusted: no .gemini/.env, and only the API key
+// variables of a .env), on --ignore-env and advanced.ignoreLocalEnv, and
+// on advanced.excludedEnvVars; an interactive session may trust the
+// folder and start itself again, loading the whole file. So a refusal
+// reads what the file may set (may), and letting a launch through what it
+// surely sets (sure).
+type dotEnv struct {
+	env  map[string]bool // the variables the environment sets, even empty
+	sets []dotEnvPick    // the file each pick Gemini CLI may make loads
+	// trusted: the folder is trusted when Gemini CLI loads the file, so
+	// the whole file loads.
+	trusted   bool
+	excluded  []string // advanced.excludedEnvVars in any settings layer
+	user, cwd string
+}
+
+// dotEnvPick is one .env file Gemini CLI could pick, and its variables.
+type dotEnvPick struct {
+	file string
+	vars map[string]string
+}
+
+// loadDotEnv reads the .env files Gemini CLI could load in cwd, with env
+// its environment, args its arguments and user the user's Gemini CLI
+// directory.
+func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
+	d := &dotEnv{env: map[string]bool{}, trusted: trustsFolderAtLoad(user, env, cwd), user: user, cwd: cwd}
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); ok {
+			d.env[k] = true
+		}
+	}
+	// Gemini CLI skips a folder's .env for --ignore-env before "--" or
+	// advanced.ignoreLocalEnv; when either may be so, both picks count.
+	ignoreLocal := slices.Contains(args[:dashDash(args)], "--ignore-env")
+	for _, f := range settingsLayers(user, env) {
+		m, err := hosts.ReadSettings(f)
+		if err != nil || m == nil {
+			continue
+		}
+		adv, _ := m["advanced"].(map[string]any)
+		if v, ok := adv["ignoreLocalEnv"]; ok && settingOn(v, env) {
+			ignoreLocal = true
+		}
+		list, _ := adv["excludedEnvVars"].([]any)
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				d.excluded = append(d.excluded, s)
+			}
+		}
+	}
+	picks := []bool{false}
+	if ignoreLocal {
+		picks = append(picks, true)
+	}
+	for _, ignore := range picks {
+		p := dotEnvPick{file: findEnvFile(cwd, user, ignore)}
+		if p.file != "" {
+			p.vars = dotEnvParse(p.file)
+		}
+		d.sets = append(d.sets, p)
+	}
+	return d
+}
+
+// dashDash is the index of the first "--" in args, len(args) for none.
+func dashDash(args []string) int {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return i
+	}
+	return len(args)
+}
+
+// may is the non-blank value a .env file Gemini CLI may load gives key
+// when the environment does not set it, and that file; "" for none. Both
+// picks count, the folder taken as trusted.
+func (d *dotEnv) may(key string) (value, file string) {
+	if d.env[key] {
+		return "", ""
+	}
+	for _, ignore := range []bool{false, true} {
+		p := dotEnvPick{file: findEnvFile(d.cwd, d.user, ignore)}
+		if p.file == "" {
+			continue
+		}
+		p.vars = dotEnvParse(p.file)
+		if v, ok := p.vars[key]; ok && strings.TrimSpace(v) != "" {
+			return v, p.file
+		}
+	}
+	return "", ""
+}
+
+// sure is the value the .env file Gemini CLI loads surely gives key, and
+// that file: the folder trusted when it loads, every pick setting the same
+// value (both, when --ignore-env or advanced.ignoreLocalEnv may be on),
+// and key not excluded for a project's file; "" otherwise, or when the
+// environment sets key.
+func (d *dotEnv) sure(key string) (value, file string) {
+	if d.env[key] || !d.trusted {
+		return "", ""
+	}
+	for i, p := range d.sets {
+		v, ok := p.vars[key]
+		if !ok || i > 0 && v != value {
+			return "", ""
+		}
+		// Gemini CLI's test for a project's file: no .gemini in its path.
+		if !strings.Contains(p.file, ".gemini") && (slices.Contains(d.excluded, key) || slices.Contains(defaultExcludedEnv, key)) {
+			return "", ""
+		}
+		value, file = v, p.file
+	}
+	return value, file
+}
+
+// defaultExcludedEnv is Gemini CLI's DEFAULT_EXCLUDED_ENV_VARS.
+var defaultExcludedEnv = []string{"DEBUG", "DEBUG_MODE", "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND", "GEMINI_CLI_IDE_SERVER_STDIO_ARGS"}
+
+// findEnvFile is Gemini CLI's findEnvFile in a trusted folder, as it runs
+// under exec, whose session home ($GEMINI_CLI_HOME) links the user's
+// Gemini CLI directory user as .gemini and the user's home .env: in each
+// directory from dir up, .gemini/.env, then .env (not when ignoreLocal);
+// then user's .env; then the .env beside user.
+func findEnvFile(dir, user string, ignoreLocal bool) string {
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	for d := dir; d != ""; d = filepath.Dir(d) {
+		if p := filepath.Join(d, ".gemini", ".env"); exists(p) {
+			return p
+		}
+		if p := filepath.Join(d, ".env"); exists(p) && !ignoreLocal {
+			return p
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	for _, p := range []string{filepath.Join(user, ".env"), filepath.Join(filepath.Dir(user), ".env")} {
+		if exists(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// dotEnvLine is the line the dotenv package (which Gemini CLI uses)
+// parses: an optional export, a name, = or ":", and a value, quoted or to
+// a comment.
+var dotEnvLine = regexp.MustCompile("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$")
+
+// dotEnvParse is the variables .env file f sets, as dotenv parses it (the
+// last line that sets one wins), quotes taken off; none when it cannot be
+// read.
+func dotEnvParse(f string) map[string]string {
+	vars := map[string]string{}
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return vars
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	for _, m := range dotEnvLine.FindAllStringSubmatch(text, -1) {
+		s := strings.TrimSpace(m[2])
+		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
+			s = s[1 : len(s)-1]
+		}
+		vars[m[1]] = s
+	}
+	return vars
+}
