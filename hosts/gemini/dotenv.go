@@ -19,8 +19,9 @@ import (
 // the $VAR references in settings values and the folder trust variables
 // (GEMINI_CLI_TRUST_WORKSPACE, GEMINI_RESTRICTED_MODE,
 // GEMINI_CLI_TRUSTED_FOLDERS_PATH) are read while the settings load,
-// before it; GEMINI_CLI_HOME, HOME and PATH are always set in exec's
-// environment, which a .env never overrides.
+// before it; exec always sets GEMINI_CLI_HOME (which Gemini CLI takes
+// over HOME), and a .env never overrides a variable that is set, as PATH
+// is where exec runs (without one the file's PATH is not read: a gap).
 //
 // Which file Gemini CLI loads, and how much of it, depends on the folder's
 // trust when it loads (untrusted: no .gemini/.env, and only the API key
