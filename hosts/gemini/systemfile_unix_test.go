@@ -4,48 +4,14 @@ package gemini
 
 import (
 	"errors"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/hosts"
 )
-
-// rootDir makes a directory Gemini CLI reads a system settings file
-// from: it and every directory above it owned by root and writable by no
-// one else. The temporary directory (/tmp, mode 1777) is not one, so it is
-// made in the home directory, when that qualifies; the test is skipped
-// otherwise.
-func rootDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if os.Geteuid() != 0 || err != nil {
-		t.Skip("needs root and a root-owned home directory")
-	}
-	for d := home; ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err != nil {
-			t.Skip(err)
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
-			t.Skipf("%s is not owned by root or is writable by others", d)
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	dir, err := os.MkdirTemp(home, "bundlectl-gemini-test-")
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // TestSystemSettingsSkipped: Gemini CLI 0.61 reads the system settings and
 // system defaults files only when they and every directory above them are
@@ -54,7 +20,7 @@ func rootDir(t *testing.T) string {
 // turn hooks back on over the user's false (internal/agenttest
 // TestExecGeminiSystemSettingsSkipped tries it with the real CLI).
 func TestSystemSettingsSkipped(t *testing.T) {
-	secure := rootDir(t)
+	secure := testtree.RootOwnedDir(t)
 	user := t.TempDir()
 	if err := os.WriteFile(filepath.Join(user, "settings.json"), []byte(`{"hooksConfig": false}`), 0o600); err != nil {
 		t.Fatal(err)

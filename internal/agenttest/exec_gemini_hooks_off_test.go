@@ -1,10 +1,10 @@
 package agenttest
 
 import (
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -105,7 +105,7 @@ func TestExecGeminiSystemSettingsSkipped(t *testing.T) {
 		read bool
 	}{
 		{"under-tmp", func(t *testing.T) string { return t.TempDir() }, false},
-		{"root-owned", rootOwnedDir, true},
+		{"root-owned", func(t *testing.T) string { return testtree.RootOwnedDir(t) }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tc.dir(t)
@@ -156,37 +156,4 @@ func TestExecGeminiSystemSettingsSkipped(t *testing.T) {
 			}
 		})
 	}
-}
-
-// rootOwnedDir makes a directory that Gemini CLI reads a system settings
-// file from: it and every directory above it owned by root and writable
-// by no one else, which the temporary directory is not. It is made in the
-// home directory, or the test is skipped.
-func rootOwnedDir(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if os.Geteuid() != 0 || err != nil {
-		t.Skip("needs root and a root-owned home directory")
-	}
-	for d := home; ; d = filepath.Dir(d) {
-		fi, err := os.Stat(d)
-		if err != nil {
-			t.Skip(err)
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
-			t.Skipf("%s is not owned by root or is writable by others", d)
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	dir, err := os.MkdirTemp(home, "bundlectl-agenttest-")
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

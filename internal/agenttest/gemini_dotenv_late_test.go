@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"path/filepath"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestGeminiDotEnvReadTooLate(t *testing.T) {
 	// A system settings file is read only in a root-owned directory
 	// (TestExecGeminiSystemSettingsSkipped).
 	systemOff := func(t *testing.T) string {
-		off := filepath.Join(rootOwnedDir(t), "system.json")
+		off := filepath.Join(testtree.RootOwnedDir(t), "system.json")
 		writeFile(t, filepath.Dir(off), filepath.Base(off), `{"hooksConfig": {"enabled": false}}`, 0o644)
 		return "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + off
 	}

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ import (
 func TestGeminiSandboxArgSpellings(t *testing.T) {
 	path, log, started := standInDocker(t)
 	sandbox := map[string]any{"tools": map[string]any{"sandbox": "docker"}}
-	defaults := filepath.Join(rootOwnedDir(t), "system-defaults.json")
+	defaults := filepath.Join(testtree.RootOwnedDir(t), "system-defaults.json")
 	if err := os.WriteFile(defaults, []byte(`{"tools": {"sandbox": {"enabled": true}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
