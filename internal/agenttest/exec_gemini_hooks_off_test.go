@@ -118,9 +118,7 @@ func TestExecGeminiSystemSettingsSkipped(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			ext := filepath.Join(a.ConfigDir(), "extensions", "ext1")
-			writeJSONFile(t, ext, "gemini-extension.json", map[string]any{"name": "ext1", "version": "1.0.0"})
-			writeJSONFile(t, ext, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
-				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ext1")}}}}}})
+			beforeAgentExtension(t, ext, "ext1", "touch "+filepath.Join(rec, "ext1"))
 			a.Settings = userOff
 			a.Env = env
 			res := a.Run(t, "hello")

@@ -34,9 +34,7 @@ func TestGeminiDotEnvReadTooLate(t *testing.T) {
 				rec := t.TempDir()
 				a := New(t, GeminiCLI, Say("done"))
 				dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
-				writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": "ext1", "version": "1.0.0"})
-				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
-					"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ext1")}}}}}})
+				beforeAgentExtension(t, dir, "ext1", "touch "+filepath.Join(rec, "ext1"))
 				a.Settings = tc.settings
 				writeFile(t, a.Workdir, ".env", v+"\n", 0o644)
 				if fromEnv {

@@ -116,9 +116,7 @@ func TestGeminiUntrustedFolderSettings(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
-			writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": "ext1", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
-				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ext1")}}}}}})
+			beforeAgentExtension(t, dir, "ext1", "touch "+filepath.Join(rec, "ext1"))
 			a.Settings = tc.user
 			a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
 			ws, err := filepath.EvalSymlinks(a.Workdir)
@@ -144,9 +142,7 @@ func TestGeminiUntrustedFolderSettings(t *testing.T) {
 		rec := t.TempDir()
 		a := New(t, GeminiCLI, Say("done"))
 		dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
-		writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": "ext1", "version": "1.0.0"})
-		writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
-			"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ext1")}}}}}})
+		beforeAgentExtension(t, dir, "ext1", "touch "+filepath.Join(rec, "ext1"))
 		a.Settings = userOff
 		a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
 		a.Args = []string{"--skip-trust"}
@@ -206,4 +202,13 @@ func TestGeminiUntrustedFolderSettings(t *testing.T) {
 		}
 		f.checkGuard(t, a, res, 0)
 	})
+}
+
+// beforeAgentExtension writes a Gemini CLI extension called name in dir
+// whose one hook runs command on BeforeAgent, the first event of a turn.
+func beforeAgentExtension(t *testing.T, dir, name, command string) {
+	t.Helper()
+	writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": name, "version": "1.0.0"})
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+		"hooks": []any{map[string]any{"type": "command", "command": command}}}}}})
 }
