@@ -57,6 +57,11 @@
 //     also under its envVar. A value is passed as Claude Code passes it,
 //     JavaScript's String(): a list joined with ",", a number as
 //     String(Number(text)) (internal/optvalue).
+//   - A shell-form hook (a host's command string) runs as its host runs
+//     it: Claude Code /bin/sh -c, Codex the user's login shell -c, Gemini
+//     CLI bash -c (the host the registry serves, else the first that
+//     declares it). When that shell is missing, an event a hook can block
+//     is blocked, never let through.
 //   - "./" commands resolve inside the snapshot; PLUGIN_ROOT is the
 //     snapshot, PLUGIN_DATA is $BUNDLECTL_HOME/data/<bundle-id> (0700,
 //     kept across updates). Tools and hooks run in the workspace; stdio

@@ -7,7 +7,9 @@
 // entry of the user's own .gemini/ (settings, credentials, trusted
 // folders, history) except extensions/, which is a fresh directory
 // linking the user's own extensions and one view per active bundle; the
-// session home links the user's .agents (skills Gemini CLI reads) too. The
+// session home links the user's .agents (skills Gemini CLI reads) and
+// .env (which Gemini CLI loads when no folder up from the working
+// directory has one) too. The
 // user's extension enablement is copied in with the views' names removed,
 // so a same-named extension the user once disabled cannot silently keep a
 // bundle's guards out. Nothing in the user's .gemini/ is written; the
@@ -18,6 +20,13 @@
 // the enablement rules as Gemini CLI does); with --exclusive none is
 // linked, and a -e naming one is refused. A -e list always gets the views
 // added: Gemini CLI loads what it names and nothing else.
+//
+// A launch whose guards Gemini CLI would not run is refused before it
+// starts: hooks off in any settings layer Gemini CLI reads (a system file
+// it skips as insecure counts as absent; the workspace's may not be read
+// in a folder it may not trust), no bash in its PATH (it runs hooks with
+// bash -c), or a container sandbox (argument, environment, settings, or
+// the .env it loads), which sees no extension.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named
