@@ -716,30 +716,16 @@ func hookShellMissing(env []string) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	path, set := "", false
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path, set = v, true
-		}
-	}
+	path, set := envPath(env)
 	if !set {
 		path = "/usr/bin:/bin" // what node's spawn searches without one
 	}
-	executable := func(p string) bool {
-		fi, err := os.Stat(p)
-		return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		if executable(filepath.Join(dir, "bash")) {
-			return nil
-		}
+	if pathHas(path, "bash") {
+		return nil
 	}
 	off := &hosts.HooksOffError{Host: "gemini", Text: fmt.Sprintf("bundlectl exec -- gemini loads the active bundles' guards as hooks, and Gemini CLI runs every hook with bash, which is not in the PATH it would get (%s): no guard would start, and Gemini CLI would go on and run the tools they guard, so the agent is not started: install bash, or put the directory that holds it in PATH", bundle.Quote(path))}
 	for _, dir := range []string{"/usr/bin", "/bin", "/usr/local/bin", "/opt/homebrew/bin"} {
-		if executable(filepath.Join(dir, "bash")) {
+		if pathHas(dir, "bash") {
 			p := dir
 			if path != "" {
 				p = path + string(filepath.ListSeparator) + dir

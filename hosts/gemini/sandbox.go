@@ -272,12 +272,24 @@ func trueSandbox(env []string) string {
 
 // inPath reports whether an executable file name is in env's PATH.
 func inPath(name string, env []string) bool {
-	path := ""
+	path, _ := envPath(env)
+	return pathHas(path, name)
+}
+
+// envPath is env's PATH, and whether env sets one.
+func envPath(env []string) (path string, set bool) {
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
+			path, set = v, true
 		}
 	}
+	return path, set
+}
+
+// pathHas reports whether a directory of path holds an executable file
+// name, searched as node's spawn searches it (an empty entry is the
+// working directory).
+func pathHas(path, name string) bool {
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
 			dir = "."
