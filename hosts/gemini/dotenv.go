@@ -35,9 +35,12 @@ type dotEnv struct {
 	sets []dotEnvPick    // the file each pick Gemini CLI may make loads
 	// trusted: the folder is trusted when Gemini CLI loads the file, so
 	// the whole file loads.
-	trusted   bool
-	excluded  []string // advanced.excludedEnvVars in any settings layer
-	user, cwd string
+	trusted bool
+	// distrusted: the folder is surely not trusted whenever Gemini CLI
+	// loads the file, so only the API key variables load (distrusts).
+	distrusted bool
+	excluded   []string // advanced.excludedEnvVars in any settings layer
+	user, cwd  string
 }
 
 // dotEnvPick is one .env file Gemini CLI could pick, and its variables.
@@ -50,7 +53,7 @@ type dotEnvPick struct {
 // its environment, args its arguments and user the user's Gemini CLI
 // directory.
 func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
-	d := &dotEnv{env: map[string]bool{}, trusted: trustsFolderAtLoad(user, env, cwd), user: user, cwd: cwd}
+	d := &dotEnv{env: map[string]bool{}, trusted: trustsFolderAtLoad(user, env, cwd), distrusted: distrusts(user, env, args, cwd), user: user, cwd: cwd}
 	for _, kv := range env {
 		if k, _, ok := strings.Cut(kv, "="); ok {
 			d.env[k] = true
@@ -99,9 +102,10 @@ func dashDash(args []string) int {
 
 // may is the non-blank value a .env file Gemini CLI may load gives key
 // when the environment does not set it, and that file; "" for none. Both
-// picks count, the folder taken as trusted.
+// picks count, the folder taken as trusted unless it surely is not
+// (distrusts): then Gemini CLI loads no variable but the API keys.
 func (d *dotEnv) may(key string) (value, file string) {
-	if d.env[key] {
+	if d.env[key] || d.distrusted && !slices.Contains(authEnvVars, key) {
 		return "", ""
 	}
 	for _, ignore := range []bool{false, true} {
@@ -139,6 +143,10 @@ func (d *dotEnv) sure(key string) (value, file string) {
 	}
 	return value, file
 }
+
+// authEnvVars is Gemini CLI's AUTH_ENV_VAR_WHITELIST: the only variables
+// it loads from a .env file in a folder it does not trust.
+var authEnvVars = []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"}
 
 // defaultExcludedEnv is Gemini CLI's DEFAULT_EXCLUDED_ENV_VARS.
 var defaultExcludedEnv = []string{"DEBUG", "DEBUG_MODE", "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND", "GEMINI_CLI_IDE_SERVER_STDIO_ARGS"}

@@ -210,7 +210,16 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"trusted, SANDBOX in .env", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, nil},
 		{"trusted, SANDBOX empty", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=\n"}, trusted, true, nil},
 		{"not surely trusted", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, base, true, nil},
-		{"untrusted by the environment", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, append(slices.Clone(trusted), "GEMINI_RESTRICTED_MODE=true"), true, nil},
+		// Surely untrusted: Gemini CLI loads only the API keys from a .env.
+		{"untrusted by the environment", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(trusted), "GEMINI_RESTRICTED_MODE=true"), false, nil},
+		{"untrusted by GEMINI_CLI_TRUST_WORKSPACE=false", map[string]string{"~/.env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "GEMINI_CLI_TRUST_WORKSPACE=false"), false, []string{"-i", "hi"}},
+		{"headless, no rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, false, []string{"--skip-trust", "-p", "hi"}},
+		{"headless, DO_NOT_TRUST", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "DO_NOT_TRUST"}`}, base, false, []string{"--prompt", "hi"}},
+		// Not sure: an interactive session may trust the folder and start again.
+		{"interactive, no rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-i", "hi"}},
+		{"-p with -i", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-p", "hi", "-i", "hi"}},
+		{"headless, trusted by a rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "TRUST_FOLDER"}`}, base, true, []string{"-p", "hi"}},
+		{"headless, trust rules unreadable", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{`}, base, true, []string{"-p", "hi"}},
 		{"excluded", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, true, nil},
 		{"excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, false, nil},
 		// --ignore-env skips the working directory's .env for the home's.
@@ -222,7 +231,7 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"both picks", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, []string{"--ignore-env"}},
 		{"the environment sets it empty", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, append(slices.Clone(trusted), "SANDBOX="), true, nil},
 	} {
-		for _, p := range []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".gemini", ".env"), filepath.Join(home, ".env"), filepath.Join(user, "settings.json")} {
+		for _, p := range []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".gemini", ".env"), filepath.Join(home, ".env"), filepath.Join(user, "settings.json"), filepath.Join(user, "trustedFolders.json")} {
 			os.Remove(p)
 		}
 		for name, text := range tc.files {
@@ -230,7 +239,7 @@ func TestSandboxDotEnvInside(t *testing.T) {
 			if rest, ok := strings.CutPrefix(name, "~/"); ok {
 				p = filepath.Join(home, rest)
 			}
-			if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			if err := os.WriteFile(p, []byte(strings.ReplaceAll(text, "WS", realPath(ws))), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}

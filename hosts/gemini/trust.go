@@ -37,6 +37,62 @@ func trustsFolderAtLoad(user string, env []string, cwd string) bool {
 	return trusts(user, env, cwd, false)
 }
 
+// distrusts reports whether Gemini CLI (0.61) surely does not trust cwd
+// whenever it loads its settings and .env file, args its arguments: the
+// environment says so (GEMINI_RESTRICTED_MODE=true,
+// GEMINI_CLI_TRUST_WORKSPACE=false, which its relaunches keep), or the
+// session is headless (-p/--prompt, which shows no trust dialog and so
+// never starts itself again trusted) and no rule or setting trusts the
+// folder when it loads them. --skip-trust trusts the folder only after
+// both are read. An interactive session may ask, or be told with
+// /permissions, and start itself again in a trusted folder: not sure.
+func distrusts(user string, env, args []string, cwd string) bool {
+	get := func(k string) string {
+		v := ""
+		for _, kv := range env {
+			if s, ok := strings.CutPrefix(kv, k+"="); ok {
+				v = s
+			}
+		}
+		return v
+	}
+	if get("GEMINI_RESTRICTED_MODE") == "true" || get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
+		return true
+	}
+	return headless(args) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
+}
+
+// trustReadable reports whether every file trusts reads can be read and
+// parsed (or is absent), so that its false is Gemini CLI's untrusted and
+// not a file bundlectl could not read.
+func trustReadable(user string, env []string) bool {
+	for _, f := range withoutWorkspace(settingsLayers(user, env)) {
+		if _, err := hosts.ReadSettings(f); err != nil {
+			return false
+		}
+	}
+	_, err := hosts.ReadSettings(trustedFoldersPath(user, env))
+	return err == nil
+}
+
+// headless reports whether Gemini CLI runs args without its interactive
+// interface, surely: its isHeadlessMode looks for -p or --prompt among all
+// its arguments, and -i/--prompt-interactive asks for the interface.
+// (Stdin or stdout not a terminal, or CI=true, make it headless too; not
+// counted here.)
+func headless(args []string) bool {
+	p := false
+	for _, a := range args {
+		switch {
+		case a == "-i" || a == "--prompt-interactive" || strings.HasPrefix(a, "--prompt-interactive="):
+			return false
+		case a == "-p" || a == "--prompt":
+			p = true
+		}
+	}
+	return p
+}
+
 func trusts(user string, env []string, cwd string, withIDE bool) bool {
 	get := func(k string) string {
 		v := ""

@@ -12,10 +12,12 @@ import (
 // file, so a SANDBOX there keeps a GEMINI_SANDBOX container from being
 // started, in a trusted folder; in one it does not trust it loads only the
 // API key variables from a .env, GEMINI_SANDBOX neither, and no container
-// starts. bundlectl exec lets the first start (the guard runs); it still
-// refuses the second, as the folder may be trusted in the session (an
-// interactive Gemini CLI asks, then starts itself again, loading the
-// whole file).
+// starts. bundlectl exec lets the first start (the guard runs), and the
+// second when the folder is surely untrusted for the session: headless
+// (-p), no rule trusting it (--skip-trust trusts it only after the .env is
+// read). It still refuses an interactive one (hosts/gemini
+// TestSandboxDotEnvInside), as the folder may be trusted in the session:
+// Gemini CLI asks, then starts itself again, loading the whole file.
 func TestGeminiDotEnvSandboxInside(t *testing.T) {
 	path, log, started := standInDocker(t)
 	marker := filepath.Join(t.TempDir(), markerName)
@@ -59,8 +61,10 @@ func TestGeminiDotEnvSandboxInside(t *testing.T) {
 	a.Env = []string{path, "GEMINI_CLI_TRUST_WORKSPACE="}
 	a.Args = []string{"--skip-trust"}
 	os.Remove(log)
+	os.Remove(filepath.Join(f.rec, "hook-argv.txt"))
 	res = a.Run(t, "tell me about owls")
-	if res.Exit != 1 || started() || !strings.Contains(res.Stderr, "GEMINI_SANDBOX=docker") {
-		t.Errorf("bundlectl exec in an untrusted folder: not refused (container started %v)\n%s", started(), res)
+	if started() || strings.Contains(res.Stderr, "GEMINI_SANDBOX=docker") {
+		t.Errorf("bundlectl exec in an untrusted folder, headless: refused or a container started (%v)\n%s", started(), res)
 	}
+	f.checkGuard(t, a, res, 0)
 }
