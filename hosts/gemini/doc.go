@@ -26,7 +26,11 @@
 // it skips as insecure counts as absent; the workspace's may not be read
 // in a folder it may not trust), no bash in its PATH (it runs hooks with
 // bash -c), or a container sandbox (argument, environment, settings, or
-// the .env it loads), which sees no extension.
+// the .env it loads — none in a folder it surely does not trust, where it
+// loads only the API keys from one), which sees no extension. What takes
+// a view's MCP servers away or replaces them — a folder it may not trust,
+// a settings mcpServers entry of the same name, mcp.excluded or
+// mcp.allowed — is named at launch: a server is no guard.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

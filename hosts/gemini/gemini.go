@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -463,23 +464,127 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 // The tools go missing; no guard does, so this is a note, not a refusal.
 func mcpNotes(views []hosts.BuiltView, user string, env []string, cwd string) []string {
 	var names []string
+	var out []string
 	for _, v := range views {
-		data, err := os.ReadFile(filepath.Join(v.Dir, "gemini-extension.json"))
-		if err != nil {
-			continue
-		}
-		var m struct {
-			MCPServers map[string]json.RawMessage `json:"mcpServers"`
-		}
-		if json.Unmarshal(data, &m) == nil && len(m.MCPServers) > 0 {
+		servers := viewServers(v)
+		if len(servers) > 0 {
 			names = append(names, bundle.Quote(v.Bundle))
 		}
+		out = append(out, settingsServerNotes(v.Bundle, servers, settingsLayers(user, env))...)
 	}
 	if len(names) == 0 || trustsFolder(user, env, cwd) {
+		return out
+	}
+	return append(out, fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder with Gemini CLI's /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",
+		bundle.Quote(cwd), strings.Join(names, ", "), bundle.Quote(trustedFoldersPath(user, env))))
+}
+
+// viewServers are the names of the MCP servers a view's manifest declares,
+// sorted.
+func viewServers(v hosts.BuiltView) []string {
+	data, err := os.ReadFile(filepath.Join(v.Dir, "gemini-extension.json"))
+	if err != nil {
 		return nil
 	}
-	return []string{fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder with Gemini CLI's /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",
-		bundle.Quote(cwd), strings.Join(names, ", "), bundle.Quote(trustedFoldersPath(user, env)))}
+	var m struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	names := slices.Collect(maps.Keys(m.MCPServers))
+	slices.Sort(names)
+	return names
+}
+
+// settingsServerNotes names what in the settings files layers (as
+// settingsLayers) changes a view's MCP servers servers in Gemini CLI 0.61
+// without a word at startup (internal/agenttest
+// TestGeminiSettingsMCPOverView): a settings mcpServers entry of the same
+// name, which its McpClientManager merges over the extension's (the
+// settings' command, url, trust and env win), an mcp.excluded entry naming
+// it (the lists of every file are joined), and mcp.allowed lists that
+// leave it out (Gemini CLI keeps what every list holds; when nothing is
+// left it allows every server). A server is not a guard: a note, not a
+// refusal. A file that cannot be read says nothing here; the launch's
+// other checks name it.
+func settingsServerNotes(name string, servers, layers []string) []string {
+	if len(servers) == 0 {
+		return nil
+	}
+	type layer struct {
+		file     string
+		m        map[string]any
+		allowed  []string
+		hasAllow bool
+	}
+	var ls []layer
+	for _, f := range layers {
+		m, err := hosts.ReadSettings(f)
+		if err != nil || m == nil {
+			continue
+		}
+		l := layer{file: f, m: m}
+		mcp, _ := m["mcp"].(map[string]any)
+		if list, ok := mcp["allowed"].([]any); ok {
+			l.hasAllow = true
+			l.allowed = strs(list)
+		}
+		ls = append(ls, l)
+	}
+	// Gemini CLI's getConsolidatedAllowedMcpServers: the first list, kept
+	// to what every other holds (compared trimmed, in lower case).
+	var allowed []string
+	first := true
+	for _, l := range ls {
+		if !l.hasAllow {
+			continue
+		}
+		if first {
+			allowed, first = slices.Clone(l.allowed), false
+			continue
+		}
+		allowed = slices.DeleteFunc(allowed, func(a string) bool {
+			return !slices.ContainsFunc(l.allowed, func(b string) bool {
+				return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+			})
+		})
+	}
+	var notes []string
+	for _, srv := range servers {
+		for _, l := range ls {
+			if defs, _ := l.m["mcpServers"].(map[string]any); defs != nil {
+				if _, ok := defs[srv]; ok {
+					notes = append(notes, fmt.Sprintf("gemini: the settings file %s defines an MCP server %s, which Gemini CLI merges over the bundle %s's server of that name: what that entry sets (its command, url, trust, env) replaces what was reviewed; rename or remove it there to use the reviewed server", bundle.Quote(l.file), bundle.Quote(srv), bundle.Quote(name)))
+				}
+			}
+			mcp, _ := l.m["mcp"].(map[string]any)
+			if list, ok := mcp["excluded"].([]any); ok && slices.Contains(strs(list), srv) {
+				notes = append(notes, fmt.Sprintf("gemini: the settings file %s excludes the MCP server %s (mcp.excluded): the bundle %s's server of that name will not start (its tools missing); take it out of that list to start it", bundle.Quote(l.file), bundle.Quote(srv), bundle.Quote(name)))
+			}
+		}
+		if len(allowed) > 0 && !slices.Contains(allowed, srv) {
+			var files []string
+			for _, l := range ls {
+				if l.hasAllow && !slices.Contains(l.allowed, srv) {
+					files = append(files, bundle.Quote(l.file))
+				}
+			}
+			notes = append(notes, fmt.Sprintf("gemini: the mcp.allowed list of the settings file %s leaves out the MCP server %s: the bundle %s's server of that name will not start (its tools missing); add it to that list to start it", strings.Join(files, ", "), bundle.Quote(srv), bundle.Quote(name)))
+		}
+	}
+	return notes
+}
+
+// strs are the strings of a JSON list.
+func strs(list []any) []string {
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ownSelected refuses a -e argument that names one of the user's own

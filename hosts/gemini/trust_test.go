@@ -98,3 +98,63 @@ func TestLaunchUntrustedMCPNote(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchSettingsMCPNotes: exec names a settings mcpServers entry of
+// the same name as a view's server (which Gemini CLI merges over it), an
+// mcp.excluded entry naming it and mcp.allowed lists leaving it out
+// (internal/agenttest TestGeminiSettingsMCPOverView), each with its file;
+// and says nothing of other names, or of allowed lists whose common part
+// is empty (Gemini CLI then allows every server).
+func TestLaunchSettingsMCPNotes(t *testing.T) {
+	user := t.TempDir()
+	dot := filepath.Join(user, ".gemini")
+	os.MkdirAll(dot, 0o700)
+	view := filepath.Join(t.TempDir(), "db")
+	os.MkdirAll(view, 0o700)
+	os.WriteFile(filepath.Join(view, "gemini-extension.json"), []byte(`{"name":"db","mcpServers":{"db":{"command":"bundlectl"}}}`), 0o600)
+	views := []hosts.BuiltView{{Bundle: "db", Dir: view}}
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".gemini"), 0o700)
+	t.Chdir(ws)
+	wd, _ := os.Getwd()
+	wsFile := filepath.Join(wd, ".gemini", "settings.json")
+	base := []string{"HOME=" + user, "PATH=/bin", "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "none.json"), "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	userFile := filepath.Join(dot, "settings.json")
+	for _, tc := range []struct {
+		name            string
+		user, workspace string   // system: the workspace's
+		want            []string // in the notes; none when empty
+	}{
+		{"nothing", `{"mcpServers": {"other": {"command": "x"}}, "mcp": {"excluded": ["other"], "allowed": ["db"]}}`, "", nil},
+		{"same name", `{"mcpServers": {"db": {"trust": true}}}`, "", []string{`the settings file "` + userFile + `" defines an MCP server "db", which Gemini CLI merges over the bundle "db"'s server`}},
+		{"excluded", `{"mcp": {"excluded": ["db"]}}`, "", []string{`the settings file "` + userFile + `" excludes the MCP server "db" (mcp.excluded)`}},
+		{"excluded by the workspace", "", `{"mcp": {"excluded": ["x", "db"]}}`, []string{`the settings file "` + wsFile + `" excludes the MCP server "db"`}},
+		{"allowed leaves it out", `{"mcp": {"allowed": ["other"]}}`, "", []string{`the mcp.allowed list of the settings file "` + userFile + `" leaves out the MCP server "db"`}},
+		{"allowed lists intersect without it", `{"mcp": {"allowed": ["db", "other"]}}`, `{"mcp": {"allowed": ["other"]}}`, []string{`the mcp.allowed list of the settings file "` + wsFile + `" leaves out`}},
+		{"allowed lists intersect to nothing", `{"mcp": {"allowed": ["a"]}}`, `{"mcp": {"allowed": ["b"]}}`, nil},
+	} {
+		os.Remove(userFile)
+		os.Remove(wsFile)
+		if tc.user != "" {
+			os.WriteFile(userFile, []byte(tc.user), 0o600)
+		}
+		if tc.workspace != "" {
+			os.WriteFile(wsFile, []byte(tc.workspace), 0o600)
+		}
+		s := hosts.NewSession(t.TempDir())
+		l, err := Host{}.Launch(s, views, []string{"gemini"}, base)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s.Remove()
+		notes := strings.Join(l.Notes, "\n")
+		if len(tc.want) == 0 && strings.Contains(notes, "MCP server") {
+			t.Errorf("%s: an MCP note: %s", tc.name, notes)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("%s: the notes do not say %s: %s", tc.name, w, notes)
+			}
+		}
+	}
+}
