@@ -1,6 +1,8 @@
 package bundle
 
 import (
+	"encoding/json"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -95,6 +97,76 @@ func readGemini(b *Bundle, data []byte) {
 			}
 		}
 	}
+	r.geminiHiddenFiles()
+}
+
+// geminiHiddenFiles reads the two files at the top of an extension that
+// no manifest field names and that change what Gemini CLI 0.61 runs from
+// it when the directory is installed as it is (internal/agenttest
+// TestGeminiExtensionHiddenParts): .gemini-extension-install.json, its
+// install record, whose "type": "link" makes it load the extension from
+// the "source" directory instead (kept as written); and .env, the
+// extension's stored settings, whose values fill ${VAR} in the manifest,
+// hooks, skills and agents (its variable names kept, never a value).
+// bundlectl exec copies neither into a view.
+func (r hostReader) geminiHiddenFiles() {
+	const install = ".gemini-extension-install.json"
+	if hasFile(r.b.Tree, install) {
+		data, err := r.b.Tree.ReadFile(install, MaxManifestBytes)
+		var v any
+		if err == nil {
+			err = json.Unmarshal(data, &v)
+		}
+		if err != nil {
+			v = "(not read: " + err.Error() + ")"
+		}
+		r.b.ManifestOther = setOther(r.b.ManifestOther, string(FormatGemini)+"."+install, canonicalJSON(v))
+		r.b.Report.Warnf(install, "gemini.install-metadata", "Gemini CLI reads this file as the extension's install record: with \"type\": \"link\" it loads the extension from the directory \"source\" names instead of this one, which bundlectl did not review (bundlectl exec does not copy the file); remove it from the bundle")
+	}
+	if hasFile(r.b.Tree, ".env") {
+		data, err := r.b.Tree.ReadFile(".env", MaxManifestBytes)
+		names := []string{}
+		if err == nil {
+			names = dotEnvNames(data)
+		}
+		r.b.ManifestOther = setOther(r.b.ManifestOther, string(FormatGemini)+"..env", canonicalJSON(names))
+		r.b.Report.Warnf(".env", "gemini.env-file", "Gemini CLI reads this file as the extension's settings: its values (for %s) fill ${VAR} in the manifest, hooks, skills and agents, in place of the host variables the review lists (bundlectl exec does not copy the file); remove it from the bundle", variableList(names))
+	}
+}
+
+// dotEnvLine is a line the dotenv package (which Gemini CLI uses) reads as
+// a variable: an optional export, a name, then = or ":".
+var dotEnvLine = lazyRegexp(`(?m)^\s*(?:export\s+)?([\w.-]+)(?:\s*=|:\s)`)
+
+// dotEnvNames are the variables a .env file sets, sorted, without repeats.
+func dotEnvNames(data []byte) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, m := range dotEnvLine().FindAllSubmatch(data, -1) {
+		if n := string(m[1]); !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// setOther sets k in m, made when nil.
+func setOther(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	m[k] = v
+	return m
+}
+
+// variableList is names quoted and joined; "no variable" for none.
+func variableList(names []string) string {
+	if len(names) == 0 {
+		return "no variable"
+	}
+	return strings.Join(quoteAll(names), ", ")
 }
 
 // jsFalsy reports whether JavaScript reads v as false: null, false, "",
