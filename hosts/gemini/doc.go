@@ -30,7 +30,8 @@
 // loads only the API keys from one), which sees no extension. What takes
 // a view's MCP servers away or replaces them — a folder it may not trust,
 // a settings mcpServers entry of the same name, mcp.excluded or
-// mcp.allowed — is named at launch: a server is no guard.
+// mcp.allowed, another loaded extension declaring the same server name —
+// is named at launch: a server is no guard.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

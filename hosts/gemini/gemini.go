@@ -447,9 +447,17 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 			notes = append(notes, fmt.Sprintf("gemini: your -e/--extensions list leaves out bundle views, which exec loads whatever it says: it adds %s", strings.Join(add, " ")))
 		}
 	}
+	var loaded []ownExtension
 	if !exclusive {
-		notes = append(notes, ownNotes(own, ours, list, readEnablement(filepath.Join(ext, enablementFile)), cwd)...)
+		en := readEnablement(filepath.Join(ext, enablementFile))
+		notes = append(notes, ownNotes(own, ours, list, en, cwd)...)
+		for _, o := range own {
+			if ownLoads(o, ours, list, en, cwd) {
+				loaded = append(loaded, o)
+			}
+		}
 	}
+	notes = append(notes, sharedServerNotes(views, loaded)...)
 	notes = append(notes, mcpNotes(views, user, env, cwd)...)
 	outEnv := slices.Clone(env)
 	outEnv = slices.DeleteFunc(outEnv, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
@@ -481,8 +489,12 @@ func mcpNotes(views []hosts.BuiltView, user string, env []string, cwd string) []
 
 // viewServers are the names of the MCP servers a view's manifest declares,
 // sorted.
-func viewServers(v hosts.BuiltView) []string {
-	data, err := os.ReadFile(filepath.Join(v.Dir, "gemini-extension.json"))
+func viewServers(v hosts.BuiltView) []string { return manifestServers(v.Dir) }
+
+// manifestServers are the names of the MCP servers the manifest of the
+// extension directory dir declares, sorted.
+func manifestServers(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "gemini-extension.json"))
 	if err != nil {
 		return nil
 	}
@@ -616,13 +628,48 @@ func ownSelected(own []ownExtension, ours map[string]bool, eargs []extArg) error
 func ownNotes(own []ownExtension, ours map[string]bool, list []string, en enablement, cwd string) []string {
 	var notes []string
 	for _, o := range own {
-		if ours[o.entry] || ours[o.name] {
-			continue
-		}
-		if len(list) > 0 && !selects(list, o.name) || len(list) == 0 && !en.enabled(o.name, cwd) {
+		if !ownLoads(o, ours, list, en, cwd) {
 			continue
 		}
 		notes = append(notes, fmt.Sprintf("gemini: your own extension %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- gemini keeps it out)", bundle.Quote(o.name)))
+	}
+	return notes
+}
+
+// ownLoads reports whether Gemini CLI loads o, one of the user's own
+// extensions, in the session: not one a view replaces, and selected by
+// the -e list when there is one, else left enabled in cwd.
+func ownLoads(o ownExtension, ours map[string]bool, list []string, en enablement, cwd string) bool {
+	if ours[o.entry] || ours[o.name] {
+		return false
+	}
+	return len(list) > 0 && selects(list, o.name) || len(list) == 0 && en.enabled(o.name, cwd)
+}
+
+// sharedServerNotes names each MCP server name a view declares that
+// another view, or one of the user's own extensions Gemini CLI loads
+// (loaded), declares too: Gemini CLI 0.61 starts one of them only,
+// whichever extension it starts first, and skips the other without a word
+// in a -p session (internal/agenttest TestGeminiSameServerTwoExtensions).
+func sharedServerNotes(views []hosts.BuiltView, loaded []ownExtension) []string {
+	owners := map[string][]string{}
+	fromView := map[string]bool{}
+	for _, v := range views {
+		for _, srv := range viewServers(v) {
+			owners[srv] = append(owners[srv], "the bundle "+bundle.Quote(v.Bundle))
+			fromView[srv] = true
+		}
+	}
+	for _, o := range loaded {
+		for _, srv := range manifestServers(effectiveDir(o.path)) {
+			owners[srv] = append(owners[srv], "your own extension "+bundle.Quote(o.name))
+		}
+	}
+	var notes []string
+	for _, srv := range slices.Sorted(maps.Keys(owners)) {
+		if who := owners[srv]; fromView[srv] && len(who) > 1 {
+			notes = append(notes, fmt.Sprintf("gemini: the MCP server %s is declared by %s: Gemini CLI starts only one of them, whichever extension it starts first, and skips the others without a word; rename one (bundlectl exec --exclusive -- gemini keeps your own extensions out)", bundle.Quote(srv), strings.Join(who, " and ")))
+		}
 	}
 	return notes
 }

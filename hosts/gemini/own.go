@@ -61,19 +61,9 @@ func ownExtensions(dir string) ([]ownExtension, error) {
 // loadableName returns the name Gemini CLI loads the extension directory
 // dir by, and false when it would skip it.
 func loadableName(dir string) (string, bool) {
-	effective := dir
-	if data, err := os.ReadFile(filepath.Join(dir, installMetadataFile)); err == nil {
-		var m struct {
-			Type   any `json:"type"`
-			Source any `json:"source"`
-		}
-		if json.Unmarshal(data, &m) == nil && m.Type == "link" {
-			src, ok := m.Source.(string)
-			if !ok {
-				return "", false
-			}
-			effective = src
-		}
+	effective := effectiveDir(dir)
+	if effective == "" {
+		return "", false
 	}
 	data, err := os.ReadFile(filepath.Join(effective, "gemini-extension.json"))
 	if err != nil {
@@ -88,6 +78,28 @@ func loadableName(dir string) (string, bool) {
 		return "", false
 	}
 	return name, true
+}
+
+// effectiveDir is the directory Gemini CLI loads the extension directory
+// dir from: the "source" of a "link" install record, else dir; "" for a
+// link whose source is not a string.
+func effectiveDir(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, installMetadataFile))
+	if err != nil {
+		return dir
+	}
+	var m struct {
+		Type   any `json:"type"`
+		Source any `json:"source"`
+	}
+	if json.Unmarshal(data, &m) == nil && m.Type == "link" {
+		src, ok := m.Source.(string)
+		if !ok {
+			return ""
+		}
+		return src
+	}
+	return dir
 }
 
 // truthy is JavaScript's truth of a JSON value.

@@ -158,3 +158,47 @@ func TestLaunchSettingsMCPNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchSharedServerNotes: a server name a view declares that another
+// view or one of the user's own loaded extensions declares too is named
+// (internal/agenttest TestGeminiSameServerTwoExtensions); with
+// --exclusive the user's own are out, and a name only one declares is not
+// named.
+func TestLaunchSharedServerNotes(t *testing.T) {
+	user := t.TempDir()
+	ext := filepath.Join(user, ".gemini", "extensions")
+	write := func(dir, body string) {
+		os.MkdirAll(dir, 0o700)
+		os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(body), 0o600)
+	}
+	write(filepath.Join(ext, "mine"), `{"name":"mine","version":"1","mcpServers":{"db":{"command":"x"},"own":{"command":"y"}}}`)
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	write(a, `{"name":"a","mcpServers":{"db":{"command":"bundlectl"},"solo":{"command":"bundlectl"}}}`)
+	write(b, `{"name":"b","mcpServers":{"db":{"command":"bundlectl"}}}`)
+	base := []string{"HOME=" + user, "PATH=/bin", "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "none.json"), "GEMINI_CLI_TRUST_WORKSPACE=true"}
+	for _, tc := range []struct {
+		name      string
+		views     []hosts.BuiltView
+		exclusive bool
+		want      string
+	}{
+		{"two views and your own", []hosts.BuiltView{{Bundle: "a", Dir: a}, {Bundle: "b", Dir: b}}, false, `the MCP server "db" is declared by the bundle "a" and the bundle "b" and your own extension "mine"`},
+		{"a view and your own", []hosts.BuiltView{{Bundle: "a", Dir: a}}, false, `the MCP server "db" is declared by the bundle "a" and your own extension "mine"`},
+		{"exclusive", []hosts.BuiltView{{Bundle: "a", Dir: a}, {Bundle: "b", Dir: b}}, true, `the MCP server "db" is declared by the bundle "a" and the bundle "b":`},
+		{"exclusive, one view", []hosts.BuiltView{{Bundle: "a", Dir: a}}, true, ""},
+	} {
+		s := hosts.NewSession(t.TempDir())
+		l, err := launch(s, tc.views, []string{"gemini"}, base, tc.exclusive)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s.Remove()
+		notes := strings.Join(l.Notes, "\n")
+		if tc.want == "" && strings.Contains(notes, "is declared by") || tc.want != "" && !strings.Contains(notes, tc.want) {
+			t.Errorf("%s: notes %s, want %q", tc.name, notes, tc.want)
+		}
+		if strings.Contains(notes, `"solo"`) || strings.Contains(notes, `"own"`) {
+			t.Errorf("%s: a server only one declares is named: %s", tc.name, notes)
+		}
+	}
+}

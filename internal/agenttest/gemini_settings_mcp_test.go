@@ -13,7 +13,7 @@ import (
 // extension's does not. And mcp.excluded naming the server, or an
 // mcp.allowed list leaving it out, keeps the extension's server from
 // starting. Neither is said at startup; the extension's hook still runs.
-// bundlectl exec names each (hosts/gemini mcpSettingsNotes).
+// bundlectl exec names each (hosts/gemini settingsServerNotes).
 func TestGeminiSettingsMCPOverView(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -55,5 +55,33 @@ func TestGeminiSettingsMCPOverView(t *testing.T) {
 				t.Errorf("the settings' server started: %v, want %v\n%s", got, tc.settings, res)
 			}
 		})
+	}
+}
+
+// TestGeminiSameServerTwoExtensions: of two extensions declaring an MCP
+// server of the same name, Gemini CLI 0.61 starts one only (its
+// McpClientManager skips the later one's, "as it already exists"), and
+// says nothing in a -p session. bundlectl exec names such a server
+// (hosts/gemini sharedServerNotes).
+func TestGeminiSameServerTwoExtensions(t *testing.T) {
+	rec := t.TempDir()
+	a := New(t, GeminiCLI, Say("done"))
+	for _, n := range []string{"ext1", "ext2"} {
+		dir := filepath.Join(a.ConfigDir(), "extensions", n)
+		writeJSONFile(t, dir, "gemini-extension.json", map[string]any{"name": n, "version": "1.0.0",
+			"mcpServers": map[string]any{"srv": map[string]any{"command": FakeMCPServer(t), "args": []string{"-record", filepath.Join(rec, n+".jsonl")}}}})
+	}
+	res := a.Run(t, "hello")
+	if res.Exit != 0 {
+		t.Fatalf("Gemini CLI: %s", res)
+	}
+	n := 0
+	for _, e := range []string{"ext1", "ext2"} {
+		if _, err := os.Stat(filepath.Join(rec, e+".jsonl")); err == nil {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d of the two same-named servers started, want 1\n%s", n, res)
 	}
 }
