@@ -497,10 +497,13 @@ func exclusiveError(p OwnPlugin) error {
 }
 
 // PluginArg is a -c override of the user's own whose key is under
-// plugins. Codex 0.171 splits the key on dots and takes each part as
-// written, quotes included (tried: -c 'plugins."a@m".enabled=true' names a
-// plugin "\"a@m\"", which never loads; -c plugins.a@m.enabled=true
-// enables a@m), and applies the overrides in order, each replacing the
+// plugins. Codex 0.171 trims the key, splits it on dots and takes each
+// part as written, quotes and spaces included (tried: -c
+// 'plugins."a@m".enabled=true' names a plugin "\"a@m\"", and -c
+// 'plugins. a@m .enabled=true' one " a@m ", neither of which ever loads,
+// nor does -c 'plugins."a@m".enabled=false' disable a@m; -c
+// plugins.a@m.enabled=true enables a@m: agenttest TestCodexPluginArgs),
+// and applies the overrides in order, each replacing the
 // value at its key: a later -c plugins={…} replaces an earlier one
 // whole, while -c plugins.<id>…=… changes that entry alone.
 type PluginArg struct {
@@ -511,11 +514,25 @@ type PluginArg struct {
 	At    []int // its indexes in the arguments, its value's too
 }
 
+// pluginID reports whether id is a plugin id Codex 0.171 can load:
+// <plugin>@<marketplace>, each of ASCII letters, digits, "_" and "-" (its
+// PluginId). An entry under any other key, such as "\"a@m\"" from -c
+// 'plugins."a@m".enabled=true', enables or disables nothing.
+func pluginID(id string) bool {
+	name, market, ok := strings.Cut(id, "@")
+	segment := func(s string) bool {
+		return s != "" && strings.IndexFunc(s, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+		}) < 0
+	}
+	return ok && segment(name) && segment(market)
+}
+
 // session reports whether the argument names a plugin of a bundlectl
 // session marketplace: a view.
 func (a PluginArg) session() bool {
-	_, market, _ := strings.Cut(strings.NewReplacer(`"`, "", "'", "").Replace(a.ID), "@")
-	return strings.HasPrefix(strings.TrimSpace(market), Marketplace)
+	_, market, _ := strings.Cut(a.ID, "@")
+	return strings.HasPrefix(market, Marketplace)
 }
 
 // enables returns whether the plugin's entry is enabled after the
@@ -562,8 +579,10 @@ func PluginArgs(args []string) []PluginArg {
 			a.At = append(a.At, j)
 		}
 		if len(parts) > 1 {
-			a.ID = strings.TrimSpace(parts[1])
-			a.Sub = strings.TrimSpace(strings.Join(parts[2:], "."))
+			// As written, as Codex keys its table: "a@m" with its quotes,
+			// or " a@m ", names no plugin that can load.
+			a.ID = parts[1]
+			a.Sub = strings.Join(parts[2:], ".")
 		}
 		out = append(out, a)
 	}
@@ -636,6 +655,8 @@ func PluginArgError(args []string, exclusive, views bool) error {
 	var order []string
 	for _, a := range PluginArgs(args) {
 		switch {
+		case a.ID != "" && !pluginID(a.ID):
+			continue // names no plugin Codex can load, nor a view
 		case a.ID == "" && !exclusive && !views:
 			continue
 		case a.ID == "":

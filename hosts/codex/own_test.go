@@ -341,8 +341,9 @@ func TestLaunchRequirementsOffHint(t *testing.T) {
 // with a later one at the same key: TestCodexPluginArgs) and a view's
 // entry is exec's: both refused, with or without --exclusive. An entry
 // of the user's own that leaves the plugin enabled is refused under
-// --exclusive alone; Codex takes quotes in a -c key as part of the name,
-// so a quoted id names no plugin that can load.
+// --exclusive alone; Codex takes quotes and spaces in a part of a -c key
+// as part of the name (TestCodexPluginArgs), so a quoted or spaced id
+// names no plugin that can load, neither the user's nor a view.
 func TestPluginArgError(t *testing.T) {
 	for _, c := range []struct {
 		args      []string
@@ -355,7 +356,13 @@ func TestPluginArgError(t *testing.T) {
 		{[]string{"-c", `plugins={}`}, "replaces the whole plugins table", "replaces the whole plugins table"},
 		{[]string{`--config="plugins"={}`}, "", ""}, // a table named "plugins" with its quotes (agenttest TestCodexFeatureArgSpellings)
 		{[]string{"-c", "plugins.x@bundlectl-1.enabled=false"}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
-		{[]string{"-c", `plugins."x@bundlectl-1"={}`}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
+		{[]string{"-c", "plugins.x@bundlectl-1={}"}, "a bundlectl session marketplace", "a bundlectl session marketplace"},
+		{[]string{"-c", `plugins."x@bundlectl-1"={}`}, "", ""},                              // names the plugin "\"x@bundlectl-1\"", not the view
+		{[]string{"-c", `plugins."x@bundlectl-1".enabled=false`}, "", ""},                   // the same
+		{[]string{"-c", "plugins. x@bundlectl-1 .enabled=false"}, "", ""},                   // " x@bundlectl-1 "
+		{[]string{"-c", `plugins."a@m".enabled=true`}, "", ""},                              // enables no plugin of the user's own
+		{[]string{"-c", "plugins. a@m .enabled=true"}, "", ""},                              // nor does this
+		{[]string{"-c", " plugins.a@m.enabled=true "}, "", `enables your own plugin "a@m"`}, // Codex trims the whole key
 		{[]string{"-c", "plugins.a@m.enabled=true"}, "", `enables your own plugin "a@m"`},
 		{[]string{"-ca=1", "-c", "plugins.a@m={}"}, "", `enables your own plugin "a@m"`},
 		{[]string{"-c", "plugins.a@m={enabled=false}"}, "", ""},

@@ -246,9 +246,10 @@ func TestExecCodexManagedFeaturesOff(t *testing.T) {
 //     user's would drop every view);
 //   - a later -c plugins.<id>.enabled=… or -c plugins.<id>={…} changes
 //     that entry alone, over the table;
-//   - the key is split on dots with quotes kept: -c
-//     'plugins."<id>".enabled=true' names a plugin `"<id>"`, and enables
-//     nothing.
+//   - the key is split on dots with quotes and spaces kept: -c
+//     'plugins."<id>".enabled=true' names a plugin `"<id>"`, and -c
+//     'plugins. <id> .enabled=true' one ` <id> `; either enables nothing,
+//     and disables nothing either (after the table the plugin still loads).
 func TestCodexPluginArgs(t *testing.T) {
 	table := fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID)
 	for _, c := range []struct {
@@ -262,6 +263,10 @@ func TestCodexPluginArgs(t *testing.T) {
 		{"table, then the entry off", []string{"-c", table, "-c", "plugins." + ownPluginID + ".enabled=false"}, false},
 		{"entry on", []string{"-c", "plugins." + ownPluginID + ".enabled=true"}, true},
 		{"quoted entry on", []string{"-c", fmt.Sprintf("plugins.%q.enabled=true", ownPluginID)}, false},
+		{"table, then the quoted entry off", []string{"-c", table, "-c", fmt.Sprintf("plugins.%q.enabled=false", ownPluginID)}, true},
+		{"table, then the quoted entry replaced", []string{"-c", table, "-c", fmt.Sprintf("plugins.%q={enabled=false}", ownPluginID)}, true},
+		{"spaced entry on", []string{"-c", "plugins. " + ownPluginID + " .enabled=true"}, false},
+		{"table, then the spaced entry off", []string{"-c", table, "-c", "plugins. " + ownPluginID + " .enabled=false"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := New(t, Codex, Say("done"))
@@ -283,7 +288,9 @@ func TestCodexPluginArgs(t *testing.T) {
 // view (TestCodexPluginArgs), is refused with or without --exclusive
 // (exit 2, codex never started). An entry enabling a plugin of the user's
 // own loads it beside the view, named on stderr, while the view's guard
-// still blocks the marker command; under --exclusive it is refused.
+// still blocks the marker command; under --exclusive it is refused, while
+// the same entry with its id quoted, which enables nothing, is not: the
+// session starts, the guard blocks, the own plugin stays out.
 func TestExecCodexPluginArgs(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -295,6 +302,8 @@ func TestExecCodexPluginArgs(t *testing.T) {
 		{"table, exclusive", fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID), true, "replaces the whole plugins table"},
 		{"entry", "plugins." + ownPluginID + ".enabled=true", false, ""},
 		{"entry, exclusive", "plugins." + ownPluginID + ".enabled=true", true, fmt.Sprintf("enables your own plugin %q, which --exclusive keeps out", ownPluginID)},
+		// A quoted id names no plugin (TestCodexPluginArgs): nothing to refuse.
+		{"quoted entry, exclusive", fmt.Sprintf("plugins.%q.enabled=true", ownPluginID), true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
@@ -316,6 +325,12 @@ func TestExecCodexPluginArgs(t *testing.T) {
 				return
 			}
 			f.checkGuard(t, a, res, shellTurn)
+			if c.exclusive {
+				if ownLoaded(a, ownPlugin) || strings.Contains(res.Stderr, "your own plugin") {
+					t.Errorf("want the own plugin kept out, and not named\n%s", res)
+				}
+				return
+			}
 			if !ownLoaded(a, ownPlugin) || !strings.Contains(res.Stderr, fmt.Sprintf("your own plugin %q loads beside the views", ownPluginID)) {
 				t.Errorf("want the own plugin loaded and named\n%s", res)
 			}
