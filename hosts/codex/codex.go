@@ -375,6 +375,18 @@ func tomlKey(setting string) string {
 	return `(^|[^[:alnum:]_-])["']?` + regexp.QuoteMeta(k) + `["']?[[:space:]]*=`
 }
 
+// pluginListsPattern is the grep -E pattern of the lines of a
+// requirements.toml that write plugin MCP allow-lists, in every spelling
+// TOML allows and Codex 0.171 reads alike (agenttest
+// TestCodexRequirementsMCPForms): a key plugins starting a table header
+// ([plugins."a@m".mcp_servers.x.identity], [plugins]), a dotted key
+// (plugins."a@m".mcp_servers.x.identity.command = …) or an inline table
+// (plugins = {…}), and any line naming the plugin id, such as an entry
+// "a@m".mcp_servers… under [plugins].
+func pluginListsPattern(plugin string) string {
+	return `(^|[^[:alnum:]_-])["']?plugins["']?[[:space:]]*[].={]|` + regexp.QuoteMeta(plugin)
+}
+
 // remoteArg returns the user's own --remote argument (the session then
 // runs in an app server at that address), and "" when there is none;
 // arguments after "--" are the prompt's. at are its indexes, its value's
@@ -517,10 +529,11 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		return nil, &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "Codex holds every session to that file's requirements, above any -c flag; have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
 	}
 	if file, plugin := RequirementsMCPOff(); plugin != "" {
+		grep := "grep -n -E -- " + bundle.ShellArg(pluginListsPattern(plugin)) + " " + bundle.ShellArg(file)
 		for _, v := range views {
 			for _, srv := range viewServers(v.Dir) {
-				notes = append(notes, fmt.Sprintf("codex: bundle %s: its MCP server %s does not start, nor are its tools offered: %s lists the MCP servers plugins may start (plugin %s among them), and Codex starts no server of a plugin without a list, which a view never has; the bundle's hooks still run (grep -n -E -- '^[[:space:]]*\\[plugins' %s shows the lists)",
-					bundle.Quote(v.Bundle), bundle.Quote(srv), bundle.Quote(file), bundle.Quote(plugin), hosts.ShellJoin([]string{file})))
+				notes = append(notes, fmt.Sprintf("codex: bundle %s: its MCP server %s does not start, nor are its tools offered: %s lists the MCP servers plugins may start (plugin %s among them), and Codex starts no server of a plugin without a list, which a view never has; the bundle's hooks still run (%s shows the lists)",
+					bundle.Quote(v.Bundle), bundle.Quote(srv), bundle.Quote(file), bundle.Quote(plugin), grep))
 			}
 		}
 	}

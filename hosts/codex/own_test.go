@@ -493,3 +493,43 @@ func TestLaunchRequirementsMCP(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchRequirementsMCPNote: under a requirements.toml that lists
+// another plugin's MCP servers, in any spelling Codex 0.171 reads (agenttest
+// TestCodexRequirementsMCPForms), each server of a view, stdio or HTTP, is
+// named in a note, and the note's grep prints the lines that write the
+// lists.
+func TestLaunchRequirementsMCPNote(t *testing.T) {
+	const mcp = `{"mcpServers": {"local": {"command": "bin/srv"}, "web": {"url": "https://web.example/mcp"}}}`
+	for _, c := range []struct{ req, lines string }{
+		{"[plugins.\"else@mine\".mcp_servers.other.identity]\ncommand = \"/bin/nothing\"\n", "1:[plugins.\"else@mine\".mcp_servers.other.identity]"},
+		{"[plugins.\"else@mine\".mcp_servers.other.identity]\nurl = \"https://else.example/mcp\"\n", "1:[plugins.\"else@mine\".mcp_servers.other.identity]"},
+		{"# managed\nplugins.\"else@mine\".mcp_servers.other.identity.command = \"/bin/nothing\"\n", "2:plugins.\"else@mine\".mcp_servers.other.identity.command = \"/bin/nothing\""},
+		{"[plugins]\n'else@mine'.mcp_servers.other.identity.url = \"https://else.example/mcp\"\n", "1:[plugins]\n2:'else@mine'.mcp_servers.other.identity.url = \"https://else.example/mcp\""},
+		{"[plugins.\"else@mine\"]\nmcp_servers.other.identity = { command = \"/bin/nothing\" }\n", "1:[plugins.\"else@mine\"]"},
+		{"plugins = { \"else@mine\" = { mcp_servers = { other = { identity = { command = \"/bin/nothing\" } } } } }\n", "1:plugins = { \"else@mine\" = { mcp_servers = { other = { identity = { command = \"/bin/nothing\" } } } } }"},
+		{"[plugins.\"else@mine\".mcp_servers.other.identity.url]\nmatch = \"prefix\"\nvalue = \"https://\"\n", "1:[plugins.\"else@mine\".mcp_servers.other.identity.url]"},
+	} {
+		root := ownFixture(t, map[string]string{"etc/requirements.toml": c.req, "view/" + Version + "/.mcp.json": mcp})
+		env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+		views := []hosts.BuiltView{{Bundle: "guard", Dir: filepath.Join(root, "view")}}
+		l, err := launch(hosts.NewSession(filepath.Join(root, "views")), false, views, []string{"codex", "exec", "hi"}, env)
+		if err != nil {
+			t.Fatalf("%q: %v", c.req, err)
+		}
+		if len(l.Notes) != 2 || !strings.Contains(l.Notes[0], `its MCP server "local" does not start`) || !strings.Contains(l.Notes[1], `its MCP server "web" does not start`) {
+			t.Errorf("%q: notes %q, want one for each server", c.req, l.Notes)
+			continue
+		}
+		n := l.Notes[0]
+		i, j := strings.LastIndex(n, "(grep "), strings.LastIndex(n, " shows the lists)")
+		if i < 0 || j < i {
+			t.Errorf("%q: note %q has no grep", c.req, n)
+			continue
+		}
+		out, err := exec.Command("sh", "-c", n[i+1:j]).Output()
+		if err != nil || strings.TrimSpace(string(out)) != c.lines {
+			t.Errorf("%q: %s printed %q (%v), want %q", c.req, n[i+1:j], out, err, c.lines)
+		}
+	}
+}

@@ -52,7 +52,16 @@ func ownLoaded(a *Agent, name string) bool {
 // where that cannot be done (not root, no overlayfs).
 func overlayEtc(t *testing.T, files map[string]string) []string {
 	t.Helper()
-	up := t.TempDir()
+	// Not t.TempDir(): a subtest's name with a comma ("system, disabled")
+	// would end the overlay's lowerdir= option early, and the mount fail.
+	up, err := os.MkdirTemp("", "agenttest-etc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(up) })
+	if strings.ContainsAny(up, ",:") {
+		t.Fatalf("%s cannot be an overlay option", up)
+	}
 	for name, content := range files {
 		writeFile(t, up, "upper/codex/"+name, content, 0o644)
 	}

@@ -167,3 +167,63 @@ func TestExecCodexRequirementsMCP(t *testing.T) {
 	}
 	f.checkGuard(t, a, res, shellTurn)
 }
+
+// TestCodexRequirementsMCPForms records the other forms of a plugin's MCP
+// allow-list in requirements.toml, with a plugin of the user's own that
+// has a stdio server and a streamable HTTP one (Codex 0.171, silently
+// either way):
+//
+//   - an identity `url` lets the HTTP server with that URL start, and
+//     neither a server with another URL nor the stdio one;
+//   - the matcher forms (identity.url = {match = "prefix", …},
+//     identity.command = {executable, args = [matchers]}) allow the same
+//     way;
+//   - another plugin's list written as dotted keys, under a bare
+//     [plugins] header, or as an inline table, with a command or a url
+//     identity, keeps both servers of a plugin without a list from
+//     starting, as a [plugins."<id>".mcp_servers.<name>.identity] table
+//     does (TestCodexRequirementsMCP).
+//
+// (hosts/codex RequirementsMCPOff, whose note greps the file for these
+// lines; docs/hosts.md "Codex".)
+func TestCodexRequirementsMCPForms(t *testing.T) {
+	const other = "\"else@mine\""
+	for _, c := range []struct {
+		name       string
+		req        string
+		stdio, web bool
+	}{
+		{name: "its web server by url", req: "[plugins.\"own@mine\".mcp_servers.own-web.identity]\nurl = \"WEBURL\"\n", web: true},
+		{name: "its web server, other url", req: "[plugins.\"own@mine\".mcp_servers.own-web.identity]\nurl = \"https://else.example/mcp\"\n"},
+		{name: "its web server by url prefix", req: "[plugins.\"own@mine\".mcp_servers.own-web.identity.url]\nmatch = \"prefix\"\nvalue = \"http://127.0.0.1:\"\n", web: true},
+		{name: "its stdio server by command matcher", req: "[plugins.\"own@mine\".mcp_servers.own-srv.identity.command]\nexecutable = \"FAKEMCP\"\nargs = [{match = \"exact\", value = \"-record\"}, {match = \"regex\", expression = \".*\"}]\n", stdio: true},
+		{name: "another plugin, url", req: "[plugins." + other + ".mcp_servers.other.identity]\nurl = \"https://else.example/mcp\"\n"},
+		{name: "another plugin, dotted keys", req: "plugins." + other + ".mcp_servers.other.identity.command = \"/bin/nothing\"\n"},
+		{name: "another plugin, under [plugins]", req: "[plugins]\n" + other + ".mcp_servers.other.identity.url = \"https://else.example/mcp\"\n"},
+		{name: "another plugin, inline table", req: "plugins = { " + other + " = { mcp_servers = { other = { identity = { command = \"/bin/nothing\" } } } } }\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			rec := t.TempDir()
+			web := newRemoteMCP(t, "web answer")
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, rec)
+			dir := filepath.Join(a.ConfigDir(), "plugins", "cache", ownMarketplace, ownPlugin, "1.0.0")
+			writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{
+				ownPlugin + "-srv": map[string]any{"command": FakeMCPServer(t), "args": []string{"-record", filepath.Join(rec, ownPlugin+".jsonl")}},
+				ownPlugin + "-web": map[string]any{"url": web.URL},
+			}})
+			req := strings.NewReplacer("FAKEMCP", FakeMCPServer(t), "WEBURL", web.URL).Replace(c.req)
+			a.Launcher = overlayEtc(t, map[string]string{"requirements.toml": req})
+			a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID)}
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			stdio := len(mcpRecord(t, filepath.Join(rec, ownPlugin+".jsonl"))) > 0
+			reached := len(web.requests()) > 0
+			if stdio != c.stdio || reached != c.web {
+				t.Errorf("stdio server started: %v, want %v; web server reached: %v, want %v (found by trying Codex 0.171)\n%s", stdio, c.stdio, reached, c.web, res)
+			}
+		})
+	}
+}
