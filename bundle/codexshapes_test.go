@@ -223,3 +223,36 @@ func TestCodexPromptHookSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexManifestRefused: a manifest field of a type Codex (0.171) does
+// not read makes it refuse the whole manifest and load nothing of the
+// plugin (internal/agenttest TestCodexManifestTypes): the review warns, on
+// that field, in Codex's manifest and in a Claude Code manifest Codex
+// falls back to; a field Codex does not know, or one it reads any value
+// of, does not.
+func TestCodexManifestRefused(t *testing.T) {
+	for _, c := range []struct{ manifest, fields, at string }{
+		{ManifestCodex, `"apps": {"apps": {}}`, ManifestCodex + ": apps"},
+		{ManifestCodex, `"apps": ["./.app.json"]`, ManifestCodex + ": apps"},
+		{ManifestCodex, `"version": 1`, ManifestCodex + ": version"},
+		{ManifestCodex, `"description": true`, ManifestCodex + ": description"},
+		{ManifestCodex, `"keywords": "x"`, ManifestCodex + ": keywords"},
+		{ManifestCodex, `"keywords": ["x", 1]`, ManifestCodex + ": keywords"},
+		{ManifestCodex, `"interface": "x"`, ManifestCodex + ": interface"},
+		{ManifestCodex, `"interface": {"displayName": 1}`, ManifestCodex + ": interface.displayName"},
+		{ManifestCodex, `"interface": {"capabilities": "Read"}`, ManifestCodex + ": interface.capabilities"},
+		{ManifestClaude, `"version": 1`, ManifestClaude + ": version"},
+		{ManifestCodex, `"apps": "./.app.json", "version": null, "keywords": ["x"], "author": {"name": "x"}, "homepage": 5, "skills": 5, "interface": {"defaultPrompt": 1, "capabilities": ["Read"]}`, ""},
+	} {
+		b := writeTree(t, "cx", map[string]string{c.manifest: `{"name": "cx", ` + c.fields + `}`, "skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n"})
+		var at []string
+		for _, f := range b.Report.Findings {
+			if f.Rule == "codex.ignored" && strings.Contains(f.Message, "Codex does not load this plugin") {
+				at = append(at, f.Path)
+			}
+		}
+		if want := []string{c.at}; c.at == "" && len(at) > 0 || c.at != "" && (len(at) != 1 || at[0] != c.at) {
+			t.Errorf("%s %s: warned at %q, want %q;%s", c.manifest, c.fields, at, want, dumpFindings(b))
+		}
+	}
+}

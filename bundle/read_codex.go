@@ -3,7 +3,9 @@ package bundle
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -86,6 +88,9 @@ func readCodexManifest(b *Bundle, file string, data []byte) bool {
 		}
 		return false
 	}
+	if fp, why := codexManifestRefused(root); why != "" {
+		b.Report.Warnf(FieldPath(file+":", fp), codexIgnored, "Codex does not load this plugin: %s, and Codex (0.171) then refuses the whole manifest and loads nothing of the plugin; bundlectl exec gives Codex what is reviewed here", why)
+	}
 	if !fallback {
 		r.manifestName(root)
 		if b.Format == FormatCodex {
@@ -151,6 +156,64 @@ func readCodexManifest(b *Bundle, file string, data []byte) bool {
 		r.readHooksFile("hooks/hooks.json", "")
 	}
 	r.skillDependencies()
+	return true
+}
+
+// codexManifestStrings and codexManifestLists are the manifest fields
+// Codex 0.171 reads as a string (or null) and as a list of strings: one of
+// another type fails its parse of the whole manifest, and it loads nothing
+// of the plugin, silently (internal/agenttest TestCodexManifestTypes). Its
+// skills, mcpServers and hooks fields, and interface.defaultPrompt, take
+// any value (it ignores one of a shape it does not read); fields it does
+// not know (author, homepage, …) it skips.
+var (
+	codexManifestStrings  = []string{"version", "description", "apps"}
+	codexManifestLists    = []string{"keywords"}
+	codexInterfaceStrings = []string{"displayName", "shortDescription", "longDescription", "developerName",
+		"category", "websiteUrl", "websiteURL", "privacyPolicyUrl", "privacyPolicyURL", "termsOfServiceUrl",
+		"termsOfServiceURL", "brandColor", "composerIcon", "logo", "logoDark"}
+	codexInterfaceLists = []string{"capabilities", "screenshots"}
+)
+
+// codexManifestRefused returns the first field of a manifest whose type
+// makes Codex refuse the whole manifest, and why; "" when there is none.
+func codexManifestRefused(root *jsonValue) (field, why string) {
+	check := func(obj *jsonValue, prefix string, strs, lists []string) (string, string) {
+		for _, k := range obj.keys {
+			v := obj.obj[k]
+			switch {
+			case slices.Contains(strs, k) && v.kind != jsonString && v.kind != jsonNull:
+				return prefix + k, fmt.Sprintf("its %s is %s, where Codex reads a string", Quote(prefix+k), v.kind)
+			case slices.Contains(lists, k) && !codexStringList(v):
+				return prefix + k, fmt.Sprintf("its %s is not a list of strings, which Codex reads it as", Quote(prefix+k))
+			}
+		}
+		return "", ""
+	}
+	if f, why := check(root, "", codexManifestStrings, codexManifestLists); f != "" {
+		return f, why
+	}
+	switch in := root.obj["interface"]; {
+	case in == nil, in.kind == jsonNull, in.kind == jsonArray:
+		// (A list Codex reads field by field, in order: not checked.)
+	case in.kind == jsonObject:
+		return check(in, "interface.", codexInterfaceStrings, codexInterfaceLists)
+	default:
+		return "interface", fmt.Sprintf("its %s is %s, where Codex reads an object", Quote("interface"), in.kind)
+	}
+	return "", ""
+}
+
+// codexStringList reports whether v is a list of strings.
+func codexStringList(v *jsonValue) bool {
+	if v.kind != jsonArray {
+		return false
+	}
+	for _, e := range v.arr {
+		if e.kind != jsonString {
+			return false
+		}
+	}
 	return true
 }
 

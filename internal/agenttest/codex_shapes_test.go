@@ -37,8 +37,9 @@ type codexReview struct {
 		} `json:"mcp_servers"`
 	} `json:"components"`
 	Warnings []struct {
-		Path string `json:"path"`
-		Rule string `json:"rule"`
+		Path    string `json:"path"`
+		Rule    string `json:"rule"`
+		Message string `json:"message"`
 	} `json:"warnings"`
 }
 
@@ -355,4 +356,75 @@ func TestCodexMCPShapes(t *testing.T) {
 			t.Errorf("under exec, Codex sent headers %q the review does not show", h)
 		}
 	})
+}
+
+// TestCodexManifestTypes records which manifest fields of another type
+// than Codex 0.171 reads make it refuse the whole manifest and load
+// nothing of the plugin, silently (its skill never reaches the model):
+// version, description and apps not a string (an inline apps map, a list
+// of apps files), keywords not a list of strings, interface not an
+// object, an interface string field not a string, interface.capabilities
+// not a list — in .codex-plugin/plugin.json and in a Claude Code manifest
+// Codex falls back to alike; while fields it does not know (author as an
+// object, homepage as a number) and an apps path change nothing. The
+// review warns (codex.ignored) on exactly the fields that do (bundle
+// codexManifestRefused, docs/codex.md "The manifest").
+func TestCodexManifestTypes(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		manifest string // ManifestCodex unless set
+		field    string
+		value    any
+		loads    bool
+	}{
+		{name: "apps path", field: "apps", value: "./.app.json", loads: true},
+		{name: "apps inline", field: "apps", value: map[string]any{"apps": map[string]any{"x": map[string]any{"id": "asdk_app_x"}}}},
+		{name: "apps list", field: "apps", value: []string{"./.app.json"}},
+		{name: "version number", field: "version", value: 1},
+		{name: "description number", field: "description", value: 5},
+		{name: "keywords string", field: "keywords", value: "x"},
+		{name: "keywords numbers", field: "keywords", value: []any{"x", 1}},
+		{name: "interface string", field: "interface", value: "x"},
+		{name: "interface displayName number", field: "interface", value: map[string]any{"displayName": 1}},
+		{name: "interface capabilities string", field: "interface", value: map[string]any{"capabilities": "Read"}},
+		{name: "interface defaultPrompt number", field: "interface", value: map[string]any{"defaultPrompt": 1}, loads: true},
+		{name: "author object", field: "author", value: map[string]any{"name": "x"}, loads: true},
+		{name: "homepage number", field: "homepage", value: 5, loads: true},
+		{name: "claude manifest version number", manifest: ".claude-plugin/plugin.json", field: "version", value: 1},
+		{name: "claude manifest keywords", manifest: ".claude-plugin/plugin.json", field: "keywords", value: []string{"x"}, loads: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const skill = "agenttest-manifest-types-skill-5b1e"
+			write := func(dir string) {
+				manifest := c.manifest
+				if manifest == "" {
+					manifest = ".codex-plugin/plugin.json"
+				}
+				writeJSONFile(t, dir, manifest, map[string]any{"name": pluginName, c.field: c.value})
+				writeFile(t, dir, "skills/notes/SKILL.md", "---\nname: notes\ndescription: "+skill+"\n---\n\nbody\n", 0o644)
+				writeJSONFile(t, dir, ".app.json", map[string]any{"apps": map[string]any{}})
+			}
+			src := filepath.Join(t.TempDir(), pluginName)
+			write(src)
+			rv := reviewCodexPlugin(t, src)
+			warned := false
+			for _, w := range rv.Warnings {
+				warned = warned || w.Rule == "codex.ignored" && strings.Contains(w.Message, "Codex does not load this plugin")
+			}
+			a := New(t, Codex, Say("done"))
+			write(filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"))
+			a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			r, _ := lastAt(a, 0)
+			if got := r.Contains(skill); got != c.loads {
+				t.Errorf("the plugin loaded: %v, want %v (found by trying Codex 0.171)\n%s", got, c.loads, res)
+			}
+			if warned == c.loads {
+				t.Errorf("review warned that Codex does not load the plugin: %v, want %v (%+v)", warned, !c.loads, rv.Warnings)
+			}
+		})
+	}
 }
