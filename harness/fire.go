@@ -344,6 +344,11 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			}
 			return &BlockError{Reason: reason, Fix: hintOf(err)}
 		}
+		if h := hintOf(err); err != nil && h != "" {
+			// Reported in a systemMessage: it names the fix, as the
+			// message of a bundle skipped at load does.
+			return &fixedError{err: err, fix: r.fixCommand(h)}
+		}
 		return err
 	}
 	// A revoke, disable, switch or tamper while the hook runs cancels it
@@ -386,6 +391,16 @@ func failsClosed(err error) bool {
 	}
 	return true
 }
+
+// fixedError is a failed hook check whose message ends with the command
+// that fixes it, for a hook chain's report ("not run: …").
+type fixedError struct {
+	err error
+	fix string
+}
+
+func (e *fixedError) Error() string { return e.err.Error() + " (fix: " + e.fix + ")" }
+func (e *fixedError) Unwrap() error { return e.err }
 
 func hintOf(err error) string {
 	var h interface{ Hint() string }
@@ -546,6 +561,9 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 			if err := rh.Verify(ctx); err != nil {
 				if errors.Is(err, errSkip) {
 					return &Result{}, nil
+				}
+				if fe, ok := err.(*fixedError); ok {
+					err = fe.err // the caller prints the hint itself
 				}
 				return nil, err
 			}
