@@ -1,0 +1,144 @@
+package agenttest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ranFiles returns "name=content" for each of names that a hook wrote in
+// rec, in the order given.
+func ranFiles(rec string, names ...string) []string {
+	var ran []string
+	for _, n := range names {
+		if b, err := os.ReadFile(filepath.Join(rec, n)); err == nil {
+			ran = append(ran, n+"="+strings.TrimSpace(string(b)))
+		}
+	}
+	return ran
+}
+
+// warnedPaths returns the paths of the review's warnings of rule.
+func warnedPaths(t *testing.T, dir, rule string) ([]string, string) {
+	warnings, review := ReviewWarnings(t, dir)
+	var paths []string
+	for _, w := range warnings {
+		if w.Rule == rule {
+			paths = append(paths, w.Path)
+		}
+	}
+	return paths, review
+}
+
+// TestClaudeHookOptionScopes: Claude Code 2.1.332 hands a plugin option
+// to a hook only from a stored value, and only to the plugin's own hooks:
+//   - an exec-form hook of hooks/hooks.json whose args reference an option
+//     that has a declared default but no stored value does not run ("Plugin
+//     option … isn't set"), and CLAUDE_PLUGIN_OPTION_<KEY> is not set from
+//     the default either;
+//   - a skill's front-matter hooks get no options at all: not refused (as a
+//     plugin hook's shell-form ${user_config.*} is), but ${user_config.KEY}
+//     reaches the command as written, in shell and exec form alike, and
+//     CLAUDE_PLUGIN_OPTION_<KEY> is not set.
+//
+// The tool still runs. bundlectl's review warns of the skill's hooks
+// (hook.option-skill); the scripts options_default and
+// claude_hook_shell_scope hold hooks run and hooks exec to the same.
+func TestClaudeHookOptionScopes(t *testing.T) {
+	rec := t.TempDir()
+	marker := filepath.Join(rec, "tool-ran")
+	dir := filepath.Join(t.TempDir(), "optsk")
+	out := func(n string) string { return filepath.Join(rec, n) }
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "optsk", "version": "1.0.0", "userConfig": map[string]any{
+		"greeting": map[string]any{"type": "string", "title": "Greeting", "description": "what to say"},
+		"mode":     map[string]any{"type": "string", "title": "Mode", "description": "a default only", "default": "safe"},
+	}})
+	writeFile(t, dir, "skills/probe/SKILL.md", "---\nname: probe\ndescription: probe skill\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"+
+		"        - type: command\n          command: \"echo '${user_config.greeting}' > "+out("skill-shell")+"\"\n"+
+		"        - type: command\n          command: \"echo $CLAUDE_PLUGIN_OPTION_GREETING > "+out("skill-env")+"\"\n"+
+		"        - type: command\n          command: sh\n          args: [\"-c\", 'echo \"$1\" > \"$2\"', sh, \"${user_config.greeting}\", \""+out("skill-exec")+"\"]\n"+
+		"---\n\nprobe body\n", 0o644)
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": "Bash",
+		"hooks": []any{
+			map[string]any{"type": "command", "command": "sh", "args": []any{"-c", `echo "$1" > "$2"`, "sh", "${user_config.mode}", out("exec-default")}},
+			map[string]any{"type": "command", "command": "echo \"${CLAUDE_PLUGIN_OPTION_MODE-unset}\" > " + out("env-default")},
+			map[string]any{"type": "command", "command": "sh", "args": []any{"-c", `echo "$1" > "$2"`, "sh", "${user_config.greeting}", out("exec-stored")}},
+		},
+	}}}})
+	a := New(t, Claude, Call("Skill", map[string]any{"skill": "optsk:probe"}), ShellCall(Claude, "touch "+marker), Say("done"))
+	a.Settings = map[string]any{"pluginConfigs": map[string]any{"optsk@inline": map[string]any{"options": map[string]any{"greeting": "hello"}}}}
+	a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
+	res := a.Run(t, "hello")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the tool did not run: %v\n%s", err, res)
+	}
+	ran := ranFiles(rec, "skill-shell", "skill-env", "skill-exec", "exec-default", "env-default", "exec-stored")
+	want := []string{"skill-shell=${user_config.greeting}", "skill-env=", "skill-exec=${user_config.greeting}", "env-default=unset", "exec-stored=hello"}
+	if !slices.Equal(ran, want) {
+		t.Errorf("the hooks that ran: %q, want %q\n%s", ran, want, res)
+	}
+	warned, review := warnedPaths(t, dir, "hook.option-skill")
+	if want := []string{"skills/probe/SKILL.md: hooks.PreToolUse[0].hooks[0].command", "skills/probe/SKILL.md: hooks.PreToolUse[0].hooks[2].command"}; !slices.Equal(warned, want) {
+		t.Errorf("review warned of %q, want %q\n%s", warned, want, review)
+	}
+}
+
+// TestClaudeHookShellField: Claude Code 2.1.332 reads a plugin hook's
+// "shell": "bash" runs the command as usual; "powershell" runs a
+// shell-form command with pwsh (or powershell) from PATH and, where
+// neither is installed, not at all (the tool still runs); any other value
+// fails its hooks schema, and none of the hooks in that file run. bundlectl
+// runs hooks with a POSIX shell only: its review warns of the hooks it
+// would otherwise run differently (hook.shell), and the script
+// claude_hook_shell_scope holds hooks run and the exec view to not
+// running them.
+func TestClaudeHookShellField(t *testing.T) {
+	if _, err := exec.LookPath("pwsh"); err == nil {
+		t.Skip("pwsh is installed: Claude Code would run the powershell hook")
+	}
+	for _, tc := range []struct {
+		name, shell string
+		want        []string
+	}{
+		{"powershell", "powershell", []string{"other", "tool-ran"}},
+		{"bash", "bash", []string{"shell", "other", "tool-ran"}},
+		{"zsh", "zsh", []string{"tool-ran"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "shf")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "shf", "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+				"matcher": "Bash",
+				"hooks": []any{
+					map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "shell"), "shell": tc.shell},
+					map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "other")},
+				},
+			}}}})
+			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
+			res := a.Run(t, "hello")
+			var ran []string
+			for _, n := range []string{"shell", "other", "tool-ran"} {
+				if exists(filepath.Join(rec, n)) {
+					ran = append(ran, n)
+				}
+			}
+			if !slices.Equal(ran, tc.want) {
+				t.Errorf("ran %q, want %q\n%s", ran, tc.want, res)
+			}
+			warned, review := warnedPaths(t, dir, "hook.shell")
+			var want []string
+			if tc.shell != "bash" {
+				want = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
+			}
+			if !slices.Equal(warned, want) {
+				t.Errorf("review warned of %q, want %q\n%s", warned, want, review)
+			}
+		})
+	}
+}
