@@ -441,6 +441,19 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			r.b.Report.Skipf(path, "hook.command", "command hook has no command")
 			keep = false
 		}
+		if r.host == HostClaude && h.Scope == "" {
+			if why := ClaudeHookShell(h.Other, h.Shell); why != "" {
+				r.b.Report.Warnf(FieldPath(path, "shell"), "hook.shell", "%s; bundlectl runs hooks only with a POSIX shell, so neither bundlectl hooks run nor bundlectl exec runs it", why)
+			}
+		}
+		if r.host == HostClaude && strings.HasPrefix(h.Scope, "skill:") {
+			for _, s := range append([]string{h.Command}, h.Args...) {
+				if ref, ok := ClaudeShellOptionRef(s); ok {
+					r.b.Report.Warnf(FieldPath(path, "command"), "hook.option-skill", "Claude Code gives a skill's hooks no plugin options: it leaves %s as written (a shell fails on it: /bin/sh as a bad substitution, with exit status 2, which blocks the event) and sets no $CLAUDE_PLUGIN_OPTION_<KEY>, and so does bundlectl; declare the hook in hooks/hooks.json to use the option", Quote(ref))
+					break
+				}
+			}
+		}
 		if ref, ok := ClaudeShellOptionRef(h.Command); ok && h.Shell && h.Scope == "" && r.host == HostClaude {
 			r.b.Report.Warnf(FieldPath(path, "command"), "hook.option-shell", "Claude Code does not run this hook: its shell-form command references %s, and Claude Code refuses any ${user_config.*} in a plugin hook's shell-form command (the value would be parsed by the shell), so bundlectl hooks run does not run it either; pass the value in \"args\" (exec form) or read $CLAUDE_PLUGIN_OPTION_<KEY> from the hook's environment", Quote(ref))
 		}
@@ -761,6 +774,29 @@ func (r hostReader) readLSPServers(v *jsonValue, path string) {
 		r.b.Components.LSP = declareLater(r, r.b.Components.LSP, l, "lsp.overridden", "language server",
 			func(l LSPServer) (string, []Host, string) { return l.Name, l.Hosts, l.Source })
 	}
+}
+
+// ClaudeHookShell says why Claude Code (2.1.332) does not run a plugin
+// command hook with a POSIX shell, from its "shell" field (canonical JSON
+// in other), or "" when it does. Claude Code accepts only "bash" and
+// "powershell": any other value fails its hooks schema and it runs none
+// of the hooks declared with it; "powershell" runs a shell-form command
+// with pwsh (or powershell) from PATH, and not at all where neither is
+// found (internal/agenttest TestClaudeHookShellField). An exec-form hook
+// ("args") runs without a shell, whatever "shell" says.
+func ClaudeHookShell(other map[string]json.RawMessage, shellForm bool) string {
+	raw, ok := other["shell"]
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || s != "bash" && s != "powershell" {
+		return "its \"shell\" is " + Sanitize(string(raw)) + ", not \"bash\" or \"powershell\", so Claude Code rejects the hooks declared with it and runs none of them"
+	}
+	if s == "powershell" && shellForm {
+		return "its \"shell\" is \"powershell\", so Claude Code runs its command with PowerShell (pwsh or powershell on PATH), and not at all where neither is installed"
+	}
+	return ""
 }
 
 // ClaudeShellOptionRef returns the first ${user_config.KEY} in command.

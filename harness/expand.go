@@ -24,6 +24,9 @@ type expander struct {
 	vars map[string]string
 	// options are the bundle's configured user options.
 	options map[string]string
+	// noOptions: ${user_config.KEY} is no placeholder (Claude Code
+	// leaves it as written in a skill's hooks).
+	noOptions bool
 }
 
 // placeholder returns the value of ${name} and whether it is one.
@@ -47,7 +50,7 @@ func (x expander) placeholder(name string) (string, bool) {
 	case "/", "pathSeparator":
 		return string(filepath.Separator), true
 	}
-	if k, ok := strings.CutPrefix(name, "user_config."); ok {
+	if k, ok := strings.CutPrefix(name, "user_config."); ok && !x.noOptions {
 		return x.options[k], true
 	}
 	return "", false

@@ -153,10 +153,10 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 					continue
 				}
 			}
-			if ref, ok := r.claudeRefuses(h); ok {
+			if why, ok := r.claudeRefuses(h); ok {
 				// The host never runs it, so it guards nothing there:
 				// follow the host, and say so.
-				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s hook %s did not run: its shell-form command references %s, and Claude Code refuses a plugin hook's shell-form command with ${user_config.*} (the bundle should pass the value in \"args\" or read $CLAUDE_PLUGIN_OPTION_<KEY>)", bundle.Quote(e.name), h.ID, bundle.Quote(ref)))
+				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s hook %s did not run: %s", bundle.Quote(e.name), h.ID, why))
 				continue
 			}
 			switch h.Type {
@@ -193,18 +193,98 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	return o, err
 }
 
-// claudeRefuses returns the ${user_config.KEY} of a Claude Code plugin
-// hook's shell-form command, when hooks run serves Claude Code (or no host
-// in particular): Claude Code never runs such a hook
-// (bundle.ClaudeShellOptionRef), so neither does bundlectl.
+// claudeHook reports whether Claude Code's rules for a plugin's command
+// hook apply to h: it came from a Claude Code manifest, and hooks run
+// serves Claude Code or no host in particular.
+func (r *Registry) claudeHook(h inventory.Hook) bool {
+	return h.Type == bundle.HookCommand && slices.Contains(h.Hosts, string(bundle.HostClaude)) &&
+		(r.opts.Host == "" || r.opts.Host == bundle.HostClaude)
+}
+
+// unsetOption is an *OptionUnsetError for the first ${user_config.KEY} of
+// an exec-form plugin hook (its command or args) whose option holds no
+// stored value: Claude Code does not run such a hook ("Plugin option …
+// isn't set"), whatever default the manifest declares, and does not
+// declare, so a guard of it guards nothing until the user sets the value.
+func (r *Registry) unsetOption(e *entry, h inventory.Hook) error {
+	for _, s := range append([]string{h.Command}, h.Args...) {
+		for _, k := range claudeOptionKeys(s) {
+			if !e.stored[k] {
+				_, declared := e.declared[k]
+				return &OptionUnsetError{Bundle: e.name, HookID: h.ID, Key: k, Undeclared: !declared}
+			}
+		}
+	}
+	return nil
+}
+
+// claudeOptionKeys returns the KEY of each ${user_config.KEY} in s, as
+// Claude Code finds them (\$\{user_config\.([^}]+)\}).
+func claudeOptionKeys(s string) []string {
+	const open = "${user_config."
+	var keys []string
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return keys
+		}
+		s = s[i+len(open):]
+		end := strings.IndexByte(s, '}')
+		if end < 0 {
+			return keys
+		}
+		if end > 0 {
+			keys = append(keys, s[:end])
+			s = s[end+1:]
+		}
+	}
+}
+
+// OptionUnsetError says a Claude Code plugin hook in exec form references
+// an option that holds no value, so it does not run. It names the
+// option, never a value.
+type OptionUnsetError struct {
+	Bundle, HookID, Key string
+	// Undeclared: the reviewed manifest does not declare the option, so
+	// no value can be set for it.
+	Undeclared bool
+}
+
+func (e *OptionUnsetError) Error() string {
+	if e.Undeclared {
+		return fmt.Sprintf("hook %s references the option %s, which the reviewed manifest does not declare: Claude Code never runs a plugin hook whose command or args reference an option with no value", e.HookID, bundle.Quote(e.Key))
+	}
+	return fmt.Sprintf("hook %s references the option %s, which holds no value: Claude Code does not run a plugin hook whose command or args reference an option with no stored value (a default the manifest declares does not count)", e.HookID, bundle.Quote(e.Key))
+}
+
+// Hint is the command that sets the value (it asks for it), or, for an
+// option no value can be set for, the one that switches the hook off.
+func (e *OptionUnsetError) Hint() string {
+	if e.Undeclared {
+		return "bundlectl disable " + bundle.ShellArg(e.Bundle) + " --hook " + e.HookID
+	}
+	return "bundlectl configure " + bundle.Operands(e.Bundle, e.Key)
+}
+
+// claudeRefuses says why Claude Code never runs a plugin hook, when
+// hooks run serves Claude Code (or no host in particular): a shell-form
+// command with ${user_config.KEY} (bundle.ClaudeShellOptionRef), or a
+// "shell" other than bash (bundle.ClaudeHookShell). Neither does
+// bundlectl.
 func (r *Registry) claudeRefuses(h inventory.Hook) (string, bool) {
-	if h.Type != bundle.HookCommand || !h.Shell || h.Scope != "" || !slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+	if h.Scope != "" || !r.claudeHook(h) {
 		return "", false
 	}
-	if r.opts.Host != "" && r.opts.Host != bundle.HostClaude {
+	if why := bundle.ClaudeHookShell(h.Other, h.Shell); why != "" {
+		return why, true
+	}
+	if !h.Shell {
 		return "", false
 	}
-	return bundle.ClaudeShellOptionRef(h.Command)
+	if ref, ok := bundle.ClaudeShellOptionRef(h.Command); ok {
+		return fmt.Sprintf("its shell-form command references %s, and Claude Code refuses a plugin hook's shell-form command with ${user_config.*} (the bundle should pass the value in \"args\" or read $CLAUDE_PLUGIN_OPTION_<KEY>)", bundle.Quote(ref)), true
+	}
+	return "", false
 }
 
 // matcher is how h's matcher selects the event's match value under the
@@ -303,6 +383,17 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 	// goroutine's check may be writing, are not read).
 	if prepErr == nil {
 		x := r.expanderFor(e, h.Hosts, h.HostVariables)
+		options := e.options
+		switch {
+		case !r.claudeHook(h):
+		case strings.HasPrefix(h.Scope, "skill:"):
+			// Claude Code gives a skill's hooks no plugin options: it
+			// leaves ${user_config.KEY} as written and sets no
+			// CLAUDE_PLUGIN_OPTION_<KEY> (TestClaudeHookOptionScopes).
+			x.noOptions, options = true, nil
+		case h.Scope == "" && !h.Shell:
+			prepErr = r.unsetOption(e, h)
+		}
 		var reviewed map[string]string
 		if len(h.Env) > 0 {
 			reviewed = make(map[string]string, len(h.Env))
@@ -310,7 +401,11 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 				reviewed[k] = x.arg(v)
 			}
 		}
-		rh.Spec.Env = r.envFor(e, h.Hosts, h.HostVariables, reviewed, nil)
+		rh.Spec.Env = EnvSpec{
+			Host: r.opts.Environ, Reviewed: reviewed, Vars: h.HostVariables,
+			PluginRoot: e.snapshot, PluginData: e.data,
+			HostPlugin: len(h.Hosts) > 0, ProjectDir: r.opts.Workspace, Options: options, Settings: e.settings,
+		}.Build()
 		switch {
 		case h.Type == bundle.HookHTTP:
 			rh.Run = r.postHook(x, h)
@@ -323,6 +418,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			}
 			rh.Spec.Argv = append(sh, cmd)
 			rh.Spec.Env = append(rh.Spec.Env, values...)
+		case prepErr != nil:
 		default:
 			argv0, err := r.resolve(e, h.Command, rh.Spec.Env)
 			prepErr = err

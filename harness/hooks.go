@@ -910,7 +910,11 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, be.Reason)
 					return o, changed, nil
 				default:
-					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "not run: " + err.Error()})
+					msg := "not run: " + err.Error()
+					if fix := hintOf(err); fix != "" {
+						msg += " (fix: " + fix + ")"
+					}
+					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: msg})
 				}
 				continue
 			}

@@ -172,6 +172,8 @@ type entry struct {
 	mu       sync.Mutex
 	options  map[string]string // read at first use (prepare)
 	settings map[string]string // of options, those with an envVar, by envVar
+	stored   map[string]bool   // of options, those the user stored a value for
+	declared map[string]bool   // the options the receipt's inventory declares
 	prepared bool
 
 	failed     error  // the last integrity check failed: check again next time
@@ -542,7 +544,9 @@ func (r *Registry) prepare(e *entry) error {
 	if err := makeDataDir(r.opts.Home, e.data); err != nil {
 		return refuse(e.name, ErrNotActive, "bundlectl show "+bundle.ShellArg(e.name), "its data directory cannot be made: %v", err)
 	}
-	e.options, e.settings = reviewedOptions(e, readOptions(r.opts.Home, e.id))
+	values := readOptions(r.opts.Home, e.id)
+	e.options, e.settings = reviewedOptions(e, values)
+	e.stored, e.declared = storedOptions(e, values)
 	e.prepared = true
 	return nil
 }
@@ -581,6 +585,26 @@ func reviewedOptions(e *entry, values map[string]optvalue.Value) (options, setti
 		}
 	}
 	return options, settings
+}
+
+// storedOptions are the options the receipt's inventory declares that
+// the user stored a value for, and all it declares: Claude Code expands an
+// exec-form hook's ${user_config.KEY} only from a stored value, never from
+// the default the manifest declares (internal/agenttest
+// TestClaudeHookOptionScopes).
+func storedOptions(e *entry, values map[string]optvalue.Value) (stored, declared map[string]bool) {
+	inv, err := e.inventory()
+	if err != nil {
+		return nil, nil
+	}
+	stored, declared = map[string]bool{}, map[string]bool{}
+	for _, o := range inv.UserConfig {
+		declared[o.Key] = true
+		if _, ok := values[o.Key]; ok {
+			stored[o.Key] = true
+		}
+	}
+	return stored, declared
 }
 
 // makeDataDir creates dir, a bundle's PLUGIN_DATA below home, owner-only

@@ -75,10 +75,10 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	var hs []inventory.Hook
 	for _, h := range b.Hooks() {
-		if ref, ok := refusedHook(h); ok {
+		if why, ok := refusedHook(h); ok {
 			// The view calls bundlectl in exec form, which Claude Code
 			// would run: leave out what it would not.
-			b.Note("its hook %s is not loaded: Claude Code does not run a plugin hook whose shell-form command references %s", h.ID, bundle.Quote(ref))
+			b.Note("its hook %s is not loaded: %s", h.ID, why)
 			continue
 		}
 		hs = append(hs, h)
@@ -180,14 +180,21 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	return v, nil
 }
 
-// refusedHook returns the ${user_config.KEY} of a Claude Code plugin
-// hook's shell-form command: Claude Code never runs such a hook
-// (bundle.ClaudeShellOptionRef).
+// refusedHook says why Claude Code never runs a plugin hook: a
+// shell-form command with ${user_config.KEY}
+// (bundle.ClaudeShellOptionRef), or a "shell" other than bash
+// (bundle.ClaudeHookShell; bundlectl runs hooks with a POSIX shell only).
 func refusedHook(h inventory.Hook) (string, bool) {
-	if h.Type != bundle.HookCommand || !h.Shell || h.Scope != "" || !slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+	if h.Type != bundle.HookCommand || h.Scope != "" || !slices.Contains(h.Hosts, string(bundle.HostClaude)) {
 		return "", false
 	}
-	return bundle.ClaudeShellOptionRef(h.Command)
+	if why := bundle.ClaudeHookShell(h.Other, h.Shell); why != "" {
+		return why, true
+	}
+	if ref, ok := bundle.ClaudeShellOptionRef(h.Command); ok && h.Shell {
+		return "Claude Code does not run a plugin hook whose shell-form command references " + bundle.Quote(ref), true
+	}
+	return "", false
 }
 
 // HooksValue is Claude Code's hooks object ({"hooks": {event: [groups]}})
