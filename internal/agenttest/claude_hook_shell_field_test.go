@@ -142,3 +142,31 @@ func TestClaudeHookShellField(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeHookRootWithSpace: Claude Code 2.1.332 runs a plugin hook's
+// shell-form command as written, ${CLAUDE_PLUGIN_ROOT} left for /bin/sh to
+// expand from the environment. Its rewrite that quotes such a reference
+// when the path holds white space ("hook_path_quotes") waits on a
+// remotely set flag, off in a session that reaches no Anthropic server: a
+// plugin directory with a space then splits into words, the guard is not
+// found (exit 127, a non-blocking error) and the tool runs. bundlectl
+// passes the root as one word (harness expander.shell), so its guard runs
+// — what Claude Code does with the flag on; docs/claude-code.md names the
+// difference.
+func TestClaudeHookRootWithSpace(t *testing.T) {
+	rec := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "with space", "sproot")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "sproot", "version": "1.0.0"})
+	writeFile(t, dir, "guard.sh", "#!/bin/sh\ntouch "+filepath.Join(rec, "guard-ran")+"\necho blocked by the guard >&2\nexit 2\n", 0o755)
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+		"matcher": "Bash",
+		"hooks":   []any{map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/guard.sh"}},
+	}}}})
+	a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+	a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
+	res := a.Run(t, "hello")
+	if exists(filepath.Join(rec, "guard-ran")) || !exists(filepath.Join(rec, "tool-ran")) {
+		t.Errorf("guard ran: %v, tool ran: %v; want the guard not found and the tool run\n%s",
+			exists(filepath.Join(rec, "guard-ran")), exists(filepath.Join(rec, "tool-ran")), res)
+	}
+}
