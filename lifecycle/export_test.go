@@ -35,3 +35,10 @@ func AfterVerifyLoad(t testing.TB, f func()) {
 	testOnlyVerifyLoaded = f
 	t.Cleanup(func() { testOnlyVerifyLoaded = nil })
 }
+
+// OnFetchLockOpened runs f in lockFetches between opening the fetch lock
+// file and locking it, until the test ends.
+func OnFetchLockOpened(t testing.TB, f func()) {
+	testOnlyFetchLockOpened = f
+	t.Cleanup(func() { testOnlyFetchLockOpened = nil })
+}

@@ -2,6 +2,7 @@ package lifecycle_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +20,10 @@ import (
 
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/sources"
 	"github.com/bundlectl/bundlectl/staging"
 	"github.com/bundlectl/bundlectl/state"
+	"github.com/gofrs/flock"
 )
 
 // TestHelperProcess is not a test: the tests below run it as a separate
@@ -91,6 +94,35 @@ func TestHelperProcess(t *testing.T) {
 			fmt.Printf("COUNT %s %d\n", k, v)
 		}
 		fmt.Printf("LOCKED %d\n", locked)
+	case "fetch-lock":
+		// Open the fetch lock, say so, and lock it only when the parent
+		// writes a line; then say "locked" and hold it until stdin closes.
+		in := bufio.NewReader(os.Stdin)
+		first := true
+		lifecycle.OnFetchLockOpened(t, func() {
+			if first {
+				first = false
+				fmt.Println("opened")
+				in.ReadString('\n')
+			}
+		})
+		unlock := lifecycle.HoldFetchLock(t, m)
+		fmt.Println("locked")
+		io.Copy(io.Discard, in)
+		unlock()
+	case "failed-install":
+		// A first install whose tree is invalid; it stops between opening
+		// the fetch lock and locking it until the parent writes a line.
+		in := bufio.NewReader(os.Stdin)
+		lifecycle.OnFetchLockOpened(t, func() {
+			fmt.Println("opened")
+			in.ReadString('\n')
+		})
+		_, err := m.Install(context.Background(), sources.Request{Source: os.Getenv("H_SRC")}, lifecycle.InstallOptions{})
+		if err == nil {
+			t.Fatal("the install of an invalid tree succeeded")
+		}
+		fmt.Println("failed")
 	case "configure":
 		// Set one key H_OPS times; a lock wait that ran out is retried,
 		// so every value is stored in turn.
@@ -364,4 +396,61 @@ func lastLogged(t *testing.T, path string) uint64 {
 		}
 	}
 	return last
+}
+
+// TestFreshHomeFetchLockNotLost: a first install that fails in a fresh
+// home removes the home again, fetch.lock with it, while a second command
+// has the file open but not yet locked. The second command must then hold
+// a lock on the file at the path — one a gc's exclusive try fails on —
+// never on the unlinked one, which would let a gc remove its fetches.
+// Real processes; each step waits for the other's line on a pipe.
+func TestFreshHomeFetchLockNotLost(t *testing.T) {
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	src := filepath.Join(dir, "bad")
+	must(t, os.MkdirAll(filepath.Join(src, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(src, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+
+	start := func(mode string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+		cmd := helper(mode, home, ws, env...)
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		must(t, err)
+		stdout, err := cmd.StdoutPipe()
+		must(t, err)
+		must(t, cmd.Start())
+		t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+		return cmd, stdin, bufio.NewReader(stdout)
+	}
+	expect := func(r *bufio.Reader, want string) {
+		t.Helper()
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("waiting for %q: %v", want, err)
+			}
+			if strings.TrimSpace(line) == want {
+				return
+			}
+		}
+	}
+	a, aIn, aOut := start("failed-install", "H_SRC="+src)
+	expect(aOut, "opened") // a took home as fresh and opened fetch.lock
+	_, bIn, bOut := start("fetch-lock")
+	expect(bOut, "opened") // b opened the same file
+	io.WriteString(aIn, "go\n")
+	expect(aOut, "failed")
+	must(t, a.Wait()) // a removed what it created: fetch.lock and the home
+	io.WriteString(bIn, "go\n")
+	expect(bOut, "locked")
+
+	must(t, os.MkdirAll(home, 0o700))
+	gc := flock.New(filepath.Join(home, lifecycle.FetchLockName), flock.SetFlag(os.O_CREATE|os.O_RDONLY))
+	ok, err := gc.TryLock()
+	must(t, err)
+	if ok {
+		gc.Unlock()
+		t.Fatal("a gc took the fetch lock exclusively while another command held it: that command holds a lock on an unlinked fetch.lock")
+	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/bundlectl/bundlectl/review"
 	"github.com/bundlectl/bundlectl/sources"
 	"github.com/bundlectl/bundlectl/state"
-	"github.com/gofrs/flock"
 	"golang.org/x/sys/unix"
 )
 
@@ -122,35 +121,101 @@ func (e *FetchLockError) Unwrap() []error { return []error{state.ErrLocked, ErrS
 // that is stopped (Ctrl-Z) holds it, and a wait in flock(2) would hang the
 // command, deaf to Ctrl-C and SIGTERM, which only cancel the context.
 func (m *Manager) lockFetches() (unlock func(), err error) {
-	if err := os.MkdirAll(m.Roots.Home, 0o700); err != nil {
+	path := filepath.Join(m.Roots.Home, FetchLockName)
+	for attempt := 0; ; attempt++ {
+		if err := os.MkdirAll(m.Roots.Home, 0o700); err != nil {
+			return nil, err
+		}
+		fl, err := openFetchLock(path)
+		if errors.Is(err, fs.ErrNotExist) && attempt < fetchLockAttempts {
+			continue // a failed first command removed the fresh home meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot take the fetch lock %s: %w", bundle.Quote(path), err)
+		}
+		if testOnlyFetchLockOpened != nil {
+			testOnlyFetchLockOpened()
+		}
+		waited, err := state.WaitLock(fl, true, testOnlyFetchLockWait)
+		if waited {
+			return nil, &FetchLockError{Path: path, Waited: testOnlyFetchLockWait}
+		}
+		if err != nil {
+			fl.Unlock()
+			return nil, fmt.Errorf("cannot take the fetch lock %s: %w", bundle.Quote(path), err)
+		}
+		if !fl.linked() {
+			// A failed first command unlinked the file between our open
+			// and our lock (removeFresh): this lock excludes nobody.
+			fl.Unlock()
+			if attempt < fetchLockAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("cannot take the fetch lock %s: it was removed and created again %d times while this command waited; run this command again", bundle.Quote(path), attempt+1)
+		}
+		return func() { fl.Unlock() }, nil
+	}
+}
+
+// fetchLockAttempts bounds the retries of lockFetches: each needs another
+// command to have removed the lock file in between.
+const fetchLockAttempts = 100
+
+// testOnlyFetchLockOpened runs in lockFetches between opening the fetch
+// lock file and locking it.
+var testOnlyFetchLockOpened func()
+
+// fileLock is a flock(2) on a file opened apart from locking it, so that
+// what is locked can be compared with what is at the path (linked).
+type fileLock struct {
+	path string
+	f    *os.File
+}
+
+func openFetchLock(path string) (*fileLock, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
 		return nil, err
 	}
-	fl := flock.New(filepath.Join(m.Roots.Home, FetchLockName),
-		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
-	waited, err := state.WaitLock(fl, true, testOnlyFetchLockWait)
-	if waited {
-		return nil, &FetchLockError{Path: fl.Path(), Waited: testOnlyFetchLockWait}
-	}
+	return &fileLock{path: path, f: f}, nil
+}
+
+func (l *fileLock) Lock() error  { return unix.Flock(int(l.f.Fd()), unix.LOCK_EX) }
+func (l *fileLock) RLock() error { return unix.Flock(int(l.f.Fd()), unix.LOCK_SH) }
+
+// Unlock releases the lock by closing the file.
+func (l *fileLock) Unlock() error { return l.f.Close() }
+
+// linked reports whether the locked file is still the one at its path.
+// removeFresh unlinks a fresh home's fetch lock while holding it
+// exclusively; a command that opened the file before that and locked it
+// after holds a lock on an unlinked file, which excludes nobody, and must
+// take the lock again.
+func (l *fileLock) linked() bool {
+	held, err := l.f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("cannot take the fetch lock %s: %w", bundle.Quote(fl.Path()), err)
+		return false
 	}
-	return func() { _ = fl.Unlock() }, nil
+	now, err := os.Lstat(l.path)
+	return err == nil && os.SameFile(held, now)
 }
 
 // removeFetchLeftovers removes what a killed install, update, uninstall
 // or sync left in the tmp directories, when none is running (the fetch
 // lock is free). gc calls it under the state lock.
 func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
-	fl := flock.New(filepath.Join(m.Roots.Home, FetchLockName),
-		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC), flock.SetPermissions(0o600))
 	if _, err := os.Stat(m.Roots.Home); err != nil {
 		return nil, false
 	}
-	ok, err := fl.TryLock()
-	if err != nil || !ok {
+	fl, err := openFetchLock(filepath.Join(m.Roots.Home, FetchLockName))
+	if err != nil {
 		return nil, true
 	}
 	defer fl.Unlock()
+	if unix.Flock(int(fl.f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !fl.linked() {
+		// Held, or unlinked under us: an install may hold the new one.
+		return nil, true
+	}
 	dirs := []string{filepath.Join(m.Roots.Home, TmpDir)}
 	if ws, err := m.rootDir(bundle.ScopeWorkspace); err == nil {
 		dirs = append(dirs, filepath.Join(filepath.Dir(ws), TmpDir))
@@ -346,20 +411,23 @@ func missingDirs(dirs ...string) []string {
 	return out
 }
 
-// removeFresh removes again what a failed install created (fresh, from
-// missingDirs): each directory only while it is empty but for an empty
-// TmpDir and, in the home, the fetch lock, which is unlinked only while
-// this process holds it (another bundlectl that has opened it keeps its
-// own). A directory that holds anything else — another command's state,
-// a tree — is left alone.
-func (m *Manager) removeFresh(fresh []string, root string) {
+// removeFresh removes again what a failed install or sync created (fresh,
+// from missingDirs): each directory only while it is empty but for an
+// empty TmpDir and, in the home, the fetch lock. The lock file is unlinked
+// only while this process holds it exclusively; a command that opened it
+// before and locks it after sees that it was unlinked (fileLock.linked)
+// and takes the lock again, on a file at the path. A directory that holds
+// anything else — another command's state, a tree — is left alone.
+func (m *Manager) removeFresh(fresh []string, roots ...string) {
 	if len(fresh) == 0 {
 		return
 	}
-	for _, d := range []string{root, filepath.Dir(root)} {
-		if slices.Contains(fresh, d) {
-			_ = os.Remove(filepath.Join(d, TmpDir))
-			_ = os.Remove(d)
+	for _, root := range roots {
+		for _, d := range []string{root, filepath.Dir(root)} {
+			if slices.Contains(fresh, d) {
+				_ = os.Remove(filepath.Join(d, TmpDir))
+				_ = os.Remove(d)
+			}
 		}
 	}
 	home := m.Roots.Home
@@ -367,12 +435,14 @@ func (m *Manager) removeFresh(fresh []string, root string) {
 		return
 	}
 	_ = os.Remove(filepath.Join(home, TmpDir))
-	fl := flock.New(filepath.Join(home, FetchLockName), flock.SetFlag(os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC))
-	if ok, err := fl.TryLock(); err == nil && ok {
-		if ents, err := os.ReadDir(home); err == nil && len(ents) == 1 && ents[0].Name() == FetchLockName {
-			_ = os.Remove(fl.Path())
+	if f, err := os.OpenFile(filepath.Join(home, FetchLockName), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0); err == nil {
+		fl := &fileLock{path: f.Name(), f: f}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && fl.linked() {
+			if ents, err := os.ReadDir(home); err == nil && len(ents) == 1 && ents[0].Name() == FetchLockName {
+				_ = os.Remove(fl.path)
+			}
 		}
-		_ = fl.Unlock()
+		fl.Unlock()
 	}
 	_ = os.Remove(home)
 }

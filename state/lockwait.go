@@ -4,9 +4,15 @@ import (
 	"errors"
 	"syscall"
 	"time"
-
-	"github.com/gofrs/flock"
 )
+
+// Locker is a lock file WaitLock can take: a *flock.Flock, or a lock
+// whose file the caller opened itself.
+type Locker interface {
+	Lock() error
+	RLock() error
+	Unlock() error
+}
 
 // WaitLock takes fl, shared or exclusive, waiting at most wait; waited
 // reports that the wait ran out (err is then nil and the lock is not
@@ -16,7 +22,7 @@ import (
 // that is stopped (Ctrl-Z) would hang the command for ever. So the wait
 // runs on a goroutine of its own, and a waiter that gets the lock after
 // the caller gave up releases it at once.
-func WaitLock(fl *flock.Flock, shared bool, wait time.Duration) (waited bool, err error) {
+func WaitLock(fl Locker, shared bool, wait time.Duration) (waited bool, err error) {
 	take := fl.Lock
 	if shared {
 		take = fl.RLock
