@@ -391,8 +391,9 @@ type syncItem struct {
 // recorded, its token checked once more and its receipt recorded; an
 // error there moves every tree back out. A bundle already installed with exactly the locked token is kept
 // (and trusted, if it was not; given the lockfile's source, if it has
-// none — what a sync killed before its state write leaves).
-func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions) (*SyncResult, error) {
+// none — what a sync killed before its state write leaves). A failed sync
+// removes again the home and roots it created (removeFresh).
+func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions) (_ *SyncResult, err error) {
 	lf, err := lockfile.Read(path)
 	if err != nil {
 		return nil, err
@@ -402,6 +403,22 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		// Nothing to do: no home is created for it.
 		return out, nil
 	}
+	// What a failed sync created (the home, a root, a workspace's
+	// .bundlectl) is removed again, as for a failed install; the defer
+	// runs after the fetch lock is released.
+	fresh := missingDirs(m.Roots.Home)
+	var roots []string
+	for _, sc := range []bundle.Scope{bundle.ScopeUser, bundle.ScopeWorkspace} {
+		if r, rerr := m.rootDir(sc); rerr == nil {
+			roots = append(roots, r)
+			fresh = append(fresh, missingDirs(filepath.Dir(r), r)...)
+		}
+	}
+	defer func() {
+		if err != nil {
+			m.removeFresh(fresh, roots...)
+		}
+	}()
 	unlock, err := m.lockFetches()
 	if err != nil {
 		return nil, err
