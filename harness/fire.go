@@ -112,7 +112,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		}
 		msg := fmt.Sprintf("bundlectl: bundle %s is %s, so its hooks did not run: %s", bundle.Quote(in.Name), in.Status, why)
 		if in.Fix != "" {
-			msg += " (fix: " + r.fixCommand(in.Fix) + ")"
+			msg = WithHint(msg, r.fixCommand(in.Fix))
 		}
 		// A receipt that cannot be used may have been edited: the events
 		// it lists (none, when it did not decode) say nothing of what the
@@ -436,7 +436,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		if err != nil && blocking && failsClosed(err) {
 			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so the event is blocked: %v", bundle.Quote(e.name), err)
 			if h := hintOf(err); h != "" {
-				reason += " (fix: " + r.fixCommand(h) + ")"
+				reason = WithHint(reason, r.fixCommand(h))
 			}
 			return &BlockError{Reason: reason, Fix: hintOf(err)}
 		}

@@ -943,9 +943,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			var ce *CanceledError
 			if errors.As(err, &ce) && failsClosed(ce.Cause) && bundle.BlockingEvent(cur.HookEventName) {
 				reason := "bundlectl: " + err.Error()
-				if ce.Fix != "" {
-					reason += " (fix: " + ce.Fix + ")"
-				}
+				reason = WithHint(reason, ce.Fix)
 				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, reason)
 				return o, changed, nil
 			}
@@ -1120,6 +1118,17 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 
 // terminalSafe escapes control and bidirectional characters line by line,
 // keeping the line breaks of a multi-line reason.
+// WithHint ends a block reason or a systemMessage with the command that
+// fixes it, on a line of its own in the form of every bundlectl error
+// ("bundlectl: hint: <command>"): the host shows the text as it is, and
+// the command runs as printed (everything after "hint: " on that line).
+func WithHint(reason, cmd string) string {
+	if cmd == "" {
+		return reason
+	}
+	return reason + "\nbundlectl: hint: " + cmd
+}
+
 func terminalSafe(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

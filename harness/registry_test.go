@@ -891,7 +891,7 @@ func TestFireHooksBlocksWhenAGuardsDirectoryIsDeleted(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the hook of a bundle whose directory is gone ran")
 	}
-	if !out.Blocked || !strings.Contains(out.Reason, "is gone from its root") || !strings.Contains(out.Reason, "fix: bundlectl revoke g") {
+	if !out.Blocked || !strings.Contains(out.Reason, "is gone from its root") || !strings.Contains(out.Reason, "\nbundlectl: hint: bundlectl revoke g") {
 		t.Fatalf("the event was not blocked with the fix: %+v", out)
 	}
 
@@ -1101,7 +1101,7 @@ func TestRunningHookIsCancelled(t *testing.T) {
 					t.Fatalf("outcome %+v (err %v), want the cancel reported and no block", got.out, got.err)
 				}
 			case "tamper":
-				if !got.out.Blocked || !strings.Contains(got.out.Reason, "cancelled") || !strings.Contains(got.out.Reason, "(fix: bundlectl review kit)") {
+				if !got.out.Blocked || !strings.Contains(got.out.Reason, "cancelled") || !strings.Contains(got.out.Reason, "\nbundlectl: hint: bundlectl review kit") {
 					t.Fatalf("outcome %+v (err %v), want a block naming the fix", got.out, got.err)
 				}
 			case "retrust":

@@ -119,10 +119,10 @@ func runHookExec(g *globals, name, id, host string) error {
 			} else {
 				reason = "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the event is blocked: " + err.Error()
 				if h := hintOf(err); h != "" {
-					reason += " (fix: " + g.hint(h) + ")"
+					reason = harness.WithHint(reason, g.hint(h))
 				}
 			}
-			io.WriteString(g.stderr, bundle.Sanitize(reason)+"\n")
+			io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
 			return &quietError{code: 2}
 		case authorityChange(err):
 			msg, _ := json.Marshal(map[string]string{"systemMessage": "bundlectl: bundle " + bundle.Quote(name) + " did not run its hook: " + err.Error()})
@@ -290,10 +290,20 @@ func blockUnguarded(g, hg *globals, event string, err error) error {
 	o := harness.NewOutcome(event)
 	o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
 	if h := hintOf(err); h != "" {
-		o.Reason += " (fix: " + hg.hint(h) + ")"
+		o.Reason = harness.WithHint(o.Reason, hg.hint(h))
 	}
 	harness.WriteOutcome(g.stdout, g.stderr, o)
 	return &quietError{code: 2}
+}
+
+// sanitizeLines is bundle.Sanitize for each line of s: a reason ends with
+// its hint on a line of its own (harness.WithHint).
+func sanitizeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = bundle.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func hintOf(err error) string {

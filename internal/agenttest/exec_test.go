@@ -373,6 +373,11 @@ func TestExecTamper(t *testing.T) {
 			if r, ok := lastAt(a, 2); !ok || !r.Contains("cannot run, so the event is blocked") || !r.Contains(pluginName) {
 				t.Errorf("the block reason naming the bundle did not reach the model\n%s\n%s", res, a.Model.Dump())
 			}
+			// The reason's last line, the hint, reaches the model too:
+			// the host passes on a reason of several lines whole.
+			if r, ok := lastAt(a, 2); !ok || !r.Contains("bundlectl: hint: bundlectl ") || !r.Contains(" review "+pluginName) {
+				t.Errorf("the block reason's hint line did not reach the model\n%s\n%s", res, a.Model.Dump())
+			}
 		})
 	}
 }
