@@ -128,18 +128,19 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 			if len(i.Reasons) > 0 {
 				reason = ": " + bundle.Sanitize(i.Reasons[0])
 			}
-			if i.Fix != "" {
-				reason += " (fix: " + bundle.Sanitize(i.Fix) + ")"
-			}
 			fmt.Fprintf(w, "  %s  %s%s\n", q(i.Name), i.Status, reason)
+			// The fix on a line of its own, as every hint: it runs as
+			// printed, whatever its paths hold.
+			if i.Fix != "" {
+				fmt.Fprintf(w, "    hint: %s\n", bundle.Sanitize(i.Fix))
+			}
 		}
 	}
 	for _, r := range c.Refused {
-		fix := ""
+		fmt.Fprintf(w, "refused %s: %s\n", q(r.Bundle), bundle.Sanitize(r.Reason))
 		if r.Fix != "" {
-			fix = " (fix: " + bundle.Sanitize(r.Fix) + ")"
+			fmt.Fprintf(w, "  hint: %s\n", bundle.Sanitize(r.Fix))
 		}
-		fmt.Fprintf(w, "refused %s: %s%s\n", q(r.Bundle), bundle.Sanitize(r.Reason), fix)
 	}
 	fmt.Fprintf(w, "children are contained by: %s\n", c.Containment)
 }
