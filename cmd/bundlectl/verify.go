@@ -12,10 +12,10 @@ import (
 )
 
 type verifyOutput struct {
-	Checked   int                 `json:"checked"`
-	OK        bool                `json:"ok"`
-	Problems  []verifyProblem     `json:"problems"`
-	Unchecked []lifecycle.Problem `json:"unchecked"`
+	Checked   int             `json:"checked"`
+	OK        bool            `json:"ok"`
+	Problems  []verifyProblem `json:"problems"`
+	Unchecked []verifyProblem `json:"unchecked"`
 }
 
 // verifyProblem is a problem with the command that fixes it, the one the
@@ -49,12 +49,12 @@ func runVerify(g *globals, names []string) error {
 		return err
 	}
 	fixes, fixOf := verifyFixes(v, g.hint)
-	out := verifyOutput{Checked: v.Checked, OK: len(v.Problems) == 0, Problems: []verifyProblem{}, Unchecked: v.Unchecked}
+	out := verifyOutput{Checked: v.Checked, OK: len(v.Problems) == 0, Problems: []verifyProblem{}, Unchecked: []verifyProblem{}}
 	for _, p := range v.Problems {
 		out.Problems = append(out.Problems, verifyProblem{Problem: p, Hint: fixOf[p.Bundle]})
 	}
-	if out.Unchecked == nil {
-		out.Unchecked = []lifecycle.Problem{}
+	for _, p := range v.Unchecked {
+		out.Unchecked = append(out.Unchecked, verifyProblem{Problem: p, Hint: verifyThere(g, p.Bundle)})
 	}
 	if g.json {
 		if err := writeJSON(g.stdout, out); err != nil {
@@ -68,8 +68,9 @@ func runVerify(g *globals, names []string) error {
 			}
 			fmt.Fprintf(g.stdout, "MISMATCH %s %s%s: %s\n", p.Bundle, p.What, where, bundle.Sanitize(p.Reason))
 		}
-		for _, p := range v.Unchecked {
+		for _, p := range out.Unchecked {
 			fmt.Fprintf(g.stdout, "NOT CHECKED %s %s: %s\n", p.Bundle, p.What, bundle.Sanitize(p.Reason))
+			fmt.Fprintf(g.stdout, "  hint: %s\n", p.Hint)
 		}
 		fmt.Fprintf(g.stdout, "verified %d trusted bundle(s): %d mismatch(es)", v.Checked, len(v.Problems))
 		if len(v.Unchecked) > 0 {
@@ -86,6 +87,16 @@ func runVerify(g *globals, names []string) error {
 		return &quietError{code: exitFailure}
 	}
 	return nil
+}
+
+// verifyThere is the command that verifies the bundle id of another
+// workspace, run in that workspace: its path is not recorded (the id holds
+// only a digest of it), so the command carries --home but no --workspace,
+// and the workspace is the directory it runs in.
+func verifyThere(g *globals, id string) string {
+	h := *g
+	h.workspace = ""
+	return h.hint("bundlectl verify " + bundle.ShellArg(id))
 }
 
 // verifyFixes returns one hint per mismatched bundle, in the order of the
