@@ -32,10 +32,25 @@ func (e *RefusedError) Error() string {
 func (e *RefusedError) Unwrap() error { return ErrRefused }
 func (e *RefusedError) Hint() string  { return e.Fix }
 
-// NotFoundError names the missing bundle.
-type NotFoundError struct{ Name string }
+// NotFoundError names the missing bundle. With Scope, only that root was
+// looked in; Elsewhere is a root that holds a bundle of that name. The
+// hint stays list: uninstalling the other root's bundle is not what was
+// asked, and a hint must not remove it.
+type NotFoundError struct {
+	Name      string
+	Scope     bundle.Scope
+	Elsewhere bundle.Scope
+}
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("no bundle named %q in any root", e.Name) }
+func (e *NotFoundError) Error() string {
+	switch {
+	case e.Scope != "" && e.Elsewhere != "":
+		return fmt.Sprintf("no bundle named %q in the %s root (the %s root has one)", e.Name, e.Scope, e.Elsewhere)
+	case e.Scope != "":
+		return fmt.Sprintf("no bundle named %q in the %s root", e.Name, e.Scope)
+	}
+	return fmt.Sprintf("no bundle named %q in any root", e.Name)
+}
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 func (e *NotFoundError) Hint() string  { return "bundlectl list" }
 

@@ -162,7 +162,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	}
 	nb, err := validateFetched(dir, scope, m.Limits, res.Name)
 	if err != nil {
-		return nil, err
+		return nil, withValidateHint(err, res.Source)
 	}
 	raw, err := sourceRecord(res.Source, nb.Tree)
 	if err != nil {
@@ -411,6 +411,26 @@ func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name str
 		why = append(why[:5], fmt.Sprintf("and %d more", len(why)-5))
 	}
 	return nil, &SourceError{Bundle: name, Reason: "the fetched bundle is invalid, so it was not installed: " + bundle.Sanitize(strings.Join(why, "; ")), Err: ErrRefused}
+}
+
+// withValidateHint gives the refusal of an invalid tree fetched from a
+// local directory the command that prints its full validation report
+// (the refusal names at most five findings); the tree of any other source
+// is gone once the install failed, and gets none.
+func withValidateHint(err error, src sources.Resolved) error {
+	var se *SourceError
+	if src.Kind != sources.KindDir || !errors.As(err, &se) || se.Fix != "" {
+		return err
+	}
+	p := src.Path
+	if src.Subdir != "" {
+		p = filepath.Join(p, filepath.FromSlash(src.Subdir))
+	}
+	if !filepath.IsAbs(p) {
+		return err
+	}
+	se.Fix = "bundlectl validate " + bundle.ShellArg(p)
+	return err
 }
 
 // sourceErr makes a sources error a SourceError: refusals (a rule broken,

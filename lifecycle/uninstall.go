@@ -133,12 +133,16 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 // findIn finds the bundle named name, in scope when given.
 func (m *Manager) findIn(name string, scope bundle.Scope) (*bundle.Bundle, error) {
 	d := bundle.DiscoverNamed(m.Roots, m.Limits, []string{name})
+	nf := &NotFoundError{Name: name, Scope: scope}
 	for _, b := range d.Lookup(name) {
 		if scope == "" || b.Scope == scope {
 			return b, nil
 		}
+		if nf.Elsewhere == "" {
+			nf.Elsewhere = b.Scope // the wrong --scope: say which root has it
+		}
 	}
-	return nil, &NotFoundError{Name: name}
+	return nil, nf
 }
 
 // forgetGone forgets the state records of a bundle whose directory is

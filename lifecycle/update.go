@@ -119,6 +119,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	}
 	defer removeAll(holder)
 	nb, err := validateFetched(dir, b.Scope, m.Limits, name)
+	err = withValidateHint(err, res.Source)
 	if err != nil {
 		return nil, err
 	}

@@ -126,6 +126,10 @@ func report(w io.Writer, err error, g *globals) {
 		msg += note
 		hint = h
 	}
+	if note, h := workspaceAboveHint(err, g); h != "" {
+		msg += note
+		hint = h
+	}
 	if hint == "" && (errors.Is(err, state.ErrLocked) || errors.Is(err, sources.ErrInterrupted)) {
 		hint = rerun(os.Args[1:])
 	}
@@ -265,6 +269,37 @@ func dirNotNameHint(err error, g *globals) (note, hint string) {
 		}
 	}
 	return "; it is a directory, and this command takes a bundle's name: install the directory first, then review the bundle it names", g.hint("bundlectl install " + bundle.Operands(nf.Name))
+}
+
+// workspaceAboveHint is, for a name no root holds when no --workspace was
+// given, the workspace above the current directory that holds a bundle of
+// that name: the workspace is the current directory, not the nearest one
+// above it, so a command run in a subdirectory finds none of its bundles.
+// The hint is this invocation again with that --workspace (or its list,
+// when an argument may hold a secret).
+func workspaceAboveHint(err error, g *globals) (note, hint string) {
+	var nf *lifecycle.NotFoundError
+	if g == nil || g.workspace != "" || !errors.As(err, &nf) || nf.Scope == bundle.ScopeUser || !bundle.ValidBundleName(nf.Name) {
+		return "", ""
+	}
+	cwd, werr := os.Getwd()
+	if werr != nil {
+		return "", ""
+	}
+	for d := filepath.Dir(cwd); ; d = filepath.Dir(d) {
+		if fi, serr := os.Stat(filepath.Join(d, ".bundlectl", "bundles", nf.Name)); serr == nil && fi.IsDir() {
+			note = "; the workspace " + bundle.Quote(d) + " above the current directory has one (the workspace is the current directory unless --workspace names another)"
+			if again := rerun(append([]string{"--workspace", d}, os.Args[1:]...)); again != "" {
+				return note, again
+			}
+			h := *g
+			h.workspace = d
+			return note, h.hint("bundlectl list")
+		}
+		if d == filepath.Dir(d) {
+			return "", ""
+		}
+	}
 }
 
 // codeError carries an explicit exit status.
