@@ -489,13 +489,14 @@ func failsClosed(err error) bool {
 }
 
 // fixedError is a failed hook check whose message ends with the command
-// that fixes it, for a hook chain's report ("not run: …").
+// that fixes it on a line of its own (WithHint), for a hook chain's report
+// ("not run: …").
 type fixedError struct {
 	err error
 	fix string
 }
 
-func (e *fixedError) Error() string { return e.err.Error() + " (fix: " + e.fix + ")" }
+func (e *fixedError) Error() string { return WithHint(e.err.Error(), e.fix) }
 func (e *fixedError) Unwrap() error { return e.err }
 
 func hintOf(err error) string {

@@ -588,10 +588,18 @@ type HookError struct {
 	Hook    int    `json:"hook"`
 	ID      string `json:"-"` // as HookRef's
 	Message string `json:"message"`
+	// Hint is the command that fixes it, if bundlectl knows one. It is
+	// printed on a line of its own (WithHint); the message, which may
+	// quote a hook's output, never breaks a line, so it cannot forge one.
+	Hint string `json:"hint,omitempty"`
 }
 
 func (e HookError) Error() string {
-	return fmt.Sprintf("%s: %s", HookRef{e.Bundle, e.Hook, e.ID}, bundle.Sanitize(e.Message))
+	msg := fmt.Sprintf("%s: %s", HookRef{e.Bundle, e.Hook, e.ID}, bundle.Sanitize(e.Message))
+	if e.Hint == "" {
+		return msg
+	}
+	return WithHint(msg, bundle.Sanitize(e.Hint))
 }
 
 // Outcome is the combined answer of a hook chain.
@@ -910,11 +918,14 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, be.Reason)
 					return o, changed, nil
 				default:
-					msg := "not run: " + err.Error()
-					if fix := hintOf(err); fix != "" {
-						msg += " (fix: " + fix + ")"
+					// A check's fix is printed as the caller prints fix
+					// commands (fixedError); any other error's as it is.
+					fix := hintOf(err)
+					var fe *fixedError
+					if errors.As(err, &fe) {
+						err, fix = fe.err, fe.fix
 					}
-					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: msg})
+					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "not run: " + err.Error(), Hint: fix})
 				}
 				continue
 			}
@@ -1116,8 +1127,6 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 	return 0, nil
 }
 
-// terminalSafe escapes control and bidirectional characters line by line,
-// keeping the line breaks of a multi-line reason.
 // WithHint ends a block reason or a systemMessage with the command that
 // fixes it, on a line of its own in the form of every bundlectl error
 // ("bundlectl: hint: <command>"): the host shows the text as it is, and
@@ -1129,6 +1138,8 @@ func WithHint(reason, cmd string) string {
 	return reason + "\nbundlectl: hint: " + cmd
 }
 
+// terminalSafe escapes control and bidirectional characters line by line,
+// keeping the line breaks of a multi-line reason.
 func terminalSafe(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
