@@ -11,6 +11,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +31,10 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		Use:   "catalog",
 		Short: "what a harness would load now: skills, commands, agents, tools, hooks, MCP servers",
 		Long: `Catalog loads the harness registry exactly as an embedding harness would
-and lists what it exposes, plus every bundle it did not load and why.
+and lists what it exposes, plus every bundle it did not load and why,
+and every loaded bundle whose source changed since it was trusted
+("update pending review": the reviewed snapshot listed keeps running until
+the update is reviewed; the sources are checked by fingerprint, as list does).
 Each hook is listed with its event, its matcher, what it runs in the form
 it was reviewed (its argv; shell "…" for a shell line; its URL), its id,
 and "switched off" when disable --hook turned it off.` + exitStatus(exit0, exit1, exit2, exit4),
@@ -55,16 +59,75 @@ and "switched off" when disable --hook turned it off.` + exitStatus(exit0, exit1
 					cat.Refused[i].Fix = g.hint(cat.Refused[i].Fix)
 				}
 			}
+			out := catalogOutput{Catalog: cat, UpdatesPending: g.updatesPending(reg.Bundles())}
 			if g.json {
-				return writeJSON(g.stdout, cat)
+				return writeJSON(g.stdout, out)
 			}
-			printCatalog(g.stdout, cat)
+			printCatalog(g.stdout, out)
 			return nil
 		},
 	}
 }
 
-func printCatalog(w io.Writer, c harness.Catalog) {
+// catalogOutput is the catalogue with the loaded bundles whose source
+// changed since they were trusted: what runs is still the reviewed
+// snapshot, and the catalogue says an update awaits review, as list does.
+type catalogOutput struct {
+	harness.Catalog
+	UpdatesPending []pendingUpdate `json:"updates_pending"`
+}
+
+// pendingUpdate is a loaded bundle whose source no longer matches its
+// receipt.
+type pendingUpdate struct {
+	Name          string   `json:"name"`
+	ID            string   `json:"id"`
+	UpdatePending bool     `json:"update_pending"` // always true, as in list --json
+	Reasons       []string `json:"reasons"`
+	Hint          string   `json:"hint"`
+}
+
+// updatesPending checks the sources of the loaded bundles as list does
+// (fingerprints, re-hashing only what changed) and returns those with an
+// update pending review. The registry itself never reads a source: this
+// is the command's, not the runtime's, and a failure to look only says so.
+func (g *globals) updatesPending(loaded []harness.ActiveBundle) []pendingUpdate {
+	out := []pendingUpdate{}
+	if len(loaded) == 0 {
+		return out
+	}
+	ids := make(map[string]bool, len(loaded))
+	for _, b := range loaded {
+		ids[b.ID] = true
+	}
+	m, err := g.manager()
+	var sts []lifecycle.Status
+	var d *bundle.Discovery
+	if err == nil {
+		d, sts, _, err = m.List()
+	}
+	if err != nil {
+		fmt.Fprintf(g.stderr, "bundlectl: cannot tell whether an update is pending review: %s\nbundlectl: hint: %s\n", bundle.Sanitize(err.Error()), g.hint("bundlectl list"))
+		return out
+	}
+	for i, st := range sts {
+		b := d.Bundles[i]
+		if !st.UpdatePending || !ids[b.ID] {
+			continue
+		}
+		var why []string
+		for _, r := range st.Reasons {
+			if strings.HasPrefix(r, "update pending review: ") {
+				why = append(why, r)
+			}
+		}
+		out = append(out, pendingUpdate{Name: b.Name, ID: b.ID, UpdatePending: true, Reasons: why, Hint: g.hint(st.Hint)})
+	}
+	return out
+}
+
+func printCatalog(w io.Writer, out catalogOutput) {
+	c := out.Catalog
 	q := bundle.Quote
 	section := func(title string, n int) bool {
 		fmt.Fprintf(w, "%s (%d)\n", title, n)
@@ -119,6 +182,17 @@ func printCatalog(w io.Writer, c harness.Catalog) {
 				argv, _ := json.Marshal(s.Argv)
 				fmt.Fprintf(w, "  %s  %s %s\n", q(s.Name), s.Transport, bundle.Sanitize(string(argv)))
 			}
+		}
+	}
+	if len(out.UpdatesPending) > 0 {
+		fmt.Fprintf(w, "update pending review (%d)\n", len(out.UpdatesPending))
+		for _, u := range out.UpdatesPending {
+			reason := ""
+			if len(u.Reasons) > 0 {
+				reason = ": " + bundle.Sanitize(strings.TrimPrefix(u.Reasons[0], "update pending review: "))
+			}
+			fmt.Fprintf(w, "  %s  update pending review%s\n", q(u.Name), reason)
+			fmt.Fprintf(w, "    hint: %s\n", bundle.Sanitize(u.Hint))
 		}
 	}
 	if len(c.Inactive) > 0 {
