@@ -371,6 +371,9 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 	if claudeAgent {
 		m, ignored = splitClaudeAgentIgnored(b, d.Path, m)
 	}
+	if kind == kindCommand && !strict && slices.Equal(d.Hosts, []Host{HostClaude}) && !IsSkillFileName(path.Base(d.Path)) {
+		m, ignored = splitClaudeCommandHooks(b, d.Path, m)
+	}
 	g, ok := readGrantsAs(b, d.Path, m, kind.String()+":"+d.Name, claudeAgent)
 	for _, k := range ignored.keys {
 		// Reviewed and hashed as written, as ignored: never a grant.
@@ -418,6 +421,24 @@ func splitClaudeAgentIgnored(b *Bundle, rel string, m frontMatter) (kept, ignore
 		if claudePluginAgentIgnored[normalizeKey(k)] {
 			to = &ignored
 			b.Report.Warnf(rel+": "+EscapePath(k), "document.ignored-field", "Claude Code ignores %s in a plugin agent's front matter (it would take effect only in .claude/agents/): not a grant, reviewed as written", Quote(k))
+		}
+		to.keys = append(to.keys, k)
+		to.vals[k] = m.vals[k]
+	}
+	return kept, ignored
+}
+
+// splitClaudeCommandHooks takes a Claude Code plugin command's front-matter
+// hooks out as ignored, with a warning: Claude Code (2.1.332) loads the
+// command but never runs the hooks its front matter declares, as it does a
+// skill's (internal/agenttest TestClaudeSkillHookPluginVars).
+func splitClaudeCommandHooks(b *Bundle, rel string, m frontMatter) (kept, ignored frontMatter) {
+	kept.vals, ignored.vals = map[string]*yaml.Node{}, map[string]*yaml.Node{}
+	for _, k := range m.keys {
+		to := &kept
+		if normalizeKey(k) == "hooks" {
+			to = &ignored
+			b.Report.Warnf(rel+": "+EscapePath(k), "document.ignored-field", "Claude Code does not run a plugin command's front-matter hooks (only a skill's, in skills/<name>/SKILL.md): not hooks, reviewed as written, and bundlectl exec writes the command without them")
 		}
 		to.keys = append(to.keys, k)
 		to.vals[k] = m.vals[k]
@@ -574,7 +595,20 @@ func readGrantsAs(b *Bundle, rel string, m frontMatter, scope string, claudeAgen
 			// Front-matter hooks are an event map: read as Claude Code
 			// reads an inline hooks object.
 			hr := hostReader{b: b, host: HostClaude, file: rel}
+			before := len(b.Components.Hooks)
 			hr.readClaudeInlineHooks(v, rel+": hooks", scope)
+			if strings.HasPrefix(scope, "skill:") {
+				added := b.Components.Hooks[before:]
+				others := make([]map[string]json.RawMessage, len(added))
+				for i, h := range added {
+					others[i] = h.Other
+				}
+				if why := ClaudeSkillHooksRejected(others); why != "" {
+					for _, h := range added {
+						b.Report.Warnf(h.Source, "hook.shell", "Claude Code does not run this hook: %s; neither bundlectl hooks exec nor bundlectl exec runs them (set \"shell\" to \"bash\" or remove it)", why)
+					}
+				}
+			}
 		default:
 			if descriptiveFields[k] {
 				continue

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -442,11 +443,18 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			keep = false
 		}
 		if r.host == HostClaude && h.Scope == "" {
-			if why := ClaudeHookShell(h.Other, h.Shell); why != "" {
+			if ClaudeBadHookShell(h.Other) && ClaudeGuardEvent(event) {
+				// Claude Code refuses the whole plugin: the review
+				// cannot show what it would load, which is nothing.
+				r.b.Report.Errorf(FieldPath(path, "shell"), "hook.shell", "its \"shell\" is %s, not \"bash\" or \"powershell\": for a %s hook that fails its hooks schema Claude Code refuses to load the whole plugin (no skill, command, agent, server or hook of it), so bundlectl refuses the bundle; set \"shell\" to \"bash\" or remove it", Sanitize(string(h.Other["shell"])), event)
+			} else if why := ClaudeHookShell(h.Other, h.Shell); why != "" {
 				r.b.Report.Warnf(FieldPath(path, "shell"), "hook.shell", "%s; bundlectl runs hooks only with a POSIX shell, so neither bundlectl hooks run nor bundlectl exec runs it", why)
 			}
 		}
 		if r.host == HostClaude && strings.HasPrefix(h.Scope, "skill:") {
+			if strings.Contains(h.Command, ClaudeDataRef) || slices.ContainsFunc(h.Args, func(a string) bool { return strings.Contains(a, ClaudeDataRef) }) {
+				r.b.Report.Warnf(FieldPath(path, "command"), "hook.data-skill", "Claude Code does not run this hook: a skill's front-matter hooks have no %s (it is plugin-only; the hook fails before it starts and the event goes ahead), so neither bundlectl hooks exec nor bundlectl exec runs it; declare the hook in hooks/hooks.json to use the data directory", ClaudeDataRef)
+			}
 			for _, s := range append([]string{h.Command}, h.Args...) {
 				if ref, ok := ClaudeShellOptionRef(s); ok {
 					r.b.Report.Warnf(FieldPath(path, "command"), "hook.option-skill", "Claude Code gives a skill's hooks no plugin options: it leaves %s as written (a shell fails on it: /bin/sh as a bad substitution, with exit status 2, which blocks the event) and sets no $CLAUDE_PLUGIN_OPTION_<KEY>, and so does bundlectl; declare the hook in hooks/hooks.json to use the option", Quote(ref))
@@ -791,10 +799,54 @@ func ClaudeHookShell(other map[string]json.RawMessage, shellForm bool) string {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil || s != "bash" && s != "powershell" {
-		return "its \"shell\" is " + Sanitize(string(raw)) + ", not \"bash\" or \"powershell\", so Claude Code rejects the hooks declared with it and runs none of them"
+		return "its \"shell\" is " + Sanitize(string(raw)) + ", not \"bash\" or \"powershell\", so Claude Code rejects this hook and never runs it (the plugin's other hooks still run)"
 	}
 	if s == "powershell" && shellForm {
 		return "its \"shell\" is \"powershell\", so Claude Code runs its command with PowerShell (pwsh or powershell on PATH), and not at all where neither is installed"
+	}
+	return ""
+}
+
+// ClaudeDataRef is the placeholder Claude Code (2.1.332) refuses in a
+// skill's front-matter hook: it throws "only ${CLAUDE_PLUGIN_ROOT} is
+// available for skill hooks (${CLAUDE_PLUGIN_DATA} is plugin-only)" for a
+// command or args holding it, so that hook does not run; the skill's other
+// hooks do, and the event goes ahead (internal/agenttest
+// TestClaudeSkillHookPluginVars).
+const ClaudeDataRef = "${CLAUDE_PLUGIN_DATA}"
+
+// ClaudeBadHookShell reports whether a hook's "shell" is a value Claude
+// Code's (2.1.332) hooks schema rejects: anything but "bash" or
+// "powershell".
+func ClaudeBadHookShell(other map[string]json.RawMessage) bool {
+	raw, ok := other["shell"]
+	if !ok {
+		return false
+	}
+	var s string
+	return json.Unmarshal(raw, &s) != nil || s != "bash" && s != "powershell"
+}
+
+// ClaudeGuardEvent reports whether Claude Code (2.1.332) refuses a whole
+// plugin for a hook on event that fails its hooks schema: "a
+// PreToolUse/PermissionRequest hook that cannot be loaded may be what
+// guards the permissions declared beside it, so nothing it sits in is
+// applied" (claude plugin validate; internal/agenttest
+// TestClaudeHookShellField). On any other event only that hook is dropped.
+func ClaudeGuardEvent(event string) bool {
+	return event == "PreToolUse" || event == "PermissionRequest"
+}
+
+// ClaudeSkillHooksRejected says why Claude Code (2.1.332) runs none of a
+// skill's front-matter hooks: one of them has a "shell" its schema
+// rejects, which fails the skill's whole hooks object (the skill itself
+// still loads; internal/agenttest TestClaudeHookShellField). hs are the
+// skill's hooks, each with its Other.
+func ClaudeSkillHooksRejected(others []map[string]json.RawMessage) string {
+	for _, o := range others {
+		if ClaudeBadHookShell(o) {
+			return "a hook of the same skill has a \"shell\" of " + Sanitize(string(o["shell"])) + ", not \"bash\" or \"powershell\", so Claude Code rejects the skill's front-matter hooks and runs none of them"
+		}
 	}
 	return ""
 }

@@ -77,6 +77,11 @@ type EnvSpec struct {
 	// CLAUDE_PROJECT_DIR (ProjectDir) and CLAUDE_PLUGIN_OPTION_<KEY> for
 	// each configured option.
 	HostPlugin bool
+	// SkillHook leaves CLAUDE_PLUGIN_DATA out: Claude Code gives a
+	// skill's front-matter hooks CLAUDE_PLUGIN_ROOT (the plugin's root)
+	// but no data directory (internal/agenttest
+	// TestClaudeSkillHookPluginVars).
+	SkillHook  bool
 	ProjectDir string
 	Options    map[string]string
 	// Settings are the configured values of the settings a Gemini CLI
@@ -151,7 +156,9 @@ func (s EnvSpec) Build() []string {
 	env[EnvPluginData] = s.PluginData
 	if s.HostPlugin {
 		env["CLAUDE_PLUGIN_ROOT"] = s.PluginRoot
-		env["CLAUDE_PLUGIN_DATA"] = s.PluginData
+		if !s.SkillHook {
+			env["CLAUDE_PLUGIN_DATA"] = s.PluginData
+		}
 		if s.ProjectDir != "" {
 			env["CLAUDE_PROJECT_DIR"] = s.ProjectDir
 		}

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -153,7 +154,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 					continue
 				}
 			}
-			if why, ok := r.claudeRefuses(h); ok {
+			if why, ok := r.claudeRefuses(e, h); ok {
 				// The host never runs it, so it guards nothing there:
 				// follow the host, and say so.
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s hook %s did not run: %s", bundle.Quote(e.name), h.ID, why))
@@ -269,10 +270,33 @@ func (e *OptionUnsetError) Hint() string {
 // claudeRefuses says why Claude Code never runs a plugin hook, when
 // hooks run serves Claude Code (or no host in particular): a shell-form
 // command with ${user_config.KEY} (bundle.ClaudeShellOptionRef), or a
-// "shell" other than bash (bundle.ClaudeHookShell). Neither does
+// "shell" other than bash (bundle.ClaudeHookShell); for a skill's
+// front-matter hook, ${CLAUDE_PLUGIN_DATA} in its command or args
+// (bundle.ClaudeDataRef), or a hook of the same skill with a "shell" its
+// schema rejects (bundle.ClaudeSkillHooksRejected). Neither does
 // bundlectl.
-func (r *Registry) claudeRefuses(h inventory.Hook) (string, bool) {
-	if h.Scope != "" || !r.claudeHook(h) {
+func (r *Registry) claudeRefuses(e *entry, h inventory.Hook) (string, bool) {
+	if !r.claudeHook(h) {
+		return "", false
+	}
+	if strings.HasPrefix(h.Scope, "skill:") {
+		var others []map[string]json.RawMessage
+		for _, o := range e.hooks {
+			if o.Scope == h.Scope {
+				others = append(others, o.Other)
+			}
+		}
+		if why := bundle.ClaudeSkillHooksRejected(others); why != "" {
+			return why, true
+		}
+		for _, s := range append([]string{h.Command}, h.Args...) {
+			if strings.Contains(s, bundle.ClaudeDataRef) {
+				return "it references " + bundle.ClaudeDataRef + ", which Claude Code does not give a skill's front-matter hooks (it is plugin-only), so it fails before it starts and the event goes ahead", true
+			}
+		}
+		return "", false
+	}
+	if h.Scope != "" {
 		return "", false
 	}
 	if why := bundle.ClaudeHookShell(h.Other, h.Shell); why != "" {
@@ -404,7 +428,8 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		rh.Spec.Env = EnvSpec{
 			Host: r.opts.Environ, Reviewed: reviewed, Vars: h.HostVariables,
 			PluginRoot: e.snapshot, PluginData: e.data,
-			HostPlugin: len(h.Hosts) > 0, ProjectDir: r.opts.Workspace, Options: options, Settings: e.settings,
+			HostPlugin: len(h.Hosts) > 0, SkillHook: r.claudeHook(h) && strings.HasPrefix(h.Scope, "skill:"),
+			ProjectDir: r.opts.Workspace, Options: options, Settings: e.settings,
 		}.Build()
 		switch {
 		case h.Type == bundle.HookHTTP:
@@ -653,6 +678,11 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 			}
 			if h.Type != bundle.HookCommand && h.Type != bundle.HookHTTP {
 				return nil, fmt.Errorf("hook %s of bundle %s is a %s hook, which the host evaluates itself", hookID, bundle.Quote(bundleName), h.Type)
+			}
+			if why, ok := r.claudeRefuses(e, h); ok {
+				// Claude Code would not run it: a non-blocking error
+				// there (the event goes ahead), and here.
+				return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("bundlectl: bundle %s hook %s did not run: %s\n", bundle.Quote(e.name), h.ID, why))}, nil
 			}
 			rh := r.runnable(e, i, h, bundle.BlockingEvent(h.Event))
 			if err := rh.Verify(ctx); err != nil {

@@ -35,7 +35,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		return HooksValue(hs, b.Name, re)
 	}
 	scoped := func(kind, name string) func([]byte) ([]byte, error) {
-		hs := b.ScopedHooks(kind + ":" + name)
+		hs := refusedSkillHooks(b, kind, name, b.ScopedHooks(kind+":"+name))
 		return func(doc []byte) ([]byte, error) {
 			if len(hs) == 0 {
 				return hosts.SetFrontMatter(doc, "hooks", nil)
@@ -195,6 +195,43 @@ func refusedHook(h inventory.Hook) (string, bool) {
 		return "Claude Code does not run a plugin hook whose shell-form command references " + bundle.Quote(ref), true
 	}
 	return "", false
+}
+
+// refusedSkillHooks leaves out of a skill's front-matter hooks those
+// Claude Code never runs, each with a note: every one of them when one has
+// a "shell" its schema rejects (bundle.ClaudeSkillHooksRejected), else
+// each that references ${CLAUDE_PLUGIN_DATA} (bundle.ClaudeDataRef).
+func refusedSkillHooks(b *hosts.Bundle, kind, name string, hs []inventory.Hook) []inventory.Hook {
+	if kind != "skill" {
+		return hs
+	}
+	var others []map[string]json.RawMessage
+	for _, h := range hs {
+		if slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+			others = append(others, h.Other)
+		}
+	}
+	if why := bundle.ClaudeSkillHooksRejected(others); why != "" {
+		var kept []inventory.Hook
+		for _, h := range hs {
+			if slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+				b.Note("its skill %s hook %s is not loaded: %s", bundle.Quote(name), h.ID, why)
+				continue
+			}
+			kept = append(kept, h)
+		}
+		return kept
+	}
+	var kept []inventory.Hook
+	for _, h := range hs {
+		if h.Type == bundle.HookCommand && slices.Contains(h.Hosts, string(bundle.HostClaude)) &&
+			slices.ContainsFunc(append([]string{h.Command}, h.Args...), func(s string) bool { return strings.Contains(s, bundle.ClaudeDataRef) }) {
+			b.Note("its skill %s hook %s is not loaded: it references %s, which Claude Code does not give a skill's hooks", bundle.Quote(name), h.ID, bundle.ClaudeDataRef)
+			continue
+		}
+		kept = append(kept, h)
+	}
+	return kept
 }
 
 // HooksValue is Claude Code's hooks object ({"hooks": {event: [groups]}})

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,11 +92,16 @@ func TestClaudeHookOptionScopes(t *testing.T) {
 // "shell": "bash" runs the command as usual; "powershell" runs a
 // shell-form command with pwsh (or powershell) from PATH and, where
 // neither is installed, not at all (the tool still runs); any other value
-// fails its hooks schema, and none of the hooks in that file run. bundlectl
-// runs hooks with a POSIX shell only: its review warns of the hooks it
-// would otherwise run differently (hook.shell), and the script
-// claude_hook_shell_scope holds hooks run and the exec view to not
-// running them.
+// fails its hooks schema, and on a PreToolUse hook that refuses the whole
+// plugin: none of its hooks run and its skill is not loaded ("a
+// PreToolUse/PermissionRequest hook that cannot be loaded may be what
+// guards the permissions declared beside it, so nothing it sits in is
+// applied", claude plugin validate). bundlectl runs hooks with a POSIX
+// shell only: its review warns of the hooks it would otherwise run
+// differently (hook.shell), and refuses the bundle Claude Code would not
+// load; the script claude_hook_shell_scope holds hooks run and the exec
+// view to not running the others. TestClaudeHookShellScope has the other
+// events and skills.
 func TestClaudeHookShellField(t *testing.T) {
 	if _, err := exec.LookPath("pwsh"); err == nil {
 		t.Skip("pwsh is installed: Claude Code would run the powershell hook")
@@ -104,8 +110,8 @@ func TestClaudeHookShellField(t *testing.T) {
 		name, shell string
 		want        []string
 	}{
-		{"powershell", "powershell", []string{"other", "tool-ran"}},
-		{"bash", "bash", []string{"shell", "other", "tool-ran"}},
+		{"powershell", "powershell", []string{"other", "skill", "tool-ran"}},
+		{"bash", "bash", []string{"shell", "other", "skill", "tool-ran"}},
 		{"zsh", "zsh", []string{"tool-ran"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,27 +125,92 @@ func TestClaudeHookShellField(t *testing.T) {
 					map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "other")},
 				},
 			}}}})
-			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
-			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
+			writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nshf-skill-body\n", 0o644)
+			a := New(t, Claude, Call("Skill", map[string]any{"skill": "shf:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
 			res := a.Run(t, "hello")
 			var ran []string
-			for _, n := range []string{"shell", "other", "tool-ran"} {
-				if exists(filepath.Join(rec, n)) {
+			for _, n := range []string{"shell", "other", "skill", "tool-ran"} {
+				if n == "skill" && requestsHold(a, "shf-skill-body") || exists(filepath.Join(rec, n)) {
 					ran = append(ran, n)
 				}
 			}
 			if !slices.Equal(ran, tc.want) {
 				t.Errorf("ran %q, want %q\n%s", ran, tc.want, res)
 			}
-			warned, review := warnedPaths(t, dir, "hook.shell")
-			var want []string
-			if tc.shell != "bash" {
-				want = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
+			var review struct {
+				Errors, Warnings []ReviewWarning
 			}
-			if !slices.Equal(warned, want) {
-				t.Errorf("review warned of %q, want %q\n%s", warned, want, review)
+			// A refused bundle's review exits 1, its JSON on stdout.
+			out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
+			if err := json.Unmarshal([]byte(out), &review); err != nil {
+				t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
+			}
+			var warned, refused []string
+			for _, w := range review.Warnings {
+				if w.Rule == "hook.shell" {
+					warned = append(warned, w.Path)
+				}
+			}
+			for _, w := range review.Errors {
+				if w.Rule == "hook.shell" {
+					refused = append(refused, w.Path)
+				}
+			}
+			var wantWarned, wantRefused []string
+			switch tc.shell {
+			case "powershell":
+				wantWarned = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
+			case "zsh":
+				wantRefused = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
+			}
+			if !slices.Equal(warned, wantWarned) || !slices.Equal(refused, wantRefused) {
+				t.Errorf("review warned of %q and refused for %q, want %q and %q\n%s", warned, refused, wantWarned, wantRefused, out)
 			}
 		})
+	}
+}
+
+// TestClaudeHookShellScope: a "shell" Claude Code 2.1.332 rejects, on a
+// hook of an event that is no guard (PostToolUse), in hooks/hooks.json or
+// inline in plugin.json, drops that hook alone: the plugin loads and its
+// other hooks run. In a skill's front matter it drops every hook of that
+// skill (its PreToolUse and PostToolUse hooks alike), and the skill still
+// loads. bundlectl exec runs the same hooks.
+func TestClaudeHookShellScope(t *testing.T) {
+	write := func(dir, rec string) {
+		h := func(n, shell string) map[string]any {
+			m := map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, n)}
+			if shell != "" {
+				m["shell"] = shell
+			}
+			return m
+		}
+		writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "shscope", "version": "1.0.0", "hooks": map[string]any{
+			"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{h("inline-bad", "fish"), h("inline-sibling", "")}}},
+		}})
+		writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{
+			"PreToolUse":  []any{map[string]any{"matcher": "Bash", "hooks": []any{h("file-pre", "")}}},
+			"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{h("file-bad", "zsh"), h("file-sibling", "")}}},
+		}})
+		writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"+
+			"        - type: command\n          command: \"echo ran > "+filepath.Join(rec, "skill-bad")+"\"\n          shell: zsh\n"+
+			"        - type: command\n          command: \"echo ran > "+filepath.Join(rec, "skill-sibling")+"\"\n"+
+			"  PostToolUse:\n    - matcher: Bash\n      hooks:\n"+
+			"        - type: command\n          command: \"echo ran > "+filepath.Join(rec, "skill-post")+"\"\n"+
+			"---\n\nshscope-skill-body\n", 0o644)
+	}
+	script := func(rec string) []Turn {
+		return []Turn{Call("Skill", map[string]any{"skill": "shscope:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done")}
+	}
+	inPlace, viaExec, _ := runInPlaceAndExec(t, "shscope", write, script, "shscope-skill-body")
+	names := []string{"inline-bad", "inline-sibling", "file-pre", "file-bad", "file-sibling", "skill-bad", "skill-sibling", "skill-post"}
+	want := []string{"inline-sibling=ran", "file-pre=ran", "file-sibling=ran"}
+	if got := ranFiles(inPlace, names...); !slices.Equal(got, want) {
+		t.Errorf("in place, the hooks that ran: %q, want %q", got, want)
+	}
+	if got := ranFiles(viaExec, names...); !slices.Equal(got, want) {
+		t.Errorf("through bundlectl exec, the hooks that ran: %q, want %q", got, want)
 	}
 }
 
