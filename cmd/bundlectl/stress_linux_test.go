@@ -1,0 +1,588 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/state"
+)
+
+// The stress harness: many real bundlectl processes on one home and one
+// workspace at once, some SIGKILLed at seeded random moments, then every
+// invariant docs/state.md, docs/snapshots.md and docs/sources.md state is
+// checked. By default one small round runs; run it long by hand with, e.g.,
+//
+//	go test ./cmd/bundlectl -run TestStressCollisions -count=1 -timeout 60m \
+//	    -args -stress.rounds=20 -stress.workers=10 -stress.ops=20 -stress.seed=7
+var (
+	stressRounds  = flag.Int("stress.rounds", 1, "rounds of TestStressCollisions (each a fresh home)")
+	stressWorkers = flag.Int("stress.workers", 6, "concurrent bundlectl processes per round")
+	stressOps     = flag.Int("stress.ops", 8, "commands each worker runs, one after another")
+	stressSeed    = flag.Uint64("stress.seed", 1, "seed of the first round (round r uses seed+r)")
+	stressKill    = flag.Int("stress.kill", 30, "percent of commands SIGKILLed at a random moment")
+	stressVerbose = flag.Bool("stress.v", false, "log every failed command")
+	stressKillMax = flag.Int("stress.killms", 250, "latest moment of a SIGKILL, in ms after the start")
+)
+
+type stressOp struct {
+	worker     int
+	args       []string
+	bundle     string // the bundle it changes, "" for none
+	token      string // for trust: the token trusted
+	start, end time.Time
+	killed     bool // a SIGKILL was sent (it may have finished first)
+	code       int
+	out, err   string
+}
+
+type stressRig struct {
+	t             *testing.T
+	bin, ws, home string
+	src           string // the local source of the installed bundle "kit"
+	env           []string
+	event         []byte
+}
+
+func (r *stressRig) cmd(args ...string) *exec.Cmd {
+	c := exec.Command(r.bin, append([]string{"--workspace", r.ws}, args...)...)
+	c.Env = r.env
+	c.Dir = r.ws
+	return c
+}
+
+// must runs a command that nothing kills and that must succeed.
+func (r *stressRig) must(args ...string) string {
+	r.t.Helper()
+	var out, errOut bytes.Buffer
+	c := r.cmd(args...)
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Run(); err != nil {
+		r.t.Fatalf("bundlectl %v: %v\nstdout: %s\nstderr: %s", args, err, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+func (r *stressRig) token(name string) (string, bool) {
+	c := r.cmd("review", "--json", name)
+	out, err := c.Output()
+	if err != nil {
+		return "", false
+	}
+	var rv struct{ Token string }
+	if json.Unmarshal(out, &rv) != nil || rv.Token == "" {
+		return "", false
+	}
+	return rv.Token, true
+}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, body := range files {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func newStressRig(t *testing.T) *stressRig {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	r := &stressRig{t: t, bin: filepath.Join(dir, "bundlectl"), ws: filepath.Join(dir, "ws"),
+		home: filepath.Join(dir, "home"), src: filepath.Join(dir, "src", "kit")}
+	if err := os.Symlink(self, r.bin); err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(dir, "user")
+	if err := os.MkdirAll(user, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r.env = []string{"HOME=" + user, "BUNDLECTL_HOME=" + r.home, "PATH=" + os.Getenv("PATH"),
+		"GORACE=" + goraceQuickExit, "NO_COLOR=1"}
+	bundles := filepath.Join(r.ws, ".bundlectl", "bundles")
+	// guard is trusted and enabled and never disabled: every hooks run
+	// must block, or say why the guard did not run.
+	writeFiles(t, filepath.Join(bundles, "guard"), map[string]string{
+		".claude-plugin/plugin.json": `{"name": "guard"}`,
+		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; echo blocked by guard >&2; exit 2"}]}]}}`,
+	})
+	for _, n := range []string{"a", "b"} {
+		writeFiles(t, filepath.Join(bundles, n), map[string]string{
+			".claude-plugin/plugin.json": fmt.Sprintf(`{"name": %q, "userConfig": {"greeting": {"type": "string", "title": "Greeting", "description": "what to say"}}}`, n),
+			"skills/s/SKILL.md":          "---\nname: s\ndescription: a skill\n---\nbody\n",
+		})
+	}
+	writeFiles(t, r.src, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "kit"}`,
+		"skills/k/SKILL.md":          "---\nname: k\ndescription: a skill\n---\nv0\n",
+		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; echo blocked by kit >&2; exit 2"}]}]}}`,
+	})
+	r.event, _ = json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]string{"command": "rm -rf /"}, "cwd": r.ws, "session_id": "s"})
+	tok, ok := r.token("guard")
+	if !ok {
+		t.Fatal("review guard failed")
+	}
+	r.must("trust", "guard", tok)
+	r.must("enable", "guard")
+	r.must("install", "--scope", "user", r.src)
+	return r
+}
+
+var stressNames = []string{"guard", "a", "b", "kit"}
+
+// next picks a worker's next command. Trust reviews first (a process that
+// is never killed), so the token is the one of the tree at that moment.
+func (r *stressRig) next(rng *rand.Rand, worker int) *stressOp {
+	op := &stressOp{worker: worker}
+	name := stressNames[rng.IntN(len(stressNames))]
+	switch k := rng.IntN(15); k {
+	case 14:
+		if name == "guard" || name == "kit" {
+			name = "b"
+		}
+		op.args, op.bundle = []string{"configure", name, fmt.Sprintf("greeting=v%d", rng.IntN(1000))}, name
+	case 0, 1:
+		if tok, ok := r.token(name); ok {
+			op.args, op.bundle, op.token = []string{"trust", name, tok}, name, tok
+		} else {
+			op.args = []string{"list", "--json"}
+		}
+	case 2:
+		if name == "guard" { // guard stays enabled
+			name = "a"
+		}
+		op.args, op.bundle = []string{"disable", name}, name
+	case 3:
+		op.args, op.bundle = []string{"enable", name}, name
+	case 4:
+		op.args, op.bundle = []string{"revoke", name}, name
+	case 5:
+		op.args, op.bundle = []string{"install", "--scope", "user", r.src}, "kit"
+	case 6:
+		op.args, op.bundle = []string{"uninstall", "kit"}, "kit"
+	case 7:
+		op.args, op.bundle = []string{"update", "kit"}, "kit"
+	case 8:
+		op.args = []string{"gc"}
+	case 9:
+		op.args = []string{"verify"}
+	case 10:
+		op.args = []string{"list", "--json"}
+	default:
+		op.args = []string{"hooks", "run", "PreToolUse"}
+	}
+	return op
+}
+
+// mutateGuard changes guard's tree in place, so a later trust records
+// another snapshot and gc may delete the one a running hooks run read.
+func (r *stressRig) mutateGuard(rng *rand.Rand) {
+	p := filepath.Join(r.ws, ".bundlectl", "bundles", "guard", "README.md")
+	tmp := filepath.Join(r.ws, fmt.Sprintf(".guard-readme.%d", rng.Uint32()))
+	if err := os.WriteFile(tmp, []byte(fmt.Sprintf("v%d\n", rng.IntN(3))), 0o644); err != nil {
+		r.t.Error(err)
+		return
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		r.t.Error(err)
+	}
+}
+
+// mutateSource changes the installed bundle's source as an upstream would,
+// by writing a new file and renaming it over the old one.
+func (r *stressRig) mutateSource(rng *rand.Rand) {
+	p := filepath.Join(r.src, "skills", "k", "SKILL.md")
+	tmp := p + fmt.Sprintf(".%d", rng.Uint32())
+	if err := os.WriteFile(tmp, []byte(fmt.Sprintf("---\nname: k\ndescription: a skill\n---\nv%d\n", rng.IntN(3))), 0o644); err != nil {
+		r.t.Error(err)
+		return
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		r.t.Error(err)
+	}
+}
+
+func (r *stressRig) exec(op *stressOp, rng *rand.Rand) {
+	var out, errOut bytes.Buffer
+	c := r.cmd(op.args...)
+	c.Stdout, c.Stderr = &out, &errOut
+	if op.args[0] == "hooks" {
+		c.Stdin = bytes.NewReader(r.event)
+	}
+	kill := rng.IntN(100) < *stressKill
+	delay := time.Duration(rng.IntN(*stressKillMax*1000)) * time.Microsecond
+	op.start = time.Now()
+	if err := c.Start(); err != nil {
+		r.t.Errorf("start %v: %v", op.args, err)
+		op.code = -1
+		return
+	}
+	if kill {
+		op.killed = true
+		timer := time.AfterFunc(delay, func() { c.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err := c.Wait()
+	op.end = time.Now()
+	op.out, op.err = out.String(), errOut.String()
+	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		op.code = -int(ws.Signal())
+		return
+	}
+	op.code = c.ProcessState.ExitCode()
+	_ = err
+}
+
+func TestStressCollisions(t *testing.T) {
+	for round := 0; round < *stressRounds; round++ {
+		seed := *stressSeed + uint64(round)
+		t.Run(fmt.Sprintf("seed%d", seed), func(t *testing.T) { stressRound(t, seed) })
+	}
+}
+
+func stressRound(t *testing.T, seed uint64) {
+	r := newStressRig(t)
+	var (
+		mu  sync.Mutex
+		ops []*stressOp
+		wg  sync.WaitGroup
+	)
+	for w := 0; w < *stressWorkers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, uint64(w)))
+			for i := 0; i < *stressOps; i++ {
+				if rng.IntN(8) == 0 {
+					r.mutateSource(rng)
+				}
+				if rng.IntN(6) == 0 {
+					r.mutateGuard(rng)
+				}
+				op := r.next(rng, w)
+				r.exec(op, rng)
+				mu.Lock()
+				ops = append(ops, op)
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+	killed, signaled := 0, 0
+	for _, op := range ops {
+		if op.killed {
+			killed++
+		}
+		if op.code < 0 {
+			signaled++
+		}
+	}
+	codes := map[string]int{}
+	for _, op := range ops {
+		codes[fmt.Sprintf("%s=%d", op.args[0], op.code)]++
+	}
+	t.Logf("exits: %v", codes)
+	if *stressVerbose {
+		for _, op := range ops {
+			if op.code > 0 || op.args[0] == "hooks" && op.code == 0 {
+				t.Logf("%s", describe(op))
+			}
+		}
+	}
+	t.Logf("seed %d: %d commands by %d workers, %d SIGKILLs sent, %d died of one", seed, len(ops), *stressWorkers, killed, signaled)
+	r.checkGuard(ops)
+	r.checkOutcomes(ops)
+	r.checkFinal(ops)
+}
+
+func describe(op *stressOp) string {
+	return fmt.Sprintf("worker %d: bundlectl %s: exit %d (killed %v)\nstdout: %s\nstderr: %s",
+		op.worker, strings.Join(op.args, " "), op.code, op.killed, op.out, op.err)
+}
+
+// checkGuard: guard is trusted and enabled throughout (only re-trusted or
+// revoked, never disabled), so a hooks run that finished either blocked,
+// or said why guard's hook did not run; it never let the call through
+// silently.
+func (r *stressRig) checkGuard(ops []*stressOp) {
+	blocked, told := 0, 0
+	for _, op := range ops {
+		if op.args[0] != "hooks" || op.code < 0 {
+			continue
+		}
+		switch {
+		case op.code == 2:
+			blocked++
+		case op.code == 0 && strings.Contains(op.out, `\"guard\"`):
+			told++
+		default:
+			r.t.Errorf("hooks run neither blocked nor said why guard did not run:\n%s", describe(op))
+		}
+	}
+	r.t.Logf("hooks run: %d blocked, %d said guard did not run", blocked, told)
+}
+
+// checkOutcomes: no command that was not killed fails for a reason a
+// collision must not cause: a lock it could not take (the waits are 10 s,
+// far more than any holder here), malformed or unsafe state, a tampered or
+// missing snapshot, a panic.
+func (r *stressRig) checkOutcomes(ops []*stressOp) {
+	bad := regexp.MustCompile(`(?i)panic|malformed|unsafe|tamper|does not verify|goroutine |lock .*not acquired|held by another`)
+	for _, op := range ops {
+		if op.code < 0 {
+			continue
+		}
+		if bad.MatchString(op.err) || bad.MatchString(op.out) || op.code == 4 {
+			r.t.Errorf("a collision made a command fail:\n%s", describe(op))
+		}
+	}
+}
+
+var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func (r *stressRig) checkFinal(ops []*stressOp) {
+	t := r.t
+	// No lock is left held: the kernel drops a dead process's flock.
+	for _, l := range []string{"state.lock", "fetch.lock"} {
+		f, err := os.Open(filepath.Join(r.home, l))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Errorf("%s is still locked after every process ended: %v", l, err)
+		}
+		f.Close()
+	}
+	// state.json parses and keeps its invariants.
+	s, err := state.Open(r.home).Load()
+	if err != nil {
+		t.Fatalf("state after the run: %v", err)
+	}
+	// No transition a process reported done is lost: for each bundle, the
+	// last changing command to finish, if it overlapped no other changing
+	// command of that bundle (killed or not), decided the final state.
+	byBundle := map[string][]*stressOp{}
+	for _, op := range ops {
+		if op.bundle != "" {
+			byBundle[op.bundle] = append(byBundle[op.bundle], op)
+		}
+	}
+	ids := map[string]string{}
+	var lj struct {
+		Bundles []struct{ Name, ID, Status string }
+	}
+	if err := json.Unmarshal([]byte(r.must("list", "--json")), &lj); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range lj.Bundles {
+		ids[b.Name] = b.ID
+	}
+	for name, list := range byBundle {
+		sort.Slice(list, func(i, j int) bool { return list[i].end.Before(list[j].end) })
+		last := list[len(list)-1]
+		if last.code != 0 || last.killed {
+			continue
+		}
+		alone := true
+		for _, o := range list[:len(list)-1] {
+			if o.end.After(last.start) {
+				alone = false
+			}
+		}
+		if !alone {
+			continue
+		}
+		var rec *state.Record
+		if id, ok := ids[name]; ok {
+			if b, ok := s.Bundle(id); ok {
+				rec = &b
+			}
+		}
+		switch last.args[0] {
+		case "trust":
+			if rec == nil || rec.Receipt == nil || rec.Receipt.Token().String() != last.token {
+				t.Errorf("lost transition: %s\nfinal record: %+v", describe(last), rec)
+			}
+		case "enable":
+			if rec == nil || !rec.Enabled {
+				t.Errorf("lost transition: %s\nfinal record: %+v", describe(last), rec)
+			}
+		case "disable":
+			if rec != nil && rec.Enabled {
+				t.Errorf("lost transition: %s\nfinal record: %+v", describe(last), rec)
+			}
+		case "revoke":
+			if rec != nil && rec.Receipt != nil {
+				t.Errorf("lost transition: %s\nfinal record: %+v", describe(last), rec)
+			}
+		case "uninstall":
+			if _, ok := ids[name]; ok {
+				t.Errorf("lost transition: %s\nstill listed", describe(last))
+			}
+		case "configure":
+			b, err := os.ReadFile(filepath.Join(r.home, "config", ids[name]+".json"))
+			if err != nil || !strings.Contains(string(b), strings.TrimPrefix(last.args[2], "greeting=")) {
+				t.Errorf("lost configure: %s\noptions file: %s %v", describe(last), b, err)
+			}
+		case "install", "update":
+			if _, ok := ids[name]; !ok {
+				t.Errorf("lost transition: %s\nnot listed", describe(last))
+			}
+		}
+	}
+	// Every trust reported done is in its bundle's audit trail (guard, a
+	// and b are never forgotten, so their generations only grow).
+	trustedAt := regexp.MustCompile(`^trusted "([a-z]+)" at generation (\d+)\n`)
+	for _, op := range ops {
+		m := trustedAt.FindStringSubmatch(op.out)
+		if op.code != 0 || m == nil || m[1] == "kit" {
+			continue
+		}
+		b, ok := s.Bundle(ids[m[1]])
+		var gen uint64
+		fmt.Sscan(m[2], &gen)
+		if !ok || b.Generation < gen {
+			t.Errorf("lost trust: %s\nfinal generation %d", describe(op), b.Generation)
+			continue
+		}
+		if b.Generation-gen >= state.AuditLimit {
+			continue
+		}
+		found := false
+		for _, e := range b.Audit {
+			if e.Generation == gen && e.Action == state.ActionTrust && e.Receipt != nil && e.Receipt.Token.String() == op.token {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("lost trust: %s\nnot in the audit trail %+v", describe(op), b.Audit)
+		}
+	}
+	// Every trusted record's snapshot exists and verifies: a mismatch
+	// may only be a source edited since its trust (the harness edits
+	// them), never a snapshot.
+	c := r.cmd("verify")
+	if out, err := c.CombinedOutput(); err != nil {
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "MISMATCH") && !strings.HasSuffix(l, "update pending review: content changed since trust") {
+				t.Errorf("verify after the run: %v\n%s", err, out)
+			}
+		}
+	}
+	// gc removes every leftover; then the store holds exactly the
+	// snapshots receipts reference, each with at most its records file.
+	r.must("gc")
+	s, err = state.Open(r.home).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, id := range s.IDs() {
+		if b, _ := s.Bundle(id); b.Receipt != nil {
+			want[b.Receipt.ContentHash.String()] = true
+		}
+	}
+	entries, err := os.ReadDir(filepath.Join(r.home, "store"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case hex64.MatchString(n) && want[n]:
+		case strings.HasSuffix(n, ".records") && want[strings.TrimSuffix(n, ".records")]:
+		default:
+			t.Errorf("gc left store/%s", n)
+		}
+	}
+	for h := range want {
+		if _, err := os.Stat(filepath.Join(r.home, "store", h)); err != nil {
+			t.Errorf("a receipt's snapshot is gone: %v", err)
+		}
+	}
+	for _, d := range []string{filepath.Join(r.home, "tmp"), filepath.Join(r.ws, ".bundlectl", "tmp")} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			t.Errorf("gc left %s/%s", d, e.Name())
+		}
+	}
+	// No temporary file of a killed write is left anywhere in the home.
+	filepath.WalkDir(r.home, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == r.home {
+			return nil
+		}
+		if d.IsDir() && (filepath.Dir(p) == filepath.Join(r.home, "store") || p == filepath.Join(r.home, "bundles")) {
+			return filepath.SkipDir
+		}
+		n := d.Name()
+		if strings.HasPrefix(n, ".") && !strings.HasPrefix(n, ".state.json") {
+			t.Errorf("after gc, a leftover: %s", p)
+		}
+		return nil
+	})
+	// The next command is not blocked, and a write removes any temp file a
+	// killed writer left.
+	tok, ok := r.token("guard")
+	if !ok {
+		t.Fatal("review guard after the run failed")
+	}
+	r.must("trust", "guard", tok)
+	entries, _ = os.ReadDir(r.home)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".state.json") {
+			t.Errorf("a write left %s", e.Name())
+		}
+	}
+	if out, err := r.cmd("verify").CombinedOutput(); err != nil && !strings.Contains(string(out), "update pending review") {
+		t.Errorf("verify after the final trust: %v\n%s", err, out)
+	}
+	// The recovery the docs give works after any kill: uninstall kit (with
+	// --force when a killed install left it looking placed by hand), then
+	// the name is free, install, trust, enable and update succeed.
+	if c := r.cmd("uninstall", "kit"); true {
+		out, err := c.CombinedOutput()
+		if err != nil && strings.Contains(string(out), "uninstall --force") {
+			r.must("uninstall", "--force", "--scope", "user", "kit")
+		} else if err != nil && !strings.Contains(string(out), `no bundle named "kit"`) {
+			t.Errorf("uninstall kit after the run: %v\n%s", err, out)
+		}
+	}
+	r.must("install", "--scope", "user", r.src)
+	tok, ok = r.token("kit")
+	if !ok {
+		t.Fatal("review kit failed")
+	}
+	r.must("trust", "kit", tok)
+	r.must("enable", "kit")
+	r.must("update", "kit")
+	var ev bytes.Buffer
+	c = r.cmd("hooks", "run", "PreToolUse")
+	c.Stdin = bytes.NewReader(r.event)
+	c.Stdout, c.Stderr = &ev, &ev
+	if err := c.Run(); err == nil || !strings.Contains(ev.String(), "blocked by") {
+		t.Errorf("guard after the run: %v\n%s", err, ev.String())
+	}
+}
