@@ -52,6 +52,7 @@ type stressRig struct {
 	t             *testing.T
 	bin, ws, home string
 	src           string // the local source of the installed bundle "kit"
+	gsrc          string // the source of "guard", installed in the workspace
 	env           []string
 	event         []byte
 }
@@ -108,7 +109,7 @@ func newStressRig(t *testing.T) *stressRig {
 	}
 	dir := t.TempDir()
 	r := &stressRig{t: t, bin: filepath.Join(dir, "bundlectl"), ws: filepath.Join(dir, "ws"),
-		home: filepath.Join(dir, "home"), src: filepath.Join(dir, "src", "kit")}
+		home: filepath.Join(dir, "home"), src: filepath.Join(dir, "src", "kit"), gsrc: filepath.Join(dir, "src", "guard")}
 	if err := os.Symlink(self, r.bin); err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +122,6 @@ func newStressRig(t *testing.T) *stressRig {
 	bundles := filepath.Join(r.ws, ".bundlectl", "bundles")
 	// guard is trusted and enabled and never disabled: every hooks run
 	// must block, or say why the guard did not run.
-	writeFiles(t, filepath.Join(bundles, "guard"), map[string]string{
-		".claude-plugin/plugin.json": `{"name": "guard"}`,
-		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; echo blocked by guard >&2; exit 2"}]}]}}`,
-	})
 	for _, n := range []string{"a", "b"} {
 		writeFiles(t, filepath.Join(bundles, n), map[string]string{
 			".claude-plugin/plugin.json": fmt.Sprintf(`{"name": %q, "userConfig": {"greeting": {"type": "string", "title": "Greeting", "description": "what to say"}}}`, n),
@@ -136,15 +133,21 @@ func newStressRig(t *testing.T) *stressRig {
 		"skills/k/SKILL.md":          "---\nname: k\ndescription: a skill\n---\nv0\n",
 		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; echo blocked by kit >&2; exit 2"}]}]}}`,
 	})
+	writeFiles(t, r.gsrc, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "guard"}`,
+		"README.md":                  "v0\n",
+		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; echo blocked by guard >&2; exit 2"}]}]}}`,
+	})
 	r.event, _ = json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
 		"tool_input": map[string]string{"command": "rm -rf /"}, "cwd": r.ws, "session_id": "s"})
+	r.must("install", "--scope", "user", r.src)
+	r.must("install", "--scope", "workspace", r.gsrc)
 	tok, ok := r.token("guard")
 	if !ok {
 		t.Fatal("review guard failed")
 	}
 	r.must("trust", "guard", tok)
 	r.must("enable", "guard")
-	r.must("install", "--scope", "user", r.src)
 	return r
 }
 
@@ -155,7 +158,9 @@ var stressNames = []string{"guard", "a", "b", "kit"}
 func (r *stressRig) next(rng *rand.Rand, worker int) *stressOp {
 	op := &stressOp{worker: worker}
 	name := stressNames[rng.IntN(len(stressNames))]
-	switch k := rng.IntN(15); k {
+	switch k := rng.IntN(17); k {
+	case 15, 16:
+		op.args, op.bundle = []string{"update", "guard"}, "guard"
 	case 14:
 		if name == "guard" || name == "kit" {
 			name = "b"
@@ -194,11 +199,9 @@ func (r *stressRig) next(rng *rand.Rand, worker int) *stressOp {
 	return op
 }
 
-// mutateGuard changes guard's tree in place, so a later trust records
-// another snapshot and gc may delete the one a running hooks run read.
-func (r *stressRig) mutateGuard(rng *rand.Rand) {
-	p := filepath.Join(r.ws, ".bundlectl", "bundles", "guard", "README.md")
-	tmp := filepath.Join(r.ws, fmt.Sprintf(".guard-readme.%d", rng.Uint32()))
+// mutateFile replaces a file by one of three contents.
+func (r *stressRig) mutateFile(rng *rand.Rand, p string) {
+	tmp := filepath.Join(filepath.Dir(filepath.Dir(p)), fmt.Sprintf(".mut.%d", rng.Uint32()))
 	if err := os.WriteFile(tmp, []byte(fmt.Sprintf("v%d\n", rng.IntN(3))), 0o644); err != nil {
 		r.t.Error(err)
 		return
@@ -276,8 +279,8 @@ func stressRound(t *testing.T, seed uint64) {
 				if rng.IntN(8) == 0 {
 					r.mutateSource(rng)
 				}
-				if rng.IntN(6) == 0 {
-					r.mutateGuard(rng)
+				if rng.IntN(5) == 0 {
+					r.mutateFile(rng, filepath.Join(r.gsrc, "README.md"))
 				}
 				op := r.next(rng, w)
 				r.exec(op, rng)
@@ -443,7 +446,12 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 				t.Errorf("lost transition: %s\nstill listed", describe(last))
 			}
 		case "configure":
-			b, err := os.ReadFile(filepath.Join(r.home, "config", ids[name]+".json"))
+			m := regexp.MustCompile(`\(in "([^"]+)"`).FindStringSubmatch(last.out)
+			if m == nil {
+				t.Errorf("configure printed no path: %s", describe(last))
+				continue
+			}
+			b, err := os.ReadFile(m[1])
 			if err != nil || !strings.Contains(string(b), strings.TrimPrefix(last.args[2], "greeting=")) {
 				t.Errorf("lost configure: %s\noptions file: %s %v", describe(last), b, err)
 			}
