@@ -41,7 +41,37 @@ func (m *Manager) Cache() fingerprint.Cache {
 // runs; its source only decides whether an update is pending review. The
 // source is hashed only when its fingerprint record cannot prove it
 // unchanged, and the snapshot re-hashed only when its record cannot.
+//
+// s may have been read without the lock: when the snapshot of its receipt
+// fails its check, the state is read again, and if a trust and a gc since
+// s was read replaced the receipt (or a revoke removed it), the bundle is
+// evaluated against the receipt now in force, never reported tampered for
+// the snapshot of one no longer in force.
 func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
+	// Each round follows one transition that happened meanwhile; a bundle
+	// re-trusted faster than it is evaluated is reported as last seen.
+	for range 3 {
+		st, rc := m.evaluate(b, s)
+		if st.Word != StatusTampered || rc == nil {
+			return st
+		}
+		now, err := m.stateStore().LoadCurrent()
+		if err != nil {
+			return st
+		}
+		cur, _ := now.Bundle(b.ID)
+		if cur.Receipt != nil && cur.Receipt.Token() == rc.Token() {
+			return st // the receipt in force: its snapshot is what fails
+		}
+		s = now
+	}
+	st, _ := m.evaluate(b, s)
+	return st
+}
+
+// evaluate is Evaluate against s alone; it returns the receipt it
+// evaluated with.
+func (m *Manager) evaluate(b *bundle.Bundle, s *state.State) (Status, *receipts.Receipt) {
 	st := Status{Reasons: []string{}}
 	st.Valid = b.Valid()
 	rec, _ := s.Bundle(b.ID)
@@ -49,12 +79,12 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 	if b.ShadowedBy != "" {
 		st.Word = StatusShadowed
 		st.Reasons = append(st.Reasons, "shadowed by "+b.ShadowedBy+", which has the same name and an earlier root")
-		return st
+		return st, nil
 	}
 	rc := rec.Receipt
 	if rc == nil {
 		if preTrust(b, &st) {
-			return st
+			return st, rc
 		}
 		st.Word = StatusUntrusted
 		reason, hint := NotTrusted(b.Name, b.Dir)
@@ -63,7 +93,7 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 			st.Reasons = append(st.Reasons, "enabled, but inactive until it is trusted again")
 		}
 		st.Hint = hint
-		return st
+		return st, rc
 	}
 	st.Trusted = true
 	inv, invErr := ReceiptInventory(rc)
@@ -74,12 +104,12 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 			st.Reasons = append(st.Reasons, "the store of the snapshot it runs from cannot be used, so nothing of it runs: "+err.Error())
 			st.Hint = unsafe.Hint()
 			m.pending(b, rc, &st)
-			return st
+			return st, rc
 		}
 		st.Reasons = append(st.Reasons, "the snapshot it runs from failed its integrity check, so nothing of it runs; review it and trust it again to stage a fresh snapshot: "+err.Error())
 		st.Hint = "bundlectl review " + bundle.ShellArg(b.Name)
 		m.pending(b, rc, &st)
-		return st
+		return st, rc
 	}
 	switch {
 	case invErr != nil:
@@ -90,11 +120,11 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 		if rec.Enabled {
 			st.Word = StatusEnabled
 		}
-		return st
+		return st, rc
 	case len(inv.Inactive) > 0:
 		st.Word = StatusBlocked
 		st.Reasons = append(st.Reasons, "its receipt declares inactive surfaces bundlectl does not run")
-		return st
+		return st, rc
 	}
 	m.pending(b, rc, &st)
 	if !rec.Enabled {
@@ -103,18 +133,18 @@ func (m *Manager) Evaluate(b *bundle.Bundle, s *state.State) Status {
 		if st.Hint == "" {
 			st.Hint = "bundlectl enable " + bundle.ShellArg(b.Name)
 		}
-		return st
+		return st, rc
 	}
 	if why := Applies(bundle.When{OS: inv.When.OS, Binaries: inv.When.Binaries}); why != "" {
 		st.Word = StatusEnabled
 		st.Reasons = append([]string{"enabled and trusted, but " + why}, st.Reasons...)
-		return st
+		return st, rc
 	}
 	st.Word = StatusActive
 	st.Active = true
 	m.requiredUnset(b, inv, &st)
 	m.storedMisfits(b, inv, &st)
-	return st
+	return st, rc
 }
 
 // storedMisfits adds a reason, and the configure command as the hint, for
