@@ -62,3 +62,19 @@ func (e *NotTrustedNameError) Error() string {
 }
 func (e *NotTrustedNameError) Unwrap() error { return ErrNotFound }
 func (e *NotTrustedNameError) Hint() string  { return "bundlectl list" }
+
+// ChangedError: the bundle's tree changed while trust read it, so nothing
+// was trusted. It is a refusal (as a token that no longer matches is), and
+// wraps the walker's or the store's error (bundle.ErrChanged,
+// staging.ErrMismatch).
+type ChangedError struct {
+	Bundle string
+	Dir    string
+	Err    error
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s: the bundle changed while it was read, so nothing was trusted: %s: %v", e.Bundle, bundle.Quote(e.Dir), e.Err)
+}
+func (e *ChangedError) Unwrap() []error { return []error{ErrRefused, e.Err} }
+func (e *ChangedError) Hint() string    { return "bundlectl review " + bundle.ShellArg(e.Bundle) }

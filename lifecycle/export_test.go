@@ -42,3 +42,9 @@ func OnFetchLockOpened(t testing.TB, f func()) {
 	testOnlyFetchLockOpened = f
 	t.Cleanup(func() { testOnlyFetchLockOpened = nil })
 }
+
+// AfterTrustComputed runs f in Trust between the hash and the copy.
+func AfterTrustComputed(t testing.TB, f func()) {
+	testOnlyTrustComputed = f
+	t.Cleanup(func() { testOnlyTrustComputed = nil })
+}

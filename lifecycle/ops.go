@@ -124,16 +124,19 @@ func (m *Manager) Trust(name string, token receipts.Token) (*receipts.Receipt, e
 	}
 	h, err := Compute(b)
 	if err != nil {
-		return nil, err
+		return nil, changedWhileRead(b, err)
 	}
 	if h.Token() != token {
 		return nil, tokenMismatch(b, token, h)
+	}
+	if testOnlyTrustComputed != nil {
+		testOnlyTrustComputed()
 	}
 	var rc receipts.Receipt
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		snap, err := m.snapshots().Stage(b.Tree, h.Content, m.Limits)
 		if err != nil {
-			return err
+			return changedWhileRead(b, err)
 		}
 		// Record what the copy looks like now, so that the runtime's
 		// first check walks it instead of hashing it again.
@@ -155,6 +158,20 @@ func (m *Manager) Trust(name string, token receipts.Token) (*receipts.Receipt, e
 		return nil, stateErr(err)
 	}
 	return &rc, nil
+}
+
+// testOnlyTrustComputed runs in Trust between the hash of the bundle and
+// its copy into the store.
+var testOnlyTrustComputed func()
+
+// changedWhileRead names the bundle and the review to run again when its
+// tree changed while trust read it (an edit, an update's exchange): the
+// bare walker error named only a path, and no command.
+func changedWhileRead(b *bundle.Bundle, err error) error {
+	if !errors.Is(err, bundle.ErrChanged) && !errors.Is(err, staging.ErrMismatch) {
+		return err
+	}
+	return &ChangedError{Bundle: b.Name, Dir: b.Dir, Err: err}
 }
 
 func refuseUntrustable(b *bundle.Bundle, verb string) error {

@@ -1,10 +1,13 @@
 package lifecycle_test
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
@@ -52,5 +55,40 @@ func TestEvaluateStaleStateAfterTrustAndGC(t *testing.T) {
 	}
 	if st := m.Evaluate(b, stale); st.Word != lifecycle.StatusUntrusted {
 		t.Fatalf("evaluated with a state read before a revoke and a gc: %s: %s; want untrusted", st.Word, strings.Join(st.Reasons, "; "))
+	}
+}
+
+// TestTrustChangedWhileReadNamesBundleAndHint: a tree that changes between
+// trust's hash and its copy into the store (an edit, an update's exchange;
+// found by TestStressCollisions) is refused with the bundle's name and the
+// review to run again, and nothing is trusted. The walker's bare error
+// named only a path, with no command (exit 1).
+func TestTrustChangedWhileReadNamesBundleAndHint(t *testing.T) {
+	home, ws := newWorkspace(t, "kit")
+	m := manager(home, ws)
+	dir := filepath.Join(ws, ".bundlectl", "bundles", "kit")
+	lifecycle.AfterTrustComputed(t, func() {
+		p := filepath.Join(dir, "README.md")
+		if err := os.WriteFile(p+".new", []byte("# changed\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	_, err := m.Trust("kit", tokenOf(t, m, "kit"))
+	var h interface{ Hint() string }
+	switch {
+	case err == nil:
+		t.Fatal("trust of a tree that changed while it was read succeeded")
+	case !errors.Is(err, lifecycle.ErrRefused) || !errors.Is(err, bundle.ErrChanged):
+		t.Fatalf("err %v: want a refusal wrapping bundle.ErrChanged", err)
+	case !strings.HasPrefix(err.Error(), "kit: ") || !strings.Contains(err.Error(), "README.md"):
+		t.Fatalf("err %q: want the bundle and the path named", err)
+	case !errors.As(err, &h) || h.Hint() != "bundlectl review kit":
+		t.Fatalf("err %v: want the hint bundlectl review kit", err)
+	}
+	if st := status(t, m, "kit"); st.Trusted {
+		t.Fatalf("trusted after a refused trust: %+v", st)
 	}
 }
