@@ -350,7 +350,7 @@ func (r *stressRig) checkGuard(ops []*stressOp) {
 // far more than any holder here), malformed or unsafe state, a tampered or
 // missing snapshot, a panic.
 func (r *stressRig) checkOutcomes(ops []*stressOp) {
-	bad := regexp.MustCompile(`(?i)panic|malformed|unsafe|tamper|does not verify|goroutine |lock .*not acquired|held by another`)
+	bad := regexp.MustCompile(`(?i)panic|malformed|unsafe|tamper|integrity check|does not verify|goroutine |lock .*not acquired|held by another`)
 	for _, op := range ops {
 		if op.code < 0 {
 			continue
@@ -511,6 +511,17 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 	for _, id := range s.IDs() {
 		if b, _ := s.Bundle(id); b.Receipt != nil {
 			want[b.Receipt.ContentHash.String()] = true
+			if p := filepath.Join(r.home, "store", b.Receipt.ContentHash.String()); b.Receipt.Snapshot != p {
+				t.Errorf("%s: receipt names snapshot %s, want %s", id, b.Receipt.Snapshot, p)
+			}
+		}
+	}
+	// Modes survive every kill: the home and store 0700, state.json 0600.
+	for p, m := range map[string]os.FileMode{r.home: 0o700 | os.ModeDir, filepath.Join(r.home, "store"): 0o700 | os.ModeDir, filepath.Join(r.home, "state.json"): 0o600, filepath.Join(r.home, "state.lock"): 0o600} {
+		if fi, err := os.Lstat(p); err != nil {
+			t.Error(err)
+		} else if fi.Mode() != m {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode(), m)
 		}
 	}
 	entries, err := os.ReadDir(filepath.Join(r.home, "store"))
