@@ -403,6 +403,8 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 	for _, b := range lj.Bundles {
 		ids[b.Name] = b.ID
 	}
+	lastChecked := 0
+	defer func() { t.Logf("final state checked against the last command of %d bundle(s)", lastChecked) }()
 	for name, list := range byBundle {
 		sort.Slice(list, func(i, j int) bool { return list[i].end.Before(list[j].end) })
 		last := list[len(list)-1]
@@ -418,6 +420,7 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 		if !alone {
 			continue
 		}
+		lastChecked++
 		var rec *state.Record
 		if id, ok := ids[name]; ok {
 			if b, ok := s.Bundle(id); ok {
