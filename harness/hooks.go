@@ -1131,11 +1131,15 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 // fixes it, on a line of its own in the form of every bundlectl error
 // ("bundlectl: hint: <command>"): the host shows the text as it is, and
 // the command runs as printed (everything after "hint: " on that line).
+// Both are escaped as bundle text (bundle.Sanitize) before they are
+// joined: a line break in either, such as one in a workspace path the fix
+// names (an agent's cd can choose the event's cwd), must not start a line
+// that reads as bundlectl's hint, on stderr or in the JSON the host shows.
 func WithHint(reason, cmd string) string {
 	if cmd == "" {
 		return reason
 	}
-	return reason + "\nbundlectl: hint: " + cmd
+	return bundle.Sanitize(reason) + "\nbundlectl: hint: " + bundle.Sanitize(cmd)
 }
 
 // terminalSafe escapes control and bidirectional characters line by line,
