@@ -32,3 +32,20 @@ func TestGeminiHiddenFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiEnvMultilineValue: a quoted .env value may span lines, as the
+// dotenv package Gemini CLI uses reads it; a line inside it that looks
+// like NAME= (the last line of a base64 key, say) is part of the value,
+// so it is neither a variable Gemini CLI sets nor a name the review may
+// print.
+func TestGeminiEnvMultilineValue(t *testing.T) {
+	b := loadFiles(t, files{
+		"gemini-extension.json": `{"name": "demo", "version": "1.0.0"}`,
+		".env":                  "CERT=\"-----BEGIN KEY-----\r\nc2VjcmV0a2V5bWF0ZXJpYWw=\r\n-----END KEY-----\"\nSINGLE='a\nb2VjcmV0=\nc'\nMODE=fast\n",
+	})
+	requireNoSecret(t, b, "c2VjcmV0a2V5bWF0ZXJpYWw")
+	requireNoSecret(t, b, "b2VjcmV0")
+	if got := string(b.ManifestOther["gemini-cli..env"]); got != `["CERT","MODE","SINGLE"]` {
+		t.Errorf(".env in the inventory: %s", got)
+	}
+}

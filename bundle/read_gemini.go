@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -134,14 +135,20 @@ func (r hostReader) geminiHiddenFiles() {
 	}
 }
 
-// dotEnvLine is a line the dotenv package (which Gemini CLI uses) reads as
-// a variable: an optional export, a name, then = or ":".
-var dotEnvLine = lazyRegexp(`(?m)^\s*(?:export\s+)?([\w.-]+)(?:\s*=|:\s)`)
+// dotEnvLine is the dotenv package's LINE (Gemini CLI 0.61 reads .env
+// files with it): an optional export, a name, = or ":", and a value,
+// which a quote may carry over several lines. The whole value is matched
+// so that a line inside it that looks like NAME= (the last line of a
+// base64 key, say) is taken for what it is, part of a value, and its text
+// is never printed as a name.
+var dotEnvLine = lazyRegexp("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$")
 
 // dotEnvNames are the variables a .env file sets, sorted, without repeats.
 func dotEnvNames(data []byte) []string {
 	seen := map[string]bool{}
 	var names []string
+	// As dotenv does, a CRLF or CR ends a line as LF does.
+	data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 	for _, m := range dotEnvLine().FindAllSubmatch(data, -1) {
 		if n := string(m[1]); !seen[n] {
 			seen[n] = true
