@@ -213,7 +213,12 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		// Surely untrusted: Gemini CLI loads only the API keys from a .env.
 		{"untrusted by the environment", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(trusted), "GEMINI_RESTRICTED_MODE=true"), false, nil},
 		{"untrusted by GEMINI_CLI_TRUST_WORKSPACE=false", map[string]string{"~/.env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "GEMINI_CLI_TRUST_WORKSPACE=false"), false, []string{"-i", "hi"}},
-		{"headless, no rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, false, []string{"--skip-trust", "-p", "hi"}},
+		{"headless, no rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, false, []string{"-p", "hi"}},
+		// --skip-trust: Gemini CLI reads the .env again, trusted, before
+		// it decides on a sandbox (TestGeminiSkipTrustDotEnvSandbox).
+		{"headless, --skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--skip-trust", "-p", "hi"}},
+		{"headless, --skipTrust=true", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-p", "hi", "--skipTrust=true"}},
+		{"headless, --no-skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--no-skip-trust", "-p", "hi"}},
 		{"headless, DO_NOT_TRUST", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "DO_NOT_TRUST"}`}, base, false, []string{"--prompt", "hi"}},
 		// Not sure: an interactive session may trust the folder and start again.
 		{"interactive, no rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-i", "hi"}},

@@ -42,10 +42,14 @@ func trustsFolderAtLoad(user string, env []string, cwd string) bool {
 // environment says so (GEMINI_RESTRICTED_MODE=true,
 // GEMINI_CLI_TRUST_WORKSPACE=false, which its relaunches keep), or the
 // session is headless (-p/--prompt, which shows no trust dialog and so
-// never starts itself again trusted) and no rule or setting trusts the
-// folder when it loads them. --skip-trust trusts the folder only after
-// both are read. An interactive session may ask, or be told with
-// /permissions, and start itself again in a trusted folder: not sure.
+// never starts itself again trusted), without --skip-trust, and no rule
+// or setting trusts the folder when it loads them. --skip-trust sets
+// GEMINI_CLI_TRUST_WORKSPACE=true once the settings are read, but Gemini
+// CLI reads the .env file again when it checks the auth method, before it
+// decides on a sandbox, and then loads all of it (internal/agenttest
+// TestGeminiSkipTrustDotEnvSandbox): not sure. An interactive session may
+// ask, or be told with /permissions, and start itself again in a trusted
+// folder: not sure either.
 func distrusts(user string, env, args []string, cwd string) bool {
 	get := func(k string) string {
 		v := ""
@@ -59,7 +63,22 @@ func distrusts(user string, env, args []string, cwd string) bool {
 	if get("GEMINI_RESTRICTED_MODE") == "true" || get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
 		return true
 	}
-	return headless(args) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
+	return headless(args) && !skipsTrust(args) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
+}
+
+// skipsTrust reports whether args may hold Gemini CLI's --skip-trust in
+// any spelling its argument parser reads (--skip-trust, --skipTrust, with
+// "=value" or not, its --no- form too): anywhere, as being wrong here
+// only keeps a refusal.
+func skipsTrust(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(a, "=")
+		switch strings.TrimPrefix(name, "--no-") {
+		case "--skip-trust", "--skipTrust", "skip-trust", "skipTrust":
+			return true
+		}
+	}
+	return false
 }
 
 // trustReadable reports whether every file trusts reads can be read and

@@ -12,12 +12,17 @@ import (
 // file, so a SANDBOX there keeps a GEMINI_SANDBOX container from being
 // started, in a trusted folder; in one it does not trust it loads only the
 // API key variables from a .env, GEMINI_SANDBOX neither, and no container
-// starts. bundlectl exec lets the first start (the guard runs), and the
-// second when the folder is surely untrusted for the session: headless
-// (-p), no rule trusting it (--skip-trust trusts it only after the .env is
-// read). It still refuses an interactive one (hosts/gemini
-// TestSandboxDotEnvInside), as the folder may be trusted in the session:
-// Gemini CLI asks, then starts itself again, loading the whole file.
+// starts. bundlectl exec lets the first start (the guard runs). It
+// refuses the second, a headless (-p) session that --skip-trust starts in
+// a folder no rule trusts: Gemini CLI reads the .env again, trusted, when
+// it checks the auth method, and a GEMINI_SANDBOX alone there would start
+// a container (TestGeminiSkipTrustDotEnvSandbox); here SANDBOX keeps it
+// out, but bundlectl is not sure of that. It lets through only a session
+// surely untrusted (GEMINI_RESTRICTED_MODE, GEMINI_CLI_TRUST_WORKSPACE=false,
+// or -p without --skip-trust: hosts/gemini TestSandboxDotEnvInside), and
+// refuses an interactive one, as the folder may be trusted in the
+// session: Gemini CLI asks, then starts itself again, loading the whole
+// file.
 func TestGeminiDotEnvSandboxInside(t *testing.T) {
 	path, log, started := standInDocker(t)
 	marker := filepath.Join(t.TempDir(), markerName)
@@ -63,8 +68,7 @@ func TestGeminiDotEnvSandboxInside(t *testing.T) {
 	os.Remove(log)
 	os.Remove(filepath.Join(f.rec, "hook-argv.txt"))
 	res = a.Run(t, "tell me about owls")
-	if started() || strings.Contains(res.Stderr, "GEMINI_SANDBOX=docker") {
-		t.Errorf("bundlectl exec in an untrusted folder, headless: refused or a container started (%v)\n%s", started(), res)
+	if res.Exit != 1 || started() || !strings.Contains(res.Stderr, "GEMINI_SANDBOX=docker") {
+		t.Errorf("bundlectl exec in an untrusted folder, headless, --skip-trust: not refused (container started %v)\n%s", started(), res)
 	}
-	f.checkGuard(t, a, res, 0)
 }
