@@ -218,6 +218,8 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		// it decides on a sandbox (TestGeminiSkipTrustDotEnvSandbox).
 		{"headless, --skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--skip-trust", "-p", "hi"}},
 		{"headless, --skipTrust=true", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-p", "hi", "--skipTrust=true"}},
+		{"GEMINI_CLI_TRUST_WORKSPACE=false, --skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "GEMINI_CLI_TRUST_WORKSPACE=false"), true, []string{"--skip-trust", "-p", "hi"}},
+		{"restricted, --skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "GEMINI_RESTRICTED_MODE=true"), false, []string{"--skip-trust", "-p", "hi"}},
 		{"headless, --no-skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--no-skip-trust", "-p", "hi"}},
 		{"headless, DO_NOT_TRUST", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "DO_NOT_TRUST"}`}, base, false, []string{"--prompt", "hi"}},
 		// Not sure: an interactive session may trust the folder and start again.

@@ -40,7 +40,8 @@ func trustsFolderAtLoad(user string, env []string, cwd string) bool {
 // distrusts reports whether Gemini CLI (0.61) surely does not trust cwd
 // whenever it loads its settings and .env file, args its arguments: the
 // environment says so (GEMINI_RESTRICTED_MODE=true,
-// GEMINI_CLI_TRUST_WORKSPACE=false, which its relaunches keep), or the
+// GEMINI_CLI_TRUST_WORKSPACE=false without --skip-trust, which sets it
+// true; its relaunches keep either), or the
 // session is headless (-p/--prompt, which shows no trust dialog and so
 // never starts itself again trusted), without --skip-trust, and no rule
 // or setting trusts the folder when it loads them. --skip-trust sets
@@ -60,10 +61,17 @@ func distrusts(user string, env, args []string, cwd string) bool {
 		}
 		return v
 	}
-	if get("GEMINI_RESTRICTED_MODE") == "true" || get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
+	if get("GEMINI_RESTRICTED_MODE") == "true" {
 		return true
 	}
-	return headless(args) && !skipsTrust(args) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
+	if skipsTrust(args) {
+		// It overwrites GEMINI_CLI_TRUST_WORKSPACE=false too.
+		return false
+	}
+	if get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
+		return true
+	}
+	return headless(args) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
 }
 
 // skipsTrust reports whether args may hold Gemini CLI's --skip-trust in
