@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/bundlectl/bundlectl/hosts"
 )
@@ -114,7 +115,7 @@ func (d *dotEnv) may(key string) (value, file string) {
 			continue
 		}
 		p.vars = dotEnvParse(p.file)
-		if v, ok := p.vars[key]; ok && strings.TrimSpace(v) != "" {
+		if v, ok := p.vars[key]; ok && jsTrim(v) != "" {
 			return v, p.file
 		}
 	}
@@ -179,8 +180,18 @@ func findEnvFile(dir, user string, ignoreLocal bool) string {
 
 // dotEnvLine is the line the dotenv package (which Gemini CLI uses)
 // parses: an optional export, a name, = or ":", and a value, quoted or to
-// a comment.
-var dotEnvLine = regexp.MustCompile("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$")
+// a comment. Its \s is JavaScript's, which takes a byte order mark and
+// Unicode spaces as well: a name after a BOM counts.
+var dotEnvLine = regexp.MustCompile(strings.ReplaceAll("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$", `\s`, jsSpace))
+
+// jsTrim is JavaScript's String.prototype.trim: Go's TrimSpace leaves a
+// byte order mark, which JavaScript takes for white space.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
+}
+
+// jsSpace is JavaScript's \s as an RE2 class.
+const jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
 
 // dotEnvParse is the variables .env file f sets, as dotenv parses it (the
 // last line that sets one wins), quotes taken off; none when it cannot be
@@ -191,9 +202,10 @@ func dotEnvParse(f string) map[string]string {
 	if err != nil {
 		return vars
 	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	// As dotenv does, a CRLF or a lone CR ends a line as LF does.
+	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
 	for _, m := range dotEnvLine.FindAllStringSubmatch(text, -1) {
-		s := strings.TrimSpace(m[2])
+		s := jsTrim(m[2])
 		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
 			s = s[1 : len(s)-1]
 		}

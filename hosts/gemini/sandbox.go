@@ -53,8 +53,8 @@ func sandboxOff(user string, env, args []string) error {
 	if !ok {
 		v, dotEnv = dot.may("GEMINI_SANDBOX")
 	}
-	if strings.TrimSpace(v) != "" {
-		c := sandboxCommand(strings.ToLower(strings.TrimSpace(v)), env)
+	if jsTrim(v) != "" {
+		c := sandboxCommand(strings.ToLower(jsTrim(v)), env)
 		switch {
 		case !containerSandboxes[c]:
 			return nil

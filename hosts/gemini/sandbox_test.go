@@ -210,6 +210,11 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"trusted, SANDBOX in .env", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, nil},
 		{"trusted, SANDBOX empty", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=\n"}, trusted, true, nil},
 		{"not surely trusted", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, base, true, nil},
+		// dotenv ends a line at a CR too, and JavaScript's \s takes a BOM
+		// (TestGeminiDotEnvSpellings).
+		{"a BOM before the name", map[string]string{".env": "\ufeffGEMINI_SANDBOX=docker\n"}, base, true, nil},
+		{"a BOM after the value", map[string]string{".env": "GEMINI_SANDBOX=docker\ufeff\n"}, base, true, nil},
+		{"lines ended by CR", map[string]string{".env": "FOO=1\rGEMINI_SANDBOX=docker\r"}, base, true, nil},
 		// Surely untrusted: Gemini CLI loads only the API keys from a .env.
 		{"untrusted by the environment", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(trusted), "GEMINI_RESTRICTED_MODE=true"), false, nil},
 		{"untrusted by GEMINI_CLI_TRUST_WORKSPACE=false", map[string]string{"~/.env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "GEMINI_CLI_TRUST_WORKSPACE=false"), false, []string{"-i", "hi"}},
