@@ -41,7 +41,7 @@ func TestGeminiHiddenFiles(t *testing.T) {
 func TestGeminiEnvMultilineValue(t *testing.T) {
 	b := loadFiles(t, files{
 		"gemini-extension.json": `{"name": "demo", "version": "1.0.0"}`,
-		".env":                  "CERT=\"-----BEGIN KEY-----\r\nc2VjcmV0a2V5bWF0ZXJpYWw=\r\n-----END KEY-----\"\nSINGLE='a\nb2VjcmV0=\nc'\nMODE=fast\n",
+		".env":                  "\ufeffCERT=\"-----BEGIN KEY-----\r\nc2VjcmV0a2V5bWF0ZXJpYWw=\r\n-----END KEY-----\"\nSINGLE='a\nb2VjcmV0=\nc'\rMODE=fast\n",
 	})
 	requireNoSecret(t, b, "c2VjcmV0a2V5bWF0ZXJpYWw")
 	requireNoSecret(t, b, "b2VjcmV0")
