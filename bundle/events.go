@@ -19,10 +19,17 @@ var HookEvents = []string{
 
 // codexHookEvents are the events Codex fires: those its hooks files take
 // (0.171; it skips any other event there unread, Notification included:
-// internal/agenttest TestCodexHookShapes).
+// internal/agenttest TestCodexHookShapes). Three are Codex's own:
+// PreModelRequest and PostModelRequest, before and after each request to
+// the model, and Interrupt, when a turn is interrupted. None of the three
+// matches a matcher or can block: Codex runs every such hook, and a hook
+// that exits 2 or answers a decision is a failed hook, the request going
+// ahead (internal/agenttest TestCodexModelRequestEvents,
+// TestCodexInterruptEvent).
 var codexHookEvents = []string{
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 	"Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
+	"PreModelRequest", "PostModelRequest", "Interrupt",
 }
 
 // geminiHookEvents are the events Gemini CLI fires.

@@ -38,10 +38,12 @@ const Version = "local"
 const HooksFile = "hooks/hooks.json"
 
 // Events are the hook events Codex fires: those its hooks files take
-// (0.171 skips any other event there unread, Notification included).
+// (0.171 skips any other event there unread, Notification included),
+// its own PreModelRequest, PostModelRequest and Interrupt among them.
 var Events = []string{
 	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
 	"Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact", "SessionEnd",
+	"PreModelRequest", "PostModelRequest", "Interrupt",
 }
 
 // skillViewFiles takes out of a skill's copy in the view what Codex would
