@@ -139,9 +139,10 @@ var blockingEvents = []string{
 	"PreToolUse", "PermissionRequest", "UserPromptSubmit", "UserPromptExpansion", "Stop",
 	"SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange",
 	"Elicitation", "ElicitationResult", "WorktreeCreate", "PostToolUse", "PostToolBatch",
-	// Claude Code: a skill's inline shell command ("!" lines), and a
-	// requested switch of model
-	"PreSkillShellCommand", "PreModelSwitch",
+	// Claude Code: a skill's inline shell command ("!" lines), a
+	// requested switch of model, and a compaction (exit 2 blocks it:
+	// internal/agenttest TestClaudePreCompactBlocks)
+	"PreSkillShellCommand", "PreModelSwitch", "PreCompact",
 	// Gemini CLI
 	"BeforeAgent", "BeforeModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "AfterAgent",
 }
