@@ -143,8 +143,11 @@ var blockingEvents = []string{
 	// requested switch of model, and a compaction (exit 2 blocks it:
 	// internal/agenttest TestClaudePreCompactBlocks)
 	"PreSkillShellCommand", "PreModelSwitch", "PreCompact",
-	// Gemini CLI
-	"BeforeAgent", "BeforeModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "AfterAgent",
+	// Gemini CLI. Not BeforeToolSelection: Gemini CLI (0.61) reads only a
+	// replacement tool configuration from its hooks, and exit 2 or a deny
+	// decision stops nothing (internal/agenttest
+	// TestGeminiBeforeToolSelectionCannotBlock).
+	"BeforeAgent", "BeforeModel", "BeforeTool", "AfterTool", "AfterAgent",
 }
 
 // KnownHookEvent reports whether host fires event. Host "" is bundlectl's

@@ -39,3 +39,35 @@ func TestClaudeModelSkillEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestHostEventsTried: facts about events found by trying the real CLIs
+// (internal/agenttest). Codex 0.171 fires its own PreModelRequest,
+// PostModelRequest and Interrupt for a plugin's hooks, whatever their
+// matcher, and none of them can stop anything
+// (TestCodexModelRequestEvents, TestCodexInterruptEvent); they are no
+// Claude Code or Gemini CLI events. Claude Code 2.1.332 lets a PreCompact
+// hook block the compaction (TestClaudePreCompactBlocks). Gemini CLI 0.61
+// reads only a tool configuration from a BeforeToolSelection hook: exit 2
+// or a deny decision stops nothing (TestGeminiBeforeToolSelectionCannotBlock).
+func TestHostEventsTried(t *testing.T) {
+	for _, ev := range []string{"PreModelRequest", "PostModelRequest", "Interrupt"} {
+		if !KnownHookEvent(HostCodex, ev) {
+			t.Errorf("%s is not known as a Codex event", ev)
+		}
+		if KnownHookEvent("", ev) || KnownHookEvent(HostGemini, ev) {
+			t.Errorf("%s is taken for another host's event", ev)
+		}
+		if MatchField(ev) != "" || !IgnoresMatcher(HostCodex, ev) {
+			t.Errorf("Codex runs every %s hook whatever its matcher; MatchField = %q, IgnoresMatcher = %v", ev, MatchField(ev), IgnoresMatcher(HostCodex, ev))
+		}
+		if BlockingEvent(ev) {
+			t.Errorf("BlockingEvent(%s) = true, but Codex sends the request whatever its hooks answer", ev)
+		}
+	}
+	if !BlockingEvent("PreCompact") {
+		t.Errorf("BlockingEvent(PreCompact) = false, but Claude Code lets its hooks block the compaction")
+	}
+	if BlockingEvent("BeforeToolSelection") {
+		t.Errorf("BlockingEvent(BeforeToolSelection) = true, but Gemini CLI lets no such hook block")
+	}
+}
