@@ -388,8 +388,15 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		unit = 1000 // Gemini CLI hook timeouts are milliseconds
 	}
 	_, hasArgs := v.obj["args"]
+	// badType is the first field whose JSON type Claude Code's hooks
+	// schema rejects (a "timeout" that is no number, an "async" that is
+	// no boolean), with its path.
+	var badType, badTypePath string
 	for _, k := range v.keys {
 		f, fp := v.obj[k], FieldPath(path, k)
+		if badType == "" && (k == "timeout" && f.kind != jsonNumber || k == "async" && f.kind != jsonBool) {
+			badType, badTypePath = k, fp
+		}
 		good := true
 		switch k {
 		case "type":
@@ -443,7 +450,12 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			keep = false
 		}
 		if r.host == HostClaude && h.Scope == "" {
-			if ClaudeBadHookShell(h.Other) && ClaudeGuardEvent(event) {
+			if badType != "" && ClaudeGuardEvent(event) {
+				// As for "shell" below: Claude Code loads nothing of
+				// the plugin (internal/agenttest
+				// TestClaudeGuardHookFieldType).
+				r.b.Report.Errorf(badTypePath, "hook.schema", "its %s is not %s: for a %s hook that fails its hooks schema Claude Code refuses to load the whole plugin (no skill, command, agent, server or hook of it), so bundlectl refuses the bundle; make %s %s or remove it", Quote(badType), map[string]string{"timeout": "a number", "async": "true or false"}[badType], event, Quote(badType), map[string]string{"timeout": "a number of seconds", "async": "true or false"}[badType])
+			} else if ClaudeBadHookShell(h.Other) && ClaudeGuardEvent(event) {
 				// Claude Code refuses the whole plugin: the review
 				// cannot show what it would load, which is nothing.
 				r.b.Report.Errorf(FieldPath(path, "shell"), "hook.shell", "its \"shell\" is %s, not \"bash\" or \"powershell\": for a %s hook that fails its hooks schema Claude Code refuses to load the whole plugin (no skill, command, agent, server or hook of it), so bundlectl refuses the bundle; set \"shell\" to \"bash\" or remove it", Sanitize(string(h.Other["shell"])), event)
