@@ -1,0 +1,37 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestCodexHookShellIgnored: Codex 0.171 does not read a hook's "shell":
+// a PreToolUse hook with "shell": "fish" runs as any other (a shell
+// string), beside its sibling, and the tool runs. Claude Code refuses a
+// whole plugin for such a guard (TestClaudeHookShellField), and bundlectl
+// refuses the bundle, for Codex too when the bundle is both a Claude Code
+// and a Codex plugin reading the same hooks file (docs/validation.md
+// hook.shell: removing "shell" changes nothing Codex runs).
+func TestCodexHookShellIgnored(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	rec := t.TempDir()
+	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+	root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
+	writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, root, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+		"hooks": []any{
+			map[string]any{"type": "command", "command": "cat > " + filepath.Join(rec, "fish"), "shell": "fish"},
+			map[string]any{"type": "command", "command": "cat > " + filepath.Join(rec, "plain")},
+		}}}}})
+	a.CodexConfig = "[plugins.\"" + codexPluginID + "\"]\nenabled = true\n"
+	a.Args = []string{"-c", "features.plugins=true", "--dangerously-bypass-hook-trust"}
+	res := a.Run(t, "hello")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the tool did not run: %v\n%s", err, res)
+	}
+	if got := recorded(t, rec); !slices.Equal(got, []string{"fish", "plain"}) {
+		t.Fatalf("Codex ran the hooks %q, want both (found by trying Codex 0.171)\n%s", got, res)
+	}
+}
