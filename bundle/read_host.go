@@ -419,6 +419,14 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			h.TimeoutSec, good = r.seconds(f, fp, unit)
 		case "async":
 			h.Async = f.kind == jsonBool && f.b
+			if f.kind != jsonBool && r.host == HostClaude && scope == "" && !ClaudeGuardEvent(event) {
+				// Claude Code (2.1.332) drops such a hook
+				// (internal/agenttest TestClaudeHookAsyncType); for a
+				// guard's it loads nothing of the plugin (hook.schema,
+				// below).
+				r.typeErr(fp, "true or false", f)
+				good = false
+			}
 		case "url":
 			h.URL, good = r.str(f, fp)
 		case "headers":

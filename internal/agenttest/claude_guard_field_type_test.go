@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,46 @@ func TestClaudeGuardHookFieldType(t *testing.T) {
 				t.Errorf("review refused for %q, want %q\n%s", refused, want, out)
 			}
 		})
+	}
+}
+
+// TestClaudeHookAsyncType: on an event that is no guard (PostToolUse),
+// Claude Code 2.1.332 drops a plugin hook whose "async" is no boolean and
+// runs its sibling. bundlectl's review skips that hook for Claude Code
+// (manifest.field-type), so neither hooks run nor exec -- claude runs it.
+func TestClaudeHookAsyncType(t *testing.T) {
+	rec := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "atype")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "atype", "version": "1.0.0"})
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{
+		"matcher": "Bash",
+		"hooks": []any{
+			map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "bad"), "async": "yes"},
+			map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "other")},
+		},
+	}}}})
+	a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+	a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
+	res := a.Run(t, "hello")
+	if got := recorded(t, rec); !slices.Equal(got, []string{"other", "tool-ran"}) {
+		t.Fatalf("Claude Code ran %q, want the sibling hook and the tool only (found by trying Claude Code 2.1.332)\n%s", got, res)
+	}
+	var review struct {
+		Skipped    []ReviewWarning
+		Components struct {
+			Hooks []struct {
+				Command string
+				Hosts   []string
+			}
+		}
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", dir)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	for _, h := range review.Components.Hooks {
+		if strings.Contains(h.Command, "/bad") && slices.Contains(h.Hosts, "claude") {
+			t.Errorf("the review shows the hook Claude Code drops as one it runs\n%s", out)
+		}
 	}
 }
