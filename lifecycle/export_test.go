@@ -48,3 +48,10 @@ func AfterTrustComputed(t testing.TB, f func()) {
 	testOnlyTrustComputed = f
 	t.Cleanup(func() { testOnlyTrustComputed = nil })
 }
+
+// OnInstallLocked runs f in Install once it holds the fetch lock and has
+// its root, until the test ends.
+func OnInstallLocked(t testing.TB, f func()) {
+	testOnlyInstallLocked = f
+	t.Cleanup(func() { testOnlyInstallLocked = nil })
+}

@@ -90,14 +90,20 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 			m.removeFresh(fresh, root)
 		}
 	}()
-	if err := ensureRoot(root, scope); err != nil {
-		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
-	}
+	// The root is created under the fetch lock: a failed command removes
+	// what it created only while it holds that lock exclusively
+	// (removeFresh), so it never removes a root this command is using.
 	unlock, err := m.lockFetches()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	if err := ensureRoot(root, scope); err != nil {
+		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
+	}
+	if testOnlyInstallLocked != nil {
+		testOnlyInstallLocked()
+	}
 
 	var clash *SourceError
 	isTaken := func(name string) bool {

@@ -123,6 +123,36 @@ func TestHelperProcess(t *testing.T) {
 			t.Fatal("the install of an invalid tree succeeded")
 		}
 		fmt.Println("failed")
+	case "install":
+		// Install H_SRC; stop where H_PAUSE says ("opened": between
+		// opening the fetch lock and locking it; "locked": holding it,
+		// with the root made) until the parent writes a line. Says
+		// "installed", or "failed: " and the error.
+		in := bufio.NewReader(os.Stdin)
+		pause := func() {
+			fmt.Println(os.Getenv("H_PAUSE"))
+			in.ReadString('\n')
+		}
+		once := func(f func()) func() {
+			done := false
+			return func() {
+				if !done {
+					done = true
+					f()
+				}
+			}
+		}
+		switch os.Getenv("H_PAUSE") {
+		case "opened":
+			lifecycle.OnFetchLockOpened(t, once(pause))
+		case "locked":
+			lifecycle.OnInstallLocked(t, once(pause))
+		}
+		if _, err := m.Install(context.Background(), sources.Request{Source: os.Getenv("H_SRC")}, lifecycle.InstallOptions{}); err != nil {
+			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Println("installed")
+		}
 	case "configure":
 		// Set one key H_OPS times; a lock wait that ran out is retried,
 		// so every value is stored in turn.
@@ -452,5 +482,69 @@ func TestFreshHomeFetchLockNotLost(t *testing.T) {
 	if ok {
 		gc.Unlock()
 		t.Fatal("a gc took the fetch lock exclusively while another command held it: that command holds a lock on an unlinked fetch.lock")
+	}
+}
+
+// TestFailedInstallKeepsConcurrentInstall: a first install that fails in a
+// fresh home removes the home and the user root it created — but never
+// while another install is using them. Real processes; each step waits for
+// the other's line on a pipe. In "locked", the second install holds the
+// fetch lock (with the root made) when the first one cleans up; in
+// "opened", it has opened the fetch lock but not locked it, so the
+// cleanup runs and the second install must make its root again.
+func TestFailedInstallKeepsConcurrentInstall(t *testing.T) {
+	for _, pause := range []string{"locked", "opened"} {
+		t.Run(pause, func(t *testing.T) {
+			dir := t.TempDir()
+			home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+			bad := filepath.Join(dir, "bad")
+			must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
+			must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
+			good := filepath.Join(dir, "good")
+			must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+			must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+			must(t, os.MkdirAll(ws, 0o755))
+
+			start := func(src, pause string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+				cmd := helper("install", home, ws, "H_SRC="+src, "H_PAUSE="+pause)
+				cmd.Stderr = os.Stderr
+				stdin, err := cmd.StdinPipe()
+				must(t, err)
+				stdout, err := cmd.StdoutPipe()
+				must(t, err)
+				must(t, cmd.Start())
+				t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+				return cmd, stdin, bufio.NewReader(stdout)
+			}
+			line := func(r *bufio.Reader) string {
+				t.Helper()
+				l, err := r.ReadString('\n')
+				if err != nil {
+					t.Fatalf("reading a helper's line: %v", err)
+				}
+				return strings.TrimSpace(l)
+			}
+			a, aIn, aOut := start(bad, "locked")
+			if l := line(aOut); l != "locked" { // a made the home and the root
+				t.Fatalf("first install: %q", l)
+			}
+			b, bIn, bOut := start(good, pause)
+			if l := line(bOut); l != pause {
+				t.Fatalf("second install: %q", l)
+			}
+			io.WriteString(aIn, "go\n")
+			if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+				t.Fatalf("the install of an invalid tree: %q", l)
+			}
+			must(t, a.Wait())
+			io.WriteString(bIn, "go\n")
+			if l := line(bOut); l != "installed" {
+				t.Fatalf("the second install lost its work to the first one's cleanup: %s", l)
+			}
+			must(t, b.Wait())
+			if _, err := os.Stat(filepath.Join(home, "bundles", "good", ".claude-plugin", "plugin.json")); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -413,14 +413,31 @@ func missingDirs(dirs ...string) []string {
 
 // removeFresh removes again what a failed install or sync created (fresh,
 // from missingDirs): each directory only while it is empty but for an
-// empty TmpDir and, in the home, the fetch lock. The lock file is unlinked
-// only while this process holds it exclusively; a command that opened it
-// before and locks it after sees that it was unlinked (fileLock.linked)
-// and takes the lock again, on a file at the path. A directory that holds
-// anything else — another command's state, a tree — is left alone.
+// empty TmpDir and, in the home, the fetch lock. It does so only while it
+// holds the fetch lock exclusively, and not at all when another command
+// holds it: every command that creates or uses a root or a TmpDir (install,
+// sync, uninstall) does so under the fetch lock, so none is between
+// creating such a directory and renaming into it while this runs. The lock
+// file is unlinked last; a command that opened it before and locks it
+// after sees that it was unlinked (fileLock.linked) and takes the lock
+// again, on a file at the path. A directory that holds anything else —
+// another command's state, a tree — is left alone.
 func (m *Manager) removeFresh(fresh []string, roots ...string) {
 	if len(fresh) == 0 {
 		return
+	}
+	home := m.Roots.Home
+	f, err := os.OpenFile(filepath.Join(home, FetchLockName), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	fl := &fileLock{path: f.Name(), f: f}
+	defer fl.Unlock()
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !fl.linked() {
+		return // another command is using the home: what it uses stays
+	}
+	if testOnlyRemovingFresh != nil {
+		testOnlyRemovingFresh()
 	}
 	for _, root := range roots {
 		for _, d := range []string{root, filepath.Dir(root)} {
@@ -430,19 +447,18 @@ func (m *Manager) removeFresh(fresh []string, roots ...string) {
 			}
 		}
 	}
-	home := m.Roots.Home
 	if !slices.Contains(fresh, home) {
 		return
 	}
 	_ = os.Remove(filepath.Join(home, TmpDir))
-	if f, err := os.OpenFile(filepath.Join(home, FetchLockName), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0); err == nil {
-		fl := &fileLock{path: f.Name(), f: f}
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil && fl.linked() {
-			if ents, err := os.ReadDir(home); err == nil && len(ents) == 1 && ents[0].Name() == FetchLockName {
-				_ = os.Remove(fl.path)
-			}
-		}
-		fl.Unlock()
+	if ents, err := os.ReadDir(home); err == nil && len(ents) == 1 && ents[0].Name() == FetchLockName {
+		_ = os.Remove(fl.path)
 	}
+	fl.Unlock()
 	_ = os.Remove(home)
 }
+
+// testOnlyInstallLocked runs in Install once it holds the fetch lock and
+// has its root; testOnlyRemovingFresh in removeFresh once it holds the
+// fetch lock exclusively.
+var testOnlyInstallLocked, testOnlyRemovingFresh func()
