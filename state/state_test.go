@@ -518,3 +518,29 @@ func TestLoadCurrent(t *testing.T) {
 	must(bytes.Replace(v2, []byte(`"action":"enable"`), []byte(`"action":"explode"`), 1), false, true)
 	must(bytes.Replace(v2, []byte(`"audit":[`), []byte(`"audit":{"x":[`), 1), false, false)
 }
+
+// TestUpdateHomeRemovedBeforeLock: a failed first install in the same
+// fresh home removes it (it held only the fetch lock) after Update made it
+// and before Update locked: Update makes it again and its change is kept.
+func TestUpdateHomeRemovedBeforeLock(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	removed := false
+	testOnlyHomeEnsured = func() {
+		if !removed {
+			removed = true
+			if err := os.Remove(home); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Cleanup(func() { testOnlyHomeEnsured = nil })
+	st := Open(home)
+	mustUpdate(t, st, func(s *State) error { _, err := s.Trust(idA, testReceipt(idA, 1)); return err })
+	s, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, ok := s.Bundle(idA); !ok || !rec.Trusted() {
+		t.Fatalf("the trust was lost: %+v", rec)
+	}
+}

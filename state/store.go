@@ -35,6 +35,9 @@ var (
 	// testOnlyBeforeRename runs between writing the temp file and renaming
 	// it into place.
 	testOnlyBeforeRename func()
+	// testOnlyHomeEnsured runs in Update between making the home and
+	// taking the lock.
+	testOnlyHomeEnsured func()
 )
 
 // tempPrefix is how renameio names its temp files: "." + base + digits.
@@ -102,10 +105,7 @@ func (st *Store) load(audit bool) (*State, error) {
 // no transition writes nothing. fn must not call Update on the same home:
 // the lock is not reentrant and the inner call would time out.
 func (st *Store) Update(fn func(*State) error) (*State, error) {
-	if err := st.ensureHome(); err != nil {
-		return nil, err
-	}
-	unlock, err := st.lock()
+	unlock, err := st.lockHome()
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +150,31 @@ func (st *Store) ensureHome() error {
 	_, err = checkHome(st.home)
 	return err
 }
+
+// lockHome creates home if it is missing and takes the lock. A failed
+// first install or sync removes again a home it created that holds
+// nothing but its fetch lock (lifecycle's removeFresh); when it does so
+// between the creation and the lock, the home is created again: the
+// lock file, once made, keeps the home from being removed.
+func (st *Store) lockHome() (unlock func(), err error) {
+	for attempt := 0; ; attempt++ {
+		if err := st.ensureHome(); err != nil {
+			return nil, err
+		}
+		if testOnlyHomeEnsured != nil {
+			testOnlyHomeEnsured()
+		}
+		unlock, err := st.lock()
+		if errors.Is(err, fs.ErrNotExist) && attempt < homeAttempts {
+			continue
+		}
+		return unlock, err
+	}
+}
+
+// homeAttempts bounds lockHome's retries: each needs another command to
+// have removed the home in between.
+const homeAttempts = 100
 
 // lock takes the exclusive lock on state.lock, creating it 0600 (never
 // through a symlink), and checks it before and after.
