@@ -202,7 +202,7 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			continue
 		}
 		if rec.Receipt == nil {
-			skip("not trusted")
+			skip(notTrusted)
 			continue
 		}
 		src, err := RecordedSource(rec)
@@ -301,10 +301,53 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 		}
 		return nil, &LockDropUnknownError{Lockfile: path, Names: names}
 	}
+	if len(f.Bundles) == 0 && len(opts.Drop) == 0 {
+		// A lockfile of no bundle syncs nothing and reads as if the work
+		// were done; only dropping the last entries on purpose writes one.
+		return nil, &LockEmptyError{Lockfile: path, Skipped: out.Skipped, Scope: opts.Scope}
+	}
 	if err := lockfile.Write(path, f); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// notTrusted is the reason Lock skips a bundle with no receipt.
+const notTrusted = "not trusted"
+
+// LockEmptyError is Lock's refusal to write a lockfile that would hold no
+// bundle: nothing is installed, or nothing installed can be locked (not
+// trusted, no recorded source, ...). Skipped says why for each bundle.
+type LockEmptyError struct {
+	Lockfile string
+	Skipped  []Skipped
+	Scope    bundle.Scope // the --scope given, if any
+}
+
+func (e *LockEmptyError) Error() string {
+	where := "the user and workspace roots"
+	if e.Scope != "" {
+		where = "the " + string(e.Scope) + " root"
+	}
+	if len(e.Skipped) == 0 {
+		return fmt.Sprintf("%s is not written: nothing is installed in %s, so it would lock no bundle; install and trust a bundle first", bundle.Quote(e.Lockfile), where)
+	}
+	var why []string
+	for _, s := range e.Skipped {
+		why = append(why, fmt.Sprintf("%s (%s): %s", bundle.Quote(s.Name), s.Scope, s.Reason))
+	}
+	return fmt.Sprintf("%s is not written: no bundle in %s can be locked, so it would lock none: %s", bundle.Quote(e.Lockfile), where, strings.Join(why, "; "))
+}
+
+// Hint reviews the first bundle that is not trusted (trusting it makes it
+// lockable), or lists what is installed.
+func (e *LockEmptyError) Hint() string {
+	for _, s := range e.Skipped {
+		if s.Reason == notTrusted {
+			return "bundlectl review " + bundle.Operands(s.Name)
+		}
+	}
+	return "bundlectl list"
 }
 
 // SyncOptions tune SyncLocked.

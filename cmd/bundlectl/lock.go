@@ -28,7 +28,9 @@ trusted, was placed by hand (no recorded source), has an update pending
 review (its source is not what was trusted), its snapshot fails its check,
 or its source is a local directory, which has no pin (--allow-unpinned
 locks it anyway: sync then copies whatever that path holds, and only the
-token check decides).
+token check decides). When no bundle can be locked, lock writes nothing
+and exits 1, naming each bundle left out (a lockfile of no bundle would
+sync nothing); only --drop of the last entries writes an empty one.
 
 Nothing of the lockfile being replaced is lost by mistake: lock writes
 nothing when the home does not exist (a mistyped --home or
