@@ -134,7 +134,11 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 	var cancel context.CancelFunc
 	f.ctx, cancel = context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	// The name is known from the request: a bad or taken name costs no fetch.
+	// The name is known from the request: a bad or taken name costs no
+	// fetch. A local directory that is no marketplace is said first.
+	if err := checkLocalMarketplace(s); err != nil {
+		return nil, err
+	}
 	name, err := deriveName(s, opts)
 	if err != nil {
 		return nil, err

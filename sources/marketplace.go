@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"strings"
 	"syscall"
@@ -357,11 +358,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		return notFound
 	}
 	if cat == nil {
-		want := ClaudeCatalogue + " or " + CodexCatalogue
-		if s.format != "" {
-			want = catalogueFile(s.format)
-		}
-		return &Error{Source: s.display, Reason: "the marketplace has no " + want, Err: ErrNotFound}
+		return notAMarketplace(s)
 	}
 	ms.Name, ms.Format = cat.name, cat.format
 	r := Resolved{Kind: KindMarketplace, Plugin: s.plugin, Marketplace: ms}
@@ -541,4 +538,47 @@ func readLocalCatalogue(root, format, display string) (data []byte, ok bool, err
 		return nil, false, &Error{Source: display, Path: file, Reason: fmt.Sprintf("is larger than %d bytes", MaxMarketplaceBytes), Err: ErrRefused}
 	}
 	return data, true, nil
+}
+
+// notAMarketplace is the refusal of a marketplace source whose location
+// has no catalogue. "NAME@DIR" reads like "the plugin at DIR", but names
+// a plugin in DIR's catalogue: a local directory that is a bundle gets
+// the install of that directory as its fix, any other one a listing.
+func notAMarketplace(s *spec) error {
+	want := ClaudeCatalogue + " or " + CodexCatalogue
+	if s.format != "" {
+		want = catalogueFile(s.format)
+	}
+	e := &Error{Source: s.display, Reason: "the marketplace has no " + want, Err: ErrNotFound}
+	if s.market.kind == KindDir {
+		e.Fix = "ls -A " + bundle.ShellArg(s.market.path)
+		for _, mk := range manifestMarkers {
+			if _, err := os.Lstat(filepath.Join(s.market.path, mk)); err == nil {
+				e.Reason += "; " + bundle.Quote(s.market.path) + " is a bundle, not a marketplace: install it by its path"
+				e.Fix = "bundlectl install " + bundle.ShellArg(s.market.path)
+				break
+			}
+		}
+	}
+	return e
+}
+
+// checkLocalMarketplace refuses a marketplace source in a local directory
+// that has no catalogue before the bundle name is checked: a name taken
+// by an installed bundle must not hide that the source is no marketplace.
+func checkLocalMarketplace(s *spec) error {
+	if s.kind != KindMarketplace || s.market == nil || s.market.kind != KindDir {
+		return nil
+	}
+	formats := []string{FormatClaude, FormatCodex}
+	if s.format != "" {
+		formats = []string{s.format}
+	}
+	for _, format := range formats {
+		_, ok, err := readLocalCatalogue(s.market.path, format, s.display)
+		if err != nil || ok {
+			return err
+		}
+	}
+	return notAMarketplace(s)
 }
