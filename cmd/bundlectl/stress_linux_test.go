@@ -608,3 +608,71 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 		t.Errorf("guard after the run: %v\n%s", err, ev.String())
 	}
 }
+
+// TestStressFreshHome starts first installs into one fresh home and
+// workspace at once, half of them of a tree that is refused: a failed
+// first install removes the home and roots it created (docs/sources.md),
+// and must never remove one that a concurrent install is using. Every
+// good install must succeed and leave its bundle in place. Seeded like
+// TestStressCollisions (-stress.rounds, -stress.workers, -stress.seed).
+func TestStressFreshHome(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 4**stressRounds; round++ {
+		seed := *stressSeed + uint64(round)
+		rng := rand.New(rand.NewPCG(seed, 0))
+		dir := t.TempDir()
+		bin, home, ws := filepath.Join(dir, "bundlectl"), filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+		if err := os.Symlink(self, bin); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(ws, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, filepath.Join(dir, "src", "bad"), map[string]string{".claude-plugin/plugin.json": "{"})
+		type job struct {
+			name, scope string
+			c           *exec.Cmd
+			out         bytes.Buffer
+		}
+		var jobs []*job
+		for w := 0; w < max(*stressWorkers, 2); w++ {
+			j := &job{name: "bad", scope: "user"}
+			if rng.IntN(2) == 0 {
+				j.scope = "workspace"
+			}
+			if w%2 == 1 {
+				j.name = fmt.Sprintf("g%d", w)
+				writeFiles(t, filepath.Join(dir, "src", j.name), map[string]string{".claude-plugin/plugin.json": fmt.Sprintf(`{"name": %q}`, j.name)})
+			}
+			j.c = exec.Command(bin, "--workspace", ws, "install", "--scope", j.scope, filepath.Join(dir, "src", j.name))
+			j.c.Env = []string{"HOME=" + dir, "BUNDLECTL_HOME=" + home, "PATH=" + os.Getenv("PATH"), "GORACE=" + goraceQuickExit, "NO_COLOR=1"}
+			j.c.Stdout, j.c.Stderr = &j.out, &j.out
+			jobs = append(jobs, j)
+		}
+		for _, j := range jobs {
+			if err := j.c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, j := range jobs {
+			err := j.c.Wait()
+			switch {
+			case j.name == "bad" && err == nil:
+				t.Errorf("seed %d: the install of an invalid tree succeeded", seed)
+			case j.name != "bad" && err != nil:
+				t.Errorf("seed %d: install %s (%s) lost its work to a concurrent failed install: %v\n%s", seed, j.name, j.scope, err, j.out.String())
+			case j.name != "bad":
+				root := filepath.Join(home, "bundles")
+				if j.scope == "workspace" {
+					root = filepath.Join(ws, ".bundlectl", "bundles")
+				}
+				if _, err := os.Stat(filepath.Join(root, j.name, ".claude-plugin", "plugin.json")); err != nil {
+					t.Errorf("seed %d: %s was installed but is not in its root: %v", seed, j.name, err)
+				}
+			}
+		}
+	}
+}
