@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -376,4 +377,106 @@ func writeAtomic(p string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	return renameio.WriteFile(p, data, mode, renameio.WithTempDir(filepath.Dir(p)))
+}
+
+// HookBlock is implemented by a Wiring whose hook lines setup can read
+// back, so that a block written by an older bundlectl, with fewer events
+// than the host now fires, is noticed: a guard on a missing event never
+// runs, and the host says nothing.
+type HookBlock interface {
+	// HookConfig is the file setup writes its hook lines into.
+	HookConfig(environ []string) (string, error)
+	// SetupEvents are the events this bundlectl's setup wires.
+	SetupEvents() []string
+	// WiredEvents are the events that data, the file's content, holds
+	// one of setup's hook lines for.
+	WiredEvents(data []byte) []string
+}
+
+// StaleSetup says that the hook lines an earlier setup wrote into Path
+// leave out events the host fires.
+type StaleSetup struct {
+	Host    string
+	Path    string
+	Missing []string
+}
+
+// Message says what is missing and what it means, for the user.
+func (s *StaleSetup) Message() string {
+	return fmt.Sprintf("the hook lines setup wrote into %s are older than this bundlectl: there is none for %s, so no guard runs on %s",
+		bundle.Quote(s.Path), strings.Join(s.Missing, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Missing) == 1])
+}
+
+// Fix is the command that brings the lines up to date.
+func (s *StaleSetup) Fix() string { return "bundlectl setup " + s.Host }
+
+// CheckSetup returns what host's hook lines, written by an earlier setup
+// with this home, leave out, or nil when they are complete, when setup
+// never wrote them there, or when they were all taken out by hand. It
+// reads setup's record and the one configuration file, nothing more:
+// `hooks run` calls it on every event.
+func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
+	hb, ok := host.(HookBlock)
+	if !ok {
+		return nil, nil
+	}
+	if _, err := os.Stat(recordPath(home, host.Name())); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	rec, err := readRecord(home, host.Name())
+	if err != nil {
+		return nil, err
+	}
+	p, err := hb.HookConfig(environ)
+	if err != nil {
+		return nil, nil // not this host's environment: nothing to compare
+	}
+	if p, err = realPath(p); err != nil || rec.find(p) < 0 {
+		return nil, nil
+	}
+	cur, _, existed, err := readConfig(p)
+	if err != nil || !existed {
+		return nil, err
+	}
+	wired := hb.WiredEvents(cur)
+	if len(wired) == 0 {
+		return nil, nil
+	}
+	var missing []string
+	for _, ev := range hb.SetupEvents() {
+		if !slices.Contains(wired, ev) {
+			missing = append(missing, ev)
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	return &StaleSetup{Host: host.Name(), Path: p, Missing: missing}, nil
+}
+
+// WiredJSONEvents are the events of a JSON settings file (Claude Code,
+// Gemini CLI) that hold one of setup's groups for host.
+func WiredJSONEvents(data []byte, host string) []string {
+	root, err := ParseJSON(data)
+	if err != nil || root.Kind != JSONObject {
+		return nil
+	}
+	hooks, ok := root.Get("hooks")
+	if !ok || hooks.Kind != JSONObject {
+		return nil
+	}
+	var out []string
+	for _, ev := range hooks.Keys {
+		arr := hooks.Fields[ev]
+		if arr.Kind != JSONArray {
+			continue
+		}
+		for _, g := range arr.Items {
+			if ownGroup(g, host) {
+				out = append(out, ev)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
+	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
@@ -269,6 +271,16 @@ func runHooks(g *globals, event, host string) error {
 		o, err = harness.RefuseEvent(event, p.err)
 	} else {
 		o, err = reg.FireEvent(ctx(), p.ev)
+	}
+	if host != "" {
+		// A hook line written by an older setup may leave out events
+		// the host now fires: guards on those never run, and the host
+		// says nothing. Say it on every event until setup is run again.
+		if h, ok := hosts.Lookup(host); ok {
+			if st, _ := hosts.CheckSetup(r.Home, h, os.Environ()); st != nil {
+				o.SystemMessages = append(o.SystemMessages, harness.WithHint("bundlectl: "+st.Message(), hg.hint(st.Fix())))
+			}
+		}
 	}
 	if err != nil && !o.Blocked {
 		return &codeError{code: exitFailure, err: err}

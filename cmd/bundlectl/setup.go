@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
@@ -28,7 +29,9 @@ users who start the agent directly rather than through bundlectl exec:
           the workspace's .gemini/settings.json: the MCP servers
 
 Each file is written atomically, only when it changes (running setup again
-is harmless, and refreshes the MCP entries after trusting more bundles); its
+is harmless, refreshes the MCP entries after trusting more bundles, and
+adds the hook lines for events an older bundlectl's setup did not know,
+which hooks run --host <agent> names on every event until then); its
 content before the first setup is kept under $BUNDLECTL_HOME/setup/. --undo
 restores each file exactly as it was, or, if it changed since, takes out
 bundlectl's entries only.
@@ -86,6 +89,7 @@ func runSetup(g *globals, name string, undo bool) error {
 		return err
 	}
 	in.Bundles = bundles
+	stale, _ := hosts.CheckSetup(r.Home, host, in.Environ)
 	res, err := hosts.Setup(r.Home, host, in)
 	for _, s := range res {
 		verb := "unchanged"
@@ -93,6 +97,9 @@ func runSetup(g *globals, name string, undo bool) error {
 			verb = "wrote"
 		}
 		fmt.Fprintf(g.stdout, "%s %s: %s\n", verb, bundle.Quote(s.Path), s.What)
+		if stale != nil && s.Changed && s.Path == stale.Path {
+			fmt.Fprintf(g.stdout, "  added hook lines for %s, which the earlier setup left out\n", strings.Join(stale.Missing, ", "))
+		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(g.stdout, "  note: %s\n", bundle.CommandsIn(bundle.Sanitize(n), g.hint))
 		}

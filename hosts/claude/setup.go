@@ -88,3 +88,18 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	}
 	return []hosts.FileEdit{settings, mcp, approvals}, nil
 }
+
+// HookConfig is the user's settings.json, where setup writes its hook lines.
+func (Host) HookConfig(environ []string) (string, error) {
+	dir, err := ConfigDir(environ)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "settings.json"), nil
+}
+
+// SetupEvents are the events setup wires: every event Claude Code fires.
+func (Host) SetupEvents() []string { return bundle.HookEvents }
+
+// WiredEvents are the events settings.json holds setup's hook lines for.
+func (Host) WiredEvents(data []byte) []string { return hosts.WiredJSONEvents(data, "claude") }

@@ -157,3 +157,38 @@ func startsServer(b *hosts.Bundle, s inventory.MCPServer) bool {
 	}
 	return true
 }
+
+// HookConfig is config.toml, where setup writes its block.
+func (Host) HookConfig(environ []string) (string, error) {
+	codexHome, err := Home(environ)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(codexHome, "config.toml"), nil
+}
+
+// SetupEvents are the events setup wires: every event Codex fires.
+func (Host) SetupEvents() []string { return Events }
+
+// WiredEvents are the events setup's block in data holds a hook for: its
+// [[hooks.<Event>]] headers, read without parsing the file, since `hooks
+// run` asks on every event.
+func (Host) WiredEvents(data []byte) []string {
+	i := bytes.Index(data, []byte(blockStart))
+	if i < 0 {
+		return nil
+	}
+	block := data[i+len(blockStart):]
+	if j := bytes.Index(block, []byte(blockEnd)); j >= 0 {
+		block = block[:j]
+	}
+	var out []string
+	for _, line := range strings.Split(string(block), "\n") {
+		ev, ok := strings.CutPrefix(line, "[[hooks.")
+		if !ok || !strings.HasSuffix(ev, "]]") || strings.Contains(ev, ".") {
+			continue
+		}
+		out = append(out, strings.TrimSuffix(ev, "]]"))
+	}
+	return out
+}

@@ -45,3 +45,18 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
 	}}, nil
 }
+
+// HookConfig is the user's settings.json, where setup writes its hook lines.
+func (Host) HookConfig(environ []string) (string, error) {
+	dir, err := userGeminiDir(environ)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "settings.json"), nil
+}
+
+// SetupEvents are the events setup wires: every event Gemini CLI fires.
+func (Host) SetupEvents() []string { return Events }
+
+// WiredEvents are the events settings.json holds setup's hook lines for.
+func (Host) WiredEvents(data []byte) []string { return hosts.WiredJSONEvents(data, "gemini") }
