@@ -139,6 +139,10 @@ var blockingEvents = []string{
 	"PreToolUse", "PermissionRequest", "UserPromptSubmit", "UserPromptExpansion", "Stop",
 	"SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "ConfigChange",
 	"Elicitation", "ElicitationResult", "WorktreeCreate", "PostToolUse", "PostToolBatch",
+	// Claude Code: exit 2 after a failed tool puts the hook's reason in
+	// front of the model, as PostToolUse's does after one that succeeded
+	// (internal/agenttest TestClaudePostToolUseFailureExit2)
+	"PostToolUseFailure",
 	// Claude Code: a skill's inline shell command ("!" lines), a
 	// requested switch of model, and a compaction (exit 2 blocks it:
 	// internal/agenttest TestClaudePreCompactBlocks)

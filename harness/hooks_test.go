@@ -266,7 +266,7 @@ func TestFireChainTruncatedAnswerBlocks(t *testing.T) {
 	if !o.Blocked || !strings.Contains(o.Reason, "cannot be read whole") {
 		t.Fatalf("a truncated deny let the event through: %+v", o)
 	}
-	ev, _ := ParseHookEvent([]byte(`{"tool_name":"Bash"}`), "PostToolUseFailure")
+	ev, _ := ParseHookEvent([]byte(`{"tool_name":"Bash"}`), "PermissionDenied")
 	o, err = FireChain(context.Background(), []RunnableHook{big}, ev)
 	if err != nil {
 		t.Fatal(err)
