@@ -98,6 +98,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	// (the names are equal for every other host).
 	ownEvent := bundle.OwnEvent(r.opts.Host, event)
 	var notes []string
+	noTools := false
 	for _, in := range r.inactive {
 		if !in.Enabled && in.Status != lifecycle.StatusShadowed {
 			continue // never enabled: nothing of it was meant to run
@@ -122,6 +123,10 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 			o := NewOutcome(event)
 			o.block(HookRef{Bundle: in.Name, Hook: -1}, msg)
 			return o, nil
+		}
+		if WithholdsTools(event) && blocks {
+			noTools = true
+			msg = strings.Replace(msg, "so its hooks did not run", "so its hooks did not run and no tools are offered", 1)
 		}
 		notes = append(notes, msg)
 	}
@@ -191,6 +196,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	}
 	o, err := FireChain(ctx, chain, ev)
 	o.SystemMessages = append(notes, o.SystemMessages...)
+	o.NoTools = o.NoTools || noTools
 	return o, err
 }
 
@@ -465,6 +471,13 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			}
 			return &BlockError{Reason: reason, Fix: hintOf(err)}
 		}
+		if err != nil && WithholdsTools(h.Event) && failsClosed(err) {
+			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so no tools are offered: %v", bundle.Quote(e.name), err)
+			if h := hintOf(err); h != "" {
+				reason = WithHint(reason, r.fixCommand(h))
+			}
+			return &noToolsError{reason: reason}
+		}
 		if h := hintOf(err); err != nil && h != "" {
 			// Reported in a systemMessage: it names the fix, as the
 			// message of a bundle skipped at load does.
@@ -512,6 +525,12 @@ func failsClosed(err error) bool {
 	}
 	return true
 }
+
+// noToolsError is a failed check of a guard of an event WithholdsTools:
+// the chain answers no tools (Outcome.NoTools) for the reason given.
+type noToolsError struct{ reason string }
+
+func (e *noToolsError) Error() string { return e.reason }
 
 // fixedError is a failed hook check whose message ends with the command
 // that fixes it on a line of its own (WithHint), for a hook chain's report

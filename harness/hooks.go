@@ -631,6 +631,25 @@ type Outcome struct {
 	SuppressOutput bool
 	SystemMessages []string
 	Errors         []HookError
+
+	// NoTools: a guard of Gemini CLI's BeforeToolSelection could not run.
+	// No answer there blocks (Gemini CLI 0.61 reads only a tool
+	// configuration), so bundlectl fails closed by answering one that
+	// offers no tools (mode "NONE"), which wins over every other hook's
+	// answer (internal/agenttest TestGeminiBeforeToolSelectionNone).
+	NoTools bool
+}
+
+// WithholdsTools reports whether a guard of event that cannot run is
+// answered with a tool configuration offering no tools (Outcome.NoTools)
+// rather than with a block, which the host would ignore.
+func WithholdsTools(event string) bool { return event == "BeforeToolSelection" }
+
+// withholdTools is block's counterpart for an event WithholdsTools: the
+// event proceeds with no tools offered, and reason tells the user why.
+func (o *Outcome) withholdTools(reason string) {
+	o.NoTools = true
+	o.SystemMessages = append(o.SystemMessages, reason)
 }
 
 // Proceed reports whether the action the event describes may go ahead:
@@ -864,6 +883,11 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 					o.block(ref, fmt.Sprintf("bundlectl: %s has a %s, so whether it guards this call is unknown; refused", ref, err))
 					return o, nil
 				}
+				if WithholdsTools(ev.HookEventName) {
+					ref := HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}
+					o.withholdTools(fmt.Sprintf("bundlectl: %s has a %s, so whether it guards this request is unknown; no tools are offered", ref, err))
+					continue
+				}
 				o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: err.Error()})
 				continue
 			}
@@ -910,7 +934,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		if h.Verify != nil {
 			if err := h.Verify(ctx); err != nil {
 				var be *BlockError
+				var nte *noToolsError
 				switch {
+				case errors.As(err, &nte):
+					o.withholdTools(nte.reason)
 				case errors.Is(err, errSkip):
 					// The user's choice: not a failure, but not silent.
 					o.SystemMessages = append(o.SystemMessages, fmt.Sprintf("bundlectl: bundle %s hook %s is switched off, so it did not run", bundle.Quote(h.Bundle), h.ID))
@@ -957,6 +984,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				reason = WithHint(reason, ce.Fix)
 				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, reason)
 				return o, changed, nil
+			}
+			if errors.As(err, &ce) && failsClosed(ce.Cause) && WithholdsTools(cur.HookEventName) {
+				o.withholdTools(WithHint("bundlectl: "+err.Error()+"; no tools are offered", ce.Fix))
+				continue
 			}
 			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: err.Error()})
 			continue
@@ -1046,6 +1077,13 @@ type hookSpecificJSON struct {
 	Decision                 *permissionDecision `json:"decision,omitempty"`
 	AdditionalContext        string              `json:"additionalContext,omitempty"`
 	UpdatedInput             json.RawMessage     `json:"updatedInput,omitempty"`
+	ToolConfig               *toolConfig         `json:"toolConfig,omitempty"`
+}
+
+// toolConfig is Gemini CLI's BeforeToolSelection answer.
+type toolConfig struct {
+	Mode                 string   `json:"mode"`
+	AllowedFunctionNames []string `json:"allowedFunctionNames"`
 }
 
 // permissionDecision is PermissionRequest's answer.
@@ -1094,7 +1132,10 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 			j.Decision, j.Reason = "block", o.Reason
 		}
 	}
-	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil {
+	if o.NoTools && !o.Blocked {
+		hs.ToolConfig = &toolConfig{Mode: "NONE", AllowedFunctionNames: []string{}}
+	}
+	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolConfig != nil {
 		j.HookSpecificOutput = hs
 	}
 	data, err := json.Marshal(j)

@@ -126,6 +126,13 @@ func runHookExec(g *globals, name, id, host string) error {
 			}
 			io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
 			return &quietError{code: 2}
+		case harness.WithholdsTools(event) && !authorityChange(err):
+			// No answer blocks this event: offer no tools instead.
+			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so no tools are offered: " + err.Error()
+			if h := hintOf(err); h != "" {
+				reason = harness.WithHint(reason, g.hint(h))
+			}
+			return writeNoTools(g, event, reason)
 		case authorityChange(err):
 			msg, _ := json.Marshal(map[string]string{"systemMessage": "bundlectl: bundle " + bundle.Quote(name) + " did not run its hook: " + err.Error()})
 			g.stdout.Write(append(msg, '\n'))
@@ -262,6 +269,13 @@ func runHooks(g *globals, event, host string) error {
 			// The guards cannot even be listed: fail closed.
 			return blockUnguarded(g, hg, event, err)
 		}
+		if harness.WithholdsTools(event) {
+			reason := "bundlectl cannot tell which guards apply, so no tools are offered: " + err.Error()
+			if h := hintOf(err); h != "" {
+				reason = harness.WithHint(reason, hg.hint(h))
+			}
+			return writeNoTools(g, event, reason)
+		}
 		// A harness treats exit 1 as a non-blocking error shown to the user.
 		return &codeError{code: exitFailure, err: err}
 	}
@@ -306,6 +320,19 @@ func blockUnguarded(g, hg *globals, event string, err error) error {
 	}
 	harness.WriteOutcome(g.stdout, g.stderr, o)
 	return &quietError{code: 2}
+}
+
+// writeNoTools answers event, one no answer can block
+// (harness.WithholdsTools), with a tool configuration that offers no
+// tools, and reason in the systemMessage: exit 0, which the host reads.
+func writeNoTools(g *globals, event, reason string) error {
+	o := harness.NewOutcome(event)
+	o.NoTools = true
+	o.SystemMessages = []string{sanitizeLines(reason)}
+	if _, err := harness.WriteOutcome(g.stdout, g.stderr, o); err != nil {
+		return &codeError{code: exitFailure, err: err}
+	}
+	return nil
 }
 
 // sanitizeLines is bundle.Sanitize for each line of s: a reason ends with
