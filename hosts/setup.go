@@ -414,7 +414,7 @@ func (s *StaleSetup) Fix() string { return "bundlectl setup " + s.Host }
 // with this home, leave out, or nil when they are complete, when setup
 // never wrote them there, or when they were all taken out by hand. It
 // reads setup's record and the one configuration file, nothing more:
-// `hooks run` calls it on every event.
+// `hooks run` calls it at every SessionStart.
 func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
 	hb, ok := host.(HookBlock)
 	if !ok {

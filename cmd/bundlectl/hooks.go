@@ -286,10 +286,12 @@ func runHooks(g *globals, event, host string) error {
 	} else {
 		o, err = reg.FireEvent(ctx(), p.ev)
 	}
-	if host != "" {
+	if host != "" && event == "SessionStart" {
 		// A hook line written by an older setup may leave out events
 		// the host now fires: guards on those never run, and the host
-		// says nothing. Say it on every event until setup is run again.
+		// says nothing. Say it at the start of every session until setup
+		// is run again: once per session, not on every tool call, whose
+		// hot path must not read and parse the host's settings.
 		if h, ok := hosts.Lookup(host); ok {
 			if st, _ := hosts.CheckSetup(r.Home, h, os.Environ()); st != nil {
 				o.SystemMessages = append(o.SystemMessages, harness.WithHint("bundlectl: "+st.Message(), hg.hint(st.Fix())))

@@ -31,7 +31,7 @@ users who start the agent directly rather than through bundlectl exec:
 Each file is written atomically, only when it changes (running setup again
 is harmless, refreshes the MCP entries after trusting more bundles, and
 adds the hook lines for events an older bundlectl's setup did not know,
-which hooks run --host <agent> names on every event until then); its
+which hooks run --host <agent> names at the start of every session until then); its
 content before the first setup is kept under $BUNDLECTL_HOME/setup/. --undo
 restores each file exactly as it was, or, if it changed since, takes out
 bundlectl's entries only.
