@@ -1079,14 +1079,7 @@ func withoutWorkspace(layers []string) []string {
 // place, and $GEMINI_CLI_SYSTEM_DEFAULTS_PATH, else system-defaults.json
 // beside the system settings.
 func systemSettingsPaths(env []string) (system, defaults string) {
-	get := func(k string) string {
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(k string) string { v, _ := envLookup(env, k); return v }
 	system = get("GEMINI_CLI_SYSTEM_SETTINGS_PATH")
 	if system == "" {
 		system = "/etc/gemini-cli/settings.json"

@@ -29,15 +29,7 @@ var containerSandboxes = map[string]bool{"docker": true, "podman": true, "runsc"
 // either way, as it may not be read); true picks docker, else podman, from
 // its PATH (not on macOS with sandbox-exec).
 func sandboxOff(user string, env, args []string) error {
-	get := func(k string) (string, bool) {
-		v, ok := "", false
-		for _, kv := range env {
-			if s, found := strings.CutPrefix(kv, k+"="); found {
-				v, ok = s, true
-			}
-		}
-		return v, ok
-	}
+	get := func(k string) (string, bool) { return envLookup(env, k) }
 	dot := loadDotEnv(user, env, args, workingDir())
 	if v, _ := get("SANDBOX"); v != "" {
 		return nil
@@ -276,15 +268,19 @@ func inPath(name string, env []string) bool {
 	return pathHas(path, name)
 }
 
-// envPath is env's PATH, and whether env sets one.
-func envPath(env []string) (path string, set bool) {
+// envLookup is k's value in env as the child started with env sees it:
+// the last entry wins, as os/exec keeps the last of duplicates.
+func envLookup(env []string, k string) (v string, set bool) {
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path, set = v, true
+		if s, ok := strings.CutPrefix(kv, k+"="); ok {
+			v, set = s, true
 		}
 	}
-	return path, set
+	return v, set
 }
+
+// envPath is env's PATH, and whether env sets one.
+func envPath(env []string) (path string, set bool) { return envLookup(env, "PATH") }
 
 // pathHas reports whether a directory of path holds an executable file
 // name, searched as node's spawn searches it (an empty entry is the

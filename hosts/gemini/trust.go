@@ -52,15 +52,7 @@ func trustsFolderAtLoad(user string, env []string, cwd string) bool {
 // ask, or be told with /permissions, and start itself again in a trusted
 // folder: not sure either.
 func distrusts(user string, env, args []string, cwd string) bool {
-	get := func(k string) string {
-		v := ""
-		for _, kv := range env {
-			if s, ok := strings.CutPrefix(kv, k+"="); ok {
-				v = s
-			}
-		}
-		return v
-	}
+	get := func(k string) string { v, _ := envLookup(env, k); return v }
 	if get("GEMINI_RESTRICTED_MODE") == "true" {
 		return true
 	}
@@ -121,15 +113,7 @@ func headless(args []string) bool {
 }
 
 func trusts(user string, env []string, cwd string, withIDE bool) bool {
-	get := func(k string) string {
-		v := ""
-		for _, kv := range env {
-			if s, ok := strings.CutPrefix(kv, k+"="); ok {
-				v = s
-			}
-		}
-		return v
-	}
+	get := func(k string) string { v, _ := envLookup(env, k); return v }
 	if get("GEMINI_RESTRICTED_MODE") == "true" || get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
 		return false
 	}
