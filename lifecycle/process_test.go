@@ -443,15 +443,7 @@ func TestFreshHomeFetchLockNotLost(t *testing.T) {
 	must(t, os.MkdirAll(ws, 0o755))
 
 	start := func(mode string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
-		cmd := helper(mode, home, ws, env...)
-		cmd.Stderr = os.Stderr
-		stdin, err := cmd.StdinPipe()
-		must(t, err)
-		stdout, err := cmd.StdoutPipe()
-		must(t, err)
-		must(t, cmd.Start())
-		t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-		return cmd, stdin, bufio.NewReader(stdout)
+		return startPiped(t, helper(mode, home, ws, env...))
 	}
 	expect := func(r *bufio.Reader, want string) {
 		t.Helper()
@@ -506,15 +498,7 @@ func TestFailedInstallKeepsConcurrentInstall(t *testing.T) {
 			must(t, os.MkdirAll(ws, 0o755))
 
 			start := func(src, pause string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
-				cmd := helper("install", home, ws, "H_SRC="+src, "H_PAUSE="+pause)
-				cmd.Stderr = os.Stderr
-				stdin, err := cmd.StdinPipe()
-				must(t, err)
-				stdout, err := cmd.StdoutPipe()
-				must(t, err)
-				must(t, cmd.Start())
-				t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-				return cmd, stdin, bufio.NewReader(stdout)
+				return startPiped(t, helper("install", home, ws, "H_SRC="+src, "H_PAUSE="+pause))
 			}
 			line := func(r *bufio.Reader) string {
 				t.Helper()
@@ -547,4 +531,18 @@ func TestFailedInstallKeepsConcurrentInstall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startPiped starts a helper process with its stdin and stdout piped to
+// the test, which paces it by lines; the process is killed at cleanup.
+func startPiped(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	return cmd, stdin, bufio.NewReader(stdout)
 }

@@ -16,10 +16,7 @@ import (
 // them with the real CLI): a short group and --s turn it on, a value other
 // than "true" and a following "false" turn it off, the last one decides.
 func TestSandboxArgs(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := fakeDockerDir(t)
 	env := []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
 	user := t.TempDir()
 	for _, tc := range []struct {
@@ -58,10 +55,7 @@ func TestSandboxArgs(t *testing.T) {
 // that names the command does not hide the user's enabled, and a launch in
 // a working directory that is gone does not panic.
 func TestSandboxSettingsMerged(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := fakeDockerDir(t)
 	sys := filepath.Join(bin, "none.json")
 	user := t.TempDir()
 	write := func(p, s string) {
@@ -119,10 +113,7 @@ func TestSandboxSettingsMerged(t *testing.T) {
 // the hint sets it empty for the session (internal/agenttest
 // TestGeminiSandboxDotEnv tries it with the real CLI).
 func TestSandboxDotEnv(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := fakeDockerDir(t)
 	user, ws := t.TempDir(), t.TempDir() // user: the user's .gemini
 	t.Chdir(ws)
 	env := []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
@@ -164,10 +155,7 @@ func TestSandboxDotEnv(t *testing.T) {
 // home links and Gemini CLI loads when no folder from the working
 // directory up has one, counts too.
 func TestSandboxHomeDotEnv(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := fakeDockerDir(t)
 	home, ws := filepath.Join(t.TempDir(), "home"), filepath.Join(t.TempDir(), "work")
 	user := filepath.Join(home, ".gemini")
 	os.MkdirAll(user, 0o700)
@@ -189,10 +177,7 @@ func TestSandboxHomeDotEnv(t *testing.T) {
 // picks load, not excluded by advanced.excludedEnvVars; GEMINI_SANDBOX is
 // still read from a .env Gemini CLI may load.
 func TestSandboxDotEnvInside(t *testing.T) {
-	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := fakeDockerDir(t)
 	home, ws := filepath.Join(t.TempDir(), "home"), filepath.Join(t.TempDir(), "work")
 	user := filepath.Join(home, ".gemini")
 	os.MkdirAll(user, 0o700)
@@ -260,4 +245,15 @@ func TestSandboxDotEnvInside(t *testing.T) {
 			t.Errorf("%s: refused %v, want %v (%v)", tc.name, err != nil, tc.refused, err)
 		}
 	}
+}
+
+// fakeDockerDir is a directory holding an executable "docker", for a PATH
+// in which Gemini CLI would find a container runtime.
+func fakeDockerDir(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
