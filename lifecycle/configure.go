@@ -152,7 +152,10 @@ func (m *Manager) configured(b *bundle.Bundle, rec state.Record, values map[stri
 	declared := map[string]bool{}
 	for _, o := range m.declaredOptions(b, rec) {
 		declared[o.Key] = true
-		_, set := values[o.Key]
+		v, set := values[o.Key]
+		// A required option's empty value counts as not set, as list
+		// and show say (Claude Code: "required but not provided").
+		set = set && !(o.Required && v.Empty())
 		co := ConfigOption{Key: o.Key, Type: strings.Join(o.Types, " and "), Sensitive: o.Sensitive, Required: o.Required, EnvVar: o.EnvVar, Set: set}
 		co.Min, co.Max, co.Options = o.bounds()
 		co.Multiple = o.multiple()
@@ -279,6 +282,12 @@ func (m *Manager) ConfigureValues(name string, set map[string][]string, unset []
 			stored[k] = optvalue.ListOf(vs...)
 		} else {
 			stored[k] = optvalue.Of(storedForm(o, vs[0]))
+		}
+		if o.Required && stored[k].Empty() {
+			// Claude Code's dialog refuses it, and holds an empty value
+			// "required but not provided": storing it would only turn a
+			// value into a missing one.
+			return nil, &ConfigError{Bundle: name, Key: k, Reason: "is required, and an empty value counts as not set, so nothing was stored (to remove a stored value, unset it)", Fix: "bundlectl configure " + bundle.ShellArg(name) + " " + bundle.ShellArg(k)}
 		}
 	}
 	var changed []string
