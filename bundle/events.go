@@ -170,6 +170,27 @@ func KnownHookEvent(host Host, event string) bool {
 // is about to do.
 func BlockingEvent(event string) bool { return slices.Contains(blockingEvents, event) }
 
+// codexBlockingEvents are the events whose hooks Codex (0.171) lets
+// block with exit status 2. On every other event it fires (SessionStart,
+// SubagentStart, PreCompact, PostCompact, SessionEnd, PreModelRequest,
+// PostModelRequest, Interrupt) a hook's exit 2 is a failed hook like any
+// other status but 0: the event's other hooks still run and what they
+// answer still counts (codex-rs hooks/src/events session_start.rs,
+// compact.rs, model.rs; internal/agenttest TestCodexNonBlockingExit2).
+var codexBlockingEvents = []string{
+	"PreToolUse", "PermissionRequest", "UserPromptSubmit", "PostToolUse", "Stop", "SubagentStop",
+}
+
+// Exit2Blocks reports whether host takes a hook of event that exits with
+// status 2 as a block. For Codex that is its own list; for bundlectl's
+// own contract and the other hosts, BlockingEvent.
+func Exit2Blocks(host Host, event string) bool {
+	if host == HostCodex {
+		return slices.Contains(codexBlockingEvents, event)
+	}
+	return BlockingEvent(event)
+}
+
 // ToolEvent reports whether event is about one tool call, so that a hook
 // matcher selects tool names.
 func ToolEvent(event string) bool {

@@ -175,6 +175,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				}
 				rh := r.runnable(e, i, h, blocking)
 				rh.Match = match
+				rh.exit2Fails = r.opts.Host == bundle.HostCodex && !bundle.Exit2Blocks(bundle.HostCodex, event)
 				chain = append(chain, rh)
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))

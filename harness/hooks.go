@@ -806,6 +806,10 @@ type RunnableHook struct {
 	Verify func(context.Context) error
 	// Run runs the hook; nil means Run(ctx, spec).
 	Run func(context.Context, Spec) (*Result, error)
+	// exit2Fails: the host takes this hook's exit status 2 as a failed
+	// hook, not a block (Codex on an event it lets no hook block), so
+	// the chain reports it and goes on to the event's other hooks.
+	exit2Fails bool
 }
 
 // ChainError is returned when a chain is refused before anything runs.
@@ -1003,6 +1007,9 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			return o, changed, nil
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
+		if h.exit2Fails && res.ExitCode == 2 && !res.TimedOut {
+			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which Codex takes as a failed hook on %s, not a block", cur.HookEventName) + stderrSuffix(res.Stderr)}
+		}
 		r.Bundle, r.Index, r.ID = h.Bundle, h.Index, h.ID
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)

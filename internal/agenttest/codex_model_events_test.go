@@ -66,8 +66,9 @@ func TestCodexModelRequestEvents(t *testing.T) {
 	}
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
 	writeJSONFile(t, src, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-	// Without the guard that exits 2: hooks run answers it with exit 2,
-	// which Codex takes as a failed hook, as it takes the guard's own.
+	// Without the guard that exits 2: hooks run reports its exit 2 as a
+	// failure and answers exit 0 (TestCodexNonBlockingExit2), as Codex
+	// takes the guard's own as a failed hook.
 	writeJSONFile(t, src, "hooks/hooks.json", matcherHooks(rec, codexModelEvents))
 	delete(inputs, "premodel-deny")
 	want := slices.DeleteFunc(slices.Clone(codexModelRan), func(id string) bool { return id == "premodel-deny" })
