@@ -160,7 +160,8 @@ func readCodexManifest(b *Bundle, file string, data []byte) bool {
 }
 
 // codexManifestStrings and codexManifestLists are the manifest fields
-// Codex 0.171 reads as a string (or null) and as a list of strings: one of
+// Codex 0.171 reads as a string (or null) and as a list of strings (not
+// null: "keywords": null is refused too): one of
 // another type fails its parse of the whole manifest, and it loads nothing
 // of the plugin, silently (internal/agenttest TestCodexManifestTypes). Its
 // skills, mcpServers and hooks fields, and interface.defaultPrompt, take

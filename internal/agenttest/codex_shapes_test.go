@@ -362,7 +362,8 @@ func TestCodexMCPShapes(t *testing.T) {
 // than Codex 0.171 reads make it refuse the whole manifest and load
 // nothing of the plugin, silently (its skill never reaches the model):
 // version, description and apps not a string (an inline apps map, a list
-// of apps files), keywords not a list of strings, interface not an
+// of apps files; null is absent), keywords not a list of strings (null
+// too), interface not an
 // object, an interface string field not a string, interface.capabilities
 // not a list — in .codex-plugin/plugin.json and in a Claude Code manifest
 // Codex falls back to alike; while fields it does not know (author as an
@@ -384,6 +385,9 @@ func TestCodexManifestTypes(t *testing.T) {
 		{name: "description number", field: "description", value: 5},
 		{name: "keywords string", field: "keywords", value: "x"},
 		{name: "keywords numbers", field: "keywords", value: []any{"x", 1}},
+		{name: "keywords null", field: "keywords", value: nil},
+		{name: "version null", field: "version", value: nil, loads: true},
+		{name: "apps null", field: "apps", value: nil, loads: true},
 		{name: "interface string", field: "interface", value: "x"},
 		{name: "interface displayName number", field: "interface", value: map[string]any{"displayName": 1}},
 		{name: "interface capabilities string", field: "interface", value: map[string]any{"capabilities": "Read"}},
@@ -392,6 +396,7 @@ func TestCodexManifestTypes(t *testing.T) {
 		{name: "homepage number", field: "homepage", value: 5, loads: true},
 		{name: "claude manifest version number", manifest: ".claude-plugin/plugin.json", field: "version", value: 1},
 		{name: "claude manifest keywords", manifest: ".claude-plugin/plugin.json", field: "keywords", value: []string{"x"}, loads: true},
+		{name: "claude manifest keywords null", manifest: ".claude-plugin/plugin.json", field: "keywords", value: nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const skill = "agenttest-manifest-types-skill-5b1e"
