@@ -238,6 +238,8 @@ func TestCodexManifestRefused(t *testing.T) {
 		{ManifestCodex, `"description": true`, ManifestCodex + ": description"},
 		{ManifestCodex, `"keywords": "x"`, ManifestCodex + ": keywords"},
 		{ManifestCodex, `"keywords": ["x", 1]`, ManifestCodex + ": keywords"},
+		{ManifestCodex, `"keywords": null`, ManifestCodex + ": keywords"},
+		{ManifestClaude, `"keywords": null`, ManifestClaude + ": keywords"},
 		{ManifestCodex, `"interface": "x"`, ManifestCodex + ": interface"},
 		{ManifestCodex, `"interface": {"displayName": 1}`, ManifestCodex + ": interface.displayName"},
 		{ManifestCodex, `"interface": {"capabilities": "Read"}`, ManifestCodex + ": interface.capabilities"},
@@ -253,6 +255,41 @@ func TestCodexManifestRefused(t *testing.T) {
 		}
 		if want := []string{c.at}; c.at == "" && len(at) > 0 || c.at != "" && (len(at) != 1 || at[0] != c.at) {
 			t.Errorf("%s %s: warned at %q, want %q;%s", c.manifest, c.fields, at, want, dumpFindings(b))
+		}
+	}
+}
+
+// TestCodexAppsFileShapes: Codex (0.171) parses an apps file as
+// {"apps": {key: {"id": …}}} (codex-rs core plugins loader,
+// PluginAppFile): a bare map of apps, a list, or "apps" holding anything
+// but a map gives it no app, and it loads no app without a string id
+// that is not blank. The review still lists every app the file declares,
+// and warns (codex.ignored) where Codex loads none.
+func TestCodexAppsFileShapes(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		apps       int
+		at         []string // where codex.ignored is reported
+	}{
+		{"wrapped", `{"apps": {"t": {"id": "asdk_app_t"}}}`, 1, nil},
+		{"wrapped with more fields", `{"apps": {"t": {"id": "asdk_app_t", "category": "x"}}, "note": 1}`, 1, nil},
+		{"empty", `{}`, 0, nil},
+		{"bare map", `{"t": {"id": "asdk_app_t"}}`, 1, []string{".app.json"}},
+		{"bare list", `[{"id": "asdk_app_t"}]`, 1, []string{".app.json"}},
+		{"wrapped list", `{"apps": [{"id": "asdk_app_t"}]}`, 1, []string{".app.json: apps"}},
+		{"no id", `{"apps": {"t": {"name": "t"}, "u": {"id": "asdk_app_u"}}}`, 2, []string{".app.json: apps.t"}},
+		{"blank id", `{"apps": {"t": {"id": " "}}}`, 1, []string{".app.json: apps.t"}},
+		{"number id", `{"apps": {"t": {"id": 5}}}`, 1, []string{".app.json: apps.t"}},
+	} {
+		b := writeTree(t, "cx", map[string]string{ManifestCodex: `{"name": "cx"}`, ".app.json": c.file})
+		var at []string
+		for _, f := range b.Report.Findings {
+			if f.Rule == codexIgnored {
+				at = append(at, f.Path)
+			}
+		}
+		if len(b.Components.Apps) != c.apps || strings.Join(at, "|") != strings.Join(c.at, "|") {
+			t.Errorf("%s: %d apps, codex.ignored at %q; want %d apps, at %q;%s", c.name, len(b.Components.Apps), at, c.apps, c.at, dumpFindings(b))
 		}
 	}
 }

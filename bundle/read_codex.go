@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -299,8 +300,49 @@ func (r hostReader) skillDependencies() {
 // readAppsFile reads a Codex apps file: {"apps": {...}} or the map itself.
 func (r hostReader) readAppsFile(rel string) {
 	if v, ok := r.readJSONFile(rel, "app.invalid-json"); ok {
+		r.codexAppsShape(v, rel)
 		r.readApps(v, rel+":")
 	}
+}
+
+// codexAppsShape warns where Codex (0.171) loads no app from an apps file
+// this reader reads: Codex parses the file as {"apps": {key: {"id": …}}}
+// (codex-rs core plugins loader, PluginAppFile), so a bare map of apps
+// (its keys are fields Codex does not know, and "apps" is missing), a
+// list, or "apps" holding anything but a map gives it no app at all; and
+// it loads no app whose "id" is not a string that is not blank. The apps
+// are still reviewed: a declaration is authority whoever reads it, and
+// bundlectl exec gives Codex no app in any case.
+func (r hostReader) codexAppsShape(v *jsonValue, rel string) {
+	fp := rel
+	var why string
+	switch a, ok := v.obj["apps"]; {
+	case v.kind != jsonObject:
+		why = fmt.Sprintf("the file is %s, where Codex reads an object {\"apps\": {…}}", v.kind)
+	case !ok:
+		if len(v.keys) == 0 {
+			return
+		}
+		why = "its apps are not under \"apps\" ({\"apps\": {name: {\"id\": …}}}), so Codex reads none of them"
+	case a.kind == jsonNull:
+		why = "its \"apps\" is null, where Codex reads a map of apps"
+	case a.kind != jsonObject:
+		fp = FieldPath(rel+":", "apps")
+		why = fmt.Sprintf("its \"apps\" is %s, where Codex reads a map of apps by name", a.kind)
+	default:
+		for _, k := range a.keys {
+			app := a.obj[k]
+			var id *jsonValue
+			if app.kind == jsonObject {
+				id = app.obj["id"]
+			}
+			if id == nil || id.kind != jsonString || strings.TrimSpace(id.str) == "" {
+				r.b.Report.Warnf(FieldPath(FieldPath(rel+":", "apps"), k), codexIgnored, "Codex does not load this app: it loads an app by its \"id\", a string that is not blank; it is reviewed as written")
+			}
+		}
+		return
+	}
+	r.b.Report.Warnf(fp, codexIgnored, "Codex loads no app from this file: %s; its apps are reviewed as written", why)
 }
 
 func (r hostReader) readApps(v *jsonValue, path string) {
