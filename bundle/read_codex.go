@@ -323,7 +323,7 @@ func (r hostReader) codexAppsShape(v *jsonValue, rel string) {
 		if len(v.keys) == 0 {
 			return
 		}
-		why = "its apps are not under \"apps\" ({\"apps\": {name: {\"id\": …}}}), so Codex reads none of them"
+		why = "its apps are not under \"apps\", where Codex reads {\"apps\": {name: {\"id\": …}}}"
 	case a.kind == jsonNull:
 		why = "its \"apps\" is null, where Codex reads a map of apps"
 	case a.kind != jsonObject:
