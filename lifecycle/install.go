@@ -180,13 +180,19 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	}
 	final := filepath.Join(root, res.Name)
 	placed := false
+	undoMark := func() {}
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		// Re-check under the lock: another install may have won the name.
 		if c := m.nameClash(scope, root, res.Name); c != nil {
 			if !m.unrecorded(scope, root, res.Name) {
 				return c
 			}
-			return m.recoverUnrecorded(s, in, scope, root, nb, raw, c)
+			return m.recoverUnrecorded(s, in, scope, root, nb, raw, c, &undoMark)
+		}
+		if scope == bundle.ScopeWorkspace {
+			if undoMark, err = m.markHome(root, res.Name); err != nil {
+				return err
+			}
 		}
 		if err := renameNoReplace(dir, final); err != nil {
 			return fmt.Errorf("cannot move the fetched tree into place: %w", err)
@@ -212,6 +218,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		if placed {
 			os.Rename(final, dir) // back into the holder, removed below
 		}
+		undoMark()
 		return nil, stateErr(err)
 	}
 	in.Notes = append(in.Notes, m.shadowNotes(scope, res.Name)...)
@@ -265,7 +272,7 @@ func (m *Manager) unrecorded(scope bundle.Scope, root, name string) bool {
 // its id without a receipt is cleared, as install clears one; a receipt
 // is kept only when it covers exactly that tree (no trust is lost or
 // widened), and one for other content is refused.
-func (m *Manager) recoverUnrecorded(s *state.State, in *Installed, scope bundle.Scope, root string, nb *bundle.Bundle, raw json.RawMessage, clash *SourceError) error {
+func (m *Manager) recoverUnrecorded(s *state.State, in *Installed, scope bundle.Scope, root string, nb *bundle.Bundle, raw json.RawMessage, clash *SourceError, undoMark *func()) error {
 	id, canon, err := canonicalID(scope, root, in.Name)
 	if err != nil {
 		return err
@@ -298,6 +305,14 @@ func (m *Manager) recoverUnrecorded(s *state.State, in *Installed, scope bundle.
 		in.Notes = append(in.Notes, "a state record left at this path without a trust was cleared: the bundle starts disabled")
 	}
 	in.Notes = append(in.Notes, "recovered the tree an interrupted install left (or one placed by hand): it is exactly what the source brings, so its source is recorded and nothing was replaced")
+	if scope == bundle.ScopeWorkspace {
+		if others := m.otherHomes(root, in.Name); len(others) > 0 {
+			in.Notes = append(in.Notes, fmt.Sprintf("another bundlectl home installed this tree too (%s): the homes share it, and an uninstall here forgets it in this home but leaves the tree", quoteAll(others)))
+		}
+		if *undoMark, err = m.markHome(root, in.Name); err != nil {
+			return err
+		}
+	}
 	_, err = s.SetSource(id, raw)
 	return err
 }

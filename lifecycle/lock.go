@@ -582,6 +582,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	type placedDir struct{ from, to string }
 	var placed []placedDir
 	var synced []SyncedBundle
+	var undoMarks []func()
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		synced = nil
 		for _, it := range items {
@@ -589,6 +590,15 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			final := filepath.Join(it.root, lb.Name)
 			action := "present"
 			fetched := it.dir != ""
+			if lb.Scope == bundle.ScopeWorkspace {
+				// This home now uses the workspace bundle, placed or
+				// found: another home's uninstall leaves it.
+				undo, err := m.markHome(it.root, lb.Name)
+				if err != nil {
+					return err
+				}
+				undoMarks = append(undoMarks, undo)
+			}
 			if fetched {
 				if c := m.nameClash(lb.Scope, it.root, lb.Name); c != nil {
 					// Another sync of the same lockfile placed it
@@ -665,6 +675,9 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	if err != nil {
 		for i := len(placed) - 1; i >= 0; i-- {
 			renameNoReplace(placed[i].to, placed[i].from)
+		}
+		for _, undo := range undoMarks {
+			undo()
 		}
 		var se *SyncError
 		if errors.As(err, &se) {

@@ -443,6 +443,7 @@ func (m *Manager) removeFresh(fresh []string, roots ...string) {
 		for _, d := range []string{root, filepath.Dir(root)} {
 			if slices.Contains(fresh, d) {
 				_ = os.Remove(filepath.Join(d, TmpDir))
+				_ = os.Remove(filepath.Join(d, HomesDir)) // left empty by a marker taken back
 				_ = os.Remove(d)
 			}
 		}

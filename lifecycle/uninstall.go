@@ -35,6 +35,10 @@ type Uninstalled struct {
 	// Trusted: it held a receipt, so a snapshot of it stays in the store
 	// until gc.
 	Trusted bool `json:"trusted"`
+	// SharedWith: the other bundlectl homes that installed or synced this
+	// workspace bundle too; the tree was left in its root for them and
+	// only this home's record forgotten.
+	SharedWith []string `json:"shared_with,omitempty"`
 }
 
 // Uninstall moves the bundle's directory out of its root and forgets its
@@ -91,6 +95,19 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 	out := &Uninstalled{Name: b.Name, ID: b.ID, Scope: b.Scope, Path: b.Dir, Removed: []string{}}
 	moved := filepath.Join(holder, b.Name)
 	_, err = m.stateStore().Update(func(s *state.State) error {
+		if b.Scope == bundle.ScopeWorkspace && !opts.Force {
+			// Another home installed or synced it too: it is theirs as
+			// much as this home's, so only this home's record goes.
+			if others := m.otherHomes(root, b.Name); len(others) > 0 {
+				rec, _ := s.Bundle(b.ID)
+				changed, err := s.Forget(b.ID)
+				if err != nil {
+					return err
+				}
+				out.Forgot, out.Trusted, out.SharedWith = changed, rec.Receipt != nil, others
+				return nil
+			}
+		}
 		fi, err := os.Lstat(b.Dir)
 		if err != nil || !fi.IsDir() {
 			again := "bundlectl uninstall --scope " + string(b.Scope) + " " + bundle.ShellArg(name)
@@ -123,7 +140,15 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		}
 		return nil, stateErr(err)
 	}
-	out.Removed = append(out.Removed, b.Dir)
+	if b.Scope == bundle.ScopeWorkspace {
+		// Every marker goes with the tree (with --force, other homes'
+		// too: their records now read as gone); a shared tree keeps the
+		// others'.
+		m.unmarkHome(root, b.Name, out.SharedWith == nil)
+	}
+	if out.SharedWith == nil {
+		out.Removed = append(out.Removed, b.Dir)
+	}
 	if p := m.configPath(b.ID); removeIfFile(p) {
 		out.Removed = append(out.Removed, p)
 	}

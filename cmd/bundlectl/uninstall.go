@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
@@ -40,7 +41,10 @@ bundle whose directory is already gone has its state record forgotten.` +
 			if g.json {
 				return writeJSON(g.stdout, out)
 			}
-			if len(out.Removed) == 0 || out.Removed[0] != out.Path {
+			if len(out.SharedWith) > 0 {
+				fmt.Fprintf(g.stdout, "forgot %s in this home; kept its directory %s: another bundlectl home installed it too (%s)\n", bundle.Quote(out.Name), bundle.Quote(out.Path), quotedList(out.SharedWith))
+				fmt.Fprintf(g.stdout, "to delete it for every home: %s\n", g.hint("bundlectl uninstall --force --scope workspace "+bundle.ShellArg(out.Name)))
+			} else if len(out.Removed) == 0 || out.Removed[0] != out.Path {
 				fmt.Fprintf(g.stdout, "forgot %s: its directory %s was already gone\n", bundle.Quote(out.Name), bundle.Quote(out.Path))
 			} else {
 				fmt.Fprintf(g.stdout, "uninstalled %s: removed %s\n", bundle.Quote(out.Name), bundle.Quote(out.Path))
@@ -54,4 +58,13 @@ bundle whose directory is already gone has its state record forgotten.` +
 	c.Flags().StringVar(&scope, "scope", "", "the root to uninstall from when both have the name: user or workspace")
 	c.Flags().BoolVar(&force, "force", false, "also remove a bundle bundlectl did not install")
 	return c
+}
+
+// quotedList quotes each path and joins them with ", ".
+func quotedList(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = bundle.Quote(p)
+	}
+	return strings.Join(q, ", ")
 }

@@ -1,0 +1,149 @@
+package lifecycle
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// A workspace root is shared by every bundlectl home that names the
+// workspace (two users, a CI home and a dev home), but each home records
+// only its own installs. So that one home's uninstall never deletes a
+// tree another home installed or recorded (sync, or an install that found
+// the tree in place), install and sync leave a marker per home and bundle:
+// <workspace>/.bundlectl/homes/<name>/<home key>, holding the home's path.
+// Uninstall deletes the tree only when no other home's marker is there.
+
+// HomesDir is the directory of the workspace's .bundlectl that holds the
+// markers.
+const HomesDir = "homes"
+
+// homeKey names this home's markers: 12 hex digits of the SHA-256 of its
+// absolute, clean path.
+func (m *Manager) homeKey() string {
+	p, err := filepath.Abs(m.Roots.Home)
+	if err != nil {
+		p = m.Roots.Home
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(p)))
+	return hex.EncodeToString(sum[:6])
+}
+
+func homesDir(root, name string) string {
+	return filepath.Join(filepath.Dir(root), HomesDir, name)
+}
+
+// markHome records, before the tree is placed or its source recorded,
+// that this home uses the workspace bundle name; undo removes a marker it
+// created, for a command that then fails. A kill after the marker
+// and before the state write leaves a marker no record backs: it keeps
+// another home's uninstall from deleting the tree (the safe side), and
+// this home's next install, sync or uninstall of the name replaces or
+// removes it.
+func (m *Manager) markHome(root, name string) (undo func(), err error) {
+	dir := homesDir(root, name)
+	p := filepath.Join(dir, m.homeKey())
+	home, _ := filepath.Abs(m.Roots.Home)
+	for attempt := 0; ; attempt++ {
+		raced := false
+		for _, d := range []string{filepath.Dir(dir), dir} {
+			err := os.Mkdir(d, 0o755)
+			if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+				raced = true // another home's unmarkHome removed the parent meanwhile
+				break
+			}
+			if err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(d), err)
+			}
+			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
+				return nil, fmt.Errorf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside", bundle.Quote(name), bundle.Quote(d))
+			}
+		}
+		if raced {
+			continue
+		}
+		_, had := os.Lstat(p)
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue // another home's uninstall removed the empty directory meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(p), err)
+		}
+		_, err = f.WriteString(home + "\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		undo = func() {}
+		if had != nil { // new: a command that fails takes it back
+			undo = func() { m.unmarkHome(root, name, false) }
+		}
+		return undo, err
+	}
+}
+
+// otherHomes returns the homes, other than this one, whose markers say
+// they use the workspace bundle name (their paths as the markers hold
+// them, or the marker's path when it cannot be read).
+func (m *Manager) otherHomes(root, name string) []string {
+	dir := homesDir(root, name)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	own := m.homeKey()
+	var out []string
+	for _, e := range ents {
+		if e.Name() == own {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		who := p
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() <= 4096 {
+			if b, err := os.ReadFile(p); err == nil {
+				if h := strings.TrimSpace(string(b)); h != "" && !strings.ContainsAny(h, "\n\r") {
+					who = h
+				}
+			}
+		}
+		out = append(out, who)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unmarkHome removes this home's marker for name (every home's, when all
+// is set: the tree is deleted), and the name's directory once empty.
+// So does the homes directory (markHome makes both again when another
+// home removes them between its steps).
+func (m *Manager) unmarkHome(root, name string, all bool) {
+	dir := homesDir(root, name)
+	if all {
+		if ents, err := os.ReadDir(dir); err == nil {
+			for _, e := range ents {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	} else {
+		_ = os.Remove(filepath.Join(dir, m.homeKey()))
+	}
+	_ = os.Remove(dir) // only when empty: another home's marker keeps it
+	_ = os.Remove(filepath.Dir(dir))
+}
+
+func quoteAll(ps []string) string {
+	q := make([]string, len(ps))
+	for i, p := range ps {
+		q[i] = bundle.Quote(p)
+	}
+	return strings.Join(q, ", ")
+}
