@@ -58,21 +58,58 @@ func (e *HomeMissingError) Error() string {
 type LockDropError struct {
 	Lockfile string
 	Entries  []lockfile.Bundle
+	// Unlockable: entries whose bundles are installed here but cannot be
+	// locked (not trusted here, no source recorded by this home, ...),
+	// each with the reason.
+	Unlockable []Skipped
 	// Command is the lock command that drops them on purpose.
 	Command string
 }
 
-func (e *LockDropError) Error() string {
-	var names []string
-	for _, b := range e.Entries {
-		names = append(names, fmt.Sprintf("%s (%s)", bundle.Quote(b.Name), b.Scope))
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
 	}
-	return fmt.Sprintf("%s is not replaced: the new lockfile would drop %d entr%s for bundles not installed here: %s; if this home never synced them, install them first (the hint); if they were uninstalled on purpose (found to be malicious), drop them by name (%s)",
-		bundle.Quote(e.Lockfile), len(e.Entries), map[bool]string{true: "y", false: "ies"}[len(e.Entries) == 1], strings.Join(names, ", "), e.Command)
+	return fmt.Sprintf("%d entries", n)
 }
 
-// Hint installs what the lockfile holds, losing nothing.
-func (e *LockDropError) Hint() string { return "bundlectl sync --locked" }
+func (e *LockDropError) Error() string {
+	var why []string
+	if len(e.Entries) > 0 {
+		var names []string
+		for _, b := range e.Entries {
+			names = append(names, fmt.Sprintf("%s (%s)", bundle.Quote(b.Name), b.Scope))
+		}
+		why = append(why, fmt.Sprintf("%s for bundles not installed here: %s", entries(len(e.Entries)), strings.Join(names, ", ")))
+	}
+	if len(e.Unlockable) > 0 {
+		var names []string
+		for _, b := range e.Unlockable {
+			names = append(names, fmt.Sprintf("%s (%s): %s", bundle.Quote(b.Name), b.Scope, b.Reason))
+		}
+		why = append(why, fmt.Sprintf("%s for bundles installed here that this home cannot lock: %s", entries(len(e.Unlockable)), strings.Join(names, "; ")))
+	}
+	return fmt.Sprintf("%s is not replaced: the new lockfile would drop %s; to keep them, sync them into this home (bundlectl sync --locked installs and trusts exactly the locked trees — not what you want for a bundle you uninstalled or revoked on purpose); to drop them on purpose, name each (%s)",
+		bundle.Quote(e.Lockfile), strings.Join(why, ", and "), e.Command)
+}
+
+// Hint is the next step that loses nothing the user did not decide: sync
+// installs and trusts what the lockfile holds when an entry's bundle is
+// missing here or was placed by another home; when every entry is of a
+// bundle this home installed and left untrusted or unlockable (a revoke,
+// a decision of this home), sync would undo that, and the hint is the
+// lock that drops them.
+func (e *LockDropError) Hint() string {
+	if len(e.Entries) > 0 {
+		return "bundlectl sync --locked"
+	}
+	for _, u := range e.Unlockable {
+		if !u.recorded {
+			return "bundlectl sync --locked"
+		}
+	}
+	return e.Command
+}
 
 // LockDropUnknownError: a name given to drop is not an entry of the
 // lockfile being replaced whose bundle is missing here (a typo would
@@ -83,7 +120,7 @@ type LockDropUnknownError struct {
 }
 
 func (e *LockDropUnknownError) Error() string {
-	return fmt.Sprintf("--drop %s: %s holds no entry by that name for a bundle not installed here, so nothing is written (an installed bundle is left out by uninstalling or revoking it)", strings.Join(e.Names, ", "), bundle.Quote(e.Lockfile))
+	return fmt.Sprintf("--drop %s: %s holds no entry by that name for a bundle this home does not lock, so nothing is written (a bundle this home locks is left out by uninstalling or revoking it)", strings.Join(e.Names, ", "), bundle.Quote(e.Lockfile))
 }
 
 // LockedBundle is one bundle written to the lockfile (JSON: one element
@@ -104,6 +141,8 @@ type Skipped struct {
 	Name   string       `json:"name"`
 	Scope  bundle.Scope `json:"scope"`
 	Reason string       `json:"reason"`
+	// recorded: this home recorded the bundle's source (it installed it).
+	recorded bool
 }
 
 // LockResult is what Lock wrote.
@@ -193,10 +232,10 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 		if b.Scope != bundle.ScopeUser && b.Scope != bundle.ScopeWorkspace || opts.Scope != "" && b.Scope != opts.Scope {
 			continue
 		}
-		skip := func(why string) {
-			out.Skipped = append(out.Skipped, Skipped{Name: b.Name, Scope: b.Scope, Reason: why})
-		}
 		rec, _ := s.Bundle(b.ID)
+		skip := func(why string) {
+			out.Skipped = append(out.Skipped, Skipped{Name: b.Name, Scope: b.Scope, Reason: why, recorded: len(rec.Source) > 0})
+		}
 		if b.ShadowedBy != "" {
 			skip("shadowed by " + b.ShadowedBy)
 			continue
@@ -248,17 +287,31 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 	for _, lb := range out.Bundles {
 		named[string(lb.Scope)+"/"+lb.Name] = true
 	}
-	for _, sk := range out.Skipped {
-		named[string(sk.Scope)+"/"+sk.Name] = true
+	skipped := map[string]int{}
+	for i, sk := range out.Skipped {
+		skipped[string(sk.Scope)+"/"+sk.Name] = i
 	}
 	drop := map[string]bool{}
 	for _, n := range opts.Drop {
 		drop[n] = true
 	}
 	var missing []lockfile.Bundle
+	var unlockable []Skipped
 	for _, old := range prev.Bundles {
+		key := string(old.Scope) + "/" + old.Name
+		sk, isSkipped := skipped[key]
 		switch {
-		case named[string(old.Scope)+"/"+old.Name]:
+		case named[key]:
+		case isSkipped && drop[old.Name]:
+			// Installed here but not lockable (not trusted here, ...):
+			// dropped as asked, and said so.
+			delete(drop, old.Name)
+			out.Skipped[sk].Reason += "; its entry in the lockfile being replaced is dropped, as --drop asked"
+		case isSkipped:
+			// Installed here, but this home cannot lock it: a revoke
+			// here, or a tree another home synced and this one never
+			// trusted. The team's entry is not dropped without a word.
+			unlockable = append(unlockable, out.Skipped[sk])
 		case opts.Scope != "" && old.Scope != opts.Scope:
 			f.Bundles = append(f.Bundles, old)
 			out.Bundles = append(out.Bundles, LockedBundle{Name: old.Name, Scope: old.Scope, Source: old.Source, Token: old.Token, Enabled: old.Enabled, Local: local(old.Source)})
@@ -276,7 +329,7 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			missing = append(missing, old)
 		}
 	}
-	if len(missing) > 0 {
+	if len(missing) > 0 || len(unlockable) > 0 {
 		cmd := "bundlectl lock"
 		if opts.Scope != "" {
 			cmd += " --scope " + string(opts.Scope)
@@ -290,7 +343,10 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 		for _, b := range missing {
 			cmd += " --drop " + bundle.ShellArg(b.Name)
 		}
-		return nil, &LockDropError{Lockfile: path, Entries: missing, Command: cmd}
+		for _, b := range unlockable {
+			cmd += " --drop " + bundle.ShellArg(b.Name)
+		}
+		return nil, &LockDropError{Lockfile: path, Entries: missing, Unlockable: unlockable, Command: cmd}
 	}
 	if len(drop) > 0 {
 		var names []string

@@ -36,7 +36,9 @@ Nothing of the lockfile being replaced is lost by mistake: lock writes
 nothing when the home does not exist (a mistyped --home or
 BUNDLECTL_HOME), or when an entry's bundle is not installed here — a
 clone never synced (run bundlectl sync --locked first) or a bundle
-uninstalled on purpose (name it with --drop to drop its entry).` + exitStatus(exit0, exit1, exit2, exit4),
+uninstalled on purpose (name it with --drop to drop its entry) — or is
+installed but cannot be locked by this home (revoked here, or synced
+into the workspace by another home and not trusted in this one).` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			sc, err := scopeFilter(scope, "lock")
@@ -96,7 +98,7 @@ uninstalled on purpose (name it with --drop to drop its entry).` + exitStatus(ex
 		},
 	}
 	c.Flags().StringVar(&scope, "scope", "", "lock only this root: user or workspace (default both)")
-	c.Flags().StringArrayVar(&drop, "drop", nil, "drop the entry of a bundle not installed here (uninstalled on purpose); repeat for each")
+	c.Flags().StringArrayVar(&drop, "drop", nil, "drop the entry of a bundle not installed here, or that this home cannot lock; repeat for each")
 	c.Flags().BoolVar(&allowUnpinned, "allow-unpinned", false, "also lock bundles installed from a local directory")
 	return c
 }
