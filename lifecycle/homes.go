@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/state"
+	"golang.org/x/sys/unix"
 )
 
 // A workspace root is shared by every bundlectl home that names the
@@ -146,4 +148,62 @@ func quoteAll(ps []string) string {
 		q[i] = bundle.Quote(p)
 	}
 	return strings.Join(q, ", ")
+}
+
+// lockWorkspaceDir takes a shared flock on the workspace's .bundlectl
+// directory (made when missing), for a command of any home that is about
+// to create or use the workspace root or its tmp. The fetch lock is per
+// home and so excludes nothing another home does: a failed first install
+// of home A removed the .bundlectl/bundles it had made while home B was
+// between making sure of it and renaming its tree in. removeFresh removes
+// workspace directories only while it holds this lock exclusively; like
+// the fetch lock, a lock on a directory unlinked meanwhile is taken
+// again. The wait is bounded as every lock's is.
+func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
+	dot := filepath.Dir(root)
+	for attempt := 0; ; attempt++ {
+		if err := os.Mkdir(dot, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		f, err := os.OpenFile(dot, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		if errors.Is(err, fs.ErrNotExist) && attempt < fetchLockAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot use %s: %w", bundle.Quote(dot), err)
+		}
+		fl := &fileLock{path: dot, f: f}
+		waited, err := state.WaitLock(fl, true, testOnlyFetchLockWait)
+		if waited {
+			return nil, &FetchLockError{Path: dot, Waited: testOnlyFetchLockWait}
+		}
+		if err != nil {
+			fl.Unlock()
+			return nil, fmt.Errorf("cannot lock %s: %w", bundle.Quote(dot), err)
+		}
+		if !fl.linked() {
+			fl.Unlock() // another home's removeFresh removed it meanwhile
+			if attempt < fetchLockAttempts {
+				continue
+			}
+			return nil, fmt.Errorf("cannot lock %s: it was removed and created again %d times while this command waited; run this command again", bundle.Quote(dot), attempt+1)
+		}
+		return func() { fl.Unlock() }, nil
+	}
+}
+
+// lockWorkspaceDirExclusive takes the workspace's .bundlectl lock
+// exclusively without waiting, for removeFresh: nil when a command of
+// any home holds it, or when it is not there.
+func lockWorkspaceDirExclusive(dot string) *fileLock {
+	f, err := os.OpenFile(dot, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	fl := &fileLock{path: dot, f: f}
+	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil || !fl.linked() {
+		fl.Unlock()
+		return nil
+	}
+	return fl
 }

@@ -98,6 +98,13 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		return nil, err
 	}
 	defer unlock()
+	if scope == bundle.ScopeWorkspace {
+		unlockWS, err := m.lockWorkspaceDir(root)
+		if err != nil {
+			return nil, &SourceError{Reason: "cannot use the workspace root: " + err.Error(), Err: err}
+		}
+		defer unlockWS()
+	}
 	if err := ensureRoot(root, scope); err != nil {
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}

@@ -523,6 +523,19 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		return nil, err
 	}
 	defer unlock()
+	for _, lb := range lf.Bundles {
+		if lb.Scope != bundle.ScopeWorkspace {
+			continue
+		}
+		if r, rerr := m.rootDir(bundle.ScopeWorkspace); rerr == nil {
+			unlockWS, err := m.lockWorkspaceDir(r)
+			if err != nil {
+				return nil, err
+			}
+			defer unlockWS()
+		}
+		break
+	}
 	var items []*syncItem
 	var holders []string
 	defer func() {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/bundlectl/bundlectl/sources"
@@ -148,7 +149,7 @@ func TestHelperProcess(t *testing.T) {
 		case "locked":
 			lifecycle.OnInstallLocked(t, once(pause))
 		}
-		if _, err := m.Install(context.Background(), sources.Request{Source: os.Getenv("H_SRC")}, lifecycle.InstallOptions{}); err != nil {
+		if _, err := m.Install(context.Background(), sources.Request{Source: os.Getenv("H_SRC")}, lifecycle.InstallOptions{Scope: bundle.Scope(os.Getenv("H_SCOPE"))}); err != nil {
 			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
 		} else {
 			fmt.Println("installed")
@@ -530,6 +531,56 @@ func TestFailedInstallKeepsConcurrentInstall(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// Two homes share a workspace: a failed first workspace install of one
+// home removes the .bundlectl it made only while no command of any home
+// uses it. Home A's install (of an invalid tree) made the workspace root
+// and pauses; home B's install finds it and pauses with it; A fails, and
+// its cleanup must leave the root B is about to rename into (the fetch
+// lock is per home and excluded nothing B did).
+func TestFailedInstallKeepsOtherHomesWorkspaceInstall(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	bad := filepath.Join(dir, "bad")
+	must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
+	good := filepath.Join(dir, "good")
+	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	a, aIn, aOut := startPiped(t, helper("install", filepath.Join(dir, "home-a"), ws, "H_SRC="+bad, "H_PAUSE=locked", "H_SCOPE=workspace"))
+	if l := line(aOut); l != "locked" {
+		t.Fatalf("home A's install: %q", l)
+	}
+	b, bIn, bOut := startPiped(t, helper("install", filepath.Join(dir, "home-b"), ws, "H_SRC="+good, "H_PAUSE=locked", "H_SCOPE=workspace"))
+	if l := line(bOut); l != "locked" {
+		t.Fatalf("home B's install: %q", l)
+	}
+	io.WriteString(aIn, "go\n")
+	if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+		t.Fatalf("the install of an invalid tree: %q", l)
+	}
+	must(t, a.Wait())
+	io.WriteString(bIn, "go\n")
+	if l := line(bOut); l != "installed" {
+		t.Fatalf("home B's install lost its work to home A's cleanup: %s", l)
+	}
+	must(t, b.Wait())
+	if _, err := os.Stat(filepath.Join(ws, ".bundlectl", "bundles", "good", ".claude-plugin", "plugin.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "home-a")); !os.IsNotExist(err) {
+		t.Errorf("home A's failed first install left its home: %v", err)
 	}
 }
 

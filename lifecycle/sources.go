@@ -440,12 +440,26 @@ func (m *Manager) removeFresh(fresh []string, roots ...string) {
 		testOnlyRemovingFresh()
 	}
 	for _, root := range roots {
+		var wl *fileLock
+		if wr, err := m.rootDir(bundle.ScopeWorkspace); err == nil && root == wr {
+			// A workspace is shared by homes: another home's command
+			// may be using the root this one made.
+			if !slices.Contains(fresh, root) && !slices.Contains(fresh, filepath.Dir(root)) {
+				continue
+			}
+			if wl = lockWorkspaceDirExclusive(filepath.Dir(root)); wl == nil {
+				continue
+			}
+		}
 		for _, d := range []string{root, filepath.Dir(root)} {
 			if slices.Contains(fresh, d) {
 				_ = os.Remove(filepath.Join(d, TmpDir))
 				_ = os.Remove(filepath.Join(d, HomesDir)) // left empty by a marker taken back
 				_ = os.Remove(d)
 			}
+		}
+		if wl != nil {
+			wl.Unlock()
 		}
 	}
 	if !slices.Contains(fresh, home) {
