@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundlectl/bundlectl/internal/testtree"
 	"github.com/bundlectl/bundlectl/state"
 )
 
@@ -138,6 +139,16 @@ func newStressRig(t *testing.T) *stressRig {
 		"README.md":                  "v0\n",
 		"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat >/dev/null; echo blocked by guard >&2; exit 2"}]}]}}`,
 	})
+	// rg (the example repo-guard, placed by hand) is trusted and enabled
+	// and nothing changes it: every run and mcp session of it that is not
+	// killed must succeed, whatever else runs.
+	examples, err := filepath.Abs("../../examples/workspace/.bundlectl/bundles/repo-guard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testtree.Copy(examples, filepath.Join(bundles, "repo-guard")); err != nil {
+		t.Fatal(err)
+	}
 	r.event, _ = json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
 		"tool_input": map[string]string{"command": "rm -rf /"}, "cwd": r.ws, "session_id": "s"})
 	r.must("install", "--scope", "user", r.src)
@@ -148,8 +159,21 @@ func newStressRig(t *testing.T) *stressRig {
 	}
 	r.must("trust", "guard", tok)
 	r.must("enable", "guard")
+	tok, ok = r.token("repo-guard")
+	if !ok {
+		t.Fatal("review repo-guard failed")
+	}
+	r.must("trust", "repo-guard", tok)
+	r.must("enable", "repo-guard")
 	return r
 }
+
+// mcpSession is a short MCP session: initialize, then tools/list; the
+// server exits at the end of its input.
+const mcpSession = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"stress","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}
+`
 
 var stressNames = []string{"guard", "a", "b", "kit"}
 
@@ -158,7 +182,19 @@ var stressNames = []string{"guard", "a", "b", "kit"}
 func (r *stressRig) next(rng *rand.Rand, worker int) *stressOp {
 	op := &stressOp{worker: worker}
 	name := stressNames[rng.IntN(len(stressNames))]
-	switch k := rng.IntN(17); k {
+	switch k := rng.IntN(22); k {
+	case 17:
+		op.args = []string{"run", "repo-guard", "word-count", "--input", `{"text":"one two three"}`}
+	case 18:
+		op.args = []string{"mcp", "repo-guard", "local-index"}
+	case 19:
+		op.args = []string{"lock", "--allow-unpinned", "--drop", "kit"}
+		if rng.IntN(2) == 0 {
+			op.args = []string{"lock", "--allow-unpinned"}
+		}
+	case 20, 21:
+		// sync may trust, enable and install every locked bundle.
+		op.args, op.bundle = []string{"sync", "--locked"}, "*"
 	case 15, 16:
 		op.args, op.bundle = []string{"update", "guard"}, "guard"
 	case 14:
@@ -229,8 +265,11 @@ func (r *stressRig) exec(op *stressOp, rng *rand.Rand) {
 	var out, errOut bytes.Buffer
 	c := r.cmd(op.args...)
 	c.Stdout, c.Stderr = &out, &errOut
-	if op.args[0] == "hooks" {
+	switch op.args[0] {
+	case "hooks":
 		c.Stdin = bytes.NewReader(r.event)
+	case "mcp":
+		c.Stdin = strings.NewReader(mcpSession)
 	}
 	kill := rng.IntN(100) < *stressKill
 	delay := time.Duration(rng.IntN(*stressKillMax*1000)) * time.Microsecond
@@ -314,6 +353,7 @@ func stressRound(t *testing.T, seed uint64) {
 	}
 	t.Logf("seed %d: %d commands by %d workers, %d SIGKILLs sent, %d died of one", seed, len(ops), *stressWorkers, killed, signaled)
 	r.checkGuard(ops)
+	r.checkRuntime(ops)
 	r.checkOutcomes(ops)
 	r.checkFinal(ops)
 }
@@ -343,6 +383,31 @@ func (r *stressRig) checkGuard(ops []*stressOp) {
 		}
 	}
 	r.t.Logf("hooks run: %d blocked, %d said guard did not run", blocked, told)
+}
+
+// checkRuntime: repo-guard is trusted and enabled throughout and nothing
+// changes it, so every run and mcp session that was not killed succeeded
+// with the tool's or the server's answer.
+func (r *stressRig) checkRuntime(ops []*stressOp) {
+	n := 0
+	for _, op := range ops {
+		if op.code < 0 {
+			continue
+		}
+		switch op.args[0] {
+		case "run":
+			n++
+			if op.code != 0 || !strings.Contains(op.out, `"words":3`) {
+				r.t.Errorf("run of an active bundle failed under a collision:\n%s", describe(op))
+			}
+		case "mcp":
+			n++
+			if op.code != 0 || !strings.Contains(op.out, `"id":2`) || !strings.Contains(op.out, `"tools"`) {
+				r.t.Errorf("mcp session of an active bundle failed under a collision:\n%s", describe(op))
+			}
+		}
+	}
+	r.t.Logf("run and mcp: %d finished, all answered", n)
 }
 
 // checkOutcomes: no command that was not killed fails for a reason a
@@ -389,7 +454,13 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 	// command of that bundle (killed or not), decided the final state.
 	byBundle := map[string][]*stressOp{}
 	for _, op := range ops {
-		if op.bundle != "" {
+		switch op.bundle {
+		case "":
+		case "*":
+			for _, n := range stressNames {
+				byBundle[n] = append(byBundle[n], op)
+			}
+		default:
 			byBundle[op.bundle] = append(byBundle[op.bundle], op)
 		}
 	}
