@@ -165,6 +165,12 @@ func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
 		if err := os.Mkdir(dot, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
+		if fi, err := os.Lstat(dot); err == nil && !fi.IsDir() {
+			if fi.Mode()&os.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%s is a symbolic link; bundlectl never follows links in its roots", bundle.Quote(dot))
+			}
+			return nil, fmt.Errorf("%s is not a directory", bundle.Quote(dot))
+		}
 		f, err := os.OpenFile(dot, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 		if errors.Is(err, fs.ErrNotExist) && attempt < fetchLockAttempts {
 			continue
