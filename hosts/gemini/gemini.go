@@ -458,7 +458,7 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 		}
 	}
 	notes = append(notes, sharedServerNotes(views, loaded)...)
-	notes = append(notes, mcpNotes(views, user, env, cwd)...)
+	notes = append(notes, mcpNotes(views, user, env, argv[1:], cwd)...)
 	outEnv := slices.Clone(env)
 	outEnv = slices.DeleteFunc(outEnv, func(kv string) bool { return strings.HasPrefix(kv, "GEMINI_CLI_HOME=") })
 	outEnv = append(outEnv, "GEMINI_CLI_HOME="+home)
@@ -470,15 +470,17 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 // it does not trust, Gemini CLI 0.61 connects to no MCP server, an
 // extension's included (internal/agenttest TestGeminiUntrustedFolderMCP).
 // The tools go missing; no guard does, so this is a note, not a refusal.
-func mcpNotes(views []hosts.BuiltView, user string, env []string, cwd string) []string {
+func mcpNotes(views []hosts.BuiltView, user string, env, args []string, cwd string) []string {
 	var names []string
 	var out []string
+	flag, given := allowedServersArg(args)
 	for _, v := range views {
 		servers := viewServers(v)
 		if len(servers) > 0 {
 			names = append(names, bundle.Quote(v.Bundle))
 		}
-		out = append(out, settingsServerNotes(v.Bundle, servers, settingsLayers(user, env))...)
+		out = append(out, settingsServerNotes(v.Bundle, servers, settingsLayers(user, env), given)...)
+		out = append(out, argServerNotes(v.Bundle, servers, flag)...)
 	}
 	if len(names) == 0 || trustsFolder(user, env, cwd) {
 		return out
@@ -519,8 +521,10 @@ func manifestServers(dir string) []string {
 // leave it out (Gemini CLI keeps what every list holds; when nothing is
 // left it allows every server). A server is not a guard: a note, not a
 // refusal. A file that cannot be read says nothing here; the launch's
-// other checks name it.
-func settingsServerNotes(name string, servers, layers []string) []string {
+// other checks name it. With argList (--allowed-mcp-server-names given),
+// Gemini CLI reads neither mcp.allowed nor mcp.excluded: argServerNotes
+// speaks instead.
+func settingsServerNotes(name string, servers, layers []string, argList bool) []string {
 	if len(servers) == 0 {
 		return nil
 	}
@@ -571,11 +575,11 @@ func settingsServerNotes(name string, servers, layers []string) []string {
 				}
 			}
 			mcp, _ := l.m["mcp"].(map[string]any)
-			if list, ok := mcp["excluded"].([]any); ok && slices.Contains(strs(list), srv) {
+			if list, ok := mcp["excluded"].([]any); ok && !argList && slices.Contains(strs(list), srv) {
 				notes = append(notes, fmt.Sprintf("gemini: the settings file %s excludes the MCP server %s (mcp.excluded): the bundle %s's server of that name will not start (its tools missing); take it out of that list to start it", bundle.Quote(l.file), bundle.Quote(srv), bundle.Quote(name)))
 			}
 		}
-		if len(allowed) > 0 && !slices.Contains(allowed, srv) {
+		if len(allowed) > 0 && !argList && !slices.Contains(allowed, srv) {
 			var files []string
 			for _, l := range ls {
 				if l.hasAllow && !slices.Contains(l.allowed, srv) {
@@ -586,6 +590,60 @@ func settingsServerNotes(name string, servers, layers []string) []string {
 		}
 	}
 	return notes
+}
+
+// argServerNotes names the servers of the bundle name's view that the
+// list of the user's --allowed-mcp-server-names arguments (as
+// allowedServersArg) leaves out: Gemini CLI 0.61 starts no other server,
+// and says nothing (internal/agenttest
+// TestGeminiAllowedMCPServerNamesFlag). An empty list allows every one.
+func argServerNotes(name string, servers, list []string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	var notes []string
+	for _, srv := range servers {
+		if !slices.Contains(list, srv) {
+			notes = append(notes, fmt.Sprintf("gemini: your --allowed-mcp-server-names list leaves out the MCP server %s: the bundle %s's server of that name will not start (its tools missing); add it to that list to start it", bundle.Quote(srv), bundle.Quote(name)))
+		}
+	}
+	return notes
+}
+
+// allowedServersArg reads the user's --allowed-mcp-server-names arguments
+// as Gemini CLI's parser does (--allowed-mcp-server-names X, the "="
+// form, its camel-case spelling --allowedMcpServerNames, repeated, each
+// value split at commas and trimmed, empty names dropped, a single empty
+// value kept): the list, and whether the option is given at all, which
+// makes Gemini CLI read neither mcp.allowed nor mcp.excluded from the
+// settings (its loadCliConfig). Arguments after "--" are the prompt's.
+// The option with no value, Gemini CLI refuses.
+func allowedServersArg(args []string) (list []string, given bool) {
+	var vals []extArg
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "--") || strings.HasPrefix(a, "---") {
+			continue
+		}
+		k, v, eq := strings.Cut(a[2:], "=")
+		if k != "allowed-mcp-server-names" && k != "allowedMcpServerNames" {
+			continue
+		}
+		switch {
+		case eq:
+			vals = append(vals, extArg{Value: v, HasValue: true})
+		case i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || negativeRe.MatchString(args[i+1])):
+			i++
+			vals = append(vals, extArg{Value: args[i], HasValue: true})
+		}
+	}
+	if len(vals) == 0 {
+		return nil, false
+	}
+	return extensionsList(vals), true
 }
 
 // strs are the strings of a JSON list.

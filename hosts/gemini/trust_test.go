@@ -124,14 +124,27 @@ func TestLaunchSettingsMCPNotes(t *testing.T) {
 		name            string
 		user, workspace string   // system: the workspace's
 		want            []string // in the notes; none when empty
+		args            []string // the user's, after "gemini"
 	}{
-		{"nothing", `{"mcpServers": {"other": {"command": "x"}}, "mcp": {"excluded": ["other"], "allowed": ["db"]}}`, "", nil},
-		{"same name", `{"mcpServers": {"db": {"trust": true}}}`, "", []string{`the settings file "` + userFile + `" defines an MCP server "db", which Gemini CLI merges over the bundle "db"'s server`}},
-		{"excluded", `{"mcp": {"excluded": ["db"]}}`, "", []string{`the settings file "` + userFile + `" excludes the MCP server "db" (mcp.excluded)`}},
-		{"excluded by the workspace", "", `{"mcp": {"excluded": ["x", "db"]}}`, []string{`the settings file "` + wsFile + `" excludes the MCP server "db"`}},
-		{"allowed leaves it out", `{"mcp": {"allowed": ["other"]}}`, "", []string{`the mcp.allowed list of the settings file "` + userFile + `" leaves out the MCP server "db"`}},
-		{"allowed lists intersect without it", `{"mcp": {"allowed": ["db", "other"]}}`, `{"mcp": {"allowed": ["other"]}}`, []string{`the mcp.allowed list of the settings file "` + wsFile + `" leaves out`}},
-		{"allowed lists intersect to nothing", `{"mcp": {"allowed": ["a"]}}`, `{"mcp": {"allowed": ["b"]}}`, nil},
+		{"nothing", `{"mcpServers": {"other": {"command": "x"}}, "mcp": {"excluded": ["other"], "allowed": ["db"]}}`, "", nil, nil},
+		{"same name", `{"mcpServers": {"db": {"trust": true}}}`, "", []string{`the settings file "` + userFile + `" defines an MCP server "db", which Gemini CLI merges over the bundle "db"'s server`}, nil},
+		{"excluded", `{"mcp": {"excluded": ["db"]}}`, "", []string{`the settings file "` + userFile + `" excludes the MCP server "db" (mcp.excluded)`}, nil},
+		{"excluded by the workspace", "", `{"mcp": {"excluded": ["x", "db"]}}`, []string{`the settings file "` + wsFile + `" excludes the MCP server "db"`}, nil},
+		{"allowed leaves it out", `{"mcp": {"allowed": ["other"]}}`, "", []string{`the mcp.allowed list of the settings file "` + userFile + `" leaves out the MCP server "db"`}, nil},
+		{"allowed lists intersect without it", `{"mcp": {"allowed": ["db", "other"]}}`, `{"mcp": {"allowed": ["other"]}}`, []string{`the mcp.allowed list of the settings file "` + wsFile + `" leaves out`}, nil},
+		{"allowed lists intersect to nothing", `{"mcp": {"allowed": ["a"]}}`, `{"mcp": {"allowed": ["b"]}}`, nil, nil},
+		// --allowed-mcp-server-names (internal/agenttest
+		// TestGeminiAllowedMCPServerNamesFlag).
+		{"flag leaves it out", "", "", []string{`your --allowed-mcp-server-names list leaves out the MCP server "db": the bundle "db"'s server`}, []string{"--allowed-mcp-server-names", "other"}},
+		{"flag, = form", "", "", []string{`your --allowed-mcp-server-names list leaves out the MCP server "db"`}, []string{"-p", "x", "--allowed-mcp-server-names=a,b"}},
+		{"flag, camel case", "", "", []string{`your --allowed-mcp-server-names list leaves out the MCP server "db"`}, []string{"--allowedMcpServerNames", "a"}},
+		{"flag, single empty value", "", "", []string{`your --allowed-mcp-server-names list leaves out the MCP server "db"`}, []string{"--allowed-mcp-server-names="}},
+		{"flag names it", "", "", nil, []string{"--allowed-mcp-server-names", " a, db "}},
+		{"flag repeated names it", "", "", nil, []string{"--allowed-mcp-server-names", "a", "--allowed-mcp-server-names=db"}},
+		{"flag only commas", "", "", nil, []string{"--allowed-mcp-server-names", ","}},
+		{"flag after --", "", "", nil, []string{"-p", "x", "--", "--allowed-mcp-server-names", "a"}},
+		{"flag over mcp.excluded and mcp.allowed", `{"mcp": {"excluded": ["db"], "allowed": ["other"]}}`, "", nil, []string{"--allowed-mcp-server-names", "db"}},
+		{"flag, merged entry still said", `{"mcpServers": {"db": {"trust": true}}}`, "", []string{`defines an MCP server "db"`}, []string{"--allowed-mcp-server-names", "db"}},
 	} {
 		os.Remove(userFile)
 		os.Remove(wsFile)
@@ -142,7 +155,7 @@ func TestLaunchSettingsMCPNotes(t *testing.T) {
 			os.WriteFile(wsFile, []byte(tc.workspace), 0o600)
 		}
 		s := hosts.NewSession(t.TempDir())
-		l, err := Host{}.Launch(s, views, []string{"gemini"}, base)
+		l, err := Host{}.Launch(s, views, append([]string{"gemini"}, tc.args...), base)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
