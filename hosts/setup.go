@@ -394,15 +394,23 @@ type HookBlock interface {
 }
 
 // StaleSetup says that the hook lines an earlier setup wrote into Path
-// leave out events the host fires.
+// leave out events the host fires, or, Gone, that none is left there.
 type StaleSetup struct {
 	Host    string
 	Path    string
 	Missing []string
+	// Gone: setup wrote hook lines into Path, and the file holds none
+	// now (or is gone): no guard runs in a session that is not started
+	// through exec. Missing is then every event setup wires.
+	Gone bool
 }
 
 // Message says what is missing and what it means, for the user.
 func (s *StaleSetup) Message() string {
+	if s.Gone {
+		return fmt.Sprintf("setup wrote hook lines into %s, and none is there now: no guard runs in a %s session not started with bundlectl exec",
+			bundle.Quote(s.Path), s.Host)
+	}
 	return fmt.Sprintf("the hook lines setup wrote into %s are older than this bundlectl: there is none for %s, so no guard runs on %s",
 		bundle.Quote(s.Path), strings.Join(s.Missing, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Missing) == 1])
 }
@@ -416,6 +424,39 @@ func (s *StaleSetup) Fix() string { return "bundlectl setup " + s.Host }
 // reads setup's record and the one configuration file, nothing more:
 // `hooks run` calls it at every SessionStart.
 func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
+	return checkSetup(home, host, environ, false)
+}
+
+// CheckSetups is CheckSetup for every host setup wrote a record for with
+// this home, sorted by host, for `list`; it also says of a host whose hook
+// lines are all gone (Gone). It reads the setup directory, and each
+// record and configuration file named there, nothing more; a record or
+// file it cannot read says nothing here (setup and hooks run name it).
+func CheckSetups(home string, environ []string) []*StaleSetup {
+	ents, err := os.ReadDir(setupDir(home))
+	if err != nil {
+		return nil
+	}
+	var out []*StaleSetup
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		h, ok := Lookup(name)
+		if !ok {
+			continue
+		}
+		if st, err := checkSetup(home, h, environ, true); err == nil && st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// checkSetup is CheckSetup; with gone, hook lines that are all gone (or
+// their file) are said too.
+func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetup, error) {
 	hb, ok := host.(HookBlock)
 	if !ok {
 		return nil, nil
@@ -435,11 +476,17 @@ func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
 		return nil, nil
 	}
 	cur, _, existed, err := readConfig(p)
-	if err != nil || !existed {
+	if err != nil {
 		return nil, err
 	}
-	wired := hb.WiredEvents(cur)
+	var wired []string
+	if existed {
+		wired = hb.WiredEvents(cur)
+	}
 	if len(wired) == 0 {
+		if gone {
+			return &StaleSetup{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}, nil
+		}
 		return nil, nil
 	}
 	var missing []string

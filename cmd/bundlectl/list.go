@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"text/tabwriter"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +35,18 @@ type listEntry struct {
 type listOutput struct {
 	Bundles  []listEntry          `json:"bundles"`
 	Problems []bundle.RootProblem `json:"problems"`
+	Setup    []setupEntry         `json:"setup,omitempty"`
+}
+
+// setupEntry is a host whose hook lines, written by `bundlectl setup`,
+// are out of date or gone; its field names are stable.
+type setupEntry struct {
+	Host    string   `json:"host"`
+	Path    string   `json:"path"`
+	Status  string   `json:"status"` // "stale" or "gone"
+	Missing []string `json:"missing"`
+	Message string   `json:"message"`
+	Hint    string   `json:"hint"`
 }
 
 func newListCmd(g *globals) *cobra.Command {
@@ -47,7 +61,9 @@ bundle whose source changed since it was trusted is marked "update
 pending review": it keeps running its reviewed snapshot until the update
 is reviewed and trusted. Last come the bundles the state trusts whose
 directory is no longer in its root, as "gone" (an enabled one's guards
-block their events until it is restored or revoked).` + exitStatus(exit0, exit1, exit2, exit4),
+block their events until it is restored or revoked). A host that
+"bundlectl setup" wired with this home whose hook lines are out of date
+or gone is named on stderr, with the setup command that brings them back.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
@@ -81,11 +97,23 @@ func runList(g *globals) error {
 			Enabled: st.Enabled, Reasons: st.Reasons, Hint: g.hint(st.Hint),
 		})
 	}
+	// A host set up with this home whose hook lines are out of date or
+	// gone runs no guard on the events they leave out, and says nothing.
+	for _, st := range hosts.CheckSetups(m.Roots.Home, os.Environ()) {
+		status := "stale"
+		if st.Gone {
+			status = "gone"
+		}
+		out.Setup = append(out.Setup, setupEntry{Host: st.Host, Path: st.Path, Status: status, Missing: st.Missing, Message: st.Message(), Hint: g.hint(st.Fix())})
+	}
 	if g.json {
 		return writeJSON(g.stdout, out)
 	}
 	for _, p := range d.Problems {
 		fmt.Fprintf(g.stderr, "bundlectl: %s root %s not scanned: %s\n", p.Scope, bundle.Quote(p.Path), p.Message)
+	}
+	for _, st := range out.Setup {
+		fmt.Fprintf(g.stderr, "bundlectl: %s: %s\nbundlectl: hint: %s\n", st.Host, bundle.Sanitize(st.Message), bundle.Sanitize(st.Hint))
 	}
 	if len(out.Bundles) == 0 {
 		fmt.Fprintln(g.stdout, "no bundles found")
