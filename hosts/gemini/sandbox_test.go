@@ -212,7 +212,13 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"restricted, --skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "GEMINI_RESTRICTED_MODE=true"), false, []string{"--skip-trust", "-p", "hi"}},
 		{"headless, --no-skip-trust", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--no-skip-trust", "-p", "hi"}},
 		{"headless, DO_NOT_TRUST", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "DO_NOT_TRUST"}`}, base, false, []string{"--prompt", "hi"}},
+		{"headless, --prompt=hi", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, false, []string{"--prompt=hi"}},
+		{"headless, CI=true", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, append(slices.Clone(base), "CI=true"), false, []string{"hi"}},
 		// Not sure: an interactive session may trust the folder and start again.
+		{"a positional prompt in a terminal", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"hi"}},
+		{"--prompt= empty", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--prompt="}},
+		{"-p with --promptInteractive", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-p", "", "--promptInteractive", "hi"}},
+		{"-p with --acp", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"--acp", "-p", "hi"}},
 		{"interactive, no rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-i", "hi"}},
 		{"-p with -i", map[string]string{".env": "GEMINI_SANDBOX=docker\n"}, base, true, []string{"-p", "hi", "-i", "hi"}},
 		{"headless, trusted by a rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "TRUST_FOLDER"}`}, base, true, []string{"-p", "hi"}},

@@ -63,7 +63,7 @@ func distrusts(user string, env, args []string, cwd string) bool {
 	if get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
 		return true
 	}
-	return headless(args) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
+	return headless(args, env) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
 }
 
 // skipsTrust reports whether args may hold Gemini CLI's --skip-trust in
@@ -94,23 +94,52 @@ func trustReadable(user string, env []string) bool {
 	return err == nil
 }
 
-// headless reports whether Gemini CLI runs args without its interactive
-// interface, surely: its isHeadlessMode looks for -p or --prompt among all
-// its arguments, and -i/--prompt-interactive asks for the interface.
-// (Stdin or stdout not a terminal, or CI=true, make it headless too; not
-// counted here.)
-func headless(args []string) bool {
+// headless reports whether Gemini CLI (0.61) surely runs args, env its
+// environment, without its interactive interface, which alone shows a
+// trust dialog and starts itself again trusted. Its loadCliConfig makes
+// a session interactive for a -i/--prompt-interactive value, for --acp or
+// --experimental-acp, and else when isHeadlessMode is false; that is
+// true for CI=true or GITHUB_ACTIONS=true (unless
+// GEMINI_CLI_INTEGRATION_TEST=true), for stdin or stdout not a terminal
+// (the agent's are bundlectl's own: exec passes them on), for a
+// -p/--prompt value that is not empty, and for an argument "-p" or
+// "--prompt" anywhere (internal/agenttest TestGeminiHeadlessSpellings).
+// A positional prompt alone does not count: in a terminal Gemini CLI
+// takes it as -i's. Not sure, and so false: any argument that may be -i
+// (a short group holding an i), --prompt-interactive, --promptInteractive,
+// --acp, --experimental-acp or --experimentalAcp, in any spelling,
+// anywhere; being wrong here only keeps a refusal.
+func headless(args, env []string) bool {
 	p := false
 	for _, a := range args {
+		name, val, eq := strings.Cut(a, "=")
 		switch {
-		case a == "-i" || a == "--prompt-interactive" || strings.HasPrefix(a, "--prompt-interactive="):
+		case name == "--prompt-interactive" || name == "--promptInteractive" || name == "--acp" || name == "--experimental-acp" || name == "--experimentalAcp":
 			return false
+		case len(name) > 1 && name[0] == '-' && name[1] != '-' && strings.ContainsRune(name, 'i'):
+			return false // -i, -i=X, -iX, -yi
 		case a == "-p" || a == "--prompt":
+			p = true
+		case (name == "-p" || name == "--prompt") && eq && val != "":
 			p = true
 		}
 	}
-	return p
+	if p {
+		return true
+	}
+	get := func(k string) string { v, _ := envLookup(env, k); return v }
+	if get("GEMINI_CLI_INTEGRATION_TEST") != "true" && (get("CI") == "true" || get("GITHUB_ACTIONS") == "true") {
+		return true
+	}
+	if testOnlyTerminals != nil {
+		return !*testOnlyTerminals
+	}
+	return !isTerminal(os.Stdin) || !isTerminal(os.Stdout)
 }
+
+// testOnlyTerminals, when set, stands for whether stdin and stdout are
+// both terminals.
+var testOnlyTerminals *bool
 
 func trusts(user string, env []string, cwd string, withIDE bool) bool {
 	get := func(k string) string { v, _ := envLookup(env, k); return v }
