@@ -8,8 +8,9 @@ import (
 // TestClaudeGuardHookFieldType: Claude Code 2.1.332 loads nothing of a
 // plugin one of whose PreToolUse or PermissionRequest hooks has a
 // "timeout" that is no number or an "async" that is no boolean
-// (internal/agenttest TestClaudeGuardHookFieldType), so the bundle is
-// refused, naming the field; on another event the hook is only skipped.
+// (internal/agenttest TestClaudeGuardHookFieldType). A manifest-less
+// plugin only Claude Code reads is refused, naming the field; on another
+// event the hook is only skipped.
 func TestClaudeGuardHookFieldType(t *testing.T) {
 	for _, tc := range []struct {
 		event, hook, path string
@@ -21,8 +22,7 @@ func TestClaudeGuardHookFieldType(t *testing.T) {
 		{"PreToolUse", `{"type": "command", "command": "true", "async": true, "timeout": 5}`, "", false},
 	} {
 		b := loadFiles(t, files{
-			".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
-			"hooks/hooks.json":           `{"hooks": {"` + tc.event + `": [{"hooks": [` + tc.hook + `]}]}}`,
+			"hooks/hooks.json": `{"hooks": {"` + tc.event + `": [{"hooks": [` + tc.hook + `]}]}}`,
 		})
 		var got []string
 		for _, f := range b.Report.Findings {
@@ -32,6 +32,63 @@ func TestClaudeGuardHookFieldType(t *testing.T) {
 		}
 		if tc.refused != (len(got) == 1 && got[0] == tc.path) || !tc.refused && len(got) > 0 {
 			t.Errorf("%s %s: refused at %q, want %q (refused %v)", tc.event, tc.hook, got, tc.path, tc.refused)
+		}
+	}
+}
+
+// TestClaudeRefusalPerHost: a plugin with a manifest is a Codex plugin
+// too (Codex falls back to .claude-plugin/plugin.json and reads the same
+// hooks/hooks.json), and Codex loads what Claude Code refuses: the bundle
+// is not refused, the refusal is a warning naming the field, and nothing
+// of the bundle is Claude Code's any more, while Codex keeps its skill and
+// hooks. A "shell" Codex does not read (internal/agenttest
+// TestCodexHookShellIgnored), a "timeout" or "async" that makes Codex drop
+// the hooks file (TestCodexHookFieldType, codex.ignored) alike.
+func TestClaudeRefusalPerHost(t *testing.T) {
+	for _, tc := range []struct{ rule, field, hook string }{
+		{"hook.shell", "shell", `{"type": "command", "command": "echo guard", "shell": "zsh"}`},
+		{"hook.schema", "timeout", `{"type": "command", "command": "echo guard", "timeout": "abc"}`},
+		{"hook.schema", "async", `{"type": "command", "command": "echo guard", "async": "yes"}`},
+	} {
+		b := loadFiles(t, files{
+			".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0", "mcpServers": {"srv": {"command": "srv"}}}`,
+			"hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"hooks": [` + tc.hook + `, {"type": "command", "command": "echo sibling"}]}]}}`,
+			"skills/sk/SKILL.md":         "---\nname: sk\ndescription: sk\n---\n\nbody\n",
+			"commands/c.md":              "---\ndescription: c\n---\n\nbody\n",
+		})
+		if b.Rejected() {
+			t.Errorf("%s: the bundle is refused: %v", tc.field, b.Report.Errors())
+			continue
+		}
+		var warned bool
+		for _, f := range b.Report.Warnings() {
+			warned = warned || f.Rule == tc.rule && f.Path == "hooks/hooks.json: hooks.PreToolUse[0].hooks[0]."+tc.field
+		}
+		if !warned {
+			t.Errorf("%s: no %s warning: %v", tc.field, tc.rule, b.Report.Findings)
+		}
+		c := b.Components
+		var claude []string
+		for _, h := range c.Hooks {
+			if slices.Contains(h.Hosts, HostClaude) {
+				claude = append(claude, "hook "+h.Command)
+			}
+		}
+		for _, s := range c.Skills {
+			if slices.Contains(s.Hosts, HostClaude) {
+				claude = append(claude, "skill "+s.Name)
+			}
+		}
+		for _, s := range c.MCP {
+			if slices.Contains(s.Hosts, HostClaude) {
+				claude = append(claude, "server "+s.Name)
+			}
+		}
+		if len(claude) > 0 || len(c.Commands) > 0 {
+			t.Errorf("%s: Claude Code's still: %q, commands %d", tc.field, claude, len(c.Commands))
+		}
+		if len(c.Skills) != 1 || len(c.MCP) != 1 || !slices.ContainsFunc(c.Hooks, func(h Hook) bool { return h.Command == "echo sibling" && slices.Contains(h.Hosts, HostCodex) }) {
+			t.Errorf("%s: Codex lost its skill, server or hooks: %+v", tc.field, c)
 		}
 	}
 }

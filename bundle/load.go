@@ -179,6 +179,7 @@ func readManifests(b *Bundle, walkRep Report) bool {
 	}
 	if len(b.Formats) > 0 {
 		readCodexFallback(b)
+		settleClaudeRefusal(b)
 		return true
 	}
 	if attempted || walkStopped(walkRep) {
@@ -203,6 +204,7 @@ func readManifests(b *Bundle, walkRep Report) bool {
 		b.useFormat(FormatClaude)
 		readClaude(b, nil)
 		readCodexFallback(b)
+		settleClaudeRefusal(b)
 		return true
 	}
 	b.Report.Errorf(".", "manifest.missing", "no manifest: want plugin.json, plugin.toml, .claude-plugin/plugin.json, .codex-plugin/plugin.json or gemini-extension.json, or Claude Code's default directories (commands/, agents/, skills/, hooks/hooks.json, .mcp.json)")

@@ -108,6 +108,11 @@ type Bundle struct {
 	// locs are the content locations readers declared, read once by
 	// loadDocuments.
 	locs []docLocation
+	// claudeRefused are what makes Claude Code refuse the whole plugin,
+	// until settleClaudeRefusal decides whether that refuses the bundle.
+	claudeRefused []claudeRefusal
+	// codexFallback: Codex reads another host's manifest as its own.
+	codexFallback bool
 }
 
 // Metadata is the descriptive part of a manifest. None of it carries authority.

@@ -52,6 +52,7 @@ func readCodexFallback(b *Bundle) {
 			return
 		}
 		if readCodexManifest(b, m, data) {
+			b.codexFallback = true
 			b.Notes = append(b.Notes, "Codex reads "+m+" as its manifest (there is no "+ManifestCodex+"): its skills, MCP servers, apps and hooks are Codex's too")
 		}
 		return

@@ -142,6 +142,17 @@ func codexHooksProblem(v *jsonValue) string {
 						return "a command hook of " + Quote(event) + " has no command string"
 					}
 				}
+				// Codex reads a hook's timeout as a whole number of
+				// seconds (null for none) and async as a boolean;
+				// another value fails
+				// its parse of the whole file (internal/agenttest
+				// TestCodexHookFieldType).
+				if to, ok := hk.obj["timeout"]; ok && to.kind != jsonNull && (to.kind != jsonNumber || strings.TrimLeft(to.str, "0123456789") != "") {
+					return "a hook of " + Quote(event) + " has a \"timeout\" that is not a whole number of seconds"
+				}
+				if as, ok := hk.obj["async"]; ok && as.kind != jsonBool {
+					return "a hook of " + Quote(event) + " has an \"async\" that is not true or false"
+				}
 			}
 		}
 	}

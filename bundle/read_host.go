@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path"
 	"slices"
@@ -416,6 +417,11 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			}
 			h.Args, good = r.strs(f, fp)
 		case "timeout":
+			if f.kind == jsonNull && r.host == HostCodex {
+				// Codex (0.171) reads null as no timeout and runs the
+				// hook (internal/agenttest TestCodexHookFieldType).
+				break
+			}
 			h.TimeoutSec, good = r.seconds(f, fp, unit)
 		case "async":
 			h.Async = f.kind == jsonBool && f.b
@@ -462,11 +468,11 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				// As for "shell" below: Claude Code loads nothing of
 				// the plugin (internal/agenttest
 				// TestClaudeGuardHookFieldType).
-				r.b.Report.Errorf(badTypePath, "hook.schema", "its %s is not %s: for a %s hook that fails its hooks schema Claude Code refuses to load the whole plugin (no skill, command, agent, server or hook of it), so bundlectl refuses the bundle; make %s %s or remove it", Quote(badType), map[string]string{"timeout": "a number", "async": "true or false"}[badType], event, Quote(badType), map[string]string{"timeout": "a number of seconds", "async": "true or false"}[badType])
+				r.b.claudeRefuses(badTypePath, "hook.schema", fmt.Sprintf("its %s is not %s", Quote(badType), map[string]string{"timeout": "a number", "async": "true or false"}[badType]), event, fmt.Sprintf("make %s %s or remove it", Quote(badType), map[string]string{"timeout": "a number of seconds", "async": "true or false"}[badType]))
 			} else if ClaudeBadHookShell(h.Other) && ClaudeGuardEvent(event) {
 				// Claude Code refuses the whole plugin: the review
 				// cannot show what it would load, which is nothing.
-				r.b.Report.Errorf(FieldPath(path, "shell"), "hook.shell", "its \"shell\" is %s, not \"bash\" or \"powershell\": for a %s hook that fails its hooks schema Claude Code refuses to load the whole plugin (no skill, command, agent, server or hook of it), so bundlectl refuses the bundle; set \"shell\" to \"bash\" or remove it", Sanitize(string(h.Other["shell"])), event)
+				r.b.claudeRefuses(FieldPath(path, "shell"), "hook.shell", fmt.Sprintf("its \"shell\" is %s, not \"bash\" or \"powershell\"", Sanitize(string(h.Other["shell"]))), event, "set \"shell\" to \"bash\" or remove it")
 			} else if why := ClaudeHookShell(h.Other, h.Shell); why != "" {
 				r.b.Report.Warnf(FieldPath(path, "shell"), "hook.shell", "%s; bundlectl runs hooks only with a POSIX shell, so neither bundlectl hooks run nor bundlectl exec runs it", why)
 			}

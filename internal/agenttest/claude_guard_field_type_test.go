@@ -12,45 +12,59 @@ import (
 // one of whose PreToolUse hooks has a "timeout" that is no number or an
 // "async" that is no boolean, as it does for an invalid "shell"
 // (TestClaudeHookShellField): the plugin's other hook does not run and its
-// skill is not loaded; the tool still runs. bundlectl refuses the bundle
-// (hook.schema, an error naming the file and field), so that neither the
-// review nor exec -- claude shows a skill or hook Claude Code never loads.
+// skill is not loaded; the tool still runs. The plugin has a manifest, so
+// it is a Codex plugin too, and Codex loads it (TestCodexHookFieldType):
+// bundlectl warns (hook.schema, naming the file and field), reviews it for
+// Codex only, and exec -- claude gives Claude Code nothing of it, as
+// Claude Code itself loads nothing of it. A bundle only Claude Code reads
+// is refused (bundle TestClaudeGuardHookFieldType).
 func TestClaudeGuardHookFieldType(t *testing.T) {
 	for name, bad := range map[string]map[string]any{
 		"timeout": {"type": "command", "command": "true", "timeout": "abc"},
 		"async":   {"type": "command", "command": "true", "async": "yes"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			rec := t.TempDir()
-			dir := filepath.Join(t.TempDir(), "ftype")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "ftype", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
-				"matcher": "Bash",
-				"hooks":   []any{bad, map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "other")}},
-			}}}})
-			writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nftype-skill-body\n", 0o644)
-			a := New(t, Claude, Call("Skill", map[string]any{"skill": "ftype:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
-			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
-			res := a.Run(t, "hello")
-			if !exists(filepath.Join(rec, "tool-ran")) {
-				t.Fatalf("the tool did not run\n%s", res)
+			write := func(dir, rec string) {
+				writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "ftype", "version": "1.0.0"})
+				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+					"matcher": "Bash",
+					"hooks":   []any{bad, map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "other")}},
+				}}}})
+				writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nftype-skill-body\n", 0o644)
 			}
-			if exists(filepath.Join(rec, "other")) || requestsHold(a, "ftype-skill-body") {
-				t.Fatalf("Claude Code loaded the plugin (its other hook or its skill), which 2.1.332 did not\n%s", res)
+			script := func(rec string) []Turn {
+				return []Turn{Call("Skill", map[string]any{"skill": "ftype:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done")}
 			}
-			var review struct{ Errors []ReviewWarning }
+			inPlace, viaExec, dir := runInPlaceAndExec(t, "ftype", write, script)
+			if got := ranFiles(inPlace, "other"); len(got) > 0 {
+				t.Errorf("in place, Claude Code loaded the plugin (its other hook ran), which 2.1.332 did not")
+			}
+			if got := ranFiles(viaExec, "other"); len(got) > 0 {
+				t.Errorf("through bundlectl exec, Claude Code ran a hook of the plugin it refuses")
+			}
+			var review struct {
+				Errors, Warnings []ReviewWarning
+				Components       struct {
+					Hooks, Skills []struct{ Hosts []string }
+				}
+			}
 			out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
 			if err := json.Unmarshal([]byte(out), &review); err != nil {
 				t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
 			}
-			var refused []string
-			for _, w := range review.Errors {
+			var warned []string
+			for _, w := range review.Warnings {
 				if w.Rule == "hook.schema" {
-					refused = append(refused, w.Path)
+					warned = append(warned, w.Path)
 				}
 			}
-			if want := []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0]." + name}; !slices.Equal(refused, want) {
-				t.Errorf("review refused for %q, want %q\n%s", refused, want, out)
+			if want := []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0]." + name}; slices.ContainsFunc(review.Errors, func(w ReviewWarning) bool { return w.Rule == "hook.schema" }) || !slices.Equal(warned, want) {
+				t.Errorf("review warned of %q, want %q, and no error\n%s", warned, want, out)
+			}
+			for _, c := range append(review.Components.Hooks, review.Components.Skills...) {
+				if slices.Contains(c.Hosts, "claude") {
+					t.Errorf("the review shows a component for Claude Code, which loads none\n%s", out)
+				}
 			}
 		})
 	}

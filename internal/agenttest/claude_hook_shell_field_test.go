@@ -98,9 +98,11 @@ func TestClaudeHookOptionScopes(t *testing.T) {
 // guards the permissions declared beside it, so nothing it sits in is
 // applied", claude plugin validate). bundlectl runs hooks with a POSIX
 // shell only: its review warns of the hooks it would otherwise run
-// differently (hook.shell), and refuses the bundle Claude Code would not
-// load; the script claude_hook_shell_scope holds hooks run and the exec
-// view to not running the others. TestClaudeHookShellScope has the other
+// differently (hook.shell), and of the plugin Claude Code would not load,
+// which it then reviews for Codex only (a bundle no other host reads is
+// refused); the scripts claude_hook_shell_scope and
+// claude_hook_shell_refused hold hooks run and the exec view to not
+// running the others. TestClaudeHookShellScope has the other
 // events and skills.
 func TestClaudeHookShellField(t *testing.T) {
 	if _, err := exec.LookPath("pwsh"); err == nil {
@@ -162,7 +164,10 @@ func TestClaudeHookShellField(t *testing.T) {
 			case "powershell":
 				wantWarned = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
 			case "zsh":
-				wantRefused = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
+				// Refused by Claude Code alone: the manifest makes the
+				// bundle a Codex plugin too, which Codex loads
+				// (TestCodexHookShellIgnored).
+				wantWarned = []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}
 			}
 			if !slices.Equal(warned, wantWarned) || !slices.Equal(refused, wantRefused) {
 				t.Errorf("review warned of %q and refused for %q, want %q and %q\n%s", warned, refused, wantWarned, wantRefused, out)

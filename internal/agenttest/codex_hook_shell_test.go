@@ -4,22 +4,25 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
 // TestCodexHookShellIgnored: Codex 0.171 does not read a hook's "shell":
 // a PreToolUse hook with "shell": "fish" runs as any other (a shell
 // string), beside its sibling, and the tool runs. Claude Code refuses a
-// whole plugin for such a guard (TestClaudeHookShellField), and bundlectl
-// refuses the bundle, for Codex too when the bundle is both a Claude Code
-// and a Codex plugin reading the same hooks file (docs/validation.md
-// hook.shell: removing "shell" changes nothing Codex runs).
+// whole plugin for such a guard (TestClaudeHookShellField); bundlectl
+// refuses it for Claude Code alone: the bundle, both a Claude Code and a
+// Codex plugin reading the same hooks file, is reviewed for Codex only,
+// with both hooks (docs/validation.md hook.shell).
 func TestCodexHookShellIgnored(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	rec := t.TempDir()
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 	root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
-	writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	// A Claude Code manifest, which Codex falls back to: the bundle is
+	// both hosts' plugin.
+	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
 	writeJSONFile(t, root, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
 		"hooks": []any{
 			map[string]any{"type": "command", "command": "cat > " + filepath.Join(rec, "fish"), "shell": "fish"},
@@ -33,5 +36,10 @@ func TestCodexHookShellIgnored(t *testing.T) {
 	}
 	if got := recorded(t, rec); !slices.Equal(got, []string{"fish", "plain"}) {
 		t.Fatalf("Codex ran the hooks %q, want both (found by trying Codex 0.171)\n%s", got, res)
+	}
+	warned, review := warnedPaths(t, root, "hook.shell")
+	if want := []string{"hooks/hooks.json: hooks.PreToolUse[0].hooks[0].shell"}; !slices.Equal(warned, want) ||
+		!strings.Contains(review, filepath.Join(rec, "fish")) || !strings.Contains(review, filepath.Join(rec, "plain")) {
+		t.Errorf("review warned of %q, want %q, and should show both hooks for Codex\n%s", warned, want, review)
 	}
 }
