@@ -115,3 +115,46 @@ func TestClaudeHookAsyncType(t *testing.T) {
 		t.Errorf("the bundle is refused: %v", b.Report.Errors())
 	}
 }
+
+// TestClaudeGuardGroupSchema: Claude Code 2.1.332 loads nothing of a
+// plugin a PreToolUse or PermissionRequest matcher group of whose hooks
+// fails its hooks schema in its shape (internal/agenttest
+// TestClaudeGuardHookSchema): a manifest-less plugin, which only Claude
+// Code reads, is refused, naming the place. On another event Claude Code
+// drops that hook or group alone, and a hook with no type is no hook of
+// Claude Code's.
+func TestClaudeGuardGroupSchema(t *testing.T) {
+	for _, tc := range []struct{ group, at string }{
+		{`{"hooks": [{"command": "echo x"}]}`, "[0].hooks[0]"},
+		{`{"hooks": [{"type": "script", "command": "echo x"}]}`, "[0].hooks[0].type"},
+		{`{"hooks": [{"type": "command"}]}`, "[0].hooks[0]"},
+		{`{"hooks": [{"type": "command", "command": 5}]}`, "[0].hooks[0]"},
+		{`{"matcher": 5, "hooks": [{"type": "command", "command": "echo x"}]}`, "[0].matcher"},
+		{`{"hooks": {"type": "command", "command": "echo x"}}`, "[0].hooks"},
+		{`{"matcher": "Bash"}`, "[0]"},
+		{`"Bash"`, "[0]"},
+		{`{"hooks": [{"type": "http", "url": "https://example.com/h"}, {"type": "prompt", "prompt": "p"}]}`, ""},
+	} {
+		for _, event := range []string{"PreToolUse", "PermissionRequest", "PostToolUse"} {
+			b := loadFiles(t, files{
+				"hooks/hooks.json": `{"hooks": {"` + event + `": [` + tc.group + `], "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]}}`,
+			})
+			var got []string
+			for _, f := range b.Report.Findings {
+				if f.Severity == Error && f.Rule == "hook.schema" {
+					got = append(got, f.Path)
+				}
+			}
+			want := []string{}
+			if tc.at != "" && event != "PostToolUse" {
+				want = []string{"hooks/hooks.json: hooks." + event + tc.at}
+			}
+			if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("%s %s: refused at %q, want %q", event, tc.group, got, want)
+			}
+			if event == "PostToolUse" && slices.ContainsFunc(b.Components.Hooks, func(h Hook) bool { return h.Command == "echo x" }) {
+				t.Errorf("%s %s: the review shows a hook Claude Code drops", event, tc.group)
+			}
+		}
+	}
+}

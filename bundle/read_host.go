@@ -299,6 +299,9 @@ func (r hostReader) readClaudeInlineHooks(v *jsonValue, path, scope string) {
 // walkHooks reads an event map {Event: [matcher groups]} into the bundle's
 // hooks.
 func (r hostReader) walkHooks(v *jsonValue, path, scope string) {
+	if r.host == HostClaude && scope == "" && v.kind == jsonObject {
+		r.claudeGuardGroups(v, path)
+	}
 	walkHookTree(r.b, r, v, path, r.host,
 		func(g *jsonValue, gp string) bool {
 			if g.kind != jsonObject {
@@ -312,6 +315,65 @@ func (r hostReader) walkHooks(v *jsonValue, path, scope string) {
 				r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
 			}
 		})
+}
+
+// claudeGuardGroups records a Claude Code refusal for each matcher group
+// of a PreToolUse or PermissionRequest event of a plugin's hooks that
+// fails Claude Code's hooks schema in its shape: Claude Code 2.1.332 then
+// loads nothing of the plugin, where on another event it drops that hook
+// (no type or one it does not know, no command string) or that group (a
+// matcher that is no string, hooks that are missing or no list) alone
+// (internal/agenttest TestClaudeGuardHookSchema). A "timeout", "async" or
+// "shell" of the wrong kind is r.hook's to find.
+func (r hostReader) claudeGuardGroups(v *jsonValue, path string) {
+	for _, event := range v.keys {
+		groups := v.obj[event]
+		if !ClaudeGuardEvent(event) || groups.kind != jsonArray {
+			continue
+		}
+		for gi, g := range groups.arr {
+			gp := indexPath(FieldPath(path, event), gi)
+			if at, why := claudeGroupSchema(g, gp); why != "" {
+				r.b.claudeRefuses(at, "hook.schema", why, event, "fix or remove it")
+			}
+		}
+	}
+}
+
+// claudeGroupSchema says where and why a matcher group fails Claude Code's
+// hooks schema in its shape ("" when it does not).
+func claudeGroupSchema(g *jsonValue, gp string) (at, why string) {
+	if g.kind != jsonObject {
+		return gp, "this matcher group is not an object"
+	}
+	if m, ok := g.obj["matcher"]; ok && m.kind != jsonString {
+		return gp + ".matcher", "its matcher is not a string"
+	}
+	hs, ok := g.obj["hooks"]
+	switch {
+	case !ok:
+		return gp, "this matcher group has no hooks list"
+	case hs.kind != jsonArray:
+		return gp + ".hooks", "its hooks are not a list"
+	}
+	for i, h := range hs.arr {
+		hp := indexPath(gp+".hooks", i)
+		if h.kind != jsonObject {
+			return hp, "this hook is not an object"
+		}
+		t, ok := h.obj["type"]
+		switch {
+		case !ok:
+			return hp, "this hook has no type"
+		case t.kind != jsonString || !slices.Contains([]string{HookCommand, HookHTTP, HookPrompt, HookAgent, HookMCPTool}, t.str):
+			return hp + ".type", "its type is not one Claude Code knows (command, http, prompt, agent, mcp_tool)"
+		case t.str == HookCommand:
+			if c, ok := h.obj["command"]; !ok || c.kind != jsonString {
+				return hp, "this command hook has no command string"
+			}
+		}
+	}
+	return "", ""
 }
 
 // fieldReader is what a format's reader offers the shared walks: a type
@@ -372,6 +434,13 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 	}
 	keep := true
 	h.Type = HookCommand
+	if _, ok := v.obj["type"]; !ok && r.host == HostClaude && scope == "" {
+		// Claude Code (2.1.332) drops a plugin hook with no type (on a
+		// guard's event it loads nothing of the plugin: claudeGroupSchema)
+		// (internal/agenttest TestClaudeGuardHookSchema).
+		r.b.Report.Skipf(path, "hook.type", "hook has no type: Claude Code does not run it; add \"type\": \"command\"")
+		keep = false
+	}
 	if t, ok := v.obj["type"]; ok {
 		s, good := r.str(t, path+".type")
 		keep = keep && good
