@@ -158,3 +158,33 @@ func TestClaudeGuardGroupSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeSkillHookFieldType: a hook of a skill's front matter whose
+// "timeout" is no number or whose "async" is no boolean makes Claude Code
+// 2.1.332 run none of that skill's hooks (internal/agenttest
+// TestClaudeSkillHookFieldType): the review leaves them all out, each
+// named, and keeps the skill.
+func TestClaudeSkillHookFieldType(t *testing.T) {
+	for _, field := range []string{"timeout: abc", "async: yes-please", "timeout: 5"} {
+		b := loadFiles(t, files{
+			".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
+			"skills/sk/SKILL.md": "---\nname: sk\ndescription: sk\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n" +
+				"        - type: command\n          command: echo bad\n          " + field + "\n" +
+				"        - type: command\n          command: echo sibling\n" +
+				"  PostToolUse:\n    - hooks:\n        - type: command\n          command: echo post\n---\n\nbody\n",
+		})
+		var shown []string
+		for _, h := range b.Components.Hooks {
+			if slices.Contains(h.Hosts, HostClaude) {
+				shown = append(shown, h.Command)
+			}
+		}
+		want := []string(nil)
+		if field == "timeout: 5" {
+			want = []string{"echo bad", "echo sibling", "echo post"}
+		}
+		if !slices.Equal(shown, want) || len(b.Components.Skills) != 1 || b.Rejected() {
+			t.Errorf("%s: hooks %q, want %q; %d skills; %v", field, shown, want, len(b.Components.Skills), b.Report.Findings)
+		}
+	}
+}

@@ -603,7 +603,16 @@ func readGrantsAs(b *Bundle, rel string, m frontMatter, scope string, claudeAgen
 				for i, h := range added {
 					others[i] = h.Other
 				}
-				if why := ClaudeSkillHooksRejected(others); why != "" {
+				if why := claudeHookFieldTypeFault(v); why != "" {
+					// Claude Code (2.1.332) runs none of the skill's
+					// hooks (the skill still loads), and nothing in the
+					// review would tell the runtime so: they are left out
+					// (internal/agenttest TestClaudeSkillHookFieldType).
+					for _, h := range added {
+						b.Report.Skipf(h.Source, "hook.schema", "Claude Code does not run this hook: %s, so Claude Code rejects the skill's front-matter hooks and runs none of them; make \"timeout\" a number of seconds and \"async\" true or false, or remove them", why)
+					}
+					b.Components.Hooks = b.Components.Hooks[:before]
+				} else if why := ClaudeSkillHooksRejected(others); why != "" {
 					for _, h := range added {
 						b.Report.Warnf(h.Source, "hook.shell", "Claude Code does not run this hook: %s; neither bundlectl hooks exec nor bundlectl exec runs them (set \"shell\" to \"bash\" or remove it)", why)
 					}
@@ -966,4 +975,34 @@ func claudeFrontMatter(b *Bundle, rel string, fm []byte, msg string) (frontMatte
 	}
 	b.Report.Warnf(rel, "document.front-matter-quoted", "%s; read as Claude Code reads it, with each value that holds \": \" or one of {}[]*&#!|>%%@` quoted: quote those values so that every reader agrees", msg)
 	return m, ""
+}
+
+// claudeHookFieldTypeFault says why Claude Code's hooks schema rejects a
+// front-matter hooks value for a field's type: a hook whose "timeout" is
+// no number or whose "async" is no boolean; "" when none has one.
+func claudeHookFieldTypeFault(v *jsonValue) string {
+	switch v.kind {
+	case jsonArray:
+		for _, e := range v.arr {
+			if why := claudeHookFieldTypeFault(e); why != "" {
+				return why
+			}
+		}
+	case jsonObject:
+		_, isHook := v.obj["command"]
+		if _, ok := v.obj["type"]; ok || isHook {
+			if t, ok := v.obj["timeout"]; ok && t.kind != jsonNumber {
+				return "a hook of the same skill has a \"timeout\" that is not a number"
+			}
+			if a, ok := v.obj["async"]; ok && a.kind != jsonBool {
+				return "a hook of the same skill has an \"async\" that is not true or false"
+			}
+		}
+		for _, k := range v.keys {
+			if why := claudeHookFieldTypeFault(v.obj[k]); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
 }
