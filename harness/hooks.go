@@ -410,6 +410,12 @@ type HookResult struct {
 	PermissionReason   string
 	AdditionalContext  string
 	UpdatedInput       json.RawMessage // a JSON object, or nil
+	// ToolConfig is hookSpecificOutput.toolConfig, Gemini CLI's
+	// BeforeToolSelection answer, read as Gemini CLI 0.61 reads it
+	// (ReadToolConfig), or nil; ToolConfigProblem says why one that was
+	// given could not be read. Other events ignore both, as Gemini CLI does.
+	ToolConfig        *ToolConfig
+	ToolConfigProblem string
 
 	// PlainOutput is stdout of an exit-0 hook that is not a JSON object.
 	PlainOutput string
@@ -430,6 +436,7 @@ type hookOutput struct {
 		PermissionDecisionReason *string         `json:"permissionDecisionReason"`
 		AdditionalContext        *string         `json:"additionalContext"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
+		ToolConfig               json.RawMessage `json:"toolConfig"`
 		// PermissionRequest answers with a decision object instead.
 		Decision *struct {
 			Behavior     *string         `json:"behavior"`
@@ -521,6 +528,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.PermissionDecision = str(hs.PermissionDecision)
 		r.PermissionReason = str(hs.PermissionDecisionReason)
 		r.AdditionalContext = str(hs.AdditionalContext)
+		r.ToolConfig, r.ToolConfigProblem = ReadToolConfig(hs.ToolConfig)
 		switch r.PermissionDecision {
 		case "", PermissionAllow, PermissionDeny, PermissionAsk, permissionDefer:
 		default:
@@ -638,6 +646,10 @@ type Outcome struct {
 	// offers no tools (mode "NONE"), which wins over every other hook's
 	// answer (internal/agenttest TestGeminiBeforeToolSelectionNone).
 	NoTools bool
+	// ToolConfig is the hooks' BeforeToolSelection answers merged as
+	// Gemini CLI merges several hooks' (MergeToolConfigs), or nil when
+	// none gave one. NoTools overrides it.
+	ToolConfig *ToolConfig
 }
 
 // WithholdsTools reports whether a guard of event that cannot run is
@@ -699,6 +711,9 @@ func (o *Outcome) add(r HookResult) bool {
 	if r.SystemMessage != "" {
 		o.SystemMessages = append(o.SystemMessages, r.SystemMessage)
 	}
+	if WithholdsTools(o.Event) {
+		return o.addToolSelection(ref, r)
+	}
 	o.SuppressOutput = o.SuppressOutput || r.SuppressOutput
 	if r.UpdatedInput != nil && takesUpdatedInput(o.Event) {
 		o.UpdatedInput = r.UpdatedInput
@@ -732,6 +747,25 @@ func (o *Outcome) add(r HookResult) bool {
 		}
 	}
 	return stop
+}
+
+// addToolSelection folds a BeforeToolSelection answer into o as Gemini
+// CLI 0.61 reads one: only its tool configuration counts, merged with the
+// others' (MergeToolConfigs), and the chain never stops, since every hook
+// there runs and is merged. A block, a deny or "continue": false changes
+// nothing in Gemini CLI on this event (TestGeminiBeforeToolSelectionCannotBlock),
+// so it neither blocks nor ends the chain here; the user is told it was
+// ignored. A tool configuration Gemini CLI would misread offers no tools.
+func (o *Outcome) addToolSelection(ref HookRef, r HookResult) bool {
+	o.SuppressOutput = o.SuppressOutput || r.SuppressOutput
+	if r.ToolConfigProblem != "" {
+		o.withholdTools(fmt.Sprintf("bundlectl: %s: its %s, so it cannot be applied as written; no tools are offered", ref, r.ToolConfigProblem))
+	}
+	o.ToolConfig = MergeToolConfigs(o.ToolConfig, r.ToolConfig)
+	if r.Blocked || r.PermissionDecision == PermissionDeny || !r.Continue {
+		o.SystemMessages = append(o.SystemMessages, fmt.Sprintf("bundlectl: %s answered a block or a stop on %s, which Gemini CLI ignores there (it reads only a toolConfig); ignored", ref, o.Event))
+	}
+	return false
 }
 
 // permissionDefer is the permissionDecision a hook gives to leave the
@@ -1084,13 +1118,7 @@ type hookSpecificJSON struct {
 	Decision                 *permissionDecision `json:"decision,omitempty"`
 	AdditionalContext        string              `json:"additionalContext,omitempty"`
 	UpdatedInput             json.RawMessage     `json:"updatedInput,omitempty"`
-	ToolConfig               *toolConfig         `json:"toolConfig,omitempty"`
-}
-
-// toolConfig is Gemini CLI's BeforeToolSelection answer.
-type toolConfig struct {
-	Mode                 string   `json:"mode"`
-	AllowedFunctionNames []string `json:"allowedFunctionNames"`
+	ToolConfig               *ToolConfig         `json:"toolConfig,omitempty"`
 }
 
 // permissionDecision is PermissionRequest's answer.
@@ -1110,8 +1138,18 @@ type permissionDecision struct {
 // written for PreToolUse (permissionDecision) and PermissionRequest
 // (decision.behavior) only, and PreModelSwitch's permissionDecision,
 // which Claude Code reads as PreToolUse's. Hook failures are appended to systemMessage,
-// so the user sees them, and on exit 0 also written to stderr.
+// so the user sees them, and on exit 0 also written to stderr. Gemini
+// CLI's BeforeToolSelection gets the hooks' merged toolConfig, or one
+// offering no tools (mode NONE) when a guard could not run or the chain
+// was refused, always with exit 0: no answer blocks there.
 func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
+	if o.Blocked && WithholdsTools(o.Event) {
+		// A refused or canceled chain, or an event that could not be
+		// read: Gemini CLI ignores a block here, so fail closed the one
+		// way it allows, with no tools offered.
+		o.SystemMessages = append(slices.Clone(o.SystemMessages), o.Reason+"; no tools are offered")
+		o.Blocked, o.NoTools = false, true
+	}
 	j := outcomeJSON{SuppressOutput: o.SuppressOutput, StopReason: o.StopReason}
 	if !o.Continue {
 		f := false
@@ -1139,8 +1177,15 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 			j.Decision, j.Reason = "block", o.Reason
 		}
 	}
-	if o.NoTools && !o.Blocked {
-		hs.ToolConfig = &toolConfig{Mode: "NONE", AllowedFunctionNames: []string{}}
+	switch {
+	case o.NoTools && !o.Blocked:
+		hs.ToolConfig = &ToolConfig{Mode: ToolModeNone, AllowedFunctionNames: []string{}}
+	case o.ToolConfig != nil && !o.Blocked && WithholdsTools(o.Event):
+		tc := *o.ToolConfig
+		if tc.AllowedFunctionNames == nil {
+			tc.AllowedFunctionNames = []string{}
+		}
+		hs.ToolConfig = &tc
 	}
 	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolConfig != nil {
 		j.HookSpecificOutput = hs
