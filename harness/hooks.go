@@ -515,6 +515,8 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 	r.Reason = str(ho.Reason)
 	switch r.Decision {
 	case "", "approve":
+	case geminiAllow, geminiDeny:
+		// Gemini CLI's words: Outcome.add reads them on its events only.
 	case "block":
 		r.Blocked = true
 		if r.Reason == "" {
@@ -699,6 +701,9 @@ func (o *Outcome) add(r HookResult) bool {
 		r = HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
 			Failure: fmt.Sprintf("output JSON has an unknown permissionDecision %q", permissionDefer)}
 	}
+	if r.Failure == "" && (r.Decision == geminiAllow || r.Decision == geminiDeny) {
+		r = geminiDecision(o.Event, r)
+	}
 	if r.Failure != "" {
 		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, ID: r.ID, Message: r.Failure})
 		return false
@@ -766,6 +771,32 @@ func (o *Outcome) addToolSelection(ref HookRef, r HookResult) bool {
 		o.SystemMessages = append(o.SystemMessages, fmt.Sprintf("bundlectl: %s answered a block or a stop on %s, which Gemini CLI ignores there (it reads only a toolConfig); ignored", ref, o.Event))
 	}
 	return false
+}
+
+// Gemini CLI 0.61's top-level decisions beside "block": "deny" is its
+// alias (DefaultHookOutput.isBlockingDecision), "allow" says nothing.
+const (
+	geminiAllow = "allow"
+	geminiDeny  = "deny"
+)
+
+// geminiDecision reads r's "allow" or "deny" as Gemini CLI does on its
+// own events (BeforeTool, AfterTool, BeforeAgent, ...): "deny" blocks as
+// "block" does, with "reason" as the reason. On any other event, which
+// Claude Code or Codex fires and whose contract has no such value, the
+// output is malformed, as before.
+func geminiDecision(event string, r HookResult) HookResult {
+	if !bundle.KnownHookEvent(bundle.HostGemini, event) || bundle.KnownHookEvent("", event) || bundle.KnownHookEvent(bundle.HostCodex, event) {
+		return HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
+			Failure: fmt.Sprintf("output JSON has an unknown decision %q", r.Decision)}
+	}
+	if r.Decision == geminiDeny {
+		r.Blocked = true
+		if r.Reason == "" {
+			r.Reason = "blocked by a hook"
+		}
+	}
+	return r
 }
 
 // permissionDefer is the permissionDecision a hook gives to leave the
