@@ -1,6 +1,10 @@
 package harness
 
-import "testing"
+import (
+	"bytes"
+	"context"
+	"testing"
+)
 
 // TestGeminiDecisions: Gemini CLI 0.61 reads "decision": "deny" as a
 // block (the alias of "block") and "allow" as nothing; hooks run --host
@@ -26,5 +30,36 @@ func TestGeminiDecisions(t *testing.T) {
 		if o.Blocked || len(o.Errors) != 1 {
 			t.Fatalf("%s deny: %+v, want a reported malformed output", ev, o)
 		}
+	}
+}
+
+// TestFireChainGeminiToolInput: a Gemini CLI BeforeTool hook rewrites the
+// tool's arguments with hookSpecificOutput.tool_input, whose keys Gemini
+// CLI 0.61 sets over them (TestSetupGeminiToolInput); hooks run --host
+// gemini once dropped it, and the call ran with the arguments the hook
+// meant to replace. The next hook sees the merged arguments, the chain
+// judges them again, and the answer carries them as tool_input;
+// updatedInput means nothing there.
+func TestFireChainGeminiToolInput(t *testing.T) {
+	h := newHookEnv(t)
+	rewrite := h.hook("rewrite", "", `echo '{"decision":"allow","hookSpecificOutput":{"tool_input":{"command":"touch safe"}}}'`+"\n")
+	claudeWords := h.hook("claude", "", `echo '{"hookSpecificOutput":{"updatedInput":{"command":"rm -rf /"}}}'`+"\n")
+	ev, err := ParseHookEvent([]byte(`{"tool_name":"run_shell_command","tool_input":{"command":"touch evil","description":"d"}}`), "BeforeTool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := FireChain(context.Background(), []RunnableHook{rewrite, claudeWords}, ev)
+	if err != nil || o.Blocked || len(o.Errors) != 0 {
+		t.Fatalf("outcome %+v %v", o, err)
+	}
+	if got := string(h.stdin("claude")["tool_input"]); got != `{"command":"touch safe","description":"d"}` {
+		t.Fatalf("the next hook saw tool_input %s", got)
+	}
+	var out, errOut bytes.Buffer
+	if code, err := WriteOutcome(&out, &errOut, o); code != 0 || err != nil {
+		t.Fatal(code, err)
+	}
+	if want := `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"touch safe","description":"d"}}}` + "\n"; out.String() != want {
+		t.Fatalf("wrote %s, want %s", out.String(), want)
 	}
 }

@@ -416,6 +416,12 @@ type HookResult struct {
 	// given could not be read. Other events ignore both, as Gemini CLI does.
 	ToolConfig        *ToolConfig
 	ToolConfigProblem string
+	// GeminiToolInput is hookSpecificOutput.tool_input, Gemini CLI's
+	// BeforeTool rewrite of the tool's arguments, when it is a JSON
+	// object (Gemini CLI ignores any other value), else nil. It is merged
+	// over the arguments (Outcome.add, runRound); updatedInput means
+	// nothing there.
+	GeminiToolInput json.RawMessage
 
 	// PlainOutput is stdout of an exit-0 hook that is not a JSON object.
 	PlainOutput string
@@ -437,6 +443,7 @@ type hookOutput struct {
 		AdditionalContext        *string         `json:"additionalContext"`
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
 		ToolConfig               json.RawMessage `json:"toolConfig"`
+		ToolInput                json.RawMessage `json:"tool_input"`
 		// PermissionRequest answers with a decision object instead.
 		Decision *struct {
 			Behavior     *string         `json:"behavior"`
@@ -531,6 +538,9 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.PermissionReason = str(hs.PermissionDecisionReason)
 		r.AdditionalContext = str(hs.AdditionalContext)
 		r.ToolConfig, r.ToolConfigProblem = ReadToolConfig(hs.ToolConfig)
+		if ti := bytes.TrimSpace(hs.ToolInput); len(ti) > 0 && ti[0] == '{' {
+			r.GeminiToolInput = json.RawMessage(slices.Clone(ti))
+		}
 		switch r.PermissionDecision {
 		case "", PermissionAllow, PermissionDeny, PermissionAsk, permissionDefer:
 		default:
@@ -674,7 +684,35 @@ func (o Outcome) Proceed() bool { return !o.Blocked && o.Continue }
 // takesUpdatedInput reports whether event's hooks may replace tool_input:
 // only before the tool runs. Elsewhere updatedInput is ignored.
 func takesUpdatedInput(event string) bool {
-	return event == "PreToolUse" || event == "PermissionRequest"
+	return event == "PreToolUse" || event == "PermissionRequest" || event == geminiBeforeTool
+}
+
+// geminiBeforeTool is Gemini CLI's event before a tool runs, whose hooks
+// rewrite its arguments with hookSpecificOutput.tool_input, merged over
+// them (geminiToolInput), never with updatedInput.
+const geminiBeforeTool = "BeforeTool"
+
+// geminiToolInput is what Gemini CLI 0.61 makes of a BeforeTool hook's
+// tool_input: its keys set over the current arguments ({...input,
+// ...tool_input}, then Object.assign onto the call's parameters), so a
+// key can be replaced or added, never removed. ok is false when the
+// arguments are not a JSON object to merge into.
+func geminiToolInput(input, partial json.RawMessage) (json.RawMessage, bool) {
+	var base, over map[string]json.RawMessage
+	if json.Unmarshal(partial, &over) != nil {
+		return nil, false
+	}
+	if len(bytes.TrimSpace(input)) > 0 && json.Unmarshal(input, &base) != nil {
+		return nil, false
+	}
+	if base == nil {
+		base = map[string]json.RawMessage{}
+	}
+	for k, v := range over {
+		base[k] = v
+	}
+	out, err := json.Marshal(base)
+	return out, err == nil
 }
 
 // NewOutcome is the outcome of an empty chain: proceed.
@@ -720,6 +758,9 @@ func (o *Outcome) add(r HookResult) bool {
 		return o.addToolSelection(ref, r)
 	}
 	o.SuppressOutput = o.SuppressOutput || r.SuppressOutput
+	if o.Event == geminiBeforeTool && r.GeminiToolInput == nil {
+		r.UpdatedInput = nil // Gemini CLI reads no updatedInput there
+	}
 	if r.UpdatedInput != nil && takesUpdatedInput(o.Event) {
 		o.UpdatedInput = r.UpdatedInput
 	}
@@ -1076,6 +1117,19 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which Codex takes as a failed hook on %s, not a block", cur.HookEventName) + stderrSuffix(res.Stderr)}
 		}
 		r.Bundle, r.Index, r.ID = h.Bundle, h.Index, h.ID
+		if cur.HookEventName == geminiBeforeTool && r.Failure == "" {
+			// Gemini CLI reads tool_input there, merged over the
+			// arguments, and no updatedInput.
+			r.UpdatedInput = nil
+			if r.GeminiToolInput != nil {
+				merged, ok := geminiToolInput(cur.ToolInput, r.GeminiToolInput)
+				if !ok {
+					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: the hook rewrote the tool's arguments (tool_input), which are not a JSON object to merge into; refused")
+					return o, changed, nil
+				}
+				r.UpdatedInput = merged
+			}
+		}
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
 		}
@@ -1149,6 +1203,7 @@ type hookSpecificJSON struct {
 	Decision                 *permissionDecision `json:"decision,omitempty"`
 	AdditionalContext        string              `json:"additionalContext,omitempty"`
 	UpdatedInput             json.RawMessage     `json:"updatedInput,omitempty"`
+	ToolInput                json.RawMessage     `json:"tool_input,omitempty"`
 	ToolConfig               *ToolConfig         `json:"toolConfig,omitempty"`
 }
 
@@ -1199,6 +1254,11 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 	switch o.Event {
 	case "PreToolUse", "PreModelSwitch":
 		hs.PermissionDecision, hs.PermissionDecisionReason, hs.UpdatedInput = perm, reason, updated
+	case geminiBeforeTool:
+		hs.ToolInput = updated
+		if o.Blocked {
+			j.Decision, j.Reason = "block", o.Reason
+		}
 	case "PermissionRequest":
 		if perm == PermissionAllow || perm == PermissionDeny {
 			hs.Decision = &permissionDecision{Behavior: perm, Message: reason, UpdatedInput: updated}
@@ -1218,7 +1278,7 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		}
 		hs.ToolConfig = &tc
 	}
-	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolConfig != nil {
+	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolInput != nil || hs.ToolConfig != nil {
 		j.HookSpecificOutput = hs
 	}
 	data, err := json.Marshal(j)
