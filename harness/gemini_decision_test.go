@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,44 @@ func TestFireChainGeminiToolInput(t *testing.T) {
 	}
 	if want := `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"touch safe","description":"d"}}}` + "\n"; out.String() != want {
 		t.Fatalf("wrote %s, want %s", out.String(), want)
+	}
+}
+
+// TestGeminiModelAnswers: BeforeModel's llm_request and llm_response and
+// AfterModel's llm_response are relayed, the last hook's that gave one
+// winning as in Gemini CLI's field-by-field merge (TestSetupGeminiModelAnswers);
+// on a BeforeModel block the synthetic llm_response goes with it, as
+// Gemini CLI reads stdout's JSON on exit 2 too.
+func TestGeminiModelAnswers(t *testing.T) {
+	res := func(out string) HookResult { return ParseHookOutput(0, []byte(out), nil, false) }
+	write := func(o Outcome) (int, string) {
+		var out, errOut bytes.Buffer
+		code, err := WriteOutcome(&out, &errOut, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return code, out.String()
+	}
+	o := Combine("BeforeModel", []HookResult{
+		res(`{"hookSpecificOutput":{"llm_request":{"model":"a"}}}`),
+		res(`{"hookSpecificOutput":{"llm_request":{"model":"b"},"llm_response":"not an object"}}`),
+		res(`{"systemMessage":"m"}`),
+	})
+	if code, got := write(o); code != 0 || got != `{"systemMessage":"m","hookSpecificOutput":{"hookEventName":"BeforeModel","llm_request":{"model":"b"}}}`+"\n" {
+		t.Fatalf("BeforeModel: %d %s", code, got)
+	}
+	o = Combine("BeforeModel", []HookResult{
+		res(`{"decision":"deny","reason":"no","hookSpecificOutput":{"llm_request":{"model":"b"},"llm_response":{"candidates":[]}}}`),
+	})
+	if code, got := write(o); code != 2 || got != `{"decision":"block","reason":"no","hookSpecificOutput":{"hookEventName":"BeforeModel","llm_response":{"candidates":[]}}}`+"\n" {
+		t.Fatalf("BeforeModel blocked: %d %s", code, got)
+	}
+	o = Combine("AfterModel", []HookResult{res(`{"hookSpecificOutput":{"llm_response":{"candidates":[{"content":{"role":"model","parts":["x"]}}]}}}`)})
+	if code, got := write(o); code != 0 || !strings.Contains(got, `"llm_response":{"candidates":[{"content":{"role":"model","parts":["x"]}}]}`) {
+		t.Fatalf("AfterModel: %d %s", code, got)
+	}
+	// Other events relay neither.
+	if _, got := write(Combine("BeforeAgent", []HookResult{res(`{"hookSpecificOutput":{"llm_request":{"model":"b"}}}`)})); got != "{}\n" {
+		t.Fatalf("BeforeAgent: %s", got)
 	}
 }

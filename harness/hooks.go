@@ -422,6 +422,10 @@ type HookResult struct {
 	// over the arguments (Outcome.add, runRound); updatedInput means
 	// nothing there.
 	GeminiToolInput json.RawMessage
+	// LLMRequest and LLMResponse are hookSpecificOutput.llm_request and
+	// llm_response, Gemini CLI's BeforeModel and AfterModel answers, when
+	// they are JSON objects, else nil. bundlectl relays them as given.
+	LLMRequest, LLMResponse json.RawMessage
 
 	// PlainOutput is stdout of an exit-0 hook that is not a JSON object.
 	PlainOutput string
@@ -444,6 +448,8 @@ type hookOutput struct {
 		UpdatedInput             json.RawMessage `json:"updatedInput"`
 		ToolConfig               json.RawMessage `json:"toolConfig"`
 		ToolInput                json.RawMessage `json:"tool_input"`
+		LLMRequest               json.RawMessage `json:"llm_request"`
+		LLMResponse              json.RawMessage `json:"llm_response"`
 		// PermissionRequest answers with a decision object instead.
 		Decision *struct {
 			Behavior     *string         `json:"behavior"`
@@ -538,9 +544,8 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.PermissionReason = str(hs.PermissionDecisionReason)
 		r.AdditionalContext = str(hs.AdditionalContext)
 		r.ToolConfig, r.ToolConfigProblem = ReadToolConfig(hs.ToolConfig)
-		if ti := bytes.TrimSpace(hs.ToolInput); len(ti) > 0 && ti[0] == '{' {
-			r.GeminiToolInput = json.RawMessage(slices.Clone(ti))
-		}
+		r.GeminiToolInput = jsonObject(hs.ToolInput)
+		r.LLMRequest, r.LLMResponse = jsonObject(hs.LLMRequest), jsonObject(hs.LLMResponse)
 		switch r.PermissionDecision {
 		case "", PermissionAllow, PermissionDeny, PermissionAsk, permissionDefer:
 		default:
@@ -576,6 +581,15 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		}
 	}
 	return r
+}
+
+// jsonObject returns raw, trimmed and copied, when it is a JSON object,
+// else nil.
+func jsonObject(raw json.RawMessage) json.RawMessage {
+	if v := bytes.TrimSpace(raw); len(v) > 0 && v[0] == '{' {
+		return json.RawMessage(slices.Clone(v))
+	}
+	return nil
 }
 
 func stderrSuffix(stderr []byte) string {
@@ -662,6 +676,11 @@ type Outcome struct {
 	// Gemini CLI merges several hooks' (MergeToolConfigs), or nil when
 	// none gave one. NoTools overrides it.
 	ToolConfig *ToolConfig
+	// LLMRequest and LLMResponse are Gemini CLI's BeforeModel and
+	// AfterModel answers (hookSpecificOutput.llm_request, llm_response):
+	// the last hook's that gave one, as Gemini CLI merges several hooks'
+	// answers there (field by field, the later replacing the earlier).
+	LLMRequest, LLMResponse json.RawMessage
 }
 
 // WithholdsTools reports whether a guard of event that cannot run is
@@ -686,6 +705,11 @@ func (o Outcome) Proceed() bool { return !o.Blocked && o.Continue }
 func takesUpdatedInput(event string) bool {
 	return event == "PreToolUse" || event == "PermissionRequest" || event == geminiBeforeTool
 }
+
+// relaysModelAnswers reports whether event is Gemini CLI's BeforeModel or
+// AfterModel, whose hooks may answer a changed model request
+// (llm_request), a synthetic or changed response (llm_response).
+func relaysModelAnswers(event string) bool { return event == "BeforeModel" || event == "AfterModel" }
 
 // geminiBeforeTool is Gemini CLI's event before a tool runs, whose hooks
 // rewrite its arguments with hookSpecificOutput.tool_input, merged over
@@ -766,6 +790,14 @@ func (o *Outcome) add(r HookResult) bool {
 	}
 	if r.AdditionalContext != "" {
 		o.AdditionalContext = append(o.AdditionalContext, r.AdditionalContext)
+	}
+	if relaysModelAnswers(o.Event) {
+		if r.LLMRequest != nil {
+			o.LLMRequest = r.LLMRequest
+		}
+		if r.LLMResponse != nil {
+			o.LLMResponse = r.LLMResponse
+		}
 	}
 	if r.PlainOutput != "" && (o.Event == "UserPromptSubmit" || o.Event == "SessionStart") {
 		o.AdditionalContext = append(o.AdditionalContext, r.PlainOutput)
@@ -1204,6 +1236,8 @@ type hookSpecificJSON struct {
 	AdditionalContext        string              `json:"additionalContext,omitempty"`
 	UpdatedInput             json.RawMessage     `json:"updatedInput,omitempty"`
 	ToolInput                json.RawMessage     `json:"tool_input,omitempty"`
+	LLMRequest               json.RawMessage     `json:"llm_request,omitempty"`
+	LLMResponse              json.RawMessage     `json:"llm_response,omitempty"`
 	ToolConfig               *ToolConfig         `json:"toolConfig,omitempty"`
 }
 
@@ -1268,6 +1302,18 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 			j.Decision, j.Reason = "block", o.Reason
 		}
 	}
+	if relaysModelAnswers(o.Event) {
+		// On a block Gemini CLI reads BeforeModel's llm_response as the
+		// synthetic answer of the call it skips (stdout's JSON is read on
+		// exit 2 too); a changed request matters only when it proceeds.
+		hs.LLMResponse = o.LLMResponse
+		if !o.Blocked {
+			hs.LLMRequest = o.LLMRequest
+		}
+		if o.Blocked && o.Event == "AfterModel" {
+			hs.LLMResponse = nil
+		}
+	}
 	switch {
 	case o.NoTools && !o.Blocked:
 		hs.ToolConfig = &ToolConfig{Mode: ToolModeNone, AllowedFunctionNames: []string{}}
@@ -1278,7 +1324,7 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		}
 		hs.ToolConfig = &tc
 	}
-	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolInput != nil || hs.ToolConfig != nil {
+	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolInput != nil || hs.ToolConfig != nil || hs.LLMRequest != nil || hs.LLMResponse != nil {
 		j.HookSpecificOutput = hs
 	}
 	data, err := json.Marshal(j)
