@@ -103,3 +103,37 @@ func TestGeminiModelAnswers(t *testing.T) {
 		t.Fatalf("BeforeAgent: %s", got)
 	}
 }
+
+// TestGeminiTailCallAndClearContext: AfterTool's tailToolCallRequest (the
+// last hook's; TestSetupGeminiTailCall) and AfterAgent's clearContext (if
+// any hook's is true) are relayed, as Gemini CLI merges them; a blocked
+// result gets no tail call, as in Gemini CLI.
+func TestGeminiTailCallAndClearContext(t *testing.T) {
+	res := func(out string) HookResult { return ParseHookOutput(0, []byte(out), nil, false) }
+	write := func(o Outcome) string {
+		var out, errOut bytes.Buffer
+		if _, err := WriteOutcome(&out, &errOut, o); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	o := Combine("AfterTool", []HookResult{
+		res(`{"hookSpecificOutput":{"tailToolCallRequest":{"name":"a","args":{}}}}`),
+		res(`{"hookSpecificOutput":{"tailToolCallRequest":{"name":"b","args":{"x":1}}}}`),
+		res(`{"hookSpecificOutput":{"tailToolCallRequest":["not","an","object"]}}`),
+	})
+	if got := write(o); got != `{"hookSpecificOutput":{"hookEventName":"AfterTool","tailToolCallRequest":{"name":"b","args":{"x":1}}}}`+"\n" {
+		t.Fatalf("AfterTool: %s", got)
+	}
+	o = Combine("AfterTool", []HookResult{res(`{"hookSpecificOutput":{"tailToolCallRequest":{"name":"a"}}}`), res(`{"decision":"deny","reason":"hidden"}`)})
+	if got := write(o); strings.Contains(got, "tailToolCallRequest") {
+		t.Fatalf("blocked AfterTool: %s", got)
+	}
+	o = Combine("AfterAgent", []HookResult{res(`{"hookSpecificOutput":{"clearContext":true}}`), res(`{"decision":"deny","reason":"retry","hookSpecificOutput":{"clearContext":false}}`)})
+	if got := write(o); !strings.Contains(got, `"clearContext":true`) || !strings.Contains(got, `"decision":"block"`) {
+		t.Fatalf("AfterAgent: %s", got)
+	}
+	if got := write(Combine("AfterAgent", []HookResult{res(`{"hookSpecificOutput":{"clearContext":"true"}}`)})); got != "{}\n" {
+		t.Fatalf("clearContext \"true\" is not true in Gemini CLI: %s", got)
+	}
+}

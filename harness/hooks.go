@@ -426,6 +426,13 @@ type HookResult struct {
 	// llm_response, Gemini CLI's BeforeModel and AfterModel answers, when
 	// they are JSON objects, else nil. bundlectl relays them as given.
 	LLMRequest, LLMResponse json.RawMessage
+	// TailToolCallRequest is hookSpecificOutput.tailToolCallRequest, a
+	// Gemini CLI AfterTool hook's request to run another tool whose result
+	// replaces this one's, when it is a JSON object (as Gemini CLI
+	// requires), else nil. ClearContext is AfterAgent's
+	// hookSpecificOutput.clearContext: true.
+	TailToolCallRequest json.RawMessage
+	ClearContext        bool
 
 	// PlainOutput is stdout of an exit-0 hook that is not a JSON object.
 	PlainOutput string
@@ -450,6 +457,8 @@ type hookOutput struct {
 		ToolInput                json.RawMessage `json:"tool_input"`
 		LLMRequest               json.RawMessage `json:"llm_request"`
 		LLMResponse              json.RawMessage `json:"llm_response"`
+		TailToolCallRequest      json.RawMessage `json:"tailToolCallRequest"`
+		ClearContext             json.RawMessage `json:"clearContext"`
 		// PermissionRequest answers with a decision object instead.
 		Decision *struct {
 			Behavior     *string         `json:"behavior"`
@@ -546,6 +555,8 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.ToolConfig, r.ToolConfigProblem = ReadToolConfig(hs.ToolConfig)
 		r.GeminiToolInput = jsonObject(hs.ToolInput)
 		r.LLMRequest, r.LLMResponse = jsonObject(hs.LLMRequest), jsonObject(hs.LLMResponse)
+		r.TailToolCallRequest = jsonObject(hs.TailToolCallRequest)
+		r.ClearContext = string(bytes.TrimSpace(hs.ClearContext)) == "true" // Gemini CLI: === true
 		switch r.PermissionDecision {
 		case "", PermissionAllow, PermissionDeny, PermissionAsk, permissionDefer:
 		default:
@@ -681,6 +692,11 @@ type Outcome struct {
 	// the last hook's that gave one, as Gemini CLI merges several hooks'
 	// answers there (field by field, the later replacing the earlier).
 	LLMRequest, LLMResponse json.RawMessage
+	// TailToolCallRequest is Gemini CLI's AfterTool tail call, the last
+	// hook's that asked for one (Gemini CLI's merge); ClearContext is set
+	// when any AfterAgent hook asked to clear the context.
+	TailToolCallRequest json.RawMessage
+	ClearContext        bool
 }
 
 // WithholdsTools reports whether a guard of event that cannot run is
@@ -790,6 +806,12 @@ func (o *Outcome) add(r HookResult) bool {
 	}
 	if r.AdditionalContext != "" {
 		o.AdditionalContext = append(o.AdditionalContext, r.AdditionalContext)
+	}
+	if o.Event == "AfterTool" && r.TailToolCallRequest != nil {
+		o.TailToolCallRequest = r.TailToolCallRequest
+	}
+	if o.Event == "AfterAgent" && r.ClearContext {
+		o.ClearContext = true
 	}
 	if relaysModelAnswers(o.Event) {
 		if r.LLMRequest != nil {
@@ -1238,6 +1260,8 @@ type hookSpecificJSON struct {
 	ToolInput                json.RawMessage     `json:"tool_input,omitempty"`
 	LLMRequest               json.RawMessage     `json:"llm_request,omitempty"`
 	LLMResponse              json.RawMessage     `json:"llm_response,omitempty"`
+	TailToolCallRequest      json.RawMessage     `json:"tailToolCallRequest,omitempty"`
+	ClearContext             bool                `json:"clearContext,omitempty"`
 	ToolConfig               *ToolConfig         `json:"toolConfig,omitempty"`
 }
 
@@ -1302,6 +1326,12 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 			j.Decision, j.Reason = "block", o.Reason
 		}
 	}
+	if !o.Blocked {
+		// Gemini CLI runs a tail call only for a result it did not block.
+		hs.TailToolCallRequest = o.TailToolCallRequest
+	}
+	// Read by Gemini CLI when AfterAgent stops or blocks (retries).
+	hs.ClearContext = o.ClearContext
 	if relaysModelAnswers(o.Event) {
 		// On a block Gemini CLI reads BeforeModel's llm_response as the
 		// synthetic answer of the call it skips (stdout's JSON is read on
@@ -1324,7 +1354,7 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		}
 		hs.ToolConfig = &tc
 	}
-	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolInput != nil || hs.ToolConfig != nil || hs.LLMRequest != nil || hs.LLMResponse != nil {
+	if hs.PermissionDecision != "" || hs.Decision != nil || hs.AdditionalContext != "" || hs.UpdatedInput != nil || hs.ToolInput != nil || hs.ToolConfig != nil || hs.LLMRequest != nil || hs.LLMResponse != nil || hs.TailToolCallRequest != nil || hs.ClearContext {
 		j.HookSpecificOutput = hs
 	}
 	data, err := json.Marshal(j)

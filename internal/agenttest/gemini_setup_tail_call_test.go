@@ -1,0 +1,60 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSetupGeminiTailCall: Gemini CLI 0.61 runs the tool an AfterTool
+// hook asks for in hookSpecificOutput.tailToolCallRequest ({name, args})
+// after the one that ran, its result replacing the first's. Under
+// bundlectl setup gemini the same reviewed hook, run by hooks run --host
+// gemini, must have it run too; bundlectl once dropped the request.
+func TestSetupGeminiTailCall(t *testing.T) {
+	for _, mode := range []string{"direct", "setup"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			first, tail := filepath.Join(dir, "first"), filepath.Join(dir, "tail-ran")
+			answer, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "AfterTool",
+				"tailToolCallRequest": map[string]any{"name": "run_shell_command", "args": map[string]any{"command": "touch " + tail}}}})
+			// The tail call fires AfterTool too: answer only for the first.
+			cmd := "if grep -q tail-ran; then exit 0; fi; echo '" + string(answer) + "'"
+			hooks := map[string]any{"hooks": map[string]any{"AfterTool": []any{map[string]any{"matcher": "run_shell_command",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}}
+			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+first), Say("done"))
+			if mode == "direct" {
+				root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+				writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+				writeJSONFile(t, root, "hooks/hooks.json", hooks)
+			} else {
+				f := newExecFixture(t, a)
+				writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
+				f.trust(t)
+				a.Command(t, "hello") // the agent's own offline settings, before setup
+				userFile, _ := setupFiles(a)
+				out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
+				if err != nil {
+					t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
+				}
+				wrote, err := os.ReadFile(userFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m map[string]any
+				if err := json.Unmarshal(wrote, &m); err != nil {
+					t.Fatal(err)
+				}
+				a.Settings = m
+			}
+			res := a.Run(t, "make the marker")
+			if !exists(first) {
+				t.Fatalf("%s: the model's shell call did not run\n%s", mode, res)
+			}
+			if !exists(tail) {
+				t.Fatalf("%s: the AfterTool hook's tail call did not run (Gemini CLI 0.61 runs it)\n%s", mode, res)
+			}
+		})
+	}
+}
