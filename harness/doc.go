@@ -202,9 +202,18 @@
 //     "" and "*" match all; events without a tool ignore it.
 //   - Matching hooks run serially in the order given and the chain stops
 //     at the first block (exit 2, decision "block", permissionDecision
-//     "deny") or "continue": false. Any other failure — another exit
-//     status, a timeout, malformed output, a start error — is reported in
+//     "deny"; decision "deny" on an event only Gemini CLI fires) or
+//     "continue": false. Any other failure — another exit status, a
+//     timeout, malformed output, a start error — is reported in
 //     Outcome.Errors and does not block.
+//   - On Gemini CLI's BeforeToolSelection nothing blocks or stops the
+//     chain: every hook runs, their toolConfig answers merge as Gemini CLI
+//     merges them (MergeToolConfigs), and a guard that cannot run, an
+//     answer Gemini CLI would misread, or a refused chain offers no tools.
+//     Gemini CLI's other answers (BeforeTool tool_input, merged over the
+//     arguments and judged again; BeforeModel/AfterModel llm_request and
+//     llm_response; AfterTool tailToolCallRequest; AfterAgent clearContext)
+//     are relayed as Gemini CLI merges several hooks' answers.
 //   - More than MaxHookChain matching hooks, or nesting deeper than
 //     MaxHookChain (HookDepthEnv), refuses the chain before anything runs;
 //     a refused or canceled chain is a blocked Outcome, never a silent
