@@ -137,3 +137,35 @@ func TestGeminiTailCallAndClearContext(t *testing.T) {
 		t.Fatalf("clearContext \"true\" is not true in Gemini CLI: %s", got)
 	}
 }
+
+// TestFireChainGeminiExitAnswers: on Gemini CLI's own events a hook that
+// exits with a status other than 0 and 2 still answers, as in Gemini CLI
+// 0.61 (TestSetupGeminiExitAnswers): JSON on stdout is read, and text
+// after a status above 2 denies; hooks run --host gemini once reported
+// both as failures, and the tool ran. Exit 1 with text stays a failure,
+// and on Claude Code's events nothing changes.
+func TestFireChainGeminiExitAnswers(t *testing.T) {
+	for _, c := range []struct {
+		event, body string
+		blocked     bool
+		reason      string
+	}{
+		{"BeforeTool", "echo nope >&2; exit 3\n", true, "nope"},
+		{"BeforeTool", "echo plain; exit 5\n", true, "plain"},
+		{"BeforeTool", `echo '{"decision":"deny","reason":"json"}'; exit 1` + "\n", true, "json"},
+		{"BeforeTool", "echo warn >&2; exit 1\n", false, ""},
+		{"BeforeTool", "exit 3\n", false, ""},
+		{"PreToolUse", "echo nope >&2; exit 3\n", false, ""},
+		{"PreToolUse", `echo '{"decision":"block","reason":"json"}'; exit 1` + "\n", false, ""},
+	} {
+		h := newHookEnv(t)
+		ev, err := ParseHookEvent([]byte(`{"tool_name":"x","tool_input":{}}`), c.event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := FireChain(context.Background(), []RunnableHook{h.hook("g", "", c.body)}, ev)
+		if o.Blocked != c.blocked || o.Reason != c.reason || (!c.blocked && len(o.Errors) != 1 && c.body != "exit 3\n") {
+			t.Errorf("%s %q: %+v, want blocked %v %q", c.event, c.body, o, c.blocked, c.reason)
+		}
+	}
+}

@@ -881,7 +881,7 @@ const (
 // Claude Code or Codex fires and whose contract has no such value, the
 // output is malformed, as before.
 func geminiDecision(event string, r HookResult) HookResult {
-	if !bundle.KnownHookEvent(bundle.HostGemini, event) || bundle.KnownHookEvent("", event) || bundle.KnownHookEvent(bundle.HostCodex, event) {
+	if !geminiOnlyEvent(event) {
 		return HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
 			Failure: fmt.Sprintf("output JSON has an unknown decision %q", r.Decision)}
 	}
@@ -892,6 +892,50 @@ func geminiDecision(event string, r HookResult) HookResult {
 		}
 	}
 	return r
+}
+
+// geminiOnlyEvent reports whether only Gemini CLI fires event (BeforeTool,
+// AfterTool, BeforeAgent, ...), so its hooks' answers are read as Gemini
+// CLI reads them.
+func geminiOnlyEvent(event string) bool {
+	return bundle.KnownHookEvent(bundle.HostGemini, event) && !bundle.KnownHookEvent("", event) && !bundle.KnownHookEvent(bundle.HostCodex, event)
+}
+
+// geminiExitAnswer reads a hook that exited with a status other than 0
+// and 2 as Gemini CLI 0.61 does (hookRunner): its stdout, or its stderr
+// when stdout is empty, is still its answer — a JSON object is read as
+// an exit-0 answer, and other text after an exit status above 2 denies
+// with that text as the reason (tried: a BeforeTool hook's exit 3 with a
+// message, and exit 1 with {"decision":"deny"}, each keep the shell
+// command from running, TestSetupGeminiExitAnswers). Exit 1 with text is
+// Gemini CLI's warning: a reported failure, as before. A timeout or a
+// signal stays a reported failure.
+func geminiExitAnswer(r HookResult, res *Result) HookResult {
+	if r.Failure == "" || res.TimedOut || res.ExitCode <= 0 || res.ExitCode == 2 {
+		return r
+	}
+	text := bytes.TrimSpace(res.Stdout)
+	if len(text) == 0 {
+		text = bytes.TrimSpace(res.Stderr)
+	}
+	if len(text) == 0 {
+		return r
+	}
+	if text[0] == '{' {
+		a := ParseHookOutput(0, text, nil, false)
+		a.ExitCode = res.ExitCode
+		if a.Failure == "" {
+			return a
+		}
+		if res.ExitCode == 1 {
+			return r
+		}
+		// Gemini CLI reads output that is not JSON as text: denied.
+	} else if res.ExitCode == 1 {
+		return r
+	}
+	return HookResult{ExitCode: res.ExitCode, Continue: true, Blocked: true,
+		Reason: string(text)}
 }
 
 // permissionDefer is the permissionDecision a hook gives to leave the
@@ -1169,6 +1213,8 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		if h.exit2Fails && res.ExitCode == 2 && !res.TimedOut {
 			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which Codex takes as a failed hook on %s, not a block", cur.HookEventName) + stderrSuffix(res.Stderr)}
+		} else if geminiOnlyEvent(cur.HookEventName) {
+			r = geminiExitAnswer(r, res)
 		}
 		r.Bundle, r.Index, r.ID = h.Bundle, h.Index, h.ID
 		if cur.HookEventName == geminiBeforeTool && r.Failure == "" {

@@ -1,0 +1,58 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSetupGeminiExitAnswers: Gemini CLI 0.61 reads a hook's output
+// whatever its exit status: a BeforeTool hook that exits 3 with a message,
+// or exits 1 printing {"decision":"deny"}, keeps the shell command from
+// running. Under bundlectl setup gemini the same reviewed hook, run by
+// hooks run --host gemini, must block it too; bundlectl once reported both
+// as non-blocking failures, and the command ran.
+func TestSetupGeminiExitAnswers(t *testing.T) {
+	for name, cmd := range map[string]string{
+		"exit3-text": "cat >/dev/null; echo nope >&2; exit 3",
+		"exit1-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; exit 1`,
+	} {
+		for _, mode := range []string{"direct", "setup"} {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				marker := filepath.Join(t.TempDir(), markerName)
+				hooks := map[string]any{"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
+					"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}}
+				a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+				if mode == "direct" {
+					root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+					writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+					writeJSONFile(t, root, "hooks/hooks.json", hooks)
+				} else {
+					f := newExecFixture(t, a)
+					writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
+					f.trust(t)
+					a.Command(t, "hello") // the agent's own offline settings, before setup
+					userFile, _ := setupFiles(a)
+					out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
+					if err != nil {
+						t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
+					}
+					wrote, err := os.ReadFile(userFile)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var m map[string]any
+					if err := json.Unmarshal(wrote, &m); err != nil {
+						t.Fatal(err)
+					}
+					a.Settings = m
+				}
+				res := a.Run(t, "make the marker")
+				if exists(marker) {
+					t.Fatalf("%s %s: the shell command ran past the hook's answer (Gemini CLI 0.61 blocks it)\n%s", name, mode, res)
+				}
+			})
+		}
+	}
+}
