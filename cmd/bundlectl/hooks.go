@@ -283,6 +283,10 @@ func runHooks(g *globals, event, host string) error {
 	var o harness.Outcome
 	if p := <-evc; p.err != nil {
 		o, err = harness.RefuseEvent(event, p.err)
+		if !harness.ValidHookEvent(event) {
+			// A mistyped event on a hook line: the help lists the names.
+			o.Reason = harness.WithHint(o.Reason, "bundlectl hooks run --help")
+		}
 	} else {
 		o, err = reg.FireEvent(ctx(), p.ev)
 	}
