@@ -254,7 +254,7 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			continue
 		}
 		if unpinned(*src) && !opts.AllowUnpinned {
-			skip("its source is a directory, which has no pin (" + src.String() + "); lock a git or archive source, or pass --allow-unpinned")
+			skip("its source is a directory, which has no pin (" + src.String() + "); " + unpinnedFix)
 			continue
 		}
 		if err := m.CheckSnapshot(rec.Receipt.ContentHash); err != nil {
@@ -371,6 +371,9 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 // notTrusted is the reason Lock skips a bundle with no receipt.
 const notTrusted = "not trusted"
 
+// unpinnedFix ends the reason Lock skips a trusted bundle from a directory.
+const unpinnedFix = "lock a git or archive source, or pass --allow-unpinned"
+
 // LockEmptyError is Lock's refusal to write a lockfile that would hold no
 // bundle: nothing is installed, or nothing installed can be locked (not
 // trusted, no recorded source, ...). Skipped says why for each bundle.
@@ -395,9 +398,25 @@ func (e *LockEmptyError) Error() string {
 	return fmt.Sprintf("%s is not written: no bundle in %s can be locked, so it would lock none: %s", bundle.Quote(e.Lockfile), where, strings.Join(why, "; "))
 }
 
-// Hint reviews the first bundle that is not trusted (trusting it makes it
-// lockable), or lists what is installed.
+// Hint reviews the first bundle that is not trusted and whose source this
+// home recorded (trusting it makes it lockable), else locks the trusted
+// bundles from a directory with --allow-unpinned, else reviews the first
+// bundle not trusted, or lists what is installed.
 func (e *LockEmptyError) Hint() string {
+	for _, s := range e.Skipped {
+		if s.Reason == notTrusted && s.recorded {
+			return "bundlectl review " + bundle.Operands(s.Name)
+		}
+	}
+	for _, s := range e.Skipped {
+		if strings.HasSuffix(s.Reason, unpinnedFix) {
+			cmd := "bundlectl lock"
+			if e.Scope != "" {
+				cmd += " --scope " + string(e.Scope)
+			}
+			return cmd + " --allow-unpinned"
+		}
+	}
 	for _, s := range e.Skipped {
 		if s.Reason == notTrusted {
 			return "bundlectl review " + bundle.Operands(s.Name)
