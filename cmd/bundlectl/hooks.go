@@ -50,8 +50,8 @@ puts every reviewed hook behind its receipt:
 
     {"type": "command", "command": "bundlectl hooks run PreToolUse"}
 
-The workspace is the nearest ancestor of the event's "cwd" (itself
-included) that holds a bundle you trusted and enabled, else the nearest that
+The workspace is the nearest ancestor of the event's "cwd" (or, without
+one, of the current directory; itself included) that holds a bundle you trusted and enabled, else the nearest that
 holds a .bundlectl directory (--workspace overrides it). A guard never fails open:
 for an event a hook can block (PreToolUse, PermissionRequest,
 UserPromptSubmit, Stop, BeforeTool, ...), a bundle whose hooks cannot run
@@ -245,6 +245,13 @@ func runHooks(g *globals, event, host string) error {
 				c.home = r.Home // absolute: the fix is pasted elsewhere
 			}
 			hg = &c
+		} else {
+			// No cwd in the event (a harness of one's own): the search
+			// starts from the current directory as it would from the
+			// event's, so a hook started in a subdirectory of a trusted
+			// workspace still runs that workspace's guards. The fixes
+			// name a workspace only when it is not this directory.
+			from = r.Workspace
 		}
 	}
 	// The event is read while the registry loads: the two are independent,
@@ -261,7 +268,14 @@ func runHooks(g *globals, event, host string) error {
 	ctx := startContext()
 	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, WorkspaceFrom: from, NoWatch: true, HooksOnly: true, Host: bundle.Host(host),
 		FixCommand: func(cmd string) string { return hg.hint(cmd) }})
-	if err == nil && from != "" {
+	if err == nil && from != "" && (hg != g || reg.Workspace() != r.Workspace) {
+		if hg == g {
+			c := *g
+			if c.home != "" {
+				c.home = r.Home
+			}
+			hg = &c
+		}
 		hg.workspace = reg.Workspace()
 	}
 	if err != nil {
