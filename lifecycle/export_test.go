@@ -55,3 +55,17 @@ func OnInstallLocked(t testing.TB, f func()) {
 	testOnlyInstallLocked = f
 	t.Cleanup(func() { testOnlyInstallLocked = nil })
 }
+
+// OnUninstallChecked runs f in Uninstall between its check of the other
+// homes' markers and its move of the tree, until the test ends.
+func OnUninstallChecked(t testing.TB, f func()) {
+	testOnlyUninstallChecked = f
+	t.Cleanup(func() { testOnlyUninstallChecked = nil })
+}
+
+// OnWorkspaceLockOpened runs f between opening the workspace's
+// .bundlectl and locking it, until the test ends.
+func OnWorkspaceLockOpened(t testing.TB, f func()) {
+	testOnlyWorkspaceLockOpened = f
+	t.Cleanup(func() { testOnlyWorkspaceLockOpened = nil })
+}

@@ -160,6 +160,19 @@ func quoteAll(ps []string) string {
 // the fetch lock, a lock on a directory unlinked meanwhile is taken
 // again. The wait is bounded as every lock's is.
 func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
+	return m.lockWorkspace(root, true)
+}
+
+// lockWorkspaceExclusive takes the same lock exclusively (waiting, as
+// lockWorkspaceDir does), for a workspace uninstall: it reads the other
+// homes' markers and then deletes the tree, and no home's install may
+// recover the tree and mark it in between (installs and syncs hold the
+// lock shared from before they look at the root until their state write).
+func (m *Manager) lockWorkspaceExclusive(root string) (unlock func(), err error) {
+	return m.lockWorkspace(root, false)
+}
+
+func (m *Manager) lockWorkspace(root string, shared bool) (unlock func(), err error) {
 	dot := filepath.Dir(root)
 	for attempt := 0; ; attempt++ {
 		if err := os.Mkdir(dot, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -179,9 +192,12 @@ func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
 			return nil, fmt.Errorf("cannot use %s: %w", bundle.Quote(dot), err)
 		}
 		fl := &fileLock{path: dot, f: f}
-		waited, err := state.WaitLock(fl, true, testOnlyFetchLockWait)
+		if testOnlyWorkspaceLockOpened != nil {
+			testOnlyWorkspaceLockOpened()
+		}
+		waited, err := state.WaitLock(fl, shared, testOnlyFetchLockWait)
 		if waited {
-			return nil, &FetchLockError{Path: dot, Waited: testOnlyFetchLockWait}
+			return nil, &FetchLockError{Path: dot, Waited: testOnlyFetchLockWait, Workspace: true}
 		}
 		if err != nil {
 			fl.Unlock()
@@ -197,6 +213,10 @@ func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
 		return func() { fl.Unlock() }, nil
 	}
 }
+
+// testOnlyWorkspaceLockOpened runs in lockWorkspace between opening the
+// workspace's .bundlectl and locking it.
+var testOnlyWorkspaceLockOpened func()
 
 // lockWorkspaceDirExclusive takes the workspace's .bundlectl lock
 // exclusively without waiting, for removeFresh: nil when a command of

@@ -149,10 +149,29 @@ func TestHelperProcess(t *testing.T) {
 		case "locked":
 			lifecycle.OnInstallLocked(t, once(pause))
 		}
+		if d, err := time.ParseDuration(os.Getenv("H_LOCKWAIT")); err == nil {
+			lifecycle.ShortenFetchLockWait(t, d)
+		}
 		if _, err := m.Install(context.Background(), sources.Request{Source: os.Getenv("H_SRC")}, lifecycle.InstallOptions{Scope: bundle.Scope(os.Getenv("H_SCOPE"))}); err != nil {
 			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
 		} else {
 			fmt.Println("installed")
+		}
+	case "uninstall":
+		// Uninstall H_NAME from the workspace root, stopping between the
+		// check of the other homes' markers and the move of the tree
+		// until the parent writes a line. Says "uninstalled", with the
+		// homes it shared the tree with, or "failed: " and the error.
+		in := bufio.NewReader(os.Stdin)
+		lifecycle.OnUninstallChecked(t, func() {
+			fmt.Println("checked")
+			in.ReadString('\n')
+		})
+		u, err := m.Uninstall(os.Getenv("H_NAME"), lifecycle.UninstallOptions{Scope: bundle.ScopeWorkspace})
+		if err != nil {
+			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Println("uninstalled", strings.Join(u.SharedWith, ","))
 		}
 	case "configure":
 		// Set one key H_OPS times; a lock wait that ran out is retried,
@@ -581,6 +600,62 @@ func TestFailedInstallKeepsOtherHomesWorkspaceInstall(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "home-a")); !os.IsNotExist(err) {
 		t.Errorf("home A's failed first install left its home: %v", err)
+	}
+}
+
+// Two homes share a workspace bundle: home A installed it, home B never
+// recorded it. A's uninstall has checked the markers (no other home's)
+// and pauses before it deletes the tree; B's install of the same source
+// then runs. Were it to recover the tree in place (exactly what its
+// source brings) and mark it, A would delete a tree B had just recorded,
+// and B's record would name a tree that is gone. A holds the workspace
+// lock exclusively from the check to the delete, so B's install cannot
+// look at the root meanwhile: its wait for the lock runs out (shortened
+// here; how long it is changes nothing) and it installs nothing. Real
+// processes paced by their lines.
+func TestUninstallExcludesOtherHomesRecover(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	good := filepath.Join(dir, "good")
+	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	homeA, homeB := filepath.Join(dir, "home-a"), filepath.Join(dir, "home-b")
+	if _, err := manager(homeA, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+		t.Fatal(err)
+	}
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	a, aIn, aOut := startPiped(t, helper("uninstall", homeA, ws, "H_NAME=good"))
+	if l := line(aOut); l != "checked" {
+		t.Fatalf("home A's uninstall: %q", l)
+	}
+	b, _, bOut := startPiped(t, helper("install", homeB, ws, "H_SRC="+good, "H_SCOPE=workspace", "H_LOCKWAIT=200ms"))
+	lb := line(bOut)
+	must(t, b.Wait())
+	io.WriteString(aIn, "go\n")
+	if l := line(aOut); l != "uninstalled" {
+		t.Fatalf("home A's uninstall: %q", l)
+	}
+	must(t, a.Wait())
+	if lb == "installed" {
+		t.Fatal("home B's install recorded the tree between home A's check of the markers and its delete: B's record now names a deleted tree")
+	}
+	if !strings.Contains(lb, "workspace lock") || !strings.Contains(lb, "run this command again") {
+		t.Fatalf("home B's install while A's uninstall held the workspace lock: %s", lb)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".bundlectl", "bundles", "good")); !os.IsNotExist(err) {
+		t.Fatalf("home A's uninstall kept the tree no other home had marked: %v", err)
+	}
+	// B's install now runs as a first install of the name.
+	if _, err := manager(homeB, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -108,9 +108,15 @@ var testOnlyFetchLockWait = state.LockWait
 type FetchLockError struct {
 	Path   string
 	Waited time.Duration
+	// Workspace: the lock is the workspace's .bundlectl, which the
+	// commands of every home that names the workspace take.
+	Workspace bool
 }
 
 func (e *FetchLockError) Error() string {
+	if e.Workspace {
+		return fmt.Sprintf("workspace lock %s is held by another process (waited %s): an install or sync into this workspace or an uninstall from it, by this or another bundlectl home, is running or stopped; run this command again when it has finished", bundle.Quote(e.Path), e.Waited)
+	}
 	return fmt.Sprintf("fetch lock %s is held by another process (waited %s): a bundlectl gc removing what a killed install left, or one that is stopped; run this command again when it has finished", bundle.Quote(e.Path), e.Waited)
 }
 

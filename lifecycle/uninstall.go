@@ -77,6 +77,15 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		return nil, err
 	}
 	defer unlock()
+	if b.Scope == bundle.ScopeWorkspace {
+		// Exclusive from the markers' check to the tree's move: another
+		// home's install must not recover and mark it in between.
+		unlockWS, err := m.lockWorkspaceExclusive(root)
+		if err != nil {
+			return nil, err
+		}
+		defer unlockWS()
+	}
 	holder, err := os.MkdirTemp(m.tmpFor(root), stagePrefix+"*")
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.MkdirAll(m.tmpFor(root), 0o700); err == nil {
@@ -107,6 +116,9 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 				out.Forgot, out.Trusted, out.SharedWith = changed, rec.Receipt != nil, others
 				return nil
 			}
+		}
+		if testOnlyUninstallChecked != nil {
+			testOnlyUninstallChecked()
 		}
 		fi, err := os.Lstat(b.Dir)
 		if err != nil || !fi.IsDir() {
@@ -227,3 +239,7 @@ func removeIfFile(p string) bool {
 func (m *Manager) configPath(id string) string {
 	return filepath.Join(m.Roots.Home, "config", strings.ReplaceAll(id, "/", "_")+".json")
 }
+
+// testOnlyUninstallChecked runs in Uninstall between its check of the
+// other homes' markers and its move of the tree out of the root.
+var testOnlyUninstallChecked func()
