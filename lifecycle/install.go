@@ -87,7 +87,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	installed := false
 	defer func() {
 		if !installed {
-			m.removeFresh(fresh, root)
+			m.removeFresh(fresh)
 		}
 	}()
 	// The root is created under the fetch lock: a failed command removes
@@ -105,6 +105,14 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		}
 		defer unlockWS()
 	}
+	// Runs while the locks are held: when another command holds them
+	// too, this one's cleanup is skipped, and the record is what lets the
+	// next command that holds them exclusively do it.
+	defer func() {
+		if !installed {
+			m.noteFresh(fresh)
+		}
+	}()
 	if err := ensureRoot(root, scope); err != nil {
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}

@@ -525,16 +525,14 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	// .bundlectl) is removed again, as for a failed install; the defer
 	// runs after the fetch lock is released.
 	fresh := missingDirs(m.Roots.Home)
-	var roots []string
 	for _, sc := range []bundle.Scope{bundle.ScopeUser, bundle.ScopeWorkspace} {
 		if r, rerr := m.rootDir(sc); rerr == nil {
-			roots = append(roots, r)
 			fresh = append(fresh, missingDirs(filepath.Dir(r), r)...)
 		}
 	}
 	defer func() {
 		if err != nil {
-			m.removeFresh(fresh, roots...)
+			m.removeFresh(fresh)
 		}
 	}()
 	unlock, err := m.lockFetches()
@@ -555,6 +553,11 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		}
 		break
 	}
+	defer func() {
+		if err != nil {
+			m.noteFresh(fresh) // while the locks are held, as Install does
+		}
+	}()
 	var items []*syncItem
 	var holders []string
 	defer func() {

@@ -603,6 +603,135 @@ func TestFailedInstallKeepsOtherHomesWorkspaceInstall(t *testing.T) {
 	}
 }
 
+// Two failing first installs into a fresh home and workspace overlap:
+// the first made the home, the workspace's .bundlectl and its root, and
+// fails while the second holds the locks, so its cleanup is skipped; the
+// second found them all made, so none is its own to remove. The first
+// leaves a record of what it made, and the second's cleanup, holding the
+// locks exclusively, removes it: nothing is left. Real processes paced by
+// their lines; a third install, paused holding the locks, shows that the
+// cleanup still never removes what a running install uses.
+func TestOverlappingFailedInstallsLeaveNothing(t *testing.T) {
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	bad := filepath.Join(dir, "bad")
+	must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	start := func() (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+		c, in, out := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=locked", "H_SCOPE=workspace"))
+		if l := line(out); l != "locked" {
+			t.Fatalf("install: %q", l)
+		}
+		return c, in, out
+	}
+	fail := func(c *exec.Cmd, in io.WriteCloser, out *bufio.Reader) {
+		t.Helper()
+		io.WriteString(in, "go\n")
+		if l := line(out); !strings.HasPrefix(l, "failed:") {
+			t.Fatalf("the install of an invalid tree: %q", l)
+		}
+		must(t, c.Wait())
+	}
+	left := func() []string {
+		var out []string
+		for _, p := range []string{home, filepath.Join(ws, ".bundlectl")} {
+			filepath.WalkDir(p, func(p string, d os.DirEntry, err error) error {
+				if err == nil {
+					out = append(out, p)
+				}
+				return nil
+			})
+		}
+		return out
+	}
+
+	a, aIn, aOut := start() // makes the home, .bundlectl and the root
+	b, bIn, bOut := start() // finds them made
+	fail(a, aIn, aOut)      // b holds the locks: a's cleanup is skipped
+	c, cIn, cOut := start()
+	fail(b, bIn, bOut) // c holds the locks: nothing may go yet
+	if _, err := os.Stat(filepath.Join(ws, ".bundlectl", "bundles")); err != nil {
+		t.Fatalf("a failed install's cleanup removed the root a running install uses: %v", err)
+	}
+	fail(c, cIn, cOut)
+	if l := left(); len(l) > 0 {
+		t.Fatalf("overlapping failed first installs left %q", l)
+	}
+}
+
+// A failed first workspace install's cleanup is skipped while a good
+// user-scope install of the same home holds the fetch lock; that one
+// succeeds, and no failed command comes after. The workspace's
+// .bundlectl the failed one made stays, with its record, until gc
+// removes it; the home, in use, stays, and only its record goes.
+func TestGCReclaimsWhatAFailedInstallMade(t *testing.T) {
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	bad := filepath.Join(dir, "bad")
+	must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
+	good := filepath.Join(dir, "good")
+	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	a, aIn, aOut := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=locked", "H_SCOPE=workspace"))
+	if l := line(aOut); l != "locked" {
+		t.Fatalf("the failing install: %q", l)
+	}
+	b, bIn, bOut := startPiped(t, helper("install", home, ws, "H_SRC="+good, "H_PAUSE=locked", "H_SCOPE=user"))
+	if l := line(bOut); l != "locked" {
+		t.Fatalf("the good install: %q", l)
+	}
+	io.WriteString(aIn, "go\n")
+	if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+		t.Fatalf("the install of an invalid tree: %q", l)
+	}
+	must(t, a.Wait())
+	io.WriteString(bIn, "go\n")
+	if l := line(bOut); l != "installed" {
+		t.Fatalf("the good install: %q", l)
+	}
+	must(t, b.Wait())
+	dot := filepath.Join(ws, ".bundlectl")
+	if _, err := os.Stat(dot); err != nil {
+		t.Fatalf("the skipped cleanup is not what this test is about: %v", err)
+	}
+	if _, err := manager(home, ws).GC(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dot); !os.IsNotExist(err) {
+		ents, _ := os.ReadDir(dot)
+		t.Fatalf("gc kept the workspace .bundlectl a failed install made and nothing uses: %v %v", err, ents)
+	}
+	if _, err := os.Stat(filepath.Join(home, "bundles", "good")); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(home)
+	must(t, err)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".reclaim") {
+			t.Errorf("gc kept the record %s of a home in use", e.Name())
+		}
+	}
+}
+
 // Two homes share a workspace bundle: home A installed it, home B never
 // recorded it. A's uninstall has checked the markers (no other home's)
 // and pauses before it deletes the tree; B's install of the same source

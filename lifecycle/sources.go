@@ -248,6 +248,10 @@ func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
 			}
 		}
 	}
+	// What a failed first install or sync made and could not remove
+	// (another command held the locks then) and no later failed command
+	// has removed: an empty workspace .bundlectl or root.
+	m.reclaimFresh(nil, fl)
 	return removed, false
 }
 
@@ -417,21 +421,70 @@ func missingDirs(dirs ...string) []string {
 	return out
 }
 
-// removeFresh removes again what a failed install or sync created (fresh,
-// from missingDirs): each directory only while it is empty but for an
-// empty TmpDir and, in the home, the fetch lock. It does so only while it
-// holds the fetch lock exclusively, and not at all when another command
-// holds it: every command that creates or uses a root or a TmpDir (install,
-// sync, uninstall) does so under the fetch lock, so none is between
-// creating such a directory and renaming into it while this runs. The lock
-// file is unlinked last; a command that opened it before and locks it
-// after sees that it was unlinked (fileLock.linked) and takes the lock
-// again, on a file at the path. A directory that holds anything else —
-// another command's state, a tree — is left alone.
-func (m *Manager) removeFresh(fresh []string, roots ...string) {
+// Records a failed command leaves in a directory it made (the home, the
+// workspace's .bundlectl), or in the directory that holds a root it made,
+// for the next command that holds the locks exclusively: its own cleanup
+// was skipped when another command held them (removeFresh).
+const (
+	// reclaimDirRecord: this directory was made by a command that
+	// failed; it goes once nothing but bundlectl's empty scaffolding is
+	// left in it.
+	reclaimDirRecord = ".reclaim"
+	// reclaimRootRecord: the root (bundles) in this directory was made
+	// by a command that failed; it goes once empty.
+	reclaimRootRecord = ".reclaim-root"
+)
+
+// noteFresh leaves, for a failed install or sync, the records of the
+// directories it made (fresh, from missingDirs) that are still there. It
+// runs while the command still holds the fetch lock and, for the
+// workspace, the workspace lock shared, so a command that later holds
+// them exclusively sees every record.
+func (m *Manager) noteFresh(fresh []string) {
 	if len(fresh) == 0 {
 		return
 	}
+	touch := func(dir, name string) {
+		if !ownRealDir(dir) {
+			return
+		}
+		if f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600); err == nil {
+			f.Close()
+		}
+	}
+	for _, r := range m.Roots.List() {
+		if r.Scope != bundle.ScopeUser && r.Scope != bundle.ScopeWorkspace {
+			continue
+		}
+		dot := filepath.Dir(r.Path)
+		switch {
+		case slices.Contains(fresh, dot):
+			touch(dot, reclaimDirRecord)
+		case slices.Contains(fresh, r.Path) && ownRealDir(r.Path):
+			touch(dot, reclaimRootRecord)
+		}
+	}
+	if home := m.Roots.Home; slices.Contains(fresh, home) {
+		touch(home, reclaimDirRecord)
+	}
+}
+
+// removeFresh removes again what a failed install or sync created (fresh,
+// from missingDirs), and what earlier failed commands recorded they made
+// (noteFresh): each directory only while it is empty but for an empty
+// TmpDir, an empty HomesDir, an empty root, the records and, in the home,
+// the fetch lock. It does so only while it holds the fetch lock
+// exclusively, and not at all when another command holds it: every
+// command that creates or uses a root or a TmpDir (install, sync,
+// uninstall) does so under the fetch lock, so none is between creating
+// such a directory and renaming into it while this runs. The workspace's
+// directories are shared by homes, and are removed only while this holds
+// the workspace lock exclusively too. The lock file is unlinked last; a
+// command that opened it before and locks it after sees that it was
+// unlinked (fileLock.linked) and takes the lock again, on a file at the
+// path. A directory that holds anything else — another command's state, a
+// tree — is left alone, and its records with it dropped.
+func (m *Manager) removeFresh(fresh []string) {
 	home := m.Roots.Home
 	f, err := os.OpenFile(filepath.Join(home, FetchLockName), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -445,38 +498,83 @@ func (m *Manager) removeFresh(fresh []string, roots ...string) {
 	if testOnlyRemovingFresh != nil {
 		testOnlyRemovingFresh()
 	}
-	for _, root := range roots {
-		var wl *fileLock
-		if wr, err := m.rootDir(bundle.ScopeWorkspace); err == nil && root == wr {
-			// A workspace is shared by homes: another home's command
-			// may be using the root this one made.
-			if !slices.Contains(fresh, root) && !slices.Contains(fresh, filepath.Dir(root)) {
-				continue
+	m.reclaimFresh(fresh, fl)
+}
+
+// reclaimFresh is removeFresh once it holds the fetch lock fl exclusively
+// (gc calls it so, too).
+func (m *Manager) reclaimFresh(fresh []string, fl *fileLock) {
+	if ws, err := m.rootDir(bundle.ScopeWorkspace); err == nil {
+		dot := filepath.Dir(ws)
+		if wantsReclaim(dot, ws, fresh) {
+			// Another home's command may be using the root this one made.
+			if wl := lockWorkspaceDirExclusive(dot); wl != nil {
+				reclaimDir(dot, ws, fresh, nil)
+				wl.Unlock()
 			}
-			if wl = lockWorkspaceDirExclusive(filepath.Dir(root)); wl == nil {
-				continue
-			}
-		}
-		for _, d := range []string{root, filepath.Dir(root)} {
-			if slices.Contains(fresh, d) {
-				_ = os.Remove(filepath.Join(d, TmpDir))
-				_ = os.Remove(filepath.Join(d, HomesDir)) // left empty by a marker taken back
-				_ = os.Remove(d)
-			}
-		}
-		if wl != nil {
-			wl.Unlock()
 		}
 	}
-	if !slices.Contains(fresh, home) {
+	user, err := m.rootDir(bundle.ScopeUser)
+	if err != nil {
 		return
 	}
-	_ = os.Remove(filepath.Join(home, TmpDir))
-	if ents, err := os.ReadDir(home); err == nil && len(ents) == 1 && ents[0].Name() == FetchLockName {
+	reclaimDir(m.Roots.Home, user, fresh, fl)
+}
+
+func wantsReclaim(dir, root string, fresh []string) bool {
+	if slices.Contains(fresh, dir) || slices.Contains(fresh, root) {
+		return true
+	}
+	for _, r := range []string{reclaimDirRecord, reclaimRootRecord} {
+		if _, err := os.Lstat(filepath.Join(dir, r)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// reclaimDir removes root and dir when this or an earlier failed command
+// made them (fresh, or their records) and they hold nothing but empty
+// scaffolding; the records go either way. fl is the home's fetch lock,
+// held exclusively, when dir is the home: the lock file is unlinked last,
+// still held.
+func reclaimDir(dir, root string, fresh []string, fl *fileLock) {
+	if !wantsReclaim(dir, root, fresh) || !ownRealDir(dir) {
+		return
+	}
+	rec := func(name string) bool {
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		return err == nil && fi.Mode().IsRegular()
+	}
+	whole := slices.Contains(fresh, dir) || rec(reclaimDirRecord)
+	if whole || slices.Contains(fresh, root) || rec(reclaimRootRecord) {
+		_ = os.Remove(root) // only when empty
+	}
+	_ = os.Remove(filepath.Join(dir, reclaimRootRecord))
+	if !whole {
+		return
+	}
+	_ = os.Remove(filepath.Join(dir, TmpDir))
+	_ = os.Remove(filepath.Join(dir, HomesDir)) // left empty by a marker taken back
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Name() != reclaimDirRecord && !(fl != nil && e.Name() == FetchLockName) {
+			// In use: another command's state, a tree. It stays.
+			_ = os.Remove(filepath.Join(dir, reclaimDirRecord))
+			return
+		}
+	}
+	if fl != nil {
 		_ = os.Remove(fl.path)
 	}
-	fl.Unlock()
-	_ = os.Remove(home)
+	_ = os.Remove(filepath.Join(dir, reclaimDirRecord))
+	if fl != nil {
+		fl.Unlock()
+	}
+	_ = os.Remove(dir)
 }
 
 // testOnlyInstallLocked runs in Install once it holds the fetch lock and
