@@ -159,8 +159,8 @@ func quoteAll(ps []string) string {
 // workspace directories only while it holds this lock exclusively; like
 // the fetch lock, a lock on a directory unlinked meanwhile is taken
 // again. The wait is bounded as every lock's is.
-func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
-	return m.lockWorkspace(root, true)
+func (m *Manager) lockWorkspaceDir(root string, fresh *[]string) (unlock func(), err error) {
+	return m.lockWorkspace(root, true, fresh)
 }
 
 // lockWorkspaceExclusive takes the same lock exclusively (waiting, as
@@ -169,13 +169,17 @@ func (m *Manager) lockWorkspaceDir(root string) (unlock func(), err error) {
 // recover the tree and mark it in between (installs and syncs hold the
 // lock shared from before they look at the root until their state write).
 func (m *Manager) lockWorkspaceExclusive(root string) (unlock func(), err error) {
-	return m.lockWorkspace(root, false)
+	return m.lockWorkspace(root, false, nil)
 }
 
-func (m *Manager) lockWorkspace(root string, shared bool) (unlock func(), err error) {
+// lockWorkspace adds .bundlectl to fresh when it makes it (see
+// lockFetchesFresh).
+func (m *Manager) lockWorkspace(root string, shared bool, fresh *[]string) (unlock func(), err error) {
 	dot := filepath.Dir(root)
 	for attempt := 0; ; attempt++ {
-		if err := os.Mkdir(dot, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := os.Mkdir(dot, 0o755); err == nil {
+			addFresh(fresh, dot)
+		} else if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
 		if fi, err := os.Lstat(dot); err == nil && !fi.IsDir() {

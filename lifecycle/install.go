@@ -93,13 +93,13 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	// The root is created under the fetch lock: a failed command removes
 	// what it created only while it holds that lock exclusively
 	// (removeFresh), so it never removes a root this command is using.
-	unlock, err := m.lockFetches()
+	unlock, err := m.lockFetchesFresh(&fresh)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	if scope == bundle.ScopeWorkspace {
-		unlockWS, err := m.lockWorkspaceDir(root)
+		unlockWS, err := m.lockWorkspaceDir(root, &fresh)
 		if err != nil {
 			return nil, &SourceError{Reason: "cannot use the workspace root: " + err.Error(), Err: err}
 		}
@@ -113,6 +113,9 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 			m.noteFresh(fresh)
 		}
 	}()
+	// A failed command's cleanup may have removed the root since it was
+	// looked for; under the locks no other cleanup runs.
+	addFresh(&fresh, missingDirs(root)...)
 	if err := ensureRoot(root, scope); err != nil {
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}

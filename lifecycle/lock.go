@@ -535,7 +535,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			m.removeFresh(fresh)
 		}
 	}()
-	unlock, err := m.lockFetches()
+	unlock, err := m.lockFetchesFresh(&fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +545,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			continue
 		}
 		if r, rerr := m.rootDir(bundle.ScopeWorkspace); rerr == nil {
-			unlockWS, err := m.lockWorkspaceDir(r)
+			unlockWS, err := m.lockWorkspaceDir(r, &fresh)
 			if err != nil {
 				return nil, err
 			}
@@ -571,6 +571,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	for _, lb := range lf.Bundles {
 		root, err := m.rootDir(lb.Scope)
 		if err == nil {
+			addFresh(&fresh, missingDirs(root)...) // as Install: removed since it was looked for
 			err = ensureRoot(root, lb.Scope)
 		}
 		if err != nil {

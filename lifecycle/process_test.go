@@ -668,6 +668,52 @@ func TestOverlappingFailedInstallsLeaveNothing(t *testing.T) {
 	}
 }
 
+// A failed install opened the fetch lock of a home another failed
+// install had made, and locks it only after that one's cleanup removed
+// the home: it makes the home and the root again, and they are its own
+// to remove when it fails too, though they were there when it looked.
+func TestFailedInstallAfterCleanupLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	bad := filepath.Join(dir, "bad")
+	must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	a, aIn, aOut := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=locked"))
+	if l := line(aOut); l != "locked" {
+		t.Fatalf("first install: %q", l)
+	}
+	b, bIn, bOut := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=opened"))
+	if l := line(bOut); l != "opened" {
+		t.Fatalf("second install: %q", l)
+	}
+	io.WriteString(aIn, "go\n")
+	if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+		t.Fatalf("the install of an invalid tree: %q", l)
+	}
+	must(t, a.Wait())
+	if _, err := os.Lstat(home); !os.IsNotExist(err) {
+		t.Fatalf("the first install's cleanup (nobody held the lock) left its home: %v", err)
+	}
+	io.WriteString(bIn, "go\n")
+	if l := line(bOut); !strings.HasPrefix(l, "failed:") {
+		t.Fatalf("the install of an invalid tree: %q", l)
+	}
+	must(t, b.Wait())
+	if _, err := os.Lstat(home); !os.IsNotExist(err) {
+		ents, _ := os.ReadDir(home)
+		t.Fatalf("the second failed install left the home it made again: %v %v", err, ents)
+	}
+}
+
 // A failed first workspace install's cleanup is skipped while a good
 // user-scope install of the same home holds the fetch lock; that one
 // succeeds, and no failed command comes after. The workspace's

@@ -127,10 +127,22 @@ func (e *FetchLockError) Unwrap() []error { return []error{state.ErrLocked, ErrS
 // that is stopped (Ctrl-Z) holds it, and a wait in flock(2) would hang the
 // command, deaf to Ctrl-C and SIGTERM, which only cancel the context.
 func (m *Manager) lockFetches() (unlock func(), err error) {
+	return m.lockFetchesFresh(nil)
+}
+
+// lockFetchesFresh is lockFetches for a command that removes what it made
+// when it fails: it adds the home to fresh when it makes it — also when a
+// failed command's cleanup removed the home after this one looked for it
+// (missingDirs) and before it locked, so that it is made again here.
+func (m *Manager) lockFetchesFresh(fresh *[]string) (unlock func(), err error) {
 	path := filepath.Join(m.Roots.Home, FetchLockName)
 	for attempt := 0; ; attempt++ {
+		_, lerr := os.Lstat(m.Roots.Home)
 		if err := os.MkdirAll(m.Roots.Home, 0o700); err != nil {
 			return nil, err
+		}
+		if errors.Is(lerr, fs.ErrNotExist) {
+			addFresh(fresh, m.Roots.Home)
 		}
 		fl, err := openFetchLock(path)
 		if errors.Is(err, fs.ErrNotExist) && attempt < fetchLockAttempts {
@@ -466,6 +478,18 @@ func (m *Manager) noteFresh(fresh []string) {
 	}
 	if home := m.Roots.Home; slices.Contains(fresh, home) {
 		touch(home, reclaimDirRecord)
+	}
+}
+
+// addFresh adds dirs a command made to *fresh (when fresh is not nil).
+func addFresh(fresh *[]string, dirs ...string) {
+	if fresh == nil {
+		return
+	}
+	for _, d := range dirs {
+		if !slices.Contains(*fresh, d) {
+			*fresh = append(*fresh, d)
+		}
 	}
 }
 
