@@ -745,5 +745,29 @@ func TestStressFreshHome(t *testing.T) {
 				}
 			}
 		}
+		// What the failed ones made and could not remove (a good one
+		// held the locks) gc removes: no record is left, and no
+		// workspace .bundlectl when no good install went there.
+		gc := exec.Command(bin, "--workspace", ws, "gc")
+		gc.Env = jobs[0].c.Env
+		if out, err := gc.CombinedOutput(); err != nil {
+			t.Fatalf("seed %d: gc: %v\n%s", seed, err, out)
+		}
+		wsUsed := false
+		for _, j := range jobs {
+			wsUsed = wsUsed || (j.name != "bad" && j.scope == "workspace")
+		}
+		dot := filepath.Join(ws, ".bundlectl")
+		if _, err := os.Lstat(dot); !wsUsed && !os.IsNotExist(err) {
+			t.Errorf("seed %d: no install went into the workspace, and gc left its .bundlectl (%v)", seed, err)
+		}
+		for _, d := range []string{home, dot} {
+			ents, _ := os.ReadDir(d)
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), ".reclaim") {
+					t.Errorf("seed %d: gc left %s", seed, filepath.Join(d, e.Name()))
+				}
+			}
+		}
 	}
 }
