@@ -142,6 +142,59 @@ func (m *Manager) unmarkHome(root, name string, all bool) {
 	_ = os.Remove(filepath.Dir(dir))
 }
 
+// pruneMarkers removes this home's markers in the workspace that no state
+// record with a source backs: what an install or sync killed between its
+// marker and its state write left, which would keep the tree from every
+// other home's uninstall until --force. gc calls it under this home's
+// state lock, the lock every install and sync of this home marks under,
+// so none is between its marker and its state write. A marker taken for
+// one with a record is wrong only in the safe direction: that home's
+// record then reads as gone (its guards block), nothing runs unreviewed.
+func (m *Manager) pruneMarkers(s *state.State) (removed []string) {
+	root, err := m.rootDir(bundle.ScopeWorkspace)
+	if err != nil {
+		return nil
+	}
+	homes := filepath.Join(filepath.Dir(root), HomesDir)
+	if !realDir(filepath.Dir(root)) || !realDir(homes) {
+		return nil // a link would make gc remove what it names
+	}
+	ents, err := os.ReadDir(homes)
+	if err != nil {
+		return nil
+	}
+	key := m.homeKey()
+	for _, e := range ents {
+		name := e.Name()
+		p := filepath.Join(homes, name, key)
+		if !realDir(filepath.Join(homes, name)) {
+			continue
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		id, _, err := canonicalID(bundle.ScopeWorkspace, root, name)
+		if err != nil {
+			id = bundle.Identity(bundle.ScopeWorkspace, filepath.Join(root, name), name)
+		}
+		if rec, _ := s.Bundle(id); len(rec.Source) > 0 {
+			continue
+		}
+		m.unmarkHome(root, name, false)
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			removed = append(removed, p)
+		}
+	}
+	return removed
+}
+
+// realDir reports whether p is a directory and not a symbolic link (of
+// any owner: a workspace may be shared by users).
+func realDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
 func quoteAll(ps []string) string {
 	q := make([]string, len(ps))
 	for i, p := range ps {

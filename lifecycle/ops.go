@@ -540,6 +540,7 @@ func (m *Manager) GC() (removed []string, err error) {
 		removed = append(removed, m.pruneOptions(s)...)
 		removed = append(removed, removeStaleTemps(m.Cache().Dir)...)
 		removed = append(removed, m.pruneViews(s)...)
+		removed = append(removed, m.pruneMarkers(s)...)
 		// What a killed install, update, uninstall or sync left behind
 		// (lifecycle/sources.go); kept while one is running.
 		left, _ := m.removeFetchLeftovers()
