@@ -62,10 +62,3 @@ func OnUninstallChecked(t testing.TB, f func()) {
 	testOnlyUninstallChecked = f
 	t.Cleanup(func() { testOnlyUninstallChecked = nil })
 }
-
-// OnWorkspaceLockOpened runs f between opening the workspace's
-// .bundlectl and locking it, until the test ends.
-func OnWorkspaceLockOpened(t testing.TB, f func()) {
-	testOnlyWorkspaceLockOpened = f
-	t.Cleanup(func() { testOnlyWorkspaceLockOpened = nil })
-}

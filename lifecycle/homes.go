@@ -249,9 +249,6 @@ func (m *Manager) lockWorkspace(root string, shared bool, fresh *[]string) (unlo
 			return nil, fmt.Errorf("cannot use %s: %w", bundle.Quote(dot), err)
 		}
 		fl := &fileLock{path: dot, f: f}
-		if testOnlyWorkspaceLockOpened != nil {
-			testOnlyWorkspaceLockOpened()
-		}
 		waited, err := state.WaitLock(fl, shared, testOnlyFetchLockWait)
 		if waited {
 			return nil, &FetchLockError{Path: dot, Waited: testOnlyFetchLockWait, Workspace: true}
@@ -270,10 +267,6 @@ func (m *Manager) lockWorkspace(root string, shared bool, fresh *[]string) (unlo
 		return func() { fl.Unlock() }, nil
 	}
 }
-
-// testOnlyWorkspaceLockOpened runs in lockWorkspace between opening the
-// workspace's .bundlectl and locking it.
-var testOnlyWorkspaceLockOpened func()
 
 // lockWorkspaceDirExclusive takes the workspace's .bundlectl lock
 // exclusively without waiting, for removeFresh: nil when a command of
