@@ -12,11 +12,17 @@
 //     exactly the fetched tree (what an install killed before its state
 //     write leaves): its source is recorded, and a receipt at its id is
 //     kept only when it covers that tree.
+//   - A workspace uninstall reads the other homes' markers and moves the
+//     tree out under the workspace lock held exclusively; installs and
+//     syncs of every home hold it shared while they look at and use the
+//     root, so none records a tree that is then deleted.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
 //   - gc removes only what nothing can claim: snapshots and views no
 //     receipt references, temporary files of killed writes, fetch leftovers
-//     while no fetch runs, and the options file of a bundle that no state
+//     while no fetch runs, empty directories a failed install or sync made
+//     and recorded (while no command holds their locks), this home's
+//     workspace markers that no record with a source backs, and the options file of a bundle that no state
 //     record holds, no root of this invocation has, and these roots own. A
 //     root that cannot be scanned keeps every options file: a bundle it
 //     hides is not gone.
