@@ -205,7 +205,10 @@
 //     "deny"; decision "deny" on an event only Gemini CLI fires) or
 //     "continue": false. Any other failure — another exit status, a
 //     timeout, malformed output, a start error — is reported in
-//     Outcome.Errors and does not block.
+//     Outcome.Errors and does not block. On an event only Gemini CLI
+//     fires, a hook's answer is read as Gemini CLI reads it, whatever its
+//     exit status but 2 (geminiExitAnswer): stdout, or stderr when stdout
+//     is empty, a JSON string there decoded once more.
 //   - On Gemini CLI's BeforeToolSelection nothing blocks or stops the
 //     chain: every hook runs, their toolConfig answers merge as Gemini CLI
 //     merges them (MergeToolConfigs), and a guard that cannot run, an

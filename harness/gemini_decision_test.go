@@ -169,3 +169,36 @@ func TestFireChainGeminiExitAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestFireChainGeminiAnswerText: Gemini CLI 0.61 reads stderr when stdout
+// is empty, whatever the exit status, and decodes an answer given as a
+// JSON string (TestSetupGeminiExitAnswers); hooks run --host gemini once
+// let the tool run past a deny given either way. Log text on stderr, or a
+// string that encodes no object, still says nothing.
+func TestFireChainGeminiAnswerText(t *testing.T) {
+	for _, c := range []struct {
+		event, body string
+		blocked     bool
+		errs        int
+	}{
+		{"BeforeTool", `echo '{"decision":"deny","reason":"json"}' >&2` + "\n", true, 0},
+		{"BeforeTool", `echo '"{\"decision\":\"deny\",\"reason\":\"json\"}"'` + "\n", true, 0},
+		{"BeforeTool", `echo ' "{\"decision\":\"deny\",\"reason\":\"json\"}"'; exit 1` + "\n", true, 0},
+		{"AfterTool", `echo '{"decision":"block","reason":"json"}' >&2` + "\n", true, 0},
+		{"BeforeTool", "echo log >&2\n", false, 0},
+		{"BeforeTool", `echo '{not json' >&2` + "\n", false, 0},
+		{"BeforeTool", `echo '"just text"'` + "\n", false, 0},
+		{"PreToolUse", `echo '{"decision":"block","reason":"json"}' >&2` + "\n", false, 0},
+		{"PreToolUse", `echo '"{\"decision\":\"block\",\"reason\":\"json\"}"'` + "\n", false, 0},
+	} {
+		h := newHookEnv(t)
+		ev, err := ParseHookEvent([]byte(`{"tool_name":"x","tool_input":{}}`), c.event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := FireChain(context.Background(), []RunnableHook{h.hook("g", "", c.body)}, ev)
+		if o.Blocked != c.blocked || (c.blocked && o.Reason != "json") || len(o.Errors) != c.errs {
+			t.Errorf("%s %q: %+v, want blocked %v", c.event, c.body, o, c.blocked)
+		}
+	}
+}

@@ -901,41 +901,67 @@ func geminiOnlyEvent(event string) bool {
 	return bundle.KnownHookEvent(bundle.HostGemini, event) && !bundle.KnownHookEvent("", event) && !bundle.KnownHookEvent(bundle.HostCodex, event)
 }
 
-// geminiExitAnswer reads a hook that exited with a status other than 0
-// and 2 as Gemini CLI 0.61 does (hookRunner): its stdout, or its stderr
-// when stdout is empty, is still its answer — a JSON object is read as
-// an exit-0 answer, and other text after an exit status above 2 denies
-// with that text as the reason (tried: a BeforeTool hook's exit 3 with a
-// message, and exit 1 with {"decision":"deny"}, each keep the shell
+// geminiExitAnswer reads a hook as Gemini CLI 0.61 does (hookRunner),
+// whatever its exit status but 2: its stdout, or its stderr when stdout
+// is empty, is its answer, and a JSON string there is decoded once more
+// (JSON.parse twice). A JSON object is read as an exit-0 answer, and
+// other text after an exit status above 2 denies with that text as the
+// reason (tried: a BeforeTool hook's exit 3 with a message, exit 1 with
+// {"decision":"deny"}, exit 0 with that deny on stderr and stdout empty,
+// and exit 0 or 1 with the deny as a JSON string, each keep the shell
 // command from running, TestSetupGeminiExitAnswers). Exit 1 with text is
-// Gemini CLI's warning: a reported failure, as before. A timeout or a
-// signal stays a reported failure.
+// Gemini CLI's warning: a reported failure, as before; exit 0 with text
+// is plain output, as before. A timeout or a signal stays a reported
+// failure.
 func geminiExitAnswer(r HookResult, res *Result) HookResult {
-	if r.Failure == "" || res.TimedOut || res.ExitCode <= 0 || res.ExitCode == 2 {
+	if res.TimedOut || res.ExitCode < 0 || res.ExitCode == 2 {
 		return r
 	}
-	text := bytes.TrimSpace(res.Stdout)
+	stdout := bytes.TrimSpace(res.Stdout)
+	text := stdout
 	if len(text) == 0 {
 		text = bytes.TrimSpace(res.Stderr)
 	}
 	if len(text) == 0 {
 		return r
 	}
-	if text[0] == '{' {
-		a := ParseHookOutput(0, text, nil, false)
+	obj := geminiAnswerObject(text)
+	if res.ExitCode == 0 {
+		if obj == nil || bytes.Equal(obj, stdout) {
+			return r // read by ParseHookOutput already
+		}
+		return ParseHookOutput(0, obj, nil, false)
+	}
+	if obj != nil {
+		a := ParseHookOutput(0, obj, nil, false)
 		a.ExitCode = res.ExitCode
 		if a.Failure == "" {
 			return a
 		}
-		if res.ExitCode == 1 {
-			return r
-		}
-		// Gemini CLI reads output that is not JSON as text: denied.
-	} else if res.ExitCode == 1 {
+	}
+	if res.ExitCode == 1 {
 		return r
 	}
+	// Gemini CLI reads output that is not JSON as text: denied.
 	return HookResult{ExitCode: res.ExitCode, Continue: true, Blocked: true,
 		Reason: string(text)}
+}
+
+// geminiAnswerObject returns the JSON object Gemini CLI reads in a hook's
+// output text: the text itself, or the object a JSON string in it
+// encodes; nil when there is none.
+func geminiAnswerObject(text []byte) []byte {
+	if len(text) > 0 && text[0] == '"' {
+		var s string
+		if json.Unmarshal(text, &s) != nil {
+			return nil
+		}
+		text = bytes.TrimSpace([]byte(s))
+	}
+	if len(text) == 0 || text[0] != '{' || !json.Valid(text) {
+		return nil
+	}
+	return text
 }
 
 // permissionDefer is the permissionDecision a hook gives to leave the

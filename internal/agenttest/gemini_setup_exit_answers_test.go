@@ -17,6 +17,11 @@ func TestSetupGeminiExitAnswers(t *testing.T) {
 	for name, cmd := range map[string]string{
 		"exit3-text": "cat >/dev/null; echo nope >&2; exit 3",
 		"exit1-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; exit 1`,
+		// Exit 0 too: stdout empty, the answer on stderr; and an answer
+		// encoded as a JSON string, which Gemini CLI decodes once more.
+		"exit0-stderr-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}' >&2`,
+		"exit0-string-deny": `cat >/dev/null; echo '"{\"decision\":\"deny\",\"reason\":\"nope\"}"'`,
+		"exit1-string-deny": `cat >/dev/null; echo '"{\"decision\":\"deny\",\"reason\":\"nope\"}"'; exit 1`,
 	} {
 		for _, mode := range []string{"direct", "setup"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
