@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -201,4 +202,50 @@ func TestFireChainGeminiAnswerText(t *testing.T) {
 			t.Errorf("%s %q: %+v, want blocked %v", c.event, c.body, o, c.blocked)
 		}
 	}
+}
+
+// FuzzGeminiHookAnswer: whatever a hook prints and however it exits, the
+// reading of Gemini CLI's answers (geminiExitAnswer, tool_input merged
+// over the arguments, toolConfig, the model answers) never panics, and
+// the answer written back is one JSON object with exit 2 exactly when it
+// blocks (never on BeforeToolSelection, where Gemini CLI ignores a block).
+func FuzzGeminiHookAnswer(f *testing.F) {
+	events := []string{"BeforeTool", "BeforeToolSelection", "BeforeModel", "AfterModel", "AfterTool", "AfterAgent", "BeforeAgent", "PreToolUse"}
+	for _, s := range []string{
+		``, `plain`, `{}`, `"{\"decision\":\"deny\"}"`, `"x"`, `42`, `[]`, `{"decision":"deny","reason":"r"}`, `{"decision":"allow"}`,
+		`{"hookSpecificOutput":{"tool_input":{"command":"rm"}}}`, `{"hookSpecificOutput":{"tool_input":[1]}}`,
+		`{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["a","b"]}}}`,
+		`{"hookSpecificOutput":{"toolConfig":{"allowedFunctionNames":"abc"}}}`, `{"hookSpecificOutput":{"toolConfig":-0}}`,
+		`{"hookSpecificOutput":{"llm_request":{"a":1},"llm_response":{"b":2},"tailToolCallRequest":{"name":"x"},"clearContext":true}}`,
+	} {
+		for _, code := range []int{0, 1, 2, 3} {
+			f.Add(code, []byte(s), []byte(""), uint8(code))
+			f.Add(code, []byte(""), []byte(s), uint8(code+4))
+		}
+	}
+	f.Fuzz(func(t *testing.T, code int, stdout, stderr []byte, ev uint8) {
+		event := events[int(ev)%len(events)]
+		res := &Result{ExitCode: code, Stdout: stdout, Stderr: stderr}
+		r := ParseHookOutput(code, stdout, stderr, false)
+		if geminiOnlyEvent(event) {
+			r = geminiExitAnswer(r, res)
+		}
+		if event == geminiBeforeTool && r.Failure == "" && r.GeminiToolInput != nil {
+			merged, ok := geminiToolInput(json.RawMessage(`{"command":"ls"}`), r.GeminiToolInput)
+			if !ok || !json.Valid(merged) {
+				t.Fatalf("tool_input %q merged to %q", r.GeminiToolInput, merged)
+			}
+			r.UpdatedInput = merged
+		}
+		o := NewOutcome(event)
+		o.add(r)
+		var out, errOut bytes.Buffer
+		code2, err := WriteOutcome(&out, &errOut, o)
+		if err != nil || !json.Valid(out.Bytes()) {
+			t.Fatalf("WriteOutcome: %v %q", err, out.Bytes())
+		}
+		if WithholdsTools(event) && code2 == 2 || !WithholdsTools(event) && (code2 == 2) != o.Blocked {
+			t.Fatalf("%s: exit %d for blocked=%v", event, code2, o.Blocked)
+		}
+	})
 }
