@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -248,4 +249,45 @@ func FuzzGeminiHookAnswer(f *testing.F) {
 			t.Fatalf("%s: exit %d for blocked=%v", event, code2, o.Blocked)
 		}
 	})
+}
+
+// TestFireChainGeminiSignalAndCutAnswers: Gemini CLI 0.61 reads the
+// output of a hook killed by a signal as an exit-0 answer (its null exit
+// status counts as 0), and reads a hook's whole output whatever its exit
+// status; hooks run --host gemini let the tool run past a deny printed
+// before a kill, and past one cut at the output cap after exit 1 or on
+// stderr (TestSetupGeminiExitAnswers).
+func TestFireChainGeminiSignalAndCutAnswers(t *testing.T) {
+	big := `head -c 3000 /dev/zero | tr '\0' ' '; `
+	for _, c := range []struct {
+		event, body string
+		blocked     bool
+	}{
+		{"BeforeTool", `killed:{"decision":"deny","reason":"json"}`, true},
+		{"BeforeTool", `killed:log`, false},
+		{"BeforeTool", `printf '{"decision":"deny","reason":"json"'; ` + big + `echo '}'; exit 1` + "\n", true},
+		{"BeforeTool", `(printf '{"decision":"deny","reason":"json"'; ` + big + `echo '}') >&2` + "\n", true},
+		{"PreToolUse", `printf '{"decision":"block","reason":"json"'; ` + big + `echo '}'; exit 1` + "\n", false},
+		{"BeforeToolSelection", `printf '{"hookSpecificOutput":{"toolConfig":{"mode":"ANY","allowedFunctionNames":["a"]}}'; ` + big + `echo '}'; exit 1` + "\n", false},
+	} {
+		h := newHookEnv(t)
+		ev, err := ParseHookEvent([]byte(`{"tool_name":"x","tool_input":{}}`), c.event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hk := h.hook("g", "", c.body)
+		hk.Spec.MaxOutput = 1024
+		if out, ok := strings.CutPrefix(c.body, "killed:"); ok {
+			// A hook killed by a signal after printing out (a hook
+			// cannot kill itself here: it runs as its PID namespace's
+			// init, which SIGKILL from inside does not end).
+			hk.Run = func(context.Context, Spec) (*Result, error) {
+				return &Result{ExitCode: -1, Signal: syscall.SIGKILL, Stdout: []byte(out + "\n")}, nil
+			}
+		}
+		o, _ := FireChain(context.Background(), []RunnableHook{hk}, ev)
+		if o.Blocked != c.blocked || c.event == "BeforeToolSelection" && !o.NoTools {
+			t.Errorf("%s %q: %+v, want blocked %v", c.event, c.body, o, c.blocked)
+		}
+	}
 }

@@ -914,8 +914,14 @@ func geminiOnlyEvent(event string) bool {
 // is plain output, as before. A timeout or a signal stays a reported
 // failure.
 func geminiExitAnswer(r HookResult, res *Result) HookResult {
-	if res.TimedOut || res.ExitCode < 0 || res.ExitCode == 2 {
+	if res.TimedOut || res.ExitCode == 2 {
 		return r
+	}
+	code := res.ExitCode
+	if code < 0 {
+		// Killed by a signal: Gemini CLI reads its null exit status as
+		// 0 (exitCode || 0) and so its output as an exit-0 answer.
+		code = 0
 	}
 	stdout := bytes.TrimSpace(res.Stdout)
 	text := stdout
@@ -926,11 +932,16 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 		return r
 	}
 	obj := geminiAnswerObject(text)
-	if res.ExitCode == 0 {
-		if obj == nil || bytes.Equal(obj, stdout) {
-			return r // read by ParseHookOutput already
+	if code == 0 {
+		if obj == nil || res.ExitCode == 0 && bytes.Equal(obj, stdout) {
+			return r // read by ParseHookOutput already, or no answer
 		}
-		return ParseHookOutput(0, obj, nil, false)
+		a := ParseHookOutput(0, obj, nil, false)
+		a.ExitCode = res.ExitCode
+		if res.ExitCode < 0 && a.Failure != "" {
+			return r
+		}
+		return a
 	}
 	if obj != nil {
 		a := ParseHookOutput(0, obj, nil, false)
@@ -945,6 +956,34 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 	// Gemini CLI reads output that is not JSON as text: denied.
 	return HookResult{ExitCode: res.ExitCode, Continue: true, Blocked: true,
 		Reason: string(text)}
+}
+
+// AnswerCut reports whether the output the host reads as a hook's
+// answer to event was cut at the output cap, so that a deny in it cannot
+// be read: stdout after exit 0; on an event only Gemini CLI fires, which
+// Gemini CLI 0.61 reads whole whatever the exit status (geminiExitAnswer),
+// stdout after any status but 2, or stderr when stdout is empty. Never
+// after a timeout.
+func AnswerCut(event string, res *Result) bool {
+	if res.TimedOut {
+		return false
+	}
+	if res.StdoutTruncated && res.ExitCode == 0 {
+		return true
+	}
+	if !geminiOnlyEvent(event) || res.ExitCode == 2 {
+		return false
+	}
+	return res.StdoutTruncated || len(bytes.TrimSpace(res.Stdout)) == 0 && res.StderrTruncated
+}
+
+// CutAnswer says why the answer of bundleName's hook, cut at the output
+// cap (AnswerCut), cannot be read.
+func CutAnswer(bundleName, hook string, res *Result) string {
+	if !res.StdoutTruncated && res.StderrTruncated {
+		return fmt.Sprintf("bundle %s hook %s wrote nothing to stdout and more than %d bytes to stderr, which Gemini CLI then reads as its answer, so its answer cannot be read whole and the event is blocked", bundle.Quote(bundleName), hook, len(res.Stderr))
+	}
+	return TruncatedAnswer(bundleName, hook, res)
 }
 
 // geminiAnswerObject returns the JSON object Gemini CLI reads in a hook's
@@ -1230,11 +1269,15 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			out, err := o.cancel(ctx.Err())
 			return out, changed, err
 		}
-		if res.StdoutTruncated && res.ExitCode == 0 && !res.TimedOut && bundle.BlockingEvent(cur.HookEventName) {
+		if AnswerCut(cur.HookEventName, res) && bundle.BlockingEvent(cur.HookEventName) {
 			// Its answer was cut at the output cap: a deny it gave
 			// cannot be read, so a guard's event is blocked.
-			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: "+TruncatedAnswer(h.Bundle, fmt.Sprint(h.Index), res))
+			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: "+CutAnswer(h.Bundle, fmt.Sprint(h.Index), res))
 			return o, changed, nil
+		}
+		if AnswerCut(cur.HookEventName, res) && WithholdsTools(cur.HookEventName) {
+			o.withholdTools("bundlectl: " + strings.TrimSuffix(CutAnswer(h.Bundle, fmt.Sprint(h.Index), res), " and the event is blocked") + "; no tools are offered")
+			continue
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		if h.exit2Fails && res.ExitCode == 2 && !res.TimedOut {

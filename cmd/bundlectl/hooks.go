@@ -154,10 +154,13 @@ func runHookExec(g *globals, name, id, host string) error {
 	if err != nil {
 		return fail(err)
 	}
-	if res.StdoutTruncated && res.ExitCode == 0 && !res.TimedOut && blocking {
+	if harness.AnswerCut(event, res) && blocking {
 		// The host would read a cut answer as plain text and proceed.
-		io.WriteString(g.stderr, "bundlectl: "+harness.TruncatedAnswer(name, id, res)+"\n")
+		io.WriteString(g.stderr, "bundlectl: "+harness.CutAnswer(name, id, res)+"\n")
 		return &quietError{code: 2}
+	}
+	if harness.AnswerCut(event, res) && harness.WithholdsTools(event) {
+		return writeNoTools(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; no tools are offered")
 	}
 	g.stdout.Write(res.Stdout)
 	g.stderr.Write(res.Stderr)
