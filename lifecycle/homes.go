@@ -98,6 +98,9 @@ func (m *Manager) markHome(root, name string) (undo func(), err error) {
 // them, or the marker's path when it cannot be read).
 func (m *Manager) otherHomes(root, name string) []string {
 	dir := homesDir(root, name)
+	if !markerDir(dir) {
+		return nil
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -129,6 +132,9 @@ func (m *Manager) otherHomes(root, name string) []string {
 // home removes them between its steps).
 func (m *Manager) unmarkHome(root, name string, all bool) {
 	dir := homesDir(root, name)
+	if !markerDir(dir) {
+		return // nothing through a link: it is no marker of a home
+	}
 	if all {
 		if ents, err := os.ReadDir(dir); err == nil {
 			for _, e := range ents {
@@ -140,6 +146,15 @@ func (m *Manager) unmarkHome(root, name string, all bool) {
 	}
 	_ = os.Remove(dir) // only when empty: another home's marker keeps it
 	_ = os.Remove(filepath.Dir(dir))
+}
+
+// markerDir reports whether dir, a name's marker directory, and the
+// homes directory above it are real directories (realDir): the workspace
+// is a repository anyone may have written, and reading or removing
+// markers through a link there would take another directory's files for
+// homes, or remove them.
+func markerDir(dir string) bool {
+	return realDir(filepath.Dir(dir)) && realDir(dir)
 }
 
 // pruneMarkers removes this home's markers in the workspace that no state
