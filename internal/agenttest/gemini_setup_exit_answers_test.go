@@ -24,8 +24,11 @@ func TestSetupGeminiExitAnswers(t *testing.T) {
 		// Gemini CLI reads the whole output, where bundlectl keeps the
 		// first MiB (DefaultMaxOutput): a deny longer than that.
 		"exit1-long-deny": `cat >/dev/null; printf '{"decision":"deny","reason":"nope","pad":"'; head -c 1100000 /dev/zero | tr '\0' x; echo '"}'; exit 1`,
-		// Killed by a signal (its exit status null, read as 0).
-		"signal-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; kill -9 $$`,
+		// Killed by a signal (its exit status null, read as 0). Under
+		// setup the hook is its PID namespace's init, which kill -9 $$
+		// does not end: it exits 0 with the same answer (harness
+		// TestFireChainGeminiSignalAndCutAnswers reads a killed hook's answer).
+		"signal-deny":       `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; kill -9 $$`,
 		"exit1-string-deny": `cat >/dev/null; echo '"{\"decision\":\"deny\",\"reason\":\"nope\"}"'; exit 1`,
 	} {
 		for _, mode := range []string{"direct", "setup"} {
