@@ -208,9 +208,10 @@
 //     Outcome.Errors and does not block. On an event only Gemini CLI
 //     fires, a hook's answer is read as Gemini CLI reads it, whatever its
 //     exit status but 2, a signal's read as 0 (geminiExitAnswer): stdout,
-//     or stderr when stdout is empty, a JSON string there decoded once
-//     more; when that output was cut at the output cap, a guard's event
-//     is blocked (geminiAnswerCut).
+//     or stderr when stdout is empty, trimmed as JavaScript trims (a byte
+//     order mark too), a JSON string there decoded once more; when that
+//     output was cut at the output cap, a guard's event is blocked
+//     (AnswerCut).
 //   - On Gemini CLI's BeforeToolSelection nothing blocks or stops the
 //     chain: every hook runs, their toolConfig answers merge as Gemini CLI
 //     merges them (MergeToolConfigs), and a guard that cannot run, an

@@ -187,10 +187,15 @@ func TestFireChainGeminiAnswerText(t *testing.T) {
 		{"BeforeTool", `echo '"{\"decision\":\"deny\",\"reason\":\"json\"}"'` + "\n", true, 0},
 		{"BeforeTool", `echo ' "{\"decision\":\"deny\",\"reason\":\"json\"}"'; exit 1` + "\n", true, 0},
 		{"AfterTool", `echo '{"decision":"block","reason":"json"}' >&2` + "\n", true, 0},
+		// A byte order mark, which JavaScript's trim() takes off.
+		{"BeforeTool", `printf '\357\273\277{"decision":"deny","reason":"json"}\n'` + "\n", true, 0},
 		{"BeforeTool", "echo log >&2\n", false, 0},
 		{"BeforeTool", `echo '{not json' >&2` + "\n", false, 0},
 		{"BeforeTool", `echo '"just text"'` + "\n", false, 0},
 		{"PreToolUse", `echo '{"decision":"block","reason":"json"}' >&2` + "\n", false, 0},
+		// JSON.parse of a decoded string skips JSON's white space only:
+		// after a no-break space it is text, after exit 3 a deny.
+		{"BeforeTool", `printf '"\302\240{\\"decision\\":\\"allow\\"}"'; exit 3` + "\n", true, 0},
 		{"PreToolUse", `echo '"{\"decision\":\"block\",\"reason\":\"json\"}"'` + "\n", false, 0},
 	} {
 		h := newHookEnv(t)
@@ -199,7 +204,7 @@ func TestFireChainGeminiAnswerText(t *testing.T) {
 			t.Fatal(err)
 		}
 		o, _ := FireChain(context.Background(), []RunnableHook{h.hook("g", "", c.body)}, ev)
-		if o.Blocked != c.blocked || (c.blocked && o.Reason != "json") || len(o.Errors) != c.errs {
+		if o.Blocked != c.blocked || (c.blocked && o.Reason != "json" && !strings.Contains(c.body, "exit 3")) || len(o.Errors) != c.errs {
 			t.Errorf("%s %q: %+v, want blocked %v", c.event, c.body, o, c.blocked)
 		}
 	}

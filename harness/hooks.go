@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -923,17 +924,16 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 		// 0 (exitCode || 0) and so its output as an exit-0 answer.
 		code = 0
 	}
-	stdout := bytes.TrimSpace(res.Stdout)
-	text := stdout
+	text := jsTrim(res.Stdout)
 	if len(text) == 0 {
-		text = bytes.TrimSpace(res.Stderr)
+		text = jsTrim(res.Stderr)
 	}
 	if len(text) == 0 {
 		return r
 	}
 	obj := geminiAnswerObject(text)
 	if code == 0 {
-		if obj == nil || res.ExitCode == 0 && bytes.Equal(obj, stdout) {
+		if obj == nil || res.ExitCode == 0 && bytes.Equal(obj, bytes.TrimSpace(res.Stdout)) {
 			return r // read by ParseHookOutput already, or no answer
 		}
 		a := ParseHookOutput(0, obj, nil, false)
@@ -956,6 +956,16 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 	// Gemini CLI reads output that is not JSON as text: denied.
 	return HookResult{ExitCode: res.ExitCode, Continue: true, Blocked: true,
 		Reason: string(text)}
+}
+
+// jsTrim is JavaScript's String.prototype.trim, with which Gemini CLI
+// reads a hook's output: it takes off a byte order mark (U+FEFF) too,
+// where bytes.TrimSpace does not, and leaves U+0085, which
+// bytes.TrimSpace takes off.
+func jsTrim(b []byte) []byte {
+	return bytes.TrimFunc(b, func(r rune) bool {
+		return r == '\uFEFF' || r != '\u0085' && unicode.IsSpace(r)
+	})
 }
 
 // AnswerCut reports whether the output the host reads as a hook's
@@ -995,7 +1005,8 @@ func geminiAnswerObject(text []byte) []byte {
 		if json.Unmarshal(text, &s) != nil {
 			return nil
 		}
-		text = bytes.TrimSpace([]byte(s))
+		// JSON.parse of the string skips JSON's white space only.
+		text = bytes.Trim([]byte(s), " \t\r\n")
 	}
 	if len(text) == 0 || text[0] != '{' || !json.Valid(text) {
 		return nil

@@ -28,7 +28,10 @@ func TestSetupGeminiExitAnswers(t *testing.T) {
 		// setup the hook is its PID namespace's init, which kill -9 $$
 		// does not end: it exits 0 with the same answer (harness
 		// TestFireChainGeminiSignalAndCutAnswers reads a killed hook's answer).
-		"signal-deny":       `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; kill -9 $$`,
+		"signal-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; kill -9 $$`,
+		// A byte order mark before the JSON: JavaScript's trim() takes it
+		// off, Go's bytes.TrimSpace does not.
+		"exit0-bom-deny":    `cat >/dev/null; printf '\357\273\277{"decision":"deny","reason":"nope"}\n'`,
 		"exit1-string-deny": `cat >/dev/null; echo '"{\"decision\":\"deny\",\"reason\":\"nope\"}"'; exit 1`,
 	} {
 		for _, mode := range []string{"direct", "setup"} {
