@@ -296,3 +296,17 @@ func TestFireChainGeminiSignalAndCutAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestParseHookOutputTrim: Claude Code trims a hook's stdout as
+// JavaScript does, taking off a byte order mark, and Codex as Rust does,
+// taking off U+0085; a deny after either is read as a deny
+// (internal/agenttest TestClaudeHookAnswerBOM), where bundlectl once read
+// the byte order mark's as plain text and let the tool run.
+func TestParseHookOutputTrim(t *testing.T) {
+	for _, pre := range []string{"\uFEFF", "\u0085", " \n\uFEFF\t"} {
+		r := ParseHookOutput(0, []byte(pre+`{"decision":"block","reason":"no"}`+"\n"), nil, false)
+		if !r.Blocked || r.Reason != "no" {
+			t.Errorf("%q: %+v, want a block", pre, r)
+		}
+	}
+}

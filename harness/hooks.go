@@ -475,7 +475,8 @@ type hookOutput struct {
 //   - a timeout, or an exit status other than 0 and 2: a reported,
 //     non-blocking failure;
 //   - exit status 2: block, with stderr (trimmed) as the reason;
-//   - exit status 0: stdout that starts with '{' (after white space) must
+//   - exit status 0: stdout that starts with '{' (after white space, a
+//     byte order mark included: trimAnswer) must
 //     be one JSON object of the hook output schema — if it does not parse,
 //     has a field of the wrong type or an unknown decision value, the
 //     whole result is a reported, non-blocking failure and none of it is
@@ -504,7 +505,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.Failure = fmt.Sprintf("exited with status %d", exitCode) + stderrSuffix(stderr)
 		return r
 	}
-	out := bytes.TrimSpace(stdout)
+	out := trimAnswer(stdout)
 	if len(out) == 0 {
 		return r
 	}
@@ -933,7 +934,7 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 	}
 	obj := geminiAnswerObject(text)
 	if code == 0 {
-		if obj == nil || res.ExitCode == 0 && bytes.Equal(obj, bytes.TrimSpace(res.Stdout)) {
+		if obj == nil || res.ExitCode == 0 && bytes.Equal(obj, trimAnswer(res.Stdout)) {
 			return r // read by ParseHookOutput already, or no answer
 		}
 		a := ParseHookOutput(0, obj, nil, false)
@@ -956,6 +957,14 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 	// Gemini CLI reads output that is not JSON as text: denied.
 	return HookResult{ExitCode: res.ExitCode, Continue: true, Blocked: true,
 		Reason: string(text)}
+}
+
+// trimAnswer trims a hook's stdout so that whatever a host reads as a
+// JSON answer is read as one here: Claude Code and Gemini CLI trim as
+// JavaScript does (a byte order mark, U+FEFF, goes too), Codex as Rust
+// does (U+0085 goes too); both go here (TestClaudeHookAnswerBOM).
+func trimAnswer(b []byte) []byte {
+	return bytes.TrimFunc(b, func(r rune) bool { return r == '\uFEFF' || unicode.IsSpace(r) })
 }
 
 // jsTrim is JavaScript's String.prototype.trim, with which Gemini CLI
