@@ -183,7 +183,10 @@ var codexBlockingEvents = []string{
 
 // Exit2Blocks reports whether host takes a hook of event that exits with
 // status 2 as a block. For Codex that is its own list; for bundlectl's
-// own contract and the other hosts, BlockingEvent.
+// own contract and the other hosts, BlockingEvent. On Claude Code's
+// other events (SessionStart, SessionEnd, Notification, ...: "show
+// stderr to user only") such a hook is a failed one whose siblings still
+// run and count (internal/agenttest TestClaudeNonBlockingExit2).
 func Exit2Blocks(host Host, event string) bool {
 	if host == HostCodex {
 		return slices.Contains(codexBlockingEvents, event)

@@ -203,7 +203,10 @@
 //   - Matching hooks run serially in the order given and the chain stops
 //     at the first block (exit 2, decision "block", permissionDecision
 //     "deny"; decision "deny" on an event only Gemini CLI fires) or
-//     "continue": false. Any other failure — another exit status, a
+//     "continue": false. Exit 2 on an event the host lets no hook block
+//     (Claude Code's, bundlectl's own contract's and Codex's
+//     non-blocking events, bundle.Exit2Blocks) is a failure instead, and
+//     the chain goes on. Any other failure — another exit status, a
 //     timeout, malformed output, a start error — is reported in
 //     Outcome.Errors and does not block. On an event only Gemini CLI
 //     fires, a hook's answer is read as Gemini CLI reads it, whatever its

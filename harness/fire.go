@@ -175,7 +175,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				}
 				rh := r.runnable(e, i, h, blocking)
 				rh.Match = match
-				rh.exit2Fails = r.opts.Host == bundle.HostCodex && !bundle.Exit2Blocks(bundle.HostCodex, event)
+				rh.exit2FailsIn = exit2FailsIn(r.opts.Host, event)
 				chain = append(chain, rh)
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
@@ -726,4 +726,27 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 		return nil, &UnknownError{What: "hook", Name: bundleName + " " + hookID}
 	}
 	return nil, r.Loaded(bundleName)
+}
+
+// exit2FailsIn names the host that takes a hook's exit status 2 on event
+// as a failed hook rather than a block, or is "" when exit 2 blocks there
+// (or the host reads it otherwise). Codex 0.171 and Claude Code 2.1.332
+// each run an event's other hooks and use their answers when one exits 2
+// on an event they let no hook block (internal/agenttest
+// TestCodexNonBlockingExit2, TestClaudeNonBlockingExit2); bundlectl's own
+// contract is Claude Code's. Gemini CLI is left as it was: its own
+// events' answers are read by geminiExitAnswer.
+func exit2FailsIn(host bundle.Host, event string) string {
+	if bundle.Exit2Blocks(host, event) {
+		return ""
+	}
+	switch host {
+	case bundle.HostCodex:
+		return "Codex"
+	case bundle.HostClaude:
+		return "Claude Code"
+	case "":
+		return "bundlectl's hook contract (Claude Code's)"
+	}
+	return ""
 }

@@ -1095,10 +1095,11 @@ type RunnableHook struct {
 	Verify func(context.Context) error
 	// Run runs the hook; nil means Run(ctx, spec).
 	Run func(context.Context, Spec) (*Result, error)
-	// exit2Fails: the host takes this hook's exit status 2 as a failed
-	// hook, not a block (Codex on an event it lets no hook block), so
-	// the chain reports it and goes on to the event's other hooks.
-	exit2Fails bool
+	// exit2FailsIn, when set, names the host (or contract) that takes
+	// this hook's exit status 2 as a failed hook, not a block (Codex or
+	// Claude Code on an event it lets no hook block), so the chain
+	// reports it and goes on to the event's other hooks.
+	exit2FailsIn string
 }
 
 // ChainError is returned when a chain is refused before anything runs.
@@ -1300,8 +1301,8 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			continue
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
-		if h.exit2Fails && res.ExitCode == 2 && !res.TimedOut {
-			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which Codex takes as a failed hook on %s, not a block", cur.HookEventName) + stderrSuffix(res.Stderr)}
+		if h.exit2FailsIn != "" && res.ExitCode == 2 && !res.TimedOut {
+			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which %s takes as a failed hook on %s, not a block", h.exit2FailsIn, cur.HookEventName) + stderrSuffix(res.Stderr)}
 		} else if geminiOnlyEvent(cur.HookEventName) {
 			r = geminiExitAnswer(r, res)
 		}
