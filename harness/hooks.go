@@ -539,7 +539,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 	r.Reason = str(ho.Reason)
 	switch r.Decision {
 	case "", "approve":
-	case geminiAllow, geminiDeny:
+	case geminiAllow, geminiDeny, geminiAsk:
 		// Gemini CLI's words: Outcome.add reads them on its events only.
 	case "block":
 		r.Blocked = true
@@ -781,7 +781,12 @@ func (o *Outcome) add(r HookResult) bool {
 		r = HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
 			Failure: fmt.Sprintf("output JSON has an unknown permissionDecision %q", permissionDefer)}
 	}
-	if r.Failure == "" && (r.Decision == geminiAllow || r.Decision == geminiDeny) {
+	if r.Failure == "" && o.Event == geminiBeforeTool && r.PermissionDecision == PermissionAsk {
+		// Gemini CLI reads no hookSpecificOutput.permissionDecision; its
+		// ask is the top-level decision, read next.
+		r.PermissionDecision = ""
+	}
+	if r.Failure == "" && (r.Decision == geminiAllow || r.Decision == geminiDeny || r.Decision == geminiAsk) {
 		r = geminiDecision(o.Event, r)
 	}
 	if r.Failure != "" {
@@ -871,15 +876,22 @@ func (o *Outcome) addToolSelection(ref HookRef, r HookResult) bool {
 }
 
 // Gemini CLI 0.61's top-level decisions beside "block": "deny" is its
-// alias (DefaultHookOutput.isBlockingDecision), "allow" says nothing.
+// alias (DefaultHookOutput.isBlockingDecision), "allow" says nothing,
+// and "ask" (isAskDecision) makes BeforeTool ask the user whatever the
+// approval mode, yolo included, and says nothing on its other events.
 const (
 	geminiAllow = "allow"
 	geminiDeny  = "deny"
+	geminiAsk   = "ask"
 )
 
 // geminiDecision reads r's "allow" or "deny" as Gemini CLI does on its
 // own events (BeforeTool, AfterTool, BeforeAgent, ...): "deny" blocks as
-// "block" does, with "reason" as the reason. On any other event, which
+// "block" does, with "reason" as the reason, and "ask" on BeforeTool is
+// PermissionAsk, which WriteOutcome answers as Gemini CLI's "ask" (a
+// block wins over it, and it over an allow, as Gemini CLI merges
+// several hooks' decisions: HookAggregator.mergeWithOrDecision). On any
+// other event, which
 // Claude Code or Codex fires and whose contract has no such value, the
 // output is malformed, as before.
 func geminiDecision(event string, r HookResult) HookResult {
@@ -887,11 +899,14 @@ func geminiDecision(event string, r HookResult) HookResult {
 		return HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
 			Failure: fmt.Sprintf("output JSON has an unknown decision %q", r.Decision)}
 	}
-	if r.Decision == geminiDeny {
+	switch {
+	case r.Decision == geminiDeny:
 		r.Blocked = true
 		if r.Reason == "" {
 			r.Reason = "blocked by a hook"
 		}
+	case r.Decision == geminiAsk && event == geminiBeforeTool && r.PermissionDecision != PermissionDeny:
+		r.PermissionDecision, r.PermissionReason = PermissionAsk, r.Reason
 	}
 	return r
 }
@@ -1450,8 +1465,13 @@ func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
 		hs.PermissionDecision, hs.PermissionDecisionReason, hs.UpdatedInput = perm, reason, updated
 	case geminiBeforeTool:
 		hs.ToolInput = updated
-		if o.Blocked {
+		switch {
+		case o.Blocked:
 			j.Decision, j.Reason = "block", o.Reason
+		case o.PermissionDecision == PermissionAsk:
+			// Gemini CLI then asks the user before the tool runs, in
+			// any approval mode.
+			j.Decision, j.Reason = geminiAsk, o.PermissionReason
 		}
 	case "PermissionRequest":
 		if perm == PermissionAllow || perm == PermissionDeny {

@@ -1,0 +1,101 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// geminiAskHooks are a BeforeTool hook answering {"decision":"ask"} for
+// the shell tool and a Notification hook that records that Gemini CLI
+// asked for the user's confirmation (it fires Notification just before it
+// waits for one).
+func geminiAskHooks(rec string) map[string]any {
+	return map[string]any{"hooks": map[string]any{
+		"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
+			"hooks": []any{map[string]any{"type": "command", "command": `cat >/dev/null; echo '{"decision":"ask","reason":"a person should look at this"}'`}}}},
+		"Notification": []any{map[string]any{
+			"hooks": []any{map[string]any{"type": "command", "command": "cat > " + filepath.Join(rec, "asked")}}}},
+	}}
+}
+
+// TestSetupGeminiDecisionAsk: Gemini CLI 0.61 reads a BeforeTool hook's
+// {"decision":"ask"} as "ask the user" (DefaultHookOutput.isAskDecision:
+// the scheduler forces ask_user over the policy's decision, yolo
+// included), so it asks before the shell command runs (in a -p session it
+// then waits: tried, still waiting after 5 minutes). Under bundlectl setup
+// gemini the same reviewed hook, run by hooks run --host gemini, must make
+// Gemini CLI ask too; bundlectl read "ask" as malformed output, a
+// non-blocking failure, and the command ran unasked.
+func TestSetupGeminiDecisionAsk(t *testing.T) {
+	for _, through := range []string{"installed", "setup"} {
+		t.Run(through, func(t *testing.T) {
+			rec := t.TempDir()
+			pidFile := filepath.Join(t.TempDir(), "pgid")
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+			a.Launcher = []string{"sh", "-c", `echo $$ > "$0"; exec "$@"`, pidFile}
+			hooks := geminiAskHooks(rec)
+			if through == "installed" {
+				root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
+				writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+				writeJSONFile(t, root, "hooks/hooks.json", hooks)
+			} else {
+				f := newExecFixture(t, a)
+				writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
+				f.trust(t)
+				a.Command(t, "hello") // the agent's own offline settings, before setup
+				userFile, _ := setupFiles(a)
+				out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
+				if err != nil {
+					t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
+				}
+				wrote, err := os.ReadFile(userFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m map[string]any
+				if err := json.Unmarshal(wrote, &m); err != nil {
+					t.Fatal(err)
+				}
+				a.Settings = m
+			}
+			// In a -p session Gemini CLI would wait for an answer nobody
+			// can give: once it has asked, end the session (its process
+			// group, whose id the Launcher wrote).
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				for {
+					select {
+					case <-done:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					if !exists(filepath.Join(rec, "asked")) {
+						continue
+					}
+					if b, err := os.ReadFile(pidFile); err == nil {
+						if pgid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pgid > 1 {
+							syscall.Kill(-pgid, syscall.SIGKILL)
+							return
+						}
+					}
+				}
+			}()
+			res := a.Run(t, "make the marker")
+			if exists(marker) {
+				t.Errorf("Gemini CLI (%s) ran the shell command a BeforeTool hook asked about, unasked\n%s", through, res)
+			}
+			if !exists(filepath.Join(rec, "asked")) {
+				t.Errorf("Gemini CLI (%s) did not ask for confirmation (no Notification) after a BeforeTool hook's ask (installed, Gemini CLI 0.61 does)\n%s", through, res)
+			}
+			t.Logf("%s", res)
+		})
+	}
+}
