@@ -716,7 +716,13 @@ func checkHook(b *Bundle, h Hook) bool {
 		checkEnvMap(b, h.Source+".env", h.Env)
 	case HookHTTP:
 		if checkText(b, h.Source+".url", h.URL, false) {
-			if _, msg := endpointHost(h.URL); msg != "" {
+			if _, msg := endpointHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
+				// Claude Code (2.1.332) has no https rule for http hooks:
+				// it POSTs this guard's event and honours its deny.
+				// Skipping it would let the event through unguarded.
+				b.Report.Errorf(h.Source+".url", "hook.url", "url %s; this hook guards %s, and Claude Code sends such a hook the event and honours its deny, so skipping it would let %s through unguarded: bundlectl refuses the bundle; use an https url", msg, h.Event, h.Event)
+				keep = false
+			} else if msg != "" {
 				b.Report.Skipf(h.Source+".url", "hook.url", "url %s", msg)
 				keep = false
 			} else if urlHasCredential(h.URL) {
@@ -1006,15 +1012,19 @@ func endpointHost(raw string) (string, string) {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.WithZone("").String()
 		if scheme == "http" && !ip.Unmap().IsLoopback() {
-			return "", "must use https unless the host is localhost or a loopback address"
+			return "", msgPlainHTTP
 		}
 		return host, ""
 	}
 	if scheme == "http" && u.Hostname() != "localhost" {
-		return "", "must use https unless the host is localhost or a loopback address"
+		return "", msgPlainHTTP
 	}
 	return host, ""
 }
+
+// msgPlainHTTP is endpointHost's problem with a plain-http url to a host
+// that is not this machine.
+const msgPlainHTTP = "must use https unless the host is localhost or a loopback address"
 
 // urlHasCredential reports a token shape, or a query parameter named like a
 // credential, in a url.
