@@ -44,9 +44,15 @@ func newHooksCmd(g *globals) *cobra.Command {
 		Long: `Hooks run reads one hook input object on stdin, fires every matching hook
 of every active bundle in precedence order (serially, stopping at the first
 block; each bundle re-checked before its hook runs, and each hook run from
-the bundle's reviewed snapshot), and writes the combined outcome in Claude
-Code's hook contract. One line in an existing harness's hook configuration
-puts every reviewed hook behind its receipt:
+the bundle's reviewed snapshot), and writes the combined outcome in the
+hook contract of the host that reads it: Claude Code's by default (it is
+bundlectl's own) and with --host claude; Codex's with --host codex, the same
+shape, where a hook's exit 2 on an event Codex lets no hook block is a
+failed hook; Gemini CLI's with --host gemini, read and written as Gemini CLI
+reads its own events' answers (decision "deny", "allow" and, on BeforeTool,
+"ask"; tool_input, toolConfig, llm_request and llm_response). One line in an
+existing harness's hook configuration puts every reviewed hook behind its
+receipt:
 
     {"type": "command", "command": "bundlectl hooks run PreToolUse"}
 
