@@ -220,7 +220,8 @@
 //     merges them (MergeToolConfigs), and a guard that cannot run, an
 //     answer Gemini CLI would misread, or a refused chain offers no tools.
 //     Gemini CLI's other answers (BeforeTool tool_input, merged over the
-//     arguments and judged again; BeforeModel/AfterModel llm_request and
+//     arguments and judged again; BeforeTool decision "ask", unless a
+//     hook blocks; BeforeModel/AfterModel llm_request and
 //     llm_response; AfterTool tailToolCallRequest; AfterAgent clearContext)
 //     are relayed as Gemini CLI merges several hooks' answers.
 //   - More than MaxHookChain matching hooks, or nesting deeper than
