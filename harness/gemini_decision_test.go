@@ -310,3 +310,29 @@ func TestParseHookOutputTrim(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiOtherEventName: Gemini CLI 0.61 never reads
+// hookSpecificOutput.hookEventName, so on its own events an answer naming
+// another event (a guard written for Claude Code's PreToolUse too) counts:
+// its deny blocks (TestSetupGeminiExitAnswers other-event-deny). hooks run
+// --host gemini once ignored the whole answer, and the tool ran. On
+// Claude Code's events such an answer is still ignored and reported.
+func TestGeminiOtherEventName(t *testing.T) {
+	res := func(out string) HookResult {
+		r := ParseHookOutput(0, []byte(out), nil, false)
+		r.Bundle = "g"
+		return r
+	}
+	o := Combine("BeforeTool", []HookResult{res(`{"decision":"deny","reason":"no shell","hookSpecificOutput":{"hookEventName":"PreToolUse"}}`)})
+	if !o.Blocked || o.Reason != "no shell" || len(o.Errors) != 0 {
+		t.Fatalf("BeforeTool deny naming PreToolUse: %+v", o)
+	}
+	o = Combine("AfterAgent", []HookResult{res(`{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"ctx"}}`)})
+	if len(o.Errors) != 0 || len(o.AdditionalContext) != 1 {
+		t.Fatalf("AfterAgent context naming Stop: %+v", o)
+	}
+	o = Combine("PreToolUse", []HookResult{res(`{"decision":"block","hookSpecificOutput":{"hookEventName":"BeforeTool"}}`)})
+	if o.Blocked || len(o.Errors) != 1 {
+		t.Fatalf("PreToolUse block naming BeforeTool: %+v, want ignored and reported", o)
+	}
+}

@@ -33,6 +33,9 @@ func TestSetupGeminiExitAnswers(t *testing.T) {
 		// off, Go's bytes.TrimSpace does not.
 		"exit0-bom-deny":    `cat >/dev/null; printf '\357\273\277{"decision":"deny","reason":"nope"}\n'`,
 		"exit1-string-deny": `cat >/dev/null; echo '"{\"decision\":\"deny\",\"reason\":\"nope\"}"'; exit 1`,
+		// Gemini CLI reads no hookSpecificOutput.hookEventName: a deny
+		// naming another event (Claude Code's PreToolUse) still blocks.
+		"other-event-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope","hookSpecificOutput":{"hookEventName":"PreToolUse"}}'`,
 	} {
 		for _, mode := range []string{"direct", "setup"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
