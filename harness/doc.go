@@ -224,6 +224,13 @@
 //     hook blocks; BeforeModel/AfterModel llm_request and
 //     llm_response; AfterTool tailToolCallRequest; AfterAgent clearContext)
 //     are relayed as Gemini CLI merges several hooks' answers.
+//   - Under --host gemini, on SessionStart, SessionEnd, Notification and
+//     PreCompress (RunnableHook.geminiShared), answers are read as Gemini
+//     CLI 0.61 reads them there (geminiSharedAnswer, addGeminiShared):
+//     whatever the exit status, 2 included; nothing blocks or stops the
+//     chain; only additionalContext and systemMessage are kept. Where
+//     Gemini CLI reads the answer, hookSpecificOutput.hookEventName is not
+//     checked, as Gemini CLI never reads it.
 //   - More than MaxHookChain matching hooks, or nesting deeper than
 //     MaxHookChain (HookDepthEnv), refuses the chain before anything runs;
 //     a refused or canceled chain is a blocked Outcome, never a silent

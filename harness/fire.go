@@ -176,6 +176,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				rh := r.runnable(e, i, h, blocking)
 				rh.Match = match
 				rh.exit2FailsIn = exit2FailsIn(r.opts.Host, event)
+				rh.geminiShared = r.opts.Host == bundle.HostGemini && geminiSharedEvent(event)
 				chain = append(chain, rh)
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))
@@ -734,8 +735,9 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 // each run an event's other hooks and use their answers when one exits 2
 // on an event they let no hook block (internal/agenttest
 // TestCodexNonBlockingExit2, TestClaudeNonBlockingExit2); bundlectl's own
-// contract is Claude Code's. Gemini CLI is left as it was: its own
-// events' answers are read by geminiExitAnswer.
+// contract is Claude Code's. Gemini CLI's answers are read by
+// geminiExitAnswer on its own events and by geminiSharedAnswer on those
+// where it lets no hook block (geminiSharedEvent).
 func exit2FailsIn(host bundle.Host, event string) string {
 	if bundle.Exit2Blocks(host, event) {
 		return ""
@@ -749,4 +751,18 @@ func exit2FailsIn(host bundle.Host, event string) string {
 		return "bundlectl's hook contract (Claude Code's)"
 	}
 	return ""
+}
+
+// geminiSharedEvent reports whether event is one Gemini CLI 0.61 fires
+// and lets no hook block nor stop, using at most SessionStart's context
+// and systemMessage: the events whose names it shares with Claude Code
+// (SessionStart, SessionEnd, Notification) and PreCompress. Under --host
+// gemini their hooks' answers are read as Gemini CLI reads them
+// (geminiSharedAnswer, Outcome.addGeminiShared).
+func geminiSharedEvent(event string) bool {
+	switch event {
+	case "SessionStart", "SessionEnd", "Notification", "PreCompress":
+		return true
+	}
+	return false
 }

@@ -336,3 +336,55 @@ func TestGeminiOtherEventName(t *testing.T) {
 		t.Fatalf("PreToolUse block naming BeforeTool: %+v, want ignored and reported", o)
 	}
 }
+
+// TestFireChainGeminiSharedEvents: on SessionStart, SessionEnd,
+// Notification and PreCompress Gemini CLI 0.61 runs every hook, reads
+// each one's output whatever its exit status (2 included), and uses only
+// SessionStart's additionalContext and the systemMessages: no hook blocks
+// or stops there, and plain output is a systemMessage, not context.
+// hooks run --host gemini once read them as Claude Code does: a hook's
+// exit 2 stopped the chain, so the other hooks' context was lost, and a
+// deny or an answer naming another event was malformed output.
+func TestFireChainGeminiSharedEvents(t *testing.T) {
+	for _, event := range []string{"SessionStart", "PreCompress"} {
+		h := newHookEnv(t)
+		ev, err := ParseHookEvent([]byte(`{"source":"startup","trigger":"auto"}`), event)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hooks []RunnableHook
+		for _, c := range [][2]string{
+			{"exit2", "echo nope >&2; exit 2\n"},
+			{"deny", `echo '{"decision":"deny","systemMessage":"m","hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"ctx1"}}'` + "\n"},
+			{"exit2json", `echo '{"hookSpecificOutput":{"additionalContext":"ctx2"}}'; exit 2` + "\n"},
+			{"plain", "echo plain\n"},
+			{"stop", `echo '{"continue":false,"stopReason":"halt"}'` + "\n"},
+			{"exit1json", `echo '{"hookSpecificOutput":{"additionalContext":"ctx3"}}'; exit 1` + "\n"},
+		} {
+			hk := h.hook(c[0], "", c[1])
+			hk.geminiShared = true
+			hooks = append(hooks, hk)
+		}
+		o, err := FireChain(context.Background(), hooks, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !o.Proceed() || o.Blocked || strings.Join(o.AdditionalContext, ",") != "ctx1,ctx2,ctx3" || len(o.Errors) != 1 {
+			t.Fatalf("%s: %+v", event, o)
+		}
+		for _, name := range []string{"exit2", "deny", "exit2json", "plain", "stop", "exit1json"} {
+			if !h.ran(name) {
+				t.Errorf("%s: hook %s did not run", event, name)
+			}
+		}
+		msgs := strings.Join(o.SystemMessages, "\n")
+		for _, want := range []string{"m", "plain", "b-deny", "b-stop", "which Gemini CLI ignores there"} {
+			if !strings.Contains(msgs, want) {
+				t.Errorf("%s: systemMessages %q lack %q", event, msgs, want)
+			}
+		}
+		if !strings.Contains(o.Errors[0].Message, "Gemini CLI ignores") {
+			t.Errorf("%s: error %q", event, o.Errors[0].Message)
+		}
+	}
+}

@@ -437,6 +437,10 @@ type HookResult struct {
 
 	// PlainOutput is stdout of an exit-0 hook that is not a JSON object.
 	PlainOutput string
+
+	// geminiShared is set when Gemini CLI reads this answer on an event
+	// whose name it shares with Claude Code (geminiSharedAnswer).
+	geminiShared bool
 }
 
 // hookOutput is the JSON a hook may print on exit 0. Pointers tell an
@@ -793,7 +797,7 @@ func (o *Outcome) add(r HookResult) bool {
 		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, ID: r.ID, Message: r.Failure})
 		return false
 	}
-	if r.HookEventName != "" && r.HookEventName != o.Event && !geminiOnlyEvent(o.Event) {
+	if r.HookEventName != "" && r.HookEventName != o.Event && !geminiOnlyEvent(o.Event) && !r.geminiShared {
 		// Gemini CLI 0.61 never reads hookSpecificOutput.hookEventName
 		// (DefaultHookOutput): on its own events an answer naming
 		// another event counts all the same, its deny included
@@ -804,6 +808,9 @@ func (o *Outcome) add(r HookResult) bool {
 	}
 	if r.SystemMessage != "" {
 		o.SystemMessages = append(o.SystemMessages, r.SystemMessage)
+	}
+	if r.geminiShared {
+		return o.addGeminiShared(ref, r)
 	}
 	if WithholdsTools(o.Event) {
 		return o.addToolSelection(ref, r)
@@ -879,6 +886,57 @@ func (o *Outcome) addToolSelection(ref HookRef, r HookResult) bool {
 	return false
 }
 
+// addGeminiShared folds an answer Gemini CLI 0.61 reads on an event it
+// shares with Claude Code (geminiSharedAnswer) into o as Gemini CLI uses
+// it: SessionStart's additionalContext goes to the model and every
+// systemMessage to the user; Gemini CLI runs all of the event's hooks and
+// uses nothing else from them (SessionEnd's, Notification's and
+// PreCompress's answers not at all), so a block, a deny or "continue":
+// false neither stops the other hooks nor the event, and the user is told
+// it was ignored. Plain output after exit 0 is a systemMessage there, as
+// Gemini CLI reads it (convertPlainTextToHookOutput), not context.
+func (o *Outcome) addGeminiShared(ref HookRef, r HookResult) bool {
+	o.SuppressOutput = o.SuppressOutput || r.SuppressOutput
+	if r.AdditionalContext != "" {
+		o.AdditionalContext = append(o.AdditionalContext, r.AdditionalContext)
+	}
+	if r.PlainOutput != "" {
+		o.SystemMessages = append(o.SystemMessages, r.PlainOutput)
+	}
+	if r.Blocked || r.PermissionDecision == PermissionDeny || !r.Continue {
+		o.SystemMessages = append(o.SystemMessages, fmt.Sprintf("bundlectl: %s answered a block or a stop on %s, which Gemini CLI ignores there (no hook can block or stop it); ignored", ref, o.Event))
+	}
+	return false
+}
+
+// geminiSharedAnswer reads a hook as Gemini CLI 0.61 does on an event
+// whose name it shares with Claude Code, where no hook can block: as on
+// its own events (geminiExitAnswer), and after exit status 2 too, when
+// Gemini CLI reads the output as any other status's (hookRunner): a JSON
+// object there is the answer, and text is a deny Gemini CLI ignores, so a
+// reported failure; the event's other hooks still run.
+func geminiSharedAnswer(event string, r HookResult, res *Result) HookResult {
+	if res.ExitCode == 2 && !res.TimedOut {
+		text := jsTrim(res.Stdout)
+		if len(text) == 0 {
+			text = jsTrim(res.Stderr)
+		}
+		r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which Gemini CLI ignores on %s (no hook can block it)", event) + stderrSuffix(res.Stderr)}
+		if obj := geminiAnswerObject(text); obj != nil {
+			if a := ParseHookOutput(0, obj, nil, false); a.Failure == "" {
+				r = a
+				r.ExitCode = 2
+			}
+		}
+	} else {
+		r = geminiExitAnswer(r, res)
+	}
+	if r.Failure == "" {
+		r.geminiShared = true
+	}
+	return r
+}
+
 // Gemini CLI 0.61's top-level decisions beside "block": "deny" is its
 // alias (DefaultHookOutput.isBlockingDecision), "allow" says nothing,
 // and "ask" (isAskDecision) makes BeforeTool ask the user whatever the
@@ -899,7 +957,7 @@ const (
 // Claude Code or Codex fires and whose contract has no such value, the
 // output is malformed, as before.
 func geminiDecision(event string, r HookResult) HookResult {
-	if !geminiOnlyEvent(event) {
+	if !geminiOnlyEvent(event) && !r.geminiShared {
 		return HookResult{Bundle: r.Bundle, Index: r.Index, ID: r.ID, ExitCode: r.ExitCode, Continue: true,
 			Failure: fmt.Sprintf("output JSON has an unknown decision %q", r.Decision)}
 	}
@@ -1119,6 +1177,10 @@ type RunnableHook struct {
 	// Claude Code on an event it lets no hook block), so the chain
 	// reports it and goes on to the event's other hooks.
 	exit2FailsIn string
+	// geminiShared, when set, reads this hook's answer as Gemini CLI 0.61
+	// reads it on an event it shares with Claude Code (SessionStart,
+	// SessionEnd, Notification, PreCompress): geminiSharedAnswer.
+	geminiShared bool
 }
 
 // ChainError is returned when a chain is refused before anything runs.
@@ -1322,6 +1384,8 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		if h.exit2FailsIn != "" && res.ExitCode == 2 && !res.TimedOut {
 			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which %s takes as a failed hook on %s, not a block", h.exit2FailsIn, cur.HookEventName) + stderrSuffix(res.Stderr)}
+		} else if h.geminiShared {
+			r = geminiSharedAnswer(cur.HookEventName, r, res)
 		} else if geminiOnlyEvent(cur.HookEventName) {
 			r = geminiExitAnswer(r, res)
 		}
