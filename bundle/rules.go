@@ -722,6 +722,14 @@ func checkHook(b *Bundle, h Hook) bool {
 				// Skipping it would let the event through unguarded.
 				b.Report.Errorf(h.Source+".url", "hook.url", "url %s; this hook guards %s, and Claude Code sends such a hook the event and honours its deny, so skipping it would let %s through unguarded: bundlectl refuses the bundle; use an https url", msg, h.Event, h.Event)
 				keep = false
+			} else if msg != "" && BlockingEvent(h.Event) {
+				// Claude Code reads the url as JavaScript's URL does (a
+				// fragment, user information, a leading space, "http:host"
+				// and "http:\\host" all parse), POSTs it the event and
+				// honours its deny: skipping this guard would let the
+				// event through unguarded, whatever else is wrong with it.
+				b.Report.Errorf(h.Source+".url", "hook.url", "url %s; this hook guards %s, and skipping it would let %s through unguarded: bundlectl refuses the bundle; write the url as an absolute https url with no user information or fragment", msg, h.Event, h.Event)
+				keep = false
 			} else if msg != "" {
 				b.Report.Skipf(h.Source+".url", "hook.url", "url %s", msg)
 				keep = false
