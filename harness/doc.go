@@ -197,7 +197,9 @@
 //   - A hook gets Claude Code's hook input on stdin: the caller's event
 //     object with unknown fields kept, hook_event_name set to the event
 //     fired, and tool_input replaced by the latest updatedInput of an
-//     earlier hook in the chain.
+//     earlier hook in the chain. A rewrite runs the chain again on the
+//     new input; a permission "ask" from any round stands unless a
+//     later one blocks.
 //   - A matcher is an RE2 expression anchored to the whole tool name;
 //     "" and "*" match all; events without a tool ignore it.
 //   - Matching hooks run serially in the order given and the chain stops

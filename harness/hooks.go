@@ -1276,9 +1276,19 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 		return o, nil
 	}
 	cur := *ev // tool_input changes along the chain; the caller's event does not
+	asked, askReason := false, ""
 	for round := 1; ; round++ {
 		ro, changed, err := runRound(ctx, matching, &cur, depth)
 		ro.Errors = append(slices.Clone(o.Errors), ro.Errors...)
+		// An ask stands once given: Claude Code and Gemini CLI merge every
+		// hook's answer (deny, then ask, then allow) with the rewritten
+		// input, so a guard that asked about an earlier version of the
+		// call still has the user asked about the one that runs.
+		if ro.PermissionDecision == PermissionAsk && !asked {
+			asked, askReason = true, ro.PermissionReason
+		} else if asked && !ro.Blocked && ro.PermissionDecision != PermissionDeny && ro.PermissionDecision != PermissionAsk {
+			ro.PermissionDecision, ro.PermissionReason = PermissionAsk, askReason
+		}
 		if err != nil || ro.Blocked || !ro.Continue || !changed {
 			if !ro.Blocked && !sameJSON(cur.ToolInput, ev.ToolInput) {
 				ro.UpdatedInput = cur.ToolInput
