@@ -33,6 +33,30 @@ func geminiAskHooks(rec string) map[string]any {
 // Gemini CLI ask too; bundlectl read "ask" as malformed output, a
 // non-blocking failure, and the command ran unasked.
 func TestSetupGeminiDecisionAsk(t *testing.T) {
+	testGeminiAsk(t, func(rec, marker string) map[string]any { return geminiAskHooks(rec) })
+}
+
+// TestSetupGeminiAskThenRewrite: a BeforeTool hook asks about the shell
+// command and a second one rewrites it (tool_input) into a form the first
+// does not ask about. Gemini CLI 0.61 merges both answers
+// (HookAggregator.mergeWithOrDecision: the ask stands beside the rewritten
+// input) and asks. hooks run --host gemini judged the rewritten call again
+// and relayed that last round alone, without the ask, so under setup
+// gemini the command ran unasked.
+func TestSetupGeminiAskThenRewrite(t *testing.T) {
+	testGeminiAsk(t, func(rec, marker string) map[string]any {
+		h := geminiAskHooks(rec)
+		ask := `grep -q 'touch /' || exit 0; echo '{"decision":"ask","reason":"a person should look at this"}'`
+		rewrite := `grep -q 'touch /' || exit 0; echo '{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"touch  ` + marker + `"}}}'`
+		h["hooks"].(map[string]any)["BeforeTool"] = []any{
+			map[string]any{"matcher": "run_shell_command", "hooks": []any{map[string]any{"type": "command", "command": ask}}},
+			map[string]any{"matcher": "run_shell_command", "hooks": []any{map[string]any{"type": "command", "command": rewrite}}},
+		}
+		return h
+	})
+}
+
+func testGeminiAsk(t *testing.T, hooksFor func(rec, marker string) map[string]any) {
 	for _, through := range []string{"installed", "setup"} {
 		t.Run(through, func(t *testing.T) {
 			rec := t.TempDir()
@@ -40,7 +64,7 @@ func TestSetupGeminiDecisionAsk(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 			a.Launcher = []string{"sh", "-c", `echo $$ > "$0"; exec "$@"`, pidFile}
-			hooks := geminiAskHooks(rec)
+			hooks := hooksFor(rec, marker)
 			if through == "installed" {
 				root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
 				writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
