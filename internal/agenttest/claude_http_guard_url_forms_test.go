@@ -1,0 +1,60 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestClaudeHTTPGuardURLForms: Claude Code 2.1.332 reads an http hook's url
+// as JavaScript's URL does, so a guard whose url has a fragment, a leading
+// space or no "//" after the scheme still gets the PreToolUse event, and its
+// deny blocks the tool. bundlectl cannot vet such a url and used to skip
+// the hook, letting the tool through unguarded; it now refuses the bundle
+// (script review_hook_http_guard_url_forms).
+func TestClaudeHTTPGuardURLForms(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by the http guard"}}`))
+	}))
+	defer srv.Close()
+	forms := map[string]string{
+		"fragment": srv.URL + "/guard#v1",
+		"space":    " " + srv.URL + "/guard",
+		"noslash":  strings.Replace(srv.URL, "http://", "http:", 1) + "/guard",
+	}
+	for _, name := range []string{"fragment", "space", "noslash"} {
+		t.Run(name, func(t *testing.T) {
+			calls.Store(0)
+			rec := t.TempDir()
+			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+			dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "hh")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "hh", "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
+				"matcher": "Bash", "hooks": []any{map[string]any{"type": "http", "url": forms[name]}},
+			}}}})
+			a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
+			res := a.Run(t, "hello")
+			if got := recorded(t, rec); calls.Load() < 1 || slices.Contains(got, "tool-ran") {
+				t.Errorf("Claude Code: the http guard (url %q) was asked %d times and %q ran, want it asked and the tool denied\n%s", forms[name], calls.Load(), got, res)
+			}
+			home := t.TempDir()
+			t.Cleanup(func() { Writable(home) })
+			out, _, err := BundlectlEnv(t, home, nil, "--workspace", a.Workdir, "review", "--json", "hh")
+			var rv struct {
+				Token string `json:"token"`
+			}
+			json.Unmarshal([]byte(out), &rv)
+			if err == nil || rv.Token != "" {
+				t.Errorf("bundlectl review accepted a bundle whose guard (url %q) it would skip: err %v\n%s", forms[name], err, out)
+			}
+		})
+	}
+}
