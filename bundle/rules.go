@@ -1024,7 +1024,7 @@ func endpointHost(raw string) (string, string) {
 		}
 		return host, ""
 	}
-	if scheme == "http" && u.Hostname() != "localhost" {
+	if scheme == "http" && host != "localhost" {
 		return "", msgPlainHTTP
 	}
 	return host, ""
