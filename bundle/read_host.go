@@ -516,6 +516,17 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			h.Env, good = r.strMap(f, fp)
 		case "statusMessage", "once", "name", "description", "rewakeMessage", "rewakeSummary":
 			// Presentation and scheduling; no authority.
+		case "onFailure":
+			// Claude Code 2.1.332: "continue" (the default) or "block",
+			// which takes a failed hook (it could not start, timed out,
+			// exited with a status other than 0 or 2) as exit status 2.
+			// Reviewed and hashed as written; the harness reads it
+			// (bundle.ClaudeOnFailureBlocks).
+			// Another host that reads the same file keeps it as written.
+			other(&h.Other, k, f)
+			if r.host == HostClaude && (f.kind != jsonString || f.str != "continue" && f.str != "block") {
+				r.b.Report.Warnf(fp, "hook.on-failure", "Claude Code takes onFailure as \"continue\" or \"block\"; bundlectl takes any other value as \"block\": a failure of this hook blocks its event")
+			}
 		case "if", "shell", "server", "tool", "input", "asyncRewake", "continueOnBlock":
 			// Meaning bundlectl does not interpret: reviewed and hashed.
 			other(&h.Other, k, f)
@@ -971,4 +982,25 @@ func ClaudeShellOptionRef(command string) (string, bool) {
 		}
 		s = s[len(open):]
 	}
+}
+
+// ClaudeOnFailureBlocks reports whether a Claude Code hook's "onFailure"
+// (canonical JSON in other) makes a failure of the hook a block: "block",
+// and, failing closed, any value but "continue" (Claude Code 2.1.332
+// takes only "continue" and "block"). Claude Code ignores it for async
+// hooks and on Stop, SubagentStop, TaskCompleted and TeammateIdle; the
+// caller decides those.
+func ClaudeOnFailureBlocks(other map[string]json.RawMessage) bool {
+	raw, ok := other["onFailure"]
+	return ok && string(raw) != `"continue"`
+}
+
+// ClaudeOnFailureIgnoredOn reports whether Claude Code ignores a hook's
+// onFailure on event (its failure never blocks there).
+func ClaudeOnFailureIgnoredOn(event string) bool {
+	switch event {
+	case "Stop", "SubagentStop", "TaskCompleted", "TeammateIdle":
+		return true
+	}
+	return false
 }

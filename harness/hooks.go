@@ -1181,6 +1181,16 @@ type RunnableHook struct {
 	// reads it on an event it shares with Claude Code (SessionStart,
 	// SessionEnd, Notification, PreCompress): geminiSharedAnswer.
 	geminiShared bool
+	// onFailureBlock, when set, makes a failure of this hook (not run,
+	// could not start, timed out, an exit status other than 0 and 2, an
+	// answer that fails) a block, as Claude Code's hook field
+	// "onFailure": "block" does (internal/agenttest TestClaudeOnFailureBlock).
+	onFailureBlock bool
+}
+
+// failedBlock blocks o's event for a hook h whose onFailure is "block".
+func failedBlock(o *Outcome, h RunnableHook, why string) {
+	o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, fmt.Sprintf("bundlectl: bundle %s hook %s failed (%s), and its onFailure is \"block\", so the event is blocked", bundle.Quote(h.Bundle), h.ID, why))
 }
 
 // ChainError is returned when a chain is refused before anything runs.
@@ -1337,6 +1347,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 					if errors.As(err, &fe) {
 						err, fix = fe.err, fe.fix
 					}
+					if h.onFailureBlock {
+						failedBlock(&o, h, "not run: "+err.Error())
+						return o, changed, nil
+					}
 					o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "not run: " + err.Error(), Hint: fix})
 				}
 				continue
@@ -1373,6 +1387,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			if errors.As(err, &ce) && failsClosed(ce.Cause) && WithholdsTools(cur.HookEventName) {
 				o.withholdTools(WithHint("bundlectl: "+err.Error()+"; no tools are offered", ce.Fix))
 				continue
+			}
+			if h.onFailureBlock {
+				failedBlock(&o, h, err.Error())
+				return o, changed, nil
 			}
 			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: err.Error()})
 			continue
@@ -1415,6 +1433,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		}
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
+		}
+		if r.Failure != "" && h.onFailureBlock {
+			failedBlock(&o, h, r.Failure)
+			return o, changed, nil
 		}
 		stop := o.add(r)
 		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) && !sameJSON(r.UpdatedInput, cur.ToolInput) {
