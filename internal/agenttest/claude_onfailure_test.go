@@ -26,7 +26,8 @@ func onFailureHooks(onFailure string) map[string]any {
 // fails; ignored for async hooks and on Stop, SubagentStop, TaskCompleted
 // and TeammateIdle). Under bundlectl setup claude the same guard in a
 // trusted bundle blocks too; hooks run once reported the failure and let
-// the command run.
+// the command run. Under bundlectl exec the view keeps the field and
+// hooks exec passes the status through, so Claude Code blocks.
 func TestClaudeOnFailureBlock(t *testing.T) {
 	for _, tc := range []struct {
 		onFailure string
@@ -71,6 +72,22 @@ func TestClaudeOnFailureBlock(t *testing.T) {
 		res := a.Run(t, "make the marker")
 		if exists(marker) {
 			t.Fatalf("the shell command ran past a failed guard whose onFailure is \"block\"\n%s", res)
+		}
+	})
+	t.Run("exec", func(t *testing.T) {
+		// The view's entry keeps onFailure and calls bundlectl hooks
+		// exec, which passes the exit status 1 through: Claude Code's
+		// own onFailure then blocks.
+		marker := filepath.Join(t.TempDir(), markerName)
+		a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+		f := newExecFixture(t, a)
+		writeJSONFile(t, f.src, "hooks/hooks.json", onFailureHooks("block"))
+		f.trust(t)
+		a.Launcher = f.launcher(t)
+		a.Args = []string{"--allowedTools", "Bash"}
+		res := a.Run(t, "make the marker")
+		if exists(marker) {
+			t.Fatalf("under exec the shell command ran past a failed guard whose onFailure is \"block\"\n%s", res)
 		}
 	})
 }
