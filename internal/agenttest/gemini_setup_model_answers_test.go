@@ -2,8 +2,6 @@ package agenttest
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,30 +27,7 @@ func TestSetupGeminiModelAnswers(t *testing.T) {
 	for _, mode := range []string{"direct", "setup"} {
 		t.Run(mode, func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("the model's own answer"))
-			if mode == "direct" {
-				root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
-				writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-				writeJSONFile(t, root, "hooks/hooks.json", hooks)
-			} else {
-				f := newExecFixture(t, a)
-				writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-				f.trust(t)
-				a.Command(t, "hello") // the agent's own offline settings, before setup
-				userFile, _ := setupFiles(a)
-				out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-				if err != nil {
-					t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-				}
-				wrote, err := os.ReadFile(userFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var m map[string]any
-				if err := json.Unmarshal(wrote, &m); err != nil {
-					t.Fatal(err)
-				}
-				a.Settings = m
-			}
+			installGeminiHooks(t, a, mode, pluginName, hooks)
 			res := a.Run(t, "hello")
 			changed := false
 			for _, r := range a.Model.Requests() {

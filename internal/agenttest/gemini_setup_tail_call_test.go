@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -24,30 +23,7 @@ func TestSetupGeminiTailCall(t *testing.T) {
 			hooks := map[string]any{"hooks": map[string]any{"AfterTool": []any{map[string]any{"matcher": "run_shell_command",
 				"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}}
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+first), Say("done"))
-			if mode == "direct" {
-				root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
-				writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-				writeJSONFile(t, root, "hooks/hooks.json", hooks)
-			} else {
-				f := newExecFixture(t, a)
-				writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-				f.trust(t)
-				a.Command(t, "hello") // the agent's own offline settings, before setup
-				userFile, _ := setupFiles(a)
-				out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-				if err != nil {
-					t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-				}
-				wrote, err := os.ReadFile(userFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var m map[string]any
-				if err := json.Unmarshal(wrote, &m); err != nil {
-					t.Fatal(err)
-				}
-				a.Settings = m
-			}
+			installGeminiHooks(t, a, mode, pluginName, hooks)
 			res := a.Run(t, "make the marker")
 			if !exists(first) {
 				t.Fatalf("%s: the model's shell call did not run\n%s", mode, res)

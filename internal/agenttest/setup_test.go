@@ -115,3 +115,35 @@ func TestSetup(t *testing.T) {
 		})
 	}
 }
+
+// installGeminiHooks gives a Gemini CLI agent the hooks file hooks: in an
+// installed extension named name for mode "direct" (Gemini CLI runs them
+// itself), else in a trusted bundle wired in by bundlectl setup gemini
+// (the hooks run through bundlectl hooks run --host gemini).
+func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) {
+	t.Helper()
+	if mode == "direct" {
+		root := filepath.Join(a.ConfigDir(), "extensions", name)
+		writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": name, "version": "1.0.0"})
+		writeJSONFile(t, root, "hooks/hooks.json", hooks)
+		return
+	}
+	f := newExecFixture(t, a)
+	writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
+	f.trust(t)
+	a.Command(t, "hello") // the agent's own offline settings, before setup
+	userFile, _ := setupFiles(a)
+	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
+	if err != nil {
+		t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
+	}
+	wrote, err := os.ReadFile(userFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(wrote, &m); err != nil {
+		t.Fatal(err)
+	}
+	a.Settings = m
+}
