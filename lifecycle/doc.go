@@ -13,9 +13,11 @@
 //     write leaves): its source is recorded, and a receipt at its id is
 //     kept only when it covers that tree.
 //   - A workspace uninstall reads the other homes' markers and moves the
-//     tree out under the workspace lock held exclusively; installs and
-//     syncs of every home hold it shared while they look at and use the
-//     root, so none records a tree that is then deleted.
+//     tree out, and a workspace update reads them and swaps the new tree
+//     in, under the workspace lock held exclusively; installs and syncs
+//     of every home hold it shared while they look at and use the root,
+//     so none records a tree that is then deleted or replaced. An update
+//     of a tree another home's marker names is refused without --force.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
 //   - gc removes only what nothing can claim: snapshots and views no

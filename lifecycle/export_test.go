@@ -62,3 +62,10 @@ func OnUninstallChecked(t testing.TB, f func()) {
 	testOnlyUninstallChecked = f
 	t.Cleanup(func() { testOnlyUninstallChecked = nil })
 }
+
+// OnUpdateLocked runs f in Update once it holds the workspace lock
+// exclusively, right before the swap, until the test ends.
+func OnUpdateLocked(t testing.TB, f func()) {
+	testOnlyUpdateLocked = f
+	t.Cleanup(func() { testOnlyUpdateLocked = nil })
+}

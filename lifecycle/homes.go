@@ -93,37 +93,107 @@ func (m *Manager) markHome(root, name string) (undo func(), err error) {
 	}
 }
 
+// otherHome is another home's marker of a workspace bundle: Who is the
+// home's path as the marker holds it, or the marker's own path when the
+// marker does not hold a path bundlectl would have written there (an
+// absolute, clean path of at most maxMarkerPath bytes, plain text, whose
+// key is the marker's name): a marker committed to a repository may be
+// planted, and its text is not printed.
+type otherHome struct {
+	Who, Marker string
+}
+
+// maxMarkerPath bounds the home path a marker's text is shown as.
+const maxMarkerPath = 512
+
+// maxOtherHomes bounds how many other homes' markers are read and named.
+const maxOtherHomes = 16
+
 // otherHomes returns the homes, other than this one, whose markers say
-// they use the workspace bundle name (their paths as the markers hold
-// them, or the marker's path when it cannot be read).
-func (m *Manager) otherHomes(root, name string) []string {
+// they use the workspace bundle name, sorted, at most maxOtherHomes, and
+// how many more markers there are.
+func (m *Manager) otherHomes(root, name string) (out []otherHome, more int) {
 	dir := homesDir(root, name)
 	if !markerDir(dir) {
-		return nil
+		return nil, 0
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	own := m.homeKey()
-	var out []string
 	for _, e := range ents {
 		if e.Name() == own {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		who := p
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() <= 4096 {
-			if b, err := os.ReadFile(p); err == nil {
-				if h := strings.TrimSpace(string(b)); h != "" && !strings.ContainsAny(h, "\n\r") {
-					who = h
-				}
-			}
+		if len(out) == maxOtherHomes {
+			more++
+			continue
 		}
-		out = append(out, who)
+		p := filepath.Join(dir, e.Name())
+		out = append(out, otherHome{Who: markerHome(p, e.Name()), Marker: p})
 	}
-	sort.Strings(out)
-	return out
+	sort.Slice(out, func(i, j int) bool { return out[i].Who < out[j].Who })
+	return out, more
+}
+
+// markerHome is the home path the marker p (named key) holds, when it is
+// one bundlectl would have written there; else p itself.
+func markerHome(p, key string) string {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMarkerPath+1 {
+		return p
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return p
+	}
+	h := strings.TrimSuffix(string(b), "\n")
+	if h == "" || len(h) > maxMarkerPath || !filepath.IsAbs(h) || filepath.Clean(h) != h || bundle.EscapePath(h) != h {
+		return p
+	}
+	sum := sha256.Sum256([]byte(h))
+	if hex.EncodeToString(sum[:6]) != key {
+		return p
+	}
+	return h
+}
+
+// homesNames is the other homes as a list for a message.
+func homesNames(others []otherHome, more int) string {
+	q := make([]string, len(others))
+	for i, o := range others {
+		q[i] = bundle.Quote(o.Who)
+	}
+	if more > 0 {
+		q = append(q, fmt.Sprintf("and %d more", more))
+	}
+	return strings.Join(q, ", ")
+}
+
+// plantedNote tells how to remove the markers of others when they name no
+// home that uses the workspace: the workspace is a repository, and a
+// marker committed to it keeps the tree for a home that is not there.
+// Marker names that are not plain text are not printed in a command.
+func (m *Manager) plantedNote(root, name string, others []otherHome, more int) string {
+	if len(others) == 0 {
+		return ""
+	}
+	how := ""
+	var rm []string
+	for _, o := range others {
+		if bundle.EscapePath(o.Marker) != o.Marker {
+			rm = nil
+			break
+		}
+		rm = append(rm, bundle.ShellArg(o.Marker))
+	}
+	if more == 0 && rm != nil {
+		how = "rm -- " + strings.Join(rm, " ")
+	} else {
+		how = "remove every file but " + bundle.Quote(m.homeKey()) + " (this home's) in " + bundle.Quote(homesDir(root, name))
+	}
+	return "; those homes are named by markers in the workspace, and one committed to a repository may be planted: if no such home uses this workspace, remove the marker (" + how + ")"
 }
 
 // unmarkHome removes this home's marker for name (every home's, when all
@@ -208,14 +278,6 @@ func (m *Manager) pruneMarkers(s *state.State) (removed []string) {
 func realDir(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.IsDir()
-}
-
-func quoteAll(ps []string) string {
-	q := make([]string, len(ps))
-	for i, p := range ps {
-		q[i] = bundle.Quote(p)
-	}
-	return strings.Join(q, ", ")
 }
 
 // lockWorkspaceDir takes a shared flock on the workspace's .bundlectl

@@ -324,8 +324,8 @@ func (m *Manager) recoverUnrecorded(s *state.State, in *Installed, scope bundle.
 	}
 	in.Notes = append(in.Notes, "recovered the tree an interrupted install left (or one placed by hand): it is exactly what the source brings, so its source is recorded and nothing was replaced")
 	if scope == bundle.ScopeWorkspace {
-		if others := m.otherHomes(root, in.Name); len(others) > 0 {
-			in.Notes = append(in.Notes, fmt.Sprintf("another bundlectl home installed this tree too (%s): the homes share it, and an uninstall here forgets it in this home but leaves the tree", quoteAll(others)))
+		if others, more := m.otherHomes(root, in.Name); len(others) > 0 {
+			in.Notes = append(in.Notes, fmt.Sprintf("another bundlectl home installed this tree too (%s): the homes share it, and an uninstall here forgets it in this home but leaves the tree", homesNames(others, more)))
 		}
 		if *undoMark, err = m.markHome(root, in.Name); err != nil {
 			return err

@@ -173,6 +173,25 @@ func TestHelperProcess(t *testing.T) {
 		} else {
 			fmt.Println("uninstalled", strings.Join(u.SharedWith, ","))
 		}
+	case "update":
+		// Update H_NAME with --force, stopping (when H_PAUSE=locked) once
+		// it holds the workspace lock, before the swap, until the parent
+		// writes a line. Says "updated" or "failed: " and the error.
+		in := bufio.NewReader(os.Stdin)
+		if os.Getenv("H_PAUSE") == "locked" {
+			lifecycle.OnUpdateLocked(t, func() {
+				fmt.Println("locked")
+				in.ReadString('\n')
+			})
+		}
+		if d, err := time.ParseDuration(os.Getenv("H_LOCKWAIT")); err == nil {
+			lifecycle.ShortenFetchLockWait(t, d)
+		}
+		if _, err := m.Update(context.Background(), os.Getenv("H_NAME"), lifecycle.UpdateOptions{Force: true}); err != nil {
+			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Println("updated")
+		}
 	case "configure":
 		// Set one key H_OPS times; a lock wait that ran out is retried,
 		// so every value is stored in turn.
@@ -831,6 +850,64 @@ func TestUninstallExcludesOtherHomesRecover(t *testing.T) {
 	// B's install now runs as a first install of the name.
 	if _, err := manager(homeB, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Two homes share a workspace bundle and both update it with --force at
+// once. Home A's update holds the workspace lock exclusively from its
+// check of the other homes' markers to its swap (paused there); home B's
+// update, and home B's install of the same name, cannot look at the tree
+// meanwhile: each waits for the lock (shortened here), then fails and
+// changes nothing. A's update then swaps in the new tree. Without the
+// lock, B's update would replace the tree under A (and A's would then
+// take B's tree for a local edit). Real processes paced by their lines.
+func TestUpdateExcludesOtherHomes(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	good := filepath.Join(dir, "good")
+	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	homeA, homeB := filepath.Join(dir, "home-a"), filepath.Join(dir, "home-b")
+	for _, h := range []string{homeA, homeB} {
+		if _, err := manager(h, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(good, "README.md"), []byte("v2\n"), 0o644))
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	a, aIn, aOut := startPiped(t, helper("update", homeA, ws, "H_NAME=good", "H_PAUSE=locked"))
+	if l := line(aOut); l != "locked" {
+		t.Fatalf("home A's update: %q", l)
+	}
+	b, _, bOut := startPiped(t, helper("update", homeB, ws, "H_NAME=good", "H_LOCKWAIT=200ms"))
+	lb := line(bOut)
+	must(t, b.Wait())
+	c, _, cOut := startPiped(t, helper("install", homeB, ws, "H_SRC="+good, "H_SCOPE=workspace", "H_LOCKWAIT=200ms"))
+	lc := line(cOut)
+	must(t, c.Wait())
+	if _, err := os.Stat(filepath.Join(ws, ".bundlectl", "bundles", "good", "README.md")); !os.IsNotExist(err) {
+		t.Fatalf("the tree changed while home A's update held the workspace lock: %v (home B's update: %s)", err, lb)
+	}
+	io.WriteString(aIn, "go\n")
+	if l := line(aOut); l != "updated" {
+		t.Fatalf("home A's update: %q", l)
+	}
+	must(t, a.Wait())
+	for who, l := range map[string]string{"update": lb, "install": lc} {
+		if !strings.Contains(l, "workspace lock") || !strings.Contains(l, "run this command again") {
+			t.Errorf("home B's %s while A's update held the workspace lock: %s", who, l)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, ".bundlectl", "bundles", "good", "README.md")); err != nil || string(b) != "v2\n" {
+		t.Fatalf("home A's update did not swap in the new tree: %q %v", b, err)
 	}
 }
 

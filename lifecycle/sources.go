@@ -115,7 +115,7 @@ type FetchLockError struct {
 
 func (e *FetchLockError) Error() string {
 	if e.Workspace {
-		return fmt.Sprintf("workspace lock %s is held by another process (waited %s): an install or sync into this workspace or an uninstall from it, by this or another bundlectl home, is running or stopped; run this command again when it has finished", bundle.Quote(e.Path), e.Waited)
+		return fmt.Sprintf("workspace lock %s is held by another process (waited %s): an install, sync or update in this workspace or an uninstall from it, by this or another bundlectl home, is running or stopped; run this command again when it has finished", bundle.Quote(e.Path), e.Waited)
 	}
 	return fmt.Sprintf("fetch lock %s is held by another process (waited %s): a bundlectl gc removing what a killed install left, or one that is stopped; run this command again when it has finished", bundle.Quote(e.Path), e.Waited)
 }

@@ -39,6 +39,11 @@ type Uninstalled struct {
 	// workspace bundle too; the tree was left in its root for them and
 	// only this home's record forgotten.
 	SharedWith []string `json:"shared_with,omitempty"`
+	// SharedMarkers: the markers that named those homes (at most 16
+	// read), and Planted how to remove them when they name no home that
+	// uses this workspace: one committed to a repository may be planted.
+	SharedMarkers []string `json:"shared_markers,omitempty"`
+	Planted       string   `json:"-"`
 }
 
 // Uninstall moves the bundle's directory out of its root and forgets its
@@ -107,13 +112,18 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		if b.Scope == bundle.ScopeWorkspace && !opts.Force {
 			// Another home installed or synced it too: it is theirs as
 			// much as this home's, so only this home's record goes.
-			if others := m.otherHomes(root, b.Name); len(others) > 0 {
+			if others, more := m.otherHomes(root, b.Name); len(others) > 0 {
 				rec, _ := s.Bundle(b.ID)
 				changed, err := s.Forget(b.ID)
 				if err != nil {
 					return err
 				}
-				out.Forgot, out.Trusted, out.SharedWith = changed, rec.Receipt != nil, others
+				out.Forgot, out.Trusted = changed, rec.Receipt != nil
+				for _, o := range others {
+					out.SharedWith = append(out.SharedWith, o.Who)
+					out.SharedMarkers = append(out.SharedMarkers, o.Marker)
+				}
+				out.Planted = strings.TrimPrefix(m.plantedNote(root, b.Name, others, more), "; ")
 				return nil
 			}
 		}

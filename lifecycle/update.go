@@ -26,6 +26,10 @@ type UpdateOptions struct {
 	// DiscardLocal replaces edits made in the bundle's directory since
 	// bundlectl placed it; without it such a bundle is refused.
 	DiscardLocal bool
+	// Force updates a workspace bundle that other bundlectl homes use
+	// too (their markers are there): the tree is replaced for them as
+	// well. Without it such a bundle is refused.
+	Force bool
 }
 
 // Updated describes one bundle Update fetched again. Its JSON form is one
@@ -90,6 +94,13 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	shared := b.Scope == bundle.ScopeWorkspace
+	if shared && !opts.Force {
+		// Refused before the fetch, and again under the workspace lock.
+		if err := m.refuseSharedUpdate(root, b.Name); err != nil {
+			return nil, err
+		}
+	}
 	unlock, err := m.lockFetches()
 	if err != nil {
 		return nil, err
@@ -142,6 +153,25 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	if shared {
+		// The tree is every home's: another home's install must not
+		// find it in place and record it, nor its update swap in
+		// another, between this check and the swap (installs and syncs
+		// hold this lock shared, uninstalls and updates exclusively).
+		unlockWS, err := m.lockWorkspaceExclusive(root)
+		if err != nil {
+			return nil, err
+		}
+		defer unlockWS()
+		if !opts.Force {
+			if err := m.refuseSharedUpdate(root, b.Name); err != nil {
+				return nil, err
+			}
+		}
+		if testOnlyUpdateLocked != nil {
+			testOnlyUpdateLocked()
+		}
+	}
 	swapped := false
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		if cur, _ := s.Bundle(b.ID); string(cur.Source) != string(rec.Source) {
@@ -178,6 +208,24 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	}
 	return up, nil
 }
+
+// refuseSharedUpdate refuses the update of the workspace bundle name
+// when another home's marker says that home uses it too: the update
+// replaces the tree for that home as well, which then has an update
+// pending review it did not ask for.
+func (m *Manager) refuseSharedUpdate(root, name string) error {
+	others, more := m.otherHomes(root, name)
+	if len(others) == 0 {
+		return nil
+	}
+	return &SourceError{Bundle: name, Err: ErrRefused,
+		Reason: "another bundlectl home uses this workspace bundle too (" + homesNames(others, more) + "), and an update replaces its tree for every home: each home that trusted it then has an update pending review it did not ask for. Update it when those homes agree" + m.plantedNote(root, name, others, more),
+		Fix:    "bundlectl update --force " + bundle.ShellArg(name)}
+}
+
+// testOnlyUpdateLocked runs in Update once it holds the workspace lock
+// exclusively, right before the swap.
+var testOnlyUpdateLocked func()
 
 // sameTree reports whether the installed tree a has the content hash of
 // the fetched tree b.

@@ -44,6 +44,9 @@ bundle whose directory is already gone has its state record forgotten.` +
 			if len(out.SharedWith) > 0 {
 				fmt.Fprintf(g.stdout, "forgot %s in this home; kept its directory %s: another bundlectl home installed it too (%s)\n", bundle.Quote(out.Name), bundle.Quote(out.Path), quotedList(out.SharedWith))
 				fmt.Fprintf(g.stdout, "to delete it for every home: %s\n", g.hint("bundlectl uninstall --force --scope workspace "+bundle.ShellArg(out.Name)))
+				if out.Planted != "" {
+					fmt.Fprintln(g.stdout, out.Planted)
+				}
 			} else if len(out.Removed) == 0 || out.Removed[0] != out.Path {
 				fmt.Fprintf(g.stdout, "forgot %s: its directory %s was already gone\n", bundle.Quote(out.Name), bundle.Quote(out.Path))
 			} else {

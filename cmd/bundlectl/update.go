@@ -27,7 +27,7 @@ type updateError struct {
 func newUpdateCmd(g *globals) *cobra.Command {
 	var timeout time.Duration
 	var ref string
-	var discard bool
+	var discard, force bool
 	c := &cobra.Command{
 		Use:   "update [<name>...]",
 		Short: "fetch installed bundles again from their recorded sources; never trusts",
@@ -42,19 +42,25 @@ trust: files and capabilities), then trust the new token. A bundle whose
 directory was edited since bundlectl placed it is refused, naming the
 edits, so nothing is lost; --discard-local replaces the edits. --ref moves
 a git source (or a git marketplace) to another branch, tag or commit, which
-later updates follow.` +
-			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, or it has local edits)", exit4, exitSignal),
+later updates follow.
+
+A workspace bundle that another bundlectl home uses too (its marker is in
+<workspace>/.bundlectl/homes/<name>/) is refused, naming that home: the
+update would replace the tree for that home as well, which then has an
+update pending review it did not ask for. --force updates it anyway.` +
+			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, it has local edits, or another home uses it)", exit4, exitSignal),
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
 			if ref != "" && len(a) != 1 {
 				return &usageError{errors.New("--ref applies to one named bundle"), "bundlectl update --help"}
 			}
 			ctx := cmdContext()
-			return interruptedBy(ctx, runUpdate(ctx, g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard}))
+			return interruptedBy(ctx, runUpdate(ctx, g, a, lifecycle.UpdateOptions{Timeout: timeout, Ref: ref, DiscardLocal: discard, Force: force}))
 		},
 	}
 	c.Flags().DurationVar(&timeout, "timeout", 0, "bound on each fetch (default 10m)")
 	c.Flags().StringVar(&ref, "ref", "", "follow this branch, tag or commit from now on (one git bundle)")
+	c.Flags().BoolVar(&force, "force", false, "also update a workspace bundle other bundlectl homes use (replaces it for them too)")
 	c.Flags().BoolVar(&discard, "discard-local", false, "replace edits made in the bundle's directory since bundlectl placed it")
 	return c
 }
