@@ -111,6 +111,8 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	defer func() {
 		if !installed {
 			m.noteFresh(fresh)
+		} else {
+			m.clearFresh(fresh)
 		}
 	}()
 	// A failed command's cleanup may have removed the root since it was
@@ -119,6 +121,9 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	if err := ensureRoot(root, scope); err != nil {
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}
+	// Recorded before anything goes in: a SIGKILL from here on leaves
+	// the records, and gc reclaims what stays empty.
+	m.noteFresh(fresh)
 	if testOnlyInstallLocked != nil {
 		testOnlyInstallLocked()
 	}

@@ -556,6 +556,8 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	defer func() {
 		if err != nil {
 			m.noteFresh(fresh) // while the locks are held, as Install does
+		} else {
+			m.clearFresh(fresh)
 		}
 	}()
 	var items []*syncItem
@@ -573,6 +575,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		if err == nil {
 			addFresh(&fresh, missingDirs(root)...) // as Install: removed since it was looked for
 			err = ensureRoot(root, lb.Scope)
+			m.noteFresh(fresh) // before anything goes in, as Install
 		}
 		if err != nil {
 			problem(lb.Name, false, "%v", err)

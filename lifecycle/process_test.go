@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -778,8 +779,14 @@ func TestGCReclaimsWhatAFailedInstallMade(t *testing.T) {
 	if _, err := os.Stat(dot); err != nil {
 		t.Fatalf("the skipped cleanup is not what this test is about: %v", err)
 	}
-	if _, err := manager(home, ws).GC(); err != nil {
+	removed, err := manager(home, ws).GC()
+	if err != nil {
 		t.Fatal(err)
+	}
+	// gc says what it removed: the workspace .bundlectl, with its empty
+	// root.
+	if !slices.Contains(removed, dot) || !slices.Contains(removed, filepath.Join(dot, "bundles")) {
+		t.Errorf("gc does not list the directories it reclaimed: %q", removed)
 	}
 	if _, err := os.Lstat(dot); !os.IsNotExist(err) {
 		ents, _ := os.ReadDir(dot)
@@ -908,6 +915,59 @@ func TestUpdateExcludesOtherHomes(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(ws, ".bundlectl", "bundles", "good", "README.md")); err != nil || string(b) != "v2\n" {
 		t.Fatalf("home A's update did not swap in the new tree: %q %v", b, err)
+	}
+}
+
+// A first install into a workspace is SIGKILLed once it has made the
+// workspace's .bundlectl and root and before it puts anything in them:
+// it runs no cleanup and leaves no record on its way out, so the records
+// must have been written before. The next gc removes the empty
+// directories it left and says so, and leaves no record behind.
+func TestGCReclaimsWhatAKilledInstallMade(t *testing.T) {
+	dir := t.TempDir()
+	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+	good := filepath.Join(dir, "good")
+	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	a, _, aOut := startPiped(t, helper("install", home, ws, "H_SRC="+good, "H_PAUSE=locked", "H_SCOPE=workspace"))
+	if l, err := aOut.ReadString('\n'); strings.TrimSpace(l) != "locked" {
+		t.Fatalf("the install: %q %v", l, err)
+	}
+	dot := filepath.Join(ws, ".bundlectl")
+	if _, err := os.Stat(filepath.Join(dot, "bundles")); err != nil {
+		t.Fatalf("the install has not made its root: %v", err)
+	}
+	must(t, a.Process.Signal(syscall.SIGKILL))
+	a.Wait()
+	removed, err := manager(home, ws).GC()
+	must(t, err)
+	if _, err := os.Lstat(dot); !os.IsNotExist(err) {
+		ents, _ := os.ReadDir(dot)
+		t.Fatalf("gc kept the workspace .bundlectl a killed install made and nothing uses: %v %v", err, ents)
+	}
+	if !slices.Contains(removed, dot) || !slices.Contains(removed, filepath.Join(dot, "bundles")) {
+		t.Errorf("gc does not list the directories it reclaimed: %q", removed)
+	}
+	ents, err := os.ReadDir(home)
+	must(t, err)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".reclaim") {
+			t.Errorf("gc kept the record %s of a home in use", e.Name())
+		}
+	}
+	// A good install leaves no record.
+	if _, err := manager(home, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{home, dot} {
+		ents, err := os.ReadDir(d)
+		must(t, err)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".reclaim") {
+				t.Errorf("a good install left the record %s in %s", e.Name(), d)
+			}
+		}
 	}
 }
 

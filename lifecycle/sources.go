@@ -263,7 +263,7 @@ func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
 	// What a failed first install or sync made and could not remove
 	// (another command held the locks then) and no later failed command
 	// has removed: an empty workspace .bundlectl or root.
-	m.reclaimFresh(nil, fl)
+	removed = append(removed, m.reclaimFresh(nil, fl)...)
 	return removed, false
 }
 
@@ -447,12 +447,23 @@ const (
 	reclaimRootRecord = ".reclaim-root"
 )
 
-// noteFresh leaves, for a failed install or sync, the records of the
-// directories it made (fresh, from missingDirs) that are still there. It
-// runs while the command still holds the fetch lock and, for the
+// noteFresh leaves the records of the directories a command made (fresh,
+// from missingDirs) that are still there. Install and sync write them as
+// soon as they have made the directories, before they put anything in
+// them, so that what a SIGKILLed command made is reclaimed too (by the
+// next failed command that holds the locks exclusively, or gc), and once
+// more when they fail; clearFresh takes them back when the command
+// succeeds. It runs while the command holds the fetch lock and, for the
 // workspace, the workspace lock shared, so a command that later holds
-// them exclusively sees every record.
-func (m *Manager) noteFresh(fresh []string) {
+// them exclusively sees every record, and none acts on a record while the
+// command that wrote it runs.
+func (m *Manager) noteFresh(fresh []string) { m.recordFresh(fresh, true) }
+
+// clearFresh removes the records noteFresh wrote for fresh: the command
+// succeeded, and what it made is in use.
+func (m *Manager) clearFresh(fresh []string) { m.recordFresh(fresh, false) }
+
+func (m *Manager) recordFresh(fresh []string, write bool) {
 	if len(fresh) == 0 {
 		return
 	}
@@ -460,7 +471,14 @@ func (m *Manager) noteFresh(fresh []string) {
 		if !ownRealDir(dir) {
 			return
 		}
-		if f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600); err == nil {
+		p := filepath.Join(dir, name)
+		if !write {
+			if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+				_ = os.Remove(p)
+			}
+			return
+		}
+		if f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600); err == nil {
 			f.Close()
 		}
 	}
@@ -526,23 +544,23 @@ func (m *Manager) removeFresh(fresh []string) {
 }
 
 // reclaimFresh is removeFresh once it holds the fetch lock fl exclusively
-// (gc calls it so, too).
-func (m *Manager) reclaimFresh(fresh []string, fl *fileLock) {
+// (gc calls it so, too). It returns the directories it removed.
+func (m *Manager) reclaimFresh(fresh []string, fl *fileLock) (removed []string) {
 	if ws, err := m.rootDir(bundle.ScopeWorkspace); err == nil {
 		dot := filepath.Dir(ws)
 		if wantsReclaim(dot, ws, fresh) {
 			// Another home's command may be using the root this one made.
 			if wl := lockWorkspaceDirExclusive(dot); wl != nil {
-				reclaimDir(dot, ws, fresh, nil)
+				removed = reclaimDir(dot, ws, fresh, nil)
 				wl.Unlock()
 			}
 		}
 	}
 	user, err := m.rootDir(bundle.ScopeUser)
 	if err != nil {
-		return
+		return removed
 	}
-	reclaimDir(m.Roots.Home, user, fresh, fl)
+	return append(removed, reclaimDir(m.Roots.Home, user, fresh, fl)...)
 }
 
 func wantsReclaim(dir, root string, fresh []string) bool {
@@ -562,33 +580,38 @@ func wantsReclaim(dir, root string, fresh []string) bool {
 // scaffolding; the records go either way. fl is the home's fetch lock,
 // held exclusively, when dir is the home: the lock file is unlinked last,
 // still held.
-func reclaimDir(dir, root string, fresh []string, fl *fileLock) {
+func reclaimDir(dir, root string, fresh []string, fl *fileLock) (removed []string) {
 	if !wantsReclaim(dir, root, fresh) || !ownRealDir(dir) {
-		return
+		return nil
 	}
 	rec := func(name string) bool {
 		fi, err := os.Lstat(filepath.Join(dir, name))
 		return err == nil && fi.Mode().IsRegular()
 	}
+	rmdir := func(p string) {
+		if os.Remove(p) == nil { // only when empty
+			removed = append(removed, p)
+		}
+	}
 	whole := slices.Contains(fresh, dir) || rec(reclaimDirRecord)
 	if whole || slices.Contains(fresh, root) || rec(reclaimRootRecord) {
-		_ = os.Remove(root) // only when empty
+		rmdir(root)
 	}
 	_ = os.Remove(filepath.Join(dir, reclaimRootRecord))
 	if !whole {
-		return
+		return removed
 	}
-	_ = os.Remove(filepath.Join(dir, TmpDir))
-	_ = os.Remove(filepath.Join(dir, HomesDir)) // left empty by a marker taken back
+	rmdir(filepath.Join(dir, TmpDir))
+	rmdir(filepath.Join(dir, HomesDir)) // left empty by a marker taken back
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return removed
 	}
 	for _, e := range ents {
 		if e.Name() != reclaimDirRecord && !(fl != nil && e.Name() == FetchLockName) {
 			// In use: another command's state, a tree. It stays.
 			_ = os.Remove(filepath.Join(dir, reclaimDirRecord))
-			return
+			return removed
 		}
 	}
 	if fl != nil {
@@ -598,7 +621,8 @@ func reclaimDir(dir, root string, fresh []string, fl *fileLock) {
 	if fl != nil {
 		fl.Unlock()
 	}
-	_ = os.Remove(dir)
+	rmdir(dir)
+	return removed
 }
 
 // testOnlyInstallLocked runs in Install once it holds the fetch lock and

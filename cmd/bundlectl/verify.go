@@ -157,7 +157,9 @@ func newGCCmd(g *globals) *cobra.Command {
 references, every stale temporary directory of the store, the harness's
 verified records of bundles without a receipt, the host views of tokens no
 receipt holds, the session directories of exec launches whose bundlectl
-was killed, and what a killed install or update left behind. A snapshot
+was killed, and what a killed install or update left behind (temporary
+trees, and the empty directories a killed or failed install or sync made;
+each is listed). A snapshot
 or view a receipt references is never removed. In a home that does not
 exist it says so, removes nothing and creates nothing.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
