@@ -54,6 +54,7 @@ type stressRig struct {
 	bin, ws, home string
 	src           string // the local source of the installed bundle "kit"
 	gsrc          string // the source of "guard", installed in the workspace
+	agent         string // a stand-in for claude that exec starts
 	env           []string
 	event         []byte
 }
@@ -116,6 +117,17 @@ func newStressRig(t *testing.T) *stressRig {
 	}
 	user := filepath.Join(dir, "user")
 	if err := os.MkdirAll(user, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// exec recognises the agent by its name; this one prints the
+	// manifest of each plugin directory it is given, and exits.
+	r.agent = filepath.Join(dir, "bin", "claude")
+	writeFiles(t, filepath.Dir(r.agent), map[string]string{"claude": `#!/bin/sh
+for a in "$@"; do
+	case "$a" in --plugin-dir=*) echo "plugin: $(tr -d '\n' <"${a#--plugin-dir=}/.claude-plugin/plugin.json")" ;; esac
+done
+`})
+	if err := os.Chmod(r.agent, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r.env = []string{"HOME=" + user, "BUNDLECTL_HOME=" + r.home, "PATH=" + os.Getenv("PATH"),
@@ -182,7 +194,11 @@ var stressNames = []string{"guard", "a", "b", "kit"}
 func (r *stressRig) next(rng *rand.Rand, worker int) *stressOp {
 	op := &stressOp{worker: worker}
 	name := stressNames[rng.IntN(len(stressNames))]
-	switch k := rng.IntN(22); k {
+	switch k := rng.IntN(23); k {
+	case 22:
+		// A short agent session: exec builds or checks the views of the
+		// active bundles and starts the stand-in with them.
+		op.args = []string{"exec", "--", r.agent, "-p", "hi"}
 	case 17:
 		op.args = []string{"run", "repo-guard", "word-count", "--input", `{"text":"one two three"}`}
 	case 18:
@@ -387,7 +403,8 @@ func (r *stressRig) checkGuard(ops []*stressOp) {
 
 // checkRuntime: repo-guard is trusted and enabled throughout and nothing
 // changes it, so every run and mcp session that was not killed succeeded
-// with the tool's or the server's answer.
+// with the tool's or the server's answer, and every exec started the
+// agent with repo-guard's view.
 func (r *stressRig) checkRuntime(ops []*stressOp) {
 	n := 0
 	for _, op := range ops {
@@ -405,9 +422,14 @@ func (r *stressRig) checkRuntime(ops []*stressOp) {
 			if op.code != 0 || !strings.Contains(op.out, `"id":2`) || !strings.Contains(op.out, `"tools"`) {
 				r.t.Errorf("mcp session of an active bundle failed under a collision:\n%s", describe(op))
 			}
+		case "exec":
+			n++
+			if op.code != 0 || !execLoaded.MatchString(op.out) {
+				r.t.Errorf("exec did not start the agent with an active bundle under a collision:\n%s", describe(op))
+			}
 		}
 	}
-	r.t.Logf("run and mcp: %d finished, all answered", n)
+	r.t.Logf("run, mcp and exec: %d finished, all answered", n)
 }
 
 // checkOutcomes: no command that was not killed fails for a reason a
@@ -425,6 +447,9 @@ func (r *stressRig) checkOutcomes(ops []*stressOp) {
 		}
 	}
 }
+
+// execLoaded matches the stand-in agent's line for repo-guard's view.
+var execLoaded = regexp.MustCompile(`(?m)^plugin: .*"name": *"repo-guard"`)
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
@@ -622,12 +647,31 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 			t.Errorf("gc left %s/%s", d, e.Name())
 		}
 	}
+	tokens := map[string]bool{}
+	for _, id := range s.IDs() {
+		if b, _ := s.Bundle(id); b.Receipt != nil {
+			tokens[b.Receipt.Token().String()] = true
+		}
+	}
 	// No temporary file of a killed write is left anywhere in the home.
 	filepath.WalkDir(r.home, func(p string, d os.DirEntry, err error) error {
 		if err != nil || p == r.home {
 			return nil
 		}
 		if d.IsDir() && (filepath.Dir(p) == filepath.Join(r.home, "store") || p == filepath.Join(r.home, "bundles")) {
+			return filepath.SkipDir
+		}
+		// Views: no exec runs now, so no session is left (gc sweeps a
+		// killed exec's), and each view is of a token a receipt holds.
+		if views := filepath.Join(r.home, "views"); d.IsDir() && filepath.Dir(p) == views {
+			if d.Name() == "sessions" {
+				left, _ := os.ReadDir(p)
+				for _, e := range left {
+					t.Errorf("after gc, the session of an exec: %s", filepath.Join(p, e.Name()))
+				}
+			} else if !tokens[d.Name()] {
+				t.Errorf("after gc, a view of a token no receipt holds: %s", p)
+			}
 			return filepath.SkipDir
 		}
 		n := d.Name()
