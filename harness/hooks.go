@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -1036,6 +1037,44 @@ func geminiExitAnswer(r HookResult, res *Result) HookResult {
 		Reason: string(text)}
 }
 
+// codexStatelessFields are the fields of a hook's JSON answer that Codex
+// 0.171 reads on the events it lets no hook block: the universal ones and
+// hookSpecificOutput (SessionStart's additionalContext). Its output
+// schemas there refuse any other field (codex-rs hooks/src/schema.rs,
+// deny_unknown_fields), "decision" and "reason" included.
+var codexStatelessFields = []string{"continue", "stopReason", "suppressOutput", "systemMessage", "hookSpecificOutput"}
+
+// codexStatelessAnswer reads r, the exit-0 answer of a hook on event,
+// an event Codex 0.171 lets no hook block, as Codex does: a JSON answer
+// with a field its schema for the event lacks ({"decision":"block"},
+// say) does not parse, so Codex takes the hook as failed ("hook returned
+// invalid session start JSON output"), uses nothing of its answer and
+// runs the event's other hooks (codex-rs hooks/src/events
+// session_start.rs parse_completed; internal/agenttest
+// TestCodexNonBlockingDecision). Such an answer is a reported failure
+// here too, so it neither stops the chain nor counts.
+func codexStatelessAnswer(event string, r HookResult, res *Result) HookResult {
+	if r.Failure != "" || res.ExitCode != 0 || res.TimedOut {
+		return r
+	}
+	out := trimAnswer(res.Stdout)
+	if len(out) == 0 || out[0] != '{' {
+		return r
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(out, &fields) != nil {
+		return r
+	}
+	keys := slices.Sorted(maps.Keys(fields))
+	for _, k := range keys {
+		if !slices.Contains(codexStatelessFields, k) {
+			return HookResult{ExitCode: res.ExitCode, Continue: true,
+				Failure: fmt.Sprintf("output JSON has the field %s, which Codex's output schema for %s does not have; Codex takes the whole answer as invalid (a failed hook) and uses none of it", truncateText(strconv.Quote(k), 80), event)}
+		}
+	}
+	return r
+}
+
 // trimAnswer trims a hook's stdout so that whatever a host reads as a
 // JSON answer is read as one here: Claude Code and Gemini CLI trim as
 // JavaScript does (a byte order mark, U+FEFF, goes too), Codex as Rust
@@ -1177,6 +1216,10 @@ type RunnableHook struct {
 	// Claude Code on an event it lets no hook block), so the chain
 	// reports it and goes on to the event's other hooks.
 	exit2FailsIn string
+	// codexUnblockable, when set, reads this hook's answer as Codex 0.171
+	// reads it on an event it lets no hook block (SessionStart,
+	// PostModelRequest, ...): codexStatelessAnswer.
+	codexUnblockable bool
 	// geminiShared, when set, reads this hook's answer as Gemini CLI 0.61
 	// reads it on an event it shares with Claude Code (SessionStart,
 	// SessionEnd, Notification, PreCompress): geminiSharedAnswer.
@@ -1412,6 +1455,8 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		if h.exit2FailsIn != "" && res.ExitCode == 2 && !res.TimedOut {
 			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which %s takes as a failed hook on %s, not a block", h.exit2FailsIn, cur.HookEventName) + stderrSuffix(res.Stderr)}
+		} else if h.codexUnblockable {
+			r = codexStatelessAnswer(cur.HookEventName, r, res)
 		} else if h.geminiShared {
 			r = geminiSharedAnswer(cur.HookEventName, r, res)
 		} else if geminiOnlyEvent(cur.HookEventName) {

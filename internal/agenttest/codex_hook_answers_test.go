@@ -1,0 +1,100 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// codexAnswerContext is what the SessionStart hook beside the one whose
+// answer Codex cannot use prints: plain stdout, context for the model.
+const codexAnswerContext = "agenttest-answer-context-81d3"
+
+// codexBlockAnswerHooks are, for SessionStart and PostModelRequest (events
+// a Codex hook cannot block), a hook that answers exit 0 with
+// {"decision":"block"} (and, on SessionStart, one with a field Codex's
+// schema lacks) and, after them, one that only records that it ran
+// (SessionStart's also prints context).
+func codexBlockAnswerHooks(rec string) map[string]any {
+	group := func(cmd string) map[string]any {
+		return map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}
+	}
+	answer := func(id, json string) map[string]any {
+		return group("cat > " + filepath.Join(rec, id) + "; printf '%s' '" + json + "'")
+	}
+	return map[string]any{"hooks": map[string]any{
+		"SessionStart": []any{
+			answer("start-block", `{"decision":"block","reason":"start says no"}`),
+			answer("start-unknown", `{"bogus":1,"systemMessage":"agenttest-unknown-field-msg"}`),
+			group("cat > " + filepath.Join(rec, "start-after") + "; echo " + codexAnswerContext),
+		},
+		"PostModelRequest": []any{
+			answer("postmodel-block", `{"decision":"block","reason":"model says no"}`),
+			group("cat > " + filepath.Join(rec, "postmodel-after")),
+		},
+	}}
+}
+
+var codexBlockAnswerRan = []string{"postmodel-after", "postmodel-block", "start-after", "start-block", "start-unknown"}
+
+// TestCodexNonBlockingDecision: Codex 0.171 reads a hook's answer on an
+// event it lets no hook block with that event's own output schema, which
+// has no "decision" nor "reason" and refuses unknown fields (codex-rs
+// hooks/src/schema.rs, deny_unknown_fields; events/session_start.rs
+// parse_completed: JSON it cannot parse is "invalid session start JSON
+// output", a failed hook). So {"decision":"block"} there stops nothing: the
+// event's other hooks run, and another SessionStart hook's context reaches
+// the model. The same plugin, run by Codex through `bundlectl setup
+// codex`'s hooks (`bundlectl hooks run --host codex`), must do the same;
+// before, the chain stopped at the block, the later hooks did not run and
+// the context was lost.
+func TestCodexNonBlockingDecision(t *testing.T) {
+	for _, through := range []string{"installed", "setup"} {
+		t.Run(through, func(t *testing.T) {
+			rec := t.TempDir()
+			a := New(t, Codex, Say("done"))
+			if through == "installed" {
+				root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
+				writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+				writeJSONFile(t, root, "hooks/hooks.json", codexBlockAnswerHooks(rec))
+				a.CodexConfig = "[plugins.\"" + codexPluginID + "\"]\nenabled = true\n"
+				a.Args = []string{"-c", "features.plugins=true", "--dangerously-bypass-hook-trust"}
+			} else {
+				f := newExecFixture(t, a)
+				writeJSONFile(t, f.src, "hooks/hooks.json", codexBlockAnswerHooks(rec))
+				f.trust(t)
+				a.Command(t, "hello") // the agent's own offline configuration
+				userFile, _ := setupFiles(a)
+				if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
+					t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
+				}
+				wrote, err := os.ReadFile(userFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.CodexConfig = string(wrote)
+			}
+			res := a.Run(t, "hello")
+			if res.Exit != 0 {
+				t.Fatalf("codex (%s) exited %d\n%s", through, res.Exit, res)
+			}
+			ran, _ := takeRan(t, rec)
+			if !slices.Equal(ran, codexBlockAnswerRan) {
+				t.Errorf("Codex (%s) ran the hooks %q, want %q (found by trying Codex 0.171 with the plugin installed)\n%s", through, ran, codexBlockAnswerRan, res)
+			}
+			first, ok := lastAt(a, 0)
+			if !ok || !first.Contains(codexAnswerContext) {
+				t.Errorf("Codex (%s) did not give the model the context of the SessionStart hook beside the one that answers decision block (installed, Codex 0.171 does)\n%s\n%s", through, res, a.Model.Dump())
+			}
+			if strings.Contains(res.Stdout+res.Stderr, "agenttest-unknown-field-msg") {
+				t.Errorf("Codex (%s) showed the systemMessage of an answer with a field its schema lacks (installed, Codex 0.171 uses none of such an answer)\n%s", through, res)
+			}
+			if len(a.Model.ModelCalls()) == 0 {
+				t.Errorf("Codex (%s) never asked the model\n%s", through, res)
+			}
+			t.Logf("%s", res)
+		})
+	}
+}
