@@ -1072,8 +1072,22 @@ func codexStatelessAnswer(event string, r HookResult, res *Result) HookResult {
 				Failure: fmt.Sprintf("output JSON has the field %s, which Codex's output schema for %s does not have; Codex takes the whole answer as invalid (a failed hook) and uses none of it", truncateText(strconv.Quote(k), 80), event)}
 		}
 	}
+	if !r.Continue && slices.Contains(codexIgnoresContinue, event) {
+		note := fmt.Sprintf("bundlectl: the hook answered continue: false, which Codex ignores on %s; the other hooks run", event)
+		r.Continue, r.StopReason = true, ""
+		r.SystemMessage = strings.TrimPrefix(r.SystemMessage+"\n"+note, "\n")
+	}
 	return r
 }
+
+// codexIgnoresContinue are the events on which Codex 0.171 takes a
+// hook's "continue": false as nothing: the hook completes, the event's
+// other hooks run and the request is sent (tried: PreModelRequest and
+// PostModelRequest, internal/agenttest TestCodexNonBlockingDecision;
+// read: SubagentStart, codex-rs hooks/src/events/session_start.rs
+// parse_completed, "Only SessionStart honors continue:false"). On
+// SessionStart, PreCompact and PostCompact it stops, as bundlectl does.
+var codexIgnoresContinue = []string{"PreModelRequest", "PostModelRequest", "SubagentStart"}
 
 // trimAnswer trims a hook's stdout so that whatever a host reads as a
 // JSON answer is read as one here: Claude Code and Gemini CLI trim as

@@ -14,8 +14,8 @@ const codexAnswerContext = "agenttest-answer-context-81d3"
 
 // codexBlockAnswerHooks are, for SessionStart and PostModelRequest (events
 // a Codex hook cannot block), a hook that answers exit 0 with
-// {"decision":"block"} (and, on SessionStart, one with a field Codex's
-// schema lacks) and, after them, one that only records that it ran
+// {"decision":"block"} (on SessionStart, one with a field Codex's schema
+// lacks; on PostModelRequest, one with {"continue":false}) and, after them, one that only records that it ran
 // (SessionStart's also prints context).
 func codexBlockAnswerHooks(rec string) map[string]any {
 	group := func(cmd string) map[string]any {
@@ -32,12 +32,13 @@ func codexBlockAnswerHooks(rec string) map[string]any {
 		},
 		"PostModelRequest": []any{
 			answer("postmodel-block", `{"decision":"block","reason":"model says no"}`),
+			answer("postmodel-stop", `{"continue":false,"stopReason":"model stop"}`),
 			group("cat > " + filepath.Join(rec, "postmodel-after")),
 		},
 	}}
 }
 
-var codexBlockAnswerRan = []string{"postmodel-after", "postmodel-block", "start-after", "start-block", "start-unknown"}
+var codexBlockAnswerRan = []string{"postmodel-after", "postmodel-block", "postmodel-stop", "start-after", "start-block", "start-unknown"}
 
 // TestCodexNonBlockingDecision: Codex 0.171 reads a hook's answer on an
 // event it lets no hook block with that event's own output schema, which
@@ -46,7 +47,8 @@ var codexBlockAnswerRan = []string{"postmodel-after", "postmodel-block", "start-
 // parse_completed: JSON it cannot parse is "invalid session start JSON
 // output", a failed hook). So {"decision":"block"} there stops nothing: the
 // event's other hooks run, and another SessionStart hook's context reaches
-// the model. The same plugin, run by Codex through `bundlectl setup
+// the model. A {"continue":false} on PostModelRequest is taken as nothing
+// at all: the later hook runs and the turn goes on. The same plugin, run by Codex through `bundlectl setup
 // codex`'s hooks (`bundlectl hooks run --host codex`), must do the same;
 // before, the chain stopped at the block, the later hooks did not run and
 // the context was lost.
