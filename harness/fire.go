@@ -176,6 +176,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				rh := r.runnable(e, i, h, blocking)
 				rh.Match = match
 				rh.exit2FailsIn = exit2FailsIn(r.opts.Host, event)
+				rh.codex = r.opts.Host == bundle.HostCodex
 				rh.codexUnblockable = r.opts.Host == bundle.HostCodex && !bundle.Exit2Blocks(bundle.HostCodex, event)
 				rh.geminiShared = r.opts.Host == bundle.HostGemini && geminiSharedEvent(event)
 				rh.onFailureBlock = slices.Contains(h.Hosts, string(bundle.HostClaude)) && (r.opts.Host == "" || r.opts.Host == bundle.HostClaude) &&

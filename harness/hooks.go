@@ -442,6 +442,12 @@ type HookResult struct {
 	// geminiShared is set when Gemini CLI reads this answer on an event
 	// whose name it shares with Claude Code (geminiSharedAnswer).
 	geminiShared bool
+	// codexAnswer is set when Codex reads this answer (--host codex):
+	// Codex 0.171 takes any of its event names in hookEventName and never
+	// compares it with the event (codex-rs hooks/src/schema.rs
+	// HookEventNameWire), so a deny naming another event still blocks
+	// (internal/agenttest TestCodexPreToolUseOtherEventName).
+	codexAnswer bool
 }
 
 // hookOutput is the JSON a hook may print on exit 0. Pointers tell an
@@ -798,7 +804,8 @@ func (o *Outcome) add(r HookResult) bool {
 		o.Errors = append(o.Errors, HookError{Bundle: r.Bundle, Hook: r.Index, ID: r.ID, Message: r.Failure})
 		return false
 	}
-	if r.HookEventName != "" && r.HookEventName != o.Event && !geminiOnlyEvent(o.Event) && !r.geminiShared {
+	if r.HookEventName != "" && r.HookEventName != o.Event && !geminiOnlyEvent(o.Event) && !r.geminiShared &&
+		!(r.codexAnswer && bundle.KnownHookEvent(bundle.HostCodex, r.HookEventName)) {
 		// Gemini CLI 0.61 never reads hookSpecificOutput.hookEventName
 		// (DefaultHookOutput): on its own events an answer naming
 		// another event counts all the same, its deny included
@@ -1230,6 +1237,9 @@ type RunnableHook struct {
 	// Claude Code on an event it lets no hook block), so the chain
 	// reports it and goes on to the event's other hooks.
 	exit2FailsIn string
+	// codex, when set, reads this hook's answer as Codex 0.171 reads it
+	// (HookResult.codexAnswer).
+	codex bool
 	// codexUnblockable, when set, reads this hook's answer as Codex 0.171
 	// reads it on an event it lets no hook block (SessionStart,
 	// PostModelRequest, ...): codexStatelessAnswer.
@@ -1477,6 +1487,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			r = geminiExitAnswer(r, res)
 		}
 		r.Bundle, r.Index, r.ID = h.Bundle, h.Index, h.ID
+		r.codexAnswer = h.codex
 		if cur.HookEventName == geminiBeforeTool && r.Failure == "" {
 			// Gemini CLI reads tool_input there, merged over the
 			// arguments, and no updatedInput.
