@@ -262,8 +262,9 @@ func TestCodexManifestRefused(t *testing.T) {
 // TestCodexAppsFileShapes: Codex (0.171) parses an apps file as
 // {"apps": {key: {"id": …}}} (codex-rs core plugins loader,
 // PluginAppFile): a bare map of apps, a list, or "apps" holding anything
-// but a map gives it no app, and it loads no app without a string id
-// that is not blank. The review still lists every app the file declares,
+// but a map gives it no app, nor does a file with one app without a
+// string id (the whole file's parse fails); it loads no app whose id is
+// blank. The review still lists every app the file declares,
 // and warns (codex.ignored) where Codex loads none.
 func TestCodexAppsFileShapes(t *testing.T) {
 	for _, c := range []struct {
@@ -277,9 +278,15 @@ func TestCodexAppsFileShapes(t *testing.T) {
 		{"bare map", `{"t": {"id": "asdk_app_t"}}`, 1, []string{".app.json"}},
 		{"bare list", `[{"id": "asdk_app_t"}]`, 1, []string{".app.json"}},
 		{"wrapped list", `{"apps": [{"id": "asdk_app_t"}]}`, 1, []string{".app.json: apps"}},
-		{"no id", `{"apps": {"t": {"name": "t"}, "u": {"id": "asdk_app_u"}}}`, 2, []string{".app.json: apps.t"}},
-		{"blank id", `{"apps": {"t": {"id": " "}}}`, 1, []string{".app.json: apps.t"}},
-		{"number id", `{"apps": {"t": {"id": 5}}}`, 1, []string{".app.json: apps.t"}},
+		// One app without a string id fails Codex's parse of the whole
+		// file: every app of it is dropped (load_apps_from_paths).
+		{"no id", `{"apps": {"t": {"name": "t"}, "u": {"id": "asdk_app_u"}}}`, 2, []string{".app.json"}},
+		{"number id", `{"apps": {"t": {"id": 5}, "u": {"id": "asdk_app_u"}}}`, 2, []string{".app.json"}},
+		{"null id", `{"apps": {"u": {"id": "asdk_app_u"}, "t": {"id": null}}}`, 2, []string{".app.json"}},
+		{"app not an object", `{"apps": {"t": "asdk_app_t", "u": {"id": "asdk_app_u"}}}`, 2, []string{".app.json"}},
+		{"no id beside a blank one", `{"apps": {"b": {"id": ""}, "t": {}}}`, 2, []string{".app.json"}},
+		// A blank id drops that app alone.
+		{"blank id", `{"apps": {"t": {"id": " "}, "u": {"id": "asdk_app_u"}}}`, 2, []string{".app.json: apps.t"}},
 	} {
 		b := writeTree(t, "cx", map[string]string{ManifestCodex: `{"name": "cx"}`, ".app.json": c.file})
 		var at []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -310,8 +311,10 @@ func (r hostReader) readAppsFile(rel string) {
 // this reader reads: Codex parses the file as {"apps": {key: {"id": …}}}
 // (codex-rs core plugins loader, PluginAppFile), so a bare map of apps
 // (its keys are fields Codex does not know, and "apps" is missing), a
-// list, or "apps" holding anything but a map gives it no app at all; and
-// it loads no app whose "id" is not a string that is not blank. The apps
+// list, "apps" holding anything but a map, or one app that is not an
+// object with a string "id" (a required field: the whole file's parse
+// fails, load_apps_from_paths skips the file) gives it no app at all; and
+// it loads no app whose "id" is blank. The apps
 // are still reviewed: a declaration is authority whoever reads it, and
 // bundlectl exec gives Codex no app in any case.
 func (r hostReader) codexAppsShape(v *jsonValue, rel string) {
@@ -332,13 +335,19 @@ func (r hostReader) codexAppsShape(v *jsonValue, rel string) {
 		why = fmt.Sprintf("its \"apps\" is %s, where Codex reads a map of apps by name", a.kind)
 	default:
 		for _, k := range a.keys {
-			app := a.obj[k]
-			var id *jsonValue
-			if app.kind == jsonObject {
-				id = app.obj["id"]
+			if app := a.obj[k]; app.kind != jsonObject || app.obj["id"] == nil || app.obj["id"].kind != jsonString {
+				// Codex's "id" is a required string: one app without it
+				// fails the parse of the whole file.
+				why = fmt.Sprintf("its app %s has no \"id\" string, so Codex's parse of the whole file fails", strconv.Quote(k))
+				break
 			}
-			if id == nil || id.kind != jsonString || strings.TrimSpace(id.str) == "" {
-				r.b.Report.Warnf(FieldPath(FieldPath(rel+":", "apps"), k), codexIgnored, "Codex does not load this app: it loads an app by its \"id\", a string that is not blank; it is reviewed as written")
+		}
+		if why != "" {
+			break
+		}
+		for _, k := range a.keys {
+			if strings.TrimSpace(a.obj[k].obj["id"].str) == "" {
+				r.b.Report.Warnf(FieldPath(FieldPath(rel+":", "apps"), k), codexIgnored, "Codex does not load this app: its \"id\" is blank; it is reviewed as written")
 			}
 		}
 		return

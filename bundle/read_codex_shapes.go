@@ -1,8 +1,10 @@
 package bundle
 
 import (
+	"math"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -149,6 +151,20 @@ func codexHooksProblem(v *jsonValue) string {
 				// TestCodexHookFieldType).
 				if to, ok := hk.obj["timeout"]; ok && to.kind != jsonNull && (to.kind != jsonNumber || strings.TrimLeft(to.str, "0123456789") != "") {
 					return "a hook of " + Quote(event) + " has a \"timeout\" that is not a whole number of seconds"
+				} else if ok && to.kind == jsonNumber {
+					// Codex's timeout is a u64: a larger number fails the
+					// parse of the whole file too. One above the largest
+					// i64 it parses, then panics writing the hook's
+					// identity as TOML, and no session starts at all
+					// ("normalized hook identity should serialize to
+					// TOML"; TestCodexHookFieldType).
+					n, err := strconv.ParseUint(to.str, 10, 64)
+					switch {
+					case err != nil:
+						return "a hook of " + Quote(event) + " has a \"timeout\" larger than 18446744073709551615, the largest Codex reads"
+					case n > math.MaxInt64:
+						return "a hook of " + Quote(event) + " has a \"timeout\" above 9223372036854775807, with which Codex 0.171 starts no session at all (it panics)"
+					}
 				}
 				if as, ok := hk.obj["async"]; ok && as.kind != jsonBool {
 					return "a hook of " + Quote(event) + " has an \"async\" that is not true or false"

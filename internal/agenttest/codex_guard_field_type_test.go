@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,9 +11,11 @@ import (
 
 // TestCodexHookFieldType: Codex 0.171 reads a plugin hook's "timeout" as a
 // whole number of seconds and "async" as a boolean: another value ("abc",
-// 1.5, "yes") fails its parse of the whole hooks file, and it runs none of
+// 1.5, "yes", -5, 1e1, a number past u64) fails its parse of the whole
+// hooks file, and it runs none of
 // that file's hooks, on any event ("failed to parse plugin hooks config"),
-// while the tool runs. A "shell" it does not read (TestCodexHookShellIgnored).
+// while the tool runs; one past i64 (still a u64) makes it panic at start,
+// and nothing runs at all. A "shell" it does not read (TestCodexHookShellIgnored).
 // Claude Code refuses the whole plugin for such a guard
 // (TestClaudeGuardHookFieldType); bundlectl reviews the bundle for Codex
 // and warns (codex.ignored) that Codex loading the plugin itself runs none
@@ -26,6 +29,14 @@ func TestCodexHookFieldType(t *testing.T) {
 		{"timeout-string", "timeout", "abc", false},
 		{"timeout-fraction", "timeout", 1.5, false},
 		{"timeout-null", "timeout", nil, true},
+		{"timeout-negative", "timeout", -5, false},
+		{"timeout-exponent", "timeout", json.Number("1e1"), false},
+		{"timeout-past-u64", "timeout", json.Number("18446744073709551616"), false},
+		// Past i64 but within u64, Codex parses the file and panics
+		// ("normalized hook identity should serialize to TOML"): no
+		// session starts, nothing runs.
+		{"timeout-u64-max", "timeout", json.Number("18446744073709551615"), false},
+		{"timeout-past-i64", "timeout", json.Number("9223372036854775808"), false},
 		{"async-string", "async", "yes", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +53,12 @@ func TestCodexHookFieldType(t *testing.T) {
 			a.CodexConfig = "[plugins.\"" + codexPluginID + "\"]\nenabled = true\n"
 			a.Args = []string{"-c", "features.plugins=true", "--dangerously-bypass-hook-trust"}
 			res := a.Run(t, "hello")
-			if _, err := os.Stat(marker); err != nil {
+			crash := strings.HasPrefix(tc.name, "timeout-u64-max") || tc.name == "timeout-past-i64"
+			if _, err := os.Stat(marker); crash {
+				if err == nil || res.Exit == 0 || !strings.Contains(res.Stderr, "panicked") {
+					t.Fatalf("Codex 0.171 panicked at start with such a timeout; now: tool ran %v, exit %d\n%s", err == nil, res.Exit, res)
+				}
+			} else if err != nil {
 				t.Fatalf("the tool did not run: %v\n%s", err, res)
 			}
 			want := []string(nil)
