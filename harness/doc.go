@@ -233,6 +233,13 @@
 //     chain; only additionalContext and systemMessage are kept. Where
 //     Gemini CLI reads the answer, hookSpecificOutput.hookEventName is not
 //     checked, as Gemini CLI never reads it.
+//   - Under --host codex, on an event Codex lets no hook block
+//     (RunnableHook.codexUnblockable), a JSON answer with a field Codex's
+//     schema there lacks ("decision", "reason", …) is a reported failure
+//     and the chain goes on, and "continue": false is dropped on the
+//     events where Codex ignores it (codexStatelessAnswer); on every event
+//     a hookEventName naming another Codex event counts, as Codex never
+//     compares it (HookResult.codexAnswer).
 //   - More than MaxHookChain matching hooks, or nesting deeper than
 //     MaxHookChain (HookDepthEnv), refuses the chain before anything runs;
 //     a refused or canceled chain is a blocked Outcome, never a silent
