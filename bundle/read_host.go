@@ -371,6 +371,16 @@ func claudeGroupSchema(g *jsonValue, gp string) (at, why string) {
 			if c, ok := h.obj["command"]; !ok || c.kind != jsonString {
 				return hp, "this command hook has no command string"
 			}
+		case t.str == HookHTTP:
+			// Its schema's url is a string JavaScript's URL parses;
+			// with none, Claude Code 2.1.332 refuses the plugin
+			// (internal/agenttest TestClaudeOnFailureSchema).
+			if u, ok := h.obj["url"]; !ok || u.kind != jsonString || strings.TrimSpace(u.str) == "" {
+				return hp, "this http hook has no url string"
+			}
+		}
+		if of, ok := h.obj["onFailure"]; ok && !claudeOnFailureValid(of) {
+			return hp + ".onFailure", "its onFailure is " + Sanitize(string(canonicalJSON(of.any()))) + ", not \"continue\" or \"block\""
 		}
 	}
 	return "", ""
@@ -524,7 +534,18 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			// (bundle.ClaudeOnFailureBlocks).
 			// Another host that reads the same file keeps it as written.
 			other(&h.Other, k, f)
-			if r.host == HostClaude && (f.kind != jsonString || f.str != "continue" && f.str != "block") {
+			switch {
+			case r.host != HostClaude || claudeOnFailureValid(f):
+			case scope == "" && !ClaudeGuardEvent(event):
+				// Claude Code 2.1.332's hooks schema takes only these
+				// two (null, a number or a boolean fail it too): it
+				// drops the hook, and on a guard's event loads nothing
+				// of the plugin (claudeGroupSchema; internal/agenttest
+				// TestClaudeOnFailureSchema).
+				r.b.Report.Skipf(fp, "hook.on-failure", "Claude Code does not run this hook: its onFailure is %s, not \"continue\" or \"block\", which its hooks schema rejects; set it to \"continue\" or \"block\" or remove it", Sanitize(string(canonicalJSON(f.any()))))
+				good = false
+			case scope != "":
+				// A skill's front-matter hook: not tried; fail closed.
 				r.b.Report.Warnf(fp, "hook.on-failure", "Claude Code takes onFailure as \"continue\" or \"block\"; bundlectl takes any other value as \"block\": a failure of this hook blocks its event")
 			}
 		case "if", "shell", "server", "tool", "input", "asyncRewake", "continueOnBlock":
@@ -573,7 +594,11 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 		}
 	case HookHTTP:
 		if h.URL == "" {
-			r.b.Report.Skipf(path, "hook.url", "http hook has no url")
+			if r.host != HostClaude || scope != "" || !ClaudeGuardEvent(event) {
+				// On a guard's event Claude Code loads nothing of the
+				// plugin: claudeGroupSchema's refusal says so.
+				r.b.Report.Skipf(path, "hook.url", "http hook has no url")
+			}
 			keep = false
 		}
 	case HookPrompt, HookAgent:
@@ -993,6 +1018,20 @@ func ClaudeShellOptionRef(command string) (string, bool) {
 func ClaudeOnFailureBlocks(other map[string]json.RawMessage) bool {
 	raw, ok := other["onFailure"]
 	return ok && string(raw) != `"continue"`
+}
+
+// claudeOnFailureValid reports whether Claude Code's hooks schema takes v
+// as a hook's onFailure: "continue" or "block", nothing else.
+func claudeOnFailureValid(v *jsonValue) bool {
+	return v.kind == jsonString && (v.str == "continue" || v.str == "block")
+}
+
+// ClaudeHookBackground reports whether Claude Code runs a hook in the
+// background, where its onFailure blocks nothing: "async" or
+// "asyncRewake" true (internal/agenttest TestClaudeOnFailureModes).
+// other is the hook's fields kept as canonical JSON.
+func ClaudeHookBackground(async bool, other map[string]json.RawMessage) bool {
+	return async || string(other["asyncRewake"]) == "true"
 }
 
 // ClaudeOnFailureIgnoredOn reports whether Claude Code ignores a hook's

@@ -1,0 +1,143 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestClaudeOnFailureSchema: Claude Code 2.1.332's hooks schema takes a
+// hook's onFailure as "continue" or "block" only, and an http hook only
+// with a url string. A hook with another onFailure ("bogus", 1, null,
+// true), or an http hook with no url, makes it load nothing of the plugin
+// on PreToolUse (no hook, no skill; the tool runs) and drop that hook
+// alone on PostToolUse. bundlectl's review shows for Claude Code exactly
+// what it ran (bundle TestClaudeHookOnFailureSchema; it used to keep the
+// hook and read a bad onFailure as "block").
+func TestClaudeOnFailureSchema(t *testing.T) {
+	bad := map[string]func(rec string) map[string]any{
+		"bogus": func(rec string) map[string]any {
+			return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "bad"), "onFailure": "bogus"}
+		},
+		"number": func(rec string) map[string]any {
+			return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "bad"), "onFailure": 1}
+		},
+		"null": func(rec string) map[string]any {
+			return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "bad"), "onFailure": nil}
+		},
+		"true": func(rec string) map[string]any {
+			return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "bad"), "onFailure": true}
+		},
+		"http-no-url": func(rec string) map[string]any { return map[string]any{"type": "http"} },
+	}
+	for _, name := range []string{"bogus", "number", "null", "true", "http-no-url"} {
+		for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+			t.Run(name+"/"+ev, func(t *testing.T) {
+				rec := t.TempDir()
+				dir := filepath.Join(t.TempDir(), "of")
+				hook := func(n string) map[string]any {
+					return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, n)}
+				}
+				writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "of", "version": "1.0.0"})
+				hooks := map[string]any{
+					"PreToolUse":  []any{map[string]any{"matcher": "Bash", "hooks": []any{hook("pre")}}},
+					"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook("post")}}},
+				}
+				hooks[ev] = []any{map[string]any{"matcher": "Bash", "hooks": []any{bad[name](rec), hook("ingroup")}}}
+				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": hooks})
+				writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nof-skill-body\n", 0o644)
+				a := New(t, Claude, Call("Skill", map[string]any{"skill": "of:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+				a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
+				res := a.Run(t, "hello")
+				got := recorded(t, rec)
+				if requestsHold(a, "of-skill-body") {
+					got = append(got, "SKILL")
+				}
+				want := []string{"tool-ran"}
+				if ev == "PostToolUse" {
+					want = []string{"ingroup", "pre", "tool-ran", "SKILL"}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("Claude Code ran %q, want %q (found by trying Claude Code 2.1.332)\n%s", got, want, res)
+				}
+				var review struct {
+					Components struct {
+						Hooks  []struct{ Hosts []string }
+						Skills []struct{ Hosts []string }
+					}
+				}
+				out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
+				if err := json.Unmarshal([]byte(out), &review); err != nil {
+					t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
+				}
+				shown := 0
+				for _, c := range append(review.Components.Hooks, review.Components.Skills...) {
+					if slices.Contains(c.Hosts, "claude") {
+						shown++
+					}
+				}
+				if shown != len(want)-1 {
+					t.Errorf("the review shows %d hooks and skills for Claude Code, want the %d it ran\n%s", shown, len(want)-1, out)
+				}
+			})
+		}
+	}
+}
+
+// TestClaudeOnFailureModes: each way a PreToolUse hook with "onFailure":
+// "block" can fail, in Claude Code 2.1.332: a timeout, a command not
+// found, an exec-form spawn failure, a non-2 exit with output, JSON that
+// fails its output schema, an http hook whose server answers 500 or
+// refuses the connection all block the tool; stdout that starts with '{'
+// but is no JSON (plain output to it) does not, nor does a hook with
+// "async" or "asyncRewake" true, which runs in the background; with those
+// false it blocks. bundlectl hooks run --host claude does the same
+// (harness TestClaudeOnFailureModes).
+func TestClaudeOnFailureModes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte("oops"))
+	}))
+	defer srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/g"
+	ln.Close()
+	for _, c := range []struct {
+		name    string
+		hook    map[string]any
+		blocked bool
+	}{
+		{"timeout", map[string]any{"type": "command", "command": "cat >/dev/null; sleep 30", "timeout": 1}, true},
+		{"not-found", map[string]any{"type": "command", "command": "/nonexistent/of-hook"}, true},
+		{"spawn", map[string]any{"type": "command", "command": "/nonexistent/of-hook", "args": []any{}}, true},
+		{"exit-3-output", map[string]any{"type": "command", "command": "cat >/dev/null; echo out; echo err >&2; exit 3"}, true},
+		{"bad-shape", map[string]any{"type": "command", "command": `cat >/dev/null; echo '{"decision": 5}'`}, true},
+		{"not-json", map[string]any{"type": "command", "command": "cat >/dev/null; echo '{not json'"}, false},
+		{"http-500", map[string]any{"type": "http", "url": srv.URL + "/g"}, true},
+		{"http-refused", map[string]any{"type": "http", "url": refused}, true},
+		{"async", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "async": true}, false},
+		{"async-rewake", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": true}, false},
+		{"async-rewake-false", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": false}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.hook["onFailure"] = "block"
+			rec := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "of")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "of", "version": "1.0.0"})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{c.hook}}}}})
+			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
+			res := a.Run(t, "hello")
+			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.blocked {
+				t.Fatalf("the tool ran = %v, want %v (found by trying Claude Code 2.1.332)\n%s", ran, !c.blocked, res)
+			}
+		})
+	}
+}
