@@ -180,7 +180,8 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				rh.codexUnblockable = r.opts.Host == bundle.HostCodex && !bundle.Exit2Blocks(bundle.HostCodex, event)
 				rh.geminiShared = r.opts.Host == bundle.HostGemini && geminiSharedEvent(event)
 				rh.onFailureBlock = slices.Contains(h.Hosts, string(bundle.HostClaude)) && (r.opts.Host == "" || r.opts.Host == bundle.HostClaude) &&
-					!h.Async && bundle.ClaudeOnFailureBlocks(h.Other) && !bundle.ClaudeOnFailureIgnoredOn(event) && bundle.BlockingEvent(event)
+					!bundle.ClaudeHookBackground(h.Async, h.Other) && bundle.ClaudeOnFailureBlocks(h.Other) && !bundle.ClaudeOnFailureIgnoredOn(event) && bundle.BlockingEvent(event)
+				rh.plainPasses = h.Type == bundle.HookCommand
 				chain = append(chain, rh)
 			default:
 				notes = append(notes, fmt.Sprintf("bundlectl: bundle %s has a %s hook for %s, which the host's model evaluates; bundlectl hooks run does not (launch the agent with bundlectl exec)", bundle.Quote(e.name), h.Type, event))

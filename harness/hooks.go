@@ -1253,11 +1253,29 @@ type RunnableHook struct {
 	// answer that fails) a block, as Claude Code's hook field
 	// "onFailure": "block" does (internal/agenttest TestClaudeOnFailureBlock).
 	onFailureBlock bool
+	// plainPasses, for a command hook, lets an answer Claude Code takes
+	// as plain output (claudePlainAnswer) pass its onFailureBlock; an
+	// http hook's answer is not known to be read so, and blocks.
+	plainPasses bool
 }
 
 // failedBlock blocks o's event for a hook h whose onFailure is "block".
 func failedBlock(o *Outcome, h RunnableHook, why string) {
 	o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, fmt.Sprintf("bundlectl: bundle %s hook %s failed (%s), and its onFailure is \"block\", so the event is blocked", bundle.Quote(h.Bundle), h.ID, why))
+}
+
+// claudePlainAnswer reports whether Claude Code takes a hook's answer as
+// plain output, not as a failed one, though bundlectl reports it failed:
+// stdout after exit status 0 that starts with '{' but is no JSON at all.
+// Claude Code 2.1.332 does not block on it even with onFailure "block"
+// (internal/agenttest TestClaudeOnFailureModes); JSON that fails its
+// output schema does block there, and here.
+func claudePlainAnswer(res *Result) bool {
+	if res.ExitCode != 0 || res.TimedOut {
+		return false
+	}
+	out := trimAnswer(res.Stdout)
+	return len(out) > 0 && out[0] == '{' && !json.Valid(out)
 }
 
 // ChainError is returned when a chain is refused before anything runs.
@@ -1504,7 +1522,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
 		}
-		if r.Failure != "" && h.onFailureBlock {
+		if r.Failure != "" && h.onFailureBlock && !(h.plainPasses && claudePlainAnswer(res)) {
 			failedBlock(&o, h, r.Failure)
 			return o, changed, nil
 		}
