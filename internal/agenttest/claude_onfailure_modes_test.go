@@ -141,3 +141,34 @@ func TestClaudeOnFailureModes(t *testing.T) {
 		})
 	}
 }
+
+// TestExecClaudeOnFailureModes: through bundlectl exec -- claude, a
+// trusted bundle's onFailure "block" guard blocks or not as Claude Code
+// does in place (TestClaudeOnFailureModes): the view keeps the hook's
+// fields and hooks exec passes the answer and exit status through.
+func TestExecClaudeOnFailureModes(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		hook    map[string]any
+		blocked bool
+	}{
+		{"exit-3-output", map[string]any{"type": "command", "command": "cat >/dev/null; echo out; echo err >&2; exit 3"}, true},
+		{"not-json", map[string]any{"type": "command", "command": "cat >/dev/null; echo '{not json'"}, false},
+		{"async-rewake", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": true}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.hook["onFailure"] = "block"
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+			f := newExecFixture(t, a)
+			writeJSONFile(t, f.src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{c.hook}}}}})
+			f.trust(t)
+			a.Launcher = f.launcher(t)
+			a.Args = []string{"--allowedTools", "Bash"}
+			res := a.Run(t, "make the marker")
+			if ran := exists(marker); ran == c.blocked {
+				t.Fatalf("under exec the tool ran = %v, want %v as in place\n%s", ran, !c.blocked, res)
+			}
+		})
+	}
+}
