@@ -226,6 +226,13 @@
 //     hook blocks; BeforeModel/AfterModel llm_request and
 //     llm_response; AfterTool tailToolCallRequest; AfterAgent clearContext)
 //     are relayed as Gemini CLI merges several hooks' answers.
+//   - On Gemini CLI's BeforeModel and AfterModel a hook's block or stop
+//     does not end the chain (Outcome.addModelAnswer): Gemini CLI runs
+//     every hook and merges their answers, and on AfterModel its block
+//     still uses the chunk judged, so a later hook's stop must be
+//     relayed. A guard of AfterModel that cannot run, a refused chain or
+//     a cut answer is answered "continue": false, exit 0
+//     (StopsOnFailedGuard), not a block.
 //   - Under --host gemini, on SessionStart, SessionEnd, Notification and
 //     PreCompress (RunnableHook.geminiShared), answers are read as Gemini
 //     CLI 0.61 reads them there (geminiSharedAnswer, addGeminiShared):

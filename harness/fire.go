@@ -91,7 +91,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		return RefuseEvent(ev.HookEventName, errors.New("harness: the registry was not made by Load, so no guard could be checked"))
 	}
 	event := ev.HookEventName
-	blocking := bundle.BlockingEvent(event)
+	blocking := guardedEvent(event)
 	// bundlectl's own hooks are written in Claude Code's names of events
 	// and tools; under --host gemini they fire for Gemini CLI's event of
 	// the same meaning, matched against the Claude Code name of its tool
@@ -710,7 +710,7 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 				// there (the event goes ahead), and here.
 				return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("bundlectl: bundle %s hook %s did not run: %s\n", bundle.Quote(e.name), h.ID, why))}, nil
 			}
-			rh := r.runnable(e, i, h, bundle.BlockingEvent(h.Event))
+			rh := r.runnable(e, i, h, guardedEvent(h.Event))
 			if err := rh.Verify(ctx); err != nil {
 				if errors.Is(err, errSkip) {
 					return &Result{}, nil

@@ -671,6 +671,9 @@ type Outcome struct {
 	Blocked   bool
 	Reason    string
 	BlockedBy *HookRef
+	// answered: the block is a hook's own answer, relayed as the host
+	// reads it, not bundlectl failing closed (StopsOnFailedGuard).
+	answered bool
 
 	// Continue false: stop the agent altogether (Claude Code's
 	// "continue": false), with StopReason for the user.
@@ -716,6 +719,21 @@ type Outcome struct {
 // answered with a tool configuration offering no tools (Outcome.NoTools)
 // rather than with a block, which the host would ignore.
 func WithholdsTools(event string) bool { return event == "BeforeToolSelection" }
+
+// StopsOnFailedGuard reports whether a guard of event that cannot run is
+// answered with "continue": false (the agent stops) rather than with a
+// block. On Gemini CLI 0.61's AfterModel a block stops only the rest of
+// the model's streamed answer: the chunk the hook judged is still used,
+// a tool call in it included, while "continue": false ends the turn
+// before it is (its geminiChat and Turn; internal/agenttest
+// TestSetupGeminiAfterModelBlock). A hook's own block there is relayed
+// as it is, as Gemini CLI reads it.
+func StopsOnFailedGuard(event string) bool { return event == "AfterModel" }
+
+// guardedEvent reports whether a guard of event that cannot run must
+// fail closed with a block, or, where a block does not hold
+// (StopsOnFailedGuard), a stop.
+func guardedEvent(event string) bool { return bundle.BlockingEvent(event) || StopsOnFailedGuard(event) }
 
 // withholdTools is block's counterpart for an event WithholdsTools: the
 // event proceeds with no tools offered, and reason tells the user why.
@@ -856,13 +874,18 @@ func (o *Outcome) add(r HookResult) bool {
 		o.StopReason = r.StopReason
 		stop = true
 	}
+	if relaysModelAnswers(o.Event) {
+		return o.addModelAnswer(ref, r)
+	}
 	switch {
 	case r.PermissionDecision == PermissionDeny:
 		o.block(ref, firstNonEmpty(r.PermissionReason, r.Reason, "denied by a hook"))
 		o.PermissionDecision, o.PermissionReason = PermissionDeny, o.Reason
+		o.answered = true
 		return true
 	case r.Blocked:
 		o.block(ref, r.Reason)
+		o.answered = true
 		return true
 	case r.PermissionDecision == PermissionAsk:
 		o.PermissionDecision, o.PermissionReason = PermissionAsk, r.PermissionReason
@@ -873,6 +896,23 @@ func (o *Outcome) add(r HookResult) bool {
 		}
 	}
 	return stop
+}
+
+// addModelAnswer folds the block of a BeforeModel or AfterModel hook
+// into o without ending the chain: Gemini CLI 0.61 runs every hook of
+// these events and merges their answers field by field
+// (mergeWithFieldReplacement), so a later hook's "continue": false still
+// stops the agent after an earlier hook's block, which on AfterModel
+// alone would let the judged chunk, and a tool call in it, through
+// (TestSetupGeminiAfterModelBlock). Stricter than Gemini CLI, a block or
+// a stop stays once given: a later hook's "decision": "allow" or
+// "continue": true does not undo it here.
+func (o *Outcome) addModelAnswer(ref HookRef, r HookResult) bool {
+	if (r.Blocked || r.PermissionDecision == PermissionDeny) && !o.Blocked {
+		o.block(ref, firstNonEmpty(r.Reason, r.PermissionReason, "blocked by a hook"))
+		o.answered = true
+	}
+	return false
 }
 
 // addToolSelection folds a BeforeToolSelection answer into o as Gemini
@@ -1201,6 +1241,7 @@ func (o *Outcome) block(ref HookRef, reason string) {
 	o.Blocked = true
 	o.Reason = reason
 	o.BlockedBy = &ref
+	o.answered = false
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -1345,7 +1386,7 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 			}
 			ok, err := match(value)
 			if err != nil {
-				if bundle.BlockingEvent(ev.HookEventName) {
+				if guardedEvent(ev.HookEventName) {
 					// The host may read the matcher (JavaScript's or Rust's
 					// regular expressions) and run the guard; skipping it
 					// would fail open.
@@ -1463,7 +1504,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				return out, changed, err
 			}
 			var ce *CanceledError
-			if errors.As(err, &ce) && failsClosed(ce.Cause) && bundle.BlockingEvent(cur.HookEventName) {
+			if errors.As(err, &ce) && failsClosed(ce.Cause) && guardedEvent(cur.HookEventName) {
 				reason := "bundlectl: " + err.Error()
 				reason = WithHint(reason, ce.Fix)
 				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, reason)
@@ -1484,7 +1525,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			out, err := o.cancel(ctx.Err())
 			return out, changed, err
 		}
-		if AnswerCut(cur.HookEventName, res) && bundle.BlockingEvent(cur.HookEventName) {
+		if AnswerCut(cur.HookEventName, res) && guardedEvent(cur.HookEventName) {
 			// Its answer was cut at the output cap: a deny it gave
 			// cannot be read, so a guard's event is blocked.
 			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: "+CutAnswer(h.Bundle, fmt.Sprint(h.Index), res))
@@ -1552,7 +1593,7 @@ func sameJSON(a, b json.RawMessage) bool {
 }
 
 func (o Outcome) refuse(err *ChainError) (Outcome, error) {
-	o.Blocked = true
+	o.Blocked, o.answered = true, false
 	o.Reason = "bundlectl refused the hook chain: " + err.Problem
 	return o, err
 }
@@ -1561,7 +1602,7 @@ func (o Outcome) cancel(err error) (Outcome, error) {
 	if err == nil {
 		err = context.Canceled
 	}
-	o.Blocked = true
+	o.Blocked, o.answered = true, false
 	o.Reason = "bundlectl: the hook chain was canceled before it completed"
 	return o, err
 }
@@ -1626,6 +1667,15 @@ type permissionDecision struct {
 // offering no tools (mode NONE) when a guard could not run or the chain
 // was refused, always with exit 0: no answer blocks there.
 func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
+	if o.Blocked && !o.answered && StopsOnFailedGuard(o.Event) {
+		// bundlectl failing closed where the host's block would still
+		// use what the hook judged: stop the agent instead, with the
+		// reason and its fix where the host shows them.
+		o.SystemMessages = append(slices.Clone(o.SystemMessages), "bundlectl: the agent is stopped, as a block on "+o.Event+" would still let the answer it judged through", o.Reason)
+		o.Blocked, o.Continue = false, false
+		o.StopReason = firstNonEmpty(o.StopReason, o.Reason)
+		o.LLMRequest, o.LLMResponse = nil, nil
+	}
 	if o.Blocked && WithholdsTools(o.Event) {
 		// A refused or canceled chain, or an event that could not be
 		// read: Gemini CLI ignores a block here, so fail closed the one

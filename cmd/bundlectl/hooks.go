@@ -132,6 +132,14 @@ func runHookExec(g *globals, name, id, host string) error {
 			}
 			io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
 			return &quietError{code: 2}
+		case harness.StopsOnFailedGuard(event) && !authorityChange(err):
+			// A block there would still let the judged answer through:
+			// stop the agent instead.
+			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the agent is stopped: " + err.Error()
+			if h := hintOf(err); h != "" {
+				reason = harness.WithHint(reason, g.hint(h))
+			}
+			return writeStop(g, event, reason)
 		case harness.WithholdsTools(event) && !authorityChange(err):
 			// No answer blocks this event: offer no tools instead.
 			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so no tools are offered: " + err.Error()
@@ -167,6 +175,9 @@ func runHookExec(g *globals, name, id, host string) error {
 	}
 	if harness.AnswerCut(event, res) && harness.WithholdsTools(event) {
 		return writeNoTools(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; no tools are offered")
+	}
+	if harness.AnswerCut(event, res) && harness.StopsOnFailedGuard(event) {
+		return writeStop(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; the agent is stopped")
 	}
 	g.stdout.Write(res.Stdout)
 	g.stderr.Write(res.Stderr)
@@ -234,7 +245,7 @@ func runHooks(g *globals, event, host string) error {
 		}
 	}
 	if err != nil {
-		if bundle.BlockingEvent(event) {
+		if bundle.BlockingEvent(event) || harness.StopsOnFailedGuard(event) {
 			// Exit 1 is "proceed" to a host: a guard must not fail open
 			// because the roots cannot be resolved.
 			return blockUnguarded(g, g, event, err)
@@ -288,7 +299,7 @@ func runHooks(g *globals, event, host string) error {
 		hg.workspace = reg.Workspace()
 	}
 	if err != nil {
-		if bundle.BlockingEvent(event) {
+		if bundle.BlockingEvent(event) || harness.StopsOnFailedGuard(event) {
 			// The guards cannot even be listed: fail closed.
 			return blockUnguarded(g, hg, event, err)
 		}
@@ -347,8 +358,24 @@ func blockUnguarded(g, hg *globals, event string, err error) error {
 	if h := hintOf(err); h != "" {
 		o.Reason = harness.WithHint(o.Reason, hg.hint(h))
 	}
-	harness.WriteOutcome(g.stdout, g.stderr, o)
+	if code, _ := harness.WriteOutcome(g.stdout, g.stderr, o); code == 0 {
+		return nil // a stop (harness.StopsOnFailedGuard), read on exit 0
+	}
 	return &quietError{code: 2}
+}
+
+// writeStop answers event, one where a block would still let through
+// what the hook judged (harness.StopsOnFailedGuard), with "continue":
+// false, and reason as the stopReason and the systemMessage: exit 0,
+// which the host reads.
+func writeStop(g *globals, event, reason string) error {
+	o := harness.NewOutcome(event)
+	o.Continue, o.StopReason = false, sanitizeLines(reason)
+	o.SystemMessages = []string{o.StopReason}
+	if _, err := harness.WriteOutcome(g.stdout, g.stderr, o); err != nil {
+		return &codeError{code: exitFailure, err: err}
+	}
+	return nil
 }
 
 // writeNoTools answers event, one no answer can block

@@ -119,14 +119,15 @@ func TestSetup(t *testing.T) {
 // installGeminiHooks gives a Gemini CLI agent the hooks file hooks: in an
 // installed extension named name for mode "direct" (Gemini CLI runs them
 // itself), else in a trusted bundle wired in by bundlectl setup gemini
-// (the hooks run through bundlectl hooks run --host gemini).
-func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) {
+// (the hooks run through bundlectl hooks run --host gemini), whose
+// fixture it returns (nil for "direct").
+func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) *execFixture {
 	t.Helper()
 	if mode == "direct" {
 		root := filepath.Join(a.ConfigDir(), "extensions", name)
 		writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": name, "version": "1.0.0"})
 		writeJSONFile(t, root, "hooks/hooks.json", hooks)
-		return
+		return nil
 	}
 	f := newExecFixture(t, a)
 	writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
@@ -146,4 +147,5 @@ func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) {
 		t.Fatal(err)
 	}
 	a.Settings = m
+	return f
 }
