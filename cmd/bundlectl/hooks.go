@@ -45,14 +45,35 @@ func newHooksCmd(g *globals) *cobra.Command {
 of every active bundle in precedence order (serially, stopping at the first
 block; each bundle re-checked before its hook runs, and each hook run from
 the bundle's reviewed snapshot), and writes the combined outcome in the
-hook contract of the host that reads it: Claude Code's by default (it is
-bundlectl's own) and with --host claude; Codex's with --host codex, the same
-shape, where a hook's exit 2 on an event Codex lets no hook block is a
-failed hook; Gemini CLI's with --host gemini, read and written as Gemini CLI
-reads its own events' answers (decision "deny", "allow" and, on BeforeTool,
-"ask"; tool_input, toolConfig, llm_request and llm_response). One line in an
-existing harness's hook configuration puts every reviewed hook behind its
-receipt:
+hook contract of the host that reads it, reading each hook's answer as that
+host reads it:
+
+  default, --host claude  Claude Code's contract (bundlectl's own); exit 2
+                          on an event Claude Code lets no hook block
+                          (SessionStart, SessionEnd, Notification, ...) is
+                          a failed hook, and the other hooks still run
+  --host codex            the same shape; exit 2 on an event Codex lets no
+                          hook block is a failed hook
+  --host gemini           Gemini CLI's: any exit status's stdout (or
+                          stderr) is the answer; decision "deny", "allow"
+                          and, on BeforeTool, "ask"; tool_input, toolConfig,
+                          llm_request and llm_response are relayed. On the
+                          events Gemini CLI shares with Claude Code
+                          (SessionStart, SessionEnd, Notification,
+                          PreCompress) nothing blocks or stops: every hook
+                          runs, SessionStart's context and every
+                          systemMessage are kept, and a block is ignored
+                          with a systemMessage saying so. On
+                          BeforeToolSelection nothing blocks either: the
+                          tool configurations merge, and a guard that
+                          cannot run offers no tools. On BeforeModel and
+                          AfterModel a block does not end the chain, and a
+                          guard of AfterModel that cannot run stops the
+                          agent ("continue": false), as a block there would
+                          still let the judged answer through.
+
+One line in an existing harness's hook configuration puts every reviewed
+hook behind its receipt:
 
     {"type": "command", "command": "bundlectl hooks run PreToolUse"}
 
@@ -85,9 +106,11 @@ the event on stdin, and passes its stdout, stderr and exit status through
 unchanged. The hook id is the one review and show print.
 
 If the bundle can no longer run the hook, an event a hook can block is
-blocked (exit 2, the reason on stderr, naming the bundle and the fix); for
-any other event, or when the user disabled, revoked or switched it off, it
-exits 0 and says why in a systemMessage.` + exitStatus(
+blocked (exit 2, the reason on stderr, naming the bundle and the fix);
+Gemini CLI's BeforeToolSelection is answered with no tools offered, and its
+AfterModel with "continue": false (exit 0, the reason in systemMessage);
+for any other event, or when the user disabled, revoked or switched it off,
+it exits 0 and says why in a systemMessage.` + exitStatus(
 			"0, 2, …  the hook's own exit status",
 			"2  blocked: the hook cannot run for an event it guards",
 			"1  bundlectl itself failed on an event no hook can block"),
