@@ -472,7 +472,11 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			err = prepErr
 		}
 		if err != nil && blocking && failsClosed(err) {
-			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so the event is blocked: %v", bundle.Quote(e.name), err)
+			what := "the event is blocked"
+			if StopsOnFailedGuard(h.Event) {
+				what = "the agent is stopped"
+			}
+			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so %s: %v", bundle.Quote(e.name), what, err)
 			if h := hintOf(err); h != "" {
 				reason = WithHint(reason, r.fixCommand(h))
 			}

@@ -142,6 +142,16 @@ func runHookExec(g *globals, name, id, host string) error {
 	fail := func(err error) error {
 		var be *harness.BlockError
 		switch {
+		case harness.StopsOnFailedGuard(event) && (errors.As(err, &be) || !authorityChange(err)):
+			// A block there would still let the judged answer through:
+			// stop the agent instead.
+			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the agent is stopped: " + err.Error()
+			if be != nil {
+				reason = "bundlectl: the agent is stopped, as a block on " + event + " would still let the answer it judged through\n" + be.Reason
+			} else if h := hintOf(err); h != "" {
+				reason = harness.WithHint(reason, g.hint(h))
+			}
+			return writeStop(g, event, reason)
 		case errors.As(err, &be) || blocking && !authorityChange(err):
 			// A BlockError's reason already names the bundle and the fix.
 			reason := ""
@@ -155,14 +165,6 @@ func runHookExec(g *globals, name, id, host string) error {
 			}
 			io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
 			return &quietError{code: 2}
-		case harness.StopsOnFailedGuard(event) && !authorityChange(err):
-			// A block there would still let the judged answer through:
-			// stop the agent instead.
-			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the agent is stopped: " + err.Error()
-			if h := hintOf(err); h != "" {
-				reason = harness.WithHint(reason, g.hint(h))
-			}
-			return writeStop(g, event, reason)
 		case harness.WithholdsTools(event) && !authorityChange(err):
 			// No answer blocks this event: offer no tools instead.
 			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so no tools are offered: " + err.Error()
