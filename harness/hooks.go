@@ -1535,6 +1535,14 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			o.withholdTools("bundlectl: " + strings.TrimSuffix(CutAnswer(h.Bundle, fmt.Sprint(h.Index), res), " and the event is blocked") + "; no tools are offered")
 			continue
 		}
+		if h.geminiShared && !res.TimedOut && (res.StdoutTruncated || len(bytes.TrimSpace(res.Stdout)) == 0 && res.StderrTruncated) {
+			// Gemini CLI reads the answer whole, whatever the exit
+			// status; a cut one is not relayed as if whole (its context
+			// or systemMessage cut short) but reported, naming the hook.
+			why := strings.TrimSuffix(CutAnswer(h.Bundle, fmt.Sprint(h.Index), res), " and the event is blocked")
+			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: why + "; it is not used (Gemini CLI reads it whole)"})
+			continue
+		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
 		if h.exit2FailsIn != "" && res.ExitCode == 2 && !res.TimedOut {
 			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which %s takes as a failed hook on %s, not a block", h.exit2FailsIn, cur.HookEventName) + stderrSuffix(res.Stderr)}

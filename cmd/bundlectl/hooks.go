@@ -177,7 +177,9 @@ func runHookExec(g *globals, name, id, host string) error {
 			g.stdout.Write(append(msg, '\n'))
 			return nil
 		}
-		return &codeError{code: exitFailure, err: err}
+		// Exit 1: the host shows stderr (Gemini CLI as a warning) and
+		// goes on; the fix is printed with it.
+		return &codeError{code: exitFailure, err: err, hint: hintOf(err)}
 	}
 	ctx := startContext()
 	r, err := g.roots()
@@ -363,6 +365,13 @@ func runHooks(g *globals, event, host string) error {
 	}
 	if err != nil && !o.Blocked {
 		return &codeError{code: exitFailure, err: err}
+	}
+	if host == "gemini" && o.Blocked && !bundle.BlockingEvent(event) && !harness.WithholdsTools(event) && !harness.StopsOnFailedGuard(event) {
+		// Gemini CLI ignores a block on the events it shares with Claude
+		// Code and shows only a systemMessage: a refused chain or an
+		// unreadable event must not leave the user with a bare "hook
+		// failed".
+		o.SystemMessages = append(o.SystemMessages, o.Reason)
 	}
 	code, werr := harness.WriteOutcome(g.stdout, g.stderr, o)
 	if werr != nil && code != 2 {
