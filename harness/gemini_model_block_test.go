@@ -62,3 +62,28 @@ func TestWriteOutcomeAfterModelFailsClosed(t *testing.T) {
 		t.Fatalf("a hook's own deny: exit %d, answer %s", code, out.Bytes())
 	}
 }
+
+// TestToolConfigMisread: hooks exec answers no tools for a
+// BeforeToolSelection answer Gemini CLI 0.61 would misread, read as
+// Gemini CLI reads it whatever the exit status (internal/agenttest
+// TestExecGeminiToolSelectionMisread: a number there drops every hook's
+// configuration, a guard's narrowing included).
+func TestToolConfigMisread(t *testing.T) {
+	bad := []byte(`{"hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":5}}}`)
+	good := []byte(`{"hookSpecificOutput":{"toolConfig":{"mode":"AUTO","allowedFunctionNames":["read_file"]}}}`)
+	for _, c := range []struct {
+		res  Result
+		want bool
+	}{
+		{Result{Stdout: bad}, true},
+		{Result{ExitCode: 1, Stdout: bad}, true},
+		{Result{ExitCode: 2, Stdout: bad}, true},
+		{Result{Stderr: bad}, true},
+		{Result{Stdout: good}, false},
+		{Result{Stdout: []byte("plain")}, false},
+	} {
+		if got := ToolConfigMisread(&c.res) != ""; got != c.want {
+			t.Errorf("%+v: misread %v, want %v", c.res, got, c.want)
+		}
+	}
+}

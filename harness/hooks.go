@@ -985,6 +985,33 @@ func geminiSharedAnswer(event string, r HookResult, res *Result) HookResult {
 	return r
 }
 
+// ToolConfigMisread says why Gemini CLI 0.61 would misread the
+// BeforeToolSelection answer of a hook that ended as res (a toolConfig
+// that is not an object, allowedFunctionNames that is not a list of
+// strings: ReadToolConfig), reading it as Gemini CLI does whatever the
+// exit status, or "" when it would not. Gemini CLI iterates a string's
+// characters as names, and another value makes it drop every hook's
+// configuration, a guard's "NONE" included; `hooks exec` answers such a
+// hook with no tools instead, as hooks run resolves it.
+func ToolConfigMisread(res *Result) string {
+	if res.TimedOut {
+		return ""
+	}
+	var r HookResult
+	if res.ExitCode == 2 {
+		text := jsTrim(res.Stdout)
+		if len(text) == 0 {
+			text = jsTrim(res.Stderr)
+		}
+		if obj := geminiAnswerObject(text); obj != nil {
+			r = ParseHookOutput(0, obj, nil, false)
+		}
+	} else {
+		r = geminiExitAnswer(ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, false), res)
+	}
+	return r.ToolConfigProblem
+}
+
 // Gemini CLI 0.61's top-level decisions beside "block": "deny" is its
 // alias (DefaultHookOutput.isBlockingDecision), "allow" says nothing,
 // and "ask" (isAskDecision) makes BeforeTool ask the user whatever the

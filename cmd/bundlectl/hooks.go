@@ -203,6 +203,13 @@ func runHookExec(g *globals, name, id, host string) error {
 	if harness.AnswerCut(event, res) && harness.WithholdsTools(event) {
 		return writeNoTools(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; no tools are offered")
 	}
+	if harness.WithholdsTools(event) {
+		if why := harness.ToolConfigMisread(res); why != "" {
+			// Gemini CLI would misread it, and may drop every hook's
+			// configuration, another guard's "NONE" included.
+			return writeNoTools(g, event, "bundlectl: bundle "+bundle.Quote(name)+" hook "+id+": its "+why+", so it cannot be applied as written; no tools are offered")
+		}
+	}
 	if harness.AnswerCut(event, res) && harness.StopsOnFailedGuard(event) {
 		return writeStop(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; the agent is stopped")
 	}
