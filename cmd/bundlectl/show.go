@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
+	"github.com/bundlectl/bundlectl/staging"
 	"github.com/bundlectl/bundlectl/state"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +32,11 @@ type showOutput struct {
 	lifecycle.Status
 	Generation uint64            `json:"generation"`
 	Receipt    *receipts.Receipt `json:"receipt"`
-	Audit      []state.Event     `json:"audit"`
+	// Snapshot is the directory the runtime runs the bundle from, derived
+	// from the home and the content hash as the runtime derives it;
+	// receipt.snapshot is only what state.json says.
+	Snapshot string        `json:"snapshot,omitempty"`
+	Audit    []state.Event `json:"audit"`
 
 	showSources // source, switches, options (show_sources.go)
 }
@@ -61,6 +67,9 @@ func runShow(g *globals, name string) error {
 		Inactive: b.Inactive, Errors: findings(b.Report.Errors()), Warnings: findings(b.Report.Warnings()),
 		Status: st, Generation: rec.Generation, Receipt: rec.Receipt, Audit: rec.Audit,
 		showSources: sourcesOf(m, b, rec),
+	}
+	if rec.Receipt != nil {
+		out.Snapshot = (&staging.Store{Dir: filepath.Join(m.Roots.Home, "store")}).Path(rec.Receipt.ContentHash)
 	}
 	if out.Audit == nil {
 		out.Audit = []state.Event{}
@@ -130,7 +139,12 @@ func runShow(g *globals, name string) error {
 	fmt.Fprintf(w, "state:    generation %d, enabled %v\n", rec.Generation, rec.Enabled)
 	if rc := rec.Receipt; rc != nil {
 		fmt.Fprintf(w, "receipt:  token %s\n", rc.Token())
-		fmt.Fprintf(w, "          snapshot %s\n", q(rc.Snapshot))
+		fmt.Fprintf(w, "          snapshot %s\n", q(out.Snapshot))
+		if rc.Snapshot != out.Snapshot {
+			// The runtime never reads the receipt's path: an edited
+			// state.json cannot make show name a directory nothing runs.
+			fmt.Fprintf(w, "          (state.json names %s instead; ignored: the runtime derives the snapshot from the home and the content hash)\n", q(rc.Snapshot))
+		}
 		fmt.Fprintf(w, "          reviewed %s at generation %d\n", rc.ReviewedAt.Format(time.RFC3339), rc.Generation)
 	} else {
 		fmt.Fprintf(w, "receipt:  none\n")
