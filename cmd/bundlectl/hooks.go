@@ -159,18 +159,14 @@ func runHookExec(g *globals, name, id, host string) error {
 				reason = be.Reason
 			} else {
 				reason = "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the event is blocked: " + err.Error()
-				if h := hintOf(err); h != "" {
-					reason = harness.WithHint(reason, g.hint(h))
-				}
+				reason = withErrHint(reason, err, g)
 			}
 			io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
 			return &quietError{code: 2}
 		case harness.WithholdsTools(event) && !authorityChange(err):
 			// No answer blocks this event: offer no tools instead.
 			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so no tools are offered: " + err.Error()
-			if h := hintOf(err); h != "" {
-				reason = harness.WithHint(reason, g.hint(h))
-			}
+			reason = withErrHint(reason, err, g)
 			return writeNoTools(g, event, reason)
 		case authorityChange(err):
 			msg, _ := json.Marshal(map[string]string{"systemMessage": "bundlectl: bundle " + bundle.Quote(name) + " did not run its hook: " + err.Error()})
@@ -339,9 +335,7 @@ func runHooks(g *globals, event, host string) error {
 		}
 		if harness.WithholdsTools(event) {
 			reason := "bundlectl cannot tell which guards apply, so no tools are offered: " + err.Error()
-			if h := hintOf(err); h != "" {
-				reason = harness.WithHint(reason, hg.hint(h))
-			}
+			reason = withErrHint(reason, err, hg)
 			return writeNoTools(g, event, reason)
 		}
 		// A harness treats exit 1 as a non-blocking error shown to the user.
@@ -420,9 +414,7 @@ func blockHint(o harness.Outcome, err error, ev *harness.HookEvent) string {
 func blockUnguarded(g, hg *globals, event string, err error) error {
 	o := harness.NewOutcome(event)
 	o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
-	if h := hintOf(err); h != "" {
-		o.Reason = harness.WithHint(o.Reason, hg.hint(h))
-	}
+	o.Reason = withErrHint(o.Reason, err, hg)
 	if code, _ := harness.WriteOutcome(g.stdout, g.stderr, o); code == 0 {
 		return nil // a stop (harness.StopsOnFailedGuard), read on exit 0
 	}
@@ -464,6 +456,21 @@ func sanitizeLines(s string) string {
 		lines[i] = bundle.Sanitize(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// withErrHint is reason with err's hint on a line of its own
+// (harness.WithHint) as g prints it; prose around a command in the hint
+// (proseHint) joins the reason, so the hint line is the command alone.
+func withErrHint(reason string, err error, g *globals) string {
+	h := hintOf(err)
+	if h == "" {
+		return reason
+	}
+	if note, cmd := proseHint(err, h); note != "" {
+		reason += " (" + note + ")"
+		h = cmd
+	}
+	return harness.WithHint(reason, g.hint(h))
 }
 
 func hintOf(err error) string {
