@@ -169,7 +169,9 @@ func runHookExec(g *globals, name, id, host string) error {
 			reason = withErrHint(reason, err, g)
 			return writeNoTools(g, event, reason)
 		case authorityChange(err):
-			msg, _ := json.Marshal(map[string]string{"systemMessage": "bundlectl: bundle " + bundle.Quote(name) + " did not run its hook: " + err.Error()})
+			// A change the user made (disable, revoke, a switch): the hook
+			// proceeds, and the message names the command that undoes it.
+			msg, _ := json.Marshal(map[string]string{"systemMessage": withErrHint("bundlectl: bundle "+bundle.Quote(name)+" did not run its hook: "+err.Error(), err, g)})
 			g.stdout.Write(append(msg, '\n'))
 			return nil
 		}
