@@ -131,6 +131,12 @@ func runHookExec(g *globals, name, id, host string) error {
 		io.WriteString(g.stderr, "bundlectl: bundle "+bundle.Quote(name)+": cannot read the hook input on stdin, so the event is blocked: "+bundle.Sanitize(err.Error())+"\n")
 		return &quietError{code: 2}
 	}
+	switch host {
+	case "", "claude", "codex", "gemini":
+	default:
+		// A usage error (exit 2: a block), as for hooks run.
+		return &usageError{errors.New("--host must be claude, codex or gemini"), "bundlectl hooks exec --help"}
+	}
 	event := ""
 	var ev struct {
 		Name string `json:"hook_event_name"`
