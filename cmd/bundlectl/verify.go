@@ -81,7 +81,11 @@ func runVerify(g *globals, names []string) error {
 	if len(v.Problems) > 0 {
 		if !g.json {
 			for _, fix := range fixes {
-				fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", fix)
+				note, cmd := splitFix(fix)
+				if note != "" {
+					fmt.Fprintf(g.stderr, "bundlectl: %s\n", note)
+				}
+				fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", cmd)
 			}
 		}
 		return &quietError{code: exitFailure}
@@ -97,6 +101,20 @@ func verifyThere(g *globals, id string) string {
 	h := *g
 	h.workspace = ""
 	return h.hint("bundlectl verify " + bundle.ShellArg(id))
+}
+
+// splitFix splits a fix that wraps its command in prose (the store's
+// "move it aside: mv A A.bad, then …", a bundle of another workspace's
+// "… review it from there, or bundlectl revoke ID") into the prose and the
+// command, so that the hint line is a command that works as printed.
+func splitFix(fix string) (note, cmd string) {
+	if note, cmd := proseHint(nil, fix); note != "" {
+		return note, cmd
+	}
+	if i := strings.Index(fix, ", or bundlectl "); i >= 0 {
+		return fix[:i] + ", or revoke it", fix[i+len(", or "):]
+	}
+	return "", fix
 }
 
 // verifyFixes returns one hint per mismatched bundle, in the order of the
