@@ -76,7 +76,9 @@ func (g *globals) homeDir() (string, error) {
 	if h == "" {
 		u, err := os.UserHomeDir()
 		if err != nil || u == "" {
-			return "", &codeError{code: exitUsage, err: errors.New("cannot find a home for bundlectl state"), hint: "set BUNDLECTL_HOME or pass --home DIR"}
+			// No command can know which directory is meant: the message
+			// says what to set, the hint where the choice is described.
+			return "", &codeError{code: exitUsage, err: errors.New("cannot find a home for bundlectl state: none of --home, BUNDLECTL_HOME, an absolute XDG_DATA_HOME or HOME is set; pass --home DIR or set BUNDLECTL_HOME"), hint: "bundlectl --help"}
 		}
 		h = filepath.Join(u, ".local", "share", "bundlectl")
 	}
