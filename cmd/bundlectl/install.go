@@ -58,6 +58,9 @@ then trust the exact token the review prints.` +
 			exitStatus(exit0, "1  the fetch failed", "2  usage error (including a malformed source)", "3  refused (the source breaks a rule, the name is taken, a pin does not match)", exit4, exitSignal),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error {
+			if err := checkTimeout(c); err != nil {
+				return err
+			}
 			ctx := cmdContext()
 			return interruptedBy(ctx, runInstall(ctx, g, a[0], o))
 		},
@@ -71,6 +74,16 @@ then trust the exact token the review prints.` +
 	f.StringVar(&o.format, "format", "", "marketplace catalogue to read when both exist: claude or codex")
 	f.DurationVar(&o.timeout, "timeout", 0, "bound on the whole fetch (default 10m)")
 	return c
+}
+
+// checkTimeout refuses a --timeout that bounds nothing: zero or less
+// would otherwise silently mean the default.
+func checkTimeout(c *cobra.Command) error {
+	d, err := c.Flags().GetDuration("timeout")
+	if err != nil || !c.Flags().Changed("timeout") || d > 0 {
+		return nil
+	}
+	return &usageError{fmt.Errorf("--timeout %s: must be more than zero (a duration such as 90s or 5m; the default is 10m)", d), "bundlectl " + c.Name() + " --help"}
 }
 
 func parseScope(s, command string) (bundle.Scope, error) {

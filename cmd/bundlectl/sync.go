@@ -38,6 +38,9 @@ review: the lockfile names each token, and nothing else is trusted.` +
 			exitStatus("0  every locked bundle is installed and trusted", "1  a fetch failed, or the lockfile cannot be read (nothing was trusted)", exit2, "3  a bundle does not match the lockfile (nothing was trusted)", exit4, exitSignal),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkTimeout(c); err != nil {
+				return err
+			}
 			if !locked {
 				return &usageError{errors.New("sync needs --locked: it installs exactly what bundlectl.lock pins"), "bundlectl sync --help"}
 			}

@@ -51,6 +51,9 @@ update pending review it did not ask for. --force updates it anyway.` +
 			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, it has local edits, or another home uses it)", exit4, exitSignal),
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
+			if err := checkTimeout(c); err != nil {
+				return err
+			}
 			if ref != "" && len(a) != 1 {
 				return &usageError{errors.New("--ref applies to one named bundle"), "bundlectl update --help"}
 			}
