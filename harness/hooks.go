@@ -481,6 +481,38 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
+// exactKeys is the JSON object raw with only the keys t's fields name
+// exactly, at every level t describes, so that encoding/json, which
+// matches a key to a field whatever its letter case, reads an answer as
+// the hosts do (JavaScript's JSON.parse, Rust's serde: case-sensitive).
+// Else {"decision":"block","Decision":"approve"} (a guard echoing its
+// input into its JSON, say) read as "approve" here and let the tool run
+// where Claude Code and Gemini CLI read "block". raw is one JSON value
+// without duplicate keys (checkSingleValue); anything but an object is
+// returned as it is, for the decode to judge.
+func exactKeys(raw []byte, t reflect.Type) []byte {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var obj map[string]json.RawMessage
+	if t.Kind() != reflect.Struct || json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return raw
+	}
+	kept := make(map[string]json.RawMessage, len(obj))
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if v, ok := obj[name]; ok && name != "" && name != "-" {
+			kept[name] = exactKeys(v, f.Type)
+		}
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
 // ParseHookOutput interprets a finished hook by Claude Code's contract:
 //
 //   - a timeout, or an exit status other than 0 and 2: a reported,
@@ -531,7 +563,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		return fail("output looks like JSON but is not one JSON object: %s", truncateText(err.Error(), maxProblemText))
 	}
 	var ho hookOutput
-	if err := json.Unmarshal(out, &ho); err != nil {
+	if err := json.Unmarshal(exactKeys(out, reflect.TypeFor[hookOutput]()), &ho); err != nil {
 		return fail("output JSON does not follow the hook output schema: %s", truncateText(err.Error(), maxProblemText))
 	}
 	str := func(p *string) string {
