@@ -487,9 +487,9 @@ type hookOutput struct {
 // the hosts do (JavaScript's JSON.parse, Rust's serde: case-sensitive).
 // Else {"decision":"block","Decision":"approve"} (a guard echoing its
 // input into its JSON, say) read as "approve" here and let the tool run
-// where Claude Code and Gemini CLI read "block". raw is one JSON value
-// without duplicate keys (checkSingleValue); anything but an object is
-// returned as it is, for the decode to judge.
+// where Claude Code and Gemini CLI read "block". A key given twice keeps
+// its last value, as in the hosts. Anything but one JSON object is
+// returned as it is, for checkSingleValue and the decode to judge.
 func exactKeys(raw []byte, t reflect.Type) []byte {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -559,11 +559,15 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 	fail := func(format string, args ...any) HookResult {
 		return HookResult{ExitCode: exitCode, Continue: true, Failure: fmt.Sprintf(format, args...)}
 	}
-	if err := checkSingleValue(out); err != nil {
+	// Checked once the keys the answer has are picked as the hosts pick
+	// them: a key given twice counts with its last value there, as
+	// JSON.parse and serde_json's Value keep it.
+	answer := exactKeys(out, reflect.TypeFor[hookOutput]())
+	if err := checkSingleValue(answer); err != nil {
 		return fail("output looks like JSON but is not one JSON object: %s", truncateText(err.Error(), maxProblemText))
 	}
 	var ho hookOutput
-	if err := json.Unmarshal(exactKeys(out, reflect.TypeFor[hookOutput]()), &ho); err != nil {
+	if err := json.Unmarshal(answer, &ho); err != nil {
 		return fail("output JSON does not follow the hook output schema: %s", truncateText(err.Error(), maxProblemText))
 	}
 	str := func(p *string) string {

@@ -1,0 +1,38 @@
+package agenttest
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestClaudeAnswerKeys: Claude Code 2.1.332 reads a PreToolUse hook's JSON
+// answer with JSON.parse, case-sensitively and keeping a key's last value:
+// {"decision":"block",...,"Decision":"approve"} blocks the tool, and so
+// does {"reason":...,"decision":"approve",...,"decision":"block"}. hooks
+// run reads them so too (harness TestHookOutputExactKeys, script
+// hooks_answer_key_case); before, it read the first as "approve" and the
+// second as malformed, and let the tool run.
+func TestClaudeAnswerKeys(t *testing.T) {
+	for _, c := range []struct {
+		name, answer string
+		blocked      bool
+	}{
+		{"case", `{"decision":"block","reason":"keys says no","Decision":"approve"}`, true},
+		{"twice", `{"reason":"keys says no","decision":"approve","y":"","decision":"block"}`, true},
+		{"twice-approve", `{"decision":"block","reason":"keys says no","decision":"approve"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := t.TempDir()
+			dir := filepath.Join(t.TempDir(), "keys")
+			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "keys", "version": "1.0.0"})
+			hook := map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + c.answer + "'"}
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook}}}}})
+			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
+			res := a.Run(t, "hello")
+			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.blocked {
+				t.Fatalf("the tool ran = %v, want %v\n%s", ran, !c.blocked, res)
+			}
+		})
+	}
+}
