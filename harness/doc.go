@@ -251,5 +251,7 @@
 //     MaxHookChain (HookDepthEnv), refuses the chain before anything runs;
 //     a refused or canceled chain is a blocked Outcome, never a silent
 //     proceed.
-//   - ParseHookOutput never panics (FuzzHookOutput).
+//   - ParseHookOutput never panics (FuzzHookOutput), and reads a JSON
+//     answer's fields as the hosts' parsers do (exactKeys): names with
+//     their letter case, a name given twice with its last value.
 package harness
