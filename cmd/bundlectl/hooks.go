@@ -195,6 +195,16 @@ func runHookExec(g *globals, name, id, host string) error {
 		return fail(err)
 	}
 	defer reg.Close()
+	if event == "" {
+		// An input that names no event: the hook's own event decides how
+		// a guard that cannot run is answered, for the events where exit 2
+		// would not stop Gemini CLI (AfterModel, BeforeToolSelection).
+		for _, h := range reg.Hooks("") {
+			if h.Bundle == name && h.ID == id && (harness.StopsOnFailedGuard(h.Event) || harness.WithholdsTools(h.Event)) {
+				event, blocking = h.Event, bundle.BlockingEvent(h.Event)
+			}
+		}
+	}
 	res, err := reg.ExecHook(ctx(), name, id, input)
 	if err != nil {
 		return fail(err)
