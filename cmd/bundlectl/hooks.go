@@ -171,8 +171,12 @@ func runHookExec(g *globals, name, id, host string) error {
 			return &quietError{code: 2}
 		case harness.WithholdsTools(event) && !authorityChange(err):
 			// No answer blocks this event: offer no tools instead.
-			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so no tools are offered: " + err.Error()
-			reason = withErrHint(reason, err, g)
+			reason := err.Error()
+			if !strings.HasPrefix(reason, "bundlectl: bundle ") {
+				// The harness's own reason already names the bundle,
+				// what is done and the fix; another error does not.
+				reason = withErrHint("bundlectl: bundle "+bundle.Quote(name)+": its hook cannot run, so no tools are offered: "+reason, err, g)
+			}
 			return writeNoTools(g, event, reason)
 		case authorityChange(err):
 			// A change the user made (disable, revoke, a switch): the hook
