@@ -69,3 +69,18 @@ func OnUpdateLocked(t testing.TB, f func()) {
 	testOnlyUpdateLocked = f
 	t.Cleanup(func() { testOnlyUpdateLocked = nil })
 }
+
+// OnInstallFetched runs f in Install once the fetched tree is staged in
+// its tmp directory, until the test ends.
+func OnInstallFetched(t testing.TB, f func()) {
+	testOnlyInstallFetched = f
+	t.Cleanup(func() { testOnlyInstallFetched = nil })
+}
+
+// UseWorkspaceTmp makes this process fetch as a home on another file
+// system than the workspace does (into the workspace's tmp), until the
+// test ends.
+func UseWorkspaceTmp(t testing.TB) {
+	testOnlyWorkspaceTmp = true
+	t.Cleanup(func() { testOnlyWorkspaceTmp = false })
+}

@@ -150,6 +150,9 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		return nil, err
 	}
 	defer removeAll(holder)
+	if testOnlyInstallFetched != nil {
+		testOnlyInstallFetched()
+	}
 	var notes []string
 	if opts.Name == "" && res.Source.Kind != sources.KindMarketplace {
 		// A repository or archive is often not named like the bundle it

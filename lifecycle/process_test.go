@@ -128,7 +128,9 @@ func TestHelperProcess(t *testing.T) {
 	case "install":
 		// Install H_SRC; stop where H_PAUSE says ("opened": between
 		// opening the fetch lock and locking it; "locked": holding it,
-		// with the root made) until the parent writes a line. Says
+		// with the root made; "fetched": with the fetched tree in its
+		// tmp directory) until the parent writes a line. H_WSTMP: fetch
+		// into the workspace's tmp, as a home on another file system. Says
 		// "installed", or "failed: " and the error.
 		in := bufio.NewReader(os.Stdin)
 		pause := func() {
@@ -149,6 +151,11 @@ func TestHelperProcess(t *testing.T) {
 			lifecycle.OnFetchLockOpened(t, once(pause))
 		case "locked":
 			lifecycle.OnInstallLocked(t, once(pause))
+		case "fetched":
+			lifecycle.OnInstallFetched(t, once(pause))
+		}
+		if os.Getenv("H_WSTMP") != "" {
+			lifecycle.UseWorkspaceTmp(t)
 		}
 		if d, err := time.ParseDuration(os.Getenv("H_LOCKWAIT")); err == nil {
 			lifecycle.ShortenFetchLockWait(t, d)
@@ -983,4 +990,58 @@ func startPiped(t *testing.T, cmd *exec.Cmd) (*exec.Cmd, io.WriteCloser, *bufio.
 	must(t, cmd.Start())
 	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
 	return cmd, stdin, bufio.NewReader(stdout)
+}
+
+// Home B, on another file system than the workspace, fetches into the
+// workspace's tmp; it is paused there, its fetched tree staged. Home A's
+// gc (A on the workspace's file system, then A on another one too) holds
+// only A's fetch lock: it must not take B's fetch for a leftover. B's
+// install then finishes. Without a tmp directory per home, A's gc deleted
+// B's staged tree and B's install failed. Real processes paced by lines.
+func TestGCKeepsOtherHomesFetchInWorkspaceTmp(t *testing.T) {
+	for _, aelsewhere := range []bool{false, true} {
+		t.Run(fmt.Sprintf("a-on-other-fs=%v", aelsewhere), func(t *testing.T) {
+			dir := t.TempDir()
+			ws := filepath.Join(dir, "ws")
+			good := filepath.Join(dir, "good")
+			must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+			must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+			must(t, os.MkdirAll(ws, 0o755))
+			homeA, homeB := filepath.Join(dir, "home-a"), filepath.Join(dir, "home-b")
+			// Home A exists and has used the workspace.
+			must(t, os.MkdirAll(filepath.Join(good+"2", ".claude-plugin"), 0o755))
+			must(t, os.WriteFile(filepath.Join(good+"2", ".claude-plugin", "plugin.json"), []byte(`{"name":"good2"}`), 0o644))
+			if _, err := manager(homeA, ws).Install(context.Background(), sources.Request{Source: good + "2"}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+				t.Fatal(err)
+			}
+			b, bIn, bOut := startPiped(t, helper("install", homeB, ws, "H_SRC="+good, "H_SCOPE=workspace", "H_PAUSE=fetched", "H_WSTMP=1"))
+			if l, err := bOut.ReadString('\n'); strings.TrimSpace(l) != "fetched" {
+				t.Fatalf("home B's install: %q %v", l, err)
+			}
+			tmp := filepath.Join(ws, ".bundlectl", "tmp")
+			var staged []string
+			filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), ".install-") {
+					staged = append(staged, p)
+				}
+				return nil
+			})
+			if len(staged) != 1 {
+				t.Fatalf("home B's fetch is not staged in the workspace's tmp: %q", staged)
+			}
+			if aelsewhere {
+				lifecycle.UseWorkspaceTmp(t)
+			}
+			removed, err := manager(homeA, ws).GC()
+			must(t, err)
+			if _, err := os.Stat(staged[0]); err != nil {
+				t.Fatalf("home A's gc removed home B's fetch in progress (%v): removed %q", err, removed)
+			}
+			io.WriteString(bIn, "go\n")
+			if l, err := bOut.ReadString('\n'); strings.TrimSpace(l) != "installed" {
+				t.Fatalf("home B's install after home A's gc: %q %v", l, err)
+			}
+			must(t, b.Wait())
+		})
+	}
 }

@@ -88,16 +88,29 @@ func ensureRoot(root string, scope bundle.Scope) error {
 
 // tmpFor returns the directory a tree bound for root is fetched or moved
 // into: $BUNDLECTL_HOME/tmp when it is on root's file system, so that the
-// final rename is one step; else <root>/../tmp (<workspace>/.bundlectl/tmp),
-// which discovery never scans.
+// final rename is one step; else this home's own directory in
+// <root>/../tmp (<workspace>/.bundlectl/tmp/<home key>), which discovery
+// never scans. The workspace's tmp is shared by every home that names
+// the workspace, and each home's gc removes leftovers only in its own
+// directory there, under its own fetch lock: another home's fetch in
+// progress is never a leftover to it.
 func (m *Manager) tmpFor(root string) string {
 	home := filepath.Join(m.Roots.Home, TmpDir)
 	var a, b unix.Stat_t
-	if unix.Stat(m.Roots.Home, &a) == nil && unix.Stat(filepath.Dir(root), &b) == nil && a.Dev != b.Dev {
-		return filepath.Join(filepath.Dir(root), TmpDir)
+	if testOnlyWorkspaceTmp || unix.Stat(m.Roots.Home, &a) == nil && unix.Stat(filepath.Dir(root), &b) == nil && a.Dev != b.Dev {
+		return m.workspaceTmp(root)
 	}
 	return home
 }
+
+// workspaceTmp is this home's directory in the workspace's tmp.
+func (m *Manager) workspaceTmp(root string) string {
+	return filepath.Join(filepath.Dir(root), TmpDir, m.homeKey())
+}
+
+// testOnlyWorkspaceTmp makes tmpFor answer as for a home on another file
+// system than the workspace.
+var testOnlyWorkspaceTmp bool
 
 // testOnlyFetchLockWait is how long lockFetches waits (tests shorten it).
 var testOnlyFetchLockWait = state.LockWait
@@ -234,29 +247,24 @@ func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
 		// Held, or unlinked under us: an install may hold the new one.
 		return nil, true
 	}
-	dirs := []string{filepath.Join(m.Roots.Home, TmpDir)}
+	removed = removeLeftovers(filepath.Join(m.Roots.Home, TmpDir))
 	if ws, err := m.rootDir(bundle.ScopeWorkspace); err == nil {
-		dirs = append(dirs, filepath.Join(filepath.Dir(ws), TmpDir))
-	}
-	for _, dir := range dirs {
-		if !ownRealDir(dir) || !ownRealDir(filepath.Dir(dir)) {
-			// A link (a workspace can hold one) would make gc delete
-			// what it names.
-			continue
+		// This home's directory in the workspace's tmp: no other home
+		// fetches there, and no command of this home runs.
+		own := m.workspaceTmp(ws)
+		if realDir(filepath.Dir(filepath.Dir(own))) && realDir(filepath.Dir(own)) {
+			removed = append(removed, removeLeftovers(own)...)
+			if os.Remove(own) == nil { // only when empty
+				removed = append(removed, own)
+			}
 		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			for _, p := range leftoverPrefixes {
-				if strings.HasPrefix(e.Name(), p) {
-					full := filepath.Join(dir, e.Name())
-					if removeAll(full) == nil {
-						removed = append(removed, full)
-					}
-					break
-				}
+		// Leftovers in the shared tmp itself, of a bundlectl that
+		// fetched there without a directory per home: removed only while
+		// no command of any home holds the workspace lock.
+		if dot := filepath.Dir(ws); realDir(dot) {
+			if wl := lockWorkspaceDirExclusive(dot); wl != nil {
+				removed = append(removed, removeLeftovers(filepath.Join(dot, TmpDir))...)
+				wl.Unlock()
 			}
 		}
 	}
@@ -265,6 +273,32 @@ func (m *Manager) removeFetchLeftovers() (removed []string, busy bool) {
 	// has removed: an empty workspace .bundlectl or root.
 	removed = append(removed, m.reclaimFresh(nil, fl)...)
 	return removed, false
+}
+
+// removeLeftovers removes the entries of the tmp directory dir that are
+// what a killed command left (leftoverPrefixes). A link (a workspace can
+// hold one) would make gc delete what it names: dir must be a directory
+// of this user, and its parent a directory.
+func removeLeftovers(dir string) (removed []string) {
+	if !ownRealDir(dir) || !realDir(filepath.Dir(dir)) {
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		for _, p := range leftoverPrefixes {
+			if strings.HasPrefix(e.Name(), p) {
+				full := filepath.Join(dir, e.Name())
+				if removeAll(full) == nil {
+					removed = append(removed, full)
+				}
+				break
+			}
+		}
+	}
+	return removed
 }
 
 // removeAll removes a tree, making read-only directories writable first
@@ -601,7 +635,26 @@ func reclaimDir(dir, root string, fresh []string, fl *fileLock) (removed []strin
 	if !whole {
 		return removed
 	}
-	rmdir(filepath.Join(dir, TmpDir))
+	if _, err := os.Lstat(root); err == nil {
+		// In use: a tree, or another command's root. It stays.
+		_ = os.Remove(filepath.Join(dir, reclaimDirRecord))
+		return removed
+	}
+	tmp := filepath.Join(dir, TmpDir)
+	if fl == nil && realDir(tmp) {
+		// The workspace's tmp holds a directory per home (tmpFor);
+		// those left empty go with it. No home fetches into one now:
+		// installs and syncs hold the workspace lock this command
+		// holds exclusively, and an update needs a tree in the root.
+		if ents, err := os.ReadDir(tmp); err == nil {
+			for _, e := range ents {
+				if homeKeyName(e.Name()) {
+					_ = os.Remove(filepath.Join(tmp, e.Name()))
+				}
+			}
+		}
+	}
+	rmdir(tmp)
 	rmdir(filepath.Join(dir, HomesDir)) // left empty by a marker taken back
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -625,7 +678,22 @@ func reclaimDir(dir, root string, fresh []string, fl *fileLock) (removed []strin
 	return removed
 }
 
+// homeKeyName reports whether name is a home key (homeKey): 12 lowercase
+// hex digits.
+func homeKeyName(name string) bool {
+	if len(name) != 12 {
+		return false
+	}
+	for _, c := range name {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // testOnlyInstallLocked runs in Install once it holds the fetch lock and
-// has its root; testOnlyRemovingFresh in removeFresh once it holds the
-// fetch lock exclusively.
-var testOnlyInstallLocked, testOnlyRemovingFresh func()
+// has its root; testOnlyInstallFetched once the fetched tree is staged in
+// the tmp directory; testOnlyRemovingFresh in removeFresh once it holds
+// the fetch lock exclusively.
+var testOnlyInstallLocked, testOnlyInstallFetched, testOnlyRemovingFresh func()
