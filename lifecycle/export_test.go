@@ -84,3 +84,11 @@ func UseWorkspaceTmp(t testing.TB) {
 	testOnlyWorkspaceTmp = true
 	t.Cleanup(func() { testOnlyWorkspaceTmp = false })
 }
+
+// OnUpdateFetched runs f in Update of a workspace bundle once the fetch
+// is validated and compared, before the workspace lock, until the test
+// ends.
+func OnUpdateFetched(t testing.TB, f func()) {
+	testOnlyUpdateFetched = f
+	t.Cleanup(func() { testOnlyUpdateFetched = nil })
+}

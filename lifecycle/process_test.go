@@ -183,22 +183,31 @@ func TestHelperProcess(t *testing.T) {
 		}
 	case "update":
 		// Update H_NAME with --force, stopping (when H_PAUSE=locked) once
-		// it holds the workspace lock, before the swap, until the parent
-		// writes a line. Says "updated" or "failed: " and the error.
+		// it holds the workspace lock, before the swap, or (fetched) once
+		// it has fetched, before it takes that lock, until the parent
+		// writes a line. Says "updated", whether it changed the tree and
+		// whether another put it in place meanwhile, or "failed: " and
+		// the error.
 		in := bufio.NewReader(os.Stdin)
-		if os.Getenv("H_PAUSE") == "locked" {
+		switch os.Getenv("H_PAUSE") {
+		case "locked":
 			lifecycle.OnUpdateLocked(t, func() {
 				fmt.Println("locked")
+				in.ReadString('\n')
+			})
+		case "fetched":
+			lifecycle.OnUpdateFetched(t, func() {
+				fmt.Println("fetched")
 				in.ReadString('\n')
 			})
 		}
 		if d, err := time.ParseDuration(os.Getenv("H_LOCKWAIT")); err == nil {
 			lifecycle.ShortenFetchLockWait(t, d)
 		}
-		if _, err := m.Update(context.Background(), os.Getenv("H_NAME"), lifecycle.UpdateOptions{Force: true}); err != nil {
+		if up, err := m.Update(context.Background(), os.Getenv("H_NAME"), lifecycle.UpdateOptions{Force: true}); err != nil {
 			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
 		} else {
-			fmt.Println("updated")
+			fmt.Println("updated", up.Changed, up.Replaced)
 		}
 	case "configure":
 		// Set one key H_OPS times; a lock wait that ran out is retried,
@@ -911,7 +920,7 @@ func TestUpdateExcludesOtherHomes(t *testing.T) {
 		t.Fatalf("the tree changed while home A's update held the workspace lock: %v (home B's update: %s)", err, lb)
 	}
 	io.WriteString(aIn, "go\n")
-	if l := line(aOut); l != "updated" {
+	if l := line(aOut); l != "updated true false" {
 		t.Fatalf("home A's update: %q", l)
 	}
 	must(t, a.Wait())
@@ -1043,5 +1052,56 @@ func TestGCKeepsOtherHomesFetchInWorkspaceTmp(t *testing.T) {
 			}
 			must(t, b.Wait())
 		})
+	}
+}
+
+// Two homes share a workspace bundle and both run update --force at once,
+// from the same source. Home B has fetched (the new tree) and loaded the
+// tree in place (the old one) when home A's update swaps the new tree in;
+// B then takes the workspace lock. B must find exactly the tree it
+// fetched in place: it replaces nothing and says so, and records the tree
+// as placed from its source — not refuse it as a local edit to discard
+// with --discard-local. Real processes paced by their lines.
+func TestConcurrentForcedUpdatesOfTwoHomes(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	good := filepath.Join(dir, "good")
+	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+	must(t, os.MkdirAll(ws, 0o755))
+	homeA, homeB := filepath.Join(dir, "home-a"), filepath.Join(dir, "home-b")
+	for _, h := range []string{homeA, homeB} {
+		if _, err := manager(h, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(good, "README.md"), []byte("v2\n"), 0o644))
+	line := func(r *bufio.Reader) string {
+		t.Helper()
+		l, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a helper's line: %v", err)
+		}
+		return strings.TrimSpace(l)
+	}
+	b, bIn, bOut := startPiped(t, helper("update", homeB, ws, "H_NAME=good", "H_PAUSE=fetched"))
+	if l := line(bOut); l != "fetched" {
+		t.Fatalf("home B's update: %q", l)
+	}
+	a, _, aOut := startPiped(t, helper("update", homeA, ws, "H_NAME=good"))
+	if l := line(aOut); l != "updated true false" {
+		t.Fatalf("home A's update: %q", l)
+	}
+	must(t, a.Wait())
+	io.WriteString(bIn, "go\n")
+	if l := line(bOut); l != "updated false true" {
+		t.Fatalf("home B's update after home A's placed the same tree: %q", l)
+	}
+	must(t, b.Wait())
+	// B recorded the tree as placed: its next update is up to date, with
+	// no edit to refuse.
+	up, err := manager(homeB, ws).Update(context.Background(), "good", lifecycle.UpdateOptions{})
+	if err != nil || up.Changed {
+		t.Fatalf("home B's next update: %+v %v", up, err)
 	}
 }

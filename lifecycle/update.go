@@ -49,6 +49,11 @@ type Updated struct {
 	Pending bool `json:"update_pending"`
 	// Trusted: the bundle holds a receipt.
 	Trusted bool `json:"trusted"`
+	// Replaced: the tree the fetch brought was put in place while this
+	// update ran, by another home's update of the same workspace bundle
+	// (or by hand): nothing was replaced here, and this home recorded it
+	// as the tree placed from its source.
+	Replaced bool `json:"replaced_meanwhile,omitempty"`
 }
 
 // Update fetches the recorded source of the bundle named name again
@@ -94,13 +99,10 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	// A workspace bundle other homes use is refused only once the fetch
+	// says the tree would change (under the workspace lock, below): an
+	// update that brings the same tree is up to date for every home.
 	shared := b.Scope == bundle.ScopeWorkspace
-	if shared && !opts.Force {
-		// Refused before the fetch, and again under the workspace lock.
-		if err := m.refuseSharedUpdate(root, b.Name); err != nil {
-			return nil, err
-		}
-	}
 	unlock, err := m.lockFetches()
 	if err != nil {
 		return nil, err
@@ -153,6 +155,9 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	if shared && testOnlyUpdateFetched != nil {
+		testOnlyUpdateFetched()
+	}
 	if shared {
 		// The tree is every home's: another home's install must not
 		// find it in place and record it, nor its update swap in
@@ -163,13 +168,30 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			return nil, err
 		}
 		defer unlockWS()
-		if !opts.Force {
+		if testOnlyUpdateLocked != nil {
+			testOnlyUpdateLocked()
+		}
+		// Another home's update may have replaced the tree since it was
+		// loaded (two homes updating at once, each with --force): what
+		// is in place now decides whether anything is to be replaced.
+		cur := bundle.Load(b.Dir, b.Scope, m.Limits)
+		switch now := !sameTree(cur.Tree, nb.Tree); {
+		case up.Changed && !now:
+			// Exactly this tree is in place already: nothing to
+			// replace, and no edit to lose.
+			if files, err := review.DiffTrees(cur.Tree, nb.Tree); err == nil {
+				up.Files = files
+			}
+			up.Changed = false
+			up.Replaced = true
+		case !up.Changed && now:
+			return nil, &SourceError{Bundle: name, Reason: "its tree was replaced while it was being updated" + m.byOtherHomes(root, b.Name) + ", and it is no longer what its source brings; nothing was changed: run the command again to see what would be replaced",
+				Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
+		}
+		if up.Changed && !opts.Force {
 			if err := m.refuseSharedUpdate(root, b.Name); err != nil {
 				return nil, err
 			}
-		}
-		if testOnlyUpdateLocked != nil {
-			testOnlyUpdateLocked()
 		}
 	}
 	swapped := false
@@ -224,8 +246,10 @@ func (m *Manager) refuseSharedUpdate(root, name string) error {
 }
 
 // testOnlyUpdateLocked runs in Update once it holds the workspace lock
-// exclusively, right before the swap.
-var testOnlyUpdateLocked func()
+// exclusively, right before the swap; testOnlyUpdateFetched, for a
+// workspace bundle, once the fetch is validated and compared, before the
+// workspace lock is taken.
+var testOnlyUpdateLocked, testOnlyUpdateFetched func()
 
 // sameTree reports whether the installed tree a has the content hash of
 // the fetched tree b.
@@ -296,7 +320,27 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 		}
 		return nil
 	}
+	if b.Scope == bundle.ScopeWorkspace {
+		if root, err := m.rootDir(b.Scope); err == nil {
+			if others, more := m.otherHomes(root, b.Name); len(others) > 0 {
+				// An update by a home that shares the tree replaces it for
+				// this one too, and is no local edit to protect.
+				return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " is not the tree this home placed" + m.localEdits(sr.Tree, b.Tree) + ": another bundlectl home that uses this workspace bundle too (" + homesNames(others, more) + ") has updated it since, or it was edited by hand, and this update would replace it; if that home updated it, review what it placed (bundlectl review " + bundle.ShellArg(b.Name) + ") and trust it, or replace it with what this home's source brings (bundlectl update --force --discard-local " + bundle.ShellArg(b.Name) + "); if it was edited by hand, copy what you need out of it first",
+					Fix: "bundlectl review " + bundle.ShellArg(b.Name), Err: ErrRefused}
+			}
+		}
+	}
 	return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " was edited since bundlectl placed it" + m.localEdits(sr.Tree, b.Tree) + ", and an update would discard the edits; copy what you need out of it first", Fix: fix, Err: ErrRefused}
+}
+
+// byOtherHomes names, for a message, the other homes that use the
+// workspace bundle name and so may have replaced its tree ("" when none).
+func (m *Manager) byOtherHomes(root, name string) string {
+	others, more := m.otherHomes(root, name)
+	if len(others) == 0 {
+		return ""
+	}
+	return " (by the update of another bundlectl home that uses it too: " + homesNames(others, more) + "?)"
 }
 
 // localEdits names the entries of cur that differ from the tree bundlectl

@@ -149,7 +149,11 @@ func printUpdated(g *globals, up *lifecycle.Updated) {
 	q := bundle.Quote(up.Name)
 	src := sourceMove(up.From, up.To)
 	if !up.Changed {
-		fmt.Fprintf(w, "%s is up to date (%s)\n", q, src)
+		if up.Replaced {
+			fmt.Fprintf(w, "%s is up to date (%s): exactly the tree its source brings was put in place while this update ran (by another home's update of this workspace bundle?), so nothing was replaced\n", q, src)
+		} else {
+			fmt.Fprintf(w, "%s is up to date (%s)\n", q, src)
+		}
 		if up.Pending {
 			fmt.Fprintf(w, "  update pending review from before: %s\n", g.hint("bundlectl review "+bundle.ShellArg(up.Name)))
 		}
