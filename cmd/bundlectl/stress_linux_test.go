@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -22,7 +24,8 @@ import (
 )
 
 // The stress harness: many real bundlectl processes on one home and one
-// workspace at once, some SIGKILLed at seeded random moments, then every
+// workspace at once (and, from one worker, a second home sharing the
+// workspace), some SIGKILLed at seeded random moments, then every
 // invariant docs/state.md, docs/snapshots.md and docs/sources.md state is
 // checked. By default one small round runs; run it long by hand with, e.g.,
 //
@@ -40,6 +43,7 @@ var (
 
 type stressOp struct {
 	worker     int
+	homeB      bool // run by the second home
 	args       []string
 	bundle     string // the bundle it changes, "" for none
 	token      string // for trust: the token trusted
@@ -52,6 +56,7 @@ type stressOp struct {
 type stressRig struct {
 	t             *testing.T
 	bin, ws, home string
+	homeB         string // a second home sharing the workspace
 	src           string // the local source of the installed bundle "kit"
 	gsrc          string // the source of "guard", installed in the workspace
 	agent         string // a stand-in for claude that exec starts
@@ -63,6 +68,13 @@ func (r *stressRig) cmd(args ...string) *exec.Cmd {
 	c := exec.Command(r.bin, append([]string{"--workspace", r.ws}, args...)...)
 	c.Env = r.env
 	c.Dir = r.ws
+	return c
+}
+
+// cmdB is cmd run by the second home.
+func (r *stressRig) cmdB(args ...string) *exec.Cmd {
+	c := r.cmd(args...)
+	c.Env = append(append([]string{}, r.env...), "BUNDLECTL_HOME="+r.homeB)
 	return c
 }
 
@@ -111,7 +123,7 @@ func newStressRig(t *testing.T) *stressRig {
 	}
 	dir := t.TempDir()
 	r := &stressRig{t: t, bin: filepath.Join(dir, "bundlectl"), ws: filepath.Join(dir, "ws"),
-		home: filepath.Join(dir, "home"), src: filepath.Join(dir, "src", "kit"), gsrc: filepath.Join(dir, "src", "guard")}
+		home: filepath.Join(dir, "home"), homeB: filepath.Join(dir, "home-b"), src: filepath.Join(dir, "src", "kit"), gsrc: filepath.Join(dir, "src", "guard")}
 	if err := os.Symlink(self, r.bin); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +189,34 @@ done
 	}
 	r.must("trust", "repo-guard", tok)
 	r.must("enable", "repo-guard")
+	// The second home uses guard too (its install finds the tree in
+	// place): updates of guard need --force from now on.
+	if out, err := r.cmdB("install", "--scope", "workspace", r.gsrc).CombinedOutput(); err != nil {
+		t.Fatalf("home B's install of guard: %v\n%s", err, out)
+	}
 	return r
+}
+
+// nextB picks the next command of the second home: the lifecycle commands
+// on the shared workspace bundle guard, and gc. None may delete guard's
+// tree (the first home's marker keeps it), so the first home's hooks run
+// keeps blocking (checkGuard), and none may fail for a collision
+// (checkOutcomes).
+func (r *stressRig) nextB(rng *rand.Rand, worker int) *stressOp {
+	op := &stressOp{worker: worker, homeB: true}
+	switch rng.IntN(5) {
+	case 0:
+		op.args = []string{"install", "--scope", "workspace", r.gsrc}
+	case 1:
+		op.args = []string{"uninstall", "--scope", "workspace", "guard"}
+	case 2:
+		op.args = []string{"update", "--force", "guard"}
+	case 3:
+		op.args = []string{"update", "guard"}
+	default:
+		op.args = []string{"gc"}
+	}
+	return op
 }
 
 // mcpSession is a short MCP session: initialize, then tools/list; the
@@ -280,6 +319,9 @@ func (r *stressRig) mutateSource(rng *rand.Rand) {
 func (r *stressRig) exec(op *stressOp, rng *rand.Rand) {
 	var out, errOut bytes.Buffer
 	c := r.cmd(op.args...)
+	if op.homeB {
+		c = r.cmdB(op.args...)
+	}
 	c.Stdout, c.Stderr = &out, &errOut
 	switch op.args[0] {
 	case "hooks":
@@ -337,7 +379,12 @@ func stressRound(t *testing.T, seed uint64) {
 				if rng.IntN(5) == 0 {
 					r.mutateFile(rng, filepath.Join(r.gsrc, "README.md"))
 				}
-				op := r.next(rng, w)
+				var op *stressOp
+				if w == *stressWorkers-1 && w > 0 {
+					op = r.nextB(rng, w) // the round's size stays the same
+				} else {
+					op = r.next(rng, w)
+				}
 				r.exec(op, rng)
 				mu.Lock()
 				ops = append(ops, op)
@@ -357,7 +404,11 @@ func stressRound(t *testing.T, seed uint64) {
 	}
 	codes := map[string]int{}
 	for _, op := range ops {
-		codes[fmt.Sprintf("%s=%d", op.args[0], op.code)]++
+		who := ""
+		if op.homeB {
+			who = "B:"
+		}
+		codes[fmt.Sprintf("%s%s=%d", who, op.args[0], op.code)]++
 	}
 	t.Logf("exits: %v", codes)
 	if *stressVerbose {
@@ -375,8 +426,12 @@ func stressRound(t *testing.T, seed uint64) {
 }
 
 func describe(op *stressOp) string {
-	return fmt.Sprintf("worker %d: bundlectl %s: exit %d (killed %v)\nstdout: %s\nstderr: %s",
-		op.worker, strings.Join(op.args, " "), op.code, op.killed, op.out, op.err)
+	who := ""
+	if op.homeB {
+		who = " (home B)"
+	}
+	return fmt.Sprintf("worker %d%s: bundlectl %s: exit %d (killed %v)\nstdout: %s\nstderr: %s",
+		op.worker, who, strings.Join(op.args, " "), op.code, op.killed, op.out, op.err)
 }
 
 // checkGuard: guard is trusted and enabled throughout (only re-trusted or
@@ -641,11 +696,22 @@ func (r *stressRig) checkFinal(ops []*stressOp) {
 			t.Errorf("a receipt's snapshot is gone: %v", err)
 		}
 	}
-	for _, d := range []string{filepath.Join(r.home, "tmp"), filepath.Join(r.ws, ".bundlectl", "tmp")} {
+	if out, err := r.cmdB("gc").CombinedOutput(); err != nil {
+		t.Errorf("home B's gc after the run: %v\n%s", err, out)
+	}
+	for _, d := range []string{filepath.Join(r.home, "tmp"), filepath.Join(r.homeB, "tmp"), filepath.Join(r.ws, ".bundlectl", "tmp")} {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
 			t.Errorf("gc left %s/%s", d, e.Name())
 		}
+	}
+	// Home B never deleted the tree home A uses, nor A's marker of it.
+	if _, err := os.Stat(filepath.Join(r.ws, ".bundlectl", "bundles", "guard", ".claude-plugin", "plugin.json")); err != nil {
+		t.Errorf("guard's tree after home B's commands: %v", err)
+	}
+	sum := sha256.Sum256([]byte(r.home))
+	if _, err := os.Stat(filepath.Join(r.ws, ".bundlectl", "homes", "guard", hex.EncodeToString(sum[:6]))); err != nil {
+		t.Errorf("home A's marker of guard after home B's commands: %v", err)
 	}
 	tokens := map[string]bool{}
 	for _, id := range s.IDs() {
