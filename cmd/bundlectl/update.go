@@ -45,9 +45,12 @@ a git source (or a git marketplace) to another branch, tag or commit, which
 later updates follow.
 
 A workspace bundle that another bundlectl home uses too (its marker is in
-<workspace>/.bundlectl/homes/<name>/) is refused, naming that home: the
-update would replace the tree for that home as well, which then has an
-update pending review it did not ask for. --force updates it anyway.` +
+<workspace>/.bundlectl/homes/<name>/) is refused, naming that home, when
+the fetch brings another tree than the one in place: the update would
+replace the tree for that home as well, which then has an update pending
+review it did not ask for. --force updates it anyway. An update that
+brings the tree in place is up to date, also when another home's update
+put it there.` +
 			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, it has local edits, or another home uses it)", exit4, exitSignal),
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
