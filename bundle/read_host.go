@@ -99,6 +99,54 @@ func (r hostReader) seconds(v *jsonValue, path string, unit int) (int, bool) {
 	return s, true
 }
 
+// hookTimeout reads a hook's timeout given in unit (seconds or
+// milliseconds). Each host loads and runs a hook whatever its timeout's
+// size (Claude Code 2.1.332, Codex 0.171, Gemini CLI 0.61, tried up to
+// 2^63-1 s and 2^53-1 ms: internal/agenttest TestHostsGuardTimeouts), so a
+// timeout past MaxTimeoutSec does not skip the hook, which would let a
+// tool run where the host runs its guard: bundlectl waits at most
+// MaxTimeoutSec (h.TimeoutSec), keeps the host's value as written in
+// Other["timeout"], and the harness blocks a guard's event when the hook
+// is still running then (HookPastLimit).
+func (r hostReader) hookTimeout(h *Hook, v *jsonValue, path string, unit int) bool {
+	if v.kind != jsonNumber {
+		r.typeErr(path, "a number", v)
+		return false
+	}
+	f, err := strconv.ParseFloat(v.str, 64)
+	if err == nil && f > 0 && !math.IsInf(f, 0) && math.Ceil(f/float64(unit)) > MaxTimeoutSec &&
+		!(r.host == HostCodex && !codexWholeSeconds(v.str)) { // else Codex runs none (codex.ignored)
+		h.TimeoutSec = MaxTimeoutSec
+		other(&h.Other, "timeout", v)
+		wait := v.str + " s"
+		if unit == 1000 {
+			wait = v.str + " ms"
+		}
+		if r.host == HostGemini && f > maxNodeTimerMs {
+			r.b.Report.Warnf(path, "manifest.timeout", "Gemini CLI starts this hook and kills it at once: a timeout past %d ms fires immediately in its runtime (Node.js), so the hook never answers and its event goes ahead (internal/agenttest TestHostsGuardTimeouts); bundlectl runs it, waits at most %d s, and blocks a guard's event if it is still running then; set a timeout of at most %d ms", int64(maxNodeTimerMs), MaxTimeoutSec, MaxTimeoutSec*1000)
+		} else {
+			r.b.Report.Warnf(path, "manifest.timeout", "%s waits up to %s for this hook; bundlectl waits at most %d s, then kills it and, for a guard (an event a hook can block), blocks the event as its answer is unknown", HostTitle(r.host), wait, MaxTimeoutSec)
+		}
+		return true
+	}
+	var ok bool
+	h.TimeoutSec, ok = r.seconds(v, path, unit)
+	return ok
+}
+
+// codexWholeSeconds reports whether Codex (0.171) reads s as a hook
+// timeout and starts: a whole number within i64. Another fails its parse
+// of the hooks file, or (past i64, within u64) panics at start
+// (internal/agenttest TestCodexHookFieldType).
+func codexWholeSeconds(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+// maxNodeTimerMs is the longest delay Node.js's setTimeout keeps: a
+// longer one fires after 1 ms (with a TimeoutOverflowWarning).
+const maxNodeTimerMs = 1<<31 - 1
+
 // relPath resolves a manifest path field ("./commands", "hooks/x.json",
 // "${CLAUDE_PLUGIN_ROOT}/x") to a clean path relative to the bundle root.
 // A path that is absolute or climbs out of the bundle is an Error: a
@@ -501,7 +549,7 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				// hook (internal/agenttest TestCodexHookFieldType).
 				break
 			}
-			h.TimeoutSec, good = r.seconds(f, fp, unit)
+			good = r.hookTimeout(&h, f, fp, unit)
 		case "async":
 			h.Async = f.kind == jsonBool && f.b
 			if f.kind != jsonBool && r.host == HostClaude && scope == "" && !ClaudeGuardEvent(event) {

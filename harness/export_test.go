@@ -1,5 +1,7 @@
 package harness
 
+import "time"
+
 // FullVerifications exposes the count of full verifications to the
 // external tests.
 var FullVerifications = &fullVerifications
@@ -15,3 +17,7 @@ func SetBeforeSnapshotCheck(f func(snapshot string)) { testOnlyBeforeSnapshotChe
 func SetSnapshotReadHooks(before, after func(snapshot string)) {
 	testOnlyBeforeSnapshotRead, testOnlyAfterSnapshotRead = before, after
 }
+
+// SetHookLimit makes a hook whose host waits past MaxTimeout time out
+// after d instead; 0 restores MaxTimeout.
+func SetHookLimit(d time.Duration) { testOnlyLimit = d }

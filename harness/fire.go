@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/inventory"
@@ -414,6 +415,10 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			Timeout:   r.timeout(h.TimeoutSec, orDefault(r.opts.HookTimeout, DefaultHookTimeout)),
 			MaxOutput: r.opts.MaxOutput,
 		},
+		pastLimit: HookWaitsPastLimit(h),
+	}
+	if rh.pastLimit && testOnlyLimit > 0 {
+		rh.Spec.Timeout = testOnlyLimit
 	}
 	// A bundle that could not be prepared gets no spec: Verify returns
 	// prepErr, so nothing is spawned (and its options, which another
@@ -687,6 +692,24 @@ type BlockError struct {
 func (e *BlockError) Error() string { return e.Reason }
 func (e *BlockError) Hint() string  { return e.Fix }
 
+// HookWaitsPastLimit reports whether h's host would wait for it longer
+// than bundlectl's MaxTimeout: its reader kept the host's timeout as
+// written in Other["timeout"] and gave h MaxTimeout (bundle hookTimeout).
+func HookWaitsPastLimit(h inventory.Hook) bool {
+	_, ok := h.Other["timeout"]
+	return ok && len(h.Hosts) > 0
+}
+
+// pastLimitReason is the reason a guard that ran into bundlectl's limit
+// blocks its event.
+func pastLimitReason(bundleName, hookID string, limit time.Duration) string {
+	return fmt.Sprintf("bundlectl: bundle %s hook %s was still running after %s, bundlectl's limit, where its host would still wait for its answer (its timeout is longer), so the event is blocked", bundle.Quote(bundleName), hookID, limit)
+}
+
+// testOnlyLimit, when set, replaces MaxTimeout for a hook whose host waits
+// longer (HookWaitsPastLimit), so a test need not wait 600 s.
+var testOnlyLimit time.Duration
+
 // errSkip is returned by Verify for a hook that must not run and needs no
 // report (it is switched off).
 var errSkip = errors.New("switched off")
@@ -731,7 +754,13 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 			spec := rh.Spec
 			spec.Stdin = stdin
 			spec.Env = withEnv(spec.Env, HookDepthEnv+"="+fmt.Sprint(depth+1))
-			return rh.Run(ctx, spec)
+			res, err := rh.Run(ctx, spec)
+			if err == nil && res.TimedOut && rh.pastLimit && bundle.BlockingEvent(h.Event) {
+				// The host would still be waiting for the guard's
+				// answer: exit 2 blocks there, as the chain blocks.
+				return &Result{ExitCode: 2, Stderr: []byte(pastLimitReason(e.name, h.ID, res.Timeout) + "\n"), Timeout: res.Timeout}, nil
+			}
+			return res, err
 		}
 		return nil, &UnknownError{What: "hook", Name: bundleName + " " + hookID}
 	}

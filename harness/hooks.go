@@ -1361,6 +1361,11 @@ type RunnableHook struct {
 	// as plain output (claudePlainAnswer) pass its onFailureBlock; an
 	// http hook's answer is not known to be read so, and blocks.
 	plainPasses bool
+	// pastLimit, when set, says the hook's host waits for it longer than
+	// bundlectl does (its timeout past MaxTimeout, kept as written:
+	// HookWaitsPastLimit): timing out at bundlectl's limit, a guard
+	// blocks its event, as its answer is unknown.
+	pastLimit bool
 }
 
 // failedBlock blocks o's event for a hook h whose onFailure is "block".
@@ -1577,6 +1582,19 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				o.withholdTools(WithHint("bundlectl: "+err.Error()+"; no tools are offered", ce.Fix))
 				continue
 			}
+			var se *StartError
+			if errors.As(err, &se) && guardedEvent(cur.HookEventName) {
+				// A guard that cannot start guards nothing: blocked, as
+				// hooks exec blocks it (exit 2), though Claude Code
+				// 2.1.332 lets the tool run unless its onFailure is
+				// "block" (internal/agenttest TestClaudeSpawnFailure).
+				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, fmt.Sprintf("bundlectl: bundle %s hook %s cannot run, so the event is blocked: %s", bundle.Quote(h.Bundle), h.ID, err))
+				return o, changed, nil
+			}
+			if errors.As(err, &se) && WithholdsTools(cur.HookEventName) {
+				o.withholdTools(fmt.Sprintf("bundlectl: bundle %s hook %s cannot run, so no tools are offered: %s", bundle.Quote(h.Bundle), h.ID, err))
+				continue
+			}
 			if h.onFailureBlock {
 				failedBlock(&o, h, err.Error())
 				return o, changed, nil
@@ -1633,6 +1651,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		}
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
+			if h.pastLimit && guardedEvent(cur.HookEventName) {
+				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, pastLimitReason(h.Bundle, h.ID, res.Timeout))
+				return o, changed, nil
+			}
 		}
 		if r.Failure != "" && h.onFailureBlock && !(h.plainPasses && claudePlainAnswer(res)) {
 			failedBlock(&o, h, r.Failure)

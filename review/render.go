@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -267,7 +268,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				}
 				r.envRows(in, h.Env, nil)
 				r.field(in, "cwd", "the workspace")
-				r.field(in, "timeout", timeout(h.TimeoutSec, 60))
+				r.field(in, "timeout", hookTimeout(h))
 			case bundle.HookHTTP:
 				r.field(in, "POSTs to", jsonString(h.URL))
 				r.headerRows(in, h.Headers, nil, "")
@@ -286,8 +287,8 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 						delete(other, k)
 					}
 				}
-				r.field(in, "timeout", timeout(h.TimeoutSec, 60))
-				r.other(in, other)
+				r.field(in, "timeout", hookTimeout(h))
+				r.other(in, withoutHostTimeout(other))
 			default:
 				r.field(in, "type", h.Type+" (evaluated by the host's model, not run by bundlectl)")
 				r.field(in, "prompt", r.truncated(h.Prompt))
@@ -296,7 +297,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				}
 			}
 			if h.Type != bundle.HookMCPTool {
-				r.other(in, h.Other)
+				r.other(in, withoutHostTimeout(h.Other))
 			}
 			if h.Scope != "" {
 				r.field(in, "active", "only while "+bundle.Sanitize(strings.Replace(h.Scope, ":", " ", 1))+" is in use")
@@ -696,6 +697,29 @@ func sortedRawKeys(m map[string]json.RawMessage) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// hookTimeout is a hook's timeout row: past bundlectl's limit, the host's
+// own as written (kept in Other["timeout"] by the reader) beside it.
+func hookTimeout(h inventory.Hook) string {
+	if v, ok := h.Other["timeout"]; ok {
+		unit := "s"
+		if slices.Contains(h.Hosts, string(bundle.HostGemini)) {
+			unit = "ms"
+		}
+		return fmt.Sprintf("%d s (bundlectl's limit; the host waits %s %s, as written)", h.TimeoutSec, jsonSanitize(string(v)), unit)
+	}
+	return timeout(h.TimeoutSec, 60)
+}
+
+// withoutHostTimeout is m without the host's timeout hookTimeout shows.
+func withoutHostTimeout(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if _, ok := m["timeout"]; !ok {
+		return m
+	}
+	c := maps.Clone(m)
+	delete(c, "timeout")
+	return c
 }
 
 func timeout(sec, def int) string {

@@ -78,8 +78,9 @@ func ReviewWarnings(t testing.TB, root string) ([]ReviewWarning, string) {
 
 // ReviewWarning is one warning of `bundlectl review --json`.
 type ReviewWarning struct {
-	Rule string `json:"rule"`
-	Path string `json:"path"`
+	Rule    string `json:"rule"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 func bundlectlRun(t testing.TB, home string, args ...string) (string, string, error) {
