@@ -243,7 +243,8 @@ func hostVarsOf(b *Bundle) []string {
 		for _, a := range h.Args {
 			add(a, false)
 		}
-		add(h.URL, false)
+		// A url is sent as written (no host expands a variable there:
+		// hook.url), so it reads nothing of the host.
 		addMap(h.Headers)
 		addMap(h.Env)
 		for _, n := range h.AllowedEnvVars {

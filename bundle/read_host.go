@@ -648,6 +648,16 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				r.b.Report.Skipf(path, "hook.url", "http hook has no url")
 			}
 			keep = false
+		} else if vars := HostVarRefs(h.URL, false); len(vars) > 0 && r.host == HostClaude {
+			// Claude Code (2.1.332) expands no variable in a url, not
+			// even one allowedEnvVars lists (internal/agenttest
+			// TestClaudeHTTPGuardLoopbackForms): the request goes
+			// nowhere, the hook fails and the event goes ahead.
+			guard := ""
+			if BlockingEvent(event) {
+				guard = ", so this guard never blocks " + event
+			}
+			r.b.Report.Warnf(FieldPath(path, "url"), "hook.url", "Claude Code sends the url as written: it does not expand %s (allowedEnvVars is for headers only), so no server is asked and the hook fails%s; bundlectl posts it as written too; write the url out", Quote("${"+vars[0]+"}"), guard)
 		}
 	case HookPrompt, HookAgent:
 		if h.Prompt == "" {

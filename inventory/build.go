@@ -132,7 +132,9 @@ func hookVars(h bundle.Hook) []string {
 	for _, a := range h.Args {
 		vs = append(vs, bundle.HostVarRefs(a, false)...)
 	}
-	vs = append(vs, bundle.HostVarRefs(h.URL, false)...)
+	// No host expands a variable in an http hook's url (Claude Code
+	// 2.1.332 sends it as written; bundle reports hook.url): it reads
+	// nothing of the host.
 	for _, v := range h.Headers {
 		vs = append(vs, bundle.HostVarRefs(v, false)...)
 	}
