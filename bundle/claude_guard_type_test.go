@@ -160,12 +160,13 @@ func TestClaudeGuardGroupSchema(t *testing.T) {
 }
 
 // TestClaudeSkillHookFieldType: a hook of a skill's front matter whose
-// "timeout" is no number or whose "async" is no boolean makes Claude Code
+// "timeout" is no number, whose "async" is no boolean or whose "onFailure"
+// is neither "continue" nor "block" makes Claude Code
 // 2.1.332 run none of that skill's hooks (internal/agenttest
 // TestClaudeSkillHookFieldType): the review leaves them all out, each
 // named, and keeps the skill.
 func TestClaudeSkillHookFieldType(t *testing.T) {
-	for _, field := range []string{"timeout: abc", "async: yes-please", "timeout: 5"} {
+	for _, field := range []string{"timeout: abc", "async: yes-please", "onFailure: sometimes", "timeout: 5"} {
 		b := loadFiles(t, files{
 			".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
 			"skills/sk/SKILL.md": "---\nname: sk\ndescription: sk\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n" +

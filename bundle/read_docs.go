@@ -609,7 +609,7 @@ func readGrantsAs(b *Bundle, rel string, m frontMatter, scope string, claudeAgen
 					// review would tell the runtime so: they are left out
 					// (internal/agenttest TestClaudeSkillHookFieldType).
 					for _, h := range added {
-						b.Report.Skipf(h.Source, "hook.schema", "Claude Code does not run this hook: %s, so Claude Code rejects the skill's front-matter hooks and runs none of them; make \"timeout\" a number of seconds and \"async\" true or false, or remove them", why)
+						b.Report.Skipf(h.Source, "hook.schema", "Claude Code does not run this hook: %s, so Claude Code rejects the skill's front-matter hooks and runs none of them; make \"timeout\" a number of seconds, \"async\" true or false and \"onFailure\" \"continue\" or \"block\", or remove them", why)
 					}
 					b.Components.Hooks = b.Components.Hooks[:before]
 				} else if why := ClaudeSkillHooksRejected(others); why != "" {
@@ -996,6 +996,11 @@ func claudeHookFieldTypeFault(v *jsonValue) string {
 			}
 			if a, ok := v.obj["async"]; ok && a.kind != jsonBool {
 				return "a hook of the same skill has an \"async\" that is not true or false"
+			}
+			if of, ok := v.obj["onFailure"]; ok && !claudeOnFailureValid(of) {
+				// Tried with "sometimes" (internal/agenttest
+				// TestClaudeSkillHookFieldType).
+				return "a hook of the same skill has an \"onFailure\" that is not \"continue\" or \"block\""
 			}
 		}
 		for _, k := range v.keys {

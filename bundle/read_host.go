@@ -592,8 +592,14 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				// TestClaudeOnFailureSchema).
 				r.b.Report.Skipf(fp, "hook.on-failure", "Claude Code does not run this hook: its onFailure is %s, not \"continue\" or \"block\", which its hooks schema rejects; set it to \"continue\" or \"block\" or remove it", Sanitize(string(canonicalJSON(f.any()))))
 				good = false
+			case strings.HasPrefix(scope, "skill:"):
+				// Claude Code (2.1.332) runs none of the skill's hooks:
+				// the front-matter reader leaves them all out
+				// (claudeHookFieldTypeFault; internal/agenttest
+				// TestClaudeSkillHookFieldType).
 			case scope != "":
-				// A skill's front-matter hook: not tried; fail closed.
+				// An agent's or a command's front-matter hook: not
+				// tried; fail closed.
 				r.b.Report.Warnf(fp, "hook.on-failure", "Claude Code takes onFailure as \"continue\" or \"block\"; bundlectl takes any other value as \"block\": a failure of this hook blocks its event")
 			}
 		case "if", "shell", "server", "tool", "input", "asyncRewake", "continueOnBlock":

@@ -22,6 +22,7 @@ func TestClaudeSkillHookFieldType(t *testing.T) {
 	}{
 		{"timeout", "          timeout: abc\n", "skills/sk/SKILL.md", []string{"SKILL"}},
 		{"async", "          async: yes-please\n", "skills/sk/SKILL.md", []string{"SKILL"}},
+		{"onFailure", "          onFailure: sometimes\n", "skills/sk/SKILL.md", []string{"SKILL"}},
 		{"commands-dir", "", "commands/sk/SKILL.md", []string{"SKILL", "bad", "post", "sibling"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
