@@ -156,7 +156,11 @@
 //     and discarded, so a flooding child neither blocks nor exhausts
 //     memory.
 //   - Timeouts: DefaultToolTimeout 30 s, DefaultHookTimeout 60 s, at most
-//     MaxTimeout 600 s; a larger Spec.Timeout is refused, not clamped.
+//     MaxTimeout 600 s; a larger Spec.Timeout is refused, not clamped. A
+//     host hook whose own timeout is longer (HookWaitsPastLimit) runs with
+//     MaxTimeout, and timing out then blocks a guard's event, as its host
+//     would still be waiting for its answer. A guard that cannot start
+//     (*StartError) blocks its event.
 //   - Run's error means nothing ran (*SpecError, *StartError, a done
 //     context). A child that started always gives a Result; a timeout or a
 //     cancellation is a Result with TimedOut or Canceled, and Result.Err
