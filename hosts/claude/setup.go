@@ -10,9 +10,13 @@ import (
 	"github.com/bundlectl/bundlectl/inventory"
 )
 
-// SetupHookTimeout is the timeout of setup's hook lines: `hooks run` runs
-// every matching hook in turn, each under its own timeout.
-const SetupHookTimeout = 600
+// SetupHookTimeout is the timeout of setup's hook lines, in seconds: a
+// day. `hooks run` runs every matching hook in turn, each under its own
+// timeout of at most 600 s, and a guard still running at its limit
+// blocks; a host timeout of 600 s cut a chain of two slow guards (or one
+// at its limit) first, and the host reads a killed hook as a failure, so
+// the tool ran. A day is longer than any chain of up to 144 such hooks.
+const SetupHookTimeout = 86400
 
 // ConfigDir is Claude Code's user configuration directory:
 // $CLAUDE_CONFIG_DIR, else ~/.claude.

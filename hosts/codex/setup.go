@@ -12,9 +12,10 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// SetupHookTimeout is the timeout of setup's hook lines (part of their
-// trust hash).
-const SetupHookTimeout = 600
+// SetupHookTimeout is the timeout of setup's hook lines, in seconds (part
+// of their trust hash): a day, as for Claude Code (claude.SetupHookTimeout
+// says why).
+const SetupHookTimeout = 86400
 
 // Block markers: setup's part of config.toml is one marked block at its
 // end, so it can be replaced or taken out without touching the rest.

@@ -7,8 +7,10 @@ import (
 	"github.com/bundlectl/bundlectl/hosts"
 )
 
-// SetupHookTimeout is the timeout of setup's hook lines, in milliseconds.
-const SetupHookTimeout = 600_000
+// SetupHookTimeout is the timeout of setup's hook lines, in milliseconds:
+// a day, as for Claude Code (claude.SetupHookTimeout says why), well under
+// the 2^31-1 ms past which Node.js fires a timer at once.
+const SetupHookTimeout = 86_400_000
 
 // SetupHooks are the hook lines setup writes: one group with matcher "*"
 // per event Gemini CLI fires.
