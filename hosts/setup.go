@@ -391,14 +391,28 @@ type HookBlock interface {
 	// WiredEvents are the events that data, the file's content, holds
 	// one of setup's hook lines for.
 	WiredEvents(data []byte) []string
+	// SetupTimeout is the timeout this bundlectl's setup gives each hook
+	// line, and the unit the host reads it in ("s" or "ms").
+	SetupTimeout() (int, string)
+	// WiredTimeout is the shortest timeout of setup's hook lines in data
+	// (a line without one counts as the host's default), and false when
+	// data holds none of them.
+	WiredTimeout(data []byte) (int, bool)
 }
 
 // StaleSetup says that the hook lines an earlier setup wrote into Path
-// leave out events the host fires, or, Gone, that none is left there.
+// leave out events the host fires, or have a timeout shorter than this
+// bundlectl's (Timeout), or, Gone, that none is left there.
 type StaleSetup struct {
 	Host    string
 	Path    string
 	Missing []string
+	// Timeout, when not 0, is the shortest timeout of the lines, shorter
+	// than Want, the one this bundlectl's setup writes, both in Unit: the
+	// host would kill `hooks run` in the middle of a chain of slow guards,
+	// read a failed hook and let the tool run.
+	Timeout, Want int
+	Unit          string
 	// Gone: setup wrote hook lines into Path, and the file holds none
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
@@ -411,8 +425,17 @@ func (s *StaleSetup) Message() string {
 		return fmt.Sprintf("setup wrote hook lines into %s, and none is there now: no guard runs in a %s session not started with bundlectl exec",
 			bundle.Quote(s.Path), s.Host)
 	}
-	return fmt.Sprintf("the hook lines setup wrote into %s are older than this bundlectl: there is none for %s, so no guard runs on %s",
-		bundle.Quote(s.Path), strings.Join(s.Missing, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Missing) == 1])
+	var why []string
+	if len(s.Missing) > 0 {
+		why = append(why, fmt.Sprintf("there is none for %s, so no guard runs on %s",
+			strings.Join(s.Missing, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Missing) == 1]))
+	}
+	if s.Timeout > 0 {
+		why = append(why, fmt.Sprintf("its timeout is %d %s; this bundlectl needs %d %s so a chain of guards is not cut (the host would read a cut chain as a failed hook and run the tool)",
+			s.Timeout, s.Unit, s.Want, s.Unit))
+	}
+	return fmt.Sprintf("the hook lines setup wrote into %s are older than this bundlectl: %s",
+		bundle.Quote(s.Path), strings.Join(why, "; and "))
 }
 
 // Fix is the command that brings the lines up to date.
@@ -489,16 +512,62 @@ func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetu
 		}
 		return nil, nil
 	}
-	var missing []string
+	missing := []string{} // a list, also when only the timeout is short (list --json)
 	for _, ev := range hb.SetupEvents() {
 		if !slices.Contains(wired, ev) {
 			missing = append(missing, ev)
 		}
 	}
-	if len(missing) == 0 {
+	st := &StaleSetup{Host: host.Name(), Path: p, Missing: missing}
+	want, unit := hb.SetupTimeout()
+	if got, ok := hb.WiredTimeout(cur); ok && got < want {
+		st.Timeout, st.Want, st.Unit = max(got, 1), want, unit
+	}
+	if len(missing) == 0 && st.Timeout == 0 {
 		return nil, nil
 	}
-	return &StaleSetup{Host: host.Name(), Path: p, Missing: missing}, nil
+	return st, nil
+}
+
+// WiredJSONTimeout is the shortest timeout of setup's hook lines for host
+// in a JSON settings file (Claude Code, Gemini CLI), a line without a
+// number there counting as def, the host's default; false when there is
+// no such line.
+func WiredJSONTimeout(data []byte, host string, def int) (int, bool) {
+	root, err := ParseJSON(data)
+	if err != nil || root.Kind != JSONObject {
+		return 0, false
+	}
+	hooks, ok := root.Get("hooks")
+	if !ok || hooks.Kind != JSONObject {
+		return 0, false
+	}
+	least, found := 0, false
+	for _, ev := range hooks.Keys {
+		arr := hooks.Fields[ev]
+		if arr.Kind != JSONArray {
+			continue
+		}
+		for _, g := range arr.Items {
+			if !ownGroup(g, host) {
+				continue
+			}
+			hs, _ := g.Get("hooks")
+			for _, h := range hs.Items {
+				t := def
+				if v, ok := h.Get("timeout"); ok && v.Kind == JSONScalar {
+					var f float64
+					if json.Unmarshal(v.Scalar, &f) == nil && f > 0 {
+						t = int(min(f, 1<<31))
+					}
+				}
+				if !found || t < least {
+					least, found = t, true
+				}
+			}
+		}
+	}
+	return least, found
 }
 
 // WiredJSONEvents are the events of a JSON settings file (Claude Code,

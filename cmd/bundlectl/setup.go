@@ -97,8 +97,11 @@ func runSetup(g *globals, name string, undo bool) error {
 			verb = "wrote"
 		}
 		fmt.Fprintf(g.stdout, "%s %s: %s\n", verb, bundle.Quote(s.Path), s.What)
-		if stale != nil && s.Changed && s.Path == stale.Path {
+		if stale != nil && s.Changed && s.Path == stale.Path && len(stale.Missing) > 0 {
 			fmt.Fprintf(g.stdout, "  added hook lines for %s, which the earlier setup left out\n", strings.Join(stale.Missing, ", "))
+		}
+		if stale != nil && s.Changed && s.Path == stale.Path && stale.Timeout > 0 {
+			fmt.Fprintf(g.stdout, "  raised the hook lines' timeout from %d %s to %d %s, so a chain of guards is not cut\n", stale.Timeout, stale.Unit, stale.Want, stale.Unit)
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(g.stdout, "  note: %s\n", bundle.CommandsIn(bundle.Sanitize(n), g.hint))

@@ -107,3 +107,12 @@ func (Host) SetupEvents() []string { return bundle.HookEvents }
 
 // WiredEvents are the events settings.json holds setup's hook lines for.
 func (Host) WiredEvents(data []byte) []string { return hosts.WiredJSONEvents(data, "claude") }
+
+// SetupTimeout is the timeout setup gives each hook line, in seconds.
+func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
+
+// WiredTimeout is the shortest timeout of setup's hook lines in
+// settings.json; a line without one gets Claude Code's default, 600 s.
+func (Host) WiredTimeout(data []byte) (int, bool) {
+	return hosts.WiredJSONTimeout(data, "claude", 600)
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -192,4 +193,48 @@ func (Host) WiredEvents(data []byte) []string {
 		out = append(out, strings.TrimSuffix(ev, "]]"))
 	}
 	return out
+}
+
+// SetupTimeout is the timeout setup gives each hook line, in seconds.
+func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
+
+// WiredTimeout is the shortest timeout of the hooks in setup's block in
+// data, read line by line as WiredEvents reads; a hook without one gets
+// Codex's default (DefaultHookTimeout).
+func (Host) WiredTimeout(data []byte) (int, bool) {
+	i := bytes.Index(data, []byte(blockStart))
+	if i < 0 {
+		return 0, false
+	}
+	block := data[i+len(blockStart):]
+	if j := bytes.Index(block, []byte(blockEnd)); j >= 0 {
+		block = block[:j]
+	}
+	least, found := 0, false
+	inHook, t := false, 0
+	done := func() {
+		if inHook && (!found || t < least) {
+			least, found = t, true
+		}
+		inHook = false
+	}
+	for _, line := range strings.Split(string(block), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			done()
+			if strings.HasPrefix(line, "[[hooks.") && strings.HasSuffix(line, ".hooks]]") {
+				inHook, t = true, DefaultHookTimeout
+			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(line, "timeout"); ok && inHook {
+			if v, ok = strings.CutPrefix(strings.TrimSpace(v), "="); ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+					t = n
+				}
+			}
+		}
+	}
+	done()
+	return least, found
 }

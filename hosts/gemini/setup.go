@@ -62,3 +62,13 @@ func (Host) SetupEvents() []string { return Events }
 
 // WiredEvents are the events settings.json holds setup's hook lines for.
 func (Host) WiredEvents(data []byte) []string { return hosts.WiredJSONEvents(data, "gemini") }
+
+// SetupTimeout is the timeout setup gives each hook line, in milliseconds.
+func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "ms" }
+
+// WiredTimeout is the shortest timeout of setup's hook lines in
+// settings.json; a line without one gets Gemini CLI's default, 60000 ms
+// (its DEFAULT_HOOK_TIMEOUT).
+func (Host) WiredTimeout(data []byte) (int, bool) {
+	return hosts.WiredJSONTimeout(data, "gemini", 60000)
+}
