@@ -236,7 +236,9 @@
 //     still uses the chunk judged, so a later hook's stop must be
 //     relayed. A guard of AfterModel that cannot run, a refused chain or
 //     a cut answer is answered "continue": false, exit 0
-//     (StopsOnFailedGuard), not a block.
+//     (StopsOnFailedGuard), not a block. So is one of PreCompact under
+//     --host codex, where Codex takes exit 2 as a failed hook and
+//     compacts, but stops on "continue": false (StopsOnFailedGuardIn).
 //   - Under --host gemini, on SessionStart, SessionEnd, Notification and
 //     PreCompress (RunnableHook.geminiShared), answers are read as Gemini
 //     CLI 0.61 reads them there (geminiSharedAnswer, addGeminiShared):

@@ -478,7 +478,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		}
 		if err != nil && blocking && failsClosed(err) {
 			what := "the event is blocked"
-			if StopsOnFailedGuard(h.Event) {
+			if StopsOnFailedGuardIn(r.opts.Host, h.Event) {
 				what = "the agent is stopped"
 			}
 			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so %s: %v", bundle.Quote(e.name), what, err)

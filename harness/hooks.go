@@ -699,6 +699,10 @@ func (e HookError) Error() string {
 // Outcome is the combined answer of a hook chain.
 type Outcome struct {
 	Event string
+	// Host is the host the outcome is written for ("" for bundlectl's
+	// own contract): under Codex a guard that cannot run on PreCompact is
+	// answered with a stop (StopsOnFailedGuardIn).
+	Host bundle.Host
 
 	// Blocked: the action the event describes must not proceed (exit 2,
 	// "decision": "block" or "permissionDecision": "deny"), for the
@@ -765,6 +769,34 @@ func WithholdsTools(event string) bool { return event == "BeforeToolSelection" }
 // TestSetupGeminiAfterModelBlock). A hook's own block there is relayed
 // as it is, as Gemini CLI reads it.
 func StopsOnFailedGuard(event string) bool { return event == "AfterModel" }
+
+// StopsOnFailedGuardIn is StopsOnFailedGuard for host: also, under Codex,
+// the events bundlectl fails closed on (bundle.BlockingEvent) where Codex
+// 0.171 takes a hook's exit 2 as a failed hook and goes ahead, but stops
+// on "continue": false: PreCompact, where a stop aborts the turn before
+// the compaction (codex-rs hooks/src/events/compact.rs parse_pre_completed:
+// any status but 0 is Failed, continue false is should_stop).
+func StopsOnFailedGuardIn(host bundle.Host, event string) bool {
+	if StopsOnFailedGuard(event) {
+		return true
+	}
+	return host == bundle.HostCodex && bundle.BlockingEvent(event) && !bundle.Exit2Blocks(bundle.HostCodex, event) &&
+		slices.Contains(codexStopsOnContinue, event)
+}
+
+// codexStopsOnContinue are the events on which Codex 0.171 no hook can
+// block but a hook's "continue": false stops (codexIgnoresContinue has
+// the others).
+var codexStopsOnContinue = []string{"SessionStart", "PreCompact", "PostCompact"}
+
+// StopWhy says why a guard of event that cannot run stops the agent under
+// host rather than blocking the event (StopsOnFailedGuardIn).
+func StopWhy(host bundle.Host, event string) string {
+	if StopsOnFailedGuard(event) {
+		return "a block on " + event + " would still let the answer it judged through"
+	}
+	return "Codex takes a block on " + event + " as a failed hook and goes ahead"
+}
 
 // guardedEvent reports whether a guard of event that cannot run must
 // fail closed with a block, or, where a block does not hold
@@ -1760,11 +1792,11 @@ type permissionDecision struct {
 // offering no tools (mode NONE) when a guard could not run or the chain
 // was refused, always with exit 0: no answer blocks there.
 func WriteOutcome(stdout, stderr io.Writer, o Outcome) (int, error) {
-	if o.Blocked && !o.answered && StopsOnFailedGuard(o.Event) {
+	if o.Blocked && !o.answered && StopsOnFailedGuardIn(o.Host, o.Event) {
 		// bundlectl failing closed where the host's block would still
-		// use what the hook judged: stop the agent instead, with the
-		// reason and its fix where the host shows them.
-		o.SystemMessages = append(slices.Clone(o.SystemMessages), "bundlectl: the agent is stopped, as a block on "+o.Event+" would still let the answer it judged through", o.Reason)
+		// use what the hook judged, or would not hold: stop the agent
+		// instead, with the reason and its fix where the host shows them.
+		o.SystemMessages = append(slices.Clone(o.SystemMessages), "bundlectl: the agent is stopped, as "+StopWhy(o.Host, o.Event), o.Reason)
 		o.Blocked, o.Continue = false, false
 		o.StopReason = firstNonEmpty(o.StopReason, o.Reason)
 		o.LLMRequest, o.LLMResponse = nil, nil

@@ -148,12 +148,12 @@ func runHookExec(g *globals, name, id, host string) error {
 	fail := func(err error) error {
 		var be *harness.BlockError
 		switch {
-		case harness.StopsOnFailedGuard(event) && (errors.As(err, &be) || !authorityChange(err)):
-			// A block there would still let the judged answer through:
-			// stop the agent instead.
+		case harness.StopsOnFailedGuardIn(bundle.Host(host), event) && (errors.As(err, &be) || !authorityChange(err)):
+			// A block there would still let the judged answer through,
+			// or the host would not hold it: stop the agent instead.
 			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the agent is stopped: " + err.Error()
 			if be != nil {
-				reason = "bundlectl: the agent is stopped, as a block on " + event + " would still let the answer it judged through\n" + be.Reason
+				reason = "bundlectl: the agent is stopped, as " + harness.StopWhy(bundle.Host(host), event) + "\n" + be.Reason
 			} else if h := hintOf(err); h != "" {
 				reason = harness.WithHint(reason, g.hint(h))
 			}
@@ -204,7 +204,7 @@ func runHookExec(g *globals, name, id, host string) error {
 		// a guard that cannot run is answered, for the events where exit 2
 		// would not stop Gemini CLI (AfterModel, BeforeToolSelection).
 		for _, h := range reg.Hooks("") {
-			if h.Bundle == name && h.ID == id && (harness.StopsOnFailedGuard(h.Event) || harness.WithholdsTools(h.Event)) {
+			if h.Bundle == name && h.ID == id && (harness.StopsOnFailedGuardIn(bundle.Host(host), h.Event) || harness.WithholdsTools(h.Event)) {
 				event, blocking = h.Event, bundle.BlockingEvent(h.Event)
 			}
 		}
@@ -213,7 +213,7 @@ func runHookExec(g *globals, name, id, host string) error {
 	if err != nil {
 		return fail(err)
 	}
-	if harness.AnswerCut(event, res) && blocking {
+	if harness.AnswerCut(event, res) && blocking && !harness.StopsOnFailedGuardIn(bundle.Host(host), event) {
 		// The host would read a cut answer as plain text and proceed.
 		io.WriteString(g.stderr, "bundlectl: "+harness.CutAnswer(name, id, res)+"\n")
 		return &quietError{code: 2}
@@ -228,7 +228,7 @@ func runHookExec(g *globals, name, id, host string) error {
 			return writeNoTools(g, event, "bundlectl: bundle "+bundle.Quote(name)+" hook "+id+": its "+why+", so it cannot be applied as written; no tools are offered")
 		}
 	}
-	if harness.AnswerCut(event, res) && harness.StopsOnFailedGuard(event) {
+	if harness.AnswerCut(event, res) && harness.StopsOnFailedGuardIn(bundle.Host(host), event) {
 		return writeStop(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; the agent is stopped")
 	}
 	g.stdout.Write(res.Stdout)
@@ -300,7 +300,7 @@ func runHooks(g *globals, event, host string) error {
 		if bundle.BlockingEvent(event) || harness.StopsOnFailedGuard(event) {
 			// Exit 1 is "proceed" to a host: a guard must not fail open
 			// because the roots cannot be resolved.
-			return blockUnguarded(g, g, event, err)
+			return blockUnguarded(g, g, host, event, err)
 		}
 		return err
 	}
@@ -353,7 +353,7 @@ func runHooks(g *globals, event, host string) error {
 	if err != nil {
 		if bundle.BlockingEvent(event) || harness.StopsOnFailedGuard(event) {
 			// The guards cannot even be listed: fail closed.
-			return blockUnguarded(g, hg, event, err)
+			return blockUnguarded(g, hg, host, event, err)
 		}
 		if harness.WithholdsTools(event) {
 			reason := "bundlectl cannot tell which guards apply, so no tools are offered: " + err.Error()
@@ -399,6 +399,7 @@ func runHooks(g *globals, event, host string) error {
 		// failed".
 		o.SystemMessages = append(o.SystemMessages, o.Reason)
 	}
+	o.Host = bundle.Host(host)
 	code, werr := harness.WriteOutcome(g.stdout, g.stderr, o)
 	if werr != nil && code != 2 {
 		return werr
@@ -433,8 +434,9 @@ func blockHint(o harness.Outcome, err error, ev *harness.HookEvent) string {
 // blockUnguarded blocks event, one a hook can block, because which guards
 // apply cannot be told (err): exit 2 with the reason, and the fix as hg
 // prints it.
-func blockUnguarded(g, hg *globals, event string, err error) error {
+func blockUnguarded(g, hg *globals, host, event string, err error) error {
 	o := harness.NewOutcome(event)
+	o.Host = bundle.Host(host)
 	o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
 	o.Reason = withErrHint(o.Reason, err, hg)
 	if code, _ := harness.WriteOutcome(g.stdout, g.stderr, o); code == 0 {
