@@ -703,7 +703,13 @@ func HookWaitsPastLimit(h inventory.Hook) bool {
 // pastLimitReason is the reason a guard that ran into bundlectl's limit
 // blocks its event.
 func pastLimitReason(bundleName, hookID string, limit time.Duration) string {
-	return fmt.Sprintf("bundlectl: bundle %s hook %s was still running after %s, bundlectl's limit, where its host would still wait for its answer (its timeout is longer), so the event is blocked", bundle.Quote(bundleName), hookID, limit)
+	return pastLimitText(bundleName, hookID, limit) + ", so the event is blocked"
+}
+
+// pastLimitText says that a guard ran into bundlectl's limit, for the
+// caller to say what it did about it.
+func pastLimitText(bundleName, hookID string, limit time.Duration) string {
+	return fmt.Sprintf("bundlectl: bundle %s hook %s was still running after %s, bundlectl's limit, where its host would still wait for its answer (its timeout is longer)", bundle.Quote(bundleName), hookID, limit)
 }
 
 // testOnlyLimit, when set, replaces MaxTimeout for a hook whose host waits
@@ -759,6 +765,12 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 				// The host would still be waiting for the guard's
 				// answer: exit 2 blocks there, as the chain blocks.
 				return &Result{ExitCode: 2, Stderr: []byte(pastLimitReason(e.name, h.ID, res.Timeout) + "\n"), Timeout: res.Timeout}, nil
+			}
+			if err == nil && res.TimedOut && rh.pastLimit && (StopsOnFailedGuard(h.Event) || WithholdsTools(h.Event)) {
+				// No exit status holds there (Gemini CLI): the caller
+				// stops the agent or offers no tools, as for a guard
+				// that cannot start.
+				return nil, errors.New(pastLimitText(e.name, h.ID, res.Timeout))
 			}
 			return res, err
 		}

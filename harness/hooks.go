@@ -1687,6 +1687,10 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, pastLimitReason(h.Bundle, h.ID, res.Timeout))
 				return o, changed, nil
 			}
+			if h.pastLimit && WithholdsTools(cur.HookEventName) {
+				o.withholdTools(pastLimitText(h.Bundle, h.ID, res.Timeout) + ", so no tools are offered")
+				continue
+			}
 		}
 		if r.Failure != "" && h.onFailureBlock && !(h.plainPasses && claudePlainAnswer(res)) {
 			failedBlock(&o, h, r.Failure)

@@ -154,6 +154,10 @@ func runHookExec(g *globals, name, id, host string) error {
 			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the agent is stopped: " + err.Error()
 			if be != nil {
 				reason = "bundlectl: the agent is stopped, as " + harness.StopWhy(bundle.Host(host), event) + "\n" + be.Reason
+			} else if strings.HasPrefix(err.Error(), "bundlectl: bundle ") {
+				// The harness's own reason names the bundle and the hook
+				// (a guard past bundlectl's limit).
+				reason = err.Error() + ", so the agent is stopped"
 			} else if h := hintOf(err); h != "" {
 				reason = harness.WithHint(reason, g.hint(h))
 			}
@@ -172,6 +176,9 @@ func runHookExec(g *globals, name, id, host string) error {
 		case harness.WithholdsTools(event) && !authorityChange(err):
 			// No answer blocks this event: offer no tools instead.
 			reason := err.Error()
+			if strings.HasPrefix(reason, "bundlectl: bundle ") && !strings.Contains(reason, "no tools are offered") {
+				reason += ", so no tools are offered"
+			}
 			if !strings.HasPrefix(reason, "bundlectl: bundle ") {
 				// The harness's own reason already names the bundle,
 				// what is done and the fix; another error does not.
