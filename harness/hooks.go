@@ -563,8 +563,14 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 	// them: a key given twice counts with its last value there, as
 	// JSON.parse and serde_json's Value keep it.
 	answer := exactKeys(out, reflect.TypeFor[hookOutput]())
-	if err := checkSingleValue(answer); err != nil {
-		return fail("output looks like JSON but is not one JSON object: %s", truncateText(err.Error(), maxProblemText))
+	// One JSON object whose picked keys are each given once (exactKeys
+	// re-encodes them) may still repeat a name inside a value passed on
+	// (updatedInput, tool_input, ...): that value is malformed, but a
+	// block, deny or stop beside it still counts (passedOnDup below), as
+	// the hosts read the rest of the answer.
+	dup := checkSingleValue(answer)
+	if dup != nil && !json.Valid(answer) {
+		return fail("output looks like JSON but is not one JSON object: %s", truncateText(dup.Error(), maxProblemText))
 	}
 	var ho hookOutput
 	if err := json.Unmarshal(answer, &ho); err != nil {
@@ -639,8 +645,45 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 			}
 			r.UpdatedInput = json.RawMessage(slices.Clone(u))
 		}
+		if dup != nil && passedOnDup(hs.UpdatedInput, hs.ToolInput, hs.LLMRequest, hs.LLMResponse, hs.TailToolCallRequest, hs.ClearContext, decisionUpdatedInput(hs.Decision)) {
+			// A toolConfig is read as Gemini CLI reads it (the last
+			// value of a name: ReadToolConfig) and relayed re-encoded.
+			refuses := r.Blocked || r.Decision == geminiDeny || r.PermissionDecision == PermissionDeny || !r.Continue
+			if !refuses {
+				return fail("output looks like JSON but is not one JSON object: %s", truncateText(dup.Error(), maxProblemText))
+			}
+			// The refusal stands (Claude Code, Codex and Gemini CLI
+			// read it beside the malformed value); nothing is passed on.
+			r.UpdatedInput, r.GeminiToolInput, r.LLMRequest, r.LLMResponse, r.TailToolCallRequest, r.ClearContext = nil, nil, nil, nil, nil, false
+		}
+	} else if dup != nil {
+		return fail("output looks like JSON but is not one JSON object: %s", truncateText(dup.Error(), maxProblemText))
 	}
 	return r
+}
+
+// passedOnDup reports whether one of the values a hook's answer passes on
+// repeats a name in one of its objects.
+func passedOnDup(values ...json.RawMessage) bool {
+	for _, v := range values {
+		if len(bytes.TrimSpace(v)) > 0 && checkSingleValue(v) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// decisionUpdatedInput is PermissionRequest's decision.updatedInput, if any.
+func decisionUpdatedInput(d *struct {
+	Behavior     *string         `json:"behavior"`
+	Message      *string         `json:"message"`
+	UpdatedInput json.RawMessage `json:"updatedInput"`
+	Interrupt    *bool           `json:"interrupt"`
+}) json.RawMessage {
+	if d == nil {
+		return nil
+	}
+	return d.UpdatedInput
 }
 
 // jsonObject returns raw, trimmed and copied, when it is a JSON object,
