@@ -325,3 +325,40 @@ func TestHostRemoteServerWithEnvIsKept(t *testing.T) {
 		t.Fatalf("want the server remote alone, got %+v", b.Components.MCP)
 	}
 }
+
+// Claude Code and Gemini CLI load an MCP server whose "timeout" is past
+// 600000 ms (internal/agenttest TestHostsMCPTimeouts): it must be
+// reviewed with a warning, not skipped, and keep the host's value; past
+// 2147483647 ms Gemini CLI starts it and gives up at once, which the
+// warning says.
+func TestMCPTimeoutPastLimit(t *testing.T) {
+	b := loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "p", "version": "1.0.0"}`,
+		".mcp.json":                  `{"mcpServers": {"slow": {"command": "node", "args": ["s.js"], "timeout": 86400000}}}`,
+	})
+	f := requireFinding(t, b, Warning, "manifest.timeout", "mcpServers.slow.timeout")
+	if !strings.Contains(f.Message, "Claude Code waits up to 86400000 ms") {
+		t.Errorf("message %q", f.Message)
+	}
+	var kept bool
+	for _, s := range b.Components.MCP { // Codex reads the same file and no "timeout"
+		kept = kept || slices.Contains(s.Hosts, HostClaude) && s.TimeoutSec == MaxTimeoutSec && string(s.Other["timeout"]) == "86400000"
+	}
+	if !kept {
+		t.Fatalf("want the server slow for Claude Code with the host's timeout kept, got %+v", b.Components.MCP)
+	}
+	g := loadFiles(t, files{
+		"gemini-extension.json": `{"name": "ext", "version": "1.0.0", "mcpServers": {
+			"slow": {"command": "node", "timeout": 601000},
+			"never": {"command": "node", "timeout": 2147483648},
+			"bad": {"command": "node", "timeout": 0}}}`,
+	})
+	requireFinding(t, g, Warning, "manifest.timeout", "mcpServers.slow.timeout")
+	if f := requireFinding(t, g, Warning, "manifest.timeout", "mcpServers.never.timeout"); !strings.Contains(f.Message, "gives up on it at once") {
+		t.Errorf("message %q", f.Message)
+	}
+	requireFinding(t, g, Skip, "manifest.timeout", "mcpServers.bad.timeout")
+	if len(g.Components.MCP) != 2 {
+		t.Fatalf("want the servers slow and never, got %+v", g.Components.MCP)
+	}
+}

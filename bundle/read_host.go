@@ -134,6 +134,31 @@ func (r hostReader) hookTimeout(h *Hook, v *jsonValue, path string, unit int) bo
 	return ok
 }
 
+// mcpTimeout reads a Claude Code or Gemini CLI MCP server's "timeout" in
+// milliseconds. Both hosts load the server and call its tools whatever
+// the size (Claude Code 2.1.332 tried up to 2^53-1 ms, Gemini CLI 0.61 up
+// to 2147483647 ms: internal/agenttest TestHostsMCPTimeouts), so a timeout
+// past MaxTimeoutSec does not skip the server, which would hide a command
+// the host runs: it is kept as written in Other["timeout"], TimeoutSec is
+// MaxTimeoutSec, and a warning says what the host does. Past 2147483647 ms
+// Gemini CLI starts the server and gives up on it at once (Node.js fires a
+// longer timer after 1 ms), so none of its tools is offered.
+func (r hostReader) mcpTimeout(s *MCPServer, v *jsonValue, path string) (int, bool) {
+	if v.kind == jsonNumber {
+		f, err := strconv.ParseFloat(v.str, 64)
+		if err == nil && f > 0 && !math.IsInf(f, 0) && math.Ceil(f/1000) > MaxTimeoutSec {
+			other(&s.Other, "timeout", v)
+			if r.host == HostGemini && f > maxNodeTimerMs {
+				r.b.Report.Warnf(path, "manifest.timeout", "Gemini CLI starts this server and gives up on it at once: a timeout past %d ms fires immediately in its runtime (Node.js), so Gemini CLI offers none of its tools (internal/agenttest TestHostsMCPTimeouts); set a timeout of at most %d ms", int64(maxNodeTimerMs), MaxTimeoutSec*1000)
+			} else {
+				r.b.Report.Warnf(path, "manifest.timeout", "%s waits up to %s ms for this server; it is reviewed with bundlectl's limit of %d s", HostTitle(r.host), v.str, MaxTimeoutSec)
+			}
+			return MaxTimeoutSec, true
+		}
+	}
+	return r.seconds(v, path, 1000)
+}
+
 // codexWholeSeconds reports whether Codex (0.171) reads s as a hook
 // timeout and starts: a whole number within i64. Another fails its parse
 // of the hooks file, or (past i64, within u64) panics at start
@@ -856,7 +881,7 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 			}
 			// Gemini CLI and Claude Code give MCP timeouts in
 			// milliseconds (Claude Code's replaces MCP_TIMEOUT, 30000 ms).
-			s.TimeoutSec, good = r.seconds(f, fp, 1000)
+			s.TimeoutSec, good = r.mcpTimeout(&s, f, fp)
 		case "trust":
 			s.Trust = f.kind == jsonBool && f.b
 			if f.kind != jsonBool {

@@ -1,0 +1,82 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mcpTimeoutRun declares the fake MCP server for Claude Code or Gemini CLI
+// with extra fields (a timeout), has the stand-in call its tool, and
+// reports whether the server started, its tool ran and its answer reached
+// the model.
+func mcpTimeoutRun(t *testing.T, h Host, extra map[string]any) (started, called, answered bool, res *Result) {
+	t.Helper()
+	rec := filepath.Join(t.TempDir(), "mcp.jsonl")
+	answer := "fakemcp-timeout-answer-42"
+	a := New(t, h, MCPCall(h, "fake", "lookup", map[string]any{"query": "owl"}), Say("got it"))
+	args := []string{"-tool", "lookup", "-answer", answer, "-record", rec}
+	srv := map[string]any{"command": FakeMCPServer(t), "args": args}
+	for k, v := range extra {
+		srv[k] = v
+	}
+	switch h {
+	case Claude:
+		srv["type"] = "stdio"
+		p := filepath.Join(t.TempDir(), "mcp.json")
+		j, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fake": srv}})
+		if err := os.WriteFile(p, j, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a.Args = append(a.Args, "--mcp-config", p, "--strict-mcp-config", "--allowedTools", "Bash,mcp__fake__lookup")
+	case GeminiCLI:
+		a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{"fake": srv}})
+	}
+	res = a.Run(t, "look up owl")
+	for _, r := range mcpRecord(t, rec) {
+		started = started || r["kind"] == "start"
+	}
+	called = len(mcpCalls(t, rec)) > 0
+	next := a.Model.CallsAt(1)
+	answered = len(next) > 0 && next[len(next)-1].Contains(answer)
+	return started, called, answered, res
+}
+
+// TestHostsMCPTimeouts: Claude Code 2.1.332 loads an MCP server whose
+// "timeout" (milliseconds) is past bundlectl's 600 s limit and calls its
+// tool (tried with 601000, 86400000, 2147483648 and 2^53-1 ms); so does
+// Gemini CLI 0.61 up to 2147483647 ms, while past that it starts the
+// server and gives up on it at once (Node.js fires a longer timer after
+// 1 ms): its tool is not offered. bundlectl skipped such a server for
+// both hosts ("timeout must be at most 600 seconds"), so the review did
+// not show a command the host runs. Now the review shows it with a
+// manifest.timeout warning (bundle TestMCPTimeoutPastLimit).
+func TestHostsMCPTimeouts(t *testing.T) {
+	for _, c := range []struct {
+		host   Host
+		val    string
+		called bool
+	}{
+		{Claude, "601000", true},
+		{Claude, "86400000", true},
+		{Claude, "9007199254740991", true},
+		{GeminiCLI, "601000", true},
+		{GeminiCLI, "86400000", true},
+		{GeminiCLI, "2147483648", false},
+	} {
+		t.Run(string(c.host)+"/"+c.val, func(t *testing.T) {
+			started, called, answered, res := mcpTimeoutRun(t, c.host, map[string]any{"timeout": json.Number(c.val)})
+			if !c.called {
+				// Stopped 1 ms after its start, the server may not have
+				// got as far as recording it: Node.js says it cut the
+				// timer of the first request (initialize) to 1 ms.
+				started = started || strings.Contains(res.Stderr, "Timeout duration was set to 1")
+			}
+			if !started || called != c.called || answered != c.called {
+				t.Fatalf("server started %v (want true), tool called %v and answered %v (want %v), as %s did when tried\n%s", started, called, answered, c.called, c.host, res)
+			}
+		})
+	}
+}
