@@ -347,6 +347,17 @@ func TestMCPTimeoutPastLimit(t *testing.T) {
 	if !kept {
 		t.Fatalf("want the server slow for Claude Code with the host's timeout kept, got %+v", b.Components.MCP)
 	}
+	c := loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "p", "version": "1.0.0"}`,
+		".mcp.json":                  `{"mcpServers": {"huge": {"command": "node", "timeout": 9007199254740993}, "half": {"command": "node", "timeout": 1500.5}}}`,
+	})
+	requireFinding(t, c, Skip, "manifest.timeout", "mcpServers.huge.timeout")
+	requireFinding(t, c, Skip, "manifest.timeout", "mcpServers.half.timeout")
+	for _, s := range c.Components.MCP {
+		if slices.Contains(s.Hosts, HostClaude) {
+			t.Errorf("Claude Code starts no server %q", s.Name)
+		}
+	}
 	g := loadFiles(t, files{
 		"gemini-extension.json": `{"name": "ext", "version": "1.0.0", "mcpServers": {
 			"slow": {"command": "node", "timeout": 601000},

@@ -142,10 +142,16 @@ func (r hostReader) hookTimeout(h *Hook, v *jsonValue, path string, unit int) bo
 // the host runs: it is kept as written in Other["timeout"], TimeoutSec is
 // MaxTimeoutSec, and a warning says what the host does. Past 2147483647 ms
 // Gemini CLI starts the server and gives up on it at once (Node.js fires a
-// longer timer after 1 ms), so none of its tools is offered.
+// longer timer after 1 ms), so none of its tools is offered. Claude Code
+// starts no server whose timeout is not a whole number within 2^53-1
+// (its schema's positive int): such a server is skipped.
 func (r hostReader) mcpTimeout(s *MCPServer, v *jsonValue, path string) (int, bool) {
 	if v.kind == jsonNumber {
 		f, err := strconv.ParseFloat(v.str, 64)
+		if r.host == HostClaude && err == nil && f > 0 && (f != math.Trunc(f) || f > 1<<53-1) {
+			r.b.Report.Skipf(path, "manifest.timeout", "Claude Code does not start this server: its timeout must be a whole number of milliseconds of at most 9007199254740991 (internal/agenttest TestHostsMCPTimeouts); give a whole number of milliseconds, at most 600000")
+			return 0, false
+		}
 		if err == nil && f > 0 && !math.IsInf(f, 0) && math.Ceil(f/1000) > MaxTimeoutSec {
 			other(&s.Other, "timeout", v)
 			if r.host == HostGemini && f > maxNodeTimerMs {
