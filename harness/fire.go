@@ -114,6 +114,12 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 			why = in.Reasons[len(in.Reasons)-1]
 		}
 		msg := fmt.Sprintf("bundlectl: bundle %s is %s, so its hooks did not run: %s", bundle.Quote(in.Name), in.Status, why)
+		if in.Status == lifecycle.StatusEnabled {
+			// "enabled" is what the user asked for, not what is wrong
+			// (a directory gone, a receipt that cannot be used): the
+			// reason says that.
+			msg = fmt.Sprintf("bundlectl: the hooks of bundle %s did not run: %s", bundle.Quote(in.Name), why)
+		}
 		if in.Fix != "" {
 			msg = WithHint(msg, r.fixCommand(in.Fix))
 		}
@@ -127,7 +133,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		}
 		if WithholdsTools(event) && blocks {
 			noTools = true
-			msg = strings.Replace(msg, "so its hooks did not run", "so its hooks did not run and no tools are offered", 1)
+			msg = strings.Replace(msg, "did not run: ", "did not run and no tools are offered: ", 1)
 		}
 		notes = append(notes, msg)
 	}

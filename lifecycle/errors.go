@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
@@ -44,6 +45,10 @@ type NotFoundError struct {
 
 func (e *NotFoundError) Error() string {
 	switch {
+	case isIDShaped(e.Name):
+		// Given an id (as the output of revoke or a refusal names one),
+		// not a name: say so, and where ids are listed.
+		return fmt.Sprintf("no bundle or receipt has the id %q (list --json shows each bundle's id)", e.Name)
 	case e.Scope != "" && e.Elsewhere != "":
 		return fmt.Sprintf("no bundle named %q in the %s root (the %s root has one)", e.Name, e.Scope, e.Elsewhere)
 	case e.Scope != "":
@@ -52,7 +57,27 @@ func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("no bundle named %q in any root", e.Name)
 }
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
-func (e *NotFoundError) Hint() string  { return "bundlectl list" }
+func (e *NotFoundError) Hint() string {
+	if isIDShaped(e.Name) {
+		return "bundlectl list --json"
+	}
+	return "bundlectl list"
+}
+
+// isIDShaped reports whether s has the shape of a bundle's id,
+// scope/<hex>/name, which no bundle's name can have.
+func isIDShaped(s string) bool {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 || (parts[0] != string(bundle.ScopeUser) && parts[0] != string(bundle.ScopeWorkspace)) || parts[1] == "" {
+		return false
+	}
+	for _, r := range parts[1] {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return bundle.ValidBundleName(parts[2])
+}
 
 // NotTrustedNameError is returned by Verify for a name no receipt holds.
 type NotTrustedNameError struct{ Name string }

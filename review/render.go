@@ -37,6 +37,10 @@ type RenderOptions struct {
 	// value): the review says so, since that value reaches the bundle's
 	// processes once it is trusted.
 	Stored map[string]bool
+	// Enabled says the bundle is enabled already (its enabled bit is
+	// kept across trust and revoke): trusting is the last step, and the
+	// review does not send the user to enable it.
+	Enabled bool
 }
 
 // Render writes the human form of a review. Every string that comes from
@@ -186,7 +190,11 @@ func (r *renderer) review(rv *Review) {
 	if cmd := rv.TrustCommand(); cmd != "" {
 		r.line("To trust exactly this content and these capabilities, run:")
 		r.line("  %s", cmdOf(cmd))
-		r.line("Trusting does not enable the bundle; run %s afterwards.", cmdOf("bundlectl enable "+bundle.ShellArg(b.Name)))
+		if r.opts.Enabled {
+			r.line("The bundle is enabled already: once trusted, this content runs, with no enable.")
+		} else {
+			r.line("Trusting does not enable the bundle; run %s afterwards.", cmdOf("bundlectl enable "+bundle.ShellArg(b.Name)))
+		}
 		return
 	}
 	r.line("%s", r.color(ansiRed, "This bundle cannot be trusted:"))

@@ -67,8 +67,10 @@ func promptValue(f *os.File, g *globals, name, key string, whole bool) (string, 
 	v, err := readSecret(f, g.stderr, prompt, lifecycle.MaxOptionValue, whole)
 	switch {
 	case errors.Is(err, errLineCut):
-		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w: pipe it in with --stdin instead", bundle.Quote(key), err),
-			hint: "bundlectl configure --stdin " + bundle.ShellArg(key) + " " + bundle.Operands(name) + " < FILE"}
+		// The hint is a command that works as printed: the file the value
+		// is in is the user's to name, so the form goes in the message.
+		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: %w (pipe it in from a file: bundlectl configure --stdin %s %s < <the file>)", bundle.Quote(key), err, bundle.ShellArg(key), bundle.Operands(name)),
+			hint: "bundlectl configure --help"}
 	case errors.Is(err, io.EOF):
 		return "", &codeError{code: exitUsage, err: fmt.Errorf("option %s: no value was typed (end of input); nothing was stored", bundle.Quote(key)),
 			hint: "bundlectl configure " + bundle.Operands(name, key)}

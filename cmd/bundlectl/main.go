@@ -290,6 +290,11 @@ func dirNotNameHint(err error, g *globals) (note, hint string) {
 	if r, rerr := g.roots(); rerr == nil {
 		for _, root := range r.List() {
 			if filepath.Dir(abs) == filepath.Clean(root.Path) {
+				if argBefore(nf.Name, "trust") {
+					// The token given was never checked against the
+					// bundle: its review prints the one to trust.
+					return "; it is a bundle's directory: name the bundle instead, and trust the token its review prints", g.hint("bundlectl review " + bundle.Operands(filepath.Base(abs)))
+				}
 				// A bundle of a root is named by its directory's name.
 				args := append([]string(nil), os.Args[1:]...)
 				for i, a := range args {
@@ -315,6 +320,20 @@ func dirNotNameHint(err error, g *globals) (note, hint string) {
 		}
 	}
 	return "; it is a directory, and this command takes a bundle's name: install the directory first, then review the bundle it names", g.hint("bundlectl install " + bundle.Operands(nf.Name))
+}
+
+// argBefore reports whether word is an argument of this invocation before
+// the operand operand: the command that was given it.
+func argBefore(operand, word string) bool {
+	for _, a := range os.Args[1:] {
+		if a == operand {
+			return false
+		}
+		if a == word {
+			return true
+		}
+	}
+	return false
 }
 
 // workspaceAboveHint is, for a name no root holds when no --workspace was

@@ -179,12 +179,25 @@ func TestPromptRefusesALineTheTerminalMayHaveCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	scr.waitFor(t, "configure --stdin key p")
+	// The hint works as printed: it holds no placeholder for a file.
+	scr.waitFor(t, "bundlectl: hint: ")
+	hint := func() string { _, h, _ := strings.Cut(scr.buf.String(), "bundlectl: hint: "); return h }
+	for !strings.Contains(hint(), "\n") {
+		b, ok := <-scr.more
+		if !ok {
+			t.Fatalf("the terminal closed inside the hint line:\n%s", scr.buf.String())
+		}
+		scr.buf.Write(b)
+	}
+	if h, _, _ := strings.Cut(hint(), "\n"); strings.TrimSpace(h) != "bundlectl configure --help" {
+		t.Fatalf("hint %q, want bundlectl configure --help", h)
+	}
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 		t.Fatalf("configure ended with %v, want exit 2", err)
 	}
-	if !strings.Contains(scr.buf.String(), "as long as a terminal line can be") || strings.Contains(scr.buf.String(), "aaaa") {
+	if !strings.Contains(scr.buf.String(), "as long as a terminal line can be") || strings.Contains(scr.buf.String(), "aaaa") || strings.Contains(scr.buf.String(), "< FILE") {
 		t.Fatalf("screen:\n%s", scr.buf.String())
 	}
 }

@@ -75,10 +75,15 @@ func printReviewOf(g *globals, b *bundle.Bundle) (*review.Review, error) {
 		subject = b.Dir
 	}
 	var stored map[string]bool
+	enabled := false
 	if m, err := g.manager(); err == nil && b.Scope != bundle.ScopeDir {
 		stored = m.StoredOptions(b)
+		if s, err := m.LoadState(); err == nil {
+			rec, _ := s.Bundle(b.ID)
+			enabled = rec.Enabled
+		}
 	}
-	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint, Subject: subject, Stored: stored})
+	return rv, review.Render(g.stdout, rv, review.RenderOptions{Color: color, Command: g.hint, Subject: subject, Stored: stored, Enabled: enabled})
 }
 
 // isRefusedForTrust reports an enable refused because the bundle needs a
