@@ -316,7 +316,7 @@ func deriveName(s *spec, opts Options) (string, error) {
 		}
 	}
 	if err := CheckName(name); err != nil {
-		return "", &Error{Source: s.display, Reason: fmt.Sprintf("bundle name %s: %v; choose another name", bundle.Quote(name), err), Err: ErrRefused}
+		return "", &Error{Source: s.display, Reason: fmt.Sprintf("bundle name %s: %v; choose another name with --name", bundle.Quote(name), err), Err: ErrRefused, Fix: "bundlectl install --help"}
 	}
 	if opts.Taken != nil && opts.Taken(name) {
 		return "", &Error{Source: s.display, Reason: fmt.Sprintf("a bundle named %s already exists", bundle.Quote(name)), Err: ErrRefused}
