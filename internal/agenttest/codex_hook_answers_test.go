@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,27 +56,7 @@ func TestCodexNonBlockingDecision(t *testing.T) {
 		t.Run(through, func(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, Codex, Say("done"))
-			if through == "installed" {
-				root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
-				writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-				writeJSONFile(t, root, "hooks/hooks.json", codexBlockAnswerHooks(rec))
-				a.CodexConfig = "[plugins.\"" + codexPluginID + "\"]\nenabled = true\n"
-				a.Args = []string{"-c", "features.plugins=true", "--dangerously-bypass-hook-trust"}
-			} else {
-				f := newExecFixture(t, a)
-				writeJSONFile(t, f.src, "hooks/hooks.json", codexBlockAnswerHooks(rec))
-				f.trust(t)
-				a.Command(t, "hello") // the agent's own offline configuration
-				userFile, _ := setupFiles(a)
-				if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
-					t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
-				}
-				wrote, err := os.ReadFile(userFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				a.CodexConfig = string(wrote)
-			}
+			installCodexHooks(t, a, through, codexBlockAnswerHooks(rec))
 			res := a.Run(t, "hello")
 			if res.Exit != 0 {
 				t.Fatalf("codex (%s) exited %d\n%s", through, res.Exit, res)

@@ -31,32 +31,14 @@ func TestCodexPreToolUseOtherEventName(t *testing.T) {
 				a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 				hooks := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
 					"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + answer + "'"}}}}}}
-				if through == "installed" {
-					root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
-					writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-					writeJSONFile(t, root, "hooks/hooks.json", hooks)
-					a.CodexConfig = "[plugins.\"" + codexPluginID + "\"]\nenabled = true\n"
-					a.Args = []string{"-c", "features.plugins=true", "--dangerously-bypass-hook-trust"}
-				} else if through == "exec" {
+				if through == "exec" {
 					f := newExecFixture(t, a)
 					writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
 					f.trust(t)
 					allowExecTools(a)
 					a.Launcher = f.launcher(t)
 				} else {
-					f := newExecFixture(t, a)
-					writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-					f.trust(t)
-					a.Command(t, "hello")
-					userFile, _ := setupFiles(a)
-					if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
-						t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
-					}
-					wrote, err := os.ReadFile(userFile)
-					if err != nil {
-						t.Fatal(err)
-					}
-					a.CodexConfig = string(wrote)
+					installCodexHooks(t, a, through, hooks)
 				}
 				res := a.Run(t, "hello")
 				if _, err := os.Stat(marker); err == nil {

@@ -1,8 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -24,39 +22,14 @@ func TestSetupGeminiAnswerKeys(t *testing.T) {
 			hooks := map[string]any{"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
 				"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + c.answer + "'"}}}}}}
 
-			marker := filepath.Join(t.TempDir(), markerName)
-			direct := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
-			root := filepath.Join(direct.ConfigDir(), "extensions", pluginName)
-			writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-			writeJSONFile(t, root, "hooks/hooks.json", hooks)
-			res := direct.Run(t, "make the marker")
-			if exists(marker) {
-				t.Fatalf("Gemini CLI ran the shell command past the hook's answer %s\n%s", c.answer, res)
-			}
-
-			guarded := filepath.Join(t.TempDir(), markerName)
-			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+guarded), Say("done"))
-			f := newExecFixture(t, a)
-			writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-			f.trust(t)
-			a.Command(t, "hello") // the agent's own offline settings, before setup
-			userFile, _ := setupFiles(a)
-			out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-			if err != nil {
-				t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-			}
-			wrote, err := os.ReadFile(userFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var m map[string]any
-			if err := json.Unmarshal(wrote, &m); err != nil {
-				t.Fatal(err)
-			}
-			a.Settings = m
-			res = a.Run(t, "make the marker")
-			if exists(guarded) {
-				t.Fatalf("under setup gemini the shell command ran past the reviewed hook's answer %s\n%s", c.answer, res)
+			for _, mode := range []string{"direct", "setup"} {
+				marker := filepath.Join(t.TempDir(), markerName)
+				a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+				installGeminiHooks(t, a, mode, pluginName, hooks)
+				res := a.Run(t, "make the marker")
+				if exists(marker) {
+					t.Fatalf("%s: the shell command ran past the hook's answer %s\n%s", mode, c.answer, res)
+				}
 			}
 		})
 	}

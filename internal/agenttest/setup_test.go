@@ -116,6 +116,35 @@ func TestSetup(t *testing.T) {
 	}
 }
 
+// installCodexHooks puts hooks where Codex reads them: for "installed" a
+// plugin in Codex's plugin cache, enabled, with hook trust bypassed (as a
+// user who installed it); for "setup" a trusted bundle holding them and
+// `bundlectl setup codex`'s lines as Codex's configuration.
+func installCodexHooks(t *testing.T, a *Agent, through string, hooks any) {
+	t.Helper()
+	if through == "installed" {
+		root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
+		writeJSONFile(t, root, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+		writeJSONFile(t, root, "hooks/hooks.json", hooks)
+		a.CodexConfig = "[plugins.\"" + codexPluginID + "\"]\nenabled = true\n"
+		a.Args = append(a.Args, "-c", "features.plugins=true", "--dangerously-bypass-hook-trust")
+		return
+	}
+	f := newExecFixture(t, a)
+	writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
+	f.trust(t)
+	a.Command(t, "hello") // the agent's own offline configuration
+	userFile, _ := setupFiles(a)
+	if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
+		t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
+	}
+	wrote, err := os.ReadFile(userFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.CodexConfig = string(wrote)
+}
+
 // installGeminiHooks gives a Gemini CLI agent the hooks file hooks: in an
 // installed extension named name for mode "direct" (Gemini CLI runs them
 // itself), else in a trusted bundle wired in by bundlectl setup gemini
