@@ -83,7 +83,9 @@ func TestClaudeBOMAndDuplicateServer(t *testing.T) {
 			}
 			if c.name == "plain" {
 				warnings, out := ReviewWarnings(t, root)
-				if !slices.Contains(warnings, ReviewWarning{Rule: "mcp.last-definition", Path: ".mcp.json: mcpServers.dup"}) {
+				if !slices.ContainsFunc(warnings, func(w ReviewWarning) bool {
+					return w.Rule == "mcp.last-definition" && w.Path == ".mcp.json: mcpServers.dup"
+				}) {
 					t.Errorf("review: no mcp.last-definition warning for the repeated server\n%s", out)
 				}
 			}
