@@ -2,6 +2,7 @@ package agenttest
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +24,9 @@ func runInPlaceAndExec(t *testing.T, name string, write func(dir, rec string), s
 		a := New(t, Claude, script(rec)...)
 		dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", name)
 		write(dir, rec)
-		a.Args = []string{"--allowedTools", "Bash,Skill"}
+		// --debug: Claude Code logs the hooks a skill registers and each
+		// hook it runs, printed below if the test fails.
+		a.Args = []string{"--allowedTools", "Bash,Skill", "--debug"}
 		if !exec {
 			a.Args = append(a.Args, "--plugin-dir", dir)
 			dirInPlace = dir
@@ -42,6 +45,11 @@ func runInPlaceAndExec(t *testing.T, name string, write func(dir, rec string), s
 			a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
 		}
 		res := a.Run(t, "hello")
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("exec=%v: Claude Code's debug lines on skills and hooks:\n%s", exec, debugLines(a, "hook", "Skill", "skill"))
+			}
+		})
 		if !exists(filepath.Join(rec, "tool-ran")) {
 			t.Fatalf("exec=%v: the tool did not run\n%s", exec, res)
 		}
@@ -113,6 +121,31 @@ func TestClaudeSkillHookPluginVars(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(viaExec, "skill-env")); !strings.HasPrefix(string(b), snap+"|") {
 		t.Errorf("through bundlectl exec, $CLAUDE_PLUGIN_ROOT is %q, ${CLAUDE_PLUGIN_ROOT} in args %q: want the same root", b, snap)
 	}
+}
+
+// debugLines returns the lines of a's Claude Code debug logs (its
+// --debug files under HOME) that hold any of words.
+func debugLines(a *Agent, words ...string) string {
+	var out strings.Builder
+	filepath.WalkDir(a.Home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || !strings.Contains(p, "debug") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			for _, w := range words {
+				if strings.Contains(l, w) {
+					out.WriteString(l + "\n")
+					break
+				}
+			}
+		}
+		return nil
+	})
+	return out.String()
 }
 
 // requestsHold reports whether any request to the model stand-in holds s.
