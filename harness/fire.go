@@ -81,8 +81,18 @@ func RefuseEvent(event string, err error) (Outcome, error) {
 }
 
 // FireEvent is FireHooks for an event ParseHookEvent already read, for a
-// caller that parses the input while the registry loads.
+// caller that parses the input while the registry loads. The outcome's
+// Host is Options.Host, so that WriteOutcome answers a guard that cannot
+// run as that host honours (a stop on Codex's PreCompact, not exit 2).
 func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error) {
+	o, err := r.fireEvent(ctx, ev)
+	if r != nil {
+		o.Host = r.opts.Host
+	}
+	return o, err
+}
+
+func (r *Registry) fireEvent(ctx context.Context, ev *HookEvent) (Outcome, error) {
 	if ev == nil {
 		return RefuseEvent("", &HookEventError{Problem: "no event"})
 	}
@@ -92,7 +102,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 		return RefuseEvent(ev.HookEventName, errors.New("harness: the registry was not made by Load, so no guard could be checked"))
 	}
 	event := ev.HookEventName
-	blocking := guardedEvent(event)
+	blocking := guardedEvent(r.opts.Host, event)
 	// bundlectl's own hooks are written in Claude Code's names of events
 	// and tools; under --host gemini they fire for Gemini CLI's event of
 	// the same meaning, matched against the Claude Code name of its tool
@@ -180,7 +190,7 @@ func (r *Registry) FireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 					// preparation and the snapshot's check.
 					go e.inventory()
 				}
-				rh := r.runnable(e, i, h, blocking)
+				rh := r.runnable(e, i, h, event)
 				rh.Match = match
 				rh.exit2FailsIn = exit2FailsIn(r.opts.Host, event)
 				rh.codex = r.opts.Host == bundle.HostCodex
@@ -406,8 +416,11 @@ func (in Inactive) BlocksAny() bool {
 	return in.Gone && slices.ContainsFunc(in.Events, bundle.BlockingEvent)
 }
 
-// runnable freezes one hook of e.
-func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool) RunnableHook {
+// runnable freezes one hook of e, fired for event (the host's name of
+// h's event): a guard of it that cannot run is answered as that host
+// honours (guardedEvent, StopsOnFailedGuardIn, WithholdsTools).
+func (r *Registry) runnable(e *entry, index int, h inventory.Hook, event string) RunnableHook {
+	blocking := guardedEvent(r.opts.Host, event)
 	e.mu.Lock()
 	prepErr := r.prepare(e) // options are part of the frozen environment
 	e.mu.Unlock()
@@ -422,6 +435,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			MaxOutput: r.opts.MaxOutput,
 		},
 		pastLimit: HookWaitsPastLimit(h),
+		host:      r.opts.Host,
 	}
 	if rh.pastLimit && testOnlyLimit > 0 {
 		rh.Spec.Timeout = testOnlyLimit
@@ -484,7 +498,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 		}
 		if err != nil && blocking && failsClosed(err) {
 			what := "the event is blocked"
-			if StopsOnFailedGuardIn(r.opts.Host, h.Event) {
+			if StopsOnFailedGuardIn(r.opts.Host, event) {
 				what = "the agent is stopped"
 			}
 			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so %s: %v", bundle.Quote(e.name), what, err)
@@ -493,7 +507,7 @@ func (r *Registry) runnable(e *entry, index int, h inventory.Hook, blocking bool
 			}
 			return &BlockError{Reason: reason, Fix: hintOf(err)}
 		}
-		if err != nil && WithholdsTools(h.Event) && failsClosed(err) {
+		if err != nil && WithholdsTools(event) && failsClosed(err) {
 			reason := fmt.Sprintf("bundlectl: bundle %s has a guard for this event that cannot run, so no tools are offered: %v", bundle.Quote(e.name), err)
 			if h := hintOf(err); h != "" {
 				reason = WithHint(reason, r.fixCommand(h))
@@ -749,7 +763,8 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 				// there (the event goes ahead), and here.
 				return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("bundlectl: bundle %s hook %s did not run: %s\n", bundle.Quote(e.name), h.ID, why))}, nil
 			}
-			rh := r.runnable(e, i, h, guardedEvent(h.Event))
+			event := r.hostEvent(h)
+			rh := r.runnable(e, i, h, event)
 			if err := rh.Verify(ctx); err != nil {
 				if errors.Is(err, errSkip) {
 					return &Result{}, nil
@@ -767,22 +782,38 @@ func (r *Registry) ExecHook(ctx context.Context, bundleName, hookID string, stdi
 			spec.Stdin = stdin
 			spec.Env = withEnv(spec.Env, HookDepthEnv+"="+fmt.Sprint(depth+1))
 			res, err := rh.Run(ctx, spec)
-			if err == nil && res.TimedOut && rh.pastLimit && bundle.BlockingEvent(h.Event) {
-				// The host would still be waiting for the guard's
-				// answer: exit 2 blocks there, as the chain blocks.
-				return &Result{ExitCode: 2, Stderr: []byte(pastLimitReason(e.name, h.ID, res.Timeout) + "\n"), Timeout: res.Timeout}, nil
-			}
-			if err == nil && res.TimedOut && rh.pastLimit && (StopsOnFailedGuard(h.Event) || WithholdsTools(h.Event)) {
-				// No exit status holds there (Gemini CLI): the caller
+			if err == nil && res.TimedOut && rh.pastLimit && (StopsOnFailedGuardIn(r.opts.Host, event) || WithholdsTools(event)) {
+				// The host would still be waiting for the guard's answer,
+				// and no exit status holds there (Gemini CLI's AfterModel
+				// and BeforeToolSelection; Codex's PreCompact, where exit
+				// 2 is a failed hook and Codex compacts): the caller
 				// stops the agent or offers no tools, as for a guard
 				// that cannot start.
 				return nil, errors.New(pastLimitText(e.name, h.ID, res.Timeout))
+			}
+			if err == nil && res.TimedOut && rh.pastLimit && bundle.BlockingEvent(event) {
+				// The host would still be waiting for the guard's
+				// answer: exit 2 blocks there, as the chain blocks.
+				return &Result{ExitCode: 2, Stderr: []byte(pastLimitReason(e.name, h.ID, res.Timeout) + "\n"), Timeout: res.Timeout}, nil
 			}
 			return res, err
 		}
 		return nil, &UnknownError{What: "hook", Name: bundleName + " " + hookID}
 	}
 	return nil, r.Loaded(bundleName)
+}
+
+// hostEvent is the name r's host fires h's event under: under Gemini CLI
+// bundlectl's own hooks (Claude Code's names) fire for its event of the
+// same meaning (bundle.GeminiEvents), as FireEvent and the Gemini view
+// fire them.
+func (r *Registry) hostEvent(h inventory.Hook) string {
+	if r.opts.Host == bundle.HostGemini && len(h.Hosts) == 0 {
+		if g, ok := bundle.GeminiEvents[h.Event]; ok {
+			return g
+		}
+	}
+	return h.Event
 }
 
 // exit2FailsIn names the host that takes a hook's exit status 2 on event

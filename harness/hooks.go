@@ -842,9 +842,11 @@ func StopWhy(host bundle.Host, event string) string {
 }
 
 // guardedEvent reports whether a guard of event that cannot run must
-// fail closed with a block, or, where a block does not hold
-// (StopsOnFailedGuard), a stop.
-func guardedEvent(event string) bool { return bundle.BlockingEvent(event) || StopsOnFailedGuard(event) }
+// fail closed with a block, or, where a block does not hold under host
+// (StopsOnFailedGuardIn), a stop. event is host's name of it.
+func guardedEvent(host bundle.Host, event string) bool {
+	return bundle.BlockingEvent(event) || StopsOnFailedGuardIn(host, event)
+}
 
 // withholdTools is block's counterpart for an event WithholdsTools: the
 // event proceeds with no tools offered, and reason tells the user why.
@@ -1436,6 +1438,9 @@ type RunnableHook struct {
 	// as plain output (claudePlainAnswer) pass its onFailureBlock; an
 	// http hook's answer is not known to be read so, and blocks.
 	plainPasses bool
+	// host is the host whose answer to a guard that cannot run the
+	// chain gives (guardedEvent); "" is bundlectl's own contract.
+	host bundle.Host
 	// pastLimit, when set, says the hook's host waits for it longer than
 	// bundlectl does (its timeout past MaxTimeout, kept as written:
 	// HookWaitsPastLimit): timing out at bundlectl's limit, a guard
@@ -1529,7 +1534,7 @@ func FireChain(ctx context.Context, hooks []RunnableHook, ev *HookEvent) (Outcom
 			}
 			ok, err := match(value)
 			if err != nil {
-				if guardedEvent(ev.HookEventName) {
+				if guardedEvent(h.host, ev.HookEventName) {
 					// The host may read the matcher (JavaScript's or Rust's
 					// regular expressions) and run the guard; skipping it
 					// would fail open.
@@ -1647,7 +1652,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				return out, changed, err
 			}
 			var ce *CanceledError
-			if errors.As(err, &ce) && failsClosed(ce.Cause) && guardedEvent(cur.HookEventName) {
+			if errors.As(err, &ce) && failsClosed(ce.Cause) && guardedEvent(h.host, cur.HookEventName) {
 				reason := "bundlectl: " + err.Error()
 				reason = WithHint(reason, ce.Fix)
 				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, reason)
@@ -1658,7 +1663,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				continue
 			}
 			var se *StartError
-			if errors.As(err, &se) && guardedEvent(cur.HookEventName) {
+			if errors.As(err, &se) && guardedEvent(h.host, cur.HookEventName) {
 				// A guard that cannot start guards nothing: blocked, as
 				// hooks exec blocks it (exit 2), though Claude Code
 				// 2.1.332 lets the tool run unless its onFailure is
@@ -1681,7 +1686,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			out, err := o.cancel(ctx.Err())
 			return out, changed, err
 		}
-		if AnswerCut(cur.HookEventName, res) && guardedEvent(cur.HookEventName) {
+		if AnswerCut(cur.HookEventName, res) && guardedEvent(h.host, cur.HookEventName) {
 			// Its answer was cut at the output cap: a deny it gave
 			// cannot be read, so a guard's event is blocked.
 			o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: "+CutAnswer(h.Bundle, fmt.Sprint(h.Index), res))
@@ -1726,7 +1731,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		}
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
-			if h.pastLimit && guardedEvent(cur.HookEventName) {
+			if h.pastLimit && guardedEvent(h.host, cur.HookEventName) {
 				o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, pastLimitReason(h.Bundle, h.ID, res.Timeout))
 				return o, changed, nil
 			}
