@@ -124,11 +124,20 @@ it exits 0 and says why in a systemMessage.` + exitStatus(
 
 func runHookExec(g *globals, name, id, host string) error {
 	sealInheritedFiles()
-	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
-	if err != nil {
-		// Which event it is cannot be known: block, as for any event a
-		// hook may guard.
-		io.WriteString(g.stderr, "bundlectl: bundle "+bundle.Quote(name)+": cannot read the hook input on stdin, so the event is blocked: "+bundle.Sanitize(err.Error())+"\n")
+	input, readErr := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
+	// unread answers an input that cannot be read: which event it is
+	// cannot be known from it, so the hook's own event decides (when the
+	// registry could tell it), as for an input that names no event: a
+	// stop or no tools where exit 2 would not hold, else a block.
+	unread := func(event string) error {
+		why := "bundlectl: bundle " + bundle.Quote(name) + ": cannot read the hook input on stdin, so "
+		switch {
+		case harness.StopsOnFailedGuardIn(bundle.Host(host), event):
+			return writeStop(g, event, why+"the agent is stopped, as "+harness.StopWhy(bundle.Host(host), event)+": "+readErr.Error())
+		case harness.WithholdsTools(event):
+			return writeNoTools(g, event, why+"no tools are offered: "+readErr.Error())
+		}
+		io.WriteString(g.stderr, why+"the event is blocked: "+bundle.Sanitize(readErr.Error())+"\n")
 		return &quietError{code: 2}
 	}
 	switch host {
@@ -141,7 +150,7 @@ func runHookExec(g *globals, name, id, host string) error {
 	var ev struct {
 		Name string `json:"hook_event_name"`
 	}
-	if json.Unmarshal(input, &ev) == nil {
+	if readErr == nil && json.Unmarshal(input, &ev) == nil {
 		event = ev.Name
 	}
 	blocking := event == "" || bundle.BlockingEvent(event)
@@ -198,10 +207,16 @@ func runHookExec(g *globals, name, id, host string) error {
 	}
 	ctx := startContext()
 	r, err := g.roots()
+	if err != nil && readErr != nil {
+		return unread("")
+	}
 	if err != nil {
 		return fail(err)
 	}
 	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: []string{name}, NoWatch: true, FixCommand: g.hint, Host: bundle.Host(host)})
+	if err != nil && readErr != nil {
+		return unread("")
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -215,6 +230,9 @@ func runHookExec(g *globals, name, id, host string) error {
 				event, blocking = h.Event, bundle.BlockingEvent(h.Event)
 			}
 		}
+	}
+	if readErr != nil {
+		return unread(event)
 	}
 	res, err := reg.ExecHook(ctx(), name, id, input)
 	if err != nil {
@@ -271,9 +289,17 @@ func runHooks(g *globals, event, host string) error {
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
 		// An event that cannot be read cannot be judged: fail closed,
-		// as for one that does not parse.
+		// as for one that does not parse, in the form the host honours
+		// (a stop on Codex's PreCompact and Gemini CLI's AfterModel, no
+		// tools on BeforeToolSelection: exit 0, which it reads).
 		o, _ := harness.RefuseEvent(event, &harness.HookEventError{Problem: "cannot read the input on stdin: " + err.Error()})
-		harness.WriteOutcome(g.stdout, g.stderr, o)
+		switch host {
+		case "claude", "codex", "gemini":
+			o.Host = bundle.Host(host)
+		}
+		if code, _ := harness.WriteOutcome(g.stdout, g.stderr, o); code == 0 {
+			return nil
+		}
 		return &quietError{code: 2}
 	}
 	switch host {
