@@ -238,7 +238,11 @@
 //     a cut answer is answered "continue": false, exit 0
 //     (StopsOnFailedGuard), not a block. So is one of PreCompact under
 //     --host codex, where Codex takes exit 2 as a failed hook and
-//     compacts, but stops on "continue": false (StopsOnFailedGuardIn).
+//     compacts, but stops on "continue": false (StopsOnFailedGuardIn),
+//     under the chain (FireEvent sets Outcome.Host to Options.Host, which
+//     WriteOutcome answers for) and ExecHook alike; ExecHook takes the
+//     event by the host's name of it (a bundlectl-own PreCompact hook is
+//     Gemini CLI's PreCompress, where nothing blocks).
 //   - Under --host gemini, on SessionStart, SessionEnd, Notification and
 //     PreCompress (RunnableHook.geminiShared), answers are read as Gemini
 //     CLI 0.61 reads them there (geminiSharedAnswer, addGeminiShared):

@@ -108,7 +108,8 @@ unchanged. The hook id is the one review and show print.
 If the bundle can no longer run the hook, an event a hook can block is
 blocked (exit 2, the reason on stderr, naming the bundle and the fix);
 Gemini CLI's BeforeToolSelection is answered with no tools offered, and its
-AfterModel with "continue": false (exit 0, the reason in systemMessage);
+AfterModel and Codex's PreCompact (where Codex takes exit 2 as a failed hook)
+with "continue": false (exit 0, the reason in systemMessage);
 for any other event, or when the user disabled, revoked or switched it off,
 it exits 0 and says why in a systemMessage.` + exitStatus(
 			"0, 2, …  the hook's own exit status",
