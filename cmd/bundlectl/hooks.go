@@ -336,6 +336,12 @@ func runHooks(g *globals, event, host string) error {
 			// because the roots cannot be resolved.
 			return blockUnguarded(g, g, host, event, err)
 		}
+		if harness.WithholdsTools(event) {
+			// Gemini CLI offers every tool on any exit status here: the
+			// one answer that holds is no tools, as when the registry
+			// cannot load.
+			return writeNoTools(g, event, withErrHint("bundlectl cannot tell which guards apply, so no tools are offered: "+err.Error(), err, g))
+		}
 		return err
 	}
 	// hg prints fix commands: the agent's shell is not in the event's
