@@ -452,10 +452,13 @@ func claudeGroupSchema(g *jsonValue, gp string) (at, why string) {
 			}
 		case t.str == HookHTTP:
 			// Its schema's url is a string JavaScript's URL parses;
-			// with none, Claude Code 2.1.332 refuses the plugin
-			// (internal/agenttest TestClaudeOnFailureSchema).
+			// with none, or one it does not parse ("foo", "http://"),
+			// Claude Code 2.1.332 refuses the plugin (internal/agenttest
+			// TestClaudeOnFailureSchema, TestClaudeHTTPURLSchema).
 			if u, ok := h.obj["url"]; !ok || u.kind != jsonString || strings.TrimSpace(u.str) == "" {
 				return hp, "this http hook has no url string"
+			} else if jsURLRefuses(u.str) {
+				return hp + ".url", "its url " + Quote(u.str) + " is not a URL (JavaScript's URL does not parse it)"
 			}
 		}
 		if of, ok := h.obj["onFailure"]; ok && !claudeOnFailureValid(of) {
@@ -683,6 +686,15 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				// On a guard's event Claude Code loads nothing of the
 				// plugin: claudeGroupSchema's refusal says so.
 				r.b.Report.Skipf(path, "hook.url", "http hook has no url")
+			}
+			keep = false
+		} else if r.host == HostClaude && jsURLRefuses(h.URL) {
+			// Its hooks schema refuses the url: Claude Code 2.1.332
+			// drops the hook, and on a guard's event loads nothing of
+			// the plugin (claudeGroupSchema), so nothing sends the
+			// event anywhere (internal/agenttest TestClaudeHTTPURLSchema).
+			if scope != "" || !ClaudeGuardEvent(event) {
+				r.b.Report.Skipf(FieldPath(path, "url"), "hook.url", "url %s is not a URL (JavaScript's URL does not parse it), so Claude Code's hooks schema drops this hook", Quote(h.URL))
 			}
 			keep = false
 		} else if vars := HostVarRefs(h.URL, false); len(vars) > 0 && r.host == HostClaude {
@@ -1138,3 +1150,50 @@ func ClaudeOnFailureIgnoredOn(event string) bool {
 	}
 	return false
 }
+
+// jsURLRefuses reports whether JavaScript's URL (the WHATWG URL parser,
+// which Claude Code's hooks schema applies to an http hook's url) refuses
+// s: once tabs and line breaks are removed and leading and trailing
+// controls and spaces trimmed, s has no scheme (a relative URL, and there
+// is no base), or a special scheme (http, https, ws, wss, ftp) with no
+// host ("http://", "https://user@/x", "http://:80"). It answers only
+// these certain cases; a url it passes may still fail to parse, and is
+// then vetted by the url rules as written (a guard's refuses the bundle).
+func jsURLRefuses(s string) bool {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
+	i := strings.IndexByte(s, ':')
+	if i <= 0 || !isASCIIAlpha(s[0]) {
+		return true
+	}
+	for _, c := range []byte(s[1:i]) {
+		if !isASCIIAlpha(c) && (c < '0' || c > '9') && c != '+' && c != '-' && c != '.' {
+			return true
+		}
+	}
+	switch strings.ToLower(s[:i]) {
+	case "http", "https", "ws", "wss", "ftp":
+	default:
+		return false
+	}
+	auth := strings.TrimLeft(s[i+1:], `/\`)
+	if end := strings.IndexAny(auth, `/\?#`); end >= 0 {
+		auth = auth[:end]
+	}
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		auth = auth[at+1:]
+	}
+	if !strings.HasPrefix(auth, "[") {
+		if c := strings.LastIndexByte(auth, ':'); c >= 0 {
+			auth = auth[:c]
+		}
+	}
+	return auth == ""
+}
+
+func isASCIIAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -1,0 +1,73 @@
+package bundle
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestJSURLRefuses: the urls JavaScript's URL refuses (checked with
+// node 20's new URL) and some it parses, which are left to the url rules.
+func TestJSURLRefuses(t *testing.T) {
+	for s, want := range map[string]bool{
+		"foo": true, "http://": true, "https://": true, "http:": true, "  ": true, "": true,
+		"https://user@/x": true, "http://:80/x": true, "/check": true, "1http://x": true, "ws:///": true,
+		"ftp://x": false, "http:host": false, `http:\host`: false, "https:/host": false,
+		" http://guard.example.com/check": false, "https://guard.example.com/check#v1": false,
+		"http://[::1]/": false, "localhost:8080/check": false, "file:": false, "ht\ttp://x": false,
+		"http://x:/": false, "mailto:a@b": false,
+	} {
+		if got := jsURLRefuses(s); got != want {
+			t.Errorf("jsURLRefuses(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestClaudeHTTPHookURLSchema: an http hook whose url JavaScript's URL
+// does not parse fails Claude Code's hooks schema (internal/agenttest
+// TestClaudeHTTPURLSchema): on PreToolUse nothing of the plugin is Claude
+// Code's (hook.schema), on PostToolUse that hook alone is dropped
+// (hook.url, a skip) and its sibling kept. Both were read as a url Claude
+// Code posts to.
+func TestClaudeHTTPHookURLSchema(t *testing.T) {
+	for _, u := range []string{"foo", "http://"} {
+		t.Run(u, func(t *testing.T) {
+			pre := writeTree(t, "p", map[string]string{
+				ManifestClaude: `{"name": "p"}`,
+				"hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+					{"type": "http", "url": "` + u + `"},
+					{"type": "command", "command": "echo sibling"}]}]}}`,
+			})
+			for _, h := range pre.Components.Hooks {
+				if slices.Contains(h.Hosts, HostClaude) {
+					t.Errorf("PreToolUse: hook %q kept for Claude Code, which loads nothing of the plugin:%s", h.Command, dumpFindings(pre))
+				}
+			}
+			if !slices.ContainsFunc(pre.Report.Findings, func(f Finding) bool {
+				return f.Rule == "hook.schema" && strings.HasSuffix(f.Path, "hooks[0].url")
+			}) {
+				t.Errorf("PreToolUse: no hook.schema finding at the url:%s", dumpFindings(pre))
+			}
+			post := writeTree(t, "p", map[string]string{
+				ManifestClaude: `{"name": "p"}`,
+				"hooks/hooks.json": `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+					{"type": "http", "url": "` + u + `"},
+					{"type": "command", "command": "echo sibling"}]}]}}`,
+			})
+			var claude []string
+			for _, h := range post.Components.Hooks {
+				if slices.Contains(h.Hosts, HostClaude) {
+					claude = append(claude, h.Command)
+				}
+			}
+			if !slices.Equal(claude, []string{"echo sibling"}) {
+				t.Errorf("PostToolUse: Claude Code's hooks %q, want the sibling alone:%s", claude, dumpFindings(post))
+			}
+			if !slices.ContainsFunc(post.Report.Findings, func(f Finding) bool {
+				return f.Rule == "hook.url" && f.Severity == Skip && strings.Contains(f.Message, "hooks schema drops this hook")
+			}) {
+				t.Errorf("PostToolUse: no hook.url skip:%s", dumpFindings(post))
+			}
+		})
+	}
+}

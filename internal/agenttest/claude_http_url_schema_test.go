@@ -1,0 +1,99 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClaudeHTTPURLSchema: Claude Code 2.1.332's hooks schema takes an
+// http hook's url only as a string JavaScript's URL parses. One it does
+// not parse — "foo" (no scheme), "http://" (no host), blank — fails the
+// schema as a missing url does: on PreToolUse Claude Code loads nothing of
+// the plugin (no hook, no skill; the tool runs), on PostToolUse it drops
+// that hook alone. bundlectl's review shows for Claude Code exactly what it
+// ran: it read such a url as one Claude Code would post the event to, so
+// it showed the plugin's hooks and skill for Claude Code on PreToolUse,
+// and kept the hook on PostToolUse, saying skipping it would let the
+// event through unguarded. A url JavaScript parses but
+// Claude Code cannot post to ("ftp://x") passes the schema: the plugin
+// loads and the hook fails, which bundlectl still refuses on a guard's
+// event (its url rules; not changed here).
+func TestClaudeHTTPURLSchema(t *testing.T) {
+	for _, c := range []struct {
+		url    string
+		schema bool
+	}{{"foo", true}, {"http://", true}, {"  ", true}, {"ftp://x", false}} {
+		for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+			t.Run(strings.TrimSpace(c.url)+"/"+ev, func(t *testing.T) {
+				rec := t.TempDir()
+				dir := filepath.Join(t.TempDir(), "hu")
+				hook := func(n string) map[string]any {
+					return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, n)}
+				}
+				writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "hu", "version": "1.0.0"})
+				hooks := map[string]any{
+					"PreToolUse":  []any{map[string]any{"matcher": "Bash", "hooks": []any{hook("pre")}}},
+					"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook("post")}}},
+				}
+				other := map[string]string{"PreToolUse": "post", "PostToolUse": "pre"}[ev]
+				hooks[ev] = []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "http", "url": c.url}, hook("ingroup")}}}
+				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": hooks})
+				writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nhu-skill-body\n", 0o644)
+				a := New(t, Claude, Call("Skill", map[string]any{"skill": "hu:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+				a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
+				res := a.Run(t, "hello")
+				got := recorded(t, rec)
+				if requestsHold(a, "hu-skill-body") {
+					got = append(got, "SKILL")
+				}
+				want := []string{"ingroup", other, "tool-ran", "SKILL"}
+				if c.schema && ev == "PreToolUse" {
+					want = []string{"tool-ran"}
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("Claude Code ran %q, want %q (found by trying Claude Code 2.1.332)\n%s", got, want, res)
+				}
+				if !c.schema {
+					return
+				}
+				var review struct {
+					Errors, Warnings []ReviewWarning
+					Components       struct {
+						Hooks  []struct{ Hosts []string }
+						Skills []struct{ Hosts []string }
+					}
+				}
+				out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
+				if err := json.Unmarshal([]byte(out), &review); err != nil {
+					t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
+				}
+				shown := 0
+				for _, h := range append(review.Components.Hooks, review.Components.Skills...) {
+					if slices.Contains(h.Hosts, "claude") {
+						shown++
+					}
+				}
+				if ev == "PreToolUse" && shown != 0 {
+					t.Errorf("the review shows %d hooks and skills for Claude Code, which loads nothing of the plugin\n%s", shown, out)
+				}
+				// The manifest makes the bundle a Codex plugin too: Claude
+				// Code's refusal of the plugin is a hook.schema warning.
+				// (The Codex copy of the hook, which bundlectl exec would
+				// post for Codex, still refuses the bundle by its url.)
+				says := "is not a URL (JavaScript's URL does not parse it), so Claude Code's hooks schema drops this hook"
+				switch {
+				case ev == "PreToolUse" && strings.TrimSpace(c.url) == "":
+					says = "this http hook has no url string: for a PreToolUse hook that fails its hooks schema Claude Code refuses to load the whole plugin"
+				case ev == "PreToolUse":
+					says = "is not a URL (JavaScript's URL does not parse it): for a PreToolUse hook that fails its hooks schema Claude Code refuses to load the whole plugin"
+				}
+				if !strings.Contains(out, says) {
+					t.Errorf("the review does not say %q\n%s", says, out)
+				}
+			})
+		}
+	}
+}
