@@ -54,6 +54,8 @@ func fuzzHostReader(f *testing.F, fixture, manifest string, format Format, read 
 	// repeated server name (every host takes the last definition).
 	f.Add([]byte("\uFEFF" + `{"name": "x", "mcpServers": {"a": {"command": "x"}}}`))
 	f.Add([]byte(`{"name": "x", "mcpServers": {"a": {"command": "x"}, "a": {"url": "https://example.com/mcp"}, "mcpServers": {"b": {"command": "y"}, "b": {"command": "z"}}}}`))
+	// Codex MCP timeouts Codex drops, gives up on or panics on.
+	f.Add([]byte(`{"name": "x", "mcpServers": {"a": {"command": "x", "startup_timeout_sec": 1e400, "startup_timeout_ms": -0, "tool_timeout_sec": 9223372036854775807}, "b": {"command": "y", "startup_timeout_ms": 18446744073709551616, "tool_timeout_sec": -0.0}, "c": {"url": "https://example.com/mcp", "startup_timeout_sec": 1e-400, "tool_timeout_sec": "60"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tree := fuzzTree(t, fixture)
 		b := &Bundle{Name: "full", Scope: ScopeDir, Dir: tree.Root, Tree: tree}

@@ -285,3 +285,115 @@ func (r hostReader) codexEnvVars(v *jsonValue, path string) ([]string, bool) {
 	}
 	return names, true
 }
+
+// codexTimeouts holds the timeout fields of one Codex MCP server as Codex
+// reads them, in seconds; a path is empty when its field is absent or null.
+type codexTimeouts struct {
+	startupSec, startupMs, tool             float64
+	startupSecPath, startupMsPath, toolPath string
+}
+
+// codexClockOverflowSec is the smallest timeout, in seconds, that Codex
+// (0.171) cannot add to its monotonic clock (i64 seconds since boot): at
+// 2^63 s less the machine's uptime it panics. 2^40 s (35,000 years) of
+// uptime is room enough; f64 has no finer step there than 2^10 s.
+const codexClockOverflowSec = float64(1<<63 - 1<<40)
+
+// codexMCPTimeout reads startup_timeout_sec, startup_timeout_ms or
+// tool_timeout_sec of a Codex MCP server into t as Codex 0.171 reads them
+// (codex-rs RawMcpServerConfig): the two _sec fields as f64 seconds turned
+// into a Duration with try_from_secs_f64, startup_timeout_ms as a u64 of
+// milliseconds, null as absent. Codex drops the server alone, its file's
+// other servers loaded, when one of them is another type, negative, 2^64
+// s or more (1e30, 1e400), or for startup_timeout_ms not a whole number
+// in u64 (1500.5, -1) — even beside a startup_timeout_sec, which it
+// prefers (internal/agenttest TestCodexMCPTimeouts). So is the server here
+// (mcp.server-field): the review does not list a server Codex never
+// starts, nor does bundlectl exec start it.
+func (r hostReader) codexMCPTimeout(t *codexTimeouts, field string, v *jsonValue, path string) bool {
+	if v.kind == jsonNull {
+		return true
+	}
+	drop := func(why string) bool {
+		r.b.Report.Skipf(path, "mcp.server-field", "Codex starts no server whose %s is %s: it drops the server (its file's other servers still load); write %s", field, why, codexTimeoutWant(field))
+		return false
+	}
+	if v.kind != jsonNumber {
+		return drop(v.kind.String())
+	}
+	if field == "startup_timeout_ms" {
+		ms, err := strconv.ParseUint(v.str, 10, 64)
+		if v.str == "-0" { // serde_json reads -0 as the integer 0
+			ms, err = 0, nil
+		}
+		if err != nil {
+			return drop(numText(v.str) + ", not a whole number of milliseconds from 0 to 2^64-1")
+		}
+		t.startupMs, t.startupMsPath = float64(ms)/1000, path
+		return true
+	}
+	f, err := strconv.ParseFloat(v.str, 64)
+	switch {
+	case err != nil && !math.IsInf(f, 0):
+		return drop(numText(v.str) + ", not a number")
+	case f < 0:
+		return drop(numText(v.str) + ", a negative number of seconds")
+	case f >= 1<<64 || math.IsInf(f, 0):
+		return drop(numText(v.str) + ", 2^64 seconds or more")
+	}
+	if field == "tool_timeout_sec" {
+		t.tool, t.toolPath = f, path
+	} else {
+		t.startupSec, t.startupSecPath = f, path
+	}
+	return true
+}
+
+// codexTimeoutWant says what Codex reads in field.
+func codexTimeoutWant(field string) string {
+	if field == "startup_timeout_ms" {
+		return "a whole number of milliseconds, or leave it out for Codex's default"
+	}
+	return "a number of seconds from 0 up to 2^64, or leave it out for Codex's default"
+}
+
+// codexMCPTimeoutWarnings warns about the timeouts Codex 0.171 reads but
+// cannot use (internal/agenttest TestCodexMCPTimeouts): one under a
+// nanosecond times out at once, so Codex offers none of the server's
+// tools (startup: it may still start the command, which the review
+// lists) or ends every call to them unanswered (tool); one it cannot add
+// to its clock makes it panic — starting the server it then never ends
+// the session; calling a tool the call fails. bundlectl exec gives Codex
+// none of these fields (docs/codex.md), so there Codex's defaults apply.
+func (r hostReader) codexMCPTimeoutWarnings(t codexTimeouts) {
+	startup, path, field := t.startupSec, t.startupSecPath, "startup_timeout_sec"
+	if path == "" {
+		startup, path, field = t.startupMs, t.startupMsPath, "startup_timeout_ms"
+	}
+	const execNote = "bundlectl exec gives Codex none of the server's timeouts, so Codex's defaults apply there"
+	switch {
+	case path == "":
+	case startup*1e9 < 1:
+		r.b.Report.Warnf(path, codexIgnored, "Codex gives up on this server at once (its %s, %s, is under a nanosecond): it may start the command but offers none of its tools; %s", field, fmtSec(startup), execNote)
+	case startup >= codexClockOverflowSec:
+		r.b.Report.Warnf(path, "manifest.timeout", "Codex panics starting this server and never ends the session: %s of about 2^63 seconds or more overflows its clock; %s", field, execNote)
+	}
+	switch {
+	case t.toolPath == "":
+	case t.tool*1e9 < 1:
+		r.b.Report.Warnf(t.toolPath, codexIgnored, "Codex ends every call to this server's tools at once, unanswered (its tool_timeout_sec, %s, is under a nanosecond); %s", fmtSec(t.tool), execNote)
+	case t.tool >= codexClockOverflowSec:
+		r.b.Report.Warnf(t.toolPath, "manifest.timeout", "Codex panics on every call to this server's tools, which fails: tool_timeout_sec of about 2^63 seconds or more overflows its clock; %s", execNote)
+	}
+}
+
+// numText shows a JSON number in a finding; a long one is cut short.
+func numText(s string) string {
+	if len(s) > 32 {
+		return s[:29] + "..."
+	}
+	return s
+}
+
+// fmtSec formats a timeout in seconds for a warning.
+func fmtSec(sec float64) string { return strconv.FormatFloat(sec, 'g', -1, 64) }

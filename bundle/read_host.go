@@ -820,6 +820,7 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 	keep := true
 	typ := ""
 	var httpURL string
+	var timeouts codexTimeouts
 	for _, k := range v.keys {
 		f, fp := v.obj[k], FieldPath(path, k)
 		good := true
@@ -906,8 +907,15 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 				r.typeErr(fp, "a boolean", f)
 				good = false
 			}
-		case "description", "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec":
-			// descriptive or scheduling only
+		case "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec":
+			// Scheduling only for bundlectl, but Codex drops a server
+			// whose value it cannot read, and gives up on, or panics on,
+			// some it reads (codexMCPTimeout).
+			if r.host == HostCodex {
+				good = r.codexMCPTimeout(&timeouts, k, f, fp)
+			}
+		case "description":
+			// descriptive only
 		default:
 			// oauth, headersHelper, authProviderType, enabled, required, …:
 			// meaning bundlectl does not interpret, kept in the inventory.
@@ -917,6 +925,9 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 			}
 		}
 		keep = keep && good
+	}
+	if r.host == HostCodex && keep {
+		r.codexMCPTimeoutWarnings(timeouts)
 	}
 	switch {
 	case r.host == HostCodex:

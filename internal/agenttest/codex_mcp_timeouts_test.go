@@ -1,0 +1,116 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestCodexMCPTimeouts loads one Codex plugin whose .mcp.json holds a
+// server per timeout value into Codex 0.171 and has the model call the
+// tool of the server whose tool_timeout_sec is 2^63-1. It pins what Codex
+// does with startup_timeout_sec, startup_timeout_ms and tool_timeout_sec
+// (codex-rs RawMcpServerConfig: f64 seconds through try_from_secs_f64, a
+// u64 of milliseconds): a value it cannot read (negative, a string, 2^64
+// s or more, a fractional or negative startup_timeout_ms, even beside a
+// good startup_timeout_sec) drops that server alone, the file's other
+// servers still start; a startup timeout of 0 offers none of the
+// server's tools; a tool_timeout_sec of 0 still starts the server; one of
+// 2^63-1 starts it, and the call panics in Codex and reaches no server.
+// bundlectl's review must list exactly the servers Codex reads, and warn
+// about the ones it gives up on or panics on (bundle
+// TestCodexMCPTimeoutValues). Before, the review listed every one of them
+// without a word. (Found by trying too, not pinned here as only a time
+// bound could show it: a startup_timeout_sec of 2^63-1 makes Codex panic
+// and never end the session.)
+func TestCodexMCPTimeouts(t *testing.T) {
+	servers := map[string]string{
+		"ok":          `{}`,
+		"s_frac":      `{"startup_timeout_sec": 20.5}`,
+		"s_neg":       `{"startup_timeout_sec": -1}`,
+		"s_str":       `{"startup_timeout_sec": "20"}`,
+		"s_1e30":      `{"startup_timeout_sec": 1e30}`,
+		"s_zero":      `{"startup_timeout_sec": 0}`,
+		"ms_ok":       `{"startup_timeout_ms": 20000}`,
+		"ms_frac":     `{"startup_timeout_ms": 1500.5}`,
+		"ms_bad_s_ok": `{"startup_timeout_ms": -1, "startup_timeout_sec": 20}`,
+		"t_neg":       `{"tool_timeout_sec": -1}`,
+		"t_2_64":      `{"tool_timeout_sec": 18446744073709551616}`,
+		"t_zero":      `{"tool_timeout_sec": 0}`,
+		"t_2_63":      `{"tool_timeout_sec": 9223372036854775807}`,
+	}
+	started := []string{"ms_ok", "ok", "s_frac", "t_2_63", "t_zero"} // s_zero's command may start or not
+	offered := started
+	write := func(dir, rec string) {
+		all := map[string]any{}
+		for name, extra := range servers {
+			s := map[string]any{"command": "./bin/fakemcp", "cwd": ".", "default_tools_approval_mode": "approve",
+				"args": []string{"-record", filepath.Join(rec, name+".jsonl")}}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(extra), &m); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range m {
+				s[k] = v
+			}
+			all[name] = s
+		}
+		writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+		writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": all})
+		copyFakeMCP(t, dir)
+	}
+
+	src := filepath.Join(t.TempDir(), pluginName)
+	write(src, t.TempDir())
+	rv := reviewCodexPlugin(t, src)
+	var listed []string
+	for _, s := range rv.Components.MCPServers {
+		if slices.Contains(s.Hosts, "codex") {
+			listed = append(listed, s.Name)
+		}
+	}
+	sort.Strings(listed)
+	if want := []string{"ms_ok", "ok", "s_frac", "s_zero", "t_2_63", "t_zero"}; !slices.Equal(listed, want) {
+		t.Errorf("review lists the servers %q for Codex, want %q: the ones Codex 0.171 reads", listed, want)
+	}
+	for name, rule := range map[string]string{"s_zero": "codex.ignored", "t_zero": "codex.ignored", "t_2_63": "manifest.timeout"} {
+		if !rv.warned(".mcp.json: mcpServers."+name+".", rule) {
+			t.Errorf("review: no %s warning on server %s, which Codex gives up on or panics on", rule, name)
+		}
+	}
+
+	rec := t.TempDir()
+	a := New(t, Codex, MCPCall(Codex, "t_2_63", "lookup", map[string]any{"query": "owl"}), Say("done"))
+	write(filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"), rec)
+	a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
+	a.Env = append(a.Env, "RUST_LOG=warn") // Codex's reasons, in a failure's output
+	res := a.Run(t, "look up owl")
+	var got []string
+	for _, f := range recorded(t, rec) {
+		name := strings.TrimSuffix(f, ".jsonl")
+		if name != "s_zero" && len(mcpRecord(t, filepath.Join(rec, f))) > 0 {
+			got = append(got, name)
+		}
+	}
+	if !slices.Equal(got, started) {
+		t.Errorf("Codex started the servers %q, want %q (found by trying Codex 0.171)\n%s", got, started, res)
+	}
+	// Codex lists the namespaces of the servers it started in the first
+	// request ("Deferred tool namespaces:\n- mcp__ok\n…").
+	first := a.Model.CallsAt(0)
+	if len(first) == 0 {
+		t.Fatalf("Codex made no model call\n%s", res)
+	}
+	for name := range servers {
+		if first[0].Contains("- mcp__"+name+"\n") != slices.Contains(offered, name) {
+			t.Errorf("Codex offered tools of server %s: %v, want %v\n%s", name, !slices.Contains(offered, name), slices.Contains(offered, name), res)
+		}
+	}
+	if calls := mcpCalls(t, filepath.Join(rec, "t_2_63.jsonl")); len(calls) != 0 || !strings.Contains(res.Stderr, "panicked") {
+		t.Errorf("a call to t_2_63's tool reached the server %d times, Codex panicked %v; want no call and a panic, as found by trying Codex 0.171\n%s", len(calls), strings.Contains(res.Stderr, "panicked"), res)
+	}
+}
