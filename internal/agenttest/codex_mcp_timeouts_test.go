@@ -3,6 +3,7 @@ package agenttest
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -83,19 +84,26 @@ func TestCodexMCPTimeouts(t *testing.T) {
 		}
 	}
 
+	// startedIn lists the servers that recorded a start in rec.
+	startedIn := func(rec string) []string {
+		var got []string
+		for _, f := range recorded(t, rec) {
+			name := strings.TrimSuffix(f, ".jsonl")
+			if name != "s_zero" && len(mcpRecord(t, filepath.Join(rec, f))) > 0 {
+				got = append(got, name)
+			}
+		}
+		return got
+	}
+	call := MCPCall(Codex, "t_2_63", "lookup", map[string]any{"query": "owl"})
+
 	rec := t.TempDir()
-	a := New(t, Codex, MCPCall(Codex, "t_2_63", "lookup", map[string]any{"query": "owl"}), Say("done"))
+	a := New(t, Codex, call, Say("done"))
 	write(filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"), rec)
 	a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
 	a.Env = append(a.Env, "RUST_LOG=warn") // Codex's reasons, in a failure's output
 	res := a.Run(t, "look up owl")
-	var got []string
-	for _, f := range recorded(t, rec) {
-		name := strings.TrimSuffix(f, ".jsonl")
-		if name != "s_zero" && len(mcpRecord(t, filepath.Join(rec, f))) > 0 {
-			got = append(got, name)
-		}
-	}
+	got := startedIn(rec)
 	if !slices.Equal(got, started) {
 		t.Errorf("Codex started the servers %q, want %q (found by trying Codex 0.171)\n%s", got, started, res)
 	}
@@ -112,5 +120,35 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	}
 	if calls := mcpCalls(t, filepath.Join(rec, "t_2_63.jsonl")); len(calls) != 0 || !strings.Contains(res.Stderr, "panicked") {
 		t.Errorf("a call to t_2_63's tool reached the server %d times, Codex panicked %v; want no call and a panic, as found by trying Codex 0.171\n%s", len(calls), strings.Contains(res.Stderr, "panicked"), res)
+	}
+
+	// Under bundlectl exec Codex gets none of the timeouts (docs/codex.md
+	// "MCP server timeouts"): it starts the servers the review lists, with
+	// its defaults, and the call Codex alone panics on is answered.
+	rec = t.TempDir()
+	a = New(t, Codex, call, Say("done"))
+	home := filepath.Join(t.TempDir(), "bundlectl-home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Writable(home) })
+	write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
+	out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
+	var tok struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(out), &tok); err != nil || tok.Token == "" {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, tok.Token)
+	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
+	a.Args = []string{"-c", "features.plugins=true"}
+	a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+	res = a.Run(t, "look up owl")
+	if got := startedIn(rec); !slices.Equal(got, started) {
+		t.Errorf("under bundlectl exec Codex started the servers %q, want %q, those the review lists\n%s", got, started, res)
+	}
+	if calls := mcpCalls(t, filepath.Join(rec, "t_2_63.jsonl")); len(calls) != 1 || strings.Contains(res.Stderr, "panicked") {
+		t.Errorf("under bundlectl exec the call to t_2_63's tool reached the server %d times (want 1), Codex panicked %v\n%s", len(calls), strings.Contains(res.Stderr, "panicked"), res)
 	}
 }
