@@ -121,6 +121,11 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		}
 		command := hosts.ShellJoin(re.Hook(string(bundle.HostCodex), b.Name, h.ID))
 		timeout := hosts.HostTimeout(h)
+		if setupTimeout(h.Event) == ClampedHookTimeout {
+			// Codex clamps these events' hooks to 3 s, and runs none
+			// whose line asks for more (ClampedHookTimeout).
+			timeout = ClampedHookTimeout
+		}
 		handler := map[string]any{"type": "command", "command": command, "timeout": timeout}
 		if h.Async {
 			handler["async"] = true

@@ -18,6 +18,22 @@ import (
 // says why).
 const SetupHookTimeout = 86400
 
+// ClampedHookTimeout is the most Codex (0.171) gives a SessionEnd or
+// Interrupt hook, in seconds: it clamps a longer timeout to it, warns
+// ("clamping SessionEnd hook timeout to 3s") on every session, and then
+// does not run a line written with more (internal/agenttest
+// TestCodexSessionEndClamp). Setup and exec's view write these two events'
+// lines with it.
+const ClampedHookTimeout = 3
+
+// setupTimeout is the timeout setup writes on event's line, in seconds.
+func setupTimeout(event string) int {
+	if event == "SessionEnd" || event == "Interrupt" {
+		return ClampedHookTimeout
+	}
+	return SetupHookTimeout
+}
+
 // Block markers: setup's part of config.toml is one marked block at its
 // end, so it can be replaced or taken out without touching the rest.
 const (
@@ -115,9 +131,9 @@ func Block(path string, re hosts.Reentry, doc map[string]any, names []string, se
 			}
 		}
 		cmd := hosts.ShellJoin(re.HooksRun(ev, "codex"))
-		fmt.Fprintf(&b, "[[hooks.%s]]\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n\n", ev, ev, tomlString(cmd), SetupHookTimeout)
+		fmt.Fprintf(&b, "[[hooks.%s]]\n[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n\n", ev, ev, tomlString(cmd), setupTimeout(ev))
 		key := fmt.Sprintf("%s:%s:%d:0", path, EventKey(ev), g)
-		state = append(state, fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(key), tomlString(HookHash(ev, "", cmd, SetupHookTimeout, false))))
+		state = append(state, fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", tomlString(key), tomlString(HookHash(ev, "", cmd, setupTimeout(ev), false))))
 	}
 	b.WriteString(strings.Join(state, "\n"))
 	for _, n := range names {
@@ -174,8 +190,30 @@ func (Host) SetupEvents() []string { return Events }
 
 // WiredEvents are the events setup's block in data holds a hook for: its
 // [[hooks.<Event>]] headers, read without parsing the file, since `hooks
-// run` asks on every event.
+// run` asks on every event. A SessionEnd or Interrupt line whose timeout
+// is not ClampedHookTimeout (one an older setup wrote) is left out: Codex
+// does not run it, and setup must write it again.
 func (Host) WiredEvents(data []byte) []string {
+	var out []string
+	for _, h := range wiredHooks(data) {
+		if setupTimeout(h.event) == ClampedHookTimeout && h.timeout != ClampedHookTimeout {
+			continue
+		}
+		out = append(out, h.event)
+	}
+	return out
+}
+
+// wiredHook is one hook line of setup's block: its event and timeout
+// (Codex's default, DefaultHookTimeout, when it sets none).
+type wiredHook struct {
+	event   string
+	timeout int
+}
+
+// wiredHooks reads setup's block in data line by line: each
+// [[hooks.<Event>]] header, and the timeout of the hook that follows it.
+func wiredHooks(data []byte) []wiredHook {
 	i := bytes.Index(data, []byte(blockStart))
 	if i < 0 {
 		return nil
@@ -184,13 +222,26 @@ func (Host) WiredEvents(data []byte) []string {
 	if j := bytes.Index(block, []byte(blockEnd)); j >= 0 {
 		block = block[:j]
 	}
-	var out []string
+	var out []wiredHook
+	inHook := false
 	for _, line := range strings.Split(string(block), "\n") {
-		ev, ok := strings.CutPrefix(line, "[[hooks.")
-		if !ok || !strings.HasSuffix(ev, "]]") || strings.Contains(ev, ".") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			inHook = false
+			if ev, ok := strings.CutPrefix(line, "[[hooks."); ok && strings.HasSuffix(ev, "]]") && !strings.Contains(ev, ".") {
+				out = append(out, wiredHook{event: strings.TrimSuffix(ev, "]]"), timeout: DefaultHookTimeout})
+			} else if strings.HasPrefix(line, "[[hooks.") && strings.HasSuffix(line, ".hooks]]") && len(out) > 0 {
+				inHook = true
+			}
 			continue
 		}
-		out = append(out, strings.TrimSuffix(ev, "]]"))
+		if v, ok := strings.CutPrefix(line, "timeout"); ok && inHook {
+			if v, ok = strings.CutPrefix(strings.TrimSpace(v), "="); ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+					out[len(out)-1].timeout = n
+				}
+			}
+		}
 	}
 	return out
 }
@@ -199,42 +250,18 @@ func (Host) WiredEvents(data []byte) []string {
 func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
 
 // WiredTimeout is the shortest timeout of the hooks in setup's block in
-// data, read line by line as WiredEvents reads; a hook without one gets
-// Codex's default (DefaultHookTimeout).
+// data, read as WiredEvents reads; a hook without one gets Codex's default
+// (DefaultHookTimeout). SessionEnd and Interrupt lines, which Codex clamps
+// to ClampedHookTimeout whatever they say, do not count.
 func (Host) WiredTimeout(data []byte) (int, bool) {
-	i := bytes.Index(data, []byte(blockStart))
-	if i < 0 {
-		return 0, false
-	}
-	block := data[i+len(blockStart):]
-	if j := bytes.Index(block, []byte(blockEnd)); j >= 0 {
-		block = block[:j]
-	}
 	least, found := 0, false
-	inHook, t := false, 0
-	done := func() {
-		if inHook && (!found || t < least) {
-			least, found = t, true
-		}
-		inHook = false
-	}
-	for _, line := range strings.Split(string(block), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			done()
-			if strings.HasPrefix(line, "[[hooks.") && strings.HasSuffix(line, ".hooks]]") {
-				inHook, t = true, DefaultHookTimeout
-			}
+	for _, h := range wiredHooks(data) {
+		if setupTimeout(h.event) == ClampedHookTimeout {
 			continue
 		}
-		if v, ok := strings.CutPrefix(line, "timeout"); ok && inHook {
-			if v, ok = strings.CutPrefix(strings.TrimSpace(v), "="); ok {
-				if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
-					t = n
-				}
-			}
+		if !found || h.timeout < least {
+			least, found = h.timeout, true
 		}
 	}
-	done()
 	return least, found
 }

@@ -70,3 +70,38 @@ func TestSetupSkipsDisabledServer(t *testing.T) {
 		t.Errorf("no note names server off: %q", b.Notes)
 	}
 }
+
+// TestSetupClampedEvents: setup writes the SessionEnd and Interrupt lines
+// with ClampedHookTimeout, the most Codex 0.171 gives those events (with a
+// day it warned on every session and did not run setup's SessionEnd line:
+// internal/agenttest TestCodexSessionEndClamp), and their trust hash
+// for that timeout; the other lines keep SetupHookTimeout, which
+// WiredTimeout reports. A block an older setup wrote, with a day on those
+// two lines, does not wire them (WiredEvents), so setup is stale and says
+// to run it again.
+func TestSetupClampedEvents(t *testing.T) {
+	_, out, _ := setupServers(t, nil)
+	re := hosts.Reentry{Exe: "/usr/bin/bundlectl", Home: "/h", Workspace: "/w"}
+	for _, ev := range Events {
+		want := SetupHookTimeout
+		if ev == "SessionEnd" || ev == "Interrupt" {
+			want = ClampedHookTimeout
+		}
+		cmd := hosts.ShellJoin(re.HooksRun(ev, "codex"))
+		line := fmt.Sprintf("[[hooks.%s.hooks]]\ntype = \"command\"\ncommand = %s\ntimeout = %d\n", ev, tomlString(cmd), want)
+		if !strings.Contains(out, line) || !strings.Contains(out, HookHash(ev, "", cmd, want, false)) {
+			t.Errorf("setup's %s line or its trust hash is not for a timeout of %d s:\n%s", ev, want, out)
+		}
+	}
+	if got := (Host{}).WiredEvents([]byte(out)); len(got) != len(Events) {
+		t.Errorf("WiredEvents = %v, want every event", got)
+	}
+	if got, ok := (Host{}).WiredTimeout([]byte(out)); !ok || got != SetupHookTimeout {
+		t.Errorf("WiredTimeout = %d, %v, want %d (the clamped lines do not count)", got, ok, SetupHookTimeout)
+	}
+	old := strings.ReplaceAll(out, fmt.Sprintf("timeout = %d\n", ClampedHookTimeout), fmt.Sprintf("timeout = %d\n", SetupHookTimeout))
+	got := (Host{}).WiredEvents([]byte(old))
+	if len(got) != len(Events)-2 || strings.Contains(strings.Join(got, " "), "SessionEnd") || strings.Contains(strings.Join(got, " "), "Interrupt") {
+		t.Errorf("WiredEvents of an older block = %v, want every event but SessionEnd and Interrupt", got)
+	}
+}
