@@ -191,12 +191,12 @@ func (Host) SetupEvents() []string { return Events }
 // WiredEvents are the events setup's block in data holds a hook for: its
 // [[hooks.<Event>]] headers, read without parsing the file, since `hooks
 // run` asks on every event. A SessionEnd or Interrupt line whose timeout
-// is not ClampedHookTimeout (one an older setup wrote) is left out: Codex
-// does not run it, and setup must write it again.
+// is past ClampedHookTimeout (a day, as an older setup wrote) is left
+// out: Codex does not run it, and setup must write it again.
 func (Host) WiredEvents(data []byte) []string {
 	var out []string
 	for _, h := range wiredHooks(data) {
-		if setupTimeout(h.event) == ClampedHookTimeout && h.timeout != ClampedHookTimeout {
+		if setupTimeout(h.event) == ClampedHookTimeout && h.timeout > ClampedHookTimeout {
 			continue
 		}
 		out = append(out, h.event)
@@ -204,8 +204,8 @@ func (Host) WiredEvents(data []byte) []string {
 	return out
 }
 
-// wiredHook is one hook line of setup's block: its event and timeout
-// (Codex's default, DefaultHookTimeout, when it sets none).
+// wiredHook is one hook line of setup's block: its event and timeout (0
+// when it sets none).
 type wiredHook struct {
 	event   string
 	timeout int
@@ -229,7 +229,7 @@ func wiredHooks(data []byte) []wiredHook {
 		if strings.HasPrefix(line, "[") {
 			inHook = false
 			if ev, ok := strings.CutPrefix(line, "[[hooks."); ok && strings.HasSuffix(ev, "]]") && !strings.Contains(ev, ".") {
-				out = append(out, wiredHook{event: strings.TrimSuffix(ev, "]]"), timeout: DefaultHookTimeout})
+				out = append(out, wiredHook{event: strings.TrimSuffix(ev, "]]")})
 			} else if strings.HasPrefix(line, "[[hooks.") && strings.HasSuffix(line, ".hooks]]") && len(out) > 0 {
 				inHook = true
 			}
@@ -259,8 +259,12 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 		if setupTimeout(h.event) == ClampedHookTimeout {
 			continue
 		}
-		if !found || h.timeout < least {
-			least, found = h.timeout, true
+		t := h.timeout
+		if t == 0 {
+			t = DefaultHookTimeout
+		}
+		if !found || t < least {
+			least, found = t, true
 		}
 	}
 	return least, found
