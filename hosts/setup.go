@@ -340,11 +340,22 @@ func notThroughLink(p, workspace, host string) error {
 			return nil // missing: setup creates it, inside the workspace
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link, and setup writes a workspace's files only inside the workspace: remove the link, then run setup again (bundlectl setup %s)", bundle.Quote(cur), host)
+			return &WorkspaceLinkError{Path: cur, Host: host}
 		}
 	}
 	return nil
 }
+
+// WorkspaceLinkError is a workspace file setup would write that is, or is
+// under, a symbolic link.
+type WorkspaceLinkError struct{ Path, Host string }
+
+func (e *WorkspaceLinkError) Error() string {
+	return fmt.Sprintf("%s is a symbolic link, and setup writes a workspace's files only inside the workspace: remove the link, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Host)
+}
+
+// Hint is the command that removes the link (not what it points to).
+func (e *WorkspaceLinkError) Hint() string { return "rm " + bundle.ShellArg(e.Path) }
 
 // realPath resolves a configuration file that is a symbolic link (dotfile
 // managers keep them so), so that the file is edited where it lives.

@@ -70,6 +70,20 @@ func (e *ConfigError) Error() string {
 }
 func (e *ConfigError) Hint() string { return e.Fix }
 
+// OptionsFileError is an options file that does not parse. It is never
+// overwritten: the message says to move it aside (with the command, for
+// show, which prints no hint line), and Hint is that command alone.
+type OptionsFileError struct{ Path string }
+
+func (e *OptionsFileError) Error() string {
+	return fmt.Sprintf("options file %s is malformed: move it aside to start again (%s), then configure the bundle", bundle.Quote(e.Path), e.Hint())
+}
+
+// Hint is the command that moves the file aside, as printed.
+func (e *OptionsFileError) Hint() string {
+	return "mv " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".bad")
+}
+
 // declaredOption is one option as the receipt and the source declare it.
 type declaredOption struct {
 	inventory.UserOption
@@ -498,7 +512,7 @@ func (m *Manager) readConfig(id string) (map[string]optvalue.Value, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("options file %s is malformed: move it aside to start again (mv %s %s), then configure the bundle", bundle.Quote(p), bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
+		return nil, &OptionsFileError{Path: p}
 	}
 	if doc.Values == nil {
 		doc.Values = map[string]optvalue.Value{}

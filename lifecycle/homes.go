@@ -67,7 +67,7 @@ func (m *Manager) markHome(root, name string) (undo func(), err error) {
 				return nil, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(d), err)
 			}
 			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
-				return nil, fmt.Errorf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside", bundle.Quote(name), bundle.Quote(d))
+				return nil, fmt.Errorf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside (mv %s %s)", bundle.Quote(name), bundle.Quote(d), bundle.ShellArg(d), bundle.ShellArg(d+".bad"))
 			}
 		}
 		if raced {

@@ -67,7 +67,16 @@ type UnsafeStoreError struct {
 }
 
 func (e *UnsafeStoreError) Error() string {
+	if e.movesAside() {
+		return fmt.Sprintf("store %q: %s (move it aside, then review and trust your bundles again)", e.Path, e.Reason)
+	}
 	return fmt.Sprintf("store %q: %s", e.Path, e.Reason)
+}
+
+// movesAside reports whether the repair is to move the store aside (the
+// message says what follows; Hint is the mv alone).
+func (e *UnsafeStoreError) movesAside() bool {
+	return filepath.IsAbs(e.Path) && !strings.HasPrefix(e.Reason, "has mode")
 }
 
 // Hint is the shell command that makes the store usable again. bundlectl
@@ -81,7 +90,7 @@ func (e *UnsafeStoreError) Hint() string {
 	if strings.HasPrefix(e.Reason, "has mode") {
 		return "chmod go-w " + bundle.ShellArg(e.Path)
 	}
-	return "move it aside: mv " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".bad") + ", then review and trust your bundles again"
+	return "mv " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".bad")
 }
 
 func changed(rel, reason string) error {

@@ -27,11 +27,23 @@ var (
 type UnsafeError struct {
 	Path   string
 	Reason string // e.g. "is group- or world-writable (mode 0666)"
-	Hint   string // the command that repairs it
+	// Note is what to do around Hint ("move it aside, then trust your
+	// bundles again"), shown in the message; Hint is the command alone,
+	// so that a hint line works pasted as printed.
+	Note string
+	Hint string // the command that repairs it
 }
 
 func (e *UnsafeError) Error() string {
-	return fmt.Sprintf("%s %q %s; hint: %s", describe(e.Path), e.Path, e.Reason, e.Hint)
+	return fmt.Sprintf("%s %q %s%s; hint: %s", describe(e.Path), e.Path, e.Reason, noted(e.Note), e.Hint)
+}
+
+// noted is a note in parentheses after a reason, or nothing.
+func noted(note string) string {
+	if note == "" {
+		return ""
+	}
+	return " (" + note + ")"
 }
 
 func (e *UnsafeError) Unwrap() error { return ErrUnsafe }
@@ -42,11 +54,12 @@ func (e *UnsafeError) Unwrap() error { return ErrUnsafe }
 type MalformedError struct {
 	Path   string
 	Reason string // where and what, never a stored value
-	Hint   string
+	Note   string // what to do around Hint, as UnsafeError's
+	Hint   string // the command alone
 }
 
 func (e *MalformedError) Error() string {
-	return fmt.Sprintf("state file %q is malformed: %s; hint: %s", e.Path, e.Reason, e.Hint)
+	return fmt.Sprintf("state file %q is malformed: %s%s; hint: %s", e.Path, e.Reason, noted(e.Note), e.Hint)
 }
 
 func (e *MalformedError) Unwrap() error { return ErrMalformed }

@@ -248,8 +248,8 @@ func (st *Store) read(audit bool) (*State, error) {
 	}
 	s, err := parse(data, audit)
 	if errors.As(err, new(errUnsupported)) {
-		return nil, &MalformedError{Path: p, Reason: err.Error(),
-			Hint: "use the bundlectl that wrote it, or " + moveAside(p)}
+		note, mv := moveAside(p)
+		return nil, &MalformedError{Path: p, Reason: err.Error(), Note: "use the bundlectl that wrote it, or " + note, Hint: mv}
 	}
 	if err != nil {
 		return nil, malformed(p, err.Error())
@@ -348,9 +348,9 @@ func checkHome(home string) (exists bool, err error) {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return false, &UnsafeError{Path: home, Reason: "is a symlink", Hint: fmt.Sprintf("pass the real directory: --home \"$(realpath %s)\"", bundle.ShellArg(home))}
+		return false, &UnsafeError{Path: home, Reason: "is a symlink", Note: fmt.Sprintf("pass the real directory: --home \"$(realpath %s)\"", bundle.ShellArg(home)), Hint: "realpath " + bundle.ShellArg(home)}
 	case !fi.IsDir():
-		return false, &UnsafeError{Path: home, Reason: "is not a directory", Hint: fmt.Sprintf("move it aside: mv %s %s", bundle.ShellArg(home), bundle.ShellArg(home+".bad"))}
+		return false, &UnsafeError{Path: home, Reason: "is not a directory", Note: "move it aside", Hint: fmt.Sprintf("mv %s %s", bundle.ShellArg(home), bundle.ShellArg(home+".bad"))}
 	}
 	if err := checkOwnerMode(home, fi, "chmod go-w %s"); err != nil {
 		return false, err
@@ -378,9 +378,11 @@ func checkFile(p string, fi fs.FileInfo) error {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return unsafeSymlink(p)
 	case fi.IsDir():
-		return &UnsafeError{Path: p, Reason: "is a directory, not a regular file", Hint: moveAside(p)}
+		note, mv := moveAside(p)
+		return &UnsafeError{Path: p, Reason: "is a directory, not a regular file", Note: note, Hint: mv}
 	case !fi.Mode().IsRegular():
-		return &UnsafeError{Path: p, Reason: "is not a regular file", Hint: moveAside(p)}
+		note, mv := moveAside(p)
+		return &UnsafeError{Path: p, Reason: "is not a regular file", Note: note, Hint: mv}
 	}
 	return checkOwnerMode(p, fi, "chmod 600 %s")
 }
@@ -388,8 +390,9 @@ func checkFile(p string, fi fs.FileInfo) error {
 func checkOwnerMode(p string, fi fs.FileInfo, chmodHint string) error {
 	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
 		if uid := os.Geteuid(); int(sys.Uid) != uid {
+			note, mv := moveAside(p)
 			return &UnsafeError{Path: p, Reason: fmt.Sprintf("is owned by uid %d, not by you (uid %d)", sys.Uid, uid),
-				Hint: fmt.Sprintf("if you trust its content, chown %d %s; otherwise %s", uid, bundle.ShellArg(p), moveAside(p))}
+				Note: fmt.Sprintf("if you trust its content, chown %d %s; otherwise %s", uid, bundle.ShellArg(p), note), Hint: mv}
 		}
 	}
 	if m := fi.Mode().Perm(); m&0o022 != 0 {
@@ -399,18 +402,24 @@ func checkOwnerMode(p string, fi fs.FileInfo, chmodHint string) error {
 }
 
 func unsafeSymlink(p string) error {
-	return &UnsafeError{Path: p, Reason: "is a symlink", Hint: fmt.Sprintf("replace it with the file it points to, or %s", moveAside(p))}
+	note, mv := moveAside(p)
+	return &UnsafeError{Path: p, Reason: "is a symlink", Note: "replace it with the file it points to, or " + note, Hint: mv}
 }
 
-func moveAside(p string) string {
+// moveAside is the repair of a file bundlectl will not use: what to do
+// around the command (note), and the command alone (mv), which a hint
+// line prints so that it works pasted as printed.
+func moveAside(p string) (note, mv string) {
+	note = "move it aside"
 	if filepath.Base(p) == FileName {
-		return fmt.Sprintf("move it aside: mv %s %s, then trust your bundles again", bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
+		note = "move it aside, then trust your bundles again"
 	}
-	return fmt.Sprintf("move it aside: mv %s %s", bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
+	return note, fmt.Sprintf("mv %s %s", bundle.ShellArg(p), bundle.ShellArg(p+".bad"))
 }
 
 func malformed(p, reason string) error {
-	return &MalformedError{Path: p, Reason: reason, Hint: moveAside(p)}
+	note, mv := moveAside(p)
+	return &MalformedError{Path: p, Reason: reason, Note: note, Hint: mv}
 }
 
 // describe names what a path is for messages.

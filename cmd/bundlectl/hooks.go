@@ -523,16 +523,11 @@ func sanitizeLines(s string) string {
 }
 
 // withErrHint is reason with err's hint on a line of its own
-// (harness.WithHint) as g prints it; prose around a command in the hint
-// (proseHint) joins the reason, so the hint line is the command alone.
+// (harness.WithHint) as g prints it.
 func withErrHint(reason string, err error, g *globals) string {
 	h := hintOf(err)
 	if h == "" {
 		return reason
-	}
-	if note, cmd := proseHint(err, h); note != "" {
-		reason += " (" + note + ")"
-		h = cmd
 	}
 	return harness.WithHint(reason, g.hint(h))
 }

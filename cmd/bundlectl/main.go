@@ -16,7 +16,6 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/sources"
-	"github.com/bundlectl/bundlectl/staging"
 	"github.com/bundlectl/bundlectl/state"
 	"github.com/spf13/cobra"
 )
@@ -114,10 +113,6 @@ func report(w io.Writer, err error, g *globals) {
 	if errors.As(err, &h) && h.Hint() != "" {
 		hint = g.hint(h.Hint())
 	}
-	if note, cmd := proseHint(err, hint); note != "" {
-		msg += " (" + note + ")"
-		hint = cmd
-	}
 	var se *sources.Error
 	if hint == "" && errors.As(err, &se) && se.Hint() != "" {
 		// A source error lifecycle wrapped without a fix of its own
@@ -151,47 +146,6 @@ func report(w io.Writer, err error, g *globals) {
 	if hint != "" {
 		fmt.Fprintf(w, "bundlectl: hint: %s\n", bundle.Sanitize(hint))
 	}
-}
-
-// proseHint splits a hint of the state or the store that wraps a command
-// in prose ("move it aside: mv A A.bad, then trust your bundles again")
-// into the prose, which joins the message, and the command alone, so that
-// the hint line works pasted as printed. Any other hint is returned as is.
-func proseHint(err error, hint string) (note, cmd string) {
-	var paths []string
-	var u *state.UnsafeError
-	if errors.As(err, &u) {
-		paths = append(paths, u.Path)
-	}
-	var mf *state.MalformedError
-	if errors.As(err, &mf) {
-		paths = append(paths, mf.Path)
-	}
-	var us *staging.UnsafeStoreError
-	if errors.As(err, &us) {
-		paths = append(paths, us.Path)
-	}
-	var mvs []string
-	for _, p := range paths {
-		mvs = append(mvs, "mv "+bundle.ShellArg(p)+" "+bundle.ShellArg(p+".bad"))
-	}
-	// An error that only carries the hint (a refusal of the runtime's
-	// wrapping the store's): a path that needs no quoting is read back.
-	if _, rest, ok := strings.Cut(hint, ": mv /"); ok {
-		if w, _, _ := strings.Cut(rest, " "); bundle.ShellArg("/"+w) == "/"+w {
-			mvs = append(mvs, "mv /"+w+" /"+w+".bad")
-		}
-	}
-	for _, mv := range mvs {
-		i := strings.Index(hint, ": "+mv)
-		if i < 0 {
-			continue
-		}
-		if after := hint[i+2+len(mv):]; after == "" || after[0] == ',' || after[0] == ';' {
-			return hint[:i] + after, mv
-		}
-	}
-	return "", hint
 }
 
 // rerun is this invocation as a command to paste again, or "" when an

@@ -103,14 +103,11 @@ func verifyThere(g *globals, id string) string {
 	return h.hint("bundlectl verify " + bundle.ShellArg(id))
 }
 
-// splitFix splits a fix that wraps its command in prose (the store's
-// "move it aside: mv A A.bad, then …", a bundle of another workspace's
-// "… review it from there, or bundlectl revoke ID") into the prose and the
-// command, so that the hint line is a command that works as printed.
+// splitFix splits a fix that wraps its command in prose (a bundle of
+// another workspace's "… review it from there, or bundlectl revoke ID")
+// into the prose and the command, so that the hint line is a command that
+// works as printed.
 func splitFix(fix string) (note, cmd string) {
-	if note, cmd := proseHint(nil, fix); note != "" {
-		return note, cmd
-	}
 	if i := strings.Index(fix, ", or bundlectl "); i >= 0 {
 		return fix[:i] + ", or revoke it", fix[i+len(", or "):]
 	}
