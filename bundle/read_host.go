@@ -899,7 +899,8 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 				break
 			}
 			// Gemini CLI and Claude Code give MCP timeouts in
-			// milliseconds (Claude Code's replaces MCP_TIMEOUT, 30000 ms).
+			// milliseconds (Claude Code's is its wait for each tool
+			// call, internal/agenttest TestClaudeMCPTimeoutPerCall).
 			s.TimeoutSec, good = r.mcpTimeout(&s, f, fp)
 		case "trust":
 			s.Trust = f.kind == jsonBool && f.b

@@ -23,6 +23,40 @@ func HostTimeout(h inventory.Hook) int {
 	return sec + 30
 }
 
+// MCPStartMargin is what GeminiMCPTimeoutMs adds to a server's reviewed
+// timeout, in seconds, for `bundlectl mcp`'s own work before the server
+// starts (the receipt and the snapshot are checked; on a first start the
+// snapshot is hashed).
+const MCPStartMargin = 10
+
+// ClaudeMCPTimeoutMs is the "timeout" (milliseconds) of a Claude Code
+// entry that starts s through `bundlectl mcp`: the reviewed timeout as is.
+// Claude Code (2.1.332) reads it as its wait for each tool call, not for
+// the start (internal/agenttest TestClaudeMCPTimeoutPerCall), and the
+// proxy only forwards a call; without it Claude Code waits its default
+// (MCP_TOOL_TIMEOUT), not what the review shows. False when the review
+// gives none.
+func ClaudeMCPTimeoutMs(s inventory.MCPServer) (int, bool) {
+	if s.TimeoutSec <= 0 {
+		return 0, false
+	}
+	return s.TimeoutSec * 1000, true
+}
+
+// GeminiMCPTimeoutMs is the "timeout" (milliseconds) of a Gemini CLI
+// entry that starts s through `bundlectl mcp`. Gemini CLI (0.61) reads it
+// as its wait for the server to start and for each call (its mcp-client:
+// connect and callTool both take serverConfig.timeout, else 600000 ms):
+// the reviewed timeout plus MCPStartMargin, so that bundlectl's checks
+// before the start do not eat into the server's time. False when the
+// review gives none.
+func GeminiMCPTimeoutMs(s inventory.MCPServer) (int, bool) {
+	if s.TimeoutSec <= 0 {
+		return 0, false
+	}
+	return (s.TimeoutSec + MCPStartMargin) * 1000, true
+}
+
 // CopySkill copies a skill's directory (the directory of its SKILL.md)
 // from the snapshot to dst ("skills/<name>"), and applies rewrite to its
 // SKILL.md (nil keeps it as is).

@@ -50,6 +50,11 @@ type FileEdit struct {
 	Strip func(cur []byte) ([]byte, error)
 	// Notes are consequences the user must know (Codex's hook trust).
 	Notes []string
+	// ShortTimeouts, when set, names setup's MCP entries in cur whose
+	// timeout is missing or other than the one Apply writes (an older
+	// setup wrote none): the host does not wait for the server as the
+	// review shows.
+	ShortTimeouts func(cur []byte) []string
 }
 
 // SetupRecord is what setup remembers per host, under
@@ -428,10 +433,18 @@ type StaleSetup struct {
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
 	Gone bool
+	// Servers, when set, are the MCP entries setup wrote into Path
+	// without the timeout the review gives their server, or with another
+	// (CheckServerTimeouts); Missing is then empty.
+	Servers []string
 }
 
 // Message says what is missing and what it means, for the user.
 func (s *StaleSetup) Message() string {
+	if len(s.Servers) > 0 {
+		return fmt.Sprintf("the MCP entries setup wrote into %s are older than this bundlectl: %s %s no timeout, or not the one the review gives the server, so %s does not wait for the server as the review shows",
+			bundle.Quote(s.Path), strings.Join(s.Servers, ", "), map[bool]string{true: "has", false: "have"}[len(s.Servers) == 1], s.Host)
+	}
 	if s.Gone {
 		return fmt.Sprintf("setup wrote hook lines into %s, and none is there now: no guard runs in a %s session not started with bundlectl exec",
 			bundle.Quote(s.Path), s.Host)
@@ -538,6 +551,78 @@ func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetu
 		return nil, nil
 	}
 	return st, nil
+}
+
+// CheckServerTimeouts returns, for host, the MCP entries an earlier setup
+// with this home wrote without the timeout setup now gives them (that of
+// in.Bundles' reviewed servers), or nil when there is none, or setup never
+// wrote that file.
+func CheckServerTimeouts(home string, host Host, in SetupInput) (*StaleSetup, error) {
+	w, ok := host.(Wiring)
+	if !ok {
+		return nil, nil
+	}
+	if _, err := os.Stat(recordPath(home, host.Name())); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	rec, err := readRecord(home, host.Name())
+	if err != nil {
+		return nil, err
+	}
+	edits, err := w.Setup(in)
+	if err != nil {
+		return nil, nil // not this host's environment: nothing to compare
+	}
+	for _, e := range edits {
+		if e.ShortTimeouts == nil {
+			continue
+		}
+		p, err := realPath(e.Path)
+		if err != nil || rec.find(p) < 0 {
+			continue
+		}
+		cur, _, existed, err := readConfig(p)
+		if err != nil || !existed {
+			continue
+		}
+		if short := e.ShortTimeouts(cur); len(short) > 0 {
+			return &StaleSetup{Host: host.Name(), Path: p, Missing: []string{}, Servers: short}, nil
+		}
+	}
+	return nil, nil
+}
+
+// CheckServerTimeoutsAll is CheckServerTimeouts for every host setup
+// wrote a record for with this home, sorted by host, against the active
+// bundles of workspace, for `list`; a host whose bundles or files cannot
+// be read says nothing here (setup names it).
+func CheckServerTimeoutsAll(re Reentry, environ []string) []*StaleSetup {
+	ents, err := os.ReadDir(setupDir(re.Home))
+	if err != nil {
+		return nil
+	}
+	var out []*StaleSetup
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		h, ok := Lookup(name)
+		if !ok {
+			continue
+		}
+		if _, ok := h.(Wiring); !ok {
+			continue
+		}
+		bundles, _, err := ActiveBundles(re.Home, re.Workspace, name)
+		if err != nil {
+			continue
+		}
+		if st, err := CheckServerTimeouts(re.Home, h, SetupInput{Reentry: re, Bundles: bundles, Environ: environ}); err == nil && st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // WiredJSONTimeout is the shortest timeout of setup's hook lines for host

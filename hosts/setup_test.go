@@ -184,7 +184,7 @@ func TestStdioServersRefusesAClashingName(t *testing.T) {
 		}}, "claude")
 	}
 	a, ab := bundleWith("a", "b-c"), bundleWith("a-b", "c")
-	names, servers := StdioServers([]*Bundle{a, ab}, Reentry{Exe: "/bin/bundlectl", Home: "/h", Workspace: "/w"}, nil)
+	names, servers := StdioServers([]*Bundle{a, ab}, Reentry{Exe: "/bin/bundlectl", Home: "/h", Workspace: "/w"}, nil, nil)
 	if len(names) != 1 || len(servers) != 1 {
 		t.Fatalf("names %v, servers %v; want one", names, servers)
 	}

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -136,6 +137,36 @@ func ApplyJSONServers(root *JSON, key string, names []string, servers map[string
 	}
 }
 
+// ShortJSONServerTimeouts names the entries of servers (setup's, as
+// Apply writes them) that root[key] in cur holds with a "timeout" missing
+// or other than the one setup writes now.
+func ShortJSONServerTimeouts(cur []byte, key string, names []string, servers map[string]any) []string {
+	root, err := ParseJSON(cur)
+	if err != nil || root.Kind != JSONObject {
+		return nil
+	}
+	m, ok := root.Get(key)
+	if !ok || m.Kind != JSONObject {
+		return nil
+	}
+	var short []string
+	for _, n := range names {
+		want, ok := servers[n].(map[string]any)["timeout"].(int)
+		e, there := m.Fields[n]
+		if !ok || !there || !OwnServer(n, e) {
+			continue
+		}
+		got := 0.0
+		if v, ok := e.Get("timeout"); ok && v.Kind == JSONScalar {
+			json.Unmarshal(v.Scalar, &got)
+		}
+		if got != float64(want) {
+			short = append(short, n)
+		}
+	}
+	return short
+}
+
 // StripJSONServers removes setup's MCP entries from root[key], and the
 // object when that leaves it empty.
 func StripJSONServers(root *JSON, key string) { stripJSONServers(root, key, false) }
@@ -221,10 +252,12 @@ func (e setupError) Error() string { return string(e) }
 const errJSONObject = setupError("the file is not a JSON object")
 
 // StdioServers returns the setup MCP entries of bundles' stdio servers:
-// names in order and each entry {"command", "args"} calling `bundlectl mcp`.
+// names in order and each entry {"command", "args"} calling `bundlectl mcp`,
+// with, when timeout is set (a host that reads an entry's "timeout"), the
+// "timeout" it returns for the server, as exec's view gives it.
 // extra, when set, completes an entry for its host, or returns false to
 // leave the server out (after a note on the bundle saying why).
-func StdioServers(bundles []*Bundle, re Reentry, extra func(b *Bundle, name string, s inventory.MCPServer, e map[string]any) bool) ([]string, map[string]any) {
+func StdioServers(bundles []*Bundle, re Reentry, timeout func(inventory.MCPServer) (int, bool), extra func(b *Bundle, name string, s inventory.MCPServer, e map[string]any) bool) ([]string, map[string]any) {
 	var names []string
 	servers := map[string]any{}
 	for _, b := range bundles {
@@ -242,6 +275,11 @@ func StdioServers(bundles []*Bundle, re Reentry, extra func(b *Bundle, name stri
 			}
 			argv := re.MCP(b.Name, s.Name)
 			e := map[string]any{"command": argv[0], "args": argv[1:]}
+			if timeout != nil {
+				if ms, ok := timeout(s); ok {
+					e["timeout"] = ms
+				}
+			}
 			if extra != nil && !extra(b, n, s, e) {
 				continue
 			}

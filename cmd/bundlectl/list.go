@@ -45,6 +45,7 @@ type setupEntry struct {
 	Path    string   `json:"path"`
 	Status  string   `json:"status"` // "stale" or "gone"
 	Missing []string `json:"missing"`
+	Servers []string `json:"servers,omitempty"`
 	Message string   `json:"message"`
 	Hint    string   `json:"hint"`
 }
@@ -105,6 +106,14 @@ func runList(g *globals) error {
 			status = "gone"
 		}
 		out.Setup = append(out.Setup, setupEntry{Host: st.Host, Path: st.Path, Status: status, Missing: st.Missing, Message: st.Message(), Hint: g.hint(st.Fix())})
+	}
+	// MCP entries an older setup wrote without the reviewed timeout: the
+	// host may give up on the server before it starts.
+	if exe, err := hosts.Executable(os.Args[0]); err == nil {
+		re := hosts.Reentry{Exe: exe, Home: m.Roots.Home, Workspace: m.Roots.Workspace}
+		for _, st := range hosts.CheckServerTimeoutsAll(re, os.Environ()) {
+			out.Setup = append(out.Setup, setupEntry{Host: st.Host, Path: st.Path, Status: "stale", Missing: st.Missing, Servers: st.Servers, Message: st.Message(), Hint: g.hint(st.Fix())})
+		}
 	}
 	if g.json {
 		return writeJSON(g.stdout, out)

@@ -90,6 +90,14 @@ func runSetup(g *globals, name string, undo bool) error {
 	}
 	in.Bundles = bundles
 	stale, _ := hosts.CheckSetup(r.Home, host, in.Environ)
+	notes := make([]int, len(bundles))
+	for i, b := range bundles {
+		notes[i] = len(b.Notes)
+	}
+	short, _ := hosts.CheckServerTimeouts(r.Home, host, in)
+	for i, b := range bundles {
+		b.Notes = b.Notes[:notes[i]] // said once, by Setup below
+	}
 	res, err := hosts.Setup(r.Home, host, in)
 	for _, s := range res {
 		verb := "unchanged"
@@ -102,6 +110,9 @@ func runSetup(g *globals, name string, undo bool) error {
 		}
 		if stale != nil && s.Changed && s.Path == stale.Path && stale.Timeout > 0 {
 			fmt.Fprintf(g.stdout, "  raised the hook lines' timeout from %d %s to %d %s, so a chain of guards is not cut\n", stale.Timeout, stale.Unit, stale.Want, stale.Unit)
+		}
+		if short != nil && s.Changed && s.Path == short.Path {
+			fmt.Fprintf(g.stdout, "  gave the MCP entries %s the timeout the review gives their server, which the earlier setup left out\n", strings.Join(short.Servers, ", "))
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(g.stdout, "  note: %s\n", bundle.CommandsIn(bundle.Sanitize(n), g.hint))

@@ -93,7 +93,11 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		switch s.Transport {
 		case bundle.TransportStdio:
 			argv := re.MCP(b.Name, s.Name)
-			servers[s.Name] = map[string]any{"type": "stdio", "command": argv[0], "args": argv[1:]}
+			e := map[string]any{"type": "stdio", "command": argv[0], "args": argv[1:]}
+			if ms, ok := hosts.ClaudeMCPTimeoutMs(s); ok {
+				e["timeout"] = ms // Claude Code's wait for each call
+			}
+			servers[s.Name] = e
 		case bundle.TransportStreamableHTTP, bundle.TransportSSE:
 			if len(s.ToolsInclude)+len(s.ToolsExclude) > 0 {
 				// Claude Code reaches a remote server itself and has no

@@ -45,7 +45,7 @@ func testBundle(t *testing.T) *hosts.Bundle {
 			{ID: "fff", Event: "PreToolUse", Matcher: "Bash", Type: "command", Command: "./guard.sh", Scope: "skill:owl", Hosts: []string{"claude"}},
 		},
 		MCPServers: []inventory.MCPServer{
-			{Name: "fake", Transport: "stdio", Command: "./bin/fake", Hosts: []string{"claude"}},
+			{Name: "fake", Transport: "stdio", Command: "./bin/fake", Hosts: []string{"claude"}, TimeoutSec: 45},
 			{Name: "remote", Transport: "streamable-http", URL: "https://x.test/mcp", Headers: map[string]string{"A": "x"}},
 			// Literal in bundlectl's own format: Claude Code would expand it.
 			{Name: "dollar", Transport: "streamable-http", URL: "https://y.test/mcp", Headers: map[string]string{"A": "${TOKEN}"}},
@@ -103,6 +103,11 @@ func TestView(t *testing.T) {
 	mcp, _ := v.File(".mcp.json")
 	if s := string(mcp); !strings.Contains(s, `"mcp",`) || !strings.Contains(s, "https://x.test/mcp") || strings.Contains(s, "gone") || strings.Contains(s, "y.test") || strings.Contains(s, "./bin/fake") {
 		t.Errorf(".mcp.json:\n%s", mcp)
+	}
+	// The reviewed timeout, which Claude Code reads as its wait for each
+	// call (TestClaudeMCPTimeoutPerCall), as is.
+	if s := string(mcp); !strings.Contains(s, `"timeout": 45000`) {
+		t.Errorf(".mcp.json has not the reviewed timeout of the stdio server:\n%s", mcp)
 	}
 	lsp, _ := v.File(".lsp.json")
 	if s := string(lsp); !strings.Contains(s, `"lsp",`) || !strings.Contains(s, `".go": "go"`) || strings.Contains(s, "gopls") {

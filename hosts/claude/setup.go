@@ -59,7 +59,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		return nil, err
 	}
 	hs := SetupHooks(in.Reentry)
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(_ *hosts.Bundle, _ string, _ inventory.MCPServer, e map[string]any) bool {
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, hosts.ClaudeMCPTimeoutMs, func(_ *hosts.Bundle, _ string, _ inventory.MCPServer, e map[string]any) bool {
 		e["type"] = "stdio"
 		return true
 	})
@@ -89,6 +89,9 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Mode:  0o644,
 		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
 		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
+		ShortTimeouts: func(cur []byte) []string {
+			return hosts.ShortJSONServerTimeouts(cur, "mcpServers", names, servers)
+		},
 	}
 	return []hosts.FileEdit{settings, mcp, approvals}, nil
 }

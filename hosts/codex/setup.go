@@ -61,7 +61,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	// Codex gives a server only a few variables of its own and those its
 	// env_vars name: bundlectl mcp needs the host variables the review
 	// lists to give them to the server.
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, func(b *hosts.Bundle, _ string, s inventory.MCPServer, e map[string]any) bool {
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, nil, func(b *hosts.Bundle, _ string, s inventory.MCPServer, e map[string]any) bool {
 		if !startsServer(b, s) {
 			return false
 		}

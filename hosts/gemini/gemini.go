@@ -192,7 +192,11 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		if s.Trust {
 			e["trust"] = true // reviewed: the host asks no confirmation for its tools
 		}
-		if s.TimeoutSec > 0 {
+		if s.Transport == bundle.TransportStdio {
+			if ms, ok := hosts.GeminiMCPTimeoutMs(s); ok {
+				e["timeout"] = ms // started through bundlectl mcp
+			}
+		} else if s.TimeoutSec > 0 {
 			e["timeout"] = s.TimeoutSec * 1000
 		}
 		servers[s.Name] = e

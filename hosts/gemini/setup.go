@@ -32,7 +32,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		return nil, err
 	}
 	hs := SetupHooks(in.Reentry)
-	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, nil)
+	names, servers := hosts.StdioServers(in.Bundles, in.Reentry, hosts.GeminiMCPTimeoutMs, nil)
 	return []hosts.FileEdit{{
 		Path:  filepath.Join(dir, "settings.json"),
 		What:  fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),
@@ -45,6 +45,9 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Mode:  0o644,
 		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
 		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
+		ShortTimeouts: func(cur []byte) []string {
+			return hosts.ShortJSONServerTimeouts(cur, "mcpServers", names, servers)
+		},
 	}}, nil
 }
 

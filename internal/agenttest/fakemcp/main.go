@@ -14,12 +14,14 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 func main() {
 	tool := flag.String("tool", "lookup", "name of the one tool offered")
 	answer := flag.String("answer", "fakemcp answer", "text the tool answers with")
 	record := flag.String("record", "", "file to append JSON lines to (none if empty)")
+	callDelay := flag.Duration("call-delay", 0, "how long to wait before answering a tools/call")
 	flag.Parse()
 
 	rec := func(kind string, v map[string]any) {
@@ -94,6 +96,7 @@ func main() {
 			}
 			json.Unmarshal(msg.Params, &p)
 			rec("call", map[string]any{"name": p.Name, "arguments": p.Arguments})
+			time.Sleep(*callDelay)
 			if p.Name != *tool {
 				out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32602, "message": "unknown tool " + p.Name}})
 				continue
