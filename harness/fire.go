@@ -211,18 +211,28 @@ func (r *Registry) fireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 			names[i] = bundle.Quote(n)
 		}
 		msg := fmt.Sprintf("bundlectl: the %s input names no tool (tool_name is missing or empty), so the hooks of %s that match on a tool name could not be applied; the harness must send the event's JSON on stdin", event, strings.Join(names, ", "))
+		// The block, and the note of an event no answer blocks, end with
+		// the command that says what hooks run reads.
+		msg = WithHint(msg, r.fixCommand(NoToolNameFix))
 		if blocking {
 			o := NewOutcome(event)
 			o.block(HookRef{Bundle: unmatched[0], Hook: -1}, msg)
+			o.NoToolName = true
 			return o, nil
 		}
 		notes = append(notes, msg)
 	}
 	o, err := FireChain(ctx, chain, ev)
+	o.NoToolName = o.NoToolName || len(unmatched) > 0
 	o.SystemMessages = append(notes, o.SystemMessages...)
 	o.NoTools = o.NoTools || noTools
 	return o, err
 }
+
+// NoToolNameFix is the command a tool event whose input names no tool
+// (Outcome.NoToolName) ends with: the help of hooks run says what input
+// it reads on stdin.
+const NoToolNameFix = "bundlectl hooks run --help"
 
 // claudeHook reports whether Claude Code's rules for a plugin's command
 // hook apply to h: it came from a Claude Code manifest, and hooks run

@@ -754,6 +754,10 @@ type Outcome struct {
 	Blocked   bool
 	Reason    string
 	BlockedBy *HookRef
+	// NoToolName: the event is a tool event whose input names no tool,
+	// so the hooks that match on a tool name could not be applied (the
+	// block, or the note, ends with NoToolNameFix).
+	NoToolName bool
 	// answered: the block is a hook's own answer, relayed as the host
 	// reads it, not bundlectl failing closed (StopsOnFailedGuard).
 	answered bool

@@ -413,7 +413,7 @@ func runHooks(g *globals, event, host string) error {
 		}
 	} else {
 		o, err = reg.FireEvent(ctx(), p.ev)
-		if h := blockHint(o, err, p.ev); h != "" {
+		if h := blockHint(o, err); h != "" {
 			o.Reason = harness.WithHint(o.Reason, hg.hint(h))
 		}
 	}
@@ -451,22 +451,17 @@ func runHooks(g *globals, event, host string) error {
 }
 
 // blockHint is the next step for a block that carries none of its own: a
-// tool event whose input names no tool (the harness sent no event JSON,
-// which the help of hooks run describes), and a hook chain nested past
-// the limit (a hook that starts bundlectl or an agent again: catalog lists
-// every active hook and what it runs).
-func blockHint(o harness.Outcome, err error, ev *harness.HookEvent) string {
+// hook chain nested past the limit (a hook that starts bundlectl or an
+// agent again: catalog lists every active hook and what it runs). A tool
+// event whose input names no tool (Outcome.NoToolName) carries its own,
+// from the harness.
+func blockHint(o harness.Outcome, err error) string {
 	if !o.Blocked || strings.Contains(o.Reason, "\nbundlectl: hint: ") {
 		return ""
 	}
 	var ce *harness.ChainError
 	if errors.As(err, &ce) && ce.Depth >= harness.MaxHookChain {
 		return "bundlectl catalog"
-	}
-	if err == nil && ev != nil && ev.ToolName == "" && bundle.MatchField(ev.HookEventName) == "tool_name" &&
-		o.BlockedBy != nil && o.BlockedBy.Hook == -1 &&
-		strings.HasPrefix(o.Reason, "bundlectl: the "+ev.HookEventName+" input names no tool") {
-		return "bundlectl hooks run --help"
 	}
 	return ""
 }
