@@ -155,7 +155,9 @@ func verifyFixes(v *lifecycle.Verification, hint func(string) string) ([]string,
 		default:
 			fix = hint("bundlectl review " + id[strings.LastIndexByte(id, '/')+1:])
 		}
-		of[id] = fix
+		// The hint of each problem in --json is the command alone, as
+		// the hint line prints it.
+		_, of[id] = splitFix(fix)
 		if !seen[fix] {
 			seen[fix] = true
 			fixes = append(fixes, fix)
