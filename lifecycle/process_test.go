@@ -182,7 +182,8 @@ func TestHelperProcess(t *testing.T) {
 			fmt.Println("uninstalled", strings.Join(u.SharedWith, ","))
 		}
 	case "update":
-		// Update H_NAME with --force, stopping (when H_PAUSE=locked) once
+		// Update H_NAME with --force (and --discard-local when H_DISCARD
+		// is set), stopping (when H_PAUSE=locked) once
 		// it holds the workspace lock, before the swap, or (fetched) once
 		// it has fetched, before it takes that lock, until the parent
 		// writes a line. Says "updated", whether it changed the tree and
@@ -204,7 +205,8 @@ func TestHelperProcess(t *testing.T) {
 		if d, err := time.ParseDuration(os.Getenv("H_LOCKWAIT")); err == nil {
 			lifecycle.ShortenFetchLockWait(t, d)
 		}
-		if up, err := m.Update(context.Background(), os.Getenv("H_NAME"), lifecycle.UpdateOptions{Force: true}); err != nil {
+		opts := lifecycle.UpdateOptions{Force: true, DiscardLocal: os.Getenv("H_DISCARD") != ""}
+		if up, err := m.Update(context.Background(), os.Getenv("H_NAME"), opts); err != nil {
 			fmt.Println("failed:", strings.ReplaceAll(err.Error(), "\n", " "))
 		} else {
 			fmt.Println("updated", up.Changed, up.Replaced)
@@ -1103,5 +1105,69 @@ func TestConcurrentForcedUpdatesOfTwoHomes(t *testing.T) {
 	up, err := manager(homeB, ws).Update(context.Background(), "good", lifecycle.UpdateOptions{})
 	if err != nil || up.Changed {
 		t.Fatalf("home B's next update: %+v %v", up, err)
+	}
+}
+
+// Homes A and B installed one workspace bundle from sources of their own
+// and update it at once, each with --force, from sources that now differ:
+// B has fetched when A swaps in its tree, and a hand edit is made to that
+// tree before B takes the workspace lock. B must not swap its tree in over
+// one it never saw (the edit would be lost): it refuses, and the tree in
+// place keeps the edit. With --discard-local too, B discards only the
+// edits it saw when it started, never a tree placed meanwhile.
+func TestForcedUpdatesFromTwoSourcesKeepEditMeanwhile(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		t.Run(fmt.Sprintf("discard-local=%v", discard), func(t *testing.T) {
+			dir := t.TempDir()
+			ws := filepath.Join(dir, "ws")
+			must(t, os.MkdirAll(ws, 0o755))
+			homeA, homeB := filepath.Join(dir, "home-a"), filepath.Join(dir, "home-b")
+			srcs := map[string]string{homeA: filepath.Join(dir, "src-a", "good"), homeB: filepath.Join(dir, "src-b", "good")}
+			for _, h := range []string{homeA, homeB} {
+				src := srcs[h]
+				must(t, os.MkdirAll(filepath.Join(src, ".claude-plugin"), 0o755))
+				must(t, os.WriteFile(filepath.Join(src, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+				if _, err := manager(h, ws).Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(t, os.WriteFile(filepath.Join(srcs[homeA], "README.md"), []byte("from A\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(srcs[homeB], "README.md"), []byte("from B\n"), 0o644))
+			line := func(r *bufio.Reader) string {
+				t.Helper()
+				l, err := r.ReadString('\n')
+				if err != nil {
+					t.Fatalf("reading a helper's line: %v", err)
+				}
+				return strings.TrimSpace(l)
+			}
+			env := []string{"H_NAME=good", "H_PAUSE=fetched"}
+			if discard {
+				env = append(env, "H_DISCARD=1")
+			}
+			b, bIn, bOut := startPiped(t, helper("update", homeB, ws, env...))
+			if l := line(bOut); l != "fetched" {
+				t.Fatalf("home B's update: %q", l)
+			}
+			a, _, aOut := startPiped(t, helper("update", homeA, ws, "H_NAME=good"))
+			if l := line(aOut); l != "updated true false" {
+				t.Fatalf("home A's update: %q", l)
+			}
+			must(t, a.Wait())
+			tree := filepath.Join(ws, ".bundlectl", "bundles", "good")
+			must(t, os.WriteFile(filepath.Join(tree, "NOTES.md"), []byte("edited by hand\n"), 0o644))
+			io.WriteString(bIn, "go\n")
+			l := line(bOut)
+			must(t, b.Wait())
+			if got, err := os.ReadFile(filepath.Join(tree, "NOTES.md")); err != nil || string(got) != "edited by hand\n" {
+				t.Fatalf("home B's update replaced the tree A placed and edited meanwhile: %q %v (B: %s)", got, err, l)
+			}
+			if got, _ := os.ReadFile(filepath.Join(tree, "README.md")); string(got) != "from A\n" {
+				t.Fatalf("the tree in place is not A's: %q (B: %s)", got, l)
+			}
+			if !strings.HasPrefix(l, "failed:") || !strings.Contains(l, "bundlectl update") {
+				t.Fatalf("home B's update: %q", l)
+			}
+		})
 	}
 }

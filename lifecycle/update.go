@@ -187,6 +187,14 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		case !up.Changed && now:
 			return nil, &SourceError{Bundle: name, Reason: "its tree was replaced while it was being updated" + m.byOtherHomes(root, b.Name) + ", and it is no longer what its source brings; nothing was changed: run the command again to see what would be replaced",
 				Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
+		case now && !sameTree(cur.Tree, b.Tree) && !(b.Tree == nil && cur.Tree == nil):
+			// Neither the tree this update saw nor the one it brings:
+			// another home's update (from another source) placed it, or
+			// it was edited, since. --discard-local and a record with no
+			// placed tree's hash skip the edit check below, and would
+			// delete a tree nobody here has seen.
+			return nil, &SourceError{Bundle: name, Reason: "its directory " + bundle.Quote(b.Dir) + " changed while it was being updated" + m.byOtherHomes(root, b.Name) + ", and it is neither the tree this update started from nor the one it fetched; nothing was replaced: run bundlectl update " + bundle.ShellArg(name) + " to see what is in place now and what an update would replace",
+				Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
 		}
 		if up.Changed && !opts.Force {
 			if err := m.refuseSharedUpdate(root, b.Name); err != nil {
