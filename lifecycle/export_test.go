@@ -92,3 +92,7 @@ func OnUpdateFetched(t testing.TB, f func()) {
 	testOnlyUpdateFetched = f
 	t.Cleanup(func() { testOnlyUpdateFetched = nil })
 }
+
+// HomeKey is m's home key (the name of its markers and of its directory
+// in a workspace's tmp).
+func HomeKey(m *Manager) string { return m.homeKey() }

@@ -138,7 +138,11 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		}
 		return false
 	}
-	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
+	parent, err := m.fetchParent(root)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
 	if err != nil {
 		if clash != nil {
 			return nil, clash

@@ -613,7 +613,13 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			}
 			continue
 		}
-		res, err := sources.FetchLocked(ctx, m.tmpFor(root), lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
+		parent, err := m.fetchParent(root)
+		if err != nil {
+			problem(lb.Name, false, "%v", err)
+			out.Problems[len(out.Problems)-1].Err = err
+			continue
+		}
+		res, err := sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
 		if err != nil {
 			problem(lb.Name, errors.Is(err, sources.ErrPinMismatch) || errors.Is(err, sources.ErrRefused), "%v", err)
 			out.Problems[len(out.Problems)-1].Err = err

@@ -91,10 +91,15 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		}
 		defer unlockWS()
 	}
-	holder, err := os.MkdirTemp(m.tmpFor(root), stagePrefix+"*")
+	parent, err := m.fetchParent(root)
+	if err != nil {
+		return nil, err
+	}
+	holder, err := os.MkdirTemp(parent, stagePrefix+"*")
 	if errors.Is(err, os.ErrNotExist) {
-		if err = os.MkdirAll(m.tmpFor(root), 0o700); err == nil {
-			holder, err = os.MkdirTemp(m.tmpFor(root), stagePrefix+"*")
+		// The home's tmp (fetchParent makes the workspace's).
+		if err = os.MkdirAll(parent, 0o700); err == nil {
+			holder, err = os.MkdirTemp(parent, stagePrefix+"*")
 		}
 	}
 	if err != nil {

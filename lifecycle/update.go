@@ -116,7 +116,15 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		}
 		q.Ref = opts.Ref
 	}
-	res, err := sources.Fetch(ctx, m.tmpFor(root), q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
+	parent, err := m.fetchParent(root)
+	if err != nil {
+		var se *SourceError
+		if errors.As(err, &se) {
+			se.Bundle = name
+		}
+		return nil, err
+	}
+	res, err := sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
 	if err != nil && errors.Is(err, sources.ErrNotFound) && (from.Kind == sources.KindDir || from.Kind == sources.KindArchive) {
 		// The recorded local source moved or was deleted: say what
 		// stays, and what to do.

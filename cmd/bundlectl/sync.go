@@ -130,6 +130,12 @@ func syncNext(file string, se *lifecycle.SyncError) (note, hint string) {
 		if !p.Mismatch && errors.As(p.Err, &fe) && fe.Fix != "" {
 			return "", fe.Fix
 		}
+		// A refusal to use the workspace's tmp (a planted link) says
+		// what to remove.
+		var h interface{ Hint() string }
+		if !p.Mismatch && errors.As(p.Err, &h) && h.Hint() != "" {
+			return "", h.Hint()
+		}
 	}
 	lf, err := lockfile.Read(file)
 	if err != nil {

@@ -21,3 +21,12 @@ func TestSyncNextFromTypedFetchError(t *testing.T) {
 		t.Errorf("hint %q for a problem that is not a failed fetch", h)
 	}
 }
+
+// A sync that cannot use the workspace's tmp (a planted link) hints what
+// its error names: the command that removes the link.
+func TestSyncNextFromWorkspaceTmpRefusal(t *testing.T) {
+	refused := &lifecycle.SourceError{Reason: `the workspace's "/w/.bundlectl/tmp" is a symbolic link`, Fix: "rm -- /w/.bundlectl/tmp", Err: lifecycle.ErrRefused}
+	if _, h := syncNext("/nonexistent/bundlectl.lock", &lifecycle.SyncError{Problems: []lifecycle.SyncProblem{{Name: "p", Reason: refused.Error(), Err: refused}}}); h != refused.Fix {
+		t.Errorf("hint %q, want %q", h, refused.Fix)
+	}
+}

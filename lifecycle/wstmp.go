@@ -1,0 +1,137 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// fetchParent returns the directory a tree bound for root is fetched or
+// moved into (tmpFor), made sure of. In the workspace, which anyone may
+// have written (a cloned repository can ship .bundlectl, .bundlectl/tmp
+// or this home's directory in it as a symbolic link to anywhere), each of
+// those is entered with O_NOFOLLOW from the one checked before it and
+// made with mkdirat there when missing: a link (or a non-directory) is
+// refused, never followed, so a fetch, an uninstall's move or their
+// removal cannot be redirected out of the workspace. This home's
+// directory must be this user's, and is made (or set) 0700.
+//
+// The workspace's tmp is made with the permission bits of .bundlectl and
+// the sticky bit (as /tmp): the users who may write .bundlectl (and so
+// install into it) may each make their home's directory there, and none
+// can remove or rename another's.
+func (m *Manager) fetchParent(root string) (string, error) {
+	dir := m.tmpFor(root)
+	if dir == filepath.Join(m.Roots.Home, TmpDir) {
+		return dir, nil // the home's: sources.Fetch and uninstall make it
+	}
+	dot := filepath.Dir(root)
+	tmp := filepath.Join(dot, TmpDir)
+	fd, err := openDirNoFollow(unix.AT_FDCWD, dot, dot)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(fd)
+	var dst unix.Stat_t
+	if err := unix.Fstat(fd, &dst); err != nil {
+		return "", wsTmpError(dot, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dot))
+	}
+	tfd, made, err := mkdirOpenNoFollow(fd, TmpDir, tmp)
+	if err != nil {
+		return "", mkdirError(err, tmp)
+	}
+	defer unix.Close(tfd)
+	if made {
+		// The umask may have taken bits away; set them as said.
+		if err := unix.Fchmod(tfd, tmpModeFor(dst.Mode)); err != nil {
+			return "", wsTmpError(tmp, "cannot be set up: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
+		}
+	}
+	kfd, _, err := mkdirOpenNoFollow(tfd, filepath.Base(dir), dir)
+	if err != nil {
+		var tst unix.Stat_t
+		if errors.Is(err, unix.EACCES) && unix.Fstat(tfd, &tst) == nil {
+			return "", wsTmpError(dir, fmt.Sprintf("cannot be made: %s belongs to user %d and does not let this user (%d) make a directory in it, so this home cannot use this workspace; its owner can let every user who may write %s do so",
+				bundle.Quote(tmp), tst.Uid, os.Geteuid(), bundle.Quote(dot)),
+				fmt.Sprintf("chmod %o -- %s", tmpModeFor(dst.Mode), bundle.ShellArg(tmp)))
+		}
+		return "", mkdirError(err, dir)
+	}
+	defer unix.Close(kfd)
+	var kst unix.Stat_t
+	if err := unix.Fstat(kfd, &kst); err != nil {
+		return "", wsTmpError(dir, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dir))
+	}
+	if int(kst.Uid) != os.Geteuid() {
+		// Made by another user: it could read or change what this home
+		// fetches there.
+		return "", wsTmpError(dir, fmt.Sprintf("belongs to user %d, not to this user (%d), so this home does not fetch into it (its owner could read or change what is fetched there); have it removed (as its owner or root)", kst.Uid, os.Geteuid()),
+			"rm -r -- "+bundle.ShellArg(dir))
+	}
+	if kst.Mode&0o7777 != 0o700 {
+		if err := unix.Fchmod(kfd, 0o700); err != nil {
+			return "", wsTmpError(dir, "cannot be made private (0700): "+err.Error(), "chmod 700 -- "+bundle.ShellArg(dir))
+		}
+	}
+	return dir, nil
+}
+
+// tmpModeFor is the mode of a workspace's tmp made in a .bundlectl of
+// mode dotMode: its permission bits and the sticky bit.
+func tmpModeFor(dotMode uint32) uint32 {
+	return dotMode&0o777 | unix.S_ISVTX
+}
+
+// mkdirOpenNoFollow makes the directory name in dirfd when it is missing
+// (0700, so nobody else can use it until it is set up) and opens it
+// without following a link; path names it in errors. made says whether
+// this call made it.
+func mkdirOpenNoFollow(dirfd int, name, path string) (fd int, made bool, err error) {
+	err = unix.Mkdirat(dirfd, name, 0o700)
+	made = err == nil
+	if err != nil && !errors.Is(err, unix.EEXIST) {
+		return -1, false, &os.PathError{Op: "mkdir", Path: path, Err: err}
+	}
+	fd, err = openDirNoFollow(dirfd, name, path)
+	return fd, made, err
+}
+
+// openDirNoFollow opens the directory name in dirfd, refusing a symbolic
+// link or anything else that is not a directory.
+func openDirNoFollow(dirfd int, name, path string) (int, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == nil {
+		return fd, nil
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		switch {
+		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			return -1, wsTmpError(path, "is a symbolic link; bundlectl never follows a link in a workspace's .bundlectl (a repository can ship one to redirect what bundlectl writes or removes); remove the link (what it points to is not touched)",
+				"rm -- "+bundle.ShellArg(path))
+		case st.Mode&unix.S_IFMT != unix.S_IFDIR:
+			return -1, wsTmpError(path, "is not a directory; bundlectl keeps its temporary directories there; move it aside",
+				"mv -- "+bundle.ShellArg(path)+" "+bundle.ShellArg(path+".moved"))
+		}
+	}
+	return -1, wsTmpError(path, "cannot be opened: "+err.Error(), "ls -ld -- "+bundle.ShellArg(path))
+}
+
+func wsTmpError(path, reason, fix string) error {
+	return &SourceError{Reason: "the workspace's " + bundle.Quote(path) + " " + reason, Fix: fix, Err: ErrRefused}
+}
+
+// mkdirError words a failure of mkdirOpenNoFollow to make path (its own
+// refusals are worded already).
+func mkdirError(err error, path string) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return wsTmpError(path, "cannot be made: "+pe.Err.Error(), "ls -ld -- "+bundle.ShellArg(filepath.Dir(path)))
+	}
+	return err
+}
