@@ -21,10 +21,10 @@ import (
 // removal cannot be redirected out of the workspace. This home's
 // directory must be this user's, and is made (or set) 0700.
 //
-// The workspace's tmp is made with the permission bits of .bundlectl and
-// the sticky bit (as /tmp): the users who may write .bundlectl (and so
-// install into it) may each make their home's directory there, and none
-// can remove or rename another's.
+// The workspace's tmp is made with the group, permission bits and
+// set-group-ID bit of .bundlectl, and the sticky bit (as /tmp): the users
+// who may write .bundlectl (and so install into it) may each make their
+// home's directory there, and none can remove or rename another's.
 func (m *Manager) fetchParent(root string) (string, error) {
 	dir := m.tmpFor(root)
 	if dir == filepath.Join(m.Roots.Home, TmpDir) {
@@ -47,7 +47,10 @@ func (m *Manager) fetchParent(root string) (string, error) {
 	}
 	defer unix.Close(tfd)
 	if made {
-		// The umask may have taken bits away; set them as said.
+		// .bundlectl's group, so that the users who share it through
+		// that group can use tmp too (best effort: this user may not be
+		// in it). Then the mode, which the umask may have cut.
+		_ = unix.Fchown(tfd, -1, int(dst.Gid))
 		if err := unix.Fchmod(tfd, tmpModeFor(dst.Mode)); err != nil {
 			return "", wsTmpError(tmp, "cannot be set up: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
 		}
@@ -82,9 +85,10 @@ func (m *Manager) fetchParent(root string) (string, error) {
 }
 
 // tmpModeFor is the mode of a workspace's tmp made in a .bundlectl of
-// mode dotMode: its permission bits and the sticky bit.
+// mode dotMode: its permission bits and set-group-ID bit, and the sticky
+// bit.
 func tmpModeFor(dotMode uint32) uint32 {
-	return dotMode&0o777 | unix.S_ISVTX
+	return dotMode&(0o777|unix.S_ISGID) | unix.S_ISVTX
 }
 
 // mkdirOpenNoFollow makes the directory name in dirfd when it is missing

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -173,13 +174,12 @@ func TestWorkspaceTmpModes(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(src, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
 	dot := filepath.Join(ws, ".bundlectl")
 	must(t, os.MkdirAll(dot, 0o755))
-	must(t, os.Chmod(dot, 0o775)) // shared by a group
+	must(t, os.Chown(dot, -1, 4243)) // shared by a group
 	m := manager(home, ws)
 	install := func() error {
 		_, err := m.Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace})
 		return err
 	}
-	must(t, install())
 	tmp := filepath.Join(dot, "tmp")
 	own := filepath.Join(tmp, lifecycle.HomeKey(m))
 	mode := func(p string) uint32 {
@@ -187,8 +187,22 @@ func TestWorkspaceTmpModes(t *testing.T) {
 		must(t, unix.Lstat(p, &st))
 		return st.Mode & 0o7777
 	}
-	if got := mode(tmp); got != 0o1775 {
-		t.Errorf("the workspace's tmp is %o, want 1775", got)
+	// Without set-group-ID, the group is set by bundlectl, not inherited.
+	for _, c := range []struct{ dot, tmp uint32 }{{0o775, 0o1775}, {0o2775, 0o3775}} {
+		must(t, os.RemoveAll(tmp))
+		must(t, unix.Chmod(dot, c.dot))
+		must(t, install())
+		if got := mode(tmp); got != c.tmp {
+			t.Errorf(".bundlectl %o: the workspace's tmp is %o, want %o", c.dot, got, c.tmp)
+		}
+		if fi, err := os.Lstat(tmp); err != nil || fi.Sys().(*syscall.Stat_t).Gid != 4243 {
+			t.Errorf(".bundlectl %o: the workspace's tmp is not in .bundlectl's group: %v", c.dot, err)
+		}
+		if c.dot == 0o775 {
+			if _, err := m.Uninstall("good", lifecycle.UninstallOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	// gc removes the home's directory once empty; make it again.
 	must(t, os.MkdirAll(own, 0o755))
