@@ -52,6 +52,8 @@ func homesDir(root, name string) string {
 // this home's next install, sync or uninstall of the name replaces or
 // removes it.
 func (m *Manager) markHome(root, name string) (undo func(), err error) {
+	// undo is never nil, even with an error: callers assign it before
+	// they look at the error, and call it when the command fails.
 	dir := homesDir(root, name)
 	p := filepath.Join(dir, m.homeKey())
 	home, _ := filepath.Abs(m.Roots.Home)
@@ -64,10 +66,11 @@ func (m *Manager) markHome(root, name string) (undo func(), err error) {
 				break
 			}
 			if err != nil && !errors.Is(err, fs.ErrExist) {
-				return nil, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(d), err)
+				return func() {}, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(d), err)
 			}
 			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
-				return nil, fmt.Errorf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside (mv %s %s)", bundle.Quote(name), bundle.Quote(d), bundle.ShellArg(d), bundle.ShellArg(d+".bad"))
+				return func() {}, &SourceError{Reason: fmt.Sprintf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside", bundle.Quote(name), bundle.Quote(d)),
+					Fix: "mv -- " + bundle.ShellArg(d) + " " + bundle.ShellArg(d+".moved"), Err: ErrRefused}
 			}
 		}
 		if raced {
@@ -79,7 +82,7 @@ func (m *Manager) markHome(root, name string) (undo func(), err error) {
 			continue // another home's uninstall removed the empty directory meanwhile
 		}
 		if err != nil {
-			return nil, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(p), err)
+			return func() {}, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(p), err)
 		}
 		_, err = f.WriteString(home + "\n")
 		if cerr := f.Close(); err == nil {
