@@ -51,3 +51,35 @@ func TestGeminiHookShapes(t *testing.T) {
 		t.Errorf("no hook.unknown-field warning naming Gemini CLI for args:%s", dumpFindings(b))
 	}
 }
+
+// TestGeminiSequentialGroup: a Gemini CLI matcher group's "sequential"
+// changes what its event's hooks are given (Gemini CLI 0.61 chains their
+// input: internal/agenttest TestGeminiSequentialChain), so it is part of
+// what is reviewed and hashed: kept on each hook of the group as written.
+// The reader once dropped it, unshown and unhashed, so the harness and
+// the exec view could not honour it.
+func TestGeminiSequentialGroup(t *testing.T) {
+	b := writeTree(t, "gx", map[string]string{
+		ManifestGemini: `{"name": "gx", "version": "1.0.0"}`,
+		"hooks/hooks.json": `{"hooks": {"BeforeModel": [
+			{"sequential": true, "hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]},
+			{"hooks": [{"type": "command", "command": "c"}]},
+			{"sequential": "yes", "hooks": [{"type": "command", "command": "d"}]}
+		]}}`,
+	})
+	if b.Rejected() {
+		t.Fatalf("rejected:%s", dumpFindings(b))
+	}
+	hs := b.Components.Hooks
+	if len(hs) != 4 {
+		t.Fatalf("hooks: %+v%s", hs, dumpFindings(b))
+	}
+	for i, want := range []string{"true", "true", "", `"yes"`} {
+		if got := string(hs[i].Other[GeminiSequentialKey]); got != want {
+			t.Errorf("hook %d: %s %q, want %q", i, GeminiSequentialKey, got, want)
+		}
+		if seq := GeminiSequential(hs[i].Other); seq != (want == "true") {
+			t.Errorf("hook %d: GeminiSequential %v", i, seq)
+		}
+	}
+}

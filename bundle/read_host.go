@@ -283,6 +283,18 @@ func other(m *map[string]json.RawMessage, k string, v *jsonValue) {
 
 // ---- hooks ----
 
+// GeminiSequentialKey is the Hook.Other key holding the "sequential" of
+// the Gemini CLI matcher group a hook was declared in, as written; apart
+// from a hook's own fields, which Gemini CLI never reads there.
+const GeminiSequentialKey = "group.sequential"
+
+// GeminiSequential reports whether a hook's matcher group makes Gemini CLI
+// 0.61 run its event's hooks in turn: only a JSON true does ("sequential"
+// === true in its hookPlanner).
+func GeminiSequential(other map[string]json.RawMessage) bool {
+	return string(other[GeminiSequentialKey]) == "true"
+}
+
 // hookFields are the fields a host hook object may carry; any other is
 // kept in the inventory by name with a warning.
 var hookFieldsKnown = map[string]bool{
@@ -381,16 +393,31 @@ func (r hostReader) walkHooks(v *jsonValue, path, scope string) {
 	if r.host == HostClaude && scope == "" && v.kind == jsonObject {
 		r.claudeGuardGroups(v, path)
 	}
+	// sequential is the current matcher group's "sequential", when Gemini
+	// CLI reads it: set to true on any group of an event, it makes Gemini
+	// CLI 0.61 run all of that event's hooks in turn, each later hook's
+	// input carrying what the earlier ones changed (its hookPlanner and
+	// hookRunner; internal/agenttest TestGeminiSequentialChain). It is
+	// kept on each hook of the group as Other[GeminiSequentialKey],
+	// reviewed and hashed as written, and the harness and the view read it.
+	var sequential *jsonValue
 	walkHookTree(r.b, r, v, path, r.host,
 		func(g *jsonValue, gp string) bool {
 			if g.kind != jsonObject {
 				r.typeErr(gp, "an object", g)
 				return false
 			}
+			sequential = nil
+			if s, ok := g.obj["sequential"]; ok && r.host == HostGemini {
+				sequential = s
+			}
 			return true
 		},
 		func(h *jsonValue, hp, event, matcher string) {
 			if hook, ok := r.hook(h, hp, event, matcher, scope); ok {
+				if sequential != nil {
+					other(&hook.Other, GeminiSequentialKey, sequential)
+				}
 				r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
 			}
 		})

@@ -304,8 +304,11 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 					r.field(in, "model", bundle.Quote(h.Model))
 				}
 			}
+			if bundle.GeminiSequential(h.Other) {
+				r.field(in, "sequential", "its group's \"sequential\": true makes Gemini CLI run all of this event's hooks in turn, each given the input as the earlier ones changed it")
+			}
 			if h.Type != bundle.HookMCPTool {
-				r.other(in, withoutHostTimeout(h.Other))
+				r.other(in, withoutHostTimeout(withoutSequential(h.Other)))
 			}
 			if h.Scope != "" {
 				r.field(in, "active", "only while "+bundle.Sanitize(strings.Replace(h.Scope, ":", " ", 1))+" is in use")
@@ -705,6 +708,17 @@ func sortedRawKeys(m map[string]json.RawMessage) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// withoutSequential is m without a "sequential": true the sequential row
+// shows.
+func withoutSequential(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if !bundle.GeminiSequential(m) {
+		return m
+	}
+	out := maps.Clone(m)
+	delete(out, bundle.GeminiSequentialKey)
+	return out
 }
 
 // hookTimeout is a hook's timeout row: past bundlectl's limit, the host's
