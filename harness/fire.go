@@ -196,6 +196,7 @@ func (r *Registry) fireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 				rh.codex = r.opts.Host == bundle.HostCodex
 				rh.codexUnblockable = r.opts.Host == bundle.HostCodex && !bundle.Exit2Blocks(bundle.HostCodex, event)
 				rh.geminiShared = r.opts.Host == bundle.HostGemini && geminiSharedEvent(event)
+				rh.geminiSequential = r.opts.Host == bundle.HostGemini && bundle.GeminiSequential(h.Other)
 				rh.onFailureBlock = slices.Contains(h.Hosts, string(bundle.HostClaude)) && (r.opts.Host == "" || r.opts.Host == bundle.HostClaude) &&
 					!bundle.ClaudeHookBackground(h.Async, h.Other) && bundle.ClaudeOnFailureBlocks(h.Other) && !bundle.ClaudeOnFailureIgnoredOn(event) && bundle.BlockingEvent(event)
 				rh.plainPasses = h.Type == bundle.HookCommand

@@ -878,7 +878,11 @@ func relaysModelAnswers(event string) bool { return event == "BeforeModel" || ev
 // geminiBeforeTool is Gemini CLI's event before a tool runs, whose hooks
 // rewrite its arguments with hookSpecificOutput.tool_input, merged over
 // them (geminiToolInput), never with updatedInput.
-const geminiBeforeTool = "BeforeTool"
+const (
+	geminiBeforeTool  = "BeforeTool"
+	geminiBeforeAgent = "BeforeAgent"
+	geminiBeforeModel = "BeforeModel"
+)
 
 // geminiToolInput is what Gemini CLI 0.61 makes of a BeforeTool hook's
 // tool_input: its keys set over the current arguments ({...input,
@@ -1433,6 +1437,11 @@ type RunnableHook struct {
 	// reads it on an event it shares with Claude Code (SessionStart,
 	// SessionEnd, Notification, PreCompress): geminiSharedAnswer.
 	geminiShared bool
+	// geminiSequential, when set, says the hook's Gemini CLI matcher group
+	// has "sequential": true (bundle.GeminiSequential): Gemini CLI 0.61
+	// then runs every hook of the event in turn and gives each the input
+	// as the earlier ones changed it (geminiChainInput).
+	geminiSequential bool
 	// onFailureBlock, when set, makes a failure of this hook (not run,
 	// could not start, timed out, an exit status other than 0 and 2, an
 	// answer that fails) a block, as Claude Code's hook field
@@ -1599,6 +1608,15 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 	o := NewOutcome(cur.HookEventName)
 	changed := false
 	childDepth := HookDepthEnv + "=" + strconv.Itoa(depth+1)
+	// in is what each hook is given: cur, or under a Gemini CLI
+	// sequential group, cur as the earlier hooks changed it.
+	in := cur
+	chains := geminiChains(matching, cur.HookEventName)
+	if chains {
+		c := *cur
+		c.raw = maps.Clone(cur.raw)
+		in = &c
+	}
 	for _, h := range matching {
 		if err := ctx.Err(); err != nil {
 			out, err := o.cancel(err)
@@ -1634,7 +1652,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				continue
 			}
 		}
-		stdin, err := json.Marshal(cur)
+		stdin, err := json.Marshal(in)
 		if err != nil {
 			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "cannot encode the event: " + err.Error()})
 			continue
@@ -1748,6 +1766,9 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			failedBlock(&o, h, r.Failure)
 			return o, changed, nil
 		}
+		if chains && r.Failure == "" && r.ExitCode == 0 && !r.TimedOut {
+			geminiChainInput(in, r)
+		}
 		stop := o.add(r)
 		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) && !sameJSON(r.UpdatedInput, cur.ToolInput) {
 			cur.ToolInput = r.UpdatedInput
@@ -1758,6 +1779,42 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		}
 	}
 	return o, changed, nil
+}
+
+// geminiChains reports whether Gemini CLI 0.61 would give the hooks of
+// event, matching, inputs the earlier ones changed: when any of them
+// comes from a "sequential": true group (its hookPlanner makes the whole
+// event's plan sequential then), on BeforeAgent and BeforeModel. On
+// BeforeTool every chain passes rewritten arguments on, and has them
+// judged again (FireChain).
+func geminiChains(matching []RunnableHook, event string) bool {
+	if event != geminiBeforeAgent && event != geminiBeforeModel {
+		return false
+	}
+	return slices.ContainsFunc(matching, func(h RunnableHook) bool { return h.geminiSequential })
+}
+
+// geminiChainInput changes in as Gemini CLI 0.61 changes the next hook's
+// input after a hook that exited 0 (its hookRunner's
+// applyHookOutputToInput): on BeforeAgent the hook's additionalContext is
+// added to the prompt after a blank line; on BeforeModel the keys of its
+// llm_request are set over the request's. internal/agenttest
+// TestGeminiSequentialChain tries both.
+func geminiChainInput(in *HookEvent, r HookResult) {
+	switch in.HookEventName {
+	case geminiBeforeAgent:
+		if _, ok := in.raw["prompt"]; ok && r.AdditionalContext != "" {
+			in.Prompt += "\n\n" + r.AdditionalContext
+		}
+	case geminiBeforeModel:
+		cur, ok := in.raw["llm_request"]
+		if !ok || r.LLMRequest == nil {
+			return
+		}
+		if merged, ok := geminiToolInput(cur, r.LLMRequest); ok {
+			in.raw["llm_request"] = merged
+		}
+	}
 }
 
 // sameJSON reports whether two JSON documents have the same value (keys

@@ -229,12 +229,20 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 // hooksValue is the hooks object of the view: Gemini CLI's own hooks as
 // declared, bundlectl's own translated to Gemini CLI's events and tool
 // names; every one a command calling `bundlectl hooks exec`. Timeouts are
-// milliseconds.
+// milliseconds. Hooks stay in the order declared, and a group's
+// "sequential": true stays on its group: Gemini CLI 0.61 then runs the
+// event's hooks in turn and gives each the input the earlier ones changed,
+// which each `hooks exec` passes on (internal/agenttest
+// TestExecGeminiSequentialChain). Only consecutive hooks of one event,
+// matcher and sequential share a group.
 func hooksValue(b *hosts.Bundle, re hosts.Reentry) map[string]any {
 	events := map[string][]any{}
 	var order []string
-	type key struct{ event, matcher string }
-	groups := map[key]map[string]any{}
+	type key struct {
+		matcher    string
+		sequential bool
+	}
+	last := map[string]key{} // the key of each event's last group
 	for _, h := range b.Hooks() {
 		event, matcher := h.Event, h.Matcher
 		if !b.Own(h.Hosts) {
@@ -259,19 +267,24 @@ func hooksValue(b *hosts.Bundle, re hosts.Reentry) map[string]any {
 			continue
 		}
 		e := map[string]any{"type": "command", "command": hosts.ShellJoin(re.Hook(string(bundle.HostGemini), b.Name, h.ID)), "timeout": hosts.HostTimeout(h) * 1000}
-		k := key{event, matcher}
-		g, ok := groups[k]
-		if !ok {
-			g = map[string]any{"hooks": []any{}}
+		k := key{matcher, b.Own(h.Hosts) && bundle.GeminiSequential(h.Other)}
+		gs := events[event]
+		if prev, ok := last[event]; !ok || prev != k {
+			g := map[string]any{"hooks": []any{}}
 			if matcher != "" {
 				g["matcher"] = matcher
 			}
-			groups[k] = g
-			if _, seen := events[event]; !seen {
+			if k.sequential {
+				g["sequential"] = true
+			}
+			if !ok {
 				order = append(order, event)
 			}
-			events[event] = append(events[event], g)
+			last[event] = k
+			gs = append(gs, g)
+			events[event] = gs
 		}
+		g := gs[len(gs)-1].(map[string]any)
 		g["hooks"] = append(g["hooks"].([]any), e)
 	}
 	out := map[string]any{}

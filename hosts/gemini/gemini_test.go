@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/bundlectl/bundlectl/inventory"
@@ -62,6 +63,58 @@ func TestHooks(t *testing.T) {
 	}
 	if len(hj.Hooks) != 1 || !strings.Contains(strings.Join(b.Notes, "\n"), "PermissionRequest") {
 		t.Errorf("hooks %s, notes %v", data, b.Notes)
+	}
+}
+
+// TestHooksSequential: a hook's "sequential": true group stays one in the
+// view, and hooks keep the order declared: Gemini CLI 0.61 then gives
+// each later hook (each a hooks exec line) the input the earlier ones
+// changed, and which came first decides what each judges
+// (internal/agenttest TestGeminiSequentialChain). The view once dropped
+// "sequential", so Gemini CLI ran the hooks in parallel on the original
+// input, and merged groups of one matcher, reordering the hooks.
+func TestHooksSequential(t *testing.T) {
+	seq := map[string]json.RawMessage{bundle.GeminiSequentialKey: json.RawMessage("true")}
+	inv := &inventory.Inventory{Hooks: []inventory.Hook{
+		{ID: "rewrite", Event: "BeforeModel", Type: "command", Command: "a", Hosts: []string{"gemini"}, Other: seq},
+		{ID: "guard", Event: "BeforeModel", Type: "command", Command: "b", Hosts: []string{"gemini"}, Other: seq},
+		{ID: "t1", Event: "BeforeTool", Matcher: "x", Type: "command", Command: "c", Hosts: []string{"gemini"}},
+		{ID: "t2", Event: "BeforeTool", Matcher: "y", Type: "command", Command: "d", Hosts: []string{"gemini"}},
+		{ID: "t3", Event: "BeforeTool", Matcher: "x", Type: "command", Command: "e", Hosts: []string{"gemini"}},
+	}}
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "g", Inventory: inv}, "gemini")
+	v, err := Host{}.View(b, re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := v.File("hooks/hooks.json")
+	var hj struct {
+		Hooks map[string][]struct {
+			Matcher    string           `json:"matcher"`
+			Sequential *bool            `json:"sequential"`
+			Hooks      []map[string]any `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &hj); err != nil {
+		t.Fatal(err)
+	}
+	bm := hj.Hooks["BeforeModel"]
+	if len(bm) != 1 || bm[0].Sequential == nil || !*bm[0].Sequential || len(bm[0].Hooks) != 2 ||
+		!strings.HasSuffix(bm[0].Hooks[0]["command"].(string), " g rewrite") || !strings.HasSuffix(bm[0].Hooks[1]["command"].(string), " g guard") {
+		t.Errorf("BeforeModel: want one sequential group, the rewriter first: %s", data)
+	}
+	var order []string
+	for _, g := range hj.Hooks["BeforeTool"] {
+		if g.Sequential != nil {
+			t.Errorf("BeforeTool group made sequential: %s", data)
+		}
+		for _, h := range g.Hooks {
+			c := h["command"].(string)
+			order = append(order, g.Matcher+":"+c[strings.LastIndexByte(c, ' ')+1:])
+		}
+	}
+	if strings.Join(order, ",") != "x:t1,y:t2,x:t3" {
+		t.Errorf("BeforeTool hooks in the order %v, want as declared: %s", order, data)
 	}
 }
 
