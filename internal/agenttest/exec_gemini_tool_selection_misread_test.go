@@ -71,10 +71,7 @@ func TestExecGeminiToolSelectionMisread(t *testing.T) {
 		})
 		t.Run(c.name+"-exec", func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))
-			f := newExecFixture(t, a)
-			writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-			f.trust(t)
-			a.Launcher = f.launcher(t)
+			installGeminiHooks(t, a, "exec", pluginName, hooks)
 			res := a.Run(t, "hello")
 			ms := modes(a)
 			if len(ms) == 0 {

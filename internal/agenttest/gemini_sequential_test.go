@@ -53,14 +53,7 @@ func TestGeminiSequentialChain(t *testing.T) {
 				}
 				hooks := map[string]any{"hooks": map[string]any{e.event: []any{group}}}
 				a := New(t, GeminiCLI, Say("the model answered"))
-				if c.mode == "exec" {
-					f := newExecFixture(t, a)
-					writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-					f.trust(t)
-					a.Launcher = f.launcher(t)
-				} else {
-					installGeminiHooks(t, a, c.mode, pluginName, hooks)
-				}
+				installGeminiHooks(t, a, c.mode, pluginName, hooks)
 				res := a.Run(t, "hello")
 				_, err := os.Stat(saw)
 				judged, called := err == nil, len(a.Model.ModelCalls()) > 0

@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,30 +64,8 @@ func testGeminiAsk(t *testing.T, hooksFor func(rec, marker string) map[string]an
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 			a.Launcher = []string{"sh", "-c", `echo $$ > "$0"; exec "$@"`, pidFile}
 			hooks := hooksFor(rec, marker)
-			if through == "installed" {
-				root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
-				writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-				writeJSONFile(t, root, "hooks/hooks.json", hooks)
-			} else {
-				f := newExecFixture(t, a)
-				writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
-				f.trust(t)
-				a.Command(t, "hello") // the agent's own offline settings, before setup
-				userFile, _ := setupFiles(a)
-				out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-				if err != nil {
-					t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-				}
-				wrote, err := os.ReadFile(userFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var m map[string]any
-				if err := json.Unmarshal(wrote, &m); err != nil {
-					t.Fatal(err)
-				}
-				a.Settings = m
-			}
+			mode := map[string]string{"installed": "direct", "setup": "setup"}[through]
+			installGeminiHooks(t, a, mode, pluginName, hooks)
 			// In a -p session Gemini CLI would wait for an answer nobody
 			// can give: once it has asked, end the session (its process
 			// group, whose id the Launcher wrote).

@@ -1,8 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -20,9 +18,7 @@ func TestSetupGeminiDecisionDeny(t *testing.T) {
 	// Gemini CLI itself, the hook in an installed extension.
 	marker := filepath.Join(t.TempDir(), markerName)
 	direct := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
-	root := filepath.Join(direct.ConfigDir(), "extensions", pluginName)
-	writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-	writeJSONFile(t, root, "hooks/hooks.json", deny)
+	installGeminiHooks(t, direct, "direct", pluginName, deny)
 	res := direct.Run(t, "make the marker")
 	if exists(marker) {
 		t.Fatalf("Gemini CLI ran the shell command a BeforeTool hook denied; found by trying that it does not\n%s", res)
@@ -31,24 +27,7 @@ func TestSetupGeminiDecisionDeny(t *testing.T) {
 	// The same hook in a reviewed bundle, under setup gemini.
 	guarded := filepath.Join(t.TempDir(), markerName)
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+guarded), Say("done"))
-	f := newExecFixture(t, a)
-	writeJSONFile(t, f.src, "hooks/hooks.json", deny)
-	f.trust(t)
-	a.Command(t, "hello") // the agent's own offline settings, before setup
-	userFile, _ := setupFiles(a)
-	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-	if err != nil {
-		t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-	}
-	wrote, err := os.ReadFile(userFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(wrote, &m); err != nil {
-		t.Fatal(err)
-	}
-	a.Settings = m
+	installGeminiHooks(t, a, "setup", pluginName, deny)
 	res = a.Run(t, "make the marker")
 	if exists(guarded) {
 		t.Fatalf("under setup gemini the shell command ran past the reviewed hook's deny\n%s", res)

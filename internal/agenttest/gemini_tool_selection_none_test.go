@@ -20,13 +20,11 @@ func TestGeminiBeforeToolSelectionNone(t *testing.T) {
 	rec := t.TempDir()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
-	root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
-	writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
 	hook := func(name, answer string) map[string]any {
 		return map[string]any{"hooks": []any{map[string]any{"type": "command", "name": name,
 			"command": "cat > " + filepath.Join(rec, name) + "; echo '" + answer + "'"}}}
 	}
-	writeJSONFile(t, root, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeToolSelection": []any{
+	installGeminiHooks(t, a, "direct", pluginName, map[string]any{"hooks": map[string]any{"BeforeToolSelection": []any{
 		hook("none", `{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"NONE"}}}`),
 		hook("any", `{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"ANY","allowedFunctionNames":["run_shell_command"]}}}`),
 	}}})

@@ -20,9 +20,7 @@ func TestGeminiBeforeToolSelectionCannotBlock(t *testing.T) {
 			rec := t.TempDir()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
-			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
-			writeJSONFile(t, root, "gemini-extension.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-			writeJSONFile(t, root, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"BeforeToolSelection": []any{
+			installGeminiHooks(t, a, "direct", pluginName, map[string]any{"hooks": map[string]any{"BeforeToolSelection": []any{
 				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat > " + filepath.Join(rec, "selection") + "; " + cmd}}}}}})
 			res := a.Run(t, "make the marker")
 			if _, err := os.Stat(filepath.Join(rec, "selection")); err != nil {

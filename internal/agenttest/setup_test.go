@@ -147,9 +147,11 @@ func installCodexHooks(t *testing.T, a *Agent, through string, hooks any) {
 
 // installGeminiHooks gives a Gemini CLI agent the hooks file hooks: in an
 // installed extension named name for mode "direct" (Gemini CLI runs them
-// itself), else in a trusted bundle wired in by bundlectl setup gemini
-// (the hooks run through bundlectl hooks run --host gemini), whose
-// fixture it returns (nil for "direct").
+// itself), else in a trusted bundle: for mode "exec" started through
+// bundlectl exec (the view's hooks each run through bundlectl hooks exec),
+// else wired in by bundlectl setup gemini (the hooks run through bundlectl
+// hooks run --host gemini). It returns the bundle's fixture (nil for
+// "direct").
 func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) *execFixture {
 	t.Helper()
 	if mode == "direct" {
@@ -161,6 +163,10 @@ func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) *e
 	f := newExecFixture(t, a)
 	writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
 	f.trust(t)
+	if mode == "exec" {
+		a.Launcher = f.launcher(t)
+		return f
+	}
 	a.Command(t, "hello") // the agent's own offline settings, before setup
 	userFile, _ := setupFiles(a)
 	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
