@@ -296,6 +296,15 @@ func (r *SetupRecord) find(path string) int {
 
 func recordPath(home, host string) string { return filepath.Join(setupDir(home), host+".json") }
 
+// setupRecord is readRecord, or nil when setup with home never wrote a
+// record for host (nothing of it to compare).
+func setupRecord(home, host string) (*SetupRecord, error) {
+	if _, err := os.Stat(recordPath(home, host)); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return readRecord(home, host)
+}
+
 func readRecord(home, host string) (*SetupRecord, error) {
 	data, err := os.ReadFile(recordPath(home, host))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -508,11 +517,8 @@ func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetu
 	if !ok {
 		return nil, nil
 	}
-	if _, err := os.Stat(recordPath(home, host.Name())); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	rec, err := readRecord(home, host.Name())
-	if err != nil {
+	rec, err := setupRecord(home, host.Name())
+	if rec == nil || err != nil {
 		return nil, err
 	}
 	p, err := hb.HookConfig(environ)
@@ -562,11 +568,8 @@ func CheckServerTimeouts(home string, host Host, in SetupInput) (*StaleSetup, er
 	if !ok {
 		return nil, nil
 	}
-	if _, err := os.Stat(recordPath(home, host.Name())); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	rec, err := readRecord(home, host.Name())
-	if err != nil {
+	rec, err := setupRecord(home, host.Name())
+	if rec == nil || err != nil {
 		return nil, err
 	}
 	edits, err := w.Setup(in)
