@@ -24,7 +24,8 @@ import (
 // The workspace's tmp is made with the group, permission bits and
 // set-group-ID bit of .bundlectl, and the sticky bit (as /tmp): the users
 // who may write .bundlectl (and so install into it) may each make their
-// home's directory there, and none can remove or rename another's.
+// home's directory there, and none can remove or rename another's. A tmp
+// every user may write without the sticky bit is refused.
 func (m *Manager) fetchParent(root string) (string, error) {
 	dir := m.tmpFor(root)
 	if dir == filepath.Join(m.Roots.Home, TmpDir) {
@@ -55,10 +56,19 @@ func (m *Manager) fetchParent(root string) (string, error) {
 			return "", wsTmpError(tmp, "cannot be set up: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
 		}
 	}
+	var tst unix.Stat_t
+	if err := unix.Fstat(tfd, &tst); err != nil {
+		return "", wsTmpError(tmp, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
+	}
+	if tst.Mode&0o002 != 0 && tst.Mode&unix.S_ISVTX == 0 {
+		// Any user could rename this home's directory away between
+		// this check and its use and put one of theirs in its place.
+		return "", wsTmpError(tmp, fmt.Sprintf("is writable by every user without the sticky bit (mode %o), so any of them could swap this home's directory in it for their own; bundlectl makes it sticky", tst.Mode&0o7777),
+			fmt.Sprintf("chmod %o -- %s", tst.Mode&0o7777|unix.S_ISVTX, bundle.ShellArg(tmp)))
+	}
 	kfd, _, err := mkdirOpenNoFollow(tfd, filepath.Base(dir), dir)
 	if err != nil {
-		var tst unix.Stat_t
-		if errors.Is(err, unix.EACCES) && unix.Fstat(tfd, &tst) == nil {
+		if errors.Is(err, unix.EACCES) {
 			return "", wsTmpError(dir, fmt.Sprintf("cannot be made: %s belongs to user %d and does not let this user (%d) make a directory in it, so this home cannot use this workspace; its owner can let every user who may write %s do so",
 				bundle.Quote(tmp), tst.Uid, os.Geteuid(), bundle.Quote(dot)),
 				fmt.Sprintf("chmod %o -- %s", tmpModeFor(dst.Mode), bundle.ShellArg(tmp)))

@@ -204,6 +204,13 @@ func TestWorkspaceTmpModes(t *testing.T) {
 			}
 		}
 	}
+	// A tmp every user may write without the sticky bit: any of them
+	// could swap this home's directory for theirs after the check.
+	must(t, unix.Chmod(tmp, 0o777))
+	if err := install(); err == nil || !strings.Contains(err.Error(), "without the sticky bit") || !strings.Contains(err.Error(), bundle.Quote(tmp)) {
+		t.Fatalf("an install through a tmp of mode 777: %v", err)
+	}
+	must(t, unix.Chmod(tmp, 0o1777)) // the hint's chmod
 	// gc removes the home's directory once empty; make it again.
 	must(t, os.MkdirAll(own, 0o755))
 	if _, err := m.Uninstall("good", lifecycle.UninstallOptions{}); err != nil {
