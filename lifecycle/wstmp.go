@@ -52,7 +52,7 @@ func (m *Manager) fetchParent(root string) (string, error) {
 		// that group can use tmp too (best effort: this user may not be
 		// in it). Then the mode, which the umask may have cut.
 		_ = unix.Fchown(tfd, -1, int(dst.Gid))
-		if err := unix.Fchmod(tfd, tmpModeFor(dst.Mode)); err != nil {
+		if err := unix.Fchmod(tfd, tmpModeFor(uint32(dst.Mode))); err != nil {
 			return "", wsTmpError(tmp, "cannot be set up: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
 		}
 	}
@@ -71,7 +71,7 @@ func (m *Manager) fetchParent(root string) (string, error) {
 		if errors.Is(err, unix.EACCES) {
 			return "", wsTmpError(dir, fmt.Sprintf("cannot be made: %s belongs to user %d and does not let this user (%d) make a directory in it, so this home cannot use this workspace; its owner can let every user who may write %s do so",
 				bundle.Quote(tmp), tst.Uid, os.Geteuid(), bundle.Quote(dot)),
-				fmt.Sprintf("chmod %o -- %s", tmpModeFor(dst.Mode), bundle.ShellArg(tmp)))
+				fmt.Sprintf("chmod %o -- %s", tmpModeFor(uint32(dst.Mode)), bundle.ShellArg(tmp)))
 		}
 		return "", mkdirError(err, dir)
 	}

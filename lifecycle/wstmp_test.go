@@ -185,7 +185,7 @@ func TestWorkspaceTmpModes(t *testing.T) {
 	mode := func(p string) uint32 {
 		var st unix.Stat_t
 		must(t, unix.Lstat(p, &st))
-		return st.Mode & 0o7777
+		return uint32(st.Mode & 0o7777)
 	}
 	// Without set-group-ID, the group is set by bundlectl, not inherited.
 	for _, c := range []struct{ dot, tmp uint32 }{{0o775, 0o1775}, {0o2775, 0o3775}} {
