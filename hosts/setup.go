@@ -489,22 +489,31 @@ func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
 // record and configuration file named there, nothing more; a record or
 // file it cannot read says nothing here (setup and hooks run name it).
 func CheckSetups(home string, environ []string) []*StaleSetup {
+	var out []*StaleSetup
+	for _, h := range recordedHosts(home) {
+		if st, err := checkSetup(home, h, environ, true); err == nil && st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// recordedHosts are the hosts setup wrote a record for with this home,
+// sorted by name: the regular files of the setup directory named for a
+// known host. A directory that cannot be read gives none.
+func recordedHosts(home string) []Host {
 	ents, err := os.ReadDir(setupDir(home))
 	if err != nil {
 		return nil
 	}
-	var out []*StaleSetup
+	var out []Host
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		h, ok := Lookup(name)
-		if !ok {
-			continue
-		}
-		if st, err := checkSetup(home, h, environ, true); err == nil && st != nil {
-			out = append(out, st)
+		if h, ok := Lookup(name); ok {
+			out = append(out, h)
 		}
 	}
 	return out
@@ -600,24 +609,12 @@ func CheckServerTimeouts(home string, host Host, in SetupInput) (*StaleSetup, er
 // bundles of workspace, for `list`; a host whose bundles or files cannot
 // be read says nothing here (setup names it).
 func CheckServerTimeoutsAll(re Reentry, environ []string) []*StaleSetup {
-	ents, err := os.ReadDir(setupDir(re.Home))
-	if err != nil {
-		return nil
-	}
 	var out []*StaleSetup
-	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		h, ok := Lookup(name)
-		if !ok {
-			continue
-		}
+	for _, h := range recordedHosts(re.Home) {
 		if _, ok := h.(Wiring); !ok {
 			continue
 		}
-		bundles, _, err := ActiveBundles(re.Home, re.Workspace, name)
+		bundles, _, err := ActiveBundles(re.Home, re.Workspace, h.Name())
 		if err != nil {
 			continue
 		}
