@@ -96,3 +96,10 @@ func OnUpdateFetched(t testing.TB, f func()) {
 // HomeKey is m's home key (the name of its markers and of its directory
 // in a workspace's tmp).
 func HomeKey(m *Manager) string { return m.homeKey() }
+
+// OnTmpHolderMade runs f once a command checked its tmp directory and
+// made its holder there, before any use, until the test ends.
+func OnTmpHolderMade(t testing.TB, f func()) {
+	testOnlyHolderMade = f
+	t.Cleanup(func() { testOnlyHolderMade = nil })
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -138,22 +137,21 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		}
 		return false
 	}
-	parent, err := m.fetchParent(root)
+	h, err := m.fetchHolder(root)
 	if err != nil {
 		return nil, err
 	}
-	res, err := sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
+	defer h.remove()
+	res, err := h.fetch(func(parent string) (*sources.Result, error) {
+		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
+	})
 	if err != nil {
 		if clash != nil {
 			return nil, clash
 		}
 		return nil, sourceErr("", err)
 	}
-	dir, holder, err := stage(res, res.Name)
-	if err != nil {
-		return nil, err
-	}
-	defer removeAll(holder)
+	dir := h.at(res.Name)
 	if testOnlyInstallFetched != nil {
 		testOnlyInstallFetched()
 	}
@@ -166,10 +164,10 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 			if c := m.nameClash(scope, root, mn); c != nil && !m.unrecorded(scope, root, mn) {
 				return nil, c
 			}
-			renamed := filepath.Join(holder, mn)
-			if err := os.Rename(dir, renamed); err != nil {
+			if err := h.rename(res.Name, mn); err != nil {
 				return nil, err
 			}
+			renamed := h.at(mn)
 			notes = append(notes, fmt.Sprintf("named %s after its manifest (the source would have named it %s; --name overrides)", bundle.Quote(mn), bundle.Quote(res.Name)))
 			dir, res.Name = renamed, mn
 		}
@@ -200,6 +198,9 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	if err != nil {
 		return nil, withValidateHint(err, res.Source)
 	}
+	if err := h.check(); err != nil {
+		return nil, err // what was validated may not be what is held
+	}
 	raw, err := sourceRecord(res.Source, nb.Tree)
 	if err != nil {
 		return nil, err
@@ -224,7 +225,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 				return err
 			}
 		}
-		if err := renameNoReplace(dir, final); err != nil {
+		if err := h.place(res.Name, final); err != nil {
 			return fmt.Errorf("cannot move the fetched tree into place: %w", err)
 		}
 		placed = true
@@ -246,7 +247,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	})
 	if err != nil {
 		if placed {
-			os.Rename(final, dir) // back into the holder, removed below
+			h.takeIn(final, res.Name) // back into the holder, removed below
 		}
 		undoMark()
 		return nil, stateErr(err)

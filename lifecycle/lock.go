@@ -492,7 +492,8 @@ var testOnlyAfterStaging func()
 type syncItem struct {
 	lb      lockfile.Bundle
 	root    string
-	dir     string // fetched and staged ("" when present)
+	holder  *tmpHolder // where the fetched tree is (nil when present)
+	dir     string     // its name in holder ("" when present)
 	present *bundle.Bundle
 	tree    *bundle.Tree // the fetched tree, checked against the token
 }
@@ -561,10 +562,10 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		}
 	}()
 	var items []*syncItem
-	var holders []string
+	var holders []*tmpHolder
 	defer func() {
 		for _, h := range holders {
-			removeAll(h)
+			h.remove()
 		}
 	}()
 	problem := func(name string, mismatch bool, format string, args ...any) {
@@ -613,27 +614,30 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			}
 			continue
 		}
-		parent, err := m.fetchParent(root)
+		th, err := m.fetchHolder(root)
 		if err != nil {
 			problem(lb.Name, false, "%v", err)
 			out.Problems[len(out.Problems)-1].Err = err
 			continue
 		}
-		res, err := sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
+		holders = append(holders, th)
+		res, err := th.fetch(func(parent string) (*sources.Result, error) {
+			return sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
+		})
 		if err != nil {
 			problem(lb.Name, errors.Is(err, sources.ErrPinMismatch) || errors.Is(err, sources.ErrRefused), "%v", err)
 			out.Problems[len(out.Problems)-1].Err = err
 			continue
 		}
-		dir, holder, err := stage(res, lb.Name)
-		if err != nil {
-			problem(lb.Name, false, "%v", err)
-			continue
-		}
-		holders = append(holders, holder)
-		fb, err := validateFetched(dir, lb.Scope, m.Limits, lb.Name)
+		fb, err := validateFetched(th.at(res.Name), lb.Scope, m.Limits, lb.Name)
 		if err != nil {
 			problem(lb.Name, true, "%v", err.(*SourceError).Reason)
+			continue
+		}
+		if err := th.check(); err != nil {
+			// What was validated may not be what is held.
+			problem(lb.Name, false, "%v", err)
+			out.Problems[len(out.Problems)-1].Err = err
 			continue
 		}
 		h, err := Compute(fb)
@@ -650,7 +654,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			problem(lb.Name, true, "%s", refused)
 			continue
 		}
-		items = append(items, &syncItem{lb: lb, root: root, dir: dir, tree: fb.Tree})
+		items = append(items, &syncItem{lb: lb, root: root, holder: th, dir: res.Name, tree: fb.Tree})
 	}
 	if len(out.Problems) > 0 {
 		return out, &SyncError{Problems: out.Problems}
@@ -680,7 +684,10 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	if testOnlyAfterStaging != nil {
 		testOnlyAfterStaging()
 	}
-	type placedDir struct{ from, to string }
+	type placedDir struct {
+		holder   *tmpHolder
+		from, to string
+	}
 	var placed []placedDir
 	var synced []SyncedBundle
 	var undoMarks []func()
@@ -713,10 +720,10 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 				}
 			}
 			if fetched {
-				if err := renameNoReplace(it.dir, final); err != nil {
+				if err := it.holder.place(it.dir, final); err != nil {
 					return err
 				}
-				placed = append(placed, placedDir{it.dir, final})
+				placed = append(placed, placedDir{it.holder, it.dir, final})
 				action = "installed"
 			}
 			b := bundle.Load(final, lb.Scope, m.Limits)
@@ -775,7 +782,8 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	})
 	if err != nil {
 		for i := len(placed) - 1; i >= 0; i-- {
-			renameNoReplace(placed[i].to, placed[i].from)
+			p := placed[i]
+			p.holder.takeIn(p.to, p.from)
 		}
 		for _, undo := range undoMarks {
 			undo()

@@ -2,34 +2,28 @@ package lifecycle
 
 import (
 	"errors"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
 
-// renameNoReplace renames from to to, failing with fs.ErrExist when to
-// exists (even as an empty directory, which rename(2) would replace).
-func renameNoReplace(from, to string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE)
+// renameNoReplaceAt renames from (in fromfd) to to (in tofd), failing
+// with fs.ErrExist when to exists (even as an empty directory, which
+// rename(2) would replace). from and to name the entries in errors.
+func renameNoReplaceAt(fromfd int, from string, tofd int, to string) error {
+	err := unix.Renameat2(fromfd, from, tofd, to, unix.RENAME_NOREPLACE)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-		return renameNoReplaceFallback(from, to)
+		return renameNoReplaceAtFallback(fromfd, from, tofd, to)
 	}
-	if err != nil {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
-	}
-	return nil
+	return linkError("rename", from, to, err)
 }
 
-// exchange swaps the directories a and b in one step, so that a reader of
-// b's parent never sees b missing: a running harness that lists the root
-// during an update sees the old tree or the new one.
-func exchange(a, b string) error {
-	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+// exchangeAt swaps the directories a (in afd) and b (in bfd) in one step,
+// so that a reader of b's parent never sees b missing: a running harness
+// that lists the root during an update sees the old tree or the new one.
+func exchangeAt(afd int, a string, bfd int, b string) error {
+	err := unix.Renameat2(afd, a, bfd, b, unix.RENAME_EXCHANGE)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
-		return exchangeFallback(a, b)
+		return exchangeAtFallback(afd, a, bfd, b)
 	}
-	if err != nil {
-		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
-	}
-	return nil
+	return linkError("exchange", a, b, err)
 }

@@ -365,24 +365,6 @@ func sourceRecord(r sources.Resolved, t *bundle.Tree) (json.RawMessage, error) {
 	return json.Marshal(sourceRec{Resolved: r, Tree: h.String()})
 }
 
-// stage moves a fetched tree to <tmp>/.install-*/<name>, so that it loads
-// under its bundle name, and returns the new path and the directory to
-// remove afterwards.
-func stage(res *sources.Result, name string) (dir, holder string, err error) {
-	holder, err = os.MkdirTemp(filepath.Dir(res.Dir), stagePrefix+"*")
-	if err != nil {
-		res.Discard()
-		return "", "", err
-	}
-	dir = filepath.Join(holder, name)
-	if err := os.Rename(res.Dir, dir); err != nil {
-		res.Discard()
-		os.RemoveAll(holder)
-		return "", "", err
-	}
-	return dir, holder, nil
-}
-
 // taken reports whether root holds an entry whose name collides with name
 // (Unicode NFC and case folding, as sources.CollisionKey) and returns it.
 func taken(root, name string) (string, bool) {
@@ -410,23 +392,41 @@ func canonicalID(scope bundle.Scope, root, name string) (string, string, error) 
 	return bundle.Identity(scope, dir, name), dir, nil
 }
 
-func renameNoReplaceFallback(from, to string) error {
-	if _, err := os.Lstat(to); err == nil {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
-	}
-	return os.Rename(from, to)
+// renameNoReplace and exchange are renameNoReplaceAt and exchangeAt of
+// paths.
+func renameNoReplace(from, to string) error {
+	return renameNoReplaceAt(unix.AT_FDCWD, from, unix.AT_FDCWD, to)
 }
 
-func exchangeFallback(a, b string) error {
+func exchange(a, b string) error { return exchangeAt(unix.AT_FDCWD, a, unix.AT_FDCWD, b) }
+
+func renameNoReplaceAtFallback(fromfd int, from string, tofd int, to string) error {
+	var st unix.Stat_t
+	if unix.Fstatat(tofd, to, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
+	}
+	return linkError("rename", from, to, unix.Renameat(fromfd, from, tofd, to))
+}
+
+func exchangeAtFallback(afd int, a string, bfd int, b string) error {
 	tmp := a + ".swap"
-	if err := os.Rename(b, tmp); err != nil {
-		return err
+	if err := unix.Renameat(bfd, b, afd, tmp); err != nil {
+		return linkError("rename", b, tmp, err)
 	}
-	if err := os.Rename(a, b); err != nil {
-		os.Rename(tmp, b)
-		return err
+	if err := unix.Renameat(afd, a, bfd, b); err != nil {
+		unix.Renameat(afd, tmp, bfd, b)
+		return linkError("rename", a, b, err)
 	}
-	return os.Rename(tmp, a)
+	return linkError("rename", tmp, a, unix.Renameat(afd, tmp, afd, a))
+}
+
+// linkError is err (nil or an errno) of the rename of from to to as
+// os.Rename words it.
+func linkError(op, from, to string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &os.LinkError{Op: op, Old: from, New: to, Err: err}
 }
 
 // SourceError is a failure to install, update or sync a bundle from its

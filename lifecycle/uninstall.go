@@ -91,28 +91,20 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		}
 		defer unlockWS()
 	}
-	parent, err := m.fetchParent(root)
-	if err != nil {
-		return nil, err
-	}
-	holder, err := os.MkdirTemp(parent, stagePrefix+"*")
-	if errors.Is(err, os.ErrNotExist) {
-		// The home's tmp (fetchParent makes the workspace's).
-		if err = os.MkdirAll(parent, 0o700); err == nil {
-			holder, err = os.MkdirTemp(parent, stagePrefix+"*")
-		}
-	}
+	h, err := m.fetchHolder(root)
 	if err != nil {
 		return nil, err
 	}
 	keepHolder := false
 	defer func() {
-		if !keepHolder {
-			removeAll(holder)
+		if keepHolder {
+			h.close() // holds the bundle's directory, named in the error
+		} else {
+			h.remove()
 		}
 	}()
 	out := &Uninstalled{Name: b.Name, ID: b.ID, Scope: b.Scope, Path: b.Dir, Removed: []string{}}
-	moved := filepath.Join(holder, b.Name)
+	moved := h.at(b.Name)
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		if b.Scope == bundle.ScopeWorkspace && !opts.Force {
 			// Another home installed or synced it too: it is theirs as
@@ -143,13 +135,13 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 			}
 			return &RefusedError{Bundle: name, Reason: "its directory changed while it was being uninstalled; run the command again", Fix: again}
 		}
-		if err := os.Rename(b.Dir, moved); err != nil {
+		if err := h.takeIn(b.Dir, b.Name); err != nil {
 			return fmt.Errorf("cannot move %s out of its root: %w", bundle.Quote(b.Dir), err)
 		}
 		rec, _ := s.Bundle(b.ID)
 		changed, err := s.Forget(b.ID)
 		if err != nil {
-			os.Rename(moved, b.Dir)
+			h.place(b.Name, b.Dir)
 			return err
 		}
 		out.Forgot, out.Trusted = changed, rec.Receipt != nil
@@ -159,8 +151,8 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		// The state still has the bundle (its write failed, or the move
 		// never happened): put the directory back, or its guards would
 		// block with a fix that cannot work.
-		if _, serr := os.Lstat(moved); serr == nil {
-			if rerr := os.Rename(moved, b.Dir); rerr != nil {
+		if h.has(b.Name) {
+			if rerr := h.place(b.Name, b.Dir); rerr != nil {
 				keepHolder = true
 				return nil, fmt.Errorf("%w; and the directory could not be put back (%v): it is at %s, move it back to %s", stateErr(err), rerr, bundle.Quote(moved), bundle.Quote(b.Dir))
 			}

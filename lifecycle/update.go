@@ -116,7 +116,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		}
 		q.Ref = opts.Ref
 	}
-	parent, err := m.fetchParent(root)
+	h, err := m.fetchHolder(root)
 	if err != nil {
 		var se *SourceError
 		if errors.As(err, &se) {
@@ -124,7 +124,10 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		}
 		return nil, err
 	}
-	res, err := sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
+	defer h.remove()
+	res, err := h.fetch(func(parent string) (*sources.Result, error) {
+		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
+	})
 	if err != nil && errors.Is(err, sources.ErrNotFound) && (from.Kind == sources.KindDir || from.Kind == sources.KindArchive) {
 		// The recorded local source moved or was deleted: say what
 		// stays, and what to do.
@@ -132,17 +135,24 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			Fix: "bundlectl show " + bundle.ShellArg(b.Name), Err: err}
 	}
 	if err != nil {
+		var se *SourceError
+		if errors.As(err, &se) && se.Bundle == "" {
+			se.Bundle = name
+		}
 		return nil, sourceErr(name, err)
 	}
-	dir, holder, err := stage(res, b.Name)
-	if err != nil {
-		return nil, err
-	}
-	defer removeAll(holder)
+	dir := h.at(res.Name)
 	nb, err := validateFetched(dir, b.Scope, m.Limits, name)
 	err = withValidateHint(err, res.Source)
 	if err != nil {
 		return nil, err
+	}
+	if err := h.check(); err != nil {
+		var se *SourceError
+		if errors.As(err, &se) {
+			se.Bundle = name
+		}
+		return nil, err // what was validated may not be what is held
 	}
 	if editErr != nil && !sameTree(b.Tree, nb.Tree) {
 		return nil, editErr
@@ -228,7 +238,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 					return err
 				}
 			}
-			if err := exchange(dir, b.Dir); err != nil {
+			if err := h.exchange(res.Name, b.Dir); err != nil {
 				return fmt.Errorf("cannot replace %s: %w", bundle.Quote(b.Dir), err)
 			}
 			swapped = true
@@ -240,7 +250,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	})
 	if err != nil {
 		if swapped {
-			exchange(dir, b.Dir) // put the old tree back
+			h.exchange(res.Name, b.Dir) // put the old tree back
 		}
 		return nil, stateErr(err)
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 )
 
-// fetchParent returns the directory a tree bound for root is fetched or
-// moved into (tmpFor), made sure of. In the workspace, which anyone may
+// fetchParent opens the directory a tree bound for root is fetched or
+// moved into (tmpFor), made sure of, and returns its descriptor (the
+// caller closes it) and its path, for messages. In the workspace, which anyone may
 // have written (a cloned repository can ship .bundlectl, .bundlectl/tmp
 // or this home's directory in it as a symbolic link to anywhere), each of
 // those is entered with O_NOFOLLOW from the one checked before it and
@@ -26,25 +27,33 @@ import (
 // who may write .bundlectl (and so install into it) may each make their
 // home's directory there, and none can remove or rename another's. A tmp
 // every user may write without the sticky bit is refused.
-func (m *Manager) fetchParent(root string) (string, error) {
+func (m *Manager) fetchParent(root string) (int, string, error) {
 	dir := m.tmpFor(root)
 	if dir == filepath.Join(m.Roots.Home, TmpDir) {
-		return dir, nil // the home's: sources.Fetch and uninstall make it
+		// The home's, which is this user's: made when missing.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return -1, "", fmt.Errorf("cannot make the fetch directory %s: %w", bundle.Quote(dir), err)
+		}
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, "", fmt.Errorf("cannot open the fetch directory %s (a symbolic link is refused): %w", bundle.Quote(dir), err)
+		}
+		return fd, dir, nil
 	}
 	dot := filepath.Dir(root)
 	tmp := filepath.Join(dot, TmpDir)
 	fd, err := openDirNoFollow(unix.AT_FDCWD, dot, dot)
 	if err != nil {
-		return "", err
+		return -1, "", err
 	}
 	defer unix.Close(fd)
 	var dst unix.Stat_t
 	if err := unix.Fstat(fd, &dst); err != nil {
-		return "", wsTmpError(dot, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dot))
+		return -1, "", wsTmpError(dot, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dot))
 	}
 	tfd, made, err := mkdirOpenNoFollow(fd, TmpDir, tmp)
 	if err != nil {
-		return "", mkdirError(err, tmp)
+		return -1, "", mkdirError(err, tmp)
 	}
 	defer unix.Close(tfd)
 	if made {
@@ -53,45 +62,51 @@ func (m *Manager) fetchParent(root string) (string, error) {
 		// in it). Then the mode, which the umask may have cut.
 		_ = unix.Fchown(tfd, -1, int(dst.Gid))
 		if err := unix.Fchmod(tfd, tmpModeFor(uint32(dst.Mode))); err != nil {
-			return "", wsTmpError(tmp, "cannot be set up: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
+			return -1, "", wsTmpError(tmp, "cannot be set up: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
 		}
 	}
 	var tst unix.Stat_t
 	if err := unix.Fstat(tfd, &tst); err != nil {
-		return "", wsTmpError(tmp, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
+		return -1, "", wsTmpError(tmp, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(tmp))
 	}
 	if tst.Mode&0o002 != 0 && tst.Mode&unix.S_ISVTX == 0 {
 		// Any user could rename this home's directory away between
 		// this check and its use and put one of theirs in its place.
-		return "", wsTmpError(tmp, fmt.Sprintf("is writable by every user without the sticky bit (mode %o), so any of them could swap this home's directory in it for their own; bundlectl makes it sticky", tst.Mode&0o7777),
+		return -1, "", wsTmpError(tmp, fmt.Sprintf("is writable by every user without the sticky bit (mode %o), so any of them could swap this home's directory in it for their own; bundlectl makes it sticky", tst.Mode&0o7777),
 			fmt.Sprintf("chmod %o -- %s", tst.Mode&0o7777|unix.S_ISVTX, bundle.ShellArg(tmp)))
 	}
 	kfd, _, err := mkdirOpenNoFollow(tfd, filepath.Base(dir), dir)
 	if err != nil {
 		if errors.Is(err, unix.EACCES) {
-			return "", wsTmpError(dir, fmt.Sprintf("cannot be made: %s belongs to user %d and does not let this user (%d) make a directory in it, so this home cannot use this workspace; its owner can let every user who may write %s do so",
+			return -1, "", wsTmpError(dir, fmt.Sprintf("cannot be made: %s belongs to user %d and does not let this user (%d) make a directory in it, so this home cannot use this workspace; its owner can let every user who may write %s do so",
 				bundle.Quote(tmp), tst.Uid, os.Geteuid(), bundle.Quote(dot)),
 				fmt.Sprintf("chmod %o -- %s", tmpModeFor(uint32(dst.Mode)), bundle.ShellArg(tmp)))
 		}
-		return "", mkdirError(err, dir)
+		return -1, "", mkdirError(err, dir)
 	}
-	defer unix.Close(kfd)
+	ok := false
+	defer func() {
+		if !ok {
+			unix.Close(kfd)
+		}
+	}()
 	var kst unix.Stat_t
 	if err := unix.Fstat(kfd, &kst); err != nil {
-		return "", wsTmpError(dir, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dir))
+		return -1, "", wsTmpError(dir, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dir))
 	}
 	if int(kst.Uid) != os.Geteuid() {
 		// Made by another user: it could read or change what this home
 		// fetches there.
-		return "", wsTmpError(dir, fmt.Sprintf("belongs to user %d, not to this user (%d), so this home does not fetch into it (its owner could read or change what is fetched there); have it removed (as its owner or root)", kst.Uid, os.Geteuid()),
+		return -1, "", wsTmpError(dir, fmt.Sprintf("belongs to user %d, not to this user (%d), so this home does not fetch into it (its owner could read or change what is fetched there); have it removed (as its owner or root)", kst.Uid, os.Geteuid()),
 			"rm -r -- "+bundle.ShellArg(dir))
 	}
 	if kst.Mode&0o7777 != 0o700 {
 		if err := unix.Fchmod(kfd, 0o700); err != nil {
-			return "", wsTmpError(dir, "cannot be made private (0700): "+err.Error(), "chmod 700 -- "+bundle.ShellArg(dir))
+			return -1, "", wsTmpError(dir, "cannot be made private (0700): "+err.Error(), "chmod 700 -- "+bundle.ShellArg(dir))
 		}
 	}
-	return dir, nil
+	ok = true
+	return kfd, dir, nil
 }
 
 // tmpModeFor is the mode of a workspace's tmp made in a .bundlectl of

@@ -1,0 +1,217 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/sources"
+)
+
+// tmpHolder is a private directory (stagePrefix*, 0700) that one command
+// made with mkdirat in this home's tmp directory for a root
+// (fetchParent), held open with that directory. A tree is fetched into
+// it, and moved into and out of a root from it, by descriptor
+// (renameat): a user who may write a workspace's .bundlectl can rename
+// the checked directories away and put a link or a directory of theirs
+// in their place, and that redirects no move and no removal. What needs
+// a path (sources.Fetch, the readers) gets h.path, checked to lead to
+// the held directory right before and after (check), and the fetched
+// tree is taken only from the held directory: a swap meanwhile is
+// refused, never used.
+type tmpHolder struct {
+	dir      string // this home's tmp directory (fetchParent's path)
+	ws       bool   // dir is in a workspace
+	name     string // the holder's name in dir
+	path     string // dir/name
+	dirfd    int    // dir, held open
+	fd       int    // the holder, held open
+	dev, ino uint64 // the holder's
+}
+
+// fetchHolder makes a tmpHolder in this home's tmp directory for root.
+// The caller removes it (remove) when done.
+func (m *Manager) fetchHolder(root string) (*tmpHolder, error) {
+	dirfd, dir, err := m.fetchParent(root)
+	if err != nil {
+		return nil, err
+	}
+	h := &tmpHolder{dir: dir, ws: dir != filepath.Join(m.Roots.Home, TmpDir), dirfd: dirfd, fd: -1}
+	for attempt := 0; ; attempt++ {
+		h.name = stagePrefix + strconv.FormatUint(rand.Uint64(), 36)
+		err = unix.Mkdirat(dirfd, h.name, 0o700)
+		if !errors.Is(err, unix.EEXIST) || attempt >= 100 {
+			break
+		}
+	}
+	h.path = filepath.Join(dir, h.name)
+	if err == nil {
+		h.fd, err = unix.Openat(dirfd, h.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	}
+	var st unix.Stat_t
+	if err == nil {
+		err = unix.Fstat(h.fd, &st)
+	}
+	if err != nil {
+		h.remove()
+		return nil, h.refuse("cannot be used: cannot make a directory in it: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dir))
+	}
+	h.dev, h.ino = uint64(st.Dev), uint64(st.Ino)
+	if testOnlyHolderMade != nil {
+		testOnlyHolderMade()
+	}
+	return h, nil
+}
+
+// testOnlyHolderMade runs in fetchHolder once the tmp directory is
+// checked and the holder made in it, before any use.
+var testOnlyHolderMade func()
+
+func (h *tmpHolder) refuse(reason, fix string) error {
+	if h.ws {
+		return wsTmpError(h.dir, reason, fix)
+	}
+	return &SourceError{Reason: "the fetch directory " + bundle.Quote(h.dir) + " " + reason, Fix: fix, Err: ErrRefused}
+}
+
+// check refuses when h.path no longer leads to the held directory: it,
+// or a directory above it, was renamed away and a link or another
+// directory put in its place.
+func (h *tmpHolder) check() error {
+	var st unix.Stat_t
+	if unix.Stat(h.path, &st) == nil && uint64(st.Dev) == h.dev && uint64(st.Ino) == h.ino {
+		return nil
+	}
+	return h.swapped()
+}
+
+func (h *tmpHolder) swapped() error {
+	who := "someone who may write it"
+	if h.ws {
+		who = "a user who may write the workspace's " + bundle.Quote(filepath.Dir(filepath.Dir(h.dir)))
+	}
+	return h.refuse("was replaced while this command used it: it, or a directory above it, was renamed away and a link or another directory put in its place (by "+who+"), so this command stopped: nothing fetched through it was used, and nothing was moved through it; find out who before running the command again",
+		"ls -la -- "+bundle.ShellArg(filepath.Dir(h.dir)))
+}
+
+// fetch runs fetch with h.path as the parent, and takes the tree it
+// fetched from the held directory, renamed there to the name the fetch
+// gives it (h.at(res.Name)): a fetch that was redirected elsewhere is
+// refused.
+func (h *tmpHolder) fetch(fetch func(parent string) (*sources.Result, error)) (*sources.Result, error) {
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	res, err := fetch(h.path)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.check(); err != nil {
+		return nil, err
+	}
+	if filepath.Dir(res.Dir) != h.path {
+		return nil, fmt.Errorf("the fetch placed its tree at %s, outside %s", bundle.Quote(res.Dir), bundle.Quote(h.path))
+	}
+	name := res.Name
+	if err := unix.Renameat(h.fd, filepath.Base(res.Dir), h.fd, name); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, h.swapped() // fetched elsewhere, and swapped back
+		}
+		return nil, linkError("rename", res.Dir, h.at(name), err)
+	}
+	res.Dir = h.at(name)
+	return res, nil
+}
+
+// at is the path of the entry name of the holder.
+func (h *tmpHolder) at(name string) string { return filepath.Join(h.path, name) }
+
+// has reports whether the holder has an entry name.
+func (h *tmpHolder) has(name string) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(h.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+}
+
+// rename renames the entry from of the holder to to.
+func (h *tmpHolder) rename(from, to string) error {
+	return linkError("rename", h.at(from), h.at(to), unix.Renameat(h.fd, from, h.fd, to))
+}
+
+// place moves the holder's entry name to to, which must not exist.
+func (h *tmpHolder) place(name, to string) error {
+	return renameNoReplaceAt(h.fd, name, unix.AT_FDCWD, to)
+}
+
+// takeIn moves from into the holder as its entry name.
+func (h *tmpHolder) takeIn(from, name string) error {
+	return linkError("rename", from, h.at(name), unix.Renameat(unix.AT_FDCWD, from, h.fd, name))
+}
+
+// exchange swaps the holder's entry name with the directory other.
+func (h *tmpHolder) exchange(name, other string) error {
+	return exchangeAt(h.fd, name, unix.AT_FDCWD, other)
+}
+
+// remove deletes the holder and what it holds, by descriptor, and closes
+// it. Safe to call more than once.
+func (h *tmpHolder) remove() {
+	if h.fd >= 0 {
+		var st unix.Stat_t
+		if unix.Fstatat(h.dirfd, h.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Dev) == h.dev && uint64(st.Ino) == h.ino {
+			_ = removeAllAt(h.dirfd, h.name)
+		}
+	} else if h.name != "" {
+		_ = unix.Unlinkat(h.dirfd, h.name, unix.AT_REMOVEDIR) // made, not opened
+	}
+	h.close()
+}
+
+// close closes the holder, leaving it where it is.
+func (h *tmpHolder) close() {
+	if h.fd >= 0 {
+		unix.Close(h.fd)
+		h.fd = -1
+	}
+	if h.dirfd >= 0 {
+		unix.Close(h.dirfd)
+		h.dirfd = -1
+	}
+}
+
+// removeAllAt removes the entry name of the directory dirfd and, when it
+// is a directory, everything in it, never following a link: each
+// directory is entered with O_NOFOLLOW from the one above it. A
+// directory without write permission for its owner is given it first.
+func removeAllAt(dirfd int, name string) error {
+	err := unix.Unlinkat(dirfd, name, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	fd, oerr := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if oerr != nil {
+		return err // not a directory: the unlink's error says why
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && st.Mode&0o700 != 0o700 {
+		_ = unix.Fchmod(fd, uint32(st.Mode&0o7777)|0o700)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	// All names first: unlinking while reading could skip some.
+	names, first := f.Readdirnames(-1)
+	for _, n := range names {
+		if err := removeAllAt(fd, n); err != nil && first == nil {
+			first = err
+		}
+	}
+	f.Close()
+	if err := unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR); err != nil && first == nil {
+		first = err
+	}
+	return first
+}

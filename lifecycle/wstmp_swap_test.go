@@ -1,0 +1,121 @@
+package lifecycle_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/sources"
+)
+
+// A user who may write the workspace's .bundlectl (one shared through a
+// group) renames the checked tmp away right after install, update,
+// uninstall or sync checked it, and puts a link to a directory elsewhere
+// in its place (as tmp, or as this home's directory in a tmp of theirs).
+// Nothing may be fetched, moved or removed through it: the command is
+// refused, naming the directory, or works in the directory it checked.
+func TestWorkspaceTmpSwappedAfterCheck(t *testing.T) {
+	lifecycle.UseWorkspaceTmp(t)
+	for _, swapped := range []string{"tmp", "key"} {
+		for _, cmd := range []string{"install", "update", "uninstall", "sync"} {
+			t.Run(swapped+"/"+cmd, func(t *testing.T) {
+				dir := t.TempDir()
+				home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
+				src := filepath.Join(dir, "src", "good")
+				must(t, os.MkdirAll(filepath.Join(src, ".claude-plugin"), 0o755))
+				must(t, os.WriteFile(filepath.Join(src, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
+				must(t, os.MkdirAll(filepath.Join(ws, ".bundlectl"), 0o755))
+				m := manager(home, ws)
+				ctx := context.Background()
+				if cmd != "install" {
+					if _, err := m.Install(ctx, sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var lockPath string
+				if cmd == "sync" {
+					if _, err := m.Trust("good", tokenOf(t, m, "good")); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := m.Lock(lifecycle.LockOptions{AllowUnpinned: true}); err != nil {
+						t.Fatal(err)
+					}
+					var err error
+					if lockPath, err = m.LockPath(); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := m.Uninstall("good", lifecycle.UninstallOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					m = manager(filepath.Join(dir, "home2"), ws)
+				} else {
+					must(t, os.WriteFile(filepath.Join(src, "README.md"), []byte("v2\n"), 0o644))
+				}
+				victim := filepath.Join(dir, "victim")
+				must(t, os.MkdirAll(victim, 0o755))
+				tmp := filepath.Join(ws, ".bundlectl", "tmp")
+				key := lifecycle.HomeKey(m)
+				link := tmp
+				if swapped == "key" {
+					link = filepath.Join(tmp, key)
+				}
+				done := false
+				lifecycle.OnTmpHolderMade(t, func() {
+					if done {
+						return
+					}
+					done = true
+					must(t, os.Rename(tmp, tmp+".moved"))
+					if swapped == "key" {
+						must(t, os.Mkdir(tmp, 0o1777))
+					}
+					must(t, os.Symlink(victim, link))
+				})
+				var err error
+				switch cmd {
+				case "install":
+					_, err = m.Install(ctx, sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace})
+				case "update":
+					_, err = m.Update(ctx, "good", lifecycle.UpdateOptions{})
+				case "uninstall":
+					_, err = m.Uninstall("good", lifecycle.UninstallOptions{})
+				default:
+					_, err = m.SyncLocked(ctx, lockPath, lifecycle.SyncOptions{})
+					var se *lifecycle.SyncError
+					if errors.As(err, &se) && len(se.Problems) == 1 {
+						err = se.Problems[0].Err
+					}
+				}
+				if !done {
+					t.Fatal("the swap never ran")
+				}
+				if ents, _ := os.ReadDir(victim); len(ents) > 0 {
+					t.Fatalf("%s followed the link %s swapped in after the check, into %s: %v (err %v)", cmd, link, victim, ents, err)
+				}
+				if err == nil {
+					if cmd != "uninstall" {
+						t.Fatalf("%s used a tmp swapped after its check", cmd)
+					}
+					if _, err := os.Lstat(filepath.Join(ws, ".bundlectl", "bundles", "good")); !os.IsNotExist(err) {
+						t.Fatalf("uninstall left the bundle: %v", err)
+					}
+					return
+				}
+				if !strings.Contains(err.Error(), "was replaced") || !strings.Contains(err.Error(), bundle.Quote(filepath.Join(tmp, key))) {
+					t.Errorf("the error does not say which directory was replaced: %v", err)
+				}
+				var h interface{ Hint() string }
+				want := "ls -la -- " + bundle.ShellArg(tmp)
+				if !errors.As(err, &h) || h.Hint() != want {
+					t.Errorf("hint: want %q, error %v", want, err)
+				}
+				t.Logf("%v\nhint: %s", err, h.Hint())
+			})
+		}
+	}
+}
