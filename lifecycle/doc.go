@@ -18,6 +18,11 @@
 //     of every home hold it shared while they look at and use the root,
 //     so none records a tree that is then deleted or replaced. An update
 //     of a tree another home's marker names is refused without --force.
+//   - Install, update, uninstall and sync fetch and move trees inside a
+//     private directory each makes in its checked tmp directory and holds
+//     open (tmpHolder): moves and removals there go by descriptor, and a
+//     fetch or read that needs a path is refused when the path no longer
+//     leads to the held directory before or after it.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
 //   - gc removes only what nothing can claim: snapshots and views no
