@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestExchange: an update swaps the new tree in without a moment in which
@@ -50,5 +52,44 @@ func TestRenameNoReplace(t *testing.T) {
 	}
 	if _, err := os.Stat(a); err != nil {
 		t.Fatal("the source moved")
+	}
+}
+
+// The fallbacks off Linux (no renameat2), run here too: the exchange of
+// an entry of a directory held open with a path, and the refusal to
+// rename onto an existing entry.
+func TestRenameFallbacksAt(t *testing.T) {
+	dir := t.TempDir()
+	held, other := filepath.Join(dir, "held"), filepath.Join(dir, "bundle")
+	for p, body := range map[string]string{filepath.Join(held, "new"): "new", other: "old"} {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "f"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fd, err := unix.Open(held, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := exchangeAtFallback(fd, "new", unix.AT_FDCWD, other); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{filepath.Join(held, "new"): "old", other: "new"} {
+		got, err := os.ReadFile(filepath.Join(p, "f"))
+		if err != nil || string(got) != want {
+			t.Errorf("%s holds %q (%v), want %q", p, got, err, want)
+		}
+	}
+	if err := renameNoReplaceAtFallback(fd, "new", unix.AT_FDCWD, other); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("renameNoReplaceAtFallback onto a directory: %v, want ErrExist", err)
+	}
+	if err := renameNoReplaceAtFallback(fd, "new", unix.AT_FDCWD, filepath.Join(dir, "placed")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "placed", "f")); err != nil {
+		t.Fatal(err)
 	}
 }
