@@ -16,12 +16,16 @@ import (
 // A user who may write the workspace's .bundlectl (one shared through a
 // group) renames the checked tmp away right after install, update,
 // uninstall or sync checked it, and puts a link to a directory elsewhere
-// in its place (as tmp, or as this home's directory in a tmp of theirs).
-// Nothing may be fetched, moved or removed through it: the command is
-// refused, naming the directory, or works in the directory it checked.
+// in its place (as tmp, or as this home's directory in a tmp of theirs),
+// or a directory of their own as this home's. Nothing may be fetched,
+// moved or removed through it: the command is refused, naming the
+// directory, or works in the directory it checked. (Before the commands
+// used tmp by descriptor, the "tmp" subtests failed: each command wrote
+// into the link's target. The "own" ones passed, since each command
+// removed what it put in the swapper's directory before it returned.)
 func TestWorkspaceTmpSwappedAfterCheck(t *testing.T) {
 	lifecycle.UseWorkspaceTmp(t)
-	for _, swapped := range []string{"tmp", "key"} {
+	for _, swapped := range []string{"tmp", "key", "own"} {
 		for _, cmd := range []string{"install", "update", "uninstall", "sync"} {
 			t.Run(swapped+"/"+cmd, func(t *testing.T) {
 				dir := t.TempDir()
@@ -61,7 +65,7 @@ func TestWorkspaceTmpSwappedAfterCheck(t *testing.T) {
 				tmp := filepath.Join(ws, ".bundlectl", "tmp")
 				key := lifecycle.HomeKey(m)
 				link := tmp
-				if swapped == "key" {
+				if swapped != "tmp" {
 					link = filepath.Join(tmp, key)
 				}
 				done := false
@@ -71,10 +75,19 @@ func TestWorkspaceTmpSwappedAfterCheck(t *testing.T) {
 					}
 					done = true
 					must(t, os.Rename(tmp, tmp+".moved"))
-					if swapped == "key" {
+					switch swapped {
+					case "key":
 						must(t, os.Mkdir(tmp, 0o1777))
+						must(t, os.Symlink(victim, link))
+					case "own":
+						// A tmp and a directory of the swapper's own
+						// (the victim) under this home's key.
+						must(t, os.Mkdir(tmp, 0o1777))
+						must(t, os.Rename(victim, link))
+						must(t, os.Symlink(link, victim))
+					default:
+						must(t, os.Symlink(victim, link))
 					}
-					must(t, os.Symlink(victim, link))
 				})
 				var err error
 				switch cmd {
