@@ -20,9 +20,9 @@ import (
 // or a directory of their own as this home's. Nothing may be fetched,
 // moved or removed through it: the command is refused, naming the
 // directory, or works in the directory it checked. (Before the commands
-// used tmp by descriptor, the "tmp" subtests failed: each command wrote
-// into the link's target. The "own" ones passed, since each command
-// removed what it put in the swapper's directory before it returned.)
+// used tmp by descriptor, every subtest but key/uninstall and
+// own/uninstall failed: each command wrote into the link's target, or
+// fetched through the swapper's directory without a word.)
 func TestWorkspaceTmpSwappedAfterCheck(t *testing.T) {
 	lifecycle.UseWorkspaceTmp(t)
 	for _, swapped := range []string{"tmp", "key", "own"} {
