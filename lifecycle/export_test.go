@@ -103,3 +103,11 @@ func OnTmpHolderMade(t testing.TB, f func()) {
 	testOnlyHolderMade = f
 	t.Cleanup(func() { testOnlyHolderMade = nil })
 }
+
+// OnUpdateSwap runs f in Update under the state lock, with "checking"
+// before the last checks of the directory in place and "exchanging"
+// between them and the exchange, until the test ends.
+func OnUpdateSwap(t testing.TB, f func(at string)) {
+	testOnlyUpdateSwap = f
+	t.Cleanup(func() { testOnlyUpdateSwap = nil })
+}

@@ -74,6 +74,12 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	// The directory this update starts from, by identity: right before
+	// the swap, and of what the swap moved out, it must still be this
+	// one, also when its tree cannot be read to compare (nil). It is held
+	// open, so that a directory made meanwhile cannot reuse its inode.
+	start, unpin := pinEntry(b.Dir)
+	defer unpin()
 	s, err := m.LoadState()
 	if err != nil {
 		return nil, err
@@ -210,7 +216,9 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			// another home's update (from another source) placed it, or
 			// it was edited, since. --discard-local and a record with no
 			// placed tree's hash skip the edit check below, and would
-			// delete a tree nobody here has seen.
+			// delete a tree nobody here has seen. When neither tree can
+			// be read (both nil), the directory's identity tells them
+			// apart, right before the swap (below).
 			return nil, &SourceError{Bundle: name, Reason: "its directory " + bundle.Quote(b.Dir) + " changed while it was being updated" + m.byOtherHomes(root, b.Name) + ", and it is neither the tree this update started from nor the one it fetched; nothing was replaced: run bundlectl update " + bundle.ShellArg(name) + " to see what is in place now and what an update would replace",
 				Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
 		}
@@ -226,22 +234,59 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again", Fix: "bundlectl update " + bundle.ShellArg(name)}
 		}
 		if up.Changed {
+			if testOnlyUpdateSwap != nil {
+				testOnlyUpdateSwap("checking")
+			}
 			fi, err := os.Lstat(b.Dir)
 			if err != nil || !fi.IsDir() {
 				return &SourceError{Bundle: name, Reason: "its directory is gone or replaced; it was not updated", Fix: "bundlectl list"}
 			}
+			if start == nil || !os.SameFile(fi, start) {
+				// Another directory was put in its place: its tree
+				// may be one nobody here has seen (when neither can be
+				// read, the trees compared above are both nil).
+				return replacedMeanwhile(name, b.Dir)
+			}
+			cur := bundle.Load(b.Dir, b.Scope, m.Limits)
 			if !opts.DiscardLocal {
 				// Again, right before the swap: the fetch can take
 				// minutes, and an edit made meanwhile would be deleted
 				// with the old tree.
-				if err := m.checkLocalEdits(bundle.Load(b.Dir, b.Scope, m.Limits), rec); err != nil {
+				if err := m.checkLocalEdits(cur, rec); err != nil {
 					return err
 				}
+			}
+			// The tree's hash, taken where it is: once exchanged, it is
+			// compared with what was moved out.
+			var want *receipts.Digest
+			if cur.Tree != nil {
+				d, err := review.ContentHash(cur.Tree)
+				switch {
+				case err == nil:
+					want = &d
+				case errors.Is(err, bundle.ErrChanged):
+					return changingMeanwhile(name, b.Dir, "changed while it was checked right before the swap")
+				}
+				// Otherwise (a file it cannot read) only its identity
+				// can be compared, as for a tree that cannot be read.
+			}
+			if testOnlyUpdateSwap != nil {
+				testOnlyUpdateSwap("exchanging")
 			}
 			if err := h.exchange(res.Name, b.Dir); err != nil {
 				return fmt.Errorf("cannot replace %s: %w", bundle.Quote(b.Dir), err)
 			}
 			swapped = true
+			// What the exchange moved out is deleted with the holder: it
+			// must be the directory, and the tree, just checked. An edit
+			// made since (a process writing in it) is put back, with it.
+			if why := movedOutAsChecked(dir, start, want, m.Limits); why != "" {
+				if err := h.exchange(res.Name, b.Dir); err != nil {
+					return fmt.Errorf("cannot put back %s, which %s: %w", bundle.Quote(b.Dir), why, err)
+				}
+				swapped = false
+				return changingMeanwhile(name, b.Dir, why+"; it was put back as it was")
+			}
 		}
 		if _, err := s.SetSource(b.ID, raw); err != nil {
 			return err
@@ -276,6 +321,48 @@ func (m *Manager) refuseSharedUpdate(root, name string) error {
 // workspace bundle, once the fetch is validated and compared, before the
 // workspace lock is taken.
 var testOnlyUpdateLocked, testOnlyUpdateFetched func()
+
+// testOnlyUpdateSwap runs in Update under the state lock, with "checking"
+// before the last checks of the directory in place and with "exchanging"
+// between them and the exchange.
+var testOnlyUpdateSwap func(at string)
+
+// replacedMeanwhile refuses the swap when the directory in place is not
+// the one the update started from.
+func replacedMeanwhile(name, dir string) error {
+	return &SourceError{Bundle: name, Reason: "its directory " + bundle.Quote(dir) + " was replaced by another directory while it was being updated, and this update has not seen what that one holds; nothing was replaced: run bundlectl update " + bundle.ShellArg(name) + " to see what is in place now and what an update would replace",
+		Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
+}
+
+// changingMeanwhile refuses the swap when the directory in place changed
+// while it was being checked or replaced; why says how.
+func changingMeanwhile(name, dir, why string) error {
+	return &SourceError{Bundle: name, Reason: "its directory " + bundle.Quote(dir) + " " + why + " (is another process writing in it, or moving it?), and replacing it would delete what changed; nothing was replaced: run bundlectl update " + bundle.ShellArg(name) + " again once nothing writes in it",
+		Fix: "bundlectl update " + bundle.ShellArg(name), Err: ErrRefused}
+}
+
+// movedOutAsChecked says what differs ("" when nothing) between dir, which
+// the exchange moved out of the bundle's place, and what was checked
+// there: the directory start, holding the tree of content hash want (nil
+// when its tree could not be hashed: its identity is all there is to
+// compare).
+func movedOutAsChecked(dir string, start os.FileInfo, want *receipts.Digest, lim bundle.Limits) string {
+	fi, err := os.Lstat(dir)
+	if err != nil || start == nil || !os.SameFile(fi, start) {
+		return "was replaced by another directory right before the swap"
+	}
+	if want == nil {
+		return ""
+	}
+	moved, _ := bundle.Walk(dir, lim)
+	if moved == nil {
+		return "changed right before the swap, after its last check"
+	}
+	if got, err := review.ContentHash(moved); err != nil || got != *want {
+		return "changed right before the swap, after its last check"
+	}
+	return ""
+}
 
 // sameTree reports whether the installed tree a has the content hash of
 // the fetched tree b.

@@ -1,0 +1,134 @@
+package lifecycle_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
+	"github.com/bundlectl/bundlectl/sources"
+)
+
+// installedForUpdate installs the bundle "good" from a source of its own
+// in scope, then changes the source so that an update replaces the tree.
+// It returns the manager and the installed directory.
+func installedForUpdate(t *testing.T, scope bundle.Scope) (*lifecycle.Manager, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ws, home, src := filepath.Join(dir, "ws"), filepath.Join(dir, "home"), filepath.Join(dir, "src", "good")
+	must(t, os.MkdirAll(ws, 0o755))
+	writePlugin(t, src, "good")
+	m := manager(home, ws)
+	if _, err := m.Install(context.Background(), sources.Request{Source: src}, lifecycle.InstallOptions{Scope: scope}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Find(m.Discover(), "good")
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(src, "README.md"), []byte("v2\n"), 0o644))
+	return m, b.Dir
+}
+
+func writePlugin(t *testing.T, dir, name string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(`{"name":"`+name+`"}`), 0o644))
+}
+
+func wantRefusedUpdate(t *testing.T, err error, says string) {
+	t.Helper()
+	var se *lifecycle.SourceError
+	if !errors.As(err, &se) || !errors.Is(err, lifecycle.ErrRefused) || !strings.Contains(se.Reason, says) || se.Fix != "bundlectl update good" {
+		t.Fatalf("update: want a refusal saying %q with the hint bundlectl update good, got %v", says, err)
+	}
+}
+
+// The bundle's directory cannot be read when the update starts (here it
+// is a symbolic link), and another directory is put in its place before
+// the swap: neither tree could be compared (both nil), so only the
+// directory's identity tells them apart. Update must not swap out, and
+// delete, a directory it never saw — not even with --discard-local.
+func TestUpdateRefusesDirectoryReplacedWhenTreesUnreadable(t *testing.T) {
+	for _, scope := range []bundle.Scope{bundle.ScopeWorkspace, bundle.ScopeUser} {
+		t.Run(string(scope), func(t *testing.T) {
+			m, dir := installedForUpdate(t, scope)
+			elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+			must(t, os.Rename(dir, elsewhere))
+			must(t, os.Symlink(elsewhere, dir))
+			lifecycle.OnUpdateSwap(t, func(at string) {
+				if at != "checking" {
+					return
+				}
+				must(t, os.Remove(dir))
+				writePlugin(t, dir, "good")
+				must(t, os.WriteFile(filepath.Join(dir, "SOMEONES.md"), []byte("not seen by this update\n"), 0o644))
+			})
+			_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: true})
+			wantRefusedUpdate(t, err, "was replaced by another directory while it was being updated")
+			if got, err := os.ReadFile(filepath.Join(dir, "SOMEONES.md")); err != nil || string(got) != "not seen by this update\n" {
+				t.Fatalf("the directory put in place meanwhile was replaced: %q %v", got, err)
+			}
+		})
+	}
+}
+
+// A file written in the bundle's directory after update's last check and
+// before the exchange (a process writing in it) would be deleted with
+// the old tree: the update puts the tree back as it is and refuses.
+func TestUpdatePutsBackTreeEditedRightBeforeSwap(t *testing.T) {
+	for _, discard := range []bool{false, true} {
+		for _, scope := range []bundle.Scope{bundle.ScopeWorkspace, bundle.ScopeUser} {
+			t.Run(string(scope)+map[bool]string{true: "/discard-local"}[discard], func(t *testing.T) {
+				m, dir := installedForUpdate(t, scope)
+				lifecycle.OnUpdateSwap(t, func(at string) {
+					if at == "exchanging" {
+						must(t, os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("written meanwhile\n"), 0o644))
+					}
+				})
+				_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: discard})
+				wantRefusedUpdate(t, err, "changed right before the swap, after its last check; it was put back as it was")
+				if got, err := os.ReadFile(filepath.Join(dir, "NOTES.md")); err != nil || string(got) != "written meanwhile\n" {
+					t.Fatalf("the file written right before the swap was lost: %q %v", got, err)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+					t.Fatal("the new tree is in place after the refusal")
+				}
+				// Nothing was recorded: once the writer is done, the
+				// edit is refused as one, and --discard-local replaces it.
+				lifecycle.OnUpdateSwap(t, nil)
+				if _, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{}); !errors.Is(err, lifecycle.ErrRefused) || !strings.Contains(err.Error(), "NOTES.md") && !strings.Contains(err.Error(), "edited") {
+					t.Fatalf("the next update: %v", err)
+				}
+				if up, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: true}); err != nil || !up.Changed {
+					t.Fatalf("the next update --discard-local: %+v %v", up, err)
+				}
+			})
+		}
+	}
+}
+
+// Right before the exchange, the directory is moved aside and a copy of
+// it, identical in content, put in place: what the exchange moved out is
+// not the directory checked. The update puts it back and refuses.
+func TestUpdatePutsBackDirectoryReplacedRightBeforeSwap(t *testing.T) {
+	m, dir := installedForUpdate(t, bundle.ScopeWorkspace)
+	aside := filepath.Join(t.TempDir(), "aside")
+	lifecycle.OnUpdateSwap(t, func(at string) {
+		if at != "exchanging" {
+			return
+		}
+		must(t, os.Rename(dir, aside))
+		writePlugin(t, dir, "good")
+	})
+	_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{})
+	wantRefusedUpdate(t, err, "was replaced by another directory right before the swap; it was put back as it was")
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err == nil {
+		t.Fatal("the new tree is in place after the refusal")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude-plugin", "plugin.json")); err != nil {
+		t.Fatalf("the directory put in place right before the swap is gone: %v", err)
+	}
+}
