@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -280,7 +281,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			// What the exchange moved out is deleted with the holder: it
 			// must be the directory, and the tree, just checked. An edit
 			// made since (a process writing in it) is put back, with it.
-			if why := movedOutAsChecked(dir, start, want, m.Limits); why != "" {
+			if why := movedOutAsChecked(dir, start, want, cur.Tree, m.Limits); why != "" {
 				if err := h.exchange(res.Name, b.Dir); err != nil {
 					return fmt.Errorf("cannot put back %s, which %s: %w", bundle.Quote(b.Dir), why, err)
 				}
@@ -343,10 +344,11 @@ func changingMeanwhile(name, dir, why string) error {
 
 // movedOutAsChecked says what differs ("" when nothing) between dir, which
 // the exchange moved out of the bundle's place, and what was checked
-// there: the directory start, holding the tree of content hash want (nil
-// when its tree could not be hashed: its identity is all there is to
-// compare).
-func movedOutAsChecked(dir string, start os.FileInfo, want *receipts.Digest, lim bundle.Limits) string {
+// there: the directory start, holding the tree checked, of content hash
+// want (nil when its tree could not be hashed: its identity is all there
+// is to compare) and with the same symbolic links left out of it (which
+// the hash does not cover, and the edit check protects).
+func movedOutAsChecked(dir string, start os.FileInfo, want *receipts.Digest, checked *bundle.Tree, lim bundle.Limits) string {
 	fi, err := os.Lstat(dir)
 	if err != nil || start == nil || !os.SameFile(fi, start) {
 		return "was replaced by another directory right before the swap"
@@ -358,7 +360,7 @@ func movedOutAsChecked(dir string, start os.FileInfo, want *receipts.Digest, lim
 	if moved == nil {
 		return "changed right before the swap, after its last check"
 	}
-	if got, err := review.ContentHash(moved); err != nil || got != *want {
+	if got, err := review.ContentHash(moved); err != nil || got != *want || !slices.Equal(moved.RefusedLinks, checked.RefusedLinks) {
 		return "changed right before the swap, after its last check"
 	}
 	return ""

@@ -110,6 +110,23 @@ func TestUpdatePutsBackTreeEditedRightBeforeSwap(t *testing.T) {
 	}
 }
 
+// A symbolic link added right before the exchange is not in the content
+// hash, but the edit check protects one added by hand: the update puts
+// the tree back with it and refuses.
+func TestUpdatePutsBackTreeWithLinkAddedRightBeforeSwap(t *testing.T) {
+	m, dir := installedForUpdate(t, bundle.ScopeUser)
+	lifecycle.OnUpdateSwap(t, func(at string) {
+		if at == "exchanging" {
+			must(t, os.Symlink("/etc", filepath.Join(dir, "mine")))
+		}
+	})
+	_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{})
+	wantRefusedUpdate(t, err, "changed right before the swap, after its last check; it was put back as it was")
+	if target, err := os.Readlink(filepath.Join(dir, "mine")); err != nil || target != "/etc" {
+		t.Fatalf("the link added right before the swap was lost: %q %v", target, err)
+	}
+}
+
 // Right before the exchange, the directory is moved aside and a copy of
 // it, identical in content, put in place: what the exchange moved out is
 // not the directory checked. The update puts it back and refuses.
