@@ -149,3 +149,50 @@ func TestUpdatePutsBackDirectoryReplacedRightBeforeSwap(t *testing.T) {
 		t.Fatalf("the directory put in place right before the swap is gone: %v", err)
 	}
 }
+
+// A process keeps writing in the bundle's directory while it is updated
+// with --discard-local: update checks it once and never retries, so it
+// ends (refused, or replaced when its last check and the swap fell
+// between two writes) after one attempt at the swap at most. A refusal
+// leaves every write in place.
+func TestUpdateDoesNotRetryWhileDirectoryKeepsChanging(t *testing.T) {
+	for _, scope := range []bundle.Scope{bundle.ScopeWorkspace, bundle.ScopeUser} {
+		t.Run(string(scope), func(t *testing.T) {
+			m, dir := installedForUpdate(t, scope)
+			attempts := 0
+			lifecycle.OnUpdateSwap(t, func(at string) {
+				if at == "checking" {
+					attempts++
+				}
+			})
+			stop, done := make(chan struct{}), make(chan int)
+			go func() {
+				n := 0
+				for {
+					select {
+					case <-stop:
+						done <- n
+						return
+					default:
+					}
+					n++
+					os.WriteFile(filepath.Join(dir, "LOG.md"), []byte(strings.Repeat("x", n%4096)), 0o644)
+				}
+			}()
+			_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: true})
+			close(stop)
+			<-done
+			if attempts > 1 {
+				t.Fatalf("update attempted the swap %d times", attempts)
+			}
+			if err != nil {
+				if !errors.Is(err, lifecycle.ErrRefused) || !strings.Contains(err.Error(), "bundlectl update good") {
+					t.Fatalf("update: %v", err)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "LOG.md")); err != nil {
+					t.Fatalf("a refused update lost the writer's file: %v", err)
+				}
+			}
+		})
+	}
+}
