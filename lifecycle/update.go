@@ -180,6 +180,10 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
+	// seen is, for a workspace bundle, the content hash of the tree
+	// compared under the workspace lock (nil when it cannot be hashed):
+	// the tree the swap moves out must still have it.
+	var seen *receipts.Digest
 	if shared && testOnlyUpdateFetched != nil {
 		testOnlyUpdateFetched()
 	}
@@ -200,6 +204,11 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		// loaded (two homes updating at once, each with --force): what
 		// is in place now decides whether anything is to be replaced.
 		cur := bundle.Load(b.Dir, b.Scope, m.Limits)
+		if cur.Tree != nil {
+			if d, err := review.ContentHash(cur.Tree); err == nil {
+				seen = &d
+			}
+		}
 		switch now := !sameTree(cur.Tree, nb.Tree); {
 		case up.Changed && !now:
 			// Exactly this tree is in place already: nothing to
@@ -270,6 +279,11 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 				}
 				// Otherwise (a file it cannot read) only its identity
 				// can be compared, as for a tree that cannot be read.
+			}
+			if shared && ((want == nil) != (seen == nil) || want != nil && *want != *seen) {
+				// Edited since the comparison under the workspace
+				// lock: --discard-local discards only what was seen.
+				return changingMeanwhile(name, b.Dir, "changed while it was being updated, after it was compared with the tree fetched")
 			}
 			if testOnlyUpdateSwap != nil {
 				testOnlyUpdateSwap("exchanging")

@@ -110,6 +110,24 @@ func TestUpdatePutsBackTreeEditedRightBeforeSwap(t *testing.T) {
 	}
 }
 
+// A workspace bundle edited after update compared it, under the
+// workspace lock, with the tree fetched, and before the last check: with
+// --discard-local the edit check is skipped, and the edit, which this
+// update never saw, would be deleted. It refuses and keeps the edit.
+func TestUpdateDiscardLocalKeepsWorkspaceEditAfterCompare(t *testing.T) {
+	m, dir := installedForUpdate(t, bundle.ScopeWorkspace)
+	lifecycle.OnUpdateSwap(t, func(at string) {
+		if at == "checking" {
+			must(t, os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("written meanwhile\n"), 0o644))
+		}
+	})
+	_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: true})
+	wantRefusedUpdate(t, err, "changed while it was being updated, after it was compared with the tree fetched")
+	if got, err := os.ReadFile(filepath.Join(dir, "NOTES.md")); err != nil || string(got) != "written meanwhile\n" {
+		t.Fatalf("the edit made after the comparison was lost: %q %v", got, err)
+	}
+}
+
 // A symbolic link added right before the exchange is not in the content
 // hash, but the edit check protects one added by hand: the update puts
 // the tree back with it and refuses.
