@@ -93,4 +93,29 @@ func TestCodexMCPTimeoutValues(t *testing.T) {
 			t.Errorf("%s {%s}: listed %v with findings %q, want listed %v with %q, as Codex 0.171 reads it", c.name, c.fields, slices.Contains(listed, c.name), rules, c.keep, want)
 		}
 	}
+	// A listed server keeps each of its timeout fields in Other as
+	// written (null as absent): bundlectl exec and setup give them to
+	// Codex (CodexMCPTimeouts).
+	for _, s := range b.Components.MCP {
+		for _, c := range cases {
+			if c.name != s.Name {
+				continue
+			}
+			want := map[string]string{}
+			for _, f := range strings.Split(c.fields, ", ") {
+				if k, v, ok := strings.Cut(f, ": "); ok && v != "null" {
+					want[strings.Trim(k, `"`)] = v
+				}
+			}
+			got := map[string]string{}
+			for k, v := range s.Other {
+				if strings.Contains(k, "timeout") {
+					got[k] = string(v)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s {%s}: Other holds the timeouts %v, want %v as written", c.name, c.fields, got, want)
+			}
+		}
+	}
 }

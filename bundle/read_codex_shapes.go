@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"encoding/json"
 	"math"
 	"path"
 	"slices"
@@ -363,14 +364,15 @@ func codexTimeoutWant(field string) string {
 // tools (startup: it may still start the command, which the review
 // lists) or ends every call to them unanswered (tool); one it cannot add
 // to its clock makes it panic — starting the server it then never ends
-// the session; calling a tool the call fails. bundlectl exec gives Codex
-// none of these fields (docs/codex.md), so there Codex's defaults apply.
+// the session; calling a tool the call fails. bundlectl exec and setup
+// leave such a value out (CodexMCPTimeouts), so there Codex's default
+// applies.
 func (r hostReader) codexMCPTimeoutWarnings(t codexTimeouts) {
 	startup, path, field := t.startupSec, t.startupSecPath, "startup_timeout_sec"
 	if path == "" {
 		startup, path, field = t.startupMs, t.startupMsPath, "startup_timeout_ms"
 	}
-	const execNote = "bundlectl exec gives Codex none of the server's timeouts, so Codex's defaults apply there"
+	execNote := "bundlectl exec and setup leave this " + field + " out, so Codex's default applies there"
 	switch {
 	case path == "":
 	case startup*1e9 < 1:
@@ -378,6 +380,7 @@ func (r hostReader) codexMCPTimeoutWarnings(t codexTimeouts) {
 	case startup >= codexClockOverflowSec:
 		r.b.Report.Warnf(path, "manifest.timeout", "Codex panics starting this server and never ends the session: %s of about 2^63 seconds or more overflows its clock; %s", field, execNote)
 	}
+	execNote = "bundlectl exec and setup leave this tool_timeout_sec out, so Codex's default applies there"
 	switch {
 	case t.toolPath == "":
 	case t.tool*1e9 < 1:
@@ -397,3 +400,30 @@ func numText(s string) string {
 
 // fmtSec formats a timeout in seconds for a warning.
 func fmtSec(sec float64) string { return strconv.FormatFloat(sec, 'g', -1, 64) }
+
+// CodexMCPTimeouts returns the timeouts, in seconds, that a Codex MCP
+// server's reviewed fields (kept in other as written by the Codex
+// reader) give Codex 0.171: the startup timeout (startup_timeout_sec,
+// else startup_timeout_ms) and the wait for each tool call
+// (tool_timeout_sec). A value Codex gives up on at once (under a
+// nanosecond) or panics on (about 2^63 s) is left out, as is one that is
+// absent: the caller then writes none, and Codex's default applies
+// (codexMCPTimeoutWarnings says so in the review).
+func CodexMCPTimeouts(other map[string]json.RawMessage) (startup, tool float64, hasStartup, hasTool bool) {
+	usable := func(f float64) bool { return f*1e9 >= 1 && f < codexClockOverflowSec }
+	if raw, ok := other["startup_timeout_sec"]; ok {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil && usable(f) {
+			startup, hasStartup = f, true
+		}
+	} else if raw, ok := other["startup_timeout_ms"]; ok {
+		if ms, err := strconv.ParseUint(string(raw), 10, 64); err == nil && usable(float64(ms)/1000) {
+			startup, hasStartup = float64(ms)/1000, true
+		}
+	}
+	if raw, ok := other["tool_timeout_sec"]; ok {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil && usable(f) {
+			tool, hasTool = f, true
+		}
+	}
+	return startup, tool, hasStartup, hasTool
+}

@@ -936,11 +936,14 @@ func (r hostReader) mcpServer(name string, v *jsonValue, path string) (MCPServer
 				good = false
 			}
 		case "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec":
-			// Scheduling only for bundlectl, but Codex drops a server
-			// whose value it cannot read, and gives up on, or panics on,
-			// some it reads (codexMCPTimeout).
+			// Codex drops a server whose value it cannot read, and gives
+			// up on, or panics on, some it reads (codexMCPTimeout). One
+			// it reads is kept in Other as written: bundlectl exec and
+			// setup give it to Codex (CodexMCPTimeouts).
 			if r.host == HostCodex {
-				good = r.codexMCPTimeout(&timeouts, k, f, fp)
+				if good = r.codexMCPTimeout(&timeouts, k, f, fp); good && f.kind != jsonNull {
+					other(&s.Other, k, f)
+				}
 			}
 		case "description":
 			// descriptive only

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/inventory"
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 )
@@ -181,6 +182,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 				// variables the review lists to give them to the server.
 				e["env_vars"] = s.HostVariables
 			}
+			MCPTimeouts(s, e, hosts.MCPStartMargin)
 			servers[s.Name] = e
 		case bundle.TransportStreamableHTTP:
 			e := map[string]any{"url": s.URL}
@@ -201,6 +203,8 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			if len(s.ToolsExclude) > 0 {
 				e["disabled_tools"] = s.ToolsExclude
 			}
+			// Codex reaches it itself: the reviewed timeouts as they are.
+			MCPTimeouts(s, e, 0)
 			servers[s.Name] = e
 		default:
 			b.Note("its MCP server %s is not loaded: Codex does not speak the %s transport", bundle.Quote(s.Name), s.Transport)
@@ -232,6 +236,32 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// MCPTimeouts puts into e, a Codex MCP entry for s, the timeouts the
+// review gives s, in the fields Codex (0.171) reads: tool_timeout_sec
+// (its wait for each tool call) as reviewed, and startup_timeout_sec as
+// reviewed (from startup_timeout_sec, else startup_timeout_ms) plus
+// margin, in seconds — hosts.MCPStartMargin for an entry that starts
+// `bundlectl mcp`, whose checks come before the server starts. Without
+// them Codex waits its own defaults (10 s to start, 60 s per call), not
+// what the review shows (internal/agenttest
+// TestExecCodexMCPToolTimeout). A value Codex would give up on at once
+// or panic on is left out (bundle.CodexMCPTimeouts), so Codex's default
+// applies; the review's warning says so. A server of bundlectl's own
+// formats has one timeout (1–600 s), for its start and each call, as
+// Gemini CLI is given it: both fields get it.
+func MCPTimeouts(s inventory.MCPServer, e map[string]any, margin float64) {
+	startup, tool, hasStartup, hasTool := bundle.CodexMCPTimeouts(s.Other)
+	if s.TimeoutSec > 0 && !hasStartup && !hasTool && len(s.Hosts) == 0 {
+		startup, tool, hasStartup, hasTool = float64(s.TimeoutSec), float64(s.TimeoutSec), true, true
+	}
+	if hasStartup {
+		e["startup_timeout_sec"] = startup + margin
+	}
+	if hasTool {
+		e["tool_timeout_sec"] = tool
+	}
 }
 
 // EventKey is the snake_case label Codex uses for an event in hook trust
@@ -644,8 +674,20 @@ func InlineTOML(v any) string {
 		return "false"
 	case int:
 		return fmt.Sprint(v)
+	case float64:
+		return tomlFloat(v)
 	}
 	panic(fmt.Sprintf("codex: no TOML form for %T", v))
+}
+
+// tomlFloat writes a finite number as a TOML float ("30.0", "20.5",
+// "1e+21"), never as an integer, which is a type of its own in TOML.
+func tomlFloat(f float64) string {
+	t := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(t, ".eE") {
+		t += ".0"
+	}
+	return t
 }
 
 // tomlString writes a TOML basic string; JSON's escapes are TOML's.

@@ -68,6 +68,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		if len(s.HostVariables) > 0 {
 			e["env_vars"] = s.HostVariables
 		}
+		MCPTimeouts(s, e, hosts.MCPStartMargin)
 		return true
 	})
 	apply := func(cur []byte) ([]byte, error) {
@@ -109,7 +110,55 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Apply: apply,
 		Strip: strip,
 		Notes: []string{"codex runs the bundlectl hook lines because setup recorded their trust hashes under [hooks.state]; edit or move a line and codex skips it silently until you run setup again (bundlectl setup codex)"},
+		ShortTimeouts: func(cur []byte) []string {
+			return shortTimeouts(cur, names, servers)
+		},
 	}}, nil
+}
+
+// shortTimeouts names setup's [mcp_servers] entries in cur (those of
+// setup's block) whose startup_timeout_sec or tool_timeout_sec is not the
+// one setup writes now, missing included: an older setup wrote none, and
+// Codex then waits its own defaults, not what the review shows.
+func shortTimeouts(cur []byte, names []string, servers map[string]any) []string {
+	i := bytes.Index(cur, []byte(blockStart))
+	if i < 0 {
+		return nil
+	}
+	var doc struct {
+		MCPServers map[string]map[string]any `toml:"mcp_servers"`
+	}
+	if toml.Unmarshal(cur, &doc) != nil {
+		return nil
+	}
+	var short []string
+	for _, n := range names {
+		got, ok := doc.MCPServers[n]
+		if !ok {
+			continue // not wired: setup, or the hook lines' check, says so
+		}
+		want := servers[n].(map[string]any)
+		for _, k := range []string{"startup_timeout_sec", "tool_timeout_sec"} {
+			w, wok := want[k].(float64)
+			g, gok := tomlNumber(got[k])
+			if wok != gok || w != g {
+				short = append(short, n)
+				break
+			}
+		}
+	}
+	return short
+}
+
+// tomlNumber is a TOML integer or float as a float64.
+func tomlNumber(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
 }
 
 // Block is setup's block for the config file at path, given what the rest
@@ -141,6 +190,11 @@ func Block(path string, re hosts.Reentry, doc map[string]any, names []string, se
 		fmt.Fprintf(&b, "\n[mcp_servers.%s]\ncommand = %s\nargs = %s\n", tomlString(n), tomlString(e["command"].(string)), InlineTOML(e["args"]))
 		if v, ok := e["env_vars"]; ok {
 			fmt.Fprintf(&b, "env_vars = %s\n", InlineTOML(v))
+		}
+		for _, k := range []string{"startup_timeout_sec", "tool_timeout_sec"} {
+			if v, ok := e[k]; ok {
+				fmt.Fprintf(&b, "%s = %s\n", k, InlineTOML(v))
+			}
 		}
 	}
 	b.WriteString(blockEnd)

@@ -122,9 +122,10 @@ func TestCodexMCPTimeouts(t *testing.T) {
 		t.Errorf("a call to t_2_63's tool reached the server %d times, Codex panicked %v; want no call and a panic, as found by trying Codex 0.171\n%s", len(calls), strings.Contains(res.Stderr, "panicked"), res)
 	}
 
-	// Under bundlectl exec Codex gets none of the timeouts (docs/codex.md
-	// "MCP server timeouts"): it starts the servers the review lists, with
-	// its defaults, and the call Codex alone panics on is answered.
+	// Under bundlectl exec Codex gets the reviewed timeouts, but not those
+	// it gives up on or panics on (docs/codex.md "MCP server timeouts"):
+	// it starts the servers the review lists, s_zero with its default, and
+	// the call Codex alone panics on is answered.
 	rec = t.TempDir()
 	a = New(t, Codex, call, Say("done"))
 	home := filepath.Join(t.TempDir(), "bundlectl-home")
