@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,16 +13,17 @@ import (
 // tool_timeout_sec as its wait for each tool call, written in config.toml
 // as a TOML integer (1) or float (1.0) alike: a call the server answers
 // after 3 s, with a tool_timeout_sec of 1, is made and its answer never
-// reaches the model. Under bundlectl exec the same server of a reviewed
-// plugin behaves the same: the view gives Codex the reviewed
-// tool_timeout_sec (and startup_timeout_sec plus hosts.MCPStartMargin).
-// Before, the view's entry had no timeout, Codex waited its 60 s default,
-// and the answer the review says Codex gives up on reached the model.
+// reaches the model; without the field (Codex's 60 s) it does. Under
+// bundlectl exec, and in a session bundlectl setup codex wired, the same
+// server of a reviewed plugin behaves the same: the view and setup's
+// config.toml entry give Codex the reviewed tool_timeout_sec (and
+// startup_timeout_sec plus hosts.MCPStartMargin). Before, their entries
+// had no timeout, Codex waited its 60 s default, and the answer the
+// review says Codex gives up on reached the model.
 // The waits are in the server: a slow machine only makes the 1 s call
 // surer to be cut.
 func TestExecCodexMCPToolTimeout(t *testing.T) {
 	const answer = "fakemcp-codex-late-answer-42"
-	call := MCPCall(Codex, "slow", "lookup", map[string]any{"query": "owl"})
 	check := func(t *testing.T, a *Agent, res *Result, rec string, want bool) {
 		t.Helper()
 		called := len(mcpCalls(t, rec)) > 0
@@ -44,40 +46,51 @@ func TestExecCodexMCPToolTimeout(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "mcp.jsonl")
-			a := New(t, Codex, call, Say("done"))
+			a := New(t, Codex, MCPCall(Codex, "slow", "lookup", map[string]any{"query": "owl"}), Say("done"))
 			args, _ := json.Marshal([]string{"-call-delay", "3s", "-answer", answer, "-record", rec})
 			a.CodexConfig = fmt.Sprintf("[mcp_servers.slow]\ncommand = %q\nargs = %s\nstartup_timeout_sec = 20.0\n%sdefault_tools_approval_mode = \"approve\"\n", FakeMCPServer(t), args, c.field)
 			check(t, a, a.Run(t, "look up owl"), rec, c.answered)
 		})
 	}
 
-	t.Run("exec", func(t *testing.T) {
-		rec := filepath.Join(t.TempDir(), "mcp.jsonl")
-		a := New(t, Codex, call, Say("done"))
-		home := filepath.Join(t.TempDir(), "bundlectl-home")
-		if err := os.MkdirAll(home, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { Writable(home) })
-		dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
-		writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-		writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{"slow": map[string]any{
-			"command": "./bin/fakemcp", "cwd": ".", "default_tools_approval_mode": "approve",
-			"args":             []string{"-call-delay", "3s", "-answer", answer, "-record", rec},
-			"tool_timeout_sec": 1,
-		}}})
-		copyFakeMCP(t, dir)
-		out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
-		var tok struct {
-			Token string `json:"token"`
-		}
-		if err := json.Unmarshal([]byte(out), &tok); err != nil || tok.Token == "" {
-			t.Fatalf("review --json: %v\n%s", err, out)
-		}
-		BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, tok.Token)
-		BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
-		a.Args = []string{"-c", "features.plugins=true"}
-		a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
-		check(t, a, a.Run(t, "look up owl"), rec, false)
-	})
+	// A reviewed plugin whose server has tool_timeout_sec 1, through
+	// bundlectl exec's view and through setup's config.toml entry.
+	for _, through := range []string{"exec", "setup"} {
+		t.Run(through, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "mcp.jsonl")
+			server := "slow"
+			if through == "setup" {
+				// setup's entry name, with '-' turned into '_' by Codex.
+				server = strings.ReplaceAll("bundlectl-"+pluginName+"-slow", "-", "_")
+			}
+			a := New(t, Codex, MCPCall(Codex, server, "lookup", map[string]any{"query": "owl"}), Say("done"))
+			f := newExecFixture(t, a)
+			writeJSONFile(t, f.src, ".mcp.json", map[string]any{"mcpServers": map[string]any{"slow": map[string]any{
+				"command": "./bin/fakemcp", "cwd": ".",
+				"args":             []string{"-call-delay", "3s", "-answer", answer, "-record", rec},
+				"tool_timeout_sec": 1,
+			}}})
+			copyFakeMCP(t, f.src)
+			f.trust(t)
+			if through == "exec" {
+				a.Args = []string{"-c", "features.plugins=true"}
+				a.Launcher = f.launcher(t)
+			} else {
+				a.Command(t, "hello") // the agent's own offline configuration
+				userFile, _ := setupFiles(a)
+				if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
+					t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
+				}
+				wrote, err := os.ReadFile(userFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(wrote), "\ntool_timeout_sec = 1.0\n") {
+					t.Fatalf("setup wrote no tool_timeout_sec = 1.0:\n%s", wrote)
+				}
+				a.CodexConfig = string(wrote)
+			}
+			check(t, a, a.Run(t, "look up owl"), rec, false)
+		})
+	}
 }
