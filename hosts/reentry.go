@@ -23,9 +23,13 @@ func (r Reentry) Argv(args ...string) []string {
 
 // Hook is the command that runs one reviewed hook from the snapshot for
 // host (claude, codex, gemini): a shell-form hook then runs under the
-// shell that host would run it with, whichever hosts declare it.
-func (r Reentry) Hook(host, bundleName, id string) []string {
-	return r.Argv("hooks", "exec", "--host", host, bundleName, id)
+// shell that host would run it with, whichever hosts declare it. event is
+// host's name of the event the line is wired to: hooks exec answers a
+// guard that cannot run by it when the input on stdin does not name the
+// event (it cannot be read, is not JSON, or has no hook_event_name), and
+// refuses to run the hook when the input names another event.
+func (r Reentry) Hook(host, event, bundleName, id string) []string {
+	return r.Argv("hooks", "exec", "--host", host, "--event", event, bundleName, id)
 }
 
 // MCP is the command that serves one stdio MCP server from the snapshot.

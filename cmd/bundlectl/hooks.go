@@ -37,7 +37,7 @@ func newHooksCmd(g *globals) *cobra.Command {
 			return &usageError{errors.New(msg), helpOf(c)}
 		},
 	}
-	var host, execHost string
+	var host, execHost, execEvent string
 	run := &cobra.Command{
 		Use:   "run <Event>",
 		Short: "fire every matching active hook for one event read on stdin",
@@ -97,7 +97,7 @@ PostToolUse, Stop, BeforeTool, AfterTool).` + exitStatus(
 	}
 	run.Flags().StringVar(&host, "host", "", "fire only bundlectl's own hooks and those this host's manifest declares (claude, codex, gemini; default all)")
 	exec := &cobra.Command{
-		Use:   "exec <name> <hook-id>",
+		Use:   "exec [--host <host>] [--event <Event>] <name> <hook-id>",
 		Short: "run one reviewed hook of an active bundle from its snapshot, as a host runs the original",
 		Long: `Hooks exec is what a host view (bundlectl exec) puts in place of each
 command or http hook of a bundle: it re-checks the bundle's authority and
@@ -111,19 +111,27 @@ Gemini CLI's BeforeToolSelection is answered with no tools offered, and its
 AfterModel and Codex's PreCompact (where Codex takes exit 2 as a failed hook)
 with "continue": false (exit 0, the reason in systemMessage);
 for any other event, or when the user disabled, revoked or switched it off,
-it exits 0 and says why in a systemMessage.` + exitStatus(
+it exits 0 and says why in a systemMessage.
+
+The event is the one the input on stdin names (hook_event_name). The lines
+a view writes also carry it as --event (the host's name of the event), which
+decides the answer when the input cannot tell it (it cannot be read, is not
+JSON or names no event). When the input names another event than --event,
+the hook does not run: the answer fails closed for the event the input
+names, and stderr says why.` + exitStatus(
 			"0, 2, …  the hook's own exit status",
 			"2  blocked: the hook cannot run for an event it guards",
 			"1  bundlectl itself failed on an event no hook can block"),
 		Args: args(cobra.ExactArgs(2)),
-		RunE: func(c *cobra.Command, a []string) error { return runHookExec(g, a[0], a[1], execHost) },
+		RunE: func(c *cobra.Command, a []string) error { return runHookExec(g, a[0], a[1], execHost, execEvent) },
 	}
 	exec.Flags().StringVar(&execHost, "host", "", "the host the view is for (claude, codex, gemini): a shell-form hook runs under that host's shell when it declares the hook")
+	exec.Flags().StringVar(&execEvent, "event", "", "the host's name of the event the hook line is wired to: the answer when the hook cannot run follows it if the input does not name the event")
 	hooks.AddCommand(run, exec)
 	return hooks
 }
 
-func runHookExec(g *globals, name, id, host string) error {
+func runHookExec(g *globals, name, id, host, lineEvent string) error {
 	sealInheritedFiles()
 	input, readErr := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	// unread answers an input that cannot be read: which event it is
@@ -137,6 +145,11 @@ func runHookExec(g *globals, name, id, host string) error {
 			return writeStop(g, event, why+"the agent is stopped, as "+harness.StopWhy(bundle.Host(host), event)+": "+readErr.Error())
 		case harness.WithholdsTools(event):
 			return writeNoTools(g, event, why+"no tools are offered: "+readErr.Error())
+		case event != "" && !bundle.BlockingEvent(event):
+			// Known from the hook line: an event no answer blocks, where
+			// exit 2 would only read as a block that did not happen.
+			io.WriteString(g.stderr, why+"its hook did not run on "+event+": "+bundle.Sanitize(readErr.Error())+"\n")
+			return &quietError{code: 1}
 		}
 		io.WriteString(g.stderr, why+"the event is blocked: "+bundle.Sanitize(readErr.Error())+"\n")
 		return &quietError{code: 2}
@@ -147,12 +160,25 @@ func runHookExec(g *globals, name, id, host string) error {
 		// A usage error (exit 2: a block), as for hooks run.
 		return &usageError{errors.New("--host must be claude, codex or gemini"), "bundlectl hooks exec --help"}
 	}
+	if lineEvent != "" && !eventName(lineEvent) {
+		return &usageError{fmt.Errorf("--event %s is not an event name", bundle.Quote(lineEvent)), "bundlectl hooks exec --help"}
+	}
 	event := ""
 	var ev struct {
 		Name string `json:"hook_event_name"`
 	}
 	if readErr == nil && json.Unmarshal(input, &ev) == nil {
 		event = ev.Name
+	}
+	switch {
+	case event == "":
+		// The input cannot tell the event: the hook line's decides.
+		event = lineEvent
+	case lineEvent != "" && event != lineEvent && !sameHostEvent(bundle.Host(host), lineEvent, event):
+		// The host fires this line for an event it was not written for
+		// (a hand-edited or misplaced line): the reviewed hook is not run,
+		// and the answer is the one the host reads for the event it fires.
+		return refuseUnrun(g, host, event, "bundlectl: bundle "+bundle.Quote(name)+" hook "+id+": the hook input names event "+bundle.Quote(event)+" but the hook line is for "+bundle.Quote(lineEvent)+", so the hook did not run")
 	}
 	blocking := event == "" || bundle.BlockingEvent(event)
 	fail := func(err error) error {
@@ -209,14 +235,14 @@ func runHookExec(g *globals, name, id, host string) error {
 	ctx := startContext()
 	r, err := g.roots()
 	if err != nil && readErr != nil {
-		return unread("")
+		return unread(event)
 	}
 	if err != nil {
 		return fail(err)
 	}
 	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: []string{name}, NoWatch: true, FixCommand: g.hint, Host: bundle.Host(host)})
 	if err != nil && readErr != nil {
-		return unread("")
+		return unread(event)
 	}
 	if err != nil {
 		return fail(err)
@@ -270,6 +296,50 @@ func runHookExec(g *globals, name, id, host string) error {
 		return &quietError{code: code}
 	}
 	return nil
+}
+
+// eventName reports whether s reads as an event name (letters only): the
+// value of a hook line's --event, which names an event of the host.
+func eventName(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// sameHostEvent reports whether host fires a hook wired to line with an
+// input naming fired as a matter of course: Claude Code runs a subagent's
+// Stop hooks (an agent's front matter) on SubagentStop.
+func sameHostEvent(host bundle.Host, line, fired string) bool {
+	return (host == "" || host == bundle.HostClaude) && line == "Stop" && fired == "SubagentStop"
+}
+
+// refuseUnrun answers event, under host, for a hook that was not run,
+// in the form that fails closed there: a stop or no tools where exit 2
+// would not hold, exit 2 where a hook can block, else exit 1 (a
+// reported failure). The reason goes to stderr in every case.
+func refuseUnrun(g *globals, host, event, reason string) error {
+	const fix = "bundlectl hooks exec --help"
+	switch {
+	case harness.StopsOnFailedGuardIn(bundle.Host(host), event):
+		reason = harness.WithHint(reason+"; the agent is stopped, as "+harness.StopWhy(bundle.Host(host), event), fix)
+		io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
+		return writeStop(g, event, reason)
+	case harness.WithholdsTools(event):
+		reason = harness.WithHint(reason+"; no tools are offered", fix)
+		io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
+		return writeNoTools(g, event, reason)
+	}
+	io.WriteString(g.stderr, sanitizeLines(harness.WithHint(reason, fix))+"\n")
+	if bundle.BlockingEvent(event) {
+		return &quietError{code: 2}
+	}
+	return &quietError{code: 1}
 }
 
 // authorityChange reports whether err says the user took the bundle's

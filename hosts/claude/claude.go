@@ -262,7 +262,7 @@ func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[st
 			}
 		}
 		if hosts.Runs(h) {
-			argv := re.Hook(string(bundle.HostClaude), bundleName, h.ID)
+			argv := re.Hook(string(bundle.HostClaude), h.Event, bundleName, h.ID)
 			e["type"], e["command"], e["args"], e["timeout"] = "command", argv[0], argv[1:], hosts.HostTimeout(h)
 		} else {
 			e["type"] = h.Type

@@ -86,7 +86,7 @@ func TestView(t *testing.T) {
 		t.Fatalf("PreToolUse: %s", hooks)
 	}
 	h0 := pre[0].Hooks[0]
-	if h0["command"] != "/usr/bin/bundlectl" || strings.Join(toStrings(h0["args"]), " ") != "--home /h --workspace /w hooks exec --host claude agentguard aaa" || h0["if"] != "Bash(rm *)" {
+	if h0["command"] != "/usr/bin/bundlectl" || strings.Join(toStrings(h0["args"]), " ") != "--home /h --workspace /w hooks exec --host claude --event PreToolUse agentguard aaa" || h0["if"] != "Bash(rm *)" {
 		t.Errorf("hook rewritten as %v", h0)
 	}
 	if pre[0].Hooks[1]["timeout"] != float64(35) {

@@ -120,7 +120,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 			b.Note("its hook for %s is not loaded: Codex does not fire that event", h.Event)
 			continue
 		}
-		command := hosts.ShellJoin(re.Hook(string(bundle.HostCodex), b.Name, h.ID))
+		command := hosts.ShellJoin(re.Hook(string(bundle.HostCodex), h.Event, b.Name, h.ID))
 		timeout := hosts.HostTimeout(h)
 		if setupTimeout(h.Event) == ClampedHookTimeout {
 			// Codex clamps these events' hooks to 3 s, and runs none

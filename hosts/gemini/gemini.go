@@ -266,7 +266,7 @@ func hooksValue(b *hosts.Bundle, re hosts.Reentry) map[string]any {
 			b.Note("its hook for %s is not loaded: Gemini CLI does not fire that event", event)
 			continue
 		}
-		e := map[string]any{"type": "command", "command": hosts.ShellJoin(re.Hook(string(bundle.HostGemini), b.Name, h.ID)), "timeout": hosts.HostTimeout(h) * 1000}
+		e := map[string]any{"type": "command", "command": hosts.ShellJoin(re.Hook(string(bundle.HostGemini), event, b.Name, h.ID)), "timeout": hosts.HostTimeout(h) * 1000}
 		k := key{matcher, b.Own(h.Hosts) && bundle.GeminiSequential(h.Other)}
 		gs := events[event]
 		if prev, ok := last[event]; !ok || prev != k {

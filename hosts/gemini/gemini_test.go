@@ -58,7 +58,7 @@ func TestHooks(t *testing.T) {
 	if len(bt) != 1 || len(bt[0].Hooks) != 2 || bt[0].Matcher != "run_shell_command" {
 		t.Fatalf("BeforeTool: %s", data)
 	}
-	if c := bt[0].Hooks[1]["command"]; c != "/usr/bin/bundlectl --home /h --workspace /w hooks exec --host gemini g b1" || bt[0].Hooks[1]["timeout"] != float64(40000) {
+	if c := bt[0].Hooks[1]["command"]; c != "/usr/bin/bundlectl --home /h --workspace /w hooks exec --host gemini --event BeforeTool g b1" || bt[0].Hooks[1]["timeout"] != float64(40000) {
 		t.Errorf("bundlectl's own hook: %v", bt[0].Hooks[1])
 	}
 	if len(hj.Hooks) != 1 || !strings.Contains(strings.Join(b.Notes, "\n"), "PermissionRequest") {
