@@ -70,17 +70,38 @@ func (e *ConfigError) Error() string {
 }
 func (e *ConfigError) Hint() string { return e.Fix }
 
-// OptionsFileError is an options file that does not parse. It is never
-// overwritten: the message says to move it aside (with the command, for
-// show, which prints no hint line), and Hint is that command alone.
-type OptionsFileError struct{ Path string }
-
-func (e *OptionsFileError) Error() string {
-	return fmt.Sprintf("options file %s is malformed: move it aside to start again (%s), then configure the bundle", bundle.Quote(e.Path), e.Hint())
+// OptionsFileError is an options file bundlectl cannot use: it does not
+// parse, or (Problem) it cannot be opened, is not a regular file, is not
+// the user's, or others may read or write it (Chmod). It is never
+// overwritten: the message says what to do (with the command, for show,
+// which prints no hint line), and Hint is that command alone.
+type OptionsFileError struct {
+	Path string
+	// Problem says what is wrong with the file; empty: it does not parse.
+	Problem string
+	// Chmod: the fix is making the file owner-only, not moving it aside.
+	Chmod bool
+	Err   error
 }
 
-// Hint is the command that moves the file aside, as printed.
+func (e *OptionsFileError) Error() string {
+	switch {
+	case e.Problem == "":
+		return fmt.Sprintf("options file %s is malformed: move it aside to start again (%s), then configure the bundle", bundle.Quote(e.Path), e.Hint())
+	case e.Chmod:
+		return fmt.Sprintf("options file %s %s, so the runtime ignores it: make it yours alone (%s)", bundle.Quote(e.Path), e.Problem, e.Hint())
+	}
+	return fmt.Sprintf("options file %s %s: move it aside to start again (%s), then configure the bundle", bundle.Quote(e.Path), e.Problem, e.Hint())
+}
+
+func (e *OptionsFileError) Unwrap() error { return e.Err }
+
+// Hint is the command that fixes the file, as printed: it moves the file
+// aside, or (Chmod) makes it owner-only.
 func (e *OptionsFileError) Hint() string {
+	if e.Chmod {
+		return "chmod 600 " + bundle.ShellArg(e.Path)
+	}
 	return "mv " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".bad")
 }
 
@@ -485,7 +506,7 @@ func (m *Manager) readConfig(id string) (map[string]optvalue.Value, error) {
 		return map[string]optvalue.Value{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("options file %s: %w (move it aside to start again)", bundle.Quote(p), err)
+		return nil, &OptionsFileError{Path: p, Problem: "cannot be opened: " + err.Error(), Err: err}
 	}
 	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
@@ -495,11 +516,11 @@ func (m *Manager) readConfig(id string) (map[string]optvalue.Value, error) {
 	}
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return nil, fmt.Errorf("options file %s is not a regular file; move it aside", bundle.Quote(p))
+		return nil, &OptionsFileError{Path: p, Problem: "is not a regular file"}
 	case st.Uid != uint32(os.Geteuid()):
-		return nil, fmt.Errorf("options file %s is not owned by you; move it aside", bundle.Quote(p))
+		return nil, &OptionsFileError{Path: p, Problem: "is not owned by you"}
 	case st.Mode&0o077 != 0:
-		return nil, fmt.Errorf("options file %s can be read or written by others (mode %04o), so the runtime ignores it; fix it with: chmod 600 %s", bundle.Quote(p), st.Mode&0o777, bundle.ShellArg(p))
+		return nil, &OptionsFileError{Path: p, Problem: fmt.Sprintf("can be read or written by others (mode %04o)", st.Mode&0o777), Chmod: true}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, 1<<20+1))
 	if err != nil {
@@ -543,7 +564,7 @@ func (m *Manager) writeConfig(id string, values map[string]optvalue.Value) error
 		}
 	}
 	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("options file %s is not a regular file; move it aside", bundle.Quote(p))
+		return &OptionsFileError{Path: p, Problem: "is not a regular file"}
 	}
 	data, err := json.MarshalIndent(configDoc{Values: values}, "", "  ")
 	if err != nil {

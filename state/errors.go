@@ -3,7 +3,10 @@ package state
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // Sentinels, for callers that branch (the CLI maps ErrUnsafe, ErrMalformed
@@ -93,7 +96,15 @@ type NotTrustedError struct {
 }
 
 func (e *NotTrustedError) Error() string {
-	return fmt.Sprintf("cannot %s bundle %s: it is not trusted; hint: bundlectl review, then bundlectl trust", e.Action, quote(e.ID))
+	return fmt.Sprintf("cannot %s bundle %s: it is not trusted: review it, then trust the exact token the review prints; hint: %s", e.Action, quote(e.ID), e.Hint())
+}
+
+// Hint is the command that starts the fix, as printed: the review of the
+// bundle by its name (the last part of its id), which prints the trust
+// command with its token.
+func (e *NotTrustedError) Hint() string {
+	name := e.ID[strings.LastIndexByte(e.ID, '/')+1:]
+	return "bundlectl review " + bundle.Operands(name)
 }
 
 func (e *NotTrustedError) Unwrap() error { return ErrNotTrusted }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/gofrs/flock"
 )
@@ -209,6 +210,14 @@ func TestEnableNeedsTrust(t *testing.T) {
 	var nt *NotTrustedError
 	if !errors.Is(err, ErrNotTrusted) || !errors.As(err, &nt) || nt.ID != idA {
 		t.Fatalf("enable untrusted: %v, want ErrNotTrusted for %q", err, idA)
+	}
+	// The hint runs as printed: the review of the bundle by its name.
+	name := idA[strings.LastIndexByte(idA, '/')+1:]
+	if want := "; hint: bundlectl review " + bundle.Operands(name); !strings.HasSuffix(err.Error(), want) || nt.Hint() != strings.TrimPrefix(want, "; hint: ") {
+		t.Errorf("enable untrusted: %q (hint %q), want it to end %q", err, nt.Hint(), want)
+	}
+	if h := (&NotTrustedError{ID: "user/0123456789ab/-x y", Action: ActionEnable}).Hint(); h != "bundlectl review -- '-x y'" {
+		t.Errorf("hint for a name that looks like an option: %q", h)
 	}
 	if _, err := os.Lstat(st.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a failed enable wrote state.json")
