@@ -97,7 +97,7 @@ PostToolUse, Stop, BeforeTool, AfterTool).` + exitStatus(
 	}
 	run.Flags().StringVar(&host, "host", "", "fire only bundlectl's own hooks and those this host's manifest declares (claude, codex, gemini; default all)")
 	exec := &cobra.Command{
-		Use:   "exec [--host <host>] [--event <Event>] <name> <hook-id>",
+		Use:   "exec <name> <hook-id>",
 		Short: "run one reviewed hook of an active bundle from its snapshot, as a host runs the original",
 		Long: `Hooks exec is what a host view (bundlectl exec) puts in place of each
 command or http hook of a bundle: it re-checks the bundle's authority and
