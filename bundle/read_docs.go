@@ -130,6 +130,9 @@ func loadDocuments(b *Bundle) {
 				continue
 			}
 			files, names := skillFiles(b, l.rel, l.named)
+			if l.host == HostCodex {
+				files, names = codexSkillFiles(b, l.rel)
+			}
 			for i, f := range files {
 				add(kindSkills, f.Path, names[i], l.host, l)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -81,6 +82,49 @@ func skillFiles(b *Bundle, dir string, single bool) (files []Entry, dirNames []s
 		}
 		files = append(files, f)
 		dirNames = append(dirNames, path.Base(c.Path))
+	}
+	return files, dirNames
+}
+
+// CodexSkillDepth is how many directories below a skills location Codex
+// looks for a SKILL.md: Codex 0.171 loads skills/a/b/c/d/e/f/SKILL.md and
+// not one a directory deeper (internal/agenttest TestCodexNestedSkills).
+const CodexSkillDepth = 6
+
+// codexSkillFiles lists the SKILL.md files Codex loads from a skills
+// location: every one at most CodexSkillDepth directories below it, the
+// location's own included, below a skill's SKILL.md too, and none in a
+// directory whose name starts with "." (Codex skips those). Each is a skill
+// of its own, named (without a front-matter name) after its directory.
+func codexSkillFiles(b *Bundle, dir string) (files []Entry, dirNames []string) {
+	for _, e := range descendants(b.Tree, dir) {
+		if path.Base(e.Path) != "SKILL.md" {
+			continue
+		}
+		d := path.Dir(e.Path)
+		below := ""
+		if d != dir && d != "." {
+			below = strings.TrimPrefix(d, dir+"/")
+			if dir == "" {
+				below = d
+			}
+		}
+		if below != "" {
+			parts := strings.Split(below, "/")
+			if len(parts) > CodexSkillDepth || slices.ContainsFunc(parts, func(p string) bool { return strings.HasPrefix(p, ".") }) {
+				continue
+			}
+		}
+		if e.Kind == KindDir {
+			b.Report.Warnf(e.Path, "skill.not-a-file", "SKILL.md is a directory, so this is not a skill")
+			continue
+		}
+		name := path.Base(d)
+		if d == "." {
+			name = b.Name
+		}
+		files = append(files, e)
+		dirNames = append(dirNames, name)
 	}
 	return files, dirNames
 }

@@ -51,7 +51,8 @@ var Events = []string{
 // read in it beyond the skill the review lists. Codex walks a skills
 // directory to any depth and loads every SKILL.md it finds as a skill of
 // its own, with that skill's agents/openai.yaml: a SKILL.md below the
-// skill's own is one the review does not list, so it is left out. An
+// skill's own is left out of this skill's copy (the review lists it as a
+// skill of its own where Codex loads it, and it gets its own copy). An
 // agents/openai.yaml, at any depth, that declares dependencies (MCP
 // servers, environment variables) is what Codex may install or ask for
 // itself, outside bundlectl, so it is left out too.
@@ -74,7 +75,7 @@ func skillViewFiles(b *hosts.Bundle, v *hosts.View, name, dst string) {
 		}
 	}
 	if len(nested) > 0 {
-		b.Note("its skill %s is loaded without the SKILL.md files below its own (%s): Codex would load each as a skill the review does not list; make each a skill of the plugin's skills/ directory", bundle.Quote(name), strings.Join(nested, ", "))
+		b.Note("its skill %s is loaded without the SKILL.md files below its own (%s): Codex would load each again inside this skill's directory; the review lists each Codex loads as a skill of its own", bundle.Quote(name), strings.Join(nested, ", "))
 	}
 	if len(deps) > 0 {
 		b.Note("its skill %s is loaded without %s: the dependencies it declares (MCP servers, environment variables) are what Codex may install or ask for itself, outside bundlectl; declare MCP servers in the plugin's .mcp.json", bundle.Quote(name), strings.Join(deps, ", "))
