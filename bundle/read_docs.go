@@ -356,7 +356,15 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 	if kind == kindAgent {
 		if n, ok := m.vals["name"]; ok && n.Kind == yaml.ScalarNode && n.Value != "" && !strict {
 			if checkComponentName(b, d.Path+": name", "agent", n.Value) {
-				d.Name = n.Value
+				// Claude Code names an agent in a subdirectory of its
+				// location by the subdirectories and then the front
+				// matter's name: agents/sub/x.md with "name: dn" is
+				// sub:dn (internal/agenttest TestClaudeNestedAgentNames).
+				prefix := ""
+				if i := strings.LastIndex(d.Name, ":"); i >= 0 && slices.Contains(d.Hosts, HostClaude) {
+					prefix = d.Name[:i+1]
+				}
+				d.Name = prefix + n.Value
 			} else {
 				return false
 			}
