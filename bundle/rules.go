@@ -1219,6 +1219,32 @@ func checkDuplicates(b *Bundle) {
 	for _, l := range b.Components.LSP {
 		collide("lsp", l.Name, l.Source, l.Hosts, lsp)
 	}
+	// Two skills (or commands, agents, output styles) of one name that one
+	// host loads: a host keys them by name (Codex and Gemini CLI name a
+	// skill by its front matter), and a host view holds one per name, so
+	// the files, grants and hooks of the two would run as one component.
+	named := func(rule, kind, name, p string, hosts []Host, seen map[string][][]Host) {
+		for _, other := range seen[name] {
+			if len(hosts) == 0 || len(other) == 0 || slices.ContainsFunc(hosts, func(h Host) bool { return slices.Contains(other, h) }) {
+				b.Report.Errorf(p, rule, "another %s of the plugin is also named %s, and a host holds one %s per name; rename one", kind, Quote(name), kind)
+				break
+			}
+		}
+		seen[name] = append(seen[name], hosts)
+	}
+	skills := map[string][][]Host{}
+	for _, s := range b.Components.Skills {
+		named("skill.duplicate", "skill", s.Name, s.Path, s.Hosts, skills)
+	}
+	for _, k := range []struct {
+		kind string
+		docs []Document
+	}{{"command", b.Components.Commands}, {"agent", b.Components.Agents}, {"output style", b.Components.OutputStyles}} {
+		seen := map[string][][]Host{}
+		for _, d := range k.docs {
+			named("document.duplicate", k.kind, d.Name, d.Path, d.Hosts, seen)
+		}
+	}
 }
 
 // normalizeHost normalizes a declared network host: lowercase, brackets
