@@ -614,16 +614,19 @@ const maxHTTPHookBody = 1 << 20
 
 // postHook runs an http hook: the event is POSTed as JSON to the
 // reviewed URL with the reviewed headers, whose values may read only the
-// host variables the hook lists in allowedEnvVars. A 2xx answer is read
-// like a command hook's stdout on exit 0; anything else is a reported,
-// non-blocking failure, as the host has it.
+// host variables the hook lists in allowedEnvVars. A 2xx answer that is
+// blank or a JSON object is read like a command hook's stdout on exit 0;
+// any other body, status or error is a reported failure (exit status 1:
+// non-blocking unless onFailure is "block"), as the host has it.
 func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, Spec) (*Result, error) {
 	return func(ctx context.Context, spec Spec) (*Result, error) {
 		ctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(spec.Stdin))
 		if err != nil {
-			return nil, err
+			// A url Claude Code cannot post to fails the hook there, a
+			// failure like any other (onFailure applies).
+			return &Result{ExitCode: 1, Stderr: []byte("http hook: " + err.Error())}, nil
 		}
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range h.Headers {
@@ -655,8 +658,32 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			// A 2xx whose answer broke off is an answer cut short.
 			return &Result{ExitCode: 0, Stdout: body, StdoutTruncated: true, BrokenOff: rerr.Error()}, nil
 		}
+		if msg := httpAnswerNotJSON(body); msg != "" {
+			// Claude Code (2.1.332) takes such an answer as a failed hook,
+			// not as plain output: the event goes ahead, unless onFailure
+			// is "block" (internal/agenttest TestClaudeHTTPHookAnswers).
+			// Handed on as stdout after exit 0, hooks exec's command hook
+			// would read as plain output, which passes.
+			return &Result{ExitCode: 1, Stderr: []byte(msg)}, nil
+		}
 		return &Result{ExitCode: 0, Stdout: body}, nil
 	}
+}
+
+// httpAnswerNotJSON is the failure Claude Code (2.1.332) reports for an
+// http hook's 2xx body, or "" for a body it reads: after JavaScript's
+// trim, a blank body is an empty answer, and any other must be a JSON
+// object ("ok", HTML, "{not json" and "[1]" all fail the hook).
+func httpAnswerNotJSON(body []byte) string {
+	b := jsTrim(body)
+	if len(b) == 0 || b[0] == '{' && json.Valid(b) {
+		return ""
+	}
+	shown := string(b)
+	if r := []rune(shown); len(r) > 200 {
+		shown = string(r[:200]) + "…"
+	}
+	return "http hook answered with a body that is not a JSON object, so the hook failed: " + bundle.Sanitize(shown)
 }
 
 // headerValue is an http hook's header value as Claude Code sends it:

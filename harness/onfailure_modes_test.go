@@ -17,13 +17,27 @@ import (
 // (internal/agenttest TestClaudeOnFailureModes): it blocks on a timeout, a
 // command not found, a spawn failure, a non-2 exit with output, JSON that
 // fails its output schema, and an http hook whose server refuses the
-// connection or answers 500; it does not on stdout that starts with '{'
-// but is no JSON (plain output to it), nor for an asyncRewake hook, which
-// runs in the background.
+// connection or answers 500, or answers 2xx with a body that is not JSON
+// ("ok", HTML, "{not json"; a blank body is an empty answer); it does not
+// on a command's stdout that starts with '{' but is no JSON (plain output
+// to it), nor for an asyncRewake hook, which runs in the background.
 func TestClaudeOnFailureModes(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusInternalServerError)
-		w.Write([]byte("oops"))
+		switch r.URL.Path {
+		case "/text":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("ok"))
+		case "/html":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><body>ok</body></html>"))
+		case "/brace":
+			w.Write([]byte("{not json"))
+		case "/blank":
+			w.Write([]byte(" \n"))
+		default:
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte("oops"))
+		}
 	}))
 	defer srv.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -42,6 +56,10 @@ func TestClaudeOnFailureModes(t *testing.T) {
 		{"not-json", `{"type": "command", "command": "cat >/dev/null; echo '{not json'"}`, false},
 		{"http-500", `{"type": "http", "url": "` + srv.URL + `/g"}`, true},
 		{"http-refused", `{"type": "http", "url": "` + refused + `"}`, true},
+		{"http-text", `{"type": "http", "url": "` + srv.URL + `/text"}`, true},
+		{"http-html", `{"type": "http", "url": "` + srv.URL + `/html"}`, true},
+		{"http-brace", `{"type": "http", "url": "` + srv.URL + `/brace"}`, true},
+		{"http-blank", `{"type": "http", "url": "` + srv.URL + `/blank"}`, false},
 		{"async-rewake", `{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": true}`, false},
 		{"async-rewake-false", `{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": false}`, true},
 	} {
