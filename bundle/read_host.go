@@ -1238,4 +1238,30 @@ func jsURLRefuses(s string) bool {
 	return auth == ""
 }
 
+// ClaudeHTTPCannotPost reports whether Claude Code (2.1.332) loads an http
+// hook with url s but can never post the event to it: JavaScript's URL
+// parses s (jsURLRefuses does not refuse it) and its scheme is none of
+// http, https, ws and wss (read by bundlectl's url rules). Claude Code
+// fails such a hook on every call ("Unsupported protocol"), "ftp:",
+// "mailto:" and "data:" alike: it never reads a data url's text as the
+// answer (internal/agenttest TestClaudeHTTPHookAnswers).
+func ClaudeHTTPCannotPost(s string) bool {
+	if jsURLRefuses(s) {
+		return false
+	}
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
+	scheme, _, _ := strings.Cut(s, ":")
+	switch strings.ToLower(scheme) {
+	case "http", "https", "ws", "wss":
+		return false
+	}
+	return true
+}
+
 func isASCIIAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

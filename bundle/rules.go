@@ -716,7 +716,17 @@ func checkHook(b *Bundle, h Hook) bool {
 		checkEnvMap(b, h.Source+".env", h.Env)
 	case HookHTTP:
 		if checkText(b, h.Source+".url", h.URL, false) {
-			if _, msg := endpointHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
+			if slices.Contains(h.Hosts, HostClaude) && ClaudeHTTPCannotPost(h.URL) {
+				// Claude Code (2.1.332) loads the hook and fails it on
+				// every call, and so does bundlectl (its client posts
+				// only http and https): shown, not refused, as the hook
+				// guards nothing, or blocks everything it matches
+				// (internal/agenttest TestClaudeHTTPHookAnswers).
+				b.Report.Warnf(h.Source+".url", "hook.url", "%s", claudeCannotPostMsg(h))
+				if urlHasCredential(h.URL) {
+					b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
+				}
+			} else if _, msg := endpointHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
 				// Claude Code (2.1.332) has no https rule for http hooks:
 				// it POSTs this guard's event and honours its deny.
 				// Skipping it would let the event through unguarded.
@@ -1028,6 +1038,22 @@ func endpointHost(raw string) (string, string) {
 		return "", msgPlainHTTP
 	}
 	return host, ""
+}
+
+// claudeCannotPostMsg says what an http hook of Claude Code whose url it
+// cannot post to (ClaudeHTTPCannotPost) does: fail on every call, so a
+// guard never blocks its event, unless its onFailure is "block", when it
+// blocks every event it matches.
+func claudeCannotPostMsg(h Hook) string {
+	does := ""
+	switch {
+	case !BlockingEvent(h.Event):
+	case ClaudeOnFailureBlocks(h.Other) && !ClaudeHookBackground(h.Async, h.Other) && !ClaudeOnFailureIgnoredOn(h.Event):
+		does = fmt.Sprintf(" and, as its onFailure is \"block\", blocks every %s it matches", h.Event)
+	default:
+		does = fmt.Sprintf(" and never blocks %s", h.Event)
+	}
+	return fmt.Sprintf("url %s is not an http or https url: Claude Code loads this hook but cannot post the event to it, so the hook fails on every call%s; bundlectl runs it the same way; use an https url", Quote(h.URL), does)
 }
 
 // msgPlainHTTP is endpointHost's problem with a plain-http url to a host

@@ -19,8 +19,8 @@ import (
 // and kept the hook on PostToolUse, saying skipping it would let the
 // event through unguarded. A url JavaScript parses but
 // Claude Code cannot post to ("ftp://x") passes the schema: the plugin
-// loads and the hook fails, which bundlectl still refuses on a guard's
-// event (its url rules; not changed here).
+// loads and the hook fails (TestClaudeHTTPHookAnswers: bundlectl shows it
+// with a hook.url warning and runs it the same way).
 func TestClaudeHTTPURLSchema(t *testing.T) {
 	for _, c := range []struct {
 		url    string
