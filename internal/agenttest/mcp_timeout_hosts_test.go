@@ -9,15 +9,15 @@ import (
 )
 
 // mcpTimeoutRun declares the fake MCP server for Claude Code or Gemini CLI
-// with extra fields (a timeout), has the stand-in call its tool, and
-// reports whether the server started, its tool ran and its answer reached
-// the model.
-func mcpTimeoutRun(t *testing.T, h Host, extra map[string]any) (started, called, answered bool, res *Result) {
+// with extra fields (a timeout) and extra fakemcp flags (a delay), has the
+// stand-in call its tool, and reports whether the server started, its
+// tool ran and its answer reached the model.
+func mcpTimeoutRun(t *testing.T, h Host, extra map[string]any, flags ...string) (started, called, answered bool, res *Result) {
 	t.Helper()
 	rec := filepath.Join(t.TempDir(), "mcp.jsonl")
 	answer := "fakemcp-timeout-answer-42"
 	a := New(t, h, MCPCall(h, "fake", "lookup", map[string]any{"query": "owl"}), Say("got it"))
-	args := []string{"-tool", "lookup", "-answer", answer, "-record", rec}
+	args := append([]string{"-tool", "lookup", "-answer", answer, "-record", rec}, flags...)
 	srv := map[string]any{"command": FakeMCPServer(t), "args": args}
 	for k, v := range extra {
 		srv[k] = v

@@ -22,6 +22,7 @@ func main() {
 	answer := flag.String("answer", "fakemcp answer", "text the tool answers with")
 	record := flag.String("record", "", "file to append JSON lines to (none if empty)")
 	callDelay := flag.Duration("call-delay", 0, "how long to wait before answering a tools/call")
+	initDelay := flag.Duration("init-delay", 0, "how long to wait before answering initialize (a slow start)")
 	flag.Parse()
 
 	rec := func(kind string, v map[string]any) {
@@ -68,6 +69,7 @@ func main() {
 		}
 		switch msg.Method {
 		case "initialize":
+			time.Sleep(*initDelay)
 			var p struct {
 				ProtocolVersion string `json:"protocolVersion"`
 			}
