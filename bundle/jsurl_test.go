@@ -71,3 +71,20 @@ func TestClaudeHTTPHookURLSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeHTTPCannotPost: the urls Claude Code's hooks schema takes but
+// it cannot post to (internal/agenttest TestClaudeHTTPHookAnswers: "ftp:",
+// "mailto:", "data:" fail as "Unsupported protocol"): any scheme but http,
+// https, ws and wss, once JavaScript's URL parses the url.
+func TestClaudeHTTPCannotPost(t *testing.T) {
+	for s, want := range map[string]bool{
+		"ftp://x": true, " FTP://x": true, "mailto:x": true, "data:,{}": true, "file:///etc/hostname": true,
+		"localhost:8080/check": true,
+		"https://x/": false, "http://127.0.0.1/": false, "HTTP://x": false, "ws://x": false, "wss://x": false,
+		"http:host": false, "foo": false, "http://": false, "": false,
+	} {
+		if got := ClaudeHTTPCannotPost(s); got != want {
+			t.Errorf("ClaudeHTTPCannotPost(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
