@@ -23,6 +23,12 @@
 //     open (tmpHolder): moves and removals there go by descriptor, and a
 //     fetch or read that needs a path is refused when the path no longer
 //     leads to the held directory before or after it.
+//   - They move trees into and out of the workspace's root
+//     (.bundlectl/bundles) only relative to the root held open
+//     (heldRoot, opened with O_NOFOLLOW from .bundlectl), after checking
+//     that its path still leads there: a root swapped for a link is
+//     refused, and no move goes where a link points. The user root is
+//     this user's own and used by path.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
 //   - gc removes only what nothing can claim: snapshots and views no

@@ -111,3 +111,11 @@ func OnUpdateSwap(t testing.TB, f func(at string)) {
 	testOnlyUpdateSwap = f
 	t.Cleanup(func() { testOnlyUpdateSwap = nil })
 }
+
+// OnRootChecked runs f once a command found the workspace's bundle root
+// still where it opened it, right before a move into or out of it, until
+// the test ends.
+func OnRootChecked(t testing.TB, f func()) {
+	testOnlyRootChecked = f
+	t.Cleanup(func() { testOnlyRootChecked = nil })
+}

@@ -209,7 +209,6 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	if in.Generated == nil {
 		in.Generated = []string{}
 	}
-	final := filepath.Join(root, res.Name)
 	placed := false
 	undoMark := func() {}
 	_, err = m.stateStore().Update(func(s *state.State) error {
@@ -225,7 +224,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 				return err
 			}
 		}
-		if err := h.place(res.Name, final); err != nil {
+		if err := h.place(res.Name, res.Name); err != nil {
 			return fmt.Errorf("cannot move the fetched tree into place: %w", err)
 		}
 		placed = true
@@ -247,7 +246,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	})
 	if err != nil {
 		if placed {
-			h.takeIn(final, res.Name) // back into the holder, removed below
+			h.undoPlace(res.Name, res.Name) // back into the holder, removed below
 		}
 		undoMark()
 		return nil, stateErr(err)

@@ -720,11 +720,16 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 				}
 			}
 			if fetched {
-				if err := it.holder.place(it.dir, final); err != nil {
+				if err := it.holder.place(it.dir, lb.Name); err != nil {
 					return err
 				}
-				placed = append(placed, placedDir{it.holder, it.dir, final})
+				placed = append(placed, placedDir{it.holder, it.dir, lb.Name})
 				action = "installed"
+				// It is read back by path, below: that path must
+				// still lead to the root it was placed in.
+				if err := it.holder.root.check(); err != nil {
+					return err
+				}
 			}
 			b := bundle.Load(final, lb.Scope, m.Limits)
 			if rec, _ := s.Bundle(b.ID); !fetched && len(rec.Source) == 0 {
@@ -783,7 +788,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 	if err != nil {
 		for i := len(placed) - 1; i >= 0; i-- {
 			p := placed[i]
-			p.holder.takeIn(p.to, p.from)
+			p.holder.undoPlace(p.from, p.to)
 		}
 		for _, undo := range undoMarks {
 			undo()

@@ -358,6 +358,9 @@ func decodeSourceRecord(rec state.Record) (sourceRec, error) {
 // sourceRecord is what install records in state for a source and the
 // tree it placed.
 func sourceRecord(r sources.Resolved, t *bundle.Tree) (json.RawMessage, error) {
+	if t == nil {
+		return nil, errors.New("its tree cannot be read where it was placed")
+	}
 	h, err := review.ContentHash(t)
 	if err != nil {
 		return nil, err

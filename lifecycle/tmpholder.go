@@ -26,13 +26,14 @@ import (
 // tree is taken only from the held directory: a swap meanwhile is
 // refused, never used.
 type tmpHolder struct {
-	dir      string // this home's tmp directory (fetchParent's path)
-	ws       bool   // dir is in a workspace
-	name     string // the holder's name in dir
-	path     string // dir/name
-	dirfd    int    // dir, held open
-	fd       int    // the holder, held open
-	dev, ino uint64 // the holder's
+	dir      string    // this home's tmp directory (fetchParent's path)
+	ws       bool      // dir is in a workspace
+	name     string    // the holder's name in dir
+	path     string    // dir/name
+	dirfd    int       // dir, held open
+	fd       int       // the holder, held open
+	dev, ino uint64    // the holder's
+	root     *heldRoot // the bundle root trees are moved into and out of
 }
 
 // fetchHolder makes a tmpHolder in this home's tmp directory for root.
@@ -43,6 +44,10 @@ func (m *Manager) fetchHolder(root string) (*tmpHolder, error) {
 		return nil, err
 	}
 	h := &tmpHolder{dir: dir, ws: dir != filepath.Join(m.Roots.Home, TmpDir), dirfd: dirfd, fd: -1}
+	if h.root, err = m.openRoot(root); err != nil {
+		h.close()
+		return nil, err
+	}
 	for attempt := 0; ; attempt++ {
 		h.name = stagePrefix + strconv.FormatUint(rand.Uint64(), 36)
 		err = unix.Mkdirat(dirfd, h.name, 0o700)
@@ -143,19 +148,58 @@ func (h *tmpHolder) rename(from, to string) error {
 	return linkError("rename", h.at(from), h.at(to), unix.Renameat(h.fd, from, h.fd, to))
 }
 
-// place moves the holder's entry name to to, which must not exist.
+// place moves the holder's entry name to the root's entry to, which must
+// not exist. A workspace's root is checked first (heldRoot.check); the
+// move is made in the root held, whatever its path leads to by then.
 func (h *tmpHolder) place(name, to string) error {
-	return renameNoReplaceAt(h.fd, name, unix.AT_FDCWD, to)
+	if err := h.root.check(); err != nil {
+		return err
+	}
+	return renamed(renameNoReplaceAt(h.fd, name, h.root.fd, h.root.at(to)), h.at(name), filepath.Join(h.root.path, to))
 }
 
-// takeIn moves from into the holder as its entry name.
+// takeIn moves the root's entry from into the holder as its entry name.
 func (h *tmpHolder) takeIn(from, name string) error {
-	return linkError("rename", from, h.at(name), unix.Renameat(unix.AT_FDCWD, from, h.fd, name))
+	if err := h.root.check(); err != nil {
+		return err
+	}
+	return linkError("rename", filepath.Join(h.root.path, from), h.at(name), unix.Renameat(h.root.fd, h.root.at(from), h.fd, name))
 }
 
-// exchange swaps the holder's entry name with the directory other.
+// exchange swaps the holder's entry name with the root's directory
+// other.
 func (h *tmpHolder) exchange(name, other string) error {
-	return exchangeAt(h.fd, name, unix.AT_FDCWD, other)
+	if err := h.root.check(); err != nil {
+		return err
+	}
+	return renamed(exchangeAt(h.fd, name, h.root.fd, h.root.at(other)), h.at(name), filepath.Join(h.root.path, other))
+}
+
+// undoPlace, undoTakeIn and undoExchange undo place, takeIn and
+// exchange in the root held, without checking where its path leads: a
+// tree this command moved is moved back to where it was, wherever that
+// directory is now.
+func (h *tmpHolder) undoPlace(name, to string) error {
+	return linkError("rename", filepath.Join(h.root.path, to), h.at(name), unix.Renameat(h.root.fd, h.root.at(to), h.fd, name))
+}
+
+func (h *tmpHolder) undoTakeIn(from, name string) error {
+	return renamed(renameNoReplaceAt(h.fd, name, h.root.fd, h.root.at(from)), h.at(name), filepath.Join(h.root.path, from))
+}
+
+func (h *tmpHolder) undoExchange(name, other string) error {
+	return renamed(exchangeAt(h.fd, name, h.root.fd, h.root.at(other)), h.at(name), filepath.Join(h.root.path, other))
+}
+
+// renamed names the paths from and to in err, a *os.LinkError of
+// renameNoReplaceAt or exchangeAt, which name the entries relative to
+// their directories.
+func renamed(err error, from, to string) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		le.Old, le.New = from, to
+	}
+	return err
 }
 
 // remove deletes the holder and what it holds, by descriptor, and closes
@@ -172,8 +216,9 @@ func (h *tmpHolder) remove() {
 	h.close()
 }
 
-// close closes the holder, leaving it where it is.
+// close closes the holder, leaving it where it is, and the root.
 func (h *tmpHolder) close() {
+	h.root.close()
 	if h.fd >= 0 {
 		unix.Close(h.fd)
 		h.fd = -1

@@ -127,21 +127,25 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		if testOnlyUninstallChecked != nil {
 			testOnlyUninstallChecked()
 		}
-		fi, err := os.Lstat(b.Dir)
-		if err != nil || !fi.IsDir() {
+		// In the root held; takeIn checks that its path still leads
+		// there.
+		if fi := h.root.entry(b.Name); fi == nil || !fi.dir {
+			if err := h.root.check(); err != nil {
+				return err // the root itself was swapped
+			}
 			again := "bundlectl uninstall --scope " + string(b.Scope) + " " + bundle.ShellArg(name)
 			if opts.Force {
 				again = "bundlectl uninstall --force --scope " + string(b.Scope) + " " + bundle.ShellArg(name)
 			}
 			return &RefusedError{Bundle: name, Reason: "its directory changed while it was being uninstalled; run the command again", Fix: again}
 		}
-		if err := h.takeIn(b.Dir, b.Name); err != nil {
+		if err := h.takeIn(b.Name, b.Name); err != nil {
 			return fmt.Errorf("cannot move %s out of its root: %w", bundle.Quote(b.Dir), err)
 		}
 		rec, _ := s.Bundle(b.ID)
 		changed, err := s.Forget(b.ID)
 		if err != nil {
-			h.place(b.Name, b.Dir)
+			h.undoTakeIn(b.Name, b.Name)
 			return err
 		}
 		out.Forgot, out.Trusted = changed, rec.Receipt != nil
@@ -152,7 +156,7 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		// never happened): put the directory back, or its guards would
 		// block with a fix that cannot work.
 		if h.has(b.Name) {
-			if rerr := h.place(b.Name, b.Dir); rerr != nil {
+			if rerr := h.undoTakeIn(b.Name, b.Name); rerr != nil {
 				keepHolder = true
 				return nil, fmt.Errorf("%w; and the directory could not be put back (%v): it is at %s, move it back to %s", stateErr(err), rerr, bundle.Quote(moved), bundle.Quote(b.Dir))
 			}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/receipts"
@@ -79,7 +80,24 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	// the swap, and of what the swap moved out, it must still be this
 	// one, also when its tree cannot be read to compare (nil). It is held
 	// open, so that a directory made meanwhile cannot reuse its inode.
-	start, unpin := pinEntry(b.Dir)
+	// The workspace's root is held open: the pin is taken in it, not in
+	// what its path leads to. (A bundle of another root is refused below,
+	// once its source is known.)
+	root, rootErr := m.rootDir(b.Scope)
+	pinDir, pinName := unix.AT_FDCWD, b.Dir
+	if rootErr == nil {
+		r, err := m.openRoot(root)
+		if err != nil {
+			var se *SourceError
+			if errors.As(err, &se) {
+				se.Bundle = name
+			}
+			return nil, err
+		}
+		defer r.close()
+		pinDir, pinName = r.fd, r.at(b.Name)
+	}
+	start, unpin := pinEntry(pinDir, pinName)
 	defer unpin()
 	s, err := m.LoadState()
 	if err != nil {
@@ -102,9 +120,8 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if !opts.DiscardLocal {
 		editErr = m.checkLocalEdits(b, rec)
 	}
-	root, err := m.rootDir(b.Scope)
-	if err != nil {
-		return nil, err
+	if rootErr != nil {
+		return nil, rootErr
 	}
 	// A workspace bundle other homes use is refused only once the fetch
 	// says the tree would change (under the workspace lock, below): an
@@ -247,11 +264,22 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			if testOnlyUpdateSwap != nil {
 				testOnlyUpdateSwap("checking")
 			}
-			fi, err := os.Lstat(b.Dir)
-			if err != nil || !fi.IsDir() {
+			// In the root held; exchange checks that its path still
+			// leads there.
+			fi := h.root.entry(b.Name)
+			if !fi.is(start) {
+				if err := h.root.check(); err != nil {
+					var se *SourceError
+					if errors.As(err, &se) {
+						se.Bundle = name
+					}
+					return err // the root itself was swapped
+				}
+			}
+			if fi == nil || !fi.dir {
 				return &SourceError{Bundle: name, Reason: "its directory is gone or replaced; it was not updated", Fix: "bundlectl list"}
 			}
-			if start == nil || !os.SameFile(fi, start) {
+			if !fi.is(start) {
 				// Another directory was put in its place: its tree
 				// may be one nobody here has seen (when neither can be
 				// read, the trees compared above are both nil).
@@ -288,7 +316,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			if testOnlyUpdateSwap != nil {
 				testOnlyUpdateSwap("exchanging")
 			}
-			if err := h.exchange(res.Name, b.Dir); err != nil {
+			if err := h.exchange(res.Name, b.Name); err != nil {
 				return fmt.Errorf("cannot replace %s: %w", bundle.Quote(b.Dir), err)
 			}
 			swapped = true
@@ -296,7 +324,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			// must be the directory, and the tree, just checked. An edit
 			// made since (a process writing in it) is put back, with it.
 			if why := movedOutAsChecked(dir, start, want, cur.Tree, m.Limits); why != "" {
-				if err := h.exchange(res.Name, b.Dir); err != nil {
+				if err := h.undoExchange(res.Name, b.Name); err != nil {
 					return fmt.Errorf("cannot put back %s, which %s: %w", bundle.Quote(b.Dir), why, err)
 				}
 				swapped = false
@@ -310,7 +338,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	})
 	if err != nil {
 		if swapped {
-			h.exchange(res.Name, b.Dir) // put the old tree back
+			h.undoExchange(res.Name, b.Name) // put the old tree back
 		}
 		return nil, stateErr(err)
 	}
@@ -362,9 +390,8 @@ func changingMeanwhile(name, dir, why string) error {
 // want (nil when its tree could not be hashed: its identity is all there
 // is to compare) and with the same symbolic links left out of it (which
 // the hash does not cover, and the edit check protects).
-func movedOutAsChecked(dir string, start os.FileInfo, want *receipts.Digest, checked *bundle.Tree, lim bundle.Limits) string {
-	fi, err := os.Lstat(dir)
-	if err != nil || start == nil || !os.SameFile(fi, start) {
+func movedOutAsChecked(dir string, start *entryID, want *receipts.Digest, checked *bundle.Tree, lim bundle.Limits) string {
+	if !statEntry(unix.AT_FDCWD, dir).is(start) {
 		return "was replaced by another directory right before the swap"
 	}
 	if want == nil {
