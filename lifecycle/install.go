@@ -118,6 +118,10 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	// looked for; under the locks no other cleanup runs.
 	addFresh(&fresh, missingDirs(root)...)
 	if err := ensureRoot(root, scope); err != nil {
+		var se *SourceError
+		if errors.As(err, &se) {
+			return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + se.Reason, Fix: se.Fix, Err: se.Err}
+		}
 		return nil, &SourceError{Reason: "cannot use the " + string(scope) + " root: " + err.Error()}
 	}
 	// Recorded before anything goes in: a SIGKILL from here on leaves

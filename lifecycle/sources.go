@@ -77,7 +77,10 @@ func ensureRoot(root string, scope bundle.Scope) error {
 			return err
 		}
 		if fi.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("%s is a symbolic link; bundlectl never follows links in its roots", bundle.Quote(p))
+			// A cloned repository can ship one, to redirect what
+			// bundlectl places or removes.
+			return &SourceError{Reason: bundle.Quote(p) + " is a symbolic link; bundlectl never follows links in its roots; remove the link (what it points to is not touched)",
+				Fix: "rm -- " + bundle.ShellArg(p), Err: ErrRefused}
 		}
 		if !fi.IsDir() {
 			return fmt.Errorf("%s is not a directory", bundle.Quote(p))
