@@ -27,8 +27,10 @@ import (
 //
 // late: the swap comes after the last check of the root's path, right
 // before the move, which is made in the root held: the command may
-// succeed or fail, but the link's target is untouched. (Before the moves
-// were made relative to the held root, every late subtest failed too.)
+// succeed or fail, but the link's target is untouched. (With the check
+// kept and the moves made by path, late/install, late/update and
+// late/uninstall failed; late/sync's check after placing refuses, and its
+// undo takes the tree back.)
 func TestWorkspaceBundlesSwappedAfterCheck(t *testing.T) {
 	for _, late := range []bool{false, true} {
 		for _, cmd := range []string{"install", "update", "uninstall", "sync"} {
