@@ -440,12 +440,18 @@ func (m *Manager) diffInstalled(b, nb *bundle.Bundle, rec state.Record, discardL
 		if lerr := m.checkLocalEdits(cur, rec); lerr != nil {
 			return review.FileDiff{}, lerr
 		}
-		return review.FileDiff{}, err
+		return review.FileDiff{}, changingMeanwhile(b.Name, b.Dir, "changed while it was compared with the fetched tree")
 	}
 	if cur.Tree == nil || cur.Rejected() {
 		return review.DiffTrees(&bundle.Tree{}, nb.Tree)
 	}
-	return review.DiffTrees(cur.Tree, nb.Tree)
+	files, err = review.DiffTrees(cur.Tree, nb.Tree)
+	if errors.Is(err, bundle.ErrChanged) {
+		// Still changing: a process keeps writing in it. A refusal with
+		// its command, not the walker's error.
+		return review.FileDiff{}, changingMeanwhile(b.Name, b.Dir, "kept changing while it was compared with the fetched tree")
+	}
+	return files, err
 }
 
 // checkLocalEdits refuses to replace a directory whose tree is not the one

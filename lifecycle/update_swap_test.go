@@ -3,6 +3,7 @@ package lifecycle_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,14 +169,19 @@ func TestUpdatePutsBackDirectoryReplacedRightBeforeSwap(t *testing.T) {
 	}
 }
 
-// A process keeps writing in the bundle's directory while it is updated
-// with --discard-local: update checks it once and never retries, so it
+// A process keeps writing in the bundle's directory while it is updated,
+// with --discard-local or without: update checks it once and never retries, so it
 // ends (refused, or replaced when its last check and the swap fell
 // between two writes) after one attempt at the swap at most. A refusal
-// leaves every write in place.
+// leaves every write in place and names its command (not the walker's
+// error, as it did when the tree was still changing as it was compared).
 func TestUpdateDoesNotRetryWhileDirectoryKeepsChanging(t *testing.T) {
-	for _, scope := range []bundle.Scope{bundle.ScopeWorkspace, bundle.ScopeUser} {
-		t.Run(string(scope), func(t *testing.T) {
+	for _, c := range []struct {
+		scope   bundle.Scope
+		discard bool
+	}{{bundle.ScopeWorkspace, true}, {bundle.ScopeUser, true}, {bundle.ScopeWorkspace, false}, {bundle.ScopeUser, false}} {
+		scope := c.scope
+		t.Run(fmt.Sprintf("%s/discard=%v", scope, c.discard), func(t *testing.T) {
 			m, dir := installedForUpdate(t, scope)
 			attempts := 0
 			lifecycle.OnUpdateSwap(t, func(at string) {
@@ -197,14 +203,15 @@ func TestUpdateDoesNotRetryWhileDirectoryKeepsChanging(t *testing.T) {
 					os.WriteFile(filepath.Join(dir, "LOG.md"), []byte(strings.Repeat("x", n%4096)), 0o644)
 				}
 			}()
-			_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: true})
+			_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{DiscardLocal: c.discard})
 			close(stop)
 			<-done
 			if attempts > 1 {
 				t.Fatalf("update attempted the swap %d times", attempts)
 			}
 			if err != nil {
-				if !errors.Is(err, lifecycle.ErrRefused) || !strings.Contains(err.Error(), "bundlectl update good") {
+				var se *lifecycle.SourceError
+				if !errors.Is(err, lifecycle.ErrRefused) || !errors.As(err, &se) || !strings.HasPrefix(se.Fix, "bundlectl update ") {
 					t.Fatalf("update: %v", err)
 				}
 				if _, err := os.Stat(filepath.Join(dir, "LOG.md")); err != nil {
