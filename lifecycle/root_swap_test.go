@@ -1,7 +1,6 @@
 package lifecycle_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
-	"github.com/bundlectl/bundlectl/sources"
 )
 
 // A user who may write the workspace's .bundlectl (one shared through a
@@ -39,37 +37,8 @@ func TestWorkspaceBundlesSwappedAfterCheck(t *testing.T) {
 				name = "late/" + cmd
 			}
 			t.Run(name, func(t *testing.T) {
-				dir := t.TempDir()
-				home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-				src := filepath.Join(dir, "src", "good")
-				writePlugin(t, src, "good")
-				must(t, os.MkdirAll(filepath.Join(ws, ".bundlectl"), 0o755))
-				m := manager(home, ws)
-				ctx := context.Background()
-				if cmd != "install" {
-					if _, err := m.Install(ctx, sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				var lockPath string
-				if cmd == "sync" {
-					if _, err := m.Trust("good", tokenOf(t, m, "good")); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := m.Lock(lifecycle.LockOptions{AllowUnpinned: true}); err != nil {
-						t.Fatal(err)
-					}
-					var err error
-					if lockPath, err = m.LockPath(); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := m.Uninstall("good", lifecycle.UninstallOptions{}); err != nil {
-						t.Fatal(err)
-					}
-					m = manager(filepath.Join(dir, "home2"), ws)
-				} else {
-					must(t, os.WriteFile(filepath.Join(src, "README.md"), []byte("v2\n"), 0o644))
-				}
+				c := prepareWSCmd(t, cmd)
+				dir, ws := c.dir, c.ws
 				dot := filepath.Join(ws, ".bundlectl")
 				root := filepath.Join(dot, "bundles")
 				victim := filepath.Join(dir, "victim")
@@ -100,17 +69,7 @@ func TestWorkspaceBundlesSwappedAfterCheck(t *testing.T) {
 				} else {
 					lifecycle.OnTmpHolderMade(t, swap)
 				}
-				var err error
-				switch cmd {
-				case "install":
-					_, err = m.Install(ctx, sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace})
-				case "update":
-					_, err = m.Update(ctx, "good", lifecycle.UpdateOptions{})
-				case "uninstall":
-					_, err = m.Uninstall("good", lifecycle.UninstallOptions{})
-				default:
-					_, err = m.SyncLocked(ctx, lockPath, lifecycle.SyncOptions{})
-				}
+				err := c.run()
 				if !done {
 					t.Fatal("the swap never ran")
 				}

@@ -27,39 +27,8 @@ func TestWorkspaceTmpLinkIsNotFollowed(t *testing.T) {
 	for _, planted := range []string{"tmp", "key"} {
 		for _, cmd := range []string{"install", "update", "uninstall", "sync"} {
 			t.Run(planted+"/"+cmd, func(t *testing.T) {
-				dir := t.TempDir()
-				home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
-				src := filepath.Join(dir, "src", "good")
-				must(t, os.MkdirAll(filepath.Join(src, ".claude-plugin"), 0o755))
-				must(t, os.WriteFile(filepath.Join(src, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
-				must(t, os.MkdirAll(filepath.Join(ws, ".bundlectl"), 0o755))
-				m := manager(home, ws)
-				ctx := context.Background()
-				if cmd != "install" {
-					if _, err := m.Install(ctx, sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				var lockPath string
-				if cmd == "sync" {
-					// A second home syncs what the first locked.
-					if _, err := m.Trust("good", tokenOf(t, m, "good")); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := m.Lock(lifecycle.LockOptions{AllowUnpinned: true}); err != nil {
-						t.Fatal(err)
-					}
-					var err error
-					if lockPath, err = m.LockPath(); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := m.Uninstall("good", lifecycle.UninstallOptions{}); err != nil {
-						t.Fatal(err)
-					}
-					m = manager(filepath.Join(dir, "home2"), ws)
-				} else {
-					must(t, os.WriteFile(filepath.Join(src, "README.md"), []byte("v2\n"), 0o644))
-				}
+				c := prepareWSCmd(t, cmd)
+				dir, ws, m := c.dir, c.ws, c.m
 				victim := filepath.Join(dir, "victim")
 				must(t, os.MkdirAll(victim, 0o755))
 				tmp := filepath.Join(ws, ".bundlectl", "tmp")
@@ -70,26 +39,7 @@ func TestWorkspaceTmpLinkIsNotFollowed(t *testing.T) {
 					link = filepath.Join(tmp, lifecycle.HomeKey(m))
 				}
 				must(t, os.Symlink(victim, link))
-				run := func() error {
-					switch cmd {
-					case "install":
-						_, err := m.Install(ctx, sources.Request{Source: src}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace})
-						return err
-					case "update":
-						_, err := m.Update(ctx, "good", lifecycle.UpdateOptions{})
-						return err
-					case "uninstall":
-						_, err := m.Uninstall("good", lifecycle.UninstallOptions{})
-						return err
-					default:
-						_, err := m.SyncLocked(ctx, lockPath, lifecycle.SyncOptions{})
-						var se *lifecycle.SyncError
-						if errors.As(err, &se) && len(se.Problems) == 1 {
-							return se.Problems[0].Err
-						}
-						return err
-					}
-				}
+				run := c.run
 				err := run()
 				if ents, _ := os.ReadDir(victim); len(ents) > 0 {
 					t.Fatalf("%s wrote through the planted link %s into %s: %v (err %v)", cmd, link, victim, ents, err)
