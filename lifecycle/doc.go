@@ -29,6 +29,10 @@
 //     that its path still leads there: a root swapped for a link is
 //     refused, and no move goes where a link points. The user root is
 //     this user's own and used by path.
+//   - The homes' markers (.bundlectl/homes/<name>/<home key>) are written
+//     (a temporary file renamed over the marker), read and removed only
+//     relative to homes and homes/<name> held open, each opened with
+//     O_NOFOLLOW from the one before: none goes through a link.
 //   - Every transition is a read-modify-write of the state under its lock,
 //     re-read after the lock is taken.
 //   - gc removes only what nothing can claim: snapshots and views no

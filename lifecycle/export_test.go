@@ -119,3 +119,11 @@ func OnRootChecked(t testing.TB, f func()) {
 	testOnlyRootChecked = f
 	t.Cleanup(func() { testOnlyRootChecked = nil })
 }
+
+// OnMarkersOpened runs f once a command opened the workspace's marker
+// directory of a bundle, before it writes ("mark"), removes ("unmark") or
+// reads ("read") markers there, until the test ends.
+func OnMarkersOpened(t testing.TB, f func(at string)) {
+	testOnlyMarkersOpened = f
+	t.Cleanup(func() { testOnlyMarkersOpened = nil })
+}

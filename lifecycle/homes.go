@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,6 +45,77 @@ func homesDir(root, name string) string {
 	return filepath.Join(filepath.Dir(root), HomesDir, name)
 }
 
+// The markers are used by descriptor: a user who may write the
+// workspace's .bundlectl (one shared through a group) can rename homes,
+// or a bundle's directory in it, away while a command runs and put a
+// symbolic link to anywhere in its place. .bundlectl, homes and the
+// bundle's directory are each opened with O_NOFOLLOW from the one before
+// (a link is refused, or read as no markers), and every marker is
+// written (a temporary file renamed over it), read and removed relative
+// to the directory held: never through a link, never outside the
+// workspace.
+
+const dirNoFollow = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+
+// markerTmp is the name of the temporary file markHome writes this
+// home's marker key to before renaming it over the marker: never a
+// marker itself.
+func markerTmp(key string) string { return "." + key + ".new" }
+
+// isMarkerTmp reports whether name is a home's markerTmp (what a command
+// killed while it wrote a marker left).
+func isMarkerTmp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".new") && homeKeyName(strings.TrimSuffix(name[1:], ".new"))
+}
+
+// heldHomes is the workspace's .bundlectl and its homes directory, open.
+type heldHomes struct {
+	dot, fd int
+	path    string // homes, for messages
+}
+
+// openHomes opens the workspace's .bundlectl and homes directory, not
+// following a link; nil when either is missing, a link or no directory
+// (a link is no marker of a home, and nothing is removed through one).
+func openHomes(root string) *heldHomes {
+	dot := filepath.Dir(root)
+	dfd, err := unix.Open(dot, dirNoFollow, 0)
+	if err != nil {
+		return nil
+	}
+	hfd, err := unix.Openat(dfd, HomesDir, dirNoFollow, 0)
+	if err != nil {
+		unix.Close(dfd)
+		return nil
+	}
+	return &heldHomes{dot: dfd, fd: hfd, path: filepath.Join(dot, HomesDir)}
+}
+
+func (h *heldHomes) close() {
+	unix.Close(h.fd)
+	unix.Close(h.dot)
+}
+
+// names lists the entries of the directory dirfd holds.
+func names(dirfd int, path string) []string {
+	fd, err := unix.Openat(dirfd, ".", dirNoFollow, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	ns, _ := f.Readdirnames(-1)
+	return ns
+}
+
+// linked reports whether the entry name of dirfd is the directory fd
+// holds (it was not renamed away or removed since fd was opened).
+func linked(dirfd int, name string, fd int) bool {
+	var a, b unix.Stat_t
+	return unix.Fstatat(dirfd, name, &a, unix.AT_SYMLINK_NOFOLLOW) == nil && unix.Fstat(fd, &b) == nil &&
+		a.Mode&unix.S_IFMT == unix.S_IFDIR && a.Dev == b.Dev && a.Ino == b.Ino
+}
+
 // markHome records, before the tree is placed or its source recorded,
 // that this home uses the workspace bundle name; undo removes a marker it
 // created, for a command that then fails. A kill after the marker
@@ -51,49 +123,159 @@ func homesDir(root, name string) string {
 // another home's uninstall from deleting the tree (the safe side), and
 // this home's next install, sync or uninstall of the name replaces or
 // removes it.
+//
+// The marker is written to a temporary file in the bundle's directory
+// held and renamed over the marker: a file planted under the marker's
+// name (a hard link to a file of this user's elsewhere) is replaced,
+// never written through, and a kill leaves the old marker or the new one.
+// Afterwards homes and the bundle's directory must still be where they
+// were opened: another home's gc may have removed the empty directory
+// meanwhile (markHome makes it again), or a user who may write
+// .bundlectl swapped it for a link (refused then).
 func (m *Manager) markHome(root, name string) (undo func(), err error) {
 	// undo is never nil, even with an error: callers assign it before
 	// they look at the error, and call it when the command fails.
-	dir := homesDir(root, name)
-	p := filepath.Join(dir, m.homeKey())
+	dot := filepath.Dir(root)
+	homes := filepath.Join(dot, HomesDir)
+	dir := filepath.Join(homes, name)
+	key := m.homeKey()
+	p := filepath.Join(dir, key)
 	home, _ := filepath.Abs(m.Roots.Home)
+	dfd, err := openDirNoFollow(unix.AT_FDCWD, dot, dot)
+	if err != nil {
+		return func() {}, err
+	}
+	defer unix.Close(dfd)
+	cannot := func(d string, err error) error {
+		return fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(d), err)
+	}
 	for attempt := 0; ; attempt++ {
-		raced := false
-		for _, d := range []string{filepath.Dir(dir), dir} {
-			err := os.Mkdir(d, 0o755)
-			if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
-				raced = true // another home's unmarkHome removed the parent meanwhile
-				break
-			}
-			if err != nil && !errors.Is(err, fs.ErrExist) {
-				return func() {}, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(d), err)
-			}
-			if fi, err := os.Lstat(d); err == nil && !fi.IsDir() {
-				return func() {}, &SourceError{Reason: fmt.Sprintf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside", bundle.Quote(name), bundle.Quote(d)),
-					Fix: "mv -- " + bundle.ShellArg(d) + " " + bundle.ShellArg(d+".moved"), Err: ErrRefused}
-			}
-		}
-		if raced {
-			continue
-		}
-		_, had := os.Lstat(p)
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
-		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
-			continue // another home's uninstall removed the empty directory meanwhile
+		hfd, err := markerDirAt(dfd, HomesDir, homes, name)
+		if errors.Is(err, unix.ENOENT) && attempt < 3 {
+			continue // another home's unmarkHome removed it meanwhile
 		}
 		if err != nil {
-			return func() {}, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(name), bundle.Quote(p), err)
+			return func() {}, err
 		}
-		_, err = f.WriteString(home + "\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		nfd, err := markerDirAt(hfd, name, dir, name)
+		if errors.Is(err, unix.ENOENT) && attempt < 3 {
+			unix.Close(hfd)
+			continue
 		}
+		if err != nil {
+			unix.Close(hfd)
+			return func() {}, err
+		}
+		if testOnlyMarkersOpened != nil {
+			testOnlyMarkersOpened("mark")
+		}
+		had, err := writeMarker(nfd, key, home+"\n")
+		if err != nil {
+			unix.Close(nfd)
+			unix.Close(hfd)
+			return func() {}, cannot(p, err)
+		}
+		if !linked(dfd, HomesDir, hfd) || !linked(hfd, name, nfd) {
+			// Written where no home looks: take it back, and make the
+			// directory again (a link in its place is refused then).
+			if !had {
+				_ = unix.Unlinkat(nfd, key, 0)
+			}
+			unix.Close(nfd)
+			unix.Close(hfd)
+			if attempt < 3 {
+				continue
+			}
+			return func() {}, wsTmpError(dir, "was removed or replaced each time this command wrote this home's marker in it, so the marker could not be recorded; find out who before running the command again",
+				"ls -la -- "+bundle.ShellArg(homes))
+		}
+		unix.Close(nfd)
+		unix.Close(hfd)
 		undo = func() {}
-		if had != nil { // new: a command that fails takes it back
+		if !had { // new: a command that fails takes it back
 			undo = func() { m.unmarkHome(root, name, false) }
 		}
-		return undo, err
+		return undo, nil
 	}
+}
+
+// markerDirAt makes the directory name of dirfd when missing and opens
+// it without following a link; path names it, and bundle the marker's
+// bundle, in a refusal. The error wraps ENOENT when it was removed
+// between the two (or homes, the directory dirfd holds, was).
+func markerDirAt(dirfd int, name, path, bundleName string) (int, error) {
+	if err := unix.Mkdirat(dirfd, name, 0o755); err != nil && err != unix.EEXIST {
+		return -1, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(bundleName), bundle.Quote(path), err)
+	}
+	fd, err := unix.Openat(dirfd, name, dirNoFollow, 0)
+	if err == nil {
+		return fd, nil
+	}
+	var st unix.Stat_t
+	if serr := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); serr == unix.ENOENT {
+		err = unix.ENOENT
+	} else if serr == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return -1, &SourceError{Reason: fmt.Sprintf("cannot record this home's use of %s: %s is not a directory (a symbolic link?); move it aside", bundle.Quote(bundleName), bundle.Quote(path)),
+			Fix: "mv -- " + bundle.ShellArg(path) + " " + bundle.ShellArg(path+".moved"), Err: ErrRefused}
+	}
+	return -1, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(bundleName), bundle.Quote(path), err)
+}
+
+// writeMarker makes the file key of the directory dirfd hold text: a
+// regular file of this user's with one link that holds it already is
+// kept; otherwise text is written to markerTmp(key) and renamed over
+// key. had says whether key was there before.
+func writeMarker(dirfd int, key, text string) (had bool, err error) {
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, key, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		had = true
+		if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink == 1 && int(st.Uid) == os.Geteuid() {
+			if b, ok := readMarker(dirfd, key); ok && b == text {
+				return true, nil
+			}
+		}
+	}
+	tmp := markerTmp(key)
+	// What a kill left: this home's, and this home's commands mark under
+	// its state lock.
+	_ = unix.Unlinkat(dirfd, tmp, 0)
+	fd, err := unix.Openat(dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return had, err
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(dirfd, tmp, dirfd, key)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(dirfd, tmp, 0)
+	}
+	return had, err
+}
+
+// readMarker reads the marker key of the directory dirfd holds: a
+// regular file of at most maxMarkerPath+1 bytes, not followed.
+func readMarker(dirfd int, key string) (string, bool) {
+	fd, err := unix.Openat(dirfd, key, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	f := os.NewFile(uintptr(fd), key)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxMarkerPath+1 {
+		return "", false
+	}
+	b := make([]byte, maxMarkerPath+2)
+	n, err := io.ReadFull(f, b)
+	if n > maxMarkerPath+1 || (err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF)) {
+		return "", false
+	}
+	return string(b[:n]), true
 }
 
 // otherHome is another home's marker of a workspace bundle: Who is the
@@ -114,44 +296,48 @@ const maxOtherHomes = 16
 
 // otherHomes returns the homes, other than this one, whose markers say
 // they use the workspace bundle name, sorted, at most maxOtherHomes, and
-// how many more markers there are.
+// how many more markers there are. A temporary file a killed markHome
+// left is no marker.
 func (m *Manager) otherHomes(root, name string) (out []otherHome, more int) {
-	dir := homesDir(root, name)
-	if !markerDir(dir) {
+	h := openHomes(root)
+	if h == nil {
 		return nil, 0
 	}
-	ents, err := os.ReadDir(dir)
+	defer h.close()
+	nfd, err := unix.Openat(h.fd, name, dirNoFollow, 0)
 	if err != nil {
-		return nil, 0
+		return nil, 0 // nothing through a link: it is no marker of a home
 	}
+	defer unix.Close(nfd)
+	if testOnlyMarkersOpened != nil {
+		testOnlyMarkersOpened("read")
+	}
+	dir := homesDir(root, name)
 	own := m.homeKey()
-	for _, e := range ents {
-		if e.Name() == own {
+	for _, n := range names(nfd, dir) {
+		if n == own || isMarkerTmp(n) {
 			continue
 		}
 		if len(out) == maxOtherHomes {
 			more++
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		out = append(out, otherHome{Who: markerHome(p, e.Name()), Marker: p})
+		p := filepath.Join(dir, n)
+		out = append(out, otherHome{Who: markerHome(nfd, n, p), Marker: p})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Who < out[j].Who })
 	return out, more
 }
 
-// markerHome is the home path the marker p (named key) holds, when it is
-// one bundlectl would have written there; else p itself.
-func markerHome(p, key string) string {
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxMarkerPath+1 {
+// markerHome is the home path the marker key of the directory dirfd
+// holds (p names it), when it is one bundlectl would have written there;
+// else p itself.
+func markerHome(dirfd int, key, p string) string {
+	b, ok := readMarker(dirfd, key)
+	if !ok {
 		return p
 	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return p
-	}
-	h := strings.TrimSuffix(string(b), "\n")
+	h := strings.TrimSuffix(b, "\n")
 	if h == "" || len(h) > maxMarkerPath || !filepath.IsAbs(h) || filepath.Clean(h) != h || bundle.EscapePath(h) != h {
 		return p
 	}
@@ -202,33 +388,46 @@ func (m *Manager) plantedNote(root, name string, others []otherHome, more int) s
 // unmarkHome removes this home's marker for name (every home's, when all
 // is set: the tree is deleted), and the name's directory once empty.
 // So does the homes directory (markHome makes both again when another
-// home removes them between its steps).
+// home removes them between its steps). Nothing is removed through a
+// link: it is no marker of a home.
 func (m *Manager) unmarkHome(root, name string, all bool) {
-	dir := homesDir(root, name)
-	if !markerDir(dir) {
-		return // nothing through a link: it is no marker of a home
+	if h := openHomes(root); h != nil {
+		h.unmark(name, m.homeKey(), all)
+		h.close()
 	}
-	if all {
-		if ents, err := os.ReadDir(dir); err == nil {
-			for _, e := range ents {
-				_ = os.Remove(filepath.Join(dir, e.Name()))
-			}
-		}
-	} else {
-		_ = os.Remove(filepath.Join(dir, m.homeKey()))
-	}
-	_ = os.Remove(dir) // only when empty: another home's marker keeps it
-	_ = os.Remove(filepath.Dir(dir))
 }
 
-// markerDir reports whether dir, a name's marker directory, and the
-// homes directory above it are real directories (realDir): the workspace
-// is a repository anyone may have written, and reading or removing
-// markers through a link there would take another directory's files for
-// homes, or remove them.
-func markerDir(dir string) bool {
-	return realDir(filepath.Dir(dir)) && realDir(dir)
+// unmark removes the marker key of the bundle name in h (every marker,
+// when all is set), then the bundle's directory and homes once empty,
+// and reports whether it removed the marker key.
+func (h *heldHomes) unmark(name, key string, all bool) (removed bool) {
+	nfd, err := unix.Openat(h.fd, name, dirNoFollow, 0)
+	if err != nil {
+		return false
+	}
+	if testOnlyMarkersOpened != nil {
+		testOnlyMarkersOpened("unmark")
+	}
+	if all {
+		for _, n := range names(nfd, filepath.Join(h.path, name)) {
+			_ = unix.Unlinkat(nfd, n, 0)
+		}
+		removed = true
+	} else {
+		removed = unix.Unlinkat(nfd, key, 0) == nil
+		_ = unix.Unlinkat(nfd, markerTmp(key), 0)
+	}
+	unix.Close(nfd)
+	// Only when empty: another home's marker keeps them.
+	_ = unix.Unlinkat(h.fd, name, unix.AT_REMOVEDIR)
+	_ = unix.Unlinkat(h.dot, HomesDir, unix.AT_REMOVEDIR)
+	return removed
 }
+
+// testOnlyMarkersOpened runs once a command opened a bundle's marker
+// directory, before it writes ("mark"), reads ("read") or removes
+// ("unmark") markers there.
+var testOnlyMarkersOpened func(at string)
 
 // pruneMarkers removes this home's markers in the workspace that no state
 // record with a source backs: what an install or sync killed between its
@@ -243,22 +442,21 @@ func (m *Manager) pruneMarkers(s *state.State) (removed []string) {
 	if err != nil {
 		return nil
 	}
-	homes := filepath.Join(filepath.Dir(root), HomesDir)
-	if !realDir(filepath.Dir(root)) || !realDir(homes) {
-		return nil // a link would make gc remove what it names
-	}
-	ents, err := os.ReadDir(homes)
-	if err != nil {
+	h := openHomes(root) // a link would make gc remove what it names
+	if h == nil {
 		return nil
 	}
+	defer h.close()
 	key := m.homeKey()
-	for _, e := range ents {
-		name := e.Name()
-		p := filepath.Join(homes, name, key)
-		if !realDir(filepath.Join(homes, name)) {
+	for _, name := range names(h.fd, h.path) {
+		nfd, err := unix.Openat(h.fd, name, dirNoFollow, 0)
+		if err != nil {
 			continue
 		}
-		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		var st unix.Stat_t
+		ok := unix.Fstatat(nfd, key, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
+		unix.Close(nfd)
+		if !ok {
 			continue
 		}
 		id, _, err := canonicalID(bundle.ScopeWorkspace, root, name)
@@ -268,9 +466,8 @@ func (m *Manager) pruneMarkers(s *state.State) (removed []string) {
 		if rec, _ := s.Bundle(id); len(rec.Source) > 0 {
 			continue
 		}
-		m.unmarkHome(root, name, false)
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			removed = append(removed, p)
+		if h.unmark(name, key, false) {
+			removed = append(removed, filepath.Join(h.path, name, key))
 		}
 	}
 	return removed
