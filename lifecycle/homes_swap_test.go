@@ -24,9 +24,13 @@ import (
 // used by descriptor, all three failed: install wrote its marker in the
 // target, uninstall removed the target's files, and update read the
 // target's empty directory and replaced the shared tree.)
+//
+// name: the same with the bundle's directory in homes (homes/good)
+// swapped for a link to the target's good.
 func TestWorkspaceHomesSwappedAfterOpen(t *testing.T) {
-	for _, at := range []string{"mark", "unmark", "read"} {
-		t.Run(at, func(t *testing.T) {
+	for _, sub := range []string{"mark", "unmark", "read", "name/mark", "name/unmark", "name/read"} {
+		at, swapName := strings.TrimPrefix(sub, "name/"), strings.HasPrefix(sub, "name/")
+		t.Run(sub, func(t *testing.T) {
 			dir := t.TempDir()
 			ws := filepath.Join(dir, "ws")
 			src := filepath.Join(dir, "src", "good")
@@ -60,6 +64,12 @@ func TestWorkspaceHomesSwappedAfterOpen(t *testing.T) {
 					return
 				}
 				swapped = true
+				if swapName {
+					moved := filepath.Join(homes, "good.moved")
+					must(t, os.Rename(filepath.Join(homes, "good"), moved))
+					must(t, os.Symlink(filepath.Join(victim, "good"), filepath.Join(homes, "good")))
+					return
+				}
 				must(t, os.Rename(homes, homes+".moved"))
 				must(t, os.Symlink(victim, homes))
 			})
@@ -95,7 +105,11 @@ func TestWorkspaceHomesSwappedAfterOpen(t *testing.T) {
 				}
 			case "unmark":
 				must(t, err) // the tree is gone; the markers go from the directory held
-				if _, err := os.Stat(filepath.Join(homes+".moved", "good", keyA)); !os.IsNotExist(err) {
+				held := filepath.Join(homes+".moved", "good")
+				if swapName {
+					held = filepath.Join(homes, "good.moved")
+				}
+				if _, err := os.Stat(filepath.Join(held, keyA)); !os.IsNotExist(err) {
 					t.Errorf("the marker in the directory held is still there: %v", err)
 				}
 			case "read":
