@@ -78,8 +78,7 @@ func TestClaudeHTTPHookURLSchema(t *testing.T) {
 // https, ws and wss, once JavaScript's URL parses the url.
 func TestClaudeHTTPCannotPost(t *testing.T) {
 	for s, want := range map[string]bool{
-		"ftp://x": true, " FTP://x": true, "mailto:x": true, "data:,{}": true, "file:///etc/hostname": true,
-		"localhost:8080/check": true,
+		"ftp://x": true, " FTP://x": true, "mailto:x": true, "data:,{}": true, "file:///etc/hostname": true, "localhost:8080/check": true,
 		"https://x/": false, "http://127.0.0.1/": false, "HTTP://x": false, "ws://x": false, "wss://x": false,
 		"http:host": false, "foo": false, "http://": false, "": false,
 	} {
