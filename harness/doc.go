@@ -191,6 +191,14 @@
 //     no call waits for a message the proxy dropped.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not.
+//   - ServeMCP also times each tool call by the server's reviewed
+//     per-call timeout (MCPCallTimeoutOf; none reviewed, none timed): a
+//     tools/call request the server has not answered within it is
+//     answered by the proxy with a JSON-RPC error (-32001) under its id,
+//     the server is sent notifications/cancelled for it, and its late
+//     answer is dropped, so each host gets the reviewed wait whatever its
+//     config entry says. One timer per outstanding call; other requests
+//     are not timed.
 //   - Tool input is validated before spawning: one JSON value, no
 //     duplicate keys, at most MaxInputBytes, matching the params schema.
 //     Schemas are compiled offline; every URL reference is refused.

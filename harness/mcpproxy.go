@@ -38,6 +38,9 @@ const (
 	rpcInvalidRequest = -32600
 	rpcInvalidParams  = -32602 // MCP answers an unknown tool with it
 	rpcInternalError  = -32603
+	// rpcRequestTimeout is the code the MCP SDKs (TypeScript's
+	// ErrorCode.RequestTimeout) give a request that timed out.
+	rpcRequestTimeout = -32001
 )
 
 // ToolFilter is a stdio MCP server's reviewed tool filter (the model's
@@ -160,24 +163,44 @@ type MCPConn struct {
 // ends at its next read, forwarding and answering nothing more. An empty
 // filter is a plain copy in each direction. notices may be nil.
 func ProxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) error {
-	_, err := proxyMCP(ctx, client, server, filter, notices, "")
+	_, err := proxyMCP(ctx, client, server, mcpPolicy{filter: filter}, notices, "")
 	return err
 }
+
+// mcpPolicy is what the proxy enforces for one server: its reviewed tool
+// filter, and its reviewed wait for each tool call (0: none, the host's
+// own applies). See MCPCallTimeoutOf.
+type mcpPolicy struct {
+	filter      ToolFilter
+	callTimeout time.Duration
+}
+
+// passThrough reports whether the policy enforces nothing: the proxy is
+// then a plain copy in each direction.
+func (pol mcpPolicy) passThrough() bool { return pol.filter.Empty() && pol.callTimeout <= 0 }
 
 // proxyMCP is ProxyMCP; clientDone is closed once the goroutine reading
 // the client has ended. who names the server in notices and refusals
 // ("bundle "x" MCP server "y""); "" for "this server".
-func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer, who string) (clientDone <-chan struct{}, err error) {
+//
+// With a call timeout, a tools/call request (with an id) the proxy
+// forwards that the server has not answered within it is answered by the
+// proxy with a JSON-RPC error (-32001) under its id, the server is sent
+// notifications/cancelled for it, and the server's answer, should it come
+// later, is dropped. One timer per outstanding call; nothing else is
+// timed.
+func proxyMCP(ctx context.Context, client, server MCPConn, pol mcpPolicy, notices io.Writer, who string) (clientDone <-chan struct{}, err error) {
 	if notices == nil {
 		notices = io.Discard
 	}
-	p := &proxy{filter: filter, toClient: client.W, toServer: server.W, notices: notices, who: who}
+	filter := pol.filter
+	p := &proxy{filter: filter, callTimeout: pol.callTimeout, toClient: client.W, toServer: server.W, notices: notices, who: who}
 	fail := make(chan error, 1)
 	cdone := make(chan struct{})
 	go func() {
 		defer close(cdone)
 		var err error
-		if filter.Empty() {
+		if pol.passThrough() {
 			err = copyToServer(server.W, client.R)
 		} else {
 			err = p.pumpClient(client.R)
@@ -191,7 +214,7 @@ func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, no
 	}()
 	done := make(chan error, 1)
 	go func() {
-		if filter.Empty() {
+		if pol.passThrough() {
 			_, err := io.Copy(client.W, server.R)
 			done <- err
 			return
@@ -212,9 +235,14 @@ func proxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, no
 // each end, which both directions write to (the relayed messages and the
 // proxy's own answers).
 type proxy struct {
-	filter  ToolFilter
-	notices io.Writer
-	who     string // the server, as notices and refusals name it
+	filter      ToolFilter
+	callTimeout time.Duration // 0: calls are not timed
+	notices     io.Writer
+	who         string // the server, as notices and refusals name it
+
+	callsMu sync.Mutex
+	calls   map[string]*pendingCall // outstanding timed calls, by idKey
+	expired map[string]bool         // calls the proxy answered for; their late answer is dropped
 
 	mu       sync.Mutex
 	toClient io.Writer
@@ -234,6 +262,12 @@ func (p *proxy) close() {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
+	p.callsMu.Lock()
+	for _, c := range p.calls {
+		c.timer.Stop()
+	}
+	p.calls, p.expired = nil, nil
+	p.callsMu.Unlock()
 }
 
 // sendClient writes one message line to the client.
@@ -349,6 +383,9 @@ func (p *proxy) pumpClient(r io.Reader) error {
 			}
 		}
 		if fwd {
+			if p.callTimeout > 0 {
+				p.track(line) // before the server can answer
+			}
 			if err := p.sendServer(line); err != nil {
 				return nil // the server closed its input: its output's end ends the session
 			}
@@ -394,6 +431,8 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			id, kind, ok := lr.scan.message()
 			shown := bytes.ToValidUTF8(id, []byte("\uFFFD")) // as in a relayed line
 			switch {
+			case ok && kind == msgReply && !p.settle(id):
+				p.notice("dropped a server message over %d bytes, a late answer to call %s, which the proxy answered when it passed its timeout", MaxMCPMessage, shown)
 			case ok && kind == msgReply:
 				p.notice("dropped a server message over %d bytes; the client's call %s ends with an error", MaxMCPMessage, shown)
 				msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
@@ -415,6 +454,9 @@ func (p *proxy) pumpServer(r io.Reader) error {
 				p.notice("dropped a server line that is not one JSON message (a value, or a batch of objects)")
 			}
 			continue
+		}
+		if out = p.settleReplies(out); out == nil {
+			continue // only late answers to calls the proxy answered
 		}
 		if err := p.sendClient(out); err != nil {
 			return err
@@ -579,7 +621,7 @@ func (p *proxy) fromServer(line []byte) (out []byte, ok bool) {
 	if !json.Valid(line) {
 		return nil, false
 	}
-	if !mayNameTool(line) {
+	if p.filter.Empty() || !mayNameTool(line) {
 		return line, true
 	}
 	switch firstByte(line) {
@@ -860,13 +902,13 @@ func (e *ProxyError) Unwrap() error { return e.Err }
 // at its next read and discards what it reads, so such an In must not be
 // used for another session.
 func ExecFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter) (*Result, error) {
-	return execFiltered(ctx, spec, stdio, filter, "")
+	return execFiltered(ctx, spec, stdio, mcpPolicy{filter: filter}, "")
 }
 
-// execFiltered is ExecFiltered; who names the server in the proxy's
-// notices and refusals.
-func execFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter, who string) (*Result, error) {
-	if filter.Empty() {
+// execFiltered is ExecFiltered with the whole policy; who names the
+// server in the proxy's notices and refusals.
+func execFiltered(ctx context.Context, spec Spec, stdio Stdio, pol mcpPolicy, who string) (*Result, error) {
+	if pol.passThrough() {
 		return Exec(ctx, spec, stdio)
 	}
 	spec.Timeout = 0
@@ -905,7 +947,7 @@ func execFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter
 	}
 	proxied := make(chan outcome, 1)
 	go func() {
-		cd, err := proxyMCP(context.Background(), MCPConn{R: stdio.In, W: stdio.Out}, MCPConn{R: outR, W: inW}, filter, stdio.Err, who)
+		cd, err := proxyMCP(context.Background(), MCPConn{R: stdio.In, W: stdio.Out}, MCPConn{R: outR, W: inW}, pol, stdio.Err, who)
 		proxied <- outcome{cd, err}
 	}()
 	exited := make(chan *Result, 1)

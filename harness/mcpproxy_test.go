@@ -380,13 +380,15 @@ func mcpServerMain() int {
 		return map[string]any{"name": name, "inputSchema": map[string]any{"type": "object"}}
 	}
 	var pending json.RawMessage // the client's call test/bigRequest answers
+	var held []json.RawMessage  // calls of "hold", answered at test/release
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
-				Name   string `json:"name"`
-				Cursor string `json:"cursor"`
+				Name      string          `json:"name"`
+				Cursor    string          `json:"cursor"`
+				RequestID json.RawMessage `json:"requestId"`
 			} `json:"params"`
 		}
 		if len(in.Bytes()) == 0 {
@@ -402,6 +404,23 @@ func mcpServerMain() int {
 		switch req.Method {
 		case "exit":
 			return 0
+		case "notifications/cancelled":
+			if req.Params.RequestID == nil {
+				continue
+			}
+			f, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return 1
+			}
+			fmt.Fprintf(f, "cancelled:%s\n", req.Params.RequestID)
+			f.Close()
+		case "test/release":
+			// The late answers to the held calls, then this request's.
+			for _, id := range held {
+				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": "late"}}}})
+			}
+			held = nil
+			reply(map[string]any{})
 		case "test/bigReply":
 			// A reply over MaxMCPMessage whose id comes after its long
 			// result, with an "id" decoy inside it.
@@ -440,6 +459,10 @@ func mcpServerMain() int {
 			}
 			fmt.Fprintln(f, req.Params.Name)
 			f.Close()
+			if req.Params.Name == "hold" {
+				held = append(held, req.ID)
+				continue
+			}
 			if req.Params.Name == "notify" {
 				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 			}
@@ -491,6 +514,12 @@ type mcpSession struct {
 
 func startMCPSession(t *testing.T, ctx context.Context, filter ToolFilter) *mcpSession {
 	t.Helper()
+	return startMCPSessionPolicy(t, ctx, mcpPolicy{filter: filter})
+}
+
+// startMCPSessionPolicy is startMCPSession under the whole policy.
+func startMCPSessionPolicy(t *testing.T, ctx context.Context, pol mcpPolicy) *mcpSession {
+	t.Helper()
 	dir := t.TempDir()
 	s := &mcpSession{t: t, log: filepath.Join(dir, "calls.log"), done: make(chan error, 1), exited: make(chan struct{})}
 	inR, inW, err := os.Pipe()
@@ -509,7 +538,7 @@ func startMCPSession(t *testing.T, ctx context.Context, filter ToolFilter) *mcpS
 	spec := Spec{Argv: []string{os.Args[0]}, Dir: dir,
 		Env: []string{"HARNESS_TEST_HELPER=mcp-server", "HARNESS_TEST_LOG=" + s.log}}
 	go func() {
-		res, err := ExecFiltered(ctx, spec, Stdio{In: inR, Out: outW, Err: s.stderr}, filter)
+		res, err := execFiltered(ctx, spec, Stdio{In: inR, Out: outW, Err: s.stderr}, pol, "")
 		s.res = res
 		s.done <- err
 		close(s.exited)

@@ -171,7 +171,10 @@ func ToolFilterOf(s inventory.MCPServer) ToolFilter {
 }
 
 // ServeMCP runs the stdio MCP server exposed as name with stdin, stdout and
-// stderr passed through the tool filter the review promised, after the
+// stderr passed through the tool filter the review promised, and each
+// tool call the server does not answer within its reviewed per-call
+// timeout (MCPCallTimeoutOf) answered by the proxy with an error and
+// cancelled at the server, after the
 // authority and integrity check, until it exits or ctx ends; it is killed
 // with every descendant if the bundle loses its authority meanwhile.
 //
@@ -194,10 +197,10 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 	if err != nil {
 		return nil, err
 	}
-	filter := ToolFilterOf(s.srv)
+	pol := mcpPolicy{filter: ToolFilterOf(s.srv), callTimeout: MCPCallTimeoutOf(s.srv)}
 	who := "bundle " + bundle.Quote(s.e.name) + " MCP server " + bundle.Quote(s.srv.Name)
 	return r.supervise(ctx, s.e, "mcp", s.srv.Name, func(ctx context.Context) (*Result, error) {
-		return execFiltered(ctx, spec, stdio, filter, who)
+		return execFiltered(ctx, spec, stdio, pol, who)
 	})
 }
 

@@ -33,9 +33,10 @@ const MCPStartMargin = 10
 // entry that starts s through `bundlectl mcp`: the reviewed timeout as is.
 // Claude Code (2.1.332) reads it as its wait for each tool call, not for
 // the start (internal/agenttest TestClaudeMCPTimeoutPerCall), and the
-// proxy only forwards a call; without it Claude Code waits its default
-// (MCP_TOOL_TIMEOUT), not what the review shows. False when the review
-// gives none.
+// proxy ends each call at the same timeout (harness.MCPCallTimeoutOf),
+// so whichever fires first the call ends at the reviewed timeout. False
+// when the review gives none: Claude Code's default (MCP_TOOL_TIMEOUT)
+// applies, and the proxy times nothing.
 func ClaudeMCPTimeoutMs(s inventory.MCPServer) (int, bool) {
 	if s.TimeoutSec <= 0 {
 		return 0, false
@@ -48,8 +49,9 @@ func ClaudeMCPTimeoutMs(s inventory.MCPServer) (int, bool) {
 // as its wait for the server to start and for each call (its mcp-client:
 // connect and callTool both take serverConfig.timeout, else 600000 ms):
 // the reviewed timeout plus MCPStartMargin, so that bundlectl's checks
-// before the start do not eat into the server's time. False when the
-// review gives none.
+// before the start do not eat into the server's time. The margin does
+// not lengthen a call: the proxy ends each call at the reviewed timeout
+// itself (harness.MCPCallTimeoutOf). False when the review gives none.
 func GeminiMCPTimeoutMs(s inventory.MCPServer) (int, bool) {
 	if s.TimeoutSec <= 0 {
 		return 0, false

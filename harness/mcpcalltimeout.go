@@ -1,0 +1,248 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
+	"github.com/bundlectl/bundlectl/inventory"
+)
+
+// MCPCallTimeoutOf is the reviewed wait for each tool call of the MCP
+// server s, which ServeMCP's proxy enforces itself: a Codex server's
+// tool_timeout_sec (a value Codex gives up on at once or panics on is
+// left out, as bundle.CodexMCPTimeouts reads), else the server's timeout
+// (Claude Code's "timeout", its wait for each call; Gemini CLI's, its
+// wait for the start and for each call; the one timeout of bundlectl's
+// own formats, for both). 0 when the review gives none: the host's own
+// default then applies, as when it loads the plugin itself.
+func MCPCallTimeoutOf(s inventory.MCPServer) time.Duration {
+	if _, tool, _, ok := bundle.CodexMCPTimeouts(s.Other); ok {
+		if tool*float64(time.Second) >= math.MaxInt64 {
+			return 0 // about 292 years: never in practice
+		}
+		return max(time.Duration(tool*float64(time.Second)), 1)
+	}
+	if s.TimeoutSec > 0 {
+		return time.Duration(s.TimeoutSec) * time.Second
+	}
+	return 0
+}
+
+// pendingCall is a tools/call the proxy forwarded and times.
+type pendingCall struct {
+	id    json.RawMessage // as the client wrote it
+	timer *time.Timer
+}
+
+// idKey is the form under which a reply's id matches a request's: a
+// string by its value, a number by its value (a server may write 1.0 as
+// 1), so that a server re-encoding an id still settles the call. False
+// for null and anything else, which no call the proxy times has.
+func idKey(id json.RawMessage) (string, bool) {
+	switch c := firstByte(id); {
+	case c == '"':
+		s, ok := jsonString(id)
+		return "s" + s, ok
+	case c == '-' || c >= '0' && c <= '9':
+		t := strings.TrimSpace(string(id))
+		if strings.Trim(t, "-0123456789") == "" {
+			return "n" + t, true
+		}
+		f, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			return "n" + t, true
+		}
+		return "n" + strconv.FormatFloat(f, 'f', -1, 64), true
+	}
+	return "", false
+}
+
+// clientCalls returns the ids of the tools/call requests in a client
+// line (an object or a batch) the proxy forwards, and the request ids its
+// notifications/cancelled name; a notification has no id.
+func clientCalls(line []byte) (calls, cancels []json.RawMessage) {
+	var objs []json.RawMessage
+	switch firstByte(line) {
+	case '{':
+		objs = []json.RawMessage{line}
+	case '[':
+		objs, _ = arrayElements(line)
+	}
+	for _, o := range objs {
+		ms, ok := jsonobj.Members(o)
+		if !ok {
+			continue
+		}
+		isCall, isCancel := false, false
+		for _, m := range ms {
+			if strings.EqualFold(m.Key, "method") {
+				method, _ := jsonString(m.Val)
+				isCall = isCall || strings.EqualFold(method, "tools/call")
+				isCancel = isCancel || method == "notifications/cancelled"
+			}
+		}
+		if id := messageID(ms); isCall && id != nil {
+			calls = append(calls, id)
+		}
+		if isCancel {
+			for _, m := range ms {
+				if m.Key != "params" {
+					continue
+				}
+				ps, _ := jsonobj.Members(m.Val)
+				for _, pm := range ps {
+					if pm.Key == "requestId" {
+						cancels = append(cancels, pm.Val)
+					}
+				}
+			}
+		}
+	}
+	return calls, cancels
+}
+
+// track starts the timer of every tools/call request in a client line
+// about to be forwarded. A call under the id of one still outstanding
+// replaces it (ids of outstanding requests are unique in JSON-RPC); one
+// under the id of a call the proxy answered makes that id's next answer
+// this call's. A call the client cancels is no longer timed: the client
+// expects no answer to it, and ignores one that comes (MCP's
+// cancellation).
+func (p *proxy) track(line []byte) {
+	calls, cancels := clientCalls(line)
+	for _, id := range cancels {
+		if key, ok := idKey(id); ok {
+			p.callsMu.Lock()
+			if c := p.calls[key]; c != nil {
+				c.timer.Stop()
+				delete(p.calls, key)
+			}
+			p.callsMu.Unlock()
+		}
+	}
+	for _, id := range calls {
+		key, ok := idKey(id)
+		if !ok {
+			continue
+		}
+		c := &pendingCall{id: id}
+		p.callsMu.Lock()
+		if p.calls == nil {
+			p.calls, p.expired = map[string]*pendingCall{}, map[string]bool{}
+		}
+		if old := p.calls[key]; old != nil {
+			old.timer.Stop()
+		}
+		delete(p.expired, key)
+		p.calls[key] = c
+		c.timer = time.AfterFunc(p.callTimeout, func() { p.expire(key, c) })
+		p.callsMu.Unlock()
+	}
+}
+
+// expire answers the client for call c, which passed the timeout, and
+// cancels it at the server.
+func (p *proxy) expire(key string, c *pendingCall) {
+	p.callsMu.Lock()
+	if p.calls[key] != c {
+		p.callsMu.Unlock()
+		return // answered meanwhile, replaced, or the session is over
+	}
+	delete(p.calls, key)
+	p.expired[key] = true
+	p.callsMu.Unlock()
+	sec := strconv.FormatFloat(p.callTimeout.Seconds(), 'g', -1, 64)
+	shown := bytes2str(c.id)
+	p.notice("tool call %s passed its reviewed timeout of %s s; answered it with an error and cancelled it at the server", shown, sec)
+	msg := fmt.Sprintf("the tool call passed its reviewed timeout of %s s: %s did not answer it in time; bundlectl's MCP proxy cancelled it", sec, p.server())
+	if err := p.sendClient(rpcError(c.id, rpcRequestTimeout, msg)); err != nil {
+		return
+	}
+	cancel, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"params": map[string]any{"requestId": c.id, "reason": "the tool call passed its reviewed timeout of " + sec + " s"}})
+	_ = p.sendServer(cancel)
+}
+
+func bytes2str(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
+
+// settle records the server's answer under id: it stops the call's timer
+// and reports true (relay it), or reports false for a late answer to a
+// call the proxy answered (drop it).
+func (p *proxy) settle(id json.RawMessage) bool {
+	key, ok := idKey(id)
+	if !ok {
+		return true
+	}
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	if c := p.calls[key]; c != nil {
+		c.timer.Stop()
+		delete(p.calls, key)
+		return true
+	}
+	if p.expired[key] {
+		delete(p.expired, key)
+		return false
+	}
+	return true
+}
+
+// outstanding reports whether any call is timed or was answered by the
+// proxy: only then are the server's replies read for their ids.
+func (p *proxy) outstanding() bool {
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	return len(p.calls) > 0 || len(p.expired) > 0
+}
+
+// settleReplies settles every reply (an object without a method, with
+// an id) in a server line about to be relayed, and returns the line
+// without the late answers the proxy drops; nil when nothing is left.
+func (p *proxy) settleReplies(line []byte) []byte {
+	if p.callTimeout <= 0 || !p.outstanding() {
+		return line
+	}
+	isReply := func(o []byte) (json.RawMessage, bool) {
+		ms, ok := jsonobj.Members(o)
+		if !ok {
+			return nil, false
+		}
+		for _, m := range ms {
+			if strings.EqualFold(m.Key, "method") {
+				return nil, false // the server's own request or notification
+			}
+		}
+		id := messageID(ms)
+		return id, id != nil
+	}
+	switch firstByte(line) {
+	case '{':
+		if id, ok := isReply(line); ok && !p.settle(id) {
+			p.notice("dropped the server's late answer to tool call %s, which the proxy answered when it passed its timeout", bytes2str(id))
+			return nil
+		}
+	case '[':
+		elems, _ := arrayElements(line)
+		kept := elems[:0]
+		for _, e := range elems {
+			if id, ok := isReply(e); ok && !p.settle(id) {
+				p.notice("dropped the server's late answer to tool call %s, which the proxy answered when it passed its timeout", bytes2str(id))
+				continue
+			}
+			kept = append(kept, e)
+		}
+		if len(kept) == 0 && len(elems) > 0 {
+			return nil
+		}
+		if len(kept) != len(elems) {
+			return joinArray(kept)
+		}
+	}
+	return line
+}

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bundlectl/bundlectl/inventory"
+)
+
+// TestExecMCPTimesEachCall runs a real server behind the proxy with a
+// reviewed per-call timeout of 1 s. A call the server holds past it is
+// answered by the proxy with a timeout error under its id, the server is
+// sent notifications/cancelled for it, and the server's late answer never
+// reaches the client; other requests, and a call answered in time, pass
+// untouched. The held call is answered only when the test releases it,
+// after the proxy's error came, so nothing depends on how fast the
+// machine is.
+func TestExecMCPTimesEachCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := startMCPSessionPolicy(t, ctx, mcpPolicy{callTimeout: time.Second})
+	if init := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); init["result"] == nil {
+		t.Fatalf("initialize answered %v", init)
+	}
+	if list := s.call(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); list["result"] == nil {
+		t.Fatalf("tools/list answered %v", list)
+	}
+	held := s.call(`{"jsonrpc":"2.0","id":"h-7","method":"tools/call","params":{"name":"hold"}}`)
+	e, _ := held["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if held["id"] != "h-7" || errorCode(held) != rpcRequestTimeout || !strings.Contains(msg, "passed its reviewed timeout of 1 s") {
+		t.Fatalf("the held call was answered %v; want the proxy's timeout error under its id", held)
+	}
+	// The late answer comes before test/release's own; the client must
+	// get only the latter.
+	if rel := s.call(`{"jsonrpc":"2.0","id":3,"method":"test/release"}`); rel["id"] != float64(3) {
+		t.Fatalf("after the release the client got %v; want only the answer to the release (the late answer dropped)", rel)
+	}
+	// A call answered at once passes under the same timeout.
+	if ok := s.call(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo"}}`); ok["id"] != float64(4) || ok["result"] == nil {
+		t.Fatalf("a prompt call was answered %v", ok)
+	}
+	s.close()
+	if calls := s.calls(); !slices.Equal(calls, []string{"hold", `cancelled:"h-7"`, "echo"}) {
+		t.Fatalf("the server saw %q; want the held call, its cancellation, then echo", calls)
+	}
+}
+
+// TestProxyCallTimeoutUnit drives the proxy's bookkeeping without a
+// process: a reply settles its call by id value (1.0 settles 1), only
+// tools/call requests are timed, a late answer is cut out of a batch,
+// and without a timeout nothing is tracked.
+func TestProxyCallTimeoutUnit(t *testing.T) {
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard}
+	p.track([]byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}},{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","method":"tools/call","params":{"name":"n"}}]`))
+	p.track([]byte(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"b"}}`))
+	p.track([]byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"c"}}`))
+	if len(p.calls) != 3 {
+		t.Fatalf("tracked %d calls, want 3 (the calls with an id)", len(p.calls))
+	}
+	// A call the client cancels is no longer timed.
+	p.track([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,"reason":"user"}}`))
+	if len(p.calls) != 2 || p.calls["n9"] != nil {
+		t.Fatalf("the cancelled call is still timed: %v", p.calls)
+	}
+	// Expire "x" by hand, as its timer would (the client is io.Discard).
+	p.toClient, p.toServer = io.Discard, io.Discard
+	p.expire("sx", p.calls["sx"])
+	out := p.settleReplies([]byte(`[{"jsonrpc":"2.0","id":"x","result":{}},{"jsonrpc":"2.0","id":1.0,"result":{}},{"jsonrpc":"2.0","id":"x","method":"ping"}]`))
+	var elems []map[string]any
+	if err := json.Unmarshal(out, &elems); err != nil || len(elems) != 2 || elems[0]["id"] != float64(1) || elems[1]["method"] != "ping" {
+		t.Fatalf("relayed %s; want the answer to 1 and the server's ping, the late answer to x dropped", out)
+	}
+	if p.outstanding() {
+		t.Fatalf("calls left outstanding: %v %v", p.calls, p.expired)
+	}
+	p.close()
+
+	q := &proxy{notices: io.Discard}
+	line := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	if got := q.settleReplies(line); string(got) != string(line) {
+		t.Fatalf("without a timeout the reply became %s", got)
+	}
+}
+
+// TestMCPCallTimeoutOf: which reviewed field is a server's wait for each
+// call.
+func TestMCPCallTimeoutOf(t *testing.T) {
+	for _, c := range []struct {
+		s    inventory.MCPServer
+		want time.Duration
+	}{
+		{inventory.MCPServer{}, 0},
+		{inventory.MCPServer{TimeoutSec: 30}, 30 * time.Second}, // Claude Code's, Gemini CLI's, bundlectl's own
+		{inventory.MCPServer{Other: map[string]json.RawMessage{"tool_timeout_sec": json.RawMessage("0.5"), "startup_timeout_sec": json.RawMessage("20")}}, 500 * time.Millisecond},
+		{inventory.MCPServer{Other: map[string]json.RawMessage{"startup_timeout_sec": json.RawMessage("20")}}, 0}, // Codex's default per call
+		{inventory.MCPServer{Other: map[string]json.RawMessage{"tool_timeout_sec": json.RawMessage("0")}}, 0},     // Codex gives up at once: left out
+		{inventory.MCPServer{Other: map[string]json.RawMessage{"tool_timeout_sec": json.RawMessage("1e300")}}, 0}, // Codex panics: left out
+		{inventory.MCPServer{Other: map[string]json.RawMessage{"tool_timeout_sec": json.RawMessage("1e12")}}, 0},  // past a Duration: untimed
+	} {
+		if got := MCPCallTimeoutOf(c.s); got != c.want {
+			t.Errorf("MCPCallTimeoutOf(%+v) = %s, want %s", c.s, got, c.want)
+		}
+	}
+}
