@@ -193,8 +193,7 @@ func proxyMCP(ctx context.Context, client, server MCPConn, pol mcpPolicy, notice
 	if notices == nil {
 		notices = io.Discard
 	}
-	filter := pol.filter
-	p := &proxy{filter: filter, callTimeout: pol.callTimeout, toClient: client.W, toServer: server.W, notices: notices, who: who}
+	p := &proxy{filter: pol.filter, callTimeout: pol.callTimeout, toClient: client.W, toServer: server.W, notices: notices, who: who}
 	fail := make(chan error, 1)
 	cdone := make(chan struct{})
 	go func() {
