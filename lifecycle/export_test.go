@@ -105,8 +105,9 @@ func OnTmpHolderMade(t testing.TB, f func()) {
 }
 
 // OnUpdateSwap runs f in Update under the state lock, with "checking"
-// before the last checks of the directory in place and "exchanging"
-// between them and the exchange, until the test ends.
+// before the last checks of the directory in place, "exchanging"
+// between them and the exchange and "exchanged" right after it, until
+// the test ends.
 func OnUpdateSwap(t testing.TB, f func(at string)) {
 	testOnlyUpdateSwap = f
 	t.Cleanup(func() { testOnlyUpdateSwap = nil })

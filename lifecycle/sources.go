@@ -414,8 +414,13 @@ func renameNoReplaceAtFallback(fromfd int, from string, tofd int, to string) err
 	return linkError("rename", from, to, unix.Renameat(fromfd, from, tofd, to))
 }
 
+// exchangeAside is the name, next to a, under which exchangeAtFallback
+// keeps b's entry between its renames: where it stays when neither the
+// exchange nor putting it back can be completed.
+func exchangeAside(a string) string { return a + ".swap" }
+
 func exchangeAtFallback(afd int, a string, bfd int, b string) error {
-	tmp := a + ".swap"
+	tmp := exchangeAside(a)
 	if err := unix.Renameat(bfd, b, afd, tmp); err != nil {
 		return linkError("rename", b, tmp, err)
 	}

@@ -148,7 +148,16 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		}
 		return nil, err
 	}
-	defer h.remove()
+	// A tree the update moved out and could not put back stays in the
+	// holder, which is then kept: the error says where it is.
+	keepHolder := false
+	defer func() {
+		if keepHolder {
+			h.close()
+		} else {
+			h.remove()
+		}
+	}()
 	res, err := h.fetch(func(parent string) (*sources.Result, error) {
 		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
 	})
@@ -317,15 +326,27 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 				testOnlyUpdateSwap("exchanging")
 			}
 			if err := h.exchange(res.Name, b.Name); err != nil {
+				if aside := exchangeAside(res.Name); h.has(aside) {
+					// Without renameat2, the tree in place was moved
+					// aside and could not be moved back.
+					keepHolder = true
+					return fmt.Errorf("cannot replace %s: %w; the tree that was there could not be put back: it is at %s, move it back to %s", bundle.Quote(b.Dir), err, bundle.Quote(h.at(aside)), bundle.Quote(b.Dir))
+				}
 				return fmt.Errorf("cannot replace %s: %w", bundle.Quote(b.Dir), err)
 			}
 			swapped = true
+			if testOnlyUpdateSwap != nil {
+				testOnlyUpdateSwap("exchanged")
+			}
 			// What the exchange moved out is deleted with the holder: it
 			// must be the directory, and the tree, just checked. An edit
 			// made since (a process writing in it) is put back, with it.
 			if why := movedOutAsChecked(dir, start, want, cur.Tree, m.Limits); why != "" {
 				if err := h.undoExchange(res.Name, b.Name); err != nil {
-					return fmt.Errorf("cannot put back %s, which %s: %w", bundle.Quote(b.Dir), why, err)
+					// It holds what changed: kept, never deleted with
+					// the holder.
+					keepHolder, swapped = true, false
+					return fmt.Errorf("cannot put back %s, which %s: %w; it is at %s, move it back to %s", bundle.Quote(b.Dir), why, err, bundle.Quote(dir), bundle.Quote(b.Dir))
 				}
 				swapped = false
 				return changingMeanwhile(name, b.Dir, why+"; it was put back as it was")
@@ -338,7 +359,11 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	})
 	if err != nil {
 		if swapped {
-			h.undoExchange(res.Name, b.Name) // put the old tree back
+			// Put the old tree back: the state still records it.
+			if rerr := h.undoExchange(res.Name, b.Name); rerr != nil {
+				keepHolder = true
+				return nil, fmt.Errorf("%w; and the directory could not be put back (%v): it is at %s, move it back to %s", stateErr(err), rerr, bundle.Quote(dir), bundle.Quote(b.Dir))
+			}
 		}
 		return nil, stateErr(err)
 	}
@@ -366,8 +391,8 @@ func (m *Manager) refuseSharedUpdate(root, name string) error {
 var testOnlyUpdateLocked, testOnlyUpdateFetched func()
 
 // testOnlyUpdateSwap runs in Update under the state lock, with "checking"
-// before the last checks of the directory in place and with "exchanging"
-// between them and the exchange.
+// before the last checks of the directory in place, with "exchanging"
+// between them and the exchange, and with "exchanged" right after it.
 var testOnlyUpdateSwap func(at string)
 
 // replacedMeanwhile refuses the swap when the directory in place is not

@@ -12,6 +12,7 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/sources"
+	"golang.org/x/sys/unix"
 )
 
 // installedForUpdate installs the bundle "good" from a source of its own
@@ -217,6 +218,52 @@ func TestUpdateDoesNotRetryWhileDirectoryKeepsChanging(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, "LOG.md")); err != nil {
 					t.Fatalf("a refused update lost the writer's file: %v", err)
 				}
+			}
+		})
+	}
+}
+
+// A process that holds the bundle's directory open writes in it right
+// after the exchange moved it out, and the new tree is moved away before
+// the update can put the old one back: the update cannot put it back,
+// and must not then delete it, with the write, along with its fetch
+// directory. It says where the tree is.
+func TestUpdateKeepsTreeItCannotPutBack(t *testing.T) {
+	for _, scope := range []bundle.Scope{bundle.ScopeWorkspace, bundle.ScopeUser} {
+		t.Run(string(scope), func(t *testing.T) {
+			m, dir := installedForUpdate(t, scope)
+			var held *os.File
+			lifecycle.OnUpdateSwap(t, func(at string) {
+				switch at {
+				case "exchanging":
+					f, err := os.Open(dir)
+					must(t, err)
+					held = f
+				case "exchanged":
+					fd, err := unix.Openat(int(held.Fd()), "NOTES.md", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL, 0o644)
+					must(t, err)
+					unix.Write(fd, []byte("written by a process holding it open\n"))
+					unix.Close(fd)
+					must(t, os.Rename(dir, dir+".away"))
+				}
+			})
+			_, err := m.Update(context.Background(), "good", lifecycle.UpdateOptions{})
+			if held != nil {
+				held.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), "cannot put back") {
+				t.Fatalf("update: %v, want it could not put the tree back", err)
+			}
+			// The error names where the tree is: every quoted path in it
+			// is tried.
+			found := false
+			for _, part := range strings.Split(err.Error(), "\"") {
+				if got, rerr := os.ReadFile(filepath.Join(part, "NOTES.md")); rerr == nil && string(got) == "written by a process holding it open\n" {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("the tree update could not put back, with the write in it, is gone (or not named): %v", err)
 			}
 		})
 	}
