@@ -15,7 +15,7 @@ import (
 // bundlectl exec -- claude does the same with the trusted bundle.
 //
 //   - A url JavaScript's URL parses whose scheme Claude Code cannot post
-//     to ("ftp://x", "mailto:x", "data:" with a deny in its text: Claude
+//     to ("ftp://x", "mailto:x", "file:" or "data:" with a deny in its text: Claude
 //     Code's debug log says "Unsupported protocol data:") loads and fails
 //     on every call: the tool
 //     runs, unless onFailure is "block", when every call is blocked.
@@ -44,6 +44,10 @@ func TestClaudeHTTPHookAnswers(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	denyFile := filepath.Join(t.TempDir(), "deny.json")
+	if err := os.WriteFile(denyFile, []byte(`{"decision":"block","reason":"d"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, url, onFailure string
 		blocked              bool
@@ -57,6 +61,7 @@ func TestClaudeHTTPHookAnswers(t *testing.T) {
 		{"html-block", srv.URL + "/html", "block", true, "-"},
 		{"brace-block", srv.URL + "/brace", "block", true, "-"},
 		{"blank-block", srv.URL + "/blank", "block", false, "-"},
+		{"file-deny", "file://" + denyFile, "", false, "never blocks PreToolUse"},
 		{"data-deny", `data:application/json,{"decision":"block","reason":"d"}`, "", false, "never blocks PreToolUse"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
