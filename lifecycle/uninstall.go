@@ -69,6 +69,17 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 	if err != nil {
 		return nil, err
 	}
+	// The directory found, by identity, held open so that no directory
+	// made meanwhile can take its inode number: what is moved out of the
+	// root and deleted must be it. A user who may write the root could
+	// otherwise rename another bundle's directory into its place.
+	r, err := m.openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	start, unpin := pinEntry(r.fd, r.at(b.Name))
+	r.close()
+	defer unpin()
 	s, err := m.LoadState()
 	if err != nil {
 		return nil, err
@@ -129,7 +140,11 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		}
 		// In the root held; takeIn checks that its path still leads
 		// there.
-		if fi := h.root.entry(b.Name); fi == nil || !fi.dir {
+		fi := h.root.entry(b.Name)
+		if fi != nil && fi.dir && !fi.is(start) && h.root.check() == nil {
+			return replacedWhileUninstalled(name)
+		}
+		if fi == nil || !fi.dir || !fi.is(start) {
 			if err := h.root.check(); err != nil {
 				return err // the root itself was swapped
 			}
@@ -141,6 +156,10 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		}
 		if err := h.takeIn(b.Name, b.Name); err != nil {
 			return fmt.Errorf("cannot move %s out of its root: %w", bundle.Quote(b.Dir), err)
+		}
+		if !statEntry(h.fd, b.Name).is(start) {
+			// Swapped in right before the move: put back (below).
+			return replacedWhileUninstalled(name)
 		}
 		rec, _ := s.Bundle(b.ID)
 		changed, err := s.Forget(b.ID)
@@ -249,6 +268,15 @@ func removeIfFile(p string) bool {
 // $BUNDLECTL_HOME/config/<id with "/" replaced by "_">.json.
 func (m *Manager) configPath(id string) string {
 	return filepath.Join(m.Roots.Home, "config", strings.ReplaceAll(id, "/", "_")+".json")
+}
+
+// replacedWhileUninstalled refuses to remove a directory put in the
+// place of the bundle's after it was found: it may be another bundle's
+// (renamed there by a user who may write the root), which running the
+// same uninstall again would delete; show says what is there now.
+func replacedWhileUninstalled(name string) error {
+	return &RefusedError{Bundle: name, Reason: "its directory was replaced by another directory while it was being uninstalled, which may be another bundle's; nothing was removed: see what is in its place before running uninstall again",
+		Fix: "bundlectl show " + bundle.Operands(name)}
 }
 
 // testOnlyUninstallChecked runs in Uninstall between its check of the
