@@ -1,6 +1,11 @@
 package harness
 
-import "time"
+import (
+	"context"
+	"net"
+	"net/netip"
+	"time"
+)
 
 // FullVerifications exposes the count of full verifications to the
 // external tests.
@@ -21,3 +26,14 @@ func SetSnapshotReadHooks(before, after func(snapshot string)) {
 // SetHookLimit makes a hook whose host waits past MaxTimeout time out
 // after d instead; 0 restores MaxTimeout.
 func SetHookLimit(d time.Duration) { testOnlyLimit = d }
+
+// SetHookHostLookup makes an http hook's host name resolve with f; nil
+// restores the system resolver.
+func SetHookHostLookup(f func(ctx context.Context, host string) ([]netip.Addr, error)) {
+	if f == nil {
+		f = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	testOnlyLookupHookHost = f
+}

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -636,7 +638,13 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			}
 			req.Header.Set(k, headerValue(v, h.AllowedEnvVars, x.vars))
 		}
+		if res := refuseHookAddress(req); res != nil {
+			return res, nil
+		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		if p, perr := http.ProxyFromEnvironment(req); perr == nil && p == nil {
+			client.Transport = directHookTransport
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -668,6 +676,83 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		}
 		return &Result{ExitCode: 0, Stdout: body}, nil
 	}
+}
+
+// refuseHookAddress fails an http hook whose url's host is an IP literal
+// Claude Code (2.1.332) refuses to post to — link-local or cloud metadata
+// — before connecting, as Claude Code does ("HTTP hook blocked"; a
+// failure, so onFailure applies; internal/agenttest
+// TestClaudeHTTPHookPrivateAddress). A literal in a form JavaScript's URL
+// reads ("0x0a000001", "10.1") is posted to the address it reads, as
+// Claude Code does, not looked up as a name.
+func refuseHookAddress(req *http.Request) *Result {
+	a, ok := bundle.JSURLIPHost(req.URL.Hostname())
+	if strings.HasPrefix(req.URL.Host, "[") {
+		a, ok = bundle.JSURLIPHost("[" + req.URL.Hostname() + "]")
+	}
+	if !ok {
+		return nil
+	}
+	if why := bundle.ClaudeHTTPRefusedAddr(a, true); why != "" {
+		return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook blocked: %s is a %s address, which Claude Code does not post an http hook's event to; use the server's public address, or 127.0.0.1 or ::1 for a local server", a, why))}
+	}
+	host := a.String()
+	if a.Is6() {
+		host = "[" + host + "]"
+	}
+	if p := req.URL.Port(); p != "" {
+		host += ":" + p
+	}
+	req.URL.Host = host
+	req.Host = ""
+	return nil
+}
+
+// directHookTransport posts an http hook's event when no proxy is in the
+// way. Like Claude Code (2.1.332), it resolves a host name itself and
+// refuses the name when any address it resolves to is private,
+// link-local, unspecified or a cloud metadata address (loopback is
+// allowed); it then connects only to the addresses it checked, so a
+// second lookup cannot answer otherwise. An IP literal is connected to as
+// written: refuseHookAddress has checked it. Through a proxy the proxy
+// resolves, and nothing is checked, as in Claude Code.
+var directHookTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := netip.ParseAddr(host); err == nil {
+			return d.DialContext(ctx, network, addr)
+		}
+		ips, err := testOnlyLookupHookHost(ctx, host)
+		if err != nil {
+			return nil, err
+		}
+		for _, ip := range ips {
+			if why := bundle.ClaudeHTTPRefusedAddr(ip, false); why != "" {
+				return nil, fmt.Errorf("http hook blocked: %s resolves to %s, a %s address, which Claude Code does not post an http hook's event to", host, ip.WithZone(""), why)
+			}
+		}
+		err = fmt.Errorf("lookup %s: no address", host)
+		for _, ip := range ips {
+			var c net.Conn
+			if c, err = d.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port)); err == nil {
+				return c, nil
+			}
+		}
+		return nil, err
+	}
+	return t
+}()
+
+// testOnlyLookupHookHost resolves an http hook's host name; tests answer
+// for names no resolver knows offline.
+var testOnlyLookupHookHost = func(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
 // httpAnswerNotJSON is the failure Claude Code (2.1.332) reports for an
