@@ -726,6 +726,17 @@ func checkHook(b *Bundle, h Hook) bool {
 				if urlHasCredential(h.URL) {
 					b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
 				}
+			} else if a, why := ClaudeHTTPURLRefused(h.URL); why != "" && slices.Contains(h.Hosts, HostClaude) {
+				// Claude Code (2.1.332) refuses a link-local or cloud
+				// metadata literal before connecting ("HTTP hook
+				// blocked"), a failure on every call, and so does
+				// bundlectl (internal/agenttest
+				// TestClaudeHTTPHookPrivateAddress): shown, not refused,
+				// as for a url it cannot post to.
+				b.Report.Warnf(h.Source+".url", "hook.url", "%s", claudeRefusedAddrMsg(h, a, why))
+				if urlHasCredential(h.URL) {
+					b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
+				}
 			} else if _, msg := endpointHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
 				// Claude Code (2.1.332) has no https rule for http hooks:
 				// it POSTs this guard's event and honours its deny.
@@ -1045,15 +1056,26 @@ func endpointHost(raw string) (string, string) {
 // guard never blocks its event, unless its onFailure is "block", when it
 // blocks every event it matches.
 func claudeCannotPostMsg(h Hook) string {
-	does := ""
+	return fmt.Sprintf("url %s is not an http or https url: Claude Code loads this hook but cannot post the event to it, so the hook fails on every call%s; bundlectl runs it the same way; use an https url", Quote(h.URL), claudeFailingDoes(h))
+}
+
+// claudeRefusedAddrMsg says what an http hook of Claude Code whose url's
+// host is an address it refuses (ClaudeHTTPURLRefused) does.
+func claudeRefusedAddrMsg(h Hook, a netip.Addr, why string) string {
+	return fmt.Sprintf("url %s: Claude Code refuses to post an http hook's event to %s, a %s address (\"HTTP hook blocked\", before connecting), so the hook fails on every call%s; bundlectl refuses it the same way; use the server's public address, or 127.0.0.1 or ::1 for a local server", Quote(h.URL), a, why, claudeFailingDoes(h))
+}
+
+// claudeFailingDoes is what a Claude Code hook that fails on every call
+// does to its event: nothing, or, under onFailure "block", block it.
+func claudeFailingDoes(h Hook) string {
 	switch {
 	case !BlockingEvent(h.Event):
+		return ""
 	case ClaudeOnFailureBlocks(h.Other) && !ClaudeHookBackground(h.Async, h.Other) && !ClaudeOnFailureIgnoredOn(h.Event):
-		does = fmt.Sprintf(" and, as its onFailure is \"block\", blocks every %s it matches", h.Event)
+		return fmt.Sprintf(" and, as its onFailure is \"block\", blocks every %s it matches", h.Event)
 	default:
-		does = fmt.Sprintf(" and never blocks %s", h.Event)
+		return fmt.Sprintf(" and never blocks %s", h.Event)
 	}
-	return fmt.Sprintf("url %s is not an http or https url: Claude Code loads this hook but cannot post the event to it, so the hook fails on every call%s; bundlectl runs it the same way; use an https url", Quote(h.URL), does)
 }
 
 // msgPlainHTTP is endpointHost's problem with a plain-http url to a host
