@@ -558,29 +558,21 @@ func TestFailedInstallKeepsConcurrentInstall(t *testing.T) {
 			start := func(src, pause string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 				return startPiped(t, helper("install", home, ws, "H_SRC="+src, "H_PAUSE="+pause))
 			}
-			line := func(r *bufio.Reader) string {
-				t.Helper()
-				l, err := r.ReadString('\n')
-				if err != nil {
-					t.Fatalf("reading a helper's line: %v", err)
-				}
-				return strings.TrimSpace(l)
-			}
 			a, aIn, aOut := start(bad, "locked")
-			if l := line(aOut); l != "locked" { // a made the home and the root
+			if l := helperLine(t, aOut); l != "locked" { // a made the home and the root
 				t.Fatalf("first install: %q", l)
 			}
 			b, bIn, bOut := start(good, pause)
-			if l := line(bOut); l != pause {
+			if l := helperLine(t, bOut); l != pause {
 				t.Fatalf("second install: %q", l)
 			}
 			io.WriteString(aIn, "go\n")
-			if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+			if l := helperLine(t, aOut); !strings.HasPrefix(l, "failed:") {
 				t.Fatalf("the install of an invalid tree: %q", l)
 			}
 			must(t, a.Wait())
 			io.WriteString(bIn, "go\n")
-			if l := line(bOut); l != "installed" {
+			if l := helperLine(t, bOut); l != "installed" {
 				t.Fatalf("the second install lost its work to the first one's cleanup: %s", l)
 			}
 			must(t, b.Wait())
@@ -607,29 +599,21 @@ func TestFailedInstallKeepsOtherHomesWorkspaceInstall(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
 	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
 	must(t, os.MkdirAll(ws, 0o755))
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	a, aIn, aOut := startPiped(t, helper("install", filepath.Join(dir, "home-a"), ws, "H_SRC="+bad, "H_PAUSE=locked", "H_SCOPE=workspace"))
-	if l := line(aOut); l != "locked" {
+	if l := helperLine(t, aOut); l != "locked" {
 		t.Fatalf("home A's install: %q", l)
 	}
 	b, bIn, bOut := startPiped(t, helper("install", filepath.Join(dir, "home-b"), ws, "H_SRC="+good, "H_PAUSE=locked", "H_SCOPE=workspace"))
-	if l := line(bOut); l != "locked" {
+	if l := helperLine(t, bOut); l != "locked" {
 		t.Fatalf("home B's install: %q", l)
 	}
 	io.WriteString(aIn, "go\n")
-	if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+	if l := helperLine(t, aOut); !strings.HasPrefix(l, "failed:") {
 		t.Fatalf("the install of an invalid tree: %q", l)
 	}
 	must(t, a.Wait())
 	io.WriteString(bIn, "go\n")
-	if l := line(bOut); l != "installed" {
+	if l := helperLine(t, bOut); l != "installed" {
 		t.Fatalf("home B's install lost its work to home A's cleanup: %s", l)
 	}
 	must(t, b.Wait())
@@ -656,17 +640,9 @@ func TestOverlappingFailedInstallsLeaveNothing(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
 	must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
 	must(t, os.MkdirAll(ws, 0o755))
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	start := func() (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 		c, in, out := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=locked", "H_SCOPE=workspace"))
-		if l := line(out); l != "locked" {
+		if l := helperLine(t, out); l != "locked" {
 			t.Fatalf("install: %q", l)
 		}
 		return c, in, out
@@ -674,7 +650,7 @@ func TestOverlappingFailedInstallsLeaveNothing(t *testing.T) {
 	fail := func(c *exec.Cmd, in io.WriteCloser, out *bufio.Reader) {
 		t.Helper()
 		io.WriteString(in, "go\n")
-		if l := line(out); !strings.HasPrefix(l, "failed:") {
+		if l := helperLine(t, out); !strings.HasPrefix(l, "failed:") {
 			t.Fatalf("the install of an invalid tree: %q", l)
 		}
 		must(t, c.Wait())
@@ -717,24 +693,16 @@ func TestFailedInstallAfterCleanupLeavesNothing(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(bad, ".claude-plugin"), 0o755))
 	must(t, os.WriteFile(filepath.Join(bad, ".claude-plugin", "plugin.json"), []byte("{"), 0o644))
 	must(t, os.MkdirAll(ws, 0o755))
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	a, aIn, aOut := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=locked"))
-	if l := line(aOut); l != "locked" {
+	if l := helperLine(t, aOut); l != "locked" {
 		t.Fatalf("first install: %q", l)
 	}
 	b, bIn, bOut := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=opened"))
-	if l := line(bOut); l != "opened" {
+	if l := helperLine(t, bOut); l != "opened" {
 		t.Fatalf("second install: %q", l)
 	}
 	io.WriteString(aIn, "go\n")
-	if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+	if l := helperLine(t, aOut); !strings.HasPrefix(l, "failed:") {
 		t.Fatalf("the install of an invalid tree: %q", l)
 	}
 	must(t, a.Wait())
@@ -742,7 +710,7 @@ func TestFailedInstallAfterCleanupLeavesNothing(t *testing.T) {
 		t.Fatalf("the first install's cleanup (nobody held the lock) left its home: %v", err)
 	}
 	io.WriteString(bIn, "go\n")
-	if l := line(bOut); !strings.HasPrefix(l, "failed:") {
+	if l := helperLine(t, bOut); !strings.HasPrefix(l, "failed:") {
 		t.Fatalf("the install of an invalid tree: %q", l)
 	}
 	must(t, b.Wait())
@@ -767,29 +735,21 @@ func TestGCReclaimsWhatAFailedInstallMade(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(good, ".claude-plugin"), 0o755))
 	must(t, os.WriteFile(filepath.Join(good, ".claude-plugin", "plugin.json"), []byte(`{"name":"good"}`), 0o644))
 	must(t, os.MkdirAll(ws, 0o755))
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	a, aIn, aOut := startPiped(t, helper("install", home, ws, "H_SRC="+bad, "H_PAUSE=locked", "H_SCOPE=workspace"))
-	if l := line(aOut); l != "locked" {
+	if l := helperLine(t, aOut); l != "locked" {
 		t.Fatalf("the failing install: %q", l)
 	}
 	b, bIn, bOut := startPiped(t, helper("install", home, ws, "H_SRC="+good, "H_PAUSE=locked", "H_SCOPE=user"))
-	if l := line(bOut); l != "locked" {
+	if l := helperLine(t, bOut); l != "locked" {
 		t.Fatalf("the good install: %q", l)
 	}
 	io.WriteString(aIn, "go\n")
-	if l := line(aOut); !strings.HasPrefix(l, "failed:") {
+	if l := helperLine(t, aOut); !strings.HasPrefix(l, "failed:") {
 		t.Fatalf("the install of an invalid tree: %q", l)
 	}
 	must(t, a.Wait())
 	io.WriteString(bIn, "go\n")
-	if l := line(bOut); l != "installed" {
+	if l := helperLine(t, bOut); l != "installed" {
 		t.Fatalf("the good install: %q", l)
 	}
 	must(t, b.Wait())
@@ -843,23 +803,15 @@ func TestUninstallExcludesOtherHomesRecover(t *testing.T) {
 	if _, err := manager(homeA, ws).Install(context.Background(), sources.Request{Source: good}, lifecycle.InstallOptions{Scope: bundle.ScopeWorkspace}); err != nil {
 		t.Fatal(err)
 	}
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	a, aIn, aOut := startPiped(t, helper("uninstall", homeA, ws, "H_NAME=good"))
-	if l := line(aOut); l != "checked" {
+	if l := helperLine(t, aOut); l != "checked" {
 		t.Fatalf("home A's uninstall: %q", l)
 	}
 	b, _, bOut := startPiped(t, helper("install", homeB, ws, "H_SRC="+good, "H_SCOPE=workspace", "H_LOCKWAIT=200ms"))
-	lb := line(bOut)
+	lb := helperLine(t, bOut)
 	must(t, b.Wait())
 	io.WriteString(aIn, "go\n")
-	if l := line(aOut); l != "uninstalled" {
+	if l := helperLine(t, aOut); l != "uninstalled" {
 		t.Fatalf("home A's uninstall: %q", l)
 	}
 	must(t, a.Wait())
@@ -900,29 +852,21 @@ func TestUpdateExcludesOtherHomes(t *testing.T) {
 		}
 	}
 	must(t, os.WriteFile(filepath.Join(good, "README.md"), []byte("v2\n"), 0o644))
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	a, aIn, aOut := startPiped(t, helper("update", homeA, ws, "H_NAME=good", "H_PAUSE=locked"))
-	if l := line(aOut); l != "locked" {
+	if l := helperLine(t, aOut); l != "locked" {
 		t.Fatalf("home A's update: %q", l)
 	}
 	b, _, bOut := startPiped(t, helper("update", homeB, ws, "H_NAME=good", "H_LOCKWAIT=200ms"))
-	lb := line(bOut)
+	lb := helperLine(t, bOut)
 	must(t, b.Wait())
 	c, _, cOut := startPiped(t, helper("install", homeB, ws, "H_SRC="+good, "H_SCOPE=workspace", "H_LOCKWAIT=200ms"))
-	lc := line(cOut)
+	lc := helperLine(t, cOut)
 	must(t, c.Wait())
 	if _, err := os.Stat(filepath.Join(ws, ".bundlectl", "bundles", "good", "README.md")); !os.IsNotExist(err) {
 		t.Fatalf("the tree changed while home A's update held the workspace lock: %v (home B's update: %s)", err, lb)
 	}
 	io.WriteString(aIn, "go\n")
-	if l := line(aOut); l != "updated true false" {
+	if l := helperLine(t, aOut); l != "updated true false" {
 		t.Fatalf("home A's update: %q", l)
 	}
 	must(t, a.Wait())
@@ -1078,25 +1022,17 @@ func TestConcurrentForcedUpdatesOfTwoHomes(t *testing.T) {
 		}
 	}
 	must(t, os.WriteFile(filepath.Join(good, "README.md"), []byte("v2\n"), 0o644))
-	line := func(r *bufio.Reader) string {
-		t.Helper()
-		l, err := r.ReadString('\n')
-		if err != nil {
-			t.Fatalf("reading a helper's line: %v", err)
-		}
-		return strings.TrimSpace(l)
-	}
 	b, bIn, bOut := startPiped(t, helper("update", homeB, ws, "H_NAME=good", "H_PAUSE=fetched"))
-	if l := line(bOut); l != "fetched" {
+	if l := helperLine(t, bOut); l != "fetched" {
 		t.Fatalf("home B's update: %q", l)
 	}
 	a, _, aOut := startPiped(t, helper("update", homeA, ws, "H_NAME=good"))
-	if l := line(aOut); l != "updated true false" {
+	if l := helperLine(t, aOut); l != "updated true false" {
 		t.Fatalf("home A's update: %q", l)
 	}
 	must(t, a.Wait())
 	io.WriteString(bIn, "go\n")
-	if l := line(bOut); l != "updated false true" {
+	if l := helperLine(t, bOut); l != "updated false true" {
 		t.Fatalf("home B's update after home A's placed the same tree: %q", l)
 	}
 	must(t, b.Wait())
@@ -1133,31 +1069,23 @@ func TestForcedUpdatesFromTwoSourcesKeepEditMeanwhile(t *testing.T) {
 			}
 			must(t, os.WriteFile(filepath.Join(srcs[homeA], "README.md"), []byte("from A\n"), 0o644))
 			must(t, os.WriteFile(filepath.Join(srcs[homeB], "README.md"), []byte("from B\n"), 0o644))
-			line := func(r *bufio.Reader) string {
-				t.Helper()
-				l, err := r.ReadString('\n')
-				if err != nil {
-					t.Fatalf("reading a helper's line: %v", err)
-				}
-				return strings.TrimSpace(l)
-			}
 			env := []string{"H_NAME=good", "H_PAUSE=fetched"}
 			if discard {
 				env = append(env, "H_DISCARD=1")
 			}
 			b, bIn, bOut := startPiped(t, helper("update", homeB, ws, env...))
-			if l := line(bOut); l != "fetched" {
+			if l := helperLine(t, bOut); l != "fetched" {
 				t.Fatalf("home B's update: %q", l)
 			}
 			a, _, aOut := startPiped(t, helper("update", homeA, ws, "H_NAME=good"))
-			if l := line(aOut); l != "updated true false" {
+			if l := helperLine(t, aOut); l != "updated true false" {
 				t.Fatalf("home A's update: %q", l)
 			}
 			must(t, a.Wait())
 			tree := filepath.Join(ws, ".bundlectl", "bundles", "good")
 			must(t, os.WriteFile(filepath.Join(tree, "NOTES.md"), []byte("edited by hand\n"), 0o644))
 			io.WriteString(bIn, "go\n")
-			l := line(bOut)
+			l := helperLine(t, bOut)
 			must(t, b.Wait())
 			if got, err := os.ReadFile(filepath.Join(tree, "NOTES.md")); err != nil || string(got) != "edited by hand\n" {
 				t.Fatalf("home B's update replaced the tree A placed and edited meanwhile: %q %v (B: %s)", got, err, l)
@@ -1170,4 +1098,14 @@ func TestForcedUpdatesFromTwoSourcesKeepEditMeanwhile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// helperLine reads the next line a helper process writes on r, trimmed.
+func helperLine(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	l, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading a helper's line: %v", err)
+	}
+	return strings.TrimSpace(l)
 }
