@@ -24,10 +24,10 @@ import (
 // in a home only this user writes: it is used by path (fd is
 // unix.AT_FDCWD and entries are named by their full path).
 type heldRoot struct {
-	path     string // the root, for messages
-	ws       bool   // the workspace's root, held by fd
-	fd       int    // the root, held open (ws); unix.AT_FDCWD otherwise
-	dev, ino uint64 // the held root's (ws)
+	path string   // the root, for messages
+	ws   bool     // the workspace's root, held by fd
+	fd   int      // the root, held open (ws); unix.AT_FDCWD otherwise
+	id   *entryID // the held root's (ws)
 }
 
 // entryID is a directory entry's identity (its device and inode) and
@@ -77,7 +77,7 @@ func (m *Manager) openRoot(root string) (*heldRoot, error) {
 		unix.Close(fd)
 		return nil, wsTmpError(root, "cannot be read: "+err.Error(), "ls -ld -- "+bundle.ShellArg(root))
 	}
-	return &heldRoot{path: root, ws: true, fd: fd, dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
+	return &heldRoot{path: root, ws: true, fd: fd, id: idOf(&st)}, nil
 }
 
 // at names the entry name of the root for a call relative to r.fd.
@@ -102,7 +102,7 @@ func (r *heldRoot) check() error {
 	dot := filepath.Dir(r.path)
 	var st unix.Stat_t
 	if unix.Lstat(dot, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR &&
-		unix.Lstat(r.path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && uint64(st.Dev) == r.dev && uint64(st.Ino) == r.ino {
+		unix.Lstat(r.path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && idOf(&st).is(r.id) {
 		if testOnlyRootChecked != nil {
 			testOnlyRootChecked()
 		}

@@ -26,14 +26,14 @@ import (
 // tree is taken only from the held directory: a swap meanwhile is
 // refused, never used.
 type tmpHolder struct {
-	dir      string    // this home's tmp directory (fetchParent's path)
-	ws       bool      // dir is in a workspace
-	name     string    // the holder's name in dir
-	path     string    // dir/name
-	dirfd    int       // dir, held open
-	fd       int       // the holder, held open
-	dev, ino uint64    // the holder's
-	root     *heldRoot // the bundle root trees are moved into and out of
+	dir   string    // this home's tmp directory (fetchParent's path)
+	ws    bool      // dir is in a workspace
+	name  string    // the holder's name in dir
+	path  string    // dir/name
+	dirfd int       // dir, held open
+	fd    int       // the holder, held open
+	id    *entryID  // the holder's
+	root  *heldRoot // the bundle root trees are moved into and out of
 }
 
 // fetchHolder makes a tmpHolder in this home's tmp directory for root.
@@ -67,7 +67,7 @@ func (m *Manager) fetchHolder(root string) (*tmpHolder, error) {
 		h.remove()
 		return nil, h.refuse("cannot be used: cannot make a directory in it: "+err.Error(), "ls -ld -- "+bundle.ShellArg(dir))
 	}
-	h.dev, h.ino = uint64(st.Dev), uint64(st.Ino)
+	h.id = idOf(&st)
 	if testOnlyHolderMade != nil {
 		testOnlyHolderMade()
 	}
@@ -90,7 +90,7 @@ func (h *tmpHolder) refuse(reason, fix string) error {
 // directory put in its place.
 func (h *tmpHolder) check() error {
 	var st unix.Stat_t
-	if unix.Stat(h.path, &st) == nil && uint64(st.Dev) == h.dev && uint64(st.Ino) == h.ino {
+	if unix.Stat(h.path, &st) == nil && idOf(&st).is(h.id) {
 		return nil
 	}
 	return h.swapped()
@@ -207,7 +207,7 @@ func renamed(err error, from, to string) error {
 func (h *tmpHolder) remove() {
 	if h.fd >= 0 {
 		var st unix.Stat_t
-		if unix.Fstatat(h.dirfd, h.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && uint64(st.Dev) == h.dev && uint64(st.Ino) == h.ino {
+		if unix.Fstatat(h.dirfd, h.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && idOf(&st).is(h.id) {
 			_ = removeAllAt(h.dirfd, h.name)
 		}
 	} else if h.name != "" {
