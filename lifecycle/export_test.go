@@ -128,3 +128,10 @@ func OnMarkersOpened(t testing.TB, f func(at string)) {
 	testOnlyMarkersOpened = f
 	t.Cleanup(func() { testOnlyMarkersOpened = nil })
 }
+
+// OnFetchStarting runs f once a command checked its tmp holder and opened
+// it for the fetch, right before the fetch, until the test ends.
+func OnFetchStarting(t testing.TB, f func()) {
+	testOnlyFetchStarting = f
+	t.Cleanup(func() { testOnlyFetchStarting = nil })
+}

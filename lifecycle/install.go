@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -146,8 +147,8 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 		return nil, err
 	}
 	defer h.remove()
-	res, err := h.fetch(func(parent string) (*sources.Result, error) {
-		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken})
+	res, err := h.fetch(func(parent string, held *os.Root) (*sources.Result, error) {
+		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: opts.Name, Taken: isTaken, Parent: held})
 	})
 	if err != nil {
 		if clash != nil {

@@ -621,8 +621,8 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			continue
 		}
 		holders = append(holders, th)
-		res, err := th.fetch(func(parent string) (*sources.Result, error) {
-			return sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name})
+		res, err := th.fetch(func(parent string, held *os.Root) (*sources.Result, error) {
+			return sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name, Parent: held})
 		})
 		if err != nil {
 			problem(lb.Name, errors.Is(err, sources.ErrPinMismatch) || errors.Is(err, sources.ErrRefused), "%v", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -20,11 +21,12 @@ import (
 // it, and moved into and out of a root from it, by descriptor
 // (renameat): a user who may write a workspace's .bundlectl can rename
 // the checked directories away and put a link or a directory of theirs
-// in their place, and that redirects no move and no removal. What needs
-// a path (sources.Fetch, the readers) gets h.path, checked to lead to
-// the held directory right before and after (check), and the fetched
-// tree is taken only from the held directory: a swap meanwhile is
-// refused, never used.
+// in their place, and that redirects no move and no removal. A fetch
+// writes only through the holder opened as an os.Root (sources.Options
+// Parent), checked to be the held directory; what needs a path (the
+// readers) gets h.path, checked to lead to the held directory right
+// before and after (check), and the fetched tree is taken only from the
+// held directory: a swap meanwhile is refused, never used.
 type tmpHolder struct {
 	dir   string    // this home's tmp directory (fetchParent's path)
 	ws    bool      // dir is in a workspace
@@ -105,16 +107,30 @@ func (h *tmpHolder) swapped() error {
 		"ls -la -- "+bundle.ShellArg(filepath.Dir(h.dir)))
 }
 
-// fetch runs fetch with h.path as the parent, and takes the tree it
-// fetched from the held directory, renamed there to the name the fetch
-// gives it (h.at(res.Name)): a fetch that was redirected elsewhere is
-// refused.
-func (h *tmpHolder) fetch(fetch func(parent string) (*sources.Result, error)) (*sources.Result, error) {
+// fetch runs fetch with h.path as the parent and the holder opened as
+// an os.Root (checked to be the held directory), which the fetch writes
+// through (sources.Options.Parent): a swap of h.path, or of a directory
+// above it, after the check redirects none of its writes. It takes the
+// tree fetched from the held directory, renamed there to the name the
+// fetch gives it (h.at(res.Name)), and refuses it when h.path no longer
+// leads to the held directory afterwards.
+func (h *tmpHolder) fetch(fetch func(parent string, held *os.Root) (*sources.Result, error)) (*sources.Result, error) {
 	if err := h.check(); err != nil {
 		return nil, err
 	}
-	res, err := fetch(h.path)
+	held, err := h.openRoot()
 	if err != nil {
+		return nil, err
+	}
+	defer held.Close()
+	if testOnlyFetchStarting != nil {
+		testOnlyFetchStarting()
+	}
+	res, err := fetch(h.path, held)
+	if err != nil {
+		if cerr := h.check(); cerr != nil {
+			return nil, cerr // why it failed, whatever the fetch says
+		}
 		return nil, err
 	}
 	if err := h.check(); err != nil {
@@ -133,6 +149,26 @@ func (h *tmpHolder) fetch(fetch func(parent string) (*sources.Result, error)) (*
 	res.Dir = h.at(name)
 	return res, nil
 }
+
+// openRoot opens the holder as an os.Root, by its path (os.Root cannot
+// be made from a descriptor), and refuses it unless it is the held
+// directory: a swap between check and the open is refused, never used.
+func (h *tmpHolder) openRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(h.path)
+	if err != nil {
+		return nil, h.swapped()
+	}
+	fi, err := r.Stat(".")
+	if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !ok || uint64(st.Dev) != h.id.dev || uint64(st.Ino) != h.id.ino {
+		r.Close()
+		return nil, h.swapped()
+	}
+	return r, nil
+}
+
+// testOnlyFetchStarting runs in tmpHolder.fetch once the holder is
+// checked and opened, right before the fetch.
+var testOnlyFetchStarting func()
 
 // at is the path of the entry name of the holder.
 func (h *tmpHolder) at(name string) string { return filepath.Join(h.path, name) }

@@ -61,7 +61,7 @@ func TestHolderRefusesRedirectedFetch(t *testing.T) {
 	for _, undone := range []bool{false, true} {
 		t.Run(map[bool]string{false: "left", true: "undone"}[undone], func(t *testing.T) {
 			h, tmp, victim := holderFixture(t)
-			res, err := h.fetch(func(parent string) (*sources.Result, error) {
+			res, err := h.fetch(func(parent string, held *os.Root) (*sources.Result, error) {
 				back := swapTmp(t, tmp, victim)
 				if undone {
 					defer back()

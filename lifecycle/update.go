@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -158,8 +159,8 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			h.remove()
 		}
 	}()
-	res, err := h.fetch(func(parent string) (*sources.Result, error) {
-		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name})
+	res, err := h.fetch(func(parent string, held *os.Root) (*sources.Result, error) {
+		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name, Parent: held})
 	})
 	if err != nil && errors.Is(err, sources.ErrNotFound) && (from.Kind == sources.KindDir || from.Kind == sources.KindArchive) {
 		// The recorded local source moved or was deleted: say what

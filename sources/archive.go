@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,10 +38,12 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	if err := f.scratch.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
-	file := filepath.Join(dir, "archive")
+	// The copy is written and read back through the scratch directory
+	// held open: what is hashed is what is extracted.
+	file := dir + "/archive"
 	sum, err := f.download(s, file)
 	if err != nil {
 		return err
@@ -50,7 +51,7 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	if sum != s.sha256 {
 		return &Error{Source: s.display, Reason: fmt.Sprintf("the archive's sha256 is %s, not the pinned %s; nothing was extracted", sum, s.sha256), Err: ErrPinMismatch}
 	}
-	t, err := f.newTree(res.Dir, "archive", s.display, false)
+	t, err := f.newTree("archive", s.display, false)
 	if err != nil {
 		return err
 	}
@@ -61,11 +62,11 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	}
 	var a archiveReader
 	if archiveExt(loc) == ".zip" {
-		a, err = openZip(f.ctx, file, f.lim.MaxEntries)
+		a, err = openZipIn(f.ctx, f.scratch, file, f.lim.MaxEntries)
 	} else {
 		// Room for a few global headers beyond the members (git archive
 		// and GitHub tarballs carry one); extractArchive counts members.
-		a = &tarGz{ctx: f.ctx, file: file, maxHeaders: f.lim.MaxEntries + 16, maxBytes: tarStreamBound(f.lim)}
+		a = &tarGz{ctx: f.ctx, in: f.scratch, file: file, maxHeaders: f.lim.MaxEntries + 16, maxBytes: tarStreamBound(f.lim)}
 	}
 	if err != nil {
 		var tm *tooManyMembers
@@ -88,7 +89,8 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	return nil
 }
 
-// download copies the archive into file, at most the total-size bound
+// download copies the archive into file (a name in the scratch
+// directory), at most the total-size bound
 // plus 64 MiB, and returns its sha256. Only the copy is read afterwards,
 // so the bytes extracted are the bytes hashed.
 func (f *fetcher) download(s *spec, file string) (string, error) {
@@ -140,7 +142,7 @@ func (f *fetcher) download(s *spec, file string) (string, error) {
 		}
 		in = fd
 	}
-	out, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	out, err := f.scratch.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return "", err
 	}
@@ -191,6 +193,7 @@ type archiveReader interface {
 // it consumes itself count only against maxBytes).
 type tarGz struct {
 	ctx        context.Context
+	in         *os.Root // file is a name in it (nil: a path)
 	file       string
 	maxHeaders int
 	maxBytes   int64
@@ -208,7 +211,7 @@ func tarStreamBound(lim bundle.Limits) int64 {
 func (a *tarGz) close() {}
 
 func (a *tarGz) each(fn func(member, io.Reader) error) error {
-	fd, err := os.Open(a.file)
+	fd, err := openIn(a.in, a.file)
 	if err != nil {
 		return err
 	}
@@ -306,7 +309,12 @@ type zipArchive struct {
 // many the archive declares, before any limit could apply: the records
 // are counted first, where it will read them (zipRecords).
 func openZip(ctx context.Context, file string, maxEntries int) (*zipArchive, error) {
-	fd, err := os.Open(file)
+	return openZipIn(ctx, nil, file, maxEntries)
+}
+
+// openZipIn is openZip of the entry file of in (nil: the path file).
+func openZipIn(ctx context.Context, in *os.Root, file string, maxEntries int) (*zipArchive, error) {
+	fd, err := openIn(in, file)
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +333,14 @@ func openZip(ctx context.Context, file string, maxEntries int) (*zipArchive, err
 		return nil, err
 	}
 	return &zipArchive{ctx: ctx, fd: fd, zr: zr}, nil
+}
+
+// openIn opens name for reading: in r, or as a path when r is nil.
+func openIn(r *os.Root, name string) (*os.File, error) {
+	if r == nil {
+		return os.Open(name)
+	}
+	return r.Open(name)
 }
 
 // zipRecords counts the central directory records zip.NewReader would

@@ -100,6 +100,11 @@
 //   - Fetch writes only inside the caller's parent directory: the result
 //     (TempPrefix) and a scratch directory (ScratchPrefix), which is
 //     always removed. On any failure nothing is left in the parent.
+//     The parent is opened once (or given opened, Options.Parent) and
+//     everything is made, written and read back through it by names
+//     relative to it, never by its path again; git runs in the scratch
+//     directory entered through its descriptor (on Linux), on a bare
+//     repository named relative to it.
 //   - Every fetched entry, from any kind of source, goes through one
 //     writer that refuses: paths that are absolute or leave the tree
 //     (".."), names that break the tree rules (bundle.CheckName) or

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
@@ -43,11 +45,21 @@ type Options struct {
 	Taken func(name string) bool
 	// GitPath is the git program ("git", found on PATH, when empty).
 	GitPath string
+	// Parent, when set, is the parent directory, already opened and
+	// checked by the caller; the parent argument then only names it (in
+	// messages and Result.Dir). Every entry a fetch makes, writes or reads
+	// back is reached through the opened directory, never by resolving
+	// the parent's path again: a directory above it renamed away and a
+	// link put in its place redirects nothing. The caller keeps it open
+	// until the fetch returns. When nil, Fetch opens the parent itself,
+	// once, after checking it.
+	Parent *os.Root
 }
 
 // Result is a fetched tree, not yet trusted or installed.
 type Result struct {
-	// Dir is a fresh directory inside the parent given to Fetch holding
+	// Dir is a fresh directory inside the parent given to Fetch (its
+	// name there is filepath.Base(Dir)) holding
 	// exactly the bundle tree (directories 0755, files 0644 or 0755). The
 	// caller validates it and renames it into place, or calls Discard.
 	Dir string
@@ -112,15 +124,22 @@ func FetchLocked(ctx context.Context, parent string, r Resolved, opts Options) (
 	return res, nil
 }
 
-// fetcher is one fetch in progress.
+// fetcher is one fetch in progress. Everything it creates is reached
+// through proot (the parent, opened once) and scratch (its scratch
+// directory, opened from proot), by names relative to them; the paths
+// only name entries in messages.
 type fetcher struct {
-	ctx     context.Context
-	timeout time.Duration
-	lim     bundle.Limits
-	gitPath string
-	parent  string
-	scratch string
-	nrepo   int
+	ctx      context.Context
+	timeout  time.Duration
+	lim      bundle.Limits
+	gitPath  string
+	parent   string   // the parent's path, for messages
+	proot    *os.Root // the parent
+	out      string   // the output directory's name in proot
+	scratchN string   // the scratch directory's name in proot
+	scratch  *os.Root // the scratch directory
+	scratchF *os.File // the scratch directory, for git's working directory
+	nrepo    int
 }
 
 func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *Result, err error) {
@@ -143,19 +162,31 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureParent(parent); err != nil {
-		return nil, &Error{Source: s.display, Reason: err.Error(), Err: err}
+	f.proot = opts.Parent
+	if f.proot == nil {
+		if err := ensureParent(parent); err != nil {
+			return nil, &Error{Source: s.display, Reason: err.Error(), Err: err}
+		}
+		if f.proot, err = os.OpenRoot(parent); err != nil {
+			return nil, &Error{Source: s.display, Reason: "cannot open the fetch directory: " + errText(err), Err: err}
+		}
+		defer f.proot.Close()
 	}
-	out, err := os.MkdirTemp(parent, TempPrefix+"*")
-	if err != nil {
-		return nil, &Error{Source: s.display, Reason: "cannot create a temporary directory: " + errText(err), Err: err}
+	if f.out, err = mkdirTemp(f.proot, TempPrefix); err != nil {
+		return nil, &Error{Source: s.display, Reason: fmt.Sprintf("cannot create a temporary directory in %s: %s", bundle.Quote(parent), errText(err)), Err: err}
+	}
+	out := filepath.Join(parent, f.out)
+	if testOnlyOutputMade != nil {
+		testOnlyOutputMade()
 	}
 	defer func() {
-		if f.scratch != "" {
-			os.RemoveAll(f.scratch)
+		if f.scratch != nil {
+			f.scratchF.Close()
+			f.scratch.Close()
+			f.proot.RemoveAll(f.scratchN)
 		}
 		if err != nil {
-			os.RemoveAll(out)
+			f.proot.RemoveAll(f.out)
 		}
 	}()
 	res = &Result{Dir: out, Name: name}
@@ -177,7 +208,7 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 	if err != nil {
 		return nil, err
 	}
-	if err = os.Chmod(out, 0o755); err != nil {
+	if err = f.proot.Chmod(f.out, 0o755); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -213,31 +244,68 @@ func ensureParent(parent string) error {
 	return nil
 }
 
-// scratchDir returns a new directory for a repository or a download,
-// inside the fetch's scratch directory (removed when the fetch ends).
+// testOnlyOutputMade runs in a fetch once it made its output directory
+// in the parent, before anything else is made or written.
+var testOnlyOutputMade func()
+
+// mkdirTemp makes a new directory (0700) named prefix and a random
+// suffix in r, and returns its name.
+func mkdirTemp(r *os.Root, prefix string) (string, error) {
+	for attempt := 0; ; attempt++ {
+		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		err := r.Mkdir(name, 0o700)
+		if err == nil || !errors.Is(err, fs.ErrExist) || attempt >= 100 {
+			return name, err
+		}
+	}
+}
+
+// scratchDir returns the name, in the fetch's scratch directory (made on
+// first use, removed when the fetch ends), of a new entry for a
+// repository or a download; the caller makes it.
 func (f *fetcher) scratchDir() (string, error) {
-	if f.scratch == "" {
-		d, err := os.MkdirTemp(f.parent, ScratchPrefix+"*")
+	if f.scratch == nil {
+		n, err := mkdirTemp(f.proot, ScratchPrefix)
 		if err != nil {
 			return "", err
 		}
-		f.scratch = d
+		r, err := f.proot.OpenRoot(n)
+		if err != nil {
+			f.proot.Remove(n)
+			return "", err
+		}
+		d, err := r.Open(".")
+		if err != nil {
+			r.Close()
+			f.proot.Remove(n)
+			return "", err
+		}
+		f.scratchN, f.scratch, f.scratchF = n, r, d
 	}
 	f.nrepo++
-	return filepath.Join(f.scratch, strconv.Itoa(f.nrepo)), nil
+	return strconv.Itoa(f.nrepo), nil
 }
 
-func (f *fetcher) newTree(dir, what, display string, links bool) (*tree, error) {
-	t, err := newTree(dir, f.lim, links, what, display)
+// scratchPath is the path of the scratch directory's entry name, for
+// messages.
+func (f *fetcher) scratchPath(name string) string {
+	return filepath.Join(f.parent, f.scratchN, name)
+}
+
+// newTree opens the output directory, through the parent, to write a
+// tree into.
+func (f *fetcher) newTree(what, display string, links bool) (*tree, error) {
+	r, err := f.proot.OpenRoot(f.out)
 	if err != nil {
 		return nil, err
 	}
+	t := newTreeIn(r, f.lim, links, what, display)
 	t.ctx = f.ctx
 	return t, nil
 }
 
 func (f *fetcher) fetchDir(s *spec, res *Result) error {
-	t, err := f.newTree(res.Dir, "directory", s.display, true)
+	t, err := f.newTree("directory", s.display, true)
 	if err != nil {
 		return err
 	}
@@ -277,19 +345,19 @@ func (f *fetcher) fetchGit(s *spec, res *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := f.extractGit(g, commit, s.subdir, res.Dir, s.display); err != nil {
+	if err := f.extractGit(g, commit, s.subdir, s.display); err != nil {
 		return err
 	}
 	res.Source = Resolved{Kind: KindGit, URL: s.url, Path: s.path, Ref: s.ref, Commit: commit, Subdir: s.subdir}
 	return nil
 }
 
-func (f *fetcher) extractGit(g *gitRepo, commit, sub, out, display string) error {
+func (f *fetcher) extractGit(g *gitRepo, commit, sub, display string) error {
 	oid, err := g.subtree(commit, sub)
 	if err != nil {
 		return err
 	}
-	t, err := f.newTree(out, "repository", display, true)
+	t, err := f.newTree("repository", display, true)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,7 +66,7 @@ var errTransferTooLarge = errors.New("transfer too large")
 // gitRepo is a scratch bare repository that fetches from one remote.
 type gitRepo struct {
 	f        *fetcher
-	dir      string // the bare repository
+	dir      string // the bare repository: its name in the scratch directory, git's working directory
 	remote   string // URL or absolute path, as passed to git
 	src      string // display source for errors
 	env      []string
@@ -112,12 +111,18 @@ func isSSH(remote string) bool {
 	return !strings.Contains(remote, "://") && scpLike().MatchString(remote)
 }
 
-// newGitRepo creates the bare repository dir, set up to fetch from remote
-// as a partial clone (blobs on demand), so a subdirectory of a large
-// repository costs only its own files.
+// newGitRepo creates the bare repository dir (a name in the fetch's
+// scratch directory), set up to fetch from remote as a partial clone
+// (blobs on demand), so a subdirectory of a large repository costs only
+// its own files. bundlectl makes the repository's skeleton itself,
+// through the scratch directory held open, rather than with git init,
+// which makes its path absolute: every git command then runs in the
+// held scratch directory (gitWorkDir) with the repository and its home
+// named relative to it, so git reads and writes nowhere else whatever is
+// done meanwhile to the directories above it.
 func (f *fetcher) newGitRepo(dir, remote, src string) (*gitRepo, error) {
-	home := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+".home")
-	if err := os.Mkdir(home, 0o700); err != nil {
+	home := dir + ".home"
+	if err := f.scratch.Mkdir(home, 0o700); err != nil {
 		return nil, err
 	}
 	g := &gitRepo{f: f, dir: dir, remote: remote, src: src, env: gitEnv(home, isSSH(remote)),
@@ -125,8 +130,26 @@ func (f *fetcher) newGitRepo(dir, remote, src string) (*gitRepo, error) {
 	if testOnlyTransferBound > 0 {
 		g.maxBytes = testOnlyTransferBound
 	}
-	if _, err := g.runIn("", nil, "init", "--bare", "-q", "--template=", dir); err != nil {
-		return nil, err
+	for _, d := range []string{dir, dir + "/objects", dir + "/refs", dir + "/refs/heads", dir + "/refs/tags"} {
+		if err := f.scratch.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	for _, fc := range [][2]string{
+		{"HEAD", "ref: refs/heads/main\n"},
+		{"config", "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"},
+	} {
+		w, err := f.scratch.OpenFile(dir+"/"+fc[0], os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		_, err = w.WriteString(fc[1])
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	for _, kv := range [][2]string{
 		{"core.repositoryformatversion", "1"},
@@ -153,7 +176,7 @@ func (g *gitRepo) command(ctx context.Context, gitDir string, args ...string) *e
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, g.f.gitPath, full...)
 	cmd.Env = g.env
-	cmd.Dir = filepath.Dir(g.dir)
+	cmd.Dir = g.f.gitWorkDir()
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
@@ -314,7 +337,7 @@ func (g *gitRepo) network(stdin io.Reader, args ...string) error {
 			case <-done:
 				return
 			case <-tick.C:
-				if dirSize(g.dir) > g.maxBytes {
+				if dirSize(g.f.scratch, g.dir) > g.maxBytes {
 					cancel(errTransferTooLarge)
 					return
 				}
@@ -322,7 +345,7 @@ func (g *gitRepo) network(stdin io.Reader, args ...string) error {
 		}
 	}()
 	_, err := g.runCtx(ctx, g.dir, stdin, args...)
-	if err == nil && dirSize(g.dir) > g.maxBytes {
+	if err == nil && dirSize(g.f.scratch, g.dir) > g.maxBytes {
 		return g.fail(ctxWithCause(errTransferTooLarge), args[0], nil, "")
 	}
 	return err
@@ -334,9 +357,10 @@ func ctxWithCause(cause error) context.Context {
 	return ctx
 }
 
-func dirSize(dir string) int64 {
+// dirSize is the size of the regular files under dir, a name in r.
+func dirSize(r *os.Root, dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	fs.WalkDir(r.FS(), dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()

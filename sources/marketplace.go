@@ -363,7 +363,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 	ms.Name, ms.Format = cat.name, cat.format
 	r := Resolved{Kind: KindMarketplace, Plugin: s.plugin, Marketplace: ms}
 
-	t, err := f.newTree(res.Dir, "plugin", s.display, true)
+	t, err := f.newTree("plugin", s.display, true)
 	if err != nil {
 		return err
 	}

@@ -57,11 +57,16 @@ func newTree(dir string, lim bundle.Limits, links bool, what, src string) (*tree
 	if err != nil {
 		return nil, err
 	}
+	return newTreeIn(r, lim, links, what, src), nil
+}
+
+// newTreeIn is newTree of the directory r, which the tree closes.
+func newTreeIn(r *os.Root, lim bundle.Limits, links bool, what, src string) *tree {
 	return &tree{
 		root: r, lim: lim.WithDefaults(), links: links, what: what, src: src,
 		kinds: map[string]entryKind{"": kindDir}, keys: map[string]string{},
 		declared: map[string]int64{}, written: map[string]bool{},
-	}, nil
+	}
 }
 
 func (t *tree) close() { t.root.Close() }
