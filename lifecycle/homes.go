@@ -78,18 +78,81 @@ type heldHomes struct {
 // following a link; nil when either is missing, a link or no directory
 // (a link is no marker of a home, and nothing is removed through one).
 func openHomes(root string) *heldHomes {
+	h, _ := openHomesErr(root)
+	return h
+}
+
+// openHomesErr is openHomes that says why it could not open them: nil
+// and no error when .bundlectl or homes does not exist (no markers),
+// else a *MarkersError naming the one that cannot be opened.
+func openHomesErr(root string) (*heldHomes, error) {
 	dot := filepath.Dir(root)
 	dfd, err := unix.Open(dot, dirNoFollow, 0)
 	if err != nil {
-		return nil
+		if errors.Is(err, unix.ENOENT) {
+			return nil, nil
+		}
+		return nil, markersError(unix.AT_FDCWD, dot, dot, err)
 	}
+	homes := filepath.Join(dot, HomesDir)
 	hfd, err := unix.Openat(dfd, HomesDir, dirNoFollow, 0)
 	if err != nil {
-		unix.Close(dfd)
-		return nil
+		defer unix.Close(dfd)
+		if errors.Is(err, unix.ENOENT) {
+			return nil, nil
+		}
+		return nil, markersError(dfd, HomesDir, homes, err)
 	}
-	return &heldHomes{dot: dfd, fd: hfd, path: filepath.Join(dot, HomesDir)}
+	return &heldHomes{dot: dfd, fd: hfd, path: homes}, nil
 }
+
+// MarkersError reports that the homes' markers of a workspace bundle
+// cannot be read for a reason other than their not existing: Path (the
+// workspace's .bundlectl, its homes directory or the bundle's directory
+// in it) is a symbolic link, not a directory, or cannot be opened or
+// listed. Whether another home uses the bundle is then unknown, and the
+// commands that would delete or replace the tree for every home
+// (uninstall and update without --force) refuse; it matches ErrRefused.
+type MarkersError struct {
+	Bundle string
+	Path   string
+	Err    error
+	what   string // what Path is, when that is why (markersError)
+}
+
+// markersError is the MarkersError of the entry name of the directory
+// dirfd (path names it), which could not be opened or listed with err.
+func markersError(dirfd int, name, path string, err error) *MarkersError {
+	e := &MarkersError{Path: path, Err: err}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			e.what = "it is a symbolic link, which bundlectl never follows there"
+		case unix.S_IFDIR:
+		default:
+			e.what = "it is not a directory"
+		}
+	}
+	return e
+}
+
+func (e *MarkersError) Error() string {
+	why := e.what
+	if why == "" {
+		why = e.Err.Error()
+	}
+	b := ""
+	if e.Bundle != "" {
+		b = bundle.Quote(e.Bundle) + ": "
+	}
+	return b + "the homes' markers in the workspace's " + bundle.Quote(e.Path) + " cannot be read (" + why + "), so whether another bundlectl home uses this workspace bundle is unknown, and this command stopped rather than delete or replace a tree another home may use; nothing was changed. Look at what is there: move it aside (mv -- " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".moved") + ") if it is not bundlectl's, or run the command with --force if no other home uses the bundle"
+}
+
+func (e *MarkersError) Unwrap() []error { return []error{ErrRefused, e.Err} }
+
+// Hint shows what is there and who made it.
+func (e *MarkersError) Hint() string { return "ls -la -- " + bundle.ShellArg(filepath.Dir(e.Path)) }
 
 func (h *heldHomes) close() {
 	unix.Close(h.fd)
@@ -98,14 +161,19 @@ func (h *heldHomes) close() {
 
 // names lists the entries of the directory dirfd holds.
 func names(dirfd int, path string) []string {
+	ns, _ := namesErr(dirfd, path)
+	return ns
+}
+
+// namesErr is names, with the error that cut the listing short.
+func namesErr(dirfd int, path string) ([]string, error) {
 	fd, err := unix.Openat(dirfd, ".", dirNoFollow, 0)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
-	ns, _ := f.Readdirnames(-1)
-	return ns
+	return f.Readdirnames(-1)
 }
 
 // linked reports whether the entry name of dirfd is the directory fd
@@ -297,24 +365,40 @@ const maxOtherHomes = 16
 // otherHomes returns the homes, other than this one, whose markers say
 // they use the workspace bundle name, sorted, at most maxOtherHomes, and
 // how many more markers there are. A temporary file a killed markHome
-// left is no marker.
-func (m *Manager) otherHomes(root, name string) (out []otherHome, more int) {
-	h := openHomes(root)
+// left is no marker. Markers that do not exist are none; markers that
+// cannot be read — .bundlectl, homes or homes/<name> a symbolic link
+// (never followed), not a directory, or not readable — are a
+// *MarkersError: "no other home" would let an uninstall delete, or an
+// update replace, a tree another home uses.
+func (m *Manager) otherHomes(root, name string) (out []otherHome, more int, err error) {
+	h, err := openHomesErr(root)
 	if h == nil {
-		return nil, 0
+		if me, ok := err.(*MarkersError); ok {
+			me.Bundle = name
+		}
+		return nil, 0, err
 	}
 	defer h.close()
+	dir := homesDir(root, name)
 	nfd, err := unix.Openat(h.fd, name, dirNoFollow, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil, 0, nil
+	}
 	if err != nil {
-		return nil, 0 // nothing through a link: it is no marker of a home
+		e := markersError(h.fd, name, dir, err)
+		e.Bundle = name
+		return nil, 0, e
 	}
 	defer unix.Close(nfd)
 	if testOnlyMarkersOpened != nil {
 		testOnlyMarkersOpened("read")
 	}
-	dir := homesDir(root, name)
+	ns, err := namesErr(nfd, dir)
+	if err != nil {
+		return nil, 0, &MarkersError{Bundle: name, Path: dir, Err: err}
+	}
 	own := m.homeKey()
-	for _, n := range names(nfd, dir) {
+	for _, n := range ns {
 		if n == own || isMarkerTmp(n) {
 			continue
 		}
@@ -326,7 +410,7 @@ func (m *Manager) otherHomes(root, name string) (out []otherHome, more int) {
 		out = append(out, otherHome{Who: markerHome(nfd, n, p), Marker: p})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Who < out[j].Who })
-	return out, more
+	return out, more, nil
 }
 
 // markerHome is the home path the marker key of the directory dirfd

@@ -341,7 +341,11 @@ func (m *Manager) recoverUnrecorded(s *state.State, in *Installed, scope bundle.
 	}
 	in.Notes = append(in.Notes, "recovered the tree an interrupted install left (or one placed by hand): it is exactly what the source brings, so its source is recorded and nothing was replaced")
 	if scope == bundle.ScopeWorkspace {
-		if others, more := m.otherHomes(root, in.Name); len(others) > 0 {
+		if others, more, err := m.otherHomes(root, in.Name); err != nil {
+			// Nothing is deleted or replaced here; marking (below)
+			// refuses a link or a non-directory.
+			in.Notes = append(in.Notes, "whether another bundlectl home installed this tree too is unknown: "+err.Error())
+		} else if len(others) > 0 {
 			in.Notes = append(in.Notes, fmt.Sprintf("another bundlectl home installed this tree too (%s): the homes share it, and an uninstall here forgets it in this home but leaves the tree", homesNames(others, more)))
 		}
 		if *undoMark, err = m.markHome(root, in.Name); err != nil {

@@ -120,7 +120,11 @@ func (m *Manager) Uninstall(name string, opts UninstallOptions) (*Uninstalled, e
 		if b.Scope == bundle.ScopeWorkspace && !opts.Force {
 			// Another home installed or synced it too: it is theirs as
 			// much as this home's, so only this home's record goes.
-			if others, more := m.otherHomes(root, b.Name); len(others) > 0 {
+			others, more, err := m.otherHomes(root, b.Name)
+			if err != nil {
+				return err // unknown: deleting could take another home's tree
+			}
+			if len(others) > 0 {
 				rec, _ := s.Bundle(b.ID)
 				changed, err := s.Forget(b.ID)
 				if err != nil {

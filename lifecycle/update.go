@@ -376,7 +376,10 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 // replaces the tree for that home as well, which then has an update
 // pending review it did not ask for.
 func (m *Manager) refuseSharedUpdate(root, name string) error {
-	others, more := m.otherHomes(root, name)
+	others, more, err := m.otherHomes(root, name)
+	if err != nil {
+		return err // unknown: replacing could change another home's tree
+	}
 	if len(others) == 0 {
 		return nil
 	}
@@ -510,7 +513,7 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 	}
 	if b.Scope == bundle.ScopeWorkspace {
 		if root, err := m.rootDir(b.Scope); err == nil {
-			if others, more := m.otherHomes(root, b.Name); len(others) > 0 {
+			if others, more, _ := m.otherHomes(root, b.Name); len(others) > 0 {
 				// An update by a home that shares the tree replaces it for
 				// this one too, and is no local edit to protect.
 				return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " is not the tree this home placed" + m.localEdits(sr.Tree, b.Tree) + ": another bundlectl home that uses this workspace bundle too (" + homesNames(others, more) + ") has updated it since, or it was edited by hand, and this update would replace it; if that home updated it, review what it placed (bundlectl review " + bundle.ShellArg(b.Name) + ") and trust it, or replace it with what this home's source brings (bundlectl update --force --discard-local " + bundle.ShellArg(b.Name) + "); if it was edited by hand, copy what you need out of it first",
@@ -524,7 +527,7 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 // byOtherHomes names, for a message, the other homes that use the
 // workspace bundle name and so may have replaced its tree ("" when none).
 func (m *Manager) byOtherHomes(root, name string) string {
-	others, more := m.otherHomes(root, name)
+	others, more, _ := m.otherHomes(root, name)
 	if len(others) == 0 {
 		return ""
 	}
