@@ -271,12 +271,30 @@ func (m *Manager) markHome(root, name string) (undo func(), err error) {
 // it without following a link; path names it, and bundle the marker's
 // bundle, in a refusal. The error wraps ENOENT when it was removed
 // between the two (or homes, the directory dirfd holds, was).
+//
+// A directory it makes is 0755 whatever the umask (docs/sources.md: the
+// other homes, maybe other users', read the markers in it; a
+// set-group-ID bit it inherits stays), and its
+// entry is synced to disk; one that was there keeps its mode (a group
+// that shares the workspace may have made it 2775).
 func markerDirAt(dirfd int, name, path, bundleName string) (int, error) {
-	if err := unix.Mkdirat(dirfd, name, 0o755); err != nil && err != unix.EEXIST {
+	err := unix.Mkdirat(dirfd, name, 0o755)
+	if err != nil && err != unix.EEXIST {
 		return -1, fmt.Errorf("cannot record this home's use of %s in %s: %w", bundle.Quote(bundleName), bundle.Quote(path), err)
 	}
+	made := err == nil
 	fd, err := unix.Openat(dirfd, name, dirNoFollow, 0)
 	if err == nil {
+		var st unix.Stat_t
+		if made && unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() {
+			// The set-group-ID bit a shared homes passes on stays.
+			if want := uint32(st.Mode&unix.S_ISGID) | 0o755; uint32(st.Mode&0o7777) != want {
+				_ = unix.Fchmod(fd, want)
+			}
+		}
+		if made {
+			_ = unix.Fsync(dirfd)
+		}
 		return fd, nil
 	}
 	var st unix.Stat_t
@@ -311,13 +329,25 @@ func writeMarker(dirfd int, key, text string) (had bool, err error) {
 	if err != nil {
 		return had, err
 	}
+	// 0644 whatever the umask: other homes read it. Synced, then the
+	// rename and the directory, so that a crash leaves the old marker or
+	// the whole new one, never an empty file.
 	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.WriteString(text)
+	err = f.Chmod(0o644)
+	if err == nil {
+		_, err = f.WriteString(text)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
 		err = unix.Renameat(dirfd, tmp, dirfd, key)
+	}
+	if err == nil {
+		err = unix.Fsync(dirfd)
 	}
 	if err != nil {
 		_ = unix.Unlinkat(dirfd, tmp, 0)
