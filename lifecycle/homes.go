@@ -622,6 +622,7 @@ func (m *Manager) lockWorkspace(root string, shared bool, fresh *[]string) (unlo
 	dot := filepath.Dir(root)
 	for attempt := 0; ; attempt++ {
 		if err := os.Mkdir(dot, 0o755); err == nil {
+			madeShared(dot)
 			addFresh(fresh, dot)
 		} else if !errors.Is(err, fs.ErrExist) {
 			return nil, err

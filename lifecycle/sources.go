@@ -68,7 +68,9 @@ func ensureRoot(root string, scope bundle.Scope) error {
 	for _, p := range check {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			if err := os.Mkdir(p, 0o755); err == nil {
+				madeShared(p)
+			} else if !errors.Is(err, fs.ErrExist) {
 				return err
 			}
 			fi, err = os.Lstat(p)
@@ -87,6 +89,25 @@ func ensureRoot(root string, scope bundle.Scope) error {
 		}
 	}
 	return nil
+}
+
+// madeShared gives the directory p, which this command just made, the
+// mode docs/sources.md says (0755 whatever the umask, keeping a
+// set-group-ID bit it inherited): other homes, maybe other users', look
+// in it. It is opened without following a link, and changed only when it
+// is this user's.
+func madeShared(p string) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && int(st.Uid) == os.Geteuid() {
+		if want := uint32(st.Mode&unix.S_ISGID) | 0o755; uint32(st.Mode&0o7777) != want {
+			_ = unix.Fchmod(fd, want)
+		}
+	}
 }
 
 // tmpFor returns the directory a tree bound for root is fetched or moved
