@@ -87,7 +87,7 @@ func Fetch(ctx context.Context, parent string, q Request, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	return fetchSpec(ctx, parent, s, opts)
+	return fetchSpec(ctx, parent, s, opts, nil)
 }
 
 // FetchLocked fetches exactly what r records: the same commits (the
@@ -113,15 +113,14 @@ func FetchLocked(ctx context.Context, parent string, r Resolved, opts Options) (
 			s.pinMkt = r.Marketplace.Commit
 		}
 	}
-	res, err := fetchSpec(ctx, parent, s, opts)
-	if err != nil {
-		return nil, err
-	}
-	if !reflect.DeepEqual(res.Source, r) {
-		res.Discard()
-		return nil, &Error{Source: r.String(), Reason: "fetched " + res.Source.String() + ", not the recorded source", Err: ErrPinMismatch}
-	}
-	return res, nil
+	// The check runs inside the fetch, so that a refused tree is removed
+	// through the parent opened, like any failed fetch's.
+	return fetchSpec(ctx, parent, s, opts, func(res *Result) error {
+		if !reflect.DeepEqual(res.Source, r) {
+			return &Error{Source: r.String(), Reason: "fetched " + res.Source.String() + ", not the recorded source", Err: ErrPinMismatch}
+		}
+		return nil
+	})
 }
 
 // fetcher is one fetch in progress. Everything it creates is reached
@@ -142,7 +141,9 @@ type fetcher struct {
 	nrepo    int
 }
 
-func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *Result, err error) {
+// fetchSpec fetches s; check, when set, may refuse the result, which is
+// then removed.
+func fetchSpec(ctx context.Context, parent string, s *spec, opts Options, check func(*Result) error) (res *Result, err error) {
 	f := &fetcher{timeout: opts.Timeout, lim: opts.Limits.WithDefaults(), gitPath: opts.GitPath, parent: parent}
 	if f.timeout <= 0 {
 		f.timeout = DefaultTimeout
@@ -204,6 +205,9 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options) (res *
 	}
 	if f.ctx.Err() != nil {
 		err = f.ctxError(s.display) // whatever failed, the deadline is why
+	}
+	if err == nil && check != nil {
+		err = check(res)
 	}
 	if err != nil {
 		return nil, err
