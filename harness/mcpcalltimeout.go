@@ -64,9 +64,10 @@ func idKey(id json.RawMessage) (string, bool) {
 }
 
 // clientCalls returns the ids of the tools/call requests in a client
-// line (an object or a batch) the proxy forwards, and the request ids its
-// notifications/cancelled name; a notification has no id.
-func clientCalls(line []byte) (calls, cancels []json.RawMessage) {
+// line (an object or a batch) the proxy forwards, the ids of its other
+// requests, and the request ids its notifications/cancelled name; a
+// notification has no id.
+func clientCalls(line []byte) (calls, others, cancels []json.RawMessage) {
 	var objs []json.RawMessage
 	switch firstByte(line) {
 	case '{':
@@ -79,16 +80,19 @@ func clientCalls(line []byte) (calls, cancels []json.RawMessage) {
 		if !ok {
 			continue
 		}
-		isCall, isCancel := false, false
+		isCall, isCancel, isRequest := false, false, false
 		for _, m := range ms {
 			if strings.EqualFold(m.Key, "method") {
 				method, _ := jsonString(m.Val)
+				isRequest = true
 				isCall = isCall || strings.EqualFold(method, "tools/call")
 				isCancel = isCancel || method == "notifications/cancelled"
 			}
 		}
 		if id := messageID(ms); isCall && id != nil {
 			calls = append(calls, id)
+		} else if isRequest && id != nil {
+			others = append(others, id)
 		}
 		if isCancel {
 			for _, m := range ms {
@@ -104,26 +108,105 @@ func clientCalls(line []byte) (calls, cancels []json.RawMessage) {
 			}
 		}
 	}
-	return calls, cancels
+	return calls, others, cancels
 }
 
+// maxTrackedIDs bounds each record of ids the proxy keeps without a
+// timer: the calls it answered whose late answer has not come, and the
+// client's other requests (and cancelled calls) the server has not
+// answered. Past it the oldest is forgotten, and from then on a server
+// reply under an id the proxy holds no request for is dropped rather
+// than relayed: it may be a forgotten call's late answer, and the client
+// must never get a second answer for an id.
+const maxTrackedIDs = 4096
+
+// idRecord is a set of id keys that forgets its oldest past a limit.
+type idRecord struct {
+	seq   map[string]uint64 // key: when it was added
+	order []idEntry         // oldest first; an entry whose seq no longer matches is stale
+	next  uint64
+	limit int
+}
+
+type idEntry struct {
+	key string
+	seq uint64
+}
+
+// add records key and reports whether an older key was forgotten to
+// make room.
+func (r *idRecord) add(key string) (forgot bool) {
+	if r.seq == nil {
+		r.seq = map[string]uint64{}
+	}
+	r.next++
+	r.seq[key] = r.next
+	r.order = append(r.order, idEntry{key, r.next})
+	for len(r.seq) > r.limit && len(r.order) > 0 {
+		e := r.order[0]
+		r.order = r.order[1:]
+		if r.seq[e.key] == e.seq {
+			delete(r.seq, e.key)
+			forgot = true
+		}
+	}
+	if len(r.order) > 2*r.limit+64 { // drop stale entries, so order stays bounded too
+		live := make([]idEntry, 0, len(r.seq))
+		for _, e := range r.order {
+			if r.seq[e.key] == e.seq {
+				live = append(live, e)
+			}
+		}
+		r.order = live
+	}
+	return forgot
+}
+
+// take removes key and reports whether it was there.
+func (r *idRecord) take(key string) bool {
+	if _, ok := r.seq[key]; !ok {
+		return false
+	}
+	delete(r.seq, key)
+	return true
+}
+
+func (r *idRecord) len() int { return len(r.seq) }
+
 // track starts the timer of every tools/call request in a client line
-// about to be forwarded. A call under the id of one still outstanding
-// replaces it (ids of outstanding requests are unique in JSON-RPC); one
-// under the id of a call the proxy answered makes that id's next answer
-// this call's. A call the client cancels is no longer timed: the client
-// expects no answer to it, and ignores one that comes (MCP's
-// cancellation).
+// about to be forwarded, and records the ids of its other requests. A
+// call under the id of one still outstanding replaces it (ids of
+// outstanding requests are unique in JSON-RPC); a request under the id of
+// a call the proxy answered makes that id's next answer this request's.
+// A call the client cancels is no longer timed: the client expects no
+// answer to it, and ignores one that comes (MCP's cancellation); its
+// answer, should it come, is relayed as another request's.
 func (p *proxy) track(line []byte) {
-	calls, cancels := clientCalls(line)
+	calls, others, cancels := clientCalls(line)
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	if p.calls == nil {
+		limit := p.idLimit
+		if limit <= 0 {
+			limit = maxTrackedIDs
+		}
+		p.calls = map[string]*pendingCall{}
+		p.expired = idRecord{limit: limit}
+		p.requests = idRecord{limit: limit}
+	}
 	for _, id := range cancels {
 		if key, ok := idKey(id); ok {
-			p.callsMu.Lock()
 			if c := p.calls[key]; c != nil {
 				c.timer.Stop()
 				delete(p.calls, key)
+				p.forgot = p.requests.add(key) || p.forgot
 			}
-			p.callsMu.Unlock()
+		}
+	}
+	for _, id := range others {
+		if key, ok := idKey(id); ok {
+			p.expired.take(key)
+			p.forgot = p.requests.add(key) || p.forgot
 		}
 	}
 	for _, id := range calls {
@@ -132,17 +215,13 @@ func (p *proxy) track(line []byte) {
 			continue
 		}
 		c := &pendingCall{id: id}
-		p.callsMu.Lock()
-		if p.calls == nil {
-			p.calls, p.expired = map[string]*pendingCall{}, map[string]bool{}
-		}
 		if old := p.calls[key]; old != nil {
 			old.timer.Stop()
 		}
-		delete(p.expired, key)
+		p.expired.take(key)
+		p.requests.take(key)
 		p.calls[key] = c
 		c.timer = time.AfterFunc(p.callTimeout, func() { p.expire(key, c) })
-		p.callsMu.Unlock()
 	}
 }
 
@@ -155,7 +234,7 @@ func (p *proxy) expire(key string, c *pendingCall) {
 		return // answered meanwhile, replaced, or the session is over
 	}
 	delete(p.calls, key)
-	p.expired[key] = true
+	p.forgot = p.expired.add(key) || p.forgot
 	p.callsMu.Unlock()
 	sec := strconv.FormatFloat(p.callTimeout.Seconds(), 'g', -1, 64)
 	shown := bytes2str(c.id)
@@ -171,34 +250,48 @@ func (p *proxy) expire(key string, c *pendingCall) {
 
 func bytes2str(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
 
-// settle records the server's answer under id: it stops the call's timer
-// and reports true (relay it), or reports false for a late answer to a
-// call the proxy answered (drop it).
-func (p *proxy) settle(id json.RawMessage) bool {
+// Why settleWhy drops an answer, to be formatted with its id.
+const (
+	lateAnswer    = "late answer to tool call %s, which the proxy answered when it passed its timeout"
+	unknownAnswer = "answer under id %s, for which the client has no request outstanding (the proxy has forgotten some calls it answered, and this may be a late answer to one)"
+)
+
+// settleWhy records the server's answer under id: it stops the call's
+// timer or closes the request, and reports "" (relay it), or why it is
+// dropped: lateAnswer for a call the proxy answered; once the proxy has
+// forgotten an id (maxTrackedIDs), unknownAnswer for an id it holds no
+// request for, which may be the late answer to a forgotten call.
+func (p *proxy) settleWhy(id json.RawMessage) string {
 	key, ok := idKey(id)
 	if !ok {
-		return true
+		return ""
 	}
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
 	if c := p.calls[key]; c != nil {
 		c.timer.Stop()
 		delete(p.calls, key)
-		return true
+		return ""
 	}
-	if p.expired[key] {
-		delete(p.expired, key)
-		return false
+	if p.requests.take(key) {
+		return ""
 	}
-	return true
+	if p.expired.take(key) {
+		return lateAnswer
+	}
+	if p.forgot {
+		return unknownAnswer
+	}
+	return ""
 }
 
-// outstanding reports whether any call is timed or was answered by the
-// proxy: only then are the server's replies read for their ids.
+// outstanding reports whether any call is timed, any request awaits its
+// answer, or any id was answered or forgotten by the proxy: only then are
+// the server's replies read for their ids.
 func (p *proxy) outstanding() bool {
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
-	return len(p.calls) > 0 || len(p.expired) > 0
+	return len(p.calls) > 0 || p.expired.len() > 0 || p.requests.len() > 0 || p.forgot
 }
 
 // settleReplies settles every reply (an object without a method, with
@@ -223,17 +316,21 @@ func (p *proxy) settleReplies(line []byte) []byte {
 	}
 	switch firstByte(line) {
 	case '{':
-		if id, ok := isReply(line); ok && !p.settle(id) {
-			p.notice("dropped the server's late answer to tool call %s, which the proxy answered when it passed its timeout", bytes2str(id))
-			return nil
+		if id, ok := isReply(line); ok {
+			if why := p.settleWhy(id); why != "" {
+				p.notice("dropped the server's "+why, bytes2str(id))
+				return nil
+			}
 		}
 	case '[':
 		elems, _ := arrayElements(line)
 		kept := elems[:0]
 		for _, e := range elems {
-			if id, ok := isReply(e); ok && !p.settle(id) {
-				p.notice("dropped the server's late answer to tool call %s, which the proxy answered when it passed its timeout", bytes2str(id))
-				continue
+			if id, ok := isReply(e); ok {
+				if why := p.settleWhy(id); why != "" {
+					p.notice("dropped the server's "+why, bytes2str(id))
+					continue
+				}
 			}
 			kept = append(kept, e)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -76,8 +77,8 @@ func TestProxyCallTimeoutUnit(t *testing.T) {
 	if err := json.Unmarshal(out, &elems); err != nil || len(elems) != 2 || elems[0]["id"] != float64(1) || elems[1]["method"] != "ping" {
 		t.Fatalf("relayed %s; want the answer to 1 and the server's ping, the late answer to x dropped", out)
 	}
-	if p.outstanding() {
-		t.Fatalf("calls left outstanding: %v %v", p.calls, p.expired)
+	if len(p.calls) > 0 || p.expired.len() > 0 || p.requests.len() != 2 {
+		t.Fatalf("calls left outstanding: %v %v %v; want only the tools/list request 2 and the cancelled call 9 awaiting an answer", p.calls, p.expired, p.requests)
 	}
 	p.close()
 
@@ -86,6 +87,63 @@ func TestProxyCallTimeoutUnit(t *testing.T) {
 	if got := q.settleReplies(line); string(got) != string(line) {
 		t.Fatalf("without a timeout the reply became %s", got)
 	}
+}
+
+// TestProxyForgetsOldestIDs: the record of calls the proxy answered (whose
+// late answer it drops) and of the client's other requests is bounded;
+// past the bound the oldest is forgotten, and from then on an answer
+// under an id the proxy holds no request for is dropped, so the client
+// never gets a second answer for a call the proxy answered, nor an
+// answer for an id it already had an error for. Answers to requests
+// still held pass.
+func TestProxyForgetsOldestIDs(t *testing.T) {
+	var notices strings.Builder
+	p := &proxy{callTimeout: time.Hour, notices: &notices, toClient: io.Discard, toServer: io.Discard, idLimit: 2}
+	relayed := func(id string) bool {
+		return p.settleReplies([]byte(`{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)) != nil
+	}
+	p.track([]byte(`{"jsonrpc":"2.0","id":100,"method":"tools/list"}`))
+	// Before anything is forgotten an answer under an unknown id passes,
+	// as it did (a server bug the client reports).
+	if !relayed("77") {
+		t.Fatal("an answer under an unknown id was dropped before any id was forgotten")
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		p.track([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"a"}}`))
+		p.expire("n"+id, p.calls["n"+id])
+	}
+	if p.expired.len() != 2 || !p.forgot {
+		t.Fatalf("expired holds %d ids (forgot %v); want the 2 newest, and the oldest forgotten", p.expired.len(), p.forgot)
+	}
+	if relayed("1") {
+		t.Fatal("the late answer to forgotten call 1 reached the client, which had the proxy's error for it")
+	}
+	if relayed("2") || relayed("3") {
+		t.Fatal("a late answer to a call the proxy answered reached the client")
+	}
+	if relayed("78") {
+		t.Fatal("an answer under an id with no request outstanding reached the client after an id was forgotten")
+	}
+	if !relayed("100") {
+		t.Fatal("the answer to the client's tools/list request was dropped")
+	}
+	p.track([]byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a"}}`))
+	if !relayed("4") {
+		t.Fatal("the answer to an outstanding call was dropped")
+	}
+	if !strings.Contains(notices.String(), "answer under id 1, for which the client has no request outstanding") {
+		t.Fatalf("notices %q do not say why the answer to 1 was dropped", notices.String())
+	}
+	// However many calls expire, the records stay bounded.
+	for i := range 1000 {
+		id := strconv.Itoa(1000 + i)
+		p.track([]byte(`[{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"a"}},{"jsonrpc":"2.0","id":"r` + id + `","method":"ping"}]`))
+		p.expire("n"+id, p.calls["n"+id])
+	}
+	if p.expired.len() > 2 || len(p.expired.order) > 2*2+64 || p.requests.len() > 2 || len(p.requests.order) > 2*2+64 {
+		t.Fatalf("records grew past their bound: expired %d (%d entries), requests %d (%d entries)", p.expired.len(), len(p.expired.order), p.requests.len(), len(p.requests.order))
+	}
+	p.close()
 }
 
 // TestMCPCallTimeoutOf: which reviewed field is a server's wait for each

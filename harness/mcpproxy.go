@@ -239,9 +239,12 @@ type proxy struct {
 	notices     io.Writer
 	who         string // the server, as notices and refusals name it
 
-	callsMu sync.Mutex
-	calls   map[string]*pendingCall // outstanding timed calls, by idKey
-	expired map[string]bool         // calls the proxy answered for; their late answer is dropped
+	callsMu  sync.Mutex
+	calls    map[string]*pendingCall // outstanding timed calls, by idKey
+	expired  idRecord                // calls the proxy answered for; their late answer is dropped
+	requests idRecord                // the client's other requests awaiting the server's answer
+	forgot   bool                    // an id was dropped from expired or requests (maxTrackedIDs)
+	idLimit  int                     // each record's bound
 
 	mu       sync.Mutex
 	toClient io.Writer
@@ -265,7 +268,7 @@ func (p *proxy) close() {
 	for _, c := range p.calls {
 		c.timer.Stop()
 	}
-	p.calls, p.expired = nil, nil
+	p.calls, p.expired, p.requests = nil, idRecord{}, idRecord{}
 	p.callsMu.Unlock()
 }
 
@@ -430,8 +433,8 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			id, kind, ok := lr.scan.message()
 			shown := bytes.ToValidUTF8(id, []byte("\uFFFD")) // as in a relayed line
 			switch {
-			case ok && kind == msgReply && !p.settle(id):
-				p.notice("dropped a server message over %d bytes, a late answer to call %s, which the proxy answered when it passed its timeout", MaxMCPMessage, shown)
+			case ok && kind == msgReply && p.settleWhy(id) != "":
+				p.notice("dropped a server message over %d bytes, the answer to %s, a call the proxy answered or an id it holds no request for", MaxMCPMessage, shown)
 			case ok && kind == msgReply:
 				p.notice("dropped a server message over %d bytes; the client's call %s ends with an error", MaxMCPMessage, shown)
 				msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
