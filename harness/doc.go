@@ -177,7 +177,8 @@
 //     starts, so there is no moment when one of them ends bundlectl while
 //     the child runs.
 //   - ExecFiltered is Exec with ProxyMCP between the client and a server
-//     that has a tool filter (without one it is Exec, a straight copy):
+//     under an MCPPolicy — a tool filter and a per-call timeout, both from
+//     the review by MCPPolicyOf (with neither it is Exec, a straight copy):
 //     tool lists lose the tools the filter refuses, page by page; a
 //     tools/call of one is answered by the proxy with a JSON-RPC error
 //     and never reaches the server. It fails closed: a client message it
@@ -191,14 +192,20 @@
 //     no call waits for a message the proxy dropped.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not.
-//   - ServeMCP also times each tool call by the server's reviewed
-//     per-call timeout (MCPCallTimeoutOf; none reviewed, none timed): a
-//     tools/call request the server has not answered within it is
-//     answered by the proxy with a JSON-RPC error (-32001) under its id,
-//     the server is sent notifications/cancelled for it, and its late
-//     answer is dropped, so each host gets the reviewed wait whatever its
-//     config entry says. One timer per outstanding call; other requests
-//     are not timed.
+//   - ServeMCP (and ExecFiltered and ProxyMCP given MCPPolicy.CallTimeout)
+//     times each tool call by the server's reviewed per-call timeout
+//     (MCPCallTimeoutOf; none reviewed, none timed): a tools/call request
+//     the server has not answered within it is answered by the proxy with
+//     a JSON-RPC error (-32001) under its id, the server is sent
+//     notifications/cancelled for it, and its late answer is dropped, so
+//     each host gets the reviewed wait whatever its config entry says.
+//     One timer per outstanding call, fixed at its forwarding:
+//     notifications/progress do not extend it, as no host extends its own
+//     per-call wait for them; other requests are not timed. The ids kept
+//     to drop late answers are bounded (maxTrackedIDs, oldest forgotten
+//     first); once one is forgotten, a server answer under an id with no
+//     request outstanding is dropped, so the client never gets two
+//     answers for one id.
 //   - Tool input is validated before spawning: one JSON value, no
 //     duplicate keys, at most MaxInputBytes, matching the params schema.
 //     Schemas are compiled offline; every URL reference is refused.

@@ -34,6 +34,13 @@ func MCPCallTimeoutOf(s inventory.MCPServer) time.Duration {
 	return 0
 }
 
+// MCPPolicyOf is the policy the review of the stdio MCP server s gives:
+// its tool filter (ToolFilterOf) and its per-call timeout
+// (MCPCallTimeoutOf).
+func MCPPolicyOf(s inventory.MCPServer) MCPPolicy {
+	return MCPPolicy{Filter: ToolFilterOf(s), CallTimeout: MCPCallTimeoutOf(s)}
+}
+
 // pendingCall is a tools/call the proxy forwarded and times.
 type pendingCall struct {
 	id    json.RawMessage // as the client wrote it

@@ -24,7 +24,7 @@ import (
 func TestExecMCPTimesEachCall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := startMCPSessionPolicy(t, ctx, mcpPolicy{callTimeout: time.Second})
+	s := startMCPSessionPolicy(t, ctx, MCPPolicy{CallTimeout: time.Second})
 	if init := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); init["result"] == nil {
 		t.Fatalf("initialize answered %v", init)
 	}
@@ -164,5 +164,86 @@ func TestMCPCallTimeoutOf(t *testing.T) {
 		if got := MCPCallTimeoutOf(c.s); got != c.want {
 			t.Errorf("MCPCallTimeoutOf(%+v) = %s, want %s", c.s, got, c.want)
 		}
+	}
+}
+
+// TestProxyMCPCallTimeout: a library caller gets the per-call timeout
+// through ProxyMCP's policy as ServeMCP does: a call the server never
+// answers is answered by the proxy with -32001 under its id, and the
+// server is sent notifications/cancelled for it. The server sends
+// notifications/progress for the call until it is cancelled: they reach
+// the client and do not extend the wait, as no host extends its own for
+// them (agenttest TestHostsMCPProgressNoExtension). Nothing depends on
+// the machine's speed: the server never answers.
+func TestProxyMCPCallTimeout(t *testing.T) {
+	cr, cw := io.Pipe() // client -> proxy
+	pr, pw := io.Pipe() // proxy -> client
+	sr, sw := io.Pipe() // proxy -> server
+	or, ow := io.Pipe() // server -> proxy
+	defer func() { _ = cw.Close(); _ = pr.Close(); _ = sr.Close() }()
+	seen := make(chan string, 4)
+	cancelled := make(chan struct{})
+	go func() {
+		lr := newLineReader(sr)
+		for {
+			line, _, err := lr.next()
+			if err != nil {
+				return
+			}
+			if strings.Contains(string(line), "notifications/cancelled") {
+				close(cancelled)
+			}
+			seen <- string(line)
+		}
+	}()
+	go func() { // progress for call 5 until it is cancelled
+		defer ow.Close()
+		for i := 1; ; i++ {
+			select {
+			case <-cancelled:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if _, err := io.WriteString(ow, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":`+strconv.Itoa(i)+`}}`+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- ProxyMCP(ctx, MCPConn{R: cr, W: pw}, MCPConn{R: or, W: sw}, MCPPolicy{CallTimeout: 50 * time.Millisecond}, io.Discard)
+	}()
+	if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"hold","_meta":{"progressToken":5}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	lr := newLineReader(pr)
+	for {
+		line, _, err := lr.next()
+		if err != nil {
+			t.Fatalf("the client's stream ended before the call was answered: %v", err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatalf("the client got %q", line)
+		}
+		if got["method"] == "notifications/progress" {
+			continue
+		}
+		if got["id"] != float64(5) || errorCode(got) != rpcRequestTimeout {
+			t.Fatalf("the client got %s; want the proxy's timeout error under id 5", line)
+		}
+		break
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }() // progress still on its way
+	if call := <-seen; !strings.Contains(call, `"tools/call"`) {
+		t.Fatalf("the server first got %s; want the call", call)
+	}
+	if c := <-seen; !strings.Contains(c, `"notifications/cancelled"`) || !strings.Contains(c, `"requestId":5`) {
+		t.Fatalf("the server got %s; want notifications/cancelled for 5", c)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("ProxyMCP: %v", err)
 	}
 }

@@ -119,7 +119,8 @@ type MCPConn struct {
 }
 
 // ProxyMCP relays the MCP stdio transport (one JSON-RPC message per
-// line) between client and server and enforces filter:
+// line) between client and server and enforces pol: its per-call timeout
+// (see MCPPolicy) and its tool filter:
 //
 //   - A client message is forwarded unchanged, or not at all. A tools/call
 //     request (or notification) whose tool the filter refuses is answered
@@ -160,24 +161,40 @@ type MCPConn struct {
 // When the client's stream ends, server.W is closed if it is an
 // io.Closer — the stdio transport's shutdown — and the server's output
 // is still relayed. The goroutine reading client.R is not waited for: it
-// ends at its next read, forwarding and answering nothing more. An empty
-// filter is a plain copy in each direction. notices may be nil.
-func ProxyMCP(ctx context.Context, client, server MCPConn, filter ToolFilter, notices io.Writer) error {
-	_, err := proxyMCP(ctx, client, server, mcpPolicy{filter: filter}, notices, "")
+// ends at its next read, forwarding and answering nothing more. A policy
+// with an empty filter and no CallTimeout is a plain copy in each
+// direction; one with a CallTimeout but no filter is relayed line by
+// line under the rules above, with no tool list to filter. notices may
+// be nil.
+func ProxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notices io.Writer) error {
+	_, err := proxyMCP(ctx, client, server, pol, notices, "")
 	return err
 }
 
-// mcpPolicy is what the proxy enforces for one server: its reviewed tool
-// filter, and its reviewed wait for each tool call (0: none, the host's
-// own applies). See MCPCallTimeoutOf.
-type mcpPolicy struct {
-	filter      ToolFilter
-	callTimeout time.Duration
+// MCPPolicy is what the MCP proxy enforces for one stdio server: its
+// reviewed tool filter, and its reviewed wait for each tool call
+// (CallTimeout; 0 times nothing and leaves the host's own wait). Take both
+// from the server's review with MCPPolicyOf, as ServeMCP does.
+//
+// With a CallTimeout, a tools/call request (with an id) the proxy
+// forwards that the server has not answered within it is answered by the
+// proxy with a JSON-RPC error (-32001, the MCP SDKs' request timeout)
+// under its id, the server is sent notifications/cancelled for it, and
+// its answer, should it come later, is dropped. One timer per call, fixed
+// from its forwarding: notifications/progress do not extend it, as none
+// of Claude Code, Codex and Gemini CLI extends its own per-call wait for
+// them. The ids the proxy keeps to drop late answers are bounded
+// (oldest forgotten first); once one is forgotten, a server answer under
+// an id with no request outstanding is dropped, so the client never gets
+// two answers for one id.
+type MCPPolicy struct {
+	Filter      ToolFilter
+	CallTimeout time.Duration
 }
 
 // passThrough reports whether the policy enforces nothing: the proxy is
 // then a plain copy in each direction.
-func (pol mcpPolicy) passThrough() bool { return pol.filter.Empty() && pol.callTimeout <= 0 }
+func (pol MCPPolicy) passThrough() bool { return pol.Filter.Empty() && pol.CallTimeout <= 0 }
 
 // proxyMCP is ProxyMCP; clientDone is closed once the goroutine reading
 // the client has ended. who names the server in notices and refusals
@@ -189,11 +206,11 @@ func (pol mcpPolicy) passThrough() bool { return pol.filter.Empty() && pol.callT
 // notifications/cancelled for it, and the server's answer, should it come
 // later, is dropped. One timer per outstanding call; nothing else is
 // timed.
-func proxyMCP(ctx context.Context, client, server MCPConn, pol mcpPolicy, notices io.Writer, who string) (clientDone <-chan struct{}, err error) {
+func proxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notices io.Writer, who string) (clientDone <-chan struct{}, err error) {
 	if notices == nil {
 		notices = io.Discard
 	}
-	p := &proxy{filter: pol.filter, callTimeout: pol.callTimeout, toClient: client.W, toServer: server.W, notices: notices, who: who}
+	p := &proxy{filter: pol.Filter, callTimeout: pol.CallTimeout, toClient: client.W, toServer: server.W, notices: notices, who: who}
 	fail := make(chan error, 1)
 	cdone := make(chan struct{})
 	go func() {
@@ -890,8 +907,11 @@ func (e *ProxyError) Error() string { return "mcp proxy: " + e.Err.Error() }
 func (e *ProxyError) Unwrap() error { return e.Err }
 
 // ExecFiltered runs a stdio MCP server as Exec does, with ProxyMCP enforcing
-// filter between stdio (the client) and the server. With an empty filter
-// it is Exec: stdio is passed straight through. The server's stderr is
+// pol between stdio (the client) and the server: its tool filter and its
+// per-call timeout (MCPPolicyOf gives both from the server's review, as
+// ServeMCP uses them). With an empty filter and no CallTimeout it is
+// Exec: stdio is passed straight through. spec.Timeout is not applied:
+// it would end the whole session, not a call. The server's stderr is
 // stdio.Err, which also receives the proxy's notices.
 //
 // It returns when the server has exited and its output has been relayed:
@@ -903,13 +923,13 @@ func (e *ProxyError) Unwrap() error { return e.Err }
 // otherwise (an inherited blocking stdin) the goroutine reading it ends
 // at its next read and discards what it reads, so such an In must not be
 // used for another session.
-func ExecFiltered(ctx context.Context, spec Spec, stdio Stdio, filter ToolFilter) (*Result, error) {
-	return execFiltered(ctx, spec, stdio, mcpPolicy{filter: filter}, "")
+func ExecFiltered(ctx context.Context, spec Spec, stdio Stdio, pol MCPPolicy) (*Result, error) {
+	return execFiltered(ctx, spec, stdio, pol, "")
 }
 
 // execFiltered is ExecFiltered with the whole policy; who names the
 // server in the proxy's notices and refusals.
-func execFiltered(ctx context.Context, spec Spec, stdio Stdio, pol mcpPolicy, who string) (*Result, error) {
+func execFiltered(ctx context.Context, spec Spec, stdio Stdio, pol MCPPolicy, who string) (*Result, error) {
 	if pol.passThrough() {
 		return Exec(ctx, spec, stdio)
 	}

@@ -514,11 +514,11 @@ type mcpSession struct {
 
 func startMCPSession(t *testing.T, ctx context.Context, filter ToolFilter) *mcpSession {
 	t.Helper()
-	return startMCPSessionPolicy(t, ctx, mcpPolicy{filter: filter})
+	return startMCPSessionPolicy(t, ctx, MCPPolicy{Filter: filter})
 }
 
 // startMCPSessionPolicy is startMCPSession under the whole policy.
-func startMCPSessionPolicy(t *testing.T, ctx context.Context, pol mcpPolicy) *mcpSession {
+func startMCPSessionPolicy(t *testing.T, ctx context.Context, pol MCPPolicy) *mcpSession {
 	t.Helper()
 	dir := t.TempDir()
 	s := &mcpSession{t: t, log: filepath.Join(dir, "calls.log"), done: make(chan error, 1), exited: make(chan struct{})}
@@ -538,7 +538,7 @@ func startMCPSessionPolicy(t *testing.T, ctx context.Context, pol mcpPolicy) *mc
 	spec := Spec{Argv: []string{os.Args[0]}, Dir: dir,
 		Env: []string{"HARNESS_TEST_HELPER=mcp-server", "HARNESS_TEST_LOG=" + s.log}}
 	go func() {
-		res, err := execFiltered(ctx, spec, Stdio{In: inR, Out: outW, Err: s.stderr}, pol, "")
+		res, err := ExecFiltered(ctx, spec, Stdio{In: inR, Out: outW, Err: s.stderr}, pol)
 		s.res = res
 		s.done <- err
 		close(s.exited)
@@ -919,7 +919,7 @@ func TestExecMCPWithoutFilterIsExec(t *testing.T) {
 	defer closeAll(inR, inW, outR, outW)
 	done := make(chan error, 1)
 	go func() {
-		_, err := ExecFiltered(context.Background(), Spec{Argv: []string{"/bin/cat"}, Dir: t.TempDir()}, Stdio{In: inR, Out: outW, Err: outW}, ToolFilter{})
+		_, err := ExecFiltered(context.Background(), Spec{Argv: []string{"/bin/cat"}, Dir: t.TempDir()}, Stdio{In: inR, Out: outW, Err: outW}, MCPPolicy{})
 		done <- err
 	}()
 	if _, err := inW.Write([]byte("not json\n")); err != nil {

@@ -197,7 +197,7 @@ func (r *Registry) ServeMCP(ctx context.Context, name string, stdio Stdio) (*Res
 	if err != nil {
 		return nil, err
 	}
-	pol := mcpPolicy{filter: ToolFilterOf(s.srv), callTimeout: MCPCallTimeoutOf(s.srv)}
+	pol := MCPPolicyOf(s.srv)
 	who := "bundle " + bundle.Quote(s.e.name) + " MCP server " + bundle.Quote(s.srv.Name)
 	return r.supervise(ctx, s.e, "mcp", s.srv.Name, func(ctx context.Context) (*Result, error) {
 		return execFiltered(ctx, spec, stdio, pol, who)
