@@ -245,7 +245,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 // reviewed (from startup_timeout_sec, else startup_timeout_ms) plus
 // margin, in seconds — hosts.MCPStartMargin for an entry that starts
 // `bundlectl mcp`, whose checks come before the server starts. Without
-// them Codex waits its own defaults (10 s to start, 60 s per call), not
+// them Codex waits its own defaults (30 s to start, 300 s per call), not
 // what the review shows (internal/agenttest
 // TestExecCodexMCPToolTimeout). A value Codex would give up on at once
 // or panic on is left out (bundle.CodexMCPTimeouts), so Codex's default

@@ -13,12 +13,12 @@ import (
 // tool_timeout_sec as its wait for each tool call, written in config.toml
 // as a TOML integer (1) or float (1.0) alike: a call the server answers
 // after 3 s, with a tool_timeout_sec of 1, is made and its answer never
-// reaches the model; without the field (Codex's 60 s) it does. Under
+// reaches the model; without the field (Codex's 300 s) it does. Under
 // bundlectl exec, and in a session bundlectl setup codex wired, the same
 // server of a reviewed plugin behaves the same: the view and setup's
 // config.toml entry give Codex the reviewed tool_timeout_sec (and
 // startup_timeout_sec plus hosts.MCPStartMargin). Before, their entries
-// had no timeout, Codex waited its 60 s default, and the answer the
+// had no timeout, Codex waited its 300 s default, and the answer the
 // review says Codex gives up on reached the model.
 // The waits are in the server: a slow machine only makes the 1 s call
 // surer to be cut.
@@ -35,7 +35,7 @@ func TestExecCodexMCPToolTimeout(t *testing.T) {
 	}
 
 	// Codex alone, the server in config.toml as setup writes it; without
-	// tool_timeout_sec (Codex's 60 s) the answer comes through.
+	// tool_timeout_sec (Codex's 300 s) the answer comes through.
 	for _, c := range []struct {
 		name, field string
 		answered    bool
