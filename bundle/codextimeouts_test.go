@@ -12,8 +12,11 @@ import (
 // reads them (internal/agenttest TestCodexMCPTimeouts): a value it cannot
 // read drops that server alone (mcp.server-field), one it reads but times
 // out on at once is a codex.ignored warning, one that overflows its clock
-// (it panics) a manifest.timeout warning; any other value is silent.
-// Before, every value was accepted without a word.
+// (it panics) a manifest.timeout warning, and so is one it waits on for
+// ever in practice (CodexNeverSec, about 292 years: 1e18, 2^64-1 ms),
+// which Codex keeps as written (TestCodexMCPHugeTimeouts); any other
+// value is silent. Before, every value was accepted without a word, and
+// then 1e18 still was.
 func TestCodexMCPTimeoutValues(t *testing.T) {
 	cases := []struct {
 		name, fields string
@@ -23,7 +26,9 @@ func TestCodexMCPTimeoutValues(t *testing.T) {
 		{"plain", ``, true, ""},
 		{"s_frac", `"startup_timeout_sec": 20.5`, true, ""},
 		{"s_null", `"startup_timeout_sec": null`, true, ""},
-		{"s_big", `"startup_timeout_sec": 1e18`, true, ""},
+		{"s_big", `"startup_timeout_sec": 1e18`, true, "manifest.timeout"},
+		{"s_long", `"startup_timeout_sec": 9223372036`, true, ""},
+		{"s_never", `"startup_timeout_sec": 9223372037`, true, "manifest.timeout"},
 		{"s_neg", `"startup_timeout_sec": -1`, false, ""},
 		{"s_str", `"startup_timeout_sec": "20"`, false, ""},
 		{"s_bool", `"startup_timeout_sec": true`, false, ""},
@@ -36,7 +41,8 @@ func TestCodexMCPTimeoutValues(t *testing.T) {
 		{"s_tiny", `"startup_timeout_sec": 1e-12`, true, codexIgnored},
 		{"s_2_63", `"startup_timeout_sec": 9223372036854775807`, true, "manifest.timeout"},
 		{"ms_ok", `"startup_timeout_ms": 20000`, true, ""},
-		{"ms_max", `"startup_timeout_ms": 18446744073709551615`, true, ""},
+		{"ms_max", `"startup_timeout_ms": 18446744073709551615`, true, "manifest.timeout"},
+		{"ms_long", `"startup_timeout_ms": 9223372036000`, true, ""},
 		{"ms_zero", `"startup_timeout_ms": -0`, true, codexIgnored},
 		{"ms_neg", `"startup_timeout_ms": -1`, false, ""},
 		{"ms_frac", `"startup_timeout_ms": 1500.5`, false, ""},
@@ -53,6 +59,10 @@ func TestCodexMCPTimeoutValues(t *testing.T) {
 		{"t_1e30", `"tool_timeout_sec": 1e30`, false, ""},
 		{"t_zero", `"tool_timeout_sec": 0`, true, codexIgnored},
 		{"t_2_63", `"tool_timeout_sec": 9223372036854775807`, true, "manifest.timeout"},
+		{"t_1e18", `"tool_timeout_sec": 1e18`, true, "manifest.timeout"},
+		{"t_long", `"tool_timeout_sec": 9223372036.5`, true, ""},
+		{"t_never", `"tool_timeout_sec": 9223372037`, true, "manifest.timeout"},
+		{"t_1e300", `"tool_timeout_sec": 1e300`, false, ""},
 	}
 	var servers []string
 	for _, c := range cases {

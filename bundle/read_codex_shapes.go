@@ -300,6 +300,14 @@ type codexTimeouts struct {
 // uptime is room enough; f64 has no finer step there than 2^10 s.
 const codexClockOverflowSec = float64(1<<63 - 1<<40)
 
+// CodexNeverSec is the timeout, in seconds, from which a Codex MCP
+// server's wait never ends in practice: about 292 years, the longest wait
+// Go's time.Duration holds, past which bundlectl's MCP proxy times no call
+// either (harness.MCPCallTimeoutOf). Codex 0.171 keeps any timeout it
+// reads, up to its clock's overflow (codexClockOverflowSec), as written
+// (internal/agenttest TestCodexMCPHugeTimeouts), so the review says so.
+const CodexNeverSec = float64(math.MaxInt64) / 1e9
+
 // codexMCPTimeout reads startup_timeout_sec, startup_timeout_ms or
 // tool_timeout_sec of a Codex MCP server into t as Codex 0.171 reads them
 // (codex-rs RawMcpServerConfig): the two _sec fields as f64 seconds turned
@@ -379,6 +387,8 @@ func (r hostReader) codexMCPTimeoutWarnings(t codexTimeouts) {
 		r.b.Report.Warnf(path, codexIgnored, "Codex gives up on this server at once (its %s, %s, is under a nanosecond): it may start the command but offers none of its tools; %s", field, fmtSec(startup), execNote)
 	case startup >= codexClockOverflowSec:
 		r.b.Report.Warnf(path, "manifest.timeout", "Codex panics starting this server and never ends the session: %s of about 2^63 seconds or more overflows its clock; %s", field, execNote)
+	case startup >= CodexNeverSec:
+		r.b.Report.Warnf(path, "manifest.timeout", "Codex never gives up waiting for this server to start, in practice: its %s is %s s (%s), and Codex waits that long, so a server that never answers never has its tools offered; bundlectl exec and setup give Codex the same wait; give a number of seconds, such as 30, or leave it out for Codex's default", field, fmtSec(startup), humanSpan(startup))
 	}
 	execNote = "bundlectl exec and setup leave this tool_timeout_sec out, so Codex's default applies there"
 	switch {
@@ -387,7 +397,15 @@ func (r hostReader) codexMCPTimeoutWarnings(t codexTimeouts) {
 		r.b.Report.Warnf(t.toolPath, codexIgnored, "Codex ends every call to this server's tools at once, unanswered (its tool_timeout_sec, %s, is under a nanosecond); %s", fmtSec(t.tool), execNote)
 	case t.tool >= codexClockOverflowSec:
 		r.b.Report.Warnf(t.toolPath, "manifest.timeout", "Codex panics on every call to this server's tools, which fails: tool_timeout_sec of about 2^63 seconds or more overflows its clock; %s", execNote)
+	case t.tool >= CodexNeverSec:
+		r.b.Report.Warnf(t.toolPath, "manifest.timeout", "Codex never ends a call to this server's tools, in practice: its tool_timeout_sec is %s s (%s), and Codex waits that long, so a call the server never answers holds the agent's turn until it is interrupted; bundlectl exec and setup give Codex the same wait, and bundlectl's MCP proxy times no call past about 292 years; give a number of seconds, such as 300, or leave it out for Codex's default", fmtSec(t.tool), humanSpan(t.tool))
 	}
+}
+
+// humanSpan says how long sec seconds is in years, for a timeout so long
+// its number alone does not tell.
+func humanSpan(sec float64) string {
+	return "about " + strconv.FormatFloat(sec/(365.25*24*3600), 'g', 2, 64) + " years"
 }
 
 // numText shows a JSON number in a finding; a long one is cut short.

@@ -32,6 +32,8 @@ var timeoutServers = []struct {
 	{codexServer("tiny", map[string]string{"startup_timeout_sec": "1e-12", "tool_timeout_sec": "-0.0"}), nil, nil},
 	{codexServer("huge", map[string]string{"startup_timeout_sec": "9223372036854775807", "tool_timeout_sec": "9223372036854775807"}), nil, nil},
 	{codexServer("big", map[string]string{"tool_timeout_sec": "1e18"}), nil, 1e18},
+	{codexServer("bigstart", map[string]string{"startup_timeout_sec": "1e18"}), 1e18 + hosts.MCPStartMargin, nil},
+	{codexServer("edge", map[string]string{"startup_timeout_sec": "9223370937343146000"}), 9223370937343146000.0 + hosts.MCPStartMargin, nil},
 	{inventory.MCPServer{Name: "own", Transport: "stdio", Command: "./s", TimeoutSec: 30}, 40.0, 30.0},
 }
 

@@ -1,0 +1,135 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestCodexMCPHugeTimeouts: Codex 0.171 keeps a huge MCP timeout it can
+// read as written. A tool_timeout_sec or startup_timeout_sec of 1e18 s
+// (about 3e10 years, under its clock's overflow at about 2^63 s:
+// TestCodexMCPTimeouts) starts the server, offers its tools, and a call
+// is answered, without a panic — so Codex never gives up on such a
+// server or call in practice; one of 1e300 (2^64 s or more) drops the
+// server. The review lists the 1e18 servers with a manifest.timeout
+// warning saying Codex never gives up (bundle CodexNeverSec; before,
+// none), and skips the 1e300 ones; under bundlectl exec, whose view
+// gives Codex 1e18 and 1e18 plus the start margin, Codex starts the same
+// servers and the call is answered (the margin does not overflow, and
+// bundlectl's proxy, which times no call past about 292 years, does not
+// end it at once).
+func TestCodexMCPHugeTimeouts(t *testing.T) {
+	const answer = "fakemcp-codex-huge-timeout-answer"
+	servers := map[string]string{
+		"t_1e18":  `{"tool_timeout_sec": 1e18}`,
+		"s_1e18":  `{"startup_timeout_sec": 1e18}`,
+		"t_1e300": `{"tool_timeout_sec": 1e300}`,
+		"s_1e300": `{"startup_timeout_sec": 1e300}`,
+	}
+	started := []string{"s_1e18", "t_1e18"}
+	write := func(dir, rec string) {
+		all := map[string]any{}
+		for name, extra := range servers {
+			s := map[string]any{"command": "./bin/fakemcp", "cwd": ".", "default_tools_approval_mode": "approve",
+				"args": []string{"-answer", answer, "-record", filepath.Join(rec, name+".jsonl")}}
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(extra), &m); err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range m {
+				s[k] = v
+			}
+			all[name] = s
+		}
+		writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+		writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": all})
+		copyFakeMCP(t, dir)
+	}
+
+	src := filepath.Join(t.TempDir(), pluginName)
+	write(src, t.TempDir())
+	rv := reviewCodexPlugin(t, src)
+	var listed []string
+	for _, s := range rv.Components.MCPServers {
+		listed = append(listed, s.Name)
+	}
+	sort.Strings(listed)
+	if !slices.Equal(listed, started) {
+		t.Errorf("review lists the servers %q, want %q: the ones Codex 0.171 reads", listed, started)
+	}
+	for _, at := range []string{"mcpServers.t_1e18.tool_timeout_sec", "mcpServers.s_1e18.startup_timeout_sec"} {
+		found := false
+		for _, w := range rv.Warnings {
+			found = found || strings.HasSuffix(w.Path, at) && w.Rule == "manifest.timeout" && strings.Contains(w.Message, "Codex never")
+		}
+		if !found {
+			t.Errorf("review: no manifest.timeout warning at %s saying Codex never gives up\n%+v", at, rv.Warnings)
+		}
+	}
+
+	check := func(t *testing.T, a *Agent, res *Result, rec string) {
+		t.Helper()
+		var got []string
+		for _, f := range recorded(t, rec) {
+			if len(mcpRecord(t, filepath.Join(rec, f))) > 0 {
+				got = append(got, strings.TrimSuffix(f, ".jsonl"))
+			}
+		}
+		if !slices.Equal(got, started) {
+			t.Errorf("Codex started the servers %q, want %q (found by trying Codex 0.171)\n%s", got, started, res)
+		}
+		first := a.Model.CallsAt(0)
+		if len(first) == 0 {
+			t.Fatalf("Codex made no model call\n%s", res)
+		}
+		for name := range servers {
+			if offered := first[0].Contains("- mcp__" + name + "\n"); offered != slices.Contains(started, name) {
+				t.Errorf("Codex offered the tools of server %s: %v, want %v\n%s", name, offered, !offered, res)
+			}
+		}
+		next := a.Model.CallsAt(1)
+		answered := len(next) > 0 && next[len(next)-1].Contains(answer)
+		if calls := mcpCalls(t, filepath.Join(rec, "t_1e18.jsonl")); len(calls) != 1 || !answered || strings.Contains(res.Stderr, "panicked") {
+			t.Errorf("the call to t_1e18's tool reached the server %d times (want 1), its answer reached the model %v (want true), Codex panicked %v\n%s", len(calls), answered, strings.Contains(res.Stderr, "panicked"), res)
+		}
+	}
+	call := MCPCall(Codex, "t_1e18", "lookup", map[string]any{"query": "owl"})
+
+	t.Run("installed", func(t *testing.T) {
+		rec := t.TempDir()
+		a := New(t, Codex, call, Say("done"))
+		write(filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"), rec)
+		a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
+		a.Env = append(a.Env, "RUST_LOG=warn")
+		check(t, a, a.Run(t, "look up owl"), rec)
+	})
+
+	t.Run("exec", func(t *testing.T) {
+		rec := t.TempDir()
+		a := New(t, Codex, call, Say("done"))
+		home := filepath.Join(t.TempDir(), "bundlectl-home")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { Writable(home) })
+		write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
+		out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
+		var tok struct {
+			Token string `json:"token"`
+		}
+		if err := json.Unmarshal([]byte(out), &tok); err != nil || tok.Token == "" {
+			t.Fatalf("review --json: %v\n%s", err, out)
+		}
+		BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, tok.Token)
+		BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
+		a.Args = []string{"-c", "features.plugins=true"}
+		a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+		check(t, a, a.Run(t, "look up owl"), rec)
+	})
+}
