@@ -822,11 +822,73 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 	if s.TimeoutSec != 0 {
 		r.field(in, "timeout", fmt.Sprintf("%d s", s.TimeoutSec))
 	}
+	other := s.Other
+	if slices.Contains(s.Hosts, string(bundle.HostCodex)) {
+		row := codexMCPTimeouts(s.Other)
+		if len(s.Hosts) > 1 {
+			row = "Codex: " + row
+		}
+		r.field(in, "timeout", row)
+		other = withoutCodexTimeouts(other)
+	}
 	if auth := geminiAuth(s); auth != "" {
 		r.field(in, "auth", r.color(ansiYellow, auth))
 	}
-	r.other(in, s.Other)
+	r.other(in, other)
 	r.hostVars(in, s.HostVariables)
+}
+
+// Codex 0.171's own MCP timeouts, which apply to a server that gives
+// none (codex-rs rmcp_client.rs DEFAULT_STARTUP_TIMEOUT and
+// DEFAULT_TOOL_TIMEOUT; internal/agenttest TestCodexMCPDefaultTimeouts).
+const (
+	codexDefaultStartSec = 30
+	codexDefaultCallSec  = 300
+)
+
+// codexTimeoutFields are the timeout fields the Codex reader keeps in a
+// server's Other as written, which codexMCPTimeouts shows.
+var codexTimeoutFields = []string{"startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec"}
+
+// codexMCPTimeouts is a Codex MCP server's timeout row: how long Codex
+// waits for the server to start (startup_timeout_sec, else
+// startup_timeout_ms, as Codex reads them) and for each tool call
+// (tool_timeout_sec), each as written, or Codex's default. A value
+// Codex cannot use is shown as written; the review's warning says what
+// Codex and bundlectl exec do with it.
+func codexMCPTimeouts(other map[string]json.RawMessage) string {
+	secs := func(raw json.RawMessage) string {
+		v := jsonSanitize(string(raw))
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f >= 365.25*24*3600 {
+			v += " s (about " + strconv.FormatFloat(f/(365.25*24*3600), 'g', 2, 64) + " years)"
+			return v
+		}
+		return v + " s"
+	}
+	start := fmt.Sprintf("%d s (Codex's default)", codexDefaultStartSec)
+	if raw, ok := other["startup_timeout_sec"]; ok {
+		start = secs(raw)
+	} else if raw, ok := other["startup_timeout_ms"]; ok {
+		start = jsonSanitize(string(raw)) + " ms"
+	}
+	call := fmt.Sprintf("%d s (Codex's default)", codexDefaultCallSec)
+	if raw, ok := other["tool_timeout_sec"]; ok {
+		call = secs(raw)
+	}
+	return "start " + start + ", each tool call " + call
+}
+
+// withoutCodexTimeouts is m without the fields codexMCPTimeouts shows; a
+// startup_timeout_ms beside a startup_timeout_sec, which Codex does not
+// use, stays, as written.
+func withoutCodexTimeouts(m map[string]json.RawMessage) map[string]json.RawMessage {
+	c := maps.Clone(m)
+	for _, k := range codexTimeoutFields {
+		if _, sec := m["startup_timeout_sec"]; k != "startup_timeout_ms" || !sec {
+			delete(c, k)
+		}
+	}
+	return c
 }
 
 // geminiAuth says in words what a Gemini CLI remote server's
