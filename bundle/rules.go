@@ -1271,16 +1271,29 @@ func checkDuplicates(b *Bundle) {
 	// host loads: a host keys them by name (Codex and Gemini CLI name a
 	// skill by its front matter), and a host view holds one per name, so
 	// the files, grants and hooks of the two would run as one component.
-	named := func(rule, kind, name, p string, hosts []Host, seen map[string][][]Host) {
-		for _, other := range seen[name] {
-			if len(hosts) == 0 || len(other) == 0 || slices.ContainsFunc(hosts, func(h Host) bool { return slices.Contains(other, h) }) {
-				b.Report.Errorf(p, rule, "another %s of the plugin is also named %s, and a host holds one %s per name; rename one", kind, Quote(name), kind)
+	// Names are compared as the tree rule name.collision compares file
+	// names (Unicode NFC and case folding): a view holds each under its
+	// name, skills/Report/ and skills/report/, which a case-insensitive
+	// file system (macOS, Windows) takes for one.
+	type namedAt struct {
+		name, path string
+		hosts      []Host
+	}
+	named := func(rule, kind, name, p string, hosts []Host, seen map[string][]namedAt) {
+		key := collisionKey(name)
+		for _, other := range seen[key] {
+			if len(hosts) == 0 || len(other.hosts) == 0 || slices.ContainsFunc(hosts, func(h Host) bool { return slices.Contains(other.hosts, h) }) {
+				if other.name == name {
+					b.Report.Errorf(p, rule, "another %s of the plugin, %s, is also named %s, and a host holds one %s per name; rename one", kind, Quote(other.path), Quote(name), kind)
+				} else {
+					b.Report.Errorf(p, rule, "%s %s differs from %s %s (%s) only in letter case or Unicode normalization: bundlectl exec builds a host view with one entry per %s name, which a case-insensitive file system (macOS, Windows) takes for one; rename one", kind, Quote(name), kind, Quote(other.name), Quote(other.path), kind)
+				}
 				break
 			}
 		}
-		seen[name] = append(seen[name], hosts)
+		seen[key] = append(seen[key], namedAt{name, p, hosts})
 	}
-	skills := map[string][][]Host{}
+	skills := map[string][]namedAt{}
 	for _, s := range b.Components.Skills {
 		named("skill.duplicate", "skill", s.Name, s.Path, s.Hosts, skills)
 	}
@@ -1288,7 +1301,7 @@ func checkDuplicates(b *Bundle) {
 		kind string
 		docs []Document
 	}{{"command", b.Components.Commands}, {"agent", b.Components.Agents}, {"output style", b.Components.OutputStyles}} {
-		seen := map[string][][]Host{}
+		seen := map[string][]namedAt{}
 		for _, d := range k.docs {
 			named("document.duplicate", k.kind, d.Name, d.Path, d.Hosts, seen)
 		}

@@ -272,6 +272,12 @@ func appendReadNames(fd int, max int, names []string) (_ []string, over bool, er
 // direntBufs are getdents buffers, one per directory being listed.
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
+// CollisionKey is the name as name.collision compares names: two names of
+// one directory with the same key are one name on a case-insensitive file
+// system (APFS on macOS, NTFS on Windows, which also take NFC and NFD
+// forms of a name for one).
+func CollisionKey(name string) string { return collisionKey(name) }
+
 // collisionKey is the name under Unicode NFC and full case folding. ASCII
 // is already in NFC and folds to its lower case, so the common case
 // allocates nothing or one string instead of running two transformers.
