@@ -139,10 +139,20 @@ func Prepare(opts Options) (*Plan, error) {
 			}
 		} else {
 			v, err = host.View(b, re)
+			if err == nil {
+				// Checked here rather than only when the view is written,
+				// so that a name the file system would fold keeps the
+				// bundle's guards, as any other view that cannot be made.
+				err = v.CheckNames()
+			}
 			if err != nil {
 				// Its guards must not vanish with the rest of it: load its
 				// hooks alone, as for a failed check.
-				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so nothing of it is loaded but its hooks: " + err.Error(), Fix: "bundlectl show " + bundle.ShellArg(a.Name)})
+				fix := "bundlectl show " + bundle.ShellArg(a.Name)
+				if errors.As(err, new(*NameCollisionError)) {
+					fix = "bundlectl review " + bundle.ShellArg(a.Name)
+				}
+				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so nothing of it is loaded but its hooks: " + err.Error(), Fix: fix})
 				guardOnly = true
 				b = NewBundle(a, host.Name())
 				if v, err = guardView(host, b, re); err != nil {

@@ -448,10 +448,52 @@ func (v *View) check(dir string) error {
 	return nil
 }
 
+// NameCollisionError says that two entries of one directory of a view
+// differ only in letter case or Unicode normalization (skills/Report and
+// skills/report, two components of the bundle): a case-insensitive file
+// system (macOS, Windows) takes them for one name, so the view cannot be
+// built there. Views are checked for it on every OS, before any file is
+// written, so a bundle behaves alike everywhere.
+type NameCollisionError struct {
+	A, B string // the two paths in the view, slash-separated
+}
+
+func (e *NameCollisionError) Error() string {
+	return fmt.Sprintf("its view would hold both %s and %s, which differ only in letter case or Unicode normalization and are one name on a case-insensitive file system (macOS, Windows); rename one of the two components in the bundle and review it again", bundle.Quote(e.A), bundle.Quote(e.B))
+}
+
+// CheckNames refuses a view two of whose entries in one directory (files
+// or the directories that hold them) have the same bundle.CollisionKey.
+func (v *View) CheckNames() error {
+	names := map[string]bool{}
+	for p := range v.files {
+		for ; p != "."; p = path.Dir(p) {
+			names[p] = true
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for p := range names {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	seen := map[[2]string]string{}
+	for _, p := range sorted {
+		k := [2]string{path.Dir(p), bundle.CollisionKey(path.Base(p))}
+		if other, ok := seen[k]; ok {
+			return &NameCollisionError{A: other, B: p}
+		}
+		seen[k] = p
+	}
+	return nil
+}
+
 // build writes v into a temporary directory beside dir, makes it
 // read-only and renames it to dir. Nothing is synced: a view is derived
 // and checked at every launch, so a torn one is rebuilt, never used.
 func (v *View) build(hostDir, dir string) (err error) {
+	if err := v.CheckNames(); err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp(hostDir, ".tmp-")
 	if err != nil {
 		return err
