@@ -16,6 +16,10 @@ func TestJSURLRefuses(t *testing.T) {
 		" http://guard.example.com/check": false, "https://guard.example.com/check#v1": false,
 		"http://[::1]/": false, "localhost:8080/check": false, "file:": false, "ht\ttp://x": false,
 		"http://x:/": false, "mailto:a@b": false,
+		// A port is digits up to 65535: Claude Code expands no ${VAR}
+		// there (internal/agenttest TestClaudeHTTPHookURLVarsAndWebSocket).
+		"http://127.0.0.1:8080${CLAUDE_PLUGIN_ROOT}/g": true, "http://x:99999/": true, "http://x:8x/": true,
+		"http://x:65535/": false, "http://[::1]:80/": false, "http://[::1]:8${X}/": true, "http://${OF_HOST}:80/g": false,
 	} {
 		if got := jsURLRefuses(s); got != want {
 			t.Errorf("jsURLRefuses(%q) = %v, want %v", s, got, want)
@@ -30,7 +34,9 @@ func TestJSURLRefuses(t *testing.T) {
 // (hook.url, a skip) and its sibling kept. Both were read as a url Claude
 // Code posts to.
 func TestClaudeHTTPHookURLSchema(t *testing.T) {
-	for _, u := range []string{"foo", "http://"} {
+	// The last: Claude Code expands no variable in a url, so the port is
+	// not a number (TestClaudeHTTPHookURLVarsAndWebSocket).
+	for _, u := range []string{"foo", "http://", "http://127.0.0.1:8080${CLAUDE_PLUGIN_ROOT}/g"} {
 		t.Run(u, func(t *testing.T) {
 			pre := writeTree(t, "p", map[string]string{
 				ManifestClaude: `{"name": "p"}`,
@@ -74,16 +80,47 @@ func TestClaudeHTTPHookURLSchema(t *testing.T) {
 
 // TestClaudeHTTPCannotPost: the urls Claude Code's hooks schema takes but
 // it cannot post to (internal/agenttest TestClaudeHTTPHookAnswers: "ftp:",
-// "mailto:", "data:" fail as "Unsupported protocol"): any scheme but http,
-// https, ws and wss, once JavaScript's URL parses the url.
+// "mailto:", "data:" fail as "Unsupported protocol"; TestClaudeHTTPHookURLVarsAndWebSocket:
+// "ws:" and "wss:" get no request): any scheme but http and https, once
+// JavaScript's URL parses the url.
 func TestClaudeHTTPCannotPost(t *testing.T) {
 	for s, want := range map[string]bool{
 		"ftp://x": true, " FTP://x": true, "mailto:x": true, "data:,{}": true, "file:///etc/hostname": true, "localhost:8080/check": true,
-		"https://x/": false, "http://127.0.0.1/": false, "HTTP://x": false, "ws://x": false, "wss://x": false,
+		"https://x/": false, "http://127.0.0.1/": false, "HTTP://x": false, "ws://x": true, "wss://x": true,
 		"http:host": false, "foo": false, "http://": false, "": false,
 	} {
 		if got := ClaudeHTTPCannotPost(s); got != want {
 			t.Errorf("ClaudeHTTPCannotPost(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestClaudeHTTPHookURLWarnings: what the review says of an http guard
+// Claude Code 2.1.332 loads but posts to in a way the url does not show
+// (internal/agenttest TestClaudeHTTPHookURLVarsAndWebSocket): a ws:// or
+// wss:// url gets no request, so the hook fails on every call (it was
+// shown as a guard that POSTs, with no warning); ${CLAUDE_PLUGIN_ROOT}
+// and the other plugin variables are sent as written (no warning was
+// given for them), in the query to the server, in the host to no one.
+func TestClaudeHTTPHookURLWarnings(t *testing.T) {
+	for _, c := range []struct{ url, says string }{
+		{"ws://127.0.0.1:8080/g", "fails on every call and never blocks PreToolUse"},
+		{"wss://guard.example.com/g", "fails on every call and never blocks PreToolUse"},
+		{"https://guard.example.com/g?root=${CLAUDE_PLUGIN_ROOT}", `does not expand "${CLAUDE_PLUGIN_ROOT}" (allowedEnvVars is for headers only), so the server gets that text`},
+		{"https://guard.example.com${PLUGIN_DATA}/g", `does not expand "${PLUGIN_DATA}" (allowedEnvVars is for headers only), so no server is asked`},
+		{"https://${GUARD_HOST}/g", `so no server is asked and the hook fails, so this guard never blocks PreToolUse`},
+	} {
+		b := writeTree(t, "p", map[string]string{
+			ManifestClaude:     `{"name": "p"}`,
+			"hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "` + c.url + `"}]}]}}`,
+		})
+		if !slices.ContainsFunc(b.Report.Findings, func(f Finding) bool {
+			return f.Rule == "hook.url" && f.Severity == Warning && strings.Contains(f.Message, c.says)
+		}) {
+			t.Errorf("%s: no hook.url warning saying %q:%s", c.url, c.says, dumpFindings(b))
+		}
+		if !slices.ContainsFunc(b.Components.Hooks, func(h Hook) bool { return h.URL == c.url && slices.Contains(h.Hosts, HostClaude) }) {
+			t.Errorf("%s: the hook is not reviewed for Claude Code:%s", c.url, dumpFindings(b))
 		}
 	}
 }

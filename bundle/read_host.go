@@ -724,16 +724,22 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				r.b.Report.Skipf(FieldPath(path, "url"), "hook.url", "url %s is not a URL (JavaScript's URL does not parse it), so Claude Code's hooks schema drops this hook", Quote(h.URL))
 			}
 			keep = false
-		} else if vars := HostVarRefs(h.URL, false); len(vars) > 0 && r.host == HostClaude {
+		} else if ref, inHost := claudeURLRef(h.URL); ref != "" && r.host == HostClaude {
 			// Claude Code (2.1.332) expands no variable in a url, not
-			// even one allowedEnvVars lists (internal/agenttest
-			// TestClaudeHTTPGuardLoopbackForms): the request goes
-			// nowhere, the hook fails and the event goes ahead.
-			guard := ""
-			if BlockingEvent(event) {
-				guard = ", so this guard never blocks " + event
+			// even one allowedEnvVars lists nor ${CLAUDE_PLUGIN_ROOT}
+			// (internal/agenttest TestClaudeHTTPGuardLoopbackForms,
+			// TestClaudeHTTPHookURLVarsAndWebSocket): in the host the
+			// request goes nowhere, the hook fails and the event goes
+			// ahead; in the path or query the server gets the text.
+			if inHost {
+				guard := ""
+				if BlockingEvent(event) {
+					guard = ", so this guard never blocks " + event
+				}
+				r.b.Report.Warnf(FieldPath(path, "url"), "hook.url", "Claude Code sends the url as written: it does not expand %s (allowedEnvVars is for headers only), so no server is asked and the hook fails%s; bundlectl posts it as written too; write the url out", Quote(ref), guard)
+			} else {
+				r.b.Report.Warnf(FieldPath(path, "url"), "hook.url", "Claude Code sends the url as written: it does not expand %s (allowedEnvVars is for headers only), so the server gets that text, not a value; bundlectl posts it as written too; write the value out", Quote(ref))
 			}
-			r.b.Report.Warnf(FieldPath(path, "url"), "hook.url", "Claude Code sends the url as written: it does not expand %s (allowedEnvVars is for headers only), so no server is asked and the hook fails%s; bundlectl posts it as written too; write the url out", Quote("${"+vars[0]+"}"), guard)
 		}
 	case HookPrompt, HookAgent:
 		if h.Prompt == "" {
@@ -1193,6 +1199,25 @@ func ClaudeOnFailureIgnoredOn(event string) bool {
 	return false
 }
 
+// claudeURLRef is the first ${NAME} in an http hook's url, which Claude
+// Code sends as written, and whether it is in the url's host or port
+// (before the path, query or fragment).
+func claudeURLRef(u string) (ref string, inHost bool) {
+	loc := braceRef().FindStringIndex(u)
+	if loc == nil {
+		return "", false
+	}
+	start := 0
+	if i := strings.Index(u, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(u)
+	if i := strings.IndexAny(u[start:], `/\?#`); i >= 0 {
+		end = start + i
+	}
+	return u[loc[0]:loc[1]], loc[0] >= start && loc[0] < end
+}
+
 // jsURLRefuses reports whether JavaScript's URL (the WHATWG URL parser,
 // which Claude Code's hooks schema applies to an http hook's url) refuses
 // s: once tabs and line breaks are removed and leading and trailing
@@ -1230,21 +1255,27 @@ func jsURLRefuses(s string) bool {
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
 		auth = auth[at+1:]
 	}
-	if !strings.HasPrefix(auth, "[") {
-		if c := strings.LastIndexByte(auth, ':'); c >= 0 {
-			auth = auth[:c]
-		}
+	port := ""
+	if c := strings.LastIndexByte(auth, ':'); c >= 0 && (!strings.HasPrefix(auth, "[") || c > strings.LastIndexByte(auth, ']')) {
+		auth, port = auth[:c], auth[c+1:]
+	}
+	// A port is ASCII digits up to 65535: "http://h:80${X}/" fails to
+	// parse, as Claude Code 2.1.332 expands no variable in a url
+	// (internal/agenttest TestClaudeHTTPHookURLVarsAndWebSocket).
+	if n, err := strconv.ParseUint(port, 10, 32); port != "" && (err != nil || n > 65535 || strings.TrimLeft(port, "0123456789") != "") {
+		return true
 	}
 	return auth == ""
 }
 
 // ClaudeHTTPCannotPost reports whether Claude Code (2.1.332) loads an http
 // hook with url s but can never post the event to it: JavaScript's URL
-// parses s (jsURLRefuses does not refuse it) and its scheme is none of
-// http, https, ws and wss (read by bundlectl's url rules). Claude Code
-// fails such a hook on every call ("Unsupported protocol"), "ftp:",
-// "mailto:" and "data:" alike: it never reads a data url's text as the
-// answer (internal/agenttest TestClaudeHTTPHookAnswers).
+// parses s (jsURLRefuses does not refuse it) and its scheme is neither
+// http nor https (read by bundlectl's url rules). Claude Code fails such a
+// hook on every call ("Unsupported protocol"), "ftp:", "mailto:", "data:",
+// "ws:" and "wss:" alike: it never reads a data url's text as the answer
+// and opens no WebSocket (internal/agenttest TestClaudeHTTPHookAnswers,
+// TestClaudeHTTPHookURLVarsAndWebSocket).
 func ClaudeHTTPCannotPost(s string) bool {
 	if jsURLRefuses(s) {
 		return false
@@ -1258,7 +1289,7 @@ func ClaudeHTTPCannotPost(s string) bool {
 	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
 	scheme, _, _ := strings.Cut(s, ":")
 	switch strings.ToLower(scheme) {
-	case "http", "https", "ws", "wss":
+	case "http", "https":
 		return false
 	}
 	return true
