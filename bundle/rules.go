@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/params"
+	"golang.org/x/text/unicode/norm"
 )
 
 // checkModel applies every semantic rule to the model, whichever manifest
@@ -1286,7 +1287,14 @@ func checkDuplicates(b *Bundle) {
 				if other.name == name {
 					b.Report.Errorf(p, rule, "another %s of the plugin, %s, is also named %s, and a host holds one %s per name; rename one", kind, Quote(other.path), Quote(name), kind)
 				} else {
-					b.Report.Errorf(p, rule, "%s %s differs from %s %s (%s) only in letter case or Unicode normalization: bundlectl exec builds a host view with one entry per %s name, which a case-insensitive file system (macOS, Windows) takes for one; rename one", kind, Quote(name), kind, Quote(other.name), Quote(other.path), kind)
+					how := "only in letter case"
+					if norm.NFC.String(name) == norm.NFC.String(other.name) {
+						// They look alike: say how they differ.
+						how = fmt.Sprintf("only in Unicode normalization (%+q and %+q: one composed, one decomposed)", name, other.name)
+					} else if folder.String(name) != folder.String(other.name) {
+						how = "only in letter case and Unicode normalization"
+					}
+					b.Report.Errorf(p, rule, "%s %s differs from %s %s (%s) %s: bundlectl exec builds a host view with one entry per %s name, which a case-insensitive file system (macOS, Windows) takes for one; rename one", kind, Quote(name), kind, Quote(other.name), Quote(other.path), how, kind)
 				}
 				break
 			}
