@@ -127,12 +127,22 @@ func TestHTTPHookHeadersExpandAsClaudeCode(t *testing.T) {
 // trusted and enabled, and returns the home and an empty workspace.
 func httpGuard(t *testing.T, hooksJSON []byte) (home, ws string) {
 	t.Helper()
+	return activeHookBundle(t, ".claude-plugin/plugin.json", hooksJSON)
+}
+
+// activeHookBundle makes a bundle "hg" whose manifest (manifest, a path
+// in the bundle such as ".codex-plugin/plugin.json" or
+// "gemini-extension.json") says only its name and version, with the given
+// hooks/hooks.json, in the user root of a new home, trusted and enabled,
+// and returns the home and an empty workspace.
+func activeHookBundle(t *testing.T, manifest string, hooksJSON []byte) (home, ws string) {
+	t.Helper()
 	root := t.TempDir()
 	home, ws = filepath.Join(root, "home"), filepath.Join(root, "ws")
 	dir := filepath.Join(home, "bundles", "hg")
-	must(t, os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(manifest)), 0o755))
 	must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, ".claude-plugin", "plugin.json"), []byte(`{"name": "hg", "version": "1.0.0"}`), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, manifest), []byte(`{"name": "hg", "version": "1.0.0"}`), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), hooksJSON, 0o644))
 	must(t, os.MkdirAll(ws, 0o755))
 	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hg")

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
-	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
 // TestCodexPreCompactGuardPastLimit: Codex 0.171 takes a PreCompact
@@ -28,15 +25,7 @@ import (
 func TestCodexPreCompactGuardPastLimit(t *testing.T) {
 	harness.SetHookLimit(200 * time.Millisecond)
 	defer harness.SetHookLimit(0)
-	root := t.TempDir()
-	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-	dir := filepath.Join(home, "bundles", "hg")
-	must(t, os.MkdirAll(filepath.Join(dir, ".codex-plugin"), 0o755))
-	must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, ".codex-plugin", "plugin.json"), []byte(`{"name": "hg", "version": "1.0.0"}`), 0o644))
-	must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(`{"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "cat >/dev/null; sleep 30", "timeout": 3600}]}]}}`), 0o644))
-	must(t, os.MkdirAll(ws, 0o755))
-	activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hg")
+	home, ws := activeHookBundle(t, ".codex-plugin/plugin.json", []byte(`{"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "cat >/dev/null; sleep 30", "timeout": 3600}]}]}}`))
 	input := []byte(`{"hook_event_name":"PreCompact","trigger":"auto"}`)
 	for _, host := range []bundle.Host{bundle.HostCodex, ""} {
 		t.Run(string(host)+"-host", func(t *testing.T) {

@@ -3,15 +3,12 @@ package harness_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
-	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
 // TestGeminiGuardPastLimit: on Gemini CLI's AfterModel and
@@ -27,14 +24,7 @@ func TestGeminiGuardPastLimit(t *testing.T) {
 	defer harness.SetHookLimit(0)
 	for _, event := range []string{"AfterModel", "BeforeToolSelection"} {
 		t.Run(event, func(t *testing.T) {
-			root := t.TempDir()
-			home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-			dir := filepath.Join(home, "bundles", "hg")
-			must(t, os.MkdirAll(filepath.Join(dir, "hooks"), 0o755))
-			must(t, os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(`{"name": "hg", "version": "1.0.0"}`), 0o644))
-			must(t, os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), []byte(`{"hooks": {"`+event+`": [{"hooks": [{"type": "command", "command": "cat >/dev/null; sleep 30", "timeout": 3600000}]}]}}`), 0o644))
-			must(t, os.MkdirAll(ws, 0o755))
-			activate(t, lifecycle.New(bundle.Roots{Home: home, Workspace: ws}, bundle.Limits{}), "hg")
+			home, ws := activeHookBundle(t, "gemini-extension.json", []byte(`{"hooks": {"`+event+`": [{"hooks": [{"type": "command", "command": "cat >/dev/null; sleep 30", "timeout": 3600000}]}]}}`))
 			r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Host: bundle.HostGemini})
 			must(t, err)
 			defer r.Close()
