@@ -2,12 +2,12 @@ package agenttest
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/hookcases"
 )
 
 // TestClaudeHTTPHookAnswers: what Claude Code 2.1.332 does with a
@@ -27,43 +27,31 @@ import (
 //     "block"; a blank body is an empty answer. Through exec, hooks exec
 //     handed such a body on as a command hook's stdout after exit 0, which
 //     Claude Code reads as plain output, so an onFailure "block" guard let
-//     the tool through; it now exits 1 (harness TestClaudeOnFailureModes).
+//     the tool through; it now exits 1 (harness TestClaudeOnFailureModes,
+//     which runs the same internal/hookcases answers).
 func TestClaudeHTTPHookAnswers(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/text":
-			w.Header().Set("Content-Type", "text/plain")
-			w.Write([]byte("ok"))
-		case "/html":
-			w.Header().Set("Content-Type", "text/html")
-			w.Write([]byte("<html><body>ok</body></html>"))
-		case "/brace":
-			w.Write([]byte("{not json"))
-		case "/blank":
-			w.Write([]byte("  \n"))
-		}
-	}))
-	defer srv.Close()
+	srv := hookcases.NewHTTPAnswers(t)
 	denyFile := filepath.Join(t.TempDir(), "deny.json")
 	if err := os.WriteFile(denyFile, []byte(`{"decision":"block","reason":"d"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
+	type answerCase struct {
 		name, url, onFailure string
 		blocked              bool
 		says                 string // in the review's warnings ("-": anything)
-	}{
+	}
+	cases := []answerCase{
 		{"ftp", "ftp://x", "", false, "so the hook fails on every call and never blocks PreToolUse"},
 		{"ftp-block", "ftp://x", "block", true, "blocks every PreToolUse it matches"},
 		{"mailto-block", "mailto:x", "block", true, `blocks every PreToolUse it matches`},
 		{"text", srv.URL + "/text", "", false, "-"},
-		{"text-block", srv.URL + "/text", "block", true, "-"},
-		{"html-block", srv.URL + "/html", "block", true, "-"},
-		{"brace-block", srv.URL + "/brace", "block", true, "-"},
-		{"blank-block", srv.URL + "/blank", "block", false, "-"},
 		{"file-deny", "file://" + denyFile, "", false, "never blocks PreToolUse"},
 		{"data-deny", `data:application/json,{"decision":"block","reason":"d"}`, "", false, "never blocks PreToolUse"},
-	} {
+	}
+	for _, h := range hookcases.HTTPAnswers {
+		cases = append(cases, answerCase{h.Name + "-block", srv.URL + h.Path, "block", h.Blocked, "-"})
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			hook := map[string]any{"type": "http", "url": c.url}
 			if c.onFailure != "" {

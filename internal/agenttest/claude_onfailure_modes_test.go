@@ -2,12 +2,11 @@ package agenttest
 
 import (
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/hookcases"
 )
 
 // TestClaudeOnFailureSchema: Claude Code 2.1.332's hooks schema takes a
@@ -96,47 +95,22 @@ func TestClaudeOnFailureSchema(t *testing.T) {
 // but is no JSON (plain output to it) does not, nor does a hook with
 // "async" or "asyncRewake" true, which runs in the background; with those
 // false it blocks. bundlectl hooks run --host claude does the same
-// (harness TestClaudeOnFailureModes).
+// (harness TestClaudeOnFailureModes, which runs the same
+// internal/hookcases table).
 func TestClaudeOnFailureModes(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusInternalServerError)
-		w.Write([]byte("oops"))
-	}))
-	defer srv.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := "http://" + ln.Addr().String() + "/g"
-	ln.Close()
-	for _, c := range []struct {
-		name    string
-		hook    map[string]any
-		blocked bool
-	}{
-		{"timeout", map[string]any{"type": "command", "command": "cat >/dev/null; sleep 30", "timeout": 1}, true},
-		{"not-found", map[string]any{"type": "command", "command": "/nonexistent/of-hook"}, true},
-		{"spawn", map[string]any{"type": "command", "command": "/nonexistent/of-hook", "args": []any{}}, true},
-		{"exit-3-output", map[string]any{"type": "command", "command": "cat >/dev/null; echo out; echo err >&2; exit 3"}, true},
-		{"bad-shape", map[string]any{"type": "command", "command": `cat >/dev/null; echo '{"decision": 5}'`}, true},
-		{"not-json", map[string]any{"type": "command", "command": "cat >/dev/null; echo '{not json'"}, false},
-		{"http-500", map[string]any{"type": "http", "url": srv.URL + "/g"}, true},
-		{"http-refused", map[string]any{"type": "http", "url": refused}, true},
-		{"async", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "async": true}, false},
-		{"async-rewake", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": true}, false},
-		{"async-rewake-false", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": false}, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			c.hook["onFailure"] = "block"
+	srv := hookcases.NewHTTPAnswers(t)
+	for _, c := range hookcases.ClaudeOnFailureModes(srv.URL+"/g", hookcases.RefusedURL(t)) {
+		t.Run(c.Name, func(t *testing.T) {
+			c.Hook["onFailure"] = "block"
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "of")
 			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "of", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{c.hook}}}}})
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{c.Hook}}}}})
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
 			res := a.Run(t, "hello")
-			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.blocked {
-				t.Fatalf("the tool ran = %v, want %v (found by trying Claude Code 2.1.332)\n%s", ran, !c.blocked, res)
+			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.Blocked {
+				t.Fatalf("the tool ran = %v, want %v (found by trying Claude Code 2.1.332)\n%s", ran, !c.Blocked, res)
 			}
 		})
 	}
