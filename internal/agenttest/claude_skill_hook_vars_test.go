@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,16 +32,8 @@ func runInPlaceAndExec(t *testing.T, name string, write func(dir, rec string), s
 		} else {
 			home := t.TempDir()
 			t.Cleanup(func() { Writable(home) })
-			out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", name)
-			var rv struct {
-				Token string `json:"token"`
-			}
-			if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
-				t.Fatalf("review --json: %v\n%s", err, out)
-			}
-			BundlectlRun(t, home, "--workspace", a.Workdir, "trust", name, rv.Token)
-			BundlectlRun(t, home, "--workspace", a.Workdir, "enable", name)
-			a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+			trustBundle(t, home, a.Workdir, name)
+			a.Launcher = execLauncher(t, home, a.Workdir)
 		}
 		res := a.Run(t, "hello")
 		t.Cleanup(func() {

@@ -109,14 +109,12 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	}
 	// Codex lists the namespaces of the servers it started in the first
 	// request ("Deferred tool namespaces:\n- mcp__ok\n…").
-	first := a.Model.CallsAt(0)
-	if len(first) == 0 {
-		t.Fatalf("Codex made no model call\n%s", res)
-	}
+	namespaces := map[string]string{}
 	for name := range servers {
-		if first[0].Contains("- mcp__"+name+"\n") != slices.Contains(offered, name) {
-			t.Errorf("Codex offered tools of server %s: %v, want %v\n%s", name, !slices.Contains(offered, name), slices.Contains(offered, name), res)
-		}
+		namespaces[name] = "- mcp__" + name + "\n"
+	}
+	if got := firstCallHolds(t, a, res, namespaces); !slices.Equal(got, offered) {
+		t.Errorf("Codex offered tools of the servers %q, want %q\n%s", got, offered, res)
 	}
 	if calls := mcpCalls(t, filepath.Join(rec, "t_2_63.jsonl")); len(calls) != 0 || !strings.Contains(res.Stderr, "panicked") {
 		t.Errorf("a call to t_2_63's tool reached the server %d times, Codex panicked %v; want no call and a panic, as found by trying Codex 0.171\n%s", len(calls), strings.Contains(res.Stderr, "panicked"), res)
@@ -134,17 +132,9 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	}
 	t.Cleanup(func() { Writable(home) })
 	write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
-	out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
-	var tok struct {
-		Token string `json:"token"`
-	}
-	if err := json.Unmarshal([]byte(out), &tok); err != nil || tok.Token == "" {
-		t.Fatalf("review --json: %v\n%s", err, out)
-	}
-	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, tok.Token)
-	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
+	trustBundle(t, home, a.Workdir, pluginName)
 	a.Args = []string{"-c", "features.plugins=true"}
-	a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+	a.Launcher = execLauncher(t, home, a.Workdir)
 	res = a.Run(t, "look up owl")
 	if got := startedIn(rec); !slices.Equal(got, started) {
 		t.Errorf("under bundlectl exec Codex started the servers %q, want %q, those the review lists\n%s", got, started, res)

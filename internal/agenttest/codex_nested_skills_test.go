@@ -55,17 +55,7 @@ func TestCodexNestedSkills(t *testing.T) {
 	a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
 	placeCopy(t, filepath.Join(a.ConfigDir(), "plugins", "cache"), src)
 	res := a.Run(t, "hello")
-	first := a.Model.CallsAt(0)
-	if len(first) == 0 {
-		t.Fatalf("no model call\n%s", res)
-	}
-	var offered []string
-	for rel, desc := range descs {
-		if first[0].Contains(desc) {
-			offered = append(offered, rel)
-		}
-	}
-	slices.Sort(offered)
+	offered := firstCallHolds(t, a, res, descs)
 	want := []string{"skills/SKILL.md", "skills/g/a/b/c/d/e/SKILL.md", "skills/group/inner/SKILL.md", "skills/ok/SKILL.md", "skills/ok/nested/SKILL.md"}
 	if !slices.Equal(offered, want) {
 		t.Fatalf("Codex offered the skills %q, want %q\n%s\n%s", offered, want, res, a.Model.Dump())

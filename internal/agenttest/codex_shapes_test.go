@@ -325,18 +325,10 @@ func TestCodexMCPShapes(t *testing.T) {
 		os.MkdirAll(home, 0o700)
 		t.Cleanup(func() { Writable(home) })
 		write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
-		out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
-		var tok struct {
-			Token string `json:"token"`
-		}
-		if err := json.Unmarshal([]byte(out), &tok); err != nil || tok.Token == "" {
-			t.Fatalf("review --json: %v\n%s", err, out)
-		}
-		BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, tok.Token)
-		BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
+		trustBundle(t, home, a.Workdir, pluginName)
 		a.Env = append(a.Env, "AGENTTEST_V1="+v1)
 		a.Args = []string{"-c", "features.plugins=true"}
-		a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+		a.Launcher = execLauncher(t, home, a.Workdir)
 		res := a.Run(t, "hi")
 		got, env := started(t, rec)
 		var reviewed []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -111,20 +112,12 @@ func newTrustedFixture(t testing.TB, a *Agent, marker string) *execFixture {
 // trust reviews, trusts and enables the plugin through the CLI.
 func (f *execFixture) trust(t testing.TB) {
 	t.Helper()
-	out := BundlectlRun(t, f.home, "--workspace", f.ws, "review", "--json", pluginName)
-	var rv struct {
-		Token string `json:"token"`
-	}
-	if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
-		t.Fatalf("review --json: %v\n%s", err, out)
-	}
-	BundlectlRun(t, f.home, "--workspace", f.ws, "trust", pluginName, rv.Token)
-	BundlectlRun(t, f.home, "--workspace", f.ws, "enable", pluginName)
+	trustBundle(t, f.home, f.ws, pluginName)
 }
 
 // launcher starts the agent through bundlectl exec.
 func (f *execFixture) launcher(t testing.TB) []string {
-	return []string{Bundlectl(t), "--home", f.home, "--workspace", f.ws, "exec", "--"}
+	return execLauncher(t, f.home, f.ws)
 }
 
 // snapshot returns the directory the plugin's snapshot is in.
@@ -182,6 +175,47 @@ func lastAt(a *Agent, turn int) (Request, bool) {
 		return Request{}, false
 	}
 	return rs[len(rs)-1], true
+}
+
+// firstCallHolds returns, sorted, the names in texts (name → a text
+// unique to it) whose text the first main-loop model call holds: what the
+// host offered or sent the model at the start. It fails the test when the
+// host made no model call, so an empty answer means none was held.
+func firstCallHolds(t *testing.T, a *Agent, res *Result, texts map[string]string) []string {
+	t.Helper()
+	first := a.Model.CallsAt(0)
+	if len(first) == 0 {
+		t.Fatalf("no model call\n%s", res)
+	}
+	held := []string{}
+	for name, text := range texts {
+		if first[0].Contains(text) {
+			held = append(held, name)
+		}
+	}
+	slices.Sort(held)
+	return held
+}
+
+// trustBundle reviews, trusts and enables the bundle name in home and
+// workspace ws through the CLI, as a user would before bundlectl exec.
+func trustBundle(t testing.TB, home, ws, name string) {
+	t.Helper()
+	out := BundlectlRun(t, home, "--workspace", ws, "review", "--json", name)
+	var rv struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
+		t.Fatalf("review --json: %v\n%s", err, out)
+	}
+	BundlectlRun(t, home, "--workspace", ws, "trust", name, rv.Token)
+	BundlectlRun(t, home, "--workspace", ws, "enable", name)
+}
+
+// execLauncher starts the agent through bundlectl exec with home and
+// workspace ws.
+func execLauncher(t testing.TB, home, ws string) []string {
+	return []string{Bundlectl(t), "--home", home, "--workspace", ws, "exec", "--"}
 }
 
 // checkSkill asserts the skill's description was offered and its body (the

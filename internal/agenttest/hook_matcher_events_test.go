@@ -126,15 +126,7 @@ func checkMatcherParity(t *testing.T, h Host, ws, rec string, events map[string]
 		}
 	}
 
-	var rv struct {
-		Token string `json:"token"`
-	}
-	out := BundlectlRun(t, home, "--workspace", ws, "review", "--json", pluginName)
-	if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
-		t.Fatalf("review --json: %v\n%s", err, out)
-	}
-	BundlectlRun(t, home, "--workspace", ws, "trust", pluginName, rv.Token)
-	BundlectlRun(t, home, "--workspace", ws, "enable", pluginName)
+	trustBundle(t, home, ws, pluginName)
 	var ran []string
 	for event, cases := range events {
 		// Any complete input of the event: a hook the host did not wait

@@ -3,7 +3,6 @@ package agenttest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -149,15 +148,7 @@ func TestHookShellParity(t *testing.T) {
 
 			home := filepath.Join(t.TempDir(), "bundlectl-home")
 			t.Cleanup(func() { Writable(home) })
-			var rv struct {
-				Token string `json:"token"`
-			}
-			out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
-			if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
-				t.Fatalf("review --json: %v\n%s", err, out)
-			}
-			BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, rv.Token)
-			BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
+			trustBundle(t, home, a.Workdir, pluginName)
 			ctx, cancel := context.WithTimeout(context.Background(), HangGuard)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, Bundlectl(t), "--home", home, "--workspace", a.Workdir, "hooks", "run", tc.event, "--host", string(tc.h))
@@ -184,14 +175,9 @@ func TestHookShellParity(t *testing.T) {
 			}
 			home2 := filepath.Join(t.TempDir(), "bundlectl-home")
 			t.Cleanup(func() { Writable(home2) })
-			out = BundlectlRun(t, home2, "--workspace", b.Workdir, "review", "--json", pluginName)
-			if err := json.Unmarshal([]byte(out), &rv); err != nil || rv.Token == "" {
-				t.Fatalf("review --json: %v\n%s", err, out)
-			}
-			BundlectlRun(t, home2, "--workspace", b.Workdir, "trust", pluginName, rv.Token)
-			BundlectlRun(t, home2, "--workspace", b.Workdir, "enable", pluginName)
+			trustBundle(t, home2, b.Workdir, pluginName)
 			allowExecTools(b)
-			b.Launcher = []string{Bundlectl(t), "--home", home2, "--workspace", b.Workdir, "exec", "--"}
+			b.Launcher = execLauncher(t, home2, b.Workdir)
 			res = b.Run(t, "touch it")
 			if _, err := os.Stat(marker2); (err == nil) == tc.blocks {
 				t.Errorf("bundlectl exec -- %s: marker made %v; %s itself blocked %v\n%s\n%s", tc.h, err == nil, tc.h, tc.blocks, res, b.Model.Dump())

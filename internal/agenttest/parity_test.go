@@ -85,17 +85,7 @@ func TestGeminiContextFileName(t *testing.T) {
 				writeFile(t, root, rel, text+"\n", 0o644)
 			}
 			res := a.Run(t, "hello")
-			first := a.Model.CallsAt(0)
-			if len(first) == 0 {
-				t.Fatalf("no model call\n%s", res)
-			}
-			var sent []string
-			for rel, text := range texts {
-				if first[0].Contains(text) {
-					sent = append(sent, rel)
-				}
-			}
-			slices.Sort(sent)
+			sent := firstCallHolds(t, a, res, texts)
 			if !slices.Equal(sent, c.want) {
 				t.Errorf("Gemini CLI sent the context files %q, want %q\n%s", sent, c.want, a.Model.Dump())
 			}
@@ -216,17 +206,7 @@ func TestGeminiSkillsRootSkill(t *testing.T) {
 		writeFile(t, root, rel, "---\nname: "+name+"\ndescription: "+desc+"\n---\nbody\n", 0o644)
 	}
 	res := a.Run(t, "hello")
-	first := a.Model.CallsAt(0)
-	if len(first) == 0 {
-		t.Fatalf("no model call\n%s", res)
-	}
-	var offered []string
-	for rel, desc := range descs {
-		if first[0].Contains(desc) {
-			offered = append(offered, rel)
-		}
-	}
-	slices.Sort(offered)
+	offered := firstCallHolds(t, a, res, descs)
 	if want := []string{"skills/SKILL.md", "skills/one/SKILL.md"}; !slices.Equal(offered, want) {
 		t.Fatalf("Gemini CLI offered the skills %q, want %q\n%s", offered, want, a.Model.Dump())
 	}
