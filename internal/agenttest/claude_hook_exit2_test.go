@@ -1,8 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -52,20 +50,7 @@ func TestClaudeNonBlockingExit2(t *testing.T) {
 				f := newExecFixture(t, a)
 				writeJSONFile(t, f.src, "hooks/hooks.json", claudeExit2Hooks(rec))
 				f.trust(t)
-				a.Command(t, "hello") // the agent's own offline configuration
-				userFile, _ := setupFiles(a)
-				if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "claude"); err != nil {
-					t.Fatalf("bundlectl setup claude: %v\n%s%s", err, out, errOut)
-				}
-				wrote, err := os.ReadFile(userFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var m map[string]any
-				if err := json.Unmarshal(wrote, &m); err != nil {
-					t.Fatal(err)
-				}
-				a.Settings = m
+				f.runSetup(t, a, "hello")
 			}
 			res := a.Run(t, "hello")
 			if res.Exit != 0 {

@@ -394,21 +394,7 @@ func TestSetupClaudePreSkillShellCommand(t *testing.T) {
 		"matcher": "Bash", "hooks": []any{map[string]any{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/guard.sh"}}}}}})
 	f.trust(t)
 	writeFile(t, a.Workdir, ".claude/skills/probe/SKILL.md", "---\nname: probe\ndescription: probe skill\n---\n\nResult: !`touch "+f.marker+"`\n", 0o644)
-	a.Command(t, "probe") // the agent's own offline settings, before setup
-	userFile, _ := setupFiles(a)
-	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "claude")
-	if err != nil {
-		t.Fatalf("bundlectl setup claude: %v\n%s%s", err, out, errOut)
-	}
-	wrote, err := os.ReadFile(userFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(wrote, &m); err != nil {
-		t.Fatal(err)
-	}
-	a.Settings = m
+	f.runSetup(t, a, "probe")
 	a.Args = []string{"--allowedTools", "Bash"}
 	res := a.Run(t, "/probe")
 	in, err := os.ReadFile(filepath.Join(f.rec, "hook-stdin.json"))

@@ -1,8 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -53,21 +51,7 @@ func TestClaudeOnFailureBlock(t *testing.T) {
 		f := newExecFixture(t, a)
 		writeJSONFile(t, f.src, "hooks/hooks.json", onFailureHooks("block"))
 		f.trust(t)
-		a.Command(t, "") // the agent's own offline settings, before setup
-		userFile, _ := setupFiles(a)
-		out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "claude")
-		if err != nil {
-			t.Fatalf("bundlectl setup claude: %v\n%s%s", err, out, errOut)
-		}
-		wrote, err := os.ReadFile(userFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(wrote, &m); err != nil {
-			t.Fatal(err)
-		}
-		a.Settings = m
+		f.runSetup(t, a, "")
 		a.Args = []string{"--allowedTools", "Bash"}
 		res := a.Run(t, "make the marker")
 		if exists(marker) {

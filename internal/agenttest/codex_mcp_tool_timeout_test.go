@@ -3,7 +3,6 @@ package agenttest
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,19 +75,9 @@ func TestExecCodexMCPToolTimeout(t *testing.T) {
 				a.Args = []string{"-c", "features.plugins=true"}
 				a.Launcher = f.launcher(t)
 			} else {
-				a.Command(t, "hello") // the agent's own offline configuration
-				userFile, _ := setupFiles(a)
-				if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
-					t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
-				}
-				wrote, err := os.ReadFile(userFile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(string(wrote), "\ntool_timeout_sec = 1.0\n") {
+				if wrote := f.runSetup(t, a, "hello"); !strings.Contains(string(wrote), "\ntool_timeout_sec = 1.0\n") {
 					t.Fatalf("setup wrote no tool_timeout_sec = 1.0:\n%s", wrote)
 				}
-				a.CodexConfig = string(wrote)
 			}
 			check(t, a, a.Run(t, "look up owl"), rec, false)
 		})

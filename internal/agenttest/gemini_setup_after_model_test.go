@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,18 +59,7 @@ func TestSetupGeminiAfterModelBlock(t *testing.T) {
 		writeFile(t, f.src, "bin/am.sh", "#!/bin/sh\ncat >/dev/null\necho '{}'\n", 0o755)
 		writeJSONFile(t, f.src, "hooks/hooks.json", on(hook("${extensionPath}/bin/am.sh")))
 		f.trust(t)
-		a.Command(t, "hello")
-		userFile, _ := setupFiles(a)
-		if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini"); err != nil {
-			t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-		}
-		wrote, err := os.ReadFile(userFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(wrote, &a.Settings); err != nil {
-			t.Fatal(err)
-		}
+		f.runSetup(t, a, "hello")
 		m, _ := filepath.Glob(filepath.Join(f.home, "store", "*", "bin", "am.sh"))
 		if len(m) != 1 {
 			t.Fatalf("want one snapshot holding bin/am.sh, got %v", m)

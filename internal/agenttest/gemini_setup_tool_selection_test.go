@@ -2,9 +2,9 @@ package agenttest
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +44,30 @@ func offeredToolConfigs(t *testing.T, a *Agent) []functionCallingConfig {
 	return out
 }
 
+// offeredToolModes returns, for every model request that offered tools,
+// its toolConfig's mode followed by its allowed function names joined by
+// commas ("ANYglob,read_file"), or "unset" when it had no toolConfig.
+func offeredToolModes(a *Agent) []string {
+	var out []string
+	for _, r := range a.Model.Requests() {
+		var body struct {
+			Tools      []json.RawMessage `json:"tools"`
+			ToolConfig *struct {
+				FunctionCallingConfig functionCallingConfig `json:"functionCallingConfig"`
+			} `json:"toolConfig"`
+		}
+		if json.Unmarshal(r.Body, &body) != nil || len(body.Tools) == 0 {
+			continue
+		}
+		m := "unset"
+		if body.ToolConfig != nil {
+			m = body.ToolConfig.FunctionCallingConfig.Mode + strings.Join(body.ToolConfig.FunctionCallingConfig.AllowedFunctionNames, ",")
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
 // TestSetupGeminiToolSelection: Gemini CLI 0.61 sends each model request
 // with the toolConfig its BeforeToolSelection hooks answered, merged
 // (one hook's AUTO ["read_file"] and another's ANY ["glob"] give ANY
@@ -75,21 +99,7 @@ func TestSetupGeminiToolSelection(t *testing.T) {
 	f := newExecFixture(t, a)
 	writeJSONFile(t, f.src, "hooks/hooks.json", toolSelectionHooks())
 	f.trust(t)
-	a.Command(t, "hello") // the agent's own offline settings, before setup
-	userFile, _ := setupFiles(a)
-	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-	if err != nil {
-		t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-	}
-	wrote, err := os.ReadFile(userFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(wrote, &m); err != nil {
-		t.Fatal(err)
-	}
-	a.Settings = m
+	f.runSetup(t, a, "hello")
 	res = a.Run(t, "hello")
 	got = offeredToolConfigs(t, a)
 	if len(got) == 0 {

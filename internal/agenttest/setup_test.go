@@ -34,6 +34,34 @@ func setupFiles(a *Agent) (user, workspace string) {
 	}
 }
 
+// runSetup runs bundlectl setup for the agent's host once the agent has
+// written its own offline configuration (a.Command with prompt), and
+// gives the agent what setup wrote to the user's configuration: as its
+// Settings (Claude Code, Gemini CLI) or its CodexConfig. It returns what
+// setup wrote there.
+func (f *execFixture) runSetup(t *testing.T, a *Agent, prompt string) []byte {
+	t.Helper()
+	a.Command(t, prompt)
+	userFile, _ := setupFiles(a)
+	if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", string(a.Host)); err != nil {
+		t.Fatalf("bundlectl setup %s: %v\n%s%s", a.Host, err, out, errOut)
+	}
+	wrote, err := os.ReadFile(userFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Host == Codex {
+		a.CodexConfig = string(wrote)
+		return wrote
+	}
+	var m map[string]any
+	if err := json.Unmarshal(wrote, &m); err != nil {
+		t.Fatal(err)
+	}
+	a.Settings = m
+	return wrote
+}
+
 // TestSetup: `bundlectl setup <host>` writes the single-line wiring into the
 // agent's own configuration; the agent started directly (not through exec)
 // then runs the plugin's guard through `bundlectl hooks run` — from the
@@ -133,16 +161,7 @@ func installCodexHooks(t *testing.T, a *Agent, through string, hooks any) {
 	f := newExecFixture(t, a)
 	writeJSONFile(t, f.src, "hooks/hooks.json", hooks)
 	f.trust(t)
-	a.Command(t, "hello") // the agent's own offline configuration
-	userFile, _ := setupFiles(a)
-	if out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex"); err != nil {
-		t.Fatalf("bundlectl setup codex: %v\n%s%s", err, out, errOut)
-	}
-	wrote, err := os.ReadFile(userFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.CodexConfig = string(wrote)
+	f.runSetup(t, a, "hello")
 }
 
 // installGeminiHooks gives a Gemini CLI agent the hooks file hooks: in an
@@ -167,20 +186,6 @@ func installGeminiHooks(t *testing.T, a *Agent, mode, name string, hooks any) *e
 		a.Launcher = f.launcher(t)
 		return f
 	}
-	a.Command(t, "hello") // the agent's own offline settings, before setup
-	userFile, _ := setupFiles(a)
-	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "gemini")
-	if err != nil {
-		t.Fatalf("bundlectl setup gemini: %v\n%s%s", err, out, errOut)
-	}
-	wrote, err := os.ReadFile(userFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(wrote, &m); err != nil {
-		t.Fatal(err)
-	}
-	a.Settings = m
+	f.runSetup(t, a, "hello")
 	return f
 }
