@@ -24,9 +24,7 @@ func TestClaudeAnswerKeys(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "keys")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "keys", "version": "1.0.0"})
-			hook := map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + c.answer + "'"}
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook}}}}})
+			writeClaudeBashGuard(t, dir, "keys", map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + c.answer + "'"})
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
 			res := a.Run(t, "hello")
@@ -35,4 +33,19 @@ func TestClaudeAnswerKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// bashGuardHooks is a hooks.json whose one hook, hook, is a PreToolUse
+// guard of the Bash tool.
+func bashGuardHooks(hook any) map[string]any {
+	return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook}}}}}
+}
+
+// writeClaudeBashGuard writes in dir a Claude Code plugin named name,
+// version 1.0.0, whose one hook, hook, is a PreToolUse guard of the Bash
+// tool.
+func writeClaudeBashGuard(t *testing.T, dir, name string, hook any) {
+	t.Helper()
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": name, "version": "1.0.0"})
+	writeJSONFile(t, dir, "hooks/hooks.json", bashGuardHooks(hook))
 }

@@ -1,11 +1,8 @@
 package agenttest
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -20,13 +17,7 @@ import (
 // closed), and posts a ${VAR} url as written (script
 // review_hook_http_loopback_forms).
 func TestClaudeHTTPGuardLoopbackForms(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by the http guard"}}`))
-	}))
-	defer srv.Close()
+	srv, calls := newDenyingHTTPGuard(t)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	for _, c := range []struct {
 		name, url string
@@ -40,9 +31,7 @@ func TestClaudeHTTPGuardLoopbackForms(t *testing.T) {
 			calls.Store(0)
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "lb")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "lb", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{
-				map[string]any{"type": "http", "url": c.url, "allowedEnvVars": []any{"OF_HOST"}}}}}}})
+			writeClaudeBashGuard(t, dir, "lb", map[string]any{"type": "http", "url": c.url, "allowedEnvVars": []any{"OF_HOST"}})
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			a.Env = []string{"OF_HOST=127.0.0.1"}
 			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}

@@ -2,12 +2,9 @@ package agenttest
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -18,13 +15,7 @@ import (
 // the hook, letting the tool through unguarded; it now refuses the bundle
 // (script review_hook_http_guard_url_forms).
 func TestClaudeHTTPGuardURLForms(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by the http guard"}}`))
-	}))
-	defer srv.Close()
+	srv, calls := newDenyingHTTPGuard(t)
 	forms := map[string]string{
 		"fragment": srv.URL + "/guard#v1",
 		"space":    " " + srv.URL + "/guard",
@@ -36,10 +27,7 @@ func TestClaudeHTTPGuardURLForms(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "hh")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "hh", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
-				"matcher": "Bash", "hooks": []any{map[string]any{"type": "http", "url": forms[name]}},
-			}}}})
+			writeClaudeBashGuard(t, dir, "hh", map[string]any{"type": "http", "url": forms[name]})
 			a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
 			res := a.Run(t, "hello")
 			if got := recorded(t, rec); calls.Load() < 1 || slices.Contains(got, "tool-ran") {

@@ -60,8 +60,7 @@ func TestClaudeHTTPHookAnswers(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "ha")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "ha", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook}}}}})
+			writeClaudeBashGuard(t, dir, "ha", hook)
 			a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
 			res := a.Run(t, "hello")
 			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.blocked {
@@ -87,7 +86,7 @@ func TestClaudeHTTPHookAnswers(t *testing.T) {
 			os.Remove(filepath.Join(rec, "tool-ran"))
 			b := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			b.Workdir = a.Workdir
-			b.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", b.Workdir, "exec", "--"}
+			b.Launcher = execLauncher(t, home, b.Workdir)
 			b.Args = []string{"--allowedTools", "Bash"}
 			res = b.Run(t, "hello")
 			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.blocked {

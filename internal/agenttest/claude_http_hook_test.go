@@ -75,3 +75,17 @@ func TestClaudePluginHTTPHook(t *testing.T) {
 		}
 	}
 }
+
+// newDenyingHTTPGuard starts a server that answers every request with a
+// PreToolUse deny, as an http guard would, and counts the requests; it
+// stops when the test ends.
+func newDenyingHTTPGuard(t *testing.T) (srv *httptest.Server, asked *atomic.Int32) {
+	asked = new(atomic.Int32)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by the http guard"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, asked
+}

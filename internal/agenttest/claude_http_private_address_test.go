@@ -2,12 +2,9 @@ package agenttest
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -32,12 +29,7 @@ import (
 //     TestHTTPHookRefusedAddresses). bundlectl refuses a plain-http guard
 //     to a host that is not loopback, so that case runs in place only.
 func TestClaudeHTTPHookPrivateAddress(t *testing.T) {
-	var asked atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked.Add(1)
-		w.Write([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied by the http guard"}}`))
-	}))
-	defer srv.Close()
+	srv, asked := newDenyingHTTPGuard(t)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	for _, c := range []struct {
 		name, url, onFailure string
@@ -60,8 +52,7 @@ func TestClaudeHTTPHookPrivateAddress(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "pa")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "pa", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{hook}}}}})
+			writeClaudeBashGuard(t, dir, "pa", hook)
 			a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir, "--debug"}
 			// Direct, not through the test's closed proxy: the private
 			// literal must be able to reach the server.
@@ -92,7 +83,7 @@ func TestClaudeHTTPHookPrivateAddress(t *testing.T) {
 			b := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			b.Workdir = a.Workdir
 			b.Env = a.Env
-			b.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", b.Workdir, "exec", "--"}
+			b.Launcher = execLauncher(t, home, b.Workdir)
 			b.Args = []string{"--allowedTools", "Bash"}
 			res = b.Run(t, "hello")
 			if ran := exists(filepath.Join(rec, "tool-ran")); ran == c.blocked {

@@ -48,14 +48,7 @@ func TestClaudeOnFailureSchema(t *testing.T) {
 				}
 				hooks[ev] = []any{map[string]any{"matcher": "Bash", "hooks": []any{bad[name](rec), hook("ingroup")}}}
 				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": hooks})
-				writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nof-skill-body\n", 0o644)
-				a := New(t, Claude, Call("Skill", map[string]any{"skill": "of:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
-				a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
-				res := a.Run(t, "hello")
-				got := recorded(t, rec)
-				if requestsHold(a, "of-skill-body") {
-					got = append(got, "SKILL")
-				}
+				got, res := runSkillThenBash(t, dir, "of", rec)
 				want := []string{"tool-ran"}
 				if ev == "PostToolUse" {
 					want = []string{"ingroup", "pre", "tool-ran", "SKILL"}
@@ -63,28 +56,65 @@ func TestClaudeOnFailureSchema(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("Claude Code ran %q, want %q (found by trying Claude Code 2.1.332)\n%s", got, want, res)
 				}
-				var review struct {
-					Components struct {
-						Hooks  []struct{ Hosts []string }
-						Skills []struct{ Hosts []string }
-					}
-				}
-				out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
-				if err := json.Unmarshal([]byte(out), &review); err != nil {
-					t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
-				}
-				shown := 0
-				for _, c := range append(review.Components.Hooks, review.Components.Skills...) {
-					if slices.Contains(c.Hosts, "claude") {
-						shown++
-					}
-				}
-				if shown != len(want)-1 {
+				review, out := reviewDir(t, dir)
+				if shown := review.shownForClaude(); shown != len(want)-1 {
 					t.Errorf("the review shows %d hooks and skills for Claude Code, want the %d it ran\n%s", shown, len(want)-1, out)
 				}
 			})
 		}
 	}
+}
+
+// runSkillThenBash adds a skill "sk" to the Claude Code plugin name in
+// dir and runs Claude Code with the plugin, the model calling the skill
+// and then Bash, which records "tool-ran" in rec. It returns what was
+// recorded in rec (the plugin's hooks record there too), with "SKILL"
+// when the skill's body reached the model (the plugin loaded).
+func runSkillThenBash(t *testing.T, dir, name, rec string) ([]string, *Result) {
+	t.Helper()
+	body := name + "-skill-body"
+	writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\n"+body+"\n", 0o644)
+	a := New(t, Claude, Call("Skill", map[string]any{"skill": name + ":sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
+	a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
+	res := a.Run(t, "hello")
+	got := recorded(t, rec)
+	if requestsHold(a, body) {
+		got = append(got, "SKILL")
+	}
+	return got, res
+}
+
+// claudeReview is what bundlectl review --json says of a bundle's hooks
+// and skills, and the warnings it gives.
+type claudeReview struct {
+	Errors, Warnings []ReviewWarning
+	Components       struct {
+		Hooks, Skills []struct{ Hosts []string }
+	}
+}
+
+// reviewDir runs bundlectl review --json on the bundle in dir with a
+// throw-away home, and returns what it says and its output.
+func reviewDir(t *testing.T, dir string) (claudeReview, string) {
+	t.Helper()
+	var review claudeReview
+	out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
+	}
+	return review, out
+}
+
+// shownForClaude counts the hooks and skills the review shows for Claude
+// Code.
+func (r claudeReview) shownForClaude() int {
+	n := 0
+	for _, c := range append(r.Components.Hooks, r.Components.Skills...) {
+		if slices.Contains(c.Hosts, "claude") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestClaudeOnFailureModes: each way a PreToolUse hook with "onFailure":
@@ -104,8 +134,7 @@ func TestClaudeOnFailureModes(t *testing.T) {
 			c.Hook["onFailure"] = "block"
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "of")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "of", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{c.Hook}}}}})
+			writeClaudeBashGuard(t, dir, "of", c.Hook)
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
 			res := a.Run(t, "hello")
@@ -135,7 +164,7 @@ func TestExecClaudeOnFailureModes(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 			f := newExecFixture(t, a)
-			writeJSONFile(t, f.src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{c.hook}}}}})
+			writeJSONFile(t, f.src, "hooks/hooks.json", bashGuardHooks(c.hook))
 			f.trust(t)
 			a.Launcher = f.launcher(t)
 			a.Args = []string{"--allowedTools", "Bash"}
