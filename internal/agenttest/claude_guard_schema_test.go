@@ -60,14 +60,7 @@ func TestClaudeGuardHookSchema(t *testing.T) {
 				hooks := map[string]any{"PreToolUse": []any{group("pre")}, "PostToolUse": []any{group("post")}}
 				hooks[ev] = []any{tc.group(rec), group(map[string]string{"PreToolUse": "pre", "PostToolUse": "post"}[ev])}
 				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": hooks})
-				writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\ngs-skill-body\n", 0o644)
-				a := New(t, Claude, Call("Skill", map[string]any{"skill": "gs:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
-				a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
-				res := a.Run(t, "hello")
-				got := recorded(t, rec)
-				if requestsHold(a, "gs-skill-body") {
-					got = append(got, "SKILL")
-				}
+				got, res := runSkillThenBash(t, dir, "gs", rec)
 				want := []string{"tool-ran"}
 				switch {
 				case ev == "PreToolUse":

@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,14 +40,7 @@ func TestClaudeHTTPURLSchema(t *testing.T) {
 				other := map[string]string{"PreToolUse": "post", "PostToolUse": "pre"}[ev]
 				hooks[ev] = []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "http", "url": c.url}, hook("ingroup")}}}
 				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": hooks})
-				writeFile(t, dir, "skills/sk/SKILL.md", "---\nname: sk\ndescription: sk\n---\n\nhu-skill-body\n", 0o644)
-				a := New(t, Claude, Call("Skill", map[string]any{"skill": "hu:sk"}), ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
-				a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash,Skill"}
-				res := a.Run(t, "hello")
-				got := recorded(t, rec)
-				if requestsHold(a, "hu-skill-body") {
-					got = append(got, "SKILL")
-				}
+				got, res := runSkillThenBash(t, dir, "hu", rec)
 				want := []string{"ingroup", other, "tool-ran", "SKILL"}
 				if c.schema && ev == "PreToolUse" {
 					want = []string{"tool-ran"}
@@ -59,24 +51,8 @@ func TestClaudeHTTPURLSchema(t *testing.T) {
 				if !c.schema {
 					return
 				}
-				var review struct {
-					Errors, Warnings []ReviewWarning
-					Components       struct {
-						Hooks  []struct{ Hosts []string }
-						Skills []struct{ Hosts []string }
-					}
-				}
-				out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
-				if err := json.Unmarshal([]byte(out), &review); err != nil {
-					t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
-				}
-				shown := 0
-				for _, h := range append(review.Components.Hooks, review.Components.Skills...) {
-					if slices.Contains(h.Hosts, "claude") {
-						shown++
-					}
-				}
-				if ev == "PreToolUse" && shown != 0 {
+				review, out := reviewDir(t, dir)
+				if shown := review.shownForClaude(); ev == "PreToolUse" && shown != 0 {
 					t.Errorf("the review shows %d hooks and skills for Claude Code, which loads nothing of the plugin\n%s", shown, out)
 				}
 				// The manifest makes the bundle a Codex plugin too: Claude
