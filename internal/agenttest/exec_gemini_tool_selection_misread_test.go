@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -28,29 +27,7 @@ func TestExecGeminiToolSelectionMisread(t *testing.T) {
 	echo := func(answer string) map[string]any {
 		return map[string]any{"type": "command", "command": "cat >/dev/null; echo '" + answer + "'"}
 	}
-	modes := func(a *Agent) []string {
-		var out []string
-		for _, r := range a.Model.Requests() {
-			var body struct {
-				Tools      []json.RawMessage `json:"tools"`
-				ToolConfig *struct {
-					FunctionCallingConfig struct {
-						Mode                 string   `json:"mode"`
-						AllowedFunctionNames []string `json:"allowedFunctionNames"`
-					} `json:"functionCallingConfig"`
-				} `json:"toolConfig"`
-			}
-			if json.Unmarshal(r.Body, &body) != nil || len(body.Tools) == 0 {
-				continue
-			}
-			m := "unset"
-			if body.ToolConfig != nil {
-				m = body.ToolConfig.FunctionCallingConfig.Mode + strings.Join(body.ToolConfig.FunctionCallingConfig.AllowedFunctionNames, ",")
-			}
-			out = append(out, m)
-		}
-		return out
-	}
+	modes := offeredToolModes
 	cases := []struct {
 		name   string
 		hooks  []any
