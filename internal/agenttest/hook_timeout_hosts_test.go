@@ -22,8 +22,7 @@ func guardTimeoutRun(t *testing.T, h Host, timeout json.Number) (guardRan, toolR
 	switch h {
 	case Claude:
 		dir = filepath.Join(tmp, "tmo")
-		writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "tmo", "version": "1.0.0"})
-		writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{guard}}}}})
+		writeClaudeBashGuard(t, dir, "tmo", guard)
 		a.Args = []string{"--plugin-dir", dir, "--allowedTools", "Bash"}
 	case Codex:
 		dir = versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
