@@ -12,7 +12,6 @@ import (
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
-	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/spf13/cobra"
 )
 
@@ -134,225 +133,39 @@ names, and stderr says why.` + exitStatus(
 func runHookExec(g *globals, name, id, host, lineEvent string) error {
 	sealInheritedFiles()
 	input, readErr := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
-	// unread answers an input that cannot be read: which event it is
-	// cannot be known from it, so the hook's own event decides (when the
-	// registry could tell it), as for an input that names no event: a
-	// stop or no tools where exit 2 would not hold, else a block.
-	unread := func(event string) error {
-		why := "bundlectl: bundle " + bundle.Quote(name) + ": cannot read the hook input on stdin, so "
-		switch {
-		case harness.StopsOnFailedGuardIn(bundle.Host(host), event):
-			return writeStop(g, event, why+"the agent is stopped, as "+harness.StopWhy(bundle.Host(host), event)+": "+readErr.Error())
-		case harness.WithholdsTools(event):
-			return writeNoTools(g, event, why+"no tools are offered: "+readErr.Error())
-		case event != "" && !bundle.BlockingEvent(event):
-			// Known from the hook line: an event no answer blocks, where
-			// exit 2 would only read as a block that did not happen.
-			io.WriteString(g.stderr, why+"its hook did not run on "+event+": "+bundle.Sanitize(readErr.Error())+"\n")
-			return &quietError{code: 1}
-		}
-		io.WriteString(g.stderr, why+"the event is blocked: "+bundle.Sanitize(readErr.Error())+"\n")
-		return &quietError{code: 2}
-	}
 	switch host {
 	case "", "claude", "codex", "gemini":
 	default:
 		// A usage error (exit 2: a block), as for hooks run.
 		return &usageError{errors.New("--host must be claude, codex or gemini"), "bundlectl hooks exec --help"}
 	}
-	if lineEvent != "" && !eventName(lineEvent) {
+	if lineEvent != "" && !harness.LineEventName(lineEvent) {
 		return &usageError{fmt.Errorf("--event %s is not an event name", bundle.Quote(lineEvent)), "bundlectl hooks exec --help"}
 	}
-	event := ""
-	var ev struct {
-		Name string `json:"hook_event_name"`
-	}
-	if readErr == nil && json.Unmarshal(input, &ev) == nil {
-		event = ev.Name
-	}
-	switch {
-	case event == "":
-		// The input cannot tell the event: the hook line's decides.
-		event = lineEvent
-	case lineEvent != "" && event != lineEvent && !sameHostEvent(bundle.Host(host), lineEvent, event):
-		// The host fires this line for an event it was not written for
-		// (a hand-edited or misplaced line): the reviewed hook is not run,
-		// and the answer is the one the host reads for the event it fires.
-		return refuseUnrun(g, host, event, "bundlectl: bundle "+bundle.Quote(name)+" hook "+id+": the hook input names event "+bundle.Quote(event)+" but the hook line is for "+bundle.Quote(lineEvent)+", so the hook did not run")
-	}
-	blocking := event == "" || bundle.BlockingEvent(event)
-	fail := func(err error) error {
-		var be *harness.BlockError
-		switch {
-		case harness.StopsOnFailedGuardIn(bundle.Host(host), event) && (errors.As(err, &be) || !authorityChange(err)):
-			// A block there would still let the judged answer through,
-			// or the host would not hold it: stop the agent instead.
-			reason := "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the agent is stopped: " + err.Error()
-			if be != nil {
-				reason = "bundlectl: the agent is stopped, as " + harness.StopWhy(bundle.Host(host), event) + "\n" + be.Reason
-			} else if strings.HasPrefix(err.Error(), "bundlectl: bundle ") {
-				// The harness's own reason names the bundle and the hook
-				// (a guard past bundlectl's limit).
-				reason = err.Error() + ", so the agent is stopped"
-			} else if h := hintOf(err); h != "" {
-				reason = harness.WithHint(reason, g.hint(h))
-			}
-			return writeStop(g, event, reason)
-		case errors.As(err, &be) || blocking && !authorityChange(err):
-			// A BlockError's reason already names the bundle and the fix.
-			reason := ""
-			if be != nil {
-				reason = be.Reason
-			} else {
-				reason = "bundlectl: bundle " + bundle.Quote(name) + ": its hook cannot run, so the event is blocked: " + err.Error()
-				reason = withErrHint(reason, err, g)
-			}
-			io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
-			return &quietError{code: 2}
-		case harness.WithholdsTools(event) && !authorityChange(err):
-			// No answer blocks this event: offer no tools instead.
-			reason := err.Error()
-			if strings.HasPrefix(reason, "bundlectl: bundle ") && !strings.Contains(reason, "no tools are offered") {
-				reason += ", so no tools are offered"
-			}
-			if !strings.HasPrefix(reason, "bundlectl: bundle ") {
-				// The harness's own reason already names the bundle,
-				// what is done and the fix; another error does not.
-				reason = withErrHint("bundlectl: bundle "+bundle.Quote(name)+": its hook cannot run, so no tools are offered: "+reason, err, g)
-			}
-			return writeNoTools(g, event, reason)
-		case authorityChange(err):
-			// A change the user made (disable, revoke, a switch): the hook
-			// proceeds, and the message names the command that undoes it.
-			msg, _ := json.Marshal(map[string]string{"systemMessage": withErrHint("bundlectl: bundle "+bundle.Quote(name)+" did not run its hook: "+err.Error(), err, g)})
-			g.stdout.Write(append(msg, '\n'))
-			return nil
-		}
-		// Exit 1: the host shows stderr (Gemini CLI as a warning) and
-		// goes on; the fix is printed with it.
-		return &codeError{code: exitFailure, err: err, hint: hintOf(err)}
-	}
 	ctx := startContext()
-	r, err := g.roots()
-	if err != nil && readErr != nil {
-		return unread(event)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: []string{name}, NoWatch: true, FixCommand: g.hint, Host: bundle.Host(host)})
-	if err != nil && readErr != nil {
-		return unread(event)
-	}
-	if err != nil {
-		return fail(err)
-	}
-	defer reg.Close()
-	if event == "" {
-		// An input that names no event: the hook's own event decides how
-		// a guard that cannot run is answered, for the events where exit 2
-		// would not stop Gemini CLI (AfterModel, BeforeToolSelection).
-		for _, h := range reg.Hooks("") {
-			if h.Bundle == name && h.ID == id && (harness.StopsOnFailedGuardIn(bundle.Host(host), h.Event) || harness.WithholdsTools(h.Event)) {
-				event, blocking = h.Event, bundle.BlockingEvent(h.Event)
-			}
+	load := func() (*harness.Registry, error) {
+		r, err := g.roots()
+		if err != nil {
+			return nil, err
 		}
+		return harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, Only: []string{name}, NoWatch: true, FixCommand: g.hint, Host: bundle.Host(host)})
 	}
-	if readErr != nil {
-		return unread(event)
-	}
-	res, err := reg.ExecHook(ctx(), name, id, input)
-	if err != nil {
-		return fail(err)
-	}
-	if harness.AnswerCut(event, res) && blocking && !harness.StopsOnFailedGuardIn(bundle.Host(host), event) {
-		// The host would read a cut answer as plain text and proceed.
-		io.WriteString(g.stderr, "bundlectl: "+harness.CutAnswer(name, id, res)+"\n")
-		return &quietError{code: 2}
-	}
-	if harness.AnswerCut(event, res) && harness.WithholdsTools(event) {
-		return writeNoTools(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; no tools are offered")
-	}
-	if harness.WithholdsTools(event) {
-		if why := harness.ToolConfigMisread(res); why != "" {
-			// Gemini CLI would misread it, and may drop every hook's
-			// configuration, another guard's "NONE" included.
-			return writeNoTools(g, event, "bundlectl: bundle "+bundle.Quote(name)+" hook "+id+": its "+why+", so it cannot be applied as written; no tools are offered")
-		}
-	}
-	if harness.AnswerCut(event, res) && harness.StopsOnFailedGuardIn(bundle.Host(host), event) {
-		return writeStop(g, event, "bundlectl: "+strings.TrimSuffix(harness.CutAnswer(name, id, res), " and the event is blocked")+"; the agent is stopped")
-	}
-	g.stdout.Write(res.Stdout)
-	g.stderr.Write(res.Stderr)
-	if res.TimedOut {
-		return &quietError{code: 1}
-	}
-	if res.ExitCode != 0 {
-		code := res.ExitCode
-		if code < 0 {
-			code = 1
-		}
-		return &quietError{code: code}
-	}
-	return nil
+	line := harness.HookLine{Bundle: name, Hook: id, Host: bundle.Host(host), Event: lineEvent, Input: input, ReadErr: readErr, Fix: g.hint}
+	return hookExit(harness.ExecHookLine(ctx, load, line, g.stdout, g.stderr))
 }
 
-// eventName reports whether s reads as an event name (letters only): the
-// value of a hook line's --event, which names an event of the host.
-func eventName(s string) bool {
-	if len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// sameHostEvent reports whether host fires a hook wired to line with an
-// input naming fired as a matter of course: Claude Code runs a subagent's
-// Stop hooks (an agent's front matter) on SubagentStop.
-func sameHostEvent(host bundle.Host, line, fired string) bool {
-	return (host == "" || host == bundle.HostClaude) && line == "Stop" && fired == "SubagentStop"
-}
-
-// refuseUnrun answers event, under host, for a hook that was not run,
-// in the form that fails closed there: a stop or no tools where exit 2
-// would not hold, exit 2 where a hook can block, else exit 1 (a
-// reported failure). The reason goes to stderr in every case.
-func refuseUnrun(g *globals, host, event, reason string) error {
-	const fix = "bundlectl hooks exec --help"
+// hookExit is the error the command ends with for a hook command's
+// harness.HookExit: its answer is written, or bundlectl's own failure is
+// reported with its hint.
+func hookExit(err error) error {
+	var he *harness.HookExit
 	switch {
-	case harness.StopsOnFailedGuardIn(bundle.Host(host), event):
-		reason = harness.WithHint(reason+"; the agent is stopped, as "+harness.StopWhy(bundle.Host(host), event), fix)
-		io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
-		return writeStop(g, event, reason)
-	case harness.WithholdsTools(event):
-		reason = harness.WithHint(reason+"; no tools are offered", fix)
-		io.WriteString(g.stderr, sanitizeLines(reason)+"\n")
-		return writeNoTools(g, event, reason)
+	case !errors.As(err, &he):
+		return err
+	case he.Err != nil:
+		return &codeError{code: he.Code, err: he.Err, hint: he.Hint}
 	}
-	io.WriteString(g.stderr, sanitizeLines(harness.WithHint(reason, fix))+"\n")
-	if bundle.BlockingEvent(event) {
-		return &quietError{code: 2}
-	}
-	return &quietError{code: 1}
-}
-
-// authorityChange reports whether err says the user took the bundle's
-// authority away (disabled, revoked, removed, switched off, not active):
-// its hook then simply does not run.
-func authorityChange(err error) bool {
-	for _, s := range []error{harness.ErrDisabled, harness.ErrRevoked, harness.ErrShadowed, harness.ErrSwitchedOff} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	var ae *harness.AuthorityError
-	return errors.As(err, &ae) && errors.Is(err, harness.ErrNotActive) && !errors.Is(err, harness.ErrReceiptUnusable)
+	return &quietError{code: he.Code}
 }
 
 func runHooks(g *globals, event, host string) error {
@@ -550,62 +363,21 @@ func blockUnguarded(g, hg *globals, host, event string, err error) error {
 	return &quietError{code: 2}
 }
 
-// writeStop answers event, one where a block would still let through
-// what the hook judged (harness.StopsOnFailedGuard), with "continue":
-// false, and reason as the stopReason and the systemMessage: exit 0,
-// which the host reads.
-func writeStop(g *globals, event, reason string) error {
-	o := harness.NewOutcome(event)
-	o.Continue, o.StopReason = false, sanitizeLines(reason)
-	o.SystemMessages = []string{o.StopReason}
-	if _, err := harness.WriteOutcome(g.stdout, g.stderr, o); err != nil {
-		return &codeError{code: exitFailure, err: err}
-	}
-	return nil
-}
-
 // writeNoTools answers event, one no answer can block
 // (harness.WithholdsTools), with a tool configuration that offers no
 // tools, and reason in the systemMessage: exit 0, which the host reads.
 func writeNoTools(g *globals, event, reason string) error {
-	o := harness.NewOutcome(event)
-	o.NoTools = true
-	o.SystemMessages = []string{sanitizeLines(reason)}
-	if _, err := harness.WriteOutcome(g.stdout, g.stderr, o); err != nil {
-		return &codeError{code: exitFailure, err: err}
-	}
-	return nil
-}
-
-// sanitizeLines is bundle.Sanitize for each line of s: a reason ends with
-// its hint on a line of its own (harness.WithHint).
-func sanitizeLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = bundle.Sanitize(l)
-	}
-	return strings.Join(lines, "\n")
+	return hookExit(harness.WriteNoTools(g.stdout, g.stderr, event, reason))
 }
 
 // withErrHint is reason with err's hint on a line of its own
 // (harness.WithHint) as g prints it.
 func withErrHint(reason string, err error, g *globals) string {
-	h := hintOf(err)
+	h := harness.HintOf(err)
 	if h == "" {
 		return reason
 	}
 	return harness.WithHint(reason, g.hint(h))
-}
-
-func hintOf(err error) string {
-	var h interface{ Hint() string }
-	if errors.As(err, &h) {
-		return h.Hint()
-	}
-	if errors.Is(err, lifecycle.ErrStateUnusable) {
-		return "bundlectl list"
-	}
-	return ""
 }
 
 // eventCwd returns the event's "cwd" as an absolute path (a relative one
