@@ -170,38 +170,20 @@ func hookExit(err error) error {
 
 func runHooks(g *globals, event, host string) error {
 	sealInheritedFiles()
+	hr := harness.HookRun{Event: event, Host: bundle.Host(host), Stdout: g.stdout, Stderr: g.stderr}
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
-		// An event that cannot be read cannot be judged: fail closed,
-		// as for one that does not parse, in the form the host honours
-		// (a stop on Codex's PreCompact and Gemini CLI's AfterModel, no
-		// tools on BeforeToolSelection: exit 0, which it reads).
-		o, _ := harness.RefuseEvent(event, &harness.HookEventError{Problem: "cannot read the input on stdin: " + err.Error()})
-		switch host {
-		case "claude", "codex", "gemini":
-			o.Host = bundle.Host(host)
-		}
-		if code, _ := harness.WriteOutcome(g.stdout, g.stderr, o); code == 0 {
-			return nil
-		}
-		return &quietError{code: 2}
+		return hookExit(hr.RefuseUnread(err))
 	}
 	switch host {
 	case "", "claude", "codex", "gemini":
 	default:
 		return &usageError{errors.New("--host must be claude, codex or gemini"), "bundlectl hooks run --help"}
 	}
-	// A hook line that names another host's event is mis-wired: no hook
-	// of bundlectl's own would fire for it, so every guard would pass.
-	// It is a usage error (exit 2: a block) that names the fix.
-	if harness.ValidHookEvent(event) {
-		h := bundle.Host(host)
-		switch {
-		case host != "" && !bundle.KnownHookEvent(h, event):
-			return &usageError{fmt.Errorf("%s is not an event %s fires, so no guard would run for it: a hook line with --host %s names that host's own events", bundle.Quote(event), bundle.HostTitle(h), host), "bundlectl hooks run --help"}
-		case host == "" && !bundle.KnownHookEvent("", event) && !bundle.KnownHookEvent(bundle.HostCodex, event):
-			return &usageError{fmt.Errorf("%s is a Gemini CLI event, for which bundlectl's own hooks fire only under --host gemini", bundle.Quote(event)), "bundlectl hooks run --host gemini " + event}
-		}
+	// A hook line that names another host's event is mis-wired: it is
+	// a usage error (exit 2: a block) that names the fix.
+	if err := hr.CheckLine(); err != nil {
+		return &usageError{err, harness.HintOf(err)}
 	}
 	r, err := g.roots()
 	if err != nil && g.workspace == "" && eventCwd(input) != "" {
@@ -214,16 +196,9 @@ func runHooks(g *globals, event, host string) error {
 		}
 	}
 	if err != nil {
-		if bundle.BlockingEvent(event) || harness.StopsOnFailedGuard(event) {
-			// Exit 1 is "proceed" to a host: a guard must not fail open
-			// because the roots cannot be resolved.
-			return blockUnguarded(g, g, host, event, err)
-		}
-		if harness.WithholdsTools(event) {
-			// Gemini CLI offers every tool on any exit status here: the
-			// one answer that holds is no tools, as when the registry
-			// cannot load.
-			return writeNoTools(g, event, withErrHint("bundlectl cannot tell which guards apply, so no tools are offered: "+err.Error(), err, g))
+		// A guard must not fail open because the roots cannot be resolved.
+		if ok, exit := hr.AnswerUnguarded(err, g.hint); ok {
+			return hookExit(exit)
 		}
 		return err
 	}
@@ -274,14 +249,9 @@ func runHooks(g *globals, event, host string) error {
 		hg.workspace = reg.Workspace()
 	}
 	if err != nil {
-		if bundle.BlockingEvent(event) || harness.StopsOnFailedGuard(event) {
-			// The guards cannot even be listed: fail closed.
-			return blockUnguarded(g, hg, host, event, err)
-		}
-		if harness.WithholdsTools(event) {
-			reason := "bundlectl cannot tell which guards apply, so no tools are offered: " + err.Error()
-			reason = withErrHint(reason, err, hg)
-			return writeNoTools(g, event, reason)
+		// The guards cannot even be listed: fail closed.
+		if ok, exit := hr.AnswerUnguarded(err, hg.hint); ok {
+			return hookExit(exit)
 		}
 		// A harness treats exit 1 as a non-blocking error shown to the user.
 		return &codeError{code: exitFailure, err: err}
@@ -289,16 +259,9 @@ func runHooks(g *globals, event, host string) error {
 	defer reg.Close()
 	var o harness.Outcome
 	if p := <-evc; p.err != nil {
-		o, err = harness.RefuseEvent(event, p.err)
-		if !harness.ValidHookEvent(event) {
-			// A mistyped event on a hook line: the help lists the names.
-			o.Reason = harness.WithHint(o.Reason, "bundlectl hooks run --help")
-		}
+		o, err = hr.Refuse(p.err)
 	} else {
-		o, err = reg.FireEvent(ctx(), p.ev)
-		if h := blockHint(o, err); h != "" {
-			o.Reason = harness.WithHint(o.Reason, hg.hint(h))
-		}
+		o, err = hr.Fire(ctx(), reg, p.ev, hg.hint)
 	}
 	if host != "" && event == "SessionStart" {
 		// A hook line written by an older setup may leave out events
@@ -312,72 +275,7 @@ func runHooks(g *globals, event, host string) error {
 			}
 		}
 	}
-	if err != nil && !o.Blocked {
-		return &codeError{code: exitFailure, err: err}
-	}
-	if host == "gemini" && o.Blocked && !bundle.BlockingEvent(event) && !harness.WithholdsTools(event) && !harness.StopsOnFailedGuard(event) {
-		// Gemini CLI ignores a block on the events it shares with Claude
-		// Code and shows only a systemMessage: a refused chain or an
-		// unreadable event must not leave the user with a bare "hook
-		// failed".
-		o.SystemMessages = append(o.SystemMessages, o.Reason)
-	}
-	o.Host = bundle.Host(host)
-	code, werr := harness.WriteOutcome(g.stdout, g.stderr, o)
-	if werr != nil && code != 2 {
-		return werr
-	}
-	if code != 0 {
-		return &quietError{code: code}
-	}
-	return nil
-}
-
-// blockHint is the next step for a block that carries none of its own: a
-// hook chain nested past the limit (a hook that starts bundlectl or an
-// agent again: catalog lists every active hook and what it runs). A tool
-// event whose input names no tool (Outcome.NoToolName) carries its own,
-// from the harness.
-func blockHint(o harness.Outcome, err error) string {
-	if !o.Blocked || strings.Contains(o.Reason, "\nbundlectl: hint: ") {
-		return ""
-	}
-	var ce *harness.ChainError
-	if errors.As(err, &ce) && ce.Depth >= harness.MaxHookChain {
-		return "bundlectl catalog"
-	}
-	return ""
-}
-
-// blockUnguarded blocks event, one a hook can block, because which guards
-// apply cannot be told (err): exit 2 with the reason, and the fix as hg
-// prints it.
-func blockUnguarded(g, hg *globals, host, event string, err error) error {
-	o := harness.NewOutcome(event)
-	o.Host = bundle.Host(host)
-	o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
-	o.Reason = withErrHint(o.Reason, err, hg)
-	if code, _ := harness.WriteOutcome(g.stdout, g.stderr, o); code == 0 {
-		return nil // a stop (harness.StopsOnFailedGuard), read on exit 0
-	}
-	return &quietError{code: 2}
-}
-
-// writeNoTools answers event, one no answer can block
-// (harness.WithholdsTools), with a tool configuration that offers no
-// tools, and reason in the systemMessage: exit 0, which the host reads.
-func writeNoTools(g *globals, event, reason string) error {
-	return hookExit(harness.WriteNoTools(g.stdout, g.stderr, event, reason))
-}
-
-// withErrHint is reason with err's hint on a line of its own
-// (harness.WithHint) as g prints it.
-func withErrHint(reason string, err error, g *globals) string {
-	h := harness.HintOf(err)
-	if h == "" {
-		return reason
-	}
-	return harness.WithHint(reason, g.hint(h))
+	return hookExit(hr.Write(o, err))
 }
 
 // eventCwd returns the event's "cwd" as an absolute path (a relative one

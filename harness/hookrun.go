@@ -1,0 +1,161 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// A HookRun answers one event for a hook line that fires every matching
+// active hook (bundlectl hooks run <Event>), in the hook contract of the
+// host that reads the answer. Its methods decide, in the order a caller
+// meets them: whether the line is mis-wired (CheckLine), the answer to an
+// input that cannot be read (RefuseUnread), the answer when which guards
+// apply cannot be told (AnswerUnguarded), the outcome of the event
+// (Refuse, Fire), and what is written and the exit status (Write).
+type HookRun struct {
+	Event string      // the event the line names
+	Host  bundle.Host // the host that reads the answer; "" is bundlectl's own contract
+	// Stdout and Stderr take the answer.
+	Stdout, Stderr io.Writer
+}
+
+// A HookLineError is a hook line that names an event no guard would run
+// for: the line is mis-wired, and Hint is the command that helps fix it.
+type HookLineError struct {
+	Reason, Fix string
+}
+
+func (e *HookLineError) Error() string { return e.Reason }
+func (e *HookLineError) Hint() string  { return e.Fix }
+
+// CheckLine returns a *HookLineError when the line names another host's
+// event: no hook of bundlectl's own would fire for it, so every guard
+// would pass. An event name that is not valid is left to Fire, which
+// refuses it.
+func (r HookRun) CheckLine() error {
+	if !ValidHookEvent(r.Event) {
+		return nil
+	}
+	switch h, event := r.Host, r.Event; {
+	case h != "" && !bundle.KnownHookEvent(h, event):
+		return &HookLineError{fmt.Sprintf("%s is not an event %s fires, so no guard would run for it: a hook line with --host %s names that host's own events", bundle.Quote(event), bundle.HostTitle(h), h), "bundlectl hooks run --help"}
+	case h == "" && !bundle.KnownHookEvent("", event) && !bundle.KnownHookEvent(bundle.HostCodex, event):
+		return &HookLineError{fmt.Sprintf("%s is a Gemini CLI event, for which bundlectl's own hooks fire only under --host gemini", bundle.Quote(event)), "bundlectl hooks run --host gemini " + event}
+	}
+	return nil
+}
+
+// RefuseUnread answers an event whose input cannot be read (readErr):
+// it cannot be judged, so it fails closed, as one that does not parse,
+// in the form the host honours (a stop on Codex's PreCompact and Gemini
+// CLI's AfterModel, no tools on BeforeToolSelection: exit 0, which it
+// reads). It returns nil for exit 0, else a *HookExit of 2.
+func (r HookRun) RefuseUnread(readErr error) error {
+	o, _ := RefuseEvent(r.Event, &HookEventError{Problem: "cannot read the input on stdin: " + readErr.Error()})
+	switch r.Host {
+	case bundle.HostClaude, bundle.HostCodex, bundle.HostGemini:
+		o.Host = r.Host
+	}
+	if code, _ := WriteOutcome(r.Stdout, r.Stderr, o); code == 0 {
+		return nil
+	}
+	return &HookExit{Code: 2}
+}
+
+// AnswerUnguarded answers the event when which guards apply cannot be
+// told (err: the roots or the registry cannot be had), with the fix
+// printed by fix: a block (exit 2) on an event a hook can block, a stop
+// where a block would not hold, no tools on BeforeToolSelection. On any
+// other event it writes nothing and returns answered false.
+func (r HookRun) AnswerUnguarded(err error, fix func(string) string) (answered bool, exit error) {
+	event := r.Event
+	switch {
+	case bundle.BlockingEvent(event) || StopsOnFailedGuard(event):
+		// Exit 1 is "proceed" to a host: a guard must not fail open
+		// because its bundles cannot be listed.
+		o := NewOutcome(event)
+		o.Host = r.Host
+		o.Blocked, o.Reason = true, "bundlectl cannot tell which guards apply, so "+event+" is blocked: "+err.Error()
+		o.Reason = withErrHint(o.Reason, err, fix)
+		if code, _ := WriteOutcome(r.Stdout, r.Stderr, o); code == 0 {
+			return true, nil // a stop (StopsOnFailedGuard), read on exit 0
+		}
+		return true, &HookExit{Code: 2}
+	case WithholdsTools(event):
+		// Gemini CLI offers every tool on any exit status here: the one
+		// answer that holds is no tools.
+		reason := withErrHint("bundlectl cannot tell which guards apply, so no tools are offered: "+err.Error(), err, fix)
+		return true, WriteNoTools(r.Stdout, r.Stderr, event, reason)
+	}
+	return false, nil
+}
+
+// Refuse is the outcome of an event whose input did not parse (err,
+// from ParseHookEvent): blocked, as RefuseEvent; a mistyped event name
+// on the line gets the help that lists the names.
+func (r HookRun) Refuse(err error) (Outcome, error) {
+	o, err := RefuseEvent(r.Event, err)
+	if !ValidHookEvent(r.Event) {
+		o.Reason = WithHint(o.Reason, "bundlectl hooks run --help")
+	}
+	return o, err
+}
+
+// Fire is the outcome of ev fired through reg. A hook chain nested past
+// MaxHookChain gets the fix its block lacks, printed by fix.
+func (r HookRun) Fire(ctx context.Context, reg *Registry, ev *HookEvent, fix func(string) string) (Outcome, error) {
+	o, err := reg.FireEvent(ctx, ev)
+	if h := blockHint(o, err); h != "" {
+		o.Reason = WithHint(o.Reason, printFix(fix, h))
+	}
+	return o, err
+}
+
+// blockHint is the next step for a block that carries none of its own: a
+// hook chain nested past the limit (a hook that starts bundlectl or an
+// agent again: catalog lists every active hook and what it runs). A tool
+// event whose input names no tool (Outcome.NoToolName) carries its own.
+func blockHint(o Outcome, err error) string {
+	if !o.Blocked || strings.Contains(o.Reason, "\nbundlectl: hint: ") {
+		return ""
+	}
+	var ce *ChainError
+	if errors.As(err, &ce) && ce.Depth >= MaxHookChain {
+		return "bundlectl catalog"
+	}
+	return ""
+}
+
+// Write writes o, the outcome Fire returned with err, in the host's
+// contract. An error that did not block is bundlectl's own failure: a
+// *HookExit with Err set, nothing written. Under Gemini CLI a block on
+// an event it lets no hook block is also said in a systemMessage, the
+// only part it shows. It returns nil for exit 0, a *HookExit for another
+// status, or the error writing the answer failed with.
+func (r HookRun) Write(o Outcome, err error) error {
+	if err != nil && !o.Blocked {
+		return &HookExit{Code: 1, Err: err}
+	}
+	event := r.Event
+	if r.Host == bundle.HostGemini && o.Blocked && !bundle.BlockingEvent(event) && !WithholdsTools(event) && !StopsOnFailedGuard(event) {
+		// Gemini CLI ignores a block on the events it shares with Claude
+		// Code and shows only a systemMessage: a refused chain or an
+		// unreadable event must not leave the user with a bare "hook
+		// failed".
+		o.SystemMessages = append(o.SystemMessages, o.Reason)
+	}
+	o.Host = r.Host
+	code, werr := WriteOutcome(r.Stdout, r.Stderr, o)
+	if werr != nil && code != 2 {
+		return werr
+	}
+	if code != 0 {
+		return &HookExit{Code: code}
+	}
+	return nil
+}
