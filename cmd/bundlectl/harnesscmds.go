@@ -74,54 +74,32 @@ and "switched off" when disable --hook turned it off.` + exitStatus(exit0, exit1
 // snapshot, and the catalogue says an update awaits review, as list does.
 type catalogOutput struct {
 	harness.Catalog
-	UpdatesPending []pendingUpdate `json:"updates_pending"`
+	UpdatesPending []lifecycle.PendingUpdate `json:"updates_pending"`
 }
 
-// pendingUpdate is a loaded bundle whose source no longer matches its
-// receipt.
-type pendingUpdate struct {
-	Name          string   `json:"name"`
-	ID            string   `json:"id"`
-	UpdatePending bool     `json:"update_pending"` // always true, as in list --json
-	Reasons       []string `json:"reasons"`
-	Hint          string   `json:"hint"`
-}
-
-// updatesPending checks the sources of the loaded bundles as list does
-// (fingerprints, re-hashing only what changed) and returns those with an
-// update pending review. The registry itself never reads a source: this
-// is the command's, not the runtime's, and a failure to look only says so.
-func (g *globals) updatesPending(loaded []harness.ActiveBundle) []pendingUpdate {
-	out := []pendingUpdate{}
+// updatesPending is lifecycle's UpdatesPending for the loaded bundles,
+// each fix as this invocation prints it. The registry itself never reads
+// a source: this is the command's, not the runtime's, and a failure to
+// look only says so.
+func (g *globals) updatesPending(loaded []harness.ActiveBundle) []lifecycle.PendingUpdate {
 	if len(loaded) == 0 {
-		return out
+		return []lifecycle.PendingUpdate{}
 	}
-	ids := make(map[string]bool, len(loaded))
-	for _, b := range loaded {
-		ids[b.ID] = true
+	ids := make([]string, len(loaded))
+	for i, b := range loaded {
+		ids[i] = b.ID
 	}
 	m, err := g.manager()
-	var sts []lifecycle.Status
-	var d *bundle.Discovery
+	var out []lifecycle.PendingUpdate
 	if err == nil {
-		d, sts, _, err = m.List()
+		out, err = m.UpdatesPending(ids)
 	}
 	if err != nil {
 		fmt.Fprintf(g.stderr, "bundlectl: cannot tell whether an update is pending review: %s\nbundlectl: hint: %s\n", bundle.Sanitize(err.Error()), g.hint("bundlectl list"))
-		return out
+		return []lifecycle.PendingUpdate{}
 	}
-	for i, st := range sts {
-		b := d.Bundles[i]
-		if !st.UpdatePending || !ids[b.ID] {
-			continue
-		}
-		var why []string
-		for _, r := range st.Reasons {
-			if strings.HasPrefix(r, "update pending review: ") {
-				why = append(why, r)
-			}
-		}
-		out = append(out, pendingUpdate{Name: b.Name, ID: b.ID, UpdatePending: true, Reasons: why, Hint: g.hint(st.Hint)})
+	for i := range out {
+		out[i].Hint = g.hint(out[i].Hint)
 	}
 	return out
 }
