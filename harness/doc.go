@@ -279,4 +279,27 @@
 //   - ParseHookOutput never panics (FuzzHookOutput), and reads a JSON
 //     answer's fields as the hosts' parsers do (exactKeys): names with
 //     their letter case, a name given twice with its last value.
+//
+// Invariants of the hook commands (hookexec.go, hookrun.go; bundlectl
+// hooks exec and hooks run are thin callers of these):
+//
+//   - ExecHookLine and HookRun decide every answer a hook line writes and
+//     its exit status; a caller only reads stdin, resolves its roots and
+//     prints a returned *HookExit's Err with its Hint. No answer fails
+//     open: where a hook cannot run, or which guards apply cannot be told,
+//     an event a hook can block is blocked (exit 2), one where a block
+//     would not hold under the host is stopped ("continue": false,
+//     StopsOnFailedGuardIn) and BeforeToolSelection offers no tools
+//     (WithholdsTools), exit 0 in both. Such an event proceeds only
+//     after a change the user made (AuthorityChange), with a
+//     systemMessage naming the command that undoes it; on any other
+//     event bundlectl's own failure is reported (exit 1).
+//   - A hook line is answered for the event its input names, else the
+//     line's (HookLine.Event). A line whose input names another event is
+//     not run (Claude Code's Stop line on SubagentStop excepted), and the
+//     refusal fails closed for the event the input names.
+//   - A hooks run line naming an event its host does not fire is refused
+//     before anything loads (HookRun.CheckLine): no guard would run.
+//   - Every reason written is escaped line by line, and ends with its fix
+//     on a line of its own (WithHint), as the caller's Fix prints it.
 package harness
