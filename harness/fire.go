@@ -556,12 +556,7 @@ func (r *Registry) isOffFresh(e *entry, kind, name string) bool {
 }
 
 // fixCommand is cmd as the caller prints fix commands (Options.FixCommand).
-func (r *Registry) fixCommand(cmd string) string {
-	if r.opts.FixCommand == nil {
-		return cmd
-	}
-	return r.opts.FixCommand(cmd)
-}
+func (r *Registry) fixCommand(cmd string) string { return printFix(r.opts.FixCommand, cmd) }
 
 // failsClosed reports whether a failed check means the guard could not
 // run (integrity, an unusable state, a receipt changed under it, its

@@ -111,6 +111,7 @@ func withErrHint(reason string, err error, fix func(string) string) string {
 	return WithHint(reason, printFix(fix, h))
 }
 
+// printFix is cmd as fix prints it; a nil fix prints it bare.
 func printFix(fix func(string) string, cmd string) string {
 	if fix == nil {
 		return cmd
