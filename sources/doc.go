@@ -103,8 +103,11 @@
 //     The parent is opened once (or given opened, Options.Parent) and
 //     everything is made, written and read back through it by names
 //     relative to it, never by its path again; git runs in the scratch
-//     directory entered through its descriptor (on Linux), on a bare
-//     repository named relative to it.
+//     directory entered through its descriptor (/proc/self/fd, Linux),
+//     on a bare repository named relative to it. Where that cannot be
+//     done (macOS; Linux without /proc) git is started there by its path
+//     only when no other user may write a directory on it (one that is
+//     sticky aside), and the fetch is refused (ErrRefused) otherwise.
 //   - Every fetched entry, from any kind of source, goes through one
 //     writer that refuses: paths that are absolute or leave the tree
 //     (".."), names that break the tree rules (bundle.CheckName) or

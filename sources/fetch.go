@@ -138,6 +138,7 @@ type fetcher struct {
 	scratchN string   // the scratch directory's name in proot
 	scratch  *os.Root // the scratch directory
 	scratchF *os.File // the scratch directory, for git's working directory
+	workDir  string   // git's working directory (gitWorkDir), once found
 	nrepo    int
 }
 

@@ -121,6 +121,9 @@ func isSSH(remote string) bool {
 // named relative to it, so git reads and writes nowhere else whatever is
 // done meanwhile to the directories above it.
 func (f *fetcher) newGitRepo(dir, remote, src string) (*gitRepo, error) {
+	if _, err := f.gitWorkDir(src); err != nil {
+		return nil, err
+	}
 	home := dir + ".home"
 	if err := f.scratch.Mkdir(home, 0o700); err != nil {
 		return nil, err
@@ -176,7 +179,7 @@ func (g *gitRepo) command(ctx context.Context, gitDir string, args ...string) *e
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, g.f.gitPath, full...)
 	cmd.Env = g.env
-	cmd.Dir = g.f.gitWorkDir()
+	cmd.Dir = g.f.workDir
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second

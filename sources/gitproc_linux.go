@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"os"
 	"strconv"
 	"syscall"
 )
@@ -12,11 +13,26 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// gitWorkDir is the working directory git runs in: the scratch
-// directory, held open. The child changes into it through its copy of
+// procSelfFD is where a process finds its descriptors by number; a test
+// points it elsewhere to stand for a system without /proc mounted.
+var procSelfFD = "/proc/self/fd/"
+
+// noHeldDir says why git cannot be started in a directory held open.
+const noHeldDir = "/proc/self/fd is not available (is /proc mounted?)"
+
+// heldWorkDir is git's working directory entered through the scratch
+// directory's descriptor: the child changes into it through its copy of
 // the descriptor (/proc/self/fd/N, before exec closes it), so no path
 // above it is resolved again: a directory renamed away and a link put in
-// its place redirects nothing git writes.
-func (f *fetcher) gitWorkDir() string {
-	return "/proc/self/fd/" + strconv.FormatUint(uint64(f.scratchF.Fd()), 10)
+// its place redirects nothing git writes. It reports false when that
+// path does not lead to the scratch directory held (no /proc mounted: a
+// container, a chroot).
+func (f *fetcher) heldWorkDir() (string, bool) {
+	p := procSelfFD + strconv.FormatUint(uint64(f.scratchF.Fd()), 10)
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", false
+	}
+	held, err := f.scratchF.Stat()
+	return p, err == nil && os.SameFile(fi, held)
 }

@@ -10,7 +10,12 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
-// gitWorkDir is the working directory git runs in: the scratch
-// directory's path (there is no /proc/self/fd to change into it by its
-// descriptor; docs/sources.md says what that leaves open).
-func (f *fetcher) gitWorkDir() string { return f.scratchPath("") }
+// noHeldDir says why git cannot be started in a directory held open.
+const noHeldDir = "this system has no /proc/self/fd, and Go starts a process in a directory only by its path"
+
+// heldWorkDir reports false: there is no /proc/self/fd to start git in
+// the scratch directory by its descriptor (Darwin's /dev/fd/N names the
+// descriptor's fdesc node, not the directory, and Go's fork and exec on
+// Darwin changes directory only by path; docs/sources.md says what that
+// leaves).
+func (f *fetcher) heldWorkDir() (string, bool) { return "", false }
