@@ -60,6 +60,11 @@ type Tree struct {
 	// rule can say a path goes through a link that is not part of the
 	// bundle rather than that it is missing.
 	RefusedLinks []string
+	// RootDev and RootIno identify the directory the walk opened at Root
+	// and walked by descriptor (zero when it opened none), so a caller
+	// that holds the directory can check that the walk read it, and not
+	// another one swapped in at Root meanwhile.
+	RootDev, RootIno uint64
 }
 
 // RefusedLink reports whether rel or one of its parent directories is a

@@ -57,6 +57,13 @@ func walk(dir string, lim Limits, parallel bool) (*Tree, Report) {
 		w.rep.Errorf(".", "tree.unreadable", "cannot open the bundle directory: %v", errnoText(err))
 		return nil, w.rep
 	}
+	var rst unix.Stat_t
+	if err := unix.Fstat(fd, &rst); err != nil {
+		unix.Close(fd)
+		w.rep.Errorf(".", "tree.unreadable", "cannot read the bundle directory: %v", errnoText(err))
+		return nil, w.rep
+	}
+	w.tree.RootDev, w.tree.RootIno = uint64(rst.Dev), uint64(rst.Ino)
 	// The system calls of a walk (list, stat, open) dominate its cost, so
 	// they run first on a few workers (prescan); the rules then apply in
 	// one deterministic pass over what was seen. When the prescan cannot

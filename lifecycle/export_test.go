@@ -135,3 +135,10 @@ func OnFetchStarting(t testing.TB, f func()) {
 	testOnlyFetchStarting = f
 	t.Cleanup(func() { testOnlyFetchStarting = nil })
 }
+
+// OnValidating runs f right before a command reads the fetched tree dir
+// to validate it, and what f returns right after, until the test ends.
+func OnValidating(t testing.TB, f func(dir string) func()) {
+	testOnlyValidating = f
+	t.Cleanup(func() { testOnlyValidating = nil })
+}

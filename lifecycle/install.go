@@ -203,7 +203,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	if err != nil {
 		return nil, withValidateHint(err, res.Source)
 	}
-	if err := h.check(); err != nil {
+	if err := h.holds(res.Name, nb.Tree); err != nil {
 		return nil, err // what was validated may not be what is held
 	}
 	raw, err := sourceRecord(res.Source, nb.Tree)
@@ -457,7 +457,12 @@ func manifestName(dir string) string {
 
 // validateFetched refuses a fetched tree that discovery would reject.
 func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name string) (*bundle.Bundle, error) {
+	done := func() {}
+	if testOnlyValidating != nil {
+		done = testOnlyValidating(dir)
+	}
 	b := bundle.Load(dir, scope, lim)
+	done()
 	if !b.Rejected() && b.Tree != nil {
 		return b, nil
 	}
@@ -472,6 +477,10 @@ func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name str
 	}
 	return nil, &SourceError{Bundle: name, Reason: "the fetched bundle is invalid, so it was not installed: " + bundle.Sanitize(strings.Join(why, "; ")), Err: ErrRefused}
 }
+
+// testOnlyValidating runs in validateFetched right before the fetched
+// tree dir is read, and what it returns right after.
+var testOnlyValidating func(dir string) func()
 
 // withValidateHint gives the refusal of an invalid tree fetched from a
 // local directory the command that prints its full validation report

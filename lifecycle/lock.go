@@ -634,7 +634,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 			problem(lb.Name, true, "%v", err.(*SourceError).Reason)
 			continue
 		}
-		if err := th.check(); err != nil {
+		if err := th.holds(res.Name, fb.Tree); err != nil {
 			// What was validated may not be what is held.
 			problem(lb.Name, false, "%v", err)
 			out.Problems[len(out.Problems)-1].Err = err

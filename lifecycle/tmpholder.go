@@ -25,7 +25,8 @@ import (
 // writes only through the holder opened as an os.Root (sources.Options
 // Parent), checked to be the held directory; what needs a path (the
 // readers) gets h.path, checked to lead to the held directory right
-// before and after (check), and the fetched tree is taken only from the
+// before and after (check), the validation's walk checked to have read
+// the held tree (holds), and the fetched tree is taken only from the
 // held directory: a swap meanwhile is refused, never used.
 type tmpHolder struct {
 	dir   string    // this home's tmp directory (fetchParent's path)
@@ -96,6 +97,23 @@ func (h *tmpHolder) check() error {
 		return nil
 	}
 	return h.swapped()
+}
+
+// holds refuses, as check does, when h.path no longer leads to the held
+// directory, and when t, the validation's walk of the entry name, did
+// not walk the held directory's entry: the walk opens its root by path
+// (and reads every file again by path, checked to be the inode it
+// walked), so a swap made and undone while it opened the root would
+// have it validate another tree than the one that would be placed.
+func (h *tmpHolder) holds(name string, t *bundle.Tree) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	id := statEntry(h.fd, name)
+	if t == nil || !id.is(&entryID{dev: t.RootDev, ino: t.RootIno}) {
+		return h.swapped()
+	}
+	return nil
 }
 
 func (h *tmpHolder) swapped() error {

@@ -181,7 +181,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if err != nil {
 		return nil, err
 	}
-	if err := h.check(); err != nil {
+	if err := h.holds(res.Name, nb.Tree); err != nil {
 		var se *SourceError
 		if errors.As(err, &se) {
 			se.Bundle = name
