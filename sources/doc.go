@@ -104,10 +104,12 @@
 //     everything is made, written and read back through it by names
 //     relative to it, never by its path again; git runs in the scratch
 //     directory entered through its descriptor (/proc/self/fd, Linux),
-//     on a bare repository named relative to it. Where that cannot be
-//     done (macOS; Linux without /proc) git is started there by its path
-//     only when no other user may write a directory on it (one that is
-//     sticky aside), and the fetch is refused (ErrRefused) otherwise.
+//     on a bare repository named relative to it, with PWD naming that
+//     descriptor, so the absolute paths git gives its lock files go
+//     through it too. Where that cannot be done (macOS; Linux without
+//     /proc) git is started there by its path only when no other user
+//     may write a directory on it (one that is sticky aside), and the
+//     fetch is refused (ErrRefused) otherwise.
 //   - Every fetched entry, from any kind of source, goes through one
 //     writer that refuses: paths that are absolute or leave the tree
 //     (".."), names that break the tree rules (bundle.CheckName) or

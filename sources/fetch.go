@@ -139,6 +139,7 @@ type fetcher struct {
 	scratch  *os.Root // the scratch directory
 	scratchF *os.File // the scratch directory, for git's working directory
 	workDir  string   // git's working directory (gitWorkDir), once found
+	viaFD    bool     // workDir enters the scratch directory by its descriptor
 	nrepo    int
 }
 

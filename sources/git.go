@@ -180,6 +180,9 @@ func (g *gitRepo) command(ctx context.Context, gitDir string, args ...string) *e
 	cmd := exec.CommandContext(ctx, g.f.gitPath, full...)
 	cmd.Env = g.env
 	cmd.Dir = g.f.workDir
+	if g.f.viaFD {
+		g.f.gitHeldDir(cmd)
+	}
 	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 )
@@ -35,4 +36,20 @@ func (f *fetcher) heldWorkDir() (string, bool) {
 	}
 	held, err := f.scratchF.Stat()
 	return p, err == nil && os.SameFile(fi, held)
+}
+
+// gitHeldDir gives git the scratch directory as its descriptor 3 and
+// PWD=/proc/self/fd/3. git makes the path of every lock file it takes
+// (config.lock, shallow.lock, a ref's lock) absolute, from PWD when PWD
+// names its working directory, else from getcwd(3) — the directory's
+// path by name at that moment, which a swap of a directory above it
+// afterwards redirects (shallow.lock is taken before the pack is
+// received and renamed after, a window the remote controls). Through
+// PWD those paths go through git's own descriptor, as the working
+// directory does. git's helpers inherit both; a helper started
+// elsewhere (upload-pack in a local source) finds PWD is not its
+// directory and ignores it.
+func (f *fetcher) gitHeldDir(cmd *exec.Cmd) {
+	cmd.ExtraFiles = []*os.File{f.scratchF}
+	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "PWD=/proc/self/fd/3")
 }

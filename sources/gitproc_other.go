@@ -2,7 +2,10 @@
 
 package sources
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
 // procAttr puts git in its own process group, so a cancelled fetch kills
 // git and every helper it started.
@@ -19,3 +22,7 @@ const noHeldDir = "this system has no /proc/self/fd, and Go starts a process in 
 // Darwin changes directory only by path; docs/sources.md says what that
 // leaves).
 func (f *fetcher) heldWorkDir() (string, bool) { return "", false }
+
+// gitHeldDir does nothing here: git works in the scratch directory by
+// its path (privateWorkDir).
+func (f *fetcher) gitHeldDir(cmd *exec.Cmd) {}

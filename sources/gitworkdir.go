@@ -21,7 +21,7 @@ func (f *fetcher) gitWorkDir(src string) (string, error) {
 		return f.workDir, nil
 	}
 	if p, ok := f.heldWorkDir(); ok {
-		f.workDir = p
+		f.workDir, f.viaFD = p, true
 		return p, nil
 	}
 	p, err := f.privateWorkDir(src)
