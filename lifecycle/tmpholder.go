@@ -176,8 +176,14 @@ func (h *tmpHolder) openRoot() (*os.Root, error) {
 	if err != nil {
 		return nil, h.swapped()
 	}
+	// A directory swapped in may open but refuse the Stat (r--, another
+	// user's): refused as a swap, never a nil FileInfo's Sys.
 	fi, err := r.Stat(".")
-	if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !ok || uint64(st.Dev) != h.id.dev || uint64(st.Ino) != h.id.ino {
+	var st *syscall.Stat_t
+	if err == nil {
+		st, _ = fi.Sys().(*syscall.Stat_t)
+	}
+	if st == nil || uint64(st.Dev) != h.id.dev || uint64(st.Ino) != h.id.ino {
 		r.Close()
 		return nil, h.swapped()
 	}
