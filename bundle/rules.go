@@ -1272,21 +1272,59 @@ func checkDuplicates(b *Bundle) {
 	// host loads: a host keys them by name (Codex and Gemini CLI name a
 	// skill by its front matter), and a host view holds one per name, so
 	// the files, grants and hooks of the two would run as one component.
-	// Names are compared as the tree rule name.collision compares file
-	// names (Unicode NFC and case folding): a view holds each under its
-	// name, skills/Report/ and skills/report/, which a case-insensitive
-	// file system (macOS, Windows) takes for one.
+	//
+	// Two that bundlectl exec's host view would write to paths of one
+	// directory that differ only in letter case or Unicode normalization
+	// (skills/Report/ and skills/report/, commands/a/x.md and
+	// commands/A/y.md) are refused too: a case-insensitive file system
+	// (macOS, Windows) takes those for one. Paths are compared as the tree
+	// rule name.collision compares file names, and as hosts.View.CheckNames
+	// does, so a file command commands/Deploy.md and a skill-mode command
+	// commands/deploy/SKILL.md, which the view writes as Deploy.md and
+	// deploy/ and Claude Code 2.1.332 loads as two commands, pass.
 	type namedAt struct {
-		name, path string
-		hosts      []Host
+		name, path, last string // last: its own view path
+		hosts            []Host
 	}
-	named := func(rule, kind, name, p string, hosts []Host, seen map[string][]namedAt) {
-		key := collisionKey(name)
-		for _, other := range seen[key] {
-			if len(hosts) == 0 || len(other.hosts) == 0 || slices.ContainsFunc(hosts, func(h Host) bool { return slices.Contains(other.hosts, h) }) {
-				if other.name == name {
-					b.Report.Errorf(p, rule, "another %s of the plugin, %s, is also named %s, and a host holds one %s per name; rename one", kind, Quote(other.path), Quote(name), kind)
-				} else {
+	type entryAt struct {
+		entry string // the view path, relative to the kind's directory
+		at    int    // index in the kind's list
+	}
+	type kindSeen struct {
+		list    []namedAt
+		byName  map[string][]int
+		byEntry map[string][]entryAt // parent path and folded base name
+	}
+	named := func(rule, kind, dir, name, p string, hosts []Host, entries []string, seen *kindSeen) {
+		if seen.byName == nil {
+			seen.byName, seen.byEntry = map[string][]int{}, map[string][]entryAt{}
+		}
+		overlap := func(other []Host) bool {
+			return len(hosts) == 0 || len(other) == 0 || slices.ContainsFunc(hosts, func(h Host) bool { return slices.Contains(other, h) })
+		}
+		keys := make([]string, len(entries))
+		for i, e := range entries {
+			keys[i] = path.Dir(e) + "\x00" + collisionKey(path.Base(e))
+		}
+		reported := false
+		for _, i := range seen.byName[name] {
+			if other := seen.list[i]; overlap(other.hosts) {
+				b.Report.Errorf(p, rule, "another %s of the plugin, %s, is also named %s, and a host holds one %s per name; rename one", kind, Quote(other.path), Quote(name), kind)
+				reported = true
+				break
+			}
+		}
+	entries:
+		for j, e := range entries {
+			if reported {
+				break
+			}
+			for _, o := range seen.byEntry[keys[j]] {
+				other := seen.list[o.at]
+				if o.entry == e || other.name == name || !overlap(other.hosts) {
+					continue
+				}
+				if collisionKey(name) == collisionKey(other.name) {
 					how := "only in letter case"
 					if norm.NFC.String(name) == norm.NFC.String(other.name) {
 						// They look alike: say how they differ.
@@ -1295,25 +1333,55 @@ func checkDuplicates(b *Bundle) {
 						how = "only in letter case and Unicode normalization"
 					}
 					b.Report.Errorf(p, rule, "%s %s differs from %s %s (%s) %s: bundlectl exec builds a host view with one entry per %s name, which a case-insensitive file system (macOS, Windows) takes for one; rename one", kind, Quote(name), kind, Quote(other.name), Quote(other.path), how, kind)
+				} else {
+					b.Report.Errorf(p, rule, "bundlectl exec's host view would write %s %s as %s and %s %s (%s) as %s, and %s and %s differ only in letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) takes for one name; rename one", kind, Quote(name), Quote(dir+"/"+entries[len(entries)-1]), kind, Quote(other.name), Quote(other.path), Quote(dir+"/"+other.last), Quote(dir+"/"+e), Quote(dir+"/"+o.entry))
 				}
-				break
+				break entries
 			}
 		}
-		seen[key] = append(seen[key], namedAt{name, p, hosts})
-	}
-	skills := map[string][]namedAt{}
-	for _, s := range b.Components.Skills {
-		named("skill.duplicate", "skill", s.Name, s.Path, s.Hosts, skills)
-	}
-	for _, k := range []struct {
-		kind string
-		docs []Document
-	}{{"command", b.Components.Commands}, {"agent", b.Components.Agents}, {"output style", b.Components.OutputStyles}} {
-		seen := map[string][]namedAt{}
-		for _, d := range k.docs {
-			named("document.duplicate", k.kind, d.Name, d.Path, d.Hosts, seen)
+		at := len(seen.list)
+		seen.list = append(seen.list, namedAt{name, p, entries[len(entries)-1], hosts})
+		seen.byName[name] = append(seen.byName[name], at)
+		for j, e := range entries {
+			seen.byEntry[keys[j]] = append(seen.byEntry[keys[j]], entryAt{e, at})
 		}
 	}
+	var skills kindSeen
+	for _, s := range b.Components.Skills {
+		named("skill.duplicate", "skill", "skills", s.Name, s.Path, s.Hosts, []string{s.Name}, &skills)
+	}
+	for _, k := range []struct {
+		kind, dir string
+		docs      []Document
+	}{{"command", "commands", b.Components.Commands}, {"agent", "agents", b.Components.Agents}, {"output style", "output-styles", b.Components.OutputStyles}} {
+		var seen kindSeen
+		for _, d := range k.docs {
+			named("document.duplicate", k.kind, k.dir, d.Name, d.Path, d.Hosts, docViewEntries(k.kind, d), &seen)
+		}
+	}
+}
+
+// docViewEntries are the paths a host view writes for the document d,
+// relative to its kind's directory, each directory on the way included:
+// its name with each ":" a directory (hosts.DocFile), then ".md" for a
+// file, ".toml" for a Gemini CLI command, nothing for a skill-mode
+// command (Claude Code's directory of a commands location holding a
+// SKILL.md, which the view keeps as a directory).
+func docViewEntries(kind string, d Document) []string {
+	last := d.Name
+	switch {
+	case kind == "command" && IsSkillFileName(path.Base(d.Path)) && path.Dir(d.Path) != ".":
+	case strings.HasSuffix(d.Path, ".toml"):
+		last += ".toml"
+	default:
+		last += ".md"
+	}
+	segs := strings.Split(last, ":")
+	entries := make([]string, len(segs))
+	for i := range segs {
+		entries[i] = strings.Join(segs[:i+1], "/")
+	}
+	return entries
 }
 
 // normalizeHost normalizes a declared network host: lowercase, brackets
