@@ -404,10 +404,17 @@ type UserOption struct {
 type Permissions struct {
 	// NetworkHosts is declared (normalized, sorted) when NetworkDeclared;
 	// otherwise it is derived from the remote endpoints.
-	NetworkHosts      []string `json:"network_hosts,omitempty"`
-	NetworkDeclared   bool     `json:"network_declared,omitempty"`
-	FilesystemRoots   []string `json:"filesystem_roots,omitempty"`
-	LifecycleMutation bool     `json:"lifecycle_mutation,omitempty"`
+	NetworkHosts    []string `json:"network_hosts,omitempty"`
+	NetworkDeclared bool     `json:"network_declared,omitempty"`
+	// NetworkNeverContacted are the hosts of NetworkHosts that nothing
+	// ever contacts: only Claude Code http hooks with a ws:// or wss://
+	// url name them, and Claude Code (2.1.332) posts a hook's event over
+	// http and https only, as bundlectl does (ClaudeHTTPCannotPost). Kept
+	// in NetworkHosts, as the bundle names them, and marked for the
+	// review; not part of the inventory.
+	NetworkNeverContacted []string `json:"network_never_contacted,omitempty"`
+	FilesystemRoots       []string `json:"filesystem_roots,omitempty"`
+	LifecycleMutation     bool     `json:"lifecycle_mutation,omitempty"`
 }
 
 // When restricts the hosts a bundle applies to. Empty fields apply everywhere.

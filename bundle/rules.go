@@ -1429,6 +1429,39 @@ func remoteHosts(b *Bundle) map[string]string {
 	return hosts
 }
 
+// neverContactedHosts are the hosts of remoteHosts that only http hooks
+// Claude Code cannot post to name (ws:// and wss:// urls, which
+// endpointHost reads as http and https): Claude Code 2.1.332 sends them
+// nothing and opens no WebSocket, and bundlectl posts only over http and
+// https (internal/agenttest TestClaudeHTTPHookURLVarsAndWebSocket). Only
+// Claude Code has http hooks (docs/hooks.md), so nothing contacts them.
+func neverContactedHosts(b *Bundle) map[string]bool {
+	contacted, never := map[string]bool{}, map[string]bool{}
+	for _, s := range b.Components.MCP {
+		if s.Remote() {
+			if h, msg := endpointHost(s.URL); msg == "" && h != "" {
+				contacted[h] = true
+			}
+		}
+	}
+	for _, hk := range b.Components.Hooks {
+		if hk.Type != HookHTTP {
+			continue
+		}
+		if h, msg := endpointHost(hk.URL); msg == "" && h != "" {
+			if ClaudeHTTPCannotPost(hk.URL) {
+				never[h] = true
+			} else {
+				contacted[h] = true
+			}
+		}
+	}
+	for h := range contacted {
+		delete(never, h)
+	}
+	return never
+}
+
 // checkNetworkHosts checks capabilities.network_hosts only when a bundle
 // declares it: then it must equal exactly the host set of the bundle's
 // remote endpoints. Undeclared, the set is derived from the endpoints and
@@ -1463,6 +1496,13 @@ func checkNetworkHosts(b *Bundle, declarable map[string]string) {
 			}
 		}
 		b.Permissions.NetworkHosts = sortedKeys(have)
+	}
+	never := neverContactedHosts(b)
+	b.Permissions.NetworkNeverContacted = nil
+	for _, h := range b.Permissions.NetworkHosts {
+		if never[h] {
+			b.Permissions.NetworkNeverContacted = append(b.Permissions.NetworkNeverContacted, h)
+		}
 	}
 	for i, r := range b.Permissions.FilesystemRoots {
 		checkText(b, indexPath(modelPath(b, "capabilities.filesystem_roots", "capabilities.filesystem_roots"), i), r, false)

@@ -970,6 +970,11 @@ func (r *renderer) permissions(b *bundle.Bundle) {
 		hosts += " (derived from its endpoints)"
 	}
 	r.line("  network hosts       %s", hosts)
+	if len(p.NetworkNeverContacted) > 0 {
+		// Named by the bundle, so listed; but a reviewer should not
+		// count on a guard that talks to them.
+		r.line("  never contacted     %s (only http hooks with a ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only)", quoteList(p.NetworkNeverContacted))
+	}
 	roots := "(none)"
 	if len(p.FilesystemRoots) > 0 {
 		roots = quoteList(p.FilesystemRoots)
