@@ -17,7 +17,8 @@ import (
 // ${CLAUDE_PLUGIN_ROOT}, and that bundlectl agrees.
 //
 //   - ws:// and wss://: no request at all (no WebSocket either); the hook
-//     fails on every call and the tool runs. bundlectl's review showed it
+//     fails on every call and the tool runs, or, under onFailure "block",
+//     every call it matches is blocked (tried for both schemes). bundlectl's review showed it
 //     as a guard that "POSTs to" the url, with no warning; it now warns
 //     (hook.url) that the hook fails on every call and never blocks, and
 //     hooks exec fails it the same way (Go's client posts only http and
@@ -57,6 +58,7 @@ func TestClaudeHTTPHookURLVarsAndWebSocket(t *testing.T) {
 		{name: "ws", url: "ws://" + hostport + "/guard", toolRan: true, sibling: true, rule: "hook.url", says: "fails on every call and never blocks"},
 		{name: "wss", url: "wss://" + hostport + "/guard", toolRan: true, sibling: true, rule: "hook.url", says: "fails on every call and never blocks"},
 		{name: "ws-block", url: "ws://" + hostport + "/guard", onFailure: "block", toolRan: false, sibling: true, rule: "hook.url", says: "blocks every PreToolUse", viaExec: true},
+		{name: "wss-block", url: "wss://" + hostport + "/guard", onFailure: "block", toolRan: false, sibling: true, rule: "hook.url", says: "blocks every PreToolUse", viaExec: true},
 		{name: "root-query", url: srv.URL + "/guard?root=${CLAUDE_PLUGIN_ROOT}&d=${CLAUDE_PLUGIN_DATA}", request: "POST /guard?root=${CLAUDE_PLUGIN_ROOT}&d=${CLAUDE_PLUGIN_DATA}", toolRan: false, sibling: true, rule: "hook.url", says: "the server gets that text", viaExec: true},
 		{name: "root-port", url: srv.URL + "${CLAUDE_PLUGIN_ROOT}/guard", toolRan: true, sibling: false, rule: "hook.schema", says: "not a URL"},
 	} {
