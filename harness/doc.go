@@ -240,8 +240,8 @@
 //     chain: every hook runs, their toolConfig answers merge as Gemini CLI
 //     merges them (MergeToolConfigs), and a guard that cannot run, an
 //     answer Gemini CLI would misread, or a refused chain offers no tools.
-//     Gemini CLI's other answers (BeforeTool tool_input, merged over the
-//     arguments and judged again; BeforeTool decision "ask", unless a
+//     Gemini CLI's other answers (BeforeTool tool_input, which replaces
+//     the arguments whole and is judged again; BeforeTool decision "ask", unless a
 //     hook blocks; BeforeModel/AfterModel llm_request and
 //     llm_response; AfterTool tailToolCallRequest; AfterAgent clearContext)
 //     are relayed as Gemini CLI merges several hooks' answers.

@@ -37,12 +37,13 @@ func TestGeminiDecisions(t *testing.T) {
 }
 
 // TestFireChainGeminiToolInput: a Gemini CLI BeforeTool hook rewrites the
-// tool's arguments with hookSpecificOutput.tool_input, whose keys Gemini
-// CLI 0.61 sets over them (TestSetupGeminiToolInput); hooks run --host
-// gemini once dropped it, and the call ran with the arguments the hook
-// meant to replace. The next hook sees the merged arguments, the chain
-// judges them again, and the answer carries them as tool_input;
-// updatedInput means nothing there.
+// tool's arguments with hookSpecificOutput.tool_input, which Gemini CLI
+// 0.61 builds the call from alone (TestSetupGeminiToolInput,
+// TestGeminiSequentialToolInput); hooks run --host gemini once dropped
+// it, and the call ran with the arguments the hook meant to replace, and
+// then merged it over the arguments, keeping keys Gemini CLI drops. The
+// next hook sees the new arguments, the chain judges them again, and the
+// answer carries them as tool_input; updatedInput means nothing there.
 func TestFireChainGeminiToolInput(t *testing.T) {
 	h := newHookEnv(t)
 	rewrite := h.hook("rewrite", "", `echo '{"decision":"allow","hookSpecificOutput":{"tool_input":{"command":"touch safe"}}}'`+"\n")
@@ -55,14 +56,14 @@ func TestFireChainGeminiToolInput(t *testing.T) {
 	if err != nil || o.Blocked || len(o.Errors) != 0 {
 		t.Fatalf("outcome %+v %v", o, err)
 	}
-	if got := string(h.stdin("claude")["tool_input"]); got != `{"command":"touch safe","description":"d"}` {
+	if got := string(h.stdin("claude")["tool_input"]); got != `{"command":"touch safe"}` {
 		t.Fatalf("the next hook saw tool_input %s", got)
 	}
 	var out, errOut bytes.Buffer
 	if code, err := WriteOutcome(&out, &errOut, o); code != 0 || err != nil {
 		t.Fatal(code, err)
 	}
-	if want := `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"touch safe","description":"d"}}}` + "\n"; out.String() != want {
+	if want := `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"touch safe"}}}` + "\n"; out.String() != want {
 		t.Fatalf("wrote %s, want %s", out.String(), want)
 	}
 }
@@ -237,11 +238,10 @@ func FuzzGeminiHookAnswer(f *testing.F) {
 			r = geminiExitAnswer(r, res)
 		}
 		if event == geminiBeforeTool && r.Failure == "" && r.GeminiToolInput != nil {
-			merged, ok := geminiToolInput(json.RawMessage(`{"command":"ls"}`), r.GeminiToolInput)
-			if !ok || !json.Valid(merged) {
-				t.Fatalf("tool_input %q merged to %q", r.GeminiToolInput, merged)
+			if !json.Valid(r.GeminiToolInput) {
+				t.Fatalf("tool_input %q is not JSON", r.GeminiToolInput)
 			}
-			r.UpdatedInput = merged
+			r.UpdatedInput = r.GeminiToolInput
 		}
 		o := NewOutcome(event)
 		o.add(r)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -420,9 +421,8 @@ type HookResult struct {
 	ToolConfigProblem string
 	// GeminiToolInput is hookSpecificOutput.tool_input, Gemini CLI's
 	// BeforeTool rewrite of the tool's arguments, when it is a JSON
-	// object (Gemini CLI ignores any other value), else nil. It is merged
-	// over the arguments (Outcome.add, runRound); updatedInput means
-	// nothing there.
+	// object (Gemini CLI ignores any other value), else nil. It replaces
+	// the arguments whole (runRound); updatedInput means nothing there.
 	GeminiToolInput json.RawMessage
 	// LLMRequest and LLMResponse are hookSpecificOutput.llm_request and
 	// llm_response, Gemini CLI's BeforeModel and AfterModel answers, when
@@ -442,6 +442,10 @@ type HookResult struct {
 	// geminiShared is set when Gemini CLI reads this answer on an event
 	// whose name it shares with Claude Code (geminiSharedAnswer).
 	geminiShared bool
+	// geminiChain is the answer as Gemini CLI 0.61 passes it on to the
+	// next hook of a sequential group (geminiChainInput): the values of
+	// hookSpecificOutput as given, whatever their JSON type.
+	geminiChain geminiChainAnswer
 	// codexAnswer is set when Codex reads this answer (--host codex):
 	// Codex 0.171 takes any of its event names in hookEventName and never
 	// compares it with the event (codex-rs hooks/src/schema.rs
@@ -610,6 +614,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.ToolConfig, r.ToolConfigProblem = ReadToolConfig(hs.ToolConfig)
 		r.GeminiToolInput = jsonObject(hs.ToolInput)
 		r.LLMRequest, r.LLMResponse = jsonObject(hs.LLMRequest), jsonObject(hs.LLMResponse)
+		r.geminiChain = geminiChainAnswer{contextGiven: hs.AdditionalContext != nil, toolInput: slices.Clone(hs.ToolInput), llmRequest: slices.Clone(hs.LLMRequest)}
 		r.TailToolCallRequest = jsonObject(hs.TailToolCallRequest)
 		r.ClearContext = string(bytes.TrimSpace(hs.ClearContext)) == "true" // Gemini CLI: === true
 		switch r.PermissionDecision {
@@ -655,6 +660,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 			// The refusal stands (Claude Code, Codex and Gemini CLI
 			// read it beside the malformed value); nothing is passed on.
 			r.UpdatedInput, r.GeminiToolInput, r.LLMRequest, r.LLMResponse, r.TailToolCallRequest, r.ClearContext = nil, nil, nil, nil, nil, false
+			r.geminiChain = geminiChainAnswer{}
 		}
 	} else if dup != nil {
 		return fail("output looks like JSON but is not one JSON object: %s", truncateText(dup.Error(), maxProblemText))
@@ -876,36 +882,13 @@ func takesUpdatedInput(event string) bool {
 func relaysModelAnswers(event string) bool { return event == "BeforeModel" || event == "AfterModel" }
 
 // geminiBeforeTool is Gemini CLI's event before a tool runs, whose hooks
-// rewrite its arguments with hookSpecificOutput.tool_input, merged over
-// them (geminiToolInput), never with updatedInput.
+// rewrite its arguments with hookSpecificOutput.tool_input, which
+// replaces them whole (runRound), never with updatedInput.
 const (
 	geminiBeforeTool  = "BeforeTool"
 	geminiBeforeAgent = "BeforeAgent"
 	geminiBeforeModel = "BeforeModel"
 )
-
-// geminiToolInput is what Gemini CLI 0.61 makes of a BeforeTool hook's
-// tool_input: its keys set over the current arguments ({...input,
-// ...tool_input}, then Object.assign onto the call's parameters), so a
-// key can be replaced or added, never removed. ok is false when the
-// arguments are not a JSON object to merge into.
-func geminiToolInput(input, partial json.RawMessage) (json.RawMessage, bool) {
-	var base, over map[string]json.RawMessage
-	if json.Unmarshal(partial, &over) != nil {
-		return nil, false
-	}
-	if len(bytes.TrimSpace(input)) > 0 && json.Unmarshal(input, &base) != nil {
-		return nil, false
-	}
-	if base == nil {
-		base = map[string]json.RawMessage{}
-	}
-	for k, v := range over {
-		base[k] = v
-	}
-	out, err := json.Marshal(base)
-	return out, err == nil
-}
 
 // NewOutcome is the outcome of an empty chain: proceed.
 func NewOutcome(event string) Outcome { return Outcome{Event: event, Continue: true} }
@@ -1739,17 +1722,12 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 		r.Bundle, r.Index, r.ID = h.Bundle, h.Index, h.ID
 		r.codexAnswer = h.codex
 		if cur.HookEventName == geminiBeforeTool && r.Failure == "" {
-			// Gemini CLI reads tool_input there, merged over the
-			// arguments, and no updatedInput.
-			r.UpdatedInput = nil
-			if r.GeminiToolInput != nil {
-				merged, ok := geminiToolInput(cur.ToolInput, r.GeminiToolInput)
-				if !ok {
-					o.block(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, "bundlectl: the hook rewrote the tool's arguments (tool_input), which are not a JSON object to merge into; refused")
-					return o, changed, nil
-				}
-				r.UpdatedInput = merged
-			}
+			// Gemini CLI reads tool_input there and no updatedInput:
+			// the last hook's object becomes the arguments whole
+			// (hookAggregator keeps the last tool_input; the
+			// scheduler's evaluateBeforeToolHook builds the call from
+			// it alone), so a key it leaves out is dropped.
+			r.UpdatedInput = r.GeminiToolInput
 		}
 		if r.TimedOut {
 			r.Failure = fmt.Sprintf("timed out after %s and was killed", res.Timeout)
@@ -1784,37 +1762,125 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 // geminiChains reports whether Gemini CLI 0.61 would give the hooks of
 // event, matching, inputs the earlier ones changed: when any of them
 // comes from a "sequential": true group (its hookPlanner makes the whole
-// event's plan sequential then), on BeforeAgent and BeforeModel. On
-// BeforeTool every chain passes rewritten arguments on, and has them
-// judged again (FireChain).
+// event's plan sequential then), on BeforeAgent, BeforeModel and
+// BeforeTool. (On BeforeTool every chain passes the arguments that would
+// run on to the next hook, and has them judged again: FireChain.)
 func geminiChains(matching []RunnableHook, event string) bool {
-	if event != geminiBeforeAgent && event != geminiBeforeModel {
+	if event != geminiBeforeAgent && event != geminiBeforeModel && event != geminiBeforeTool {
 		return false
 	}
 	return slices.ContainsFunc(matching, func(h RunnableHook) bool { return h.geminiSequential })
 }
 
+// geminiChainAnswer is what geminiChainInput reads of an answer.
+type geminiChainAnswer struct {
+	contextGiven          bool // additionalContext is a string, maybe empty
+	toolInput, llmRequest json.RawMessage
+}
+
 // geminiChainInput changes in as Gemini CLI 0.61 changes the next hook's
 // input after a hook that exited 0 (its hookRunner's
-// applyHookOutputToInput): on BeforeAgent the hook's additionalContext is
-// added to the prompt after a blank line; on BeforeModel the keys of its
-// llm_request are set over the request's. internal/agenttest
-// TestGeminiSequentialChain tries both.
+// applyHookOutputToInput): on BeforeAgent the hook's additionalContext,
+// when a string (even an empty one), is added to the prompt after a
+// blank line; on BeforeModel and BeforeTool its llm_request or
+// tool_input, when truthy in JavaScript, is spread over the input's
+// ({...cur, ...given}: an object's keys, an array's or a string's
+// indexes). internal/agenttest TestGeminiSequentialChain and
+// TestGeminiSequentialToolInput try them.
 func geminiChainInput(in *HookEvent, r HookResult) {
 	switch in.HookEventName {
 	case geminiBeforeAgent:
-		if _, ok := in.raw["prompt"]; ok && r.AdditionalContext != "" {
+		if _, ok := in.raw["prompt"]; ok && r.geminiChain.contextGiven {
 			in.Prompt += "\n\n" + r.AdditionalContext
 		}
 	case geminiBeforeModel:
 		cur, ok := in.raw["llm_request"]
-		if !ok || r.LLMRequest == nil {
+		if !ok || !jsTruthy(r.geminiChain.llmRequest) {
 			return
 		}
-		if merged, ok := geminiToolInput(cur, r.LLMRequest); ok {
+		if merged, ok := jsSpreadOver(cur, r.geminiChain.llmRequest); ok {
 			in.raw["llm_request"] = merged
 		}
+	case geminiBeforeTool:
+		if len(bytes.TrimSpace(in.ToolInput)) == 0 || !jsTruthy(r.geminiChain.toolInput) {
+			return
+		}
+		if merged, ok := jsSpreadOver(in.ToolInput, r.geminiChain.toolInput); ok {
+			in.ToolInput = merged
+		}
 	}
+}
+
+// jsTruthy reports whether JavaScript takes the JSON value v as true:
+// anything but null, false, 0 and "" (and an absent value).
+func jsTruthy(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return false
+	}
+	switch v[0] {
+	case 'n', 'f':
+		return false
+	case '"':
+		return len(v) > 2
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var f float64
+		return json.Unmarshal(v, &f) != nil || f != 0
+	}
+	return true
+}
+
+// jsSpreadOver is {...base, ...over} in JavaScript, on JSON values: an
+// object spreads its keys, an array its indexes, a string its UTF-16
+// code units by index; null, booleans and numbers spread nothing. ok is
+// false when a value cannot be read.
+func jsSpreadOver(base, over json.RawMessage) (json.RawMessage, bool) {
+	out := map[string]json.RawMessage{}
+	for _, v := range []json.RawMessage{base, over} {
+		if !jsSpread(out, v) {
+			return nil, false
+		}
+	}
+	b, err := json.Marshal(out)
+	return b, err == nil
+}
+
+func jsSpread(into map[string]json.RawMessage, v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return true
+	}
+	switch v[0] {
+	case '{':
+		var m map[string]json.RawMessage
+		if json.Unmarshal(v, &m) != nil {
+			return false
+		}
+		maps.Copy(into, m)
+	case '[':
+		var a []json.RawMessage
+		if json.Unmarshal(v, &a) != nil {
+			return false
+		}
+		for i, e := range a {
+			into[strconv.Itoa(i)] = e
+		}
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return false
+		}
+		for i, u := range utf16.Encode([]rune(s)) {
+			var unit json.RawMessage
+			if utf16.IsSurrogate(rune(u)) {
+				unit = json.RawMessage(fmt.Sprintf(`"\u%04x"`, u)) // a lone half, as JSON.stringify writes it
+			} else {
+				unit, _ = json.Marshal(string(rune(u)))
+			}
+			into[strconv.Itoa(i)] = unit
+		}
+	}
+	return true
 }
 
 // sameJSON reports whether two JSON documents have the same value (keys
