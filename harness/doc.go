@@ -199,9 +199,15 @@
 //     a JSON-RPC error (-32001) under its id, the server is sent
 //     notifications/cancelled for it, and its late answer is dropped, so
 //     each host gets the reviewed wait whatever its config entry says.
-//     One timer per outstanding call, fixed at its forwarding:
-//     notifications/progress do not extend it, as no host extends its own
-//     per-call wait for them; other requests are not timed. The ids kept
+//     One timer per outstanding call, counting its running time from its
+//     forwarding: notifications/progress do not extend it, as no host
+//     extends its own per-call wait for them; while an elicitation/create
+//     request of the server is open (relayed to the client, not yet
+//     answered or cancelled by the server) every timed call of the server
+//     is paused and resumes with the time it had left, as Codex pauses its
+//     own, so time spent running adds up across elicitations and a call
+//     never runs longer than the timeout; other requests are not timed.
+//     Open elicitations held are bounded (maxOpenElicitations). The ids kept
 //     to drop late answers are bounded (maxTrackedIDs, oldest forgotten
 //     first); once one is forgotten, a server answer under an id with no
 //     request outstanding is dropped, so the client never gets two

@@ -41,10 +41,28 @@ func MCPPolicyOf(s inventory.MCPServer) MCPPolicy {
 	return MCPPolicy{Filter: ToolFilterOf(s), CallTimeout: MCPCallTimeoutOf(s)}
 }
 
-// pendingCall is a tools/call the proxy forwarded and times.
+// pendingCall is a tools/call the proxy forwarded and times. Its timer
+// runs only while no elicitation is open (see elicitationOpened): left is
+// the time it has to run, counted from since.
 type pendingCall struct {
-	id    json.RawMessage // as the client wrote it
-	timer *time.Timer
+	id     json.RawMessage // as the client wrote it
+	timer  *time.Timer     // nil while paused
+	left   time.Duration
+	since  time.Time
+	paused bool
+}
+
+// stop stops the call's timer, if it runs.
+func (c *pendingCall) stop() {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+}
+
+// arm starts the call's timer for the time it has left; callsMu is held.
+func (p *proxy) arm(key string, c *pendingCall) {
+	c.paused, c.since = false, p.clock()
+	c.timer = time.AfterFunc(c.left, func() { p.expire(key, c) })
 }
 
 // idKey is the form under which a reply's id matches a request's: a
@@ -180,6 +198,20 @@ func (r *idRecord) take(key string) bool {
 
 func (r *idRecord) len() int { return len(r.seq) }
 
+// initCalls makes the call records on first use; callsMu is held.
+func (p *proxy) initCalls() {
+	if p.calls != nil {
+		return
+	}
+	limit := p.idLimit
+	if limit <= 0 {
+		limit = maxTrackedIDs
+	}
+	p.calls = map[string]*pendingCall{}
+	p.expired = idRecord{limit: limit}
+	p.requests = idRecord{limit: limit}
+}
+
 // track starts the timer of every tools/call request in a client line
 // about to be forwarded, and records the ids of its other requests. A
 // call under the id of one still outstanding replaces it (ids of
@@ -192,19 +224,11 @@ func (p *proxy) track(line []byte) {
 	calls, others, cancels := clientCalls(line)
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
-	if p.calls == nil {
-		limit := p.idLimit
-		if limit <= 0 {
-			limit = maxTrackedIDs
-		}
-		p.calls = map[string]*pendingCall{}
-		p.expired = idRecord{limit: limit}
-		p.requests = idRecord{limit: limit}
-	}
+	p.initCalls()
 	for _, id := range cancels {
 		if key, ok := idKey(id); ok {
 			if c := p.calls[key]; c != nil {
-				c.timer.Stop()
+				c.stop()
 				delete(p.calls, key)
 				p.forgot = p.requests.add(key) || p.forgot
 			}
@@ -221,14 +245,18 @@ func (p *proxy) track(line []byte) {
 		if !ok {
 			continue
 		}
-		c := &pendingCall{id: id}
+		c := &pendingCall{id: id, left: p.callTimeout}
 		if old := p.calls[key]; old != nil {
-			old.timer.Stop()
+			old.stop()
 		}
 		p.expired.take(key)
 		p.requests.take(key)
 		p.calls[key] = c
-		c.timer = time.AfterFunc(p.callTimeout, func() { p.expire(key, c) })
+		if len(p.elicits) > 0 {
+			c.paused = true // a call made while an elicitation is open waits for its answer too
+		} else {
+			p.arm(key, c)
+		}
 	}
 }
 
@@ -276,7 +304,7 @@ func (p *proxy) settleWhy(id json.RawMessage) string {
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
 	if c := p.calls[key]; c != nil {
-		c.timer.Stop()
+		c.stop()
 		delete(p.calls, key)
 		return ""
 	}

@@ -180,10 +180,12 @@ func ProxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notice
 // forwards that the server has not answered within it is answered by the
 // proxy with a JSON-RPC error (-32001, the MCP SDKs' request timeout)
 // under its id, the server is sent notifications/cancelled for it, and
-// its answer, should it come later, is dropped. One timer per call, fixed
-// from its forwarding: notifications/progress do not extend it, as none
-// of Claude Code, Codex and Gemini CLI extends its own per-call wait for
-// them. The ids the proxy keeps to drop late answers are bounded
+// its answer, should it come later, is dropped. One timer per call,
+// counting its running time from its forwarding: notifications/progress
+// do not extend it, as none of Claude Code, Codex and Gemini CLI extends
+// its own per-call wait for them; an elicitation/create request of the
+// server open at the client pauses every call's timer until it is
+// answered, as Codex pauses its own (see noteServerRequests). The ids the proxy keeps to drop late answers are bounded
 // (oldest forgotten first); once one is forgotten, a server answer under
 // an id with no request outstanding is dropped, so the client never gets
 // two answers for one id.
@@ -262,6 +264,8 @@ type proxy struct {
 	requests idRecord                // the client's other requests awaiting the server's answer
 	forgot   bool                    // an id was dropped from expired or requests (maxTrackedIDs)
 	idLimit  int                     // each record's bound
+	elicits  map[string]bool         // the server's elicitation/create requests the client has not answered, by idKey
+	now      func() time.Time        // the clock of the calls' active time; nil: time.Now
 
 	mu       sync.Mutex
 	toClient io.Writer
@@ -283,9 +287,9 @@ func (p *proxy) close() {
 	p.mu.Unlock()
 	p.callsMu.Lock()
 	for _, c := range p.calls {
-		c.timer.Stop()
+		c.stop()
 	}
-	p.calls, p.expired, p.requests = nil, idRecord{}, idRecord{}
+	p.calls, p.expired, p.requests, p.elicits = nil, idRecord{}, idRecord{}, nil
 	p.callsMu.Unlock()
 }
 
@@ -387,6 +391,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 			if ok && kind == msgReply {
 				p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, bytes.ToValidUTF8(id, []byte("\uFFFD")))
 				msg := fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
+				p.elicitationClosed(id) // answered, with the proxy's error
 				_ = p.sendServer(rpcError(id, rpcInternalError, msg))
 			}
 			if !ok || kind != msgRequest {
@@ -404,6 +409,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 		if fwd {
 			if p.callTimeout > 0 {
 				p.track(line) // before the server can answer
+				p.noteClientReplies(line)
 			}
 			if err := p.sendServer(line); err != nil {
 				return nil // the server closed its input: its output's end ends the session
@@ -476,6 +482,9 @@ func (p *proxy) pumpServer(r io.Reader) error {
 		}
 		if out = p.settleReplies(out); out == nil {
 			continue // only late answers to calls the proxy answered
+		}
+		if p.callTimeout > 0 {
+			p.noteServerRequests(out) // before the client can answer
 		}
 		if err := p.sendClient(out); err != nil {
 			return err

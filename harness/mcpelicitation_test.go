@@ -1,0 +1,206 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (f *fakeClock) now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
+func (f *fakeClock) add(d time.Duration) {
+	f.mu.Lock()
+	f.t = f.t.Add(d)
+	f.mu.Unlock()
+}
+
+// lockedBuffer is a bytes.Buffer the proxy's goroutines may write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// TestProxyElicitationPausesCalls: while the server's elicitation/create
+// request is open, every timed call of the server is paused — one made
+// before it, whatever it relates to, and one made while it is open — and
+// resumes with the running time it had left once the client answers
+// (Codex 0.171.0's active_time_timeout). The time is a fake clock; a
+// paused call has no timer at all.
+func TestProxyElicitationPausesCalls(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1e9, 0)}
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard, now: clk.now}
+	defer p.close()
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	clk.add(10 * time.Minute)
+	// The method as a host decodes it: "\/" is "/".
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation\/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`))
+	c1 := p.calls["n1"]
+	if c1 == nil || !c1.paused || c1.timer != nil || c1.left != 50*time.Minute {
+		t.Fatalf("call 1 during the elicitation: %+v; want paused with 50m left", c1)
+	}
+	p.track([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}`))
+	if c2 := p.calls["n2"]; c2 == nil || !c2.paused || c2.timer != nil || c2.left != time.Hour {
+		t.Fatalf("a call made during the elicitation: %+v; want paused with its whole timeout left", c2)
+	}
+	clk.add(5 * time.Hour) // the person takes their time
+	// Replies to other ids (a ping of the server's, say) resume nothing.
+	p.noteClientReplies([]byte(`{"jsonrpc":"2.0","id":"other","result":{}}`))
+	if !c1.paused {
+		t.Fatal("a reply under another id resumed the calls")
+	}
+	p.noteClientReplies([]byte(`[{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{}}}]`))
+	if c1.paused || c1.timer == nil || c1.left != 50*time.Minute || !c1.since.Equal(clk.now()) {
+		t.Fatalf("call 1 after the answer: %+v; want running again with 50m left", c1)
+	}
+	if c2 := p.calls["n2"]; c2.paused || c2.timer == nil || c2.left != time.Hour {
+		t.Fatalf("call 2 after the answer: %+v; want running with its whole timeout", c2)
+	}
+	// The server may cancel its own elicitation: that ends it too.
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}`))
+	if !c1.paused {
+		t.Fatal("a second elicitation did not pause call 1")
+	}
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7.0}}`))
+	if c1.paused || c1.timer == nil {
+		t.Fatal("the server's cancellation of its elicitation did not resume call 1")
+	}
+	// Only an elicitation pauses: a server's other requests do not.
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{}}`))
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":9,"method":"Elicitation/Create","params":{}}`))
+	if c1.paused {
+		t.Fatal("a request other than elicitation/create paused call 1")
+	}
+}
+
+// TestProxyElicitationsDoNotExtendACall: the running time of a call adds
+// up across elicitations, so a server whose elicitations the host
+// answers at once cannot keep a call alive: it ends after its timeout of
+// running time, at the pause that finds it spent.
+func TestProxyElicitationsDoNotExtendACall(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1e9, 0)}
+	var toClient lockedBuffer
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: &toClient, toServer: io.Discard, now: clk.now}
+	defer p.close()
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	for i := range 3 {
+		clk.add(20 * time.Minute)
+		p.noteServerRequests([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, 100+i)))
+		p.noteClientReplies([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"decline"}}`, 100+i)))
+	}
+	if p.calls["n1"] != nil || p.expired.len() != 1 {
+		t.Fatalf("after an hour of running time across three elicitations call 1 is still timed: %+v", p.calls["n1"])
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(toClient.String()), &got); err != nil || got["id"] != float64(1) || errorCode(got) != rpcRequestTimeout {
+		t.Fatalf("the client got %q; want the proxy's timeout error for call 1", toClient.String())
+	}
+}
+
+// TestProxyOpenElicitationsBounded: the record of open elicitations stays
+// bounded however many a server opens.
+func TestProxyOpenElicitationsBounded(t *testing.T) {
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+	defer p.close()
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	for i := range maxOpenElicitations + 500 {
+		p.noteServerRequests([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, i)))
+	}
+	if len(p.elicits) > maxOpenElicitations {
+		t.Fatalf("%d open elicitations held; want at most %d", len(p.elicits), maxOpenElicitations)
+	}
+}
+
+// TestProxyMCPElicitationPausesCallTimer runs ProxyMCP end to end: the
+// server opens an elicitation, the client makes a call while it is open
+// and answers the elicitation only after several times the call's
+// timeout; the proxy's timeout notice for the call must come after that
+// answer, not while the person was answering. (A correct proxy cannot
+// fail this on a slow machine: it does not time the call until it has
+// read the answer.) The call then still ends at its timeout.
+func TestProxyMCPElicitationPausesCallTimer(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	cr, cw := io.Pipe() // client -> proxy
+	pr, pw := io.Pipe() // proxy -> client
+	sr, sw := io.Pipe() // proxy -> server
+	or, ow := io.Pipe() // server -> proxy
+	defer func() { _ = cw.Close(); _ = pr.Close(); _ = sr.Close(); _ = ow.Close() }()
+	var mu sync.Mutex
+	var events []string
+	log := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	notices := writerFunc(func(b []byte) (int, error) {
+		if strings.Contains(string(b), "passed its reviewed timeout") {
+			log("timeout notice")
+		}
+		return len(b), nil
+	})
+	go func() { _, _ = io.Copy(io.Discard, sr) }() // the server reads and never answers
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- ProxyMCP(ctx, MCPConn{R: cr, W: pw}, MCPConn{R: or, W: sw}, MCPPolicy{CallTimeout: timeout}, notices)
+	}()
+	go func() {
+		_, _ = io.WriteString(ow, `{"jsonrpc":"2.0","id":"el-1","method":"elicitation/create","params":{"message":"token?","requestedSchema":{"type":"object","properties":{}}}}`+"\n")
+	}()
+	lr := newLineReader(pr)
+	next := func() map[string]any {
+		t.Helper()
+		line, _, err := lr.next()
+		if err != nil {
+			t.Fatalf("the client's stream ended: %v", err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("the client got %q", line)
+		}
+		return m
+	}
+	if el := next(); el["method"] != "elicitation/create" {
+		t.Fatalf("the client got %v; want the server's elicitation", el)
+	}
+	if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow"}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(6 * timeout) // the person answering; a lower bound, not a deadline
+	log("answered")
+	if _, err := io.WriteString(cw, `{"jsonrpc":"2.0","id":"el-1","result":{"action":"accept","content":{}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(); got["id"] != float64(5) || errorCode(got) != rpcRequestTimeout {
+		t.Fatalf("the client got %v; want the proxy's timeout error for call 5 after the answer", got)
+	}
+	mu.Lock()
+	order := strings.Join(events, ", ")
+	mu.Unlock()
+	if order != "answered, timeout notice" {
+		t.Fatalf("events %q; want the call timed out only after the elicitation was answered", order)
+	}
+	_ = ow.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("ProxyMCP: %v", err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
