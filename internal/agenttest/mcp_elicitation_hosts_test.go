@@ -1,0 +1,119 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// elicitServer is a stdio MCP server (Node.js) with one tool, lookup.
+// It records whether the client's initialize declares the elicitation
+// capability; on a call it sends the client an elicitation/create request
+// (relatedRequestId the call's id), records the client's answer as one
+// JSON line, and only then answers the call with answer.
+const elicitServer = `
+const fs = require("fs");
+const [answer, rec] = process.argv.slice(2);
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
+let buf = "", call;
+process.stdin.on("data", (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf("\n")) >= 0) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.method === "initialize") {
+      const caps = (m.params && m.params.capabilities) || {};
+      fs.appendFileSync(rec, JSON.stringify({elicitationCapability: caps.elicitation !== undefined}) + "\n");
+      send({jsonrpc: "2.0", id: m.id, result: {protocolVersion: m.params.protocolVersion,
+        capabilities: {tools: {}}, serverInfo: {name: "elicit", version: "1.0.0"}}});
+    } else if (m.method === "tools/list") {
+      send({jsonrpc: "2.0", id: m.id, result: {tools: [{name: "lookup", description: "Look a word up.",
+        inputSchema: {type: "object", properties: {query: {type: "string"}}}}]}});
+    } else if (m.method === "tools/call") {
+      call = m.id;
+      send({jsonrpc: "2.0", id: "el-1", method: "elicitation/create", params: {mode: "form", message: "Which dictionary?",
+        requestedSchema: {type: "object", properties: {dict: {type: "string"}}}, _meta: {relatedRequestId: m.id}}});
+    } else if (m.id === "el-1" && m.method === undefined) {
+      fs.appendFileSync(rec, JSON.stringify({answer: m}) + "\n");
+      send({jsonrpc: "2.0", id: call, result: {content: [{type: "text", text: answer}]}});
+    } else if (m.id !== undefined && m.method !== undefined) {
+      send({jsonrpc: "2.0", id: m.id, result: {}});
+    }
+  }
+});
+`
+
+// TestHostsMCPElicitationHeadless: what each host does, run headless
+// (claude -p, codex exec, gemini -p), with a server's elicitation/create
+// request sent during a tool call. Claude Code 2.1.332 and Codex 0.171.0
+// declare the elicitation capability and, with no person to ask, answer at
+// once (Claude Code {"action":"cancel"}, Codex {"action":"decline"});
+// Gemini CLI 0.61.0 declares no elicitation capability and answers with
+// JSON-RPC -32601. The call then completes. So headless the pause of a
+// host's per-call timer while an elicitation is open — and the proxy's,
+// which follows Codex's (docs/harness.md) — lasts only as long as the
+// host takes to answer; it matters only when a person answers a form.
+func TestHostsMCPElicitationHeadless(t *testing.T) {
+	for _, c := range []struct {
+		h          Host
+		capability bool
+		answer     string // the host's answer to the elicitation, as JSON
+	}{
+		{Claude, true, `{"action":"cancel"}`},
+		{Codex, true, `{"action":"decline"}`},
+		{GeminiCLI, false, `{"code":-32601,"message":"Method not found"}`},
+	} {
+		h := c.h
+		t.Run(string(h), func(t *testing.T) {
+			dir := t.TempDir()
+			script := filepath.Join(dir, "server.js")
+			if err := os.WriteFile(script, []byte(elicitServer), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rec := filepath.Join(dir, "rec")
+			answer := "elicit-server-answer-42"
+			a := New(t, h, MCPCall(h, "elicit", "lookup", map[string]any{"query": "owl"}), Say("got it"))
+			srv := map[string]any{"command": "node", "args": []string{script, answer, rec}}
+			switch h {
+			case Claude:
+				srv["type"] = "stdio"
+				p := filepath.Join(dir, "mcp.json")
+				j, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"elicit": srv}})
+				if err := os.WriteFile(p, j, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				a.Args = append(a.Args, "--mcp-config", p, "--strict-mcp-config", "--allowedTools", "Bash,mcp__elicit__lookup")
+			case Codex:
+				args, _ := json.Marshal([]string{script, answer, rec})
+				a.CodexConfig = "[mcp_servers.elicit]\ncommand = \"node\"\nargs = " + string(args) + "\nstartup_timeout_sec = 20.0\ndefault_tools_approval_mode = \"approve\"\n"
+			case GeminiCLI:
+				a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{"elicit": srv}})
+			}
+			res := a.Run(t, "look up owl")
+			got, _ := os.ReadFile(rec)
+			next := a.Model.CallsAt(1)
+			answered := len(next) > 0 && next[len(next)-1].Contains(answer)
+			var initRec struct {
+				ElicitationCapability bool `json:"elicitationCapability"`
+			}
+			var ansRec struct {
+				Answer struct {
+					Result json.RawMessage `json:"result"`
+					Error  json.RawMessage `json:"error"`
+				} `json:"answer"`
+			}
+			lines := strings.Split(strings.TrimSpace(string(got)), "\n")
+			if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &initRec) != nil || json.Unmarshal([]byte(lines[1]), &ansRec) != nil {
+				t.Fatalf("the server recorded %q; want its initialize and the host's answer to the elicitation\n%s", got, res)
+			}
+			hostAnswer := string(ansRec.Answer.Result) + string(ansRec.Answer.Error)
+			if initRec.ElicitationCapability != c.capability || hostAnswer != c.answer || !answered {
+				t.Fatalf("%s declared elicitation %v (want %v), answered the elicitation %s (want %s), the call's answer reached the model %v (want true)\n%s", h, initRec.ElicitationCapability, c.capability, hostAnswer, c.answer, answered, res)
+			}
+		})
+	}
+}
