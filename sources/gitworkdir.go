@@ -81,7 +81,7 @@ func (f *fetcher) privateWorkDir(src string) (string, error) {
 // way to start git in the directory held open.
 func (f *fetcher) workDirError(src, dir, why, fix string) error {
 	return &Error{Source: src,
-		Reason: fmt.Sprintf("git cannot be started safely in the fetch's scratch directory: %s to start it there by its descriptor, and by its path it cannot either, as %s %s, so a swap of it while git runs could send git's writes elsewhere; nothing was fetched (a home on the root's file system fetches into its own tmp, which only its user may write)",
+		Reason: fmt.Sprintf("git cannot be started safely in the fetch's scratch directory: %s, so git cannot be started there by its descriptor; by its path it cannot either, as %s %s, so a swap of it while git runs could send git's writes elsewhere; nothing was fetched (a home on the root's file system fetches into its own tmp, which only its user may write)",
 			noHeldDir, bundle.Quote(dir), why),
 		Fix: fix, Err: ErrRefused}
 }

@@ -63,7 +63,7 @@ func TestGitFetchWithoutProc(t *testing.T) {
 		if !errors.Is(err, ErrRefused) {
 			t.Errorf("error %v does not wrap ErrRefused", err)
 		}
-		for _, want := range []string{"/proc/self/fd is not available (is /proc mounted?)", dir, "may be written by other users (mode 777)"} {
+		for _, want := range []string{"/proc/self/fd is not available (is /proc mounted?), so git cannot be started there by its descriptor; by its path it cannot either, as", dir, "may be written by other users (mode 777)"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q does not contain %q", err, want)
 			}
