@@ -222,7 +222,8 @@
 //   - A hook gets Claude Code's hook input on stdin: the caller's event
 //     object with unknown fields kept, hook_event_name set to the event
 //     fired, and tool_input replaced by the latest updatedInput of an
-//     earlier hook in the chain. A rewrite runs the chain again on the
+//     earlier hook in the chain, written as the hosts write it ("&", "<"
+//     and ">" not escaped). A rewrite runs the chain again on the
 //     new input; a permission "ask" from any round stands unless a
 //     later one blocks.
 //   - A matcher is an RE2 expression anchored to the whole tool name;
