@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // MaxHookChain bounds how deep hooks may nest (a hook that runs bundlectl,
@@ -366,7 +367,7 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 // of the original input as it came.
 func (e HookEvent) MarshalJSON() ([]byte, error) {
 	type plain HookEvent // no MarshalJSON: no recursion
-	known, err := marshalAsHost(plain(e))
+	known, err := jsonobj.MarshalNoEscape(plain(e))
 	if err != nil {
 		return nil, err
 	}
@@ -379,22 +380,7 @@ func (e HookEvent) MarshalJSON() ([]byte, error) {
 			out[k] = v
 		}
 	}
-	return marshalAsHost(out)
-}
-
-// marshalAsHost is json.Marshal without its HTML escaping: "&", "<" and
-// ">" are written as they are, as the hosts write a hook's input
-// (JSON.stringify, serde_json) and as hooks exec passes it on. A guard
-// searching its input's text for "&&" or "> /etc" must find them here
-// too, not \u0026\u0026 or \u003e (TestFireChainStdinNotHTMLEscaped).
-func marshalAsHost(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return jsonobj.MarshalNoEscape(out)
 }
 
 // HookResult is one hook's answer, read by ParseHookOutput. Bundle and
@@ -525,7 +511,7 @@ func exactKeys(raw []byte, t reflect.Type) []byte {
 			kept[name] = exactKeys(v, f.Type)
 		}
 	}
-	b, err := marshalAsHost(kept) // a rewrite is passed on to the next hook as given
+	b, err := jsonobj.MarshalNoEscape(kept) // a rewrite is passed on to the next hook as given
 	if err != nil {
 		return raw
 	}
@@ -1650,7 +1636,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 				continue
 			}
 		}
-		stdin, err := marshalAsHost(in)
+		stdin, err := jsonobj.MarshalNoEscape(in)
 		if err != nil {
 			o.Errors = append(o.Errors, HookError{Bundle: h.Bundle, Hook: h.Index, ID: h.ID, Message: "cannot encode the event: " + err.Error()})
 			continue
@@ -1856,7 +1842,7 @@ func jsSpreadOver(base, over json.RawMessage) (json.RawMessage, bool) {
 			return nil, false
 		}
 	}
-	b, err := marshalAsHost(out)
+	b, err := jsonobj.MarshalNoEscape(out)
 	return b, err == nil
 }
 
@@ -1890,7 +1876,7 @@ func jsSpread(into map[string]json.RawMessage, v json.RawMessage) bool {
 			if utf16.IsSurrogate(rune(u)) {
 				unit = json.RawMessage(fmt.Sprintf(`"\u%04x"`, u)) // a lone half, as JSON.stringify writes it
 			} else {
-				unit, _ = marshalAsHost(string(rune(u)))
+				unit, _ = jsonobj.MarshalNoEscape(string(rune(u)))
 			}
 			into[strconv.Itoa(i)] = unit
 		}

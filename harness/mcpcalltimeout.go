@@ -120,20 +120,27 @@ func clientCalls(line []byte) (calls, others, cancels []json.RawMessage) {
 			others = append(others, id)
 		}
 		if isCancel {
-			for _, m := range ms {
-				if m.Key != "params" {
-					continue
-				}
-				ps, _ := jsonobj.Members(m.Val)
-				for _, pm := range ps {
-					if pm.Key == "requestId" {
-						cancels = append(cancels, pm.Val)
-					}
-				}
-			}
+			cancels = append(cancels, cancelledIDs(ms)...)
 		}
 	}
 	return calls, others, cancels
+}
+
+// cancelledIDs returns the request ids a notifications/cancelled
+// message (its members ms) names in params.requestId.
+func cancelledIDs(ms []jsonobj.Member) (ids []json.RawMessage) {
+	for _, m := range ms {
+		if m.Key != "params" {
+			continue
+		}
+		ps, _ := jsonobj.Members(m.Val)
+		for _, pm := range ps {
+			if pm.Key == "requestId" {
+				ids = append(ids, pm.Val)
+			}
+		}
+	}
+	return ids
 }
 
 // maxTrackedIDs bounds each record of ids the proxy keeps without a

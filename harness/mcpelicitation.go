@@ -89,16 +89,8 @@ func (p *proxy) noteServerRequests(line []byte) {
 				p.elicitationOpened(id)
 			}
 		case "notifications/cancelled":
-			for _, m := range ms {
-				if m.Key != "params" {
-					continue
-				}
-				ps, _ := jsonobj.Members(m.Val)
-				for _, pm := range ps {
-					if pm.Key == "requestId" {
-						p.elicitationClosed(pm.Val)
-					}
-				}
+			for _, id := range cancelledIDs(ms) {
+				p.elicitationClosed(id)
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // JSON is a JSON value that keeps the order of object keys, so that
@@ -93,7 +95,7 @@ func parseValue(dec *json.Decoder) (*JSON, error) {
 		case json.Number:
 			raw = []byte(t.String())
 		case string:
-			raw, err = marshalNoEscape(t)
+			raw, err = jsonobj.MarshalNoEscape(t)
 		default:
 			raw, err = json.Marshal(t)
 		}
@@ -184,7 +186,7 @@ func (j *JSON) write(b *strings.Builder, indent string) {
 		b.WriteString("{\n")
 		for i, k := range j.Keys {
 			b.WriteString(indent + "  ")
-			kj, _ := marshalNoEscape(k)
+			kj, _ := jsonobj.MarshalNoEscape(k)
 			b.Write(kj)
 			b.WriteString(": ")
 			j.Fields[k].write(b, indent+"  ")
@@ -210,14 +212,4 @@ func (j *JSON) write(b *strings.Builder, indent string) {
 		}
 		b.WriteString(indent + "]")
 	}
-}
-
-func marshalNoEscape(s string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -42,3 +42,19 @@ func Members(raw []byte) (ms []Member, ok bool) {
 	}
 	return ms, true
 }
+
+// MarshalNoEscape is json.Marshal without its HTML escaping: "&", "<"
+// and ">" are written as they are, as the hosts write JSON
+// (JSON.stringify, serde_json). A hook's input must read as the host
+// would give it — a guard searching its input's text for "&&" or
+// "> /etc" must find them, not \u0026\u0026 or \u003e — and a settings
+// file bundlectl edits keeps the host's spelling.
+func MarshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
