@@ -93,18 +93,7 @@ func idKey(id json.RawMessage) (string, bool) {
 // requests, and the request ids its notifications/cancelled name; a
 // notification has no id.
 func clientCalls(line []byte) (calls, others, cancels []json.RawMessage) {
-	var objs []json.RawMessage
-	switch firstByte(line) {
-	case '{':
-		objs = []json.RawMessage{line}
-	case '[':
-		objs, _ = arrayElements(line)
-	}
-	for _, o := range objs {
-		ms, ok := jsonobj.Members(o)
-		if !ok {
-			continue
-		}
+	for _, ms := range messageObjects(line) {
 		isCall, isCancel, isRequest := false, false, false
 		for _, m := range ms {
 			if strings.EqualFold(m.Key, "method") {
