@@ -147,7 +147,7 @@ var notCorpusRules = map[string]string{
 	"capabilities.lifecycle_mutation": "a field path",
 	"when.binaries":                   "a field path",
 	"name.dot":                        "no filesystem lists an empty, \".\" or \"..\" entry; CheckName's own tests cover it",
-	"tree.unreadable":                 "needs a failing system call, and tests run as root, who reads everything",
+	"tree.unreadable":                 "needs a failing system call, which a committed case cannot hold; TestWalkUnreadableDir covers it",
 }
 
 // tokenShapes are the credential shapes of docs/validation.md, without word
