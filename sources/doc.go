@@ -106,7 +106,8 @@
 //     directory entered through its descriptor (/proc/self/fd, Linux),
 //     on a bare repository named relative to it, with PWD naming that
 //     descriptor, so the absolute paths git gives its lock files go
-//     through it too. Where that cannot be done (macOS; Linux without
+//     through it too. ssh, which may outlive git (a ControlPersist
+//     master), starts in / without that descriptor. Where that cannot be done (macOS; Linux without
 //     /proc) git is started there by its path only when no other user
 //     may write a directory on it (one that is sticky aside), and the
 //     fetch is refused (ErrRefused) otherwise.

@@ -23,12 +23,17 @@ import (
 // processes it starts (upload-pack of a local repository included)
 // through GIT_CONFIG_PARAMETERS.
 var gitConfig = []string{
-	"core.hooksPath=/dev/null",             // no hook runs, wherever it comes from
-	"credential.helper=",                   // no credential helper: nothing is looked up or stored
-	"core.askPass=",                        // no password prompt program
-	"core.fsmonitor=false",                 // no file-system monitor program
-	"core.sshCommand=ssh -o BatchMode=yes", // ssh never prompts
-	"protocol.allow=never",                 // only the transports below; no ext::, git://, http://
+	"core.hooksPath=/dev/null", // no hook runs, wherever it comes from
+	"credential.helper=",       // no credential helper: nothing is looked up or stored
+	"core.askPass=",            // no password prompt program
+	"core.fsmonitor=false",     // no file-system monitor program
+	// ssh never prompts, and holds nothing of the scratch directory: an
+	// ssh ControlPersist master forks off it and outlives bundlectl, so
+	// it starts in / without git's descriptor 3 (gitHeldDir). The
+	// command no longer starts with "ssh", so the variant is named.
+	"core.sshCommand=cd / && exec ssh -o BatchMode=yes 3<&-",
+	"ssh.variant=ssh",
+	"protocol.allow=never", // only the transports below; no ext::, git://, http://
 	"protocol.file.allow=always",
 	"protocol.https.allow=always",
 	"protocol.ssh.allow=always",
