@@ -138,15 +138,26 @@ func markersError(dirfd int, name, path string, err error) *MarkersError {
 }
 
 func (e *MarkersError) Error() string {
-	why := e.what
-	if why == "" {
-		why = e.Err.Error()
-	}
 	b := ""
 	if e.Bundle != "" {
 		b = bundle.Quote(e.Bundle) + ": "
 	}
-	return b + "the homes' markers in the workspace's " + bundle.Quote(e.Path) + " cannot be read (" + why + "), so whether another bundlectl home uses this workspace bundle is unknown, and this command stopped rather than delete or replace a tree another home may use; nothing was changed. Look at what is there: move it aside (mv -- " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".moved") + ") if it is not bundlectl's, or run the command with --force if no other home uses the bundle"
+	return b + e.unreadable() + ", so whether another bundlectl home uses this workspace bundle is unknown, and this command stopped rather than delete or replace a tree another home may use; nothing was changed. Look at what is there: move it aside (mv -- " + bundle.ShellArg(e.Path) + " " + bundle.ShellArg(e.Path+".moved") + ") if it is not bundlectl's, or run the command with --force if no other home uses the bundle"
+}
+
+// cause says why Path cannot be read: what it is, when that is why, else
+// the error opening or listing it.
+func (e *MarkersError) cause() string {
+	if e.what != "" {
+		return e.what
+	}
+	return e.Err.Error()
+}
+
+// unreadable is the clause naming Path and cause, for a message that
+// cannot tell whether another home uses the bundle.
+func (e *MarkersError) unreadable() string {
+	return "the homes' markers in the workspace's " + bundle.Quote(e.Path) + " cannot be read (" + e.cause() + ")"
 }
 
 func (e *MarkersError) Unwrap() []error { return []error{ErrRefused, e.Err} }

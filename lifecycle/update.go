@@ -513,7 +513,12 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 	}
 	if b.Scope == bundle.ScopeWorkspace {
 		if root, err := m.rootDir(b.Scope); err == nil {
-			if others, more, _ := m.otherHomes(root, b.Name); len(others) > 0 {
+			others, more, err := m.otherHomes(root, b.Name)
+			var me *MarkersError
+			if errors.As(err, &me) {
+				return m.editedOrSharedUnknown(b, sr.Tree, me)
+			}
+			if len(others) > 0 {
 				// An update by a home that shares the tree replaces it for
 				// this one too, and is no local edit to protect.
 				return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " is not the tree this home placed" + m.localEdits(sr.Tree, b.Tree) + ": another bundlectl home that uses this workspace bundle too (" + homesNames(others, more) + ") has updated it since, or it was edited by hand, and this update would replace it; if that home updated it, review what it placed (bundlectl review " + bundle.ShellArg(b.Name) + ") and trust it, or replace it with what this home's source brings (bundlectl update --force --discard-local " + bundle.ShellArg(b.Name) + "); if it was edited by hand, copy what you need out of it first",
@@ -524,10 +529,26 @@ func (m *Manager) checkLocalEdits(b *bundle.Bundle, rec state.Record) error {
 	return &SourceError{Bundle: b.Name, Reason: "its directory " + bundle.Quote(b.Dir) + " was edited since bundlectl placed it" + m.localEdits(sr.Tree, b.Tree) + ", and an update would discard the edits; copy what you need out of it first", Fix: fix, Err: ErrRefused}
 }
 
+// editedOrSharedUnknown refuses to replace the workspace bundle b whose
+// tree is not the one this home placed (whose hash is placed) when the
+// homes' markers cannot be read (me): whether another home updated it or
+// it was edited by hand cannot be told, and the message says so rather
+// than call it an edit, whose fix (--discard-local) the markers would
+// refuse next.
+func (m *Manager) editedOrSharedUnknown(b *bundle.Bundle, placed string, me *MarkersError) error {
+	return &SourceError{Bundle: b.Name, Err: me, Fix: me.Hint(),
+		Reason: "its directory " + bundle.Quote(b.Dir) + " is not the tree this home placed" + m.localEdits(placed, b.Tree) + ": it was edited by hand, or another bundlectl home that uses this workspace bundle too has updated it, and which cannot be told, as " + me.unreadable() + "; nothing was changed. Look at what is there: move it aside (mv -- " + bundle.ShellArg(me.Path) + " " + bundle.ShellArg(me.Path+".moved") + ") if it is not bundlectl's and run the command again; if no other home uses the bundle, copy what you need out of its directory and replace it (bundlectl update --force --discard-local " + bundle.ShellArg(b.Name) + ")"}
+}
+
 // byOtherHomes names, for a message, the other homes that use the
-// workspace bundle name and so may have replaced its tree ("" when none).
+// workspace bundle name and so may have replaced its tree ("" when none),
+// or says they cannot be known when the markers cannot be read.
 func (m *Manager) byOtherHomes(root, name string) string {
-	others, more, _ := m.otherHomes(root, name)
+	others, more, err := m.otherHomes(root, name)
+	var me *MarkersError
+	if errors.As(err, &me) {
+		return " (whether by the update of another bundlectl home that uses it too is unknown: " + me.unreadable() + ")"
+	}
 	if len(others) == 0 {
 		return ""
 	}
