@@ -3,7 +3,6 @@ package agenttest
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,30 +68,9 @@ func TestHostsMCPElicitationHeadless(t *testing.T) {
 	} {
 		h := c.h
 		t.Run(string(h), func(t *testing.T) {
-			dir := t.TempDir()
-			script := filepath.Join(dir, "server.js")
-			if err := os.WriteFile(script, []byte(elicitServer), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			rec := filepath.Join(dir, "rec")
 			answer := "elicit-server-answer-42"
 			a := New(t, h, MCPCall(h, "elicit", "lookup", map[string]any{"query": "owl"}), Say("got it"))
-			srv := map[string]any{"command": "node", "args": []string{script, answer, rec}}
-			switch h {
-			case Claude:
-				srv["type"] = "stdio"
-				p := filepath.Join(dir, "mcp.json")
-				j, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"elicit": srv}})
-				if err := os.WriteFile(p, j, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				a.Args = append(a.Args, "--mcp-config", p, "--strict-mcp-config", "--allowedTools", "Bash,mcp__elicit__lookup")
-			case Codex:
-				args, _ := json.Marshal([]string{script, answer, rec})
-				a.CodexConfig = "[mcp_servers.elicit]\ncommand = \"node\"\nargs = " + string(args) + "\nstartup_timeout_sec = 20.0\ndefault_tools_approval_mode = \"approve\"\n"
-			case GeminiCLI:
-				a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{"elicit": srv}})
-			}
+			rec := configureNodeMCP(t, a, "elicit", elicitServer, answer, nil)
 			res := a.Run(t, "look up owl")
 			got, _ := os.ReadFile(rec)
 			next := a.Model.CallsAt(1)

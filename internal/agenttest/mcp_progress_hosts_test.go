@@ -3,7 +3,6 @@ package agenttest
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -72,30 +71,13 @@ func TestHostsMCPProgressNoExtension(t *testing.T) {
 	} {
 		h := c.h
 		t.Run(string(h)+map[bool]string{true: "/timeout-1000", false: "/no-timeout"}[c.timeout], func(t *testing.T) {
-			dir := t.TempDir()
-			script := filepath.Join(dir, "server.js")
-			if err := os.WriteFile(script, []byte(progressServer), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			rec := filepath.Join(dir, "rec")
 			answer := "progress-server-answer-42"
 			a := New(t, h, MCPCall(h, "prog", "lookup", map[string]any{"query": "owl"}), Say("got it"))
-			srv := map[string]any{"command": "node", "args": []string{script, answer, rec}}
+			var extra map[string]any
 			if c.timeout {
-				srv["timeout"] = json.Number("1000")
+				extra = map[string]any{"timeout": json.Number("1000")}
 			}
-			switch h {
-			case Claude:
-				srv["type"] = "stdio"
-				p := filepath.Join(dir, "mcp.json")
-				j, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"prog": srv}})
-				if err := os.WriteFile(p, j, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				a.Args = append(a.Args, "--mcp-config", p, "--strict-mcp-config", "--allowedTools", "Bash,mcp__prog__lookup")
-			case GeminiCLI:
-				a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{"prog": srv}})
-			}
+			rec := configureNodeMCP(t, a, "prog", progressServer, answer, extra)
 			res := a.Run(t, "look up owl")
 			next := a.Model.CallsAt(1)
 			if len(next) == 0 {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -41,14 +43,20 @@ func mcpCalls(t *testing.T, rec string) []map[string]any {
 }
 
 // configureMCP declares one stdio MCP server named server, the host's way,
-// and lets the agent call its tool without asking.
-func configureMCP(t *testing.T, a *Agent, server, command string, args []string) {
+// and lets the agent call its tool lookup without asking. extra adds
+// fields to the declaration (a timeout); Codex takes them as TOML values,
+// written as JSON (a number or a string).
+func configureMCP(t *testing.T, a *Agent, server, command string, args []string, extra map[string]any) {
 	t.Helper()
+	srv := map[string]any{"command": command, "args": args}
+	for k, v := range extra {
+		srv[k] = v
+	}
 	switch a.Host {
 	case Claude:
-		cfg := map[string]any{"mcpServers": map[string]any{server: map[string]any{"type": "stdio", "command": command, "args": args}}}
+		srv["type"] = "stdio"
 		p := filepath.Join(t.TempDir(), "mcp.json")
-		j, _ := json.Marshal(cfg)
+		j, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{server: srv}})
 		if err := os.WriteFile(p, j, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -56,9 +64,28 @@ func configureMCP(t *testing.T, a *Agent, server, command string, args []string)
 	case Codex:
 		q, _ := json.Marshal(args) // a JSON array of strings is a TOML array
 		a.CodexConfig += fmt.Sprintf("[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n", server, command, q)
+		for _, k := range slices.Sorted(maps.Keys(extra)) {
+			v, _ := json.Marshal(extra[k])
+			a.CodexConfig += k + " = " + string(v) + "\n"
+		}
 	case GeminiCLI:
-		a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{server: map[string]any{"command": command, "args": args}}})
+		a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{server: srv}})
 	}
+}
+
+// configureNodeMCP writes js, a stdio MCP server in Node.js whose
+// arguments are its answer and a file to record in, and declares it with
+// configureMCP. It returns the record file.
+func configureNodeMCP(t *testing.T, a *Agent, server, js, answer string, extra map[string]any) (rec string) {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "server.js")
+	if err := os.WriteFile(script, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec = filepath.Join(dir, "rec")
+	configureMCP(t, a, server, "node", []string{script, answer, rec}, extra)
+	return rec
 }
 
 // TestMCPToolAnswers: the agent starts a stdio MCP server, calls its tool on
@@ -69,7 +96,7 @@ func TestMCPToolAnswers(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "mcp.jsonl")
 			answer := "fakemcp-answer-" + string(h) + "-42"
 			a := New(t, h, MCPCall(h, "fake", "lookup", map[string]any{"query": "owl"}), Say("got it"))
-			configureMCP(t, a, "fake", FakeMCPServer(t), []string{"-tool", "lookup", "-answer", answer, "-record", rec})
+			configureMCP(t, a, "fake", FakeMCPServer(t), []string{"-tool", "lookup", "-answer", answer, "-record", rec}, nil)
 			res := a.Run(t, "look up owl")
 			calls := mcpCalls(t, rec)
 			if len(calls) != 1 {
