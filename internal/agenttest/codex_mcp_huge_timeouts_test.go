@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,24 +32,7 @@ func TestCodexMCPHugeTimeouts(t *testing.T) {
 		"s_1e300": `{"startup_timeout_sec": 1e300}`,
 	}
 	started := []string{"s_1e18", "t_1e18"}
-	write := func(dir, rec string) {
-		all := map[string]any{}
-		for name, extra := range servers {
-			s := map[string]any{"command": "./bin/fakemcp", "cwd": ".", "default_tools_approval_mode": "approve",
-				"args": []string{"-answer", answer, "-record", filepath.Join(rec, name+".jsonl")}}
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(extra), &m); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range m {
-				s[k] = v
-			}
-			all[name] = s
-		}
-		writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-		writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": all})
-		copyFakeMCP(t, dir)
-	}
+	write := func(dir, rec string) { writeCodexServersPlugin(t, dir, rec, servers, "-answer", answer) }
 
 	src := filepath.Join(t.TempDir(), pluginName)
 	write(src, t.TempDir())
@@ -119,17 +101,9 @@ func TestCodexMCPHugeTimeouts(t *testing.T) {
 		}
 		t.Cleanup(func() { Writable(home) })
 		write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
-		out := BundlectlRun(t, home, "--workspace", a.Workdir, "review", "--json", pluginName)
-		var tok struct {
-			Token string `json:"token"`
-		}
-		if err := json.Unmarshal([]byte(out), &tok); err != nil || tok.Token == "" {
-			t.Fatalf("review --json: %v\n%s", err, out)
-		}
-		BundlectlRun(t, home, "--workspace", a.Workdir, "trust", pluginName, tok.Token)
-		BundlectlRun(t, home, "--workspace", a.Workdir, "enable", pluginName)
+		trustBundle(t, home, a.Workdir, pluginName)
 		a.Args = []string{"-c", "features.plugins=true"}
-		a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+		a.Launcher = execLauncher(t, home, a.Workdir)
 		check(t, a, a.Run(t, "look up owl"), rec)
 	})
 }

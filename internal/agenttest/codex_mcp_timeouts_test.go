@@ -46,24 +46,7 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	}
 	started := []string{"ms_ok", "ok", "s_frac", "t_2_63", "t_zero"} // s_zero's command may start or not
 	offered := started
-	write := func(dir, rec string) {
-		all := map[string]any{}
-		for name, extra := range servers {
-			s := map[string]any{"command": "./bin/fakemcp", "cwd": ".", "default_tools_approval_mode": "approve",
-				"args": []string{"-record", filepath.Join(rec, name+".jsonl")}}
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(extra), &m); err != nil {
-				t.Fatal(err)
-			}
-			for k, v := range m {
-				s[k] = v
-			}
-			all[name] = s
-		}
-		writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
-		writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": all})
-		copyFakeMCP(t, dir)
-	}
+	write := func(dir, rec string) { writeCodexServersPlugin(t, dir, rec, servers) }
 
 	src := filepath.Join(t.TempDir(), pluginName)
 	write(src, t.TempDir())
@@ -142,4 +125,28 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	if calls := mcpCalls(t, filepath.Join(rec, "t_2_63.jsonl")); len(calls) != 1 || strings.Contains(res.Stderr, "panicked") {
 		t.Errorf("under bundlectl exec the call to t_2_63's tool reached the server %d times (want 1), Codex panicked %v\n%s", len(calls), strings.Contains(res.Stderr, "panicked"), res)
 	}
+}
+
+// writeCodexServersPlugin writes into dir a Codex plugin whose .mcp.json
+// declares one fakemcp server per entry of servers (name → the JSON object
+// of fields to add: its timeouts), each recording into rec/<name>.jsonl
+// and run with args; their tools are called without asking.
+func writeCodexServersPlugin(t *testing.T, dir, rec string, servers map[string]string, args ...string) {
+	t.Helper()
+	all := map[string]any{}
+	for name, extra := range servers {
+		s := map[string]any{"command": "./bin/fakemcp", "cwd": ".", "default_tools_approval_mode": "approve",
+			"args": append(slices.Clip(args), "-record", filepath.Join(rec, name+".jsonl"))}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(extra), &m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range m {
+			s[k] = v
+		}
+		all[name] = s
+	}
+	writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
+	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": all})
+	copyFakeMCP(t, dir)
 }
