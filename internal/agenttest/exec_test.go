@@ -168,6 +168,38 @@ func allowExecTools(a *Agent) {
 	}
 }
 
+// execSession is execScript's session for one host, ready to start
+// through bundlectl exec: the fixture's plugin reviewed, trusted and
+// enabled, its tools allowed.
+type execSession struct {
+	a                             *Agent
+	f                             *execFixture
+	skillTurn, mcpTurn, shellTurn int
+}
+
+func newExecSession(t *testing.T, h Host) *execSession {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), markerName)
+	turns, skillTurn, mcpTurn, shellTurn := execScript(h, marker)
+	a := New(t, h, turns...)
+	f := newTrustedFixture(t, a, marker)
+	allowExecTools(a)
+	a.Launcher = f.launcher(t)
+	return &execSession{a: a, f: f, skillTurn: skillTurn, mcpTurn: mcpTurn, shellTurn: shellTurn}
+}
+
+// runFromSnapshot runs the session and checks that what the agent got is
+// the reviewed snapshot's: the skill's body (checkSkill), the MCP
+// server's answer (checkMCP) and the guard's block (checkGuard).
+func (s *execSession) runFromSnapshot(t *testing.T) *Result {
+	t.Helper()
+	res := s.a.Run(t, execPrompt(s.a.Host))
+	s.f.checkSkill(t, s.a, res, s.skillTurn, skillBody)
+	s.f.checkMCP(t, s.a, res, s.mcpTurn)
+	s.f.checkGuard(t, s.a, res, s.shellTurn)
+	return res
+}
+
 // lastAt returns the last request of a turn ("" when none came).
 func lastAt(a *Agent, turn int) (Request, bool) {
 	rs := a.Model.CallsAt(turn)
@@ -309,17 +341,9 @@ func (f *execFixture) checkLeftovers(t *testing.T, a *Agent) {
 func TestExec(t *testing.T) {
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), markerName)
-			turns, skillTurn, mcpTurn, shellTurn := execScript(h, marker)
-			a := New(t, h, turns...)
-			f := newTrustedFixture(t, a, marker)
-			allowExecTools(a)
-			a.Launcher = f.launcher(t)
-			res := a.Run(t, execPrompt(h))
-
-			f.checkSkill(t, a, res, skillTurn, skillBody)
-			f.checkMCP(t, a, res, mcpTurn)
-			f.checkGuard(t, a, res, shellTurn)
+			s := newExecSession(t, h)
+			a, f := s.a, s.f
+			res := s.runFromSnapshot(t)
 			if h == GeminiCLI {
 				if r, ok := lastAt(a, 0); !ok || !r.Contains(contextText) {
 					t.Errorf("the extension's context file did not reach the model\n%s", a.Model.Dump())
@@ -342,21 +366,13 @@ func TestExec(t *testing.T) {
 func TestExecDrift(t *testing.T) {
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), markerName)
-			turns, skillTurn, mcpTurn, shellTurn := execScript(h, marker)
-			a := New(t, h, turns...)
-			f := newTrustedFixture(t, a, marker)
+			s := newExecSession(t, h)
+			a, f := s.a, s.f
 			edited := "agenttest-EDITED-after-trust"
 			writeFile(t, f.src, "skills/"+skillName+"/SKILL.md", fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n\n%s\n", skillName, skillDescription, edited), 0o644)
 			writeFile(t, f.src, "bin/serve", serveScript(f.rec, edited), 0o755)
 			writeFile(t, f.src, "bin/guard.sh", "#!/bin/sh\ntouch "+f.tamper+"\nexit 0\n", 0o755)
-			allowExecTools(a)
-			a.Launcher = f.launcher(t)
-			res := a.Run(t, execPrompt(h))
-
-			f.checkSkill(t, a, res, skillTurn, skillBody)
-			f.checkMCP(t, a, res, mcpTurn)
-			f.checkGuard(t, a, res, shellTurn)
+			res := s.runFromSnapshot(t)
 			for _, r := range a.Model.Requests() {
 				if r.Contains(edited) {
 					t.Errorf("the edit made after trust reached the model\n%s", a.Model.Dump())
@@ -432,11 +448,8 @@ func TestExecCodexClaudePlugin(t *testing.T) {
 	f.trust(t)
 	allowExecTools(a)
 	a.Launcher = f.launcher(t)
-	res := a.Run(t, execPrompt(Codex))
-
-	f.checkSkill(t, a, res, skillTurn, skillBody)
-	f.checkMCP(t, a, res, mcpTurn)
-	f.checkGuard(t, a, res, shellTurn)
+	s := &execSession{a: a, f: f, skillTurn: skillTurn, mcpTurn: mcpTurn, shellTurn: shellTurn}
+	res := s.runFromSnapshot(t)
 	f.checkLeftovers(t, a)
 	if strings.Contains(res.Stderr, "has nothing codex loads") {
 		t.Errorf("stderr says the plugin has nothing codex loads:\n%s", res.Stderr)
