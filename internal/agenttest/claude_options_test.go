@@ -1,7 +1,6 @@
 package agenttest
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,18 +123,7 @@ func TestCodexIgnoresUserConfig(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeJSONFile(t, src, manifest, map[string]any{"name": pluginName, "version": "1.0.0", "description": "agenttest plugin", "userConfig": bad})
-			key, hash := codexPluginTrust()
-			p.a = New(t, Codex,
-				MCPCall(Codex, "fake", "lookup", map[string]any{"query": "owl"}),
-				ShellCall(Codex, "touch "+p.marker),
-				Say("done"))
-			p.a.Args = []string{"-c", "features.plugins=true",
-				"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
-				"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash)}
-			p.root = placeCopy(t, filepath.Join(p.a.ConfigDir(), "plugins", "cache"), src)
-			makeReadOnly(t, p.root)
-			before := treeState(t, p.root)
-			p.res = p.a.Run(t, "tell me about owls")
+			before := p.runCodexCopy(t, src, "tell me about owls")
 			p.checkCommon(t, before, 1, 0, answer)
 		})
 	}

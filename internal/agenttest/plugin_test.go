@@ -283,6 +283,35 @@ func codexPluginTrust() (key, hash string) {
 		CodexHookHash("PreToolUse", "Bash", codexGuardCommand, CodexHookTimeout)
 }
 
+// codexPluginSessionFlags enable the test plugin and trust its guard for
+// one session (-c flags), with nothing in the user's config.
+func codexPluginSessionFlags() []string {
+	key, hash := codexPluginTrust()
+	return []string{
+		"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
+		"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash),
+	}
+}
+
+// runCodexCopy puts a read-only copy of the Codex plugin written in src
+// into Codex's plugin cache, enables it and trusts its guard with
+// codexPluginSessionFlags, and runs the Codex plugin session (call the
+// MCP tool, then the marker command the guard blocks) with prompt. It
+// returns the copy's state before the run, for checkCommon.
+func (p *pluginRun) runCodexCopy(t *testing.T, src, prompt string) (before string) {
+	t.Helper()
+	p.a = New(t, Codex,
+		MCPCall(Codex, "fake", "lookup", map[string]any{"query": "owl"}),
+		ShellCall(Codex, "touch "+p.marker),
+		Say("done"))
+	p.a.Args = append([]string{"-c", "features.plugins=true"}, codexPluginSessionFlags()...)
+	p.root = placeCopy(t, filepath.Join(p.a.ConfigDir(), "plugins", "cache"), src)
+	makeReadOnly(t, p.root)
+	before = treeState(t, p.root)
+	p.res = p.a.Run(t, prompt)
+	return before
+}
+
 // TestCodexPlugin: Codex has no --plugin-dir; a plugin placed in
 // $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/ and enabled in
 // config loads without any install step. Each case says where the plugin
@@ -290,10 +319,7 @@ func codexPluginTrust() (key, hash string) {
 func TestCodexPlugin(t *testing.T) {
 	key, hash := codexPluginTrust()
 	userConfig := fmt.Sprintf("[plugins.%q]\nenabled = true\n\n[hooks.state.%q]\ntrusted_hash = %q\n", codexPluginID, key, hash)
-	sessionFlags := []string{
-		"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
-		"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash),
-	}
+	sessionFlags := codexPluginSessionFlags()
 	cases := []struct {
 		name string
 		// place puts the plugin (written in src) under the cache; it returns
@@ -561,18 +587,7 @@ func TestCodexLoadsOtherHostsManifest(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeFile(t, src, "skills/"+skillName+"/nested/inner/SKILL.md", "---\nname: inner-skill\ndescription: "+nested+"\n---\nx\n", 0o644)
-			key, hash := codexPluginTrust()
-			p.a = New(t, Codex,
-				MCPCall(Codex, "fake", "lookup", map[string]any{"query": "owl"}),
-				ShellCall(Codex, "touch "+p.marker),
-				Say("done"))
-			p.a.Args = []string{"-c", "features.plugins=true",
-				"-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID),
-				"-c", fmt.Sprintf("hooks.state={%q={trusted_hash=%q}}", key, hash)}
-			p.root = placeCopy(t, filepath.Join(p.a.ConfigDir(), "plugins", "cache"), src)
-			makeReadOnly(t, p.root)
-			before := treeState(t, p.root)
-			p.res = p.a.Run(t, "tell me about owls, use $"+pluginName+":"+skillName)
+			before := p.runCodexCopy(t, src, "tell me about owls, use $"+pluginName+":"+skillName)
 
 			first := p.a.Model.CallsAt(0)
 			if len(first) == 0 || !first[0].Contains(skillDescription) || !first[0].Contains(skillBody) {
