@@ -229,6 +229,21 @@ func firstCallHolds(t *testing.T, a *Agent, res *Result, texts map[string]string
 	return held
 }
 
+// firstCallHas reports whether the first main-loop model call holds
+// every one of texts (false when the host made no model call).
+func firstCallHas(a *Agent, texts ...string) bool {
+	first := a.Model.CallsAt(0)
+	if len(first) == 0 {
+		return false
+	}
+	for _, s := range texts {
+		if !first[0].Contains(s) {
+			return false
+		}
+	}
+	return true
+}
+
 // trustBundle reviews, trusts and enables the bundle name in home and
 // workspace ws through the CLI, as a user would before bundlectl exec.
 func trustBundle(t testing.TB, home, ws, name string) {

@@ -229,8 +229,7 @@ func TestClaudePluginDir(t *testing.T) {
 	p.a.Args = []string{"--plugin-dir", p.root, "--allowedTools", "Bash,Skill," + mcpTool}
 	p.res = p.a.Run(t, "tell me about owls")
 
-	first := p.a.Model.CallsAt(0)
-	if len(first) == 0 || !first[0].Contains(skillDescription) {
+	if !firstCallHas(p.a, skillDescription) {
 		t.Errorf("the skill's description was not offered to the model\n%s", p.a.Model.Dump())
 	}
 	if next := p.a.Model.CallsAt(1); len(next) == 0 || !next[len(next)-1].Contains(skillBody) {
@@ -358,8 +357,7 @@ func TestCodexPlugin(t *testing.T) {
 			before := treeState(t, real)
 			p.res = p.a.Run(t, "tell me about owls, use $"+pluginName+":"+skillName)
 
-			first := p.a.Model.CallsAt(0)
-			offered := len(first) > 0 && first[0].Contains(skillDescription)
+			offered := firstCallHas(p.a, skillDescription)
 			mcp := len(mcpCalls(t, filepath.Join(p.rec, "mcp.jsonl")))
 			if !c.loads {
 				if offered || mcp != 0 {
@@ -370,7 +368,7 @@ func TestCodexPlugin(t *testing.T) {
 			if !offered {
 				t.Errorf("the skill's description was not offered to the model\n%s", p.a.Model.Dump())
 			}
-			if !first[0].Contains(skillBody) {
+			if !firstCallHas(p.a, skillBody) {
 				t.Errorf("the skill named in the prompt was not injected into the first request\n%s", p.a.Model.Dump())
 			}
 			if !c.guarded {
@@ -540,11 +538,10 @@ func TestGeminiExtension(t *testing.T) {
 			before := treeState(t, real)
 			p.res = p.a.Run(t, "tell me about owls")
 
-			first := p.a.Model.CallsAt(0)
-			if len(first) == 0 || !first[0].Contains(contextText) {
+			if !firstCallHas(p.a, contextText) {
 				t.Errorf("the extension's context file did not reach the first request\n%s\n%s", p.res, p.a.Model.Dump())
 			}
-			if len(first) == 0 || !first[0].Contains(skillDescription) {
+			if !firstCallHas(p.a, skillDescription) {
 				t.Errorf("the skill's description was not offered to the model\n%s", p.a.Model.Dump())
 			}
 			if next := p.a.Model.CallsAt(1); len(next) == 0 || !next[len(next)-1].Contains(skillBody) {
@@ -589,11 +586,10 @@ func TestCodexLoadsOtherHostsManifest(t *testing.T) {
 			writeFile(t, src, "skills/"+skillName+"/nested/inner/SKILL.md", "---\nname: inner-skill\ndescription: "+nested+"\n---\nx\n", 0o644)
 			before := p.runCodexCopy(t, src, "tell me about owls, use $"+pluginName+":"+skillName)
 
-			first := p.a.Model.CallsAt(0)
-			if len(first) == 0 || !first[0].Contains(skillDescription) || !first[0].Contains(skillBody) {
+			if !firstCallHas(p.a, skillDescription, skillBody) {
 				t.Errorf("the skill was not offered and injected\n%s", p.a.Model.Dump())
 			}
-			if len(first) == 0 || !first[0].Contains(nested) {
+			if !firstCallHas(p.a, nested) {
 				t.Errorf("the SKILL.md nested below the skill was not offered\n%s", p.a.Model.Dump())
 			}
 			p.checkCommon(t, before, 1, 0, answer)
