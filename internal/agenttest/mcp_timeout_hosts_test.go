@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,22 +17,7 @@ func mcpTimeoutRun(t *testing.T, h Host, extra map[string]any, flags ...string) 
 	answer := "fakemcp-timeout-answer-42"
 	a := New(t, h, MCPCall(h, "fake", "lookup", map[string]any{"query": "owl"}), Say("got it"))
 	args := append([]string{"-tool", "lookup", "-answer", answer, "-record", rec}, flags...)
-	srv := map[string]any{"command": FakeMCPServer(t), "args": args}
-	for k, v := range extra {
-		srv[k] = v
-	}
-	switch h {
-	case Claude:
-		srv["type"] = "stdio"
-		p := filepath.Join(t.TempDir(), "mcp.json")
-		j, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fake": srv}})
-		if err := os.WriteFile(p, j, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		a.Args = append(a.Args, "--mcp-config", p, "--strict-mcp-config", "--allowedTools", "Bash,mcp__fake__lookup")
-	case GeminiCLI:
-		a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{"fake": srv}})
-	}
+	configureMCP(t, a, "fake", FakeMCPServer(t), args, extra)
 	res = a.Run(t, "look up owl")
 	for _, r := range mcpRecord(t, rec) {
 		started = started || r["kind"] == "start"
