@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 )
 
@@ -44,8 +42,7 @@ func mcpCalls(t *testing.T, rec string) []map[string]any {
 
 // configureMCP declares one stdio MCP server named server, the host's way,
 // and lets the agent call its tool lookup without asking. extra adds
-// fields to the declaration (a timeout); Codex takes them as TOML values,
-// written as JSON (a number or a string).
+// fields to Claude Code's or Gemini CLI's declaration (a timeout).
 func configureMCP(t *testing.T, a *Agent, server, command string, args []string, extra map[string]any) {
 	t.Helper()
 	srv := map[string]any{"command": command, "args": args}
@@ -64,9 +61,8 @@ func configureMCP(t *testing.T, a *Agent, server, command string, args []string,
 	case Codex:
 		q, _ := json.Marshal(args) // a JSON array of strings is a TOML array
 		a.CodexConfig += fmt.Sprintf("[mcp_servers.%s]\ncommand = %q\nargs = %s\ndefault_tools_approval_mode = \"approve\"\n", server, command, q)
-		for _, k := range slices.Sorted(maps.Keys(extra)) {
-			v, _ := json.Marshal(extra[k])
-			a.CodexConfig += k + " = " + string(v) + "\n"
+		if len(extra) > 0 {
+			t.Fatalf("configureMCP writes no extra fields into Codex's config.toml (%v)", extra)
 		}
 	case GeminiCLI:
 		a.Settings = merge(a.Settings, map[string]any{"mcpServers": map[string]any{server: srv}})
