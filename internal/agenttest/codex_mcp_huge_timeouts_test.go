@@ -1,8 +1,6 @@
 package agenttest
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -32,10 +30,8 @@ func TestCodexMCPHugeTimeouts(t *testing.T) {
 		"s_1e300": `{"startup_timeout_sec": 1e300}`,
 	}
 	started := []string{"s_1e18", "t_1e18"}
-	write := func(dir, rec string) { writeCodexServersPlugin(t, dir, rec, servers, "-answer", answer) }
-
 	src := filepath.Join(t.TempDir(), pluginName)
-	write(src, t.TempDir())
+	writeCodexServersPlugin(t, src, t.TempDir(), servers, "-answer", answer)
 	rv := reviewCodexPlugin(t, src)
 	var listed []string
 	for _, s := range rv.Components.MCPServers {
@@ -86,24 +82,14 @@ func TestCodexMCPHugeTimeouts(t *testing.T) {
 	t.Run("installed", func(t *testing.T) {
 		rec := t.TempDir()
 		a := New(t, Codex, call, Say("done"))
-		write(filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"), rec)
-		a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
-		a.Env = append(a.Env, "RUST_LOG=warn")
+		installCodexServersPlugin(t, a, rec, servers, "-answer", answer)
 		check(t, a, a.Run(t, "look up owl"), rec)
 	})
 
 	t.Run("exec", func(t *testing.T) {
 		rec := t.TempDir()
 		a := New(t, Codex, call, Say("done"))
-		home := filepath.Join(t.TempDir(), "bundlectl-home")
-		if err := os.MkdirAll(home, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { Writable(home) })
-		write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
-		trustBundle(t, home, a.Workdir, pluginName)
-		a.Args = []string{"-c", "features.plugins=true"}
-		a.Launcher = execLauncher(t, home, a.Workdir)
+		execCodexServersPlugin(t, a, rec, servers, "-answer", answer)
 		check(t, a, a.Run(t, "look up owl"), rec)
 	})
 }

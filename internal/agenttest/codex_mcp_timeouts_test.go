@@ -46,10 +46,8 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	}
 	started := []string{"ms_ok", "ok", "s_frac", "t_2_63", "t_zero"} // s_zero's command may start or not
 	offered := started
-	write := func(dir, rec string) { writeCodexServersPlugin(t, dir, rec, servers) }
-
 	src := filepath.Join(t.TempDir(), pluginName)
-	write(src, t.TempDir())
+	writeCodexServersPlugin(t, src, t.TempDir(), servers)
 	rv := reviewCodexPlugin(t, src)
 	var listed []string
 	for _, s := range rv.Components.MCPServers {
@@ -82,9 +80,7 @@ func TestCodexMCPTimeouts(t *testing.T) {
 
 	rec := t.TempDir()
 	a := New(t, Codex, call, Say("done"))
-	write(filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"), rec)
-	a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
-	a.Env = append(a.Env, "RUST_LOG=warn") // Codex's reasons, in a failure's output
+	installCodexServersPlugin(t, a, rec, servers)
 	res := a.Run(t, "look up owl")
 	got := startedIn(rec)
 	if !slices.Equal(got, started) {
@@ -109,15 +105,7 @@ func TestCodexMCPTimeouts(t *testing.T) {
 	// the call Codex alone panics on is answered.
 	rec = t.TempDir()
 	a = New(t, Codex, call, Say("done"))
-	home := filepath.Join(t.TempDir(), "bundlectl-home")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { Writable(home) })
-	write(filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec)
-	trustBundle(t, home, a.Workdir, pluginName)
-	a.Args = []string{"-c", "features.plugins=true"}
-	a.Launcher = execLauncher(t, home, a.Workdir)
+	execCodexServersPlugin(t, a, rec, servers)
 	res = a.Run(t, "look up owl")
 	if got := startedIn(rec); !slices.Equal(got, started) {
 		t.Errorf("under bundlectl exec Codex started the servers %q, want %q, those the review lists\n%s", got, started, res)
@@ -149,4 +137,30 @@ func writeCodexServersPlugin(t *testing.T, dir, rec string, servers map[string]s
 	writeJSONFile(t, dir, ".codex-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
 	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": all})
 	copyFakeMCP(t, dir)
+}
+
+// installCodexServersPlugin puts the plugin of writeCodexServersPlugin in
+// Codex's plugin cache and enables it for a's session, as an installed
+// plugin.
+func installCodexServersPlugin(t *testing.T, a *Agent, rec string, servers map[string]string, args ...string) {
+	t.Helper()
+	writeCodexServersPlugin(t, filepath.Join(a.ConfigDir(), "plugins", "cache", codexMarketplace, pluginName, "1.0.0"), rec, servers, args...)
+	a.Args = []string{"-c", "features.plugins=true", "-c", fmt.Sprintf("plugins={%q={enabled=true}}", codexPluginID)}
+	a.Env = append(a.Env, "RUST_LOG=warn") // Codex's reasons, in a failure's output
+}
+
+// execCodexServersPlugin puts the plugin of writeCodexServersPlugin in
+// a's workspace root, reviewed, trusted and enabled in a fresh bundlectl
+// home, and starts a through bundlectl exec.
+func execCodexServersPlugin(t *testing.T, a *Agent, rec string, servers map[string]string, args ...string) {
+	t.Helper()
+	home := filepath.Join(t.TempDir(), "bundlectl-home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Writable(home) })
+	writeCodexServersPlugin(t, filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName), rec, servers, args...)
+	trustBundle(t, home, a.Workdir, pluginName)
+	a.Args = []string{"-c", "features.plugins=true"}
+	a.Launcher = execLauncher(t, home, a.Workdir)
 }
