@@ -150,12 +150,8 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 func TestExecCodexExclusive(t *testing.T) {
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), markerName)
-			turns, _, _, shellTurn := execScript(Codex, marker)
-			a := New(t, Codex, turns...)
-			f := newTrustedFixture(t, a, marker)
-			allowExecTools(a)
-			a.Launcher = f.launcher(t)
+			s := newExecSession(t, Codex)
+			a, f := s.a, s.f
 			if exclusive {
 				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
 			}
@@ -174,7 +170,7 @@ func TestExecCodexExclusive(t *testing.T) {
 				t.Errorf("exclusive=%v: the user's own MCP server in config.toml did not start\n%s", exclusive, res)
 			}
 
-			f.checkGuard(t, a, res, shellTurn)
+			f.checkGuard(t, a, res, s.shellTurn)
 			started := len(mcpRecord(t, filepath.Join(rec, ownPlugin+".jsonl"))) > 0
 			named := strings.Contains(res.Stderr, fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views, never reviewed by bundlectl (bundlectl --home %s --workspace %s exec --exclusive -- codex keeps it out)", ownPluginID, f.home, f.ws))
 			if loaded := ownLoaded(a, ownPlugin); loaded == exclusive || started == exclusive || named == exclusive {
