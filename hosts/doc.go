@@ -68,4 +68,9 @@
 //     a session GEMINI_CLI_HOME that links the user's own. Setup writes the
 //     user's files atomically, only when they change, keeps the previous
 //     content, and undoes exactly.
+//   - Whether hook lines setup wrote are current is read from setup's
+//     record and the one configuration file, nothing more (CheckSetup):
+//     hooks run asks it at every SessionStart through SetupStale, which
+//     harness.HookRun.SetupCheck takes as a function value, as harness
+//     cannot import hosts.
 package hosts

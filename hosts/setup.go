@@ -483,6 +483,22 @@ func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
 	return checkSetup(home, host, environ, false)
 }
 
+// SetupStale is CheckSetup for the host named host, in the form
+// harness.HookRun.SetupCheck takes, which hooks run asks at every
+// SessionStart: what the lines leave out and the command that fixes it,
+// or "" when nothing (an unknown host, lines complete, setup never wrote
+// them here, or they cannot be read).
+func SetupStale(home string, host bundle.Host, environ []string) (problem, fix string) {
+	h, ok := Lookup(string(host))
+	if !ok {
+		return "", ""
+	}
+	if st, _ := CheckSetup(home, h, environ); st != nil {
+		return st.Message(), st.Fix()
+	}
+	return "", ""
+}
+
 // CheckSetups is CheckSetup for every host setup wrote a record for with
 // this home, sorted by host, for `list`; it also says of a host whose hook
 // lines are all gone (Gone). It reads the setup directory, and each
