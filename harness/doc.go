@@ -291,8 +291,9 @@
 // hooks exec and hooks run are thin callers of these):
 //
 //   - ExecHookLine and HookRun decide every answer a hook line writes and
-//     its exit status; a caller only reads stdin, resolves its roots and
-//     prints a returned *HookExit's Err with its Hint. No answer fails
+//     its exit status; a caller only reads stdin, resolves its roots
+//     (HookRun.Roots, Home) and prints a returned *HookExit's Err with its
+//     Hint. No answer fails
 //     open: where a hook cannot run, or which guards apply cannot be told,
 //     an event a hook can block is blocked (exit 2), one where a block
 //     would not hold under the host is stopped ("continue": false,
@@ -307,6 +308,16 @@
 //     refusal fails closed for the event the input names.
 //   - A hooks run line naming an event its host does not fire is refused
 //     before anything loads (HookRun.CheckLine): no guard would run.
+//   - Unless its caller names the workspace, hooks run answers in the one
+//     the registry chooses from the event's cwd (Options.WorkspaceFrom),
+//     else from the current directory, which the event's cwd makes
+//     unneeded (it may be gone); every fix names that workspace whenever
+//     the user's shell is not in it (HookRun.Answer).
+//   - At SessionStart under a host, and only then (a tool call's hot path
+//     reads no host settings), hooks run adds a systemMessage when the
+//     host's hook lines an earlier setup wrote leave events out
+//     (HookRun.SetupCheck, hosts.SetupStale: harness cannot import
+//     hosts).
 //   - Every reason written is escaped line by line, and ends with its fix
 //     on a line of its own (WithHint), as the caller's Fix prints it.
 package harness

@@ -2,9 +2,12 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -12,16 +15,39 @@ import (
 
 // A HookRun answers one event for a hook line that fires every matching
 // active hook (bundlectl hooks run <Event>), in the hook contract of the
-// host that reads the answer. Its methods decide, in the order a caller
-// meets them: whether the line is mis-wired (CheckLine), the answer to an
-// input that cannot be read (RefuseUnread), the answer when which guards
-// apply cannot be told (AnswerUnguarded), the outcome of the event
-// (Refuse, Fire), and what is written and the exit status (Write).
+// host that reads the answer. A caller checks the line (CheckLine) and
+// answers an input it cannot read (RefuseUnread); Answer does the rest.
+// Its steps are methods too, in the order Answer meets them: the answer
+// when which guards apply cannot be told (AnswerUnguarded), the outcome
+// of the event (Refuse, Fire), and what is written and the exit status
+// (Write).
 type HookRun struct {
 	Event string      // the event the line names
 	Host  bundle.Host // the host that reads the answer; "" is bundlectl's own contract
 	// Stdout and Stderr take the answer.
 	Stdout, Stderr io.Writer
+
+	// What Answer takes from its caller.
+
+	// Roots resolves the home and the caller's workspace: the one it
+	// names (WorkspaceNamed), else the current directory. Home resolves
+	// the home alone.
+	Roots func() (bundle.Roots, error)
+	Home  func() (string, error)
+	// WorkspaceNamed: the caller named its workspace (--workspace), and
+	// the event's cwd does not choose it.
+	WorkspaceNamed bool
+	// Fix prints a fix command as the caller's user would run it
+	// (Options.FixCommand); workspace, when not "", is the workspace it
+	// must name: one chosen from the event's cwd, or other than the
+	// current directory, is not where the user's shell is. Nil prints it
+	// bare.
+	Fix func(cmd, workspace string) string
+	// SetupCheck, when set, is asked at every SessionStart under a host
+	// what the host's hook lines, written by an earlier setup with this
+	// home, leave out: problem is "" when nothing (hosts.SetupStale; a
+	// function value, as hosts imports harness).
+	SetupCheck func(home string, host bundle.Host, environ []string) (problem, fix string)
 }
 
 // A HookLineError is a hook line that names an event no guard would run
@@ -158,4 +184,126 @@ func (r HookRun) Write(o Outcome, err error) error {
 		return &HookExit{Code: code}
 	}
 	return nil
+}
+
+// Answer answers the event read as input (at most MaxHookEventBytes+1
+// bytes): it fires every matching hook of every active bundle through a
+// registry of the workspace the event's cwd chooses, and writes the
+// outcome in the host's contract. It returns nil for exit 0, a *HookExit,
+// or the error of Roots or Home when the event is one no guard blocks
+// (the caller reports it as it reports its own).
+//
+// The workspace is that of the caller when it names one; else the
+// registry chooses it (Options.WorkspaceFrom) from the event's cwd, or
+// without one from the current directory, so a hook started in a
+// subdirectory of a trusted workspace still runs that workspace's guards.
+// Fixes name the chosen workspace whenever it came from the event or is
+// not the current directory.
+func (r HookRun) Answer(ctx func() context.Context, input []byte) error {
+	cwd := ""
+	if !r.WorkspaceNamed {
+		cwd = eventCwd(input)
+	}
+	roots, err := r.Roots()
+	if err != nil && cwd != "" {
+		// The current directory is not needed when the event names its
+		// workspace (Options.WorkspaceFrom replaces it), and it may be
+		// gone or unsearchable (the agent's directory removed).
+		var home string
+		if home, err = r.Home(); err == nil {
+			roots = bundle.Roots{Home: home}
+		}
+	}
+	// fixIn is the workspace the fixes name, "" the caller's own: the
+	// agent's shell is not in the event's workspace, so one taken from
+	// the event is named in them.
+	fixIn := ""
+	fix := func(cmd string) string {
+		if r.Fix == nil {
+			return cmd
+		}
+		return r.Fix(cmd, fixIn)
+	}
+	if err != nil {
+		// A guard must not fail open because the roots cannot be resolved.
+		if ok, exit := r.AnswerUnguarded(err, fix); ok {
+			return exit
+		}
+		return err
+	}
+	from := ""
+	if !r.WorkspaceNamed {
+		if cwd != "" {
+			from, fixIn = cwd, cwd // the registry chooses the workspace from it
+		} else {
+			// No cwd in the event (a harness of one's own): the search
+			// starts from the current directory as it would from the
+			// event's. The fixes name a workspace only when it is not
+			// this directory.
+			from = roots.Workspace
+		}
+	}
+	// The event is read while the registry loads: the two are independent,
+	// and a hook call is on the agent's every step.
+	type parsed struct {
+		ev  *HookEvent
+		err error
+	}
+	evc := make(chan parsed, 1)
+	go func() {
+		ev, err := ParseHookEvent(input, r.Event)
+		evc <- parsed{ev, err}
+	}()
+	reg, err := Load(Options{Home: roots.Home, Workspace: roots.Workspace, WorkspaceFrom: from, NoWatch: true, HooksOnly: true, Host: r.Host, FixCommand: fix})
+	if err == nil && from != "" && (fixIn != "" || reg.Workspace() != roots.Workspace) {
+		fixIn = reg.Workspace()
+	}
+	if err != nil {
+		// The guards cannot even be listed: fail closed.
+		if ok, exit := r.AnswerUnguarded(err, fix); ok {
+			return exit
+		}
+		// A harness treats exit 1 as a non-blocking error shown to the user.
+		return &HookExit{Code: 1, Err: err}
+	}
+	defer reg.Close()
+	var o Outcome
+	if p := <-evc; p.err != nil {
+		o, err = r.Refuse(p.err)
+	} else {
+		o, err = r.Fire(ctx(), reg, p.ev, fix)
+	}
+	if problem, f := r.checkSetup(roots.Home); problem != "" {
+		o.SystemMessages = append(o.SystemMessages, WithHint("bundlectl: "+problem, fix(f)))
+	}
+	return r.Write(o, err)
+}
+
+// checkSetup is what SetupCheck finds on a SessionStart under a host: a
+// hook line written by an older setup may leave out events the host now
+// fires, and guards on those never run while the host says nothing. It is
+// said at the start of every session until setup is run again: once per
+// session, not on every tool call, whose hot path must not read and parse
+// the host's settings.
+func (r HookRun) checkSetup(home string) (problem, fix string) {
+	if r.Host == "" || r.Event != "SessionStart" || r.SetupCheck == nil {
+		return "", ""
+	}
+	return r.SetupCheck(home, r.Host, os.Environ())
+}
+
+// eventCwd returns the event's "cwd" as an absolute path (a relative one
+// is taken from the current directory), or "" when there is none.
+func eventCwd(input []byte) string {
+	var ev struct {
+		Cwd string `json:"cwd"`
+	}
+	if json.Unmarshal(input, &ev) != nil || ev.Cwd == "" || strings.IndexByte(ev.Cwd, 0) >= 0 {
+		return "" // a NUL: the event is refused as malformed (ParseHookEvent)
+	}
+	abs, err := filepath.Abs(ev.Cwd)
+	if err != nil {
+		return ""
+	}
+	return abs
 }

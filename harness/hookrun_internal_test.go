@@ -1,6 +1,10 @@
 package harness
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestBlockHint: a block by a hook chain nested past the limit names
 // catalog, which lists every active hook and what it runs; any other
@@ -20,6 +24,30 @@ func TestBlockHint(t *testing.T) {
 	} {
 		if got := blockHint(c.o, c.err); got != c.want {
 			t.Errorf("blockHint(%+v, %v) = %q, want %q", c.o, c.err, got, c.want)
+		}
+	}
+}
+
+// TestEventCwd: the event's cwd, absolute (a relative one from the
+// current directory); none when the input is not JSON, names none, or
+// holds a NUL (ParseHookEvent refuses that event).
+func TestEventCwd(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ input, want string }{
+		{`{"cwd":"/w/x"}`, "/w/x"},
+		{`{"cwd":"/w/x/../y/"}`, "/w/y"},
+		{`{"cwd":"sub"}`, filepath.Join(wd, "sub")},
+		{`{"cwd":""}`, ""},
+		{`{}`, ""},
+		{`{"cwd":"/w\u0000x"}`, ""},
+		{`{"cwd":7}`, ""},
+		{`not json`, ""},
+	} {
+		if got := eventCwd([]byte(c.input)); got != c.want {
+			t.Errorf("eventCwd(%s) = %q, want %q", c.input, got, c.want)
 		}
 	}
 }
