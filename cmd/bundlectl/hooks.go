@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -170,7 +167,8 @@ func hookExit(err error) error {
 
 func runHooks(g *globals, event, host string) error {
 	sealInheritedFiles()
-	hr := harness.HookRun{Event: event, Host: bundle.Host(host), Stdout: g.stdout, Stderr: g.stderr}
+	hr := harness.HookRun{Event: event, Host: bundle.Host(host), Stdout: g.stdout, Stderr: g.stderr,
+		Roots: g.roots, Home: g.homeDir, WorkspaceNamed: g.workspace != "", Fix: g.hintIn, SetupCheck: hosts.SetupStale}
 	input, err := io.ReadAll(io.LimitReader(g.stdin, harness.MaxHookEventBytes+1))
 	if err != nil {
 		return hookExit(hr.RefuseUnread(err))
@@ -185,111 +183,21 @@ func runHooks(g *globals, event, host string) error {
 	if err := hr.CheckLine(); err != nil {
 		return &usageError{err, harness.HintOf(err)}
 	}
-	r, err := g.roots()
-	if err != nil && g.workspace == "" && eventCwd(input) != "" {
-		// The current directory is not needed when the event names its
-		// workspace (harness.Options.WorkspaceFrom replaces it), and it
-		// may be gone or unsearchable (the agent's directory removed).
-		var home string
-		if home, err = g.homeDir(); err == nil {
-			r = bundle.Roots{Home: home}
-		}
-	}
-	if err != nil {
-		// A guard must not fail open because the roots cannot be resolved.
-		if ok, exit := hr.AnswerUnguarded(err, g.hint); ok {
-			return hookExit(exit)
-		}
-		return err
-	}
-	// hg prints fix commands: the agent's shell is not in the event's
-	// workspace, so a workspace taken from the event is named in them.
-	hg := g
-	from := ""
-	if g.workspace == "" {
-		if cwd := eventCwd(input); cwd != "" {
-			from = cwd // the registry chooses the workspace from it
-			c := *g
-			c.workspace = cwd
-			if c.home != "" {
-				c.home = r.Home // absolute: the fix is pasted elsewhere
-			}
-			hg = &c
-		} else {
-			// No cwd in the event (a harness of one's own): the search
-			// starts from the current directory as it would from the
-			// event's, so a hook started in a subdirectory of a trusted
-			// workspace still runs that workspace's guards. The fixes
-			// name a workspace only when it is not this directory.
-			from = r.Workspace
-		}
-	}
-	// The event is read while the registry loads: the two are independent,
-	// and a hook call is on the agent's every step.
-	type parsed struct {
-		ev  *harness.HookEvent
-		err error
-	}
-	evc := make(chan parsed, 1)
-	go func() {
-		ev, err := harness.ParseHookEvent(input, event)
-		evc <- parsed{ev, err}
-	}()
-	ctx := startContext()
-	reg, err := harness.Load(harness.Options{Home: r.Home, Workspace: r.Workspace, WorkspaceFrom: from, NoWatch: true, HooksOnly: true, Host: bundle.Host(host),
-		FixCommand: func(cmd string) string { return hg.hint(cmd) }})
-	if err == nil && from != "" && (hg != g || reg.Workspace() != r.Workspace) {
-		if hg == g {
-			c := *g
-			if c.home != "" {
-				c.home = r.Home
-			}
-			hg = &c
-		}
-		hg.workspace = reg.Workspace()
-	}
-	if err != nil {
-		// The guards cannot even be listed: fail closed.
-		if ok, exit := hr.AnswerUnguarded(err, hg.hint); ok {
-			return hookExit(exit)
-		}
-		// A harness treats exit 1 as a non-blocking error shown to the user.
-		return &codeError{code: exitFailure, err: err}
-	}
-	defer reg.Close()
-	var o harness.Outcome
-	if p := <-evc; p.err != nil {
-		o, err = hr.Refuse(p.err)
-	} else {
-		o, err = hr.Fire(ctx(), reg, p.ev, hg.hint)
-	}
-	if host != "" && event == "SessionStart" {
-		// A hook line written by an older setup may leave out events
-		// the host now fires: guards on those never run, and the host
-		// says nothing. Say it at the start of every session until setup
-		// is run again: once per session, not on every tool call, whose
-		// hot path must not read and parse the host's settings.
-		if h, ok := hosts.Lookup(host); ok {
-			if st, _ := hosts.CheckSetup(r.Home, h, os.Environ()); st != nil {
-				o.SystemMessages = append(o.SystemMessages, harness.WithHint("bundlectl: "+st.Message(), hg.hint(st.Fix())))
-			}
-		}
-	}
-	return hookExit(hr.Write(o, err))
+	return hookExit(hr.Answer(startContext(), input))
 }
 
-// eventCwd returns the event's "cwd" as an absolute path (a relative one
-// is taken from the current directory), or "" when there is none.
-func eventCwd(input []byte) string {
-	var ev struct {
-		Cwd string `json:"cwd"`
+// hintIn is hint for a fix that names workspace, when not "" (with the
+// home made absolute: the fix is pasted elsewhere).
+func (g *globals) hintIn(cmd, workspace string) string {
+	if workspace == "" {
+		return g.hint(cmd)
 	}
-	if json.Unmarshal(input, &ev) != nil || ev.Cwd == "" || strings.IndexByte(ev.Cwd, 0) >= 0 {
-		return "" // a NUL: the event is refused as malformed (harness.ParseHookEvent)
+	c := *g
+	c.workspace = workspace
+	if c.home != "" {
+		if home, err := g.homeDir(); err == nil {
+			c.home = home
+		}
 	}
-	abs, err := filepath.Abs(ev.Cwd)
-	if err != nil {
-		return ""
-	}
-	return abs
+	return c.hint(cmd)
 }
