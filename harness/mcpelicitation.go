@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
@@ -19,10 +20,36 @@ import (
 // while one is open starts paused. Time a call ran before and between
 // elicitations counts, so a server whose elicitations the host answers at
 // once cannot extend a call: it still ends after its reviewed timeout of
-// running time. Claude Code 2.1.332 does not pause a server that has its
-// own timeout (the only one the proxy times), and Gemini CLI 0.61.0
-// declares no elicitation capability and answers one with an error at
-// once, so for them the pause lasts as long as the host takes to answer.
+// running time.
+//
+// The proxy pauses only for a client whose initialize names it one known
+// to pause its own wait (pausingClients): Codex. Claude Code 2.1.332 does
+// not pause a server that has its own timeout (the only one the proxy
+// times), and Gemini CLI 0.61.0 declares no elicitation capability and
+// answers one with an error at once; a server that keeps one elicitation
+// open at all times (the next sent before the last is answered) would
+// hold a pause on for ever, where such a host's own timer still runs. So
+// for them, and for a client the proxy does not know, nothing pauses:
+// the call ends at its reviewed timeout of wall time, as without
+// elicitations.
+//
+// A pause never outlives what the proxy can read: a client line it does
+// not forward (refused, or not JSON at all) while an elicitation is open
+// may be the client's answer, which the server then never gets. A reply
+// in it under an open elicitation's id ends that elicitation, and the
+// server gets an error for it; a line the proxy cannot read at all ends
+// every open elicitation's pause (calls resume; a later answer to one is
+// relayed and resumes nothing), since which one it answered is unknown.
+
+// pausingClients are the clientInfo.name values of the hosts known to
+// pause their own per-call wait while an elicitation is open, as
+// TestHostsMCPElicitationHeadless saw them: Codex 0.171.0.
+var pausingClients = map[string]bool{"codex-mcp-client": true}
+
+// MCPClientPausesForElicitation reports whether the MCP proxy pauses its
+// call timers for a client whose initialize gives name as its
+// clientInfo.name: only for a host known to pause its own.
+func MCPClientPausesForElicitation(name string) bool { return pausingClients[name] }
 
 // maxOpenElicitations bounds the elicitations the proxy keeps open; past
 // it a new one does not pause calls (the ones held keep them paused).
@@ -75,6 +102,9 @@ func hostMethod(ms []jsonobj.Member) (string, bool) {
 // request in a server line about to be relayed, and closes one the
 // server cancels (notifications/cancelled naming its id).
 func (p *proxy) noteServerRequests(line []byte) {
+	if !p.pauseOK.Load() {
+		return // the client does not pause: neither does the proxy
+	}
 	if !bytes.Contains(line, []byte("elicitation")) && !bytes.Contains(line, []byte("cancelled")) && !bytes.Contains(line, []byte(`\`)) {
 		return // cannot name either method
 	}
@@ -96,13 +126,53 @@ func (p *proxy) noteServerRequests(line []byte) {
 	}
 }
 
+// noteClientInit notes, from the initialize request in a client line
+// about to be forwarded, whether the client pauses for elicitations
+// (pausingClients); a later initialize decides anew.
+func (p *proxy) noteClientInit(line []byte) {
+	if !bytes.Contains(line, []byte("initialize")) && !bytes.Contains(line, []byte(`\`)) {
+		return // cannot name the method
+	}
+	for _, ms := range messageObjects(line) {
+		if method, ok := hostMethod(ms); ok && method == "initialize" {
+			p.pauseOK.Store(pausingClients[clientName(ms)])
+		}
+	}
+}
+
+// clientName is an initialize request's params.clientInfo.name, as a
+// JSON.parse reader takes it (the last member of each name); "" when it
+// has none.
+func clientName(ms []jsonobj.Member) string {
+	info, _ := jsonobj.Members(lastMember(ms, "params"))
+	client, _ := jsonobj.Members(lastMember(info, "clientInfo"))
+	name, _ := jsonString(lastMember(client, "name"))
+	return name
+}
+
+// lastMember is the value of the last member named exactly key; nil when
+// there is none.
+func lastMember(ms []jsonobj.Member, key string) json.RawMessage {
+	var v json.RawMessage
+	for _, m := range ms {
+		if m.Key == key {
+			v = m.Val
+		}
+	}
+	return v
+}
+
+// openElicitations reports how many elicitations pause calls now.
+func (p *proxy) openElicitations() int {
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	return len(p.elicits)
+}
+
 // noteClientReplies closes the elicitation every reply in a client line
 // about to be forwarded answers.
 func (p *proxy) noteClientReplies(line []byte) {
-	p.callsMu.Lock()
-	open := len(p.elicits)
-	p.callsMu.Unlock()
-	if open == 0 {
+	if p.openElicitations() == 0 {
 		return
 	}
 	for _, ms := range messageObjects(line) {
@@ -113,6 +183,40 @@ func (p *proxy) noteClientReplies(line []byte) {
 			p.elicitationClosed(id)
 		}
 	}
+}
+
+// noteClientDrop ends the pause a client line the proxy does not forward
+// might have ended (see the rule above): each reply in it under an open
+// elicitation's id closes that elicitation, and the server gets an error
+// for it in place of the answer it will never see; a line that holds no
+// message the proxy can read ends every pause.
+func (p *proxy) noteClientDrop(line []byte) {
+	if p.openElicitations() == 0 || len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	objs := messageObjects(line)
+	if len(objs) == 0 || !utf8.Valid(line) {
+		p.notice("dropped a client line it cannot read while an elicitation is open; calls are timed again")
+		p.endPauses()
+		return
+	}
+	for _, ms := range objs {
+		if _, isMsg := hostMethod(ms); isMsg {
+			continue
+		}
+		if id := messageID(ms); id != nil && p.elicitationClosed(id) {
+			p.notice("the client's answer to elicitation %s was not passed on; the server gets an error for it", bytes2str(id))
+			_ = p.sendServer(rpcError(id, rpcInternalError, "the client's reply could not be passed on by bundlectl's MCP proxy; it was dropped"))
+		}
+	}
+}
+
+// endPauses forgets every open elicitation and resumes every paused call.
+func (p *proxy) endPauses() {
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	clear(p.elicits)
+	p.resumeAll()
 }
 
 // elicitationOpened records the server's elicitation request id; the
@@ -157,23 +261,28 @@ func (p *proxy) elicitationOpened(id json.RawMessage) {
 	}
 }
 
-// elicitationClosed ends the server's elicitation request id, if open;
-// when none is left open, every paused call resumes with the time it
-// had left.
-func (p *proxy) elicitationClosed(id json.RawMessage) {
+// elicitationClosed ends the server's elicitation request id, if open,
+// and reports whether it was; when none is left open, every paused call
+// resumes with the time it had left.
+func (p *proxy) elicitationClosed(id json.RawMessage) bool {
 	key, ok := idKey(id)
 	if !ok {
-		return
+		return false
 	}
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
 	if !p.elicits[key] {
-		return
+		return false
 	}
 	delete(p.elicits, key)
-	if len(p.elicits) > 0 {
-		return
+	if len(p.elicits) == 0 {
+		p.resumeAll()
 	}
+	return true
+}
+
+// resumeAll restarts the timer of every paused call; callsMu is held.
+func (p *proxy) resumeAll() {
 	for k, c := range p.calls {
 		if c.paused {
 			p.arm(k, c)

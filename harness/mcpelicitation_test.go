@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +26,10 @@ func (f *fakeClock) add(d time.Duration) {
 	f.t = f.t.Add(d)
 	f.mu.Unlock()
 }
+
+// codexInitialize is the start of Codex 0.171.0's initialize request, the
+// one client the proxy pauses for.
+const codexInitialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"codex-mcp-client","version":"0.171.0"}}}`
 
 // lockedBuffer is a bytes.Buffer the proxy's goroutines may write to.
 type lockedBuffer struct {
@@ -49,6 +55,7 @@ func TestProxyElicitationPausesCalls(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
 	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard, now: clk.now}
 	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
 	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
 	clk.add(10 * time.Minute)
 	// The method as a host decodes it: "\/" is "/".
@@ -100,6 +107,7 @@ func TestProxyElicitationsDoNotExtendACall(t *testing.T) {
 	var toClient lockedBuffer
 	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: &toClient, toServer: io.Discard, now: clk.now}
 	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
 	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
 	for i := range 3 {
 		clk.add(20 * time.Minute)
@@ -120,6 +128,7 @@ func TestProxyElicitationsDoNotExtendACall(t *testing.T) {
 func TestProxyOpenElicitationsBounded(t *testing.T) {
 	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
 	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
 	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
 	for i := range maxOpenElicitations + 500 {
 		p.noteServerRequests([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, i)))
@@ -152,16 +161,25 @@ func TestProxyMCPElicitationPausesCallTimer(t *testing.T) {
 		}
 		return len(b), nil
 	})
-	go func() { _, _ = io.Copy(io.Discard, sr) }() // the server reads and never answers
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
 		done <- ProxyMCP(ctx, MCPConn{R: cr, W: pw}, MCPConn{R: or, W: sw}, MCPPolicy{CallTimeout: timeout}, notices)
 	}()
+	// The server reads the client's initialize (forwarded once the proxy
+	// has read it), asks, and then reads and never answers.
 	go func() {
+		br := bufio.NewReader(sr)
+		if _, err := br.ReadBytes('\n'); err != nil {
+			return
+		}
 		_, _ = io.WriteString(ow, `{"jsonrpc":"2.0","id":"el-1","method":"elicitation/create","params":{"message":"token?","requestedSchema":{"type":"object","properties":{}}}}`+"\n")
+		_, _ = io.Copy(io.Discard, br)
 	}()
+	if _, err := io.WriteString(cw, codexInitialize+"\n"); err != nil {
+		t.Fatal(err)
+	}
 	lr := newLineReader(pr)
 	next := func() map[string]any {
 		t.Helper()
@@ -204,3 +222,91 @@ func TestProxyMCPElicitationPausesCallTimer(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// initializeAs is an initialize request whose clientInfo.name is name.
+func initializeAs(name string) string {
+	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"` + name + `","version":"1"}}}`
+}
+
+// askAndHold starts call id of the server's "elicit" tool and returns
+// once the client has the server's elicitation/create for it.
+func (s *mcpSession) askAndHold(id string) {
+	s.t.Helper()
+	el := s.call(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"elicit"}}`)
+	if el["method"] != "elicitation/create" || el["id"] != "el-"+id {
+		s.t.Fatalf("the client got %v; want the server's elicitation el-%s", el, id)
+	}
+}
+
+// wantTimeout waits for the proxy's timeout error for call id.
+func (s *mcpSession) wantTimeout(id float64) {
+	s.t.Helper()
+	if got := s.receive(); got["id"] != id || errorCode(got) != rpcRequestTimeout {
+		s.t.Fatalf("the client got %v; want the proxy's timeout error for call %v", got, id)
+	}
+}
+
+// TestExecMCPElicitationPausesOnlyForCodex runs a real server behind the
+// proxy: for a client that is not Codex — Claude Code and Gemini CLI, as
+// their initialize names them, one the proxy does not know, one naming
+// none — an open elicitation pauses nothing, because the host's own
+// timer does not pause either, and a call the server holds behind an
+// elicitation nobody answers ends at its timeout. (Without the rule the
+// proxy waited for the answer for ever: the test's hang guard fails it.)
+func TestExecMCPElicitationPausesOnlyForCodex(t *testing.T) {
+	for _, init := range []string{
+		initializeAs("claude-code"),
+		initializeAs("gemini-cli-mcp-client"),
+		initializeAs("my-client"),
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`,
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		s := startMCPSessionPolicy(t, ctx, MCPPolicy{CallTimeout: time.Second})
+		if got := s.call(init); got["result"] == nil {
+			t.Fatalf("initialize answered %v", got)
+		}
+		s.askAndHold("5")
+		s.wantTimeout(5)
+		s.close()
+		cancel()
+	}
+}
+
+// TestExecMCPDroppedReplyEndsPause: for Codex, whose elicitations pause
+// calls, a client line the proxy does not forward cannot leave a pause on
+// (a call with no timer): a line that is not JSON ends every pause, and
+// a refused batch holding the answer to an elicitation ends that one and
+// gives the server an error for it. Each held call then ends at its
+// timeout. (Without the rule both calls wait for ever: the test's hang
+// guard fails it.)
+func TestExecMCPDroppedReplyEndsPause(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := startMCPSessionPolicy(t, ctx, MCPPolicy{Filter: excludeFilter, CallTimeout: time.Second})
+	if got := s.call(codexInitialize); got["result"] == nil {
+		t.Fatalf("initialize answered %v", got)
+	}
+	s.askAndHold("5")
+	if got := s.call(`{"jsonrpc":"2.0","id":"el-5","result":{"action":"accept","content":{}`); got["id"] != nil || errorCode(got) != rpcParseError {
+		t.Fatalf("a line that is not JSON was answered %v; want a parse error", got)
+	}
+	s.wantTimeout(5)
+
+	s.askAndHold("6")
+	refused := s.receiveLineAfter(`[{"jsonrpc":"2.0","id":"el-6","result":{"action":"accept","content":{}}},{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"delete_all"}}]`)
+	if !bytes.Contains(refused, []byte(`"id":9`)) || !bytes.Contains(refused, []byte(`-32602`)) {
+		t.Fatalf("the batch calling a filtered tool was answered %s; want its refusal", refused)
+	}
+	s.wantTimeout(6)
+	s.close()
+	if calls := s.calls(); !slices.Contains(calls, `answer:"el-6":error`) || slices.Contains(calls, `answer:"el-5":result`) {
+		t.Fatalf("the server saw %q; want an error for el-6 from the proxy", calls)
+	}
+}
+
+// receiveLineAfter sends msg and returns the next line the client gets.
+func (s *mcpSession) receiveLineAfter(msg string) []byte {
+	s.t.Helper()
+	s.send(msg)
+	return s.receiveLine()
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -265,6 +266,7 @@ type proxy struct {
 	forgot   bool                    // an id was dropped from expired or requests (maxTrackedIDs)
 	idLimit  int                     // each record's bound
 	elicits  map[string]bool         // the server's elicitation/create requests the client has not answered, by idKey
+	pauseOK  atomic.Bool             // the client's initialize names a host that pauses for elicitations
 	now      func() time.Time        // the clock of the calls' active time; nil: time.Now
 
 	mu       sync.Mutex
@@ -393,6 +395,9 @@ func (p *proxy) pumpClient(r io.Reader) error {
 				msg := fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
 				p.elicitationClosed(id) // answered, with the proxy's error
 				_ = p.sendServer(rpcError(id, rpcInternalError, msg))
+			} else if !ok && p.openElicitations() > 0 {
+				p.notice("dropped a client line over %d bytes without a readable id while an elicitation is open; calls are timed again", MaxMCPMessage)
+				p.endPauses()
 			}
 			if !ok || kind != msgRequest {
 				id = nil
@@ -406,8 +411,12 @@ func (p *proxy) pumpClient(r io.Reader) error {
 				return err
 			}
 		}
+		if !fwd && !tooLong && p.callTimeout > 0 {
+			p.noteClientDrop(line)
+		}
 		if fwd {
 			if p.callTimeout > 0 {
+				p.noteClientInit(line)
 				p.track(line) // before the server can answer
 				p.noteClientReplies(line)
 			}

@@ -368,8 +368,11 @@ func refusedToolListed(raw []byte, filter ToolFilter) (string, bool) {
 }
 
 // mcpServerMain is a tiny stdio MCP server: three tools over two pages,
-// plus "notify", which announces a changed tool list. Every tools/call it
-// receives is appended to $HARNESS_TEST_LOG before it answers.
+// plus "notify", which announces a changed tool list, "hold", answered
+// only at test/release, and "elicit", held too after it sends the client
+// an elicitation/create under id "el-<call id>". Every tools/call it
+// receives is appended to $HARNESS_TEST_LOG before it answers, and so is
+// every client answer to an elicitation ("answer:<id>:result|error").
 func mcpServerMain() int {
 	logPath := os.Getenv("HARNESS_TEST_LOG")
 	in := bufio.NewScanner(os.Stdin)
@@ -435,6 +438,16 @@ func mcpServerMain() int {
 				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": pending, "result": map[string]any{"answer": json.RawMessage(in.Bytes())}})
 				pending = nil
 			}
+			if answered := string(req.ID); strings.HasPrefix(answered, `"el-`) {
+				// The client's answer to an elicitation of "elicit".
+				kind := "result"
+				if bytes.Contains(in.Bytes(), []byte(`"error"`)) {
+					kind = "error"
+				}
+				if err := appendLine(logPath, "answer:"+answered+":"+kind); err != nil {
+					return 1
+				}
+			}
 		case "initialize":
 			reply(map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}},
 				"serverInfo": map[string]any{"name": "test", "version": "1"}})
@@ -463,6 +476,13 @@ func mcpServerMain() int {
 				held = append(held, req.ID)
 				continue
 			}
+			if req.Params.Name == "elicit" {
+				// Held too, after asking the client under id "el-<call id>".
+				held = append(held, req.ID)
+				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": "el-" + strings.Trim(string(req.ID), `"`), "method": "elicitation/create",
+					"params": map[string]any{"message": "which?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}})
+				continue
+			}
 			if req.Params.Name == "notify" {
 				_ = out.Encode(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 			}
@@ -470,6 +490,19 @@ func mcpServerMain() int {
 		}
 	}
 	return 0
+}
+
+// appendLine appends line to the file at path.
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // splitLenient is a bufio.SplitFunc that ends a line at every line end

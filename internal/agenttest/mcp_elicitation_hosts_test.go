@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/harness"
 )
 
 // elicitServer is a stdio MCP server (Node.js) with one tool, lookup.
@@ -26,7 +28,8 @@ process.stdin.on("data", (d) => {
     const m = JSON.parse(line);
     if (m.method === "initialize") {
       const caps = (m.params && m.params.capabilities) || {};
-      fs.appendFileSync(rec, JSON.stringify({elicitationCapability: caps.elicitation !== undefined}) + "\n");
+      const info = (m.params && m.params.clientInfo) || {};
+      fs.appendFileSync(rec, JSON.stringify({elicitationCapability: caps.elicitation !== undefined, clientName: info.name}) + "\n");
       send({jsonrpc: "2.0", id: m.id, result: {protocolVersion: m.params.protocolVersion,
         capabilities: {tools: {}}, serverInfo: {name: "elicit", version: "1.0.0"}}});
     } else if (m.method === "tools/list") {
@@ -56,15 +59,19 @@ process.stdin.on("data", (d) => {
 // host's per-call timer while an elicitation is open — and the proxy's,
 // which follows Codex's (docs/harness.md) — lasts only as long as the
 // host takes to answer; it matters only when a person answers a form.
+// Each host names itself in its initialize's clientInfo.name (claude-code,
+// codex-mcp-client, gemini-cli-mcp-client), by which bundlectl mcp pauses
+// its call timers for Codex only.
 func TestHostsMCPElicitationHeadless(t *testing.T) {
 	for _, c := range []struct {
 		h          Host
 		capability bool
 		answer     string // the host's answer to the elicitation, as JSON
+		clientName string // its initialize's clientInfo.name
 	}{
-		{Claude, true, `{"action":"cancel"}`},
-		{Codex, true, `{"action":"decline"}`},
-		{GeminiCLI, false, `{"code":-32601,"message":"Method not found"}`},
+		{Claude, true, `{"action":"cancel"}`, "claude-code"},
+		{Codex, true, `{"action":"decline"}`, "codex-mcp-client"},
+		{GeminiCLI, false, `{"code":-32601,"message":"Method not found"}`, "gemini-cli-mcp-client"},
 	} {
 		h := c.h
 		t.Run(string(h), func(t *testing.T) {
@@ -76,7 +83,8 @@ func TestHostsMCPElicitationHeadless(t *testing.T) {
 			next := a.Model.CallsAt(1)
 			answered := len(next) > 0 && next[len(next)-1].Contains(answer)
 			var initRec struct {
-				ElicitationCapability bool `json:"elicitationCapability"`
+				ElicitationCapability bool   `json:"elicitationCapability"`
+				ClientName            string `json:"clientName"`
 			}
 			var ansRec struct {
 				Answer struct {
@@ -89,6 +97,14 @@ func TestHostsMCPElicitationHeadless(t *testing.T) {
 				t.Fatalf("the server recorded %q; want its initialize and the host's answer to the elicitation\n%s", got, res)
 			}
 			hostAnswer := string(ansRec.Answer.Result) + string(ansRec.Answer.Error)
+			if initRec.ClientName != c.clientName {
+				t.Errorf("%s's initialize names the client %q; want %q", h, initRec.ClientName, c.clientName)
+			}
+			// bundlectl mcp pauses its call timers for Codex only, the
+			// one host that pauses its own, known by this name.
+			if pauses := harness.MCPClientPausesForElicitation(initRec.ClientName); pauses != (h == Codex) {
+				t.Errorf("the MCP proxy pauses for %s's client %q: %v; want %v", h, initRec.ClientName, pauses, h == Codex)
+			}
 			if initRec.ElicitationCapability != c.capability || hostAnswer != c.answer || !answered {
 				t.Fatalf("%s declared elicitation %v (want %v), answered the elicitation %s (want %s), the call's answer reached the model %v (want true)\n%s", h, initRec.ElicitationCapability, c.capability, hostAnswer, c.answer, answered, res)
 			}
