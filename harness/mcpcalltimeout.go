@@ -212,7 +212,9 @@ func (p *proxy) initCalls() {
 // about to be forwarded, and records the ids of its other requests. A
 // call under the id of one still outstanding replaces it (ids of
 // outstanding requests are unique in JSON-RPC); a request under the id of
-// a call the proxy answered makes that id's next answer this request's.
+// a call the proxy answered whose late answer is still due does not get
+// here (judge refuses it: lateAnswerDue), but one under a forgotten id
+// does, and takes that id's next answer for its own.
 // A call the client cancels is no longer timed: the client expects no
 // answer to it, and ignores one that comes (MCP's cancellation); its
 // answer, should it come, is relayed as another request's.
@@ -314,6 +316,21 @@ func (p *proxy) settleWhy(id json.RawMessage) string {
 		return unknownAnswer
 	}
 	return ""
+}
+
+// lateAnswerDue reports whether id is that of a call the proxy answered
+// whose late answer the server still owes. A request reusing it is
+// refused: the server's late answer, which the proxy drops, could not be
+// told from the new request's.
+func (p *proxy) lateAnswerDue(id json.RawMessage) bool {
+	key, ok := idKey(id)
+	if !ok {
+		return false
+	}
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	_, due := p.expired.seq[key]
+	return due
 }
 
 // outstanding reports whether any call is timed, any request awaits its

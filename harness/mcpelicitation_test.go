@@ -310,3 +310,35 @@ func (s *mcpSession) receiveLineAfter(msg string) []byte {
 	s.send(msg)
 	return s.receiveLine()
 }
+
+// TestExecMCPReusedIDWhileLateAnswerDue: a request under the id of a
+// call the proxy answered at its timeout, whose server answer has not
+// come, is refused, so that the late answer (dropped) cannot be taken
+// for the new request's; once the late answer has come the id is free.
+// (Without the refusal the client got two answers under id 7.)
+func TestExecMCPReusedIDWhileLateAnswerDue(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := startMCPSessionPolicy(t, ctx, MCPPolicy{CallTimeout: time.Second})
+	if got := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); got["result"] == nil {
+		t.Fatalf("initialize answered %v", got)
+	}
+	if held := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold"}}`); errorCode(held) != rpcRequestTimeout {
+		t.Fatalf("the held call was answered %v; want the proxy's timeout error", held)
+	}
+	reused := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`)
+	e, _ := reused["error"].(map[string]any)
+	if msg, _ := e["message"].(string); reused["id"] != float64(7) || errorCode(reused) != rpcInvalidRequest || !strings.Contains(msg, "id 7 is still in use") {
+		t.Fatalf("the request reusing id 7 was answered %v; want the proxy's refusal", reused)
+	}
+	if rel := s.call(`{"jsonrpc":"2.0","id":8,"method":"test/release"}`); rel["id"] != float64(8) {
+		t.Fatalf("after the release the client got %v; want only the release's answer (the late answer to 7 dropped)", rel)
+	}
+	if ok := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`); ok["id"] != float64(7) || ok["result"] == nil {
+		t.Fatalf("id 7, free again, was answered %v", ok)
+	}
+	s.close()
+	if calls := s.calls(); !slices.Equal(calls, []string{"hold", "cancelled:7", "echo"}) {
+		t.Fatalf("the server saw %q; want the held call, its cancellation and one echo", calls)
+	}
+}

@@ -574,7 +574,7 @@ func (p *proxy) judge(obj []byte) verdict {
 		return verdict{code: rpcInvalidRequest, msg: "invalid request"}
 	}
 	id := messageID(ms)
-	isCall := false
+	isCall, isRequest := false, false
 	for _, m := range ms {
 		if !strings.EqualFold(m.Key, "method") {
 			continue
@@ -584,6 +584,10 @@ func (p *proxy) judge(obj []byte) verdict {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
 		isCall = isCall || strings.EqualFold(method, "tools/call")
+		isRequest = true
+	}
+	if isRequest && p.lateAnswerDue(id) {
+		return verdict{code: rpcInvalidRequest, msg: fmt.Sprintf("invalid request: id %s is still in use at %s: bundlectl's MCP proxy answered the tool call under it when it passed its timeout, and the server's own answer has not come; send the request under a new id", bytes2str(id), p.server()), id: id}
 	}
 	if !isCall {
 		return verdict{id: id}
