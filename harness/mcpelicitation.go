@@ -105,7 +105,7 @@ func (p *proxy) noteServerRequests(line []byte) {
 	if !p.pauseOK.Load() {
 		return // the client does not pause: neither does the proxy
 	}
-	if !bytes.Contains(line, []byte("elicitation")) && !bytes.Contains(line, []byte("cancelled")) && !bytes.Contains(line, []byte(`\`)) {
+	if !mayName(line, "elicitation") && !mayName(line, "cancelled") {
 		return // cannot name either method
 	}
 	for _, ms := range messageObjects(line) {
@@ -126,11 +126,20 @@ func (p *proxy) noteServerRequests(line []byte) {
 	}
 }
 
+// mayName reports whether a JSON line could hold a string whose value
+// contains word (letters only): only as those letters, or through a \u
+// escape, the one way to write a letter otherwise. Any other escape (a
+// "\n" in a tool's text, say) leaves word spelled out, so such a line
+// costs no parse.
+func mayName(line []byte, word string) bool {
+	return bytes.Contains(line, []byte(word)) || bytes.Contains(line, []byte(`\u`))
+}
+
 // noteClientInit notes, from the initialize request in a client line
 // about to be forwarded, whether the client pauses for elicitations
 // (pausingClients); a later initialize decides anew.
 func (p *proxy) noteClientInit(line []byte) {
-	if !bytes.Contains(line, []byte("initialize")) && !bytes.Contains(line, []byte(`\`)) {
+	if !mayName(line, "initialize") {
 		return // cannot name the method
 	}
 	for _, ms := range messageObjects(line) {

@@ -342,3 +342,26 @@ func TestExecMCPReusedIDWhileLateAnswerDue(t *testing.T) {
 		t.Fatalf("the server saw %q; want the held call, its cancellation and one echo", calls)
 	}
 }
+
+// TestNoteServerRequestsCommonPathCheap: a server line that cannot name
+// elicitation/create or notifications/cancelled — one with other escapes
+// ("\n", "\"") in a tool's text, the common case — is not parsed (no
+// allocation), while one spelling the method with a \u escape still
+// pauses.
+func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	common := []byte(`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"line one\nline \"two\"\/"}]}}`)
+	if n := testing.AllocsPerRun(100, func() { p.noteServerRequests(common) }); n != 0 {
+		t.Fatalf("a line naming neither method cost %v allocations; want none (no parse)", n)
+	}
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e","method":"\u0065licitation\/create","params":{}}`))
+	if c := p.calls["n1"]; c == nil || !c.paused {
+		t.Fatal(`an elicitation spelled with a \u escape did not pause the call`)
+	}
+	if n := testing.AllocsPerRun(100, func() { p.noteClientInit(common) }); n != 0 {
+		t.Fatalf("a client line that cannot name initialize cost %v allocations; want none", n)
+	}
+}

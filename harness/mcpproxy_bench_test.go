@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"testing"
+	"time"
 )
 
 // The proxy's normal path: short lines, read, judged and relayed whole.
@@ -47,5 +48,40 @@ func BenchmarkMCPProxyOverlongLine(b *testing.B) {
 		if err := p.pumpServer(bytes.NewReader(line)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Server lines of a timed session with Codex (whose elicitations pause
+// calls): answers to calls, with and without escapes in their text, and
+// the same stream with an elicitation/create and the server's
+// cancellation of it among them, which the proxy must read.
+var (
+	benchTimedPlain = bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":12,"progress":1}}`+"\n"+
+		`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"hello, world"}]}}`+"\n"), 500)
+	benchTimedEscaped = bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":12,"progress":1}}`+"\n"+
+		`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"line one\nline \"two\"\n"}]}}`+"\n"), 500)
+	benchTimedElicit = bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":"el-1","method":"elicitation/create","params":{"message":"which?","requestedSchema":{"type":"object","properties":{}}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"el-1","reason":"no longer needed"}}`+"\n"), 500)
+)
+
+// BenchmarkMCPProxyTimedServerLines is 1000 server lines through a proxy
+// timing calls for Codex, with one call outstanding, by kind of line.
+func BenchmarkMCPProxyTimedServerLines(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		lines []byte
+	}{{"plain", benchTimedPlain}, {"escaped", benchTimedEscaped}, {"elicitation", benchTimedElicit}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.lines)))
+			for b.Loop() {
+				p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+				p.noteClientInit([]byte(codexInitialize))
+				p.track([]byte(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"a"}}`))
+				if err := p.pumpServer(bytes.NewReader(bc.lines)); err != nil {
+					b.Fatal(err)
+				}
+				p.close()
+			}
+		})
 	}
 }
