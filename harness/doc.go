@@ -201,17 +201,22 @@
 //     each host gets the reviewed wait whatever its config entry says.
 //     One timer per outstanding call, counting its running time from its
 //     forwarding: notifications/progress do not extend it, as no host
-//     extends its own per-call wait for them; while an elicitation/create
-//     request of the server is open (relayed to the client, not yet
-//     answered or cancelled by the server) every timed call of the server
-//     is paused and resumes with the time it had left, as Codex pauses its
-//     own, so time spent running adds up across elicitations and a call
-//     never runs longer than the timeout; other requests are not timed.
+//     extends its own per-call wait for them; for Codex only (its
+//     initialize's clientInfo.name; no pause for any other client, as no
+//     other host pauses its own), while an elicitation/create request of
+//     the server is open (relayed to the client, not yet answered or
+//     cancelled by the server) every timed call of the server is paused
+//     and resumes with the time it had left, so time spent running adds
+//     up across elicitations and a call never runs longer than the
+//     timeout; no pause outlives a client line the proxy does not forward
+//     (a reply in it ends its elicitation, the server getting an error; an
+//     unreadable line ends every pause); other requests are not timed.
 //     Open elicitations held are bounded (maxOpenElicitations). The ids kept
 //     to drop late answers are bounded (maxTrackedIDs, oldest forgotten
 //     first); once one is forgotten, a server answer under an id with no
 //     request outstanding is dropped, so the client never gets two
-//     answers for one id.
+//     answers for one id; a client request reusing the id of a call the
+//     proxy answered whose late answer is due is refused.
 //   - Tool input is validated before spawning: one JSON value, no
 //     duplicate keys, at most MaxInputBytes, matching the params schema.
 //     Schemas are compiled offline; every URL reference is refused.

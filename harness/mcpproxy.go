@@ -184,12 +184,16 @@ func ProxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notice
 // its answer, should it come later, is dropped. One timer per call,
 // counting its running time from its forwarding: notifications/progress
 // do not extend it, as none of Claude Code, Codex and Gemini CLI extends
-// its own per-call wait for them; an elicitation/create request of the
-// server open at the client pauses every call's timer until it is
-// answered, as Codex pauses its own (see noteServerRequests). The ids the proxy keeps to drop late answers are bounded
-// (oldest forgotten first); once one is forgotten, a server answer under
-// an id with no request outstanding is dropped, so the client never gets
-// two answers for one id.
+// its own per-call wait for them; for a Codex client (by its initialize's
+// clientInfo.name) an elicitation/create request of the server open at
+// the client pauses every call's timer until it is answered, as Codex
+// pauses its own (see noteServerRequests; other hosts do not pause, nor
+// does the proxy for them). The ids the proxy keeps to drop late answers
+// are bounded (oldest forgotten first); once one is forgotten, a server
+// answer under an id with no request outstanding is dropped, so the
+// client never gets two answers for one id. A client request under the
+// id of a call the proxy answered, whose late answer has not come, is
+// refused (-32600).
 type MCPPolicy struct {
 	Filter      ToolFilter
 	CallTimeout time.Duration
