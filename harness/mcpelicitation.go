@@ -37,9 +37,11 @@ import (
 // not forward (refused, or not JSON at all) while an elicitation is open
 // may be the client's answer, which the server then never gets. A reply
 // in it under an open elicitation's id ends that elicitation, and the
-// server gets an error for it; a line the proxy cannot read at all ends
-// every open elicitation's pause (calls resume; a later answer to one is
-// relayed and resumes nothing), since which one it answered is unknown.
+// server gets an error for it; a line the proxy cannot read at all, or a
+// reply under an id it cannot match (null, the client's error for a
+// message it could not read), ends every open elicitation's pause (calls
+// resume; a later answer to one is relayed and resumes nothing), since
+// which one it answered is unknown.
 
 // pausingClients are the clientInfo.name values of the hosts known to
 // pause their own per-call wait while an elicitation is open, as
@@ -179,7 +181,9 @@ func (p *proxy) openElicitations() int {
 }
 
 // noteClientReplies closes the elicitation every reply in a client line
-// about to be forwarded answers.
+// about to be forwarded answers. A reply under no id the proxy can match
+// (null: the client's error for a message it could not read) may answer
+// any open elicitation, the server's included: it ends every pause.
 func (p *proxy) noteClientReplies(line []byte) {
 	if p.openElicitations() == 0 {
 		return
@@ -188,9 +192,13 @@ func (p *proxy) noteClientReplies(line []byte) {
 		if _, isMsg := hostMethod(ms); isMsg {
 			continue
 		}
-		if id := messageID(ms); id != nil {
-			p.elicitationClosed(id)
+		id := messageID(ms)
+		if _, ok := idKey(id); !ok {
+			p.notice("the client answered under id %s while an elicitation is open; calls are timed again", bytes2str(id))
+			p.endPauses()
+			continue
 		}
+		p.elicitationClosed(id)
 	}
 }
 

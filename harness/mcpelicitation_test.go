@@ -365,3 +365,24 @@ func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
 		t.Fatalf("a client line that cannot name initialize cost %v allocations; want none", n)
 	}
 }
+
+// TestProxyNullIDReplyEndsPause: a client reply under id null (its error
+// for a message it could not read: the elicitation, perhaps) may answer
+// any open elicitation, so it ends every pause; the call runs again
+// with the time it had left.
+func TestProxyNullIDReplyEndsPause(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1e9, 0)}
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard, now: clk.now}
+	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
+	c := p.calls["n1"]
+	if c == nil || !c.paused {
+		t.Fatal("the elicitation did not pause call 1")
+	}
+	p.noteClientReplies([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`))
+	if c.paused || c.timer == nil || c.left != time.Hour {
+		t.Fatalf("call 1 after the client's null-id error: %+v; want running with its whole timeout", c)
+	}
+}
