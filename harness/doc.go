@@ -210,7 +210,8 @@
 //     up across elicitations and a call never runs longer than the
 //     timeout; no pause outlives a client line the proxy does not forward
 //     (a reply in it ends its elicitation, the server getting an error; an
-//     unreadable line ends every pause); other requests are not timed.
+//     unreadable line, or a reply under id null, ends every pause); other
+//     requests are not timed.
 //     Open elicitations held are bounded (maxOpenElicitations). The ids kept
 //     to drop late answers are bounded (maxTrackedIDs, oldest forgotten
 //     first); once one is forgotten, a server answer under an id with no
