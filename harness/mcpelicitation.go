@@ -193,6 +193,9 @@ func (p *proxy) noteClientReplies(line []byte) {
 			continue
 		}
 		id := messageID(ms)
+		if id == nil {
+			continue // no reply at all
+		}
 		if _, ok := idKey(id); !ok {
 			p.notice("the client answered under id %s while an elicitation is open; calls are timed again", bytes2str(id))
 			p.endPauses()
@@ -206,7 +209,7 @@ func (p *proxy) noteClientReplies(line []byte) {
 // might have ended (see the rule above): each reply in it under an open
 // elicitation's id closes that elicitation, and the server gets an error
 // for it in place of the answer it will never see; a line that holds no
-// message the proxy can read ends every pause.
+// message the proxy can read, or a reply under id null, ends every pause.
 func (p *proxy) noteClientDrop(line []byte) {
 	if p.openElicitations() == 0 || len(bytes.TrimSpace(line)) == 0 {
 		return
@@ -221,7 +224,11 @@ func (p *proxy) noteClientDrop(line []byte) {
 		if _, isMsg := hostMethod(ms); isMsg {
 			continue
 		}
-		if id := messageID(ms); id != nil && p.elicitationClosed(id) {
+		id := messageID(ms)
+		if _, ok := idKey(id); id != nil && !ok {
+			p.notice("dropped a client reply under id %s while an elicitation is open; calls are timed again", bytes2str(id))
+			p.endPauses()
+		} else if id != nil && p.elicitationClosed(id) {
 			p.notice("the client's answer to elicitation %s was not passed on; the server gets an error for it", bytes2str(id))
 			_ = p.sendServer(rpcError(id, rpcInternalError, "the client's reply could not be passed on by bundlectl's MCP proxy; it was dropped"))
 		}

@@ -368,8 +368,8 @@ func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
 
 // TestProxyNullIDReplyEndsPause: a client reply under id null (its error
 // for a message it could not read: the elicitation, perhaps) may answer
-// any open elicitation, so it ends every pause; the call runs again
-// with the time it had left.
+// any open elicitation, so it ends every pause, forwarded or dropped; the
+// call runs again with the time it had left.
 func TestProxyNullIDReplyEndsPause(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
 	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard, now: clk.now}
@@ -384,5 +384,16 @@ func TestProxyNullIDReplyEndsPause(t *testing.T) {
 	p.noteClientReplies([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`))
 	if c.paused || c.timer == nil || c.left != time.Hour {
 		t.Fatalf("call 1 after the client's null-id error: %+v; want running with its whole timeout", c)
+	}
+	// The same in a line the proxy refuses (a batch calling a filtered
+	// tool, say), and a message with neither method nor id ends nothing.
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{}}`))
+	p.noteClientReplies([]byte(`{"jsonrpc":"2.0","result":{}}`))
+	if !c.paused {
+		t.Fatal("a message with no id ended the pause")
+	}
+	p.noteClientDrop([]byte(`[{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_all"}}]`))
+	if c.paused || c.timer == nil {
+		t.Fatalf("call 1 after a dropped null-id error: %+v; want running", c)
 	}
 }
