@@ -397,3 +397,21 @@ func TestProxyNullIDReplyEndsPause(t *testing.T) {
 		t.Fatalf("call 1 after a dropped null-id error: %+v; want running", c)
 	}
 }
+
+// TestProxyOverlongClientLineEndsPause: a client line over MaxMCPMessage
+// in which the proxy finds no id may have been the answer to an open
+// elicitation: it ends every pause.
+func TestProxyOverlongClientLineEndsPause(t *testing.T) {
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
+	line := append(append([]byte(`{"jsonrpc":"2.0","result":{"content":{"text":"`), bytes.Repeat([]byte("a"), MaxMCPMessage)...), `"}}}`+"\n"...)
+	if err := p.pumpClient(bytes.NewReader(line)); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.calls["n1"]; c == nil || c.paused || c.timer == nil {
+		t.Fatalf("call 1 after an overlong client line with no id: %+v; want running", c)
+	}
+}
