@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -323,6 +324,14 @@ func ExecHookLine(ctx func() context.Context, load func() (*Registry, error), l 
 	if AnswerCut(event, res) && StopsOnFailedGuardIn(host, event) {
 		return WriteStop(stdout, stderr, event, "bundlectl: "+strings.TrimSuffix(CutAnswer(name, id, res), " and the event is blocked")+"; the agent is stopped")
 	}
+	if host == bundle.HostGemini && event == geminiBeforeTool && resetsToolInput(res) {
+		// Gemini CLI runs the other hooks of the view too, and may have
+		// run a rewrite this answer would undo (geminiArgs); this line
+		// cannot see them, so it refuses.
+		reason := WithHint("bundlectl: bundle "+bundle.Quote(name)+" hook "+id+" answered a hookSpecificOutput.tool_input that is not an object, which makes Gemini CLI run the model's arguments even after another hook rewrote them, so they may not have been judged by every hook; refused", printFix(l.Fix, "bundlectl show "+bundle.ShellArg(name)))
+		io.WriteString(stderr, terminalSafe(reason)+"\n")
+		return &HookExit{Code: 2}
+	}
 	stdout.Write(res.Stdout)
 	stderr.Write(res.Stderr)
 	if res.TimedOut {
@@ -336,4 +345,15 @@ func ExecHookLine(ctx func() context.Context, load func() (*Registry, error), l 
 		return &HookExit{Code: code}
 	}
 	return nil
+}
+
+// resetsToolInput reports whether res, a Gemini CLI BeforeTool hook's
+// run, answers with a tool_input that is not an object and does not
+// itself block: Gemini CLI keeps it as the last tool_input and so
+// builds the call from the model's arguments, whatever an earlier hook
+// rewrote them to.
+func resetsToolInput(res *Result) bool {
+	r := geminiExitAnswer(ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut), res)
+	return r.Failure == "" && !r.Blocked && r.Decision != geminiDeny && r.Continue &&
+		len(bytes.TrimSpace(r.geminiChain.toolInput)) > 0 && r.GeminiToolInput == nil
 }

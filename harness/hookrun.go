@@ -154,7 +154,7 @@ func blockHint(o Outcome, err error) string {
 	if errors.As(err, &ce) && ce.Depth >= MaxHookChain {
 		return "bundlectl catalog"
 	}
-	return ""
+	return o.blockFix
 }
 
 // Write writes o, the outcome Fire returned with err, in the host's

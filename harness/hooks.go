@@ -768,6 +768,10 @@ type Outcome struct {
 	// answered: the block is a hook's own answer, relayed as the host
 	// reads it, not bundlectl failing closed (StopsOnFailedGuard).
 	answered bool
+	// blockFix is the command that shows what to change about a block
+	// bundlectl made of the hooks' answers (geminiArgs), printed by the
+	// caller (HookRun.Fire), which knows the user's flags.
+	blockFix string
 
 	// Continue false: stop the agent altogether (Claude Code's
 	// "continue": false), with StopReason for the user.
@@ -1596,6 +1600,7 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 	// sequential group, cur as the earlier hooks changed it.
 	in := cur
 	chains := geminiChains(matching, cur.HookEventName)
+	var args geminiArgs // what Gemini CLI would build the call from
 	if chains {
 		c := *cur
 		c.raw = maps.Clone(cur.raw)
@@ -1749,6 +1754,9 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			geminiChainInput(in, r)
 		}
 		stop := o.add(r)
+		if cur.HookEventName == geminiBeforeTool && r.Failure == "" {
+			args.answered(HookRef{Bundle: h.Bundle, Hook: h.Index, ID: h.ID}, r, cur.ToolInput)
+		}
 		if r.Failure == "" && r.UpdatedInput != nil && takesUpdatedInput(cur.HookEventName) && !sameJSON(r.UpdatedInput, cur.ToolInput) {
 			cur.ToolInput = r.UpdatedInput
 			changed = true
@@ -1757,7 +1765,57 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			break
 		}
 	}
+	if args.reset != nil && !o.Blocked {
+		o.UpdatedInput = nil
+		o.block(args.reset.by, args.resetReason())
+		o.blockFix = "bundlectl show " + bundle.ShellArg(args.reset.by.Bundle)
+	}
 	return o, changed, nil
+}
+
+// geminiArgs follows, through one round of BeforeTool hooks, which
+// arguments Gemini CLI 0.61 would build the call from: its
+// hookAggregator keeps the last hook's tool_input of any type, and its
+// scheduler (evaluateBeforeToolHook, getModifiedToolInput) builds the
+// call from it only when it is an object, else from the model's
+// arguments (internal/agenttest TestGeminiToolInputReset).
+type geminiArgs struct {
+	rewrite *HookRef // the last hook whose tool_input changed the arguments
+	// reset is set while the last tool_input given is not an object and
+	// came after a rewrite: Gemini CLI would then run the arguments the
+	// rewriter was given and did not let through as they were.
+	reset *geminiReset
+}
+
+type geminiReset struct {
+	by, after HookRef
+	value     json.RawMessage
+}
+
+// answered notes hook ref's answer r, given the round's arguments in.
+func (g *geminiArgs) answered(ref HookRef, r HookResult, in json.RawMessage) {
+	given := bytes.TrimSpace(r.geminiChain.toolInput)
+	switch {
+	case len(given) == 0: // no tool_input: the last one given stands
+	case r.GeminiToolInput != nil:
+		g.reset = nil
+		if !sameJSON(r.GeminiToolInput, in) {
+			g.rewrite = &ref
+		}
+	case g.rewrite != nil:
+		g.reset = &geminiReset{by: ref, after: *g.rewrite, value: slices.Clone(given)}
+	}
+}
+
+// resetReason says why a round whose last tool_input undoes a rewrite
+// is refused rather than run as Gemini CLI runs it.
+func (g *geminiArgs) resetReason() string {
+	var value bytes.Buffer
+	if json.Compact(&value, g.reset.value) != nil {
+		value.Write(g.reset.value)
+	}
+	return fmt.Sprintf("bundlectl: bundle %s answered hookSpecificOutput.tool_input %s, which is not an object, after bundle %s rewrote the arguments; Gemini CLI would then run the model's arguments, which the rewriting hook did not let through as they were, so no version of the arguments was judged by every hook; refused",
+		g.reset.by, truncateText(value.String(), 80), g.reset.after)
 }
 
 // geminiChains reports whether Gemini CLI 0.61 would give the hooks of
