@@ -254,7 +254,10 @@
 //     merges them (MergeToolConfigs), and a guard that cannot run, an
 //     answer Gemini CLI would misread, or a refused chain offers no tools.
 //     Gemini CLI's other answers (BeforeTool tool_input, which replaces
-//     the arguments whole and is judged again; BeforeTool decision "ask", unless a
+//     the arguments whole and is judged again, and which, when not an
+//     object after another hook's rewrite, blocks: Gemini CLI would run
+//     the model's arguments the rewriter did not let through, so hooks
+//     exec blocks any such answer; BeforeTool decision "ask", unless a
 //     hook blocks; BeforeModel/AfterModel llm_request and
 //     llm_response; AfterTool tailToolCallRequest; AfterAgent clearContext)
 //     are relayed as Gemini CLI merges several hooks' answers.
