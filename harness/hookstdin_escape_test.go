@@ -70,3 +70,31 @@ func TestGeminiSpreadNotHTMLEscaped(t *testing.T) {
 		t.Errorf("jsSpreadOver = %s, want %s", out, want)
 	}
 }
+
+// TestFireChainStdinLineSeparators: JSON.stringify writes U+2028 and
+// U+2029 as they are; hooks run wrote the event's own strings (the
+// prompt here) and a string spread unit by unit with Go's escapes
+// \u2028 and \u2029, so a hook matching its input's text saw another
+// text than under Gemini CLI.
+func TestFireChainStdinLineSeparators(t *testing.T) {
+	h := newHookEnv(t)
+	g := h.hook("guard", "", "echo '{}'\n")
+	ev, err := ParseHookEvent([]byte("{\"prompt\":\"a\u2028b\\u2029c\"}"), "BeforeAgent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FireChain(context.Background(), []RunnableHook{g}, ev); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(h.dir, "in-guard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\"prompt\":\"a\u2028b\u2029c\"") {
+		t.Errorf("the hook was given %s, want the prompt's line separators as they are", data)
+	}
+	out, ok := jsSpreadOver([]byte(`{}`), []byte("\"\u2029\""))
+	if want := "{\"0\":\"\u2029\"}"; !ok || string(out) != want {
+		t.Errorf("jsSpreadOver = %s, want %s", out, want)
+	}
+}

@@ -45,8 +45,9 @@ func Members(raw []byte) (ms []Member, ok bool) {
 
 // MarshalNoEscape is json.Marshal without its HTML escaping: "&", "<"
 // and ">" are written as they are, as the hosts write JSON
-// (JSON.stringify, serde_json). A hook's input must read as the host
-// would give it — a guard searching its input's text for "&&" or
+// (JSON.stringify, serde_json), and so are U+2028 and U+2029, which
+// encoding/json escapes in every string. A hook's input must read as the
+// host would give it — a guard searching its input's text for "&&" or
 // "> /etc" must find them, not \u0026\u0026 or \u003e — and a settings
 // file bundlectl edits keeps the host's spelling.
 func MarshalNoEscape(v any) ([]byte, error) {
@@ -56,5 +57,30 @@ func MarshalNoEscape(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return unescapeLineSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// unescapeLineSeparators writes the escapes \u2028 and \u2029 of
+// encoding/json's output b as the characters they stand for. Outside a
+// string b has no backslash, and inside one a backslash always starts an
+// escape, so an escaped backslash followed by "u2028" stays as it is.
+func unescapeLineSeparators(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u202`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if rest := b[i+1:]; bytes.HasPrefix(rest, []byte("u2028")) || bytes.HasPrefix(rest, []byte("u2029")) {
+			out = append(out, 0xE2, 0x80, 0xA8+rest[4]-'8')
+			i += 5
+			continue
+		}
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return out
 }

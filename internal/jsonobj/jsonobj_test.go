@@ -78,3 +78,58 @@ func FuzzMembers(f *testing.F) {
 		}
 	})
 }
+
+// TestMarshalNoEscapeLineSeparators: JSON.stringify and serde_json write
+// U+2028 and U+2029 as they are; encoding/json escapes them in every
+// string, so a hook given its input by hooks run read another text than
+// the host gives it. An escaped backslash before "u2028" is not an
+// escape of the character and stays.
+func TestMarshalNoEscapeLineSeparators(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{"a\u2028b\u2029c", "\"a\u2028b\u2029c\""},
+		{`\u2028`, `"\\u2028"`},
+		{"\\\u2028", "\"\\\\\u2028\""},
+		{map[string]any{"k\u2029": json.RawMessage(`["\u2028", "\\u2029"]`)}, "{\"k\u2029\":[\"\u2028\",\"\\\\u2029\"]}"},
+		{"&<>", `"&<>"`},
+	} {
+		got, err := MarshalNoEscape(c.in)
+		if err != nil || string(got) != c.want {
+			t.Errorf("MarshalNoEscape(%q) = %s (%v), want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+// FuzzMarshalNoEscape: the output of a string reads back as the string,
+// and holds no escape of U+2028 or U+2029.
+func FuzzMarshalNoEscape(f *testing.F) {
+	for _, s := range []string{"", "a\u2028b", `\u2028`, "\\\u2029", "\"\\u2028\"", "\x00<&>\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := MarshalNoEscape(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("MarshalNoEscape(%q) = %s, not JSON: %v", s, out, err)
+		}
+		want, _ := json.Marshal(s)
+		var plain string
+		_ = json.Unmarshal(want, &plain)
+		if back != plain {
+			t.Fatalf("MarshalNoEscape(%q) = %s reads back as %q, want %q", s, out, back, plain)
+		}
+		for i := 0; i+5 < len(out); i++ {
+			if out[i] == '\\' {
+				if string(out[i+1:i+6]) == "u2028" || string(out[i+1:i+6]) == "u2029" {
+					t.Fatalf("MarshalNoEscape(%q) = %s escapes a line separator", s, out)
+				}
+				i++
+			}
+		}
+	})
+}
