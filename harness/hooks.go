@@ -2014,16 +2014,37 @@ func jsArrayIndex(key string) (uint64, bool) {
 }
 
 // sameJSON reports whether two JSON documents have the same value (keys
-// in any order); two empty ones are the same.
+// in any order); two empty ones are the same. Numbers are the same only
+// as written: float64 would take 9007199254740993 for 9007199254740992
+// (and -0 for 0), which Codex's serde_json tells apart, so a hook's
+// rewrite of one into the other would be dropped and the arguments it
+// rewrote run there. A JavaScript host reads them as one number, so
+// counting them as a rewrite only relays what it would run anyway.
 func sameJSON(a, b json.RawMessage) bool {
 	if len(bytes.TrimSpace(a)) == 0 || len(bytes.TrimSpace(b)) == 0 {
 		return len(bytes.TrimSpace(a)) == len(bytes.TrimSpace(b))
 	}
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+	va, errA := decodeNumbers(a)
+	vb, errB := decodeNumbers(b)
+	if errA != nil || errB != nil {
 		return bytes.Equal(a, b)
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// decodeNumbers decodes the JSON document raw with its numbers as
+// written (json.Number).
+func decodeNumbers(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
 }
 
 func (o Outcome) refuse(err *ChainError) (Outcome, error) {
