@@ -160,7 +160,13 @@ func hookExit(err error) error {
 	case !errors.As(err, &he):
 		return err
 	case he.Err != nil:
-		return &codeError{code: he.Code, err: he.Err, hint: he.Hint}
+		hint := he.Hint
+		if hint == "" {
+			// bundlectl's own failure (exit 1) carries the fix of its
+			// cause, as the same failure under any other command does.
+			hint = harness.HintOf(he.Err)
+		}
+		return &codeError{code: he.Code, err: he.Err, hint: hint}
 	}
 	return &quietError{code: he.Code}
 }
