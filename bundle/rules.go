@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/params"
-	"golang.org/x/text/unicode/norm"
 )
 
 // checkModel applies every semantic rule to the model, whichever manifest
@@ -73,6 +72,7 @@ func checkModel(b *Bundle) {
 	checkHostComponents(b)
 	checkSensitiveArgv(b)
 	checkDuplicates(b)
+	checkGeminiContextFolds(b)
 	checkNetworkHosts(b, declarable)
 	checkWhen(b)
 	checkInactive(b)
@@ -1325,13 +1325,7 @@ func checkDuplicates(b *Bundle) {
 					continue
 				}
 				if collisionKey(name) == collisionKey(other.name) {
-					how := "only in letter case"
-					if norm.NFC.String(name) == norm.NFC.String(other.name) {
-						// They look alike: say how they differ.
-						how = fmt.Sprintf("only in Unicode normalization (%+q and %+q: one composed, one decomposed)", name, other.name)
-					} else if folder.String(name) != folder.String(other.name) {
-						how = "only in letter case and Unicode normalization"
-					}
+					how := foldHow(name, other.name)
 					b.Report.Errorf(p, rule, "%s %s differs from %s %s (%s) %s: bundlectl exec builds a host view with one entry per %s name, which a case-insensitive file system (macOS, Windows) takes for one; rename one", kind, Quote(name), kind, Quote(other.name), Quote(other.path), how, kind)
 				} else {
 					b.Report.Errorf(p, rule, "bundlectl exec's host view would write %s %s as %s and %s %s (%s) as %s, and %s and %s differ only in letter case or Unicode normalization, which a case-insensitive file system (macOS, Windows) takes for one name; rename one", kind, Quote(name), Quote(dir+"/"+entries[len(entries)-1]), kind, Quote(other.name), Quote(other.path), Quote(dir+"/"+other.last), Quote(dir+"/"+e), Quote(dir+"/"+o.entry))

@@ -69,7 +69,7 @@ func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	}
 	var contexts []string
 	for _, d := range b.Docs("context") {
-		if readsAsMore(d.Path) {
+		if bundle.GeminiContextReadsAsMore(d.Path) {
 			// Copied to its own path, it would be read as more than
 			// context: a manifest, hooks, a command, a skill, an agent.
 			b.Note("its context file %s is not loaded: Gemini CLI would read a file at that path as more than context", bundle.Quote(d.Path))
@@ -830,27 +830,6 @@ func allowListSet(user string, env []string) error {
 		return &AllowListError{File: off.File, Pattern: off.Pattern}
 	}
 	return err
-}
-
-// readsAsMore reports whether Gemini CLI reads a file at rel in an
-// extension's directory as something other than a context file: the
-// manifest, the install metadata (.gemini-extension-install.json, whose
-// "link" type sends Gemini CLI to another directory for the whole
-// extension), the extension's settings (.env, whose values fill the
-// manifest's variables), hooks, commands, skills, agents, policies. Any
-// other file at the top whose name starts with a dot counts too: those are
-// the names Gemini CLI keeps for itself.
-func readsAsMore(rel string) bool {
-	rel = strings.ToLower(rel) // a case-insensitive file system (macOS) finds Hooks/ as hooks/
-	if rel == "gemini-extension.json" || strings.HasPrefix(rel, ".") {
-		return true
-	}
-	for _, dir := range []string{"hooks/", "commands/", "skills/", "agents/", "policies/"} {
-		if strings.HasPrefix(rel, dir) {
-			return true
-		}
-	}
-	return false
 }
 
 // geminiAgent keeps out of the view what Gemini CLI would run or reach
