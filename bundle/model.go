@@ -407,11 +407,12 @@ type Permissions struct {
 	NetworkHosts    []string `json:"network_hosts,omitempty"`
 	NetworkDeclared bool     `json:"network_declared,omitempty"`
 	// NetworkNeverContacted are the hosts of NetworkHosts that nothing
-	// ever contacts: only Claude Code http hooks with a ws:// or wss://
-	// url name them, and Claude Code (2.1.332) posts a hook's event over
-	// http and https only, as bundlectl does (ClaudeHTTPCannotPost). Kept
-	// in NetworkHosts, as the bundle names them, and marked for the
-	// review; not part of the inventory.
+	// ever contacts: only http hooks whose url Claude Code (2.1.332) and
+	// bundlectl both refuse to post to name them — a ws:// or wss:// url,
+	// or an https url to a link-local, cloud metadata or reserved IP
+	// literal (NeverContactedWhy says why, per host). Kept in
+	// NetworkHosts, as the bundle names them, and marked for the review;
+	// not part of the inventory.
 	NetworkNeverContacted []string `json:"network_never_contacted,omitempty"`
 	FilesystemRoots       []string `json:"filesystem_roots,omitempty"`
 	LifecycleMutation     bool     `json:"lifecycle_mutation,omitempty"`

@@ -1423,14 +1423,30 @@ func remoteHosts(b *Bundle) map[string]string {
 	return hosts
 }
 
-// neverContactedHosts are the hosts of remoteHosts that only http hooks
-// Claude Code cannot post to name (ws:// and wss:// urls, which
-// endpointHost reads as http and https): Claude Code 2.1.332 sends them
-// nothing and opens no WebSocket, and bundlectl posts only over http and
-// https (internal/agenttest TestClaudeHTTPHookURLVarsAndWebSocket). Only
-// Claude Code has http hooks (docs/hooks.md), so nothing contacts them.
-func neverContactedHosts(b *Bundle) map[string]bool {
-	contacted, never := map[string]bool{}, map[string]bool{}
+// NeverContactedWhy maps each host of b's remote endpoints that nothing
+// ever contacts to why (Permissions.NetworkNeverContacted lists the
+// hosts; the review shows the reasons). Only http hooks name such a host,
+// and each of them has a url that Claude Code (2.1.332), the one host
+// that posts an http hook's event itself, and bundlectl's hooks exec and
+// hooks run (harness postHook, for every host) both refuse to post to:
+//
+//   - a url whose scheme is not http or https (ws:// and wss://, which
+//     endpointHost reads as http and https; ClaudeHTTPCannotPost): Claude
+//     Code sends it nothing and opens no WebSocket (internal/agenttest
+//     TestClaudeHTTPHookURLVarsAndWebSocket), and bundlectl posts over
+//     http and https only;
+//   - an https url whose host is an IP literal Claude Code refuses before
+//     connecting, with or without a proxy (link-local, cloud metadata or
+//     reserved: 169.254.169.254, also written 0xa9fea9fe;
+//     ClaudeHTTPURLRefused), which bundlectl refuses the same way
+//     (harness refuseHookAddress; internal/agenttest
+//     TestClaudeHTTPHookPrivateAddress).
+//
+// Codex skips http hooks and Gemini CLI runs command hooks only
+// (docs/hooks.md), so nothing else contacts them. A host that an MCP
+// server or any other http hook names is contacted, and left out.
+func NeverContactedWhy(b *Bundle) map[string]string {
+	contacted, why := map[string]bool{}, map[string][]string{}
 	for _, s := range b.Components.MCP {
 		if s.Remote() {
 			if h, msg := endpointHost(s.URL); msg == "" && h != "" {
@@ -1442,18 +1458,37 @@ func neverContactedHosts(b *Bundle) map[string]bool {
 		if hk.Type != HookHTTP {
 			continue
 		}
-		if h, msg := endpointHost(hk.URL); msg == "" && h != "" {
-			if ClaudeHTTPCannotPost(hk.URL) {
-				never[h] = true
-			} else {
-				contacted[h] = true
+		h, msg := endpointHost(hk.URL)
+		if msg != "" || h == "" {
+			continue
+		}
+		if w := hookNeverPosts(hk.URL); w != "" {
+			if !slices.Contains(why[h], w) {
+				why[h] = append(why[h], w)
 			}
+		} else {
+			contacted[h] = true
 		}
 	}
-	for h := range contacted {
-		delete(never, h)
+	out := map[string]string{}
+	for h, ws := range why {
+		if !contacted[h] {
+			out[h] = strings.Join(ws, "; ")
+		}
 	}
-	return never
+	return out
+}
+
+// hookNeverPosts says why neither Claude Code nor bundlectl ever posts an
+// http hook's event to url, or "" when one may.
+func hookNeverPosts(url string) string {
+	if ClaudeHTTPCannotPost(url) {
+		return "only http hooks with a ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only"
+	}
+	if a, why := ClaudeHTTPURLRefused(url); why != "" {
+		return fmt.Sprintf("only http hooks to %s name it, a %s address that Claude Code and bundlectl refuse to post hook events to", a, why)
+	}
+	return ""
 }
 
 // checkNetworkHosts checks capabilities.network_hosts only when a bundle
@@ -1491,10 +1526,10 @@ func checkNetworkHosts(b *Bundle, declarable map[string]string) {
 		}
 		b.Permissions.NetworkHosts = sortedKeys(have)
 	}
-	never := neverContactedHosts(b)
+	never := NeverContactedWhy(b)
 	b.Permissions.NetworkNeverContacted = nil
 	for _, h := range b.Permissions.NetworkHosts {
-		if never[h] {
+		if never[h] != "" {
 			b.Permissions.NetworkNeverContacted = append(b.Permissions.NetworkNeverContacted, h)
 		}
 	}

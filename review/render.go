@@ -970,10 +970,19 @@ func (r *renderer) permissions(b *bundle.Bundle) {
 		hosts += " (derived from its endpoints)"
 	}
 	r.line("  network hosts       %s", hosts)
-	if len(p.NetworkNeverContacted) > 0 {
-		// Named by the bundle, so listed; but a reviewer should not
-		// count on a guard that talks to them.
-		r.line("  never contacted     %s (only http hooks with a ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only)", quoteList(p.NetworkNeverContacted))
+	// Named by the bundle, so listed; but a reviewer should not count on
+	// a guard that talks to them. Each says why, as the reasons differ.
+	why := bundle.NeverContactedWhy(b)
+	for i, h := range p.NetworkNeverContacted {
+		label := "never contacted"
+		if i > 0 {
+			label = ""
+		}
+		if why[h] == "" {
+			r.line("  %-19s %s", label, bundle.Quote(h))
+			continue
+		}
+		r.line("  %-19s %s (%s)", label, bundle.Quote(h), why[h])
 	}
 	roots := "(none)"
 	if len(p.FilesystemRoots) > 0 {

@@ -143,6 +143,12 @@ type JSONReview struct {
 	// Formats are the manifest formats the bundle was read through.
 	Formats []bundle.Format `json:"formats"`
 	Notes   []string        `json:"notes"`
+	// NetworkNeverContacted are the hosts of the inventory's network
+	// hosts that nothing ever contacts (bundle.NeverContactedWhy), as
+	// show --json has them under permissions. Not in components: the
+	// inventory is what the capability hash covers, and this mark is the
+	// review's reading of it, not part of it.
+	NetworkNeverContacted []string `json:"network_never_contacted,omitempty"`
 	// Diff is present when the bundle was trusted before (docs/sources.md).
 	Diff *Diff `json:"diff,omitempty"`
 }
@@ -157,6 +163,10 @@ func (rv *Review) JSON() JSONReview {
 		Inactive: b.Inactive, Errors: nonNilF(rv.Errors), Warnings: nonNilF(rv.Warnings),
 		Skipped: []bundle.Finding{}, Formats: b.Formats, Notes: nonNil(b.Notes),
 		Diff: rv.Diff,
+	}
+	if rv.Inventory != nil {
+		// Only beside an inventory that lists the hosts.
+		j.NetworkNeverContacted = b.Permissions.NetworkNeverContacted
 	}
 	if j.Formats == nil {
 		j.Formats = []bundle.Format{}

@@ -1,0 +1,59 @@
+package bundle
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestNeverContactedRefusedAddress: a network host that only http hooks
+// name, each to an address Claude Code 2.1.332 refuses before connecting
+// (ClaudeHTTPURLRefused) and bundlectl's hooks exec refuses the same way,
+// is marked never contacted, with a reason naming the address; before,
+// only ws:// and wss:// urls were, and the review listed such a host as one
+// the bundle talks to. A private or loopback literal, a name, or a host an
+// MCP server or another hook also names is contacted.
+func TestNeverContactedRefusedAddress(t *testing.T) {
+	for _, c := range []struct {
+		urls  []string
+		host  string
+		never bool
+		says  string
+	}{
+		{[]string{"https://169.254.169.254/latest"}, "169.254.169.254", true, "only http hooks to 169.254.169.254 name it, a link-local, cloud metadata or reserved address"},
+		{[]string{"https://0xa9fea9fe/g"}, "0xa9fea9fe", true, "to 169.254.169.254"},
+		{[]string{"https://[::ffff:169.254.169.254]/g"}, "::ffff:169.254.169.254", true, "to ::ffff:169.254.169.254"},
+		{[]string{"https://[64:ff9b:1::1]/g"}, "64:ff9b:1::1", true, "to 64:ff9b:1::1"},
+		{[]string{"https://168.63.129.16/g"}, "168.63.129.16", true, "to 168.63.129.16"},
+		{[]string{"wss://169.254.169.254/g", "https://169.254.169.254/h"}, "169.254.169.254", true, "ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only; only http hooks to 169.254.169.254"},
+		{[]string{"https://10.0.0.5/g"}, "10.0.0.5", false, ""},
+		{[]string{"https://127.0.0.1/g"}, "127.0.0.1", false, ""},
+		{[]string{"https://[fd00::1]/g"}, "fd00::1", false, ""},
+		{[]string{"https://metadata.example/g"}, "metadata.example", false, ""},
+		{[]string{"https://169.254.169.254/g", "https://169.254.169.254.nip.io/g"}, "169.254.169.254", true, "to 169.254.169.254"},
+	} {
+		var hooks []map[string]any
+		for _, u := range c.urls {
+			hooks = append(hooks, map[string]any{"type": "http", "url": u})
+		}
+		raw, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": hooks}}}})
+		b := writeTree(t, "p", map[string]string{ManifestClaude: `{"name": "p"}`, "hooks/hooks.json": string(raw)})
+		if !slices.Contains(b.Permissions.NetworkHosts, c.host) {
+			t.Errorf("%v: %s not among the network hosts %v:%s", c.urls, c.host, b.Permissions.NetworkHosts, dumpFindings(b))
+			continue
+		}
+		never := slices.Contains(b.Permissions.NetworkNeverContacted, c.host)
+		why := NeverContactedWhy(b)[c.host]
+		if never != c.never || !strings.Contains(why, c.says) {
+			t.Errorf("%v: %s never contacted = %v (%q), want %v saying %q", c.urls, c.host, never, why, c.never, c.says)
+		}
+	}
+	b := writeTree(t, "p", map[string]string{
+		ManifestClaude:     `{"name": "p", "mcpServers": {"m": {"type": "http", "url": "https://169.254.169.254/mcp"}}}`,
+		"hooks/hooks.json": `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "https://169.254.169.254/h"}]}]}}`,
+	})
+	if len(b.Permissions.NetworkNeverContacted) > 0 {
+		t.Errorf("a host an MCP server reaches is marked never contacted: %v", b.Permissions.NetworkNeverContacted)
+	}
+}
