@@ -131,7 +131,7 @@ func Prepare(opts Options) (*Plan, error) {
 			// load those alone, so that each blocks its event rather
 			// than vanish with the bundle.
 			guardOnly = true
-			text := "its check failed at launch, so nothing of it is loaded but its hooks, which block the events they guard: " + err.Error()
+			text := "its check failed at launch, so everything in it but its hooks is left out (its hooks are loaded only to block the events they guard: none of them runs): " + err.Error()
 			p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: text, Fix: fixOf(err, "bundlectl verify")})
 			v, err = guardView(host, b, re)
 			if err != nil {
@@ -152,7 +152,8 @@ func Prepare(opts Options) (*Plan, error) {
 				if errors.As(err, new(*NameCollisionError)) {
 					fix = "bundlectl review " + bundle.ShellArg(a.Name)
 				}
-				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: "its " + host.Name() + " view cannot be made, so nothing of it is loaded but its hooks: " + err.Error(), Fix: fix})
+				text := "its view for " + host.Name() + " cannot be made, so everything in it but its hooks is left out (its hooks still run, and the events they guard stay guarded): " + err.Error()
+				p.Notices = append(p.Notices, Notice{Bundle: a.Name, Text: text, Fix: fix})
 				guardOnly = true
 				b = NewBundle(a, host.Name())
 				if v, err = guardView(host, b, re); err != nil {

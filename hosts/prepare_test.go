@@ -60,7 +60,7 @@ func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
 	}
 	var noticed bool
 	for _, n := range p.Notices {
-		noticed = noticed || n.Bundle == "g" && strings.Contains(n.Text, "view cannot be made, so nothing of it is loaded but its hooks")
+		noticed = noticed || n.Bundle == "g" && strings.Contains(n.Text, "its view for claude-failing-views cannot be made, so everything in it but its hooks is left out (its hooks still run, and the events they guard stay guarded): a view that cannot be made")
 	}
 	if !noticed {
 		t.Errorf("no notice says so: %+v", p.Notices)
