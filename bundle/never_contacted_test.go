@@ -57,3 +57,32 @@ func TestNeverContactedRefusedAddress(t *testing.T) {
 		t.Errorf("a host an MCP server reaches is marked never contacted: %v", b.Permissions.NetworkNeverContacted)
 	}
 }
+
+// TestNeverContactedSameAddressOtherForm: an MCP server whose url names
+// the address of a hook's refused literal in another form (hex, octal,
+// IPv4-mapped, NAT64, 6to4) reaches that address — Claude Code's MCP
+// client does not refuse it — so neither host is marked never contacted.
+// Before, hosts were compared as written, and the review said nothing
+// ever contacts 169.254.169.254 while the MCP server at 0xa9fea9fe did.
+func TestNeverContactedSameAddressOtherForm(t *testing.T) {
+	for _, c := range []struct{ mcp, hook string }{
+		{"https://0xa9fea9fe/mcp", "https://169.254.169.254/h"},
+		{"https://0251.0376.0251.0376/mcp", "https://169.254.169.254/h"},
+		{"https://169.254.43518/mcp", "wss://169.254.169.254/h"},
+		{"https://[::ffff:a9fe:a9fe]/mcp", "https://169.254.169.254/h"},
+		{"https://169.254.169.254/mcp", "https://[::ffff:169.254.169.254]/h"},
+		{"https://[64:ff9b::a9fe:a9fe]/mcp", "https://0xa9fea9fe/h"},
+		{"https://[2002:a9fe:a9fe::1]/mcp", "https://169.254.169.254/h"},
+		{"https://[fe80::1]/mcp", "https://[FE80::0001]/h"},
+	} {
+		raw, _ := json.Marshal(map[string]any{"name": "p", "mcpServers": map[string]any{"m": map[string]any{"type": "http", "url": c.mcp}}})
+		hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "http", "url": c.hook}}}}}})
+		b := writeTree(t, "p", map[string]string{ManifestClaude: string(raw), "hooks/hooks.json": string(hooks)})
+		if len(b.Permissions.NetworkHosts) == 0 {
+			t.Errorf("%s, %s: no network hosts:%s", c.mcp, c.hook, dumpFindings(b))
+		}
+		if never := b.Permissions.NetworkNeverContacted; len(never) > 0 {
+			t.Errorf("MCP server %s, hook %s: %v marked never contacted (%v), yet the MCP server reaches the address", c.mcp, c.hook, never, NeverContactedWhy(b))
+		}
+	}
+}

@@ -1444,13 +1444,23 @@ func remoteHosts(b *Bundle) map[string]string {
 //
 // Codex skips http hooks and Gemini CLI runs command hooks only
 // (docs/hooks.md), so nothing else contacts them. A host that an MCP
-// server or any other http hook names is contacted, and left out.
+// server or any other http hook names is contacted, and left out; so is
+// one whose address such an endpoint names in another form (0xa9fea9fe,
+// ::ffff:169.254.169.254 or 64:ff9b::a9fe:a9fe for 169.254.169.254, as
+// hostAddrs reads them), since the address is reached all the same.
 func NeverContactedWhy(b *Bundle) map[string]string {
 	contacted, why := map[string]bool{}, map[string][]string{}
+	reached := map[netip.Addr]bool{}
+	contact := func(h string) {
+		contacted[h] = true
+		for _, a := range hostAddrs(h) {
+			reached[a] = true
+		}
+	}
 	for _, s := range b.Components.MCP {
 		if s.Remote() {
 			if h, msg := endpointHost(s.URL); msg == "" && h != "" {
-				contacted[h] = true
+				contact(h)
 			}
 		}
 	}
@@ -1467,13 +1477,38 @@ func NeverContactedWhy(b *Bundle) map[string]string {
 				why[h] = append(why[h], w)
 			}
 		} else {
-			contacted[h] = true
+			contact(h)
 		}
 	}
 	out := map[string]string{}
 	for h, ws := range why {
-		if !contacted[h] {
+		if !contacted[h] && !slices.ContainsFunc(hostAddrs(h), func(a netip.Addr) bool { return reached[a] }) {
 			out[h] = strings.Join(ws, "; ")
+		}
+	}
+	return out
+}
+
+// hostAddrs are the IPv4 or IPv6 addresses an endpoint's host h (as
+// endpointHost gives it) reaches when it is an IP literal, read as
+// JavaScript's URL reads it ("0xa9fea9fe" is 169.254.169.254): the
+// address, its IPv4 address when IPv4-mapped, and every IPv4 address
+// embedded in it that a translator (NAT64, 6to4, ISATAP) may reach. It
+// errs towards more, as two hosts sharing one are taken for one. A name
+// has none: it is not resolved.
+func hostAddrs(h string) []netip.Addr {
+	lit := h
+	if strings.Contains(h, ":") {
+		lit = "[" + h + "]"
+	}
+	a, ok := JSURLIPHost(lit)
+	if !ok {
+		return nil
+	}
+	out := []netip.Addr{a.Unmap()}
+	if a.Is6() {
+		for _, v := range claudeEmbedded(a.As16()) {
+			out = append(out, netip.AddrFrom4(v))
 		}
 	}
 	return out
