@@ -29,6 +29,58 @@ func (h failingViews) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, erro
 
 func init() { hosts.Register(failingViews{}) }
 
+// fileAtDirViews is Claude Code's adapter, except that the view of a
+// bundle with skills also holds a file named hooks, as a Gemini CLI
+// context file named hooks did beside the hooks/ of a guard in a bundle
+// trusted before the review refused it.
+type fileAtDirViews struct{ claude.Host }
+
+func (fileAtDirViews) Name() string { return "claude-file-at-dir-views" }
+
+func (h fileAtDirViews) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
+	v, err := h.Host.View(b, re)
+	if err == nil && len(b.Inventory.Skills) > 0 {
+		err = v.Add("hooks", []byte("context\n"), false)
+	}
+	return v, err
+}
+
+func init() { hosts.Register(fileAtDirViews{}) }
+
+// TestAViewWithAFileAtADirectoryPathKeepsItsGuards: a view with a file at
+// the path of the directory of its hooks cannot be written. exec failed
+// the whole launch ("not a directory"), every other bundle with it; now
+// the bundle's hooks alone load, with a notice whose hint is the review.
+func TestAViewWithAFileAtADirectoryPathKeepsItsGuards(t *testing.T) {
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	trustEnable(t, home, ws, "g", map[string]string{
+		"plugin.json": `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g", "version": "1.0.0",
+			"extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh", "args": ["-c", "exit 2"]}]}]}}}}`,
+		"skills/s/SKILL.md": "---\nname: s\ndescription: a skill\n---\nbody\n",
+	})
+	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{"claude-file-at-dir-views"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatalf("the launch failed: %v", err)
+	}
+	if p.Launch.Cleanup != nil {
+		defer p.Launch.Cleanup()
+	}
+	if len(p.Views) != 1 || !p.Views[0].GuardOnly {
+		t.Fatalf("views %+v, want the guard view of g", p.Views)
+	}
+	if hooks, err := os.ReadFile(filepath.Join(p.Views[0].Dir, "hooks", "hooks.json")); err != nil || !strings.Contains(string(hooks), `"PreToolUse"`) {
+		t.Fatalf("the guard view has no hook for PreToolUse: %s, %v", hooks, err)
+	}
+	var noticed bool
+	for _, n := range p.Notices {
+		noticed = noticed || n.Bundle == "g" && strings.Contains(n.Text, `"hooks" both as a file and as the directory of "hooks/hooks.json"`) && n.Fix == "bundlectl review g"
+	}
+	if !noticed {
+		t.Errorf("no notice says so, with the review as its fix: %+v", p.Notices)
+	}
+}
+
 // TestAViewThatCannotBeMadeKeepsItsGuards: when a bundle's view fails, its
 // hooks are still loaded (as for a failed check), with a notice; the agent
 // is never started without the guards the user enabled.

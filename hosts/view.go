@@ -459,17 +459,32 @@ type NameCollisionError struct {
 }
 
 func (e *NameCollisionError) Error() string {
+	if strings.HasPrefix(e.B, e.A+"/") {
+		return fmt.Sprintf("its view would hold %s both as a file and as the directory of %s, which no file system allows; rename the file in the bundle and review it again", bundle.Quote(e.A), bundle.Quote(e.B))
+	}
 	return fmt.Sprintf("its view would hold both %s and %s, which differ only in letter case or Unicode normalization and are one name on a case-insensitive file system (macOS, Windows); rename one of the two components in the bundle and review it again", bundle.Quote(e.A), bundle.Quote(e.B))
 }
 
 // CheckNames refuses a view two of whose entries in one directory (files
-// or the directories that hold them) have the same bundle.CollisionKey.
+// or the directories that hold them) have the same bundle.CollisionKey,
+// and one with a file at the very path of a directory holding another (a
+// context file named hooks beside the hooks/ of a guard), which could not
+// be written either.
 func (v *View) CheckNames() error {
 	names := map[string]bool{}
+	var clash *NameCollisionError
 	for p := range v.files {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if _, file := v.files[d]; file && (clash == nil || d+"\x00"+p < clash.A+"\x00"+clash.B) {
+				clash = &NameCollisionError{A: d, B: p}
+			}
+		}
 		for ; p != "."; p = path.Dir(p) {
 			names[p] = true
 		}
+	}
+	if clash != nil {
+		return clash
 	}
 	sorted := make([]string, 0, len(names))
 	for p := range names {

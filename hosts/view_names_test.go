@@ -58,3 +58,26 @@ func TestMaterializeRefusesFoldedNames(t *testing.T) {
 		t.Errorf("CheckNames refused distinct names: %v", err)
 	}
 }
+
+// TestCheckNamesRefusesAFileAtADirectoryPath: a view holding a file at the
+// very path of a directory that holds another (a Gemini CLI context file
+// named hooks, trusted before the review refused it, beside the
+// hooks/hooks.json of a guard) could not be written: Materialize failed
+// with a bare "not a directory" after CheckNames passed it, and exec
+// failed the whole launch instead of loading that bundle's hooks alone.
+// CheckNames refuses it, naming both.
+func TestCheckNamesRefusesAFileAtADirectoryPath(t *testing.T) {
+	v := NewView()
+	for _, p := range []string{"hooks", "hooks/hooks.json", "gemini-extension.json"} {
+		if err := v.Add(p, []byte("x"), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ce *NameCollisionError
+	if err := v.CheckNames(); !errors.As(err, &ce) || ce.A != "hooks" || ce.B != "hooks/hooks.json" {
+		t.Fatalf("CheckNames = %v, want a NameCollisionError for hooks and hooks/hooks.json", err)
+	}
+	if msg := ce.Error(); !strings.Contains(msg, `"hooks" both as a file and as the directory of "hooks/hooks.json"`) || !strings.Contains(msg, "review it again") {
+		t.Errorf("the error says: %s", msg)
+	}
+}
