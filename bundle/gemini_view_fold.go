@@ -19,17 +19,21 @@ import (
 // other file at the top whose name starts with a dot counts too: those are
 // the names Gemini CLI keeps for itself. bundlectl exec's Gemini CLI view
 // leaves such a context file out (with a note), so the review does not
-// fold its path either. Letter case is ignored, as a case-insensitive file
-// system (macOS) finds Hooks/ as hooks/.
+// fold its path either. Names are compared as a case-insensitive file
+// system (macOS, Windows) compares them (collisionKey: Unicode case
+// folding and NFC), which finds Hooks/ as hooks/, and also ſkills/ (long
+// s) as skills/ and hooKs/ (Kelvin sign) as hooks/, which lowercasing
+// alone did not.
 func GeminiContextReadsAsMore(rel string) bool {
-	rel = strings.ToLower(rel)
-	if rel == "gemini-extension.json" || strings.HasPrefix(rel, ".") {
+	if strings.HasPrefix(rel, ".") {
 		return true
 	}
-	for _, dir := range []string{"hooks/", "commands/", "skills/", "agents/", "policies/"} {
-		if strings.HasPrefix(rel, dir) {
-			return true
-		}
+	top, _, nested := strings.Cut(rel, "/")
+	switch collisionKey(top) {
+	case "gemini-extension.json":
+		return !nested
+	case "hooks", "commands", "skills", "agents", "policies":
+		return nested
 	}
 	return false
 }

@@ -30,12 +30,14 @@ func TestGeminiContextFoldsOntoViewPath(t *testing.T) {
 			ManifestGemini: `{"name": "p", "version": "1.0.0", "contextFileName": "HOOKS"}`,
 			"HOOKS":        "ctx",
 		}, ""},
+		// Gemini CLI reads Skillſ/ as skills/ there: exec's view leaves
+		// the context file out, with a note (GeminiContextReadsAsMore).
 		{"a directory folding onto skills/", map[string]string{
 			ManifestGemini:       `{"name": "p", "version": "1.0.0", "contextFileName": "Skill\u017f/ctx.md"}`,
 			"Skill\u017f/ctx.md": "ctx",
 			"other/s/SKILL.md":   "---\nname: s\ndescription: d\n---\n",
 			ManifestTOML:         skills,
-		}, "would write it under \"Skill\u017f\" and \"skills\" for skill \"s\", and \"Skill\u017f\" and \"skills\" differ only in letter case, which a case-insensitive file system"},
+		}, ""},
 		{"a file at the path of skills/", map[string]string{
 			ManifestGemini:     `{"name": "p", "version": "1.0.0", "contextFileName": "skills"}`,
 			"skills":           "ctx",
@@ -66,5 +68,34 @@ func TestGeminiContextFoldsOntoViewPath(t *testing.T) {
 				t.Errorf("want one context.collision error saying %q:%s", c.says, dumpFindings(b))
 			}
 		})
+	}
+}
+
+// TestGeminiContextReadsAsMoreFolds: a context file whose top directory
+// folds onto one Gemini CLI reads as more than context (skills/, hooks/,
+// …) under Unicode case folding, not only lowercasing — ſkills/ (long s),
+// hooKs/ (Kelvin sign) — is read there as a skill or hooks on a
+// case-insensitive file system (macOS, Windows), so exec's view must leave
+// it out (with a note). strings.ToLower kept ſkills/x/SKILL.md, and the
+// view wrote a skill the review listed as context.
+func TestGeminiContextReadsAsMoreFolds(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"\u017fkills/x/SKILL.md":      true,
+		"SKILL\u017f/x/SKILL.md":      true,
+		"hoo\u212as/hooks.json":       true,
+		"Policie\u017f/p.toml":        true,
+		"gemini-exten\u017fion.json":  true,
+		"Commands/x.toml":             true,
+		".env":                        true,
+		"HOOKS":                       false,
+		"skills":                      false,
+		"notes/skills/x.md":           false,
+		"\u017fkill.md":               false,
+		"gemini-extension.json/x.md":  false,
+		"context/gemini-extension.md": false,
+	} {
+		if got := GeminiContextReadsAsMore(rel); got != want {
+			t.Errorf("GeminiContextReadsAsMore(%q) = %v, want %v", rel, got, want)
+		}
 	}
 }
