@@ -64,6 +64,8 @@ func TestNeverContactedRefusedAddress(t *testing.T) {
 // client does not refuse it — so neither host is marked never contacted.
 // Before, hosts were compared as written, and the review said nothing
 // ever contacts 169.254.169.254 while the MCP server at 0xa9fea9fe did.
+// Nor is any host marked when an MCP server's host is chosen by a
+// variable, which may name it (by its default, in Claude Code).
 func TestNeverContactedSameAddressOtherForm(t *testing.T) {
 	for _, c := range []struct{ mcp, hook string }{
 		{"https://0xa9fea9fe/mcp", "https://169.254.169.254/h"},
@@ -74,12 +76,17 @@ func TestNeverContactedSameAddressOtherForm(t *testing.T) {
 		{"https://[64:ff9b::a9fe:a9fe]/mcp", "https://0xa9fea9fe/h"},
 		{"https://[2002:a9fe:a9fe::1]/mcp", "https://169.254.169.254/h"},
 		{"https://[fe80::1]/mcp", "https://[FE80::0001]/h"},
+		// A host a variable chooses may be any: Claude Code fills in
+		// the default when MD_HOST is unset.
+		{"https://${MD_HOST:-169.254.169.254}/mcp", "https://169.254.169.254/h"},
+		{"https://169.254.${X:-169.254}/mcp", "https://169.254.169.254/h"},
+		{"https://${MD_HOST}/mcp", "wss://169.254.169.254/h"},
 	} {
 		raw, _ := json.Marshal(map[string]any{"name": "p", "mcpServers": map[string]any{"m": map[string]any{"type": "http", "url": c.mcp}}})
 		hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{map[string]any{"type": "http", "url": c.hook}}}}}})
 		b := writeTree(t, "p", map[string]string{ManifestClaude: string(raw), "hooks/hooks.json": string(hooks)})
-		if len(b.Permissions.NetworkHosts) == 0 {
-			t.Errorf("%s, %s: no network hosts:%s", c.mcp, c.hook, dumpFindings(b))
+		if !b.Valid() || len(b.Permissions.NetworkHosts) == 0 {
+			t.Errorf("%s, %s: not valid, or no network hosts:%s", c.mcp, c.hook, dumpFindings(b))
 		}
 		if never := b.Permissions.NetworkNeverContacted; len(never) > 0 {
 			t.Errorf("MCP server %s, hook %s: %v marked never contacted (%v), yet the MCP server reaches the address", c.mcp, c.hook, never, NeverContactedWhy(b))

@@ -1447,7 +1447,10 @@ func remoteHosts(b *Bundle) map[string]string {
 // server or any other http hook names is contacted, and left out; so is
 // one whose address such an endpoint names in another form (0xa9fea9fe,
 // ::ffff:169.254.169.254 or 64:ff9b::a9fe:a9fe for 169.254.169.254, as
-// hostAddrs reads them), since the address is reached all the same.
+// hostAddrs reads them), since the address is reached all the same. When
+// an MCP server's host is chosen by a variable
+// ("https://${HOST:-169.254.169.254}/mcp", whose default Claude Code
+// fills in), it may be any host, so none is marked.
 func NeverContactedWhy(b *Bundle) map[string]string {
 	contacted, why := map[string]bool{}, map[string][]string{}
 	reached := map[netip.Addr]bool{}
@@ -1459,7 +1462,11 @@ func NeverContactedWhy(b *Bundle) map[string]string {
 	}
 	for _, s := range b.Components.MCP {
 		if s.Remote() {
-			if h, msg := endpointHost(s.URL); msg == "" && h != "" {
+			h, msg := endpointHost(s.URL)
+			if msg == "" && h == "" && strings.Contains(s.URL, "${") {
+				return map[string]string{}
+			}
+			if msg == "" && h != "" {
 				contact(h)
 			}
 		}
