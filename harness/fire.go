@@ -680,7 +680,14 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 // TestClaudeHTTPHookPrivateAddress). A literal in a form JavaScript's URL
 // reads ("0x0a000001", "10.1") is posted to the address it reads, as
 // Claude Code does, not looked up as a name.
+//
+// An IPv6 literal with a zone ("[fe80::1%25eth0]") fails too: JavaScript's
+// URL refuses it, so Claude Code never posts to it, where Go would
+// connect to the link-local address it names.
 func refuseHookAddress(req *http.Request) *Result {
+	if strings.HasPrefix(req.URL.Host, "[") && strings.Contains(req.URL.Hostname(), "%") {
+		return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook: url host [%s] has an IPv6 zone, which Claude Code's URL parser refuses, so it posts nothing to it; use the server's public address, or 127.0.0.1 or ::1 for a local server", bundle.Sanitize(req.URL.Hostname())))}
+	}
 	a, ok := bundle.JSURLIPHost(req.URL.Hostname())
 	if strings.HasPrefix(req.URL.Host, "[") {
 		a, ok = bundle.JSURLIPHost("[" + req.URL.Hostname() + "]")

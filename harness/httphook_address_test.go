@@ -66,6 +66,10 @@ func TestHTTPHookRefusedAddresses(t *testing.T) {
 		{"metadata-block", "https://169.254.169.254/g", "block", true, false, ""},
 		{"metadata-hex", "https://0xa9fea9fe/g", "", false, false, "http hook blocked: 169.254.169.254"},
 		{"fe80", "https://[fe80::1]/g", "", false, false, "http hook blocked: fe80::1"},
+		// JavaScript's URL refuses a zone: Claude Code posts nothing,
+		// where Go connected to the link-local address.
+		{"fe80-zone", "https://[fe80::1%25lo]/g", "", false, false, "has an IPv6 zone, which Claude Code's URL parser refuses"},
+		{"fe80-zone-block", "https://[fe80::1%25lo]/g", "block", true, false, ""},
 		{"azure", "https://168.63.129.16/g", "", false, false, "http hook blocked: 168.63.129.16"},
 		{"name-private", fmt.Sprintf("https://mixed.test:%d/g", port), "", false, false, "mixed.test resolves to 10.0.0.5, a private address"},
 		{"name-private-block", fmt.Sprintf("https://mixed.test:%d/g", port), "block", true, false, ""},
