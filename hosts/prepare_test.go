@@ -52,26 +52,7 @@ func init() { hosts.Register(fileAtDirViews{}) }
 // the whole launch ("not a directory"), every other bundle with it; now
 // the bundle's hooks alone load, with a notice whose hint is the review.
 func TestAViewWithAFileAtADirectoryPathKeepsItsGuards(t *testing.T) {
-	root := t.TempDir()
-	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
-	trustEnable(t, home, ws, "g", map[string]string{
-		"plugin.json": `{"$schema": "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", "name": "g", "version": "1.0.0",
-			"extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh", "args": ["-c", "exit 2"]}]}]}}}}`,
-		"skills/s/SKILL.md": "---\nname: s\ndescription: a skill\n---\nbody\n",
-	})
-	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{"claude-file-at-dir-views"}, Environ: []string{"PATH=/usr/bin:/bin"}})
-	if err != nil {
-		t.Fatalf("the launch failed: %v", err)
-	}
-	if p.Launch.Cleanup != nil {
-		defer p.Launch.Cleanup()
-	}
-	if len(p.Views) != 1 || !p.Views[0].GuardOnly {
-		t.Fatalf("views %+v, want the guard view of g", p.Views)
-	}
-	if hooks, err := os.ReadFile(filepath.Join(p.Views[0].Dir, "hooks", "hooks.json")); err != nil || !strings.Contains(string(hooks), `"PreToolUse"`) {
-		t.Fatalf("the guard view has no hook for PreToolUse: %s, %v", hooks, err)
-	}
+	p := prepareGuardOnly(t, "claude-file-at-dir-views")
 	var noticed bool
 	for _, n := range p.Notices {
 		noticed = noticed || n.Bundle == "g" && strings.Contains(n.Text, `"hooks" both as a file and as the directory of "hooks/hooks.json"`) && n.Fix == "bundlectl review g"
@@ -85,6 +66,21 @@ func TestAViewWithAFileAtADirectoryPathKeepsItsGuards(t *testing.T) {
 // hooks are still loaded (as for a failed check), with a notice; the agent
 // is never started without the guards the user enabled.
 func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
+	p := prepareGuardOnly(t, "claude-failing-views")
+	var noticed bool
+	for _, n := range p.Notices {
+		noticed = noticed || n.Bundle == "g" && strings.Contains(n.Text, "its view for claude-failing-views cannot be made, so everything in it but its hooks is left out (its hooks still run, and the events they guard stay guarded): a view that cannot be made")
+	}
+	if !noticed {
+		t.Errorf("no notice says so: %+v", p.Notices)
+	}
+}
+
+// prepareGuardOnly trusts and enables a bundle g of a guard and a skill,
+// prepares a launch of host, and checks that it loads g's guard view: its
+// hook for PreToolUse, not its skill.
+func prepareGuardOnly(t *testing.T, host string) *hosts.Plan {
+	t.Helper()
 	root := t.TempDir()
 	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
 	trustEnable(t, home, ws, "g", map[string]string{
@@ -93,12 +89,12 @@ func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
 			"extensions": {"dev.bundlectl": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sh", "args": ["-c", "exit 2"]}]}]}}}}`,
 		"skills/s/SKILL.md": "---\nname: s\ndescription: a skill\n---\nbody\n",
 	})
-	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{"claude-failing-views"}, Environ: []string{"PATH=/usr/bin:/bin"}})
+	p, err := hosts.Prepare(hosts.Options{Home: home, Workspace: ws, Exe: "/bin/bundlectl", Argv: []string{host}, Environ: []string{"PATH=/usr/bin:/bin"}})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the launch failed: %v", err)
 	}
 	if p.Launch.Cleanup != nil {
-		defer p.Launch.Cleanup()
+		t.Cleanup(p.Launch.Cleanup)
 	}
 	if len(p.Views) != 1 || !p.Views[0].GuardOnly {
 		t.Fatalf("views %+v, want the guard view of g", p.Views)
@@ -110,13 +106,7 @@ func TestAViewThatCannotBeMadeKeepsItsGuards(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.Views[0].Dir, "skills")); err == nil {
 		t.Error("the guard view holds the skills")
 	}
-	var noticed bool
-	for _, n := range p.Notices {
-		noticed = noticed || n.Bundle == "g" && strings.Contains(n.Text, "its view for claude-failing-views cannot be made, so everything in it but its hooks is left out (its hooks still run, and the events they guard stay guarded): a view that cannot be made")
-	}
-	if !noticed {
-		t.Errorf("no notice says so: %+v", p.Notices)
-	}
+	return p
 }
 
 // TestPrepareBuildsAViewHoldingValuesForTheSession: the view of a Claude
