@@ -117,7 +117,7 @@ func (p *proxy) noteServerRequests(line []byte) {
 		}
 		switch method {
 		case "elicitation/create":
-			if id := messageID(ms); id != nil {
+			if id := messageID(ms); id != nil && strictRequest(ms) {
 				p.elicitationOpened(id)
 			}
 		case "notifications/cancelled":
@@ -126,6 +126,31 @@ func (p *proxy) noteServerRequests(line []byte) {
 			}
 		}
 	}
+}
+
+// strictRequest reports whether a request's members are ones a strict
+// JSON-RPC reader takes as an elicitation/create request: "jsonrpc"
+// "2.0", "jsonrpc", "id", "method" and "params" each once, params an
+// object (MCP requires them). Codex
+// reads messages with serde, which refuses a repeated field, so a server
+// that repeats one (or leaves out the version) sends an elicitation the
+// proxy would read and Codex would not: a pause only the proxy takes,
+// which leaves the call with no timer, while Codex's own runs on.
+func strictRequest(ms []jsonobj.Member) bool {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		switch m.Key {
+		case "jsonrpc", "id", "method", "params":
+			if seen[m.Key] {
+				return false
+			}
+			seen[m.Key] = true
+		}
+	}
+	if v, ok := jsonString(lastMember(ms, "jsonrpc")); !ok || v != "2.0" {
+		return false
+	}
+	return firstByte(lastMember(ms, "params")) == '{'
 }
 
 // mayName reports whether a JSON line could hold a string whose value

@@ -415,3 +415,34 @@ func TestProxyOverlongClientLineEndsPause(t *testing.T) {
 		t.Fatalf("call 1 after an overlong client line with no id: %+v; want running", c)
 	}
 }
+
+// TestProxyLooseElicitationPausesNothing: an elicitation/create that a
+// strict reader (Codex's serde) would not take for one — a repeated
+// method, id, jsonrpc or params, no "jsonrpc": "2.0", params that are not
+// an object — pauses no call: Codex would not pause its own timer for it,
+// and a pause only the proxy takes leaves the call with none.
+func TestProxyLooseElicitationPausesNothing(t *testing.T) {
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+	defer p.close()
+	p.noteClientInit([]byte(codexInitialize))
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":"e","method":"x","method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":"e","id":"f","method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{},"params":{}}`,
+		`{"id":"e","method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"1.0","id":"e","method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":"e","method":"elicitation/create"}`,
+		`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":[]}`,
+	} {
+		p.noteServerRequests([]byte(line))
+		if c := p.calls["n1"]; c == nil || c.paused {
+			t.Fatalf("%s paused call 1: %+v", line, c)
+		}
+	}
+	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}`))
+	if c := p.calls["n1"]; c == nil || !c.paused {
+		t.Fatal("a well-formed elicitation did not pause call 1")
+	}
+}
