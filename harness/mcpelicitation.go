@@ -131,11 +131,12 @@ func (p *proxy) noteServerRequests(line []byte) {
 // strictRequest reports whether a request's members are ones a strict
 // JSON-RPC reader takes as an elicitation/create request: "jsonrpc"
 // "2.0", "jsonrpc", "id", "method" and "params" each once, params an
-// object (MCP requires them). Codex
-// reads messages with serde, which refuses a repeated field, so a server
-// that repeats one (or leaves out the version) sends an elicitation the
-// proxy would read and Codex would not: a pause only the proxy takes,
-// which leaves the call with no timer, while Codex's own runs on.
+// object (MCP requires them). Codex reads messages with serde, whose
+// derived structs refuse a repeated field, so a server that repeats one
+// (or leaves out the version) may send an elicitation the proxy would
+// read and Codex would not: a pause only the proxy takes, which leaves
+// the call with no timer while Codex's own runs on. Pausing for less is
+// the side that fails closed.
 func strictRequest(ms []jsonobj.Member) bool {
 	seen := map[string]bool{}
 	for _, m := range ms {
