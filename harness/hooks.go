@@ -2020,31 +2020,20 @@ func jsArrayIndex(key string) (uint64, bool) {
 // rewrite of one into the other would be dropped and the arguments it
 // rewrote run there. A JavaScript host reads them as one number, so
 // counting them as a rewrite only relays what it would run anyway.
+// Strings are the same only as the same UTF-16 code units: encoding/json
+// reads a lone surrogate ("\ud800") as U+FFFD, so a hook rewriting one
+// into U+FFFD was dropped and the model's string ran under a JavaScript
+// host, which tells the two apart (decodeExact).
 func sameJSON(a, b json.RawMessage) bool {
 	if len(bytes.TrimSpace(a)) == 0 || len(bytes.TrimSpace(b)) == 0 {
 		return len(bytes.TrimSpace(a)) == len(bytes.TrimSpace(b))
 	}
-	va, errA := decodeNumbers(a)
-	vb, errB := decodeNumbers(b)
+	va, errA := decodeExact(a)
+	vb, errB := decodeExact(b)
 	if errA != nil || errB != nil {
 		return bytes.Equal(a, b)
 	}
 	return reflect.DeepEqual(va, vb)
-}
-
-// decodeNumbers decodes the JSON document raw with its numbers as
-// written (json.Number).
-func decodeNumbers(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("more than one JSON value")
-	}
-	return v, nil
 }
 
 func (o Outcome) refuse(err *ChainError) (Outcome, error) {
