@@ -53,10 +53,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // paused call has no timer at all.
 func TestProxyElicitationPausesCalls(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard, now: clk.now}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, io.Discard, clk.now)
 	clk.add(10 * time.Minute)
 	// The method as a host decodes it: "\/" is "/".
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation\/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`))
@@ -105,10 +102,7 @@ func TestProxyElicitationPausesCalls(t *testing.T) {
 func TestProxyElicitationsDoNotExtendACall(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
 	var toClient lockedBuffer
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: &toClient, toServer: io.Discard, now: clk.now}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, &toClient, clk.now)
 	for i := range 3 {
 		clk.add(20 * time.Minute)
 		p.noteServerRequests([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, 100+i)))
@@ -126,10 +120,7 @@ func TestProxyElicitationsDoNotExtendACall(t *testing.T) {
 // TestProxyOpenElicitationsBounded: the record of open elicitations stays
 // bounded however many a server opens.
 func TestProxyOpenElicitationsBounded(t *testing.T) {
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, io.Discard, nil)
 	for i := range maxOpenElicitations + 500 {
 		p.noteServerRequests([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, i)))
 	}
@@ -349,10 +340,7 @@ func TestExecMCPReusedIDWhileLateAnswerDue(t *testing.T) {
 // allocation), while one spelling the method with a \u escape still
 // pauses.
 func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, io.Discard, nil)
 	common := []byte(`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"line one\nline \"two\"\/"}]}}`)
 	if n := testing.AllocsPerRun(100, func() { p.noteServerRequests(common) }); n != 0 {
 		t.Fatalf("a line naming neither method cost %v allocations; want none (no parse)", n)
@@ -372,10 +360,7 @@ func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
 // call runs again with the time it had left.
 func TestProxyNullIDReplyEndsPause(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard, now: clk.now}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, io.Discard, clk.now)
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
 	c := p.calls["n1"]
 	if c == nil || !c.paused {
@@ -402,10 +387,7 @@ func TestProxyNullIDReplyEndsPause(t *testing.T) {
 // in which the proxy finds no id may have been the answer to an open
 // elicitation: it ends every pause.
 func TestProxyOverlongClientLineEndsPause(t *testing.T) {
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, io.Discard, nil)
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
 	line := append(append([]byte(`{"jsonrpc":"2.0","result":{"content":{"text":"`), bytes.Repeat([]byte("a"), MaxMCPMessage)...), `"}}}`+"\n"...)
 	if err := p.pumpClient(bytes.NewReader(line)); err != nil {
@@ -422,10 +404,7 @@ func TestProxyOverlongClientLineEndsPause(t *testing.T) {
 // an object — pauses no call: Codex would not pause its own timer for it,
 // and a pause only the proxy takes leaves the call with none.
 func TestProxyLooseElicitationPausesNothing(t *testing.T) {
-	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
-	defer p.close()
-	p.noteClientInit([]byte(codexInitialize))
-	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p := codexProxyCalling(t, io.Discard, nil)
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":"e","method":"x","method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","id":"e","id":"f","method":"elicitation/create","params":{}}`,
@@ -445,4 +424,16 @@ func TestProxyLooseElicitationPausesNothing(t *testing.T) {
 	if c := p.calls["n1"]; c == nil || !c.paused {
 		t.Fatal("a well-formed elicitation did not pause call 1")
 	}
+}
+
+// codexProxyCalling is a proxy timing calls for an hour, with Codex's
+// initialize seen (so elicitations pause) and call 1 outstanding; its
+// replies to the client go to toClient, and now, when set, is its clock.
+func codexProxyCalling(t *testing.T, toClient io.Writer, now func() time.Time) *proxy {
+	t.Helper()
+	p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: toClient, toServer: io.Discard, now: now}
+	t.Cleanup(p.close)
+	p.noteClientInit([]byte(codexInitialize))
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	return p
 }
