@@ -135,8 +135,10 @@ func (p *proxy) noteServerRequests(line []byte) {
 // derived structs refuse a repeated field, so a server that repeats one
 // (or leaves out the version) may send an elicitation the proxy would
 // read and Codex would not: a pause only the proxy takes, which leaves
-// the call with no timer while Codex's own runs on. Pausing for less is
-// the side that fails closed.
+// the call with no timer. (Tried by hand, Codex 0.171 neither declines
+// nor answers one repeating "method", where it declines a well-formed
+// one at once, and the call hung past a 5-minute guard.) Pausing for
+// less is the side that fails closed.
 func strictRequest(ms []jsonobj.Member) bool {
 	seen := map[string]bool{}
 	for _, m := range ms {
