@@ -8,6 +8,19 @@ import (
 	"testing"
 )
 
+// geminiTouchInSub is a Gemini CLI session whose model calls
+// run_shell_command "touch orig" with dir_path "sub" (made here), then
+// says "done": which of orig and a hook's rewrite ran, and where, tells
+// which arguments Gemini CLI built the call from.
+func geminiTouchInSub(t *testing.T) *Agent {
+	t.Helper()
+	a := New(t, GeminiCLI, Call("run_shell_command", map[string]any{"command": "touch orig", "dir_path": "sub"}), Say("done"))
+	if err := os.MkdirAll(filepath.Join(a.Workdir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // seqRecorder is a hook command that appends its input, one line per
 // run, to rec and answers answer.
 func seqRecorder(rec string, answer map[string]any) map[string]any {
@@ -51,10 +64,7 @@ func TestGeminiSequentialToolInput(t *testing.T) {
 				seqRecorder("/dev/null", map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "BeforeTool",
 					"tool_input": map[string]any{"command": "touch one"}}}),
 				seqRecorder(rec, map[string]any{})}}
-			a := New(t, GeminiCLI, Call("run_shell_command", map[string]any{"command": "touch orig", "dir_path": "sub"}), Say("done"))
-			if err := os.MkdirAll(filepath.Join(a.Workdir, "sub"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			a := geminiTouchInSub(t)
 			installGeminiHooks(t, a, mode, pluginName, map[string]any{"hooks": map[string]any{"BeforeTool": []any{group}}})
 			res := a.Run(t, "make the marker")
 			in := firstInput(t, rec, res)
@@ -76,10 +86,7 @@ func TestGeminiSequentialToolInput(t *testing.T) {
 		bundleGroup := map[string]any{"matcher": "run_shell_command", "hooks": []any{
 			seqRecorder("/dev/null", map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "BeforeTool",
 				"tool_input": map[string]any{"command": "touch one"}}})}}
-		a := New(t, GeminiCLI, Call("run_shell_command", map[string]any{"command": "touch orig", "dir_path": "sub"}), Say("done"))
-		if err := os.MkdirAll(filepath.Join(a.Workdir, "sub"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		a := geminiTouchInSub(t)
 		installGeminiHooks(t, a, "setup", pluginName, map[string]any{"hooks": map[string]any{"BeforeTool": []any{bundleGroup}}})
 		hooks, _ := a.Settings["hooks"].(map[string]any)
 		line, _ := hooks["BeforeTool"].([]any)

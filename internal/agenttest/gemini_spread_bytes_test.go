@@ -24,10 +24,7 @@ func TestGeminiSpreadBytes(t *testing.T) {
 		group := map[string]any{"matcher": "run_shell_command", "sequential": true, "hooks": []any{
 			map[string]any{"type": "command", "command": "cat >/dev/null; echo '" + first + "'"},
 			seqRecorder(rec, map[string]any{})}}
-		a := New(t, GeminiCLI, Call("run_shell_command", map[string]any{"command": "touch orig", "dir_path": "sub"}), Say("done"))
-		if err := os.MkdirAll(filepath.Join(a.Workdir, "sub"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		a := geminiTouchInSub(t)
 		installGeminiHooks(t, a, mode, pluginName, map[string]any{"hooks": map[string]any{"BeforeTool": []any{group}}})
 		res := a.Run(t, "make the marker")
 		data, err := os.ReadFile(rec)
