@@ -27,6 +27,33 @@ func TestJSURLRefuses(t *testing.T) {
 	}
 }
 
+// TestJSURLRefusesIPv6: a host in brackets is refused as WHATWG's IPv6
+// parser refuses it (each want is node 20's new URL), so a zoned literal
+// such as [fe80::1%25eth0], which Claude Code cannot parse, gets the
+// finding of any url Claude Code cannot parse instead of passing review.
+func TestJSURLRefusesIPv6(t *testing.T) {
+	for s, want := range map[string]bool{
+		"https://[fe80::1%25eth0]/": true, "https://[fe80::1%eth0]/": true, "http://[::1/": true, "http://[::1": true,
+		"http://[::1:80/": true, "http://[v1.x]/": true, "http://[::g]/": true, "http://[12345::]/": true,
+		"http://[1:2:3:4:5:6:7:8:9]/": true, "http://[1:2:3:4:5:6:7:8]/": false, "http://[1:2:3:4:5:6:7]/": true, "http://[::1.2.3.4]/": false,
+		"http://[1.2.3.4::]/": true, "http://[::1.2.3]/": true, "http://[::1.2.3.4.5]/": true, "http://[::01.2.3.4]/": true,
+		"http://[::256.2.3.4]/": true, "http://[1:2:3:4:5:6:1.2.3.4]/": false, "http://[1:2:3:4:5:6:7:1.2.3.4]/": true, "http://[::ffff:1.2.3.4]/": false,
+		"http://[:1]/": true, "http://[1::2::3]/": true, "http://[::]/": false, "http://[1::]/": false,
+		"http://[::1]x/": true, "http://[::1]:80/": false, "http://u@[::1]/": false, "http://[::1]@h/": false,
+		"http://[:::1]/": true, "http://[1:]/": true, "http://[]/": true, "http://[::1]]/": true,
+		"http://[[::1]]/": true, "http://[ ::1]/": true, "http://[::1.2.3.]/": true, "http://[FFFF::]/": false,
+		"http://x[::1]/": true, "ws://[fe80::1%eth0]/": true, "ftp://[::1%1]/": true, "mailto:[::1%1]": false,
+		"http://[::1]?q": false, "http://[::1]#f": false, "http://[::1]\\p": false, "http:[::1%1]/": true,
+		"http://[::0.0.0.0]/": false, "http://[::1.2.3.04]/": true, "http://[0:0:0:0:0:0:0:0:]/": true, "http://[::1:]/": true,
+		"http://[1:2:3:4:5:6:7::]/": false, "http://[1:2:3:4:5:6:7:8::]/": true, "http://[::1:2:3:4:5:6:7]/": false, "http://[::1:2:3:4:5:6:7:8]/": true,
+		"http://[::1]:/": false, "http://a:b@[::1]:8080/x": false, "http://a:1:2/": true, "http://[::1]:80:/": true,
+	} {
+		if got := jsURLRefuses(s); got != want {
+			t.Errorf("jsURLRefuses(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 // TestClaudeHTTPHookURLSchema: an http hook whose url JavaScript's URL
 // does not parse fails Claude Code's hooks schema (internal/agenttest
 // TestClaudeHTTPURLSchema): on PreToolUse nothing of the plugin is Claude
@@ -36,7 +63,9 @@ func TestJSURLRefuses(t *testing.T) {
 func TestClaudeHTTPHookURLSchema(t *testing.T) {
 	// The last: Claude Code expands no variable in a url, so the port is
 	// not a number (TestClaudeHTTPHookURLVarsAndWebSocket).
-	for _, u := range []string{"foo", "http://", "http://127.0.0.1:8080${CLAUDE_PLUGIN_ROOT}/g"} {
+	// A zoned IPv6 literal and IPvFuture: WHATWG's IPv6 parser refuses
+	// both (TestJSURLRefusesIPv6).
+	for _, u := range []string{"foo", "http://", "http://127.0.0.1:8080${CLAUDE_PLUGIN_ROOT}/g", "https://[fe80::1%25eth0]/g", "http://[v1.x]/g"} {
 		t.Run(u, func(t *testing.T) {
 			pre := writeTree(t, "p", map[string]string{
 				ManifestClaude: `{"name": "p"}`,

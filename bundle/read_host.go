@@ -1223,7 +1223,10 @@ func claudeURLRef(u string) (ref string, inHost bool) {
 // s: once tabs and line breaks are removed and leading and trailing
 // controls and spaces trimmed, s has no scheme (a relative URL, and there
 // is no base), or a special scheme (http, https, ws, wss, ftp) with no
-// host ("http://", "https://user@/x", "http://:80"). It answers only
+// host ("http://", "https://user@/x", "http://:80"), a port that is no
+// number up to 65535, or a host in brackets that is no IPv6 address as
+// WHATWG parses it ("[fe80::1%25eth0]": no zone, which Go's url.Parse
+// takes). It answers only
 // these certain cases; a url it passes may still fail to parse, and is
 // then vetted by the url rules as written (a guard's refuses the bundle).
 func jsURLRefuses(s string) bool {
@@ -1255,9 +1258,19 @@ func jsURLRefuses(s string) bool {
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
 		auth = auth[at+1:]
 	}
+	// The host ends at the first ':' outside brackets (WHATWG's host
+	// state): "http://[::1:80/" has host "[::1:80" and no port.
 	port := ""
-	if c := strings.LastIndexByte(auth, ':'); c >= 0 && (!strings.HasPrefix(auth, "[") || c > strings.LastIndexByte(auth, ']')) {
-		auth, port = auth[:c], auth[c+1:]
+	inBrackets := false
+	for j := 0; j < len(auth); j++ {
+		if auth[j] == '[' {
+			inBrackets = true
+		} else if auth[j] == ']' {
+			inBrackets = false
+		} else if auth[j] == ':' && !inBrackets {
+			auth, port = auth[:j], auth[j+1:]
+			break
+		}
 	}
 	// A port is ASCII digits up to 65535: "http://h:80${X}/" fails to
 	// parse, as Claude Code 2.1.332 expands no variable in a url
@@ -1265,7 +1278,105 @@ func jsURLRefuses(s string) bool {
 	if n, err := strconv.ParseUint(port, 10, 32); port != "" && (err != nil || n > 65535 || strings.TrimLeft(port, "0123456789") != "") {
 		return true
 	}
-	return auth == ""
+	// A host in brackets is an IPv6 address as WHATWG parses it: no zone
+	// ("[fe80::1%25eth0]"), no IPvFuture ("[v1.x]"), eight groups of up
+	// to four hex digits, or fewer with one "::", the last two may be a
+	// dotted IPv4 address. Outside brackets, '[' and ']' are forbidden
+	// host code points ("http://x[::1]/").
+	if strings.HasPrefix(auth, "[") {
+		return !strings.HasSuffix(auth, "]") || !whatwgIPv6(auth[1:len(auth)-1])
+	}
+	return auth == "" || strings.ContainsAny(auth, "[]")
+}
+
+// whatwgIPv6 reports whether the WHATWG URL Standard's IPv6 parser (the
+// one JavaScript's URL applies between a host's brackets) takes s.
+func whatwgIPv6(s string) bool {
+	pieces, compress, p := 0, -1, 0
+	at := func(i int) byte {
+		if i < len(s) {
+			return s[i]
+		}
+		return 0
+	}
+	if at(0) == ':' {
+		if at(1) != ':' {
+			return false
+		}
+		p, pieces, compress = 2, 1, 1
+	}
+	for p < len(s) {
+		if pieces == 8 {
+			return false
+		}
+		if s[p] == ':' {
+			if compress >= 0 {
+				return false
+			}
+			p++
+			pieces++
+			compress = pieces
+			continue
+		}
+		n := 0
+		for n < 4 && isHexDigit(at(p)) {
+			p++
+			n++
+		}
+		switch at(p) {
+		case '.':
+			// A dotted IPv4 address: four decimal numbers up to
+			// 255, without leading zeros, taking the last two pieces.
+			if n == 0 || pieces > 6 {
+				return false
+			}
+			p -= n
+			for seen := 0; seen < 4; seen++ {
+				if seen > 0 {
+					if at(p) != '.' {
+						return false
+					}
+					p++
+				}
+				start, v := p, 0
+				for at(p) >= '0' && at(p) <= '9' {
+					if p > start && v == 0 {
+						return false
+					}
+					v = v*10 + int(s[p]-'0')
+					if v > 255 {
+						return false
+					}
+					p++
+				}
+				if p == start {
+					return false
+				}
+			}
+			if p != len(s) {
+				return false
+			}
+			pieces += 2
+			return compress >= 0 || pieces == 8
+		case ':':
+			p++
+			if p == len(s) {
+				return false
+			}
+		case 0:
+			if p != len(s) {
+				return false
+			}
+		default:
+			return false
+		}
+		pieces++
+	}
+	return compress >= 0 || pieces == 8
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // ClaudeHTTPCannotPost reports whether Claude Code (2.1.332) loads an http

@@ -66,10 +66,15 @@ func TestHTTPHookRefusedAddresses(t *testing.T) {
 		{"metadata-block", "https://169.254.169.254/g", "block", true, false, ""},
 		{"metadata-hex", "https://0xa9fea9fe/g", "", false, false, "http hook blocked: 169.254.169.254"},
 		{"fe80", "https://[fe80::1]/g", "", false, false, "http hook blocked: fe80::1"},
-		// JavaScript's URL refuses a zone: Claude Code posts nothing,
-		// where Go connected to the link-local address.
-		{"fe80-zone", "https://[fe80::1%25lo]/g", "", false, false, "has an IPv6 zone, which Claude Code's URL parser refuses"},
-		{"fe80-zone-block", "https://[fe80::1%25lo]/g", "block", true, false, ""},
+		// JavaScript's URL refuses a zone, where Go connected to the
+		// link-local address: the url fails Claude Code's hooks schema,
+		// so Claude Code loads nothing of the plugin and the review
+		// keeps none of it for Claude Code (bundle
+		// TestClaudeHTTPHookURLSchema): nothing runs, nothing is asked,
+		// even under onFailure "block", as in Claude Code (internal/agenttest
+		// TestClaudeHTTPURLSchema). refuseHookAddress still refuses a zone.
+		{"fe80-zone", "https://[fe80::1%25lo]/g", "", false, false, ""},
+		{"fe80-zone-block", "https://[fe80::1%25lo]/g", "block", false, false, ""},
 		{"azure", "https://168.63.129.16/g", "", false, false, "http hook blocked: 168.63.129.16"},
 		{"name-private", fmt.Sprintf("https://mixed.test:%d/g", port), "", false, false, "mixed.test resolves to 10.0.0.5, a private address"},
 		{"name-private-block", fmt.Sprintf("https://mixed.test:%d/g", port), "block", true, false, ""},

@@ -9,7 +9,9 @@ import (
 
 // TestClaudeHTTPURLSchema: Claude Code 2.1.332's hooks schema takes an
 // http hook's url only as a string JavaScript's URL parses. One it does
-// not parse — "foo" (no scheme), "http://" (no host), blank — fails the
+// not parse — "foo" (no scheme), "http://" (no host), blank, a zoned
+// IPv6 literal "https://[fe80::1%25eth0]/" (WHATWG's IPv6 parser takes
+// no zone, though Go's url.Parse does) — fails the
 // schema as a missing url does: on PreToolUse Claude Code loads nothing of
 // the plugin (no hook, no skill; the tool runs), on PostToolUse it drops
 // that hook alone. bundlectl's review shows for Claude Code exactly what it
@@ -24,7 +26,7 @@ func TestClaudeHTTPURLSchema(t *testing.T) {
 	for _, c := range []struct {
 		url    string
 		schema bool
-	}{{"foo", true}, {"http://", true}, {"  ", true}, {"ftp://x", false}} {
+	}{{"foo", true}, {"http://", true}, {"  ", true}, {"https://[fe80::1%25eth0]/", true}, {"ftp://x", false}} {
 		for _, ev := range []string{"PreToolUse", "PostToolUse"} {
 			t.Run(strings.TrimSpace(c.url)+"/"+ev, func(t *testing.T) {
 				rec := t.TempDir()
