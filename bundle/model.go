@@ -406,11 +406,13 @@ type Permissions struct {
 	// otherwise it is derived from the remote endpoints.
 	NetworkHosts    []string `json:"network_hosts,omitempty"`
 	NetworkDeclared bool     `json:"network_declared,omitempty"`
-	// NetworkNeverContacted are the hosts of NetworkHosts that nothing
-	// ever contacts: only http hooks whose url Claude Code (2.1.332) and
-	// bundlectl both refuse to post to name them — a ws:// or wss:// url,
-	// or an https url to a link-local, cloud metadata or reserved IP
-	// literal (NeverContactedWhy says why, per host). Kept in
+	// NetworkNeverContacted are the hosts of NetworkHosts that no
+	// endpoint the bundle declares (http hook or MCP url) reaches; a
+	// command hook, stdio server or skill may (curl, WebFetch), as
+	// NetworkHosts does not cover them. Only http hooks whose url Claude
+	// Code (2.1.332) and bundlectl both refuse to post to name them — a
+	// ws:// or wss:// url, or an https url to a link-local, cloud
+	// metadata or reserved IP literal (NeverContactedWhy says why, per host). Kept in
 	// NetworkHosts, as the bundle names them, and marked for the review;
 	// not part of the inventory.
 	NetworkNeverContacted []string `json:"network_never_contacted,omitempty"`

@@ -1423,9 +1423,12 @@ func remoteHosts(b *Bundle) map[string]string {
 	return hosts
 }
 
-// NeverContactedWhy maps each host of b's remote endpoints that nothing
-// ever contacts to why (Permissions.NetworkNeverContacted lists the
-// hosts; the review shows the reasons). Only http hooks name such a host,
+// NeverContactedWhy maps each host of b's remote endpoints that no
+// endpoint b declares (http hook or MCP url) reaches to why
+// (Permissions.NetworkNeverContacted lists the hosts; the review shows
+// the reasons). It knows nothing of command hooks, stdio servers and
+// skills, which NetworkHosts does not cover: they may reach the host
+// (curl, WebFetch). Only http hooks name such a host,
 // and each of them has a url that Claude Code (2.1.332), the one host
 // that posts an http hook's event itself, and bundlectl's hooks exec and
 // hooks run (harness postHook, for every host) both refuse to post to:
@@ -1443,7 +1446,7 @@ func remoteHosts(b *Bundle) map[string]string {
 //     TestClaudeHTTPHookPrivateAddress).
 //
 // Codex skips http hooks and Gemini CLI runs command hooks only
-// (docs/hooks.md), so nothing else contacts them. A host that an MCP
+// (docs/hooks.md), so no other host posts to them. A host that an MCP
 // server or any other http hook names is contacted, and left out; so is
 // one whose address such an endpoint names in another form (0xa9fea9fe,
 // ::ffff:169.254.169.254 or 64:ff9b::a9fe:a9fe for 169.254.169.254, as

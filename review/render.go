@@ -974,7 +974,9 @@ func (r *renderer) permissions(b *bundle.Bundle) {
 	// a guard that talks to them. Each says why, as the reasons differ.
 	why := bundle.NeverContactedWhy(b)
 	for i, h := range p.NetworkNeverContacted {
-		label := "never contacted"
+		// Only the endpoints the bundle declares are known: a command
+		// hook, stdio server or skill may still reach the host (curl).
+		label := "no endpoint reaches"
 		if i > 0 {
 			label = ""
 		}

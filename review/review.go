@@ -144,7 +144,8 @@ type JSONReview struct {
 	Formats []bundle.Format `json:"formats"`
 	Notes   []string        `json:"notes"`
 	// NetworkNeverContacted are the hosts of the inventory's network
-	// hosts that nothing ever contacts (bundle.NeverContactedWhy), as
+	// hosts that no endpoint the bundle declares (http hook or MCP url)
+	// reaches (bundle.NeverContactedWhy), as
 	// show --json has them under permissions. Not in components: the
 	// inventory is what the capability hash covers, and this mark is the
 	// review's reading of it, not part of it.
