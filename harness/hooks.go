@@ -314,6 +314,10 @@ type HookEvent struct {
 	AgentType          string          `json:"agent_type,omitempty"`
 
 	raw map[string]json.RawMessage
+	// order is the input's top-level keys as the host wrote them:
+	// MarshalJSON writes them in that order, as the host gives a hook
+	// its event.
+	order []string
 }
 
 // HookEventError is returned for an event bundlectl cannot pass on.
@@ -351,6 +355,7 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 		if err := json.Unmarshal(data, &ev.raw); err != nil || ev.raw == nil {
 			return nil, &HookEventError{Problem: "input is not a JSON object"}
 		}
+		ev.order = topKeys(data, len(ev.raw))
 		if err := json.Unmarshal(data, ev); err != nil {
 			return nil, &HookEventError{Problem: "input field has the wrong type: " + truncateText(err.Error(), maxProblemText)}
 		}
@@ -365,7 +370,11 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 }
 
 // MarshalJSON writes the named fields that are set and every other field
-// of the original input as it came.
+// of the original input as it came. An event read from input keeps the
+// input's key order and, for a field bundlectl did not change, its value's
+// bytes, so a hook reads the event as the host would give it; a named
+// field the input lacks (hook_event_name) comes after the input's keys.
+// An event built by bundlectl has its keys sorted.
 func (e HookEvent) MarshalJSON() ([]byte, error) {
 	type plain HookEvent // no MarshalJSON: no recursion
 	known, err := jsonobj.MarshalNoEscape(plain(e))
@@ -376,12 +385,124 @@ func (e HookEvent) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(known, &out); err != nil {
 		return nil, err
 	}
-	for k, v := range e.raw {
-		if _, set := out[k]; !set {
-			out[k] = v
+	if len(e.order) == 0 || len(e.order) != len(e.raw) {
+		for k, v := range e.raw {
+			if _, set := out[k]; !set {
+				out[k] = v
+			}
+		}
+		return jsonobj.MarshalNoEscape(out)
+	}
+	b := make([]byte, 0, len(known)+64*len(e.order))
+	b = append(b, '{')
+	member := func(k string, v json.RawMessage) error {
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		if plainKey(k) {
+			b = append(append(append(append(b, '"'), k...), '"', ':'), v...)
+			return nil
+		}
+		name, err := jsonobj.MarshalNoEscape(k)
+		if err != nil {
+			return err
+		}
+		b = append(append(append(b, name...), ':'), v...)
+		return nil
+	}
+	for _, k := range e.order {
+		v, ok := e.raw[k]
+		if !ok {
+			return nil, fmt.Errorf("hook event: key %q lost", k)
+		}
+		if set, named := out[k]; named {
+			if !sameJSONString(set, v) {
+				v = set // changed by bundlectl: its new value
+			}
+			delete(out, k)
+		}
+		if err := member(k, v); err != nil {
+			return nil, err
 		}
 	}
-	return jsonobj.MarshalNoEscape(out)
+	// Named fields the input lacks, in sorted order.
+	rest := make([]string, 0, len(out))
+	for k := range out {
+		rest = append(rest, k)
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		if err := member(k, out[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// plainKey reports whether JSON writes k between quotes as it is:
+// printable ASCII without '"' or '\\'.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSONString reports whether the JSON values a and b are the same:
+// byte for byte, or two strings that read the same ("\u00e9" and "é").
+func sameJSONString(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if len(a) == 0 || len(b) == 0 || a[0] != '"' || b[0] != '"' {
+		return false
+	}
+	var x, y string
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && x == y
+}
+
+// topKeys returns the top-level keys of the JSON object data, valid and
+// with no key twice (ParseHookEvent checked both), in the order written.
+// n is how many there are.
+func topKeys(data []byte, n int) []string {
+	keys := make([]string, 0, n)
+	depth := 0
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			depth++
+			expectKey = depth == 1 && c == '{'
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; j < len(data) && data[j] != '"'; j++ {
+				if data[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if expectKey {
+				k := string(data[i+1 : j])
+				if escaped {
+					k = ""
+					if json.Unmarshal(data[i:j+1], &k) != nil {
+						return nil
+					}
+				}
+				keys = append(keys, k)
+				expectKey = false
+			}
+			i = j
+		}
+	}
+	return keys
 }
 
 // HookResult is one hook's answer, read by ParseHookOutput. Bundle and
