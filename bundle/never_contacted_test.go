@@ -26,6 +26,9 @@ func TestNeverContactedRefusedAddress(t *testing.T) {
 		{[]string{"https://[::ffff:169.254.169.254]/g"}, "::ffff:169.254.169.254", true, "to ::ffff:169.254.169.254"},
 		{[]string{"https://[64:ff9b:1::1]/g"}, "64:ff9b:1::1", true, "to 64:ff9b:1::1"},
 		{[]string{"https://168.63.129.16/g"}, "168.63.129.16", true, "to 168.63.129.16"},
+		// JavaScript's URL refuses a zone, and hooks exec refuses one.
+		{[]string{"https://[fe80::1%25eth0]/g"}, "fe80::1", true, "an IPv6 literal with a zone"},
+		{[]string{"https://[fd00::1%25eth0]/g"}, "fd00::1", true, "an IPv6 literal with a zone"},
 		{[]string{"wss://169.254.169.254/g", "https://169.254.169.254/h"}, "169.254.169.254", true, "ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only; only http hooks to 169.254.169.254"},
 		{[]string{"https://10.0.0.5/g"}, "10.0.0.5", false, ""},
 		{[]string{"https://127.0.0.1/g"}, "127.0.0.1", false, ""},

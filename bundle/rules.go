@@ -1443,7 +1443,11 @@ func remoteHosts(b *Bundle) map[string]string {
 //     reserved: 169.254.169.254, also written 0xa9fea9fe;
 //     ClaudeHTTPURLRefused), which bundlectl refuses the same way
 //     (harness refuseHookAddress; internal/agenttest
-//     TestClaudeHTTPHookPrivateAddress).
+//     TestClaudeHTTPHookPrivateAddress);
+//   - a url whose host is an IPv6 literal with a zone ([fe80::1%25eth0];
+//     zonedIPv6URL): JavaScript's URL refuses it, so Claude Code loads no
+//     such hook (jsURLRefuses; internal/agenttest TestClaudeHTTPURLSchema),
+//     and refuseHookAddress refuses a zone.
 //
 // Codex skips http hooks and Gemini CLI runs command hooks only
 // (docs/hooks.md), so no other host posts to them. A host that an MCP
@@ -1533,7 +1537,19 @@ func hookNeverPosts(url string) string {
 	if a, why := ClaudeHTTPURLRefused(url); why != "" {
 		return fmt.Sprintf("only http hooks to %s name it, a %s address that Claude Code and bundlectl refuse to post hook events to", a, why)
 	}
+	if zonedIPv6URL(url) {
+		return "only http hooks to an IPv6 literal with a zone name it: JavaScript's URL refuses it, so Claude Code loads no such hook, and bundlectl refuses to post hook events to it"
+	}
 	return ""
+}
+
+// zonedIPv6URL reports whether s, as Go reads it, is a url whose host is
+// an IPv6 literal with a zone ("https://[fe80::1%25eth0]/"): one
+// JavaScript's URL refuses (jsURLRefuses) and harness refuseHookAddress
+// refuses to post to.
+func zonedIPv6URL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && strings.HasPrefix(u.Host, "[") && strings.Contains(u.Hostname(), "%")
 }
 
 // checkNetworkHosts checks capabilities.network_hosts only when a bundle
