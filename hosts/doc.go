@@ -55,7 +55,9 @@
 //     a document whose front matter has hooks (BuiltView.Hooks). The
 //     refusal (HooksOffError) says what sets it — a pattern that matches
 //     the line of the file, the indexes of the argument, the variable —
-//     so that its hint leads to the fix as printed.
+//     so that its hint leads to the fix as printed. Setup refuses the
+//     same switches in the settings files, writing nothing
+//     (HooksGate, SetupHooksOffError): its lines would never run.
 //   - The user's own plugins (installed with the agent itself, never
 //     reviewed) are named in a notice when they load beside the views.
 //     With Options.Exclusive they are kept out by arguments, environment

@@ -130,6 +130,11 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g, ok := host.(HooksGate); ok {
+		if err := g.SetupHooksOff(in); err != nil {
+			return nil, setupHooksOff(host.Name(), err)
+		}
+	}
 	unlock, err := lockSetup(home)
 	if err != nil {
 		return nil, err
@@ -197,6 +202,53 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	}
 	return results, writeRecord(home, host.Name(), rec)
 }
+
+// HooksGate is implemented by a Wiring whose host has settings that keep
+// the hook lines setup writes from running (Claude Code's
+// disableAllHooks, Gemini CLI's hooksConfig, Codex's features.hooks): the
+// host then calls no guard, says nothing, and a setup that wrote the
+// lines and said so would leave the user believing the guards run.
+type HooksGate interface {
+	// SetupHooksOff returns a *HooksOffError naming the first such
+	// setting of the settings a session in in.Reentry.Workspace reads
+	// (or a file among them that cannot be read), or nil.
+	SetupHooksOff(in SetupInput) error
+}
+
+// SetupHooksOffError refuses setup when the host's own settings would
+// keep the hook lines from running: setup writes nothing.
+type SetupHooksOffError struct {
+	Host string
+	Off  *HooksOffError
+}
+
+func setupHooksOff(host string, err error) error {
+	var off *HooksOffError
+	if !errors.As(err, &off) {
+		return err
+	}
+	return &SetupHooksOffError{Host: host, Off: off}
+}
+
+func (e *SetupHooksOffError) Error() string {
+	fix := e.Off.Fix
+	// The fixes are worded for exec; setup's next step is setup.
+	for _, tail := range []string{", then start the agent again", " and start the agent again"} {
+		if i := strings.Index(fix, tail); i >= 0 {
+			fix = fix[:i]
+		}
+	}
+	if e.Off.Text != "" || fix == "" {
+		fix = "remove that setting"
+	}
+	return fmt.Sprintf("setup wires bundlectl's guards into %s as hooks, and %s sets %s, which keeps %s from running them, so setup wrote nothing: %s, then run setup again (bundlectl setup %s)",
+		e.Host, bundle.Quote(e.Off.File), e.Off.Setting, e.Host, fix, e.Host)
+}
+
+// Hint shows the setting in its file (HooksOffError.Hint).
+func (e *SetupHooksOffError) Hint() string { return e.Off.Hint() }
+
+func (e *SetupHooksOffError) Unwrap() error { return e.Off }
 
 // UndoResult says what --undo did to one file.
 type UndoResult struct {

@@ -510,12 +510,11 @@ func hooksOff(args, env []string) error {
 		return e
 	}
 	off := func(m map[string]any) (string, string, string) {
-		for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
-			if m[k] == true {
-				return strconv.Quote(k) + ": true", k, "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
-			}
+		setting, key := settingHooksOff(m)
+		if setting == "" {
+			return "", "", ""
 		}
-		return "", "", ""
+		return setting, key, "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
 	}
 	// Managed disableSideloadFlags makes Claude Code refuse every
 	// --plugin-dir, the views' too: said here, naming the file, rather
@@ -576,6 +575,18 @@ func hooksOff(args, env []string) error {
 		files = append(files, v)
 	}
 	return hosts.CheckSettings("claude", files, off)
+}
+
+// settingHooksOff returns the switch of a settings file that keeps
+// hooks from running other than managed ones (setup's lines, a plugin's),
+// as written there, and its key; "" when it sets none.
+func settingHooksOff(m map[string]any) (setting, key string) {
+	for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
+		if m[k] == true {
+			return strconv.Quote(k) + ": true", k
+		}
+	}
+	return "", ""
 }
 
 // optionSyntax: Claude Code resolves ${user_config.KEY} in a remote

@@ -119,3 +119,21 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
 func (Host) WiredTimeout(data []byte) (int, bool) {
 	return hosts.WiredJSONTimeout(data, "claude", 600)
 }
+
+// SetupHooksOff checks the settings a Claude Code session in the
+// workspace reads for a switch that keeps setup's hook lines from running
+// (settingHooksOff): the managed ones, the user's, and the workspace's
+// project and local ones, as exec's check reads them (hooksOff).
+func (Host) SetupHooksOff(in hosts.SetupInput) error {
+	files := managedFiles()
+	if config, err := ConfigDir(in.Environ); err == nil {
+		files = append(files, userSettingsFiles(config, in.Environ)...)
+	}
+	if ws := in.Reentry.Workspace; ws != "" {
+		files = append(files, filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json"))
+	}
+	return hosts.CheckSettings("claude", files, func(m map[string]any) (string, string, string) {
+		setting, key := settingHooksOff(m)
+		return setting, key, "remove it (or set it to false)"
+	})
+}

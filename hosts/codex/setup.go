@@ -230,6 +230,30 @@ func startsServer(b *hosts.Bundle, s inventory.MCPServer) bool {
 	return true
 }
 
+// SetupHooksOff checks for a features.hooks = false (or features.plugins,
+// which featureOff also reads) in the managed configuration, the
+// requirements, or the user's config.toml: Codex then runs none of
+// setup's hook lines, and says nothing.
+func (Host) SetupHooksOff(in hosts.SetupInput) error {
+	if file, setting := ManagedFeatureOff(true); setting != "" {
+		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
+	}
+	if file, setting := RequirementsOff(true); setting != "" {
+		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
+	}
+	codexHome, err := Home(in.Environ)
+	if err != nil {
+		return nil // Setup says why
+	}
+	file := filepath.Join(codexHome, "config.toml")
+	doc, _ := readTOML(file)
+	features, _ := doc["features"].(map[string]any)
+	if on, ok := features["hooks"].(bool); ok && !on {
+		return &hosts.HooksOffError{Host: "codex", File: file, Setting: "features.hooks = false", Fix: "remove it (or set it to true)", Pattern: hosts.SettingIn(file, tomlKey("features.hooks = false"))}
+	}
+	return nil
+}
+
 // HookConfig is config.toml, where setup writes its block.
 func (Host) HookConfig(environ []string) (string, error) {
 	codexHome, err := Home(environ)

@@ -75,3 +75,15 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "ms" }
 func (Host) WiredTimeout(data []byte) (int, bool) {
 	return hosts.WiredJSONTimeout(data, "gemini", 60000)
 }
+
+// SetupHooksOff checks the settings Gemini CLI reads for hooks turned off
+// (hooksOff, exec's check: hooksConfig.enabled off in the layer that
+// decides it, or a hooksConfig.disabled entry naming bundlectl), and
+// that bash, which runs every hook, is in the PATH.
+func (Host) SetupHooksOff(in hosts.SetupInput) error {
+	user, err := userGeminiDir(in.Environ)
+	if err != nil {
+		return nil // Setup says why
+	}
+	return hooksOff(user, in.Environ)
+}
