@@ -18,7 +18,8 @@ func newSetupCmd(g *globals) *cobra.Command {
 		Long: `Setup writes the single-line wiring into an agent's own configuration, for
 users who start the agent directly rather than through bundlectl exec:
 
-  claude  ~/.claude/settings.json: a hook with matcher "*" for every event,
+  claude  ~/.claude/settings.json (cowork_settings.json under
+          CLAUDE_CODE_USE_COWORK_PLUGINS): a hook with matcher "*" for every event,
           calling bundlectl hooks run <Event> --host claude; the workspace's
           .mcp.json: one entry per stdio MCP server of the active bundles,
           calling bundlectl mcp (approved in enabledMcpjsonServers)

@@ -47,7 +47,7 @@ func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
 }
 
 // Setup wires bundlectl into Claude Code: the hook lines in the user's
-// settings.json, and the active bundles' stdio MCP servers in the
+// settings file (HookConfig), and the active bundles' stdio MCP servers in the
 // workspace's .mcp.json, approved in the workspace's
 // .claude/settings.local.json (enabledMcpjsonServers), since bundlectl's
 // review is their approval. Not in the user's settings: Claude Code
@@ -64,7 +64,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		return true
 	})
 	settings := hosts.FileEdit{
-		Path: filepath.Join(dir, "settings.json"),
+		Path: userSettingsFiles(dir, in.Environ)[0],
 		What: fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),
 		Mode: 0o600,
 		Apply: hosts.EditJSON(func(r *hosts.JSON) {
@@ -96,13 +96,16 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	return []hosts.FileEdit{settings, mcp, approvals}, nil
 }
 
-// HookConfig is the user's settings.json, where setup writes its hook lines.
+// HookConfig is the user's settings file, where setup writes its hook
+// lines: settings.json, or cowork_settings.json when Claude Code reads it
+// instead (userSettingsFiles: under CLAUDE_CODE_USE_COWORK_PLUGINS it
+// reads no hook of settings.json).
 func (Host) HookConfig(environ []string) (string, error) {
 	dir, err := ConfigDir(environ)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "settings.json"), nil
+	return userSettingsFiles(dir, environ)[0], nil
 }
 
 // SetupEvents are the events setup wires: every event Claude Code fires.
