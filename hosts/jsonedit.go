@@ -39,7 +39,7 @@ func ParseJSON(data []byte) (*JSON, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	v, err := parseValue(dec)
+	v, err := parseValue(dec, data)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,8 @@ func ParseJSON(data []byte) (*JSON, error) {
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder) (*JSON, error) {
+func parseValue(dec *json.Decoder, data []byte) (*JSON, error) {
+	start := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func parseValue(dec *json.Decoder) (*JSON, error) {
 					return nil, err
 				}
 				k := kt.(string)
-				v, err := parseValue(dec)
+				v, err := parseValue(dec, data)
 				if err != nil {
 					return nil, err
 				}
@@ -79,7 +80,7 @@ func parseValue(dec *json.Decoder) (*JSON, error) {
 		case '[':
 			a := &JSON{Kind: JSONArray}
 			for dec.More() {
-				v, err := parseValue(dec)
+				v, err := parseValue(dec, data)
 				if err != nil {
 					return nil, err
 				}
@@ -95,7 +96,9 @@ func parseValue(dec *json.Decoder) (*JSON, error) {
 		case json.Number:
 			raw = []byte(t.String())
 		case string:
-			raw, err = jsonobj.MarshalNoEscape(t)
+			// As written: what lies between the offsets, less the white
+			// space and separator the decoder reads before the token.
+			raw = bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n,:")
 		default:
 			raw, err = json.Marshal(t)
 		}
@@ -112,7 +115,7 @@ func NewObject() *JSON { return &JSON{Kind: JSONObject, Fields: map[string]*JSON
 // ValueOf converts a Go value (maps, slices, strings, numbers, bools)
 // into a JSON value; map keys are sorted.
 func ValueOf(v any) *JSON {
-	raw, err := json.Marshal(v)
+	raw, err := jsonobj.MarshalNoEscape(v) // ParseJSON keeps strings as written
 	if err != nil {
 		panic(err)
 	}

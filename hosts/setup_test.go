@@ -1,8 +1,11 @@
 package hosts
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -195,4 +198,71 @@ func TestStdioServersRefusesAClashingName(t *testing.T) {
 	if len(ab.Notes) != 1 || !strings.Contains(ab.Notes[0], `is not wired: the name setup gives it, "bundlectl-a-b-c", is already another bundle's server's`) {
 		t.Errorf("notes of a-b: %q", ab.Notes)
 	}
+}
+
+// TestJSONStringsAsWritten: a string keeps its text, escapes included; a
+// lone surrogate escape, which the hosts' JSON.parse keeps, once came
+// back as U+FFFD, changing the user's value silently.
+func TestJSONStringsAsWritten(t *testing.T) {
+	in := "{\n  \"lone\": \"\\ud800\",\n  \"pair\": \"\\ud83d\\ude00\",\n  \"e\": \"caf\\u00e9 \\\"q\\\" \\\\ \\/\",\n  \"list\": [\n    \"a\\tb\",\n    \"<&>\"\n  ],\n  \"k\": {\n    \"x\": \"\\u2028\"\n  }\n}\n"
+	j, err := ParseJSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(j.Marshal()); got != in {
+		t.Errorf("round trip changed the strings:\n%s\nwant\n%s", got, in)
+	}
+	if s := j.Fields["e"].String(); s != `café "q" \ /` {
+		t.Errorf("String() = %q", s)
+	}
+}
+
+// TestValueOfNoHTMLEscapes: a value setup adds (a hook command with "&",
+// a path with "<") is written as the hosts write it, not as \u0026.
+func TestValueOfNoHTMLEscapes(t *testing.T) {
+	o := NewObject()
+	o.Set("command", ValueOf("a && b > c <d>\u2028"))
+	if got, want := string(o.Marshal()), "{\n  \"command\": \"a && b > c <d>\u2028\"\n}\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// FuzzParseJSON: no input panics, and an accepted one marshals to JSON
+// that encoding/json reads as the same value and that marshals again to
+// itself.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{userSettings, `{"a":"\ud800","b":[1,2.50,"\u00e9"]}`, `[]`, `""`, `{"n": 1e400}`, " {\"k\" : \"v\" , \"n\":null}\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, err := ParseJSON(data)
+		if err != nil {
+			return
+		}
+		out := j.Marshal()
+		var a, b any
+		if len(bytes.TrimSpace(data)) > 0 {
+			if err := decodeNumbers(data, &a); err != nil {
+				t.Fatalf("accepted what encoding/json refuses: %v", err)
+			}
+			if err := decodeNumbers(out, &b); err != nil {
+				t.Fatalf("wrote invalid JSON %q: %v", out, err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("value changed: %q -> %q", data, out)
+			}
+		}
+		again, err := ParseJSON(out)
+		if err != nil || !bytes.Equal(again.Marshal(), out) {
+			t.Fatalf("not stable: %q -> %q (%v)", data, out, err)
+		}
+	})
+}
+
+// decodeNumbers is json.Unmarshal keeping numbers as their text, as
+// ParseJSON does (1e400 is a number JSON allows).
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
