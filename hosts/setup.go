@@ -190,15 +190,22 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return results, err
 		}
-		if err := writeAtomic(path, next, mode); err != nil {
-			return results, err
-		}
+		// The record first: a setup killed after the file was written
+		// but before its record was would leave the next setup taking
+		// the file, setup's lines in it, for the one before setup, and
+		// keep that as the backup --undo restores. Killed before the
+		// file is written, the record says so (Written differs from the
+		// file), and --undo takes out only setup's entries.
 		rec.Files[i].Written = digestOf(next)
-		res.Changed = true
-		results = append(results, res)
 		if err := writeRecord(home, host.Name(), rec); err != nil {
 			return results, err
 		}
+		if err := writeAtomic(path, next, mode); err != nil {
+			return results, err
+		}
+		testOnlyAfterConfigWrite(path)
+		res.Changed = true
+		results = append(results, res)
 	}
 	return results, writeRecord(home, host.Name(), rec)
 }
@@ -249,6 +256,10 @@ func (e *SetupHooksOffError) Error() string {
 func (e *SetupHooksOffError) Hint() string { return e.Off.Hint() }
 
 func (e *SetupHooksOffError) Unwrap() error { return e.Off }
+
+// testOnlyAfterConfigWrite runs after setup wrote a configuration file
+// (a test kills the process there).
+var testOnlyAfterConfigWrite = func(string) {}
 
 // UndoResult says what --undo did to one file.
 type UndoResult struct {

@@ -1,0 +1,51 @@
+//go:build unix
+
+package hosts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestSetupKilledAfterWriteUndoes: a setup SIGKILLed right after it wrote
+// a file must not lose that file's content from before setup. It once
+// wrote the record naming the file (and its backup) only after the file:
+// the next setup then took the file, bundlectl's lines in it, for the one
+// before setup, kept it as the backup, and --undo "restored" it with the
+// lines still there.
+func TestSetupKilledAfterWriteUndoes(t *testing.T) {
+	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL") != "" {
+		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
+		testOnlyAfterConfigWrite = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		Setup(home, fakeHost{dir}, SetupInput{})
+		t.Fatal("setup was not killed")
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupKilledAfterWriteUndoes$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Fatalf("the killed setup had not written the file:\n%s", b)
+	}
+	// Temporary files renameio leaves are its own, never the file.
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("undo after a killed setup left:\n%s\nwant the file as before setup:\n%s", b, userSettings)
+	}
+}
