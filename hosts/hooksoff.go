@@ -168,12 +168,15 @@ func SettingIn(file, pattern string) string {
 // entry), as SettingIn takes it.
 func JSONString(key string) string { return regexp.QuoteMeta(strconv.Quote(key)) }
 
+// cannotRead begins the Setting of a file that cannot be read.
+const cannotRead = "something bundlectl cannot read"
+
 // unreadableSettings refuses a settings file that cannot be read to check
 // it: the host might read it.
 func unreadableSettings(host, file string, err error) error {
 	// One that reads but does not parse is shown whole (Hint).
 	var pe *fs.PathError
-	return &HooksOffError{Host: host, File: file, Setting: "something bundlectl cannot read (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")", Unreadable: errors.As(err, &pe)}
+	return &HooksOffError{Host: host, File: file, Setting: cannotRead + " (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")", Unreadable: errors.As(err, &pe)}
 }
 
 // CheckSettings returns the first HooksOffError the files give: each

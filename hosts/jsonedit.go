@@ -41,12 +41,37 @@ func ParseJSON(data []byte) (*JSON, error) {
 	dec.UseNumber()
 	v, err := parseValue(dec, data)
 	if err != nil {
-		return nil, err
+		return nil, syntaxAt(data, dec.InputOffset(), err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON document (comments are not supported)")
+		return nil, syntaxAt(data, dec.InputOffset(), errors.New("data after the JSON document (comments are not supported)"))
 	}
 	return v, nil
+}
+
+// SyntaxError is a configuration file that does not parse, with the line
+// where its reader stopped (1 for the first).
+type SyntaxError struct {
+	Line int
+	Err  error
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// syntaxAt is err at offset of data; a byte order mark, which
+// JSON.parse refuses too, is named.
+func syntaxAt(data []byte, offset int64, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		offset = se.Offset
+	}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return &SyntaxError{Line: 1, Err: errors.New("the file starts with a byte order mark (EF BB BF)")}
+	}
+	offset = min(max(offset, 1), int64(len(data)))
+	// The line of the last byte read: a decoder's offset is past it.
+	return &SyntaxError{Line: 1 + bytes.Count(data[:offset-1], []byte("\n")), Err: err}
 }
 
 func parseValue(dec *json.Decoder, data []byte) (*JSON, error) {

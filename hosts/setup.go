@@ -155,11 +155,11 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		}
 		cur, mode, existed, err := readConfig(path)
 		if err != nil {
-			return results, err
+			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
 		next, err := e.Apply(cur)
 		if err != nil {
-			return results, fmt.Errorf("%s: %w", bundle.Quote(path), err)
+			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
 		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
 		i := rec.find(path)
@@ -234,6 +234,18 @@ func setupHooksOff(host string, err error) error {
 	if !errors.As(err, &off) {
 		return err
 	}
+	if strings.HasPrefix(off.Setting, cannotRead) {
+		// A settings file the host reads that bundlectl cannot: named
+		// as such, with the line that does not parse.
+		data, err := os.ReadFile(off.File)
+		if err != nil {
+			return &SetupFileError{Path: off.File, Host: host, Err: err, Gate: true}
+		}
+		var v any
+		if err := json.Unmarshal(StripJSONComments(data), &v); err != nil {
+			return &SetupFileError{Path: off.File, Host: host, Err: fmt.Errorf("not JSON at %w", syntaxAt(data, 0, err)), Gate: true}
+		}
+	}
 	return &SetupHooksOffError{Host: host, Off: off}
 }
 
@@ -256,6 +268,62 @@ func (e *SetupHooksOffError) Error() string {
 func (e *SetupHooksOffError) Hint() string { return e.Off.Hint() }
 
 func (e *SetupHooksOffError) Unwrap() error { return e.Off }
+
+// SetupFileError is a configuration file setup cannot edit: it does not
+// parse (a *SyntaxError, with its line), or is not a regular file, or
+// cannot be read. Setup writes nothing to it.
+type SetupFileError struct {
+	Path, Host string
+	Err        error
+	// Gate: a settings file the host reads for its hook switches
+	// (HooksGate), which setup need not edit.
+	Gate bool
+}
+
+func (e *SetupFileError) Error() string {
+	var se *SyntaxError
+	var pe *fs.PathError
+	switch {
+	case e.Gate && errors.As(e.Err, &se):
+		return fmt.Sprintf("%s: %v, so setup cannot tell whether it turns %s's hooks off, and writes nothing: fix that line, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+	case e.Gate:
+		return fmt.Sprintf("%s cannot be read (%v), so setup cannot tell whether it turns %s's hooks off, and writes nothing: make it readable, or move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), pathErr(e.Err), e.Host, e.Host)
+	case errors.As(e.Err, &se):
+		return fmt.Sprintf("%s: %v, so setup does not edit it (it edits only what it can write back whole: plain JSON without comments or trailing commas, valid TOML): fix that line, or wire %s by hand (docs/hosts.md shows each line), then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+	case errors.Is(e.Err, errNotRegular):
+		return fmt.Sprintf("%s is not a regular file, so setup does not write it: move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Host)
+	case errors.As(e.Err, &pe):
+		return fmt.Sprintf("%s cannot be read (%v), so setup does not edit it: make it readable, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), pathErr(e.Err), e.Host)
+	}
+	return fmt.Sprintf("%s: %v", bundle.Quote(e.Path), e.Err)
+}
+
+func (e *SetupFileError) Unwrap() error { return e.Err }
+
+// Hint shows the line that does not parse, or the file's type and mode.
+func (e *SetupFileError) Hint() string {
+	var se *SyntaxError
+	var pe *fs.PathError
+	switch {
+	case errors.As(e.Err, &se):
+		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
+	case errors.Is(e.Err, errNotRegular), errors.As(e.Err, &pe):
+		return "ls -ld " + bundle.ShellArg(e.Path)
+	}
+	return ""
+}
+
+var errNotRegular = errors.New("not a regular file")
+
+// pathErr is what a file system error says, without the path the message
+// names already.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
 
 // testOnlyAfterConfigWrite runs after setup wrote a configuration file
 // (a test kills the process there).
@@ -454,7 +522,7 @@ func readConfig(p string) (data []byte, mode fs.FileMode, existed bool, err erro
 		return nil, 0, false, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, 0, false, fmt.Errorf("%s is not a regular file", bundle.Quote(p))
+		return nil, 0, false, fmt.Errorf("%s is %w", bundle.Quote(p), errNotRegular)
 	}
 	data, err = os.ReadFile(p)
 	return data, fi.Mode().Perm(), true, err

@@ -232,7 +232,7 @@ func EditJSON(change func(root *JSON)) func([]byte) ([]byte, error) {
 	return func(cur []byte) ([]byte, error) {
 		root, err := ParseJSON(cur)
 		if err != nil {
-			return nil, fmt.Errorf("not plain JSON, so bundlectl does not edit it (comments are not supported): %v", err)
+			return nil, fmt.Errorf("not plain JSON at %w", err)
 		}
 		if root.Kind != JSONObject {
 			return nil, errJSONObject

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -75,7 +76,12 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		base := stripBlock(cur)
 		var doc map[string]any
 		if err := toml.Unmarshal(base, &doc); err != nil {
-			return nil, fmt.Errorf("not valid TOML, so bundlectl does not edit it: %v", err)
+			var de *toml.DecodeError
+			if errors.As(err, &de) {
+				row, _ := de.Position()
+				return nil, fmt.Errorf("not valid TOML at %w", &hosts.SyntaxError{Line: row, Err: err})
+			}
+			return nil, fmt.Errorf("not valid TOML: %w", err)
 		}
 		block, err := Block(path, in.Reentry, doc, names, servers)
 		if err != nil {
