@@ -573,6 +573,9 @@ type StaleSetup struct {
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
 	Gone bool
+	// Off, when set, is the setting of the host's that keeps it from
+	// running any of the lines (HooksGate); Missing is then empty.
+	Off *HooksOffError
 	// Servers, when set, are the MCP entries setup wrote into Path
 	// without the timeout the review gives their server, or with another
 	// (CheckServerTimeouts); Missing is then empty.
@@ -581,6 +584,10 @@ type StaleSetup struct {
 
 // Message says what is missing and what it means, for the user.
 func (s *StaleSetup) Message() string {
+	if s.Off != nil {
+		return fmt.Sprintf("setup wrote hook lines into %s, and %s sets %s, which keeps %s from running them: no guard runs in a %s session not started with bundlectl exec; remove the setting",
+			bundle.Quote(s.Path), bundle.Quote(s.Off.File), s.Off.Setting, s.Host, s.Host)
+	}
 	if len(s.Servers) > 0 {
 		return fmt.Sprintf("the MCP entries setup wrote into %s are older than this bundlectl: %s %s no timeout, or not the one the review gives the server, so %s does not wait for the server as the review shows",
 			bundle.Quote(s.Path), strings.Join(s.Servers, ", "), map[bool]string{true: "has", false: "have"}[len(s.Servers) == 1], s.Host)
@@ -602,8 +609,14 @@ func (s *StaleSetup) Message() string {
 		bundle.Quote(s.Path), strings.Join(why, "; and "))
 }
 
-// Fix is the command that brings the lines up to date.
-func (s *StaleSetup) Fix() string { return "bundlectl setup " + s.Host }
+// Fix is the command that brings the lines up to date, or, for Off, the
+// one that shows the setting.
+func (s *StaleSetup) Fix() string {
+	if s.Off != nil && s.Off.Hint() != "" {
+		return s.Off.Hint()
+	}
+	return "bundlectl setup " + s.Host
+}
 
 // CheckSetup returns what host's hook lines, written by an earlier setup
 // with this home, leave out, or nil when they are complete, when setup
@@ -697,6 +710,14 @@ func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetu
 			return &StaleSetup{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}, nil
 		}
 		return nil, nil
+	}
+	if g, ok := host.(HooksGate); ok && gone {
+		// A switch turned on since setup: the host runs none of the
+		// lines, so no SessionStart line can say it; list does.
+		var off *HooksOffError
+		if err := g.SetupHooksOff(SetupInput{Environ: environ}); errors.As(err, &off) && !strings.HasPrefix(off.Setting, cannotRead) && off.Text == "" {
+			return &StaleSetup{Host: host.Name(), Path: p, Missing: []string{}, Off: off}, nil
+		}
 	}
 	missing := []string{} // a list, also when only the timeout is short (list --json)
 	for _, ev := range hb.SetupEvents() {

@@ -102,8 +102,11 @@ func runList(g *globals) error {
 	// gone runs no guard on the events they leave out, and says nothing.
 	for _, st := range hosts.CheckSetups(m.Roots.Home, os.Environ()) {
 		status := "stale"
-		if st.Gone {
+		switch {
+		case st.Gone:
 			status = "gone"
+		case st.Off != nil:
+			status = "off"
 		}
 		out.Setup = append(out.Setup, setupEntry{Host: st.Host, Path: st.Path, Status: status, Missing: st.Missing, Message: st.Message(), Hint: g.hint(st.Fix())})
 	}
