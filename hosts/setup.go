@@ -73,6 +73,12 @@ type SetupFile struct {
 	Backup  string `json:"backup,omitempty"`
 	// Written is the BLAKE3 of what setup last wrote.
 	Written string `json:"written"`
+	// Edited: a later setup found the file other than setup had left it
+	// (the user or the host changed it, or removed it). Backup is then
+	// no longer the file less setup's entries, and --undo takes out
+	// setup's entries only, keeping that change, even once setup has
+	// written the file again.
+	Edited bool `json:"edited,omitempty"`
 }
 
 // SetupResult says what happened to one file.
@@ -163,6 +169,9 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		}
 		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
 		i := rec.find(path)
+		if i >= 0 && rec.Files[i].Written != "" && (!existed || digestOf(cur) != rec.Files[i].Written) {
+			rec.Files[i].Edited = true
+		}
 		if !existed && next == nil {
 			continue // nothing to wire there, and nothing to take back
 		}
@@ -370,7 +379,7 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 		}
 		res := UndoResult{Path: f.Path}
 		switch {
-		case existed && digestOf(cur) == f.Written || !existed:
+		case !f.Edited && (existed && digestOf(cur) == f.Written || !existed):
 			if f.Existed {
 				old, err := os.ReadFile(f.Backup)
 				if err != nil {
