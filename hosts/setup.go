@@ -209,8 +209,9 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		if err := writeRecord(home, host.Name(), rec); err != nil {
 			return results, err
 		}
-		if err := writeAtomic(path, next, mode); err != nil {
-			return results, err
+		testOnlyBeforeConfigWrite(path)
+		if err := writeConfig(path, next, mode, cur, existed); err != nil {
+			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
 		testOnlyAfterConfigWrite(path)
 		res.Changed = true
@@ -299,6 +300,8 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s cannot be read (%v), so setup cannot tell whether it turns %s's hooks off, and writes nothing: make it readable, or move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), pathErr(e.Err), e.Host, e.Host)
 	case errors.As(e.Err, &se):
 		return fmt.Sprintf("%s: %v, so setup does not edit it (it edits only what it can write back whole: plain JSON without comments or trailing commas, valid TOML): fix that line, or wire %s by hand (docs/hosts.md shows each line), then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+	case errors.Is(e.Err, errChanged):
+		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup did not write it, keeping that change: run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.Is(e.Err, errNotRegular):
 		return fmt.Sprintf("%s is not a regular file, so setup does not write it: move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Host)
 	case errors.As(e.Err, &pe):
@@ -316,6 +319,8 @@ func (e *SetupFileError) Hint() string {
 	switch {
 	case errors.As(e.Err, &se):
 		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
+	case errors.Is(e.Err, errChanged):
+		return "bundlectl setup " + e.Host
 	case errors.Is(e.Err, errNotRegular), errors.As(e.Err, &pe):
 		return "ls -ld " + bundle.ShellArg(e.Path)
 	}
@@ -335,8 +340,40 @@ func pathErr(err error) error {
 }
 
 // testOnlyAfterConfigWrite runs after setup wrote a configuration file
-// (a test kills the process there).
-var testOnlyAfterConfigWrite = func(string) {}
+// (a test kills the process there); testOnlyBeforeConfigWrite before it
+// writes one (a test writes the file there, as the host would).
+var (
+	testOnlyAfterConfigWrite  = func(string) {}
+	testOnlyBeforeConfigWrite = func(string) {}
+)
+
+// errChanged is a configuration file that changed after setup read it.
+var errChanged = errors.New("changed while setup was editing it")
+
+// writeConfig writes a configuration file as writeAtomic does, once its
+// content is still cur (or it is still missing, !existed): the host
+// rewrites its own settings (Claude Code does, at a /config change) and
+// takes no lock of bundlectl's, so a write of the host's between setup's
+// read and its rename would be lost. The check narrows that window to the
+// rename; a change caught is refused, nothing written.
+func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bool) error {
+	t, err := renameio.NewPendingFile(p, renameio.WithPermissions(mode), renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(p)))
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
+		return err
+	}
+	now, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && existed, err == nil && (!existed || !bytes.Equal(now, cur)):
+		return errChanged
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	return t.CloseAtomicallyReplace()
+}
 
 // UndoResult says what --undo did to one file.
 type UndoResult struct {

@@ -3,6 +3,7 @@
 package hosts
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,5 +48,45 @@ func TestSetupKilledAfterWriteUndoes(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
 		t.Errorf("undo after a killed setup left:\n%s\nwant the file as before setup:\n%s", b, userSettings)
+	}
+}
+
+// TestSetupKeepsAConcurrentWrite: the host rewriting its settings between
+// setup's read and its write (Claude Code rewrites settings.json itself)
+// keeps its change: setup writes nothing to that file and says to run it
+// again, which then wires the file with the change in it.
+func TestSetupKeepsAConcurrentWrite(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	hosts := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	testOnlyBeforeConfigWrite = func(p string) {
+		if p == user {
+			os.WriteFile(user, []byte(hosts), 0o640)
+		}
+	}
+	defer func() { testOnlyBeforeConfigWrite = func(string) {} }()
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	if !errors.As(err, &fe) || !errors.Is(err, errChanged) || fe.Hint() != "bundlectl setup fake" {
+		t.Fatalf("Setup = %v, want the file named as changed", err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != hosts {
+		t.Fatalf("the host's write was lost:\n%s", b)
+	}
+	testOnlyBeforeConfigWrite = func(string) {}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), `"the host's"`) || !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Errorf("setup run again:\n%s", b)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != hosts {
+		t.Errorf("undo left:\n%s\nwant the host's write, without setup's lines:\n%s", b, hosts)
 	}
 }
