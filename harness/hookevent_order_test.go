@@ -66,3 +66,22 @@ func BenchmarkFireEventEncode(b *testing.B) {
 		}
 	}
 }
+
+// TestHookEventJudgedValue: a field bundlectl reads (cwd picks the
+// workspace and its guards, tool_name the matching hooks) is given to a
+// hook as bundlectl read it. encoding/json reads a lone surrogate escape
+// as U+FFFD; a hook in JavaScript or Python reads "\ud800" as itself, so
+// it would act on another cwd than the one bundlectl judged. A field
+// bundlectl does not read is passed as written.
+func TestHookEventJudgedValue(t *testing.T) {
+	in := `{"cwd":"/w/\ud800","tool_name":"Bash\udc00","x":"\ud800","prompt":"caf\u00e9"}`
+	ev, err := ParseHookEvent([]byte(in), "PreToolUse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := jsonobj.MarshalNoEscape(ev)
+	want := `{"cwd":"/w/` + "\uFFFD" + `","tool_name":"Bash` + "\uFFFD" + `","x":"\ud800","prompt":"caf\u00e9","hook_event_name":"PreToolUse"}`
+	if err != nil || string(got) != want {
+		t.Errorf("got  %s (%v)\nwant %s", got, err, want)
+	}
+}

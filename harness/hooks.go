@@ -451,7 +451,11 @@ func plainKey(k string) bool {
 }
 
 // sameJSONString reports whether the JSON values a and b are the same:
-// byte for byte, or two strings that read the same ("\u00e9" and "é").
+// byte for byte, or two strings that read the same ("\u00e9" and "é")
+// as UTF-16 code units. encoding/json reads a lone surrogate ("\ud800")
+// as U+FFFD, the value bundlectl matched and judged; a hook in JavaScript
+// or Python reads it as itself, so the two are not the same and the hook
+// is given the value bundlectl judged.
 func sameJSONString(a, b json.RawMessage) bool {
 	if bytes.Equal(a, b) {
 		return true
@@ -459,8 +463,7 @@ func sameJSONString(a, b json.RawMessage) bool {
 	if len(a) == 0 || len(b) == 0 || a[0] != '"' || b[0] != '"' {
 		return false
 	}
-	var x, y string
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && x == y
+	return sameJSON(a, b)
 }
 
 // topKeys returns the top-level keys of the JSON object data, valid and
