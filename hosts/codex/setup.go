@@ -238,8 +238,9 @@ func startsServer(b *hosts.Bundle, s inventory.MCPServer) bool {
 
 // SetupHooksOff checks for a features.hooks = false (or features.plugins,
 // which featureOff also reads) in the managed configuration, the
-// requirements, or the user's config.toml: Codex then runs none of
-// setup's hook lines, and says nothing.
+// requirements, or the user's config.toml, or, when that does not set
+// features.hooks, /etc/codex/config.toml, the layer below it: Codex then
+// runs none of setup's hook lines, and says nothing.
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	if file, setting := ManagedFeatureOff(true); setting != "" {
 		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: "have it removed there", Pattern: hosts.SettingIn(file, tomlKey(setting))}
@@ -251,11 +252,19 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	if err != nil {
 		return nil // Setup says why
 	}
-	file := filepath.Join(codexHome, "config.toml")
-	doc, _ := readTOML(file)
-	features, _ := doc["features"].(map[string]any)
-	if on, ok := features["hooks"].(bool); ok && !on {
-		return &hosts.HooksOffError{Host: "codex", File: file, Setting: "features.hooks = false", Fix: "remove it (or set it to true)", Pattern: hosts.SettingIn(file, tomlKey("features.hooks = false"))}
+	// The user's config.toml over the system's: the first that sets
+	// features.hooks decides it.
+	for _, file := range []string{filepath.Join(codexHome, "config.toml"), filepath.Join(testOnlySystemDir, "config.toml")} {
+		doc, _ := readTOML(file)
+		features, _ := doc["features"].(map[string]any)
+		on, ok := features["hooks"].(bool)
+		if !ok {
+			continue
+		}
+		if !on {
+			return &hosts.HooksOffError{Host: "codex", File: file, Setting: "features.hooks = false", Fix: "remove it (or set it to true)", Pattern: hosts.SettingIn(file, tomlKey("features.hooks = false"))}
+		}
+		return nil
 	}
 	return nil
 }
