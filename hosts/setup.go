@@ -288,6 +288,8 @@ type SetupFileError struct {
 	// Gate: a settings file the host reads for its hook switches
 	// (HooksGate), which setup need not edit.
 	Gate bool
+	// Undo: the file is one setup --undo was restoring.
+	Undo bool
 }
 
 func (e *SetupFileError) Error() string {
@@ -300,6 +302,8 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s cannot be read (%v), so setup cannot tell whether it turns %s's hooks off, and writes nothing: make it readable, or move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), pathErr(e.Err), e.Host, e.Host)
 	case errors.As(e.Err, &se):
 		return fmt.Sprintf("%s: %v, so setup does not edit it (it edits only what it can write back whole: plain JSON without comments or trailing commas, valid TOML): fix that line, or wire %s by hand (docs/hosts.md shows each line), then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+	case errors.Is(e.Err, errChanged) && e.Undo:
+		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup --undo did not write it, keeping that change: run it again (bundlectl setup %s --undo)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.Is(e.Err, errChanged):
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup did not write it, keeping that change: run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.Is(e.Err, errNotRegular):
@@ -319,6 +323,8 @@ func (e *SetupFileError) Hint() string {
 	switch {
 	case errors.As(e.Err, &se):
 		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
+	case errors.Is(e.Err, errChanged) && e.Undo:
+		return "bundlectl setup " + e.Host + " --undo"
 	case errors.Is(e.Err, errChanged):
 		return "bundlectl setup " + e.Host
 	case errors.Is(e.Err, errNotRegular), errors.As(e.Err, &pe):
@@ -424,8 +430,9 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 				}
 				var m fs.FileMode = 0o600
 				fmt.Sscanf(f.Mode, "%o", &m)
-				if err := writeAtomic(f.Path, old, m); err != nil {
-					return results, err
+				testOnlyBeforeConfigWrite(f.Path)
+				if err := writeConfig(f.Path, old, m, cur, existed); err != nil {
+					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
 				}
 			} else if existed {
 				if err := os.Remove(f.Path); err != nil {
@@ -444,8 +451,9 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 				return results, fmt.Errorf("%s: %w", bundle.Quote(f.Path), err)
 			}
 			if !bytes.Equal(next, cur) {
-				if err := writeAtomic(f.Path, next, mode); err != nil {
-					return results, err
+				testOnlyBeforeConfigWrite(f.Path)
+				if err := writeConfig(f.Path, next, mode, cur, existed); err != nil {
+					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
 				}
 			}
 		}

@@ -90,3 +90,46 @@ func TestSetupKeepsAConcurrentWrite(t *testing.T) {
 		t.Errorf("undo left:\n%s\nwant the host's write, without setup's lines:\n%s", b, hosts)
 	}
 }
+
+// TestUndoKeepsAConcurrentWrite: the host rewriting its settings between
+// --undo's read and its write keeps its change, as under setup
+// (TestSetupKeepsAConcurrentWrite): undo writes nothing to that file and
+// says to run it again, which then takes out setup's lines alone. Undo
+// once restored the backup over the host's write.
+func TestUndoKeepsAConcurrentWrite(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	wired, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := strings.Replace(string(wired), `"theme": "dark"`, `"theme": "the host's"`, 1)
+	testOnlyBeforeConfigWrite = func(p string) {
+		if p == user {
+			os.WriteFile(user, []byte(hosts), 0o640)
+		}
+	}
+	defer func() { testOnlyBeforeConfigWrite = func(string) {} }()
+	_, err = Undo(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	if !errors.As(err, &fe) || !errors.Is(err, errChanged) || fe.Hint() != "bundlectl setup fake --undo" || !strings.Contains(err.Error(), "(bundlectl setup fake --undo)") {
+		t.Fatalf("Undo = %v, want the file named as changed", err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != hosts {
+		t.Fatalf("the host's write was lost:\n%s", b)
+	}
+	testOnlyBeforeConfigWrite = func(string) {}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	if b, _ := os.ReadFile(user); string(b) != want {
+		t.Errorf("undo run again left:\n%s\nwant the host's write, without setup's lines:\n%s", b, want)
+	}
+}
