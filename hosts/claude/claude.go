@@ -579,11 +579,18 @@ func hooksOff(args, env []string) error {
 
 // settingHooksOff returns the switch of a settings file that keeps
 // hooks from running other than managed ones (setup's lines, a plugin's),
-// as written there, and its key; "" when it sets none.
+// as written there, and its key; "" when it sets none. A switch set to
+// anything but false counts: Claude Code 2.1.332 runs no hook of
+// setup's beside "disableAllHooks": "true", 1, or even "false"
+// (internal/agenttest TestSetupClaudeDisableAllHooksValues).
 func settingHooksOff(m map[string]any) (setting, key string) {
 	for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
-		if m[k] == true {
-			return strconv.Quote(k) + ": true", k
+		if v, set := m[k]; set && v != false {
+			text, err := json.Marshal(v)
+			if err != nil {
+				text = []byte("true")
+			}
+			return strconv.Quote(k) + ": " + bundle.Sanitize(string(text)), k
 		}
 	}
 	return "", ""
