@@ -402,13 +402,18 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each file's Strip, by its path, and by its name for a file setup
+	// wrote in another workspace (.mcp.json of a setup --workspace
+	// elsewhere): the one file of that name setup writes here, if one.
 	var strip map[string]func([]byte) ([]byte, error)
+	byName := map[string][]func([]byte) ([]byte, error){}
 	if w, ok := host.(Wiring); ok {
 		if edits, err := w.Setup(in); err == nil {
 			strip = map[string]func([]byte) ([]byte, error){}
 			for _, e := range edits {
 				if p, err := realPath(e.Path); err == nil {
 					strip[p] = e.Strip
+					byName[filepath.Base(p)] = append(byName[filepath.Base(p)], e.Strip)
 				}
 			}
 		}
@@ -443,8 +448,12 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 			res.Restored = true
 		default:
 			s := strip[f.Path]
+			if c := byName[filepath.Base(f.Path)]; s == nil && len(c) == 1 {
+				s = c[0]
+			}
 			if s == nil {
-				return results, fmt.Errorf("%s changed since setup and bundlectl cannot tell its entries apart; restore it from %s by hand", bundle.Quote(f.Path), bundle.Quote(f.Backup))
+				// Not the backup: it lacks the change made since.
+				return results, fmt.Errorf("%s changed since setup and bundlectl cannot tell its entries apart here: run setup --undo again with the workspace (--workspace) and environment setup ran with, or take bundlectl's entries out by hand", bundle.Quote(f.Path))
 			}
 			next, err := s(cur)
 			if err != nil {

@@ -266,3 +266,45 @@ func decodeNumbers(data []byte, v any) error {
 	dec.UseNumber()
 	return dec.Decode(v)
 }
+
+// wsHost is fakeHost with a file in the workspace, as Claude Code's
+// .mcp.json.
+type wsHost struct{ fakeHost }
+
+func (h wsHost) Setup(in SetupInput) ([]FileEdit, error) {
+	hooks := EditJSON(func(r *JSON) { ApplyJSONHooks(r, "claude", testHooks()) })
+	return []FileEdit{
+		{Path: filepath.Join(h.dir, "user.json"), Mode: 0o600, Apply: hooks, Strip: EditJSON(func(r *JSON) { StripJSONHooks(r, "claude") })},
+		{Path: filepath.Join(in.Reentry.Workspace, "ws.json"), Mode: 0o644, Apply: hooks, Strip: EditJSON(func(r *JSON) { StripJSONHooks(r, "claude") })},
+	}, nil
+}
+
+// TestUndoOtherWorkspace: --undo run in another workspace than setup's
+// takes setup's entries out of the first workspace's file, edited since,
+// keeping the edit. It once stopped there, telling the user to restore
+// the backup by hand, which has no edit in it.
+func TestUndoOtherWorkspace(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	wsA, wsB := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.MkdirAll(wsA, 0o755)
+	os.MkdirAll(wsB, 0o755)
+	file := filepath.Join(wsA, "ws.json")
+	if err := os.WriteFile(file, []byte(`{"theme": "dark"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := wsHost{fakeHost{dir}}
+	if _, err := Setup(home, h, SetupInput{Reentry: Reentry{Workspace: wsA}}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	edited := strings.Replace(string(b), `"theme": "dark"`, `"theme": "light"`, 1)
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, h, SetupInput{Reentry: Reentry{Workspace: wsB}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(file); !strings.Contains(string(b), `"theme": "light"`) || strings.Contains(string(b), "hooks") {
+		t.Errorf("undo from another workspace left:\n%s\nwant the edit without setup's lines", b)
+	}
+}
