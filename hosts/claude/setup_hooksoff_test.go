@@ -10,7 +10,7 @@ import (
 
 // TestSetupHooksOffValues: Claude Code 2.1.332 runs none of setup's lines
 // beside a disableAllHooks set to anything but false (agenttest
-// TestSetupClaudeDisableAllHooksValues: "true", 1 and "false" too), so
+// TestSetupClaudeDisableAllHooks: "true", 1 and "false" too), so
 // setup refuses each, naming the value as written; false and no switch
 // at all are no refusal. Setup once refused true alone and wrote the
 // lines beside "true".
