@@ -274,8 +274,19 @@ func (e *SetupHooksOffError) Error() string {
 		e.Host, bundle.Quote(e.Off.File), e.Off.Setting, e.Host, fix, e.Host)
 }
 
-// Hint shows the setting in its file (HooksOffError.Hint).
-func (e *SetupHooksOffError) Hint() string { return e.Off.Hint() }
+// Hint shows the setting in its file (HooksOffError.Hint), also when
+// the refusal names a variable that lifts it for one exec session (Gemini
+// CLI's GEMINI_CLI_TRUST_WORKSPACE), which setup's lines do not get: the
+// file is what setup reads again.
+func (e *SetupHooksOffError) Hint() string {
+	if h := e.Off.Hint(); h != "" {
+		return h
+	}
+	if e.Off.Pattern != "" && e.Off.Args == nil && e.Off.Env == "" {
+		return "grep -n -E -- " + bundle.ShellArg(e.Off.Pattern) + " " + bundle.ShellArg(e.Off.File)
+	}
+	return "bundlectl setup " + e.Host
+}
 
 func (e *SetupHooksOffError) Unwrap() error { return e.Off }
 

@@ -308,3 +308,20 @@ func TestUndoOtherWorkspace(t *testing.T) {
 		t.Errorf("undo from another workspace left:\n%s\nwant the edit without setup's lines", b)
 	}
 }
+
+// TestSetupHooksOffHint: a setup refusal always ends with a command that
+// works as printed. One naming a variable that lifts the setting for an
+// exec session (Gemini CLI's GEMINI_CLI_TRUST_WORKSPACE, for a workspace
+// that turns hooks back on in a folder it may not trust) once had none:
+// exec's hint is its own command line, which setup has not.
+func TestSetupHooksOffHint(t *testing.T) {
+	off := &HooksOffError{Host: "gemini", File: "/home/a b/.gemini/settings.json", Setting: `"hooksConfig": {"enabled": false}`, Pattern: `"hooksConfig"`, SetEnv: "GEMINI_CLI_TRUST_WORKSPACE=true", Fix: "trust the folder"}
+	e := &SetupHooksOffError{Host: "gemini", Off: off}
+	if got, want := e.Hint(), `grep -n -E -- '"hooksConfig"' '/home/a b/.gemini/settings.json'`; got != want {
+		t.Errorf("Hint() = %q, want %q", got, want)
+	}
+	off.Pattern = ""
+	if got, want := e.Hint(), "bundlectl setup gemini"; got != want {
+		t.Errorf("Hint() without a pattern = %q, want %q", got, want)
+	}
+}
