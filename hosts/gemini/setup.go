@@ -78,8 +78,10 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 
 // SetupHooksOff checks the settings Gemini CLI reads for hooks turned off
 // (hooksOff, exec's check: hooksConfig.enabled off in the layer that
-// decides it, or a hooksConfig.disabled entry naming bundlectl), and
-// that bash, which runs every hook, is in the PATH.
+// decides it, or a hooksConfig.disabled entry naming bundlectl), the
+// workspace's being the working directory's. It does not check that bash,
+// which runs every hook, is in the PATH: the PATH Gemini CLI later gets
+// is not setup's.
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	user, err := userGeminiDir(in.Environ)
 	if err != nil {
