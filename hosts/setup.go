@@ -686,8 +686,8 @@ func (s *StaleSetup) Message() string {
 // Fix is the command that brings the lines up to date, or, for Off, the
 // one that shows the setting.
 func (s *StaleSetup) Fix() string {
-	if s.Off != nil && s.Off.Hint() != "" {
-		return s.Off.Hint()
+	if s.Off != nil {
+		return (&SetupHooksOffError{Host: s.Host, Off: s.Off}).Hint()
 	}
 	return "bundlectl setup " + s.Host
 }

@@ -320,6 +320,10 @@ func TestSetupHooksOffHint(t *testing.T) {
 	if got, want := e.Hint(), `grep -n -E -- '"hooksConfig"' '/home/a b/.gemini/settings.json'`; got != want {
 		t.Errorf("Hint() = %q, want %q", got, want)
 	}
+	// list, for a switch turned on after setup, shows it the same way
+	if got, want := (&StaleSetup{Host: "gemini", Off: off}).Fix(), e.Hint(); got != want {
+		t.Errorf("list's fix = %q, want %q", got, want)
+	}
 	off.Pattern = ""
 	if got, want := e.Hint(), "bundlectl setup gemini"; got != want {
 		t.Errorf("Hint() without a pattern = %q, want %q", got, want)
