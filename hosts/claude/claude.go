@@ -582,7 +582,7 @@ func hooksOff(args, env []string) error {
 // as written there, and its key; "" when it sets none. A switch set to
 // anything but false counts: Claude Code 2.1.332 runs no hook of
 // setup's beside "disableAllHooks": "true", 1, or even "false"
-// (internal/agenttest TestSetupClaudeDisableAllHooks).
+// (internal/agenttest TestSetupClaudeHooksSwitches).
 func settingHooksOff(m map[string]any) (setting, key string) {
 	for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
 		if v, set := m[k]; set && v != false {

@@ -124,11 +124,31 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 }
 
 // SetupHooksOff checks the settings a Claude Code session in the
-// workspace reads for a switch that keeps setup's hook lines from running
-// (settingHooksOff): the managed ones, the user's, and the workspace's
-// project and local ones, as exec's check reads them (hooksOff).
+// workspace reads for a switch that keeps setup's hook lines from running,
+// found with the real CLI (internal/agenttest
+// TestSetupClaudeHooksSwitches): disableAllHooks (settingHooksOff) in the
+// managed settings, the user's, or the workspace's project and local
+// ones; allowManagedHooksOnly in the managed ones only (set in the user's
+// or the project's settings, setup's lines still run); and
+// CLAUDE_CODE_SIMPLE or CLAUDE_CODE_SAFE_MODE in the "env" of a settings
+// file Claude Code applies to its environment (settingsEnv).
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
-	files := managedFiles()
+	const fix = "remove it (or set it to false)"
+	err := hosts.CheckSettings("claude", managedFiles(), func(m map[string]any) (string, string, string) {
+		setting, key := settingHooksOff(m)
+		return setting, key, fix
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range settingsEnv(nil, in.Environ) {
+		for _, k := range noPluginVars {
+			if v, ok := l.env[k].(string); ok && truthy(v) {
+				return &hosts.HooksOffError{Host: "claude", File: l.source, Setting: fmt.Sprintf("\"env\": {%q: %q}, Claude Code's minimal or safe mode (no hook runs)", k, v), Fix: "remove it", Pattern: hosts.SettingIn(l.source, hosts.JSONString(k))}
+			}
+		}
+	}
+	var files []string
 	if config, err := ConfigDir(in.Environ); err == nil {
 		files = append(files, userSettingsFiles(config, in.Environ)...)
 	}
@@ -136,7 +156,10 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 		files = append(files, filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json"))
 	}
 	return hosts.CheckSettings("claude", files, func(m map[string]any) (string, string, string) {
-		setting, key := settingHooksOff(m)
-		return setting, key, "remove it (or set it to false)"
+		setting, key := settingHooksOff(map[string]any{"disableAllHooks": m["disableAllHooks"]})
+		if _, set := m["disableAllHooks"]; !set {
+			return "", "", ""
+		}
+		return setting, key, fix
 	})
 }
