@@ -11,9 +11,9 @@ import (
 // settings.json, Claude Code 2.1.332 runs no guard, and the guarded command
 // runs, saying nothing, beside a "disableAllHooks" set to anything but
 // false (true, and also "true", 1 or even "false") or CLAUDE_CODE_SIMPLE
-// in the user's "env"; beside an "allowManagedHooksOnly" in the user's or
-// the project's settings, which only managed settings can set, the guard
-// runs. So setup refuses under the first (and list, for one turned on
+// in the user's "env"; beside an "allowManagedHooksOnly" in the user's,
+// the project's or the local settings, which only managed settings can
+// set, the guard runs. So setup refuses under the first (and list, for one turned on
 // after setup, says the lines do not run), and wires under the second.
 // Setup once compared disableAllHooks with true alone, did not read the
 // "env", and refused allowManagedHooksOnly wherever it was.
@@ -31,6 +31,7 @@ func TestSetupClaudeHooksSwitches(t *testing.T) {
 		{"env CLAUDE_CODE_SIMPLE", map[string]any{"env": map[string]any{"CLAUDE_CODE_SIMPLE": "1"}}, "", true},
 		{"user allowManagedHooksOnly", map[string]any{"allowManagedHooksOnly": true}, "", false},
 		{"project allowManagedHooksOnly", nil, `{"allowManagedHooksOnly": true}`, false},
+		{"local allowManagedHooksOnly", nil, `{"allowManagedHooksOnly": true}`, false},
 	} {
 		marker := t.TempDir() + "/" + markerName
 		a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
@@ -40,7 +41,11 @@ func TestSetupClaudeHooksSwitches(t *testing.T) {
 			a.Settings[k] = v
 		}
 		if c.project != "" {
-			if err := os.WriteFile(filepath.Join(f.ws, ".claude", "settings.json"), []byte(c.project), 0o644); err != nil {
+			file := "settings.json"
+			if strings.HasPrefix(c.name, "local") {
+				file = "settings.local.json" // over setup's approvals, which do not matter here
+			}
+			if err := os.WriteFile(filepath.Join(f.ws, ".claude", file), []byte(c.project), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
