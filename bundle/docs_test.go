@@ -102,3 +102,76 @@ func TestNothingCitesTheWorkingContract(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDocsNameTestsThatExist keeps the docs from naming a test that does
+// not exist: every `Test…`, `Fuzz…` or `Benchmark…` name in README.md,
+// SECURITY.md, DEVELOPERS.md and docs/*.md is a function in some _test.go
+// file of the repository, and every script docs/protections.md names
+// (script `name`) is a testdata/script/*.txtar file. A protection whose row
+// names a test nobody can run is a claim nobody checks.
+func TestDocsNameTestsThatExist(t *testing.T) {
+	funcs := map[string]bool{}
+	scripts := map[string]bool{}
+	funcRE := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)[A-Za-z0-9_]+)\(`)
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" || d.Name() == "node_modules" || p == filepath.Join("..", "testdata", "corpus") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(p, "_test.go"):
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range funcRE.FindAllStringSubmatch(string(src), -1) {
+				funcs[m[1]] = true
+			}
+		case strings.HasSuffix(p, ".txtar") && filepath.Base(filepath.Dir(p)) == "script":
+			scripts[strings.TrimSuffix(d.Name(), ".txtar")] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(funcs) < 500 || len(scripts) < 100 {
+		t.Fatalf("found only %d test functions and %d scripts; the walk is broken", len(funcs), len(scripts))
+	}
+	docs, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, filepath.Join("..", "README.md"), filepath.Join("..", "SECURITY.md"), filepath.Join("..", "DEVELOPERS.md"))
+	// `TestX`, `TestX/sub`: the part before the slash is the function.
+	nameRE := regexp.MustCompile("`((?:Test|Fuzz|Benchmark)[A-Za-z0-9_]+)[`/]")
+	// script `a`; scripts `a`, `b` and `c`
+	scriptRE := regexp.MustCompile("scripts? ((?:`[a-z0-9_]+`(?:, |,? and |,? or )?)+)")
+	scriptName := regexp.MustCompile("`([a-z0-9_]+)`")
+	for _, doc := range docs {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range nameRE.FindAllStringSubmatch(string(text), -1) {
+			if !funcs[m[1]] {
+				t.Errorf("%s names %s, which no _test.go file defines", doc, m[1])
+			}
+		}
+		if filepath.Base(doc) != "protections.md" {
+			continue
+		}
+		for _, m := range scriptRE.FindAllStringSubmatch(string(text), -1) {
+			for _, s := range scriptName.FindAllStringSubmatch(m[1], -1) {
+				if !scripts[s[1]] {
+					t.Errorf("%s names script %s, which is no testdata/script/%s.txtar", doc, s[1], s[1])
+				}
+			}
+		}
+	}
+}
