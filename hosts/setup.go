@@ -679,7 +679,7 @@ func (s *StaleSetup) Message() string {
 		why = append(why, fmt.Sprintf("its timeout is %d %s; this bundlectl needs %d %s so a chain of guards is not cut (the host would read a cut chain as a failed hook and run the tool)",
 			s.Timeout, s.Unit, s.Want, s.Unit))
 	}
-	return fmt.Sprintf("the hook lines setup wrote into %s are older than this bundlectl: %s",
+	return fmt.Sprintf("the hook lines setup wrote into %s are out of date (an older setup wrote them, or they were edited since): %s",
 		bundle.Quote(s.Path), strings.Join(why, "; and "))
 }
 
