@@ -3,7 +3,6 @@ package bundle
 import (
 	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -206,49 +205,13 @@ func claudeReservedHost(a netip.Addr) bool {
 // JSURLIPHost is the IP address JavaScript's URL reads a special url's
 // host as, and whether it reads one: an IPv6 literal in brackets, or an
 // IPv4 address in any form the WHATWG URL parser accepts ("10.1",
-// "0x0a000001", "012.0.0.1", "167772161").
+// "0x0a000001", "012.0.0.1", "167772161"; whatwgIPv4).
 func JSURLIPHost(host string) (netip.Addr, bool) {
 	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
 		a, err := netip.ParseAddr(host[1 : len(host)-1])
 		return a, err == nil && a.Is6() && a.Zone() == ""
 	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	parts := strings.Split(host, ".")
-	if len(parts) == 0 || len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	nums := make([]uint64, len(parts))
-	for i, p := range parts {
-		base := 10
-		switch {
-		case strings.HasPrefix(p, "0x"):
-			base, p = 16, p[2:]
-			if p == "" {
-				p = "0"
-			}
-		case len(p) > 1 && p[0] == '0':
-			base, p = 8, p[1:]
-		}
-		n, err := strconv.ParseUint(p, base, 64)
-		if err != nil || p == "" {
-			return netip.Addr{}, false
-		}
-		nums[i] = n
-	}
-	last := nums[len(nums)-1]
-	for _, n := range nums[:len(nums)-1] {
-		if n > 255 {
-			return netip.Addr{}, false
-		}
-	}
-	if last >= 1<<(8*(5-len(nums))) {
-		return netip.Addr{}, false
-	}
-	v := last
-	for i, n := range nums[:len(nums)-1] {
-		v |= n << (8 * (3 - i))
-	}
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+	return whatwgIPv4(strings.ToLower(host))
 }
 
 // ClaudeHTTPURLRefused is the address an http hook's url names as an IP

@@ -1,10 +1,86 @@
 package bundle
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// jsURLVector is one line of testdata/jsurl/node20.json: a url, what node
+// 20's new URL said of it ("ok" or "refused"; node20.js there writes it
+// again), and, when jsURLRefuses leaves the url to the url rules, why
+// ("idna": its host needs IDNA beyond ASCII or Punycode, left out).
+type jsURLVector struct {
+	URL, Node, LeftOut string
+}
+
+func loadJSURLVectors(t testing.TB) []jsURLVector {
+	data, err := os.ReadFile("testdata/jsurl/node20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	if err := json.Unmarshal(data, &rows); err != nil {
+		t.Fatal(err)
+	}
+	vs := make([]jsURLVector, len(rows))
+	for i, r := range rows {
+		if len(r) < 2 || len(r) > 3 || r[1] != "ok" && r[1] != "refused" || len(r) == 3 && (r[2] != "idna" || r[1] != "refused") {
+			t.Fatalf("node20.json vector %d is %q: want [url, \"ok\" or \"refused\"] or [url, \"refused\", \"idna\"]", i, r)
+		}
+		vs[i] = jsURLVector{URL: r[0], Node: r[1]}
+		if len(r) == 3 {
+			vs[i].LeftOut = r[2]
+		}
+	}
+	return vs
+}
+
+// want is what jsURLRefuses must answer: node's verdict, except for a url
+// it leaves to the url rules, which it must pass (it answers only what
+// it is certain of).
+func (v jsURLVector) want() bool { return v.Node == "refused" && v.LeftOut == "" }
+
+// TestJSURLRefusesNode20: jsURLRefuses agrees with node 20's new URL on
+// every url of the table — IPv4 hosts in every form ("http://bc3e.9/",
+// whose last label is a number, is refused as no IPv4 address), forbidden
+// host and domain code points, percent-decoded hosts ("http://c%/"),
+// uppercase, trailing dots, fullwidth forms, file and opaque hosts — and
+// never refuses one node takes.
+func TestJSURLRefusesNode20(t *testing.T) {
+	vs := loadJSURLVectors(t)
+	if len(vs) < 400 {
+		t.Fatalf("only %d vectors", len(vs))
+	}
+	for _, v := range vs {
+		if got := jsURLRefuses(v.URL); got != v.want() {
+			t.Errorf("jsURLRefuses(%q) = %v, want %v (node 20: %s%s)", v.URL, got, v.want(), v.Node, map[bool]string{true: ", left out: " + v.LeftOut}[v.LeftOut != ""])
+		}
+	}
+}
+
+// FuzzJSURLRefuses: no input panics; a url of the table gets its answer;
+// leading and trailing spaces and controls, and tabs and line breaks
+// anywhere, change nothing, as the parser drops them first.
+func FuzzJSURLRefuses(f *testing.F) {
+	table := map[string]bool{}
+	for _, v := range loadJSURLVectors(f) {
+		f.Add(v.URL)
+		table[v.URL] = v.want()
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := jsURLRefuses(s)
+		if want, ok := table[s]; ok && got != want {
+			t.Errorf("jsURLRefuses(%q) = %v, the table says %v", s, got, want)
+		}
+		if padded := " \x01" + strings.ReplaceAll(s, ":", ":\t") + "\n "; jsURLRefuses(padded) != got {
+			t.Errorf("jsURLRefuses(%q) = %v, but %v for %q", s, got, !got, padded)
+		}
+		ClaudeHTTPCannotPost(s)
+	})
+}
 
 // TestJSURLRefuses: the urls JavaScript's URL refuses (checked with
 // node 20's new URL) and some it parses, which are left to the url rules.
@@ -64,8 +140,10 @@ func TestClaudeHTTPHookURLSchema(t *testing.T) {
 	// The last: Claude Code expands no variable in a url, so the port is
 	// not a number (TestClaudeHTTPHookURLVarsAndWebSocket).
 	// A zoned IPv6 literal and IPvFuture: WHATWG's IPv6 parser refuses
-	// both (TestJSURLRefusesIPv6).
-	for _, u := range []string{"foo", "http://", "http://127.0.0.1:8080${CLAUDE_PLUGIN_ROOT}/g", "https://[fe80::1%25eth0]/g", "http://[v1.x]/g"} {
+	// both (TestJSURLRefusesIPv6). A host whose last label is a number and
+	// which is no IPv4 address, and one with a '%' that encodes nothing:
+	// its host parser refuses both (TestJSURLRefusesNode20).
+	for _, u := range []string{"foo", "http://", "http://127.0.0.1:8080${CLAUDE_PLUGIN_ROOT}/g", "https://[fe80::1%25eth0]/g", "http://[v1.x]/g", "https://bc3e.9/g", "https://c%/g"} {
 		t.Run(u, func(t *testing.T) {
 			pre := writeTree(t, "p", map[string]string{
 				ManifestClaude: `{"name": "p"}`,

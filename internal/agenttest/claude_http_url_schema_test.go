@@ -9,16 +9,21 @@ import (
 
 // TestClaudeHTTPURLSchema: Claude Code 2.1.332's hooks schema takes an
 // http hook's url only as a string JavaScript's URL parses. One it does
-// not parse — "foo" (no scheme), "http://" (no host), blank, a zoned
-// IPv6 literal "https://[fe80::1%25eth0]/" (WHATWG's IPv6 parser takes
-// no zone, though Go's url.Parse does) — fails the
-// schema as a missing url does: on PreToolUse Claude Code loads nothing of
-// the plugin (no hook, no skill; the tool runs), on PostToolUse it drops
-// that hook alone. bundlectl's review shows for Claude Code exactly what it
-// ran: it read such a url as one Claude Code would post the event to, so
-// it showed the plugin's hooks and skill for Claude Code on PreToolUse,
-// and kept the hook on PostToolUse, saying skipping it would let the
-// event through unguarded. A url JavaScript parses but
+// not parse fails the schema as a missing url does: on PreToolUse Claude
+// Code loads nothing of the plugin (no hook, no skill; the tool runs), on
+// PostToolUse it drops that hook alone. Such urls: "foo" (no scheme),
+// "http://" (no host), blank, a zoned IPv6 literal
+// "https://[fe80::1%25eth0]/" (WHATWG's IPv6 parser takes no zone, though
+// Go's url.Parse does), and hosts WHATWG's host parser refuses, as node 20
+// does, while Go's url.Parse takes them: "https://bc3e.9/" and
+// "https://a.0x/" (the last label is a number, so the host must be an IPv4
+// address, and is not), "https://c%/" (a '%' that encodes nothing) and
+// "https://a%2Fb/" (a '/' once decoded). "https://a.0x1g/", whose last
+// label is no number, parses. bundlectl's review shows for Claude Code
+// exactly what it ran: it read such a url as one Claude Code would post
+// the event to, so it showed the plugin's hooks and skill for Claude Code
+// on PreToolUse, and kept the hook on PostToolUse, saying skipping it
+// would let the event through unguarded. A url JavaScript parses but
 // Claude Code cannot post to ("ftp://x") passes the schema: the plugin
 // loads and the hook fails (TestClaudeHTTPHookAnswers: bundlectl shows it
 // with a hook.url warning and runs it the same way).
@@ -26,7 +31,7 @@ func TestClaudeHTTPURLSchema(t *testing.T) {
 	for _, c := range []struct {
 		url    string
 		schema bool
-	}{{"foo", true}, {"http://", true}, {"  ", true}, {"https://[fe80::1%25eth0]/", true}, {"ftp://x", false}} {
+	}{{"foo", true}, {"http://", true}, {"  ", true}, {"https://[fe80::1%25eth0]/", true}, {"https://bc3e.9/", true}, {"https://c%/", true}, {"https://a.0x/", true}, {"https://a%2Fb/", true}, {"https://a.0x1g/", false}, {"ftp://x", false}} {
 		for _, ev := range []string{"PreToolUse", "PostToolUse"} {
 			t.Run(strings.TrimSpace(c.url)+"/"+ev, func(t *testing.T) {
 				rec := t.TempDir()
