@@ -238,3 +238,29 @@ func ClaudeHTTPURLRefused(raw string) (netip.Addr, string) {
 	}
 	return a, ClaudeHTTPRefusedAddr(a, true)
 }
+
+// HookAddressAtRun is the host name in an http hook's url that Claude
+// Code and bundlectl resolve only when they post the event, and then
+// refuse when any address it resolves to is private, link-local,
+// unspecified or a metadata address and no proxy is in the way
+// (ClaudeHTTPRefusedAddr with literal false; harness directHookTransport).
+// It is "" when the url's host is an IP literal in any form JavaScript's
+// URL reads (checked as written, before connecting), is chosen by a
+// variable, or the url is one neither posts to. The review names it
+// without resolving it: it stays offline and asks no resolver.
+func HookAddressAtRun(raw string) string {
+	if jsURLRefuses(raw) || ClaudeHTTPCannotPost(raw) {
+		return ""
+	}
+	h, msg := endpointHost(raw)
+	if msg != "" || h == "" {
+		return ""
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return ""
+	}
+	if _, ok := JSURLIPHost(h); ok {
+		return ""
+	}
+	return h
+}

@@ -1459,7 +1459,53 @@ func remoteHosts(b *Bundle) map[string]string {
 // ("https://${HOST:-169.254.169.254}/mcp", whose default Claude Code
 // fills in), it may be any host, so none is marked.
 func NeverContactedWhy(b *Bundle) map[string]string {
-	contacted, why := map[string]bool{}, map[string][]string{}
+	out := map[string]string{}
+	for h, rs := range NeverContactedReasons(b) {
+		ws := make([]string, len(rs))
+		for i, r := range rs {
+			ws[i] = r.String()
+		}
+		out[h] = strings.Join(ws, "; ")
+	}
+	return out
+}
+
+// Kinds of NeverReached: the kind of http hook url that names a host no
+// endpoint reaches.
+const (
+	// NeverWebSocket: a ws:// or wss:// url (ClaudeHTTPCannotPost).
+	NeverWebSocket = "websocket_url"
+	// NeverRefusedAddress: an IP literal Claude Code and bundlectl refuse
+	// to post hook events to (ClaudeHTTPURLRefused).
+	NeverRefusedAddress = "refused_address"
+	// NeverZonedIPv6: an IPv6 literal with a zone (zonedIPv6URL).
+	NeverZonedIPv6 = "zoned_ipv6"
+)
+
+// NeverReached is one reason NeverContactedReasons gives: the kind of
+// http hook url that names the host, and for NeverRefusedAddress the
+// address and why Claude Code refuses it (ClaudeHTTPRefusedAddr).
+type NeverReached struct {
+	Kind  string
+	Addr  netip.Addr
+	Class string
+}
+
+// String is the reason as the review prints it.
+func (r NeverReached) String() string {
+	switch r.Kind {
+	case NeverWebSocket:
+		return "only http hooks with a ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only"
+	case NeverRefusedAddress:
+		return fmt.Sprintf("only http hooks to %s name it, a %s address that Claude Code and bundlectl refuse to post hook events to", r.Addr, r.Class)
+	}
+	return "only http hooks to an IPv6 literal with a zone name it: JavaScript's URL refuses it, so Claude Code loads no such hook, and bundlectl refuses to post hook events to it"
+}
+
+// NeverContactedReasons is NeverContactedWhy with each reason apart, in
+// the order the bundle's hooks first give them.
+func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
+	contacted, why := map[string]bool{}, map[string][]NeverReached{}
 	reached := map[netip.Addr]bool{}
 	contact := func(h string) {
 		contacted[h] = true
@@ -1471,7 +1517,7 @@ func NeverContactedWhy(b *Bundle) map[string]string {
 		if s.Remote() {
 			h, msg := endpointHost(s.URL)
 			if msg == "" && h == "" && strings.Contains(s.URL, "${") {
-				return map[string]string{}
+				return map[string][]NeverReached{}
 			}
 			if msg == "" && h != "" {
 				contact(h)
@@ -1486,7 +1532,7 @@ func NeverContactedWhy(b *Bundle) map[string]string {
 		if msg != "" || h == "" {
 			continue
 		}
-		if w := hookNeverPosts(hk.URL); w != "" {
+		if w, ok := hookNeverPosts(hk.URL); ok {
 			if !slices.Contains(why[h], w) {
 				why[h] = append(why[h], w)
 			}
@@ -1494,10 +1540,10 @@ func NeverContactedWhy(b *Bundle) map[string]string {
 			contact(h)
 		}
 	}
-	out := map[string]string{}
+	out := map[string][]NeverReached{}
 	for h, ws := range why {
 		if !contacted[h] && !slices.ContainsFunc(hostAddrs(h), func(a netip.Addr) bool { return reached[a] }) {
-			out[h] = strings.Join(ws, "; ")
+			out[h] = ws
 		}
 	}
 	return out
@@ -1529,18 +1575,18 @@ func hostAddrs(h string) []netip.Addr {
 }
 
 // hookNeverPosts says why neither Claude Code nor bundlectl ever posts an
-// http hook's event to url, or "" when one may.
-func hookNeverPosts(url string) string {
+// http hook's event to url, or false when one may.
+func hookNeverPosts(url string) (NeverReached, bool) {
 	if ClaudeHTTPCannotPost(url) {
-		return "only http hooks with a ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only"
+		return NeverReached{Kind: NeverWebSocket}, true
 	}
 	if a, why := ClaudeHTTPURLRefused(url); why != "" {
-		return fmt.Sprintf("only http hooks to %s name it, a %s address that Claude Code and bundlectl refuse to post hook events to", a, why)
+		return NeverReached{Kind: NeverRefusedAddress, Addr: a, Class: why}, true
 	}
 	if zonedIPv6URL(url) {
-		return "only http hooks to an IPv6 literal with a zone name it: JavaScript's URL refuses it, so Claude Code loads no such hook, and bundlectl refuses to post hook events to it"
+		return NeverReached{Kind: NeverZonedIPv6}, true
 	}
-	return ""
+	return NeverReached{}, false
 }
 
 // zonedIPv6URL reports whether s, as Go reads it, is a url whose host is

@@ -18,6 +18,10 @@
 //     header variables are recorded by name.
 //   - A Review of a bundle that is invalid, blocked or could not be hashed
 //     carries no token, and its rendering offers no trust command.
+//   - What the review's text says about how a host treats a part of the
+//     bundle, review --json says too, as host_notes (HostNotes): a part,
+//     a host, a stable fact code and the words. The review is offline:
+//     it resolves no host name, and says when the runtime checks one.
 //   - Every string from a bundle is rendered through bundle.Quote or
 //     bundle.Sanitize: a review cannot move the cursor, clear the screen,
 //     reorder text or fake a line.

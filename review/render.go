@@ -279,6 +279,9 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				r.field(in, "timeout", hookTimeout(h))
 			case bundle.HookHTTP:
 				r.field(in, "POSTs to", jsonString(h.URL))
+				if name := bundle.HookAddressAtRun(h.URL); name != "" {
+					r.wrapItem(in+fmt.Sprintf("%-10s ", "address"), in+strings.Repeat(" ", 11), addressAtRunRow(name, slices.Contains(h.Hosts, string(bundle.HostClaude))))
+				}
 				r.headerRows(in, h.Headers, nil, "")
 				if len(h.AllowedEnvVars) > 0 {
 					r.field(in, "", "headers may read host variables "+quoteList(h.AllowedEnvVars))
@@ -305,7 +308,7 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				}
 			}
 			if bundle.GeminiSequential(h.Other) {
-				r.field(in, "sequential", "its group's \"sequential\": true makes Gemini CLI run all of this event's hooks in turn, each given the input as the earlier ones changed it")
+				r.field(in, "sequential", geminiSequentialText)
 			}
 			if h.Type != bundle.HookMCPTool {
 				r.other(in, withoutHostTimeout(withoutSequential(h.Other)))
@@ -568,15 +571,7 @@ func hookShellText(hosts []string) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, h := range hosts {
-		var s string
-		switch bundle.Host(h) {
-		case bundle.HostCodex:
-			s = "<your shell> -c (Codex: your login shell if it is bash, zsh or sh, else bash)"
-		case bundle.HostGemini:
-			s = "bash -c (bash found in PATH)"
-		default:
-			s = "/bin/sh -c"
-		}
+		s := hookShell(bundle.Host(h))
 		if !seen[s] {
 			seen[s] = true
 			parts = append(parts, s)
@@ -589,6 +584,18 @@ func hookShellText(hosts []string) string {
 		return parts[0]
 	}
 	return strings.Join(parts, " or ") + ", as the host that runs it does"
+}
+
+// hookShell is the shell host runs a shell-form hook with ("": bundlectl's
+// own hook).
+func hookShell(host bundle.Host) string {
+	switch host {
+	case bundle.HostCodex:
+		return "<your shell> -c (Codex: your login shell if it is bash, zsh or sh, else bash)"
+	case bundle.HostGemini:
+		return "bash -c (bash found in PATH)"
+	}
+	return "/bin/sh -c"
 }
 
 func hostSuffix(hosts []string) string {
@@ -824,7 +831,8 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 	}
 	other := s.Other
 	if slices.Contains(s.Hosts, string(bundle.HostCodex)) {
-		row := codexMCPTimeouts(s.Other)
+		start, call := codexMCPTimeouts(s.Other)
+		row := "start " + start + ", each tool call " + call
 		if len(s.Hosts) > 1 {
 			row = "Codex: " + row
 		}
@@ -850,13 +858,12 @@ const (
 // server's Other as written, which codexMCPTimeouts shows.
 var codexTimeoutFields = []string{"startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec"}
 
-// codexMCPTimeouts is a Codex MCP server's timeout row: how long Codex
-// waits for the server to start (startup_timeout_sec, else
-// startup_timeout_ms, as Codex reads them) and for each tool call
-// (tool_timeout_sec), each as written, or Codex's default. A value
-// Codex cannot use is shown as written; the review's warning says what
-// Codex and bundlectl exec do with it.
-func codexMCPTimeouts(other map[string]json.RawMessage) string {
+// codexMCPTimeouts is how long Codex waits for an MCP server to start
+// (startup_timeout_sec, else startup_timeout_ms, as Codex reads them) and
+// for each tool call (tool_timeout_sec), each as written, or Codex's
+// default. A value Codex cannot use is shown as written; the review's
+// warning says what Codex and bundlectl exec do with it.
+func codexMCPTimeouts(other map[string]json.RawMessage) (start, call string) {
 	secs := func(raw json.RawMessage) string {
 		v := jsonSanitize(string(raw))
 		if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f >= 365.25*24*3600 {
@@ -865,17 +872,17 @@ func codexMCPTimeouts(other map[string]json.RawMessage) string {
 		}
 		return v + " s"
 	}
-	start := fmt.Sprintf("%d s (Codex's default)", codexDefaultStartSec)
+	start = fmt.Sprintf("%d s (Codex's default)", codexDefaultStartSec)
 	if raw, ok := other["startup_timeout_sec"]; ok {
 		start = secs(raw)
 	} else if raw, ok := other["startup_timeout_ms"]; ok {
 		start = jsonSanitize(string(raw)) + " ms"
 	}
-	call := fmt.Sprintf("%d s (Codex's default)", codexDefaultCallSec)
+	call = fmt.Sprintf("%d s (Codex's default)", codexDefaultCallSec)
 	if raw, ok := other["tool_timeout_sec"]; ok {
 		call = secs(raw)
 	}
-	return "start " + start + ", each tool call " + call
+	return start, call
 }
 
 // withoutCodexTimeouts is m without the fields codexMCPTimeouts shows; a

@@ -150,6 +150,10 @@ type JSONReview struct {
 	// inventory is what the capability hash covers, and this mark is the
 	// review's reading of it, not part of it.
 	NetworkNeverContacted []string `json:"network_never_contacted,omitempty"`
+	// HostNotes are what the review says about how each host treats a
+	// part of the bundle (HostNotes): the reasons for network_never_contacted
+	// host by host, and the per-host rows of hooks, MCP servers and agents.
+	HostNotes []HostNote `json:"host_notes"`
 	// Diff is present when the bundle was trusted before (docs/sources.md).
 	Diff *Diff `json:"diff,omitempty"`
 }
@@ -163,7 +167,7 @@ func (rv *Review) JSON() JSONReview {
 		Refusals: nonNil(rv.Refusals), Components: json.RawMessage("null"),
 		Inactive: b.Inactive, Errors: nonNilF(rv.Errors), Warnings: nonNilF(rv.Warnings),
 		Skipped: []bundle.Finding{}, Formats: b.Formats, Notes: nonNil(b.Notes),
-		Diff: rv.Diff,
+		Diff: rv.Diff, HostNotes: hostNotesJSON(HostNotes(b, rv.Inv)),
 	}
 	if rv.Inventory != nil {
 		// Only beside an inventory that lists the hosts.
