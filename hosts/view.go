@@ -91,7 +91,7 @@ func (v *View) Add(rel string, data []byte, exec bool) error {
 	}
 	v.size += int64(len(data))
 	if v.size > MaxViewBytes {
-		return fmt.Errorf("the view is larger than %d bytes", MaxViewBytes)
+		return fmt.Errorf("with %s the view would be larger than %d bytes (256 MiB), more than bundlectl builds one of", bundle.Quote(rel), MaxViewBytes)
 	}
 	v.files[rel] = viewFile{exec: exec, data: data}
 	return nil
