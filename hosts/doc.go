@@ -56,8 +56,14 @@
 //     refusal (HooksOffError) says what sets it — a pattern that matches
 //     the line of the file, the indexes of the argument, the variable —
 //     so that its hint leads to the fix as printed. Setup refuses the
-//     same switches in the settings files, writing nothing
-//     (HooksGate, SetupHooksOffError): its lines would never run.
+//     same switches in the settings files a session started in its
+//     workspace reads, in the host's own precedence, writing nothing
+//     (HooksGate, SetupHooksOffError): its lines would never run there. A
+//     switch the host reads only once it trusts the workspace counts as
+//     read; one that holds in some sessions only (a Codex profile's, or
+//     the user's where the workspace's settings undo it) does not stop
+//     setup, which says it (HooksOffWhen, SetupCaveats). list reads the
+//     same layers for the workspace it lists (CheckSetups).
 //   - The user's own plugins (installed with the agent itself, never
 //     reviewed) are named in a notice when they load beside the views.
 //     With Options.Exclusive they are kept out by arguments, environment

@@ -122,6 +122,14 @@ type HooksOffError struct {
 	// Text, when set, is the whole message: a refusal worded for its
 	// own case.
 	Text string
+
+	// When, when set, says which sessions the setting holds in, as a
+	// phrase that follows "in a <host> session", when not in every
+	// session started in the workspace as things are now: "started with
+	// --profile work" (setup writes its lines, and says so: SetupCaveat),
+	// or a project's setting the host reads once it trusts the project
+	// (setup refuses all the same). list says it.
+	When string
 }
 
 func (e *HooksOffError) Error() string {
@@ -171,9 +179,9 @@ func JSONString(key string) string { return regexp.QuoteMeta(strconv.Quote(key))
 // cannotRead begins the Setting of a file that cannot be read.
 const cannotRead = "something bundlectl cannot read"
 
-// unreadableSettings refuses a settings file that cannot be read to check
+// UnreadableSettings refuses a settings file that cannot be read to check
 // it: the host might read it.
-func unreadableSettings(host, file string, err error) error {
+func UnreadableSettings(host, file string, err error) error {
 	// One that reads but does not parse is shown whole (Hint).
 	var pe *fs.PathError
 	return &HooksOffError{Host: host, File: file, Setting: cannotRead + " (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")", Unreadable: errors.As(err, &pe)}
@@ -188,7 +196,7 @@ func CheckSettings(host string, files []string, off func(m map[string]any) (sett
 	for _, f := range files {
 		m, err := ReadSettings(f)
 		if err != nil {
-			return unreadableSettings(host, f, err)
+			return UnreadableSettings(host, f, err)
 		}
 		if m == nil {
 			continue

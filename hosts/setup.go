@@ -226,10 +226,88 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 // host then calls no guard, says nothing, and a setup that wrote the
 // lines and said so would leave the user believing the guards run.
 type HooksGate interface {
-	// SetupHooksOff returns a *HooksOffError naming the first such
-	// setting of the settings a session in in.Reentry.Workspace reads
-	// (or a file among them that cannot be read), or nil.
+	// SetupHooksOff returns a *HooksOffError naming the setting that
+	// keeps the lines from running in a session started in
+	// in.Reentry.Workspace (none of the workspace's settings when it is
+	// ""), read as the host reads its settings, in its precedence, or a
+	// file among them that cannot be read; or nil. A setting of the
+	// workspace's that the host reads only once the workspace is trusted
+	// counts as read: whether it will be cannot be known here.
 	SetupHooksOff(in SetupInput) error
+}
+
+// HooksOffWhen is implemented by a HooksGate whose host reads settings
+// that a session's own arguments select (Codex's --profile <name>, which
+// adds $CODEX_HOME/<name>.config.toml): setup cannot know what a later
+// session selects, so such a setting turning hooks off does not stop it
+// (a session started without it runs the lines): setup writes them and
+// warns of it (SetupCaveats), and list names it (CheckSetups).
+type HooksOffWhen interface {
+	// SetupHooksOffWhen returns a *HooksOffError, When set, for each
+	// such setting of the sessions in in.Reentry.Workspace, in a stable
+	// order; only those that hold where SetupHooksOff finds nothing.
+	SetupHooksOffWhen(in SetupInput) []*HooksOffError
+}
+
+// SetupCaveat is a setting that keeps setup's hook lines from running
+// in some sessions, not in one started in the workspace setup ran for
+// with no arguments (which setup refuses instead): Off.When says which.
+type SetupCaveat struct {
+	Host string
+	Off  *HooksOffError
+}
+
+// Message says which sessions run no guard, and what to change.
+func (c *SetupCaveat) Message() string {
+	return fmt.Sprintf("setup's hook lines do not run in a %s session %s: %s sets %s; %s for the guards to run there too",
+		c.Host, c.Off.When, bundle.Quote(c.Off.File), c.Off.Setting, setupFix(c.Off))
+}
+
+// Hint shows the setting in its file.
+func (c *SetupCaveat) Hint() string { return (&SetupHooksOffError{Host: c.Host, Off: c.Off}).Hint() }
+
+// elsewhere is the When of a setting of the user's (or the machine's)
+// that the workspace's own settings undo.
+const elsewhere = "started in a workspace whose own settings do not turn hooks back on"
+
+// SetupCaveats are the settings that keep setup's lines from running in
+// some sessions, though a session started in in.Reentry.Workspace with
+// no arguments runs them (the gate found nothing there): a switch of the
+// user's (or the machine's) that the workspace's own settings turn back
+// on still holds in every other workspace, and a Codex profile's in the
+// sessions that select it (HooksOffWhen). Setup writes its lines and
+// says each: a guard that runs in one workspace only is not what a user
+// who ran setup expects.
+func SetupCaveats(host Host, in SetupInput) []*SetupCaveat {
+	g, ok := host.(HooksGate)
+	if !ok {
+		return nil
+	}
+	var out []*SetupCaveat
+	if in.Reentry.Workspace != "" {
+		other := in
+		other.Reentry.Workspace = ""
+		if off := plainOff(g.SetupHooksOff(other)); off != nil {
+			off.When = elsewhere
+			out = append(out, &SetupCaveat{Host: host.Name(), Off: off})
+		}
+	}
+	if w, ok := host.(HooksOffWhen); ok {
+		for _, off := range w.SetupHooksOffWhen(in) {
+			out = append(out, &SetupCaveat{Host: host.Name(), Off: off})
+		}
+	}
+	return out
+}
+
+// plainOff is err's *HooksOffError when it names a setting (not a file
+// that cannot be read, nor a refusal worded for its own case), else nil.
+func plainOff(err error) *HooksOffError {
+	var off *HooksOffError
+	if errors.As(err, &off) && !strings.HasPrefix(off.Setting, cannotRead) && off.Text == "" {
+		return off
+	}
+	return nil
 }
 
 // SetupHooksOffError refuses setup when the host's own settings would
@@ -259,17 +337,23 @@ func setupHooksOff(host string, err error) error {
 	return &SetupHooksOffError{Host: host, Off: off}
 }
 
-func (e *SetupHooksOffError) Error() string {
-	fix := e.Off.Fix
-	// The fixes are worded for exec; setup's next step is setup.
+// setupFix is off's fix as setup says it: the fixes are worded for
+// exec, and setup's next step is setup.
+func setupFix(off *HooksOffError) string {
+	fix := off.Fix
 	for _, tail := range []string{", then start the agent again", " and start the agent again"} {
 		if i := strings.Index(fix, tail); i >= 0 {
 			fix = fix[:i]
 		}
 	}
-	if e.Off.Text != "" || fix == "" {
+	if off.Text != "" || fix == "" {
 		fix = "remove that setting"
 	}
+	return fix
+}
+
+func (e *SetupHooksOffError) Error() string {
+	fix := setupFix(e.Off)
 	return fmt.Sprintf("setup wires bundlectl's guards into %s as hooks, and %s sets %s, which keeps %s from running them, so setup wrote nothing: %s, then run setup again (bundlectl setup %s)",
 		e.Host, bundle.Quote(e.Off.File), e.Off.Setting, e.Host, fix, e.Host)
 }
@@ -648,8 +732,11 @@ type StaleSetup struct {
 	// through exec. Missing is then every event setup wires.
 	Gone bool
 	// Off, when set, is the setting of the host's that keeps it from
-	// running any of the lines (HooksGate); Missing is then empty.
-	Off *HooksOffError
+	// running any of the lines (HooksGate) in a session started in
+	// Workspace, or, Off.When set, in some of them (HooksOffWhen);
+	// Missing is then empty.
+	Off       *HooksOffError
+	Workspace string
 	// Servers, when set, are the MCP entries setup wrote into Path
 	// without the timeout the review gives their server, or with another
 	// (CheckServerTimeouts); Missing is then empty.
@@ -658,9 +745,18 @@ type StaleSetup struct {
 
 // Message says what is missing and what it means, for the user.
 func (s *StaleSetup) Message() string {
+	if s.Off != nil && s.Off.When != "" {
+		return fmt.Sprintf("setup wrote hook lines into %s, and in a %s session %s, %s sets %s, which keeps %s from running them: no guard runs in such a session not started with bundlectl exec; remove the setting",
+			bundle.Quote(s.Path), s.Host, s.Off.When, bundle.Quote(s.Off.File), s.Off.Setting, s.Host)
+	}
 	if s.Off != nil {
-		return fmt.Sprintf("setup wrote hook lines into %s, and %s sets %s, which keeps %s from running them: no guard runs in a %s session not started with bundlectl exec; remove the setting",
-			bundle.Quote(s.Path), bundle.Quote(s.Off.File), s.Off.Setting, s.Host, s.Host)
+		where := "not started with bundlectl exec"
+		if s.Workspace != "" && within(s.Off.File, s.Workspace) {
+			// The workspace's own setting: sessions elsewhere may run them.
+			where = "started in " + bundle.Quote(s.Workspace) + " without bundlectl exec"
+		}
+		return fmt.Sprintf("setup wrote hook lines into %s, and %s sets %s, which keeps %s from running them: no guard runs in a %s session %s; remove the setting",
+			bundle.Quote(s.Path), bundle.Quote(s.Off.File), s.Off.Setting, s.Host, s.Host, where)
 	}
 	if len(s.Servers) > 0 {
 		return fmt.Sprintf("the MCP entries setup wrote into %s are older than this bundlectl: %s %s no timeout, or not the one the review gives the server, so %s does not wait for the server as the review shows",
@@ -698,7 +794,11 @@ func (s *StaleSetup) Fix() string {
 // reads setup's record and the one configuration file, nothing more:
 // `hooks run` calls it at every SessionStart.
 func CheckSetup(home string, host Host, environ []string) (*StaleSetup, error) {
-	return checkSetup(home, host, environ, false)
+	sts, err := checkSetup(home, host, environ, "", false)
+	if len(sts) == 0 {
+		return nil, err
+	}
+	return sts[0], err
 }
 
 // SetupStale is CheckSetup for the host named host, in the form
@@ -718,15 +818,18 @@ func SetupStale(home string, host bundle.Host, environ []string) (problem, fix s
 }
 
 // CheckSetups is CheckSetup for every host setup wrote a record for with
-// this home, sorted by host, for `list`; it also says of a host whose hook
-// lines are all gone (Gone). It reads the setup directory, and each
-// record and configuration file named there, nothing more; a record or
-// file it cannot read says nothing here (setup and hooks run name it).
-func CheckSetups(home string, environ []string) []*StaleSetup {
+// this home, sorted by host, for `list` in workspace; it also says of a
+// host whose hook lines are all gone (Gone), and of one whose settings
+// keep it from running them in a session started in workspace, or in
+// some of them (Off). It reads the setup directory, each record and
+// configuration file named there, and, for a host with lines there, the
+// settings files such a session reads, nothing more; a record or file
+// it cannot read says nothing here (setup and hooks run name it).
+func CheckSetups(home, workspace string, environ []string) []*StaleSetup {
 	var out []*StaleSetup
 	for _, h := range recordedHosts(home) {
-		if st, err := checkSetup(home, h, environ, true); err == nil && st != nil {
-			out = append(out, st)
+		if sts, err := checkSetup(home, h, environ, workspace, true); err == nil {
+			out = append(out, sts...)
 		}
 	}
 	return out
@@ -753,9 +856,11 @@ func recordedHosts(home string) []Host {
 	return out
 }
 
-// checkSetup is CheckSetup; with gone, hook lines that are all gone (or
-// their file) are said too.
-func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetup, error) {
+// checkSetup is CheckSetup; with gone (list, in workspace), hook lines
+// that are all gone (or their file) are said too, and so are the
+// host's settings that keep it from running them in a session started
+// in workspace (or in some of them).
+func checkSetup(home string, host Host, environ []string, workspace string, gone bool) ([]*StaleSetup, error) {
 	hb, ok := host.(HookBlock)
 	if !ok {
 		return nil, nil
@@ -781,16 +886,23 @@ func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetu
 	}
 	if len(wired) == 0 {
 		if gone {
-			return &StaleSetup{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}, nil
+			return []*StaleSetup{{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}}, nil
 		}
 		return nil, nil
 	}
+	var out []*StaleSetup
 	if g, ok := host.(HooksGate); ok && gone {
-		// A switch turned on since setup: the host runs none of the
-		// lines, so no SessionStart line can say it; list does.
-		var off *HooksOffError
-		if err := g.SetupHooksOff(SetupInput{Environ: environ}); errors.As(err, &off) && !strings.HasPrefix(off.Setting, cannotRead) && off.Text == "" {
-			return &StaleSetup{Host: host.Name(), Path: p, Missing: []string{}, Off: off}, nil
+		// A switch turned on since setup, or one of the workspace's: the
+		// host runs none of the lines, so no SessionStart line can say
+		// it; list does.
+		in := SetupInput{Reentry: Reentry{Home: home, Workspace: workspace}, Environ: environ}
+		if off := plainOff(g.SetupHooksOff(in)); off != nil {
+			return []*StaleSetup{{Host: host.Name(), Path: p, Missing: []string{}, Off: off, Workspace: workspace}}, nil
+		}
+		if w, ok := host.(HooksOffWhen); ok {
+			for _, off := range w.SetupHooksOffWhen(in) {
+				out = append(out, &StaleSetup{Host: host.Name(), Path: p, Missing: []string{}, Off: off, Workspace: workspace})
+			}
 		}
 	}
 	missing := []string{} // a list, also when only the timeout is short (list --json)
@@ -805,9 +917,9 @@ func checkSetup(home string, host Host, environ []string, gone bool) (*StaleSetu
 		st.Timeout, st.Want, st.Unit = max(got, 1), want, unit
 	}
 	if len(missing) == 0 && st.Timeout == 0 {
-		return nil, nil
+		return out, nil
 	}
-	return st, nil
+	return append([]*StaleSetup{st}, out...), nil
 }
 
 // CheckServerTimeouts returns, for host, the MCP entries an earlier setup

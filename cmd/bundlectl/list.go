@@ -43,11 +43,15 @@ type listOutput struct {
 type setupEntry struct {
 	Host    string   `json:"host"`
 	Path    string   `json:"path"`
-	Status  string   `json:"status"` // "stale" or "gone"
+	Status  string   `json:"status"` // "stale", "gone" or "off"
 	Missing []string `json:"missing"`
 	Servers []string `json:"servers,omitempty"`
-	Message string   `json:"message"`
-	Hint    string   `json:"hint"`
+	// When, for "off", says which sessions it holds in ("started with
+	// --profile work"); absent when it holds in every session started
+	// in the workspace.
+	When    string `json:"when,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint"`
 }
 
 func newListCmd(g *globals) *cobra.Command {
@@ -64,7 +68,10 @@ is reviewed and trusted. Last come the bundles the state trusts whose
 directory is no longer in its root, as "gone" (an enabled one's guards
 block their events until it is restored or revoked). A host that
 "bundlectl setup" wired with this home whose hook lines are out of date
-or gone is named on stderr, with the setup command that brings them back.` + exitStatus(exit0, exit1, exit2, exit4),
+or gone is named on stderr, with the setup command that brings them back;
+so is one whose own settings keep it from running them in a session
+started in the workspace (or in some of them: a Codex --profile), with
+the command that shows the setting.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
@@ -100,15 +107,15 @@ func runList(g *globals) error {
 	}
 	// A host set up with this home whose hook lines are out of date or
 	// gone runs no guard on the events they leave out, and says nothing.
-	for _, st := range hosts.CheckSetups(m.Roots.Home, os.Environ()) {
-		status := "stale"
+	for _, st := range hosts.CheckSetups(m.Roots.Home, m.Roots.Workspace, os.Environ()) {
+		e := setupEntry{Host: st.Host, Path: st.Path, Status: "stale", Missing: st.Missing, Message: st.Message(), Hint: g.hint(st.Fix())}
 		switch {
 		case st.Gone:
-			status = "gone"
+			e.Status = "gone"
 		case st.Off != nil:
-			status = "off"
+			e.Status, e.When = "off", st.Off.When
 		}
-		out.Setup = append(out.Setup, setupEntry{Host: st.Host, Path: st.Path, Status: status, Missing: st.Missing, Message: st.Message(), Hint: g.hint(st.Fix())})
+		out.Setup = append(out.Setup, e)
 	}
 	// MCP entries an older setup wrote without the reviewed timeout: the
 	// host may give up on the server before it starts.

@@ -100,6 +100,10 @@ func runSetup(g *globals, name string, undo bool) error {
 		b.Notes = b.Notes[:notes[i]] // said once, by Setup below
 	}
 	res, err := hosts.Setup(r.Home, host, in)
+	var caveats []*hosts.SetupCaveat
+	if err == nil {
+		caveats = hosts.SetupCaveats(host, in)
+	}
 	for _, s := range res {
 		verb := "unchanged"
 		if s.Changed {
@@ -134,6 +138,11 @@ func runSetup(g *globals, name string, undo bool) error {
 		if n.Fix != "" {
 			fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", bundle.Sanitize(g.hint(n.Fix)))
 		}
+	}
+	// Sessions that run none of the lines though this workspace's do:
+	// written all the same, and said last, where it is seen.
+	for _, c := range caveats {
+		fmt.Fprintf(g.stderr, "bundlectl: %s: %s\nbundlectl: hint: %s\n", name, bundle.CommandsIn(bundle.Sanitize(c.Message()), g.hint), bundle.Sanitize(g.hint(c.Hint())))
 	}
 	return err
 }
