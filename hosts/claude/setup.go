@@ -126,17 +126,20 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 // SetupHooksOff checks the settings a Claude Code session in the
 // workspace reads for a switch that keeps setup's hook lines from running,
 // found with the real CLI (internal/agenttest
-// TestSetupClaudeHooksSwitches): disableAllHooks (settingHooksOff) in the
-// managed settings, the user's, or the workspace's project and local
-// ones; allowManagedHooksOnly in the managed ones only (set in the user's
+// TestSetupClaudeHooksSwitches, TestSetupClaudeWorkspaceSwitches):
+// disableAllHooks, in Claude Code's precedence (disableAllHooksOff);
+// allowManagedHooksOnly in the managed settings only (set in the user's
 // or the project's settings, setup's lines still run); and
 // CLAUDE_CODE_SIMPLE or CLAUDE_CODE_SAFE_MODE in the "env" of a settings
-// file Claude Code applies to its environment (settingsEnv).
+// file Claude Code applies to its environment (settingsEnv). A file that
+// cannot be read is refused: Claude Code might read it.
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
-	const fix = "remove it (or set it to false)"
 	err := hosts.CheckSettings("claude", managedFiles(), func(m map[string]any) (string, string, string) {
-		setting, key := settingHooksOff(m)
-		return setting, key, fix
+		if v, set := m["allowManagedHooksOnly"]; set && v != false {
+			setting, key := settingHooksOff(map[string]any{"allowManagedHooksOnly": v})
+			return setting, key, switchFix
+		}
+		return "", "", ""
 	})
 	if err != nil {
 		return err
@@ -148,18 +151,81 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 			}
 		}
 	}
-	var files []string
+	return disableAllHooksOff(in)
+}
+
+// switchFix is the fix of a switch that turns hooks off.
+const switchFix = "remove it (or set it to false)"
+
+// switchLayer is one settings file's disableAllHooks, as written there.
+type switchLayer struct {
+	file    string
+	value   any
+	set     bool
+	user    bool // the user's settings, where setup's lines are
+	managed bool
+}
+
+// disableAllHooksOff returns the disableAllHooks that keeps setup's lines
+// from running in a session started in in.Reentry.Workspace, as Claude
+// Code 2.1.332 reads it (found with the real CLI, internal/agenttest
+// TestSetupClaudeWorkspaceSwitches):
+//
+//   - the layers, each over the one before: the user's settings
+//     (userSettingsFiles), the project's .claude/settings.json and its
+//     .claude/settings.local.json in the workspace, the managed
+//     settings; the last one that sets a boolean decides, so a project's
+//     false turns back on the hooks a user's true turned off, and a
+//     managed false the hooks any other turned off;
+//   - a managed true holds whatever the others say;
+//   - a value that is not a boolean counts for nothing in the project's,
+//     the local or the managed settings, but in the user's settings it
+//     keeps the hooks of that file, setup's lines, from running, whatever
+//     the other layers say ("false", 0, null alike).
+func disableAllHooksOff(in hosts.SetupInput) error {
+	var layers []switchLayer
+	add := func(files []string, user, managed bool) error {
+		for _, f := range files {
+			m, err := hosts.ReadSettings(f)
+			if err != nil {
+				return hosts.UnreadableSettings("claude", f, err)
+			}
+			v, set := m["disableAllHooks"]
+			layers = append(layers, switchLayer{file: f, value: v, set: set, user: user, managed: managed})
+		}
+		return nil
+	}
 	if config, err := ConfigDir(in.Environ); err == nil {
-		files = append(files, userSettingsFiles(config, in.Environ)...)
+		if err := add(userSettingsFiles(config, in.Environ), true, false); err != nil {
+			return err
+		}
 	}
 	if ws := in.Reentry.Workspace; ws != "" {
-		files = append(files, filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json"))
-	}
-	return hosts.CheckSettings("claude", files, func(m map[string]any) (string, string, string) {
-		setting, key := settingHooksOff(map[string]any{"disableAllHooks": m["disableAllHooks"]})
-		if _, set := m["disableAllHooks"]; !set {
-			return "", "", ""
+		if err := add([]string{filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json")}, false, false); err != nil {
+			return err
 		}
-		return setting, key, fix
-	})
+	}
+	if err := add(managedFiles(), false, true); err != nil {
+		return err
+	}
+	off := func(l switchLayer) error {
+		setting, key := settingHooksOff(map[string]any{"disableAllHooks": l.value})
+		return &hosts.HooksOffError{Host: "claude", File: l.file, Setting: setting, Fix: switchFix, Pattern: hosts.SettingIn(l.file, hosts.JSONString(key))}
+	}
+	var decides *switchLayer
+	for i, l := range layers {
+		_, boolean := l.value.(bool)
+		switch {
+		case l.managed && l.value == true:
+			return off(l)
+		case l.user && l.set && !boolean:
+			return off(l)
+		case boolean:
+			decides = &layers[i]
+		}
+	}
+	if decides != nil && decides.value == true {
+		return off(*decides)
+	}
+	return nil
 }

@@ -2,7 +2,9 @@ package claude
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/hosts"
@@ -75,5 +77,108 @@ func TestSetupHooksOffSources(t *testing.T) {
 		case c.want != "" && (!errors.As(err, &off) || off.Setting != c.want || off.File != path || off.Pattern == ""):
 			t.Errorf("%s: %v, want %s in %s with its line", c.name, err, c.want, path)
 		}
+	}
+}
+
+// TestSetupHooksOffPrecedence: Claude Code 2.1.332 takes disableAllHooks
+// from the last of the user's, the project's, the local and the managed
+// settings that sets a boolean, a managed true holding whatever the
+// others say, and a value that is not a boolean counting for nothing
+// but in the user's settings, where it keeps that file's hooks (setup's
+// lines) from running (agenttest TestSetupClaudeWorkspaceSwitches). So a
+// project's false turns back on what the user's true turned off, and
+// setup writes there; setup once refused any value but false anywhere,
+// and list read no workspace's settings at all.
+func TestSetupHooksOffPrecedence(t *testing.T) {
+	for _, c := range []struct {
+		name                          string
+		user, project, local, managed any    // nil: not set
+		want                          string // "user", "project", "local", "managed" or "" for none
+	}{
+		{name: "project true", project: true, want: "project"},
+		{name: "local true", local: true, want: "local"},
+		{name: "user true, project false", user: true, project: false},
+		{name: "user true, local false", user: true, local: false},
+		{name: "project true, local false", project: true, local: false},
+		{name: "local true, project false", project: false, local: true, want: "local"},
+		{name: "user false, project true", user: false, project: true, want: "project"},
+		{name: "user true, project not a boolean", user: true, project: "false", want: "user"},
+		{name: "project not a boolean", project: "true"},
+		{name: "project 1", project: 1.0},
+		{name: "user not a boolean, project false", user: "false", project: false, want: "user"},
+		{name: "user 0, local false", user: 0.0, local: false, want: "user"},
+		{name: "managed false over user true", user: true, managed: false},
+		{name: "managed false over project true", project: true, managed: false},
+		{name: "managed true over local false", local: false, managed: true, want: "managed"},
+		{name: "managed not a boolean", managed: "true"},
+		{name: "managed 1, user true", user: true, managed: 1.0, want: "user"},
+	} {
+		h := newOwnHome(t)
+		path := map[string]string{
+			"user":    filepath.Join(h.config, "settings.json"),
+			"project": filepath.Join(h.wd, ".claude", "settings.json"),
+			"local":   filepath.Join(h.wd, ".claude", "settings.local.json"),
+			"managed": filepath.Join(h.managed, "managed-settings.json"),
+		}
+		for layer, v := range map[string]any{"user": c.user, "project": c.project, "local": c.local, "managed": c.managed} {
+			if v != nil {
+				h.write(t, path[layer], map[string]any{"disableAllHooks": v})
+			}
+		}
+		err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: h.env(), Reentry: hosts.Reentry{Workspace: h.wd}})
+		var off *hosts.HooksOffError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want nil", c.name, err)
+		case c.want != "" && (!errors.As(err, &off) || off.File != path[c.want] || off.Pattern == "" || !strings.HasPrefix(off.Setting, `"disableAllHooks": `)):
+			t.Errorf("%s: %v, want disableAllHooks in %s with its line", c.name, err, path[c.want])
+		}
+	}
+}
+
+// TestSetupHooksOffUserNull: a null in the user's settings keeps its
+// hooks from running (2.1.332), and is named as written; in the
+// project's it counts for nothing.
+func TestSetupHooksOffUserNull(t *testing.T) {
+	h := newOwnHome(t)
+	user := filepath.Join(h.config, "settings.json")
+	if err := os.WriteFile(user, []byte(`{"disableAllHooks": null}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var off *hosts.HooksOffError
+	if err := (Host{}).SetupHooksOff(hosts.SetupInput{Environ: h.env()}); !errors.As(err, &off) || off.Setting != `"disableAllHooks": null` {
+		t.Errorf("user null: %v, want it refused", err)
+	}
+	os.Remove(user)
+	if err := os.MkdirAll(filepath.Join(h.wd, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.wd, ".claude", "settings.json"), []byte(`{"disableAllHooks": null}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Host{}).SetupHooksOff(hosts.SetupInput{Environ: h.env(), Reentry: hosts.Reentry{Workspace: h.wd}}); err != nil {
+		t.Errorf("project null: %v, want nil", err)
+	}
+}
+
+// TestSetupCaveatsElsewhere: with the user's true turned back off by the
+// workspace's false, setup writes (the gate finds nothing) and warns that
+// a session in another workspace runs none of the lines, naming the
+// user's file; list in another workspace says off.
+func TestSetupCaveatsElsewhere(t *testing.T) {
+	h := newOwnHome(t)
+	user := filepath.Join(h.config, "settings.json")
+	h.write(t, user, map[string]any{"disableAllHooks": true})
+	h.write(t, filepath.Join(h.wd, ".claude", "settings.json"), map[string]any{"disableAllHooks": false})
+	in := hosts.SetupInput{Environ: h.env(), Reentry: hosts.Reentry{Workspace: h.wd}}
+	if err := (Host{}).SetupHooksOff(in); err != nil {
+		t.Fatalf("gate: %v, want nil", err)
+	}
+	cs := hosts.SetupCaveats(Host{}, in)
+	if len(cs) != 1 || cs[0].Off.File != user || !strings.Contains(cs[0].Message(), "in a claude session started in a workspace whose own settings do not turn hooks back on") {
+		t.Fatalf("caveats: %+v", cs)
+	}
+	if got, want := cs[0].Hint(), "grep -n -E -- '\"disableAllHooks\"' "+user; got != want {
+		t.Errorf("hint %q, want %q", got, want)
 	}
 }
