@@ -884,7 +884,14 @@ func geminiAgent(b *hosts.Bundle, v *hosts.View, name, dst string) error {
 // settings file Gemini CLI skips as insecure counts as absent
 // (settingsLayers), and a refusal says so.
 func hooksOff(user string, env []string) error {
-	err := hooksOffFolder(user, env)
+	wd, _ := os.Getwd()
+	return hooksOffAt(user, wd, env)
+}
+
+// hooksOffAt is hooksOff for a session started in cwd (the workspace's
+// settings being cwd/.gemini/settings.json; none when cwd is "").
+func hooksOffAt(user, cwd string, env []string) error {
+	err := hooksOffFolder(user, cwd, env)
 	var off *hosts.HooksOffError
 	if errors.As(err, &off) && off.Text == "" {
 		if note := skippedSystemFiles(env); note != "" {
@@ -896,10 +903,10 @@ func hooksOff(user string, env []string) error {
 
 // hooksOffFolder is hooksOff, with the workspace's settings counted only
 // in a folder Gemini CLI is sure to trust.
-func hooksOffFolder(user string, env []string) error {
-	layers := settingsLayers(user, env)
+func hooksOffFolder(user, cwd string, env []string) error {
+	layers := settingsLayersAt(user, cwd, env)
 	err := hooksOffIn(layers, env)
-	if err != nil || len(layers) < 4 || trustsFolder(user, env, workingDir()) {
+	if err != nil || len(layers) < 4 || trustsFolder(user, env, realPath(cwd)) {
 		return err
 	}
 	var off *hosts.HooksOffError
@@ -1103,6 +1110,13 @@ var authFields = []string{"oauth", "authProviderType", "targetAudience", "target
 // (systemFileSkipped) is "" here: it counts as absent, as it does for
 // Gemini CLI.
 func settingsLayers(user string, env []string) []string {
+	wd, _ := os.Getwd()
+	return settingsLayersAt(user, wd, env)
+}
+
+// settingsLayersAt is settingsLayers for a session started in cwd: no
+// workspace's settings when cwd is "".
+func settingsLayersAt(user, cwd string, env []string) []string {
 	system, defaults := systemSettingsPaths(env)
 	if systemFileSkipped(system) != "" {
 		system = ""
@@ -1111,8 +1125,8 @@ func settingsLayers(user string, env []string) []string {
 		defaults = ""
 	}
 	layers := []string{system}
-	if wd, err := os.Getwd(); err == nil {
-		layers = append(layers, filepath.Join(wd, ".gemini", "settings.json"))
+	if cwd != "" {
+		layers = append(layers, filepath.Join(cwd, ".gemini", "settings.json"))
 	}
 	layers = append(layers, filepath.Join(user, "settings.json"), defaults)
 	return layers

@@ -1,9 +1,11 @@
 package gemini
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
 )
 
@@ -76,16 +78,27 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 	return hosts.WiredJSONTimeout(data, "gemini", 60000)
 }
 
-// SetupHooksOff checks the settings Gemini CLI reads for hooks turned off
-// (hooksOff, exec's check: hooksConfig.enabled off in the layer that
-// decides it, or a hooksConfig.disabled entry naming bundlectl), the
-// workspace's being the working directory's. It does not check that bash,
-// which runs every hook, is in the PATH: the PATH Gemini CLI later gets
-// is not setup's.
+// SetupHooksOff checks the settings a Gemini CLI session started in the
+// workspace (in.Reentry.Workspace, not setup's working directory) reads
+// for hooks turned off: exec's check (hooksOff: hooksConfig.enabled off
+// in the layer that decides it — system settings over the workspace's
+// over the user's over the system defaults —, or a hooksConfig.disabled
+// entry naming bundlectl, the workspace's settings counted either way
+// when Gemini CLI may not trust the folder). With no workspace, the
+// workspace's settings are left out (SetupCaveats). It does not check
+// that bash, which runs every hook, is in the PATH: the PATH Gemini CLI
+// later gets is not setup's.
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	user, err := userGeminiDir(in.Environ)
 	if err != nil {
 		return nil // Setup says why
 	}
-	return hooksOff(user, in.Environ)
+	err = hooksOffAt(user, in.Reentry.Workspace, in.Environ)
+	var off *hosts.HooksOffError
+	if ws := in.Reentry.Workspace; errors.As(err, &off) && off.File == filepath.Join(ws, ".gemini", "settings.json") && !trustsFolder(user, in.Environ, realPath(ws)) {
+		// Read once Gemini CLI trusts the folder (it asks when it starts
+		// there), not before: list says so.
+		off.When = "started in " + bundle.Quote(ws) + " once Gemini CLI trusts the folder"
+	}
+	return err
 }
