@@ -237,9 +237,11 @@ func startsServer(b *hosts.Bundle, s inventory.MCPServer) bool {
 }
 
 // SetupHooksOff checks for a features.hooks = false (or features.plugins,
-// which featureOff also reads) in the managed configuration, the
-// requirements, or the user's config.toml, or, when that does not set
-// features.hooks, /etc/codex/config.toml, the layer below it: Codex then
+// which featureOff also reads) in the managed configuration or the
+// requirements, and for features.hooks = false in the layer that decides
+// it for a session started in the workspace with no profile
+// (layersHooksOff: /etc/codex/config.toml, the user's config.toml, and
+// the project's .codex/config.toml files, trusted or not): Codex then
 // runs none of setup's hook lines, and says nothing.
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	if file, setting := ManagedFeatureOff(true); setting != "" {
@@ -252,21 +254,30 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	if err != nil {
 		return nil // Setup says why
 	}
-	// The user's config.toml over the system's: the first that sets
-	// features.hooks decides it.
-	for _, file := range []string{filepath.Join(codexHome, "config.toml"), filepath.Join(testOnlySystemDir, "config.toml")} {
-		doc, _ := readTOML(file)
-		features, _ := doc["features"].(map[string]any)
-		on, ok := features["hooks"].(bool)
-		if !ok {
+	return layersHooksOff(codexHome, in.Reentry.Workspace)
+}
+
+// SetupHooksOffWhen names each profile whose file turns the hooks feature
+// off for a session started in the workspace with --profile <name>,
+// where one started without it runs setup's lines: which profile a later
+// session selects cannot be known here, so setup writes the lines and
+// warns (hosts.SetupCaveats), and list names it. A profile whose false a
+// trusted project's file undoes is no caveat there.
+func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
+	codexHome, err := Home(in.Environ)
+	if err != nil || layersHooksOff(codexHome, in.Reentry.Workspace) != nil {
+		return nil // a session without the profile runs none either: refused
+	}
+	var out []*hosts.HooksOffError
+	for _, name := range profiles(codexHome) {
+		l, on, ok := hooksFeature(hookLayers(codexHome, name, in.Reentry.Workspace), false)
+		if !ok || on || l.file != filepath.Join(codexHome, name+profileSuffix) {
 			continue
 		}
-		if !on {
-			return &hosts.HooksOffError{Host: "codex", File: file, Setting: "features.hooks = false", Fix: "remove it (or set it to true)", Pattern: hosts.SettingIn(file, tomlKey("features.hooks = false"))}
-		}
-		return nil
+		const setting = "features.hooks = false"
+		out = append(out, &hosts.HooksOffError{Host: "codex", File: l.file, Setting: setting, Fix: "remove it (or set it to true)", Pattern: hosts.SettingIn(l.file, tomlKey(setting)), When: "started with --profile " + bundle.ShellArg(name)})
 	}
-	return nil
+	return out
 }
 
 // HookConfig is config.toml, where setup writes its block.

@@ -3,6 +3,7 @@ package codex
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/hosts"
@@ -39,6 +40,107 @@ func TestSetupHooksOffLayers(t *testing.T) {
 			t.Errorf("system %q, user %q: %v, want nil", c.system, c.user, err)
 		case c.want != "" && (!errors.As(err, &off) || off.File != filepath.Join(root, c.want) || off.Setting != "features.hooks = false" || off.Pattern == ""):
 			t.Errorf("system %q, user %q: %#v, want features.hooks = false in %s with its line", c.system, c.user, err, c.want)
+		}
+	}
+}
+
+// TestSetupHooksOffProject: a session started in the workspace reads the
+// project's .codex/config.toml files, from the project root down to the
+// workspace, over the user's config.toml, each only when the projects
+// table trusts its directory or the project root (Codex 0.171, agenttest
+// TestSetupCodexHooksLayers). A trusted one that turns hooks off is
+// refused; so is an untrusted one, which Codex reads once the project is
+// trusted; a trusted one turning them back on over the user's false is
+// no refusal. Setup once read no project's file at all.
+func TestSetupHooksOffProject(t *testing.T) {
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	trust := func(dir string) string { return "[projects.\"ROOT/" + dir + "\"]\ntrust_level = \"trusted\"\n" }
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		git   bool   // ROOT/ws is a git work tree's top
+		sub   bool   // the workspace is ROOT/ws/sub
+		want  string // the file refused, "" for none
+		trust bool   // the refusal says the project is not trusted
+	}{
+		{name: "trusted project false", files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
+		{name: "untrusted project false", files: map[string]string{"ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
+		{name: "explicitly untrusted project false", files: map[string]string{"home/config.toml": "[projects.\"ROOT/ws\"]\ntrust_level = \"untrusted\"\n", "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
+		{name: "user false, trusted project true", files: map[string]string{"home/config.toml": trust("ws") + off, "ws/.codex/config.toml": on}},
+		{name: "user false, untrusted project true", files: map[string]string{"home/config.toml": off, "ws/.codex/config.toml": on}, want: "home/config.toml", trust: true},
+		{name: "system false, trusted project true", files: map[string]string{"etc/config.toml": off, "home/config.toml": trust("ws"), "ws/.codex/config.toml": on}},
+		{name: "trusted project false, user true", files: map[string]string{"home/config.toml": trust("ws") + on, "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
+		{name: "git root trusted, workspace below", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": off}, want: "ws/sub/.codex/config.toml"},
+		{name: "git root's file, root trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
+		{name: "git root's file, workspace alone trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
+		{name: "git root's false, workspace's true, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off, "ws/sub/.codex/config.toml": on}},
+		{name: "above the project, not read", files: map[string]string{"home/config.toml": trust(""), ".codex/config.toml": off}},
+	} {
+		files := map[string]string{"home/": "", "ws/sub/": ""}
+		for k, v := range c.files {
+			files[k] = v
+		}
+		if c.git {
+			files["ws/.git/"] = ""
+		}
+		root := ownFixture(t, files)
+		ws := filepath.Join(root, "ws")
+		if c.sub {
+			ws = filepath.Join(ws, "sub")
+		}
+		err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: []string{"CODEX_HOME=" + filepath.Join(root, "home")}, Reentry: hosts.Reentry{Workspace: ws}})
+		var e *hosts.HooksOffError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want nil", c.name, err)
+		case c.want != "" && (!errors.As(err, &e) || e.File != filepath.Join(root, c.want) || e.Setting != "features.hooks = false" || e.Pattern == ""):
+			t.Errorf("%s: %v, want features.hooks = false in %s with its line", c.name, err, c.want)
+		case c.want != "" && strings.Contains(e.Fix, "trusted") != c.trust:
+			t.Errorf("%s: the fix %q says the project is not trusted: %v, want %v", c.name, e.Fix, !c.trust, c.trust)
+		case c.want != "" && (e.When != "") != (c.trust && strings.Contains(c.want, ".codex")):
+			t.Errorf("%s: when %q", c.name, e.When)
+		}
+	}
+}
+
+// TestSetupHooksOffWhenProfile: a profile's <name>.config.toml turning
+// the hooks feature off holds only in a session started with --profile
+// <name> (Codex 0.171): not refused, but named (with its When), unless a
+// trusted project's file turns them back on, or the default session
+// already runs none of the lines (refused instead). A file that merely
+// ends in .config.toml without a name, or a directory, is no profile.
+func TestSetupHooksOffWhenProfile(t *testing.T) {
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  []string // the profiles named
+	}{
+		{name: "one off", files: map[string]string{"home/work.config.toml": off, "home/fast.config.toml": "model = \"x\"\n"}, want: []string{"work"}},
+		{name: "two off, sorted", files: map[string]string{"home/b.config.toml": off, "home/a.config.toml": off}, want: []string{"a", "b"}},
+		{name: "trusted project turns it back on", files: map[string]string{"home/work.config.toml": off, "home/config.toml": "[projects.\"ROOT/ws\"]\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": on}},
+		{name: "user off too", files: map[string]string{"home/work.config.toml": off, "home/config.toml": off}},
+		{name: "profile on over user off", files: map[string]string{"home/work.config.toml": on, "home/config.toml": off}},
+		{name: "no name", files: map[string]string{"home/.config.toml": off}},
+		{name: "directory", files: map[string]string{"home/x.config.toml/": ""}},
+	} {
+		files := map[string]string{"home/": ""}
+		for k, v := range c.files {
+			files[k] = v
+		}
+		root := ownFixture(t, files)
+		home := filepath.Join(root, "home")
+		in := hosts.SetupInput{Environ: []string{"CODEX_HOME=" + home}, Reentry: hosts.Reentry{Workspace: filepath.Join(root, "ws")}}
+		var got []string
+		for _, e := range (Host{}).SetupHooksOffWhen(in) {
+			name := strings.TrimPrefix(e.When, "started with --profile ")
+			if e.File != filepath.Join(home, name+".config.toml") || e.Setting != "features.hooks = false" || e.Pattern == "" {
+				t.Errorf("%s: %+v", c.name, e)
+			}
+			got = append(got, name)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s: named %v, want %v", c.name, got, c.want)
 		}
 	}
 }

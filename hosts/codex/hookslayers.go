@@ -1,0 +1,150 @@
+package codex
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// profileSuffix ends the name of a profile's file in $CODEX_HOME: Codex
+// 0.171 reads <name>.config.toml over config.toml for a session started
+// with --profile <name> (-p <name>). It refuses to start on the legacy
+// forms (a top-level profile = "…", or a selected [profiles.<name>]
+// table), and ignores a [profiles.<name>] table no session selects
+// (internal/agenttest TestSetupCodexHooksLayers).
+const profileSuffix = ".config.toml"
+
+// hookLayer is one configuration file a Codex session reads [features]
+// from.
+type hookLayer struct {
+	file string
+	// untrusted: a project's file, which Codex reads only once the
+	// project is trusted, and it is not now.
+	untrusted bool
+}
+
+// hookLayers are the files Codex 0.171 reads features.hooks from for a
+// session started in cwd, selecting profile ("" for none), each over the
+// one before (found with the real CLI, internal/agenttest
+// TestSetupCodexHooksLayers):
+//
+//   - /etc/codex/config.toml;
+//   - $CODEX_HOME/config.toml;
+//   - $CODEX_HOME/<profile>.config.toml;
+//   - .codex/config.toml of each directory from the project root (the
+//     top of the git work tree cwd is in, else cwd) down to cwd, each
+//     read only when the projects table of the files above trusts that
+//     directory or the project root (trust_level = "trusted"): a trust
+//     given to cwd alone does not cover the root's file, and one given
+//     to a directory above a project that is not a git work tree covers
+//     nothing in it.
+//
+// (The session's -c flags, and managed_config.toml above them, come
+// next; SetupHooksOff reads the managed files on its own.) With cwd ""
+// there is no project file.
+func hookLayers(codexHome, profile, cwd string) []hookLayer {
+	layers := []hookLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
+	if profile != "" {
+		layers = append(layers, hookLayer{file: filepath.Join(codexHome, profile+profileSuffix)})
+	}
+	if cwd == "" {
+		return layers
+	}
+	trusted := map[string]bool{}
+	for _, l := range layers {
+		doc, _ := readTOML(l.file)
+		projects, _ := doc["projects"].(map[string]any)
+		for dir, v := range projects {
+			if t, ok := v.(map[string]any); ok {
+				if level, ok := t["trust_level"].(string); ok {
+					trusted[filepath.Clean(dir)] = level == "trusted"
+				}
+			}
+		}
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	root := projectRoot(cwd)
+	var dirs []string
+	for d := cwd; ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if d == root || d == filepath.Dir(d) {
+			break
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		layers = append(layers, hookLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), untrusted: !trusted[dirs[i]] && !trusted[root]})
+	}
+	return layers
+}
+
+// hooksFeature returns the last of layers that sets features.hooks (to a
+// boolean: Codex refuses to start on another value), the untrusted ones
+// left out unless withUntrusted, and whether it sets it on; ok is false
+// when none sets it (it is on by default). A file that cannot be read
+// or parsed sets nothing: Codex does not start on it.
+func hooksFeature(layers []hookLayer, withUntrusted bool) (decides hookLayer, on, ok bool) {
+	for _, l := range layers {
+		if l.untrusted && !withUntrusted {
+			continue
+		}
+		doc, _ := readTOML(l.file)
+		features, _ := doc["features"].(map[string]any)
+		if v, set := features["hooks"].(bool); set {
+			decides, on, ok = l, v, true
+		}
+	}
+	return decides, on, ok
+}
+
+// layersHooksOff returns the refusal of a session started in cwd with no
+// profile whose layers turn the hooks feature off, or nil: the files it
+// reads now, and those of the project it would read once the project is
+// trusted (Codex asks when it starts in one it does not trust; whether
+// the user will say yes cannot be known here, so such a file counts,
+// as a Gemini CLI workspace's settings count in a folder it may not
+// trust).
+func layersHooksOff(codexHome, cwd string) error {
+	layers := hookLayers(codexHome, "", cwd)
+	const setting = "features.hooks = false"
+	off := func(file, fix string) error {
+		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: fix, Pattern: hosts.SettingIn(file, tomlKey(setting))}
+	}
+	l, on, ok := hooksFeature(layers, false)
+	if ok && !on {
+		fix := "remove it (or set it to true)"
+		if u, uon, uok := hooksFeature(layers, true); uok && uon && u.untrusted {
+			fix += fmt.Sprintf("; the project's %s sets it to true, but Codex reads that file only once the project is trusted, and it is not", bundle.Quote(u.file))
+		}
+		return off(l.file, fix)
+	}
+	if u, uon, uok := hooksFeature(layers, true); uok && !uon && u.untrusted {
+		e := off(u.file, "Codex reads that file once the project is trusted (it asks when it starts there), and then runs no hook: remove it (or set it to true)").(*hosts.HooksOffError)
+		e.When = "started in " + bundle.Quote(cwd) + " once Codex trusts the project"
+		return e
+	}
+	return nil
+}
+
+// profiles are the names of the profiles in codexHome: each
+// <name>.config.toml there, sorted.
+func profiles(codexHome string) []string {
+	ents, err := os.ReadDir(codexHome)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if name, ok := strings.CutSuffix(e.Name(), profileSuffix); ok && name != "" && !e.IsDir() {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
