@@ -5,8 +5,15 @@
 // a strict decoder refuses (the state file's errors); encoding/json keeps
 // the last of repeated names and drops the order.
 //
+// It also reads JSON into structs as the hosts read it (UnmarshalExact):
+// encoding/json matches a member to a struct field in any letter case,
+// JavaScript's JSON.parse and Rust's serde only by its exact name.
+//
 // Invariants: Members accepts exactly one JSON object, with nothing but
 // whitespace around it, and returns its members in the order written,
 // repeated names included; anything else is refused (ok false, no
-// members), never a panic.
+// members), never a panic. UnmarshalExact fills a struct field only from
+// a member of exactly its name (the last, when the name is repeated), at
+// every level the type describes, and refuses what json.Unmarshal
+// refuses.
 package jsonobj
