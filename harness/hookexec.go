@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
@@ -216,7 +217,9 @@ func ExecHookLine(ctx func() context.Context, load func() (*Registry, error), l 
 	var ev struct {
 		Name string `json:"hook_event_name"`
 	}
-	if readErr == nil && json.Unmarshal(l.Input, &ev) == nil {
+	// By its exact name, as the host reads the answer's event: a
+	// "Hook_Event_Name" names none.
+	if readErr == nil && jsonobj.UnmarshalExact(l.Input, &ev) == nil {
 		event = ev.Name
 	}
 	switch {

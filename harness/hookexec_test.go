@@ -92,6 +92,25 @@ func TestExecHookLineSubagentStop(t *testing.T) {
 	}
 }
 
+// TestExecHookLineEventNameCase: hooks exec reads the input's event by
+// the exact name hook_event_name, as the host reads it. encoding/json
+// took a "HOOK_EVENT_NAME" written after it (or alone) for the event, so
+// a Gemini CLI AfterModel line was refused as fired for BeforeTool: its
+// hook did not run, and the exit 2 it answered does not stop Gemini CLI
+// on AfterModel, where the host had fired the line's own event.
+func TestExecHookLineEventNameCase(t *testing.T) {
+	for _, in := range []string{
+		`{"hook_event_name":"AfterModel","HOOK_EVENT_NAME":"BeforeTool"}`,
+		`{"Hook_Event_Name":"BeforeTool"}`,
+	} {
+		l := harness.HookLine{Bundle: "g", Hook: "h1", Host: bundle.HostGemini, Event: "AfterModel", Input: []byte(in)}
+		_, _, _, stderr, loaded := execLine(t, l, failLoad(fmt.Errorf("bundle g: %w", harness.ErrDisabled)))
+		if !loaded {
+			t.Errorf("%s: the line for AfterModel was refused: %s", in, stderr)
+		}
+	}
+}
+
 // TestExecHookLineUnread: an input that cannot be read is answered for
 // the line's event: a block where a hook can block, a reported failure
 // where none can, a stop or no tools where exit 2 would not hold.

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // A HookRun answers one event for a hook line that fires every matching
@@ -298,7 +298,9 @@ func eventCwd(input []byte) string {
 	var ev struct {
 		Cwd string `json:"cwd"`
 	}
-	if json.Unmarshal(input, &ev) != nil || ev.Cwd == "" || strings.IndexByte(ev.Cwd, 0) >= 0 {
+	// By its exact name, as the host and the hook read it: a "CWD" is
+	// no cwd, and must not choose another workspace's guards.
+	if jsonobj.UnmarshalExact(input, &ev) != nil || ev.Cwd == "" || strings.IndexByte(ev.Cwd, 0) >= 0 {
 		return "" // a NUL: the event is refused as malformed (ParseHookEvent)
 	}
 	abs, err := filepath.Abs(ev.Cwd)

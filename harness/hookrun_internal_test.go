@@ -45,6 +45,9 @@ func TestEventCwd(t *testing.T) {
 		{`{"cwd":"/w\u0000x"}`, ""},
 		{`{"cwd":7}`, ""},
 		{`not json`, ""},
+		// by its exact name, as the host and the hook read it
+		{`{"CWD":"/w/x"}`, ""},
+		{`{"cwd":"/w/a","CWD":"/w/b","Cwd":"/w/c"}`, "/w/a"},
 	} {
 		if got := eventCwd([]byte(c.input)); got != c.want {
 			t.Errorf("eventCwd(%s) = %q, want %q", c.input, got, c.want)

@@ -343,20 +343,24 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 	}
 	ev := &HookEvent{}
 	if len(bytes.TrimSpace(data)) > 0 {
-		// Not UTF-8, or two keys that differ only in letter case (which
-		// encoding/json folds into one field): readers of the event would
-		// not all see the same one.
+		// Not UTF-8, or two keys of a value that differ only in letter
+		// case: readers of the event would not all see the same one
+		// (checkEventValue).
 		if !utf8.Valid(data) {
 			return nil, &HookEventError{Problem: "input is not UTF-8 (JSON must be)"}
 		}
-		if err := checkSingleValueFold(data); err != nil {
+		if err := checkEventValue(data); err != nil {
 			return nil, &HookEventError{Problem: "input is not one JSON object: " + truncateText(err.Error(), maxProblemText)}
 		}
 		if err := json.Unmarshal(data, &ev.raw); err != nil || ev.raw == nil {
 			return nil, &HookEventError{Problem: "input is not a JSON object"}
 		}
 		ev.order = topKeys(data, len(ev.raw))
-		if err := json.Unmarshal(data, ev); err != nil {
+		// Each field by its exact name, as the hosts and their hooks read
+		// it: a "CWD" or "Tool_Name" is some other field, passed on as it
+		// is, and never the cwd that picks the guards or the tool they
+		// match.
+		if err := jsonobj.UnmarshalExact(data, ev); err != nil {
 			return nil, &HookEventError{Problem: "input field has the wrong type: " + truncateText(err.Error(), maxProblemText)}
 		}
 		// The workspace, and so which guards apply, comes from cwd: one
@@ -611,38 +615,6 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// exactKeys is the JSON object raw with only the keys t's fields name
-// exactly, at every level t describes, so that encoding/json, which
-// matches a key to a field whatever its letter case, reads an answer as
-// the hosts do (JavaScript's JSON.parse, Rust's serde: case-sensitive).
-// Else {"decision":"block","Decision":"approve"} (a guard echoing its
-// input into its JSON, say) read as "approve" here and let the tool run
-// where Claude Code and Gemini CLI read "block". A key given twice keeps
-// its last value, as in the hosts. Anything but one JSON object is
-// returned as it is, for checkSingleValue and the decode to judge.
-func exactKeys(raw []byte, t reflect.Type) []byte {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	var obj map[string]json.RawMessage
-	if t.Kind() != reflect.Struct || json.Unmarshal(raw, &obj) != nil || obj == nil {
-		return raw
-	}
-	kept := make(map[string]json.RawMessage, len(obj))
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if v, ok := obj[name]; ok && name != "" && name != "-" {
-			kept[name] = exactKeys(v, f.Type)
-		}
-	}
-	b, err := jsonobj.MarshalNoEscape(kept) // a rewrite is passed on to the next hook as given
-	if err != nil {
-		return raw
-	}
-	return b
-}
-
 // ParseHookOutput interprets a finished hook by Claude Code's contract:
 //
 //   - a timeout, or an exit status other than 0 and 2: a reported,
@@ -690,9 +662,12 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		return HookResult{ExitCode: exitCode, Continue: true, Failure: fmt.Sprintf(format, args...)}
 	}
 	// Checked once the keys the answer has are picked as the hosts pick
-	// them: a key given twice counts with its last value there, as
-	// JSON.parse and serde_json's Value keep it.
-	answer := exactKeys(out, reflect.TypeFor[hookOutput]())
+	// them, by exact name: a key given twice counts with its last value
+	// there, as JSON.parse and serde_json's Value keep it. Else
+	// {"decision":"block","Decision":"approve"} (a guard echoing its
+	// input into its JSON, say) read as "approve" here and let the tool
+	// run where Claude Code and Gemini CLI read "block".
+	answer := jsonobj.Exact(out, (*hookOutput)(nil))
 	// One JSON object whose picked keys are each given once (exactKeys
 	// re-encodes them) may still repeat a name inside a value passed on
 	// (updatedInput, tool_input, ...): that value is malformed, but a

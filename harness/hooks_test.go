@@ -132,11 +132,12 @@ func TestParseHookEvent(t *testing.T) {
 		t.Fatalf("round trip lost fields: %s", out)
 	}
 	for _, bad := range []string{`[]`, `"x"`, `{"a":1} {}`, `{"tool_name":5}`, `{"a":1,"a":2}`,
-		// keys encoding/json folds into one field, which a case-sensitive
-		// reader of the same event keeps apart
-		`{"tool_name":"Bash","TOOL_NAME":"Read"}`, `{"cwd":"/w","CWD":"/"}`,
-		"{\"session_id\":\"a\",\"\u017fession_id\":\"b\"}", // ſ folds to s
+		// keys of a value that a case-insensitive reader of it (an MCP
+		// server or a guard decoding with encoding/json) takes for one,
+		// and a case-sensitive one for two (checkEventValue)
 		`{"tool_input":{"command":"ls","Command":"rm -rf /"}}`,
+		"{\"tool_input\":{\"path\":\"/tmp/ok\",\"\u017fub\":1,\"sub\":2}}", // ſ folds to s
+		`{"tool_response":[{"id":1,"ID":2}]}`,
 		// not UTF-8
 		"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf / \xff\"}}",
 	} {
@@ -631,7 +632,12 @@ func BenchmarkFireChain3(b *testing.B) {
 // round-trips: what a hook receives parses back to the same bytes.
 func FuzzHookEvent(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"tool_name":"Bash","tool_input":{"command":"ls"},"x":[1,{"y":null}]}`,
-		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `[]`, `{"a":1,"a":2}`, `{"prompt":"\u202e"}`} {
+		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `[]`, `{"a":1,"a":2}`, `{"prompt":"\u202e"}`,
+		// a key that differs from a field only in letter case is another
+		// field, kept; encoding/json read it as the field, and the
+		// re-parse refused the output's two spellings as one key
+		`{"hook_event_nAme":"x"}`, `{"Tool_Name":"Bash","tool_name":"Read","CWD":"/"}`, "{\"\u017fession_id\":\"s\"}",
+		`{"session_id":"s","cwd":"/w","permission_mode":"default","tool_name":"Bash"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -158,16 +158,22 @@ func truncateText(s string, n int) string {
 // nothing after it, and no object with the same key twice.
 func checkSingleValue(input []byte) error { return checkValue(input, false) }
 
-// checkSingleValueFold is checkSingleValue that also refuses two keys of
-// one object that differ only in letter case: encoding/json matches struct
-// fields case-insensitively and keeps the last, a case-sensitive reader
-// the exact one, so the two would read different values.
-func checkSingleValueFold(input []byte) error { return checkValue(input, true) }
+// checkEventValue is checkSingleValue that also refuses, in an object
+// inside the top-level one (tool_input, tool_response, llm_request, ...),
+// two keys that differ only in letter case. Those values come from the
+// model and the tools, and whoever reads them next may read them with a
+// case-insensitive decoder (Go's encoding/json in an MCP server or a
+// guard, which keeps the last of the two) where a case-sensitive one (a
+// JavaScript guard, the host) reads the other: a guard could judge one
+// path and the tool act on another. The top level is the host's own,
+// read by exact name (ParseHookEvent), so a key there is simply another
+// field.
+func checkEventValue(input []byte) error { return checkValue(input, true) }
 
-func checkValue(input []byte, fold bool) error {
+func checkValue(input []byte, foldInside bool) error {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
-	if err := walkValue(dec, 0, fold); err != nil {
+	if err := walkValue(dec, 0, foldInside); err != nil {
 		if err == io.EOF {
 			return errors.New("empty input")
 		}
@@ -182,7 +188,10 @@ func checkValue(input []byte, fold bool) error {
 // maxInputDepth is encoding/json's own nesting limit.
 const maxInputDepth = 10000
 
-func walkValue(dec *json.Decoder, depth int, fold bool) error {
+// walkValue walks one value inside depth containers; with
+// foldInside, an object below the top level may not hold two keys that
+// differ only in letter case.
+func walkValue(dec *json.Decoder, depth int, foldInside bool) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
@@ -197,11 +206,12 @@ func walkValue(dec *json.Decoder, depth int, fold bool) error {
 	switch d {
 	case '[':
 		for dec.More() {
-			if err := walkValue(dec, depth, fold); err != nil {
+			if err := walkValue(dec, depth, foldInside); err != nil {
 				return unexpectedEOF(err)
 			}
 		}
 	case '{':
+		fold := foldInside && depth > 1
 		seen := map[string]bool{}
 		for dec.More() {
 			kt, err := dec.Token()
@@ -217,7 +227,7 @@ func walkValue(dec *json.Decoder, depth int, fold bool) error {
 				return fmt.Errorf("duplicate object key %s", truncateText(fmt.Sprintf("%q", key), 80))
 			}
 			seen[k] = true
-			if err := walkValue(dec, depth, fold); err != nil {
+			if err := walkValue(dec, depth, foldInside); err != nil {
 				return unexpectedEOF(err)
 			}
 		}
