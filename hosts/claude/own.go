@@ -14,6 +14,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // What Claude Code 2.1.332 loads of the user's own plugins, as found with
@@ -423,7 +424,9 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			Plugins map[string]json.RawMessage `json:"plugins"`
 		}
 		dir := pluginsDir(config, env)
-		if b, err := os.ReadFile(filepath.Join(dir, "installed_plugins.json")); err == nil && json.Unmarshal(b, &ip) == nil {
+		// By exact name, as Claude Code reads it: a "Plugins" after
+		// "plugins" would hide the installed ones --exclusive turns off.
+		if b, err := os.ReadFile(filepath.Join(dir, "installed_plugins.json")); err == nil && jsonobj.UnmarshalExact(b, &ip) == nil {
 			for id := range ip.Plugins {
 				installed[id] = true
 			}
@@ -571,7 +574,10 @@ func skillsDirPlugins(config string, cerr error) []string {
 			Name string `json:"name"`
 		}
 		name := e.Name()
-		if json.Unmarshal(b, &m) == nil && m.Name != "" {
+		// By exact name, as Claude Code reads it: a "Name" written after
+		// "name" is not the id Claude Code loads the plugin by, which
+		// --exclusive must turn off.
+		if jsonobj.UnmarshalExact(b, &m) == nil && m.Name != "" {
 			name = m.Name
 		}
 		out = append(out, name+"@skills-dir")

@@ -137,6 +137,24 @@ func TestOwnPluginsPrecedence(t *testing.T) {
 			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"off@skills-dir": false}))
 			return nil
 		}, []string{"sk@skills-dir"}},
+		{"skills-dir plugin names and installed plugins read by exact key, as Claude Code reads them", func(t *testing.T, h ownHome) []string {
+			// encoding/json took the "Name" and "Plugins" written last:
+			// the plugin Claude Code loads as sk@skills-dir went by
+			// another id, which --exclusive turned off instead, and
+			// a@m was not seen as installed.
+			write := func(p, body string) {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(filepath.Join(h.config, "skills", "folder", ".claude-plugin", "plugin.json"), `{"name":"sk","Name":"other"}`)
+			write(filepath.Join(h.config, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"a@m":[]},"Plugins":null}`)
+			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"other@skills-dir": false}))
+			return nil
+		}, []string{"sk@skills-dir"}},
 		{"built-in and inline ids are not the user's own", func(t *testing.T, h ownHome) []string {
 			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"x@builtin": true, "y@inline": true}))
 			return nil
@@ -547,5 +565,33 @@ func TestOwnPluginsCowork(t *testing.T) {
 				t.Errorf("loads %q, turned off %q; want %q, %q", loads, off, c.loads, c.offIDs)
 			}
 		})
+	}
+}
+
+// TestLaunchExclusiveExactKeys: --exclusive turns off the plugins by the
+// ids Claude Code gives them, read from its files by exact key: a skills
+// folder's manifest "name", installed_plugins.json's "plugins".
+// encoding/json took a "Name" or "Plugins" written after them, so the
+// skills-dir plugin was turned off under an id it does not have (and
+// loaded into the session), and an installed plugin was not turned off.
+func TestLaunchExclusiveExactKeys(t *testing.T) {
+	h := newOwnHome(t)
+	write := func(p, body string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(h.config, "skills", "sk", ".claude-plugin", "plugin.json"), `{"name":"sk","Name":"other"}`)
+	write(filepath.Join(h.config, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"a@m":[]},"Plugins":null}`)
+	l, _, err := launchOwn(t, h, true, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/guard"}}, "-p", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude", "--plugin-dir=/v/guard", `--settings={"enabledPlugins":{"a@m":false,"sk@skills-dir":false}}`, "-p", "hi"}
+	if !reflect.DeepEqual(l.Argv, want) {
+		t.Errorf("argv %q, want %q", l.Argv, want)
 	}
 }

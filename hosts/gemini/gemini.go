@@ -15,6 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 func init() { hosts.Register(Host{}) }
@@ -520,7 +521,7 @@ func manifestServers(dir string) []string {
 	var m struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
-	if json.Unmarshal(data, &m) != nil {
+	if jsonobj.UnmarshalExact(data, &m) != nil { // Gemini CLI reads mcpServers by its exact name
 		return nil
 	}
 	names := slices.Collect(maps.Keys(m.MCPServers))

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // The user's own extensions: which of them Gemini CLI 0.61 loads in a
@@ -92,7 +94,10 @@ func effectiveDir(dir string) string {
 		Type   any `json:"type"`
 		Source any `json:"source"`
 	}
-	if json.Unmarshal(data, &m) == nil && m.Type == "link" {
+	// By exact name, as Gemini CLI's JSON.parse reads them: a "Type" is
+	// no type, and must not send bundlectl to read another directory
+	// than the one Gemini CLI loads.
+	if jsonobj.UnmarshalExact(data, &m) == nil && m.Type == "link" {
 		src, ok := m.Source.(string)
 		if !ok {
 			return ""
@@ -291,7 +296,10 @@ func readEnablement(path string) enablement {
 		var e struct {
 			Overrides *[]string `json:"overrides"`
 		}
-		if json.Unmarshal(raw, &e) != nil || e.Overrides == nil || strings.TrimSpace(string(raw))[0] != '{' {
+		// By exact name, as Gemini CLI's schema reads it: an "Overrides"
+		// is no rule, and must not make bundlectl take an extension
+		// Gemini CLI loads for one it does not.
+		if jsonobj.UnmarshalExact(raw, &e) != nil || e.Overrides == nil || strings.TrimSpace(string(raw))[0] != '{' {
 			return nil
 		}
 		out[k] = *e.Overrides

@@ -85,7 +85,8 @@ func TestEnablement(t *testing.T) {
 		"back":  {"overrides": ["!/*", "/w/p/*"]},
 		"glob":  {"overrides": ["!/w/*/deep/*"]},
 		"dot":   {"overrides": ["!/w.x/*"]},
-		"extra": {"overrides": [], "note": 1}
+		"extra": {"overrides": [], "note": 1},
+		"case":  {"overrides": [], "Overrides": ["!/*"], "OVERRIDES": ["!/*"]}
 	}`), 0o600)
 	en := readEnablement(p)
 	for _, tc := range []struct {
@@ -99,13 +100,17 @@ func TestEnablement(t *testing.T) {
 		{"dot", "/wax", true}, {"dot", "/w.x/y", false},
 		{"Sub", "/w", true}, // another name
 		{"extra", "/w", true},
+		// Gemini CLI's schema reads "overrides" by its exact name; an
+		// "Overrides" after it once decided here, so an extension Gemini
+		// CLI loaded was taken for one it does not, and not named
+		{"case", "/w", true},
 		{"unlisted", "/w", true},
 	} {
 		if got := en.enabled(tc.name, tc.cwd); got != tc.want {
 			t.Errorf("%s in %s: enabled %v, want %v", tc.name, tc.cwd, got, tc.want)
 		}
 	}
-	for _, bad := range []string{`{"sub": {"overrides": "!/w/*"}}`, `{"sub": {}}`, `{"sub": ["!/w/*"]}`, `{"sub": {"overrides": [1]}}`, `[]`, `null`, `{`} {
+	for _, bad := range []string{`{"sub": {"overrides": "!/w/*"}}`, `{"sub": {}}`, `{"sub": {"Overrides": ["!/w/*"]}}`, `{"sub": ["!/w/*"]}`, `{"sub": {"overrides": [1]}}`, `[]`, `null`, `{`} {
 		os.WriteFile(p, []byte(bad), 0o600)
 		if !readEnablement(p).enabled("sub", "/w") {
 			t.Errorf("%s: not ignored whole", bad)
@@ -133,6 +138,12 @@ func TestOwnExtensions(t *testing.T) {
 	os.WriteFile(filepath.Join(src, "gemini-extension.json"), []byte(`{"name": "from-src", "version": "2"}`), 0o600)
 	write("badlink/"+installMetadataFile, `{"type": "link", "source": "`+filepath.Join(src, "gone")+`"}`)
 	write("badlink/gemini-extension.json", `{"name": "local-copy", "version": "1"}`)
+	// Gemini CLI reads the record's "type" by its exact name: this is no
+	// link, and it loads the directory's own manifest (bundlectl once read
+	// "Type" and named the source's extension, a name Gemini CLI never
+	// loads, so a view of that name would not have displaced it).
+	write("notlink/"+installMetadataFile, `{"type": "local", "Type": "link", "source": "`+src+`"}`)
+	write("notlink/gemini-extension.json", `{"name": "its-own", "version": "1"}`)
 	write(enablementFile, `{}`)
 	os.Symlink(filepath.Join(ext, "dir-a"), filepath.Join(ext, "symlinked"))
 	own, err := ownExtensions(ext)
@@ -143,7 +154,7 @@ func TestOwnExtensions(t *testing.T) {
 	for _, o := range own {
 		got = append(got, o.entry+"="+o.name)
 	}
-	want := []string{"dir-a=alpha", "linked=from-src", "symlinked=alpha"}
+	want := []string{"dir-a=alpha", "linked=from-src", "notlink=its-own", "symlinked=alpha"}
 	if !slices.Equal(got, want) {
 		t.Errorf("own extensions %q, want %q", got, want)
 	}
@@ -326,4 +337,15 @@ func FuzzExtensionsArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestManifestServersExactName: the servers an extension's manifest
+// declares are those of "mcpServers", the name Gemini CLI reads; encoding/json
+// also merged in an "MCPServers" written after it.
+func TestManifestServersExactName(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "gemini-extension.json"), []byte(`{"name":"x","version":"1","mcpServers":{"a":{"command":"a"}},"MCPServers":{"b":{"command":"b"}}}`), 0o600)
+	if got := manifestServers(dir); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("servers %q, want [a]", got)
+	}
 }

@@ -360,39 +360,49 @@ func TestClaudeLastSettings(t *testing.T) {
 // holding .claude-plugin/plugin.json is a plugin ("<name>@skills-dir"):
 // it loads and is named without --exclusive, and is kept out with it,
 // while a folder of bare skills beside it — the user's configuration —
-// is offered either way.
+// is offered either way. Its name is the manifest's "name", read by that
+// exact key as Claude Code reads it: with a "Name" written after it,
+// bundlectl once took that for the id and turned off a plugin of
+// another name, and under --exclusive the user's plugin and its hook
+// ran in the session.
 func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
 	const bareSkill = "agenttest-users-bare-skill-e5a0"
-	for _, exclusive := range []bool{false, true} {
-		t.Run(fmt.Sprintf("exclusive-%v", exclusive), func(t *testing.T) {
-			a := New(t, Claude, Say("done"))
-			f := newExecFixture(t, a)
-			f.trust(t)
-			rec := t.TempDir()
-			dir := filepath.Join(a.ConfigDir(), "skills", "folder")
-			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "skp", "version": "1.0.0"})
-			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
-				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ran")}}}}}})
-			writeFile(t, a.ConfigDir(), "skills/bare/SKILL.md", "---\nname: bare\ndescription: "+bareSkill+"\n---\n\nthe user's own skill\n", 0o644)
-			a.Launcher = f.launcher(t)
-			if exclusive {
-				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
-			}
-			res := a.Run(t, "hello")
-			_, err := os.Stat(filepath.Join(rec, "ran"))
-			if ran := err == nil; ran == exclusive {
-				t.Errorf("the skills-folder plugin's hook ran: %v under exclusive %v\n%s", ran, exclusive, res)
-			}
-			if named := strings.Contains(res.Stderr, `your own plugin "skp@skills-dir" loads beside the views`); named == exclusive {
-				t.Errorf("the skills-folder plugin named: %v under exclusive %v\n%s", named, exclusive, res.Stderr)
-			}
-			offered := false
-			for _, r := range a.Model.Requests() {
-				offered = offered || r.Contains(bareSkill)
-			}
-			if !offered {
-				t.Errorf("the user's bare skill was not offered (exclusive %v)", exclusive)
-			}
-		})
+	manifests := map[string]string{
+		"plain":     `{"name": "skp", "version": "1.0.0"}`,
+		"name-case": `{"name": "skp", "version": "1.0.0", "Name": "other"}`,
+	}
+	for _, m := range []string{"plain", "name-case"} {
+		for _, exclusive := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s-exclusive-%v", m, exclusive), func(t *testing.T) {
+				a := New(t, Claude, Say("done"))
+				f := newExecFixture(t, a)
+				f.trust(t)
+				rec := t.TempDir()
+				dir := filepath.Join(a.ConfigDir(), "skills", "folder")
+				writeFile(t, dir, ".claude-plugin/plugin.json", manifests[m], 0o644)
+				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+					"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ran")}}}}}})
+				writeFile(t, a.ConfigDir(), "skills/bare/SKILL.md", "---\nname: bare\ndescription: "+bareSkill+"\n---\n\nthe user's own skill\n", 0o644)
+				a.Launcher = f.launcher(t)
+				if exclusive {
+					a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+				}
+				res := a.Run(t, "hello")
+				_, err := os.Stat(filepath.Join(rec, "ran"))
+				if ran := err == nil; ran == exclusive {
+					t.Errorf("the skills-folder plugin's hook ran: %v under exclusive %v\n%s", ran, exclusive, res)
+				}
+				if named := strings.Contains(res.Stderr, `your own plugin "skp@skills-dir" loads beside the views`); named == exclusive {
+					t.Errorf("the skills-folder plugin named: %v under exclusive %v\n%s", named, exclusive, res.Stderr)
+				}
+				offered := false
+				for _, r := range a.Model.Requests() {
+					offered = offered || r.Contains(bareSkill)
+				}
+				if !offered {
+					t.Errorf("the user's bare skill was not offered (exclusive %v)", exclusive)
+				}
+			})
+		}
 	}
 }
