@@ -360,7 +360,7 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 		// it: a "CWD" or "Tool_Name" is some other field, passed on as it
 		// is, and never the cwd that picks the guards or the tool they
 		// match.
-		if err := jsonobj.UnmarshalExact(data, ev); err != nil {
+		if err := jsonobj.DecodeMembers(ev.raw, ev); err != nil {
 			return nil, &HookEventError{Problem: "input field has the wrong type: " + truncateText(err.Error(), maxProblemText)}
 		}
 		// The workspace, and so which guards apply, comes from cwd: one

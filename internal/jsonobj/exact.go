@@ -3,7 +3,10 @@ package jsonobj
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +24,34 @@ import (
 // Errors are json.Unmarshal's.
 func UnmarshalExact(data []byte, v any) error {
 	return json.Unmarshal(Exact(data, v), v)
+}
+
+// DecodeMembers is UnmarshalExact of an object already split into its
+// members (the last of a repeated name, as json.Unmarshal into a map
+// gives them), into the struct v points to: each field is decoded from
+// the member of exactly its name, if any, without parsing the object
+// again; a value of no struct type (json.RawMessage) is kept as written,
+// not compacted. A value of the wrong type is an error naming its member.
+func DecodeMembers(obj map[string]json.RawMessage, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		return errors.New("jsonobj: DecodeMembers needs a pointer to a struct")
+	}
+	s := rv.Elem()
+	for name, f := range fields(s.Type()) {
+		raw, ok := obj[name]
+		if !ok {
+			continue
+		}
+		field, err := s.FieldByIndexErr(f.Index)
+		if err != nil {
+			continue // behind a nil embedded pointer: json.Unmarshal would allocate it; bundlectl's types have none
+		}
+		if err := json.Unmarshal(exact(raw, f.Type), field.Addr().Interface()); err != nil {
+			return fmt.Errorf("member %q: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // Exact returns data keeping, in each object at a level v's type
@@ -100,24 +131,25 @@ func exactObject(raw []byte, t reflect.Type) []byte {
 		return raw
 	}
 	kept := make(map[string]json.RawMessage, len(obj))
-	for name, ft := range fieldNames(t) {
+	for name, f := range fields(t) {
 		if v, ok := obj[name]; ok {
-			kept[name] = exact(v, ft)
+			kept[name] = exact(v, f.Type)
 		}
 	}
 	return marshalOr(kept, raw)
 }
 
-// fieldNames yields the member name of each field encoding/json decodes
-// into t, with the field's type: the json tag's name, else the Go name
-// of an exported field; the fields of an embedded struct without a name
-// of its own are t's own.
-func fieldNames(t reflect.Type) func(yield func(string, reflect.Type) bool) {
-	return func(yield func(string, reflect.Type) bool) {
-		var walk func(t reflect.Type) bool
-		walk = func(t reflect.Type) bool {
+// fields yields the member name of each field encoding/json decodes into
+// t, with the field (its Index from t): the json tag's name, else the Go
+// name of an exported field; the fields of an embedded struct without a
+// name of its own are t's own.
+func fields(t reflect.Type) func(yield func(string, reflect.StructField) bool) {
+	return func(yield func(string, reflect.StructField) bool) {
+		var walk func(t reflect.Type, at []int) bool
+		walk = func(t reflect.Type, at []int) bool {
 			for i := range t.NumField() {
 				f := t.Field(i)
+				f.Index = append(slices.Clone(at), i)
 				tag := f.Tag.Get("json")
 				if tag == "-" {
 					continue
@@ -128,7 +160,7 @@ func fieldNames(t reflect.Type) func(yield func(string, reflect.Type) bool) {
 					ft = ft.Elem()
 				}
 				if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
-					if !walk(ft) {
+					if !walk(ft, f.Index) {
 						return false
 					}
 					continue
@@ -139,13 +171,13 @@ func fieldNames(t reflect.Type) func(yield func(string, reflect.Type) bool) {
 				if name == "" {
 					name = f.Name
 				}
-				if !yield(name, f.Type) {
+				if !yield(name, f) {
 					return false
 				}
 			}
 			return true
 		}
-		walk(t)
+		walk(t, nil)
 	}
 }
 

@@ -1,8 +1,10 @@
 package jsonobj
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -49,8 +51,9 @@ func TestUnmarshalExact(t *testing.T) {
 		{`{"Decision":{"behavior":"allow"}}`, exactDoc{}},
 		{`{"list":[{"Behavior":"x","behavior":"y"},{"BEHAVIOR":"z"}]}`, exactDoc{List: []exactInner{{Behavior: "y"}, {}}}},
 		{`{"by_name":{"K":{"behavior":"y","Behavior":"x"}}}`, exactDoc{ByName: map[string]exactInner{"K": {Behavior: "y"}}}},
-		// Values of no struct type are kept as written (compacted).
-		{`{"raw":{"A":1, "a":2}}`, exactDoc{Raw: json.RawMessage(`{"A":1,"a":2}`)}},
+		// Values of no struct type are kept as written (UnmarshalExact
+		// compacts them, DecodeMembers does not).
+		{`{"raw":{"A":1,"a":2}}`, exactDoc{Raw: json.RawMessage(`{"A":1,"a":2}`)}},
 		{`{"any":{"A":1,"a":2}}`, exactDoc{Any: map[string]any{"A": 1.0, "a": 2.0}}},
 		{`{"-":"x","Skip":"y","hidden":"z"}`, exactDoc{}},
 	} {
@@ -62,6 +65,21 @@ func TestUnmarshalExact(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("UnmarshalExact(%s) = %+v, want %+v", c.in, got, c.want)
 		}
+		var obj map[string]json.RawMessage
+		var members exactDoc
+		if err := json.Unmarshal([]byte(c.in), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if err := DecodeMembers(obj, &members); err != nil || !reflect.DeepEqual(members, c.want) {
+			t.Errorf("DecodeMembers(%s) = %+v (%v), want %+v", c.in, members, err, c.want)
+		}
+	}
+	var wrong exactDoc
+	if err := DecodeMembers(map[string]json.RawMessage{"tool_name": json.RawMessage(`5`)}, &wrong); err == nil || !strings.Contains(err.Error(), `"tool_name"`) {
+		t.Errorf("DecodeMembers of a number into tool_name: %v", err)
+	}
+	if err := DecodeMembers(nil, wrong); err == nil {
+		t.Error("DecodeMembers into a struct value: no error")
 	}
 	for _, bad := range []string{`{"tool_name":5}`, `{"tool_name":"a"} {}`, `{"list":{}}`, `[`, ``} {
 		var got exactDoc
@@ -82,7 +100,7 @@ func TestUnmarshalExact(t *testing.T) {
 func FuzzUnmarshalExact(f *testing.F) {
 	for _, s := range []string{`{}`, `{"tool_name":"Bash","TOOL_NAME":"Read"}`, `{"Tool_Name":"x"}`,
 		"{\"tool_name\":\"a\",\"tool_\u017fame\":\"b\"}", `{"decision":{"behavior":"a","BEHAVIOR":"b"}}`,
-		`{"list":[{"behavior":"x"},null]}`, `{"tool_name":1}`, `null`, `{"a":`, `{"hook_event_nAme":"x"}`} {
+		`{"list":[{"behavior":"x"},null]}`, `{"tool_name":1}`, `null`, `{"a":`, `{"hook_event_nAme":"x"}`, `{"raw": [1, 2]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -109,6 +127,16 @@ func FuzzUnmarshalExact(f *testing.F) {
 		}
 		if got.Name != want {
 			t.Fatalf("UnmarshalExact(%q) read tool_name %q; a case-sensitive reader reads %q", data, got.Name, want)
+		}
+		var members exactDoc
+		err = DecodeMembers(obj, &members)
+		if members.Raw != nil { // kept as written, where UnmarshalExact compacts it
+			var b bytes.Buffer
+			json.Compact(&b, members.Raw)
+			members.Raw = b.Bytes()
+		}
+		if err != nil || !reflect.DeepEqual(members, got) {
+			t.Fatalf("DecodeMembers(%q) = %+v (%v); UnmarshalExact read %+v", data, members, err, got)
 		}
 	})
 }
