@@ -25,8 +25,9 @@ func TestHookEventKeepsHostOrder(t *testing.T) {
 		{"UserPromptSubmit", `{"zz":1,"prompt":"caf\u00e9 \/","k\u0065y":[1, 2],"hook_event_name":"UserPromptSubmit"}`, `{"zz":1,"prompt":"caf\u00e9 \/","key":[1,2],"hook_event_name":"UserPromptSubmit"}`},
 		// the name the event is fired as, in the input's place for it
 		{"PostToolUse", `{"tool_name":"Bash","hook_event_name":"PreToolUse","b":1}`, `{"tool_name":"Bash","hook_event_name":"PostToolUse","b":1}`},
-		// none in the input: after its keys
-		{"Stop", `{"session_id":"s","b":true,"a":false}`, `{"session_id":"s","b":true,"a":false,"hook_event_name":"Stop"}`},
+		// none in the input: where the hosts write it, after the fields
+		// their events start with
+		{"Stop", `{"session_id":"s","b":true,"a":false}`, `{"session_id":"s","hook_event_name":"Stop","b":true,"a":false}`},
 	} {
 		ev, err := ParseHookEvent([]byte(c.in), c.event)
 		if err != nil {
@@ -46,7 +47,7 @@ func TestHookEventKeepsHostOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev.ToolInput = []byte(`{"command":"ls -a"}`)
-	if got, _ := jsonobj.MarshalNoEscape(ev); string(got) != `{"tool_name":"Bash","tool_input":{"command":"ls -a"},"cwd":"/w","hook_event_name":"PreToolUse"}` {
+	if got, _ := jsonobj.MarshalNoEscape(ev); string(got) != `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -a"},"cwd":"/w"}` {
 		t.Errorf("rewritten tool_input: got %s", got)
 	}
 }
@@ -80,7 +81,7 @@ func TestHookEventJudgedValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := jsonobj.MarshalNoEscape(ev)
-	want := `{"cwd":"/w/` + "\uFFFD" + `","tool_name":"Bash` + "\uFFFD" + `","x":"\ud800","prompt":"caf\u00e9","hook_event_name":"PreToolUse"}`
+	want := `{"cwd":"/w/` + "\uFFFD" + `","hook_event_name":"PreToolUse","tool_name":"Bash` + "\uFFFD" + `","x":"\ud800","prompt":"caf\u00e9"}`
 	if err != nil || string(got) != want {
 		t.Errorf("got  %s (%v)\nwant %s", got, err, want)
 	}

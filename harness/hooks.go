@@ -296,22 +296,24 @@ func plainMatcher(matcher string) bool {
 // unchanged, so an existing hook script sees what the calling harness
 // sent.
 type HookEvent struct {
-	HookEventName      string          `json:"hook_event_name"`
+	// In the order Claude Code 2.1.332 writes them (MarshalJSON writes
+	// an event built from these fields alone so).
 	SessionID          string          `json:"session_id,omitempty"`
 	TranscriptPath     string          `json:"transcript_path,omitempty"`
 	Cwd                string          `json:"cwd,omitempty"`
 	PermissionMode     string          `json:"permission_mode,omitempty"`
+	AgentID            string          `json:"agent_id,omitempty"`
+	AgentType          string          `json:"agent_type,omitempty"`
+	HookEventName      string          `json:"hook_event_name"`
 	ToolName           string          `json:"tool_name,omitempty"`
-	ToolUseID          string          `json:"tool_use_id,omitempty"`
 	ToolInput          json.RawMessage `json:"tool_input,omitempty"`
 	ToolResponse       json.RawMessage `json:"tool_response,omitempty"`
+	ToolUseID          string          `json:"tool_use_id,omitempty"`
 	Prompt             string          `json:"prompt,omitempty"`
 	Source             string          `json:"source,omitempty"`
 	StopHookActive     bool            `json:"stop_hook_active,omitempty"`
 	Trigger            string          `json:"trigger,omitempty"`
 	CustomInstructions string          `json:"custom_instructions,omitempty"`
-	AgentID            string          `json:"agent_id,omitempty"`
-	AgentType          string          `json:"agent_type,omitempty"`
 
 	raw map[string]json.RawMessage
 	// order is the input's top-level keys as the host wrote them:
@@ -376,71 +378,113 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 // MarshalJSON writes the named fields that are set and every other field
 // of the original input as it came. An event read from input keeps the
 // input's key order and, for a field bundlectl did not change, its value's
-// bytes, so a hook reads the event as the host would give it; a named
-// field the input lacks (hook_event_name) comes after the input's keys.
-// An event built by bundlectl has its keys sorted.
+// bytes, so a hook reads the event as the host would give it. When the
+// input lacks hook_event_name it goes where the hosts write it: after the
+// fields each host's events start with (hostLeadingField) and before the
+// event's own; another named field the input lacks (a tool_input a hook
+// added) comes after the input's keys. An event built from the named
+// fields alone is written in Claude Code's order, as its hook contract is
+// bundlectl's.
 func (e HookEvent) MarshalJSON() ([]byte, error) {
 	type plain HookEvent // no MarshalJSON: no recursion
 	known, err := jsonobj.MarshalNoEscape(plain(e))
-	if err != nil {
+	if err != nil || len(e.raw) == 0 {
+		return known, err
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(known, &set); err != nil {
 		return nil, err
 	}
-	var out map[string]json.RawMessage
-	if err := json.Unmarshal(known, &out); err != nil {
-		return nil, err
+	order := e.order
+	if len(order) != len(e.raw) {
+		order = slices.Sorted(maps.Keys(e.raw)) // no order known: a stable one
 	}
-	if len(e.order) == 0 || len(e.order) != len(e.raw) {
-		for k, v := range e.raw {
-			if _, set := out[k]; !set {
-				out[k] = v
-			}
-		}
-		return jsonobj.MarshalNoEscape(out)
+	w := eventWriter{b: make([]byte, 0, len(known)+64*len(order))}
+	w.b = append(w.b, '{')
+	const nameKey = "hook_event_name"
+	_, nameDue := set[nameKey]
+	if _, given := e.raw[nameKey]; given {
+		nameDue = false
 	}
-	b := make([]byte, 0, len(known)+64*len(e.order))
-	b = append(b, '{')
-	member := func(k string, v json.RawMessage) error {
-		if len(b) > 1 {
-			b = append(b, ',')
+	leading := true
+	for _, k := range order {
+		leading = leading && hostLeadingField(k)
+		if nameDue && !leading {
+			w.member(nameKey, set[nameKey])
+			delete(set, nameKey)
+			nameDue = false
 		}
-		if plainKey(k) {
-			b = append(append(append(append(b, '"'), k...), '"', ':'), v...)
-			return nil
-		}
-		name, err := jsonobj.MarshalNoEscape(k)
-		if err != nil {
-			return err
-		}
-		b = append(append(append(b, name...), ':'), v...)
-		return nil
-	}
-	for _, k := range e.order {
 		v, ok := e.raw[k]
 		if !ok {
 			return nil, fmt.Errorf("hook event: key %q lost", k)
 		}
-		if set, named := out[k]; named {
-			if !sameJSONString(set, v) {
-				v = set // changed by bundlectl: its new value
+		if s, isNamed := set[k]; isNamed {
+			if !sameJSONString(s, v) {
+				v = s // changed by bundlectl: its new value
 			}
-			delete(out, k)
+			delete(set, k)
 		}
-		if err := member(k, v); err != nil {
-			return nil, err
-		}
+		w.member(k, v)
 	}
-	// Named fields the input lacks, in sorted order.
-	rest := make([]string, 0, len(out))
-	for k := range out {
-		rest = append(rest, k)
-	}
-	slices.Sort(rest)
-	for _, k := range rest {
-		if err := member(k, out[k]); err != nil {
-			return nil, err
+	for _, k := range hookEventFields { // what the input lacks, hook_event_name included when its fields all lead
+		if v, ok := set[k]; ok {
+			w.member(k, v)
 		}
 	}
-	return append(b, '}'), nil
+	if w.err != nil {
+		return nil, w.err
+	}
+	return append(w.b, '}'), nil
+}
+
+// hookEventFields are the keys of HookEvent's fields, in its order.
+var hookEventFields = func() []string {
+	t := reflect.TypeFor[HookEvent]()
+	var keys []string
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); k != "" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}()
+
+// hostLeadingField reports whether key is one of the fields a host's hook
+// input starts with, before hook_event_name (read from each host's code
+// and seen in every event it gave a hook offline: harness
+// testdata/host-events.json): Claude Code 2.1.332's session_id,
+// transcript_path, cwd, scratchpad_dir, prompt_id, permission_mode,
+// agent_id, agent_type and effort; Codex 0.171's session_id, turn_id,
+// transcript_path and cwd; Gemini CLI 0.61's session_id, transcript_path
+// and cwd.
+func hostLeadingField(key string) bool {
+	switch key {
+	case "session_id", "turn_id", "transcript_path", "cwd", "scratchpad_dir", "prompt_id", "permission_mode", "agent_id", "agent_type", "effort":
+		return true
+	}
+	return false
+}
+
+// eventWriter writes the members of a hook event object, keeping the
+// first error.
+type eventWriter struct {
+	b   []byte
+	err error
+}
+
+func (w *eventWriter) member(k string, v json.RawMessage) {
+	if len(w.b) > 1 {
+		w.b = append(w.b, ',')
+	}
+	if plainKey(k) {
+		w.b = append(append(append(append(w.b, '"'), k...), '"', ':'), v...)
+		return
+	}
+	name, err := jsonobj.MarshalNoEscape(k)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	w.b = append(append(append(w.b, name...), ':'), v...)
 }
 
 // plainKey reports whether JSON writes k between quotes as it is:

@@ -76,9 +76,11 @@ func main() {
 		fmt.Printf("  exit %d: %s", res.ExitCode, res.Stdout)
 	}
 
-	ev, _ := json.Marshal(map[string]any{
-		"session_id": "example", "cwd": ws, "tool_name": "Bash",
-		"tool_input": map[string]string{"command": "git push --force origin main"},
+	// Built from HookEvent's fields, the event is written in the order
+	// Claude Code writes them, as a hook reads it in the host.
+	ev, _ := json.Marshal(harness.HookEvent{
+		SessionID: "example", Cwd: ws, HookEventName: "PreToolUse", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"git push --force origin main"}`),
 	})
 	fmt.Println("\nfiring PreToolUse for Bash: git push --force origin main")
 	out, err := reg.FireHooks(context.Background(), "PreToolUse", ev)
