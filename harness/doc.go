@@ -227,12 +227,17 @@
 // Invariants of the hook layer (docs/hooks.md is the full contract):
 //
 //   - A hook gets Claude Code's hook input on stdin: the caller's event
-//     object with unknown fields kept, hook_event_name set to the event
-//     fired, and tool_input replaced by the latest updatedInput of an
-//     earlier hook in the chain, written as the hosts write it ("&", "<"
-//     and ">" not escaped). A rewrite runs the chain again on the
-//     new input; a permission "ask" from any round stands unless a
-//     later one blocks.
+//     object, its keys in the caller's order and unknown fields as
+//     written, hook_event_name set to the event fired (where the hosts
+//     put it, when the input lacks it), and tool_input replaced by the
+//     latest updatedInput of an earlier hook in the chain, written as the
+//     hosts write it ("&", "<" and ">" not escaped). The fields
+//     bundlectl reads (cwd, tool_name, hook_event_name, ...) are read by
+//     exact key, as the hosts read them. Under a Gemini CLI "sequential"
+//     group the next hook is given the earlier answer spread over its
+//     input as JavaScript spreads it, written as JSON.stringify writes
+//     it. A rewrite runs the chain again on the new input; a permission
+//     "ask" from any round stands unless a later one blocks.
 //   - A matcher is an RE2 expression anchored to the whole tool name;
 //     "" and "*" match all; events without a tool ignore it.
 //   - Matching hooks run serially in the order given and the chain stops

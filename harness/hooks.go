@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,10 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsjson"
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
@@ -2033,127 +2032,28 @@ func jsTruthy(v json.RawMessage) bool {
 	return true
 }
 
-// jsSpreadOver is {...base, ...over} in JavaScript, on JSON values: an
-// object spreads its keys, an array its indexes, a string its UTF-16
-// code units by index; null, booleans and numbers spread nothing. The
-// result's keys are in JavaScript's order (jsObject), as JSON.stringify
-// writes them, so a hook that compares or hashes its input's text reads
+// jsSpreadOver is {...base, ...over} in JavaScript, on JSON values, as
+// JSON.stringify writes it (internal/jsjson): an object spreads its keys,
+// an array its indexes, a string its UTF-16 code units by index; null,
+// booleans and numbers spread nothing. Gemini CLI parses a hook's answer
+// with JSON.parse and writes the next hook's input with JSON.stringify,
+// so the keys come in JavaScript's order, numbers as Number::toString
+// writes them (1.0 is 1), strings with JSON.stringify's escapes and a lone
+// surrogate kept: a hook that compares or hashes its input's text reads
 // what Gemini CLI gives it. ok is false when a value cannot be read.
 func jsSpreadOver(base, over json.RawMessage) (json.RawMessage, bool) {
-	out := newJSObject()
-	for _, v := range []json.RawMessage{base, over} {
-		if !jsSpread(out, v) {
+	var vs []*jsjson.Value
+	for _, raw := range []json.RawMessage{base, over} {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		v, err := jsjson.Parse(raw)
+		if err != nil {
 			return nil, false
 		}
+		vs = append(vs, v)
 	}
-	b, err := out.marshal()
-	return b, err == nil
-}
-
-func jsSpread(into *jsObject, v json.RawMessage) bool {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return true
-	}
-	switch v[0] {
-	case '{':
-		ms, ok := jsonobj.Members(v)
-		if !ok {
-			return false
-		}
-		for _, m := range ms {
-			into.set(m.Key, m.Val)
-		}
-	case '[':
-		var a []json.RawMessage
-		if json.Unmarshal(v, &a) != nil {
-			return false
-		}
-		for i, e := range a {
-			into.set(strconv.Itoa(i), e)
-		}
-	case '"':
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return false
-		}
-		for i, u := range utf16.Encode([]rune(s)) {
-			var unit json.RawMessage
-			if utf16.IsSurrogate(rune(u)) {
-				unit = json.RawMessage(fmt.Sprintf(`"\u%04x"`, u)) // a lone half, as JSON.stringify writes it
-			} else {
-				unit, _ = jsonobj.MarshalNoEscape(string(rune(u)))
-			}
-			into.set(strconv.Itoa(i), unit)
-		}
-	}
-	return true
-}
-
-// jsObject is a JavaScript object built key by key: setting a key it
-// has changes its value in place, as JSON.parse does with a repeated
-// name and a spread with a key already there.
-type jsObject struct {
-	keys []string
-	vals map[string]json.RawMessage
-}
-
-func newJSObject() *jsObject { return &jsObject{vals: map[string]json.RawMessage{}} }
-
-func (o *jsObject) set(key string, val json.RawMessage) {
-	if _, ok := o.vals[key]; !ok {
-		o.keys = append(o.keys, key)
-	}
-	o.vals[key] = val
-}
-
-// marshal writes o in JavaScript's property order: the keys that are
-// array indexes first, in ascending order, then the others in the order
-// they were first set.
-func (o *jsObject) marshal() ([]byte, error) {
-	keys := slices.Clone(o.keys)
-	slices.SortStableFunc(keys, func(a, b string) int {
-		ia, aIndex := jsArrayIndex(a)
-		ib, bIndex := jsArrayIndex(b)
-		switch {
-		case aIndex && bIndex:
-			return cmp.Compare(ia, ib)
-		case aIndex:
-			return -1
-		case bIndex:
-			return 1
-		}
-		return 0
-	})
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		name, err := jsonobj.MarshalNoEscape(k)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(name)
-		b.WriteByte(':')
-		if err := json.Compact(&b, o.vals[k]); err != nil {
-			return nil, err
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-// jsArrayIndex reports whether key is an array index to JavaScript (the
-// canonical decimal form of an integer below 2^32-1), which orders it
-// before the other keys of an object, and its value.
-func jsArrayIndex(key string) (uint64, bool) {
-	if key == "" || len(key) > 10 || len(key) > 1 && key[0] == '0' {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(key, 10, 64)
-	return n, err == nil && n < 1<<32-1
+	return jsjson.Spread(vs...).Stringify(), true
 }
 
 // sameJSON reports whether two JSON documents have the same value (keys
