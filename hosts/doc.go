@@ -75,7 +75,10 @@
 //     one link in its plugin cache, removed when it exits; Gemini CLI gets
 //     a session GEMINI_CLI_HOME that links the user's own. Setup writes the
 //     user's files atomically, only when they change, keeps the previous
-//     content, and undoes exactly.
+//     content, and undoes exactly. It reads a JSON file as its host does
+//     (JSONSyntax: Gemini CLI's with comments) and writes back every byte
+//     outside its own entries; each comment is kept, in its order, or the
+//     edit is refused (CommentError).
 //   - Whether hook lines setup wrote are current is read from setup's
 //     record and the one configuration file, nothing more (CheckSetup):
 //     hooks run asks it at every SessionStart through SetupStale, which

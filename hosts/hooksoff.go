@@ -55,42 +55,7 @@ func ReadSettings(path string) (map[string]any, error) {
 
 // StripJSONComments blanks the // and /* */ comments outside strings, so
 // that the offsets of what is left do not move.
-func StripJSONComments(b []byte) []byte {
-	out := []byte(string(b))
-	inString, escaped := false, false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			out[i], out[i+1] = ' ', ' '
-			for i += 2; i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/'); i++ {
-				if out[i] != '\n' {
-					out[i] = ' '
-				}
-			}
-			if i+1 < len(out) {
-				out[i], out[i+1] = ' ', ' '
-				i++
-			}
-		}
-	}
-	return out
-}
+func StripJSONComments(b []byte) []byte { return blankComments(b, jsonComments(b)) }
 
 // HooksOffError refuses to start a host whose own settings would keep the
 // session's hooks, and so its guards, from running.

@@ -6,20 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // JSON is a JSON value that keeps the order of object keys, so that
 // bundlectl can add its entries to a user's configuration file without
-// reordering what the user wrote. Numbers keep their text.
+// reordering what the user wrote. Numbers and strings keep their text. A
+// document parsed from a file also keeps how it was written there, white
+// space and comments, which Marshal writes back around what changed.
 type JSON struct {
 	Kind   JSONKind
 	Keys   []string
 	Fields map[string]*JSON
 	Items  []*JSON
 	Scalar json.RawMessage // string, number, true, false, null as written
+
+	// lay is how a parsed object or array was written; doc, on the
+	// document's value, what surrounds it in its file.
+	lay *layout
+	doc *document
 }
 
 // JSONKind is the kind of a JSON value.
@@ -31,20 +37,71 @@ const (
 	JSONArray
 )
 
-// ParseJSON reads one JSON document. An empty document (a file of white
-// space) is an empty object.
-func ParseJSON(data []byte) (*JSON, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return NewObject(), nil
+// JSONSyntax is what a host's own reader takes in a JSON settings file:
+// setup edits what the host reads, and refuses what it does not.
+type JSONSyntax int
+
+const (
+	// PlainJSON is what JSON.parse alone takes.
+	PlainJSON JSONSyntax = iota
+	// CommentedJSON is JSON with // and /* */ comments, which the host
+	// blanks (strip-json-comments 3.1.1) before JSON.parse: so no trailing
+	// comma, no byte order mark, and no character in a comment that
+	// JavaScript takes for white space and JSON does not (commentSpace).
+	CommentedJSON
+)
+
+// ParseJSON reads one plain JSON document (ParseJSONAs).
+func ParseJSON(data []byte) (*JSON, error) { return ParseJSONAs(data, PlainJSON) }
+
+// ParseJSONAs reads one JSON document written in syntax. An empty
+// document (a file of white space, or of comments) is an empty object.
+func ParseJSONAs(data []byte, syntax JSONSyntax) (*JSON, error) {
+	return parseJSON(data, syntax, true)
+}
+
+func parseJSON(data []byte, syntax JSONSyntax, keepLayout bool) (*JSON, error) {
+	text := data
+	var comments []comment
+	if syntax == CommentedJSON {
+		comments = jsonComments(data)
+		if err := commentSpace(data, comments); err != nil {
+			return nil, err
+		}
+		text = blankComments(data, comments)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec, data)
+	if len(bytes.Trim(text, " \t\r\n")) == 0 { // JSON's white space
+		o := NewObject()
+		if len(comments) > 0 && keepLayout {
+			// Comments alone: kept above the object setup writes, which
+			// an unclosed /* comment would swallow.
+			if last := comments[len(comments)-1]; !last.line && !closed(data[last.start:last.end]) {
+				return nil, &SyntaxError{Line: 1 + bytes.Count(data[:last.start], []byte("\n")), Err: errors.New("a /* comment that is not closed, and no JSON value before it")}
+			}
+			nl := newlineOf(data)
+			o.doc = &document{lead: data, trail: []byte(nl), nl: nl, unit: "  ", indent: lineIndent(data, "")}
+		}
+		return o, nil
+	}
+	p := &parser{dec: json.NewDecoder(bytes.NewReader(text)), text: text, src: data, keep: keepLayout}
+	p.dec.UseNumber()
+	v, start, end, err := p.value()
 	if err != nil {
-		return nil, syntaxAt(data, dec.InputOffset(), err)
+		return nil, syntaxAt(data, p.dec.InputOffset(), err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, syntaxAt(data, dec.InputOffset(), errors.New("data after the JSON document (comments are not supported)"))
+	if _, err := p.dec.Token(); err != io.EOF {
+		why := "data after the JSON document"
+		if syntax == PlainJSON {
+			why += " (comments are not supported)"
+		}
+		// At the line of what follows the document.
+		next := len(text) - len(bytes.TrimLeft(text[end:], " \t\r\n"))
+		return nil, syntaxAt(data, int64(next)+1, errors.New(why))
+	}
+	if keepLayout {
+		v.doc = &document{lead: data[:start], trail: data[end:], nl: newlineOf(data)}
+		v.doc.indent = lineIndent(v.doc.lead, "")
+		v.doc.unit = unitOf(v, v.doc.indent)
 	}
 	return v, nil
 }
@@ -74,64 +131,113 @@ func syntaxAt(data []byte, offset int64, err error) error {
 	return &SyntaxError{Line: 1 + bytes.Count(data[:offset-1], []byte("\n")), Err: err}
 }
 
-func parseValue(dec *json.Decoder, data []byte) (*JSON, error) {
-	start := dec.InputOffset()
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
+// parser reads a document with a json.Decoder over text (the file, its
+// comments blanked), and takes how each part was written from src, the
+// file itself: offsets are the same in both.
+type parser struct {
+	dec       *json.Decoder
+	text, src []byte
+	keep      bool // record layouts
+}
+
+// tokenStart is where the token the decoder reads after offset from
+// begins: past white space (and blanked comments) and a separator.
+func (p *parser) tokenStart(from int) int {
+	for from < len(p.text) && bytes.IndexByte([]byte(" \t\r\n,:"), p.text[from]) >= 0 {
+		from++
 	}
+	return from
+}
+
+// value reads one value, and returns it with where it starts and ends.
+func (p *parser) value() (v *JSON, start, end int, err error) {
+	from := int(p.dec.InputOffset())
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	start, end = p.tokenStart(from), int(p.dec.InputOffset())
 	switch t := tok.(type) {
 	case json.Delim:
-		switch t {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := parseValue(dec, data)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := o.Fields[k]; dup {
-					return nil, fmt.Errorf("duplicate key %q", k)
-				}
-				o.Set(k, v)
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			a := &JSON{Kind: JSONArray}
-			for dec.More() {
-				v, err := parseValue(dec, data)
-				if err != nil {
-					return nil, err
-				}
-				a.Items = append(a.Items, v)
-			}
-			_, err := dec.Token()
-			return a, err
+		if t != '{' && t != '[' {
+			return nil, 0, 0, fmt.Errorf("unexpected %v", t)
 		}
-		return nil, fmt.Errorf("unexpected %v", t)
+		v, end, err = p.container(t == '{', end)
+		return v, start, end, err
+	case json.Number:
+		return &JSON{Kind: JSONScalar, Scalar: []byte(t.String())}, start, end, nil
+	case string:
+		// As written, escapes kept.
+		return &JSON{Kind: JSONScalar, Scalar: bytes.Clone(p.text[start:end])}, start, end, nil
 	default:
-		var raw []byte
-		switch t := t.(type) {
-		case json.Number:
-			raw = []byte(t.String())
-		case string:
-			// As written: what lies between the offsets, less the white
-			// space and separator the decoder reads before the token.
-			raw = bytes.TrimLeft(data[start:dec.InputOffset()], " \t\r\n,:")
-		default:
-			raw, err = json.Marshal(t)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &JSON{Kind: JSONScalar, Scalar: raw}, nil
+		raw, err := json.Marshal(t)
+		return &JSON{Kind: JSONScalar, Scalar: raw}, start, end, err
 	}
+}
+
+// container reads the members of an object or array whose opening
+// bracket ends at open, through its closing bracket, and returns it with
+// the offset past that bracket.
+func (p *parser) container(object bool, open int) (*JSON, int, error) {
+	c := &JSON{Kind: JSONArray}
+	if object {
+		c = NewObject()
+	}
+	lay := &layout{}
+	prev := open // past the previous member's value, or the bracket
+	for p.dec.More() {
+		from := int(p.dec.InputOffset())
+		leadStart := open
+		if prev != open {
+			// Past the comma the decoder reads with the next token.
+			leadStart = prev + bytes.IndexByte(p.text[prev:], ',') + 1
+		}
+		m := &member{}
+		valueFrom := leadStart
+		if object {
+			kt, err := p.dec.Token()
+			if err != nil {
+				return nil, 0, err
+			}
+			m.key = kt.(string)
+			keyStart, keyEnd := p.tokenStart(from), int(p.dec.InputOffset())
+			m.lead, m.keyText = p.src[leadStart:keyStart], p.src[keyStart:keyEnd]
+			valueFrom = keyEnd
+		}
+		v, start, end, err := p.value()
+		if err != nil {
+			return nil, 0, err
+		}
+		if object {
+			if _, dup := c.Fields[m.key]; dup {
+				return nil, 0, fmt.Errorf("duplicate key %q", m.key)
+			}
+			c.Set(m.key, v)
+			m.colon = p.src[valueFrom:start]
+		} else {
+			c.Items = append(c.Items, v)
+			m.lead = p.src[leadStart:start]
+		}
+		if n := len(lay.members); n > 0 {
+			// The member before ends at the comma before this one.
+			before := lay.members[n-1]
+			before.after = p.src[before.valueEnd : leadStart-1]
+			before.text = p.src[before.textStart : leadStart-1]
+		}
+		m.node, m.value = v, p.src[start:end]
+		m.textStart, m.valueEnd, m.text = leadStart, end, p.src[leadStart:end]
+		lay.members = append(lay.members, m)
+		prev = end
+	}
+	if _, err := p.dec.Token(); err != nil {
+		return nil, 0, err
+	}
+	end := int(p.dec.InputOffset())
+	lay.end = p.src[prev : end-1]
+	if p.keep {
+		c.lay = lay
+	}
+	return c, end, nil
 }
 
 // NewObject returns an empty object.
@@ -144,7 +250,7 @@ func ValueOf(v any) *JSON {
 	if err != nil {
 		panic(err)
 	}
-	j, err := ParseJSON(raw)
+	j, err := parseJSON(raw, PlainJSON, false) // written as setup writes new values
 	if err != nil {
 		panic(err)
 	}
@@ -192,52 +298,4 @@ func (j *JSON) String() string {
 		return ""
 	}
 	return s
-}
-
-// Marshal writes j indented by two spaces, with a final newline.
-func (j *JSON) Marshal() []byte {
-	var b strings.Builder
-	j.write(&b, "")
-	b.WriteByte('\n')
-	return []byte(b.String())
-}
-
-func (j *JSON) write(b *strings.Builder, indent string) {
-	switch j.Kind {
-	case JSONScalar:
-		b.Write(j.Scalar)
-	case JSONObject:
-		if len(j.Keys) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteString("{\n")
-		for i, k := range j.Keys {
-			b.WriteString(indent + "  ")
-			kj, _ := jsonobj.MarshalNoEscape(k)
-			b.Write(kj)
-			b.WriteString(": ")
-			j.Fields[k].write(b, indent+"  ")
-			if i < len(j.Keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
-	case JSONArray:
-		if len(j.Items) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[\n")
-		for i, v := range j.Items {
-			b.WriteString(indent + "  ")
-			v.write(b, indent+"  ")
-			if i < len(j.Items)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
-	}
 }

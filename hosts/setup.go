@@ -375,8 +375,9 @@ func (e *SetupHooksOffError) Hint() string {
 func (e *SetupHooksOffError) Unwrap() error { return e.Off }
 
 // SetupFileError is a configuration file setup cannot edit: it does not
-// parse (a *SyntaxError, with its line), or is not a regular file, or
-// cannot be read. Setup writes nothing to it.
+// parse as its host reads it (a *SyntaxError, with its line), or setup's
+// edit would not keep one of its comments (a *CommentError), or it is
+// not a regular file, or cannot be read. Setup writes nothing to it.
 type SetupFileError struct {
 	Path, Host string
 	Err        error
@@ -389,14 +390,22 @@ type SetupFileError struct {
 
 func (e *SetupFileError) Error() string {
 	var se *SyntaxError
+	var ce *CommentError
 	var pe *fs.PathError
 	switch {
 	case e.Gate && errors.As(e.Err, &se):
 		return fmt.Sprintf("%s: %v, so setup cannot tell whether it turns %s's hooks off, and writes nothing: fix that line, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case e.Gate:
 		return fmt.Sprintf("%s cannot be read (%v), so setup cannot tell whether it turns %s's hooks off, and writes nothing: make it readable, or move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), pathErr(e.Err), e.Host, e.Host)
+	case errors.As(e.Err, &ce):
+		return fmt.Sprintf("%s: %v, so setup does not edit it: move that comment out of the entries setup writes, or wire %s by hand (docs/hosts.md shows each line), then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.As(e.Err, &se):
-		return fmt.Sprintf("%s: %v, so setup does not edit it (it edits only what it can write back whole: plain JSON without comments or trailing commas, valid TOML): fix that line, or wire %s by hand (docs/hosts.md shows each line), then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+		edits := "valid TOML"
+		var nj *notJSONError
+		if errors.As(e.Err, &nj) {
+			edits = nj.edits()
+		}
+		return fmt.Sprintf("%s: %v, so setup does not edit it (it edits only what the host reads and it can write back whole: %s): fix that line, or wire %s by hand (docs/hosts.md shows each line), then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, edits, e.Host, e.Host)
 	case errors.Is(e.Err, errChanged) && e.Undo:
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup --undo did not write it, keeping that change: run it again (bundlectl setup %s --undo)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.Is(e.Err, errChanged):
@@ -411,13 +420,17 @@ func (e *SetupFileError) Error() string {
 
 func (e *SetupFileError) Unwrap() error { return e.Err }
 
-// Hint shows the line that does not parse, or the file's type and mode.
+// Hint shows the line that does not parse or holds the comment, or the
+// file's type and mode.
 func (e *SetupFileError) Hint() string {
 	var se *SyntaxError
+	var ce *CommentError
 	var pe *fs.PathError
 	switch {
 	case errors.As(e.Err, &se):
 		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
+	case errors.As(e.Err, &ce):
+		return fmt.Sprintf("sed -n %dp %s", ce.Line, bundle.ShellArg(e.Path))
 	case errors.Is(e.Err, errChanged) && e.Undo:
 		return "bundlectl setup " + e.Host + " --undo"
 	case errors.Is(e.Err, errChanged):
@@ -980,11 +993,11 @@ func CheckServerTimeoutsAll(re Reentry, environ []string) []*StaleSetup {
 }
 
 // WiredJSONTimeout is the shortest timeout of setup's hook lines for host
-// in a JSON settings file (Claude Code, Gemini CLI), a line without a
-// number there counting as def, the host's default; false when there is
-// no such line.
-func WiredJSONTimeout(data []byte, host string, def int) (int, bool) {
-	root, err := ParseJSON(data)
+// in a JSON settings file (Claude Code, Gemini CLI) read as syntax, a
+// line without a number there counting as def, the host's default; false
+// when there is no such line.
+func WiredJSONTimeout(data []byte, syntax JSONSyntax, host string, def int) (int, bool) {
+	root, err := ParseJSONAs(data, syntax)
 	if err != nil || root.Kind != JSONObject {
 		return 0, false
 	}
@@ -1021,9 +1034,10 @@ func WiredJSONTimeout(data []byte, host string, def int) (int, bool) {
 }
 
 // WiredJSONEvents are the events of a JSON settings file (Claude Code,
-// Gemini CLI) that hold one of setup's groups for host.
-func WiredJSONEvents(data []byte, host string) []string {
-	root, err := ParseJSON(data)
+// Gemini CLI) read as syntax that hold one of setup's groups for host.
+// None, when the file does not parse so: the host then reads none.
+func WiredJSONEvents(data []byte, syntax JSONSyntax, host string) []string {
+	root, err := ParseJSONAs(data, syntax)
 	if err != nil || root.Kind != JSONObject {
 		return nil
 	}

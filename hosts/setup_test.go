@@ -112,16 +112,69 @@ func (h fakeHost) Setup(in SetupInput) ([]FileEdit, error) {
 	}, nil
 }
 
+// commentedHost is fakeHost for a host whose own reader takes comments
+// (Gemini CLI): its files are edited as CommentedJSON.
+type commentedHost struct{ fakeHost }
+
+func (h commentedHost) Setup(in SetupInput) ([]FileEdit, error) {
+	apply := EditJSONAs(CommentedJSON, func(r *JSON) { ApplyJSONHooks(r, "claude", testHooks()) })
+	strip := EditJSONAs(CommentedJSON, func(r *JSON) { StripJSONHooks(r, "claude") })
+	return []FileEdit{
+		{Path: filepath.Join(h.dir, "user.json"), Mode: 0o600, Apply: apply, Strip: strip},
+		{Path: filepath.Join(h.dir, "created.json"), Mode: 0o644, Apply: apply, Strip: strip},
+	}, nil
+}
+
+// commentedSettings is userSettings with comments, and a string that
+// looks like one.
+const commentedSettings = `// my settings
+{
+  "theme": "dark", /* the host's */
+  "hooks": {
+    // mine first
+    "PreToolUse": [
+      {
+        "matcher": "Edit",
+        "hooks": [{"type": "command", "command": "my-own-check // <x> & y"}] // inline
+      }
+    ]
+  },
+  "number": 1.50
+}
+`
+
+// setupCase is a host and the user's file its setup edits: setup's data
+// safety holds for a file with comments as for one without.
+type setupCase struct {
+	name     string
+	host     func(dir string) Host
+	settings string
+	// light is the user's change of "theme": "dark" after setup.
+	light string
+}
+
+var setupCases = []setupCase{
+	{"plain", func(dir string) Host { return fakeHost{dir} }, userSettings, `"theme": "light"`},
+	{"commented", func(dir string) Host { return commentedHost{fakeHost{dir}} }, commentedSettings, `"theme": /* since August */ "light"`},
+}
+
 // TestSetupUndo: setup backs up and writes atomically; undo restores the
 // exact bytes and mode, removes the file it created, and — for a file the
 // user changed since — takes out only setup's entries.
 func TestSetupUndo(t *testing.T) {
+	for _, c := range setupCases {
+		t.Run(c.name, func(t *testing.T) { testSetupUndo(t, c) })
+	}
+}
+
+func testSetupUndo(t *testing.T, c setupCase) {
+	userSettings := c.settings
 	home, dir := t.TempDir(), t.TempDir()
 	user := filepath.Join(dir, "user.json")
 	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	h := fakeHost{dir}
+	h := c.host(dir)
 	res, err := Setup(home, h, SetupInput{})
 	if err != nil || len(res) != 2 || !res[0].Changed || !res[1].Changed || res[0].Backup == "" {
 		t.Fatalf("Setup = %+v, %v", res, err)
@@ -155,13 +208,13 @@ func TestSetupUndo(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(user)
-	edited := strings.Replace(string(b), `"theme": "dark"`, `"theme": "light"`, 1)
+	edited := strings.Replace(string(b), `"theme": "dark"`, c.light, 1)
 	os.WriteFile(user, []byte(edited), 0o640)
 	undo, err = Undo(home, h, SetupInput{})
 	if err != nil || undo[0].Restored {
 		t.Fatalf("Undo = %+v, %v", undo, err)
 	}
-	want := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "light"`, 1)
+	want := strings.Replace(userSettings, `"theme": "dark"`, c.light, 1)
 	if b, _ := os.ReadFile(user); string(b) != want {
 		t.Errorf("undo of an edited file:\n%s", b)
 	}
@@ -229,7 +282,7 @@ func TestValueOfNoHTMLEscapes(t *testing.T) {
 
 // FuzzParseJSON: no input panics, and an accepted one marshals to JSON
 // that encoding/json reads as the same value and that marshals again to
-// itself.
+// itself: to the input byte for byte, when that holds a value.
 func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{userSettings, `{"a":"\ud800","b":[1,2.50,"\u00e9"]}`, `[]`, `""`, `{"n": 1e400}`, " {\"k\" : \"v\" , \"n\":null}\r\n"} {
 		f.Add([]byte(s))
@@ -255,6 +308,9 @@ func FuzzParseJSON(f *testing.F) {
 		again, err := ParseJSON(out)
 		if err != nil || !bytes.Equal(again.Marshal(), out) {
 			t.Fatalf("not stable: %q -> %q (%v)", data, out, err)
+		}
+		if len(bytes.Trim(data, " \t\r\n")) > 0 && !bytes.Equal(out, data) {
+			t.Fatalf("not as written: %q -> %q", data, out)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -138,10 +139,10 @@ func ApplyJSONServers(root *JSON, key string, names []string, servers map[string
 }
 
 // ShortJSONServerTimeouts names the entries of servers (setup's, as
-// Apply writes them) that root[key] in cur holds with a "timeout" missing
-// or other than the one setup writes now.
-func ShortJSONServerTimeouts(cur []byte, key string, names []string, servers map[string]any) []string {
-	root, err := ParseJSON(cur)
+// Apply writes them) that root[key] in cur, read as syntax, holds with a
+// "timeout" missing or other than the one setup writes now.
+func ShortJSONServerTimeouts(cur []byte, syntax JSONSyntax, key string, names []string, servers map[string]any) []string {
+	root, err := ParseJSONAs(cur, syntax)
 	if err != nil || root.Kind != JSONObject {
 		return nil
 	}
@@ -226,13 +227,21 @@ func stripNames(root *JSON, key string, keep bool) {
 	}
 }
 
-// EditJSON adapts a change of a parsed JSON document to FileEdit's shape;
-// a missing file that the change leaves empty stays missing.
+// EditJSON is EditJSONAs for a plain JSON file.
 func EditJSON(change func(root *JSON)) func([]byte) ([]byte, error) {
+	return EditJSONAs(PlainJSON, change)
+}
+
+// EditJSONAs adapts a change of a parsed JSON document, read as its host
+// reads it (syntax), to FileEdit's shape; a missing file that the change
+// leaves empty stays missing. The file is written back as it was but for
+// what the change took out, replaced or added (Marshal), each of its
+// comments kept: an edit that would lose or repeat one is refused.
+func EditJSONAs(syntax JSONSyntax, change func(root *JSON)) func([]byte) ([]byte, error) {
 	return func(cur []byte) ([]byte, error) {
-		root, err := ParseJSON(cur)
+		root, err := ParseJSONAs(cur, syntax)
 		if err != nil {
-			return nil, fmt.Errorf("not plain JSON at %w", err)
+			return nil, &notJSONError{syntax: syntax, err: err}
 		}
 		if root.Kind != JSONObject {
 			return nil, errJSONObject
@@ -241,8 +250,63 @@ func EditJSON(change func(root *JSON)) func([]byte) ([]byte, error) {
 		if cur == nil && len(root.Keys) == 0 {
 			return nil, nil
 		}
-		return root.Marshal(), nil
+		next := root.Marshal()
+		if err := commentsKept(cur, next); err != nil {
+			return nil, err
+		}
+		return next, nil
 	}
+}
+
+// notJSONError is a file that does not parse as its host reads it.
+type notJSONError struct {
+	syntax JSONSyntax
+	err    error
+}
+
+func (e *notJSONError) Error() string {
+	if e.syntax == PlainJSON {
+		return "not plain JSON at " + e.err.Error()
+	}
+	return "not JSON at " + e.err.Error()
+}
+
+func (e *notJSONError) Unwrap() error { return e.err }
+
+// edits says what setup edits, for a refusal.
+func (e *notJSONError) edits() string {
+	if e.syntax == PlainJSON {
+		return "plain JSON without comments or trailing commas"
+	}
+	return "JSON, with comments or without, and no trailing comma, repeated key or byte order mark"
+}
+
+// CommentError is a comment of a settings file that setup's edit would
+// not write back once, in its place among the others: setup refuses the
+// edit rather than lose it.
+type CommentError struct{ Line int }
+
+func (e *CommentError) Error() string {
+	return fmt.Sprintf("line %d: setup's edit would not keep this comment as written", e.Line)
+}
+
+// commentsKept checks that next holds the comments of cur, byte for byte
+// and in their order, and nothing more: setup writes none of its own.
+func commentsKept(cur, next []byte) error {
+	was, now := jsonComments(cur), jsonComments(next)
+	for i, c := range was {
+		if i >= len(now) || !bytes.Equal(cur[c.start:c.end], next[now[i].start:now[i].end]) {
+			return &CommentError{Line: 1 + bytes.Count(cur[:c.start], []byte("\n"))}
+		}
+	}
+	if len(now) > len(was) {
+		line := 1
+		if len(was) > 0 {
+			line += bytes.Count(cur[:was[len(was)-1].start], []byte("\n"))
+		}
+		return &CommentError{Line: line}
+	}
+	return nil
 }
 
 type setupError string

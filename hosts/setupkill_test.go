@@ -19,19 +19,30 @@ import (
 // before setup, kept it as the backup, and --undo "restored" it with the
 // lines still there.
 func TestSetupKilledAfterWriteUndoes(t *testing.T) {
-	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL") != "" {
+	if name := os.Getenv("BUNDLECTL_TEST_SETUP_KILL"); name != "" {
 		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
 		testOnlyAfterConfigWrite = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-		Setup(home, fakeHost{dir}, SetupInput{})
+		for _, c := range setupCases {
+			if c.name == name {
+				Setup(home, c.host(dir), SetupInput{})
+			}
+		}
 		t.Fatal("setup was not killed")
 	}
+	for _, c := range setupCases {
+		t.Run(c.name, func(t *testing.T) { testSetupKilledAfterWriteUndoes(t, c) })
+	}
+}
+
+func testSetupKilledAfterWriteUndoes(t *testing.T, c setupCase) {
+	userSettings := c.settings
 	home, dir := t.TempDir(), t.TempDir()
 	user := filepath.Join(dir, "user.json")
 	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupKilledAfterWriteUndoes$")
-	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL="+c.name, "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
@@ -40,10 +51,10 @@ func TestSetupKilledAfterWriteUndoes(t *testing.T) {
 		t.Fatalf("the killed setup had not written the file:\n%s", b)
 	}
 	// Temporary files renameio leaves are its own, never the file.
-	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+	if _, err := Setup(home, c.host(dir), SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+	if _, err := Undo(home, c.host(dir), SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
@@ -56,6 +67,13 @@ func TestSetupKilledAfterWriteUndoes(t *testing.T) {
 // keeps its change: setup writes nothing to that file and says to run it
 // again, which then wires the file with the change in it.
 func TestSetupKeepsAConcurrentWrite(t *testing.T) {
+	for _, c := range setupCases {
+		t.Run(c.name, func(t *testing.T) { testSetupKeepsAConcurrentWrite(t, c) })
+	}
+}
+
+func testSetupKeepsAConcurrentWrite(t *testing.T, c setupCase) {
+	userSettings := c.settings
 	home, dir := t.TempDir(), t.TempDir()
 	user := filepath.Join(dir, "user.json")
 	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
@@ -68,7 +86,7 @@ func TestSetupKeepsAConcurrentWrite(t *testing.T) {
 		}
 	}
 	defer func() { testOnlyBeforeConfigWrite = func(string) {} }()
-	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	_, err := Setup(home, c.host(dir), SetupInput{})
 	var fe *SetupFileError
 	if !errors.As(err, &fe) || !errors.Is(err, errChanged) || fe.Hint() != "bundlectl setup fake" {
 		t.Fatalf("Setup = %v, want the file named as changed", err)
@@ -77,13 +95,13 @@ func TestSetupKeepsAConcurrentWrite(t *testing.T) {
 		t.Fatalf("the host's write was lost:\n%s", b)
 	}
 	testOnlyBeforeConfigWrite = func(string) {}
-	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+	if _, err := Setup(home, c.host(dir), SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(user); !strings.Contains(string(b), `"the host's"`) || !strings.Contains(string(b), "hooks run PreToolUse") {
 		t.Errorf("setup run again:\n%s", b)
 	}
-	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+	if _, err := Undo(home, c.host(dir), SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(user); string(b) != hosts {
@@ -97,12 +115,19 @@ func TestSetupKeepsAConcurrentWrite(t *testing.T) {
 // says to run it again, which then takes out setup's lines alone. Undo
 // once restored the backup over the host's write.
 func TestUndoKeepsAConcurrentWrite(t *testing.T) {
+	for _, c := range setupCases {
+		t.Run(c.name, func(t *testing.T) { testUndoKeepsAConcurrentWrite(t, c) })
+	}
+}
+
+func testUndoKeepsAConcurrentWrite(t *testing.T, c setupCase) {
+	userSettings := c.settings
 	home, dir := t.TempDir(), t.TempDir()
 	user := filepath.Join(dir, "user.json")
 	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+	if _, err := Setup(home, c.host(dir), SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
 	wired, err := os.ReadFile(user)
@@ -116,7 +141,7 @@ func TestUndoKeepsAConcurrentWrite(t *testing.T) {
 		}
 	}
 	defer func() { testOnlyBeforeConfigWrite = func(string) {} }()
-	_, err = Undo(home, fakeHost{dir}, SetupInput{})
+	_, err = Undo(home, c.host(dir), SetupInput{})
 	var fe *SetupFileError
 	if !errors.As(err, &fe) || !errors.Is(err, errChanged) || fe.Hint() != "bundlectl setup fake --undo" || !strings.Contains(err.Error(), "(bundlectl setup fake --undo)") {
 		t.Fatalf("Undo = %v, want the file named as changed", err)
@@ -125,7 +150,7 @@ func TestUndoKeepsAConcurrentWrite(t *testing.T) {
 		t.Fatalf("the host's write was lost:\n%s", b)
 	}
 	testOnlyBeforeConfigWrite = func(string) {}
-	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+	if _, err := Undo(home, c.host(dir), SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)

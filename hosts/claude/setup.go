@@ -90,7 +90,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
 		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
 		ShortTimeouts: func(cur []byte) []string {
-			return hosts.ShortJSONServerTimeouts(cur, "mcpServers", names, servers)
+			return hosts.ShortJSONServerTimeouts(cur, hosts.PlainJSON, "mcpServers", names, servers)
 		},
 	}
 	return []hosts.FileEdit{settings, mcp, approvals}, nil
@@ -112,7 +112,9 @@ func (Host) HookConfig(environ []string) (string, error) {
 func (Host) SetupEvents() []string { return bundle.HookEvents }
 
 // WiredEvents are the events settings.json holds setup's hook lines for.
-func (Host) WiredEvents(data []byte) []string { return hosts.WiredJSONEvents(data, "claude") }
+func (Host) WiredEvents(data []byte) []string {
+	return hosts.WiredJSONEvents(data, hosts.PlainJSON, "claude")
+}
 
 // SetupTimeout is the timeout setup gives each hook line, in seconds.
 func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
@@ -120,7 +122,7 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
 // WiredTimeout is the shortest timeout of setup's hook lines in
 // settings.json; a line without one gets Claude Code's default, 600 s.
 func (Host) WiredTimeout(data []byte) (int, bool) {
-	return hosts.WiredJSONTimeout(data, "claude", 600)
+	return hosts.WiredJSONTimeout(data, hosts.PlainJSON, "claude", 600)
 }
 
 // SetupHooksOff checks the settings a Claude Code session in the

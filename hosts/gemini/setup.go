@@ -14,6 +14,12 @@ import (
 // the 2^31-1 ms past which Node.js fires a timer at once.
 const SetupHookTimeout = 86_400_000
 
+// settingsSyntax is how Gemini CLI 0.61.0 reads a settings file:
+// strip-json-comments 3.1.1, then JSON.parse (no trailing comma, no byte
+// order mark; agenttest TestSetup's gemini case wires a file with
+// comments and CRLF line breaks).
+const settingsSyntax = hosts.CommentedJSON
+
 // SetupHooks are the hook lines setup writes: one group with matcher "*"
 // per event Gemini CLI fires.
 func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
@@ -27,7 +33,8 @@ func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
 // Setup wires bundlectl into Gemini CLI: the hook lines in the user's
 // settings.json, and the active bundles' stdio MCP servers in the
 // workspace's .gemini/settings.json (Gemini CLI reads it in trusted
-// folders).
+// folders). Both are read as Gemini CLI reads them, comments allowed
+// (hosts.CommentedJSON), and keep them.
 func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	dir, err := userGeminiDir(in.Environ)
 	if err != nil {
@@ -39,16 +46,16 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		Path:  filepath.Join(dir, "settings.json"),
 		What:  fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),
 		Mode:  0o600,
-		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONHooks(r, "gemini", hs) }),
-		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONHooks(r, "gemini") }),
+		Apply: hosts.EditJSONAs(settingsSyntax, func(r *hosts.JSON) { hosts.ApplyJSONHooks(r, "gemini", hs) }),
+		Strip: hosts.EditJSONAs(settingsSyntax, func(r *hosts.JSON) { hosts.StripJSONHooks(r, "gemini") }),
 	}, {
 		Path:  filepath.Join(in.Reentry.Workspace, ".gemini", "settings.json"),
 		What:  fmt.Sprintf("%d MCP servers calling bundlectl mcp", len(names)),
 		Mode:  0o644,
-		Apply: hosts.EditJSON(func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
-		Strip: hosts.EditJSON(func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
+		Apply: hosts.EditJSONAs(settingsSyntax, func(r *hosts.JSON) { hosts.ApplyJSONServers(r, "mcpServers", names, servers) }),
+		Strip: hosts.EditJSONAs(settingsSyntax, func(r *hosts.JSON) { hosts.StripJSONServers(r, "mcpServers") }),
 		ShortTimeouts: func(cur []byte) []string {
-			return hosts.ShortJSONServerTimeouts(cur, "mcpServers", names, servers)
+			return hosts.ShortJSONServerTimeouts(cur, settingsSyntax, "mcpServers", names, servers)
 		},
 	}}, nil
 }
@@ -66,7 +73,9 @@ func (Host) HookConfig(environ []string) (string, error) {
 func (Host) SetupEvents() []string { return Events }
 
 // WiredEvents are the events settings.json holds setup's hook lines for.
-func (Host) WiredEvents(data []byte) []string { return hosts.WiredJSONEvents(data, "gemini") }
+func (Host) WiredEvents(data []byte) []string {
+	return hosts.WiredJSONEvents(data, settingsSyntax, "gemini")
+}
 
 // SetupTimeout is the timeout setup gives each hook line, in milliseconds.
 func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "ms" }
@@ -75,7 +84,7 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "ms" }
 // settings.json; a line without one gets Gemini CLI's default, 60000 ms
 // (its DEFAULT_HOOK_TIMEOUT).
 func (Host) WiredTimeout(data []byte) (int, bool) {
-	return hosts.WiredJSONTimeout(data, "gemini", 60000)
+	return hosts.WiredJSONTimeout(data, settingsSyntax, "gemini", 60000)
 }
 
 // SetupHooksOff checks the settings a Gemini CLI session started in the
