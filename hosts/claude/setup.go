@@ -53,6 +53,10 @@ func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
 // review is their approval. Not in the user's settings: Claude Code
 // approves a listed name in any project's .mcp.json, and a repository
 // could ship a server under a name setup made (found by review).
+//
+// Its files are plain JSON (EditJSON): Claude Code 2.1.332 reads a
+// settings file with a comment as malformed and loads nothing of it, its
+// hooks included (agenttest TestClaudeSettingsComments).
 func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	dir, err := ConfigDir(in.Environ)
 	if err != nil {

@@ -123,6 +123,10 @@ type Agent struct {
 	// Settings is merged (objects key by key) over the host's offline
 	// defaults and written as settings.json in ConfigDir (Claude, Gemini).
 	Settings map[string]any
+	// SettingsFile, when set, is written as settings.json byte for byte
+	// instead (Settings and the defaults are not): a file with comments,
+	// as setup leaves it.
+	SettingsFile []byte
 	// CodexConfig is written as $CODEX_HOME/config.toml (Codex).
 	CodexConfig string
 	// Env adds KEY=VALUE entries to the CLI's environment.
@@ -264,6 +268,9 @@ func (a *Agent) writeSettings(t testing.TB, defaults map[string]any) {
 	j, err := json.MarshalIndent(merged, "", "  ")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if a.SettingsFile != nil {
+		j = a.SettingsFile
 	}
 	if err := os.WriteFile(filepath.Join(a.ConfigDir(), "settings.json"), j, 0o644); err != nil {
 		t.Fatal(err)

@@ -83,10 +83,14 @@ func TestSetup(t *testing.T) {
 			// The agent's own offline configuration exists before setup.
 			a.Command(t, "owls")
 			userFile, wsFile := setupFiles(a)
+			if h == GeminiCLI {
+				commentGeminiSettings(t, userFile, wsFile)
+			}
 			before, err := os.ReadFile(userFile)
 			if err != nil {
 				t.Fatal(err)
 			}
+			wsBefore, _ := os.ReadFile(wsFile)
 			env := setupEnv(a)
 			setup := func(args ...string) string {
 				out, errOut, err := BundlectlEnv(t, f.home, env, append([]string{"--workspace", f.ws, "setup", string(h)}, args...)...)
@@ -112,6 +116,14 @@ func TestSetup(t *testing.T) {
 			switch h {
 			case Codex:
 				a.CodexConfig = string(wrote)
+			case GeminiCLI:
+				// The very bytes setup wrote, comments and all.
+				for _, kept := range []string{geminiUserComment, "\"security\": { /* the user's */\r\n"} {
+					if !strings.Contains(string(wrote), kept) {
+						t.Errorf("setup did not keep %q in %s:\n%s", kept, userFile, wrote)
+					}
+				}
+				a.SettingsFile = wrote
 			default:
 				var m map[string]any
 				if err := json.Unmarshal(wrote, &m); err != nil {
@@ -136,11 +148,43 @@ func TestSetup(t *testing.T) {
 				t.Errorf("--undo did not restore %s:\nbefore:\n%s\nafter:\n%s", userFile, before, after)
 			}
 			if wsFile != "" {
-				if _, err := os.Stat(wsFile); err == nil {
+				now, err := os.ReadFile(wsFile)
+				switch {
+				case wsBefore == nil && err == nil:
 					t.Errorf("--undo left %s, which setup created", wsFile)
+				case wsBefore != nil && string(now) != string(wsBefore):
+					t.Errorf("--undo did not restore %s:\nbefore:\n%s\nafter:\n%s", wsFile, wsBefore, now)
 				}
 			}
 		})
+	}
+}
+
+// geminiUserComment begins the Gemini CLI settings commentGeminiSettings
+// writes: text in it that looks like JSON and other comments.
+const geminiUserComment = "// offline settings: \"hooks\": {} /* not a block */\r\n"
+
+// commentGeminiSettings gives Gemini CLI's settings.json comments of both
+// kinds and CRLF line breaks, as Gemini CLI 0.61.0 reads them (it blanks
+// comments with strip-json-comments before JSON.parse), and makes the
+// workspace's settings.json one of comments and an empty object, which
+// setup's MCP entry goes into.
+func commentGeminiSettings(t *testing.T, userFile, wsFile string) {
+	t.Helper()
+	data, err := os.ReadFile(userFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(data), `"security": {`, `"security": { /* the user's */`, 1)
+	s = geminiUserComment + strings.ReplaceAll(s, "\n", "\r\n") + "\r\n// the end, http://example.com/*"
+	if err := os.WriteFile(userFile, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(wsFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wsFile, []byte("// this workspace's\n{ /* empty */ }\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
