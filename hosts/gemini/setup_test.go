@@ -59,7 +59,7 @@ func TestSetupCommentedSettings(t *testing.T) {
 	if st, err := hosts.CheckSetup(home, h, environ); st != nil || err != nil {
 		t.Errorf("CheckSetup = %+v, %v, want nothing out of date", st, err)
 	}
-	if sts := hosts.CheckSetups(home, environ); len(sts) != 0 {
+	if sts := hosts.CheckSetups(home, ws, environ); len(sts) != 0 {
 		t.Errorf("CheckSetups = %+v, want nothing (the lines are there)", sts[0])
 	}
 
