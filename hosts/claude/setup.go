@@ -187,33 +187,39 @@ type switchLayer struct {
 //   - a value that is not a boolean counts for nothing in the project's,
 //     the local or the managed settings, but in the user's settings it
 //     keeps the hooks of that file, setup's lines, from running, whatever
-//     the other layers say ("false", 0, null alike).
+//     the other layers say ("false", 0, null alike);
+//   - a file it cannot read, or reads as no JSON object (readSettings:
+//     a comment, a trailing comma), counts for nothing either: a local
+//     file's false with a comment beside it does not undo the project's
+//     true.
+//
+// The switch that holds is named even when another file cannot be read
+// (list says it); only when none holds is such a file the refusal
+// (*hosts.SetupFileError: setup cannot tell what it was meant to switch,
+// and list, for which it counts for nothing, says nothing).
 func disableAllHooksOff(in hosts.SetupInput) error {
 	var layers []switchLayer
-	add := func(files []string, user, managed bool) error {
+	var unread error
+	add := func(files []string, user, managed bool) {
 		for _, f := range files {
-			m, err := hosts.ReadSettings(f)
+			m, err := readSettings(f)
 			if err != nil {
-				return hosts.UnreadableSettings("claude", f, err)
+				if unread == nil {
+					unread = &hosts.SetupFileError{Path: f, Host: "claude", Err: err, Gate: true}
+				}
+				continue
 			}
 			v, set := m["disableAllHooks"]
 			layers = append(layers, switchLayer{file: f, value: v, set: set, user: user, managed: managed})
 		}
-		return nil
 	}
 	if config, err := ConfigDir(in.Environ); err == nil {
-		if err := add(userSettingsFiles(config, in.Environ), true, false); err != nil {
-			return err
-		}
+		add(userSettingsFiles(config, in.Environ), true, false)
 	}
 	if ws := in.Reentry.Workspace; ws != "" {
-		if err := add([]string{filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json")}, false, false); err != nil {
-			return err
-		}
+		add([]string{filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json")}, false, false)
 	}
-	if err := add(managedFiles(), false, true); err != nil {
-		return err
-	}
+	add(managedFiles(), false, true)
 	off := func(l switchLayer) error {
 		setting, key := settingHooksOff(map[string]any{"disableAllHooks": l.value})
 		return &hosts.HooksOffError{Host: "claude", File: l.file, Setting: setting, Fix: switchFix, Pattern: hosts.SettingIn(l.file, hosts.JSONString(key))}
@@ -233,5 +239,5 @@ func disableAllHooksOff(in hosts.SetupInput) error {
 	if decides != nil && decides.value == true {
 		return off(*decides)
 	}
-	return nil
+	return unread
 }

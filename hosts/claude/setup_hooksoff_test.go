@@ -182,3 +182,70 @@ func TestSetupCaveatsElsewhere(t *testing.T) {
 		t.Errorf("hint %q, want %q", got, want)
 	}
 }
+
+// TestSetupHooksOffSpellings: Claude Code 2.1.332 reads a settings file
+// whose text starts with a byte order mark, and ignores whole one that
+// is not plain JSON (a comment, a trailing comma) or not an object, or
+// that it cannot read (agenttest TestSetupClaudeSettingsSpellings). So a
+// local file's false written beside a comment does not undo the
+// project's true, and neither does a file setup cannot read: the switch
+// that holds is named (list says it; setup once wrote its lines beside
+// the comment, and list, stopping at the file it could not read, said
+// nothing). A file Claude Code ignores while nothing turns hooks off is
+// setup's refusal, naming its line, and list's silence.
+func TestSetupHooksOffSpellings(t *testing.T) {
+	const bom = "\ufeff"
+	for _, c := range []struct {
+		name, project, local string // "" for no file; "DIR" for a directory
+		want                 string // "project", "local", "refused" (SetupFileError), or "" for none
+	}{
+		{name: "local false beside a comment", project: `{"disableAllHooks": true}`, local: `{"disableAllHooks": false /* mine */}`, want: "project"},
+		{name: "local false with a trailing comma", project: `{"disableAllHooks": true}`, local: `{"disableAllHooks": false,}`, want: "project"},
+		{name: "local not JSON", project: `{"disableAllHooks": true}`, local: `{`, want: "project"},
+		{name: "local an array", project: `{"disableAllHooks": true}`, local: `[]`, want: "project"},
+		{name: "local a directory", project: `{"disableAllHooks": true}`, local: "DIR", want: "project"},
+		{name: "project with a byte order mark", project: bom + `{"disableAllHooks": true}`, want: "project"},
+		{name: "local false with a byte order mark", project: `{"disableAllHooks": true}`, local: bom + `{"disableAllHooks": false}`},
+		{name: "project true beside a comment", project: "// mine\n{\"disableAllHooks\": true}", want: "refused"},
+		{name: "project not JSON", project: `{"disableAllHooks": true,}`, want: "refused"},
+	} {
+		h := newOwnHome(t)
+		path := map[string]string{
+			"project": filepath.Join(h.wd, ".claude", "settings.json"),
+			"local":   filepath.Join(h.wd, ".claude", "settings.local.json"),
+		}
+		for layer, text := range map[string]string{"project": c.project, "local": c.local} {
+			switch text {
+			case "":
+			case "DIR":
+				if err := os.MkdirAll(path[layer], 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				if err := os.MkdirAll(filepath.Dir(path[layer]), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path[layer], []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: h.env(), Reentry: hosts.Reentry{Workspace: h.wd}})
+		var off *hosts.HooksOffError
+		var fe *hosts.SetupFileError
+		switch c.want {
+		case "":
+			if err != nil {
+				t.Errorf("%s: %v, want nil", c.name, err)
+			}
+		case "refused":
+			if !errors.As(err, &fe) || fe.Path != path["project"] || !strings.Contains(err.Error(), "Claude Code") || errors.As(err, &off) {
+				t.Errorf("%s: %v, want the project's file refused as one Claude Code ignores", c.name, err)
+			}
+		default:
+			if !errors.As(err, &off) || off.File != path[c.want] || off.Setting != `"disableAllHooks": true` || off.Pattern == "" {
+				t.Errorf("%s: %v, want disableAllHooks true in %s with its line", c.name, err, path[c.want])
+			}
+		}
+	}
+}

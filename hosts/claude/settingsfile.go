@@ -1,0 +1,47 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// readSettings reads a settings file as Claude Code 2.1.332 reads it
+// (found with the real CLI, internal/agenttest
+// TestSetupClaudeSettingsSpellings): a leading UTF-8 byte order mark is
+// skipped, and the rest must be plain JSON, an object: a file with a
+// comment or a trailing comma, or one holding an array, it ignores whole,
+// as if it were not there. A missing file (or JSON null) is (nil, nil).
+// A file Claude Code ignores is an error here, a *hosts.SyntaxError
+// naming the line when it does not parse: the caller decides whether
+// ignoring it is safe.
+func readSettings(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		line := 1
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line += bytes.Count(data[:min(max(se.Offset-1, 0), int64(len(data)))], []byte("\n"))
+		}
+		return nil, &hosts.SyntaxError{Line: line, Err: errors.New("not JSON as Claude Code reads it (it takes no comments or trailing commas, and ignores the whole file): " + err.Error())}
+	}
+	switch m := v.(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		return m, nil
+	}
+	return nil, &hosts.SyntaxError{Line: 1, Err: errors.New("not a JSON object (Claude Code ignores the whole file)")}
+}
