@@ -42,7 +42,9 @@ type hookLayer struct {
 //     directory or the project root (trust_level = "trusted"): a trust
 //     given to cwd alone does not cover the root's file, and one given
 //     to a directory above a project that is not a git work tree covers
-//     nothing in it.
+//     nothing in it. A table's key names a directory only as written,
+//     compared with the directory's real path: "/w/" or "/x/../w" is no
+//     trust of /w to Codex (TestSetupCodexConfigSpellings).
 //
 // (The session's -c flags, and managed_config.toml above them, come
 // next; SetupHooksOff reads the managed files on its own.) With cwd ""
@@ -62,7 +64,7 @@ func hookLayers(codexHome, profile, cwd string) []hookLayer {
 		for dir, v := range projects {
 			if t, ok := v.(map[string]any); ok {
 				if level, ok := t["trust_level"].(string); ok {
-					trusted[filepath.Clean(dir)] = level == "trusted"
+					trusted[dir] = level == "trusted"
 				}
 			}
 		}

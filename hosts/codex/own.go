@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -237,7 +238,11 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	return out
 }
 
-// readTOML reads a TOML file; a file that does not exist is empty.
+// readTOML reads a TOML file as Codex reads it; a file that does not
+// exist is empty. A leading UTF-8 byte order mark is skipped: Codex
+// 0.171's TOML parser skips it (a trusted project's features.hooks =
+// false behind one ran no hook: internal/agenttest
+// TestSetupCodexConfigSpellings), and go-toml refuses the file.
 func readTOML(file string) (map[string]any, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -246,6 +251,7 @@ func readTOML(file string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil, err

@@ -144,3 +144,39 @@ func TestSetupHooksOffWhenProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupHooksOffSpellings: Codex 0.171 reads a config.toml behind a
+// byte order mark, and takes a [projects."…"] key as the directory
+// written, with no trailing slash or ".." folded (agenttest
+// TestSetupCodexConfigSpellings). So a trusted project's false behind a
+// byte order mark is refused (setup once could not parse it and took it
+// for no setting), and a project trusted only by such a key is not
+// trusted: its true does not undo the user's false (setup once folded
+// the key and wrote its lines beside the false).
+func TestSetupHooksOffSpellings(t *testing.T) {
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	key := func(dir string) string { return "[projects.\"" + dir + "\"]\ntrust_level = \"trusted\"\n" }
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string // the file refused
+	}{
+		{name: "trusted project false behind a byte order mark", files: map[string]string{"home/config.toml": key("ROOT/ws"), "ws/.codex/config.toml": "\ufeff" + off}, want: "ws/.codex/config.toml"},
+		{name: "user false behind a byte order mark", files: map[string]string{"home/config.toml": "\ufeff" + off}, want: "home/config.toml"},
+		{name: "key with a trailing slash", files: map[string]string{"home/config.toml": key("ROOT/ws/") + off, "ws/.codex/config.toml": on}, want: "home/config.toml"},
+		{name: "key through ..", files: map[string]string{"home/config.toml": key("ROOT/ws/../ws") + off, "ws/.codex/config.toml": on}, want: "home/config.toml"},
+		{name: "keys written twice, the exact one untrusted", files: map[string]string{"home/config.toml": "[projects.\"ROOT/ws\"]\ntrust_level = \"untrusted\"\n" + key("ROOT/ws/") + off, "ws/.codex/config.toml": on}, want: "home/config.toml"},
+	} {
+		files := map[string]string{"home/": "", "ws/": ""}
+		for k, v := range c.files {
+			files[k] = v
+		}
+		root := ownFixture(t, files)
+		ws := filepath.Join(root, "ws")
+		err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: []string{"CODEX_HOME=" + filepath.Join(root, "home")}, Reentry: hosts.Reentry{Workspace: ws}})
+		var e *hosts.HooksOffError
+		if !errors.As(err, &e) || e.File != filepath.Join(root, c.want) || e.Setting != "features.hooks = false" || e.When != "" {
+			t.Errorf("%s: %v, want features.hooks = false in %s, in every session", c.name, err, c.want)
+		}
+	}
+}
