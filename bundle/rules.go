@@ -1039,6 +1039,9 @@ func endpointHost(raw string) (string, string) {
 	if host == "" {
 		return "", "must be an absolute URL with a host"
 	}
+	if !isASCII(host) {
+		return "", msgNonASCIIHost
+	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.WithZone("").String()
 		if scheme == "http" && !ip.Unmap().IsLoopback() {
@@ -1082,6 +1085,26 @@ func claudeFailingDoes(h Hook) string {
 // msgPlainHTTP is endpointHost's problem with a plain-http url to a host
 // that is not this machine.
 const msgPlainHTTP = "must use https unless the host is localhost or a loopback address"
+
+// msgNonASCIIHost is endpointHost's problem with a host that holds a
+// character other than ASCII once percent-decoded. JavaScript's URL maps
+// such a host with IDNA before Claude Code (2.1.332) posts to it, or
+// connects: "ｅvil.example" is evil.example, a soft hyphen or a zero width
+// space is dropped, and "%E2%80%8B10.0.0.5" is the IP literal 10.0.0.5,
+// posted to as a private literal (internal/agenttest
+// TestClaudeHTTPHookNonASCIIHost). The review would name a host and an
+// address check the host does not make, and bundlectl computes no IDNA
+// (jsurl.go), so the url names its host in ASCII.
+const msgNonASCIIHost = "must name its host in ASCII: JavaScript's URL, which Claude Code posts with, maps a host holding another character (IDNA) to another name, or to an IP address (\"%E2%80%8B10.0.0.5\" is 10.0.0.5), which this review does not compute; write the host's xn-- form"
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // urlHasCredential reports a token shape, or a query parameter named like a
 // credential, in a url.
@@ -1508,7 +1531,7 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 	contacted, why := map[string]bool{}, map[string][]NeverReached{}
 	reached := map[netip.Addr]bool{}
 	contact := func(h string) {
-		contacted[h] = true
+		contacted[nameKey(h)] = true
 		for _, a := range hostAddrs(h) {
 			reached[a] = true
 		}
@@ -1542,7 +1565,7 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 	}
 	out := map[string][]NeverReached{}
 	for h, ws := range why {
-		if !contacted[h] && !slices.ContainsFunc(hostAddrs(h), func(a netip.Addr) bool { return reached[a] }) {
+		if !contacted[nameKey(h)] && !slices.ContainsFunc(hostAddrs(h), func(a netip.Addr) bool { return reached[a] }) {
 			out[h] = ws
 		}
 	}
@@ -1572,6 +1595,17 @@ func hostAddrs(h string) []netip.Addr {
 		}
 	}
 	return out
+}
+
+// nameKey is the name h (as endpointHost gives it) resolves as: a
+// trailing dot dropped, as "evil.example." is evil.example to a resolver,
+// and Claude Code 2.1.332 posts to it (internal/agenttest
+// TestClaudeHTTPHookNonASCIIHost).
+func nameKey(h string) string {
+	if k := strings.TrimSuffix(h, "."); k != "" {
+		return k
+	}
+	return h
 }
 
 // hookNeverPosts says why neither Claude Code nor bundlectl ever posts an
