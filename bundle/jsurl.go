@@ -18,7 +18,9 @@ import (
 // A host that still holds another non-ASCII character after percent-
 // decoding, or an ASCII label starting "xn--" (Punycode, whose decoded
 // characters IDNA's tables judge), is not judged: jsURLRefuses passes it,
-// and the url rules vet it as written.
+// and the url rules vet it as written (one not ASCII they refuse:
+// endpointHost, msgNonASCIIHost). Bun, whose URL Claude Code runs,
+// refuses some "xn--" labels node takes ("http://xn--a-/").
 
 // jsURLRefuses reports whether JavaScript's URL (the WHATWG URL parser,
 // which Claude Code's hooks schema applies to an http hook's url) refuses
