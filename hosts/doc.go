@@ -57,7 +57,9 @@
 //     the line of the file, the indexes of the argument, the variable —
 //     so that its hint leads to the fix as printed. Setup refuses the
 //     same switches in the settings files a session started in its
-//     workspace reads, in the host's own precedence, writing nothing
+//     workspace reads, in the host's own precedence, each file parsed as
+//     the host parses it (a byte order mark, comments; a file the host
+//     ignores counts for nothing, and never hides a later one), writing nothing
 //     (HooksGate, SetupHooksOffError): its lines would never run there. A
 //     switch the host reads only once it trusts the workspace counts as
 //     read; one that holds in some sessions only (a Codex profile's, or
