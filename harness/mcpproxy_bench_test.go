@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -51,36 +52,80 @@ func BenchmarkMCPProxyOverlongLine(b *testing.B) {
 	}
 }
 
+// timedCallLines is n tools/call requests of the client under ids 1..n
+// (a host numbers its requests upward), as a timed proxy forwards them.
+func timedCallLines(n int) []byte {
+	var b bytes.Buffer
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}`+"\n", i)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkMCPProxyTimedClientLines is 1000 tools/call requests from the
+// client through a proxy timing calls: each is judged, timed and
+// forwarded.
+func BenchmarkMCPProxyTimedClientLines(b *testing.B) {
+	lines := timedCallLines(1000)
+	b.SetBytes(int64(len(lines)))
+	for b.Loop() {
+		p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+		if err := p.pumpClient(bytes.NewReader(lines)); err != nil {
+			b.Fatal(err)
+		}
+		p.close()
+	}
+}
+
 // Server lines of a timed session with Codex (whose elicitations pause
-// calls): answers to calls, with and without escapes in their text, and
-// the same stream with an elicitation/create and the server's
-// cancellation of it among them, which the proxy must read.
+// calls): progress and the answers to 500 outstanding calls, with and
+// without escapes in their text, and a stream of elicitation/create
+// requests and the server's cancellations of them, which the proxy must
+// read. The answers go under the ids the calls reached the server with.
 var (
-	benchTimedPlain = bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":12,"progress":1}}`+"\n"+
-		`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"hello, world"}]}}`+"\n"), 500)
-	benchTimedEscaped = bytes.Repeat([]byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":12,"progress":1}}`+"\n"+
-		`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"line one\nline \"two\"\n"}]}}`+"\n"), 500)
-	benchTimedElicit = bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":"el-1","method":"elicitation/create","params":{"message":"which?","requestedSchema":{"type":"object","properties":{}}}}`+"\n"+
+	benchTimedPlain   = timedAnswerLines(`hello, world`)
+	benchTimedEscaped = timedAnswerLines(`line one\nline \"two\"\n`)
+	benchTimedElicit  = bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":"el-1","method":"elicitation/create","params":{"message":"which?","requestedSchema":{"type":"object","properties":{}}}}`+"\n"+
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"el-1","reason":"no longer needed"}}`+"\n"), 500)
 )
 
+// timedAnswerLines is a progress notification and an answer with text for
+// each of the calls 1..500.
+func timedAnswerLines(text string) []byte {
+	var b bytes.Buffer
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":1}}`+"\n", i)
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`+"\n", i, text)
+	}
+	return b.Bytes()
+}
+
 // BenchmarkMCPProxyTimedServerLines is 1000 server lines through a proxy
-// timing calls for Codex, with one call outstanding, by kind of line.
+// timing calls for Codex, by kind of line: the answers with 500 calls
+// outstanding, the elicitations with one (each pauses and resumes every
+// call). The calls are made outside the timed part.
 func BenchmarkMCPProxyTimedServerLines(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		lines []byte
-	}{{"plain", benchTimedPlain}, {"escaped", benchTimedEscaped}, {"elicitation", benchTimedElicit}} {
+		calls int
+	}{{"plain", benchTimedPlain, 500}, {"escaped", benchTimedEscaped, 500}, {"elicitation", benchTimedElicit, 1}} {
+		calls := timedCallLines(bc.calls)
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bc.lines)))
 			for b.Loop() {
+				b.StopTimer()
 				p := &proxy{callTimeout: time.Hour, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
-				p.noteClientInit([]byte(codexInitialize))
-				p.track([]byte(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"a"}}`))
+				if err := p.pumpClient(bytes.NewReader(append([]byte(codexInitialize+"\n"), calls...))); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
 				if err := p.pumpServer(bytes.NewReader(bc.lines)); err != nil {
 					b.Fatal(err)
 				}
+				b.StopTimer()
 				p.close()
+				b.StartTimer()
 			}
 		})
 	}
