@@ -398,6 +398,35 @@ func TestProxyOverlongClientLineEndsPause(t *testing.T) {
 	}
 }
 
+// TestProxyOverlongNullIDReplyEndsPause: a client reply over
+// MaxMCPMessage under id null (the client's error for a message it could
+// not read, with a long data member: the elicitation, perhaps) may answer
+// any open elicitation, as a short one may: it ends every pause, and
+// the last top-level id counts, so an earlier usable id in the line does
+// not make it that request's answer.
+func TestProxyOverlongNullIDReplyEndsPause(t *testing.T) {
+	for _, head := range []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":"`,
+		`{"jsonrpc":"2.0","id":"e1","id":null,"error":{"code":-32700,"message":"Parse error","data":"`,
+	} {
+		var notices strings.Builder
+		p := codexProxyCalling(t, io.Discard, nil)
+		p.notices = &notices
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e2","method":"elicitation/create","params":{}}`))
+		line := append(append([]byte(head), bytes.Repeat([]byte("a"), MaxMCPMessage)...), `"}}`+"\n"...)
+		if err := p.pumpClient(bytes.NewReader(line)); err != nil {
+			t.Fatal(err)
+		}
+		if c := p.calls["n1"]; c == nil || c.paused || c.timer == nil || p.openElicitations() != 0 {
+			t.Fatalf("call 1 after an overlong client reply under id null: %+v, %d elicitations open; want it running and none open", c, p.openElicitations())
+		}
+		if !strings.Contains(notices.String(), "calls are timed again") {
+			t.Fatalf("notices %q do not say the pause ended", notices.String())
+		}
+	}
+}
+
 // TestProxyLooseElicitationPausesNothing: an elicitation/create that a
 // strict reader (Codex's serde) would not take for one — a repeated
 // method, id, jsonrpc or params, no "jsonrpc": "2.0", params that are not
