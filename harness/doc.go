@@ -213,12 +213,25 @@
 //     (a reply in it ends its elicitation, the server getting an error; an
 //     unreadable line, or a reply under id null, ends every pause); other
 //     requests are not timed.
-//     Open elicitations held are bounded (maxOpenElicitations). The ids kept
-//     to drop late answers are bounded (maxTrackedIDs, oldest forgotten
-//     first); once one is forgotten, a server answer under an id with no
-//     request outstanding is dropped, so the client never gets two
-//     answers for one id; a client request reusing the id of a call the
-//     proxy answered whose late answer is due is refused.
+//     Open elicitations held are bounded (maxOpenElicitations).
+//   - A proxy that times calls forwards every client request under an id
+//     of its own (1, 2, 3 …, never reused in a session; every member
+//     named id in any letter case, no other byte of the request changed)
+//     and puts the client's id, as written, back on the server's answer;
+//     a client's notifications/cancelled gets the proxy's id of the
+//     request it names, or is not forwarded when it names none the proxy
+//     awaits (mcpids.go). A server reply is relayed only as the answer
+//     to a request the proxy awaits, so the client never gets two
+//     answers under one id, nor a late answer (to a call the proxy
+//     answered, or one the client cancelled) for a later request under
+//     the same id; a reply under id null passes. The server's own
+//     requests, the client's replies to them and notifications keep
+//     their ids and bytes. It refuses (-32600) a request whose id it
+//     could not put back: not a string or a number, longer than 4 KiB,
+//     or a message with both a method and a result or an error. The
+//     client's other requests awaited at once are bounded
+//     (maxTrackedIDs): past it the oldest is answered with an error and
+//     cancelled at the server.
 //   - Tool input is validated before spawning: one JSON value, no
 //     duplicate keys, at most MaxInputBytes, matching the params schema.
 //     Schemas are compiled offline; every URL reference is refused.

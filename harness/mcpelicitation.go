@@ -128,6 +128,23 @@ func (p *proxy) noteServerRequests(line []byte) {
 	}
 }
 
+// cancelledIDs returns the request ids a notifications/cancelled
+// message (its members ms) names in params.requestId.
+func cancelledIDs(ms []jsonobj.Member) (ids []json.RawMessage) {
+	for _, m := range ms {
+		if m.Key != "params" {
+			continue
+		}
+		ps, _ := jsonobj.Members(m.Val)
+		for _, pm := range ps {
+			if pm.Key == "requestId" {
+				ids = append(ids, pm.Val)
+			}
+		}
+	}
+	return ids
+}
+
 // strictRequest reports whether a request's members are ones a strict
 // JSON-RPC reader takes as an elicitation/create request: "jsonrpc"
 // "2.0", "jsonrpc", "id", "method" and "params" each once, params an

@@ -57,12 +57,12 @@ func TestProxyElicitationPausesCalls(t *testing.T) {
 	clk.add(10 * time.Minute)
 	// The method as a host decodes it: "\/" is "/".
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation\/create","params":{"message":"name?","requestedSchema":{"type":"object","properties":{}}}}`))
-	c1 := p.calls["n1"]
+	c1 := p.calls["1"]
 	if c1 == nil || !c1.paused || c1.timer != nil || c1.left != 50*time.Minute {
 		t.Fatalf("call 1 during the elicitation: %+v; want paused with 50m left", c1)
 	}
 	p.track([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"b"}}`))
-	if c2 := p.calls["n2"]; c2 == nil || !c2.paused || c2.timer != nil || c2.left != time.Hour {
+	if c2 := p.calls["2"]; c2 == nil || !c2.paused || c2.timer != nil || c2.left != time.Hour {
 		t.Fatalf("a call made during the elicitation: %+v; want paused with its whole timeout left", c2)
 	}
 	clk.add(5 * time.Hour) // the person takes their time
@@ -75,7 +75,7 @@ func TestProxyElicitationPausesCalls(t *testing.T) {
 	if c1.paused || c1.timer == nil || c1.left != 50*time.Minute || !c1.since.Equal(clk.now()) {
 		t.Fatalf("call 1 after the answer: %+v; want running again with 50m left", c1)
 	}
-	if c2 := p.calls["n2"]; c2.paused || c2.timer == nil || c2.left != time.Hour {
+	if c2 := p.calls["2"]; c2.paused || c2.timer == nil || c2.left != time.Hour {
 		t.Fatalf("call 2 after the answer: %+v; want running with its whole timeout", c2)
 	}
 	// The server may cancel its own elicitation: that ends it too.
@@ -108,8 +108,8 @@ func TestProxyElicitationsDoNotExtendACall(t *testing.T) {
 		p.noteServerRequests([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{}}`, 100+i)))
 		p.noteClientReplies([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"action":"decline"}}`, 100+i)))
 	}
-	if p.calls["n1"] != nil || p.expired.len() != 1 {
-		t.Fatalf("after an hour of running time across three elicitations call 1 is still timed: %+v", p.calls["n1"])
+	if p.calls["1"] != nil || p.ended.len() != 1 {
+		t.Fatalf("after an hour of running time across three elicitations call 1 is still timed: %+v", p.calls["1"])
 	}
 	var got map[string]any
 	if err := json.Unmarshal([]byte(toClient.String()), &got); err != nil || got["id"] != float64(1) || errorCode(got) != rpcRequestTimeout {
@@ -219,14 +219,18 @@ func initializeAs(name string) string {
 	return `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"` + name + `","version":"1"}}}`
 }
 
-// askAndHold starts call id of the server's "elicit" tool and returns
-// once the client has the server's elicitation/create for it.
-func (s *mcpSession) askAndHold(id string) {
+// askAndHold starts call id of the server's "elicit" tool and returns,
+// once the client has the server's elicitation/create for it, that
+// elicitation's id: "el-" and the id the call reached the server under
+// (the proxy's own, when it times calls).
+func (s *mcpSession) askAndHold(id string) string {
 	s.t.Helper()
 	el := s.call(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"elicit"}}`)
-	if el["method"] != "elicitation/create" || el["id"] != "el-"+id {
-		s.t.Fatalf("the client got %v; want the server's elicitation el-%s", el, id)
+	elID, _ := el["id"].(string)
+	if el["method"] != "elicitation/create" || !strings.HasPrefix(elID, "el-") {
+		s.t.Fatalf("the client got %v; want the server's elicitation for call %s", el, id)
 	}
+	return elID
 }
 
 // wantTimeout waits for the proxy's timeout error for call id.
@@ -277,20 +281,20 @@ func TestExecMCPDroppedReplyEndsPause(t *testing.T) {
 	if got := s.call(codexInitialize); got["result"] == nil {
 		t.Fatalf("initialize answered %v", got)
 	}
-	s.askAndHold("5")
-	if got := s.call(`{"jsonrpc":"2.0","id":"el-5","result":{"action":"accept","content":{}`); got["id"] != nil || errorCode(got) != rpcParseError {
+	el5 := s.askAndHold("5")
+	if got := s.call(`{"jsonrpc":"2.0","id":"` + el5 + `","result":{"action":"accept","content":{}`); got["id"] != nil || errorCode(got) != rpcParseError {
 		t.Fatalf("a line that is not JSON was answered %v; want a parse error", got)
 	}
 	s.wantTimeout(5)
 
-	s.askAndHold("6")
-	refused := s.receiveLineAfter(`[{"jsonrpc":"2.0","id":"el-6","result":{"action":"accept","content":{}}},{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"delete_all"}}]`)
+	el6 := s.askAndHold("6")
+	refused := s.receiveLineAfter(`[{"jsonrpc":"2.0","id":"` + el6 + `","result":{"action":"accept","content":{}}},{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"delete_all"}}]`)
 	if !bytes.Contains(refused, []byte(`"id":9`)) || !bytes.Contains(refused, []byte(`-32602`)) {
 		t.Fatalf("the batch calling a filtered tool was answered %s; want its refusal", refused)
 	}
 	s.wantTimeout(6)
 	s.close()
-	if calls := s.calls(); !slices.Contains(calls, `answer:"el-6":error`) || slices.Contains(calls, `answer:"el-5":result`) {
+	if calls := s.calls(); !slices.Contains(calls, `answer:"`+el6+`":error`) || slices.Contains(calls, `answer:"`+el5+`":result`) {
 		t.Fatalf("the server saw %q; want an error for el-6 from the proxy", calls)
 	}
 }
@@ -302,35 +306,47 @@ func (s *mcpSession) receiveLineAfter(msg string) []byte {
 	return s.receiveLine()
 }
 
-// TestExecMCPReusedIDWhileLateAnswerDue: a request under the id of a
-// call the proxy answered at its timeout, whose server answer has not
-// come, is refused, so that the late answer (dropped) cannot be taken
-// for the new request's; once the late answer has come the id is free.
-// (Without the refusal the client got two answers under id 7.)
-func TestExecMCPReusedIDWhileLateAnswerDue(t *testing.T) {
+// TestExecMCPReusedIDGetsItsOwnAnswer: the proxy forwards each request
+// under an id of its own, so a request reusing the id of one the proxy
+// stopped awaiting — a call it answered at its timeout, a call the
+// client cancelled — gets its own answer, and the late answer to the
+// old one is dropped: the client gets exactly one answer under the id.
+// (Before, the late answer reached the client as the new request's, or
+// the new request was refused.) The server holds the calls until
+// test/release answers them all, so no answer races another.
+func TestExecMCPReusedIDGetsItsOwnAnswer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := startMCPSessionPolicy(t, ctx, MCPPolicy{CallTimeout: time.Second})
 	if got := s.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`); got["result"] == nil {
 		t.Fatalf("initialize answered %v", got)
 	}
-	if held := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold"}}`); errorCode(held) != rpcRequestTimeout {
+	if held := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold"}}`); held["id"] != float64(7) || errorCode(held) != rpcRequestTimeout {
 		t.Fatalf("the held call was answered %v; want the proxy's timeout error", held)
 	}
-	reused := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`)
-	e, _ := reused["error"].(map[string]any)
-	if msg, _ := e["message"].(string); reused["id"] != float64(7) || errorCode(reused) != rpcInvalidRequest || !strings.Contains(msg, "id 7 is still in use") {
-		t.Fatalf("the request reusing id 7 was answered %v; want the proxy's refusal", reused)
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold"}}`)
+	s.send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"hold"}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}`)
+	s.send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"hold"}}`)
+	// The server answers all four held calls, oldest first, then the
+	// release: the client gets the answers of the two live calls only.
+	s.send(`{"jsonrpc":"2.0","id":8,"method":"test/release"}`)
+	for i, want := range []string{"7 result", "c result", "8 result"} {
+		got := s.receive()
+		kind := "result"
+		if got["result"] == nil {
+			kind = fmt.Sprint(got["error"])
+		}
+		if g := fmt.Sprint(got["id"]) + " " + kind; g != want {
+			t.Fatalf("answer %d: the client got %v; want %s", i+1, got, want)
+		}
 	}
-	if rel := s.call(`{"jsonrpc":"2.0","id":8,"method":"test/release"}`); rel["id"] != float64(8) {
-		t.Fatalf("after the release the client got %v; want only the release's answer (the late answer to 7 dropped)", rel)
-	}
-	if ok := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`); ok["id"] != float64(7) || ok["result"] == nil {
-		t.Fatalf("id 7, free again, was answered %v", ok)
+	if echo := s.call(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo"}}`); echo["id"] != float64(9) {
+		t.Fatalf("after the release the client got %v; want the answer to call 9, no late answer", echo)
 	}
 	s.close()
-	if calls := s.calls(); !slices.Equal(calls, []string{"hold", "cancelled:7", "echo"}) {
-		t.Fatalf("the server saw %q; want the held call, its cancellation and one echo", calls)
+	if calls := s.calls(); !slices.Equal(calls, []string{"hold", "cancelled:2", "hold", "hold", "cancelled:4", "hold", "echo"}) {
+		t.Fatalf("the server saw %q; want four held calls and the cancellations of the first (the proxy's) and the third (the client's), under the proxy's ids", calls)
 	}
 }
 
@@ -346,7 +362,7 @@ func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
 		t.Fatalf("a line naming neither method cost %v allocations; want none (no parse)", n)
 	}
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e","method":"\u0065licitation\/create","params":{}}`))
-	if c := p.calls["n1"]; c == nil || !c.paused {
+	if c := p.calls["1"]; c == nil || !c.paused {
 		t.Fatal(`an elicitation spelled with a \u escape did not pause the call`)
 	}
 	if n := testing.AllocsPerRun(100, func() { p.noteClientInit(common) }); n != 0 {
@@ -362,7 +378,7 @@ func TestProxyNullIDReplyEndsPause(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
 	p := codexProxyCalling(t, io.Discard, clk.now)
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
-	c := p.calls["n1"]
+	c := p.calls["1"]
 	if c == nil || !c.paused {
 		t.Fatal("the elicitation did not pause call 1")
 	}
@@ -393,7 +409,7 @@ func TestProxyOverlongClientLineEndsPause(t *testing.T) {
 	if err := p.pumpClient(bytes.NewReader(line)); err != nil {
 		t.Fatal(err)
 	}
-	if c := p.calls["n1"]; c == nil || c.paused || c.timer == nil {
+	if c := p.calls["1"]; c == nil || c.paused || c.timer == nil {
 		t.Fatalf("call 1 after an overlong client line with no id: %+v; want running", c)
 	}
 }
@@ -418,7 +434,7 @@ func TestProxyOverlongNullIDReplyEndsPause(t *testing.T) {
 		if err := p.pumpClient(bytes.NewReader(line)); err != nil {
 			t.Fatal(err)
 		}
-		if c := p.calls["n1"]; c == nil || c.paused || c.timer == nil || p.openElicitations() != 0 {
+		if c := p.calls["1"]; c == nil || c.paused || c.timer == nil || p.openElicitations() != 0 {
 			t.Fatalf("call 1 after an overlong client reply under id null: %+v, %d elicitations open; want it running and none open", c, p.openElicitations())
 		}
 		if !strings.Contains(notices.String(), "calls are timed again") {
@@ -445,12 +461,12 @@ func TestProxyLooseElicitationPausesNothing(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":[]}`,
 	} {
 		p.noteServerRequests([]byte(line))
-		if c := p.calls["n1"]; c == nil || c.paused {
+		if c := p.calls["1"]; c == nil || c.paused {
 			t.Fatalf("%s paused call 1: %+v", line, c)
 		}
 	}
 	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}`))
-	if c := p.calls["n1"]; c == nil || !c.paused {
+	if c := p.calls["1"]; c == nil || !c.paused {
 		t.Fatal("a well-formed elicitation did not pause call 1")
 	}
 }

@@ -123,7 +123,8 @@ type MCPConn struct {
 // line) between client and server and enforces pol: its per-call timeout
 // (see MCPPolicy) and its tool filter:
 //
-//   - A client message is forwarded unchanged, or not at all. A tools/call
+//   - A client message is forwarded unchanged (but for a request's id
+//     under a call timeout, see MCPPolicy), or not at all. A tools/call
 //     request (or notification) whose tool the filter refuses is answered
 //     by the proxy with a JSON-RPC error (-32602) and never forwarded. A
 //     message the proxy cannot read — not UTF-8, not JSON, over
@@ -132,7 +133,8 @@ type MCPConn struct {
 //     params.name — could be a call it did not see: it is answered with
 //     an error (-32700 or -32600) and not forwarded. A batch with one
 //     refused call is refused whole.
-//   - A server message reaches the client unchanged unless it is a
+//   - A server message reaches the client unchanged (but for a reply's
+//     id under a call timeout, see MCPPolicy) unless it is a
 //     response whose result lists tools: then the tools the filter
 //     refuses, and any entry without a string name, are removed, and a
 //     tools member that is not an array becomes an empty one (a page
@@ -188,12 +190,12 @@ func ProxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notice
 // clientInfo.name) an elicitation/create request of the server open at
 // the client pauses every call's timer until it is answered, as Codex
 // pauses its own (see noteServerRequests; other hosts do not pause, nor
-// does the proxy for them). The ids the proxy keeps to drop late answers
-// are bounded (oldest forgotten first); once one is forgotten, a server
-// answer under an id with no request outstanding is dropped, so the
-// client never gets two answers for one id. A client request under the
-// id of a call the proxy answered, whose late answer has not come, is
-// refused (-32600).
+// does the proxy for them). Every client request reaches the server
+// under an id of the proxy's own, and its answer reaches the client
+// under the client's id; an answer no request awaits (a late answer to a
+// call the proxy answered or the client cancelled, an id the proxy never
+// sent) is dropped, so the client never gets two answers for one id,
+// whatever ids it reuses (see mcpids.go).
 type MCPPolicy struct {
 	Filter      ToolFilter
 	CallTimeout time.Duration
@@ -212,7 +214,8 @@ func (pol MCPPolicy) passThrough() bool { return pol.Filter.Empty() && pol.CallT
 // proxy with a JSON-RPC error (-32001) under its id, the server is sent
 // notifications/cancelled for it, and the server's answer, should it come
 // later, is dropped. One timer per outstanding call; nothing else is
-// timed.
+// timed. Requests then go to the server under the proxy's own ids
+// (mcpids.go).
 func proxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notices io.Writer, who string) (clientDone <-chan struct{}, err error) {
 	if notices == nil {
 		notices = io.Discard
@@ -264,11 +267,12 @@ type proxy struct {
 	who         string // the server, as notices and refusals name it
 
 	callsMu  sync.Mutex
-	calls    map[string]*pendingCall // outstanding timed calls, by idKey
-	expired  idRecord                // calls the proxy answered for; their late answer is dropped
-	requests idRecord                // the client's other requests awaiting the server's answer
-	forgot   bool                    // an id was dropped from expired or requests (maxTrackedIDs)
-	idLimit  int                     // each record's bound
+	nextID   uint64                  // the last id the proxy gave a request toward the server (mcpids.go)
+	calls    map[string]*pendingCall // timed calls outstanding, by the proxy's id (decimal)
+	others   boundedRecord[awaited]  // the client's other requests outstanding, by the proxy's id
+	byClient map[string]string       // the proxy's id of each outstanding request, by idKey of the client's
+	ended    boundedRecord[string]   // why the proxy stopped awaiting a request, by its id: for the notice of its late answer
+	idLimit  int                     // the bound of others and ended (maxTrackedIDs when 0)
 	elicits  map[string]bool         // the server's elicitation/create requests the client has not answered, by idKey
 	pauseOK  atomic.Bool             // the client's initialize names a host that pauses for elicitations
 	now      func() time.Time        // the clock of the calls' active time; nil: time.Now
@@ -295,7 +299,7 @@ func (p *proxy) close() {
 	for _, c := range p.calls {
 		c.stop()
 	}
-	p.calls, p.expired, p.requests, p.elicits = nil, idRecord{}, idRecord{}, nil
+	p.calls, p.byClient, p.others, p.ended, p.elicits = nil, nil, boundedRecord[awaited]{}, boundedRecord[string]{}, nil
 	p.callsMu.Unlock()
 }
 
@@ -418,12 +422,13 @@ func (p *proxy) pumpClient(r io.Reader) error {
 		if !fwd && !tooLong && p.callTimeout > 0 {
 			p.noteClientDrop(line)
 		}
+		if fwd && p.callTimeout > 0 {
+			p.noteClientInit(line)
+			line = p.track(line) // before the server can answer; under the proxy's ids
+			fwd = line != nil
+			p.noteClientReplies(line)
+		}
 		if fwd {
-			if p.callTimeout > 0 {
-				p.noteClientInit(line)
-				p.track(line) // before the server can answer
-				p.noteClientReplies(line)
-			}
 			if err := p.sendServer(line); err != nil {
 				return nil // the server closed its input: its output's end ends the session
 			}
@@ -469,12 +474,8 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			id, kind, ok := lr.scan.message()
 			shown := bytes.ToValidUTF8(id, []byte("\uFFFD")) // as in a relayed line
 			switch {
-			case ok && kind == msgReply && p.settleWhy(id) != "":
-				p.notice("dropped a server message over %d bytes, the answer to %s, a call the proxy answered or an id it holds no request for", MaxMCPMessage, shown)
 			case ok && kind == msgReply:
-				p.notice("dropped a server message over %d bytes; the client's call %s ends with an error", MaxMCPMessage, shown)
-				msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
-				if err := p.sendClient(rpcError(shown, rpcInternalError, msg)); err != nil {
+				if err := p.overlongReply(id, shown); err != nil {
 					return err
 				}
 			case ok && kind == msgRequest:
@@ -503,6 +504,26 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// overlongReply answers the client's request a server reply over
+// MaxMCPMessage, under id (shown: as a relayed line would show it),
+// answered: it gets an error in its place. A proxy that times calls
+// forwarded the request under its own id: the error goes under the
+// client's, and a reply no request awaits is dropped alone.
+func (p *proxy) overlongReply(id, shown json.RawMessage) error {
+	clientID := shown
+	if p.callTimeout > 0 {
+		a, why := p.settle(id)
+		if why != "" {
+			p.notice("dropped a server message over %d bytes, the server's %s", MaxMCPMessage, why)
+			return nil
+		}
+		clientID = a.id
+	}
+	p.notice("dropped a server message over %d bytes; the client's request %s ends with an error", MaxMCPMessage, bytes2str(clientID))
+	msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
+	return p.sendClient(rpcError(clientID, rpcInternalError, msg))
 }
 
 // fromClient decides what becomes of one client line: forwarded as is,
@@ -578,8 +599,9 @@ func (p *proxy) judge(obj []byte) verdict {
 		return verdict{code: rpcInvalidRequest, msg: "invalid request"}
 	}
 	id := messageID(ms)
-	isCall, isRequest := false, false
+	isCall, isRequest, isReply := false, false, false
 	for _, m := range ms {
+		isReply = isReply || strings.EqualFold(m.Key, "result") || strings.EqualFold(m.Key, "error")
 		if !strings.EqualFold(m.Key, "method") {
 			continue
 		}
@@ -590,8 +612,8 @@ func (p *proxy) judge(obj []byte) verdict {
 		isCall = isCall || strings.EqualFold(method, "tools/call")
 		isRequest = true
 	}
-	if isRequest && p.lateAnswerDue(id) {
-		return verdict{code: rpcInvalidRequest, msg: fmt.Sprintf("invalid request: id %s is still in use at %s: bundlectl's MCP proxy answered the tool call under it when it passed its timeout, and the server's own answer has not come; send the request under a new id", bytes2str(id), p.server()), id: id}
+	if v := p.judgeRequestID(id, isRequest, isReply); v.code != 0 {
+		return v
 	}
 	if !isCall {
 		return verdict{id: id}
@@ -628,6 +650,28 @@ func (p *proxy) judge(obj []byte) verdict {
 		return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without params", id: id}
 	}
 	return verdict{id: id}
+}
+
+// judgeRequestID refuses, when the proxy times calls and so forwards
+// each request under an id of its own (mcpids.go), a request it cannot
+// map back: one whose id is not a string or a number (MCP allows no
+// other, null included) or is longer than maxIDLen, and a message with
+// both a method and a result or an error, which a server may read as a
+// reply to a request of its own under the id the proxy gives it.
+func (p *proxy) judgeRequestID(id json.RawMessage, isRequest, isReply bool) verdict {
+	if p.callTimeout <= 0 || !isRequest || id == nil {
+		return verdict{}
+	}
+	if isReply {
+		return verdict{code: rpcInvalidRequest, msg: "invalid request: a message with both a method and a result or an error", id: id}
+	}
+	if !usableRequestID(id) {
+		if firstByte(id) == '"' || firstByte(id) == '-' || firstByte(id) >= '0' && firstByte(id) <= '9' {
+			return verdict{code: rpcInvalidRequest, msg: fmt.Sprintf("invalid request: its id is longer than %d bytes", maxIDLen), id: id}
+		}
+		return verdict{code: rpcInvalidRequest, msg: "invalid request: its id is not a string or a number", id: json.RawMessage("null")}
+	}
+	return verdict{}
 }
 
 // messageID is the id a reply goes under: the last "id" member, or the

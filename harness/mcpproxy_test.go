@@ -925,22 +925,26 @@ func TestProxyOverlongServerMessage(t *testing.T) {
 // its id last, is answered to the server with an error — neither side
 // waits for its own timeout.
 func TestExecMCPOverlongServerMessages(t *testing.T) {
-	s := startMCPSession(t, context.Background(), excludeFilter)
-	r := s.call(`{"jsonrpc":"2.0","id":2,"method":"test/bigReply"}`)
-	if r["id"] != float64(2) || errorCode(r) != rpcInternalError {
-		t.Fatalf("the call got %v, want an internal error for id 2", r)
-	}
-	r = s.call(`{"jsonrpc":"2.0","id":3,"method":"test/bigRequest"}`)
-	answer, _ := r["result"].(map[string]any)["answer"].(map[string]any)
-	if r["id"] != float64(3) || answer["id"] != "s1" || errorCode(answer) != rpcInvalidRequest {
-		t.Fatalf("the server's request was answered with %v, want an invalid request error for id \"s1\"", r)
-	}
-	if res := s.close(); !res.Success() {
-		t.Fatalf("result %+v", res)
-	}
-	stderr, _ := os.ReadFile(s.stderr.Name())
-	if n := strings.Count(string(stderr), "dropped a server message over"); n != 2 {
-		t.Errorf("%d drops noticed, want 2: %q", n, stderr)
+	// Timing calls, the proxy forwards each request under an id of its
+	// own: the error for the overlong reply still goes under the client's.
+	for _, pol := range []MCPPolicy{{Filter: excludeFilter}, {Filter: excludeFilter, CallTimeout: time.Hour}} {
+		s := startMCPSessionPolicy(t, context.Background(), pol)
+		r := s.call(`{"jsonrpc":"2.0","id":"b-2","method":"test/bigReply"}`)
+		if r["id"] != "b-2" || errorCode(r) != rpcInternalError {
+			t.Fatalf("the call got %v, want an internal error for id \"b-2\"", r)
+		}
+		r = s.call(`{"jsonrpc":"2.0","id":3,"method":"test/bigRequest"}`)
+		answer, _ := r["result"].(map[string]any)["answer"].(map[string]any)
+		if r["id"] != float64(3) || answer["id"] != "s1" || errorCode(answer) != rpcInvalidRequest {
+			t.Fatalf("the server's request was answered with %v, want an invalid request error for id \"s1\"", r)
+		}
+		if res := s.close(); !res.Success() {
+			t.Fatalf("result %+v", res)
+		}
+		stderr, _ := os.ReadFile(s.stderr.Name())
+		if n := strings.Count(string(stderr), "dropped a server message over"); n != 2 {
+			t.Errorf("%d drops noticed, want 2: %q", n, stderr)
+		}
 	}
 }
 
