@@ -115,9 +115,10 @@ func (r *boundedRecord[V]) take(key string) (V, bool) {
 func (r *boundedRecord[V]) len() int { return len(r.m) }
 
 // idKey is the form under which two ids are the same to the peer that
-// reads them: a string by its value, a number by its value (a peer may
-// write 1.0 as 1). False for null and anything else, which no request
-// the proxy tracks has.
+// reads them: a string by its value, a number by its value (1.0 is 1,
+// and -0 is 0: JavaScript's Map keys, Python's int and Go's int64 make
+// them one, and JSON.stringify writes -0 as 0). False for null and
+// anything else, which no request the proxy tracks has.
 func idKey(id json.RawMessage) (string, bool) {
 	switch c := firstByte(id); {
 	case c == '"':
@@ -125,12 +126,18 @@ func idKey(id json.RawMessage) (string, bool) {
 		return "s" + s, ok
 	case c == '-' || c >= '0' && c <= '9':
 		t := strings.TrimSpace(string(id))
+		if t == "-0" {
+			t = "0"
+		}
 		if strings.Trim(t, "-0123456789") == "" {
 			return "n" + t, true
 		}
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {
 			return "n" + t, true
+		}
+		if f == 0 {
+			f = 0 // -0.0 is 0
 		}
 		return "n" + strconv.FormatFloat(f, 'f', -1, 64), true
 	}

@@ -238,6 +238,34 @@ func TestJudgeRefusesRequestsItCannotMap(t *testing.T) {
 	}
 }
 
+// TestIDKeyNegativeZero: -0 is the id 0 to every reader that takes it:
+// JavaScript (Claude Code, Gemini CLI; MCP TypeScript SDK servers), whose
+// Map keys and Number() make -0 and 0 one and whose JSON.stringify
+// writes -0 as 0; Python's int; Go's int64. (Codex's serde_json reads
+// -0 as a float, which its rmcp ids refuse: no id at all.) So a client's
+// cancellation naming 0 cancels its request -0.
+func TestIDKeyNegativeZero(t *testing.T) {
+	zero, _ := idKey(json.RawMessage("0"))
+	for _, id := range []string{"-0", "-0.0", "0.0", "-0e3", "0E-2", " -0 "} {
+		if k, ok := idKey(json.RawMessage(id)); !ok || k != zero {
+			t.Errorf("idKey(%s) = %q; want %q, 0's", id, k, zero)
+		}
+	}
+	for _, id := range []string{`"0"`, `"-0"`, "1", "-1"} {
+		if k, _ := idKey(json.RawMessage(id)); k == zero {
+			t.Errorf("idKey(%s) = %q, 0's", id, k)
+		}
+	}
+	p := timedProxy(t, io.Discard, io.Discard, io.Discard)
+	p.track([]byte(`{"jsonrpc":"2.0","id":-0,"method":"tools/call","params":{"name":"a"}}`))
+	if out := p.track([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`)); !bytes.Contains(out, []byte(`"requestId":1`)) {
+		t.Fatalf("the cancellation of 0 was forwarded as %s; want it naming 1, the proxy's id of call -0", out)
+	}
+	if len(p.calls) != 0 {
+		t.Fatalf("call -0 is still timed after the client cancelled it as 0")
+	}
+}
+
 // FuzzMCPWalk: forMembers and forElements, which read the proxy's lines
 // without decoding them, find exactly the members and elements
 // encoding/json finds in every valid JSON value, with the same names and
