@@ -205,7 +205,8 @@
 //     initialize's clientInfo.name; no pause for any other client, as no
 //     other host pauses its own), while an elicitation/create request of
 //     the server (a strict one: jsonrpc "2.0", no member repeated,
-//     params an object, as Codex's serde reads one) is open (relayed to the client, not yet answered or
+//     params an object, an id Codex's rmcp reads, as Codex's serde reads
+//     one) is open (relayed to the client, not yet answered or
 //     cancelled by the server) every timed call of the server is paused
 //     and resumes with the time it had left, so time spent running adds
 //     up across elicitations and a call never runs longer than the

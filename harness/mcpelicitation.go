@@ -3,6 +3,8 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -154,8 +156,10 @@ func cancelledIDs(ms []jsonobj.Member) (ids []json.RawMessage) {
 // read and Codex would not: a pause only the proxy takes, which leaves
 // the call with no timer. (Tried by hand, Codex 0.171 neither declines
 // nor answers one repeating "method", where it declines a well-formed
-// one at once, and the call hung past a 5-minute guard.) Pausing for
-// less is the side that fails closed.
+// one at once, and the call hung past a 5-minute guard.) The id must be
+// one Codex's rmcp reads (codexReadsID), under the name "id" exactly, or
+// Codex reads no request at all. Pausing for less is the side that fails
+// closed.
 func strictRequest(ms []jsonobj.Member) bool {
 	seen := map[string]bool{}
 	for _, m := range ms {
@@ -170,7 +174,24 @@ func strictRequest(ms []jsonobj.Member) bool {
 	if v, ok := jsonString(lastMember(ms, "jsonrpc")); !ok || v != "2.0" {
 		return false
 	}
-	return firstByte(lastMember(ms, "params")) == '{'
+	return codexReadsID(lastMember(ms, "id")) && firstByte(lastMember(ms, "params")) == '{'
+}
+
+// codexReadsID reports whether Codex 0.171's rmcp reads id as a request
+// id (NumberOrString): a string, or a number serde_json reads as an
+// integer within i64 — not -0, a fraction or an exponent, which it reads
+// as floats, nor one past i64, which rmcp refuses.
+func codexReadsID(id json.RawMessage) bool {
+	switch c := firstByte(id); {
+	case c == '"':
+		_, ok := jsonString(id)
+		return ok
+	case c == '-' || c >= '0' && c <= '9':
+		t := strings.TrimSpace(string(id))
+		_, err := strconv.ParseInt(t, 10, 64)
+		return err == nil && t != "-0"
+	}
+	return false
 }
 
 // mayName reports whether a JSON line could hold a string whose value

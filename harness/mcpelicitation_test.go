@@ -446,11 +446,20 @@ func TestProxyOverlongNullIDReplyEndsPause(t *testing.T) {
 // TestProxyLooseElicitationPausesNothing: an elicitation/create that a
 // strict reader (Codex's serde) would not take for one — a repeated
 // method, id, jsonrpc or params, no "jsonrpc": "2.0", params that are not
-// an object — pauses no call: Codex would not pause its own timer for it,
-// and a pause only the proxy takes leaves the call with none.
+// an object, an id Codex's rmcp cannot read (none spelled "id" exactly;
+// -0, 1.0 or 1e2, which serde_json reads as floats; an integer past
+// i64) — pauses no call: Codex would not pause its own timer for it, and
+// a pause only the proxy takes leaves the call with none. Ids it reads
+// (strings, integers within i64) pause.
 func TestProxyLooseElicitationPausesNothing(t *testing.T) {
 	p := codexProxyCalling(t, io.Discard, nil)
 	for _, line := range []string{
+		`{"jsonrpc":"2.0","ID":"e","method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":-0,"method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":1.0,"method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":1e2,"method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":9223372036854775808,"method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","id":"e","method":"x","method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","id":"e","id":"f","method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}`,
@@ -465,9 +474,15 @@ func TestProxyLooseElicitationPausesNothing(t *testing.T) {
 			t.Fatalf("%s paused call 1: %+v", line, c)
 		}
 	}
-	p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e","method":"elicitation/create","params":{}}`))
-	if c := p.calls["1"]; c == nil || !c.paused {
-		t.Fatal("a well-formed elicitation did not pause call 1")
+	for _, id := range []string{`"e"`, `9223372036854775807`, `-9223372036854775808`, `0`} {
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"elicitation/create","params":{}}`))
+		if c := p.calls["1"]; c == nil || !c.paused {
+			t.Fatalf("a well-formed elicitation under id %s did not pause call 1", id)
+		}
+		p.noteClientReplies([]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"action":"decline"}}`))
+		if c := p.calls["1"]; c == nil || c.paused {
+			t.Fatalf("the answer to elicitation %s did not resume call 1", id)
+		}
 	}
 }
 
