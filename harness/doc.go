@@ -205,15 +205,16 @@
 //     initialize's clientInfo.name; no pause for any other client, as no
 //     other host pauses its own), while an elicitation/create request of
 //     the server (a strict one: jsonrpc "2.0", no member repeated,
-//     params an object, an id Codex's rmcp reads, as Codex's serde reads
-//     one) is open (relayed to the client, not yet answered or
+//     params an object, an id Codex reads, as Codex's serde reads one)
+//     is open (relayed to the client, not yet answered or
 //     cancelled by the server) every timed call of the server is paused
 //     and resumes with the time it had left, so time spent running adds
 //     up across elicitations and a call never runs longer than the
 //     timeout; no pause outlives a client line the proxy does not forward
 //     (a reply in it ends its elicitation, the server getting an error; an
-//     unreadable line, or a reply under id null, ends every pause); other
-//     requests are not timed.
+//     unreadable line, or a reply under id null, ends every pause), nor
+//     a client error with no id (how Codex answers a message it cannot
+//     read), forwarded or not; other requests are not timed.
 //     Open elicitations held are bounded (maxOpenElicitations).
 //   - A proxy that times calls forwards every client request under an id
 //     of its own (1, 2, 3 …, never reused in a session; every member

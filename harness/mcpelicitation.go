@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -154,12 +155,14 @@ func cancelledIDs(ms []jsonobj.Member) (ids []json.RawMessage) {
 // derived structs refuse a repeated field, so a server that repeats one
 // (or leaves out the version) may send an elicitation the proxy would
 // read and Codex would not: a pause only the proxy takes, which leaves
-// the call with no timer. (Tried by hand, Codex 0.171 neither declines
-// nor answers one repeating "method", where it declines a well-formed
-// one at once, and the call hung past a 5-minute guard.) The id must be
-// one Codex's rmcp reads (codexReadsID), under the name "id" exactly, or
-// Codex reads no request at all. Pausing for less is the side that fails
-// closed.
+// the call with no timer. (Codex 0.171 answers an elicitation repeating
+// "method" with -32600 and no id at all, where it declines a well-formed
+// one: a pause waiting for an answer under the elicitation's id never
+// ended, and a hand run saw the call hang past a 5-minute guard;
+// agenttest TestCodexMCPProxyMalformedElicitation.) The id must be one
+// Codex reads (codexReadsID), under the name "id" exactly: under "ID"
+// Codex reads no request at all and answers nothing. Pausing for less is
+// the side that fails closed.
 func strictRequest(ms []jsonobj.Member) bool {
 	seen := map[string]bool{}
 	for _, m := range ms {
@@ -177,10 +180,12 @@ func strictRequest(ms []jsonobj.Member) bool {
 	return codexReadsID(lastMember(ms, "id")) && firstByte(lastMember(ms, "params")) == '{'
 }
 
-// codexReadsID reports whether Codex 0.171's rmcp reads id as a request
-// id (NumberOrString): a string, or a number serde_json reads as an
-// integer within i64 — not -0, a fraction or an exponent, which it reads
-// as floats, nor one past i64, which rmcp refuses.
+// codexReadsID reports whether Codex 0.171 reads id as a request id: a
+// string, or a number whose value is an integer within 64 bits, however
+// written (it declines an elicitation under -0, 1.0 or 1e2 under 0, 1 or
+// 100), and not a fraction, a number past 64 bits or null (it answers
+// those with an error that has no id). Found by trying
+// (agenttest TestCodexMCPProxyMalformedElicitation).
 func codexReadsID(id json.RawMessage) bool {
 	switch c := firstByte(id); {
 	case c == '"':
@@ -188,8 +193,12 @@ func codexReadsID(id json.RawMessage) bool {
 		return ok
 	case c == '-' || c >= '0' && c <= '9':
 		t := strings.TrimSpace(string(id))
-		_, err := strconv.ParseInt(t, 10, 64)
-		return err == nil && t != "-0"
+		if !strings.ContainsAny(t, ".eE") {
+			_, err := strconv.ParseInt(t, 10, 64)
+			return err == nil
+		}
+		f, err := strconv.ParseFloat(t, 64)
+		return err == nil && f == math.Trunc(f) && f > math.MinInt64 && f < math.MaxInt64
 	}
 	return false
 }
@@ -248,8 +257,9 @@ func (p *proxy) openElicitations() int {
 
 // noteClientReplies closes the elicitation every reply in a client line
 // about to be forwarded answers. A reply under no id the proxy can match
-// (null: the client's error for a message it could not read) may answer
-// any open elicitation, the server's included: it ends every pause.
+// (null, or an error with no id: the client's error for a message it
+// could not read, which is how Codex 0.171 answers an elicitation it
+// cannot read) may answer any open elicitation: it ends every pause.
 func (p *proxy) noteClientReplies(line []byte) {
 	if p.openElicitations() == 0 {
 		return
@@ -260,7 +270,11 @@ func (p *proxy) noteClientReplies(line []byte) {
 		}
 		id := messageID(ms)
 		if id == nil {
-			continue // no reply at all
+			if lastMember(ms, "error") != nil {
+				p.notice("the client answered an error with no id while an elicitation is open; calls are timed again")
+				p.endPauses()
+			}
+			continue // else no reply at all
 		}
 		if _, ok := idKey(id); !ok {
 			p.notice("the client answered under id %s while an elicitation is open; calls are timed again", bytes2str(id))
@@ -275,7 +289,8 @@ func (p *proxy) noteClientReplies(line []byte) {
 // might have ended (see the rule above): each reply in it under an open
 // elicitation's id closes that elicitation, and the server gets an error
 // for it in place of the answer it will never see; a line that holds no
-// message the proxy can read, or a reply under id null, ends every pause.
+// message the proxy can read, a reply under id null, or an error with no
+// id, ends every pause.
 func (p *proxy) noteClientDrop(line []byte) {
 	if p.openElicitations() == 0 || len(bytes.TrimSpace(line)) == 0 {
 		return
@@ -291,8 +306,12 @@ func (p *proxy) noteClientDrop(line []byte) {
 			continue
 		}
 		id := messageID(ms)
-		if _, ok := idKey(id); id != nil && !ok {
-			p.notice("dropped a client reply under id %s while an elicitation is open; calls are timed again", bytes2str(id))
+		if _, ok := idKey(id); id != nil && !ok || id == nil && lastMember(ms, "error") != nil {
+			under := "with no id"
+			if id != nil {
+				under = "under id " + bytes2str(id)
+			}
+			p.notice("dropped a client reply %s while an elicitation is open; calls are timed again", under)
 			p.endPauses()
 		} else if id != nil && p.elicitationClosed(id) {
 			p.notice("the client's answer to elicitation %s was not passed on; the server gets an error for it", bytes2str(id))

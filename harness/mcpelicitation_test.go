@@ -370,10 +370,11 @@ func TestNoteServerRequestsCommonPathCheap(t *testing.T) {
 	}
 }
 
-// TestProxyNullIDReplyEndsPause: a client reply under id null (its error
-// for a message it could not read: the elicitation, perhaps) may answer
-// any open elicitation, so it ends every pause, forwarded or dropped; the
-// call runs again with the time it had left.
+// TestProxyNullIDReplyEndsPause: a client reply under id null, or an
+// error with no id (its error for a message it could not read: the
+// elicitation, perhaps), may answer any open elicitation, so it ends
+// every pause, forwarded or dropped; the call runs again with the time
+// it had left.
 func TestProxyNullIDReplyEndsPause(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1e9, 0)}
 	p := codexProxyCalling(t, io.Discard, clk.now)
@@ -396,6 +397,19 @@ func TestProxyNullIDReplyEndsPause(t *testing.T) {
 	p.noteClientDrop([]byte(`[{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}},{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_all"}}]`))
 	if c.paused || c.timer == nil {
 		t.Fatalf("call 1 after a dropped null-id error: %+v; want running", c)
+	}
+	// An error with no id at all is what Codex 0.171 answers a message
+	// it cannot read (agenttest TestCodexMCPProxyMalformedElicitation):
+	// it too ends every pause, forwarded or dropped.
+	for _, note := range []func([]byte){p.noteClientReplies, p.noteClientDrop} {
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e3","method":"elicitation/create","params":{}}`))
+		if !c.paused {
+			t.Fatal("elicitation e3 did not pause call 1")
+		}
+		note([]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}`))
+		if c.paused || c.timer == nil {
+			t.Fatalf("call 1 after the client's error with no id: %+v; want running", c)
+		}
 	}
 }
 
@@ -446,18 +460,19 @@ func TestProxyOverlongNullIDReplyEndsPause(t *testing.T) {
 // TestProxyLooseElicitationPausesNothing: an elicitation/create that a
 // strict reader (Codex's serde) would not take for one — a repeated
 // method, id, jsonrpc or params, no "jsonrpc": "2.0", params that are not
-// an object, an id Codex's rmcp cannot read (none spelled "id" exactly;
-// -0, 1.0 or 1e2, which serde_json reads as floats; an integer past
-// i64) — pauses no call: Codex would not pause its own timer for it, and
-// a pause only the proxy takes leaves the call with none. Ids it reads
-// (strings, integers within i64) pause.
+// an object, an id Codex 0.171 does not read (none spelled "id"
+// exactly, a fraction, a number past 64 bits, null) — pauses no call:
+// Codex would not pause its own timer for it, and a pause only the proxy
+// takes leaves the call with none. Ids it reads pause, and its answer
+// under the id's value ends the pause: strings, and integers within 64
+// bits however written (-0, 1.0 and 1e2 it answers under 0, 1 and 100;
+// agenttest TestCodexMCPProxyMalformedElicitation).
 func TestProxyLooseElicitationPausesNothing(t *testing.T) {
 	p := codexProxyCalling(t, io.Discard, nil)
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","ID":"e","method":"elicitation/create","params":{}}`,
-		`{"jsonrpc":"2.0","id":-0,"method":"elicitation/create","params":{}}`,
-		`{"jsonrpc":"2.0","id":1.0,"method":"elicitation/create","params":{}}`,
-		`{"jsonrpc":"2.0","id":1e2,"method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"elicitation/create","params":{}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","id":9223372036854775808,"method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","id":-9223372036854775809,"method":"elicitation/create","params":{}}`,
 		`{"jsonrpc":"2.0","id":"e","method":"x","method":"elicitation/create","params":{}}`,
@@ -474,14 +489,17 @@ func TestProxyLooseElicitationPausesNothing(t *testing.T) {
 			t.Fatalf("%s paused call 1: %+v", line, c)
 		}
 	}
-	for _, id := range []string{`"e"`, `9223372036854775807`, `-9223372036854775808`, `0`} {
-		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"elicitation/create","params":{}}`))
-		if c := p.calls["1"]; c == nil || !c.paused {
-			t.Fatalf("a well-formed elicitation under id %s did not pause call 1", id)
+	for _, c := range []struct{ id, answeredAs string }{
+		{`"e"`, `"e"`}, {`9223372036854775807`, `9223372036854775807`}, {`-9223372036854775808`, `-9223372036854775808`},
+		{`-0`, `0`}, {`1.0`, `1`}, {`1e2`, `100`}, {`-5`, `-5`},
+	} {
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":` + c.id + `,"method":"elicitation/create","params":{}}`))
+		if call := p.calls["1"]; call == nil || !call.paused {
+			t.Fatalf("a well-formed elicitation under id %s did not pause call 1", c.id)
 		}
-		p.noteClientReplies([]byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"action":"decline"}}`))
-		if c := p.calls["1"]; c == nil || c.paused {
-			t.Fatalf("the answer to elicitation %s did not resume call 1", id)
+		p.noteClientReplies([]byte(`{"jsonrpc":"2.0","id":` + c.answeredAs + `,"result":{"action":"decline"}}`))
+		if call := p.calls["1"]; call == nil || call.paused {
+			t.Fatalf("Codex's answer under %s to elicitation %s did not resume call 1", c.answeredAs, c.id)
 		}
 	}
 }
