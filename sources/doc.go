@@ -107,7 +107,10 @@
 //     on a bare repository named relative to it, with PWD naming that
 //     descriptor, so the absolute paths git gives its lock files go
 //     through it too. ssh, which may outlive git (a ControlPersist
-//     master), starts in / without that descriptor. Where that cannot be done (macOS; Linux without
+//     master), starts in / without that descriptor. Every other program
+//     git starts keeps it; git waits for each, and on Linux, once git has
+//     exited (and before it is reaped), what is left of its process group
+//     — a helper that outlived a git killed from outside — is killed. Where that cannot be done (macOS; Linux without
 //     /proc) git is started there by its path only when no other user
 //     may write a directory on it (one that is sticky aside), and the
 //     fetch is refused (ErrRefused) otherwise.

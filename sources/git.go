@@ -194,6 +194,14 @@ func (g *gitRepo) command(ctx context.Context, gitDir string, args ...string) *e
 	return cmd
 }
 
+// runGit runs git as cmd.Run does, waiting for it with waitGit.
+func runGit(cmd *exec.Cmd) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return waitGit(cmd)
+}
+
 // run runs git in the repository and returns its standard output.
 func (g *gitRepo) run(stdin io.Reader, args ...string) ([]byte, error) {
 	return g.runCtx(g.f.ctx, g.dir, stdin, args...)
@@ -209,7 +217,7 @@ func (g *gitRepo) runCtx(ctx context.Context, gitDir string, stdin io.Reader, ar
 	out.max = maxGitOutput
 	var errb tailBuffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
-	err := cmd.Run()
+	err := runGit(cmd)
 	if err == nil && out.over {
 		err = errors.New("output too large")
 	}
@@ -601,10 +609,10 @@ func (g *gitRepo) listTree(oid string, max int, fn func(treeEntry) error) error 
 	}
 	if ferr != nil {
 		cancel()
-		cmd.Wait()
+		waitGit(cmd)
 		return ferr
 	}
-	if err := cmd.Wait(); err != nil {
+	if err := waitGit(cmd); err != nil {
 		return g.fail(ctx, "ls-tree", err, errb.String())
 	}
 	return nil
@@ -726,7 +734,7 @@ func (g *gitRepo) readBlobs(oids []string, fn func(i int, size int64, r io.Reade
 	}()
 	if ferr != nil {
 		cancel()
-		werr := cmd.Wait()
+		werr := waitGit(cmd)
 		var e *Error
 		if errors.As(ferr, &e) {
 			return ferr
@@ -736,7 +744,7 @@ func (g *gitRepo) readBlobs(oids []string, fn func(i int, size int64, r io.Reade
 		}
 		return ferr
 	}
-	if err := cmd.Wait(); err != nil {
+	if err := waitGit(cmd); err != nil {
 		return g.fail(ctx, "cat-file", err, errb.String())
 	}
 	return nil

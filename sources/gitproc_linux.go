@@ -1,10 +1,13 @@
 package sources
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // procAttr puts git in its own process group, so a cancelled fetch kills
@@ -52,4 +55,26 @@ func (f *fetcher) heldWorkDir() (string, bool) {
 func (f *fetcher) gitHeldDir(cmd *exec.Cmd) {
 	cmd.ExtraFiles = []*os.File{f.scratchF}
 	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "PWD=/proc/self/fd/3")
+}
+
+// waitGit waits for git, started by cmd, as cmd.Wait does, and first
+// kills what is left of its process group once git has exited: git waits
+// for every program it starts, so a process still in its group is one
+// that outlived it — git killed from outside or crashed while
+// git-remote-https waits on a silent server, say — and would keep the
+// scratch directory (its working directory and descriptor 3) and git's
+// standard error after the fetch is over. waitid(WNOWAIT) leaves git
+// unreaped until the kill is sent, so its group id cannot name another
+// group meanwhile. (An ssh ControlPersist master has left the group, and
+// holds nothing of the fetch: core.sshCommand.)
+func waitGit(cmd *exec.Cmd) error {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return cmd.Wait()
 }

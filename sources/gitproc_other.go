@@ -26,3 +26,9 @@ func (f *fetcher) heldWorkDir() (string, bool) { return "", false }
 // gitHeldDir does nothing here: git works in the scratch directory by
 // its path (privateWorkDir).
 func (f *fetcher) gitHeldDir(cmd *exec.Cmd) {}
+
+// waitGit is cmd.Wait: without waitid(WNOWAIT) here, git's process group
+// cannot be killed after git exits without the risk that its id names
+// another group by then; a program git started that outlives it (git
+// killed from outside) is not killed.
+func waitGit(cmd *exec.Cmd) error { return cmd.Wait() }
