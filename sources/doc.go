@@ -110,7 +110,11 @@
 //     master), starts in / without that descriptor. Every other program
 //     git starts keeps it; git waits for each, and on Linux, once git has
 //     exited (and before it is reaped), what is left of its process group
-//     — a helper that outlived a git killed from outside — is killed. Where that cannot be done (macOS; Linux without
+//     — a helper that outlived a git killed from outside — is killed.
+//     git gets every other descriptor of this process that is not
+//     close-on-exec, as any exec does: a caller must mark the ones it
+//     inherited (bundlectl's install, update and sync do), or an ssh
+//     master that outlives the fetch keeps them open. Where that cannot be done (macOS; Linux without
 //     /proc) git is started there by its path only when no other user
 //     may write a directory on it (one that is sticky aside), and the
 //     fetch is refused (ErrRefused) otherwise.

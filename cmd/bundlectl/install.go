@@ -106,6 +106,7 @@ func scopeFilter(s, command string) (bundle.Scope, error) {
 }
 
 func runInstall(ctx context.Context, g *globals, src string, o installOptions) error {
+	sealInheritedFiles() // git, and an ssh master that outlives us, get none of our caller's descriptors
 	scope, err := parseScope(o.scope, "install")
 	if err != nil {
 		return err

@@ -55,6 +55,7 @@ review: the lockfile names each token, and nothing else is trusted.` +
 }
 
 func runSync(ctx context.Context, g *globals, file string, timeout time.Duration) error {
+	sealInheritedFiles() // git, and an ssh master that outlives us, get none of our caller's descriptors
 	m, err := g.manager()
 	if err != nil {
 		return err

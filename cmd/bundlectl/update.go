@@ -72,6 +72,7 @@ put it there.` +
 }
 
 func runUpdate(ctx context.Context, g *globals, names []string, opts lifecycle.UpdateOptions) error {
+	sealInheritedFiles() // git, and an ssh master that outlives us, get none of our caller's descriptors
 	m, err := g.manager()
 	if err != nil {
 		return err
