@@ -147,7 +147,7 @@ func TestHostsMCPProxyOwnIDs(t *testing.T) {
 			res := a.Run(t, "look up owl")
 			lines := serverLines(t, rec)
 			callIDs := map[string]string{} // the id the server got each call under, by tool
-			var requestIDs, cancels []string
+			var requestIDs, cancels, metas []string
 			for _, m := range lines {
 				id, _ := json.Marshal(m["id"])
 				params, _ := m["params"].(map[string]any)
@@ -156,13 +156,15 @@ func TestHostsMCPProxyOwnIDs(t *testing.T) {
 					requestIDs = append(requestIDs, string(id))
 					if m["method"] == "tools/call" {
 						callIDs[fmt.Sprint(params["name"])] = string(id)
+						meta, _ := json.Marshal(params["_meta"])
+						metas = append(metas, string(meta))
 					}
 				case m["method"] == "notifications/cancelled":
 					rid, _ := json.Marshal(params["requestId"])
 					cancels = append(cancels, string(rid))
 				}
 			}
-			t.Logf("%s: the server got requests under %v, calls %v, cancellations of %v", h, requestIDs, callIDs, cancels)
+			t.Logf("%s: the server got requests under %v, calls %v (_meta %v), cancellations of %v", h, requestIDs, callIDs, metas, cancels)
 			for i, id := range requestIDs {
 				if want := fmt.Sprint(i + 1); id != want {
 					t.Errorf("request %d reached the server under id %s; want the proxy's %s\n%s", i+1, id, want, res)
