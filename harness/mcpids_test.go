@@ -241,9 +241,10 @@ func TestJudgeRefusesRequestsItCannotMap(t *testing.T) {
 // TestIDKeyNegativeZero: -0 is the id 0 to every reader that takes it:
 // JavaScript (Claude Code, Gemini CLI; MCP TypeScript SDK servers), whose
 // Map keys and Number() make -0 and 0 one and whose JSON.stringify
-// writes -0 as 0; Python's int; Go's int64. (Codex's serde_json reads
-// -0 as a float, which its rmcp ids refuse: no id at all.) So a client's
-// cancellation naming 0 cancels its request -0.
+// writes -0 as 0; Python's int; Go's int64; and Codex 0.171, which
+// answers an elicitation sent under -0 under 0
+// (TestCodexMCPProxyMalformedElicitation). So a client's cancellation
+// naming 0 cancels its request -0.
 func TestIDKeyNegativeZero(t *testing.T) {
 	zero, _ := idKey(json.RawMessage("0"))
 	for _, id := range []string{"-0", "-0.0", "0.0", "-0e3", "0E-2", " -0 "} {

@@ -243,6 +243,9 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 // 0.171's TOML parser skips it (a trusted project's features.hooks =
 // false behind one ran no hook: internal/agenttest
 // TestSetupCodexConfigSpellings), and go-toml refuses the file.
+// utf8BOM is the UTF-8 byte order mark Codex's TOML parser skips.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 func readTOML(file string) (map[string]any, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -251,7 +254,7 @@ func readTOML(file string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, utf8BOM)
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil, err

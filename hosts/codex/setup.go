@@ -75,7 +75,9 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 	apply := func(cur []byte) ([]byte, error) {
 		base := stripBlock(cur)
 		var doc map[string]any
-		if err := toml.Unmarshal(base, &doc); err != nil {
+		// A byte order mark, which Codex skips, is kept as the user wrote
+		// it and not parsed (go-toml refuses it).
+		if err := toml.Unmarshal(bytes.TrimPrefix(base, utf8BOM), &doc); err != nil {
 			var de *toml.DecodeError
 			if errors.As(err, &de) {
 				row, _ := de.Position()
@@ -97,7 +99,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		}
 		out.WriteString(block)
 		var check map[string]any
-		if err := toml.Unmarshal(out.Bytes(), &check); err != nil {
+		if err := toml.Unmarshal(bytes.TrimPrefix(out.Bytes(), utf8BOM), &check); err != nil {
 			return nil, fmt.Errorf("bundlectl's entries clash with what the file holds (%v); take the clashing tables out, or wire Codex by hand", err)
 		}
 		return out.Bytes(), nil
@@ -134,7 +136,7 @@ func shortTimeouts(cur []byte, names []string, servers map[string]any) []string 
 	var doc struct {
 		MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	}
-	if toml.Unmarshal(cur, &doc) != nil {
+	if toml.Unmarshal(bytes.TrimPrefix(cur, utf8BOM), &doc) != nil {
 		return nil
 	}
 	var short []string

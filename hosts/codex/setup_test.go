@@ -105,3 +105,33 @@ func TestSetupClampedEvents(t *testing.T) {
 		t.Errorf("WiredEvents of an older block = %v, want every event but SessionEnd and Interrupt", got)
 	}
 }
+
+// TestSetupKeepsByteOrderMark: Codex 0.171 reads a config.toml that
+// starts with a UTF-8 byte order mark (TestSetupCodexConfigSpellings), so
+// setup edits one too, keeping the mark as written, and reads back what
+// it wrote; go-toml alone refuses the file ("not valid TOML at line 1").
+func TestSetupKeepsByteOrderMark(t *testing.T) {
+	b := hosts.NewBundle(harness.ActiveBundle{Name: "p", Inventory: &inventory.Inventory{MCPServers: []inventory.MCPServer{{Name: "s", Command: "x"}}}}, "codex")
+	edits, err := Host{}.Setup(hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/usr/bin/bundlectl", Home: "/h", Workspace: "/w"}, Bundles: []*hosts.Bundle{b}, Environ: []string{"CODEX_HOME=/c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "\xef\xbb\xbfmodel = \"m\"\n"
+	out, err := edits[0].Apply([]byte(user))
+	if err != nil {
+		t.Fatalf("setup refused a config.toml behind a byte order mark: %v", err)
+	}
+	if !strings.HasPrefix(string(out), user) {
+		t.Errorf("setup did not keep the user's bytes, mark included:\n%q", out)
+	}
+	if got := (Host{}).WiredEvents(out); len(got) != len(Events) {
+		t.Errorf("WiredEvents = %v, want every event", got)
+	}
+	if short := edits[0].ShortTimeouts(out); len(short) != 0 {
+		t.Errorf("ShortTimeouts = %v, want none (setup just wrote them)", short)
+	}
+	back, err := edits[0].Strip(out)
+	if err != nil || string(back) != user {
+		t.Errorf("Strip = %q, %v; want the user's bytes back", back, err)
+	}
+}
