@@ -226,7 +226,10 @@
 //     to a request the proxy awaits, so the client never gets two
 //     answers under one id, nor a late answer (to a call the proxy
 //     answered, or one the client cancelled) for a later request under
-//     the same id; a reply under id null passes. The server's own
+//     the same id; a reply under id null passes (null in every id
+//     member). A reply settles a request only with exactly one member
+//     named exactly id (what JSON.parse and serde read); any other is
+//     dropped and its call stays timed. The server's own
 //     requests, the client's replies to them and notifications keep
 //     their ids and bytes. It refuses (-32600) a request whose id it
 //     could not put back: not a string or a number, longer than 4 KiB,

@@ -202,6 +202,7 @@ type msgRead struct {
 	id        span   // the one the peer reads (messageID): the last "id", else the last in another case
 	hasID     bool
 	exactID   bool
+	exactIDs  int    // how many members are named exactly "id" (escapes read)
 	isRequest bool   // it has a method (its sender's request or notification)
 	isReply   bool   // it has a result or an error
 	isCall    bool   // its method is tools/call
@@ -216,7 +217,11 @@ func (r *msgRead) read(obj []byte) {
 		switch {
 		case nameFolds(name, "id"):
 			r.ids = append(r.ids, v)
-			if exact := nameIs(name, "id"); exact || !r.exactID {
+			exact := nameIs(name, "id")
+			if exact {
+				r.exactIDs++
+			}
+			if exact || !r.exactID {
 				r.id, r.hasID, r.exactID = v, true, exact
 			}
 		case nameFolds(name, "method"):
@@ -466,13 +471,30 @@ func (p *proxy) settleReplies(line []byte) []byte {
 // id and a result or an error, or an id and no method (a message a
 // client may take for an answer). It returns the object to relay (nil:
 // dropped) and whether it changed. The server's requests and
-// notifications pass as they are, and so does a reply under id null.
+// notifications pass as they are, and so does a reply under id null,
+// with null in every id member.
+//
+// A reply settles a request only when it has exactly one member named
+// "id" as written: JSON.parse and serde (the hosts) read that name alone,
+// and serde refuses a message that repeats it. Any other reply is
+// dropped, the request it names still awaited: settled, it would stop a
+// call's timer while the host never sees an answer.
 func (p *proxy) settleMessage(obj []byte) (out []byte, changed bool) {
 	var idBuf [2]span
 	r := msgRead{ids: idBuf[:0]}
 	r.read(obj)
-	if !r.hasID || r.isRequest && !r.isReply || firstByte(obj[r.id.start:r.id.end]) == 'n' {
+	if !r.hasID || r.isRequest && !r.isReply {
 		return obj, false
+	}
+	if r.exactIDs != 1 {
+		p.notice("dropped the server's reply with no member named exactly id, or more than one: no host reads it as the answer to one request")
+		return nil, true
+	}
+	if firstByte(obj[r.id.start:r.id.end]) == 'n' {
+		if len(r.ids) == 1 {
+			return obj, false
+		}
+		return splice(obj, r.ids, []byte("null")), true // no lenient reader takes another id member for an answer's
 	}
 	a, why := p.settle(obj[r.id.start:r.id.end])
 	if why != "" {

@@ -306,3 +306,43 @@ func FuzzMCPWalk(f *testing.F) {
 		}
 	})
 }
+
+// TestProxyTimesACallItsAnswerHidesFrom: a server reply the hosts do not
+// read as the answer under one id — its only id member in another letter
+// case (JSON.parse and serde read "id" alone), or "id" written twice
+// (serde refuses the message) — does not end the call the proxy times:
+// it is dropped, and the call still ends at its timeout. Settled, it
+// stopped the call's timer while the host never saw an answer, so a
+// server could make a call outlive its reviewed timeout (Claude Code's
+// own wait is about 28 hours). A reply under id null whose other id
+// members name a proxy id gets null in all of them, so no lenient reader
+// takes the proxy's id for one of the client's.
+func TestProxyTimesACallItsAnswerHidesFrom(t *testing.T) {
+	var notices strings.Builder
+	p := timedProxy(t, io.Discard, io.Discard, &notices)
+	p.track([]byte(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"a"}}`))
+	p.track([]byte(`{"jsonrpc":"2.0","id":"c2","method":"tools/call","params":{"name":"a"}}`))
+	for _, reply := range []string{
+		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+		`{"jsonrpc":"2.0","Id":1,"error":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"\u0069d":2,"result":{}}`,
+		`[{"jsonrpc":"2.0","iD":2,"result":{}}]`,
+	} {
+		if out := p.settleReplies([]byte(reply)); out != nil {
+			t.Errorf("the server's %s was relayed as %s; want it dropped", reply, out)
+		}
+	}
+	if len(p.calls) != 2 || p.calls["1"] == nil || p.calls["2"] == nil || p.calls["1"].timer == nil {
+		t.Fatalf("calls timed after replies no host reads as their answers: %v; want both, timers running", p.calls)
+	}
+	if !strings.Contains(notices.String(), "dropped the server's reply with no member named exactly id, or more than one") {
+		t.Errorf("notices %q do not say why the replies were dropped", notices.String())
+	}
+	in := `{"jsonrpc":"2.0","id":null,"ID":1,"error":{"code":-32700,"message":"p"}}`
+	if out := string(p.settleReplies([]byte(in))); out != `{"jsonrpc":"2.0","id":null,"ID":null,"error":{"code":-32700,"message":"p"}}` {
+		t.Errorf("the server's %s was relayed as %s; want null in every id member", in, out)
+	}
+	if out := string(p.settleReplies([]byte(`{"jsonrpc":"2.0","id":1,"ID":2,"result":{}}`))); out != `{"jsonrpc":"2.0","id":"c1","ID":"c1","result":{}}` {
+		t.Errorf("call c1's answer was relayed as %s", out)
+	}
+}
