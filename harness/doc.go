@@ -233,7 +233,8 @@
 //     requests, the client's replies to them and notifications keep
 //     their ids and bytes. It refuses (-32600) a request whose id it
 //     could not put back: not a string or a number, longer than 4 KiB,
-//     or a message with both a method and a result or an error. The
+//     a message with both a method and a result or an error, or a
+//     notifications/cancelled with an id (its requestId unmapped). The
 //     client's other requests awaited at once are bounded
 //     (maxTrackedIDs): past it the oldest is answered with an error and
 //     cancelled at the server.

@@ -209,8 +209,11 @@ func TestProxyAwaitsBoundedRequests(t *testing.T) {
 // TestJudgeRefusesRequestsItCannotMap: with its own ids toward the
 // server, the proxy refuses a request whose id it could not put back
 // (not a string or a number, which MCP requires; over maxIDLen bytes),
-// and a message with a method and a result, which the server may read
-// as a reply to a request of its own under the proxy's id. Without a
+// a message with a method and a result, which the server may read as a
+// reply to a request of its own under the proxy's id, and a
+// notifications/cancelled with an id, whose requestId (the client's id,
+// not mapped) a server reading it as the notification would take for
+// another request's proxy id. Without a
 // call timeout it changes no id and refuses none of them.
 func TestJudgeRefusesRequestsItCannotMap(t *testing.T) {
 	long := `"` + strings.Repeat("x", maxIDLen) + `"`
@@ -224,6 +227,7 @@ func TestJudgeRefusesRequestsItCannotMap(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":` + long + `,"method":"ping"}`, strings.Trim(long, `"`)},
 		{`{"jsonrpc":"2.0","id":3,"method":"ping","result":{}}`, float64(3)},
 		{`{"jsonrpc":"2.0","id":3,"method":"ping","Error":{}}`, float64(3)},
+		{`{"jsonrpc":"2.0","id":3,"method":"notifications/cancelled","params":{"requestId":1}}`, float64(3)},
 	} {
 		p := timedProxy(t, io.Discard, io.Discard, io.Discard)
 		fwd, reply := p.fromClient([]byte(c.line))

@@ -599,7 +599,7 @@ func (p *proxy) judge(obj []byte) verdict {
 		return verdict{code: rpcInvalidRequest, msg: "invalid request"}
 	}
 	id := messageID(ms)
-	isCall, isRequest, isReply := false, false, false
+	isCall, isCancel, isRequest, isReply := false, false, false, false
 	for _, m := range ms {
 		isReply = isReply || strings.EqualFold(m.Key, "result") || strings.EqualFold(m.Key, "error")
 		if !strings.EqualFold(m.Key, "method") {
@@ -610,10 +610,18 @@ func (p *proxy) judge(obj []byte) verdict {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
 		isCall = isCall || strings.EqualFold(method, "tools/call")
+		isCancel = isCancel || strings.EqualFold(method, "notifications/cancelled")
 		isRequest = true
 	}
 	if v := p.judgeRequestID(id, isRequest, isReply); v.code != 0 {
 		return v
+	}
+	if isCancel && id != nil && p.callTimeout > 0 {
+		// Forwarded as a request under the proxy's id, its requestId
+		// would keep the client's id, which a server reading the
+		// notification (ignoring the id) takes for the proxy's id of
+		// another request.
+		return verdict{code: rpcInvalidRequest, msg: "invalid request: notifications/cancelled is a notification and has no id", id: id}
 	}
 	if !isCall {
 		return verdict{id: id}
