@@ -19,19 +19,22 @@ import (
 // (internal/agenttest TestSetupCodexHooksLayers).
 const profileSuffix = ".config.toml"
 
-// hookLayer is one configuration file a Codex session reads [features]
-// from.
-type hookLayer struct {
+// configLayer is one configuration file a Codex session reads, for its
+// [features] and [plugins] alike.
+type configLayer struct {
 	file string
 	// untrusted: a project's file, which Codex reads only once the
 	// project is trusted, and it is not now.
 	untrusted bool
+	// managed: /etc/codex/managed_config.toml, above the session's -c
+	// flags (FindOwnPlugins adds it; configLayers does not).
+	managed bool
 }
 
-// hookLayers are the files Codex 0.171 reads features.hooks from for a
-// session started in cwd, selecting profile ("" for none), each over the
+// configLayers are the files Codex 0.171 reads its configuration from for
+// a session started in cwd, selecting profile ("" for none), each over the
 // one before (found with the real CLI, internal/agenttest
-// TestSetupCodexHooksLayers):
+// TestSetupCodexHooksLayers, TestCodexOwnPluginLayers):
 //
 //   - /etc/codex/config.toml;
 //   - $CODEX_HOME/config.toml;
@@ -40,19 +43,18 @@ type hookLayer struct {
 //     top of the git work tree cwd is in, else cwd) down to cwd, each
 //     read only when the projects table of the files above trusts that
 //     directory or the project root (trust_level = "trusted"): a trust
-//     given to cwd alone does not cover the root's file, and one given
-//     to a directory above a project that is not a git work tree covers
-//     nothing in it. A table's key names a directory only as written,
-//     compared with the directory's real path: "/w/" or "/x/../w" is no
-//     trust of /w to Codex (TestSetupCodexConfigSpellings).
+//     given to cwd alone covers cwd's own file but not the root's, and
+//     one given to a directory above a project that is not a git work
+//     tree covers nothing in it. A table's key names a directory only as
+//     written, compared with the directory's real path: "/w/" or
+//     "/x/../w" is no trust of /w to Codex (TestSetupCodexConfigSpellings).
 //
 // (The session's -c flags, and managed_config.toml above them, come
-// next; SetupHooksOff reads the managed files on its own.) With cwd ""
-// there is no project file.
-func hookLayers(codexHome, profile, cwd string) []hookLayer {
-	layers := []hookLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
+// next.) With cwd "" there is no project file.
+func configLayers(codexHome, profile, cwd string) []configLayer {
+	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
 	if profile != "" {
-		layers = append(layers, hookLayer{file: filepath.Join(codexHome, profile+profileSuffix)})
+		layers = append(layers, configLayer{file: filepath.Join(codexHome, profile+profileSuffix)})
 	}
 	if cwd == "" {
 		return layers
@@ -81,7 +83,7 @@ func hookLayers(codexHome, profile, cwd string) []hookLayer {
 		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		layers = append(layers, hookLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), untrusted: !trusted[dirs[i]] && !trusted[root]})
+		layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), untrusted: !trusted[dirs[i]] && !trusted[root]})
 	}
 	return layers
 }
@@ -91,7 +93,7 @@ func hookLayers(codexHome, profile, cwd string) []hookLayer {
 // left out unless withUntrusted, and whether it sets it on; ok is false
 // when none sets it (it is on by default). A file that cannot be read
 // or parsed sets nothing: Codex does not start on it.
-func hooksFeature(layers []hookLayer, withUntrusted bool) (decides hookLayer, on, ok bool) {
+func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer, on, ok bool) {
 	for _, l := range layers {
 		if l.untrusted && !withUntrusted {
 			continue
@@ -113,7 +115,7 @@ func hooksFeature(layers []hookLayer, withUntrusted bool) (decides hookLayer, on
 // as a Gemini CLI workspace's settings count in a folder it may not
 // trust).
 func layersHooksOff(codexHome, cwd string) error {
-	layers := hookLayers(codexHome, "", cwd)
+	layers := configLayers(codexHome, "", cwd)
 	const setting = "features.hooks = false"
 	off := func(file, fix string) error {
 		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: fix, Pattern: hosts.SettingIn(file, tomlKey(setting))}

@@ -54,29 +54,20 @@ type OwnPlugins struct {
 	FeatureOn bool
 }
 
-// configLayer is one file Codex reads plugin entries from.
-type configLayer struct {
-	file    string
-	managed bool
-	// off: read by Codex only when its project is trusted, and it is not
-	off bool
-}
-
 // FindOwnPlugins reads, as Codex 0.171 does, which plugins of the user's
 // own a session started with args (the user's own arguments, after the
 // program name) in the working directory cwd would load. Codex merges
-// the [plugins."<id>"] tables of these files, each over the one before,
-// an entry without "enabled" counting as enabled:
-//
-//   - /etc/codex/config.toml;
-//   - $CODEX_HOME/config.toml;
-//   - $CODEX_HOME/<name>.config.toml, the profile --profile (-p) names;
-//   - .codex/config.toml of each directory from the project root (the
-//     git work tree's top, else the working directory, or the one -C
-//     names) down to the working directory, when the project root is
-//     trusted ([projects."<root>"] trust_level = "trusted");
-//   - the session's -c flags;
-//   - /etc/codex/managed_config.toml, which outranks the -c flags.
+// the [plugins."<id>"] tables of the files configLayers names for the
+// profile --profile (-p) selects and the working directory (the one -C
+// names, if any) — the system's, the user's, the profile's, and each
+// trusted project file from the project root down — each over the one
+// before, an entry without "enabled" counting as enabled; then the
+// session's -c flags; then /etc/codex/managed_config.toml, which
+// outranks them. A project file is read under the trust setup reads it
+// under too: its own directory's, or the project root's (Codex 0.171
+// read a trusted working directory's file in a git work tree whose top
+// was not trusted, which bundlectl once left out, so exec did not name
+// the plugin that file enabled).
 //
 // A plugin loads when the merge leaves it enabled and a version of it is
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
@@ -89,13 +80,6 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		} else {
 			cwd = filepath.Join(cwd, cd)
 		}
-	}
-	layers := []configLayer{
-		{file: filepath.Join(testOnlySystemDir, "config.toml")},
-		{file: filepath.Join(codexHome, "config.toml")},
-	}
-	if profile != "" {
-		layers = append(layers, configLayer{file: filepath.Join(codexHome, profile+".config.toml")})
 	}
 	managed := filepath.Join(testOnlySystemDir, "managed_config.toml")
 	docs := map[string]map[string]any{}
@@ -119,36 +103,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		docs[file] = d
 		return d
 	}
-	// Project trust is read from the layers below the projects'.
-	trusted := map[string]bool{}
-	for _, l := range layers {
-		projects, _ := read(l.file)["projects"].(map[string]any)
-		for dir, v := range projects {
-			if t, ok := v.(map[string]any); ok {
-				if level, ok := t["trust_level"].(string); ok {
-					trusted[filepath.Clean(dir)] = level == "trusted"
-				}
-			}
-		}
-	}
-	if cwd != "" {
-		if real, err := filepath.EvalSymlinks(cwd); err == nil {
-			cwd = real
-		}
-		root := projectRoot(cwd)
-		on := trusted[root]
-		var dirs []string
-		for d := cwd; ; d = filepath.Dir(d) {
-			dirs = append(dirs, d)
-			if d == root || d == filepath.Dir(d) {
-				break
-			}
-		}
-		for i := len(dirs) - 1; i >= 0; i-- {
-			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), off: !on})
-		}
-	}
-	layers = append(layers, configLayer{file: managed, managed: true})
+	layers := append(configLayers(codexHome, profile, cwd), configLayer{file: managed, managed: true})
 
 	type state struct {
 		enabled bool
@@ -177,7 +132,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 				s.enabled = a.enables(s.enabled)
 			}
 		}
-		if features, ok := read(l.file)["features"].(map[string]any); ok && !l.off {
+		if features, ok := read(l.file)["features"].(map[string]any); ok && !l.untrusted {
 			if on, ok := features["plugins"].(bool); ok {
 				out.FeatureOn = on
 			}
@@ -185,7 +140,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		plugins, _ := read(l.file)["plugins"].(map[string]any)
 		for id, v := range plugins {
 			known[id] = true
-			if l.off {
+			if l.untrusted {
 				continue
 			}
 			s := merged[id]

@@ -69,8 +69,8 @@ func ids(ps []OwnPlugin) []string {
 // TestFindOwnPlugins: the configuration layers merge as Codex 0.171 was
 // found to merge them (internal/agenttest TestCodexOwnPluginLayers): each
 // layer over the one before, an entry without "enabled" enabled, a
-// project's .codex/config.toml only when its project root is trusted, and
-// only an installed plugin loads.
+// project's .codex/config.toml only when its own directory or its
+// project root is trusted, and only an installed plugin loads.
 func TestFindOwnPlugins(t *testing.T) {
 	const on, off = "enabled = true\n", "enabled = false\n"
 	for _, c := range []struct {
@@ -98,6 +98,9 @@ func TestFindOwnPlugins(t *testing.T) {
 		// a git work tree: each directory from its top, trusted by its top
 		{"git root trusted", map[string]string{"home/config.toml": `[projects."ROOT/ws"]` + "\ntrust_level = \"trusted\"\n", "ws/.git/": "", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on, "ws/sub/.codex/config.toml": `[plugins."b@m"]` + "\n" + on}, "sub", nil, []string{"a@m", "b@m"}, nil},
 		{"git subdir trusted", map[string]string{"home/config.toml": `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/.git/": "", "ws/.codex/config.toml": `[plugins."a@m"]` + "\n" + on, "ws/sub/": ""}, "sub", nil, nil, nil},
+		// ...whose own file it trusts
+		{"git subdir trusted, its own file", map[string]string{"home/config.toml": `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/.git/": "", "ws/sub/.codex/config.toml": `[plugins."a@m"]` + "\n" + on}, "sub", nil, []string{"a@m"}, nil},
+		{"git subdir trusted, its own file turns plugins off", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n" + on + `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/.git/": "", "ws/sub/.codex/config.toml": `[plugins."a@m"]` + "\n" + off}, "sub", nil, nil, nil},
 		{"cd", map[string]string{"home/config.toml": `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"trusted\"\n", "ws/sub/.codex/config.toml": `[plugins."a@m"]` + "\n" + on}, "", []string{"-C", "sub", "exec"}, []string{"a@m"}, nil},
 		{"managed over all", map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n" + off, "etc/managed_config.toml": `[plugins."a@m"]` + "\n" + on}, "", nil, []string{"a@m"}, nil},
 		{"prompt after --", map[string]string{"home/work.config.toml": `[plugins."a@m"]` + "\n" + on}, "", []string{"exec", "--", "-p", "work"}, nil, nil},
