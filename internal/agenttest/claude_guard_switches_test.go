@@ -85,7 +85,17 @@ func runGuardCase(t *testing.T, c guardCase) (ran, blocked bool, res *Result) {
 // where that cannot be done (not root, no overlayfs).
 func overlayEtcAt(t *testing.T, dir string, files map[string]string) []string {
 	t.Helper()
-	up := t.TempDir()
+	// Not t.TempDir(): a subtest's name with a comma ("managed true, a
+	// drop-in false") would end the overlay's upperdir= option early, and
+	// the mount fail, skipping the test (as overlayEtc does not either).
+	up, err := os.MkdirTemp("", "agenttest-etc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(up) })
+	if strings.ContainsAny(up, ",:") {
+		t.Fatalf("%s cannot be an overlay option", up)
+	}
 	for name, content := range files {
 		writeFile(t, up, "upper/"+dir+"/"+name, content, 0o644)
 	}
