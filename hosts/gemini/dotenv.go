@@ -3,7 +3,6 @@ package gemini
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -182,7 +181,7 @@ func findEnvFile(dir, user string, ignoreLocal bool) string {
 // parses: an optional export, a name, = or ":", and a value, quoted or to
 // a comment. Its \s is JavaScript's, which takes a byte order mark and
 // Unicode spaces as well: a name after a BOM counts.
-var dotEnvLine = regexp.MustCompile(strings.ReplaceAll("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$", `\s`, jsSpace))
+var dotEnvLine = lazyRegexp(strings.ReplaceAll("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$", `\s`, jsSpace))
 
 // jsTrim is JavaScript's String.prototype.trim: Go's TrimSpace leaves a
 // byte order mark, which JavaScript takes for white space.
@@ -204,7 +203,7 @@ func dotEnvParse(f string) map[string]string {
 	}
 	// As dotenv does, a CRLF or a lone CR ends a line as LF does.
 	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
-	for _, m := range dotEnvLine.FindAllStringSubmatch(text, -1) {
+	for _, m := range dotEnvLine().FindAllStringSubmatch(text, -1) {
 		s := jsTrim(m[2])
 		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
 			s = s[1 : len(s)-1]

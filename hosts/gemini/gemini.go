@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -32,7 +31,7 @@ var Events = []string{
 	"BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification",
 }
 
-var nameList = regexp.MustCompile(`^[A-Za-z_]+(\|[A-Za-z_]+)*$`)
+var nameList = lazyRegexp(`^[A-Za-z_]+(\|[A-Za-z_]+)*$`)
 
 // matcherFor translates a bundlectl hook's matcher (Claude Code's tool
 // names) to Gemini CLI's; ok is false when it cannot.
@@ -40,7 +39,7 @@ func matcherFor(m string) (string, bool) {
 	if m == "" || m == "*" || m == ".*" {
 		return m, true
 	}
-	if !nameList.MatchString(m) {
+	if !nameList().MatchString(m) {
 		return "", false
 	}
 	parts := strings.Split(m, "|")
@@ -57,7 +56,7 @@ func matcherFor(m string) (string, bool) {
 // View builds the extension directory of b.
 func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	v := hosts.NewView()
-	if !hosts.SafeName(b.Name) || !extensionNameRe.MatchString(b.Name) {
+	if !hosts.SafeName(b.Name) || !extensionNameRe().MatchString(b.Name) {
 		// Gemini CLI skips an extension by any other name, and its hooks
 		// with it: said here, rather than by a view it never loads.
 		b.Note("not loaded into gemini: Gemini CLI loads an extension only when its name is ASCII letters, digits and '-'")
@@ -653,7 +652,7 @@ func allowedServersArg(args []string) (list []string, given bool) {
 		switch {
 		case eq:
 			vals = append(vals, extArg{Value: v, HasValue: true})
-		case i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || negativeRe.MatchString(args[i+1])):
+		case i+1 < len(args) && (!strings.HasPrefix(args[i+1], "-") || negativeRe().MatchString(args[i+1])):
 			i++
 			vals = append(vals, extArg{Value: args[i], HasValue: true})
 		}
@@ -1015,7 +1014,7 @@ func jsonText(v any) string {
 
 // envRef is how Gemini CLI finds the environment variables in a settings
 // string: $NAME, ${NAME} and ${NAME:-default}.
-var envRef = regexp.MustCompile(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`)
+var envRef = lazyRegexp(`\$(?:(\w+)|\{([^}]+?)(?::-([^}]*))?\})`)
 
 // expandEnv fills in s's environment variables from env as Gemini CLI
 // does when it reads a settings file: a variable that is not set keeps
@@ -1030,8 +1029,8 @@ func expandEnv(s string, env []string) string {
 			vars[k] = v
 		}
 	}
-	return envRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := envRef.FindStringSubmatch(m)
+	return envRef().ReplaceAllStringFunc(s, func(m string) string {
+		sub := envRef().FindStringSubmatch(m)
 		name := sub[1] + sub[2]
 		if v, ok := vars[name]; ok {
 			return v

@@ -32,7 +32,7 @@ type ownExtension struct {
 
 // extensionNameRe is Gemini CLI's validateName: an extension whose name
 // fails it is skipped.
-var extensionNameRe = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
+var extensionNameRe = lazyRegexp(`^[a-zA-Z0-9-]+$`)
 
 // ownExtensions lists the extensions in dir (the user's
 // <home>/.gemini/extensions) that Gemini CLI would load: every entry that
@@ -76,7 +76,7 @@ func loadableName(dir string) (string, bool) {
 		return "", false
 	}
 	name, ok := m["name"].(string)
-	if !ok || !extensionNameRe.MatchString(name) {
+	if !ok || !extensionNameRe().MatchString(name) {
 		return "", false
 	}
 	return name, true
@@ -160,7 +160,7 @@ func extensionsArgs(args []string) []extArg {
 	next := func(i int, arg string) (extArg, int) {
 		if i+1 < len(args) {
 			n := args[i+1]
-			if !strings.HasPrefix(n, "-") || negativeRe.MatchString(n) {
+			if !strings.HasPrefix(n, "-") || negativeRe().MatchString(n) {
 				return extArg{Arg: arg + " " + n, Value: n, HasValue: true, At: []int{i, i + 1}}, i + 1
 			}
 		}
@@ -171,7 +171,7 @@ func extensionsArgs(args []string) []extArg {
 		if a == "--" {
 			break
 		}
-		if len(a) < 2 || a[0] != '-' || negativeRe.MatchString(a) || strings.HasPrefix(a, "---") {
+		if len(a) < 2 || a[0] != '-' || negativeRe().MatchString(a) || strings.HasPrefix(a, "---") {
 			continue // "-" alone is a positional argument to yargs too
 		}
 		if strings.HasPrefix(a, "--") {
@@ -243,7 +243,7 @@ func shortGroup(a string, set func(letter rune, value string, hasValue bool)) (l
 			return 0, false
 		case rest == "-":
 			set(letters[j], rest, true)
-		case isLetter(letters[j]) && numberRe.MatchString(rest) || j+1 < len(letters) && !isWord(letters[j+1]):
+		case isLetter(letters[j]) && numberRe().MatchString(rest) || j+1 < len(letters) && !isWord(letters[j+1]):
 			set(letters[j], rest, true)
 			return 0, false
 		default:
@@ -254,8 +254,8 @@ func shortGroup(a string, set func(letter rune, value string, hasValue bool)) (l
 }
 
 var (
-	negativeRe = regexp.MustCompile(`^-+([0-9]+(\.[0-9]+)?|\.[0-9]+)$`)
-	numberRe   = regexp.MustCompile(`^-?\d+(\.\d*)?(e-?\d+)?$`)
+	negativeRe = lazyRegexp(`^-+([0-9]+(\.[0-9]+)?|\.[0-9]+)$`)
+	numberRe   = lazyRegexp(`^-?\d+(\.\d*)?(e-?\d+)?$`)
 )
 
 func isLetter(c rune) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

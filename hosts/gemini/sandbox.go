@@ -217,7 +217,7 @@ func sandboxArg(args []string) (sandboxFlag, bool) {
 		if a == "--" {
 			break
 		}
-		if len(a) < 2 || a[0] != '-' || negativeRe.MatchString(a) || strings.HasPrefix(a, "---") {
+		if len(a) < 2 || a[0] != '-' || negativeRe().MatchString(a) || strings.HasPrefix(a, "---") {
 			continue
 		}
 		if strings.HasPrefix(a, "--") {
