@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // ClaudeHTTPRefusedAddr says why Claude Code (2.1.332) refuses to post an
@@ -44,16 +45,18 @@ func ClaudeHTTPRefusedAddr(a netip.Addr, literal bool) string {
 
 // claudeMetadataAddrs are the cloud metadata addresses Claude Code names
 // besides 169.254.0.0/16 and fe80::/10.
-var claudeMetadataAddrs = map[netip.Addr]bool{
-	netip.MustParseAddr("100.100.100.200"):    true,
-	netip.MustParseAddr("168.63.129.16"):      true,
-	netip.MustParseAddr("192.0.0.192"):        true,
-	netip.MustParseAddr("fd00:ec2::254"):      true,
-	netip.MustParseAddr("fd00:ec2::23"):       true,
-	netip.MustParseAddr("fd20:ce::254"):       true,
-	netip.MustParseAddr("fd00:c1::a9fe:a9fe"): true,
-	netip.MustParseAddr("fd00:a9fe:a9fe::1"):  true,
-}
+var claudeMetadataAddrs = sync.OnceValue(func() map[netip.Addr]bool {
+	return map[netip.Addr]bool{
+		netip.MustParseAddr("100.100.100.200"):    true,
+		netip.MustParseAddr("168.63.129.16"):      true,
+		netip.MustParseAddr("192.0.0.192"):        true,
+		netip.MustParseAddr("fd00:ec2::254"):      true,
+		netip.MustParseAddr("fd00:ec2::23"):       true,
+		netip.MustParseAddr("fd20:ce::254"):       true,
+		netip.MustParseAddr("fd00:c1::a9fe:a9fe"): true,
+		netip.MustParseAddr("fd00:a9fe:a9fe::1"):  true,
+	}
+})
 
 // claudeAddrClass is Claude Code's class of a (an IPv4-mapped address as
 // its IPv4 address): "loopback", a private class, or "" for the rest.
@@ -165,7 +168,7 @@ func claudeMetadataClass(a netip.Addr) string {
 		if k := claudeAddrClass(w); k != "" && k != "loopback" {
 			return k
 		}
-		if claudeMetadataAddrs[w] {
+		if claudeMetadataAddrs()[w] {
 			return "metadata"
 		}
 	}
@@ -182,20 +185,20 @@ func claudeMetadataClass(a netip.Addr) string {
 // claudeReservedHost is Claude Code's "gU" for an IP literal.
 func claudeReservedHost(a netip.Addr) bool {
 	if a.Is4() {
-		return claudeMetadataAddrs[a] || claudeV4Special(a.As4())
+		return claudeMetadataAddrs()[a] || claudeV4Special(a.As4())
 	}
 	b := a.As16()
 	if b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4] == 0 && b[5] == 1 {
 		return true
 	}
-	if a.IsUnspecified() || a == netip.IPv6Loopback() || claudeMetadataAddrs[a] {
+	if a.IsUnspecified() || a == netip.IPv6Loopback() || claudeMetadataAddrs()[a] {
 		return true
 	}
 	if b[0] == 0xfe && b[1] >= 0x80 && b[1] <= 0xbf {
 		return true
 	}
 	for _, v := range claudeEmbedded(b) {
-		if claudeV4Special(v) || claudeMetadataAddrs[netip.AddrFrom4(v)] {
+		if claudeV4Special(v) || claudeMetadataAddrs()[netip.AddrFrom4(v)] {
 			return true
 		}
 	}

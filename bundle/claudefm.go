@@ -3,7 +3,6 @@ package bundle
 import (
 	"bytes"
 	"io"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -30,7 +29,7 @@ import (
 // flow list (Claude Code keeps it if its own YAML parser reads a list).
 
 // claudeQuoteSpecial is Claude Code's test for a value to quote.
-var claudeQuoteSpecial = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
+var claudeQuoteSpecial = lazyRegexp("[{}\\[\\]*&#!|>%@`]|: ")
 
 // ClaudeLenientFrontMatter returns fm (the text between the "---" lines)
 // as Claude Code rewrites it for its second reading, and false where
@@ -60,7 +59,7 @@ func ClaudeLenientFrontMatter(fm []byte) ([]byte, bool) {
 		if strings.HasPrefix(value, "[") && strings.HasSuffix(value, "]") {
 			return nil, false // kept or quoted by what Bun's YAML parser makes of it
 		}
-		if claudeQuoteSpecial.MatchString(value) {
+		if claudeQuoteSpecial().MatchString(value) {
 			value = strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), `"`, `\"`)
 			lines[i] = key + `: "` + value + `"`
 		}

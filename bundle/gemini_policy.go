@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 )
@@ -63,24 +63,28 @@ type policyFault struct {
 // as Gemini CLI's schema types them (PolicyRuleSchema,
 // SafetyCheckerRuleSchema in Gemini CLI 0.61). A field it does not
 // know is dropped, not an error.
-var geminiPolicyKinds = map[string]map[string]string{
-	"rule": {
-		"toolName": "names", "subagent": "string", "mcpName": "string", "argsPattern": "string",
-		"commandPrefix": "names", "commandRegex": "string", "decision": "decision", "priority": "priority",
-		"modes": "modes", "interactive": "boolean", "toolAnnotations": "table",
-		"allowRedirection": "boolean", "allow_redirection": "boolean", "denyMessage": "string", "deny_message": "string",
-	},
-	"safety_checker": {
-		"toolName": "names", "mcpName": "string", "argsPattern": "string", "commandPrefix": "names",
-		"commandRegex": "string", "priority": "integer", "modes": "modes", "toolAnnotations": "table", "checker": "checker",
-	},
-}
+var geminiPolicyKinds = sync.OnceValue(func() map[string]map[string]string {
+	return map[string]map[string]string{
+		"rule": {
+			"toolName": "names", "subagent": "string", "mcpName": "string", "argsPattern": "string",
+			"commandPrefix": "names", "commandRegex": "string", "decision": "decision", "priority": "priority",
+			"modes": "modes", "interactive": "boolean", "toolAnnotations": "table",
+			"allowRedirection": "boolean", "allow_redirection": "boolean", "denyMessage": "string", "deny_message": "string",
+		},
+		"safety_checker": {
+			"toolName": "names", "mcpName": "string", "argsPattern": "string", "commandPrefix": "names",
+			"commandRegex": "string", "priority": "integer", "modes": "modes", "toolAnnotations": "table", "checker": "checker",
+		},
+	}
+})
 
 // geminiPolicyRequired are the fields Gemini CLI's schema requires.
-var geminiPolicyRequired = map[string][]string{
-	"rule":           {"toolName", "decision", "priority"},
-	"safety_checker": {"toolName", "checker"},
-}
+var geminiPolicyRequired = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"rule":           {"toolName", "decision", "priority"},
+		"safety_checker": {"toolName", "checker"},
+	}
+})
 
 // geminiPolicyFaults returns where doc, the file whose finding paths
 // start with base, breaks Gemini CLI's policy file
@@ -107,7 +111,7 @@ func geminiPolicyFaults(base string, doc map[string]any) []policyFault {
 				out = append(out, policyFault{fp, fmt.Sprintf("each %s must be a table; write it as [[%s]]", table, table)})
 				continue
 			}
-			for _, k := range geminiPolicyRequired[table] {
+			for _, k := range geminiPolicyRequired()[table] {
 				if _, ok := m[k]; !ok {
 					want, example := geminiPolicyWant(k)
 					out = append(out, policyFault{FieldPath(fp, k), fmt.Sprintf("%s is required (%s); write %s", k, want, example)})
@@ -119,7 +123,7 @@ func geminiPolicyFaults(base string, doc map[string]any) []policyFault {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				kind, known := geminiPolicyKinds[table][k]
+				kind, known := geminiPolicyKinds()[table][k]
 				if known && !geminiPolicyKindHolds(kind, m[k]) {
 					want, example := geminiPolicyWant(k)
 					out = append(out, policyFault{FieldPath(fp, k), fmt.Sprintf("%s must be %s; write %s", k, want, example)})
@@ -221,7 +225,7 @@ func wholeNumber(v any) (float64, bool) {
 // geminiNestedQuantifier is Gemini CLI's test for a pattern it refuses as
 // a risk of catastrophic backtracking (isSafeRegExp): a group holding a
 // repetition, itself repeated.
-var geminiNestedQuantifier = regexp.MustCompile(`\([^)]*[*+?{].*\)[*+?{]`)
+var geminiNestedQuantifier = lazyRegexp(`\([^)]*[*+?{].*\)[*+?{]`)
 
 // geminiDroppedPattern returns the field of a rule or safety checker m
 // whose pattern, built as Gemini CLI builds it (buildArgsPatterns: from
@@ -237,7 +241,7 @@ func geminiDroppedPattern(m map[string]any) (field, why string) {
 		switch {
 		case jsRejects(p):
 			return "JavaScript cannot compile (an inline flag group such as (?i), or a (?P<name>…) group)"
-		case extra+utf16Len(p) > 2048 || geminiNestedQuantifier.MatchString(p):
+		case extra+utf16Len(p) > 2048 || geminiNestedQuantifier().MatchString(p):
 			return unsafe
 		}
 		return ""

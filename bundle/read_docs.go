@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -59,24 +60,28 @@ func (b *Bundle) addLocation(l docLocation) { b.locs = append(b.locs, l) }
 
 // hostDocFields are the front-matter keys hosts document for skills,
 // commands and agents (Claude Code, Codex, Gemini CLI).
-var hostDocFields = map[string]bool{
-	"name": true, "description": true, "argument-hint": true, "allowed-tools": true,
-	"model": true, "disable-model-invocation": true, "user-invocable": true, "context": true,
-	"agent": true, "hooks": true, "when_to_use": true, "version": true, "license": true,
-	"compatibility": true, "metadata": true, "effort": true, "shell": true, "paths": true,
-	"tools": true, "disallowedTools": true, "disallowed-tools": true, "permissionMode": true,
-	"skills": true, "mcpServers": true, "maxTurns": true, "color": true, "isolation": true,
-	"memory": true, "background": true, "initialPrompt": true, "keep-coding-instructions": true,
-	"temperature": true, "max_turns": true, "timeout_mins": true, "kind": true, "title": true,
-	"display_name": true, "mcp_servers": true, "arguments": true, "if": true,
-}
+var hostDocFields = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"name": true, "description": true, "argument-hint": true, "allowed-tools": true,
+		"model": true, "disable-model-invocation": true, "user-invocable": true, "context": true,
+		"agent": true, "hooks": true, "when_to_use": true, "version": true, "license": true,
+		"compatibility": true, "metadata": true, "effort": true, "shell": true, "paths": true,
+		"tools": true, "disallowedTools": true, "disallowed-tools": true, "permissionMode": true,
+		"skills": true, "mcpServers": true, "maxTurns": true, "color": true, "isolation": true,
+		"memory": true, "background": true, "initialPrompt": true, "keep-coding-instructions": true,
+		"temperature": true, "max_turns": true, "timeout_mins": true, "kind": true, "title": true,
+		"display_name": true, "mcp_servers": true, "arguments": true, "if": true,
+	}
+})
 
 // descriptiveFields carry no authority: they are shown, not hashed.
-var descriptiveFields = map[string]bool{
-	"name": true, "description": true, "argument-hint": true, "when_to_use": true,
-	"version": true, "license": true, "compatibility": true, "metadata": true, "color": true,
-	"title": true, "author": true, "tags": true,
-}
+var descriptiveFields = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"name": true, "description": true, "argument-hint": true, "when_to_use": true,
+		"version": true, "license": true, "compatibility": true, "metadata": true, "color": true,
+		"title": true, "author": true, "tags": true,
+	}
+})
 
 // loadDocuments reads every registered location once.
 func loadDocuments(b *Bundle) {
@@ -372,7 +377,7 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 	}
 	if !strict {
 		for _, k := range m.keys {
-			if _, restriction := restrictionKeys(normalizeKey(k), kind == kindAgent); !hostDocFields[k] && !restriction {
+			if _, restriction := restrictionKeys(normalizeKey(k), kind == kindAgent); !hostDocFields()[k] && !restriction {
 				b.Report.Warnf(d.Path+": "+EscapePath(k), "document.unknown-field", "front matter key %s is not one bundlectl knows; it is reviewed as written", Quote(k))
 			}
 		}
@@ -412,15 +417,17 @@ func parseDocument(b *Bundle, d *Document, data []byte, kind docKind, strict boo
 // plugin agents" (internal/agenttest TestClaudePluginAgentIgnoredFields):
 // the agent runs in the session's permission mode, without these hooks or
 // servers, with no initial prompt and observing nothing.
-var claudePluginAgentIgnored = map[string]bool{
-	"permissionmode": true, "permission-mode": true,
-	"hooks":      true,
-	"mcpservers": true, "mcp-servers": true,
-	"initialprompt": true, "initial-prompt": true,
-	"observer":        true,
-	"observermessage": true, "observer-message": true,
-	"observesubagents": true, "observe-subagents": true,
-}
+var claudePluginAgentIgnored = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"permissionmode": true, "permission-mode": true,
+		"hooks":      true,
+		"mcpservers": true, "mcp-servers": true,
+		"initialprompt": true, "initial-prompt": true,
+		"observer":        true,
+		"observermessage": true, "observer-message": true,
+		"observesubagents": true, "observe-subagents": true,
+	}
+})
 
 // splitClaudeAgentIgnored takes out of a Claude Code plugin agent's front
 // matter the keys Claude Code ignores for plugin agents, each with a
@@ -429,7 +436,7 @@ func splitClaudeAgentIgnored(b *Bundle, rel string, m frontMatter) (kept, ignore
 	kept.vals, ignored.vals = map[string]*yaml.Node{}, map[string]*yaml.Node{}
 	for _, k := range m.keys {
 		to := &kept
-		if claudePluginAgentIgnored[normalizeKey(k)] {
+		if claudePluginAgentIgnored()[normalizeKey(k)] {
 			to = &ignored
 			b.Report.Warnf(rel+": "+EscapePath(k), "document.ignored-field", "Claude Code ignores %s in a plugin agent's front matter (it would take effect only in .claude/agents/): not a grant, reviewed as written", Quote(k))
 		}
@@ -528,7 +535,7 @@ func readGrantsAs(b *Bundle, rel string, m frontMatter, scope string, claudeAgen
 	// skip the document.
 	seen := map[string]string{}
 	for _, k := range m.keys {
-		nk, grant := grantKeys[normalizeKey(k)]
+		nk, grant := grantKeys()[normalizeKey(k)]
 		if !grant {
 			continue
 		}
@@ -630,7 +637,7 @@ func readGrantsAs(b *Bundle, rel string, m frontMatter, scope string, claudeAgen
 				}
 			}
 		default:
-			if descriptiveFields[k] {
+			if descriptiveFields()[k] {
 				continue
 			}
 			if v, err := yamlToJSON(n); err == nil {
@@ -676,12 +683,14 @@ func quoteKeys(ks []string) string {
 
 // grantKeys maps each folded front-matter key readGrants reads as a
 // grant to the setting it names.
-var grantKeys = map[string]string{
-	"allowed-tools": "allowed-tools", "disallowed-tools": "disallowed-tools", "disallowedtools": "disallowed-tools",
-	"tools": "tools", "skills": "skills", "model": "model",
-	"permissionmode": "permission-mode", "permission-mode": "permission-mode",
-	"mcpservers": "mcp-servers", "mcp-servers": "mcp-servers", "hooks": "hooks",
-}
+var grantKeys = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"allowed-tools": "allowed-tools", "disallowed-tools": "disallowed-tools", "disallowedtools": "disallowed-tools",
+		"tools": "tools", "skills": "skills", "model": "model",
+		"permissionmode": "permission-mode", "permission-mode": "permission-mode",
+		"mcpservers": "mcp-servers", "mcp-servers": "mcp-servers", "hooks": "hooks",
+	}
+})
 
 // normalizeKey folds a front-matter key: case, and "_" written for "-"
 // ("allowed_tools" is read as "allowed-tools"), so that every spelling a

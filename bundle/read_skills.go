@@ -167,7 +167,7 @@ func parseSkill(b *Bundle, rel, dirName string, data []byte, strict bool) (Skill
 		keep = false
 	}
 	for _, k := range m.keys {
-		if !skillFields[k] && !hostDocFields[k] {
+		if !skillFields[k] && !hostDocFields()[k] {
 			if strict {
 				skip(EscapePath(k), "skill.unknown-field", "front matter key %s is part of neither the Agent Skills format nor a host's documented keys", Quote(k))
 			} else if _, restriction := restrictionKeys(normalizeKey(k), false); !restriction {

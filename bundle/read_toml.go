@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -149,7 +150,7 @@ func parseTOML(b *Bundle, data []byte) string {
 	// decode counts them first; past maxUnknownKeys they are reported by
 	// path only, without running the strict decoder.
 	var unknown []toml.Key
-	collectUnknown(generic, tomlShape, nil, &unknown)
+	collectUnknown(generic, tomlShape(), nil, &unknown)
 	if len(unknown) > maxUnknownKeys {
 		first := make([]string, 5)
 		for i := range first {
@@ -576,7 +577,7 @@ const maxUnknownKeys = 64
 // unknown keys before the strict decode: a nil value is a leaf (or a table
 // of free-form keys), "*" matches any key, "[]" the elements of an array of
 // tables. It mirrors the toml tags of tomlManifest.
-var tomlShape = func() map[string]any {
+var tomlShape = sync.OnceValue(func() map[string]any {
 	leaves := func(names ...string) map[string]any {
 		m := map[string]any{}
 		for _, n := range names {
@@ -599,7 +600,7 @@ var tomlShape = func() map[string]any {
 		"lsp":          map[string]any{"*": leaves("command", "args", "languages")},
 		"native":       map[string]any{"*": leaves("path")},
 	}
-}()
+})
 
 // collectUnknown appends the key paths of v that shape does not know.
 // Values of the wrong type are left to the strict decoder.
@@ -842,13 +843,13 @@ func tomlExpectedType(key toml.Key) string {
 		k = k[:4]
 		k[3] = "*"
 	}
-	if t, ok := tomlTypes[strings.Join(k, ".")]; ok {
+	if t, ok := tomlTypes()[strings.Join(k, ".")]; ok {
 		return t
 	}
 	return "another type"
 }
 
-var tomlTypes = func() map[string]string {
+var tomlTypes = sync.OnceValue(func() map[string]string {
 	const (
 		str  = "a string"
 		strs = "an array of strings"
@@ -894,7 +895,7 @@ var tomlTypes = func() map[string]string {
 		m["mcp_servers.*."+f+".*"] = str
 	}
 	return m
-}()
+})
 
 const numberOutOfRange = "a number is out of range"
 
