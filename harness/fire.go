@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -638,7 +639,7 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		if p, perr := http.ProxyFromEnvironment(req); perr == nil && p == nil {
-			client.Transport = directHookTransport
+			client.Transport = directHookTransport()
 		}
 		resp, err := client.Do(req)
 		if err != nil {
@@ -717,8 +718,9 @@ func refuseHookAddress(req *http.Request) *Result {
 // allowed); it then connects only to the addresses it checked, so a
 // second lookup cannot answer otherwise. An IP literal is connected to as
 // written: refuseHookAddress has checked it. Through a proxy the proxy
-// resolves, and nothing is checked, as in Claude Code.
-var directHookTransport = func() *http.Transport {
+// resolves, and nothing is checked, as in Claude Code. It is built on
+// first use: every `hooks run` links it, few post an http hook.
+var directHookTransport = sync.OnceValue(func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.Proxy = nil
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
@@ -749,7 +751,7 @@ var directHookTransport = func() *http.Transport {
 		return nil, err
 	}
 	return t
-}()
+})
 
 // testOnlyLookupHookHost resolves an http hook's host name; tests answer
 // for names no resolver knows offline.
