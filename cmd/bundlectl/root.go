@@ -133,12 +133,16 @@ const (
 	exitSignal = "SIGINT, SIGTERM  interrupted (Ctrl-C, kill): bundlectl stops what it\n     started, then ends by the same signal ($? reads 130 or 143)"
 )
 
-// commands are bundlectl's commands, in the order help lists them, each
-// with the name it is invoked by.
-var commands = []struct {
+// command is a command of the table: the name it is invoked by, and what
+// builds it.
+type command struct {
 	name string
 	new  func(*globals) *cobra.Command
-}{
+}
+
+// commands are bundlectl's commands, in the order help lists them, each
+// with the name it is invoked by.
+var commands = []command{
 	{"list", newListCmd}, {"validate", newValidateCmd}, {"show", newShowCmd},
 	{"review", newReviewCmd}, {"trust", newTrustCmd}, {"enable", newEnableCmd},
 	{"disable", newDisableCmd}, {"revoke", newRevokeCmd}, {"verify", newVerifyCmd},
@@ -329,19 +333,28 @@ func (g *globals) hint(cmd string) string {
 	return "bundlectl " + strings.Join(flags, " ") + " " + rest
 }
 
-// commandNames are the names of the command table, and cobra's help.
-var commandNames = map[string]bool{"help": true}
+// commandTable is commands, for isCommandName: set at init, as the table
+// refers to hint (through the commands) and hint to isCommandName.
+var commandTable []command
 
-func init() {
-	// Filled here: hint reads it, and the table refers to hint.
-	for _, c := range commands {
-		commandNames[c.name] = true
-	}
-}
+func init() { commandTable = commands }
 
-// isCommandName reports whether the first of words names a command.
+// isCommandName reports whether the first of words names a command: one
+// of the table, or cobra's help. (A scan rather than a map, which every
+// process would build at init for the few that print a hint.)
 func isCommandName(words []string) bool {
-	return len(words) > 0 && commandNames[words[0]]
+	if len(words) == 0 {
+		return false
+	}
+	if words[0] == "help" {
+		return true
+	}
+	for _, c := range commandTable {
+		if c.name == words[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // version is the module version and VCS revision from the build
