@@ -14,7 +14,7 @@ import (
 // together, while the process starts (their package-level variables and
 // init functions). Every bundlectl process pays for it, and a host starts
 // one per tool call (`hooks run`): what only some commands need is built
-// on first use (sync.OnceValue, lazyRegexp). They allocated 96 KiB before
+// on first use (sync.OnceValue, lazyRegexp). They allocated 94 KiB before
 // that rule, of which the Gemini CLI host's regular expressions were half.
 const initHeapBudget = 24 << 10
 
