@@ -3,8 +3,10 @@ package gemini
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/bundlectl/bundlectl/hosts"
@@ -181,7 +183,9 @@ func findEnvFile(dir, user string, ignoreLocal bool) string {
 // parses: an optional export, a name, = or ":", and a value, quoted or to
 // a comment. Its \s is JavaScript's, which takes a byte order mark and
 // Unicode spaces as well: a name after a BOM counts.
-var dotEnvLine = lazyRegexp(strings.ReplaceAll("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$", `\s`, jsSpace))
+var dotEnvLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$", `\s`, jsSpace))
+})
 
 // jsTrim is JavaScript's String.prototype.trim: Go's TrimSpace leaves a
 // byte order mark, which JavaScript takes for white space.
