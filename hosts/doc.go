@@ -43,12 +43,17 @@
 //     than vanish: a guard never fails open. An unusable state file stops
 //     the launch.
 //   - A host whose own settings (or arguments) would keep a view's hooks
-//     from running is not started: Claude Code's disableAllHooks,
-//     allowManagedHooksOnly, --bare or safe mode (also when set in the
-//     "env" of a settings file it applies), or an enabledPlugins entry
-//     turning a view off, in each settings file it reads (its user file
-//     being cowork_settings.json under CLAUDE_CODE_USE_COWORK_PLUGINS),
-//     or a managed disableSideloadFlags (no --plugin-dir loads); Gemini CLI's hooksConfig; a Codex
+//     from running is not started, and one whose guards would run is:
+//     each host's settings layers are read in its own precedence, one
+//     model that exec, setup and list share, with the layers exec's own
+//     arguments replace or exclude judged as the host will see them.
+//     Claude Code's disableAllHooks (the last source that sets a
+//     boolean decides) or managed allowManagedHooksOnly, --bare or safe
+//     mode (also when set in the "env" of a settings file it applies),
+//     or an enabledPlugins entry turning a view off (its user file being
+//     cowork_settings.json under CLAUDE_CODE_USE_COWORK_PLUGINS), or a
+//     managed disableSideloadFlags (no --plugin-dir loads); Gemini
+//     CLI's hooksConfig; a Codex
 //     managed_config.toml turning plugins or hooks off (otherwise Codex
 //     gets features.hooks=true); a Gemini CLI -e list gets the views it
 //     leaves out added. A view has hooks when it holds a hooks file or

@@ -305,12 +305,12 @@ func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[st
 // arguments. The "=" form keeps the option to exactly one value, so a
 // prompt that follows is never read as another directory.
 //
-// It refuses to start Claude Code when a settings file it reads, or a
-// --settings argument, turns hooks off while a view has hooks: the
+// It refuses to start Claude Code when the settings it reads, as it
+// reads them (hooksOff), turn hooks off while a view has hooks: the
 // guards would not run, and Claude Code would not say so. A repository
 // can ship such a file, and the agent can write one for its next session.
-// A setting that turns a view off ("<bundle>@inline": false) is refused
-// the same way when the view has hooks, and named otherwise.
+// A setting that turns a view off ("<bundle>@inline": false) is refused the same way
+// when the view has hooks, and named otherwise.
 //
 // The user's own plugins (installed with Claude Code, in a skills folder,
 // or named in their own arguments) are named, one note each; with
@@ -322,14 +322,14 @@ func (Host) Launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string
 }
 
 func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env []string) (*hosts.Launch, error) {
-	if hosts.ViewsHaveHooks(views) {
-		if err := hooksOff(argv[1:], env); err != nil {
-			return nil, err
-		}
-	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
+	}
+	if hosts.ViewsHaveHooks(views) {
+		if err := hooksOff(argv[1:], env, wd); err != nil {
+			return nil, err
+		}
 	}
 	own, err := ownPlugins(argv[1:], env, wd, exclusive)
 	if err != nil {
@@ -478,22 +478,20 @@ func withoutIgnored(d inventory.Doc, rw func([]byte) ([]byte, error)) func([]byt
 	}
 }
 
-// hooksOff checks the settings Claude Code would read for a switch that
-// keeps plugin hooks from running: disableAllHooks, or
-// allowManagedHooksOnly (a plugin's hooks are not managed ones). Claude
-// Code merges both restrictively — true in any source wins — so every
-// source it reads is checked: managed settings (managed-settings.json and
-// each drop-in of managed-settings.d/), the user's (settings.json, or
-// cowork_settings.json: userSettingsFiles), the project's and its local
-// ones in the working directory (not above it: found with the real CLI,
-// Claude Code reads none there, at a git root neither), and each
-// --settings argument (a file or a JSON string); --setting-sources leaves
-// out the user's, the project's or the local ones as it leaves them out
-// of Claude Code (found with the real CLI: a switch in a source it does
-// not read holds nothing off). --bare, --safe-mode and their environment
-// variables, set in the environment or in the "env" of a settings file
-// (settingsEnv), load no plugin, the views neither.
-func hooksOff(args, env []string) error {
+// hooksOff returns why no hook of a view would run in a Claude Code
+// session started in cwd with args and env, or nil. --bare, --safe-mode
+// and their environment variables, set in the environment or in the
+// "env" of a settings file (settingsEnv), load no plugin, the views
+// neither; a managed disableSideloadFlags makes Claude Code refuse every
+// --plugin-dir. Otherwise the sources the session reads
+// (sessionSources) decide, as Claude Code 2.1.332 reads them: a managed
+// allowManagedHooksOnly (managedOnlyOff; a plugin's hooks are not
+// managed ones), and disableAllHooks in the last source that sets a
+// boolean (disableAllHooksOff; a value that is not a boolean counts for
+// nothing here, in the user's settings too, as the views' hooks are a
+// plugin's). A repository can ship such a file, and the agent can write
+// one for its next session.
+func hooksOff(args, env []string, cwd string) error {
 	if off, setting, variable := pluginsOff(args, env); off != "" {
 		e := &hosts.HooksOffError{Host: "claude", File: off, Setting: setting, Fix: "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"}
 		switch {
@@ -509,13 +507,6 @@ func hooksOff(args, env []string) error {
 		}
 		return e
 	}
-	off := func(m map[string]any) (string, string, string) {
-		setting, key := settingHooksOff(m)
-		if setting == "" {
-			return "", "", ""
-		}
-		return setting, key, "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
-	}
 	// Managed disableSideloadFlags makes Claude Code refuse every
 	// --plugin-dir, the views' too: said here, naming the file, rather
 	// than as Claude Code's complaint about an argument the user never
@@ -529,71 +520,21 @@ func hooksOff(args, env []string) error {
 	if err := hosts.CheckSettings("claude", managedFiles(), sideload); err != nil {
 		return err
 	}
-	u := parseArgs(args)
-	files := managedFiles()
-	if config, err := ConfigDir(env); err == nil && u.reads("user") {
-		files = append(files, userSettingsFiles(config, env)...)
+	layers, err := readSwitchLayers(sessionSources(parseArgs(args), env, cwd))
+	if err != nil {
+		return err
 	}
-	// The working directory only: Claude Code 2.1.332 reads no project
-	// settings above it, at a git repository's root neither.
-	if wd, err := os.Getwd(); err == nil {
-		if u.reads("project") {
-			files = append(files, filepath.Join(wd, ".claude", "settings.json"))
-		}
-		if u.reads("local") {
-			files = append(files, filepath.Join(wd, ".claude", "settings.local.json"))
-		}
+	if err := unreadableLayer(layers); err != nil {
+		return err
 	}
-	for i := 0; i < len(args); i++ {
-		a, v := args[i], ""
-		switch {
-		case a == "--":
-			i = len(args)
-			continue
-		case a == "--settings" && i+1 < len(args):
-			i++
-			v = args[i]
-		case strings.HasPrefix(a, "--settings="):
-			v = a[len("--settings="):]
-		default:
-			continue
-		}
-		if strings.HasPrefix(strings.TrimSpace(v), "{") {
-			at := []int{i}
-			if a == "--settings" {
-				at = []int{i - 1, i}
-			}
-			var m map[string]any
-			if err := json.Unmarshal([]byte(v), &m); err != nil {
-				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and start the agent again (with your own arguments: bundlectl exec -- claude)", Args: at}
-			}
-			if setting, _, _ := off(m); setting != "" {
-				return &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: setting, Fix: "leave it out of the arguments", Args: at}
-			}
-			continue
-		}
-		files = append(files, v)
+	const fix = "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
+	if o := managedOnlyOff(layers); o != nil {
+		return o.refusal(fix)
 	}
-	return hosts.CheckSettings("claude", files, off)
-}
-
-// settingHooksOff returns the switch of a settings file that keeps
-// hooks from running other than managed ones (setup's lines, a plugin's),
-// as written there, and its key; "" when it sets none. A switch set to
-// anything but false counts: Claude Code 2.1.332 runs no hook of
-// setup's beside "disableAllHooks": "true", 1, or even "false"
-// (internal/agenttest TestSetupClaudeHooksSwitches).
-func settingHooksOff(m map[string]any) (setting, key string) {
-	for _, k := range []string{"disableAllHooks", "allowManagedHooksOnly"} {
-		if v, set := m[k]; set && v != false {
-			text, err := json.Marshal(v)
-			if err != nil {
-				text = []byte("true")
-			}
-			return strconv.Quote(k) + ": " + bundle.Sanitize(string(text)), k
-		}
+	if o, _ := disableAllHooksOff(layers, false); o != nil {
+		return o.refusal(fix)
 	}
-	return "", ""
+	return nil
 }
 
 // optionSyntax: Claude Code resolves ${user_config.KEY} in a remote

@@ -17,6 +17,13 @@
 // what no session setting can turn off is refused (own.go says what the
 // real CLI loads, and in which precedence).
 //
+// Whether hooks run is read from one model of the settings sources a
+// session reads and how their switches combine (switches.go), which exec,
+// setup and list share: exec refuses exactly when a view's hooks would
+// not run. Each file is read as Claude Code reads it (readSettings): one
+// it ignores whole counts for nothing. One bundlectl cannot read exec
+// refuses, while setup and list name a switch that holds first.
+//
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named
 // at launch (docs/hosts.md), never dropped silently.

@@ -379,41 +379,25 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 	}
 	config, cerr := ConfigDir(env)
 	st.config = config
-	if cerr == nil && st.args.reads("user") {
-		for _, f := range userSettingsFiles(config, env) {
-			if err := read(f, false); err != nil {
+	for _, src := range sessionSources(st.args, env, wd) {
+		if !src.flag {
+			if err := read(src.file, src.managed); err != nil {
 				return nil, err
 			}
+			continue
 		}
-	}
-	if st.args.reads("project") {
-		if err := read(filepath.Join(wd, ".claude", "settings.json"), false); err != nil {
-			return nil, err
-		}
-	}
-	if st.args.reads("local") {
-		if err := read(filepath.Join(wd, ".claude", "settings.local.json"), false); err != nil {
-			return nil, err
-		}
-	}
-	if st.args.hasSettings {
 		m, err := readSettingsArg(st.args.settings, wd)
 		if err != nil {
 			if strict {
 				// A JSON value may hold secrets: named by the option only.
 				name := "--settings"
-				if !strings.HasPrefix(strings.TrimSpace(st.args.settings), "{") {
+				if !isInlineSettings(st.args.settings) {
 					name += " " + st.args.settings
 				}
 				return nil, unreadable(name, err)
 			}
 		} else if e, ok := m["enabledPlugins"].(map[string]any); ok {
 			st.layers = append(st.layers, layer{source: "--settings", enabled: e})
-		}
-	}
-	for _, f := range managedFiles() {
-		if err := read(f, true); err != nil {
-			return nil, err
 		}
 	}
 
@@ -589,7 +573,7 @@ func skillsDirPlugins(config string, cerr error) []string {
 // readSettingsArg reads a --settings value: a JSON object, or the path of
 // a file holding one (relative to wd).
 func readSettingsArg(v, wd string) (map[string]any, error) {
-	if strings.HasPrefix(strings.TrimSpace(v), "{") {
+	if isInlineSettings(v) {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(v), &m); err != nil {
 			return nil, errors.New("not a JSON object bundlectl can read")

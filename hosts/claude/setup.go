@@ -130,25 +130,30 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 }
 
 // SetupHooksOff checks the settings a Claude Code session in the
-// workspace reads for a switch that keeps setup's hook lines from running,
-// found with the real CLI (internal/agenttest
-// TestSetupClaudeHooksSwitches, TestSetupClaudeWorkspaceSwitches):
-// disableAllHooks, in Claude Code's precedence (disableAllHooksOff);
-// allowManagedHooksOnly in the managed settings only (set in the user's
-// or the project's settings, setup's lines still run); and
-// CLAUDE_CODE_SIMPLE or CLAUDE_CODE_SAFE_MODE in the "env" of a settings
-// file Claude Code applies to its environment (settingsEnv). A file that
-// cannot be read is refused: Claude Code might read it.
+// workspace reads (sessionSources, with no arguments) for a switch that
+// keeps setup's hook lines from running, found with the real CLI
+// (internal/agenttest TestSetupClaudeHooksSwitches,
+// TestSetupClaudeWorkspaceSwitches): a managed allowManagedHooksOnly
+// (managedOnlyOff; set in the user's or the project's settings, setup's
+// lines still run); CLAUDE_CODE_SIMPLE or CLAUDE_CODE_SAFE_MODE in the
+// "env" of a settings file Claude Code applies to its environment
+// (settingsEnv); and disableAllHooks, in Claude Code's precedence
+// (disableAllHooksOff), a value that is not a boolean in the user's
+// settings stopping setup's lines, which are that file's hooks. A file
+// Claude Code ignores whole (readSettings: a comment, a trailing comma,
+// no JSON object) or that cannot be read counts for nothing: a local
+// file's false beside a comment does not undo the project's true. The
+// switch that holds is named even when another file cannot be read (list
+// says it); only when none holds is such a file the refusal
+// (*hosts.SetupFileError: setup cannot tell what it was meant to switch,
+// and list, for which it counts for nothing, says nothing).
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
-	err := hosts.CheckSettings("claude", managedFiles(), func(m map[string]any) (string, string, string) {
-		if v, set := m["allowManagedHooksOnly"]; set && v != false {
-			setting, key := settingHooksOff(map[string]any{"allowManagedHooksOnly": v})
-			return setting, key, switchFix
-		}
-		return "", "", ""
-	})
+	layers, err := readSwitchLayers(sessionSources(userArgs{}, in.Environ, in.Reentry.Workspace))
 	if err != nil {
 		return err
+	}
+	if o := managedOnlyOff(layers); o != nil {
+		return o.refusal(switchFix)
 	}
 	for _, l := range settingsEnv(nil, in.Environ) {
 		for _, k := range noPluginVars {
@@ -157,87 +162,16 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 			}
 		}
 	}
-	return disableAllHooksOff(in)
+	if o, _ := disableAllHooksOff(layers, true); o != nil {
+		return o.refusal(switchFix)
+	}
+	for _, l := range layers {
+		if l.unread != nil {
+			return &hosts.SetupFileError{Path: l.file, Host: "claude", Err: l.unread, Gate: true}
+		}
+	}
+	return nil
 }
 
 // switchFix is the fix of a switch that turns hooks off.
 const switchFix = "remove it (or set it to false)"
-
-// switchLayer is one settings file's disableAllHooks, as written there.
-type switchLayer struct {
-	file    string
-	value   any
-	set     bool
-	user    bool // the user's settings, where setup's lines are
-	managed bool
-}
-
-// disableAllHooksOff returns the disableAllHooks that keeps setup's lines
-// from running in a session started in in.Reentry.Workspace, as Claude
-// Code 2.1.332 reads it (found with the real CLI, internal/agenttest
-// TestSetupClaudeWorkspaceSwitches):
-//
-//   - the layers, each over the one before: the user's settings
-//     (userSettingsFiles), the project's .claude/settings.json and its
-//     .claude/settings.local.json in the workspace, the managed
-//     settings; the last one that sets a boolean decides, so a project's
-//     false turns back on the hooks a user's true turned off, and a
-//     managed false the hooks any other turned off;
-//   - a managed true holds whatever the others say;
-//   - a value that is not a boolean counts for nothing in the project's,
-//     the local or the managed settings, but in the user's settings it
-//     keeps the hooks of that file, setup's lines, from running, whatever
-//     the other layers say ("false", 0, null alike);
-//   - a file it cannot read, or reads as no JSON object (readSettings:
-//     a comment, a trailing comma), counts for nothing either: a local
-//     file's false with a comment beside it does not undo the project's
-//     true.
-//
-// The switch that holds is named even when another file cannot be read
-// (list says it); only when none holds is such a file the refusal
-// (*hosts.SetupFileError: setup cannot tell what it was meant to switch,
-// and list, for which it counts for nothing, says nothing).
-func disableAllHooksOff(in hosts.SetupInput) error {
-	var layers []switchLayer
-	var unread error
-	add := func(files []string, user, managed bool) {
-		for _, f := range files {
-			m, err := readSettings(f)
-			if err != nil {
-				if unread == nil {
-					unread = &hosts.SetupFileError{Path: f, Host: "claude", Err: err, Gate: true}
-				}
-				continue
-			}
-			v, set := m["disableAllHooks"]
-			layers = append(layers, switchLayer{file: f, value: v, set: set, user: user, managed: managed})
-		}
-	}
-	if config, err := ConfigDir(in.Environ); err == nil {
-		add(userSettingsFiles(config, in.Environ), true, false)
-	}
-	if ws := in.Reentry.Workspace; ws != "" {
-		add([]string{filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json")}, false, false)
-	}
-	add(managedFiles(), false, true)
-	off := func(l switchLayer) error {
-		setting, key := settingHooksOff(map[string]any{"disableAllHooks": l.value})
-		return &hosts.HooksOffError{Host: "claude", File: l.file, Setting: setting, Fix: switchFix, Pattern: hosts.SettingIn(l.file, hosts.JSONString(key))}
-	}
-	var decides *switchLayer
-	for i, l := range layers {
-		_, boolean := l.value.(bool)
-		switch {
-		case l.managed && l.value == true:
-			return off(l)
-		case l.user && l.set && !boolean:
-			return off(l)
-		case boolean:
-			decides = &layers[i]
-		}
-	}
-	if decides != nil && decides.value == true {
-		return off(*decides)
-	}
-	return unread
-}

@@ -45,10 +45,12 @@ func TestSetupHooksOffValues(t *testing.T) {
 
 // TestSetupHooksOffSources: which settings keep setup's lines from
 // running, as Claude Code 2.1.332 reads them (agenttest
-// TestSetupClaudeHooksSwitches): allowManagedHooksOnly only in managed
-// settings (in the user's or the project's, the lines run: setup once
-// refused there), and CLAUDE_CODE_SIMPLE in a settings file's "env"
-// (setup once said all was wired beside it).
+// TestSetupClaudeHooksSwitches, TestSetupClaudeWorkspaceSwitches):
+// allowManagedHooksOnly only in managed settings, set to anything but
+// false, "false" or null (in the user's or the project's, the lines run:
+// setup once refused there; and it once refused "false" and null), and
+// CLAUDE_CODE_SIMPLE in a settings file's "env" (setup once said all was
+// wired beside it).
 func TestSetupHooksOffSources(t *testing.T) {
 	for _, c := range []struct {
 		name, file string // file: "managed", "user" or "project"
@@ -56,6 +58,9 @@ func TestSetupHooksOffSources(t *testing.T) {
 		want       string // the Setting refused, "" for none
 	}{
 		{"managed allowManagedHooksOnly", "managed", map[string]any{"allowManagedHooksOnly": true}, `"allowManagedHooksOnly": true`},
+		{"managed allowManagedHooksOnly 0", "managed", map[string]any{"allowManagedHooksOnly": 0}, `"allowManagedHooksOnly": 0`},
+		{"managed allowManagedHooksOnly \"false\"", "managed", map[string]any{"allowManagedHooksOnly": "false"}, ""},
+		{"managed allowManagedHooksOnly null", "managed", map[string]any{"allowManagedHooksOnly": nil}, ""},
 		{"user allowManagedHooksOnly", "user", map[string]any{"allowManagedHooksOnly": true}, ""},
 		{"project allowManagedHooksOnly", "project", map[string]any{"allowManagedHooksOnly": true}, ""},
 		{"project disableAllHooks", "project", map[string]any{"disableAllHooks": true}, `"disableAllHooks": true`},
@@ -82,18 +87,20 @@ func TestSetupHooksOffSources(t *testing.T) {
 
 // TestSetupHooksOffPrecedence: Claude Code 2.1.332 takes disableAllHooks
 // from the last of the user's, the project's, the local and the managed
-// settings that sets a boolean, a managed true holding whatever the
-// others say, and a value that is not a boolean counting for nothing
-// but in the user's settings, where it keeps that file's hooks (setup's
-// lines) from running (agenttest TestSetupClaudeWorkspaceSwitches). So a
-// project's false turns back on what the user's true turned off, and
-// setup writes there; setup once refused any value but false anywhere,
-// and list read no workspace's settings at all.
+// settings (managed-settings.json, then its drop-ins) that sets a
+// boolean, a value that is not a boolean counting for nothing but in the
+// user's settings, where it keeps that file's hooks (setup's lines) from
+// running (agenttest TestSetupClaudeWorkspaceSwitches). So a project's
+// false turns back on what the user's true turned off, and setup writes
+// there; setup once refused any value but false anywhere, list read no
+// workspace's settings at all, and setup then refused a managed true
+// that a drop-in's false undoes.
 func TestSetupHooksOffPrecedence(t *testing.T) {
 	for _, c := range []struct {
 		name                          string
 		user, project, local, managed any    // nil: not set
-		want                          string // "user", "project", "local", "managed" or "" for none
+		dropIn                        any    // managed-settings.d/50-org.json's, nil: not set
+		want                          string // "user", "project", "local", "managed", "drop-in" or "" for none
 	}{
 		{name: "project true", project: true, want: "project"},
 		{name: "local true", local: true, want: "local"},
@@ -112,6 +119,9 @@ func TestSetupHooksOffPrecedence(t *testing.T) {
 		{name: "managed true over local false", local: false, managed: true, want: "managed"},
 		{name: "managed not a boolean", managed: "true"},
 		{name: "managed 1, user true", user: true, managed: 1.0, want: "user"},
+		{name: "drop-in false over managed true", managed: true, dropIn: false},
+		{name: "drop-in true over managed false", managed: false, dropIn: true, want: "drop-in"},
+		{name: "drop-in not a boolean over managed true", managed: true, dropIn: "false", want: "managed"},
 	} {
 		h := newOwnHome(t)
 		path := map[string]string{
@@ -119,8 +129,9 @@ func TestSetupHooksOffPrecedence(t *testing.T) {
 			"project": filepath.Join(h.wd, ".claude", "settings.json"),
 			"local":   filepath.Join(h.wd, ".claude", "settings.local.json"),
 			"managed": filepath.Join(h.managed, "managed-settings.json"),
+			"drop-in": filepath.Join(h.managed, "managed-settings.d", "50-org.json"),
 		}
-		for layer, v := range map[string]any{"user": c.user, "project": c.project, "local": c.local, "managed": c.managed} {
+		for layer, v := range map[string]any{"user": c.user, "project": c.project, "local": c.local, "managed": c.managed, "drop-in": c.dropIn} {
 			if v != nil {
 				h.write(t, path[layer], map[string]any{"disableAllHooks": v})
 			}
