@@ -52,8 +52,11 @@
 //     mode (also when set in the "env" of a settings file it applies),
 //     or an enabledPlugins entry turning a view off (its user file being
 //     cowork_settings.json under CLAUDE_CODE_USE_COWORK_PLUGINS), or a
-//     managed disableSideloadFlags (no --plugin-dir loads); Gemini
-//     CLI's hooksConfig; a Codex
+//     managed disableSideloadFlags (no --plugin-dir loads); a Claude
+//     Code session whose settings turn hooks back on over an earlier
+//     true gets "disableAllHooks": false pinned in its own --settings,
+//     as the host drops a settings file it finds invalid, and the true
+//     would hold again; Gemini CLI's hooksConfig; a Codex
 //     managed_config.toml turning plugins or hooks off (otherwise Codex
 //     gets features.hooks=true); a Gemini CLI -e list gets the views it
 //     leaves out added. A view has hooks when it holds a hooks file or

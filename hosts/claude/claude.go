@@ -309,7 +309,9 @@ func HooksValue(hs []inventory.Hook, bundleName string, re hosts.Reentry) map[st
 // reads them (hooksOff), turn hooks off while a view has hooks: the
 // guards would not run, and Claude Code would not say so. A repository
 // can ship such a file, and the agent can write one for its next session.
-// A setting that turns a view off ("<bundle>@inline": false) is refused the same way
+// When they turn hooks back on over an earlier true, the session's own
+// --settings pins "disableAllHooks": false (hooksOff's undone). A setting that
+// turns a view off ("<bundle>@inline": false) is refused the same way
 // when the view has hooks, and named otherwise.
 //
 // The user's own plugins (installed with Claude Code, in a skills folder,
@@ -326,8 +328,9 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	if err != nil {
 		return nil, err
 	}
+	pin := false
 	if hosts.ViewsHaveHooks(views) {
-		if err := hooksOff(argv[1:], env, wd); err != nil {
+		if pin, err = hooksOff(argv[1:], env, wd); err != nil {
 			return nil, err
 		}
 	}
@@ -366,43 +369,47 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	for _, v := range views {
 		out = append(out, "--plugin-dir="+v.Dir)
 	}
+	if !exclusive {
+		notes = append(notes, own.ownNotes()...)
+	}
+	set, err := own.sessionSettings(exclusive, pin)
+	if err != nil {
+		return nil, err
+	}
 	user := argv[1:]
-	if exclusive {
-		set, err := own.exclusive()
+	if set != nil {
+		arg, err := settingsArg(s, set, own.args.hasSettings)
 		if err != nil {
 			return nil, err
 		}
-		if set != nil {
-			if own.args.hasSettings {
-				// The user's settings may hold secrets: into a file
-				// only the user reads, never onto the command line.
-				dir, err := s.Dir()
-				if err != nil {
-					return nil, err
-				}
-				file := filepath.Join(dir, "claude-settings.json")
-				j, err := json.Marshal(set)
-				if err != nil {
-					return nil, err
-				}
-				if err := os.WriteFile(file, j, 0o600); err != nil {
-					return nil, err
-				}
-				out = append(out, "--settings="+file)
-				user = without(user, own.args.settingsAt)
-			} else {
-				j, err := json.Marshal(set)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, "--settings="+string(j))
-			}
-		}
-	} else {
-		notes = append(notes, own.ownNotes()...)
+		out = append(out, arg)
+		user = without(user, own.args.settingsAt)
 	}
 	out = append(out, user...)
 	return &hosts.Launch{Argv: out, Env: env, Notes: notes}, nil
+}
+
+// settingsArg is the --settings argument that gives Claude Code set: the
+// JSON itself, or, when it carries the user's own settings (carries),
+// which may hold secrets, a file of the session only the user reads,
+// never the command line.
+func settingsArg(s *hosts.Session, set map[string]any, carries bool) (string, error) {
+	j, err := json.Marshal(set)
+	if err != nil {
+		return "", err
+	}
+	if !carries {
+		return "--settings=" + string(j), nil
+	}
+	dir, err := s.Dir()
+	if err != nil {
+		return "", err
+	}
+	file := filepath.Join(dir, "claude-settings.json")
+	if err := os.WriteFile(file, j, 0o600); err != nil {
+		return "", err
+	}
+	return "--settings=" + file, nil
 }
 
 // argIndexes returns the indexes of the options equal to arg: those
@@ -489,9 +496,17 @@ func withoutIgnored(d inventory.Doc, rw func([]byte) ([]byte, error)) func([]byt
 // managed ones), and disableAllHooks in the last source that sets a
 // boolean (disableAllHooksOff; a value that is not a boolean counts for
 // nothing here, in the user's settings too, as the views' hooks are a
-// plugin's). A repository can ship such a file, and the agent can write
-// one for its next session.
-func hooksOff(args, env []string, cwd string) error {
+// plugin's). A file Claude Code ignores whole (readSettings) counts for
+// nothing; one bundlectl cannot read is refused (unreadableLayer). A
+// repository can ship such a file, and the agent can write one for its
+// next session.
+//
+// undone reports that the sources turn hooks back on over an earlier
+// true: Claude Code keeps that true if it drops the file that undoes it
+// (one that fails its schema), which bundlectl cannot tell, so launch
+// pins the switch in the session's own --settings
+// (ownState.sessionSettings).
+func hooksOff(args, env []string, cwd string) (undone bool, err error) {
 	if off, setting, variable := pluginsOff(args, env); off != "" {
 		e := &hosts.HooksOffError{Host: "claude", File: off, Setting: setting, Fix: "remove that entry, then start the agent again (with your own arguments: bundlectl exec -- claude)"}
 		switch {
@@ -505,7 +520,7 @@ func hooksOff(args, env []string, cwd string) error {
 		default:
 			e.Pattern = hosts.SettingIn(off, hosts.JSONString(variable))
 		}
-		return e
+		return false, e
 	}
 	// Managed disableSideloadFlags makes Claude Code refuse every
 	// --plugin-dir, the views' too: said here, naming the file, rather
@@ -518,23 +533,24 @@ func hooksOff(args, env []string, cwd string) error {
 		return "", "", ""
 	}
 	if err := hosts.CheckSettings("claude", managedFiles(), sideload); err != nil {
-		return err
+		return false, err
 	}
 	layers, err := readSwitchLayers(sessionSources(parseArgs(args), env, cwd))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := unreadableLayer(layers); err != nil {
-		return err
+		return false, err
 	}
 	const fix = "remove it (or set it to false), then start the agent again (with your own arguments: bundlectl exec -- claude)"
 	if o := managedOnlyOff(layers); o != nil {
-		return o.refusal(fix)
+		return false, o.refusal(fix)
 	}
-	if o, _ := disableAllHooksOff(layers, false); o != nil {
-		return o.refusal(fix)
+	o, undone := disableAllHooksOff(layers, false)
+	if o != nil {
+		return false, o.refusal(fix)
 	}
-	return nil
+	return undone, nil
 }
 
 // optionSyntax: Claude Code resolves ${user_config.KEY} in a remote

@@ -20,9 +20,13 @@
 // Whether hooks run is read from one model of the settings sources a
 // session reads and how their switches combine (switches.go), which exec,
 // setup and list share: exec refuses exactly when a view's hooks would
-// not run. Each file is read as Claude Code reads it (readSettings): one
-// it ignores whole counts for nothing. One bundlectl cannot read exec
-// refuses, while setup and list name a switch that holds first.
+// not run, and when a later source turns hooks back on over an earlier
+// true, the one --settings argument of the launch also pins
+// "disableAllHooks": false, so that a settings file Claude Code drops as
+// invalid cannot bring the true back. Each file is read as Claude Code
+// reads it (readSettings): one it ignores whole (a comment, a trailing
+// comma, no JSON object) counts for nothing. One bundlectl cannot read
+// exec refuses, while setup and list name a switch that holds first.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

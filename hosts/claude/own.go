@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -607,11 +608,11 @@ func (st *ownState) ownNotes() []string {
 	return out
 }
 
-// exclusive returns the settings that keep every plugin of the user's own
-// out of the session: enabledPlugins set to false for each, over the
-// user's own last --settings when one was given (its other settings
-// stay). It refuses what no session setting can keep out: a plugin
-// managed settings turn on, one the user's own arguments load or turn on.
+// exclusive returns the enabledPlugins entries that keep every plugin of
+// the user's own out of the session, each set to false, over the entries
+// of the user's own last --settings (nil when there are none). It refuses
+// what no session setting can keep out: a plugin managed settings turn
+// on, one the user's own arguments load or turn on.
 func (st *ownState) exclusive() (map[string]any, error) {
 	for _, a := range st.args.plugins {
 		return nil, &hosts.NotExclusiveError{Host: "claude", Plugin: a.value, Source: a.option,
@@ -627,30 +628,52 @@ func (st *ownState) exclusive() (map[string]any, error) {
 				Why: "it is your own argument", Fix: "leave it out of the arguments, or set it to false there"}
 		}
 	}
-	if len(st.mentions) == 0 && !st.args.hasSettings {
+	if len(st.mentions) == 0 {
 		return nil, nil
 	}
-	out := map[string]any{}
 	off := map[string]any{}
+	for _, id := range st.mentions {
+		off[id] = false
+	}
+	return off, nil
+}
+
+// sessionSettings returns what exec gives Claude Code as its one
+// --settings argument, or nil for none: with exclusive, enabledPlugins
+// turning off every plugin of the user's own (exclusive); with pin,
+// "disableAllHooks": false, so that the switch the settings files turn
+// back on for the session (hooksOff's undone) stays on whichever of them
+// Claude Code drops, below the managed settings alone. Claude Code reads
+// only the last --settings, so when the user gave one its settings are
+// carried over, the rest of them as they are.
+func (st *ownState) sessionSettings(exclusive, pin bool) (map[string]any, error) {
+	var off map[string]any
+	if exclusive {
+		var err error
+		if off, err = st.exclusive(); err != nil {
+			return nil, err
+		}
+	}
+	if off == nil && !pin && !(exclusive && st.args.hasSettings) {
+		return nil, nil
+	}
+	out, entries := map[string]any{}, map[string]any{}
 	if st.args.hasSettings {
 		m, err := readSettingsArg(st.args.settings, st.wd)
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range m {
-			out[k] = v
-		}
+		maps.Copy(out, m)
 		if e, ok := m["enabledPlugins"].(map[string]any); ok {
-			for k, v := range e {
-				off[k] = v
-			}
+			maps.Copy(entries, e)
 		}
 	}
-	for _, id := range st.mentions {
-		off[id] = false
+	maps.Copy(entries, off)
+	if len(entries) > 0 {
+		out["enabledPlugins"] = entries
 	}
-	if len(off) > 0 {
-		out["enabledPlugins"] = off
+	if pin {
+		out["disableAllHooks"] = false
 	}
 	return out, nil
 }

@@ -552,7 +552,7 @@ func TestOwnPluginsCowork(t *testing.T) {
 			for _, p := range st.plugins {
 				loads = append(loads, p.id)
 			}
-			set, err := st.exclusive()
+			set, err := st.sessionSettings(true, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,9 +1,11 @@
 package claude
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,6 +39,34 @@ func writeRaw(t *testing.T, path, text string) {
 // guardView is a view whose guards are hooks.
 var guardView = []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
 
+// givenSettings are the settings of the one --settings argument the
+// launch gives Claude Code (read from its file when it is one), nil for
+// none.
+func givenSettings(t *testing.T, l *hosts.Launch) map[string]any {
+	t.Helper()
+	var set map[string]any
+	for _, a := range l.Argv {
+		v, ok := strings.CutPrefix(a, "--settings=")
+		if !ok {
+			continue
+		}
+		if set != nil {
+			t.Fatalf("two --settings: %q", l.Argv)
+		}
+		if !isInlineSettings(v) {
+			data, err := os.ReadFile(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v = string(data)
+		}
+		if err := json.Unmarshal([]byte(v), &set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return set
+}
+
 // TestHooksOffPrecedence: exec decides whether a view's hooks run as
 // Claude Code 2.1.332 does (agenttest TestExecClaudeHooksSwitches): the
 // last of the user's, the project's, the local settings, the last
@@ -54,10 +84,11 @@ func TestHooksOffPrecedence(t *testing.T) {
 		layers map[string]string // layer → its disableAllHooks, as JSON
 		args   []string
 		want   string // the layer refused ("--settings" for an inline one), "" for none
+		undone bool
 	}{
 		{name: "user true", layers: map[string]string{"user": `true`}, want: "user"},
-		{name: "user true, project false", layers: map[string]string{"user": `true`, "project": `false`}},
-		{name: "project true, local false", layers: map[string]string{"project": `true`, "local": `false`}},
+		{name: "user true, project false", layers: map[string]string{"user": `true`, "project": `false`}, undone: true},
+		{name: "project true, local false", layers: map[string]string{"project": `true`, "local": `false`}, undone: true},
 		{name: "local true, project false", layers: map[string]string{"project": `false`, "local": `true`}, want: "local"},
 		{name: "project not a boolean", layers: map[string]string{"project": `"true"`}},
 		{name: "user not a boolean", layers: map[string]string{"user": `"true"`}},
@@ -65,7 +96,7 @@ func TestHooksOffPrecedence(t *testing.T) {
 		{name: "user 1, project false", layers: map[string]string{"user": `1`, "project": `false`}},
 		{name: "project null over user true", layers: map[string]string{"user": `true`, "project": `null`}, want: "user"},
 		{name: "local null over project true", layers: map[string]string{"project": `true`, "local": `null`}, want: "project"},
-		{name: "--settings false over user true", layers: map[string]string{"user": `true`}, args: []string{"--settings", `{"disableAllHooks": false}`}},
+		{name: "--settings false over user true", layers: map[string]string{"user": `true`}, args: []string{"--settings", `{"disableAllHooks": false}`}, undone: true},
 		{name: "--settings true over local false", layers: map[string]string{"local": `false`}, args: []string{"--settings", `{"disableAllHooks": true}`}, want: "--settings"},
 		{name: "--settings file true over local false", layers: map[string]string{"local": `false`, "flag": `true`}, args: []string{"--settings", "flag.json"}, want: "flag"},
 		{name: "--settings not a boolean", args: []string{"--settings", `{"disableAllHooks": "true"}`}},
@@ -89,7 +120,7 @@ func TestHooksOffPrecedence(t *testing.T) {
 			for layer, v := range c.layers {
 				writeRaw(t, files[layer], `{"disableAllHooks": `+v+`}`)
 			}
-			_, _, err := launchOwn(t, h, false, guardView, c.args...)
+			l, _, err := launchOwn(t, h, false, guardView, c.args...)
 			var off *hosts.HooksOffError
 			switch {
 			case c.want == "" && err != nil:
@@ -98,6 +129,12 @@ func TestHooksOffPrecedence(t *testing.T) {
 				t.Fatalf("%v, want the --settings argument refused", err)
 			case c.want != "" && c.want != "--settings" && (!errors.As(err, &off) || off.File != files[c.want] || off.Pattern == "" || !strings.HasPrefix(off.Setting, `"disableAllHooks": true`)):
 				t.Fatalf("%v, want disableAllHooks in %s refused, with its line", err, files[c.want])
+			}
+			if err != nil {
+				return
+			}
+			if pinned := givenSettings(t, l)["disableAllHooks"] == false; pinned != c.undone {
+				t.Errorf("switch pinned %v, want %v (argv %q)", pinned, c.undone, l.Argv)
 			}
 		})
 	}
@@ -149,6 +186,91 @@ func TestHooksOffManagedOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLaunchPinsSwitch: when the settings files turn hooks back on over
+// an earlier true (a user's true, a project's false), launch gives Claude
+// Code "disableAllHooks": false in its own --settings: Claude Code drops a
+// settings file that fails its schema (a value of the wrong type anywhere
+// in it), and the true would hold again, keeping the views' guards from
+// running while exec had started the session (agenttest
+// TestExecClaudeHooksSwitches). The user's own --settings is carried into
+// a file of the session, as under --exclusive; a launch with no true to
+// undo gets no --settings.
+func TestLaunchPinsSwitch(t *testing.T) {
+	t.Run("no true to undo", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false}`)
+		l, _, err := launchOwn(t, h, false, guardView, "-p", "hi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set := givenSettings(t, l); set != nil {
+			t.Errorf("settings %v, want none", set)
+		}
+	})
+	t.Run("undone", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "statusLine": 5}`)
+		l, _, err := launchOwn(t, h, false, guardView, "-p", "hi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"claude", "--plugin-dir=/v/g", `--settings={"disableAllHooks":false}`, "-p", "hi"}
+		if !slices.Equal(l.Argv, want) {
+			t.Errorf("argv %q, want %q", l.Argv, want)
+		}
+	})
+	t.Run("undone, the user's --settings carried", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
+		l, _, err := launchOwn(t, h, false, guardView, "--settings", `{"disableAllHooks": false, "model": "m"}`, "-p", "hi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := givenSettings(t, l)
+		if set["disableAllHooks"] != false || set["model"] != "m" || slices.Contains(l.Argv, "--settings") || strings.Contains(strings.Join(l.Argv, " "), `"model"`) {
+			t.Errorf("argv %q settings %v, want the user's settings carried in a file, pinned", l.Argv, set)
+		}
+	})
+	t.Run("undone, exclusive", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true, "enabledPlugins": {"a@m": true}}`)
+		writeRaw(t, switchFiles(h)["local"], `{"disableAllHooks": false}`)
+		l, _, err := launchOwn(t, h, true, guardView)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := givenSettings(t, l)
+		if e, _ := set["enabledPlugins"].(map[string]any); set["disableAllHooks"] != false || e["a@m"] != false {
+			t.Errorf("settings %v, want the plugin off and the switch pinned", set)
+		}
+	})
+	t.Run("not read, nothing undone", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false}`)
+		l, _, err := launchOwn(t, h, false, guardView, "--setting-sources", "project")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set := givenSettings(t, l); set != nil {
+			t.Errorf("settings %v, want none", set)
+		}
+	})
+	t.Run("no hooks, nothing pinned", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false}`)
+		l, _, err := launchOwn(t, h, false, []hosts.BuiltView{{Bundle: "plain", Dir: "/v/p"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set := givenSettings(t, l); set != nil {
+			t.Errorf("settings %v, want none", set)
+		}
+	})
 }
 
 // TestHooksOffMissingSettingsFile: a --settings file that does not exist
