@@ -47,20 +47,7 @@ func runGuardCase(t *testing.T, c guardCase) (ran, blocked bool, res *Result) {
 		t.Fatal(err)
 	}
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
-	for rel, content := range c.files {
-		if rel == "~/.claude/settings.json" {
-			// Agent.Command writes the user's settings from a.Settings.
-			if err := json.Unmarshal([]byte(content), &a.Settings); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		base := a.Workdir
-		if strings.HasPrefix(rel, "~/") {
-			base, rel = a.Home, rel[2:]
-		}
-		writeFile(t, base, strings.TrimPrefix(rel, "./"), strings.ReplaceAll(content, "WORKDIR", a.Workdir), 0o644)
-	}
+	writeCaseFiles(t, a, c.files)
 	if c.gitParent {
 		if out, err := exec.Command("git", "init", "-q", filepath.Dir(a.Workdir)).CombinedOutput(); err != nil {
 			t.Fatalf("git init: %v %s", err, out)
@@ -77,6 +64,27 @@ func runGuardCase(t *testing.T, c guardCase) (ran, blocked bool, res *Result) {
 	_, err := os.Stat(filepath.Join(rec, "hook-argv.txt"))
 	_, merr := os.Stat(marker)
 	return err == nil, merr != nil, res
+}
+
+// writeCaseFiles writes files (relative to the agent's home, "~/…", or
+// working directory, "./…"; WORKDIR in their content stands for the
+// latter) for a Claude Code session.
+func writeCaseFiles(t *testing.T, a *Agent, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		if rel == "~/.claude/settings.json" {
+			// Agent.Command writes the user's settings from a.Settings.
+			if err := json.Unmarshal([]byte(content), &a.Settings); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		base := a.Workdir
+		if strings.HasPrefix(rel, "~/") {
+			base, rel = a.Home, rel[2:]
+		}
+		writeFile(t, base, strings.TrimPrefix(rel, "./"), strings.ReplaceAll(content, "WORKDIR", a.Workdir), 0o644)
+	}
 }
 
 // overlayEtcAt returns a launcher prefix that runs the rest of its

@@ -96,8 +96,10 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 	disable := []string{"-c", fmt.Sprintf("plugins={%q={enabled=false}}", ownPluginID)}
 	for _, c := range []struct {
 		name    string
-		user    string
+		user    string // WORK and TOP stand for the working directory and its parent
 		project string
+		top     string // TOP/.codex/config.toml
+		git     bool   // TOP is a git work tree's top
 		etc     map[string]string
 		args    []string
 		loads   bool
@@ -111,6 +113,12 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 		{name: "untrusted project", project: on},
 		{name: "trusted project over user", user: "[plugins.\"" + ownPluginID + "\"]\nenabled = false\n[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", project: on, loads: true},
 		{name: "trusted project, disabled on the command line", user: "[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", project: on, args: disable},
+		{name: "git top trusted, the working directory's file", user: "[projects.\"TOP\"]\ntrust_level = \"trusted\"\n", project: on, git: true, loads: true},
+		{name: "working directory alone trusted, its own file", user: "[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", project: on, git: true, loads: true},
+		{name: "working directory alone trusted, the git top's file", user: "[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", top: on, git: true},
+		{name: "working directory alone trusted, its own file turns it off", user: on + "[projects.\"WORK\"]\ntrust_level = \"trusted\"\n", project: "[plugins.\"" + ownPluginID + "\"]\nenabled = false\n", git: true},
+		{name: "git top trusted, its own file", user: "[projects.\"TOP\"]\ntrust_level = \"trusted\"\n", top: on, git: true, loads: true},
+		{name: "parent trusted, not a git work tree", user: "[projects.\"TOP\"]\ntrust_level = \"trusted\"\n", project: on},
 		{name: "system", etc: map[string]string{"config.toml": on}, loads: true},
 		{name: "system, disabled on the command line", etc: map[string]string{"config.toml": on}, args: disable},
 		{name: "managed, disabled on the command line", etc: map[string]string{"managed_config.toml": on}, args: disable, loads: true},
@@ -120,10 +128,19 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := New(t, Codex, Say("done"))
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
-			a.CodexConfig = strings.ReplaceAll(c.user, "WORK", a.Workdir)
+			top := filepath.Dir(a.Workdir)
+			a.CodexConfig = strings.NewReplacer("WORK", a.Workdir, "TOP", top).Replace(c.user)
 			writeFile(t, a.ConfigDir(), "work.config.toml", on, 0o644)
 			if c.project != "" {
 				writeFile(t, a.Workdir, ".codex/config.toml", c.project, 0o644)
+			}
+			if c.top != "" {
+				writeFile(t, top, ".codex/config.toml", c.top, 0o644)
+			}
+			if c.git {
+				if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v %s", err, out)
+				}
 			}
 			if c.etc != nil {
 				a.Launcher = overlayEtc(t, c.etc)
@@ -184,6 +201,33 @@ func TestExecCodexExclusive(t *testing.T) {
 				t.Errorf("codex's plugin cache after the session holds %v, want the user's own marketplace alone", ents)
 			}
 		})
+	}
+}
+
+// TestExecCodexOwnPluginTrustedWorkspace: Codex 0.171 reads the
+// .codex/config.toml of a working directory trusted directly, below a git
+// work tree's top it does not trust (TestCodexOwnPluginLayers), so a
+// plugin of the user's own that file enables loads beside the views:
+// bundlectl exec names it, and the view's guard still blocks the marker
+// command. exec once read a project's files only under a trusted top, and
+// said nothing of the plugin.
+func TestExecCodexOwnPluginTrustedWorkspace(t *testing.T) {
+	s := newExecSession(t, Codex)
+	a, f := s.a, s.f
+	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+	top := filepath.Dir(a.Workdir)
+	if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	a.CodexConfig = fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n\n", a.Workdir) + a.CodexConfig
+	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+	res := a.Run(t, execPrompt(Codex))
+	f.checkGuard(t, a, res, s.shellTurn)
+	if !ownLoaded(a, ownPlugin) {
+		t.Fatalf("the own plugin did not load: this test's premise (Codex 0.171) no longer holds\n%s", res)
+	}
+	if want := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views, never reviewed by bundlectl", ownPluginID); !strings.Contains(res.Stderr, want) {
+		t.Errorf("stderr lacks %q\n%s", want, res)
 	}
 }
 
@@ -339,6 +383,59 @@ func TestExecCodexPluginArgs(t *testing.T) {
 			if !ownLoaded(a, ownPlugin) || !strings.Contains(res.Stderr, fmt.Sprintf("your own plugin %q loads beside the views", ownPluginID)) {
 				t.Errorf("want the own plugin loaded and named\n%s", res)
 			}
+		})
+	}
+}
+
+// TestExecCodexHooksLayers: each configuration layer whose
+// features.hooks = false keeps Codex 0.171 from running any hook in a
+// session started without exec (TestSetupCodexHooksLayers: the user's
+// config.toml, a trusted project's .codex/config.toml, one of a working
+// directory trusted directly, a --profile's file) is outranked by the
+// -c features.hooks=true exec gives Codex: exec starts it, and the
+// view's guard blocks the marker command — with the --profile given on
+// exec's own command line too, which exec knows at launch.
+func TestExecCodexHooksLayers(t *testing.T) {
+	const off = "[features]\nhooks = false\n"
+	trust := func(dir string) string { return fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", dir) }
+	for _, c := range []struct {
+		name    string
+		user    func(work, top string) string
+		project bool // WORK/.codex/config.toml turns hooks off
+		git     bool // TOP is a git work tree's top
+		args    []string
+	}{
+		{name: "user false", user: func(string, string) string { return off }},
+		{name: "trusted project false", user: func(work, _ string) string { return trust(work) }, project: true},
+		{name: "workspace trusted below an untrusted git top, its false", user: func(work, _ string) string { return trust(work) }, project: true, git: true},
+		{name: "profile false, selected", args: []string{"--profile", "work"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			f := newTrustedFixture(t, a, marker)
+			allowExecTools(a)
+			top := filepath.Dir(a.Workdir)
+			if c.user != nil {
+				a.CodexConfig = c.user(a.Workdir, top) + "\n" + a.CodexConfig
+			}
+			if c.project {
+				writeFile(t, a.Workdir, ".codex/config.toml", off, 0o644)
+			}
+			if c.git {
+				if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v %s", err, out)
+				}
+			}
+			writeFile(t, a.ConfigDir(), "work.config.toml", off, 0o644)
+			a.Args = append(a.Args, c.args...)
+			a.Launcher = f.launcher(t)
+			res := a.Run(t, execPrompt(Codex))
+			if res.Exit != 0 {
+				t.Fatalf("exec did not start codex\n%s", res)
+			}
+			f.checkGuard(t, a, res, shellTurn)
 		})
 	}
 }

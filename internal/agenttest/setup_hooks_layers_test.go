@@ -87,8 +87,10 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 	for _, c := range []struct {
 		name                          string
 		user, project, local, managed string // JSON values, "" for none
-		off                           bool
-		refuseSays, caveat            string
+		// dropIn is the whole of managed-settings.d/50-org.json, "" for none.
+		dropIn             string
+		off                bool
+		refuseSays, caveat string
 	}{
 		{name: "project true", project: `true`, off: true, refuseSays: `.claude/settings.json" sets "disableAllHooks": true`},
 		{name: "local true", local: `true`, off: true, refuseSays: `.claude/settings.local.json" sets "disableAllHooks": true`},
@@ -100,6 +102,12 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 		{name: "managed false over user true", user: `true`, managed: `false`, caveat: ""},
 		{name: "managed not a boolean", managed: `"true"`},
 		{name: "managed true over local false", local: `false`, managed: `true`, off: true, refuseSays: `managed-settings.json" sets "disableAllHooks": true`},
+		{name: "managed true, a drop-in false", managed: `true`, dropIn: `{"disableAllHooks": false}`},
+		{name: "managed false, a drop-in true", managed: `false`, dropIn: `{"disableAllHooks": true}`, off: true, refuseSays: `50-org.json" sets "disableAllHooks": true`},
+		{name: "managed-only in a drop-in", dropIn: `{"allowManagedHooksOnly": true}`, off: true, refuseSays: `50-org.json" sets "allowManagedHooksOnly": true`},
+		{name: "managed-only \"false\"", dropIn: `{"allowManagedHooksOnly": "false"}`},
+		{name: "managed-only null", dropIn: `{"allowManagedHooksOnly": null}`},
+		{name: "managed-only 0", dropIn: `{"allowManagedHooksOnly": 0}`, off: true, refuseSays: `50-org.json" sets "allowManagedHooksOnly": 0`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := t.TempDir() + "/" + markerName
@@ -121,8 +129,15 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 				writeFile(t, f.ws, ".claude/settings.local.json", `{"disableAllHooks": `+c.local+`}`, 0o644)
 			}
 			var launcher []string
+			managed := map[string]string{}
 			if c.managed != "" {
-				launcher = overlayEtcAt(t, "claude-code", map[string]string{"managed-settings.json": `{"disableAllHooks": ` + c.managed + `}`})
+				managed["managed-settings.json"] = `{"disableAllHooks": ` + c.managed + `}`
+			}
+			if c.dropIn != "" {
+				managed["managed-settings.d/50-org.json"] = c.dropIn
+			}
+			if len(managed) > 0 {
+				launcher = overlayEtcAt(t, "claude-code", managed)
 				a.Launcher = launcher
 			}
 			a.Args = append(a.Args, "--allowedTools", "Bash")
