@@ -654,8 +654,8 @@ func (st *ownState) sessionSettings(exclusive, pin bool) (map[string]any, error)
 			return nil, err
 		}
 	}
-	if off == nil && !pin && !(exclusive && st.args.hasSettings) {
-		return nil, nil
+	if off == nil && !pin {
+		return nil, nil // the user's own --settings, if any, stays as given
 	}
 	out, entries := map[string]any{}, map[string]any{}
 	if st.args.hasSettings {
