@@ -43,6 +43,10 @@ var commentedSeeds = []string{
 	"{\n    \"ui\": {\n        \"theme\": \"dark\"\n    }\n}\n",
 	"{\n\t\"hooks\": {\n\t\t\"BeforeTool\": \"not a list\" // x\n\t}\n}",
 	"{\"hooks\": {\"AfterTool\": [{\"hooks\": [{\"command\": \"/b/bundlectl hooks run AfterTool --host gemini\"}]}, // mine\n{\"matcher\": \"m\"}]}}",
+	// a // comment in a value setup replaces, before white space that
+	// ends a line
+	"{\"hooks\":[[//\n]] \n}",
+	"{\"mcpServers\":[//\n] \n}",
 }
 
 // canonical is j written as a value built here: its layout forgotten.
@@ -209,6 +213,13 @@ func TestCommentedJSONEdits(t *testing.T) {
 		{"a value setup replaces", apply,
 			"{\n  \"hooks\": {\n    \"BeforeTool\": /* was */ \"off\" /* in */ // note\n  }\n}\n",
 			"{\n  \"hooks\": {\n    \"BeforeTool\": /* was */ [\n" + wiredGroup + "\n    ] /* in */ // note\n  }\n}\n"},
+		// The // comment of the group taken out is kept after what
+		// comes before it ("{"), and the space after "]," (white space
+		// before a line break) is left out: it would have ended the
+		// comment, and the edit was refused as not keeping it.
+		{"undo: a // comment moved before white space that ends a line", strip,
+			"{\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\"matcher\": \"*\", // wired\n       \"hooks\": [{\"type\": \"command\", \"command\": \"bundlectl hooks run BeforeTool --host gemini\", \"timeout\": 5}]}\n    ], \n    \"AfterTool\": []\n  }\n}\n",
+			"{\n  \"hooks\": { // wired\n    \"AfterTool\": []\n  }\n}\n"},
 		{"nothing to take out", strip,
 			"/* a */ {\"a\": \"//\" /* b */ , \"c\": [ // d\n 1]} // e",
 			"/* a */ {\"a\": \"//\" /* b */ , \"c\": [ // d\n 1]} // e"},

@@ -119,17 +119,21 @@ type writer struct {
 
 // put writes text, which starts outside strings and comments, first
 // starting a new line (indented by indent) when the output ends inside
-// a // comment and text does not start one.
+// a // comment and text does not start one. When it does, the spaces or
+// tabs before its line break are left out: after a comment moved there
+// (one in what setup took out) they would end the comment, which would
+// then not be as written (commentsKept).
 func (w *writer) put(text []byte, indent string) {
 	if len(text) == 0 {
 		return
 	}
-	if w.inLine && !startsNewLine(text) {
-		if bytes.HasSuffix(w.b.Bytes(), []byte("\r")) {
-			w.b.WriteString("\n" + indent) // a CR the comment ended on
-		} else {
-			w.b.WriteString(w.nl + indent)
-		}
+	switch {
+	case w.inLine && startsNewLine(text):
+		text = bytes.TrimLeft(text, " \t")
+	case w.inLine && bytes.HasSuffix(w.b.Bytes(), []byte("\r")):
+		w.b.WriteString("\n" + indent) // a CR the comment ended on
+	case w.inLine:
+		w.b.WriteString(w.nl + indent)
 	}
 	w.b.Write(text)
 	w.inLine = endsInLineComment(text)
