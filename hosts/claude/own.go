@@ -15,6 +15,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/jsjson"
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
@@ -35,7 +36,8 @@ import (
 //     user, project and local are read; --settings is read regardless.
 //   - A folder under <config>/skills/ holding .claude-plugin/plugin.json
 //     loads as "<manifest name>@skills-dir" unless a layer sets it to
-//     false (a folder of bare skills is not a plugin).
+//     false (a folder of bare skills is not a plugin); bytes of the name
+//     that are not UTF-8 are decoded as Claude Code decodes them.
 //   - --plugin-dir, --plugin-dir-no-mcp and --plugin-url load a plugin as
 //     "<name>@inline"; such a plugin (a bundlectl view too) is dropped by a
 //     layer setting "<name>@inline" to false.
@@ -558,11 +560,16 @@ func skillsDirPlugins(config string, cerr error) []string {
 		var m struct {
 			Name string `json:"name"`
 		}
-		name := e.Name()
+		// Bytes that are not UTF-8, in the folder's name or the
+		// manifest's, as Claude Code decodes them (one U+FFFD for each
+		// maximal invalid subpart, where Go gives one a byte): else
+		// --exclusive turned off an id the plugin does not have, and
+		// it loaded.
+		name := string(jsjson.DecodeUTF8([]byte(e.Name())))
 		// By exact name, as Claude Code reads it: a "Name" written after
 		// "name" is not the id Claude Code loads the plugin by, which
 		// --exclusive must turn off.
-		if jsonobj.UnmarshalExact(b, &m) == nil && m.Name != "" {
+		if jsonobj.UnmarshalExact(jsjson.DecodeUTF8(b), &m) == nil && m.Name != "" {
 			name = m.Name
 		}
 		out = append(out, name+"@skills-dir")

@@ -595,3 +595,47 @@ func TestLaunchExclusiveExactKeys(t *testing.T) {
 		t.Errorf("argv %q, want %q", l.Argv, want)
 	}
 }
+
+// TestLaunchExclusiveNameBytes: a skills-folder plugin whose name holds
+// bytes that are not UTF-8 (in its manifest, or its folder's name when
+// the manifest has none) is turned off under the id Claude Code gives
+// it, which decodes each maximal invalid subpart as one U+FFFD
+// (internal/jsjson DecodeUTF8): "sk\xf0\x9f\x98p" is "sk\ufffdp". Go's
+// decoding gave one U+FFFD a byte, an id the plugin does not have, and
+// under --exclusive it loaded (internal/agenttest
+// TestExecClaudeExclusiveSkillsDir, its "name-bytes" case).
+func TestLaunchExclusiveNameBytes(t *testing.T) {
+	h := newOwnHome(t)
+	write := func(p, body string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(h.config, "skills", "a", ".claude-plugin", "plugin.json"), "{\"name\":\"sk\xf0\x9f\x98p\"}")
+	write(filepath.Join(h.config, "skills", "b\xf0\x9f\x98", ".claude-plugin", "plugin.json"), `{"version":"1.0.0"}`)
+	l, _, err := launchOwn(t, h, true, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/guard"}}, "-p", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off []string
+	for _, a := range l.Argv {
+		if v, ok := strings.CutPrefix(a, "--settings="); ok {
+			var set struct{ EnabledPlugins map[string]bool }
+			if err := json.Unmarshal([]byte(v), &set); err != nil {
+				t.Fatal(err)
+			}
+			for id := range set.EnabledPlugins {
+				if strings.HasSuffix(id, "@skills-dir") {
+					off = append(off, id)
+				}
+			}
+		}
+	}
+	sort.Strings(off)
+	if want := []string{"b\ufffd@skills-dir", "sk\ufffdp@skills-dir"}; !reflect.DeepEqual(off, want) {
+		t.Errorf("turned off %q, want %q (argv %q)", off, want, l.Argv)
+	}
+}

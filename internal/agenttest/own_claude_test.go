@@ -364,14 +364,20 @@ func TestClaudeLastSettings(t *testing.T) {
 // exact key as Claude Code reads it: with a "Name" written after it,
 // bundlectl once took that for the id and turned off a plugin of
 // another name, and under --exclusive the user's plugin and its hook
-// ran in the session.
+// ran in the session; so did a name holding bytes that are not UTF-8,
+// which Go decoded to another id than Claude Code (name-bytes).
 func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
 	const bareSkill = "agenttest-users-bare-skill-e5a0"
 	manifests := map[string]string{
 		"plain":     `{"name": "skp", "version": "1.0.0"}`,
 		"name-case": `{"name": "skp", "version": "1.0.0", "Name": "other"}`,
+		// Bytes that are not UTF-8: Claude Code decodes the truncated
+		// sequence as one U+FFFD, where Go gave three.
+		"name-bytes": "{\"name\": \"sk\xf0\x9f\x98p\", \"version\": \"1.0.0\"}",
 	}
-	for _, m := range []string{"plain", "name-case"} {
+	// The id as exec's notice writes it.
+	ids := map[string]string{"plain": "skp@skills-dir", "name-case": "skp@skills-dir", "name-bytes": `sk\ufffdp@skills-dir`}
+	for _, m := range []string{"plain", "name-case", "name-bytes"} {
 		for _, exclusive := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s-exclusive-%v", m, exclusive), func(t *testing.T) {
 				a := New(t, Claude, Say("done"))
@@ -392,7 +398,7 @@ func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
 				if ran := err == nil; ran == exclusive {
 					t.Errorf("the skills-folder plugin's hook ran: %v under exclusive %v\n%s", ran, exclusive, res)
 				}
-				if named := strings.Contains(res.Stderr, `your own plugin "skp@skills-dir" loads beside the views`); named == exclusive {
+				if named := strings.Contains(res.Stderr, `your own plugin "`+ids[m]+`" loads beside the views`); named == exclusive {
 					t.Errorf("the skills-folder plugin named: %v under exclusive %v\n%s", named, exclusive, res.Stderr)
 				}
 				offered := false

@@ -25,9 +25,14 @@
 //     other control characters as \u00xx, everything else as it is
 //     (U+2028, U+2029, "<", "&" included).
 //
+// DecodeUTF8 gives the text Node.js decodes from bytes that are not
+// UTF-8, for readers of a JavaScript host's files that must name things
+// as the host names them (a plugin's name, a directory's).
+//
 // Invariants: Parse accepts exactly the JSON text json.Valid accepts
 // (nested at most MaxDepth deep), never panics, and refuses anything else;
 // Stringify's output is valid JSON, and Parse then Stringify of it gives
-// it back unchanged; the expected bytes in testdata/vectors.json are node
+// it back unchanged; DecodeUTF8's output is valid UTF-8, and is its
+// input when that is; the expected bytes in testdata/vectors.json are node
 // 20's.
 package jsjson

@@ -326,6 +326,25 @@ func isHex4(b []byte) bool {
 	return true
 }
 
+// DecodeUTF8 is the text Node.js decodes from b (Buffer's
+// toString("utf8"), fs.readFileSync(path, "utf8"), a directory entry's
+// name), as UTF-8: each maximal invalid subpart of b is one U+FFFD,
+// where Go (encoding/json, a range over a string) gives one for each
+// byte, so "sk\xf0\x9f\x98p" is "sk\ufffdp" to Node.js and
+// "sk\ufffd\ufffd\ufffdp" to Go. Valid UTF-8 is returned as it is.
+func DecodeUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for i := 0; i < len(b); {
+		r, n := decodeRune(b[i:])
+		out = utf8.AppendRune(out, r)
+		i += n
+	}
+	return out
+}
+
 // decodeRune decodes the UTF-8 at the start of b as Node.js's decoder
 // (WHATWG) does: an invalid sequence is one U+FFFD for its maximal
 // subpart — the bytes that begin a valid sequence before the one that
