@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsjson"
 )
 
 // ViewsHaveHooks reports whether any of the views gives the host hooks:
@@ -36,8 +37,10 @@ func (v *View) hasHooks() bool {
 }
 
 // ReadSettings reads a host's settings file: a JSON object, with // and
-// /* */ comments allowed as Gemini CLI allows them. A missing file is
-// (nil, nil).
+// /* */ comments allowed as Gemini CLI allows them, and bytes that are
+// not UTF-8 decoded as the hosts (Node.js) decode them, so that a key
+// (a plugin's id in enabledPlugins) is the one the host reads. A missing
+// file is (nil, nil).
 func ReadSettings(path string) (map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -47,7 +50,7 @@ func ReadSettings(path string) (map[string]any, error) {
 		return nil, err
 	}
 	var m map[string]any
-	if err := json.Unmarshal(StripJSONComments(data), &m); err != nil {
+	if err := json.Unmarshal(StripJSONComments(jsjson.DecodeUTF8(data)), &m); err != nil {
 		return nil, err
 	}
 	return m, nil

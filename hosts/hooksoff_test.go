@@ -45,3 +45,22 @@ func TestHooksOffHint(t *testing.T) {
 		t.Errorf("a directory: got %v, want a HooksOffError whose hint is ls -ld", err)
 	}
 }
+
+// TestReadSettingsNodeDecoding: a settings file's bytes that are not
+// UTF-8 are read as Claude Code and Gemini CLI (Node.js) decode them, one
+// U+FFFD for each maximal invalid sequence: an enabledPlugins key
+// "x\xf0\x9f\x98@m" is the plugin "x\ufffd@m" to the host, which exec
+// --exclusive must turn off by that id (Go's decoding gave three).
+func TestReadSettingsNodeDecoding(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(p, []byte("{\"enabledPlugins\": {\"x\xf0\x9f\x98@m\": true}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadSettings(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["enabledPlugins"].(map[string]any)["x\ufffd@m"]; !ok {
+		t.Errorf("read %q, want the key x\\ufffd@m", m)
+	}
+}
