@@ -271,7 +271,7 @@ func TestCommentedJSONReadBack(t *testing.T) {
 	if got := WiredJSONEvents(data, CommentedJSON, "gemini"); !slices.Equal(got, []string{"BeforeTool"}) {
 		t.Errorf("WiredJSONEvents = %v", got)
 	}
-	if got, ok := WiredJSONTimeout(data, CommentedJSON, "gemini", 60000); got != 1000 || !ok {
+	if got, ok := WiredJSONTimeout(data, CommentedJSON, "gemini", 60000, NodeTimerMax); got != 1000 || !ok {
 		t.Errorf("WiredJSONTimeout = %d, %v", got, ok)
 	}
 	if got := ShortJSONServerTimeouts(data, CommentedJSON, "mcpServers", []string{"bundlectl-b-s"}, servers); !slices.Equal(got, []string{"bundlectl-b-s"}) {

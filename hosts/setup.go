@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -737,9 +738,11 @@ type StaleSetup struct {
 	// Timeout, when not 0, is the shortest timeout of the lines, shorter
 	// than Want, the one this bundlectl's setup writes, both in Unit: the
 	// host would kill `hooks run` in the middle of a chain of slow guards,
-	// read a failed hook and let the tool run.
+	// read a failed hook and let the tool run. AtOnce: it is one the host
+	// fires at once (past NodeTimerMax ms in Gemini CLI; Timeout is then 1).
 	Timeout, Want int
 	Unit          string
+	AtOnce        bool
 	// Gone: setup wrote hook lines into Path, and the file holds none
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
@@ -784,7 +787,11 @@ func (s *StaleSetup) Message() string {
 		why = append(why, fmt.Sprintf("there is none for %s, so no guard runs on %s",
 			strings.Join(s.Missing, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Missing) == 1]))
 	}
-	if s.Timeout > 0 {
+	switch {
+	case s.AtOnce:
+		why = append(why, fmt.Sprintf("its timeout is past %d %s, which %s's runtime (Node.js) fires after 1 ms: the host kills every guard at once, reads a failed hook and runs the tool; this bundlectl needs %d %s",
+			NodeTimerMax, s.Unit, bundle.HostTitle(bundle.Host(s.Host)), s.Want, s.Unit))
+	case s.Timeout > 0:
 		why = append(why, fmt.Sprintf("its timeout is %d %s; this bundlectl needs %d %s so a chain of guards is not cut (the host would read a cut chain as a failed hook and run the tool)",
 			s.Timeout, s.Unit, s.Want, s.Unit))
 	}
@@ -927,7 +934,7 @@ func checkSetup(home string, host Host, environ []string, workspace string, gone
 	st := &StaleSetup{Host: host.Name(), Path: p, Missing: missing}
 	want, unit := hb.SetupTimeout()
 	if got, ok := hb.WiredTimeout(cur); ok && got < want {
-		st.Timeout, st.Want, st.Unit = max(got, 1), want, unit
+		st.Timeout, st.Want, st.Unit, st.AtOnce = max(got, 1), want, unit, got == 0
 	}
 	if len(missing) == 0 && st.Timeout == 0 {
 		return out, nil
@@ -992,11 +999,18 @@ func CheckServerTimeoutsAll(re Reentry, environ []string) []*StaleSetup {
 	return out
 }
 
+// NodeTimerMax is the longest delay Node.js's setTimeout keeps, in
+// milliseconds: a longer one (Infinity too) fires after 1 ms.
+const NodeTimerMax = 1<<31 - 1
+
 // WiredJSONTimeout is the shortest timeout of setup's hook lines for host
 // in a JSON settings file (Claude Code, Gemini CLI) read as syntax, a
 // line without a number there counting as def, the host's default; false
-// when there is no such line.
-func WiredJSONTimeout(data []byte, syntax JSONSyntax, host string, def int) (int, bool) {
+// when there is no such line. When timerMax is set (Gemini CLI, whose
+// timer is Node.js's, NodeTimerMax), a line whose timeout is past it
+// counts as 0: the host kills the hook at once, where it would seem the
+// longest of all (internal/agenttest TestHostsGuardTimeouts).
+func WiredJSONTimeout(data []byte, syntax JSONSyntax, host string, def, timerMax int) (int, bool) {
 	root, err := ParseJSONAs(data, syntax)
 	if err != nil || root.Kind != JSONObject {
 		return 0, false
@@ -1019,8 +1033,11 @@ func WiredJSONTimeout(data []byte, syntax JSONSyntax, host string, def int) (int
 			for _, h := range hs.Items {
 				t := def
 				if v, ok := h.Get("timeout"); ok && v.Kind == JSONScalar {
-					var f float64
-					if json.Unmarshal(v.Scalar, &f) == nil && f > 0 {
+					f, err := strconv.ParseFloat(string(v.Scalar), 64)
+					switch {
+					case timerMax > 0 && f > float64(timerMax):
+						t = 0 // Infinity too: a number past the double range (ErrRange) is that to JSON.parse
+					case err == nil && f > 0:
 						t = int(min(f, 1<<31))
 					}
 				}

@@ -126,7 +126,7 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
 // WiredTimeout is the shortest timeout of setup's hook lines in
 // settings.json; a line without one gets Claude Code's default, 600 s.
 func (Host) WiredTimeout(data []byte) (int, bool) {
-	return hosts.WiredJSONTimeout(data, hosts.PlainJSON, "claude", 600)
+	return hosts.WiredJSONTimeout(data, hosts.PlainJSON, "claude", 600, 0) // Claude Code 2.1.332 waits for any size (TestHostsGuardTimeouts)
 }
 
 // SetupHooksOff checks the settings a Claude Code session in the

@@ -82,9 +82,10 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "ms" }
 
 // WiredTimeout is the shortest timeout of setup's hook lines in
 // settings.json; a line without one gets Gemini CLI's default, 60000 ms
-// (its DEFAULT_HOOK_TIMEOUT).
+// (its DEFAULT_HOOK_TIMEOUT), and one past 2^31-1 ms counts as 0, as
+// Node.js fires such a timer at once.
 func (Host) WiredTimeout(data []byte) (int, bool) {
-	return hosts.WiredJSONTimeout(data, settingsSyntax, "gemini", 60000)
+	return hosts.WiredJSONTimeout(data, settingsSyntax, "gemini", 60000, hosts.NodeTimerMax)
 }
 
 // SetupHooksOff checks the settings a Gemini CLI session started in the

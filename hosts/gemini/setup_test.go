@@ -88,3 +88,40 @@ func TestSetupCommentedSettings(t *testing.T) {
 		t.Errorf("--undo left\n%q\nwant\n%q", b, orig)
 	}
 }
+
+// TestSetupStaleTimerOverflow: a setup line whose timeout was raised past
+// 2^31-1 ms is out of date, and says why: Gemini CLI's timer (Node.js)
+// fires such a delay after 1 ms, so it kills `hooks run` at once, reads a
+// failed hook and runs the tool (internal/agenttest
+// TestHostsGuardTimeouts, 2147483648 ms). CheckSetup took the line for
+// the longest of all, and list and the SessionStart check said nothing.
+func TestSetupStaleTimerOverflow(t *testing.T) {
+	home, user, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + user, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "no-system-settings.json")}
+	h := Host{}
+	in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/bin/bundlectl", Home: home, Workspace: ws}, Environ: environ}
+	if _, err := hosts.Setup(home, h, in); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(user, ".gemini", "settings.json")
+	wired, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, long := range []string{"2147483648", "1e400"} {
+		if err := os.WriteFile(settings, bytes.Replace(wired, []byte("86400000"), []byte(long), 1), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := hosts.CheckSetup(home, h, environ)
+		if st == nil || !st.AtOnce || !strings.Contains(st.Message(), "its timeout is past 2147483647 ms, which Gemini CLI's runtime (Node.js) fires after 1 ms") {
+			t.Errorf("timeout %s: CheckSetup = %+v, want it named as fired at once", long, st)
+		}
+	}
+	// At the limit, a timer Node.js keeps: current.
+	if err := os.WriteFile(settings, bytes.ReplaceAll(wired, []byte("86400000"), []byte("2147483647")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := hosts.CheckSetup(home, h, environ); st != nil {
+		t.Errorf("timeout 2147483647: CheckSetup = %+v, want nothing out of date", st)
+	}
+}
