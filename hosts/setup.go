@@ -17,6 +17,7 @@ import (
 	"github.com/bundlectl/bundlectl/harness"
 	"github.com/google/renameio/v2"
 	"github.com/zeebo/blake3"
+	"golang.org/x/sys/unix"
 )
 
 // Wiring is implemented by an adapter that can wire bundlectl into the
@@ -210,11 +211,17 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		if err := writeRecord(home, host.Name(), rec); err != nil {
 			return results, err
 		}
+		links := hardLinks(path)
 		testOnlyBeforeConfigWrite(path)
 		if err := writeConfig(path, next, mode, cur, existed); err != nil {
 			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
 		testOnlyAfterConfigWrite(path)
+		if links > 1 {
+			// The new file renamed into place is not the others': they
+			// keep the old content, unwired, and nothing else says so.
+			res.Notes = append(slices.Clone(res.Notes), fmt.Sprintf("the file had %d hard links; setup writes a new file in its place (so that a setup killed halfway leaves the old one whole), and the file's other names keep the content it had, without setup's entries; a symbolic link is edited where it points", links))
+		}
 		res.Changed = true
 		results = append(results, res)
 	}
@@ -682,6 +689,16 @@ func realPath(p string) (string, error) {
 		return p, nil
 	}
 	return filepath.EvalSymlinks(p)
+}
+
+// hardLinks is the number of names the file at p has (0 when it cannot
+// be told).
+func hardLinks(p string) uint64 {
+	var st unix.Stat_t
+	if unix.Stat(p, &st) != nil {
+		return 0
+	}
+	return uint64(st.Nlink)
 }
 
 // readConfig reads a configuration file; a missing one is nil.

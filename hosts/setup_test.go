@@ -385,3 +385,34 @@ func TestSetupHooksOffHint(t *testing.T) {
 		t.Errorf("Hint() without a pattern = %q, want %q", got, want)
 	}
 }
+
+// TestSetupHardLinkNote: setup writes a new file in the place of one with
+// other hard links (atomically, as every file), so those keep the old
+// content, without setup's entries; it says so, where it said nothing
+// and a user who keeps settings.json hard-linked (to a dotfiles folder)
+// found the two apart later. A symbolic link is followed instead
+// (realPath): its target is edited.
+func TestSetupHardLinkNote(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	other := filepath.Join(dir, "dotfiles-user.json")
+	if err := os.WriteFile(other, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(other, user); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Setup(home, fakeHost{dir}, SetupInput{})
+	if err != nil || len(res) != 2 || !res[0].Changed {
+		t.Fatalf("Setup = %+v, %v", res, err)
+	}
+	if len(res[0].Notes) != 1 || !strings.Contains(res[0].Notes[0], "the file had 2 hard links; setup writes a new file in its place") {
+		t.Errorf("notes %q, want the hard links named", res[0].Notes)
+	}
+	if len(res[1].Notes) != 0 {
+		t.Errorf("the file without links got notes %q", res[1].Notes)
+	}
+	if b, _ := os.ReadFile(other); string(b) != userSettings {
+		t.Errorf("the other name changed:\n%s", b)
+	}
+}
