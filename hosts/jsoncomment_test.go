@@ -153,6 +153,9 @@ func TestCommentedJSONRefused(t *testing.T) {
 		{"hash comment", "{\"a\": 1}\n# c", 2, "data after the JSON document"},
 		{"slash alone", "{\"a\": 1 / 2}", 1, "invalid character '/'"},
 		{"repeated key", "{\"a\": 1, // c\n \"a\": 2}", 2, `duplicate key "a"`},
+		// Refused as encoding/json refuses it: the parser recursed once a
+		// level, and some million levels crashed bundlectl (stack overflow).
+		{"nested too deep", "{\n\"a\": " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "}", 2, "nested more than 10000 deep"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := EditJSONAs(CommentedJSON, setupChanges["apply hooks"])([]byte(c.in))

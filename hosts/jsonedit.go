@@ -138,7 +138,15 @@ type parser struct {
 	dec       *json.Decoder
 	text, src []byte
 	keep      bool // record layouts
+	depth     int  // containers open
 }
+
+// maxJSONDepth bounds how deep a settings file nests, as encoding/json
+// bounds it (ReadSettings): the parser recurses once a level, and a
+// file of some million "[" ran out of stack and crashed bundlectl
+// (setup, and list reading a workspace's settings), where the hosts
+// refuse such a file too.
+const maxJSONDepth = 10000
 
 // tokenStart is where the token the decoder reads after offset from
 // begins: past white space (and blanked comments) and a separator.
@@ -179,6 +187,10 @@ func (p *parser) value() (v *JSON, start, end int, err error) {
 // bracket ends at open, through its closing bracket, and returns it with
 // the offset past that bracket.
 func (p *parser) container(object bool, open int) (*JSON, int, error) {
+	if p.depth++; p.depth > maxJSONDepth {
+		return nil, 0, fmt.Errorf("nested more than %d deep", maxJSONDepth)
+	}
+	defer func() { p.depth-- }()
 	c := &JSON{Kind: JSONArray}
 	if object {
 		c = NewObject()
