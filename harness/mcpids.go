@@ -260,23 +260,7 @@ func (p *proxy) track(line []byte) []byte {
 	case '{':
 		out, _ = p.relayLocked(line, &work)
 	case '[':
-		var elems []json.RawMessage
-		changed := false
-		forElements(line, func(v span) bool {
-			o, ch := p.relayLocked(line[v.start:v.end], &work)
-			changed = changed || ch
-			if o != nil {
-				elems = append(elems, o)
-			}
-			return true
-		})
-		switch {
-		case !changed:
-		case len(elems) == 0:
-			out = nil
-		default:
-			out = joinArray(elems)
-		}
+		out = eachInBatch(line, func(m []byte) ([]byte, bool) { return p.relayLocked(m, &work) })
 	}
 	p.callsMu.Unlock()
 	for _, n := range work.notices {
@@ -446,25 +430,32 @@ func (p *proxy) settleReplies(line []byte) []byte {
 		out, _ := p.settleMessage(line)
 		return out
 	case '[':
-		var elems []json.RawMessage
-		changed := false
-		forElements(line, func(v span) bool {
-			o, ch := p.settleMessage(line[v.start:v.end])
-			changed = changed || ch
-			if o != nil {
-				elems = append(elems, o)
-			}
-			return true
-		})
-		switch {
-		case !changed:
-		case len(elems) == 0:
-			return nil
-		default:
-			return joinArray(elems)
-		}
+		return eachInBatch(line, p.settleMessage)
 	}
 	return line
+}
+
+// eachInBatch applies f to every message of the batch line and returns
+// the batch to pass on: line itself when f changed none of them, nil
+// when f kept none, else the messages f kept, as f gave them.
+func eachInBatch(line []byte, f func(msg []byte) (out []byte, changed bool)) []byte {
+	var elems []json.RawMessage
+	changed := false
+	forElements(line, func(v span) bool {
+		o, ch := f(line[v.start:v.end])
+		changed = changed || ch
+		if o != nil {
+			elems = append(elems, o)
+		}
+		return true
+	})
+	switch {
+	case !changed:
+		return line
+	case len(elems) == 0:
+		return nil
+	}
+	return joinArray(elems)
 }
 
 // settleMessage settles one server message object if it is a reply: an
