@@ -143,7 +143,13 @@ func settingsEnv(args, env []string) []envLayer {
 		}
 	}
 	readFile := func(f string) {
-		if m, err := hosts.ReadSettings(f); err == nil {
+		m, err := hosts.ReadSettings(f)
+		if err != nil {
+			// Read as Claude Code reads it (a byte order mark skipped):
+			// an entry is counted whenever either reading finds it.
+			m, err = readSettings(f)
+		}
+		if err == nil {
 			read(f, m)
 		}
 	}

@@ -406,7 +406,23 @@ func TestNoPluginModesInSettingsEnv(t *testing.T) {
 			}
 		})
 	}
+	// Behind a byte order mark, which Claude Code skips (internal/agenttest
+	// TestSetupClaudeSettingsSpellings), the entry counts too.
 	h := newOwnHome(t)
+	user := filepath.Join(h.config, "settings.json")
+	h.write(t, user, simple)
+	plain, err := os.ReadFile(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, append([]byte("\xef\xbb\xbf"), plain...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var he *hosts.HooksOffError
+	if _, _, err := launchOwn(t, h, false, guard); !errors.As(err, &he) || he.File != user || !strings.Contains(he.Setting, `"CLAUDE_CODE_SIMPLE"`) {
+		t.Errorf("behind a byte order mark: err %v, want a HooksOffError naming %s and the entry", err, user)
+	}
+	h = newOwnHome(t)
 	h.write(t, filepath.Join(h.config, "settings.json"), map[string]any{"env": map[string]any{"CLAUDE_CODE_SAFE_MODE": "0"}})
 	if _, _, err := launchOwn(t, h, false, guard); err != nil {
 		t.Errorf("a false value: err %v", err)
