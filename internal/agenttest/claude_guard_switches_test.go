@@ -279,6 +279,22 @@ func TestExecClaudeSettingsEnvNoPlugins(t *testing.T) {
 	checkRefused(t, a, f, res, filepath.Join(a.ConfigDir(), "settings.json"), `"env": {"CLAUDE_CODE_SIMPLE": "1"}, Claude Code's minimal or safe mode (no plugin loads)`)
 }
 
+// TestExecClaudeSettingsEnvByteOrderMark: behind a byte order mark, which
+// Claude Code 2.1.332 skips, CLAUDE_CODE_SIMPLE in the "env" of the
+// user's settings starts it with no plugin, the view's guard neither:
+// exec refuses, naming the file and the entry. It once skipped the file
+// it could not parse, started the agent, and the marker command ran.
+func TestExecClaudeSettingsEnvByteOrderMark(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	a.SettingsFile = []byte("\ufeff" + `{"env": {"CLAUDE_CODE_SIMPLE": "1"}}`)
+	a.Args = []string{"--allowedTools", "Bash"}
+	a.Launcher = f.launcher(t)
+	res := a.Run(t, "make the marker")
+	checkRefused(t, a, f, res, filepath.Join(a.ConfigDir(), "settings.json"), `"env": {"CLAUDE_CODE_SIMPLE": "1"}, Claude Code's minimal or safe mode (no plugin loads)`)
+}
+
 // TestExecClaudeCowork: with CLAUDE_CODE_USE_COWORK_PLUGINS set Claude
 // Code reads the user's cowork_settings.json, where disableAllHooks keeps
 // the view's guard from running (TestClaudeGuardSwitches): exec refuses,
