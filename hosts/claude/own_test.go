@@ -52,6 +52,18 @@ func (h ownHome) write(t *testing.T, path string, v any) {
 	}
 }
 
+// writeRaw writes body to path as it is (bytes JSON would not keep: a
+// repeated key, invalid UTF-8, a byte order mark).
+func (h ownHome) writeRaw(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func enabled(m map[string]any) map[string]any { return map[string]any{"enabledPlugins": m} }
 
 func loaded(t *testing.T, h ownHome, args []string) []string {
@@ -142,16 +154,8 @@ func TestOwnPluginsPrecedence(t *testing.T) {
 			// the plugin Claude Code loads as sk@skills-dir went by
 			// another id, which --exclusive turned off instead, and
 			// a@m was not seen as installed.
-			write := func(p, body string) {
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write(filepath.Join(h.config, "skills", "folder", ".claude-plugin", "plugin.json"), `{"name":"sk","Name":"other"}`)
-			write(filepath.Join(h.config, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"a@m":[]},"Plugins":null}`)
+			h.writeRaw(t, filepath.Join(h.config, "skills", "folder", ".claude-plugin", "plugin.json"), `{"name":"sk","Name":"other"}`)
+			h.writeRaw(t, filepath.Join(h.config, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"a@m":[]},"Plugins":null}`)
 			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"other@skills-dir": false}))
 			return nil
 		}, []string{"sk@skills-dir"}},
@@ -410,14 +414,7 @@ func TestNoPluginModesInSettingsEnv(t *testing.T) {
 	// TestSetupClaudeSettingsSpellings), the entry counts too.
 	h := newOwnHome(t)
 	user := filepath.Join(h.config, "settings.json")
-	h.write(t, user, simple)
-	plain, err := os.ReadFile(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(user, append([]byte("\xef\xbb\xbf"), plain...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	h.writeRaw(t, user, "\xef\xbb\xbf"+`{"env": {"CLAUDE_CODE_SIMPLE": "1"}}`)
 	var he *hosts.HooksOffError
 	if _, _, err := launchOwn(t, h, false, guard); !errors.As(err, &he) || he.File != user || !strings.Contains(he.Setting, `"CLAUDE_CODE_SIMPLE"`) {
 		t.Errorf("behind a byte order mark: err %v, want a HooksOffError naming %s and the entry", err, user)
@@ -592,16 +589,8 @@ func TestOwnPluginsCowork(t *testing.T) {
 // loaded into the session), and an installed plugin was not turned off.
 func TestLaunchExclusiveExactKeys(t *testing.T) {
 	h := newOwnHome(t)
-	write := func(p, body string) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(h.config, "skills", "sk", ".claude-plugin", "plugin.json"), `{"name":"sk","Name":"other"}`)
-	write(filepath.Join(h.config, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"a@m":[]},"Plugins":null}`)
+	h.writeRaw(t, filepath.Join(h.config, "skills", "sk", ".claude-plugin", "plugin.json"), `{"name":"sk","Name":"other"}`)
+	h.writeRaw(t, filepath.Join(h.config, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"a@m":[]},"Plugins":null}`)
 	l, _, err := launchOwn(t, h, true, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/guard"}}, "-p", "hi")
 	if err != nil {
 		t.Fatal(err)
@@ -622,16 +611,8 @@ func TestLaunchExclusiveExactKeys(t *testing.T) {
 // TestExecClaudeExclusiveSkillsDir, its "name-bytes" case).
 func TestLaunchExclusiveNameBytes(t *testing.T) {
 	h := newOwnHome(t)
-	write := func(p, body string) {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(h.config, "skills", "a", ".claude-plugin", "plugin.json"), "{\"name\":\"sk\xf0\x9f\x98p\"}")
-	write(filepath.Join(h.config, "skills", "b\xf0\x9f\x98", ".claude-plugin", "plugin.json"), `{"version":"1.0.0"}`)
+	h.writeRaw(t, filepath.Join(h.config, "skills", "a", ".claude-plugin", "plugin.json"), "{\"name\":\"sk\xf0\x9f\x98p\"}")
+	h.writeRaw(t, filepath.Join(h.config, "skills", "b\xf0\x9f\x98", ".claude-plugin", "plugin.json"), `{"version":"1.0.0"}`)
 	l, _, err := launchOwn(t, h, true, []hosts.BuiltView{{Bundle: "guard", Dir: "/v/guard"}}, "-p", "hi")
 	if err != nil {
 		t.Fatal(err)
