@@ -57,7 +57,15 @@ func TestHostsMCPTimeouts(t *testing.T) {
 		{GeminiCLI, "2147483648", false},
 	} {
 		t.Run(string(c.host)+"/"+c.val, func(t *testing.T) {
-			started, called, answered, res := mcpTimeoutRun(t, c.host, map[string]any{"timeout": json.Number(c.val)})
+			var flags []string
+			if !c.called && c.host == GeminiCLI {
+				// Node.js fires the cut timer after 1 ms, but a busy
+				// machine can hold Gemini's event loop that long, and
+				// a prompt answer then beat the timer (CI saw the tool
+				// run). A server slow to answer initialize cannot.
+				flags = []string{"-init-delay", "2s"}
+			}
+			started, called, answered, res := mcpTimeoutRun(t, c.host, map[string]any{"timeout": json.Number(c.val)}, flags...)
 			if !c.called && c.host == Claude {
 				started = !started // Claude Code starts no such server
 			} else if !c.called {
