@@ -32,26 +32,29 @@ type configLayer struct {
 }
 
 // configLayers are the files Codex 0.171 reads its configuration from for
-// a session started in cwd, selecting profile ("" for none), each over the
-// one before (found with the real CLI, internal/agenttest
-// TestSetupCodexHooksLayers, TestCodexOwnPluginLayers):
+// a session started in cwd, selecting profile ("" for none), with the -c
+// flags flags (flagsDoc; nil for none), each over the one before (found
+// with the real CLI, internal/agenttest TestSetupCodexHooksLayers,
+// TestCodexOwnPluginLayers, TestCodexProjectRoot):
 //
 //   - /etc/codex/config.toml;
 //   - $CODEX_HOME/config.toml;
 //   - $CODEX_HOME/<profile>.config.toml;
-//   - .codex/config.toml of each directory from the project root (the
-//     top of the git work tree cwd is in, else cwd) down to cwd, each
-//     read only when the projects table of the files above trusts that
-//     directory or the project root (trust_level = "trusted"): a trust
-//     given to cwd alone covers cwd's own file but not the root's, and
-//     one given to a directory above a project that is not a git work
-//     tree covers nothing in it. A table's key names a directory only as
-//     written, compared with the directory's real path: "/w/" or
-//     "/x/../w" is no trust of /w to Codex (TestSetupCodexConfigSpellings).
+//   - .codex/config.toml of each directory from the project root down to
+//     cwd. The root is the nearest directory from cwd up that holds one
+//     of project_root_markers (default [".git"]), as the files above and
+//     the -c flags set it, else cwd. Each file is read only when trusted
+//     (projectTrust.trusts): by the projects entry of its own directory,
+//     else of the root, else of the git trust root (gitTrustRoot: the git
+//     work tree's top, or a linked worktree's main checkout), whichever
+//     comes first; a trust given to a directory above a root covers
+//     nothing in it. A table's key names a directory only as written,
+//     compared with the directory's real path: "/w/" or "/x/../w" is no
+//     trust of /w to Codex (TestSetupCodexConfigSpellings).
 //
 // (The session's -c flags, and managed_config.toml above them, come
 // next.) With cwd "" there is no project file.
-func configLayers(codexHome, profile, cwd string) []configLayer {
+func configLayers(codexHome, profile, cwd string, flags map[string]any) []configLayer {
 	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
 	if profile != "" {
 		layers = append(layers, configLayer{file: filepath.Join(codexHome, profile+profileSuffix)})
@@ -59,22 +62,15 @@ func configLayers(codexHome, profile, cwd string) []configLayer {
 	if cwd == "" {
 		return layers
 	}
-	trusted := map[string]bool{}
+	var docs []map[string]any
 	for _, l := range layers {
 		doc, _ := readTOML(l.file)
-		projects, _ := doc["projects"].(map[string]any)
-		for dir, v := range projects {
-			if t, ok := v.(map[string]any); ok {
-				if level, ok := t["trust_level"].(string); ok {
-					trusted[dir] = level == "trusted"
-				}
-			}
-		}
+		docs = append(docs, doc)
 	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	root := projectRoot(cwd)
+	trust := readProjectTrust(append(docs, flags))
+	cwd = realOrAsIs(cwd)
+	root := projectRoot(cwd, trust.markers)
+	gitRoot := gitTrustRoot(cwd)
 	var dirs []string
 	for d := cwd; ; d = filepath.Dir(d) {
 		dirs = append(dirs, d)
@@ -83,7 +79,7 @@ func configLayers(codexHome, profile, cwd string) []configLayer {
 		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), untrusted: !trusted[dirs[i]] && !trusted[root]})
+		layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), untrusted: !trust.trusts(dirs[i], root, gitRoot)})
 	}
 	return layers
 }
@@ -115,7 +111,7 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 // as a Gemini CLI workspace's settings count in a folder it may not
 // trust).
 func layersHooksOff(codexHome, cwd string) error {
-	layers := configLayers(codexHome, "", cwd)
+	layers := configLayers(codexHome, "", cwd, nil)
 	const setting = "features.hooks = false"
 	off := func(file, fix string) error {
 		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: fix, Pattern: hosts.SettingIn(file, tomlKey(setting))}

@@ -103,7 +103,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		docs[file] = d
 		return d
 	}
-	layers := append(configLayers(codexHome, profile, cwd), configLayer{file: managed, managed: true})
+	layers := append(configLayers(codexHome, profile, cwd, flagsDoc(args)), configLayer{file: managed, managed: true})
 
 	type state struct {
 		enabled bool
@@ -215,19 +215,6 @@ func readTOML(file string) (map[string]any, error) {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// projectRoot is the top of the git work tree dir is in, as Codex finds
-// the project root by its default marker (.git), or dir itself.
-func projectRoot(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if d == filepath.Dir(d) {
-			return dir
-		}
-	}
 }
 
 // installedPlugins lists "<plugin>@<marketplace>" for each plugin with a

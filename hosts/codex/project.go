@@ -1,0 +1,205 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// defaultRootMarkers are the names Codex 0.171 finds a project's root by
+// when no configuration sets project_root_markers.
+var defaultRootMarkers = []string{".git"}
+
+// projectTrust is what the configuration Codex reads before a project's
+// own files says of the project: the settings that decide which of those
+// files it reads (internal/agenttest TestCodexProjectRoot).
+type projectTrust struct {
+	// markers are the names a project's root holds (project_root_markers,
+	// the last file or -c flag that sets it to a list of strings
+	// winning); none makes the working directory the root.
+	markers []string
+	// levels is the trust_level of each [projects."<dir>"] entry that has
+	// one, the key taken as written: "trusted" or anything else.
+	levels map[string]string
+}
+
+// readProjectTrust merges project_root_markers and the projects table of
+// docs, each over the one before, as Codex 0.171 does over the system's,
+// the user's and the profile's config.toml and then the session's -c
+// flags; a project's own .codex/config.toml is never one of them (a
+// marker it names roots nothing).
+func readProjectTrust(docs []map[string]any) projectTrust {
+	p := projectTrust{markers: defaultRootMarkers, levels: map[string]string{}}
+	for _, doc := range docs {
+		if list, ok := stringList(doc["project_root_markers"]); ok {
+			p.markers = list
+		}
+		projects, _ := doc["projects"].(map[string]any)
+		for dir, v := range projects {
+			if t, ok := v.(map[string]any); ok {
+				if level, ok := t["trust_level"].(string); ok {
+					p.levels[dir] = level
+				}
+			}
+		}
+	}
+	return p
+}
+
+// stringList returns v as a list of strings, and whether it is one (Codex
+// refuses to start on a project_root_markers that is not).
+func stringList(v any) ([]string, bool) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(items))
+	for _, item := range items {
+		s, ok := item.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+// trusts reports whether Codex 0.171 reads the .codex/config.toml of dir,
+// a directory from the project root down to the working directory: the
+// first of dir, the project root and the git trust root (gitTrustRoot)
+// that has an entry decides, so an entry that does not trust dir itself
+// outranks a trusted root's.
+func (p projectTrust) trusts(dir, root, gitRoot string) bool {
+	for _, key := range []string{dir, root, gitRoot} {
+		if level, ok := p.levels[key]; ok && key != "" {
+			return level == "trusted"
+		}
+	}
+	return false
+}
+
+// projectRoot is the nearest directory from dir up that holds one of
+// markers (a file, a directory or a link to either; a dangling link does
+// not count), as Codex finds a project's root, or dir itself when none
+// does or markers is empty.
+func projectRoot(dir string, markers []string) string {
+	if len(markers) == 0 {
+		return dir
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, m := range markers {
+			if _, err := os.Stat(joinMarker(d, m)); err == nil {
+				return d
+			}
+		}
+		if d == filepath.Dir(d) {
+			return dir
+		}
+	}
+}
+
+// joinMarker is marker looked for in dir as Codex joins the two: an
+// absolute marker replaces dir.
+func joinMarker(dir, marker string) string {
+	if filepath.IsAbs(marker) {
+		return marker
+	}
+	return filepath.Join(dir, marker)
+}
+
+// gitTrustRoot is the directory whose [projects] entry Codex 0.171 also
+// consults for a working directory in a git work tree, whatever the
+// markers: the work tree's top, or for a linked worktree (`git worktree
+// add`, whose .git is a file "gitdir: <main>/.git/worktrees/<name>") the
+// main checkout's top, so a worktree is trusted through its main
+// repository's entry. It is "" outside a git work tree, and for a .git
+// file that names another directory (a submodule's).
+func gitTrustRoot(dir string) string {
+	top := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			top = d
+			break
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+	dotGit := filepath.Join(top, ".git")
+	if fi, err := os.Stat(dotGit); err == nil && fi.IsDir() {
+		return realOrAsIs(top)
+	}
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		return ""
+	}
+	gitDir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	gitDir = strings.TrimSpace(gitDir)
+	if !ok || gitDir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(gitDir) {
+		gitDir = filepath.Join(top, gitDir)
+	}
+	worktrees := filepath.Dir(realOrAsIs(gitDir))
+	if filepath.Base(worktrees) != "worktrees" {
+		return ""
+	}
+	return realOrAsIs(filepath.Dir(filepath.Dir(worktrees)))
+}
+
+// realOrAsIs is path with its symbolic links resolved, or path as it is
+// when that fails.
+func realOrAsIs(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
+// flagsDoc is the table the session's -c flags (args, up to "--") make,
+// each KEY=VALUE set as Codex 0.171 sets one: KEY split on every dot
+// (quotes kept), VALUE read as a TOML value or else as a string with
+// its surrounding quotes trimmed, a later flag over an earlier one.
+func flagsDoc(args []string) map[string]any {
+	doc := map[string]any{}
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		var kv string
+		kv, _, i = configArg(args, i)
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || configKey(k) == "" {
+			continue
+		}
+		setDotted(doc, strings.Split(configKey(k), "."), flagValue(v))
+	}
+	return doc
+}
+
+// flagValue reads a -c flag's value as Codex does.
+func flagValue(v string) any {
+	v = strings.TrimSpace(v)
+	var doc map[string]any
+	if toml.Unmarshal([]byte("v = "+v), &doc) == nil {
+		if parsed, ok := doc["v"]; ok {
+			return parsed
+		}
+	}
+	return strings.Trim(v, `"'`)
+}
+
+// setDotted sets doc[path[0]]…[path[n]] to v, making (or replacing with)
+// a table at each step before the last, as Codex applies a -c flag to
+// its table of flags (which then merges over the files).
+func setDotted(doc map[string]any, path []string, v any) {
+	for _, part := range path[:len(path)-1] {
+		next, ok := doc[part].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			doc[part] = next
+		}
+		doc = next
+	}
+	doc[path[len(path)-1]] = v
+}

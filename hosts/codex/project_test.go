@@ -1,0 +1,154 @@
+package codex
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// projectLayout adds to a fixture from ownFixture what a case's files
+// cannot say: ws/.git a dangling symbolic link ("->"), or ws/wt a linked
+// worktree of the repository ws/main ("worktree").
+func projectLayout(t *testing.T, root, layout string) {
+	t.Helper()
+	switch layout {
+	case "":
+	case "->":
+		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", ".git")); err != nil {
+			t.Fatal(err)
+		}
+	case "worktree":
+		main := filepath.Join(root, "ws", "main")
+		for _, args := range [][]string{
+			{"init", "-q", main},
+			{"-C", main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"},
+			{"-C", main, "worktree", "add", "-q", "--detach", filepath.Join(root, "ws", "wt")},
+		} {
+			if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+				t.Skipf("git %v: %v %s", args, err, out)
+			}
+		}
+	default:
+		t.Fatalf("layout %q", layout)
+	}
+}
+
+// writeAt writes content to the file at path, making its directory.
+func writeAt(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFindOwnPluginsProjectRoot: which project files Codex 0.171 reads
+// beyond the default .git root, each case as internal/agenttest
+// TestCodexProjectRoot found it with the real CLI: project_root_markers
+// (from the user's file, a profile or a -c flag; not a project's file),
+// the git top as a trust key whatever the markers, a worktree trusted
+// through its main repository, a directory's own entry before its
+// root's, a dangling .git link that roots nothing, a submodule's .git
+// file that borrows no trust, and a projects table given with -c.
+// FindOwnPlugins once found the root by .git alone and trusted by the
+// directory's or the root's entry alone, so a plugin some of these files
+// enable loaded unnamed, and one in a file Codex skips was named.
+func TestFindOwnPluginsProjectRoot(t *testing.T) {
+	const on = `[plugins."a@m"]` + "\nenabled = true\n"
+	trust := func(dir string) string { return `[projects."ROOT/` + dir + `"]` + "\ntrust_level = \"trusted\"\n" }
+	untrust := func(dir string) string { return `[projects."ROOT/` + dir + `"]` + "\ntrust_level = \"untrusted\"\n" }
+	markers := "project_root_markers = [\"mark\"]\n"
+	for _, c := range []struct {
+		name   string
+		files  map[string]string
+		layout string
+		cwd    string // under ws/
+		args   []string
+		loads  bool
+	}{
+		{name: "marker at the top, top trusted", files: map[string]string{"home/config.toml": markers + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "marker at the top, the top's file", files: map[string]string{"home/config.toml": markers + trust("ws"), "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", loads: true},
+		{name: "marker not in the markers", files: map[string]string{"home/config.toml": trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "marker from a -c flag", files: map[string]string{"home/config.toml": trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", args: []string{"-c", `project_root_markers=["mark"]`}, loads: true},
+		{name: "marker from the profile", files: map[string]string{"home/config.toml": trust("ws"), "home/p.config.toml": markers, "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", args: []string{"-p", "p"}, loads: true},
+		{name: "marker in a project file is not read", files: map[string]string{"home/config.toml": trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": markers + on}, cwd: "sub"},
+		{name: "markers empty, git top trusted, the working directory's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "markers empty, git top trusted, the top's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
+		{name: "worktree of a trusted repository", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree", cwd: "wt", loads: true},
+		{name: "worktree of an untrusted repository", files: map[string]string{"home/config.toml": trust("ws")}, layout: "worktree", cwd: "wt"},
+		{name: "working directory untrusted below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + untrust("ws/sub"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "dangling .git link at a trusted top", files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": on}, layout: "->", cwd: "sub"},
+		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": trust(""), ".git/": "", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
+		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/": "", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
+		{name: "projects table from a -c flag", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(c.files, installed("a@m")))
+			projectLayout(t, root, c.layout)
+			if c.layout == "worktree" {
+				writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), on)
+			}
+			args := slices.Clone(c.args)
+			for i := range args {
+				args[i] = strings.ReplaceAll(args[i], "ROOT", root)
+			}
+			got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws", c.cwd), args)
+			if loads := slices.Contains(ids(got.Load), "a@m"); loads != c.loads {
+				t.Errorf("a@m loads: %v, want %v (Codex 0.171)", loads, c.loads)
+			}
+			if len(got.Unread) > 0 {
+				t.Errorf("unread: %q", got.Unread)
+			}
+		})
+	}
+}
+
+// TestSetupHooksOffProjectRoot: where Codex 0.171 does not read a
+// project file that turns hooks back on over the user's false (internal/
+// agenttest TestSetupCodexProjectRoot), setup refuses, naming the user's
+// file; where it does read one, setup goes on. Setup once took a trusted
+// git top's file under project_root_markers = [], a file below a
+// dangling .git link, and an untrusted directory's file below a trusted
+// top for read, and wrote lines no session runs.
+func TestSetupHooksOffProjectRoot(t *testing.T) {
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	trust := func(dir string) string { return `[projects."ROOT/` + dir + `"]` + "\ntrust_level = \"trusted\"\n" }
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		layout  string
+		cwd     string // under ws/
+		refused bool
+	}{
+		{name: "markers empty, the trusted git top's true", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws") + off, "ws/.git/": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", refused: true},
+		{name: "dangling .git link, the trusted top's true", files: map[string]string{"home/config.toml": trust("ws") + off, "ws/.codex/config.toml": on, "ws/sub/": ""}, layout: "->", cwd: "sub", refused: true},
+		{name: "untrusted directory's true below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"untrusted\"\n" + off, "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", refused: true},
+		{name: "marker at the trusted top, its true", files: map[string]string{"home/config.toml": "project_root_markers = [\"mark\"]\n" + trust("ws") + off, "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
+		{name: "worktree of a trusted repository, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree", cwd: "wt"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(c.files, map[string]string{"home/": ""}))
+			projectLayout(t, root, c.layout)
+			if c.layout == "worktree" {
+				writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), on)
+			}
+			ws := filepath.Join(root, "ws", c.cwd)
+			err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: []string{"CODEX_HOME=" + filepath.Join(root, "home")}, Reentry: hosts.Reentry{Workspace: ws}})
+			var e *hosts.HooksOffError
+			switch {
+			case !c.refused && err != nil:
+				t.Errorf("%v, want nil", err)
+			case c.refused && (!errors.As(err, &e) || e.File != filepath.Join(root, "home", "config.toml")):
+				t.Errorf("%v, want features.hooks = false in home/config.toml", err)
+			}
+		})
+	}
+}
