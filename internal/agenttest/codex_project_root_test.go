@@ -1,0 +1,266 @@
+package agenttest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rootMarker is the file the tests below name in project_root_markers.
+const rootMarker = "agenttest-root"
+
+// gitRun runs git with args, failing the test on an error.
+func gitRun(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v %s", args, err, out)
+	}
+}
+
+// worktreeOf makes main a git repository with one commit and work a
+// worktree of it (`git worktree add`): work's .git is a file naming
+// main/.git/worktrees/<name>.
+func worktreeOf(t *testing.T, main, work string) {
+	t.Helper()
+	gitRun(t, "init", "-q", main)
+	gitRun(t, "-C", main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first")
+	gitRun(t, "-C", main, "worktree", "add", "-q", "--detach", work)
+}
+
+// TestCodexProjectRoot records how Codex 0.171 finds a session's project
+// root and the trust of its .codex/config.toml files beyond the default
+// .git marker (hosts/codex configLayers, docs/codex.md "Project files"),
+// each case seen by whether a plugin of the user's own that one project
+// file enables loads:
+//
+//   - project_root_markers (a list of names, default [".git"]) in the
+//     user's config.toml, a profile's file or a -c flag replaces .git;
+//     one in a project's own file is not read. The root is the nearest
+//     directory from the working directory up holding one of them (a
+//     dangling .git link is none), and its trust covers the files below
+//     it; an empty list makes the working directory the root;
+//   - the top of the git work tree stays a trust key whatever the
+//     markers: trusted, it covers the working directory's file even
+//     where it is not the root (whose own file is then not read);
+//   - a worktree (`git worktree add`) is trusted through its main
+//     repository's entry; a submodule's .git file borrows no trust from
+//     the superproject;
+//   - an entry for the directory itself decides before the root's: an
+//     untrusted working directory below a trusted top has its file
+//     left out;
+//   - a projects table given with -c trusts as one in config.toml; a
+//     dotted -c key keeps its quotes, so projects."<dir>".trust_level
+//     names no directory;
+//   - -C a symbolic link: an entry for the link as written, or for the
+//     directory it resolves to, trusts it (bundlectl reads the resolved
+//     directory's alone: the link's entry is its one known miss).
+func TestCodexProjectRoot(t *testing.T) {
+	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
+	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
+	markers := "project_root_markers = [\"" + rootMarker + "\"]\n"
+	for _, c := range []struct {
+		name    string
+		user    string // WORK, TOP and MAIN stand for the working directory, its parent and a sibling repository
+		profile string // $CODEX_HOME/p.config.toml, selected with --profile p
+		args    []string
+		git     bool   // TOP is a git work tree's top
+		mark    bool   // TOP holds rootMarker
+		tree    bool   // WORK is a worktree of MAIN
+		dotGit  string // TOP/.git is a file holding this; "->" makes it a dangling symbolic link
+		link    bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
+		project string // more of WORK/.codex/config.toml
+		top     bool   // the plugin is enabled in TOP/.codex/config.toml, not WORK's
+		loads   bool
+	}{
+		{name: "marker at the top, top trusted, the working directory's file", user: markers + trust("TOP"), mark: true, loads: true},
+		{name: "marker at the top, top trusted, the top's file", user: markers + trust("TOP"), mark: true, top: true, loads: true},
+		{name: "marker at the top, not in the markers, top trusted", user: trust("TOP"), mark: true},
+		{name: "marker from a -c flag", user: trust("TOP"), args: []string{"-c", "project_root_markers=[\"" + rootMarker + "\"]"}, mark: true, loads: true},
+		{name: "marker from the profile", user: trust("TOP"), profile: markers, args: []string{"--profile", "p"}, mark: true, loads: true},
+		{name: "markers empty, git top trusted, the working directory's file", user: "project_root_markers = []\n" + trust("TOP"), git: true, loads: true},
+		{name: "markers empty, git top trusted, the top's file", user: "project_root_markers = []\n" + trust("TOP"), git: true, top: true},
+		{name: "other marker, git top trusted, the working directory's file", user: markers + trust("TOP"), git: true, loads: true},
+		{name: "worktree of a trusted repository", user: trust("MAIN"), tree: true, loads: true},
+		{name: "worktree, its own entry", user: trust("WORK"), tree: true, loads: true},
+		{name: "worktree of an untrusted repository", user: "", tree: true},
+		{name: "worktree subdirectory, main repository trusted", user: trust("MAIN"), tree: true, args: []string{"-C", "sub"}, link: true, loads: true},
+		{name: "markers in a project file are not read", user: trust("TOP"), mark: true, project: markers},
+		{name: "dangling .git link at a trusted top", user: trust("TOP"), dotGit: "->"},
+		{name: ".git file of a submodule, superproject trusted", user: trust("TOP/.."), dotGit: "gitdir: ../.git/modules/work\n"},
+		{name: ".git file of a submodule, its own entry", user: trust("TOP"), dotGit: "gitdir: ../.git/modules/work\n", loads: true},
+		{name: "-C a link, the link trusted", user: trust("TOP/link"), args: []string{"-C", "TOP/link"}, link: true, loads: true},
+		{name: "-C a link, the real directory trusted", user: trust("WORK"), args: []string{"-C", "TOP/link"}, link: true, loads: true},
+		{name: "projects table from a -c flag", args: []string{"-c", `projects={"WORK"={trust_level="trusted"}}`}, loads: true},
+		{name: "projects entry from a dotted -c flag, its quotes kept", args: []string{"-c", `projects."WORK".trust_level="trusted"`}},
+		{name: "working directory untrusted below a trusted git top", user: trust("TOP") + "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", git: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			top := filepath.Dir(a.Workdir)
+			main := filepath.Join(top, "main")
+			a.CodexConfig = strings.NewReplacer("WORK", a.Workdir, "TOP", top, "MAIN", main).Replace(c.user)
+			if c.profile != "" {
+				writeFile(t, a.ConfigDir(), "p.config.toml", c.profile, 0o644)
+			}
+			if c.git {
+				gitRun(t, "init", "-q", top)
+			}
+			if c.mark {
+				writeFile(t, top, rootMarker, "", 0o644)
+			}
+			if c.tree {
+				worktreeOf(t, main, a.Workdir)
+			}
+			switch c.dotGit {
+			case "":
+			case "->":
+				if err := os.Symlink(filepath.Join(top, "gone"), filepath.Join(top, ".git")); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				writeFile(t, top, ".git", c.dotGit, 0o644)
+			}
+			if c.link {
+				if err := os.Symlink(a.Workdir, filepath.Join(top, "link")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Join(a.Workdir, "sub"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := a.Workdir
+			if c.top {
+				dir = top
+			}
+			writeFile(t, dir, ".codex/config.toml", c.project+on, 0o644)
+			a.Args = []string{"-c", "features.plugins=true"}
+			for _, arg := range c.args {
+				a.Args = append(a.Args, strings.NewReplacer("WORK", a.Workdir, "TOP", top).Replace(arg))
+			}
+			res := a.Run(t, "hi")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if got := ownLoaded(a, ownPlugin); got != c.loads {
+				t.Errorf("own plugin loaded: %v, want %v (found by trying Codex 0.171)\n%s", got, c.loads, res)
+			}
+		})
+	}
+}
+
+// projectLayout makes what a case of the tests below names in TOP, the
+// working directory's parent: "git" a git work tree's top, "mark" a
+// rootMarker file, "->" a dangling .git link, "worktree" WORK a worktree
+// of TOP/main. It runs before the workspace holds anything.
+func projectLayout(t *testing.T, a *Agent, layout string) {
+	t.Helper()
+	top := filepath.Dir(a.Workdir)
+	switch layout {
+	case "git":
+		gitRun(t, "init", "-q", top)
+	case "mark":
+		writeFile(t, top, rootMarker, "", 0o644)
+	case "->":
+		if err := os.Symlink(filepath.Join(top, "gone"), filepath.Join(top, ".git")); err != nil {
+			t.Fatal(err)
+		}
+	case "worktree":
+		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
+	default:
+		t.Fatalf("layout %q", layout)
+	}
+}
+
+// TestSetupCodexProjectRoot: a user's features.hooks = false that a
+// project file turns back on, where Codex 0.171 reads that file and where
+// it does not (TestCodexProjectRoot): setup's lines run only in the
+// first, so setup and list refuse in the second and go on in the first.
+// bundlectl once found the root by .git alone and trusted a directory by
+// a trusted root even where its own entry said untrusted: it wrote lines
+// that never ran below a dangling .git link, under
+// project_root_markers = [] or in an untrusted directory, and refused
+// where a marker or a worktree's main repository made the file trusted.
+func TestSetupCodexProjectRoot(t *testing.T) {
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
+	for _, c := range []struct {
+		name, user, layout string
+		top                bool // the true is TOP's file, not WORK's
+		runs               bool // Codex runs the hooks
+	}{
+		{name: "markers empty, the trusted git top's true", user: "project_root_markers = []\n" + trust("TOP"), layout: "git", top: true},
+		{name: "dangling .git link, the trusted top's true", user: trust("TOP"), layout: "->", top: true},
+		{name: "untrusted directory's true below a trusted git top", user: trust("TOP") + "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", layout: "git"},
+		{name: "marker at the trusted top, its true", user: "project_root_markers = [\"" + rootMarker + "\"]\n" + trust("TOP"), layout: "mark", top: true, runs: true},
+		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := t.TempDir() + "/" + markerName
+			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+			projectLayout(t, a, c.layout)
+			f := newTrustedFixture(t, a, marker)
+			f.runSetup(t, a, "hello")
+			top := filepath.Dir(a.Workdir)
+			a.CodexConfig = strings.NewReplacer("WORK", a.Workdir, "TOP", top, "MAIN", filepath.Join(top, "main")).Replace(c.user) + off + "\n" + a.CodexConfig
+			dir := a.Workdir
+			if c.top {
+				dir = top
+			}
+			writeFile(t, dir, ".codex/config.toml", on, 0o644)
+			res := a.Run(t, "touch the marker")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if _, err := os.Stat(marker); (err != nil) != c.runs {
+				t.Fatalf("the guard blocked the command: %v; this test's premise (Codex 0.171 runs hooks: %v) no longer holds\n%s", err != nil, c.runs, res)
+			}
+			v := offVerdict(true, `.codex/config.toml" sets features.hooks = false`, "")
+			if c.runs {
+				// The user's false holds in every other workspace.
+				v = offVerdict(false, "", "whose own settings do not turn hooks back on")
+			}
+			checkVerdict(t, a, f, nil, setupEnv(a), c.name, v)
+		})
+	}
+}
+
+// TestExecCodexOwnPluginProjectRoot: a plugin of the user's own enabled
+// in the working directory's .codex/config.toml, which Codex 0.171 reads
+// when the directory is a worktree of a trusted repository or below a
+// trusted directory holding one of project_root_markers
+// (TestCodexProjectRoot): it loads beside the views, bundlectl exec names
+// it, and the view's guard still blocks the marker command. exec once
+// took both files for untrusted and said nothing of the plugin.
+func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
+	for _, c := range []struct{ name, user, layout string }{
+		{name: "worktree of a trusted repository", user: "MAIN", layout: "worktree"},
+		{name: "marker at a trusted top", user: "TOP", layout: "mark"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			projectLayout(t, a, c.layout)
+			f := newTrustedFixture(t, a, marker)
+			allowExecTools(a)
+			a.Launcher = f.launcher(t)
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			top := filepath.Dir(a.Workdir)
+			key := strings.NewReplacer("TOP", top, "MAIN", filepath.Join(top, "main")).Replace(c.user)
+			a.CodexConfig = fmt.Sprintf("project_root_markers = [%q]\n[projects.%q]\ntrust_level = \"trusted\"\n\n", rootMarker, key) + a.CodexConfig
+			writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+			res := a.Run(t, execPrompt(Codex))
+			f.checkGuard(t, a, res, shellTurn)
+			if !ownLoaded(a, ownPlugin) {
+				t.Fatalf("the own plugin did not load: this test's premise (Codex 0.171) no longer holds\n%s", res)
+			}
+			if want := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views, never reviewed by bundlectl", ownPluginID); !strings.Contains(res.Stderr, want) {
+				t.Errorf("stderr lacks %q\n%s", want, res)
+			}
+		})
+	}
+}
