@@ -32,7 +32,9 @@ type configLayer struct {
 }
 
 // configLayers are the files Codex 0.171 reads its configuration from for
-// a session started in cwd, selecting profile ("" for none), with the -c
+// a session whose working directory is cwd as Codex spells it (startedIn
+// for one started there; -C keeps the spelling given, symbolic links and
+// all), selecting profile ("" for none), with the -c
 // flags flags (flagsDoc; nil for none), each over the one before (found
 // with the real CLI, internal/agenttest TestSetupCodexHooksLayers,
 // TestCodexOwnPluginLayers, TestCodexProjectRoot):
@@ -41,7 +43,7 @@ type configLayer struct {
 //   - $CODEX_HOME/config.toml;
 //   - $CODEX_HOME/<profile>.config.toml;
 //   - .codex/config.toml of each directory from the project root down to
-//     cwd. The root is the nearest directory from cwd up that holds one
+//     cwd, as spelled. The root is the nearest of them that holds one
 //     of project_root_markers (default [".git"]), as the files above and
 //     the -c flags set it, else cwd. Each file is read only when trusted
 //     (projectTrust.trusts): by the projects entry of its own directory,
@@ -68,7 +70,6 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any) []config
 		docs = append(docs, doc)
 	}
 	trust := readProjectTrust(append(docs, flags))
-	cwd = realOrAsIs(cwd)
 	root := projectRoot(cwd, trust.markers)
 	gitRoot := gitTrustRoot(cwd)
 	var dirs []string
@@ -111,7 +112,7 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 // as a Gemini CLI workspace's settings count in a folder it may not
 // trust).
 func layersHooksOff(codexHome, cwd string) error {
-	layers := configLayers(codexHome, "", cwd, nil)
+	layers := configLayers(codexHome, "", startedIn(cwd), nil)
 	const setting = "features.hooks = false"
 	off := func(file, fix string) error {
 		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: fix, Pattern: hosts.SettingIn(file, tomlKey(setting))}

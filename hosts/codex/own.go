@@ -74,9 +74,11 @@ type OwnPlugins struct {
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	var out OwnPlugins
 	profile, cd := profileAndDir(args)
+	cwd = startedIn(cwd)
 	if cd != "" {
+		// Codex keeps -C as given, a symbolic link in it unresolved.
 		if filepath.IsAbs(cd) {
-			cwd = cd
+			cwd = filepath.Clean(cd)
 		} else {
 			cwd = filepath.Join(cwd, cd)
 		}

@@ -70,14 +70,27 @@ func stringList(v any) ([]string, bool) {
 // a directory from the project root down to the working directory: the
 // first of dir, the project root and the git trust root (gitTrustRoot)
 // that has an entry decides, so an entry that does not trust dir itself
-// outranks a trusted root's.
+// outranks a trusted root's. Each is looked up by its real path, then as
+// spelled (a -C link's entry trusts it).
 func (p projectTrust) trusts(dir, root, gitRoot string) bool {
 	for _, key := range []string{dir, root, gitRoot} {
-		if level, ok := p.levels[key]; ok && key != "" {
-			return level == "trusted"
+		if key == "" {
+			continue
+		}
+		for _, spelling := range []string{realOrAsIs(key), key} {
+			if level, ok := p.levels[spelling]; ok {
+				return level == "trusted"
+			}
 		}
 	}
 	return false
+}
+
+// startedIn is the working directory of a Codex session started in dir as
+// Codex spells it: its real path (Codex reads its working directory from
+// the system, not $PWD).
+func startedIn(dir string) string {
+	return realOrAsIs(dir)
 }
 
 // projectRoot is the nearest directory from dir up that holds one of
@@ -151,8 +164,11 @@ func gitTrustRoot(dir string) string {
 }
 
 // realOrAsIs is path with its symbolic links resolved, or path as it is
-// when that fails.
+// when that fails; "" stays "" (no working directory, not ".").
 func realOrAsIs(path string) string {
+	if path == "" {
+		return ""
+	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		return real
 	}

@@ -13,14 +13,22 @@ import (
 )
 
 // projectLayout adds to a fixture from ownFixture what a case's files
-// cannot say: ws/.git a dangling symbolic link ("->"), or ws/wt a linked
-// worktree of the repository ws/main ("worktree").
+// cannot say: ws/.git a dangling symbolic link ("->"), ws/wt a linked
+// worktree of the repository ws/main ("worktree"), or out/link a
+// symbolic link to ws/sub ("link").
 func projectLayout(t *testing.T, root, layout string) {
 	t.Helper()
 	switch layout {
 	case "":
 	case "->":
 		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", ".git")); err != nil {
+			t.Fatal(err)
+		}
+	case "link":
+		if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(root, "ws", "sub"), filepath.Join(root, "out", "link")); err != nil {
 			t.Fatal(err)
 		}
 	case "worktree":
@@ -57,7 +65,10 @@ func writeAt(t *testing.T, path, content string) {
 // the git top as a trust key whatever the markers, a worktree trusted
 // through its main repository, a directory's own entry before its
 // root's, a dangling .git link that roots nothing, a submodule's .git
-// file that borrows no trust, and a projects table given with -c.
+// file that borrows no trust, a projects table given with -c, and -C a
+// symbolic link: its own ancestors walked, its entry or its real
+// directory's trusting it (a session started in a link has the real
+// path alone).
 // FindOwnPlugins once found the root by .git alone and trusted by the
 // directory's or the root's entry alone, so a plugin some of these files
 // enable loaded unnamed, and one in a file Codex skips was named.
@@ -71,6 +82,7 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		files  map[string]string
 		layout string
 		cwd    string // under ws/
+		from   string // the working directory under ROOT instead
 		args   []string
 		loads  bool
 	}{
@@ -88,6 +100,11 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "dangling .git link at a trusted top", files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": on}, layout: "->", cwd: "sub"},
 		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": trust(""), ".git/": "", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
 		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/": "", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
+		{name: "-C a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
+		{name: "-C a link, the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
+		{name: "-C a link out of the git work tree, its top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}},
+		{name: "started in a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link"},
+		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
 		{name: "projects table from a -c flag", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,7 +117,11 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 			for i := range args {
 				args[i] = strings.ReplaceAll(args[i], "ROOT", root)
 			}
-			got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws", c.cwd), args)
+			cwd := filepath.Join(root, "ws", c.cwd)
+			if c.from != "" {
+				cwd = filepath.Join(root, c.from)
+			}
+			got := FindOwnPlugins(filepath.Join(root, "home"), cwd, args)
 			if loads := slices.Contains(ids(got.Load), "a@m"); loads != c.loads {
 				t.Errorf("a@m loads: %v, want %v (Codex 0.171)", loads, c.loads)
 			}

@@ -54,9 +54,10 @@ func worktreeOf(t *testing.T, main, work string) {
 //   - a projects table given with -c trusts as one in config.toml; a
 //     dotted -c key keeps its quotes, so projects."<dir>".trust_level
 //     names no directory;
-//   - -C a symbolic link: an entry for the link as written, or for the
-//     directory it resolves to, trusts it (bundlectl reads the resolved
-//     directory's alone: the link's entry is its one known miss).
+//   - -C a symbolic link: the link's own ancestors are walked for the
+//     root, and an entry for the link as written, or for the directory
+//     it resolves to, trusts it; a session started in a link (even with
+//     $PWD naming it) has the resolved directory alone.
 func TestCodexProjectRoot(t *testing.T) {
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
@@ -71,6 +72,7 @@ func TestCodexProjectRoot(t *testing.T) {
 		tree    bool   // WORK is a worktree of MAIN
 		dotGit  string // TOP/.git is a file holding this; "->" makes it a dangling symbolic link
 		link    bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
+		outLink bool   // OUT, a link to WORK in another directory, is the working directory (with PWD) unless -C names it
 		project string // more of WORK/.codex/config.toml
 		top     bool   // the plugin is enabled in TOP/.codex/config.toml, not WORK's
 		loads   bool
@@ -95,6 +97,9 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "-C a link, the real directory trusted", user: trust("WORK"), args: []string{"-C", "TOP/link"}, link: true, loads: true},
 		{name: "projects table from a -c flag", args: []string{"-c", `projects={"WORK"={trust_level="trusted"}}`}, loads: true},
 		{name: "projects entry from a dotted -c flag, its quotes kept", args: []string{"-c", `projects."WORK".trust_level="trusted"`}},
+		{name: "-C a link out of the git work tree, its top trusted", user: trust("TOP"), git: true, outLink: true, args: []string{"-C", "OUT"}},
+		{name: "started in a link, the link trusted", user: trust("OUT"), outLink: true},
+		{name: "started in a link, the git top trusted", user: trust("TOP"), git: true, outLink: true, loads: true},
 		{name: "working directory untrusted below a trusted git top", user: trust("TOP") + "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", git: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -102,7 +107,9 @@ func TestCodexProjectRoot(t *testing.T) {
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
 			top := filepath.Dir(a.Workdir)
 			main := filepath.Join(top, "main")
-			a.CodexConfig = strings.NewReplacer("WORK", a.Workdir, "TOP", top, "MAIN", main).Replace(c.user)
+			out := filepath.Join(t.TempDir(), "link")
+			names := strings.NewReplacer("WORK", a.Workdir, "TOP", top, "MAIN", main, "OUT", out)
+			a.CodexConfig = names.Replace(c.user)
 			if c.profile != "" {
 				writeFile(t, a.ConfigDir(), "p.config.toml", c.profile, 0o644)
 			}
@@ -139,7 +146,16 @@ func TestCodexProjectRoot(t *testing.T) {
 			writeFile(t, dir, ".codex/config.toml", c.project+on, 0o644)
 			a.Args = []string{"-c", "features.plugins=true"}
 			for _, arg := range c.args {
-				a.Args = append(a.Args, strings.NewReplacer("WORK", a.Workdir, "TOP", top).Replace(arg))
+				a.Args = append(a.Args, names.Replace(arg))
+			}
+			if c.outLink {
+				if err := os.Symlink(a.Workdir, out); err != nil {
+					t.Fatal(err)
+				}
+				if len(c.args) == 0 {
+					a.Workdir = out
+					a.Env = append(a.Env, "PWD="+out)
+				}
 			}
 			res := a.Run(t, "hi")
 			if res.Exit != 0 {
@@ -155,7 +171,7 @@ func TestCodexProjectRoot(t *testing.T) {
 // projectLayout makes what a case of the tests below names in TOP, the
 // working directory's parent: "git" a git work tree's top, "mark" a
 // rootMarker file, "->" a dangling .git link, "worktree" WORK a worktree
-// of TOP/main. It runs before the workspace holds anything.
+// of TOP/main, "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
 func projectLayout(t *testing.T, a *Agent, layout string) {
 	t.Helper()
 	top := filepath.Dir(a.Workdir)
@@ -170,6 +186,10 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 		}
 	case "worktree":
 		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
+	case "link":
+		if err := os.Symlink(a.Workdir, filepath.Join(top, "link")); err != nil {
+			t.Fatal(err)
+		}
 	default:
 		t.Fatalf("layout %q", layout)
 	}
@@ -230,15 +250,20 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 
 // TestExecCodexOwnPluginProjectRoot: a plugin of the user's own enabled
 // in the working directory's .codex/config.toml, which Codex 0.171 reads
-// when the directory is a worktree of a trusted repository or below a
-// trusted directory holding one of project_root_markers
-// (TestCodexProjectRoot): it loads beside the views, bundlectl exec names
-// it, and the view's guard still blocks the marker command. exec once
-// took both files for untrusted and said nothing of the plugin.
+// when the directory is a worktree of a trusted repository, below a
+// trusted directory holding one of project_root_markers, or named by -C
+// through a symbolic link whose entry trusts it (TestCodexProjectRoot):
+// it loads beside the views, bundlectl exec names it, and the view's
+// guard still blocks the marker command. exec once took these files for
+// untrusted and said nothing of the plugin.
 func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
-	for _, c := range []struct{ name, user, layout string }{
+	for _, c := range []struct {
+		name, user, layout string
+		args               []string
+	}{
 		{name: "worktree of a trusted repository", user: "MAIN", layout: "worktree"},
 		{name: "marker at a trusted top", user: "TOP", layout: "mark"},
+		{name: "-C a link its own entry trusts", user: "TOP/link", layout: "link", args: []string{"-C", "TOP/link"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
@@ -250,7 +275,11 @@ func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
 			a.Launcher = f.launcher(t)
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
 			top := filepath.Dir(a.Workdir)
-			key := strings.NewReplacer("TOP", top, "MAIN", filepath.Join(top, "main")).Replace(c.user)
+			names := strings.NewReplacer("TOP", top, "MAIN", filepath.Join(top, "main"))
+			key := names.Replace(c.user)
+			for _, arg := range c.args {
+				a.Args = append(a.Args, names.Replace(arg))
+			}
 			a.CodexConfig = fmt.Sprintf("project_root_markers = [%q]\n[projects.%q]\ntrust_level = \"trusted\"\n\n", rootMarker, key) + a.CodexConfig
 			writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
 			res := a.Run(t, execPrompt(Codex))
