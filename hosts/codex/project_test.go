@@ -105,6 +105,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "-C a link out of the git work tree, its top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}},
 		{name: "started in a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link"},
 		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
+		{name: "-C with a trailing slash, the key with one", files: map[string]string{"home/config.toml": trust("ws/sub/"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/"}},
+		{name: "-C through .., the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/../sub"}, loads: true},
 		{name: "projects table from a -c flag", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

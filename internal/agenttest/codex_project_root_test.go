@@ -57,7 +57,9 @@ func worktreeOf(t *testing.T, main, work string) {
 //   - -C a symbolic link: the link's own ancestors are walked for the
 //     root, and an entry for the link as written, or for the directory
 //     it resolves to, trusts it; a session started in a link (even with
-//     $PWD naming it) has the resolved directory alone.
+//     $PWD naming it) has the resolved directory alone;
+//   - -C is cleaned as a path ("<dir>/", "<dir>/../<name>", "//"), so a
+//     key spelled that way still trusts nothing.
 func TestCodexProjectRoot(t *testing.T) {
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
@@ -97,6 +99,9 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "-C a link, the real directory trusted", user: trust("WORK"), args: []string{"-C", "TOP/link"}, link: true, loads: true},
 		{name: "projects table from a -c flag", args: []string{"-c", `projects={"WORK"={trust_level="trusted"}}`}, loads: true},
 		{name: "projects entry from a dotted -c flag, its quotes kept", args: []string{"-c", `projects."WORK".trust_level="trusted"`}},
+		{name: "-C with a trailing slash, the key with one", user: trust("WORK/"), args: []string{"-C", "WORK/"}},
+		{name: "-C through .., the key as written", user: trust("WORK/../work"), args: []string{"-C", "WORK/../work"}},
+		{name: "-C with a doubled slash, the key without", user: trust("WORK"), args: []string{"-C", "TOP//work"}, loads: true},
 		{name: "-C a link out of the git work tree, its top trusted", user: trust("TOP"), git: true, outLink: true, args: []string{"-C", "OUT"}},
 		{name: "started in a link, the link trusted", user: trust("OUT"), outLink: true},
 		{name: "started in a link, the git top trusted", user: trust("TOP"), git: true, outLink: true, loads: true},
