@@ -127,8 +127,9 @@ func joinMarker(dir, marker string) string {
 // markers: the work tree's top, or for a linked worktree (`git worktree
 // add`, whose .git is a file "gitdir: <main>/.git/worktrees/<name>") the
 // main checkout's top, so a worktree is trusted through its main
-// repository's entry. It is "" outside a git work tree, and for a .git
-// file that names another directory (a submodule's).
+// repository's entry. It is "" outside a git work tree, for a .git file
+// that names another directory (a submodule's), and for a worktree whose
+// records git's own files do not bear out (linkedWorktreeMain).
 func gitTrustRoot(dir string) string {
 	top := ""
 	for d := dir; ; d = filepath.Dir(d) {
@@ -144,23 +145,92 @@ func gitTrustRoot(dir string) string {
 	if fi, err := os.Stat(dotGit); err == nil && fi.IsDir() {
 		return realOrAsIs(top)
 	}
-	data, err := os.ReadFile(dotGit)
+	gitDir, ok := gitdirPointer(dotGit, top)
+	if !ok {
+		return ""
+	}
+	return linkedWorktreeMain(top, gitDir)
+}
+
+// maxGitRecord bounds a file of git's that Codex reads for trust: a
+// longer one is no record (Codex 0.171 takes none past 64 KiB).
+const maxGitRecord = 64 << 10
+
+// gitdirPointer reads the "gitdir: <path>" file at file, the path
+// resolved against base when relative.
+func gitdirPointer(file, base string) (string, bool) {
+	data, err := os.ReadFile(file)
 	if err != nil {
-		return ""
+		return "", false
 	}
-	gitDir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-	gitDir = strings.TrimSpace(gitDir)
-	if !ok || gitDir == "" {
-		return ""
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	return resolveRecord(strings.TrimSpace(dir), base, ok)
+}
+
+// resolveRecord is path resolved against base when relative; ok is false
+// for an empty path or when ok0 is.
+func resolveRecord(path, base string, ok0 bool) (string, bool) {
+	if !ok0 || path == "" {
+		return "", false
 	}
-	if !filepath.IsAbs(gitDir) {
-		gitDir = filepath.Join(top, gitDir)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(base, path)
 	}
-	worktrees := filepath.Dir(realOrAsIs(gitDir))
+	return path, true
+}
+
+// adminRecord reads the file name in a worktree's administrative
+// directory admin (.git/worktrees/<name>/gitdir or commondir) as Codex
+// 0.171 does: a regular file, not a link, of 1 byte to 64 KiB, its path
+// resolved against admin when relative.
+func adminRecord(admin, name string) (string, bool) {
+	file := filepath.Join(admin, name)
+	fi, err := os.Lstat(file)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > maxGitRecord {
+		return "", false
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", false
+	}
+	return resolveRecord(strings.TrimSpace(string(data)), admin, true)
+}
+
+// linkedWorktreeMain is the main checkout's top of the linked worktree at
+// top whose .git file names gitDir, when git's own records bear it out
+// as Codex 0.171 checks them (internal/agenttest
+// TestCodexProjectRoot): gitDir is <common>/worktrees/<name>, its gitdir
+// file names top/.git back, its commondir file names <common>, and the
+// main checkout's .git is <common> or a file naming it. A .git file
+// pointing at another repository's worktree, or at one git never made,
+// borrows no trust; else "".
+func linkedWorktreeMain(top, gitDir string) string {
+	admin := realOrAsIs(gitDir)
+	worktrees := filepath.Dir(admin)
 	if filepath.Base(worktrees) != "worktrees" {
 		return ""
 	}
-	return realOrAsIs(filepath.Dir(filepath.Dir(worktrees)))
+	back, ok := adminRecord(admin, "gitdir")
+	if !ok || realOrAsIs(back) != realOrAsIs(filepath.Join(top, ".git")) {
+		return ""
+	}
+	common, ok := adminRecord(admin, "commondir")
+	if !ok || realOrAsIs(common) != realOrAsIs(filepath.Dir(worktrees)) {
+		return ""
+	}
+	common = realOrAsIs(common)
+	main := filepath.Dir(common)
+	mainGit := filepath.Join(main, ".git")
+	if fi, err := os.Stat(mainGit); err == nil && fi.IsDir() {
+		if realOrAsIs(mainGit) != common {
+			return ""
+		}
+		return main
+	}
+	if named, ok := gitdirPointer(mainGit, main); !ok || realOrAsIs(named) != common {
+		return ""
+	}
+	return main
 }
 
 // realOrAsIs is path with its symbolic links resolved, or path as it is

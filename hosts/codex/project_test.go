@@ -31,19 +31,65 @@ func projectLayout(t *testing.T, root, layout string) {
 		if err := os.Symlink(filepath.Join(root, "ws", "sub"), filepath.Join(root, "out", "link")); err != nil {
 			t.Fatal(err)
 		}
-	case "worktree":
-		main := filepath.Join(root, "ws", "main")
-		for _, args := range [][]string{
-			{"init", "-q", main},
-			{"-C", main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"},
-			{"-C", main, "worktree", "add", "-q", "--detach", filepath.Join(root, "ws", "wt")},
-		} {
-			if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
-				t.Skipf("git %v: %v %s", args, err, out)
-			}
-		}
+	case "worktree", "worktree: relative", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
+		forgeWorktree(t, root, strings.TrimPrefix(layout, "worktree: "))
 	default:
 		t.Fatalf("layout %q", layout)
+	}
+}
+
+// forgeWorktree makes ws/wt a linked worktree of the repository ws/main
+// (and ws/other another), then changes git's records as how says, each
+// a way Codex 0.171 tells a worktree git made from a forged one
+// (internal/agenttest TestCodexProjectRoot): "relative" rewrites both
+// pointers as relative paths, as git 2.48's worktree.useRelativePaths
+// does (still trusted); the others break what ties the worktree to its
+// main checkout.
+func forgeWorktree(t *testing.T, root, how string) {
+	t.Helper()
+	ws := filepath.Join(root, "ws")
+	main, wt := filepath.Join(ws, "main"), filepath.Join(ws, "wt")
+	for _, args := range [][]string{
+		{"init", "-q", main},
+		{"-C", main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"},
+		{"-C", main, "worktree", "add", "-q", "--detach", wt},
+		{"-C", main, "worktree", "add", "-q", "--detach", filepath.Join(ws, "other")},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v %s", args, err, out)
+		}
+	}
+	admin := filepath.Join(main, ".git", "worktrees", "wt")
+	switch how {
+	case "worktree":
+	case "relative":
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: ../main/.git/worktrees/wt\n")
+		writeAt(t, filepath.Join(admin, "gitdir"), "../../../../wt/.git\n")
+	case "missing admin":
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "gone")+"\n")
+	case "another's admin":
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "other")+"\n")
+	case "fake common":
+		if err := os.Rename(filepath.Join(main, ".git"), filepath.Join(main, "fake-common")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(main, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, "fake-common", "worktrees", "wt")+"\n")
+	case "no commondir":
+		if err := os.Remove(filepath.Join(admin, "commondir")); err != nil {
+			t.Fatal(err)
+		}
+	case "linked gitdir record":
+		if err := os.Rename(filepath.Join(admin, "gitdir"), filepath.Join(root, "record")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(root, "record"), filepath.Join(admin, "gitdir")); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("worktree %q", how)
 	}
 }
 
@@ -95,6 +141,12 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "markers empty, git top trusted, the working directory's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
 		{name: "markers empty, git top trusted, the top's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "worktree of a trusted repository", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree", cwd: "wt", loads: true},
+		{name: "worktree with relative pointers", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: relative", cwd: "wt", loads: true},
+		{name: "forged worktree: an admin directory git never made", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: missing admin", cwd: "wt"},
+		{name: "forged worktree: another worktree's admin directory", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: another's admin", cwd: "wt"},
+		{name: "forged worktree: a common directory the main checkout's .git is not", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: fake common", cwd: "wt"},
+		{name: "forged worktree: no commondir record", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: no commondir", cwd: "wt"},
+		{name: "forged worktree: a linked gitdir record", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: linked gitdir record", cwd: "wt"},
 		{name: "worktree of an untrusted repository", files: map[string]string{"home/config.toml": trust("ws")}, layout: "worktree", cwd: "wt"},
 		{name: "working directory untrusted below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + untrust("ws/sub"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
 		{name: "dangling .git link at a trusted top", files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": on}, layout: "->", cwd: "sub"},
@@ -112,7 +164,7 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := ownFixture(t, with(c.files, installed("a@m")))
 			projectLayout(t, root, c.layout)
-			if c.layout == "worktree" {
+			if strings.HasPrefix(c.layout, "worktree") {
 				writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), on)
 			}
 			args := slices.Clone(c.args)
@@ -160,7 +212,7 @@ func TestSetupHooksOffProjectRoot(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := ownFixture(t, with(c.files, map[string]string{"home/": ""}))
 			projectLayout(t, root, c.layout)
-			if c.layout == "worktree" {
+			if strings.HasPrefix(c.layout, "worktree") {
 				writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), on)
 			}
 			ws := filepath.Join(root, "ws", c.cwd)

@@ -30,6 +30,59 @@ func worktreeOf(t *testing.T, main, work string) {
 	gitRun(t, "-C", main, "worktree", "add", "-q", "--detach", work)
 }
 
+// forgeWorktree changes the records of the worktree work of main (made
+// by worktreeOf) as how says: "relative" rewrites both pointers as
+// relative paths (as git 2.48's worktree.useRelativePaths does); the
+// others break what ties work to main, as a .git file someone wrote by
+// hand would: "missing admin" (an administrative directory git never
+// made), "another's admin" (another worktree's), "fake common" (a common
+// directory main's .git is not), "no commondir", "linked gitdir record".
+func forgeWorktree(t *testing.T, main, work, how string) {
+	t.Helper()
+	admin := filepath.Join(main, ".git", "worktrees", filepath.Base(work))
+	switch how {
+	case "relative":
+		rel, err := filepath.Rel(work, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := filepath.Rel(admin, filepath.Join(work, ".git"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, work, ".git", "gitdir: "+rel+"\n", 0o644)
+		writeFile(t, admin, "gitdir", back+"\n", 0o644)
+	case "missing admin":
+		writeFile(t, work, ".git", "gitdir: "+filepath.Join(main, ".git", "worktrees", "gone")+"\n", 0o644)
+	case "another's admin":
+		other := filepath.Join(filepath.Dir(main), "other")
+		gitRun(t, "-C", main, "worktree", "add", "-q", "--detach", other)
+		writeFile(t, work, ".git", "gitdir: "+filepath.Join(main, ".git", "worktrees", "other")+"\n", 0o644)
+	case "fake common":
+		if err := os.Rename(filepath.Join(main, ".git"), filepath.Join(main, "fake-common")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(main, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, work, ".git", "gitdir: "+filepath.Join(main, "fake-common", "worktrees", filepath.Base(work))+"\n", 0o644)
+	case "no commondir":
+		if err := os.Remove(filepath.Join(admin, "commondir")); err != nil {
+			t.Fatal(err)
+		}
+	case "linked gitdir record":
+		record := filepath.Join(filepath.Dir(main), "record")
+		if err := os.Rename(filepath.Join(admin, "gitdir"), record); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(record, filepath.Join(admin, "gitdir")); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("forge %q", how)
+	}
+}
+
 // TestCodexProjectRoot records how Codex 0.171 finds a session's project
 // root and the trust of its .codex/config.toml files beyond the default
 // .git marker (hosts/codex configLayers, docs/codex.md "Project files"),
@@ -46,8 +99,11 @@ func worktreeOf(t *testing.T, main, work string) {
 //     markers: trusted, it covers the working directory's file even
 //     where it is not the root (whose own file is then not read);
 //   - a worktree (`git worktree add`) is trusted through its main
-//     repository's entry; a submodule's .git file borrows no trust from
-//     the superproject;
+//     repository's entry, relative pointers too, but only as git's own
+//     records bear it out: its admin directory's gitdir (a regular file)
+//     names the worktree's .git back, its commondir is there, and the main
+//     checkout's .git is that common directory; a hand-written .git file
+//     borrows no trust, nor does a submodule's from the superproject;
 //   - an entry for the directory itself decides before the root's: an
 //     untrusted working directory below a trusted top has its file
 //     left out;
@@ -72,6 +128,7 @@ func TestCodexProjectRoot(t *testing.T) {
 		git     bool   // TOP is a git work tree's top
 		mark    bool   // TOP holds rootMarker
 		tree    bool   // WORK is a worktree of MAIN
+		forge   string // then forgeWorktree changes its records so
 		dotGit  string // TOP/.git is a file holding this; "->" makes it a dangling symbolic link
 		link    bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
 		outLink bool   // OUT, a link to WORK in another directory, is the working directory (with PWD) unless -C names it
@@ -90,6 +147,12 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "worktree of a trusted repository", user: trust("MAIN"), tree: true, loads: true},
 		{name: "worktree, its own entry", user: trust("WORK"), tree: true, loads: true},
 		{name: "worktree of an untrusted repository", user: "", tree: true},
+		{name: "worktree with relative pointers", user: trust("MAIN"), tree: true, forge: "relative", loads: true},
+		{name: "forged worktree: an admin directory git never made", user: trust("MAIN"), tree: true, forge: "missing admin"},
+		{name: "forged worktree: another worktree's admin directory", user: trust("MAIN"), tree: true, forge: "another's admin"},
+		{name: "forged worktree: a common directory the main checkout's .git is not", user: trust("MAIN"), tree: true, forge: "fake common"},
+		{name: "forged worktree: no commondir record", user: trust("MAIN"), tree: true, forge: "no commondir"},
+		{name: "forged worktree: a linked gitdir record", user: trust("MAIN"), tree: true, forge: "linked gitdir record"},
 		{name: "worktree subdirectory, main repository trusted", user: trust("MAIN"), tree: true, args: []string{"-C", "sub"}, link: true, loads: true},
 		{name: "markers in a project file are not read", user: trust("TOP"), mark: true, project: markers},
 		{name: "dangling .git link at a trusted top", user: trust("TOP"), dotGit: "->"},
@@ -126,6 +189,9 @@ func TestCodexProjectRoot(t *testing.T) {
 			}
 			if c.tree {
 				worktreeOf(t, main, a.Workdir)
+			}
+			if c.forge != "" {
+				forgeWorktree(t, main, a.Workdir, c.forge)
 			}
 			switch c.dotGit {
 			case "":
@@ -176,7 +242,8 @@ func TestCodexProjectRoot(t *testing.T) {
 // projectLayout makes what a case of the tests below names in TOP, the
 // working directory's parent: "git" a git work tree's top, "mark" a
 // rootMarker file, "->" a dangling .git link, "worktree" WORK a worktree
-// of TOP/main, "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
+// of TOP/main ("forged worktree": its .git file then naming an admin
+// directory git never made), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
 func projectLayout(t *testing.T, a *Agent, layout string) {
 	t.Helper()
 	top := filepath.Dir(a.Workdir)
@@ -191,6 +258,9 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 		}
 	case "worktree":
 		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
+	case "forged worktree":
+		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
+		forgeWorktree(t, filepath.Join(top, "main"), a.Workdir, "missing admin")
 	case "link":
 		if err := os.Symlink(a.Workdir, filepath.Join(top, "link")); err != nil {
 			t.Fatal(err)
@@ -208,7 +278,9 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 // a trusted root even where its own entry said untrusted: it wrote lines
 // that never ran below a dangling .git link, under
 // project_root_markers = [] or in an untrusted directory, and refused
-// where a marker or a worktree's main repository made the file trusted.
+// where a marker or a worktree's main repository made the file trusted;
+// it then took a hand-written .git file naming a trusted repository's
+// worktrees for a worktree, and wrote lines no session ran.
 func TestSetupCodexProjectRoot(t *testing.T) {
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
@@ -220,6 +292,7 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 		{name: "markers empty, the trusted git top's true", user: "project_root_markers = []\n" + trust("TOP"), layout: "git", top: true},
 		{name: "dangling .git link, the trusted top's true", user: trust("TOP"), layout: "->", top: true},
 		{name: "untrusted directory's true below a trusted git top", user: trust("TOP") + "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", layout: "git"},
+		{name: "forged worktree of a trusted repository, its true", user: trust("MAIN"), layout: "forged worktree"},
 		{name: "marker at the trusted top, its true", user: "project_root_markers = [\"" + rootMarker + "\"]\n" + trust("TOP"), layout: "mark", top: true, runs: true},
 		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true},
 	} {
