@@ -50,9 +50,11 @@ type configLayer struct {
 //     else of the root, else of the git trust root (gitTrustRoot: the git
 //     work tree's top, or a linked worktree's main checkout), whichever
 //     comes first; a trust given to a directory above a root covers
-//     nothing in it. A table's key names a directory only as written,
-//     compared with the directory's real path: "/w/" or "/x/../w" is no
-//     trust of /w to Codex (TestSetupCodexConfigSpellings).
+//     nothing in it. A .codex that is no directory, or is CODEX_HOME
+//     itself, is skipped (projectDotCodex). A table's key names a
+//     directory only as written, compared with the directory's real
+//     path: "/w/" or "/x/../w" is no trust of /w to Codex
+//     (TestSetupCodexConfigSpellings).
 //
 // (The session's -c flags, and managed_config.toml above them, come
 // next.) With cwd "" there is no project file.
@@ -80,9 +82,26 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any) []config
 		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), untrusted: !trust.trusts(dirs[i], root, gitRoot)})
+		dotCodex := filepath.Join(dirs[i], ".codex")
+		if !projectDotCodex(dotCodex, codexHome) {
+			continue
+		}
+		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: !trust.trusts(dirs[i], root, gitRoot)})
 	}
 	return layers
+}
+
+// projectDotCodex reports whether Codex 0.171 reads dotCodex as a
+// project's: a directory (or a link to one) that is not CODEX_HOME,
+// spelled or resolved (a session started in the home directory reads
+// ~/.codex/config.toml once, as the user's; internal/agenttest
+// TestCodexProjectRoot).
+func projectDotCodex(dotCodex, codexHome string) bool {
+	fi, err := os.Stat(dotCodex)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	return dotCodex != codexHome && realOrAsIs(dotCodex) != realOrAsIs(codexHome)
 }
 
 // hooksFeature returns the last of layers that sets features.hooks (to a

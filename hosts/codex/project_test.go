@@ -14,14 +14,19 @@ import (
 
 // projectLayout adds to a fixture from ownFixture what a case's files
 // cannot say: ws/.git a dangling symbolic link ("->"), ws/wt a linked
-// worktree of the repository ws/main ("worktree"), or out/link a
-// symbolic link to ws/sub ("link").
+// worktree of the repository ws/main ("worktree"), out/link a symbolic
+// link to ws/sub ("link"), or ws/.codex one to the CODEX_HOME home
+// ("home").
 func projectLayout(t *testing.T, root, layout string) {
 	t.Helper()
 	switch layout {
 	case "":
 	case "->":
 		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", ".git")); err != nil {
+			t.Fatal(err)
+		}
+	case "home":
+		if err := os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "ws", ".codex")); err != nil {
 			t.Fatal(err)
 		}
 	case "link":
@@ -159,6 +164,7 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
 		{name: "-C with a trailing slash, the key with one", files: map[string]string{"home/config.toml": trust("ws/sub/"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/"}},
 		{name: "-C through .., the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/../sub"}, loads: true},
+		{name: "CODEX_HOME is no project's .codex", files: map[string]string{"home/config.toml": on + trust("ws"), "home/p.config.toml": `[plugins."a@m"]` + "\nenabled = false\n"}, layout: "home", args: []string{"-p", "p"}},
 		{name: "projects table from a -c flag", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -114,6 +114,8 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 //     root, and an entry for the link as written, or for the directory
 //     it resolves to, trusts it; a session started in a link (even with
 //     $PWD naming it) has the resolved directory alone;
+//   - a .codex that is CODEX_HOME itself (-C the home directory) is not
+//     read again as a project's: a profile's false stays over it;
 //   - -C is cleaned as a path ("<dir>/", "<dir>/../<name>", "//"), so a
 //     key spelled that way still trusts nothing.
 func TestCodexProjectRoot(t *testing.T) {
@@ -168,6 +170,7 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "-C a link out of the git work tree, its top trusted", user: trust("TOP"), git: true, outLink: true, args: []string{"-C", "OUT"}},
 		{name: "started in a link, the link trusted", user: trust("OUT"), outLink: true},
 		{name: "started in a link, the git top trusted", user: trust("TOP"), git: true, outLink: true, loads: true},
+		{name: "-C the home directory: CODEX_HOME is no project file", user: "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n" + trust("HOME"), profile: "[plugins.\"" + ownPluginID + "\"]\nenabled = false\n", args: []string{"--profile", "p", "-C", "HOME"}},
 		{name: "working directory untrusted below a trusted git top", user: trust("TOP") + "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", git: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -176,7 +179,7 @@ func TestCodexProjectRoot(t *testing.T) {
 			top := filepath.Dir(a.Workdir)
 			main := filepath.Join(top, "main")
 			out := filepath.Join(t.TempDir(), "link")
-			names := strings.NewReplacer("WORK", a.Workdir, "TOP", top, "MAIN", main, "OUT", out)
+			names := strings.NewReplacer("WORK", a.Workdir, "TOP", top, "MAIN", main, "OUT", out, "HOME", a.Home)
 			a.CodexConfig = names.Replace(c.user)
 			if c.profile != "" {
 				writeFile(t, a.ConfigDir(), "p.config.toml", c.profile, 0o644)
