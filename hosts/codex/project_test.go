@@ -14,7 +14,9 @@ import (
 
 // projectLayout adds to a fixture from ownFixture what a case's files
 // cannot say: ws/.git a dangling symbolic link ("->"), ws/wt a linked
-// worktree of the repository ws/main ("worktree"), out/link a symbolic
+// worktree of the repository ws/main ("worktree"; "separate inside" or
+// "separate outside" with its git directory in ws/main or beside it, and
+// the plugin enabled in ws/wt/.codex/config.toml), out/link a symbolic
 // link to ws/sub ("link"), or ws/.codex one to the CODEX_HOME home
 // ("home").
 func projectLayout(t *testing.T, root, layout string) {
@@ -25,6 +27,21 @@ func projectLayout(t *testing.T, root, layout string) {
 		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", ".git")); err != nil {
 			t.Fatal(err)
 		}
+	case "separate inside", "separate outside":
+		main, gitDir := filepath.Join(root, "ws", "main"), filepath.Join(root, "ws", "main", ".git-data")
+		if layout == "separate outside" {
+			gitDir = filepath.Join(root, "ws", "elsewhere.git")
+		}
+		for _, args := range [][]string{
+			{"init", "-q", "--separate-git-dir", gitDir, main},
+			{"-C", main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first"},
+			{"-C", main, "worktree", "add", "-q", "--detach", filepath.Join(root, "ws", "wt")},
+		} {
+			if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+				t.Skipf("git %v: %v %s", args, err, out)
+			}
+		}
+		writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), `[plugins."a@m"]`+"\nenabled = true\n")
 	case "home":
 		if err := os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "ws", ".codex")); err != nil {
 			t.Fatal(err)
@@ -146,6 +163,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "markers empty, git top trusted, the working directory's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
 		{name: "markers empty, git top trusted, the top's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "worktree of a trusted repository", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree", cwd: "wt", loads: true},
+		{name: "worktree of a repository whose git directory is inside it", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside", cwd: "wt", loads: true},
+		{name: "worktree of a repository whose git directory is elsewhere", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate outside", cwd: "wt"},
 		{name: "worktree with relative pointers", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: relative", cwd: "wt", loads: true},
 		{name: "forged worktree: an admin directory git never made", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: missing admin", cwd: "wt"},
 		{name: "forged worktree: another worktree's admin directory", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: another's admin", cwd: "wt"},

@@ -30,6 +30,16 @@ func worktreeOf(t *testing.T, main, work string) {
 	gitRun(t, "-C", main, "worktree", "add", "-q", "--detach", work)
 }
 
+// separateWorktreeOf makes main a git repository whose git directory is
+// gitDir (`git init --separate-git-dir`), with one commit, and work a
+// worktree of it.
+func separateWorktreeOf(t *testing.T, main, gitDir, work string) {
+	t.Helper()
+	gitRun(t, "init", "-q", "--separate-git-dir", gitDir, main)
+	gitRun(t, "-C", main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first")
+	gitRun(t, "-C", main, "worktree", "add", "-q", "--detach", work)
+}
+
 // forgeWorktree changes the records of the worktree work of main (made
 // by worktreeOf) as how says: "relative" rewrites both pointers as
 // relative paths (as git 2.48's worktree.useRelativePaths does); the
@@ -102,8 +112,10 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 //     repository's entry, relative pointers too, but only as git's own
 //     records bear it out: its admin directory's gitdir (a regular file)
 //     names the worktree's .git back, its commondir is there, and the main
-//     checkout's .git is that common directory; a hand-written .git file
-//     borrows no trust, nor does a submodule's from the superproject;
+//     checkout's .git is that common directory or a file naming it (a
+//     --separate-git-dir inside the checkout; one elsewhere leaves the
+//     worktree untrusted); a hand-written .git file borrows no trust, nor
+//     does a submodule's from the superproject;
 //   - an entry for the directory itself decides before the root's: an
 //     untrusted working directory below a trusted top has its file
 //     left out;
@@ -131,6 +143,7 @@ func TestCodexProjectRoot(t *testing.T) {
 		mark    bool   // TOP holds rootMarker
 		tree    bool   // WORK is a worktree of MAIN
 		forge   string // then forgeWorktree changes its records so
+		sepDir  string // WORK is a worktree of MAIN, whose git directory (--separate-git-dir) is this
 		dotGit  string // TOP/.git is a file holding this; "->" makes it a dangling symbolic link
 		link    bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
 		outLink bool   // OUT, a link to WORK in another directory, is the working directory (with PWD) unless -C names it
@@ -149,6 +162,8 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "worktree of a trusted repository", user: trust("MAIN"), tree: true, loads: true},
 		{name: "worktree, its own entry", user: trust("WORK"), tree: true, loads: true},
 		{name: "worktree of an untrusted repository", user: "", tree: true},
+		{name: "worktree of a repository whose git directory is inside it", user: trust("MAIN"), sepDir: "MAIN/.git-data", loads: true},
+		{name: "worktree of a repository whose git directory is elsewhere", user: trust("MAIN"), sepDir: "TOP/elsewhere.git"},
 		{name: "worktree with relative pointers", user: trust("MAIN"), tree: true, forge: "relative", loads: true},
 		{name: "forged worktree: an admin directory git never made", user: trust("MAIN"), tree: true, forge: "missing admin"},
 		{name: "forged worktree: another worktree's admin directory", user: trust("MAIN"), tree: true, forge: "another's admin"},
@@ -195,6 +210,9 @@ func TestCodexProjectRoot(t *testing.T) {
 			}
 			if c.forge != "" {
 				forgeWorktree(t, main, a.Workdir, c.forge)
+			}
+			if c.sepDir != "" {
+				separateWorktreeOf(t, main, names.Replace(c.sepDir), a.Workdir)
 			}
 			switch c.dotGit {
 			case "":
