@@ -222,7 +222,7 @@ func JSURLIPHost(host string) (netip.Addr, bool) {
 // (2.1.332) refuses to post to it, or "" when its host is a name or an
 // address it posts to.
 func ClaudeHTTPURLRefused(raw string) (netip.Addr, string) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	u, err := url.Parse(JSURLDecodedHost(strings.TrimSpace(raw)))
 	if err != nil {
 		return netip.Addr{}, ""
 	}

@@ -14,6 +14,11 @@ import (
 // which address a host names, is here: the rest of a url (its path, query
 // and fragment) never makes the parser fail.
 //
+// Go's url.Parse refuses a host that percent-escapes an ASCII character
+// ("c%41.example.com"), which this parser decodes: JSURLDecodedHost
+// writes such a url's host decoded for the url rules, the address checks
+// and bundlectl's own post.
+//
 // What is left out: IDNA (UTS #46) beyond ASCII and the fullwidth forms.
 // A host that still holds another non-ASCII character after percent-
 // decoding, or an ASCII label starting "xn--" (Punycode, whose decoded
@@ -462,3 +467,71 @@ func isHexDigit(c byte) bool {
 }
 
 func isASCIIAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// JSURLDecodedHost is s with the host of its authority percent-decoded,
+// as JavaScript's URL decodes it, when s escapes a character there
+// ("https://c%41.example.com/" is https://ca.example.com/, and
+// "https://1%30.0.0.5/" the IP literal 10.0.0.5), and s as it is
+// otherwise. Go's url.Parse refuses an escaped ASCII character in a host,
+// where Claude Code (its hooks schema, and the request it posts), Gemini
+// CLI and Codex (the WHATWG parser of Rust's url crate) read it decoded:
+// so the url rules, the address checks and bundlectl's own post read the
+// host the agent connects to. Only the host is rewritten, decoded and
+// lowercased (an IPv4 address in another form, "10.1", is then read as
+// one written so is: JSURLIPHost); the rest of s stays as written. A host
+// that decodes to a character other than ASCII is written out in it, for
+// the url rules to refuse (msgNonASCIIHost), as bundlectl computes no
+// IDNA. A url the parser would first trim or strip of tabs is left as it
+// is: Go refuses it anyway.
+func JSURLDecodedHost(s string) string {
+	in, start, end, ok := jsSpecialHostSpan(s)
+	if !ok || in != s {
+		return s
+	}
+	host := in[start:end]
+	if !strings.Contains(host, "%") || strings.HasPrefix(host, "[") {
+		return s
+	}
+	return in[:start] + strings.ToLower(percentDecode(host)) + in[end:]
+}
+
+// jsSpecialHostSpan is s as the WHATWG parser starts on it (jsURLInput)
+// and where in it the host of a special url's authority starts and ends,
+// false when JavaScript's URL refuses s or it is no special url.
+func jsSpecialHostSpan(s string) (string, int, int, bool) {
+	if jsURLRefuses(s) {
+		return "", 0, 0, false
+	}
+	in := jsURLInput(s)
+	colon := strings.IndexByte(in, ':')
+	switch strings.ToLower(in[:colon]) {
+	case "http", "https", "ws", "wss", "ftp":
+	default:
+		return "", 0, 0, false
+	}
+	start := colon + 1
+	for start < len(in) && isSlash(in[start]) {
+		start++
+	}
+	end := len(in)
+	if i := strings.IndexAny(in[start:], `/\?#`); i >= 0 {
+		end = start + i
+	}
+	if at := strings.LastIndexByte(in[start:end], '@'); at >= 0 {
+		start += at + 1
+	}
+	inBrackets := false
+	for j := start; j < end; j++ {
+		switch in[j] {
+		case '[':
+			inBrackets = true
+		case ']':
+			inBrackets = false
+		case ':':
+			if !inBrackets {
+				return in, start, j, true
+			}
+		}
+	}
+	return in, start, end, true
+}

@@ -1000,7 +1000,11 @@ func endpointHost(raw string) (string, string) {
 	if raw == "" {
 		return "", "is empty"
 	}
-	if strings.Contains(raw, "${") {
+	// A "${" the host's escapes spell ("%24%7B") is no variable: Claude
+	// Code expands none in a url, and Go refuses the decoded host.
+	hasVar := strings.Contains(raw, "${")
+	raw = JSURLDecodedHost(raw)
+	if hasVar {
 		// The endpoint is chosen by the host's environment: its host is
 		// unknown until then, and the review says which variable picks it.
 		if u, err := url.Parse(raw); err == nil && !strings.Contains(u.Host, "${") && u.Host != "" {
@@ -1112,7 +1116,7 @@ func urlHasCredential(raw string) bool {
 	if looksLikeToken(raw) {
 		return true
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(JSURLDecodedHost(raw))
 	if err != nil {
 		return false
 	}

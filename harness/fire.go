@@ -620,7 +620,10 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 	return func(ctx context.Context, spec Spec) (*Result, error) {
 		ctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(spec.Stdin))
+		// The host as JavaScript's URL reads it ("c%41.example.com" is
+		// ca.example.com), where Claude Code posts and Go's parser
+		// would refuse the url.
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, bundle.JSURLDecodedHost(h.URL), bytes.NewReader(spec.Stdin))
 		if err != nil {
 			// A url Claude Code cannot post to fails the hook there, a
 			// failure like any other (onFailure applies).

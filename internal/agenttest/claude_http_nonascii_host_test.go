@@ -22,7 +22,10 @@ import (
 // whose url's host is not ASCII (bundle msgNonASCIIHost). A trailing dot
 // is kept ("evil.example.com.", the same name to a resolver): a ws://
 // hook to evil.example.com beside it is contacted all the same, which the
-// review once marked as reached by no endpoint.
+// review once marked as reached by no endpoint. A percent-escaped ASCII
+// character is decoded ("c%41.example.com" is ca.example.com), which Go's
+// url.Parse refuses: the review refused the guard Claude Code posts to,
+// and now names the decoded host (bundle JSURLDecodedHost).
 func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
 	proxy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -50,11 +53,13 @@ func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
 	proxyURL := "http://" + proxy.Addr().String()
 	for _, c := range []struct {
 		name, url, connect string
-		refused            bool // the review refuses the bundle
+		refused            bool   // the review refuses the bundle
+		names              string // else a host the review lists as contacted
 	}{
-		{"trailing dot", "https://evil.example.com./h", "CONNECT evil.example.com.:443 HTTP/1.1", false},
-		{"fullwidth", "https://ｅｖｉｌ2.example.com/h", "CONNECT evil2.example.com:443 HTTP/1.1", true},
-		{"zero width space", "https://%E2%80%8B10.0.0.5/g", "CONNECT 10.0.0.5:443 HTTP/1.1", true},
+		{"trailing dot", "https://evil.example.com./h", "CONNECT evil.example.com.:443 HTTP/1.1", false, "evil.example.com."},
+		{"fullwidth", "https://ｅｖｉｌ2.example.com/h", "CONNECT evil2.example.com:443 HTTP/1.1", true, ""},
+		{"zero width space", "https://%E2%80%8B10.0.0.5/g", "CONNECT 10.0.0.5:443 HTTP/1.1", true, ""},
+		{"percent-escaped ASCII", "https://c%41.example.com/h", "CONNECT ca.example.com:443 HTTP/1.1", false, "ca.example.com"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mu.Lock()
@@ -87,9 +92,18 @@ func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
 			}
 			var rv struct {
 				NetworkNeverContacted []string `json:"network_never_contacted"`
+				Errors                []any    `json:"errors"`
+				Components            struct {
+					Permissions struct {
+						NetworkHosts []string `json:"network_hosts"`
+					} `json:"permissions"`
+				} `json:"components"`
 			}
-			if err := json.Unmarshal([]byte(out), &rv); err != nil || len(rv.NetworkNeverContacted) > 0 {
-				t.Errorf("bundlectl review: %v, never contacted %v, want none: Claude Code posts to the name\n%s%s", err, rv.NetworkNeverContacted, out, errOut)
+			if err := json.Unmarshal([]byte(out), &rv); err != nil || slices.Contains(rv.NetworkNeverContacted, strings.TrimSuffix(c.names, ".")) {
+				t.Errorf("bundlectl review: %v, never contacted %v, want no %q: Claude Code posts to the name\n%s%s", err, rv.NetworkNeverContacted, strings.TrimSuffix(c.names, "."), out, errOut)
+			}
+			if len(rv.Errors) > 0 || !slices.Contains(rv.Components.Permissions.NetworkHosts, c.names) {
+				t.Errorf("bundlectl review: errors %v, network hosts %q; want no error and %q, the host Claude Code posts to\n%s%s", rv.Errors, rv.Components.Permissions.NetworkHosts, c.names, out, errOut)
 			}
 		})
 	}
