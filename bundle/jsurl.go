@@ -25,7 +25,11 @@ import (
 // characters IDNA's tables judge), is not judged: jsURLRefuses passes it,
 // and the url rules vet it as written (one not ASCII they refuse:
 // endpointHost, msgNonASCIIHost). Bun, whose URL Claude Code runs,
-// refuses some "xn--" labels node takes ("http://xn--a-/").
+// refuses some "xn--" labels node takes ("http://xn--a-/"). IDNA is not
+// modelled on purpose: golang.org/x/net/idna is not a dependency, and its
+// Unicode tables, node's ICU and Bun's need not agree on every character,
+// where refusing is certain; TestEndpointHostIsNodes holds the refusal to
+// node 20's mapping on a table of such hosts.
 
 // jsURLRefuses reports whether JavaScript's URL (the WHATWG URL parser,
 // which Claude Code's hooks schema applies to an http hook's url) refuses
