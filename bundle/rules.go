@@ -901,8 +901,11 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		if checkText(b, src+".url", s.URL, false) {
 			if _, msg := endpointHost(s.URL); msg != "" {
 				skip(src+".url", "mcp.url", "url %s", msg)
-			} else if urlHasCredential(s.URL) {
-				b.Report.Errorf(src+".url", "secret.url", "url looks like it carries a credential; use bearer_token_env_var or env_headers")
+			} else {
+				warnClaudeMCPURLUnparsed(b, src, s)
+				if urlHasCredential(s.URL) {
+					b.Report.Errorf(src+".url", "secret.url", "url looks like it carries a credential; use bearer_token_env_var or env_headers")
+				}
 			}
 		}
 		if !checkHeaders(b, s) {
@@ -1057,6 +1060,22 @@ func endpointHost(raw string) (string, string) {
 		return "", msgPlainHTTP
 	}
 	return host, ""
+}
+
+// warnClaudeMCPURLUnparsed warns of a remote MCP server Claude Code
+// loads but never connects to: its url passes the url rules (Go's parser
+// takes it) but not JavaScript's URL, which Claude Code 2.1.332 connects
+// with — a host whose last label is a number but which is no IPv4
+// address ("https://bc3e.9/"), an escaped '%' ("c%2541"), an IPv6 zone.
+// Its config schema checks only the url's length, so the server is
+// listed and fails, its tools never offered (internal/agenttest
+// TestClaudeMCPURLUnparsed). A url with a "${" is left alone: Claude Code
+// expands it before connecting.
+func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
+	if len(s.Hosts) > 0 && !slices.Contains(s.Hosts, HostClaude) || strings.Contains(s.URL, "${") || !jsURLRefuses(s.URL) {
+		return
+	}
+	b.Report.Warnf(src+".url", "mcp.url", "url %s does not parse as JavaScript's URL reads a url, and Claude Code connects with that parser: it loads this server but never connects to it, so it offers none of its tools; write an https url whose host is a name or an IP address JavaScript's URL reads", Quote(s.URL))
 }
 
 // claudeCannotPostMsg says what an http hook of Claude Code whose url it

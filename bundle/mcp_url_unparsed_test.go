@@ -1,0 +1,45 @@
+package bundle
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClaudeMCPURLUnparsedWarns: a remote MCP server whose url Go's url
+// parser takes but JavaScript's URL refuses (a last label that is a
+// number but no IPv4 address, an escaped '%', an IPv6 zone, an octet past
+// 255) is one Claude Code 2.1.332 loads and never connects to
+// (internal/agenttest TestClaudeMCPURLUnparsed): the review warns, in a
+// Claude Code plugin and in bundlectl's own format alike, and not for a
+// url JavaScript's URL parses, a url Claude Code expands first, or a
+// server of another host only.
+func TestClaudeMCPURLUnparsedWarns(t *testing.T) {
+	b := loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
+		".mcp.json": `{"mcpServers": {
+			"numlabel": {"type": "http", "url": "https://bc3e.9/mcp"},
+			"escaped": {"type": "http", "url": "https://c%2541.example.com/mcp"},
+			"zoned": {"type": "sse", "url": "https://[fe80::1%25eth0]/sse"},
+			"octet": {"type": "http", "url": "https://1.2.3.256/mcp"},
+			"good": {"type": "http", "url": "https://good.example/mcp"},
+			"goodpct": {"type": "http", "url": "https://c%41.example/mcp"},
+			"expanded": {"type": "http", "url": "https://h.example:${PORT}/mcp"}}}`,
+	})
+	var warned []string
+	for _, f := range b.Report.Findings {
+		if f.Rule == "mcp.url" && strings.Contains(f.Message, "never connects to it") {
+			warned = append(warned, strings.TrimSuffix(strings.TrimPrefix(f.Path, ".mcp.json: mcpServers."), ".url"))
+			if f.Severity != Warning {
+				t.Errorf("%s: %v, want a warning: the rest of the bundle loads", f.Path, f.Severity)
+			}
+		}
+	}
+	slices.Sort(warned)
+	if got, want := strings.Join(warned, " "), "escaped numlabel octet zoned"; got != want {
+		t.Errorf("warned of %q, want %q; findings:%s", got, want, dumpFindings(b))
+	}
+
+	own := loadFiles(t, withPlugin(files{"mcp.json": mcpJSON(`{"numlabel": {"type": "streamable-http", "url": "https://bc3e.9/mcp"}}`)}))
+	requireFinding(t, own, Warning, "mcp.url", "numlabel")
+}

@@ -1,0 +1,108 @@
+package agenttest
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestClaudeMCPURLUnparsed: Claude Code 2.1.332 takes a plugin's remote
+// MCP server whatever its url (its schema checks only the length), lists
+// it, and connects only when JavaScript's URL parses the url: through a
+// proxy that records each CONNECT line it asks good.example and
+// ca.example ("c%41.example", decoded), and nothing for "bc3e.9" (its
+// last label a number, no IPv4 address), "c%2541.example.com" (an escaped
+// '%'), a zoned IPv6 literal or "foo"; each is listed as failed. Go's url
+// parser takes the first three, so bundlectl's review showed them as
+// servers Claude Code connects to; it now warns (mcp.url) that Claude
+// Code never connects to them ("foo" it skips: no host at all).
+func TestClaudeMCPURLUnparsed(t *testing.T) {
+	proxy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	var mu sync.Mutex
+	var connects []string
+	go func() {
+		for {
+			c, err := proxy.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if l, err := bufio.NewReader(c).ReadString('\n'); err == nil {
+					mu.Lock()
+					connects = append(connects, strings.TrimSpace(l))
+					mu.Unlock()
+				}
+			}()
+		}
+	}()
+	proxyURL := "http://" + proxy.Addr().String()
+	unparsed := []string{"numlabel", "escaped", "zoned"}
+	a := New(t, Claude, Say("done"))
+	dir := filepath.Join(a.Workdir, "mu")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "mu", "version": "1.0.0"})
+	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{
+		"numlabel": map[string]any{"type": "http", "url": "https://bc3e.9/mcp"},
+		"escaped":  map[string]any{"type": "http", "url": "https://c%2541.example.com/mcp"},
+		"zoned":    map[string]any{"type": "sse", "url": "https://[fe80::1%25eth0]/sse"},
+		"notaurl":  map[string]any{"type": "http", "url": "foo"},
+		"good":     map[string]any{"type": "http", "url": "https://good.example/mcp"},
+		"goodpct":  map[string]any{"type": "http", "url": "https://c%41.example/mcp"},
+	}})
+	a.Args = []string{"--plugin-dir", dir, "--output-format", "stream-json", "--verbose"}
+	a.Env = []string{"HTTPS_PROXY=" + proxyURL, "https_proxy=" + proxyURL, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+	res := a.Run(t, "hello")
+	var listed []string
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		var m struct {
+			Subtype    string `json:"subtype"`
+			MCPServers []struct {
+				Name string `json:"name"`
+			} `json:"mcp_servers"`
+		}
+		if json.Unmarshal([]byte(l), &m) == nil && m.Subtype == "init" {
+			for _, s := range m.MCPServers {
+				listed = append(listed, strings.TrimPrefix(s.Name, "plugin:mu:"))
+			}
+		}
+	}
+	mu.Lock()
+	got := slices.Clone(connects)
+	mu.Unlock()
+	slices.Sort(listed)
+	slices.Sort(got)
+	got = slices.Compact(got)
+	if !slices.Equal(listed, []string{"escaped", "good", "goodpct", "notaurl", "numlabel", "zoned"}) ||
+		!slices.Equal(got, []string{"CONNECT ca.example:443 HTTP/1.1", "CONNECT good.example:443 HTTP/1.1"}) {
+		t.Fatalf("Claude Code listed %q and asked the proxy %q; want all six listed and only ca.example and good.example asked: this test's premise (Claude Code 2.1.332) no longer holds\n%s", listed, got, res)
+	}
+
+	out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
+	var rv struct {
+		Warnings []struct{ Path, Rule, Message string } `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rv); err != nil {
+		t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
+	}
+	var warned []string
+	for _, w := range rv.Warnings {
+		if w.Rule == "mcp.url" && strings.Contains(w.Message, "never connects to it") {
+			name := strings.TrimSuffix(strings.TrimPrefix(w.Path, ".mcp.json: mcpServers."), ".url")
+			warned = append(warned, name)
+		}
+	}
+	slices.Sort(warned)
+	slices.Sort(unparsed)
+	if !slices.Equal(warned, unparsed) {
+		t.Errorf("bundlectl review warned that Claude Code never connects to %q, want %q\n%s", warned, unparsed, out)
+	}
+}
