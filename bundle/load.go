@@ -99,6 +99,7 @@ func load(dir string, scope Scope, lim Limits, prescan, canonical bool) *Bundle 
 	loadDocuments(b)
 	deriveModel(b)
 	checkModel(b)
+	warnViewSize(b)
 	return b
 }
 
@@ -140,6 +141,7 @@ func AllFindings(dir string, scope Scope, lim Limits) (rep Report) {
 	loadDocuments(b)
 	deriveModel(b)
 	checkModel(b)
+	warnViewSize(b)
 	return b.Report
 }
 

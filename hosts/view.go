@@ -37,8 +37,8 @@ const (
 )
 
 // MaxViewBytes bounds the content of one view held in memory while it is
-// built and checked.
-const MaxViewBytes = 256 << 20
+// built and checked; the review warns of a bundle larger than it.
+const MaxViewBytes = bundle.MaxViewBytes
 
 // View is the content of one host view, built in memory from the verified
 // snapshot and the receipt's inventory. Paths are slash-separated and
