@@ -1803,7 +1803,8 @@ func RedactCredentialsJSON(doc []byte) []byte {
 // redactURL returns s without the userinfo and query of a URL that
 // carries a credential in them, and s itself otherwise.
 func redactURL(s string) string {
-	u, err := url.Parse(s)
+	// Decoded as urlHasCredential reads it: Go refuses "c%41.example.com".
+	u, err := url.Parse(JSURLDecodedHost(s))
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return s
 	}

@@ -567,6 +567,9 @@ func TestRedactCredentialsJSON(t *testing.T) {
 		`["https://me:hunter9@x.example.com/x y"]`,
 		`{"command":"curl https://bot:p@hunter10@h.example.com/ -d x"}`,
 		`not json: postgres://app:hunter11@db/app`,
+		// A host that percent-escapes an ASCII character, which Go's
+		// url.Parse refuses, as JavaScript's URL reads it.
+		`{"url":"https://c%41.example.com/mcp?token=hunter12"}`,
 	} {
 		out := string(RedactCredentialsJSON([]byte(in)))
 		if strings.Contains(out, "hunter") || !strings.Contains(out, "redacted]") {
