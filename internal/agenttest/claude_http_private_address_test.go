@@ -14,8 +14,9 @@ import (
 // bundle.
 //
 //   - A link-local or cloud metadata literal (169.254.169.254, the same
-//     written 0xa9fea9fe, fe80::1): "HTTP hook blocked: … is a link-local,
-//     cloud metadata or reserved address", before connecting, with or
+//     written 0xa9fea9fe or 169%2e254.169.254, fe80::1): "HTTP hook
+//     blocked: … is a link-local, cloud metadata or reserved address",
+//     before connecting, with or
 //     without a proxy. The hook fails: the tool runs, unless onFailure is
 //     "block", when every call is blocked. bundlectl posted such a url
 //     (and refused a plain-http guard to one as unguarded); its review now
@@ -40,6 +41,7 @@ func TestClaudeHTTPHookPrivateAddress(t *testing.T) {
 		{"metadata", "https://169.254.169.254/latest/meta-data", "", false, false, "HTTP hook blocked: 169.254.169.254 is a link-local, cloud metadata or reserved address", "never blocks PreToolUse"},
 		{"metadata-block", "https://169.254.169.254/latest/meta-data", "block", true, false, "HTTP hook blocked: 169.254.169.254", "blocks every PreToolUse it matches"},
 		{"metadata-hex-block", "https://0xa9fea9fe/g", "block", true, false, "HTTP hook blocked: 169.254.169.254", "blocks every PreToolUse it matches"},
+		{"metadata-escaped-block", "https://169%2e254.169.254/g", "block", true, false, "HTTP hook blocked: 169.254.169.254", "blocks every PreToolUse it matches"},
 		{"link-local-plain", "http://[fe80::1]/g", "", false, false, "HTTP hook blocked: fe80::1", "never blocks PreToolUse"},
 		{"this-network", "http://0.0.0.0:" + port + "/g", "", true, true, "HTTP hook POST to http://0.0.0.0", ""},
 	} {
