@@ -319,6 +319,11 @@ type HookEvent struct {
 	// MarshalJSON writes them in that order, as the host gives a hook
 	// its event.
 	order []string
+	// jsPrompt: raw["prompt"] is the prompt as Gemini CLI writes it after
+	// a chained hook's additionalContext (geminiChainInput), a lone
+	// surrogate kept as its escape where Prompt holds U+FFFD; MarshalJSON
+	// writes it as it is. bundlectl never judges a prompt.
+	jsPrompt bool
 }
 
 // HookEventError is returned for an event bundlectl cannot pass on.
@@ -418,7 +423,7 @@ func (e HookEvent) MarshalJSON() ([]byte, error) {
 			return nil, fmt.Errorf("hook event: key %q lost", k)
 		}
 		if s, isNamed := set[k]; isNamed {
-			if !sameJSONString(s, v) {
+			if !sameJSONString(s, v) && !(k == "prompt" && e.jsPrompt) {
 				v = s // changed by bundlectl: its new value
 			}
 			delete(set, k)
@@ -758,7 +763,7 @@ func ParseHookOutput(exitCode int, stdout, stderr []byte, timedOut bool) HookRes
 		r.ToolConfig, r.ToolConfigProblem = ReadToolConfig(hs.ToolConfig)
 		r.GeminiToolInput = jsonObject(hs.ToolInput)
 		r.LLMRequest, r.LLMResponse = jsonObject(hs.LLMRequest), jsonObject(hs.LLMResponse)
-		r.geminiChain = geminiChainAnswer{contextGiven: hs.AdditionalContext != nil, toolInput: slices.Clone(hs.ToolInput), llmRequest: slices.Clone(hs.LLMRequest)}
+		r.geminiChain = geminiChainAnswer{contextGiven: hs.AdditionalContext != nil, context: answerContext(answer), toolInput: slices.Clone(hs.ToolInput), llmRequest: slices.Clone(hs.LLMRequest)}
 		r.TailToolCallRequest = jsonObject(hs.TailToolCallRequest)
 		r.ClearContext = string(bytes.TrimSpace(hs.ClearContext)) == "true" // Gemini CLI: === true
 		switch r.PermissionDecision {
@@ -1974,9 +1979,32 @@ func geminiChains(matching []RunnableHook, event string) bool {
 	return slices.ContainsFunc(matching, func(h RunnableHook) bool { return h.geminiSequential })
 }
 
+// answerContext is hookSpecificOutput.additionalContext of the answer
+// JSON object as written (the last one given, as JSON.parse keeps it),
+// nil when there is none.
+func answerContext(answer []byte) json.RawMessage {
+	var hs, ctx json.RawMessage
+	ms, _ := jsonobj.Members(answer)
+	for _, m := range ms {
+		if m.Key == "hookSpecificOutput" {
+			hs = m.Val
+		}
+	}
+	ms, _ = jsonobj.Members(hs)
+	for _, m := range ms {
+		if m.Key == "additionalContext" {
+			ctx = m.Val
+		}
+	}
+	return slices.Clone(ctx)
+}
+
 // geminiChainAnswer is what geminiChainInput reads of an answer.
 type geminiChainAnswer struct {
-	contextGiven          bool // additionalContext is a string, maybe empty
+	contextGiven bool // additionalContext is a string, maybe empty
+	// context is that string as the answer wrote it (a lone surrogate
+	// escape kept), nil when it was not given so.
+	context               json.RawMessage
 	toolInput, llmRequest json.RawMessage
 }
 
@@ -1992,8 +2020,13 @@ type geminiChainAnswer struct {
 func geminiChainInput(in *HookEvent, r HookResult) {
 	switch in.HookEventName {
 	case geminiBeforeAgent:
-		if _, ok := in.raw["prompt"]; ok && r.geminiChain.contextGiven {
-			in.Prompt += "\n\n" + r.AdditionalContext
+		cur, ok := in.raw["prompt"]
+		if !ok || !r.geminiChain.contextGiven {
+			return
+		}
+		in.Prompt += "\n\n" + r.AdditionalContext
+		if joined, ok := jsConcat(cur, json.RawMessage(`"\n\n"`), r.geminiChain.context); ok {
+			in.raw["prompt"], in.jsPrompt = joined, true
 		}
 	case geminiBeforeModel:
 		cur, ok := in.raw["llm_request"]
@@ -2011,6 +2044,25 @@ func geminiChainInput(in *HookEvent, r HookResult) {
 			in.ToolInput = merged
 		}
 	}
+}
+
+// jsConcat is the JSON strings parts joined with + in JavaScript, as
+// JSON.stringify writes the result (internal/jsjson): a lone surrogate
+// in one stays its escape. ok is false when a part is not a JSON string.
+func jsConcat(parts ...json.RawMessage) (json.RawMessage, bool) {
+	vs := make([]*jsjson.Value, len(parts))
+	for i, raw := range parts {
+		v, err := jsjson.Parse(raw)
+		if err != nil {
+			return nil, false
+		}
+		vs[i] = v
+	}
+	joined, ok := jsjson.Concat(vs...)
+	if !ok {
+		return nil, false
+	}
+	return joined.Stringify(), true
 }
 
 // jsTruthy reports whether JavaScript takes the JSON value v as true:

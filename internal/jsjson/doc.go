@@ -1,9 +1,10 @@
 // Package jsjson reads and writes JSON as JavaScript does: Parse is
-// JSON.parse, Value.Stringify is JSON.stringify, and Spread is an object
-// literal's spread ({...a, ...b}). It is for the bytes Gemini CLI, a
-// JavaScript program, gives a hook after it changed the hook's input
-// (a "sequential" group's chain: the next hook's input is the current
-// one with the last answer spread over it, written anew with
+// JSON.parse, Value.Stringify is JSON.stringify, Spread is an object
+// literal's spread ({...a, ...b}) and Concat is + on strings. It is for
+// the bytes Gemini CLI, a JavaScript program, gives a hook after it
+// changed the hook's input (a "sequential" group's chain: the next
+// hook's input is the current one with the last answer spread over it,
+// or with its additionalContext added to the prompt, written anew with
 // JSON.stringify).
 //
 // What JavaScript does that encoding/json does not:

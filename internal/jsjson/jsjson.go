@@ -480,6 +480,21 @@ func indexKey(i int) string {
 	return packKey(units)
 }
 
+// Concat is vs[0] + vs[1] + … on strings, as JavaScript joins them: their
+// UTF-16 code units one after the other, so a lone surrogate at the end
+// of one stays lone, or pairs with a low surrogate starting the next.
+// ok is false when a value is not a string.
+func Concat(vs ...*Value) (joined *Value, ok bool) {
+	var units []uint16
+	for _, v := range vs {
+		if v == nil || v.kind != String {
+			return nil, false
+		}
+		units = append(units, v.units...)
+	}
+	return &Value{kind: String, units: units}, true
+}
+
 // Stringify is JSON.stringify(v).
 func (v *Value) Stringify() []byte { return v.appendTo(nil) }
 

@@ -307,3 +307,28 @@ func TestDecodeUTF8AgainstNode(t *testing.T) {
 		}
 	}
 }
+
+// TestConcat: a + "\n\n" + b on strings, as Gemini CLI adds a hook's
+// additionalContext to the prompt, written by JSON.stringify; the wants
+// are node 20's JSON.stringify(JSON.parse(a) + "\n\n" + JSON.parse(b)).
+// A lone surrogate stays its escape, also when the blank line parts it
+// from the low surrogate that follows.
+func TestConcat(t *testing.T) {
+	sep := mustParse(t, `"\n\n"`)
+	for _, c := range []struct{ a, b, want string }{
+		{`"p"`, `"\ud800"`, `"p\n\n\ud800"`},
+		{`"x\ud800"`, `"\udc00y"`, `"x\ud800\n\n\udc00y"`},
+		{`"a"`, `"\u2028"`, "\"a\\n\\n\u2028\""},
+	} {
+		got, ok := Concat(mustParse(t, c.a), sep, mustParse(t, c.b))
+		if !ok || string(got.Stringify()) != c.want {
+			t.Errorf("%s + %s: got %v %s, want %s", c.a, c.b, ok, got.Stringify(), c.want)
+		}
+	}
+	if _, ok := Concat(mustParse(t, `"a"`), mustParse(t, `1`)); ok {
+		t.Errorf("a number joined as a string")
+	}
+	if got, ok := Concat(mustParse(t, `"\ud83d"`), mustParse(t, `"\ude00"`)); !ok || string(got.Stringify()) != "\"\U0001F600\"" {
+		t.Errorf("two halves of a pair: %s", got.Stringify())
+	}
+}
