@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
@@ -107,8 +108,39 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 	var off *hosts.HooksOffError
 	if ws := in.Reentry.Workspace; errors.As(err, &off) && off.File == filepath.Join(ws, ".gemini", "settings.json") && !trustsFolder(user, in.Environ, realPath(ws)) {
 		// Read once Gemini CLI trusts the folder (it asks when it starts
-		// there), not before: list says so.
-		off.When = "started in " + bundle.Quote(ws) + " once Gemini CLI trusts the folder"
+		// there), not before; before, it runs no settings hook at all
+		// there, setup's lines included (distrustedByRule), but in a
+		// session started with --skip-trust, which reads the
+		// workspace's settings as empty: list says so.
+		off.When = "started in " + bundle.Quote(ws) + " once Gemini CLI trusts the folder (before, it runs no settings hook there, setup's lines included, unless started with --skip-trust)"
 	}
 	return err
+}
+
+// SetupHooksOffWhen names a trustedFolders.json rule that keeps Gemini
+// CLI from trusting the workspace (distrustedByRule): in a folder it does
+// not trust it runs no hook of any settings file, setup's lines included,
+// in an interactive session (a -p one does not start there), while one
+// started with --skip-trust runs them. Setup writes its lines and warns
+// (hosts.SetupCaveats); list names the rule. Nothing when SetupHooksOff
+// finds a setting: that is refused, or named with its own When.
+func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
+	user, err := userGeminiDir(in.Environ)
+	ws := in.Reentry.Workspace
+	if err != nil || ws == "" || hooksOffAt(user, ws, in.Environ) != nil {
+		return nil
+	}
+	rule, ok := distrustedByRule(user, in.Environ, ws)
+	if !ok {
+		return nil
+	}
+	file := trustedFoldersPath(user, in.Environ)
+	return []*hosts.HooksOffError{{
+		Host:    "gemini",
+		File:    file,
+		Setting: strconv.Quote(rule) + `: "DO_NOT_TRUST"`,
+		Fix:     "trust the folder (Gemini CLI's /permissions command, or TRUST_FOLDER in that rule)",
+		Pattern: hosts.SettingIn(file, hosts.JSONString(rule)),
+		When:    "started in " + bundle.Quote(ws) + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)",
+	}}
 }

@@ -149,13 +149,50 @@ func trusts(user string, env []string, cwd string, withIDE bool) bool {
 	if get("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
 		return true
 	}
-	noWorkspace := withoutWorkspace(settingsLayers(user, env))
-	folderTrust, ide := true, false
+	folderTrust, ide, ok := trustSettings(user, env)
+	if !ok {
+		return false
+	}
+	if !folderTrust {
+		return true
+	}
+	if ide && withIDE || cwd == "" {
+		return false
+	}
+	_, level, _ := folderRule(user, env, cwd)
+	return level == "TRUST_FOLDER" || level == "TRUST_PARENT"
+}
+
+// distrustedByRule reports whether a trustedFolders.json rule, the
+// longest that covers cwd, says DO_NOT_TRUST, and Gemini CLI (0.61)
+// surely heeds it: folder trust on, no IDE that may decide instead, and
+// no GEMINI_CLI_TRUST_WORKSPACE=true in env. In such a folder an
+// interactive session runs no hook of any settings file, the user's
+// included (internal/agenttest TestGeminiUntrustedFolderUserHooks), and
+// asks nothing; rule is the rule's folder as written.
+func distrustedByRule(user string, env []string, cwd string) (rule string, ok bool) {
+	if v, _ := envLookup(env, "GEMINI_CLI_TRUST_WORKSPACE"); v == "true" || cwd == "" {
+		return "", false
+	}
+	folderTrust, ide, ok := trustSettings(user, env)
+	if !ok || !folderTrust || ide {
+		return "", false
+	}
+	rule, level, ok := folderRule(user, env, cwd)
+	return rule, ok && level == "DO_NOT_TRUST"
+}
+
+// trustSettings reads security.folderTrust.enabled and ide.enabled as
+// Gemini CLI decides them, from the settings it reads for them (the
+// system's, the user's, the system defaults'; on by default, and off for
+// the IDE); ok is false when one of those files cannot be read.
+func trustSettings(user string, env []string) (folderTrust, ide, ok bool) {
+	folderTrust = true
 	decidedTrust, decidedIDE := false, false
-	for _, f := range noWorkspace {
+	for _, f := range withoutWorkspace(settingsLayers(user, env)) {
 		m, err := hosts.ReadSettings(f)
 		if err != nil {
-			return false
+			return false, false, false
 		}
 		if sec, ok := m["security"].(map[string]any); ok && !decidedTrust {
 			if ft, ok := sec["folderTrust"].(map[string]any); ok {
@@ -170,33 +207,35 @@ func trusts(user string, env []string, cwd string, withIDE bool) bool {
 			}
 		}
 	}
-	if !folderTrust {
-		return true
-	}
-	if ide && withIDE || cwd == "" {
-		return false
-	}
+	return folderTrust, ide, true
+}
+
+// folderRule is the longest rule of trustedFolders.json that covers cwd
+// (TRUST_PARENT covering its rule's parent), as Gemini CLI picks it: the
+// rule as written and its level; ok is false when the file cannot be
+// read or no rule covers cwd.
+func folderRule(user string, env []string, cwd string) (rule, level string, ok bool) {
 	data, err := os.ReadFile(trustedFoldersPath(user, env))
 	if err != nil {
-		return false
+		return "", "", false
 	}
 	var rules map[string]any
 	if json.Unmarshal(hosts.StripJSONComments(data), &rules) != nil {
-		return false
+		return "", "", false
 	}
 	loc := realPath(cwd)
-	best, level := -1, ""
-	for rule, v := range rules {
+	best := -1
+	for r, v := range rules {
 		lv, _ := v.(string)
-		dir := rule
+		dir := r
 		if lv == "TRUST_PARENT" {
-			dir = filepath.Dir(rule)
+			dir = filepath.Dir(r)
 		}
-		if within(realPath(dir), loc) && len(rule) > best {
-			best, level = len(rule), lv
+		if within(realPath(dir), loc) && len(r) > best {
+			best, rule, level = len(r), r, lv
 		}
 	}
-	return level == "TRUST_FOLDER" || level == "TRUST_PARENT"
+	return rule, level, best >= 0
 }
 
 // realPath is p absolute, its symbolic links resolved when it exists, and

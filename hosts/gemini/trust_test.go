@@ -57,6 +57,49 @@ func TestTrustsFolder(t *testing.T) {
 	}
 }
 
+// TestDistrustedByRule: a folder counts as surely untrusted, where Gemini
+// CLI 0.61 runs no settings hook (setup's lines included), only when the
+// longest trustedFolders.json rule covering it says DO_NOT_TRUST and
+// nothing else may decide: no rule (Gemini CLI asks), folder trust off,
+// an IDE, or GEMINI_CLI_TRUST_WORKSPACE=true is not.
+func TestDistrustedByRule(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(filepath.Join(ws, "sub"), 0o700)
+	user := filepath.Join(root, "user", ".gemini")
+	os.MkdirAll(user, 0o700)
+	sys := "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")
+	q := func(p string) string { return `"` + p + `"` }
+	deny := `{` + q(ws) + `: "DO_NOT_TRUST"}`
+	for _, tc := range []struct {
+		name, rules, settings string
+		env                   []string
+		cwd                   string
+		want                  string // the rule named, "" for none
+	}{
+		{"no rules", "", "", nil, ws, ""},
+		{"rule", deny, "", nil, ws, ws},
+		{"below the rule", deny, "", nil, filepath.Join(ws, "sub"), ws},
+		{"a longer rule trusts", `{` + q(ws) + `: "DO_NOT_TRUST", ` + q(filepath.Join(ws, "sub")) + `: "TRUST_FOLDER"}`, "", nil, filepath.Join(ws, "sub"), ""},
+		{"env trusts", deny, "", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, ws, ""},
+		{"folder trust off", deny, `{"security": {"folderTrust": {"enabled": false}}}`, nil, ws, ""},
+		{"ide may decide", deny, `{"ide": {"enabled": true}}`, nil, ws, ""},
+	} {
+		os.Remove(filepath.Join(user, "trustedFolders.json"))
+		os.Remove(filepath.Join(user, "settings.json"))
+		if tc.rules != "" {
+			os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(tc.rules), 0o600)
+		}
+		if tc.settings != "" {
+			os.WriteFile(filepath.Join(user, "settings.json"), []byte(tc.settings), 0o600)
+		}
+		rule, ok := distrustedByRule(user, append([]string{sys}, tc.env...), tc.cwd)
+		if ok != (tc.want != "") || rule != tc.want && ok {
+			t.Errorf("%s: distrustedByRule = %q %v, want %q", tc.name, rule, ok, tc.want)
+		}
+	}
+}
+
 // TestLaunchUntrustedMCPNote: where Gemini CLI may not trust the working
 // directory, exec names the views whose MCP servers it would not start
 // there, and how to trust the folder; in a folder it is sure to trust, or
