@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/jsjson"
 )
 
 // trustsFolder reports whether Gemini CLI (0.61) is sure to trust its
@@ -219,8 +221,11 @@ func folderRule(user string, env []string, cwd string) (rule, level string, ok b
 	if err != nil {
 		return "", "", false
 	}
+	// Read as Gemini CLI reads it (fs.readFileSync with "utf-8"): bytes
+	// that are not UTF-8 decoded as Node.js decodes them, which
+	// encoding/json would turn into one U+FFFD a byte.
 	var rules map[string]any
-	if json.Unmarshal(hosts.StripJSONComments(data), &rules) != nil {
+	if json.Unmarshal(hosts.StripJSONComments(jsjson.DecodeUTF8(data)), &rules) != nil {
 		return "", "", false
 	}
 	loc := realPath(cwd)
@@ -231,8 +236,9 @@ func folderRule(user string, env []string, cwd string) (rule, level string, ok b
 		if lv == "TRUST_PARENT" {
 			dir = filepath.Dir(r)
 		}
-		if within(realPath(dir), loc) && len(r) > best {
-			best, rule, level = len(r), r, lv
+		// The longest rule by JavaScript's length, in UTF-16 code units.
+		if n := len(utf16.Encode([]rune(r))); within(realPath(dir), loc) && n > best {
+			best, rule, level = n, r, lv
 		}
 	}
 	return rule, level, best >= 0
@@ -240,8 +246,13 @@ func folderRule(user string, env []string, cwd string) (rule, level string, ok b
 
 // realPath is p absolute, its symbolic links resolved when it exists, and
 // lower case where the file system ignores case, as Gemini CLI compares
-// the paths of trustedFolders.json.
+// the paths of trustedFolders.json. A path that is not UTF-8 is first
+// decoded as Node.js decodes it (process.cwd(), a key of the file): each
+// maximal invalid subpart is one U+FFFD, so "ws\xff" and "ws\xfe" are one
+// folder to Gemini CLI, and the decoded path, which names no file, is
+// not resolved further.
 func realPath(p string) string {
+	p = string(jsjson.DecodeUTF8([]byte(p)))
 	if abs, err := filepath.Abs(p); err == nil {
 		p = abs
 	}

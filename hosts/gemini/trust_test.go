@@ -57,6 +57,49 @@ func TestTrustsFolder(t *testing.T) {
 	}
 }
 
+// TestTrustsFolderNotUTF8: Gemini CLI 0.61 reads trustedFolders.json as
+// Node.js decodes bytes that are not UTF-8, each maximal invalid subpart
+// one U+FFFD (node 20: a key "ws\xe2\x82" read with readFileSync "utf-8"
+// is "ws\ufffd"), so a rule written "ws\xe2\x82" covers the folder
+// "ws\ufffd" (U+FFFD in its name, as UTF-8; internal/agenttest
+// TestGeminiTrustedFolderNotUTF8). bundlectl read the key with
+// encoding/json, one U+FFFD a byte, and missed it. A working directory
+// whose own name is not UTF-8 is decoded the same way (realPath), though
+// Gemini CLI 0.61 then stops at once: "Directory does not exist".
+func TestTrustsFolderNotUTF8(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws\ufffd")
+	os.MkdirAll(ws, 0o700)
+	user := filepath.Join(root, "user", ".gemini")
+	os.MkdirAll(user, 0o700)
+	env := []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
+	for _, tc := range []struct {
+		name, key, level string
+		trusted, denied  bool
+	}{
+		{"U+FFFD as UTF-8", ws, "TRUST_FOLDER", true, false},
+		{"one invalid byte", filepath.Join(root, "ws\xff"), "TRUST_FOLDER", true, false},
+		{"a truncated sequence", filepath.Join(root, "ws\xe2\x82"), "TRUST_FOLDER", true, false},
+		{"a truncated sequence denies", filepath.Join(root, "ws\xf0\x9f\x98"), "DO_NOT_TRUST", false, true},
+		{"two invalid bytes", filepath.Join(root, "ws\xff\xfe"), "TRUST_FOLDER", false, false},
+	} {
+		data := append(append([]byte(`{"`), tc.key...), `": "`+tc.level+`"}`...)
+		if err := os.WriteFile(filepath.Join(user, "trustedFolders.json"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := trustsFolder(user, env, ws); got != tc.trusted {
+			t.Errorf("%s: trustsFolder = %v, want %v", tc.name, got, tc.trusted)
+		}
+		if _, got := distrustedByRule(user, env, ws); got != tc.denied {
+			t.Errorf("%s: distrustedByRule = %v, want %v", tc.name, got, tc.denied)
+		}
+		// The same folder to Node.js, named in bytes that are not UTF-8.
+		if got := trustsFolder(user, env, filepath.Join(root, "ws\xfe")); got != tc.trusted {
+			t.Errorf("%s: trustsFolder of ws\\xfe = %v, want %v", tc.name, got, tc.trusted)
+		}
+	}
+}
+
 // TestDistrustedByRule: a folder counts as surely untrusted, where Gemini
 // CLI 0.61 runs no settings hook (setup's lines included), only when the
 // longest trustedFolders.json rule covering it says DO_NOT_TRUST and
