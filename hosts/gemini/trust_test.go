@@ -100,6 +100,33 @@ func TestTrustsFolderNotUTF8(t *testing.T) {
 	}
 }
 
+// TestTrustsFolderRuleLength: of the rules that cover the folder Gemini
+// CLI 0.61 takes the longest as written by JavaScript's length (UTF-16
+// code units: rulePath.length), not in bytes: "/ééé" is 4 to it and 7
+// in UTF-8, so a 6-character link to the same folder decides.
+func TestTrustsFolderRuleLength(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(root, "ééé")
+	link := filepath.Join(root, "lnk123")
+	os.MkdirAll(ws, 0o700)
+	if err := os.Symlink(ws, link); err != nil {
+		t.Skip(err)
+	}
+	user := filepath.Join(root, "user", ".gemini")
+	os.MkdirAll(user, 0o700)
+	env := []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
+	rules := `{"` + ws + `": "DO_NOT_TRUST", "` + link + `": "TRUST_FOLDER"}`
+	if err := os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(rules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !trustsFolder(user, env, ws) {
+		t.Errorf("the rule for %s, longer to JavaScript, did not decide", link)
+	}
+}
+
 // TestDistrustedByRule: a folder counts as surely untrusted, where Gemini
 // CLI 0.61 runs no settings hook (setup's lines included), only when the
 // longest trustedFolders.json rule covering it says DO_NOT_TRUST and
