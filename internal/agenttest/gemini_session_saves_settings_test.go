@@ -22,7 +22,8 @@ import (
 // session started are gone. Tried offline with an ACP session (gemini
 // --acp, as an editor runs it), whose authenticate request saves
 // security.auth.selectedType; an interactive session saves the same way
-// (/settings, /theme, /vim, /editor, /auth: read from its code). bundlectl
+// (/settings, /theme, /vim, /editor, /auth: read from its code; /vim
+// tried, TestGeminiInteractiveSavesSettings). bundlectl
 // cannot stop that; `list` says the lines are gone and its hint, setup
 // run again, puts them back (docs/gemini-cli.md).
 func TestGeminiSessionSavesSettings(t *testing.T) {
@@ -155,4 +156,107 @@ func (s *acpSession) call(t *testing.T, id int, method string, params any) {
 // timeAfterKill kills cmd's process group at the hang guard.
 func timeAfterKill(cmd *exec.Cmd) *time.Timer {
 	return time.AfterFunc(HangGuard, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+}
+
+// TestGeminiInteractiveSavesSettings: the same in an interactive session
+// in a terminal: /vim, typed after setup wired the guards, saves
+// general.vimMode and writes back the settings the session read when it
+// started, without setup's lines; list says they are gone.
+func TestGeminiInteractiveSavesSettings(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed")
+	}
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, GeminiCLI, Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	argv, env := a.Command(t, "unused")
+	argv = argv[:len(argv)-2] // no -p: interactive
+	userFile, _ := setupFiles(a)
+
+	var line strings.Builder
+	line.WriteString("stty rows 40 cols 120; exec ")
+	for _, x := range argv {
+		line.WriteString(shellQuote(x) + " ")
+	}
+	cmd := exec.Command("script", "-qfec", line.String(), "/dev/null")
+	cmd.Env, cmd.Dir = append(env, "TERM=xterm-256color"), a.Workdir
+	var screen syncBuffer
+	cmd.Stdout, cmd.Stderr = &screen, &screen
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		in.Close()
+		// script(1) puts gemini in a session of its own: its group is
+		// gemini's pid's, which ps finds under script.
+		killSessionUnder(cmd.Process.Pid)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	})
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		guard := time.After(HangGuard)
+		for !ok() {
+			select {
+			case <-exited:
+				t.Fatalf("gemini exited before %s\n%s", what, screen.String())
+			case <-guard:
+				t.Fatalf("no %s within the %v hang guard\n%s", what, HangGuard, screen.String())
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	waitFor("prompt", func() bool { return strings.Contains(squash(screen.String()), squash("Type your message")) })
+
+	senv := setupEnv(a)
+	if out, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini"); err != nil {
+		t.Fatalf("setup: %v\n%s%s", err, out, errOut)
+	}
+	if st := setupStatus(t, f, senv); st != nil {
+		t.Fatalf("list right after setup reports %v", st)
+	}
+	io.WriteString(in, "/vim")
+	// The completion names the command once Gemini CLI has loaded its
+	// commands; before that an Enter sends "/vim" to the model.
+	waitFor("/vim's completion", func() bool { return strings.Contains(squash(screen.String()), squash("Toggle vim mode on/off")) })
+	// Enter, again while nothing is saved: one may go to the command
+	// completion the typing opened, and an Enter on an empty line does
+	// nothing.
+	waitFor("vimMode saved", func() bool {
+		data, _ := os.ReadFile(userFile)
+		if strings.Contains(string(data), "vimMode") {
+			return true
+		}
+		io.WriteString(in, "\r")
+		return false
+	})
+	data, _ := os.ReadFile(userFile)
+	if strings.Contains(string(data), "hooks run") {
+		t.Fatalf("Gemini CLI kept setup's lines when /vim saved its settings: this test's premise no longer holds\n%s", data)
+	}
+	if st := setupStatus(t, f, senv); st == nil || st["status"] != "gone" {
+		t.Fatalf("list after /vim saved the settings: %v, want status gone\n%s", st, data)
+	}
+}
+
+// killSessionUnder SIGKILLs the process group of each child of pid
+// (script(1)'s child leads a session and group of its own).
+func killSessionUnder(pid int) {
+	out, err := exec.Command("ps", "-o", "pid=", "--ppid", fmt.Sprint(pid)).Output()
+	if err != nil {
+		return
+	}
+	for _, f := range strings.Fields(string(out)) {
+		var child int
+		if _, err := fmt.Sscan(f, &child); err == nil && child > 1 {
+			syscall.Kill(-child, syscall.SIGKILL)
+		}
+	}
 }
