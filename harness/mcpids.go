@@ -147,8 +147,12 @@ func idKey(id json.RawMessage) (string, bool) {
 // proxyKeyOf is the key of the proxy's own id a server reply's id names
 // (its decimal digits): a whole number from 1, written any way a
 // serialiser may write it (7, 7.0, 7e0). False for anything else (a
-// string, null, 0, a fraction), which the proxy never sent.
+// string, null, 0, a fraction, a number over maxIDLen bytes), which the
+// proxy never sent.
 func proxyKeyOf(raw []byte) (string, bool) {
+	if len(raw) > maxIDLen {
+		return "", false // no serialiser writes a proxy id so; the scan of a long line keeps no such id
+	}
 	if len(raw) > 0 && raw[0] >= '1' && raw[0] <= '9' && allDigits(raw) {
 		return string(raw), true
 	}

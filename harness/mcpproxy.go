@@ -471,11 +471,15 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			// Whoever waits for an answer to the line gets an error
 			// rather than nothing: the client's call for a reply, the
 			// server for its own request.
+			// A reply is read as settleMessage reads one within the
+			// limit (msgScanner.reply), so its length never changes
+			// which call it ends.
+			replyID, isReply := lr.scan.reply()
 			id, kind, ok := lr.scan.message()
 			shown := bytes.ToValidUTF8(id, []byte("\uFFFD")) // as in a relayed line
 			switch {
-			case ok && kind == msgReply:
-				if err := p.overlongReply(id, shown); err != nil {
+			case isReply:
+				if err := p.overlongReply(replyID, bytes.ToValidUTF8(replyID, []byte("\uFFFD"))); err != nil {
 					return err
 				}
 			case ok && kind == msgRequest:

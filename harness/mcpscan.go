@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // msgKind is what a JSON-RPC message is to the peer that reads it.
@@ -73,7 +74,12 @@ type msgScanner struct {
 	valLong bool
 
 	id                  []byte // the last top-level id so far; nil if it was not a string or a number
-	hasMethod, hasReply bool
+	hasMethod, hasReply bool   // a member named exactly "method"; "result" or "error"
+
+	// As settleMessage reads a server reply (msgRead): member names in
+	// any letter case, and how many are exactly "id".
+	exactIDs                       int
+	foldID, foldMethod, foldResult bool
 }
 
 func (s *msgScanner) reset() {
@@ -93,6 +99,20 @@ func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 		kind = msgRequest
 	}
 	return json.RawMessage(bytes.Clone(s.id)), kind, true
+}
+
+// reply returns the id under which the scanned line settles a request
+// of the client's, read as settleMessage reads a server line it relays
+// (settlingID): one whole object that is a reply (an id and a result or
+// an error, or an id and no method, names in any letter case) with
+// exactly one member named exactly "id", a string or a number of at
+// most maxIDLen bytes. A server line over the limit thus ends the same
+// call, or none, as it would within the limit; ok is false otherwise.
+func (s *msgScanner) reply() (id json.RawMessage, ok bool) {
+	if s.state != stEnd || !s.foldID || s.foldMethod && !s.foldResult || s.exactIDs != 1 || s.id == nil {
+		return nil, false
+	}
+	return json.RawMessage(bytes.Clone(s.id)), true
 }
 
 // plainInString is the bytes a string holds as they are: not a quote, a
@@ -375,10 +395,19 @@ func (s *msgScanner) endString() {
 	switch name {
 	case "id":
 		s.id, s.idNext = nil, true // the last "id" is the one a reader keeps
+		s.exactIDs++
 	case "method":
 		s.hasMethod = true
 	case "result", "error":
 		s.hasReply = true
+	}
+	switch {
+	case strings.EqualFold(name, "id"):
+		s.foldID = true
+	case strings.EqualFold(name, "method"):
+		s.foldMethod = true
+	case strings.EqualFold(name, "result") || strings.EqualFold(name, "error"):
+		s.foldResult = true
 	}
 }
 

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -113,5 +114,127 @@ func checkScan(t *testing.T, msg []byte, piece uint8) {
 		if ok != wantOK || !bytes.Equal(id, want) || ok && kind != wantKind {
 			t.Fatalf("scan of %q in pieces of %d = %s, %v, %v; encoding/json finds %s, %v, %v", msg, piece, id, kind, ok, want, wantKind, wantOK)
 		}
+	}
+}
+
+// overlongReplySeeds are server lines whose reading differs between
+// readers: a key's letter case, a repeated or escaped "id", ids written
+// as other numbers, an "id" nested or behind escaped quotes, a byte
+// order mark, bytes that are not UTF-8.
+var overlongReplySeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","ID":1,"result":{}}`,
+	`{"jsonrpc":"2.0","Id":2,"error":{"code":1,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{},"id":2}`,
+	`{"jsonrpc":"2.0","id":1,"\u0069d":2,"result":{}}`,
+	`{"jsonrpc":"2.0","\u0069d":2,"result":{}}`,
+	`{"jsonrpc":"2.0","\u0049D":2,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"ID":2,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"Result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"re\u017fult":{}}`,
+	`{"jsonrpc":"2.0","id":1,"ERROR":{}}`,
+	`{"jsonrpc":"2.0","id":1}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"Method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","Result":{}}`,
+	`{"jsonrpc":"2.0","id":1.0,"result":{}}`,
+	`{"jsonrpc":"2.0","id":-0,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1e0,"result":{}}`,
+	`{"jsonrpc":"2.0","id":2E+0,"result":{}}`,
+	`{"jsonrpc":"2.0","id":0.1e1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1.` + strings.Repeat("0", maxIDLen) + `,"result":{}}`,
+	`{"jsonrpc":"2.0","id":"1","result":{}}`,
+	`{"jsonrpc":"2.0","id":null,"result":{}}`,
+	`{"jsonrpc":"2.0","id":null,"ID":1,"result":{}}`,
+	`{"jsonrpc":"2.0","result":{"id":1}}`,
+	`{"jsonrpc":"2.0","result":{"id":1},"id":2}`,
+	`{"jsonrpc":"2.0","result":"\"id\":1,\\","id":3}`,
+	`{"jsonrpc":"2.0","result":"\",\"id\":1,\"x\":\"","id":3}`,
+	"\ufeff" + `{"jsonrpc":"2.0","id":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"result":"` + "\xff\xfe" + `"}`,
+	`{"jsonrpc":"2.0","i` + "\xff" + `d":1,"result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{}}` + "\x00",
+	` {"jsonrpc":"2.0","id" : 3 ,"result":{}} `,
+}
+
+// FuzzOverlongReplySettlesAsRelayed: a server line the proxy scans
+// because it is over MaxMCPMessage ends the same call as the same line
+// relayed within the limit ends (fromServer, then settleReplies), or
+// none when that ends none; in whatever pieces the line comes. A
+// batch over the limit is not read at all (its calls run to their
+// timeout), so batches are left out.
+func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
+	for _, s := range overlongReplySeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
+		if firstByte(msg) == '[' {
+			return
+		}
+		relayed := settledBy(t, func(p *proxy) {
+			if out, ok := p.fromServer(msg); ok {
+				p.settleReplies(out)
+			}
+		})
+		scanned := settledBy(t, func(p *proxy) {
+			var s msgScanner
+			s.reset()
+			n := int(piece)
+			if n == 0 {
+				n = len(msg) + 1
+			}
+			for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+				s.write(rest[:min(n, len(rest))])
+			}
+			if id, ok := s.reply(); ok {
+				p.settle(id)
+			}
+		})
+		if relayed != scanned {
+			t.Fatalf("server line %q: relayed it ends calls %q, scanned over the limit (pieces of %d) %q", msg, relayed, piece, scanned)
+		}
+	})
+}
+
+// settledBy is the calls, of three outstanding (the proxy's ids 1, 2
+// and 3), that f ends.
+func settledBy(t *testing.T, f func(p *proxy)) string {
+	p := timedProxy(t, io.Discard, io.Discard, io.Discard)
+	for _, id := range []string{`"a"`, `"b"`, `"c"`} {
+		p.track([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t"}}`))
+	}
+	f(p)
+	ended := ""
+	for _, k := range []string{"1", "2", "3"} {
+		if p.calls[k] == nil {
+			ended += k
+		}
+	}
+	return ended
+}
+
+// TestProxyOverlongReplyEndsWhatItsRelayEnds: through pumpServer, a
+// reply over MaxMCPMessage that repeats "id" ends no call (relayed, it
+// would be dropped: no host reads it as one answer), while one whose
+// result is named "Result" ends its call with the proxy's error under
+// the client's id, as its relay would have settled it.
+func TestProxyOverlongReplyEndsWhatItsRelayEnds(t *testing.T) {
+	big := strings.Repeat("a", MaxMCPMessage)
+	var toClient bytes.Buffer
+	p := timedProxy(t, &toClient, io.Discard, io.Discard)
+	p.track([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t"}}`))
+	p.track([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"t"}}`))
+	server := `{"jsonrpc":"2.0","id":1,"result":{"x":"` + big + `"},"id":2}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"Result":{"x":"` + big + `"}}` + "\n"
+	if err := p.pumpServer(strings.NewReader(server)); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+	if toClient.String() != want {
+		t.Errorf("the client got %q; want only call a's error", toClient.String())
+	}
+	if len(p.calls) != 1 || p.calls["2"] == nil {
+		t.Errorf("calls still timed: %v; want call b's (the proxy's 2)", p.calls)
 	}
 }
