@@ -237,7 +237,9 @@
 //     notifications/cancelled with an id (its requestId unmapped). The
 //     client's other requests awaited at once are bounded
 //     (maxTrackedIDs): past it the oldest is answered with an error and
-//     cancelled at the server.
+//     cancelled at the server. So are the calls it times at once, paused
+//     or not: past the bound a call is not sent, and the client gets an
+//     error for it.
 //   - Tool input is validated before spawning: one JSON value, no
 //     duplicate keys, at most MaxInputBytes, matching the params schema.
 //     Schemas are compiled offline; every URL reference is refused.

@@ -44,11 +44,16 @@ import (
 // the client's, in params, and comes back as the client wrote it.
 
 // maxTrackedIDs bounds the client's requests other than calls that the
-// proxy awaits answers to at once (a call is bounded by its timer), and
-// its record of the requests it stopped awaiting, kept for its notices.
-// Past it the oldest request is answered by the proxy with an error and
-// cancelled at the server: nobody waits for an answer the proxy would
-// drop.
+// proxy awaits answers to at once, and its record of the requests it
+// stopped awaiting, kept for its notices. Past it the oldest request is
+// answered by the proxy with an error and cancelled at the server:
+// nobody waits for an answer the proxy would drop. It bounds the calls
+// the proxy times at once too: a call's timer does not bound them,
+// since while an elicitation is open no call's timer runs (a server
+// that keeps one open would have the host's calls pile up), and a long
+// timeout lets many run. A call past it is not forwarded: the client
+// gets an error for it at once (refuseCall), and the calls already
+// running keep theirs.
 const maxTrackedIDs = 4096
 
 // boundedRecord maps keys to values and forgets its oldest past limit.
@@ -190,10 +195,7 @@ func (p *proxy) initCalls() {
 	if p.calls != nil {
 		return
 	}
-	limit := p.idLimit
-	if limit <= 0 {
-		limit = maxTrackedIDs
-	}
+	limit := p.callLimit()
 	p.calls = map[string]*pendingCall{}
 	p.byClient = map[string]string{}
 	p.others = boundedRecord[awaited]{limit: limit}
@@ -246,7 +248,15 @@ func (r *msgRead) read(obj []byte) {
 // after it lets go of callsMu.
 type clientLine struct {
 	forgot  []keyed[awaited] // requests forgotten past maxTrackedIDs, to answer
+	refused []unsentCall     // calls not forwarded past maxTrackedIDs, to answer
 	notices []string
+}
+
+// unsentCall is a call the proxy did not forward, as many calls were
+// outstanding: its client id, and how many elicitations were open.
+type unsentCall struct {
+	id      json.RawMessage
+	elicits int
 }
 
 // track gives every request in a client line about to be forwarded an
@@ -273,7 +283,31 @@ func (p *proxy) track(line []byte) []byte {
 	for _, f := range work.forgot {
 		p.stopAwaiting(f.key, f.val)
 	}
+	for _, r := range work.refused {
+		p.refuseCall(r)
+	}
 	return out
+}
+
+// refuseCall answers the client for a call the proxy did not forward:
+// maxTrackedIDs calls were awaiting the server's answer, paused if an
+// elicitation was open.
+func (p *proxy) refuseCall(r unsentCall) {
+	why := fmt.Sprintf("%d tool calls of %s already await its answer", p.callLimit(), p.server())
+	if r.elicits > 0 {
+		why += " while it has an elicitation open, which pauses their timeouts; answer or cancel the elicitation"
+	}
+	p.notice("refused tool call %s: %s", bytes2str(r.id), why)
+	_ = p.sendClient(rpcError(r.id, rpcInternalError, "bundlectl's MCP proxy did not send this tool call: "+why))
+}
+
+// callLimit is how many calls the proxy times at once (maxTrackedIDs;
+// idLimit in tests).
+func (p *proxy) callLimit() int {
+	if p.idLimit > 0 {
+		return p.idLimit
+	}
+	return maxTrackedIDs
 }
 
 // relayLocked relays one client message object: the object to forward
@@ -288,6 +322,10 @@ func (p *proxy) relayLocked(obj []byte, work *clientLine) (out []byte, changed b
 		key, ok := idKey(id)
 		if !ok {
 			return obj, false // judge refuses such a request: not reached
+		}
+		if r.isCall && len(p.calls) >= p.callLimit() {
+			work.refused = append(work.refused, unsentCall{id, len(p.elicits)})
+			return nil, true
 		}
 		p.nextID++
 		pk := strconv.FormatUint(p.nextID, 10)
