@@ -596,20 +596,25 @@ type verdict struct {
 }
 
 // judge refuses a tools/call the filter does not allow, and anything that
-// could be a call it cannot read.
+// could be a call it cannot read. obj is valid JSON (fromClient checked
+// the line): judge walks it where it lies (forMembers) rather than
+// decoding it, reading names as a decoder would (escapes read; any
+// letter case, as a lenient reader matches them), so the common line
+// costs no allocation of its members.
 func (p *proxy) judge(obj []byte) verdict {
-	ms, ok := jsonobj.Members(obj)
-	if !ok {
+	if firstByte(obj) != '{' {
 		return verdict{code: rpcInvalidRequest, msg: "invalid request"}
 	}
-	id := messageID(ms)
+	var buf [8]member
+	ms := walkMembers(obj, buf[:0])
+	id := walkedID(ms)
 	isCall, isCancel, isRequest, isReply := false, false, false, false
 	for _, m := range ms {
-		isReply = isReply || strings.EqualFold(m.Key, "result") || strings.EqualFold(m.Key, "error")
-		if !strings.EqualFold(m.Key, "method") {
+		isReply = isReply || nameFolds(m.name, "result") || nameFolds(m.name, "error")
+		if !nameFolds(m.name, "method") {
 			continue
 		}
-		method, ok := jsonString(m.Val)
+		method, ok := jsonString(m.val)
 		if !ok {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
@@ -632,29 +637,11 @@ func (p *proxy) judge(obj []byte) verdict {
 	}
 	seen := false
 	for _, m := range ms {
-		if !strings.EqualFold(m.Key, "params") {
+		if !nameFolds(m.name, "params") {
 			continue
 		}
-		params, ok := jsonobj.Members(m.Val)
-		if !ok {
-			return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call params is not an object", id: id}
-		}
-		named := false
-		for _, pm := range params {
-			if !strings.EqualFold(pm.Key, "name") {
-				continue
-			}
-			name, ok := jsonString(pm.Val)
-			if !ok {
-				return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call name is not a string", id: id}
-			}
-			if !p.filter.Allows(name) {
-				return verdict{code: rpcInvalidParams, msg: fmt.Sprintf("tool %q is not available: the reviewed tool filter of %s does not allow it", name, p.server()), id: id}
-			}
-			named = true
-		}
-		if !named {
-			return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without a tool name", id: id}
+		if v := p.judgeCallParams(m.val, id); v.code != 0 {
+			return v
 		}
 		seen = true
 	}
@@ -662,6 +649,69 @@ func (p *proxy) judge(obj []byte) verdict {
 		return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without params", id: id}
 	}
 	return verdict{id: id}
+}
+
+// judgeCallParams refuses a tools/call (answered under id) whose params
+// are not an object, name no tool, or name one the filter does not
+// allow; every member named "name" in any letter case counts.
+func (p *proxy) judgeCallParams(params []byte, id json.RawMessage) verdict {
+	if firstByte(params) != '{' {
+		return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call params is not an object", id: id}
+	}
+	var v verdict
+	named := false
+	forMembers(params, func(name []byte, s span) bool {
+		if !nameFolds(name, "name") {
+			return true
+		}
+		tool, ok := jsonString(params[s.start:s.end])
+		switch {
+		case !ok:
+			v = verdict{code: rpcInvalidParams, msg: "invalid params: tools/call name is not a string", id: id}
+		case !p.filter.Allows(tool):
+			v = verdict{code: rpcInvalidParams, msg: fmt.Sprintf("tool %q is not available: the reviewed tool filter of %s does not allow it", tool, p.server()), id: id}
+		}
+		named = true
+		return v.code == 0
+	})
+	if v.code == 0 && !named {
+		v = verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without a tool name", id: id}
+	}
+	return v
+}
+
+// member is one member of an object as written: its raw name (escapes
+// as written) and its value's bytes.
+type member struct{ name, val []byte }
+
+// walkMembers appends the members of obj, a valid JSON object, to ms.
+func walkMembers(obj []byte, ms []member) []member {
+	forMembers(obj, func(name []byte, v span) bool {
+		ms = append(ms, member{name, obj[v.start:v.end]})
+		return true
+	})
+	return ms
+}
+
+// walkedID is messageID of walked members: the last member named
+// exactly "id" (escapes read), else the last in another letter case; nil
+// when there is none, null when it is not a string or a number.
+func walkedID(ms []member) json.RawMessage {
+	var id []byte
+	exact := false
+	for _, m := range ms {
+		if is := nameIs(m.name, "id"); is || !exact && nameFolds(m.name, "id") {
+			id, exact = m.val, is
+		}
+	}
+	if id == nil {
+		return nil
+	}
+	switch firstByte(id) {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'n':
+		return bytes.Clone(id)
+	}
+	return json.RawMessage("null")
 }
 
 // judgeRequestID refuses, when the proxy times calls and so forwards
@@ -893,11 +943,33 @@ func jsonString(raw []byte) (string, bool) {
 	if firstByte(raw) != '"' {
 		return "", false
 	}
+	if s, ok := plainString(raw); ok {
+		return s, true
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plainString is the value of raw, a JSON string written with no
+// escape (as a method or a tool's name is), without decoding it; ok is
+// false for any other, which jsonString decodes.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false // decoded, its bad bytes become U+FFFD
+	}
+	return string(inner), true
 }
 
 func firstByte(b []byte) byte {
