@@ -228,8 +228,11 @@
 //     answered, or one the client cancelled) for a later request under
 //     the same id; a reply under id null passes (null in every id
 //     member). A reply settles a request only with exactly one member
-//     named exactly id (what JSON.parse and serde read); any other is
-//     dropped and its call stays timed. The server's own
+//     named exactly id (what JSON.parse and serde read), and only of the
+//     strict shape {"jsonrpc":"2.0","id","result"|"error"} with nothing
+//     else, all every host reads as an answer; any other is dropped and
+//     its call stays timed. An over-long reply ends the call its relay
+//     would (msgScanner.reply), with the proxy's error. The server's own
 //     requests, the client's replies to them and notifications keep
 //     their ids and bytes. It refuses (-32600) a request whose id it
 //     could not put back: not a string or a number, longer than 4 KiB,

@@ -211,6 +211,7 @@ type msgRead struct {
 	exactIDs  int    // how many members are named exactly "id" (escapes read)
 	isRequest bool   // it has a method (its sender's request or notification)
 	isReply   bool   // it has a result or an error
+	answers   bool   // it has a member named exactly "result" or "error" (escapes read), which a host reads
 	isCall    bool   // its method is tools/call
 	isCancel  bool   // its method is notifications/cancelled
 	params    []span // every member named "params" in any letter case
@@ -237,6 +238,7 @@ func (r *msgRead) read(obj []byte) {
 			r.isCancel = r.isCancel || stringFolds(val, "notifications/cancelled")
 		case nameFolds(name, "result") || nameFolds(name, "error"):
 			r.isReply = true
+			r.answers = r.answers || nameIs(name, "result") || nameIs(name, "error")
 		case nameFolds(name, "params"):
 			r.params = append(r.params, v)
 		}
@@ -477,6 +479,57 @@ func (p *proxy) settleReplies(line []byte) []byte {
 	return line
 }
 
+// strictAnswer reports whether obj, a reply, is an answer every host
+// reads: "jsonrpc" "2.0", "id", and either "result", an object, or
+// "error", an object with an integer "code" and a string "message";
+// each once (names with their escapes read), and no other member.
+func strictAnswer(obj []byte) bool {
+	jsonrpc, ids, answers, other := 0, 0, 0, false
+	forMembers(obj, func(raw []byte, v span) bool {
+		val := obj[v.start:v.end]
+		switch name, _ := jsonString(append(append([]byte{'"'}, raw...), '"')); name {
+		case "jsonrpc":
+			s, ok := jsonString(val)
+			other = other || !ok || s != "2.0"
+			jsonrpc++
+		case "id":
+			ids++
+		case "result":
+			other = other || firstByte(val) != '{'
+			answers++
+		case "error":
+			other = other || !errorObject(val)
+			answers++
+		default:
+			other = true
+		}
+		return !other
+	})
+	return !other && jsonrpc == 1 && ids == 1 && answers == 1
+}
+
+// errorObject reports whether v is a JSON-RPC error object as the hosts
+// read one: an integer "code" and a string "message" (and "data" or
+// anything else besides).
+func errorObject(v []byte) bool {
+	if firstByte(v) != '{' {
+		return false
+	}
+	code, message := false, false
+	forMembers(v, func(raw []byte, s span) bool {
+		val := v[s.start:s.end]
+		switch {
+		case nameIs(raw, "code"):
+			_, err := strconv.ParseInt(string(val), 10, 64)
+			code = err == nil
+		case nameIs(raw, "message"):
+			message = firstByte(val) == '"'
+		}
+		return true
+	})
+	return code && message
+}
+
 // eachInBatch applies f to every message of the batch line and returns
 // the batch to pass on: line itself when f changed none of them, nil
 // when f kept none, else the messages f kept, as f gave them.
@@ -509,9 +562,16 @@ func eachInBatch(line []byte, f func(msg []byte) (out []byte, changed bool)) []b
 //
 // A reply settles a request only when it has exactly one member named
 // "id" as written: JSON.parse and serde (the hosts) read that name alone,
-// and serde refuses a message that repeats it. Any other reply is
-// dropped, the request it names still awaited: settled, it would stop a
-// call's timer while the host never sees an answer.
+// and serde refuses a message that repeats it. And only when it has the
+// strict shape of an answer (strictAnswer): Claude Code 2.1.332 and
+// Gemini CLI 0.61.0 (the MCP TypeScript SDK's strict schemas) take no
+// reply with another member, or without "jsonrpc", for an answer, nor
+// one with both a result and an error, and Codex 0.171.0 no reply with
+// both, or with "Result" or a method (agenttest
+// TestHostsMCPProxyReplyShapes). Any other reply is dropped, the request
+// it names still awaited: settled, it would stop a call's timer while
+// the host never sees an answer, and the call would run to the host's
+// own timeout, not the reviewed one.
 func (p *proxy) settleMessage(obj []byte) (out []byte, changed bool) {
 	var idBuf [2]span
 	r := msgRead{ids: idBuf[:0]}
@@ -528,6 +588,10 @@ func (p *proxy) settleMessage(obj []byte) (out []byte, changed bool) {
 			return obj, false
 		}
 		return splice(obj, r.ids, []byte("null")), true // no lenient reader takes another id member for an answer's
+	}
+	if !r.answers || r.isRequest || !strictAnswer(obj) {
+		p.notice(`dropped the server's reply under id %s: not {"jsonrpc":"2.0","id":…,"result":{…}} or {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}, with no other member, which is all every host reads as an answer`, bytes2str(obj[r.id.start:r.id.end]))
+		return nil, true
 	}
 	a, why := p.settle(obj[r.id.start:r.id.end])
 	if why != "" {

@@ -46,7 +46,7 @@ func TestProxyRewritesRequestIDs(t *testing.T) {
 	}
 	for _, c := range []struct{ in, out string }{
 		{`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`, `{"jsonrpc":"2.0","id":"a-1","result":{"content":[]}}`},
-		{`{"jsonrpc":"2.0","id":2.0,"ID":2,"error":{"code":1,"message":"m"}}`, `{"jsonrpc":"2.0","id":1.0,"ID":1.0,"error":{"code":1,"message":"m"}}`},
+		{`{"jsonrpc":"2.0","id":2.0,"error":{"code":1,"message":"m"}}`, `{"jsonrpc":"2.0","id":1.0,"error":{"code":1,"message":"m"}}`},
 		{`{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`, `{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`},
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a-1","progress":1}}`, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a-1","progress":1}}`},
 		{`[{"jsonrpc":"2.0","id":3,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}]`,
@@ -346,7 +346,10 @@ func TestProxyTimesACallItsAnswerHidesFrom(t *testing.T) {
 	if out := string(p.settleReplies([]byte(in))); out != `{"jsonrpc":"2.0","id":null,"ID":null,"error":{"code":-32700,"message":"p"}}` {
 		t.Errorf("the server's %s was relayed as %s; want null in every id member", in, out)
 	}
-	if out := string(p.settleReplies([]byte(`{"jsonrpc":"2.0","id":1,"ID":2,"result":{}}`))); out != `{"jsonrpc":"2.0","id":"c1","ID":"c1","result":{}}` {
+	if out := p.settleReplies([]byte(`{"jsonrpc":"2.0","id":1,"ID":2,"result":{}}`)); out != nil || p.calls["1"] == nil {
+		t.Errorf("a reply with an ID member besides its id, no host's answer (TestProxySettlesOnlyAnswersHostsRead), was relayed as %s", out)
+	}
+	if out := string(p.settleReplies([]byte(`{"jsonrpc":"2.0","\u0069d":1,"result":{}}`))); out != `{"jsonrpc":"2.0","\u0069d":"c1","result":{}}` {
 		t.Errorf("call c1's answer was relayed as %s", out)
 	}
 }

@@ -76,10 +76,10 @@ type msgScanner struct {
 	id                  []byte // the last top-level id so far; nil if it was not a string or a number
 	hasMethod, hasReply bool   // a member named exactly "method"; "result" or "error"
 
-	// As settleMessage reads a server reply (msgRead): member names in
-	// any letter case, and how many are exactly "id".
-	exactIDs                       int
-	foldID, foldMethod, foldResult bool
+	// As settleMessage reads a server reply (msgRead): how many members
+	// are named exactly "id", and whether one is "method" in any case.
+	exactIDs   int
+	foldMethod bool
 }
 
 func (s *msgScanner) reset() {
@@ -102,14 +102,14 @@ func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 }
 
 // reply returns the id under which the scanned line settles a request
-// of the client's, read as settleMessage reads a server line it relays
-// (settlingID): one whole object that is a reply (an id and a result or
-// an error, or an id and no method, names in any letter case) with
-// exactly one member named exactly "id", a string or a number of at
-// most maxIDLen bytes. A server line over the limit thus ends the same
-// call, or none, as it would within the limit; ok is false otherwise.
+// of the client's, read as settleMessage reads a server line it relays:
+// one whole object with exactly one member named exactly "id", a string
+// or a number of at most maxIDLen bytes, one named exactly "result" or
+// "error", and none named "method" in any letter case. A server line
+// over the limit thus ends the same call, or none, as it would within
+// the limit; ok is false otherwise.
 func (s *msgScanner) reply() (id json.RawMessage, ok bool) {
-	if s.state != stEnd || !s.foldID || s.foldMethod && !s.foldResult || s.exactIDs != 1 || s.id == nil {
+	if s.state != stEnd || !s.hasReply || s.foldMethod || s.exactIDs != 1 || s.id == nil {
 		return nil, false
 	}
 	return json.RawMessage(bytes.Clone(s.id)), true
@@ -401,14 +401,7 @@ func (s *msgScanner) endString() {
 	case "result", "error":
 		s.hasReply = true
 	}
-	switch {
-	case strings.EqualFold(name, "id"):
-		s.foldID = true
-	case strings.EqualFold(name, "method"):
-		s.foldMethod = true
-	case strings.EqualFold(name, "result") || strings.EqualFold(name, "error"):
-		s.foldResult = true
-	}
+	s.foldMethod = s.foldMethod || strings.EqualFold(name, "method")
 }
 
 // endValue ends a value; an id's ends its capture.

@@ -160,7 +160,10 @@ var overlongReplySeeds = []string{
 // FuzzOverlongReplySettlesAsRelayed: a server line the proxy scans
 // because it is over MaxMCPMessage ends the same call as the same line
 // relayed within the limit ends (fromServer, then settleReplies), or
-// none when that ends none; in whatever pieces the line comes. A
+// none when that ends none; in whatever pieces the line comes. The one
+// difference: a reply the relay drops for its shape alone (not the
+// strict {"jsonrpc","id","result"}, which is all a host reads) ends its
+// call over the limit, with the proxy's error, which the host reads. A
 // batch over the limit is not read at all (its calls run to their
 // timeout), so batches are left out.
 func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
@@ -191,7 +194,11 @@ func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
 				p.settle(id)
 			}
 		})
-		if relayed != scanned {
+		// A reply relayed must also have the strict shape of an answer
+		// (strictAnswer), as the host reads no other; over the limit the
+		// host gets the proxy's own error, which it reads whatever shape
+		// the server's had: there the scan ends the call the reply names.
+		if relayed != scanned && (relayed != "" || strictAnswer(bytes.ToValidUTF8(msg, []byte("\uFFFD")))) {
 			t.Fatalf("server line %q: relayed it ends calls %q, scanned over the limit (pieces of %d) %q", msg, relayed, piece, scanned)
 		}
 	})
@@ -215,10 +222,10 @@ func settledBy(t *testing.T, f func(p *proxy)) string {
 }
 
 // TestProxyOverlongReplyEndsWhatItsRelayEnds: through pumpServer, a
-// reply over MaxMCPMessage that repeats "id" ends no call (relayed, it
-// would be dropped: no host reads it as one answer), while one whose
-// result is named "Result" ends its call with the proxy's error under
-// the client's id, as its relay would have settled it.
+// reply over MaxMCPMessage that repeats "id", or names its result
+// "Result", ends no call (relayed, it would be dropped: no host reads it
+// as an answer), while a well-formed one ends its call with the proxy's
+// error under the client's id.
 func TestProxyOverlongReplyEndsWhatItsRelayEnds(t *testing.T) {
 	big := strings.Repeat("a", MaxMCPMessage)
 	var toClient bytes.Buffer
@@ -226,7 +233,8 @@ func TestProxyOverlongReplyEndsWhatItsRelayEnds(t *testing.T) {
 	p.track([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t"}}`))
 	p.track([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"t"}}`))
 	server := `{"jsonrpc":"2.0","id":1,"result":{"x":"` + big + `"},"id":2}` + "\n" +
-		`{"jsonrpc":"2.0","id":1,"Result":{"x":"` + big + `"}}` + "\n"
+		`{"jsonrpc":"2.0","id":1,"Result":{"x":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{"x":"` + big + `"}}` + "\n"
 	if err := p.pumpServer(strings.NewReader(server)); err != nil {
 		t.Fatal(err)
 	}

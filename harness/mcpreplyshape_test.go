@@ -1,0 +1,56 @@
+package harness
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestProxySettlesOnlyAnswersHostsRead: a server reply under a call's id
+// not of the strict shape {"jsonrpc":"2.0","id":…,"result":{…}} (or
+// "error" with a code and a message), nothing else, is no answer to at
+// least one of Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0
+// (agenttest TestHostsMCPProxyReplyShapes: no host reads "Result" or a
+// reply with a method, Claude Code and Gemini CLI none with another
+// member or without "jsonrpc", Codex and Gemini CLI none with both a
+// result and an error, nor {"id":1}): it is dropped and the call stays
+// timed, so the host gets the proxy's error at the reviewed timeout, not
+// its own much later. A reply whose result is named with an escape,
+// which every JSON reader unescapes, settles.
+func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
+	var notices strings.Builder
+	p := timedProxy(t, io.Discard, io.Discard, &notices)
+	p.track([]byte(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"a"}}`))
+	for _, reply := range []string{
+		`{"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","id":1,"Result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"ERROR":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x/y","result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"x/y","error":{"code":1,"message":"m"}}`,
+		`[{"jsonrpc":"2.0","id":1,"x":{}}]`,
+		`{"jsonrpc":"2.0","id":1,"x":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"ID":1,"result":{"content":[]}}`,
+		`{"id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"1.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"},"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":"done"}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`,
+	} {
+		if out := p.settleReplies([]byte(reply)); out != nil {
+			t.Errorf("the server's %s was relayed as %s; want it dropped", reply, out)
+		}
+		if c := p.calls["1"]; c == nil || c.timer == nil {
+			t.Fatalf("after the server's %s call c1 is no longer timed", reply)
+		}
+	}
+	if !strings.Contains(notices.String(), `dropped the server's reply under id 1: not {"jsonrpc":"2.0","id":…,"result":{…}} or {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}, with no other member, which is all every host reads as an answer`) {
+		t.Errorf("notices %q do not say why the replies were dropped", notices.String())
+	}
+	in := `{"id":1,"\u0072esult":{"content":[]},"jsonrpc":"2.0"}`
+	if out := string(p.settleReplies([]byte(in))); out != `{"id":"c1","\u0072esult":{"content":[]},"jsonrpc":"2.0"}` || p.calls["1"] != nil {
+		t.Errorf("the server's %s was relayed as %s, calls %v; want call c1's answer", in, out, p.calls)
+	}
+}

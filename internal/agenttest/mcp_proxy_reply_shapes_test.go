@@ -1,0 +1,104 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shapeServer is a stdio MCP server (Node.js) whose one tool, "hold",
+// is answered with a reply of the shape its mode names and then never
+// again: a message a host may or may not read as the call's answer.
+const shapeServer = `
+const [mode] = process.argv.slice(2);
+const send = (m) => process.stdout.write(m + "\n");
+const shapes = {
+  "bare-id": (id) => '{"jsonrpc":"2.0","id":' + id + '}',
+  "result-in-capitals": (id) => '{"jsonrpc":"2.0","id":' + id + ',"Result":{"content":[{"type":"text","text":"capital"}]}}',
+  "method-and-result": (id) => '{"jsonrpc":"2.0","id":' + id + ',"method":"x/y","result":{"content":[{"type":"text","text":"both"}]}}',
+  "well-formed": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"plain answer"}]}}',
+  "extra-member": (id) => '{"jsonrpc":"2.0","id":' + id + ',"x":1,"result":{"content":[{"type":"text","text":"extra answer"}]}}',
+  "result-and-error": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"error answer"},"result":{"content":[{"type":"text","text":"result answer"}]}}',
+  "no-version": (id) => '{"id":' + id + ',"result":{"content":[{"type":"text","text":"unversioned answer"}]}}',
+};
+let buf = "";
+process.stdin.on("data", (d) => {
+  buf += d;
+  let i;
+  while ((i = buf.indexOf("\n")) >= 0) {
+    const line = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.method === "initialize") {
+      send(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {protocolVersion: m.params.protocolVersion,
+        capabilities: {tools: {}}, serverInfo: {name: "proxied", version: "1.0.0"}}}));
+    } else if (m.method === "tools/list") {
+      send(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {tools: [{name: "hold", description: "Hold.",
+        inputSchema: {type: "object", properties: {query: {type: "string"}}}}]}}));
+    } else if (m.method === "tools/call") {
+      send(shapes[mode](JSON.stringify(m.id)));
+    } else if (m.id !== undefined && m.method !== undefined) {
+      send(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {}}));
+    }
+  }
+});
+`
+
+// TestHostsMCPProxyReplyShapes: each real host (Claude Code 2.1.332,
+// Codex 0.171.0, Gemini CLI 0.61.0) behind bundlectl mcp, the reviewed
+// wait for a call 2 s and the host's own 30 s, calls "hold", whose server
+// answers with a reply of one shape and never again. Before the proxy
+// settled only the strict shape it settled every one of these and
+// relayed it, and each host but where marked ran to its own 30 s: no
+// host read "Result" or a reply with a method or without "jsonrpc",
+// Claude Code and Gemini CLI not one with another member (Codex did),
+// Codex and Gemini CLI not {"jsonrpc","id"} alone (Claude Code did,
+// at 2 s) nor one with both a result and an error (Claude Code did).
+// Now the proxy drops each, the call stays timed, and its error at the
+// reviewed 2 s reaches the model; a well-formed answer still does.
+// (The test fails on what reaches the model, not on a time.)
+func TestHostsMCPProxyReplyShapes(t *testing.T) {
+	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version"}
+	if m := os.Getenv("SHAPES"); m != "" {
+		modes = strings.Split(m, ",")
+	}
+	for _, mode := range modes {
+		for _, h := range hosts {
+			t.Run(mode+"/"+string(h), func(t *testing.T) {
+				a := New(t, h, MCPCall(h, "proxied", "hold", map[string]any{"query": "owl"}), Say("done"))
+				command, args := shapeKit(t, a, filepath.Join(t.TempDir(), "home"), mode)
+				serveThroughProxy(t, a, command, args, 30)
+				res := a.Run(t, "look up owl")
+				want := "passed its reviewed timeout of 2 s"
+				if mode == "well-formed" {
+					want = "plain answer"
+				}
+				if next, ok := lastAt(a, 1); !ok || !next.Contains(want) {
+					t.Fatalf("%q did not reach the model after the server's %s reply\n%s\n%s", want, mode, res, a.Model.Dump())
+				}
+			})
+		}
+	}
+}
+
+// shapeKit writes the bundle "shapekit" (a Claude Code plugin whose
+// server "srv" is shapeServer in mode, reviewed with a per-call timeout
+// of 2 s) into a's workspace, trusts it in home, and returns the command
+// and arguments that serve it through bundlectl mcp.
+func shapeKit(t *testing.T, a *Agent, home, mode string) (string, []string) {
+	t.Helper()
+	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "shapekit")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "shapekit", "version": "1.0.0"})
+	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{"srv": map[string]any{
+		"command": "node", "args": []string{"./server.js", mode}, "timeout": 2000}}})
+	if err := os.WriteFile(filepath.Join(dir, "server.js"), []byte(shapeServer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { Writable(home) })
+	trustBundle(t, home, a.Workdir, "shapekit")
+	return Bundlectl(t), []string{"--home", home, "--workspace", a.Workdir, "mcp", "shapekit", "srv"}
+}
