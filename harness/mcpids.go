@@ -487,17 +487,16 @@ func strictAnswer(obj []byte) bool {
 	jsonrpc, ids, answers, other := 0, 0, 0, false
 	forMembers(obj, func(raw []byte, v span) bool {
 		val := obj[v.start:v.end]
-		switch name, _ := jsonString(append(append([]byte{'"'}, raw...), '"')); name {
-		case "jsonrpc":
-			s, ok := jsonString(val)
-			other = other || !ok || s != "2.0"
+		switch {
+		case nameIs(raw, "jsonrpc"):
+			other = other || !isVersion2(val)
 			jsonrpc++
-		case "id":
+		case nameIs(raw, "id"):
 			ids++
-		case "result":
+		case nameIs(raw, "result"):
 			other = other || firstByte(val) != '{'
 			answers++
-		case "error":
+		case nameIs(raw, "error"):
 			other = other || !errorObject(val)
 			answers++
 		default:
@@ -506,6 +505,16 @@ func strictAnswer(obj []byte) bool {
 		return !other
 	})
 	return !other && jsonrpc == 1 && ids == 1 && answers == 1
+}
+
+// isVersion2 reports whether v is the JSON string "2.0", however
+// escaped; the common spelling costs no decoding.
+func isVersion2(v []byte) bool {
+	if string(v) == `"2.0"` {
+		return true
+	}
+	s, ok := jsonString(v)
+	return ok && s == "2.0"
 }
 
 // errorObject reports whether v is a JSON-RPC error object as the hosts
@@ -565,9 +574,9 @@ func eachInBatch(line []byte, f func(msg []byte) (out []byte, changed bool)) []b
 // and serde refuses a message that repeats it. And only when it has the
 // strict shape of an answer (strictAnswer): Claude Code 2.1.332 and
 // Gemini CLI 0.61.0 (the MCP TypeScript SDK's strict schemas) take no
-// reply with another member, or without "jsonrpc", for an answer, nor
-// one with both a result and an error, and Codex 0.171.0 no reply with
-// both, or with "Result" or a method (agenttest
+// reply with another member for an answer, Codex 0.171.0 and Gemini CLI
+// none with both a result and an error, and no host one without
+// "jsonrpc", or with "Result" or a method (agenttest
 // TestHostsMCPProxyReplyShapes). Any other reply is dropped, the request
 // it names still awaited: settled, it would stop a call's timer while
 // the host never sees an answer, and the call would run to the host's

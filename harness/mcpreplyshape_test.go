@@ -10,13 +10,13 @@ import (
 // not of the strict shape {"jsonrpc":"2.0","id":…,"result":{…}} (or
 // "error" with a code and a message), nothing else, is no answer to at
 // least one of Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0
-// (agenttest TestHostsMCPProxyReplyShapes: no host reads "Result" or a
-// reply with a method, Claude Code and Gemini CLI none with another
-// member or without "jsonrpc", Codex and Gemini CLI none with both a
+// (agenttest TestHostsMCPProxyReplyShapes: no host reads "Result", a
+// reply with a method or one without "jsonrpc", Claude Code and Gemini
+// CLI none with another member, Codex and Gemini CLI none with both a
 // result and an error, nor {"id":1}): it is dropped and the call stays
 // timed, so the host gets the proxy's error at the reviewed timeout, not
-// its own much later. A reply whose result is named with an escape,
-// which every JSON reader unescapes, settles.
+// its own much later. A reply whose result and version are written
+// with escapes, which every JSON reader unescapes, settles.
 func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 	var notices strings.Builder
 	p := timedProxy(t, io.Discard, io.Discard, &notices)
@@ -49,8 +49,8 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 	if !strings.Contains(notices.String(), `dropped the server's reply under id 1: not {"jsonrpc":"2.0","id":…,"result":{…}} or {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}, with no other member, which is all every host reads as an answer`) {
 		t.Errorf("notices %q do not say why the replies were dropped", notices.String())
 	}
-	in := `{"id":1,"\u0072esult":{"content":[]},"jsonrpc":"2.0"}`
-	if out := string(p.settleReplies([]byte(in))); out != `{"id":"c1","\u0072esult":{"content":[]},"jsonrpc":"2.0"}` || p.calls["1"] != nil {
+	in := `{"id":1,"\u0072esult":{"content":[]},"jsonrpc":"2\u002e0"}`
+	if out := string(p.settleReplies([]byte(in))); out != `{"id":"c1","\u0072esult":{"content":[]},"jsonrpc":"2\u002e0"}` || p.calls["1"] != nil {
 		t.Errorf("the server's %s was relayed as %s, calls %v; want call c1's answer", in, out, p.calls)
 	}
 }
