@@ -355,13 +355,14 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 		if !utf8.Valid(data) {
 			return nil, &HookEventError{Problem: "input is not UTF-8 (JSON must be)"}
 		}
-		if err := checkEventValue(data); err != nil {
-			return nil, &HookEventError{Problem: "input is not one JSON object: " + truncateText(err.Error(), maxProblemText)}
+		members, err := readEventObject(data)
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal(data, &ev.raw); err != nil || ev.raw == nil {
-			return nil, &HookEventError{Problem: "input is not a JSON object"}
+		ev.raw, ev.order = make(map[string]json.RawMessage, len(members)), make([]string, len(members))
+		for i, m := range members {
+			ev.raw[m.Key], ev.order[i] = m.Val, m.Key
 		}
-		ev.order = topKeys(data, len(ev.raw))
 		// Each field by its exact name, as the hosts and their hooks read
 		// it: a "CWD" or "Tool_Name" is some other field, passed on as it
 		// is, and never the cwd that picks the guards or the tool they
@@ -377,6 +378,32 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 	}
 	ev.HookEventName = event
 	return ev, nil
+}
+
+// readEventObject reads the members of the event object data, in the
+// order written, each value a copy of its bytes: one pass (jsonobj.Scan)
+// that also refuses what checkEventValue refuses.
+func readEventObject(data []byte) ([]jsonobj.Member, error) {
+	members, isObject, ok := jsonobj.Scan(data, jsonobj.UniqueFoldedInside)
+	if !ok {
+		err := checkEventValue(data) // says why
+		if err == nil {
+			err = errors.New("not one JSON value with each key once")
+		}
+		return nil, &HookEventError{Problem: "input is not one JSON object: " + truncateText(err.Error(), maxProblemText)}
+	}
+	if !isObject {
+		return nil, &HookEventError{Problem: "input is not a JSON object"}
+	}
+	// The values share data's bytes: one copy for all of them, so that
+	// the event does not change with its caller's buffer.
+	owned := bytes.Clone(data)
+	for i := range members {
+		m := &members[i]
+		start := cap(data) - cap(m.Val)
+		m.Val = owned[start : start+len(m.Val) : start+len(m.Val)]
+	}
+	return members, nil
 }
 
 // MarshalJSON writes the named fields that are set and every other field
@@ -516,48 +543,6 @@ func sameJSONString(a, b json.RawMessage) bool {
 		return false
 	}
 	return sameJSON(a, b)
-}
-
-// topKeys returns the top-level keys of the JSON object data, valid and
-// with no key twice (ParseHookEvent checked both), in the order written.
-// n is how many there are.
-func topKeys(data []byte, n int) []string {
-	keys := make([]string, 0, n)
-	depth := 0
-	expectKey := false
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '{', '[':
-			depth++
-			expectKey = depth == 1 && c == '{'
-		case '}', ']':
-			depth--
-		case ',':
-			expectKey = depth == 1
-		case '"':
-			j := i + 1
-			escaped := false
-			for ; j < len(data) && data[j] != '"'; j++ {
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if expectKey {
-				k := string(data[i+1 : j])
-				if escaped {
-					k = ""
-					if json.Unmarshal(data[i:j+1], &k) != nil {
-						return nil
-					}
-				}
-				keys = append(keys, k)
-				expectKey = false
-			}
-			i = j
-		}
-	}
-	return keys
 }
 
 // HookResult is one hook's answer, read by ParseHookOutput. Bundle and

@@ -5,6 +5,11 @@
 // a strict decoder refuses (the state file's errors); encoding/json keeps
 // the last of repeated names and drops the order.
 //
+// Scan checks a whole document in one pass, as fast as a hook event of
+// 16 MiB on every tool call needs: one JSON value, no name twice in an
+// object (nor, inside the top level, two names equal in any letter
+// case), nested at most as deep as encoding/json allows.
+//
 // It also reads JSON into structs as the hosts read it (UnmarshalExact):
 // encoding/json matches a member to a struct field in any letter case,
 // JavaScript's JSON.parse and Rust's serde only by its exact name.
@@ -15,5 +20,8 @@
 // members), never a panic. UnmarshalExact fills a struct field only from
 // a member of exactly its name (the last, when the name is repeated), at
 // every level the type describes, and refuses what json.Unmarshal
-// refuses.
+// refuses. Scan accepts exactly what json.Valid accepts, less any object
+// with a name its KeyRule refuses (the answers of a Decoder.Token walk
+// with a set of names per object: FuzzScan), in one pass, never a panic;
+// the members it returns share its input's bytes.
 package jsonobj

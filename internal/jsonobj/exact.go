@@ -47,6 +47,15 @@ func DecodeMembers(obj map[string]json.RawMessage, v any) error {
 		if err != nil {
 			continue // behind a nil embedded pointer: json.Unmarshal would allocate it; bundlectl's types have none
 		}
+		if f.Type == rawMessage {
+			// As json.Unmarshal keeps it, without its second pass over
+			// what may be most of a 16 MiB event.
+			if _, _, ok := Scan(raw, AnyKeys); !ok {
+				return fmt.Errorf("member %q: %w", name, json.Unmarshal(raw, new(json.RawMessage)))
+			}
+			field.SetBytes(append([]byte(nil), raw...))
+			continue
+		}
 		if err := json.Unmarshal(exact(raw, f.Type), field.Addr().Interface()); err != nil {
 			return fmt.Errorf("member %q: %w", name, err)
 		}
@@ -66,6 +75,7 @@ func Exact(data []byte, v any) []byte {
 }
 
 var (
+	rawMessage      = reflect.TypeFor[json.RawMessage]()
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -126,9 +136,13 @@ func describes(t reflect.Type) bool {
 // exactObject keeps the members of the JSON object raw that a field of
 // the struct type t names exactly.
 func exactObject(raw []byte, t reflect.Type) []byte {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+	members, isObject, ok := Scan(raw, AnyKeys) // one pass, where json.Unmarshal into a map took two and a copy
+	if !ok || !isObject {
 		return raw
+	}
+	obj := make(map[string]json.RawMessage, len(members))
+	for _, m := range members {
+		obj[m.Key] = m.Val // the last of a name given twice, as json.Unmarshal keeps it
 	}
 	kept := make(map[string]json.RawMessage, len(obj))
 	for name, f := range fields(t) {
