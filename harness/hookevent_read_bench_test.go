@@ -61,7 +61,7 @@ func buildHookEvent(size int) []byte {
 }
 
 // hookStdin is what FireChain writes to a hook's stdin.
-func hookStdin(ev *HookEvent) ([]byte, error) { return jsonobj.MarshalNoEscape(ev) }
+func hookStdin(ev *HookEvent) ([]byte, error) { return ev.encode() }
 
 // BenchmarkHookEventRead is what hooks run does with a large event before
 // its first hook runs: take the cwd that chooses the workspace and read

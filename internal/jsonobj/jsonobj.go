@@ -3,6 +3,7 @@ package jsonobj
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 )
 
@@ -83,4 +84,43 @@ func unescapeLineSeparators(b []byte) []byte {
 		i++
 	}
 	return out
+}
+
+// AppendCompact appends the JSON value src to dst as MarshalNoEscape
+// would write it: without the whitespace outside its strings, and with
+// the escapes \u2028 and \u2029 written as the characters. It is
+// json.Compact (no HTML escaping) followed by MarshalNoEscape's
+// unescaping, in one pass after Scan's, where encoding/json's scanner
+// took 20 ms for a 1 MB hook event. An src Scan refuses is an error and
+// dst is returned as it was.
+func AppendCompact(dst, src []byte) ([]byte, error) {
+	if _, _, ok := Scan(src, AnyKeys); !ok {
+		err := json.Compact(new(bytes.Buffer), src) // says why
+		if err == nil {
+			err = errors.New("jsonobj: not one JSON value")
+		}
+		return dst, err
+	}
+	start := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case ' ', '\t', '\n', '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		case '"':
+			for i++; src[i] != '"'; i++ {
+				if src[i] != '\\' {
+					continue
+				}
+				if rest := src[i+1:]; bytes.HasPrefix(rest, []byte("u2028")) || bytes.HasPrefix(rest, []byte("u2029")) {
+					dst = append(append(dst, src[start:i]...), 0xE2, 0x80, 0xA8+rest[4]-'8')
+					i += 5
+					start = i + 1
+					continue
+				}
+				i++ // the escaped byte
+			}
+		}
+	}
+	return append(dst, src[start:]...), nil
 }

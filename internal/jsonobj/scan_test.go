@@ -178,3 +178,29 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// FuzzAppendCompact: AppendCompact writes what json.Compact and
+// MarshalNoEscape's unescaping write, and refuses what json.Compact
+// refuses.
+func FuzzAppendCompact(f *testing.F) {
+	for _, s := range append(scanSeeds, ` { "a" : [ 1 , "\u2028 \\u2029" , "\\\u2029" ] } `, "\"\u2028\"", `"\u20289"`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		got, err := AppendCompact([]byte("x"), src)
+		var want bytes.Buffer
+		werr := json.Compact(&want, src)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("AppendCompact(%q) error %v, json.Compact %v", src, err, werr)
+		}
+		if err != nil {
+			if string(got) != "x" {
+				t.Fatalf("AppendCompact(%q) refused but wrote %q", src, got)
+			}
+			return
+		}
+		if w := "x" + string(unescapeLineSeparators(want.Bytes())); string(got) != w {
+			t.Fatalf("AppendCompact(%q) = %q, want %q", src, got, w)
+		}
+	})
+}

@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
+)
+
+// encodeViaEncodingJSON is how HookEvent was written before encode:
+// jsonobj.MarshalNoEscape of a MarshalJSON that encoded the named fields
+// with encoding/json and decoded them again. encode must write its bytes.
+func encodeViaEncodingJSON(e *HookEvent) ([]byte, error) {
+	return jsonobj.MarshalNoEscape(referenceEvent(*e))
+}
+
+type referenceEvent HookEvent
+
+func (r referenceEvent) MarshalJSON() ([]byte, error) {
+	e := HookEvent(r)
+	type plain HookEvent
+	known, err := jsonobj.MarshalNoEscape(plain(e))
+	if err != nil || len(e.raw) == 0 {
+		return known, err
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(known, &set); err != nil {
+		return nil, err
+	}
+	order := e.order
+	if len(order) != len(e.raw) {
+		order = slices.Sorted(maps.Keys(e.raw))
+	}
+	var b []byte
+	member := func(k string, v json.RawMessage) {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		name, _ := json.Marshal(k)
+		b = append(append(append(b, name...), ':'), v...)
+	}
+	const nameKey = "hook_event_name"
+	_, nameDue := set[nameKey]
+	if _, given := e.raw[nameKey]; given {
+		nameDue = false
+	}
+	leading := true
+	for _, k := range order {
+		leading = leading && hostLeadingField(k)
+		if nameDue && !leading {
+			member(nameKey, set[nameKey])
+			delete(set, nameKey)
+			nameDue = false
+		}
+		v, ok := e.raw[k]
+		if !ok {
+			return nil, fmt.Errorf("key %q lost", k)
+		}
+		if s, isNamed := set[k]; isNamed {
+			if !sameJSONString(s, v) {
+				v = s
+			}
+			delete(set, k)
+		}
+		member(k, v)
+	}
+	for _, k := range hookEventFields {
+		if v, ok := set[k]; ok {
+			member(k, v)
+		}
+	}
+	return append(append([]byte{'{'}, b...), '}'), nil
+}
+
+// FuzzHookEventEncode: what a hook is given (encode, and MarshalJSON
+// through encoding/json) is what the encoding/json version wrote, for
+// an event as read and with tool_input and prompt changed by bundlectl.
+func FuzzHookEventEncode(f *testing.F) {
+	for _, s := range []string{``, `{}`, `{"tool_name":"Bash","tool_input":{ "command" : "ls" },"x":[1, {"y":null}]}`,
+		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `{"prompt":"\u202e \u2028 <&>"}`,
+		`{"cwd":"/w/\ud800","tool_name":"Bash\udc00","x":"\ud800","prompt":"caf\u00e9"}`, "{\"Tool_Name\":\"Bash\",\"k\u2029\":\"\\u2028\",\"CWD\":\"/\"}",
+		`{"session_id":"s","cwd":"/w","permission_mode":"default","tool_name":"Bash"}`} {
+		f.Add([]byte(s), []byte(`{"command": "ls -a", "n": [1,2]}`), "ask\u2028 <me>")
+	}
+	f.Fuzz(func(t *testing.T, data, toolInput []byte, prompt string) {
+		ev, err := ParseHookEvent(data, "PreToolUse")
+		if err != nil {
+			return
+		}
+		check := func(what string) {
+			got, err := ev.encode()
+			want, werr := encodeViaEncodingJSON(ev)
+			if (err == nil) != (werr == nil) || string(got) != string(want) {
+				t.Fatalf("%s %q: encode wrote %s (%v); encoding/json %s (%v)", what, data, got, err, want, werr)
+			}
+			if err != nil {
+				return
+			}
+			viaJSON, err := jsonobj.MarshalNoEscape(ev)
+			if err != nil || string(viaJSON) != string(got) {
+				t.Fatalf("%s %q: MarshalNoEscape wrote %s (%v); encode %s", what, data, viaJSON, err, got)
+			}
+		}
+		check("read")
+		if json.Valid(toolInput) {
+			ev.ToolInput = toolInput
+			check("tool_input changed")
+		}
+		ev.Prompt = prompt
+		check("prompt changed")
+		ev.raw, ev.order = nil, nil
+		check("built")
+	})
+}
