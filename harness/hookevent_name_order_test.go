@@ -88,9 +88,9 @@ func TestHookEventNameWhereHostsPutIt(t *testing.T) {
 // from HookEvent's fields alone (no input it was read from) is written in
 // the order Claude Code 2.1.332, whose hook contract bundlectl's is,
 // writes those fields: each real Claude Code event, cut down to the
-// fields HookEvent names, is what the same values build (but for a field
-// at its zero value, which a built event leaves out: Claude Code writes
-// "stop_hook_active":false). bundlectl wrote a built event's keys sorted.
+// fields HookEvent names, is what the same values build, a field at its
+// zero value included ("stop_hook_active":false, which a built event
+// left out). bundlectl wrote a built event's keys sorted.
 func TestBuiltHookEventClaudeOrder(t *testing.T) {
 	named := map[string]bool{}
 	for _, m := range mustMembers(t, `{"hook_event_name":"x","session_id":"s","transcript_path":"t","cwd":"c","permission_mode":"p","tool_name":"n","tool_use_id":"u","tool_input":{},"tool_response":{},"prompt":"p","source":"s","stop_hook_active":true,"trigger":"t","custom_instructions":"c","agent_id":"a","agent_type":"t"}`) {
@@ -102,7 +102,7 @@ func TestBuiltHookEventClaudeOrder(t *testing.T) {
 			continue
 		}
 		n++
-		want := strings.Replace(withoutKeys(t, h.Input, func(k string) bool { return named[k] }), `,"stop_hook_active":false`, "", 1)
+		want := withoutKeys(t, h.Input, func(k string) bool { return named[k] })
 		var ev HookEvent // built: no input order
 		if err := json.Unmarshal([]byte(want), &ev); err != nil {
 			t.Fatal(err)
@@ -125,4 +125,58 @@ func mustMembers(t *testing.T, in string) []jsonobj.Member {
 		t.Fatalf("not an object: %s", in)
 	}
 	return ms
+}
+
+// TestBuiltHookEventZeroFields: an event built from HookEvent's fields
+// with every one but the name at its zero value writes the fields the
+// hosts write on that event whatever their value, as the host writes
+// their zero (Claude Code 2.1.332's hook inputs; custom_instructions is
+// null when there are none); each is a field of the real event of every
+// host that gave one (testdata/host-events.json), and no other field is
+// written. An event read from an input, even an empty one, gets no field
+// the input lacks. bundlectl left every zero value out.
+func TestBuiltHookEventZeroFields(t *testing.T) {
+	const base = `"session_id":"","transcript_path":"","cwd":""`
+	for event, want := range map[string]string{
+		"Stop":              `{` + base + `,"hook_event_name":"Stop","stop_hook_active":false}`,
+		"SubagentStop":      `{` + base + `,"agent_id":"","agent_type":"","hook_event_name":"SubagentStop","stop_hook_active":false}`,
+		"PreToolUse":        `{` + base + `,"hook_event_name":"PreToolUse","tool_name":"","tool_use_id":""}`,
+		"PermissionRequest": `{` + base + `,"hook_event_name":"PermissionRequest","tool_name":""}`,
+		"UserPromptSubmit":  `{` + base + `,"hook_event_name":"UserPromptSubmit","prompt":""}`,
+		"SessionStart":      `{` + base + `,"hook_event_name":"SessionStart","source":""}`,
+		"PreCompact":        `{` + base + `,"hook_event_name":"PreCompact","trigger":"","custom_instructions":null}`,
+		"SessionEnd":        `{` + base + `,"hook_event_name":"SessionEnd"}`,
+		"AfterAgent":        `{` + base + `,"hook_event_name":"AfterAgent","prompt":"","stop_hook_active":false}`,
+		"BeforeTool":        `{` + base + `,"hook_event_name":"BeforeTool","tool_name":""}`,
+	} {
+		got, err := jsonobj.MarshalNoEscape(HookEvent{HookEventName: event})
+		if err != nil || string(got) != want {
+			t.Errorf("built %s is written\n%s (%v)\nwant\n%s", event, got, err, want)
+		}
+	}
+	for _, h := range loadHostEvents(t) {
+		host := map[string]bool{}
+		for _, m := range mustMembers(t, h.Input) {
+			host[m.Key] = true
+		}
+		got, err := jsonobj.MarshalNoEscape(HookEvent{HookEventName: h.Event})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mustMembers(t, string(got)) {
+			if !host[m.Key] {
+				t.Errorf("built %s writes %s, which %s's own %s lacks", h.Event, m.Key, h.Host, h.Event)
+			}
+		}
+	}
+	for _, in := range []string{``, `{}`, `{"cwd":"/w"}`} {
+		ev, err := ParseHookEvent([]byte(in), "Stop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := jsonobj.MarshalNoEscape(ev)
+		if want := strings.Replace(`{"cwd":"/w","hook_event_name":"Stop"}`, `"cwd":"/w",`, map[bool]string{true: `"cwd":"/w",`}[in == `{"cwd":"/w"}`], 1); string(got) != want {
+			t.Errorf("read %q is given %s, want %s", in, got, want)
+		}
+	}
 }

@@ -317,7 +317,8 @@ type HookEvent struct {
 	raw map[string]json.RawMessage
 	// order is the input's top-level keys as the host wrote them:
 	// MarshalJSON writes them in that order, as the host gives a hook
-	// its event.
+	// its event. It is nil only for an event built from the named
+	// fields, read from no input (not even an empty one).
 	order []string
 	// jsPrompt: raw["prompt"] is the prompt as Gemini CLI writes it after
 	// a chained hook's additionalContext (geminiChainInput), a lone
@@ -347,7 +348,7 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 	if len(data) > MaxHookEventBytes {
 		return nil, &HookEventError{Problem: fmt.Sprintf("input is larger than %d bytes", MaxHookEventBytes)}
 	}
-	ev := &HookEvent{}
+	ev := &HookEvent{order: []string{}} // read: no field the input lacks is added (writtenAtZero)
 	if len(bytes.TrimSpace(data)) > 0 {
 		// Not UTF-8, or two keys of a value that differ only in letter
 		// case: readers of the event would not all see the same one
@@ -423,7 +424,7 @@ func (e HookEvent) MarshalJSON() ([]byte, error) { return e.encode() }
 // its values: through encoding/json, a hook's input of 1 MB was encoded,
 // decoded again and compacted twice, 20 ms before every hook.
 func (e *HookEvent) encode() ([]byte, error) {
-	named, err := e.namedMembers()
+	named, err := e.namedMembers(e.order == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -484,10 +485,11 @@ func (e *HookEvent) encode() ([]byte, error) {
 }
 
 // namedMembers is each named field that is set (omitempty leaves out a
-// zero value), in HookEvent's order, its value as JSON: a string as
-// jsonobj.MarshalNoEscape writes it, a json.RawMessage as it is (the
-// eventWriter compacts it).
-func (e *HookEvent) namedMembers() ([]jsonobj.Member, error) {
+// zero value) — and, of an event built from the named fields alone, each
+// the host writes whatever its value (writtenAtZero) — in HookEvent's
+// order, its value as JSON: a string as jsonobj.MarshalNoEscape writes
+// it, a json.RawMessage as it is (the eventWriter compacts it).
+func (e *HookEvent) namedMembers(built bool) ([]jsonobj.Member, error) {
 	v := reflect.ValueOf(e).Elem()
 	t := v.Type()
 	ms := make([]jsonobj.Member, 0, len(hookEventFields))
@@ -497,10 +499,14 @@ func (e *HookEvent) namedMembers() ([]jsonobj.Member, error) {
 			continue
 		}
 		f := v.Field(i)
-		if opts == "omitempty" && f.IsZero() {
-			continue
-		}
 		var val json.RawMessage
+		switch zero := opts == "omitempty" && f.IsZero(); {
+		case zero && built && name == "custom_instructions" && writtenAtZero(e.HookEventName, name):
+			ms = append(ms, jsonobj.Member{Key: name, Val: json.RawMessage("null")}) // Claude Code's none
+			continue
+		case zero && (!built || f.Kind() == reflect.Slice || !writtenAtZero(e.HookEventName, name)):
+			continue // a json.RawMessage left nil has no value to write
+		}
 		switch f.Kind() {
 		case reflect.String:
 			if s := f.String(); plainKey(s) {
@@ -522,6 +528,44 @@ func (e *HookEvent) namedMembers() ([]jsonobj.Member, error) {
 		ms = append(ms, jsonobj.Member{Key: name, Val: val})
 	}
 	return ms, nil
+}
+
+// writtenAtZero reports whether the hosts write the named field key on
+// event whatever its value, so that an event built from HookEvent's
+// fields writes it at its zero value too ("stop_hook_active":false):
+// session_id, transcript_path and cwd on every event of the three hosts
+// (harness testdata/host-events.json), and each other field where
+// Claude Code 2.1.332's hook input for the event has it as a key whatever
+// its value (tool_name on the tool events, tool_use_id on those but
+// PermissionRequest; prompt on UserPromptSubmit; source on SessionStart; stop_hook_active on Stop and
+// SubagentStop; agent_id and agent_type on SubagentStart and
+// SubagentStop; trigger on PreCompact, PostCompact and Setup;
+// custom_instructions, null when none, on PreCompact). Codex 0.171 and
+// Gemini CLI 0.61 write those their events share, and Gemini CLI's
+// BeforeTool and AfterTool tool_name, BeforeAgent and AfterAgent prompt,
+// AfterAgent stop_hook_active.
+func writtenAtZero(event, key string) bool {
+	switch key {
+	case "session_id", "transcript_path", "cwd":
+		return true
+	case "tool_name":
+		return bundle.ToolEvent(event)
+	case "tool_use_id":
+		return event == "PreToolUse" || event == "PostToolUse" || event == "PostToolUseFailure" || event == "PermissionDenied"
+	case "prompt":
+		return event == "UserPromptSubmit" || event == "BeforeAgent" || event == "AfterAgent"
+	case "source":
+		return event == "SessionStart"
+	case "stop_hook_active":
+		return event == "Stop" || event == "SubagentStop" || event == "AfterAgent"
+	case "agent_id", "agent_type":
+		return event == "SubagentStart" || event == "SubagentStop"
+	case "trigger":
+		return event == "PreCompact" || event == "PostCompact" || event == "Setup"
+	case "custom_instructions":
+		return event == "PreCompact"
+	}
+	return false
 }
 
 // hookEventFields are the keys of HookEvent's fields, in its order.
