@@ -180,3 +180,52 @@ func TestBuiltHookEventZeroFields(t *testing.T) {
 		}
 	}
 }
+
+// TestHookEventAddedToolInputWhereHostsPutIt: a tool_input the input
+// lacks that bundlectl adds (a hook's updatedInput) goes where the hosts
+// write it, right after tool_name: taken out of each real tool event and
+// set again, it gives the host's bytes. bundlectl wrote it after every
+// key of the input.
+func TestHookEventAddedToolInputWhereHostsPutIt(t *testing.T) {
+	n := 0
+	for _, h := range loadHostEvents(t) {
+		var toolInput json.RawMessage
+		for _, m := range mustMembers(t, h.Input) {
+			if m.Key == "tool_input" {
+				toolInput = m.Val
+			}
+		}
+		if toolInput == nil {
+			continue
+		}
+		n++
+		in := withoutKeys(t, h.Input, func(k string) bool { return k != "tool_input" })
+		ev, err := ParseHookEvent([]byte(in), h.Event)
+		if err != nil {
+			t.Fatalf("%s %s: %v", h.Host, h.Event, err)
+		}
+		ev.ToolInput = toolInput
+		got, err := jsonobj.MarshalNoEscape(ev)
+		if err != nil || string(got) != h.Input {
+			t.Errorf("%s %s with tool_input added is given\n%s\nwhere %s gives\n%s", h.Host, h.Event, got, h.Host, h.Input)
+		}
+	}
+	if n < 6 { // the six tool events of the three hosts
+		t.Fatalf("only %d tool events", n)
+	}
+	// Without tool_name, right after hook_event_name; with no field
+	// before it, first.
+	for _, c := range []struct{ in, want string }{
+		{`{"session_id":"s","hook_event_name":"PreToolUse","tool_use_id":"u"}`, `{"session_id":"s","hook_event_name":"PreToolUse","tool_input":{"a":1},"tool_use_id":"u"}`},
+		{`{"x":1}`, `{"hook_event_name":"PreToolUse","tool_input":{"a":1},"x":1}`},
+	} {
+		ev, err := ParseHookEvent([]byte(c.in), "PreToolUse")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev.ToolInput = json.RawMessage(`{"a":1}`)
+		if got, _ := jsonobj.MarshalNoEscape(ev); string(got) != c.want {
+			t.Errorf("%s is given %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -414,9 +414,12 @@ func readEventObject(data []byte) ([]jsonobj.Member, error) {
 // input lacks hook_event_name it goes where the hosts write it: after the
 // fields each host's events start with (hostLeadingField) and before the
 // event's own; another named field the input lacks (a tool_input a hook
-// added) comes after the input's keys. An event built from the named
-// fields alone is written in Claude Code's order, as its hook contract is
-// bundlectl's.
+// added) goes right after the nearest field before it in HookEvent's
+// order that the event has (placeAdded), tool_input after tool_name as
+// the hosts write it. An event built from the named fields alone is
+// written in Claude Code's order, as its hook contract is bundlectl's,
+// with the fields the hosts always write at their zero value too
+// (writtenAtZero).
 func (e HookEvent) MarshalJSON() ([]byte, error) { return e.encode() }
 
 // encode is the event as jsonobj.MarshalNoEscape writes it (compact,
@@ -456,32 +459,67 @@ func (e *HookEvent) encode() ([]byte, error) {
 	if _, given := e.raw[nameKey]; given {
 		nameDue = false
 	}
+	first, after := e.placeAdded(set)
+	write := func(k string, v json.RawMessage) {
+		w.member(k, v)
+		for _, a := range after[k] {
+			w.member(a, set[a])
+		}
+	}
+	for _, a := range first {
+		w.member(a, set[a])
+	}
 	leading := true
 	for _, k := range order {
 		leading = leading && hostLeadingField(k)
 		if nameDue && !leading {
-			w.member(nameKey, set[nameKey])
-			delete(set, nameKey)
+			write(nameKey, set[nameKey])
 			nameDue = false
 		}
 		v, ok := e.raw[k]
 		if !ok {
 			return nil, fmt.Errorf("hook event: key %q lost", k)
 		}
-		if s, isNamed := set[k]; isNamed {
-			if !sameJSONString(s, v) && !(k == "prompt" && e.jsPrompt) {
-				v = s // changed by bundlectl: its new value
-			}
-			delete(set, k)
+		if s, isNamed := set[k]; isNamed && !sameJSONString(s, v) && !(k == "prompt" && e.jsPrompt) {
+			v = s // changed by bundlectl: its new value
 		}
-		w.member(k, v)
+		write(k, v)
 	}
-	for _, k := range hookEventFields { // what the input lacks, hook_event_name included when its fields all lead
-		if v, ok := set[k]; ok {
-			w.member(k, v)
-		}
+	if nameDue { // the input's fields all lead
+		write(nameKey, set[nameKey])
 	}
 	return w.end()
+}
+
+// placeAdded says where each named field of set that the input lacks
+// goes (hook_event_name apart, which goes where hostLeadingField says):
+// right after the nearest field before it in HookEvent's order that the
+// event has — a tool_input a hook's updatedInput added right after
+// tool_name, where Claude Code, Codex and Gemini CLI all write it —
+// and, with none before it, first.
+func (e *HookEvent) placeAdded(set map[string]json.RawMessage) (first []string, after map[string][]string) {
+	has := func(k string) bool {
+		_, ok := e.raw[k]
+		return ok || k == "hook_event_name"
+	}
+	for i, k := range hookEventFields {
+		if _, named := set[k]; !named || has(k) {
+			continue
+		}
+		j := i - 1
+		for j >= 0 && !has(hookEventFields[j]) {
+			j--
+		}
+		if j < 0 {
+			first = append(first, k)
+			continue
+		}
+		if after == nil {
+			after = map[string][]string{}
+		}
+		after[hookEventFields[j]] = append(after[hookEventFields[j]], k)
+	}
+	return first, after
 }
 
 // namedMembers is each named field that is set (omitempty leaves out a
