@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -66,7 +68,8 @@ func hookStdin(ev *HookEvent) ([]byte, error) { return ev.encode() }
 // BenchmarkHookEventRead is what hooks run does with a large event before
 // its first hook runs: take the cwd that chooses the workspace and read
 // the event, its duplicate and letter-case key checks included (read);
-// and what it does before each hook, write the event for it (write).
+// what it does before each hook, write the event for it (write); and a
+// chain of three hooks run in process (chain).
 func BenchmarkHookEventRead(b *testing.B) {
 	for _, size := range []int{1 << 20, MaxHookEventBytes - 64<<10} {
 		in := bigHookEvent(size)
@@ -81,6 +84,27 @@ func BenchmarkHookEventRead(b *testing.B) {
 				}
 				if _, err := ParseHookEvent(in, "PostToolUse"); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("bytes=%d/chain", len(in)), func(b *testing.B) {
+			ev, err := ParseHookEvent(in, "PostToolUse")
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Three hooks that each read the event and let it pass, run
+			// in this process: bundlectl's own cost of a chain.
+			pass := func(_ context.Context, spec Spec) (*Result, error) {
+				if len(spec.Stdin) < len(in)/2 {
+					return nil, errors.New("short stdin")
+				}
+				return &Result{}, nil
+			}
+			hooks := []RunnableHook{{Bundle: "b", Index: 0, Run: pass}, {Bundle: "b", Index: 1, Run: pass}, {Bundle: "b", Index: 2, Run: pass}}
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if o, err := FireChain(context.Background(), hooks, ev); err != nil || o.Blocked || len(o.Errors) > 0 {
+					b.Fatal(o, err)
 				}
 			}
 		})
