@@ -156,7 +156,8 @@ var stringStop = func() (t [256]bool) {
 }()
 
 // str reads the string at s.i and returns its bytes between the quotes
-// as written; escaped is whether it holds an escape.
+// as written, or, when it holds an escape, with its quotes, for
+// decodeName to decode.
 func (s *scanner) str() (raw []byte, ok bool) {
 	start := s.i + 1
 	escaped := false
