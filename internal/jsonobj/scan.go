@@ -322,6 +322,9 @@ func setKey(key []byte, fold bool) string {
 	if !fold {
 		return string(key)
 	}
+	if ascii := asciiUpper(key); ascii != nil {
+		return string(ascii)
+	}
 	out := make([]rune, 0, len(key))
 	for _, r := range string(key) {
 		least := r
@@ -331,6 +334,23 @@ func setKey(key []byte, fold bool) string {
 		out = append(out, least)
 	}
 	return string(out)
+}
+
+// asciiUpper is the ASCII key in upper case, each letter's smallest
+// fold (the Kelvin sign and "ſ" fold onto "K" and "S", never below
+// them), or nil when key is not ASCII.
+func asciiUpper(key []byte) []byte {
+	up := make([]byte, len(key))
+	for i, c := range key {
+		switch {
+		case c >= 0x80:
+			return nil
+		case 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		up[i] = c
+	}
+	return up
 }
 
 // decodeName is a name as encoding/json decodes it: raw is the name's
