@@ -254,8 +254,12 @@
 //     object, its keys in the caller's order and unknown fields as
 //     written, hook_event_name set to the event fired (where the hosts
 //     put it, when the input lacks it), and tool_input replaced by the
-//     latest updatedInput of an earlier hook in the chain, written as the
-//     hosts write it ("&", "<" and ">" not escaped). The fields
+//     latest updatedInput of an earlier hook in the chain (where the
+//     hosts put it, after tool_name, when the input lacks it), written as
+//     the hosts write it ("&", "<" and ">" not escaped). An event built
+//     from HookEvent's fields, read from no input, is written in Claude
+//     Code's order with the fields the hosts write whatever their value
+//     at their zero value (writtenAtZero). The fields
 //     bundlectl reads (cwd, tool_name, hook_event_name, ...) are read by
 //     exact key, as the hosts read them. Under a Gemini CLI "sequential"
 //     group the next hook is given the earlier answer spread over its
