@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/hosts"
 )
@@ -15,7 +16,9 @@ import (
 // TestSetupClaudeSettingsSpellings): a leading UTF-8 byte order mark is
 // skipped, and the rest must be plain JSON, an object: a file with a
 // comment or a trailing comma, or one holding an array, it ignores whole,
-// as if it were not there. A missing file (or JSON null) is (nil, nil).
+// as if it were not there; an empty file, or one of white space only
+// (TestClaudeSettingsEmpty), it reads as {}, and so does readSettings.
+// A missing file (or JSON null) is (nil, nil).
 // A file Claude Code ignores is an error here, a *hosts.SyntaxError
 // naming the line when it does not parse: the caller decides whether
 // ignoring it is safe.
@@ -28,6 +31,9 @@ func readSettings(path string) (map[string]any, error) {
 		return nil, err
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if jsTrimmed(string(data)) {
+		return map[string]any{}, nil
+	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		line := 1
@@ -44,4 +50,17 @@ func readSettings(path string) (map[string]any, error) {
 		return m, nil
 	}
 	return nil, &hosts.SyntaxError{Line: 1, Err: errors.New("not a JSON object (Claude Code ignores the whole file)")}
+}
+
+// jsTrimmed reports whether s is empty once JavaScript's String.trim
+// takes its white space and line terminators off: Claude Code reads such
+// a settings file as {} (it takes a byte order mark for white space too).
+func jsTrimmed(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+			return true
+		}
+		return r >= 0x2000 && r <= 0x200a
+	}) == ""
 }
