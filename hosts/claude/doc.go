@@ -25,8 +25,14 @@
 // "disableAllHooks": false, so that a settings file Claude Code drops as
 // invalid cannot bring the true back. Each file is read as Claude Code
 // reads it (readSettings): one it ignores whole (a comment, a trailing
-// comma, no JSON object) counts for nothing. One bundlectl cannot read
-// exec refuses, while setup and list name a switch that holds first.
+// comma, no JSON object) counts for nothing, an empty one is {}, and a
+// user, project, local or --settings file it drops for its schema counts
+// for nothing too, as far as a table of top-level keys tried with the
+// real CLI tells (schema.go: it errs toward "read", as a file taken for
+// dropped that Claude Code reads would be a fail-open for exec). Setup
+// refuses a user settings file so dropped: its lines would never run.
+// One bundlectl cannot read exec refuses, while setup and list name a
+// switch that holds first.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

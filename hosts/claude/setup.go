@@ -162,13 +162,37 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 			}
 		}
 	}
+	if err := userFileDropped(layers); err != nil {
+		return err
+	}
 	if o, _ := disableAllHooksOff(layers, true); o != nil {
 		return o.refusal(switchFix)
 	}
 	for _, l := range layers {
-		if l.unread != nil {
+		if _, schema := schemaDropped(l.unread); l.unread != nil && !schema {
 			return &hosts.SetupFileError{Path: l.file, Host: "claude", Err: l.unread, Gate: true}
 		}
+	}
+	return nil
+}
+
+// userFileDropped refuses a user settings file (the one setup writes its
+// lines to) that Claude Code drops for a value its schema refuses
+// (schemaDrop): setup's lines in it never run. A disableAllHooks that is
+// not a boolean is named as the switch it is.
+func userFileDropped(layers []switchLayer) error {
+	for _, l := range layers {
+		d, ok := schemaDropped(l.unread)
+		if !ok || !l.user {
+			continue
+		}
+		o := switchOff{layer: l, key: d.key, value: d.value}
+		if d.key == "disableAllHooks" {
+			return o.refusal(switchFix)
+		}
+		e := o.refusal(d.fix())
+		e.Setting = d.setting() + ", a value of the wrong type (Claude Code's settings schema wants " + d.want.phrase() + "), so Claude Code reads nothing of that file, its hooks neither,"
+		return e
 	}
 	return nil
 }

@@ -91,15 +91,18 @@ type switchLayer struct {
 	m map[string]any
 	// unread is why the file's settings count for nothing: a
 	// *hosts.SyntaxError for one Claude Code ignores whole (readSettings:
-	// a comment, a trailing comma, no JSON object), another error for one
+	// a comment, a trailing comma, no JSON object) or drops for a value
+	// its schema refuses (one holding a *schemaError), another error for one
 	// bundlectl cannot read. Whether that is safe is the caller's to say
 	// (exec: unreadableLayer; setup and list: SetupHooksOff).
 	unread error
 }
 
 // readSwitchLayers reads sources for their hook switches, each file as
-// Claude Code reads it (readSettings). A file it ignores, or that cannot
-// be read, is kept as a layer with nothing in it and why (unread). An
+// Claude Code reads it (readSettings), a user, project, local or
+// --settings file that fails its schema (schemaDrop) dropped whole. A
+// file it ignores or drops, or that cannot be read, is kept as a layer
+// with nothing in it and why (unread). An
 // inline --settings that is not a JSON object, or a --settings file that
 // does not exist, is refused (*hosts.HooksOffError): Claude Code stops on
 // it.
@@ -120,9 +123,23 @@ func readSwitchLayers(sources []settingsSource) ([]switchLayer, error) {
 				return nil, hosts.UnreadableSettings("claude", s.file, serr)
 			}
 		}
+		if d := schemaDrop(m); d != nil && !s.managed {
+			m, err = nil, dropped(s.file, d)
+		}
 		out = append(out, switchLayer{settingsSource: s, m: m, unread: err})
 	}
 	return out, nil
+}
+
+// dropped is the unread of a file Claude Code drops for d: a
+// *hosts.SyntaxError at the line of d's key, so that what counts a file
+// Claude Code ignores whole for nothing counts this one so too.
+func dropped(file string, d *schemaError) error {
+	line := 1
+	if data, err := os.ReadFile(file); err == nil {
+		line = keyLine(data, d.key)
+	}
+	return &hosts.SyntaxError{Line: line, Err: d}
 }
 
 // ignored reports whether err is readSettings' word that Claude Code

@@ -212,7 +212,10 @@ func TestLaunchPinsSwitch(t *testing.T) {
 	t.Run("undone", func(t *testing.T) {
 		h := newOwnHome(t)
 		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
-		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "statusLine": 5}`)
+		// A value of the right type at the top that fails deeper in, which
+		// bundlectl does not model (schemaDrop): the project file may be
+		// dropped, and the pin keeps the user's true from holding again.
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "permissions": {"allow": "Bash"}}`)
 		l, _, err := launchOwn(t, h, false, guardView, "-p", "hi")
 		if err != nil {
 			t.Fatal(err)

@@ -43,8 +43,10 @@ type execSwitchCase struct {
 //     the last file that sets it to anything but null decides, and
 //     anything but false and "false" turns it on (0 too);
 //   - Claude Code drops a user, project, local or --settings file that
-//     fails its schema (here a "statusLine": 5), its false with it, so a
-//     user's true holds again: exec, which cannot tell, pins the switch
+//     fails its schema (here a string "permissions.allow", deeper than
+//     bundlectl models the schema: TestExecClaudeSettingsSchema has the
+//     top-level values it does), its false with it, so a user's true
+//     holds again: exec, which cannot tell, pins the switch
 //     false in the --settings it gives Claude Code, and the guard runs;
 //     a managed file it reads all the same;
 //   - a --settings file that does not exist stops Claude Code; exec
@@ -74,40 +76,44 @@ func TestExecClaudeHooksSwitches(t *testing.T) {
 		{guardCase: guardCase{name: "managed true, a drop-in false", managed: map[string]string{"managed-settings.json": off, "managed-settings.d/50-org.json": on}, blocks: true}},
 		{guardCase: guardCase{name: "managed allowManagedHooksOnly \"false\"", managed: map[string]string{"managed-settings.json": `{"allowManagedHooksOnly": "false"}`}, blocks: true}},
 		{guardCase: guardCase{name: "managed allowManagedHooksOnly 0", managed: map[string]string{"managed-settings.json": `{"allowManagedHooksOnly": 0}`}}, refused: "/etc/claude-code/managed-settings.json", setting: `"allowManagedHooksOnly": 0`},
-		{guardCase: guardCase{name: "user true, an invalid project false", files: map[string]string{userFile: off, projectFile: `{"disableAllHooks": false, "statusLine": 5}`}}, pinned: true},
+		{guardCase: guardCase{name: "user true, an invalid project false", files: map[string]string{userFile: off, projectFile: `{"disableAllHooks": false, "permissions": {"allow": "Bash"}}`}}, pinned: true},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ran, blocked, res := runGuardCase(t, c.guardCase)
-			switch {
-			case c.hostRefuses && (ran || res.Exit != 1 || !strings.Contains(res.Stderr, c.hostSays)):
-				t.Fatalf("Claude Code alone did not refuse to start, saying %q: this test's premise (Claude Code 2.1.332) no longer holds\n%s", c.hostSays, res)
-			case !c.hostRefuses && (ran != c.blocks || blocked != c.blocks):
-				t.Fatalf("Claude Code alone ran the guard %v (blocked %v), want %v: this test's premise (Claude Code 2.1.332) no longer holds\n%s", ran, blocked, c.blocks, res)
-			}
-
-			marker := filepath.Join(t.TempDir(), markerName)
-			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
-			f := newTrustedFixture(t, a, marker)
-			writeCaseFiles(t, a, c.files)
-			a.Args = append([]string{"--allowedTools", "Bash"}, c.args...)
-			a.Launcher = f.launcher(t)
-			if c.managed != nil {
-				a.Launcher = append(overlayEtcAt(t, "claude-code", c.managed), a.Launcher...)
-			}
-			a.Env = c.env
-			res = a.Run(t, "make the marker")
-			if c.refused != "" {
-				file := execSource(a, c.refused)
-				checkRefused(t, a, f, res, file, strings.ReplaceAll(c.setting, "FILE", file))
-				return
-			}
-			if res.Exit != 0 {
-				t.Fatalf("exec did not start Claude Code, whose guard runs\n%s", res)
-			}
-			f.checkGuard(t, a, res, 0)
-		})
+		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
 	}
+}
+
+// runExecSwitchCase runs c with Claude Code alone (the premise), then
+// through bundlectl exec, and checks exec refuses or starts as c says.
+func runExecSwitchCase(t *testing.T, c execSwitchCase) {
+	ran, blocked, res := runGuardCase(t, c.guardCase)
+	switch {
+	case c.hostRefuses && (ran || res.Exit != 1 || !strings.Contains(res.Stderr, c.hostSays)):
+		t.Fatalf("Claude Code alone did not refuse to start, saying %q: this test's premise (Claude Code 2.1.332) no longer holds\n%s", c.hostSays, res)
+	case !c.hostRefuses && (ran != c.blocks || blocked != c.blocks):
+		t.Fatalf("Claude Code alone ran the guard %v (blocked %v), want %v: this test's premise (Claude Code 2.1.332) no longer holds\n%s", ran, blocked, c.blocks, res)
+	}
+
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	writeCaseFiles(t, a, c.files)
+	a.Args = append([]string{"--allowedTools", "Bash"}, c.args...)
+	a.Launcher = f.launcher(t)
+	if c.managed != nil {
+		a.Launcher = append(overlayEtcAt(t, "claude-code", c.managed), a.Launcher...)
+	}
+	a.Env = c.env
+	res = a.Run(t, "make the marker")
+	if c.refused != "" {
+		file := execSource(a, c.refused)
+		checkRefused(t, a, f, res, file, strings.ReplaceAll(c.setting, "FILE", file))
+		return
+	}
+	if res.Exit != 0 {
+		t.Fatalf("exec did not start Claude Code, whose guard runs\n%s", res)
+	}
+	f.checkGuard(t, a, res, 0)
 }
 
 // execSource is the name exec gives the source rel of an

@@ -1,0 +1,120 @@
+package claude
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// TestSetupSchemaDrop: Claude Code 2.1.332 drops a user settings file
+// holding a value its schema refuses, setup's lines with it (agenttest
+// TestSetupClaudeSettingsSchema), so setup refuses, naming the value and
+// showing its line, and list says the lines do not run. A key the schema
+// does not name, one with a fallback for a wrong value, one Claude Code
+// mends first (enabledMcpjsonServers), a null, and a wrong value deeper
+// in are read: bundlectl does not model them (schemaDrop). Setup once wrote
+// its lines beside a "statusLine": 5 and said done.
+func TestSetupSchemaDrop(t *testing.T) {
+	for _, c := range []struct {
+		settings, want string
+	}{
+		{`{"statusLine": 5}`, `"statusLine": 5, a value of the wrong type`},
+		{`{"model": 5}`, `"model": 5, a value`},
+		{`{"cleanupPeriodDays": "7"}`, `"cleanupPeriodDays": "7", a value`},
+		{`{"enabledPlugins": []}`, `"enabledPlugins": [], a value`},
+		{`{"statusLine": null}`, ""},
+		{`{"enabledMcpjsonServers": "a"}`, ""},
+		{`{"notASetting": 5}`, ""},
+		{`{"viewMode": 5}`, ""},
+		{`{"permissions": {"allow": "Bash"}}`, ""},
+		{`{"statusLine": {"type": "command", "command": "x"}, "model": "m"}`, ""},
+	} {
+		h := newOwnHome(t)
+		user := switchFiles(h)["user"]
+		writeRaw(t, user, "{\n  \"hooks\": {},\n"+strings.TrimPrefix(c.settings, "{"))
+		err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: h.env()})
+		var off *hosts.HooksOffError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want nil", c.settings, err)
+		case c.want != "" && (!errors.As(err, &off) || off.File != user || !strings.HasPrefix(off.Setting, c.want) || off.Pattern == ""):
+			t.Errorf("%s: %v, want %s… refused", c.settings, err, c.want)
+		case c.want != "":
+			checkHintShowsLine(t, off.Hint(), 3)
+		}
+	}
+}
+
+// checkHintShowsLine runs hint (a grep) and checks it prints line.
+func checkHintShowsLine(t *testing.T, hint string, line int) {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", hint).Output()
+	if err != nil || !strings.HasPrefix(string(out), fmt.Sprint(line)+":") {
+		t.Errorf("hint %s printed %q (%v), want line %d", hint, out, err, line)
+	}
+}
+
+// TestSetupSchemaDropElsewhere: a project or local file Claude Code drops
+// for its schema counts for nothing, and, as bundlectl knows it is
+// dropped, is no refusal either: its true holds nothing off, its false
+// undoes no earlier true. Setup once refused a workspace's true there
+// (its lines run) and would have, once it knew, refused the file as one
+// it could not read.
+func TestSetupSchemaDropElsewhere(t *testing.T) {
+	h := newOwnHome(t)
+	in := hosts.SetupInput{Environ: h.env(), Reentry: hosts.Reentry{Workspace: h.wd}}
+	writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": true, "statusLine": 5}`)
+	if err := (Host{}).SetupHooksOff(in); err != nil {
+		t.Errorf("a true in a dropped project file: %v, want nil", err)
+	}
+	writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": true}`)
+	writeRaw(t, switchFiles(h)["local"], `{"disableAllHooks": false, "model": 5}`)
+	var off *hosts.HooksOffError
+	if err := (Host{}).SetupHooksOff(in); !errors.As(err, &off) || off.File != switchFiles(h)["project"] {
+		t.Errorf("a project true, a false in a dropped local file: %v, want the project's true", err)
+	}
+}
+
+// TestExecSchemaDrop: exec counts a file Claude Code drops for its schema
+// for nothing, as Claude Code does (agenttest
+// TestExecClaudeSettingsSchema): a true in it keeps nothing from running
+// (exec once refused it), a false in it undoes no earlier true. A key
+// the schema does not name, and a managed file, are read.
+func TestExecSchemaDrop(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		args  []string
+		// refused is the layer exec names, "" when it starts.
+		refused string
+	}{
+		{"project true beside a wrong type", map[string]string{"project": `{"disableAllHooks": true, "statusLine": 5}`}, nil, ""},
+		{"local true beside a string for an array", map[string]string{"local": `{"disableAllHooks": true, "allowedHttpHookUrls": "x"}`}, nil, ""},
+		{"local true beside a null, not modelled", map[string]string{"local": `{"disableAllHooks": true, "model": null}`}, nil, "local"},
+		{"project true beside a value Claude Code mends", map[string]string{"project": `{"disableAllHooks": true, "enabledMcpjsonServers": "a"}`}, nil, "project"},
+		{"--settings file true beside a wrong type", map[string]string{"flag": `{"disableAllHooks": true, "statusLine": "x"}`}, []string{"--settings", "flag.json"}, ""},
+		{"user true, a dropped project false", map[string]string{"user": `{"disableAllHooks": true}`, "project": `{"disableAllHooks": false, "statusLine": 5}`}, nil, "user"},
+		{"project true beside an unknown key", map[string]string{"project": `{"disableAllHooks": true, "notASetting": 5}`}, nil, "project"},
+		{"project true beside a fallback key", map[string]string{"project": `{"disableAllHooks": true, "viewMode": 5}`}, nil, "project"},
+		{"managed true beside a wrong type", map[string]string{"managed": `{"disableAllHooks": true, "statusLine": 5}`}, nil, "managed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newOwnHome(t)
+			for layer, text := range c.files {
+				writeRaw(t, switchFiles(h)[layer], text)
+			}
+			_, _, err := launchOwn(t, h, false, guardView, append(c.args, "-p", "hi")...)
+			var off *hosts.HooksOffError
+			switch {
+			case c.refused == "" && err != nil:
+				t.Errorf("%v, want Claude Code started", err)
+			case c.refused != "" && (!errors.As(err, &off) || off.File != switchFiles(h)[c.refused]):
+				t.Errorf("%v, want %s's true refused", err, c.refused)
+			}
+		})
+	}
+}

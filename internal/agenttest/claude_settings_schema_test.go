@@ -1,0 +1,110 @@
+package agenttest
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/hosts/claude"
+)
+
+// TestExecClaudeSettingsSchema: Claude Code 2.1.332 drops a project,
+// local or --settings file holding a top-level value of the wrong type
+// for its settings schema ("statusLine": 5, where it wants an object;
+// a string for a boolean, a number or an array; an array for an
+// object), its disableAllHooks with it, while a key its schema does not
+// name, one whose schema falls back on a wrong value ("viewMode": 5), or
+// one it reads from managed settings only and deletes from the others
+// first ("deniedModels"), or one it mends before the check (a string
+// "enabledMcpjsonServers"), leaves the file read; a null it takes out of
+// some keys first, and bundlectl, not modelling it, counts the file read
+// (exec refuses where the guard would run: fail closed). exec counts such a file as Claude Code does (hosts/claude
+// schemaDrop): it once refused the dropped file's true, keeping a session
+// whose guards run from starting; now it starts it, and still refuses a
+// true beside an unknown key. A --settings file with a comment Claude
+// Code ignores whole, as the files it reads otherwise.
+func TestExecClaudeSettingsSchema(t *testing.T) {
+	const projectFile = "./.claude/settings.json"
+	const userFile = "~/.claude/settings.json"
+	for _, c := range []execSwitchCase{
+		{guardCase: guardCase{name: "project true beside a wrong type", files: map[string]string{projectFile: `{"disableAllHooks": true, "statusLine": 5}`}, blocks: true}},
+		{guardCase: guardCase{name: "local true beside a null, not modelled", files: map[string]string{"./.claude/settings.local.json": `{"disableAllHooks": true, "model": null}`}, blocks: true}, refused: "./.claude/settings.local.json", setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside a string for a boolean", files: map[string]string{projectFile: `{"disableAllHooks": true, "respectGitignore": "yes"}`}, blocks: true}},
+		{guardCase: guardCase{name: "project true beside a string for a number", files: map[string]string{projectFile: `{"disableAllHooks": true, "cleanupPeriodDays": "7"}`}, blocks: true}},
+		{guardCase: guardCase{name: "project true beside a string for an array", files: map[string]string{projectFile: `{"disableAllHooks": true, "allowedHttpHookUrls": "x"}`}, blocks: true}},
+		{guardCase: guardCase{name: "project true beside a value Claude Code mends", files: map[string]string{projectFile: `{"disableAllHooks": true, "enabledMcpjsonServers": "a"}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside an array for an object", files: map[string]string{projectFile: `{"disableAllHooks": true, "enabledPlugins": []}`}, blocks: true}},
+		{guardCase: guardCase{name: "--settings file true beside a wrong type", files: map[string]string{"./flag.json": `{"disableAllHooks": true, "model": 5}`}, args: []string{"--settings", "flag.json"}, blocks: true}},
+		{guardCase: guardCase{name: "--settings file true beside a comment", files: map[string]string{"./flag.json": "{\"disableAllHooks\": true /* mine */}"}, args: []string{"--settings", "flag.json"}, blocks: true}},
+		{guardCase: guardCase{name: "user true, a dropped project false", files: map[string]string{userFile: `{"disableAllHooks": true}`, projectFile: `{"disableAllHooks": false, "statusLine": 5}`}}, refused: userFile, setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside an unknown key", files: map[string]string{projectFile: `{"disableAllHooks": true, "notASetting": 5}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside a managed-only key", files: map[string]string{projectFile: `{"disableAllHooks": true, "deniedModels": 5}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside a fallback key", files: map[string]string{projectFile: `{"disableAllHooks": true, "viewMode": 5}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
+	} {
+		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+	}
+}
+
+// TestSetupClaudeSettingsSchema: with setup's lines in the user's
+// settings.json, Claude Code 2.1.332 runs none of them when the file also
+// holds a top-level value of the wrong type ("statusLine": 5): it drops
+// the whole file. setup refuses, naming the value, and list says the
+// lines do not run; setup once wrote its lines and said done. An unknown
+// key leaves the file read, and setup wires.
+func TestSetupClaudeSettingsSchema(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		key  string
+		v    any
+		off  bool
+	}{
+		{"statusLine 5", "statusLine", 5, true},
+		{"unknown key", "notASetting", 5, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := t.TempDir() + "/" + markerName
+			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+			f := newTrustedFixture(t, a, marker)
+			f.runSetup(t, a, "owls")
+			a.Settings[c.key] = c.v
+			a.Command(t, "owls")
+			a.Args = append(a.Args, "--allowedTools", "Bash")
+			res := a.Run(t, "touch the marker")
+			if _, err := os.Stat(marker); (err == nil) != c.off {
+				t.Fatalf("the guarded command ran: %v, want %v: this test's premise (Claude Code 2.1.332) no longer holds\n%s", err == nil, c.off, res)
+			}
+			refuse := ""
+			if c.off {
+				refuse = `"statusLine": 5, a value of the wrong type`
+			}
+			checkVerdict(t, a, f, nil, setupEnv(a), c.name, offVerdict(c.off, refuse, ""))
+		})
+	}
+}
+
+// TestClaudeSettingsSchemaTable: every key hosts/claude takes Claude
+// Code's settings schema to require a JSON type of (SettingsSchemaTypes)
+// makes Claude Code 2.1.332 drop a project settings file holding a value
+// of another type beside "disableAllHooks": true, so a plugin's guard
+// runs. A key it does not drop the file for would let exec start a
+// session whose guards a true in that file keeps from running: the
+// table first held five such keys (enabledMcpjsonServers and
+// disabledMcpjsonServers, given a string; modelPicker, modelPricing and
+// remoteControl, given one), taken from the schema alone.
+func TestClaudeSettingsSchemaTable(t *testing.T) {
+	wrong := map[string]string{"boolean": `"x"`, "string": `5`, "number": `"x"`, "array": `"x"`, "object": `"x"`}
+	types := claude.SettingsSchemaTypes()
+	keys := slices.Sorted(maps.Keys(types))
+	for _, k := range keys {
+		v, ok := wrong[types[k]]
+		if !ok {
+			t.Fatalf("%s: a type this test has no wrong value for: %s", k, types[k])
+		}
+		c := guardCase{name: k, files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: %s}`, k, v)}}
+		if ran, _, res := runGuardCase(t, c); !ran {
+			t.Errorf("%q: %s did not drop the file: Claude Code ran no guard\n%s", k, v, res)
+		}
+	}
+}
