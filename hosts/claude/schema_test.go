@@ -22,10 +22,10 @@ func TestSetupSchemaDrop(t *testing.T) {
 	for _, c := range []struct {
 		settings, want string
 	}{
-		{`{"statusLine": 5}`, `"statusLine": 5, a value of the wrong type`},
-		{`{"model": 5}`, `"model": 5, a value`},
-		{`{"cleanupPeriodDays": "7"}`, `"cleanupPeriodDays": "7", a value`},
-		{`{"enabledPlugins": []}`, `"enabledPlugins": [], a value`},
+		{`{"statusLine": 5}`, `"statusLine": 5 (Claude Code's settings schema wants an object there`},
+		{`{"model": 5}`, `"model": 5 (`},
+		{`{"cleanupPeriodDays": "7"}`, `"cleanupPeriodDays": "7" (`},
+		{`{"enabledPlugins": []}`, `"enabledPlugins": [] (`},
 		{`{"statusLine": null}`, ""},
 		{`{"enabledMcpjsonServers": "a"}`, ""},
 		{`{"notASetting": 5}`, ""},

@@ -191,7 +191,7 @@ func userFileDropped(layers []switchLayer) error {
 			return o.refusal(switchFix)
 		}
 		e := o.refusal(d.fix())
-		e.Setting = d.setting() + ", a value of the wrong type (Claude Code's settings schema wants " + d.want.phrase() + "), so Claude Code reads nothing of that file, its hooks neither,"
+		e.Setting = d.setting() + " (Claude Code's settings schema wants " + d.want.phrase() + " there, and drops the whole file for another type)"
 		return e
 	}
 	return nil

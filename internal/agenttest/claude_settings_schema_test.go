@@ -77,7 +77,7 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 			}
 			refuse := ""
 			if c.off {
-				refuse = `"statusLine": 5, a value of the wrong type`
+				refuse = `"statusLine": 5 (Claude Code's settings schema wants an object there`
 			}
 			checkVerdict(t, a, f, nil, setupEnv(a), c.name, offVerdict(c.off, refuse, ""))
 		})
