@@ -548,7 +548,7 @@ func hooksOff(args, env []string, cwd string) (undone bool, err error) {
 	}
 	o, undone := disableAllHooksOff(layers, false)
 	if o != nil {
-		return false, o.refusal(fix)
+		return false, o.refusalIn(layers, fix)
 	}
 	return undone, nil
 }

@@ -74,8 +74,8 @@ func TestSetupSchemaDropElsewhere(t *testing.T) {
 	writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": true}`)
 	writeRaw(t, switchFiles(h)["local"], `{"disableAllHooks": false, "model": 5}`)
 	var off *hosts.HooksOffError
-	if err := (Host{}).SetupHooksOff(in); !errors.As(err, &off) || off.File != switchFiles(h)["project"] {
-		t.Errorf("a project true, a false in a dropped local file: %v, want the project's true", err)
+	if err := (Host{}).SetupHooksOff(in); !errors.As(err, &off) || off.File != switchFiles(h)["project"] || !strings.Contains(off.Setting, "does not undo it: Claude Code drops that file, as its \"model\": 5 fails") {
+		t.Errorf("a project true, a false in a dropped local file: %v, want the project's true, and why the local false does not undo it", err)
 	}
 }
 
@@ -114,6 +114,8 @@ func TestExecSchemaDrop(t *testing.T) {
 				t.Errorf("%v, want Claude Code started", err)
 			case c.refused != "" && (!errors.As(err, &off) || off.File != switchFiles(h)[c.refused]):
 				t.Errorf("%v, want %s's true refused", err, c.refused)
+			case c.name == "user true, a dropped project false" && !strings.Contains(off.Setting, `false of "`+switchFiles(h)["project"]+`" does not undo it: Claude Code drops that file, as its "statusLine": 5 fails`):
+				t.Errorf("%v, want the dropped project file named", err)
 			}
 		})
 	}

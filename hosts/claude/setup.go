@@ -166,7 +166,7 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 		return err
 	}
 	if o, _ := disableAllHooksOff(layers, true); o != nil {
-		return o.refusal(switchFix)
+		return o.refusalIn(layers, switchFix)
 	}
 	for _, l := range layers {
 		if _, schema := schemaDropped(l.unread); l.unread != nil && !schema {

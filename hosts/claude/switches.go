@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -96,6 +97,10 @@ type switchLayer struct {
 	// bundlectl cannot read. Whether that is safe is the caller's to say
 	// (exec: unreadableLayer; setup and list: SetupHooksOff).
 	unread error
+	// dropped are the settings of a file Claude Code drops for its
+	// schema (schemaDrop): they count for nothing, but a message can say
+	// why a false there undoes nothing (undoneInDropped).
+	dropped map[string]any
 }
 
 // readSwitchLayers reads sources for their hook switches, each file as
@@ -123,10 +128,11 @@ func readSwitchLayers(sources []settingsSource) ([]switchLayer, error) {
 				return nil, hosts.UnreadableSettings("claude", s.file, serr)
 			}
 		}
+		var drop map[string]any
 		if d := schemaDrop(m); d != nil && !s.managed {
-			m, err = nil, dropped(s.file, d)
+			m, drop, err = nil, m, dropped(s.file, d)
 		}
-		out = append(out, switchLayer{settingsSource: s, m: m, unread: err})
+		out = append(out, switchLayer{settingsSource: s, m: m, unread: err, dropped: drop})
 	}
 	return out, nil
 }
@@ -235,6 +241,29 @@ func managedOnlyOff(layers []switchLayer) *switchOff {
 		return nil
 	}
 	return decides
+}
+
+// refusalIn is o's refusal with fix, saying, when a later layer's false
+// would have undone o's true but Claude Code drops that file for its
+// schema, why it does not: the user sees that false and would otherwise
+// take the refusal for a mistake.
+func (o switchOff) refusalIn(layers []switchLayer, fix string) *hosts.HooksOffError {
+	e := o.refusal(fix)
+	if o.key != "disableAllHooks" || o.value != true {
+		return e
+	}
+	after := false
+	for _, l := range layers {
+		if l.file == o.layer.file && l.flag == o.layer.flag && l.managed == o.layer.managed {
+			after = true
+			continue
+		}
+		if d, ok := schemaDropped(l.unread); ok && after && l.dropped["disableAllHooks"] == false {
+			e.Setting += fmt.Sprintf(` (the "disableAllHooks": false of %s does not undo it: Claude Code drops that file, as its %s fails Claude Code's settings schema)`, bundle.Quote(l.file), d.setting())
+			return e
+		}
+	}
+	return e
 }
 
 // refusal is the HooksOffError of o, with fix: the source's line shown

@@ -12,9 +12,10 @@ import (
 type execSwitchCase struct {
 	guardCase
 	// refused is the source exec names when it refuses ("~/…" and "./…"
-	// as in files, "/etc/claude-code/…", or "--settings"), with setting;
-	// "" when exec starts Claude Code. exec refuses exactly when the
-	// guard does not run, but for pinned.
+	// as in files, "/etc/claude-code/…", or "--settings"), with setting
+	// (FILE in it stands for that source's file, WORKDIR for the working
+	// directory); "" when exec starts Claude Code. exec refuses exactly
+	// when the guard does not run, but for pinned.
 	refused, setting string
 	// pinned: Claude Code alone runs no guard, because it drops the file
 	// whose false undoes a true, and exec starts it with the switch
@@ -107,7 +108,7 @@ func runExecSwitchCase(t *testing.T, c execSwitchCase) {
 	res = a.Run(t, "make the marker")
 	if c.refused != "" {
 		file := execSource(a, c.refused)
-		checkRefused(t, a, f, res, file, strings.ReplaceAll(c.setting, "FILE", file))
+		checkRefused(t, a, f, res, file, strings.NewReplacer("FILE", file, "WORKDIR", a.Workdir).Replace(c.setting))
 		return
 	}
 	if res.Exit != 0 {
