@@ -93,13 +93,13 @@ type switchLayer struct {
 	// unread is why the file's settings count for nothing: a
 	// *hosts.SyntaxError for one Claude Code ignores whole (readSettings:
 	// a comment, a trailing comma, no JSON object) or drops for a value
-	// its schema refuses (one holding a *schemaError), another error for one
-	// bundlectl cannot read. Whether that is safe is the caller's to say
+	// its schema refuses (one holding a *schemaError), another error for
+	// one bundlectl cannot read. Whether that is safe is the caller's to say
 	// (exec: unreadableLayer; setup and list: SetupHooksOff).
 	unread error
 	// dropped are the settings of a file Claude Code drops for its
 	// schema (schemaDrop): they count for nothing, but a message can say
-	// why a false there undoes nothing (undoneInDropped).
+	// why a false there undoes nothing (refusalIn).
 	dropped map[string]any
 }
 
@@ -107,10 +107,9 @@ type switchLayer struct {
 // Claude Code reads it (readSettings), a user, project, local or
 // --settings file that fails its schema (schemaDrop) dropped whole. A
 // file it ignores or drops, or that cannot be read, is kept as a layer
-// with nothing in it and why (unread). An
-// inline --settings that is not a JSON object, or a --settings file that
-// does not exist, is refused (*hosts.HooksOffError): Claude Code stops on
-// it.
+// with nothing in it and why (unread). An inline --settings that is not
+// a JSON object, or a --settings file that does not exist, is refused
+// (*hosts.HooksOffError): Claude Code stops on it.
 func readSwitchLayers(sources []settingsSource) ([]switchLayer, error) {
 	var out []switchLayer
 	for _, s := range sources {
