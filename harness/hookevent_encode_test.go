@@ -40,7 +40,7 @@ func (r referenceEvent) MarshalJSON() ([]byte, error) {
 		if len(b) > 0 {
 			b = append(b, ',')
 		}
-		name, _ := json.Marshal(k)
+		name, _ := jsonobj.MarshalNoEscape(k) // as the old eventWriter.member wrote a name that is not plain
 		b = append(append(append(b, name...), ':'), v...)
 	}
 	const nameKey = "hook_event_name"
@@ -83,7 +83,10 @@ func FuzzHookEventEncode(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"tool_name":"Bash","tool_input":{ "command" : "ls" },"x":[1, {"y":null}]}`,
 		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `{"prompt":"\u202e \u2028 <&>"}`,
 		`{"cwd":"/w/\ud800","tool_name":"Bash\udc00","x":"\ud800","prompt":"caf\u00e9"}`, "{\"Tool_Name\":\"Bash\",\"k\u2029\":\"\\u2028\",\"CWD\":\"/\"}",
-		`{"session_id":"s","cwd":"/w","permission_mode":"default","tool_name":"Bash"}`} {
+		`{"session_id":"s","cwd":"/w","permission_mode":"default","tool_name":"Bash"}`,
+		// a name that is not plain and holds "<", ">" or "&": written as
+		// the hosts write it, unescaped
+		`{"<\"":1,"a&\n>":"<"}`} {
 		f.Add([]byte(s), []byte(`{"command": "ls -a", "n": [1,2]}`), "ask\u2028 <me>")
 	}
 	f.Fuzz(func(t *testing.T, data, toolInput []byte, prompt string) {
