@@ -204,3 +204,44 @@ func FuzzAppendCompact(f *testing.F) {
 		}
 	})
 }
+
+// TestScanFoldAtThreshold: two names equal in letter case only under
+// Unicode's folding (the Kelvin sign and "k", "ſ" and "s", "ǅ" and "ǆ",
+// "µ" and "μ", an escaped spelling of either, a surrogate pair) are
+// refused inside the top level whether the object compares its names one
+// by one (up to smallObject) or through the set (past it), with the
+// second name just before, at and after the switch; names that only look
+// alike (dotless "ı" and "i", "İ" and "i", "ß" and "ss") are not, and
+// nothing here is decided otherwise than by the token walk. Two lone
+// surrogates, or an escaped and a plain spelling, are the same name
+// (U+FFFD, "tool") even at the top level.
+func TestScanFoldAtThreshold(t *testing.T) {
+	for _, c := range []struct {
+		a, b        string
+		same, exact bool // equal folded; equal as encoding/json decodes them
+	}{
+		{`K`, "\u212a", true, false}, {`k`, `\u212A`, true, false}, {`s`, "\u017f", true, false}, {`S`, `\u017f`, true, false},
+		{"\u01c4", "\u01c5", true, false}, {"\u01c5", `\u01c6`, true, false}, {"\u00b5", "\u039c", true, false}, {"\u03c3", "\u03c2", true, false},
+		{`\ud801\udc00`, "\U00010428", true, false}, {`a\u0000`, `A\u0000`, true, false}, {`\u0074ool`, `TOOL`, true, false},
+		{"i", "\u0131", false, false}, {"i", "\u0130", false, false}, {"ss", "\u00df", false, false}, {`\ud800`, `\udc00`, true, true}, {`\u0074ool`, `tool`, true, true},
+	} {
+		for fillers := smallObject - 2; fillers <= smallObject+1; fillers++ {
+			for _, inside := range []bool{false, true} {
+				var b strings.Builder
+				b.WriteString(`{`)
+				for i := range fillers {
+					b.WriteString(`"f` + itoa(i) + `":1,`)
+				}
+				b.WriteString(`"` + c.a + `":1,"` + c.b + `":2}`)
+				data := b.String()
+				if inside {
+					data = `{"tool_input":` + data + `}`
+				}
+				_, _, ok := Scan([]byte(data), UniqueFoldedInside)
+				if want := tokenCheck([]byte(data), UniqueFoldedInside); ok != want || ok == (c.exact || inside && c.same) {
+					t.Errorf("%q then %q after %d names (inside %v): Scan ok %v, the token walk %v", c.a, c.b, fillers, inside, ok, want)
+				}
+			}
+		}
+	}
+}
