@@ -245,3 +245,26 @@ func TestScanFoldAtThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendCompactDecodesNoName: AppendCompact only copies an object's
+// names, so it decodes none: a tool_input of a million escaped names
+// ("\u0041…") took seconds when its check collected the top-level
+// members, each name decoded by json.Unmarshal, and threw them away.
+func TestAppendCompactDecodesNoName(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := range 1000 {
+		b.WriteString(`"\u0041` + itoa(i) + `":1,`)
+	}
+	b.WriteString(`"z":1}`)
+	src := []byte(b.String())
+	dst := make([]byte, 0, 2*len(src))
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, err := AppendCompact(dst, src); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 10 {
+		t.Errorf("AppendCompact of 1000 escaped names: %v allocations, want none a name", allocs)
+	}
+}
