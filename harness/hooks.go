@@ -383,11 +383,11 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 
 // readEventObject reads the members of the event object data, in the
 // order written, each value a copy of its bytes: one pass (jsonobj.Scan)
-// that also refuses what checkEventValue refuses.
+// that also refuses what checkEventValue refuses, worded by its walk.
 func readEventObject(data []byte) ([]jsonobj.Member, error) {
 	members, isObject, ok := jsonobj.Scan(data, jsonobj.UniqueFoldedInside)
 	if !ok {
-		err := checkEventValue(data) // says why
+		err := walkCheck(data, true) // says why (Scan, just run, would only refuse again)
 		if err == nil {
 			err = errors.New("not one JSON value with each key once")
 		}
