@@ -480,9 +480,10 @@ func (p *proxy) settleReplies(line []byte) []byte {
 }
 
 // strictAnswer reports whether obj, a reply, is an answer every host
-// reads: "jsonrpc" "2.0", "id", and either "result", an object, or
-// "error", an object with an integer "code" and a string "message";
-// each once (names with their escapes read), and no other member.
+// reads: "jsonrpc" "2.0", "id", and either "result", an object
+// (resultObject), or "error", an object with an integer "code" and a
+// string "message" (errorObject); each once (names with their escapes
+// read), no other member, and nested at most maxAnswerDepth deep.
 func strictAnswer(obj []byte) bool {
 	jsonrpc, ids, answers, other := 0, 0, 0, false
 	forMembers(obj, func(raw []byte, v span) bool {
@@ -494,7 +495,7 @@ func strictAnswer(obj []byte) bool {
 		case nameIs(raw, "id"):
 			ids++
 		case nameIs(raw, "result"):
-			other = other || firstByte(val) != '{'
+			other = other || !resultObject(val)
 			answers++
 		case nameIs(raw, "error"):
 			other = other || !errorObject(val)
@@ -504,7 +505,35 @@ func strictAnswer(obj []byte) bool {
 		}
 		return !other
 	})
-	return !other && jsonrpc == 1 && ids == 1 && answers == 1
+	return !other && jsonrpc == 1 && ids == 1 && answers == 1 && nestsWithin(obj, maxAnswerDepth)
+}
+
+// maxAnswerDepth is how deep the containers of an answer may nest, its
+// own object included: Codex 0.171.0 reads a message with serde_json,
+// whose recursion limit refuses one nested 128 deep, so it never sees
+// such an answer (the TypeScript SDK's hosts read it).
+const maxAnswerDepth = 127
+
+// nestsWithin reports whether the objects and arrays of v, valid JSON,
+// nest at most limit deep.
+func nestsWithin(v []byte, limit int) bool {
+	if len(v) < 2*(limit+1) {
+		return true // each level takes two bytes at least
+	}
+	depth := 0
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '"':
+			i = stringEnd(v, i) - 1
+		case '{', '[':
+			if depth++; depth > limit {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // isVersion2 reports whether v is the JSON string "2.0", however
@@ -517,26 +546,52 @@ func isVersion2(v []byte) bool {
 	return ok && s == "2.0"
 }
 
-// errorObject reports whether v is a JSON-RPC error object as the hosts
-// read one: an integer "code" and a string "message" (and "data" or
-// anything else besides).
+// resultObject reports whether v is a result object as the hosts read
+// one: an object whose "_meta", if it has one, is an object. Claude Code
+// 2.1.332 and Gemini CLI 0.61.0 (the MCP TypeScript SDK's schemas)
+// take no answer whose result has another "_meta" for one.
+func resultObject(v []byte) bool {
+	if firstByte(v) != '{' {
+		return false
+	}
+	ok := true
+	forMembers(v, func(raw []byte, s span) bool {
+		if nameIs(raw, "_meta") && firstByte(v[s.start:s.end]) != '{' {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// errorObject reports whether v is a JSON-RPC error object as every host
+// reads one: "code" an integer that fits 32 bits (Codex 0.171.0 reads it
+// into an i32, the TypeScript SDK's hosts take only a safe integer) and
+// "message" a string, each once, and "data" at most once (Codex takes no
+// error object that repeats one of its members), with anything else
+// besides.
 func errorObject(v []byte) bool {
 	if firstByte(v) != '{' {
 		return false
 	}
-	code, message := false, false
+	codes, messages, data := 0, 0, 0
+	ok := true
 	forMembers(v, func(raw []byte, s span) bool {
 		val := v[s.start:s.end]
 		switch {
 		case nameIs(raw, "code"):
-			_, err := strconv.ParseInt(string(val), 10, 64)
-			code = err == nil
+			_, err := strconv.ParseInt(string(val), 10, 32)
+			ok = ok && err == nil
+			codes++
 		case nameIs(raw, "message"):
-			message = firstByte(val) == '"'
+			ok = ok && firstByte(val) == '"'
+			messages++
+		case nameIs(raw, "data"):
+			data++
 		}
-		return true
+		return ok
 	})
-	return code && message
+	return ok && codes == 1 && messages == 1 && data <= 1
 }
 
 // eachInBatch applies f to every message of the batch line and returns

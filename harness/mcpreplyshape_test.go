@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -38,6 +40,22 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"error":{"message":"m"}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"m"}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":2}}`,
+		// Codex reads the code into an i32, the TypeScript SDK's hosts
+		// only a safe integer; Codex takes no error object repeating a
+		// member; the TypeScript SDK's hosts no result whose _meta is
+		// not an object.
+		`{"jsonrpc":"2.0","id":1,"error":{"code":2147483648,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-2147483649,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":9007199254740993,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"first","message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"code":2,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":1,"d\u0061ta":2}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"_meta":1,"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"_meta":null,"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"_meta":{},"\u005fmeta":[],"content":[]}}`,
+		// Codex's serde_json reads nothing nested 128 deep.
+		`{"jsonrpc":"2.0","id":1,"result":{"x":` + strings.Repeat("[", 126) + strings.Repeat("]", 126) + `}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":` + strings.Repeat(`{"a":`, 126) + `1` + strings.Repeat("}", 126) + `}}`,
 	} {
 		if out := p.settleReplies([]byte(reply)); out != nil {
 			t.Errorf("the server's %s was relayed as %s; want it dropped", reply, out)
@@ -52,5 +70,17 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 	in := `{"id":1,"\u0072esult":{"content":[]},"jsonrpc":"2\u002e0"}`
 	if out := string(p.settleReplies([]byte(in))); out != `{"id":"c1","\u0072esult":{"content":[]},"jsonrpc":"2\u002e0"}` || p.calls["1"] != nil {
 		t.Errorf("the server's %s was relayed as %s, calls %v; want call c1's answer", in, out, p.calls)
+	}
+	for i, in := range []string{
+		`{"jsonrpc":"2.0","id":2,"result":{"_meta":{"k":1},"content":[],"Meta":1}}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-2147483648,"message":"m","data":{"x":1},"Code":"x"}}`,
+		`{"jsonrpc":"2.0","id":4,"error":{"code":2147483647,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{"x":` + strings.Repeat("[", 125) + `"[[[{{{"` + strings.Repeat("]", 125) + `}}`,
+	} {
+		id := fmt.Sprintf("c%d", i+2)
+		p.track([]byte(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"a"}}`))
+		if out := p.settleReplies([]byte(in)); !bytes.Contains(out, []byte(`"id":"`+id+`"`)) {
+			t.Errorf("the server's %s was relayed as %s; want call %s's answer", in, out, id)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,15 @@ const shapes = {
   "extra-member": (id) => '{"jsonrpc":"2.0","id":' + id + ',"x":1,"result":{"content":[{"type":"text","text":"extra answer"}]}}',
   "result-and-error": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"error answer"},"result":{"content":[{"type":"text","text":"result answer"}]}}',
   "no-version": (id) => '{"id":' + id + ',"result":{"content":[{"type":"text","text":"unversioned answer"}]}}',
+  "meta-not-object": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{"_meta":1,"content":[{"type":"text","text":"meta answer"}]}}',
+  "code-past-int32": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":2147483648,"message":"big code answer"}}',
+  "message-twice": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"first","message":"twice answer"}}',
 };
+// "deep-N": an answer whose containers nest N deep, the message's own
+// object and its result included.
+const deep = (n) => (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"deep answer"}],"x":' +
+  "[".repeat(n - 2) + "]".repeat(n - 2) + '}}';
+const shape = (mode) => mode.startsWith("deep-") ? deep(Number(mode.slice(5))) : shapes[mode];
 let buf = "";
 process.stdin.on("data", (d) => {
   buf += d;
@@ -37,7 +46,7 @@ process.stdin.on("data", (d) => {
       send(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {tools: [{name: "hold", description: "Hold.",
         inputSchema: {type: "object", properties: {query: {type: "string"}}}}]}}));
     } else if (m.method === "tools/call") {
-      send(shapes[mode](JSON.stringify(m.id)));
+      send(shape(mode)(JSON.stringify(m.id)));
     } else if (m.id !== undefined && m.method !== undefined) {
       send(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {}}));
     }
@@ -59,7 +68,8 @@ process.stdin.on("data", (d) => {
 // reviewed 2 s reaches the model; a well-formed answer still does.
 // (The test fails on what reaches the model, not on a time.)
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
-	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version"}
+	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
+		"meta-not-object", "code-past-int32", "message-twice", "deep-127", "deep-128"}
 	if m := os.Getenv("SHAPES"); m != "" {
 		modes = strings.Split(m, ",")
 	}
@@ -71,11 +81,14 @@ func TestHostsMCPProxyReplyShapes(t *testing.T) {
 				serveThroughProxy(t, a, command, args, 30)
 				res := a.Run(t, "look up owl")
 				want := "passed its reviewed timeout of 2 s"
-				if mode == "well-formed" {
+				switch mode {
+				case "well-formed":
 					want = "plain answer"
+				case "deep-127":
+					want = "deep answer"
 				}
 				if next, ok := lastAt(a, 1); !ok || !next.Contains(want) {
-					t.Fatalf("%q did not reach the model after the server's %s reply\n%s\n%s", want, mode, res, a.Model.Dump())
+					t.Fatalf("%q did not reach the model after the server's %s reply; it got %q\n%s\n%s", want, mode, toolOutcome(next), res, a.Model.Dump())
 				}
 			})
 		}
@@ -101,4 +114,18 @@ func shapeKit(t *testing.T, a *Agent, home, mode string) (string, []string) {
 	t.Cleanup(func() { Writable(home) })
 	trustBundle(t, home, a.Workdir, "shapekit")
 	return Bundlectl(t), []string{"--home", home, "--workspace", a.Workdir, "mcp", "shapekit", "srv"}
+}
+
+// toolOutcome is the tool result in a model request: what follows the
+// last tool_result (Claude Code), function_call_output (Codex) or
+// functionResponse (Gemini CLI) in its body.
+func toolOutcome(r Request) string {
+	at := -1
+	for _, k := range []string{"tool_result", "function_call_output", "functionResponse"} {
+		at = max(at, bytes.LastIndex(r.Body, []byte(k)))
+	}
+	if at < 0 {
+		return ""
+	}
+	return string(r.Body[at:min(len(r.Body), at+600)])
 }
