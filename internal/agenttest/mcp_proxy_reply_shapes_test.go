@@ -64,8 +64,13 @@ process.stdin.on("data", (d) => {
 // Claude Code and Gemini CLI not one with another member (Codex did),
 // Codex and Gemini CLI not {"jsonrpc","id"} alone (Claude Code did,
 // at 2 s) nor one with both a result and an error (Claude Code did).
+// Nor, of the strict shape, did Codex read an error with code 2147483648
+// (an i32 to it) or with "message" twice, or an answer nested 128 deep
+// (serde_json's limit; it read 127), nor Gemini CLI a result whose
+// "_meta" is 1 (Claude Code answered that with an error of its own).
 // Now the proxy drops each, the call stays timed, and its error at the
-// reviewed 2 s reaches the model; a well-formed answer still does.
+// reviewed 2 s reaches the model; a well-formed answer, and one nested
+// 127 deep, still do.
 // (The test fails on what reaches the model, not on a time.)
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
 	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
