@@ -46,6 +46,22 @@ func FuzzJudgeWalkedAsDecoded(f *testing.F) {
 		` { "jsonrpc" : "2.0" , "id" : 1 , "method" : "tools/call" , "params" : { "name" : "echo" } } `,
 		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all"}},{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"d\u0065lete_all"}}`,
+		// The walker's own string reading: escapes it skips over in a
+		// name or a value, pairs and lone surrogates, NUL, an escaped
+		// quote or backslash before the closing one, and deep values.
+		`{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud835\udc1delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"delete_all\ud800"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\udc00","name":"delete_all\u0000x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x\"":"\\","name\\":1,"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":"\"\\","method":"tools/call","params":{"a":{"name":"echo"},"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":` + strings.Repeat(`[{"name":"echo"},`, 200) + `1` + strings.Repeat("]", 200) + `,"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","id":-0.0,"method":"tools/call","params":{"name":"\uFEFFdelete_all"}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}\t,\"PARAMS\"\r\n:{\"Name\":\"delete_all\"}}",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"},"params":[]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","\u0070arams":{"\u004e\u0041\u004d\u0045":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","paramſ":{"name":"delete_all"}}`,
 	} {
 		f.Add([]byte(s))
 	}
