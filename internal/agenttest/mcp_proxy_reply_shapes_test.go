@@ -22,6 +22,7 @@ const shapes = {
   "extra-member": (id) => '{"jsonrpc":"2.0","id":' + id + ',"x":1,"result":{"content":[{"type":"text","text":"extra answer"}]}}',
   "result-and-error": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"error answer"},"result":{"content":[{"type":"text","text":"result answer"}]}}',
   "no-version": (id) => '{"id":' + id + ',"result":{"content":[{"type":"text","text":"unversioned answer"}]}}',
+  "data-twice": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"data twice answer","data":1,"data":2}}',
   "meta-not-object": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{"_meta":1,"content":[{"type":"text","text":"meta answer"}]}}',
   "code-past-int32": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":2147483648,"message":"big code answer"}}',
   "message-twice": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"first","message":"twice answer"}}',
@@ -65,7 +66,7 @@ process.stdin.on("data", (d) => {
 // Codex and Gemini CLI not {"jsonrpc","id"} alone (Claude Code did,
 // at 2 s) nor one with both a result and an error (Claude Code did).
 // Nor, of the strict shape, did Codex read an error with code 2147483648
-// (an i32 to it) or with "message" twice, or an answer nested 128 deep
+// (an i32 to it) or with "message" or "data" twice, or an answer nested 128 deep
 // (serde_json's limit; it read 127), nor Gemini CLI a result whose
 // "_meta" is 1 (Claude Code answered that with an error of its own).
 // Now the proxy drops each, the call stays timed, and its error at the
@@ -74,7 +75,7 @@ process.stdin.on("data", (d) => {
 // (The test fails on what reaches the model, not on a time.)
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
 	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
-		"meta-not-object", "code-past-int32", "message-twice", "deep-127", "deep-128"}
+		"meta-not-object", "code-past-int32", "message-twice", "data-twice", "deep-127", "deep-128"}
 	if m := os.Getenv("SHAPES"); m != "" {
 		modes = strings.Split(m, ",")
 	}
