@@ -94,8 +94,8 @@ func startedIn(dir string) string {
 }
 
 // projectRoot is the nearest directory from dir up that holds one of
-// markers (a file, a directory or a link to either; a dangling link does
-// not count), as Codex finds a project's root, or dir itself when none
+// markers (holdsMarker: a file, a directory or a link to either; a
+// dangling link, or a .git directory with no HEAD, does not count), as Codex finds a project's root, or dir itself when none
 // does or markers is empty.
 func projectRoot(dir string, markers []string) string {
 	if len(markers) == 0 {
@@ -103,7 +103,7 @@ func projectRoot(dir string, markers []string) string {
 	}
 	for d := dir; ; d = filepath.Dir(d) {
 		for _, m := range markers {
-			if _, err := os.Stat(joinMarker(d, m)); err == nil {
+			if holdsMarker(d, m) {
 				return d
 			}
 		}
@@ -111,6 +111,18 @@ func projectRoot(dir string, markers []string) string {
 			return dir
 		}
 	}
+}
+
+// holdsMarker reports whether dir holds marker as Codex 0.171 looks for
+// one: anything by that name, but for ".git" only what holdsGit takes
+// for a git work tree's top (an empty .git directory roots nothing;
+// internal/agenttest TestCodexProjectRoot).
+func holdsMarker(dir, marker string) bool {
+	if marker == ".git" {
+		return holdsGit(dir)
+	}
+	_, err := os.Stat(joinMarker(dir, marker))
+	return err == nil
 }
 
 // joinMarker is marker looked for in dir as Codex joins the two: an
@@ -133,7 +145,7 @@ func joinMarker(dir, marker string) string {
 func gitTrustRoot(dir string) string {
 	top := ""
 	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+		if holdsGit(d) {
 			top = d
 			break
 		}
@@ -150,6 +162,25 @@ func gitTrustRoot(dir string) string {
 		return ""
 	}
 	return linkedWorktreeMain(top, gitDir)
+}
+
+// holdsGit reports whether Codex 0.171 takes dir for the top of a git
+// work tree: its .git is a file (or a link to one), or a directory (or a
+// link to one) holding a HEAD (a file, a directory or a link to either;
+// a dangling link is none). A .git directory without one is passed over
+// for the next one up, so an empty .git a project ships does not hide a
+// trusted repository around it (internal/agenttest TestCodexProjectRoot).
+func holdsGit(dir string) bool {
+	dotGit := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return false
+	}
+	if !fi.IsDir() {
+		return true
+	}
+	_, err = os.Stat(filepath.Join(dotGit, "HEAD"))
+	return err == nil
 }
 
 // maxGitRecord bounds a file of git's that Codex reads for trust: a

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"os/exec"
@@ -17,8 +18,8 @@ import (
 // worktree of the repository ws/main ("worktree"; "separate inside" or
 // "separate outside" with its git directory in ws/main or beside it, and
 // the plugin enabled in ws/wt/.codex/config.toml), out/link a symbolic
-// link to ws/sub ("link"), or ws/.codex one to the CODEX_HOME home
-// ("home").
+// link to ws/sub ("link"), ws/.codex one to the CODEX_HOME home
+// ("home"), or ws/sub/.git/HEAD a dangling one ("dangling HEAD").
 func projectLayout(t *testing.T, root, layout string) {
 	t.Helper()
 	switch layout {
@@ -42,6 +43,10 @@ func projectLayout(t *testing.T, root, layout string) {
 			}
 		}
 		writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), `[plugins."a@m"]`+"\nenabled = true\n")
+	case "dangling HEAD":
+		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", "sub", ".git", "HEAD")); err != nil {
+			t.Fatal(err)
+		}
 	case "home":
 		if err := os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "ws", ".codex")); err != nil {
 			t.Fatal(err)
@@ -160,8 +165,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "marker from a -c flag", files: map[string]string{"home/config.toml": trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", args: []string{"-c", `project_root_markers=["mark"]`}, loads: true},
 		{name: "marker from the profile", files: map[string]string{"home/config.toml": trust("ws"), "home/p.config.toml": markers, "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", args: []string{"-p", "p"}, loads: true},
 		{name: "marker in a project file is not read", files: map[string]string{"home/config.toml": trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": markers + on}, cwd: "sub"},
-		{name: "markers empty, git top trusted, the working directory's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
-		{name: "markers empty, git top trusted, the top's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
+		{name: "markers empty, git top trusted, the working directory's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "markers empty, git top trusted, the top's file", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "worktree of a trusted repository", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree", cwd: "wt", loads: true},
 		{name: "worktree of a repository whose git directory is inside it", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside", cwd: "wt", loads: true},
 		{name: "worktree of a repository whose git directory is elsewhere", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate outside", cwd: "wt"},
@@ -172,15 +177,21 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "forged worktree: no commondir record", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: no commondir", cwd: "wt"},
 		{name: "forged worktree: a linked gitdir record", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: linked gitdir record", cwd: "wt"},
 		{name: "worktree of an untrusted repository", files: map[string]string{"home/config.toml": trust("ws")}, layout: "worktree", cwd: "wt"},
-		{name: "working directory untrusted below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + untrust("ws/sub"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "working directory untrusted below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + untrust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
 		{name: "dangling .git link at a trusted top", files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": on}, layout: "->", cwd: "sub"},
-		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": trust(""), ".git/": "", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
-		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/": "", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
+		{name: "empty .git directory below a trusted repository, the working directory's file", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "empty .git directory below a trusted repository, the top's file", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "empty .git directory below a trusted marker, the top's file", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n" + trust("ws"), "ws/mark": "", "ws/sub/.git/": "", "ws/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: ".git directory with a dangling HEAD link below a trusted repository", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "dangling HEAD", cwd: "sub", loads: true},
+		{name: ".git directory with only a HEAD, a trusted repository above", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/HEAD": "", "ws/.codex/config.toml": on}, cwd: "sub"},
+		{name: "empty .git directory, markers empty, its own entry", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": trust(""), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
+		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
 		{name: "-C a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
 		{name: "-C a link, the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
-		{name: "-C a link out of the git work tree, its top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}},
+		{name: "-C a link out of the git work tree, its top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}},
 		{name: "started in a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link"},
-		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
+		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
 		{name: "-C with a trailing slash, the key with one", files: map[string]string{"home/config.toml": trust("ws/sub/"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/"}},
 		{name: "-C through .., the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/../sub"}, loads: true},
 		{name: "CODEX_HOME is no project's .codex", files: map[string]string{"home/config.toml": on + trust("ws"), "home/p.config.toml": `[plugins."a@m"]` + "\nenabled = false\n"}, layout: "home", args: []string{"-p", "p"}},
@@ -227,10 +238,12 @@ func TestSetupHooksOffProjectRoot(t *testing.T) {
 		layout  string
 		cwd     string // under ws/
 		refused bool
+		by      string // the file refused, under ROOT; home/config.toml when ""
 	}{
-		{name: "markers empty, the trusted git top's true", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws") + off, "ws/.git/": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", refused: true},
+		{name: "markers empty, the trusted git top's true", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws") + off, "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", refused: true},
 		{name: "dangling .git link, the trusted top's true", files: map[string]string{"home/config.toml": trust("ws") + off, "ws/.codex/config.toml": on, "ws/sub/": ""}, layout: "->", cwd: "sub", refused: true},
-		{name: "untrusted directory's true below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"untrusted\"\n" + off, "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", refused: true},
+		{name: "untrusted directory's true below a trusted git top", files: map[string]string{"home/config.toml": trust("ws") + `[projects."ROOT/ws/sub"]` + "\ntrust_level = \"untrusted\"\n" + off, "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, cwd: "sub", refused: true},
+		{name: "empty .git directory below a trusted repository, the top's false", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": off, "ws/sub/.git/": ""}, cwd: "sub", refused: true, by: "ws/.codex/config.toml"},
 		{name: "marker at the trusted top, its true", files: map[string]string{"home/config.toml": "project_root_markers = [\"mark\"]\n" + trust("ws") + off, "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "worktree of a trusted repository, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree", cwd: "wt"},
 	} {
@@ -243,11 +256,12 @@ func TestSetupHooksOffProjectRoot(t *testing.T) {
 			ws := filepath.Join(root, "ws", c.cwd)
 			err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: []string{"CODEX_HOME=" + filepath.Join(root, "home")}, Reentry: hosts.Reentry{Workspace: ws}})
 			var e *hosts.HooksOffError
+			by := cmp.Or(c.by, "home/config.toml")
 			switch {
 			case !c.refused && err != nil:
 				t.Errorf("%v, want nil", err)
-			case c.refused && (!errors.As(err, &e) || e.File != filepath.Join(root, "home", "config.toml")):
-				t.Errorf("%v, want features.hooks = false in home/config.toml", err)
+			case c.refused && (!errors.As(err, &e) || e.File != filepath.Join(root, by)):
+				t.Errorf("%v, want features.hooks = false in %s", err, by)
 			}
 		})
 	}

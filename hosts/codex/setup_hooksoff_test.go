@@ -81,7 +81,7 @@ func TestSetupHooksOffProject(t *testing.T) {
 			files[k] = v
 		}
 		if c.git {
-			files["ws/.git/"] = ""
+			files["ws/.git/HEAD"] = "ref: refs/heads/main\n"
 		}
 		root := ownFixture(t, files)
 		ws := filepath.Join(root, "ws")
