@@ -116,6 +116,10 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 //     --separate-git-dir inside the checkout; one elsewhere leaves the
 //     worktree untrusted); a hand-written .git file borrows no trust, nor
 //     does a submodule's from the superproject;
+//   - a .git directory with no HEAD (empty, or objects/ and refs/
+//     alone) is no .git marker and no git top: the repository or marker
+//     around it roots the project and trusts it; one holding a HEAD
+//     alone is both;
 //   - an entry for the directory itself decides before the root's: an
 //     untrusted working directory below a trusted top has its file
 //     left out;
@@ -135,21 +139,23 @@ func TestCodexProjectRoot(t *testing.T) {
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
 	markers := "project_root_markers = [\"" + rootMarker + "\"]\n"
 	for _, c := range []struct {
-		name    string
-		user    string // WORK, TOP and MAIN stand for the working directory, its parent and a sibling repository
-		profile string // $CODEX_HOME/p.config.toml, selected with --profile p
-		args    []string
-		git     bool   // TOP is a git work tree's top
-		mark    bool   // TOP holds rootMarker
-		tree    bool   // WORK is a worktree of MAIN
-		forge   string // then forgeWorktree changes its records so
-		sepDir  string // WORK is a worktree of MAIN, whose git directory (--separate-git-dir) is this
-		dotGit  string // TOP/.git is a file holding this; "->" makes it a dangling symbolic link
-		link    bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
-		outLink bool   // OUT, a link to WORK in another directory, is the working directory (with PWD) unless -C names it
-		project string // more of WORK/.codex/config.toml
-		top     bool   // the plugin is enabled in TOP/.codex/config.toml, not WORK's
-		loads   bool
+		name     string
+		user     string // WORK, TOP and MAIN stand for the working directory, its parent and a sibling repository
+		profile  string // $CODEX_HOME/p.config.toml, selected with --profile p
+		args     []string
+		git      bool   // TOP is a git work tree's top
+		mark     bool   // TOP holds rootMarker
+		tree     bool   // WORK is a worktree of MAIN
+		forge    string // then forgeWorktree changes its records so
+		sepDir   string // WORK is a worktree of MAIN, whose git directory (--separate-git-dir) is this
+		dotGit   string // TOP/.git is a file holding this; "->" makes it a dangling symbolic link
+		noHEAD   bool   // WORK/.git is a directory with no HEAD (objects/ and refs/ alone)
+		headOnly bool   // WORK/.git is a directory holding a HEAD alone
+		link     bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
+		outLink  bool   // OUT, a link to WORK in another directory, is the working directory (with PWD) unless -C names it
+		project  string // more of WORK/.codex/config.toml
+		top      bool   // the plugin is enabled in TOP/.codex/config.toml, not WORK's
+		loads    bool
 	}{
 		{name: "marker at the top, top trusted, the working directory's file", user: markers + trust("TOP"), mark: true, loads: true},
 		{name: "marker at the top, top trusted, the top's file", user: markers + trust("TOP"), mark: true, top: true, loads: true},
@@ -172,6 +178,10 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "forged worktree: a linked gitdir record", user: trust("MAIN"), tree: true, forge: "linked gitdir record"},
 		{name: "worktree subdirectory, main repository trusted", user: trust("MAIN"), tree: true, args: []string{"-C", "sub"}, link: true, loads: true},
 		{name: "markers in a project file are not read", user: trust("TOP"), mark: true, project: markers},
+		{name: ".git directory with no HEAD below a trusted git top, the working directory's file", user: trust("TOP"), git: true, noHEAD: true, loads: true},
+		{name: ".git directory with no HEAD below a trusted git top, the top's file", user: trust("TOP"), git: true, noHEAD: true, top: true, loads: true},
+		{name: ".git directory with no HEAD below a trusted marker, the top's file", user: "project_root_markers = [\".git\", \"" + rootMarker + "\"]\n" + trust("TOP"), mark: true, noHEAD: true, top: true, loads: true},
+		{name: ".git directory with a HEAD alone below a trusted git top", user: trust("TOP"), git: true, headOnly: true},
 		{name: "dangling .git link at a trusted top", user: trust("TOP"), dotGit: "->"},
 		{name: ".git file of a submodule, superproject trusted", user: trust("TOP/.."), dotGit: "gitdir: ../.git/modules/work\n"},
 		{name: ".git file of a submodule, its own entry", user: trust("TOP"), dotGit: "gitdir: ../.git/modules/work\n", loads: true},
@@ -207,6 +217,14 @@ func TestCodexProjectRoot(t *testing.T) {
 			}
 			if c.tree {
 				worktreeOf(t, main, a.Workdir)
+			}
+			for _, sub := range map[bool][]string{true: {".git/objects", ".git/refs"}}[c.noHEAD] {
+				if err := os.MkdirAll(filepath.Join(a.Workdir, sub), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.headOnly {
+				writeFile(t, a.Workdir, ".git/HEAD", "ref: refs/heads/main\n", 0o644)
 			}
 			if c.forge != "" {
 				forgeWorktree(t, main, a.Workdir, c.forge)
@@ -262,7 +280,8 @@ func TestCodexProjectRoot(t *testing.T) {
 
 // projectLayout makes what a case of the tests below names in TOP, the
 // working directory's parent: "git" a git work tree's top, "mark" a
-// rootMarker file, "->" a dangling .git link, "worktree" WORK a worktree
+// rootMarker file, "git, no HEAD" a git work tree's top with WORK/.git
+// an empty directory, "->" a dangling .git link, "worktree" WORK a worktree
 // of TOP/main ("forged worktree": its .git file then naming an admin
 // directory git never made), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
 func projectLayout(t *testing.T, a *Agent, layout string) {
@@ -273,6 +292,11 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 		gitRun(t, "init", "-q", top)
 	case "mark":
 		writeFile(t, top, rootMarker, "", 0o644)
+	case "git, no HEAD":
+		gitRun(t, "init", "-q", top)
+		if err := os.Mkdir(filepath.Join(a.Workdir, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	case "->":
 		if err := os.Symlink(filepath.Join(top, "gone"), filepath.Join(top, ".git")); err != nil {
 			t.Fatal(err)
@@ -316,6 +340,7 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 		{name: "forged worktree of a trusted repository, its true", user: trust("MAIN"), layout: "forged worktree"},
 		{name: "marker at the trusted top, its true", user: "project_root_markers = [\"" + rootMarker + "\"]\n" + trust("TOP"), layout: "mark", top: true, runs: true},
 		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true},
+		{name: "empty .git directory below a trusted repository, the top's true", user: trust("TOP"), layout: "git, no HEAD", top: true, runs: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := t.TempDir() + "/" + markerName
@@ -363,6 +388,7 @@ func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
 		{name: "worktree of a trusted repository", user: "MAIN", layout: "worktree"},
 		{name: "marker at a trusted top", user: "TOP", layout: "mark"},
 		{name: "-C a link its own entry trusts", user: "TOP/link", layout: "link", args: []string{"-C", "TOP/link"}},
+		{name: "empty .git directory below a trusted repository", user: "TOP", layout: "git, no HEAD"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
