@@ -187,15 +187,12 @@ func holdsGit(dir string) bool {
 // longer one is no record (Codex 0.171 takes none past 64 KiB).
 const maxGitRecord = 64 << 10
 
-// gitdirPointer reads the "gitdir: <path>" file at file, the path
-// resolved against base when relative.
+// gitdirPointer reads the "gitdir: <path>" file at file (a gitRecord),
+// the path resolved against base when relative.
 func gitdirPointer(file, base string) (string, bool) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return "", false
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-	return resolveRecord(strings.TrimSpace(dir), base, ok)
+	data, ok := gitRecord(file)
+	dir, isPointer := strings.CutPrefix(data, "gitdir:")
+	return resolveRecord(strings.TrimSpace(dir), base, ok && isPointer)
 }
 
 // resolveRecord is path resolved against base when relative; ok is false
@@ -212,10 +209,20 @@ func resolveRecord(path, base string, ok0 bool) (string, bool) {
 
 // adminRecord reads the file name in a worktree's administrative
 // directory admin (.git/worktrees/<name>/gitdir or commondir) as Codex
-// 0.171 does: a regular file, not a link, of 1 byte to 64 KiB, its path
-// resolved against admin when relative.
+// 0.171 does: a gitRecord, its path resolved against admin when
+// relative.
 func adminRecord(admin, name string) (string, bool) {
-	file := filepath.Join(admin, name)
+	data, ok := gitRecord(filepath.Join(admin, name))
+	return resolveRecord(data, admin, ok)
+}
+
+// gitRecord is the content, trimmed of surrounding white space, of file,
+// one of git's records Codex 0.171 reads for trust (a .git file, a
+// worktree's gitdir or commondir): a regular file, not a link, of 1 byte
+// to 64 KiB. A link to one, or a longer one, is no record (internal/
+// agenttest TestCodexProjectRoot), so a worktree whose .git file is
+// either borrows no trust from its main repository.
+func gitRecord(file string) (string, bool) {
 	fi, err := os.Lstat(file)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || fi.Size() > maxGitRecord {
 		return "", false
@@ -224,7 +231,7 @@ func adminRecord(admin, name string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return resolveRecord(strings.TrimSpace(string(data)), admin, true)
+	return strings.TrimSpace(string(data)), true
 }
 
 // linkedWorktreeMain is the main checkout's top of the linked worktree at
@@ -232,7 +239,8 @@ func adminRecord(admin, name string) (string, bool) {
 // as Codex 0.171 checks them (internal/agenttest
 // TestCodexProjectRoot): gitDir is <common>/worktrees/<name>, its gitdir
 // file names top/.git back, its commondir file names <common>, and the
-// main checkout's .git is <common> or a file naming it. A .git file
+// main checkout's .git is <common> or a file naming it; each file a
+// gitRecord (top/.git too: gitTrustRoot reads it so). A .git file
 // pointing at another repository's worktree, or at one git never made,
 // borrows no trust; else "".
 func linkedWorktreeMain(top, gitDir string) string {

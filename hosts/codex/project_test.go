@@ -28,7 +28,7 @@ func projectLayout(t *testing.T, root, layout string) {
 		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", ".git")); err != nil {
 			t.Fatal(err)
 		}
-	case "separate inside", "separate outside":
+	case "separate inside", "separate outside", "separate inside: linked .git", "separate inside: huge .git":
 		main, gitDir := filepath.Join(root, "ws", "main"), filepath.Join(root, "ws", "main", ".git-data")
 		if layout == "separate outside" {
 			gitDir = filepath.Join(root, "ws", "elsewhere.git")
@@ -43,6 +43,7 @@ func projectLayout(t *testing.T, root, layout string) {
 			}
 		}
 		writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), `[plugins."a@m"]`+"\nenabled = true\n")
+		unrecord(t, filepath.Join(main, ".git"), strings.TrimPrefix(layout, "separate inside: "))
 	case "dangling HEAD":
 		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", "sub", ".git", "HEAD")); err != nil {
 			t.Fatal(err)
@@ -58,7 +59,7 @@ func projectLayout(t *testing.T, root, layout string) {
 		if err := os.Symlink(filepath.Join(root, "ws", "sub"), filepath.Join(root, "out", "link")); err != nil {
 			t.Fatal(err)
 		}
-	case "worktree", "worktree: relative", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
+	case "worktree", "worktree: relative", "worktree: .git file of 64 KiB", "worktree: huge .git", "worktree: linked .git", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
 		forgeWorktree(t, root, strings.TrimPrefix(layout, "worktree: "))
 	default:
 		t.Fatalf("layout %q", layout)
@@ -104,6 +105,10 @@ func forgeWorktree(t *testing.T, root, how string) {
 			t.Fatal(err)
 		}
 		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, "fake-common", "worktrees", "wt")+"\n")
+	case ".git file of 64 KiB":
+		writeAt(t, filepath.Join(wt, ".git"), padded("gitdir: "+admin, maxGitRecord))
+	case "huge .git", "linked .git":
+		unrecord(t, filepath.Join(wt, ".git"), how)
 	case "no commondir":
 		if err := os.Remove(filepath.Join(admin, "commondir")); err != nil {
 			t.Fatal(err)
@@ -118,6 +123,35 @@ func forgeWorktree(t *testing.T, root, how string) {
 	default:
 		t.Fatalf("worktree %q", how)
 	}
+}
+
+// unrecord makes the .git file at dotGit, naming a git directory, one
+// Codex 0.171 does not read as git's record (TestCodexProjectRoot): "huge
+// .git" pads it past 64 KiB, "linked .git" moves it aside and links it
+// back; any other how leaves it.
+func unrecord(t *testing.T, dotGit, how string) {
+	t.Helper()
+	data, err := os.ReadFile(dotGit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch how {
+	case "huge .git":
+		writeAt(t, dotGit, padded(strings.TrimSpace(string(data)), maxGitRecord+1))
+	case "linked .git":
+		aside := dotGit + "-aside"
+		if err := os.Rename(dotGit, aside); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(aside, dotGit); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// padded is line padded with spaces to size bytes, its newline last.
+func padded(line string, size int) string {
+	return line + strings.Repeat(" ", size-len(line)-1) + "\n"
 }
 
 // writeAt writes content to the file at path, making its directory.
@@ -136,15 +170,19 @@ func writeAt(t *testing.T, path, content string) {
 // TestCodexProjectRoot found it with the real CLI: project_root_markers
 // (from the user's file, a profile or a -c flag; not a project's file),
 // the git top as a trust key whatever the markers, a worktree trusted
-// through its main repository, a directory's own entry before its
-// root's, a dangling .git link that roots nothing, a submodule's .git
+// through its main repository (its .git file and its main checkout's
+// each a regular file of at most 64 KiB), a directory's own entry before
+// its root's, a dangling .git link or a .git directory with no HEAD that
+// roots nothing, a submodule's .git
 // file that borrows no trust, a projects table given with -c, and -C a
 // symbolic link: its own ancestors walked, its entry or its real
 // directory's trusting it (a session started in a link has the real
 // path alone).
 // FindOwnPlugins once found the root by .git alone and trusted by the
 // directory's or the root's entry alone, so a plugin some of these files
-// enable loaded unnamed, and one in a file Codex skips was named.
+// enable loaded unnamed, and one in a file Codex skips was named; it
+// then took an empty .git directory for a root and a git top, and a
+// linked or oversized .git file for a worktree's.
 func TestFindOwnPluginsProjectRoot(t *testing.T) {
 	const on = `[plugins."a@m"]` + "\nenabled = true\n"
 	trust := func(dir string) string { return `[projects."ROOT/` + dir + `"]` + "\ntrust_level = \"trusted\"\n" }
@@ -171,6 +209,11 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "worktree of a repository whose git directory is inside it", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside", cwd: "wt", loads: true},
 		{name: "worktree of a repository whose git directory is elsewhere", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate outside", cwd: "wt"},
 		{name: "worktree with relative pointers", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: relative", cwd: "wt", loads: true},
+		{name: "worktree whose .git file is 64 KiB", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: .git file of 64 KiB", cwd: "wt", loads: true},
+		{name: "worktree whose .git file is past 64 KiB", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: huge .git", cwd: "wt"},
+		{name: "worktree whose .git is a link to its file", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: linked .git", cwd: "wt"},
+		{name: "worktree of a repository whose .git file, naming its git directory inside, is past 64 KiB", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside: huge .git", cwd: "wt"},
+		{name: "worktree of a repository whose .git, naming its git directory inside, is a link to its file", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside: linked .git", cwd: "wt"},
 		{name: "forged worktree: an admin directory git never made", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: missing admin", cwd: "wt"},
 		{name: "forged worktree: another worktree's admin directory", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: another's admin", cwd: "wt"},
 		{name: "forged worktree: a common directory the main checkout's .git is not", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: fake common", cwd: "wt"},
@@ -246,6 +289,7 @@ func TestSetupHooksOffProjectRoot(t *testing.T) {
 		{name: "empty .git directory below a trusted repository, the top's false", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": off, "ws/sub/.git/": ""}, cwd: "sub", refused: true, by: "ws/.codex/config.toml"},
 		{name: "marker at the trusted top, its true", files: map[string]string{"home/config.toml": "project_root_markers = [\"mark\"]\n" + trust("ws") + off, "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "worktree of a trusted repository, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree", cwd: "wt"},
+		{name: "worktree of a trusted repository, its .git a link to its file, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree: linked .git", cwd: "wt", refused: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := ownFixture(t, with(c.files, map[string]string{"home/": ""}))
