@@ -46,7 +46,11 @@ func separateWorktreeOf(t *testing.T, main, gitDir, work string) {
 // others break what ties work to main, as a .git file someone wrote by
 // hand would: "missing admin" (an administrative directory git never
 // made), "another's admin" (another worktree's), "fake common" (a common
-// directory main's .git is not), "no commondir", "linked gitdir record".
+// directory main's .git is not), "no commondir", "linked gitdir record",
+// "huge .git" (work's .git file padded past 64 KiB; ".git of 64 KiB" to
+// exactly that, still trusted), "linked .git" (work's .git a link to the
+// file) and "main's linked .git" (main's .git file, naming a
+// --separate-git-dir, a link to it).
 func forgeWorktree(t *testing.T, main, work, how string) {
 	t.Helper()
 	admin := filepath.Join(main, ".git", "worktrees", filepath.Base(work))
@@ -76,6 +80,16 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 			t.Fatal(err)
 		}
 		writeFile(t, work, ".git", "gitdir: "+filepath.Join(main, "fake-common", "worktrees", filepath.Base(work))+"\n", 0o644)
+	case ".git of 64 KiB":
+		line := "gitdir: " + admin
+		writeFile(t, work, ".git", line+strings.Repeat(" ", 64<<10-len(line)-1)+"\n", 0o644)
+	case "huge .git":
+		line := "gitdir: " + admin
+		writeFile(t, work, ".git", line+strings.Repeat(" ", 64<<10-len(line))+"\n", 0o644)
+	case "linked .git":
+		linkAside(t, filepath.Join(work, ".git"))
+	case "main's linked .git":
+		linkAside(t, filepath.Join(main, ".git"))
 	case "no commondir":
 		if err := os.Remove(filepath.Join(admin, "commondir")); err != nil {
 			t.Fatal(err)
@@ -90,6 +104,18 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 		}
 	default:
 		t.Fatalf("forge %q", how)
+	}
+}
+
+// linkAside moves the file at path aside and puts a symbolic link to it
+// in its place.
+func linkAside(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Rename(path, path+"-aside"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path+"-aside", path); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -114,7 +140,8 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 //     names the worktree's .git back, its commondir is there, and the main
 //     checkout's .git is that common directory or a file naming it (a
 //     --separate-git-dir inside the checkout; one elsewhere leaves the
-//     worktree untrusted); a hand-written .git file borrows no trust, nor
+//     worktree untrusted), each .git file a regular file (not a link) of
+//     at most 64 KiB; a hand-written .git file borrows no trust, nor
 //     does a submodule's from the superproject;
 //   - a .git directory with no HEAD (empty, or objects/ and refs/
 //     alone) is no .git marker and no git top: the repository or marker
@@ -171,6 +198,10 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "worktree of a repository whose git directory is inside it", user: trust("MAIN"), sepDir: "MAIN/.git-data", loads: true},
 		{name: "worktree of a repository whose git directory is elsewhere", user: trust("MAIN"), sepDir: "TOP/elsewhere.git"},
 		{name: "worktree with relative pointers", user: trust("MAIN"), tree: true, forge: "relative", loads: true},
+		{name: "worktree whose .git file is 64 KiB", user: trust("MAIN"), tree: true, forge: ".git of 64 KiB", loads: true},
+		{name: "worktree whose .git file is past 64 KiB", user: trust("MAIN"), tree: true, forge: "huge .git"},
+		{name: "worktree whose .git is a link to its file", user: trust("MAIN"), tree: true, forge: "linked .git"},
+		{name: "worktree of a repository whose .git, naming its git directory inside, is a link to its file", user: trust("MAIN"), sepDir: "MAIN/.git-data", forge: "main's linked .git"},
 		{name: "forged worktree: an admin directory git never made", user: trust("MAIN"), tree: true, forge: "missing admin"},
 		{name: "forged worktree: another worktree's admin directory", user: trust("MAIN"), tree: true, forge: "another's admin"},
 		{name: "forged worktree: a common directory the main checkout's .git is not", user: trust("MAIN"), tree: true, forge: "fake common"},
@@ -226,11 +257,11 @@ func TestCodexProjectRoot(t *testing.T) {
 			if c.headOnly {
 				writeFile(t, a.Workdir, ".git/HEAD", "ref: refs/heads/main\n", 0o644)
 			}
-			if c.forge != "" {
-				forgeWorktree(t, main, a.Workdir, c.forge)
-			}
 			if c.sepDir != "" {
 				separateWorktreeOf(t, main, names.Replace(c.sepDir), a.Workdir)
+			}
+			if c.forge != "" {
+				forgeWorktree(t, main, a.Workdir, c.forge)
 			}
 			switch c.dotGit {
 			case "":
@@ -283,7 +314,8 @@ func TestCodexProjectRoot(t *testing.T) {
 // rootMarker file, "git, no HEAD" a git work tree's top with WORK/.git
 // an empty directory, "->" a dangling .git link, "worktree" WORK a worktree
 // of TOP/main ("forged worktree": its .git file then naming an admin
-// directory git never made), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
+// directory git never made; "worktree, linked .git": its .git a link to
+// the file git wrote), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
 func projectLayout(t *testing.T, a *Agent, layout string) {
 	t.Helper()
 	top := filepath.Dir(a.Workdir)
@@ -306,6 +338,9 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 	case "forged worktree":
 		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
 		forgeWorktree(t, filepath.Join(top, "main"), a.Workdir, "missing admin")
+	case "worktree, linked .git":
+		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
+		linkAside(t, filepath.Join(a.Workdir, ".git"))
 	case "link":
 		if err := os.Symlink(a.Workdir, filepath.Join(top, "link")); err != nil {
 			t.Fatal(err)
@@ -340,6 +375,7 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 		{name: "forged worktree of a trusted repository, its true", user: trust("MAIN"), layout: "forged worktree"},
 		{name: "marker at the trusted top, its true", user: "project_root_markers = [\"" + rootMarker + "\"]\n" + trust("TOP"), layout: "mark", top: true, runs: true},
 		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true},
+		{name: "worktree of a trusted repository, its .git a link to its file, its true", user: trust("MAIN"), layout: "worktree, linked .git"},
 		{name: "empty .git directory below a trusted repository, the top's true", user: trust("TOP"), layout: "git, no HEAD", top: true, runs: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
