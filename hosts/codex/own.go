@@ -195,15 +195,32 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	return out
 }
 
-// readTOML reads a TOML file as Codex reads it; a file that does not
-// exist is empty. A leading UTF-8 byte order mark is skipped: Codex
-// 0.171's TOML parser skips it (a trusted project's features.hooks =
-// false behind one ran no hook: internal/agenttest
-// TestSetupCodexConfigSpellings), and go-toml refuses the file.
-// utf8BOM is the UTF-8 byte order mark Codex's TOML parser skips.
+// utf8BOM is the UTF-8 byte order mark Codex's TOML parser skips: a
+// leading one is skipped by readTOML, as Codex 0.171's TOML parser skips
+// it (a trusted project's features.hooks = false behind one ran no hook:
+// internal/agenttest TestSetupCodexConfigSpellings), and go-toml refuses
+// the file.
 var utf8BOM = []byte("\xef\xbb\xbf")
 
+// errNotRegular is why readTOML reads no file that is not a regular one
+// (or a link to one).
+var errNotRegular = errors.New("not a regular file")
+
+// readTOML reads a TOML file as Codex reads it; a file that does not
+// exist is empty. One that is not a regular file (a named pipe, a link to
+// a device) is not opened: a project's tree can hold one, and reading it
+// would wait forever on the pipe or read the device until memory ran out.
 func readTOML(file string) (map[string]any, error) {
+	fi, err := os.Stat(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: file, Err: errNotRegular}
+	}
+	if err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/hosts"
@@ -306,6 +307,39 @@ func TestSetupHooksOffProjectRoot(t *testing.T) {
 				t.Errorf("%v, want nil", err)
 			case c.refused && (!errors.As(err, &e) || e.File != filepath.Join(root, by)):
 				t.Errorf("%v, want features.hooks = false in %s", err, by)
+			}
+		})
+	}
+}
+
+// TestProjectFileNotRegular: a project's .codex/config.toml that is a
+// named pipe, or a link to a device that never ends, is a file bundlectl
+// cannot read (FindOwnPlugins names it unread; setup takes it as setting
+// nothing), not one it reads: bundlectl once opened it as any file, and
+// setup, list and exec waited on the pipe forever, or read the device
+// until memory ran out.
+func TestProjectFileNotRegular(t *testing.T) {
+	trust := `[projects."ROOT/ws"]` + "\ntrust_level = \"trusted\"\n"
+	for _, c := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{name: "named pipe", make: func(path string) error { return syscall.Mkfifo(path, 0o644) }},
+		{name: "link to /dev/zero", make: func(path string) error { return os.Symlink("/dev/zero", path) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(map[string]string{"home/config.toml": trust, "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/": ""}, installed("a@m")))
+			file := filepath.Join(root, "ws", ".codex", "config.toml")
+			if err := c.make(file); err != nil {
+				t.Skip(err)
+			}
+			got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws"), nil)
+			if len(got.Unread) != 1 || !strings.Contains(got.Unread[0], "config.toml") {
+				t.Errorf("unread: %q, want the project's file", got.Unread)
+			}
+			err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: []string{"CODEX_HOME=" + filepath.Join(root, "home")}, Reentry: hosts.Reentry{Workspace: filepath.Join(root, "ws")}})
+			if err != nil {
+				t.Errorf("setup: %v, want nil (the file sets nothing)", err)
 			}
 		})
 	}
