@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -452,5 +453,25 @@ func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
 				t.Errorf("stderr lacks %q\n%s", want, res)
 			}
 		})
+	}
+}
+
+// TestCodexProjectFileNotRegular records that Codex 0.171 does not start
+// when a trusted project's .codex/config.toml is a named pipe ("is not a
+// file"), so bundlectl, which opens no such file (hosts/codex
+// TestProjectFileNotRegular: it once waited on the pipe forever), loses
+// nothing by reading it as setting nothing.
+func TestCodexProjectFileNotRegular(t *testing.T) {
+	a := New(t, Codex, Say("done"))
+	a.CodexConfig = "[projects.\"" + a.Workdir + "\"]\ntrust_level = \"trusted\"\n"
+	if err := os.MkdirAll(filepath.Join(a.Workdir, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(a.Workdir, ".codex", "config.toml"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	res := a.Run(t, "hi")
+	if res.Exit == 0 || !strings.Contains(res.Stderr, "is not a file") {
+		t.Errorf("codex started over a named pipe for a project file, or said something else: this test's premise (Codex 0.171) no longer holds\n%s", res)
 	}
 }
