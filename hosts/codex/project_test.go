@@ -20,7 +20,8 @@ import (
 // "separate outside" with its git directory in ws/main or beside it, and
 // the plugin enabled in ws/wt/.codex/config.toml), out/link a symbolic
 // link to ws/sub ("link"), ws/.codex one to the CODEX_HOME home
-// ("home"), or ws/sub/.git/HEAD a dangling one ("dangling HEAD").
+// ("home"), ws/sub/.git/HEAD a dangling one ("dangling HEAD"), or ws/.git
+// a named pipe ("fifo .git").
 func projectLayout(t *testing.T, root, layout string) {
 	t.Helper()
 	switch layout {
@@ -45,6 +46,10 @@ func projectLayout(t *testing.T, root, layout string) {
 		}
 		writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), `[plugins."a@m"]`+"\nenabled = true\n")
 		unrecord(t, filepath.Join(main, ".git"), strings.TrimPrefix(layout, "separate inside: "))
+	case "fifo .git":
+		if err := syscall.Mkfifo(filepath.Join(root, "ws", ".git"), 0o644); err != nil {
+			t.Skip(err)
+		}
 	case "dangling HEAD":
 		if err := os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "ws", "sub", ".git", "HEAD")); err != nil {
 			t.Fatal(err)
@@ -229,6 +234,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: ".git directory with a dangling HEAD link below a trusted repository", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/sub/.codex/config.toml": on}, layout: "dangling HEAD", cwd: "sub", loads: true},
 		{name: ".git directory with only a HEAD, a trusted repository above", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/HEAD": "", "ws/.codex/config.toml": on}, cwd: "sub"},
 		{name: "empty .git directory, markers empty, its own entry", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: ".git a named pipe, its own entry", files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": on}, layout: "fifo .git", loads: true},
+		{name: ".git a named pipe, a trusted repository above", files: map[string]string{"home/config.toml": trust(""), ".git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on}, layout: "fifo .git"},
 		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": trust(""), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
 		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
 		{name: "-C a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
