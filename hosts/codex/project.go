@@ -237,14 +237,21 @@ func gitRecord(file string) (string, bool) {
 // linkedWorktreeMain is the main checkout's top of the linked worktree at
 // top whose .git file names gitDir, when git's own records bear it out
 // as Codex 0.171 checks them (internal/agenttest
-// TestCodexProjectRoot): gitDir is <common>/worktrees/<name>, its gitdir
-// file names top/.git back, its commondir file names <common>, and the
-// main checkout's .git is <common> or a file naming it; each file a
-// gitRecord (top/.git too: gitTrustRoot reads it so). A .git file
-// pointing at another repository's worktree, or at one git never made,
-// borrows no trust; else "".
+// TestCodexProjectRoot): gitDir, as spelled, is a directory (not a
+// link) <common>/worktrees/<name>, its gitdir file names top/.git back,
+// its commondir file names <common>, and the main checkout, <common>'s
+// parent as spelled, has a .git that is <common> or a file naming it;
+// each file a gitRecord (top/.git too: gitTrustRoot reads it so). Codex
+// takes these steps on the path the .git file spells, symbolic links
+// followed only to compare: a link to the admin directory, or to the
+// common directory under another name, leaves the worktree untrusted. A
+// .git file pointing at another repository's worktree, or at one git
+// never made, borrows no trust; else "".
 func linkedWorktreeMain(top, gitDir string) string {
-	admin := realOrAsIs(gitDir)
+	admin := filepath.Clean(gitDir)
+	if fi, err := os.Lstat(admin); err != nil || !fi.IsDir() {
+		return ""
+	}
 	worktrees := filepath.Dir(admin)
 	if filepath.Base(worktrees) != "worktrees" {
 		return ""
@@ -253,23 +260,28 @@ func linkedWorktreeMain(top, gitDir string) string {
 	if !ok || realOrAsIs(back) != realOrAsIs(filepath.Join(top, ".git")) {
 		return ""
 	}
-	common, ok := adminRecord(admin, "commondir")
-	if !ok || realOrAsIs(common) != realOrAsIs(filepath.Dir(worktrees)) {
+	common := filepath.Dir(worktrees)
+	named, ok := adminRecord(admin, "commondir")
+	if !ok || realOrAsIs(named) != realOrAsIs(common) {
 		return ""
 	}
-	common = realOrAsIs(common)
 	main := filepath.Dir(common)
+	if !mainGitIs(main, realOrAsIs(common)) {
+		return ""
+	}
+	return realOrAsIs(main)
+}
+
+// mainGitIs reports whether the .git of the main checkout main is the
+// common directory common (a real path): that directory itself, or a
+// gitRecord naming it (git init --separate-git-dir).
+func mainGitIs(main, common string) bool {
 	mainGit := filepath.Join(main, ".git")
 	if fi, err := os.Stat(mainGit); err == nil && fi.IsDir() {
-		if realOrAsIs(mainGit) != common {
-			return ""
-		}
-		return main
+		return realOrAsIs(mainGit) == common
 	}
-	if named, ok := gitdirPointer(mainGit, main); !ok || realOrAsIs(named) != common {
-		return ""
-	}
-	return main
+	named, ok := gitdirPointer(mainGit, main)
+	return ok && realOrAsIs(named) == common
 }
 
 // realOrAsIs is path with its symbolic links resolved, or path as it is

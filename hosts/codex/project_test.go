@@ -65,7 +65,7 @@ func projectLayout(t *testing.T, root, layout string) {
 		if err := os.Symlink(filepath.Join(root, "ws", "sub"), filepath.Join(root, "out", "link")); err != nil {
 			t.Fatal(err)
 		}
-	case "worktree", "worktree: relative", "worktree: .git file of 64 KiB", "worktree: huge .git", "worktree: linked .git", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
+	case "worktree", "worktree: relative", "worktree: .git file of 64 KiB", "worktree: huge .git", "worktree: linked .git", "worktree: main through a link", "worktree: admin through a link", "worktree: common through a link", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
 		forgeWorktree(t, root, strings.TrimPrefix(layout, "worktree: "))
 	default:
 		t.Fatalf("layout %q", layout)
@@ -113,6 +113,17 @@ func forgeWorktree(t *testing.T, root, how string) {
 		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, "fake-common", "worktrees", "wt")+"\n")
 	case ".git file of 64 KiB":
 		writeAt(t, filepath.Join(wt, ".git"), padded("gitdir: "+admin, maxGitRecord))
+	case "main through a link":
+		// As git writes it when the repository was reached through a
+		// link (still trusted).
+		link(t, filepath.Join(root, "mlink"), main)
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(root, "mlink", ".git", "worktrees", "wt")+"\n")
+	case "admin through a link":
+		link(t, filepath.Join(main, ".git", "worktrees", "adm"), admin)
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, ".git", "worktrees", "adm")+"\n")
+	case "common through a link":
+		link(t, filepath.Join(root, "common"), filepath.Join(main, ".git"))
+		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(root, "common", "worktrees", "wt")+"\n")
 	case "huge .git", "linked .git":
 		unrecord(t, filepath.Join(wt, ".git"), how)
 	case "no commondir":
@@ -152,6 +163,14 @@ func unrecord(t *testing.T, dotGit, how string) {
 		if err := os.Symlink(aside, dotGit); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// link makes a symbolic link at path to target.
+func link(t *testing.T, path, target string) {
+	t.Helper()
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -220,6 +239,9 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "worktree whose .git is a link to its file", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: linked .git", cwd: "wt"},
 		{name: "worktree of a repository whose .git file, naming its git directory inside, is past 64 KiB", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside: huge .git", cwd: "wt"},
 		{name: "worktree of a repository whose .git, naming its git directory inside, is a link to its file", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside: linked .git", cwd: "wt"},
+		{name: "worktree whose .git file names its main checkout through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: main through a link", cwd: "wt", loads: true},
+		{name: "worktree whose .git file names its admin directory through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: admin through a link", cwd: "wt"},
+		{name: "worktree whose .git file names the common directory through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: common through a link", cwd: "wt"},
 		{name: "forged worktree: an admin directory git never made", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: missing admin", cwd: "wt"},
 		{name: "forged worktree: another worktree's admin directory", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: another's admin", cwd: "wt"},
 		{name: "forged worktree: a common directory the main checkout's .git is not", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: fake common", cwd: "wt"},
@@ -297,6 +319,7 @@ func TestSetupHooksOffProjectRoot(t *testing.T) {
 		{name: "empty .git directory below a trusted repository, the top's false", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": off, "ws/sub/.git/": ""}, cwd: "sub", refused: true, by: "ws/.codex/config.toml"},
 		{name: "marker at the trusted top, its true", files: map[string]string{"home/config.toml": "project_root_markers = [\"mark\"]\n" + trust("ws") + off, "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "worktree of a trusted repository, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree", cwd: "wt"},
+		{name: "worktree of a trusted repository named through a link to its admin directory, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree: admin through a link", cwd: "wt", refused: true},
 		{name: "worktree of a trusted repository, its .git a link to its file, its true", files: map[string]string{"home/config.toml": trust("ws/main") + off}, layout: "worktree: linked .git", cwd: "wt", refused: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
