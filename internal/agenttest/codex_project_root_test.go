@@ -50,7 +50,8 @@ func separateWorktreeOf(t *testing.T, main, gitDir, work string) {
 // directory main's .git is not), "no commondir", "linked gitdir record",
 // "huge .git" (work's .git file padded past 64 KiB; ".git of 64 KiB" to
 // exactly that, still trusted), "linked .git" (work's .git a link to the
-// file) and "main's linked .git" (main's .git file, naming a
+// file), "main through a link", "admin through a link" and "common
+// through a link" (throughLink; the first still trusted) and "main's linked .git" (main's .git file, naming a
 // --separate-git-dir, a link to it).
 func forgeWorktree(t *testing.T, main, work, how string) {
 	t.Helper()
@@ -89,6 +90,9 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 		writeFile(t, work, ".git", line+strings.Repeat(" ", 64<<10-len(line))+"\n", 0o644)
 	case "linked .git":
 		linkAside(t, filepath.Join(work, ".git"))
+	case "main through a link", "admin through a link", "common through a link":
+		gitDir := throughLink(t, main, admin, how)
+		writeFile(t, work, ".git", "gitdir: "+gitDir+"\n", 0o644)
 	case "main's linked .git":
 		linkAside(t, filepath.Join(main, ".git"))
 	case "no commondir":
@@ -106,6 +110,32 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 	default:
 		t.Fatalf("forge %q", how)
 	}
+}
+
+// throughLink makes a symbolic link on the way from a worktree's .git
+// file to its administrative directory admin (of the repository main) as
+// how says, and returns the path that names admin through it: "main
+// through a link" a link to main (as git writes the path when the
+// repository was reached through one), "admin through a link" one to
+// admin beside it, "common through a link" one to main/.git.
+func throughLink(t *testing.T, main, admin, how string) string {
+	t.Helper()
+	var at, to, gitDir string
+	switch how {
+	case "main through a link":
+		at, to = filepath.Join(filepath.Dir(main), "mlink"), main
+		gitDir = filepath.Join(at, ".git", "worktrees", filepath.Base(admin))
+	case "admin through a link":
+		at, to = filepath.Join(filepath.Dir(admin), "adm"), admin
+		gitDir = at
+	default:
+		at, to = filepath.Join(filepath.Dir(main), "common"), filepath.Join(main, ".git")
+		gitDir = filepath.Join(at, "worktrees", filepath.Base(admin))
+	}
+	if err := os.Symlink(to, at); err != nil {
+		t.Fatal(err)
+	}
+	return gitDir
 }
 
 // linkAside moves the file at path aside and puts a symbolic link to it
@@ -142,7 +172,9 @@ func linkAside(t *testing.T, path string) {
 //     checkout's .git is that common directory or a file naming it (a
 //     --separate-git-dir inside the checkout; one elsewhere leaves the
 //     worktree untrusted), each .git file a regular file (not a link) of
-//     at most 64 KiB; a hand-written .git file borrows no trust, nor
+//     at most 64 KiB, these steps taken on the path the .git file spells
+//     (a link to the main checkout is followed; one to the admin or the
+//     common directory leaves the worktree untrusted); a hand-written .git file borrows no trust, nor
 //     does a submodule's from the superproject;
 //   - a .git directory with no HEAD (empty, or objects/ and refs/
 //     alone) is no .git marker and no git top: the repository or marker
@@ -203,6 +235,9 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "worktree whose .git file is past 64 KiB", user: trust("MAIN"), tree: true, forge: "huge .git"},
 		{name: "worktree whose .git is a link to its file", user: trust("MAIN"), tree: true, forge: "linked .git"},
 		{name: "worktree of a repository whose .git, naming its git directory inside, is a link to its file", user: trust("MAIN"), sepDir: "MAIN/.git-data", forge: "main's linked .git"},
+		{name: "worktree whose .git file names its main checkout through a link", user: trust("MAIN"), tree: true, forge: "main through a link", loads: true},
+		{name: "worktree whose .git file names its admin directory through a link", user: trust("MAIN"), tree: true, forge: "admin through a link"},
+		{name: "worktree whose .git file names the common directory through a link", user: trust("MAIN"), tree: true, forge: "common through a link"},
 		{name: "forged worktree: an admin directory git never made", user: trust("MAIN"), tree: true, forge: "missing admin"},
 		{name: "forged worktree: another worktree's admin directory", user: trust("MAIN"), tree: true, forge: "another's admin"},
 		{name: "forged worktree: a common directory the main checkout's .git is not", user: trust("MAIN"), tree: true, forge: "fake common"},
@@ -316,7 +351,8 @@ func TestCodexProjectRoot(t *testing.T) {
 // an empty directory, "->" a dangling .git link, "worktree" WORK a worktree
 // of TOP/main ("forged worktree": its .git file then naming an admin
 // directory git never made; "worktree, linked .git": its .git a link to
-// the file git wrote), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
+// the file git wrote; "worktree, admin through a link": its .git file
+// naming its admin directory through a link), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
 func projectLayout(t *testing.T, a *Agent, layout string) {
 	t.Helper()
 	top := filepath.Dir(a.Workdir)
@@ -339,6 +375,11 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 	case "forged worktree":
 		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
 		forgeWorktree(t, filepath.Join(top, "main"), a.Workdir, "missing admin")
+	case "worktree, admin through a link":
+		main := filepath.Join(top, "main")
+		worktreeOf(t, main, a.Workdir)
+		gitDir := throughLink(t, main, filepath.Join(main, ".git", "worktrees", filepath.Base(a.Workdir)), "admin through a link")
+		writeFile(t, a.Workdir, ".git", "gitdir: "+gitDir+"\n", 0o644)
 	case "worktree, linked .git":
 		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
 		linkAside(t, filepath.Join(a.Workdir, ".git"))
@@ -376,6 +417,7 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 		{name: "forged worktree of a trusted repository, its true", user: trust("MAIN"), layout: "forged worktree"},
 		{name: "marker at the trusted top, its true", user: "project_root_markers = [\"" + rootMarker + "\"]\n" + trust("TOP"), layout: "mark", top: true, runs: true},
 		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true},
+		{name: "worktree of a trusted repository named through a link to its admin directory, its true", user: trust("MAIN"), layout: "worktree, admin through a link"},
 		{name: "worktree of a trusted repository, its .git a link to its file, its true", user: trust("MAIN"), layout: "worktree, linked .git"},
 		{name: "empty .git directory below a trusted repository, the top's true", user: trust("TOP"), layout: "git, no HEAD", top: true, runs: true},
 	} {
