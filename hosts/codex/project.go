@@ -195,8 +195,10 @@ func gitdirPointer(file, base string) (string, bool) {
 	return resolveRecord(strings.TrimSpace(dir), base, ok && isPointer)
 }
 
-// resolveRecord is path resolved against base when relative; ok is false
-// for an empty path or when ok0 is.
+// resolveRecord is path resolved against base when relative, cleaned as
+// a path (Codex 0.171 compares a record's "<dir>/x/../.git" or
+// "<dir>/.git/" as <dir>/.git, whether or not x exists); ok is false for
+// an empty path or when ok0 is.
 func resolveRecord(path, base string, ok0 bool) (string, bool) {
 	if !ok0 || path == "" {
 		return "", false
@@ -204,7 +206,7 @@ func resolveRecord(path, base string, ok0 bool) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(base, path)
 	}
-	return path, true
+	return filepath.Clean(path), true
 }
 
 // adminRecord reads the file name in a worktree's administrative

@@ -65,7 +65,7 @@ func projectLayout(t *testing.T, root, layout string) {
 		if err := os.Symlink(filepath.Join(root, "ws", "sub"), filepath.Join(root, "out", "link")); err != nil {
 			t.Fatal(err)
 		}
-	case "worktree", "worktree: relative", "worktree: .git file of 64 KiB", "worktree: huge .git", "worktree: linked .git", "worktree: main through a link", "worktree: admin through a link", "worktree: common through a link", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
+	case "worktree", "worktree: relative", "worktree: .git file of 64 KiB", "worktree: huge .git", "worktree: linked .git", "worktree: main through a link", "worktree: gitdir record through ..", "worktree: gitdir record with a trailing slash", "worktree: admin through a link", "worktree: common through a link", "worktree: missing admin", "worktree: another's admin", "worktree: fake common", "worktree: no commondir", "worktree: linked gitdir record":
 		forgeWorktree(t, root, strings.TrimPrefix(layout, "worktree: "))
 	default:
 		t.Fatalf("layout %q", layout)
@@ -113,6 +113,10 @@ func forgeWorktree(t *testing.T, root, how string) {
 		writeAt(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(main, "fake-common", "worktrees", "wt")+"\n")
 	case ".git file of 64 KiB":
 		writeAt(t, filepath.Join(wt, ".git"), padded("gitdir: "+admin, maxGitRecord))
+	case "gitdir record through ..":
+		writeAt(t, filepath.Join(admin, "gitdir"), filepath.Join(wt, "gone")+"/../.git\n")
+	case "gitdir record with a trailing slash":
+		writeAt(t, filepath.Join(admin, "gitdir"), filepath.Join(wt, ".git")+"/\n")
 	case "main through a link":
 		// As git writes it when the repository was reached through a
 		// link (still trusted).
@@ -239,6 +243,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "worktree whose .git is a link to its file", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: linked .git", cwd: "wt"},
 		{name: "worktree of a repository whose .git file, naming its git directory inside, is past 64 KiB", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside: huge .git", cwd: "wt"},
 		{name: "worktree of a repository whose .git, naming its git directory inside, is a link to its file", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "separate inside: linked .git", cwd: "wt"},
+		{name: "worktree whose gitdir record goes through a missing directory's ..", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: gitdir record through ..", cwd: "wt", loads: true},
+		{name: "worktree whose gitdir record ends in a slash", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: gitdir record with a trailing slash", cwd: "wt", loads: true},
 		{name: "worktree whose .git file names its main checkout through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: main through a link", cwd: "wt", loads: true},
 		{name: "worktree whose .git file names its admin directory through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: admin through a link", cwd: "wt"},
 		{name: "worktree whose .git file names the common directory through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: common through a link", cwd: "wt"},
