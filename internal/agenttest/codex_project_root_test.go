@@ -50,7 +50,9 @@ func separateWorktreeOf(t *testing.T, main, gitDir, work string) {
 // directory main's .git is not), "no commondir", "linked gitdir record",
 // "huge .git" (work's .git file padded past 64 KiB; ".git of 64 KiB" to
 // exactly that, still trusted), "linked .git" (work's .git a link to the
-// file), "main through a link", "admin through a link" and "common
+// file), "gitdir record through .." (admin's gitdir naming work/gone/../.git,
+// gone missing) and "gitdir record with a trailing slash" (both still
+// trusted), "main through a link", "admin through a link" and "common
 // through a link" (throughLink; the first still trusted) and "main's linked .git" (main's .git file, naming a
 // --separate-git-dir, a link to it).
 func forgeWorktree(t *testing.T, main, work, how string) {
@@ -90,6 +92,10 @@ func forgeWorktree(t *testing.T, main, work, how string) {
 		writeFile(t, work, ".git", line+strings.Repeat(" ", 64<<10-len(line))+"\n", 0o644)
 	case "linked .git":
 		linkAside(t, filepath.Join(work, ".git"))
+	case "gitdir record through ..":
+		writeFile(t, admin, "gitdir", filepath.Join(work, "gone")+"/../.git\n", 0o644)
+	case "gitdir record with a trailing slash":
+		writeFile(t, admin, "gitdir", filepath.Join(work, ".git")+"/\n", 0o644)
 	case "main through a link", "admin through a link", "common through a link":
 		gitDir := throughLink(t, main, admin, how)
 		writeFile(t, work, ".git", "gitdir: "+gitDir+"\n", 0o644)
@@ -235,6 +241,8 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "worktree whose .git file is past 64 KiB", user: trust("MAIN"), tree: true, forge: "huge .git"},
 		{name: "worktree whose .git is a link to its file", user: trust("MAIN"), tree: true, forge: "linked .git"},
 		{name: "worktree of a repository whose .git, naming its git directory inside, is a link to its file", user: trust("MAIN"), sepDir: "MAIN/.git-data", forge: "main's linked .git"},
+		{name: "worktree whose gitdir record goes through a missing directory's ..", user: trust("MAIN"), tree: true, forge: "gitdir record through ..", loads: true},
+		{name: "worktree whose gitdir record ends in a slash", user: trust("MAIN"), tree: true, forge: "gitdir record with a trailing slash", loads: true},
 		{name: "worktree whose .git file names its main checkout through a link", user: trust("MAIN"), tree: true, forge: "main through a link", loads: true},
 		{name: "worktree whose .git file names its admin directory through a link", user: trust("MAIN"), tree: true, forge: "admin through a link"},
 		{name: "worktree whose .git file names the common directory through a link", user: trust("MAIN"), tree: true, forge: "common through a link"},
@@ -352,7 +360,9 @@ func TestCodexProjectRoot(t *testing.T) {
 // of TOP/main ("forged worktree": its .git file then naming an admin
 // directory git never made; "worktree, linked .git": its .git a link to
 // the file git wrote; "worktree, admin through a link": its .git file
-// naming its admin directory through a link), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
+// naming its admin directory through a link; "worktree, gitdir record
+// through ..": its admin directory's gitdir naming it through a missing
+// directory's ..), "link" TOP/link a symbolic link to WORK. It runs before the workspace holds anything.
 func projectLayout(t *testing.T, a *Agent, layout string) {
 	t.Helper()
 	top := filepath.Dir(a.Workdir)
@@ -375,6 +385,9 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 	case "forged worktree":
 		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
 		forgeWorktree(t, filepath.Join(top, "main"), a.Workdir, "missing admin")
+	case "worktree, gitdir record through ..":
+		worktreeOf(t, filepath.Join(top, "main"), a.Workdir)
+		forgeWorktree(t, filepath.Join(top, "main"), a.Workdir, "gitdir record through ..")
 	case "worktree, admin through a link":
 		main := filepath.Join(top, "main")
 		worktreeOf(t, main, a.Workdir)
@@ -468,6 +481,7 @@ func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
 		{name: "marker at a trusted top", user: "TOP", layout: "mark"},
 		{name: "-C a link its own entry trusts", user: "TOP/link", layout: "link", args: []string{"-C", "TOP/link"}},
 		{name: "empty .git directory below a trusted repository", user: "TOP", layout: "git, no HEAD"},
+		{name: "worktree of a trusted repository, its gitdir record through ..", user: "MAIN", layout: "worktree, gitdir record through .."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
