@@ -155,7 +155,10 @@ func gitTrustRoot(dir string) string {
 	}
 	dotGit := filepath.Join(top, ".git")
 	if fi, err := os.Stat(dotGit); err == nil && fi.IsDir() {
-		return realOrAsIs(top)
+		// As spelled: trusts looks it up by its real path and so, and
+		// Codex takes an entry for either (a top found through a -C
+		// link is trusted by the link's entry).
+		return top
 	}
 	gitDir, ok := gitdirPointer(dotGit, top)
 	if !ok {

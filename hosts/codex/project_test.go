@@ -16,7 +16,8 @@ import (
 
 // projectLayout adds to a fixture from ownFixture what a case's files
 // cannot say: ws/.git a dangling symbolic link ("->"), ws/wt a linked
-// worktree of the repository ws/main ("worktree"; "separate inside" or
+// worktree of the repository ws/main ("worktree"; out/link a symbolic
+// link to ws, "link to the top"; "separate inside" or
 // "separate outside" with its git directory in ws/main or beside it, and
 // the plugin enabled in ws/wt/.codex/config.toml), out/link a symbolic
 // link to ws/sub ("link"), ws/.codex one to the CODEX_HOME home
@@ -56,6 +57,13 @@ func projectLayout(t *testing.T, root, layout string) {
 		}
 	case "home":
 		if err := os.Symlink(filepath.Join(root, "home"), filepath.Join(root, "ws", ".codex")); err != nil {
+			t.Fatal(err)
+		}
+	case "link to the top":
+		if err := os.MkdirAll(filepath.Join(root, "out"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(root, "ws"), filepath.Join(root, "out", "link")); err != nil {
 			t.Fatal(err)
 		}
 	case "link":
@@ -268,6 +276,9 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
 		{name: "-C a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
 		{name: "-C a link, the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
+		{name: "-C below a link to a git top, markers empty, the link's entry", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("out/link"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link to the top", args: []string{"-C", "ROOT/out/link/sub"}, loads: true},
+		{name: "-C below a link to a git top, another marker, the link's entry", files: map[string]string{"home/config.toml": markers + trust("out/link"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link to the top", args: []string{"-C", "ROOT/out/link/sub"}, loads: true},
+		{name: "-C below a link to a git top, markers empty, the real top's entry", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link to the top", args: []string{"-C", "ROOT/out/link/sub"}, loads: true},
 		{name: "-C a link out of the git work tree, its top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}},
 		{name: "started in a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link"},
 		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
