@@ -194,7 +194,8 @@ func linkAside(t *testing.T, path string) {
 //     names no directory;
 //   - -C a symbolic link: the link's own ancestors are walked for the
 //     root, and an entry for the link as written, or for the directory
-//     it resolves to, trusts it; a session started in a link (even with
+//     it resolves to, trusts it, and so does one for a git top found
+//     among those parents, as spelled or resolved; a session started in a link (even with
 //     $PWD naming it) has the resolved directory alone;
 //   - a .codex that is CODEX_HOME itself (-C the home directory) is not
 //     read again as a project's: a profile's false stays over it;
@@ -218,6 +219,8 @@ func TestCodexProjectRoot(t *testing.T) {
 		noHEAD   bool   // WORK/.git is a directory with no HEAD (objects/ and refs/ alone)
 		headOnly bool   // WORK/.git is a directory holding a HEAD alone
 		link     bool   // TOP/link is a symbolic link to WORK, and WORK/sub a directory
+		workGit  bool   // WORK is a git work tree's top
+		subOn    bool   // the plugin is enabled in WORK/sub/.codex/config.toml, not WORK's
 		outLink  bool   // OUT, a link to WORK in another directory, is the working directory (with PWD) unless -C names it
 		project  string // more of WORK/.codex/config.toml
 		top      bool   // the plugin is enabled in TOP/.codex/config.toml, not WORK's
@@ -267,6 +270,8 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "-C with a trailing slash, the key with one", user: trust("WORK/"), args: []string{"-C", "WORK/"}},
 		{name: "-C through .., the key as written", user: trust("WORK/../work"), args: []string{"-C", "WORK/../work"}},
 		{name: "-C with a doubled slash, the key without", user: trust("WORK"), args: []string{"-C", "TOP//work"}, loads: true},
+		{name: "-C below a link to a git top, markers empty, the link's entry", user: "project_root_markers = []\n" + trust("TOP/link"), args: []string{"-C", "TOP/link/sub"}, link: true, workGit: true, subOn: true, loads: true},
+		{name: "-C below a link to a git top, another marker, the link's entry", user: markers + trust("TOP/link"), args: []string{"-C", "TOP/link/sub"}, link: true, workGit: true, subOn: true, loads: true},
 		{name: "-C a link out of the git work tree, its top trusted", user: trust("TOP"), git: true, outLink: true, args: []string{"-C", "OUT"}},
 		{name: "started in a link, the link trusted", user: trust("OUT"), outLink: true},
 		{name: "started in a link, the git top trusted", user: trust("TOP"), git: true, outLink: true, loads: true},
@@ -286,6 +291,9 @@ func TestCodexProjectRoot(t *testing.T) {
 			}
 			if c.git {
 				gitRun(t, "init", "-q", top)
+			}
+			if c.workGit {
+				gitRun(t, "init", "-q", a.Workdir)
 			}
 			if c.mark {
 				writeFile(t, top, rootMarker, "", 0o644)
@@ -327,6 +335,9 @@ func TestCodexProjectRoot(t *testing.T) {
 			dir := a.Workdir
 			if c.top {
 				dir = top
+			}
+			if c.subOn {
+				dir = filepath.Join(a.Workdir, "sub")
 			}
 			writeFile(t, dir, ".codex/config.toml", c.project+on, 0o644)
 			a.Args = []string{"-c", "features.plugins=true"}
