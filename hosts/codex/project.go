@@ -239,8 +239,8 @@ func gitRecord(file string) (string, bool) {
 	return strings.TrimSpace(string(data)), true
 }
 
-// linkedWorktreeMain is the main checkout's top of the linked worktree at
-// top whose .git file names gitDir, when git's own records bear it out
+// linkedWorktreeMain is the main checkout's top, as the .git file spells
+// it, of the linked worktree at top whose .git file names gitDir, when git's own records bear it out
 // as Codex 0.171 checks them (internal/agenttest
 // TestCodexProjectRoot): gitDir, as spelled, is a directory (not a
 // link) <common>/worktrees/<name>, its gitdir file names top/.git back,
@@ -274,7 +274,9 @@ func linkedWorktreeMain(top, gitDir string) string {
 	if !mainGitIs(main, realOrAsIs(common)) {
 		return ""
 	}
-	return realOrAsIs(main)
+	// As spelled: Codex takes an entry for it so or resolved (trusts
+	// looks up both).
+	return main
 }
 
 // mainGitIs reports whether the .git of the main checkout main is the

@@ -254,6 +254,7 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "worktree whose gitdir record goes through a missing directory's ..", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: gitdir record through ..", cwd: "wt", loads: true},
 		{name: "worktree whose gitdir record ends in a slash", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: gitdir record with a trailing slash", cwd: "wt", loads: true},
 		{name: "worktree whose .git file names its main checkout through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: main through a link", cwd: "wt", loads: true},
+		{name: "worktree whose .git file names its main checkout through a link, the link's entry", files: map[string]string{"home/config.toml": trust("mlink")}, layout: "worktree: main through a link", cwd: "wt", loads: true},
 		{name: "worktree whose .git file names its admin directory through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: admin through a link", cwd: "wt"},
 		{name: "worktree whose .git file names the common directory through a link", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: common through a link", cwd: "wt"},
 		{name: "forged worktree: an admin directory git never made", files: map[string]string{"home/config.toml": trust("ws/main")}, layout: "worktree: missing admin", cwd: "wt"},
