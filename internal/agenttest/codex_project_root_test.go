@@ -247,6 +247,7 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: "worktree whose gitdir record goes through a missing directory's ..", user: trust("MAIN"), tree: true, forge: "gitdir record through ..", loads: true},
 		{name: "worktree whose gitdir record ends in a slash", user: trust("MAIN"), tree: true, forge: "gitdir record with a trailing slash", loads: true},
 		{name: "worktree whose .git file names its main checkout through a link", user: trust("MAIN"), tree: true, forge: "main through a link", loads: true},
+		{name: "worktree whose .git file names its main checkout through a link, the link's entry", user: trust("TOP/mlink"), tree: true, forge: "main through a link", loads: true},
 		{name: "worktree whose .git file names its admin directory through a link", user: trust("MAIN"), tree: true, forge: "admin through a link"},
 		{name: "worktree whose .git file names the common directory through a link", user: trust("MAIN"), tree: true, forge: "common through a link"},
 		{name: "forged worktree: an admin directory git never made", user: trust("MAIN"), tree: true, forge: "missing admin"},
