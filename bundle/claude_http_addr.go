@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"net/netip"
-	"net/url"
 	"strings"
 	"sync"
 )
@@ -218,24 +217,23 @@ func JSURLIPHost(host string) (netip.Addr, bool) {
 }
 
 // ClaudeHTTPURLRefused is the address an http hook's url names as an IP
-// literal (read as JavaScript's URL reads it) and why Claude Code
-// (2.1.332) refuses to post to it, or "" when its host is a name or an
-// address it posts to.
+// literal and why Claude Code (2.1.332) refuses to post to it, or "" when
+// its host is a name or an address it posts to. The host is the one
+// JavaScript's URL reads, found by its parser (jsSpecialHostSpan), not by
+// Go's: Go refuses "https://${X}@169.254.169.254/" (a "${" in user
+// information) and reads no host in https:\\169.254.169.254\x, both of
+// which Claude Code reads as the metadata address.
 func ClaudeHTTPURLRefused(raw string) (netip.Addr, string) {
-	u, err := url.Parse(JSURLDecodedHost(strings.TrimSpace(raw)))
-	if err != nil {
+	in, start, end, ok := jsSpecialHostSpan(raw)
+	if !ok {
 		return netip.Addr{}, ""
 	}
-	switch strings.ToLower(u.Scheme) {
+	switch scheme, _, _ := strings.Cut(in, ":"); strings.ToLower(scheme) {
 	case "http", "https", "ws", "wss":
 	default:
 		return netip.Addr{}, ""
 	}
-	host := u.Hostname()
-	if strings.HasPrefix(u.Host, "[") {
-		host = "[" + host + "]"
-	}
-	a, ok := JSURLIPHost(host)
+	a, ok := JSURLIPHost(strings.ToLower(percentDecode(in[start:end])))
 	if !ok {
 		return netip.Addr{}, ""
 	}
@@ -255,7 +253,7 @@ func HookAddressAtRun(raw string) string {
 	if jsURLRefuses(raw) || ClaudeHTTPCannotPost(raw) {
 		return ""
 	}
-	h, msg := endpointHost(raw)
+	h, msg := hookURLHost(raw)
 	if msg != "" || h == "" {
 		return ""
 	}

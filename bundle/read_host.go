@@ -1201,11 +1201,18 @@ func ClaudeOnFailureIgnoredOn(event string) bool {
 
 // claudeURLRef is the first ${NAME} in an http hook's url, which Claude
 // Code sends as written, and whether it is in the url's host or port
-// (before the path, query or fragment).
+// (before the path, query or fragment). The host is the one JavaScript's
+// URL reads: a ${NAME} in user information ("https://${X}@127.0.0.1/",
+// which Claude Code posts to 127.0.0.1) is not in it.
 func claudeURLRef(u string) (ref string, inHost bool) {
 	loc := braceRef().FindStringIndex(u)
 	if loc == nil {
 		return "", false
+	}
+	if in, start, end, ok := jsSpecialHostSpan(u); ok {
+		if l := braceRef().FindStringIndex(in); l != nil {
+			return in[l[0]:l[1]], l[0] >= start && l[0] < end
+		}
 	}
 	start := 0
 	if i := strings.Index(u, "://"); i >= 0 {

@@ -738,7 +738,7 @@ func checkHook(b *Bundle, h Hook) bool {
 				if urlHasCredential(h.URL) {
 					b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
 				}
-			} else if _, msg := endpointHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
+			} else if _, msg := hookURLHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
 				// Claude Code (2.1.332) has no https rule for http hooks:
 				// it POSTs this guard's event and honours its deny.
 				// Skipping it would let the event through unguarded.
@@ -1019,6 +1019,32 @@ func endpointHost(raw string) (string, string) {
 			return "", ""
 		}
 	}
+	return endpointURLHost(raw)
+}
+
+// hookURLHost is endpointHost for an http hook's url, which Claude Code
+// (2.1.332) posts as written, expanding no "${…}" in it. A "${" outside
+// the host JavaScript's URL reads is text: in the user information
+// ("https://${X}@10.0.0.5/", which Claude Code posts to 10.0.0.5), or in
+// a path Go's parser reads no host before ("https:/0\\${X}", posted to
+// 0.0.0.0), the url is judged as written, where endpointHost, reading a
+// variable that may pick the host (as in an MCP server's url, which
+// Claude Code expands), named no host and found nothing wrong. Only a
+// "${" in that host leaves it unknown: no server is asked (claudeURLRef).
+func hookURLHost(raw string) (string, string) {
+	in, start, end, ok := jsSpecialHostSpan(raw)
+	if !ok || !strings.Contains(raw, "${") || strings.Contains(in[start:end], "${") {
+		return endpointHost(raw)
+	}
+	if strings.Contains(in[:start], "@") {
+		return "", "must not contain user information"
+	}
+	return endpointURLHost(JSURLDecodedHost(raw))
+}
+
+// endpointURLHost is endpointHost of raw, its host decoded
+// (JSURLDecodedHost), read with no variable in it.
+func endpointURLHost(raw string) (string, string) {
 	if strings.Contains(raw, "#") {
 		return "", "must not contain a fragment"
 	}
@@ -1460,7 +1486,7 @@ func remoteHosts(b *Bundle) map[string]string {
 		if hk.Type != HookHTTP {
 			continue
 		}
-		if h, msg := endpointHost(hk.URL); msg == "" && h != "" {
+		if h, msg := hookURLHost(hk.URL); msg == "" && h != "" {
 			if _, ok := hosts[h]; !ok {
 				hosts[h] = "an http hook of " + hk.Event
 			}
@@ -1574,7 +1600,7 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 		if hk.Type != HookHTTP {
 			continue
 		}
-		h, msg := endpointHost(hk.URL)
+		h, msg := hookURLHost(hk.URL)
 		if msg != "" || h == "" {
 			continue
 		}

@@ -623,6 +623,12 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		// The host as JavaScript's URL reads it ("c%41.example.com" is
 		// ca.example.com), where Claude Code posts and Go's parser
 		// would refuse the url.
+		// Refused by the address JavaScript's URL reads, before Go's
+		// parser, which reads no host in some urls Claude Code reads one
+		// in ("https://${X}@169.254.169.254/").
+		if a, why := bundle.ClaudeHTTPURLRefused(h.URL); why != "" {
+			return blockedAddress(a, why), nil
+		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, bundle.JSURLDecodedHost(h.URL), bytes.NewReader(spec.Stdin))
 		if err != nil {
 			// A url Claude Code cannot post to fails the hook there, a
@@ -700,7 +706,7 @@ func refuseHookAddress(req *http.Request) *Result {
 		return nil
 	}
 	if why := bundle.ClaudeHTTPRefusedAddr(a, true); why != "" {
-		return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook blocked: %s is a %s address, which Claude Code does not post an http hook's event to; use the server's public address, or 127.0.0.1 or ::1 for a local server", a, why))}
+		return blockedAddress(a, why)
 	}
 	host := a.String()
 	if a.Is6() {
@@ -712,6 +718,12 @@ func refuseHookAddress(req *http.Request) *Result {
 	req.URL.Host = host
 	req.Host = ""
 	return nil
+}
+
+// blockedAddress is the failure of an http hook whose url's host is the
+// IP literal a, which Claude Code refuses to post to (why its class).
+func blockedAddress(a netip.Addr, why string) *Result {
+	return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook blocked: %s is a %s address, which Claude Code does not post an http hook's event to; use the server's public address, or 127.0.0.1 or ::1 for a local server", a, why))}
 }
 
 // directHookTransport posts an http hook's event when no proxy is in the

@@ -66,6 +66,12 @@ func TestHTTPHookRefusedAddresses(t *testing.T) {
 		{"metadata-block", "https://169.254.169.254/g", "block", true, false, ""},
 		{"metadata-hex", "https://0xa9fea9fe/g", "", false, false, "http hook blocked: 169.254.169.254"},
 		{"fe80", "https://[fe80::1]/g", "", false, false, "http hook blocked: fe80::1"},
+		// The host JavaScript's URL reads, where Go's parser refuses the
+		// user information or reads no host: blocked as the metadata
+		// address, as Claude Code blocks it, not failed as a url Go
+		// cannot parse.
+		{"metadata-userinfo-var", "https://${X}@169.254.169.254/g", "", false, false, "http hook blocked: 169.254.169.254"},
+		{"metadata-backslashes", `https:\\169.254.169.254\g`, "", false, false, "http hook blocked: 169.254.169.254"},
 		// JavaScript's URL refuses a zone, where Go connected to the
 		// link-local address: the url fails Claude Code's hooks schema,
 		// so Claude Code loads nothing of the plugin and the review
