@@ -485,7 +485,7 @@ func claudeGroupSchema(g *jsonValue, gp string) (at, why string) {
 			if u, ok := h.obj["url"]; !ok || u.kind != jsonString || strings.TrimSpace(u.str) == "" {
 				return hp, "this http hook has no url string"
 			} else if jsURLRefuses(u.str) {
-				return hp + ".url", "its url " + Quote(u.str) + " is not a URL (JavaScript's URL does not parse it)"
+				return hp + ".url", "its url " + quoteURL(u.str) + " is not a URL (JavaScript's URL does not parse it)"
 			}
 		}
 		if of, ok := h.obj["onFailure"]; ok && !claudeOnFailureValid(of) {
@@ -721,7 +721,7 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 			// the plugin (claudeGroupSchema), so nothing sends the
 			// event anywhere (internal/agenttest TestClaudeHTTPURLSchema).
 			if scope != "" || !ClaudeGuardEvent(event) {
-				r.b.Report.Skipf(FieldPath(path, "url"), "hook.url", "url %s is not a URL (JavaScript's URL does not parse it), so Claude Code's hooks schema drops this hook", Quote(h.URL))
+				r.b.Report.Skipf(FieldPath(path, "url"), "hook.url", "url %s is not a URL (JavaScript's URL does not parse it), so Claude Code's hooks schema drops this hook", quoteURL(h.URL))
 			}
 			keep = false
 		} else if ref, inHost := claudeURLRef(h.URL); ref != "" && r.host == HostClaude {

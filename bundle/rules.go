@@ -1101,7 +1101,7 @@ func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
 	if len(s.Hosts) > 0 && !slices.Contains(s.Hosts, HostClaude) || strings.Contains(s.URL, "${") || !jsURLRefuses(s.URL) {
 		return
 	}
-	b.Report.Warnf(src+".url", "mcp.url", "url %s does not parse as JavaScript's URL reads a url, and Claude Code connects with that parser: it loads this server but never connects to it, so it offers none of its tools; write an https url whose host is a name or an IP address JavaScript's URL reads", Quote(s.URL))
+	b.Report.Warnf(src+".url", "mcp.url", "url %s does not parse as JavaScript's URL reads a url, and Claude Code connects with that parser: it loads this server but never connects to it, so it offers none of its tools; write an https url whose host is a name or an IP address JavaScript's URL reads", quoteURL(s.URL))
 }
 
 // claudeCannotPostMsg says what an http hook of Claude Code whose url it
@@ -1109,13 +1109,13 @@ func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
 // guard never blocks its event, unless its onFailure is "block", when it
 // blocks every event it matches.
 func claudeCannotPostMsg(h Hook) string {
-	return fmt.Sprintf("url %s is not an http or https url: Claude Code loads this hook but cannot post the event to it, so the hook fails on every call%s; bundlectl runs it the same way; use an https url", Quote(h.URL), claudeFailingDoes(h))
+	return fmt.Sprintf("url %s is not an http or https url: Claude Code loads this hook but cannot post the event to it, so the hook fails on every call%s; bundlectl runs it the same way; use an https url", quoteURL(h.URL), claudeFailingDoes(h))
 }
 
 // claudeRefusedAddrMsg says what an http hook of Claude Code whose url's
 // host is an address it refuses (ClaudeHTTPURLRefused) does.
 func claudeRefusedAddrMsg(h Hook, a netip.Addr, why string) string {
-	return fmt.Sprintf("url %s: Claude Code refuses to post an http hook's event to %s, a %s address (\"HTTP hook blocked\", before connecting), so the hook fails on every call%s; bundlectl refuses it the same way; use the server's public address, or 127.0.0.1 or ::1 for a local server", Quote(h.URL), a, why, claudeFailingDoes(h))
+	return fmt.Sprintf("url %s: Claude Code refuses to post an http hook's event to %s, a %s address (\"HTTP hook blocked\", before connecting), so the hook fails on every call%s; bundlectl refuses it the same way; use the server's public address, or 127.0.0.1 or ::1 for a local server", quoteURL(h.URL), a, why, claudeFailingDoes(h))
 }
 
 // claudeFailingDoes is what a Claude Code hook that fails on every call
@@ -1155,27 +1155,67 @@ func isASCII(s string) bool {
 	return true
 }
 
-// urlHasCredential reports a token shape, or a query parameter named like a
-// credential, in a url.
+// urlHasCredential reports a token shape, a password in the user
+// information, or a query parameter named like a credential, in a url.
+// The url is read as JavaScript's URL reads it, not through Go's parser,
+// which refuses some urls Claude Code posts to ("https://u:p@c%7b.x/"),
+// and whose query parser drops a pair with a bad escape or a ';'
+// ("?token=abc%zz", "?token=abc;v=1"), where the server gets the token.
 func urlHasCredential(raw string) bool {
-	if looksLikeToken(raw) {
+	if looksLikeToken(raw) || jsURLPassword(raw) {
 		return true
 	}
-	u, err := url.Parse(JSURLDecodedHost(raw))
-	if err != nil {
-		return false
-	}
-	for k, vs := range u.Query() {
-		switch strings.ToLower(strings.ReplaceAll(k, "-", "_")) {
+	for _, kv := range jsQueryPairs(raw) {
+		switch strings.ToLower(strings.ReplaceAll(kv[0], "-", "_")) {
 		case "token", "access_token", "api_key", "apikey", "key", "password", "secret", "auth", "sig", "signature":
-			for _, v := range vs {
-				if !isReference(v) {
-					return true
-				}
+			if !isReference(kv[1]) {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// jsQueryPairs are the names and values of the query of url s as
+// JavaScript's URL finds it (after the first '?', up to the first '#'),
+// percent-decoded as URLSearchParams decodes them ('+' a space, a '%'
+// that encodes nothing kept). Pairs are split at ';' as well as '&':
+// the server, not JavaScript, reads the query, and many split there.
+func jsQueryPairs(s string) [][2]string {
+	s = jsURLInput(s)
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s = s[:i]
+	}
+	_, q, ok := strings.Cut(s, "?")
+	if !ok {
+		return nil
+	}
+	var pairs [][2]string
+	for _, p := range strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(p, "=")
+		pairs = append(pairs, [2]string{formDecode(k), formDecode(v)})
+	}
+	return pairs
+}
+
+func formDecode(s string) string { return percentDecode(strings.ReplaceAll(s, "+", " ")) }
+
+// jsURLPassword reports whether the user information JavaScript's URL
+// reads in a special url s holds a password that is no host variable
+// reference: "https:\\u:pw@host" has one, which the "://" urlPassword
+// looks for misses.
+func jsURLPassword(s string) bool {
+	in, start, _, ok := jsSpecialHostSpan(s)
+	if !ok {
+		return false
+	}
+	auth := strings.TrimLeft(in[strings.IndexByte(in, ':')+1:start], `/\`)
+	user, ok := strings.CutSuffix(auth, "@")
+	if !ok {
+		return false
+	}
+	_, pw, ok := strings.Cut(user, ":")
+	return ok && pw != "" && !isReference(pw)
 }
 
 // validHeaderName is the RFC 9110 token rule.
@@ -1832,6 +1872,11 @@ func redactURL(s string) string {
 	// Decoded as urlHasCredential reads it: Go refuses "c%41.example.com".
 	u, err := url.Parse(JSURLDecodedHost(s))
 	if err != nil || u.Scheme == "" || u.Host == "" {
+		// A url Go does not parse may carry one as well
+		// ("https://u:pw@c%7b.example/", which JavaScript's URL reads).
+		if hasURLScheme(s) && urlHasCredential(s) {
+			return redactURLText(s)
+		}
 		return s
 	}
 	if _, pw := u.User.Password(); !pw && !urlHasCredential(s) {
@@ -1840,6 +1885,53 @@ func redactURL(s string) string {
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String() + " [credentials redacted]"
 }
+
+// hasURLScheme reports whether s, as JavaScript's URL starts on it,
+// begins with a special scheme ("https:", "ws:", "file:", …) or another
+// followed by "//": a url, not an argument such as "--key=…".
+func hasURLScheme(s string) bool {
+	in := jsURLInput(s)
+	scheme, rest, ok := strings.Cut(in, ":")
+	if !ok || scheme == "" || !isASCIIAlpha(scheme[0]) || strings.ContainsFunc(scheme, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (isASCIIAlpha(byte(r)) || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.'))
+	}) {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "ws", "wss", "ftp", "file":
+		return true
+	}
+	return strings.HasPrefix(rest, "//")
+}
+
+// redactURLText is s cut before its query or fragment, its user
+// information (up to the last '@' before the path, as JavaScript's URL
+// reads it) left out: for a url Go's parser refuses.
+func redactURLText(s string) string {
+	in := jsURLInput(s)
+	if i := strings.IndexAny(in, "?#"); i >= 0 {
+		in = in[:i]
+	}
+	if colon := strings.IndexByte(in, ':'); colon >= 0 {
+		rest := in[colon+1:]
+		auth := strings.TrimLeft(rest, `/\`)
+		lead := in[:len(in)-len(auth)]
+		end := len(auth)
+		if i := strings.IndexAny(auth, `/\`); i >= 0 {
+			end = i
+		}
+		if at := strings.LastIndexByte(auth[:end], '@'); at >= 0 {
+			in = lead + auth[at+1:]
+		}
+	}
+	return in + " [credentials redacted]"
+}
+
+// quoteURL is url quoted for a finding's message, without the user
+// information and query that carry a credential (redactURL): a finding
+// that names the url, as many do, must not echo the credential another
+// rule (secret.url) refuses it for.
+func quoteURL(url string) string { return Quote(redactURL(url)) }
 
 func redactCredentialValues(v any) any {
 	switch x := v.(type) {
