@@ -76,3 +76,65 @@ func TestHookURLVarUserinfoGuard(t *testing.T) {
 		t.Errorf("the guard is not refused for its user information:%s", dumpFindings(b))
 	}
 }
+
+// TestClaudeHTTPURLRefusedIsNodes: ClaudeHTTPURLRefused reads the address
+// node 20's new URL reads in every url of testdata/jsurl/hosts_node20.json
+// whose hostname is an IP literal Claude Code refuses, however it is
+// written (escaped dots and digits, a backslash after the host or for
+// its slashes, a tab inside an escape; a host that is not ASCII once
+// decoded is left to the url rules): Go's parser, which it read the
+// url through, reads no host in https:\\169%2e254.169.254\x and refuses
+// "https://169%2\te254.169.254/".
+func TestClaudeHTTPURLRefusedIsNodes(t *testing.T) {
+	for _, v := range jsHostVectors(t) {
+		url, node := v[0], v[1]
+		// A host not ASCII once decoded is refused by the url rules
+		// (msgNonASCIIHost), its IDNA mapping not computed.
+		if node == "refused" || !strings.HasPrefix(strings.ToLower(strings.TrimSpace(url)), "http") || !isASCII(percentDecode(url)) {
+			continue
+		}
+		want, ok := JSURLIPHost(node)
+		if !ok || ClaudeHTTPRefusedAddr(want, true) == "" {
+			continue
+		}
+		if a, why := ClaudeHTTPURLRefused(url); why == "" || a != want {
+			t.Errorf("ClaudeHTTPURLRefused(%q) = %v, %q; node reads %s, which Claude Code refuses", url, a, why, want)
+		}
+	}
+}
+
+// FuzzHookURLHost: an http hook's url with a "${" is never read as one
+// whose host a variable picks unless the "${" is in the host JavaScript's
+// URL reads (Claude Code expands none in it); and an IP literal the url
+// rules name as its host is the address the refused-address check reads.
+func FuzzHookURLHost(f *testing.F) {
+	for _, v := range jsHostVectors(f) {
+		f.Add(v[0])
+	}
+	for _, s := range []string{"http://${X}@127.0.0.1:9/g", `https:/0\${X}/g`, "https://e${X}.example/g", "https://u:${X}@c%41.example.com/g"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, msg := hookURLHost(s)
+		if h == "" && msg == "" {
+			if in, start, end, ok := jsSpecialHostSpan(s); ok && !strings.Contains(in[start:end], "${") {
+				t.Errorf("hookURLHost(%q) names no host and no problem, but JavaScript's URL reads the host %q", s, in[start:end])
+			}
+			return
+		}
+		if msg != "" {
+			return
+		}
+		lit := h
+		if strings.Contains(h, ":") {
+			lit = "[" + h + "]"
+		}
+		want, ok := JSURLIPHost(lit)
+		if !ok {
+			return
+		}
+		if got, _ := ClaudeHTTPURLRefused(s); got != want && !(got.Is4In6() && got.Unmap() == want.Unmap()) {
+			t.Errorf("hookURLHost(%q) = %q, ClaudeHTTPURLRefused reads %v", s, h, got)
+		}
+	})
+}
