@@ -539,3 +539,73 @@ func jsSpecialHostSpan(s string) (string, int, int, bool) {
 	}
 	return in, start, end, true
 }
+
+// JSURLPostURL is s as the url Claude Code posts to: its host decoded
+// (JSURLDecodedHost) and its path as JavaScript's URL resolves it — a
+// backslash read as '/', and the dot segments (".", "..", and their
+// escapes "%2e", ".%2E", …) removed ("https://h/allow/../deny" posts to
+// /deny, where Go's client sends "/allow/../deny" as written, which a
+// server may route elsewhere, or, as Go's ServeMux does, redirect,
+// failing the hook). The query and fragment stay as written; a url
+// JavaScript's URL refuses, that is not special, or that it would first
+// trim or strip of tabs, is s.
+func JSURLPostURL(s string) string {
+	s = JSURLDecodedHost(s)
+	in, _, end, ok := jsSpecialHostSpan(s)
+	if !ok || in != s {
+		return s
+	}
+	start := end
+	if i := strings.IndexAny(in[start:], `/\?#`); i >= 0 {
+		start += i
+	} else {
+		return s
+	}
+	stop := len(in)
+	if i := strings.IndexAny(in[start:], "?#"); i >= 0 {
+		stop = start + i
+	}
+	return in[:start] + jsResolvePath(in[start:stop]) + in[stop:]
+}
+
+// jsResolvePath is p, the path of a special url as written (empty, or
+// starting with '/' or '\'), as WHATWG's path state leaves it.
+func jsResolvePath(p string) string {
+	if p == "" {
+		return p
+	}
+	segs := splitSlashes(p[1:])
+	var out []string
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch strings.ToLower(seg) {
+		case "..", ".%2e", "%2e.", "%2e%2e":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		case ".", "%2e":
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+// splitSlashes splits s at every '/' and '\', keeping empty segments.
+func splitSlashes(s string) []string {
+	var segs []string
+	for {
+		i := strings.IndexAny(s, `/\`)
+		if i < 0 {
+			return append(segs, s)
+		}
+		segs = append(segs, s[:i])
+		s = s[i+1:]
+	}
+}

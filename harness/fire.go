@@ -620,16 +620,18 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 	return func(ctx context.Context, spec Spec) (*Result, error) {
 		ctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 		defer cancel()
-		// The host as JavaScript's URL reads it ("c%41.example.com" is
-		// ca.example.com), where Claude Code posts and Go's parser
-		// would refuse the url.
+		// The url as JavaScript's URL reads it, where Claude Code
+		// posts: its host decoded ("c%41.example.com" is
+		// ca.example.com, which Go's parser refuses) and its path
+		// resolved ("/allow/../deny" is /deny, which Go sends as
+		// written).
 		// Refused by the address JavaScript's URL reads, before Go's
 		// parser, which reads no host in some urls Claude Code reads one
 		// in ("https://${X}@169.254.169.254/").
 		if a, why := bundle.ClaudeHTTPURLRefused(h.URL); why != "" {
 			return blockedAddress(a, why), nil
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, bundle.JSURLDecodedHost(h.URL), bytes.NewReader(spec.Stdin))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, bundle.JSURLPostURL(h.URL), bytes.NewReader(spec.Stdin))
 		if err != nil {
 			// A url Claude Code cannot post to fails the hook there, a
 			// failure like any other (onFailure applies).

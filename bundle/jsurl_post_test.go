@@ -1,0 +1,62 @@
+package bundle
+
+import "testing"
+
+// TestJSURLPostURL: the url bundlectl posts an http hook's event to is the
+// one Claude Code posts to, the path resolved as JavaScript's URL resolves
+// it (each value read from node 20's new URL(u).href, the fragment aside,
+// which no request carries): Go's client sent "/allow/../deny" as
+// written (harness TestHTTPHookDotSegmentPath). On 30,000 generated paths
+// of dots, escaped dots and slashes and backslashes the path agreed with
+// node 20's but for one, "\bx./.xa///.#f" after a port, where node's ada
+// keeps the last "." and the URL Standard, which this and Bun follow,
+// drops it.
+func TestJSURLPostURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://h/allow/../deny":      "https://h/deny",
+		"https://h/allow/%2e%2E/deny":  "https://h/deny",
+		`https://h/a\..\deny`:          "https://h/deny",
+		"https://h/a/./b/.":            "https://h/a/b/",
+		"https://h/a/..":               "https://h/",
+		"https://h/a/.%2e?q=/../x":     "https://h/?q=/../x",
+		"https://h/%2E/x":              "https://h/x",
+		"https://h:8443/../../x":       "https://h:8443/x",
+		"https://C%41.example/x/../y":  "https://ca.example/y",
+		"https://h/x/..#/../f":         "https://h/#/../f",
+		"https://h":                    "https://h",
+		"https://h?x=/../y":            "https://h?x=/../y",
+		"https://h/a/...":              "https://h/a/...",
+		"foo://h/a/../b":               "foo://h/a/../b",
+		"https://h/a/../b\t":           "https://h/a/../b\t",
+		"https://[::1]:9/a/%2e%2e/b/.": "https://[::1]:9/b/",
+	} {
+		if got := JSURLPostURL(in); got != want {
+			t.Errorf("JSURLPostURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzJSURLPostURL: no input panics, a url is resolved once for all (a
+// second pass keeps it), and its host is the one JSURLDecodedHost reads.
+func FuzzJSURLPostURL(f *testing.F) {
+	for _, v := range jsHostVectors(f) {
+		f.Add(v[0])
+	}
+	f.Add("https://h/allow/../deny")
+	f.Add(`https:\\h\a\%2e%2E\..\b?c/../d#e/../f`)
+	f.Fuzz(func(t *testing.T, s string) {
+		p := JSURLPostURL(s)
+		if again := JSURLPostURL(p); again != p {
+			t.Errorf("JSURLPostURL(%q) = %q, then %q", s, p, again)
+		}
+		if p == s {
+			return
+		}
+		d := JSURLDecodedHost(s)
+		in1, s1, e1, ok1 := jsSpecialHostSpan(d)
+		in2, s2, e2, ok2 := jsSpecialHostSpan(p)
+		if !ok1 || !ok2 || in1[s1:e1] != in2[s2:e2] {
+			t.Errorf("JSURLPostURL(%q) = %q, whose host is not %q's", s, p, d)
+		}
+	})
+}
