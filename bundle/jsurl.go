@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"unicode/utf8"
@@ -546,14 +547,19 @@ func jsSpecialHostSpan(s string) (string, int, int, bool) {
 // escapes "%2e", ".%2E", …) removed ("https://h/allow/../deny" posts to
 // /deny, where Go's client sends "/allow/../deny" as written, which a
 // server may route elsewhere, or, as Go's ServeMux does, redirect,
-// failing the hook). The query and fragment stay as written; a url
-// JavaScript's URL refuses, that is not special, or that it would first
-// trim or strip of tabs, is s.
+// failing the hook); an ASCII host lowercased, as it sends it; and the
+// query encoded as it sends it (jsEncodeQuery). The fragment stays as
+// written (no request carries it). A url JavaScript's URL refuses, that
+// is not special, or that it would first trim or strip of tabs, is s.
 func JSURLPostURL(s string) string {
 	s = JSURLDecodedHost(s)
-	in, _, end, ok := jsSpecialHostSpan(s)
+	in, hostStart, end, ok := jsSpecialHostSpan(s)
 	if !ok || in != s {
 		return s
+	}
+	host := in[hostStart:end]
+	if isASCII(host) {
+		host = strings.ToLower(host)
 	}
 	start := end
 	if i := strings.IndexAny(in[start:], `/\?#`); i >= 0 {
@@ -565,7 +571,29 @@ func JSURLPostURL(s string) string {
 	if i := strings.IndexAny(in[start:], "?#"); i >= 0 {
 		stop = start + i
 	}
-	return in[:start] + jsResolvePath(in[start:stop]) + in[stop:]
+	query, fragment := in[stop:], ""
+	if i := strings.IndexByte(query, '#'); i >= 0 {
+		query, fragment = query[:i], query[i:]
+	}
+	return in[:hostStart] + host + in[end:start] + jsResolvePath(in[start:stop]) + jsEncodeQuery(query) + fragment
+}
+
+// jsEncodeQuery is the query q of a special url (from its '?') as
+// JavaScript's URL writes it: a control, space, a double or single
+// quote, '<', '>', DEL and every byte past ASCII percent-encoded, the
+// rest, escapes included, as written. Go's client sends a query as written, and a space in it
+// breaks the request line: the hook failed where Claude Code posts.
+func jsEncodeQuery(q string) string {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c <= ' ' || c >= 0x7F || c == '"' || c == '\'' || c == '<' || c == '>':
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // jsResolvePath is p, the path of a special url as written (empty, or

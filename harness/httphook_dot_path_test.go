@@ -16,9 +16,10 @@ import (
 // or backslashes is posted to the path JavaScript's URL resolves, as
 // Claude Code 2.1.332 posts it (node 20: "http://h/allow/../deny" is
 // http://h/deny, and so are "/allow/%2e%2E/deny" and, a backslash read as
-// '/', "/allow\..\deny"). Go's client sent the path as written: the
-// server, which denies at /deny, was asked at /allow/../deny, and the
-// call went through.
+// '/', "/allow\..\deny"), its query encoded as it encodes it ("?a b"
+// is ?a%20b). Go's client sent both as written: the server, which denies
+// at /deny, was asked at /allow/../deny, and the call went through; a
+// space in the query broke the request line (400), failing the hook.
 func TestHTTPHookDotSegmentPath(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
@@ -33,7 +34,7 @@ func TestHTTPHookDotSegmentPath(t *testing.T) {
 		w.Write([]byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied at /deny"}}`))
 	}))
 	defer srv.Close()
-	for _, path := range []string{"/allow/../deny", "/allow/%2e%2E/deny", `/allow\\..\\deny`, "/./deny?x=/../y"} {
+	for _, path := range []string{"/allow/../deny", "/allow/%2e%2E/deny", `/allow\\..\\deny`, "/./deny?x=/../y", "/deny?a b"} {
 		t.Run(path, func(t *testing.T) {
 			mu.Lock()
 			got = nil
