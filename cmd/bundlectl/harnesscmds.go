@@ -356,14 +356,20 @@ the command of an existing harness's MCP entry:
 
 The tool filter the review showed (include/exclude) is enforced between the
 client and the server: a filtered tool is not listed and a call to it is
-answered with an error without reaching the server. With a filter, stdio
-goes through a line proxy: each message is one line of at most 16 MiB
-(a longer client message is answered with an error, a longer server line is
-dropped with a notice on stderr, as is a server line that is not one JSON
-message), and a raw "\r", U+0085, U+2028 or U+2029 is rewritten so that no
-line reader splits a message (docs/harness.md). Without one the bytes pass
-unchanged. SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the server, which is
-killed 5 s later if it is still running. The server is killed with every
+answered with an error without reaching the server. So is the server's
+reviewed per-call timeout: a tool call not answered in time is answered
+with an error, and only a reply of the strict shape
+{"jsonrpc":"2.0","id":…,"result"|"error":…} with no other member, all
+every host reads as an answer, ends a call (another is dropped with a
+notice); at most 4096 calls are timed at once. With a filter or a
+timeout, stdio goes through a line proxy: each message is one line of at
+most 16 MiB (a longer client message is answered with an error, a longer
+server line is dropped with a notice on stderr, as is a server line that
+is not one JSON message), and a raw "\r", U+0085, U+2028 or U+2029 is
+rewritten so that no line reader splits a message (docs/harness.md).
+Without either the bytes pass unchanged. SIGINT, SIGTERM, SIGHUP and
+SIGQUIT are passed on to the server, which is killed 5 s later if it is
+still running. The server is killed with every
 descendant if the bundle is disabled, revoked or tampered with while it
 runs.` + exitStatus("0  the server exited 0", "1  the server failed", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
