@@ -13,7 +13,7 @@ import (
 // [projects."…"] key as the directory written, compared with the
 // session's real working directory: "WORK/" or "WORK/../work" trusts
 // nothing, so the project's true does not undo the user's false. bundlectl
-// setup and list say the same (hosts/codex readTOML, hookLayers): setup
+// setup and list say the same (hosts/codex readTOML, readProjectTrust): setup
 // once took the file it could not parse for no setting, and folded the
 // key as a path, writing its lines beside a false that held.
 func TestSetupCodexConfigSpellings(t *testing.T) {

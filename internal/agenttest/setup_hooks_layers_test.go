@@ -152,7 +152,7 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 
 // TestSetupCodexHooksLayers: which files' features.hooks keep Codex 0.171
 // from running setup's lines (in $CODEX_HOME/config.toml) in a session
-// started in the workspace (hosts/codex hookLayers):
+// started in the workspace (hosts/codex configLayers):
 //
 //   - the project's .codex/config.toml, over the user's config.toml, only
 //     in a trusted project: a trusted project's false turns them off, its
