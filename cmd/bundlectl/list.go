@@ -70,8 +70,10 @@ block their events until it is restored or revoked). A host that
 "bundlectl setup" wired with this home whose hook lines are out of date
 or gone is named on stderr, with the setup command that brings them back;
 so is one whose own settings keep it from running them in a session
-started in the workspace (or in some of them: a Codex --profile), with
-the command that shows the setting.` + exitStatus(exit0, exit1, exit2, exit4),
+started in the workspace (or in some of them: a Codex --profile, a
+Gemini CLI session not started with --skip-trust in a folder a
+trustedFolders.json rule does not trust), with the command that shows
+the setting or rule.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
