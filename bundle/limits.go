@@ -19,8 +19,8 @@ const (
 )
 
 // warnViewSize warns when the bundle's files are more than one host view
-// holds: exec and run then cannot make the view of a host that loads them
-// and load the bundle's hooks alone (hosts.Prepare's notice), so the
+// holds: exec then cannot make the view of a host that loads them and
+// loads the bundle's hooks alone (hosts.Prepare's notice), so the
 // review is the first place that can say so. A bundle whose large files
 // no host loads (a data directory beside its skills) still gets its
 // views: the warning says "if".
@@ -28,7 +28,7 @@ func warnViewSize(b *Bundle) {
 	if b.Tree == nil || b.Tree.Bytes <= MaxViewBytes {
 		return
 	}
-	b.Report.Warnf(".", "bounds.view", "the bundle's files total %d bytes, more than the %d bytes (256 MiB) one host view holds: if the files a host loads pass that, bundlectl exec and run cannot make its view and load only the bundle's hooks (its guards still run), and nothing else of it reaches that agent; keep the bundle under 256 MiB (move large data out of it)", b.Tree.Bytes, MaxViewBytes)
+	b.Report.Warnf(".", "bounds.view", "the bundle's files total %d bytes, more than the %d bytes (256 MiB) one host view holds: if the files a host loads pass that, bundlectl exec cannot make its view and loads only the bundle's hooks (its guards still run), and nothing else of it reaches that agent; keep the bundle under 256 MiB (move large data out of it)", b.Tree.Bytes, MaxViewBytes)
 }
 
 // Limits bound the size and shape of a bundle tree.
