@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/bundlectl/bundlectl/hosts"
 )
@@ -83,7 +84,12 @@ func TestSetupSchemaDropElsewhere(t *testing.T) {
 // for nothing, as Claude Code does (agenttest
 // TestExecClaudeSettingsSchema): a true in it keeps nothing from running
 // (exec once refused it), a false in it undoes no earlier true. A key
-// the schema does not name, and a managed file, are read.
+// the schema does not name, and a managed file, are read. A file
+// encoding/json cannot decode but Claude Code reads (a number beyond
+// float64, nesting deeper than 10000, UTF-16; agenttest
+// TestExecClaudeSettingsParse) is refused as one bundlectl cannot read:
+// exec once took it for a file Claude Code ignores, and started a
+// session whose guards its true kept from running.
 func TestExecSchemaDrop(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -101,6 +107,9 @@ func TestExecSchemaDrop(t *testing.T) {
 		{"project true beside an unknown key", map[string]string{"project": `{"disableAllHooks": true, "notASetting": 5}`}, nil, "project"},
 		{"project true beside a fallback key", map[string]string{"project": `{"disableAllHooks": true, "viewMode": 5}`}, nil, "project"},
 		{"managed true beside a wrong type", map[string]string{"managed": `{"disableAllHooks": true, "statusLine": 5}`}, nil, "managed"},
+		{"project true beside a number out of float64's range", map[string]string{"project": `{"disableAllHooks": true, "x": 1e400}`}, nil, "project"},
+		{"project true beside values nested 10001 deep", map[string]string{"project": `{"disableAllHooks": true, "x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`}, nil, "project"},
+		{"project true in UTF-16", map[string]string{"project": utf16LE(`{"disableAllHooks": true}`)}, nil, "project"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newOwnHome(t)
@@ -119,4 +128,13 @@ func TestExecSchemaDrop(t *testing.T) {
 			}
 		})
 	}
+}
+
+// utf16LE is s in UTF-16, little-endian, after a byte order mark.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
 }

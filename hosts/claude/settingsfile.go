@@ -21,7 +21,12 @@ import (
 // A missing file (or JSON null) is (nil, nil).
 // A file Claude Code ignores is an error here, a *hosts.SyntaxError
 // naming the line when it does not parse: the caller decides whether
-// ignoring it is safe.
+// ignoring it is safe. A file Claude Code reads that encoding/json
+// cannot (UTF-16, a number beyond float64, nesting deeper than 10000:
+// TestExecClaudeSettingsParse) is another error, one of a file bundlectl
+// cannot read, never a *hosts.SyntaxError: taken for one Claude Code
+// ignores, its "disableAllHooks": true would count for nothing while
+// Claude Code keeps the guards from running.
 func readSettings(path string) (map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -34,8 +39,14 @@ func readSettings(path string) (map[string]any, error) {
 	if jsTrimmed(string(data)) {
 		return map[string]any{}, nil
 	}
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) || bytes.IndexByte(data, 0) >= 0 {
+		return nil, errors.New("UTF-16, or a NUL byte: Claude Code reads a UTF-16 file (internal/agenttest TestExecClaudeSettingsParse), bundlectl reads UTF-8 only; save it as UTF-8")
+	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
+		if beyondDecoder(err) {
+			return nil, errors.New("JSON that Claude Code reads and bundlectl cannot (" + err.Error() + "): a number beyond ±1.8e308 or values nested more than 10000 deep; write the number smaller, or nest less")
+		}
 		line := 1
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -63,4 +74,14 @@ func jsTrimmed(s string) bool {
 		}
 		return r >= 0x2000 && r <= 0x200a
 	}) == ""
+}
+
+// beyondDecoder reports whether err is encoding/json's refusal of JSON
+// that JavaScript's JSON.parse takes: a number beyond float64 (JSON.parse
+// makes it Infinity) or nesting deeper than its fixed 10000 (Claude Code
+// reads the file, cutting the values deeper than 64).
+func beyondDecoder(err error) bool {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	return errors.As(err, &te) || errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth")
 }
