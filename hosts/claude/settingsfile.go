@@ -40,12 +40,12 @@ func readSettings(path string) (map[string]any, error) {
 		return map[string]any{}, nil
 	}
 	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) || bytes.IndexByte(data, 0) >= 0 {
-		return nil, errors.New("UTF-16, or a NUL byte: Claude Code reads a UTF-16 file (internal/agenttest TestExecClaudeSettingsParse), bundlectl reads UTF-8 only; save it as UTF-8")
+		return nil, errors.New("UTF-16, or a NUL byte, which Claude Code reads and bundlectl does not: save the file as UTF-8")
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		if beyondDecoder(err) {
-			return nil, errors.New("JSON that Claude Code reads and bundlectl cannot (" + err.Error() + "): a number beyond ±1.8e308 or values nested more than 10000 deep; write the number smaller, or nest less")
+			return nil, errors.New("a number beyond ±1.8e308, or values nested more than 10000 deep, which Claude Code reads and bundlectl does not: write the number smaller, or nest less")
 		}
 		line := 1
 		var se *json.SyntaxError
