@@ -84,12 +84,15 @@ func TestSetupSchemaDropElsewhere(t *testing.T) {
 // for nothing, as Claude Code does (agenttest
 // TestExecClaudeSettingsSchema): a true in it keeps nothing from running
 // (exec once refused it), a false in it undoes no earlier true. A key
-// the schema does not name, and a managed file, are read. A file
-// encoding/json cannot decode but Claude Code reads (a number beyond
-// float64, nesting deeper than 10000, UTF-16; agenttest
-// TestExecClaudeSettingsParse) is refused as one bundlectl cannot read:
-// exec once took it for a file Claude Code ignores, and started a
-// session whose guards its true kept from running.
+// the schema does not name, and a managed file, are read; a key escaped
+// in the text is the key, and of a key written twice the last value
+// counts, as in Claude Code (agenttest
+// TestClaudeSettingsSchemaOtherTypes). A file encoding/json cannot
+// decode but Claude Code reads (a number beyond float64, nesting deeper
+// than 10000, UTF-16; agenttest TestExecClaudeSettingsParse) is refused
+// as one bundlectl cannot read: exec once took it for a file Claude Code
+// ignores, and started a session whose guards its true kept from
+// running.
 func TestExecSchemaDrop(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -107,6 +110,11 @@ func TestExecSchemaDrop(t *testing.T) {
 		{"project true beside an unknown key", map[string]string{"project": `{"disableAllHooks": true, "notASetting": 5}`}, nil, "project"},
 		{"project true beside a fallback key", map[string]string{"project": `{"disableAllHooks": true, "viewMode": 5}`}, nil, "project"},
 		{"managed true beside a wrong type", map[string]string{"managed": `{"disableAllHooks": true, "statusLine": 5}`}, nil, "managed"},
+		{"project true beside an escaped key", map[string]string{"project": `{"disableAllHooks": true, "\u0073tatusLine": 5}`}, nil, ""},
+		{"project true beside an array for an object of optional fields", map[string]string{"project": `{"disableAllHooks": true, "remote": []}`}, nil, ""},
+		{"project true beside \"true\" for a boolean", map[string]string{"project": `{"disableAllHooks": true, "verbose": "true"}`}, nil, ""},
+		{"project true, a wrong type written again right", map[string]string{"project": `{"disableAllHooks": true, "statusLine": 5, "statusLine": {"type": "command", "command": "true"}}`}, nil, "project"},
+		{"project true, a right type written again wrong", map[string]string{"project": `{"disableAllHooks": true, "statusLine": {"type": "command", "command": "true"}, "statusLine": 5}`}, nil, ""},
 		{"project true beside a number out of float64's range", map[string]string{"project": `{"disableAllHooks": true, "x": 1e400}`}, nil, "project"},
 		{"project true beside values nested 10001 deep", map[string]string{"project": `{"disableAllHooks": true, "x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`}, nil, "project"},
 		{"project true in UTF-16", map[string]string{"project": utf16LE(`{"disableAllHooks": true}`)}, nil, "project"},

@@ -108,3 +108,38 @@ func TestClaudeSettingsSchemaTable(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeSettingsSchemaOtherTypes: the table test tries one wrong
+// value per type; Claude Code 2.1.332's schema builders (its bundle's
+// own zod-like library) refuse every other JSON type too, with no
+// coercion: an array for an object whose fields are all optional, a
+// number or the string "true" for a boolean, a numeric string or a
+// boolean for a number, an object for an array, a boolean for a string
+// or an enum. A key escaped in the JSON text is the key
+// ("\u0073tatusLine"), and of a key written twice the last value counts
+// (JSON.parse, as encoding/json): each as schemaDrop takes it.
+func TestClaudeSettingsSchemaOtherTypes(t *testing.T) {
+	for _, c := range []struct {
+		key, value string
+		dropped    bool
+	}{
+		{`"remote"`, `[]`, true},
+		{`"voice"`, `[]`, true},
+		{`"verbose"`, `1`, true},
+		{`"verbose"`, `"true"`, true},
+		{`"cleanupPeriodDays"`, `"5"`, true},
+		{`"cleanupPeriodDays"`, `true`, true},
+		{`"fallbackModel"`, `{}`, true},
+		{`"model"`, `true`, true},
+		{`"defaultShell"`, `5`, true},
+		{`"\u0073tatusLine"`, `5`, true},
+		{`"statusLine"`, `5, "statusLine": {"type": "command", "command": "true"}`, false},
+		{`"statusLine"`, `{"type": "command", "command": "true"}, "statusLine": 5`, true},
+	} {
+		text := fmt.Sprintf(`{"disableAllHooks": true, %s: %s}`, c.key, c.value)
+		g := guardCase{name: text, files: map[string]string{"./.claude/settings.json": text}}
+		if ran, _, res := runGuardCase(t, g); ran != c.dropped {
+			t.Errorf("%s: Claude Code dropped the file %v, want %v\n%s", text, ran, c.dropped, res)
+		}
+	}
+}
