@@ -33,8 +33,8 @@
 // refuses a user settings file so dropped: its lines would never run.
 // One bundlectl cannot read exec refuses, while setup and list name a
 // switch that holds first; a file Claude Code reads that encoding/json
-// cannot decode (UTF-16, a number beyond float64, nesting deeper than
-// 10000) is such a file, never one Claude Code ignores.
+// cannot decode (UTF-16 after a little-endian mark, a number beyond
+// float64, nesting deeper than 10000) is such a file, never one Claude Code ignores.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named

@@ -89,10 +89,12 @@ func TestSetupSchemaDropElsewhere(t *testing.T) {
 // counts, as in Claude Code (agenttest
 // TestClaudeSettingsSchemaOtherTypes). A file encoding/json cannot
 // decode but Claude Code reads (a number beyond float64, nesting deeper
-// than 10000, UTF-16; agenttest TestExecClaudeSettingsParse) is refused
-// as one bundlectl cannot read: exec once took it for a file Claude Code
-// ignores, and started a session whose guards its true kept from
-// running.
+// than 10000, UTF-16 little-endian after its mark; agenttest
+// TestExecClaudeSettingsParse) is refused as one bundlectl cannot read:
+// exec once took it for a file Claude Code ignores, and started a
+// session whose guards its true kept from running. One in UTF-16
+// big-endian or without the mark, or with a NUL byte, Claude Code
+// ignores, and so does exec.
 func TestExecSchemaDrop(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -118,6 +120,9 @@ func TestExecSchemaDrop(t *testing.T) {
 		{"project true beside a number out of float64's range", map[string]string{"project": `{"disableAllHooks": true, "x": 1e400}`}, nil, "project"},
 		{"project true beside values nested 10001 deep", map[string]string{"project": `{"disableAllHooks": true, "x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`}, nil, "project"},
 		{"project true in UTF-16", map[string]string{"project": utf16LE(`{"disableAllHooks": true}`)}, nil, "project"},
+		{"project true in UTF-16 big-endian, ignored", map[string]string{"project": "\xfe\xff" + utf16BE(`{"disableAllHooks": true}`)}, nil, ""},
+		{"project true in UTF-16 without a mark, ignored", map[string]string{"project": utf16LE(`{"disableAllHooks": true}`)[2:]}, nil, ""},
+		{"project true beside a NUL byte, ignored", map[string]string{"project": "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newOwnHome(t)
@@ -143,6 +148,15 @@ func utf16LE(s string) string {
 	b := []byte{0xff, 0xfe}
 	for _, u := range utf16.Encode([]rune(s)) {
 		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
+}
+
+// utf16BE is s in UTF-16, big-endian, with no byte order mark.
+func utf16BE(s string) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u>>8), byte(u))
 	}
 	return string(b)
 }

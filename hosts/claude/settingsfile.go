@@ -39,8 +39,8 @@ func readSettings(path string) (map[string]any, error) {
 	if jsTrimmed(string(data)) {
 		return map[string]any{}, nil
 	}
-	if bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) || bytes.IndexByte(data, 0) >= 0 {
-		return nil, errors.New("UTF-16, or a NUL byte, which Claude Code reads and bundlectl does not: save the file as UTF-8")
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) { // not big-endian, nor without the mark: those it ignores
+		return nil, errors.New("UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8")
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {

@@ -7,21 +7,26 @@ import (
 )
 
 // TestExecClaudeSettingsParse: Claude Code 2.1.332 reads a project
-// settings file that encoding/json cannot decode: one in UTF-16 after a
-// byte order mark, one with a number beyond float64 (JSON.parse makes it
+// settings file that encoding/json cannot decode: one in UTF-16
+// little-endian after its byte order mark, one with a number beyond float64 (JSON.parse makes it
 // Infinity) in a key its schema does not name, one nested deeper than
 // encoding/json's 10000 (Claude Code cuts what lies deeper than 64); its
 // "disableAllHooks": true keeps the guard from running. exec once took
 // each for a file Claude Code ignores, counted the true for nothing, and
 // started the session; now it refuses the file as one it cannot read.
+// One in UTF-16 big-endian, or without the mark, or holding a NUL byte,
+// Claude Code ignores (the guard runs), and exec starts it.
 func TestExecClaudeSettingsParse(t *testing.T) {
 	const projectFile = "./.claude/settings.json"
-	const utf16Says = "something bundlectl cannot read (UTF-16, or a NUL byte, which Claude Code reads and bundlectl does not: save the file as UTF-8)"
+	const utf16Says = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8)"
 	const beyondSays = "something bundlectl cannot read (a number beyond ±1.8e308, or values nested more than 10000 deep, which Claude Code reads and bundlectl does not: write the number smaller, or nest less)"
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
 	for _, c := range []execSwitchCase{
 		{guardCase: guardCase{name: "true in UTF-16", files: map[string]string{projectFile: utf16LE(`{"disableAllHooks": true}`)}}, refused: projectFile, setting: utf16Says},
 		{guardCase: guardCase{name: "true beside 1e400", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": 1e400}`}}, refused: projectFile, setting: beyondSays},
+		{guardCase: guardCase{name: "true in UTF-16 big-endian", files: map[string]string{projectFile: "\xfe\xff" + utf16BE(`{"disableAllHooks": true}`)}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-16 without a mark", files: map[string]string{projectFile: utf16LE(`{"disableAllHooks": true}`)[2:]}, blocks: true}},
+		{guardCase: guardCase{name: "true beside a NUL byte", files: map[string]string{projectFile: "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, blocks: true}},
 		{guardCase: guardCase{name: "true beside nesting 10001 deep", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": ` + deep + `}`}}, refused: projectFile, setting: beyondSays},
 	} {
 		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
@@ -33,6 +38,15 @@ func utf16LE(s string) string {
 	b := []byte{0xff, 0xfe}
 	for _, u := range utf16.Encode([]rune(s)) {
 		b = append(b, byte(u), byte(u>>8))
+	}
+	return string(b)
+}
+
+// utf16BE is s in UTF-16, big-endian, with no byte order mark.
+func utf16BE(s string) string {
+	var b []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = append(b, byte(u>>8), byte(u))
 	}
 	return string(b)
 }
