@@ -779,8 +779,14 @@ type StaleSetup struct {
 // Message says what is missing and what it means, for the user.
 func (s *StaleSetup) Message() string {
 	if s.Off != nil && s.Off.When != "" {
-		return fmt.Sprintf("setup wrote hook lines into %s, and in a %s session %s, %s sets %s, which keeps %s from running them: no guard runs in such a session not started with bundlectl exec; remove the setting",
-			bundle.Quote(s.Path), s.Host, s.Off.When, bundle.Quote(s.Off.File), s.Off.Setting, s.Host)
+		// A setting that holds only in some sessions carries its own
+		// fix (a Gemini CLI trust rule is not removed but answered).
+		fix := "remove the setting"
+		if s.Off.Fix != "" {
+			fix = s.Off.Fix
+		}
+		return fmt.Sprintf("setup wrote hook lines into %s, and in a %s session %s, %s sets %s, which keeps %s from running them: no guard runs in such a session not started with bundlectl exec; %s",
+			bundle.Quote(s.Path), s.Host, s.Off.When, bundle.Quote(s.Off.File), s.Off.Setting, s.Host, fix)
 	}
 	if s.Off != nil {
 		where := "not started with bundlectl exec"
