@@ -296,7 +296,10 @@ func plainMatcher(matcher string) bool {
 // sent.
 type HookEvent struct {
 	// In the order Claude Code 2.1.332 writes them (MarshalJSON writes
-	// an event built from these fields alone so).
+	// an event built from these fields alone so). omitempty leaves a
+	// field out at its zero value only where no host writes it so: one
+	// the hosts always write for the event is written at zero too
+	// (writtenAtZero).
 	SessionID          string          `json:"session_id,omitempty"`
 	TranscriptPath     string          `json:"transcript_path,omitempty"`
 	Cwd                string          `json:"cwd,omitempty"`
