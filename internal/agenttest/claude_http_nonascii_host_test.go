@@ -1,13 +1,10 @@
 package agenttest
 
 import (
-	"bufio"
 	"encoding/json"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -27,30 +24,7 @@ import (
 // url.Parse refuses: the review refused the guard Claude Code posts to,
 // and now names the decoded host (bundle JSURLDecodedHost).
 func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
-	proxy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
-	var mu sync.Mutex
-	var connects []string
-	go func() {
-		for {
-			c, err := proxy.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if l, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-					mu.Lock()
-					connects = append(connects, strings.TrimSpace(l))
-					mu.Unlock()
-				}
-			}()
-		}
-	}()
-	proxyURL := "http://" + proxy.Addr().String()
+	proxy := newConnectRecorder(t)
 	for _, c := range []struct {
 		name, url, connect string
 		refused            bool   // the review refuses the bundle
@@ -62,9 +36,7 @@ func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
 		{"percent-escaped ASCII", "https://c%41.example.com/h", "CONNECT ca.example.com:443 HTTP/1.1", false, "ca.example.com"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			mu.Lock()
-			connects = nil
-			mu.Unlock()
+			proxy.take() // this case's alone
 			rec := t.TempDir()
 			a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 			dir := filepath.Join(a.Workdir, "nh")
@@ -74,11 +46,9 @@ func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
 				map[string]any{"type": "http", "url": c.url, "timeout": 10},
 			}}}}})
 			a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
-			a.Env = []string{"HTTPS_PROXY=" + proxyURL, "https_proxy=" + proxyURL, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+			a.Env = proxy.Env
 			res := a.Run(t, "hello")
-			mu.Lock()
-			got := slices.Clone(connects)
-			mu.Unlock()
+			got := proxy.take()
 			if !slices.Equal(got, []string{c.connect}) {
 				t.Fatalf("the proxy was asked %q, want %q: this test's premise (Claude Code 2.1.332) no longer holds\n%s", got, c.connect, res)
 			}

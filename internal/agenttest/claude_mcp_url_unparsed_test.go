@@ -1,13 +1,10 @@
 package agenttest
 
 import (
-	"bufio"
 	"encoding/json"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -22,30 +19,7 @@ import (
 // servers Claude Code connects to; it now warns (mcp.url) that Claude
 // Code never connects to them ("foo" it skips: no host at all).
 func TestClaudeMCPURLUnparsed(t *testing.T) {
-	proxy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
-	var mu sync.Mutex
-	var connects []string
-	go func() {
-		for {
-			c, err := proxy.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				if l, err := bufio.NewReader(c).ReadString('\n'); err == nil {
-					mu.Lock()
-					connects = append(connects, strings.TrimSpace(l))
-					mu.Unlock()
-				}
-			}()
-		}
-	}()
-	proxyURL := "http://" + proxy.Addr().String()
+	proxy := newConnectRecorder(t)
 	unparsed := []string{"numlabel", "escaped", "zoned"}
 	a := New(t, Claude, Say("done"))
 	dir := filepath.Join(a.Workdir, "mu")
@@ -59,7 +33,7 @@ func TestClaudeMCPURLUnparsed(t *testing.T) {
 		"goodpct":  map[string]any{"type": "http", "url": "https://c%41.example/mcp"},
 	}})
 	a.Args = []string{"--plugin-dir", dir, "--output-format", "stream-json", "--verbose"}
-	a.Env = []string{"HTTPS_PROXY=" + proxyURL, "https_proxy=" + proxyURL, "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+	a.Env = proxy.Env
 	res := a.Run(t, "hello")
 	var listed []string
 	for _, l := range strings.Split(res.Stdout, "\n") {
@@ -75,9 +49,7 @@ func TestClaudeMCPURLUnparsed(t *testing.T) {
 			}
 		}
 	}
-	mu.Lock()
-	got := slices.Clone(connects)
-	mu.Unlock()
+	got := proxy.take()
 	slices.Sort(listed)
 	slices.Sort(got)
 	got = slices.Compact(got)
