@@ -372,9 +372,12 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	if !exclusive {
 		notes = append(notes, own.ownNotes()...)
 	}
-	set, err := own.sessionSettings(exclusive, pin)
+	set, drop, err := own.sessionSettings(exclusive, pin)
 	if err != nil {
 		return nil, err
+	}
+	if drop != nil {
+		notes = append(notes, fmt.Sprintf("claude: your --settings is left out of the session's own: Claude Code drops it whole, as its %s fails Claude Code's settings schema (give %s %s to have it read)", drop.setting(), bundle.Quote(drop.key), drop.want.phrase()))
 	}
 	user := argv[1:]
 	if set != nil {

@@ -658,23 +658,28 @@ func (st *ownState) exclusive() (map[string]any, error) {
 // back on for the session (hooksOff's undone) stays on whichever of them
 // Claude Code drops, below the managed settings alone. Claude Code reads
 // only the last --settings, so when the user gave one its settings are
-// carried over, the rest of them as they are.
-func (st *ownState) sessionSettings(exclusive, pin bool) (map[string]any, error) {
+// carried over, the rest of them as they are — unless Claude Code drops
+// them for its schema (schemaDrop): carried, they would take the pin and
+// the enabledPlugins entries down with them, and left out they change
+// nothing Claude Code would have read; drop then says why, for a note.
+func (st *ownState) sessionSettings(exclusive, pin bool) (set map[string]any, drop *schemaError, err error) {
 	var off map[string]any
 	if exclusive {
-		var err error
 		if off, err = st.exclusive(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if off == nil && !pin {
-		return nil, nil // the user's own --settings, if any, stays as given
+		return nil, nil, nil // the user's own --settings, if any, stays as given
 	}
 	out, entries := map[string]any{}, map[string]any{}
 	if st.args.hasSettings {
 		m, err := readSettingsArg(st.args.settings, st.wd)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if drop = schemaDrop(m); drop != nil {
+			m = nil
 		}
 		maps.Copy(out, m)
 		if e, ok := m["enabledPlugins"].(map[string]any); ok {
@@ -688,5 +693,5 @@ func (st *ownState) sessionSettings(exclusive, pin bool) (map[string]any, error)
 	if pin {
 		out["disableAllHooks"] = false
 	}
-	return out, nil
+	return out, drop, nil
 }

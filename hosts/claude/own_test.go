@@ -565,7 +565,7 @@ func TestOwnPluginsCowork(t *testing.T) {
 			for _, p := range st.plugins {
 				loads = append(loads, p.id)
 			}
-			set, err := st.sessionSettings(true, false)
+			set, _, err := st.sessionSettings(true, false)
 			if err != nil {
 				t.Fatal(err)
 			}

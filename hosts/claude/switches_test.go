@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,6 +236,39 @@ func TestLaunchPinsSwitch(t *testing.T) {
 		set := givenSettings(t, l)
 		if set["disableAllHooks"] != false || set["model"] != "m" || slices.Contains(l.Argv, "--settings") || strings.Contains(strings.Join(l.Argv, " "), `"model"`) {
 			t.Errorf("argv %q settings %v, want the user's settings carried in a file, pinned", l.Argv, set)
+		}
+	})
+	// A --settings of the user's that Claude Code drops for its schema
+	// would take the pin down with it (agenttest
+	// TestExecClaudePinOverDroppedSettings): its content is left out, as
+	// Claude Code reads none of it, and a note says so.
+	for _, arg := range []string{"flag.json", `{"statusLine": 5, "model": "m"}`} {
+		t.Run("undone, the user's dropped --settings "+arg, func(t *testing.T) {
+			h := newOwnHome(t)
+			writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
+			writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "permissions": {"allow": "Bash"}}`)
+			writeRaw(t, filepath.Join(h.wd, "flag.json"), `{"statusLine": 5, "model": "m"}`)
+			l, _, err := launchOwn(t, h, false, guardView, "--settings", arg, "-p", "hi")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if set := givenSettings(t, l); !maps.Equal(set, map[string]any{"disableAllHooks": false}) {
+				t.Errorf("settings %v, want the switch pinned alone", set)
+			}
+			if !slices.ContainsFunc(l.Notes, func(n string) bool { return strings.Contains(n, `"statusLine": 5 fails`) }) {
+				t.Errorf("notes %q, want the dropped --settings named", l.Notes)
+			}
+		})
+	}
+	t.Run("exclusive, the user's dropped --settings", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"enabledPlugins": {"a@m": true}}`)
+		l, _, err := launchOwn(t, h, true, guardView, "--settings", `{"statusLine": 5}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set := givenSettings(t, l); set["statusLine"] != nil || set["enabledPlugins"].(map[string]any)["a@m"] != false {
+			t.Errorf("settings %v, want the plugin off without the dropped settings", set)
 		}
 	})
 	t.Run("undone, exclusive", func(t *testing.T) {
