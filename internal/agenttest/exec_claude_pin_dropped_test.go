@@ -22,3 +22,18 @@ func TestExecClaudePinOverDroppedSettings(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
 	}
 }
+
+// TestExecClaudeExclusiveDroppedSettings: under --exclusive the entries
+// that turn the user's own plugin off go in the session's own --settings,
+// which carries the user's --settings. One Claude Code drops for its
+// schema ("statusLine": 5) took the entries down with it, and the own
+// plugin loaded and ran its hook in a session exec had started as
+// exclusive; exec now leaves that content out, and the plugin stays out.
+func TestExecClaudeExclusiveDroppedSettings(t *testing.T) {
+	r := runOwnClaude(t, true, "--settings", `{"statusLine": 5}`)
+	r.f.checkGuard(t, r.a, r.res, 0)
+	if r.ownRan() || r.ownSkillOffered() {
+		t.Errorf("the user's own plugin loaded under --exclusive beside a dropped --settings (hook ran %v, skill offered %v)\n%s", r.ownRan(), r.ownSkillOffered(), r.res)
+	}
+	r.f.checkLeftovers(t, r.a)
+}
