@@ -109,6 +109,8 @@ func TestExecSchemaDrop(t *testing.T) {
 		{"project true beside a value Claude Code mends", map[string]string{"project": `{"disableAllHooks": true, "enabledMcpjsonServers": "a"}`}, nil, "project"},
 		{"--settings file true beside a wrong type", map[string]string{"flag": `{"disableAllHooks": true, "statusLine": "x"}`}, []string{"--settings", "flag.json"}, ""},
 		{"user true, a dropped project false", map[string]string{"user": `{"disableAllHooks": true}`, "project": `{"disableAllHooks": false, "statusLine": 5}`}, nil, "user"},
+		{"inline --settings true beside a wrong type", nil, []string{"--settings", `{"disableAllHooks": true, "statusLine": 5}`}, ""},
+		{"user true, a dropped inline --settings false", map[string]string{"user": `{"disableAllHooks": true}`}, []string{"--settings", `{"disableAllHooks": false, "statusLine": 5}`}, "user"},
 		{"project true beside an unknown key", map[string]string{"project": `{"disableAllHooks": true, "notASetting": 5}`}, nil, "project"},
 		{"project true beside a fallback key", map[string]string{"project": `{"disableAllHooks": true, "viewMode": 5}`}, nil, "project"},
 		{"managed true beside a wrong type", map[string]string{"managed": `{"disableAllHooks": true, "statusLine": 5}`}, nil, "managed"},
@@ -138,6 +140,8 @@ func TestExecSchemaDrop(t *testing.T) {
 				t.Errorf("%v, want %s's true refused", err, c.refused)
 			case c.name == "user true, a dropped project false" && !strings.Contains(off.Setting, `false of "`+switchFiles(h)["project"]+`" does not undo it: Claude Code drops that file, as its "statusLine": 5 fails`):
 				t.Errorf("%v, want the dropped project file named", err)
+			case c.name == "user true, a dropped inline --settings false" && !strings.Contains(off.Setting, `false of "--settings" does not undo it: Claude Code drops that argument, as its "statusLine": 5 fails`):
+				t.Errorf("%v, want the dropped argument named", err)
 			}
 		})
 	}

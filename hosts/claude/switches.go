@@ -105,7 +105,8 @@ type switchLayer struct {
 
 // readSwitchLayers reads sources for their hook switches, each file as
 // Claude Code reads it (readSettings), a user, project, local or
-// --settings file that fails its schema (schemaDrop) dropped whole. A
+// --settings file (or inline --settings) that fails its schema
+// (schemaDrop) dropped whole. A
 // file it ignores or drops, or that cannot be read, is kept as a layer
 // with nothing in it and why (unread). An inline --settings that is not
 // a JSON object, or a --settings file that does not exist, is refused
@@ -117,6 +118,10 @@ func readSwitchLayers(sources []settingsSource) ([]switchLayer, error) {
 			var m map[string]any
 			if err := json.Unmarshal([]byte(s.inline), &m); err != nil {
 				return nil, &hosts.HooksOffError{Host: "claude", File: "--settings", Setting: "JSON bundlectl cannot read", Fix: "fix the argument, and start the agent again (with your own arguments: bundlectl exec -- claude)", Args: s.at}
+			}
+			if d := schemaDrop(m); d != nil { // dropped as a file is (agenttest TestExecClaudePinOverDroppedSettings)
+				out = append(out, switchLayer{settingsSource: s, unread: &hosts.SyntaxError{Line: 1, Err: d}, dropped: m})
+				continue
 			}
 			out = append(out, switchLayer{settingsSource: s, m: m})
 			continue
@@ -258,7 +263,11 @@ func (o switchOff) refusalIn(layers []switchLayer, fix string) *hosts.HooksOffEr
 			continue
 		}
 		if d, ok := schemaDropped(l.unread); ok && after && l.dropped["disableAllHooks"] == false {
-			e.Setting += fmt.Sprintf(` (the "disableAllHooks": false of %s does not undo it: Claude Code drops that file, as its %s fails Claude Code's settings schema)`, bundle.Quote(l.file), d.setting())
+			what := "that file"
+			if l.file == "" {
+				what = "that argument"
+			}
+			e.Setting += fmt.Sprintf(` (the "disableAllHooks": false of %s does not undo it: Claude Code drops %s, as its %s fails Claude Code's settings schema)`, bundle.Quote(l.name()), what, d.setting())
 			return e
 		}
 	}

@@ -23,6 +23,20 @@ func TestExecClaudePinOverDroppedSettings(t *testing.T) {
 	}
 }
 
+// TestExecClaudeInlineSettingsSchema: Claude Code 2.1.332 drops an inline
+// --settings holding a value its schema refuses as it drops such a file
+// ("--settings (inline JSON) (statusLine): Expected object"): its true
+// holds nothing off (exec once refused it), and its false does not undo
+// the user's true (exec refuses, saying why).
+func TestExecClaudeInlineSettingsSchema(t *testing.T) {
+	for _, c := range []execSwitchCase{
+		{guardCase: guardCase{name: "inline true beside a wrong type", args: []string{"--settings", `{"disableAllHooks": true, "statusLine": 5}`}, blocks: true}},
+		{guardCase: guardCase{name: "user true, a dropped inline false", files: map[string]string{"~/.claude/settings.json": `{"disableAllHooks": true}`}, args: []string{"--settings", `{"disableAllHooks": false, "statusLine": 5}`}}, refused: "~/.claude/settings.json", setting: `"disableAllHooks": true (the "disableAllHooks": false of "--settings" does not undo it: Claude Code drops that argument, as its "statusLine": 5 fails Claude Code's settings schema)`},
+	} {
+		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+	}
+}
+
 // TestExecClaudeExclusiveDroppedSettings: under --exclusive the entries
 // that turn the user's own plugin off go in the session's own --settings,
 // which carries the user's --settings. One Claude Code drops for its
