@@ -26,6 +26,10 @@ type configLayer struct {
 	// untrusted: a project's file, which Codex reads only once the
 	// project is trusted, and it is not now.
 	untrusted bool
+	// neverAsked: untrusted, in a working directory the user marked
+	// trust_level = "untrusted" (projectTrust.refuses): Codex does not
+	// ask to trust it, so no session started there reads the file.
+	neverAsked bool
 	// managed: /etc/codex/managed_config.toml, above the session's -c
 	// flags (FindOwnPlugins adds it; configLayers does not).
 	managed bool
@@ -86,7 +90,8 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any) []config
 		if !projectDotCodex(dotCodex, codexHome) {
 			continue
 		}
-		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: !trust.trusts(dirs[i], root, gitRoot)})
+		untrusted := !trust.trusts(dirs[i], root, gitRoot)
+		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: untrusted && trust.refuses(cwd, root, gitRoot)})
 	}
 	return layers
 }
@@ -129,7 +134,8 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 // trusted (Codex asks when it starts in one it does not trust; whether
 // the user will say yes cannot be known here, so such a file counts,
 // as a Gemini CLI workspace's settings count in a folder it may not
-// trust).
+// trust), unless the user marked the working directory untrusted: Codex
+// does not ask there, and reads none of those files.
 func layersHooksOff(codexHome, cwd string) error {
 	layers := configLayers(codexHome, "", startedIn(cwd), nil)
 	const setting = "features.hooks = false"
@@ -144,7 +150,7 @@ func layersHooksOff(codexHome, cwd string) error {
 		}
 		return off(l.file, fix)
 	}
-	if u, uon, uok := hooksFeature(layers, true); uok && !uon && u.untrusted {
+	if u, uon, uok := hooksFeature(layers, true); uok && !uon && u.untrusted && !u.neverAsked {
 		e := off(u.file, "Codex reads that file once the project is trusted (it asks when it starts there), and then runs no hook: remove it (or set it to true)").(*hosts.HooksOffError)
 		e.When = "started in " + bundle.Quote(cwd) + " once Codex trusts the project"
 		return e

@@ -73,17 +73,36 @@ func stringList(v any) ([]string, bool) {
 // outranks a trusted root's. Each is looked up by its real path, then as
 // spelled (a -C link's entry trusts it).
 func (p projectTrust) trusts(dir, root, gitRoot string) bool {
+	level, _ := p.level(dir, root, gitRoot)
+	return level == "trusted"
+}
+
+// level is the trust_level of the first of dir, root and gitRoot that has
+// a projects entry (its real path, then as spelled), and whether one has.
+func (p projectTrust) level(dir, root, gitRoot string) (string, bool) {
 	for _, key := range []string{dir, root, gitRoot} {
 		if key == "" {
 			continue
 		}
 		for _, spelling := range []string{realOrAsIs(key), key} {
 			if level, ok := p.levels[spelling]; ok {
-				return level == "trusted"
+				return level, true
 			}
 		}
 	}
-	return false
+	return "", false
+}
+
+// refuses reports whether the user has told Codex 0.171 not to trust a
+// session started in cwd: the entry that decides for cwd says
+// trust_level = "untrusted". Codex then does not ask whether to trust the
+// project (an interactive start offers only to open it restricted, saved
+// trust unchanged; `codex exec --trust` stops with an error), and reads
+// none of its untrusted files (internal/agenttest TestSetupCodexHooksLayers,
+// TestCodexUntrustedEntryNoAsk); only an edit of that entry changes it.
+func (p projectTrust) refuses(cwd, root, gitRoot string) bool {
+	level, ok := p.level(cwd, root, gitRoot)
+	return ok && level == "untrusted"
 }
 
 // startedIn is the working directory of a Codex session started in dir as

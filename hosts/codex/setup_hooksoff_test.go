@@ -50,11 +50,13 @@ func TestSetupHooksOffLayers(t *testing.T) {
 // table trusts its directory or the project root (Codex 0.171, agenttest
 // TestSetupCodexHooksLayers). A trusted one that turns hooks off is
 // refused; so is an untrusted one, which Codex reads once the project is
-// trusted; a trusted one turning them back on over the user's false is
-// no refusal. Setup once read no project's file at all.
+// trusted (it asks), unless the user marked the workspace untrusted:
+// Codex then never asks, nor reads it; a trusted one turning them back on
+// over the user's false is no refusal. Setup once read no project's file at all.
 func TestSetupHooksOffProject(t *testing.T) {
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(dir string) string { return "[projects.\"ROOT/" + dir + "\"]\ntrust_level = \"trusted\"\n" }
+	untrust := func(dir string) string { return "[projects.\"ROOT/" + dir + "\"]\ntrust_level = \"untrusted\"\n" }
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -65,7 +67,12 @@ func TestSetupHooksOffProject(t *testing.T) {
 	}{
 		{name: "trusted project false", files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
 		{name: "untrusted project false", files: map[string]string{"ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
-		{name: "explicitly untrusted project false", files: map[string]string{"home/config.toml": "[projects.\"ROOT/ws\"]\ntrust_level = \"untrusted\"\n", "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
+		{name: "explicitly untrusted project false", files: map[string]string{"home/config.toml": untrust("ws"), "ws/.codex/config.toml": off}},
+		{name: "explicitly untrusted git top, workspace below, its false", git: true, sub: true, files: map[string]string{"home/config.toml": untrust("ws"), "ws/.codex/config.toml": off, "ws/sub/.codex/config.toml": off}},
+		{name: "explicitly untrusted workspace below a trusted git top, the top's false", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws") + untrust("ws/sub"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
+		{name: "explicitly untrusted project false, user true", files: map[string]string{"home/config.toml": untrust("ws") + on, "ws/.codex/config.toml": off}},
+		{name: "explicitly untrusted other project, this one's false", files: map[string]string{"home/config.toml": untrust("other"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
+		{name: "explicitly untrusted project true, user false", files: map[string]string{"home/config.toml": untrust("ws") + off, "ws/.codex/config.toml": on}, want: "home/config.toml", trust: true},
 		{name: "user false, trusted project true", files: map[string]string{"home/config.toml": trust("ws") + off, "ws/.codex/config.toml": on}},
 		{name: "user false, untrusted project true", files: map[string]string{"home/config.toml": off, "ws/.codex/config.toml": on}, want: "home/config.toml", trust: true},
 		{name: "system false, trusted project true", files: map[string]string{"etc/config.toml": off, "home/config.toml": trust("ws"), "ws/.codex/config.toml": on}},
