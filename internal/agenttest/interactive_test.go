@@ -3,6 +3,7 @@ package agenttest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,14 @@ func interactiveCommand(t testing.TB, a *Agent, prompt string) (argv, env []stri
 // test fails at once, naming it.
 func runPty(t testing.TB, a *Agent, argv, env []string, dialogs []string, done func() bool) string {
 	t.Helper()
+	return runPtyAnswering(t, a, argv, env, dialogs, nil, done)
+}
+
+// runPtyAnswering is runPty that, the first time the screen shows a key
+// of answers (compared as dialogs are), types its value once.
+func runPtyAnswering(t testing.TB, a *Agent, argv, env []string, dialogs []string, answers map[string]string, done func() bool) string {
+	t.Helper()
+	answered := map[string]bool{}
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) is not installed")
 	}
@@ -124,6 +133,12 @@ func runPty(t testing.TB, a *Agent, argv, env []string, dialogs []string, done f
 	guard := time.After(HangGuard)
 	for !done() {
 		screen := squash(out.String())
+		for prompt, answer := range answers {
+			if !answered[prompt] && strings.Contains(screen, squash(prompt)) {
+				answered[prompt] = true
+				io.WriteString(in, answer)
+			}
+		}
 		for _, d := range dialogs {
 			if strings.Contains(screen, squash(d)) {
 				t.Fatalf("agenttest: interactive %s waits on a dialog: %q\n%s\n%s", a.Host, d, out.String(), a.Model.Dump())

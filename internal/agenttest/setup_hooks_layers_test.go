@@ -2,6 +2,7 @@ package agenttest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -159,7 +160,13 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 //     true turns back on the user's false; an untrusted project's file is
 //     not read (Codex says so on stderr) — bundlectl setup refuses its
 //     false all the same, as Codex reads it once the project is trusted,
-//     and list names it;
+//     and list names it; but where the user marked the workspace (or its
+//     git top) trust_level = "untrusted", Codex never asks and never reads
+//     it (TestCodexUntrustedEntryNoAsk for an interactive start), and
+//     `codex exec --trust`, which trusts a project with no entry (writing
+//     its entry, so reading its file), stops there with an error: setup
+//     writes, and list says the lines are wired (but for the profile's
+//     file every case here has);
 //   - the .codex/config.toml of each directory from the git work tree's
 //     top down to the workspace, each read when that directory or the
 //     top is trusted: trusting the workspace alone does not cover the
@@ -173,6 +180,7 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 func TestSetupCodexHooksLayers(t *testing.T) {
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(dir string) string { return "[projects.\"" + dir + "\"]\ntrust_level = \"trusted\"\n" }
+	untrust := func(dir string) string { return "[projects.\"" + dir + "\"]\ntrust_level = \"untrusted\"\n" }
 	// A project's file Codex reads once the project is trusted: refused,
 	// and named by list, though Codex runs the lines now.
 	untrusted := verdict{refuse: true, refuseSays: "Codex reads that file once the project is trusted", listOff: true}
@@ -187,13 +195,18 @@ func TestSetupCodexHooksLayers(t *testing.T) {
 		user, project, top string // project: WORK/.codex/config.toml, top: TOP/.codex/config.toml
 		git                bool   // TOP is a git work tree's top
 		args               []string
-		noProfile          bool // no work.config.toml
-		off                bool // Codex runs none of setup's lines
-		hostRefuses        bool // Codex stops with an error, running nothing
+		noProfile          bool   // no work.config.toml
+		off                bool   // Codex runs none of setup's lines
+		hostRefuses        bool   // Codex stops with an error, running nothing
+		hostSays           string // its error says this ("legacy" when unset)
 		want               verdict
 	}{
 		{name: "trusted project false", user: trust("WORK"), project: off, off: true, want: offVerdict(true, `work/.codex/config.toml" sets features.hooks = false`, "")},
 		{name: "untrusted project false", project: off, want: untrusted},
+		{name: "explicitly untrusted project false", user: untrust("WORK"), project: off, want: profile},
+		{name: "explicitly untrusted project false, exec --trust", user: untrust("WORK"), project: off, args: []string{"--trust"}, hostRefuses: true, hostSays: "is marked as untrusted", want: profile},
+		{name: "explicitly untrusted git top, its file and the workspace's false", user: untrust("TOP"), project: off, top: off, git: true, want: profile},
+		{name: "untrusted project false, exec --trust", project: off, args: []string{"--trust"}, off: true, want: offVerdict(true, `work/.codex/config.toml" sets features.hooks = false`, "")},
 		{name: "user false, trusted project true", user: trust("WORK") + off, project: on, want: offVerdict(false, "", "setup's hook lines do not run in a codex session started in a workspace whose own settings do not turn hooks back on")},
 		{name: "git top trusted, its file", user: trust("TOP"), top: off, git: true, off: true, want: offVerdict(true, `/.codex/config.toml" sets features.hooks = false`, "")},
 		{name: "workspace alone trusted, the top's file", user: trust("WORK"), top: off, git: true, want: untrusted},
@@ -227,8 +240,8 @@ func TestSetupCodexHooksLayers(t *testing.T) {
 			a.Args = append(a.Args, c.args...)
 			res := a.Run(t, "touch the marker")
 			switch {
-			case c.hostRefuses && (res.Exit == 0 || len(a.Model.Requests()) > 0 || !strings.Contains(res.Stderr, "legacy")):
-				t.Fatalf("codex started beside a legacy profile: this test's premise (Codex 0.171) no longer holds\n%s", res)
+			case c.hostRefuses && (res.Exit == 0 || len(a.Model.Requests()) > 0 || !strings.Contains(res.Stderr, cmp.Or(c.hostSays, "legacy"))):
+				t.Fatalf("codex started, or did not say %q: this test's premise (Codex 0.171) no longer holds\n%s", cmp.Or(c.hostSays, "legacy"), res)
 			case !c.hostRefuses && res.Exit != 0:
 				t.Fatalf("codex failed\n%s", res)
 			}
