@@ -28,8 +28,8 @@ func FuzzCheckValue(f *testing.F) {
 func TestCheckValueDepth(t *testing.T) {
 	for _, n := range []int{maxInputDepth, maxInputDepth + 1} {
 		in := []byte(`{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + "}")
-		if got, want := checkEventValue(in), walkCheck(in, true); (got == nil) != (want == nil) || (got == nil) != (n <= maxInputDepth) {
-			t.Errorf("%d deep: checkEventValue %v, the walk %v", n, got, want)
+		if got, want := checkValue(in, true), walkCheck(in, true); (got == nil) != (want == nil) || (got == nil) != (n <= maxInputDepth) {
+			t.Errorf("%d deep: checkValue %v, the walk %v", n, got, want)
 		}
 	}
 }

@@ -355,7 +355,7 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 	if len(bytes.TrimSpace(data)) > 0 {
 		// Not UTF-8, or two keys of a value that differ only in letter
 		// case: readers of the event would not all see the same one
-		// (checkEventValue).
+		// (readEventObject).
 		if !utf8.Valid(data) {
 			return nil, &HookEventError{Problem: "input is not UTF-8 (JSON must be)"}
 		}
@@ -386,7 +386,16 @@ func ParseHookEvent(data []byte, event string) (*HookEvent, error) {
 
 // readEventObject reads the members of the event object data, in the
 // order written, each value a copy of its bytes: one pass (jsonobj.Scan)
-// that also refuses what checkEventValue refuses, worded by its walk.
+// that refuses what checkSingleValue refuses and, in an object inside
+// the top-level one (tool_input, tool_response, llm_request, ...), two
+// keys that differ only in letter case, each refusal worded by the walk
+// (walkCheck). Those values come from the model and the tools, and
+// whoever reads them next may read them with a case-insensitive decoder
+// (Go's encoding/json in an MCP server or a guard, which keeps the last
+// of the two) where a case-sensitive one (a JavaScript guard, the host)
+// reads the other: a guard could judge one path and the tool act on
+// another. The top level is the host's own, read by exact name
+// (ParseHookEvent), so a key there is simply another field.
 func readEventObject(data []byte) ([]jsonobj.Member, error) {
 	members, isObject, ok := jsonobj.Scan(data, jsonobj.UniqueFoldedInside)
 	if !ok {

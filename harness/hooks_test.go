@@ -134,7 +134,7 @@ func TestParseHookEvent(t *testing.T) {
 	for _, bad := range []string{`[]`, `"x"`, `{"a":1} {}`, `{"tool_name":5}`, `{"a":1,"a":2}`,
 		// keys of a value that a case-insensitive reader of it (an MCP
 		// server or a guard decoding with encoding/json) takes for one,
-		// and a case-sensitive one for two (checkEventValue)
+		// and a case-sensitive one for two (readEventObject)
 		`{"tool_input":{"command":"ls","Command":"rm -rf /"}}`,
 		"{\"tool_input\":{\"path\":\"/tmp/ok\",\"\u017fub\":1,\"sub\":2}}", // ſ folds to s
 		`{"tool_response":[{"id":1,"ID":2}]}`,

@@ -159,18 +159,6 @@ func truncateText(s string, n int) string {
 // nothing after it, and no object with the same key twice.
 func checkSingleValue(input []byte) error { return checkValue(input, false) }
 
-// checkEventValue is checkSingleValue that also refuses, in an object
-// inside the top-level one (tool_input, tool_response, llm_request, ...),
-// two keys that differ only in letter case. Those values come from the
-// model and the tools, and whoever reads them next may read them with a
-// case-insensitive decoder (Go's encoding/json in an MCP server or a
-// guard, which keeps the last of the two) where a case-sensitive one (a
-// JavaScript guard, the host) reads the other: a guard could judge one
-// path and the tool act on another. The top level is the host's own,
-// read by exact name (ParseHookEvent), so a key there is simply another
-// field.
-func checkEventValue(input []byte) error { return checkValue(input, true) }
-
 func checkValue(input []byte, foldInside bool) error {
 	if _, _, ok := jsonobj.Scan(input, keyRule(foldInside)); ok {
 		return nil
