@@ -37,6 +37,7 @@ func TestExecMCPTimesEachCall(t *testing.T) {
 	if held["id"] != "h-7" || errorCode(held) != rpcRequestTimeout || !strings.Contains(msg, "passed its reviewed timeout of 1 s") {
 		t.Fatalf("the held call was answered %v; want the proxy's timeout error under its id", held)
 	}
+	s.awaitLogged("cancelled:3")
 	// The late answer comes before test/release's own; the client must
 	// get only the latter.
 	if rel := s.call(`{"jsonrpc":"2.0","id":3,"method":"test/release"}`); rel["id"] != float64(3) {

@@ -324,6 +324,7 @@ func TestExecMCPReusedIDGetsItsOwnAnswer(t *testing.T) {
 	if held := s.call(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold"}}`); held["id"] != float64(7) || errorCode(held) != rpcRequestTimeout {
 		t.Fatalf("the held call was answered %v; want the proxy's timeout error", held)
 	}
+	s.awaitLogged("cancelled:2")
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hold"}}`)
 	s.send(`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"hold"}}`)
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c","reason":"user"}}`)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -639,6 +640,18 @@ func (s *mcpSession) calls() []string {
 		s.t.Fatal(err)
 	}
 	return strings.Fields(string(data))
+}
+
+// awaitLogged waits until the server has logged line: the proxy answers
+// the client at a call's timeout before it sends the server the
+// cancellation, so a test that goes on at once may outrun it.
+func (s *mcpSession) awaitLogged(line string) {
+	s.t.Helper()
+	for give := time.Now().Add(hangGuard); !slices.Contains(s.calls(), line); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(give) {
+			s.t.Fatalf("the server never logged %q; it logged %q", line, s.calls())
+		}
+	}
 }
 
 func toolNames(t *testing.T, resp map[string]any) ([]string, string) {
