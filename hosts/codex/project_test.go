@@ -47,6 +47,14 @@ func projectLayout(t *testing.T, root, layout string) {
 		}
 		writeAt(t, filepath.Join(root, "ws", "wt", ".codex", "config.toml"), `[plugins."a@m"]`+"\nenabled = true\n")
 		unrecord(t, filepath.Join(main, ".git"), strings.TrimPrefix(layout, "separate inside: "))
+	case "l":
+		link(t, filepath.Join(root, "ws", "l"), filepath.Join("deep", "inner"))
+	case "HEAD loop":
+		link(t, filepath.Join(root, "ws", "sub", ".git", "HEAD"), "HEAD")
+	case "mark loop", ".git loop":
+		link(t, filepath.Join(root, "ws", strings.TrimSuffix(layout, " loop")), strings.TrimSuffix(layout, " loop"))
+	case ".codex loop":
+		link(t, filepath.Join(root, "ws", "sub", ".codex"), ".codex")
 	case "fifo .git":
 		if err := syscall.Mkfifo(filepath.Join(root, "ws", ".git"), 0o644); err != nil {
 			t.Skip(err)
@@ -233,6 +241,7 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		from   string // the working directory under ROOT instead
 		args   []string
 		loads  bool
+		unread string // what Unread names, when it names one
 	}{
 		{name: "marker at the top, top trusted", files: map[string]string{"home/config.toml": markers + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
 		{name: "marker at the top, the top's file", files: map[string]string{"home/config.toml": markers + trust("ws"), "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", loads: true},
@@ -284,9 +293,39 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "started in a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link"},
 		{name: "started in a link, the git top trusted", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, layout: "link", from: "out/link", loads: true},
 		{name: "-C with a trailing slash, the key with one", files: map[string]string{"home/config.toml": trust("ws/sub/"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/"}},
+		{name: "-C through a link's .., cleaned as a path", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on, "ws/deep/inner/": "", "ws/deep/sub/": ""}, layout: "l", args: []string{"-C", "ROOT/ws/l/../sub"}, loads: true},
+		{name: "-C a file below a trusted marker root, the root's file", files: map[string]string{"home/config.toml": markers + trust("ws"), "ws/mark": "", "ws/.codex/config.toml": on, "ws/f": ""}, args: []string{"-C", "ROOT/ws/f"}, loads: true},
+		{name: "marker with a NUL", files: map[string]string{"home/config.toml": `project_root_markers = ["a\u0000b", "mark"]` + "\n" + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
 		{name: "-C through .., the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/../sub"}, loads: true},
 		{name: "CODEX_HOME is no project's .codex", files: map[string]string{"home/config.toml": on + trust("ws"), "home/p.config.toml": `[plugins."a@m"]` + "\nenabled = false\n"}, layout: "home", args: []string{"-p", "p"}},
 		{name: "projects table from a -c flag", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
+		{name: "trusted working directory below an untrusted git top, its file", files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "trusted working directory below an untrusted git top, the top's file", files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
+		{name: "trusted working directory below a git top with no entry, the top's file", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
+		{name: "untrusted working directory below a trusted marker root, the root's file", files: map[string]string{"home/config.toml": markers + trust("ws") + untrust("ws/sub"), "ws/mark": "", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", loads: true},
+		{name: "absolute marker that exists roots every directory", files: map[string]string{"home/config.toml": `project_root_markers = ["ROOT/abs", "mark"]` + "\n" + trust("ws"), "abs": "", "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "absolute marker that does not exist", files: map[string]string{"home/config.toml": `project_root_markers = ["ROOT/gone", "mark"]` + "\n" + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "marker naming a directory", files: map[string]string{"home/config.toml": `project_root_markers = ["markdir"]` + "\n" + trust("ws"), "ws/markdir/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "marker with a trailing slash naming a file", files: map[string]string{"home/config.toml": `project_root_markers = ["mark/"]` + "\n" + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "marker through a missing directory's ..", files: map[string]string{"home/config.toml": `project_root_markers = ["gone/../mark"]` + "\n" + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "marker going up with ..", files: map[string]string{"home/config.toml": `project_root_markers = ["../mark"]` + "\n" + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "marker ./.git, an empty .git below a trusted repository, the top's file", files: map[string]string{"home/config.toml": `project_root_markers = ["./.git"]` + "\n" + trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/.codex/config.toml": on}, cwd: "sub"},
+		{name: "marker .git/, an empty .git below a trusted repository, the top's file", files: map[string]string{"home/config.toml": `project_root_markers = [".git/"]` + "\n" + trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/.codex/config.toml": on}, cwd: "sub"},
+		{name: "HEAD a link loop below a trusted repository, the top's file", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/": "", "ws/.codex/config.toml": on}, layout: "HEAD loop", cwd: "sub", loads: true},
+		{name: "marker a link loop", files: map[string]string{"home/config.toml": markers + trust("ws"), "ws/sub/.codex/config.toml": on}, layout: "mark loop", cwd: "sub"},
+		{name: ".git a link loop at a trusted top", files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": on}, layout: ".git loop", cwd: "sub"},
+		{name: ".codex a link loop", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/": ""}, layout: ".codex loop", cwd: "sub"},
+		{name: "system markers", files: map[string]string{"etc/config.toml": markers, "home/config.toml": trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
+		{name: "system markers, the user's empty list", files: map[string]string{"etc/config.toml": markers, "home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
+		{name: "system projects entry", files: map[string]string{"etc/config.toml": trust("ws"), "ws/.codex/config.toml": on}, loads: true},
+		{name: "user's markers, the profile's other list", files: map[string]string{"home/config.toml": markers + trust("ws"), "home/p.config.toml": `project_root_markers = ["other"]` + "\n", "ws/mark": "", "ws/sub/.codex/config.toml": on}, cwd: "sub", args: []string{"-p", "p"}},
+		{name: "profile's projects entry", files: map[string]string{"home/p.config.toml": trust("ws"), "ws/.codex/config.toml": on}, args: []string{"-p", "p"}, loads: true},
+		{name: "key with a trailing slash", files: map[string]string{"home/config.toml": trust("ws/"), "ws/.codex/config.toml": on}},
+		{name: "key in NFD, directory in NFC", files: map[string]string{"home/config.toml": trust("ws/cafe\u0301"), "ws/caf\u00e9/.codex/config.toml": on}, cwd: "caf\u00e9"},
+		{name: "key in NFC, directory in NFD", files: map[string]string{"home/config.toml": trust("ws/caf\u00e9"), "ws/cafe\u0301/.codex/config.toml": on}, cwd: "cafe\u0301"},
+		{name: "key with ~", files: map[string]string{"home/config.toml": `[projects."~/ws"]` + "\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": on}},
+		{name: "key relative: .", files: map[string]string{"home/config.toml": `[projects."."]` + "\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": on}},
+		{name: "key relative: the directory's name", files: map[string]string{"home/config.toml": `[projects."ws"]` + "\ntrust_level = \"trusted\"\n", "ws/.codex/config.toml": on}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := ownFixture(t, with(c.files, installed("a@m")))
@@ -306,8 +345,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 			if loads := slices.Contains(ids(got.Load), "a@m"); loads != c.loads {
 				t.Errorf("a@m loads: %v, want %v (Codex 0.171)", loads, c.loads)
 			}
-			if len(got.Unread) > 0 {
-				t.Errorf("unread: %q", got.Unread)
+			if want := strings.ReplaceAll(c.unread, "ROOT", root); (len(got.Unread) > 0 || want != "") && (len(got.Unread) != 1 || !strings.Contains(got.Unread[0], want) || want == "") {
+				t.Errorf("unread: %q, want %q", got.Unread, want)
 			}
 		})
 	}
@@ -374,6 +413,7 @@ func TestProjectFileNotRegular(t *testing.T) {
 	}{
 		{name: "named pipe", make: func(path string) error { return syscall.Mkfifo(path, 0o644) }},
 		{name: "link to /dev/zero", make: func(path string) error { return os.Symlink("/dev/zero", path) }},
+		{name: "link loop", make: func(path string) error { return os.Symlink("config.toml", path) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := ownFixture(t, with(map[string]string{"home/config.toml": trust, "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/": ""}, installed("a@m")))

@@ -1,0 +1,196 @@
+package agenttest
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCodexProjectCases records more of how Codex 0.171 decides which
+// project .codex/config.toml files a session reads (hosts/codex
+// configLayers, docs/codex.md "Project files"; TestCodexProjectRoot has
+// the rest), each case seen by whether a plugin of the user's own that
+// one project file enables loads, or whether Codex starts at all:
+//
+//   - each file is decided by its own directory's entry first: a trusted
+//     working directory below an untrusted or unlisted git top has its
+//     file read and the top's not; an untrusted one below a trusted
+//     marker root has the root's read and its own not;
+//   - a marker is a path joined to each directory and cleaned ("d/../m"
+//     counts m whether d exists or not, "m/" counts a file m, "../m"
+//     counts for the directory below m's); an absolute one that exists
+//     counts everywhere (the working directory is the root); "./.git"
+//     and ".git/" are plain names (an empty .git counts); a marker, a
+//     .git or a HEAD that is a link loop counts as absent, and so does a
+//     .codex;
+//   - project_root_markers of the system's file, yours, the profile's:
+//     the last list replaces the others ([] included); a projects
+//     table trusts from any of them;
+//   - keys are compared byte for byte: a trailing slash, "/./", "//",
+//     "..", "~", a relative key, a link's spelling, NFC against NFD
+//     all trust nothing;
+//   - -C is looked up as the system resolves it, and Codex does not start
+//     when that fails (a link loop or a missing directory before a ".."),
+//     but is then used cleaned ("<link>/../work" is work beside the
+//     link); a -C naming a file starts; a trusted project's config.toml
+//     that is a link loop stops Codex.
+func TestCodexProjectCases(t *testing.T) {
+	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
+	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
+	untrust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"untrusted\"\n" }
+	markers := func(m ...string) string {
+		return "project_root_markers = [\"" + strings.Join(m, "\", \"") + "\"]\n"
+	}
+	for _, c := range []struct {
+		name    string
+		etc     string // /etc/codex/config.toml
+		user    string // WORK, TOP, HOME and ABS stand for the working directory, its parent, HOME and an existing file elsewhere
+		profile string // $CODEX_HOME/p.config.toml, selected with --profile p
+		args    []string
+		make    map[string]string // paths under TOP: "x/" a directory, "x -> y" a symbolic link to y, else a file with this content
+		git     bool              // TOP is a git work tree's top
+		file    string            // the directory, under TOP, whose .codex/config.toml enables the plugin; "work" when ""
+		fails   bool              // Codex does not start
+		loads   bool
+	}{
+		{name: "trusted working directory below an untrusted git top, its file", user: untrust("TOP") + trust("WORK"), git: true, loads: true},
+		{name: "trusted working directory below an untrusted git top, the top's file", user: untrust("TOP") + trust("WORK"), git: true, file: "."},
+		{name: "trusted working directory below a git top with no entry, the top's file", user: trust("WORK"), git: true, file: "."},
+		{name: "untrusted working directory below a trusted marker root, the root's file", user: markers("mark") + trust("TOP") + untrust("WORK"), make: map[string]string{"mark": ""}, file: ".", loads: true},
+		{name: "absolute marker that exists", user: markers("ABS", "mark") + trust("TOP"), make: map[string]string{"mark": ""}},
+		{name: "absolute marker that does not exist", user: markers("/nonexistent-agenttest-marker", "mark") + trust("TOP"), make: map[string]string{"mark": ""}, loads: true},
+		{name: "marker naming a directory", user: markers("markdir") + trust("TOP"), make: map[string]string{"markdir/": ""}, loads: true},
+		{name: "marker with a trailing slash naming a file", user: markers("mark/") + trust("TOP"), make: map[string]string{"mark": ""}, loads: true},
+		{name: "marker through a missing directory's ..", user: markers("gone/../mark") + trust("TOP"), make: map[string]string{"mark": ""}, loads: true},
+		{name: "marker through an existing directory's ..", user: markers("d/../mark") + trust("TOP"), make: map[string]string{"mark": "", "d/": ""}, loads: true},
+		{name: "marker going up with ..", user: markers("../mark") + trust("TOP"), make: map[string]string{"mark": ""}},
+		{name: "marker a link loop", user: markers("mark") + trust("TOP"), make: map[string]string{"mark -> mark": ""}},
+		{name: ".git a link loop at a trusted top", user: trust("TOP"), make: map[string]string{".git -> .git": ""}},
+		{name: ".codex a link loop", user: trust("WORK"), make: map[string]string{"work/.codex -> .codex": ""}, file: "elsewhere"},
+		{name: "system markers", etc: markers("mark"), user: trust("TOP"), make: map[string]string{"mark": ""}, loads: true},
+		{name: "system markers, the user's empty list", etc: markers("mark"), user: "project_root_markers = []\n" + trust("TOP"), make: map[string]string{"mark": ""}},
+		{name: "system projects entry", etc: trust("WORK"), loads: true},
+		{name: "user's markers, the profile's other list", user: markers("mark") + trust("TOP"), profile: markers("other"), args: []string{"--profile", "p"}, make: map[string]string{"mark": ""}},
+		{name: "profile's projects entry", profile: trust("WORK"), args: []string{"--profile", "p"}, loads: true},
+		{name: "key with a trailing slash", user: trust("WORK/")},
+		{name: "key in NFD, directory in NFC", user: trust("TOP/cafe\u0301"), make: map[string]string{"caf\u00e9/": ""}, args: []string{"-C", "TOP/caf\u00e9"}, file: "caf\u00e9"},
+		{name: "key in NFC, directory in NFD", user: trust("TOP/caf\u00e9"), make: map[string]string{"cafe\u0301/": ""}, args: []string{"-C", "TOP/cafe\u0301"}, file: "cafe\u0301"},
+		{name: "key with ~", user: trust("~/proj"), args: []string{"-C", "HOME/proj"}, file: "home/proj"},
+		{name: "key relative: .", user: trust(".")},
+		{name: "key relative: the directory's name", user: trust("work")},
+		{name: "key a link to the working directory", user: trust("TOP/wlink"), make: map[string]string{"wlink -> work": ""}},
+		{name: "key with a doubled slash", user: trust("TOP//work")},
+		{name: "key with /./", user: trust("TOP/./work")},
+		{name: "key ending in /.", user: trust("TOP/work/.")},
+		{name: "key ending in /./", user: trust("TOP/work/./")},
+		{name: "key starting with //", user: trust("/TOP")},
+		{name: "key with /../", user: trust("TOP/gone/../work")},
+		{name: "key with /./ and a trailing slash", user: trust("TOP/./work/")},
+		{name: "marker ./.git, an empty .git below a trusted repository, the top's file", user: markers("./.git") + trust("TOP"), git: true, make: map[string]string{"work/.git/": ""}, file: "."},
+		{name: "marker .git/, an empty .git below a trusted repository, the top's file", user: markers(".git/") + trust("TOP"), git: true, make: map[string]string{"work/.git/": ""}, file: "."},
+		{name: "HEAD a link loop below a trusted repository, the top's file", user: trust("TOP"), git: true, make: map[string]string{"work/.git/": "", "work/.git/HEAD -> HEAD": ""}, file: ".", loads: true},
+		{name: "-C through a missing directory's ..", user: trust("WORK"), args: []string{"-C", "TOP/gone/../work"}, fails: true},
+		{name: "-C through a link's ..", user: trust("WORK") + trust("TOP/deep/work"), make: map[string]string{"deep/inner/": "", "deep/work/": "", "l -> deep/inner": ""}, args: []string{"-C", "TOP/l/../work"}, loads: true},
+		{name: "-C a missing directory", user: trust("WORK"), args: []string{"-C", "TOP/gone"}, fails: true},
+		{name: "project file a link loop", user: trust("WORK"), make: map[string]string{"work/.codex/": "", "work/.codex/config.toml -> config.toml": ""}, file: "elsewhere", fails: true},
+		{name: "-C relative, through a link loop's ..", user: trust("WORK"), make: map[string]string{"work/loop -> loop": "", "work/sub/": ""}, args: []string{"-C", "loop/../sub"}, fails: true},
+		{name: "-C a file below a trusted marker root, the root's file", user: markers("mark") + trust("TOP"), make: map[string]string{"mark": "", "f": ""}, args: []string{"-C", "TOP/f"}, file: ".", loads: true},
+		{name: "-C through a link loop's ..", user: trust("WORK"), make: map[string]string{"loop -> loop": ""}, args: []string{"-C", "TOP/loop/../work"}, fails: true},
+		{name: "marker with a NUL", user: "project_root_markers = [\"a\\u0000b\", \"mark\"]\n" + trust("TOP"), make: map[string]string{"mark": ""}, loads: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := New(t, Codex, Say("done"))
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			top := filepath.Dir(a.Workdir)
+			abs := filepath.Join(t.TempDir(), "abs-marker")
+			writeFile(t, filepath.Dir(abs), filepath.Base(abs), "", 0o644)
+			names := strings.NewReplacer("WORK", a.Workdir, "TOP", top, "HOME", a.Home, "ABS", abs)
+			a.CodexConfig = names.Replace(c.user)
+			if c.profile != "" {
+				writeFile(t, a.ConfigDir(), "p.config.toml", names.Replace(c.profile), 0o644)
+			}
+			if c.etc != "" {
+				a.Launcher = overlayEtc(t, map[string]string{"config.toml": names.Replace(c.etc)})
+			}
+			if c.git {
+				gitRun(t, "init", "-q", top)
+			}
+			for path, content := range c.make {
+				switch from, to, isLink := strings.Cut(path, " -> "); {
+				case isLink:
+					if err := os.Symlink(to, filepath.Join(top, from)); err != nil {
+						t.Fatal(err)
+					}
+				case strings.HasSuffix(path, "/"):
+					if err := os.MkdirAll(filepath.Join(top, path), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					writeFile(t, top, path, content, 0o644)
+				}
+			}
+			writeFile(t, filepath.Join(top, cmp.Or(c.file, "work")), ".codex/config.toml", on, 0o644)
+			a.Args = []string{"-c", "features.plugins=true"}
+			for _, arg := range c.args {
+				a.Args = append(a.Args, names.Replace(arg))
+			}
+			res := a.Run(t, "hi")
+			if (res.Exit != 0) != c.fails {
+				t.Fatalf("codex exit %d, want failure %v\n%s", res.Exit, c.fails, res)
+			}
+			if c.fails {
+				return
+			}
+			if got := ownLoaded(a, ownPlugin); got != c.loads {
+				t.Errorf("own plugin loaded: %v, want %v (found by trying Codex 0.171)\n%s", got, c.loads, res)
+			}
+		})
+	}
+}
+
+// TestExecCodexOwnPluginUntrustedWorkspace: in a working directory the
+// user marked trust_level = "untrusted", Codex 0.171 (through bundlectl
+// exec) does not load a plugin of the user's own that the directory's
+// .codex/config.toml enables, but does load one that the file of a
+// trusted marker root above it enables, or that config.toml enables;
+// bundlectl exec names exactly those that load.
+func TestExecCodexOwnPluginUntrustedWorkspace(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		user  string // more of config.toml; TOP stands for the working directory's parent
+		file  string // the directory, under TOP, whose .codex/config.toml enables the plugin; "" for none
+		loads bool
+	}{
+		{name: "its own file", file: "work"},
+		{name: "a trusted marker root's file", user: "project_root_markers = [\"" + rootMarker + "\"]\n[projects.\"TOP\"]\ntrust_level = \"trusted\"\n", file: ".", loads: true},
+		{name: "config.toml", user: "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n", loads: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			turns, _, _, shellTurn := execScript(Codex, marker)
+			a := New(t, Codex, turns...)
+			top := filepath.Dir(a.Workdir)
+			writeFile(t, top, rootMarker, "", 0o644)
+			f := newTrustedFixture(t, a, marker)
+			allowExecTools(a)
+			a.Launcher = f.launcher(t)
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			a.CodexConfig = strings.ReplaceAll(c.user, "TOP", top) + fmt.Sprintf("\n[projects.%q]\ntrust_level = \"untrusted\"\n\n", a.Workdir) + a.CodexConfig
+			if c.file != "" {
+				writeFile(t, filepath.Join(top, c.file), ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+			}
+			res := a.Run(t, execPrompt(Codex))
+			f.checkGuard(t, a, res, shellTurn)
+			if got := ownLoaded(a, ownPlugin); got != c.loads {
+				t.Fatalf("the own plugin loaded: %v, want %v: this test's premise (Codex 0.171) no longer holds\n%s", got, c.loads, res)
+			}
+			note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views", ownPluginID)
+			if named := strings.Contains(res.Stderr, note); named != c.loads {
+				t.Errorf("stderr names the own plugin: %v, want %v\n%s", named, c.loads, res)
+			}
+		})
+	}
+}
