@@ -67,7 +67,10 @@ type OwnPlugins struct {
 // under too: its own directory's, or the project root's (Codex 0.171
 // read a trusted working directory's file in a git work tree whose top
 // was not trusted, which bundlectl once left out, so exec did not name
-// the plugin that file enabled).
+// the plugin that file enabled). Where Codex would not start at all
+// because -C names no path the system can look up (cdDir), no project
+// file is read and Unread names the -C directory: exec then says so
+// instead of naming plugins of a session that never runs.
 //
 // A plugin loads when the merge leaves it enabled and a version of it is
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
@@ -76,11 +79,11 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	profile, cd := profileAndDir(args)
 	cwd = startedIn(cwd)
 	if cd != "" {
-		// Codex keeps -C as given, a symbolic link in it unresolved.
-		if filepath.IsAbs(cd) {
-			cwd = filepath.Clean(cd)
-		} else {
-			cwd = filepath.Join(cwd, cd)
+		var err error
+		if cwd, err = cdDir(cwd, cd); err != nil {
+			// No session starts, so no project file is read: say so
+			// rather than name what one would enable.
+			out.Unread = append(out.Unread, bundle.Quote(cd)+" (the -C directory: "+err.Error()+"; Codex does not start there)")
 		}
 	}
 	managed := filepath.Join(testOnlySystemDir, "managed_config.toml")
@@ -276,6 +279,32 @@ func pluginSegment(s string) bool {
 		}
 	}
 	return true
+}
+
+// cdDir is the working directory of a Codex 0.171 session started in
+// cwd with -C dir: dir, relative to cwd, cleaned as a path (a symbolic
+// link in it kept, and "<link>/.." dropped as a whole). Codex first
+// looks dir up as the system resolves it, though, and does not start
+// when that fails: a link loop or a missing directory on the way, even
+// one a ".." then leaves ("Error: Symbolic link loop (os error 40)";
+// internal/agenttest TestCodexProjectCases). Then cdDir returns "" and
+// why.
+func cdDir(cwd, dir string) (string, error) {
+	given := dir
+	if !filepath.IsAbs(dir) {
+		// Not filepath.Join: the system resolves each step as written.
+		given = cwd + string(filepath.Separator) + dir
+	}
+	if _, err := os.Stat(given); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", err
+	}
+	// A file will do: Codex starts there, and finds no project file in
+	// it.
+	return filepath.Clean(given), nil
 }
 
 // profileAndDir returns the profile (--profile, -p) and the working

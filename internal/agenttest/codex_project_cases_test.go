@@ -151,6 +151,40 @@ func TestCodexProjectCases(t *testing.T) {
 	}
 }
 
+// TestExecCodexCdLinkLoop: Codex 0.171 does not start with -C naming a
+// directory through a symbolic link loop, even one a ".." then leaves
+// (TestCodexProjectCases), so bundlectl exec says it cannot tell the
+// plugins of the user's own that project files enable there, rather
+// than name the one the directory the path cleans to enables. It once
+// cleaned the path and named it as loading.
+func TestExecCodexCdLinkLoop(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), markerName)
+	turns, _, _, _ := execScript(Codex, marker)
+	a := New(t, Codex, turns...)
+	top := filepath.Dir(a.Workdir)
+	f := newTrustedFixture(t, a, marker)
+	allowExecTools(a)
+	a.Launcher = f.launcher(t)
+	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+	if err := os.Symlink("loop", filepath.Join(top, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	a.CodexConfig = fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n\n", a.Workdir) + a.CodexConfig
+	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+	cd := filepath.Join(top, "loop") + "/../" + filepath.Base(a.Workdir)
+	a.Args = append(a.Args, "-C", cd)
+	res := a.Run(t, execPrompt(Codex))
+	if res.Exit == 0 || !strings.Contains(res.Stderr, "Symbolic link loop") {
+		t.Fatalf("Codex started: this test's premise (Codex 0.171) no longer holds\n%s", res)
+	}
+	if named := fmt.Sprintf("your own plugin %q loads", ownPluginID); strings.Contains(res.Stderr, named) {
+		t.Errorf("stderr names a plugin of a session that does not start: %q\n%s", named, res)
+	}
+	if want := fmt.Sprintf("bundlectl: codex: cannot read %q (the -C directory: too many levels of symbolic links; Codex does not start there)", cd); !strings.Contains(res.Stderr, want) {
+		t.Errorf("stderr lacks %q\n%s", want, res)
+	}
+}
+
 // TestExecCodexOwnPluginUntrustedWorkspace: in a working directory the
 // user marked trust_level = "untrusted", Codex 0.171 (through bundlectl
 // exec) does not load a plugin of the user's own that the directory's
