@@ -26,9 +26,10 @@ type configLayer struct {
 	// untrusted: a project's file, which Codex reads only once the
 	// project is trusted, and it is not now.
 	untrusted bool
-	// neverAsked: untrusted, in a working directory the user marked
-	// trust_level = "untrusted" (projectTrust.refuses): Codex does not
-	// ask to trust it, so no session started there reads the file.
+	// neverAsked: untrusted, in a working directory whose trust the
+	// user's configuration already decides, either way
+	// (projectTrust.decides): Codex does not ask to trust it, so no
+	// session started there reads the file.
 	neverAsked bool
 	// managed: /etc/codex/managed_config.toml, above the session's -c
 	// flags (FindOwnPlugins adds it; configLayers does not).
@@ -91,7 +92,7 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any) []config
 			continue
 		}
 		untrusted := !trust.trusts(dirs[i], root, gitRoot)
-		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: untrusted && trust.refuses(cwd, root, gitRoot)})
+		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: untrusted && trust.decides(cwd, root, gitRoot)})
 	}
 	return layers
 }
@@ -134,8 +135,9 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 // trusted (Codex asks when it starts in one it does not trust; whether
 // the user will say yes cannot be known here, so such a file counts,
 // as a Gemini CLI workspace's settings count in a folder it may not
-// trust), unless the user marked the working directory untrusted: Codex
-// does not ask there, and reads none of those files.
+// trust), unless the user's configuration already decides the working
+// directory's trust, either way (projectTrust.decides): Codex does not
+// ask there, and reads none of the files it does not trust now.
 func layersHooksOff(codexHome, cwd string) error {
 	layers := configLayers(codexHome, "", startedIn(cwd), nil)
 	const setting = "features.hooks = false"

@@ -93,16 +93,22 @@ func (p projectTrust) level(dir, root, gitRoot string) (string, bool) {
 	return "", false
 }
 
-// refuses reports whether the user has told Codex 0.171 not to trust a
-// session started in cwd: the entry that decides for cwd says
-// trust_level = "untrusted". Codex then does not ask whether to trust the
-// project (an interactive start offers only to open it restricted, saved
-// trust unchanged; `codex exec --trust` stops with an error), and reads
-// none of its untrusted files (internal/agenttest TestSetupCodexHooksLayers,
-// TestCodexUntrustedEntryNoAsk); only an edit of that entry changes it.
-func (p projectTrust) refuses(cwd, root, gitRoot string) bool {
-	level, ok := p.level(cwd, root, gitRoot)
-	return ok && level == "untrusted"
+// decides reports whether the user's configuration already decides
+// Codex 0.171's trust for a session started in cwd: an entry for cwd,
+// the project root or the git trust root (level), trusted or not. Codex
+// asks whether to trust the project only where none does; where one
+// does, it does not ask, and a file it does not trust now is read by no
+// session started there until the user edits that configuration. Marked
+// "untrusted": an interactive start offers only to open the project
+// restricted, saved trust unchanged, and `codex exec --trust` stops with
+// an error (internal/agenttest TestSetupCodexHooksLayers,
+// TestCodexUntrustedEntryNoAsk). Trusted: a file above it whose own
+// directory is marked untrusted, or has no entry that trusts it (a git
+// top above a working directory trusted by its own entry), stays unread
+// and unasked (TestCodexTrustedWorkspaceNoAskForTop).
+func (p projectTrust) decides(cwd, root, gitRoot string) bool {
+	_, ok := p.level(cwd, root, gitRoot)
+	return ok
 }
 
 // startedIn is the working directory of a Codex session started in dir as

@@ -50,9 +50,12 @@ func TestSetupHooksOffLayers(t *testing.T) {
 // table trusts its directory or the project root (Codex 0.171, agenttest
 // TestSetupCodexHooksLayers). A trusted one that turns hooks off is
 // refused; so is an untrusted one, which Codex reads once the project is
-// trusted (it asks), unless the user marked the workspace untrusted:
-// Codex then never asks, nor reads it; a trusted one turning them back on
-// over the user's false is no refusal. Setup once read no project's file at all.
+// trusted (it asks), unless an entry already decides the workspace's
+// trust, either way: Codex then never asks, nor reads it (a git top's
+// file above a workspace trusted by its own entry included; setup once
+// refused that one, agenttest TestCodexTrustedWorkspaceNoAskForTop); a
+// trusted one turning them back on over the user's false is no refusal.
+// Setup once read no project's file at all.
 func TestSetupHooksOffProject(t *testing.T) {
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(dir string) string { return "[projects.\"ROOT/" + dir + "\"]\ntrust_level = \"trusted\"\n" }
@@ -79,7 +82,9 @@ func TestSetupHooksOffProject(t *testing.T) {
 		{name: "trusted project false, user true", files: map[string]string{"home/config.toml": trust("ws") + on, "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
 		{name: "git root trusted, workspace below", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": off}, want: "ws/sub/.codex/config.toml"},
 		{name: "git root's file, root trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
-		{name: "git root's file, workspace alone trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
+		{name: "git root's file, workspace alone trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off}},
+		{name: "explicitly untrusted git root's file, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.codex/config.toml": off}},
+		{name: "git root's file, root and workspace with no entry", git: true, sub: true, files: map[string]string{"home/config.toml": trust("other"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
 		{name: "git root's false, workspace's true, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off, "ws/sub/.codex/config.toml": on}},
 		{name: "above the project, not read", files: map[string]string{"home/config.toml": trust(""), ".codex/config.toml": off}},
 	} {

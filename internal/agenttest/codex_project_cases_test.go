@@ -228,3 +228,39 @@ func TestExecCodexOwnPluginUntrustedWorkspace(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexTrustedWorkspaceNoAskForTop: Codex 0.171 started
+// interactively, in a terminal, in a working directory its own
+// [projects] entry trusts, below a git top whose entry says untrusted
+// (or that has none), does not ask whether to trust the folder, and does
+// not read the top's .codex/config.toml: its features.hooks = false
+// leaves setup's lines running, and the guard blocks the marker command.
+// No session started there reads that file until the user edits
+// config.toml, so bundlectl setup writes its lines and list calls them
+// wired (hosts/codex projectTrust.asks); setup once refused, saying
+// Codex would ask.
+func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
+	for _, c := range []struct{ name, top string }{
+		{name: "top untrusted", top: "untrusted"},
+		{name: "top with no entry"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+			top := filepath.Dir(a.Workdir)
+			gitRun(t, "init", "-q", top)
+			f := newTrustedFixture(t, a, marker)
+			f.runSetup(t, a, "hello")
+			allowExecTools(a)
+			if c.top != "" {
+				a.CodexConfig += fmt.Sprintf("\n[projects.%q]\ntrust_level = %q\n", top, c.top)
+			}
+			writeFile(t, top, ".codex/config.toml", "[features]\nhooks = false\n", 0o644)
+			argv, env := interactiveCommand(t, a, "make the marker")
+			dialogs := append([]string{"Trust this folder?", "Open restricted"}, interactiveDialogs...)
+			out := runPty(t, a, argv, env, dialogs, func() bool { return len(sessionCalls(a, 1)) > 0 })
+			checkInteractiveGuard(t, a, f, &Result{Stdout: out, Exit: -1, Requests: a.Model.Requests()})
+			checkVerdict(t, a, f, nil, setupEnv(a), c.name, offVerdict(false, "", ""))
+		})
+	}
+}

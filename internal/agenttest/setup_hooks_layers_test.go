@@ -170,7 +170,10 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 //   - the .codex/config.toml of each directory from the git work tree's
 //     top down to the workspace, each read when that directory or the
 //     top is trusted: trusting the workspace alone does not cover the
-//     top's file;
+//     top's file, and Codex, which does not ask in a workspace an entry
+//     already trusts, never reads it there (`codex exec --trust` writes
+//     nothing; TestCodexTrustedWorkspaceNoAskForTop for an interactive
+//     start), so setup writes beside its false (it once refused);
 //   - $CODEX_HOME/<name>.config.toml only in a session started with
 //     --profile <name>: setup writes its lines and names the profile.
 //
@@ -209,7 +212,9 @@ func TestSetupCodexHooksLayers(t *testing.T) {
 		{name: "untrusted project false, exec --trust", project: off, args: []string{"--trust"}, off: true, want: offVerdict(true, `work/.codex/config.toml" sets features.hooks = false`, "")},
 		{name: "user false, trusted project true", user: trust("WORK") + off, project: on, want: offVerdict(false, "", "setup's hook lines do not run in a codex session started in a workspace whose own settings do not turn hooks back on")},
 		{name: "git top trusted, its file", user: trust("TOP"), top: off, git: true, off: true, want: offVerdict(true, `/.codex/config.toml" sets features.hooks = false`, "")},
-		{name: "workspace alone trusted, the top's file", user: trust("WORK"), top: off, git: true, want: untrusted},
+		{name: "workspace alone trusted, the top's file", user: trust("WORK"), top: off, git: true, want: profile},
+		{name: "workspace alone trusted, the top's file, exec --trust", user: trust("WORK"), top: off, git: true, args: []string{"--trust"}, want: profile},
+		{name: "workspace trusted, the untrusted top's file, exec --trust", user: trust("WORK") + untrust("TOP"), top: off, git: true, args: []string{"--trust"}, want: profile},
 		{name: "profile, selected", args: []string{"--profile", "work"}, off: true, want: profile},
 		{name: "profile, not selected", want: profile},
 		{name: "legacy profile key", user: "profile = \"work\"\n", noProfile: true, hostRefuses: true, want: offVerdict(false, "", "")},
