@@ -53,6 +53,13 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"result":{"_meta":1,"content":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"_meta":null,"content":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"_meta":{},"\u005fmeta":[],"content":[]}}`,
+		// Codex reads no code written with a fraction or an exponent,
+		// Gemini CLI no result that is not an object (Claude Code and
+		// the other answered each at once).
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32000.0,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-3.2e4,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":[]}`,
+		`{"jsonrpc":"2.0","id":1,"result":null}`,
 		// Codex's serde_json reads nothing nested 128 deep.
 		`{"jsonrpc":"2.0","id":1,"result":{"x":` + strings.Repeat("[", 126) + strings.Repeat("]", 126) + `}}`,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":` + strings.Repeat(`{"a":`, 126) + `1` + strings.Repeat("}", 126) + `}}`,
@@ -75,7 +82,8 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"result":{"_meta":{"k":1},"content":[],"Meta":1}}`,
 		`{"jsonrpc":"2.0","id":3,"error":{"code":-2147483648,"message":"m","data":{"x":1},"Code":"x"}}`,
 		`{"jsonrpc":"2.0","id":4,"error":{"code":2147483647,"message":"m"}}`,
-		`{"jsonrpc":"2.0","id":5,"result":{"x":` + strings.Repeat("[", 125) + `"[[[{{{"` + strings.Repeat("]", 125) + `}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{}}`,
+		`{"jsonrpc":"2.0","id":6,"result":{"x":` + strings.Repeat("[", 125) + `"[[[{{{"` + strings.Repeat("]", 125) + `}}`,
 	} {
 		id := fmt.Sprintf("c%d", i+2)
 		p.track([]byte(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"a"}}`))
