@@ -397,7 +397,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 			// A request is answered under its id, so that the client's
 			// call ends instead of waiting for a reply; a reply the
 			// server waits for ends the server's request with an error.
-			id, kind, ok := lr.scan.message()
+			id, kind, ok := lr.scan.clientMessage() // as fromClient reads the line within the limit
 			if ok && kind == msgReply {
 				p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, bytes.ToValidUTF8(id, []byte("\uFFFD")))
 				msg := fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)

@@ -846,6 +846,12 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 		{"id first", string(long(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":"`, `"}}`)), float64(1), ""},
 		{"id last", string(long(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","id":5,"x":"`, `"},"id":"c\"1"}`)), `c"1`, ""},
 		{"reply", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`, `"}},"id":"s1"}`)), nil, `"s1"`},
+		// Read as a line within the limit is (walkedID, judge): an id
+		// or a method in another letter case, a method beside a result.
+		{"id in capitals", string(long(`{"jsonrpc":"2.0","ID":4,"method":"tools/call","params":{"name":"echo","x":"`, `"}}`)), float64(4), ""},
+		{"method in capitals", string(long(`{"jsonrpc":"2.0","id":6,"Method":"tools/call","params":{"name":"echo","x":"`, `"}}`)), float64(6), ""},
+		{"method and result", string(long(`{"jsonrpc":"2.0","id":8,"method":"tools/call","result":{"x":"`, `"}}`)), float64(8), ""},
+		{"reply id in capitals", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`, `"}},"Id":"s2"}`)), nil, `"s2"`},
 		{"not json", string(long(`{"jsonrpc":"2.0","method":"tools/call","x":"`, `,"id":3}`)), nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -69,7 +69,9 @@ type msgScanner struct {
 	key     []byte // raw, without quotes; keyLong once over maxKeyLen
 	keyLong bool
 	idNext  bool // the top-level value to come is an "id" member's
+	idFold  bool // ... named so in another letter case
 	capture bool // reading an id's token: kept in val
+	capFold bool // ... of an id named so in another letter case
 	val     []byte
 	valLong bool
 
@@ -80,6 +82,12 @@ type msgScanner struct {
 	// are named exactly "id", and whether one is "method" in any case.
 	exactIDs   int
 	foldMethod bool
+
+	// As the proxy reads a client line within the limit (walkedID): the
+	// last top-level member named "id" in another letter case, which
+	// counts when none is named exactly "id"; nil if it was not a string
+	// or a number.
+	foldID []byte
 }
 
 func (s *msgScanner) reset() {
@@ -99,6 +107,31 @@ func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 		kind = msgRequest
 	}
 	return json.RawMessage(bytes.Clone(s.id)), kind, true
+}
+
+// clientMessage returns the id and kind of a scanned client line as the
+// proxy reads the same line within the limit: the id walkedID reads (the
+// last member named exactly "id", else the last named so in another
+// letter case), and a request when a member is named "method" in any
+// letter case (judge and track forward it as one, and refuse it under
+// its id if it has a result too), else a reply (noteClientReplies reads
+// it as the answer to the server's request under that id). So an
+// over-long line is answered under the id its relay would be answered
+// under; ok is false unless the line was one whole JSON object with a
+// usable id.
+func (s *msgScanner) clientMessage() (id json.RawMessage, kind msgKind, ok bool) {
+	id = s.id
+	if s.exactIDs == 0 {
+		id = s.foldID
+	}
+	if s.state != stEnd || id == nil {
+		return nil, msgOther, false
+	}
+	kind = msgReply
+	if s.foldMethod {
+		kind = msgRequest
+	}
+	return json.RawMessage(bytes.Clone(id)), kind, true
 }
 
 // reply returns the id under which the scanned line settles a request
@@ -326,7 +359,7 @@ func (s *msgScanner) beginValue(c byte) {
 	if s.idNext {
 		s.idNext = false
 		if c == '"' || c == '-' || '0' <= c && c <= '9' {
-			s.capture, s.val, s.valLong = true, append(s.val[:0], c), false
+			s.capture, s.capFold, s.val, s.valLong = true, s.idFold, append(s.val[:0], c), false
 		}
 	}
 	switch {
@@ -392,13 +425,15 @@ func (s *msgScanner) endString() {
 			return
 		}
 	}
-	switch name {
-	case "id":
-		s.id, s.idNext = nil, true // the last "id" is the one a reader keeps
+	switch {
+	case name == "id":
+		s.id, s.idNext, s.idFold = nil, true, false // the last "id" is the one a reader keeps
 		s.exactIDs++
-	case "method":
+	case strings.EqualFold(name, "id"):
+		s.foldID, s.idNext, s.idFold = nil, true, true
+	case name == "method":
 		s.hasMethod = true
-	case "result", "error":
+	case name == "result" || name == "error":
 		s.hasReply = true
 	}
 	s.foldMethod = s.foldMethod || strings.EqualFold(name, "method")
@@ -408,7 +443,11 @@ func (s *msgScanner) endString() {
 func (s *msgScanner) endValue() {
 	if s.capture {
 		s.capture = false
-		if !s.valLong {
+		switch {
+		case s.valLong:
+		case s.capFold:
+			s.foldID = append(s.foldID[:0], s.val...)
+		default:
 			s.id = append(s.id[:0], s.val...)
 		}
 	}

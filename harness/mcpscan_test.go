@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // scanAll scans msg in pieces of n bytes (all at once when n <= 0).
@@ -245,4 +248,108 @@ func TestProxyOverlongReplyEndsWhatItsRelayEnds(t *testing.T) {
 	if len(p.calls) != 1 || p.calls["2"] == nil {
 		t.Errorf("calls still timed: %v; want call b's (the proxy's 2)", p.calls)
 	}
+}
+
+// overlongClientSeeds are client lines whose reading differs between
+// readers: "id" and "method" in another letter case or escaped, "id"
+// repeated or null after a usable one, a method beside a result, no
+// method and no result, ids of other types.
+var overlongClientSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"id":2}`,
+	`{"jsonrpc":"2.0","ID":1,"method":"tools/call","params":{"name":"t"}}`,
+	`{"jsonrpc":"2.0","\u0049d":1,"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":1,"ID":2,"method":"tools/call","params":{"name":"t"}}`,
+	`{"jsonrpc":"2.0","ID":2,"id":1,"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":1,"Method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":1,"METHOD":7}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","id":null}`,
+	`{"jsonrpc":"2.0","id":null,"method":"tools/list","ID":3}`,
+	`{"jsonrpc":"2.0","id":{},"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"notifications/cancelled","params":{"requestId":1}}`,
+	`{"jsonrpc":"2.0","id":"el-1","result":{"action":"decline"}}`,
+	`{"jsonrpc":"2.0","ID":"el-1","result":{"action":"decline"}}`,
+	`{"jsonrpc":"2.0","id":"el-1","Result":{}}`,
+	`{"jsonrpc":"2.0","id":3}`,
+	`{"jsonrpc":"2.0","id":1.0,"error":{"code":1,"message":"m"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	`{"jsonrpc":"2.0","params":{"id":1},"method":"tools/list"}`,
+}
+
+// FuzzOverlongClientLineAnsweredAsRelayed: a client line the proxy
+// scans because it is over MaxMCPMessage is read as the same line
+// within the limit is read (fromClient, then track, then
+// noteClientReplies' messageID): a request answered under the id its
+// relay's answer would go under, a reply to the server's request under
+// the id the relay reads, none when the relay reads none; in whatever
+// pieces the line comes. An id over maxIDLen, which the scan does not
+// keep, is left out.
+func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
+	for _, s := range overlongClientSeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
+		if firstByte(msg) != '{' || !utf8.Valid(msg) || !json.Valid(msg) {
+			return
+		}
+		wantID, wantKind, wantOK := relayedClientReading(t, msg)
+		if len(wantID) > maxIDLen {
+			return
+		}
+		var s msgScanner
+		s.reset()
+		n := int(piece)
+		if n == 0 {
+			n = len(msg) + 1
+		}
+		for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+			s.write(rest[:min(n, len(rest))])
+		}
+		id, kind, ok := s.clientMessage()
+		if ok != wantOK || ok && (!bytes.Equal(id, wantID) || kind != wantKind) {
+			t.Fatalf("client line %q: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, %v, %v", msg, wantID, wantKind, wantOK, piece, id, kind, ok)
+		}
+	})
+}
+
+// relayedClientReading is how a timing proxy reads the client line msg
+// (one valid JSON object) within the limit: the id of the request it
+// answers or forwards and awaits (msgRequest), or of the server's
+// request it takes the line to answer (msgReply); ok is false when it
+// reads no id a peer waits on (none, null, or another type).
+func relayedClientReading(t *testing.T, msg []byte) (id json.RawMessage, kind msgKind, ok bool) {
+	var toClient bytes.Buffer
+	p := timedProxy(t, &toClient, io.Discard, io.Discard)
+	fwd, reply := p.fromClient(msg)
+	if reply != nil {
+		ms, _ := jsonobj.Members(reply)
+		id = lastMember(ms, "id")
+		return id, msgRequest, firstByte(id) != 'n'
+	}
+	if !fwd {
+		return nil, msgOther, false // a notification refused
+	}
+	if p.track(msg); len(p.calls)+p.others.len() > 0 {
+		for _, c := range p.calls {
+			id = c.id
+		}
+		for _, o := range p.others.m {
+			id = o.val.id
+		}
+		return id, msgRequest, true
+	}
+	ms, ok := jsonobj.Members(msg)
+	if !ok {
+		return nil, msgOther, false
+	}
+	if _, isMsg := hostMethod(ms); isMsg {
+		return nil, msgOther, false // a notification
+	}
+	id = messageID(ms)
+	if _, ok := idKey(id); !ok {
+		return nil, msgOther, false
+	}
+	return id, msgReply, true
 }
