@@ -66,6 +66,13 @@ func (f ToolFilter) Empty() bool { return len(f.Include) == 0 && len(f.Exclude) 
 
 // Allows reports whether the tool named name passes the filter.
 func (f ToolFilter) Allows(name string) bool {
+	return f.allows(name, excludeKeys(f.Exclude))
+}
+
+// allows is Allows with keys, the toolKey of each entry of f.Exclude,
+// computed already: a proxy computes them once, not for every name it
+// judges (toolKey normalises each entry anew, the bulk of the cost).
+func (f ToolFilter) allows(name string, keys []string) bool {
 	if len(f.Include) > 0 && !slices.Contains(f.Include, name) {
 		return false
 	}
@@ -73,12 +80,21 @@ func (f ToolFilter) Allows(name string) bool {
 		return true
 	}
 	key := toolKey(name)
-	for _, x := range f.Exclude {
-		if toolKey(x) == key || strings.EqualFold(x, name) {
+	for i, x := range f.Exclude {
+		if keys[i] == key || strings.EqualFold(x, name) {
 			return false
 		}
 	}
 	return true
+}
+
+// excludeKeys is the toolKey of each name in exclude, in its order.
+func excludeKeys(exclude []string) []string {
+	keys := make([]string, len(exclude))
+	for i, x := range exclude {
+		keys[i] = toolKey(x)
+	}
+	return keys
 }
 
 // toolKey is the form under which two tool names are the same tool to an
@@ -262,6 +278,8 @@ func proxyMCP(ctx context.Context, client, server MCPConn, pol MCPPolicy, notice
 // proxy's own answers).
 type proxy struct {
 	filter      ToolFilter
+	keysOnce    sync.Once
+	keys        []string      // excludeKeys(filter.Exclude), made once (allows)
 	callTimeout time.Duration // 0: calls are not timed
 	notices     io.Writer
 	who         string // the server, as notices and refusals name it
@@ -360,6 +378,14 @@ func writeLine(w io.Writer, msg []byte) error {
 	line = append(append(line, msg[last:]...), '\n')
 	_, err := w.Write(line)
 	return err
+}
+
+// allows reports whether the filter lets the tool named name through
+// (ToolFilter.Allows), with the exclude list's keys made on first use:
+// both directions judge names, so they are made once for both.
+func (p *proxy) allows(name string) bool {
+	p.keysOnce.Do(func() { p.keys = excludeKeys(p.filter.Exclude) })
+	return p.filter.allows(name, p.keys)
 }
 
 func (p *proxy) notice(format string, args ...any) {
@@ -668,7 +694,7 @@ func (p *proxy) judgeCallParams(params []byte, id json.RawMessage) verdict {
 		switch {
 		case !ok:
 			v = verdict{code: rpcInvalidParams, msg: "invalid params: tools/call name is not a string", id: id}
-		case !p.filter.Allows(tool):
+		case !p.allows(tool):
 			v = verdict{code: rpcInvalidParams, msg: fmt.Sprintf("tool %q is not available: the reviewed tool filter of %s does not allow it", tool, p.server()), id: id}
 		}
 		named = true
@@ -870,7 +896,7 @@ func (p *proxy) toolAllowed(t []byte) bool {
 			continue
 		}
 		name, ok := jsonString(m.Val)
-		if !ok || !p.filter.Allows(name) {
+		if !ok || !p.allows(name) {
 			return false
 		}
 		named = true

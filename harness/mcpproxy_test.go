@@ -66,6 +66,50 @@ func TestProxyToolFilterAllows(t *testing.T) {
 	}
 }
 
+// allowsRecomputed is ToolFilter.Allows as it was before a proxy made
+// the exclude list's keys once: every entry's key made anew per name.
+func allowsRecomputed(f ToolFilter, name string) bool {
+	if len(f.Include) > 0 && !slices.Contains(f.Include, name) {
+		return false
+	}
+	key := toolKey(name)
+	for _, x := range f.Exclude {
+		if toolKey(x) == key || strings.EqualFold(x, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzProxyAllowsAsRecomputed: a proxy, which makes its exclude list's
+// keys once and judges many names with them, allows exactly the names
+// the filter allows with each key made anew, whatever names it judged
+// before; and so does ToolFilter.Allows.
+func FuzzProxyAllowsAsRecomputed(f *testing.F) {
+	f.Add("delete_all", "", "Delete_ALL", " delete_all\t")
+	f.Add("stra\u00dfe", "", "STRA\u1e9eE", "strasse")
+	f.Add("DELETE_F\u0130LE", "delete_file", "delete_fi\u0307le", "delete_f\u0131le")
+	f.Add("\u13a0", "", "\uab70", "\u13a0")
+	f.Add("\u212aelvin", "a", "kelvin", "a")
+	f.Add("b", "a", "b", "a")
+	f.Fuzz(func(t *testing.T, exclude, include, name1, name2 string) {
+		filter := ToolFilter{Exclude: strings.Split(exclude, ",")}
+		if include != "" {
+			filter.Include = strings.Split(include, ",")
+		}
+		p := &proxy{filter: filter}
+		for _, name := range []string{name1, name2, name1} {
+			want := allowsRecomputed(filter, name)
+			if got := p.allows(name); got != want {
+				t.Fatalf("proxy with %+v allows %q: %v; recomputed: %v", filter, name, got, want)
+			}
+			if got := filter.Allows(name); got != want {
+				t.Fatalf("%+v.Allows(%q) = %v; recomputed: %v", filter, name, got, want)
+			}
+		}
+	})
+}
+
 // seedLines reads the seed messages of testdata/mcp/<name>.
 func seedLines(t testing.TB, name string) [][]byte {
 	t.Helper()
