@@ -29,8 +29,10 @@ import (
 // ever: a request from the client with a parse error to the client, a
 // reply from the server with an internal error to the client, a request
 // from the server with an invalid request error to the server, a reply
-// from the client with an internal error to the server. A longer client
-// line is always answered (under id null when it has no usable id).
+// from the client with an internal error to the server; of a client
+// batch, each message so (its requests' errors in one array). A longer
+// client line is always answered (under id null when it has no request
+// with a usable id).
 const MaxMCPMessage = 16 << 20
 
 // JSON-RPC 2.0 error codes the proxy answers with.
@@ -420,23 +422,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 		var fwd bool
 		var reply []byte
 		if tooLong {
-			// A request is answered under its id, so that the client's
-			// call ends instead of waiting for a reply; a reply the
-			// server waits for ends the server's request with an error.
-			id, kind, ok := lr.scan.clientMessage() // as fromClient reads the line within the limit
-			if ok && kind == msgReply {
-				p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, bytes.ToValidUTF8(id, []byte("\uFFFD")))
-				msg := fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
-				p.elicitationClosed(id) // answered, with the proxy's error
-				_ = p.sendServer(rpcError(id, rpcInternalError, msg))
-			} else if !ok && p.openElicitations() > 0 {
-				p.notice("dropped a client line over %d bytes without a readable id while an elicitation is open; calls are timed again", MaxMCPMessage)
-				p.endPauses()
-			}
-			if !ok || kind != msgRequest {
-				id = nil
-			}
-			reply = rpcError(id, rpcParseError, fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage))
+			reply = p.overlongClientLine(&lr.scan)
 		} else {
 			fwd, reply = p.fromClient(line)
 		}
@@ -460,6 +446,56 @@ func (p *proxy) pumpClient(r io.Reader) error {
 			}
 		}
 	}
+}
+
+// overlongClientLine answers for a client line over MaxMCPMessage,
+// scanned by scan, as fromClient reads the same line within the limit:
+// each request in it is answered with a parse error under its id (a
+// batch's in one array), so that the client's call ends instead of
+// waiting for a reply, and each reply in it ends the server's request
+// under its id with an error. It returns the answer to the client: the
+// parse error under id null when the line has no request with a usable
+// id.
+func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
+	msgs, ok := scan.clientBatch()
+	if !ok {
+		id, kind, one := scan.clientMessage()
+		if one {
+			msgs = []scannedMessage{{id: id, request: kind == msgRequest}}
+		}
+	}
+	msg := fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage)
+	var answers [][]byte
+	readable := false
+	for _, m := range msgs {
+		if m.id == nil {
+			continue
+		}
+		readable = true
+		if m.request {
+			answers = append(answers, rpcError(m.id, rpcParseError, msg))
+			continue
+		}
+		p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, bytes.ToValidUTF8(m.id, []byte("\uFFFD")))
+		p.elicitationClosed(m.id) // answered, with the proxy's error
+		_ = p.sendServer(rpcError(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)))
+	}
+	if !readable && p.openElicitations() > 0 {
+		p.notice("dropped a client line over %d bytes without a readable id while an elicitation is open; calls are timed again", MaxMCPMessage)
+		p.endPauses()
+	}
+	switch {
+	case len(answers) == 0:
+		return rpcError(nil, rpcParseError, msg)
+	case ok:
+		return joinAnswers(answers)
+	}
+	return answers[0]
+}
+
+// joinAnswers is a batch of the answers, one line.
+func joinAnswers(answers [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']')
 }
 
 // copyToServer is the unfiltered client-to-server copy; like pumpClient it
@@ -607,7 +643,7 @@ func (p *proxy) fromClient(line []byte) (forward bool, reply []byte) {
 		if len(replies) == 0 {
 			return false, nil
 		}
-		return false, append(append([]byte{'['}, bytes.Join(replies, []byte{','})...), ']')
+		return false, joinAnswers(replies)
 	}
 	return false, rpcError(nil, rpcInvalidRequest, "invalid request: not an object")
 }

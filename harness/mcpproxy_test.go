@@ -932,6 +932,36 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 	}
 }
 
+// TestProxyOverlongClientBatch: a client batch over MaxMCPMessage is
+// not forwarded, and each message of it is answered as fromClient reads
+// it within the limit: each request with a parse error under its id, in
+// one array, each reply with an error to the server under its id, a
+// notification not at all; a batch fromClient refuses whole (an element
+// that is not an object) gets one parse error under id null.
+func TestProxyOverlongClientBatch(t *testing.T) {
+	big := strings.Repeat("a", MaxMCPMessage)
+	in := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":"` + big + `"}},` +
+		`{"jsonrpc":"2.0","ID":"b","method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/x"},` +
+		`{"jsonrpc":"2.0","id":"s1","result":{}}]` + "\n" +
+		`[{"jsonrpc":"2.0","id":3,"method":"tools/list","x":"` + big + `"},4]` + "\n"
+	var toClient, toServer bytes.Buffer
+	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: &toClient, toServer: &toServer}
+	if err := p.pumpClient(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	parseError := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes"}}`
+	}
+	want := "[" + parseError("1") + "," + parseError(`"b"`) + "]\n" + parseError("null") + "\n"
+	if toClient.String() != want {
+		t.Errorf("the client got %q, want %q", toClient.String(), want)
+	}
+	want = `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+	if toServer.String() != want {
+		t.Errorf("the server got %q, want %q", toServer.String(), want)
+	}
+}
+
 // TestProxyOverlongServerMessage: a server message over MaxMCPMessage is
 // dropped, and whoever waits for an answer to it gets an error instead:
 // the client's call a reply answers (an internal error under its id),

@@ -57,7 +57,9 @@ const (
 // id exactly when json.Unmarshal of the whole line into a map would give
 // an "id" member (the last one, names compared exactly after unescaping)
 // that is a string or a number of at most maxIDLen bytes. An "id" inside
-// a nested value or a string is not the message's.
+// a nested value or a string is not the message's. Of a client batch
+// (a top-level array) it keeps each message's id as well (clientBatch),
+// at most maxTrackedIDs of them: up to maxTrackedIDs*maxIDLen bytes more.
 type msgScanner struct {
 	state   scanState
 	stack   []byte // '{' or '[' for each open container
@@ -65,7 +67,7 @@ type msgScanner struct {
 	literal string
 
 	inKey   bool   // the string being read is a member name
-	keyTop  bool   // ... of the top-level object: kept in key
+	keyTop  bool   // ... of the message (the top-level object, or an object in a top-level array): kept in key
 	key     []byte // raw, without quotes; keyLong once over maxKeyLen
 	keyLong bool
 	idNext  bool // the top-level value to come is an "id" member's
@@ -88,16 +90,31 @@ type msgScanner struct {
 	// counts when none is named exactly "id"; nil if it was not a string
 	// or a number.
 	foldID []byte
+
+	// A top-level array (a batch): each of its messages as clientMessage
+	// reads one, at most maxTrackedIDs of them; batchBad once one is not
+	// an object (fromClient refuses the whole batch then).
+	isBatch   bool
+	batch     []scannedMessage
+	batchBad  bool
+	batchLong bool
+}
+
+// scannedMessage is one message of a batch: its id (nil: none usable)
+// and whether it is a request.
+type scannedMessage struct {
+	id      json.RawMessage
+	request bool
 }
 
 func (s *msgScanner) reset() {
-	*s = msgScanner{stack: s.stack[:0], key: s.key[:0], val: s.val[:0]}
+	*s = msgScanner{stack: s.stack[:0], key: s.key[:0], val: s.val[:0], batch: s.batch[:0]}
 }
 
 // message returns the id and kind of the scanned line; ok is false unless
 // the line was one whole JSON object with a usable id.
 func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
-	if s.state != stEnd || s.id == nil {
+	if s.state != stEnd || s.id == nil || s.isBatch {
 		return nil, msgOther, false
 	}
 	switch {
@@ -120,18 +137,43 @@ func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 // under; ok is false unless the line was one whole JSON object with a
 // usable id.
 func (s *msgScanner) clientMessage() (id json.RawMessage, kind msgKind, ok bool) {
-	id = s.id
-	if s.exactIDs == 0 {
-		id = s.foldID
+	if s.state != stEnd || s.isBatch {
+		return nil, msgOther, false
 	}
-	if s.state != stEnd || id == nil {
+	m := s.scanned()
+	if m.id == nil {
 		return nil, msgOther, false
 	}
 	kind = msgReply
-	if s.foldMethod {
+	if m.request {
 		kind = msgRequest
 	}
-	return json.RawMessage(bytes.Clone(id)), kind, true
+	return m.id, kind, true
+}
+
+// scanned is the message object whose members were just scanned, read
+// as clientMessage reads one.
+func (s *msgScanner) scanned() scannedMessage {
+	id := s.id
+	if s.exactIDs == 0 {
+		id = s.foldID
+	}
+	m := scannedMessage{request: s.foldMethod}
+	if id != nil {
+		m.id = json.RawMessage(bytes.Clone(id))
+	}
+	return m
+}
+
+// clientBatch returns the messages of a scanned client batch, each read
+// as clientMessage reads one alone (as fromClient and track read each
+// message of a batch); ok is false unless the line was one whole array
+// of at most maxTrackedIDs objects.
+func (s *msgScanner) clientBatch() (msgs []scannedMessage, ok bool) {
+	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || len(s.batch) == 0 {
+		return nil, false
+	}
+	return s.batch, true
 }
 
 // reply returns the id under which the scanned line settles a request
@@ -142,7 +184,7 @@ func (s *msgScanner) clientMessage() (id json.RawMessage, kind msgKind, ok bool)
 // over the limit thus ends the same call, or none, as it would within
 // the limit; ok is false otherwise.
 func (s *msgScanner) reply() (id json.RawMessage, ok bool) {
-	if s.state != stEnd || !s.hasReply || s.foldMethod || s.exactIDs != 1 || s.id == nil {
+	if s.state != stEnd || s.isBatch || !s.hasReply || s.foldMethod || s.exactIDs != 1 || s.id == nil {
 		return nil, false
 	}
 	return json.RawMessage(bytes.Clone(s.id)), true
@@ -220,7 +262,7 @@ func (s *msgScanner) step(c byte) {
 		case isSpace(c):
 		case c == '"':
 			s.state, s.inKey = stString, true
-			s.keyTop = len(s.stack) == 1
+			s.keyTop = len(s.stack) == 1 || s.isBatch && len(s.stack) == 2
 			s.key, s.keyLong = s.key[:0], false
 		case c == '}' && s.state == stKeyOrClose:
 			s.close(c)
@@ -352,9 +394,14 @@ func (s *msgScanner) beginValue(c byte) {
 	if isSpace(c) {
 		return
 	}
-	if len(s.stack) == 0 && c != '{' {
-		s.state = stError // not an object: not a JSON-RPC message to answer
+	switch {
+	case len(s.stack) == 0 && c == '[':
+		s.isBatch = true
+	case len(s.stack) == 0 && c != '{':
+		s.state = stError // not an object or a batch: not a JSON-RPC message to answer
 		return
+	case s.isBatch && len(s.stack) == 1 && c != '{':
+		s.batchBad = true // fromClient refuses a batch with an element that is not an object
 	}
 	if s.idNext {
 		s.idNext = false
@@ -465,5 +512,20 @@ func (s *msgScanner) close(c byte) {
 		return
 	}
 	s.stack = s.stack[:len(s.stack)-1]
+	if s.isBatch && len(s.stack) == 1 {
+		s.endBatchMessage()
+	}
 	s.endValue()
+}
+
+// endBatchMessage keeps the message of a batch just scanned and clears
+// what was read of it for the next.
+func (s *msgScanner) endBatchMessage() {
+	if len(s.batch) == maxTrackedIDs {
+		s.batchLong = true
+	} else {
+		s.batch = append(s.batch, s.scanned())
+	}
+	s.id, s.foldID, s.exactIDs = nil, nil, 0
+	s.hasMethod, s.hasReply, s.foldMethod = false, false, false
 }

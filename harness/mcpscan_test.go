@@ -290,12 +290,12 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(3))
 	}
+	for _, s := range overlongClientBatchSeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(2))
+	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
-		if firstByte(msg) != '{' || !utf8.Valid(msg) || !json.Valid(msg) {
-			return
-		}
-		wantID, wantKind, wantOK := relayedClientReading(t, msg)
-		if len(wantID) > maxIDLen {
+		if !utf8.Valid(msg) || !json.Valid(msg) {
 			return
 		}
 		var s msgScanner
@@ -307,11 +307,64 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
 			s.write(rest[:min(n, len(rest))])
 		}
-		id, kind, ok := s.clientMessage()
-		if ok != wantOK || ok && (!bytes.Equal(id, wantID) || kind != wantKind) {
-			t.Fatalf("client line %q: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, %v, %v", msg, wantID, wantKind, wantOK, piece, id, kind, ok)
+		switch firstByte(msg) {
+		case '{':
+			checkScannedClientMessage(t, msg, s.clientMessage, piece)
+		case '[':
+			checkScannedClientBatch(t, msg, &s, piece)
 		}
 	})
+}
+
+// overlongClientBatchSeeds are client batches: requests, replies and
+// notifications mixed, ids in another letter case, an element that is
+// not an object, an empty batch.
+var overlongClientBatchSeeds = []string{
+	`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}},{"jsonrpc":"2.0","ID":"b","Method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":"s1","result":{}}]`,
+	`[{"jsonrpc":"2.0","id":1,"method":"tools/call","id":null},{"id":2,"method":"x","result":{}}]`,
+	`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},1]`,
+	`[[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]]`,
+	`[]`,
+	`[{"params":{"id":3},"method":"x"}]`,
+}
+
+// checkScannedClientMessage fails t unless clientMessage, of the scan
+// of msg (one object), reads it as relayedClientReading does.
+func checkScannedClientMessage(t *testing.T, msg []byte, clientMessage func() (json.RawMessage, msgKind, bool), piece uint8) {
+	wantID, wantKind, wantOK := relayedClientReading(t, msg)
+	if len(wantID) > maxIDLen {
+		return
+	}
+	id, kind, ok := clientMessage()
+	if ok != wantOK || ok && (!bytes.Equal(id, wantID) || kind != wantKind) {
+		t.Fatalf("client line %q: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, %v, %v", msg, wantID, wantKind, wantOK, piece, id, kind, ok)
+	}
+}
+
+// checkScannedClientBatch fails t unless the scan of msg, an array,
+// reads each of its messages as relayedClientReading reads it alone (as
+// fromClient judges, and track relays, each message of a batch), and
+// reads none when fromClient refuses the batch whole: empty, or with an
+// element that is not an object.
+func checkScannedClientBatch(t *testing.T, msg []byte, s *msgScanner, piece uint8) {
+	elems, _ := arrayElements(msg)
+	whole := len(elems) > 0 && len(elems) <= maxTrackedIDs
+	for _, e := range elems {
+		whole = whole && firstByte(e) == '{'
+	}
+	got, ok := s.clientBatch()
+	if ok != whole || ok && len(got) != len(elems) {
+		t.Fatalf("client batch %q: scanned over the limit (pieces of %d) it reads %d messages, %v; want %d, %v", msg, piece, len(got), ok, len(elems), whole)
+	}
+	for i, e := range elems[:len(got)] {
+		wantID, wantKind, wantOK := relayedClientReading(t, e)
+		if len(wantID) > maxIDLen {
+			continue
+		}
+		if (got[i].id != nil) != wantOK || wantOK && (!bytes.Equal(got[i].id, wantID) || got[i].request != (wantKind == msgRequest)) {
+			t.Fatalf("client batch %q, message %d: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, request %v", msg, i, wantID, wantKind, wantOK, piece, got[i].id, got[i].request)
+		}
+	}
 }
 
 // relayedClientReading is how a timing proxy reads the client line msg

@@ -107,7 +107,8 @@ func serveThroughProxy(t *testing.T, a *Agent, command string, args []string, ho
 	}
 }
 
-// serverLines reads what proxyServer recorded: every line it read.
+// serverLines reads what proxyServer recorded: every line it read, each
+// of which must be one JSON object (a batch, an array, fails the test).
 func serverLines(t *testing.T, rec string) []map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(rec)
@@ -136,7 +137,9 @@ func serverLines(t *testing.T, rec string) []map[string]any {
 // then sends notifications/cancelled for the call (found by trying), and
 // it must reach the server naming the id the server got the call under,
 // not the host's own (one less: the hosts number from 0, the proxy from
-// 1): the server could not cancel the call otherwise.
+// 1): the server could not cancel the call otherwise. Every line a host
+// sent reaches the server as one object (serverLines fails on any other):
+// no host sends a batch, which the proxy would relay as an array.
 func TestHostsMCPProxyOwnIDs(t *testing.T) {
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
