@@ -429,12 +429,16 @@ func (e *SetupFileError) Error() string {
 func (e *SetupFileError) Unwrap() error { return e.Err }
 
 // Hint shows the line that does not parse or holds the comment, or the
-// file's type and mode.
+// file's type and mode, or makes readable a file the host reads and
+// bundlectl cannot.
 func (e *SetupFileError) Hint() string {
 	var se *SyntaxError
 	var ce *CommentError
 	var pe *fs.PathError
+	var ue *UnreadableError
 	switch {
+	case errors.As(e.Err, &ue):
+		return ue.Hint(e.Path)
 	case errors.As(e.Err, &se):
 		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
 	case errors.As(e.Err, &ce):
@@ -747,7 +751,8 @@ type HookBlock interface {
 
 // StaleSetup says that the hook lines an earlier setup wrote into Path
 // leave out events the host fires, or have a timeout shorter than this
-// bundlectl's (Timeout), or, Gone, that none is left there.
+// bundlectl's (Timeout), or, Gone, that none is left there, or,
+// Unreadable, that bundlectl cannot read Path to tell.
 type StaleSetup struct {
 	Host    string
 	Path    string
@@ -774,6 +779,10 @@ type StaleSetup struct {
 	// without the timeout the review gives their server, or with another
 	// (CheckServerTimeouts); Missing is then empty.
 	Servers []string
+	// Unreadable, when set, is why bundlectl cannot read Path, which the
+	// host reads (UnreadableConfig): whether the lines are there cannot
+	// be told, and setup refuses the file too. Missing is then empty.
+	Unreadable *UnreadableError
 }
 
 // Message says what is missing and what it means, for the user.
@@ -796,6 +805,9 @@ func (s *StaleSetup) Message() string {
 		}
 		return fmt.Sprintf("setup wrote hook lines into %s, and %s sets %s, which keeps %s from running them: no guard runs in a %s session %s; remove the setting",
 			bundle.Quote(s.Path), bundle.Quote(s.Off.File), s.Off.Setting, s.Host, s.Host, where)
+	}
+	if s.Unreadable != nil {
+		return s.unreadableMessage()
 	}
 	if len(s.Servers) > 0 {
 		return fmt.Sprintf("the MCP entries setup wrote into %s are older than this bundlectl: %s %s no timeout, or not the one the review gives the server, so %s does not wait for the server as the review shows",
@@ -822,11 +834,27 @@ func (s *StaleSetup) Message() string {
 		bundle.Quote(s.Path), strings.Join(why, "; and "))
 }
 
+// unreadableMessage says that bundlectl cannot read Path, why, and what
+// that leaves unknown: not that the lines are gone (the host may well run
+// them), nor that they are there.
+func (s *StaleSetup) unreadableMessage() string {
+	fix := "rewrite it as UTF-8 (the hint does)"
+	if s.Unreadable.Why != BeyondUTF16 {
+		fix = "write that number smaller, or nest less"
+	}
+	return fmt.Sprintf("setup wrote hook lines into %s, and bundlectl cannot read it now: %s; so whether the lines are still there and up to date cannot be told (setup refuses the file too); %s, then run list again",
+		bundle.Quote(s.Path), s.Unreadable.What(), fix)
+}
+
 // Fix is the command that brings the lines up to date, or, for Off, the
-// one that shows the setting.
+// one that shows the setting, or, for Unreadable, the one that makes the
+// file readable.
 func (s *StaleSetup) Fix() string {
 	if s.Off != nil {
 		return (&SetupHooksOffError{Host: s.Host, Off: s.Off}).Hint()
+	}
+	if s.Unreadable != nil {
+		return s.Unreadable.Hint(s.Path)
 	}
 	return "bundlectl setup " + s.Host
 }
@@ -862,9 +890,10 @@ func SetupStale(home string, host bundle.Host, environ []string) (problem, fix s
 
 // CheckSetups is CheckSetup for every host setup wrote a record for with
 // this home, sorted by host, for `list` in workspace; it also says of a
-// host whose hook lines are all gone (Gone), and of one whose settings
-// keep it from running them in a session started in workspace, or in
-// some of them (Off). It reads the setup directory, each record and
+// host whose hook lines are all gone (Gone), or whose file holding them
+// the host reads and bundlectl cannot (Unreadable, never Gone), and of
+// one whose settings keep it from running them in a session started in
+// workspace, or in some of them (Off). It reads the setup directory, each record and
 // configuration file named there, and, for a host with lines there, the
 // settings files such a session reads, nothing more; a record or file
 // it cannot read says nothing here (setup and hooks run name it).
@@ -928,10 +957,16 @@ func checkSetup(home string, host Host, environ []string, workspace string, gone
 		wired = hb.WiredEvents(cur)
 	}
 	if len(wired) == 0 {
-		if gone {
-			return []*StaleSetup{{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}}, nil
+		if !gone {
+			return nil, nil
 		}
-		return nil, nil
+		if u, ok := host.(UnreadableConfig); ok && existed {
+			if why := u.ConfigUnreadable(cur); why != nil {
+				// Not gone: the host reads the file, lines and all.
+				return []*StaleSetup{{Host: host.Name(), Path: p, Missing: []string{}, Unreadable: why}}, nil
+			}
+		}
+		return []*StaleSetup{{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}}, nil
 	}
 	var out []*StaleSetup
 	if g, ok := host.(HooksGate); ok && gone {

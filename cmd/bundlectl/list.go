@@ -43,9 +43,12 @@ type listOutput struct {
 type setupEntry struct {
 	Host    string   `json:"host"`
 	Path    string   `json:"path"`
-	Status  string   `json:"status"` // "stale", "gone" or "off"
+	Status  string   `json:"status"` // "stale", "gone", "off" or "unreadable"
 	Missing []string `json:"missing"`
 	Servers []string `json:"servers,omitempty"`
+	// Unreadable, for "unreadable", says what in the file bundlectl
+	// cannot read ("utf-16", "number" or "depth").
+	Unreadable string `json:"unreadable,omitempty"`
 	// When, for "off", says which sessions it holds in ("started with
 	// --profile work"); absent when it holds in every session started
 	// in the workspace.
@@ -73,7 +76,9 @@ so is one whose own settings keep it from running them in a session
 started in the workspace (or in some of them: a Codex --profile, a
 Gemini CLI session not started with --skip-trust in a folder a
 trustedFolders.json rule does not trust), with the command that shows
-the setting or rule.` + exitStatus(exit0, exit1, exit2, exit4),
+the setting or rule; so is one whose settings file it cannot read though
+the host does (Claude Code's in UTF-16), with the command that rewrites
+it as UTF-8.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}
@@ -116,6 +121,8 @@ func runList(g *globals) error {
 			e.Status = "gone"
 		case st.Off != nil:
 			e.Status, e.When = "off", st.Off.When
+		case st.Unreadable != nil:
+			e.Status, e.Unreadable = "unreadable", st.Unreadable.Why.String()
 		}
 		out.Setup = append(out.Setup, e)
 	}

@@ -23,8 +23,8 @@ import (
 // naming the line when it does not parse: the caller decides whether
 // ignoring it is safe. A file Claude Code reads that encoding/json
 // cannot (UTF-16, a number beyond float64, nesting deeper than 10000:
-// TestExecClaudeSettingsParse) is another error, one of a file bundlectl
-// cannot read, never a *hosts.SyntaxError: taken for one Claude Code
+// TestExecClaudeSettingsParse) is a *hosts.UnreadableError saying which,
+// never a *hosts.SyntaxError: taken for one Claude Code
 // ignores, its "disableAllHooks": true would count for nothing while
 // Claude Code keeps the guards from running.
 func readSettings(path string) (map[string]any, error) {
@@ -35,22 +35,22 @@ func readSettings(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, utf8BOM)
 	if jsTrimmed(string(data)) {
 		return map[string]any{}, nil
 	}
-	if bytes.HasPrefix(data, []byte("\xff\xfe")) { // not big-endian, nor without the mark: those it ignores
-		return nil, errors.New("UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8")
+	if why := inUTF16(data); why != nil {
+		return nil, why
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		if beyondDecoder(err) {
-			return nil, errors.New("a number beyond ±1.8e308, or values nested more than 10000 deep, which Claude Code reads and bundlectl does not: write the number smaller, or nest less")
+		if why := beyondDecoder(data, err); why != nil {
+			return nil, why
 		}
 		line := 1
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line += bytes.Count(data[:min(max(se.Offset-1, 0), int64(len(data)))], []byte("\n"))
+			line = lineAt(data, se.Offset)
 		}
 		return nil, &hosts.SyntaxError{Line: line, Err: errors.New("not JSON as Claude Code reads it (it takes no comments or trailing commas, and ignores the whole file): " + err.Error())}
 	}
@@ -76,12 +76,41 @@ func jsTrimmed(s string) bool {
 	}) == ""
 }
 
-// beyondDecoder reports whether err is encoding/json's refusal of JSON
-// that JavaScript's JSON.parse takes: a number beyond float64 (JSON.parse
-// makes it Infinity) or nesting deeper than its fixed 10000 (Claude Code
-// reads the file, cutting the values deeper than 64).
-func beyondDecoder(err error) bool {
+// utf8BOM is the byte order mark Claude Code skips before a settings file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// inUTF16 is the refusal of data, a settings file less its UTF-8 byte
+// order mark, when it is UTF-16 as Claude Code decodes it: little-endian
+// behind its mark (big-endian, or without the mark, it ignores); else nil.
+func inUTF16(data []byte) *hosts.UnreadableError {
+	if bytes.HasPrefix(data, []byte("\xff\xfe")) {
+		return &hosts.UnreadableError{Why: hosts.BeyondUTF16, Title: title}
+	}
+	return nil
+}
+
+// title is Claude Code as bundlectl's messages name it.
+const title = "Claude Code"
+
+// beyondDecoder is the refusal of data when err, encoding/json's, refuses
+// JSON that JavaScript's JSON.parse takes: a number beyond float64
+// (JSON.parse makes it Infinity) or nesting deeper than its fixed 10000
+// (Claude Code reads the file, cutting the values deeper than 64); else
+// nil.
+func beyondDecoder(data []byte, err error) *hosts.UnreadableError {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
-	return errors.As(err, &te) || errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth")
+	switch {
+	case errors.As(err, &te):
+		return &hosts.UnreadableError{Why: hosts.BeyondNumber, Title: title, Line: lineAt(data, te.Offset)}
+	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
+		return &hosts.UnreadableError{Why: hosts.BeyondDepth, Title: title, Line: lineAt(data, se.Offset)}
+	}
+	return nil
+}
+
+// lineAt is the line of data that encoding/json's offset falls on (the
+// offset is past the byte it stopped at).
+func lineAt(data []byte, offset int64) int {
+	return 1 + bytes.Count(data[:min(max(offset-1, 0), int64(len(data)))], []byte("\n"))
 }

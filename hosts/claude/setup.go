@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -115,9 +116,23 @@ func (Host) HookConfig(environ []string) (string, error) {
 // SetupEvents are the events setup wires: every event Claude Code fires.
 func (Host) SetupEvents() []string { return bundle.HookEvents }
 
-// WiredEvents are the events settings.json holds setup's hook lines for.
+// WiredEvents are the events settings.json holds setup's hook lines for,
+// read past a leading UTF-8 byte order mark, as Claude Code reads it (the
+// lines behind one run).
 func (Host) WiredEvents(data []byte) []string {
-	return hosts.WiredJSONEvents(data, hosts.PlainJSON, "claude")
+	return hosts.WiredJSONEvents(bytes.TrimPrefix(data, utf8BOM), hosts.PlainJSON, "claude")
+}
+
+// ConfigUnreadable refuses a settings.json Claude Code reads and
+// WiredEvents cannot: one in UTF-16 (readSettings). A number beyond
+// float64 or nesting past 10000, which encoding/json refuses,
+// WiredEvents reads.
+func (Host) ConfigUnreadable(data []byte) *hosts.UnreadableError {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if jsTrimmed(string(data)) {
+		return nil
+	}
+	return inUTF16(data)
 }
 
 // SetupTimeout is the timeout setup gives each hook line, in seconds.
@@ -126,7 +141,7 @@ func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "s" }
 // WiredTimeout is the shortest timeout of setup's hook lines in
 // settings.json; a line without one gets Claude Code's default, 600 s.
 func (Host) WiredTimeout(data []byte) (int, bool) {
-	return hosts.WiredJSONTimeout(data, hosts.PlainJSON, "claude", 600, 0) // Claude Code 2.1.332 waits for any size (TestHostsGuardTimeouts)
+	return hosts.WiredJSONTimeout(bytes.TrimPrefix(data, utf8BOM), hosts.PlainJSON, "claude", 600, 0) // Claude Code 2.1.332 waits for any size (TestHostsGuardTimeouts)
 }
 
 // SetupHooksOff checks the settings a Claude Code session in the

@@ -1,0 +1,135 @@
+package claude
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/hosts"
+)
+
+// TestListUnreadableSettings: setup's lines in a user settings.json that
+// Claude Code reads and bundlectl cannot (UTF-16 behind its byte order
+// mark) are not gone: list (CheckSetups) says the file cannot be read,
+// why, and the command that rewrites it as UTF-8, and nothing once it is
+// UTF-8 again. It once said the lines were gone, with setup as the fix,
+// which refuses the file. Behind a UTF-8 byte order mark, which Claude
+// Code skips, the lines are read and nothing is said.
+func TestListUnreadableSettings(t *testing.T) {
+	home, user, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + user}
+	settings := filepath.Join(user, ".claude", "settings.json")
+	in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/bin/bundlectl", Home: home, Workspace: ws}, Environ: environ}
+	if _, err := hosts.Setup(home, Host{}, in); err != nil {
+		t.Fatal(err)
+	}
+	wrote, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(data string) {
+		t.Helper()
+		if err := os.WriteFile(settings, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	write(utf16LE(string(wrote)))
+	sts := hosts.CheckSetups(home, ws, environ)
+	if len(sts) != 1 || sts[0].Unreadable == nil || sts[0].Gone {
+		t.Fatalf("CheckSetups = %+v, want one that cannot read the file, not gone", sts)
+	}
+	st := sts[0]
+	if st.Unreadable.Why != hosts.BeyondUTF16 || st.Unreadable.Why.String() != "utf-16" || len(st.Missing) != 0 {
+		t.Errorf("Unreadable = %+v, Missing = %v, want UTF-16 and none missing", st.Unreadable, st.Missing)
+	}
+	if msg := st.Message(); !strings.Contains(msg, bundle.Quote(settings)) || !strings.Contains(msg, "UTF-16") || strings.Contains(msg, "none is there") {
+		t.Errorf("Message = %q, want the file named, UTF-16 said, and not that the lines are gone", msg)
+	}
+	q := bundle.ShellArg(settings)
+	if want := "iconv -f UTF-16 -t UTF-8 " + q + " > " + bundle.ShellArg(settings+".utf8") + " && mv " + bundle.ShellArg(settings+".utf8") + " " + q; st.Fix() != want {
+		t.Errorf("Fix = %q, want %q", st.Fix(), want)
+	}
+	// Setup refuses the file with the same hint.
+	_, err = hosts.Setup(home, Host{}, in)
+	var fe *hosts.SetupFileError
+	if !errors.As(err, &fe) || fe.Hint() != st.Fix() {
+		t.Errorf("Setup = %v, want a refusal whose hint is %q", err, st.Fix())
+	}
+
+	write("\ufeff" + string(wrote))
+	if sts := hosts.CheckSetups(home, ws, environ); len(sts) != 0 {
+		t.Errorf("behind a UTF-8 byte order mark: CheckSetups = %+v, want nothing (Claude Code reads the lines)", sts[0])
+	}
+	write(string(wrote))
+	if sts := hosts.CheckSetups(home, ws, environ); len(sts) != 0 {
+		t.Errorf("CheckSetups = %+v, want nothing (the lines are there)", sts[0])
+	}
+	// Gone for real: UTF-16 of a file without the lines is still one
+	// bundlectl cannot read, and says so; UTF-8 without them is gone.
+	write("{}")
+	if sts := hosts.CheckSetups(home, ws, environ); len(sts) != 1 || !sts[0].Gone {
+		t.Errorf("CheckSetups = %+v, want the lines gone", sts)
+	}
+}
+
+// TestConfigUnreadable: which settings.json ConfigUnreadable refuses:
+// only UTF-16 little-endian behind its mark, which Claude Code reads; not
+// big-endian, nor without the mark (which it ignores, and so do setup's
+// lines in it), nor an empty file (read as {}).
+func TestConfigUnreadable(t *testing.T) {
+	for _, c := range []struct {
+		name, data string
+		want       hosts.Beyond
+	}{
+		{"UTF-16 little-endian", utf16LE(`{"hooks": {}}`), hosts.BeyondUTF16},
+		{"UTF-16 behind a UTF-8 mark too", "\ufeff" + utf16LE(`{}`), hosts.BeyondUTF16},
+		{"UTF-16 big-endian", "\xfe\xff" + utf16BE(`{}`), 0},
+		{"UTF-16 without a mark", utf16LE(`{}`)[2:], 0},
+		{"UTF-8", `{"hooks": {}}`, 0},
+		{"UTF-8 behind its mark", "\ufeff{}", 0},
+		{"empty", "", 0},
+		{"a number beyond float64, which WiredEvents reads", `{"x": 1e400}`, 0},
+	} {
+		got := Host{}.ConfigUnreadable([]byte(c.data))
+		if (got == nil) != (c.want == 0) || got != nil && got.Why != c.want {
+			t.Errorf("%s: ConfigUnreadable = %+v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestReadSettingsBeyond: readSettings refuses what Claude Code reads and
+// encoding/json does not with a typed *hosts.UnreadableError naming the
+// line, whose hint shows it; never a *hosts.SyntaxError (a file Claude
+// Code ignores).
+func TestReadSettingsBeyond(t *testing.T) {
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	for _, c := range []struct {
+		name, data string
+		why        hosts.Beyond
+		line       int
+	}{
+		{"UTF-16", utf16LE("{\n}"), hosts.BeyondUTF16, 0},
+		{"1e400", "{\n  \"a\": 1,\n  \"x\": 1e400\n}\n", hosts.BeyondNumber, 3},
+		{"nested 10001 deep", "{\n\n  \"x\": " + deep + "\n}\n", hosts.BeyondDepth, 3},
+	} {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readSettings(p)
+		var ue *hosts.UnreadableError
+		var se *hosts.SyntaxError
+		if !errors.As(err, &ue) || errors.As(err, &se) || ue.Why != c.why || ue.Line != c.line {
+			t.Errorf("%s: readSettings = %v (%+v), want %v at line %d", c.name, err, ue, c.why, c.line)
+			continue
+		}
+		if c.line > 0 && !slices.Contains(strings.Fields(ue.Hint(p)), "-n") {
+			t.Errorf("%s: Hint = %q, want the line shown", c.name, ue.Hint(p))
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package hosts
+
+import (
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// Beyond is what a settings file holds that its host reads and
+// bundlectl's reader does not: bundlectl cannot tell what the file says,
+// and must not take it for one the host ignores.
+type Beyond int
+
+const (
+	// BeyondUTF16: UTF-16 little-endian behind its byte order mark
+	// (Claude Code decodes it; Go's JSON reader takes UTF-8 only).
+	BeyondUTF16 Beyond = iota + 1
+	// BeyondNumber: a number past ±1.8e308 (JSON.parse makes it
+	// Infinity; encoding/json refuses it).
+	BeyondNumber
+	// BeyondDepth: values nested deeper than encoding/json's 10000.
+	BeyondDepth
+)
+
+// String is the word list --json gives it ("unreadable"): stable.
+func (b Beyond) String() string {
+	switch b {
+	case BeyondUTF16:
+		return "utf-16"
+	case BeyondNumber:
+		return "number"
+	case BeyondDepth:
+		return "depth"
+	}
+	return ""
+}
+
+// UnreadableError is a settings file its host reads and bundlectl cannot
+// (Why). It is never a *SyntaxError, which is a file the host ignores
+// too: taken for one, what the file sets (a switch turning hooks off,
+// setup's hook lines) would count for nothing while the host acts on it.
+type UnreadableError struct {
+	Why Beyond
+	// Title is the host as its messages name it ("Claude Code").
+	Title string
+	// Line is the line where the reader stopped, 0 when it is not known
+	// (UTF-16, where every line is unreadable).
+	Line int
+}
+
+// Error says why, and the fix, in words exec and setup quote.
+func (e *UnreadableError) Error() string {
+	if e.Why == BeyondUTF16 {
+		return "UTF-16, which " + e.Title + " reads and bundlectl does not: save the file as UTF-8"
+	}
+	return "a number beyond ±1.8e308, or values nested more than 10000 deep, which " + e.Title + " reads and bundlectl does not: write the number smaller, or nest less"
+}
+
+// What is why, as list says it of a file: what it holds.
+func (e *UnreadableError) What() string {
+	switch e.Why {
+	case BeyondUTF16:
+		return "it is written in UTF-16, which " + e.Title + " reads and bundlectl does not"
+	case BeyondNumber:
+		return fmt.Sprintf("it holds a number beyond ±1.8e308%s, which %s reads (as Infinity) and bundlectl does not", e.at(), e.Title)
+	}
+	return fmt.Sprintf("it nests values more than 10000 deep%s, which %s reads and bundlectl does not", e.at(), e.Title)
+}
+
+func (e *UnreadableError) at() string {
+	if e.Line > 0 {
+		return fmt.Sprintf(" (line %d)", e.Line)
+	}
+	return ""
+}
+
+// Hint is the command that makes path readable as printed: UTF-16
+// rewritten as UTF-8 (iconv takes the byte order mark for the byte order
+// and writes none, as Claude Code reads UTF-8 without one), through a
+// file beside it so that the file is never half written; otherwise the
+// line to change.
+func (e *UnreadableError) Hint(path string) string {
+	if e.Why == BeyondUTF16 {
+		tmp := bundle.ShellArg(path + ".utf8")
+		return fmt.Sprintf("iconv -f UTF-16 -t UTF-8 %s > %s && mv %s %s", bundle.ShellArg(path), tmp, tmp, bundle.ShellArg(path))
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("sed -n %dp %s", e.Line, bundle.ShellArg(path))
+	}
+	return "cat " + bundle.ShellArg(path)
+}
+
+// UnreadableConfig is implemented by a HookBlock whose host reads some
+// files of its hook lines that WiredEvents cannot (Claude Code's UTF-16
+// settings.json): WiredEvents finding none there does not mean none is
+// there, and list must not say the lines are gone, with a setup that
+// refuses the file as the fix.
+type UnreadableConfig interface {
+	// ConfigUnreadable returns a *UnreadableError when data, the
+	// file's content, is such a file, else nil.
+	ConfigUnreadable(data []byte) *UnreadableError
+}
