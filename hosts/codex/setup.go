@@ -89,15 +89,18 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The block's line breaks are the file's: a file saved with
+		// CRLF ones (which Codex reads) keeps them throughout.
+		eol := lineBreak(cur)
 		var out bytes.Buffer
 		out.Write(base)
 		if len(base) > 0 {
 			if !bytes.HasSuffix(base, []byte("\n")) {
-				out.WriteByte('\n')
+				out.WriteString(eol)
 			}
-			out.WriteByte('\n')
+			out.WriteString(eol)
 		}
-		out.WriteString(block)
+		out.WriteString(strings.ReplaceAll(block, "\n", eol))
 		var check map[string]any
 		if err := toml.Unmarshal(bytes.TrimPrefix(out.Bytes(), utf8BOM), &check); err != nil {
 			return nil, fmt.Errorf("bundlectl's entries clash with what the file holds (%v); take the clashing tables out, or wire Codex by hand", err)
@@ -129,8 +132,7 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 // one setup writes now, missing included: an older setup wrote none, and
 // Codex then waits its own defaults, not what the review shows.
 func shortTimeouts(cur []byte, names []string, servers map[string]any) []string {
-	i := bytes.Index(cur, []byte(blockStart))
-	if i < 0 {
+	if i, _ := markerAt(cur, blockStart); i < 0 {
 		return nil
 	}
 	var doc struct {
@@ -211,19 +213,58 @@ func Block(path string, re hosts.Reentry, doc map[string]any, names []string, se
 
 // stripBlock removes setup's block (and the blank line before it).
 func stripBlock(cur []byte) []byte {
-	i := bytes.Index(cur, []byte(blockStart))
+	i, _ := markerAt(cur, blockStart)
 	if i < 0 {
 		return cur
 	}
-	j := bytes.Index(cur[i:], []byte(blockEnd))
+	j, n := markerAt(cur[i:], blockEnd)
 	if j < 0 {
 		return cur
 	}
-	out := append(append([]byte(nil), cur[:i]...), cur[i+j+len(blockEnd):]...)
-	if i > 0 && bytes.HasSuffix(out[:i], []byte("\n\n")) && i == len(out) {
-		out = out[:i-1]
+	out := append(append([]byte(nil), cur[:i]...), cur[i+j+n:]...)
+	if i == len(out) {
+		for _, blank := range []string{"\r\n\r\n", "\n\n"} {
+			if bytes.HasSuffix(out, []byte(blank)) {
+				out = out[:i-len(blank)/2]
+				break
+			}
+		}
 	}
 	return out
+}
+
+// markerAt is where the marker line (blockStart, blockEnd) is in data and
+// its length there: it ends in LF as setup writes it, or in CRLF, as an
+// editor saving the file with CRLF line breaks leaves it, which Codex
+// reads alike (internal/agenttest TestListCodexConfigCRLF). -1 when it is
+// not there: taking a CRLF block for none, list called its lines gone and
+// setup wrote a second block after it.
+func markerAt(data []byte, marker string) (int, int) {
+	line := []byte(strings.TrimSuffix(marker, "\n"))
+	for from := 0; ; {
+		i := bytes.Index(data[from:], line)
+		if i < 0 {
+			return -1, 0
+		}
+		i += from
+		rest := data[i+len(line):]
+		switch {
+		case bytes.HasPrefix(rest, []byte("\n")):
+			return i, len(line) + 1
+		case bytes.HasPrefix(rest, []byte("\r\n")):
+			return i, len(line) + 2
+		}
+		from = i + len(line)
+	}
+}
+
+// lineBreak is the line break of data's first line, CRLF or LF (also when
+// data has none).
+func lineBreak(data []byte) string {
+	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // startsServer reports whether Codex starts a plugin's MCP server s, and
@@ -320,12 +361,12 @@ type wiredHook struct {
 // wiredHooks reads setup's block in data line by line: each
 // [[hooks.<Event>]] header, and the timeout of the hook that follows it.
 func wiredHooks(data []byte) []wiredHook {
-	i := bytes.Index(data, []byte(blockStart))
+	i, n := markerAt(data, blockStart)
 	if i < 0 {
 		return nil
 	}
-	block := data[i+len(blockStart):]
-	if j := bytes.Index(block, []byte(blockEnd)); j >= 0 {
+	block := data[i+n:]
+	if j, _ := markerAt(block, blockEnd); j >= 0 {
 		block = block[:j]
 	}
 	var out []wiredHook

@@ -1,0 +1,80 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// listSetup runs bundlectl list --json for the fixture and returns its
+// setup entries.
+func listSetup(t *testing.T, a *Agent, f *execFixture) []map[string]any {
+	t.Helper()
+	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "list", "--json")
+	if err != nil {
+		t.Fatalf("bundlectl list: %v\n%s%s", err, out, errOut)
+	}
+	var v struct {
+		Setup []map[string]any `json:"setup"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, out)
+	}
+	return v.Setup
+}
+
+// TestListClaudeSettingsUTF16: Claude Code 2.1.332 reads the user's
+// settings.json saved as UTF-16 little-endian behind its byte order mark,
+// setup's hook lines and all: the guard blocks the command. bundlectl
+// cannot read it, and list once said the lines were gone (hint: setup,
+// which refuses the file); it says it cannot read it (unreadable).
+func TestListClaudeSettingsUTF16(t *testing.T) {
+	marker := t.TempDir() + "/" + markerName
+	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	wrote := f.runSetup(t, a, "owls")
+	a.SettingsFile = []byte(utf16LE(string(wrote)))
+	a.Args = append(a.Args, "--allowedTools", "Bash")
+	res := a.Run(t, "touch the marker")
+	if res.Exit != 0 {
+		t.Fatalf("the agent failed (it did not read the file?)\n%s", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the guarded command ran: this test's premise (Claude Code 2.1.332 runs setup's lines from a UTF-16 settings.json) no longer holds\n%s", res)
+	}
+	sts := listSetup(t, a, f)
+	if len(sts) != 1 || sts[0]["status"] != "unreadable" || sts[0]["unreadable"] != "utf-16" {
+		t.Fatalf("list --json setup = %v, want one unreadable (utf-16)", sts)
+	}
+}
+
+// TestListCodexConfigCRLF: Codex 0.171 reads a config.toml with CRLF line
+// breaks (as a Windows editor saves it), setup's block and all: the guard
+// blocks the command. list once found none of the block's lines (it looked
+// for its markers ending in LF) and said them gone, and setup then wrote a
+// second block; now list says nothing, and setup finds its block.
+func TestListCodexConfigCRLF(t *testing.T) {
+	marker := t.TempDir() + "/" + markerName
+	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	f.runSetup(t, a, "hello")
+	a.CodexConfig = strings.ReplaceAll(a.CodexConfig, "\n", "\r\n")
+	res := a.Run(t, "touch the marker")
+	if res.Exit != 0 {
+		t.Fatalf("the agent failed (it did not read the file?)\n%s", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the guarded command ran: this test's premise (Codex 0.171 runs setup's lines from a CRLF config.toml) no longer holds\n%s", res)
+	}
+	if sts := listSetup(t, a, f); len(sts) != 0 {
+		t.Errorf("list --json setup = %v, want nothing (the lines are there, and run)", sts)
+	}
+	if err := os.WriteFile(a.ConfigDir()+"/config.toml", []byte(a.CodexConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := BundlectlEnv(t, f.home, setupEnv(a), "--workspace", f.ws, "setup", "codex")
+	if err != nil || !strings.HasPrefix(out, "unchanged ") {
+		t.Errorf("setup on the CRLF file: %v, want it unchanged\n%s%s", err, out, errOut)
+	}
+}
