@@ -769,6 +769,11 @@ type StaleSetup struct {
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
 	Gone bool
+	// Syntax, when set with Gone, is where Path does not parse as the
+	// host reads it (ConfigParse), and Then, when set, what more the
+	// host does with it: the lines may be there, and the host reads none.
+	Syntax *SyntaxError
+	Then   string
 	// Off, when set, is the setting of the host's that keeps it from
 	// running any of the lines (HooksGate) in a session started in
 	// Workspace, or, Off.When set, in some of them (HooksOffWhen);
@@ -813,6 +818,14 @@ func (s *StaleSetup) Message() string {
 		return fmt.Sprintf("the MCP entries setup wrote into %s are older than this bundlectl: %s %s no timeout, or not the one the review gives the server, so %s does not wait for the server as the review shows",
 			bundle.Quote(s.Path), strings.Join(s.Servers, ", "), map[bool]string{true: "has", false: "have"}[len(s.Servers) == 1], s.Host)
 	}
+	if s.Gone && s.Syntax != nil {
+		then := ""
+		if s.Then != "" {
+			then = ", and " + s.Then
+		}
+		return fmt.Sprintf("setup wrote hook lines into %s, and %s reads none of them: the file does not parse (%v)%s; no guard of setup's runs until that line is fixed (then run list again)",
+			bundle.Quote(s.Path), bundle.HostTitle(bundle.Host(s.Host)), s.Syntax, then)
+	}
 	if s.Gone {
 		return fmt.Sprintf("setup wrote hook lines into %s, and none is there now: no guard runs in a %s session not started with bundlectl exec",
 			bundle.Quote(s.Path), s.Host)
@@ -855,6 +868,9 @@ func (s *StaleSetup) Fix() string {
 	}
 	if s.Unreadable != nil {
 		return s.Unreadable.Hint(s.Path)
+	}
+	if s.Syntax != nil {
+		return fmt.Sprintf("sed -n %dp %s", s.Syntax.Line, bundle.ShellArg(s.Path))
 	}
 	return "bundlectl setup " + s.Host
 }
@@ -966,7 +982,12 @@ func checkSetup(home string, host Host, environ []string, workspace string, gone
 				return []*StaleSetup{{Host: host.Name(), Path: p, Missing: []string{}, Unreadable: why}}, nil
 			}
 		}
-		return []*StaleSetup{{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}}, nil
+		st := &StaleSetup{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true}
+		if c, ok := host.(ConfigParse); ok && existed {
+			// Not taken out: setup, which refuses the file, is no fix.
+			st.Syntax, st.Then = c.ConfigSyntax(cur)
+		}
+		return []*StaleSetup{st}, nil
 	}
 	var out []*StaleSetup
 	if g, ok := host.(HooksGate); ok && gone {

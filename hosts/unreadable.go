@@ -100,3 +100,14 @@ type UnreadableConfig interface {
 	// file's content, is such a file, else nil.
 	ConfigUnreadable(data []byte) *UnreadableError
 }
+
+// ConfigParse is implemented by a HookBlock whose host reads the file of
+// its hook lines whole or not at all: one that does not parse as the host
+// reads it holds none of them to the host, but they are not taken out,
+// and the fix is its line, not setup (which refuses the file).
+type ConfigParse interface {
+	// ConfigSyntax returns where data, the file's content, does not
+	// parse as the host reads it, and what more the host does with such
+	// a file than read none of it ("" when the error says it), or nil.
+	ConfigSyntax(data []byte) (err *SyntaxError, then string)
+}

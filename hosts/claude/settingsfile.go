@@ -35,6 +35,11 @@ func readSettings(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseSettings(data)
+}
+
+// parseSettings is readSettings of the file's content, data.
+func parseSettings(data []byte) (map[string]any, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if jsTrimmed(string(data)) {
 		return map[string]any{}, nil

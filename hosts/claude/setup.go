@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,19 @@ func (Host) ConfigUnreadable(data []byte) *hosts.UnreadableError {
 		return nil
 	}
 	return inUTF16(data)
+}
+
+// ConfigSyntax says where settings.json does not parse as Claude Code
+// reads it (plain JSON, an object, after a UTF-8 byte order mark), which
+// then ignores it whole, setup's lines included (parseSettings); nil for
+// one it reads, and for one in UTF-16 (ConfigUnreadable).
+func (Host) ConfigSyntax(data []byte) (*hosts.SyntaxError, string) {
+	_, err := parseSettings(data)
+	var se *hosts.SyntaxError
+	if !errors.As(err, &se) {
+		return nil, ""
+	}
+	return se, "" // se says Claude Code ignores the whole file
 }
 
 // SetupTimeout is the timeout setup gives each hook line, in seconds.

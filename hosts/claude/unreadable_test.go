@@ -133,3 +133,41 @@ func TestReadSettingsBeyond(t *testing.T) {
 		}
 	}
 }
+
+// TestListUnparsedSettings: setup's lines in a user settings.json that
+// Claude Code ignores whole (a comment added by hand: internal/agenttest
+// TestClaudeSettingsComments) run no more, and are not taken out: list
+// says the file does not parse, at which line, with a hint showing it,
+// not setup (which refuses the file). It once said "none is there now",
+// with setup as the fix.
+func TestListUnparsedSettings(t *testing.T) {
+	home, user, ws := t.TempDir(), t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + user}
+	settings := filepath.Join(user, ".claude", "settings.json")
+	in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/bin/bundlectl", Home: home, Workspace: ws}, Environ: environ}
+	if _, err := hosts.Setup(home, Host{}, in); err != nil {
+		t.Fatal(err)
+	}
+	wrote, _ := os.ReadFile(settings)
+	commented := strings.Replace(string(wrote), "{\n", "{\n  // mine\n", 1)
+	if err := os.WriteFile(settings, []byte(commented), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sts := hosts.CheckSetups(home, ws, environ)
+	if len(sts) != 1 || !sts[0].Gone || sts[0].Syntax == nil || sts[0].Syntax.Line != 2 {
+		t.Fatalf("CheckSetups = %+v, want the lines gone to Claude Code, the file not parsing at line 2", sts)
+	}
+	if want := "sed -n 2p " + bundle.ShellArg(settings); sts[0].Fix() != want {
+		t.Errorf("Fix = %q, want %q", sts[0].Fix(), want)
+	}
+	if msg := sts[0].Message(); !strings.Contains(msg, "Claude Code reads none of them") || strings.Contains(msg, "none is there") {
+		t.Errorf("Message = %q", msg)
+	}
+	// Taken out for real: gone, and setup is the fix.
+	if err := os.WriteFile(settings, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sts := hosts.CheckSetups(home, ws, environ); len(sts) != 1 || sts[0].Syntax != nil || sts[0].Fix() != "bundlectl setup claude" {
+		t.Errorf("CheckSetups = %+v, want the lines gone, setup the fix", sts)
+	}
+}

@@ -78,6 +78,23 @@ func (Host) WiredEvents(data []byte) []string {
 	return hosts.WiredJSONEvents(data, settingsSyntax, "gemini")
 }
 
+// ConfigSyntax says where settings.json does not parse as Gemini CLI
+// reads it (settingsSyntax, an object), which then refuses to start
+// ("Error in <file>", exit 52: checked with Gemini CLI 0.61.0 on a file
+// behind a byte order mark); nil for one it reads.
+func (Host) ConfigSyntax(data []byte) (*hosts.SyntaxError, string) {
+	root, err := hosts.ParseJSONAs(data, settingsSyntax)
+	var se *hosts.SyntaxError
+	switch {
+	case errors.As(err, &se):
+	case err == nil && root.Kind != hosts.JSONObject:
+		se = &hosts.SyntaxError{Line: 1, Err: errors.New("not a JSON object")}
+	default:
+		return nil, ""
+	}
+	return se, "Gemini CLI refuses to start with it"
+}
+
 // SetupTimeout is the timeout setup gives each hook line, in milliseconds.
 func (Host) SetupTimeout() (int, string) { return SetupHookTimeout, "ms" }
 

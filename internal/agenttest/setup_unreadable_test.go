@@ -78,3 +78,25 @@ func TestListCodexConfigCRLF(t *testing.T) {
 		t.Errorf("setup on the CRLF file: %v, want it unchanged\n%s%s", err, out, errOut)
 	}
 }
+
+// TestGeminiSettingsByteOrderMark: Gemini CLI 0.61 does not start with a
+// user settings.json behind a UTF-8 byte order mark ("Error in <file>":
+// its JSON.parse refuses the mark), setup's lines in it or not. list once
+// said the lines were gone ("none is there now"), with setup, which
+// refuses the file, as the fix; it says the file does not parse, that
+// Gemini CLI refuses to start, and shows the line.
+func TestGeminiSettingsByteOrderMark(t *testing.T) {
+	marker := t.TempDir() + "/" + markerName
+	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
+	f := newTrustedFixture(t, a, marker)
+	wrote := f.runSetup(t, a, "owls")
+	a.SettingsFile = append([]byte("\ufeff"), wrote...)
+	res := a.Run(t, "touch the marker")
+	if res.Exit == 0 || !strings.Contains(res.Stderr+res.Stdout, "Error in ") {
+		t.Fatalf("Gemini CLI started: this test's premise (Gemini CLI 0.61 refuses a settings.json behind a byte order mark) no longer holds\n%s", res)
+	}
+	sts := listSetup(t, a, f)
+	if len(sts) != 1 || sts[0]["status"] != "gone" || !strings.Contains(sts[0]["message"].(string), "refuses to start") || !strings.HasPrefix(sts[0]["hint"].(string), "sed -n 1p ") {
+		t.Fatalf("list --json setup = %v, want the lines gone to Gemini CLI, which refuses the file, and its line shown", sts)
+	}
+}
