@@ -148,6 +148,14 @@ type parser struct {
 // refuse such a file too.
 const maxJSONDepth = 10000
 
+// ErrDuplicateKey and ErrNestedDeep are what bundlectl's JSON reader
+// refuses and the hosts' JSON.parse reads (the last of a key written
+// twice; any depth): a file holding one is not one the host cannot read.
+var (
+	ErrDuplicateKey = errors.New("duplicate key")
+	ErrNestedDeep   = errors.New("nested more than")
+)
+
 // tokenStart is where the token the decoder reads after offset from
 // begins: past white space (and blanked comments) and a separator.
 func (p *parser) tokenStart(from int) int {
@@ -188,7 +196,7 @@ func (p *parser) value() (v *JSON, start, end int, err error) {
 // the offset past that bracket.
 func (p *parser) container(object bool, open int) (*JSON, int, error) {
 	if p.depth++; p.depth > maxJSONDepth {
-		return nil, 0, fmt.Errorf("nested more than %d deep", maxJSONDepth)
+		return nil, 0, fmt.Errorf("%w %d deep", ErrNestedDeep, maxJSONDepth)
 	}
 	defer func() { p.depth-- }()
 	c := &JSON{Kind: JSONArray}
@@ -222,7 +230,7 @@ func (p *parser) container(object bool, open int) (*JSON, int, error) {
 		}
 		if object {
 			if _, dup := c.Fields[m.key]; dup {
-				return nil, 0, fmt.Errorf("duplicate key %q", m.key)
+				return nil, 0, fmt.Errorf("%w %q", ErrDuplicateKey, m.key)
 			}
 			c.Set(m.key, v)
 			m.colon = p.src[valueFrom:start]

@@ -852,8 +852,13 @@ func (s *StaleSetup) Message() string {
 // them), nor that they are there.
 func (s *StaleSetup) unreadableMessage() string {
 	fix := "rewrite it as UTF-8 (the hint does)"
-	if s.Unreadable.Why != BeyondUTF16 {
-		fix = "write that number smaller, or nest less"
+	switch s.Unreadable.Why {
+	case BeyondNumber:
+		fix = "write that number smaller (the hint shows the line)"
+	case BeyondDepth:
+		fix = "nest less (the hint shows the line)"
+	case BeyondDuplicateKey:
+		fix = "keep one of the key's entries (the hint shows the line)"
 	}
 	return fmt.Sprintf("setup wrote hook lines into %s, and bundlectl cannot read it now: %s; so whether the lines are still there and up to date cannot be told (setup refuses the file too); %s, then run list again",
 		bundle.Quote(s.Path), s.Unreadable.What(), fix)

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -20,6 +21,10 @@ const (
 	BeyondNumber
 	// BeyondDepth: values nested deeper than encoding/json's 10000.
 	BeyondDepth
+	// BeyondDuplicateKey: a key written twice in an object (JSON.parse
+	// takes the last; bundlectl's JSON reader, which writes the file
+	// back, refuses it).
+	BeyondDuplicateKey
 )
 
 // String is the word list --json gives it ("unreadable"): stable.
@@ -31,6 +36,8 @@ func (b Beyond) String() string {
 		return "number"
 	case BeyondDepth:
 		return "depth"
+	case BeyondDuplicateKey:
+		return "duplicate-key"
 	}
 	return ""
 }
@@ -50,8 +57,11 @@ type UnreadableError struct {
 
 // Error says why, and the fix, in words exec and setup quote.
 func (e *UnreadableError) Error() string {
-	if e.Why == BeyondUTF16 {
+	switch e.Why {
+	case BeyondUTF16:
 		return "UTF-16, which " + e.Title + " reads and bundlectl does not: save the file as UTF-8"
+	case BeyondDuplicateKey:
+		return "a key written twice in one object, which " + e.Title + " reads (the last counts) and bundlectl does not: keep one"
 	}
 	return "a number beyond ±1.8e308, or values nested more than 10000 deep, which " + e.Title + " reads and bundlectl does not: write the number smaller, or nest less"
 }
@@ -63,6 +73,8 @@ func (e *UnreadableError) What() string {
 		return "it is written in UTF-16, which " + e.Title + " reads and bundlectl does not"
 	case BeyondNumber:
 		return fmt.Sprintf("it holds a number beyond ±1.8e308%s, which %s reads (as Infinity) and bundlectl does not", e.at(), e.Title)
+	case BeyondDuplicateKey:
+		return fmt.Sprintf("it writes a key twice in one object%s, which %s reads (the last one counts) and bundlectl does not", e.at(), e.Title)
 	}
 	return fmt.Sprintf("it nests values more than 10000 deep%s, which %s reads and bundlectl does not", e.at(), e.Title)
 }
@@ -110,4 +122,23 @@ type ConfigParse interface {
 	// parse as the host reads it, and what more the host does with such
 	// a file than read none of it ("" when the error says it), or nil.
 	ConfigSyntax(data []byte) (err *SyntaxError, then string)
+}
+
+// JSONBeyond is what data, a JSON settings file the host reads, holds
+// that bundlectl's JSON reader refused with err (ParseJSONAs), or nil
+// when err is none of those: a key written twice, values nested past
+// 10000.
+func JSONBeyond(err error, title string) *UnreadableError {
+	var se *SyntaxError
+	line := 0
+	if errors.As(err, &se) {
+		line = se.Line
+	}
+	switch {
+	case errors.Is(err, ErrDuplicateKey):
+		return &UnreadableError{Why: BeyondDuplicateKey, Title: title, Line: line}
+	case errors.Is(err, ErrNestedDeep):
+		return &UnreadableError{Why: BeyondDepth, Title: title, Line: line}
+	}
+	return nil
 }

@@ -77,9 +77,10 @@ started in the workspace (or in some of them: a Codex --profile, a
 Gemini CLI session not started with --skip-trust in a folder a
 trustedFolders.json rule does not trust), with the command that shows
 the setting or rule; so is one whose settings file it cannot read though
-the host does (Claude Code's in UTF-16), with the command that rewrites
-it as UTF-8, and one whose file no longer parses as the host reads it,
-with the command that shows the line.` + exitStatus(exit0, exit1, exit2, exit4),
+the host does (Claude Code's in UTF-16, a key written twice), with the
+command that rewrites it as UTF-8 or shows the line, and one whose file
+no longer parses as the host reads it, with the command that shows the
+line.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}

@@ -125,15 +125,30 @@ func (Host) WiredEvents(data []byte) []string {
 }
 
 // ConfigUnreadable refuses a settings.json Claude Code reads and
-// WiredEvents cannot: one in UTF-16 (readSettings). A number beyond
-// float64 or nesting past 10000, which encoding/json refuses,
-// WiredEvents reads.
+// WiredEvents cannot: one in UTF-16, nested past 10000 (readSettings), or
+// with a key written twice (JSON.parse takes the last). A number beyond
+// float64, which encoding/json refuses, WiredEvents reads.
 func (Host) ConfigUnreadable(data []byte) *hosts.UnreadableError {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if jsTrimmed(string(data)) {
 		return nil
 	}
-	return inUTF16(data)
+	if why := inUTF16(data); why != nil {
+		return why
+	}
+	_, werr := hosts.ParseJSON(data)
+	if werr == nil {
+		return nil // WiredEvents read it
+	}
+	_, err := parseSettings(data)
+	var ue *hosts.UnreadableError
+	switch {
+	case errors.As(err, &ue):
+		return ue
+	case err == nil:
+		return hosts.JSONBeyond(werr, title)
+	}
+	return nil // one Claude Code ignores (ConfigSyntax)
 }
 
 // ConfigSyntax says where settings.json does not parse as Claude Code

@@ -78,9 +78,11 @@ func TestListUnreadableSettings(t *testing.T) {
 }
 
 // TestConfigUnreadable: which settings.json ConfigUnreadable refuses:
-// only UTF-16 little-endian behind its mark, which Claude Code reads; not
-// big-endian, nor without the mark (which it ignores, and so do setup's
-// lines in it), nor an empty file (read as {}).
+// those Claude Code reads and WiredEvents does not: UTF-16 little-endian
+// behind its mark, a key written twice, nesting past 10000; not UTF-16
+// big-endian, nor without the mark, nor a comment (which it ignores, and
+// so do setup's lines in it), nor an empty file (read as {}), nor a
+// number WiredEvents reads.
 func TestConfigUnreadable(t *testing.T) {
 	for _, c := range []struct {
 		name, data string
@@ -94,6 +96,9 @@ func TestConfigUnreadable(t *testing.T) {
 		{"UTF-8 behind its mark", "\ufeff{}", 0},
 		{"empty", "", 0},
 		{"a number beyond float64, which WiredEvents reads", `{"x": 1e400}`, 0},
+		{"a key written twice", "{\"x\": 1,\n\"x\": 2}", hosts.BeyondDuplicateKey},
+		{"nested 10001 deep", `{"x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, hosts.BeyondDepth},
+		{"a comment, which Claude Code ignores", "{\"x\": 1 // mine\n}", 0},
 	} {
 		got := Host{}.ConfigUnreadable([]byte(c.data))
 		if (got == nil) != (c.want == 0) || got != nil && got.Why != c.want {

@@ -78,6 +78,17 @@ func (Host) WiredEvents(data []byte) []string {
 	return hosts.WiredJSONEvents(data, settingsSyntax, "gemini")
 }
 
+// ConfigUnreadable refuses a settings.json Gemini CLI reads and
+// WiredEvents cannot: a key written twice (JSON.parse takes the last), or
+// values nested past 10000.
+func (Host) ConfigUnreadable(data []byte) *hosts.UnreadableError {
+	_, err := hosts.ParseJSONAs(data, settingsSyntax)
+	return hosts.JSONBeyond(err, title)
+}
+
+// title is Gemini CLI as bundlectl's messages name it.
+const title = "Gemini CLI"
+
 // ConfigSyntax says where settings.json does not parse as Gemini CLI
 // reads it (settingsSyntax, an object), which then refuses to start
 // ("Error in <file>", exit 52: checked with Gemini CLI 0.61.0 on a file
@@ -86,6 +97,8 @@ func (Host) ConfigSyntax(data []byte) (*hosts.SyntaxError, string) {
 	root, err := hosts.ParseJSONAs(data, settingsSyntax)
 	var se *hosts.SyntaxError
 	switch {
+	case hosts.JSONBeyond(err, title) != nil:
+		return nil, "" // it reads it (ConfigUnreadable)
 	case errors.As(err, &se):
 	case err == nil && root.Kind != hosts.JSONObject:
 		se = &hosts.SyntaxError{Line: 1, Err: errors.New("not a JSON object")}

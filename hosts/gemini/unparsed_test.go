@@ -54,3 +54,28 @@ func TestListUnparsedSettings(t *testing.T) {
 		t.Errorf("CheckSetups = %+v, want the lines gone, setup the fix", sts)
 	}
 }
+
+// TestConfigUnreadable: a settings.json Gemini CLI reads (JSON.parse
+// takes the last of a key written twice, and any depth) and WiredEvents
+// does not is unreadable, never a file Gemini CLI refuses to start with
+// (agenttest TestListSettingsDuplicateKey: it runs setup's lines).
+func TestConfigUnreadable(t *testing.T) {
+	for _, c := range []struct {
+		name, data string
+		want       hosts.Beyond
+		refuses    bool
+	}{
+		{"a key written twice", "{\"x\": 1, // mine\n\"x\": 2}", hosts.BeyondDuplicateKey, false},
+		{"nested 10001 deep", `{"x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, hosts.BeyondDepth, false},
+		{"a byte order mark", "\ufeff{}", 0, true},
+		{"a comment", "{} // mine", 0, false},
+	} {
+		got := Host{}.ConfigUnreadable([]byte(c.data))
+		if (got == nil) != (c.want == 0) || got != nil && got.Why != c.want {
+			t.Errorf("%s: ConfigUnreadable = %+v, want %v", c.name, got, c.want)
+		}
+		if se, _ := (Host{}).ConfigSyntax([]byte(c.data)); (se != nil) != c.refuses {
+			t.Errorf("%s: ConfigSyntax = %v, want refused %v", c.name, se, c.refuses)
+		}
+	}
+}

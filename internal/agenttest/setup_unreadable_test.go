@@ -100,3 +100,40 @@ func TestGeminiSettingsByteOrderMark(t *testing.T) {
 		t.Fatalf("list --json setup = %v, want the lines gone to Gemini CLI, which refuses the file, and its line shown", sts)
 	}
 }
+
+// TestListSettingsDuplicateKey: Claude Code 2.1.332 and Gemini CLI 0.61
+// read a user settings.json with a key written twice (JSON.parse takes
+// the last), setup's lines and all: the guard blocks. bundlectl's JSON
+// reader refuses such a file (setup writes it back whole); list once
+// said the lines were gone (Gemini: that it refuses to start), with
+// setup, which refuses the file, as the fix. It says it cannot read it
+// (unreadable, duplicate-key), with the line.
+func TestListSettingsDuplicateKey(t *testing.T) {
+	for _, host := range []Host{Claude, GeminiCLI} {
+		t.Run(string(host), func(t *testing.T) {
+			marker := t.TempDir() + "/" + markerName
+			a := New(t, host, ShellCall(host, "touch "+marker), Say("done"))
+			f := newTrustedFixture(t, a, marker)
+			wrote := f.runSetup(t, a, "owls")
+			a.SettingsFile = []byte(strings.Replace(string(wrote), "{\n", "{\n  \"x\": 1,\n  \"x\": 2,\n", 1))
+			if host == Claude {
+				a.Args = append(a.Args, "--allowedTools", "Bash")
+			}
+			res := a.Run(t, "touch the marker")
+			if res.Exit != 0 {
+				t.Fatalf("the agent failed (it did not read the file?)\n%s", res)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the guarded command ran: this test's premise (%s runs setup's lines from a settings.json with a key written twice) no longer holds\n%s", host, res)
+			}
+			// As the session started (Gemini CLI writes its settings back).
+			if err := os.WriteFile(a.ConfigDir()+"/settings.json", a.SettingsFile, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sts := listSetup(t, a, f)
+			if len(sts) != 1 || sts[0]["status"] != "unreadable" || sts[0]["unreadable"] != "duplicate-key" || !strings.HasPrefix(sts[0]["hint"].(string), "sed -n 3p ") {
+				t.Fatalf("list --json setup = %v, want one unreadable (duplicate-key), the hint showing line 3 (the second)", sts)
+			}
+		})
+	}
+}
