@@ -79,11 +79,20 @@ func (Host) WiredEvents(data []byte) []string {
 }
 
 // ConfigUnreadable refuses a settings.json Gemini CLI reads and
-// WiredEvents cannot: a key written twice (JSON.parse takes the last), or
-// values nested past 10000.
+// WiredEvents cannot: a key written twice (JSON.parse takes the last).
+// Values nested past 10000 it does not read either ("Maximum call stack
+// size exceeded", checked with Gemini CLI 0.61.0): ConfigSyntax.
 func (Host) ConfigUnreadable(data []byte) *hosts.UnreadableError {
 	_, err := hosts.ParseJSONAs(data, settingsSyntax)
-	return hosts.JSONBeyond(err, title)
+	return duplicateKey(err)
+}
+
+// duplicateKey is JSONBeyond of err when it is a key written twice.
+func duplicateKey(err error) *hosts.UnreadableError {
+	if why := hosts.JSONBeyond(err, title); why != nil && why.Why == hosts.BeyondDuplicateKey {
+		return why
+	}
+	return nil
 }
 
 // title is Gemini CLI as bundlectl's messages name it.
@@ -97,7 +106,7 @@ func (Host) ConfigSyntax(data []byte) (*hosts.SyntaxError, string) {
 	root, err := hosts.ParseJSONAs(data, settingsSyntax)
 	var se *hosts.SyntaxError
 	switch {
-	case hosts.JSONBeyond(err, title) != nil:
+	case duplicateKey(err) != nil:
 		return nil, "" // it reads it (ConfigUnreadable)
 	case errors.As(err, &se):
 	case err == nil && root.Kind != hosts.JSONObject:

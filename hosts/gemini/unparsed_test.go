@@ -56,9 +56,10 @@ func TestListUnparsedSettings(t *testing.T) {
 }
 
 // TestConfigUnreadable: a settings.json Gemini CLI reads (JSON.parse
-// takes the last of a key written twice, and any depth) and WiredEvents
-// does not is unreadable, never a file Gemini CLI refuses to start with
-// (agenttest TestListSettingsDuplicateKey: it runs setup's lines).
+// takes the last of a key written twice) and WiredEvents does not is
+// unreadable, never a file Gemini CLI refuses to start with (agenttest
+// TestListSettingsDuplicateKey: it runs setup's lines); one nested past
+// 10000 it refuses ("Maximum call stack size exceeded").
 func TestConfigUnreadable(t *testing.T) {
 	for _, c := range []struct {
 		name, data string
@@ -66,7 +67,7 @@ func TestConfigUnreadable(t *testing.T) {
 		refuses    bool
 	}{
 		{"a key written twice", "{\"x\": 1, // mine\n\"x\": 2}", hosts.BeyondDuplicateKey, false},
-		{"nested 10001 deep", `{"x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, hosts.BeyondDepth, false},
+		{"nested 10001 deep", `{"x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, 0, true},
 		{"a byte order mark", "\ufeff{}", 0, true},
 		{"a comment", "{} // mine", 0, false},
 	} {
