@@ -93,5 +93,10 @@
 //     record and the one configuration file, nothing more (CheckSetup):
 //     hooks run asks it at every SessionStart through SetupStale, which
 //     harness.HookRun.SetupCheck takes as a function value, as harness
-//     cannot import hosts.
+//     cannot import hosts. A file of setup's lines in which bundlectl
+//     finds none is called gone only when bundlectl reads it as the host
+//     does: one the host reads and bundlectl cannot (UnreadableConfig:
+//     UTF-16, a key written twice) is unreadable, whether the lines are
+//     there untold; one the host does not parse (ConfigParse) names its
+//     line, setup (which refuses it) being no fix.
 package hosts
