@@ -914,10 +914,11 @@ func SetupStale(home string, host bundle.Host, environ []string) (problem, fix s
 // host whose hook lines are all gone (Gone), or whose file holding them
 // the host reads and bundlectl cannot (Unreadable, never Gone), and of
 // one whose settings keep it from running them in a session started in
-// workspace, or in some of them (Off). It reads the setup directory, each record and
-// configuration file named there, and, for a host with lines there, the
-// settings files such a session reads, nothing more; a record or file
-// it cannot read says nothing here (setup and hooks run name it).
+// workspace, or in some of them (Off). It reads the setup directory,
+// each record and configuration file named there, and, for a host with
+// lines there, the settings files such a session reads, nothing more; a
+// record or file it cannot read says nothing here (setup and hooks run
+// name it).
 func CheckSetups(home, workspace string, environ []string) []*StaleSetup {
 	var out []*StaleSetup
 	for _, h := range recordedHosts(home) {
