@@ -24,6 +24,10 @@
 // # Marketplace catalogues (the fields read; every other key is ignored,
 // as the hosts ignore it)
 //
+// Keys are read by their exact names, as Claude Code (JSON.parse) and
+// Codex (serde) read them: "URL", "Plugins" or "PluginRoot" is another,
+// ignored key, never the field (encoding/json alone would match it).
+//
 // Claude Code, <root>/.claude-plugin/marketplace.json: name (required, a
 // valid name), metadata.pluginRoot (base of bare relative sources, inside
 // the marketplace), plugins[] (required). An entry: name, source, strict

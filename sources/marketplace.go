@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
 
 // MaxMarketplaceBytes bounds a marketplace catalogue file.
@@ -61,7 +62,10 @@ func parseCatalogue(format string, data []byte, display string) (*catalogue, err
 		} `json:"metadata"`
 		Plugins *[]json.RawMessage `json:"plugins"`
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	// Claude Code (JSON.parse) and Codex (serde) read each key by its
+	// exact name: encoding/json would also take "Plugins" or "PluginRoot",
+	// and fetch what the host would not.
+	if err := jsonobj.UnmarshalExact(data, &raw); err != nil {
 		return nil, &Error{Source: display, Path: file, Reason: "not a valid marketplace file: " + jsonReason(err), Err: ErrRefused}
 	}
 	if raw.Name == nil {
@@ -149,7 +153,7 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 			var policy struct {
 				Installation string `json:"installation"`
 			}
-			if p, ok := m["policy"]; ok && json.Unmarshal(p, &policy) == nil && policy.Installation == "NOT_AVAILABLE" {
+			if p, ok := m["policy"]; ok && jsonobj.UnmarshalExact(p, &policy) == nil && policy.Installation == "NOT_AVAILABLE" {
 				return nil, &Error{Source: display, Path: at + ".policy.installation", Reason: "the marketplace marks this plugin NOT_AVAILABLE for install", Err: ErrRefused}
 			}
 		}
@@ -220,7 +224,9 @@ func parseEntrySource(raw json.RawMessage, c *catalogue, local bool) (entrySourc
 		Ref    *string `json:"ref"`
 		SHA    *string `json:"sha"`
 	}
-	if err := json.Unmarshal(raw, &obj); err != nil || obj.Source == nil {
+	// By exact name, as the hosts read it: a "URL" written after "url"
+	// must not replace the repository the host would fetch.
+	if err := jsonobj.UnmarshalExact(raw, &obj); err != nil || obj.Source == nil {
 		return entrySource{}, errors.New("must be a path or an object with a \"source\" kind")
 	}
 	kind := *obj.Source

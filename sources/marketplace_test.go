@@ -353,3 +353,38 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestMarketplaceKeysByExactName: Claude Code (JSON.parse) and Codex
+// (serde) read a catalogue's keys by their exact names, so a key in
+// another letter case is ignored, not read as the field: "URL" written
+// after "url" does not change the repository fetched, "PluginRoot" is no
+// plugin root, "Plugins" is no list, and a Codex "Installation" policy
+// hides nothing. encoding/json matched all of them.
+func TestMarketplaceKeysByExactName(t *testing.T) {
+	good, evil := newTestRepo(t), newTestRepo(t)
+	good.write(".claude-plugin/plugin.json", `{"name":"good"}`, 0o644)
+	good.commit("good")
+	evil.write(".claude-plugin/plugin.json", `{"name":"evil"}`, 0o644)
+	evil.commit("evil")
+
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
+	m.write(ClaudeCatalogue, `{"name":"acme","metadata":{"PluginRoot":"./more"},
+  "plugins":[
+    {"name":"p","source":{"source":"url","url":"`+good.url()+`","URL":"`+evil.url()+`"}},
+    {"name":"bare","source":"lint"}],
+  "Plugins":[{"name":"hidden","source":"./more/lint"}]}`)
+	m.write("more/lint/.claude-plugin/plugin.json", `{"name":"lint"}`)
+
+	res := mustFetch(t, Request{Source: "p@" + m.dir}, Options{})
+	if res.Source.URL != good.url() {
+		t.Errorf("fetched %s; want the entry's \"url\" %s, as Claude Code reads it", res.Source.URL, good.url())
+	}
+	mustFail(t, Request{Source: "bare@" + m.dir}, Options{}, ErrRefused, "must start with")
+	mustFail(t, Request{Source: "hidden@" + m.dir}, Options{}, ErrNotFound, `no plugin named "hidden"`)
+
+	c := newMarket(t, FormatCodex, obj{"name": "acme", "plugins": []any{}})
+	c.write(CodexCatalogue, `{"name":"acme","plugins":[
+    {"name":"notes","source":{"source":"local","path":"./notes"},"policy":{"Installation":"NOT_AVAILABLE"}}]}`)
+	c.write("notes/.codex-plugin/plugin.json", `{"name":"notes"}`)
+	mustFetch(t, Request{Source: "notes@" + c.dir}, Options{})
+}
