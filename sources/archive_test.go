@@ -369,3 +369,31 @@ func TestArchiveZipDirectoryCountedFirst(t *testing.T) {
 		mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{Limits: smallLimits()}, ErrRefused, "more than 10 members")
 	}
 }
+
+// TestFetchRefusesOverlongName: a name longer than a file system takes
+// (a tar or zip member, a git tree entry) is refused naming the source
+// and the path, as a hostile tree; the create that would fail with
+// ENAMETOOLONG used to end the install with that raw error (exit 1).
+func TestFetchRefusesOverlongName(t *testing.T) {
+	long := strings.Repeat("a", MaxPathNameBytes+1)
+	members := []tmember{{name: "p/.claude-plugin/plugin.json", body: "{}"}, {name: "p/" + long, body: "x"}}
+	for _, ext := range []string{".tar.gz", ".zip"} {
+		t.Run(ext, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "a"+ext)
+			sum := makeTarGz
+			if ext == ".zip" {
+				sum = makeZip
+			}
+			mustFail(t, Request{Source: p, SHA256: sum(t, p, members)}, Options{}, ErrRefused, "256 bytes, longer than the 255")
+		})
+	}
+	t.Run("git", func(t *testing.T) {
+		r := newTestRepo(t)
+		r.write(".claude-plugin/plugin.json", "{}", 0o644)
+		r.git("add", "-A")
+		oid := r.git("hash-object", "-w", "--stdin", "--path", "x")
+		r.git("update-index", "--add", "--cacheinfo", "100644,"+oid+","+long)
+		r.git("commit", "-q", "-m", "long")
+		mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, long, "256 bytes, longer than the 255")
+	})
+}

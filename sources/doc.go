@@ -127,7 +127,8 @@
 //     (".."), names that break the tree rules (bundle.CheckName) or
 //     collide under NFC and case folding, the same path twice, device
 //     files, FIFOs, sockets, and trees over the bundle limits (entries,
-//     per-file and total bytes, depth, path length; declared sizes are
+//     per-file and total bytes, depth, path length, a name longer than
+//     MaxPathNameBytes, which no file system takes; declared sizes are
 //     checked before anything is read, actual sizes while writing). A
 //     symbolic link is kept only in a directory or repository and only
 //     when its target resolves inside the tree to a regular file; an

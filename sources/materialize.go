@@ -15,6 +15,11 @@ import (
 // MaxLinkTarget bounds the target of a symbolic link kept in a tree.
 const MaxLinkTarget = 4096
 
+// MaxPathNameBytes bounds one name of a fetched path: NAME_MAX on Linux, and
+// no more than macOS (255 bytes of UTF-8) or Windows (255 UTF-16 units)
+// takes. An archive or a git tree can carry a longer one.
+const MaxPathNameBytes = 255
+
 type entryKind uint8
 
 const (
@@ -96,6 +101,11 @@ func (t *tree) clean(p string) (string, error) {
 		}
 		if msg, _ := bundle.CheckName(e); msg != "" {
 			return "", t.refuse(orig, "%s", msg)
+		}
+		if len(e) > MaxPathNameBytes {
+			// Refused here, naming the source, rather than by the
+			// create that would fail with ENAMETOOLONG.
+			return "", t.refuse(orig, "a name in the path is %d bytes, longer than the %d a file system allows", len(e), MaxPathNameBytes)
 		}
 	}
 	if len(p) > t.lim.MaxPathBytes {
