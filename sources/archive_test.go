@@ -29,6 +29,9 @@ func TestArchiveTarGz(t *testing.T) {
 		{name: "fmt-1.2/bin/run", body: "#!/bin/sh", mode: 0o755},
 		{name: "fmt-1.2/skills/a/SKILL.md", body: "a", mode: 0o4755}, // setuid is dropped, the x bit kept
 	})
+	// The pin in either case, its prefix too: "SHA256:" was refused
+	// as not 64 hex digits.
+	mustFetch(t, Request{Source: p, SHA256: "SHA256:" + strings.ToUpper(sum)}, Options{})
 	res := mustFetch(t, Request{Source: p, SHA256: "sha256:" + strings.ToUpper(sum)}, Options{})
 	checkListing(t, res.Dir, `
 d bin

@@ -26,7 +26,8 @@ type Request struct {
 	Ref string
 	// Subdir is the bundle's directory inside a dir, git or archive source.
 	Subdir string
-	// SHA256 pins an archive: 64 hex digits, optionally "sha256:"-prefixed.
+	// SHA256 pins an archive: 64 hex digits in either case, optionally
+	// prefixed "sha256:" (in either case, as SHA256: is often written).
 	// Required for archives, refused for everything else.
 	SHA256 string
 	// Format chooses the catalogue of a marketplace that has both:
@@ -89,7 +90,7 @@ func classify(q Request) (*spec, error) {
 	case hasControl(src):
 		return nil, invalid(d, "the source contains a control character")
 	}
-	s := &spec{display: d, ref: q.Ref, sha256: strings.ToLower(strings.TrimPrefix(q.SHA256, "sha256:")), format: q.Format}
+	s := &spec{display: d, ref: q.Ref, sha256: strings.TrimPrefix(strings.ToLower(q.SHA256), "sha256:"), format: q.Format}
 	if q.Ref != "" {
 		if err := checkRef(q.Ref); err != nil {
 			return nil, invalid(d, "--ref: %v", err)
