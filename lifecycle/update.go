@@ -189,7 +189,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, err // what was validated may not be what is held
 	}
 	if editErr != nil && !sameTree(b.Tree, nb.Tree) {
-		return nil, editErr
+		return nil, m.editOrUpdatedMeanwhile(b, rec, editErr)
 	}
 	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil}
 	files, err := m.diffInstalled(b, nb, rec, opts.DiscardLocal)
@@ -268,7 +268,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	swapped := false
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		if cur, _ := s.Bundle(b.ID); string(cur.Source) != string(rec.Source) {
-			return &SourceError{Bundle: name, Reason: "its recorded source changed while it was being updated (another update?); run the command again", Fix: "bundlectl update " + bundle.ShellArg(name)}
+			return updatedMeanwhile(name)
 		}
 		if up.Changed {
 			if testOnlyUpdateSwap != nil {
@@ -399,6 +399,35 @@ var testOnlyUpdateLocked, testOnlyUpdateFetched func()
 // between them and the exchange, and with "exchanged" right after it.
 var testOnlyUpdateSwap func(at string)
 
+// updatedMeanwhile refuses an update whose bundle another update (of this
+// home) recorded a new source for while this one fetched: what is in place
+// is that update's tree, and replacing it would be a guess.
+func updatedMeanwhile(name string) error {
+	return &SourceError{Bundle: name, Reason: "another update of it ran at the same time and recorded its source first; nothing was replaced: run the command again to see whether it is up to date",
+		Fix: "bundlectl update " + bundle.ShellArg(name)}
+}
+
+// editOrUpdatedMeanwhile is editErr, the refusal of a tree that is not
+// the one rec says was placed, unless rec is no longer what the state
+// records: then another update replaced the tree and recorded it while
+// this one fetched (updates fetch at the same time; they take the state
+// lock only to swap), so the difference is no local edit, and the
+// --discard-local editErr names would replace that update's tree. The
+// state is read under its lock, so an update that has swapped but not
+// yet recorded has finished.
+func (m *Manager) editOrUpdatedMeanwhile(b *bundle.Bundle, rec state.Record, editErr error) error {
+	changed := false
+	_, err := m.stateStore().Update(func(s *state.State) error {
+		cur, _ := s.Bundle(b.ID)
+		changed = string(cur.Source) != string(rec.Source)
+		return nil // no transition: nothing is written
+	})
+	if err == nil && changed {
+		return updatedMeanwhile(b.Name)
+	}
+	return editErr
+}
+
 // replacedMeanwhile refuses the swap when the directory in place is not
 // the one the update started from.
 func replacedMeanwhile(name, dir string) error {
@@ -467,7 +496,7 @@ func (m *Manager) diffInstalled(b, nb *bundle.Bundle, rec state.Record, discardL
 	cur := bundle.Load(b.Dir, b.Scope, m.Limits)
 	if !discardLocal {
 		if lerr := m.checkLocalEdits(cur, rec); lerr != nil {
-			return review.FileDiff{}, lerr
+			return review.FileDiff{}, m.editOrUpdatedMeanwhile(b, rec, lerr)
 		}
 		return review.FileDiff{}, changingMeanwhile(b.Name, b.Dir, "changed while it was compared with the fetched tree")
 	}
