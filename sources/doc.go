@@ -5,8 +5,8 @@
 //
 // # Source kinds
 //
-//   - A local directory, copied as it is but for a top-level .git
-//     (KindDir).
+//   - A local directory, copied as it is but for any .git (a checkout's
+//     repository, a submodule's .git file: IsGitDirName) (KindDir).
 //   - A git repository (KindGit): a local path, a file://, https:// or
 //     ssh:// URL, or scp-like user@host:path; Request.Ref names a branch,
 //     tag or full commit id (default: the remote's HEAD); the result always
@@ -125,7 +125,10 @@
 //   - Every fetched entry, from any kind of source, goes through one
 //     writer that refuses: paths that are absolute or leave the tree
 //     (".."), names that break the tree rules (bundle.CheckName) or
-//     collide under NFC and case folding, the same path twice, device
+//     collide under NFC and case folding, a name git takes for a
+//     repository's directory (IsGitDirName, as git's own check of a
+//     received tree refuses it: its config would run for any git command
+//     started there), the same path twice, device
 //     files, FIFOs, sockets, and trees over the bundle limits (entries,
 //     per-file and total bytes, depth, path length, a name longer than
 //     MaxPathNameBytes, which no file system takes; declared sizes are

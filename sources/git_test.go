@@ -363,3 +363,36 @@ func TestFetchLockedGit(t *testing.T) {
 	}
 	_ = io.EOF
 }
+
+// TestGitRefusesDotGitTree: a commit whose tree holds a directory git
+// takes for a repository (".git", ".GIT", NTFS's "git~1") is refused by
+// git's own check of every object received (transfer.fsckObjects), as
+// the tree writer refuses it from an archive
+// (TestFetchNoGitRepositoryInTree).
+func TestGitRefusesDotGitTree(t *testing.T) {
+	for _, name := range []string{".git", ".GIT", "git~1"} {
+		t.Run(name, func(t *testing.T) {
+			// git's index refuses such a path: the trees are made by hand.
+			r := newTestRepo(t)
+			r.write("config", "[core]\n\tfsmonitor = touch /tmp/pwned\n", 0o644)
+			blob := r.git("hash-object", "-w", "config")
+			mktree := func(entry string) string {
+				r.t.Helper()
+				cmd := exec.Command("git", "-C", r.dir, "mktree")
+				cmd.Stdin = strings.NewReader(entry + "\n")
+				cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("git mktree: %v", err)
+				}
+				return strings.TrimSpace(string(out))
+			}
+			repo := mktree("100644 blob " + blob + "\tconfig")
+			sub := mktree("040000 tree " + repo + "\t" + name)
+			root := mktree("040000 tree " + sub + "\tsub")
+			commit := r.git("commit-tree", root, "-m", "nested repository")
+			r.git("update-ref", "refs/heads/main", commit)
+			mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, "git refused an object", "hasDotgit")
+		})
+	}
+}

@@ -74,8 +74,11 @@ func copyWalk(t *tree, r *os.Root, src, dst string) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if dst == "" && name == ".git" {
-			continue // a checkout's repository is not part of the bundle
+		if IsGitDirName(name) {
+			// A checkout's repository (or a submodule's .git file) is
+			// not part of the bundle, at any depth, as git would
+			// commit none of them.
+			continue
 		}
 		sp, dp := pathJoin(src, name), pathJoin(dst, name)
 		fi, err := r.Lstat(sp)

@@ -191,3 +191,50 @@ func TestFetchParent(t *testing.T) {
 		t.Errorf("Discard left %v", l)
 	}
 }
+
+// TestFetchNoGitRepositoryInTree: a fetched tree never holds a directory
+// git takes for a repository (".git" in any case, with HFS+-ignored
+// characters, or NTFS's "git~1"): its config (core.fsmonitor) would run
+// for any git command started there, a shell prompt's once someone looks
+// at the tree before reviewing it. git's own check refuses such a tree
+// (TestGitRefusesDotGitTree); an archive's is refused the same way, a
+// directory's is left out at any depth (as git would commit none), and a
+// subdirectory or marketplace entry naming one is refused.
+func TestFetchNoGitRepositoryInTree(t *testing.T) {
+	for _, name := range []string{".git", ".GIT", ".g\u200cit", "GIT~1"} {
+		for _, ext := range []string{".tar.gz", ".zip"} {
+			t.Run("archive"+ext+"/"+name, func(t *testing.T) {
+				p := filepath.Join(t.TempDir(), "a"+ext)
+				members := []tmember{{name: "p/.claude-plugin/plugin.json", body: "{}"}, {name: "p/sub/" + name + "/config", body: "[core]\n\tfsmonitor = touch /tmp/pwned\n"}}
+				sum := makeTarGz
+				if ext == ".zip" {
+					sum = makeZip
+				}
+				mustFail(t, Request{Source: p, SHA256: sum(t, p, members)}, Options{}, ErrRefused, "p/sub/", "/config", "git repository's directory")
+			})
+		}
+	}
+	t.Run("dir", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "plug")
+		writeFile(t, filepath.Join(dir, ".claude-plugin/plugin.json"), "{}", 0o644)
+		writeFile(t, filepath.Join(dir, ".git/config"), "[core]\n", 0o644)
+		writeFile(t, filepath.Join(dir, "sub/.git/config"), "[core]\n\tfsmonitor = touch /tmp/pwned\n", 0o644)
+		writeFile(t, filepath.Join(dir, "sub/.GIT/HEAD"), "ref: refs/heads/main\n", 0o644)
+		writeFile(t, filepath.Join(dir, "mod/.git"), "gitdir: ../.git/modules/mod\n", 0o644)
+		writeFile(t, filepath.Join(dir, "mod/x.md"), "x", 0o644)
+		res := mustFetch(t, Request{Source: dir}, Options{})
+		checkListing(t, res.Dir, `
+d .claude-plugin
+d mod
+d sub
+f .claude-plugin/plugin.json {}
+f mod/x.md x
+`)
+		mustFail(t, Request{Source: dir, Subdir: "sub/.git"}, Options{}, ErrInvalid, "git repository's directory")
+	})
+	t.Run("marketplace", func(t *testing.T) {
+		m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{obj{"name": "p", "source": "./.git"}}})
+		m.write(".git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n")
+		mustFail(t, Request{Source: "p@" + m.dir}, Options{}, ErrRefused, "plugins[0].source", "git repository's directory")
+	})
+}

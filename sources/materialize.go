@@ -102,6 +102,9 @@ func (t *tree) clean(p string) (string, error) {
 		if msg, _ := bundle.CheckName(e); msg != "" {
 			return "", t.refuse(orig, "%s", msg)
 		}
+		if IsGitDirName(e) {
+			return "", t.refuse(orig, "%s is the name of a git repository's directory, which a fetched tree may not hold: a repository there would run its configuration for any git command started in it", bundle.Quote(e))
+		}
 		if len(e) > MaxPathNameBytes {
 			// Refused here, naming the source, rather than by the
 			// create that would fail with ENAMETOOLONG.

@@ -36,6 +36,35 @@ func CheckName(name string) error {
 	return nil
 }
 
+// IsGitDirName reports a name git takes for its repository directory,
+// as git's own check of every tree it receives does (fsck's hasDotgit:
+// ".git" in any letter case, with the characters HFS+ ignores inside it,
+// or as NTFS's short name "git~1"). A fetched tree never holds one: a
+// repository there would run its configuration (core.fsmonitor, an
+// alias, a hook) for any git command started in that directory — a
+// shell prompt's, once someone looks at the fetched tree — before it is
+// reviewed.
+func IsGitDirName(name string) bool {
+	var b strings.Builder
+	for _, r := range name {
+		if !hfsIgnored(r) {
+			b.WriteRune(r)
+		}
+	}
+	n := strings.ToLower(b.String())
+	return n == ".git" || n == "git~1"
+}
+
+// hfsIgnored reports the code points HFS+ leaves out of a name when it
+// compares names (git's is_hfs_dotgit list).
+func hfsIgnored(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
+}
+
 var folder = cases.Fold()
 
 // CollisionKey is name under Unicode NFC and full case folding: two names

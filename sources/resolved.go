@@ -318,6 +318,9 @@ func checkSubdir(s string) error {
 		if msg, _ := bundle.CheckName(e); msg != "" {
 			return errors.New(msg)
 		}
+		if IsGitDirName(e) {
+			return fmt.Errorf("%s is the name of a git repository's directory, never a bundle's", bundle.Quote(e))
+		}
 	}
 	return nil
 }
