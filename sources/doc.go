@@ -89,7 +89,14 @@
 // fetches the one commit as a partial clone (no history, blobs only for
 // the chosen subdirectory, in one request), and files are read as raw
 // blobs with git cat-file: nothing is checked out, so no attribute,
-// filter or hook of the repository can run. Each git process runs in its
+// filter or hook of the repository can run. Only the two commands that
+// transfer objects may reach the remote (the fetch of the commit, and one
+// request for the blobs of the chosen subdirectory), both within the
+// transfer bound below: every other git command runs with every transport
+// refused, so one that meets an object the server left out cannot fetch
+// it on its own (a partial clone's "lazy fetch", outside the bound), and
+// objects still missing after the blobs' request are refused by name.
+// Each git process runs in its
 // own process group, killed with every helper it started when the fetch
 // times out (Options.Timeout, default DefaultTimeout); the error names the
 // source. When bundlectl dies (even of SIGKILL, Linux) git gets the

@@ -50,6 +50,20 @@ var gitConfig = []string{
 	"core.logAllRefUpdates=false",
 }
 
+// offlineConfig follows gitConfig on every git command but the two that
+// transfer objects (network: the fetch of the commit and the prefetch of
+// its blobs), so that no other one can reach the remote. The scratch
+// repository is a partial clone: any command that reads an object it
+// lacks — one a server left out of its answer — would fetch it on its own
+// ("lazy fetch", a git fetch per object, started by git with these
+// settings in GIT_CONFIG_PARAMETERS), outside the transfer bound that
+// network enforces. With every transport refused, it fails instead.
+var offlineConfig = []string{
+	"protocol.file.allow=never",
+	"protocol.https.allow=never",
+	"protocol.ssh.allow=never",
+}
+
 // passEnv are the variables a fetch may need to reach its source (proxies,
 // certificate bundles); nothing else of the caller's environment reaches git.
 var passEnv = []string{
@@ -173,10 +187,17 @@ func (f *fetcher) newGitRepo(dir, remote, src string) (*gitRepo, error) {
 	return g, nil
 }
 
-func (g *gitRepo) command(ctx context.Context, gitDir string, args ...string) *exec.Cmd {
-	full := make([]string, 0, 2*len(gitConfig)+len(args)+1)
+// command is the git command args in the scratch repository gitDir;
+// only a transfer (network) may reach the remote.
+func (g *gitRepo) command(ctx context.Context, transfer bool, gitDir string, args ...string) *exec.Cmd {
+	full := make([]string, 0, 2*(len(gitConfig)+len(offlineConfig))+len(args)+1)
 	for _, c := range gitConfig {
 		full = append(full, "-c", c)
+	}
+	if !transfer {
+		for _, c := range offlineConfig {
+			full = append(full, "-c", c)
+		}
 	}
 	if gitDir != "" {
 		full = append(full, "--git-dir="+gitDir)
@@ -204,15 +225,15 @@ func runGit(cmd *exec.Cmd) error {
 
 // run runs git in the repository and returns its standard output.
 func (g *gitRepo) run(stdin io.Reader, args ...string) ([]byte, error) {
-	return g.runCtx(g.f.ctx, g.dir, stdin, args...)
+	return g.runCtx(g.f.ctx, false, g.dir, stdin, args...)
 }
 
 func (g *gitRepo) runIn(gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
-	return g.runCtx(g.f.ctx, gitDir, stdin, args...)
+	return g.runCtx(g.f.ctx, false, gitDir, stdin, args...)
 }
 
-func (g *gitRepo) runCtx(ctx context.Context, gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
-	cmd := g.command(ctx, gitDir, args...)
+func (g *gitRepo) runCtx(ctx context.Context, transfer bool, gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
+	cmd := g.command(ctx, transfer, gitDir, args...)
 	var out limitedBuffer
 	out.max = maxGitOutput
 	var errb tailBuffer
@@ -263,6 +284,11 @@ func (g *gitRepo) fail(ctx context.Context, verb string, err error, stderr strin
 		// refused one: the repository holds a malformed or hostile tree
 		// entry (".git", "..", a path git would not check out).
 		return &Error{Source: g.src, Reason: "git refused an object the repository holds: " + msg, Err: ErrRefused}
+	}
+	if strings.Contains(l, "from promisor remote") {
+		// An object the server left out of its answer, which git tried
+		// to fetch on its own and offlineConfig stopped.
+		return &Error{Source: g.src, Reason: "the server did not send an object the fetch needs (git " + verb + " would have fetched it on its own, outside the fetch's bounded transfer): " + msg, Err: ErrRefused}
 	}
 	if strings.Contains(l, "died of signal") {
 		// A child of git (index-pack, upload-pack) was killed from
@@ -363,7 +389,7 @@ func (g *gitRepo) network(stdin io.Reader, args ...string) error {
 			}
 		}
 	}()
-	_, err := g.runCtx(ctx, g.dir, stdin, args...)
+	_, err := g.runCtx(ctx, true, g.dir, stdin, args...)
 	if err == nil && dirSize(g.f.scratch, g.dir) > g.maxBytes {
 		return g.fail(ctxWithCause(errTransferTooLarge), args[0], nil, "")
 	}
@@ -573,7 +599,7 @@ func (g *gitRepo) extract(t *tree, oid string) error {
 func (g *gitRepo) listTree(oid string, max int, fn func(treeEntry) error) error {
 	ctx, cancel := context.WithCancel(g.f.ctx)
 	defer cancel()
-	cmd := g.command(ctx, g.dir, "ls-tree", "-r", "-t", "-z", "--end-of-options", oid)
+	cmd := g.command(ctx, false, g.dir, "ls-tree", "-r", "-t", "-z", "--end-of-options", oid)
 	var errb tailBuffer
 	cmd.Stderr = &errb
 	out, err := cmd.StdoutPipe()
@@ -622,21 +648,39 @@ func (g *gitRepo) listTree(oid string, max int, fn func(treeEntry) error) error 
 // oid that the partial fetch left out. Against a server that ignored the
 // filter nothing is missing and nothing is fetched.
 func (g *gitRepo) prefetch(oid string) error {
-	out, err := g.run(nil, "rev-list", "--objects", "--missing=print", "--end-of-options", oid)
+	missing, err := g.missing(oid)
+	if err != nil || missing.Len() == 0 {
+		return err
+	}
+	err = g.network(&missing, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", "origin",
+		"--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin")
 	if err != nil {
 		return err
 	}
+	// A server may answer with less than was asked for: what is still
+	// missing is refused here, by name, rather than read by a command
+	// that cannot fetch it (offlineConfig).
+	if missing, err = g.missing(oid); err != nil || missing.Len() == 0 {
+		return err
+	}
+	n := strings.Count(missing.String(), "\n")
+	return &Error{Source: g.src, Reason: fmt.Sprintf("the server did not send %d of the objects the fetch asked for (the first: %s)", n, strings.TrimSpace(strings.SplitN(missing.String(), "\n", 2)[0])), Err: ErrRefused}
+}
+
+// missing lists, one a line, the objects below the tree or blob oid that
+// the scratch repository lacks.
+func (g *gitRepo) missing(oid string) (bytes.Buffer, error) {
 	var missing bytes.Buffer
+	out, err := g.run(nil, "rev-list", "--objects", "--missing=print", "--end-of-options", oid)
+	if err != nil {
+		return missing, err
+	}
 	for _, l := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(l, "?") {
 			missing.WriteString(l[1:] + "\n")
 		}
 	}
-	if missing.Len() == 0 {
-		return nil
-	}
-	return g.network(&missing, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "-q", "origin",
-		"--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin")
+	return missing, nil
 }
 
 // sizes returns the size of each blob in oids (present locally).
@@ -680,7 +724,7 @@ func (g *gitRepo) readBlobs(oids []string, fn func(i int, size int64, r io.Reade
 	}
 	ctx, cancel := context.WithCancel(g.f.ctx)
 	defer cancel()
-	cmd := g.command(ctx, g.dir, "cat-file", "--batch")
+	cmd := g.command(ctx, false, g.dir, "cat-file", "--batch")
 	var errb tailBuffer
 	cmd.Stderr = &errb
 	in, err := cmd.StdinPipe()

@@ -396,3 +396,41 @@ func TestGitRefusesDotGitTree(t *testing.T) {
 		})
 	}
 }
+
+// TestGitFetchesNothingOnItsOwn: the scratch repository is a partial
+// clone, so a git command reading an object the server left out of its
+// answer would fetch it on its own (a lazy fetch per object), outside
+// the transfer bound. A server that leaves out the blobs of the prefetch,
+// or the trees of the first fetch (the wrapper plays it, asking for
+// less), is refused naming the source; before, the blob (larger than the
+// transfer bound) and the trees were fetched lazily and the fetch
+// succeeded.
+func TestGitFetchesNothingOnItsOwn(t *testing.T) {
+	r := newTestRepo(t)
+	r.write("plugins/fmt/plugin.json", "{}", 0o644)
+	rnd := make([]byte, 400000)
+	rand.Read(rnd)
+	r.write("plugins/fmt/big", string(rnd), 0o644)
+	r.commit("mono")
+	r.git("config", "uploadpack.allowFilter", "true")
+	r.git("config", "uploadpack.allowAnySHA1InWant", "true")
+	old := testOnlyTransferBound
+	testOnlyTransferBound = 100000
+	defer func() { testOnlyTransferBound = old }()
+
+	noBlobs := filepath.Join(t.TempDir(), "git")
+	writeFile(t, noBlobs, "#!/bin/sh\n# the prefetch of the blobs brings nothing\ncase \" $* \" in *\" fetch \"*\" --stdin \"*) exit 0;; esac\nexec git \"$@\"\n", 0o755)
+	mustFail(t, Request{Source: r.url(), Subdir: "plugins/fmt"}, Options{GitPath: noBlobs}, ErrRefused, "the server did not send 2 of the objects the fetch asked for")
+
+	noTrees := filepath.Join(t.TempDir(), "git")
+	writeFile(t, noTrees, `#!/bin/sh
+# the first fetch brings the commit without its trees
+case " $* " in *" --depth=1 "*)
+	for a; do shift; [ "$a" = --filter=blob:none ] && a=--filter=tree:0; set -- "$@" "$a"; done ;;
+esac
+exec git "$@"
+`, 0o755)
+	for _, sub := range []string{"", "plugins/fmt"} {
+		mustFail(t, Request{Source: r.url(), Subdir: sub}, Options{GitPath: noTrees}, ErrRefused, "the server did not send an object the fetch needs")
+	}
+}
