@@ -3,6 +3,7 @@ package sources
 import (
 	"archive/tar"
 	"archive/zip"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -60,6 +61,9 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	if loc == "" {
 		loc = s.path
 	}
+	if err := checkArchiveFormat(f.scratch, file, archiveExt(loc), s.display); err != nil {
+		return err
+	}
 	var a archiveReader
 	if archiveExt(loc) == ".zip" {
 		a, err = openZipIn(f.ctx, f.scratch, file, f.lim.MaxEntries)
@@ -86,6 +90,30 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 		return err
 	}
 	res.Source = Resolved{Kind: KindArchive, URL: s.url, Path: s.path, SHA256: s.sha256, Subdir: s.subdir}
+	return nil
+}
+
+// checkArchiveFormat refuses an archive whose first bytes are those of
+// the other format than its name says (a zip named .tar.gz, a tar.gz
+// named .zip), saying so: the name decides how it is read, and the
+// reader's own error ("gzip: invalid header") would not say why.
+func checkArchiveFormat(in *os.Root, file, ext, display string) error {
+	fd, err := in.Open(file)
+	if err != nil {
+		return err
+	}
+	defer fd.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(fd, head)
+	head = head[:n]
+	isZip := bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06"))
+	isGzip := bytes.HasPrefix(head, []byte{0x1f, 0x8b})
+	switch {
+	case ext == ".zip" && isGzip:
+		return &Error{Source: display, Reason: "the file is gzip-compressed (a .tar.gz), not a zip archive, though its name ends in .zip; bundlectl reads an archive as its name says", Err: ErrRefused}
+	case ext != ".zip" && isZip:
+		return &Error{Source: display, Reason: "the file is a zip archive, not a gzip-compressed tar, though its name ends in " + ext + "; bundlectl reads an archive as its name says", Err: ErrRefused}
+	}
 	return nil
 }
 

@@ -148,6 +148,17 @@ func TestArchiveGarbage(t *testing.T) {
 	z := filepath.Join(t.TempDir(), "x.zip")
 	writeFile(t, z, "not zip", 0o644)
 	mustFail(t, Request{Source: z, SHA256: sha([]byte("not zip"))}, Options{}, ErrRefused, "zip")
+
+	// The other format than the name says: named, not left to the
+	// reader's "gzip: invalid header".
+	zipData := zipBytes([]tmember{{name: "plugin.json", body: "{}"}})
+	p = filepath.Join(t.TempDir(), "x.tar.gz")
+	writeFile(t, p, string(zipData), 0o644)
+	mustFail(t, Request{Source: p, SHA256: sha(zipData)}, Options{}, ErrRefused, "is a zip archive, not a gzip-compressed tar, though its name ends in .tar.gz")
+	tgz := tarGzBytes([]tmember{{name: "plugin.json", body: "{}"}})
+	z = filepath.Join(t.TempDir(), "x.zip")
+	writeFile(t, z, string(tgz), 0o644)
+	mustFail(t, Request{Source: z, SHA256: sha(tgz)}, Options{}, ErrRefused, "is gzip-compressed (a .tar.gz), not a zip archive, though its name ends in .zip")
 }
 
 func TestArchiveURL(t *testing.T) {
