@@ -26,7 +26,10 @@
 //
 // Keys are read by their exact names, as Claude Code (JSON.parse) and
 // Codex (serde) read them: "URL", "Plugins" or "PluginRoot" is another,
-// ignored key, never the field (encoding/json alone would match it).
+// ignored key, never the field (encoding/json alone would match it). A
+// UTF-8 byte-order mark before the JSON is skipped in a Claude Code
+// catalogue, as Claude Code skips it, and refused in a Codex one, as Codex
+// refuses it.
 //
 // Claude Code, <root>/.claude-plugin/marketplace.json: name (required, a
 // valid name), metadata.pluginRoot (base of bare relative sources, inside

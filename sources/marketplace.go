@@ -39,6 +39,9 @@ var marketplaceOnlyKeys = map[string]bool{"source": true, "strict": true, "categ
 // a plugin's own plugin.json (Claude Code 2.1.x).
 var entryComponentKeys = []string{"commands", "agents", "skills", "hooks", "outputStyles", "themes"}
 
+// utf8BOM is the byte-order mark some editors put at the start of a file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // catalogue is a parsed marketplace file.
 type catalogue struct {
 	format     string
@@ -61,6 +64,15 @@ func parseCatalogue(format string, data []byte, display string) (*catalogue, err
 			PluginRoot *string `json:"pluginRoot"`
 		} `json:"metadata"`
 		Plugins *[]json.RawMessage `json:"plugins"`
+	}
+	if bytes.HasPrefix(data, utf8BOM) {
+		// Claude Code 2.1 reads a catalogue that starts with a
+		// byte-order mark; Codex 0.171 refuses it ("expected value at
+		// line 1 column 1").
+		if format == FormatCodex {
+			return nil, &Error{Source: display, Path: file, Reason: "starts with a UTF-8 byte-order mark, which Codex refuses (\"expected value at line 1 column 1\"): the marketplace must save it without one", Err: ErrRefused}
+		}
+		data = data[len(utf8BOM):]
 	}
 	// Claude Code (JSON.parse) and Codex (serde) read each key by its
 	// exact name: encoding/json would also take "Plugins" or "PluginRoot",

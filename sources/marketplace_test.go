@@ -360,6 +360,23 @@ func mustJSON(t *testing.T, v any) string {
 // after "url" does not change the repository fetched, "PluginRoot" is no
 // plugin root, "Plugins" is no list, and a Codex "Installation" policy
 // hides nothing. encoding/json matched all of them.
+// TestMarketplaceByteOrderMark: a catalogue that starts with a UTF-8
+// byte-order mark is read as Claude Code 2.1.332 reads it (it installed
+// such a marketplace's plugin), and refused as Codex 0.171 refuses it
+// ("expected value at line 1 column 1"), saying why; before, both were
+// refused as "JSON syntax error at byte 1".
+func TestMarketplaceByteOrderMark(t *testing.T) {
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
+	m.write(ClaudeCatalogue, "\ufeff"+`{"name":"acme","plugins":[{"name":"p","source":"./p"}]}`)
+	m.write("p/.claude-plugin/plugin.json", `{"name":"p"}`)
+	mustFetch(t, Request{Source: "p@" + m.dir}, Options{})
+
+	c := newMarket(t, FormatCodex, obj{"name": "acme", "plugins": []any{}})
+	c.write(CodexCatalogue, "\ufeff"+`{"name":"acme","plugins":[{"name":"p","source":{"source":"local","path":"./p"}}]}`)
+	c.write("p/.codex-plugin/plugin.json", `{"name":"p"}`)
+	mustFail(t, Request{Source: "p@" + c.dir}, Options{}, ErrRefused, CodexCatalogue, "byte-order mark, which Codex refuses")
+}
+
 func TestMarketplaceKeysByExactName(t *testing.T) {
 	good, evil := newTestRepo(t), newTestRepo(t)
 	good.write(".claude-plugin/plugin.json", `{"name":"good"}`, 0o644)
