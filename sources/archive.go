@@ -35,6 +35,34 @@ var manifestMarkers = []string{".claude-plugin", ".codex-plugin", "plugin.json",
 var ignoredTop = map[string]bool{"__MACOSX": true, ".DS_Store": true}
 
 func (f *fetcher) fetchArchive(s *spec, res *Result) error {
+	err := f.extractArchiveFile(s, res)
+	var e *Error
+	if s.path != "" && errors.As(err, &e) && e.Fix == "" && errors.Is(err, ErrRefused) {
+		// A local archive refused for what it holds: the listing of
+		// its members shows the one named, and the rest.
+		e.Fix = listArchive(s.path)
+	}
+	return err
+}
+
+// listArchive is the command that lists the members of the local archive
+// p: tar's or unzip's, as its name says it is read.
+func listArchive(p string) string { return listAs(archiveExt(p), p) }
+
+// listAs is the command that lists the local archive p as format ext
+// (".zip", else a .tar.gz), or "" for no local archive.
+func listAs(ext, p string) string {
+	switch {
+	case p == "" || hasControl(p):
+		return ""
+	case ext == ".zip":
+		return "unzip -l " + bundle.ShellArg(p)
+	}
+	return "tar -tvzf " + bundle.ShellArg(p)
+}
+
+// extractArchiveFile is fetchArchive but for the hint of a refusal.
+func (f *fetcher) extractArchiveFile(s *spec, res *Result) error {
 	dir, err := f.scratchDir()
 	if err != nil {
 		return err
@@ -61,7 +89,7 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	if loc == "" {
 		loc = s.path
 	}
-	if err := checkArchiveFormat(f.scratch, file, archiveExt(loc), s.display); err != nil {
+	if err := checkArchiveFormat(f.scratch, file, archiveExt(loc), s.display, s.path); err != nil {
 		return err
 	}
 	var a archiveReader
@@ -97,7 +125,8 @@ func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 // the other format than its name says (a zip named .tar.gz, a tar.gz
 // named .zip), saying so: the name decides how it is read, and the
 // reader's own error ("gzip: invalid header") would not say why.
-func checkArchiveFormat(in *os.Root, file, ext, display string) error {
+// For a local archive (path), the hint lists it as what it is.
+func checkArchiveFormat(in *os.Root, file, ext, display, path string) error {
 	fd, err := in.Open(file)
 	if err != nil {
 		return err
@@ -110,9 +139,9 @@ func checkArchiveFormat(in *os.Root, file, ext, display string) error {
 	isGzip := bytes.HasPrefix(head, []byte{0x1f, 0x8b})
 	switch {
 	case ext == ".zip" && isGzip:
-		return &Error{Source: display, Reason: "the file is gzip-compressed (a .tar.gz), not a zip archive, though its name ends in .zip; bundlectl reads an archive as its name says", Err: ErrRefused}
+		return &Error{Source: display, Reason: "the file is gzip-compressed (a .tar.gz), not a zip archive, though its name ends in .zip; bundlectl reads an archive as its name says", Err: ErrRefused, Fix: listAs(".tar.gz", path)}
 	case ext != ".zip" && isZip:
-		return &Error{Source: display, Reason: "the file is a zip archive, not a gzip-compressed tar, though its name ends in " + ext + "; bundlectl reads an archive as its name says", Err: ErrRefused}
+		return &Error{Source: display, Reason: "the file is a zip archive, not a gzip-compressed tar, though its name ends in " + ext + "; bundlectl reads an archive as its name says", Err: ErrRefused, Fix: listAs(".zip", path)}
 	}
 	return nil
 }

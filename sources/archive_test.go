@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -410,4 +411,32 @@ func TestFetchRefusesOverlongName(t *testing.T) {
 		r.git("commit", "-q", "-m", "long")
 		mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, long, "256 bytes, longer than the 255")
 	})
+}
+
+// TestArchiveRefusalHintsItsListing: a local archive refused for what it
+// holds hints the command that lists its members (tar's or unzip's, as
+// the archive is), and the command works as printed: it runs and shows
+// the member refused. A zip named .tar.gz is listed as the zip it is.
+func TestArchiveRefusalHintsItsListing(t *testing.T) {
+	for _, tool := range []string{"tar", "unzip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s here to run the hint", tool)
+		}
+	}
+	members := []tmember{{name: "p/plugin.json", body: "{}"}, {name: "p/../../evil", body: "x"}}
+	dir := filepath.Join(t.TempDir(), "my archives")
+	tgz, zp, misnamed := filepath.Join(dir, "a.tar.gz"), filepath.Join(dir, "a.zip"), filepath.Join(dir, "z.tar.gz")
+	sums := map[string]string{tgz: makeTarGz(t, tgz, members), zp: makeZip(t, zp, members), misnamed: makeZip(t, misnamed, members)}
+	for p, want := range map[string]string{tgz: "tar -tvzf '" + tgz + "'", zp: "unzip -l '" + zp + "'", misnamed: "unzip -l '" + misnamed + "'"} {
+		err := mustFail(t, Request{Source: p, SHA256: sums[p]}, Options{}, ErrRefused)
+		var e *Error
+		if !errors.As(err, &e) || e.Hint() != want {
+			t.Errorf("%s: hint %q, want %q", p, e.Hint(), want)
+			continue
+		}
+		out, rerr := exec.Command("sh", "-c", e.Hint()).CombinedOutput()
+		if rerr != nil || !strings.Contains(string(out), "p/../../evil") {
+			t.Errorf("%s: the hint %q (%v) printed %q, not the refused member", p, e.Hint(), rerr, out)
+		}
+	}
 }
