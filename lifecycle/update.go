@@ -268,7 +268,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	swapped := false
 	_, err = m.stateStore().Update(func(s *state.State) error {
 		if cur, _ := s.Bundle(b.ID); string(cur.Source) != string(rec.Source) {
-			return updatedMeanwhile(name)
+			return updatedMeanwhile(name, cur)
 		}
 		if up.Changed {
 			if testOnlyUpdateSwap != nil {
@@ -399,10 +399,15 @@ var testOnlyUpdateLocked, testOnlyUpdateFetched func()
 // between them and the exchange, and with "exchanged" right after it.
 var testOnlyUpdateSwap func(at string)
 
-// updatedMeanwhile refuses an update whose bundle another update (of this
-// home) recorded a new source for while this one fetched: what is in place
-// is that update's tree, and replacing it would be a guess.
-func updatedMeanwhile(name string) error {
+// updatedMeanwhile refuses an update whose bundle's recorded source
+// changed while it fetched, cur being the record now: another update (of
+// this home) recorded a new one, and what is in place is that update's
+// tree, or an uninstall removed it. Replacing it would be a guess.
+func updatedMeanwhile(name string, cur state.Record) error {
+	if len(cur.Source) == 0 {
+		return &SourceError{Bundle: name, Reason: "it was uninstalled while it was being updated (its recorded source is gone); nothing was placed",
+			Fix: "bundlectl list"}
+	}
 	return &SourceError{Bundle: name, Reason: "another update of it ran at the same time and recorded its source first; nothing was replaced: run the command again to see whether it is up to date",
 		Fix: "bundlectl update " + bundle.ShellArg(name)}
 }
@@ -416,14 +421,13 @@ func updatedMeanwhile(name string) error {
 // state is read under its lock, so an update that has swapped but not
 // yet recorded has finished.
 func (m *Manager) editOrUpdatedMeanwhile(b *bundle.Bundle, rec state.Record, editErr error) error {
-	changed := false
+	var cur state.Record
 	_, err := m.stateStore().Update(func(s *state.State) error {
-		cur, _ := s.Bundle(b.ID)
-		changed = string(cur.Source) != string(rec.Source)
+		cur, _ = s.Bundle(b.ID)
 		return nil // no transition: nothing is written
 	})
-	if err == nil && changed {
-		return updatedMeanwhile(b.Name)
+	if err == nil && string(cur.Source) != string(rec.Source) {
+		return updatedMeanwhile(b.Name, cur)
 	}
 	return editErr
 }
