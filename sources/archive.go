@@ -172,6 +172,11 @@ func (f *fetcher) download(s *spec, file string) (string, error) {
 		if err != nil {
 			return "", invalid(s.display, "%v", err)
 		}
+		// The bytes as the file holds them: a .tar.gz served with
+		// Content-Encoding: gzip (Apache's AddEncoding, some CDNs) is
+		// otherwise decompressed by the client, which asked for gzip
+		// itself, and the pin, a hash of the file, never matches.
+		req.Header.Set("Accept-Encoding", "identity")
 		resp, err := c.Do(req)
 		if err != nil {
 			if f.ctx.Err() != nil {

@@ -170,6 +170,12 @@ func TestArchiveURL(t *testing.T) {
 		switch r.URL.Path {
 		case "/fmt.tgz":
 			w.Write(data)
+		case "/labelled.tgz":
+			// The file as it is, labelled gzip-encoded, as Apache's
+			// "AddEncoding x-gzip .gz .tgz" (or a CDN) serves it:
+			// the pin is of these bytes.
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(data)
 		case "/moved.tgz":
 			http.Redirect(w, r, "http://127.0.0.1:1/fmt.tgz", http.StatusFound)
 		case "/signed.tgz":
@@ -190,6 +196,11 @@ func TestArchiveURL(t *testing.T) {
 	if res.Source.URL != srv.URL+"/fmt.tgz" || res.Name != "fmt" {
 		t.Errorf("source %+v name %q", res.Source, res.Name)
 	}
+	checkListing(t, res.Dir, "f plugin.json {}")
+	// Go's client undid that encoding of a response to the Accept-Encoding
+	// it sent itself, so the hash was of the tar inside, and the pin of the
+	// file never matched.
+	res = mustFetch(t, Request{Source: srv.URL + "/labelled.tgz", SHA256: sum}, Options{})
 	checkListing(t, res.Dir, "f plugin.json {}")
 	mustFail(t, Request{Source: srv.URL + "/nope.tgz", SHA256: sum}, Options{}, ErrNotFound, "404")
 	mustFail(t, Request{Source: srv.URL + "/moved.tgz", SHA256: sum}, Options{}, ErrRefused, "left https")

@@ -155,7 +155,8 @@
 //     this machine (file:// entries are refused); the bundle and plugin
 //     names pass CheckName.
 //   - An archive is copied into the scratch directory while its sha256 is
-//     computed; nothing is parsed before the pin matches, and only the
+//     computed, as the file's bytes (a download asks for no content
+//     encoding, and undoes none a server labels it with); nothing is parsed before the pin matches, and only the
 //     copy is read. Every member is checked, extracted or not. A single
 //     top-level directory is unwrapped when it holds a manifest
 //     (.claude-plugin, .codex-plugin, plugin.json, plugin.toml,
