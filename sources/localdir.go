@@ -10,8 +10,9 @@ import (
 )
 
 // copyDir copies the directory sub (a clean relative path, "" for the
-// root) below base into t, leaving out a top-level .git (the repository of
-// a checkout is not part of a bundle). base is trusted to exist; everything below it
+// root) below base into t, leaving out every .git (IsGitDirName: the
+// repository of a checkout, or a submodule's, is not part of a bundle).
+// base is trusted to exist; everything below it
 // is not: sub must be reached through real directories (no link on the
 // way), the walk never follows a link, a link is kept only under t's
 // rules, a device, FIFO or socket is refused, and each file is opened
