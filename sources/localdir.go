@@ -4,9 +4,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/bundlectl/bundlectl/bundle"
 )
 
 // copyDir copies the directory sub (a clean relative path, "" for the
@@ -25,9 +29,26 @@ func copyDir(t *tree, base, sub string) error {
 	}
 	defer r.Close()
 	if err := realDirPath(t, r, sub); err != nil {
+		return withListing(err, base, "")
+	}
+	return withListing(copyWalk(t, r, sub, ""), base, sub)
+}
+
+// withListing gives a refusal of an entry of the directory base/under
+// (its Path relative to that) the command that lists the entry's
+// directory, where what was refused shows: a FIFO, a link and where it
+// points, the names that collide.
+func withListing(err error, base, under string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Fix != "" || e.Path == "" || !errors.Is(err, ErrRefused) {
 		return err
 	}
-	return copyWalk(t, r, sub, "")
+	dir := filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(path.Dir(e.Path)))
+	if hasControl(dir) {
+		return err
+	}
+	e.Fix = "ls -la -- " + bundle.ShellArg(dir)
+	return err
 }
 
 // realDirPath checks that every element of sub below r is a directory and

@@ -1,7 +1,9 @@
 package sources
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -237,4 +239,38 @@ f mod/x.md x
 		m.write(".git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n")
 		mustFail(t, Request{Source: "p@" + m.dir}, Options{}, ErrRefused, "plugins[0].source", "git repository's directory")
 	})
+}
+
+// TestFetchDirRefusalHintsListing: a directory (or a local marketplace's
+// plugin) refused for an entry it holds hints the listing of that
+// entry's directory, and the hint works as printed: it runs and shows
+// the entry (a FIFO; a link and where it points).
+func TestFetchDirRefusalHintsListing(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "my plug")
+	writeFile(t, filepath.Join(d, ".claude-plugin/plugin.json"), "{}", 0o644)
+	writeFile(t, filepath.Join(d, "sub/a"), "a", 0o644)
+	if err := syscall.Mkfifo(filepath.Join(d, "sub/fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{obj{"name": "p", "source": "./plugins/linked"}}})
+	os.MkdirAll(filepath.Join(m.dir, "plugins"), 0o755)
+	os.Symlink(d, filepath.Join(m.dir, "plugins/linked"))
+	for _, c := range []struct {
+		q          Request
+		hint, show string
+	}{
+		{Request{Source: d}, "ls -la -- '" + filepath.Join(d, "sub") + "'", "fifo"},
+		{Request{Source: "p@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins"), "linked -> " + d},
+	} {
+		err := mustFail(t, c.q, Options{}, ErrRefused)
+		var e *Error
+		if !errors.As(err, &e) || e.Hint() != c.hint {
+			t.Errorf("%s: hint %q, want %q", c.q.Source, e.Hint(), c.hint)
+			continue
+		}
+		out, rerr := exec.Command("sh", "-c", e.Hint()).CombinedOutput()
+		if rerr != nil || !strings.Contains(string(out), c.show) {
+			t.Errorf("%s: the hint %q (%v) printed %q, without %q", c.q.Source, e.Hint(), rerr, out, c.show)
+		}
+	}
 }
