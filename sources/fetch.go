@@ -319,7 +319,8 @@ func (f *fetcher) fetchDir(s *spec, res *Result) error {
 	if err := copyDir(t, s.path, s.subdir); err != nil {
 		return err
 	}
-	if err := t.finish(); err != nil {
+	// The links are checked last: a refused one is listed too.
+	if err := withListing(t.finish(), s.path, s.subdir); err != nil {
 		return err
 	}
 	res.Source = Resolved{Kind: KindDir, Path: s.path, Subdir: s.subdir}

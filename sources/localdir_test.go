@@ -252,8 +252,12 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(d, "sub/fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{obj{"name": "p", "source": "./plugins/linked"}}})
-	os.MkdirAll(filepath.Join(m.dir, "plugins"), 0o755)
+	out := filepath.Join(t.TempDir(), "out")
+	writeFile(t, filepath.Join(out, ".claude-plugin/plugin.json"), "{}", 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(out, "lnk"))
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{obj{"name": "p", "source": "./plugins/linked"}, obj{"name": "q", "source": "./plugins/q"}}})
+	m.write("plugins/q/.claude-plugin/plugin.json", "{}")
+	os.Symlink("/etc/passwd", filepath.Join(m.dir, "plugins/q/lnk"))
 	os.Symlink(d, filepath.Join(m.dir, "plugins/linked"))
 	for _, c := range []struct {
 		q          Request
@@ -261,6 +265,8 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 	}{
 		{Request{Source: d}, "ls -la -- '" + filepath.Join(d, "sub") + "'", "fifo"},
 		{Request{Source: "p@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins"), "linked -> " + d},
+		{Request{Source: out}, "ls -la -- " + out, "lnk -> /etc/passwd"}, // refused once the tree is complete
+		{Request{Source: "q@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins/q"), "lnk -> /etc/passwd"},
 	} {
 		err := mustFail(t, c.q, Options{}, ErrRefused)
 		var e *Error

@@ -386,10 +386,12 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		return err
 	}
 	defer t.close()
+	listBase, listUnder := "", "" // a plugin copied from a directory: where its refusals are listed
 	switch src := e.src; src.kind {
 	case "relative":
 		r.Subdir = src.path
 		if m.kind == KindDir {
+			listBase, listUnder = m.path, src.path
 			r.Path = m.path
 			if err := copyDir(t, m.path, src.path); err != nil {
 				return err
@@ -442,6 +444,9 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		}
 	}
 	if err := t.finish(); err != nil {
+		if listBase != "" {
+			return withListing(err, listBase, listUnder)
+		}
 		return err
 	}
 	res.Source = r
