@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"fmt"
 	"net/netip"
 	"strings"
 	"unicode/utf8"
@@ -539,101 +538,4 @@ func jsSpecialHostSpan(s string) (string, int, int, bool) {
 		}
 	}
 	return in, start, end, true
-}
-
-// JSURLPostURL is s as the url Claude Code posts to: its host decoded
-// (JSURLDecodedHost) and its path as JavaScript's URL resolves it — a
-// backslash read as '/', and the dot segments (".", "..", and their
-// escapes "%2e", ".%2E", …) removed ("https://h/allow/../deny" posts to
-// /deny, where Go's client sends "/allow/../deny" as written, which a
-// server may route elsewhere, or, as Go's ServeMux does, redirect,
-// failing the hook); an ASCII host lowercased, as it sends it; and the
-// query encoded as it sends it (jsEncodeQuery). The fragment stays as
-// written (no request carries it). A url JavaScript's URL refuses, that
-// is not special, or that it would first trim or strip of tabs, is s.
-func JSURLPostURL(s string) string {
-	s = JSURLDecodedHost(s)
-	in, hostStart, end, ok := jsSpecialHostSpan(s)
-	if !ok || in != s {
-		return s
-	}
-	host := in[hostStart:end]
-	if isASCII(host) {
-		host = strings.ToLower(host)
-	}
-	start := end
-	if i := strings.IndexAny(in[start:], `/\?#`); i >= 0 {
-		start += i
-	} else {
-		return s
-	}
-	stop := len(in)
-	if i := strings.IndexAny(in[start:], "?#"); i >= 0 {
-		stop = start + i
-	}
-	query, fragment := in[stop:], ""
-	if i := strings.IndexByte(query, '#'); i >= 0 {
-		query, fragment = query[:i], query[i:]
-	}
-	return in[:hostStart] + host + in[end:start] + jsResolvePath(in[start:stop]) + jsEncodeQuery(query) + fragment
-}
-
-// jsEncodeQuery is the query q of a special url (from its '?') as
-// JavaScript's URL writes it: a control, space, a double or single
-// quote, '<', '>', DEL and every byte past ASCII percent-encoded, the
-// rest, escapes included, as written. Go's client sends a query as written, and a space in it
-// breaks the request line: the hook failed where Claude Code posts.
-func jsEncodeQuery(q string) string {
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		switch c := q[i]; {
-		case c <= ' ' || c >= 0x7F || c == '"' || c == '\'' || c == '<' || c == '>':
-			fmt.Fprintf(&b, "%%%02X", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// jsResolvePath is p, the path of a special url as written (empty, or
-// starting with '/' or '\'), as WHATWG's path state leaves it.
-func jsResolvePath(p string) string {
-	if p == "" {
-		return p
-	}
-	segs := splitSlashes(p[1:])
-	var out []string
-	for i, seg := range segs {
-		last := i == len(segs)-1
-		switch strings.ToLower(seg) {
-		case "..", ".%2e", "%2e.", "%2e%2e":
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-			if last {
-				out = append(out, "")
-			}
-		case ".", "%2e":
-			if last {
-				out = append(out, "")
-			}
-		default:
-			out = append(out, seg)
-		}
-	}
-	return "/" + strings.Join(out, "/")
-}
-
-// splitSlashes splits s at every '/' and '\', keeping empty segments.
-func splitSlashes(s string) []string {
-	var segs []string
-	for {
-		i := strings.IndexAny(s, `/\`)
-		if i < 0 {
-			return append(segs, s)
-		}
-		segs = append(segs, s[:i])
-		s = s[i+1:]
-	}
 }

@@ -1,0 +1,48 @@
+package bundle
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// jsPostVectors are testdata/jsurl/post_node20.json: a url and the href
+// node 20's new URL writes it back as, its fragment cut ("refused" when
+// it refuses the url); post_node20.js there writes them again.
+func jsPostVectors(t testing.TB) [][2]string {
+	data, err := os.ReadFile("testdata/jsurl/post_node20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs [][2]string
+	if err := json.Unmarshal(data, &vs); err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+// TestJSURLPostURLIsNodes: the url bundlectl posts an http hook's event
+// to, and the review shows as where Claude Code posts, is node 20's href
+// of the url, byte for byte (the fragment aside, which no request
+// carries): for every code point up to U+00FF in a path and in a query,
+// and for dot segments, escapes, user information, default ports, IP
+// literals in other forms and tabs inside. Before, '`', '{', '}', and
+// every character past ASCII, were posted as written, and the scheme, a
+// default port and an IPv4 literal's form kept.
+func TestJSURLPostURLIsNodes(t *testing.T) {
+	vs := jsPostVectors(t)
+	if len(vs) < 300 {
+		t.Fatalf("only %d vectors", len(vs))
+	}
+	for _, v := range vs {
+		url, node := v[0], v[1]
+		if node == "refused" {
+			continue
+		}
+		got, _, _ := strings.Cut(JSURLPostURL(url), "#")
+		if got != node {
+			t.Errorf("JSURLPostURL(%q) = %q, node 20 writes %q", url, got, node)
+		}
+	}
+}
