@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -631,7 +630,7 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		if a, why := bundle.ClaudeHTTPURLRefused(h.URL); why != "" {
 			return blockedAddress(a, why), nil
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, bundle.JSURLPostURL(h.URL), bytes.NewReader(spec.Stdin))
+		req, err := newHookRequest(ctx, h.URL, spec.Stdin)
 		if err != nil {
 			// A url Claude Code cannot post to fails the hook there, a
 			// failure like any other (onFailure applies).
@@ -651,6 +650,8 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		if p, perr := http.ProxyFromEnvironment(req); perr == nil && p == nil {
 			client.Transport = directHookTransport()
+		} else {
+			proxyRequestTarget(req)
 		}
 		resp, err := client.Do(req)
 		if err != nil {

@@ -1,0 +1,119 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestHookRequestSendsNodesBytes: the request line of an http hook's post
+// carries the path and query node 20's URL writes, byte for byte, for
+// every code point up to U+00FF written into a path and a query, and the
+// other urls of bundle/testdata/jsurl/post_node20.json, sent to a real
+// server on 127.0.0.1 directly and through a proxy in the clear. Go's
+// url package sent '^' as %5E and '|' as %7C, and then decoded and escaped
+// the whole path again ("%41" sent as "A"), and refused "%zz" in a path,
+// failing a hook Claude Code posts.
+func TestHookRequestSendsNodesBytes(t *testing.T) {
+	data, err := os.ReadFile("../bundle/testdata/jsurl/post_node20.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs [][2]string
+	if err := json.Unmarshal(data, &vs); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	srvURL := requestLineServer(t, got)
+	hostport := strings.TrimPrefix(srvURL, "http://")
+	proxy, _ := url.Parse(srvURL)
+	direct := &http.Client{Transport: &http.Transport{}}
+	proxied := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
+	n := 0
+	for _, v := range vs {
+		rest, ok := strings.CutPrefix(v[0], "https://h")
+		if !ok || rest != "" && !strings.ContainsRune("/?#", rune(rest[0])) || v[1] == "refused" {
+			continue
+		}
+		n++
+		want := strings.TrimPrefix(v[1], "https://h")
+		for _, c := range []struct {
+			client  *http.Client
+			prefix  string // what the server is asked at before the path
+			proxied bool
+		}{{direct, "", false}, {proxied, "http://" + hostport, true}} {
+			req, err := newHookRequest(context.Background(), "http://"+hostport+rest, nil)
+			if err != nil {
+				t.Errorf("%q: %v", v[0], err)
+				continue
+			}
+			if c.proxied {
+				proxyRequestTarget(req)
+			}
+			resp, err := c.client.Do(req)
+			if err != nil {
+				t.Errorf("%q (proxied %v): %v", v[0], c.proxied, err)
+				continue
+			}
+			resp.Body.Close()
+			asked := <-got
+			if asked != c.prefix+want && !(strings.HasPrefix(want, "//") && asked == "http://"+hostport+want) {
+				t.Errorf("%q (proxied %v): the server was asked at %q, node 20 writes %q", v[0], c.proxied, asked, c.prefix+want)
+			}
+		}
+	}
+	if n < 280 {
+		t.Fatalf("only %d vectors with host h", n)
+	}
+}
+
+// requestLineServer serves HTTP on 127.0.0.1 until the test ends, sends
+// the target of each request line it reads to got as it came, and answers
+// 200 with no body. It is no net/http server, which refuses a target such
+// as "/%zz" before a handler sees it (400), where Claude Code's server
+// may not.
+func requestLineServer(t *testing.T, got chan<- string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				for {
+					h, err := br.ReadString('\n')
+					if err != nil || h == "\r\n" {
+						break
+					}
+				}
+				parts := strings.Split(strings.TrimSuffix(line, "\r\n"), " ")
+				if len(parts) == 3 {
+					got <- parts[1]
+				} else {
+					got <- "(bad request line " + strconv.Quote(line) + ")"
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
