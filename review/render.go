@@ -279,6 +279,9 @@ func (r *renderer) components(b *bundle.Bundle, inv *inventory.Inventory) {
 				r.field(in, "timeout", hookTimeout(h))
 			case bundle.HookHTTP:
 				r.field(in, "POSTs to", jsonString(h.URL))
+				if at := hookPostedURL(h.URL); at != "" {
+					r.wrapItem(in+fmt.Sprintf("%-10s ", "posted at"), in+strings.Repeat(" ", 11), postedURLRow(at))
+				}
 				if name := bundle.HookAddressAtRun(h.URL); name != "" {
 					r.wrapItem(in+fmt.Sprintf("%-10s ", "address"), in+strings.Repeat(" ", 11), addressAtRunRow(name, slices.Contains(h.Hosts, string(bundle.HostClaude))))
 				}
