@@ -18,14 +18,17 @@ import (
 // ("0x7f.1") written in dotted decimal and an IPv6 one compressed; the
 // scheme's default port dropped ("https://h:443/" is https://h/); its path
 // resolved (jsResolvePath: a backslash read as '/', the dot segments
-// removed) and encoded (jsEncodePath: '^' and '|' kept, '`' and '{'
+// removed) and encoded (jsEncodePath: '|' kept, '^', '`' and '{'
 // escaped, escapes as written, "%zz" too); and its query encoded
 // (jsEncodeQuery). The fragment stays as written (no request carries
 // it). A url JavaScript's URL refuses, or that is not special, is s.
 //
 // Each of these was held to node 20's new URL(s).href on
 // testdata/jsurl/post_node20.json, which holds every code point up to
-// U+00FF in a path and a query (TestJSURLPostURLIsNodes).
+// U+00FF in a path and a query (TestJSURLPostURLIsNodes), but for '^' in
+// a path, which Claude Code 2.1.332 escapes and node 20 keeps; and the
+// path and query to Claude Code's own post of every such code point
+// (internal/agenttest TestClaudeHTTPHookURLBytes).
 func JSURLPostURL(s string) string {
 	origin, path, query, fragment, ok := jsHref(s)
 	if !ok {
@@ -39,8 +42,8 @@ func JSURLPostURL(s string) string {
 // host and port), its path and its query (from its '?', "" when there is
 // none), false when JavaScript's URL refuses s or it is no special url.
 // The path and query are the bytes the request line carries, which Go's
-// url package would write otherwise ('^' and '|' escaped, and the whole
-// path decoded and escaped again when it escapes one).
+// url package would write otherwise ('|' and a single quote escaped in a
+// path, and the whole path decoded and escaped again when it escapes one).
 func JSURLRequestTarget(s string) (origin, path, query string, ok bool) {
 	origin, path, query, _, ok = jsHref(s)
 	return origin, path, query, ok
@@ -182,16 +185,19 @@ func jsSerializePort(scheme, port string) string {
 	return ":" + strconv.Itoa(v)
 }
 
-// jsEncodePath is a special url's resolved path as JavaScript's URL
-// writes it: a control, space, '"', '<', '>', '`', '{', '}', DEL and
+// jsEncodePath is a special url's resolved path as Claude Code's URL
+// writes it: a control, space, '"', '<', '>', '^', '`', '{', '}', DEL and
 // every character past ASCII (as its UTF-8 bytes) percent-encoded, the
-// rest — '^', '|', '\”, and '%' whether or not an escape follows — as
-// written. Go's url package escapes '^' and '|' too, and decodes and
-// re-encodes the whole path when it does ("%41" sent as "A").
+// rest — '|', a single quote, and '%' whether or not an escape follows —
+// as written. That is node 20's URL but for '^', which Claude Code
+// 2.1.332 (Bun's URL) escapes in a path and node 20's keeps
+// (internal/agenttest TestClaudeHTTPHookURLBytes, every code point up to
+// U+00FF). Go's url package escapes '|' and a single quote too, and
+// decodes and re-encodes the whole path when it does ("%41" sent as "A").
 func jsEncodePath(p string) string {
 	return jsEscape(p, func(c byte) bool {
 		switch c {
-		case ' ', '"', '#', '<', '>', '?', '`', '{', '}':
+		case ' ', '"', '#', '<', '>', '?', '^', '`', '{', '}':
 			return true
 		}
 		return c < 0x20 || c >= 0x7F

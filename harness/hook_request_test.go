@@ -15,13 +15,14 @@ import (
 )
 
 // TestHookRequestSendsNodesBytes: the request line of an http hook's post
-// carries the path and query node 20's URL writes, byte for byte, for
+// carries the path and query node 20's URL writes, byte for byte (but
+// '^' in a path, which Claude Code 2.1.332 escapes and node keeps), for
 // every code point up to U+00FF written into a path and a query, and the
 // other urls of bundle/testdata/jsurl/post_node20.json, sent to a real
 // server on 127.0.0.1 directly and through a proxy in the clear. Go's
-// url package sent '^' as %5E and '|' as %7C, and then decoded and escaped
-// the whole path again ("%41" sent as "A"), and refused "%zz" in a path,
-// failing a hook Claude Code posts.
+// url package sent '|' as %7C and a single quote as %27 in a path, and
+// then decoded and escaped the whole path again ("%41" sent as "A"), and
+// refused "%zz" in a path, failing a hook Claude Code posts.
 func TestHookRequestSendsNodesBytes(t *testing.T) {
 	data, err := os.ReadFile("../bundle/testdata/jsurl/post_node20.json")
 	if err != nil {
@@ -45,6 +46,13 @@ func TestHookRequestSendsNodesBytes(t *testing.T) {
 		}
 		n++
 		want := strings.TrimPrefix(v[1], "https://h")
+		if path, query, ok := strings.Cut(want, "?"); ok {
+			// Claude Code 2.1.332 escapes '^' in a path, node 20 keeps
+			// it (internal/agenttest TestClaudeHTTPHookURLBytes).
+			want = strings.ReplaceAll(path, "^", "%5E") + "?" + query
+		} else {
+			want = strings.ReplaceAll(want, "^", "%5E")
+		}
 		for _, c := range []struct {
 			client  *http.Client
 			prefix  string // what the server is asked at before the path

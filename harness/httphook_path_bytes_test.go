@@ -12,13 +12,14 @@ import (
 )
 
 // TestHTTPHookPathBytes: hooks run posts an http guard's event with the
-// request line node 20's URL writes for its url, byte for byte ('^', '|'
-// and "%41" as written, '`', '{', '}' escaped, a single quote escaped in
-// the query only), and the server's deny there blocks the call. Go's url package
-// sent "/a%5Eb%7CA%60%7Bx%7D%27": '^', '|' and a single quote escaped, and the
+// request line Claude Code 2.1.332 sends for its url, byte for byte ('|'
+// and "%41" as written, '^', '`', '{', '}' escaped, a single quote
+// escaped in the query only; internal/agenttest TestClaudeHTTPHookURLBytes),
+// and the server's deny there blocks the call. Go's url package sent
+// "/a%5Eb%7CA%60%7Bx%7D%27": '|' and a single quote escaped too, and the
 // path then decoded and escaped again, "%41" sent as "A".
 func TestHTTPHookPathBytes(t *testing.T) {
-	const want = "/a^b|%41%60%7Bx%7D'?q|^%27"
+	const want = "/a%5Eb|%41%60%7Bx%7D'?q|^%27"
 	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
