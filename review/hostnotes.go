@@ -53,6 +53,7 @@ const (
 	NoteTimeoutAsWritten    = "timeout_as_written"                  // hook: the host's own timeout, past bundlectl's limit
 	NoteSequential          = "sequential"                          // hook: Gemini CLI runs the event's hooks in turn
 	NoteAddressAtRun        = "address_checked_when_run"            // hook: its url's host name is resolved and checked only when it runs
+	NotePostedAt            = "posted_at"                           // hook: its url as JavaScript's URL reads it, where that differs from the url as written
 	NoteCodexTimeouts       = "codex_timeouts"                      // mcp_server: how long Codex waits for it
 	NoteSendsCredentials    = "sends_credentials"                   // mcp_server: Gemini CLI sends a Google token to it
 	NoteTrust               = "trust"                               // mcp_server: Gemini CLI confirms its tool calls without asking
@@ -156,6 +157,12 @@ func hookNotes(h inventory.Hook) []HostNote {
 		note(bundle.HostGemini, NoteSequential, geminiSequentialText)
 	}
 	if h.Type == bundle.HookHTTP {
+		if at := hookPostedURL(h.URL); at != "" {
+			if slices.Contains(h.Hosts, string(bundle.HostClaude)) {
+				note(bundle.HostClaude, NotePostedAt, postedAtText("Claude Code posts", at))
+			}
+			note("", NotePostedAt, postedAtText("bundlectl (hooks exec, hooks run) posts", at))
+		}
 		if name := bundle.HookAddressAtRun(h.URL); name != "" {
 			if slices.Contains(h.Hosts, string(bundle.HostClaude)) {
 				note(bundle.HostClaude, NoteAddressAtRun, addressAtRunText("Claude Code", name))

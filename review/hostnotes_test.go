@@ -100,6 +100,7 @@ var humanHostRows = []struct {
 	{NoteTimeoutAsWritten, regexp.MustCompile(`(?m)^ +timeout +.*the host waits `)},
 	{NoteSequential, regexp.MustCompile(`(?m)^ +sequential +`)},
 	{NoteAddressAtRun, regexp.MustCompile(`(?m)^ +address +`)},
+	{NotePostedAt, regexp.MustCompile(`(?m)^ +posted at +`)},
 	{NoteCodexTimeouts, regexp.MustCompile(`(?m)^ +timeout +(Codex: )?start `)},
 	{NoteSendsCredentials, regexp.MustCompile(`(?m)^ +auth +`)},
 	{NoteTrust, regexp.MustCompile(`(?m)^ +trust +`)},

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -28,4 +29,10 @@ func hookPostedURL(raw string) string {
 // not its url as written.
 func postedURLRow(at string) string {
 	return jsonString(at) + ": the url as JavaScript's URL reads it (host decoded, default port dropped, path resolved and escaped), where Claude Code and bundlectl post"
+}
+
+// postedAtText is the posted_at host note: who posts the hook's event to
+// at.
+func postedAtText(who, at string) string {
+	return fmt.Sprintf("%s the event to %s: the url as JavaScript's URL reads it, not as written", who, jsonString(at))
 }
