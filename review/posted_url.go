@@ -28,11 +28,11 @@ func hookPostedURL(raw string) string {
 // postedURLRow is the review's row for an http hook posted to at, which is
 // not its url as written.
 func postedURLRow(at string) string {
-	return jsonString(at) + ": the url as JavaScript's URL reads it (host decoded, default port dropped, path resolved and escaped), where Claude Code and bundlectl post"
+	return jsonString(at) + ": where Claude Code and bundlectl post it, the url as Claude Code's URL parser reads it (host decoded, default port dropped, path resolved and escaped)"
 }
 
 // postedAtText is the posted_at host note: who posts the hook's event to
 // at.
 func postedAtText(who, at string) string {
-	return fmt.Sprintf("%s the event to %s: the url as JavaScript's URL reads it, not as written", who, jsonString(at))
+	return fmt.Sprintf("%s the event to %s: the url as Claude Code's URL parser reads it, not as written", who, jsonString(at))
 }
