@@ -36,10 +36,42 @@ func TestClaudeMCPURLUnparsedWarns(t *testing.T) {
 		}
 	}
 	slices.Sort(warned)
+	warned = slices.Compact(warned) // the sse server has a view each for Claude Code and Codex
 	if got, want := strings.Join(warned, " "), "escaped numlabel octet zoned"; got != want {
 		t.Errorf("warned of %q, want %q; findings:%s", got, want, dumpFindings(b))
 	}
 
 	own := loadFiles(t, withPlugin(files{"mcp.json": mcpJSON(`{"numlabel": {"type": "streamable-http", "url": "https://bc3e.9/mcp"}}`)}))
 	requireFinding(t, own, Warning, "mcp.url", "numlabel")
+}
+
+// TestMCPURLUnparsedNamesHosts: the mcp.url warning names the hosts that
+// read the server and never connect to it: Claude Code, Codex 0.171,
+// whose url crate refuses the same urls, and Gemini CLI 0.61
+// (internal/agenttest TestCodexMCPURLUnparsed, TestGeminiMCPURLUnparsed).
+// A Codex plugin's or Gemini extension's server was not warned of.
+func TestMCPURLUnparsedNamesHosts(t *testing.T) {
+	codex := loadFiles(t, files{
+		".codex-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
+		".mcp.json":                 `{"mcpServers": {"numlabel": {"url": "https://bc3e.9/mcp"}}}`,
+	})
+	f := requireFinding(t, codex, Warning, "mcp.url", "numlabel")
+	if !strings.Contains(f.Message, "which Codex (Rust's url crate) connects with: it loads this server but never connects to it") || strings.Contains(f.Message, "Claude Code") {
+		t.Errorf("the warning names other hosts than Codex: %s", f.Message)
+	}
+	claude := loadFiles(t, files{
+		".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
+		".mcp.json":                  `{"mcpServers": {"numlabel": {"type": "http", "url": "https://bc3e.9/mcp"}}}`,
+	})
+	f = requireFinding(t, claude, Warning, "mcp.url", "numlabel")
+	if !strings.Contains(f.Message, "which Claude Code (JavaScript's URL) and Codex (Rust's url crate) connect with: each loads") {
+		t.Errorf("the warning does not name Claude Code and Codex, which both read a Claude Code plugin: %s", f.Message)
+	}
+	gemini := loadFiles(t, files{
+		"gemini-extension.json": `{"name": "demo", "version": "1.0.0", "mcpServers": {"numlabel": {"httpUrl": "https://bc3e.9/mcp"}}}`,
+	})
+	f = requireFinding(t, gemini, Warning, "mcp.url", "numlabel")
+	if !strings.Contains(f.Message, "which Gemini CLI (JavaScript's URL) connects with: it loads this server but never connects to it") {
+		t.Errorf("the warning does not name Gemini CLI alone: %s", f.Message)
+	}
 }

@@ -1088,20 +1088,50 @@ func endpointURLHost(raw string) (string, string) {
 	return host, ""
 }
 
-// warnClaudeMCPURLUnparsed warns of a remote MCP server Claude Code
-// loads but never connects to: its url passes the url rules (Go's parser
-// takes it) but not JavaScript's URL, which Claude Code 2.1.332 connects
-// with — a host whose last label is a number but which is no IPv4
-// address ("https://bc3e.9/"), an escaped '%' ("c%2541"), an IPv6 zone.
-// Its config schema checks only the url's length, so the server is
-// listed and fails, its tools never offered (internal/agenttest
-// TestClaudeMCPURLUnparsed). A url with a "${" is left alone: Claude Code
-// expands it before connecting.
+// warnClaudeMCPURLUnparsed warns of a remote MCP server a host loads but
+// never connects to: its url passes the url rules (Go's parser takes it)
+// but not the WHATWG URL parser, which Claude Code 2.1.332 and Gemini CLI
+// 0.61 (JavaScript's URL) and Codex 0.171 (Rust's url crate) connect
+// with — a host whose
+// last label is a number but which is no IPv4 address
+// ("https://bc3e.9/"), an escaped '%' ("c%2541"), an IPv6 zone. Claude
+// Code's config schema checks only the url's length, so the server is
+// listed and fails, its tools never offered; Codex starts, logs "invalid
+// IPv4 address", "invalid international domain name" or "invalid IPv6
+// address" for it and goes on without it; Gemini CLI says "MCP issues
+// detected" and goes on (internal/agenttest TestClaudeMCPURLUnparsed,
+// TestCodexMCPURLUnparsed, TestGeminiMCPURLUnparsed: each asks a
+// recording proxy for none of them). The warning names
+// the hosts among those that read the server (a server split into one
+// view a host, an "sse" one Codex reads as streamable HTTP, is warned of
+// once for each). A url with a "${" is left
+// alone: Claude Code expands it before connecting.
 func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
-	if len(s.Hosts) > 0 && !slices.Contains(s.Hosts, HostClaude) || strings.Contains(s.URL, "${") || !jsURLRefuses(s.URL) {
+	if strings.Contains(s.URL, "${") || !jsURLRefuses(s.URL) {
 		return
 	}
-	b.Report.Warnf(src+".url", "mcp.url", "url %s does not parse as JavaScript's URL reads a url, and Claude Code connects with that parser: it loads this server but never connects to it, so it offers none of its tools; write an https url whose host is a name or an IP address JavaScript's URL reads", quoteURL(s.URL))
+	var who []string
+	for _, h := range []Host{HostClaude, HostCodex, HostGemini} {
+		if len(s.Hosts) == 0 || slices.Contains(s.Hosts, h) {
+			who = append(who, unparsedURLParser[h])
+		}
+	}
+	if len(who) == 0 {
+		return
+	}
+	connect, loads := "connects", "it loads"
+	if len(who) > 1 {
+		connect, loads = "connect", "each loads"
+	}
+	b.Report.Warnf(src+".url", "mcp.url", "url %s does not parse as the WHATWG URL parser reads a url, which %s %s with: %s this server but never connects to it, so it offers none of its tools; write an https url whose host is a name or an IP address such a parser reads", quoteURL(s.URL), strings.Join(who, " and "), connect, loads)
+}
+
+// unparsedURLParser names a host with the WHATWG URL parser it connects
+// to a remote MCP server with, for the mcp.url warning.
+var unparsedURLParser = map[Host]string{
+	HostClaude: "Claude Code (JavaScript's URL)",
+	HostCodex:  "Codex (Rust's url crate)",
+	HostGemini: "Gemini CLI (JavaScript's URL)",
 }
 
 // claudeCannotPostMsg says what an http hook of Claude Code whose url it
