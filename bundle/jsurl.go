@@ -30,6 +30,11 @@ import (
 // Unicode tables, node's ICU and Bun's need not agree on every character,
 // where refusing is certain; TestEndpointHostIsNodes holds the refusal to
 // node 20's mapping on a table of such hosts.
+//
+// For the same reason the review shows an "xn--" label as written, never
+// decoded to the Unicode it encodes (JSURLPostURL keeps it): the ASCII
+// form is the one a reviewer can compare letter by letter, where a
+// decoded one can hide a look-alike.
 
 // jsURLRefuses reports whether JavaScript's URL (the WHATWG URL parser,
 // which Claude Code's hooks schema applies to an http hook's url) refuses
