@@ -90,6 +90,10 @@ type HooksOffError struct {
 	// Text, when set, is the whole message: a refusal worded for its
 	// own case.
 	Text string
+	// Show, when set, is the hint itself: for a state no line of File
+	// shows (a folder no Gemini CLI trust rule decides yet), the command
+	// that leads to the fix.
+	Show string
 
 	// When, when set, says which sessions the setting holds in, as a
 	// phrase that follows "in a <host> session", when not in every
@@ -114,6 +118,8 @@ func (e *HooksOffError) Error() string {
 // command line.
 func (e *HooksOffError) Hint() string {
 	switch {
+	case e.Show != "":
+		return e.Show
 	case e.Args != nil || e.Env != "" || e.SetEnv != "" || e.File == "" || strings.HasPrefix(e.File, "-"):
 		return ""
 	case e.Unreadable:

@@ -160,20 +160,26 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 // CLI from trusting the workspace (distrustedByRule): in a folder it does
 // not trust it runs no hook of any settings file, setup's lines included,
 // in an interactive session (a -p one does not start there), while one
-// started with --skip-trust runs them. Setup writes its lines and warns
-// (hosts.SetupCaveats); list names the rule. Nothing when SetupHooksOff
-// finds a setting: that is refused, or named with its own When.
+// started with --skip-trust runs them. It names a workspace no rule
+// decides yet (undecided) too: there the lines run only once Gemini CLI
+// is told to trust it. Setup writes its lines and warns
+// (hosts.SetupCaveats); list names the rule, or its absence. Nothing
+// when SetupHooksOff finds a setting: that is refused, or named with its
+// own When.
 func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 	user, err := userGeminiDir(in.Environ)
 	ws := in.Reentry.Workspace
 	if err != nil || ws == "" || hooksOffAt(user, ws, in.Environ) != nil {
 		return nil
 	}
+	file := trustedFoldersPath(user, in.Environ)
+	if undecided(user, in.Environ, ws) {
+		return []*hosts.HooksOffError{undecidedOff(file, ws)}
+	}
 	rule, ok := distrustedByRule(user, in.Environ, ws)
 	if !ok {
 		return nil
 	}
-	file := trustedFoldersPath(user, in.Environ)
 	return []*hosts.HooksOffError{{
 		Host:    "gemini",
 		File:    file,
@@ -182,4 +188,22 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		Pattern: hosts.SettingIn(file, hosts.JSONString(rule)),
 		When:    "started in " + bundle.Quote(ws) + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)",
 	}}
+}
+
+// undecidedOff says that no rule of file decides whether Gemini CLI
+// trusts ws, and so setup's lines do not run there yet: an interactive
+// session asks when it starts, runs no settings hook until it has
+// started itself again trusted (the prompt of -i runs once before, with
+// the extensions' hooks alone), and a -p session does not start. Its
+// hint starts Gemini CLI there with no prompt, where the question is
+// the first thing it does.
+func undecidedOff(file, ws string) *hosts.HooksOffError {
+	return &hosts.HooksOffError{
+		Host:    "gemini",
+		File:    file,
+		Setting: "no rule for " + bundle.Quote(ws),
+		Fix:     `trust the folder before you give Gemini CLI a prompt there (start gemini in it with no prompt and answer "Trust folder")`,
+		When:    "started in " + bundle.Quote(ws) + " before Gemini CLI is told to trust the folder (it asks when it starts there, and runs a prompt given with -i once without them before it starts again trusted)",
+		Show:    "cd -- " + bundle.ShellArg(ws) + " && gemini",
+	}
 }

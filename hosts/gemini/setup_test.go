@@ -19,7 +19,8 @@ import (
 // plain JSON"), and read back none of its lines.
 func TestSetupCommentedSettings(t *testing.T) {
 	home, user, ws := t.TempDir(), t.TempDir(), t.TempDir()
-	environ := []string{"HOME=" + user, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "no-system-settings.json")}
+	// A folder Gemini CLI trusts (one no rule decides is named: TestUndecided).
+	environ := []string{"HOME=" + user, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(user, "no-system-settings.json"), "GEMINI_CLI_TRUST_WORKSPACE=true"}
 	settings := filepath.Join(user, ".gemini", "settings.json")
 	orig := strings.ReplaceAll(`// my settings
 {

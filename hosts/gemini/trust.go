@@ -2,6 +2,8 @@ package gemini
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -217,15 +219,8 @@ func trustSettings(user string, env []string) (folderTrust, ide, ok bool) {
 // rule as written and its level; ok is false when the file cannot be
 // read or no rule covers cwd.
 func folderRule(user string, env []string, cwd string) (rule, level string, ok bool) {
-	data, err := os.ReadFile(trustedFoldersPath(user, env))
+	rules, err := trustRules(user, env)
 	if err != nil {
-		return "", "", false
-	}
-	// Read as Gemini CLI reads it (fs.readFileSync with "utf-8"): bytes
-	// that are not UTF-8 decoded as Node.js decodes them, which
-	// encoding/json would turn into one U+FFFD a byte.
-	var rules map[string]any
-	if json.Unmarshal(hosts.StripJSONComments(jsjson.DecodeUTF8(data)), &rules) != nil {
 		return "", "", false
 	}
 	loc := realPath(cwd)
@@ -242,6 +237,55 @@ func folderRule(user string, env []string, cwd string) (rule, level string, ok b
 		}
 	}
 	return rule, level, best >= 0
+}
+
+// trustRules are the rules of trustedFolders.json, none when it does not
+// exist; an error when it cannot be read or parsed, which makes Gemini
+// CLI (0.61) stop at its start ("Error in …trustedFolders.json").
+func trustRules(user string, env []string) (map[string]any, error) {
+	data, err := os.ReadFile(trustedFoldersPath(user, env))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Read as Gemini CLI reads it (fs.readFileSync with "utf-8"): bytes
+	// that are not UTF-8 decoded as Node.js decodes them, which
+	// encoding/json would turn into one U+FFFD a byte.
+	var rules map[string]any
+	if err := json.Unmarshal(hosts.StripJSONComments(jsjson.DecodeUTF8(data)), &rules); err != nil {
+		return nil, err
+	}
+	return rules, nil
+}
+
+// undecided reports whether Gemini CLI (0.61) surely leaves cwd's trust
+// undecided when a session starts there: folder trust on, no IDE that
+// may decide, no GEMINI_CLI_TRUST_WORKSPACE or GEMINI_RESTRICTED_MODE in
+// env that decides it, and a trustedFolders.json (or none) that reads
+// and holds no rule covering cwd. Such a folder is not trusted: an
+// interactive session asks, and runs no settings hook, setup's lines
+// included, until it has started itself again trusted; a prompt given
+// with -i runs once before that, without them; a -p session stops at
+// once (internal/agenttest TestGeminiUndecidedFolder).
+func undecided(user string, env []string, cwd string) bool {
+	get := func(k string) string { v, _ := envLookup(env, k); return v }
+	if cwd == "" || get("GEMINI_RESTRICTED_MODE") == "true" {
+		return false
+	}
+	if v := get("GEMINI_CLI_TRUST_WORKSPACE"); v == "true" || v == "false" {
+		return false
+	}
+	folderTrust, ide, ok := trustSettings(user, env)
+	if !ok || !folderTrust || ide {
+		return false
+	}
+	if _, err := trustRules(user, env); err != nil {
+		return false
+	}
+	_, _, covered := folderRule(user, env, cwd)
+	return !covered
 }
 
 // realPath is p absolute, its symbolic links resolved when it exists, and

@@ -170,6 +170,53 @@ func TestDistrustedByRule(t *testing.T) {
 	}
 }
 
+// TestUndecided: a folder counts as undecided, where Gemini CLI 0.61
+// asks and runs no settings hook until told to trust it, only when
+// folder trust is on, no IDE or variable may decide, and a
+// trustedFolders.json that reads (or none) holds no rule covering it.
+func TestUndecided(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(filepath.Join(ws, "sub"), 0o700)
+	user := filepath.Join(root, "user", ".gemini")
+	os.MkdirAll(user, 0o700)
+	sys := "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")
+	q := func(p string) string { return `"` + p + `"` }
+	for _, tc := range []struct {
+		name, rules, settings string
+		env                   []string
+		cwd                   string
+		want                  bool
+	}{
+		{"no file", "", "", nil, ws, true},
+		{"no rule for it", `{` + q(filepath.Join(root, "other")) + `: "TRUST_FOLDER"}`, "", nil, ws, true},
+		{"trusted", `{` + q(ws) + `: "TRUST_FOLDER"}`, "", nil, ws, false},
+		{"parent trusted", `{` + q(filepath.Join(ws, "sub")) + `: "TRUST_PARENT"}`, "", nil, ws, false},
+		{"below a rule", `{` + q(ws) + `: "TRUST_FOLDER"}`, "", nil, filepath.Join(ws, "sub"), false},
+		{"distrusted", `{` + q(ws) + `: "DO_NOT_TRUST"}`, "", nil, ws, false},
+		{"file does not parse", `{` + q(ws) + `: "TRUST_FOLDER",}`, "", nil, ws, false},
+		{"env trusts", "", "", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, ws, false},
+		{"env distrusts", "", "", []string{"GEMINI_CLI_TRUST_WORKSPACE=false"}, ws, false},
+		{"restricted", "", "", []string{"GEMINI_RESTRICTED_MODE=true"}, ws, false},
+		{"env empty", "", "", []string{"GEMINI_CLI_TRUST_WORKSPACE="}, ws, true},
+		{"folder trust off", "", `{"security": {"folderTrust": {"enabled": false}}}`, nil, ws, false},
+		{"ide may decide", "", `{"ide": {"enabled": true}}`, nil, ws, false},
+		{"no workspace", "", "", nil, "", false},
+	} {
+		os.Remove(filepath.Join(user, "trustedFolders.json"))
+		os.Remove(filepath.Join(user, "settings.json"))
+		if tc.rules != "" {
+			os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(tc.rules), 0o600)
+		}
+		if tc.settings != "" {
+			os.WriteFile(filepath.Join(user, "settings.json"), []byte(tc.settings), 0o600)
+		}
+		if got := undecided(user, append([]string{sys}, tc.env...), tc.cwd); got != tc.want {
+			t.Errorf("%s: undecided = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestLaunchUntrustedMCPNote: where Gemini CLI may not trust the working
 // directory, exec names the views whose MCP servers it would not start
 // there, and how to trust the folder; in a folder it is sure to trust, or

@@ -38,7 +38,10 @@ func TestGeminiSessionSavesSettings(t *testing.T) {
 	s.call(t, 1, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
 
 	// setup wires the guards while the session runs: list is content.
-	senv := setupEnv(a)
+	// The session trusts the folder (GEMINI_CLI_TRUST_WORKSPACE, as
+	// Agent sets it), and so does list here: in one no rule decides yet
+	// it would report the lines off (TestGeminiUndecidedFolder).
+	senv := append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE=true")
 	if out, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini"); err != nil {
 		t.Fatalf("setup: %v\n%s%s", err, out, errOut)
 	}
@@ -215,7 +218,10 @@ func TestGeminiInteractiveSavesSettings(t *testing.T) {
 	}
 	waitFor("prompt", func() bool { return strings.Contains(squash(screen.String()), squash("Type your message")) })
 
-	senv := setupEnv(a)
+	// The session trusts the folder (GEMINI_CLI_TRUST_WORKSPACE, as
+	// Agent sets it), and so does list here: in one no rule decides yet
+	// it would report the lines off (TestGeminiUndecidedFolder).
+	senv := append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE=true")
 	if out, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini"); err != nil {
 		t.Fatalf("setup: %v\n%s%s", err, out, errOut)
 	}
