@@ -192,18 +192,19 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 
 // undecidedOff says that no rule of file decides whether Gemini CLI
 // trusts ws, and so setup's lines do not run there yet: an interactive
-// session asks when it starts, runs no settings hook until it has
-// started itself again trusted (the prompt of -i runs once before, with
-// the extensions' hooks alone), and a -p session does not start. Its
-// hint starts Gemini CLI there with no prompt, where the question is
+// session asks when it starts, and runs no settings hook until a
+// session starts trusted (the one that asked sends the prompt of -i
+// without them, and, with a .gemini directory in ws, every later one:
+// agenttest TestGeminiUndecidedFolder); a -p session does not start.
+// Its hint starts Gemini CLI there with no prompt, where the question is
 // the first thing it does.
 func undecidedOff(file, ws string) *hosts.HooksOffError {
 	return &hosts.HooksOffError{
 		Host:    "gemini",
 		File:    file,
 		Setting: "no rule for " + bundle.Quote(ws),
-		Fix:     `trust the folder before you give Gemini CLI a prompt there (start gemini in it with no prompt and answer "Trust folder")`,
-		When:    "started in " + bundle.Quote(ws) + " before Gemini CLI is told to trust the folder (it asks when it starts there, and runs a prompt given with -i once without them before it starts again trusted)",
+		Fix:     `trust the folder before you give Gemini CLI a prompt there (start gemini in it with no prompt, answer "Trust folder", and end that session)`,
+		When:    "started in " + bundle.Quote(ws) + " before Gemini CLI is told to trust the folder (it asks when it starts there, and the session that asked may go on without them)",
 		Show:    "cd -- " + bundle.ShellArg(ws) + " && gemini",
 	}
 }

@@ -266,9 +266,9 @@ func trustRules(user string, env []string) (map[string]any, error) {
 // env that decides it, and a trustedFolders.json (or none) that reads
 // and holds no rule covering cwd. Such a folder is not trusted: an
 // interactive session asks, and runs no settings hook, setup's lines
-// included, until it has started itself again trusted; a prompt given
-// with -i runs once before that, without them; a -p session stops at
-// once (internal/agenttest TestGeminiUndecidedFolder).
+// included, until a session starts trusted (the one that asked goes on
+// without them: internal/agenttest TestGeminiUndecidedFolder); a -p
+// session stops at once.
 func undecided(user string, env []string, cwd string) bool {
 	get := func(k string) string { v, _ := envLookup(env, k); return v }
 	if cwd == "" || get("GEMINI_RESTRICTED_MODE") == "true" {

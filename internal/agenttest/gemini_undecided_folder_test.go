@@ -1,0 +1,108 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGeminiUndecidedFolder: with folder trust on (Gemini CLI 0.61's
+// default) and no trustedFolders.json rule for the working directory, an
+// interactive session started with a prompt (-i) asks "Do you trust the
+// files in this folder?" before it sends anything. Answered "Trust
+// folder", it writes the TRUST_FOLDER rule and sends the prompt from the
+// session that started untrusted, which runs no settings hook: here the
+// user's settings.json holds a BeforeAgent hook that blocks every
+// prompt, beside setup's lines, so any request the model stand-in gets
+// is a turn no settings hook saw, and so is a prompt typed next. (A -p session there stops at once:
+// TestGeminiUntrustedFolderSettings headless.) list reports setup's
+// lines off in such a folder, with a hint that starts gemini there, and
+// says nothing once the rule is written. The control: in a folder a rule
+// trusts, the same session's hook blocks the prompt.
+func TestGeminiUndecidedFolder(t *testing.T) {
+	t.Run("trusted-control", func(t *testing.T) {
+		a, argv, env := blockingUserHookSession(t)
+		ws, err := filepath.EvalSymlinks(a.Workdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeJSONFile(t, a.ConfigDir(), "trustedFolders.json", map[string]any{ws: "TRUST_FOLDER"})
+		g := startGeminiTTY(t, argv, env, a.Workdir)
+		g.waitShown(t, userBlockReason)
+		if sentPrompt(a, "hello") {
+			t.Fatalf("the user's hook did not block the prompt in a trusted folder: this test's premise no longer holds\n%s", g.screen.String())
+		}
+	})
+	a, argv, env := blockingUserHookSession(t)
+	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+
+	// setup after the agent's own settings are written, as a user would.
+	senv := append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE=")
+	if out, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini"); err != nil {
+		t.Fatalf("setup: %v\n%s%s", err, out, errOut)
+	}
+	st := setupStatus(t, f, senv)
+	if hint, _ := st["hint"].(string); st["status"] != "off" || !strings.HasSuffix(hint, " && gemini") {
+		t.Fatalf("list in a folder no rule decides: %v, want status off with the hint to start gemini there", st)
+	}
+
+	g := startGeminiTTY(t, argv, env, a.Workdir)
+	g.waitShown(t, "Do you trust the files in this folder?")
+	if n := len(a.Model.Requests()); n > 0 {
+		t.Fatalf("Gemini CLI sent %d requests before it was told to trust the folder\n%s", n, g.screen.String())
+	}
+	g.keys("\r") // the first choice: Trust folder
+	g.waitFor(t, "the prompt sent without the user's blocking hook", func() bool { return sentPrompt(a, "hello") })
+	// The session goes on untrusted: a prompt typed next is sent too. (It
+	// says it restarts to apply the trust change, but with a .gemini
+	// directory in the workspace, as setup's MCP entries make, it did
+	// not; without one it does, after sending the -i prompt.)
+	g.waitShown(t, "done")
+	g.keys("again")
+	g.waitFor(t, "the typed prompt sent without the user's blocking hook", func() bool {
+		if sentPrompt(a, "again") {
+			return true
+		}
+		g.keys("\r") // again while nothing is sent: one may go to a completion
+		return false
+	})
+
+	rules, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
+	if !strings.Contains(string(rules), "TRUST_FOLDER") {
+		t.Fatalf("trustedFolders.json after Trust folder: %s", rules)
+	}
+	if st := setupStatus(t, f, senv); st != nil {
+		t.Errorf("list once the folder is trusted: %v, want nothing\n%s", st, rules)
+	}
+}
+
+// userBlockReason is what the user's blocking hook says.
+const userBlockReason = "blocked by the user hook"
+
+// blockingUserHookSession is an interactive Gemini CLI session with the
+// prompt "hello" (-i), in a folder GEMINI_CLI_TRUST_WORKSPACE does not
+// decide, whose user settings.json holds a BeforeAgent hook that blocks
+// every prompt.
+func blockingUserHookSession(t *testing.T) (a *Agent, argv, env []string) {
+	a = New(t, GeminiCLI, Say("done"))
+	a.Settings = map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+		"matcher": "*",
+		"hooks":   []any{map[string]any{"type": "command", "command": "echo '" + userBlockReason + "' >&2; exit 2"}},
+	}}}}
+	a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
+	argv, env = a.Command(t, "hello") // writes the user's settings
+	return a, append(argv[:len(argv)-2], "-i", "hello"), env
+}
+
+// sentPrompt reports whether the model stand-in got a request carrying
+// the user's prompt text.
+func sentPrompt(a *Agent, text string) bool {
+	for _, r := range a.Model.Requests() {
+		if slices.Contains(r.Strings(), text) {
+			return true
+		}
+	}
+	return false
+}
