@@ -33,3 +33,26 @@ func TestFireChainGeminiContextLoneSurrogate(t *testing.T) {
 		}
 	}
 }
+
+// TestFireGeminiPromptLoneSurrogate: Gemini CLI 0.61 writes the event it
+// gives a hook with JSON.stringify, so a lone surrogate in the user's
+// prompt reaches the hook as its escape (the writer of
+// internal/agenttest TestGeminiChainedContextBytes). hooks run gave it
+// U+FFFD, as encoding/json reads it; bundlectl never judges a prompt, so
+// the hook now gets the host's spelling.
+func TestFireGeminiPromptLoneSurrogate(t *testing.T) {
+	for _, prompt := range []string{`"a\ud800b"`, `"\udc00"`, `"caf\u00e9"`} {
+		h := newHookEnv(t)
+		first := h.hook("first", "", "echo '{}'\n")
+		ev, err := ParseHookEvent([]byte(`{"hook_event_name":"BeforeAgent","prompt":`+prompt+`}`), "BeforeAgent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FireChain(context.Background(), []RunnableHook{first}, ev); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(h.stdin("first")["prompt"]); got != prompt {
+			t.Errorf("prompt %s: the hook was given %s", prompt, got)
+		}
+	}
+}

@@ -492,7 +492,7 @@ func (e *HookEvent) encode() ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("hook event: key %q lost", k)
 		}
-		if s, isNamed := set[k]; isNamed && !sameJSONString(s, v) && !(k == "prompt" && e.jsPrompt) {
+		if s, isNamed := set[k]; isNamed && !sameJSONString(s, v) && !(k == "prompt" && (e.jsPrompt || sameAsRead(s, v))) {
 			v = s // changed by bundlectl: its new value
 		}
 		write(k, v)
@@ -692,6 +692,17 @@ func plainKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// sameAsRead reports whether set, the JSON of a string field bundlectl
+// holds, is raw, the field as the host wrote it, read by encoding/json:
+// bundlectl left it as it was. For the prompt, which bundlectl never
+// judges, the hook is then given the host's own spelling, as in place: a
+// lone surrogate of a prompt Gemini CLI wrote with JSON.stringify
+// ("\ud800") stays its escape, where encoding/json reads U+FFFD.
+func sameAsRead(set, raw json.RawMessage) bool {
+	var a, b string
+	return json.Unmarshal(set, &a) == nil && json.Unmarshal(raw, &b) == nil && a == b
 }
 
 // sameJSONString reports whether the JSON values a and b are the same:
