@@ -35,6 +35,26 @@ func TestGeminiUndecidedFolder(t *testing.T) {
 			t.Fatalf("the user's hook did not block the prompt in a trusted folder: this test's premise no longer holds\n%s", g.screen.String())
 		}
 	})
+	// What list's hint does: gemini started there with no prompt asks
+	// first, and the answer writes the rule that ends the report.
+	t.Run("hint", func(t *testing.T) {
+		a, argv, env := blockingUserHookSession(t)
+		f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+		senv := append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE=")
+		if out, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini"); err != nil {
+			t.Fatalf("setup: %v\n%s%s", err, out, errOut)
+		}
+		g := startGeminiTTY(t, argv[:len(argv)-2], env, a.Workdir) // no -i
+		g.waitShown(t, "Do you trust the files in this folder?")
+		g.keys("\r")
+		g.waitFor(t, "the TRUST_FOLDER rule", func() bool {
+			rules, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
+			return strings.Contains(string(rules), "TRUST_FOLDER")
+		})
+		if st := setupStatus(t, f, senv); st != nil {
+			t.Errorf("list once the folder is trusted: %v, want nothing", st)
+		}
+	})
 	a, argv, env := blockingUserHookSession(t)
 	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
 
