@@ -377,7 +377,7 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		return nil, err
 	}
 	if drop != nil {
-		notes = append(notes, fmt.Sprintf("claude: your --settings is left out of the session's own: Claude Code drops it whole, as its %s fails Claude Code's settings schema (give %s %s to have it read)", drop.setting(), bundle.Quote(drop.key), drop.want.phrase()))
+		notes = append(notes, fmt.Sprintf("claude: your --settings is left out of the session's own: Claude Code drops it whole, as its %s fails Claude Code's settings schema (give %s %s to have it read)", drop.setting(), bundle.Quote(drop.where()), drop.want))
 	}
 	user := argv[1:]
 	if set != nil {

@@ -2,10 +2,14 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -17,20 +21,23 @@ import (
 // through) and, when any value fails it, drops the whole file: none of
 // its settings are in effect, its hooks and its switches neither (found
 // with the real CLI, internal/agenttest TestSetupClaudeSettingsSchema,
-// TestExecClaudeSettingsSchema). A managed file it reads all the same.
+// TestExecClaudeSettingsSchema, TestClaudeSettingsSchemaVectors). A
+// managed file it reads all the same.
 //
-// bundlectl models that check only where it is sure: the top-level keys
-// whose schema is a plain type with no fallback (no .catch, not one of
-// the keys Claude Code deletes from a non-managed file first), each tried
-// with the real CLI (settingsTypes), and of those only the value's JSON
-// type, null aside. A value of the right type that fails a deeper rule
-// (a string permissions.allow, a negative cleanupPeriodDays, an enum's
-// unknown word), a null (Claude Code takes it out of some keys before the
-// check, and drops the file for it under others), a key with a fallback,
-// or a key the table does not name counts as read. That errs one way on
-// purpose: exec counts a dropped file's switches for nothing, and a file
-// taken for dropped that Claude Code reads could hold the true that
-// keeps the views' guards from running.
+// bundlectl models that check only where it is sure, each rule tried
+// with the real CLI: the top-level keys whose schema is a plain type with
+// no fallback (no .catch, not one of the keys Claude Code deletes from a
+// non-managed file first) and the value's JSON type there
+// (settingsTypes), a null under them but where Claude Code takes it out
+// first (nullReads), and below permissions, env, enabledPlugins,
+// statusLine and three hook events what settingsShapes says. A value
+// deeper in that the shapes leave alone (a hook's shell, an
+// extraKnownMarketplaces source), a key with a fallback, or a key the
+// tables do not name counts as read. That errs one way on purpose: exec
+// counts a dropped file's switches for nothing, and a file taken for
+// dropped that Claude Code reads could hold the true that keeps the
+// views' guards from running; setup and list then say lines run that do
+// not.
 
 // jsonType is a JSON value's type.
 type jsonType string
@@ -123,7 +130,7 @@ var settingsTypes = sync.OnceValue(func() map[string]jsonType {
 			"httpHookAllowedEnvVars", "pluginSuggestionMarketplaces", "sshConfigs",
 		},
 		jsonObject: {
-			"breakReminder", "enabledPlugins", "fileSuggestion", "modelOverrides",
+			"breakReminder", "enabledPlugins", "env", "permissions", "fileSuggestion", "modelOverrides",
 			"pluginConfigs", "quietHours", "remote", "remoteTools", "skillOverrides",
 			"spinnerVerbs", "statusLine", "voice", "worktree",
 		},
@@ -171,15 +178,31 @@ func typeOf(v any) jsonType {
 }
 
 // schemaError is a value of a settings file that fails Claude Code's
-// settings schema (settingsTypes), for which it drops the whole file.
+// settings schema (settingsTypes, settingsShapes, nullDrops), for which
+// it drops the whole file.
 type schemaError struct {
+	// key is the top-level key, value its whole value.
 	key   string
 	value any
-	want  jsonType
+	// path leads from value down to got, the value that fails (object
+	// keys as strings, array indexes as ints); empty when got is value.
+	path []any
+	got  any
+	// want is what the schema wants there.
+	want want
 }
 
+// want is what the schema wants of a value, as a message says it: "an
+// object", `one of "plan", "auto"`.
+type want string
+
+func (w want) phrase() string { return string(w) }
+
 // schemaDrop returns the first key (in name order) of m whose value
-// Claude Code's schema refuses, as far as settingsTypes tells, or nil.
+// Claude Code's schema refuses, as far as bundlectl models it, or nil:
+// a value of another JSON type than settingsTypes says, a null where
+// nullDrops says the schema refuses one, or a value deeper in that
+// settingsShapes refuses.
 func schemaDrop(m map[string]any) *schemaError {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -187,25 +210,93 @@ func schemaDrop(m map[string]any) *schemaError {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if want, ok := settingsTypes()[k]; ok && m[k] != nil && typeOf(m[k]) != want {
-			return &schemaError{key: k, value: m[k], want: want}
+		if e := keyDrop(k, m[k]); e != nil {
+			return e
 		}
 	}
 	return nil
 }
 
-// setting is the value as written: "statusLine": 5.
+// keyDrop is where the value v of the top-level key k fails the schema,
+// or nil.
+func keyDrop(k string, v any) *schemaError {
+	t, typed := settingsTypes()[k]
+	switch {
+	case v == nil && nullDrops()[k]:
+		return &schemaError{key: k, want: nullWant(t)}
+	case v == nil:
+		return nil
+	case typed && typeOf(v) != t:
+		return &schemaError{key: k, value: v, got: v, want: want(t.phrase())}
+	}
+	if s, ok := settingsShapes()[k]; ok {
+		if f := s.check(v); f != nil {
+			return &schemaError{key: k, value: v, path: f.path, got: f.got, want: f.want}
+		}
+	}
+	return nil
+}
+
+// nullWant is what a message says the schema wants instead of a null.
+func nullWant(t jsonType) want {
+	if t == "" {
+		return "a value other than null"
+	}
+	return want(t.phrase())
+}
+
+// setting is the value as written, down to the one that fails:
+// "statusLine": 5, "permissions": {"defaultMode": "bogus"}, with an
+// element of a list after others as […, x].
 func (e *schemaError) setting() string {
-	return switchOff{key: e.key, value: e.value}.setting()
+	text := valueText(e.got)
+	for i := len(e.path) - 1; i >= 0; i-- {
+		switch step := e.path[i].(type) {
+		case string:
+			text = "{" + strconv.Quote(step) + ": " + text + "}"
+		case int:
+			if step > 0 {
+				text = "[…, " + text + "]"
+			} else {
+				text = "[" + text + "]"
+			}
+		}
+	}
+	return strconv.Quote(e.key) + ": " + text
+}
+
+// valueText is v as JSON, cleaned for a terminal.
+func valueText(v any) string {
+	text, err := json.Marshal(v)
+	if err != nil {
+		return "null"
+	}
+	return bundle.Sanitize(string(text))
+}
+
+// where names the place of the failing value: "statusLine",
+// "permissions.defaultMode", "hooks.PreToolUse[0].hooks[0].type".
+func (e *schemaError) where() string {
+	var b strings.Builder
+	b.WriteString(e.key)
+	for _, step := range e.path {
+		switch step := step.(type) {
+		case string:
+			b.WriteString("." + step)
+		case int:
+			fmt.Fprintf(&b, "[%d]", step)
+		}
+	}
+	return bundle.Sanitize(b.String())
 }
 
 func (e *schemaError) Error() string {
-	return fmt.Sprintf("%s fails Claude Code's settings schema (it wants %s there), and Claude Code then reads nothing of the file", e.setting(), e.want.phrase())
+	return fmt.Sprintf("%s fails Claude Code's settings schema (it wants %s there), and Claude Code then reads nothing of the file", e.setting(), e.want)
 }
 
 // fix says how to make the file one Claude Code reads.
 func (e *schemaError) fix() string {
-	return fmt.Sprintf("give %s %s, or remove it", bundle.Quote(e.key), e.want.phrase())
+	return fmt.Sprintf("give %s %s, or remove it", bundle.Quote(e.where()), e.want)
 }
 
 // schemaDropped reports whether a layer's unread is a schema drop, and
@@ -228,4 +319,283 @@ func keyLine(data []byte, key string) int {
 		return 1
 	}
 	return 1 + bytes.Count(data[:loc[0]], []byte("\n"))
+}
+
+// failure is where a value below a top-level key fails its shape: the
+// path down to it from that key's value, the value, and what the schema
+// wants there.
+type failure struct {
+	path []any
+	got  any
+	want want
+}
+
+// at puts step in front of f's path, nil staying nil.
+func (f *failure) at(step any) *failure {
+	if f != nil {
+		f.path = append([]any{step}, f.path...)
+	}
+	return f
+}
+
+// shape is what Claude Code's settings schema wants of a value below a
+// top-level key, as far as bundlectl models it: check returns where v
+// fails it, or nil (also where the model cannot tell: it errs toward
+// "read").
+type shape interface {
+	check(v any) *failure
+}
+
+// typed wants a value of one JSON type; a null fails it too (each such
+// null was tried: Claude Code drops the file for it).
+type typed jsonType
+
+func (t typed) check(v any) *failure {
+	if typeOf(v) != jsonType(t) {
+		return &failure{got: v, want: want(jsonType(t).phrase())}
+	}
+	return nil
+}
+
+// positive wants a number above zero.
+type positive struct{}
+
+func (positive) check(v any) *failure {
+	if n, ok := v.(float64); !ok || n <= 0 {
+		return &failure{got: v, want: "a number above 0"}
+	}
+	return nil
+}
+
+// oneOf wants one of a few strings, exactly as written.
+type oneOf []string
+
+func (o oneOf) check(v any) *failure {
+	if s, ok := v.(string); ok && slices.Contains(o, s) {
+		return nil
+	}
+	quoted := make([]string, len(o))
+	for i, w := range o {
+		quoted[i] = strconv.Quote(w)
+	}
+	if len(o) == 1 {
+		return &failure{got: v, want: want(quoted[0])}
+	}
+	return &failure{got: v, want: want("one of " + strings.Join(quoted, ", "))}
+}
+
+// listOf wants an array, each element of which elem wants (nil: any).
+type listOf struct{ elem shape }
+
+func (l listOf) check(v any) *failure {
+	a, ok := v.([]any)
+	if !ok {
+		return &failure{got: v, want: want(jsonArray.phrase())}
+	}
+	if l.elem == nil {
+		return nil
+	}
+	for i, e := range a {
+		if f := l.elem.check(e); f != nil {
+			return f.at(i)
+		}
+	}
+	return nil
+}
+
+// field is one field of an object's shape.
+type field struct {
+	shape    shape
+	required bool
+}
+
+// fields wants an object whose fields named here each have their shape;
+// the others it lets through, as Claude Code's schema does.
+type fields map[string]field
+
+func (fs fields) check(v any) *failure {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return &failure{got: v, want: want(jsonObject.phrase())}
+	}
+	for _, k := range slices.Sorted(maps.Keys(fs)) {
+		fv, present := m[k]
+		switch {
+		case !present && fs[k].required:
+			return &failure{path: []any{k}, want: want("a " + k + " field")}
+		case present:
+			if f := fs[k].shape.check(fv); f != nil {
+				return f.at(k)
+			}
+		}
+	}
+	return nil
+}
+
+// entries wants an object each value of which (or only those of the keys
+// named in only, when it is set) value wants.
+type entries struct {
+	value shape
+	only  []string
+}
+
+func (e entries) check(v any) *failure {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return &failure{got: v, want: want(jsonObject.phrase())}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if e.only != nil && !slices.Contains(e.only, k) {
+			continue
+		}
+		if f := e.value.check(m[k]); f != nil {
+			return f.at(k)
+		}
+	}
+	return nil
+}
+
+// either wants a value one of its shapes takes; a failure says the
+// first's want… unless want is set.
+type either struct {
+	shapes []shape
+	want   want
+}
+
+func (e either) check(v any) *failure {
+	for _, s := range e.shapes {
+		if s.check(v) == nil {
+			return nil
+		}
+	}
+	return &failure{got: v, want: e.want}
+}
+
+// orNull lets a null through where Claude Code does (it takes it out
+// first), and checks anything else with shape.
+type orNull struct{ shape shape }
+
+func (o orNull) check(v any) *failure {
+	if v == nil {
+		return nil
+	}
+	return o.shape.check(v)
+}
+
+// ifObject checks an object with shape and lets anything else through,
+// where Claude Code takes out a value that is no object first.
+type ifObject struct{ shape shape }
+
+func (o ifObject) check(v any) *failure {
+	if _, ok := v.(map[string]any); !ok {
+		return nil
+	}
+	return o.shape.check(v)
+}
+
+// hookEntry is one hook of a settings file's hooks: an object whose
+// type names one of the five kinds, and of a command hook a string
+// command and a timeout above 0. The other kinds' fields, and the
+// command hook's others, are not modelled.
+type hookEntry struct{}
+
+func (hookEntry) check(v any) *failure {
+	if f := (fields{"type": {shape: oneOf{"command", "prompt", "agent", "http", "mcp_tool"}, required: true}}).check(v); f != nil {
+		return f
+	}
+	if v.(map[string]any)["type"] != "command" {
+		return nil
+	}
+	return fields{
+		"command": {shape: typed(jsonString), required: true},
+		"timeout": {shape: positive{}},
+	}.check(v)
+}
+
+// strictHookEvents are the events of a settings file's hooks under
+// which a value that fails Claude Code 2.1.332's hooks schema drops the
+// whole file (each event tried with the real CLI,
+// testdata/schema_vectors.txt): under the others it takes out what fails
+// first, as it does for a plugin's hooks (docs/claude-code.md).
+var strictHookEvents = []string{"PermissionRequest", "PreSkillShellCommand", "PreToolUse"}
+
+// permissionModes are the words permissions.defaultMode takes ("manual"
+// standing for "default").
+var permissionModes = oneOf{"acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "manual", "plan"}
+
+// settingsShapes are what Claude Code 2.1.332's settings schema wants
+// below a few top-level keys, as far as each was tried with the real CLI
+// (testdata/schema_vectors.txt, which internal/agenttest
+// TestClaudeSettingsSchemaVectors holds it to): a value that fails it
+// drops the file. What is not here counts as read: the elements of
+// permissions.allow, deny and ask (Claude Code takes out a rule it cannot
+// read, a 5 or "Bash(", first), the values of env (it turns a number or a
+// boolean into a string), the fields of a hook other than a command
+// hook's type, command and timeout, extraKnownMarketplaces (it drops the
+// file for a source of an unknown kind, and mends the rest: not
+// modelled), and a hooks that is no object or an event not named
+// (Claude Code takes them out first).
+var settingsShapes = sync.OnceValue(func() map[string]shape {
+	strings := listOf{elem: typed(jsonString)}
+	command := hookEntry{}
+	matcher := fields{
+		"matcher": {shape: typed(jsonString)},
+		"hooks":   {shape: listOf{elem: command}, required: true},
+	}
+	return map[string]shape{
+		"permissions": fields{
+			"allow":                        {shape: listOf{}},
+			"deny":                         {shape: listOf{}},
+			"ask":                          {shape: listOf{}},
+			"defaultMode":                  {shape: permissionModes},
+			"additionalDirectories":        {shape: strings},
+			"disableBypassPermissionsMode": {shape: oneOf{"disable"}},
+		},
+		"hooks":          ifObject{entries{value: orNull{listOf{elem: matcher}}, only: strictHookEvents}},
+		"env":            typed(jsonObject),
+		"enabledPlugins": entries{value: either{shapes: []shape{typed(jsonBoolean), strings}, want: "true, false or an array of strings"}},
+		"statusLine": fields{
+			"type":    {shape: oneOf{"command"}, required: true},
+			"command": {shape: typed(jsonString), required: true},
+			"padding": {shape: typed(jsonNumber)},
+		},
+	}
+})
+
+// nullReads are the keys of settingsTypes under which a null leaves the
+// file read (Claude Code takes it out before the check), each tried with
+// the real CLI (internal/agenttest TestClaudeSettingsSchemaTable); under
+// the others it drops the file. disableAllHooks is among them untried: a
+// null there counts for nothing either way (disableAllHooksOff).
+var nullReads = []string{
+	"allowManagedHooksOnly", "allowManagedMcpServersOnly",
+	"allowManagedPermissionRulesOnly", "autoContinueAtUsageLimit",
+	"autoUploadSessions", "channelsEnabled", "disableAgentView", "disableAllHooks",
+	"disableArtifact", "disableAutoMode", "disableBundledSkills",
+	"disableClaudeAiConnectors", "disableCommandPluginSources",
+	"disableRemoteControl", "disableSideloadFlags", "disableSkillShellExecution",
+	"disableWindowsBashCommandSplit", "disableWorkflows",
+	"enableAllProjectMcpServers", "enableArtifact", "enableWorkflows",
+	"enforceAvailableModels", "fastModePerSessionOptIn", "feedbackDrafts",
+	"fileCheckpointingEnabled", "isolatePeerMachines", "remoteControlAtStartup",
+	"responseComparisonEnabled", "skipDangerousModePermissionPrompt",
+	"skipWebFetchPreflight", "skipWorkflowUsageWarning", "syncClaudeAiPlugins",
+	"syncClaudeAiSkills",
+}
+
+// nullDrops are the top-level keys under which a null drops the file:
+// those of settingsTypes but nullReads.
+var nullDrops = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for k := range settingsTypes() {
+		out[k] = !slices.Contains(nullReads, k)
+	}
+	return out
+})
+
+// SettingsSchemaNullDrops reports, for each key of SettingsSchemaTypes,
+// whether bundlectl takes a null there to make Claude Code drop the file
+// (nullDrops): internal/agenttest tries each with the real CLI.
+func SettingsSchemaNullDrops() map[string]bool {
+	return maps.Clone(nullDrops())
 }

@@ -14,11 +14,15 @@ import (
 // TestSetupSchemaDrop: Claude Code 2.1.332 drops a user settings file
 // holding a value its schema refuses, setup's lines with it (agenttest
 // TestSetupClaudeSettingsSchema), so setup refuses, naming the value and
-// showing its line, and list says the lines do not run. A key the schema
-// does not name, one with a fallback for a wrong value, one Claude Code
-// mends first (enabledMcpjsonServers), a null, and a wrong value deeper
-// in are read: bundlectl does not model them (schemaDrop). Setup once wrote
-// its lines beside a "statusLine": 5 and said done.
+// showing its line, and list says the lines do not run: a wrong type at
+// the top, a null where the schema takes none, or a wrong value deeper
+// in as far as bundlectl models it (schemaDrop, testdata/schema_vectors.txt).
+// A key the schema does not name, one with a fallback for a wrong value,
+// one Claude Code mends first (enabledMcpjsonServers, a number in env, a
+// null under allowManagedHooksOnly), and a deeper value the model leaves
+// alone are read. Setup once wrote its lines beside a "statusLine": 5 and
+// said done, and beside a "permissions": {"defaultMode": "bogus"} until
+// the model went below the top.
 func TestSetupSchemaDrop(t *testing.T) {
 	for _, c := range []struct {
 		settings, want string
@@ -27,11 +31,16 @@ func TestSetupSchemaDrop(t *testing.T) {
 		{`{"model": 5}`, `"model": 5 (`},
 		{`{"cleanupPeriodDays": "7"}`, `"cleanupPeriodDays": "7" (`},
 		{`{"enabledPlugins": []}`, `"enabledPlugins": [] (`},
-		{`{"statusLine": null}`, ""},
+		{`{"statusLine": null}`, `"statusLine": null (Claude Code's settings schema wants an object there`},
+		{`{"permissions": {"defaultMode": "bogus"}}`, `"permissions": {"defaultMode": "bogus"} (Claude Code's settings schema wants one of "acceptEdits", `},
+		{`{"statusLine": {"type": "command", "command": "x", "padding": "1"}}`, `"statusLine": {"padding": "1"} (Claude Code's settings schema wants a number there`},
+		{`{"env": {"A": 1}}`, ""},
+		{`{"allowManagedHooksOnly": null}`, ""},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`, ""},
 		{`{"enabledMcpjsonServers": "a"}`, ""},
 		{`{"notASetting": 5}`, ""},
 		{`{"viewMode": 5}`, ""},
-		{`{"permissions": {"allow": "Bash"}}`, ""},
+		{`{"permissions": {"allow": "Bash"}}`, `"permissions": {"allow": "Bash"} (Claude Code's settings schema wants an array there`},
 		{`{"statusLine": {"type": "command", "command": "x"}, "model": "m"}`, ""},
 	} {
 		h := newOwnHome(t)
@@ -105,7 +114,10 @@ func TestExecSchemaDrop(t *testing.T) {
 	}{
 		{"project true beside a wrong type", map[string]string{"project": `{"disableAllHooks": true, "statusLine": 5}`}, nil, ""},
 		{"local true beside a string for an array", map[string]string{"local": `{"disableAllHooks": true, "allowedHttpHookUrls": "x"}`}, nil, ""},
-		{"local true beside a null, not modelled", map[string]string{"local": `{"disableAllHooks": true, "model": null}`}, nil, "local"},
+		{"local true beside a null the schema refuses", map[string]string{"local": `{"disableAllHooks": true, "model": null}`}, nil, ""},
+		{"local true beside a null Claude Code takes out", map[string]string{"local": `{"disableAllHooks": true, "allowManagedHooksOnly": null}`}, nil, "local"},
+		{"project true beside an unknown permission mode", map[string]string{"project": `{"disableAllHooks": true, "permissions": {"defaultMode": "bogus"}}`}, nil, ""},
+		{"project true beside a deeper value not modelled", map[string]string{"project": `{"disableAllHooks": true, "extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`}, nil, "project"},
 		{"project true beside a value Claude Code mends", map[string]string{"project": `{"disableAllHooks": true, "enabledMcpjsonServers": "a"}`}, nil, "project"},
 		{"--settings file true beside a wrong type", map[string]string{"flag": `{"disableAllHooks": true, "statusLine": "x"}`}, []string{"--settings", "flag.json"}, ""},
 		{"user true, a dropped project false", map[string]string{"user": `{"disableAllHooks": true}`, "project": `{"disableAllHooks": false, "statusLine": 5}`}, nil, "user"},

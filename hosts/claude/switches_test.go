@@ -213,10 +213,11 @@ func TestLaunchPinsSwitch(t *testing.T) {
 	t.Run("undone", func(t *testing.T) {
 		h := newOwnHome(t)
 		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
-		// A value of the right type at the top that fails deeper in, which
-		// bundlectl does not model (schemaDrop): the project file may be
+		// A value that fails deeper in where bundlectl does not model the
+		// schema (a marketplace source of an unknown kind: schemaDrop,
+		// testdata/schema_vectors.txt): the project file may be
 		// dropped, and the pin keeps the user's true from holding again.
-		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "permissions": {"allow": "Bash"}}`)
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`)
 		l, _, err := launchOwn(t, h, false, guardView, "-p", "hi")
 		if err != nil {
 			t.Fatal(err)
@@ -246,7 +247,7 @@ func TestLaunchPinsSwitch(t *testing.T) {
 		t.Run("undone, the user's dropped --settings "+arg, func(t *testing.T) {
 			h := newOwnHome(t)
 			writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
-			writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "permissions": {"allow": "Bash"}}`)
+			writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`)
 			writeRaw(t, filepath.Join(h.wd, "flag.json"), `{"statusLine": 5, "model": "m"}`)
 			l, _, err := launchOwn(t, h, false, guardView, "--settings", arg, "-p", "hi")
 			if err != nil {

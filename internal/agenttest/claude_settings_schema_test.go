@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/hosts/claude"
@@ -19,8 +20,13 @@ import (
 // one it reads from managed settings only and deletes from the others
 // first ("deniedModels"), or one it mends before the check (a string
 // "enabledMcpjsonServers"), leaves the file read; a null it takes out of
-// some keys first, and bundlectl, not modelling it, counts the file read
-// (exec refuses where the guard would run: fail closed). exec counts such a file as Claude Code does (hosts/claude
+// some keys first (allowManagedHooksOnly) and drops the file for under
+// others ("model": null), as does a value deeper in that fails (an
+// unknown permissions.defaultMode, a timeout of 0 in a PreToolUse hook;
+// in a Stop hook Claude Code takes the hook out and reads the rest).
+// Deeper than bundlectl models the schema (a marketplace source of an
+// unknown kind) it counts the file read, and exec refuses where the
+// guard would run: fail closed. exec counts such a file as Claude Code does (hosts/claude
 // schemaDrop): it once refused the dropped file's true, keeping a session
 // whose guards run from starting; now it starts it, and still refuses a
 // true beside an unknown key. A --settings file with a comment Claude
@@ -30,7 +36,14 @@ func TestExecClaudeSettingsSchema(t *testing.T) {
 	const userFile = "~/.claude/settings.json"
 	for _, c := range []execSwitchCase{
 		{guardCase: guardCase{name: "project true beside a wrong type", files: map[string]string{projectFile: `{"disableAllHooks": true, "statusLine": 5}`}, blocks: true}},
-		{guardCase: guardCase{name: "local true beside a null, not modelled", files: map[string]string{"./.claude/settings.local.json": `{"disableAllHooks": true, "model": null}`}, blocks: true}, refused: "./.claude/settings.local.json", setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "local true beside a null the schema refuses", files: map[string]string{"./.claude/settings.local.json": `{"disableAllHooks": true, "model": null}`}, blocks: true}},
+		{guardCase: guardCase{name: "local true beside a null Claude Code takes out", files: map[string]string{"./.claude/settings.local.json": `{"disableAllHooks": true, "allowManagedHooksOnly": null}`}}, refused: "./.claude/settings.local.json", setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside an unknown permission mode", files: map[string]string{projectFile: `{"disableAllHooks": true, "permissions": {"defaultMode": "bogus"}}`}, blocks: true}},
+		{guardCase: guardCase{name: "project true beside a bad PreToolUse hook", files: map[string]string{projectFile: `{"disableAllHooks": true, "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": 0}]}]}}`}, blocks: true}},
+		{guardCase: guardCase{name: "project true beside a bad Stop hook, taken out", files: map[string]string{projectFile: `{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "timeout": 0}]}]}}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
+		// Claude Code drops the file and runs the guard; exec, not
+		// knowing, refuses the true: fail closed, by design.
+		{guardCase: guardCase{name: "project true beside a deeper value not modelled", files: map[string]string{projectFile: `{"disableAllHooks": true, "extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`}, blocks: true}, refused: projectFile, setting: `"disableAllHooks": true`},
 		{guardCase: guardCase{name: "project true beside a string for a boolean", files: map[string]string{projectFile: `{"disableAllHooks": true, "respectGitignore": "yes"}`}, blocks: true}},
 		{guardCase: guardCase{name: "project true beside a string for a number", files: map[string]string{projectFile: `{"disableAllHooks": true, "cleanupPeriodDays": "7"}`}, blocks: true}},
 		{guardCase: guardCase{name: "project true beside a string for an array", files: map[string]string{projectFile: `{"disableAllHooks": true, "allowedHttpHookUrls": "x"}`}, blocks: true}},
@@ -49,10 +62,11 @@ func TestExecClaudeSettingsSchema(t *testing.T) {
 
 // TestSetupClaudeSettingsSchema: with setup's lines in the user's
 // settings.json, Claude Code 2.1.332 runs none of them when the file also
-// holds a top-level value of the wrong type ("statusLine": 5): it drops
-// the whole file. setup refuses, naming the value, and list says the
-// lines do not run; setup once wrote its lines and said done. An unknown
-// key leaves the file read, and setup wires.
+// holds a top-level value of the wrong type ("statusLine": 5) or a
+// wrong value deeper in ("permissions": {"defaultMode": "bogus"}): it
+// drops the whole file. setup refuses, naming the value, and list says
+// the lines do not run; setup once wrote its lines and said done. An
+// unknown key leaves the file read, and setup wires.
 func TestSetupClaudeSettingsSchema(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -61,6 +75,7 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 		off  bool
 	}{
 		{"statusLine 5", "statusLine", 5, true},
+		{"unknown permission mode", "permissions", map[string]any{"defaultMode": "bogus"}, true},
 		{"unknown key", "notASetting", 5, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,10 +90,10 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 			if _, err := os.Stat(marker); (err == nil) != c.off {
 				t.Fatalf("the guarded command ran: %v, want %v: this test's premise (Claude Code 2.1.332) no longer holds\n%s", err == nil, c.off, res)
 			}
-			refuse := ""
-			if c.off {
-				refuse = `"statusLine": 5 (Claude Code's settings schema wants an object there`
-			}
+			refuse := map[string]string{
+				"statusLine":  `"statusLine": 5 (Claude Code's settings schema wants an object there`,
+				"permissions": `"permissions": {"defaultMode": "bogus"} (Claude Code's settings schema wants one of "acceptEdits", `,
+			}[c.key]
 			checkVerdict(t, a, f, nil, setupEnv(a), c.name, offVerdict(c.off, refuse, ""))
 		})
 	}
@@ -88,7 +103,10 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 // Code's settings schema to require a JSON type of (SettingsSchemaTypes)
 // makes Claude Code 2.1.332 drop a project settings file holding a value
 // of another type beside "disableAllHooks": true, so a plugin's guard
-// runs. A key it does not drop the file for would let exec start a
+// runs; and a null there drops it exactly where hosts/claude says
+// (SettingsSchemaNullDrops: under most keys; under some 30, most of them
+// switches that count in managed settings, Claude Code takes it out
+// first). A key it does not drop the file for would let exec start a
 // session whose guards a true in that file keeps from running: the
 // table first held five such keys (enabledMcpjsonServers and
 // disabledMcpjsonServers, given a string; modelPicker, modelPricing and
@@ -96,6 +114,7 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 func TestClaudeSettingsSchemaTable(t *testing.T) {
 	wrong := map[string]string{"boolean": `"x"`, "string": `5`, "number": `"x"`, "array": `"x"`, "object": `"x"`}
 	types := claude.SettingsSchemaTypes()
+	nulls := claude.SettingsSchemaNullDrops()
 	keys := slices.Sorted(maps.Keys(types))
 	for _, k := range keys {
 		v, ok := wrong[types[k]]
@@ -106,7 +125,63 @@ func TestClaudeSettingsSchemaTable(t *testing.T) {
 		if ran, _, res := runGuardCase(t, c); !ran {
 			t.Errorf("%q: %s did not drop the file: Claude Code ran no guard\n%s", k, v, res)
 		}
+		if k == "disableAllHooks" {
+			continue // its null would take the true's place
+		}
+		c = guardCase{name: k + " null", files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: null}`, k)}}
+		if ran, _, res := runGuardCase(t, c); ran != nulls[k] {
+			t.Errorf("%q: null dropped the file %v, bundlectl takes it to %v\n%s", k, ran, nulls[k], res)
+		}
 	}
+}
+
+// TestClaudeSettingsSchemaVectors: Claude Code 2.1.332 drops a project
+// settings file for each value below a top-level key that
+// hosts/claude/testdata/schema_vectors.txt says it drops (a plugin's
+// guard runs beside "disableAllHooks": true), and reads it for each
+// other; hosts/claude TestSchemaVectors holds bundlectl's model to the
+// same file, where it never claims a drop Claude Code does not make.
+// Found so: below permissions, env, enabledPlugins and statusLine a
+// wrong type, a null, an unknown word drop it; of hooks only the
+// PreToolUse, PermissionRequest and PreSkillShellCommand events do,
+// under the others Claude Code takes out what fails and reads the rest.
+func TestClaudeSettingsSchemaVectors(t *testing.T) {
+	for _, v := range readSchemaVectors(t, "../../hosts/claude/testdata/schema_vectors.txt") {
+		text := fmt.Sprintf(`{"disableAllHooks": true, %s}`, v.setting)
+		ran, _, res := runGuardCase(t, guardCase{name: v.setting, files: map[string]string{"./.claude/settings.json": text}})
+		if ran != (v.claude == "drops") {
+			t.Errorf("%s: Claude Code dropped the file %v, the vector says %s\n%s", v.setting, ran, v.claude, res)
+		}
+	}
+}
+
+// schemaVector is a line of a settings schema vector file: whether
+// Claude Code drops a file for the setting, then whether bundlectl
+// takes it to.
+type schemaVector struct{ claude, bundlectl, setting string }
+
+// readSchemaVectors reads a vector file (hosts/claude
+// testdata/schema_vectors.txt says its format).
+func readSchemaVectors(t *testing.T, path string) []schemaVector {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []schemaVector
+	for line := range strings.Lines(string(data)) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		w := strings.Fields(line)
+		if len(w) < 3 {
+			t.Fatalf("%s: %q: want drops|reads drops|reads setting", path, line)
+		}
+		rest := strings.TrimSpace(strings.TrimPrefix(line, w[0]))
+		out = append(out, schemaVector{claude: w[0], bundlectl: w[1], setting: strings.TrimSpace(strings.TrimPrefix(rest, w[1]))})
+	}
+	return out
 }
 
 // TestClaudeSettingsSchemaOtherTypes: the table test tries one wrong

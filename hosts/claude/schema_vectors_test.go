@@ -1,0 +1,75 @@
+package claude
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestSchemaVectors: schemaDrop takes each value of
+// testdata/schema_vectors.txt as the file says bundlectl does, and never
+// for dropped where Claude Code 2.1.332 reads the file (internal/agenttest
+// TestClaudeSettingsSchemaVectors holds the first column to the real
+// CLI): such a claim would count a true there for nothing, and exec would
+// start a session whose guards it keeps off. bundlectl once took every
+// value of the right JSON type for read: a "permissions": {"defaultMode":
+// "bogus"} dropped setup's lines without a word.
+func TestSchemaVectors(t *testing.T) {
+	for _, v := range readSchemaVectors(t, "testdata/schema_vectors.txt") {
+		if v.Claude == "reads" && v.Bundlectl == "drops" {
+			t.Errorf("%s: the file claims a drop Claude Code does not make", v.Setting)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(v.Settings()), &m); err != nil {
+			t.Fatalf("%s: %v", v.Setting, err)
+		}
+		d := schemaDrop(m)
+		if got := map[bool]string{true: "drops", false: "reads"}[d != nil]; got != v.Bundlectl {
+			t.Errorf("%s: schemaDrop %s (%v), want %s", v.Setting, got, d, v.Bundlectl)
+		}
+	}
+}
+
+// schemaVector is a line of testdata/schema_vectors.txt.
+type schemaVector struct {
+	Claude, Bundlectl, Setting string
+}
+
+// Settings is the settings file the vector is tried in.
+func (v schemaVector) Settings() string {
+	return fmt.Sprintf(`{"disableAllHooks": true, %s}`, v.Setting)
+}
+
+// readSchemaVectors reads a vector file: lines of "drops" or "reads"
+// twice and a setting, "#" lines aside.
+func readSchemaVectors(t testing.TB, path string) []schemaVector {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []schemaVector
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		w := strings.Fields(line)
+		if len(w) < 3 || !isVerdict(w[0]) || !isVerdict(w[1]) {
+			t.Fatalf("%s: %q: want drops|reads drops|reads setting", path, line)
+		}
+		setting := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimPrefix(line, w[0])), w[1]))
+		out = append(out, schemaVector{Claude: w[0], Bundlectl: w[1], Setting: setting})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func isVerdict(w string) bool { return w == "drops" || w == "reads" }
