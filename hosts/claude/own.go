@@ -130,7 +130,8 @@ type envLayer struct {
 // config (.claude.json in $CLAUDE_CONFIG_DIR, else in the home directory),
 // of the user's settings (when --setting-sources reads them; see
 // userSettingsFiles), of the last --settings argument and of managed
-// settings. A project's settings and its local ones do not count. A file
+// settings. A project's settings and its local ones do not count, nor a
+// user or --settings file Claude Code drops for its schema. A file
 // that cannot be read gives nothing here: hooksOff refuses an unreadable
 // settings file on its own, and the global config is Claude Code's to
 // refuse — found with the real CLI, it refuses to start on one that is
@@ -142,32 +143,36 @@ func settingsEnv(args, env []string) []envLayer {
 			out = append(out, envLayer{source: source, env: e})
 		}
 	}
-	readFile := func(f string) {
+	// checked: a settings file Claude Code holds to its schema, and
+	// drops whole, "env" and all, when it fails (schemaDrop; agenttest
+	// TestClaudeSettingsEnvDropped); the global config and managed files
+	// it reads all the same.
+	readFile := func(f string, checked bool) {
 		m, err := hosts.ReadSettings(f)
 		if err != nil {
 			// Read as Claude Code reads it (a byte order mark skipped):
 			// an entry is counted whenever either reading finds it.
 			m, err = readSettings(f)
 		}
-		if err == nil {
+		if err == nil && !(checked && schemaDrop(m) != nil) {
 			read(f, m)
 		}
 	}
 	u := parseArgs(args)
-	readFile(globalConfig(env))
+	readFile(globalConfig(env), false)
 	if config, err := ConfigDir(env); err == nil && u.reads("user") {
 		for _, f := range userSettingsFiles(config, env) {
-			readFile(f)
+			readFile(f, true)
 		}
 	}
 	if u.hasSettings {
 		wd, _ := os.Getwd()
-		if m, err := readSettingsArg(u.settings, wd); err == nil {
+		if m, err := readSettingsArg(u.settings, wd); err == nil && schemaDrop(m) == nil {
 			read("--settings", m)
 		}
 	}
 	for _, f := range managedFiles() {
-		readFile(f)
+		readFile(f, false)
 	}
 	return out
 }
@@ -360,7 +365,11 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 		return &ownState{wd: wd}, nil
 	}
 	st := &ownState{args: parseArgs(args), wd: wd}
-	read := func(file string, managed bool) error {
+	// checked: a session's settings file, which Claude Code drops whole
+	// when it fails its schema (schemaDrop): its enabledPlugins turn
+	// nothing on or off, and a false there hides no plugin a file below
+	// turns on.
+	read := func(file string, managed, checked bool) error {
 		m, err := hosts.ReadSettings(file)
 		if errors.Is(err, syscall.ENOTDIR) {
 			err = nil // an --add-dir that is a file: no settings there
@@ -369,6 +378,9 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			if strict {
 				return unreadable(file, err)
 			}
+			return nil
+		}
+		if checked && !managed && schemaDrop(m) != nil {
 			return nil
 		}
 		if e, ok := m["enabledPlugins"].(map[string]any); ok {
@@ -381,7 +393,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			d = filepath.Join(wd, d)
 		}
 		for _, f := range []string{"settings.json", "settings.local.json"} {
-			if err := read(filepath.Join(d, ".claude", f), false); err != nil {
+			if err := read(filepath.Join(d, ".claude", f), false, false); err != nil {
 				return nil, err
 			}
 		}
@@ -390,7 +402,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 	st.config = config
 	for _, src := range sessionSources(st.args, env, wd) {
 		if !src.flag {
-			if err := read(src.file, src.managed); err != nil {
+			if err := read(src.file, src.managed, true); err != nil {
 				return nil, err
 			}
 			continue
@@ -405,7 +417,10 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 				}
 				return nil, unreadable(name, err)
 			}
-		} else if e, ok := m["enabledPlugins"].(map[string]any); ok {
+		} else if e, ok := m["enabledPlugins"].(map[string]any); ok && schemaDrop(m) == nil {
+			// One Claude Code drops loads nothing it names (agenttest
+			// TestExecClaudeExclusiveDroppedSettingsPlugins): --exclusive
+			// has nothing there to refuse.
 			st.layers = append(st.layers, layer{source: "--settings", enabled: e})
 		}
 	}

@@ -159,6 +159,14 @@ func TestOwnPluginsPrecedence(t *testing.T) {
 			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"other@skills-dir": false}))
 			return nil
 		}, []string{"sk@skills-dir"}},
+		{"a file Claude Code drops for its schema turns nothing on or off", func(t *testing.T, h ownHome) []string {
+			// Claude Code reads none of it (agenttest
+			// TestExecClaudeExclusiveDroppedSettingsPlugins): a@m, on
+			// in the project, stays on; c@m, on only there, stays off.
+			h.write(t, filepath.Join(h.wd, ".claude", "settings.json"), enabled(map[string]any{"a@m": true}))
+			h.writeRaw(t, filepath.Join(h.wd, ".claude", "settings.local.json"), `{"enabledPlugins": {"a@m": false, "c@m": true}, "statusLine": 5}`)
+			return []string{"--settings", `{"enabledPlugins": {"a@m": false}, "permissions": {"defaultMode": "bogus"}}`}
+		}, []string{"a@m"}},
 		{"built-in and inline ids are not the user's own", func(t *testing.T, h ownHome) []string {
 			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"x@builtin": true, "y@inline": true}))
 			return nil
@@ -288,6 +296,14 @@ func TestLaunchExclusiveRefuses(t *testing.T) {
 	if _, _, err := launchOwn(t, h, false, nil); err != nil {
 		t.Errorf("without --exclusive an unreadable settings file only goes unnamed: %v", err)
 	}
+	// A --settings that Claude Code drops for its schema loads nothing it
+	// names, so there is nothing to refuse (agenttest
+	// TestExecClaudeExclusiveDroppedSettingsPlugins); it was refused as a
+	// plugin the user's own argument turns on.
+	h = newOwnHome(t)
+	if _, _, err := launchOwn(t, h, true, nil, "--settings", `{"enabledPlugins": {"a@m": true}, "statusLine": 5}`); err != nil {
+		t.Errorf("a dropped --settings turning a plugin on: %v, want none", err)
+	}
 	// A --settings JSON value bundlectl cannot read is named by the
 	// option alone: it may hold a secret.
 	h = newOwnHome(t)
@@ -376,7 +392,8 @@ func TestNoPluginModes(t *testing.T) {
 // settings to its environment before it loads plugins, so
 // CLAUDE_CODE_SIMPLE set true there starts it with no plugin (found with
 // the real CLI); a project's "env" does not count, nor the user's when
-// --setting-sources leaves them out, nor a false value.
+// --setting-sources leaves them out, nor a false value, nor one in a
+// file Claude Code drops for its schema.
 func TestNoPluginModesInSettingsEnv(t *testing.T) {
 	simple := map[string]any{"env": map[string]any{"CLAUDE_CODE_SIMPLE": "1"}}
 	guard := []hosts.BuiltView{{Bundle: "guard", Dir: "/v/g", Hooks: true}}
@@ -418,6 +435,13 @@ func TestNoPluginModesInSettingsEnv(t *testing.T) {
 	var he *hosts.HooksOffError
 	if _, _, err := launchOwn(t, h, false, guard); !errors.As(err, &he) || he.File != user || !strings.Contains(he.Setting, `"CLAUDE_CODE_SIMPLE"`) {
 		t.Errorf("behind a byte order mark: err %v, want a HooksOffError naming %s and the entry", err, user)
+	}
+	// A user or --settings file Claude Code drops for its schema applies
+	// no "env" (agenttest TestClaudeSettingsEnvDropped): exec refused it.
+	h = newOwnHome(t)
+	h.writeRaw(t, filepath.Join(h.config, "settings.json"), `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "permissions": {"defaultMode": "bogus"}}`)
+	if _, _, err := launchOwn(t, h, false, guard, "--settings", `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "statusLine": 5}`); err != nil {
+		t.Errorf("in dropped files: err %v, want none", err)
 	}
 	h = newOwnHome(t)
 	h.write(t, filepath.Join(h.config, "settings.json"), map[string]any{"env": map[string]any{"CLAUDE_CODE_SAFE_MODE": "0"}})
