@@ -130,9 +130,10 @@ var settingsTypes = sync.OnceValue(func() map[string]jsonType {
 			"httpHookAllowedEnvVars", "pluginSuggestionMarketplaces", "sshConfigs",
 		},
 		jsonObject: {
-			"breakReminder", "enabledPlugins", "env", "permissions", "fileSuggestion", "modelOverrides",
-			"pluginConfigs", "quietHours", "remote", "remoteTools", "skillOverrides",
-			"spinnerVerbs", "statusLine", "voice", "worktree",
+			"breakReminder", "enabledPlugins", "env", "fileSuggestion",
+			"modelOverrides", "permissions", "pluginConfigs", "quietHours", "remote",
+			"remoteTools", "skillOverrides", "spinnerVerbs", "statusLine", "voice",
+			"worktree",
 		},
 	})
 })
@@ -421,8 +422,8 @@ func (fs fields) check(v any) *failure {
 	for _, k := range slices.Sorted(maps.Keys(fs)) {
 		fv, present := m[k]
 		switch {
-		case !present && fs[k].required:
-			return &failure{path: []any{k}, want: want("a " + k + " field")}
+		case !present && fs[k].required: // named on the object that lacks it
+			return &failure{got: v, want: want("a " + strconv.Quote(k) + " field")}
 		case present:
 			if f := fs[k].shape.check(fv); f != nil {
 				return f.at(k)

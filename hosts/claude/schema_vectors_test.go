@@ -73,3 +73,25 @@ func readSchemaVectors(t testing.TB, path string) []schemaVector {
 }
 
 func isVerdict(w string) bool { return w == "drops" || w == "reads" }
+
+// TestSchemaDropSays: a drop names the value as written down to the one
+// that fails, where it lies and what the schema wants there; a missing
+// field is named on the object that lacks it.
+func TestSchemaDropSays(t *testing.T) {
+	for _, c := range []struct{ settings, setting, where, want string }{
+		{`{"permissions": {"defaultMode": "bogus"}}`, `"permissions": {"defaultMode": "bogus"}`, "permissions.defaultMode", `one of "acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "manual", "plan"`},
+		{`{"statusLine": {"command": "x"}}`, `"statusLine": {"command":"x"}`, "statusLine", `a "type" field`},
+		{`{"hooks": {"PreToolUse": [{"hooks": []}, {"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`, `"hooks": {"PreToolUse": […, {"hooks": [{"timeout": 0}]}]}`, "hooks.PreToolUse[1].hooks[0].timeout", "a number above 0"},
+		{`{"model": null}`, `"model": null`, "model", "a string"},
+		{`{"enabledPlugins": {"a@m": "yes"}}`, `"enabledPlugins": {"a@m": "yes"}`, "enabledPlugins.a@m", "true, false or an array of strings"},
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.settings), &m); err != nil {
+			t.Fatal(err)
+		}
+		d := schemaDrop(m)
+		if d == nil || d.setting() != c.setting || d.where() != c.where || string(d.want) != c.want {
+			t.Errorf("%s: %+v, want %s at %s, wanting %s", c.settings, d, c.setting, c.where, c.want)
+		}
+	}
+}
