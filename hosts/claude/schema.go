@@ -565,13 +565,13 @@ var settingsShapes = sync.OnceValue(func() map[string]shape {
 
 // nullReads are the keys of settingsTypes under which a null leaves the
 // file read (Claude Code takes it out before the check), each tried with
-// the real CLI (internal/agenttest TestClaudeSettingsSchemaTable); under
-// the others it drops the file. disableAllHooks is among them untried: a
-// null there counts for nothing either way (disableAllHooksOff).
+// the real CLI (internal/agenttest TestClaudeSettingsSchemaTable; a
+// disableAllHooks null, which drops the file, TestClaudeSettingsEnvDropped);
+// under the others it drops the file.
 var nullReads = []string{
 	"allowManagedHooksOnly", "allowManagedMcpServersOnly",
 	"allowManagedPermissionRulesOnly", "autoContinueAtUsageLimit",
-	"autoUploadSessions", "channelsEnabled", "disableAgentView", "disableAllHooks",
+	"autoUploadSessions", "channelsEnabled", "disableAgentView",
 	"disableArtifact", "disableAutoMode", "disableBundledSkills",
 	"disableClaudeAiConnectors", "disableCommandPluginSources",
 	"disableRemoteControl", "disableSideloadFlags", "disableSkillShellExecution",

@@ -36,6 +36,7 @@ func TestSetupSchemaDrop(t *testing.T) {
 		{`{"statusLine": {"type": "command", "command": "x", "padding": "1"}}`, `"statusLine": {"padding": "1"} (Claude Code's settings schema wants a number there`},
 		{`{"env": {"A": 1}}`, ""},
 		{`{"allowManagedHooksOnly": null}`, ""},
+		{`{"disableAllHooks": null}`, `"disableAllHooks": null`},
 		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`, ""},
 		{`{"enabledMcpjsonServers": "a"}`, ""},
 		{`{"notASetting": 5}`, ""},

@@ -11,7 +11,9 @@ import (
 // the user's settings and of --settings to its own environment before it
 // loads plugins, so CLAUDE_CODE_SIMPLE there starts it with no plugin
 // (TestClaudeGuardSwitches) — but not from a file it drops for its
-// schema: there the guard runs. exec refused such a file as one that
+// schema (a null disableAllHooks among the reasons, which no other
+// test can try: beside a true it takes the true's place): there the
+// guard runs. exec refused such a file as one that
 // keeps the views out (hosts/claude settingsEnv); it now starts Claude
 // Code, and the guard blocks.
 func TestClaudeSettingsEnvDropped(t *testing.T) {
@@ -19,6 +21,7 @@ func TestClaudeSettingsEnvDropped(t *testing.T) {
 		{guardCase: guardCase{name: "user file, a wrong type", files: map[string]string{"~/.claude/settings.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "statusLine": 5}`}, blocks: true}},
 		{guardCase: guardCase{name: "user file, an unknown permission mode", files: map[string]string{"~/.claude/settings.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "permissions": {"defaultMode": "bogus"}}`}, blocks: true}},
 		{guardCase: guardCase{name: "--settings file", files: map[string]string{"./flag.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "statusLine": 5}`}, args: []string{"--settings", "flag.json"}, blocks: true}},
+		{guardCase: guardCase{name: "--settings file, a null disableAllHooks", files: map[string]string{"./flag.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "disableAllHooks": null}`}, args: []string{"--settings", "flag.json"}, blocks: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
 	}

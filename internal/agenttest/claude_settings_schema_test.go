@@ -126,7 +126,7 @@ func TestClaudeSettingsSchemaTable(t *testing.T) {
 			t.Errorf("%q: %s did not drop the file: Claude Code ran no guard\n%s", k, v, res)
 		}
 		if k == "disableAllHooks" {
-			continue // its null would take the true's place
+			continue // its null would take the true's place: TestClaudeSettingsEnvDropped tries it
 		}
 		c = guardCase{name: k + " null", files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: null}`, k)}}
 		if ran, _, res := runGuardCase(t, c); ran != nulls[k] {
