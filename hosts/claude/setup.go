@@ -235,7 +235,7 @@ func userFileDropped(layers []switchLayer) error {
 			return o.refusal(switchFix)
 		}
 		e := o.refusal(d.fix())
-		e.Setting = d.setting() + " (Claude Code's settings schema wants " + d.want.phrase() + " there, and drops the whole file for another type)"
+		e.Setting = d.setting() + " (Claude Code's settings schema wants " + d.want.phrase() + " there, and drops the whole file for another value)"
 		return e
 	}
 	return nil
