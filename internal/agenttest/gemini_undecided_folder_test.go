@@ -16,7 +16,7 @@ import (
 // session that started untrusted, which runs no settings hook: here the
 // user's settings.json holds a BeforeAgent hook that blocks every
 // prompt, beside setup's lines, so any request the model stand-in gets
-// is a turn no settings hook saw, and so is a prompt typed next. (A -p session there stops at once:
+// is a turn no settings hook saw. (A -p session there stops at once:
 // TestGeminiUntrustedFolderSettings headless.) list reports setup's
 // lines off in such a folder, with a hint that starts gemini there, and
 // says nothing once the rule is written. The control: in a folder a rule
@@ -75,18 +75,15 @@ func TestGeminiUndecidedFolder(t *testing.T) {
 	}
 	g.keys("\r") // the first choice: Trust folder
 	g.waitFor(t, "the prompt sent without the user's blocking hook", func() bool { return sentPrompt(a, "hello") })
-	// The session goes on untrusted: a prompt typed next is sent too. (It
-	// says it restarts to apply the trust change, but with a .gemini
-	// directory in the workspace, as setup's MCP entries make, it did
-	// not; without one it does, after sending the -i prompt.)
-	g.waitShown(t, "done")
-	g.keys("again")
-	g.waitFor(t, "the typed prompt sent without the user's blocking hook", func() bool {
-		if sentPrompt(a, "again") {
-			return true
-		}
-		g.keys("\r") // again while nothing is sent: one may go to a completion
-		return false
+	// What the session does next is left open: it says it restarts to
+	// apply the trust change; in some runs it went on untrusted (every
+	// later prompt sent without settings hooks, seen with a .gemini
+	// directory in the workspace), in one on a busy machine it restarted
+	// trusted and the user's hook blocked the next prompt. Either way the
+	// turn above ran unguarded, which is what list reports.
+	g.waitFor(t, "the TRUST_FOLDER rule", func() bool {
+		rules, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
+		return strings.Contains(string(rules), "TRUST_FOLDER")
 	})
 
 	rules, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
