@@ -30,6 +30,12 @@
 // UTF-8 byte-order mark before the JSON is skipped in a Claude Code
 // catalogue, as Claude Code skips it, and refused in a Codex one, as Codex
 // refuses it.
+// A key written twice counts with its last value in a Claude Code
+// catalogue (JSON.parse); in a Codex one it is refused when Codex refuses
+// the file for it (serde: in the top-level object, an entry, an entry's
+// policy), as are an entry that is no object and an unknown
+// policy.installation, and an entry whose source repeats a key, which
+// Codex does not install (checkCodexCatalogue).
 //
 // Claude Code, <root>/.claude-plugin/marketplace.json: name (required, a
 // valid name), metadata.pluginRoot (base of bare relative sources, inside

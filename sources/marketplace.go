@@ -89,6 +89,11 @@ func parseCatalogue(format string, data []byte, display string) (*catalogue, err
 	if raw.Plugins == nil {
 		return nil, bad("plugins", "missing")
 	}
+	if format == FormatCodex {
+		if err := checkCodexCatalogue(data, *raw.Plugins, display); err != nil {
+			return nil, err
+		}
+	}
 	c := &catalogue{format: format, name: *raw.Name, plugins: *raw.Plugins}
 	if format == FormatClaude && raw.Metadata != nil && raw.Metadata.PluginRoot != nil {
 		root, err := cleanSubdir(*raw.Metadata.PluginRoot)
@@ -143,7 +148,7 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 		at := fmt.Sprintf("%s: plugins[%d]", file, i)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err != nil {
-			continue // not an object: Claude Code and Codex skip such an entry
+			continue // not an object: Claude Code skips such an entry (Codex refuses the file: checkCodexCatalogue)
 		}
 		var name string
 		if err := json.Unmarshal(m["name"], &name); err == nil && len(names) < 20 {
@@ -168,6 +173,11 @@ func (c *catalogue) find(plugin, display string, local bool) (*entry, error) {
 			if p, ok := m["policy"]; ok && jsonobj.UnmarshalExact(p, &policy) == nil && policy.Installation == "NOT_AVAILABLE" {
 				return nil, &Error{Source: display, Path: at + ".policy.installation", Reason: "the marketplace marks this plugin NOT_AVAILABLE for install", Err: ErrRefused}
 			}
+		}
+		if key, twice := repeatedKey(m["source"]); twice && c.format == FormatCodex {
+			// Codex 0.171 does not install such an entry: "plugin …
+			// was not found in marketplace …".
+			return nil, &Error{Source: display, Path: bundle.FieldPath(at+".source", key), Reason: "is written twice in the entry's source; Codex does not install this entry (it says the plugin was not found), so bundlectl does not pick one", Err: ErrRefused}
 		}
 		src, err := parseEntrySource(m["source"], c, local)
 		if err != nil {

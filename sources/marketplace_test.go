@@ -405,3 +405,50 @@ func TestMarketplaceKeysByExactName(t *testing.T) {
 	c.write("notes/.codex-plugin/plugin.json", `{"name":"notes"}`)
 	mustFetch(t, Request{Source: "notes@" + c.dir}, Options{})
 }
+
+// TestMarketplaceCodexRefusesWhatCodexRefuses: Codex 0.171 reads its
+// catalogue with serde, which refuses the whole file for a member written
+// twice (in the top level, an entry, its policy; an escaped spelling is
+// the same name), an entry that is no object, and an installation value
+// it does not know; and skips an entry whose source repeats a member
+// (internal/agenttest TestCodexCatalogueStrictness). encoding/json kept
+// the last and installed from it.
+func TestMarketplaceCodexRefusesWhatCodexRefuses(t *testing.T) {
+	const entry = `{"name":"notes","source":{"source":"local","path":"./a"}}`
+	for name, tc := range map[string]struct{ doc, field string }{
+		"top":              {`{"name":"acme","name":"acme","plugins":[` + entry + `]}`, `: name`},
+		"plugins twice":    {`{"name":"acme","plugins":[],"plugins":[` + entry + `]}`, `: plugins`},
+		"entry":            {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b"},"source":{"source":"local","path":"./a"}}]}`, `plugins[0].source`},
+		"escaped":          {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b"},"\u0073ource":{"source":"local","path":"./a"}}]}`, `plugins[0].source`},
+		"other entry":      {`{"name":"acme","plugins":[` + entry + `,{"name":"x","category":"a","category":"b","source":"./a"}]}`, `plugins[1].category`},
+		"policy":           {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":"NOT_AVAILABLE","installation":"AVAILABLE"}}]}`, `plugins[0].policy.installation`},
+		"installation":     {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":"not_available"}}]}`, `plugins[0].policy.installation`},
+		"installation num": {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":3}}]}`, `plugins[0].policy.installation`},
+		"not an object":    {`{"name":"acme","plugins":[3,` + entry + `]}`, `plugins[0]`},
+		"source twice":     {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b","path":"./a"}}]}`, `plugins[0].source.path`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := newMarket(t, FormatCodex, obj{"name": "acme", "plugins": []any{}})
+			c.write(CodexCatalogue, tc.doc)
+			c.write("a/.codex-plugin/plugin.json", `{"name":"notes"}`)
+			c.write("b/.codex-plugin/plugin.json", `{"name":"notes"}`)
+			mustFail(t, Request{Source: "notes@" + c.dir}, Options{}, ErrRefused, CodexCatalogue, tc.field)
+		})
+	}
+	// Codex ignores a repeated name inside a value it does not read, and
+	// an entry Codex reads is installed beside one that repeats its
+	// source's member.
+	c := newMarket(t, FormatCodex, obj{"name": "acme", "plugins": []any{}})
+	c.write(CodexCatalogue, `{"name":"acme","interface":{"a":1,"a":2},"plugins":[`+entry+`,{"name":"x","source":{"source":"local","path":"./b","path":"./b"}}]}`)
+	c.write("a/.codex-plugin/plugin.json", `{"name":"notes"}`)
+	mustFetch(t, Request{Source: "notes@" + c.dir}, Options{})
+	// Claude Code keeps the last, and so does bundlectl.
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
+	m.write(ClaudeCatalogue, `{"name":"acme","plugins":[3,{"name":"notes","source":"./b","\u0073ource":"./a"}]}`)
+	m.write("a/.claude-plugin/plugin.json", `{"name":"notes"}`)
+	m.write("b/.claude-plugin/plugin.json", `{"name":"wrong"}`)
+	res := mustFetch(t, Request{Source: "notes@" + m.dir}, Options{})
+	if res.Source.Subdir != "a" {
+		t.Errorf("fetched %s, want ./a, the last \"source\", as Claude Code 2.1.332 reads it", res.Source)
+	}
+}

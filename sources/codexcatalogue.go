@@ -1,0 +1,97 @@
+package sources
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/internal/jsonobj"
+)
+
+// codexInstallation are the values of an entry's policy.installation that
+// Codex reads; any other one makes it refuse the whole file ("unknown
+// variant").
+var codexInstallation = map[string]bool{"NOT_AVAILABLE": true, "AVAILABLE": true, "INSTALLED_BY_DEFAULT": true}
+
+// checkCodexCatalogue refuses a Codex catalogue that Codex itself refuses
+// as a whole, whichever plugin is asked for. Codex 0.171 reads the file
+// with serde into structs, which refuse ("invalid marketplace file")
+// a member written twice in the top-level object, in an entry or in its
+// policy ("duplicate field", also when one of the two spells its name
+// with an escape), an entry that is not an object ("invalid type"), and a
+// policy.installation other than its three values ("unknown variant").
+// encoding/json, and Claude Code, keep the last of a repeated name: read
+// so, bundlectl would install from a file Codex refuses, and from the
+// definition Codex never settled on. A repeated name whose value Codex
+// ignores is refused too (bundlectl does not know every field Codex
+// reads): a refusal, never a guess.
+func checkCodexCatalogue(data []byte, plugins []json.RawMessage, display string) error {
+	bad := func(field, msg string) error {
+		return &Error{Source: display, Path: CodexCatalogue + ": " + field, Reason: msg, Err: ErrRefused}
+	}
+	if key, ok := repeatedKey(data); ok {
+		return bad(bundle.FieldPath("", key), codexTwice)
+	}
+	for i, raw := range plugins {
+		at := fmt.Sprintf("plugins[%d]", i)
+		ms, isObject, ok := jsonobj.Scan(raw, jsonobj.AnyKeys)
+		if !ok || !isObject {
+			return bad(at, "is not an object; Codex refuses the whole marketplace file for it (\"invalid type … expected struct\")")
+		}
+		if key, ok := repeatedKey(raw); ok {
+			return bad(bundle.FieldPath(at, key), codexTwice)
+		}
+		policy := lastValue(ms, "policy")
+		if policy == nil || string(policy) == "null" {
+			continue
+		}
+		pm, isObject, ok := jsonobj.Scan(policy, jsonobj.AnyKeys)
+		if !ok || !isObject {
+			return bad(at+".policy", "is not an object; Codex refuses the whole marketplace file for it (\"invalid type\")")
+		}
+		if key, ok := repeatedKey(policy); ok {
+			return bad(bundle.FieldPath(at+".policy", key), codexTwice)
+		}
+		inst := lastValue(pm, "installation")
+		if inst == nil || string(inst) == "null" {
+			continue
+		}
+		var v string
+		if json.Unmarshal(inst, &v) != nil || !codexInstallation[v] {
+			return bad(at+".policy.installation", "is not one of NOT_AVAILABLE, AVAILABLE, INSTALLED_BY_DEFAULT (letter case included); Codex refuses the whole marketplace file for it (\"unknown variant\")")
+		}
+	}
+	return nil
+}
+
+// codexTwice is the reason of a member Codex refuses as written twice.
+const codexTwice = "is written twice in one object (perhaps once with an escape, as \"\\u0073ource\"); Codex refuses the whole marketplace file for it (\"duplicate field\"), so bundlectl does not pick one"
+
+// repeatedKey returns the first name the JSON object raw holds twice (as
+// encoding/json decodes names: "source" and "\u0073ource" are one name).
+func repeatedKey(raw []byte) (string, bool) {
+	ms, isObject, ok := jsonobj.Scan(raw, jsonobj.AnyKeys)
+	if !ok || !isObject {
+		return "", false
+	}
+	seen := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		if seen[m.Key] {
+			return m.Key, true
+		}
+		seen[m.Key] = true
+	}
+	return "", false
+}
+
+// lastValue is the value of the last member named key, as Codex would
+// have it were the name not repeated (nil when there is none).
+func lastValue(ms []jsonobj.Member, key string) json.RawMessage {
+	var v json.RawMessage
+	for _, m := range ms {
+		if m.Key == key {
+			v = m.Val
+		}
+	}
+	return v
+}
