@@ -18,8 +18,9 @@ var codexInstallation = map[string]bool{"NOT_AVAILABLE": true, "AVAILABLE": true
 // with serde into structs, which refuse ("invalid marketplace file")
 // a member written twice in the top-level object, in an entry or in its
 // policy ("duplicate field", also when one of the two spells its name
-// with an escape), an entry that is not an object ("invalid type"), and a
-// policy.installation other than its three values ("unknown variant").
+// with an escape), an entry or a policy that is not an object, null
+// included ("invalid type"), and a policy.installation other than its
+// three values, null included ("unknown variant").
 // encoding/json, and Claude Code, keep the last of a repeated name: read
 // so, bundlectl would install from a file Codex refuses, and from the
 // definition Codex never settled on. A repeated name whose value Codex
@@ -42,18 +43,18 @@ func checkCodexCatalogue(data []byte, plugins []json.RawMessage, display string)
 			return bad(bundle.FieldPath(at, key), codexTwice)
 		}
 		policy := lastValue(ms, "policy")
-		if policy == nil || string(policy) == "null" {
+		if policy == nil {
 			continue
 		}
 		pm, isObject, ok := jsonobj.Scan(policy, jsonobj.AnyKeys)
 		if !ok || !isObject {
-			return bad(at+".policy", "is not an object; Codex refuses the whole marketplace file for it (\"invalid type\")")
+			return bad(at+".policy", "is not an object; Codex refuses the whole marketplace file for it (\"invalid type … expected struct\")")
 		}
 		if key, ok := repeatedKey(policy); ok {
 			return bad(bundle.FieldPath(at+".policy", key), codexTwice)
 		}
 		inst := lastValue(pm, "installation")
-		if inst == nil || string(inst) == "null" {
+		if inst == nil {
 			continue
 		}
 		var v string

@@ -33,8 +33,8 @@
 // A key written twice counts with its last value in a Claude Code
 // catalogue (JSON.parse); in a Codex one it is refused when Codex refuses
 // the file for it (serde: in the top-level object, an entry, an entry's
-// policy), as are an entry that is no object and an unknown
-// policy.installation, and an entry whose source repeats a key, which
+// policy), as are an entry or policy that is no object and an unknown
+// policy.installation (null included), and an entry whose source repeats a key, which
 // Codex does not install (checkCodexCatalogue).
 //
 // Claude Code, <root>/.claude-plugin/marketplace.json: name (required, a

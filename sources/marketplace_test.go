@@ -416,16 +416,19 @@ func TestMarketplaceKeysByExactName(t *testing.T) {
 func TestMarketplaceCodexRefusesWhatCodexRefuses(t *testing.T) {
 	const entry = `{"name":"notes","source":{"source":"local","path":"./a"}}`
 	for name, tc := range map[string]struct{ doc, field string }{
-		"top":              {`{"name":"acme","name":"acme","plugins":[` + entry + `]}`, `: name`},
-		"plugins twice":    {`{"name":"acme","plugins":[],"plugins":[` + entry + `]}`, `: plugins`},
-		"entry":            {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b"},"source":{"source":"local","path":"./a"}}]}`, `plugins[0].source`},
-		"escaped":          {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b"},"\u0073ource":{"source":"local","path":"./a"}}]}`, `plugins[0].source`},
-		"other entry":      {`{"name":"acme","plugins":[` + entry + `,{"name":"x","category":"a","category":"b","source":"./a"}]}`, `plugins[1].category`},
-		"policy":           {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":"NOT_AVAILABLE","installation":"AVAILABLE"}}]}`, `plugins[0].policy.installation`},
-		"installation":     {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":"not_available"}}]}`, `plugins[0].policy.installation`},
-		"installation num": {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":3}}]}`, `plugins[0].policy.installation`},
-		"not an object":    {`{"name":"acme","plugins":[3,` + entry + `]}`, `plugins[0]`},
-		"source twice":     {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b","path":"./a"}}]}`, `plugins[0].source.path`},
+		"top":               {`{"name":"acme","name":"acme","plugins":[` + entry + `]}`, `: name`},
+		"plugins twice":     {`{"name":"acme","plugins":[],"plugins":[` + entry + `]}`, `: plugins`},
+		"entry":             {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b"},"source":{"source":"local","path":"./a"}}]}`, `plugins[0].source`},
+		"escaped":           {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b"},"\u0073ource":{"source":"local","path":"./a"}}]}`, `plugins[0].source`},
+		"other entry":       {`{"name":"acme","plugins":[` + entry + `,{"name":"x","category":"a","category":"b","source":"./a"}]}`, `plugins[1].category`},
+		"policy":            {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":"NOT_AVAILABLE","installation":"AVAILABLE"}}]}`, `plugins[0].policy.installation`},
+		"installation":      {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":"not_available"}}]}`, `plugins[0].policy.installation`},
+		"installation num":  {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":3}}]}`, `plugins[0].policy.installation`},
+		"not an object":     {`{"name":"acme","plugins":[3,` + entry + `]}`, `plugins[0]`},
+		"null entry":        {`{"name":"acme","plugins":[null,` + entry + `]}`, `plugins[0]`},
+		"null policy":       {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":null}]}`, `plugins[0].policy`},
+		"null installation": {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./a"},"policy":{"installation":null}}]}`, `plugins[0].policy.installation`},
+		"source twice":      {`{"name":"acme","plugins":[{"name":"notes","source":{"source":"local","path":"./b","path":"./a"}}]}`, `plugins[0].source.path`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := newMarket(t, FormatCodex, obj{"name": "acme", "plugins": []any{}})

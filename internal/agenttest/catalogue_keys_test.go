@@ -13,21 +13,27 @@ import (
 // (TestMarketplaceCodexRefusesWhatCodexRefuses) holds bundlectl to: real
 // Codex 0.171.0 refuses the whole marketplace file at `codex plugin
 // marketplace add` for a key written twice (escaped or not) in the top
-// level, an entry or its policy, an entry that is no object and an
-// unknown policy.installation, and does not install an entry whose source
-// repeats a key; real Claude Code 2.1.332 takes the last of a repeated
+// level, an entry or its policy, an entry or policy that is no object
+// (null included) and an unknown or null policy.installation, and does not
+// install an entry whose source repeats a key, while it installs from a
+// file that repeats a key it does not read ("zz", which bundlectl
+// refuses: it does not know every field Codex reads); real Claude Code 2.1.332 takes the last of a repeated
 // key (the plugin of the second "source" is installed) and skips an entry
 // that is no object.
 func TestCodexCatalogueStrictness(t *testing.T) {
 	const entry = `{"name":"plug1","source":{"source":"local","path":"./plugins/a"}}`
 	for name, tc := range map[string]struct{ doc, addErr string }{
-		"top":          {`{"name":"mkt1","name":"mkt1","plugins":[` + entry + `]}`, "duplicate field `name`"},
-		"escaped":      {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","\u0073ource":"./plugins/b"}]}`, "duplicate field `source`"},
-		"category":     {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","category":"x","category":"y"}]}`, "duplicate field `category`"},
-		"policy":       {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","policy":{"installation":"NOT_AVAILABLE","installation":"AVAILABLE"}}]}`, "duplicate field `installation`"},
-		"installation": {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","policy":{"installation":"not_available"}}]}`, "unknown variant `not_available`"},
-		"stray":        {`{"name":"mkt1","plugins":[3,` + entry + `]}`, "invalid type: integer `3`"},
-		"source path":  {`{"name":"mkt1","plugins":[{"name":"plug1","source":{"source":"local","path":"./plugins/a","path":"./plugins/b"}}]}`, ""},
+		"top":               {`{"name":"mkt1","name":"mkt1","plugins":[` + entry + `]}`, "duplicate field `name`"},
+		"escaped":           {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","\u0073ource":"./plugins/b"}]}`, "duplicate field `source`"},
+		"category":          {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","category":"x","category":"y"}]}`, "duplicate field `category`"},
+		"policy":            {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","policy":{"installation":"NOT_AVAILABLE","installation":"AVAILABLE"}}]}`, "duplicate field `installation`"},
+		"installation":      {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","policy":{"installation":"not_available"}}]}`, "unknown variant `not_available`"},
+		"stray":             {`{"name":"mkt1","plugins":[3,` + entry + `]}`, "invalid type: integer `3`"},
+		"null entry":        {`{"name":"mkt1","plugins":[null,` + entry + `]}`, "invalid type: null"},
+		"null policy":       {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","policy":null}]}`, "invalid type: null"},
+		"null installation": {`{"name":"mkt1","plugins":[{"name":"plug1","source":"./plugins/a","policy":{"installation":null}}]}`, "expected value"},
+		"unknown twice":     {`{"name":"mkt1","zz":1,"zz":2,"plugins":[{"name":"plug1","source":"./plugins/a","zz":1,"zz":2}]}`, ""},
+		"source path":       {`{"name":"mkt1","plugins":[{"name":"plug1","source":{"source":"local","path":"./plugins/a","path":"./plugins/b"}}]}`, ""},
 	} {
 		t.Run("codex/"+name, func(t *testing.T) {
 			a := New(t, Codex, Say("done"))
@@ -44,6 +50,12 @@ func TestCodexCatalogueStrictness(t *testing.T) {
 				t.Fatalf("codex plugin marketplace add: %v\n%s", err, out)
 			}
 			out, err = hostCLI(a, env, "plugin", "add", "plug1@mkt1")
+			if name == "unknown twice" {
+				if err != nil {
+					t.Errorf("codex plugin add: %v\n%s", err, out)
+				}
+				return
+			}
 			if err == nil || !strings.Contains(out, "was not found") {
 				t.Errorf("codex plugin add: want the entry not found, got %v:\n%s", err, out)
 			}
