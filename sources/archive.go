@@ -105,7 +105,7 @@ func (f *fetcher) extractArchiveFile(s *spec, res *Result) error {
 		if errors.As(err, &tm) {
 			return &Error{Source: s.display, Reason: tm.Error(), Err: ErrRefused}
 		}
-		return &Error{Source: s.display, Reason: "not a valid zip archive: " + bundle.Sanitize(err.Error()), Err: ErrRefused}
+		return &Error{Source: s.display, Reason: "not a valid zip archive: " + bundle.Sanitize(err.Error()), Err: ErrRefused, Fix: dumpHead(s.path)}
 	}
 	defer a.close()
 	if err := extractArchive(t, a, s.subdir); err != nil {
@@ -132,18 +132,60 @@ func checkArchiveFormat(in *os.Root, file, ext, display, path string) error {
 		return err
 	}
 	defer fd.Close()
-	head := make([]byte, 4)
+	head := make([]byte, 512)
 	n, _ := io.ReadFull(fd, head)
 	head = head[:n]
 	isZip := bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06"))
 	isGzip := bytes.HasPrefix(head, []byte{0x1f, 0x8b})
+	tarKind := otherTar(head)
 	switch {
 	case ext == ".zip" && isGzip:
 		return &Error{Source: display, Reason: "the file is gzip-compressed (a .tar.gz), not a zip archive, though its name ends in .zip; bundlectl reads an archive as its name says", Err: ErrRefused, Fix: listAs(".tar.gz", path)}
 	case ext != ".zip" && isZip:
 		return &Error{Source: display, Reason: "the file is a zip archive, not a gzip-compressed tar, though its name ends in " + ext + "; bundlectl reads an archive as its name says", Err: ErrRefused, Fix: listAs(".zip", path)}
+	case tarKind != "" && (ext == ".zip" || !isGzip):
+		// tar -tvzf (the hint of a .tar.gz) fails on it as gzip does;
+		// tar -tvf finds the compression itself.
+		return &Error{Source: display, Reason: "the file is " + tarKind + ", not " + map[bool]string{true: "a zip archive", false: "a gzip-compressed tar"}[ext == ".zip"] + ", though its name ends in " + ext + "; bundlectl reads only .tar.gz, .tgz and .zip archives, as their names say", Err: ErrRefused, Fix: listTar(path)}
+	case ext != ".zip" && !isGzip:
+		return &Error{Source: display, Reason: "the file is not gzip-compressed (it does not start as a gzip stream does), though its name ends in " + ext + "; bundlectl reads an archive as its name says", Err: ErrRefused, Fix: dumpHead(path)}
 	}
 	return nil
+}
+
+// otherTar names the tar archive head (a file's first 512 bytes) starts,
+// other than a gzip-compressed one: uncompressed, or compressed with xz,
+// bzip2 or zstd; "" for none of them.
+func otherTar(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("\xfd7zXZ\x00")):
+		return "xz-compressed (a .tar.xz)"
+	case bytes.HasPrefix(head, []byte("BZh")):
+		return "bzip2-compressed (a .tar.bz2)"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "zstd-compressed (a .tar.zst)"
+	case len(head) >= 263 && bytes.Equal(head[257:262], []byte("ustar")):
+		return "an uncompressed tar archive (a .tar)"
+	}
+	return ""
+}
+
+// listTar is the command that lists the local tar archive p whatever its
+// compression ("" for no local archive).
+func listTar(p string) string {
+	if p == "" || hasControl(p) {
+		return ""
+	}
+	return "tar -tvf " + bundle.ShellArg(p)
+}
+
+// dumpHead is the command that shows the first bytes of the local file p,
+// where what it is shows ("" for no local file).
+func dumpHead(p string) string {
+	if p == "" || hasControl(p) {
+		return ""
+	}
+	return "od -c -N 64 " + bundle.ShellArg(p)
 }
 
 // download copies the archive into file (a name in the scratch

@@ -451,3 +451,55 @@ func TestArchiveRefusalHintsItsListing(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveOtherCompressionHintsWhatLists: a tar that is not
+// gzip-compressed (plain, or xz) named .tar.gz or .zip is refused saying
+// what it is, and the hint lists it as printed: tar -tvf, which finds the
+// compression itself, where tar -tvzf (the .tar.gz hint) failed with
+// "not in gzip format". A file that is no archive hints its first bytes
+// (where unzip -l, the .zip hint, failed).
+func TestArchiveOtherCompressionHintsWhatLists(t *testing.T) {
+	if _, err := exec.LookPath("tar"); err != nil {
+		t.Skip("no tar here to run the hint")
+	}
+	dir := filepath.Join(t.TempDir(), "it's $HOME")
+	var plain bytes.Buffer
+	tw := tar.NewWriter(&plain)
+	tw.WriteHeader(&tar.Header{Name: "p/plugin.json", Mode: 0o644, Size: 2, Typeflag: tar.TypeReg})
+	tw.Write([]byte("{}"))
+	tw.Close()
+	cases := []struct{ name, reason, show string }{
+		{"plain.tar.gz", "is an uncompressed tar archive (a .tar), not a gzip-compressed tar", "p/plugin.json"},
+		{"plain.zip", "is an uncompressed tar archive (a .tar), not a zip archive", "p/plugin.json"},
+		{"garbage.tgz", "is not gzip-compressed", "n   o   t"},
+		{"garbage.zip", "not a valid zip archive", "n   o   t"},
+	}
+	writeFile(t, filepath.Join(dir, "garbage.zip"), "not an archive", 0o644)
+	writeFile(t, filepath.Join(dir, "plain.tar.gz"), plain.String(), 0o644)
+	writeFile(t, filepath.Join(dir, "plain.zip"), plain.String(), 0o644)
+	writeFile(t, filepath.Join(dir, "garbage.tgz"), "not an archive", 0o644)
+	if _, err := exec.LookPath("xz"); err == nil {
+		writeFile(t, filepath.Join(dir, "p/plugin.json"), "{}", 0o644)
+		if out, err := exec.Command("tar", "-cJf", filepath.Join(dir, "xz.tar.gz"), "-C", dir, "p").CombinedOutput(); err != nil {
+			t.Fatalf("tar -cJf: %v\n%s", err, out)
+		}
+		cases = append(cases, struct{ name, reason, show string }{"xz.tar.gz", "is xz-compressed (a .tar.xz)", "p/plugin.json"})
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, c.name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = mustFail(t, Request{Source: p, SHA256: sha(data)}, Options{}, ErrRefused, c.reason)
+		var e *Error
+		if !errors.As(err, &e) || e.Hint() == "" {
+			t.Errorf("%s: no hint: %v", c.name, err)
+			continue
+		}
+		out, rerr := exec.Command("sh", "-c", e.Hint()).CombinedOutput()
+		if rerr != nil || !strings.Contains(string(out), c.show) {
+			t.Errorf("%s: the hint %q (%v) printed %q, without %q", c.name, e.Hint(), rerr, out, c.show)
+		}
+	}
+}
