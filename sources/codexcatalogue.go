@@ -2,7 +2,10 @@ package sources
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
@@ -95,4 +98,33 @@ func lastValue(ms []jsonobj.Member, key string) json.RawMessage {
 		}
 	}
 	return v
+}
+
+// withCatalogueLines gives the refusal of a field of a local
+// marketplace's catalogue (its Path "<file>: plugins[0].policy.installation")
+// the command that prints the lines naming that field, where the value
+// refused shows — each of a name written twice, too.
+func withCatalogueLines(err error, m *spec, format string) error {
+	var e *Error
+	if m == nil || m.kind != KindDir || !errors.As(err, &e) || e.Fix != "" || !errors.Is(err, ErrRefused) || e.Reason == "missing" {
+		return err
+	}
+	file := catalogueFile(format)
+	field, ok := strings.CutPrefix(e.Path, file+": ")
+	if !ok || strings.HasSuffix(field, `"]`) {
+		return err // no field, or one of an odd name (FieldPath's ["…"])
+	}
+	key := field
+	if i := strings.LastIndexAny(key, ".]"); i >= 0 {
+		key = key[i+1:]
+	}
+	if key == "" || strings.HasPrefix(field, "plugins[") && !strings.Contains(field, ".") {
+		key = "name" // an entry as a whole: the entries' names show where each starts
+	}
+	p := filepath.Join(m.path, filepath.FromSlash(file))
+	if hasControl(p) || hasControl(key) || strings.ContainsAny(key, `"\`) {
+		return err
+	}
+	e.Fix = "grep -n -F -e " + bundle.ShellArg(`"`+key+`"`) + " " + bundle.ShellArg(p)
+	return err
 }

@@ -367,7 +367,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		}
 		c, err := parseCatalogue(format, data, s.display)
 		if err != nil {
-			return err
+			return withCatalogueLines(err, m, format)
 		}
 		e, err = c.find(s.plugin, s.display, m.isLocal)
 		if errors.Is(err, ErrNotFound) {
@@ -377,7 +377,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return withCatalogueLines(err, m, format)
 		}
 		cat = c
 		break

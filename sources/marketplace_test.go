@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -435,7 +436,15 @@ func TestMarketplaceCodexRefusesWhatCodexRefuses(t *testing.T) {
 			c.write(CodexCatalogue, tc.doc)
 			c.write("a/.codex-plugin/plugin.json", `{"name":"notes"}`)
 			c.write("b/.codex-plugin/plugin.json", `{"name":"notes"}`)
-			mustFail(t, Request{Source: "notes@" + c.dir}, Options{}, ErrRefused, CodexCatalogue, tc.field)
+			err := mustFail(t, Request{Source: "notes@" + c.dir}, Options{}, ErrRefused, CodexCatalogue, tc.field)
+			// The hint prints the catalogue's lines naming the field.
+			var e *Error
+			if !errors.As(err, &e) || !strings.HasPrefix(e.Hint(), "grep -n -F -e ") {
+				t.Fatalf("hint %q, want the grep of the field's lines", e.Hint())
+			}
+			if out, err := exec.Command("sh", "-c", e.Hint()).CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "1:{") {
+				t.Errorf("the hint %q (%v) printed %q, not the catalogue's line", e.Hint(), err, out)
+			}
 		})
 	}
 	// Codex ignores a repeated name inside a value it does not read, and
