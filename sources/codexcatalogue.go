@@ -106,13 +106,19 @@ func lastValue(ms []jsonobj.Member, key string) json.RawMessage {
 // refused shows — each of a name written twice, too.
 func withCatalogueLines(err error, m *spec, format string) error {
 	var e *Error
-	if m == nil || m.kind != KindDir || !errors.As(err, &e) || e.Fix != "" || !errors.Is(err, ErrRefused) || e.Reason == "missing" {
+	if m == nil || m.kind != KindDir || !errors.As(err, &e) || e.Fix != "" || !errors.Is(err, ErrRefused) {
 		return err
 	}
 	file := catalogueFile(format)
+	p := filepath.Join(m.path, filepath.FromSlash(file))
 	field, ok := strings.CutPrefix(e.Path, file+": ")
-	if !ok || strings.HasSuffix(field, `"]`) {
+	if !ok || strings.HasSuffix(field, `"]`) || hasControl(p) {
 		return err // no field, or one of an odd name (FieldPath's ["…"])
+	}
+	if strings.HasPrefix(e.Reason, "missing") {
+		// No line names it: the catalogue's start shows what is there.
+		e.Fix = "head -c 2000 " + bundle.ShellArg(p)
+		return err
 	}
 	key := field
 	if i := strings.LastIndexAny(key, ".]"); i >= 0 {
@@ -121,10 +127,39 @@ func withCatalogueLines(err error, m *spec, format string) error {
 	if key == "" || strings.HasPrefix(field, "plugins[") && !strings.Contains(field, ".") {
 		key = "name" // an entry as a whole: the entries' names show where each starts
 	}
-	p := filepath.Join(m.path, filepath.FromSlash(file))
-	if hasControl(p) || hasControl(key) || strings.ContainsAny(key, `"\`) {
+	if hasControl(key) || strings.ContainsAny(key, `"\`) {
 		return err
 	}
 	e.Fix = "grep -n -F -e " + bundle.ShellArg(`"`+key+`"`) + " " + bundle.ShellArg(p)
 	return err
+}
+
+// checkClaudeOwner refuses the owner of a Claude Code catalogue that
+// Claude Code 2.1.332 refuses the whole marketplace for ("Invalid schema:
+// owner…" at claude plugin marketplace add): none (or only "Owner"), not
+// an object, a name that is not a string or is empty, an email that is
+// not a string. It returns the field and why, or "" when it is accepted.
+func checkClaudeOwner(raw json.RawMessage) (field, msg string) {
+	const refuses = "; Claude Code refuses the whole marketplace for it (\"Invalid schema: %s\")"
+	ms, isObject, ok := jsonobj.Scan(raw, jsonobj.AnyKeys)
+	switch {
+	case raw == nil:
+		return "owner", "missing" + fmt.Sprintf(refuses, "owner: Invalid input: expected object, received undefined")
+	case !ok || !isObject:
+		return "owner", "is not an object" + fmt.Sprintf(refuses, "owner: Invalid input: expected object")
+	}
+	var name string
+	switch v := lastValue(ms, "name"); {
+	case v == nil:
+		return "owner.name", "missing" + fmt.Sprintf(refuses, "owner.name: Invalid input: expected string, received undefined")
+	case json.Unmarshal(v, &name) != nil:
+		return "owner.name", "is not a string" + fmt.Sprintf(refuses, "owner.name: Invalid input: expected string")
+	case name == "":
+		return "owner.name", "is empty" + fmt.Sprintf(refuses, "owner.name: Author name cannot be empty")
+	}
+	var email string
+	if v := lastValue(ms, "email"); v != nil && json.Unmarshal(v, &email) != nil {
+		return "owner.email", "is not a string" + fmt.Sprintf(refuses, "owner.email: Invalid input: expected string")
+	}
+	return "", ""
 }

@@ -38,7 +38,9 @@
 // Codex does not install (checkCodexCatalogue).
 //
 // Claude Code, <root>/.claude-plugin/marketplace.json: name (required, a
-// valid name), metadata.pluginRoot (base of bare relative sources, inside
+// valid name), owner (required, as Claude Code refuses the marketplace
+// without it: an object whose name is a non-empty string, its email if
+// any a string: checkClaudeOwner), metadata.pluginRoot (base of bare relative sources, inside
 // the marketplace), plugins[] (required). An entry: name, source, strict
 // (default true); every other key except the listing-only source, strict,
 // category, tags and relevance is manifest material (see strict below).

@@ -64,6 +64,7 @@ func parseCatalogue(format string, data []byte, display string) (*catalogue, err
 			PluginRoot *string `json:"pluginRoot"`
 		} `json:"metadata"`
 		Plugins *[]json.RawMessage `json:"plugins"`
+		Owner   json.RawMessage    `json:"owner"`
 	}
 	if bytes.HasPrefix(data, utf8BOM) {
 		// Claude Code 2.1 reads a catalogue that starts with a
@@ -92,6 +93,11 @@ func parseCatalogue(format string, data []byte, display string) (*catalogue, err
 	if format == FormatCodex {
 		if err := checkCodexCatalogue(data, *raw.Plugins, display); err != nil {
 			return nil, err
+		}
+	}
+	if format == FormatClaude {
+		if field, msg := checkClaudeOwner(raw.Owner); msg != "" {
+			return nil, bad(field, msg)
 		}
 	}
 	c := &catalogue{format: format, name: *raw.Name, plugins: *raw.Plugins}

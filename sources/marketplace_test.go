@@ -25,6 +25,9 @@ func newMarket(t *testing.T, format string, doc any) *market {
 }
 
 func (m *market) catalogue(format string, doc any) {
+	if o, ok := doc.(obj); ok && format == FormatClaude && o["owner"] == nil {
+		o["owner"] = obj{"name": "test"} // Claude Code refuses a catalogue without one
+	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		m.t.Fatal(err)
@@ -368,7 +371,7 @@ func mustJSON(t *testing.T, v any) string {
 // refused as "JSON syntax error at byte 1".
 func TestMarketplaceByteOrderMark(t *testing.T) {
 	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
-	m.write(ClaudeCatalogue, "\ufeff"+`{"name":"acme","plugins":[{"name":"p","source":"./p"}]}`)
+	m.write(ClaudeCatalogue, "\ufeff"+`{"name":"acme","owner":{"name":"a"},"plugins":[{"name":"p","source":"./p"}]}`)
 	m.write("p/.claude-plugin/plugin.json", `{"name":"p"}`)
 	mustFetch(t, Request{Source: "p@" + m.dir}, Options{})
 
@@ -386,7 +389,7 @@ func TestMarketplaceKeysByExactName(t *testing.T) {
 	evil.commit("evil")
 
 	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
-	m.write(ClaudeCatalogue, `{"name":"acme","metadata":{"PluginRoot":"./more"},
+	m.write(ClaudeCatalogue, `{"name":"acme","owner":{"name":"a"},"metadata":{"PluginRoot":"./more"},
   "plugins":[
     {"name":"p","source":{"source":"url","url":"`+good.url()+`","URL":"`+evil.url()+`"}},
     {"name":"bare","source":"lint"}],
@@ -456,11 +459,48 @@ func TestMarketplaceCodexRefusesWhatCodexRefuses(t *testing.T) {
 	mustFetch(t, Request{Source: "notes@" + c.dir}, Options{})
 	// Claude Code keeps the last, and so does bundlectl.
 	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
-	m.write(ClaudeCatalogue, `{"name":"acme","plugins":[3,{"name":"notes","source":"./b","\u0073ource":"./a"}]}`)
+	m.write(ClaudeCatalogue, `{"name":"acme","owner":{"name":"a"},"plugins":[3,{"name":"notes","source":"./b","\u0073ource":"./a"}]}`)
 	m.write("a/.claude-plugin/plugin.json", `{"name":"notes"}`)
 	m.write("b/.claude-plugin/plugin.json", `{"name":"wrong"}`)
 	res := mustFetch(t, Request{Source: "notes@" + m.dir}, Options{})
 	if res.Source.Subdir != "a" {
 		t.Errorf("fetched %s, want ./a, the last \"source\", as Claude Code 2.1.332 reads it", res.Source)
 	}
+}
+
+// TestMarketplaceClaudeOwner: Claude Code 2.1.332 refuses the whole
+// marketplace for an owner it does not read as {"name": non-empty
+// string, "email"?: string} (agenttest TestClaudeCatalogueOwner), and so
+// does bundlectl, naming the field, with a hint that shows it; the last
+// of a repeated name counts, as in Claude Code.
+func TestMarketplaceClaudeOwner(t *testing.T) {
+	const plugins = `"plugins":[{"name":"p","source":"./p"}]`
+	for name, tc := range map[string]struct{ owner, field, hint string }{
+		"none":       {``, "owner: missing", "head -c 2000 "},
+		"Owner":      {`"Owner":{"name":"a"},`, "owner: missing", "head -c 2000 "},
+		"string":     {`"owner":"a",`, "owner: is not an object", "grep -n -F -e "},
+		"null":       {`"owner":null,`, "owner: is not an object", "grep -n -F -e "},
+		"no name":    {`"owner":{},`, "owner.name: missing", "head -c 2000 "},
+		"name num":   {`"owner":{"name":3},`, "owner.name: is not a string", "grep -n -F -e "},
+		"name empty": {`"owner":{"name":"x","name":""},`, "owner.name: is empty", "grep -n -F -e "},
+		"email num":  {`"owner":{"name":"a","email":3},`, "owner.email: is not a string", "grep -n -F -e "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
+			m.write(ClaudeCatalogue, `{"name":"acme",`+tc.owner+plugins+`}`)
+			m.write("p/.claude-plugin/plugin.json", `{"name":"p"}`)
+			err := mustFail(t, Request{Source: "p@" + m.dir}, Options{}, ErrRefused, ClaudeCatalogue+": "+tc.field, "Claude Code refuses the whole marketplace")
+			var e *Error
+			if !errors.As(err, &e) || !strings.HasPrefix(e.Hint(), tc.hint) {
+				t.Fatalf("hint %q, want %s…", e.Hint(), tc.hint)
+			}
+			if out, err := exec.Command("sh", "-c", e.Hint()).CombinedOutput(); err != nil || !strings.Contains(string(out), `{"name":"acme"`) {
+				t.Errorf("the hint %q (%v) printed %q, not the catalogue", e.Hint(), err, out)
+			}
+		})
+	}
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
+	m.write(ClaudeCatalogue, `{"name":"acme","owner":{"name":"","name":"a","email":"a@example.com"},`+plugins+`}`)
+	m.write("p/.claude-plugin/plugin.json", `{"name":"p"}`)
+	mustFetch(t, Request{Source: "p@" + m.dir}, Options{})
 }

@@ -122,3 +122,36 @@ func installedWhich(root string) string {
 	})
 	return strings.Join(got, ",")
 }
+
+// TestClaudeCatalogueOwner pins what sources' checkClaudeOwner
+// (TestMarketplaceClaudeOwner) holds bundlectl to: real Claude Code
+// 2.1.332 refuses the whole marketplace at `claude plugin marketplace
+// add` ("Invalid schema: … owner…") for no owner (or only "Owner"), one
+// that is no object, a name missing, not a string or empty, an email not
+// a string; it adds one whose name is written twice, the last not empty.
+func TestClaudeCatalogueOwner(t *testing.T) {
+	const plugins = `"plugins":[{"name":"plug1","source":"./plugins/a"}]`
+	for name, tc := range map[string]struct{ owner, want string }{
+		"none":       {``, "owner: Invalid input"},
+		"Owner":      {`"Owner":{"name":"a"},`, "owner: Invalid input"},
+		"string":     {`"owner":"a",`, "owner: Invalid input"},
+		"null":       {`"owner":null,`, "owner: Invalid input"},
+		"no name":    {`"owner":{},`, "owner.name: Invalid input"},
+		"name num":   {`"owner":{"name":3},`, "owner.name: Invalid input"},
+		"name empty": {`"owner":{"name":"x","name":""},`, "owner.name: Author name cannot be empty"},
+		"email num":  {`"owner":{"name":"a","email":3},`, "owner.email: Invalid input"},
+		"last name":  {`"owner":{"name":"","name":"a","email":"a@example.com"},`, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := New(t, Claude, Say("done"))
+			mkt := catalogueMarket(t, ".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", `{"name":"mkt1",`+tc.owner+plugins+`}`)
+			out, err := hostCLI(a, hostEnv(t, a), "plugin", "marketplace", "add", mkt)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("claude plugin marketplace add: %v\n%s", err, out)
+			case tc.want != "" && (err == nil || !strings.Contains(out, "Invalid schema") || !strings.Contains(out, tc.want)):
+				t.Errorf("claude plugin marketplace add: want it refused (%s), got %v:\n%s", tc.want, err, out)
+			}
+		})
+	}
+}
