@@ -1,5 +1,8 @@
 package sources
 
+// What the hosts refuse in a catalogue that encoding/json would read: Codex
+// (serde, strict structures) and Claude Code (a schema for the owner).
+
 import (
 	"encoding/json"
 	"errors"
