@@ -434,3 +434,30 @@ exec git "$@"
 		mustFail(t, Request{Source: r.url(), Subdir: sub}, Options{GitPath: noTrees}, ErrRefused, "the server did not send an object the fetch needs")
 	}
 }
+
+// TestGitSourcePromisorRunsNothing: a local git source that is itself a
+// partial clone, whose own configuration names a promisor remote with an
+// upload-pack command, runs nothing when bundlectl fetches from it: the
+// upload-pack git starts in the source must not fetch the blobs it lacks
+// from that remote (lazy fetch), which would run the command. bundlectl's
+// settings do not reach that configuration (a remote of any name); git
+// itself keeps upload-pack from lazy fetching since 2.39.4 (and 2.44),
+// so on this host the fetch is refused as missing objects. On an older
+// git this test fails: the command ran.
+func TestGitSourcePromisorRunsNothing(t *testing.T) {
+	up := newTestRepo(t)
+	up.write(".claude-plugin/plugin.json", `{"name":"p"}`, 0o644)
+	up.commit("one")
+	up.git("config", "uploadpack.allowFilter", "true")
+	src := filepath.Join(t.TempDir(), "partial.git")
+	up.git("clone", "-q", "--bare", "--filter=blob:none", up.url(), src)
+	marker := filepath.Join(t.TempDir(), "ran")
+	up.git("--git-dir="+src, "config", "remote.origin.uploadpack", "touch "+marker+"; git-upload-pack")
+	_, err := Fetch(context.Background(), t.TempDir(), Request{Source: "file://" + src}, Options{})
+	if _, serr := os.Stat(marker); serr == nil {
+		t.Fatalf("the source's promisor upload-pack command ran (fetch: %v)", err)
+	}
+	if err == nil {
+		t.Fatalf("fetched a source that lacks its blobs")
+	}
+}
