@@ -711,6 +711,12 @@ func refuseHookAddress(req *http.Request) *Result {
 	if why := bundle.ClaudeHTTPRefusedAddr(a, true); why != "" {
 		return blockedAddress(a, why)
 	}
+	if cur, err := netip.ParseAddr(req.URL.Hostname()); err == nil && cur == a {
+		// Already written as JavaScript's URL writes it
+		// ("[::ffff:7f00:1]", which netip writes "::ffff:127.0.0.1"):
+		// the Host header, and a target in absolute form, keep it.
+		return nil
+	}
 	host := a.String()
 	if a.Is6() {
 		host = "[" + host + "]"

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -20,6 +21,21 @@ import (
 // JavaScript's URL refuses, or that is not special, is left to Go's
 // parser, which fails the hook or posts to it as before.
 func newHookRequest(ctx context.Context, raw string, body []byte) (*http.Request, error) {
+	req, err := newHookRequestTarget(ctx, raw, body)
+	if err != nil {
+		return nil, err
+	}
+	// The host too: through a proxy in the clear it is written into
+	// the request line as it is (proxyRequestTarget).
+	if c, bad := requestTargetByte(req.URL.Host + req.URL.RequestURI()); bad {
+		return nil, fmt.Errorf("url %s puts %q in the request line, which carries only visible ASCII and no '#', so nothing is posted; percent-escape it in the url", bundle.Quote(raw), c)
+	}
+	return req, nil
+}
+
+// newHookRequestTarget is newHookRequest before its request target is
+// checked.
+func newHookRequestTarget(ctx context.Context, raw string, body []byte) (*http.Request, error) {
 	origin, path, query, ok := bundle.JSURLRequestTarget(raw)
 	if !ok {
 		return http.NewRequestWithContext(ctx, http.MethodPost, raw, bytes.NewReader(body))
@@ -38,6 +54,22 @@ func newHookRequest(ctx context.Context, raw string, body []byte) (*http.Request
 	req.URL.RawQuery = strings.TrimPrefix(query, "?")
 	req.URL.ForceQuery = query == "?"
 	return req, nil
+}
+
+// requestTargetByte is the first byte of target (a request target as Go
+// writes it) that a request line may not carry — a space, a control,
+// DEL, a byte past ASCII, or '#' — and whether there is one. Go's
+// transport refuses only the controls: it writes an Opaque path as it
+// is, and a query Go's parser took as written ("?a b", "?é", which a url
+// JavaScript's URL refuses, and hooks run posts for Codex, keeps), where
+// a space splits the request line.
+func requestTargetByte(target string) (byte, bool) {
+	for i := 0; i < len(target); i++ {
+		if c := target[i]; c <= ' ' || c >= 0x7F || c == '#' {
+			return c, true
+		}
+	}
+	return 0, false
 }
 
 // proxyRequestTarget writes req's request target in absolute form
