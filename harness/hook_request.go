@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -17,7 +18,7 @@ import (
 // escapes the whole path again when it does ("/%41|" sent as "/A%7C"),
 // and refuses a path holding "%zz", which Claude Code posts as written.
 // The path goes in the url's Opaque, which Go writes as it is (a path
-// starting "//" with its origin, in absolute form); a url
+// starting "//" as setDoubleSlashPath has it); a url
 // JavaScript's URL refuses, or that is not special, is left to Go's
 // parser, which fails the hook or posts to it as before.
 func newHookRequest(ctx context.Context, raw string, body []byte) (*http.Request, error) {
@@ -46,14 +47,32 @@ func newHookRequestTarget(ctx context.Context, raw string, body []byte) (*http.R
 	}
 	req.URL.Opaque = path
 	if strings.HasPrefix(path, "//") {
-		// Go reads an Opaque starting "//" as an authority: the
-		// request target is written whole ("http://h//x"), which a
-		// server reads as the same path.
-		req.URL.Opaque = "//" + req.URL.Host + path
+		setDoubleSlashPath(req, path)
 	}
 	req.URL.RawQuery = strings.TrimPrefix(query, "?")
 	req.URL.ForceQuery = query == "?"
 	return req, nil
+}
+
+// setDoubleSlashPath sets req's path to path, which starts "//", so Go
+// writes it in origin form ("POST //evil.example/x" with the Host
+// header) as Claude Code 2.1.332 does (internal/agenttest
+// TestClaudeHTTPGuardDoubleSlashPath): Go reads an Opaque starting "//"
+// as an authority and writes the target in absolute form
+// ("http://h//evil.example/x"), whose path a server reading the target
+// as it comes (Python's http.server, node's req.url) reads otherwise, and
+// a guard's deny there was lost. Go writes a Path as its RawPath when it
+// can check RawPath escapes it; a path it cannot ('|', a '%' with no
+// escape after it) stays in absolute form, which names the same host
+// (RFC 9112 3.2.2) and which a server must accept.
+func setDoubleSlashPath(req *http.Request, path string) {
+	if p, err := url.PathUnescape(path); err == nil {
+		req.URL.Opaque, req.URL.Path, req.URL.RawPath = "", p, path
+		if req.URL.EscapedPath() == path {
+			return
+		}
+	}
+	req.URL.Opaque, req.URL.Path, req.URL.RawPath = "//"+req.URL.Host+path, "", ""
 }
 
 // requestTargetByte is the first byte of target (a request target as Go

@@ -125,3 +125,49 @@ func requestLineServer(t *testing.T, got chan<- string) string {
 	}()
 	return "http://" + ln.Addr().String()
 }
+
+// TestHookRequestDoubleSlashOriginForm: a path starting "//" is sent in
+// origin form, as Claude Code 2.1.332 sends it ("POST //evil.example/x",
+// internal/agenttest TestClaudeHTTPGuardDoubleSlashPath), and through a
+// proxy in the clear in absolute form naming the url's own host; hooks
+// run sent "POST http://h//evil.example/x" directly, whose path a server
+// reading the target as it comes reads otherwise. A path Go cannot write
+// from its Path ('|', "%zz") stays in absolute form, naming the host it
+// connects to.
+func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
+	got := make(chan string, 1)
+	srvURL := requestLineServer(t, got)
+	hostport := strings.TrimPrefix(srvURL, "http://")
+	proxy, _ := url.Parse(srvURL)
+	direct := &http.Client{Transport: &http.Transport{}}
+	proxied := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
+	for rest, want := range map[string]string{
+		"//evil.example/x?1":         "//evil.example/x?1",
+		"/a/..//evil.example:81/x?4": "//evil.example:81/x?4",
+		`\\evil.example/x?5`:         "//evil.example/x?5",
+		"//evil.example/%41%2F'[]":   "//evil.example/%41%2F'[]",
+		"//evil.example/a|b":         "http://" + hostport + "//evil.example/a|b",
+		"//evil.example/%zz":         "http://" + hostport + "//evil.example/%zz",
+	} {
+		for _, c := range []struct {
+			client *http.Client
+			want   string
+		}{{direct, want}, {proxied, "http://" + hostport + strings.TrimPrefix(want, "http://"+hostport)}} {
+			req, err := newHookRequest(context.Background(), "http://"+hostport+rest, nil)
+			if err != nil {
+				t.Fatalf("%q: %v", rest, err)
+			}
+			if c.client == proxied {
+				proxyRequestTarget(req)
+			}
+			resp, err := c.client.Do(req)
+			if err != nil {
+				t.Fatalf("%q: %v", rest, err)
+			}
+			resp.Body.Close()
+			if asked := <-got; asked != c.want {
+				t.Errorf("%q (proxied %v): asked at %q, want %q", rest, c.client == proxied, asked, c.want)
+			}
+		}
+	}
+}
