@@ -12,8 +12,11 @@ import (
 // 255) is one Claude Code 2.1.332 loads and never connects to
 // (internal/agenttest TestClaudeMCPURLUnparsed): the review warns, in a
 // Claude Code plugin and in bundlectl's own format alike, and not for a
-// url JavaScript's URL parses, a url Claude Code expands first, or a
-// server of another host only.
+// url JavaScript's URL parses, a url whose authority Claude Code expands
+// first, or a server of another host only. A "${" after the host
+// ("https://bc3e.9/${MCP_PATH}/mcp") was taken for one the host expands
+// first, and not warned of, though no expansion there makes the host
+// one the parser reads.
 func TestClaudeMCPURLUnparsedWarns(t *testing.T) {
 	b := loadFiles(t, files{
 		".claude-plugin/plugin.json": `{"name": "demo", "version": "1.0.0"}`,
@@ -24,7 +27,9 @@ func TestClaudeMCPURLUnparsedWarns(t *testing.T) {
 			"octet": {"type": "http", "url": "https://1.2.3.256/mcp"},
 			"good": {"type": "http", "url": "https://good.example/mcp"},
 			"goodpct": {"type": "http", "url": "https://c%41.example/mcp"},
-			"expanded": {"type": "http", "url": "https://h.example:${PORT}/mcp"}}}`,
+			"numlabelvar": {"type": "http", "url": "https://bc3e.9/${MCP_PATH}/mcp"},
+			"expanded": {"type": "http", "url": "https://h.example:${PORT}/mcp"},
+			"expandedhost": {"type": "http", "url": "https://bc3e.9${DOMAIN}/mcp"}}}`,
 	})
 	var warned []string
 	for _, f := range b.Report.Findings {
@@ -37,7 +42,7 @@ func TestClaudeMCPURLUnparsedWarns(t *testing.T) {
 	}
 	slices.Sort(warned)
 	warned = slices.Compact(warned) // the sse server has a view each for Claude Code and Codex
-	if got, want := strings.Join(warned, " "), "escaped numlabel octet zoned"; got != want {
+	if got, want := strings.Join(warned, " "), "escaped numlabel numlabelvar octet zoned"; got != want {
 		t.Errorf("warned of %q, want %q; findings:%s", got, want, dumpFindings(b))
 	}
 

@@ -1104,10 +1104,12 @@ func endpointURLHost(raw string) (string, string) {
 // recording proxy for none of them). The warning names
 // the hosts among those that read the server (a server split into one
 // view a host, an "sse" one Codex reads as streamable HTTP, is warned of
-// once for each). A url with a "${" is left
-// alone: Claude Code expands it before connecting.
+// once for each). A url with a "${" in its scheme or authority is left
+// alone: Claude Code expands it before connecting, and the expansion may
+// make a url the parser reads; one after them is not, as no expansion
+// changes a url's authority once the path has begun.
 func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
-	if strings.Contains(s.URL, "${") || !jsURLRefuses(s.URL) {
+	if urlVarBeforePath(s.URL) || !jsURLRefuses(s.URL) {
 		return
 	}
 	var who []string
@@ -1124,6 +1126,24 @@ func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
 		connect, loads = "connect", "each loads"
 	}
 	b.Report.Warnf(src+".url", "mcp.url", "url %s does not parse as the WHATWG URL parser reads a url, which %s %s with: %s this server but never connects to it, so it offers none of its tools; write an https url whose host is a name or an IP address such a parser reads", quoteURL(s.URL), strings.Join(who, " and "), connect, loads)
+}
+
+// urlVarBeforePath reports whether s holds a "${" before its path, query
+// or fragment begin: in its scheme or its authority ("https://${H}/",
+// "https://h:${PORT}/"), where what a variable expands to decides whether
+// the WHATWG parser reads the url. A "${" after them
+// ("https://bc3e.9/${P}") leaves the authority as written.
+func urlVarBeforePath(s string) bool {
+	i := strings.Index(s, "${")
+	if i < 0 {
+		return false
+	}
+	head := s[:i]
+	colon := strings.IndexByte(head, ':')
+	if colon < 0 {
+		return true
+	}
+	return !strings.ContainsAny(strings.TrimLeft(head[colon+1:], `/\`), `/\?#`)
 }
 
 // unparsedURLParser names a host with the WHATWG URL parser it connects

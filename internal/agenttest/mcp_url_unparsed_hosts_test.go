@@ -9,13 +9,16 @@ import (
 
 // unparsedMCPURLs are remote MCP server urls Go's url parser takes and
 // the WHATWG URL parser refuses (a last label that is a number but no
-// IPv4 address, an escaped '%', an IPv6 zone), with two that both take.
+// IPv4 address, an escaped '%', an IPv6 zone, and the first with a
+// variable in its path), with two that both take.
 var unparsedMCPURLs = map[string]string{
 	"numlabel": "https://bc3e.9/mcp",
-	"escaped":  "https://c%2541.example.com/mcp",
-	"zoned":    "https://[fe80::1%25eth0]/mcp",
-	"good":     "https://good.example/mcp",
-	"goodpct":  "https://c%41.example/mcp",
+	// A variable after the host leaves it as written, expanded or not.
+	"numlabelvar": "https://bc3e.9/${MCP_PATH}/mcp",
+	"escaped":     "https://c%2541.example.com/mcp",
+	"zoned":       "https://[fe80::1%25eth0]/mcp",
+	"good":        "https://good.example/mcp",
+	"goodpct":     "https://c%41.example/mcp",
 }
 
 // unparsedWantAsked is what a recording proxy is asked when a host
