@@ -54,6 +54,7 @@ func FuzzHookRequestLine(f *testing.F) {
 		"http://h/${HOME} x",
 		"http://${X}/",
 		"http://h/%zz|'[]^`{}\\",
+		"http:\"",
 		"http://bc3e.9/?a b",
 		"http://[fe80::1%25eth0]/?a b",
 	} {
@@ -128,6 +129,22 @@ func checkHookRequestLine(t *testing.T, raw string, req *http.Request, proxied b
 		}
 	}
 	if origin, _, _, ok := bundle.JSURLRequestTarget(raw); ok && !strings.Contains(origin, "@") {
+		// The review's "posted at" row (JSURLPostURL, its fragment
+		// left out) is the url this request asks at.
+		asked := target
+		if strings.HasPrefix(target, "/") && got.Host == "" {
+			// A host Go cannot write in a Host header ('"', which
+			// JavaScript's URL takes): Go sends none, and connects
+			// to a name no resolver answers.
+			return
+		}
+		if strings.HasPrefix(target, "/") {
+			asked = req.URL.Scheme + "://" + got.Host + target
+		}
+		posted, _, _ := strings.Cut(bundle.JSURLPostURL(raw), "#")
+		if asked != posted {
+			t.Fatalf("%q (proxied %v): the review shows it posted at %q, the request asks at %q", raw, proxied, posted, asked)
+		}
 		if want := strings.TrimPrefix(strings.TrimPrefix(origin, "http://"), "https://"); req.URL.Host != want && !strings.HasPrefix(origin, "ws") && !strings.HasPrefix(origin, "ftp") {
 			t.Fatalf("%q: the post connects to %q, JavaScript's URL reads %q", raw, req.URL.Host, want)
 		}
