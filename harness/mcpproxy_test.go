@@ -897,6 +897,12 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 		{"method and result", string(long(`{"jsonrpc":"2.0","id":8,"method":"tools/call","result":{"x":"`, `"}}`)), float64(8), ""},
 		{"reply id in capitals", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`, `"}},"Id":"s2"}`)), nil, `"s2"`},
 		{"not json", string(long(`{"jsonrpc":"2.0","method":"tools/call","x":"`, `,"id":3}`)), nil, ""},
+		// Not UTF-8, which fromClient answers under id null: the id
+		// "\xff", answered, is "\ufffd" to the client, maybe another
+		// call of its own, which would get two answers.
+		{"id not utf-8", string(long(`{"jsonrpc":"2.0","id":"`+"\xff"+`","method":"tools/call","params":{"name":"echo","x":"`, `"}}`)), nil, ""},
+		{"text not utf-8", string(long(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","x":"`+"\xe2\x82", `"}}`)), nil, ""},
+		{"reply not utf-8", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`+"\xc0\xaf", `"}},"id":"s3"}`)), nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clientR, clientW := io.Pipe()

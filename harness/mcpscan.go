@@ -98,6 +98,15 @@ type msgScanner struct {
 	batch     []scannedMessage
 	batchBad  bool
 	batchLong bool
+
+	// Whether the line is UTF-8 (only a string can hold a byte over
+	// 0x7f): fromClient answers a client line that is not under id
+	// null, so clientMessage and clientBatch read no id of one. The
+	// check runs across pieces: utf8Need continuation bytes are still
+	// to come, the next in utf8Lo..utf8Hi.
+	badUTF8        bool
+	utf8Need       int
+	utf8Lo, utf8Hi byte
 }
 
 // scannedMessage is one message of a batch: its id (nil: none usable)
@@ -134,10 +143,12 @@ func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 // its id if it has a result too), else a reply (noteClientReplies reads
 // it as the answer to the server's request under that id). So an
 // over-long line is answered under the id its relay would be answered
-// under; ok is false unless the line was one whole JSON object with a
-// usable id.
+// under; ok is false unless the line was one whole JSON object, UTF-8
+// (fromClient answers any other line under id null: read, an id that is
+// not UTF-8 could be taken by the client for another of its own), with
+// a usable id.
 func (s *msgScanner) clientMessage() (id json.RawMessage, kind msgKind, ok bool) {
-	if s.state != stEnd || s.isBatch {
+	if s.state != stEnd || s.isBatch || s.badUTF8 {
 		return nil, msgOther, false
 	}
 	m := s.scanned()
@@ -168,9 +179,9 @@ func (s *msgScanner) scanned() scannedMessage {
 // clientBatch returns the messages of a scanned client batch, each read
 // as clientMessage reads one alone (as fromClient and track read each
 // message of a batch); ok is false unless the line was one whole array
-// of at most maxTrackedIDs objects.
+// of at most maxTrackedIDs objects, and UTF-8.
 func (s *msgScanner) clientBatch() (msgs []scannedMessage, ok bool) {
-	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || len(s.batch) == 0 {
+	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || len(s.batch) == 0 || s.badUTF8 {
 		return nil, false
 	}
 	return s.batch, true
@@ -199,6 +210,57 @@ var plainInString = func() (t [256]bool) {
 	return t
 }()
 
+// checkUTF8 checks b, bytes of a string's content as written, as the
+// next piece of a UTF-8 text (utf8.Valid's rules: shortest form, no
+// surrogate, at most U+10FFFF); a sequence may continue in the next
+// piece.
+func (s *msgScanner) checkUTF8(b []byte) {
+	if s.badUTF8 {
+		return
+	}
+	for _, c := range b {
+		if s.utf8Need > 0 {
+			if c < s.utf8Lo || c > s.utf8Hi {
+				s.badUTF8 = true
+				return
+			}
+			s.utf8Need, s.utf8Lo, s.utf8Hi = s.utf8Need-1, 0x80, 0xbf
+			continue
+		}
+		if c < 0x80 {
+			continue
+		}
+		s.utf8Need, s.utf8Lo, s.utf8Hi = utf8Lead(c)
+		if s.utf8Need == 0 {
+			s.badUTF8 = true
+			return
+		}
+	}
+}
+
+// utf8Lead is what a UTF-8 sequence that starts with c, a byte over
+// 0x7f, needs: how many continuation bytes, and the range of the first;
+// need is 0 when no sequence starts with c.
+func utf8Lead(c byte) (need int, lo, hi byte) {
+	switch {
+	case 0xc2 <= c && c <= 0xdf:
+		return 1, 0x80, 0xbf
+	case c == 0xe0:
+		return 2, 0xa0, 0xbf
+	case c == 0xed:
+		return 2, 0x80, 0x9f
+	case 0xe1 <= c && c <= 0xef:
+		return 2, 0x80, 0xbf
+	case c == 0xf0:
+		return 3, 0x90, 0xbf
+	case 0xf1 <= c && c <= 0xf3:
+		return 3, 0x80, 0xbf
+	case c == 0xf4:
+		return 3, 0x80, 0x8f
+	}
+	return 0, 0, 0
+}
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // write scans the next bytes of the line.
@@ -210,6 +272,7 @@ func (s *msgScanner) write(p []byte) {
 			for j < len(p) && plainInString[p[j]] {
 				j++
 			}
+			s.checkUTF8(p[i:j])
 			s.keepString(p[i:j])
 			if j == len(p) {
 				return
@@ -296,6 +359,10 @@ func (s *msgScanner) step(c byte) {
 			s.state = stError
 		}
 	case stString:
+		if s.utf8Need > 0 {
+			s.badUTF8 = true // a sequence cut short by a quote, a backslash or a control character
+			s.utf8Need = 0
+		}
 		switch {
 		case c == '"':
 			s.endString()

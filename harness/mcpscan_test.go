@@ -294,10 +294,11 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(2))
 	}
+	for _, s := range overlongClientUnreadSeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(1))
+	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
-		if !utf8.Valid(msg) || !json.Valid(msg) {
-			return
-		}
 		var s msgScanner
 		s.reset()
 		n := int(piece)
@@ -307,6 +308,14 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
 			s.write(rest[:min(n, len(rest))])
 		}
+		if !utf8.Valid(msg) || !json.Valid(msg) {
+			// fromClient answers the line under id null, reading none.
+			id, _, ok := s.clientMessage()
+			if _, batch := s.clientBatch(); ok || batch {
+				t.Fatalf("client line %q is not UTF-8 JSON, which the relay answers under id null; scanned over the limit (pieces of %d) it is read as %s (batch %v)", msg, piece, id, batch)
+			}
+			return
+		}
 		switch firstByte(msg) {
 		case '{':
 			checkScannedClientMessage(t, msg, s.clientMessage, piece)
@@ -314,6 +323,19 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 			checkScannedClientBatch(t, msg, &s, piece)
 		}
 	})
+}
+
+// overlongClientUnreadSeeds are client lines fromClient answers under
+// id null: not UTF-8 (in the id, elsewhere, a sequence cut short by a
+// quote or a piece's end, a surrogate, an overlong form), or not JSON
+// (a byte order mark).
+var overlongClientUnreadSeeds = []string{
+	`{"jsonrpc":"2.0","id":"` + "\xff" + `","method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + "\xe2\x82" + `"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + "\xed\xa0\x80" + `"}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"` + "\xc0\xaf" + `":1}}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":"` + "\xf4\x90\x80\x80" + `","result":{}}]`,
+	"\ufeff" + `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 }
 
 // overlongClientBatchSeeds are client batches: requests, replies and
