@@ -260,12 +260,21 @@ func (p *proxy) openElicitations() int {
 // (null, or an error with no id: the client's error for a message it
 // could not read, which is how Codex 0.171 answers an elicitation it
 // cannot read) may answer any open elicitation: it ends every pause.
+//
+// A message with a member named "method" in any letter case is no reply:
+// judge and track read it as a request (forwarded under the proxy's id,
+// its answer awaited; one with a result too is refused), and no server
+// SDK reads it as an answer — the TypeScript SDK's strict schemas take
+// no reply without "result" or "error" nor with another member, Go's
+// decoder reads "Method" as "method". Read as a reply, its id (the
+// proxy's, by now) would close whichever elicitation of the server's
+// has that id.
 func (p *proxy) noteClientReplies(line []byte) {
 	if p.openElicitations() == 0 {
 		return
 	}
 	for _, ms := range messageObjects(line) {
-		if _, isMsg := hostMethod(ms); isMsg {
+		if hasMethodInAnyCase(ms) {
 			continue
 		}
 		id := messageID(ms)
@@ -283,6 +292,17 @@ func (p *proxy) noteClientReplies(line []byte) {
 		}
 		p.elicitationClosed(id)
 	}
+}
+
+// hasMethodInAnyCase reports whether a message has a member named
+// "method" in any letter case, as judge and track read a request.
+func hasMethodInAnyCase(ms []jsonobj.Member) bool {
+	for _, m := range ms {
+		if strings.EqualFold(m.Key, "method") {
+			return true
+		}
+	}
+	return false
 }
 
 // noteClientDrop ends the pause a client line the proxy does not forward

@@ -516,3 +516,34 @@ func codexProxyCalling(t *testing.T, toClient io.Writer, now func() time.Time) *
 	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
 	return p
 }
+
+// TestProxyClientRequestInAnyCaseEndsNoPause: a client request whose
+// method is named in another letter case ("Method") is a request to the
+// relay, which forwards it under an id of the proxy's own and awaits its
+// answer, and to every server SDK (the TypeScript SDK's strict schemas
+// read no reply without "result" or "error"; Go's decoder reads the name
+// in any case as "method"): it answers no elicitation. Read as a reply,
+// it closed the elicitation under the proxy's id it went under (2, an id
+// the server's own requests may use too), and the calls the host still
+// paused for ran on the proxy's timer.
+func TestProxyClientRequestInAnyCaseEndsNoPause(t *testing.T) {
+	for _, req := range []string{
+		`{"jsonrpc":"2.0","id":"z","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":2,"METHOD":"tools/list","params":{}}`,
+		`[{"jsonrpc":"2.0","id":"z","mEthod":"ping"}]`,
+	} {
+		var toServer lockedBuffer
+		p := codexProxyCalling(t, io.Discard, nil)
+		p.toServer = &toServer
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{}}`))
+		if err := p.pumpClient(strings.NewReader(req + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(toServer.String(), `"id":2`) {
+			t.Fatalf("the server got %q; want the request under the proxy's id 2", toServer.String())
+		}
+		if c := p.calls["1"]; c == nil || !c.paused || p.openElicitations() != 1 {
+			t.Fatalf("after the client's request %s: call 1 %+v, %d elicitations open; want it paused, elicitation 2 open", req, c, p.openElicitations())
+		}
+	}
+}
