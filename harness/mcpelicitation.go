@@ -306,7 +306,9 @@ func hasMethodInAnyCase(ms []jsonobj.Member) bool {
 }
 
 // noteClientDrop ends the pause a client line the proxy does not forward
-// might have ended (see the rule above): each reply in it under an open
+// might have ended (see the rule above): each reply in it (a message
+// with no member named "method" in any letter case, as
+// noteClientReplies reads one) under an open
 // elicitation's id closes that elicitation, and the server gets an error
 // for it in place of the answer it will never see; a line that holds no
 // message the proxy can read, a reply under id null, or an error with no
@@ -322,8 +324,8 @@ func (p *proxy) noteClientDrop(line []byte) {
 		return
 	}
 	for _, ms := range objs {
-		if _, isMsg := hostMethod(ms); isMsg {
-			continue
+		if hasMethodInAnyCase(ms) {
+			continue // a request, answered as one (noteClientReplies)
 		}
 		id := messageID(ms)
 		if _, ok := idKey(id); id != nil && !ok || id == nil && lastMember(ms, "error") != nil {

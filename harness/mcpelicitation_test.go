@@ -547,3 +547,52 @@ func TestProxyClientRequestInAnyCaseEndsNoPause(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyOverlongBatchNullIDReplyEndsPause: a client batch over
+// MaxMCPMessage holding a reply under id null (or an error with no id)
+// ends every pause, as the same batch within the limit does
+// (noteClientReplies), though another message of it has an id: before,
+// a request with a usable id beside it made the line "readable" and the
+// pause outlived the reply.
+func TestProxyOverlongBatchNullIDReplyEndsPause(t *testing.T) {
+	big := strings.Repeat("a", MaxMCPMessage)
+	for _, reply := range []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}`,
+	} {
+		batch := `[` + reply + `,{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"` + big + `"}}]` + "\n"
+		p := codexProxyCalling(t, io.Discard, nil)
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
+		if err := p.pumpClient(strings.NewReader(batch)); err != nil {
+			t.Fatal(err)
+		}
+		if c := p.calls["1"]; c == nil || c.paused || c.timer == nil || p.openElicitations() != 0 {
+			t.Fatalf("call 1 after an overlong batch with %s: %+v, %d elicitations open; want it running, none open", reply, c, p.openElicitations())
+		}
+	}
+}
+
+// TestProxyDroppedRequestInAnyCaseEndsNoPause: a client message with
+// "method" in another letter case that the proxy refuses (a filtered
+// call, a method beside a result) was answered as a request, and is read
+// as one for the pause too, as over MaxMCPMessage: it closes no
+// elicitation, and the server gets no error under its id.
+func TestProxyDroppedRequestInAnyCaseEndsNoPause(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":"e1","Method":"tools/call","params":{"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":"e1","Method":"x","result":{"action":"accept"}}`,
+		`{"jsonrpc":"2.0","id":"e1","method":5}`,
+	} {
+		var toServer lockedBuffer
+		p := codexProxyCalling(t, io.Discard, nil)
+		p.filter = excludeFilter
+		p.toServer = &toServer
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{}}`))
+		if err := p.pumpClient(strings.NewReader(msg + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		if c := p.calls["1"]; c == nil || !c.paused || p.openElicitations() != 1 || toServer.String() != "" {
+			t.Fatalf("after the refused %s: call 1 %+v, %d elicitations open, the server got %q; want it paused, e1 open, nothing sent", msg, c, p.openElicitations(), toServer.String())
+		}
+	}
+}

@@ -453,9 +453,10 @@ func (p *proxy) pumpClient(r io.Reader) error {
 // each request in it is answered with a parse error under its id (a
 // batch's in one array), so that the client's call ends instead of
 // waiting for a reply, and each reply in it ends the server's request
-// under its id with an error. It returns the answer to the client: the
-// parse error under id null when the line has no request with a usable
-// id.
+// under its id with an error. A line with no usable id, or a reply in it
+// without one, may have answered any open elicitation: it ends every
+// pause. It returns the answer to the client: the parse error under id
+// null when the line has no request with a usable id.
 func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 	msgs, ok := scan.clientBatch()
 	if !ok {
@@ -466,9 +467,13 @@ func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 	}
 	msg := fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage)
 	var answers [][]byte
-	readable := false
+	readable, unmatched := false, false
 	for _, m := range msgs {
 		if m.id == nil {
+			// A reply with no id the scan keeps (null, none, another
+			// type, longer than maxIDLen) may answer any elicitation,
+			// as noteClientReplies reads one within the limit.
+			unmatched = unmatched || !m.request
 			continue
 		}
 		readable = true
@@ -480,8 +485,8 @@ func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 		p.elicitationClosed(m.id) // answered, with the proxy's error
 		_ = p.sendServer(rpcError(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)))
 	}
-	if !readable && p.openElicitations() > 0 {
-		p.notice("dropped a client line over %d bytes without a readable id while an elicitation is open; calls are timed again", MaxMCPMessage)
+	if (!readable || unmatched) && p.openElicitations() > 0 {
+		p.notice("dropped a client line over %d bytes with no id it can read for a reply while an elicitation is open; calls are timed again", MaxMCPMessage)
 		p.endPauses()
 	}
 	switch {
