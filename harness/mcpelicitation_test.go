@@ -596,3 +596,73 @@ func TestProxyDroppedRequestInAnyCaseEndsNoPause(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOverlongClientLineEndsPausesAsRelayed: a client line the proxy
+// scans because it is over MaxMCPMessage leaves open no elicitation the
+// same line relayed within the limit (pumpClient) closes: no pause
+// outlives an answer the proxy cannot pass on. It may close more (a
+// line with no id it can read ends every pause). Elicitations are open
+// under "e1", 2 (the proxy's id of the next request the client sends)
+// and -0.
+func FuzzOverlongClientLineEndsPausesAsRelayed(f *testing.F) {
+	for _, s := range append(append(slices.Clone(overlongClientSeeds), overlongClientBatchSeeds...), overlongClientUnreadSeeds...) {
+		f.Add([]byte(s), uint8(0))
+	}
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":"z","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"e1","Method":"x","result":{}}`,
+		`[{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}},{"jsonrpc":"2.0","id":3,"method":"x"}]`,
+		`[{"jsonrpc":"2.0","id":"e1","result":{}},{"jsonrpc":"2.0","id":0,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":2.0,"result":{}}`,
+	} {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
+		if bytes.ContainsAny(msg, "\r\n") {
+			return // more than one line
+		}
+		relayed := openAfter(t, func(p *proxy) {
+			if err := p.pumpClient(bytes.NewReader(append(msg, '\n'))); err != nil {
+				t.Fatal(err)
+			}
+		})
+		scanned := openAfter(t, func(p *proxy) {
+			var s msgScanner
+			s.reset()
+			n := int(piece)
+			if n == 0 {
+				n = len(msg) + 1
+			}
+			for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+				s.write(rest[:min(n, len(rest))])
+			}
+			p.overlongClientLine(&s)
+		})
+		for k := range scanned {
+			if !relayed[k] {
+				t.Fatalf("client line %q: relayed it closes elicitation %s, scanned over the limit (pieces of %d) it leaves it open", msg, k, piece)
+			}
+		}
+	})
+}
+
+// openAfter is the elicitations of a timing proxy for Codex, open under
+// "e1", 2 and -0 with call 1 paused, that are still open after f.
+func openAfter(t *testing.T, f func(p *proxy)) map[string]bool {
+	p := codexProxyCalling(t, io.Discard, nil)
+	p.filter = excludeFilter
+	for _, id := range []string{`"e1"`, `2`, `-0`} {
+		p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"elicitation/create","params":{}}`))
+	}
+	if p.openElicitations() != 3 {
+		t.Fatalf("%d elicitations open; want 3", p.openElicitations())
+	}
+	f(p)
+	p.callsMu.Lock()
+	defer p.callsMu.Unlock()
+	open := map[string]bool{}
+	for k := range p.elicits {
+		open[k] = true
+	}
+	return open
+}
