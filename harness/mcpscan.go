@@ -120,6 +120,14 @@ func (s *msgScanner) reset() {
 	*s = msgScanner{stack: s.stack[:0], key: s.key[:0], val: s.val[:0], batch: s.batch[:0]}
 }
 
+// release lets go of the ids of a scanned batch (up to maxTrackedIDs of
+// maxIDLen bytes), which reset would only reuse at the next line over
+// the limit.
+func (s *msgScanner) release() {
+	clear(s.batch)
+	s.batch = s.batch[:0]
+}
+
 // message returns the id and kind of the scanned line; ok is false unless
 // the line was one whole JSON object with a usable id.
 func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
@@ -165,13 +173,22 @@ func (s *msgScanner) clientMessage() (id json.RawMessage, kind msgKind, ok bool)
 // scanned is the message object whose members were just scanned, read
 // as clientMessage reads one.
 func (s *msgScanner) scanned() scannedMessage {
+	m := s.scannedInPlace()
+	m.id = bytes.Clone(m.id)
+	return m
+}
+
+// scannedInPlace is scanned with its id where the scan keeps it, for a
+// caller that clears the scan's ids next (endBatchMessage): a batch's
+// ids are held once, not twice.
+func (s *msgScanner) scannedInPlace() scannedMessage {
 	id := s.id
 	if s.exactIDs == 0 {
 		id = s.foldID
 	}
 	m := scannedMessage{request: s.foldMethod}
 	if id != nil {
-		m.id = json.RawMessage(bytes.Clone(id))
+		m.id = json.RawMessage(id)
 	}
 	return m
 }
@@ -591,8 +608,8 @@ func (s *msgScanner) endBatchMessage() {
 	if len(s.batch) == maxTrackedIDs {
 		s.batchLong = true
 	} else {
-		s.batch = append(s.batch, s.scanned())
+		s.batch = append(s.batch, s.scannedInPlace())
 	}
-	s.id, s.foldID, s.exactIDs = nil, nil, 0
+	s.id, s.foldID, s.exactIDs = nil, nil, 0 // the message's ids are its own now
 	s.hasMethod, s.hasReply, s.foldMethod = false, false, false
 }

@@ -428,3 +428,25 @@ func relayedClientReading(t *testing.T, msg []byte) (id json.RawMessage, kind ms
 	}
 	return id, msgReply, true
 }
+
+// FuzzAppendRPCErrorAsMarshalled: the parse errors of an over-long
+// client line, made in place (appendRPCError), are byte for byte those
+// rpcError makes with json.Marshal, for every id token the scan keeps (a
+// JSON string or number as written: escapes, HTML characters, U+2028).
+func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
+	for _, id := range []string{`1`, `-0`, `1.5e+3`, `"a"`, `"<&>"`, "\"\u2028\u2029\"", `"\u0041\"\\"`, `"ü"`} {
+		f.Add([]byte(id))
+	}
+	f.Fuzz(func(t *testing.T, id []byte) {
+		if c := firstByte(id); len(id) == 0 || id[0] != c || !(c == '"' || c == '-' || '0' <= c && c <= '9') || !json.Valid(id) || !utf8.Valid(id) {
+			return // not a token as the scan keeps one
+		}
+		if c := id[len(id)-1]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			return
+		}
+		want := rpcError(id, rpcParseError, "message exceeds 16777216 bytes")
+		if got := appendRPCError([]byte("x"), id, rpcParseError, "message exceeds 16777216 bytes"); string(got[1:]) != string(want) || got[0] != 'x' {
+			t.Fatalf("appendRPCError for id %q = %q; rpcError %q", id, got, want)
+		}
+	})
+}

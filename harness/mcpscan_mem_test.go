@@ -1,0 +1,78 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// allocated is the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestProxyOverlongBatchHeldOnce: the proxy's work for a client batch
+// over MaxMCPMessage of 4096 requests whose ids are 4 KiB each — the
+// most the scan keeps — allocates each id once in the scan and each
+// answer once: at most 1.25 times the ids and 1.25 times the answer
+// line. Before, the scan copied each id twice and the answers were made
+// by json.Marshal, then joined, then copied into the array: 34 MB for
+// the 17 MB of ids, 55 MB for the 17 MB answer; a real `bundlectl mcp`
+// answering 15 such batches peaked at 378 MB of RSS.
+func TestProxyOverlongBatchHeldOnce(t *testing.T) {
+	var batch bytes.Buffer
+	batch.WriteByte('[')
+	for i := range maxTrackedIDs {
+		if i > 0 {
+			batch.WriteByte(',')
+		}
+		id := fmt.Sprintf("%d-", i) + strings.Repeat("x", maxIDLen-2-len(fmt.Sprint(i))-1)
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":"%s","method":"tools/list"}`, id)
+	}
+	batch.WriteByte(']')
+	idBytes := uint64(maxTrackedIDs * maxIDLen)
+
+	var s msgScanner
+	s.reset()
+	scanned := allocated(func() { s.write(batch.Bytes()) })
+	if msgs, ok := s.clientBatch(); !ok || len(msgs) != maxTrackedIDs || len(msgs[0].id) != maxIDLen {
+		t.Fatalf("the scan read %d messages, %v; want %d with ids of %d bytes", len(msgs), ok, maxTrackedIDs, maxIDLen)
+	}
+	if scanned > idBytes*5/4 {
+		t.Errorf("scanning the batch allocated %d bytes; want at most 1.25 times its %d bytes of ids", scanned, idBytes)
+	}
+
+	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+	var answer []byte
+	answered := allocated(func() { answer = p.overlongClientLine(&s) })
+	if answered > uint64(len(answer))*5/4 {
+		t.Errorf("answering the batch allocated %d bytes; want at most 1.25 times its %d-byte answer", answered, len(answer))
+	}
+	if bytes.Count(answer, []byte(`"code":-32700`)) != maxTrackedIDs {
+		t.Fatalf("the answer has %d parse errors; want %d", bytes.Count(answer, []byte(`"code":-32700`)), maxTrackedIDs)
+	}
+}
+
+// TestLineReaderGrowsByDoubling: reading a line of 16 MiB within the
+// limit allocates at most 2.5 times the line (the buffer doubles); append
+// alone grows a large slice by a quarter, and its copies came to 100 MB.
+func TestLineReaderGrowsByDoubling(t *testing.T) {
+	line := append(bytes.Repeat([]byte("a"), MaxMCPMessage), '\n')
+	lr := newLineReader(bytes.NewReader(line))
+	var got []byte
+	n := allocated(func() { got, _, _ = lr.next() })
+	if len(got) != MaxMCPMessage {
+		t.Fatalf("read %d bytes; want %d", len(got), MaxMCPMessage)
+	}
+	if n > uint64(MaxMCPMessage)*5/2 {
+		t.Errorf("reading a line of %d bytes allocated %d; want at most 2.5 times it", MaxMCPMessage, n)
+	}
+}
