@@ -76,3 +76,31 @@ func TestLineReaderGrowsByDoubling(t *testing.T) {
 		t.Errorf("reading a line of %d bytes allocated %d; want at most 2.5 times it", MaxMCPMessage, n)
 	}
 }
+
+// TestProxyOverlongBatchLeavesOpenCallsAwaited: a client batch over
+// MaxMCPMessage whose ids are those of calls still open (a reuse MCP
+// forbids) is answered under those ids and changes nothing the proxy
+// awaits: each open call still gets the server's answer under its id, as
+// a reused id within the limit gets its own answer and the old call's.
+func TestProxyOverlongBatchLeavesOpenCallsAwaited(t *testing.T) {
+	var toClient lockedBuffer
+	p := timedProxy(t, &toClient, io.Discard, io.Discard)
+	p.track([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`))
+	p.track([]byte(`{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"a"}}`))
+	big := strings.Repeat("a", MaxMCPMessage)
+	in := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","x":"` + big + `"}},{"jsonrpc":"2.0","id":"b","method":"tools/list"}]` + "\n"
+	if err := p.pumpClient(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.calls) != 2 || p.byClient["n1"] != "1" || p.byClient[`sb`] != "2" {
+		t.Fatalf("after the batch: calls %v, by the client's ids %v; want calls 1 and 2 awaited under 1 and \"b\"", p.calls, p.byClient)
+	}
+	if err := p.pumpServer(strings.NewReader(`{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"message exceeds 16777216 bytes"}},{"jsonrpc":"2.0","id":"b","error":{"code":-32700,"message":"message exceeds 16777216 bytes"}}]` + "\n" +
+		`{"jsonrpc":"2.0","id":"b","result":{}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	if toClient.String() != want {
+		t.Fatalf("the client got %q; want %q", toClient.String(), want)
+	}
+}
