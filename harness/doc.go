@@ -189,7 +189,9 @@
 //     its top-level id wherever it is, and whoever waits for an answer to
 //     it gets an error under that id — the client for a request or a
 //     server reply, the server for its own request or a client reply — so
-//     no call waits for a message the proxy dropped.
+//     no call waits for a message the proxy dropped. A client line is read
+//     so as the proxy reads the same line within the limit: the same id,
+//     the same request or reply, none when it is not UTF-8.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not.
 //   - ServeMCP (and ExecFiltered and ProxyMCP given MCPPolicy.CallTimeout)
@@ -212,9 +214,12 @@
 //     up across elicitations and a call never runs longer than the
 //     timeout; no pause outlives a client line the proxy does not forward
 //     (a reply in it ends its elicitation, the server getting an error; an
-//     unreadable line, or a reply under id null, ends every pause), nor
+//     unreadable line, or a reply under id null, ends every pause, over
+//     MaxMCPMessage too), nor
 //     a client error with no id (how Codex answers a message it cannot
-//     read), forwarded or not; other requests are not timed.
+//     read), forwarded or not; a message with a member named "method" in
+//     any letter case is a request there as everywhere in the proxy,
+//     never a reply; other requests are not timed.
 //     Open elicitations held are bounded (maxOpenElicitations).
 //   - A proxy that times calls forwards every client request under an id
 //     of its own (1, 2, 3 …, never reused in a session; every member
