@@ -22,14 +22,25 @@ import (
 // whose hooks run sent "/x/a%5Eb%7CA%60%7Bx%7D%27/c" and let the call
 // through (harness TestHTTPHookPathBytes).
 func TestClaudeHTTPGuardPathBytes(t *testing.T) {
-	const want = "/x/a%5Eb|%41%60%7Bx%7D'/c?q|^%27`"
-	var mu sync.Mutex
-	var got []string
+	checkClaudeHTTPGuardAskedAt(t, "pb", "/x/./a^b|%41`{x}'/y/%2e%2E/c?q|^'`", "/x/a%5Eb|%41%60%7Bx%7D'/c?q|^%27`")
+}
+
+// checkClaudeHTTPGuardAskedAt puts an http guard on Bash, in a bundle
+// named name, whose url is a raw listener's address followed by path; the
+// listener reads the request target as it comes and denies only at want.
+// A Claude Code session whose model runs Bash is run twice, with
+// --plugin-dir and then under bundlectl exec with the bundle trusted:
+// each time the guard must be asked exactly once, at want, and the tool
+// blocked.
+func checkClaudeHTTPGuardAskedAt(t *testing.T, name, path, want string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	var mu sync.Mutex
+	var got []string
 	go serveRequestLines(ln, func(target string) string {
 		mu.Lock()
 		got = append(got, target)
@@ -37,13 +48,12 @@ func TestClaudeHTTPGuardPathBytes(t *testing.T) {
 		if target != want {
 			return `{}`
 		}
-		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied at the path node writes"}}`
+		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied at the path Claude Code writes"}}`
 	})
 	rec := t.TempDir()
 	a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
-	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "pb")
-	url := "http://" + ln.Addr().String() + "/x/./a^b|%41`{x}'/y/%2e%2E/c?q|^'`"
-	writeClaudeBashGuard(t, dir, "pb", map[string]any{"type": "http", "url": url, "timeout": 10})
+	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", name)
+	writeClaudeBashGuard(t, dir, name, map[string]any{"type": "http", "url": "http://" + ln.Addr().String() + path, "timeout": 10})
 	a.Env = []string{"NO_PROXY=*", "no_proxy=*"}
 	run := func(via string, args ...string) {
 		mu.Lock()
@@ -61,8 +71,8 @@ func TestClaudeHTTPGuardPathBytes(t *testing.T) {
 	run("claude --plugin-dir", "--plugin-dir", dir)
 	home := t.TempDir()
 	t.Cleanup(func() { Writable(home) })
-	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", "pb", reviewToken(t, home, a.Workdir, "pb"))
-	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", "pb")
+	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", name, reviewToken(t, home, a.Workdir, name))
+	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", name)
 	a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
 	run("bundlectl exec")
 }
