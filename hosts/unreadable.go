@@ -90,11 +90,15 @@ func (e *UnreadableError) at() string {
 // rewritten as UTF-8 (iconv takes the byte order mark for the byte order
 // and writes none, as Claude Code reads UTF-8 without one), through a
 // file beside it so that the file is never half written; otherwise the
-// line to change.
+// line to change. The file beside it is first a copy keeping the
+// settings file's mode (cp -p), which iconv's output then replaces in
+// place: created by the shell's redirection, it got the umask's mode,
+// 0644, and mv made a 0600 settings file, which may hold API keys in its
+// env, readable by every user.
 func (e *UnreadableError) Hint(path string) string {
 	if e.Why == BeyondUTF16 {
-		tmp := bundle.ShellArg(path + ".utf8")
-		return fmt.Sprintf("iconv -f UTF-16 -t UTF-8 %s > %s && mv %s %s", bundle.ShellArg(path), tmp, tmp, bundle.ShellArg(path))
+		tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
+		return fmt.Sprintf("cp -p %s %s && iconv -f UTF-16 -t UTF-8 %s > %s && mv %s %s", p, tmp, p, tmp, tmp, p)
 	}
 	if e.Line > 0 {
 		return fmt.Sprintf("sed -n %dp %s", e.Line, bundle.ShellArg(path))

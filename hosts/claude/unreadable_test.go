@@ -51,7 +51,7 @@ func TestListUnreadableSettings(t *testing.T) {
 		t.Errorf("Message = %q, want the file named, UTF-16 said, and not that the lines are gone", msg)
 	}
 	q := bundle.ShellArg(settings)
-	if want := "iconv -f UTF-16 -t UTF-8 " + q + " > " + bundle.ShellArg(settings+".utf8") + " && mv " + bundle.ShellArg(settings+".utf8") + " " + q; st.Fix() != want {
+	if want := "cp -p " + q + " " + bundle.ShellArg(settings+".utf8") + " && iconv -f UTF-16 -t UTF-8 " + q + " > " + bundle.ShellArg(settings+".utf8") + " && mv " + bundle.ShellArg(settings+".utf8") + " " + q; st.Fix() != want {
 		t.Errorf("Fix = %q, want %q", st.Fix(), want)
 	}
 	// Setup refuses the file with the same hint.
