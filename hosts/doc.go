@@ -98,5 +98,6 @@
 //     does: one the host reads and bundlectl cannot (UnreadableConfig:
 //     UTF-16, a key written twice) is unreadable, whether the lines are
 //     there untold; one the host does not parse (ConfigParse) names its
-//     line, setup (which refuses it) being no fix.
+//     line, setup (which refuses it) being no fix; one no one can read
+//     now (a directory, a link in a loop or to nothing) is gone, with why.
 package hosts

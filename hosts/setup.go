@@ -158,8 +158,8 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 			return results, err
 		}
 		path, err := realPath(e.Path)
-		if err != nil {
-			return results, err
+		if err != nil { // a link to nothing, or in a loop: name it
+			return results, &SetupFileError{Path: e.Path, Host: host.Name(), Err: err}
 		}
 		cur, mode, existed, err := readConfig(path)
 		if err != nil {
@@ -774,6 +774,10 @@ type StaleSetup struct {
 	// host does with it: the lines may be there, and the host reads none.
 	Syntax *SyntaxError
 	Then   string
+	// Unread, when set with Gone, is why Path cannot be read now (it is
+	// a directory, a link in a loop, not readable): the host, which
+	// runs as the same user, reads none of the lines either.
+	Unread error
 	// Off, when set, is the setting of the host's that keeps it from
 	// running any of the lines (HooksGate) in a session started in
 	// Workspace, or, Off.When set, in some of them (HooksOffWhen);
@@ -817,6 +821,10 @@ func (s *StaleSetup) Message() string {
 	if len(s.Servers) > 0 {
 		return fmt.Sprintf("the MCP entries setup wrote into %s are older than this bundlectl: %s %s no timeout, or not the one the review gives the server, so %s does not wait for the server as the review shows",
 			bundle.Quote(s.Path), strings.Join(s.Servers, ", "), map[bool]string{true: "has", false: "have"}[len(s.Servers) == 1], s.Host)
+	}
+	if s.Gone && s.Unread != nil {
+		return fmt.Sprintf("setup wrote hook lines into %s, and it cannot be read now (%v): %s reads none of them, so no guard runs in a %s session not started with bundlectl exec; put the file back, or move what is there away and run setup again",
+			bundle.Quote(s.Path), unreadWhy(s.Unread), bundle.HostTitle(bundle.Host(s.Host)), s.Host)
 	}
 	if s.Gone && s.Syntax != nil {
 		then := ""
@@ -877,7 +885,19 @@ func (s *StaleSetup) Fix() string {
 	if s.Syntax != nil {
 		return fmt.Sprintf("sed -n %dp %s", s.Syntax.Line, bundle.ShellArg(s.Path))
 	}
+	if s.Unread != nil {
+		return "ls -ld " + bundle.ShellArg(s.Path)
+	}
 	return "bundlectl setup " + s.Host
+}
+
+// unreadWhy is why a file cannot be read, without the path the message
+// names already.
+func unreadWhy(err error) error {
+	if errors.Is(err, errNotRegular) {
+		return errNotRegular
+	}
+	return pathErr(err)
 }
 
 // CheckSetup returns what host's hook lines, written by an earlier setup
@@ -917,8 +937,10 @@ func SetupStale(home string, host bundle.Host, environ []string) (problem, fix s
 // workspace, or in some of them (Off). It reads the setup directory,
 // each record and configuration file named there, and, for a host with
 // lines there, the settings files such a session reads, nothing more; a
-// record or file it cannot read says nothing here (setup and hooks run
-// name it).
+// record it cannot read says nothing here (setup names it), while a file
+// of the lines that cannot be read (a directory, a link in a loop or to
+// nothing) is Gone, with Unread: the host reads none of them either, and
+// no SessionStart line of theirs can say so.
 func CheckSetups(home, workspace string, environ []string) []*StaleSetup {
 	var out []*StaleSetup
 	for _, h := range recordedHosts(home) {
@@ -950,6 +972,33 @@ func recordedHosts(home string) []Host {
 	return out
 }
 
+// recordedConfig is p, the file setup writes a host's hook lines into,
+// as setup's record names it (its real path), and whether the record
+// names it; linkErr is why p, a link that leads nowhere now (to a file
+// since removed, in a loop), has no real path: p is then as spelled, or,
+// when setup wrote through it, the file it names, so that list says the
+// lines cannot be read there rather than nothing.
+func recordedConfig(rec *SetupRecord, p string) (path string, linkErr error, ok bool) {
+	real, err := realPath(p)
+	if err == nil {
+		return real, nil, rec.find(real) >= 0
+	}
+	if _, serr := os.Stat(p); serr != nil {
+		err = serr // the system's words ("too many levels of symbolic links")
+	}
+	if rec.find(p) >= 0 {
+		return p, err, true
+	}
+	target, rerr := os.Readlink(p)
+	if rerr != nil {
+		return "", err, false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	return target, err, rec.find(target) >= 0
+}
+
 // checkSetup is CheckSetup; with gone (list, in workspace), hook lines
 // that are all gone (or their file) are said too, and so are the
 // host's settings that keep it from running them in a session started
@@ -967,11 +1016,21 @@ func checkSetup(home string, host Host, environ []string, workspace string, gone
 	if err != nil {
 		return nil, nil // not this host's environment: nothing to compare
 	}
-	if p, err = realPath(p); err != nil || rec.find(p) < 0 {
+	p, linkErr, ok := recordedConfig(rec, p)
+	if !ok {
 		return nil, nil
 	}
 	cur, _, existed, err := readConfig(p)
+	if linkErr != nil {
+		err = linkErr
+	}
 	if err != nil {
+		if gone {
+			// The host cannot read it either (it runs as the same
+			// user): none of the lines runs, and no SessionStart line
+			// can say so.
+			return []*StaleSetup{{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true, Unread: err}}, nil
+		}
 		return nil, err
 	}
 	var wired []string
