@@ -335,6 +335,29 @@ func (Host) HookConfig(environ []string) (string, error) {
 // SetupEvents are the events setup wires: every event Codex fires.
 func (Host) SetupEvents() []string { return Events }
 
+// ConfigSyntax says where config.toml, in which WiredEvents found none of
+// setup's lines, does not parse as TOML (past a UTF-8 byte order mark,
+// which Codex 0.171 skips), and that Codex then refuses to start ("failed
+// to load bootstrap configuration"; internal/agenttest
+// TestCodexConfigBareCR, a file saved with CR-only line breaks, in which
+// the block's markers are not lines either); nil for one that parses.
+// Setup, which refuses such a file, is then no fix: the line is.
+func (Host) ConfigSyntax(data []byte) (*hosts.SyntaxError, string) {
+	var doc map[string]any
+	err := toml.Unmarshal(bytes.TrimPrefix(data, utf8BOM), &doc)
+	if err == nil {
+		return nil, ""
+	}
+	line := 1
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, _ = de.Position()
+	}
+	// Only go-toml's words: its DecodeError's String would quote the
+	// file, which may hold secrets.
+	return &hosts.SyntaxError{Line: line, Err: fmt.Errorf("not valid TOML: %w", err)}, "Codex refuses to start with it"
+}
+
 // WiredEvents are the events setup's block in data holds a hook for: its
 // [[hooks.<Event>]] headers, read without parsing the file, since `hooks
 // run` asks on every event. A SessionEnd or Interrupt line whose timeout
