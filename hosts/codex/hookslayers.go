@@ -27,10 +27,13 @@ type configLayer struct {
 	// project is trusted, and it is not now.
 	untrusted bool
 	// neverAsked: untrusted, in a working directory whose trust the
-	// user's configuration already decides, either way
-	// (projectTrust.decides): Codex does not ask to trust it, so no
-	// session started there reads the file.
+	// user's configuration already decides, either way, for it and every
+	// folder below it (projectTrust.decides): Codex does not ask to
+	// trust it, so no session started there reads the file.
 	neverAsked bool
+	// askedBelow: untrusted, not neverAsked, in a working directory whose
+	// own entry decides for it alone: Codex asks in a folder below it.
+	askedBelow bool
 	// managed: /etc/codex/managed_config.toml, above the session's -c
 	// flags (FindOwnPlugins adds it; configLayers does not).
 	managed bool
@@ -92,7 +95,9 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any) []config
 			continue
 		}
 		untrusted := !trust.trusts(dirs[i], root, gitRoot)
-		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: untrusted && trust.decides(cwd, root, gitRoot)})
+		neverAsked := untrusted && trust.decides(root, gitRoot)
+		_, cwdDecides := trust.level(cwd, "", "")
+		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: neverAsked, askedBelow: untrusted && !neverAsked && cwdDecides})
 	}
 	return layers
 }
@@ -153,6 +158,11 @@ func layersHooksOff(codexHome, cwd string) error {
 		return off(l.file, fix)
 	}
 	if u, uon, uok := hooksFeature(layers, true); uok && !uon && u.untrusted && !u.neverAsked {
+		if u.askedBelow {
+			e := off(u.file, "Codex reads that file once the project is trusted (it asks when it starts in a folder below the workspace, which the workspace's own projects entry does not cover), and then runs no hook: remove it (or set it to true)").(*hosts.HooksOffError)
+			e.When = "started in a folder below " + bundle.Quote(cwd) + " once Codex trusts the project"
+			return e
+		}
 		e := off(u.file, "Codex reads that file once the project is trusted (it asks when it starts there), and then runs no hook: remove it (or set it to true)").(*hosts.HooksOffError)
 		e.When = "started in " + bundle.Quote(cwd) + " once Codex trusts the project"
 		return e

@@ -94,20 +94,26 @@ func (p projectTrust) level(dir, root, gitRoot string) (string, bool) {
 }
 
 // decides reports whether the user's configuration already decides
-// Codex 0.171's trust for a session started in cwd: an entry for cwd,
-// the project root or the git trust root (level), trusted or not. Codex
-// asks whether to trust the project only where none does; where one
-// does, it does not ask, and a file it does not trust now is read by no
-// session started there until the user edits that configuration. Marked
+// Codex 0.171's trust for every session started in the workspace, in it
+// or in a folder below it: an entry for the project root or the git trust
+// root (level), trusted or not. Codex asks whether to trust the project
+// only where none does; where one does, it does not ask, and a file it
+// does not trust now is read by no session started there until the user
+// edits that configuration. An entry for the workspace alone (below the
+// root) decides for a session started in it, not for one started in a
+// folder below it: Codex asks there, and once trusted writes its entry
+// for the git top and reads the top's file, features.hooks = false and
+// all (internal/agenttest TestCodexTrustedWorkspaceSubdirAsks). Marked
 // "untrusted": an interactive start offers only to open the project
 // restricted, saved trust unchanged, and `codex exec --trust` stops with
 // an error (internal/agenttest TestSetupCodexHooksLayers,
 // TestCodexUntrustedEntryNoAsk). Trusted: a file above it whose own
 // directory is marked untrusted, or has no entry that trusts it (a git
 // top above a working directory trusted by its own entry), stays unread
-// and unasked (TestCodexTrustedWorkspaceNoAskForTop).
-func (p projectTrust) decides(cwd, root, gitRoot string) bool {
-	_, ok := p.level(cwd, root, gitRoot)
+// and unasked in that directory (TestCodexTrustedWorkspaceNoAskForTop),
+// not below it.
+func (p projectTrust) decides(root, gitRoot string) bool {
+	_, ok := p.level("", root, gitRoot)
 	return ok
 }
 

@@ -50,11 +50,14 @@ func TestSetupHooksOffLayers(t *testing.T) {
 // table trusts its directory or the project root (Codex 0.171, agenttest
 // TestSetupCodexHooksLayers). A trusted one that turns hooks off is
 // refused; so is an untrusted one, which Codex reads once the project is
-// trusted (it asks), unless an entry already decides the workspace's
-// trust, either way: Codex then never asks, nor reads it (a git top's
-// file above a workspace trusted by its own entry included; setup once
-// refused that one, agenttest TestCodexTrustedWorkspaceNoAskForTop); a
-// trusted one turning them back on over the user's false is no refusal.
+// trusted (it asks), unless an entry for the project root or the git top
+// already decides the workspace's trust, either way: Codex then never
+// asks, nor reads it. An entry for a workspace below the git top alone
+// decides for it, not for a folder below it, where Codex asks and, once
+// trusted, reads the top's file (agenttest
+// TestCodexTrustedWorkspaceSubdirAsks): that is a refusal again, as it
+// was before a commit took it for a false alarm. A trusted one turning
+// them back on over the user's false is no refusal.
 // Setup once read no project's file at all.
 func TestSetupHooksOffProject(t *testing.T) {
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
@@ -82,7 +85,7 @@ func TestSetupHooksOffProject(t *testing.T) {
 		{name: "trusted project false, user true", files: map[string]string{"home/config.toml": trust("ws") + on, "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
 		{name: "git root trusted, workspace below", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws"), "ws/sub/.codex/config.toml": off}, want: "ws/sub/.codex/config.toml"},
 		{name: "git root's file, root trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml"},
-		{name: "git root's file, workspace alone trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off}},
+		{name: "git root's file, workspace alone trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
 		{name: "explicitly untrusted git root's file, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.codex/config.toml": off}},
 		{name: "git root's file, root and workspace with no entry", git: true, sub: true, files: map[string]string{"home/config.toml": trust("other"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
 		{name: "git root's false, workspace's true, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off, "ws/sub/.codex/config.toml": on}},

@@ -236,13 +236,19 @@ func TestExecCodexOwnPluginUntrustedWorkspace(t *testing.T) {
 // not read the top's .codex/config.toml: its features.hooks = false
 // leaves setup's lines running, and the guard blocks the marker command.
 // No session started there reads that file until the user edits
-// config.toml, so bundlectl setup writes its lines and list calls them
-// wired (hosts/codex projectTrust.asks); setup once refused, saying
-// Codex would ask.
+// config.toml; where the top says untrusted, none started below it
+// either, so bundlectl setup writes its lines and list calls them wired
+// (hosts/codex projectTrust.decides). Where the top has no entry, Codex
+// asks in a folder below the workspace and then reads it
+// (TestCodexTrustedWorkspaceSubdirAsks): setup refuses, and list says
+// the lines are off there.
 func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
-	for _, c := range []struct{ name, top string }{
-		{name: "top untrusted", top: "untrusted"},
-		{name: "top with no entry"},
+	for _, c := range []struct {
+		name, top string
+		verdict   verdict
+	}{
+		{name: "top untrusted", top: "untrusted", verdict: offVerdict(false, "", "")},
+		{name: "top with no entry", verdict: offVerdict(true, "in a folder below the workspace", "")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
@@ -260,7 +266,7 @@ func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
 			dialogs := append([]string{"Trust this folder?", "Open restricted"}, interactiveDialogs...)
 			out := runPty(t, a, argv, env, dialogs, func() bool { return len(sessionCalls(a, 1)) > 0 })
 			checkInteractiveGuard(t, a, f, &Result{Stdout: out, Exit: -1, Requests: a.Model.Requests()})
-			checkVerdict(t, a, f, nil, setupEnv(a), c.name, offVerdict(false, "", ""))
+			checkVerdict(t, a, f, nil, setupEnv(a), c.name, c.verdict)
 		})
 	}
 }

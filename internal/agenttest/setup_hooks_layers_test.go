@@ -173,7 +173,9 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 //     top's file, and Codex, which does not ask in a workspace an entry
 //     already trusts, never reads it there (`codex exec --trust` writes
 //     nothing; TestCodexTrustedWorkspaceNoAskForTop for an interactive
-//     start), so setup writes beside its false (it once refused);
+//     start), but asks in a folder below it and, trusted, reads it
+//     (TestCodexTrustedWorkspaceSubdirAsks), so setup refuses; where the
+//     top's own entry says untrusted, it writes beside its false;
 //   - $CODEX_HOME/<name>.config.toml only in a session started with
 //     --profile <name>: setup writes its lines and names the profile.
 //
@@ -187,6 +189,8 @@ func TestSetupCodexHooksLayers(t *testing.T) {
 	// A project's file Codex reads once the project is trusted: refused,
 	// and named by list, though Codex runs the lines now.
 	untrusted := verdict{refuse: true, refuseSays: "Codex reads that file once the project is trusted", listOff: true}
+	// So is one Codex asks for in a folder below the workspace alone.
+	belowAsks := verdict{refuse: true, refuseSays: "in a folder below the workspace", listOff: true}
 	// A profile's file: setup cannot know a later session's --profile,
 	// so it writes its lines, which run without it, and names the
 	// profile, as list does.
@@ -212,8 +216,8 @@ func TestSetupCodexHooksLayers(t *testing.T) {
 		{name: "untrusted project false, exec --trust", project: off, args: []string{"--trust"}, off: true, want: offVerdict(true, `work/.codex/config.toml" sets features.hooks = false`, "")},
 		{name: "user false, trusted project true", user: trust("WORK") + off, project: on, want: offVerdict(false, "", "setup's hook lines do not run in a codex session started in a workspace whose own settings do not turn hooks back on")},
 		{name: "git top trusted, its file", user: trust("TOP"), top: off, git: true, off: true, want: offVerdict(true, `/.codex/config.toml" sets features.hooks = false`, "")},
-		{name: "workspace alone trusted, the top's file", user: trust("WORK"), top: off, git: true, want: profile},
-		{name: "workspace alone trusted, the top's file, exec --trust", user: trust("WORK"), top: off, git: true, args: []string{"--trust"}, want: profile},
+		{name: "workspace alone trusted, the top's file", user: trust("WORK"), top: off, git: true, want: belowAsks},
+		{name: "workspace alone trusted, the top's file, exec --trust", user: trust("WORK"), top: off, git: true, args: []string{"--trust"}, want: belowAsks},
 		{name: "workspace trusted, the untrusted top's file, exec --trust", user: trust("WORK") + untrust("TOP"), top: off, git: true, args: []string{"--trust"}, want: profile},
 		{name: "profile, selected", args: []string{"--profile", "work"}, off: true, want: profile},
 		{name: "profile, not selected", want: profile},
