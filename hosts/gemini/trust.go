@@ -1,12 +1,18 @@
 package gemini
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -217,32 +223,47 @@ func trustSettings(user string, env []string) (folderTrust, ide, ok bool) {
 // folderRule is the longest rule of trustedFolders.json that covers cwd
 // (TRUST_PARENT covering its rule's parent), as Gemini CLI picks it: the
 // rule as written and its level; ok is false when the file cannot be
-// read or no rule covers cwd.
+// read or no rule covers cwd. Length and cover are read from the rule
+// as Gemini CLI holds it (trustRules), not as written: "/p/./" is the
+// rule "/p", shorter than "/p/ws", and "/p/ws/" with TRUST_PARENT
+// covers "/p".
 func folderRule(user string, env []string, cwd string) (rule, level string, ok bool) {
-	rules, err := trustRules(user, env)
+	rules, err := trustRules(user, env, cwd)
 	if err != nil {
 		return "", "", false
 	}
 	loc := realPath(cwd)
 	best := -1
-	for r, v := range rules {
-		lv, _ := v.(string)
-		dir := r
-		if lv == "TRUST_PARENT" {
-			dir = filepath.Dir(r)
+	for _, r := range rules {
+		dir := r.path
+		if r.level == "TRUST_PARENT" {
+			dir = filepath.Dir(r.path)
 		}
-		// The longest rule by JavaScript's length, in UTF-16 code units.
-		if n := len(utf16.Encode([]rune(r))); within(realPath(dir), loc) && n > best {
-			best, rule, level = n, r, lv
+		// The longest rule by JavaScript's length, in UTF-16 code units;
+		// the first of equal ones.
+		if n := len(utf16.Encode([]rune(r.path))); within(realPath(dir), loc) && n > best {
+			best, rule, level = n, r.written, r.level
 		}
 	}
 	return rule, level, best >= 0
 }
 
-// trustRules are the rules of trustedFolders.json, none when it does not
-// exist; an error when it cannot be read or parsed, which makes Gemini
-// CLI (0.61) stop at its start ("Error in …trustedFolders.json").
-func trustRules(user string, env []string) (map[string]any, error) {
+// trustRule is one rule of trustedFolders.json: its folder as Gemini CLI
+// holds it (normalizedRule), as written, and its level.
+type trustRule struct {
+	path, written, level string
+}
+
+// trustRules are the rules of trustedFolders.json in the order Gemini
+// CLI (0.61) holds them, none when it does not exist. Gemini CLI makes
+// each key absolute against its working directory cwd and normalizes it
+// (normalizedRule) when it loads the file, and keys that become one
+// folder are one rule: the level written last, in the place of the
+// first. An error when the file cannot be read or parsed, is not an
+// object, or holds a level other than TRUST_FOLDER, TRUST_PARENT and
+// DO_NOT_TRUST: each makes Gemini CLI stop at its start ("Error in
+// …trustedFolders.json") where folder trust is on.
+func trustRules(user string, env []string, cwd string) ([]trustRule, error) {
 	data, err := os.ReadFile(trustedFoldersPath(user, env))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -253,11 +274,123 @@ func trustRules(user string, env []string) (map[string]any, error) {
 	// Read as Gemini CLI reads it (fs.readFileSync with "utf-8"): bytes
 	// that are not UTF-8 decoded as Node.js decodes them, which
 	// encoding/json would turn into one U+FFFD a byte.
-	var rules map[string]any
-	if err := json.Unmarshal(hosts.StripJSONComments(jsjson.DecodeUTF8(data)), &rules); err != nil {
+	members, err := objectMembers(hosts.StripJSONComments(jsjson.DecodeUTF8(data)))
+	if err != nil {
 		return nil, err
 	}
+	base := processCwd(cwd)
+	var rules []trustRule
+	at := map[string]int{}
+	for _, m := range members {
+		var lv string
+		if json.Unmarshal(m.value, &lv) != nil || (lv != "TRUST_FOLDER" && lv != "TRUST_PARENT" && lv != "DO_NOT_TRUST") {
+			return nil, fmt.Errorf("invalid trust level %s for path %q", m.value, m.key)
+		}
+		r := trustRule{path: normalizedRule(m.key, base), written: m.key, level: lv}
+		if i, ok := at[r.path]; ok {
+			rules[i] = r
+			continue
+		}
+		at[r.path] = len(rules)
+		rules = append(rules, r)
+	}
 	return rules, nil
+}
+
+// member is one key of a JSON object, with its value as written.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// objectMembers reads data, a JSON object, into its members in the
+// order JavaScript's Object.entries gives them after JSON.parse: a key
+// written twice once, with its last value, in the place of its first;
+// keys that are array indices ("0", "12") first, in ascending order.
+func objectMembers(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var members []member
+	at := map[string]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if i, ok := at[key]; ok {
+			members[i].value = v
+			continue
+		}
+		at[key] = len(members)
+		members = append(members, member{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON object")
+	}
+	slices.SortStableFunc(members, func(a, b member) int {
+		ia, aok := arrayIndex(a.key)
+		ib, bok := arrayIndex(b.key)
+		switch {
+		case aok && bok:
+			return cmp.Compare(ia, ib)
+		case aok:
+			return -1
+		case bok:
+			return 1
+		}
+		return 0
+	})
+	return members, nil
+}
+
+// arrayIndex reports whether JavaScript reads key as an array index (a
+// canonical whole number below 2^32-1), which an object lists first.
+func arrayIndex(key string) (uint64, bool) {
+	n, err := strconv.ParseUint(key, 10, 32)
+	if err != nil || n == 1<<32-1 || strconv.FormatUint(n, 10) != key {
+		return 0, false
+	}
+	return n, true
+}
+
+// normalizedRule is a key of trustedFolders.json as Gemini CLI's
+// normalizePath makes it: resolved against base, its working directory
+// (path.resolve: "." and ".." segments, repeated and trailing slashes
+// go), each backslash made a slash, and lower case where the file
+// system ignores case.
+func normalizedRule(key, base string) string {
+	if !filepath.IsAbs(key) {
+		key = filepath.Join(base, key)
+	}
+	key = strings.ReplaceAll(filepath.Clean(key), `\`, "/")
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		key = strings.ToLower(key)
+	}
+	return key
+}
+
+// processCwd is cwd as Gemini CLI's process.cwd() gives it there:
+// absolute, its symbolic links resolved (the kernel's own path), decoded
+// as Node.js decodes a path that is not UTF-8.
+func processCwd(cwd string) string {
+	p := string(jsjson.DecodeUTF8([]byte(cwd)))
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return p
 }
 
 // undecided reports whether Gemini CLI (0.61) surely leaves cwd's trust
@@ -281,7 +414,7 @@ func undecided(user string, env []string, cwd string) bool {
 	if !ok || !folderTrust || ide {
 		return false
 	}
-	if _, err := trustRules(user, env); err != nil {
+	if _, err := trustRules(user, env, cwd); err != nil {
 		return false
 	}
 	_, _, covered := folderRule(user, env, cwd)

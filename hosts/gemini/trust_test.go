@@ -375,3 +375,72 @@ func TestLaunchSharedServerNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustRuleSpellings: bundlectl reads a trustedFolders.json rule as
+// Gemini CLI 0.61 holds it, normalized against its working directory,
+// not as written. Each verdict here is what Gemini CLI did with the same
+// file (internal/agenttest TestGeminiTrustRuleSpellings): a rule's
+// length is its normalized folder's ("/p/./././" is "/p", shorter than
+// "/p/ws"), keys that name one folder are one rule with the level
+// written last, TRUST_PARENT on "/p/other/" covers "/p", a relative key
+// is resolved in the workspace, and a level Gemini CLI does not know or
+// a file that is no object stops it at its start, where no rule is
+// missing and none trusts.
+func TestTrustRuleSpellings(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "p")
+	ws := filepath.Join(p, "ws")
+	os.MkdirAll(ws, 0o700)
+	os.MkdirAll(filepath.Join(p, "other"), 0o700)
+	user := filepath.Join(root, "user", ".gemini")
+	os.MkdirAll(user, 0o700)
+	env := []string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
+	for _, tc := range trustRuleSpellings {
+		rules := strings.ReplaceAll(tc.rules, "@P", p)
+		if err := os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(rules), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := trustVerdict(user, env, ws); got != tc.want {
+			t.Errorf("%s: %s reads as %s, want %s (as Gemini CLI 0.61)", tc.name, rules, got, tc.want)
+		}
+	}
+}
+
+// trustRuleSpellings are trustedFolders.json files, @P standing for the
+// workspace's parent, with what Gemini CLI 0.61 did in the workspace
+// @P/ws (internal/agenttest TestGeminiTrustRuleSpellings runs the same
+// files: -p starts where trusted, stops with exit 55 where not, and with
+// an error naming the file where it refuses it).
+var trustRuleSpellings = []struct{ name, rules, want string }{
+	{"dot segments make no rule longer", `{"@P/ws": "DO_NOT_TRUST", "@P/./././././././": "TRUST_FOLDER"}`, "distrusted"},
+	{"dot segments make no rule longer, trust", `{"@P/ws": "TRUST_FOLDER", "@P/./././././././": "DO_NOT_TRUST"}`, "trusted"},
+	{"one folder twice, the last wins", `{"@P/ws/": "TRUST_FOLDER", "@P/ws": "DO_NOT_TRUST"}`, "distrusted"},
+	{"one folder twice, the last trusts", `{"@P/ws": "DO_NOT_TRUST", "@P/ws/": "TRUST_FOLDER"}`, "trusted"},
+	{"a key written twice", `{"@P/ws": "TRUST_FOLDER", "@P/ws": "DO_NOT_TRUST"}`, "distrusted"},
+	{"parent of a rule with a trailing slash", `{"@P/other/": "TRUST_PARENT"}`, "trusted"},
+	{"relative key", `{".": "TRUST_FOLDER"}`, "trusted"},
+	{"relative key up", `{"../ws": "DO_NOT_TRUST"}`, "distrusted"},
+	{"unknown level", `{"@P/ws": "TRUST_FOLDER", "/x": "trust"}`, "refused"},
+	{"level not a string", `{"/x": 1}`, "refused"},
+	{"not an object", `null`, "refused"},
+	{"no rule", `{}`, "undecided"},
+}
+
+// trustVerdict is how bundlectl reads cwd's trust: trusted,
+// distrusted by a rule, undecided, or refused (none of them: Gemini CLI
+// does not start).
+func trustVerdict(user string, env []string, cwd string) string {
+	if trustsFolder(user, env, cwd) {
+		return "trusted"
+	}
+	if _, ok := distrustedByRule(user, env, cwd); ok {
+		return "distrusted"
+	}
+	if undecided(user, env, cwd) {
+		return "undecided"
+	}
+	return "refused"
+}

@@ -1,0 +1,64 @@
+package agenttest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGeminiTrustRuleSpellings: how Gemini CLI 0.61 reads a rule of
+// trustedFolders.json written other than as it writes one, for the
+// workspace @P/ws. A -p session starts where the rule trusts the folder,
+// stops with exit 55 where it does not or no rule decides, and stops
+// naming the file where Gemini CLI refuses it. Gemini CLI normalizes
+// each key against its working directory when it loads the file, and
+// compares the normalized rules: "@P/./././" is "@P", shorter than
+// "@P/ws"; "@P/ws/" and "@P/ws" are one rule, the level written last;
+// TRUST_PARENT on "@P/other/" covers "@P"; "." is the workspace. A level
+// it does not know, or a file that is no object, stops it. hosts/gemini
+// TestTrustRuleSpellings holds bundlectl to the same verdicts, which
+// list's report of setup's lines follows.
+func TestGeminiTrustRuleSpellings(t *testing.T) {
+	for _, tc := range []struct{ name, rules, want string }{
+		{"dot-segments-distrust", `{"@P/ws": "DO_NOT_TRUST", "@P/./././././././": "TRUST_FOLDER"}`, "untrusted"},
+		{"dot-segments-trust", `{"@P/ws": "TRUST_FOLDER", "@P/./././././././": "DO_NOT_TRUST"}`, "trusted"},
+		{"same-folder-last-distrusts", `{"@P/ws/": "TRUST_FOLDER", "@P/ws": "DO_NOT_TRUST"}`, "untrusted"},
+		{"same-folder-last-trusts", `{"@P/ws": "DO_NOT_TRUST", "@P/ws/": "TRUST_FOLDER"}`, "trusted"},
+		{"parent-trailing-slash", `{"@P/other/": "TRUST_PARENT"}`, "trusted"},
+		{"relative", `{".": "TRUST_FOLDER"}`, "trusted"},
+		{"relative-up", `{"../ws": "DO_NOT_TRUST"}`, "untrusted"},
+		{"unknown-level", `{"@P/ws": "TRUST_FOLDER", "/x": "trust"}`, "refused"},
+		{"not-an-object", `null`, "refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := New(t, GeminiCLI, Say("done"))
+			p, err := filepath.EvalSymlinks(filepath.Dir(a.Workdir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p = filepath.Join(p, "p")
+			a.Workdir = filepath.Join(p, "ws")
+			for _, d := range []string{a.Workdir, filepath.Join(p, "other")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
+			writeFile(t, a.ConfigDir(), "trustedFolders.json", strings.ReplaceAll(tc.rules, "@P", p), 0o600)
+			res := a.Run(t, "hello")
+			got := "refused"
+			switch {
+			case res.Exit == 0 && len(res.Requests) > 0:
+				got = "trusted"
+			case res.Exit == 55 && strings.Contains(res.Stderr, "not running in a trusted directory"):
+				got = "untrusted"
+			case res.Exit == 0 || !strings.Contains(res.Stderr, "trustedFolders.json"):
+				got = "unexpected"
+			}
+			if got != tc.want {
+				t.Errorf("%s: Gemini CLI read it as %s, want %s\n%s", tc.rules, got, tc.want, res)
+			}
+		})
+	}
+}
