@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/internal/jsonobj"
 )
@@ -83,7 +84,7 @@ func (r referenceEvent) MarshalJSON() ([]byte, error) {
 func FuzzHookEventEncode(f *testing.F) {
 	for _, s := range []string{``, `{}`, `{"tool_name":"Bash","tool_input":{ "command" : "ls" },"x":[1, {"y":null}]}`,
 		`{"hook_event_name":"Stop","stop_hook_active":true}`, `{"tool_input":null}`, `{"prompt":"\u202e \u2028 <&>"}`,
-		`{"cwd":"/w/\ud800","tool_name":"Bash\udc00","x":"\ud800","prompt":"caf\u00e9"}`, `{"prompt":"a\ud800b"}`, "{\"Tool_Name\":\"Bash\",\"k\u2029\":\"\\u2028\",\"CWD\":\"/\"}",
+		`{"cwd":"/w/\ud800","tool_name":"Bash\udc00","x":"\ud800","prompt":"caf\u00e9"}`, `{"prompt":"a\ud800b"}`, `{"tool_name":"Bash\ud800","prompt":"\udc00\ud800","tool_input":{"command":"\ud800"}}`, "{\"Tool_Name\":\"Bash\",\"k\u2029\":\"\\u2028\",\"CWD\":\"/\"}",
 		`{"session_id":"s","cwd":"/w","permission_mode":"default","tool_name":"Bash"}`,
 		// a name that is not plain and holds "<", ">" or "&": written as
 		// the hosts write it, unescaped
@@ -95,6 +96,9 @@ func FuzzHookEventEncode(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// The fuzzer's tool_input and prompt may not be UTF-8, which no
+		// host writes nor ParseHookEvent reads.
+		utf8Given := utf8.Valid(toolInput) && utf8.ValidString(prompt)
 		check := func(what string) {
 			got, err := ev.encode()
 			want, werr := encodeViaEncodingJSON(ev)
@@ -114,6 +118,12 @@ func FuzzHookEventEncode(f *testing.F) {
 			}
 			if err != nil {
 				return
+			}
+			// The prompt given as the host wrote it (a lone surrogate's
+			// escape) still leaves one JSON object in UTF-8: a hook reads
+			// every judged field as before.
+			if !json.Valid(got) || utf8Given && !utf8.Valid(got) {
+				t.Fatalf("%s %q: encode wrote %q, not JSON in UTF-8", what, data, got)
 			}
 			viaJSON, err := jsonobj.MarshalNoEscape(ev)
 			if ev.order == nil && err == nil {
