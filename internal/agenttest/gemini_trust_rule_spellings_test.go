@@ -16,20 +16,28 @@ import (
 // compares the normalized rules: "@P/./././" is "@P", shorter than
 // "@P/ws"; "@P/ws/" and "@P/ws" are one rule, the level written last;
 // TRUST_PARENT on "@P/other/" covers "@P"; "." is the workspace. A level
-// it does not know, or a file that is no object, stops it. hosts/gemini
+// it does not know, or a file that is no object, stops it. A rule for a
+// symbolic link to the workspace trusts it; one in other letter case, on
+// Linux, does not; GEMINI_CLI_TRUST_WORKSPACE trusts only when "true".
+// hosts/gemini
 // TestTrustRuleSpellings holds bundlectl to the same verdicts, which
 // list's report of setup's lines follows.
 func TestGeminiTrustRuleSpellings(t *testing.T) {
-	for _, tc := range []struct{ name, rules, want string }{
-		{"dot-segments-distrust", `{"@P/ws": "DO_NOT_TRUST", "@P/./././././././": "TRUST_FOLDER"}`, "untrusted"},
-		{"dot-segments-trust", `{"@P/ws": "TRUST_FOLDER", "@P/./././././././": "DO_NOT_TRUST"}`, "trusted"},
-		{"same-folder-last-distrusts", `{"@P/ws/": "TRUST_FOLDER", "@P/ws": "DO_NOT_TRUST"}`, "untrusted"},
-		{"same-folder-last-trusts", `{"@P/ws": "DO_NOT_TRUST", "@P/ws/": "TRUST_FOLDER"}`, "trusted"},
-		{"parent-trailing-slash", `{"@P/other/": "TRUST_PARENT"}`, "trusted"},
-		{"relative", `{".": "TRUST_FOLDER"}`, "trusted"},
-		{"relative-up", `{"../ws": "DO_NOT_TRUST"}`, "untrusted"},
-		{"unknown-level", `{"@P/ws": "TRUST_FOLDER", "/x": "trust"}`, "refused"},
-		{"not-an-object", `null`, "refused"},
+	for _, tc := range []struct{ name, rules, want, env string }{
+		{"dot-segments-distrust", `{"@P/ws": "DO_NOT_TRUST", "@P/./././././././": "TRUST_FOLDER"}`, "untrusted", ""},
+		{"dot-segments-trust", `{"@P/ws": "TRUST_FOLDER", "@P/./././././././": "DO_NOT_TRUST"}`, "trusted", ""},
+		{"same-folder-last-distrusts", `{"@P/ws/": "TRUST_FOLDER", "@P/ws": "DO_NOT_TRUST"}`, "untrusted", ""},
+		{"same-folder-last-trusts", `{"@P/ws": "DO_NOT_TRUST", "@P/ws/": "TRUST_FOLDER"}`, "trusted", ""},
+		{"parent-trailing-slash", `{"@P/other/": "TRUST_PARENT"}`, "trusted", ""},
+		{"relative", `{".": "TRUST_FOLDER"}`, "trusted", ""},
+		{"relative-up", `{"../ws": "DO_NOT_TRUST"}`, "untrusted", ""},
+		{"unknown-level", `{"@P/ws": "TRUST_FOLDER", "/x": "trust"}`, "refused", ""},
+		{"not-an-object", `null`, "refused", ""},
+		{"symlink-to-it", `{"@P/lnk": "TRUST_FOLDER"}`, "trusted", ""},
+		{"other-case", `{"@P/WS": "TRUST_FOLDER"}`, "untrusted", ""},
+		{"root", `{"/": "TRUST_FOLDER", "@P": "DO_NOT_TRUST"}`, "untrusted", ""},
+		{"env-TRUE", `{}`, "untrusted", "GEMINI_CLI_TRUST_WORKSPACE=TRUE"},
+		{"env-1", `{}`, "untrusted", "GEMINI_CLI_TRUST_WORKSPACE=1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))
@@ -44,7 +52,13 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if err := os.Symlink(a.Workdir, filepath.Join(p, "lnk")); err != nil {
+				t.Fatal(err)
+			}
 			a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
+			if tc.env != "" {
+				a.Env = []string{tc.env}
+			}
 			writeFile(t, a.ConfigDir(), "trustedFolders.json", strings.ReplaceAll(tc.rules, "@P", p), 0o600)
 			res := a.Run(t, "hello")
 			got := "refused"
