@@ -407,6 +407,17 @@ func TestTrustRuleSpellings(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(rules), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		os.RemoveAll(filepath.Join(ws, ".gemini"))
+		os.Remove(filepath.Join(user, "settings.json"))
+		switch tc.name {
+		case "folder trust off in the workspace":
+			os.MkdirAll(filepath.Join(ws, ".gemini"), 0o700)
+			os.WriteFile(filepath.Join(ws, ".gemini", "settings.json"), []byte(`{"security": {"folderTrust": {"enabled": false}}}`), 0o600)
+		case "folder trust off for the user":
+			os.WriteFile(filepath.Join(user, "settings.json"), []byte(`{"security": {"folderTrust": {"enabled": false}}}`), 0o600)
+		case "folder trust off as the string false":
+			os.WriteFile(filepath.Join(user, "settings.json"), []byte(`{"security": {"folderTrust": {"enabled": "false"}}}`), 0o600)
+		}
 		want := tc.want
 		if tc.name == "other letter case" && (runtime.GOOS == "darwin" || runtime.GOOS == "windows") {
 			want = "trusted" // Gemini CLI lowers the case of both there
@@ -440,6 +451,9 @@ var trustRuleSpellings = []struct{ name, rules, want, env string }{
 	{"root trusted, parent not", `{"/": "TRUST_FOLDER", "@P": "DO_NOT_TRUST"}`, "distrusted", ""},
 	{"env TRUE", `{}`, "undecided", "GEMINI_CLI_TRUST_WORKSPACE=TRUE"},
 	{"env 1", `{}`, "undecided", "GEMINI_CLI_TRUST_WORKSPACE=1"},
+	{"folder trust off in the workspace", `{}`, "undecided", ""},
+	{"folder trust off for the user", `{}`, "trusted", ""},
+	{"folder trust off as the string false", `{}`, "trusted", ""},
 }
 
 // trustVerdict is how bundlectl reads cwd's trust: trusted,

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 // TestGeminiTrustRuleSpellings: how Gemini CLI 0.61 reads a rule of
@@ -19,6 +21,9 @@ import (
 // it does not know, or a file that is no object, stops it. A rule for a
 // symbolic link to the workspace trusts it; one in other letter case, on
 // Linux, does not; GEMINI_CLI_TRUST_WORKSPACE trusts only when "true".
+// security.folderTrust.enabled false turns the question off from the
+// user's settings (the string "false" too) or the system's (which wins
+// over the user's), never from the workspace's own.
 // hosts/gemini
 // TestTrustRuleSpellings holds bundlectl to the same verdicts, which
 // list's report of setup's lines follows.
@@ -38,6 +43,11 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 		{"root", `{"/": "TRUST_FOLDER", "@P": "DO_NOT_TRUST"}`, "untrusted", ""},
 		{"env-TRUE", `{}`, "untrusted", "GEMINI_CLI_TRUST_WORKSPACE=TRUE"},
 		{"env-1", `{}`, "untrusted", "GEMINI_CLI_TRUST_WORKSPACE=1"},
+		{"trust-off-in-workspace", `{}`, "untrusted", ""},
+		{"trust-off-for-user", `{}`, "trusted", ""},
+		{"trust-off-string-false", `{}`, "trusted", ""},
+		{"trust-on-system-off-user", `{}`, "untrusted", ""},
+		{"trust-off-system-on-user", `{}`, "trusted", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))
@@ -60,6 +70,21 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 				a.Env = []string{tc.env}
 			}
 			writeFile(t, a.ConfigDir(), "trustedFolders.json", strings.ReplaceAll(tc.rules, "@P", p), 0o600)
+			if ft, ok := folderTrustSettings[tc.name]; ok {
+				a.Settings = ft.user
+				if ft.workspace != nil {
+					writeJSONFile(t, a.Workdir, ".gemini/settings.json", ft.workspace)
+				}
+				if ft.system != nil {
+					// Read only in a directory only root may write to.
+					dir := testtree.RootOwnedDir(t)
+					writeJSONFile(t, dir, "system.json", ft.system)
+					if err := os.Chmod(filepath.Join(dir, "system.json"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					a.Env = append(a.Env, "GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(dir, "system.json"))
+				}
+			}
 			res := a.Run(t, "hello")
 			got := "refused"
 			switch {
@@ -72,7 +97,24 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("%s: Gemini CLI read it as %s, want %s\n%s", tc.rules, got, tc.want, res)
+
 			}
 		})
 	}
+}
+
+// folderTrustSettings are the settings files of TestGeminiTrustRuleSpellings'
+// cases that set security.folderTrust.enabled: Gemini CLI reads it from
+// the system's settings over the user's, never from the workspace's (it
+// decides whether to read those), and reads the string "false" as off.
+var folderTrustSettings = map[string]struct{ user, workspace, system map[string]any }{
+	"trust-off-in-workspace":   {workspace: folderTrust(false)},
+	"trust-off-for-user":       {user: folderTrust(false)},
+	"trust-off-string-false":   {user: folderTrust("false")},
+	"trust-on-system-off-user": {user: folderTrust(false), system: folderTrust(true)},
+	"trust-off-system-on-user": {user: folderTrust(true), system: folderTrust(false)},
+}
+
+func folderTrust(enabled any) map[string]any {
+	return map[string]any{"security": map[string]any{"folderTrust": map[string]any{"enabled": enabled}}}
 }
