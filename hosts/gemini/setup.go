@@ -173,8 +173,8 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		return nil
 	}
 	file := trustedFoldersPath(user, in.Environ)
-	if undecided(user, in.Environ, ws) {
-		return []*hosts.HooksOffError{undecidedOff(file, ws)}
+	if ok, ide := undecided(user, in.Environ, ws); ok {
+		return []*hosts.HooksOffError{undecidedOff(file, ws, ide)}
 	}
 	rule, ok := distrustedByRule(user, in.Environ, ws)
 	if !ok {
@@ -197,14 +197,19 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 // without them, and, with a .gemini directory in ws, every later one:
 // agenttest TestGeminiUndecidedFolder); a -p session does not start.
 // Its hint starts Gemini CLI there with no prompt, where the question is
-// the first thing it does.
-func undecidedOff(file, ws string) *hosts.HooksOffError {
+// the first thing it does. With ide (ide.enabled on) the warning holds
+// outside an IDE that decides the folder's trust, which When says.
+func undecidedOff(file, ws string, ide bool) *hosts.HooksOffError {
+	where := "started in " + bundle.Quote(ws)
+	if ide {
+		where += " outside an IDE that decides its trust"
+	}
 	return &hosts.HooksOffError{
 		Host:    "gemini",
 		File:    file,
 		Setting: "no rule for " + bundle.Quote(ws),
 		Fix:     `trust the folder before you give Gemini CLI a prompt there (start gemini in it with no prompt, answer "Trust folder", and end that session)`,
-		When:    "started in " + bundle.Quote(ws) + " before Gemini CLI is told to trust the folder (it asks when it starts there, and the session that asked may go on without them)",
+		When:    where + " before Gemini CLI is told to trust the folder (it asks when it starts there, and the session that asked may go on without them)",
 		Show:    "cd -- " + bundle.ShellArg(ws) + " && gemini",
 	}
 }

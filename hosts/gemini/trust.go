@@ -394,31 +394,34 @@ func processCwd(cwd string) string {
 }
 
 // undecided reports whether Gemini CLI (0.61) surely leaves cwd's trust
-// undecided when a session starts there: folder trust on, no IDE that
-// may decide, no GEMINI_CLI_TRUST_WORKSPACE or GEMINI_RESTRICTED_MODE in
-// env that decides it, and a trustedFolders.json (or none) that reads
-// and holds no rule covering cwd. Such a folder is not trusted: an
+// undecided when a session starts there, but for an IDE: folder trust
+// on, no GEMINI_CLI_TRUST_WORKSPACE or GEMINI_RESTRICTED_MODE in env
+// that decides it, and a trustedFolders.json (or none) that reads and
+// holds no rule covering cwd. Such a folder is not trusted: an
 // interactive session asks, and runs no settings hook, setup's lines
 // included, until a session starts trusted (the one that asked goes on
 // without them: internal/agenttest TestGeminiUndecidedFolder); a -p
-// session stops at once.
-func undecided(user string, env []string, cwd string) bool {
+// session stops at once. ide reports that ide.enabled is on: an IDE
+// Gemini CLI connects to may then decide instead, but in a terminal no
+// IDE is connected to the folder is still undecided (internal/agenttest
+// TestGeminiTrustRuleSpellings ide-mode-no-ide).
+func undecided(user string, env []string, cwd string) (ok, ide bool) {
 	get := func(k string) string { v, _ := envLookup(env, k); return v }
 	if cwd == "" || get("GEMINI_RESTRICTED_MODE") == "true" {
-		return false
+		return false, false
 	}
 	if v := get("GEMINI_CLI_TRUST_WORKSPACE"); v == "true" || v == "false" {
-		return false
+		return false, false
 	}
-	folderTrust, ide, ok := trustSettings(user, env)
-	if !ok || !folderTrust || ide {
-		return false
+	folderTrust, ide, read := trustSettings(user, env)
+	if !read || !folderTrust {
+		return false, false
 	}
 	if _, err := trustRules(user, env, cwd); err != nil {
-		return false
+		return false, false
 	}
 	_, _, covered := folderRule(user, env, cwd)
-	return !covered
+	return !covered, ide && !covered
 }
 
 // realPath is p absolute, its symbolic links resolved when it exists, and

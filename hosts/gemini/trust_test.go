@@ -201,7 +201,7 @@ func TestUndecided(t *testing.T) {
 		{"restricted", "", "", []string{"GEMINI_RESTRICTED_MODE=true"}, ws, false},
 		{"env empty", "", "", []string{"GEMINI_CLI_TRUST_WORKSPACE="}, ws, true},
 		{"folder trust off", "", `{"security": {"folderTrust": {"enabled": false}}}`, nil, ws, false},
-		{"ide may decide", "", `{"ide": {"enabled": true}}`, nil, ws, false},
+		{"ide may decide, none here", "", `{"ide": {"enabled": true}}`, nil, ws, true},
 		{"no workspace", "", "", nil, "", false},
 	} {
 		os.Remove(filepath.Join(user, "trustedFolders.json"))
@@ -212,8 +212,12 @@ func TestUndecided(t *testing.T) {
 		if tc.settings != "" {
 			os.WriteFile(filepath.Join(user, "settings.json"), []byte(tc.settings), 0o600)
 		}
-		if got := undecided(user, append([]string{sys}, tc.env...), tc.cwd); got != tc.want {
+		got, ide := undecided(user, append([]string{sys}, tc.env...), tc.cwd)
+		if got != tc.want {
 			t.Errorf("%s: undecided = %v, want %v", tc.name, got, tc.want)
+		}
+		if wantIDE := strings.HasPrefix(tc.name, "ide"); ide != wantIDE {
+			t.Errorf("%s: ide = %v, want %v", tc.name, ide, wantIDE)
 		}
 	}
 }
@@ -466,7 +470,7 @@ func trustVerdict(user string, env []string, cwd string) string {
 	if _, ok := distrustedByRule(user, env, cwd); ok {
 		return "distrusted"
 	}
-	if undecided(user, env, cwd) {
+	if ok, _ := undecided(user, env, cwd); ok {
 		return "undecided"
 	}
 	return "refused"

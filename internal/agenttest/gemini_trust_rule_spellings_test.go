@@ -48,6 +48,7 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 		{"trust-off-string-false", `{}`, "trusted", ""},
 		{"trust-on-system-off-user", `{}`, "untrusted", ""},
 		{"trust-off-system-on-user", `{}`, "trusted", ""},
+		{"ide-mode-no-ide", `{}`, "untrusted", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))
@@ -113,6 +114,7 @@ var folderTrustSettings = map[string]struct{ user, workspace, system map[string]
 	"trust-off-string-false":   {user: folderTrust("false")},
 	"trust-on-system-off-user": {user: folderTrust(false), system: folderTrust(true)},
 	"trust-off-system-on-user": {user: folderTrust(true), system: folderTrust(false)},
+	"ide-mode-no-ide":          {user: map[string]any{"ide": map[string]any{"enabled": true}}},
 }
 
 func folderTrust(enabled any) map[string]any {
