@@ -173,12 +173,16 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		return nil
 	}
 	file := trustedFoldersPath(user, in.Environ)
-	if ok, ide := undecided(user, in.Environ, ws); ok {
-		return []*hosts.HooksOffError{undecidedOff(file, ws, ide)}
+	if undecided(user, in.Environ, ws) {
+		return []*hosts.HooksOffError{undecidedOff(file, ws, ideMode(user, in.Environ))}
 	}
 	rule, ok := distrustedByRule(user, in.Environ, ws)
 	if !ok {
 		return nil
+	}
+	where := "started in " + bundle.Quote(ws)
+	if ideMode(user, in.Environ) {
+		where += " outside an IDE that decides its trust"
 	}
 	return []*hosts.HooksOffError{{
 		Host:    "gemini",
@@ -186,7 +190,7 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		Setting: strconv.Quote(rule) + `: "DO_NOT_TRUST"`,
 		Fix:     "trust the folder (Gemini CLI's /permissions command, or TRUST_FOLDER in that rule)",
 		Pattern: hosts.SettingIn(file, hosts.JSONString(rule)),
-		When:    "started in " + bundle.Quote(ws) + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)",
+		When:    where + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)",
 	}}
 }
 

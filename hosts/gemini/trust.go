@@ -175,21 +175,30 @@ func trusts(user string, env []string, cwd string, withIDE bool) bool {
 
 // distrustedByRule reports whether a trustedFolders.json rule, the
 // longest that covers cwd, says DO_NOT_TRUST, and Gemini CLI (0.61)
-// surely heeds it: folder trust on, no IDE that may decide instead, and
-// no GEMINI_CLI_TRUST_WORKSPACE=true in env. In such a folder an
-// interactive session runs no hook of any settings file, the user's
-// included (internal/agenttest TestGeminiUntrustedFolderUserHooks), and
-// asks nothing; rule is the rule's folder as written.
+// surely heeds it outside an IDE that decides instead (ideMode): folder
+// trust on and no GEMINI_CLI_TRUST_WORKSPACE=true in env. In such a
+// folder an interactive session runs no hook of any settings file, the
+// user's included (internal/agenttest TestGeminiUntrustedFolderUserHooks),
+// and asks nothing; rule is the rule's folder as written.
 func distrustedByRule(user string, env []string, cwd string) (rule string, ok bool) {
 	if v, _ := envLookup(env, "GEMINI_CLI_TRUST_WORKSPACE"); v == "true" || cwd == "" {
 		return "", false
 	}
-	folderTrust, ide, ok := trustSettings(user, env)
-	if !ok || !folderTrust || ide {
+	folderTrust, _, ok := trustSettings(user, env)
+	if !ok || !folderTrust {
 		return "", false
 	}
 	rule, level, ok := folderRule(user, env, cwd)
 	return rule, ok && level == "DO_NOT_TRUST"
+}
+
+// ideMode reports whether ide.enabled is on in the settings Gemini CLI
+// (0.61) reads it from: an IDE it connects to then decides the folder's
+// trust before any rule does, and outside one the rules decide
+// (internal/agenttest TestGeminiTrustRuleSpellings ide-mode-no-ide).
+func ideMode(user string, env []string) bool {
+	_, ide, ok := trustSettings(user, env)
+	return ok && ide
 }
 
 // trustSettings reads security.folderTrust.enabled and ide.enabled as
@@ -401,27 +410,27 @@ func processCwd(cwd string) string {
 // interactive session asks, and runs no settings hook, setup's lines
 // included, until a session starts trusted (the one that asked goes on
 // without them: internal/agenttest TestGeminiUndecidedFolder); a -p
-// session stops at once. ide reports that ide.enabled is on: an IDE
-// Gemini CLI connects to may then decide instead, but in a terminal no
-// IDE is connected to the folder is still undecided (internal/agenttest
-// TestGeminiTrustRuleSpellings ide-mode-no-ide).
-func undecided(user string, env []string, cwd string) (ok, ide bool) {
+// session stops at once. With ideMode an IDE Gemini CLI connects to may
+// decide instead, but in a terminal no IDE is connected to the folder is
+// still undecided (internal/agenttest TestGeminiTrustRuleSpellings
+// ide-mode-no-ide).
+func undecided(user string, env []string, cwd string) bool {
 	get := func(k string) string { v, _ := envLookup(env, k); return v }
 	if cwd == "" || get("GEMINI_RESTRICTED_MODE") == "true" {
-		return false, false
+		return false
 	}
 	if v := get("GEMINI_CLI_TRUST_WORKSPACE"); v == "true" || v == "false" {
-		return false, false
+		return false
 	}
-	folderTrust, ide, read := trustSettings(user, env)
-	if !read || !folderTrust {
-		return false, false
+	folderTrust, _, ok := trustSettings(user, env)
+	if !ok || !folderTrust {
+		return false
 	}
 	if _, err := trustRules(user, env, cwd); err != nil {
-		return false, false
+		return false
 	}
 	_, _, covered := folderRule(user, env, cwd)
-	return !covered, ide && !covered
+	return !covered
 }
 
 // realPath is p absolute, its symbolic links resolved when it exists, and

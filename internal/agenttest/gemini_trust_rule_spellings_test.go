@@ -23,10 +23,11 @@ import (
 // Linux, does not; GEMINI_CLI_TRUST_WORKSPACE trusts only when "true".
 // security.folderTrust.enabled false turns the question off from the
 // user's settings (the string "false" too) or the system's (which wins
-// over the user's), never from the workspace's own.
-// hosts/gemini
-// TestTrustRuleSpellings holds bundlectl to the same verdicts, which
-// list's report of setup's lines follows.
+// over the user's), never from the workspace's own. IDE mode on
+// (ide.enabled) with no IDE connected, as in a terminal, leaves the
+// rules to decide: no rule, or DO_NOT_TRUST, does not trust.
+// hosts/gemini TestTrustRuleSpellings holds bundlectl to the same
+// verdicts, which list's report of setup's lines follows.
 func TestGeminiTrustRuleSpellings(t *testing.T) {
 	for _, tc := range []struct{ name, rules, want, env string }{
 		{"dot-segments-distrust", `{"@P/ws": "DO_NOT_TRUST", "@P/./././././././": "TRUST_FOLDER"}`, "untrusted", ""},
@@ -49,6 +50,7 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 		{"trust-on-system-off-user", `{}`, "untrusted", ""},
 		{"trust-off-system-on-user", `{}`, "trusted", ""},
 		{"ide-mode-no-ide", `{}`, "untrusted", ""},
+		{"ide-mode-no-ide-distrusted", `{"@P/ws": "DO_NOT_TRUST"}`, "untrusted", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))
@@ -109,12 +111,13 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 // the system's settings over the user's, never from the workspace's (it
 // decides whether to read those), and reads the string "false" as off.
 var folderTrustSettings = map[string]struct{ user, workspace, system map[string]any }{
-	"trust-off-in-workspace":   {workspace: folderTrust(false)},
-	"trust-off-for-user":       {user: folderTrust(false)},
-	"trust-off-string-false":   {user: folderTrust("false")},
-	"trust-on-system-off-user": {user: folderTrust(false), system: folderTrust(true)},
-	"trust-off-system-on-user": {user: folderTrust(true), system: folderTrust(false)},
-	"ide-mode-no-ide":          {user: map[string]any{"ide": map[string]any{"enabled": true}}},
+	"trust-off-in-workspace":     {workspace: folderTrust(false)},
+	"trust-off-for-user":         {user: folderTrust(false)},
+	"trust-off-string-false":     {user: folderTrust("false")},
+	"trust-on-system-off-user":   {user: folderTrust(false), system: folderTrust(true)},
+	"trust-off-system-on-user":   {user: folderTrust(true), system: folderTrust(false)},
+	"ide-mode-no-ide":            {user: map[string]any{"ide": map[string]any{"enabled": true}}},
+	"ide-mode-no-ide-distrusted": {user: map[string]any{"ide": map[string]any{"enabled": true}}},
 }
 
 func folderTrust(enabled any) map[string]any {
