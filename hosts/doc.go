@@ -96,7 +96,8 @@
 //     cannot import hosts. A file of setup's lines in which bundlectl
 //     finds none is called gone only when bundlectl reads it as the host
 //     does: one the host reads and bundlectl cannot (UnreadableConfig:
-//     UTF-16, a key written twice) is unreadable, whether the lines are
+//     UTF-16, values nested past 10000, a key written twice) is
+//     unreadable, whether the lines are
 //     there untold; one the host does not parse (ConfigParse) names its
 //     line, setup (which refuses it) being no fix; one no one can read
 //     now (a directory, a link in a loop or to nothing) is gone, with why.
