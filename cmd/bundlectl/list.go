@@ -47,7 +47,7 @@ type setupEntry struct {
 	Missing []string `json:"missing"`
 	Servers []string `json:"servers,omitempty"`
 	// Unreadable, for "unreadable", says what in the file bundlectl
-	// cannot read ("utf-16", "number" or "depth").
+	// cannot read ("utf-16", "number", "depth" or "duplicate-key").
 	Unreadable string `json:"unreadable,omitempty"`
 	// When, for "off", says which sessions it holds in ("started with
 	// --profile work"); absent when it holds in every session started
@@ -75,12 +75,13 @@ or gone is named on stderr, with the setup command that brings them back;
 so is one whose own settings keep it from running them in a session
 started in the workspace (or in some of them: a Codex --profile, a
 Gemini CLI session not started with --skip-trust in a folder a
-trustedFolders.json rule does not trust), with the command that shows
-the setting or rule; so is one whose settings file it cannot read though
-the host does (Claude Code's in UTF-16, a key written twice), with the
-command that rewrites it as UTF-8 or shows the line, and one whose file
-no longer parses as the host reads it, with the command that shows the
-line.` + exitStatus(exit0, exit1, exit2, exit4),
+trustedFolders.json rule does not trust, or in one no rule decides yet),
+with the command that shows the setting or rule, or starts Gemini CLI
+there to ask; so is one whose settings file it cannot read though the
+host does (Claude Code's in UTF-16, a key written twice, values nested
+past 10000), with the command that rewrites it as UTF-8 or shows the
+line, and one whose file no longer parses as the host reads it, with the
+command that shows the line.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(noArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return runList(g) },
 	}

@@ -198,8 +198,8 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 // trusts ws, and so setup's lines do not run there yet: an interactive
 // session asks when it starts, and runs no settings hook until a
 // session starts trusted (the one that asked sends the prompt of -i
-// without them, and, with a .gemini directory in ws, every later one:
-// agenttest TestGeminiUndecidedFolder); a -p session does not start.
+// without them, and may go on untrusted after "Trust folder": agenttest
+// TestGeminiUndecidedFolder); a -p session does not start.
 // Its hint starts Gemini CLI there with no prompt, where the question is
 // the first thing it does. With ide (ide.enabled on) the warning holds
 // outside an IDE that decides the folder's trust, which When says.
