@@ -443,6 +443,14 @@ func TestNoPluginModesInSettingsEnv(t *testing.T) {
 	if _, _, err := launchOwn(t, h, false, guard, "--settings", `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "statusLine": 5}`); err != nil {
 		t.Errorf("in dropped files: err %v, want none", err)
 	}
+	// A "__proto__" entry of enabledPlugins Claude Code's schema skips
+	// (testdata/schema_vectors.txt): the file is read, its env applies.
+	h = newOwnHome(t)
+	user = filepath.Join(h.config, "settings.json")
+	h.writeRaw(t, user, `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "enabledPlugins": {"__proto__": 5}}`)
+	if _, _, err := launchOwn(t, h, false, guard); !errors.As(err, &he) || he.File != user {
+		t.Errorf("beside an enabledPlugins __proto__ entry: err %v, want a HooksOffError naming %s", err, user)
+	}
 	h = newOwnHome(t)
 	h.write(t, filepath.Join(h.config, "settings.json"), map[string]any{"env": map[string]any{"CLAUDE_CODE_SAFE_MODE": "0"}})
 	if _, _, err := launchOwn(t, h, false, guard); err != nil {

@@ -434,7 +434,10 @@ func (fs fields) check(v any) *failure {
 }
 
 // entries wants an object each value of which (or only those of the keys
-// named in only, when it is set) value wants.
+// named in only, when it is set) value wants. A "__proto__" key it lets
+// through: Claude Code 2.1.332's record check skips it ("enabledPlugins":
+// {"__proto__": 5} leaves the file read, testdata/schema_vectors.txt),
+// and a drop claimed for it would hide the file's env and plugins.
 type entries struct {
 	value shape
 	only  []string
@@ -446,7 +449,7 @@ func (e entries) check(v any) *failure {
 		return &failure{got: v, want: want(jsonObject.phrase())}
 	}
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if e.only != nil && !slices.Contains(e.only, k) {
+		if k == "__proto__" || e.only != nil && !slices.Contains(e.only, k) {
 			continue
 		}
 		if f := e.value.check(m[k]); f != nil {
