@@ -31,7 +31,7 @@ import (
 // (settingsTypes), a null under them but where Claude Code takes it out
 // first (nullReads), and below permissions, env, enabledPlugins,
 // statusLine and three hook events what settingsShapes says. A value
-// deeper in that the shapes leave alone (a hook's shell, an
+// deeper in that the shapes leave alone (an http hook's url, an
 // extraKnownMarketplaces source), a key with a fallback, or a key the
 // tables do not name counts as read. That errs one way on purpose: exec
 // counts a dropped file's switches for nothing, and a file taken for
@@ -498,22 +498,33 @@ func (o ifObject) check(v any) *failure {
 }
 
 // hookEntry is one hook of a settings file's hooks: an object whose
-// type names one of the five kinds, and of a command hook a string
-// command and a timeout above 0. The other kinds' fields, and the
-// command hook's others, are not modelled.
+// type names one of the five kinds; of a command hook a string command,
+// a timeout above 0, a shell of "bash" or "powershell" and a boolean
+// async; of a prompt or agent hook a string prompt; of an mcp_tool hook
+// a string server and tool; of an http hook a string url (each tried
+// with the real CLI, testdata/schema_vectors.txt). Their other fields,
+// and whether an http url is one Claude Code takes, are not modelled.
 type hookEntry struct{}
 
 func (hookEntry) check(v any) *failure {
 	if f := (fields{"type": {shape: oneOf{"command", "prompt", "agent", "http", "mcp_tool"}, required: true}}).check(v); f != nil {
 		return f
 	}
-	if v.(map[string]any)["type"] != "command" {
-		return nil
-	}
-	return fields{
+	return hookKinds[v.(map[string]any)["type"].(string)].check(v)
+}
+
+// hookKinds are the fields of each kind of hook the model checks.
+var hookKinds = map[string]fields{
+	"command": {
 		"command": {shape: typed(jsonString), required: true},
 		"timeout": {shape: positive{}},
-	}.check(v)
+		"shell":   {shape: oneOf{"bash", "powershell"}},
+		"async":   {shape: typed(jsonBoolean)},
+	},
+	"prompt":   {"prompt": {shape: typed(jsonString), required: true}},
+	"agent":    {"prompt": {shape: typed(jsonString), required: true}},
+	"mcp_tool": {"server": {shape: typed(jsonString), required: true}, "tool": {shape: typed(jsonString), required: true}},
+	"http":     {"url": {shape: typed(jsonString), required: true}},
 }
 
 // strictHookEvents are the events of a settings file's hooks under
@@ -534,8 +545,8 @@ var permissionModes = oneOf{"acceptEdits", "auto", "bypassPermissions", "default
 // drops the file. What is not here counts as read: the elements of
 // permissions.allow, deny and ask (Claude Code takes out a rule it cannot
 // read, a 5 or "Bash(", first), the values of env (it turns a number or a
-// boolean into a string), the fields of a hook other than a command
-// hook's type, command and timeout, extraKnownMarketplaces (it drops the
+// boolean into a string), the fields of a hook hookKinds does not name
+// and an http hook's url beyond its type, extraKnownMarketplaces (it drops the
 // file for a source of an unknown kind, and mends the rest: not
 // modelled), and a hooks that is no object or an event not named
 // (Claude Code takes them out first).
