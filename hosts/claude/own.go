@@ -696,6 +696,9 @@ func (st *ownState) sessionSettings(exclusive, pin bool) (set map[string]any, dr
 		if drop = schemaDrop(m); drop != nil {
 			m = nil
 		}
+		if where := unvouched(m); exclusive && where != "" {
+			return nil, nil, st.carryRefused(where)
+		}
 		maps.Copy(out, m)
 		if e, ok := m["enabledPlugins"].(map[string]any); ok {
 			maps.Copy(entries, e)
@@ -709,4 +712,20 @@ func (st *ownState) sessionSettings(exclusive, pin bool) (set map[string]any, dr
 		out["disableAllHooks"] = false
 	}
 	return out, drop, nil
+}
+
+// carryRefused refuses an exclusive launch whose --settings, carried into
+// the session's own, holds at where a value the schema model cannot
+// vouch Claude Code reads (unvouched): were Claude Code to drop the
+// session's settings for it, the enabledPlugins entries that turn the
+// user's plugins off would go with them, and those plugins would load
+// (agenttest TestExecClaudeExclusiveCarriedUnmodelledDrop).
+func (st *ownState) carryRefused(where string) error {
+	name := "--settings"
+	if !isInlineSettings(st.args.settings) {
+		name += " " + st.args.settings
+	}
+	return &hosts.NotExclusiveError{Host: "claude", Source: name,
+		Why: "its " + bundle.Quote(where) + " is a value bundlectl cannot tell Claude Code reads, and were Claude Code to drop the session's settings for it, the entries that keep your plugins out would go with them",
+		Fix: "move that value into a settings file, or start without --exclusive"}
 }

@@ -272,6 +272,13 @@ func TestLaunchExclusiveRefuses(t *testing.T) {
 		{"managed settings", func(t *testing.T, h ownHome) {
 			h.write(t, filepath.Join(h.managed, "managed-settings.json"), enabled(map[string]any{"a@m": true}))
 		}, nil, "managed-settings.json"},
+		// Carried into the session's own --settings, a value Claude Code
+		// may drop the file for and the model cannot vouch for would take
+		// the entries that turn the user's plugins off with it (agenttest
+		// TestExecClaudeExclusiveCarriedUnmodelledDrop).
+		{"--settings with an unmodelled hook field", nil, []string{"--settings", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "statusMessage": "s"}]}]}}`}, "--settings"},
+		{"--settings with an http hook", nil, []string{"--settings", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "http", "url": "x"}]}]}}`}, "--settings"},
+		{"--settings with a marketplace", nil, []string{"--settings", `{"extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`}, "--settings"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -503,7 +503,8 @@ func (o ifObject) check(v any) *failure {
 // async; of a prompt or agent hook a string prompt; of an mcp_tool hook
 // a string server and tool; of an http hook a string url (each tried
 // with the real CLI, testdata/schema_vectors.txt). Their other fields,
-// and whether an http url is one Claude Code takes, are not modelled.
+// and whether an http url is one Claude Code takes, are not modelled
+// (unvouched names the rest).
 type hookEntry struct{}
 
 func (hookEntry) check(v any) *failure {
@@ -525,6 +526,50 @@ var hookKinds = map[string]fields{
 	"agent":    {"prompt": {shape: typed(jsonString), required: true}},
 	"mcp_tool": {"server": {shape: typed(jsonString), required: true}, "tool": {shape: typed(jsonString), required: true}},
 	"http":     {"url": {shape: typed(jsonString), required: true}},
+}
+
+// unvouched is where a settings file that schemaDrop reads holds a value
+// the model cannot vouch Claude Code reads too, or "": a field of a hook
+// under a strictHookEvents event the model does not check (or an http
+// hook's url, which Claude Code drops the file for when it is no URL it
+// takes), or an extraKnownMarketplaces (one of an unknown source kind
+// drops the file). exec --exclusive refuses to carry such a --settings
+// into its own, since a drop would take the entries that turn the user's
+// plugins off down with it.
+func unvouched(m map[string]any) string {
+	if _, ok := m["extraKnownMarketplaces"]; ok {
+		return "extraKnownMarketplaces"
+	}
+	hooks, _ := m["hooks"].(map[string]any)
+	for _, event := range strictHookEvents {
+		matchers, _ := hooks[event].([]any)
+		for i, mv := range matchers {
+			matcher, _ := mv.(map[string]any)
+			list, _ := matcher["hooks"].([]any)
+			for j, hv := range list {
+				if k := unvouchedField(hv); k != "" {
+					return fmt.Sprintf("hooks.%s[%d].hooks[%d].%s", event, i, j, k)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// unvouchedField is the first field (in name order) of a hook the model
+// does not check for its kind, or "url" of an http hook.
+func unvouchedField(v any) string {
+	h, _ := v.(map[string]any)
+	kind, _ := h["type"].(string)
+	if kind == "http" {
+		return "url"
+	}
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if _, ok := hookKinds[kind][k]; !ok && k != "type" {
+			return k
+		}
+	}
+	return ""
 }
 
 // strictHookEvents are the events of a settings file's hooks under

@@ -1,0 +1,66 @@
+package agenttest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExecClaudeExclusiveCarriedUnmodelledDrop: exec --exclusive carries
+// the user's own --settings into the one it gives Claude Code, beside the
+// enabledPlugins entries that turn the user's plugins off. A value there
+// for which Claude Code 2.1.332 drops the file took those entries down
+// with it, and a plugin the user's settings turn on loaded in the
+// exclusive session: a PreToolUse hook's "shell": "fish" (which the
+// schema model now knows drops the file, so exec leaves that --settings
+// out) and an http hook's "url": "x" (which it cannot tell from a URL
+// Claude Code takes, so exec refuses to start).
+func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
+	hook := func(h map[string]any) map[string]any {
+		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
+	}
+	for _, c := range []struct {
+		name    string
+		flag    map[string]any
+		refused bool
+	}{
+		{"shell fish", hook(map[string]any{"type": "command", "command": "true", "shell": "fish"}), false},
+		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
+			f := newTrustedFixture(t, a, marker)
+			r := &ownClaudeRun{a: a, f: f, rec: t.TempDir()}
+			installOwnClaudePlugin(t, a, r.rec)
+			a.Settings["enabledPlugins"] = map[string]any{ownClaudeID: true}
+			b, err := json.Marshal(c.flag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(a.Workdir, "flag.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a.Args = []string{"--allowedTools", "Bash", "--settings", "flag.json"}
+			a.Launcher = f.launcher(t)
+			a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+			r.res = a.Run(t, "make the marker")
+			if r.ownRan() || r.ownSkillOffered() {
+				t.Fatalf("the own plugin loaded under --exclusive (hook ran %v, skill offered %v)\n%s", r.ownRan(), r.ownSkillOffered(), r.res)
+			}
+			if c.refused {
+				if r.res.Exit == 0 || !strings.Contains(r.res.Stderr, "cannot keep your own plugins out") || !strings.Contains(r.res.Stderr, " exec -- ") {
+					t.Errorf("exec --exclusive did not refuse\n%s", r.res)
+				}
+				return
+			}
+			if r.res.Exit != 0 {
+				t.Fatalf("exec --exclusive did not start Claude Code\n%s", r.res)
+			}
+			r.f.checkGuard(t, r.a, r.res, 0)
+			r.f.checkLeftovers(t, r.a)
+		})
+	}
+}
