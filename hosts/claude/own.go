@@ -375,6 +375,13 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			err = nil // an --add-dir that is a file: no settings there
 		}
 		if err != nil {
+			// Read as Claude Code reads it too (a byte order mark
+			// skipped), as settingsEnv does: its plugins load.
+			if bm, berr := readSettings(file); berr == nil {
+				m, err = bm, nil
+			}
+		}
+		if err != nil {
 			if strict {
 				return unreadable(file, err)
 			}

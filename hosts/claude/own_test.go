@@ -217,6 +217,14 @@ func TestLaunchOwnNotes(t *testing.T) {
 	if got := strings.Join(l.Argv, " "); got != "claude --plugin-dir /p/x -p hi" {
 		t.Errorf("argv %q", got)
 	}
+	// Behind a byte order mark, which Claude Code skips (agenttest
+	// TestSetupClaudeSettingsSpellings), the file's plugins load: named.
+	h = newOwnHome(t)
+	h.writeRaw(t, filepath.Join(h.config, "settings.json"), "\xef\xbb\xbf"+`{"enabledPlugins": {"a@m": true}}`)
+	l, _, err = launchOwn(t, h, false, nil, "-p", "hi")
+	if err != nil || len(l.Notes) != 1 || !strings.Contains(l.Notes[0], `"a@m"`) {
+		t.Errorf("behind a byte order mark: err %v notes %q, want a@m named", err, l.Notes)
+	}
 }
 
 // TestLaunchExclusive: every plugin a layer turns on (installed or not),
