@@ -703,8 +703,11 @@ func (st *ownState) sessionSettings(exclusive, pin bool) (set map[string]any, dr
 		if drop = schemaDrop(m); drop != nil {
 			m = nil
 		}
-		if where := unvouched(m); exclusive && where != "" {
-			return nil, nil, st.carryRefused(where)
+		if where := unvouched(m); where != "" {
+			if exclusive {
+				return nil, nil, st.carryRefused(where)
+			}
+			return nil, nil, st.pinRefused(where)
 		}
 		maps.Copy(out, m)
 		if e, ok := m["enabledPlugins"].(map[string]any); ok {
@@ -735,4 +738,16 @@ func (st *ownState) carryRefused(where string) error {
 	return &hosts.NotExclusiveError{Host: "claude", Source: name,
 		Why: "its " + bundle.Quote(where) + " is a value bundlectl cannot tell Claude Code reads, and were Claude Code to drop the session's settings for it, the entries that keep your plugins out would go with them",
 		Fix: "move that value into a settings file, or start without --exclusive"}
+}
+
+// pinRefused refuses a pinned launch whose --settings, carried into the
+// session's own beside the pin, holds at where a value the schema model
+// cannot vouch Claude Code reads (unvouched): were Claude Code to drop
+// the session's settings for it, the pin would go with them, and the
+// "disableAllHooks": true it holds off would keep the guards from
+// running.
+func (st *ownState) pinRefused(where string) error {
+	return &hosts.HooksOffError{Host: "claude", File: "--settings",
+		Text: "bundlectl exec -- claude loads the active bundles' guards as hooks and must keep your settings' \"disableAllHooks\": true off in the --settings it gives Claude Code, which carries yours; your --settings holds " + bundle.Quote(where) + ", a value bundlectl cannot tell Claude Code reads, and were Claude Code to drop the session's settings for it, the guards would not run, so the agent is not started: move that value into a settings file",
+		Args: st.args.settingsAt}
 }

@@ -239,6 +239,19 @@ func TestLaunchPinsSwitch(t *testing.T) {
 			t.Errorf("argv %q settings %v, want the user's settings carried in a file, pinned", l.Argv, set)
 		}
 	})
+	// Carried beside the pin, a value of the user's --settings Claude Code
+	// may drop the file for that the model cannot vouch for would take
+	// the pin with it (agenttest TestExecClaudeExclusiveCarriedUnmodelledDrop
+	// shows the session's file dropped so): exec refuses.
+	t.Run("undone, the user's --settings holding an http hook", func(t *testing.T) {
+		h := newOwnHome(t)
+		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
+		_, _, err := launchOwn(t, h, false, guardView, "--settings", `{"disableAllHooks": false, "hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "x"}]}]}}`, "-p", "hi")
+		var he *hosts.HooksOffError
+		if !errors.As(err, &he) || he.File != "--settings" || !strings.Contains(err.Error(), "hooks.PreToolUse[0].hooks[0].url") {
+			t.Errorf("err %v, want a HooksOffError naming the http hook's url", err)
+		}
+	})
 	// A --settings of the user's that Claude Code drops for its schema
 	// would take the pin down with it (agenttest
 	// TestExecClaudePinOverDroppedSettings): its content is left out, as
