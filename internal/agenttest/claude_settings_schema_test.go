@@ -110,29 +110,77 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 // session whose guards a true in that file keeps from running: the
 // table first held five such keys (enabledMcpjsonServers and
 // disabledMcpjsonServers, given a string; modelPicker, modelPricing and
-// remoteControl, given one), taken from the schema alone.
+// remoteControl, given one), taken from the schema alone. The settings
+// that should drop their file are tried four a session, each in its own
+// settings file (user, project, local, --settings), where the guard runs
+// only when all four are dropped; a batch where it does not is tried
+// again one a session to name the setting (on the same busy 2-core
+// machine it ran in 3m20s, where one a session took 7m04s).
 func TestClaudeSettingsSchemaTable(t *testing.T) {
 	wrong := map[string]string{"boolean": `"x"`, "string": `5`, "number": `"x"`, "array": `"x"`, "object": `"x"`}
 	types := claude.SettingsSchemaTypes()
 	nulls := claude.SettingsSchemaNullDrops()
-	keys := slices.Sorted(maps.Keys(types))
-	for _, k := range keys {
+	var drops []schemaSetting
+	for _, k := range slices.Sorted(maps.Keys(types)) {
 		v, ok := wrong[types[k]]
 		if !ok {
 			t.Fatalf("%s: a type this test has no wrong value for: %s", k, types[k])
 		}
-		c := guardCase{name: k, files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: %s}`, k, v)}}
-		if ran, _, res := runGuardCase(t, c); !ran {
-			t.Errorf("%q: %s did not drop the file: Claude Code ran no guard\n%s", k, v, res)
-		}
+		drops = append(drops, schemaSetting{k, v})
 		if k == "disableAllHooks" {
 			continue // its null would take the true's place: TestClaudeSettingsEnvDropped tries it
 		}
-		c = guardCase{name: k + " null", files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: null}`, k)}}
-		if ran, _, res := runGuardCase(t, c); ran != nulls[k] {
-			t.Errorf("%q: null dropped the file %v, bundlectl takes it to %v\n%s", k, ran, nulls[k], res)
+		if nulls[k] {
+			drops = append(drops, schemaSetting{k, "null"})
+			continue
+		}
+		// A null Claude Code takes out leaves the file read: one file a
+		// session, as any file read keeps the guard from running.
+		c := guardCase{name: k + " null", files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: null}`, k)}}
+		if ran, _, res := runGuardCase(t, c); ran {
+			t.Errorf("%q: null dropped the file, bundlectl takes it to leave it read\n%s", k, res)
 		}
 	}
+	for batch := range slices.Chunk(drops, len(schemaBatchFiles)) {
+		if ran, _, _ := runGuardCase(t, batchCase(batch)); ran {
+			continue
+		}
+		// Some file of the batch was read: find which, one a session.
+		for _, s := range batch {
+			c := guardCase{name: s.text(), files: map[string]string{"./.claude/settings.json": "{" + s.text() + "}"}}
+			if ran, _, res := runGuardCase(t, c); !ran {
+				t.Errorf("%s did not drop the file: Claude Code ran no guard\n%s", s.text(), res)
+			}
+		}
+	}
+}
+
+// schemaSetting is a top-level key and a value (JSON text) for it.
+type schemaSetting struct{ key, value string }
+
+// text is the setting beside "disableAllHooks": true, as a file's
+// members.
+func (s schemaSetting) text() string {
+	return fmt.Sprintf(`"disableAllHooks": true, %q: %s`, s.key, s.value)
+}
+
+// schemaBatchFiles are the settings files a session reads that Claude
+// Code holds to its schema: with "disableAllHooks": true in each, a
+// plugin's guard runs only when it drops every one, so one session tries
+// up to four settings that should each drop the file they are in.
+var schemaBatchFiles = []string{"~/.claude/settings.json", "./.claude/settings.json", "./.claude/settings.local.json", "./flag.json"}
+
+// batchCase is a session with each of batch in its own settings file,
+// the last given as --settings.
+func batchCase(batch []schemaSetting) guardCase {
+	c := guardCase{name: batch[0].text(), files: map[string]string{}}
+	for i, s := range batch {
+		c.files[schemaBatchFiles[i]] = "{" + s.text() + "}"
+		if schemaBatchFiles[i] == "./flag.json" {
+			c.args = []string{"--settings", "flag.json"}
+		}
+	}
+	return c
 }
 
 // TestClaudeSettingsSchemaVectors: Claude Code 2.1.332 drops a project
