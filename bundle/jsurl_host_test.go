@@ -10,8 +10,12 @@ import (
 // jsHostVectors are testdata/jsurl/hosts_node20.json: a url and the
 // hostname node 20's new URL reads in it ("refused" when it refuses the
 // url); hosts_node20.js there writes them again.
-func jsHostVectors(t testing.TB) [][2]string {
-	data, err := os.ReadFile("testdata/jsurl/hosts_node20.json")
+func jsHostVectors(t testing.TB) [][2]string { return jsURLVectors(t, "hosts_node20.json") }
+
+// jsURLVectors are the pairs of testdata/jsurl/name, which a script
+// beside it writes from node 20.
+func jsURLVectors(t testing.TB, name string) [][2]string {
+	data, err := os.ReadFile("testdata/jsurl/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 )
@@ -10,17 +8,7 @@ import (
 // jsPostVectors are testdata/jsurl/post_node20.json: a url and the href
 // node 20's new URL writes it back as, its fragment cut ("refused" when
 // it refuses the url); post_node20.js there writes them again.
-func jsPostVectors(t testing.TB) [][2]string {
-	data, err := os.ReadFile("testdata/jsurl/post_node20.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vs [][2]string
-	if err := json.Unmarshal(data, &vs); err != nil {
-		t.Fatal(err)
-	}
-	return vs
-}
+func jsPostVectors(t testing.TB) [][2]string { return jsURLVectors(t, "post_node20.json") }
 
 // TestJSURLPostURLIsNodes: the url bundlectl posts an http hook's event
 // to, and the review shows as where Claude Code posts, is node 20's href

@@ -2,9 +2,10 @@ package main
 
 import (
 	"os"
-	"unicode/utf16"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 func init() {
@@ -18,10 +19,6 @@ func init() {
 		p := ts.MkAbs(args[0])
 		fi, err := os.Stat(p)
 		ts.Check(err)
-		out := []byte{0xff, 0xfe}
-		for _, u := range utf16.Encode([]rune(ts.ReadFile(args[0]))) {
-			out = append(out, byte(u), byte(u>>8))
-		}
-		ts.Check(os.WriteFile(p, out, fi.Mode().Perm()))
+		ts.Check(os.WriteFile(p, []byte(testtree.UTF16LE(ts.ReadFile(args[0]))), fi.Mode().Perm()))
 	}
 }

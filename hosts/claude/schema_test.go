@@ -6,9 +6,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 // TestSetupSchemaDrop: Claude Code 2.1.332 drops a user settings file
@@ -134,9 +134,9 @@ func TestExecSchemaDrop(t *testing.T) {
 		{"project true, a right type written again wrong", map[string]string{"project": `{"disableAllHooks": true, "statusLine": {"type": "command", "command": "true"}, "statusLine": 5}`}, nil, ""},
 		{"project true beside a number out of float64's range", map[string]string{"project": `{"disableAllHooks": true, "x": 1e400}`}, nil, "project"},
 		{"project true beside values nested 10001 deep", map[string]string{"project": `{"disableAllHooks": true, "x": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`}, nil, "project"},
-		{"project true in UTF-16", map[string]string{"project": utf16LE(`{"disableAllHooks": true}`)}, nil, "project"},
-		{"project true in UTF-16 big-endian, ignored", map[string]string{"project": "\xfe\xff" + utf16BE(`{"disableAllHooks": true}`)}, nil, ""},
-		{"project true in UTF-16 without a mark, ignored", map[string]string{"project": utf16LE(`{"disableAllHooks": true}`)[2:]}, nil, ""},
+		{"project true in UTF-16", map[string]string{"project": testtree.UTF16LE(`{"disableAllHooks": true}`)}, nil, "project"},
+		{"project true in UTF-16 big-endian, ignored", map[string]string{"project": "\xfe\xff" + testtree.UTF16BE(`{"disableAllHooks": true}`)}, nil, ""},
+		{"project true in UTF-16 without a mark, ignored", map[string]string{"project": testtree.UTF16LE(`{"disableAllHooks": true}`)[2:]}, nil, ""},
 		{"project true beside a NUL byte, ignored", map[string]string{"project": "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,22 +158,4 @@ func TestExecSchemaDrop(t *testing.T) {
 			}
 		})
 	}
-}
-
-// utf16LE is s in UTF-16, little-endian, after a byte order mark.
-func utf16LE(s string) string {
-	b := []byte{0xff, 0xfe}
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = append(b, byte(u), byte(u>>8))
-	}
-	return string(b)
-}
-
-// utf16BE is s in UTF-16, big-endian, with no byte order mark.
-func utf16BE(s string) string {
-	var b []byte
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = append(b, byte(u>>8), byte(u))
-	}
-	return string(b)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 // TestListUnreadableSettings: setup's lines in a user settings.json that
@@ -38,7 +39,7 @@ func TestListUnreadableSettings(t *testing.T) {
 		}
 	}
 
-	write(utf16LE(string(wrote)))
+	write(testtree.UTF16LE(string(wrote)))
 	sts := hosts.CheckSetups(home, ws, environ)
 	if len(sts) != 1 || sts[0].Unreadable == nil || sts[0].Gone {
 		t.Fatalf("CheckSetups = %+v, want one that cannot read the file, not gone", sts)
@@ -88,10 +89,10 @@ func TestConfigUnreadable(t *testing.T) {
 		name, data string
 		want       hosts.Beyond
 	}{
-		{"UTF-16 little-endian", utf16LE(`{"hooks": {}}`), hosts.BeyondUTF16},
-		{"UTF-16 behind a UTF-8 mark too", "\ufeff" + utf16LE(`{}`), hosts.BeyondUTF16},
-		{"UTF-16 big-endian", "\xfe\xff" + utf16BE(`{}`), 0},
-		{"UTF-16 without a mark", utf16LE(`{}`)[2:], 0},
+		{"UTF-16 little-endian", testtree.UTF16LE(`{"hooks": {}}`), hosts.BeyondUTF16},
+		{"UTF-16 behind a UTF-8 mark too", "\ufeff" + testtree.UTF16LE(`{}`), hosts.BeyondUTF16},
+		{"UTF-16 big-endian", "\xfe\xff" + testtree.UTF16BE(`{}`), 0},
+		{"UTF-16 without a mark", testtree.UTF16LE(`{}`)[2:], 0},
 		{"UTF-8", `{"hooks": {}}`, 0},
 		{"UTF-8 behind its mark", "\ufeff{}", 0},
 		{"empty", "", 0},
@@ -118,7 +119,7 @@ func TestReadSettingsBeyond(t *testing.T) {
 		why        hosts.Beyond
 		line       int
 	}{
-		{"UTF-16", utf16LE("{\n}"), hosts.BeyondUTF16, 0},
+		{"UTF-16", testtree.UTF16LE("{\n}"), hosts.BeyondUTF16, 0},
 		{"1e400", "{\n  \"a\": 1,\n  \"x\": 1e400\n}\n", hosts.BeyondNumber, 3},
 		{"nested 10001 deep", "{\n\n  \"x\": " + deep + "\n}\n", hosts.BeyondDepth, 3},
 	} {

@@ -3,7 +3,8 @@ package agenttest
 import (
 	"strings"
 	"testing"
-	"unicode/utf16"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 // TestExecClaudeSettingsParse: Claude Code 2.1.332 reads a project
@@ -22,31 +23,13 @@ func TestExecClaudeSettingsParse(t *testing.T) {
 	const beyondSays = "something bundlectl cannot read (a number beyond ±1.8e308, or values nested more than 10000 deep, which Claude Code reads and bundlectl does not: write the number smaller, or nest less)"
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
 	for _, c := range []execSwitchCase{
-		{guardCase: guardCase{name: "true in UTF-16", files: map[string]string{projectFile: utf16LE(`{"disableAllHooks": true}`)}}, refused: projectFile, setting: utf16Says},
+		{guardCase: guardCase{name: "true in UTF-16", files: map[string]string{projectFile: testtree.UTF16LE(`{"disableAllHooks": true}`)}}, refused: projectFile, setting: utf16Says},
 		{guardCase: guardCase{name: "true beside 1e400", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": 1e400}`}}, refused: projectFile, setting: beyondSays},
-		{guardCase: guardCase{name: "true in UTF-16 big-endian", files: map[string]string{projectFile: "\xfe\xff" + utf16BE(`{"disableAllHooks": true}`)}, blocks: true}},
-		{guardCase: guardCase{name: "true in UTF-16 without a mark", files: map[string]string{projectFile: utf16LE(`{"disableAllHooks": true}`)[2:]}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-16 big-endian", files: map[string]string{projectFile: "\xfe\xff" + testtree.UTF16BE(`{"disableAllHooks": true}`)}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-16 without a mark", files: map[string]string{projectFile: testtree.UTF16LE(`{"disableAllHooks": true}`)[2:]}, blocks: true}},
 		{guardCase: guardCase{name: "true beside a NUL byte", files: map[string]string{projectFile: "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, blocks: true}},
 		{guardCase: guardCase{name: "true beside nesting 10001 deep", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": ` + deep + `}`}}, refused: projectFile, setting: beyondSays},
 	} {
 		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
 	}
-}
-
-// utf16LE is s in UTF-16, little-endian, after a byte order mark.
-func utf16LE(s string) string {
-	b := []byte{0xff, 0xfe}
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = append(b, byte(u), byte(u>>8))
-	}
-	return string(b)
-}
-
-// utf16BE is s in UTF-16, big-endian, with no byte order mark.
-func utf16BE(s string) string {
-	var b []byte
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = append(b, byte(u>>8), byte(u))
-	}
-	return string(b)
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 // listSetup runs bundlectl list --json for the fixture and returns its
@@ -34,7 +36,7 @@ func TestListClaudeSettingsUTF16(t *testing.T) {
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
 	wrote := f.runSetup(t, a, "owls")
-	a.SettingsFile = []byte(utf16LE(string(wrote)))
+	a.SettingsFile = []byte(testtree.UTF16LE(string(wrote)))
 	a.Args = append(a.Args, "--allowedTools", "Bash")
 	res := a.Run(t, "touch the marker")
 	if res.Exit != 0 {
