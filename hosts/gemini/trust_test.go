@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,16 +132,13 @@ func TestTrustsFolderRuleLength(t *testing.T) {
 // TestDistrustedByRule: a folder counts as surely untrusted, where Gemini
 // CLI 0.61 runs no settings hook (setup's lines included), only when the
 // longest trustedFolders.json rule covering it says DO_NOT_TRUST and
-// nothing else may decide: no rule (Gemini CLI asks), folder trust off,
-// an IDE, or GEMINI_CLI_TRUST_WORKSPACE=true is not.
+// nothing else may decide: no rule (Gemini CLI asks), folder trust off
+// or GEMINI_CLI_TRUST_WORKSPACE=true is not. With IDE mode on and no IDE
+// connected the rule still holds (the report's when says so).
 func TestDistrustedByRule(t *testing.T) {
-	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.MkdirAll(filepath.Join(ws, "sub"), 0o700)
-	user := filepath.Join(root, "user", ".gemini")
-	os.MkdirAll(user, 0o700)
-	sys := "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")
-	q := func(p string) string { return `"` + p + `"` }
+	d := newTrustDir(t)
+	ws, user, sys := d.ws, d.user, d.sys
+	q := strconv.Quote
 	deny := `{` + q(ws) + `: "DO_NOT_TRUST"}`
 	for _, tc := range []struct {
 		name, rules, settings string
@@ -156,14 +154,7 @@ func TestDistrustedByRule(t *testing.T) {
 		{"folder trust off", deny, `{"security": {"folderTrust": {"enabled": false}}}`, nil, ws, ""},
 		{"ide may decide, none here", deny, `{"ide": {"enabled": true}}`, nil, ws, ws},
 	} {
-		os.Remove(filepath.Join(user, "trustedFolders.json"))
-		os.Remove(filepath.Join(user, "settings.json"))
-		if tc.rules != "" {
-			os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(tc.rules), 0o600)
-		}
-		if tc.settings != "" {
-			os.WriteFile(filepath.Join(user, "settings.json"), []byte(tc.settings), 0o600)
-		}
+		d.put(t, tc.rules, tc.settings)
 		rule, ok := distrustedByRule(user, append([]string{sys}, tc.env...), tc.cwd)
 		if ok != (tc.want != "") || rule != tc.want && ok {
 			t.Errorf("%s: distrustedByRule = %q %v, want %q", tc.name, rule, ok, tc.want)
@@ -173,16 +164,13 @@ func TestDistrustedByRule(t *testing.T) {
 
 // TestUndecided: a folder counts as undecided, where Gemini CLI 0.61
 // asks and runs no settings hook until told to trust it, only when
-// folder trust is on, no IDE or variable may decide, and a
+// folder trust is on, no variable decides (IDE mode on with no IDE
+// connected still asks), and a
 // trustedFolders.json that reads (or none) holds no rule covering it.
 func TestUndecided(t *testing.T) {
-	root := t.TempDir()
-	ws := filepath.Join(root, "ws")
-	os.MkdirAll(filepath.Join(ws, "sub"), 0o700)
-	user := filepath.Join(root, "user", ".gemini")
-	os.MkdirAll(user, 0o700)
-	sys := "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")
-	q := func(p string) string { return `"` + p + `"` }
+	d := newTrustDir(t)
+	root, ws, user, sys := d.root, d.ws, d.user, d.sys
+	q := strconv.Quote
 	for _, tc := range []struct {
 		name, rules, settings string
 		env                   []string
@@ -204,14 +192,7 @@ func TestUndecided(t *testing.T) {
 		{"ide may decide, none here", "", `{"ide": {"enabled": true}}`, nil, ws, true},
 		{"no workspace", "", "", nil, "", false},
 	} {
-		os.Remove(filepath.Join(user, "trustedFolders.json"))
-		os.Remove(filepath.Join(user, "settings.json"))
-		if tc.rules != "" {
-			os.WriteFile(filepath.Join(user, "trustedFolders.json"), []byte(tc.rules), 0o600)
-		}
-		if tc.settings != "" {
-			os.WriteFile(filepath.Join(user, "settings.json"), []byte(tc.settings), 0o600)
-		}
+		d.put(t, tc.rules, tc.settings)
 		if got := undecided(user, append([]string{sys}, tc.env...), tc.cwd); got != tc.want {
 			t.Errorf("%s: undecided = %v, want %v", tc.name, got, tc.want)
 		}
@@ -470,4 +451,37 @@ func trustVerdict(user string, env []string, cwd string) string {
 		return "undecided"
 	}
 	return "refused"
+}
+
+// trustDir is a root holding a workspace ws (with a folder sub) and a
+// user's .gemini directory, user; sys points Gemini CLI's system
+// settings at a file that is not there.
+type trustDir struct{ root, ws, user, sys string }
+
+func newTrustDir(t *testing.T) trustDir {
+	root := t.TempDir()
+	d := trustDir{root: root, ws: filepath.Join(root, "ws"), user: filepath.Join(root, "user", ".gemini"),
+		sys: "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
+	for _, dir := range []string{filepath.Join(d.ws, "sub"), d.user} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// put writes the user's trustedFolders.json and settings.json for one
+// case, removing either where it is "".
+func (d trustDir) put(t *testing.T, rules, settings string) {
+	for name, data := range map[string]string{"trustedFolders.json": rules, "settings.json": settings} {
+		p := filepath.Join(d.user, name)
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if data != "" {
+			if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
