@@ -627,16 +627,8 @@ func FuzzOverlongClientLineEndsPausesAsRelayed(f *testing.F) {
 			}
 		})
 		scanned := openAfter(t, func(p *proxy) {
-			var s msgScanner
-			s.reset()
-			n := int(piece)
-			if n == 0 {
-				n = len(msg) + 1
-			}
-			for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
-				s.write(rest[:min(n, len(rest))])
-			}
-			p.overlongClientLine(&s)
+			s := scanInPieces(msg, piece)
+			p.overlongClientLine(s)
 		})
 		for k := range scanned {
 			if !relayed[k] {

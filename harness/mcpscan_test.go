@@ -184,15 +184,7 @@ func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
 			}
 		})
 		scanned := settledBy(t, func(p *proxy) {
-			var s msgScanner
-			s.reset()
-			n := int(piece)
-			if n == 0 {
-				n = len(msg) + 1
-			}
-			for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
-				s.write(rest[:min(n, len(rest))])
-			}
+			s := scanInPieces(msg, piece)
 			if id, ok := s.reply(); ok {
 				p.settle(id)
 			}
@@ -299,15 +291,7 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		f.Add([]byte(s), uint8(1))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
-		var s msgScanner
-		s.reset()
-		n := int(piece)
-		if n == 0 {
-			n = len(msg) + 1
-		}
-		for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
-			s.write(rest[:min(n, len(rest))])
-		}
+		s := scanInPieces(msg, piece)
 		if !utf8.Valid(msg) || !json.Valid(msg) {
 			// fromClient answers the line under id null, reading none.
 			id, _, ok := s.clientMessage()
@@ -320,7 +304,7 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		case '{':
 			checkScannedClientMessage(t, msg, s.clientMessage, piece)
 		case '[':
-			checkScannedClientBatch(t, msg, &s, piece)
+			checkScannedClientBatch(t, msg, s, piece)
 		}
 	})
 }
@@ -449,4 +433,19 @@ func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
 			t.Fatalf("appendRPCError for id %q = %q; rpcError %q", id, got, want)
 		}
 	})
+}
+
+// scanInPieces is a scanner that has read msg in writes of piece bytes
+// each (the whole line at once for 0), as a line arrives from a pipe.
+func scanInPieces(msg []byte, piece uint8) *msgScanner {
+	var s msgScanner
+	s.reset()
+	n := int(piece)
+	if n == 0 {
+		n = len(msg) + 1
+	}
+	for rest := msg; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+		s.write(rest[:min(n, len(rest))])
+	}
+	return &s
 }
