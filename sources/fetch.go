@@ -292,12 +292,6 @@ func (f *fetcher) scratchDir() (string, error) {
 	return strconv.Itoa(f.nrepo), nil
 }
 
-// scratchPath is the path of the scratch directory's entry name, for
-// messages.
-func (f *fetcher) scratchPath(name string) string {
-	return filepath.Join(f.parent, f.scratchN, name)
-}
-
 // newTree opens the output directory, through the parent, to write a
 // tree into.
 func (f *fetcher) newTree(what, display string, links bool) (*tree, error) {

@@ -228,10 +228,9 @@ func (g *gitRepo) run(stdin io.Reader, args ...string) ([]byte, error) {
 	return g.runCtx(g.f.ctx, false, g.dir, stdin, args...)
 }
 
-func (g *gitRepo) runIn(gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
-	return g.runCtx(g.f.ctx, false, gitDir, stdin, args...)
-}
-
+// runCtx runs git with args in gitDir under ctx (a transfer, alone, may
+// reach the remote: command) and returns its standard output, bounded
+// by maxGitOutput.
 func (g *gitRepo) runCtx(ctx context.Context, transfer bool, gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := g.command(ctx, transfer, gitDir, args...)
 	var out limitedBuffer
