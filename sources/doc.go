@@ -146,7 +146,9 @@
 //     collide under NFC and case folding, a name git takes for a
 //     repository's directory (IsGitDirName, as git's own check of a
 //     received tree refuses it: its config would run for any git command
-//     started there), the same path twice, device
+//     started there), a directory shaped as a bare repository under any
+//     other name (HEAD beside objects and refs, under case folding: git
+//     takes it for one, from it or below it), the same path twice, device
 //     files, FIFOs, sockets, and trees over the bundle limits (entries,
 //     per-file and total bytes, depth, path length, a name longer than
 //     MaxPathNameBytes, which no file system takes; declared sizes are

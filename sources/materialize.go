@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -324,6 +325,9 @@ func (t *tree) finish() error {
 		sort.Strings(missing)
 		return t.refuse(missing[0], "the %s did not deliver this file", t.what)
 	}
+	if d, ok := t.bareRepository(); ok {
+		return t.refuse(d, "the directory holds HEAD, objects and refs, the shape of a bare git repository, which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it")
+	}
 	for _, l := range t.pending {
 		if err := t.checkLink(l); err != nil {
 			return err
@@ -333,6 +337,41 @@ func (t *tree) finish() error {
 		}
 	}
 	return nil
+}
+
+// bareRepository returns the first directory of the tree (by path; "." for
+// the root) that git would take for a bare repository: one holding a
+// HEAD it can read (a file or a link) beside objects and refs (git's
+// is_git_directory asks only that it may enter them, so any kind counts).
+// Names are compared under case folding, as a case-insensitive file
+// system (macOS) finds them. The name ".git" is refused on its own
+// (IsGitDirName); this is the same repository under any other name, which
+// git finds when a command starts in it or below it.
+func (t *tree) bareRepository() (string, bool) {
+	var dirs []string
+	for p, k := range t.kinds {
+		if k == kindDir && t.holds(p, "HEAD", kindFile, kindLink) && t.holds(p, "objects") && t.holds(p, "refs") {
+			dirs = append(dirs, p)
+		}
+	}
+	if len(dirs) == 0 {
+		return "", false
+	}
+	sort.Strings(dirs)
+	if dirs[0] == "" {
+		return ".", true
+	}
+	return dirs[0], true
+}
+
+// holds reports whether the directory dir (clean) has an entry named name
+// under case folding, of one of kinds (any kind when none is given).
+func (t *tree) holds(dir, name string, kinds ...entryKind) bool {
+	got, ok := t.keys[dir+"\x00"+CollisionKey(name)]
+	if !ok {
+		return false
+	}
+	return len(kinds) == 0 || slices.Contains(kinds, t.kinds[pathJoin(dir, got)])
 }
 
 func (t *tree) checkLink(l pendingLink) error {

@@ -1,0 +1,100 @@
+package sources
+
+import (
+	"archive/tar"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeBareShape makes dir a directory git takes for a bare repository
+// (HEAD, objects, refs), under the letter case of head, and checks that
+// the system git does: the shape refused is the one git honours.
+func writeBareShape(t *testing.T, dir, head string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, head), "ref: refs/heads/main\n", 0o644)
+	writeFile(t, filepath.Join(dir, "config"), "[core]\n\tbare = true\n", 0o644)
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if head != "HEAD" {
+		return // git on a case-sensitive file system looks for HEAD only
+	}
+	cmd := exec.Command("git", "rev-parse", "--absolute-git-dir")
+	cmd.Dir = filepath.Join(dir, "refs")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+filepath.Dir(dir))
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != dir {
+		t.Fatalf("git does not take %s for a bare repository (%q, %v): the test's shape is wrong", dir, out, err)
+	}
+}
+
+// TestFetchDirRefusesBareRepositoryShape: a directory shaped like a bare
+// git repository, under a name other than .git, is refused wherever it
+// is in a local directory, naming it, as a planted .git is. (A local
+// directory that is itself one is fetched as a git repository.)
+func TestFetchDirRefusesBareRepositoryShape(t *testing.T) {
+	for _, tc := range []struct{ name, at, head, want string }{
+		{"nested", "hooks/cache", "HEAD", "hooks/cache: the directory holds HEAD, objects and refs"},
+		{"folded case", "x", "head", "x: the directory holds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := plainPlugin(t)
+			writeBareShape(t, filepath.Join(dir, tc.at), tc.head)
+			mustFail(t, Request{Source: dir}, Options{}, ErrRefused, tc.want, "bare git repository")
+		})
+	}
+}
+
+// TestFetchDirKeepsPartialBareShape: HEAD, objects or refs alone, or two
+// of them, are ordinary names; only the three together make a repository.
+func TestFetchDirKeepsPartialBareShape(t *testing.T) {
+	dir := plainPlugin(t)
+	writeFile(t, filepath.Join(dir, "a", "HEAD"), "x", 0o644)
+	writeFile(t, filepath.Join(dir, "a", "refs", "r"), "x", 0o644)
+	writeFile(t, filepath.Join(dir, "b", "objects", "o"), "x", 0o644)
+	writeFile(t, filepath.Join(dir, "b", "refs", "r"), "x", 0o644)
+	mustFetch(t, Request{Source: dir}, Options{})
+}
+
+// TestArchiveRefusesBareRepositoryShape: the same in an archive, where
+// objects and refs may even be files (git asks only that it may enter
+// them).
+func TestArchiveRefusesBareRepositoryShape(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "kit.tar.gz")
+	sum := makeTarGz(t, p, []tmember{
+		{name: "kit/plugin.json", body: "{}"},
+		{name: "kit/vendor/dep/HEAD", body: "ref: refs/heads/main\n"},
+		{name: "kit/vendor/dep/config", body: "[core]\n\tfsmonitor = touch /tmp/pwned\n"},
+		{name: "kit/vendor/dep/objects/", typ: tar.TypeDir},
+		{name: "kit/vendor/dep/refs", body: "", mode: 0o755},
+	})
+	mustFail(t, Request{Source: p, SHA256: sum}, Options{}, ErrRefused, "vendor/dep: the directory holds HEAD", "bare git repository")
+
+	// At the archive's root, beside the manifest: the bundle's own
+	// directory would be the repository.
+	p = filepath.Join(t.TempDir(), "root.zip")
+	sum = makeZip(t, p, []tmember{
+		{name: "plugin.json", body: "{}"},
+		{name: "HEAD", body: "ref: refs/heads/main\n"},
+		{name: "objects/info/x", body: ""},
+		{name: "refs/heads/x", body: ""},
+	})
+	mustFail(t, Request{Source: p, SHA256: sum}, Options{}, ErrRefused, ".: the directory holds HEAD", "bare git repository")
+}
+
+// TestFetchGitRefusesBareRepositoryShape: a repository whose commit holds
+// such a directory (git's own fsck checks only the name .git).
+func TestFetchGitRefusesBareRepositoryShape(t *testing.T) {
+	r := pluginRepo(t)
+	r.write("tools/HEAD", "ref: refs/heads/main\n", 0o644)
+	r.write("tools/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n", 0o644)
+	r.write("tools/objects/info/packs", "", 0o644)
+	r.write("tools/refs/heads/main", "", 0o644)
+	r.commit("planted")
+	mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, "tools: the directory holds HEAD", "bare git repository")
+}
