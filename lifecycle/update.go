@@ -168,6 +168,9 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, &SourceError{Bundle: name, Reason: err.Error() + "; the installed bundle is unchanged. Restore the source there, or install the bundle again from where it is now, once this one is gone (uninstall it first: bundlectl uninstall " + bundle.ShellArg(b.Name) + ")",
 			Fix: "bundlectl show " + bundle.ShellArg(b.Name), Err: err}
 	}
+	if err != nil && errors.Is(err, sources.ErrCatalogueOwner) {
+		return nil, ownerRefusedOnUpdate(name, rec.Receipt != nil, err)
+	}
 	if err != nil {
 		var se *SourceError
 		if errors.As(err, &se) && se.Bundle == "" {
@@ -369,6 +372,28 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, stateErr(err)
 	}
 	return up, nil
+}
+
+// ownerRefusedOnUpdate refuses the update of the bundle name from a Claude
+// Code catalogue whose owner Claude Code refuses (err, from sources): the
+// same rule as at install, as bundlectl fetches nothing from a marketplace
+// the host will not add, also for a bundle an older bundlectl installed
+// from it before the owner was checked. The message says so, and that the
+// installed bundle is unchanged; the hint shows the catalogue (a local
+// marketplace) or the recorded source (one fetched from elsewhere).
+func ownerRefusedOnUpdate(name string, trusted bool, err error) error {
+	fix := "bundlectl show " + bundle.ShellArg(name)
+	unchanged := "not updated, and the installed bundle is unchanged"
+	if trusted {
+		unchanged += " (trusted, it keeps running its reviewed snapshot)"
+	}
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fix = h.Hint()
+	}
+	return &SourceError{Bundle: name, Fix: fix, Err: errors.Join(err, ErrRefused),
+		Reason: unchanged + ": " + err.Error() +
+			". bundlectl fetches nothing from a catalogue Claude Code refuses, at update as at install: this bundle was installed by a bundlectl that did not check the owner yet, or the marketplace has dropped its owner since. It can be updated once the marketplace's catalogue names an owner (\"owner\": {\"name\": \"…\"}); tell the marketplace's maintainers, or add it yourself if the marketplace is yours"}
 }
 
 // refuseSharedUpdate refuses the update of the workspace bundle name

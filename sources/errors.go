@@ -2,6 +2,7 @@ package sources
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
@@ -28,6 +29,11 @@ var (
 	// (the OOM killer, a kill from outside); running the command again
 	// fetches afresh.
 	ErrInterrupted = errors.New("interrupted")
+	// ErrCatalogueOwner wraps ErrRefused: a Claude Code catalogue whose
+	// owner Claude Code refuses the whole marketplace for (missing, not an
+	// object, no name). An update tells it apart from other refusals: the
+	// bundle may have been installed before bundlectl checked the owner.
+	ErrCatalogueOwner = fmt.Errorf("%w: the marketplace's owner", ErrRefused)
 )
 
 // Error is a failure to resolve or fetch a source. Source is the display

@@ -97,7 +97,7 @@ func parseCatalogue(format string, data []byte, display string) (*catalogue, err
 	}
 	if format == FormatClaude {
 		if field, msg := checkClaudeOwner(raw.Owner); msg != "" {
-			return nil, bad(field, msg)
+			return nil, &Error{Source: display, Path: file + ": " + field, Reason: msg, Err: ErrCatalogueOwner}
 		}
 	}
 	c := &catalogue{format: format, name: *raw.Name, plugins: *raw.Plugins}
