@@ -489,7 +489,10 @@ func TestMarketplaceClaudeOwner(t *testing.T) {
 			m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{}})
 			m.write(ClaudeCatalogue, `{"name":"acme",`+tc.owner+plugins+`}`)
 			m.write("p/.claude-plugin/plugin.json", `{"name":"p"}`)
-			err := mustFail(t, Request{Source: "p@" + m.dir}, Options{}, ErrRefused, ClaudeCatalogue+": "+tc.field, "Claude Code refuses the whole marketplace")
+			err := mustFail(t, Request{Source: "p@" + m.dir}, Options{}, ErrCatalogueOwner, ClaudeCatalogue+": "+tc.field, "Claude Code refuses the whole marketplace")
+			if !errors.Is(err, ErrRefused) {
+				t.Errorf("%v does not wrap ErrRefused", err)
+			}
 			var e *Error
 			if !errors.As(err, &e) || !strings.HasPrefix(e.Hint(), tc.hint) {
 				t.Fatalf("hint %q, want %s…", e.Hint(), tc.hint)
