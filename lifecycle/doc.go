@@ -12,6 +12,12 @@
 //     exactly the fetched tree (what an install killed before its state
 //     write leaves): its source is recorded, and a receipt at its id is
 //     kept only when it covers that tree.
+//   - An update notes in the home (SwapIntentsName), under the state lock
+//     and before it swaps a bundle's directory, the source record it is
+//     about to write; killed between the swap and the state write, it
+//     leaves a tree the next update recognises by that note and its
+//     content hash, and completes, never taking it for a local edit. A
+//     tree that is neither the recorded one nor the noted one is an edit.
 //   - A workspace uninstall reads the other homes' markers and moves the
 //     tree out, and a workspace update reads them and swaps the new tree
 //     in, under the workspace lock held exclusively; installs and syncs

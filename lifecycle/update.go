@@ -57,6 +57,11 @@ type Updated struct {
 	// (or by hand): nothing was replaced here, and this home recorded it
 	// as the tree placed from its source.
 	Replaced bool `json:"replaced_meanwhile,omitempty"`
+	// Completed: an earlier update of it was killed after it replaced the
+	// directory and before it recorded the source; the tree in place was
+	// that update's (no local edit), and this one recorded what it
+	// fetched. From is the source that update placed.
+	Completed bool `json:"completed_interrupted,omitempty"`
 }
 
 // Update fetches the recorded source of the bundle named name again
@@ -105,7 +110,12 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		return nil, err
 	}
 	rec, _ := s.Bundle(b.ID)
-	from, err := RecordedSource(rec)
+	// placed is the record of the tree in place: rec, or, when an update
+	// was killed between its swap and its record, the record it was
+	// about to write (its note says which, and the tree's hash matches):
+	// that tree is no local edit, and this update completes the record.
+	placed, completing := m.unfinishedSwap(b, rec)
+	from, err := RecordedSource(placed)
 	if err != nil {
 		return nil, &SourceError{Bundle: name, Reason: err.Error(), Fix: "bundlectl show " + bundle.ShellArg(name)}
 	}
@@ -119,7 +129,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	// nothing. So the refusal waits until the fetched tree is known.
 	var editErr error
 	if !opts.DiscardLocal {
-		editErr = m.checkLocalEdits(b, rec)
+		editErr = m.checkLocalEdits(b, placed)
 	}
 	if rootErr != nil {
 		return nil, rootErr
@@ -194,8 +204,8 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	if editErr != nil && !sameTree(b.Tree, nb.Tree) {
 		return nil, m.editOrUpdatedMeanwhile(b, rec, editErr)
 	}
-	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil}
-	files, err := m.diffInstalled(b, nb, rec, opts.DiscardLocal)
+	up := &Updated{Name: b.Name, ID: b.ID, Path: b.Dir, From: *from, To: res.Source, Trusted: rec.Receipt != nil, Completed: completing}
+	files, err := m.diffInstalled(b, nb, rec, placed, opts.DiscardLocal)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +213,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	up.Changed = len(files.Added)+len(files.Removed)+len(files.Changed) > 0
 	// Hash the new tree where it was loaded, before it moves.
 	up.Pending = m.pendingAgainst(rec.Receipt, nb)
-	if !up.Changed && reflect.DeepEqual(*from, res.Source) && editErr == nil {
+	if !up.Changed && reflect.DeepEqual(*from, res.Source) && editErr == nil && !completing {
 		return up, nil
 	}
 	raw, err := sourceRecord(res.Source, nb.Tree)
@@ -303,7 +313,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 				// Again, right before the swap: the fetch can take
 				// minutes, and an edit made meanwhile would be deleted
 				// with the old tree.
-				if err := m.checkLocalEdits(cur, rec); err != nil {
+				if err := m.checkLocalEdits(cur, placed); err != nil {
 					return err
 				}
 			}
@@ -325,6 +335,13 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 				// Edited since the comparison under the workspace
 				// lock: --discard-local discards only what was seen.
 				return changingMeanwhile(name, b.Dir, "changed while it was being updated, after it was compared with the tree fetched")
+			}
+			// Noted before the swap: killed between it and the state
+			// write, this update leaves a tree the next one can tell
+			// from a local edit.
+			if err := m.noteSwap(s, b.ID, rec.Source, raw); err != nil {
+				return &SourceError{Bundle: name, Err: err, Fix: "ls -la -- " + bundle.ShellArg(m.Roots.Home),
+					Reason: "cannot write " + bundle.Quote(m.swapIntentsPath()) + ", where an update notes what it is about to place before it replaces a bundle's directory (" + err.Error() + "); nothing was replaced"}
 			}
 			if testOnlyUpdateSwap != nil {
 				testOnlyUpdateSwap("exchanging")
@@ -370,6 +387,9 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 			}
 		}
 		return nil, stateErr(err)
+	}
+	if up.Changed || completing {
+		m.dropFinishedSwap(b.ID)
 	}
 	return up, nil
 }
@@ -511,8 +531,10 @@ func sameTree(a, b *bundle.Tree) bool {
 // diffInstalled compares the installed tree of b with the fetched nb. A
 // file of the installed tree that changed while the fetch ran cannot be
 // hashed as walked: that is a local edit, refused as one unless
-// discardLocal, which compares against the tree as it is now.
-func (m *Manager) diffInstalled(b, nb *bundle.Bundle, rec state.Record, discardLocal bool) (review.FileDiff, error) {
+// discardLocal, which compares against the tree as it is now. rec is the
+// state's record of b, placed the record of the tree in place (rec, or
+// an unfinished swap's: unfinishedSwap).
+func (m *Manager) diffInstalled(b, nb *bundle.Bundle, rec, placed state.Record, discardLocal bool) (review.FileDiff, error) {
 	old := b.Tree
 	if old == nil || b.Rejected() {
 		// The old tree is invalid: everything new is new.
@@ -524,7 +546,7 @@ func (m *Manager) diffInstalled(b, nb *bundle.Bundle, rec state.Record, discardL
 	}
 	cur := bundle.Load(b.Dir, b.Scope, m.Limits)
 	if !discardLocal {
-		if lerr := m.checkLocalEdits(cur, rec); lerr != nil {
+		if lerr := m.checkLocalEdits(cur, placed); lerr != nil {
 			return review.FileDiff{}, m.editOrUpdatedMeanwhile(b, rec, lerr)
 		}
 		return review.FileDiff{}, changingMeanwhile(b.Name, b.Dir, "changed while it was compared with the fetched tree")

@@ -152,6 +152,9 @@ func printUpdated(g *globals, up *lifecycle.Updated) {
 	w := g.stdout
 	q := bundle.Quote(up.Name)
 	src := sourceMove(up.From, up.To)
+	if up.Completed {
+		fmt.Fprintf(w, "%s: an earlier update was interrupted after it replaced the directory, before it recorded the source; the tree in place is the one it placed (no local edit), and this update records what it fetched\n", q)
+	}
 	if !up.Changed {
 		if up.Replaced {
 			fmt.Fprintf(w, "%s is up to date (%s): exactly the tree its source brings was put in place while this update ran (by another home's update of this workspace bundle?), so nothing was replaced\n", q, src)
