@@ -537,6 +537,7 @@ func (m *Manager) GC() (removed []string, err error) {
 		// now only fails to be cached, which costs its next check a full
 		// verification.
 		removed = append(removed, removeStaleTemps(filepath.Join(m.Roots.Home, "config"))...)
+		removed = append(removed, m.removeSwapIntentTemps()...)
 		removed = append(removed, m.pruneOptions(s)...)
 		removed = append(removed, removeStaleTemps(m.Cache().Dir)...)
 		removed = append(removed, m.pruneViews(s)...)

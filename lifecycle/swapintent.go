@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/renameio/v2"
 
@@ -145,4 +146,27 @@ func sameJSON(a, b json.RawMessage) bool {
 		return false
 	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// removeSwapIntentTemps removes what a writeSwapIntents killed before its
+// rename leaves in the home (".update-intents.json<digits>", renameio's
+// temporary file). gc calls it under the state lock, which every writer
+// of the notes holds, so none is in progress.
+func (m *Manager) removeSwapIntentTemps() []string {
+	ents, err := os.ReadDir(m.Roots.Home)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		digits, ok := strings.CutPrefix(e.Name(), "."+SwapIntentsName)
+		if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(m.Roots.Home, e.Name())
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
 }

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bundlectl/bundlectl/lifecycle"
 )
 
 // writeCC places a Claude Code bundle with one sensitive option in the
@@ -77,8 +79,9 @@ func TestNoTemporaryFileOutsideTheHome(t *testing.T) {
 // TestGCRemovesTemporaryFilesAKilledWriteLeft: what a configure, or a
 // check recording a verification, leaves when it is SIGKILLed between
 // creating its temporary file and renaming it (reproduced with strace
-// -e inject=renameat:signal=SIGKILL) is removed by gc; names that are not
-// such a file are kept.
+// -e inject=renameat:signal=SIGKILL) is removed by gc, as is an update's
+// note of its swap (update-intents.json) killed the same way; names that
+// are not such a file are kept.
 func TestGCRemovesTemporaryFilesAKilledWriteLeft(t *testing.T) {
 	home, ws := newWorkspace(t, "kit")
 	writeCC(t, home)
@@ -94,6 +97,7 @@ func TestGCRemovesTemporaryFilesAKilledWriteLeft(t *testing.T) {
 	stale := []string{
 		filepath.Join(config, "."+filepath.Base(c.File)+"2279240451"),
 		filepath.Join(cache, ".snapshot-0acca334137acb77a912d1e17609c179e288e2bdeb4ee392446f4536ae8d5228.json3768275439"),
+		filepath.Join(home, "."+lifecycle.SwapIntentsName+"1406158523"), // an update's note of its swap
 	}
 	kept := []string{
 		filepath.Join(config, "notes"),
@@ -102,6 +106,7 @@ func TestGCRemovesTemporaryFilesAKilledWriteLeft(t *testing.T) {
 		filepath.Join(cache, ".json123"),                          // no name before .json
 		filepath.Join(cache, "snapshot-x.json"+"123"),             // no leading dot
 		filepath.Join(config, ".user_0123456789ab_cc.jsonx.json"), // no digits
+		filepath.Join(home, "."+lifecycle.SwapIntentsName+"x1"),   // not only digits
 	}
 	for _, p := range append(slices.Clone(stale), kept...) {
 		if err := os.WriteFile(p, []byte(`{"values":{"token":"s3cret"}}`), 0o600); err != nil {
