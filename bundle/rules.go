@@ -1031,15 +1031,39 @@ func endpointHost(raw string) (string, string) {
 // variable that may pick the host (as in an MCP server's url, which
 // Claude Code expands), named no host and found nothing wrong. Only a
 // "${" in that host leaves it unknown: no server is asked (claudeURLRef).
+//
+// Only the scheme and authority are read with Go's parser: the path and
+// query, which JavaScript's URL takes whatever they hold, are not, as
+// Go's refuses "%zz" or a lone '%' in a path, which Claude Code posts as
+// written (internal/agenttest TestClaudeHTTPGuardPathGoRefuses), and a
+// guard so written was refused ("is not a valid URL").
 func hookURLHost(raw string) (string, string) {
 	in, start, end, ok := jsSpecialHostSpan(raw)
-	if !ok || !strings.Contains(raw, "${") || strings.Contains(in[start:end], "${") {
+	if !ok || strings.Contains(in[start:end], "${") {
 		return endpointHost(raw)
 	}
-	if strings.Contains(in[:start], "@") {
+	if strings.Contains(raw, "${") && strings.Contains(in[:start], "@") {
 		return "", "must not contain user information"
 	}
-	return endpointURLHost(JSURLDecodedHost(raw))
+	if strings.Contains(raw, "#") {
+		return "", "must not contain a fragment"
+	}
+	return endpointURLHost(JSURLDecodedHost(urlAuthority(raw, in, end)))
+}
+
+// urlAuthority is raw, a special url JavaScript's URL reads as in
+// (jsSpecialHostSpan) whose host ends at hostEnd, cut after its
+// authority, with "/" for a path: what the host checks read. A url the
+// parser reads only once trimmed is raw, for Go's parser to judge whole.
+func urlAuthority(raw, in string, hostEnd int) string {
+	if in != raw {
+		return raw
+	}
+	end := len(in)
+	if i := strings.IndexAny(in[hostEnd:], `/\?#`); i >= 0 {
+		end = hostEnd + i
+	}
+	return in[:end] + "/"
 }
 
 // endpointURLHost is endpointHost of raw, its host decoded

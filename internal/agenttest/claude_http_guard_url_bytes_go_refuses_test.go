@@ -1,0 +1,15 @@
+package agenttest
+
+import "testing"
+
+// TestClaudeHTTPGuardPathGoRefuses: real Claude Code 2.1.332 posts an
+// http guard whose path holds bytes Go's url parser refuses — "%zz", a
+// '%' with no escape after it, and a '"' — with those bytes as written
+// ('"' escaped), and honours its deny. So does bundlectl exec -- claude,
+// whose review refused the bundle ("is not a valid URL; this hook guards
+// PreToolUse … bundlectl refuses the bundle"), as its url rules read the
+// whole url with Go's parser (bundle TestHookURLHostReadsPathAsJS).
+func TestClaudeHTTPGuardPathGoRefuses(t *testing.T) {
+	checkClaudeHTTPGuardAskedAt(t, "gr", `/x/a%zz"b%/deny`, "/x/a%zz%22b%/deny")
+}
+
