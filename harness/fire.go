@@ -649,7 +649,7 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		if p, perr := http.ProxyFromEnvironment(req); perr == nil && p == nil {
-			client.Transport = directHookTransport()
+			client.Transport = directTransportFor(req)
 		} else {
 			proxyRequestTarget(req)
 		}

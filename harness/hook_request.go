@@ -3,7 +3,10 @@ package harness
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -63,8 +66,9 @@ func newHookRequestTarget(ctx context.Context, raw string, body []byte) (*http.R
 // as it comes (Python's http.server, node's req.url) reads otherwise, and
 // a guard's deny there was lost. Go writes a Path as its RawPath when it
 // can check RawPath escapes it; a path it cannot ('|', a '%' with no
-// escape after it) stays in absolute form, which names the same host
-// (RFC 9112 3.2.2) and which a server must accept.
+// escape after it) is held in Opaque in absolute form, the url's host
+// before it, which a proxy in the clear needs, and which
+// directTransportFor writes in origin form when no proxy is in the way.
 func setDoubleSlashPath(req *http.Request, path string) {
 	if p, err := url.PathUnescape(path); err == nil {
 		req.URL.Opaque, req.URL.Path, req.URL.RawPath = "", p, path
@@ -100,4 +104,107 @@ func proxyRequestTarget(req *http.Request) {
 	if req.URL.Scheme == "http" && strings.HasPrefix(req.URL.Opaque, "/") && !strings.HasPrefix(req.URL.Opaque, "//") {
 		req.URL.Opaque = "//" + req.URL.Host + req.URL.Opaque
 	}
+}
+
+// directTransportFor is the transport that posts req when no proxy is in
+// the way: directHookTransport, or, for a path starting "//" that Go
+// writes only in absolute form (setDoubleSlashPath), one whose
+// connection writes it in origin form ("POST //evil.example/a|b"), as
+// Claude Code 2.1.332 does (internal/agenttest
+// TestClaudeHTTPGuardDoubleSlashPathBytes): a server reading the target
+// as it comes reads the absolute form as another path, and a guard's
+// deny there was lost.
+func directTransportFor(req *http.Request) http.RoundTripper {
+	return originFormFor(directHookTransport(), req)
+}
+
+// originFormFor is base, or, when req's path starts "//" and is held in
+// absolute form, base writing it in origin form (directTransportFor).
+func originFormFor(base *http.Transport, req *http.Request) http.RoundTripper {
+	origin, ok := doubleSlashOriginTarget(req)
+	if !ok {
+		return base
+	}
+	line := func(target string) string { return req.Method + " " + target + " HTTP/1.1\r\n" }
+	return originFormTransport(base, line(req.URL.RequestURI()), line(origin))
+}
+
+// doubleSlashOriginTarget is req's request target in origin form when
+// setDoubleSlashPath held its path in Opaque in absolute form
+// ("//host//evil.example/a|b"), and false otherwise.
+func doubleSlashOriginTarget(req *http.Request) (string, bool) {
+	authority := "//" + req.URL.Host
+	path, ok := strings.CutPrefix(req.URL.Opaque, authority)
+	if !ok || !strings.HasPrefix(path, "//") {
+		return "", false
+	}
+	if req.URL.ForceQuery || req.URL.RawQuery != "" {
+		path += "?" + req.URL.RawQuery
+	}
+	return path, true
+}
+
+// originFormTransport is base for one request whose request line Go
+// writes as from and that goes out as to: its connections, over TLS too
+// (only HTTP/1.1 is offered, so the line is the one written), rewrite
+// the first line written on them, and each carries one request. A
+// connection whose first write is not from fails the request: nothing
+// is sent that was not checked.
+func originFormTransport(base *http.Transport, from, to string) *http.Transport {
+	t := base.Clone()
+	t.DisableKeepAlives = true
+	t.ForceAttemptHTTP2 = false
+	dial := base.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &requestLineConn{Conn: c, from: from, to: to}, nil
+	}
+	t.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		host, _, _ := net.SplitHostPort(addr)
+		cfg := &tls.Config{}
+		if base.TLSClientConfig != nil {
+			cfg = base.TLSClientConfig.Clone()
+		}
+		cfg.ServerName, cfg.NextProtos = host, []string{"http/1.1"}
+		tc := tls.Client(c, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return &requestLineConn{Conn: tc, from: from, to: to}, nil
+	}
+	return t
+}
+
+// requestLineConn writes to in place of from, the request line its first
+// write starts with. Go's transport writes a request line in one write
+// to its buffered writer, which reaches the connection first and whole.
+type requestLineConn struct {
+	net.Conn
+	from, to string
+	written  bool
+}
+
+func (c *requestLineConn) Write(p []byte) (int, error) {
+	if c.written {
+		return c.Conn.Write(p)
+	}
+	c.written = true
+	if !bytes.HasPrefix(p, []byte(c.from)) {
+		return 0, errors.New("http hook: the request line is not the one checked, so nothing is posted")
+	}
+	if _, err := c.Conn.Write(append([]byte(c.to), p[len(c.from):]...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -3,10 +3,12 @@ package harness
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strconv"
@@ -94,6 +96,12 @@ func requestLineServer(t *testing.T, got chan<- string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	serveRequestLines(ln, got)
+	return "http://" + ln.Addr().String()
+}
+
+// serveRequestLines is requestLineServer's server on ln.
+func serveRequestLines(ln net.Listener, got chan<- string) {
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -123,7 +131,6 @@ func requestLineServer(t *testing.T, got chan<- string) string {
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String()
 }
 
 // TestHookRequestDoubleSlashOriginForm: a path starting "//" is sent in
@@ -131,23 +138,29 @@ func requestLineServer(t *testing.T, got chan<- string) string {
 // internal/agenttest TestClaudeHTTPGuardDoubleSlashPath), and through a
 // proxy in the clear in absolute form naming the url's own host; hooks
 // run sent "POST http://h//evil.example/x" directly, whose path a server
-// reading the target as it comes reads otherwise. A path Go cannot write
-// from its Path ('|', "%zz") stays in absolute form, naming the host it
-// connects to.
+// reading the target as it comes reads otherwise. So is a path Go cannot
+// write from its Path ('|', "%zz", a lone '%'), which Go writes only in
+// absolute form ("POST http://h//evil.example/a|b"): its connection
+// rewrites the request line (directTransportFor), as Claude Code 2.1.332
+// sends it in origin form (internal/agenttest
+// TestClaudeHTTPGuardDoubleSlashPathBytes). Through a proxy in the clear
+// such a path stays in absolute form, naming the host it connects to.
 func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
 	got := make(chan string, 1)
 	srvURL := requestLineServer(t, got)
 	hostport := strings.TrimPrefix(srvURL, "http://")
 	proxy, _ := url.Parse(srvURL)
-	direct := &http.Client{Transport: &http.Transport{}}
+	direct := &http.Client{}
 	proxied := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
 	for rest, want := range map[string]string{
 		"//evil.example/x?1":         "//evil.example/x?1",
 		"/a/..//evil.example:81/x?4": "//evil.example:81/x?4",
 		`\\evil.example/x?5`:         "//evil.example/x?5",
 		"//evil.example/%41%2F'[]":   "//evil.example/%41%2F'[]",
-		"//evil.example/a|b":         "http://" + hostport + "//evil.example/a|b",
-		"//evil.example/%zz":         "http://" + hostport + "//evil.example/%zz",
+		"//evil.example/a|b":         "//evil.example/a|b",
+		"//evil.example/%zz":         "//evil.example/%zz",
+		"//evil.example/a|b%?q|%":    "//evil.example/a|b%?q|%",
+		"//evil.example/a%?":         "//evil.example/a%?",
 	} {
 		for _, c := range []struct {
 			client *http.Client
@@ -159,6 +172,8 @@ func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
 			}
 			if c.client == proxied {
 				proxyRequestTarget(req)
+			} else {
+				c.client.Transport = directTransportFor(req)
 			}
 			resp, err := c.client.Do(req)
 			if err != nil {
@@ -168,6 +183,41 @@ func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
 			if asked := <-got; asked != c.want {
 				t.Errorf("%q (proxied %v): asked at %q, want %q", rest, c.client == proxied, asked, c.want)
 			}
+		}
+	}
+}
+
+// TestHookRequestDoubleSlashOriginFormTLS: over https too, a path starting
+// "//" that Go writes only in absolute form reaches the server in origin
+// form, as the server's own reading of the request target shows; the
+// rewrite sits above TLS, on the connection directTransportFor dials.
+func TestHookRequestDoubleSlashOriginFormTLS(t *testing.T) {
+	// httptest's certificate, on a listener that reads the request line
+	// as it comes: Go's server refuses "%zz" in a target.
+	cert := httptest.NewUnstartedServer(nil)
+	cert.StartTLS()
+	cert.Close()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cert.TLS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	got := make(chan string, 1)
+	serveRequestLines(ln, got)
+	base := directHookTransport().Clone()
+	base.TLSClientConfig = cert.Client().Transport.(*http.Transport).TLSClientConfig
+	for _, rest := range []string{"//evil.example/a|b%", "//evil.example/%zz?q|%", "//evil.example/x"} {
+		req, err := newHookRequest(context.Background(), "https://"+ln.Addr().String()+rest, []byte("{}"))
+		if err != nil {
+			t.Fatalf("%q: %v", rest, err)
+		}
+		resp, err := (&http.Client{Transport: originFormFor(base, req)}).Do(req)
+		if err != nil {
+			t.Fatalf("%q: %v", rest, err)
+		}
+		resp.Body.Close()
+		if asked := <-got; asked != rest {
+			t.Errorf("%q: asked at %q, want it in origin form", rest, asked)
 		}
 	}
 }

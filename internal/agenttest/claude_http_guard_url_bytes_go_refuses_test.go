@@ -13,3 +13,14 @@ func TestClaudeHTTPGuardPathGoRefuses(t *testing.T) {
 	checkClaudeHTTPGuardAskedAt(t, "gr", `/x/a%zz"b%/deny`, "/x/a%zz%22b%/deny")
 }
 
+// TestClaudeHTTPGuardDoubleSlashPathBytes: real Claude Code 2.1.332 posts
+// an http guard whose path starts "//" and holds a '|' and a stray '%'
+// in origin form ("POST //evil.example/a|b%/deny"), as it does a plain
+// "//" path (TestClaudeHTTPGuardDoubleSlashPath); so does bundlectl exec
+// -- claude, whose hooks run sent such a target in absolute form
+// ("POST http://127.0.0.1:PORT//evil.example/a|b%/deny"), which a server
+// reading the target as it comes reads as another path, so its deny was
+// lost (harness TestHookRequestDoubleSlashOriginFormBytes).
+func TestClaudeHTTPGuardDoubleSlashPathBytes(t *testing.T) {
+	checkClaudeHTTPGuardAskedAt(t, "dsb", "//evil.example/a|b%/deny", "//evil.example/a|b%/deny")
+}
