@@ -412,7 +412,9 @@ type Permissions struct {
 	// NetworkHosts does not cover them. Only http hooks whose url Claude
 	// Code (2.1.332) and bundlectl both refuse to post to name them — a
 	// ws:// or wss:// url, or an https url to a link-local, cloud
-	// metadata or reserved IP literal (NeverContactedWhy says why, per host). Kept in
+	// metadata or reserved IP literal — and MCP servers whose url the
+	// WHATWG URL parser refuses, which no host connects to
+	// (NeverContactedWhy says why, per host). Kept in
 	// NetworkHosts, as the bundle names them, and marked for the review;
 	// not part of the inventory.
 	NetworkNeverContacted []string `json:"network_never_contacted,omitempty"`

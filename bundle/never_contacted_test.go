@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,42 @@ func TestEndpointHostNonASCII(t *testing.T) {
 	for _, u := range []string{"https://xn--9ca.example/h", "https://evil.example.com./h", "https://0xa9fea9fe/h"} {
 		if _, msg := endpointHost(u); msg != "" {
 			t.Errorf("endpointHost(%q): %q, want it taken", u, msg)
+		}
+	}
+}
+
+// TestNeverContactedUnparsedMCPURL: a network host that only remote MCP
+// servers whose url the WHATWG URL parser refuses name — the mcp.url
+// warning's, which Claude Code, Codex and Gemini CLI load and never
+// connect to — is marked never contacted, with the reason; before, the
+// review listed it as a host the bundle reaches. A url that parses, or a
+// host an endpoint that is reached also names, is not marked; a variable
+// after the authority changes nothing (one before it names no host).
+func TestNeverContactedUnparsedMCPURL(t *testing.T) {
+	for _, c := range []struct {
+		mcpURL, hookURL, host string
+		never                 bool
+	}{
+		{"https://bc3e.9/mcp", "", "bc3e.9", true},
+		{"https://[fe80::1%25eth0]/mcp", "", "fe80::1", true},
+		{"https://1.2.3.256/mcp", "", "1.2.3.256", true},
+		{"https://mcp.example/mcp", "", "mcp.example", false},
+		{"https://bc3e.9/${P}", "", "bc3e.9", true},
+		{"https://bc3e.9/mcp", "https://bc3e.9/h", "bc3e.9", false},
+	} {
+		files := map[string]string{ManifestClaude: fmt.Sprintf(`{"name": "p", "mcpServers": {"m": {"type": "http", "url": %q}}}`, c.mcpURL)}
+		if c.hookURL != "" {
+			files["hooks/hooks.json"] = fmt.Sprintf(`{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": %q}]}]}}`, c.hookURL)
+		}
+		b := writeTree(t, "p", files)
+		if !slices.Contains(b.Permissions.NetworkHosts, c.host) {
+			t.Errorf("%s: %s not among the network hosts %v:%s", c.mcpURL, c.host, b.Permissions.NetworkHosts, dumpFindings(b))
+			continue
+		}
+		never := slices.Contains(b.Permissions.NetworkNeverContacted, c.host)
+		why := NeverContactedWhy(b)[c.host]
+		if never != c.never || never != strings.Contains(why, "WHATWG URL parser refuses") {
+			t.Errorf("%s (hook %q): %s never contacted = %v (%q), want %v", c.mcpURL, c.hookURL, c.host, never, why, c.never)
 		}
 	}
 }

@@ -1614,8 +1614,12 @@ func remoteHosts(b *Bundle) map[string]string {
 // (Permissions.NetworkNeverContacted lists the hosts; the review shows
 // the reasons). It knows nothing of command hooks, stdio servers and
 // skills, which NetworkHosts does not cover: they may reach the host
-// (curl, WebFetch). Only http hooks name such a host,
-// and each of them has a url that Claude Code (2.1.332), the one host
+// (curl, WebFetch). Only MCP servers no host connects to and http hooks
+// no host posts to name such a host. Such a server's url is one the
+// WHATWG URL parser refuses (mcpNeverConnects: "https://bc3e.9/mcp",
+// an IPv6 zone), the mcp.url warning's, which Claude Code, Codex and
+// Gemini CLI load and never connect to. Such a hook's url is one that
+// Claude Code (2.1.332), the one host
 // that posts an http hook's event itself, and bundlectl's hooks exec and
 // hooks run (harness postHook, for every host) both refuse to post to:
 //
@@ -1637,7 +1641,8 @@ func remoteHosts(b *Bundle) map[string]string {
 //
 // Codex skips http hooks and Gemini CLI runs command hooks only
 // (docs/hooks.md), so no other host posts to them. A host that an MCP
-// server or any other http hook names is contacted, and left out; so is
+// server a host connects to, or any other http hook, names is
+// contacted, and left out; so is
 // one whose address such an endpoint names in another form (0xa9fea9fe,
 // ::ffff:169.254.169.254 or 64:ff9b::a9fe:a9fe for 169.254.169.254, as
 // hostAddrs reads them), since the address is reached all the same. When
@@ -1666,6 +1671,9 @@ const (
 	NeverRefusedAddress = "refused_address"
 	// NeverZonedIPv6: an IPv6 literal with a zone (zonedIPv6URL).
 	NeverZonedIPv6 = "zoned_ipv6"
+	// NeverUnparsedMCPURL: a remote MCP server's url the WHATWG URL
+	// parser refuses (mcpNeverConnects), which no host connects to.
+	NeverUnparsedMCPURL = "unparsed_mcp_url"
 )
 
 // NeverReached is one reason NeverContactedReasons gives: the kind of
@@ -1684,12 +1692,14 @@ func (r NeverReached) String() string {
 		return "only http hooks with a ws:// or wss:// url name it: Claude Code and bundlectl post hook events over http and https only"
 	case NeverRefusedAddress:
 		return fmt.Sprintf("only http hooks to %s name it, a %s address that Claude Code and bundlectl refuse to post hook events to", r.Addr, r.Class)
+	case NeverUnparsedMCPURL:
+		return "only MCP servers whose url the WHATWG URL parser refuses name it: Claude Code, Codex and Gemini CLI load such a server but never connect to it"
 	}
 	return "only http hooks to an IPv6 literal with a zone name it: JavaScript's URL refuses it, so Claude Code loads no such hook, and bundlectl refuses to post hook events to it"
 }
 
 // NeverContactedReasons is NeverContactedWhy with each reason apart, in
-// the order the bundle's hooks first give them.
+// the order the bundle's MCP servers, then its hooks, first give them.
 func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 	contacted, why := map[string]bool{}, map[string][]NeverReached{}
 	reached := map[netip.Addr]bool{}
@@ -1705,7 +1715,11 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 			if msg == "" && h == "" && strings.Contains(s.URL, "${") {
 				return map[string][]NeverReached{}
 			}
-			if msg == "" && h != "" {
+			switch {
+			case msg != "" || h == "":
+			case mcpNeverConnects(s.URL):
+				addReason(why, h, NeverReached{Kind: NeverUnparsedMCPURL})
+			default:
 				contact(h)
 			}
 		}
@@ -1719,9 +1733,7 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 			continue
 		}
 		if w, ok := hookNeverPosts(hk.URL); ok {
-			if !slices.Contains(why[h], w) {
-				why[h] = append(why[h], w)
-			}
+			addReason(why, h, w)
 		} else {
 			contact(h)
 		}
@@ -1733,6 +1745,25 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 		}
 	}
 	return out
+}
+
+// addReason adds w to host h's reasons, once.
+func addReason(why map[string][]NeverReached, h string, w NeverReached) {
+	if !slices.Contains(why[h], w) {
+		why[h] = append(why[h], w)
+	}
+}
+
+// mcpNeverConnects reports whether no host connects to a remote MCP
+// server whose url is raw: the WHATWG URL parser, which Claude Code,
+// Gemini CLI (JavaScript's URL) and Codex (Rust's url crate) connect
+// with, refuses it, and no variable in its scheme or authority may make
+// it parse once expanded (warnClaudeMCPURLUnparsed, the mcp.url warning,
+// and internal/agenttest TestClaudeMCPURLUnparsed,
+// TestCodexMCPURLUnparsed, TestGeminiMCPURLUnparsed, whose recording
+// proxy none of them asks). bundlectl runs stdio MCP servers only.
+func mcpNeverConnects(raw string) bool {
+	return !urlVarBeforePath(raw) && jsURLRefuses(raw)
 }
 
 // hostAddrs are the IPv4 or IPv6 addresses an endpoint's host h (as

@@ -110,10 +110,17 @@ func networkHostNotes(b *bundle.Bundle) []HostNote {
 			case bundle.NeverZonedIPv6:
 				note(bundle.HostClaude, fact, "JavaScript's URL refuses an IPv6 literal with a zone, so Claude Code loads no such hook")
 				note("", fact, "bundlectl refuses to post hook events to an IPv6 literal with a zone")
+			case bundle.NeverUnparsedMCPURL:
+				note(bundle.HostClaude, fact, "Claude Code connects to a remote MCP server with JavaScript's URL, which refuses the url naming this host: it loads the server and never connects to it")
+				note(bundle.HostCodex, fact, "Codex connects to a remote MCP server with Rust's url crate, which refuses the url naming this host: it loads the server and never connects to it")
+				note(bundle.HostGemini, fact, "Gemini CLI connects to a remote MCP server with JavaScript's URL, which refuses the url naming this host: it loads the server and never connects to it")
+				note("", fact, "bundlectl connects to no remote MCP server itself: bundlectl mcp runs stdio servers only")
 			}
 		}
-		note(bundle.HostCodex, NoteNoHTTPHooks, "Codex skips http hooks: it posts none itself")
-		note(bundle.HostGemini, NoteNoHTTPHooks, "Gemini CLI runs command hooks only: it posts no http hook itself")
+		if slices.ContainsFunc(reasons[h], func(r bundle.NeverReached) bool { return r.Kind != bundle.NeverUnparsedMCPURL }) {
+			note(bundle.HostCodex, NoteNoHTTPHooks, "Codex skips http hooks: it posts none itself")
+			note(bundle.HostGemini, NoteNoHTTPHooks, "Gemini CLI runs command hooks only: it posts no http hook itself")
+		}
 	}
 	return out
 }
