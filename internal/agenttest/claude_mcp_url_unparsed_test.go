@@ -17,7 +17,9 @@ import (
 // '%'), a zoned IPv6 literal or "foo"; each is listed as failed. Go's url
 // parser takes the first three, so bundlectl's review showed them as
 // servers Claude Code connects to; it now warns (mcp.url) that Claude
-// Code never connects to them ("foo" it skips: no host at all).
+// Code never connects to them ("foo" it skips: no host at all), and marks
+// their hosts "no endpoint reaches" among the network hosts it lists,
+// where it listed them as hosts the bundle reaches.
 func TestClaudeMCPURLUnparsed(t *testing.T) {
 	proxy := newConnectRecorder(t)
 	unparsed := []string{"numlabel", "escaped", "zoned"}
@@ -60,7 +62,13 @@ func TestClaudeMCPURLUnparsed(t *testing.T) {
 
 	out, errOut, _ := bundlectlRun(t, t.TempDir(), "review", "--json", dir)
 	var rv struct {
-		Warnings []struct{ Path, Rule, Message string } `json:"warnings"`
+		Warnings   []struct{ Path, Rule, Message string } `json:"warnings"`
+		Components struct {
+			Permissions struct {
+				NetworkHosts []string `json:"network_hosts"`
+			} `json:"permissions"`
+		} `json:"components"`
+		NetworkNeverContacted []string `json:"network_never_contacted"`
 	}
 	if err := json.Unmarshal([]byte(out), &rv); err != nil {
 		t.Fatalf("review --json: %v\n%s%s", err, out, errOut)
@@ -77,5 +85,17 @@ func TestClaudeMCPURLUnparsed(t *testing.T) {
 	slices.Sort(unparsed)
 	if !slices.Equal(warned, unparsed) {
 		t.Errorf("bundlectl review warned that Claude Code never connects to %q, want %q\n%s", warned, unparsed, out)
+	}
+	// Each network host the review lists is one Claude Code asked the
+	// proxy for, or one it marks "no endpoint reaches", never both.
+	hosts := rv.Components.Permissions.NetworkHosts
+	for _, h := range hosts {
+		asked := slices.Contains(got, "CONNECT "+h+":443 HTTP/1.1")
+		if never := slices.Contains(rv.NetworkNeverContacted, h); asked == never {
+			t.Errorf("bundlectl review lists network host %q, marked never contacted = %v, where Claude Code asked the proxy for it = %v (network hosts %q)", h, never, asked, hosts)
+		}
+	}
+	if len(hosts) != 5 {
+		t.Errorf("bundlectl review lists network hosts %q, want the five of the servers with a host", hosts)
 	}
 }
