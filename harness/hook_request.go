@@ -201,7 +201,7 @@ func (c *requestLineConn) Write(p []byte) (int, error) {
 	}
 	c.written = true
 	if !bytes.HasPrefix(p, []byte(c.from)) {
-		return 0, errors.New("http hook: the request line is not the one checked, so nothing is posted")
+		return 0, errors.New("the request line Go wrote is not the one checked, so nothing is posted")
 	}
 	if _, err := c.Conn.Write(append([]byte(c.to), p[len(c.from):]...)); err != nil {
 		return 0, err

@@ -221,3 +221,27 @@ func TestHookRequestDoubleSlashOriginFormTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestLineConnSendsNothingUnchecked: the connection that rewrites
+// a "//" path's request line into origin form writes nothing when the
+// first line Go writes is not the one checked, and writes the rest after
+// the rewritten line as it comes.
+func TestRequestLineConnSendsNothingUnchecked(t *testing.T) {
+	for _, c := range []struct{ first, want string }{
+		{"POST http://h//a|b HTTP/1.1\r\nHost: h\r\n", "POST //a|b HTTP/1.1\r\nHost: h\r\n"},
+		{"POST http://h//other HTTP/1.1\r\nHost: h\r\n", ""},
+	} {
+		client, server := net.Pipe()
+		got := make(chan string, 1)
+		go func() {
+			b, _ := io.ReadAll(server)
+			got <- string(b)
+		}()
+		conn := &requestLineConn{Conn: client, from: "POST http://h//a|b HTTP/1.1\r\n", to: "POST //a|b HTTP/1.1\r\n"}
+		_, err := conn.Write([]byte(c.first))
+		client.Close()
+		if s := <-got; s != c.want || (err == nil) != (c.want != "") {
+			t.Errorf("%q: wrote %q (%v), want %q", c.first, s, err, c.want)
+		}
+	}
+}
