@@ -37,7 +37,10 @@ import (
 //   - A folder under <config>/skills/ holding .claude-plugin/plugin.json
 //     loads as "<manifest name>@skills-dir" unless a layer sets it to
 //     false (a folder of bare skills is not a plugin); bytes of the name
-//     that are not UTF-8 are decoded as Claude Code decodes them.
+//     that are not UTF-8 are decoded as Claude Code decodes them. A
+//     manifest with no string "name", an empty one, one holding a space,
+//     or one that is not JSON loads nothing (its hooks do not run, its
+//     skills are not offered).
 //   - --plugin-dir, --plugin-dir-no-mcp and --plugin-url load a plugin as
 //     "<name>@inline"; such a plugin (a bundlectl view too) is dropped by a
 //     layer setting "<name>@inline" to false.
@@ -473,7 +476,8 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			ids = append(ids, id)
 		}
 	}
-	for _, id := range skillsDirPlugins(config, cerr) {
+	skillsIDs, skillsLoading := skillsDirPlugins(config, cerr)
+	for _, id := range skillsIDs {
 		if !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
@@ -490,7 +494,7 @@ func ownPlugins(args, env []string, wd string, strict bool) (*ownState, error) {
 			if source == "" {
 				on, source = true, filepath.Join(config, "skills")
 			}
-			if !slices.Contains(skillsDirPlugins(config, cerr), id) {
+			if !slices.Contains(skillsLoading, id) {
 				on = false
 			}
 		} else if !installed[id] && !markets[market] {
@@ -564,19 +568,24 @@ func splitID(id string) (name, market string, ok bool) {
 	return id[:i], id[i+1:], true
 }
 
-// skillsDirPlugins lists the plugins Claude Code adopts from
+// skillsDirPlugins lists the plugins Claude Code may adopt from
 // <config>/skills: each folder holding .claude-plugin/plugin.json, named
-// by the manifest's name (the folder's name when it has none).
-func skillsDirPlugins(config string, cerr error) []string {
+// by the manifest's name (the folder's name when it has none), all of
+// which --exclusive turns off; and, of those, the ones Claude Code loads
+// (loading): a manifest whose "name" is a string, not empty, with no
+// space. Claude Code 2.1.332 loads nothing of a folder whose manifest
+// has no such name or is not JSON (internal/agenttest
+// TestExecClaudeSkillsDirNameless): named as loading, exec's notice was
+// false.
+func skillsDirPlugins(config string, cerr error) (ids, loading []string) {
 	if cerr != nil {
-		return nil
+		return nil, nil
 	}
 	dir := filepath.Join(config, "skills")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var out []string
 	for _, e := range ents {
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -597,13 +606,19 @@ func skillsDirPlugins(config string, cerr error) []string {
 		// By exact name, as Claude Code reads it: a "Name" written after
 		// "name" is not the id Claude Code loads the plugin by, which
 		// --exclusive must turn off.
-		if jsonobj.UnmarshalExact(jsjson.DecodeUTF8(b), &m) == nil && m.Name != "" {
+		named := jsonobj.UnmarshalExact(jsjson.DecodeUTF8(b), &m) == nil && m.Name != ""
+		if named {
 			name = m.Name
 		}
-		out = append(out, name+"@skills-dir")
+		loads := named && !strings.Contains(m.Name, " ")
+		ids = append(ids, name+"@skills-dir")
+		if loads {
+			loading = append(loading, name+"@skills-dir")
+		}
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(ids)
+	sort.Strings(loading)
+	return ids, loading
 }
 
 // readSettingsArg reads a --settings value: a JSON object, or the path of

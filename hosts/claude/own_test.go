@@ -149,6 +149,17 @@ func TestOwnPluginsPrecedence(t *testing.T) {
 			h.write(t, filepath.Join(h.config, "settings.json"), enabled(map[string]any{"off@skills-dir": false}))
 			return nil
 		}, []string{"sk@skills-dir"}},
+		{"skills-dir plugins without a name Claude Code takes load nothing", func(t *testing.T, h ownHome) []string {
+			// Claude Code 2.1.332 runs none of their hooks and offers
+			// none of their skills (agenttest
+			// TestExecClaudeSkillsDirNameless): exec named them as
+			// loading, by the folder's name.
+			for dir, m := range map[string]string{"none": `{"version":"1.0.0"}`, "empty": `{"name":""}`, "number": `{"name":5}`, "space": `{"name":"a b"}`, "broken": `{name`} {
+				h.writeRaw(t, filepath.Join(h.config, "skills", dir, ".claude-plugin", "plugin.json"), m)
+			}
+			h.write(t, filepath.Join(h.config, "skills", "folder", ".claude-plugin", "plugin.json"), map[string]any{"name": "sk"})
+			return nil
+		}, []string{"sk@skills-dir"}},
 		{"skills-dir plugin names and installed plugins read by exact key, as Claude Code reads them", func(t *testing.T, h ownHome) []string {
 			// encoding/json took the "Name" and "Plugins" written last:
 			// the plugin Claude Code loads as sk@skills-dir went by

@@ -412,3 +412,47 @@ func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
 		}
 	}
 }
+
+// TestExecClaudeSkillsDirNameless: a folder of the user's skills folder
+// whose .claude-plugin/plugin.json has no "name" Claude Code takes (none,
+// empty, not a string, holding a space, or no JSON) loads nothing in
+// Claude Code 2.1.332: its hook does not run and its skill is not
+// offered. exec once named it as loading, by its folder's name; a
+// manifest with a name, beside it, loads and is named.
+func TestExecClaudeSkillsDirNameless(t *testing.T) {
+	const innerSkill = "agenttest-nameless-inner-skill-3b7d"
+	for name, m := range map[string]string{
+		"no-name":    `{"version": "1.0.0"}`,
+		"empty-name": `{"name": "", "version": "1.0.0"}`,
+		"num-name":   `{"name": 5}`,
+		"space-name": `{"name": "a b"}`,
+		"not-json":   `{name`,
+		"named":      `{"name": "skp", "version": "1.0.0"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			loads := name == "named"
+			a := New(t, Claude, Say("done"))
+			f := newExecFixture(t, a)
+			f.trust(t)
+			rec := t.TempDir()
+			dir := filepath.Join(a.ConfigDir(), "skills", "folder")
+			writeFile(t, dir, ".claude-plugin/plugin.json", m, 0o644)
+			writeFile(t, dir, "skills/inner/SKILL.md", "---\nname: inner\ndescription: "+innerSkill+"\n---\n\nthe plugin's skill\n", 0o644)
+			writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
+				"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "ran")}}}}}})
+			a.Launcher = f.launcher(t)
+			res := a.Run(t, "hello")
+			_, err := os.Stat(filepath.Join(rec, "ran"))
+			offered := false
+			for _, r := range a.Model.Requests() {
+				offered = offered || r.Contains(innerSkill)
+			}
+			if ran := err == nil; ran != loads || offered != loads {
+				t.Errorf("the plugin's hook ran %v, its skill offered %v; want %v\n%s", ran, offered, loads, res)
+			}
+			if named := strings.Contains(res.Stderr, `@skills-dir" loads beside the views`); named != loads {
+				t.Errorf("exec named the plugin as loading: %v, want %v\n%s", named, loads, res.Stderr)
+			}
+		})
+	}
+}
