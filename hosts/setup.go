@@ -195,7 +195,11 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 			results = append(results, res)
 			continue
 		}
-		if !existed {
+		if existed {
+			if err := replaceable(path, mode, in.Environ); err != nil {
+				return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
+			}
+		} else {
 			mode = e.Mode
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -211,17 +215,11 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		if err := writeRecord(home, host.Name(), rec); err != nil {
 			return results, err
 		}
-		links := hardLinks(path)
 		testOnlyBeforeConfigWrite(path)
 		if err := writeConfig(path, next, mode, cur, existed); err != nil {
 			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
 		testOnlyAfterConfigWrite(path)
-		if links > 1 {
-			// The new file renamed into place is not the others': they
-			// keep the old content, unwired, and nothing else says so.
-			res.Notes = append(slices.Clone(res.Notes), fmt.Sprintf("the file had %d hard links; setup writes a new file in its place (so that a setup killed halfway leaves the old one whole), and the file's other names keep the content it had, without setup's entries; a symbolic link is edited where it points", links))
-		}
 		res.Changed = true
 		results = append(results, res)
 	}
@@ -400,6 +398,8 @@ func (e *SetupFileError) Error() string {
 	var se *SyntaxError
 	var ce *CommentError
 	var pe *fs.PathError
+	var ro *ReadOnlyError
+	var hl *HardLinksError
 	switch {
 	case e.Gate && errors.As(e.Err, &se):
 		return fmt.Sprintf("%s: %v, so setup cannot tell whether it turns %s's hooks off, and writes nothing: fix that line, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
@@ -418,6 +418,10 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup --undo did not write it, keeping that change: run it again (bundlectl setup %s --undo)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.Is(e.Err, errChanged):
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup did not write it, keeping that change: run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+	case errors.As(e.Err, &ro):
+		return fmt.Sprintf("%s is read-only (mode %04o), so %s does not replace it, taking that as meant: to let it, make the file writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), ro.Mode, e.command(), e.command(), e.Host, e.undoFlag())
+	case errors.As(e.Err, &hl):
+		return fmt.Sprintf("%s has %d hard links, and %s writes a new file in its place (so that one killed halfway leaves the old whole), which the file's other names would not get: they would keep its old content, and a host reading one of them would run what that holds; so %s does not write it: find the other names (the hint looks under %s), make each a symbolic link to this file (ln -sf), or this file a copy of its own, then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), hl.Links, e.command(), e.command(), bundle.Quote(hl.Under), e.command(), e.Host, e.undoFlag())
 	case errors.Is(e.Err, errNotRegular):
 		return fmt.Sprintf("%s is not a regular file, so setup does not write it: move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Host)
 	case errors.As(e.Err, &pe):
@@ -436,6 +440,8 @@ func (e *SetupFileError) Hint() string {
 	var ce *CommentError
 	var pe *fs.PathError
 	var ue *UnreadableError
+	var ro *ReadOnlyError
+	var hl *HardLinksError
 	switch {
 	case errors.As(e.Err, &ue):
 		return ue.Hint(e.Path)
@@ -443,6 +449,10 @@ func (e *SetupFileError) Hint() string {
 		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
 	case errors.As(e.Err, &ce):
 		return fmt.Sprintf("sed -n %dp %s", ce.Line, bundle.ShellArg(e.Path))
+	case errors.As(e.Err, &ro):
+		return "chmod u+w " + bundle.ShellArg(e.Path)
+	case errors.As(e.Err, &hl):
+		return "find " + bundle.ShellArg(hl.Under) + " -xdev -samefile " + bundle.ShellArg(e.Path)
 	case errors.Is(e.Err, errChanged) && e.Undo:
 		return "bundlectl setup " + e.Host + " --undo"
 	case errors.Is(e.Err, errChanged):
@@ -454,6 +464,69 @@ func (e *SetupFileError) Hint() string {
 }
 
 var errNotRegular = errors.New("not a regular file")
+
+// command is what refuses the file, as the user ran it.
+func (e *SetupFileError) command() string {
+	if e.Undo {
+		return "setup --undo"
+	}
+	return "setup"
+}
+
+func (e *SetupFileError) undoFlag() string {
+	if e.Undo {
+		return " --undo"
+	}
+	return ""
+}
+
+// ReadOnlyError is a configuration file its owner may not write (no
+// u+w): setup would replace it all the same (a rename needs only the
+// directory), and a user who made it read-only most likely meant to keep
+// it as it is.
+type ReadOnlyError struct{ Mode fs.FileMode }
+
+func (e *ReadOnlyError) Error() string { return fmt.Sprintf("read-only (mode %04o)", e.Mode) }
+
+// HardLinksError is a configuration file with other names (hard links):
+// setup's rename puts a new file under one name, and the others keep the
+// old content, which a host (or a dotfile manager copying it back) may
+// read, running no guard. Under is where the hint looks for the others:
+// the user's home when the file is in it, else the file's directory.
+type HardLinksError struct {
+	Links uint64
+	Under string
+}
+
+func (e *HardLinksError) Error() string { return fmt.Sprintf("%d hard links", e.Links) }
+
+// replaceable refuses to replace the file at p (its permission mode)
+// when the user's own arrangement says not to: read-only for its owner,
+// or other hard links. Either is kept and named, never overridden.
+func replaceable(p string, mode fs.FileMode, environ []string) error {
+	if mode&0o200 == 0 {
+		return &ReadOnlyError{Mode: mode}
+	}
+	if n := hardLinks(p); n > 1 {
+		under := filepath.Dir(p)
+		if home := envValue(environ, "HOME"); home != "" && within(p, home) {
+			under = home
+		}
+		return &HardLinksError{Links: n, Under: under}
+	}
+	return nil
+}
+
+// envValue is the last value of key in environ, or "".
+func envValue(environ []string, key string) string {
+	v := ""
+	for _, kv := range environ {
+		if s, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = s
+		}
+	}
+	return v
+}
 
 // pathErr is what a file system error says, without the path the message
 // names already.
@@ -555,6 +628,9 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 				}
 				var m fs.FileMode = 0o600
 				fmt.Sscanf(f.Mode, "%o", &m)
+				if err := replaceable(f.Path, mode, in.Environ); existed && err != nil {
+					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
+				}
 				testOnlyBeforeConfigWrite(f.Path)
 				if err := writeConfig(f.Path, old, m, cur, existed); err != nil {
 					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
@@ -580,6 +656,9 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 				return results, fmt.Errorf("%s: %w", bundle.Quote(f.Path), err)
 			}
 			if !bytes.Equal(next, cur) {
+				if err := replaceable(f.Path, mode, in.Environ); existed && err != nil {
+					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
+				}
 				testOnlyBeforeConfigWrite(f.Path)
 				if err := writeConfig(f.Path, next, mode, cur, existed); err != nil {
 					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}

@@ -3,6 +3,7 @@ package hosts
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -386,13 +387,14 @@ func TestSetupHooksOffHint(t *testing.T) {
 	}
 }
 
-// TestSetupHardLinkNote: setup writes a new file in the place of one with
-// other hard links (atomically, as every file), so those keep the old
-// content, without setup's entries; it says so, where it said nothing
-// and a user who keeps settings.json hard-linked (to a dotfiles folder)
-// found the two apart later. A symbolic link is followed instead
-// (realPath): its target is edited.
-func TestSetupHardLinkNote(t *testing.T) {
+// TestSetupRefusesHardLinks: setup writes a new file in the place of the
+// one it edits (atomically, as every file), so a file with other hard
+// links would leave those with the old content, without setup's entries,
+// which a host or a dotfile manager may read. Setup once wrote it and
+// added a note; it now writes nothing there and names the file, with a
+// hint that lists the other names. The user's own fix (the other name a
+// symbolic link to the file) is then edited where it points (realPath).
+func TestSetupRefusesHardLinks(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	user := filepath.Join(dir, "user.json")
 	other := filepath.Join(dir, "dotfiles-user.json")
@@ -402,17 +404,95 @@ func TestSetupHardLinkNote(t *testing.T) {
 	if err := os.Link(other, user); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Setup(home, fakeHost{dir}, SetupInput{})
-	if err != nil || len(res) != 2 || !res[0].Changed {
-		t.Fatalf("Setup = %+v, %v", res, err)
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var hl *HardLinksError
+	if !errors.As(err, &fe) || !errors.As(err, &hl) || hl.Links != 2 || fe.Path != user {
+		t.Fatalf("Setup = %v, want the hard links named", err)
 	}
-	if len(res[0].Notes) != 1 || !strings.Contains(res[0].Notes[0], "the file had 2 hard links; setup writes a new file in its place") {
-		t.Errorf("notes %q, want the hard links named", res[0].Notes)
+	if want := "find " + dir + " -xdev -samefile " + user; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
 	}
-	if len(res[1].Notes) != 0 {
-		t.Errorf("the file without links got notes %q", res[1].Notes)
+	if !strings.Contains(err.Error(), "has 2 hard links") || !strings.HasSuffix(err.Error(), "then run setup again (bundlectl setup fake)") {
+		t.Errorf("message %q", err)
 	}
-	if b, _ := os.ReadFile(other); string(b) != userSettings {
-		t.Errorf("the other name changed:\n%s", b)
+	for _, p := range []string{user, other} {
+		if b, _ := os.ReadFile(p); string(b) != userSettings {
+			t.Errorf("%s changed:\n%s", p, b)
+		}
+	}
+	// The other name made a link to the file: setup writes, and both
+	// names read the same.
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(user, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(other); !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Errorf("the other name does not read setup's lines:\n%s", b)
+	}
+}
+
+// TestSetupRefusesReadOnly: a settings file its owner made read-only
+// (0444) was replaced all the same (a rename needs only the directory),
+// and stayed 0444 with setup's lines in it. Setup now writes nothing
+// there and says so, its hint (chmod u+w) making it writable; setup run
+// again then writes it, its mode kept. --undo refuses a file made
+// read-only since setup the same way.
+func TestSetupRefusesReadOnly(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(user, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var ro *ReadOnlyError
+	if !errors.As(err, &fe) || !errors.As(err, &ro) || fe.Path != user {
+		t.Fatalf("Setup = %v, want the file named as read-only", err)
+	}
+	if want := "chmod u+w " + user; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
+	}
+	if !strings.Contains(err.Error(), "is read-only (mode 0444)") || !strings.HasSuffix(err.Error(), "(bundlectl setup fake)") {
+		t.Errorf("message %q", err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("the read-only file changed:\n%s", b)
+	}
+	if err := os.Chmod(user, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(user); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v after setup, want 0644", fi.Mode())
+	}
+	if err := os.Chmod(user, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Undo(home, fakeHost{dir}, SetupInput{})
+	if !errors.As(err, &fe) || !errors.As(err, &ro) || !fe.Undo || !strings.HasSuffix(err.Error(), "(bundlectl setup fake --undo)") {
+		t.Fatalf("Undo = %v, want the file named as read-only", err)
+	}
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Errorf("undo wrote the read-only file:\n%s", b)
+	}
+	if err := os.Chmod(user, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("undo left:\n%s", b)
 	}
 }
