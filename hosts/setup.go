@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,6 +171,9 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
 		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
+		for _, stale := range removeStalePending(path) {
+			res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left (the file was not changed by it)")
+		}
 		i := rec.find(path)
 		if i >= 0 && rec.Files[i].Written != "" && (!existed || digestOf(cur) != rec.Files[i].Written) {
 			rec.Files[i].Edited = true
@@ -544,6 +548,9 @@ func pathErr(err error) error {
 var (
 	testOnlyAfterConfigWrite  = func(string) {}
 	testOnlyBeforeConfigWrite = func(string) {}
+	// testOnlyPendingWritten runs once the new content is in its
+	// temporary file, before the rename (a test kills the process there).
+	testOnlyPendingWritten = func(string) {}
 )
 
 // errChanged is a configuration file that changed after setup read it.
@@ -554,16 +561,32 @@ var errChanged = errors.New("changed while setup was editing it")
 // rewrites its own settings (Claude Code does, at a /config change) and
 // takes no lock of bundlectl's, so a write of the host's between setup's
 // read and its rename would be lost. The check narrows that window to the
-// rename; a change caught is refused, nothing written.
+// rename; a change caught is refused, nothing written. The new content
+// goes into a temporary file beside p named by pendingName, which a
+// later setup removes if this one is killed before the rename
+// (removeStalePending).
 func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bool) error {
-	t, err := renameio.NewPendingFile(p, renameio.WithPermissions(mode), renameio.WithExistingPermissions(), renameio.WithTempDir(filepath.Dir(p)))
+	f, err := createPending(p, mode)
 	if err != nil {
 		return err
 	}
-	defer t.Cleanup()
-	if _, err := t.Write(data); err != nil {
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := f.Chmod(mode); err != nil { // the umask took bits of mode
 		return err
 	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	testOnlyPendingWritten(p)
 	now, err := os.ReadFile(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && existed, err == nil && (!existed || !bytes.Equal(now, cur)):
@@ -571,7 +594,74 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	return t.CloseAtomicallyReplace()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		return err
+	}
+	done = true
+	syncDir(filepath.Dir(p))
+	return nil
+}
+
+// pendingMark is what the name of a temporary file of setup's holds
+// after "." and the configuration file's name, before the process id of
+// the setup writing it and a random part: ".settings.json.bundlectl-
+// setup-4242-1x9k". A file of this name whose process has gone was left
+// by a setup killed before its rename, and no one else's.
+const pendingMark = ".bundlectl-setup-"
+
+// createPending creates p's temporary file, beside it (a rename stays on
+// one file system), owner-only until writeConfig gives it mode.
+func createPending(p string, mode fs.FileMode) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+pendingMark+strconv.Itoa(os.Getpid())+"-")
+	for range 100 {
+		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, mode&0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary name beside %s", bundle.Quote(p))
+}
+
+// removeStalePending removes the temporary files of p that a setup
+// killed before its rename left beside it, and returns their names: only
+// those named by createPending whose process is gone (kill(pid, 0) says
+// there is none), so neither a file of the user's nor one of a setup
+// still writing (another home's, which takes another lock) is touched.
+func removeStalePending(p string) []string {
+	ents, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return nil
+	}
+	prefix := "." + filepath.Base(p) + pendingMark
+	var out []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue
+		}
+		name := filepath.Join(filepath.Dir(p), e.Name())
+		if os.Remove(name) == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// syncDir makes a rename in dir durable; a directory that cannot be
+// synced (some file systems refuse) leaves it as the rename left it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 // UndoResult says what --undo did to one file.
@@ -614,6 +704,7 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	var results []UndoResult
 	for len(rec.Files) > 0 {
 		f := rec.Files[0]
+		removeStalePending(f.Path)
 		cur, mode, existed, err := readConfig(f.Path)
 		if err != nil {
 			return results, err

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -157,4 +159,73 @@ func testUndoKeepsAConcurrentWrite(t *testing.T, c setupCase) {
 	if b, _ := os.ReadFile(user); string(b) != want {
 		t.Errorf("undo run again left:\n%s\nwant the host's write, without setup's lines:\n%s", b, want)
 	}
+}
+
+// TestSetupKilledPendingIsRemoved: a setup SIGKILLed with the new content
+// in its temporary file, before the rename, leaves that file beside the
+// settings file (the file itself whole, as it was). The next setup
+// removes it, and says so, where it once stayed there for good; it
+// leaves alone a file it cannot prove is such a one: a file of the
+// user's of a like name, and one of a setup whose process still runs.
+func TestSetupKilledPendingIsRemoved(t *testing.T) {
+	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_PENDING") != "" {
+		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
+		testOnlyPendingWritten = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		Setup(home, fakeHost{dir}, SetupInput{})
+		t.Fatal("setup was not killed")
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupKilledPendingIsRemoved$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_PENDING=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Fatalf("the killed setup changed the file:\n%s", b)
+	}
+	left := pendingBeside(t, user)
+	if len(left) != 1 {
+		t.Fatalf("the killed setup left %q beside the file, want its one temporary file", left)
+	}
+	// Not setup's to remove: the user's own file of a like name, and
+	// a temporary file of a setup that still runs (this process).
+	keep := []string{
+		filepath.Join(dir, ".user.json5"),
+		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(os.Getpid())+"-live"),
+	}
+	for _, k := range keep {
+		if err := os.WriteFile(k, []byte("mine"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Setup(home, fakeHost{dir}, SetupInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(keep)
+	if got := pendingBeside(t, user); !slices.Equal(got, keep) {
+		t.Errorf("beside the file after setup: %q, want only %q", got, keep)
+	}
+	if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.Contains(n, filepath.Base(left[0])) }) {
+		t.Errorf("setup did not say it removed %s: %+v", left[0], res)
+	}
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Errorf("setup after the kill did not wire the file:\n%s", b)
+	}
+}
+
+// pendingBeside lists the files beside p whose name starts with "." and
+// p's name, as both setup's and renameio's temporary files do, sorted.
+func pendingBeside(t *testing.T, p string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
