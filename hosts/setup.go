@@ -551,6 +551,12 @@ var (
 	// testOnlyPendingWritten runs once the new content is in its
 	// temporary file, before the rename (a test kills the process there).
 	testOnlyPendingWritten = func(string) {}
+	// testOnlyBeforeRename runs after the re-read, just before the
+	// rename; testOnlyAfterExchange (Linux) just after the exchange,
+	// before what it replaced is compared (a test writes the file there,
+	// as the host would).
+	testOnlyBeforeRename  = func(string) {}
+	testOnlyAfterExchange = func(string) {}
 )
 
 // errChanged is a configuration file that changed after setup read it.
@@ -597,9 +603,13 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(f.Name(), p); err != nil {
+	testOnlyBeforeRename(p)
+	if err := replaceChecked(f.Name(), p, cur, existed); err != nil {
 		return err
 	}
+	// On Linux the name now holds the file replaced (an exchange), else
+	// nothing.
+	os.Remove(f.Name())
 	done = true
 	syncDir(filepath.Dir(p))
 	return nil
