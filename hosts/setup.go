@@ -170,6 +170,13 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		if err != nil {
 			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
+		if existed && !bytes.Equal(cur, next) {
+			// Before the record and backup: a file refused is not one
+			// setup wrote.
+			if err := replaceable(path, mode, in.Environ); err != nil {
+				return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
+			}
+		}
 		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
 		for _, stale := range removeStalePending(path) {
 			res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left (the file was not changed by it)")
@@ -199,11 +206,7 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 			results = append(results, res)
 			continue
 		}
-		if existed {
-			if err := replaceable(path, mode, in.Environ); err != nil {
-				return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
-			}
-		} else {
+		if !existed {
 			mode = e.Mode
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

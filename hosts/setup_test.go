@@ -467,6 +467,9 @@ func TestSetupRefusesReadOnly(t *testing.T) {
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
 		t.Errorf("the read-only file changed:\n%s", b)
 	}
+	if ents, _ := os.ReadDir(filepath.Join(SetupDir(home), "backups")); len(ents) != 0 {
+		t.Errorf("a backup of the refused file was kept: %v", ents)
+	}
 	if err := os.Chmod(user, 0o644); err != nil {
 		t.Fatal(err)
 	}
