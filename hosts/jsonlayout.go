@@ -383,3 +383,108 @@ func splitEnd(end, brk []byte) (before, after []byte) {
 	}
 	return end, brk
 }
+
+// layoutAsBefore is next, a JSON file with setup's entries taken out of it
+// after a change since setup (--undo), with each object or list below
+// the top that holds again what it held in before (the file as it was
+// before the first setup), and was written there on one line, written as
+// there: setup spread it over lines to add its entries, and taking them
+// out left it so. Anything else stays as in next: a container the change
+// reached, the top (where the change most often is), and a file either
+// of which does not parse as JSON (a TOML one) or holds a comment (whose
+// place a rewrite could move). The result reads as next does, or next
+// is returned.
+func layoutAsBefore(next, before []byte) []byte {
+	if len(jsonComments(next)) > 0 || len(jsonComments(before)) > 0 {
+		return next
+	}
+	n, err := ParseJSONAs(next, CommentedJSON)
+	if err != nil {
+		return next
+	}
+	b, err := ParseJSONAs(before, CommentedJSON)
+	if err != nil || !restoreOneLine(n, b) {
+		return next
+	}
+	out := n.Marshal()
+	if o, err := ParseJSONAs(out, CommentedJSON); err != nil || !sameJSON(o, n) {
+		return next
+	}
+	return out
+}
+
+// restoreOneLine puts in n, for each member container of an object that
+// is as its counterpart in b (same key) and was written on one line there
+// and not here, b's, as written; and says whether it put any. An item of
+// a list is looked into, not replaced: Marshal keeps a list's item by
+// the node it parsed, and would write another as new.
+func restoreOneLine(n, b *JSON) bool {
+	if n.Kind != b.Kind || n.Kind == JSONScalar {
+		return false
+	}
+	put := false
+	if n.Kind == JSONArray {
+		if len(n.Items) == len(b.Items) {
+			for i := range n.Items {
+				put = restoreOneLine(n.Items[i], b.Items[i]) || put
+			}
+		}
+		return put
+	}
+	for _, k := range n.Keys {
+		nv, bv := n.Fields[k], b.Fields[k]
+		switch {
+		case bv == nil || nv.Kind == JSONScalar || nv.Kind != bv.Kind:
+		case onOneLine(bv) && !onOneLine(nv) && sameJSON(nv, bv):
+			n.Fields[k] = bv
+			put = true
+		default:
+			put = restoreOneLine(nv, bv) || put
+		}
+	}
+	return put
+}
+
+// onOneLine says whether a parsed container was written on one line.
+func onOneLine(j *JSON) bool {
+	if j.lay == nil || bytes.IndexByte(j.lay.end, '\n') >= 0 {
+		return false
+	}
+	for _, m := range j.lay.members {
+		if bytes.IndexByte(m.text, '\n') >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON says whether a and b hold the same, keys in the same order,
+// numbers and strings as written.
+func sameJSON(a, b *JSON) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case JSONScalar:
+		return bytes.Equal(a.Scalar, b.Scalar)
+	case JSONObject:
+		if !slices.Equal(a.Keys, b.Keys) {
+			return false
+		}
+		for _, k := range a.Keys {
+			if !sameJSON(a.Fields[k], b.Fields[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(a.Items) != len(b.Items) {
+		return false
+	}
+	for i := range a.Items {
+		if !sameJSON(a.Items[i], b.Items[i]) {
+			return false
+		}
+	}
+	return true
+}

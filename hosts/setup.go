@@ -759,6 +759,9 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 			if err != nil {
 				return results, fmt.Errorf("%s: %w", bundle.Quote(f.Path), err)
 			}
+			if old, err := os.ReadFile(f.Backup); f.Existed && err == nil {
+				next = layoutAsBefore(next, old)
+			}
 			if !bytes.Equal(next, cur) {
 				if err := replaceable(f.Path, mode, in.Environ); existed && err != nil {
 					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}

@@ -499,3 +499,60 @@ func TestSetupRefusesReadOnly(t *testing.T) {
 		t.Errorf("undo left:\n%s", b)
 	}
 }
+
+// TestUndoEditedKeepsOneLineContainers: --undo of a file changed since
+// setup takes setup's entries out, and an object or list setup had
+// spread over lines to add them (written on one line before setup) that
+// holds again what it held then goes back to its one line. It stayed
+// spread, the file other than it was but for the change.
+func TestUndoEditedKeepsOneLineContainers(t *testing.T) {
+	const before = `{
+  "theme": "dark",
+  "hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "mine"}]}]},
+  "env": {"A": "1"}
+}
+`
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(before), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	wired, _ := os.ReadFile(user)
+	if bytes.Contains(wired, []byte(`"hooks": {"PreToolUse"`)) {
+		t.Fatalf("setup did not spread the hooks object:\n%s", wired)
+	}
+	edited := strings.Replace(string(wired), `"theme": "dark"`, `"theme": "light"`, 1)
+	if err := os.WriteFile(user, []byte(edited), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(before, `"theme": "dark"`, `"theme": "light"`, 1)
+	if b, _ := os.ReadFile(user); string(b) != want {
+		t.Errorf("undo left:\n%s\nwant the file as before setup, with the change:\n%s", b, want)
+	}
+}
+
+// TestLayoutAsBeforeLeavesTheRest: only a container below the top that
+// holds what it held before setup goes back to its one line; one the
+// change reached, the top, a file with a comment and one that is not JSON
+// stay as they are.
+func TestLayoutAsBeforeLeavesTheRest(t *testing.T) {
+	for _, c := range []struct{ name, next, before, want string }{
+		{"unchanged container", "{\n  \"a\": {\n    \"b\": 1\n  },\n  \"c\": 2\n}\n", `{"a": {"b": 1}, "c": 1}`, "{\n  \"a\": {\"b\": 1},\n  \"c\": 2\n}\n"},
+		{"changed container", "{\n  \"a\": {\n    \"b\": 2\n  }\n}\n", `{"a": {"b": 1}}`, "{\n  \"a\": {\n    \"b\": 2\n  }\n}\n"},
+		{"the top", "{\n  \"a\": 1\n}\n", `{"a": 1}`, "{\n  \"a\": 1\n}\n"},
+		{"whole list", "{\"l\": [\n  {\"a\": 1}\n]}\n", `{"l": [{"a": 1}]}`, "{\"l\": [{\"a\": 1}]}\n"},
+		{"in a list", "{\"l\": [\n  {\"a\": {\n    \"b\": 1\n  }},\n  2\n]}\n", `{"l": [{"a": {"b": 1}}, 3]}`, "{\"l\": [\n  {\"a\": {\"b\": 1}},\n  2\n]}\n"},
+		{"a comment", "{\n  \"a\": {\n    \"b\": 1 // mine\n  }\n}\n", `{"a": {"b": 1}}`, "{\n  \"a\": {\n    \"b\": 1 // mine\n  }\n}\n"},
+		{"TOML", "[a]\nb = 1\n", "[a]\nb = 1\n", "[a]\nb = 1\n"},
+	} {
+		if got := string(layoutAsBefore([]byte(c.next), []byte(c.before))); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, c.want)
+		}
+	}
+}
