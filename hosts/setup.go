@@ -571,9 +571,10 @@ var errChanged = errors.New("changed while setup was editing it")
 // takes no lock of bundlectl's, so a write of the host's between setup's
 // read and its rename would be lost. The check narrows that window to the
 // rename; a change caught is refused, nothing written. The new content
-// goes into a temporary file beside p named by pendingName, which a
-// later setup removes if this one is killed before the rename
-// (removeStalePending).
+// goes into a temporary file beside p (createPending), which a later
+// setup removes if this one is killed before the rename
+// (removeStalePending); on Linux the rename itself is checked too
+// (replaceChecked).
 func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bool) error {
 	f, err := createPending(p, mode)
 	if err != nil {
@@ -732,8 +733,8 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 				}
 				var m fs.FileMode = 0o600
 				fmt.Sscanf(f.Mode, "%o", &m)
-				if err := replaceable(f.Path, mode, in.Environ); existed && err != nil {
-					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
+				if err := undoReplaceable(f.Path, mode, existed, host.Name(), in.Environ); err != nil {
+					return results, err
 				}
 				testOnlyBeforeConfigWrite(f.Path)
 				if err := writeConfig(f.Path, old, m, cur, existed); err != nil {
@@ -763,8 +764,8 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 				next = layoutAsBefore(next, old)
 			}
 			if !bytes.Equal(next, cur) {
-				if err := replaceable(f.Path, mode, in.Environ); existed && err != nil {
-					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
+				if err := undoReplaceable(f.Path, mode, existed, host.Name(), in.Environ); err != nil {
+					return results, err
 				}
 				testOnlyBeforeConfigWrite(f.Path)
 				if err := writeConfig(f.Path, next, mode, cur, existed); err != nil {
@@ -783,6 +784,18 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	}
 	os.Remove(recordPath(home, host.Name()))
 	return results, nil
+}
+
+// undoReplaceable is replaceable for a file --undo would write over (one
+// that exists), as --undo's refusal.
+func undoReplaceable(p string, mode fs.FileMode, existed bool, host string, environ []string) error {
+	if !existed {
+		return nil
+	}
+	if err := replaceable(p, mode, environ); err != nil {
+		return &SetupFileError{Path: p, Host: host, Err: err, Undo: true}
+	}
+	return nil
 }
 
 func (r *SetupRecord) find(path string) int {
