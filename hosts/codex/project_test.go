@@ -227,7 +227,11 @@ func writeAt(t *testing.T, path, content string) {
 // directory's or the root's entry alone, so a plugin some of these files
 // enable loaded unnamed, and one in a file Codex skips was named; it
 // then took an empty .git directory for a root and a git top, and a
-// linked or oversized .git file for a worktree's.
+// linked or oversized .git file for a worktree's. The -c projects
+// tables, the nested roots and the -C whose cleaned path is missing are
+// TestCodexProjectCases's, each read here as Codex read it; the cases
+// whose key was "ROOT/" trusted nothing by its trailing slash alone, so
+// they now name ROOT itself.
 func TestFindOwnPluginsProjectRoot(t *testing.T) {
 	const on = `[plugins."a@m"]` + "\nenabled = true\n"
 	trust := func(dir string) string { return `[projects."ROOT/` + dir + `"]` + "\ntrust_level = \"trusted\"\n" }
@@ -281,8 +285,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: ".git directory with only a HEAD, a trusted repository above", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.git/HEAD": "", "ws/.codex/config.toml": on}, cwd: "sub"},
 		{name: "empty .git directory, markers empty, its own entry", files: map[string]string{"home/config.toml": "project_root_markers = []\n" + trust("ws"), "ws/.git/": "", "ws/sub/.codex/config.toml": on}, cwd: "sub"},
 		{name: ".git a named pipe, its own entry", files: map[string]string{"home/config.toml": trust("ws"), "ws/.codex/config.toml": on}, layout: "fifo .git", loads: true},
-		{name: ".git a named pipe, a trusted repository above", files: map[string]string{"home/config.toml": trust(""), ".git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on}, layout: "fifo .git"},
-		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": trust(""), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
+		{name: ".git a named pipe, a trusted repository above", files: map[string]string{"home/config.toml": "[projects.\"ROOT\"]\ntrust_level = \"trusted\"\n", ".git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on}, layout: "fifo .git"},
+		{name: "submodule's .git file, superproject trusted", files: map[string]string{"home/config.toml": "[projects.\"ROOT\"]\ntrust_level = \"trusted\"\n", ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}},
 		{name: "submodule's .git file, its own entry", files: map[string]string{"home/config.toml": trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git": "gitdir: ../.git/modules/ws\n", "ws/.codex/config.toml": on}, loads: true},
 		{name: "-C a link, the link's entry", files: map[string]string{"home/config.toml": trust("out/link"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
 		{name: "-C a link, the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, layout: "link", args: []string{"-C", "ROOT/out/link"}, loads: true},
@@ -302,6 +306,21 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "-C through .., the real directory's entry", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/../sub"}, loads: true},
 		{name: "CODEX_HOME is no project's .codex", files: map[string]string{"home/config.toml": on + trust("ws"), "home/p.config.toml": `[plugins."a@m"]` + "\nenabled = false\n"}, layout: "home", args: []string{"-p", "p"}},
 		{name: "projects table from a -c flag", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
+		{name: "-c table trusting a folder below the workspace", files: map[string]string{"ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub", "-c", `projects={"ROOT/ws/sub"={trust_level="trusted"}}`}, loads: true},
+		{name: "-c table trusting the folder above, no git", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT"={trust_level="trusted"}}`}},
+		{name: "-c table trusting the git top above", files: map[string]string{".git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT"={trust_level="trusted"}}`}, loads: true},
+		{name: "-c table untrusting the git top, the working directory trusted in config", files: map[string]string{"home/config.toml": trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT"={trust_level="untrusted"}}`}, loads: true},
+		{name: "-c table trusting the working directory, config untrusts it", files: map[string]string{"home/config.toml": untrust("ws"), "ws/.codex/config.toml": on}, args: []string{"-c", `projects={"ROOT/ws"={trust_level="trusted"}}`}, loads: true},
+		{name: "-c dotted key unquoted, a folder below the workspace", files: map[string]string{"ws/sub/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub", "-c", `projects.ROOT/ws/sub.trust_level="trusted"`}, loads: true},
+		{name: "-c dotted key unquoted, the git top above", files: map[string]string{".git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on}, args: []string{"-c", `projects.ROOT.trust_level="trusted"`}, loads: true},
+		{name: "-c dotted key quoted names no directory", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", `projects."ROOT/ws".trust_level="trusted"`}},
+		{name: "-C through a link's .. to a directory only the link's target has", files: map[string]string{"home/config.toml": trust("ws/deep/only") + trust("ws/only"), "ws/deep/inner/": "", "ws/deep/only/.codex/config.toml": on}, layout: "l", args: []string{"-C", "ROOT/ws/l/../only"}},
+		{name: "-C through a link's .. to a directory only the link's target has, below a trusted git top, the top's file", files: map[string]string{"home/config.toml": trust("ws"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/deep/inner/": "", "ws/deep/only/": ""}, layout: "l", args: []string{"-C", "ROOT/ws/l/../only"}, loads: true},
+		{name: "marker root inside a git top inside another, the inner top trusted", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n" + trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/mark": "", "ws/sub/d/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/d"}, loads: true},
+		{name: "marker root inside a git top inside another, the outer top trusted", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n" + `[projects."ROOT"]` + "\ntrust_level = \"trusted\"\n", ".git/HEAD": "ref: refs/heads/main\n", "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/mark": "", "ws/sub/d/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/d"}},
+		{name: "marker root inside a git top inside another, the root trusted, the inner top untrusted", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n" + trust("ws/sub") + untrust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/mark": "", "ws/sub/d/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/d"}, loads: true},
+		{name: "marker root inside a git top inside another, the root untrusted, the inner top trusted", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n" + untrust("ws/sub") + trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/mark": "", "ws/sub/d/.codex/config.toml": on}, args: []string{"-C", "ROOT/ws/sub/d"}},
+		{name: "marker root inside a git top inside another, the inner top trusted, its file", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n" + trust("ws"), ".git/HEAD": "ref: refs/heads/main\n", "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/mark": "", "ws/.codex/config.toml": on, "ws/sub/d/": ""}, args: []string{"-C", "ROOT/ws/sub/d"}},
 		{name: "trusted working directory below an untrusted git top, its file", files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/.codex/config.toml": on}, cwd: "sub", loads: true},
 		{name: "trusted working directory below an untrusted git top, the top's file", files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "trusted working directory below a git top with no entry, the top's file", files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},

@@ -89,7 +89,7 @@ func TestSetupHooksOffProject(t *testing.T) {
 		{name: "explicitly untrusted git root's file, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub"), "ws/.codex/config.toml": off}},
 		{name: "git root's file, root and workspace with no entry", git: true, sub: true, files: map[string]string{"home/config.toml": trust("other"), "ws/.codex/config.toml": off}, want: "ws/.codex/config.toml", trust: true},
 		{name: "git root's false, workspace's true, workspace trusted", git: true, sub: true, files: map[string]string{"home/config.toml": trust("ws/sub"), "ws/.codex/config.toml": off, "ws/sub/.codex/config.toml": on}},
-		{name: "above the project, not read", files: map[string]string{"home/config.toml": trust(""), ".codex/config.toml": off}},
+		{name: "above the project, not read", files: map[string]string{"home/config.toml": "[projects.\"ROOT\"]\ntrust_level = \"trusted\"\n", ".codex/config.toml": off}},
 	} {
 		files := map[string]string{"home/": "", "ws/sub/": ""}
 		for k, v := range c.files {

@@ -35,8 +35,25 @@ import (
 //   - -C is looked up as the system resolves it, and Codex does not start
 //     when that fails (a link loop or a missing directory before a ".."),
 //     but is then used cleaned ("<link>/../work" is work beside the
-//     link); a -C naming a file starts; a trusted project's config.toml
-//     that is a link loop stops Codex.
+//     link, even where only the link's target has a work: Codex starts
+//     in that missing directory, reads none of the target's files and
+//     walks up from it to a trusted git top, whose file it reads); a -C
+//     naming a file starts; a trusted project's config.toml that is a
+//     link loop stops Codex;
+//   - a session's -c projects table trusts as config.toml does, merged
+//     over it entry by entry (an untrusted top given with -c leaves a
+//     working directory config.toml trusts trusted; a trusted one given
+//     with -c outranks config.toml's untrusted), for a folder below the
+//     workspace or a git top above it; one for a folder above that is no
+//     git top covers nothing; a dotted -c key splits on every dot, so an
+//     unquoted path with no dot in it names that directory (a quoted one
+//     keeps its quotes: TestCodexProjectRoot);
+//   - nested roots: a marker root inside a git top inside another is
+//     trusted by its own entry, else the inner top's (the outer top's
+//     covers nothing, and the inner top's file is above the root, so
+//     never read); a submodule's .git file (naming the superproject's
+//     .git/modules) roots the submodule, so a trusted superproject
+//     covers neither its file nor the superproject's own.
 func TestCodexProjectCases(t *testing.T) {
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
@@ -99,6 +116,22 @@ func TestCodexProjectCases(t *testing.T) {
 		{name: "-C relative, through a link loop's ..", user: trust("WORK"), make: map[string]string{"work/loop -> loop": "", "work/sub/": ""}, args: []string{"-C", "loop/../sub"}, fails: true},
 		{name: "-C a file below a trusted marker root, the root's file", user: markers("mark") + trust("TOP"), make: map[string]string{"mark": "", "f": ""}, args: []string{"-C", "TOP/f"}, file: ".", loads: true},
 		{name: "-C through a link loop's ..", user: trust("WORK"), make: map[string]string{"loop -> loop": ""}, args: []string{"-C", "TOP/loop/../work"}, fails: true},
+		{name: "-c table trusting a folder below the workspace", make: map[string]string{"work/sub/": ""}, args: []string{"-C", "WORK/sub", "-c", `projects={"WORK/sub"={trust_level="trusted"}}`}, file: "work/sub", loads: true},
+		{name: "-c table trusting the folder above, no git", args: []string{"-c", `projects={"TOP"={trust_level="trusted"}}`}},
+		{name: "-c table trusting the git top above", git: true, args: []string{"-c", `projects={"TOP"={trust_level="trusted"}}`}, loads: true},
+		{name: "-c table untrusting the git top, the working directory trusted in config", user: trust("WORK"), git: true, args: []string{"-c", `projects={"TOP"={trust_level="untrusted"}}`}, loads: true},
+		{name: "-c table trusting the working directory, config untrusts it", user: untrust("WORK"), args: []string{"-c", `projects={"WORK"={trust_level="trusted"}}`}, loads: true},
+		{name: "-c dotted key unquoted, a folder below the workspace", make: map[string]string{"work/sub/": ""}, args: []string{"-C", "WORK/sub", "-c", `projects.WORK/sub.trust_level="trusted"`}, file: "work/sub", loads: true},
+		{name: "-c dotted key unquoted, the git top above", git: true, args: []string{"-c", `projects.TOP.trust_level="trusted"`}, loads: true},
+		{name: "-C through a link's .. to a directory only the link's target has", user: trust("TOP/deep/only") + trust("TOP/only"), make: map[string]string{"deep/inner/": "", "deep/only/": "", "l -> deep/inner": ""}, args: []string{"-C", "TOP/l/../only"}, file: "deep/only"},
+		{name: "-C through a link's .. to a directory only the link's target has, below a trusted git top, the top's file", user: trust("TOP"), git: true, make: map[string]string{"deep/inner/": "", "deep/only/": "", "l -> deep/inner": ""}, args: []string{"-C", "TOP/l/../only"}, file: ".", loads: true},
+		{name: "marker root inside a git top inside another, the inner top trusted", user: markers(".git", "mark") + trust("WORK"), git: true, make: map[string]string{"work/.git/HEAD": "ref: refs/heads/main\n", "work/sub/mark": "", "work/sub/d/": ""}, args: []string{"-C", "WORK/sub/d"}, file: "work/sub/d", loads: true},
+		{name: "marker root inside a git top inside another, the outer top trusted", user: markers(".git", "mark") + trust("TOP"), git: true, make: map[string]string{"work/.git/HEAD": "ref: refs/heads/main\n", "work/sub/mark": "", "work/sub/d/": ""}, args: []string{"-C", "WORK/sub/d"}, file: "work/sub/d"},
+		{name: "marker root inside a git top inside another, the root trusted, the inner top untrusted", user: markers(".git", "mark") + trust("WORK/sub") + untrust("WORK"), git: true, make: map[string]string{"work/.git/HEAD": "ref: refs/heads/main\n", "work/sub/mark": "", "work/sub/d/": ""}, args: []string{"-C", "WORK/sub/d"}, file: "work/sub/d", loads: true},
+		{name: "marker root inside a git top inside another, the root untrusted, the inner top trusted", user: markers(".git", "mark") + untrust("WORK/sub") + trust("WORK"), git: true, make: map[string]string{"work/.git/HEAD": "ref: refs/heads/main\n", "work/sub/mark": "", "work/sub/d/": ""}, args: []string{"-C", "WORK/sub/d"}, file: "work/sub/d"},
+		{name: "marker root inside a git top inside another, the inner top trusted, its file", user: markers(".git", "mark") + trust("WORK"), git: true, make: map[string]string{"work/.git/HEAD": "ref: refs/heads/main\n", "work/sub/mark": "", "work/sub/d/": ""}, args: []string{"-C", "WORK/sub/d"}, file: "work"},
+		{name: "submodule's .git file, the superproject trusted", user: trust("TOP"), git: true, make: map[string]string{"work/.git": "gitdir: ../.git/modules/work\n"}},
+		{name: "submodule's .git file, the superproject trusted, its file", user: trust("TOP"), git: true, make: map[string]string{"work/.git": "gitdir: ../.git/modules/work\n"}, file: "."},
 		{name: "marker with a NUL", user: "project_root_markers = [\"a\\u0000b\", \"mark\"]\n" + trust("TOP"), make: map[string]string{"mark": ""}, loads: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

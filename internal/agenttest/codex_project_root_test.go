@@ -181,7 +181,7 @@ func linkAside(t *testing.T, path string) {
 //     at most 64 KiB, these steps taken on the path the .git file spells
 //     (a link to the main checkout is followed; one to the admin or the
 //     common directory leaves the worktree untrusted); a hand-written .git file borrows no trust, nor
-//     does a submodule's from the superproject;
+//     does a submodule's from the superproject (TestCodexProjectCases);
 //   - a .git directory with no HEAD (empty, or objects/ and refs/
 //     alone) is no .git marker and no git top: the repository or marker
 //     around it roots the project and trusts it; one holding a HEAD
@@ -262,7 +262,6 @@ func TestCodexProjectRoot(t *testing.T) {
 		{name: ".git directory with no HEAD below a trusted marker, the top's file", user: "project_root_markers = [\".git\", \"" + rootMarker + "\"]\n" + trust("TOP"), mark: true, noHEAD: true, top: true, loads: true},
 		{name: ".git directory with a HEAD alone below a trusted git top", user: trust("TOP"), git: true, headOnly: true},
 		{name: "dangling .git link at a trusted top", user: trust("TOP"), dotGit: "->"},
-		{name: ".git file of a submodule, superproject trusted", user: trust("TOP/.."), dotGit: "gitdir: ../.git/modules/work\n"},
 		{name: ".git file of a submodule, its own entry", user: trust("TOP"), dotGit: "gitdir: ../.git/modules/work\n", loads: true},
 		{name: "-C a link, the link trusted", user: trust("TOP/link"), args: []string{"-C", "TOP/link"}, link: true, loads: true},
 		{name: "-C a link, the real directory trusted", user: trust("WORK"), args: []string{"-C", "TOP/link"}, link: true, loads: true},
