@@ -284,17 +284,7 @@ func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
 		{name: "top with no entry", verdict: offVerdict(true, "in a folder below the workspace", "")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), markerName)
-			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
-			top := filepath.Dir(a.Workdir)
-			gitRun(t, "init", "-q", top)
-			f := newTrustedFixture(t, a, marker)
-			f.runSetup(t, a, "hello")
-			allowExecTools(a)
-			if c.top != "" {
-				a.CodexConfig += fmt.Sprintf("\n[projects.%q]\ntrust_level = %q\n", top, c.top)
-			}
-			writeFile(t, top, ".codex/config.toml", "[features]\nhooks = false\n", 0o644)
+			a, f := newHooksOffTopFixture(t, c.top)
 			argv, env := interactiveCommand(t, a, "make the marker")
 			dialogs := append([]string{"Trust this folder?", "Open restricted"}, interactiveDialogs...)
 			out := runPty(t, a, argv, env, dialogs, func() bool { return len(sessionCalls(a, 1)) > 0 })
@@ -302,4 +292,26 @@ func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
 			checkVerdict(t, a, f, nil, setupEnv(a), c.name, c.verdict)
 		})
 	}
+}
+
+// newHooksOffTopFixture is the workspace of TestCodexTrustedWorkspaceNoAskForTop
+// and TestCodexTrustedWorkspaceSubdirAsks: a trusted bundle set up for
+// Codex in a workspace below a git top whose .codex/config.toml sets
+// features.hooks = false, the top's [projects] entry saying topLevel
+// ("" for none), and a model that asks for the marker command, which
+// setup's guard blocks where its lines run.
+func newHooksOffTopFixture(t *testing.T, topLevel string) (*Agent, *execFixture) {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), markerName)
+	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+	top := filepath.Dir(a.Workdir)
+	gitRun(t, "init", "-q", top)
+	f := newTrustedFixture(t, a, marker)
+	f.runSetup(t, a, "hello")
+	allowExecTools(a)
+	if topLevel != "" {
+		a.CodexConfig += fmt.Sprintf("\n[projects.%q]\ntrust_level = %q\n", top, topLevel)
+	}
+	writeFile(t, top, ".codex/config.toml", "[features]\nhooks = false\n", 0o644)
+	return a, f
 }

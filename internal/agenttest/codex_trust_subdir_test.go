@@ -27,17 +27,8 @@ func TestCodexTrustedWorkspaceSubdirAsks(t *testing.T) {
 		{name: "top untrusted", top: "untrusted"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			marker := filepath.Join(t.TempDir(), markerName)
-			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+			a, f := newHooksOffTopFixture(t, c.top)
 			top := filepath.Dir(a.Workdir)
-			gitRun(t, "init", "-q", top)
-			f := newTrustedFixture(t, a, marker)
-			f.runSetup(t, a, "hello")
-			allowExecTools(a)
-			if c.top != "" {
-				a.CodexConfig += fmt.Sprintf("\n[projects.%q]\ntrust_level = %q\n", top, c.top)
-			}
-			writeFile(t, top, ".codex/config.toml", "[features]\nhooks = false\n", 0o644)
 			ws, err := filepath.EvalSymlinks(a.Workdir)
 			if err != nil {
 				t.Fatal(err)
@@ -71,7 +62,7 @@ func TestCodexTrustedWorkspaceSubdirAsks(t *testing.T) {
 			if !strings.Contains(string(cfg), fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"", realTop)) {
 				t.Fatalf("Codex wrote no trust entry for the git top %s: this test's premise (it asks below a workspace trusted alone, and trusts the top) no longer holds\n%s\n%s", realTop, cfg, out)
 			}
-			if _, err := os.Stat(marker); err != nil {
+			if _, err := os.Stat(f.marker); err != nil {
 				t.Fatalf("the marker command did not run: this test's premise (the trusted top's features.hooks = false keeps setup's lines from running) no longer holds\n%s", out)
 			}
 		})
