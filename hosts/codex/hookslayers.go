@@ -65,8 +65,10 @@ type configLayer struct {
 //     (TestSetupCodexConfigSpellings).
 //
 // (The session's -c flags, and managed_config.toml above them, come
-// next.) With cwd "" there is no project file.
-func configLayers(codexHome, profile, cwd string, flags map[string]any) []configLayer {
+// next.) With cwd "" there is no project file. trustFlag is `codex exec
+// --trust`: the files are read under the entry it saves first
+// (projectTrust.savedByTrustFlag).
+func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFlag bool) []configLayer {
 	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
 	if profile != "" {
 		layers = append(layers, configLayer{file: filepath.Join(codexHome, profile+profileSuffix)})
@@ -82,6 +84,9 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any) []config
 	trust := readProjectTrust(append(docs, flags))
 	root := projectRoot(cwd, trust.markers)
 	gitRoot := gitTrustRoot(cwd)
+	if trustFlag {
+		trust = trust.savedByTrustFlag(cwd, root, gitRoot)
+	}
 	var dirs []string
 	for d := cwd; ; d = filepath.Dir(d) {
 		dirs = append(dirs, d)
@@ -144,7 +149,7 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 // directory's trust, either way (projectTrust.decides): Codex does not
 // ask there, and reads none of the files it does not trust now.
 func layersHooksOff(codexHome, cwd string) error {
-	layers := configLayers(codexHome, "", startedIn(cwd), nil)
+	layers := configLayers(codexHome, "", startedIn(cwd), nil, false)
 	const setting = "features.hooks = false"
 	off := func(file, fix string) error {
 		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: fix, Pattern: hosts.SettingIn(file, tomlKey(setting))}

@@ -67,7 +67,11 @@ type OwnPlugins struct {
 // under too: its own directory's, or the project root's (Codex 0.171
 // read a trusted working directory's file in a git work tree whose top
 // was not trusted, which bundlectl once left out, so exec did not name
-// the plugin that file enabled). Where Codex would not start at all
+// the plugin that file enabled); a `codex exec --trust` session's, under
+// the entry --trust saves before the session reads them
+// (projectTrust.savedByTrustFlag: exec once read them as the saved
+// configuration stood, and did not name a plugin such a file enabled,
+// which loaded). Where Codex would not start at all
 // because -C names no path the system can look up (cdDir), no project
 // file is read and Unread names the -C directory: exec then says so
 // instead of naming plugins of a session that never runs.
@@ -76,7 +80,7 @@ type OwnPlugins struct {
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	var out OwnPlugins
-	profile, cd := profileAndDir(args)
+	profile, cd, trustFlag := sessionArgs(args)
 	cwd = startedIn(cwd)
 	if cd != "" {
 		var err error
@@ -108,7 +112,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		docs[file] = d
 		return d
 	}
-	layers := append(configLayers(codexHome, profile, cwd, flagsDoc(args)), configLayer{file: managed, managed: true})
+	layers := append(configLayers(codexHome, profile, cwd, flagsDoc(args), trustFlag), configLayer{file: managed, managed: true})
 
 	type state struct {
 		enabled bool
@@ -307,10 +311,13 @@ func cdDir(cwd, dir string) (string, error) {
 	return filepath.Clean(given), nil
 }
 
-// profileAndDir returns the profile (--profile, -p) and the working
-// directory (--cd, -C) the user's own arguments name, the last of each
-// winning; arguments after "--" are the prompt's.
-func profileAndDir(args []string) (profile, dir string) {
+// sessionArgs returns what of the user's own arguments decides which
+// configuration files a session reads: the profile (--profile, -p) and
+// the working directory (--cd, -C) they name, the last of each winning,
+// and whether they hold `codex exec`'s --trust (which saves the
+// project's trust before the session reads its files); arguments after
+// "--" are the prompt's.
+func sessionArgs(args []string) (profile, dir string, trust bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() string {
@@ -335,6 +342,8 @@ func profileAndDir(args []string) (profile, dir string) {
 			dir = a[len("--cd="):]
 		case strings.HasPrefix(a, "-C") && len(a) > 2:
 			dir = strings.TrimPrefix(a[2:], "=")
+		case a == "--trust":
+			trust = true
 		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
 		}

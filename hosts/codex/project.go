@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"cmp"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,8 +104,9 @@ func (p projectTrust) level(dir, root, gitRoot string) (string, bool) {
 // edits that configuration. An entry for the workspace alone (below the
 // root) decides for a session started in it, not for one started in a
 // folder below it: Codex asks there, and once trusted writes its entry
-// for the git top and reads the top's file, features.hooks = false and
-// all (internal/agenttest TestCodexTrustedWorkspaceSubdirAsks). Marked
+// for the git top (savedByTrustFlag) and reads the top's file,
+// features.hooks = false and all (internal/agenttest
+// TestCodexTrustedWorkspaceSubdirAsks). Marked
 // "untrusted": an interactive start offers only to open the project
 // restricted, saved trust unchanged, and `codex exec --trust` stops with
 // an error (internal/agenttest TestSetupCodexHooksLayers,
@@ -115,6 +118,24 @@ func (p projectTrust) level(dir, root, gitRoot string) (string, bool) {
 func (p projectTrust) decides(root, gitRoot string) bool {
 	_, ok := p.level("", root, gitRoot)
 	return ok
+}
+
+// savedByTrustFlag is p as `codex exec --trust` leaves it for a session
+// started in cwd, before the session reads its project files: where no
+// entry decides (level finds none for cwd, the root or the git trust
+// root), Codex 0.171 saves one trusting the git trust root, else the
+// project root (the working directory, with no marker and no git top),
+// as its real path, and reads the files under it in that session and
+// every later one; where one does, it saves nothing (an untrusted one
+// stops it: "is marked as untrusted"). internal/agenttest
+// TestCodexTrustFlagSavesEntry.
+func (p projectTrust) savedByTrustFlag(cwd, root, gitRoot string) projectTrust {
+	if _, decided := p.level(cwd, root, gitRoot); decided {
+		return p
+	}
+	levels := maps.Clone(p.levels)
+	levels[realOrAsIs(cmp.Or(gitRoot, root))] = "trusted"
+	return projectTrust{markers: p.markers, levels: levels}
 }
 
 // startedIn is the working directory of a Codex session started in dir as

@@ -1,0 +1,59 @@
+package agenttest
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExecCodexOwnPluginTrustFlag: `codex exec --trust` trusts a project
+// no entry decides for, saving its entry, and reads its .codex/config.toml
+// in that same session (TestCodexTrustFlagSavesEntry), so a plugin of
+// the user's own that the file enables loads beside the views: bundlectl
+// exec -- codex exec --trust names it. Where the user marked the
+// workspace untrusted Codex stops instead, and exec names nothing. exec
+// once read the project as the saved configuration left it, --trust
+// unseen, and said nothing of the plugin that loaded.
+func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		user  string // more of config.toml; WORK stands for the workspace
+		git   bool   // the workspace's parent is a git top, holding the file
+		loads bool
+	}{
+		{name: "folder with no entry", loads: true},
+		{name: "below a git top with no entry, the top's file", git: true, loads: true},
+		{name: "workspace marked untrusted", user: "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newExecSession(t, Codex)
+			a, f := s.a, s.f
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			top := filepath.Dir(a.Workdir)
+			dir := a.Workdir
+			if c.git {
+				gitRun(t, "init", "-q", top)
+				dir = top
+			}
+			a.CodexConfig = strings.ReplaceAll(c.user, "WORK", a.Workdir) + "\n" + a.CodexConfig
+			writeFile(t, dir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+			a.Args = append(a.Args, "--trust")
+			res := a.Run(t, execPrompt(Codex))
+			if !c.loads {
+				if res.Exit == 0 || !strings.Contains(res.Stderr, "is marked as untrusted") {
+					t.Fatalf("codex --trust started in a workspace marked untrusted: this test's premise (Codex 0.171) no longer holds\n%s", res)
+				}
+			} else {
+				f.checkGuard(t, a, res, s.shellTurn)
+				if !ownLoaded(a, ownPlugin) {
+					t.Fatalf("the own plugin did not load: this test's premise (Codex 0.171) no longer holds\n%s", res)
+				}
+			}
+			note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views", ownPluginID)
+			if named := strings.Contains(res.Stderr, note); named != c.loads {
+				t.Errorf("stderr names the own plugin: %v, want %v\n%s", named, c.loads, res)
+			}
+		})
+	}
+}
