@@ -315,9 +315,11 @@ func cdDir(cwd, dir string) (string, error) {
 // configuration files a session reads: the profile (--profile, -p) and
 // the working directory (--cd, -C) they name, the last of each winning,
 // and whether they hold `codex exec`'s --trust (which saves the
-// project's trust before the session reads its files); arguments after
-// "--" are the prompt's.
+// project's trust before the session reads its files; after another
+// first word, such as an interactive session's prompt, Codex 0.171
+// refuses it and does not start); arguments after "--" are the prompt's.
 func sessionArgs(args []string) (profile, dir string, trust bool) {
+	first := "" // the first argument that is no option: the subcommand, or the prompt
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() string {
@@ -343,9 +345,11 @@ func sessionArgs(args []string) (profile, dir string, trust bool) {
 		case strings.HasPrefix(a, "-C") && len(a) > 2:
 			dir = strings.TrimPrefix(a[2:], "=")
 		case a == "--trust":
-			trust = true
+			trust = first == "exec" || first == "e"
 		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
+		case first == "" && !strings.HasPrefix(a, "-"):
+			first = a
 		}
 	}
 	return
