@@ -30,8 +30,9 @@ import (
 // ever: a request from the client with a parse error to the client, a
 // reply from the server with an internal error to the client, a request
 // from the server with an invalid request error to the server, a reply
-// from the client with an internal error to the server; of a client
-// batch, each message so (its requests' errors in one array). A longer
+// from the client with an internal error to the server; of a batch,
+// each message so (a client batch's requests' errors in one array, a
+// server batch's replies' errors one line each). A longer
 // client line is always answered (under id null when it has no request
 // with a usable id).
 const MaxMCPMessage = 16 << 20
@@ -554,28 +555,11 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			return err
 		}
 		if tooLong {
-			// Whoever waits for an answer to the line gets an error
-			// rather than nothing: the client's call for a reply, the
-			// server for its own request.
-			// A reply is read as settleMessage reads one within the
-			// limit (msgScanner.reply), so its length never changes
-			// which call it ends.
-			replyID, isReply := lr.scan.reply()
-			id, kind, ok := lr.scan.message()
-			shown := bytes.ToValidUTF8(id, []byte("\uFFFD")) // as in a relayed line
-			switch {
-			case isReply:
-				if err := p.overlongReply(replyID, bytes.ToValidUTF8(replyID, []byte("\uFFFD"))); err != nil {
-					return err
-				}
-			case ok && kind == msgRequest:
-				p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, shown)
-				msg := fmt.Sprintf("request exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
-				_ = p.sendServer(rpcError(id, rpcInvalidRequest, msg))
-			default:
-				p.notice("dropped a server message over %d bytes", MaxMCPMessage)
+			err := p.overlongServerLine(&lr.scan)
+			lr.scan.release()
+			if err != nil {
+				return err
 			}
-			lr.scan.release() // a server batch's ids, read for nothing
 			continue
 		}
 		out, ok := p.fromServer(line)
@@ -595,6 +579,48 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			return err
 		}
 	}
+}
+
+// overlongServerLine answers, for a server line over MaxMCPMessage
+// scanned by scan, whoever waits for an answer to it, rather than
+// nothing: the client's call a reply ends, the server for its own
+// request. A reply is read as settleMessage reads one within the limit
+// (msgScanner.reply), so its length never changes which call it ends;
+// a batch is read message by message so (msgScanner.serverBatch), as
+// settleReplies settles each message of a batch.
+func (p *proxy) overlongServerLine(scan *msgScanner) error {
+	if msgs, ok := scan.serverBatch(); ok {
+		p.notice("dropped a server batch over %d bytes of %d messages; each reply and request in it is answered as one alone", MaxMCPMessage, len(msgs))
+		for _, m := range msgs {
+			switch {
+			case m.settles:
+				if err := p.overlongReply(m.id, bytes.ToValidUTF8(m.id, []byte("\uFFFD"))); err != nil {
+					return err
+				}
+			case m.asks:
+				p.overlongServerRequest(m.id)
+			}
+		}
+		return nil
+	}
+	if id, ok := scan.reply(); ok {
+		return p.overlongReply(id, bytes.ToValidUTF8(id, []byte("\uFFFD")))
+	}
+	if id, kind, ok := scan.message(); ok && kind == msgRequest {
+		p.overlongServerRequest(id)
+		return nil
+	}
+	p.notice("dropped a server message over %d bytes", MaxMCPMessage)
+	return nil
+}
+
+// overlongServerRequest answers the server's request under id, over
+// MaxMCPMessage, with an error: the server need not wait for the
+// client's answer, which will not come.
+func (p *proxy) overlongServerRequest(id json.RawMessage) {
+	p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, bytes2str(id))
+	msg := fmt.Sprintf("request exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
+	_ = p.sendServer(rpcError(id, rpcInvalidRequest, msg))
 }
 
 // overlongReply answers the client's request a server reply over

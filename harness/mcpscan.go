@@ -57,9 +57,10 @@ const (
 // id exactly when json.Unmarshal of the whole line into a map would give
 // an "id" member (the last one, names compared exactly after unescaping)
 // that is a string or a number of at most maxIDLen bytes. An "id" inside
-// a nested value or a string is not the message's. Of a client batch
-// (a top-level array) it keeps each message's id as well (clientBatch),
-// at most maxTrackedIDs of them: up to maxTrackedIDs*maxIDLen bytes more.
+// a nested value or a string is not the message's. Of a batch (a
+// top-level array) it keeps each message's id as well (clientBatch,
+// serverBatch), at most maxTrackedIDs of them: up to
+// maxTrackedIDs*maxIDLen bytes more.
 type msgScanner struct {
 	state   scanState
 	stack   []byte // '{' or '[' for each open container
@@ -110,10 +111,15 @@ type msgScanner struct {
 }
 
 // scannedMessage is one message of a batch: its id (nil: none usable)
-// and whether it is a request.
+// and whether it is a request, read as clientMessage reads one; and,
+// read as a server's message, whether it settles a call under id (as
+// reply reads one) or is a request the server awaits an answer to under
+// id (as message reads one).
 type scannedMessage struct {
 	id      json.RawMessage
 	request bool
+	settles bool
+	asks    bool
 }
 
 func (s *msgScanner) reset() {
@@ -186,7 +192,13 @@ func (s *msgScanner) scannedInPlace() scannedMessage {
 	if s.exactIDs == 0 {
 		id = s.foldID
 	}
-	m := scannedMessage{request: s.foldMethod}
+	m := scannedMessage{
+		request: s.foldMethod,
+		// As reply and message read a whole line: with exactIDs > 0
+		// the id kept is the last exact "id".
+		settles: s.hasReply && !s.foldMethod && s.exactIDs == 1 && s.id != nil,
+		asks:    s.hasMethod && !s.hasReply && s.exactIDs > 0 && s.id != nil,
+	}
 	if id != nil {
 		m.id = json.RawMessage(id)
 	}
@@ -199,6 +211,21 @@ func (s *msgScanner) scannedInPlace() scannedMessage {
 // of at most maxTrackedIDs objects, and UTF-8.
 func (s *msgScanner) clientBatch() (msgs []scannedMessage, ok bool) {
 	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || len(s.batch) == 0 || s.badUTF8 {
+		return nil, false
+	}
+	return s.batch, true
+}
+
+// serverBatch returns the messages of a scanned server batch, each read
+// as reply and message read one alone: settles marks a reply that ends
+// the call under its id, asks a request of the server's under its id.
+// ok is false unless the line was one whole array; of a batch of more
+// than maxTrackedIDs messages only the first maxTrackedIDs are read.
+// Unlike clientBatch it reads a batch with an element that is not an
+// object, or bytes that are not UTF-8, as the relay settles each
+// message of such a line (fromServer, settleReplies).
+func (s *msgScanner) serverBatch() (msgs []scannedMessage, ok bool) {
+	if s.state != stEnd || !s.isBatch {
 		return nil, false
 	}
 	return s.batch, true

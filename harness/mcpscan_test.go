@@ -167,22 +167,27 @@ var overlongReplySeeds = []string{
 // difference: a reply the relay drops for its shape alone (not the
 // strict {"jsonrpc","id","result"}, which is all a host reads) ends its
 // call over the limit, with the proxy's error, which the host reads. A
-// batch over the limit is not read at all (its calls run to their
-// timeout), so batches are left out.
+// batch is read message by message: it ends what its messages end,
+// each scanned alone, in order, and at least what its relay ends.
 func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
 	for _, s := range overlongReplySeeds {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(3))
 	}
+	for _, s := range overlongServerBatchSeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(2))
+	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
-		if firstByte(msg) == '[' {
-			return
-		}
 		relayed := settledBy(t, func(p *proxy) {
 			if out, ok := p.fromServer(msg); ok {
 				p.settleReplies(out)
 			}
 		})
+		if firstByte(msg) == '[' {
+			checkScannedServerBatch(t, msg, piece, relayed)
+			return
+		}
 		scanned := settledBy(t, func(p *proxy) {
 			s := scanInPieces(msg, piece)
 			if id, ok := s.reply(); ok {
@@ -191,12 +196,66 @@ func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
 		})
 		// A reply relayed must also have the strict shape of an answer
 		// (strictAnswer), as the host reads no other; over the limit the
-		// host gets the proxy's own error, which it reads whatever shape
-		// the server's had: there the scan ends the call the reply names.
+		// host gets the proxy's error, which it reads whatever shape the
+		// server's had: there the scan ends the call the reply names.
 		if relayed != scanned && (relayed != "" || strictAnswer(bytes.ToValidUTF8(msg, []byte("\uFFFD")))) {
 			t.Fatalf("server line %q: relayed it ends calls %q, scanned over the limit (pieces of %d) %q", msg, relayed, piece, scanned)
 		}
 	})
+}
+
+// overlongServerBatchSeeds are server batches: replies that settle and
+// ones that do not (id twice, "Result", a method), requests, an element
+// that is not an object, a nested batch, an id behind escaped quotes.
+var overlongServerBatchSeeds = []string{
+	`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"}}]`,
+	`[{"jsonrpc":"2.0","id":1,"id":2,"result":{}},{"jsonrpc":"2.0","ID":2,"result":{}},{"jsonrpc":"2.0","id":3,"Result":{}}]`,
+	`[{"jsonrpc":"2.0","id":1,"method":"x","result":{}},{"jsonrpc":"2.0","id":"s","method":"roots/list"},{"jsonrpc":"2.0","id":2.0,"result":{}}]`,
+	`[1,{"jsonrpc":"2.0","id":1,"result":{}},"x",[{"jsonrpc":"2.0","id":2,"result":{}}]]`,
+	`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]`,
+	`[{"jsonrpc":"2.0","result":{"id":2,"x":"\"id\":3"},"id":1}]`,
+	`[{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"delete_all"}]}},2]`,
+	`[]`,
+}
+
+// checkScannedServerBatch fails t unless the scan of msg, a server line
+// that starts as an array, ends the calls that its messages (its
+// elements that are objects) each scanned alone end, in order, and at
+// least the calls relayed (of its relay within the limit) ends.
+func checkScannedServerBatch(t *testing.T, msg []byte, piece uint8, relayed string) {
+	scanned := settledBy(t, func(p *proxy) {
+		msgs, _ := scanInPieces(msg, piece).serverBatch()
+		for _, m := range msgs {
+			if m.settles {
+				p.settle(m.id)
+			}
+		}
+	})
+	alone := settledBy(t, func(p *proxy) {
+		if !json.Valid(msg) {
+			return // the scan reads no batch
+		}
+		elems, _ := arrayElements(msg)
+		for _, e := range elems {
+			if id, ok := scanInPieces(e, piece).reply(); ok {
+				p.settle(id)
+			}
+		}
+	})
+	if scanned != alone || !containsAll(scanned, relayed) {
+		t.Fatalf("server batch %q: scanned over the limit (pieces of %d) it ends calls %q; its messages scanned alone %q, relayed within the limit %q", msg, piece, scanned, alone, relayed)
+	}
+}
+
+// containsAll reports whether every call in want (a settledBy string)
+// is in got.
+func containsAll(got, want string) bool {
+	for _, c := range want {
+		if !strings.ContainsRune(got, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // settledBy is the calls, of three outstanding (the proxy's ids 1, 2
@@ -239,6 +298,42 @@ func TestProxyOverlongReplyEndsWhatItsRelayEnds(t *testing.T) {
 	}
 	if len(p.calls) != 1 || p.calls["2"] == nil {
 		t.Errorf("calls still timed: %v; want call b's (the proxy's 2)", p.calls)
+	}
+}
+
+// TestProxyOverlongServerBatch: a server batch over MaxMCPMessage is
+// read message by message as a reply or request alone over the limit is:
+// each reply that would settle a call ends it with the proxy's error
+// under the client's id, one line each; one the relay would not settle
+// ("id" twice) ends none; each request of the server's is answered to
+// the server. Before, the batch was not read and its calls ran to their
+// reviewed timeout.
+func TestProxyOverlongServerBatch(t *testing.T) {
+	big := strings.Repeat("a", MaxMCPMessage)
+	var toClient, toServer lockedBuffer
+	p := timedProxy(t, &toClient, &toServer, io.Discard)
+	for _, id := range []string{`"a"`, `"b"`, `"c"`} {
+		p.track([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t"}}`))
+	}
+	batch := `[{"jsonrpc":"2.0","id":1,"result":{"x":"` + big + `"}},` +
+		`{"jsonrpc":"2.0","id":2,"id":2,"result":{}},` +
+		`{"jsonrpc":"2.0","method":"roots/list","id":"s1"},` +
+		`{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":3.0}]` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"result":{}}` + "\n"
+	if err := p.pumpServer(strings.NewReader(batch)); err != nil {
+		t.Fatal(err)
+	}
+	errorFor := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+	}
+	if want := errorFor(`"a"`) + errorFor(`"c"`) + `{"jsonrpc":"2.0","id":"b","result":{}}` + "\n"; toClient.String() != want {
+		t.Errorf("the client got %q; want %q", toClient.String(), want)
+	}
+	if want := `{"jsonrpc":"2.0","id":"s1","error":{"code":-32600,"message":"request exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"; toServer.String() != want {
+		t.Errorf("the server got %q; want %q", toServer.String(), want)
+	}
+	if len(p.calls) != 0 {
+		t.Errorf("calls still timed: %v; want none", p.calls)
 	}
 }
 
