@@ -1131,6 +1131,11 @@ func rpcError(id json.RawMessage, code int, msg string) []byte {
 	return b
 }
 
+// keptLineBuffer is the most a lineReader keeps of its line buffer from
+// one line to the next: the common line fits, and one of up to
+// MaxMCPMessage costs its own buffer, let go once the next line is read.
+const keptLineBuffer = 64 << 10
+
 // lineReader reads newline-terminated lines of at most MaxMCPMessage
 // bytes; the rest of a longer line is read and discarded, scanned as it
 // passes for the message's id (scan).
@@ -1151,6 +1156,11 @@ func newLineReader(r io.Reader) *lineReader {
 // io.EOF.
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	lr.buf = lr.buf[:0]
+	if cap(lr.buf) > keptLineBuffer {
+		// The last line was long (up to MaxMCPMessage, or over it):
+		// a long-lived session would hold its buffer for good.
+		lr.buf = nil
+	}
 	for {
 		chunk, err := lr.br.ReadSlice('\n')
 		switch {

@@ -77,6 +77,60 @@ func TestLineReaderGrowsByDoubling(t *testing.T) {
 	}
 }
 
+// TestLineReaderShrinksAfterALongLine: once a line of 16 MiB, within
+// the limit or over it, is done, the reader holds no more than
+// keptLineBuffer of it: before, a long-lived session kept the 16 MiB
+// buffer of its longest line for good (the heap in use stayed 16 MiB
+// higher after the next short line; now it falls by that).
+func TestLineReaderShrinksAfterALongLine(t *testing.T) {
+	for _, n := range []int{MaxMCPMessage, MaxMCPMessage + 3} {
+		in := &spentChunks{[][]byte{append(bytes.Repeat([]byte("a"), n), '\n'), []byte(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")}}
+		lr := newLineReader(in)
+		if _, _, err := lr.next(); err != nil {
+			t.Fatal(err)
+		}
+		held := heapHeld(func() {
+			if line, _, err := lr.next(); err != nil || len(line) == 0 {
+				t.Fatalf("the short line after the long one: %q, %v", line, err)
+			}
+		})
+		if cap(lr.buf) > keptLineBuffer || held > -int64(MaxMCPMessage)*3/4 {
+			t.Errorf("after a line of %d bytes and a short one the reader's buffer holds %d bytes, the heap in use changed by %+d bytes; want at most %d held and the long line's buffer let go", n, cap(lr.buf), held, keptLineBuffer)
+		}
+		runtime.KeepAlive(lr)
+	}
+}
+
+// spentChunks reads its chunks in order and lets go of each once read,
+// so the heap holds only what its reader keeps.
+type spentChunks struct{ chunks [][]byte }
+
+func (c *spentChunks) Read(p []byte) (int, error) {
+	for len(c.chunks) > 0 && len(c.chunks[0]) == 0 {
+		c.chunks = c.chunks[1:]
+	}
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	if c.chunks[0] = c.chunks[0][n:]; len(c.chunks[0]) == 0 {
+		c.chunks[0] = nil
+	}
+	return n, nil
+}
+
+// heapHeld is how much the heap in use grows (negative: shrinks) across
+// f, each side measured after a collection.
+func heapHeld(f func()) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
 // TestProxyOverlongBatchLeavesOpenCallsAwaited: a client batch over
 // MaxMCPMessage whose ids are those of calls still open (a reuse MCP
 // forbids) is answered under those ids and changes nothing the proxy
