@@ -103,3 +103,16 @@ func cancelNotice(key, reason string) []byte {
 }
 
 func bytes2str(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
+
+// maxShownID is how much of an id a notice shows.
+const maxShownID = 256
+
+// shownID is id as a notice shows it: bytes2str of at most its first
+// maxShownID bytes, and its length when longer. An over-long line's id
+// may be most of 16 MiB, which stderr need not carry.
+func shownID(id []byte) string {
+	if len(id) <= maxShownID {
+		return bytes2str(id)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", bytes2str(id[:maxShownID]), len(id))
+}

@@ -56,6 +56,12 @@ import (
 // running keep theirs.
 const maxTrackedIDs = 4096
 
+// maxIDLen is the longest client id the proxy forwards a request under
+// an id of its own for (usableRequestID), so the ids it keeps stay
+// small, and the longest server id it reads as one of its own
+// (proxyKeyOf).
+const maxIDLen = 4 << 10
+
 // boundedRecord maps keys to values and forgets its oldest past limit.
 type boundedRecord[V any] struct {
 	m     map[string]recorded[V]
@@ -156,7 +162,7 @@ func idKey(id json.RawMessage) (string, bool) {
 // proxy never sent.
 func proxyKeyOf(raw []byte) (string, bool) {
 	if len(raw) > maxIDLen {
-		return "", false // no serialiser writes a proxy id so; the scan of a long line keeps no such id
+		return "", false // no serialiser writes a proxy id so
 	}
 	if len(raw) > 0 && raw[0] >= '1' && raw[0] <= '9' && allDigits(raw) {
 		return string(raw), true
@@ -433,7 +439,7 @@ const unknownAnswer = "answer under id %s, which bundlectl's MCP proxy never sen
 func (p *proxy) settle(raw []byte) (awaited, string) {
 	pk, ok := proxyKeyOf(raw)
 	if !ok {
-		return awaited{}, fmt.Sprintf(unknownAnswer, bytes2str(raw))
+		return awaited{}, fmt.Sprintf(unknownAnswer, shownID(raw))
 	}
 	p.callsMu.Lock()
 	defer p.callsMu.Unlock()
@@ -450,7 +456,7 @@ func (p *proxy) settle(raw []byte) (awaited, string) {
 	if why, ok := p.ended.take(pk); ok {
 		return awaited{}, "late answer to " + why
 	}
-	return awaited{}, fmt.Sprintf(unknownAnswer, bytes2str(raw))
+	return awaited{}, fmt.Sprintf(unknownAnswer, shownID(raw))
 }
 
 // unmapLocked forgets that the client's id of a names the request pk,

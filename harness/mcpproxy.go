@@ -488,7 +488,7 @@ func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 			n++
 			continue
 		}
-		p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, bytes.ToValidUTF8(m.id, []byte("\uFFFD")))
+		p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, shownID(m.id))
 		p.elicitationClosed(m.id) // answered, with the proxy's error
 		_ = p.sendServer(rpcError(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)))
 	}
@@ -618,7 +618,7 @@ func (p *proxy) overlongServerLine(scan *msgScanner) error {
 // MaxMCPMessage, with an error: the server need not wait for the
 // client's answer, which will not come.
 func (p *proxy) overlongServerRequest(id json.RawMessage) {
-	p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, bytes2str(id))
+	p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, shownID(id))
 	msg := fmt.Sprintf("request exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
 	_ = p.sendServer(rpcError(id, rpcInvalidRequest, msg))
 }
@@ -638,7 +638,7 @@ func (p *proxy) overlongReply(id, shown json.RawMessage) error {
 		}
 		clientID = a.id
 	}
-	p.notice("dropped a server message over %d bytes; the client's request %s ends with an error", MaxMCPMessage, bytes2str(clientID))
+	p.notice("dropped a server message over %d bytes; the client's request %s ends with an error", MaxMCPMessage, shownID(clientID))
 	msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
 	return p.sendClient(rpcError(clientID, rpcInternalError, msg))
 }

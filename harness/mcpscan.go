@@ -16,12 +16,16 @@ const (
 )
 
 // Limits of msgScanner: the nesting depth encoding/json accepts, the
-// longest id it keeps, and the longest raw member name it reads (any
-// spelling of "method", every letter a \u escape, fits).
+// most id bytes it keeps of one line, and the longest raw member name
+// it reads (any spelling of "method", every letter a \u escape, fits).
+// No line within MaxMCPMessage holds more id bytes than
+// maxScanIDBytes, so an over-long line is answered under any id its
+// relay within the limit would be answered under, however long, with
+// no more held than for that line.
 const (
-	maxScanDepth = 10000
-	maxIDLen     = 4 << 10
-	maxKeyLen    = 64
+	maxScanDepth   = 10000
+	maxScanIDBytes = MaxMCPMessage
+	maxKeyLen      = 64
 )
 
 type scanState uint8
@@ -52,15 +56,16 @@ const (
 // msgScanner finds the top-level id of a JSON-RPC message, and whether it
 // is a request or a reply, in a line too long to hold: it is written the
 // line's bytes in pieces of any size as they pass and keeps at most
-// maxScanDepth+maxIDLen+maxKeyLen bytes. It validates the line as
+// maxScanDepth+maxScanIDBytes+maxKeyLen bytes. It validates the line as
 // encoding/json does (nesting at most maxScanDepth deep), so it reports an
 // id exactly when json.Unmarshal of the whole line into a map would give
 // an "id" member (the last one, names compared exactly after unescaping)
-// that is a string or a number of at most maxIDLen bytes. An "id" inside
-// a nested value or a string is not the message's. Of a batch (a
+// that is a string or a number of at most maxScanIDBytes bytes. An "id"
+// inside a nested value or a string is not the message's. Of a batch (a
 // top-level array) it keeps each message's id as well (clientBatch,
-// serverBatch), at most maxTrackedIDs of them: up to
-// maxTrackedIDs*maxIDLen bytes more.
+// serverBatch), at most maxTrackedIDs of them, whose bytes together
+// count against the same maxScanIDBytes (idsCut once one is not kept
+// for it).
 type msgScanner struct {
 	state   scanState
 	stack   []byte // '{' or '[' for each open container
@@ -76,7 +81,12 @@ type msgScanner struct {
 	capture bool // reading an id's token: kept in val
 	capFold bool // ... of an id named so in another letter case
 	val     []byte
-	valLong bool
+	valLong bool // the token is over what is left of maxScanIDBytes: not kept
+
+	// The message's id (id, or foldID when no member is named exactly
+	// "id") was a string or a number the scan did not keep, as its bytes
+	// and the batch's ids kept before it pass maxScanIDBytes.
+	idCut, foldIDCut bool
 
 	id                  []byte // the last top-level id so far; nil if it was not a string or a number
 	hasMethod, hasReply bool   // a member named exactly "method"; "result" or "error"
@@ -95,10 +105,12 @@ type msgScanner struct {
 	// A top-level array (a batch): each of its messages as clientMessage
 	// reads one, at most maxTrackedIDs of them; batchBad once one is not
 	// an object (fromClient refuses the whole batch then).
-	isBatch   bool
-	batch     []scannedMessage
-	batchBad  bool
-	batchLong bool
+	isBatch      bool
+	batch        []scannedMessage
+	batchBad     bool
+	batchLong    bool
+	batchIDBytes int  // the bytes of the ids in batch
+	idsCut       bool // a message's id was not kept (idCut): clientBatch reads none
 
 	// Whether the line is UTF-8 (only a string can hold a byte over
 	// 0x7f): fromClient answers a client line that is not under id
@@ -126,16 +138,19 @@ func (s *msgScanner) reset() {
 	*s = msgScanner{stack: s.stack[:0], key: s.key[:0], val: s.val[:0], batch: s.batch[:0]}
 }
 
-// release lets go of the ids of a scanned batch (up to maxTrackedIDs of
-// maxIDLen bytes), which reset would only reuse at the next line over
-// the limit.
+// release lets go of the ids of a scanned line (up to maxScanIDBytes
+// of them), which reset would only reuse at the next line over the
+// limit: a long-lived session holds none of them after the line.
 func (s *msgScanner) release() {
 	clear(s.batch)
 	s.batch = s.batch[:0]
+	s.id, s.foldID, s.val = nil, nil, nil
 }
 
 // message returns the id and kind of the scanned line; ok is false unless
-// the line was one whole JSON object with a usable id.
+// the line was one whole JSON object with a usable id. The id, as every
+// id the scan returns, is the scan's own: it holds until reset or
+// release (an id may be most of 16 MiB, not worth a copy).
 func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 	if s.state != stEnd || s.id == nil || s.isBatch {
 		return nil, msgOther, false
@@ -146,7 +161,7 @@ func (s *msgScanner) message() (id json.RawMessage, kind msgKind, ok bool) {
 	case s.hasMethod:
 		kind = msgRequest
 	}
-	return json.RawMessage(bytes.Clone(s.id)), kind, true
+	return json.RawMessage(s.id), kind, true
 }
 
 // clientMessage returns the id and kind of a scanned client line as the
@@ -177,17 +192,10 @@ func (s *msgScanner) clientMessage() (id json.RawMessage, kind msgKind, ok bool)
 }
 
 // scanned is the message object whose members were just scanned, read
-// as clientMessage reads one.
+// as clientMessage reads one, with its id where the scan keeps it: a
+// batch's ids are held once, not twice (endBatchMessage clears the
+// scan's ids next).
 func (s *msgScanner) scanned() scannedMessage {
-	m := s.scannedInPlace()
-	m.id = bytes.Clone(m.id)
-	return m
-}
-
-// scannedInPlace is scanned with its id where the scan keeps it, for a
-// caller that clears the scan's ids next (endBatchMessage): a batch's
-// ids are held once, not twice.
-func (s *msgScanner) scannedInPlace() scannedMessage {
 	id := s.id
 	if s.exactIDs == 0 {
 		id = s.foldID
@@ -208,9 +216,10 @@ func (s *msgScanner) scannedInPlace() scannedMessage {
 // clientBatch returns the messages of a scanned client batch, each read
 // as clientMessage reads one alone (as fromClient and track read each
 // message of a batch); ok is false unless the line was one whole array
-// of at most maxTrackedIDs objects, and UTF-8.
+// of at most maxTrackedIDs objects whose ids the scan kept (together at
+// most maxScanIDBytes), and UTF-8.
 func (s *msgScanner) clientBatch() (msgs []scannedMessage, ok bool) {
-	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || len(s.batch) == 0 || s.badUTF8 {
+	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || s.idsCut || len(s.batch) == 0 || s.badUTF8 {
 		return nil, false
 	}
 	return s.batch, true
@@ -234,7 +243,7 @@ func (s *msgScanner) serverBatch() (msgs []scannedMessage, ok bool) {
 // reply returns the id under which the scanned line settles a request
 // of the client's, read as settleMessage reads a server line it relays:
 // one whole object with exactly one member named exactly "id", a string
-// or a number of at most maxIDLen bytes, one named exactly "result" or
+// or a number of at most maxScanIDBytes bytes, one named exactly "result" or
 // "error", and none named "method" in any letter case. A server line
 // over the limit thus ends the same call, or none, as it would within
 // the limit; ok is false otherwise.
@@ -242,7 +251,7 @@ func (s *msgScanner) reply() (id json.RawMessage, ok bool) {
 	if s.state != stEnd || s.isBatch || !s.hasReply || s.foldMethod || s.exactIDs != 1 || s.id == nil {
 		return nil, false
 	}
-	return json.RawMessage(bytes.Clone(s.id)), true
+	return json.RawMessage(s.id), true
 }
 
 // plainInString is the bytes a string holds as they are: not a quote, a
@@ -344,12 +353,15 @@ func (s *msgScanner) keepString(b []byte) {
 	}
 }
 
+// keepVal keeps b, the next bytes of an id's token, while the ids kept
+// of the line stay within maxScanIDBytes: those of the batch so far and
+// this one (no other id of its message is held while it is read).
 func (s *msgScanner) keepVal(b ...byte) {
-	if len(s.val)+len(b) > maxIDLen {
+	if s.valLong || s.batchIDBytes+len(s.val)+len(b) > maxScanIDBytes {
 		s.valLong = true
 		return
 	}
-	s.val = append(s.val, b...)
+	s.val = appendDoubling(s.val, b, maxScanIDBytes)
 }
 
 // step scans one byte; a byte that ends a number is scanned again in the
@@ -517,7 +529,8 @@ func (s *msgScanner) beginValue(c byte) {
 	if s.idNext {
 		s.idNext = false
 		if c == '"' || c == '-' || '0' <= c && c <= '9' {
-			s.capture, s.capFold, s.val, s.valLong = true, s.idFold, append(s.val[:0], c), false
+			s.capture, s.capFold, s.val, s.valLong = true, s.idFold, s.val[:0], false
+			s.keepVal(c)
 		}
 	}
 	switch {
@@ -585,10 +598,13 @@ func (s *msgScanner) endString() {
 	}
 	switch {
 	case name == "id":
-		s.id, s.idNext, s.idFold = nil, true, false // the last "id" is the one a reader keeps
+		// The last "id" is the one a reader keeps; one in another
+		// letter case counts no more, so it is not held.
+		s.id, s.idCut, s.idNext, s.idFold = nil, false, true, false
+		s.foldID, s.foldIDCut = nil, false
 		s.exactIDs++
-	case strings.EqualFold(name, "id"):
-		s.foldID, s.idNext, s.idFold = nil, true, true
+	case strings.EqualFold(name, "id") && s.exactIDs == 0:
+		s.foldID, s.foldIDCut, s.idNext, s.idFold = nil, false, true, true
 	case name == "method":
 		s.hasMethod = true
 	case name == "result" || name == "error":
@@ -597,16 +613,32 @@ func (s *msgScanner) endString() {
 	s.foldMethod = s.foldMethod || strings.EqualFold(name, "method")
 }
 
+// keptVal is the id just captured, to keep: a copy of its own, the
+// capture's buffer kept for the next id, unless it is long; then the id
+// takes the buffer, so an id of up to 16 MiB is not copied (no other id
+// of its message is held by then).
+func (s *msgScanner) keptVal() []byte {
+	if cap(s.val) <= keptLineBuffer {
+		return bytes.Clone(s.val)
+	}
+	id := s.val
+	s.val = nil
+	return id
+}
+
 // endValue ends a value; an id's ends its capture.
 func (s *msgScanner) endValue() {
 	if s.capture {
 		s.capture = false
 		switch {
+		case s.valLong && s.capFold:
+			s.foldIDCut = true
 		case s.valLong:
+			s.idCut = true
 		case s.capFold:
-			s.foldID = append(s.foldID[:0], s.val...)
+			s.foldID = s.keptVal()
 		default:
-			s.id = append(s.id[:0], s.val...)
+			s.id = s.keptVal()
 		}
 	}
 	s.state = stAfterValue
@@ -632,11 +664,16 @@ func (s *msgScanner) close(c byte) {
 // endBatchMessage keeps the message of a batch just scanned and clears
 // what was read of it for the next.
 func (s *msgScanner) endBatchMessage() {
-	if len(s.batch) == maxTrackedIDs {
+	m := s.scanned()
+	switch {
+	case len(s.batch) == maxTrackedIDs:
 		s.batchLong = true
-	} else {
-		s.batch = append(s.batch, s.scannedInPlace())
+	default:
+		s.batch = append(s.batch, m)
+		s.batchIDBytes += len(m.id)
 	}
+	s.idsCut = s.idsCut || s.idCut || s.exactIDs == 0 && s.foldIDCut
 	s.id, s.foldID, s.exactIDs = nil, nil, 0 // the message's ids are its own now
+	s.idCut, s.foldIDCut = false, false
 	s.hasMethod, s.hasReply, s.foldMethod = false, false, false
 }

@@ -61,6 +61,39 @@ func TestProxyOverlongBatchHeldOnce(t *testing.T) {
 	}
 }
 
+// TestProxyOverlongLongIDHeldOnce: a client request over MaxMCPMessage
+// whose id is nearly 16 MiB (the most the scan keeps of a line) costs
+// the scan at most 2.5 times the id (its buffer grows by doubling and
+// the id keeps it, uncopied), and its answer at most 1.25 times the
+// answer; the scan holds none of it once released.
+func TestProxyOverlongLongIDHeldOnce(t *testing.T) {
+	id := `"` + strings.Repeat("k", maxScanIDBytes-2) + `"`
+	line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 1<<20) + `"}}`)
+	var s msgScanner
+	s.reset()
+	scanned := allocated(func() {
+		for rest := line; len(rest) > 0; rest = rest[min(64<<10, len(rest)):] {
+			s.write(rest[:min(64<<10, len(rest))])
+		}
+	})
+	if got, _, ok := s.clientMessage(); !ok || len(got) != len(id) {
+		t.Fatalf("the scan read an id of %d bytes, %v; want %d", len(got), ok, len(id))
+	}
+	if scanned > uint64(len(id))*5/2 {
+		t.Errorf("scanning the request allocated %d bytes; want at most 2.5 times its %d-byte id", scanned, len(id))
+	}
+	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+	var answer []byte
+	answered := allocated(func() { answer = p.overlongClientLine(&s) })
+	if answered > uint64(len(answer))*5/4 {
+		t.Errorf("answering the request allocated %d bytes; want at most 1.25 times its %d-byte answer", answered, len(answer))
+	}
+	s.release()
+	if s.id != nil || s.val != nil {
+		t.Errorf("the released scan still holds %d bytes of id, %d of buffer", cap(s.id), cap(s.val))
+	}
+}
+
 // TestLineReaderGrowsByDoubling: reading a line of 16 MiB within the
 // limit allocates at most 2.5 times the line (the buffer doubles); append
 // alone grows a large slice by a quarter, and its copies came to 100 MB.

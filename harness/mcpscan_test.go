@@ -56,7 +56,8 @@ func TestMsgScanner(t *testing.T) {
 		// Not a usable id, or not one whole object.
 		{`{"id":{"n":1},"result":{}}`, "", msgReply},
 		{`{"id":true,"result":{}}`, "", msgReply},
-		{`{"id":"` + strings.Repeat("i", maxIDLen) + `","result":{}}`, "", msgReply},
+		// An id of any length a line within the limit holds is kept.
+		{`{"id":"` + strings.Repeat("i", 4*maxIDLen) + `","result":{}}`, `"` + strings.Repeat("i", 4*maxIDLen) + `"`, msgReply},
 		{`{"id":1,"result":{}`, "", msgReply},
 		{`{"id":1,"result":{}}}`, "", msgReply},
 		{`{"id":1,"result":{]}`, "", msgReply},
@@ -79,6 +80,36 @@ func TestMsgScanner(t *testing.T) {
 	}
 }
 
+// TestMsgScannerIDBytes: the scan keeps the ids of a line up to
+// maxScanIDBytes together, as much as a line within the limit holds: a
+// longer id is not kept (its message has no usable id), and a batch
+// whose ids together pass it is no client batch the scan reads (it is
+// answered under id null, as one of more than maxTrackedIDs messages),
+// while a server batch's messages before it are still read.
+func TestMsgScannerIDBytes(t *testing.T) {
+	quoted := func(n int) string { return `"` + strings.Repeat("i", n-2) + `"` } // an id of n bytes
+	for _, c := range []struct {
+		n    int
+		kept bool
+	}{{maxScanIDBytes, true}, {maxScanIDBytes + 1, false}} {
+		id, _, ok := scanAll([]byte(`{"jsonrpc":"2.0","result":{},"id":`+quoted(c.n)+`}`), 64<<10)
+		if ok != c.kept || ok && len(id) != c.n {
+			t.Errorf("an id of %d bytes: scanned %d bytes, %v; want kept %v", c.n, len(id), ok, c.kept)
+		}
+	}
+	half := maxScanIDBytes / 2
+	batch := `[{"jsonrpc":"2.0","id":` + quoted(half) + `,"result":{}},{"jsonrpc":"2.0","id":` + quoted(half) + `,"method":"x"},` +
+		`{"jsonrpc":"2.0","id":` + quoted(half+1) + `,"result":{}},{"jsonrpc":"2.0","id":7,"result":{}}]`
+	s := scanInPieces([]byte(batch), 0)
+	if _, ok := s.clientBatch(); ok {
+		t.Error("a client batch whose ids together pass maxScanIDBytes was read")
+	}
+	msgs, ok := s.serverBatch()
+	if !ok || len(msgs) != 4 || len(msgs[0].id) != half || len(msgs[1].id) != half || msgs[2].id != nil || msgs[3].id != nil {
+		t.Errorf("the server batch: %d messages, %v; want 4, the ids of the first two kept, not those after", len(msgs), ok)
+	}
+}
+
 // FuzzMsgScanner: the scanner finds a line's id exactly when
 // encoding/json, reading the whole line, finds a top-level "id" that is a
 // string or a number, the same id, and the same request or reply; in
@@ -98,7 +129,7 @@ func checkScan(t *testing.T, msg []byte, piece uint8) {
 		want, wantOK := json.RawMessage(nil), false
 		var wantKind msgKind
 		if json.Unmarshal(msg, &m) == nil && m != nil {
-			if id, ok := m["id"]; ok && len(id) <= maxIDLen {
+			if id, ok := m["id"]; ok && len(id) <= maxScanIDBytes {
 				if c := id[0]; c == '"' || c == '-' || '0' <= c && c <= '9' {
 					want, wantOK = id, true
 				}
@@ -337,6 +368,40 @@ func TestProxyOverlongServerBatch(t *testing.T) {
 	}
 }
 
+// TestProxyOverlongLineLongID: a line over MaxMCPMessage whose id is
+// over 4 KiB is answered under that id, as the same line within the
+// limit is (a timing proxy refuses such a request under its id, one
+// that does not time calls forwards it): a client request, alone or in
+// a batch, gets its parse error under its id, and a server reply ends
+// the client's call under its id. Before, the scan kept no id over
+// 4 KiB: the error went under null, and the call waited for its own
+// timeout.
+func TestProxyOverlongLineLongID(t *testing.T) {
+	big := strings.Repeat("a", MaxMCPMessage)
+	id := `"` + strings.Repeat("k", 2*maxIDLen) + `"`
+	var toClient, notices lockedBuffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, toServer: io.Discard}
+	client := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t","x":"` + big + `"}}` + "\n" +
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"` + big + `"}},{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}]` + "\n"
+	if err := p.pumpClient(strings.NewReader(client)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.pumpServer(strings.NewReader(`{"jsonrpc":"2.0","result":{"x":"` + big + `"},"id":` + id + `}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	parseError := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes"}}`
+	}
+	want := parseError(id) + "\n" + "[" + parseError("1") + "," + parseError(id) + "]\n" +
+		`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+	if toClient.String() != want {
+		t.Errorf("the client got %.300q…; want %.300q…", toClient.String(), want)
+	}
+	if n := len(notices.String()); n > 4*maxShownID {
+		t.Errorf("the notices take %d bytes, the ids whole: %.300q…", n, notices.String())
+	}
+}
+
 // overlongClientSeeds are client lines whose reading differs between
 // readers: "id" and "method" in another letter case or escaped, "id"
 // repeated or null after a usable one, a method beside a result, no
@@ -362,6 +427,8 @@ var overlongClientSeeds = []string{
 	`{"jsonrpc":"2.0","id":1.0,"error":{"code":1,"message":"m"}}`,
 	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 	`{"jsonrpc":"2.0","params":{"id":1},"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":"` + strings.Repeat("k", maxIDLen) + `","method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":"` + strings.Repeat("k", maxIDLen) + `","result":{}}`,
 }
 
 // FuzzOverlongClientLineAnsweredAsRelayed: a client line the proxy
@@ -370,8 +437,8 @@ var overlongClientSeeds = []string{
 // noteClientReplies' messageID): a request answered under the id its
 // relay's answer would go under, a reply to the server's request under
 // the id the relay reads, none when the relay reads none; in whatever
-// pieces the line comes. An id over maxIDLen, which the scan does not
-// keep, is left out.
+// pieces the line comes, and whatever the id's length (up to
+// maxScanIDBytes, more than a fuzzed line holds).
 func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 	for _, s := range overlongClientSeeds {
 		f.Add([]byte(s), uint8(0))
@@ -433,9 +500,6 @@ var overlongClientBatchSeeds = []string{
 // of msg (one object), reads it as relayedClientReading does.
 func checkScannedClientMessage(t *testing.T, msg []byte, clientMessage func() (json.RawMessage, msgKind, bool), piece uint8) {
 	wantID, wantKind, wantOK := relayedClientReading(t, msg)
-	if len(wantID) > maxIDLen {
-		return
-	}
 	id, kind, ok := clientMessage()
 	if ok != wantOK || ok && (!bytes.Equal(id, wantID) || kind != wantKind) {
 		t.Fatalf("client line %q: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, %v, %v", msg, wantID, wantKind, wantOK, piece, id, kind, ok)
@@ -459,9 +523,6 @@ func checkScannedClientBatch(t *testing.T, msg []byte, s *msgScanner, piece uint
 	}
 	for i, e := range elems[:len(got)] {
 		wantID, wantKind, wantOK := relayedClientReading(t, e)
-		if len(wantID) > maxIDLen {
-			continue
-		}
 		if (got[i].id != nil) != wantOK || wantOK && (!bytes.Equal(got[i].id, wantID) || got[i].request != (wantKind == msgRequest)) {
 			t.Fatalf("client batch %q, message %d: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, request %v", msg, i, wantID, wantKind, wantOK, piece, got[i].id, got[i].request)
 		}
