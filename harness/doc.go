@@ -191,7 +191,12 @@
 //     server reply, the server for its own request or a client reply — so
 //     no call waits for a message the proxy dropped. A client line is read
 //     so as the proxy reads the same line within the limit: the same id,
-//     the same request or reply, none when it is not UTF-8.
+//     the same request or reply, none when it is not UTF-8. A batch,
+//     the client's or the server's, is read message by message so. The
+//     scan keeps at most 16 MiB of ids a line (what a line within the
+//     limit holds: any id such a line has is answered under), and
+//     neither its ids nor a long line's buffer are held once the next
+//     line is read.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not.
 //   - ServeMCP (and ExecFiltered and ProxyMCP given MCPPolicy.CallTimeout)

@@ -477,7 +477,7 @@ func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 	for _, m := range msgs {
 		if m.id == nil {
 			// A reply with no id the scan keeps (null, none, another
-			// type, longer than maxIDLen) may answer any elicitation,
+			// type, past maxScanIDBytes) may answer any elicitation,
 			// as noteClientReplies reads one within the limit.
 			unmatched = unmatched || !m.request
 			continue
