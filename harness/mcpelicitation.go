@@ -310,15 +310,19 @@ func hasMethodInAnyCase(ms []jsonobj.Member) bool {
 // with no member named "method" in any letter case, as
 // noteClientReplies reads one) under an open
 // elicitation's id closes that elicitation, and the server gets an error
-// for it in place of the answer it will never see; a line that holds no
-// message the proxy can read, a reply under id null, or an error with no
-// id, ends every pause.
+// for it in place of the answer it will never see; a line that is not
+// UTF-8 JSON (a batch cut short too, whole messages before the cut
+// though there are) or holds no message object, a reply under id null,
+// or an error with no id, ends every pause.
 func (p *proxy) noteClientDrop(line []byte) {
 	if p.openElicitations() == 0 || len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	// A line that is not JSON may still start with message objects
+	// (arrayElements reads a batch's elements up to where it breaks):
+	// what is past them, unread, may be the answer.
 	objs := messageObjects(line)
-	if len(objs) == 0 || !utf8.Valid(line) {
+	if len(objs) == 0 || !utf8.Valid(line) || !json.Valid(line) {
 		p.notice("dropped a client line it cannot read while an elicitation is open; calls are timed again")
 		p.endPauses()
 		return

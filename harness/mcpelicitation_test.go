@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -655,6 +657,125 @@ func openAfter(t *testing.T, f func(p *proxy)) map[string]bool {
 	open := map[string]bool{}
 	for k := range p.elicits {
 		open[k] = true
+	}
+	return open
+}
+
+// TestProxyDroppedBrokenBatchEndsPause: a client line that is not JSON
+// but starts as a batch of whole messages (cut short, say) ends every
+// pause, as any line the proxy cannot read does: the answer to an open
+// elicitation may be in what is past them. Before, the messages it
+// could read were taken for the whole line, and a pause whose answer
+// was cut off held on.
+func TestProxyDroppedBrokenBatchEndsPause(t *testing.T) {
+	for _, line := range []string{
+		`[{}`,
+		`[{"jsonrpc":"2.0","id":"e1","result":{}},{"jsonrpc":"2.0","id":"e2","result":{"action":"acc`,
+	} {
+		p := codexProxyCalling(t, io.Discard, nil)
+		for _, id := range []string{`"e1"`, `"e2"`} {
+			p.noteServerRequests([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"elicitation/create","params":{}}`))
+		}
+		if err := p.pumpClient(strings.NewReader(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		if c := p.calls["1"]; c == nil || c.paused || c.timer == nil || p.openElicitations() != 0 {
+			t.Fatalf("after the client line %q: call 1 %+v, %d elicitations open; want it running, none open", line, c, p.openElicitations())
+		}
+	}
+}
+
+// FuzzClientRepliesCloseAsRelayed: the elicitation bookkeeping reads a
+// client line within the limit as the relay reads it (judge and track,
+// walking its members): a message with a member named "method" in any
+// letter case, escapes read, is a request, forwarded under the proxy's
+// id, and closes no elicitation; any other message closes the one under
+// the id walkedID reads, and ends every pause when that id is one the
+// proxy cannot match (null, not a string or a number) or when it has no
+// id and an "error"; a line with no message object in it, or not UTF-8
+// JSON, ends every pause. Forwarded or refused alike. Elicitations are
+// open under "e1", 2 (the proxy's id of the client's next request) and
+// -0; read as a reply, a "Method" request under the proxy's id 2 closed
+// the server's elicitation 2.
+func FuzzClientRepliesCloseAsRelayed(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":"z","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"z","\u004dethod":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"z","METHOD":5}`,
+		`[{"jsonrpc":"2.0","id":"z","mEthod":"ping"},{"jsonrpc":"2.0","id":"e1","result":{}}]`,
+		`{"jsonrpc":"2.0","id":"e1","Method":"x","result":{}}`,
+		`{"jsonrpc":"2.0","ID":"e1","result":{"action":"decline"}}`,
+		`{"jsonrpc":"2.0","id":2.0,"result":{}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}`,
+		`{"jsonrpc":"2.0","Error":{}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_all"}}`,
+		`[{"jsonrpc":"2.0","id":"e1","result":{}},1]`,
+		`[]`,
+		`7`,
+		`[{}`,
+		`[{"jsonrpc":"2.0","id":"e1","result":{}},{"jsonrpc":"2.0","id":"e2"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.ContainsAny(line, "\r\n") || len(bytes.TrimSpace(line)) == 0 {
+			return // more than one line, or none
+		}
+		got := openAfter(t, func(p *proxy) {
+			if err := p.pumpClient(bytes.NewReader(append(line, '\n'))); err != nil {
+				t.Fatal(err)
+			}
+		})
+		want := openAsRelayed(line)
+		if !maps.Equal(got, want) {
+			t.Fatalf("client line %q leaves elicitations %v open; read as the relay reads it, %v", line, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+		}
+	})
+}
+
+// openAsRelayed is the elicitations of openAfter a client line leaves
+// open, read as judge and track read it (walkMembers, nameFolds,
+// walkedID).
+func openAsRelayed(line []byte) map[string]bool {
+	open := map[string]bool{`se1`: true, `n2`: true, `n0`: true}
+	none := map[string]bool{}
+	if !utf8.Valid(line) || !json.Valid(line) {
+		return none
+	}
+	var objs [][]byte
+	switch firstByte(line) {
+	case '{':
+		objs = append(objs, line)
+	case '[':
+		forElements(line, func(v span) bool {
+			if e := line[v.start:v.end]; firstByte(e) == '{' {
+				objs = append(objs, e)
+			}
+			return true
+		})
+	}
+	if len(objs) == 0 {
+		return none
+	}
+	for _, obj := range objs {
+		ms := walkMembers(obj, nil)
+		request, hasError := false, false
+		for _, m := range ms {
+			request = request || nameFolds(m.name, "method")
+			hasError = hasError || nameIs(m.name, "error")
+		}
+		if request {
+			continue
+		}
+		id := walkedID(ms)
+		key, ok := idKey(id)
+		switch {
+		case id == nil && hasError, id != nil && !ok:
+			return none
+		case ok:
+			delete(open, key)
+		}
 	}
 	return open
 }
