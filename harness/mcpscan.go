@@ -142,8 +142,7 @@ func (s *msgScanner) reset() {
 // of them), which reset would only reuse at the next line over the
 // limit: a long-lived session holds none of them after the line.
 func (s *msgScanner) release() {
-	clear(s.batch)
-	s.batch = s.batch[:0]
+	s.batch = nil // up to maxTrackedIDs entries
 	s.id, s.foldID, s.val = nil, nil, nil
 }
 

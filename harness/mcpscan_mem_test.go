@@ -59,6 +59,10 @@ func TestProxyOverlongBatchHeldOnce(t *testing.T) {
 	if bytes.Count(answer, []byte(`"code":-32700`)) != maxTrackedIDs {
 		t.Fatalf("the answer has %d parse errors; want %d", bytes.Count(answer, []byte(`"code":-32700`)), maxTrackedIDs)
 	}
+	s.release()
+	if cap(s.batch) != 0 {
+		t.Errorf("the released scan still holds room for %d messages", cap(s.batch))
+	}
 }
 
 // TestProxyOverlongLongIDHeldOnce: a client request over MaxMCPMessage
