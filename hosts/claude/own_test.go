@@ -295,8 +295,8 @@ func TestLaunchExclusiveRefuses(t *testing.T) {
 		// may drop the file for and the model cannot vouch for would take
 		// the entries that turn the user's plugins off with it (agenttest
 		// TestExecClaudeExclusiveCarriedUnmodelledDrop).
-		{"--settings with an unmodelled hook field", nil, []string{"--settings", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "statusMessage": "s"}]}]}}`}, "--settings"},
-		{"--settings with an http hook", nil, []string{"--settings", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "http", "url": "x"}]}]}}`}, "--settings"},
+		{"--settings with an unmodelled hook field", nil, []string{"--settings", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "notAField": "s"}]}]}}`}, "--settings"},
+		{"--settings with an http hook", nil, []string{"--settings", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "http", "url": "http://a b/x"}]}]}}`}, "--settings"},
 		{"--settings with a marketplace", nil, []string{"--settings", `{"extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`}, "--settings"},
 	}
 	for _, c := range cases {

@@ -31,9 +31,9 @@ import (
 // (settingsTypes), a null under them but where Claude Code takes it out
 // first (nullReads), and below permissions, env, enabledPlugins,
 // statusLine and three hook events what settingsShapes says. A value
-// deeper in that the shapes leave alone (an http hook's url, an
-// extraKnownMarketplaces source), a key with a fallback, or a key the
-// tables do not name counts as read. That errs one way on purpose: exec
+// deeper in that the shapes leave alone (an http hook's url past what
+// urlShape can tell, an extraKnownMarketplaces source), a key with a
+// fallback, or a key the tables do not name counts as read. That errs one way on purpose: exec
 // counts a dropped file's switches for nothing, and a file taken for
 // dropped that Claude Code reads could hold the true that keeps the
 // views' guards from running; setup and list then say lines run that do
@@ -498,41 +498,143 @@ func (o ifObject) check(v any) *failure {
 }
 
 // hookEntry is one hook of a settings file's hooks: an object whose
-// type names one of the five kinds; of a command hook a string command,
-// a timeout above 0, a shell of "bash" or "powershell" and a boolean
-// async; of a prompt or agent hook a string prompt; of an mcp_tool hook
-// a string server and tool; of an http hook a string url (each tried
-// with the real CLI, testdata/schema_vectors.txt). Their other fields,
-// and whether an http url is one Claude Code takes, are not modelled
-// (unvouched names the rest).
+// type names one of the five kinds, and whose fields hookKinds names
+// each have their shape (each tried with the real CLI,
+// testdata/schema_vectors.txt). Fields it does not name Claude Code lets
+// through; an http hook's url it checks only so far as urlShape can tell
+// (unvouched names it).
 type hookEntry struct{}
 
 func (hookEntry) check(v any) *failure {
 	if f := (fields{"type": {shape: oneOf{"command", "prompt", "agent", "http", "mcp_tool"}, required: true}}).check(v); f != nil {
 		return f
 	}
-	return hookKinds[v.(map[string]any)["type"].(string)].check(v)
+	return hookKinds()[v.(map[string]any)["type"].(string)].check(v)
 }
 
-// hookKinds are the fields of each kind of hook the model checks.
-var hookKinds = map[string]fields{
-	"command": {
-		"command": {shape: typed(jsonString), required: true},
-		"timeout": {shape: positive{}},
-		"shell":   {shape: oneOf{"bash", "powershell"}},
-		"async":   {shape: typed(jsonBoolean)},
-	},
-	"prompt":   {"prompt": {shape: typed(jsonString), required: true}},
-	"agent":    {"prompt": {shape: typed(jsonString), required: true}},
-	"mcp_tool": {"server": {shape: typed(jsonString), required: true}, "tool": {shape: typed(jsonString), required: true}},
-	"http":     {"url": {shape: typed(jsonString), required: true}},
+// hookKinds are the fields of each kind of hook in Claude Code 2.1.332's
+// hooks schema (the function returning BashCommandHookSchema and the
+// others): each optional but those required, none with a fallback but
+// "cloud" (it reads a value it does not know as "skip") and an mcp_tool
+// hook's "onFailure" (it reads one as "block"), which take anything.
+var hookKinds = sync.OnceValue(func() map[string]fields {
+	str := field{shape: typed(jsonString)}
+	boolean := field{shape: typed(jsonBoolean)}
+	timeout := field{shape: positive{}}
+	onFailure := field{shape: oneOf{"continue", "block"}}
+	strs := field{shape: listOf{elem: typed(jsonString)}}
+	anything := field{shape: anyValue{}}
+	withCommon := func(fs fields) fields {
+		fs["if"], fs["statusMessage"], fs["once"], fs["timeout"] = str, str, boolean, timeout
+		return fs
+	}
+	return map[string]fields{
+		"command": withCommon(fields{
+			"command":       {shape: typed(jsonString), required: true},
+			"args":          strs,
+			"shell":         {shape: oneOf{"bash", "powershell"}},
+			"onFailure":     onFailure,
+			"async":         boolean,
+			"asyncRewake":   boolean,
+			"holdsTools":    boolean,
+			"rewakeMessage": {shape: nonEmpty{}},
+			"rewakeSummary": {shape: nonEmpty{}},
+			"cloud":         anything,
+		}),
+		"prompt": withCommon(fields{
+			"prompt":          {shape: typed(jsonString), required: true},
+			"model":           str,
+			"continueOnBlock": boolean,
+		}),
+		"agent": withCommon(fields{
+			"prompt": {shape: typed(jsonString), required: true},
+			"model":  str,
+		}),
+		"mcp_tool": withCommon(fields{
+			"server":    {shape: typed(jsonString), required: true},
+			"tool":      {shape: typed(jsonString), required: true},
+			"input":     {shape: typed(jsonObject)},
+			"onFailure": anything,
+		}),
+		"http": withCommon(fields{
+			"url":            {shape: urlShape{}, required: true},
+			"onFailure":      onFailure,
+			"headers":        {shape: entries{value: typed(jsonString)}},
+			"allowedEnvVars": strs,
+			"cloud":          anything,
+		}),
+	}
+})
+
+// anyValue takes any value, a null too: a field whose schema falls back
+// on a value it does not know.
+type anyValue struct{}
+
+func (anyValue) check(any) *failure { return nil }
+
+// nonEmpty wants a string of at least one character.
+type nonEmpty struct{}
+
+func (nonEmpty) check(v any) *failure {
+	if s, ok := v.(string); !ok || s == "" {
+		return &failure{got: v, want: "a string that is not empty"}
+	}
+	return nil
+}
+
+// urlShape wants a string that Claude Code 2.1.332's url check takes: it
+// trims the string and hands it to the WHATWG URL parser (new URL), any
+// scheme allowed. The model refuses only what that parser refuses for
+// sure: a string with no scheme ("x", "/hook", "127.0.0.1:1/x",
+// "//host/x", "") and a special scheme with no host ("http://",
+// "ftp:", "https://?x"). Other strings it refuses (a space or a port
+// past 65535 in the host) the model takes for read: it errs toward
+// "read", and unvouched names every http url.
+type urlShape struct{}
+
+// urlWant is what a message says urlShape wants.
+const urlWant = "a URL with a scheme and, for http, https, ws, wss and ftp, a host (such as http://127.0.0.1:8080/hook)"
+
+func (urlShape) check(v any) *failure {
+	s, ok := v.(string)
+	if !ok || !urlMayParse(s) {
+		return &failure{got: v, want: urlWant}
+	}
+	return nil
+}
+
+// urlScheme is a URL's scheme and the colon after it, as the WHATWG URL
+// parser reads one.
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// specialSchemes are the WHATWG URL parser's special schemes that need a
+// host (file, the other, does not).
+var specialSchemes = []string{"ftp", "http", "https", "ws", "wss"}
+
+// urlMayParse reports whether the WHATWG URL parser might take s, trimmed
+// as Claude Code trims it: false only where it surely fails. It strips
+// more than either strip does (JavaScript's trim, then the parser's C0
+// controls and spaces at each end and tabs and newlines anywhere), which
+// can only let more through.
+func urlMayParse(s string) bool {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 || jsSpace(r) })
+	s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	loc := urlScheme.FindStringIndex(s)
+	if loc == nil {
+		return false // no scheme, and no base URL to resolve against
+	}
+	if !slices.Contains(specialSchemes, strings.ToLower(s[:loc[1]-1])) {
+		return true
+	}
+	rest := strings.TrimLeft(s[loc[1]:], "/\\")
+	return rest != "" && rest[0] != '?' && rest[0] != '#' // an empty host fails
 }
 
 // unvouched is where a settings file that schemaDrop reads holds a value
 // the model cannot vouch Claude Code reads too, or "": a field of a hook
 // under a strictHookEvents event the model does not check (or an http
-// hook's url, which Claude Code drops the file for when it is no URL it
-// takes), or an extraKnownMarketplaces (one of an unknown source kind
+// hook's url, which Claude Code drops the file for when the WHATWG URL
+// parser refuses it, which urlShape tells only in part), or an extraKnownMarketplaces (one of an unknown source kind
 // drops the file). exec --exclusive refuses to carry such a --settings
 // into its own, since a drop would take the entries that turn the user's
 // plugins off down with it.
@@ -565,7 +667,7 @@ func unvouchedField(v any) string {
 		return "url"
 	}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
-		if _, ok := hookKinds[kind][k]; !ok && k != "type" {
+		if _, ok := hookKinds()[kind][k]; !ok && k != "type" {
 			return k
 		}
 	}
@@ -591,7 +693,7 @@ var permissionModes = oneOf{"acceptEdits", "auto", "bypassPermissions", "default
 // permissions.allow, deny and ask (Claude Code takes out a rule it cannot
 // read, a 5 or "Bash(", first), the values of env (it turns a number or a
 // boolean into a string), the fields of a hook hookKinds does not name
-// and an http hook's url beyond its type, extraKnownMarketplaces (it drops the
+// and an http hook's url past what urlShape tells, extraKnownMarketplaces (it drops the
 // file for a source of an unknown kind, and mends the rest: not
 // modelled), and a hooks that is no object or an event not named
 // (Claude Code takes them out first).

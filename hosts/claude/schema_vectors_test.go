@@ -84,6 +84,7 @@ func TestSchemaDropSays(t *testing.T) {
 		{`{"hooks": {"PreToolUse": [{"hooks": []}, {"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`, `"hooks": {"PreToolUse": […, {"hooks": [{"timeout": 0}]}]}`, "hooks.PreToolUse[1].hooks[0].timeout", "a number above 0"},
 		{`{"model": null}`, `"model": null`, "model", "a string"},
 		{`{"enabledPlugins": {"a@m": "yes"}}`, `"enabledPlugins": {"a@m": "yes"}`, "enabledPlugins.a@m", "true, false or an array of strings"},
+		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "/hook"}]}]}}`, `"hooks": {"PreToolUse": [{"hooks": [{"url": "/hook"}]}]}`, "hooks.PreToolUse[0].hooks[0].url", urlWant},
 	} {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(c.settings), &m); err != nil {

@@ -246,7 +246,7 @@ func TestLaunchPinsSwitch(t *testing.T) {
 	t.Run("undone, the user's --settings holding an http hook", func(t *testing.T) {
 		h := newOwnHome(t)
 		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
-		_, _, err := launchOwn(t, h, false, guardView, "--settings", `{"disableAllHooks": false, "hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "x"}]}]}}`, "-p", "hi")
+		_, _, err := launchOwn(t, h, false, guardView, "--settings", `{"disableAllHooks": false, "hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "http://a b/x"}]}]}}`, "-p", "hi")
 		var he *hosts.HooksOffError
 		if !errors.As(err, &he) || he.File != "--settings" || !strings.Contains(err.Error(), "hooks.PreToolUse[0].hooks[0].url") {
 			t.Errorf("err %v, want a HooksOffError naming the http hook's url", err)

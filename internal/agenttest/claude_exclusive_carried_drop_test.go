@@ -13,10 +13,11 @@ import (
 // enabledPlugins entries that turn the user's plugins off. A value there
 // for which Claude Code 2.1.332 drops the file took those entries down
 // with it, and a plugin the user's settings turn on loaded in the
-// exclusive session: a PreToolUse hook's "shell": "fish" (which the
-// schema model now knows drops the file, so exec leaves that --settings
-// out) and an http hook's "url": "x" (which it cannot tell from a URL
-// Claude Code takes, so exec refuses to start).
+// exclusive session: a PreToolUse hook's "shell": "fish" or an http
+// hook's "url": "x" (which the schema model now knows drop the file, so
+// exec leaves that --settings out) and an http hook's
+// "url": "http://a b/x" (a space in the host, which the model cannot
+// tell from a URL Claude Code takes, so exec refuses to start).
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
@@ -27,7 +28,8 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		refused bool
 	}{
 		{"shell fish", hook(map[string]any{"type": "command", "command": "true", "shell": "fish"}), false},
-		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), true},
+		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), false},
+		{"http url with a space in its host", hook(map[string]any{"type": "http", "url": "http://a b/x"}), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
