@@ -76,6 +76,10 @@ func jsURLRefuses(s string) bool {
 	return false // a path: "mailto:a@b", "data:,x"
 }
 
+// JSURLRefuses is jsURLRefuses for hosts/claude, whose settings schema
+// model holds a settings file's http hook url to the same parser.
+func JSURLRefuses(s string) bool { return jsURLRefuses(s) }
+
 // jsURLInput is s as the WHATWG URL parser starts on it: every tab and
 // line break removed, and leading and trailing C0 controls and spaces.
 func jsURLInput(s string) string {

@@ -30,14 +30,14 @@ import (
 // non-managed file first) and the value's JSON type there
 // (settingsTypes), a null under them but where Claude Code takes it out
 // first (nullReads), and below permissions, env, enabledPlugins,
-// statusLine and three hook events what settingsShapes says. A value
-// deeper in that the shapes leave alone (an http hook's url past what
-// urlShape can tell, an extraKnownMarketplaces source), a key with a
-// fallback, or a key the tables do not name counts as read. That errs one way on purpose: exec
-// counts a dropped file's switches for nothing, and a file taken for
-// dropped that Claude Code reads could hold the true that keeps the
-// views' guards from running; setup and list then say lines run that do
-// not.
+// statusLine, extraKnownMarketplaces and three hook events what
+// settingsShapes says. A value deeper in that the shapes leave alone (an
+// http hook's url past what urlShape can tell, the plugins a marketplace
+// source lists), a key with a fallback, or a key the tables do not name
+// counts as read. That errs one way on purpose: exec counts a dropped
+// file's switches for nothing, and a file taken for dropped that Claude
+// Code reads could hold the true that keeps the views' guards from
+// running; setup and list then say lines run that do not.
 
 // jsonType is a JSON value's type.
 type jsonType string
@@ -211,6 +211,9 @@ func schemaDrop(m map[string]any) *schemaError {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
+		if k == "additionalMarketplaces" && m["extraKnownMarketplaces"] != nil {
+			continue // Claude Code ignores the alias beside the key it stands for (a null there it takes out)
+		}
 		if e := keyDrop(k, m[k]); e != nil {
 			return e
 		}
@@ -497,6 +500,22 @@ func (o ifObject) check(v any) *failure {
 	return o.shape.check(v)
 }
 
+// ifString checks a string with shape and lets anything else through,
+// where Claude Code takes out a value that is no string first.
+type ifString struct{ shape shape }
+
+func (o ifString) check(v any) *failure {
+	if _, ok := v.(string); !ok {
+		return nil
+	}
+	return o.shape.check(v)
+}
+
+// marketplaceKinds are the source kinds of a marketplace Claude Code
+// 2.1.332 knows (its extraKnownMarketplaces check keeps an entry of any
+// other kind, for which the file's schema check then fails).
+var marketplaceKinds = oneOf{"directory", "file", "git", "github", "hostPattern", "npm", "pathPattern", "settings", "skills-dir", "url"}
+
 // hookEntry is one hook of a settings file's hooks: an object whose
 // type names one of the five kinds, and whose fields hookKinds names
 // each have their shape (each tried with the real CLI,
@@ -583,64 +602,60 @@ func (nonEmpty) check(v any) *failure {
 }
 
 // urlShape wants a string that Claude Code 2.1.332's url check takes: it
-// trims the string and hands it to the WHATWG URL parser (new URL), any
-// scheme allowed. The model refuses only what that parser refuses for
-// sure: a string with no scheme ("x", "/hook", "127.0.0.1:1/x",
-// "//host/x", "") and a special scheme with no host ("http://",
-// "ftp:", "https://?x"). Other strings it refuses (a space or a port
-// past 65535 in the host) the model takes for read: it errs toward
-// "read", and unvouched names every http url.
+// trims the string (JavaScript's trim) and hands it to the WHATWG URL
+// parser (new URL), any scheme allowed. The model refuses what
+// bundle.JSURLRefuses says that parser surely refuses: no scheme ("x",
+// "/hook", "127.0.0.1:1/x", "//host/x", ""), a special scheme with no
+// host ("http://", "ftp:"), a bad port, a host it cannot parse ("http://a
+// b/"). What it cannot judge (IDNA) it takes for read: it errs toward
+// "read", and unvouched names such a url.
 type urlShape struct{}
 
 // urlWant is what a message says urlShape wants.
-const urlWant = "a URL with a scheme and, for http, https, ws, wss and ftp, a host (such as http://127.0.0.1:8080/hook)"
+const urlWant = "a URL JavaScript's URL parses, with a scheme and, for http, https, ws, wss and ftp, a host (such as http://127.0.0.1:8080/hook)"
 
 func (urlShape) check(v any) *failure {
 	s, ok := v.(string)
-	if !ok || !urlMayParse(s) {
+	if !ok || bundle.JSURLRefuses(jsTrim(s)) {
 		return &failure{got: v, want: urlWant}
 	}
 	return nil
 }
 
-// urlScheme is a URL's scheme and the colon after it, as the WHATWG URL
-// parser reads one.
-var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+// jsTrim is s with what JavaScript's trim takes off both ends taken off,
+// and C0 controls too: the URL parser takes those off after trim, and
+// taking both off in any order can only let more urls through.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 || jsSpace(r) })
+}
 
-// specialSchemes are the WHATWG URL parser's special schemes that need a
-// host (file, the other, does not).
-var specialSchemes = []string{"ftp", "http", "https", "ws", "wss"}
-
-// urlMayParse reports whether the WHATWG URL parser might take s, trimmed
-// as Claude Code trims it: false only where it surely fails. It strips
-// more than either strip does (JavaScript's trim, then the parser's C0
-// controls and spaces at each end and tabs and newlines anywhere), which
-// can only let more through.
-func urlMayParse(s string) bool {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 || jsSpace(r) })
-	s = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
-	loc := urlScheme.FindStringIndex(s)
-	if loc == nil {
-		return false // no scheme, and no base URL to resolve against
+// urlVouched reports whether the model can vouch the WHATWG URL parser
+// takes s: it does not refuse it, and nothing in it is left to IDNA (a
+// character beyond ASCII, a percent-escape that may decode to one in the
+// host, or a Punycode "xn--" label, some of which Bun refuses where node
+// takes them).
+func urlVouched(s string) bool {
+	s = jsTrim(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == '%' {
+			return false
+		}
 	}
-	if !slices.Contains(specialSchemes, strings.ToLower(s[:loc[1]-1])) {
-		return true
-	}
-	rest := strings.TrimLeft(s[loc[1]:], "/\\")
-	return rest != "" && rest[0] != '?' && rest[0] != '#' // an empty host fails
+	return !bundle.JSURLRefuses(s) && !strings.Contains(strings.ToLower(s), "xn--")
 }
 
 // unvouched is where a settings file that schemaDrop reads holds a value
 // the model cannot vouch Claude Code reads too, or "": a field of a hook
 // under a strictHookEvents event the model does not check (or an http
-// hook's url, which Claude Code drops the file for when the WHATWG URL
-// parser refuses it, which urlShape tells only in part), or an extraKnownMarketplaces (one of an unknown source kind
-// drops the file). exec --exclusive refuses to carry such a --settings
-// into its own, since a drop would take the entries that turn the user's
-// plugins off down with it.
+// hook's url the model cannot vouch the WHATWG URL parser takes:
+// urlVouched), or a
+// marketplace source that lists plugins (one of a kind Claude Code does
+// not know drops the file). exec --exclusive refuses to carry such a
+// --settings into its own, since a drop would take the entries that turn
+// the user's plugins off down with it.
 func unvouched(m map[string]any) string {
-	if _, ok := m["extraKnownMarketplaces"]; ok {
-		return "extraKnownMarketplaces"
+	if where := pluginListingSource(m); where != "" {
+		return where
 	}
 	hooks, _ := m["hooks"].(map[string]any)
 	for _, event := range strictHookEvents {
@@ -658,12 +673,29 @@ func unvouched(m map[string]any) string {
 	return ""
 }
 
+// pluginListingSource is the first marketplace of m whose source lists
+// plugins, as "extraKnownMarketplaces.<name>.source.plugins", or "".
+func pluginListingSource(m map[string]any) string {
+	for _, key := range []string{"additionalMarketplaces", "extraKnownMarketplaces"} {
+		entries, _ := m[key].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(entries)) {
+			entry, _ := entries[name].(map[string]any)
+			source, _ := entry["source"].(map[string]any)
+			if _, ok := source["plugins"]; ok {
+				return key + "." + name + ".source.plugins"
+			}
+		}
+	}
+	return ""
+}
+
 // unvouchedField is the first field (in name order) of a hook the model
-// does not check for its kind, or "url" of an http hook.
+// does not check for its kind, or "url" of an http hook whose url it
+// cannot vouch for (urlVouched).
 func unvouchedField(v any) string {
 	h, _ := v.(map[string]any)
 	kind, _ := h["type"].(string)
-	if kind == "http" {
+	if url, _ := h["url"].(string); kind == "http" && !urlVouched(url) {
 		return "url"
 	}
 	for _, k := range slices.Sorted(maps.Keys(h)) {
@@ -693,13 +725,17 @@ var permissionModes = oneOf{"acceptEdits", "auto", "bypassPermissions", "default
 // permissions.allow, deny and ask (Claude Code takes out a rule it cannot
 // read, a 5 or "Bash(", first), the values of env (it turns a number or a
 // boolean into a string), the fields of a hook hookKinds does not name
-// and an http hook's url past what urlShape tells, extraKnownMarketplaces (it drops the
-// file for a source of an unknown kind, and mends the rest: not
-// modelled), and a hooks that is no object or an event not named
+// and an http hook's url past what urlShape tells, a marketplace whose
+// source lists plugins (Claude Code drops the file for one of a kind it
+// does not know), and a hooks that is no object or an event not named
 // (Claude Code takes them out first).
 var settingsShapes = sync.OnceValue(func() map[string]shape {
 	strings := listOf{elem: typed(jsonString)}
 	command := hookEntry{}
+	// Claude Code takes out a marketplace entry that fails its schema,
+	// with a warning, but one whose source names a kind it does not know,
+	// which it keeps, and then drops the file for.
+	marketplaces := ifObject{entries{value: ifObject{fields{"source": {shape: ifObject{fields{"source": {shape: ifString{marketplaceKinds}}}}}}}}}
 	matcher := fields{
 		"matcher": {shape: typed(jsonString)},
 		"hooks":   {shape: listOf{elem: command}, required: true},
@@ -713,9 +749,11 @@ var settingsShapes = sync.OnceValue(func() map[string]shape {
 			"additionalDirectories":        {shape: strings},
 			"disableBypassPermissionsMode": {shape: oneOf{"disable"}},
 		},
-		"hooks":          ifObject{entries{value: orNull{listOf{elem: matcher}}, only: strictHookEvents}},
-		"env":            typed(jsonObject),
-		"enabledPlugins": entries{value: either{shapes: []shape{typed(jsonBoolean), strings}, want: "true, false or an array of strings"}},
+		"hooks":                  ifObject{entries{value: orNull{listOf{elem: matcher}}, only: strictHookEvents}},
+		"extraKnownMarketplaces": marketplaces,
+		"additionalMarketplaces": marketplaces,
+		"env":                    typed(jsonObject),
+		"enabledPlugins":         entries{value: either{shapes: []shape{typed(jsonBoolean), strings}, want: "true, false or an array of strings"}},
 		"statusLine": fields{
 			"type":    {shape: oneOf{"command"}, required: true},
 			"command": {shape: typed(jsonString), required: true},

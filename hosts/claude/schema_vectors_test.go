@@ -96,3 +96,37 @@ func TestSchemaDropSays(t *testing.T) {
 		}
 	}
 }
+
+// TestUnvouched: of a settings file schemaDrop reads, unvouched names a
+// value Claude Code 2.1.332 may still drop it for that the model cannot
+// tell: an http url left to IDNA (a Punycode label, which Bun refuses
+// in "http://xn--a-/x"; a character beyond ASCII; a percent-escape), a
+// hook field the model does not know, a marketplace source listing
+// plugins (one of a kind Claude Code does not know drops the file);
+// and nothing in a plain http url, a modelled field or a marketplace of
+// a known kind, which exec --exclusive once refused to carry all the same.
+func TestUnvouched(t *testing.T) {
+	hook := func(h string) string { return `{"hooks": {"PreToolUse": [{"hooks": [` + h + `]}]}}` }
+	for _, c := range []struct{ settings, want string }{
+		{hook(`{"type": "http", "url": "http://127.0.0.1:8080/hook", "timeout": 5, "headers": {"a": "b"}}`), ""},
+		{hook(`{"type": "http", "url": "http://xn--a-/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://%41.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "command", "command": "x", "statusMessage": "s", "once": true}`), ""},
+		{hook(`{"type": "command", "command": "x", "notAField": 5}`), "hooks.PreToolUse[0].hooks[0].notAField"},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": "o/r"}}}}`, ""},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": []}}}}`, "extraKnownMarketplaces.m.source.plugins"},
+		{`{"additionalMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": []}}}}`, "additionalMarketplaces.m.source.plugins"},
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.settings), &m); err != nil {
+			t.Fatal(err)
+		}
+		if d := schemaDrop(m); d != nil {
+			t.Fatalf("%s: schemaDrop %v, want read", c.settings, d)
+		}
+		if got := unvouched(m); got != c.want {
+			t.Errorf("%s: unvouched %q, want %q", c.settings, got, c.want)
+		}
+	}
+}

@@ -16,8 +16,9 @@ import (
 // exclusive session: a PreToolUse hook's "shell": "fish" or an http
 // hook's "url": "x" (which the schema model now knows drop the file, so
 // exec leaves that --settings out) and an http hook's
-// "url": "http://a b/x" (a space in the host, which the model cannot
-// tell from a URL Claude Code takes, so exec refuses to start).
+// "url": "http://xn--a-/x" (a Punycode label Bun's URL refuses, which
+// the model leaves to IDNA and cannot tell from a URL Claude Code takes,
+// so exec refuses to start).
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
@@ -29,7 +30,7 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	}{
 		{"shell fish", hook(map[string]any{"type": "command", "command": "true", "shell": "fish"}), false},
 		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), false},
-		{"http url with a space in its host", hook(map[string]any{"type": "http", "url": "http://a b/x"}), true},
+		{"http url with a Punycode label Bun refuses", hook(map[string]any{"type": "http", "url": "http://xn--a-/x"}), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)

@@ -24,9 +24,10 @@ import (
 // others ("model": null), as does a value deeper in that fails (an
 // unknown permissions.defaultMode, a timeout of 0 in a PreToolUse hook;
 // in a Stop hook Claude Code takes the hook out and reads the rest).
-// Deeper than bundlectl models the schema (a marketplace source of an
-// unknown kind) it counts the file read, and exec refuses where the
-// guard would run: fail closed. exec counts such a file as Claude Code does (hosts/claude
+// Deeper than bundlectl models the schema (a marketplace source listing
+// a plugin of an unknown kind; one of an unknown kind itself it models)
+// it counts the file read, and exec refuses where the guard would run:
+// fail closed. exec counts such a file as Claude Code does (hosts/claude
 // schemaDrop): it once refused the dropped file's true, keeping a session
 // whose guards run from starting; now it starts it, and still refuses a
 // true beside an unknown key. A --settings file with a comment Claude
@@ -43,7 +44,9 @@ func TestExecClaudeSettingsSchema(t *testing.T) {
 		{guardCase: guardCase{name: "project true beside a bad Stop hook, taken out", files: map[string]string{projectFile: `{"disableAllHooks": true, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "timeout": 0}]}]}}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
 		// Claude Code drops the file and runs the guard; exec, not
 		// knowing, refuses the true: fail closed, by design.
-		{guardCase: guardCase{name: "project true beside a deeper value not modelled", files: map[string]string{projectFile: `{"disableAllHooks": true, "extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`}, blocks: true}, refused: projectFile, setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside a deeper value not modelled", files: map[string]string{projectFile: `{"disableAllHooks": true, "extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`}, blocks: true}, refused: projectFile, setting: `"disableAllHooks": true`},
+		{guardCase: guardCase{name: "project true beside an unknown marketplace source kind", files: map[string]string{projectFile: `{"disableAllHooks": true, "extraKnownMarketplaces": {"m": {"source": {"source": "bogus"}}}}`}, blocks: true}},
+		{guardCase: guardCase{name: "project true beside an http hook url with no scheme", files: map[string]string{projectFile: `{"disableAllHooks": true, "hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "/hook"}]}]}}`}, blocks: true}},
 		{guardCase: guardCase{name: "project true beside a string for a boolean", files: map[string]string{projectFile: `{"disableAllHooks": true, "respectGitignore": "yes"}`}, blocks: true}},
 		{guardCase: guardCase{name: "project true beside a string for a number", files: map[string]string{projectFile: `{"disableAllHooks": true, "cleanupPeriodDays": "7"}`}, blocks: true}},
 		{guardCase: guardCase{name: "project true beside a string for an array", files: map[string]string{projectFile: `{"disableAllHooks": true, "allowedHttpHookUrls": "x"}`}, blocks: true}},
