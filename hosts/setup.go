@@ -453,7 +453,7 @@ func (e *SetupFileError) Hint() string {
 	case errors.As(e.Err, &ue):
 		return ue.Hint(e.Path)
 	case errors.As(e.Err, &se):
-		return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(e.Path))
+		return SyntaxHint(se, e.Path)
 	case errors.As(e.Err, &ce):
 		return fmt.Sprintf("sed -n %dp %s", ce.Line, bundle.ShellArg(e.Path))
 	case errors.As(e.Err, &ro):
@@ -1082,7 +1082,7 @@ func (s *StaleSetup) Fix() string {
 		return s.Unreadable.Hint(s.Path)
 	}
 	if s.Syntax != nil {
-		return fmt.Sprintf("sed -n %dp %s", s.Syntax.Line, bundle.ShellArg(s.Path))
+		return SyntaxHint(s.Syntax, s.Path)
 	}
 	if s.Unread != nil {
 		return "ls -ld " + bundle.ShellArg(s.Path)

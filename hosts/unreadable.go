@@ -97,13 +97,45 @@ func (e *UnreadableError) at() string {
 // env, readable by every user.
 func (e *UnreadableError) Hint(path string) string {
 	if e.Why == BeyondUTF16 {
-		tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
-		return fmt.Sprintf("cp -p %s %s && iconv -f UTF-16 -t UTF-8 %s > %s && mv %s %s", p, tmp, p, tmp, tmp, p)
+		return recodeHint(path, "UTF-16")
 	}
 	if e.Line > 0 {
 		return fmt.Sprintf("sed -n %dp %s", e.Line, bundle.ShellArg(path))
 	}
 	return "cat " + bundle.ShellArg(path)
+}
+
+// recodeHint rewrites path from the encoding from as UTF-8, as Hint says.
+func recodeHint(path, from string) string {
+	tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
+	return fmt.Sprintf("cp -p %s %s && iconv -f %s -t UTF-8 %s > %s && mv %s %s", p, tmp, from, p, tmp, tmp, p)
+}
+
+// EncodingError is why a settings file its host ignores whole does not
+// parse, when it is written in an encoding the host does not decode
+// (Claude Code and UTF-32): wrapped in a *SyntaxError, as any file the
+// host ignores, whose hint rewrites it as UTF-8 (SyntaxHint) where
+// showing its first line would show nothing readable.
+type EncodingError struct {
+	// Name is the encoding as iconv names it ("UTF-32"); Title the host
+	// as its messages name it.
+	Name, Title string
+}
+
+func (e *EncodingError) Error() string {
+	return e.Name + " (behind its byte order mark), which " + e.Title + " does not decode (it ignores the whole file): save the file as UTF-8"
+}
+
+// SyntaxHint is the command that fixes path, which does not parse as its
+// host reads it (se): rewritten as UTF-8 when se is an *EncodingError
+// (iconv takes the byte order mark for the byte order, as Hint), else
+// its line shown.
+func SyntaxHint(se *SyntaxError, path string) string {
+	var ee *EncodingError
+	if errors.As(se.Err, &ee) {
+		return recodeHint(path, ee.Name)
+	}
+	return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(path))
 }
 
 // UnreadableConfig is implemented by a HookBlock whose host reads some

@@ -21,4 +21,15 @@ func init() {
 		ts.Check(err)
 		ts.Check(os.WriteFile(p, []byte(testtree.UTF16LE(ts.ReadFile(args[0]))), fi.Mode().Perm()))
 	}
+	// utf32 path [be]: rewrite a UTF-8 file as UTF-32 behind its byte
+	// order mark, little-endian unless be, keeping its mode.
+	scriptCmds["utf32"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) < 1 || len(args) > 2 || neg {
+			ts.Fatalf("usage: utf32 path [be]")
+		}
+		p := ts.MkAbs(args[0])
+		fi, err := os.Stat(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, []byte(testtree.UTF32(ts.ReadFile(args[0]), len(args) == 2 && args[1] == "be")), fi.Mode().Perm()))
+	}
 }

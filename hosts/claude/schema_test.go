@@ -104,8 +104,8 @@ func TestSetupSchemaDropElsewhere(t *testing.T) {
 // TestExecClaudeSettingsParse) is refused as one bundlectl cannot read:
 // exec once took it for a file Claude Code ignores, and started a
 // session whose guards its true kept from running. One in UTF-16
-// big-endian or without the mark, or with a NUL byte, Claude Code
-// ignores, and so does exec.
+// big-endian or without the mark, in UTF-32, or with a NUL byte, Claude
+// Code ignores, and so does exec.
 func TestExecSchemaDrop(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -139,6 +139,8 @@ func TestExecSchemaDrop(t *testing.T) {
 		{"project true in UTF-16", map[string]string{"project": testtree.UTF16LE(`{"disableAllHooks": true}`)}, nil, "project"},
 		{"project true in UTF-16 big-endian, ignored", map[string]string{"project": "\xfe\xff" + testtree.UTF16BE(`{"disableAllHooks": true}`)}, nil, ""},
 		{"project true in UTF-16 without a mark, ignored", map[string]string{"project": testtree.UTF16LE(`{"disableAllHooks": true}`)[2:]}, nil, ""},
+		{"project true in UTF-32, ignored", map[string]string{"project": testtree.UTF32(`{"disableAllHooks": true}`, false)}, nil, ""},
+		{"project true in UTF-32 big-endian, ignored", map[string]string{"project": testtree.UTF32(`{"disableAllHooks": true}`, true)}, nil, ""},
 		{"project true beside a NUL byte, ignored", map[string]string{"project": "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

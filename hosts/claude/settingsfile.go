@@ -44,6 +44,9 @@ func parseSettings(data []byte) (map[string]any, error) {
 	if jsTrimmed(string(data)) {
 		return map[string]any{}, nil
 	}
+	if why := inUTF32(data); why != nil {
+		return nil, why
+	}
 	if why := inUTF16(data); why != nil {
 		return nil, why
 	}
@@ -90,10 +93,33 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 
 // inUTF16 is the refusal of data, a settings file less its UTF-8 byte
 // order mark, when it is UTF-16 as Claude Code decodes it: little-endian
-// behind its mark (big-endian, or without the mark, it ignores); else nil.
+// behind its mark (big-endian, or without the mark, it ignores; UTF-32
+// little-endian, whose mark starts as this one does, too: inUTF32);
+// else nil.
 func inUTF16(data []byte) *hosts.UnreadableError {
-	if bytes.HasPrefix(data, []byte("\xff\xfe")) {
+	if bytes.HasPrefix(data, utf16LEBOM) && !bytes.HasPrefix(data, utf32LEBOM) {
 		return &hosts.UnreadableError{Why: hosts.BeyondUTF16, Title: title}
+	}
+	return nil
+}
+
+// The byte order marks of UTF-16 and UTF-32, little- and big-endian.
+var (
+	utf16LEBOM = []byte("\xff\xfe")
+	utf32LEBOM = []byte("\xff\xfe\x00\x00")
+	utf32BEBOM = []byte("\x00\x00\xfe\xff")
+)
+
+// inUTF32 is why Claude Code ignores data, a settings file less its UTF-8
+// byte order mark, when it is UTF-32 behind its mark, either byte order
+// (it decodes little-endian as UTF-16 and big-endian as UTF-8, and finds
+// no JSON: internal/agenttest TestExecClaudeSettingsParse): a
+// *hosts.SyntaxError whose hint rewrites it as UTF-8; else nil. It was
+// once taken for UTF-16, which Claude Code reads, and refused with a
+// hint that rewrote it from UTF-16, into nothing Claude Code reads.
+func inUTF32(data []byte) *hosts.SyntaxError {
+	if bytes.HasPrefix(data, utf32LEBOM) || bytes.HasPrefix(data, utf32BEBOM) {
+		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: "UTF-32", Title: title}}
 	}
 	return nil
 }

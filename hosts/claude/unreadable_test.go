@@ -81,7 +81,7 @@ func TestListUnreadableSettings(t *testing.T) {
 // TestConfigUnreadable: which settings.json ConfigUnreadable refuses:
 // those Claude Code reads and WiredEvents does not: UTF-16 little-endian
 // behind its mark, a key written twice, nesting past 10000; not UTF-16
-// big-endian, nor without the mark, nor a comment (which it ignores, and
+// big-endian, nor without the mark, nor UTF-32, nor a comment (which it ignores, and
 // so do setup's lines in it), nor an empty file (read as {}), nor a
 // number WiredEvents reads.
 func TestConfigUnreadable(t *testing.T) {
@@ -93,6 +93,8 @@ func TestConfigUnreadable(t *testing.T) {
 		{"UTF-16 behind a UTF-8 mark too", "\ufeff" + testtree.UTF16LE(`{}`), hosts.BeyondUTF16},
 		{"UTF-16 big-endian", "\xfe\xff" + testtree.UTF16BE(`{}`), 0},
 		{"UTF-16 without a mark", testtree.UTF16LE(`{}`)[2:], 0},
+		{"UTF-32 little-endian, whose mark starts as UTF-16's", testtree.UTF32(`{}`, false), 0},
+		{"UTF-32 big-endian", testtree.UTF32(`{}`, true), 0},
 		{"UTF-8", `{"hooks": {}}`, 0},
 		{"UTF-8 behind its mark", "\ufeff{}", 0},
 		{"empty", "", 0},
@@ -175,5 +177,32 @@ func TestListUnparsedSettings(t *testing.T) {
 	}
 	if sts := hosts.CheckSetups(home, ws, environ); len(sts) != 1 || sts[0].Syntax != nil || sts[0].Fix() != "bundlectl setup claude" {
 		t.Errorf("CheckSetups = %+v, want the lines gone, setup the fix", sts)
+	}
+}
+
+// TestReadSettingsUTF32: a settings file in UTF-32 behind its byte order
+// mark, either byte order, is one Claude Code ignores whole (it decodes
+// the little-endian mark as UTF-16's, the big-endian one as UTF-8, and
+// finds no JSON: agenttest TestExecClaudeSettingsParse), a
+// *hosts.SyntaxError naming UTF-32, whose hint rewrites it from UTF-32
+// as UTF-8. bundlectl once took the little-endian one for UTF-16, which
+// Claude Code reads: exec and setup refused it as unreadable, and the
+// hint (iconv -f UTF-16) wrote a file Claude Code reads nothing of.
+func TestReadSettingsUTF32(t *testing.T) {
+	for _, be := range []bool{false, true} {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(p, []byte(testtree.UTF32(`{"disableAllHooks": true}`, be)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readSettings(p)
+		var se *hosts.SyntaxError
+		var ee *hosts.EncodingError
+		if !errors.As(err, &se) || !errors.As(err, &ee) || ee.Name != "UTF-32" || !strings.Contains(err.Error(), "UTF-32") {
+			t.Fatalf("big-endian %v: readSettings error %v, want a SyntaxError naming UTF-32", be, err)
+		}
+		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
+		if want := "cp -p " + q + " " + tmp + " && iconv -f UTF-32 -t UTF-8 " + q + " > " + tmp + " && mv " + tmp + " " + q; hosts.SyntaxHint(se, p) != want {
+			t.Errorf("big-endian %v: hint %q, want %q", be, hosts.SyntaxHint(se, p), want)
+		}
 	}
 }

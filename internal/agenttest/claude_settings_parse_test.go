@@ -16,7 +16,10 @@ import (
 // each for a file Claude Code ignores, counted the true for nothing, and
 // started the session; now it refuses the file as one it cannot read.
 // One in UTF-16 big-endian, or without the mark, or holding a NUL byte,
-// Claude Code ignores (the guard runs), and exec starts it.
+// Claude Code ignores (the guard runs), and exec starts it; so one in
+// UTF-32 behind its mark, either byte order (the little-endian mark
+// starts as UTF-16's: Claude Code decodes it so, and finds no JSON),
+// which exec once refused as UTF-16.
 func TestExecClaudeSettingsParse(t *testing.T) {
 	const projectFile = "./.claude/settings.json"
 	const utf16Says = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8)"
@@ -27,6 +30,8 @@ func TestExecClaudeSettingsParse(t *testing.T) {
 		{guardCase: guardCase{name: "true beside 1e400", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": 1e400}`}}, refused: projectFile, setting: beyondSays},
 		{guardCase: guardCase{name: "true in UTF-16 big-endian", files: map[string]string{projectFile: "\xfe\xff" + testtree.UTF16BE(`{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-16 without a mark", files: map[string]string{projectFile: testtree.UTF16LE(`{"disableAllHooks": true}`)[2:]}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-32", files: map[string]string{projectFile: testtree.UTF32(`{"disableAllHooks": true}`, false)}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-32 big-endian", files: map[string]string{projectFile: testtree.UTF32(`{"disableAllHooks": true}`, true)}, blocks: true}},
 		{guardCase: guardCase{name: "true beside a NUL byte", files: map[string]string{projectFile: "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, blocks: true}},
 		{guardCase: guardCase{name: "true beside nesting 10001 deep", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": ` + deep + `}`}}, refused: projectFile, setting: beyondSays},
 	} {

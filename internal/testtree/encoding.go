@@ -21,3 +21,18 @@ func UTF16BE(s string) string {
 	}
 	return string(b)
 }
+
+// UTF32 is s in UTF-32 after a byte order mark, big-endian when be: a
+// settings file Claude Code ignores (it decodes the little-endian mark's
+// first two bytes as UTF-16's).
+func UTF32(s string, be bool) string {
+	var b []byte
+	for _, r := range "\ufeff" + s {
+		if be {
+			b = append(b, byte(r>>24), byte(r>>16), byte(r>>8), byte(r))
+		} else {
+			b = append(b, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+		}
+	}
+	return string(b)
+}
