@@ -92,7 +92,8 @@ type HooksOffError struct {
 	Text string
 	// Show, when set, is the hint itself: for a state no line of File
 	// shows (a folder no Gemini CLI trust rule decides yet), the command
-	// that leads to the fix.
+	// that leads to the fix; for a file bundlectl cannot decode
+	// (UnreadableSettings), the one that rewrites it or shows its line.
 	Show string
 
 	// When, when set, says which sessions the setting holds in, as a
@@ -154,11 +155,18 @@ func JSONString(key string) string { return regexp.QuoteMeta(strconv.Quote(key))
 const cannotRead = "something bundlectl cannot read"
 
 // UnreadableSettings refuses a settings file that cannot be read to check
-// it: the host might read it.
+// it: the host might read it. One the host reads and bundlectl cannot
+// decode (*UnreadableError) gets the hint list and setup give it (a
+// UTF-16 file rewritten as UTF-8, a line shown); one that reads but does
+// not parse otherwise is shown whole (Hint).
 func UnreadableSettings(host, file string, err error) error {
-	// One that reads but does not parse is shown whole (Hint).
 	var pe *fs.PathError
-	return &HooksOffError{Host: host, File: file, Setting: cannotRead + " (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")", Unreadable: errors.As(err, &pe)}
+	e := &HooksOffError{Host: host, File: file, Setting: cannotRead + " (" + bundle.Sanitize(err.Error()) + ")", Fix: "fix the file, or move it away, and start the agent again (with your own arguments: bundlectl exec -- " + host + ")", Unreadable: errors.As(err, &pe)}
+	var ue *UnreadableError
+	if errors.As(err, &ue) {
+		e.Show = ue.Hint(file)
+	}
+	return e
 }
 
 // CheckSettings returns the first HooksOffError the files give: each

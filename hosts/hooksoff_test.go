@@ -46,6 +46,21 @@ func TestHooksOffHint(t *testing.T) {
 	}
 }
 
+// TestUnreadableSettingsHint: exec's refusal of a settings file the host
+// reads and bundlectl cannot decode gives the hint list and setup give
+// it (UnreadableError.Hint: a UTF-16 file rewritten as UTF-8, the line
+// of a number too large shown), not cat -v of the file, which exec's
+// refusal of a UTF-16 file once printed.
+func TestUnreadableSettingsHint(t *testing.T) {
+	const f = "/home/u/.claude/settings.json"
+	for _, ue := range []*UnreadableError{{Why: BeyondUTF16, Title: "Claude Code"}, {Why: BeyondNumber, Title: "Claude Code", Line: 3}} {
+		e, ok := UnreadableSettings("claude", f, ue).(*HooksOffError)
+		if !ok || e.Hint() != ue.Hint(f) {
+			t.Errorf("%v: hint %q, want %q", ue.Why, e.Hint(), ue.Hint(f))
+		}
+	}
+}
+
 // TestReadSettingsNodeDecoding: a settings file's bytes that are not
 // UTF-8 are read as Claude Code and Gemini CLI (Node.js) decode them, one
 // U+FFFD for each maximal invalid sequence: an enabledPlugins key
