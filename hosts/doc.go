@@ -104,6 +104,8 @@
 //     UTF-16, values nested past 10000, a key written twice) is
 //     unreadable, whether the lines are
 //     there untold; one the host does not parse (ConfigParse) names its
-//     line, setup (which refuses it) being no fix; one no one can read
+//     line (or, written in an encoding the host does not decode,
+//     EncodingError, the command that rewrites it), setup (which refuses
+//     it) being no fix; one no one can read
 //     now (a directory, a link in a loop or to nothing) is gone, with why.
 package hosts

@@ -25,11 +25,12 @@
 // "disableAllHooks": false, so that a settings file Claude Code drops as
 // invalid cannot bring the true back. Each file is read as Claude Code
 // reads it (readSettings): one it ignores whole (a comment, a trailing
-// comma, no JSON object) counts for nothing, an empty one is {}, and a
+// comma, no JSON object, UTF-32 behind its mark) counts for nothing, an
+// empty one is {}, and a
 // user, project, local or --settings file it drops for its schema counts
 // for nothing too, as far as tables tried with the real CLI tell (the
-// top-level keys' types and nulls, and a few keys' values deeper in:
-// schema.go; it errs toward "read", as a file taken for dropped that
+// top-level keys' types and nulls, and a few keys' values deeper in,
+// hooks and marketplaces among them: schema.go; it errs toward "read", as a file taken for dropped that
 // Claude Code reads would be a fail-open for exec). Setup
 // refuses a user settings file so dropped: its lines would never run.
 // One bundlectl cannot read exec refuses, while setup and list name a
