@@ -98,3 +98,41 @@ func TestFetchGitRefusesBareRepositoryShape(t *testing.T) {
 	r.commit("planted")
 	mustFail(t, Request{Source: r.url()}, Options{}, ErrRefused, "tools: the directory holds HEAD", "bare git repository")
 }
+
+// TestFetchRefusesLinkedGitDirShape: a directory holding HEAD beside a
+// commondir file is a repository for git whatever else it holds: git
+// looks for objects and refs in the directory commondir names (a linked
+// worktree's git directory), here the tree's root, and reads that
+// directory's config (real git 2.39.5 ran a planted core.pager from
+// hooks/). Neither directory has the bare shape on its own.
+func TestFetchRefusesLinkedGitDirShape(t *testing.T) {
+	dir := plainPlugin(t)
+	writeFile(t, filepath.Join(dir, "hooks", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	writeFile(t, filepath.Join(dir, "hooks", "commondir"), "..\n", 0o644)
+	writeFile(t, filepath.Join(dir, "config"), "[core]\n\tpager = touch /tmp/pwned\n", 0o644)
+	writeFile(t, filepath.Join(dir, "objects", "info", "packs"), "", 0o644)
+	writeFile(t, filepath.Join(dir, "refs", "heads", "x"), "", 0o644)
+	gitDirOf(t, filepath.Join(dir, "hooks"), filepath.Dir(dir))
+	mustFail(t, Request{Source: dir}, Options{}, ErrRefused, "hooks: the directory holds HEAD and commondir", "git")
+
+	p := filepath.Join(t.TempDir(), "kit.tar.gz")
+	sum := makeTarGz(t, p, []tmember{
+		{name: "kit/plugin.json", body: "{}"},
+		{name: "kit/a/b/Head", body: "ref: refs/heads/main\n"},
+		{name: "kit/a/b/CommonDir", body: "/elsewhere\n"},
+	})
+	mustFail(t, Request{Source: p, SHA256: sum}, Options{}, ErrRefused, "a/b: the directory holds HEAD and commondir")
+}
+
+// gitDirOf checks that the system git, started in dir, takes dir for
+// its git directory: the shape the test refuses is one git honours.
+func gitDirOf(t *testing.T, dir, ceiling string) {
+	t.Helper()
+	cmd := exec.Command("git", "rev-parse", "--absolute-git-dir")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+ceiling)
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != dir {
+		t.Fatalf("git does not take %s for a git directory (%q, %v): the test's shape is wrong", dir, out, err)
+	}
+}

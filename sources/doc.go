@@ -148,7 +148,9 @@
 //     received tree refuses it: its config would run for any git command
 //     started there), a directory shaped as a bare repository under any
 //     other name (HEAD beside objects and refs, under case folding: git
-//     takes it for one, from it or below it), the same path twice, device
+//     takes it for one, from it or below it) or as a linked worktree's
+//     git directory (HEAD beside commondir, which names where git finds
+//     its objects, refs and config), the same path twice, device
 //     files, FIFOs, sockets, and trees over the bundle limits (entries,
 //     per-file and total bytes, depth, path length, a name longer than
 //     MaxPathNameBytes, which no file system takes; declared sizes are

@@ -325,8 +325,8 @@ func (t *tree) finish() error {
 		sort.Strings(missing)
 		return t.refuse(missing[0], "the %s did not deliver this file", t.what)
 	}
-	if d, ok := t.bareRepository(); ok {
-		return t.refuse(d, "the directory holds HEAD, objects and refs, the shape of a bare git repository, which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it")
+	if d, shape, ok := t.gitDirectory(); ok {
+		return t.refuse(d, "the directory holds %s, which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it", shape)
 	}
 	for _, l := range t.pending {
 		if err := t.checkLink(l); err != nil {
@@ -339,29 +339,43 @@ func (t *tree) finish() error {
 	return nil
 }
 
-// bareRepository returns the first directory of the tree (by path; "." for
-// the root) that git would take for a bare repository: one holding a
-// HEAD it can read (a file or a link) beside objects and refs (git's
-// is_git_directory asks only that it may enter them, so any kind counts).
-// Names are compared under case folding, as a case-insensitive file
-// system (macOS) finds them. The name ".git" is refused on its own
-// (IsGitDirName); this is the same repository under any other name, which
-// git finds when a command starts in it or below it.
-func (t *tree) bareRepository() (string, bool) {
+// gitDirectory returns the first directory of the tree (by path; "." for
+// the root) that git would take for a git directory, and what makes it
+// one: a HEAD it can read (a file or a link) beside objects and refs (a
+// bare repository: git's is_git_directory asks only that it may enter
+// them, so any kind counts), or beside commondir (a linked worktree's
+// git directory: git looks for objects and refs, and reads the config,
+// in the directory commondir names, which may be anywhere, the tree's
+// own root included). Names are compared under case folding, as a
+// case-insensitive file system (macOS) finds them. The name ".git" is
+// refused on its own (IsGitDirName); this is the same repository under
+// any other name, which git finds when a command starts in it or below
+// it.
+func (t *tree) gitDirectory() (dir, shape string, ok bool) {
 	var dirs []string
+	shapes := map[string]string{}
 	for p, k := range t.kinds {
-		if k == kindDir && t.holds(p, "HEAD", kindFile, kindLink) && t.holds(p, "objects") && t.holds(p, "refs") {
-			dirs = append(dirs, p)
+		if k != kindDir || !t.holds(p, "HEAD", kindFile, kindLink) {
+			continue
 		}
+		switch {
+		case t.holds(p, "objects") && t.holds(p, "refs"):
+			shapes[p] = "HEAD, objects and refs, the shape of a bare git repository"
+		case t.holds(p, "commondir"):
+			shapes[p] = "HEAD and commondir, the shape of a linked worktree's git directory (its objects, refs and config are where commondir says)"
+		default:
+			continue
+		}
+		dirs = append(dirs, p)
 	}
 	if len(dirs) == 0 {
-		return "", false
+		return "", "", false
 	}
 	sort.Strings(dirs)
 	if dirs[0] == "" {
-		return ".", true
+		return ".", shapes[""], true
 	}
-	return dirs[0], true
+	return dirs[0], shapes[dirs[0]], true
 }
 
 // holds reports whether the directory dir (clean) has an entry named name
