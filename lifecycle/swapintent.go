@@ -56,7 +56,11 @@ func (m *Manager) readSwapIntents() map[string]swapIntent {
 
 // writeSwapIntents replaces the file with notes (removing it when there
 // are none), synced with its directory: the note must be on disk before
-// the swap it describes.
+// the swap it describes. Its temporary file is made in the home, never in
+// $TMPDIR (renameio's default when it is on the home's file system), where
+// one a killed write left would stay forever: gc looks for it beside the
+// note (removeSwapIntentTemps). Owner-only, whatever the mode of the file
+// it replaces.
 func (m *Manager) writeSwapIntents(notes map[string]swapIntent) error {
 	p := m.swapIntentsPath()
 	if len(notes) == 0 {
@@ -69,7 +73,7 @@ func (m *Manager) writeSwapIntents(notes map[string]swapIntent) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(p, append(data, '\n'), 0o600); err != nil {
+	if err := writeFileInHome(p, append(data, '\n')); err != nil {
 		return err
 	}
 	d, err := os.Open(m.Roots.Home)
@@ -78,6 +82,20 @@ func (m *Manager) writeSwapIntents(notes map[string]swapIntent) error {
 	}
 	defer d.Close()
 	return d.Sync()
+}
+
+// writeFileInHome replaces the file p with data by atomic rename, its
+// temporary file beside it, mode 0600.
+func writeFileInHome(p string, data []byte) error {
+	t, err := renameio.NewPendingFile(p, renameio.WithTempDir(filepath.Dir(p)), renameio.WithStaticPermissions(0o600))
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
+		return err
+	}
+	return t.CloseAtomicallyReplace()
 }
 
 // noteSwap records, under the state lock (s is the state it holds), that
