@@ -125,6 +125,18 @@ func runSync(ctx context.Context, g *globals, file string, timeout time.Duration
 // records).
 func syncNext(file string, se *lifecycle.SyncError) (note, hint string) {
 	for _, p := range se.Problems {
+		// A catalogue Claude Code refuses for its owner is refused here
+		// as at install and update; its own hint (a local marketplace's)
+		// shows the catalogue, and the note says what makes it syncable.
+		if errors.Is(p.Err, sources.ErrCatalogueOwner) {
+			var fe *sources.Error
+			if errors.As(p.Err, &fe) && fe.Fix != "" {
+				hint = fe.Fix
+			}
+			return "it can be synced once the marketplace's catalogue names an owner (\"owner\": {\"name\": \"…\"}), as Claude Code refuses the whole marketplace without one; tell the marketplace's maintainers, or add it yourself if the marketplace is yours", hint
+		}
+	}
+	for _, p := range se.Problems {
 		// A failed fetch says itself which repository failed (for a
 		// marketplace plugin, its catalogue's or its own).
 		var fe *sources.Error
