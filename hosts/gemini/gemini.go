@@ -502,8 +502,22 @@ func mcpNotes(views []hosts.BuiltView, user string, env, args []string, cwd stri
 	if len(names) == 0 || trustsFolder(user, env, cwd) {
 		return out
 	}
-	return append(out, fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder with Gemini CLI's /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",
-		bundle.Quote(cwd), strings.Join(names, ", "), bundle.Quote(trustedFoldersPath(user, env))))
+	return append(out, fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",
+		bundle.Quote(cwd), strings.Join(names, ", "), trustFolderWays(user, env, "with Gemini CLI's /permissions command")))
+}
+
+// trustFolderWays says how the user tells Gemini CLI (0.61) to trust a
+// folder for good, after "trust the folder ": with its /permissions
+// command (command names it, as the sentence needs), or a "TRUST_FOLDER"
+// rule in trustedFolders.json. With a test switch in env (testSwitch)
+// Gemini CLI offers no /permissions command, so only the rule is named,
+// and why.
+func trustFolderWays(user string, env []string, command string) string {
+	rule := `a "TRUST_FOLDER" rule for it in ` + bundle.Quote(trustedFoldersPath(user, env))
+	if sw := testSwitch(env); sw != "" {
+		return "with " + rule + " (with " + sw + " Gemini CLI offers no /permissions command)"
+	}
+	return command + " or " + rule
 }
 
 // viewServers are the names of the MCP servers a view's manifest declares,
@@ -914,8 +928,8 @@ func hooksOffFolder(user, cwd string, env []string) error {
 		return err
 	}
 	off.SetEnv = "GEMINI_CLI_TRUST_WORKSPACE=true"
-	off.Fix = fmt.Sprintf("the workspace's %s turns them back on, but Gemini CLI reads it only in a folder it trusts, and it may not trust %s (--skip-trust does not make it read it): trust the folder in Gemini CLI, with its /permissions command or a \"TRUST_FOLDER\" rule for it in %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini; or take the setting out of %s",
-		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), bundle.Quote(trustedFoldersPath(user, env)), bundle.Quote(off.File))
+	off.Fix = fmt.Sprintf("the workspace's %s turns them back on, but Gemini CLI reads it only in a folder it trusts, and it may not trust %s (--skip-trust does not make it read it): trust the folder %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini; or take the setting out of %s",
+		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), trustFolderWays(user, env, "in Gemini CLI, with its /permissions command"), bundle.Quote(off.File))
 	return off
 }
 

@@ -188,10 +188,21 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		Host:    "gemini",
 		File:    file,
 		Setting: strconv.Quote(rule) + `: "DO_NOT_TRUST"`,
-		Fix:     "trust the folder (Gemini CLI's /permissions command, or TRUST_FOLDER in that rule)",
+		Fix:     distrustedFix(in.Environ),
 		Pattern: hosts.SettingIn(file, hosts.JSONString(rule)),
 		When:    where + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)",
 	}}
+}
+
+// distrustedFix says how to trust a folder a DO_NOT_TRUST rule holds:
+// Gemini CLI's /permissions command or the rule itself, the rule alone
+// where a test switch takes the command away (testSwitch); there is no
+// dialog to answer, as the rule decides.
+func distrustedFix(env []string) string {
+	if sw := testSwitch(env); sw != "" {
+		return "trust the folder (TRUST_FOLDER in that rule: with " + sw + " Gemini CLI offers no /permissions command)"
+	}
+	return "trust the folder (Gemini CLI's /permissions command, or TRUST_FOLDER in that rule)"
 }
 
 // undecidedOff says that no rule of file decides whether Gemini CLI

@@ -147,6 +147,24 @@ func headless(args, env []string) bool {
 	return !isTerminal(os.Stdin) || !isTerminal(os.Stdout)
 }
 
+// testSwitch is the environment switch in env that makes Gemini CLI
+// (0.61) take itself for its own test run, "GEMINI_CLI_INTEGRATION_TEST=true"
+// or "VITEST=true", or "" for none. Its loadCliConfig then turns its
+// config's folder trust off, which takes away the /permissions command
+// (offered only with it on) and nothing else bundlectl decides by: the
+// folder's trust, and so which settings hooks run, the trust dialog and a
+// -p session's stop in a folder it does not trust are still decided from
+// the settings and trustedFolders.json (internal/agenttest
+// TestGeminiTestSwitches).
+func testSwitch(env []string) string {
+	for _, k := range []string{"GEMINI_CLI_INTEGRATION_TEST", "VITEST"} {
+		if v, _ := envLookup(env, k); v == "true" {
+			return k + "=true"
+		}
+	}
+	return ""
+}
+
 // testOnlyTerminals, when set, stands for whether stdin and stdout are
 // both terminals.
 var testOnlyTerminals *bool
