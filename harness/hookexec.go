@@ -331,7 +331,7 @@ func ExecHookLine(ctx func() context.Context, load func() (*Registry, error), l 
 		// Gemini CLI runs the other hooks of the view too, and may have
 		// run a rewrite this answer would undo (geminiArgs); this line
 		// cannot see them, so it refuses.
-		reason := WithHint("bundlectl: bundle "+bundle.Quote(name)+" hook "+id+" answered a hookSpecificOutput.tool_input that is not an object, which makes Gemini CLI run the model's arguments even after another hook rewrote them, so they may not have been judged by every hook; refused", printFix(l.Fix, "bundlectl show "+bundle.ShellArg(name)))
+		reason := WithHint("bundlectl: bundle "+bundle.Quote(name)+" hook "+id+" answered a hookSpecificOutput.tool_input that is not an object, which makes Gemini CLI run the model's arguments even after another hook rewrote them, so they may not have been judged by every hook (a hook alone in its session would be ignored, but this line cannot see the session's other hooks); refused: a hook that keeps the model's arguments leaves tool_input out, and one that changes them answers an object", printFix(l.Fix, "bundlectl show "+bundle.ShellArg(name)))
 		io.WriteString(stderr, terminalSafe(reason)+"\n")
 		return &HookExit{Code: 2}
 	}

@@ -15,7 +15,8 @@ import (
 // the model's arguments though an earlier hook rewrote them (internal/
 // agenttest TestGeminiToolInputReset exec). hooks exec relayed such an
 // answer as it was; it cannot see the other hooks' answers, so it now
-// blocks (exit 2, the field and the fix on stderr). An object, or no
+// blocks (exit 2, the field and the fix on stderr: what a hook answers
+// to keep the arguments, and to change them). An object, or no
 // tool_input, is relayed unchanged, and so is a deny.
 func TestExecHookLineGeminiToolInputReset(t *testing.T) {
 	for _, c := range []struct {
@@ -50,7 +51,7 @@ func TestExecHookLineGeminiToolInputReset(t *testing.T) {
 				}
 				return
 			}
-			if code != 2 || stdout != "" || !strings.Contains(stderr, "hookSpecificOutput.tool_input that is not an object") || !strings.Contains(stderr, "bundlectl: hint: bundlectl show hg") {
+			if code != 2 || stdout != "" || !strings.Contains(stderr, "hookSpecificOutput.tool_input that is not an object") || !strings.Contains(stderr, "leaves tool_input out") || !strings.Contains(stderr, "bundlectl: hint: bundlectl show hg") {
 				t.Errorf("exit %d (%v), stdout %q, stderr %q; want exit 2 naming the field, with the fix", code, ownErr, stdout, stderr)
 			}
 		})
