@@ -1,0 +1,86 @@
+package agenttest
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGeminiTestSwitches: GEMINI_CLI_INTEGRATION_TEST=true and
+// VITEST=true, the switches Gemini CLI 0.61 reads to take itself for its
+// own test run, turn its config's folder trust off (loadCliConfig), and
+// that is read as "trusted" nowhere bundlectl decides by: the folder's
+// trust comes from the settings and trustedFolders.json as before, so in
+// a folder a DO_NOT_TRUST rule holds an interactive session still runs
+// the extensions' hooks and no settings hook (setup's lines among them:
+// list's warning stays true). What the switch takes away is the
+// /permissions command, which bundlectl's hints named as a way to trust
+// the folder: /help lists it without a switch (the control) and not with
+// one. So the hints name the trustedFolders.json rule alone under a
+// switch (hosts/gemini TestTestSwitchTrust). Each step waits for what the
+// screen or the model stand-in shows, never for time.
+func TestGeminiTestSwitches(t *testing.T) {
+	for _, sw := range []string{"", "GEMINI_CLI_INTEGRATION_TEST=true", "VITEST=true"} {
+		name := cmp.Or(strings.TrimSuffix(sw, "=true"), "control")
+		t.Run(name+"/hooks", func(t *testing.T) {
+			rec := t.TempDir()
+			a := switchSession(t, sw, "DO_NOT_TRUST")
+			beforeAgentExtension(t, filepath.Join(a.ConfigDir(), "extensions", "ext1"), "ext1", "touch "+filepath.Join(rec, "ext"))
+			a.Settings = map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+				"matcher": "*",
+				"hooks":   []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "user")}},
+			}}}}
+			argv, env := a.Command(t, "hello")
+			g := startGeminiTTY(t, append(argv[:len(argv)-2], "-i", "hello"), env, a.Workdir)
+			g.waitFor(t, "the prompt sent", func() bool { return sentPrompt(a, "hello") })
+			if got := ranOwn(t, rec); !slices.Equal(got, []string{"ext"}) {
+				t.Fatalf("hooks that ran in a folder a rule does not trust: %q, want the extension's alone\n%s", got, g.screen.String())
+			}
+		})
+		t.Run(name+"/permissions", func(t *testing.T) {
+			a := switchSession(t, sw, "TRUST_FOLDER")
+			argv, env := a.Command(t, "unused")
+			g := startGeminiTTY(t, argv[:len(argv)-2], env, a.Workdir) // no prompt
+			g.waitShown(t, "Type your message")
+			// /help lists the commands this session offers, /permissions
+			// with its description where it is one.
+			g.keys("/help")
+			g.waitShown(t, "For help on gemini-cli") // its completion: typed in
+			g.waitFor(t, "the command list", func() bool {
+				if sentPrompt(a, "/help") {
+					t.Fatalf("/help went to the model as a prompt\n%s", g.screen.String())
+				}
+				if g.shows("For a full list of shortcuts") {
+					return true
+				}
+				g.keys("\r")
+				return false
+			})
+			if listed := g.shows(permissionsListed); listed != (sw == "") {
+				t.Fatalf("with %q set, /help lists /permissions: %v, want %v\n%s", sw, listed, sw == "", g.screen.String())
+			}
+		})
+	}
+}
+
+// switchSession is a Gemini CLI session with sw (a test switch, or
+// none) in its environment, in a working directory trustedFolders.json
+// gives level, that GEMINI_CLI_TRUST_WORKSPACE does not decide.
+func switchSession(t *testing.T, sw, level string) *Agent {
+	a := New(t, GeminiCLI, Say("done"))
+	a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
+	if sw != "" {
+		a.Env = append(a.Env, sw)
+	}
+	ws, err := filepath.EvalSymlinks(a.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeJSONFile(t, a.ConfigDir(), "trustedFolders.json", map[string]any{ws: level})
+	return a
+}
+
+// permissionsListed is how /help lists Gemini CLI 0.61's /permissions.
+const permissionsListed = "permissions - Manage folder trust settings and other permissions"
