@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestGeminiDialogSavesSettings: /theme, /editor and /settings, chosen in
+// TestGeminiDialogSavesSettings: /theme, /editor, /settings and /auth, chosen in
 // an interactive Gemini CLI 0.61 session started before setup wired the
 // guards, save through the same saveSettings as /vim
 // (TestGeminiInteractiveSavesSettings): the copy of settings.json the
@@ -26,6 +26,10 @@ func TestGeminiDialogSavesSettings(t *testing.T) {
 		{"/editor", "Set external editor preference", "Select Editor", ""},
 		// Its first entry, Vim Mode, toggled.
 		{"/settings", "View and edit Gemini CLI settings", "Vim Mode", `"vimMode"`},
+		// Its first choice is the method already selected (the offline
+		// API key's); choosing it saves security.auth.selectedType in the
+		// user's file before it asks for the key.
+		{"/auth", "Manage authentication", "Get started", `"selectedType"`},
 	} {
 		t.Run(strings.TrimPrefix(tc.command, "/"), func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))

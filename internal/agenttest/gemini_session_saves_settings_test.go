@@ -22,8 +22,8 @@ import (
 // session started are gone. Tried offline with an ACP session (gemini
 // --acp, as an editor runs it), whose authenticate request saves
 // security.auth.selectedType; an interactive session saves the same way
-// (/settings, /theme, /vim, /editor, /auth: read from its code; all but
-// /auth tried, TestGeminiInteractiveSavesSettings and
+// (/settings, /theme, /vim, /editor, /auth: read from its code, and
+// tried, TestGeminiInteractiveSavesSettings and
 // TestGeminiDialogSavesSettings). bundlectl
 // cannot stop that; `list` says the lines are gone and its hint, setup
 // run again, puts them back (docs/gemini-cli.md).
