@@ -208,8 +208,9 @@ func distrustedFix(env []string) string {
 // undecidedOff says that no rule of file decides whether Gemini CLI
 // trusts ws, and so setup's lines do not run there yet: an interactive
 // session asks when it starts, and runs no settings hook until a
-// session starts trusted (the one that asked sends the prompt of -i
-// without them, and may go on untrusted after "Trust folder": agenttest
+// session starts trusted (after "Trust folder" the one that asked may
+// send the prompt of -i without them and go on untrusted, or restart
+// trusted first; the next session runs them: agenttest
 // TestGeminiUndecidedFolder); a -p session does not start.
 // Its hint starts Gemini CLI there with no prompt, where the question is
 // the first thing it does. With ide (ide.enabled on) the warning holds

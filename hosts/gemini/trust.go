@@ -426,8 +426,9 @@ func processCwd(cwd string) string {
 // that decides it, and a trustedFolders.json (or none) that reads and
 // holds no rule covering cwd. Such a folder is not trusted: an
 // interactive session asks, and runs no settings hook, setup's lines
-// included, until a session starts trusted (the one that asked goes on
-// without them: internal/agenttest TestGeminiUndecidedFolder); a -p
+// included, until a session starts trusted (the one that asked may send
+// its prompt without them before it restarts: internal/agenttest
+// TestGeminiUndecidedFolder); a -p
 // session stops at once. With ideMode an IDE Gemini CLI connects to may
 // decide instead, but in a terminal no IDE is connected to the folder is
 // still undecided (internal/agenttest TestGeminiTrustRuleSpellings

@@ -1,6 +1,8 @@
 package agenttest
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,15 +14,18 @@ import (
 // default) and no trustedFolders.json rule for the working directory, an
 // interactive session started with a prompt (-i) asks "Do you trust the
 // files in this folder?" before it sends anything. Answered "Trust
-// folder", it writes the TRUST_FOLDER rule and sends the prompt from the
-// session that started untrusted, which runs no settings hook: here the
-// user's settings.json holds a BeforeAgent hook that blocks every
-// prompt, beside setup's lines, so any request the model stand-in gets
-// is a turn no settings hook saw. (A -p session there stops at once:
-// TestGeminiUntrustedFolderSettings headless.) list reports setup's
-// lines off in such a folder, with a hint that starts gemini there, and
-// says nothing once the rule is written. The control: in a folder a rule
-// trusts, the same session's hook blocks the prompt.
+// folder", it writes the TRUST_FOLDER rule; the session that started
+// untrusted runs no settings hook, and what it does next varies (it
+// restarts trusted, or first sends the prompt untrusted: here the user's
+// settings.json holds a BeforeAgent hook that blocks every prompt, beside
+// setup's lines, so such a request is a turn no settings hook saw), so
+// that is not asserted. What does not vary is: trustedFolders.json holds
+// the one TRUST_FOLDER rule for the folder, and the next session there
+// runs the settings hooks (the user's blocks its prompt). (A -p session
+// there stops at once: TestGeminiUntrustedFolderSettings headless.) list
+// reports setup's lines off in such a folder, with a hint that starts
+// gemini there, and says nothing once the rule is written. The control:
+// in a folder a rule trusts, the same session's hook blocks the prompt.
 func TestGeminiUndecidedFolder(t *testing.T) {
 	t.Run("trusted-control", func(t *testing.T) {
 		a, argv, env := blockingUserHookSession(t)
@@ -57,6 +62,10 @@ func TestGeminiUndecidedFolder(t *testing.T) {
 	})
 	a, argv, env := blockingUserHookSession(t)
 	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+	ws, err := filepath.EvalSymlinks(a.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// setup after the agent's own settings are written, as a user would.
 	senv := append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE=")
@@ -74,24 +83,35 @@ func TestGeminiUndecidedFolder(t *testing.T) {
 		t.Fatalf("Gemini CLI sent %d requests before it was told to trust the folder\n%s", n, g.screen.String())
 	}
 	g.keys("\r") // the first choice: Trust folder
-	g.waitFor(t, "the prompt sent without the user's blocking hook", func() bool { return sentPrompt(a, "hello") })
 	// What the session does next is left open: it says it restarts to
-	// apply the trust change; in some runs it went on untrusted (every
-	// later prompt sent without settings hooks, seen with a .gemini
-	// directory in the workspace), in one on a busy machine it restarted
-	// trusted and the user's hook blocked the next prompt. Either way the
-	// turn above ran unguarded, which is what list reports.
+	// apply the trust change; in some runs it sent the -i prompt
+	// untrusted, without settings hooks, and went on so (seen with a
+	// .gemini directory in the workspace), in others it restarted trusted
+	// first and the user's hook blocked the prompt (seen on a busy
+	// machine). So nothing here waits on the prompt; list's "off" above
+	// holds for the turn that may run unguarded.
 	g.waitFor(t, "the TRUST_FOLDER rule", func() bool {
-		rules, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
-		return strings.Contains(string(rules), "TRUST_FOLDER")
+		var rules map[string]string
+		data, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
+		return json.Unmarshal(data, &rules) == nil && len(rules) > 0
 	})
+	t.Logf("the session that asked sent the -i prompt unguarded: %v", sentPrompt(a, "hello"))
 
+	// What is stable whatever that session does: the file holds one rule,
+	// the working directory as process.cwd() gives it (links resolved),
+	// TRUST_FOLDER; and the next session there runs the settings hooks.
 	rules, _ := os.ReadFile(filepath.Join(a.ConfigDir(), "trustedFolders.json"))
-	if !strings.Contains(string(rules), "TRUST_FOLDER") {
-		t.Fatalf("trustedFolders.json after Trust folder: %s", rules)
+	var got map[string]string
+	if err := json.Unmarshal(rules, &got); err != nil || !maps.Equal(got, map[string]string{ws: "TRUST_FOLDER"}) {
+		t.Fatalf("trustedFolders.json after Trust folder: %s (%v), want the one rule {%q: \"TRUST_FOLDER\"}", rules, err, ws)
 	}
 	if st := setupStatus(t, f, senv); st != nil {
 		t.Errorf("list once the folder is trusted: %v, want nothing\n%s", st, rules)
+	}
+	next := startGeminiTTY(t, argv, env, a.Workdir)
+	next.waitShown(t, userBlockReason)
+	if next.shows("Do you trust the files in this folder?") {
+		t.Errorf("the next session asked again\n%s", next.screen.String())
 	}
 }
 
