@@ -652,6 +652,9 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			client.Transport = directTransportFor(req)
 		} else {
 			proxyRequestTarget(req)
+			if perr == nil {
+				client.Transport = proxiedTransportFor(http.DefaultTransport.(*http.Transport), req, p)
+			}
 		}
 		resp, err := client.Do(req)
 		if err != nil {

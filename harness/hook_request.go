@@ -1,9 +1,11 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -207,4 +209,92 @@ func (c *requestLineConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// proxiedTransportFor is the transport that posts req through the proxy
+// at proxy: Go's default one, or, for an https url whose path starts
+// "//" and that Go writes only in absolute form (setDoubleSlashPath),
+// one that opens the CONNECT tunnel itself, so that the request line
+// inside it is rewritten in origin form as directTransportFor rewrites
+// it: Go wrote "POST https://h//evil.example/a|b" in the tunnel, where a
+// client writes a tunnelled request in origin form (RFC 9112 3.2.1) and
+// Claude Code 2.1.332 writes "POST //evil.example/a|b" with no proxy,
+// and a server reading the target as it comes read another path, so a
+// guard's deny there was lost. Through a proxy in
+// the clear (http) the absolute form is the right one; through a proxy
+// bundlectl does not open tunnels with (socks5) it stays as Go writes it.
+func proxiedTransportFor(base *http.Transport, req *http.Request, proxy *url.URL) http.RoundTripper {
+	if _, ok := doubleSlashOriginTarget(req); !ok || req.URL.Scheme != "https" || (proxy.Scheme != "http" && proxy.Scheme != "https") {
+		return base
+	}
+	tunnel := base.Clone()
+	tunnel.Proxy = nil
+	tunnel.DialContext = connectDialer(base, proxy)
+	return originFormFor(tunnel, req)
+}
+
+// connectDialer dials addr through a CONNECT tunnel of the http or https
+// proxy at proxy, with its user information as Proxy-Authorization, as
+// Go's transport does; an answer other than 200, or bytes after it, fail
+// the dial. The dial and the CONNECT exchange end with ctx.
+func connectDialer(base *http.Transport, proxy *url.URL) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		port := proxy.Port()
+		if port == "" {
+			port = map[string]string{"http": "80", "https": "443"}[proxy.Scheme]
+		}
+		c, err := (&net.Dialer{}).DialContext(ctx, network, net.JoinHostPort(proxy.Hostname(), port))
+		if err != nil {
+			return nil, err
+		}
+		stop := context.AfterFunc(ctx, func() { c.Close() })
+		defer stop()
+		if proxy.Scheme == "https" {
+			cfg := &tls.Config{}
+			if base.TLSClientConfig != nil {
+				cfg = base.TLSClientConfig.Clone()
+			}
+			cfg.ServerName, cfg.NextProtos = proxy.Hostname(), nil
+			tc := tls.Client(c, cfg)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				c.Close()
+				return nil, err
+			}
+			c = tc
+		}
+		if err := openTunnel(c, proxy, addr); err != nil {
+			c.Close()
+			return nil, err
+		}
+		if !stop() {
+			return nil, ctx.Err()
+		}
+		return c, nil
+	}
+}
+
+// openTunnel asks the proxy on c for a tunnel to addr and reads its
+// answer.
+func openTunnel(c net.Conn, proxy *url.URL, addr string) error {
+	connect := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: addr}, Host: addr, Header: http.Header{}}
+	if u := proxy.User; u != nil {
+		pw, _ := u.Password()
+		connect.Header.Set("Proxy-Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.Username()+":"+pw)))
+	}
+	if err := connect.Write(c); err != nil {
+		return err
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, connect)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("proxy %s answered CONNECT %s with %s", proxy.Redacted(), addr, resp.Status)
+	}
+	if br.Buffered() > 0 {
+		return fmt.Errorf("proxy %s sent bytes after its answer to CONNECT %s", proxy.Redacted(), addr)
+	}
+	return nil
 }
