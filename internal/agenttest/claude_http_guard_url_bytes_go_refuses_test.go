@@ -20,7 +20,7 @@ func TestClaudeHTTPGuardPathGoRefuses(t *testing.T) {
 // -- claude, whose hooks run sent such a target in absolute form
 // ("POST http://127.0.0.1:PORT//evil.example/a|b%/deny"), which a server
 // reading the target as it comes reads as another path, so its deny was
-// lost (harness TestHookRequestDoubleSlashOriginFormBytes).
+// lost (harness TestHookRequestDoubleSlashOriginForm).
 func TestClaudeHTTPGuardDoubleSlashPathBytes(t *testing.T) {
 	checkClaudeHTTPGuardAskedAt(t, "dsb", "//evil.example/a|b%/deny", "//evil.example/a|b%/deny")
 }
