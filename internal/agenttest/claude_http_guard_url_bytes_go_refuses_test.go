@@ -24,3 +24,14 @@ func TestClaudeHTTPGuardPathGoRefuses(t *testing.T) {
 func TestClaudeHTTPGuardDoubleSlashPathBytes(t *testing.T) {
 	checkClaudeHTTPGuardAskedAt(t, "dsb", "//evil.example/a|b%/deny", "//evil.example/a|b%/deny")
 }
+
+// TestClaudeHTTPGuardBackslashPathQueryBytes: real Claude Code 2.1.332
+// posts an http guard whose path is written with backslashes, starts "//"
+// once read, holds a '|', an escaped '/' and a stray '%', and has a query
+// with '|' and a stray '%' in origin form ("POST
+// //evil.example/a|b%2F%/deny?q|%"); so does bundlectl exec -- claude,
+// its connection rewriting the absolute form Go writes for such a path
+// (harness TestHookRequestDoubleSlashOriginForm).
+func TestClaudeHTTPGuardBackslashPathQueryBytes(t *testing.T) {
+	checkClaudeHTTPGuardAskedAt(t, "bsq", `\\evil.example\a|b%2F%\deny?q|%`, "//evil.example/a|b%2F%/deny?q|%")
+}
