@@ -1128,12 +1128,13 @@ func endpointURLHost(raw string) (string, string) {
 // recording proxy for none of them). The warning names
 // the hosts among those that read the server (a server split into one
 // view a host, an "sse" one Codex reads as streamable HTTP, is warned of
-// once for each). A url with a "${" in its scheme or authority is left
-// alone: Claude Code expands it before connecting, and the expansion may
+// once for each). A url with a "${" in its scheme or authority, or, in a
+// server Gemini CLI reads, a bare $NAME there (mcpNeverConnects), is left
+// alone: Claude Code and Gemini CLI expand it before connecting, and the expansion may
 // make a url the parser reads; one after them is not, as no expansion
 // changes a url's authority once the path has begun.
 func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
-	if urlVarBeforePath(s.URL) || !jsURLRefuses(s.URL) {
+	if !mcpNeverConnects(s) {
 		return
 	}
 	var who []string
@@ -1159,15 +1160,31 @@ func warnClaudeMCPURLUnparsed(b *Bundle, src string, s MCPServer) {
 // ("https://bc3e.9/${P}") leaves the authority as written.
 func urlVarBeforePath(s string) bool {
 	i := strings.Index(s, "${")
-	if i < 0 {
-		return false
-	}
-	head := s[:i]
+	return i >= 0 && beforeURLPath(s[:i])
+}
+
+// beforeURLPath reports whether head, the start of a url, ends in its
+// scheme or authority, before its path, query or fragment begin.
+func beforeURLPath(head string) bool {
 	colon := strings.IndexByte(head, ':')
 	if colon < 0 {
 		return true
 	}
 	return !strings.ContainsAny(strings.TrimLeft(head[colon+1:], `/\`), `/\?#`)
+}
+
+// geminiVarBeforePath reports whether s, a remote MCP server Gemini CLI
+// reads, holds a variable Gemini CLI expands (geminiRef: a bare $NAME
+// too, "https://$NET.9/mcp") in its scheme or authority, where what it
+// expands to picks the host Gemini CLI connects to (internal/agenttest
+// TestGeminiMCPURLBareVar): like a "${" there (urlVarBeforePath), whose
+// host no review knows.
+func geminiVarBeforePath(s MCPServer) bool {
+	if len(s.Hosts) > 0 && !slices.Contains(s.Hosts, HostGemini) {
+		return false
+	}
+	loc := geminiRef().FindStringIndex(s.URL)
+	return loc != nil && beforeURLPath(s.URL[:loc[0]])
 }
 
 // unparsedURLParser names a host with the WHATWG URL parser it connects
@@ -1648,7 +1665,9 @@ func remoteHosts(b *Bundle) map[string]string {
 // hostAddrs reads them), since the address is reached all the same. When
 // an MCP server's host is chosen by a variable
 // ("https://${HOST:-169.254.169.254}/mcp", whose default Claude Code
-// fills in), it may be any host, so none is marked.
+// fills in; or, in a server Gemini CLI reads, "https://$NET.9/mcp",
+// as Gemini CLI expands a bare $NAME too: geminiVarBeforePath), it may be
+// any host, so none is marked.
 func NeverContactedWhy(b *Bundle) map[string]string {
 	out := map[string]string{}
 	for h, rs := range NeverContactedReasons(b) {
@@ -1712,12 +1731,12 @@ func NeverContactedReasons(b *Bundle) map[string][]NeverReached {
 	for _, s := range b.Components.MCP {
 		if s.Remote() {
 			h, msg := endpointHost(s.URL)
-			if msg == "" && h == "" && strings.Contains(s.URL, "${") {
+			if msg == "" && (h == "" && strings.Contains(s.URL, "${") || geminiVarBeforePath(s)) {
 				return map[string][]NeverReached{}
 			}
 			switch {
 			case msg != "" || h == "":
-			case mcpNeverConnects(s.URL):
+			case mcpNeverConnects(s):
 				addReason(why, h, NeverReached{Kind: NeverUnparsedMCPURL})
 			default:
 				contact(h)
@@ -1755,15 +1774,16 @@ func addReason(why map[string][]NeverReached, h string, w NeverReached) {
 }
 
 // mcpNeverConnects reports whether no host connects to a remote MCP
-// server whose url is raw: the WHATWG URL parser, which Claude Code,
-// Gemini CLI (JavaScript's URL) and Codex (Rust's url crate) connect
-// with, refuses it, and no variable in its scheme or authority may make
-// it parse once expanded (warnClaudeMCPURLUnparsed, the mcp.url warning,
+// server s: the WHATWG URL parser, which Claude Code, Gemini CLI
+// (JavaScript's URL) and Codex (Rust's url crate) connect with, refuses
+// its url, and no variable in its scheme or authority may make it parse
+// once expanded — a "${", or, in a server Gemini CLI reads, a bare $NAME
+// (geminiVarBeforePath) — (warnClaudeMCPURLUnparsed, the mcp.url warning,
 // and internal/agenttest TestClaudeMCPURLUnparsed,
 // TestCodexMCPURLUnparsed, TestGeminiMCPURLUnparsed, whose recording
 // proxy none of them asks). bundlectl runs stdio MCP servers only.
-func mcpNeverConnects(raw string) bool {
-	return !urlVarBeforePath(raw) && jsURLRefuses(raw)
+func mcpNeverConnects(s MCPServer) bool {
+	return !urlVarBeforePath(s.URL) && !geminiVarBeforePath(s) && jsURLRefuses(s.URL)
 }
 
 // hostAddrs are the IPv4 or IPv6 addresses an endpoint's host h (as

@@ -1,0 +1,36 @@
+package agenttest
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGeminiMCPURLBareVar: Gemini CLI 0.61 expands a bare $NAME, not only
+// ${NAME}, in an extension's remote MCP url before connecting: a server
+// at "https://$BC_MCP_NET.9/mcp", which the WHATWG URL parser refuses as
+// written, is asked for at 10.0.0.9 when BC_MCP_NET is "10.0.0". So the
+// review marks no such host "no endpoint reaches" (bundle
+// TestNeverContactedUnparsedMCPURLGeminiVar), where it said Gemini CLI
+// never connects to it.
+func TestGeminiMCPURLBareVar(t *testing.T) {
+	proxy := newConnectRecorder(t)
+	a := New(t, GeminiCLI, Say("done"))
+	ext := filepath.Join(a.ConfigDir(), "extensions", "bv")
+	writeJSONFile(t, ext, "gemini-extension.json", map[string]any{
+		"name": "bv", "version": "1.0.0",
+		// A short timeout: the recording proxy answers nothing, and
+		// Gemini CLI waits 10 minutes for a server by default.
+		"mcpServers": map[string]any{"bare": map[string]any{"httpUrl": "https://$BC_MCP_NET.9/mcp", "timeout": 5000}},
+	})
+	a.Env = append(slices.Clone(proxy.Env), "BC_MCP_NET=10.0.0")
+	res := a.Run(t, "hello")
+	if got := proxy.take(); !slices.Contains(got, "CONNECT 10.0.0.9:443 HTTP/1.1") {
+		t.Fatalf("Gemini CLI 0.61 asked the proxy %q, want CONNECT 10.0.0.9:443: this test's premise no longer holds\n%s", got, res)
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", ext)
+	if strings.Contains(out, `"network_never_contacted"`) {
+		t.Errorf("the review marks a host never contacted, which Gemini CLI connects to:\n%s", out)
+	}
+}
