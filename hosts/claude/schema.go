@@ -623,10 +623,14 @@ func (urlShape) check(v any) *failure {
 }
 
 // jsTrim is s with what JavaScript's trim takes off both ends taken off,
-// and C0 controls too: the URL parser takes those off after trim, and
-// taking both off in any order can only let more urls through.
+// and no more: the URL parser then takes C0 controls and spaces off
+// (bundle.JSURLRefuses does), but not a trim's white space behind one.
+// Taking both off in any order vouched for "\u0001\u00a0http://host/x",
+// which Claude Code 2.1.332 refuses (no scheme once the parser is left
+// with "\u00a0http:"), and exec --exclusive carried a --settings Claude
+// Code drops, the user's plugins loading with it.
 func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 || jsSpace(r) })
+	return strings.TrimFunc(s, jsSpace)
 }
 
 // urlVouched reports whether the model can vouch the WHATWG URL parser

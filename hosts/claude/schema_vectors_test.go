@@ -112,6 +112,8 @@ func TestUnvouched(t *testing.T) {
 		{hook(`{"type": "http", "url": "http://xn--a-/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://%41.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://a\u00a0\u0001"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "\u00a0http://127.0.0.1:1/x\u00a0"}`), ""},
 		{hook(`{"type": "command", "command": "x", "statusMessage": "s", "once": true}`), ""},
 		{hook(`{"type": "command", "command": "x", "notAField": 5}`), "hooks.PreToolUse[0].hooks[0].notAField"},
 		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": "o/r"}}}}`, ""},

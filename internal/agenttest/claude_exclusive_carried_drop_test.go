@@ -18,7 +18,9 @@ import (
 // exec leaves that --settings out) and an http hook's
 // "url": "http://xn--a-/x" (a Punycode label Bun's URL refuses, which
 // the model leaves to IDNA and cannot tell from a URL Claude Code takes,
-// so exec refuses to start).
+// so exec refuses to start), and one behind "\u0001\u00a0" (JavaScript's
+// trim stops at the control, the URL parser then at the no-break space:
+// the model took both off and vouched for it, so exec carried it).
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
@@ -31,6 +33,7 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		{"shell fish", hook(map[string]any{"type": "command", "command": "true", "shell": "fish"}), false},
 		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), false},
 		{"http url with a Punycode label Bun refuses", hook(map[string]any{"type": "http", "url": "http://xn--a-/x"}), true},
+		{"http url behind a control and a no-break space", hook(map[string]any{"type": "http", "url": "\u0001\u00a0http://127.0.0.1:1/x"}), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
