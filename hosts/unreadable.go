@@ -97,7 +97,7 @@ func (e *UnreadableError) at() string {
 // env, readable by every user.
 func (e *UnreadableError) Hint(path string) string {
 	if e.Why == BeyondUTF16 {
-		return recodeHint(path, "UTF-16")
+		return recodeHint(path, "UTF-16", false)
 	}
 	if e.Line > 0 {
 		return fmt.Sprintf("sed -n %dp %s", e.Line, bundle.ShellArg(path))
@@ -105,10 +105,16 @@ func (e *UnreadableError) Hint(path string) string {
 	return "cat " + bundle.ShellArg(path)
 }
 
-// recodeHint rewrites path from the encoding from as UTF-8, as Hint says.
-func recodeHint(path, from string) string {
+// recodeHint rewrites path from the encoding from as UTF-8, as Hint says:
+// from its fourth byte on when skipUTF8BOM, since iconv takes a UTF-8
+// byte order mark before from's own for text and fails on it.
+func recodeHint(path, from string, skipUTF8BOM bool) string {
 	tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
-	return fmt.Sprintf("cp -p %s %s && iconv -f %s -t UTF-8 %s > %s && mv %s %s", p, tmp, from, p, tmp, tmp, p)
+	recode := fmt.Sprintf("iconv -f %s -t UTF-8 %s > %s", from, p, tmp)
+	if skipUTF8BOM {
+		recode = fmt.Sprintf("tail -c +4 %s | iconv -f %s -t UTF-8 > %s", p, from, tmp)
+	}
+	return fmt.Sprintf("cp -p %s %s && %s && mv %s %s", p, tmp, recode, tmp, p)
 }
 
 // EncodingError is why a settings file its host ignores whole does not
@@ -120,9 +126,16 @@ type EncodingError struct {
 	// Name is the encoding as iconv names it ("UTF-32"); Title the host
 	// as its messages name it.
 	Name, Title string
+	// BehindUTF8BOM: a UTF-8 byte order mark stands before the
+	// encoding's own, and the host decodes what follows it as UTF-8 (so
+	// it ignores a UTF-16 file there that it reads without that mark).
+	BehindUTF8BOM bool
 }
 
 func (e *EncodingError) Error() string {
+	if e.BehindUTF8BOM {
+		return e.Name + " behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): save the file as UTF-8"
+	}
 	return e.Name + " (behind its byte order mark), which " + e.Title + " does not decode (it ignores the whole file): save the file as UTF-8"
 }
 
@@ -133,7 +146,7 @@ func (e *EncodingError) Error() string {
 func SyntaxHint(se *SyntaxError, path string) string {
 	var ee *EncodingError
 	if errors.As(se.Err, &ee) {
-		return recodeHint(path, ee.Name)
+		return recodeHint(path, ee.Name, ee.BehindUTF8BOM)
 	}
 	return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(path))
 }

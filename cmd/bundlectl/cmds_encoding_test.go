@@ -32,4 +32,16 @@ func init() {
 		ts.Check(err)
 		ts.Check(os.WriteFile(p, []byte(testtree.UTF32(ts.ReadFile(args[0]), len(args) == 2 && args[1] == "be")), fi.Mode().Perm()))
 	}
+	// utf8bom path: put a UTF-8 byte order mark before a file (one
+	// already in UTF-16 or UTF-32, as a tool adding the mark to any file
+	// leaves it), keeping its mode.
+	scriptCmds["utf8bom"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if len(args) != 1 || neg {
+			ts.Fatalf("usage: utf8bom path")
+		}
+		p := ts.MkAbs(args[0])
+		fi, err := os.Stat(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, append([]byte("\xef\xbb\xbf"), ts.ReadFile(args[0])...), fi.Mode().Perm()))
+	}
 }

@@ -40,6 +40,9 @@ func readSettings(path string) (map[string]any, error) {
 
 // parseSettings is readSettings of the file's content, data.
 func parseSettings(data []byte) (map[string]any, error) {
+	if why := behindUTF8BOM(data); why != nil {
+		return nil, why
+	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if jsTrimmed(string(data)) {
 		return map[string]any{}, nil
@@ -106,6 +109,7 @@ func inUTF16(data []byte) *hosts.UnreadableError {
 // The byte order marks of UTF-16 and UTF-32, little- and big-endian.
 var (
 	utf16LEBOM = []byte("\xff\xfe")
+	utf16BEBOM = []byte("\xfe\xff")
 	utf32LEBOM = []byte("\xff\xfe\x00\x00")
 	utf32BEBOM = []byte("\x00\x00\xfe\xff")
 )
@@ -122,6 +126,28 @@ func inUTF32(data []byte) *hosts.SyntaxError {
 		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: "UTF-32", Title: title}}
 	}
 	return nil
+}
+
+// behindUTF8BOM is why Claude Code ignores data, a settings file, when a
+// UTF-8 byte order mark stands before UTF-16's or UTF-32's: it skips the
+// UTF-8 mark, decodes the rest as UTF-8 and finds no JSON
+// (internal/agenttest TestExecClaudeSettingsParse); a *hosts.SyntaxError
+// whose hint cuts that mark off and rewrites the rest as UTF-8; else
+// nil. Such a UTF-16 file was once refused as one Claude Code reads, and
+// both got an iconv hint that fails on the UTF-8 mark.
+func behindUTF8BOM(data []byte) *hosts.SyntaxError {
+	rest, ok := bytes.CutPrefix(data, utf8BOM)
+	if !ok {
+		return nil
+	}
+	name := "UTF-16"
+	switch {
+	case bytes.HasPrefix(rest, utf32LEBOM), bytes.HasPrefix(rest, utf32BEBOM):
+		name = "UTF-32"
+	case !bytes.HasPrefix(rest, utf16LEBOM) && !bytes.HasPrefix(rest, utf16BEBOM):
+		return nil
+	}
+	return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: name, Title: title, BehindUTF8BOM: true}}
 }
 
 // title is Claude Code as bundlectl's messages name it.

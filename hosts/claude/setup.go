@@ -129,6 +129,9 @@ func (Host) WiredEvents(data []byte) []string {
 // with a key written twice (JSON.parse takes the last). A number beyond
 // float64, which encoding/json refuses, WiredEvents reads.
 func (Host) ConfigUnreadable(data []byte) *hosts.UnreadableError {
+	if behindUTF8BOM(data) != nil {
+		return nil // UTF-16 behind a UTF-8 mark, one Claude Code ignores (ConfigSyntax)
+	}
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if jsTrimmed(string(data)) {
 		return nil

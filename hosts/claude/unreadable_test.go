@@ -81,7 +81,9 @@ func TestListUnreadableSettings(t *testing.T) {
 // TestConfigUnreadable: which settings.json ConfigUnreadable refuses:
 // those Claude Code reads and WiredEvents does not: UTF-16 little-endian
 // behind its mark, a key written twice, nesting past 10000; not UTF-16
-// big-endian, nor without the mark, nor UTF-32, nor a comment (which it ignores, and
+// big-endian, nor without the mark, nor behind a UTF-8 mark (agenttest
+// TestExecClaudeSettingsParse: Claude Code ignores it; this test once
+// said otherwise, untried), nor UTF-32, nor a comment (which it ignores, and
 // so do setup's lines in it), nor an empty file (read as {}), nor a
 // number WiredEvents reads.
 func TestConfigUnreadable(t *testing.T) {
@@ -90,7 +92,7 @@ func TestConfigUnreadable(t *testing.T) {
 		want       hosts.Beyond
 	}{
 		{"UTF-16 little-endian", testtree.UTF16LE(`{"hooks": {}}`), hosts.BeyondUTF16},
-		{"UTF-16 behind a UTF-8 mark too", "\ufeff" + testtree.UTF16LE(`{}`), hosts.BeyondUTF16},
+		{"UTF-16 behind a UTF-8 mark, whose rest Claude Code decodes as UTF-8", "\ufeff" + testtree.UTF16LE(`{}`), 0},
 		{"UTF-16 big-endian", "\xfe\xff" + testtree.UTF16BE(`{}`), 0},
 		{"UTF-16 without a mark", testtree.UTF16LE(`{}`)[2:], 0},
 		{"UTF-32 little-endian, whose mark starts as UTF-16's", testtree.UTF32(`{}`, false), 0},
@@ -203,6 +205,37 @@ func TestReadSettingsUTF32(t *testing.T) {
 		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
 		if want := "cp -p " + q + " " + tmp + " && iconv -f UTF-32 -t UTF-8 " + q + " > " + tmp + " && mv " + tmp + " " + q; hosts.SyntaxHint(se, p) != want {
 			t.Errorf("big-endian %v: hint %q, want %q", be, hosts.SyntaxHint(se, p), want)
+		}
+	}
+}
+
+// TestReadSettingsBehindUTF8BOM: a UTF-8 byte order mark before
+// UTF-16's or UTF-32's is a file Claude Code 2.1.332 ignores (it decodes
+// what follows the UTF-8 mark as UTF-8: internal/agenttest
+// TestExecClaudeSettingsParse), named with its encoding, and its hint
+// cuts the UTF-8 mark off before iconv, which fails on it. The UTF-16
+// one was refused as one Claude Code reads, and both hints failed.
+func TestReadSettingsBehindUTF8BOM(t *testing.T) {
+	const s = `{"disableAllHooks": true}`
+	for _, c := range []struct{ name, data, encoding string }{
+		{"UTF-16", testtree.UTF16LE(s), "UTF-16"},
+		{"UTF-16 big-endian", "\xfe\xff" + testtree.UTF16BE(s), "UTF-16"},
+		{"UTF-32", testtree.UTF32(s, false), "UTF-32"},
+		{"UTF-32 big-endian", testtree.UTF32(s, true), "UTF-32"},
+	} {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(p, []byte("\xef\xbb\xbf"+c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readSettings(p)
+		var se *hosts.SyntaxError
+		var ee *hosts.EncodingError
+		if !errors.As(err, &se) || !errors.As(err, &ee) || ee.Name != c.encoding || !strings.Contains(err.Error(), c.encoding+" behind a UTF-8 byte order mark") {
+			t.Fatalf("%s: readSettings error %v, want a SyntaxError naming %s behind a UTF-8 mark", c.name, err, c.encoding)
+		}
+		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
+		if want := "cp -p " + q + " " + tmp + " && tail -c +4 " + q + " | iconv -f " + c.encoding + " -t UTF-8 > " + tmp + " && mv " + tmp + " " + q; hosts.SyntaxHint(se, p) != want {
+			t.Errorf("%s: hint %q, want %q", c.name, hosts.SyntaxHint(se, p), want)
 		}
 	}
 }
