@@ -594,7 +594,7 @@ func (p *proxy) overlongServerLine(scan *msgScanner) error {
 		for _, m := range msgs {
 			switch {
 			case m.settles:
-				if err := p.overlongReply(m.id, bytes.ToValidUTF8(m.id, []byte("\uFFFD"))); err != nil {
+				if err := p.overlongReply(m.id, asRelayed(m.id)); err != nil {
 					return err
 				}
 			case m.asks:
@@ -604,7 +604,7 @@ func (p *proxy) overlongServerLine(scan *msgScanner) error {
 		return nil
 	}
 	if id, ok := scan.reply(); ok {
-		return p.overlongReply(id, bytes.ToValidUTF8(id, []byte("\uFFFD")))
+		return p.overlongReply(id, asRelayed(id))
 	}
 	if id, kind, ok := scan.message(); ok && kind == msgRequest {
 		p.overlongServerRequest(id)
@@ -612,6 +612,15 @@ func (p *proxy) overlongServerLine(scan *msgScanner) error {
 	}
 	p.notice("dropped a server message over %d bytes", MaxMCPMessage)
 	return nil
+}
+
+// asRelayed is id as fromServer relays it: its bytes that are not UTF-8
+// replaced. An id of up to 16 MiB that is UTF-8 is not copied.
+func asRelayed(id json.RawMessage) json.RawMessage {
+	if utf8.Valid(id) {
+		return id
+	}
+	return bytes.ToValidUTF8(id, []byte("\uFFFD"))
 }
 
 // overlongServerRequest answers the server's request under id, over
@@ -1097,38 +1106,36 @@ func firstByte(b []byte) byte {
 }
 
 // appendRPCError appends rpcError(id, code, msg) to dst, making no copy
-// of id but the one in dst: id is one JSON string or number token as
-// the scan kept it, written as json.Marshal writes it (<, >, &, U+2028
-// and U+2029 escaped).
+// of id but the one in dst.
 func appendRPCError(dst []byte, id json.RawMessage, code int, msg string) []byte {
 	quoted, _ := json.Marshal(msg)
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	b := bytes.NewBuffer(dst)
-	json.HTMLEscape(b, id)
-	dst = b.Bytes()
-	dst = append(dst, `,"error":{"code":`...)
-	dst = strconv.AppendInt(dst, int64(code), 10)
-	dst = append(append(append(dst, `,"message":`...), quoted...), "}}"...)
-	return dst
+	return appendRPCErrorQuoted(dst, id, code, quoted)
 }
 
-// rpcError is a JSON-RPC error response under id (null when nil).
-func rpcError(id json.RawMessage, code int, msg string) []byte {
-	if id == nil {
+// appendRPCErrorQuoted is appendRPCError with msg already a JSON string.
+// id is written as it is (null when nil or not one JSON value), not as
+// json.Marshal writes a RawMessage: it would write each <, > and & as a
+// six-byte escape, in a buffer grown by copies, and an id may be most of
+// 16 MiB (the scan keeps one that long): a line of 96 MiB, and 808 MB
+// of RSS, for 16 MiB of "<". Both read as the same id; writeLine escapes
+// the line ends some readers split at.
+func appendRPCErrorQuoted(dst []byte, id json.RawMessage, code int, quoted []byte) []byte {
+	if id == nil || !json.Valid(id) {
 		id = json.RawMessage("null")
 	}
-	b, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
-	return b
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, bytes.TrimSpace(id)...)
+	dst = append(dst, `,"error":{"code":`...)
+	dst = strconv.AppendInt(dst, int64(code), 10)
+	return append(append(append(dst, `,"message":`...), quoted...), "}}"...)
+}
+
+// rpcError is a JSON-RPC error response under id (null when nil), made
+// in one buffer of its size.
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	quoted, _ := json.Marshal(msg)
+	size := len(id) + len(quoted) + len(`{"jsonrpc":"2.0","id":null,"error":{"code":-2147483648,"message":}}`)
+	return appendRPCErrorQuoted(make([]byte, 0, size), id, code, quoted)
 }
 
 // keptLineBuffer is the most a lineReader keeps of its line buffer from

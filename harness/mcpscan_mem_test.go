@@ -195,3 +195,58 @@ func TestProxyOverlongBatchLeavesOpenCallsAwaited(t *testing.T) {
 		t.Fatalf("the client got %q; want %q", toClient.String(), want)
 	}
 }
+
+// countingWriter counts the lines and bytes written to it and keeps
+// none of them.
+type countingWriter struct{ lines, bytes int }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.lines++
+	w.bytes += len(p)
+	return len(p), nil
+}
+
+// TestProxyLongIDAnsweredAtItsLength: the proxy's error under an id of
+// nearly 16 MiB (a line over MaxMCPMessage: the server's request, the
+// server's reply to an untimed call, the client's request) is written
+// with the id as the line had it, and costs about the id twice (the
+// answer, and the line writeLine makes of it). Before, json.Marshal
+// wrote each of <, > and & as a 6-byte escape, in a buffer it grew by
+// copies: an id of 16 MiB of "<" became a 96 MiB line, and a real
+// `bundlectl mcp` answering one server request so peaked at 808 MB of
+// RSS (79 MB before ids over 4 KiB were kept).
+func TestProxyLongIDAnsweredAtItsLength(t *testing.T) {
+	id := `"` + strings.Repeat("<", maxScanIDBytes-2) + `"`
+	pad := `"pad":"` + strings.Repeat("a", 1<<20) + `"`
+	for _, c := range []struct {
+		name, line string
+		server     bool // the line is the server's
+	}{
+		{"the server's request", `{"jsonrpc":"2.0","id":` + id + `,"method":"sampling/createMessage","params":{` + pad + `}}`, true},
+		{"the server's reply", `{"jsonrpc":"2.0","id":` + id + `,"result":{` + pad + `}}`, true},
+		{"the client's request", `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list","params":{` + pad + `}}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := scanInPieces([]byte(c.line), 0)
+			var to countingWriter
+			p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: &to, toServer: &to}
+			answered := allocated(func() {
+				if c.server {
+					if err := p.overlongServerLine(s); err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				if err := p.sendClient(p.overlongClientLine(s)); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if to.lines != 1 || to.bytes > len(id)+256 {
+				t.Fatalf("the proxy wrote %d lines of %d bytes; want one of at most %d, the id's %d and the error's", to.lines, to.bytes, len(id)+256, len(id))
+			}
+			if answered > uint64(len(id))*9/4 {
+				t.Errorf("answering allocated %d bytes; want at most 2.25 times the %d-byte id", answered, len(id))
+			}
+		})
+	}
+}

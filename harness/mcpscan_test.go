@@ -569,10 +569,12 @@ func relayedClientReading(t *testing.T, msg []byte) (id json.RawMessage, kind ms
 	return id, msgReply, true
 }
 
-// FuzzAppendRPCErrorAsMarshalled: the parse errors of an over-long
-// client line, made in place (appendRPCError), are byte for byte those
-// rpcError makes with json.Marshal, for every id token the scan keeps (a
-// JSON string or number as written: escapes, HTML characters, U+2028).
+// FuzzAppendRPCErrorAsMarshalled: the proxy's errors, made in place
+// (appendRPCError, rpcError), are byte for byte what json.Marshal makes
+// but for the id, written as it is rather than with <, > and & (and
+// U+2028, U+2029) escaped: the same id to any JSON reader, for every id
+// token the scan keeps (a JSON string or number as written: escapes,
+// HTML characters, U+2028).
 func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
 	for _, id := range []string{`1`, `-0`, `1.5e+3`, `"a"`, `"<&>"`, "\"\u2028\u2029\"", `"\u0041\"\\"`, `"ü"`} {
 		f.Add([]byte(id))
@@ -584,9 +586,32 @@ func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
 		if c := id[len(id)-1]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			return
 		}
-		want := rpcError(id, rpcParseError, "message exceeds 16777216 bytes")
-		if got := appendRPCError([]byte("x"), id, rpcParseError, "message exceeds 16777216 bytes"); string(got[1:]) != string(want) || got[0] != 'x' {
-			t.Fatalf("appendRPCError for id %q = %q; rpcError %q", id, got, want)
+		msg := "message exceeds 16777216 bytes"
+		want, err := json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}{"2.0", id, struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}{rpcParseError, msg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := appendRPCError([]byte("x"), id, rpcParseError, msg)
+		var escaped bytes.Buffer
+		json.HTMLEscape(&escaped, got[1:])
+		if escaped.String() != string(want) || got[0] != 'x' {
+			t.Fatalf("appendRPCError for id %q = %q; json.Marshal %q", id, got, want)
+		}
+		if one := rpcError(id, rpcParseError, msg); string(one) != string(got[1:]) {
+			t.Fatalf("rpcError for id %q = %q; appendRPCError %q", id, one, got[1:])
+		}
+		if !bytes.Contains(got, append(append([]byte(`"id":`), id...), ',')) {
+			t.Fatalf("appendRPCError for id %q = %q; want the id as written", id, got)
 		}
 	})
 }
