@@ -590,7 +590,11 @@ func (p *proxy) pumpServer(r io.Reader) error {
 // settleReplies settles each message of a batch.
 func (p *proxy) overlongServerLine(scan *msgScanner) error {
 	if msgs, ok := scan.serverBatch(); ok {
-		p.notice("dropped a server batch over %d bytes of %d messages; each reply and request in it is answered as one alone", MaxMCPMessage, len(msgs))
+		if scan.batchLong { // the messages past maxTrackedIDs were not read
+			p.notice("dropped a server batch over %d bytes of more than %d messages; the first %d are each answered as one alone, any later in it is not", MaxMCPMessage, len(msgs), len(msgs))
+		} else {
+			p.notice("dropped a server batch over %d bytes of %d messages; each reply and request in it is answered as one alone", MaxMCPMessage, len(msgs))
+		}
 		for _, m := range msgs {
 			switch {
 			case m.settles:

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -629,4 +630,31 @@ func scanInPieces(msg []byte, piece uint8) *msgScanner {
 		s.write(rest[:min(n, len(rest))])
 	}
 	return &s
+}
+
+// TestProxyOverlongServerBatchPastTheBoundSaysSo: the notice for a
+// server batch over MaxMCPMessage of more than maxTrackedIDs messages
+// says that only the first maxTrackedIDs are answered: it said the
+// batch was of 4096 messages, each answered, while the request past
+// them got no answer.
+func TestProxyOverlongServerBatchPastTheBoundSaysSo(t *testing.T) {
+	var batch strings.Builder
+	batch.WriteString(`[{"jsonrpc":"2.0","method":"ping","id":0,"params":{"x":"` + strings.Repeat("a", MaxMCPMessage) + `"}}`)
+	for i := 1; i <= maxTrackedIDs; i++ {
+		fmt.Fprintf(&batch, `,{"jsonrpc":"2.0","method":"ping","id":%d}`, i)
+	}
+	batch.WriteString("]\n")
+	var toServer countingWriter
+	var notices lockedBuffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: io.Discard, toServer: &toServer}
+	if err := p.pumpServer(strings.NewReader(batch.String())); err != nil {
+		t.Fatal(err)
+	}
+	if toServer.lines != maxTrackedIDs {
+		t.Fatalf("the server got %d answers; want %d", toServer.lines, maxTrackedIDs)
+	}
+	first, _, _ := strings.Cut(notices.String(), "\n")
+	if want := fmt.Sprintf("of more than %d messages; the first %d are each answered as one alone, any later in it is not", maxTrackedIDs, maxTrackedIDs); !strings.Contains(first, want) {
+		t.Errorf("the notice is %q; want it to say %q", first, want)
+	}
 }
