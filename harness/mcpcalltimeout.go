@@ -85,7 +85,7 @@ func (p *proxy) expire(key string, c *pendingCall) {
 	p.endLocked(key, c.awaited, "tool call %s, which the proxy answered when it passed its timeout")
 	p.callsMu.Unlock()
 	sec := strconv.FormatFloat(p.callTimeout.Seconds(), 'g', -1, 64)
-	shown := bytes2str(c.id)
+	shown := shownID(c.id)
 	p.notice("tool call %s passed its reviewed timeout of %s s; answered it with an error and cancelled it at the server", shown, sec)
 	msg := fmt.Sprintf("the tool call passed its reviewed timeout of %s s: %s did not answer it in time; bundlectl's MCP proxy cancelled it", sec, p.server())
 	if err := p.sendClient(rpcError(c.id, rpcRequestTimeout, msg)); err != nil {
@@ -107,9 +107,9 @@ func bytes2str(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD"
 // maxShownID is how much of an id a notice shows.
 const maxShownID = 256
 
-// shownID is id as a notice shows it: bytes2str of at most its first
-// maxShownID bytes, and its length when longer. An over-long line's id
-// may be most of 16 MiB, which stderr need not carry.
+// shownID is id as every notice shows it: bytes2str of at most its
+// first maxShownID bytes, and its length when longer. A line's id may be
+// most of 16 MiB, which stderr need not carry.
 func shownID(id []byte) string {
 	if len(id) <= maxShownID {
 		return bytes2str(id)

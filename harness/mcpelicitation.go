@@ -286,7 +286,7 @@ func (p *proxy) noteClientReplies(line []byte) {
 			continue // else no reply at all
 		}
 		if _, ok := idKey(id); !ok {
-			p.notice("the client answered under id %s while an elicitation is open; calls are timed again", bytes2str(id))
+			p.notice("the client answered under id %s while an elicitation is open; calls are timed again", shownID(id))
 			p.endPauses()
 			continue
 		}
@@ -335,12 +335,12 @@ func (p *proxy) noteClientDrop(line []byte) {
 		if _, ok := idKey(id); id != nil && !ok || id == nil && lastMember(ms, "error") != nil {
 			under := "with no id"
 			if id != nil {
-				under = "under id " + bytes2str(id)
+				under = "under id " + shownID(id)
 			}
 			p.notice("dropped a client reply %s while an elicitation is open; calls are timed again", under)
 			p.endPauses()
 		} else if id != nil && p.elicitationClosed(id) {
-			p.notice("the client's answer to elicitation %s was not passed on; the server gets an error for it", bytes2str(id))
+			p.notice("the client's answer to elicitation %s was not passed on; the server gets an error for it", shownID(id))
 			_ = p.sendServer(rpcError(id, rpcInternalError, "the client's reply could not be passed on by bundlectl's MCP proxy; it was dropped"))
 		}
 	}

@@ -305,7 +305,7 @@ func (p *proxy) refuseCall(r unsentCall) {
 	if r.elicits > 0 {
 		why += " while it has an elicitation open, which pauses their timeouts; answer or cancel the elicitation"
 	}
-	p.notice("refused tool call %s: %s", bytes2str(r.id), why)
+	p.notice("refused tool call %s: %s", shownID(r.id), why)
 	_ = p.sendClient(rpcError(r.id, rpcInternalError, "bundlectl's MCP proxy did not send this tool call: "+why))
 }
 
@@ -412,14 +412,14 @@ func (p *proxy) endLocked(pk string, a awaited, why string) {
 	if p.byClient[a.key] == pk {
 		delete(p.byClient, a.key)
 	}
-	p.ended.add(pk, fmt.Sprintf(why, bytes2str(a.id)))
+	p.ended.add(pk, fmt.Sprintf(why, shownID(a.id)))
 }
 
 // stopAwaiting answers the client for request a, forwarded under the
 // proxy's id pk, which the proxy no longer awaits past maxTrackedIDs,
 // and cancels it at the server.
 func (p *proxy) stopAwaiting(pk string, a awaited) {
-	p.notice("more than %d requests await the server's answer; request %s, the oldest, is answered with an error and cancelled at the server", maxTrackedIDs, bytes2str(a.id))
+	p.notice("more than %d requests await the server's answer; request %s, the oldest, is answered with an error and cancelled at the server", maxTrackedIDs, shownID(a.id))
 	msg := fmt.Sprintf("bundlectl's MCP proxy awaits at most %d answers of %s at a time; this request, the oldest, is no longer awaited and was cancelled", maxTrackedIDs, p.server())
 	if err := p.sendClient(rpcError(a.id, rpcInternalError, msg)); err != nil {
 		return
@@ -660,7 +660,7 @@ func (p *proxy) settleMessage(obj []byte) (out []byte, changed bool) {
 		return splice(obj, r.ids, []byte("null")), true // no lenient reader takes another id member for an answer's
 	}
 	if !r.answers || r.isRequest || !strictAnswer(obj) {
-		p.notice(`dropped the server's reply under id %s: not {"jsonrpc":"2.0","id":…,"result":{…}} or {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}, with no other member, which is all every host reads as an answer`, bytes2str(obj[r.id.start:r.id.end]))
+		p.notice(`dropped the server's reply under id %s: not {"jsonrpc":"2.0","id":…,"result":{…}} or {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}, with no other member, which is all every host reads as an answer`, shownID(obj[r.id.start:r.id.end]))
 		return nil, true
 	}
 	a, why := p.settle(obj[r.id.start:r.id.end])

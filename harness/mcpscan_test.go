@@ -658,3 +658,29 @@ func TestProxyOverlongServerBatchPastTheBoundSaysSo(t *testing.T) {
 		t.Errorf("the notice is %q; want it to say %q", first, want)
 	}
 }
+
+// TestProxyNoticesShowIDsCut: a notice shows at most maxShownID bytes of
+// an id, within the limit too, as the docs say: the notice for a server
+// reply of the wrong shape under an id of 1 MiB, and the one for a
+// client's answer to an elicitation that was not passed on, printed the
+// whole id.
+func TestProxyNoticesShowIDsCut(t *testing.T) {
+	long := `"` + strings.Repeat("k", 1<<20) + `"`
+	var notices lockedBuffer
+	p := timedProxy(t, io.Discard, io.Discard, &notices)
+	if err := p.pumpServer(strings.NewReader(`{"jsonrpc":"2.0","id":` + long + `,"result":{},"x":1}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	p.pauseOK.Store(true)
+	p.elicitationOpened(json.RawMessage(long))
+	p.noteClientDrop([]byte(`{"jsonrpc":"2.0","id":` + long + `,"result":{}}`))
+	lines := strings.Split(strings.TrimSuffix(notices.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the notices are %d lines; want 2: %.300q", len(lines), notices.String())
+	}
+	for _, l := range lines {
+		if len(l) > 4*maxShownID || !strings.Contains(l, "bytes)") {
+			t.Errorf("a notice of %d bytes shows more than %d bytes of the id: %.300q…", len(l), maxShownID, l)
+		}
+	}
+}
