@@ -196,7 +196,10 @@
 //     scan keeps at most 16 MiB of ids a line (what a line within the
 //     limit holds: any id such a line has is answered under), and
 //     neither its ids nor a long line's buffer are held once the next
-//     line is read.
+//     line is read. The proxy's own errors carry an id as its line wrote
+//     it (not escaped as json.Marshal would, six bytes for a "<"), so an
+//     answer costs about its id; and a notice shows at most 256 bytes of
+//     an id.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not.
 //   - ServeMCP (and ExecFiltered and ProxyMCP given MCPPolicy.CallTimeout)
