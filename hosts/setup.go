@@ -449,6 +449,7 @@ func (e *SetupFileError) Hint() string {
 	var ue *UnreadableError
 	var ro *ReadOnlyError
 	var hl *HardLinksError
+	var kept *replacedKeptError
 	switch {
 	case errors.As(e.Err, &ue):
 		return ue.Hint(e.Path)
@@ -460,6 +461,8 @@ func (e *SetupFileError) Hint() string {
 		return "chmod u+w " + bundle.ShellArg(e.Path)
 	case errors.As(e.Err, &hl):
 		return "find " + bundle.ShellArg(hl.Under) + " -xdev -samefile " + bundle.ShellArg(e.Path)
+	case errors.As(e.Err, &kept):
+		return "diff " + bundle.ShellArg(kept.Kept) + " " + bundle.ShellArg(e.Path)
 	case errors.Is(e.Err, errChanged) && e.Undo:
 		return "bundlectl setup " + e.Host + " --undo"
 	case errors.Is(e.Err, errChanged):
@@ -565,6 +568,20 @@ var (
 // errChanged is a configuration file that changed after setup read it.
 var errChanged = errors.New("changed while setup was editing it")
 
+// replacedKeptError is a file that changed while setup was replacing it
+// and that setup could not put back: its temporary name, Kept, holds the
+// file it replaced (not setup's), so it is left there and named.
+type replacedKeptError struct {
+	Kept string
+	Err  error
+}
+
+func (e *replacedKeptError) Error() string {
+	return fmt.Sprintf("changed while setup was replacing it, and setup could not put it back (%v): the file it replaced is kept as %s", e.Err, bundle.Quote(e.Kept))
+}
+
+func (e *replacedKeptError) Unwrap() error { return e.Err }
+
 // writeConfig writes a configuration file as writeAtomic does, once its
 // content is still cur (or it is still missing, !existed): the host
 // rewrites its own settings (Claude Code does, at a /config change) and
@@ -609,6 +626,8 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 	}
 	testOnlyBeforeRename(p)
 	if err := replaceChecked(f.Name(), p, cur, existed); err != nil {
+		var kept *replacedKeptError
+		done = errors.As(err, &kept) // the user's file, not setup's
 		return err
 	}
 	// On Linux the name now holds the file replaced (an exchange), else

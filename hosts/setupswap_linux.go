@@ -18,8 +18,11 @@ import (
 // back, unless p changed again since (a later write of the host's is
 // there, and its earlier one gone with it), and returns errChanged. A
 // file created at p since the re-read is never replaced
-// (RENAME_NOREPLACE). pending is left for the caller to remove. On a
-// file system without these flags, a plain rename.
+// (RENAME_NOREPLACE). When p is gone since the exchange, the file it
+// replaced is put back there. pending is left for the caller to remove,
+// unless it holds the file replaced and that could not be put back
+// (replacedKeptError). On a file system without these flags, a plain
+// rename.
 func replaceChecked(pending, p string, cur []byte, existed bool) error {
 	if !existed {
 		err := unix.Renameat2(unix.AT_FDCWD, pending, unix.AT_FDCWD, p, unix.RENAME_NOREPLACE)
@@ -50,10 +53,23 @@ func replaceChecked(pending, p string, cur []byte, existed bool) error {
 	if replaced, err := os.ReadFile(pending); err == nil && bytes.Equal(replaced, cur) {
 		return nil
 	}
-	if now, err := os.Lstat(p); err == nil && os.SameFile(now, ours) {
-		if err := unix.Renameat2(unix.AT_FDCWD, pending, unix.AT_FDCWD, p, unix.RENAME_EXCHANGE); err != nil {
-			return &os.LinkError{Op: "exchange", Old: pending, New: p, Err: err}
+	now, err := os.Lstat(p)
+	if err == nil && os.SameFile(now, ours) {
+		err = unix.Renameat2(unix.AT_FDCWD, pending, unix.AT_FDCWD, p, unix.RENAME_EXCHANGE)
+		if err == nil {
+			return errChanged
 		}
 	}
-	return errChanged
+	// Not exchanged back: pending holds the file setup replaced, not
+	// setup's. With p gone since the exchange, it is the only copy of the
+	// user's settings: put it back (never over a file made there since).
+	if errors.Is(err, unix.ENOENT) {
+		err = unix.Renameat2(unix.AT_FDCWD, pending, unix.AT_FDCWD, p, unix.RENAME_NOREPLACE)
+	}
+	if err == nil || errors.Is(err, unix.EEXIST) {
+		// Put back; or a later file is at p, which the host wrote
+		// after the one setup replaced, and which keeps it.
+		return errChanged
+	}
+	return &replacedKeptError{Kept: pending, Err: err}
 }

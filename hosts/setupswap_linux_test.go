@@ -113,3 +113,42 @@ func TestSetupKeepsAnInPlaceWriteAfterExchange(t *testing.T) {
 		t.Fatalf("the host's write was lost:\n%s", b)
 	}
 }
+
+// TestSetupKeepsAHostWriteWhenTheFileGoes: a host's write renamed into
+// place after setup's re-read (so the exchange hands setup the host's
+// file), and the settings file then removed before setup could exchange
+// back (a host that saves by removing and re-creating it, or the user):
+// the host's content is only under setup's temporary name. Setup once
+// removed that name on its way out, and the user's settings were gone;
+// it now puts the file back where it was and says to run setup again.
+func TestSetupKeepsAHostWriteWhenTheFileGoes(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	hosts := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	testOnlyBeforeRename = func(p string) {
+		if p == user {
+			hostWrite(t, user, hosts)
+		}
+	}
+	testOnlyAfterExchange = func(p string) {
+		if p == user {
+			if out, err := exec.Command("rm", "-f", user).CombinedOutput(); err != nil {
+				t.Fatalf("rm: %v\n%s", err, out)
+			}
+		}
+	}
+	defer func() { testOnlyBeforeRename, testOnlyAfterExchange = func(string) {}, func(string) {} }()
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	if !errors.Is(err, errChanged) {
+		t.Fatalf("Setup = %v, want the file named as changed", err)
+	}
+	if b, err := os.ReadFile(user); err != nil || string(b) != hosts {
+		t.Fatalf("the host's write was lost: %v\n%s", err, b)
+	}
+	if left := pendingBeside(t, user); len(left) != 0 {
+		t.Errorf("left beside the file: %q", left)
+	}
+}
