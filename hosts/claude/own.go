@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
@@ -38,8 +39,9 @@ import (
 //     loads as "<manifest name>@skills-dir" unless a layer sets it to
 //     false (a folder of bare skills is not a plugin); bytes of the name
 //     that are not UTF-8 are decoded as Claude Code decodes them. A
-//     manifest with no string "name", an empty one, one holding a space,
-//     or one that is not JSON loads nothing (its hooks do not run, its
+//     manifest with no string "name", one Claude Code does not take as a
+//     plugin name (skillsDirNameLoads: empty, white space, "@", ...), or
+//     one that is not JSON loads nothing (its hooks do not run, its
 //     skills are not offered).
 //   - --plugin-dir, --plugin-dir-no-mcp and --plugin-url load a plugin as
 //     "<name>@inline"; such a plugin (a bundlectl view too) is dropped by a
@@ -572,9 +574,9 @@ func splitID(id string) (name, market string, ok bool) {
 // <config>/skills: each folder holding .claude-plugin/plugin.json, named
 // by the manifest's name (the folder's name when it has none), all of
 // which --exclusive turns off; and, of those, the ones Claude Code loads
-// (loading): a manifest whose "name" is a string, not empty, with no
-// space. Claude Code 2.1.332 loads nothing of a folder whose manifest
-// has no such name or is not JSON (internal/agenttest
+// (loading): a manifest whose "name" is a string Claude Code takes
+// (skillsDirNameLoads). Claude Code 2.1.332 loads nothing of a folder
+// whose manifest has no such name or is not JSON (internal/agenttest
 // TestExecClaudeSkillsDirNameless): named as loading, exec's notice was
 // false.
 func skillsDirPlugins(config string, cerr error) (ids, loading []string) {
@@ -610,7 +612,7 @@ func skillsDirPlugins(config string, cerr error) (ids, loading []string) {
 		if named {
 			name = m.Name
 		}
-		loads := named && !strings.Contains(m.Name, " ")
+		loads := named && skillsDirNameLoads(m.Name)
 		ids = append(ids, name+"@skills-dir")
 		if loads {
 			loading = append(loading, name+"@skills-dir")
@@ -619,6 +621,64 @@ func skillsDirPlugins(config string, cerr error) (ids, loading []string) {
 	sort.Strings(ids)
 	sort.Strings(loading)
 	return ids, loading
+}
+
+// skillsDirNameLoads says whether Claude Code 2.1.332 loads a skills-dir
+// plugin by this manifest name: not empty, and none of "@", ":", "/",
+// "\\", white space as JavaScript's \s reads it (a tab, U+00A0, U+3000),
+// a control, format (U+202E, U+200B), surrogate or private-use
+// character, nor one of the invisible ones it lists (invisibleInName).
+// Checking only for a space named a plugin whose name held a tab or
+// U+00A0 as loading, and it loaded nothing. Claude Code refuses an
+// unassigned character too, by its JavaScript engine's Unicode version,
+// not Go's: one assigned there and not here would go unnamed, so such a
+// name is taken as loading (a notice too many, never one too few).
+func skillsDirNameLoads(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case strings.ContainsRune(`@:/\`, r), unicode.IsSpace(r),
+			unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co),
+			unicode.Is(invisibleInName, r):
+			return false
+		}
+	}
+	return true
+}
+
+// invisibleInName are the characters Claude Code 2.1.332 refuses in a
+// plugin name besides the categories skillsDirNameLoads checks: ones that
+// show as nothing (a combining grapheme joiner, Hangul fillers, variation
+// selectors, U+2800), copied from its list.
+var invisibleInName = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x00ad, Hi: 0x00ad, Stride: 1},
+		{Lo: 0x034f, Hi: 0x034f, Stride: 1},
+		{Lo: 0x061c, Hi: 0x061c, Stride: 1},
+		{Lo: 0x115f, Hi: 0x1160, Stride: 1},
+		{Lo: 0x17b4, Hi: 0x17b5, Stride: 1},
+		{Lo: 0x180b, Hi: 0x180f, Stride: 1},
+		{Lo: 0x200b, Hi: 0x200f, Stride: 1},
+		{Lo: 0x2028, Hi: 0x2029, Stride: 1},
+		{Lo: 0x202a, Hi: 0x202e, Stride: 1},
+		{Lo: 0x2060, Hi: 0x206f, Stride: 1},
+		{Lo: 0x2800, Hi: 0x2800, Stride: 1},
+		{Lo: 0x3164, Hi: 0x3164, Stride: 1},
+		{Lo: 0xfe00, Hi: 0xfe0f, Stride: 1},
+		{Lo: 0xfeff, Hi: 0xfeff, Stride: 1},
+		{Lo: 0xffa0, Hi: 0xffa0, Stride: 1},
+		{Lo: 0xfff0, Hi: 0xfffb, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x1107f, Hi: 0x1107f, Stride: 1},
+		{Lo: 0x13430, Hi: 0x1343f, Stride: 1},
+		{Lo: 0x16fe4, Hi: 0x16fe4, Stride: 1},
+		{Lo: 0x1bca0, Hi: 0x1bca3, Stride: 1},
+		{Lo: 0x1d173, Hi: 0x1d17a, Stride: 1},
+		{Lo: 0xe0000, Hi: 0xe0fff, Stride: 1},
+	},
 }
 
 // readSettingsArg reads a --settings value: a JSON object, or the path of

@@ -154,12 +154,18 @@ func TestOwnPluginsPrecedence(t *testing.T) {
 			// none of their skills (agenttest
 			// TestExecClaudeSkillsDirNameless): exec named them as
 			// loading, by the folder's name.
-			for dir, m := range map[string]string{"none": `{"version":"1.0.0"}`, "empty": `{"name":""}`, "number": `{"name":5}`, "space": `{"name":"a b"}`, "broken": `{name`} {
+			for dir, m := range map[string]string{"none": `{"version":"1.0.0"}`, "empty": `{"name":""}`, "number": `{"name":5}`, "space": `{"name":"a b"}`, "broken": `{name`,
+				"tab": `{"name":"a\tb"}`, "nbsp": `{"name":"a\u00a0b"}`, "bidi": `{"name":"sk\u202e"}`, "c1": `{"name":"sk\u0085"}`, "at": `{"name":"a@b"}`, "colon": `{"name":"a:b"}`,
+				"slash": `{"name":"a/b"}`, "cgj": `{"name":"sk\u034f"}`, "braille": `{"name":"sk\u2800"}`, "private": `{"name":"sk\ue000"}`, "ideographic": `{"name":"a\u3000b"}`} {
 				h.writeRaw(t, filepath.Join(h.config, "skills", dir, ".claude-plugin", "plugin.json"), m)
 			}
 			h.write(t, filepath.Join(h.config, "skills", "folder", ".claude-plugin", "plugin.json"), map[string]any{"name": "sk"})
+			h.writeRaw(t, filepath.Join(h.config, "skills", "upper", ".claude-plugin", "plugin.json"), `{"name":"SK-\u00dc.x_1"}`)
+			// Unassigned in Go's Unicode tables, maybe not in Claude
+			// Code's: named, a notice too many rather than one too few.
+			h.writeRaw(t, filepath.Join(h.config, "skills", "unassigned", ".claude-plugin", "plugin.json"), `{"name":"sk\u0378"}`)
 			return nil
-		}, []string{"sk@skills-dir"}},
+		}, []string{"SK-Ü.x_1@skills-dir", "sk@skills-dir", "sk\u0378@skills-dir"}},
 		{"skills-dir plugin names and installed plugins read by exact key, as Claude Code reads them", func(t *testing.T, h ownHome) []string {
 			// encoding/json took the "Name" and "Plugins" written last:
 			// the plugin Claude Code loads as sk@skills-dir went by

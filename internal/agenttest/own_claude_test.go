@@ -415,10 +415,13 @@ func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
 
 // TestExecClaudeSkillsDirNameless: a folder of the user's skills folder
 // whose .claude-plugin/plugin.json has no "name" Claude Code takes (none,
-// empty, not a string, holding a space, or no JSON) loads nothing in
+// empty, not a string, holding a space or other white space (tab,
+// U+00A0), a control character (U+0085), a format one (U+202E), an
+// invisible one (U+034F) or "@", or no JSON) loads nothing in
 // Claude Code 2.1.332: its hook does not run and its skill is not
 // offered. exec once named it as loading, by its folder's name; a
-// manifest with a name, beside it, loads and is named.
+// manifest with a name (upper case and non-ASCII letters too) loads and
+// is named.
 func TestExecClaudeSkillsDirNameless(t *testing.T) {
 	const innerSkill = "agenttest-nameless-inner-skill-3b7d"
 	for name, m := range map[string]string{
@@ -427,10 +430,17 @@ func TestExecClaudeSkillsDirNameless(t *testing.T) {
 		"num-name":   `{"name": 5}`,
 		"space-name": `{"name": "a b"}`,
 		"not-json":   `{name`,
+		"tab-name":   `{"name": "a\tb"}`,
+		"bidi-name":  `{"name": "skp\u202e"}`,
+		"c1-name":    `{"name": "skp\u0085"}`,
 		"named":      `{"name": "skp", "version": "1.0.0"}`,
+		"nbsp-name":  `{"name": "a\u00a0b"}`,
+		"at-name":    `{"name": "a@b"}`,
+		"cgj-name":   `{"name": "skp\u034f"}`,
+		"upper-name": `{"name": "SKP-Ü.x_1"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			loads := name == "named"
+			loads := name == "named" || name == "upper-name"
 			a := New(t, Claude, Say("done"))
 			f := newExecFixture(t, a)
 			f.trust(t)
