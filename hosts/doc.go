@@ -85,9 +85,10 @@
 //     one link in its plugin cache, removed when it exits; Gemini CLI gets
 //     a session GEMINI_CLI_HOME that links the user's own. Setup writes the
 //     user's files atomically, only when they change, keeps the previous
-//     content, and undoes exactly. It never replaces a file the user made
-//     read-only or one with other hard links (ReadOnlyError,
-//     HardLinksError), nor one that changed since it read it (on Linux
+//     content, and undoes exactly. It never writes a file the user made
+//     read-only, one in a directory made read-only or not the user's to
+//     write, or one with other hard links (ReadOnlyError,
+//     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux
 //     checked by exchanging the names: replaceChecked); a temporary file
 //     of a setup killed before its rename is removed by the next only when
 //     its name says setup's and its process is gone. It reads a JSON file as its host does

@@ -170,10 +170,10 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		if err != nil {
 			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 		}
-		if existed && !bytes.Equal(cur, next) {
+		if existed && !bytes.Equal(cur, next) || !existed && next != nil {
 			// Before the record and backup: a file refused is not one
 			// setup wrote.
-			if err := replaceable(path, mode, in.Environ); err != nil {
+			if err := replaceable(path, mode, existed, in.Environ); err != nil {
 				return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
 			}
 		}
@@ -406,6 +406,7 @@ func (e *SetupFileError) Error() string {
 	var ce *CommentError
 	var pe *fs.PathError
 	var ro *ReadOnlyError
+	var rd *ReadOnlyDirError
 	var hl *HardLinksError
 	switch {
 	case e.Gate && errors.As(e.Err, &se):
@@ -427,6 +428,10 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup did not write it, keeping that change: run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.As(e.Err, &ro):
 		return fmt.Sprintf("%s is read-only (mode %04o), so %s does not replace it, taking that as meant: to let it, make the file writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), ro.Mode, e.command(), e.command(), e.Host, e.undoFlag())
+	case errors.As(e.Err, &rd) && rd.Others:
+		return fmt.Sprintf("%s is %v, so %s does not write it: make the directory yours, or run %s as its owner (the hint shows whose it is), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.command(), e.command(), e.Host, e.undoFlag())
+	case errors.As(e.Err, &rd):
+		return fmt.Sprintf("%s is %v, so %s does not write it, taking that as meant: to let it, make the directory writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &hl):
 		return fmt.Sprintf("%s has %d hard links, and %s writes a new file in its place (so that one killed halfway leaves the old whole), which the file's other names would not get: they would keep its old content, and a host reading one of them would run what that holds; so %s does not write it: find the other names (the hint looks under %s), make each a symbolic link to this file (ln -sf), or this file a copy of its own, then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), hl.Links, e.command(), e.command(), bundle.Quote(hl.Under), e.command(), e.Host, e.undoFlag())
 	case errors.Is(e.Err, errNotRegular):
@@ -448,6 +453,7 @@ func (e *SetupFileError) Hint() string {
 	var pe *fs.PathError
 	var ue *UnreadableError
 	var ro *ReadOnlyError
+	var rd *ReadOnlyDirError
 	var hl *HardLinksError
 	var kept *replacedKeptError
 	switch {
@@ -459,6 +465,10 @@ func (e *SetupFileError) Hint() string {
 		return fmt.Sprintf("sed -n %dp %s", ce.Line, bundle.ShellArg(e.Path))
 	case errors.As(e.Err, &ro):
 		return "chmod u+w " + bundle.ShellArg(e.Path)
+	case errors.As(e.Err, &rd) && rd.Others:
+		return "ls -ld " + bundle.ShellArg(rd.Dir)
+	case errors.As(e.Err, &rd):
+		return "chmod u+w " + bundle.ShellArg(rd.Dir)
 	case errors.As(e.Err, &hl):
 		return "find " + bundle.ShellArg(hl.Under) + " -xdev -samefile " + bundle.ShellArg(e.Path)
 	case errors.As(e.Err, &kept):
@@ -510,10 +520,52 @@ type HardLinksError struct {
 
 func (e *HardLinksError) Error() string { return fmt.Sprintf("%d hard links", e.Links) }
 
-// replaceable refuses to replace the file at p (its permission mode)
-// when the user's own arrangement says not to: read-only for its owner,
-// or other hard links. Either is kept and named, never overridden.
-func replaceable(p string, mode fs.FileMode, environ []string) error {
+// ReadOnlyDirError is the directory of a configuration file setup would
+// write: its owner made it read-only (no u+w), which setup takes as meant
+// (as root it could write there all the same), or, Others, it is not
+// this user's to write. Setup writes a new file there in either case, so
+// the file's own mode does not tell. Owner is its owner's uid.
+type ReadOnlyDirError struct {
+	Dir    string
+	Mode   fs.FileMode
+	Others bool
+	Owner  int
+}
+
+func (e *ReadOnlyDirError) Error() string {
+	if e.Others {
+		return fmt.Sprintf("in %s, a directory not writable by this user (owner uid %d, mode %04o)", bundle.Quote(e.Dir), e.Owner, e.Mode)
+	}
+	return fmt.Sprintf("in %s, a read-only directory (mode %04o)", bundle.Quote(e.Dir), e.Mode)
+}
+
+// writableDir refuses a file setup would write (create, or replace by a
+// rename) in a directory made read-only or not this user's: the error a
+// failed create gave said the file could not be read, and came after
+// setup had written its record and backup.
+func writableDir(dir string) error {
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil {
+		return nil // missing: setup creates it; else the write says why
+	}
+	mode := fs.FileMode(st.Mode) & fs.ModePerm
+	switch {
+	case mode&0o200 == 0 && (int(st.Uid) == os.Geteuid() || os.Geteuid() == 0):
+		return &ReadOnlyDirError{Dir: dir, Mode: mode, Owner: int(st.Uid)}
+	case unix.Access(dir, unix.W_OK|unix.X_OK) != nil:
+		return &ReadOnlyDirError{Dir: dir, Mode: mode, Others: true, Owner: int(st.Uid)}
+	}
+	return nil
+}
+
+// replaceable refuses to write the file at p (its permission mode, and
+// whether it exists) when the user's own arrangement says not to:
+// read-only for its owner, other hard links, or a read-only directory.
+// Each is kept and named, never overridden.
+func replaceable(p string, mode fs.FileMode, existed bool, environ []string) error {
+	if err := writableDir(filepath.Dir(p)); err != nil || !existed {
+		return err
+	}
 	if mode&0o200 == 0 {
 		return &ReadOnlyError{Mode: mode}
 	}
@@ -805,13 +857,10 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	return results, nil
 }
 
-// undoReplaceable is replaceable for a file --undo would write over (one
-// that exists), as --undo's refusal.
+// undoReplaceable is replaceable for a file --undo would write, as
+// --undo's refusal.
 func undoReplaceable(p string, mode fs.FileMode, existed bool, host string, environ []string) error {
-	if !existed {
-		return nil
-	}
-	if err := replaceable(p, mode, environ); err != nil {
+	if err := replaceable(p, mode, existed, environ); err != nil {
 		return &SetupFileError{Path: p, Host: host, Err: err, Undo: true}
 	}
 	return nil

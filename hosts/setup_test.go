@@ -556,3 +556,62 @@ func TestLayoutAsBeforeLeavesTheRest(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupRefusesReadOnlyDir: a settings file in a directory its owner
+// made read-only (0555). Setup writes a new file there, so the file's own
+// mode does not tell: as root it replaced the file (root may write the
+// directory all the same); as another user the create failed after the
+// record and backup were written, saying the file "cannot be read". It
+// now writes nothing there, keeps no backup, and its hint (chmod u+w of
+// the directory) lets setup run again. --undo refuses it the same way.
+func TestSetupRefusesReadOnlyDir(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var rd *ReadOnlyDirError
+	if !errors.As(err, &fe) || !errors.As(err, &rd) || fe.Path != user || rd.Dir != dir {
+		t.Fatalf("Setup = %v, want the directory named as read-only", err)
+	}
+	if want := "chmod u+w " + dir; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
+	}
+	if want := " is in " + `"` + dir + `"` + ", a read-only directory (mode 0555), so setup does not write it, taking that as meant"; !strings.Contains(err.Error(), want) || !strings.HasSuffix(err.Error(), "(bundlectl setup fake)") {
+		t.Errorf("message %q, want it to hold %q", err, want)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("the file in the read-only directory changed:\n%s", b)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(SetupDir(home), "backups")); len(ents) != 0 {
+		t.Errorf("a backup of the refused file was kept: %v", ents)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Undo(home, fakeHost{dir}, SetupInput{})
+	if !errors.As(err, &fe) || !errors.As(err, &rd) || !fe.Undo || !strings.HasSuffix(err.Error(), "(bundlectl setup fake --undo)") {
+		t.Fatalf("Undo = %v, want the directory named as read-only", err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("undo left:\n%s", b)
+	}
+}

@@ -35,8 +35,9 @@ adds the hook lines for events an older bundlectl's setup did not know,
 which hooks run --host <agent> names at the start of every session until then); its
 content before the first setup is kept under $BUNDLECTL_HOME/setup/. --undo
 restores each file exactly as it was, or, if it changed since, takes out
-bundlectl's entries only. A file you made read-only, or one with other hard
-links, is not replaced: setup names it and the command that fixes it.
+bundlectl's entries only. A file you made read-only, one in a directory you
+made read-only, or one with other hard links, is not replaced: setup names
+it and the command that fixes it.
 
 For Codex, the trust recorded is for the one bundlectl command: what runs
 behind it is decided by bundlectl's receipts. Editing or moving a line
