@@ -727,9 +727,9 @@ func removeStalePending(p string) []string {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		pidText, _, ok := strings.Cut(rest, "-")
+		pidText, random, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !pendingRandom(random) || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
 			continue
 		}
 		name := filepath.Join(filepath.Dir(p), e.Name())
@@ -738,6 +738,15 @@ func removeStalePending(p string) []string {
 		}
 	}
 	return out
+}
+
+// pendingRandom says whether s is the random part createPending writes
+// (a uint64 in base 36, as FormatUint spells it), so that a file of the
+// user's named like one (".settings.json.bundlectl-setup-1-mine") is not
+// taken for setup's.
+func pendingRandom(s string) bool {
+	v, err := strconv.ParseUint(s, 36, 64)
+	return err == nil && strconv.FormatUint(v, 36) == s
 }
 
 // syncDir makes a rename in dir durable; a directory that cannot be

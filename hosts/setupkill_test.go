@@ -192,10 +192,13 @@ func TestSetupKilledPendingIsRemoved(t *testing.T) {
 	if len(left) != 1 {
 		t.Fatalf("the killed setup left %q beside the file, want its one temporary file", left)
 	}
-	// Not setup's to remove: the user's own file of a like name, and
-	// a temporary file of a setup that still runs (this process).
+	// Not setup's to remove: the user's own files of a like name (one
+	// naming the killed process, gone, but not as setup names its
+	// files), and a temporary file of a setup that still runs (this
+	// process).
 	keep := []string{
 		filepath.Join(dir, ".user.json5"),
+		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(cmd.Process.Pid)+"-my copy.bak"),
 		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(os.Getpid())+"-live"),
 	}
 	for _, k := range keep {
