@@ -179,7 +179,7 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		}
 		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
 		for _, stale := range removeStalePending(path) {
-			res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left (the file was not changed by it)")
+			res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left")
 		}
 		i := rec.find(path)
 		if i >= 0 && rec.Files[i].Written != "" && (!existed || digestOf(cur) != rec.Files[i].Written) {

@@ -232,3 +232,54 @@ func pendingBeside(t *testing.T, p string) []string {
 	}
 	return m
 }
+
+// TestSetupKilledAfterExchange: a setup SIGKILLed after it exchanged the
+// names, before it compared and removed the file it replaced, leaves the
+// settings file wired and its temporary name holding the file as it was.
+// The next setup removes that name, and its note does not say the file
+// was not changed (it once did: it was); --undo then gives back the file
+// as before setup.
+func TestSetupKilledAfterExchange(t *testing.T) {
+	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_EXCHANGE") != "" {
+		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
+		testOnlyAfterExchange = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		Setup(home, fakeHost{dir}, SetupInput{})
+		t.Fatal("setup was not killed")
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupKilledAfterExchange$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_EXCHANGE=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
+	}
+	left := pendingBeside(t, user)
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") || len(left) != 1 {
+		t.Fatalf("the killed setup left %q beside the file, and the file:\n%s", left, b)
+	}
+	if b, _ := os.ReadFile(left[0]); string(b) != userSettings {
+		t.Fatalf("the temporary name holds:\n%s\nwant the file it replaced", b)
+	}
+	res, err := Setup(home, fakeHost{dir}, SetupInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pendingBeside(t, user); len(got) != 0 {
+		t.Errorf("left beside the file after setup: %q", got)
+	}
+	for _, n := range res[0].Notes {
+		if strings.Contains(n, "not changed") {
+			t.Errorf("note %q says the file was not changed; the killed setup had wired it", n)
+		}
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("undo left:\n%s", b)
+	}
+}
