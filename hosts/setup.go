@@ -426,6 +426,8 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup --undo did not write it, keeping that change: run it again (bundlectl setup %s --undo)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
 	case errors.Is(e.Err, errChanged):
 		return fmt.Sprintf("%s %v (by %s itself, or another program), so setup did not write it, keeping that change: run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Err, e.Host, e.Host)
+	case errors.As(e.Err, &ro) && ro.Others:
+		return fmt.Sprintf("%s is read-only (mode %04o) and another user's (uid %d), so %s does not replace it: ask its owner to make it writable, or put a copy of your own in its place (cp, then chmod u+w; the hint shows whose it is), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), ro.Mode, ro.Owner, e.command(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &ro):
 		return fmt.Sprintf("%s is read-only (mode %04o), so %s does not replace it, taking that as meant: to let it, make the file writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), ro.Mode, e.command(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &rd) && rd.Others:
@@ -463,6 +465,8 @@ func (e *SetupFileError) Hint() string {
 		return SyntaxHint(se, e.Path)
 	case errors.As(e.Err, &ce):
 		return fmt.Sprintf("sed -n %dp %s", ce.Line, bundle.ShellArg(e.Path))
+	case errors.As(e.Err, &ro) && ro.Others:
+		return "ls -l " + bundle.ShellArg(e.Path)
 	case errors.As(e.Err, &ro):
 		return "chmod u+w " + bundle.ShellArg(e.Path)
 	case errors.As(e.Err, &rd) && rd.Others:
@@ -503,8 +507,13 @@ func (e *SetupFileError) undoFlag() string {
 // ReadOnlyError is a configuration file its owner may not write (no
 // u+w): setup would replace it all the same (a rename needs only the
 // directory), and a user who made it read-only most likely meant to keep
-// it as it is.
-type ReadOnlyError struct{ Mode fs.FileMode }
+// it as it is. Others: the file is another user's (Owner, a uid), which
+// this user cannot chmod, so the hint shows whose it is instead.
+type ReadOnlyError struct {
+	Mode   fs.FileMode
+	Others bool
+	Owner  int
+}
 
 func (e *ReadOnlyError) Error() string { return fmt.Sprintf("read-only (mode %04o)", e.Mode) }
 
@@ -567,7 +576,7 @@ func replaceable(p string, mode fs.FileMode, existed bool, environ []string) err
 		return err
 	}
 	if mode&0o200 == 0 {
-		return &ReadOnlyError{Mode: mode}
+		return readOnly(p, mode, os.Geteuid())
 	}
 	if n := hardLinks(p); n > 1 {
 		under := filepath.Dir(p)
@@ -577,6 +586,19 @@ func replaceable(p string, mode fs.FileMode, existed bool, environ []string) err
 		return &HardLinksError{Links: n, Under: under}
 	}
 	return nil
+}
+
+// readOnly is the ReadOnlyError of the file at p (its mode) as the user
+// euid sees it: one it cannot chmod (another user's, unless euid is root)
+// is named as such, since "chmod u+w" would fail as printed.
+func readOnly(p string, mode fs.FileMode, euid int) *ReadOnlyError {
+	e := &ReadOnlyError{Mode: mode, Owner: -1}
+	var st unix.Stat_t
+	if unix.Stat(p, &st) == nil {
+		e.Owner = int(st.Uid)
+		e.Others = euid != 0 && e.Owner != euid
+	}
+	return e
 }
 
 // envValue is the last value of key in environ, or "".

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/harness"
@@ -613,5 +615,44 @@ func TestSetupRefusesReadOnlyDir(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
 		t.Errorf("undo left:\n%s", b)
+	}
+}
+
+// TestReadOnlyOthersFile: a read-only settings file of another user's
+// (root's, in the user's own directory) was named with the hint chmod u+w,
+// which fails as printed ("Operation not permitted") for a user who does
+// not own it; it is named as another user's, the hint showing whose it
+// is. To root, or to its owner, the hint stays chmod u+w.
+func TestReadOnlyOthersFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "user.json")
+	if err := os.WriteFile(p, []byte(userSettings), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	owner := int(st.Uid)
+	other := owner + 1
+	if owner == 0 {
+		other = 65534
+	}
+	for _, c := range []struct {
+		euid   int
+		others bool
+		hint   string
+	}{
+		{other, true, "ls -l " + p},
+		{owner, false, "chmod u+w " + p},
+		{0, false, "chmod u+w " + p},
+	} {
+		ro := readOnly(p, 0o444, c.euid)
+		fe := &SetupFileError{Path: p, Host: "fake", Err: ro}
+		if ro.Others != c.others || ro.Owner != owner || fe.Hint() != c.hint {
+			t.Errorf("euid %d: %+v, hint %q; want others %v, owner %d, hint %q", c.euid, ro, fe.Hint(), c.others, owner, c.hint)
+		}
+		if c.others && !strings.Contains(fe.Error(), fmt.Sprintf("is read-only (mode 0444) and another user's (uid %d), so setup does not replace it", owner)) {
+			t.Errorf("message %q", fe.Error())
+		}
 	}
 }
