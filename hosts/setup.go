@@ -656,6 +656,18 @@ func (e *replacedKeptError) Error() string {
 
 func (e *replacedKeptError) Unwrap() error { return e.Err }
 
+// keepReplaced renames pending, a temporary file of setup's now holding
+// the file it replaced, out of the names removeStalePending removes
+// (".bundlectl-kept-" for pendingMark), and returns where it is.
+func keepReplaced(pending string) string {
+	dir, base := filepath.Split(pending)
+	kept := filepath.Join(dir, strings.Replace(base, pendingMark, ".bundlectl-kept-", 1))
+	if os.Rename(pending, kept) != nil {
+		return pending
+	}
+	return kept
+}
+
 // writeConfig writes a configuration file as writeAtomic does, once its
 // content is still cur (or it is still missing, !existed): the host
 // rewrites its own settings (Claude Code does, at a /config change) and

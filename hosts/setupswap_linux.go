@@ -15,12 +15,14 @@ import (
 // re-read and a plain rename would be lost. It exchanges the two names
 // in one step (renameat2 RENAME_EXCHANGE), so that pending then names
 // exactly the file it replaced; when that is not cur, it exchanges them
-// back, unless p changed again since (a later write of the host's is
-// there, and its earlier one gone with it), and returns errChanged. A
+// back and returns errChanged; if p changed again since, it leaves p
+// as it is and keeps the file it replaced under another name
+// (replacedKeptError), since what is at p may be another setup's, built
+// without it. A
 // file created at p since the re-read is never replaced
 // (RENAME_NOREPLACE). When p is gone since the exchange, the file it
 // replaced is put back there. pending is left for the caller to remove,
-// unless it holds the file replaced and that could not be put back
+// unless it held the file replaced and that could not be put back
 // (replacedKeptError). On a file system without these flags, a plain
 // rename.
 func replaceChecked(pending, p string, cur []byte, existed bool) error {
@@ -54,7 +56,10 @@ func replaceChecked(pending, p string, cur []byte, existed bool) error {
 		return nil
 	}
 	now, err := os.Lstat(p)
-	if err == nil && os.SameFile(now, ours) {
+	if err == nil && !os.SameFile(now, ours) {
+		err = unix.EEXIST
+	}
+	if err == nil {
 		err = unix.Renameat2(unix.AT_FDCWD, pending, unix.AT_FDCWD, p, unix.RENAME_EXCHANGE)
 		if err == nil {
 			return errChanged
@@ -66,10 +71,14 @@ func replaceChecked(pending, p string, cur []byte, existed bool) error {
 	if errors.Is(err, unix.ENOENT) {
 		err = unix.Renameat2(unix.AT_FDCWD, pending, unix.AT_FDCWD, p, unix.RENAME_NOREPLACE)
 	}
-	if err == nil || errors.Is(err, unix.EEXIST) {
-		// Put back; or a later file is at p, which the host wrote
-		// after the one setup replaced, and which keeps it.
+	if err == nil {
 		return errChanged
 	}
-	return &replacedKeptError{Kept: pending, Err: err}
+	if errors.Is(err, unix.EEXIST) {
+		// Another file took p's place since the exchange: the host's
+		// next write, or another setup's (another $BUNDLECTL_HOME),
+		// built on setup's file and without what pending holds.
+		err = errors.New("another file took its place since")
+	}
+	return &replacedKeptError{Kept: keepReplaced(pending), Err: err}
 }

@@ -152,3 +152,69 @@ func TestSetupKeepsAHostWriteWhenTheFileGoes(t *testing.T) {
 		t.Errorf("left beside the file: %q", left)
 	}
 }
+
+// otherSetupHost is a second host whose setup edits fakeHost's user.json
+// too, under another $BUNDLECTL_HOME (so no lock of setup's keeps the
+// two apart).
+type otherSetupHost struct{ fakeHost }
+
+func (otherSetupHost) Name() string { return "other" }
+func (h otherSetupHost) Setup(SetupInput) ([]FileEdit, error) {
+	e := EditJSON(func(r *JSON) { ApplyNames(r, "enabledMcpjsonServers", []string{"other"}) })
+	return []FileEdit{{Path: filepath.Join(h.dir, "user.json"), Mode: 0o600, Apply: e, Strip: e}}, nil
+}
+
+// TestSetupKeepsAHostWriteUnderAnotherSetup: a host's write renamed into
+// place after setup's re-read (the exchange hands it to setup), and,
+// before setup can exchange back, a second setup (another
+// $BUNDLECTL_HOME) writing the file, built on the first's version: the
+// host's write is only under the first setup's temporary name. Setup
+// once removed it there, saying it kept the change; it now keeps that
+// file under a name of its own, names it, and its hint compares the two.
+func TestSetupKeepsAHostWriteUnderAnotherSetup(t *testing.T) {
+	home, home2, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	hosts := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	wrote, second := false, false
+	testOnlyBeforeRename = func(p string) {
+		if p == user && !wrote {
+			wrote = true
+			hostWrite(t, user, hosts)
+		}
+	}
+	testOnlyAfterExchange = func(p string) {
+		if p == user && !second {
+			second = true
+			if _, err := Setup(home2, otherSetupHost{fakeHost{dir}}, SetupInput{}); err != nil {
+				t.Fatalf("the second setup: %v", err)
+			}
+		}
+	}
+	defer func() { testOnlyBeforeRename, testOnlyAfterExchange = func(string) {}, func(string) {} }()
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var kept *replacedKeptError
+	if !errors.As(err, &fe) || !errors.As(err, &kept) {
+		t.Fatalf("Setup = %v, want the file it replaced named as kept", err)
+	}
+	if b, err := os.ReadFile(kept.Kept); err != nil || string(b) != hosts {
+		t.Fatalf("the host's write is not at %s: %v\n%s", kept.Kept, err, b)
+	}
+	if want := "diff " + kept.Kept + " " + user; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
+	}
+	if !strings.Contains(err.Error(), "another file took its place since") || !strings.Contains(err.Error(), kept.Kept) {
+		t.Errorf("message %q", err)
+	}
+	// Not a killed setup's file: the next setup leaves it.
+	testOnlyBeforeRename, testOnlyAfterExchange = func(string) {}, func(string) {}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(kept.Kept); err != nil || string(b) != hosts {
+		t.Errorf("the next setup did not leave %s: %v", kept.Kept, err)
+	}
+}
