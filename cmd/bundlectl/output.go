@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,9 @@ func (g *globals) bundleArg(cmd, arg string) (*bundle.Bundle, error) {
 		return nil, err
 	}
 	if isDirArg(arg) {
+		if err := dirArgMissing(arg); err != nil {
+			return nil, err
+		}
 		// A directory that is a bundle of a root is that bundle, with
 		// its shadowing and status: not an ad-hoc copy to install.
 		real := func(p string) (string, error) {
@@ -89,6 +93,28 @@ func (g *globals) bundleArg(cmd, arg string) (*bundle.Bundle, error) {
 		}
 	}
 	return b, err
+}
+
+// dirArgMissing is the error for a directory argument that names
+// nothing: a mistyped path, which would otherwise be reviewed as a bundle
+// with one finding and no command to run. It says where it was looked
+// for and hints the listing of the nearest directory that exists, as
+// install does for a source.
+func dirArgMissing(arg string) error {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	hint := "bundlectl list"
+	if d := existingDir(abs); d != "" {
+		hint = "ls -A " + bundle.ShellArg(d)
+	}
+	return &codeError{code: exitFailure,
+		err:  fmt.Errorf("%s: no such file or directory (looked for %s); an argument with a slash or a leading dot is a directory, a bare word a bundle's name", bundle.Quote(arg), bundle.Quote(abs)),
+		hint: hint}
 }
 
 // namedWithState finds the discovered bundle name and loads the state a
