@@ -87,7 +87,7 @@ example SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest,
 PostToolUse, Stop, BeforeTool, AfterTool).` + exitStatus(
 			"0  proceed (stdout may carry a JSON outcome)",
 			"1  bundlectl itself failed on an event no hook can block (reported, non-blocking, as the hook convention has it)",
-			"2  block: stderr is the reason"),
+			"2  block: stderr is the reason (also a usage error: a mis-wired hook line must not fail open)"),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runHooks(g, a[0], host) },
 	}
@@ -116,7 +116,7 @@ JSON or names no event). When the input names another event than --event,
 the hook does not run: the answer fails closed for the event the input
 names, and stderr says why.` + exitStatus(
 			"0, 2, …  the hook's own exit status",
-			"2  blocked: the hook cannot run for an event it guards",
+			"2  blocked: the hook cannot run for an event it guards (also a usage error)",
 			"1  bundlectl itself failed on an event no hook can block"),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error { return runHookExec(g, a[0], a[1], execHost, execEvent) },

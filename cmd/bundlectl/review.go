@@ -28,7 +28,7 @@ shows its findings and no trust command. A directory argument (containing a
 slash or starting with a dot) reviews a bundle anywhere, for its author.
 When the state file is unusable, the review is printed without what
 changed since the last trust, and stderr says why and how to repair it.` +
-			exitStatus(exit0+" (also when components are skipped: the rest can be trusted)", "1  the bundle is rejected (invalid as a whole: no trust command)", exit2),
+			exitStatus(exit0+" (also when components are skipped: the rest can be trusted)", "1  the bundle is rejected (invalid as a whole: no trust command), or no bundle or directory has that name", exit2),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runReview(g, a[0]) },
 	}

@@ -128,7 +128,10 @@ const (
 	exit1 = "1  failure"
 	exit2 = "2  usage error"
 	exit3 = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off)"
-	exit4 = "4  state unusable (malformed or unsafe state file, lock not acquired)"
+	// exit3Any is the root's: every command's refusals, each command's
+	// --help saying which are its own.
+	exit3Any = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off, a source that breaks a rule or a pin, a component the bundle does not have, a bundle bundlectl did not install; each command's --help says which)"
+	exit4    = "4  state unusable (malformed or unsafe state file, lock not acquired)"
 	// exitSignal: interruptedBy.
 	exitSignal = "SIGINT, SIGTERM  interrupted (Ctrl-C, kill): bundlectl stops what it\n     started, then ends by the same signal ($? reads 130 or 143)"
 )
@@ -203,7 +206,7 @@ load it; a harness runs only from snapshots whose receipts still match.
 
 Roots, in precedence order: user ($BUNDLECTL_HOME/bundles), then workspace
 (<workspace>/.bundlectl/bundles). A later bundle with an earlier name is
-shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3, exit4),
+shadowed and never becomes active.` + exitStatus(exit0, exit1, exit2, exit3Any, exit4),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       version(),

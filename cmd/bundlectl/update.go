@@ -51,7 +51,7 @@ replace the tree for that home as well, which then has an update pending
 review it did not ask for. --force updates it anyway. An update that
 brings the tree in place is up to date, also when another home's update
 put it there.` +
-			exitStatus(exit0, "1  a fetch failed", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, it has local edits, or another home uses it)", exit4, exitSignal),
+			exitStatus(exit0, "1  a fetch failed, or no bundle has that name", exit2, "3  refused (a source broke a rule or a pin, a bundle has no recorded source, it has local edits, or another home uses it)", exit4, exitSignal),
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, a []string) error {
 			if err := checkTimeout(c); err != nil {

@@ -35,7 +35,7 @@ Plugins specification requires) but still fails validation. Inactive
 declarations (native, filesystem_roots, lifecycle_mutation) do not make
 a bundle invalid; they block enabling it, and validate says so.` + exitStatus(
 			"0  the bundle is valid (it may still be blocked)",
-			"1  the bundle breaks at least one rule",
+			"1  the bundle breaks at least one rule, or no bundle or directory has that name",
 			exit2),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runValidate(g, a[0]) },
