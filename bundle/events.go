@@ -166,6 +166,19 @@ func KnownHookEvent(host Host, event string) bool {
 	return slices.Contains(HookEvents, event)
 }
 
+// AllHookEvents is every event a supported host fires, each once:
+// Claude Code's (bundlectl's own contract), then the names only Codex or
+// only Gemini CLI use, in the order those hosts' lists give them.
+func AllHookEvents() []string {
+	out := slices.Clone(HookEvents)
+	for _, e := range slices.Concat(codexHookEvents, geminiHookEvents) {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // BlockingEvent reports whether hooks for event can block what the agent
 // is about to do.
 func BlockingEvent(event string) bool { return slices.Contains(blockingEvents, event) }

@@ -71,3 +71,28 @@ func TestHostEventsTried(t *testing.T) {
 		t.Errorf("BlockingEvent(BeforeToolSelection) = true, but Gemini CLI lets no such hook block")
 	}
 }
+
+// TestAllHookEventsIsEveryHostsEvents: AllHookEvents, which hooks run's
+// help and completion list, holds each event a supported host fires
+// once, and nothing any host does not fire. It once left out Codex's
+// own PreModelRequest, PostModelRequest and Interrupt.
+func TestAllHookEventsIsEveryHostsEvents(t *testing.T) {
+	all := AllHookEvents()
+	seen := map[string]bool{}
+	for _, e := range all {
+		if seen[e] {
+			t.Errorf("%s is listed twice", e)
+		}
+		seen[e] = true
+		if !KnownHookEvent("", e) && !KnownHookEvent(HostCodex, e) && !KnownHookEvent(HostGemini, e) {
+			t.Errorf("%s is listed, but no host fires it", e)
+		}
+	}
+	for _, host := range [][]string{HookEvents, codexHookEvents, geminiHookEvents} {
+		for _, e := range host {
+			if !seen[e] {
+				t.Errorf("%s is a host's event, but not listed", e)
+			}
+		}
+	}
+}

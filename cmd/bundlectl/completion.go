@@ -125,7 +125,7 @@ func completeEvents(c *cobra.Command, args []string, toComplete string) ([]strin
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	for _, e := range append(append([]string{}, bundle.HookEvents...), "BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "BeforeToolSelection", "PreCompress") {
+	for _, e := range bundle.AllHookEvents() {
 		if strings.HasPrefix(e, toComplete) {
 			out = append(out, e)
 		}

@@ -82,9 +82,10 @@ UserPromptSubmit, Stop, BeforeTool, ...), a bundle whose hooks cannot run
 blocks the event, naming the bundle and the fix. Every bundle that did not
 run its hooks for any other reason is named in the systemMessage.
 
-The event names are those of Claude Code, Codex and Gemini CLI (for
-example SessionStart, UserPromptSubmit, PreToolUse, PermissionRequest,
-PostToolUse, Stop, BeforeTool, AfterTool).` + exitStatus(
+Every event name it takes: Claude Code's, then those only Codex or Gemini
+CLI uses:
+
+` + eventList(bundle.AllHookEvents()) + exitStatus(
 			"0  proceed (stdout may carry a JSON outcome)",
 			"1  bundlectl itself failed on an event no hook can block (reported, non-blocking, as the hook convention has it)",
 			"2  block: stderr is the reason (also a usage error: a mis-wired hook line must not fail open)"),
@@ -206,4 +207,28 @@ func (g *globals) hintIn(cmd, workspace string) string {
 		}
 	}
 	return c.hint(cmd)
+}
+
+// eventList lays names out as an indented paragraph of lines of at most
+// 76 columns, so that hooks run --help, the hint of an unknown event
+// name, lists every name it accepts.
+func eventList(names []string) string {
+	var b strings.Builder
+	line := 0
+	for i, n := range names {
+		switch {
+		case i == 0:
+			b.WriteString("  ")
+			line = 2
+		case line+2+len(n) > 76:
+			b.WriteString(",\n  ")
+			line = 2
+		default:
+			b.WriteString(", ")
+			line += 2
+		}
+		b.WriteString(n)
+		line += len(n)
+	}
+	return b.String()
 }
