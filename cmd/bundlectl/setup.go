@@ -22,7 +22,8 @@ users who start the agent directly rather than through bundlectl exec:
           CLAUDE_CODE_USE_COWORK_PLUGINS): a hook with matcher "*" for every event,
           calling bundlectl hooks run <Event> --host claude; the workspace's
           .mcp.json: one entry per stdio MCP server of the active bundles,
-          calling bundlectl mcp (approved in enabledMcpjsonServers)
+          calling bundlectl mcp, approved for that workspace only in its
+          .claude/settings.local.json (enabledMcpjsonServers)
   codex   $CODEX_HOME/config.toml: a hook for every Codex event calling
           bundlectl hooks run <Event> --host codex, each recorded as trusted
           by its hash under [hooks.state], and the MCP servers
