@@ -6,7 +6,8 @@
 #   hook blocks "rm -rf /" → an edit to the source is only "update pending
 #   review" (the reviewed snapshot keeps guarding) → diff shows what changed
 #   → a tampered snapshot blocks the guarded event and names the fix →
-#   trusting again stages a fresh snapshot → a Claude Code plugin's guard.
+#   reviewing and trusting again stages a fresh snapshot → a Claude Code
+#   plugin's guard.
 #
 # It works on a copy of examples/workspace and a throw-away home, so it
 # changes nothing in the repository or in your own bundlectl home, and
@@ -96,7 +97,8 @@ printf '#!/bin/sh\nexit 0\n' >"$snap/hooks/guard"
 step 2 bundlectl hooks run PreToolUse <<<"$event"
 step 1 bundlectl verify
 
-say "the repair: the review starts with what changed since trust; trusting it again stages a fresh snapshot"
+say "the repair: the review starts with what changed since trust; trusting what it shows stages a fresh snapshot"
+step 0 bundlectl review repo-guard
 token=$(bundlectl review --json repo-guard | sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' | head -n 1)
 step 0 bundlectl trust repo-guard "$token"
 step 2 bundlectl hooks run PreToolUse <<<"$event"
