@@ -218,7 +218,7 @@ with the input as JSON on stdin. The tool's stdout is printed; --json prints
 exit_code, stdout, stderr, truncation and timed_out. At most 1 MiB of each
 stream is kept: without --json, output cut there is an error (exit 1), since
 what was printed is not all the tool wrote.` +
-			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected; or, without --json, its output was cut at 1 MiB; or the bundle has no such tool, or no bundle that name", exit2, exit3, exit4, exitSignal),
+			exitStatus("0  the tool exited 0", "1  the tool failed, timed out, or its input was rejected; or, without --json, its output was cut at 1 MiB; or the bundle has no such tool, or no bundle has that name", exit2, exit3, exit4, exitSignal),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error { return runRun(g, a[0], a[1], input) },
 	}
@@ -336,7 +336,7 @@ LSP configuration:
     {"command": "bundlectl", "args": ["lsp", "<bundle>", "<server>"]}
 
 The server is killed with every descendant if the bundle is disabled,
-revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", "1  the server failed, or the bundle has no such server, or no bundle that name", exit2, exit3, exit4),
+revoked or tampered with while it runs.` + exitStatus("0  the server exited 0", "1  the server failed, or the bundle has no such server, or no bundle has that name", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error {
 			return serveServer(g, "lsp", a[0], a[1], (*harness.Registry).ServeLSP)
@@ -371,7 +371,7 @@ Without either the bytes pass unchanged. SIGINT, SIGTERM, SIGHUP and
 SIGQUIT are passed on to the server, which is killed 5 s later if it is
 still running. The server is killed with every
 descendant if the bundle is disabled, revoked or tampered with while it
-runs.` + exitStatus("0  the server exited 0", "1  the server failed, or the bundle has no such server, or no bundle that name", exit2, exit3, exit4),
+runs.` + exitStatus("0  the server exited 0", "1  the server failed, or the bundle has no such server, or no bundle has that name", exit2, exit3, exit4),
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, a []string) error {
 			return serveServer(g, "mcp", a[0], a[1], (*harness.Registry).ServeMCP)
