@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -72,6 +74,14 @@ func runSetup(g *globals, name string, undo bool) error {
 	}
 	in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: exe, Home: r.Home, Workspace: r.Workspace}, Environ: os.Environ()}
 	if undo {
+		if _, err := os.Lstat(r.Home); errors.Is(err, fs.ErrNotExist) {
+			// Setup's record is in the home: none there, nothing to
+			// undo, and a mistyped --home must neither be created nor
+			// pass for a home whose setup has nothing to undo.
+			g.noteMissingHome()
+			fmt.Fprintf(g.stdout, "nothing to undo for %s\n", name)
+			return nil
+		}
 		res, err := hosts.Undo(r.Home, host, in)
 		for _, u := range res {
 			switch {
