@@ -45,7 +45,9 @@ A source is one of:
   a marketplace plugin              <plugin>@<marketplace dir or git repository>
                                     (Claude Code .claude-plugin/marketplace.json
                                     or Codex .agents/plugins/marketplace.json)
-  an archive with its sha256 pin    https://host/p.tar.gz --sha256 <hex>
+  an archive with its sha256 pin    https://host/p.tar.gz --sha256 <hex>, or a
+                                    local ./p.tar.gz (.tgz, .zip) the same way
+                                    (sha256sum ./p.tar.gz prints a file's pin)
 
 The fetch happens in a temporary directory inside the home; the tree is
 validated (links that leave it, bounds, names, and every rule of review) and
