@@ -38,6 +38,11 @@ func runTrust(g *globals, name, tokenText string) error {
 	}
 	token, err := receipts.ParseToken(tokenText)
 	if err != nil {
+		if _, terr := receipts.ParseToken(name); terr == nil {
+			// The token first, then the name: the same command with the
+			// two in the order trust takes them is the fix.
+			return &usageError{fmt.Errorf("bundlectl trust: the token came first, and %s is no token: trust takes the bundle's name, then the token (usage: bundlectl trust <name> <token>)", bundle.Quote(tokenText)), "bundlectl trust " + bundle.Operands(tokenText, name)}
+		}
 		// The review prints the exact token — of a bundle that exists: a
 		// mistyped name is the first thing to fix.
 		if _, ferr := m.Find(m.Discover(), name); ferr != nil {
