@@ -29,7 +29,7 @@ func (m *Manager) DiffSinceTrust(b *bundle.Bundle, s *state.State) *review.Diff 
 	if err != nil {
 		d.Problems = append(d.Problems, "files: "+err.Error())
 	} else {
-		d.Files = fd
+		d.Files, d.FilesCompared = fd, true
 	}
 	oldInv, err := ReceiptInventory(rc)
 	if err != nil {
@@ -46,7 +46,7 @@ func (m *Manager) DiffSinceTrust(b *bundle.Bundle, s *state.State) *review.Diff 
 		d.Problems = append(d.Problems, "capabilities: "+err.Error())
 		return d
 	}
-	d.Capabilities = review.DiffInventories(oldInv, cur)
+	d.Capabilities, d.CapabilitiesCompared = review.DiffInventories(oldInv, cur), true
 	d.Notes = append(d.Notes, switchNotes(rec, d)...)
 	return d
 }

@@ -27,6 +27,11 @@ type Diff struct {
 	Files FileDiff `json:"files"`
 	// Capabilities compares the receipt's inventory with the source's.
 	Capabilities CapabilityDiff `json:"capabilities"`
+	// FilesCompared and CapabilitiesCompared say whether each half was
+	// compared: a half that was not (its reason is in Problems) has empty
+	// lists, which say nothing about what changed.
+	FilesCompared        bool `json:"files_compared"`
+	CapabilitiesCompared bool `json:"capabilities_compared"`
 	// Problems say what could not be compared, and why.
 	Problems []string `json:"problems"`
 	// Notes add what the reviewer should know (a switched-off hook that
@@ -101,11 +106,14 @@ func NewDiff(rc *receipts.Receipt) *Diff {
 	return d
 }
 
-// Empty reports whether nothing changed and nothing failed to compare.
-func (d *Diff) Empty() bool {
+// Changed reports whether a half that was compared found a change.
+func (d *Diff) Changed() bool {
 	f, c := d.Files, d.Capabilities
-	return len(f.Added)+len(f.Removed)+len(f.Changed)+len(c.Added)+len(c.Removed)+len(c.Changed)+len(d.Problems) == 0
+	return len(f.Added)+len(f.Removed)+len(f.Changed)+len(c.Added)+len(c.Removed)+len(c.Changed) > 0
 }
+
+// Empty reports whether nothing changed and nothing failed to compare.
+func (d *Diff) Empty() bool { return !d.Changed() && len(d.Problems) == 0 }
 
 // WithCommand returns a copy of d whose problems and notes print the
 // commands they name with cmd (RenderOptions.Command: the caller's
@@ -819,7 +827,11 @@ func (r *renderer) diff(name string, d *Diff) {
 		return
 	}
 	f := d.Files
-	r.heading(fmt.Sprintf("  Files: %d added, %d removed, %d changed", len(f.Added), len(f.Removed), len(f.Changed)))
+	if !d.FilesCompared {
+		r.heading("  Files: not compared (why: above)")
+	} else {
+		r.heading(fmt.Sprintf("  Files: %d added, %d removed, %d changed", len(f.Added), len(f.Removed), len(f.Changed)))
+	}
 	files := func(sign string, cs []FileChange) {
 		for k, fc := range cs {
 			if k == maxDiffFiles {
@@ -840,7 +852,11 @@ func (r *renderer) diff(name string, d *Diff) {
 	files("-", f.Removed)
 	files("~", f.Changed)
 	c := d.Capabilities
-	r.heading(r.color(ansiYellow, fmt.Sprintf("  Capabilities: %d added, %d removed, %d changed", len(c.Added), len(c.Removed), len(c.Changed))))
+	if !d.CapabilitiesCompared {
+		r.heading(r.color(ansiYellow, "  Capabilities: not compared (why: above)"))
+	} else {
+		r.heading(r.color(ansiYellow, fmt.Sprintf("  Capabilities: %d added, %d removed, %d changed", len(c.Added), len(c.Removed), len(c.Changed))))
+	}
 	for _, set := range []struct {
 		sign string
 		cs   []CapabilityChange

@@ -26,7 +26,9 @@ against the trusted snapshot (added, removed, changed), and the
 capabilities against the trusted inventory (a new hook, a changed argv, URL
 or shell string, a new host variable, a widened allowed-tools list, a
 changed MCP tool filter, a new user option...). Review prints the same
-section first; diff prints it alone.` + exitStatus(exit0, exit1, exit2, exit4),
+section first; diff prints it alone. It exits 0 whether or not something
+changed, and 1 when a half could not be compared (the snapshot fails its
+check, the source is invalid now): its empty lists then say nothing.` + exitStatus(exit0, exit1, exit2, exit4),
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, a []string) error { return runDiff(g, a[0]) },
 	}
@@ -39,7 +41,10 @@ func runDiff(g *globals, name string) error {
 	}
 	d := m.DiffSinceTrust(b, s)
 	if g.json {
-		return review.WriteJSON(g.stdout, diffOutput{Name: b.Name, ID: b.ID, Trusted: d != nil, Diff: d.WithCommand(g.hint)})
+		if err := review.WriteJSON(g.stdout, diffOutput{Name: b.Name, ID: b.ID, Trusted: d != nil, Diff: d.WithCommand(g.hint)}); err != nil {
+			return err
+		}
+		return notCompared(g, b, d)
 	}
 	if d == nil {
 		fmt.Fprintf(g.stdout, "%s has not been trusted, so there is nothing to compare: all of it is new\n  %s\n", bundle.Quote(b.Name), bundle.Sanitize(g.hint("bundlectl review "+bundle.Operands(b.Name))))
@@ -48,10 +53,30 @@ func runDiff(g *globals, name string) error {
 	if err := review.RenderDiff(g.stdout, b.Name, d, review.RenderOptions{Color: colorOut(g), Command: g.hint}); err != nil {
 		return err
 	}
-	if !d.Empty() {
+	if d.Changed() {
 		fmt.Fprintf(g.stdout, "review it in full and trust the new token: %s\n", bundle.Sanitize(g.hint("bundlectl review "+bundle.Operands(b.Name))))
 	}
-	return nil
+	return notCompared(g, b, d)
+}
+
+// notCompared is diff's failure when a half of d could not be compared:
+// its empty lists would otherwise read as "nothing changed" to a script
+// checking the exit status. The hint is the check that says more: the
+// source's validation when the source is invalid, else verify (a snapshot
+// or receipt that fails its check).
+func notCompared(g *globals, b *bundle.Bundle, d *review.Diff) error {
+	if d == nil || len(d.Problems) == 0 {
+		return nil
+	}
+	hint := "bundlectl verify " + bundle.Operands(b.Name)
+	if b.Rejected() || b.Tree == nil {
+		hint = "bundlectl validate " + bundle.Operands(b.Name)
+	}
+	why := "why: above"
+	if g.json {
+		why = bundle.Sanitize(d.Problems[0])
+	}
+	return &codeError{code: 1, err: fmt.Errorf("bundle %s: not everything since its last trust could be compared (%s)", bundle.Quote(b.Name), why), hint: g.hint(hint)}
 }
 
 // attachDiff sets the review's diff since the last trust for a bundle of
