@@ -149,6 +149,19 @@ type Inactive struct {
 	receiptUnusable bool
 }
 
+// Says is the status and reasons in one phrase: "trusted, not enabled",
+// not "trusted: trusted, not enabled" when the first reason starts with
+// the status word.
+func (in Inactive) Says() string {
+	switch {
+	case len(in.Reasons) > 0 && strings.HasPrefix(in.Reasons[0], in.Status):
+		return strings.Join(in.Reasons, "; ")
+	case len(in.Reasons) > 0:
+		return in.Status + ": " + strings.Join(in.Reasons, "; ")
+	}
+	return in.Status
+}
+
 type entry struct {
 	idx      int
 	name, id string
@@ -699,13 +712,7 @@ func (r *Registry) Loaded(name string) error {
 	})
 	for _, in := range inactive {
 		if in.Name == name {
-			reason := in.Status
-			switch {
-			case len(in.Reasons) > 0 && strings.HasPrefix(in.Reasons[0], in.Status):
-				reason = strings.Join(in.Reasons, "; ") // "trusted, not enabled", not "trusted: trusted, …"
-			case len(in.Reasons) > 0:
-				reason += ": " + strings.Join(in.Reasons, "; ")
-			}
+			reason := in.Says()
 			fix := in.Fix
 			if fix == "" {
 				fix = "bundlectl show " + name

@@ -101,11 +101,7 @@ func Prepare(opts Options) (*Plan, error) {
 			return nil, &harness.AuthorityError{Bundle: in.Name, Err: harness.ErrNotActive, Fix: in.Fix,
 				Reason: in.Reasons[len(in.Reasons)-1] + "; until then the agent is not started" + why}
 		}
-		text := in.Status
-		if len(in.Reasons) > 0 {
-			text += ": " + strings.Join(in.Reasons, "; ")
-		}
-		p.Notices = append(p.Notices, Notice{Bundle: in.Name, Text: text, Fix: in.Fix})
+		p.Notices = append(p.Notices, Notice{Bundle: in.Name, Text: in.Says(), Fix: in.Fix})
 	}
 	active, refused := reg.Active()
 	p.Notices = append(p.Notices, pendingNotices(opts, active)...)

@@ -80,13 +80,26 @@ func isIDShaped(s string) bool {
 }
 
 // NotTrustedNameError is returned by Verify for a name no receipt holds.
-type NotTrustedNameError struct{ Name string }
+// Discovered says a root holds a bundle of that name, never trusted: its
+// review, not the list, is what to run next.
+type NotTrustedNameError struct {
+	Name       string
+	Discovered bool
+}
 
 func (e *NotTrustedNameError) Error() string {
+	if e.Discovered {
+		return fmt.Sprintf("bundle %s is not trusted, so it has no receipt or snapshot to verify", bundle.Quote(e.Name))
+	}
 	return fmt.Sprintf("no trusted bundle named %s", bundle.Quote(e.Name))
 }
 func (e *NotTrustedNameError) Unwrap() error { return ErrNotFound }
-func (e *NotTrustedNameError) Hint() string  { return "bundlectl list" }
+func (e *NotTrustedNameError) Hint() string {
+	if e.Discovered {
+		return "bundlectl review " + bundle.Operands(e.Name)
+	}
+	return "bundlectl list"
+}
 
 // ChangedError: the bundle's tree changed while trust read it, so nothing
 // was trusted. It is a refusal (as a token that no longer matches is), and

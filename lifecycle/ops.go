@@ -367,6 +367,10 @@ func (m *Manager) Verify(names ...string) (*Verification, error) {
 		return nil, stateErr(err)
 	}
 	ids, err := trustedIDs(s, names)
+	var nt *NotTrustedNameError
+	if errors.As(err, &nt) {
+		nt.Discovered = m.discovers(nt.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -703,4 +707,15 @@ func (m *Manager) pruneVerified(s *state.State) []string {
 		}
 	}
 	return removed
+}
+
+// discovers reports whether a root of this invocation holds a bundle
+// named name (Verify's error then hints its review).
+func (m *Manager) discovers(name string) bool {
+	for _, b := range m.Discover().Bundles {
+		if b.Name == name {
+			return true
+		}
+	}
+	return false
 }
