@@ -66,7 +66,7 @@ type configLayer struct {
 //
 // (The session's -c flags, and managed_config.toml above them, come
 // next.) With cwd "" there is no project file. trustFlag is `codex exec
-// --trust`: the files are read under the entry it saves first
+// --trust` (or `codex review --trust`): the files are read under the entry it saves first
 // (projectTrust.savedByTrustFlag).
 func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFlag bool) []configLayer {
 	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}

@@ -67,7 +67,8 @@ type OwnPlugins struct {
 // under too: its own directory's, or the project root's (Codex 0.171
 // read a trusted working directory's file in a git work tree whose top
 // was not trusted, which bundlectl once left out, so exec did not name
-// the plugin that file enabled); a `codex exec --trust` session's, under
+// the plugin that file enabled); a `codex exec --trust` (or `codex
+// review --trust`) session's, under
 // the entry --trust saves before the session reads them
 // (projectTrust.savedByTrustFlag: exec once read them as the saved
 // configuration stood, and did not name a plugin such a file enabled,
@@ -314,10 +315,13 @@ func cdDir(cwd, dir string) (string, error) {
 // sessionArgs returns what of the user's own arguments decides which
 // configuration files a session reads: the profile (--profile, -p) and
 // the working directory (--cd, -C) they name, the last of each winning,
-// and whether they hold `codex exec`'s --trust (which saves the
-// project's trust before the session reads its files; after another
-// first word, such as an interactive session's prompt, Codex 0.171
-// refuses it and does not start); arguments after "--" are the prompt's.
+// and whether they hold the --trust of `codex exec` (or `e`) or `codex
+// review`, which saves the project's trust before the session reads its
+// files (internal/agenttest TestCodexReviewTrustFlag: `codex review
+// --trust`, once read as no --trust, loaded a project file's plugin
+// unnamed); after another first word, such as an interactive session's
+// prompt, Codex 0.171 refuses it and does not start. Arguments after
+// "--" are the prompt's.
 func sessionArgs(args []string) (profile, dir string, trust bool) {
 	first := "" // the first argument that is no option: the subcommand, or the prompt
 	for i := 0; i < len(args); i++ {
@@ -345,7 +349,7 @@ func sessionArgs(args []string) (profile, dir string, trust bool) {
 		case strings.HasPrefix(a, "-C") && len(a) > 2:
 			dir = strings.TrimPrefix(a[2:], "=")
 		case a == "--trust":
-			trust = first == "exec" || first == "e"
+			trust = first == "exec" || first == "e" || first == "review"
 		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
 		case first == "" && !strings.HasPrefix(a, "-"):

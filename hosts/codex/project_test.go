@@ -330,6 +330,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "exec --trust, below a marker root inside a git top, the root's file", files: map[string]string{"home/config.toml": "project_root_markers = [\".git\", \"mark\"]\n", ".git/HEAD": "ref: refs/heads/main\n", "ws/sub/mark": "", "ws/sub/.codex/config.toml": on, "ws/sub/d/": ""}, cwd: "sub/d", args: []string{"exec", "--trust"}, loads: true},
 		{name: "--trust without exec: Codex does not start", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"--trust", "hi"}},
 		{name: "--trust after an interactive session's prompt: Codex does not start", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"hi", "--trust"}},
+		{name: "review --trust, a folder with no entry", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"review", "--trust"}, loads: true},
+		{name: "exec review --trust, a folder with no entry", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "review", "--trust"}, loads: true},
 		{name: "exec --trust, its alias e", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-c", "x=1", "e", "--trust"}, loads: true},
 		{name: "exec --trust after --, the prompt's", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "--", "--trust"}},
 		{name: "exec --trust as -m's value", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "-m", "--trust"}},
