@@ -76,12 +76,7 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFla
 	if cwd == "" {
 		return layers
 	}
-	var docs []map[string]any
-	for _, l := range layers {
-		doc, _ := readTOML(l.file)
-		docs = append(docs, doc)
-	}
-	trust := readProjectTrust(append(docs, flags))
+	trust := layersTrust(layers, flags)
 	root := projectRoot(cwd, trust.markers)
 	gitRoot := gitTrustRoot(cwd)
 	if trustFlag {
@@ -105,6 +100,32 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFla
 		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: neverAsked, askedBelow: untrusted && !neverAsked && cwdDecides})
 	}
 	return layers
+}
+
+// layersTrust is the projectTrust of the system's, the user's and the
+// profile's files (layers, configLayers with no working directory) and
+// the session's -c flags.
+func layersTrust(layers []configLayer, flags map[string]any) projectTrust {
+	var docs []map[string]any
+	for _, l := range layers {
+		doc, _ := readTOML(l.file)
+		docs = append(docs, doc)
+	}
+	return readProjectTrust(append(docs, flags))
+}
+
+// trustFlagStops reports whether a session given --trust in cwd stops
+// before it starts: Codex 0.171 does not override the entry that decides
+// for the working directory (projectTrust.level) where it marks the
+// project untrusted ("is marked as untrusted. Update its trust setting
+// first"; internal/agenttest TestExecCodexOwnPluginTrustFlag).
+func trustFlagStops(codexHome, profile, cwd string, flags map[string]any) bool {
+	if cwd == "" {
+		return false
+	}
+	trust := layersTrust(configLayers(codexHome, profile, "", nil, false), flags)
+	level, decided := trust.level(cwd, projectRoot(cwd, trust.markers), gitTrustRoot(cwd))
+	return decided && level != "trusted"
 }
 
 // projectDotCodex reports whether Codex 0.171 reads dotCodex as a

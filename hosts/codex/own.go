@@ -72,7 +72,9 @@ type OwnPlugins struct {
 // the entry --trust saves before the session reads them
 // (projectTrust.savedByTrustFlag: exec once read them as the saved
 // configuration stood, and did not name a plugin such a file enabled,
-// which loaded). Where Codex would not start at all
+// which loaded), and where an entry marks the project untrusted, Codex
+// stops instead (trustFlagStops) and Load is empty. Where Codex would
+// not start at all
 // because -C names no path the system can look up (cdDir), no project
 // file is read and Unread names the -C directory: exec then says so
 // instead of naming plugins of a session that never runs.
@@ -192,6 +194,12 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		if slices.Contains(installed, id) {
 			out.Load = append(out.Load, p)
 		}
+	}
+	if trustFlag && trustFlagStops(codexHome, profile, cwd, flagsDoc(args)) {
+		// Codex stops where --trust meets an untrusted entry: no
+		// session, so nothing loads, the user's own files' plugins
+		// neither.
+		out.Load = nil
 	}
 	byID := func(a, b OwnPlugin) int { return strings.Compare(a.ID, b.ID) }
 	slices.SortFunc(out.Load, byID)

@@ -12,19 +12,25 @@ import (
 // in that same session (TestCodexTrustFlagSavesEntry), so a plugin of
 // the user's own that the file enables loads beside the views: bundlectl
 // exec -- codex exec --trust names it. Where the user marked the
-// workspace untrusted Codex stops instead, and exec names nothing. exec
-// once read the project as the saved configuration left it, --trust
-// unseen, and said nothing of the plugin that loaded.
+// workspace, or the git top above it, untrusted Codex stops instead
+// ("is marked as untrusted"), and exec names nothing, not even a plugin
+// the user's own config.toml enables (exec once named that one as
+// loading in the session that never started). exec once read the
+// project as the saved configuration left it, --trust unseen, and said
+// nothing of the plugin that loaded.
 func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		user  string // more of config.toml; WORK stands for the workspace
+		user  string // more of config.toml; WORK and TOP stand for the workspace and its parent
 		git   bool   // the workspace's parent is a git top, holding the file
+		home  bool   // config.toml enables the plugin, not the project file
 		loads bool
 	}{
 		{name: "folder with no entry", loads: true},
 		{name: "below a git top with no entry, the top's file", git: true, loads: true},
 		{name: "workspace marked untrusted", user: "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n"},
+		{name: "workspace marked untrusted, the plugin enabled in config.toml", user: "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", home: true},
+		{name: "git top marked untrusted, the plugin enabled in config.toml", user: "[projects.\"TOP\"]\ntrust_level = \"untrusted\"\n", git: true, home: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newExecSession(t, Codex)
@@ -36,8 +42,13 @@ func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
 				gitRun(t, "init", "-q", top)
 				dir = top
 			}
-			a.CodexConfig = strings.ReplaceAll(c.user, "WORK", a.Workdir) + "\n" + a.CodexConfig
-			writeFile(t, dir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+			enable := fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID)
+			a.CodexConfig = strings.NewReplacer("WORK", a.Workdir, "TOP", top).Replace(c.user) + "\n" + a.CodexConfig
+			if c.home {
+				a.CodexConfig += "\n" + enable
+			} else {
+				writeFile(t, dir, ".codex/config.toml", enable, 0o644)
+			}
 			a.Args = append(a.Args, "--trust")
 			res := a.Run(t, execPrompt(Codex))
 			if !c.loads {
