@@ -72,8 +72,9 @@ type OwnPlugins struct {
 // the entry --trust saves before the session reads them
 // (projectTrust.savedByTrustFlag: exec once read them as the saved
 // configuration stood, and did not name a plugin such a file enabled,
-// which loaded), and where an entry marks the project untrusted, Codex
-// stops instead (trustFlagStops) and Load is empty. Where Codex would
+// which loaded), and where an entry marks the project untrusted
+// (trustFlagStops), or beside --ignore-user-config, Codex stops instead
+// and Load is empty. Where Codex would
 // not start at all
 // because -C names no path the system can look up (cdDir), no project
 // file is read and Unread names the -C directory: exec then says so
@@ -83,7 +84,7 @@ type OwnPlugins struct {
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	var out OwnPlugins
-	profile, cd, trustFlag := sessionArgs(args)
+	profile, cd, trustFlag, ignoreUserConfig := sessionArgs(args)
 	cwd = startedIn(cwd)
 	if cd != "" {
 		var err error
@@ -195,10 +196,11 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 			out.Load = append(out.Load, p)
 		}
 	}
-	if trustFlag && trustFlagStops(codexHome, profile, cwd, flagsDoc(args)) {
-		// Codex stops where --trust meets an untrusted entry: no
-		// session, so nothing loads, the user's own files' plugins
-		// neither.
+	if trustFlag && (ignoreUserConfig || trustFlagStops(codexHome, profile, cwd, flagsDoc(args))) {
+		// Codex stops where --trust meets an untrusted entry, or
+		// --ignore-user-config ("--trust cannot be combined with
+		// --ignore-user-config"): no session, so nothing loads, the
+		// user's own files' plugins neither.
 		out.Load = nil
 	}
 	byID := func(a, b OwnPlugin) int { return strings.Compare(a.ID, b.ID) }
@@ -328,9 +330,10 @@ func cdDir(cwd, dir string) (string, error) {
 // files (internal/agenttest TestCodexReviewTrustFlag: `codex review
 // --trust`, once read as no --trust, loaded a project file's plugin
 // unnamed); after another first word, such as an interactive session's
-// prompt, Codex 0.171 refuses it and does not start. Arguments after
-// "--" are the prompt's.
-func sessionArgs(args []string) (profile, dir string, trust bool) {
+// prompt, Codex 0.171 refuses it and does not start; and whether they
+// hold --ignore-user-config, beside which Codex refuses --trust too.
+// Arguments after "--" are the prompt's.
+func sessionArgs(args []string) (profile, dir string, trust, ignoreUserConfig bool) {
 	first := "" // the first argument that is no option: the subcommand, or the prompt
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -358,6 +361,8 @@ func sessionArgs(args []string) (profile, dir string, trust bool) {
 			dir = strings.TrimPrefix(a[2:], "=")
 		case a == "--trust":
 			trust = first == "exec" || first == "e" || first == "review"
+		case a == "--ignore-user-config":
+			ignoreUserConfig = true
 		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
 		case first == "" && !strings.HasPrefix(a, "-"):

@@ -333,6 +333,8 @@ func TestFindOwnPluginsProjectRoot(t *testing.T) {
 		{name: "exec --trust, a workspace marked untrusted, the user's plugin: Codex does not start", files: map[string]string{"home/config.toml": untrust("ws") + on}, args: []string{"exec", "--trust"}},
 		{name: "exec --trust, below a git top marked untrusted, the user's plugin: Codex does not start", files: map[string]string{"home/config.toml": untrust("ws") + on, "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/": ""}, cwd: "sub", args: []string{"exec", "--trust"}},
 		{name: "exec --trust, a trusted working directory below a git top marked untrusted, the user's plugin", files: map[string]string{"home/config.toml": untrust("ws") + trust("ws/sub") + on, "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/sub/": ""}, cwd: "sub", args: []string{"exec", "--trust"}, loads: true},
+		{name: "exec --trust beside --ignore-user-config: Codex does not start", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "--ignore-user-config", "--trust"}},
+		{name: "exec resume --trust, a folder with no entry", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "resume", "--last", "--trust"}, loads: true},
 		{name: "a workspace marked untrusted, the user's plugin", files: map[string]string{"home/config.toml": untrust("ws") + on}, args: []string{"exec"}, loads: true},
 		{name: "review --trust, a folder with no entry", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"review", "--trust"}, loads: true},
 		{name: "exec review --trust, a folder with no entry", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "review", "--trust"}, loads: true},

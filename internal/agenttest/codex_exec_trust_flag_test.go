@@ -1,6 +1,7 @@
 package agenttest
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,8 @@ import (
 // workspace, or the git top above it, untrusted Codex stops instead
 // ("is marked as untrusted"), and exec names nothing, not even a plugin
 // the user's own config.toml enables (exec once named that one as
-// loading in the session that never started). exec once read the
+// loading in the session that never started); so it does beside
+// --ignore-user-config, which Codex refuses --trust with. exec once read the
 // project as the saved configuration left it, --trust unseen, and said
 // nothing of the plugin that loaded.
 func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
@@ -24,12 +26,15 @@ func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
 		user  string // more of config.toml; WORK and TOP stand for the workspace and its parent
 		git   bool   // the workspace's parent is a git top, holding the file
 		home  bool   // config.toml enables the plugin, not the project file
+		args  []string
+		stops string // what Codex says where it does not start; "is marked as untrusted" when "" and the plugin does not load
 		loads bool
 	}{
 		{name: "folder with no entry", loads: true},
 		{name: "below a git top with no entry, the top's file", git: true, loads: true},
 		{name: "workspace marked untrusted", user: "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n"},
 		{name: "workspace marked untrusted, the plugin enabled in config.toml", user: "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", home: true},
+		{name: "folder with no entry, --ignore-user-config beside", args: []string{"--ignore-user-config"}, stops: "--trust cannot be combined with --ignore-user-config"},
 		{name: "git top marked untrusted, the plugin enabled in config.toml", user: "[projects.\"TOP\"]\ntrust_level = \"untrusted\"\n", git: true, home: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -49,11 +54,11 @@ func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
 			} else {
 				writeFile(t, dir, ".codex/config.toml", enable, 0o644)
 			}
-			a.Args = append(a.Args, "--trust")
+			a.Args = append(append(a.Args, c.args...), "--trust")
 			res := a.Run(t, execPrompt(Codex))
 			if !c.loads {
-				if res.Exit == 0 || !strings.Contains(res.Stderr, "is marked as untrusted") {
-					t.Fatalf("codex --trust started in a workspace marked untrusted: this test's premise (Codex 0.171) no longer holds\n%s", res)
+				if res.Exit == 0 || !strings.Contains(res.Stderr, cmp.Or(c.stops, "is marked as untrusted")) {
+					t.Fatalf("codex --trust started: this test's premise (Codex 0.171 stops) no longer holds\n%s", res)
 				}
 			} else {
 				f.checkGuard(t, a, res, s.shellTurn)
