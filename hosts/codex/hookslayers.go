@@ -76,11 +76,12 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFla
 	if cwd == "" {
 		return layers
 	}
-	trust := layersTrust(layers, flags)
+	files := layersTrust(layers, nil)
+	trust := files.with(flags)
 	root := projectRoot(cwd, trust.markers)
 	gitRoot := gitTrustRoot(cwd)
 	if trustFlag {
-		trust = trust.savedByTrustFlag(cwd, root, gitRoot)
+		trust = files.savedByTrustFlag(cwd, root, gitRoot).with(flags)
 	}
 	var dirs []string
 	for d := cwd; ; d = filepath.Dir(d) {
@@ -115,16 +116,18 @@ func layersTrust(layers []configLayer, flags map[string]any) projectTrust {
 }
 
 // trustFlagStops reports whether a session given --trust in cwd stops
-// before it starts: Codex 0.171 does not override the entry that decides
-// for the working directory (projectTrust.level) where it marks the
-// project untrusted ("is marked as untrusted. Update its trust setting
-// first"; internal/agenttest TestExecCodexOwnPluginTrustFlag).
+// before it starts: Codex 0.171 does not override the entry of the
+// configuration files (not the -c flags: one trusting the workspace does
+// not lift the files' untrusted, nor does one untrusting it stop Codex)
+// that decides for the working directory (projectTrust.level) where it
+// marks the project untrusted ("is marked as untrusted. Update its trust
+// setting first"; internal/agenttest TestExecCodexOwnPluginTrustFlag).
 func trustFlagStops(codexHome, profile, cwd string, flags map[string]any) bool {
 	if cwd == "" {
 		return false
 	}
-	trust := layersTrust(configLayers(codexHome, profile, "", nil, false), flags)
-	level, decided := trust.level(cwd, projectRoot(cwd, trust.markers), gitTrustRoot(cwd))
+	files := layersTrust(configLayers(codexHome, profile, "", nil, false), nil)
+	level, decided := files.level(cwd, projectRoot(cwd, files.with(flags).markers), gitTrustRoot(cwd))
 	return decided && level != "trusted"
 }
 

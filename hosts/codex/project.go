@@ -35,19 +35,27 @@ type projectTrust struct {
 func readProjectTrust(docs []map[string]any) projectTrust {
 	p := projectTrust{markers: defaultRootMarkers, levels: map[string]string{}}
 	for _, doc := range docs {
-		if list, ok := stringList(doc["project_root_markers"]); ok {
-			p.markers = list
-		}
-		projects, _ := doc["projects"].(map[string]any)
-		for dir, v := range projects {
-			if t, ok := v.(map[string]any); ok {
-				if level, ok := t["trust_level"].(string); ok {
-					p.levels[dir] = level
-				}
+		p = p.with(doc)
+	}
+	return p
+}
+
+// with is p with doc's project_root_markers and projects entries merged
+// over it.
+func (p projectTrust) with(doc map[string]any) projectTrust {
+	out := projectTrust{markers: p.markers, levels: maps.Clone(p.levels)}
+	if list, ok := stringList(doc["project_root_markers"]); ok {
+		out.markers = list
+	}
+	projects, _ := doc["projects"].(map[string]any)
+	for dir, v := range projects {
+		if t, ok := v.(map[string]any); ok {
+			if level, ok := t["trust_level"].(string); ok {
+				out.levels[dir] = level
 			}
 		}
 	}
-	return p
+	return out
 }
 
 // stringList returns v as a list of strings, and whether it is one (Codex
@@ -120,15 +128,20 @@ func (p projectTrust) decides(root, gitRoot string) bool {
 	return ok
 }
 
-// savedByTrustFlag is p as `codex exec --trust` leaves it for a session
-// started in cwd, before the session reads its project files: where no
-// entry decides (level finds none for cwd, the root or the git trust
-// root), Codex 0.171 saves one trusting the git trust root, else the
-// project root (the working directory, with no marker and no git top),
-// as its real path, and reads the files under it in that session and
-// every later one; where one does, it saves nothing (an untrusted one
-// stops it: "is marked as untrusted"). internal/agenttest
-// TestCodexTrustFlagSavesEntry.
+// savedByTrustFlag is p, the trust the configuration files alone give
+// (no -c flag: Codex 0.171 decides --trust by the saved configuration),
+// as `codex exec --trust` leaves it for a session started in cwd, before
+// the session reads its project files: where no entry decides (level
+// finds none for cwd, the root or the git trust root), Codex saves one
+// trusting the git trust root, else the project root (the working
+// directory, with no marker and no git top), as its real path, and reads
+// the files under it in that session and every later one; where one
+// does, it saves nothing (an untrusted one stops it: "is marked as
+// untrusted"). The session's -c flags are merged over the result: one
+// untrusting the workspace keeps its file unread though the entry is
+// saved, and one trusting it saves the git top's all the same
+// (internal/agenttest TestCodexTrustFlagSavesEntry,
+// TestExecCodexOwnPluginTrustFlag).
 func (p projectTrust) savedByTrustFlag(cwd, root, gitRoot string) projectTrust {
 	if _, decided := p.level(cwd, root, gitRoot); decided {
 		return p
