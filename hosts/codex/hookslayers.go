@@ -66,8 +66,8 @@ type configLayer struct {
 //
 // (The session's -c flags, and managed_config.toml above them, come
 // next.) With cwd "" there is no project file. trustFlag is `codex exec
-// --trust` (or `codex review --trust`): the files are read under the entry it saves first
-// (projectTrust.savedByTrustFlag).
+// --trust` (or `codex review --trust`): the files are read under the
+// entry it saves first (projectTrust.savedByTrustFlag).
 func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFlag bool) []configLayer {
 	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
 	if profile != "" {

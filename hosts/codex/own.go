@@ -68,14 +68,12 @@ type OwnPlugins struct {
 // read a trusted working directory's file in a git work tree whose top
 // was not trusted, which bundlectl once left out, so exec did not name
 // the plugin that file enabled); a `codex exec --trust` (or `codex
-// review --trust`) session's, under
-// the entry --trust saves before the session reads them
-// (projectTrust.savedByTrustFlag: exec once read them as the saved
-// configuration stood, and did not name a plugin such a file enabled,
-// which loaded), and where an entry marks the project untrusted
-// (trustFlagStops), or beside --ignore-user-config, Codex stops instead
-// and Load is empty. Where Codex would
-// not start at all
+// review --trust`) session's, under the entry --trust saves before the
+// session reads them (projectTrust.savedByTrustFlag: exec once read them
+// as the saved configuration stood, and did not name a plugin such a
+// file enabled, which loaded). Where an entry marks the project
+// untrusted (trustFlagStops), or beside --ignore-user-config, --trust
+// stops Codex, and Load is empty. Where Codex would not start at all
 // because -C names no path the system can look up (cdDir), no project
 // file is read and Unread names the -C directory: exec then says so
 // instead of naming plugins of a session that never runs.
