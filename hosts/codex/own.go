@@ -75,8 +75,9 @@ type OwnPlugins struct {
 // untrusted (trustFlagStops), or beside --ignore-user-config, --trust
 // stops Codex, and Load is empty. Where Codex would not start at all
 // because -C names no path the system can look up (cdDir), no project
-// file is read and Unread names the -C directory: exec then says so
-// instead of naming plugins of a session that never runs.
+// file is read, Load is empty and Unread names the -C directory: exec
+// then says so instead of naming plugins of a session that never runs
+// (it once named those config.toml enables).
 //
 // A plugin loads when the merge leaves it enabled and a version of it is
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
@@ -84,11 +85,13 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	var out OwnPlugins
 	profile, cd, trustFlag, ignoreUserConfig := sessionArgs(args)
 	cwd = startedIn(cwd)
+	stops := false // Codex does not start: nothing loads
 	if cd != "" {
 		var err error
 		if cwd, err = cdDir(cwd, cd); err != nil {
 			// No session starts, so no project file is read: say so
 			// rather than name what one would enable.
+			stops = true
 			out.Unread = append(out.Unread, bundle.Quote(cd)+" (the -C directory: "+err.Error()+"; Codex does not start there)")
 		}
 	}
@@ -194,11 +197,11 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 			out.Load = append(out.Load, p)
 		}
 	}
-	if trustFlag && (ignoreUserConfig || trustFlagStops(codexHome, profile, cwd, flagsDoc(args))) {
-		// Codex stops where --trust meets an untrusted entry, or
-		// --ignore-user-config ("--trust cannot be combined with
-		// --ignore-user-config"): no session, so nothing loads, the
-		// user's own files' plugins neither.
+	// Codex also stops where --trust meets an untrusted entry, or
+	// --ignore-user-config ("--trust cannot be combined with
+	// --ignore-user-config"). With no session nothing loads, the user's
+	// own files' plugins neither.
+	if stops || trustFlag && (ignoreUserConfig || trustFlagStops(codexHome, profile, cwd, flagsDoc(args))) {
 		out.Load = nil
 	}
 	byID := func(a, b OwnPlugin) int { return strings.Compare(a.ID, b.ID) }

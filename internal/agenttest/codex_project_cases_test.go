@@ -188,8 +188,9 @@ func TestCodexProjectCases(t *testing.T) {
 // directory through a symbolic link loop, even one a ".." then leaves
 // (TestCodexProjectCases), so bundlectl exec says it cannot tell the
 // plugins of the user's own that project files enable there, rather
-// than name the one the directory the path cleans to enables. It once
-// cleaned the path and named it as loading.
+// than name the one the directory the path cleans to enables, and names
+// none config.toml enables either. It once cleaned the path and named
+// it as loading, and then still named the one config.toml enables.
 func TestExecCodexCdLinkLoop(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), markerName)
 	turns, _, _, _ := execScript(Codex, marker)
@@ -202,7 +203,8 @@ func TestExecCodexCdLinkLoop(t *testing.T) {
 	if err := os.Symlink("loop", filepath.Join(top, "loop")); err != nil {
 		t.Fatal(err)
 	}
-	a.CodexConfig = fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n\n", a.Workdir) + a.CodexConfig
+	// config.toml enables the plugin too: no session reads it either.
+	a.CodexConfig = fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n\n[plugins.%q]\nenabled = true\n\n", a.Workdir, ownPluginID) + a.CodexConfig
 	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
 	cd := filepath.Join(top, "loop") + "/../" + filepath.Base(a.Workdir)
 	a.Args = append(a.Args, "-C", cd)
