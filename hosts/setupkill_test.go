@@ -168,23 +168,7 @@ func testUndoKeepsAConcurrentWrite(t *testing.T, c setupCase) {
 // leaves alone a file it cannot prove is such a one: a file of the
 // user's of a like name, and one of a setup whose process still runs.
 func TestSetupKilledPendingIsRemoved(t *testing.T) {
-	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_PENDING") != "" {
-		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
-		testOnlyPendingWritten = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-		Setup(home, fakeHost{dir}, SetupInput{})
-		t.Fatal("setup was not killed")
-	}
-	home, dir := t.TempDir(), t.TempDir()
-	user := filepath.Join(dir, "user.json")
-	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupKilledPendingIsRemoved$")
-	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_PENDING=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
-	out, err := cmd.CombinedOutput()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
-	}
+	home, dir, user, pid := setupKilledAt(t, "TestSetupKilledPendingIsRemoved", &testOnlyPendingWritten)
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
 		t.Fatalf("the killed setup changed the file:\n%s", b)
 	}
@@ -198,7 +182,7 @@ func TestSetupKilledPendingIsRemoved(t *testing.T) {
 	// process).
 	keep := []string{
 		filepath.Join(dir, ".user.json5"),
-		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(cmd.Process.Pid)+"-my copy.bak"),
+		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(pid)+"-my copy.bak"),
 		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(os.Getpid())+"-live"),
 	}
 	for _, k := range keep {
@@ -240,23 +224,7 @@ func pendingBeside(t *testing.T, p string) []string {
 // was not changed (it once did: it was); --undo then gives back the file
 // as before setup.
 func TestSetupKilledAfterExchange(t *testing.T) {
-	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_EXCHANGE") != "" {
-		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
-		testOnlyAfterExchange = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-		Setup(home, fakeHost{dir}, SetupInput{})
-		t.Fatal("setup was not killed")
-	}
-	home, dir := t.TempDir(), t.TempDir()
-	user := filepath.Join(dir, "user.json")
-	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupKilledAfterExchange$")
-	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_EXCHANGE=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
-	out, err := cmd.CombinedOutput()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
-	}
+	home, dir, user, _ := setupKilledAt(t, "TestSetupKilledAfterExchange", &testOnlyAfterExchange)
 	left := pendingBeside(t, user)
 	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") || len(left) != 1 {
 		t.Fatalf("the killed setup left %q beside the file, and the file:\n%s", left, b)
@@ -282,4 +250,30 @@ func TestSetupKilledAfterExchange(t *testing.T) {
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
 		t.Errorf("undo left:\n%s", b)
 	}
+}
+
+// setupKilledAt runs the test named test again in a child process that
+// sets up a fresh user settings file (userSettings) and SIGKILLs itself
+// at seam, and returns the home, the settings directory, the file and the
+// child's pid once it is known to have died of that SIGKILL. In the
+// child it does not return.
+func setupKilledAt(t *testing.T, test string, seam *func(string)) (home, dir, user string, pid int) {
+	t.Helper()
+	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_AT") == test {
+		*seam = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		Setup(os.Getenv("BUNDLECTL_TEST_HOME"), fakeHost{os.Getenv("BUNDLECTL_TEST_DIR")}, SetupInput{})
+		t.Fatal("setup was not killed")
+	}
+	home, dir = t.TempDir(), t.TempDir()
+	user = filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_AT="+test, "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
+	}
+	return home, dir, user, cmd.Process.Pid
 }
