@@ -201,7 +201,11 @@
 //     answer costs about its id; and a notice shows at most 256 bytes of
 //     an id.
 //     Member names are matched in any letter case and every duplicate is
-//     checked, so no lenient reader sees what the proxy did not.
+//     checked, so no lenient reader sees what the proxy did not. A server
+//     batch within the limit reaches the client one message object a
+//     line, each settled as one alone, as the one over it is answered a
+//     line each: no host reads a batch, so an answer relayed in one would
+//     stop its call's timer while the host waits on to its own timeout.
 //   - ServeMCP (and ExecFiltered and ProxyMCP given MCPPolicy.CallTimeout)
 //     times each tool call by the server's reviewed per-call timeout
 //     (MCPCallTimeoutOf; none reviewed, none timed): a tools/call request

@@ -164,7 +164,9 @@ type MCPConn struct {
 //     server with one; see MaxMCPMessage), and so is a line that is not
 //     one whole JSON value (a client decoding a stream of values, not
 //     lines, could join several into a tool list); each drop but a blank
-//     line's is reported to notices.
+//     line's is reported to notices. A batch (an array) reaches the client
+//     one message object a line, as no host reads a batch; an element
+//     that is not an object is dropped.
 //   - Member names are matched as a lenient decoder would: "tools",
 //     "name", "method", "params" and "result" in any letter case, every
 //     occurrence of a duplicated one, so that no reading of a message
@@ -562,23 +564,66 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			}
 			continue
 		}
-		out, ok := p.fromServer(line)
-		if !ok {
-			if len(bytes.TrimSpace(line)) > 0 {
-				p.notice("dropped a server line that is not one JSON message (a value, or a batch of objects)")
-			}
-			continue
-		}
-		if out = p.settleReplies(out); out == nil {
-			continue // only late answers to calls the proxy answered
-		}
-		if p.callTimeout > 0 {
-			p.noteServerRequests(out) // before the client can answer
-		}
-		if err := p.sendClient(out); err != nil {
+		if err := p.serverLine(line); err != nil {
 			return err
 		}
 	}
+}
+
+// serverLine relays one server line within MaxMCPMessage to the client:
+// filtered (fromServer), and a batch one message a line (serverMessages),
+// each reply in it settled as one alone.
+func (p *proxy) serverLine(line []byte) error {
+	out, ok := p.fromServer(line)
+	if !ok {
+		if len(bytes.TrimSpace(line)) > 0 {
+			p.notice("dropped a server line that is not one JSON message (a value, or a batch of objects)")
+		}
+		return nil
+	}
+	for _, msg := range p.serverMessages(out) {
+		if msg = p.settleReplies(msg); msg == nil {
+			continue // a late answer to a call the proxy answered, say
+		}
+		if p.callTimeout > 0 {
+			p.noteServerRequests(msg) // before the client can answer
+		}
+		if err := p.sendClient(msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serverMessages is the messages of a server line to relay, each its
+// own line: the line itself, or each object of a batch (a JSON array).
+// None of Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0
+// reads a batch (agenttest TestHostsMCPProxyReplyShapes; MCP 2025-06-18
+// has none): relayed whole, the answer to a call in it would stop the
+// call's timer while the host never sees it, and the call would run to
+// the host's own timeout, not the reviewed one. An element that is not
+// an object is no message a host reads: it is dropped.
+func (p *proxy) serverMessages(line []byte) [][]byte {
+	if firstByte(line) != '[' {
+		return [][]byte{line}
+	}
+	var msgs [][]byte
+	dropped := 0
+	forElements(line, func(v span) bool {
+		if e := line[v.start:v.end]; firstByte(e) == '{' {
+			msgs = append(msgs, e)
+		} else {
+			dropped++
+		}
+		return true
+	})
+	switch {
+	case dropped > 0:
+		p.notice("dropped from a server batch %d of its elements, which are not message objects; the other %d are relayed one line each", dropped, len(msgs))
+	case len(msgs) == 0:
+		p.notice("dropped an empty server batch")
+	}
+	return msgs
 }
 
 // overlongServerLine answers, for a server line over MaxMCPMessage

@@ -92,3 +92,61 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyRelaysServerBatchOneLineEach: a server batch within the limit
+// reaches the client one message a line, each reply in it settled as
+// one alone: none of Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI
+// 0.61.0 reads a batch (agenttest TestHostsMCPProxyReplyShapes, modes
+// batch and batch-with-notice). Relayed whole, as before, the answer to
+// call c1 in it stopped the call's timer while no host saw the answer,
+// and each host ran to its own 30 s, not the reviewed 2 s. An element
+// that is not an object is dropped, with a notice; an empty batch
+// relays nothing.
+func TestProxyRelaysServerBatchOneLineEach(t *testing.T) {
+	var toClient, notices lockedBuffer
+	p := timedProxy(t, &toClient, io.Discard, &notices)
+	p.track([]byte(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"a"}}`))
+	p.track([]byte(`{"jsonrpc":"2.0","id":"l1","method":"tools/list"}`))
+	batch := `[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}},` +
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}},2,` +
+		`{"jsonrpc":"2.0","id":2,"result":{"tools":[]}},{"jsonrpc":"2.0","id":1,"result":{"content":["late"]}},` +
+		`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}]` + "\n[]\n"
+	if err := p.pumpServer(strings.NewReader(batch)); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"c1","result":{"content":[]}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"l1","result":{"tools":[]}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}` + "\n"
+	if got := toClient.String(); got != want {
+		t.Errorf("the server's batch reached the client as\n%s\nwant one message a line, the second answer to c1 dropped:\n%s", got, want)
+	}
+	if len(p.calls) != 0 || p.others.len() != 0 {
+		t.Errorf("requests still awaited: calls %v, others %v", p.calls, p.others.m)
+	}
+	for _, n := range []string{"dropped from a server batch 1 of its elements, which are not message objects", "dropped an empty server batch", "dropped the server's answer under id 1"} {
+		if !strings.Contains(notices.String(), n) {
+			t.Errorf("notices %q do not say %q", notices.String(), n)
+		}
+	}
+}
+
+// TestProxyRelaysBatchedElicitationToCodex: an elicitation/create in a
+// server batch pauses a Codex client's calls, as Codex pauses its own
+// while it shows one; it reaches Codex as a line of its own, which Codex
+// reads. Relayed whole, as before, it paused every call while Codex,
+// which reads no batch, never saw it nor answered it: no call of the
+// session ever met its reviewed timeout.
+func TestProxyRelaysBatchedElicitationToCodex(t *testing.T) {
+	var toClient lockedBuffer
+	p := timedProxy(t, &toClient, io.Discard, io.Discard)
+	p.noteClientInit([]byte(codexInitialize))
+	p.track([]byte(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"a"}}`))
+	elicit := `{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"ok?","requestedSchema":{"type":"object","properties":{}}}}`
+	if err := p.pumpServer(strings.NewReader("[" + elicit + "]\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := toClient.String(); got != elicit+"\n" {
+		t.Errorf("Codex got %q; want the elicitation as a line of its own", got)
+	}
+}

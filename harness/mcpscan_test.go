@@ -200,7 +200,11 @@ var overlongReplySeeds = []string{
 // strict {"jsonrpc","id","result"}, which is all a host reads) ends its
 // call over the limit, with the proxy's error, which the host reads. A
 // batch is read message by message: it ends what its messages end,
-// each scanned alone, in order, and at least what its relay ends.
+// each scanned alone, in order, and at least what its relay ends; and
+// relayed within the limit it ends what its messages relayed alone, in
+// order, end, and reaches the client one message object a line (no host
+// reads a batch: an answer in one relayed whole would stop its call's
+// timer unseen).
 func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
 	for _, s := range overlongReplySeeds {
 		f.Add([]byte(s), uint8(0))
@@ -211,12 +215,9 @@ func FuzzOverlongReplySettlesAsRelayed(f *testing.F) {
 		f.Add([]byte(s), uint8(2))
 	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
-		relayed := settledBy(t, func(p *proxy) {
-			if out, ok := p.fromServer(msg); ok {
-				p.settleReplies(out)
-			}
-		})
+		relayed := settledBy(t, func(p *proxy) { _ = p.serverLine(msg) })
 		if firstByte(msg) == '[' {
+			checkRelayedServerBatch(t, msg, relayed)
 			checkScannedServerBatch(t, msg, piece, relayed)
 			return
 		}
@@ -247,7 +248,42 @@ var overlongServerBatchSeeds = []string{
 	`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]`,
 	`[{"jsonrpc":"2.0","result":{"id":2,"x":"\"id\":3"},"id":1}]`,
 	`[{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"delete_all"}]}},2]`,
+	`[{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","id":1,"result":{"content":[]}},{"jsonrpc":"2.0","id":"e","method":"elicitation/create"}]`,
 	`[]`,
+}
+
+// checkRelayedServerBatch fails t unless msg, a server line that starts
+// as an array, relayed within the limit ends the calls relayed (what its
+// relay ended) that its elements that are objects relayed alone, in
+// order, end, and
+// reaches the client as lines each one JSON object.
+func checkRelayedServerBatch(t *testing.T, msg []byte, relayed string) {
+	valid := json.Valid(bytes.ToValidUTF8(msg, []byte("\uFFFD")))
+	alone := settledBy(t, func(p *proxy) {
+		if !valid {
+			return // the relay drops the line
+		}
+		forElements(msg, func(v span) bool {
+			if e := msg[v.start:v.end]; firstByte(e) == '{' { // a message; no host reads anything else
+				_ = p.serverLine(e)
+			}
+			return true
+		})
+	})
+	if relayed != alone {
+		t.Fatalf("server batch %q: relayed it ends calls %q, its messages relayed alone %q", msg, relayed, alone)
+	}
+	var toClient bytes.Buffer
+	p := timedProxy(t, &toClient, io.Discard, io.Discard)
+	p.track([]byte(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t"}}`))
+	if err := p.serverLine(msg); err != nil {
+		t.Fatal(err)
+	}
+	for line := range bytes.Lines(toClient.Bytes()) {
+		if line = bytes.TrimSuffix(line, []byte("\n")); firstByte(line) != '{' || !json.Valid(line) {
+			t.Fatalf("server batch %q reached the client as the line %q; want one message object a line", msg, line)
+		}
+	}
 }
 
 // checkScannedServerBatch fails t unless the scan of msg, a server line
