@@ -30,6 +30,9 @@ const shapes = {
   "result-empty": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{}}',
   "result-array": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":[]}',
   "result-null": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":null}',
+  "batch": (id) => '[{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"batch answer"}]}}]',
+  "batch-with-notice": (id) => '[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"batched"}},' +
+    '{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"batch answer"}]}}]',
   "message-twice": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"first","message":"twice answer"}}',
 };
 // "deep-N": an answer whose containers nest N deep, the message's own
@@ -88,7 +91,7 @@ process.stdin.on("data", (d) => {
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
 	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
 		"meta-not-object", "code-past-int32", "message-twice", "data-twice", "deep-127", "deep-128",
-		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null"}
+		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null", "batch", "batch-with-notice"}
 	if m := os.Getenv("SHAPES"); m != "" {
 		modes = strings.Split(m, ",")
 	}
@@ -105,6 +108,8 @@ func TestHostsMCPProxyReplyShapes(t *testing.T) {
 					want = "plain answer"
 				case "deep-127":
 					want = "deep answer"
+				case "batch", "batch-with-notice":
+					want = "batch answer"
 				case "result-empty":
 					want = emptyResultSeen[h]
 				}
