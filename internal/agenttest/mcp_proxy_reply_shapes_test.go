@@ -33,6 +33,7 @@ const shapes = {
   "batch": (id) => '[{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"batch answer"}]}}]',
   "batch-with-notice": (id) => '[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"batched"}},' +
     '{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"batch answer"}]}}]',
+  "batch-extra-member": (id) => '[{"jsonrpc":"2.0","id":' + id + ',"x":1,"result":{"content":[{"type":"text","text":"batch extra answer"}]}}]',
   "message-twice": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"first","message":"twice answer"}}',
 };
 // "deep-N": an answer whose containers nest N deep, the message's own
@@ -87,11 +88,17 @@ process.stdin.on("data", (d) => {
 // reviewed 2 s reaches the model; a well-formed answer, one nested
 // 127 deep, and a result that is {} still do: every host reads {} as
 // the answer, each in its own words (Codex as an error).
+// A batch holding a well-formed answer ("batch", "batch-with-notice")
+// no host read either: each ran to its own 30 s, while the proxy, which
+// relayed the batch whole, had stopped the call's timer on the answer
+// in it. Now the proxy relays a batch one message a line and each host
+// reads the answer; a reply in a batch of a shape some host does not
+// read ("batch-extra-member") still gets the proxy's error at 2 s.
 // (The test fails on what reaches the model, not on a time.)
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
 	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
 		"meta-not-object", "code-past-int32", "message-twice", "data-twice", "deep-127", "deep-128",
-		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null", "batch", "batch-with-notice"}
+		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null", "batch", "batch-with-notice", "batch-extra-member"}
 	if m := os.Getenv("SHAPES"); m != "" {
 		modes = strings.Split(m, ",")
 	}
