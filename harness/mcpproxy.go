@@ -571,7 +571,7 @@ func (p *proxy) pumpServer(r io.Reader) error {
 }
 
 // serverLine relays one server line within MaxMCPMessage to the client:
-// filtered (fromServer), and a batch one message a line (serverMessages),
+// filtered (fromServer), and a batch one message a line (batchMessages),
 // each reply in it settled as one alone.
 func (p *proxy) serverLine(line []byte) error {
 	out, ok := p.fromServer(line)
@@ -581,32 +581,38 @@ func (p *proxy) serverLine(line []byte) error {
 		}
 		return nil
 	}
-	for _, msg := range p.serverMessages(out) {
-		if msg = p.settleReplies(msg); msg == nil {
-			continue // a late answer to a call the proxy answered, say
-		}
-		if p.callTimeout > 0 {
-			p.noteServerRequests(msg) // before the client can answer
-		}
-		if err := p.sendClient(msg); err != nil {
+	if firstByte(out) != '[' {
+		return p.serverMessage(out)
+	}
+	for _, msg := range p.batchMessages(out) {
+		if err := p.serverMessage(msg); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// serverMessages is the messages of a server line to relay, each its
-// own line: the line itself, or each object of a batch (a JSON array).
-// None of Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0
+// serverMessage relays one server message, filtered, to the client as
+// a line of its own: a reply settled (nil: dropped, a late answer to a
+// call the proxy answered, say), an elicitation noted.
+func (p *proxy) serverMessage(msg []byte) error {
+	if msg = p.settleReplies(msg); msg == nil {
+		return nil
+	}
+	if p.callTimeout > 0 {
+		p.noteServerRequests(msg) // before the client can answer
+	}
+	return p.sendClient(msg)
+}
+
+// batchMessages is the messages of a server batch (a JSON array line)
+// to relay, each its own line: its elements that are objects. None of Claude Code 2.1.332, Codex 0.171.0 and Gemini CLI 0.61.0
 // reads a batch (agenttest TestHostsMCPProxyReplyShapes; MCP 2025-06-18
 // has none): relayed whole, the answer to a call in it would stop the
 // call's timer while the host never sees it, and the call would run to
 // the host's own timeout, not the reviewed one. An element that is not
 // an object is no message a host reads: it is dropped.
-func (p *proxy) serverMessages(line []byte) [][]byte {
-	if firstByte(line) != '[' {
-		return [][]byte{line}
-	}
+func (p *proxy) batchMessages(line []byte) [][]byte {
 	var msgs [][]byte
 	dropped := 0
 	forElements(line, func(v span) bool {
