@@ -134,9 +134,12 @@ func TestProxyRelaysServerBatchOneLineEach(t *testing.T) {
 // TestProxyRelaysBatchedElicitationToCodex: an elicitation/create in a
 // server batch pauses a Codex client's calls, as Codex pauses its own
 // while it shows one; it reaches Codex as a line of its own, which Codex
-// reads. Relayed whole, as before, it paused every call while Codex,
-// which reads no batch, never saw it nor answered it: no call of the
-// session ever met its reviewed timeout.
+// reads and answers (agenttest TestCodexMCPProxyMalformedElicitation,
+// mode batched: it declines it headless). Relayed whole, as before, the
+// proxy paused for an elicitation Codex never saw: Codex 0.171.0
+// answered the batch with -32600 and no id, which ends every pause, so
+// the calls were timed again; a client that says nothing to a line it
+// cannot read would have left them paused.
 func TestProxyRelaysBatchedElicitationToCodex(t *testing.T) {
 	var toClient lockedBuffer
 	p := timedProxy(t, &toClient, io.Discard, io.Discard)

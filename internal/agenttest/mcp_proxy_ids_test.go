@@ -32,6 +32,7 @@ const elicitations = {
   "past-i64-id": '{"jsonrpc":"2.0","id":9223372036854775808,"method":"elicitation/create",' + params + '}',
   "null-id": '{"jsonrpc":"2.0","id":null,"method":"elicitation/create",' + params + '}',
 };
+elicitations["batched"] = "[" + elicitations["well-formed"] + "]";
 let buf = "";
 process.stdin.on("data", (d) => {
   buf += d;
@@ -199,7 +200,10 @@ func TestHostsMCPProxyOwnIDs(t *testing.T) {
 // call ends at the reviewed 2 s, with the proxy's error reaching the
 // model. (Without the rules the proxy waits for ever and Codex's own 60 s
 // ends the call with its own error: the test fails on what reaches the
-// model, not on a time.)
+// model, not on a time.) An elicitation sent in a batch ("batched")
+// reaches Codex as a line of its own and Codex declines it; relayed
+// whole, as the proxy once did, Codex answered it -32600 with no id, as
+// a line it cannot read.
 func TestCodexMCPProxyMalformedElicitation(t *testing.T) {
 	const undecodable = `error -32600 with no id`
 	for _, c := range []struct {
@@ -215,6 +219,7 @@ func TestCodexMCPProxyMalformedElicitation(t *testing.T) {
 		{"fraction-id", undecodable},
 		{"past-i64-id", undecodable},
 		{"null-id", undecodable},
+		{"batched", `decline under "el-1"`},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
 			a := New(t, Codex, MCPCall(Codex, "proxied", "echo", map[string]any{"query": "owl"}), Say("done"))
