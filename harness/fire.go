@@ -113,8 +113,8 @@ func (r *Registry) fireEvent(ctx context.Context, ev *HookEvent) (Outcome, error
 	var notes []string
 	noTools := false
 	for _, in := range r.inactive {
-		if !in.Enabled && in.Status != lifecycle.StatusShadowed {
-			continue // never enabled: nothing of it was meant to run
+		if !in.Enabled {
+			continue // never enabled (shadowed or not): nothing of it was meant to run
 		}
 		has := slices.Contains(in.Events, event) || ownEvent != "" && slices.Contains(in.Events, ownEvent)
 		blocks := in.Blocks(event) || ownEvent != "" && in.Blocks(ownEvent)
