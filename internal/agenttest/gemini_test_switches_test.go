@@ -15,7 +15,8 @@ import (
 // trust comes from the settings and trustedFolders.json as before, so in
 // a folder a DO_NOT_TRUST rule holds an interactive session still runs
 // the extensions' hooks and no settings hook (setup's lines among them:
-// list's warning stays true). What the switch takes away is the
+// list's warning stays true), and in one a TRUST_FOLDER rule holds it
+// runs both (list's "wired" stays true). What the switch takes away is the
 // /permissions command, which bundlectl's hints named as a way to trust
 // the folder: /help lists it without a switch (the control) and not with
 // one. So the hints name the trustedFolders.json rule alone under a
@@ -25,18 +26,15 @@ func TestGeminiTestSwitches(t *testing.T) {
 	for _, sw := range []string{"", "GEMINI_CLI_INTEGRATION_TEST=true", "VITEST=true"} {
 		name := cmp.Or(strings.TrimSuffix(sw, "=true"), "control")
 		t.Run(name+"/hooks", func(t *testing.T) {
-			rec := t.TempDir()
-			a := switchSession(t, sw, "DO_NOT_TRUST")
-			beforeAgentExtension(t, filepath.Join(a.ConfigDir(), "extensions", "ext1"), "ext1", "touch "+filepath.Join(rec, "ext"))
-			a.Settings = map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
-				"matcher": "*",
-				"hooks":   []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "user")}},
-			}}}}
-			argv, env := a.Command(t, "hello")
-			g := startGeminiTTY(t, append(argv[:len(argv)-2], "-i", "hello"), env, a.Workdir)
-			g.waitFor(t, "the prompt sent", func() bool { return sentPrompt(a, "hello") })
-			if got := ranOwn(t, rec); !slices.Equal(got, []string{"ext"}) {
-				t.Fatalf("hooks that ran in a folder a rule does not trust: %q, want the extension's alone\n%s", got, g.screen.String())
+			if got, screen := switchHooksRan(t, sw, "DO_NOT_TRUST"); !slices.Equal(got, []string{"ext"}) {
+				t.Fatalf("hooks that ran in a folder a rule does not trust: %q, want the extension's alone\n%s", got, screen)
+			}
+		})
+		// The other direction: a folder a rule trusts stays trusted under
+		// a switch, so setup's lines there run (list calls them wired).
+		t.Run(name+"/hooks-trusted", func(t *testing.T) {
+			if got, screen := switchHooksRan(t, sw, "TRUST_FOLDER"); !slices.Equal(got, []string{"ext", "user"}) {
+				t.Fatalf("hooks that ran in a folder a rule trusts: %q, want the extension's and the settings'\n%s", got, screen)
 			}
 		})
 		t.Run(name+"/permissions", func(t *testing.T) {
@@ -63,6 +61,24 @@ func TestGeminiTestSwitches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// switchHooksRan starts an interactive Gemini CLI session with sw (a
+// test switch, or none) in a folder trustedFolders.json gives level,
+// sends a prompt, and lists whose BeforeAgent hook ran by then: "ext"
+// (an extension's), "user" (settings.json's); and the screen.
+func switchHooksRan(t *testing.T, sw, level string) ([]string, string) {
+	rec := t.TempDir()
+	a := switchSession(t, sw, level)
+	beforeAgentExtension(t, filepath.Join(a.ConfigDir(), "extensions", "ext1"), "ext1", "touch "+filepath.Join(rec, "ext"))
+	a.Settings = map[string]any{"hooks": map[string]any{"BeforeAgent": []any{map[string]any{
+		"matcher": "*",
+		"hooks":   []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "user")}},
+	}}}}
+	argv, env := a.Command(t, "hello")
+	g := startGeminiTTY(t, append(argv[:len(argv)-2], "-i", "hello"), env, a.Workdir)
+	g.waitFor(t, "the prompt sent", func() bool { return sentPrompt(a, "hello") })
+	return ranOwn(t, rec), g.screen.String()
 }
 
 // switchSession is a Gemini CLI session with sw (a test switch, or
