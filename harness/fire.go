@@ -648,13 +648,14 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 			return res, nil
 		}
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		if p, perr := http.ProxyFromEnvironment(req); perr == nil && p == nil {
+		// The proxy Claude Code chooses, and its tunnel (hook_proxy.go).
+		switch p, perr := claudeHookProxy(hookProxyEnv, req); {
+		case perr != nil:
+			return &Result{ExitCode: 1, Stderr: []byte(perr.Error())}, nil
+		case p == nil:
 			client.Transport = directTransportFor(req)
-		} else {
-			proxyRequestTarget(req)
-			if perr == nil {
-				client.Transport = proxiedTransportFor(http.DefaultTransport.(*http.Transport), req, p)
-			}
+		default:
+			client.Transport = tunnelTransportFor(http.DefaultTransport.(*http.Transport), req, p)
 		}
 		resp, err := client.Do(req)
 		if err != nil {

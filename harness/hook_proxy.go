@@ -1,0 +1,149 @@
+package harness
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// claudeProxyVars are the variables Claude Code 2.1.332 takes an http
+// hook's proxy from, in the order it reads them: the first one set
+// names the proxy for every hook url, http:// and https:// alike
+// (internal/agenttest TestClaudeHTTPHookProxyChoice). ALL_PROXY is not
+// read. Go's rule (http.ProxyFromEnvironment: HTTP_PROXY for http urls,
+// HTTPS_PROXY for https, upper case first) sent hooks elsewhere.
+var claudeProxyVars = []string{"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"}
+
+// hookProxyError is a proxy setting Claude Code's choice cannot be
+// reproduced from safely: the hook fails and nothing is posted.
+type hookProxyError struct {
+	Var, Value, Why string
+}
+
+func (e *hookProxyError) Error() string {
+	return fmt.Sprintf("http hook: %s=%s %s, so nothing is posted; set %s to a full http:// or https:// url (export %s=http://host:port), or unset it", e.Var, bundle.Quote(redactedProxy(e.Value)), e.Why, e.Var, e.Var)
+}
+
+// redactedProxy is a proxy setting with any password hidden.
+func redactedProxy(v string) string {
+	if u, err := url.Parse(v); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return v
+}
+
+// claudeHookProxy is the proxy Claude Code 2.1.332 posts req through,
+// read from getenv, or nil when it posts directly: the first variable of
+// claudeProxyVars set, unless NO_PROXY / no_proxy name req's host. A
+// setting Claude Code would ignore (no scheme, "host:port") or hand to
+// an agent bundlectl does not reproduce (socks5), and a proxy at a
+// link-local or metadata address Claude Code refuses, are errors.
+func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, error) {
+	name, value := firstSet(getenv, claudeProxyVars)
+	if name == "" || claudeNoProxy(getenv, req.URL) {
+		return nil, nil
+	}
+	p, err := url.Parse(value)
+	switch {
+	case err != nil || p.Host == "" || p.Opaque != "":
+		// Claude Code prints an error and posts directly, past the proxy
+		// the user set: refused rather than posted around it.
+		return nil, &hookProxyError{name, value, "is not a url with a host, which Claude Code ignores (it posts past the proxy)"}
+	case p.Scheme != "http" && p.Scheme != "https":
+		return nil, &hookProxyError{name, value, fmt.Sprintf("names a %s proxy, which bundlectl does not open Claude Code's tunnel through", bundle.Quote(p.Scheme))}
+	}
+	if a, ok := bundle.JSURLIPHost(p.Hostname()); ok && bundle.ClaudeHTTPRefusedAddr(a, true) != "" {
+		return nil, &hookProxyError{name, value, "is at a link-local, cloud metadata or reserved address, to which Claude Code posts no http hook"}
+	}
+	if strings.HasPrefix(p.Host, "[") {
+		if a, ok := bundle.JSURLIPHost("[" + p.Hostname() + "]"); ok && bundle.ClaudeHTTPRefusedAddr(a, true) != "" {
+			return nil, &hookProxyError{name, value, "is at a link-local, cloud metadata or reserved address, to which Claude Code posts no http hook"}
+		}
+	}
+	return p, nil
+}
+
+// firstSet is the first of names getenv gives a non-empty value, and
+// that value; an empty variable counts as unset, as in Claude Code.
+func firstSet(getenv func(string) string, names []string) (string, string) {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return n, v
+		}
+	}
+	return "", ""
+}
+
+// claudeNoProxy reports whether Claude Code 2.1.332 posts to u past its
+// proxy: no_proxy and NO_PROXY are read together (either "*" is every
+// host), lowercased and split at commas and white space; an entry with a
+// ':' matches host:port (the scheme's default port when u has none,
+// "[::1]:80" for IPv6), one starting '.' the host itself and any name
+// ending in it, any other the host exactly. There is no "*.example"
+// wildcard, no CIDR range and no IP matching beyond the text.
+func claudeNoProxy(getenv func(string) string, u *url.URL) bool {
+	lower, upper := getenv("no_proxy"), getenv("NO_PROXY")
+	if lower == "*" || upper == "*" {
+		return true
+	}
+	list := lower
+	switch {
+	case lower != "" && upper != "" && lower != upper:
+		list = lower + "," + upper
+	case lower == "":
+		list = upper
+	}
+	host := strings.ToLower(u.Hostname())
+	if strings.HasPrefix(u.Host, "[") {
+		host = "[" + host + "]"
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[bool]string{true: "443", false: "80"}[u.Scheme == "https"]
+	}
+	for _, e := range strings.FieldsFunc(strings.ToLower(list), func(r rune) bool { return r == ',' || isJSRegexpSpace(r) }) {
+		switch {
+		case strings.Contains(e, ":"):
+			if e == host+":"+port {
+				return true
+			}
+		case strings.HasPrefix(e, "."):
+			if host == e[1:] || strings.HasSuffix(host, e) {
+				return true
+			}
+		case e == host:
+			return true
+		}
+	}
+	return false
+}
+
+// isJSRegexpSpace is JavaScript's \s, which Claude Code splits the
+// NO_PROXY list at.
+func isJSRegexpSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// hookProxyEnv reads the proxy variables from bundlectl's environment.
+var hookProxyEnv = os.Getenv
+
+// tunnelTransportFor posts req through a CONNECT tunnel of proxy, http
+// and https urls alike, as Claude Code 2.1.332 does ("CONNECT
+// plain.example:80" for an http url, where Go's transport sends a proxy
+// in the clear the url in absolute form); inside the tunnel the request
+// line is in origin form, a "//" path rewritten as directTransportFor
+// rewrites it.
+func tunnelTransportFor(base *http.Transport, req *http.Request, proxy *url.URL) http.RoundTripper {
+	tunnel := base.Clone()
+	tunnel.Proxy = nil
+	tunnel.DialContext = connectDialer(base, proxy)
+	return originFormFor(tunnel, req)
+}
