@@ -1,0 +1,68 @@
+package agenttest
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClaudeHTTPHookProxyChoice: real Claude Code 2.1.332 posts every
+// http hook, http:// and https:// alike, through the first of
+// https_proxy, HTTPS_PROXY, http_proxy, HTTP_PROXY that is set (lower
+// case before upper, the https names before the http ones), and goes
+// through it by a CONNECT tunnel ("CONNECT 127.0.0.9:80": a loopback
+// http url too, unless NO_PROXY names it), not by sending the url in
+// absolute form; a host NO_PROXY names with a leading dot, or as
+// host:port, is not sent there. Go's rule (HTTP_PROXY for http urls,
+// HTTPS_PROXY for https, upper case first) sent bundlectl's hooks run
+// elsewhere. bundlectl exec -- claude, whose hooks run posts them,
+// sends the same as Claude Code.
+func TestClaudeHTTPHookProxyChoice(t *testing.T) {
+	first, second := newConnectRecorder(t), newConnectRecorder(t)
+	proxyOf := func(r *connectRecorder) string { return strings.TrimPrefix(r.Env[0], "HTTPS_PROXY=") }
+	urls := []string{"http://127.0.0.9/a", "https://tls.example/b", "https://a.skip.example/c", "http://localhost:9/d"}
+	var hooks []any
+	for _, u := range urls {
+		hooks = append(hooks, map[string]any{"type": "http", "url": u, "timeout": 10})
+	}
+	want := []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "CONNECT tls.example:443 HTTP/1.1"}
+	cases := []struct {
+		name string
+		env  []string
+	}{
+		{"lower https_proxy before HTTPS_PROXY and HTTP_PROXY, for http urls too", []string{
+			"https_proxy=" + proxyOf(first), "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=" + proxyOf(second),
+			"NO_PROXY=127.0.0.1,.skip.example localhost:9", "no_proxy=",
+		}},
+		{"HTTP_PROXY alone, for https urls too", []string{
+			"https_proxy=", "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=" + proxyOf(first), "ALL_PROXY=" + proxyOf(second),
+			"no_proxy=127.0.0.1,.skip.example,LOCALHOST:9", "NO_PROXY=",
+		}},
+	}
+	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
+	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "px")
+	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "px", "version": "1.0.0"})
+	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": hooks}}}})
+	run := func(via string, args ...string) {
+		for _, c := range cases {
+			first.take()
+			second.take()
+			a.Env = c.env
+			a.Args = append([]string{"--allowedTools", "Bash"}, args...)
+			res := a.Run(t, "hello")
+			got, other := first.take(), second.take()
+			slices.Sort(got)
+			if !slices.Equal(got, want) || len(other) != 0 {
+				t.Errorf("%s, %s: the chosen proxy saw %q, the other %q; want %q and nothing\n%s", via, c.name, got, other, want, res)
+			}
+		}
+	}
+	run("claude --plugin-dir (2.1.332)", "--plugin-dir", dir)
+	home := t.TempDir()
+	t.Cleanup(func() { Writable(home) })
+	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", "px", reviewToken(t, home, a.Workdir, "px"))
+	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", "px")
+	a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+	run("bundlectl exec")
+}
