@@ -2,7 +2,9 @@ package harness
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -25,7 +27,7 @@ type hookProxyError struct {
 }
 
 func (e *hookProxyError) Error() string {
-	return fmt.Sprintf("http hook: %s=%s %s, so nothing is posted; set %s to a full http:// or https:// url (export %s=http://host:port), or unset it", e.Var, bundle.Quote(redactedProxy(e.Value)), e.Why, e.Var, e.Var)
+	return fmt.Sprintf("http hook: %s=%s %s, so nothing is posted; set it to the proxy's http:// or https:// url with its port: export %s=http://host:port", e.Var, bundle.Quote(redactedProxy(e.Value)), e.Why, e.Var)
 }
 
 // redactedProxy is a proxy setting with any password hidden.
@@ -38,23 +40,20 @@ func redactedProxy(v string) string {
 
 // claudeHookProxy is the proxy Claude Code 2.1.332 posts req through,
 // read from getenv, or nil when it posts directly: the first variable of
-// claudeProxyVars set, unless NO_PROXY / no_proxy name req's host. A
-// setting Claude Code would ignore (no scheme, "host:port") or hand to
-// an agent bundlectl does not reproduce (socks5), and a proxy at a
-// link-local or metadata address Claude Code refuses, are errors.
+// claudeProxyVars set, unless NO_PROXY / no_proxy name req's host. It
+// speaks to every proxy as to an http one (CONNECT in the clear, TLS to
+// an https:// one): an IP:port with no scheme, and a socks5:// url, get
+// "CONNECT host:port" in the clear, as tried. A setting of another form,
+// whose reading was not tried, and a proxy at a link-local or metadata
+// address Claude Code refuses, are errors: nothing is posted.
 func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, error) {
 	name, value := firstSet(getenv, claudeProxyVars)
 	if name == "" || claudeNoProxy(getenv, req.URL) {
 		return nil, nil
 	}
-	p, err := url.Parse(value)
-	switch {
-	case err != nil || p.Host == "" || p.Opaque != "":
-		// Claude Code prints an error and posts directly, past the proxy
-		// the user set: refused rather than posted around it.
-		return nil, &hookProxyError{name, value, "is not a url with a host, which Claude Code ignores (it posts past the proxy)"}
-	case p.Scheme != "http" && p.Scheme != "https":
-		return nil, &hookProxyError{name, value, fmt.Sprintf("names a %s proxy, which bundlectl does not open Claude Code's tunnel through", bundle.Quote(p.Scheme))}
+	p, why := claudeProxyURL(value)
+	if why != "" {
+		return nil, &hookProxyError{name, value, why}
 	}
 	if a, ok := bundle.JSURLIPHost(p.Hostname()); ok && bundle.ClaudeHTTPRefusedAddr(a, true) != "" {
 		return nil, &hookProxyError{name, value, "is at a link-local, cloud metadata or reserved address, to which Claude Code posts no http hook"}
@@ -65,6 +64,37 @@ func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, e
 		}
 	}
 	return p, nil
+}
+
+// claudeProxyURL is the proxy value names as Claude Code 2.1.332 speaks
+// to it, or why bundlectl does not reproduce it.
+func claudeProxyURL(value string) (*url.URL, string) {
+	if host, port, err := net.SplitHostPort(value); err == nil && isDecimal(port) {
+		if _, err := netip.ParseAddr(host); err == nil {
+			// "127.0.0.1:3128": Claude Code opens its tunnel there in the
+			// clear.
+			return &url.URL{Scheme: "http", Host: value}, ""
+		}
+	}
+	p, err := url.Parse(value)
+	if err != nil || p.Host == "" || p.Opaque != "" {
+		return nil, "is not an http:// or https:// url with a host, and how Claude Code reads it was not tried"
+	}
+	switch p.Scheme {
+	case "http", "https":
+	case "socks5":
+		// Claude Code sends a socks5:// proxy an http CONNECT in the
+		// clear, not the socks handshake.
+		p.Scheme = "http"
+	default:
+		return nil, fmt.Sprintf("names a %s proxy, and how Claude Code speaks to it was not tried", bundle.Quote(p.Scheme))
+	}
+	return p, ""
+}
+
+// isDecimal reports whether s is a non-empty run of ASCII digits.
+func isDecimal(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // firstSet is the first of names getenv gives a non-empty value, and

@@ -173,8 +173,12 @@ func TestHTTPHookProxyAsClaudeCode(t *testing.T) {
 			"first", []string{fmt.Sprintf("CONNECT 127.0.0.1:%d HTTP/1.1", port), "in tunnel: POST /d HTTP/1.1"}, ""},
 		{"NO_PROXY *.suffix is not a wildcard", "http://localhost/g", map[string]string{"https_proxy": first.url, "NO_PROXY": "*host"},
 			"first", []string{"CONNECT localhost:80 HTTP/1.1", "in tunnel: POST /g HTTP/1.1"}, ""},
-		{"proxy without a scheme", local, map[string]string{"https_proxy": strings.TrimPrefix(first.url, "http://")}, "", nil, "https_proxy="},
-		{"socks5 proxy", local, map[string]string{"HTTPS_PROXY": "socks5://" + strings.TrimPrefix(first.url, "http://")}, "", nil, `names a "socks5" proxy`},
+		{"IP:port without a scheme", "http://127.0.0.9/a", map[string]string{"https_proxy": strings.TrimPrefix(first.url, "http://"), "HTTPS_PROXY": second.url},
+			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
+		{"socks5 proxy spoken to as http", "http://127.0.0.9/a", map[string]string{"HTTPS_PROXY": "socks5://" + strings.TrimPrefix(first.url, "http://")},
+			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
+		{"name:port without a scheme", local, map[string]string{"https_proxy": "proxy.example:3128"}, "", nil, "https_proxy=\"proxy.example:3128\" is not an http:// or https:// url"},
+		{"socks4 proxy", local, map[string]string{"HTTPS_PROXY": "socks4://" + strings.TrimPrefix(first.url, "http://")}, "", nil, `names a "socks4" proxy`},
 		{"proxy at the metadata address", local, map[string]string{"HTTP_PROXY": "http://169.254.169.254:3128"}, "", nil, "cloud metadata"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
