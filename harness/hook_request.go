@@ -211,28 +211,6 @@ func (c *requestLineConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// proxiedTransportFor is the transport that posts req through the proxy
-// at proxy: Go's default one, or, for an https url whose path starts
-// "//" and that Go writes only in absolute form (setDoubleSlashPath),
-// one that opens the CONNECT tunnel itself, so that the request line
-// inside it is rewritten in origin form as directTransportFor rewrites
-// it: Go wrote "POST https://h//evil.example/a|b" in the tunnel, where a
-// client writes a tunnelled request in origin form (RFC 9112 3.2.1) and
-// Claude Code 2.1.332 writes "POST //evil.example/a|b" with no proxy,
-// and a server reading the target as it comes read another path, so a
-// guard's deny there was lost. Through a proxy in
-// the clear (http) the absolute form is the right one; through a proxy
-// bundlectl does not open tunnels with (socks5) it stays as Go writes it.
-func proxiedTransportFor(base *http.Transport, req *http.Request, proxy *url.URL) http.RoundTripper {
-	if _, ok := doubleSlashOriginTarget(req); !ok || req.URL.Scheme != "https" || (proxy.Scheme != "http" && proxy.Scheme != "https") {
-		return base
-	}
-	tunnel := base.Clone()
-	tunnel.Proxy = nil
-	tunnel.DialContext = connectDialer(base, proxy)
-	return originFormFor(tunnel, req)
-}
-
 // connectDialer dials addr through a CONNECT tunnel of the http or https
 // proxy at proxy, with its user information as Proxy-Authorization, as
 // Go's transport does; an answer other than 200, or bytes after it, fail

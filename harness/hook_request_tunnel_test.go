@@ -42,8 +42,7 @@ func TestHookRequestDoubleSlashOriginFormTunnel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", rest, err)
 		}
-		proxyRequestTarget(req)
-		resp, err := (&http.Client{Transport: proxiedTransportFor(base, req, proxy)}).Do(req)
+		resp, err := (&http.Client{Transport: tunnelTransportFor(base, req, proxy)}).Do(req)
 		if err != nil {
 			t.Fatalf("%q: %v", rest, err)
 		}
@@ -61,7 +60,7 @@ func TestHookRequestDoubleSlashOriginFormTunnel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, err := (&http.Client{Transport: proxiedTransportFor(base, req, &refusing)}).Do(req); err == nil {
+	if resp, err := (&http.Client{Transport: tunnelTransportFor(base, req, &refusing)}).Do(req); err == nil {
 		resp.Body.Close()
 		t.Errorf("posted through a proxy that refused the tunnel (%s)", resp.Status)
 	}
