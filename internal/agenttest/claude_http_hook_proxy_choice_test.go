@@ -14,7 +14,9 @@ import (
 // through it by a CONNECT tunnel ("CONNECT 127.0.0.9:80": a loopback
 // http url too, unless NO_PROXY names it), not by sending the url in
 // absolute form; a host NO_PROXY names with a leading dot, or as
-// host:port, is not sent there. Go's rule (HTTP_PROXY for http urls,
+// host:port, is not sent there, while "*.example", a CIDR range and a
+// bare IPv6 address name nothing. An IP:port with no scheme, and a
+// socks5:// url, are spoken to as an http proxy. Go's rule (HTTP_PROXY for http urls,
 // HTTPS_PROXY for https, upper case first) sent bundlectl's hooks run
 // elsewhere. bundlectl exec -- claude, whose hooks run posts them,
 // sends the same as Claude Code.
@@ -38,6 +40,14 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 		{"HTTP_PROXY alone, for https urls too", []string{
 			"https_proxy=", "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=" + proxyOf(first), "ALL_PROXY=" + proxyOf(second),
 			"no_proxy=127.0.0.1,.skip.example,LOCALHOST:9", "NO_PROXY=",
+		}},
+		{"IP:port with no scheme; no wildcard, CIDR or bare IPv6 in NO_PROXY", []string{
+			"https_proxy=" + strings.TrimPrefix(proxyOf(first), "http://"), "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=",
+			"NO_PROXY=127.0.0.1,*.example,127.0.0.0/8,.skip.example,localhost:9,::1", "no_proxy=",
+		}},
+		{"socks5:// spoken to as an http proxy", []string{
+			"https_proxy=", "HTTPS_PROXY=", "http_proxy=socks5://" + strings.TrimPrefix(proxyOf(first), "http://"), "HTTP_PROXY=" + proxyOf(second),
+			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
 		}},
 	}
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
