@@ -16,7 +16,9 @@ import (
 // absolute form; a host NO_PROXY names with a leading dot, or as
 // host:port, is not sent there, while "*.example", a CIDR range and a
 // bare IPv6 address name nothing. An IP:port with no scheme, and a
-// socks5:// url, are spoken to as an http proxy. Go's rule (HTTP_PROXY for http urls,
+// socks5:// url, are spoken to as an http proxy. A --settings env
+// https_proxy wins over the process's HTTPS_PROXY: Claude Code sets it
+// in its environment, which hooks run inherits. Go's rule (HTTP_PROXY for http urls,
 // HTTPS_PROXY for https, upper case first) sent bundlectl's hooks run
 // elsewhere. bundlectl exec -- claude, whose hooks run posts them,
 // sends the same as Claude Code.
@@ -32,23 +34,30 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 	cases := []struct {
 		name string
 		env  []string
+		// settings is a --settings value; its env reaches hooks run
+		// through Claude Code's environment.
+		settings string
 	}{
 		{"lower https_proxy before HTTPS_PROXY and HTTP_PROXY, for http urls too", []string{
 			"https_proxy=" + proxyOf(first), "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=" + proxyOf(second),
 			"NO_PROXY=127.0.0.1,.skip.example localhost:9", "no_proxy=",
-		}},
+		}, ""},
 		{"HTTP_PROXY alone, for https urls too", []string{
 			"https_proxy=", "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=" + proxyOf(first), "ALL_PROXY=" + proxyOf(second),
 			"no_proxy=127.0.0.1,.skip.example,LOCALHOST:9", "NO_PROXY=",
-		}},
+		}, ""},
 		{"IP:port with no scheme; no wildcard, CIDR or bare IPv6 in NO_PROXY", []string{
 			"https_proxy=" + strings.TrimPrefix(proxyOf(first), "http://"), "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=",
 			"NO_PROXY=127.0.0.1,*.example,127.0.0.0/8,.skip.example,localhost:9,::1", "no_proxy=",
-		}},
+		}, ""},
 		{"socks5:// spoken to as an http proxy", []string{
 			"https_proxy=", "HTTPS_PROXY=", "http_proxy=socks5://" + strings.TrimPrefix(proxyOf(first), "http://"), "HTTP_PROXY=" + proxyOf(second),
 			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
-		}},
+		}, ""},
+		{"settings env https_proxy before the process's HTTPS_PROXY", []string{
+			"https_proxy=", "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=",
+			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
+		}, `{"env": {"https_proxy": "` + proxyOf(first) + `"}}`},
 	}
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
 	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "px")
@@ -60,6 +69,9 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 			second.take()
 			a.Env = c.env
 			a.Args = append([]string{"--allowedTools", "Bash"}, args...)
+			if c.settings != "" {
+				a.Args = append(a.Args, "--settings", c.settings)
+			}
 			res := a.Run(t, "hello")
 			got, other := first.take(), second.take()
 			slices.Sort(got)
