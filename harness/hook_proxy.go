@@ -30,10 +30,16 @@ func (e *hookProxyError) Error() string {
 	return fmt.Sprintf("http hook: %s=%s %s, so nothing is posted; set it to the proxy's http:// or https:// url with its port: export %s=http://host:port", e.Var, bundle.Quote(redactedProxy(e.Value)), e.Why, e.Var)
 }
 
-// redactedProxy is a proxy setting with any password hidden.
+// redactedProxy is a proxy setting with its user information hidden,
+// also in a form url.Parse reads no user information in
+// ("u:pw@proxy.example:3128"): a credential goes in no message.
 func redactedProxy(v string) string {
-	if u, err := url.Parse(v); err == nil && u.User != nil {
-		return u.Redacted()
+	if i := strings.LastIndex(v, "@"); i >= 0 {
+		scheme, _, ok := strings.Cut(v[:i], "://")
+		if !ok {
+			return "***" + v[i:]
+		}
+		return scheme + "://***" + v[i:]
 	}
 	return v
 }

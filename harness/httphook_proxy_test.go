@@ -178,6 +178,7 @@ func TestHTTPHookProxyAsClaudeCode(t *testing.T) {
 		{"socks5 proxy spoken to as http", "http://127.0.0.9/a", map[string]string{"HTTPS_PROXY": "socks5://" + strings.TrimPrefix(first.url, "http://")},
 			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
 		{"name:port without a scheme", local, map[string]string{"https_proxy": "proxy.example:3128"}, "", nil, "https_proxy=\"proxy.example:3128\" is not an http:// or https:// url"},
+		{"credential kept out of the message", local, map[string]string{"https_proxy": "u:secret@proxy.example:3128"}, "", nil, `https_proxy="***@proxy.example:3128" is not`},
 		{"socks4 proxy", local, map[string]string{"HTTPS_PROXY": "socks4://" + strings.TrimPrefix(first.url, "http://")}, "", nil, `names a "socks4" proxy`},
 		{"proxy at the metadata address", local, map[string]string{"HTTP_PROXY": "http://169.254.169.254:3128"}, "", nil, "cloud metadata"},
 	} {
