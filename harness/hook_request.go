@@ -31,8 +31,8 @@ func newHookRequest(ctx context.Context, raw string, body []byte) (*http.Request
 	if err != nil {
 		return nil, err
 	}
-	// The host too: through a proxy in the clear it is written into
-	// the request line as it is (proxyRequestTarget).
+	// The host too: it is written as it is into the Host header and a
+	// proxy tunnel's CONNECT line (tunnelTransportFor).
 	if c, bad := requestTargetByte(req.URL.Host + req.URL.RequestURI()); bad {
 		return nil, fmt.Errorf("url %s puts %q in the request line, which carries only visible ASCII and no '#', so nothing is posted; percent-escape it in the url", bundle.Quote(raw), c)
 	}
@@ -69,8 +69,8 @@ func newHookRequestTarget(ctx context.Context, raw string, body []byte) (*http.R
 // a guard's deny there was lost. Go writes a Path as its RawPath when it
 // can check RawPath escapes it; a path it cannot ('|', a '%' with no
 // escape after it) is held in Opaque in absolute form, the url's host
-// before it, which a proxy in the clear needs, and which
-// directTransportFor writes in origin form when no proxy is in the way.
+// before it, which directTransportFor, or tunnelTransportFor inside a
+// proxy's tunnel, writes in origin form.
 func setDoubleSlashPath(req *http.Request, path string) {
 	if p, err := url.PathUnescape(path); err == nil {
 		req.URL.Opaque, req.URL.Path, req.URL.RawPath = "", p, path
@@ -95,17 +95,6 @@ func requestTargetByte(target string) (byte, bool) {
 		}
 	}
 	return 0, false
-}
-
-// proxyRequestTarget writes req's request target in absolute form
-// ("http://host/path") when its path is held in Opaque (newHookRequest)
-// and it goes through a proxy in the clear: Go writes an Opaque path as
-// it is, where a proxy needs the whole url. Through a CONNECT tunnel
-// (https) the path alone is right.
-func proxyRequestTarget(req *http.Request) {
-	if req.URL.Scheme == "http" && strings.HasPrefix(req.URL.Opaque, "/") && !strings.HasPrefix(req.URL.Opaque, "//") {
-		req.URL.Opaque = "//" + req.URL.Host + req.URL.Opaque
-	}
 }
 
 // directTransportFor is the transport that posts req when no proxy is in

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -21,7 +20,8 @@ import (
 // '^' in a path, which Claude Code 2.1.332 escapes and node keeps), for
 // every code point up to U+00FF written into a path and a query, and the
 // other urls of bundle/testdata/jsurl/post_node20.json, sent to a real
-// server on 127.0.0.1 directly and through a proxy in the clear. Go's
+// server on 127.0.0.1 (through a proxy a hook goes in a CONNECT tunnel,
+// which carries the same line: hook_proxy.go). Go's
 // url package sent '|' as %7C and a single quote as %27 in a path, and
 // then decoded and escaped the whole path again ("%41" sent as "A"), and
 // refused "%zz" in a path, failing a hook Claude Code posts.
@@ -37,9 +37,7 @@ func TestHookRequestSendsNodesBytes(t *testing.T) {
 	got := make(chan string, 1)
 	srvURL := requestLineServer(t, got)
 	hostport := strings.TrimPrefix(srvURL, "http://")
-	proxy, _ := url.Parse(srvURL)
 	direct := &http.Client{Transport: &http.Transport{}}
-	proxied := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
 	n := 0
 	for _, v := range vs {
 		rest, ok := strings.CutPrefix(v[0], "https://h")
@@ -55,29 +53,20 @@ func TestHookRequestSendsNodesBytes(t *testing.T) {
 		} else {
 			want = strings.ReplaceAll(want, "^", "%5E")
 		}
-		for _, c := range []struct {
-			client  *http.Client
-			prefix  string // what the server is asked at before the path
-			proxied bool
-		}{{direct, "", false}, {proxied, "http://" + hostport, true}} {
-			req, err := newHookRequest(context.Background(), "http://"+hostport+rest, nil)
-			if err != nil {
-				t.Errorf("%q: %v", v[0], err)
-				continue
-			}
-			if c.proxied {
-				proxyRequestTarget(req)
-			}
-			resp, err := c.client.Do(req)
-			if err != nil {
-				t.Errorf("%q (proxied %v): %v", v[0], c.proxied, err)
-				continue
-			}
-			resp.Body.Close()
-			asked := <-got
-			if asked != c.prefix+want && !(strings.HasPrefix(want, "//") && asked == "http://"+hostport+want) {
-				t.Errorf("%q (proxied %v): the server was asked at %q, node 20 writes %q", v[0], c.proxied, asked, c.prefix+want)
-			}
+		req, err := newHookRequest(context.Background(), "http://"+hostport+rest, nil)
+		if err != nil {
+			t.Errorf("%q: %v", v[0], err)
+			continue
+		}
+		resp, err := direct.Do(req)
+		if err != nil {
+			t.Errorf("%q: %v", v[0], err)
+			continue
+		}
+		resp.Body.Close()
+		asked := <-got
+		if asked != want && !(strings.HasPrefix(want, "//") && asked == "http://"+hostport+want) {
+			t.Errorf("%q: the server was asked at %q, node 20 writes %q", v[0], asked, want)
 		}
 	}
 	if n < 280 {
@@ -135,23 +124,19 @@ func serveRequestLines(ln net.Listener, got chan<- string) {
 
 // TestHookRequestDoubleSlashOriginForm: a path starting "//" is sent in
 // origin form, as Claude Code 2.1.332 sends it ("POST //evil.example/x",
-// internal/agenttest TestClaudeHTTPGuardDoubleSlashPath), and through a
-// proxy in the clear in absolute form naming the url's own host; hooks
-// run sent "POST http://h//evil.example/x" directly, whose path a server
+// internal/agenttest TestClaudeHTTPGuardDoubleSlashPath); hooks run sent "POST http://h//evil.example/x" directly, whose path a server
 // reading the target as it comes reads otherwise. So is a path Go cannot
 // write from its Path ('|', "%zz", a lone '%'), which Go writes only in
 // absolute form ("POST http://h//evil.example/a|b"): its connection
 // rewrites the request line (directTransportFor), as Claude Code 2.1.332
 // sends it in origin form (internal/agenttest
-// TestClaudeHTTPGuardDoubleSlashPathBytes). Through a proxy in the clear
-// such a path stays in absolute form, naming the host it connects to.
+// TestClaudeHTTPGuardDoubleSlashPathBytes). Through a proxy a hook goes
+// in a CONNECT tunnel, as Claude Code's does, with the same line
+// (TestHookRequestDoubleSlashOriginFormTunnel).
 func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
 	got := make(chan string, 1)
 	srvURL := requestLineServer(t, got)
 	hostport := strings.TrimPrefix(srvURL, "http://")
-	proxy, _ := url.Parse(srvURL)
-	direct := &http.Client{}
-	proxied := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
 	for rest, want := range map[string]string{
 		"//evil.example/x?1":         "//evil.example/x?1",
 		"/a/..//evil.example:81/x?4": "//evil.example:81/x?4",
@@ -162,27 +147,18 @@ func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
 		"//evil.example/a|b%?q|%":    "//evil.example/a|b%?q|%",
 		"//evil.example/a%?":         "//evil.example/a%?",
 	} {
-		for _, c := range []struct {
-			client *http.Client
-			want   string
-		}{{direct, want}, {proxied, "http://" + hostport + strings.TrimPrefix(want, "http://"+hostport)}} {
-			req, err := newHookRequest(context.Background(), "http://"+hostport+rest, nil)
-			if err != nil {
-				t.Fatalf("%q: %v", rest, err)
-			}
-			if c.client == proxied {
-				proxyRequestTarget(req)
-			} else {
-				c.client.Transport = directTransportFor(req)
-			}
-			resp, err := c.client.Do(req)
-			if err != nil {
-				t.Fatalf("%q: %v", rest, err)
-			}
-			resp.Body.Close()
-			if asked := <-got; asked != c.want {
-				t.Errorf("%q (proxied %v): asked at %q, want %q", rest, c.client == proxied, asked, c.want)
-			}
+		req, err := newHookRequest(context.Background(), "http://"+hostport+rest, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", rest, err)
+		}
+		client := &http.Client{Transport: directTransportFor(req)}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%q: %v", rest, err)
+		}
+		resp.Body.Close()
+		if asked := <-got; asked != want {
+			t.Errorf("%q: asked at %q, want %q", rest, asked, want)
 		}
 	}
 }

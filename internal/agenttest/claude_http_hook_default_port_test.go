@@ -25,8 +25,8 @@ import (
 // "127.0.0.77", no ":80", whether the url writes ":80" or "HTTP://".
 // Until now only node 20's URL (testdata/jsurl vectors) pinned these
 // forms. bundlectl exec -- claude, whose hooks run posts them, sends
-// the same. (Through a proxy Claude Code tunnels an http hook too: "CONNECT
-// host:80", where Go's client sends the proxy the url in absolute form.)
+// the same. (Through a proxy Claude Code tunnels an http hook too,
+// "CONNECT host:80", and so does hooks run: TestClaudeHTTPHookProxyChoice.)
 func TestClaudeHTTPHookDefaultPortAndSchemeCase(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.77:80")
 	if err != nil {
