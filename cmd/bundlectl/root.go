@@ -130,7 +130,7 @@ const (
 	exit3 = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off)"
 	// exit3Any is the root's: every command's refusals, each command's
 	// --help saying which are its own.
-	exit3Any = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off, a source that breaks a rule or a pin, a component the bundle does not have, a bundle bundlectl did not install; each command's --help says which)"
+	exit3Any = "3  refused (untrusted, tampered, disabled, blocked, token mismatch, switched off, a source that breaks a rule or a pin, a component enable or disable names that the bundle does not have, a bundle bundlectl did not install; each command's --help says which)"
 	exit4    = "4  state unusable (malformed or unsafe state file, lock not acquired)"
 	// exitSignal: interruptedBy.
 	exitSignal = "SIGINT, SIGTERM  interrupted (Ctrl-C, kill): bundlectl stops what it\n     started, then ends by the same signal ($? reads 130 or 143)"
