@@ -168,22 +168,11 @@ func TestHookRequestDoubleSlashOriginForm(t *testing.T) {
 // form, as the server's own reading of the request target shows; the
 // rewrite sits above TLS, on the connection directTransportFor dials.
 func TestHookRequestDoubleSlashOriginFormTLS(t *testing.T) {
-	// httptest's certificate, on a listener that reads the request line
-	// as it comes: Go's server refuses "%zz" in a target.
-	cert := httptest.NewUnstartedServer(nil)
-	cert.StartTLS()
-	cert.Close()
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", cert.TLS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	got := make(chan string, 1)
-	serveRequestLines(ln, got)
+	addr, got, clientTLS := tlsRequestLineServer(t)
 	base := directHookTransport().Clone()
-	base.TLSClientConfig = cert.Client().Transport.(*http.Transport).TLSClientConfig
+	base.TLSClientConfig = clientTLS
 	for _, rest := range []string{"//evil.example/a|b%", "//evil.example/%zz?q|%", "//evil.example/x"} {
-		req, err := newHookRequest(context.Background(), "https://"+ln.Addr().String()+rest, []byte("{}"))
+		req, err := newHookRequest(context.Background(), "https://"+addr+rest, []byte("{}"))
 		if err != nil {
 			t.Fatalf("%q: %v", rest, err)
 		}
@@ -220,4 +209,24 @@ func TestRequestLineConnSendsNothingUnchecked(t *testing.T) {
 			t.Errorf("%q: wrote %q (%v), want %q", c.first, s, err, c.want)
 		}
 	}
+}
+
+// tlsRequestLineServer serves https on 127.0.0.1 with httptest's
+// certificate, on a listener that reads each request line as it comes
+// (Go's server refuses "%zz" in a target) and sends its target on got;
+// it returns its address, got and a client TLS configuration that
+// trusts the certificate.
+func tlsRequestLineServer(t *testing.T) (addr string, got chan string, clientTLS *tls.Config) {
+	t.Helper()
+	cert := httptest.NewUnstartedServer(nil)
+	cert.StartTLS()
+	cert.Close()
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", cert.TLS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	got = make(chan string, 1)
+	serveRequestLines(ln, got)
+	return ln.Addr().String(), got, cert.Client().Transport.(*http.Transport).TLSClientConfig
 }

@@ -3,11 +3,9 @@ package harness
 import (
 	"bufio"
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 )
@@ -22,23 +20,14 @@ import (
 // Proxy-Authorization, as Go's does, and a proxy that refuses the tunnel
 // gets nothing posted.
 func TestHookRequestDoubleSlashOriginFormTunnel(t *testing.T) {
-	cert := httptest.NewUnstartedServer(nil)
-	cert.StartTLS()
-	cert.Close()
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", cert.TLS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	got := make(chan string, 1)
-	serveRequestLines(ln, got)
+	addr, got, clientTLS := tlsRequestLineServer(t)
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.TLSClientConfig = cert.Client().Transport.(*http.Transport).TLSClientConfig
+	base.TLSClientConfig = clientTLS
 	auth := make(chan string, 1)
 	proxy := connectProxy(t, auth)
 	base.Proxy = http.ProxyURL(proxy) // as HTTPS_PROXY has it
 	for _, rest := range []string{"//evil.example/a|b%", "//evil.example/%zz?q|%", "//evil.example/x"} {
-		req, err := newHookRequest(context.Background(), "https://"+ln.Addr().String()+rest, []byte("{}"))
+		req, err := newHookRequest(context.Background(), "https://"+addr+rest, []byte("{}"))
 		if err != nil {
 			t.Fatalf("%q: %v", rest, err)
 		}
@@ -56,7 +45,7 @@ func TestHookRequestDoubleSlashOriginFormTunnel(t *testing.T) {
 	}
 	refusing := *proxy
 	refusing.User = url.UserPassword("u", "wrong")
-	req, err := newHookRequest(context.Background(), "https://"+ln.Addr().String()+"//evil.example/a|b", []byte("{}"))
+	req, err := newHookRequest(context.Background(), "https://"+addr+"//evil.example/a|b", []byte("{}"))
 	if err != nil {
 		t.Fatal(err)
 	}
