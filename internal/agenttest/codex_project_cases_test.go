@@ -3,8 +3,10 @@ package agenttest
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -151,7 +153,21 @@ func TestCodexProjectCases(t *testing.T) {
 			if c.git {
 				gitRun(t, "init", "-q", top)
 			}
-			for path, content := range c.make {
+			// Directories and files first, then links, each in name order:
+			// a link may go into a directory the same case makes (a map's
+			// order is random, and a link made first failed).
+			paths := slices.Collect(maps.Keys(c.make))
+			isLink := func(p string) int {
+				if strings.Contains(p, " -> ") {
+					return 1
+				}
+				return 0
+			}
+			slices.SortFunc(paths, func(a, b string) int {
+				return cmp.Or(cmp.Compare(isLink(a), isLink(b)), strings.Compare(a, b))
+			})
+			for _, path := range paths {
+				content := c.make[path]
 				switch from, to, isLink := strings.Cut(path, " -> "); {
 				case isLink:
 					if err := os.Symlink(to, filepath.Join(top, from)); err != nil {
