@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"regexp/syntax"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -276,7 +277,11 @@ func unmarshalText(err error) string {
 }
 
 // Schema is a compiled params schema.
-type Schema struct{ rs *jsonschema.Resolved }
+type Schema struct {
+	rs *jsonschema.Resolved
+	// doc is the schema decoded, to name what a failing rule allows.
+	doc map[string]any
+}
 
 // Compile resolves a params schema for validation (empty params accept
 // any JSON object). No reference outside the schema can be resolved.
@@ -295,7 +300,9 @@ func Compile(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, &Error{"does not resolve: " + sanitize(err.Error())}
 	}
-	return &Schema{rs: rs}, nil
+	var doc map[string]any
+	_ = json.Unmarshal(raw, &doc) // Check decoded it already
+	return &Schema{rs: rs, doc: doc}, nil
 }
 
 // Problem is where an input breaks the schema: the schema location and
@@ -312,7 +319,7 @@ func (s *Schema) Validate(v any) *Problem {
 	if err == nil {
 		return nil
 	}
-	return describe(err.Error())
+	return s.describe(err.Error())
 }
 
 var (
@@ -325,18 +332,23 @@ var (
 // describe turns the library's message into a Problem that repeats no
 // input value: it keeps the schema location, the keyword, and what the
 // schema wants.
-func describe(msg string) *Problem {
+func (s *Schema) describe(msg string) *Problem {
 	p := &Problem{}
 	rest := msg
+	var locations []string
 	for {
 		m := locationRE().FindStringSubmatchIndex(rest)
 		if m == nil || m[0] != 0 {
 			break
 		}
-		p.Path = rest[m[2]:m[3]]
+		locations = append(locations, rest[m[2]:m[3]])
 		rest = rest[m[1]:]
 	}
-	p.Path = instancePath(p.Path)
+	schemaPath := ""
+	if len(locations) > 0 {
+		schemaPath = locations[len(locations)-1]
+	}
+	p.Path = inputPath(locations)
 	keyword, detail, _ := strings.Cut(rest, ": ")
 	switch {
 	case keyword == "type":
@@ -352,7 +364,12 @@ func describe(msg string) *Problem {
 			p.Message = "does not match pattern " + m[1]
 		}
 	case strings.HasPrefix(keyword, "unexpected additional properties"):
+		// The input's own names are not repeated (a key may be what
+		// the user must not see echoed); the schema's are.
 		p.Message = "has properties the schema does not allow"
+		if names := s.allowedProperties(schemaPath); names != "" {
+			p.Message += " (it allows " + names + ")"
+		}
 	}
 	if p.Message == "" {
 		p.Message = "breaks the schema's " + fmt.Sprintf("%q", firstWord(keyword)) + " rule"
@@ -360,6 +377,76 @@ func describe(msg string) *Problem {
 	p.Message = sanitize(p.Message)
 	p.Path = sanitize(p.Path)
 	return p
+}
+
+// allowedProperties lists the property names the schema declares at
+// schemaPath, as `"a", "b"`, or "" where it declares none or the path
+// does not lead to an object of the schema.
+func (s *Schema) allowedProperties(schemaPath string) string {
+	node := schemaAt(s.doc, schemaPath)
+	props, _ := node["properties"].(map[string]any)
+	if len(props) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, fmt.Sprintf("%q", name))
+	}
+	sort.Strings(names)
+	if len(names) > maxAllowedNamed {
+		names = append(names[:maxAllowedNamed], fmt.Sprintf("and %d more", len(names)-maxAllowedNamed))
+	}
+	return "only " + strings.Join(names, ", ")
+}
+
+// maxAllowedNamed bounds how many allowed names a problem lists.
+const maxAllowedNamed = 8
+
+// schemaAt follows a schema location ("root", "/properties/o/items") from
+// doc, or returns nil where it leads nowhere.
+func schemaAt(doc map[string]any, schemaPath string) map[string]any {
+	var node any = doc
+	if schemaPath != "root" && schemaPath != "" {
+		for _, seg := range strings.Split(strings.TrimPrefix(schemaPath, "/"), "/") {
+			seg = pointerToken.Replace(seg)
+			switch n := node.(type) {
+			case map[string]any:
+				node = n[seg]
+			case []any:
+				i, err := strconv.Atoi(seg)
+				if err != nil || i < 0 || i >= len(n) {
+					return nil
+				}
+				node = n[i]
+			default:
+				return nil
+			}
+		}
+	}
+	m, _ := node.(map[string]any)
+	return m
+}
+
+// pointerToken undoes a JSON pointer token's escapes.
+var pointerToken = strings.NewReplacer("~1", "/", "~0", "~")
+
+// inputPath turns the chain of schema locations the library reports, from
+// the root to the failing keyword, into the input location: where a
+// location does not extend the one before, the schema followed a $ref,
+// and the input path so far is kept and the rest read from the target.
+func inputPath(locations []string) string {
+	path, frame, prev := "", "", ""
+	for _, loc := range locations {
+		if loc == "root" {
+			loc = ""
+		}
+		if !strings.HasPrefix(loc, prev) {
+			path += instancePath(strings.TrimPrefix(prev, frame))
+			frame = loc
+		}
+		prev = loc
+	}
+	return path + instancePath(strings.TrimPrefix(prev, frame))
 }
 
 // instancePath turns the schema location of the failing keyword into the

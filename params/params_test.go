@@ -70,6 +70,32 @@ func TestProblemsRepeatNoInputValue(t *testing.T) {
 	}
 }
 
+// A property the schema does not allow is refused naming the properties
+// the schema declares there, not the input's; the place is the input's,
+// through a $ref too.
+func TestProblemNamesAllowedProperties(t *testing.T) {
+	sch, err := Compile(json.RawMessage(`{"type":"object","properties":{"tag":{},"a/b":{"properties":{"x":{}},"additionalProperties":false},"r":{"$ref":"#/$defs/d"},"list":{"items":{"$ref":"#/$defs/d"}}},"$defs":{"d":{"properties":{"dd":{"type":"string"}},"additionalProperties":false}},"additionalProperties":false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]Problem{
+		`{"SECRET":1}`:               {"", `has properties the schema does not allow (it allows only "a/b", "list", "r", "tag")`},
+		`{"a/b":{"SECRET":1}}`:       {"/a~1b", `has properties the schema does not allow (it allows only "x")`},
+		`{"r":{"SECRET":1}}`:         {"/r", `has properties the schema does not allow (it allows only "dd")`},
+		`{"r":{"dd":1}}`:             {"/r/dd", `got integer, want "string"`},
+		`{"list":[{"SECRET":true}]}`: {"/list/*", `has properties the schema does not allow (it allows only "dd")`},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			t.Fatal(err)
+		}
+		p := sch.Validate(v)
+		if p == nil || *p != want {
+			t.Errorf("%s: got %+v, want %+v", in, p, want)
+		}
+	}
+}
+
 // FuzzCheck: no schema panics or hangs Check and Compile, and a schema
 // Check accepts compiles and validates any input without crashing.
 func FuzzCheck(f *testing.F) {
