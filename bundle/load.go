@@ -17,7 +17,7 @@ import (
 // in shows "update pending review" at once. review's
 // TestReadersRevision holds the capability hashes of the corpus under
 // this revision and fails when they change without it.
-const ReadersRevision = 24
+const ReadersRevision = 25
 
 const (
 	ManifestJSON   = "plugin.json"                // Agent Plugins v1.0.0

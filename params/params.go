@@ -76,16 +76,53 @@ func Check(raw json.RawMessage) (json.RawMessage, error) {
 
 const maxDepth = 200
 
+// position says what the keys of a JSON object in the schema are.
+type position int
+
+const (
+	schemaKeys position = iota // keywords of a subschema
+	nameKeys                   // names (of properties, definitions) whose values are subschemas
+	dataKeys                   // a value (const, enum, default, examples), not a schema
+)
+
+// namesOf are the keywords whose value maps names to subschemas, and
+// dataOf those whose value is data, not a schema.
+var (
+	namesOf = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true, "dependencies": true}
+	dataOf  = map[string]bool{"const": true, "enum": true, "default": true, "examples": true, "dependentRequired": true, "$vocabulary": true}
+)
+
+// keywords are the names the validator reads, so that a key that is one
+// of them in another letter case can be refused: Go's decoder matches
+// them case-insensitively where checkCycles and the review do not, and a
+// "$REF" or "AnyOF" would slip a loop past the cycle check.
+var keywords = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`$anchor $comment $defs $dynamicAnchor $dynamicRef $id $ref $schema $vocabulary
+		additionalItems additionalProperties allOf anyOf const contains contentEncoding contentMediaType contentSchema
+		default definitions dependencies dependentRequired dependentSchemas deprecated description else enum examples
+		exclusiveMaximum exclusiveMinimum format if items maxContains maxItems maxLength maxProperties maximum minContains
+		minItems minLength minProperties minimum multipleOf not oneOf pattern patternProperties prefixItems properties
+		propertyNames readOnly required then title type unevaluatedItems unevaluatedProperties uniqueItems writeOnly`) {
+		m[strings.ToLower(k)] = k
+	}
+	return m
+}()
+
 // walk checks every subschema: type names, parseable patterns, local
-// references only.
+// references only, keywords in their own letter case.
 func walk(v any, at string, depth int) error {
+	return walkAt(v, at, depth, schemaKeys)
+}
+
+func walkAt(v any, at string, depth int, pos position) error {
 	if depth > maxDepth {
 		return &Error{"nested too deep"}
 	}
 	switch x := v.(type) {
 	case []any:
 		for i, e := range x {
-			if err := walk(e, fmt.Sprintf("%s/%d", at, i), depth+1); err != nil {
+			if err := walkAt(e, fmt.Sprintf("%s/%d", at, i), depth+1, pos); err != nil {
 				return err
 			}
 		}
@@ -98,40 +135,61 @@ func walk(v any, at string, depth int) error {
 		for _, k := range keys {
 			e := x[k]
 			p := at + "/" + k
-			switch k {
-			case "type":
-				if err := checkType(e, p); err != nil {
+			inner := pos
+			switch pos {
+			case schemaKeys:
+				if err := checkKeyword(k, e, p); err != nil {
 					return err
 				}
-			case "pattern":
-				if s, ok := e.(string); ok {
-					if _, err := syntax.Parse(s, syntax.Perl); err != nil {
-						return &Error{fmt.Sprintf("%s is not a valid regular expression", p)}
-					}
+				switch {
+				case namesOf[k]:
+					inner = nameKeys
+				case dataOf[k]:
+					inner = dataKeys
 				}
-			case "patternProperties":
-				if m, ok := e.(map[string]any); ok {
-					for re := range m {
-						if _, err := syntax.Parse(re, syntax.Perl); err != nil {
-							return &Error{fmt.Sprintf("a key of %s is not a valid regular expression", p)}
-						}
-					}
-				}
-			case "$ref", "$dynamicRef":
-				if s, ok := e.(string); ok && !strings.HasPrefix(s, "#") {
-					return &Error{fmt.Sprintf("%s refused: it refers outside the schema, and bundlectl never loads a schema from a URL or file", p)}
-				}
-			case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains":
-				if n, ok := e.(json.Number); ok && strings.HasPrefix(n.String(), "-") {
-					return &Error{fmt.Sprintf("%s must not be negative", p)}
-				}
-			case "$id":
-				return &Error{fmt.Sprintf("%s: a params schema is anonymous; $id is not allowed", p)}
+			case nameKeys:
+				inner = schemaKeys
 			}
-			if err := walk(e, p, depth+1); err != nil {
+			if err := walkAt(e, p, depth+1, inner); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkKeyword checks one keyword k of a subschema, its value e at p.
+func checkKeyword(k string, e any, p string) error {
+	if want, ok := keywords[strings.ToLower(k)]; ok && want != k {
+		return &Error{fmt.Sprintf("%s refused: the keyword is %q; written in another letter case it is read as %q by the validator but not by the review", p, want, want)}
+	}
+	switch k {
+	case "type":
+		return checkType(e, p)
+	case "pattern":
+		if s, ok := e.(string); ok {
+			if _, err := syntax.Parse(s, syntax.Perl); err != nil {
+				return &Error{fmt.Sprintf("%s is not a valid regular expression", p)}
+			}
+		}
+	case "patternProperties":
+		if m, ok := e.(map[string]any); ok {
+			for re := range m {
+				if _, err := syntax.Parse(re, syntax.Perl); err != nil {
+					return &Error{fmt.Sprintf("a key of %s is not a valid regular expression", p)}
+				}
+			}
+		}
+	case "$ref", "$dynamicRef":
+		if s, ok := e.(string); ok && !strings.HasPrefix(s, "#") {
+			return &Error{fmt.Sprintf("%s refused: it refers outside the schema, and bundlectl never loads a schema from a URL or file", p)}
+		}
+	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains":
+		if n, ok := e.(json.Number); ok && strings.HasPrefix(n.String(), "-") {
+			return &Error{fmt.Sprintf("%s must not be negative", p)}
+		}
+	case "$id":
+		return &Error{fmt.Sprintf("%s: a params schema is anonymous; $id is not allowed", p)}
 	}
 	return nil
 }

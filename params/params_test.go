@@ -70,6 +70,35 @@ func TestProblemsRepeatNoInputValue(t *testing.T) {
 	}
 }
 
+// A keyword in another letter case is refused: Go's decoder reads it as
+// the keyword where the cycle check and the review do not, and a loop
+// through "AnYOf" or "$REF" overflowed the stack on any input. Names and
+// data that spell a keyword are not keywords.
+func TestCheckRefusesKeywordInAnotherCase(t *testing.T) {
+	for _, s := range []string{
+		`{"AnYOf":[{"$ref":"#/anyOf/0"}]}`,
+		`{"$REF":"#"}`,
+		`{"properties":{"a":{"TYPE":"string"}}}`,
+		`{"type":"string","Type":"object"}`,
+	} {
+		_, err := Check(json.RawMessage(s))
+		if err == nil || !strings.Contains(err.Error(), "another letter case") {
+			t.Errorf("%s: got %v, want a refusal naming the letter case", s, err)
+		}
+	}
+	for _, s := range []string{
+		`{"properties":{"Type":{"type":"string"},"$id":{},"AnyOf":{"const":{"$ID":1,"Items":[]}}},"required":["Type"]}`,
+		`{"$defs":{"Not":{"type":"string"}},"dependentRequired":{"Type":["$id"]},"default":{"PATTERN":"("}}`,
+	} {
+		if _, err := Check(json.RawMessage(s)); err != nil {
+			t.Errorf("%s: refused: %v", s, err)
+		}
+		if _, err := Compile(json.RawMessage(s)); err != nil {
+			t.Errorf("%s: does not compile: %v", s, err)
+		}
+	}
+}
+
 // A property the schema does not allow is refused naming the properties
 // the schema declares there, not the input's; the place is the input's,
 // through a $ref too.
