@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -96,7 +97,7 @@ var (
 // of them in another letter case can be refused: Go's decoder matches
 // them case-insensitively where checkCycles and the review do not, and a
 // "$REF" or "AnyOF" would slip a loop past the cycle check.
-var keywords = func() map[string]string {
+var keywords = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, k := range strings.Fields(`$anchor $comment $defs $dynamicAnchor $dynamicRef $id $ref $schema $vocabulary
 		additionalItems additionalProperties allOf anyOf const contains contentEncoding contentMediaType contentSchema
@@ -107,7 +108,7 @@ var keywords = func() map[string]string {
 		m[strings.ToLower(k)] = k
 	}
 	return m
-}()
+})
 
 // walk checks every subschema: type names, parseable patterns, local
 // references only, keywords in their own letter case.
@@ -160,7 +161,7 @@ func walkAt(v any, at string, depth int, pos position) error {
 
 // checkKeyword checks one keyword k of a subschema, its value e at p.
 func checkKeyword(k string, e any, p string) error {
-	if want, ok := keywords[strings.ToLower(k)]; ok && want != k {
+	if want, ok := keywords()[strings.ToLower(k)]; ok && want != k {
 		return &Error{fmt.Sprintf("%s refused: the keyword is %q; written in another letter case it is read as %q by the validator but not by the review", p, want, want)}
 	}
 	switch k {

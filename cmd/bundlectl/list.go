@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -162,7 +163,13 @@ func runList(g *globals) error {
 			// An enabled bundle that is not active says why first (its
 			// receipt cannot be used, its when does not apply).
 			reason = "update pending review: " + e.Hint
-		case e.Status == lifecycle.StatusGone:
+		case e.Status == lifecycle.StatusUntrusted && strings.HasPrefix(e.Hint, "bundlectl review "):
+			// The review says how to trust what it shows; the table
+			// says which command shows it.
+			reason = "not trusted: " + e.Hint
+		case e.Status != lifecycle.StatusActive && e.Status != lifecycle.StatusUntrusted && len(e.Reasons) > 0 && e.Hint != "":
+			// (A name trust refuses is renamed by an mv of two long
+			// paths: show prints it.)
 			reason = e.Reasons[0] + ": " + e.Hint
 		case e.Status != lifecycle.StatusActive && len(e.Reasons) > 0:
 			reason = e.Reasons[0]
