@@ -129,7 +129,12 @@ func ActiveBundles(home, workspace, host string) ([]*Bundle, []Notice, error) {
 // Setup applies the adapter's edits: each file is written atomically
 // (renameio), its content before the first setup kept under
 // $BUNDLECTL_HOME/setup/backups/, and a file whose content would not
-// change is not written at all.
+// change is not written at all. Every file is read, edited and checked
+// (planSetup) before any is written: one refused (read-only, hard links,
+// a directory not writable, not parsed or written back whole) leaves
+// every file as it was, where an earlier file of a multi-file host
+// (Claude Code's settings.json before its workspace's .mcp.json) was once
+// written before a later one was refused.
 func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	w, ok := host.(Wiring)
 	if !ok {
@@ -153,84 +158,121 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	plans, err := planSetup(edits, host.Name(), in)
+	if err != nil {
+		return nil, err
+	}
 	var results []SetupResult
-	for _, e := range edits {
-		if err := notThroughLink(e.Path, in.Reentry.Workspace, host.Name()); err != nil {
+	for _, pl := range plans {
+		res, wrote, err := applySetup(home, host.Name(), rec, pl)
+		if err != nil {
 			return results, err
+		}
+		if wrote {
+			results = append(results, res)
+		}
+	}
+	return results, writeRecord(home, host.Name(), rec)
+}
+
+// setupPlan is one file setup edits, as read and edited before any file
+// is written: cur its content (nil when missing), next what setup writes.
+type setupPlan struct {
+	edit    FileEdit
+	path    string // real path
+	cur     []byte
+	next    []byte
+	mode    fs.FileMode
+	existed bool
+}
+
+// planSetup reads every file of edits, edits it, and checks that setup
+// may write it (replaceable), writing nothing: the first refusal is
+// returned, so that no file is written when any is refused.
+func planSetup(edits []FileEdit, host string, in SetupInput) ([]setupPlan, error) {
+	var plans []setupPlan
+	for _, e := range edits {
+		if err := notThroughLink(e.Path, in.Reentry.Workspace, host); err != nil {
+			return nil, err
 		}
 		path, err := realPath(e.Path)
 		if err != nil { // a link to nothing, or in a loop: name it
-			return results, &SetupFileError{Path: e.Path, Host: host.Name(), Err: err}
+			return nil, &SetupFileError{Path: e.Path, Host: host, Err: err}
 		}
 		cur, mode, existed, err := readConfig(path)
 		if err != nil {
-			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
+			return nil, &SetupFileError{Path: path, Host: host, Err: err}
 		}
 		next, err := e.Apply(cur)
 		if err != nil {
-			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
+			return nil, &SetupFileError{Path: path, Host: host, Err: err}
 		}
 		if existed && !bytes.Equal(cur, next) || !existed && next != nil {
-			// Before the record and backup: a file refused is not one
-			// setup wrote.
 			if err := replaceable(path, mode, existed, in.Environ); err != nil {
-				return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
+				return nil, &SetupFileError{Path: path, Host: host, Err: err}
 			}
 		}
-		res := SetupResult{Path: path, What: e.What, Notes: e.Notes}
-		for _, stale := range removeStalePending(path) {
-			res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left")
-		}
-		i := rec.find(path)
-		if i >= 0 && rec.Files[i].Written != "" && (!existed || digestOf(cur) != rec.Files[i].Written) {
-			rec.Files[i].Edited = true
-		}
-		if !existed && next == nil {
-			continue // nothing to wire there, and nothing to take back
-		}
-		if i < 0 {
-			f := SetupFile{Path: path, Existed: existed}
-			if existed {
-				f.Mode = fmt.Sprintf("%04o", mode)
-				f.Backup = filepath.Join(setupDir(home), "backups", host.Name()+"-"+digestOf([]byte(path))[:16])
-				if err := writeAtomic(f.Backup, cur, 0o600); err != nil {
-					return results, err
-				}
-			}
-			rec.Files = append(rec.Files, f)
-			i = len(rec.Files) - 1
-		}
-		res.Backup = rec.Files[i].Backup
-		if existed && bytes.Equal(cur, next) {
-			rec.Files[i].Written = digestOf(cur)
-			results = append(results, res)
-			continue
-		}
-		if !existed {
-			mode = e.Mode
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return results, err
-		}
-		// The record first: a setup killed after the file was written
-		// but before its record was would leave the next setup taking
-		// the file, setup's lines in it, for the one before setup, and
-		// keep that as the backup --undo restores. Killed before the
-		// file is written, the record says so (Written differs from the
-		// file), and --undo takes out only setup's entries.
-		rec.Files[i].Written = digestOf(next)
-		if err := writeRecord(home, host.Name(), rec); err != nil {
-			return results, err
-		}
-		testOnlyBeforeConfigWrite(path)
-		if err := writeConfig(path, next, mode, cur, existed); err != nil {
-			return results, &SetupFileError{Path: path, Host: host.Name(), Err: err}
-		}
-		testOnlyAfterConfigWrite(path)
-		res.Changed = true
-		results = append(results, res)
+		plans = append(plans, setupPlan{edit: e, path: path, cur: cur, next: next, mode: mode, existed: existed})
 	}
-	return results, writeRecord(home, host.Name(), rec)
+	return plans, nil
+}
+
+// applySetup writes one planned file, keeping rec (its backup, what setup
+// wrote) up to date; wrote is false for a file missing that setup has
+// nothing to put in.
+func applySetup(home, host string, rec *SetupRecord, pl setupPlan) (res SetupResult, wrote bool, err error) {
+	path, cur, next, mode, existed := pl.path, pl.cur, pl.next, pl.mode, pl.existed
+	res = SetupResult{Path: path, What: pl.edit.What, Notes: pl.edit.Notes}
+	for _, stale := range removeStalePending(path) {
+		res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left")
+	}
+	i := rec.find(path)
+	if i >= 0 && rec.Files[i].Written != "" && (!existed || digestOf(cur) != rec.Files[i].Written) {
+		rec.Files[i].Edited = true
+	}
+	if !existed && next == nil {
+		return res, false, nil // nothing to wire there, and nothing to take back
+	}
+	if i < 0 {
+		f := SetupFile{Path: path, Existed: existed}
+		if existed {
+			f.Mode = fmt.Sprintf("%04o", mode)
+			f.Backup = filepath.Join(setupDir(home), "backups", host+"-"+digestOf([]byte(path))[:16])
+			if err := writeAtomic(f.Backup, cur, 0o600); err != nil {
+				return res, false, err
+			}
+		}
+		rec.Files = append(rec.Files, f)
+		i = len(rec.Files) - 1
+	}
+	res.Backup = rec.Files[i].Backup
+	if existed && bytes.Equal(cur, next) {
+		rec.Files[i].Written = digestOf(cur)
+		return res, true, nil
+	}
+	if !existed {
+		mode = pl.edit.Mode
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return res, false, err
+	}
+	// The record first: a setup killed after the file was written
+	// but before its record was would leave the next setup taking
+	// the file, setup's lines in it, for the one before setup, and
+	// keep that as the backup --undo restores. Killed before the
+	// file is written, the record says so (Written differs from the
+	// file), and --undo takes out only setup's entries.
+	rec.Files[i].Written = digestOf(next)
+	if err := writeRecord(home, host, rec); err != nil {
+		return res, false, err
+	}
+	testOnlyBeforeConfigWrite(path)
+	if err := writeConfig(path, next, mode, cur, existed); err != nil {
+		return res, false, &SetupFileError{Path: path, Host: host, Err: err}
+	}
+	testOnlyAfterConfigWrite(path)
+	res.Changed = true
+	return res, true, nil
 }
 
 // HooksGate is implemented by a Wiring whose host has settings that keep
@@ -551,11 +593,21 @@ func (e *ReadOnlyDirError) Error() string {
 // writableDir refuses a file setup would write (create, or replace by a
 // rename) in a directory made read-only or not this user's: the error a
 // failed create gave said the file could not be read, and came after
-// setup had written its record and backup.
+// setup had written its record and backup. A directory missing is
+// created in its nearest parent there is, which is checked instead: the
+// failed create came after setup had written the host's other files.
 func writableDir(dir string) error {
 	var st unix.Stat_t
-	if unix.Stat(dir, &st) != nil {
-		return nil // missing: setup creates it; else the write says why
+	for {
+		err := unix.Stat(dir, &st)
+		if err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if !errors.Is(err, unix.ENOENT) || parent == dir {
+			return nil // the write says why
+		}
+		dir = parent
 	}
 	mode := fs.FileMode(st.Mode) & fs.ModePerm
 	switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -654,5 +655,32 @@ func TestReadOnlyOthersFile(t *testing.T) {
 		if c.others && !strings.Contains(fe.Error(), fmt.Sprintf("is read-only (mode 0444) and another user's (uid %d), so setup does not replace it", owner)) {
 			t.Errorf("message %q", fe.Error())
 		}
+	}
+}
+
+// TestSetupRefusesMissingDirInReadOnly: a settings file in a directory
+// setup would create, under one its owner made read-only: the directory
+// setup creates it in is checked. The check once passed a missing
+// directory by, and setup (as root) created it there all the same, or
+// (as another user) failed at the create after writing the host's other
+// files.
+func TestSetupRefusesMissingDirInReadOnly(t *testing.T) {
+	home, ro := t.TempDir(), t.TempDir()
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(ro, 0o755)
+	dir := filepath.Join(ro, "sub", "dir")
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var rd *ReadOnlyDirError
+	if !errors.As(err, &fe) || !errors.As(err, &rd) || rd.Dir != ro {
+		t.Fatalf("Setup = %v, want %s named as read-only", err, ro)
+	}
+	if want := "chmod u+w " + ro; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
+	}
+	if _, err := os.Lstat(filepath.Join(ro, "sub")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("setup created a directory in the read-only one: %v", err)
 	}
 }
