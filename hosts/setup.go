@@ -689,6 +689,9 @@ var (
 	// as the host would).
 	testOnlyBeforeRename  = func(string) {}
 	testOnlyAfterExchange = func(string) {}
+	// testOnlySetupTempWritten runs once a record or backup is in its
+	// temporary file, before the rename (a test kills the process there).
+	testOnlySetupTempWritten = func(string) {}
 )
 
 // errChanged is a configuration file that changed after setup read it.
@@ -1009,7 +1012,11 @@ func lockSetup(home string) (func(), error) {
 	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
 		return nil, err
 	}
-	return takeLock(filepath.Join(dir, ".lock"), "another bundlectl setup")
+	unlock, err := takeLock(filepath.Join(dir, ".lock"), "another bundlectl setup")
+	if err == nil {
+		removeStaleSetupTemps(home)
+	}
+	return unlock, err
 }
 
 // notThroughLink refuses a workspace file (p under workspace) that is, or
@@ -1083,11 +1090,73 @@ func readConfig(p string) (data []byte, mode fs.FileMode, existed bool, err erro
 	return data, fi.Mode().Perm(), true, err
 }
 
+// writeAtomic writes setup's own record or backup under the setup lock
+// (renameio: a synced temporary file beside it, ".<name><digits>", renamed
+// into place); one a setup killed before its rename left is removed by
+// the next (removeStaleSetupTemps).
 func writeAtomic(p string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	return renameio.WriteFile(p, data, mode, renameio.WithTempDir(filepath.Dir(p)))
+	t, err := renameio.NewPendingFile(p, renameio.WithTempDir(filepath.Dir(p)), renameio.WithPermissions(mode))
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
+		return err
+	}
+	testOnlySetupTempWritten(p)
+	return t.CloseAtomicallyReplace()
+}
+
+// removeStaleSetupTemps removes the temporary files writeAtomic's
+// renameio left in the setup directory and its backups when a setup was
+// killed before its rename: ".<host>.json<digits>" and
+// ".<host>-<16 hex><digits>". It runs under
+// the setup lock, which every writer of those names holds while it
+// writes, and which the system releases when its holder dies (in any pid
+// namespace): such a file there is one whose writer is gone.
+func removeStaleSetupTemps(home string) {
+	dir := setupDir(home)
+	for _, d := range []string{dir, filepath.Join(dir, "backups")} {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.Type().IsRegular() && setupTempName(e.Name(), d != dir) {
+				os.Remove(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+}
+
+// setupTempName says whether name is renameio's temporary name for a
+// record (".<host>.json<digits>") or, backup, a backup
+// (".<host>-<16 hex><digits>"), a host's name being lower-case letters
+// and digits (the hosts a test registers too).
+func setupTempName(name string, backup bool) bool {
+	rest, ok := strings.CutPrefix(name, ".")
+	i := strings.IndexFunc(rest, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') })
+	if !ok || i <= 0 {
+		return false
+	}
+	tail := rest[i:]
+	if backup {
+		tail, ok = strings.CutPrefix(tail, "-")
+		if !ok || len(tail) < 16 || !isLowerHex(tail[:16]) {
+			return false
+		}
+		tail = tail[16:]
+	} else if tail, ok = strings.CutPrefix(tail, ".json"); !ok {
+		return false
+	}
+	return tail != "" && strings.Trim(tail, "0123456789") == ""
+}
+
+func isLowerHex(s string) bool {
+	return strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // HookBlock is implemented by a Wiring whose hook lines setup can read

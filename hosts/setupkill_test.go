@@ -259,8 +259,19 @@ func TestSetupKilledAfterExchange(t *testing.T) {
 // child it does not return.
 func setupKilledAt(t *testing.T, test string, seam *func(string)) (home, dir, user string, pid int) {
 	t.Helper()
+	return setupKilledAtPath(t, test, seam, "")
+}
+
+// setupKilledAtPath is setupKilledAt, the child SIGKILLing itself at seam
+// only for a path that holds when.
+func setupKilledAtPath(t *testing.T, test string, seam *func(string), when string) (home, dir, user string, pid int) {
+	t.Helper()
 	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_AT") == test {
-		*seam = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		*seam = func(p string) {
+			if strings.Contains(p, os.Getenv("BUNDLECTL_TEST_SETUP_KILL_WHEN")) {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
 		Setup(os.Getenv("BUNDLECTL_TEST_HOME"), fakeHost{os.Getenv("BUNDLECTL_TEST_DIR")}, SetupInput{})
 		t.Fatal("setup was not killed")
 	}
@@ -270,10 +281,54 @@ func setupKilledAt(t *testing.T, test string, seam *func(string)) (home, dir, us
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
-	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_AT="+test, "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_KILL_AT="+test, "BUNDLECTL_TEST_SETUP_KILL_WHEN="+when, "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the setup process was not SIGKILLed: %v\n%s", err, out)
 	}
 	return home, dir, user, cmd.Process.Pid
+}
+
+// TestSetupKilledWritingItsOwnFiles: a setup SIGKILLed with its backup,
+// or its record, in renameio's temporary file, before the rename, leaves
+// that file in $BUNDLECTL_HOME/setup/ (or its backups/), where it once
+// stayed for good, one for every such kill. The next setup removes it,
+// under the setup lock every writer there holds (so its writer is gone),
+// and keeps a file there of another name; --undo then restores the file.
+func TestSetupKilledWritingItsOwnFiles(t *testing.T) {
+	for _, c := range []struct{ name, when, dir, temp string }{
+		{"backup", string(filepath.Separator) + "backups" + string(filepath.Separator), "backups", ".fake-*"},
+		{"record", "fake.json", "", ".fake.json*"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home, dir, user, _ := setupKilledAtPath(t, "TestSetupKilledWritingItsOwnFiles", &testOnlySetupTempWritten, c.when)
+			where := filepath.Join(SetupDir(home), c.dir)
+			left, err := filepath.Glob(filepath.Join(where, c.temp))
+			if err != nil || len(left) != 1 {
+				t.Fatalf("the killed setup left %q in %s, want one temporary file", left, where)
+			}
+			if b, _ := os.ReadFile(user); string(b) != userSettings {
+				t.Fatalf("the killed setup changed the file:\n%s", b)
+			}
+			mine := filepath.Join(where, c.temp[:len(c.temp)-1]+"1.mine")
+			if err := os.WriteFile(mine, []byte("mine"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(left[0]); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s stayed after the next setup (%v)", left[0], err)
+			}
+			if _, err := os.Lstat(mine); err != nil {
+				t.Errorf("setup removed %s, not a temporary name of its own: %v", mine, err)
+			}
+			if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(user); string(b) != userSettings {
+				t.Errorf("undo left:\n%s", b)
+			}
+		})
+	}
 }
