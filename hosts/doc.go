@@ -91,7 +91,11 @@
 //     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux
 //     checked by exchanging the names: replaceChecked); a temporary file
 //     of a setup killed before its rename is removed by the next only when
-//     its name says setup's and its process is gone. It reads a JSON file as its host does
+//     its name says setup's and its writer is gone: the lock file beside
+//     it, which the writer holds locked for its lifetime, is not locked
+//     (a pid may be another namespace's). Setup's own record and backup
+//     temporaries are removed under the setup lock, which their writers
+//     hold. It reads a JSON file as its host does
 //     (JSONSyntax: Gemini CLI's with comments) and writes back every byte
 //     outside its own entries; each comment is kept, in its order, or the
 //     edit is refused (CommentError).

@@ -734,7 +734,7 @@ func keepReplaced(pending string) string {
 // (removeStalePending); on Linux the rename itself is checked too
 // (replaceChecked).
 func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bool) error {
-	f, err := createPending(p, mode)
+	f, lock, err := createPending(p, mode)
 	if err != nil {
 		return err
 	}
@@ -744,6 +744,9 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 			f.Close()
 			os.Remove(f.Name())
 		}
+		// After the temporary file: a lock file gone says its writer is.
+		os.Remove(lock.Name())
+		lock.Close()
 	}()
 	if err := f.Chmod(mode); err != nil { // the umask took bits of mode
 		return err
@@ -782,30 +785,109 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 // pendingMark is what the name of a temporary file of setup's holds
 // after "." and the configuration file's name, before the process id of
 // the setup writing it and a random part: ".settings.json.bundlectl-
-// setup-4242-1x9k". A file of this name whose process has gone was left
-// by a setup killed before its rename, and no one else's.
+// setup-4242-1x9k". Beside it, for as long as its writer runs, is its
+// lock file, the same name and ".lock", which the writer holds locked
+// (flock): a file of this name whose lock file is not locked was left by
+// a setup killed before its rename, and no one else's.
 const pendingMark = ".bundlectl-setup-"
 
+// lockSuffix ends the name of a temporary file's lock file.
+const lockSuffix = ".lock"
+
 // createPending creates p's temporary file, beside it (a rename stays on
-// one file system), owner-only until writeConfig gives it mode.
-func createPending(p string, mode fs.FileMode) (*os.File, error) {
+// one file system), owner-only until writeConfig gives it mode, and,
+// first, its lock file, locked, which the caller removes after the
+// temporary file and then closes.
+func createPending(p string, mode fs.FileMode) (f, lock *os.File, err error) {
 	prefix := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+pendingMark+strconv.Itoa(os.Getpid())+"-")
 	for range 100 {
-		f, err := os.OpenFile(prefix+strconv.FormatUint(rand.Uint64(), 36), os.O_RDWR|os.O_CREATE|os.O_EXCL, mode&0o600)
+		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		lock, err := lockPending(name + lockSuffix)
+		if errors.Is(err, errLockLost) || errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode&0o600)
+		if err == nil {
+			return f, lock, nil
+		}
+		os.Remove(lock.Name())
+		lock.Close()
 		if !errors.Is(err, fs.ErrExist) {
-			return f, err
+			return nil, nil, err
 		}
 	}
-	return nil, fmt.Errorf("no free temporary name beside %s", bundle.Quote(p))
+	return nil, nil, fmt.Errorf("no free temporary name beside %s", bundle.Quote(p))
+}
+
+// errLockLost is a lock file removed (by removeStalePending, which took
+// its lock first) between its create and its lock: the lock then holds
+// a file no one finds, and another name is taken.
+var errLockLost = errors.New("lock file removed before it was locked")
+
+// lockPending creates the lock file at name and locks it. A process's
+// lock is what tells it is running: its pid, in the name, may be one of
+// another pid namespace (a container's), which kill(pid, 0) here says
+// is gone; a lock is released by the system when its holder dies, in
+// any namespace, and seen through any name of the file's.
+func lockPending(name string) (*os.File, error) {
+	lock, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, errLockLost // a cleaner holds it, and removes it
+		}
+		return nil, err
+	}
+	held, err1 := lock.Stat()
+	there, err2 := os.Lstat(name)
+	if err1 != nil || err2 != nil || !os.SameFile(held, there) {
+		lock.Close()
+		return nil, errLockLost
+	}
+	return lock, nil
+}
+
+// pendingState is what the lock file of the temporary file name says of
+// its writer: running (its lock held), gone (not held: the lock file is
+// then held by the caller, through gone, who closes it), or no lock file
+// (one of a bundlectl that wrote none).
+func pendingState(name string) (running bool, gone *os.File, noLock bool) {
+	lock, err := os.OpenFile(name+lockSuffix, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil, true
+	}
+	if err != nil {
+		return true, nil, false // cannot tell: kept
+	}
+	if fi, err := lock.Stat(); err != nil || !fi.Mode().IsRegular() {
+		lock.Close()
+		return true, nil, false
+	}
+	if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		lock.Close()
+		return true, nil, false
+	}
+	return false, lock, false
 }
 
 // removeStalePending removes the temporary files of p that a setup
 // killed before its rename left beside it, and returns their names: only
-// those named by createPending whose process is gone (kill(pid, 0) says
-// there is none), so neither a file of the user's nor one of a setup
-// still writing (another home's, which takes another lock) is touched.
+// those named by createPending whose writer is gone, its lock file there
+// and not locked (a file of an older bundlectl, which wrote no lock
+// file: its process gone, kill(pid, 0) saying there is none), so
+// neither a file of the user's nor one of a setup still writing
+// (another home's, which takes another lock, in this pid namespace or
+// another) is touched. A lock file whose temporary file is gone, and
+// whose writer is, goes too.
 func removeStalePending(p string) []string {
-	ents, err := os.ReadDir(filepath.Dir(p))
+	dir := filepath.Dir(p)
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -816,17 +898,42 @@ func removeStalePending(p string) []string {
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
+		rest, isLock := strings.CutSuffix(rest, lockSuffix)
 		pidText, random, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !pendingRandom(random) || !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !pendingRandom(random) {
 			continue
 		}
-		name := filepath.Join(filepath.Dir(p), e.Name())
+		name := filepath.Join(dir, prefix+rest)
+		if isLock {
+			if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+				removeLockOfGone(name) // its temporary file's entry removes it otherwise
+			}
+			continue
+		}
+		running, gone, noLock := pendingState(name)
+		if running || noLock && !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+			continue
+		}
 		if os.Remove(name) == nil {
 			out = append(out, name)
 		}
+		if gone != nil {
+			os.Remove(name + lockSuffix)
+			gone.Close()
+		}
 	}
 	return out
+}
+
+// removeLockOfGone removes the lock file of the temporary file name when
+// its writer is gone (killed after its lock file was made and before its
+// temporary file was, or after it removed that).
+func removeLockOfGone(name string) {
+	if _, gone, _ := pendingState(name); gone != nil {
+		os.Remove(name + lockSuffix)
+		gone.Close()
+	}
 }
 
 // pendingRandom says whether s is the random part createPending writes

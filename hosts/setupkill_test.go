@@ -3,7 +3,10 @@
 package hosts
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,8 +165,8 @@ func testUndoKeepsAConcurrentWrite(t *testing.T, c setupCase) {
 }
 
 // TestSetupKilledPendingIsRemoved: a setup SIGKILLed with the new content
-// in its temporary file, before the rename, leaves that file beside the
-// settings file (the file itself whole, as it was). The next setup
+// in its temporary file, before the rename, leaves that file and its lock
+// file beside the settings file (the file itself whole, as it was). The next setup
 // removes it, and says so, where it once stayed there for good; it
 // leaves alone a file it cannot prove is such a one: a file of the
 // user's of a like name, and one of a setup whose process still runs.
@@ -173,8 +176,8 @@ func TestSetupKilledPendingIsRemoved(t *testing.T) {
 		t.Fatalf("the killed setup changed the file:\n%s", b)
 	}
 	left := pendingBeside(t, user)
-	if len(left) != 1 {
-		t.Fatalf("the killed setup left %q beside the file, want its one temporary file", left)
+	if len(left) != 2 || left[1] != left[0]+lockSuffix {
+		t.Fatalf("the killed setup left %q beside the file, want its one temporary file and its lock file", left)
 	}
 	// Not setup's to remove: the user's own files of a like name (one
 	// naming the killed process, gone, but not as setup names its
@@ -226,7 +229,7 @@ func pendingBeside(t *testing.T, p string) []string {
 func TestSetupKilledAfterExchange(t *testing.T) {
 	home, dir, user, _ := setupKilledAt(t, "TestSetupKilledAfterExchange", &testOnlyAfterExchange)
 	left := pendingBeside(t, user)
-	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") || len(left) != 1 {
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") || len(left) != 2 || left[1] != left[0]+lockSuffix {
 		t.Fatalf("the killed setup left %q beside the file, and the file:\n%s", left, b)
 	}
 	if b, _ := os.ReadFile(left[0]); string(b) != userSettings {
@@ -330,5 +333,107 @@ func TestSetupKilledWritingItsOwnFiles(t *testing.T) {
 				t.Errorf("undo left:\n%s", b)
 			}
 		})
+	}
+}
+
+// TestSetupPendingOfAnotherNamespaceKept: a setup still writing, whose
+// pid, in its temporary file's name, is one of another pid namespace (a
+// container's), so that kill(pid, 0) here says there is none, keeps its
+// temporary file: another setup (another $BUNDLECTL_HOME) once removed
+// it under it. A real second process holds its lock file; its pid in the
+// names is made one that is gone here (a process that ran and was
+// reaped), as another namespace's reads. Once that process is SIGKILLed,
+// the next setup removes both files. A temporary file without a lock
+// file (an older bundlectl's) whose process is gone is removed as before.
+func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
+	if os.Getenv("BUNDLECTL_TEST_SETUP_HOLD") != "" {
+		testOnlyPendingWritten = func(string) {
+			fmt.Println("pending")
+			io.ReadAll(os.Stdin) // until the test kills this process
+		}
+		Setup(os.Getenv("BUNDLECTL_TEST_HOME"), fakeHost{os.Getenv("BUNDLECTL_TEST_DIR")}, SetupInput{})
+		t.Fatal("setup was not killed")
+	}
+	home, other, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSetupPendingOfAnotherNamespaceKept$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_SETUP_HOLD=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	defer func() {
+		if !killed {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "pending\n" {
+		t.Fatalf("the writer said %q (%v), want it holding its temporary file", line, err)
+	}
+	left := pendingBeside(t, user)
+	if len(left) != 2 || left[1] != left[0]+lockSuffix {
+		t.Fatalf("beside the file: %q, want the writer's temporary file and its lock file", left)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(syscall.Kill(gone.Process.Pid, 0), syscall.ESRCH) {
+		t.Skipf("pid %d was taken again at once", gone.Process.Pid)
+	}
+	random := left[0][strings.LastIndex(left[0], "-")+1:]
+	prefix := filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(gone.Process.Pid)+"-")
+	pending := prefix + random
+	if err := os.Rename(left[0], pending); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(left[1], pending+lockSuffix); err != nil {
+		t.Fatal(err)
+	}
+	older := prefix + "older"
+	if err := os.WriteFile(older, []byte("an older bundlectl's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(other, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pendingBeside(t, user), []string{pending, pending + lockSuffix}; !slices.Equal(got, want) {
+		t.Fatalf("beside the file while the writer runs: %q, want %q", got, want)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	killed = true
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the writer was not SIGKILLed: %v", cmd.ProcessState)
+	}
+	// and a lock file alone, of a setup killed before it made its
+	// temporary file
+	if err := os.WriteFile(prefix+"lone"+lockSuffix, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Setup(other, fakeHost{dir}, SetupInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pendingBeside(t, user); len(got) != 0 {
+		t.Errorf("beside the file once the writer was killed: %q", got)
+	}
+	if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.Contains(n, filepath.Base(pending)+`"`) }) {
+		t.Errorf("setup did not say it removed %s: %+v", pending, res)
 	}
 }
