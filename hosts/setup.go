@@ -964,7 +964,13 @@ type UndoResult struct {
 	Removed  bool
 }
 
-// Undo takes back every file setup wrote for host.
+// Undo takes back every file setup wrote for host. Every file is read
+// and checked (planUndo) before any is written or removed: one refused
+// (read-only, hard links, in a directory not writable, its entries not
+// told apart) leaves every file as it was, where --undo once restored the
+// files before it and then stopped, and removed a file setup had created
+// from a directory made read-only (as root) or failed there with the
+// system's words (as another user).
 func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	unlock, err := lockSetup(home)
 	if err != nil {
@@ -975,6 +981,46 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	plans, err := planUndo(rec, host, in)
+	if err != nil {
+		return nil, err
+	}
+	var results []UndoResult
+	for _, pl := range plans {
+		if err := applyUndo(pl, host.Name()); err != nil {
+			return results, err
+		}
+		if pl.f.Backup != "" {
+			os.Remove(pl.f.Backup)
+		}
+		rec.Files = rec.Files[1:]
+		if err := writeRecord(home, host.Name(), rec); err != nil {
+			return results, err
+		}
+		results = append(results, pl.res)
+	}
+	os.Remove(recordPath(home, host.Name()))
+	return results, nil
+}
+
+// undoPlan is what --undo does to one file setup wrote, decided before
+// any is written: write next (with mode) in place of cur, or remove the
+// file, or leave it.
+type undoPlan struct {
+	f       SetupFile
+	res     UndoResult
+	cur     []byte
+	existed bool
+	curMode fs.FileMode // the file's now
+	write   bool
+	next    []byte
+	mode    fs.FileMode // what it is written with
+	remove  bool
+}
+
+// planUndo reads every file rec names and decides, and checks, what
+// --undo does to it, writing nothing: the first refusal is returned.
+func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 	// Each file's Strip, by its path, and by its name for a file setup
 	// wrote in another workspace (.mcp.json of a setup --workspace
 	// elsewhere): the one file of that name setup writes here, if one.
@@ -991,38 +1037,28 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 			}
 		}
 	}
-	var results []UndoResult
-	for len(rec.Files) > 0 {
-		f := rec.Files[0]
-		removeStalePending(f.Path)
+	var plans []undoPlan
+	for _, f := range rec.Files {
 		cur, mode, existed, err := readConfig(f.Path)
 		if err != nil {
-			return results, err
+			return nil, err
 		}
-		res := UndoResult{Path: f.Path}
+		pl := undoPlan{f: f, res: UndoResult{Path: f.Path}, cur: cur, existed: existed, curMode: mode, mode: mode}
 		switch {
 		case !f.Edited && (existed && digestOf(cur) == f.Written || !existed):
+			pl.res.Restored = true
 			if f.Existed {
 				old, err := os.ReadFile(f.Backup)
 				if err != nil {
-					return results, fmt.Errorf("the backup of %s: %w", bundle.Quote(f.Path), err)
+					return nil, fmt.Errorf("the backup of %s: %w", bundle.Quote(f.Path), err)
 				}
-				var m fs.FileMode = 0o600
-				fmt.Sscanf(f.Mode, "%o", &m)
-				if err := undoReplaceable(f.Path, mode, existed, host.Name(), in.Environ); err != nil {
-					return results, err
-				}
-				testOnlyBeforeConfigWrite(f.Path)
-				if err := writeConfig(f.Path, old, m, cur, existed); err != nil {
-					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
-				}
+				pl.mode = 0o600
+				fmt.Sscanf(f.Mode, "%o", &pl.mode)
+				pl.write, pl.next = true, old
 			} else if existed {
-				if err := os.Remove(f.Path); err != nil {
-					return results, err
-				}
-				res.Removed = true
+				pl.remove = true
+				pl.res.Removed = true
 			}
-			res.Restored = true
 		default:
 			s := strip[f.Path]
 			if c := byName[filepath.Base(f.Path)]; s == nil && len(c) == 1 {
@@ -1030,36 +1066,54 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 			}
 			if s == nil {
 				// Not the backup: it lacks the change made since.
-				return results, fmt.Errorf("%s changed since setup and bundlectl cannot tell its entries apart here: run setup --undo again with the workspace (--workspace) and environment setup ran with, or take bundlectl's entries out by hand", bundle.Quote(f.Path))
+				return nil, fmt.Errorf("%s changed since setup and bundlectl cannot tell its entries apart here: run setup --undo again with the workspace (--workspace) and environment setup ran with, or take bundlectl's entries out by hand", bundle.Quote(f.Path))
 			}
 			next, err := s(cur)
 			if err != nil {
-				return results, fmt.Errorf("%s: %w", bundle.Quote(f.Path), err)
+				return nil, fmt.Errorf("%s: %w", bundle.Quote(f.Path), err)
 			}
 			if old, err := os.ReadFile(f.Backup); f.Existed && err == nil {
 				next = layoutAsBefore(next, old)
 			}
-			if !bytes.Equal(next, cur) {
-				if err := undoReplaceable(f.Path, mode, existed, host.Name(), in.Environ); err != nil {
-					return results, err
-				}
-				testOnlyBeforeConfigWrite(f.Path)
-				if err := writeConfig(f.Path, next, mode, cur, existed); err != nil {
-					return results, &SetupFileError{Path: f.Path, Host: host.Name(), Err: err, Undo: true}
-				}
-			}
+			pl.write, pl.next = !bytes.Equal(next, cur), next
 		}
-		if f.Backup != "" {
-			os.Remove(f.Backup)
+		if err := undoWritable(pl, host.Name(), in.Environ); err != nil {
+			return nil, err
 		}
-		rec.Files = rec.Files[1:]
-		if err := writeRecord(home, host.Name(), rec); err != nil {
-			return results, err
-		}
-		results = append(results, res)
+		plans = append(plans, pl)
 	}
-	os.Remove(recordPath(home, host.Name()))
-	return results, nil
+	return plans, nil
+}
+
+// undoWritable refuses a file --undo would write (replaceable) or remove
+// (its directory not writable, as setup refuses to write there).
+func undoWritable(pl undoPlan, host string, environ []string) error {
+	switch {
+	case pl.write:
+		return undoReplaceable(pl.f.Path, pl.curMode, pl.existed, host, environ)
+	case pl.remove:
+		if err := writableDir(filepath.Dir(pl.f.Path)); err != nil {
+			return &SetupFileError{Path: pl.f.Path, Host: host, Err: err, Undo: true}
+		}
+	}
+	return nil
+}
+
+// applyUndo writes or removes one planned file.
+func applyUndo(pl undoPlan, host string) error {
+	removeStalePending(pl.f.Path)
+	switch {
+	case pl.write:
+		testOnlyBeforeConfigWrite(pl.f.Path)
+		if err := writeConfig(pl.f.Path, pl.next, pl.mode, pl.cur, pl.existed); err != nil {
+			return &SetupFileError{Path: pl.f.Path, Host: host, Err: err, Undo: true}
+		}
+	case pl.remove:
+		if err := os.Remove(pl.f.Path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // undoReplaceable is replaceable for a file --undo would write, as
