@@ -85,7 +85,9 @@
 //     one link in its plugin cache, removed when it exits; Gemini CLI gets
 //     a session GEMINI_CLI_HOME that links the user's own. Setup writes the
 //     user's files atomically, only when they change, keeps the previous
-//     content, and undoes exactly. It never writes a file the user made
+//     content, and undoes exactly. It (and --undo) checks every file it
+//     would write before it writes any, so a refusal leaves all as they
+//     were (planSetup, planUndo). It never writes a file the user made
 //     read-only, one in a directory made read-only or not the user's to
 //     write, or one with other hard links (ReadOnlyError,
 //     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux
