@@ -439,8 +439,9 @@ type SetupFileError struct {
 	// Gate: a settings file the host reads for its hook switches
 	// (HooksGate), which setup need not edit.
 	Gate bool
-	// Undo: the file is one setup --undo was restoring.
-	Undo bool
+	// Undo: the file is one setup --undo was restoring; Removes: by
+	// removing it (setup had created it).
+	Undo, Removes bool
 }
 
 func (e *SetupFileError) Error() string {
@@ -473,9 +474,9 @@ func (e *SetupFileError) Error() string {
 	case errors.As(e.Err, &ro):
 		return fmt.Sprintf("%s is read-only (mode %04o), so %s does not replace it, taking that as meant: to let it, make the file writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), ro.Mode, e.command(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &rd) && rd.Others:
-		return fmt.Sprintf("%s is %v, so %s does not write it: make the directory yours, or run %s as its owner (the hint shows whose it is), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.command(), e.command(), e.Host, e.undoFlag())
+		return fmt.Sprintf("%s is %v, so %s does not %s it: make the directory yours, or run %s as its owner (the hint shows whose it is), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.verb(), e.command(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &rd):
-		return fmt.Sprintf("%s is %v, so %s does not write it, taking that as meant: to let it, make the directory writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.command(), e.Host, e.undoFlag())
+		return fmt.Sprintf("%s is %v, so %s does not %s it, taking that as meant: to let it, make the directory writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.verb(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &hl):
 		return fmt.Sprintf("%s has %d hard links, and %s writes a new file in its place (so that one killed halfway leaves the old whole), which the file's other names would not get: they would keep its old content, and a host reading one of them would run what that holds; so %s does not write it: find the other names (the hint looks under %s), make each a symbolic link to this file (ln -sf), or this file a copy of its own, then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), hl.Links, e.command(), e.command(), bundle.Quote(hl.Under), e.command(), e.Host, e.undoFlag())
 	case errors.Is(e.Err, errNotRegular):
@@ -537,6 +538,14 @@ func (e *SetupFileError) command() string {
 		return "setup --undo"
 	}
 	return "setup"
+}
+
+// verb is what the command would do to the file.
+func (e *SetupFileError) verb() string {
+	if e.Removes {
+		return "remove"
+	}
+	return "write"
 }
 
 func (e *SetupFileError) undoFlag() string {
@@ -1093,7 +1102,7 @@ func undoWritable(pl undoPlan, host string, environ []string) error {
 		return undoReplaceable(pl.f.Path, pl.curMode, pl.existed, host, environ)
 	case pl.remove:
 		if err := writableDir(filepath.Dir(pl.f.Path)); err != nil {
-			return &SetupFileError{Path: pl.f.Path, Host: host, Err: err, Undo: true}
+			return &SetupFileError{Path: pl.f.Path, Host: host, Err: err, Undo: true, Removes: true}
 		}
 	}
 	return nil
