@@ -127,7 +127,7 @@ func ActiveBundles(home, workspace, host string) ([]*Bundle, []Notice, error) {
 }
 
 // Setup applies the adapter's edits: each file is written atomically
-// (renameio), its content before the first setup kept under
+// (a temporary file renamed into place), its content before the first setup kept under
 // $BUNDLECTL_HOME/setup/backups/, and a file whose content would not
 // change is not written at all. Every file is read, edited and checked
 // (planSetup) before any is written: one refused (read-only, hard links,
@@ -203,6 +203,11 @@ func planSetup(edits []FileEdit, host string, in SetupInput) ([]setupPlan, error
 		if err != nil {
 			return nil, &SetupFileError{Path: path, Host: host, Err: err}
 		}
+		if j := slices.IndexFunc(plans, func(pl setupPlan) bool { return pl.path == path }); j >= 0 {
+			// A file an earlier edit reaches too (through a link): this
+			// edit goes over what that one writes.
+			cur, mode, existed = plans[j].after()
+		}
 		next, err := e.Apply(cur)
 		if err != nil {
 			return nil, &SetupFileError{Path: path, Host: host, Err: err}
@@ -215,6 +220,18 @@ func planSetup(edits []FileEdit, host string, in SetupInput) ([]setupPlan, error
 		plans = append(plans, setupPlan{edit: e, path: path, cur: cur, next: next, mode: mode, existed: existed})
 	}
 	return plans, nil
+}
+
+// after is the file as applySetup leaves it: its content, mode, and
+// whether it exists.
+func (pl setupPlan) after() ([]byte, fs.FileMode, bool) {
+	switch {
+	case !pl.existed && pl.next == nil:
+		return nil, 0, false
+	case !pl.existed:
+		return pl.next, pl.edit.Mode, true
+	}
+	return pl.next, pl.mode, true
 }
 
 // applySetup writes one planned file, keeping rec (its backup, what setup

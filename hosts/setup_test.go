@@ -684,3 +684,51 @@ func TestSetupRefusesMissingDirInReadOnly(t *testing.T) {
 		t.Errorf("setup created a directory in the read-only one: %v", err)
 	}
 }
+
+// twoNamesHost wires one file through two of its edits: the user's file
+// and a link to it (a dotfile manager's), each adding its own entry.
+type twoNamesHost struct{ fakeHost }
+
+func (h twoNamesHost) Setup(in SetupInput) ([]FileEdit, error) {
+	entry := func(key string) func([]byte) ([]byte, error) {
+		return EditJSON(func(r *JSON) { ApplyNames(r, key, []string{"bundlectl"}) })
+	}
+	strip := func(key string) func([]byte) ([]byte, error) {
+		return EditJSON(func(r *JSON) { StripNames(r, key) })
+	}
+	return []FileEdit{
+		{Path: filepath.Join(h.dir, "user.json"), Mode: 0o600, Apply: entry("first"), Strip: strip("first")},
+		{Path: filepath.Join(h.dir, "link.json"), Mode: 0o600, Apply: entry("second"), Strip: strip("second")},
+	}, nil
+}
+
+// TestSetupOneFileTwoEdits: two edits that reach one file (one through a
+// link) are both written, the second over the first, as when setup wrote
+// each file as it came to it; checking every file before writing any must
+// not read the second from the file as it was before the first.
+func TestSetupOneFileTwoEdits(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(`{"theme": "dark"}`), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(user, filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, twoNamesHost{fakeHost{dir}}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(user)
+	if !strings.Contains(string(b), `"first"`) || !strings.Contains(string(b), `"second"`) {
+		t.Fatalf("setup left:\n%s\nwant both entries", b)
+	}
+	if fi, _ := os.Stat(user); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, want 0640 kept", fi.Mode())
+	}
+	if _, err := Undo(home, twoNamesHost{fakeHost{dir}}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != `{"theme": "dark"}` {
+		t.Errorf("undo left:\n%s", b)
+	}
+}
