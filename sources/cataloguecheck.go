@@ -103,6 +103,32 @@ func lastValue(ms []jsonobj.Member, key string) json.RawMessage {
 	return v
 }
 
+// withCatalogueHint gives a refusal of a marketplace's catalogue, or a
+// plugin it does not list, the command that shows the catalogue: the
+// lines naming the field refused, or every entry's name, in a local
+// one (withCatalogueLines); the catalogue itself, at the commit read, in
+// a git one (ShowGitFile), whose copy only git holds.
+func withCatalogueHint(err error, m *spec, g *gitRepo, commit, format string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Fix != "" {
+		return err
+	}
+	if m.kind != KindDir {
+		if g != nil {
+			e.Fix = ShowGitFile(g.remote, commit, catalogueFile(format))
+		}
+		return err
+	}
+	if errors.Is(err, ErrNotFound) {
+		p := filepath.Join(m.path, filepath.FromSlash(catalogueFile(format)))
+		if !hasControl(p) {
+			e.Fix = "grep -n -F -e " + bundle.ShellArg(`"name"`) + " " + bundle.ShellArg(p)
+		}
+		return err
+	}
+	return withCatalogueLines(err, m, format)
+}
+
 // withCatalogueLines gives the refusal of a field of a local
 // marketplace's catalogue (its Path "<file>: plugins[0].policy.installation")
 // the command that prints the lines naming that field, where the value

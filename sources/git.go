@@ -320,6 +320,20 @@ func LsRemote(remote string) string {
 	return "git ls-remote " + bundle.ShellArg(remote)
 }
 
+// ShowGitFile is the shell command that prints the file p (slash-
+// separated, relative to the repository's root) of commit in remote: it
+// fetches that one commit into a temporary repository, shows the file and
+// removes the repository. It is "" when LsRemote is (a remote that carries
+// a credential, or one no command may name as printed), or when commit is
+// not a full commit id.
+func ShowGitFile(remote, commit, p string) string {
+	if LsRemote(remote) == "" || !isCommit(commit) || hasControl(p) || strings.HasPrefix(p, "-") {
+		return ""
+	}
+	return `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- ` + bundle.ShellArg(remote) + " " + commit +
+		` && git -C "$d" show ` + bundle.ShellArg("FETCH_HEAD:"+p) + `; rm -rf "$d"`
+}
+
 // gitMessage keeps the lines of git's standard error that carry the
 // cause, escaped: a remote can write anything to our standard error (its
 // "remote:" lines), so it never reaches a terminal raw. git ends a failure

@@ -30,3 +30,22 @@ func TestLsRemoteNeverPrintsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// The command that shows a git marketplace's catalogue names the remote
+// only where git ls-remote may (never a credential) and only a full
+// commit id, so what it prints is what was read.
+func TestShowGitFileNeverPrintsCredentials(t *testing.T) {
+	const c = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct{ remote, commit, want string }{
+		{"file:///srv/m", c, `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- file:///srv/m ` + c + ` && git -C "$d" show FETCH_HEAD:.claude-plugin/marketplace.json; rm -rf "$d"`},
+		{"/srv/my market", c, `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- '/srv/my market' ` + c + ` && git -C "$d" show FETCH_HEAD:.claude-plugin/marketplace.json; rm -rf "$d"`},
+		{"https://ghp_secret@example.com/r", c, ""},
+		{"https://example.com/r.git?token=secret", c, ""},
+		{"https://example.com/r.git", "main", ""},
+		{"https://example.com/r.git", "", ""},
+	} {
+		if got := ShowGitFile(tc.remote, tc.commit, ".claude-plugin/marketplace.json"); got != tc.want {
+			t.Errorf("ShowGitFile(%q, %q) = %q, want %q", tc.remote, tc.commit, got, tc.want)
+		}
+	}
+}

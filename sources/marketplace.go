@@ -373,17 +373,17 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		}
 		c, err := parseCatalogue(format, data, s.display)
 		if err != nil {
-			return withCatalogueLines(err, m, format)
+			return withCatalogueHint(err, m, g, ms.Commit, format)
 		}
 		e, err = c.find(s.plugin, s.display, m.isLocal)
 		if errors.Is(err, ErrNotFound) {
 			if notFound == nil {
-				notFound = err
+				notFound = withCatalogueHint(err, m, g, ms.Commit, format)
 			}
 			continue
 		}
 		if err != nil {
-			return withCatalogueLines(err, m, format)
+			return withCatalogueHint(err, m, g, ms.Commit, format)
 		}
 		cat = c
 		break
