@@ -10,19 +10,16 @@ import (
 )
 
 // writeBareShape makes dir a directory git takes for a bare repository
-// (HEAD, objects, refs), under the letter case of head, and checks that
-// the system git does: the shape refused is the one git honours.
-func writeBareShape(t *testing.T, dir, head string) {
+// (HEAD, objects, refs), and checks that the system git does: the shape
+// refused is the one git honours.
+func writeBareShape(t *testing.T, dir string) {
 	t.Helper()
-	writeFile(t, filepath.Join(dir, head), "ref: refs/heads/main\n", 0o644)
+	writeFile(t, filepath.Join(dir, "HEAD"), "ref: refs/heads/main\n", 0o644)
 	writeFile(t, filepath.Join(dir, "config"), "[core]\n\tbare = true\n", 0o644)
 	for _, d := range []string{"objects", "refs"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if head != "HEAD" {
-		return // git on a case-sensitive file system looks for HEAD only
 	}
 	cmd := exec.Command("git", "rev-parse", "--absolute-git-dir")
 	cmd.Dir = filepath.Join(dir, "refs")
@@ -38,13 +35,12 @@ func writeBareShape(t *testing.T, dir, head string) {
 // is in a local directory, naming it, as a planted .git is. (A local
 // directory that is itself one is fetched as a git repository.)
 func TestFetchDirRefusesBareRepositoryShape(t *testing.T) {
-	for _, tc := range []struct{ name, at, head, want string }{
-		{"nested", "hooks/cache", "HEAD", "hooks/cache: the directory holds HEAD, objects and refs"},
-		{"folded case", "x", "head", "x: the directory holds"},
+	for _, tc := range []struct{ name, at, want string }{
+		{"nested", "hooks/cache", "hooks/cache: the directory holds HEAD, objects and refs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := plainPlugin(t)
-			writeBareShape(t, filepath.Join(dir, tc.at), tc.head)
+			writeBareShape(t, filepath.Join(dir, tc.at))
 			mustFail(t, Request{Source: dir}, Options{}, ErrRefused, tc.want, "bare git repository")
 		})
 	}
@@ -118,8 +114,8 @@ func TestFetchRefusesLinkedGitDirShape(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "kit.tar.gz")
 	sum := makeTarGz(t, p, []tmember{
 		{name: "kit/plugin.json", body: "{}"},
-		{name: "kit/a/b/Head", body: "ref: refs/heads/main\n"},
-		{name: "kit/a/b/CommonDir", body: "/elsewhere\n"},
+		{name: "kit/a/b/HEAD", body: "ref: refs/heads/main\n"},
+		{name: "kit/a/b/commondir", body: "/elsewhere\n"},
 	})
 	mustFail(t, Request{Source: p, SHA256: sum}, Options{}, ErrRefused, "a/b: the directory holds HEAD and commondir")
 }
@@ -134,5 +130,59 @@ func gitDirOf(t *testing.T, dir, ceiling string) {
 	out, err := cmd.Output()
 	if err != nil || strings.TrimSpace(string(out)) != dir {
 		t.Fatalf("git does not take %s for a git directory (%q, %v): the test's shape is wrong", dir, out, err)
+	}
+}
+
+// TestGitShapeUnderOtherCase: git opens HEAD, objects, refs and commondir
+// by those exact names. On Linux (a case-sensitive file system) a
+// directory holding head, Objects and Refs, or Head and CommonDir, is no
+// repository to git (the real git says so here), and a plugin may ship
+// one: it is kept. Where names fold (macOS, Windows: gitNamesFold) git
+// finds them, and the same trees are refused.
+func TestGitShapeUnderOtherCase(t *testing.T) {
+	if gitNamesFold {
+		t.Skip("names fold on this system")
+	}
+	bare := func(t *testing.T) string {
+		dir := plainPlugin(t)
+		fx := filepath.Join(dir, "testdata", "fixture")
+		writeFile(t, filepath.Join(fx, "head"), "ref: refs/heads/main\n", 0o644)
+		writeFile(t, filepath.Join(fx, "config"), "[core]\n\tfsmonitor = touch /tmp/pwned\n", 0o644)
+		writeFile(t, filepath.Join(fx, "Objects", "info", "packs"), "", 0o644)
+		writeFile(t, filepath.Join(fx, "Refs", "heads", "main"), "", 0o644)
+		notGitDir(t, filepath.Join(fx, "Refs"), filepath.Dir(dir))
+		return dir
+	}
+	linked := func(t *testing.T) (string, string) {
+		p := filepath.Join(t.TempDir(), "kit.tar.gz")
+		return p, makeTarGz(t, p, []tmember{
+			{name: "kit/plugin.json", body: "{}"},
+			{name: "kit/a/b/Head", body: "ref: refs/heads/main\n"},
+			{name: "kit/a/b/CommonDir", body: "/elsewhere\n"},
+		})
+	}
+	t.Run("kept where git opens exact names", func(t *testing.T) {
+		mustFetch(t, Request{Source: bare(t)}, Options{})
+		p, sum := linked(t)
+		mustFetch(t, Request{Source: p, SHA256: sum}, Options{})
+	})
+	t.Run("refused where names fold", func(t *testing.T) {
+		gitNamesFold = true
+		defer func() { gitNamesFold = false }()
+		mustFail(t, Request{Source: bare(t)}, Options{}, ErrRefused, "testdata/fixture: the directory holds HEAD, objects and refs", "bare git repository")
+		p, sum := linked(t)
+		mustFail(t, Request{Source: p, SHA256: sum}, Options{}, ErrRefused, "a/b: the directory holds HEAD and commondir")
+	})
+}
+
+// notGitDir checks that the system git, started in dir, finds no
+// repository there or above it (up to ceiling).
+func notGitDir(t *testing.T, dir, ceiling string) {
+	t.Helper()
+	cmd := exec.Command("git", "rev-parse", "--absolute-git-dir")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES="+ceiling)
+	if out, err := cmd.Output(); err == nil {
+		t.Fatalf("git takes %s for a repository (%q): the test's shape is wrong", dir, out)
 	}
 }

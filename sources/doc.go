@@ -147,8 +147,10 @@
 //     repository's directory (IsGitDirName, as git's own check of a
 //     received tree refuses it: its config would run for any git command
 //     started there), a directory shaped as a bare repository under any
-//     other name (HEAD beside objects and refs, under case folding: git
-//     takes it for one, from it or below it) or as a linked worktree's
+//     other name (HEAD beside objects and refs: git takes it for one, from
+//     it or below it; names compared as git finds them: exactly on Linux,
+//     unless the file system finds them under another case there, and
+//     under case folding elsewhere: gitNamesFold) or as a linked worktree's
 //     git directory (HEAD beside commondir, which names where git finds
 //     its objects, refs and config), the same path twice, device
 //     files, FIFOs, sockets, and trees over the bundle limits (entries,

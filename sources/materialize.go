@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -325,9 +326,6 @@ func (t *tree) finish() error {
 		sort.Strings(missing)
 		return t.refuse(missing[0], "the %s did not deliver this file", t.what)
 	}
-	if d, shape, ok := t.gitDirectory(); ok {
-		return t.refuse(d, "the directory holds %s, which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it", shape)
-	}
 	for _, l := range t.pending {
 		if err := t.checkLink(l); err != nil {
 			return err
@@ -336,8 +334,23 @@ func (t *tree) finish() error {
 			return fmt.Errorf("create link %s: %w", bundle.Quote(l.path), err)
 		}
 	}
+	// Last, once every entry is on disk: where the file system finds a
+	// name under another letter case, it finds a link's too.
+	if d, shape, ok := t.gitDirectory(); ok {
+		return t.refuse(d, "the directory holds %s, which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it", shape)
+	}
 	return nil
 }
+
+// gitNamesFold says that git finds HEAD, objects, refs and commondir
+// under any letter case (and other names CollisionKey folds together)
+// wherever the tree may end up: so on macOS and Windows, whose file
+// systems compare names that way by default, and where a tree fetched on
+// a case-sensitive volume may later be copied to one that is not. On
+// Linux git opens those exact names, and a file system finds them under
+// another case only in a case-folding directory (ext4 or tmpfs casefold,
+// vfat, CIFS): the tree itself is asked (gitFinds). A test sets it.
+var gitNamesFold = runtime.GOOS != "linux"
 
 // gitDirectory returns the first directory of the tree (by path; "." for
 // the root) that git would take for a git directory, and what makes it
@@ -346,8 +359,8 @@ func (t *tree) finish() error {
 // them, so any kind counts), or beside commondir (a linked worktree's
 // git directory: git looks for objects and refs, and reads the config,
 // in the directory commondir names, which may be anywhere, the tree's
-// own root included). Names are compared under case folding, as a
-// case-insensitive file system (macOS) finds them. The name ".git" is
+// own root included). Names are compared as git finds them (gitFinds):
+// exactly, and under case folding where a file system may fold them. The name ".git" is
 // refused on its own (IsGitDirName); this is the same repository under
 // any other name, which git finds when a command starts in it or below
 // it.
@@ -355,13 +368,13 @@ func (t *tree) gitDirectory() (dir, shape string, ok bool) {
 	var dirs []string
 	shapes := map[string]string{}
 	for p, k := range t.kinds {
-		if k != kindDir || !t.holds(p, "HEAD", kindFile, kindLink) {
+		if k != kindDir || !t.gitFinds(p, "HEAD", kindFile, kindLink) {
 			continue
 		}
 		switch {
-		case t.holds(p, "objects") && t.holds(p, "refs"):
+		case t.gitFinds(p, "objects") && t.gitFinds(p, "refs"):
 			shapes[p] = "HEAD, objects and refs, the shape of a bare git repository"
-		case t.holds(p, "commondir"):
+		case t.gitFinds(p, "commondir"):
 			shapes[p] = "HEAD and commondir, the shape of a linked worktree's git directory (its objects, refs and config are where commondir says)"
 		default:
 			continue
@@ -378,14 +391,26 @@ func (t *tree) gitDirectory() (dir, shape string, ok bool) {
 	return dirs[0], shapes[dirs[0]], true
 }
 
-// holds reports whether the directory dir (clean) has an entry named name
-// under case folding, of one of kinds (any kind when none is given).
-func (t *tree) holds(dir, name string, kinds ...entryKind) bool {
+// gitFinds reports whether git, opening name in the directory dir
+// (clean), finds an entry of the tree of one of kinds (any kind when none
+// is given): one of that exact name, or of a name CollisionKey folds
+// together with it where gitNamesFold says names fold, or where the file
+// system the tree is written on resolves name to that entry (a
+// case-folding directory on Linux).
+func (t *tree) gitFinds(dir, name string, kinds ...entryKind) bool {
 	got, ok := t.keys[dir+"\x00"+CollisionKey(name)]
-	if !ok {
+	if !ok || len(kinds) > 0 && !slices.Contains(kinds, t.kinds[pathJoin(dir, got)]) {
 		return false
 	}
-	return len(kinds) == 0 || slices.Contains(kinds, t.kinds[pathJoin(dir, got)])
+	if got == name || gitNamesFold {
+		return true
+	}
+	asked, err := t.root.Lstat(pathJoin(dir, name))
+	if err != nil {
+		return false
+	}
+	held, err := t.root.Lstat(pathJoin(dir, got))
+	return err == nil && os.SameFile(asked, held)
 }
 
 func (t *tree) checkLink(l pendingLink) error {
