@@ -382,8 +382,13 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		if swapped {
 			// Put the old tree back: the state still records it.
 			if rerr := h.undoExchange(res.Name, b.Name); rerr != nil {
+				// The directory keeps the fetched tree, which the note
+				// written before the swap lets the next update record:
+				// moving the old tree "back" onto it would put it
+				// inside, an edit the next update refuses.
 				keepHolder = true
-				return nil, fmt.Errorf("%w; and the directory could not be put back (%v): it is at %s, move it back to %s", stateErr(err), rerr, bundle.Quote(dir), bundle.Quote(b.Dir))
+				return nil, fmt.Errorf("%w; and the tree that was in place could not be put back (%v). %s holds the fetched tree, not recorded yet: nothing that runs changed (a trusted bundle keeps running its reviewed snapshot, and the fetched tree is an update pending review). Once the state can be written, bundlectl update %s records it; the tree that was in place is kept at %s until bundlectl gc removes it",
+					stateErr(err), rerr, bundle.Quote(b.Dir), bundle.ShellArg(name), bundle.Quote(dir))
 			}
 		}
 		return nil, stateErr(err)
