@@ -111,10 +111,14 @@
 // own process group, killed with every helper it started when the fetch
 // times out (Options.Timeout, default DefaultTimeout); the error names the
 // source. When bundlectl dies (even of SIGKILL, Linux) git gets the
-// parent-death signal, but only git: the helpers it started (upload-pack,
-// index-pack, remote-https, ssh) are not signalled and run on until they
-// find git gone (a closed pipe), or, for one waiting on the network, until
-// that wait ends. A repository whose transfer
+// parent-death signal; so that the helpers it started (upload-pack,
+// pack-objects, index-pack, remote-https, ssh) die with it, git starts as
+// the init of a PID namespace of its own (a user and PID namespace
+// without CAP_SYS_ADMIN, mapping only this process's ids), whose end the
+// kernel ends everything in — an ssh ControlPersist master too — where
+// the system lets this process make one (probed once); elsewhere they run
+// on until they find git gone (a closed pipe) or their network wait ends.
+// A repository whose transfer
 // grows beyond four times the total-size limit (plus 64 MiB) is stopped.
 //
 // # Invariants
@@ -129,7 +133,8 @@
 //     on a bare repository named relative to it, with PWD naming that
 //     descriptor, so the absolute paths git gives its lock files go
 //     through it too. ssh, which may outlive git (a ControlPersist
-//     master), starts in / without that descriptor. Every other program
+//     master, where git runs in no PID namespace), starts in / without
+//     that descriptor. Every other program
 //     git starts keeps it; git waits for each, and on Linux, once git has
 //     exited (and before it is reaped), what is left of its process group
 //     — a helper that outlived a git killed from outside — is killed.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -12,9 +13,80 @@ import (
 
 // procAttr puts git in its own process group, so a cancelled fetch kills
 // git and every helper it started (remote-https, ssh, upload-pack), and
-// kills git when bundlectl itself dies.
+// kills git when bundlectl itself dies (Pdeathsig) — even of SIGKILL. So
+// that its helpers die with it then too (no bundlectl is left to kill
+// the group), git starts, where this process may make one, as the init of
+// a PID namespace of its own (gitNamespaces): when it exits or is killed,
+// the kernel kills everything in the namespace. (The harness starts
+// bundle tools the same way.)
 func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	switch gitNamespaces() {
+	case nsPID:
+		a.Cloneflags = syscall.CLONE_NEWPID
+	case nsUserPID:
+		userPIDNamespace(a)
+	}
+	return a
+}
+
+// The namespaces git may start in.
+const (
+	nsNone    = iota // the process group alone
+	nsPID            // a PID namespace (CAP_SYS_ADMIN)
+	nsUserPID        // a user and a PID namespace (unprivileged user namespaces)
+)
+
+// userPIDNamespace makes a a user and PID namespace's, mapping only this
+// process's own ids onto themselves: git keeps its uid and gid, and sees
+// every other owner as the overflow id, as it already differs from its
+// own; exec of a non-root uid drops the namespace's capabilities.
+func userPIDNamespace(a *syscall.SysProcAttr) {
+	a.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+}
+
+var gitNS struct {
+	sync.Mutex
+	decided bool
+	level   int
+}
+
+// gitNamespaces is the strongest level this process can start git at,
+// found once: a PID namespace, else a user and PID namespace, else none
+// (a kernel, seccomp or LSM policy refusing them,
+// user.max_user_namespaces 0). A test may set it (setGitNamespaces).
+func gitNamespaces() int {
+	gitNS.Lock()
+	defer gitNS.Unlock()
+	if !gitNS.decided {
+		gitNS.level, gitNS.decided = nsNone, true
+		for _, l := range []int{nsPID, nsUserPID} {
+			if namespaceWorks(l) {
+				gitNS.level = l
+				break
+			}
+		}
+	}
+	return gitNS.level
+}
+
+// namespaceWorks reports whether a child can be cloned into the
+// namespaces of level l, by cloning one that execs a path that cannot
+// exist (nothing under a character device): nothing runs.
+func namespaceWorks(l int) bool {
+	a := &syscall.SysProcAttr{}
+	switch l {
+	case nsPID:
+		a.Cloneflags = syscall.CLONE_NEWPID
+	case nsUserPID:
+		userPIDNamespace(a)
+	}
+	const nowhere = "/dev/null/bundlectl-git-namespace-probe"
+	_, err := syscall.ForkExec(nowhere, []string{nowhere}, &syscall.ProcAttr{Dir: "/", Env: []string{}, Sys: a})
+	return err == syscall.ENOTDIR || err == syscall.ENOENT
 }
 
 // procSelfFD is where a process finds its descriptors by number; a test
