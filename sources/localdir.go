@@ -44,6 +44,9 @@ func withListing(err error, base, under string) error {
 		return err
 	}
 	dir := filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(path.Dir(e.Path)))
+	if errors.Is(err, errGitShape) {
+		dir = filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(e.Path))
+	}
 	if hasControl(dir) {
 		return err
 	}

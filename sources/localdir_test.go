@@ -259,6 +259,11 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 	m.write("plugins/q/.claude-plugin/plugin.json", "{}")
 	os.Symlink("/etc/passwd", filepath.Join(m.dir, "plugins/q/lnk"))
 	os.Symlink(d, filepath.Join(m.dir, "plugins/linked"))
+	// a directory shaped as a bare repository: its own listing, where
+	// HEAD, objects and refs show
+	bare := filepath.Join(t.TempDir(), "fixture")
+	writeFile(t, filepath.Join(bare, ".claude-plugin/plugin.json"), "{}", 0o644)
+	writeBareShape(t, filepath.Join(bare, "testdata", "repo"))
 	for _, c := range []struct {
 		q          Request
 		hint, show string
@@ -267,6 +272,7 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 		{Request{Source: "p@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins"), "linked -> " + d},
 		{Request{Source: out}, "ls -la -- " + out, "lnk -> /etc/passwd"}, // refused once the tree is complete
 		{Request{Source: "q@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins/q"), "lnk -> /etc/passwd"},
+		{Request{Source: bare}, "ls -la -- " + filepath.Join(bare, "testdata/repo"), "HEAD"},
 	} {
 		err := mustFail(t, c.q, Options{}, ErrRefused)
 		var e *Error

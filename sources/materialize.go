@@ -337,10 +337,16 @@ func (t *tree) finish() error {
 	// Last, once every entry is on disk: where the file system finds a
 	// name under another letter case, it finds a link's too.
 	if d, shape, ok := t.gitDirectory(); ok {
-		return t.refuse(d, "the directory holds %s, which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it", shape)
+		return &Error{Source: t.src, Path: d, Err: errGitShape,
+			Reason: "the directory holds " + shape + ", which a fetched tree may not hold: git takes such a directory (and every directory below it) for a repository and would run its configuration for any git command started in it"}
 	}
 	return nil
 }
+
+// errGitShape wraps ErrRefused: a directory of the tree has a git
+// directory's shape (gitDirectory). Its listing is that directory's own,
+// where the names that make the shape show (withListing).
+var errGitShape = fmt.Errorf("%w: a git directory's shape", ErrRefused)
 
 // gitNamesFold says that git finds HEAD, objects, refs and commondir
 // under any letter case (and other names CollisionKey folds together)
