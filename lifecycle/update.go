@@ -387,8 +387,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 				// moving the old tree "back" onto it would put it
 				// inside, an edit the next update refuses.
 				keepHolder = true
-				return nil, fmt.Errorf("%w; and the tree that was in place could not be put back (%v). %s holds the fetched tree, not recorded yet: nothing that runs changed (a trusted bundle keeps running its reviewed snapshot, and the fetched tree is an update pending review). Once the state can be written, bundlectl update %s records it; the tree that was in place is kept at %s until bundlectl gc removes it",
-					stateErr(err), rerr, bundle.Quote(b.Dir), bundle.ShellArg(name), bundle.Quote(dir))
+				return nil, unrestoredUpdate(name, b.Dir, dir, stateErr(err), rerr)
 			}
 		}
 		return nil, stateErr(err)
@@ -397,6 +396,25 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		m.dropFinishedSwap(b.ID)
 	}
 	return up, nil
+}
+
+// unrestoredUpdate is the failure of the update of the bundle name whose
+// state write failed (err) after the fetched tree was swapped into its
+// directory bDir, and whose putting back of the old tree, now at aside,
+// failed too (rerr). The directory keeps the fetched tree, which the
+// next update records (the tree is what the source brings, or the note
+// written before the swap says so): moving the old tree "back" onto it
+// would put it inside, an edit the next update refuses. The hint is the
+// state error's own (what makes the state writable) or that update.
+func unrestoredUpdate(name, bDir, aside string, err, rerr error) error {
+	fix := "bundlectl update " + bundle.ShellArg(name)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fix = h.Hint()
+	}
+	return &SourceError{Fix: fix, Err: err,
+		Reason: fmt.Sprintf("%v; and the tree that was in place could not be put back (%v). %s holds the fetched tree, not recorded yet: nothing that runs changed (a trusted bundle keeps running its reviewed snapshot, and the fetched tree is an update pending review). Once the state can be written, bundlectl update %s records it; the tree that was in place is kept at %s until bundlectl gc removes it",
+			err, rerr, bundle.Quote(bDir), bundle.ShellArg(name), bundle.Quote(aside))}
 }
 
 // ownerRefusedOnUpdate refuses the update of the bundle name from a Claude

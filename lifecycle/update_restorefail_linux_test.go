@@ -107,6 +107,10 @@ func TestUpdateWhoseRestoreFailsLeavesUpdatePendingReview(t *testing.T) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
 	}
+	var h interface{ Hint() string }
+	if !errors.As(err, &h) || h.Hint() == "" {
+		t.Errorf("the error has no hint: %v", err)
+	}
 	if strings.Contains(msg, "move it back to") {
 		t.Errorf("the error tells to move the old tree onto the directory, which holds the fetched tree (mv would put it inside): %v", err)
 	}
