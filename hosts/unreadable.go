@@ -88,13 +88,8 @@ func (e *UnreadableError) at() string {
 
 // Hint is the command that makes path readable as printed: UTF-16
 // rewritten as UTF-8 (iconv takes the byte order mark for the byte order
-// and writes none, as Claude Code reads UTF-8 without one), through a
-// file beside it so that the file is never half written; otherwise the
-// line to change. The file beside it is first a copy keeping the
-// settings file's mode (cp -p), which iconv's output then replaces in
-// place: created by the shell's redirection, it got the umask's mode,
-// 0644, and mv made a 0600 settings file, which may hold API keys in its
-// env, readable by every user.
+// and writes none, as Claude Code reads UTF-8 without one), as
+// recodeHint says; otherwise the line to change.
 func (e *UnreadableError) Hint(path string) string {
 	if e.Why == BeyondUTF16 {
 		return recodeHint(path, "UTF-16", false)
@@ -105,16 +100,26 @@ func (e *UnreadableError) Hint(path string) string {
 	return "cat " + bundle.ShellArg(path)
 }
 
-// recodeHint rewrites path from the encoding from as UTF-8, as Hint says:
-// from its fourth byte on when skipUTF8BOM, since iconv takes a UTF-8
-// byte order mark before from's own for text and fails on it.
+// recodeHint rewrites path from the encoding from as UTF-8: from its
+// fourth byte on when skipUTF8BOM, since iconv takes a UTF-8 byte order
+// mark before from's own for text and fails on it. iconv writes a file
+// beside it, which is first a copy keeping the settings file's mode
+// (cp -p): created by the shell's redirection it got the umask's 0644,
+// and a settings file kept 0600, which may hold API keys in its env,
+// became readable by every user. That file is then copied into path
+// (cat … >), not moved onto it: a settings.json that is a symbolic link
+// (a dotfiles repository's) stays one, its target converted and keeping
+// its own mode, where mv put a plain file in the link's place and left
+// the target as it was. Should the copy stop halfway, the whole UTF-8
+// text is still in the file beside it; only when it is done does rm
+// take that file away.
 func recodeHint(path, from string, skipUTF8BOM bool) string {
 	tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
 	recode := fmt.Sprintf("iconv -f %s -t UTF-8 %s > %s", from, p, tmp)
 	if skipUTF8BOM {
 		recode = fmt.Sprintf("tail -c +4 %s | iconv -f %s -t UTF-8 > %s", p, from, tmp)
 	}
-	return fmt.Sprintf("cp -p %s %s && %s && mv %s %s", p, tmp, recode, tmp, p)
+	return fmt.Sprintf("cp -p %s %s && %s && cat %s > %s && rm -f %s", p, tmp, recode, tmp, p, tmp)
 }
 
 // EncodingError is why a settings file its host ignores whole does not

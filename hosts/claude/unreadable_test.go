@@ -52,7 +52,7 @@ func TestListUnreadableSettings(t *testing.T) {
 		t.Errorf("Message = %q, want the file named, UTF-16 said, and not that the lines are gone", msg)
 	}
 	q := bundle.ShellArg(settings)
-	if want := "cp -p " + q + " " + bundle.ShellArg(settings+".utf8") + " && iconv -f UTF-16 -t UTF-8 " + q + " > " + bundle.ShellArg(settings+".utf8") + " && mv " + bundle.ShellArg(settings+".utf8") + " " + q; st.Fix() != want {
+	if want := "cp -p " + q + " " + bundle.ShellArg(settings+".utf8") + " && iconv -f UTF-16 -t UTF-8 " + q + " > " + bundle.ShellArg(settings+".utf8") + " && cat " + bundle.ShellArg(settings+".utf8") + " > " + q + " && rm -f " + bundle.ShellArg(settings+".utf8"); st.Fix() != want {
 		t.Errorf("Fix = %q, want %q", st.Fix(), want)
 	}
 	// Setup refuses the file with the same hint.
@@ -203,7 +203,7 @@ func TestReadSettingsUTF32(t *testing.T) {
 			t.Fatalf("big-endian %v: readSettings error %v, want a SyntaxError naming UTF-32", be, err)
 		}
 		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
-		if want := "cp -p " + q + " " + tmp + " && iconv -f UTF-32 -t UTF-8 " + q + " > " + tmp + " && mv " + tmp + " " + q; hosts.SyntaxHint(se, p) != want {
+		if want := "cp -p " + q + " " + tmp + " && iconv -f UTF-32 -t UTF-8 " + q + " > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hosts.SyntaxHint(se, p) != want {
 			t.Errorf("big-endian %v: hint %q, want %q", be, hosts.SyntaxHint(se, p), want)
 		}
 	}
@@ -234,7 +234,7 @@ func TestReadSettingsBehindUTF8BOM(t *testing.T) {
 			t.Fatalf("%s: readSettings error %v, want a SyntaxError naming %s behind a UTF-8 mark", c.name, err, c.encoding)
 		}
 		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
-		if want := "cp -p " + q + " " + tmp + " && tail -c +4 " + q + " | iconv -f " + c.encoding + " -t UTF-8 > " + tmp + " && mv " + tmp + " " + q; hosts.SyntaxHint(se, p) != want {
+		if want := "cp -p " + q + " " + tmp + " && tail -c +4 " + q + " | iconv -f " + c.encoding + " -t UTF-8 > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hosts.SyntaxHint(se, p) != want {
 			t.Errorf("%s: hint %q, want %q", c.name, hosts.SyntaxHint(se, p), want)
 		}
 	}
