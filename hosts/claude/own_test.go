@@ -303,7 +303,7 @@ func TestLaunchExclusiveRefuses(t *testing.T) {
 		// TestExecClaudeExclusiveCarriedUnmodelledDrop).
 		{"--settings with an unmodelled hook field", nil, []string{"--settings", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "notAField": "s"}]}]}}`}, "--settings"},
 		{"--settings with an http hook", nil, []string{"--settings", `{"hooks": {"PermissionRequest": [{"hooks": [{"type": "http", "url": "http://xn--a-/x"}]}]}}`}, "--settings"},
-		{"--settings with a marketplace listing plugins", nil, []string{"--settings", `{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`}, "--settings"},
+		{"--settings with a marketplace listing a plugin of an unknown kind", nil, []string{"--settings", `{"extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": "o/r", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`}, "--settings"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,8 +32,9 @@ import (
 // first (nullReads), and below permissions, env, enabledPlugins,
 // statusLine, extraKnownMarketplaces and three hook events what
 // settingsShapes says. A value deeper in that the shapes leave alone (an
-// http hook's url past what urlShape can tell, the plugins a marketplace
-// source lists), a key with a fallback, or a key the tables do not name
+// http hook's url past what urlShape can tell, a plugin of a kind Claude
+// Code does not know listed by a marketplace source of another known
+// kind than "settings"), a key with a fallback, or a key the tables do not name
 // counts as read. That errs one way on purpose: exec counts a dropped
 // file's switches for nothing, and a file taken for dropped that Claude
 // Code reads could hold the true that keeps the views' guards from
@@ -516,6 +517,68 @@ func (o ifString) check(v any) *failure {
 // other kind, for which the file's schema check then fails).
 var marketplaceKinds = oneOf{"directory", "file", "git", "github", "hostPattern", "npm", "pathPattern", "settings", "skills-dir", "url"}
 
+// pluginKinds are the kinds of a plugin's source, listed in a
+// marketplace source's "plugins", that Claude Code 2.1.332's
+// extraKnownMarketplaces check knows ("unsupported" too, which its
+// schema refuses in a settings file): it keeps an entry that fails its
+// schema and lists a plugin whose source names another kind, for which
+// the file's schema check then fails.
+var pluginKinds = []string{"archive", "command", "git-subdir", "github", "npm", "unsupported", "url"}
+
+// pluginKindWant is what a plugin's source kind may be in a settings
+// file: pluginKinds but "unsupported".
+var pluginKindWant = oneOf{"archive", "command", "git-subdir", "github", "npm", "url"}
+
+// marketplaceEntry is what Claude Code 2.1.332 drops a settings file for
+// in an entry of extraKnownMarketplaces (the function of its bundle that
+// warns "Invalid marketplace entry was ignored"): it takes out an entry
+// that fails the entry's schema, with a warning, but keeps, and then
+// drops the file for, one whose source names a kind it does not know,
+// and one whose source lists a plugin of a kind it does not know
+// (unknownPlugin), whatever the source's own kind. The model says drops
+// for the second only where the entry surely fails: the source names no
+// kind, or one that is no string, or "settings", whose plugins the
+// schema checks (each tried, testdata/schema_vectors.txt). Of any other
+// kind, the source's other fields decide, which the model does not
+// check: it reads, and unvouched names it.
+type marketplaceEntry struct{}
+
+func (marketplaceEntry) check(v any) *failure {
+	entry, _ := v.(map[string]any)
+	source, ok := entry["source"].(map[string]any)
+	if !ok {
+		return nil // taken out, or read
+	}
+	kind, named := source["source"].(string)
+	if named {
+		if f := marketplaceKinds.check(kind); f != nil {
+			return f.at("source").at("source")
+		}
+	}
+	i, pluginKind := unknownPlugin(source)
+	if i < 0 || named && kind != "settings" {
+		return nil
+	}
+	return pluginKindWant.check(pluginKind).at("source").at("source").at(i).at("plugins").at("source")
+}
+
+// unknownPlugin is the index of the first plugin a marketplace source
+// lists whose source is an object naming a kind (a string) that is not
+// one of pluginKinds, and that kind; -1 when there is none. Claude Code
+// looks no further: a plugin that is no object, a source that is a
+// string ("./x") or names no string kind do not count.
+func unknownPlugin(source map[string]any) (int, string) {
+	plugins, _ := source["plugins"].([]any)
+	for i, p := range plugins {
+		plugin, _ := p.(map[string]any)
+		ps, _ := plugin["source"].(map[string]any)
+		if kind, ok := ps["source"].(string); ok && !slices.Contains(pluginKinds, kind) {
+			return i, kind
+		}
+	}
+	return -1, ""
+}
+
 // hookEntry is one hook of a settings file's hooks: an object whose
 // type names one of the five kinds, and whose fields hookKinds names
 // each have their shape (each tried with the real CLI,
@@ -652,9 +715,9 @@ func urlVouched(s string) bool {
 // the model cannot vouch Claude Code reads too, or "": a field of a hook
 // under a strictHookEvents event the model does not check (or an http
 // hook's url the model cannot vouch the WHATWG URL parser takes:
-// urlVouched), or a
-// marketplace source that lists plugins (one of a kind Claude Code does
-// not know drops the file). exec --exclusive refuses to carry such a
+// urlVouched), or a marketplace source of a known kind other than
+// "settings" that lists a plugin of a kind Claude Code does not know
+// (pluginListingSource). exec --exclusive refuses to carry such a
 // --settings into its own, since a drop would take the entries that turn
 // the user's plugins off down with it.
 func unvouched(m map[string]any) string {
@@ -678,15 +741,21 @@ func unvouched(m map[string]any) string {
 }
 
 // pluginListingSource is the first marketplace of m whose source lists
-// plugins, as "extraKnownMarketplaces.<name>.source.plugins", or "".
+// a plugin of a kind Claude Code does not know (unknownPlugin), as
+// "extraKnownMarketplaces.<name>.source.plugins[<i>].source.source", or
+// "": in a file schemaDrop reads, its source is of a known kind other
+// than "settings", and whether Claude Code keeps the entry, and drops
+// the file, turns on the source's other fields, which the model does
+// not check ({"source": "github", "repo": 5} drops it). A source listing
+// none such Claude Code takes out or reads, as schemaDrop says.
 func pluginListingSource(m map[string]any) string {
 	for _, key := range []string{"additionalMarketplaces", "extraKnownMarketplaces"} {
 		entries, _ := m[key].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(entries)) {
 			entry, _ := entries[name].(map[string]any)
 			source, _ := entry["source"].(map[string]any)
-			if _, ok := source["plugins"]; ok {
-				return key + "." + name + ".source.plugins"
+			if i, _ := unknownPlugin(source); i >= 0 {
+				return fmt.Sprintf("%s.%s.source.plugins[%d].source.source", key, name, i)
 			}
 		}
 	}
@@ -730,16 +799,17 @@ var permissionModes = oneOf{"acceptEdits", "auto", "bypassPermissions", "default
 // read, a 5 or "Bash(", first), the values of env (it turns a number or a
 // boolean into a string), the fields of a hook hookKinds does not name
 // and an http hook's url past what urlShape tells, a marketplace whose
-// source lists plugins (Claude Code drops the file for one of a kind it
-// does not know), and a hooks that is no object or an event not named
+// source, of a known kind but "settings", lists a plugin of a kind
+// Claude Code does not know (it drops the file for it when the source
+// fails otherwise: marketplaceEntry), and a hooks that is no object or an event not named
 // (Claude Code takes them out first).
 var settingsShapes = sync.OnceValue(func() map[string]shape {
 	strings := listOf{elem: typed(jsonString)}
 	command := hookEntry{}
 	// Claude Code takes out a marketplace entry that fails its schema,
-	// with a warning, but one whose source names a kind it does not know,
-	// which it keeps, and then drops the file for.
-	marketplaces := ifObject{entries{value: ifObject{fields{"source": {shape: ifObject{fields{"source": {shape: ifString{marketplaceKinds}}}}}}}}}
+	// with a warning, but those marketplaceEntry says, which it keeps,
+	// and then drops the file for.
+	marketplaces := ifObject{entries{value: marketplaceEntry{}}}
 	matcher := fields{
 		"matcher": {shape: typed(jsonString)},
 		"hooks":   {shape: listOf{elem: command}, required: true},

@@ -85,6 +85,7 @@ func TestSchemaDropSays(t *testing.T) {
 		{`{"model": null}`, `"model": null`, "model", "a string"},
 		{`{"enabledPlugins": {"a@m": "yes"}}`, `"enabledPlugins": {"a@m": "yes"}`, "enabledPlugins.a@m", "true, false or an array of strings"},
 		{`{"hooks": {"PreToolUse": [{"hooks": [{"type": "http", "url": "/hook"}]}]}}`, `"hooks": {"PreToolUse": [{"hooks": [{"url": "/hook"}]}]}`, "hooks.PreToolUse[0].hooks[0].url", urlWant},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [5, {"name": "p", "source": {"source": "bogus"}}]}}}}`, `"extraKnownMarketplaces": {"m": {"source": {"plugins": […, {"source": {"source": "bogus"}}]}}}`, "extraKnownMarketplaces.m.source.plugins[1].source.source", `one of "archive", "command", "git-subdir", "github", "npm", "url"`},
 	} {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(c.settings), &m); err != nil {
@@ -101,10 +102,12 @@ func TestSchemaDropSays(t *testing.T) {
 // value Claude Code 2.1.332 may still drop it for that the model cannot
 // tell: an http url left to IDNA (a Punycode label, which Bun refuses
 // in "http://xn--a-/x"; a character beyond ASCII; a percent-escape), a
-// hook field the model does not know, a marketplace source listing
-// plugins (one of a kind Claude Code does not know drops the file);
-// and nothing in a plain http url, a modelled field or a marketplace of
-// a known kind, which exec --exclusive once refused to carry all the same.
+// hook field the model does not know, a plugin of a kind Claude Code
+// does not know listed by a marketplace source of a known kind but
+// "settings" (whose other fields decide whether Claude Code drops the
+// file); and nothing in a plain http url, a modelled field, a
+// marketplace of a known kind, or one listing plugins of known kinds
+// only, which exec --exclusive once refused to carry all the same.
 func TestUnvouched(t *testing.T) {
 	hook := func(h string) string { return `{"hooks": {"PreToolUse": [{"hooks": [` + h + `]}]}}` }
 	for _, c := range []struct{ settings, want string }{
@@ -117,8 +120,10 @@ func TestUnvouched(t *testing.T) {
 		{hook(`{"type": "command", "command": "x", "statusMessage": "s", "once": true}`), ""},
 		{hook(`{"type": "command", "command": "x", "notAField": 5}`), "hooks.PreToolUse[0].hooks[0].notAField"},
 		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": "o/r"}}}}`, ""},
-		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": []}}}}`, "extraKnownMarketplaces.m.source.plugins"},
-		{`{"additionalMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": []}}}}`, "additionalMarketplaces.m.source.plugins"},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": []}}}}`, ""},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "github", "repo": "o/r"}}, {"name": "q", "source": "./q"}, {"name": "r", "source": {"source": 5}}]}}}}`, ""},
+		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": "o/r", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`, "extraKnownMarketplaces.m.source.plugins[0].source.source"},
+		{`{"additionalMarketplaces": {"m": {"source": {"source": "directory", "path": "/x", "plugins": [5, {"name": "p", "source": {"source": "Github"}}]}}}}`, "additionalMarketplaces.m.source.plugins[1].source.source"},
 	} {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(c.settings), &m); err != nil {

@@ -214,10 +214,11 @@ func TestLaunchPinsSwitch(t *testing.T) {
 		h := newOwnHome(t)
 		writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
 		// A value that fails deeper in where bundlectl does not model the
-		// schema (a marketplace source listing a plugin of an unknown
-		// kind: schemaDrop, testdata/schema_vectors.txt): the project file may be
+		// schema (a github marketplace source whose repo is no string,
+		// listing a plugin of an unknown kind: schemaDrop,
+		// testdata/schema_vectors.txt): the project file may be
 		// dropped, and the pin keeps the user's true from holding again.
-		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`)
+		writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`)
 		l, _, err := launchOwn(t, h, false, guardView, "-p", "hi")
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +261,7 @@ func TestLaunchPinsSwitch(t *testing.T) {
 		t.Run("undone, the user's dropped --settings "+arg, func(t *testing.T) {
 			h := newOwnHome(t)
 			writeRaw(t, switchFiles(h)["user"], `{"disableAllHooks": true}`)
-			writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`)
+			writeRaw(t, switchFiles(h)["project"], `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`)
 			writeRaw(t, filepath.Join(h.wd, "flag.json"), `{"statusLine": 5, "model": "m"}`)
 			l, _, err := launchOwn(t, h, false, guardView, "--settings", arg, "-p", "hi")
 			if err != nil {

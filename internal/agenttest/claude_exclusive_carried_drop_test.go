@@ -20,10 +20,29 @@ import (
 // the model leaves to IDNA and cannot tell from a URL Claude Code takes,
 // so exec refuses to start), and one behind "\u0001\u00a0" (JavaScript's
 // trim stops at the control, the URL parser then at the no-break space:
-// the model took both off and vouched for it, so exec carried it).
+// the model took both off and vouched for it, so exec carried it). A
+// settings marketplace listing a plugin of a kind Claude Code does not
+// know, which drops the file, the model now knows: exec leaves it out;
+// one listing a plugin of a known kind Claude Code reads, and exec
+// carries it (both once refused, as any source listing plugins); one of
+// another kind whose own fields fail (a github repo that is no string)
+// listing such a plugin drops the file, which the model cannot tell:
+// exec refuses it.
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
+	}
+	// marketplace lists one plugin, its source pluginSource, in a
+	// marketplace source of the kind: "settings" (named as its key), or
+	// "github" with a repo that is no string.
+	marketplace := func(kind string, pluginSource map[string]any) map[string]any {
+		source := map[string]any{"source": kind, "plugins": []any{map[string]any{"name": "p", "source": pluginSource}}}
+		if kind == "settings" {
+			source["name"] = "m"
+		} else {
+			source["repo"] = 5
+		}
+		return map[string]any{"extraKnownMarketplaces": map[string]any{"m": map[string]any{"source": source}}}
 	}
 	for _, c := range []struct {
 		name    string
@@ -34,6 +53,9 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), false},
 		{"http url with a Punycode label Bun refuses", hook(map[string]any{"type": "http", "url": "http://xn--a-/x"}), true},
 		{"http url behind a control and a no-break space", hook(map[string]any{"type": "http", "url": "\u0001\u00a0http://127.0.0.1:1/x"}), false},
+		{"settings marketplace listing a plugin of an unknown kind", marketplace("settings", map[string]any{"source": "bogus"}), false},
+		{"settings marketplace listing a plugin of a known kind", marketplace("settings", map[string]any{"source": "github", "repo": "o/r"}), false},
+		{"github marketplace whose repo is no string listing a plugin of an unknown kind", marketplace("github", map[string]any{"source": "bogus"}), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)

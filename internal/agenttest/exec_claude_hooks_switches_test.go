@@ -77,7 +77,7 @@ func TestExecClaudeHooksSwitches(t *testing.T) {
 		{guardCase: guardCase{name: "managed true, a drop-in false", managed: map[string]string{"managed-settings.json": off, "managed-settings.d/50-org.json": on}, blocks: true}},
 		{guardCase: guardCase{name: "managed allowManagedHooksOnly \"false\"", managed: map[string]string{"managed-settings.json": `{"allowManagedHooksOnly": "false"}`}, blocks: true}},
 		{guardCase: guardCase{name: "managed allowManagedHooksOnly 0", managed: map[string]string{"managed-settings.json": `{"allowManagedHooksOnly": 0}`}}, refused: "/etc/claude-code/managed-settings.json", setting: `"allowManagedHooksOnly": 0`},
-		{guardCase: guardCase{name: "user true, an invalid project false", files: map[string]string{userFile: off, projectFile: `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`}}, pinned: true},
+		{guardCase: guardCase{name: "user true, an invalid project false", files: map[string]string{userFile: off, projectFile: `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`}}, pinned: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })

@@ -4,8 +4,8 @@ import "testing"
 
 // TestExecClaudePinOverDroppedSettings: a user's true, undone by a project
 // false in a file Claude Code 2.1.332 drops for a reason the schema model
-// does not know (a settings marketplace source listing a plugin of an
-// unknown kind), so
+// does not know (a github marketplace source whose repo is no string,
+// listing a plugin of an unknown kind), so
 // Claude Code alone runs no guard; exec pins "disableAllHooks": false in
 // the session's own --settings. When the user's own --settings (a file,
 // or inline JSON) holds a value the model knows Claude Code drops the
@@ -15,7 +15,7 @@ import "testing"
 // (Claude Code reads none of it) and the guard runs.
 func TestExecClaudePinOverDroppedSettings(t *testing.T) {
 	const off = `{"disableAllHooks": true}`
-	const projectFalse = `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`
+	const projectFalse = `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`
 	for _, c := range []execSwitchCase{
 		{guardCase: guardCase{name: "--settings file", files: map[string]string{"~/.claude/settings.json": off, "./.claude/settings.json": projectFalse, "./flag.json": `{"statusLine": 5}`}, args: []string{"--settings", "flag.json"}}, pinned: true},
 		{guardCase: guardCase{name: "inline --settings", files: map[string]string{"~/.claude/settings.json": off, "./.claude/settings.json": projectFalse}, args: []string{"--settings", `{"statusLine": 5}`}}, pinned: true},
