@@ -92,7 +92,7 @@ func (e *UnreadableError) at() string {
 // recodeHint says; otherwise the line to change.
 func (e *UnreadableError) Hint(path string) string {
 	if e.Why == BeyondUTF16 {
-		return recodeHint(path, "UTF-16", false)
+		return recodeHint(path, "UTF-16", 0)
 	}
 	if e.Line > 0 {
 		return fmt.Sprintf("sed -n %dp %s", e.Line, bundle.ShellArg(path))
@@ -100,9 +100,10 @@ func (e *UnreadableError) Hint(path string) string {
 	return "cat " + bundle.ShellArg(path)
 }
 
-// recodeHint rewrites path from the encoding from as UTF-8: from its
-// fourth byte on when skipUTF8BOM, since iconv takes a UTF-8 byte order
-// mark before from's own for text and fails on it. iconv writes a file
+// recodeHint rewrites path from the encoding from as UTF-8: past its
+// first skip bytes (a UTF-8 byte order mark before from's own, which
+// iconv takes for text and fails on; a mark and a NUL character) when
+// skip is above 0. iconv writes a file
 // beside it, which is first a copy keeping the settings file's mode
 // (cp -p): created by the shell's redirection it got the umask's 0644,
 // and a settings file kept 0600, which may hold API keys in its env,
@@ -113,11 +114,11 @@ func (e *UnreadableError) Hint(path string) string {
 // the target as it was. Should the copy stop halfway, the whole UTF-8
 // text is still in the file beside it; only when it is done does rm
 // take that file away.
-func recodeHint(path, from string, skipUTF8BOM bool) string {
+func recodeHint(path, from string, skip int) string {
 	tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
 	recode := fmt.Sprintf("iconv -f %s -t UTF-8 %s > %s", from, p, tmp)
-	if skipUTF8BOM {
-		recode = fmt.Sprintf("tail -c +4 %s | iconv -f %s -t UTF-8 > %s", p, from, tmp)
+	if skip > 0 {
+		recode = fmt.Sprintf("tail -c +%d %s | iconv -f %s -t UTF-8 > %s", skip+1, p, from, tmp)
 	}
 	return fmt.Sprintf("cp -p %s %s && %s && cat %s > %s && rm -f %s", p, tmp, recode, tmp, p, tmp)
 }
@@ -135,13 +136,39 @@ type EncodingError struct {
 	// encoding's own, and the host decodes what follows it as UTF-8 (so
 	// it ignores a UTF-16 file there that it reads without that mark).
 	BehindUTF8BOM bool
+	// LeadingNUL: UTF-16 little-endian whose first character, behind
+	// its byte order mark, is U+0000, so that it starts as UTF-32's
+	// mark does; not UTF-32, whose code units it does not make. Claude
+	// Code decodes it as UTF-16 and ignores it all the same (JSON takes
+	// no NUL before a value).
+	LeadingNUL bool
 }
 
 func (e *EncodingError) Error() string {
-	if e.BehindUTF8BOM {
+	switch {
+	case e.LeadingNUL && e.BehindUTF8BOM:
+		return "UTF-16 whose first character is a NUL (U+0000), behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): save the file as UTF-8, without the NUL"
+	case e.LeadingNUL:
+		return "UTF-16 whose first character is a NUL (U+0000), behind its byte order mark, which " + e.Title + " does not parse (it ignores the whole file): save the file as UTF-8, without the NUL"
+	case e.BehindUTF8BOM:
 		return e.Name + " behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): save the file as UTF-8"
 	}
 	return e.Name + " (behind its byte order mark), which " + e.Title + " does not decode (it ignores the whole file): save the file as UTF-8"
+}
+
+// recodeHint is the command that rewrites path, in e's encoding, as
+// UTF-8: past a UTF-8 byte order mark before the encoding's own, and,
+// when e.LeadingNUL, past UTF-16's mark and the NUL too, as UTF-16LE
+// (the mark gone, iconv takes no byte order from it).
+func (e *EncodingError) recodeHint(path string) string {
+	skip := 0
+	if e.BehindUTF8BOM {
+		skip = 3
+	}
+	if e.LeadingNUL {
+		return recodeHint(path, "UTF-16LE", skip+4)
+	}
+	return recodeHint(path, e.Name, skip)
 }
 
 // SyntaxHint is the command that fixes path, which does not parse as its
@@ -151,7 +178,7 @@ func (e *EncodingError) Error() string {
 func SyntaxHint(se *SyntaxError, path string) string {
 	var ee *EncodingError
 	if errors.As(se.Err, &ee) {
-		return recodeHint(path, ee.Name, ee.BehindUTF8BOM)
+		return ee.recodeHint(path)
 	}
 	return fmt.Sprintf("sed -n %dp %s", se.Line, bundle.ShellArg(path))
 }

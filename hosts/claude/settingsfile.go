@@ -2,11 +2,13 @@ package claude
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/bundlectl/bundlectl/hosts"
 )
@@ -121,11 +123,43 @@ var (
 // *hosts.SyntaxError whose hint rewrites it as UTF-8; else nil. It was
 // once taken for UTF-16, which Claude Code reads, and refused with a
 // hint that rewrote it from UTF-16, into nothing Claude Code reads.
+//
+// A UTF-16 little-endian file whose first character is U+0000 starts
+// with the same four bytes: Claude Code ignores it too (internal/agenttest
+// TestExecClaudeSettingsParse), but it is named as what it is, with a
+// hint that drops the NUL (utf16WithLeadingNUL).
 func inUTF32(data []byte) *hosts.SyntaxError {
-	if bytes.HasPrefix(data, utf32LEBOM) || bytes.HasPrefix(data, utf32BEBOM) {
+	switch {
+	case utf16WithLeadingNUL(data):
+		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: "UTF-16", Title: title, LeadingNUL: true}}
+	case bytes.HasPrefix(data, utf32LEBOM) || bytes.HasPrefix(data, utf32BEBOM):
 		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: "UTF-32", Title: title}}
 	}
 	return nil
+}
+
+// utf16WithLeadingNUL reports whether data starts as UTF-32 little-endian
+// does (FF FE 00 00) and is no UTF-32: what follows the mark is not a
+// whole number of code units, each a Unicode scalar value. It is then
+// UTF-16 little-endian behind its mark whose first character is U+0000
+// (an editor keeping a NUL it was handed), and iconv -f UTF-32 fails on
+// it. A file both could be (every other UTF-16 character a NUL) is taken
+// for UTF-32.
+func utf16WithLeadingNUL(data []byte) bool {
+	rest, ok := bytes.CutPrefix(data, utf32LEBOM)
+	if !ok {
+		return false
+	}
+	if len(rest)%4 != 0 {
+		return true
+	}
+	for i := 0; i < len(rest); i += 4 {
+		r := rune(binary.LittleEndian.Uint32(rest[i:]))
+		if r > unicode.MaxRune || r >= 0xd800 && r < 0xe000 {
+			return true
+		}
+	}
+	return false
 }
 
 // behindUTF8BOM is why Claude Code ignores data, a settings file, when a
@@ -142,6 +176,8 @@ func behindUTF8BOM(data []byte) *hosts.SyntaxError {
 	}
 	name := "UTF-16"
 	switch {
+	case utf16WithLeadingNUL(rest):
+		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: name, Title: title, BehindUTF8BOM: true, LeadingNUL: true}}
 	case bytes.HasPrefix(rest, utf32LEBOM), bytes.HasPrefix(rest, utf32BEBOM):
 		name = "UTF-32"
 	case !bytes.HasPrefix(rest, utf16LEBOM) && !bytes.HasPrefix(rest, utf16BEBOM):

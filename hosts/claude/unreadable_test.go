@@ -3,6 +3,7 @@ package claude
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -236,6 +237,63 @@ func TestReadSettingsBehindUTF8BOM(t *testing.T) {
 		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
 		if want := "cp -p " + q + " " + tmp + " && tail -c +4 " + q + " | iconv -f " + c.encoding + " -t UTF-8 > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hosts.SyntaxHint(se, p) != want {
 			t.Errorf("%s: hint %q, want %q", c.name, hosts.SyntaxHint(se, p), want)
+		}
+	}
+}
+
+// TestReadSettingsUTF16LeadingNUL: UTF-16 little-endian behind its byte
+// order mark whose first character is U+0000 starts with UTF-32's mark
+// (FF FE 00 00), and was named UTF-32, with an iconv -f UTF-32 hint that
+// fails on it. Claude Code 2.1.332 ignores it either way (agenttest
+// TestExecClaudeSettingsParse, "true in UTF-16 behind a NUL"): it is
+// named as UTF-16 starting with a NUL, and its hint, run as printed,
+// leaves the NUL out and makes the file one bundlectl reads (so Claude
+// Code too); so behind a UTF-8 byte order mark.
+func TestReadSettingsUTF16LeadingNUL(t *testing.T) {
+	const s = `{"disableAllHooks": true}`
+	data := "\xff\xfe" + testtree.UTF16LE("\x00" + s)[2:]
+	for _, c := range []struct{ name, data, says, skip string }{
+		{"behind its mark", data, "UTF-16 whose first character is a NUL (U+0000), behind its byte order mark", "5"},
+		{"behind a UTF-8 mark", "\xef\xbb\xbf" + data, "UTF-16 whose first character is a NUL (U+0000), behind a UTF-8 byte order mark", "8"},
+	} {
+		p := filepath.Join(t.TempDir(), "settings.json")
+		if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readSettings(p)
+		var se *hosts.SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "UTF-32") {
+			t.Fatalf("%s: readSettings error %v, want a SyntaxError saying %s", c.name, err, c.says)
+		}
+		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
+		hint := hosts.SyntaxHint(se, p)
+		if want := "cp -p " + q + " " + tmp + " && tail -c +" + c.skip + " " + q + " | iconv -f UTF-16LE -t UTF-8 > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hint != want {
+			t.Errorf("%s: hint %q, want %q", c.name, hint, want)
+		}
+		if _, err := exec.LookPath("iconv"); err != nil {
+			continue
+		}
+		if out, err := exec.Command("sh", "-c", hint).CombinedOutput(); err != nil {
+			t.Fatalf("%s: the hint failed: %v %s", c.name, err, out)
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != s {
+			t.Errorf("%s: after the hint the file holds %q (%v), want %q", c.name, b, err, s)
+		}
+	}
+}
+
+// TestReadSettingsUTF32NotLeadingNUL: UTF-32 whose code units are all
+// Unicode scalar values stays named UTF-32, though UTF-16 could read
+// the same bytes.
+func TestReadSettingsUTF32NotLeadingNUL(t *testing.T) {
+	for _, data := range []string{testtree.UTF32(`{"é": "\U0001F600"}`, false), "\xff\xfe\x00\x00"} {
+		if utf16WithLeadingNUL([]byte(data)) {
+			t.Errorf("%q taken for UTF-16 behind a NUL", data)
+		}
+	}
+	for _, data := range []string{"\xff\xfe\x00\x00{\x00", "\xff\xfe\x00\x00\x00\xd8\x00\x00", "\xff\xfe\x00\x00\x00\x00\x11\x00"} {
+		if !utf16WithLeadingNUL([]byte(data)) {
+			t.Errorf("%q not taken for UTF-16 behind a NUL", data)
 		}
 	}
 }

@@ -21,7 +21,9 @@ import (
 // starts as UTF-16's: Claude Code decodes it so, and finds no JSON),
 // which exec once refused as UTF-16; so one in UTF-16 or UTF-32 with a
 // UTF-8 byte order mark before its own (Claude Code decodes what follows
-// that mark as UTF-8), the UTF-16 one of which exec once refused.
+// that mark as UTF-8), the UTF-16 one of which exec once refused; so one
+// in UTF-16 whose first character is U+0000, which starts as UTF-32's
+// mark does (Claude Code decodes it as UTF-16, and JSON takes no NUL).
 func TestExecClaudeSettingsParse(t *testing.T) {
 	const projectFile = "./.claude/settings.json"
 	const utf16Says = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8)"
@@ -33,6 +35,7 @@ func TestExecClaudeSettingsParse(t *testing.T) {
 		{guardCase: guardCase{name: "true in UTF-16 big-endian", files: map[string]string{projectFile: "\xfe\xff" + testtree.UTF16BE(`{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-16 without a mark", files: map[string]string{projectFile: testtree.UTF16LE(`{"disableAllHooks": true}`)[2:]}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-32", files: map[string]string{projectFile: testtree.UTF32(`{"disableAllHooks": true}`, false)}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-16 behind a NUL", files: map[string]string{projectFile: testtree.UTF16LE("\x00" + `{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-32 big-endian", files: map[string]string{projectFile: testtree.UTF32(`{"disableAllHooks": true}`, true)}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-16 behind a UTF-8 mark", files: map[string]string{projectFile: "\xef\xbb\xbf" + testtree.UTF16LE(`{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-32 behind a UTF-8 mark", files: map[string]string{projectFile: "\xef\xbb\xbf" + testtree.UTF32(`{"disableAllHooks": true}`, false)}, blocks: true}},
