@@ -697,18 +697,93 @@ func jsTrim(s string) string {
 }
 
 // urlVouched reports whether the model can vouch the WHATWG URL parser
-// takes s: it does not refuse it, and nothing in it is left to IDNA (a
-// character beyond ASCII, a percent-escape that may decode to one in the
-// host, or a Punycode "xn--" label, some of which Bun refuses where node
-// takes them).
+// takes s: it does not refuse it, and nothing in its host is left to
+// IDNA (a character beyond ASCII, a percent-escape, which the parser
+// decodes there and may make one, or a Punycode "xn--" label, some of
+// which Bun refuses where node takes them). Beyond ASCII and
+// percent-escapes elsewhere (userinfo, path, query, fragment, the path
+// of a url with no host) the parser encodes, or keeps as written, and
+// never refuses (each form tried with the real CLI,
+// testdata/schema_vectors.txt); the host urlHost finds as the parser
+// does, and a url whose host it cannot find so is not vouched for.
 func urlVouched(s string) bool {
 	s = jsTrim(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 || s[i] == '%' {
+	if bundle.JSURLRefuses(s) {
+		return false
+	}
+	host, ok := urlHost(s)
+	if !ok {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 || host[i] == '%' {
 			return false
 		}
 	}
-	return !bundle.JSURLRefuses(s) && !strings.Contains(strings.ToLower(s), "xn--")
+	return !strings.Contains(strings.ToLower(host), "xn--")
+}
+
+// specialSchemes are the WHATWG URL parser's special schemes whose host
+// is a domain or an address (file's, which may be empty and holds
+// drive letters, urlHost does not find).
+var specialSchemes = []string{"ftp", "http", "https", "ws", "wss"}
+
+// urlScheme is a URL's scheme and the colon after it.
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// urlHost is the host of s, a url the parser takes, as the WHATWG URL
+// parser splits it ("" when there is none: "a:x"), port and userinfo
+// left off; ok false for a url it does not split (no scheme, or file:).
+// The parser first takes C0 controls and spaces off both ends and tabs
+// and line breaks out; a special scheme's authority starts past any
+// slashes and backslashes after the colon ("http:h/x", "http:\\h") and
+// ends at a slash, backslash, '?' or '#'; another scheme's has one only
+// behind "//", and a backslash does not end it. The host follows the
+// last '@' and ends at the first ':' outside brackets.
+func urlHost(s string) (host string, ok bool) {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
+	scheme := urlScheme.FindString(s)
+	if scheme == "" {
+		return "", false
+	}
+	rest, name := s[len(scheme):], strings.ToLower(strings.TrimSuffix(scheme, ":"))
+	ends := "/?#"
+	switch {
+	case slices.Contains(specialSchemes, name):
+		rest, ends = strings.TrimLeft(rest, `/\`), `/?#\`
+	case name == "file":
+		return "", false
+	case strings.HasPrefix(rest, "//"):
+		rest = rest[2:]
+	default:
+		return "", true // no authority: the rest is a path
+	}
+	if end := strings.IndexAny(rest, ends); end >= 0 {
+		rest = rest[:end]
+	}
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		rest = rest[at+1:]
+	}
+	inBrackets := false
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '[':
+			inBrackets = true
+		case ']':
+			inBrackets = false
+		case ':':
+			if !inBrackets {
+				return rest[:i], true
+			}
+		}
+	}
+	return rest, true
 }
 
 // unvouched is where a settings file that schemaDrop reads holds a value

@@ -100,8 +100,10 @@ func TestSchemaDropSays(t *testing.T) {
 
 // TestUnvouched: of a settings file schemaDrop reads, unvouched names a
 // value Claude Code 2.1.332 may still drop it for that the model cannot
-// tell: an http url left to IDNA (a Punycode label, which Bun refuses
-// in "http://xn--a-/x"; a character beyond ASCII; a percent-escape), a
+// tell: an http url whose host is left to IDNA (a Punycode label, which
+// Bun refuses in "http://xn--a-/x"; a character beyond ASCII; a
+// percent-escape, which the parser decodes there), or that the model
+// does not split (file:), a
 // hook field the model does not know, a plugin of a kind Claude Code
 // does not know listed by a marketplace source of a known kind but
 // "settings" (whose other fields decide whether Claude Code drops the
@@ -115,6 +117,19 @@ func TestUnvouched(t *testing.T) {
 		{hook(`{"type": "http", "url": "http://xn--a-/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://%41.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://127.0.0.1:1/%zz/é?q=%ff&é#%é"}`), ""},
+		{hook(`{"type": "http", "url": "http://é%zz@127.0.0.1:1/x"}`), ""},
+		{hook(`{"type": "http", "url": "HTTP:\\\\127.0.0.1:1\\é"}`), ""},
+		{hook(`{"type": "http", "url": "http://127.0.0.1:1/xn--a-"}`), ""},
+		{hook(`{"type": "http", "url": "a:é%zz"}`), ""},
+		{hook(`{"type": "http", "url": "http:é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://u@é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://XN--a-.example:1/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "a://é/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "a://h/é"}`), ""},
+		{hook(`{"type": "http", "url": "file:///é"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://a.\tb%41:1/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "http://a.\tb:1/%41"}`), ""},
 		{hook(`{"type": "http", "url": "http://a\u00a0\u0001"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "\u00a0http://127.0.0.1:1/x\u00a0"}`), ""},
 		{hook(`{"type": "command", "command": "x", "statusMessage": "s", "once": true}`), ""},

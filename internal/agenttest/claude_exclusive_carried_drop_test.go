@@ -27,7 +27,10 @@ import (
 // carries it (both once refused, as any source listing plugins); one of
 // another kind whose own fields fail (a github repo that is no string)
 // listing such a plugin drops the file, which the model cannot tell:
-// exec refuses it.
+// exec refuses it. An http url with percent-escapes and characters
+// beyond ASCII outside its host Claude Code reads, and exec now carries
+// it (it refused any url holding either); one with a percent-escape in
+// its host, which the parser decodes, exec still refuses.
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
@@ -53,6 +56,8 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		{"http url x", hook(map[string]any{"type": "http", "url": "x"}), false},
 		{"http url with a Punycode label Bun refuses", hook(map[string]any{"type": "http", "url": "http://xn--a-/x"}), true},
 		{"http url behind a control and a no-break space", hook(map[string]any{"type": "http", "url": "\u0001\u00a0http://127.0.0.1:1/x"}), false},
+		{"http url with percent-escapes and characters beyond ASCII outside its host", hook(map[string]any{"type": "http", "url": "http://é%zz@127.0.0.1:1/%zz/é?q=%ff&é#%é"}), false},
+		{"http url with a percent-escape in its host", hook(map[string]any{"type": "http", "url": "http://%31%32%37.0.0.1:1/x"}), true},
 		{"settings marketplace listing a plugin of an unknown kind", marketplace("settings", map[string]any{"source": "bogus"}), false},
 		{"settings marketplace listing a plugin of a known kind", marketplace("settings", map[string]any{"source": "github", "repo": "o/r"}), false},
 		{"github marketplace whose repo is no string listing a plugin of an unknown kind", marketplace("github", map[string]any{"source": "bogus"}), true},
