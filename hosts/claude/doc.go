@@ -25,8 +25,8 @@
 // "disableAllHooks": false, so that a settings file Claude Code drops as
 // invalid cannot bring the true back. Each file is read as Claude Code
 // reads it (readSettings): one it ignores whole (a comment, a trailing
-// comma, no JSON object, UTF-32 behind its mark, UTF-16 or UTF-32 behind
-// a UTF-8 mark) counts for nothing, an
+// comma, no JSON object, UTF-32 behind its mark, UTF-16 starting with a
+// NUL, UTF-16 or UTF-32 behind a UTF-8 mark) counts for nothing, an
 // empty one is {}, and a
 // user, project, local or --settings file it drops for its schema counts
 // for nothing too, as far as tables tried with the real CLI tell (the
