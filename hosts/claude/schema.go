@@ -728,8 +728,22 @@ func urlVouched(s string) bool {
 // drive letters, urlHost does not find).
 var specialSchemes = []string{"ftp", "http", "https", "ws", "wss"}
 
-// urlScheme is a URL's scheme and the colon after it.
-var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+// urlScheme is the scheme s starts with and the colon after it (an ASCII
+// letter, then letters, digits, '+', '-' or '.'), or "".
+func urlScheme(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ':' && i > 0:
+			return s[:i+1]
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return ""
+		}
+	}
+	return ""
+}
 
 // urlHost is the host of s, a url the parser takes, as the WHATWG URL
 // parser splits it ("" when there is none: "a:x"), port and userinfo
@@ -748,7 +762,7 @@ func urlHost(s string) (host string, ok bool) {
 		return r
 	}, s)
 	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
-	scheme := urlScheme.FindString(s)
+	scheme := urlScheme(s)
 	if scheme == "" {
 		return "", false
 	}

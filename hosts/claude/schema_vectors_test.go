@@ -152,3 +152,33 @@ func TestUnvouched(t *testing.T) {
 		}
 	}
 }
+
+// TestURLHost: the host is found where the WHATWG URL parser finds it:
+// past slashes and backslashes after a special scheme's colon, up to a
+// slash, backslash, '?' or '#' (for another scheme a backslash is in the
+// host, and only "//" opens one), after the last '@', before a ':'
+// outside brackets; tabs and line breaks out first. No scheme, or file:,
+// is not split.
+func TestURLHost(t *testing.T) {
+	for _, c := range []struct {
+		url, host string
+		ok        bool
+	}{
+		{"http://u:p@h.example:80/x", "h.example", true},
+		{"HTTP:\\\\/h\\é", "h", true},
+		{"http:h?é", "h", true},
+		{"http://a@b@h#é", "h", true},
+		{"http://[::1]:1/x", "[::1]", true},
+		{"h\tttp://h\né/x", "hé", true},
+		{"a://h\\é/x", "h\\é", true},
+		{"a:é//h", "", true},
+		{"a+b.c-d://h/x", "h", true},
+		{"1a://h/x", "", false},
+		{"//h/x", "", false},
+		{"file://é/x", "", false},
+	} {
+		if host, ok := urlHost(c.url); host != c.host || ok != c.ok {
+			t.Errorf("urlHost(%q) = %q, %v, want %q, %v", c.url, host, ok, c.host, c.ok)
+		}
+	}
+}
