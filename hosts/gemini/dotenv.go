@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
 )
 
@@ -18,10 +19,13 @@ import (
 // GEMINI_SANDBOX and SANDBOX are read by Gemini CLI after the file is
 // loaded (loadSandboxConfig, main), and so can come from it; the settings
 // paths (GEMINI_CLI_SYSTEM_SETTINGS_PATH, GEMINI_CLI_SYSTEM_DEFAULTS_PATH),
-// the $VAR references in settings values and the folder trust variables
-// (GEMINI_CLI_TRUST_WORKSPACE, GEMINI_RESTRICTED_MODE,
-// GEMINI_CLI_TRUSTED_FOLDERS_PATH) are read while the settings load,
-// before it; exec always sets GEMINI_CLI_HOME (which Gemini CLI takes
+// the $VAR references in settings values and
+// GEMINI_CLI_TRUSTED_FOLDERS_PATH are read while the settings load,
+// before it (the rules file, once read, is kept). The folder trust
+// variables GEMINI_CLI_TRUST_WORKSPACE and GEMINI_RESTRICTED_MODE are
+// read then too, which file loads and how much of it; but read again
+// afterwards, the file's count there (dotEnvUntrusts). exec always sets
+// GEMINI_CLI_HOME (which Gemini CLI takes
 // over HOME), and a .env never overrides a variable that is set, as PATH
 // is where exec runs (without one the file's PATH is not read: a gap).
 //
@@ -61,8 +65,34 @@ func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
 			d.env[k] = true
 		}
 	}
-	// Gemini CLI skips a folder's .env for --ignore-env before "--" or
-	// advanced.ignoreLocalEnv; when either may be so, both picks count.
+	for _, f := range settingsLayers(user, env) {
+		m, err := hosts.ReadSettings(f)
+		if err != nil || m == nil {
+			continue
+		}
+		adv, _ := m["advanced"].(map[string]any)
+		list, _ := adv["excludedEnvVars"].([]any)
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				d.excluded = append(d.excluded, s)
+			}
+		}
+	}
+	for _, ignore := range dotEnvPicks(user, env, args) {
+		p := dotEnvPick{file: findEnvFile(cwd, user, ignore)}
+		if p.file != "" {
+			p.vars = dotEnvParse(p.file)
+		}
+		d.sets = append(d.sets, p)
+	}
+	return d
+}
+
+// dotEnvPicks are the ways Gemini CLI may pick its .env file, as
+// findEnvFile's ignoreLocal: false, and true too when --ignore-env (before
+// "--") or advanced.ignoreLocalEnv in any settings layer may make it skip
+// a folder's .env.
+func dotEnvPicks(user string, env, args []string) []bool {
 	ignoreLocal := slices.Contains(args[:dashDash(args)], "--ignore-env")
 	for _, f := range settingsLayers(user, env) {
 		m, err := hosts.ReadSettings(f)
@@ -73,25 +103,11 @@ func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
 		if v, ok := adv["ignoreLocalEnv"]; ok && settingOn(v, env) {
 			ignoreLocal = true
 		}
-		list, _ := adv["excludedEnvVars"].([]any)
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				d.excluded = append(d.excluded, s)
-			}
-		}
 	}
-	picks := []bool{false}
 	if ignoreLocal {
-		picks = append(picks, true)
+		return []bool{false, true}
 	}
-	for _, ignore := range picks {
-		p := dotEnvPick{file: findEnvFile(cwd, user, ignore)}
-		if p.file != "" {
-			p.vars = dotEnvParse(p.file)
-		}
-		d.sets = append(d.sets, p)
-	}
-	return d
+	return []bool{false}
 }
 
 // dashDash is the index of the first "--" in args, len(args) for none.
@@ -215,4 +231,83 @@ func dotEnvParse(f string) map[string]string {
 		vars[m[1]] = s
 	}
 	return vars
+}
+
+// untrustingVars are the folder trust variables whose value makes
+// Gemini CLI (0.61) trust no folder (its checkPathTrust reads them before
+// any rule or setting). From a .env file they are not read too late, as
+// the settings paths are: the file loads after the settings, in a folder
+// trusted then, but Gemini CLI asks checkPathTrust again when it builds
+// its config (loadCliConfig) and whenever its config is asked
+// (isTrustedFolder: the hook registry, the startup checks), reading the
+// environment as it is then. So GEMINI_RESTRICTED_MODE=true in any .env
+// it loads — the folder's, its .gemini/.env, ~/.gemini/.env, ~/.env —
+// makes the session untrusted: an interactive one runs the extensions'
+// hooks and no settings hook, setup's lines included, and says "This
+// folder is untrusted"; a -p session stops (exit 55), or, with folder
+// trust off in the settings, runs without them (internal/agenttest
+// TestGeminiDotEnvUntrusts).
+var untrustingVars = []struct{ key, value string }{
+	{"GEMINI_RESTRICTED_MODE", "true"},
+	{"GEMINI_CLI_TRUST_WORKSPACE", "false"},
+}
+
+// dotEnvUntrusts is the untrusting variable (untrustingVars) that a .env
+// file Gemini CLI may load in cwd sets, its value and that file; "" for
+// none. The environment's own value wins, even an empty one (a .env never
+// overrides a variable that is set), and --skip-trust in args sets
+// GEMINI_CLI_TRUST_WORKSPACE=true after the file is loaded. The file is
+// read as loaded in a trusted folder, each pick args and the settings
+// may make counted (dotEnvPicks): in a folder Gemini CLI does not trust
+// when it loads the file it takes no such variable from it, but an
+// interactive session there may be told to trust the folder, start
+// itself again and load it all. advanced.excludedEnvVars is not read: a
+// line it keeps out of a project's file is named all the same.
+func dotEnvUntrusts(user string, env, args []string, cwd string) (key, value, file string) {
+	for _, u := range untrustingVars {
+		if _, set := envLookup(env, u.key); set {
+			continue
+		}
+		if u.key == "GEMINI_CLI_TRUST_WORKSPACE" && skipsTrust(args) {
+			continue
+		}
+		for _, ignoreLocal := range dotEnvPicks(user, env, args) {
+			f := findEnvFile(cwd, user, ignoreLocal)
+			if f != "" && dotEnvParse(f)[u.key] == u.value {
+				return u.key, u.value, f
+			}
+		}
+	}
+	return "", "", ""
+}
+
+// dotEnvUntrustOff is the *hosts.HooksOffError for an untrusting .env
+// line (dotEnvUntrusts) in a session started in cwd, for setup and list:
+// Gemini CLI then runs no settings hook, setup's lines included. Its hint
+// shows the line in the file (grep -n), the one to take out; nil for
+// none. With cwd "" (no workspace) nothing is named: which file Gemini
+// CLI picks then depends on the folder, and a folder's own .env hides
+// the home's.
+func dotEnvUntrustOff(user string, env []string, cwd string) *hosts.HooksOffError {
+	if cwd == "" {
+		return nil
+	}
+	key, value, file := dotEnvUntrusts(user, env, nil, cwd)
+	if file == "" {
+		return nil
+	}
+	return &hosts.HooksOffError{
+		Host:    "gemini",
+		File:    file,
+		Setting: key + "=" + value,
+		Fix:     "take that line out of " + bundle.Quote(file) + " (Gemini CLI loads the file into its environment once it has read its settings, and then trusts the folder no more: it runs no settings hook there, setup's lines included)",
+		Pattern: hosts.SettingIn(file, dotEnvKeyPattern(key)),
+	}
+}
+
+// dotEnvKeyPattern is an extended regular expression (grep -E, and Go's
+// regexp for hosts.SettingIn) matching a .env line that sets key as the
+// dotenv package reads it: an optional export, the name, then = or ":".
+func dotEnvKeyPattern(key string) string {
+	return `^[[:space:]]*(export[[:space:]]+)?` + regexp.QuoteMeta(key) + `[[:space:]]*[=:]`
 }

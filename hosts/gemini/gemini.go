@@ -483,9 +483,12 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 }
 
 // mcpNotes names the views whose MCP servers Gemini CLI will not start
-// when it may not trust the working directory (trustsFolder): in a folder
-// it does not trust, Gemini CLI 0.61 connects to no MCP server, an
-// extension's included (internal/agenttest TestGeminiUntrustedFolderMCP).
+// when it may not trust the working directory (trustsFolder), or a .env
+// file it may load makes it trust the folder no more (dotEnvUntrusts; the
+// note names the file, and the variable set empty keeps the file's out
+// for one session): in a folder it does not trust, Gemini CLI 0.61
+// connects to no MCP server, an extension's included (internal/agenttest
+// TestGeminiUntrustedFolderMCP, TestGeminiDotEnvUntrusts).
 // The tools go missing; no guard does, so this is a note, not a refusal.
 func mcpNotes(views []hosts.BuiltView, user string, env, args []string, cwd string) []string {
 	var names []string
@@ -499,7 +502,14 @@ func mcpNotes(views []hosts.BuiltView, user string, env, args []string, cwd stri
 		out = append(out, settingsServerNotes(v.Bundle, servers, settingsLayers(user, env), given)...)
 		out = append(out, argServerNotes(v.Bundle, servers, flag)...)
 	}
-	if len(names) == 0 || trustsFolder(user, env, cwd) {
+	if len(names) == 0 {
+		return out
+	}
+	if key, value, file := dotEnvUntrusts(user, env, args, cwd); file != "" {
+		return append(out, fmt.Sprintf("gemini: %s sets %s=%s, and Gemini CLI, which loads that file into its environment once it has read its settings, then trusts %s no more and starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); take that line out of it, or, for this session alone, start %s= bundlectl exec -- gemini",
+			bundle.Quote(file), key, value, bundle.Quote(cwd), strings.Join(names, ", "), key))
+	}
+	if trustsFolder(user, env, cwd) {
 		return out
 	}
 	return append(out, fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",

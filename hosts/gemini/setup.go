@@ -134,8 +134,11 @@ func (Host) WiredTimeout(data []byte) (int, bool) {
 // in the layer that decides it — system settings over the workspace's
 // over the user's over the system defaults —, or a hooksConfig.disabled
 // entry naming bundlectl, the workspace's settings counted either way
-// when Gemini CLI may not trust the folder). With no workspace, the
-// workspace's settings are left out (SetupCaveats). It does not check
+// when Gemini CLI may not trust the folder); or a .env file Gemini CLI
+// may load there that sets GEMINI_RESTRICTED_MODE=true or
+// GEMINI_CLI_TRUST_WORKSPACE=false, after which it trusts the folder no
+// more and runs no settings hook (dotEnvUntrustOff). With no workspace,
+// the workspace's settings are left out (SetupCaveats). It does not check
 // that bash, which runs every hook, is in the PATH: the PATH Gemini CLI
 // later gets is not setup's.
 func (Host) SetupHooksOff(in hosts.SetupInput) error {
@@ -144,6 +147,11 @@ func (Host) SetupHooksOff(in hosts.SetupInput) error {
 		return nil // Setup says why
 	}
 	err = hooksOffAt(user, in.Reentry.Workspace, in.Environ)
+	if err == nil {
+		if off := dotEnvUntrustOff(user, in.Environ, in.Reentry.Workspace); off != nil {
+			return off
+		}
+	}
 	var off *hosts.HooksOffError
 	if ws := in.Reentry.Workspace; errors.As(err, &off) && off.File == filepath.Join(ws, ".gemini", "settings.json") && !trustsFolder(user, in.Environ, realPath(ws)) {
 		// Read once Gemini CLI trusts the folder (it asks when it starts
