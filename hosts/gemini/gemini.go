@@ -513,19 +513,23 @@ func mcpNotes(views []hosts.BuiltView, user string, env, args []string, cwd stri
 		return out
 	}
 	return append(out, fmt.Sprintf("gemini: Gemini CLI may not trust %s, and in a folder it does not trust it starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); trust the folder %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini",
-		bundle.Quote(cwd), strings.Join(names, ", "), trustFolderWays(user, env, "with Gemini CLI's /permissions command")))
+		bundle.Quote(cwd), strings.Join(names, ", "), trustFolderWays(user, env, cwd, "with Gemini CLI's /permissions command")))
 }
 
-// trustFolderWays says how the user tells Gemini CLI (0.61) to trust a
-// folder for good, after "trust the folder ": with its /permissions
-// command (command names it, as the sentence needs), or a "TRUST_FOLDER"
-// rule in trustedFolders.json. With a test switch in env (testSwitch)
-// Gemini CLI offers no /permissions command, so only the rule is named,
-// and why.
-func trustFolderWays(user string, env []string, command string) string {
+// trustFolderWays says how the user tells Gemini CLI (0.61) to trust
+// the folder cwd for good, after "trust the folder ": with its
+// /permissions command (command names it, as the sentence needs), or a
+// "TRUST_FOLDER" rule in trustedFolders.json. With a test switch in env,
+// or in a .env file it loads there (testSwitchAt), Gemini CLI offers no
+// /permissions command, so only the rule is named, and why.
+func trustFolderWays(user string, env []string, cwd, command string) string {
 	rule := `a "TRUST_FOLDER" rule for it in ` + bundle.Quote(trustedFoldersPath(user, env))
-	if sw := testSwitch(env); sw != "" {
-		return "with " + rule + " (with " + sw + " Gemini CLI offers no /permissions command)"
+	if sw, file := testSwitchAt(user, env, cwd); sw != "" {
+		from := ""
+		if file != "" {
+			from = " from " + bundle.Quote(file) + ","
+		}
+		return "with " + rule + " (with " + sw + from + " Gemini CLI offers no /permissions command)"
 	}
 	return command + " or " + rule
 }
@@ -939,7 +943,7 @@ func hooksOffFolder(user, cwd string, env []string) error {
 	}
 	off.SetEnv = "GEMINI_CLI_TRUST_WORKSPACE=true"
 	off.Fix = fmt.Sprintf("the workspace's %s turns them back on, but Gemini CLI reads it only in a folder it trusts, and it may not trust %s (--skip-trust does not make it read it): trust the folder %s, or, for this session alone, start GEMINI_CLI_TRUST_WORKSPACE=true bundlectl exec -- gemini; or take the setting out of %s",
-		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), trustFolderWays(user, env, "in Gemini CLI, with its /permissions command"), bundle.Quote(off.File))
+		bundle.Quote(layers[1]), bundle.Quote(filepath.Dir(filepath.Dir(layers[1]))), trustFolderWays(user, env, cwd, "in Gemini CLI, with its /permissions command"), bundle.Quote(off.File))
 	return off
 }
 

@@ -37,7 +37,7 @@ func TestTestSwitchTrust(t *testing.T) {
 		if !undecided(d.user, env, d.ws) {
 			t.Errorf("%s: undecided = false, want true: the dialog still asks", sw)
 		}
-		ways := trustFolderWays(d.user, env, "with Gemini CLI's /permissions command")
+		ways := trustFolderWays(d.user, env, d.ws, "with Gemini CLI's /permissions command")
 		if strings.HasPrefix(ways, "with Gemini CLI's /permissions") || !strings.Contains(ways, `"TRUST_FOLDER" rule`) || !strings.Contains(ways, "offers no /permissions command") {
 			t.Errorf("%s: trustFolderWays = %q, want the rule alone", sw, ways)
 		}
@@ -47,7 +47,7 @@ func TestTestSwitchTrust(t *testing.T) {
 			t.Errorf("testSwitch(%s) = %q: Gemini CLI reads only \"true\"", v, sw)
 		}
 	}
-	if ways := trustFolderWays(d.user, []string{d.sys}, "with Gemini CLI's /permissions command"); !strings.HasPrefix(ways, "with Gemini CLI's /permissions command or ") {
+	if ways := trustFolderWays(d.user, []string{d.sys}, d.ws, "with Gemini CLI's /permissions command"); !strings.HasPrefix(ways, "with Gemini CLI's /permissions command or ") {
 		t.Errorf("no switch: trustFolderWays = %q, want the command first", ways)
 	}
 }
@@ -71,5 +71,39 @@ func TestTestSwitchMCPNote(t *testing.T) {
 	notes := strings.Join(l.Notes, "\n")
 	if !strings.Contains(notes, "starts no MCP server") || strings.Contains(notes, "with Gemini CLI's /permissions command") || !strings.Contains(notes, "with VITEST=true Gemini CLI offers no /permissions command") {
 		t.Errorf("the note names a command Gemini CLI does not offer: %s", notes)
+	}
+}
+
+// TestTestSwitchDotEnv: a test switch in a .env file Gemini CLI loads
+// takes /permissions away only where it loads the whole file, in a folder
+// it trusts then (internal/agenttest TestGeminiTestSwitchDotEnv). So
+// the way to trust the folder names the rule alone, and the file, with
+// IDE mode on and a rule trusting the folder (an IDE may still
+// distrust it); under a DO_NOT_TRUST rule, or with the environment
+// setting the variable, /permissions is named as without the file.
+func TestTestSwitchDotEnv(t *testing.T) {
+	d := newTrustDir(t)
+	env := []string{d.sys, "GEMINI_CLI_HOME=" + filepath.Dir(d.user)}
+	file := filepath.Join(d.ws, ".env")
+	if err := os.WriteFile(file, []byte("VITEST=true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ide := `{"ide": {"enabled": true}}`
+	for _, tc := range []struct {
+		name, level string
+		env         []string
+		rule        bool // the rule alone named, with the file
+	}{
+		{"ide-trusted", "TRUST_FOLDER", nil, true},
+		{"ide-distrusted", "DO_NOT_TRUST", nil, false},
+		{"env-sets-it-empty", "TRUST_FOLDER", []string{"VITEST="}, false},
+	} {
+		d.put(t, `{`+strconv.Quote(d.ws)+`: "`+tc.level+`"}`, ide)
+		e := append(append([]string(nil), env...), tc.env...)
+		ways := trustFolderWays(d.user, e, d.ws, "with Gemini CLI's /permissions command")
+		named := strings.HasPrefix(ways, "with a \"TRUST_FOLDER\" rule") && strings.Contains(ways, "VITEST=true from "+strconv.Quote(file))
+		if named != tc.rule || named == strings.HasPrefix(ways, "with Gemini CLI's /permissions command") {
+			t.Errorf("%s: trustFolderWays = %q, want the rule alone and the file: %v", tc.name, ways, tc.rule)
+		}
 	}
 }

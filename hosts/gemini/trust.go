@@ -165,6 +165,33 @@ func testSwitch(env []string) string {
 	return ""
 }
 
+// testSwitchAt is testSwitch for a session started in cwd: the
+// environment's switch, else one a .env file Gemini CLI (0.61) loads
+// there sets, and that file. It loads the whole file only in a folder it
+// trusts when it loads it (trustsFolderAtLoad), before it reads the
+// switches (internal/agenttest TestGeminiTestSwitchDotEnv: VITEST=true
+// in the .env of a folder a TRUST_FOLDER rule trusts takes /permissions
+// away, in one a DO_NOT_TRUST rule holds it does not). Where bundlectl
+// names /permissions the folder may not be trusted, so that is with IDE
+// mode on alone, where an IDE may distrust a folder the rules trust. A
+// variable the environment sets, even empty, keeps the file's out.
+func testSwitchAt(user string, env []string, cwd string) (sw, file string) {
+	if sw := testSwitch(env); sw != "" || cwd == "" || !trustsFolderAtLoad(user, env, cwd) {
+		return sw, ""
+	}
+	for _, k := range []string{"GEMINI_CLI_INTEGRATION_TEST", "VITEST"} {
+		if _, set := envLookup(env, k); set {
+			continue
+		}
+		for _, ignoreLocal := range dotEnvPicks(user, env, nil) {
+			if f := findEnvFile(cwd, user, ignoreLocal); f != "" && dotEnvParse(f)[k] == "true" {
+				return k + "=true", f
+			}
+		}
+	}
+	return "", ""
+}
+
 // testOnlyTerminals, when set, stands for whether stdin and stdout are
 // both terminals.
 var testOnlyTerminals *bool

@@ -39,28 +39,56 @@ func TestGeminiTestSwitches(t *testing.T) {
 		})
 		t.Run(name+"/permissions", func(t *testing.T) {
 			a := switchSession(t, sw, "TRUST_FOLDER")
-			argv, env := a.Command(t, "unused")
-			g := startGeminiTTY(t, argv[:len(argv)-2], env, a.Workdir) // no prompt
-			g.waitShown(t, "Type your message")
-			// /help lists the commands this session offers, /permissions
-			// with its description where it is one.
-			g.keys("/help")
-			g.waitShown(t, "For help on gemini-cli") // its completion: typed in
-			g.waitFor(t, "the command list", func() bool {
-				if sentPrompt(a, "/help") {
-					t.Fatalf("/help went to the model as a prompt\n%s", g.screen.String())
-				}
-				if g.shows("For a full list of shortcuts") {
-					return true
-				}
-				g.keys("\r")
-				return false
-			})
-			if listed := g.shows(permissionsListed); listed != (sw == "") {
-				t.Fatalf("with %q set, /help lists /permissions: %v, want %v\n%s", sw, listed, sw == "", g.screen.String())
+			if listed, screen := permissionsInHelp(t, a); listed != (sw == "") {
+				t.Fatalf("with %q set, /help lists /permissions: %v, want %v\n%s", sw, listed, sw == "", screen)
 			}
 		})
 	}
+}
+
+// TestGeminiTestSwitchDotEnv: VITEST=true in the working directory's
+// .env takes /permissions away (/help does not list it) in a folder a
+// TRUST_FOLDER rule trusts, where Gemini CLI 0.61 loads the whole file
+// before it reads the switch, and not in one a DO_NOT_TRUST rule holds,
+// where it takes the API key variables alone from a .env. So bundlectl
+// reads a switch from a .env only where the folder is trusted when the
+// file loads (hosts/gemini TestTestSwitchDotEnv).
+func TestGeminiTestSwitchDotEnv(t *testing.T) {
+	for _, tc := range []struct {
+		level  string
+		listed bool
+	}{{"TRUST_FOLDER", false}, {"DO_NOT_TRUST", true}} {
+		t.Run(tc.level, func(t *testing.T) {
+			a := switchSession(t, "", tc.level)
+			writeFile(t, a.Workdir, ".env", "VITEST=true\n", 0o644)
+			if listed, screen := permissionsInHelp(t, a); listed != tc.listed {
+				t.Fatalf("with VITEST=true in the .env of a %s folder, /help lists /permissions: %v, want %v\n%s", tc.level, listed, tc.listed, screen)
+			}
+		})
+	}
+}
+
+// permissionsInHelp starts the session a with no prompt, asks /help, and
+// reports whether it lists /permissions; and the screen.
+func permissionsInHelp(t *testing.T, a *Agent) (bool, string) {
+	argv, env := a.Command(t, "unused")
+	g := startGeminiTTY(t, argv[:len(argv)-2], env, a.Workdir) // no prompt
+	g.waitShown(t, "Type your message")
+	// /help lists the commands this session offers, /permissions
+	// with its description where it is one.
+	g.keys("/help")
+	g.waitShown(t, "For help on gemini-cli") // its completion: typed in
+	g.waitFor(t, "the command list", func() bool {
+		if sentPrompt(a, "/help") {
+			t.Fatalf("/help went to the model as a prompt\n%s", g.screen.String())
+		}
+		if g.shows("For a full list of shortcuts") {
+			return true
+		}
+		g.keys("\r")
+		return false
+	})
+	return g.shows(permissionsListed), g.screen.String()
 }
 
 // switchHooksRan starts an interactive Gemini CLI session with sw (a
