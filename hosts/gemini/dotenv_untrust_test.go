@@ -113,4 +113,13 @@ func TestDotEnvUntrustsMCPNote(t *testing.T) {
 	if !strings.Contains(notes, filepath.Join(d.ws, ".env")) || !strings.Contains(notes, "starts no MCP server") || !strings.Contains(notes, "GEMINI_RESTRICTED_MODE= bundlectl exec -- gemini") {
 		t.Errorf("note: %s", notes)
 	}
+	// In a folder no rule decides, trusting it is named too: the line
+	// holds once it is.
+	d.put(t, "", "")
+	if n := mcpNotes(views, d.user, env, nil, d.ws); len(n) != 2 || !strings.Contains(n[0], "GEMINI_RESTRICTED_MODE=true") || !strings.Contains(n[1], "may not trust") {
+		t.Errorf("notes in a folder no rule decides: %q, want the .env's and the trust's", n)
+	}
+	if n := mcpNotes(views, d.user, append(env, "GEMINI_RESTRICTED_MODE="), nil, d.ws); len(n) != 1 || strings.Contains(n[0], "GEMINI_RESTRICTED_MODE") {
+		t.Errorf("notes with the variable set empty: %q, want the trust's alone", n)
+	}
 }
