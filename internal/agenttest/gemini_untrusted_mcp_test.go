@@ -11,16 +11,23 @@ import (
 // included (its McpClientManager returns before connecting to any), while
 // it still runs the extension's hooks; in a trusted folder it starts it.
 // bundlectl exec names the views whose servers will not start (hosts/gemini
-// mcpNotes).
+// mcpNotes). A .env holding GEMINI_RESTRICTED_MODE=true untrusts a folder
+// a rule trusts once loaded: no server starts there either (hosts/gemini
+// TestDotEnvUntrustsMCPNote).
 func TestGeminiUntrustedFolderMCP(t *testing.T) {
 	for _, tc := range []struct {
-		trust   string
-		started bool
+		trust, dotEnv string
+		started       bool
 	}{
-		{"DO_NOT_TRUST", false},
-		{"TRUST_FOLDER", true},
+		{"DO_NOT_TRUST", "", false},
+		{"TRUST_FOLDER", "", true},
+		{"TRUST_FOLDER", "GEMINI_RESTRICTED_MODE=true", false},
 	} {
-		t.Run(tc.trust, func(t *testing.T) {
+		name := tc.trust
+		if tc.dotEnv != "" {
+			name += "-dotenv-restricted"
+		}
+		t.Run(name, func(t *testing.T) {
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
@@ -34,6 +41,9 @@ func TestGeminiUntrustedFolderMCP(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeJSONFile(t, a.ConfigDir(), "trustedFolders.json", map[string]any{ws: tc.trust})
+			if tc.dotEnv != "" {
+				writeFile(t, a.Workdir, ".env", tc.dotEnv+"\n", 0o644)
+			}
 			out := runInteractive(t, a, "hello")
 			if len(a.Model.Requests()) == 0 {
 				t.Fatalf("the interactive session sent the model nothing\n%s", out)
