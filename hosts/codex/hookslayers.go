@@ -37,6 +37,10 @@ type configLayer struct {
 	// managed: /etc/codex/managed_config.toml, above the session's -c
 	// flags (FindOwnPlugins adds it; configLayers does not).
 	managed bool
+	// ignored: the user's config.toml or the profile's file in a session
+	// given --ignore-user-config, which reads neither (its projects
+	// entries and project_root_markers neither).
+	ignored bool
 }
 
 // configLayers are the files Codex 0.171 reads its configuration from for
@@ -65,13 +69,18 @@ type configLayer struct {
 //     (TestSetupCodexConfigSpellings).
 //
 // (The session's -c flags, and managed_config.toml above them, come
-// next.) With cwd "" there is no project file. trustFlag is `codex exec
-// --trust` (or `codex review --trust`): the files are read under the
+// next.) With cwd "" there is no project file. o.trustFlag is `codex
+// exec --trust` (or `codex review --trust`): the files are read under the
 // entry it saves first (projectTrust.savedByTrustFlag).
-func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFlag bool) []configLayer {
-	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml")}}
-	if profile != "" {
-		layers = append(layers, configLayer{file: filepath.Join(codexHome, profile+profileSuffix)})
+// o.ignoreUserConfig is `codex exec --ignore-user-config`: the user's
+// file and the profile's are ignored, for trust and markers too (Codex
+// 0.171 reads the system's file, the project files trusted by it or by
+// a -c flag, and the -c flags; internal/agenttest
+// TestCodexIgnoreUserConfigLayers).
+func configLayers(codexHome, cwd string, flags map[string]any, o sessionOpts) []configLayer {
+	layers := []configLayer{{file: filepath.Join(testOnlySystemDir, "config.toml")}, {file: filepath.Join(codexHome, "config.toml"), ignored: o.ignoreUserConfig}}
+	if o.profile != "" {
+		layers = append(layers, configLayer{file: filepath.Join(codexHome, o.profile+profileSuffix), ignored: o.ignoreUserConfig})
 	}
 	if cwd == "" {
 		return layers
@@ -80,7 +89,7 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFla
 	trust := files.with(flags)
 	root := projectRoot(cwd, trust.markers)
 	gitRoot := gitTrustRoot(cwd)
-	if trustFlag {
+	if o.trustFlag {
 		trust = files.savedByTrustFlag(cwd, root, gitRoot).with(flags)
 	}
 	var dirs []string
@@ -104,11 +113,14 @@ func configLayers(codexHome, profile, cwd string, flags map[string]any, trustFla
 }
 
 // layersTrust is the projectTrust of the system's, the user's and the
-// profile's files (layers, configLayers with no working directory) and
-// the session's -c flags.
+// profile's files (layers, configLayers with no working directory; an
+// ignored one left out) and the session's -c flags.
 func layersTrust(layers []configLayer, flags map[string]any) projectTrust {
 	var docs []map[string]any
 	for _, l := range layers {
+		if l.ignored {
+			continue
+		}
 		doc, _ := readTOML(l.file)
 		docs = append(docs, doc)
 	}
@@ -122,11 +134,11 @@ func layersTrust(layers []configLayer, flags map[string]any) projectTrust {
 // that decides for the working directory (projectTrust.level) where it
 // marks the project untrusted ("is marked as untrusted. Update its trust
 // setting first"; internal/agenttest TestExecCodexOwnPluginTrustFlag).
-func trustFlagStops(codexHome, profile, cwd string, flags map[string]any) bool {
+func trustFlagStops(codexHome, cwd string, flags map[string]any, o sessionOpts) bool {
 	if cwd == "" {
 		return false
 	}
-	files := layersTrust(configLayers(codexHome, profile, "", nil, false), nil)
+	files := layersTrust(configLayers(codexHome, "", nil, sessionOpts{profile: o.profile}), nil)
 	level, decided := files.level(cwd, projectRoot(cwd, files.with(flags).markers), gitTrustRoot(cwd))
 	return decided && level != "trusted"
 }
@@ -146,12 +158,12 @@ func projectDotCodex(dotCodex, codexHome string) bool {
 
 // hooksFeature returns the last of layers that sets features.hooks (to a
 // boolean: Codex refuses to start on another value), the untrusted ones
-// left out unless withUntrusted, and whether it sets it on; ok is false
-// when none sets it (it is on by default). A file that cannot be read
-// or parsed sets nothing: Codex does not start on it.
+// left out unless withUntrusted (the ignored ones always), and whether it
+// sets it on; ok is false when none sets it (it is on by default). A file
+// that cannot be read or parsed sets nothing: Codex does not start on it.
 func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer, on, ok bool) {
 	for _, l := range layers {
-		if l.untrusted && !withUntrusted {
+		if l.ignored || l.untrusted && !withUntrusted {
 			continue
 		}
 		doc, _ := readTOML(l.file)
@@ -173,7 +185,7 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 // directory's trust, either way (projectTrust.decides): Codex does not
 // ask there, and reads none of the files it does not trust now.
 func layersHooksOff(codexHome, cwd string) error {
-	layers := configLayers(codexHome, "", startedIn(cwd), nil, false)
+	layers := configLayers(codexHome, startedIn(cwd), nil, sessionOpts{})
 	const setting = "features.hooks = false"
 	off := func(file, fix string) error {
 		return &hosts.HooksOffError{Host: "codex", File: file, Setting: setting, Fix: fix, Pattern: hosts.SettingIn(file, tomlKey(setting))}

@@ -41,8 +41,9 @@ type OwnPlugins struct {
 	// not (Codex may install a curated one itself at startup): no -c flag
 	// keeps them out.
 	Forced []OwnPlugin
-	// Known are every plugin id any layer names, trusted or not, and every
-	// plugin installed in the cache: what an exclusive session disables.
+	// Known are every plugin id any layer names, trusted (or read) or
+	// not, and every plugin installed in the cache: what an exclusive
+	// session disables.
 	Known []string
 	// Unread are the files Codex may read that bundlectl could not, each
 	// with why; UnreadManaged is the managed_config.toml when it is one.
@@ -64,16 +65,21 @@ type OwnPlugins struct {
 // before, an entry without "enabled" counting as enabled; then the
 // session's -c flags; then /etc/codex/managed_config.toml, which
 // outranks them. A project file is read under the trust setup reads it
-// under too: its own directory's, or the project root's (Codex 0.171
-// read a trusted working directory's file in a git work tree whose top
-// was not trusted, which bundlectl once left out, so exec did not name
-// the plugin that file enabled); a `codex exec --trust` (or `codex
-// review --trust`) session's, under the entry --trust saves before the
-// session reads them (projectTrust.savedByTrustFlag: exec once read them
-// as the saved configuration stood, and did not name a plugin such a
-// file enabled, which loaded). Where an entry marks the project
-// untrusted (trustFlagStops), or beside --ignore-user-config, --trust
-// stops Codex, and Load is empty. Where Codex would not start at all
+// under too: the first entry of its own directory's, the project
+// root's and the git trust root's (projectTrust.trusts; Codex 0.171 read
+// a trusted working directory's file in a git work tree whose top was
+// not trusted, which bundlectl once left out, so exec did not name the
+// plugin that file enabled); a `codex exec --trust` (or `codex review
+// --trust`) session's, under the entry --trust saves before the session
+// reads them (projectTrust.savedByTrustFlag: exec once read them as the
+// saved configuration stood, and did not name a plugin such a file
+// enabled, which loaded). Where an entry marks the project untrusted
+// (trustFlagStops), or beside --ignore-user-config, --trust stops Codex,
+// and Load is empty. `codex exec --ignore-user-config` reads neither the
+// user's config.toml nor the profile's file, nor takes their projects
+// entries' trust (exec once named the plugins config.toml enabled as
+// loading there; internal/agenttest TestExecCodexIgnoreUserConfig): their
+// plugins count in Known alone. Where Codex would not start at all
 // because -C names no path the system can look up (cdDir), no project
 // file is read, Load is empty and Unread names the -C directory: exec
 // then says so instead of naming plugins of a session that never runs
@@ -83,16 +89,16 @@ type OwnPlugins struct {
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	var out OwnPlugins
-	profile, cd, trustFlag, ignoreUserConfig := sessionArgs(args)
+	o := sessionArgs(args)
 	cwd = startedIn(cwd)
 	stops := false // Codex does not start: nothing loads
-	if cd != "" {
+	if o.dir != "" {
 		var err error
-		if cwd, err = cdDir(cwd, cd); err != nil {
+		if cwd, err = cdDir(cwd, o.dir); err != nil {
 			// No session starts, so no project file is read: say so
 			// rather than name what one would enable.
 			stops = true
-			out.Unread = append(out.Unread, bundle.Quote(cd)+" (the -C directory: "+err.Error()+"; Codex does not start there)")
+			out.Unread = append(out.Unread, bundle.Quote(o.dir)+" (the -C directory: "+err.Error()+"; Codex does not start there)")
 		}
 	}
 	managed := filepath.Join(testOnlySystemDir, "managed_config.toml")
@@ -117,7 +123,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		docs[file] = d
 		return d
 	}
-	layers := append(configLayers(codexHome, profile, cwd, flagsDoc(args), trustFlag), configLayer{file: managed, managed: true})
+	layers := append(configLayers(codexHome, cwd, flagsDoc(args), o), configLayer{file: managed, managed: true})
 
 	type state struct {
 		enabled bool
@@ -146,15 +152,22 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 				s.enabled = a.enables(s.enabled)
 			}
 		}
-		if features, ok := read(l.file)["features"].(map[string]any); ok && !l.untrusted {
+		skipped := l.untrusted || l.ignored // read for Known alone
+		doc := map[string]any(nil)
+		if l.ignored {
+			doc, _ = readTOML(l.file) // Codex does not read it: none unread
+		} else {
+			doc = read(l.file)
+		}
+		if features, ok := doc["features"].(map[string]any); ok && !skipped {
 			if on, ok := features["plugins"].(bool); ok {
 				out.FeatureOn = on
 			}
 		}
-		plugins, _ := read(l.file)["plugins"].(map[string]any)
+		plugins, _ := doc["plugins"].(map[string]any)
 		for id, v := range plugins {
 			known[id] = true
-			if l.untrusted {
+			if skipped {
 				continue
 			}
 			s := merged[id]
@@ -201,7 +214,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	// --ignore-user-config ("--trust cannot be combined with
 	// --ignore-user-config"). With no session nothing loads, the user's
 	// own files' plugins neither.
-	if stops || trustFlag && (ignoreUserConfig || trustFlagStops(codexHome, profile, cwd, flagsDoc(args))) {
+	if stops || o.trustFlag && (o.ignoreUserConfig || trustFlagStops(codexHome, cwd, flagsDoc(args), o)) {
 		out.Load = nil
 	}
 	byID := func(a, b OwnPlugin) int { return strings.Compare(a.ID, b.ID) }
@@ -323,18 +336,33 @@ func cdDir(cwd, dir string) (string, error) {
 	return filepath.Clean(given), nil
 }
 
+// sessionOpts is what of the user's own arguments decides which
+// configuration files a session reads (sessionArgs).
+type sessionOpts struct {
+	profile string // --profile (-p)
+	dir     string // --cd (-C)
+	// trustFlag: the --trust of `codex exec` (or `e`) or `codex review`,
+	// which saves the project's trust before the session reads its files.
+	trustFlag bool
+	// ignoreUserConfig: the --ignore-user-config of `codex exec` (or
+	// `e`, `exec review`, `exec resume`), beside which the session reads
+	// neither the user's config.toml nor the profile's file.
+	ignoreUserConfig bool
+}
+
 // sessionArgs returns what of the user's own arguments decides which
 // configuration files a session reads: the profile (--profile, -p) and
 // the working directory (--cd, -C) they name, the last of each winning,
 // and whether they hold the --trust of `codex exec` (or `e`) or `codex
-// review`, which saves the project's trust before the session reads its
-// files (internal/agenttest TestCodexReviewTrustFlag: `codex review
+// review` (internal/agenttest TestCodexReviewTrustFlag: `codex review
 // --trust`, once read as no --trust, loaded a project file's plugin
-// unnamed); after another first word, such as an interactive session's
-// prompt, Codex 0.171 refuses it and does not start; and whether they
-// hold --ignore-user-config, beside which Codex refuses --trust too.
-// Arguments after "--" are the prompt's.
-func sessionArgs(args []string) (profile, dir string, trust, ignoreUserConfig bool) {
+// unnamed) and the --ignore-user-config of `codex exec` (or `e`). After
+// another first word, such as an interactive session's prompt, or
+// before any, Codex 0.171 refuses either ("unexpected argument") and
+// does not start; it is then not taken, so that a mistaken reading of
+// the arguments names more plugins, never fewer. Arguments after "--"
+// are the prompt's.
+func sessionArgs(args []string) (o sessionOpts) {
 	first := "" // the first argument that is no option: the subcommand, or the prompt
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -349,21 +377,21 @@ func sessionArgs(args []string) (profile, dir string, trust, ignoreUserConfig bo
 		case a == "--":
 			return
 		case a == "-p" || a == "--profile":
-			profile = next()
+			o.profile = next()
 		case strings.HasPrefix(a, "--profile="):
-			profile = a[len("--profile="):]
+			o.profile = a[len("--profile="):]
 		case strings.HasPrefix(a, "-p") && len(a) > 2:
-			profile = strings.TrimPrefix(a[2:], "=")
+			o.profile = strings.TrimPrefix(a[2:], "=")
 		case a == "-C" || a == "--cd":
-			dir = next()
+			o.dir = next()
 		case strings.HasPrefix(a, "--cd="):
-			dir = a[len("--cd="):]
+			o.dir = a[len("--cd="):]
 		case strings.HasPrefix(a, "-C") && len(a) > 2:
-			dir = strings.TrimPrefix(a[2:], "=")
+			o.dir = strings.TrimPrefix(a[2:], "=")
 		case a == "--trust":
-			trust = first == "exec" || first == "e" || first == "review"
+			o.trustFlag = first == "exec" || first == "e" || first == "review"
 		case a == "--ignore-user-config":
-			ignoreUserConfig = true
+			o.ignoreUserConfig = first == "exec" || first == "e"
 		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
 		case first == "" && !strings.HasPrefix(a, "-"):

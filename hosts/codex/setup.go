@@ -313,7 +313,7 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 	}
 	var out []*hosts.HooksOffError
 	for _, name := range profiles(codexHome) {
-		l, on, ok := hooksFeature(configLayers(codexHome, name, startedIn(in.Reentry.Workspace), nil, false), false)
+		l, on, ok := hooksFeature(configLayers(codexHome, startedIn(in.Reentry.Workspace), nil, sessionOpts{profile: name}), false)
 		if !ok || on || l.file != filepath.Join(codexHome, name+profileSuffix) {
 			continue
 		}
