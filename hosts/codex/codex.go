@@ -546,6 +546,9 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 			for _, p := range own.Load {
 				notes = append(notes, ownNote(p))
 			}
+			for _, p := range own.OnTrust {
+				notes = append(notes, onTrustNote(p))
+			}
 		}
 	}
 	if len(views) == 0 {

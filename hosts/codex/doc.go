@@ -12,7 +12,9 @@
 // trust stay as they are. The link is removed when Codex exits (or, after
 // a crash, by the next launch); nothing else in CODEX_HOME is written.
 //
-// The user's own plugins (FindOwnPlugins) are named at launch; an
+// The user's own plugins (FindOwnPlugins) are named at launch (one a
+// project file enables that an interactive session reads only once the
+// user trusts the folder in Codex's dialog, with that condition); an
 // exclusive launch disables each in the same -c plugins table, which
 // outranks every configuration file but /etc/codex/managed_config.toml,
 // and refuses to start when that file enables one. A launch whose views

@@ -28,6 +28,9 @@ type OwnPlugin struct {
 	// Managed is the managed_config.toml that enables it: that file
 	// outranks the -c flags of the session, so it cannot be kept out.
 	Managed string
+	// File is the configuration file whose entry for it the merge took
+	// last; "" when a -c flag set it after.
+	File string
 }
 
 // OwnPlugins is what the user's own Codex configuration does with plugins
@@ -37,6 +40,14 @@ type OwnPlugins struct {
 	// cache and enabled, the configuration layers merged as Codex merges
 	// them.
 	Load []OwnPlugin
+	// OnTrust are the plugins an interactive session would load beside
+	// Load once the user answers Codex's "Trust this folder?" with "Trust
+	// and continue": where no entry decides the project's trust, Codex
+	// asks, saves the entry `codex exec --trust` saves, and reads the
+	// project's files in that same session (internal/agenttest
+	// TestExecCodexTrustDialog). Whether the user will say yes cannot be
+	// known at launch.
+	OnTrust []OwnPlugin
 	// Forced are the plugins a managed_config.toml enables, installed or
 	// not (Codex may install a curated one itself at startup): no -c flag
 	// keeps them out.
@@ -88,8 +99,28 @@ type OwnPlugins struct {
 // A plugin loads when the merge leaves it enabled and a version of it is
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
-	var out OwnPlugins
 	o := sessionArgs(args)
+	out := ownPlugins(codexHome, cwd, args, o)
+	if !o.asksTrust || o.trustFlag {
+		return out
+	}
+	// "Trust and continue" saves what --trust saves, where no entry
+	// decides (where one does, Codex does not ask, and the files are read
+	// as they are now).
+	answered := o
+	answered.trustFlag = true
+	for _, p := range ownPlugins(codexHome, cwd, args, answered).Load {
+		if !slices.ContainsFunc(out.Load, func(q OwnPlugin) bool { return q.ID == p.ID }) {
+			out.OnTrust = append(out.OnTrust, p)
+		}
+	}
+	return out
+}
+
+// ownPlugins is FindOwnPlugins for the session o reads args as, without
+// OnTrust.
+func ownPlugins(codexHome, cwd string, args []string, o sessionOpts) OwnPlugins {
+	var out OwnPlugins
 	cwd = startedIn(cwd)
 	stops := false // Codex does not start: nothing loads
 	if o.dir != "" {
@@ -128,6 +159,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	type state struct {
 		enabled bool
 		managed string
+		file    string // the layer that set it last; "" for a -c flag
 	}
 	merged := map[string]*state{}
 	known := map[string]bool{}
@@ -149,7 +181,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 					s = &state{enabled: true}
 					merged[a.ID] = s
 				}
-				s.enabled = a.enables(s.enabled)
+				s.enabled, s.file = a.enables(s.enabled), ""
 			}
 		}
 		skipped := l.untrusted || l.ignored // read for Known alone
@@ -180,6 +212,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 					s.enabled = e
 				}
 			}
+			s.file = l.file
 			if l.managed {
 				s.managed = l.file
 			}
@@ -202,7 +235,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 		if !s.enabled {
 			continue
 		}
-		p := OwnPlugin{ID: id, Managed: s.managed}
+		p := OwnPlugin{ID: id, Managed: s.managed, File: s.file}
 		if p.Managed != "" {
 			out.Forced = append(out.Forced, p)
 		}
@@ -348,6 +381,10 @@ type sessionOpts struct {
 	// `e`, `exec review`, `exec resume`), beside which the session reads
 	// neither the user's config.toml nor the profile's file.
 	ignoreUserConfig bool
+	// asksTrust: the session is an interactive one (no exec, e or review
+	// first), which asks whether to trust a project no entry decides
+	// for, and once trusted reads its files.
+	asksTrust bool
 }
 
 // sessionArgs returns what of the user's own arguments decides which
@@ -360,10 +397,14 @@ type sessionOpts struct {
 // another first word, such as an interactive session's prompt, or
 // before any, Codex 0.171 refuses either ("unexpected argument") and
 // does not start; it is then not taken, so that a mistaken reading of
-// the arguments names more plugins, never fewer. Arguments after "--"
-// are the prompt's.
+// the arguments names more plugins, never fewer. A session whose first
+// word is none of exec, e and review is an interactive one, which may
+// ask whether to trust the project (asksTrust; a subcommand that runs no
+// session counts too, for the same reason). Arguments after "--" are the
+// prompt's.
 func sessionArgs(args []string) (o sessionOpts) {
 	first := "" // the first argument that is no option: the subcommand, or the prompt
+	defer func() { o.asksTrust = first != "exec" && first != "e" && first != "review" }()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() string {
@@ -540,6 +581,17 @@ func ownNote(p OwnPlugin) string {
 		return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (%s enables it, above anything a session can set)", bundle.Quote(p.ID), bundle.Quote(p.Managed))
 	}
 	return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps it out)", bundle.Quote(p.ID))
+}
+
+// onTrustNote names a plugin of the user's own that a project file
+// enables, which loads beside the views once the user trusts the folder
+// when Codex asks.
+func onTrustNote(p OwnPlugin) string {
+	file := "a project's .codex/config.toml"
+	if p.File != "" {
+		file = bundle.Quote(p.File)
+	}
+	return fmt.Sprintf("codex: your own plugin %s loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%s enables it), never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps it out)", bundle.Quote(p.ID), file)
 }
 
 // exclusiveError refuses an exclusive session a managed_config.toml would

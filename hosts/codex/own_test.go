@@ -536,3 +536,60 @@ func TestLaunchRequirementsMCPNote(t *testing.T) {
 		}
 	}
 }
+
+// TestFindOwnPluginsOnTrust: an interactive session (no exec, e or
+// review first) in a project no [projects] entry decides asks "Trust
+// this folder?", and answered "Trust and continue" reads the project's
+// files in that same session (internal/agenttest
+// TestExecCodexTrustDialog, real Codex 0.171): a plugin such a file
+// enables is OnTrust, with the file, not Load. Where an entry decides,
+// either way, Codex does not ask; codex exec and review never ask. exec
+// once said nothing of such a plugin, which loaded once the user said
+// yes.
+func TestFindOwnPluginsOnTrust(t *testing.T) {
+	const on = `[plugins."a@m"]` + "\nenabled = true\n"
+	entry := func(dir, level string) string {
+		return `[projects."ROOT/` + dir + `"]` + "\ntrust_level = \"" + level + "\"\n"
+	}
+	for _, c := range []struct {
+		name    string
+		files   map[string]string
+		cwd     string // under ws/
+		args    []string
+		onTrust string // the file, under ROOT, of a@m's OnTrust entry; "" for none
+		load    bool
+	}{
+		{name: "interactive, a folder with no entry", files: map[string]string{"ws/.codex/config.toml": on}, onTrust: "ws/.codex/config.toml"},
+		{name: "interactive with a prompt", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-s", "read-only", "fix it"}, onTrust: "ws/.codex/config.toml"},
+		{name: "interactive, the prompt exec after --", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"--", "exec"}, onTrust: "ws/.codex/config.toml"},
+		{name: "resume", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"resume", "--last"}, onTrust: "ws/.codex/config.toml"},
+		{name: "interactive below a git top with no entry, the top's file", files: map[string]string{"ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub", onTrust: "ws/.codex/config.toml"},
+		{name: "exec", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "fix it"}},
+		{name: "e", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"e"}},
+		{name: "review", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"review"}},
+		{name: "exec --trust: Load", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"exec", "--trust"}, load: true},
+		{name: "interactive, a folder marked untrusted: Codex does not ask", files: map[string]string{"home/config.toml": entry("ws", "untrusted"), "ws/.codex/config.toml": on}},
+		{name: "interactive, a trusted folder: Load", files: map[string]string{"home/config.toml": entry("ws", "trusted"), "ws/.codex/config.toml": on}, load: true},
+		{name: "interactive, a workspace trusted alone below a git top with no entry, the top's file: Codex does not ask", files: map[string]string{"home/config.toml": entry("ws/sub", "trusted"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
+		{name: "interactive, the file disables it", files: map[string]string{"ws/.codex/config.toml": `[plugins."a@m"]` + "\nenabled = false\n"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(c.files, installed("a@m")))
+			got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws", c.cwd), c.args)
+			if load := slices.Contains(ids(got.Load), "a@m"); load != c.load {
+				t.Errorf("a@m in Load: %v, want %v", load, c.load)
+			}
+			var want []OwnPlugin
+			if c.onTrust != "" {
+				real, err := filepath.EvalSymlinks(root)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = []OwnPlugin{{ID: "a@m", File: filepath.Join(real, c.onTrust)}}
+			}
+			if !slices.Equal(got.OnTrust, want) {
+				t.Errorf("OnTrust %+v, want %+v", got.OnTrust, want)
+			}
+		})
+	}
+}

@@ -31,8 +31,9 @@ import (
 //
 // The interactive "Trust this folder?" dialog, answered "Trust and
 // continue", saved the same entry in the folder, below a worktree and
-// below a marker root inside a git top (tried in a terminal; not kept as
-// a test, since an answer typed as the dialog draws can be lost).
+// below a marker root inside a git top (tried in a terminal; the folder
+// is TestExecCodexTrustDialog, which types the answer once the dialog is
+// drawn whole and again while the entry is not saved).
 //
 // bundlectl counts each such file before the project is trusted (setup
 // refuses a features.hooks = false in it: TestSetupCodexHooksLayers), as

@@ -93,7 +93,27 @@ func runPty(t testing.TB, a *Agent, argv, env []string, dialogs []string, done f
 // of answers (compared as dialogs are), types its value once.
 func runPtyAnswering(t testing.TB, a *Agent, argv, env []string, dialogs []string, answers map[string]string, done func() bool) string {
 	t.Helper()
-	answered := map[string]bool{}
+	var list []ptyAnswer
+	for prompt, keys := range answers {
+		list = append(list, ptyAnswer{prompt: prompt, keys: keys})
+	}
+	return runPtyAnswers(t, a, argv, env, dialogs, list, done)
+}
+
+// ptyAnswer is keys to type once the screen shows prompt (compared as
+// dialogs are). With taken set, they are typed again, a second's polls
+// after the last time, for as long as taken reports they were not: a key
+// typed while the TUI still reads its terminal's replies can be lost,
+// and the screen, which only grows, cannot tell.
+type ptyAnswer struct {
+	prompt, keys string
+	taken        func() bool
+}
+
+// runPtyAnswers is runPty typing answers.
+func runPtyAnswers(t testing.TB, a *Agent, argv, env []string, dialogs []string, answers []ptyAnswer, done func() bool) string {
+	t.Helper()
+	since := map[int]int{} // polls since an answer was last typed, by index
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) is not installed")
 	}
@@ -133,10 +153,15 @@ func runPtyAnswering(t testing.TB, a *Agent, argv, env []string, dialogs []strin
 	guard := time.After(HangGuard)
 	for !done() {
 		screen := squash(out.String())
-		for prompt, answer := range answers {
-			if !answered[prompt] && strings.Contains(screen, squash(prompt)) {
-				answered[prompt] = true
-				io.WriteString(in, answer)
+		for i, ans := range answers {
+			if !strings.Contains(screen, squash(ans.prompt)) {
+				continue
+			}
+			n, typed := since[i]
+			since[i] = n + 1
+			if !typed || ans.taken != nil && n >= 10 && !ans.taken() {
+				since[i] = 0
+				io.WriteString(in, ans.keys)
 			}
 		}
 		for _, d := range dialogs {

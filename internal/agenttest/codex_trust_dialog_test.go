@@ -1,0 +1,85 @@
+package agenttest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExecCodexTrustDialog: Codex 0.171 started interactively, in a
+// terminal, in a folder no [projects] entry decides, asks "Trust this
+// folder?"; answered "Trust and continue", it saves the folder's entry
+// and reads the folder's .codex/config.toml in that same session, so a
+// plugin of the user's own that file enables loads beside the views.
+// bundlectl exec cannot know the answer at launch: it names the plugin
+// as loading if the user trusts the folder (it once said nothing, and
+// the plugin loaded unnamed: hosts/codex FindOwnPlugins, OnTrust).
+// bundlectl exec --exclusive keeps it out all the same (its -c plugins
+// table disables every plugin any file names, an untrusted project's
+// too, and the -c flags outrank the project file read after the
+// answer), and names nothing. The answer is typed once the dialog is
+// drawn, and again while config.toml lacks the entry it saves: a key
+// typed as the TUI starts can be lost.
+func TestExecCodexTrustDialog(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			a := New(t, Codex, Say("done"), Say("done"))
+			f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+			allowExecTools(a)
+			a.Launcher = f.launcher(t)
+			if exclusive {
+				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+			}
+			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+			writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+			argv, env := interactiveCommand(t, a, "hi")
+			// interactiveCommand trusts the folder: no entry decides it here.
+			ws, err := filepath.EvalSymlinks(a.Workdir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entry := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
+			cfgFile := filepath.Join(a.ConfigDir(), "config.toml")
+			if err := os.WriteFile(cfgFile, []byte(strings.Replace(a.CodexConfig, entry, "", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			saved := func() bool {
+				b, _ := os.ReadFile(cfgFile)
+				return bytes.Contains(b, []byte(entry))
+			}
+			// "Trust this folder?" drawn whole: its choices and its last
+			// line. Enter takes the first choice, "Trust and continue".
+			trust := ptyAnswer{prompt: "1. Trust and continue 2. Back to Agent Command Center enter continue · esc back", keys: "\r", taken: saved}
+			out := runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
+			if !saved() {
+				t.Fatalf("Codex saved no entry for the folder: this test's premise (Codex 0.171 asks \"Trust this folder?\" and saves the answer) no longer holds\n%s", out)
+			}
+			calls := sessionCalls(a, 0)
+			offered := func(text string) bool {
+				for _, r := range calls {
+					if r.Contains(text) {
+						return true
+					}
+				}
+				return false
+			}
+			if !offered(skillDescription) {
+				t.Fatalf("the view's skill was not offered to the model\n%s\n%s", out, a.Model.Dump())
+			}
+			loaded := offered(ownSkill(ownPlugin))
+			if !exclusive && !loaded {
+				t.Fatalf("the own plugin did not load once the folder was trusted: this test's premise (Codex 0.171 reads the project file in that session) no longer holds\n%s\n%s", out, a.Model.Dump())
+			}
+			if exclusive && loaded {
+				t.Errorf("bundlectl exec --exclusive: the own plugin %s, enabled by the project file Codex read once the folder was trusted, loaded\n%s", ownPluginID, out)
+			}
+			note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%q enables it)", ownPluginID, filepath.Join(ws, ".codex", "config.toml"))
+			if named := strings.Contains(squash(out), squash(note)); named == exclusive {
+				t.Errorf("exclusive=%v: the note %q shown: %v\n%s", exclusive, note, named, out)
+			}
+		})
+	}
+}
