@@ -302,13 +302,18 @@ func readTOML(file string) (map[string]any, error) {
 }
 
 // installedPlugins lists "<plugin>@<marketplace>" for each plugin with a
-// version directory in Codex's plugin cache, the session marketplaces of
-// bundlectl left out.
+// version directory in Codex's plugin cache. A session marketplace of
+// bundlectl is a symbolic link there (Launch), which this leaves out as
+// it leaves out every link; a directory whose name merely begins as a
+// session's ("bundlectl-mine") is the user's own, whose plugins Codex
+// 0.171 loads (internal/agenttest
+// TestExecCodexOwnMarketplaceNamedLikeASession: exec once left every such
+// name out, and did not name a plugin that loaded).
 func installedPlugins(cache string) []string {
 	var out []string
 	markets, _ := os.ReadDir(cache)
 	for _, m := range markets {
-		if !m.IsDir() || strings.HasPrefix(m.Name(), Marketplace) || !pluginSegment(m.Name()) {
+		if !m.IsDir() || !pluginSegment(m.Name()) {
 			continue
 		}
 		plugins, _ := os.ReadDir(filepath.Join(cache, m.Name()))

@@ -593,3 +593,19 @@ func TestFindOwnPluginsOnTrust(t *testing.T) {
 		})
 	}
 }
+
+// TestInstalledPluginsSessionPrefix: a real directory in the plugin cache
+// named as a session's marketplace begins ("bundlectl-mine") is the
+// user's own marketplace, and its plugins are installed; a session's
+// marketplace, a link, is not listed.
+func TestInstalledPluginsSessionPrefix(t *testing.T) {
+	root := ownFixture(t, installed("a@bundlectl-mine", "b@m"))
+	cache := filepath.Join(root, "home", "plugins", "cache")
+	writeAt(t, filepath.Join(root, "session", "v", "local", ".codex-plugin", "plugin.json"), `{"name":"v"}`)
+	if err := os.Symlink(filepath.Join(root, "session"), filepath.Join(cache, "bundlectl-1")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := installedPlugins(cache), []string{"a@bundlectl-mine", "b@m"}; !slices.Equal(got, want) {
+		t.Errorf("installed %q, want %q", got, want)
+	}
+}
