@@ -224,6 +224,7 @@ func JSURLIPHost(host string) (netip.Addr, bool) {
 // information) and reads no host in https:\\169.254.169.254\x, both of
 // which Claude Code reads as the metadata address.
 func ClaudeHTTPURLRefused(raw string) (netip.Addr, string) {
+	raw = ClaudeURLTrim(raw)
 	in, start, end, ok := jsSpecialHostSpan(raw)
 	if !ok {
 		return netip.Addr{}, ""
@@ -250,6 +251,7 @@ func ClaudeHTTPURLRefused(raw string) (netip.Addr, string) {
 // variable, or the url is one neither posts to. The review names it
 // without resolving it: it stays offline and asks no resolver.
 func HookAddressAtRun(raw string) string {
+	raw = ClaudeURLTrim(raw)
 	if jsURLRefuses(raw) || ClaudeHTTPCannotPost(raw) {
 		return ""
 	}

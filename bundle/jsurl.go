@@ -92,6 +92,23 @@ func jsURLInput(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
 }
 
+// ClaudeURLTrim is s as Claude Code (2.1.332) hands an http hook's url
+// to JavaScript's URL: trimmed by String.prototype.trim, which takes off
+// white space (jsSpace: U+00A0, U+FEFF, U+3000, line breaks, …) and not
+// the other C0 controls. The parser then removes every tab and line break
+// and strips leading and trailing C0 controls and spaces (jsURLInput), in
+// that order: "\u00a0https://h/" posts to h, "\u0001\u00a0https://h/"
+// is no URL (the trim stops at U+0001, and the parser is left with
+// "\u00a0https:"), as the real CLI has it (testdata/jsurl/
+// claude_trim.json, internal/agenttest TestClaudeHTTPHookURLTrim).
+// hosts/claude's settings model trims a settings file's hook url the same
+// way.
+func ClaudeURLTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
+
+// claudeURLRefuses is jsURLRefuses of an http hook's url as Claude Code
+// hands it to JavaScript's URL (ClaudeURLTrim).
+func claudeURLRefuses(s string) bool { return jsURLRefuses(ClaudeURLTrim(s)) }
+
 // jsAuthorityRefuses reports whether the WHATWG parser fails on the
 // authority that starts auth (it ends at the path, query or fragment):
 // userinfo up to the last '@', then a host, then a port. A special

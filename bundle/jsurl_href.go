@@ -10,7 +10,8 @@ import (
 
 // JSURLPostURL is s as the url Claude Code posts to: s as JavaScript's
 // URL writes it back (its href), which is where, and with which request
-// line, the request goes. Once tabs and line breaks are removed and
+// line, the request goes. Once trimmed as Claude Code trims it
+// (ClaudeURLTrim), tabs and line breaks are removed and
 // leading and trailing controls and spaces trimmed, its scheme is
 // lowercased; its user information percent-encoded ("${X}@" is
 // "$%7BX%7D@", an empty password dropped); its host decoded
@@ -30,7 +31,7 @@ import (
 // path and query to Claude Code's own post of every such code point
 // (internal/agenttest TestClaudeHTTPHookURLBytes).
 func JSURLPostURL(s string) string {
-	origin, path, query, fragment, ok := jsHref(s)
+	origin, path, query, fragment, ok := jsHref(ClaudeURLTrim(s))
 	if !ok {
 		return s
 	}
@@ -45,7 +46,7 @@ func JSURLPostURL(s string) string {
 // url package would write otherwise ('|' and a single quote escaped in a
 // path, and the whole path decoded and escaped again when it escapes one).
 func JSURLRequestTarget(s string) (origin, path, query string, ok bool) {
-	origin, path, query, _, ok = jsHref(s)
+	origin, path, query, _, ok = jsHref(ClaudeURLTrim(s))
 	return origin, path, query, ok
 }
 

@@ -484,7 +484,7 @@ func claudeGroupSchema(g *jsonValue, gp string) (at, why string) {
 			// TestClaudeOnFailureSchema, TestClaudeHTTPURLSchema).
 			if u, ok := h.obj["url"]; !ok || u.kind != jsonString || strings.TrimSpace(u.str) == "" {
 				return hp, "this http hook has no url string"
-			} else if jsURLRefuses(u.str) {
+			} else if claudeURLRefuses(u.str) {
 				return hp + ".url", "its url " + quoteURL(u.str) + " is not a URL (JavaScript's URL does not parse it)"
 			}
 		}
@@ -715,7 +715,7 @@ func (r hostReader) hook(v *jsonValue, path, event, matcher, scope string) (Hook
 				r.b.Report.Skipf(path, "hook.url", "http hook has no url")
 			}
 			keep = false
-		} else if r.host == HostClaude && jsURLRefuses(h.URL) {
+		} else if r.host == HostClaude && claudeURLRefuses(h.URL) {
 			// Its hooks schema refuses the url: Claude Code 2.1.332
 			// drops the hook, and on a guard's event loads nothing of
 			// the plugin (claudeGroupSchema), so nothing sends the
@@ -1205,6 +1205,7 @@ func ClaudeOnFailureIgnoredOn(event string) bool {
 // URL reads: a ${NAME} in user information ("https://${X}@127.0.0.1/",
 // which Claude Code posts to 127.0.0.1) is not in it.
 func claudeURLRef(u string) (ref string, inHost bool) {
+	u = ClaudeURLTrim(u)
 	loc := braceRef().FindStringIndex(u)
 	if loc == nil {
 		return "", false
@@ -1234,6 +1235,7 @@ func claudeURLRef(u string) (ref string, inHost bool) {
 // and opens no WebSocket (internal/agenttest TestClaudeHTTPHookAnswers,
 // TestClaudeHTTPHookURLVarsAndWebSocket).
 func ClaudeHTTPCannotPost(s string) bool {
+	s = ClaudeURLTrim(s)
 	if jsURLRefuses(s) {
 		return false
 	}

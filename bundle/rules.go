@@ -1038,6 +1038,7 @@ func endpointHost(raw string) (string, string) {
 // written (internal/agenttest TestClaudeHTTPGuardPathGoRefuses), and a
 // guard so written was refused ("is not a valid URL").
 func hookURLHost(raw string) (string, string) {
+	raw = ClaudeURLTrim(raw)
 	in, start, end, ok := jsSpecialHostSpan(raw)
 	if !ok || strings.Contains(in[start:end], "${") {
 		return endpointHost(raw)
@@ -1048,17 +1049,16 @@ func hookURLHost(raw string) (string, string) {
 	if strings.Contains(raw, "#") {
 		return "", "must not contain a fragment"
 	}
-	return endpointURLHost(JSURLDecodedHost(urlAuthority(raw, in, end)))
+	return endpointURLHost(JSURLDecodedHost(urlAuthority(in, end)))
 }
 
-// urlAuthority is raw, a special url JavaScript's URL reads as in
-// (jsSpecialHostSpan) whose host ends at hostEnd, cut after its
-// authority, with "/" for a path: what the host checks read. A url the
-// parser reads only once trimmed is raw, for Go's parser to judge whole.
-func urlAuthority(raw, in string, hostEnd int) string {
-	if in != raw {
-		return raw
-	}
+// urlAuthority is in, a special url as JavaScript's URL starts on it
+// (jsSpecialHostSpan: trimmed, its tabs and line breaks removed) whose
+// host ends at hostEnd, cut after its authority, with "/" for a path:
+// what the host checks read. A url the parser reads only once trimmed is
+// read so, as Claude Code posts it (" https://h/" and "https://h\t2/"
+// to h and h2), where Go's parser, judging it whole, refused it.
+func urlAuthority(in string, hostEnd int) string {
 	end := len(in)
 	if i := strings.IndexAny(in[hostEnd:], `/\?#`); i >= 0 {
 		end = hostEnd + i
