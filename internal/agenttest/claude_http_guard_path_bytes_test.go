@@ -1,14 +1,8 @@
 package agenttest
 
 import (
-	"bufio"
-	"io"
-	"net"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 )
 
@@ -34,18 +28,8 @@ func TestClaudeHTTPGuardPathBytes(t *testing.T) {
 // blocked.
 func checkClaudeHTTPGuardAskedAt(t *testing.T, name, path, want string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var mu sync.Mutex
-	var got []string
-	go serveRequestLines(ln, func(target string) string {
-		mu.Lock()
-		got = append(got, target)
-		mu.Unlock()
-		if target != want {
+	srv := newHookServer(t, func(r hookRequest) string {
+		if r.Target != want {
 			return `{}`
 		}
 		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"denied at the path Claude Code writes"}}`
@@ -53,69 +37,22 @@ func checkClaudeHTTPGuardAskedAt(t *testing.T, name, path, want string) {
 	rec := t.TempDir()
 	a := New(t, Claude, ShellCall(Claude, "touch "+filepath.Join(rec, "tool-ran")), Say("done"))
 	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", name)
-	writeClaudeBashGuard(t, dir, name, map[string]any{"type": "http", "url": "http://" + ln.Addr().String() + path, "timeout": 10})
+	writeClaudeBashGuard(t, dir, name, map[string]any{"type": "http", "url": "http://" + srv.Addr() + path, "timeout": 10})
 	a.Env = []string{"NO_PROXY=*", "no_proxy=*"}
 	run := func(via string, args ...string) {
-		mu.Lock()
-		got = nil
-		mu.Unlock()
+		srv.take()
 		removeIfExists(t, filepath.Join(rec, "tool-ran"))
 		a.Args = append([]string{"--allowedTools", "Bash"}, args...)
 		res := a.Run(t, "hello")
-		mu.Lock()
-		defer mu.Unlock()
+		var got []string
+		for _, r := range srv.take() {
+			got = append(got, r.Target)
+		}
 		if ran := exists(filepath.Join(rec, "tool-ran")); ran || !slices.Equal(got, []string{want}) {
 			t.Errorf("%s: the tool ran = %v, the guard was asked at %q; want it asked at %q and the tool blocked (found by trying Claude Code 2.1.332)\n%s", via, ran, got, want, res)
 		}
 	}
 	run("claude --plugin-dir", "--plugin-dir", dir)
-	home := t.TempDir()
-	t.Cleanup(func() { Writable(home) })
-	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", name, reviewToken(t, home, a.Workdir, name))
-	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", name)
-	a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+	launchThroughExec(t, a, name)
 	run("bundlectl exec")
-}
-
-// serveRequestLines answers each HTTP request on ln with the JSON answer
-// gives the target of its request line as it came, until ln is closed.
-// It reads the request's headers and a Content-Length body, and closes
-// the connection after each answer.
-func serveRequestLines(ln net.Listener, answer func(target string) string) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			br := bufio.NewReader(c)
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			length := 0
-			for {
-				h, err := br.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if h == "\r\n" {
-					break
-				}
-				if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(k, "content-length") {
-					for _, d := range strings.TrimSpace(v) {
-						length = length*10 + int(d-'0')
-					}
-				}
-			}
-			io.CopyN(io.Discard, br, int64(length))
-			target := ""
-			if parts := strings.Split(strings.TrimRight(line, "\r\n"), " "); len(parts) == 3 {
-				target = parts[1]
-			}
-			body := answer(target)
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
-		}()
-	}
 }

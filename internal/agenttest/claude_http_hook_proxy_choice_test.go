@@ -26,10 +26,6 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 	first, second := newConnectRecorder(t), newConnectRecorder(t)
 	proxyOf := func(r *connectRecorder) string { return strings.TrimPrefix(r.Env[0], "HTTPS_PROXY=") }
 	urls := []string{"http://127.0.0.9/a", "https://tls.example/b", "https://a.skip.example/c", "http://localhost:9/d"}
-	var hooks []any
-	for _, u := range urls {
-		hooks = append(hooks, map[string]any{"type": "http", "url": u, "timeout": 10})
-	}
 	want := []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "CONNECT tls.example:443 HTTP/1.1"}
 	cases := []struct {
 		name string
@@ -61,8 +57,7 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 	}
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
 	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "px")
-	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "px", "version": "1.0.0"})
-	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": hooks}}}})
+	writeHTTPHookPlugin(t, dir, "px", "PostToolUse", urls...)
 	run := func(via string, args ...string) {
 		for _, c := range cases {
 			first.take()
@@ -81,10 +76,6 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 		}
 	}
 	run("claude --plugin-dir (2.1.332)", "--plugin-dir", dir)
-	home := t.TempDir()
-	t.Cleanup(func() { Writable(home) })
-	BundlectlRun(t, home, "--workspace", a.Workdir, "trust", "px", reviewToken(t, home, a.Workdir, "px"))
-	BundlectlRun(t, home, "--workspace", a.Workdir, "enable", "px")
-	a.Launcher = []string{Bundlectl(t), "--home", home, "--workspace", a.Workdir, "exec", "--"}
+	launchThroughExec(t, a, "px")
 	run("bundlectl exec")
 }

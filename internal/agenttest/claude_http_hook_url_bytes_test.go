@@ -1,10 +1,8 @@
 package agenttest
 
 import (
-	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -25,33 +23,19 @@ func TestClaudeHTTPHookURLBytes(t *testing.T) {
 	}
 	query := "A" + all.String() + "Z"
 	path := strings.ReplaceAll(query, "?", "")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var mu sync.Mutex
-	got := map[string]string{}
-	go serveRequestLines(ln, func(target string) string {
-		mu.Lock()
-		got[target[:3]] = target
-		mu.Unlock()
-		return `{}`
-	})
-	base := "http://" + ln.Addr().String()
+	srv := newHookServer(t, nil)
+	base := "http://" + srv.Addr()
 	urls := map[string]string{"/p/": base + "/p/" + path, "/q?": base + "/q?" + query}
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
 	dir := filepath.Join(a.Workdir, "ub")
-	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "ub", "version": "1.0.0"})
-	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{
-		map[string]any{"type": "http", "url": urls["/p/"], "timeout": 10},
-		map[string]any{"type": "http", "url": urls["/q?"], "timeout": 10},
-	}}}}})
+	writeHTTPHookPlugin(t, dir, "ub", "PreToolUse", urls["/p/"], urls["/q?"])
 	a.Env = []string{"NO_PROXY=*", "no_proxy=*"}
 	a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
 	res := a.Run(t, "hello")
-	mu.Lock()
-	defer mu.Unlock()
+	got := map[string]string{}
+	for _, r := range srv.take() {
+		got[r.Target[:3]] = r.Target
+	}
 	for k, u := range urls {
 		_, p, q, ok := bundle.JSURLRequestTarget(u)
 		if !ok {

@@ -1,14 +1,9 @@
 package agenttest
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
-	"net"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -21,26 +16,21 @@ import (
 // event a hook can block) or, on another event, skip the hook, so the
 // two never differ on the wire.
 func TestClaudeHTTPHookUserinfo(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var mu sync.Mutex
-	var auth []string
-	go serveRecordingAuthorization(ln, func(v string) { mu.Lock(); auth = append(auth, v); mu.Unlock() })
+	srv := newHookServer(t, nil)
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
 	dir := filepath.Join(a.Workdir, "ui")
 	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "ui", "version": "1.0.0"})
 	writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PostToolUse": []any{map[string]any{"matcher": "Bash", "hooks": []any{
-		map[string]any{"type": "http", "url": "http://us%65r:p%40ss@" + ln.Addr().String() + "/ui", "timeout": 10},
+		map[string]any{"type": "http", "url": "http://us%65r:p%40ss@" + srv.Addr() + "/ui", "timeout": 10},
 	}}}}})
 	a.Env = []string{"NO_PROXY=*", "no_proxy=*"}
 	a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
 	res := a.Run(t, "hello")
-	mu.Lock()
+	var auth []string
+	for _, r := range srv.take() {
+		auth = append(auth, r.Authorization)
+	}
 	got := strings.Join(auth, ",")
-	mu.Unlock()
 	if want := "Basic dXMlNjVyOnAlNDBzcw=="; got != want { // "us%65r:p%40ss"
 		t.Fatalf("Claude Code 2.1.332 sent Authorization %q, want %q: this test's premise no longer holds\n%s", got, want, res)
 	}
@@ -58,44 +48,5 @@ func TestClaudeHTTPHookUserinfo(t *testing.T) {
 	}
 	if !refused {
 		t.Errorf("bundlectl review does not refuse the bundle for the url's user information\n%s%s", out, errOut)
-	}
-}
-
-// serveRecordingAuthorization serves HTTP on ln until it closes, hands
-// record each request's Authorization header ("" when none) and answers
-// 200 with an empty JSON object.
-func serveRecordingAuthorization(ln net.Listener, record func(string)) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			br := bufio.NewReader(c)
-			if _, err := br.ReadString('\n'); err != nil {
-				return
-			}
-			authz, length := "", 0
-			for {
-				l, err := br.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if l == "\r\n" {
-					break
-				}
-				k, v, _ := strings.Cut(strings.TrimRight(l, "\r\n"), ":")
-				switch strings.ToLower(k) {
-				case "authorization":
-					authz = strings.TrimSpace(v)
-				case "content-length":
-					length, _ = strconv.Atoi(strings.TrimSpace(v))
-				}
-			}
-			io.CopyN(io.Discard, br, int64(length))
-			record(authz)
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}")
-		}()
 	}
 }
