@@ -48,8 +48,8 @@ func redactedProxy(v string) string {
 // read from getenv, or nil when it posts directly: the first variable of
 // claudeProxyVars set, unless NO_PROXY / no_proxy name req's host. It
 // speaks to every proxy as to an http one (CONNECT in the clear, TLS to
-// an https:// one): an IP:port with no scheme, and a socks5:// url, get
-// "CONNECT host:port" in the clear, as tried. A setting of another form,
+// an https:// one): a host:port with no scheme, and a socks url, get
+// "CONNECT host:port" in the clear, as tried (claudeProxyURL). A setting of another form,
 // whose reading was not tried, and a proxy at a link-local or metadata
 // address Claude Code refuses, are errors: nothing is posted.
 func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, error) {
@@ -73,29 +73,39 @@ func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, e
 }
 
 // claudeProxyURL is the proxy value names as Claude Code 2.1.332 speaks
-// to it, or why bundlectl does not reproduce it.
+// to it, or why bundlectl does not reproduce it. As tried with the real
+// CLI (internal/agenttest TestClaudeHTTPHookProxyChoice): a host:port
+// with no scheme, an IP ("127.0.0.1:3128") or a name ("proxy.example:
+// 3128"), is an http proxy there; a socks4://, socks5:// or socks5h://
+// url gets an http CONNECT in the clear, not the socks handshake; a url
+// with no port is at its scheme's (connectDialer). Another form (no
+// port and no scheme, "//host:port", another scheme) is refused.
 func claudeProxyURL(value string) (*url.URL, string) {
-	if host, port, err := net.SplitHostPort(value); err == nil && isDecimal(port) {
-		if _, err := netip.ParseAddr(host); err == nil {
-			// "127.0.0.1:3128": Claude Code opens its tunnel there in the
-			// clear.
-			return &url.URL{Scheme: "http", Host: value}, ""
-		}
+	if host, port, err := net.SplitHostPort(value); err == nil && isDecimal(port) && proxyHostName(host) {
+		return &url.URL{Scheme: "http", Host: value}, ""
 	}
 	p, err := url.Parse(value)
-	if err != nil || p.Host == "" || p.Opaque != "" {
+	if err != nil || p.Scheme == "" || p.Host == "" || p.Opaque != "" {
 		return nil, "is not an http:// or https:// url with a host, and how Claude Code reads it was not tried"
 	}
 	switch p.Scheme {
 	case "http", "https":
-	case "socks5":
-		// Claude Code sends a socks5:// proxy an http CONNECT in the
-		// clear, not the socks handshake.
+	case "socks4", "socks5", "socks5h":
 		p.Scheme = "http"
 	default:
 		return nil, fmt.Sprintf("names a %s proxy, and how Claude Code speaks to it was not tried", bundle.Quote(p.Scheme))
 	}
 	return p, ""
+}
+
+// proxyHostName reports whether host, of a proxy setting with no scheme,
+// is an IP address or a DNS name (letters, digits, '-' and '.'): nothing
+// a url would read otherwise ("u:pw@proxy", "//proxy").
+func proxyHostName(host string) bool {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	return host != "" && strings.Trim(strings.ToLower(host), "abcdefghijklmnopqrstuvwxyz0123456789-.") == ""
 }
 
 // isDecimal reports whether s is a non-empty run of ASCII digits.

@@ -177,9 +177,16 @@ func TestHTTPHookProxyAsClaudeCode(t *testing.T) {
 			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
 		{"socks5 proxy spoken to as http", "http://127.0.0.9/a", map[string]string{"HTTPS_PROXY": "socks5://" + strings.TrimPrefix(first.url, "http://")},
 			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
-		{"name:port without a scheme", local, map[string]string{"https_proxy": "proxy.example:3128"}, "", nil, "https_proxy=\"proxy.example:3128\" is not an http:// or https:// url"},
+		{"name:port without a scheme", "http://127.0.0.9/a", map[string]string{"https_proxy": "localhost:" + strings.TrimPrefix(first.url, "http://127.0.0.1:")},
+			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
+		{"socks4 proxy spoken to as http", "http://127.0.0.9/a", map[string]string{"HTTPS_PROXY": "socks4://" + strings.TrimPrefix(first.url, "http://")},
+			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
+		{"socks5h proxy spoken to as http", "http://127.0.0.9/a", map[string]string{"HTTPS_PROXY": "socks5h://" + strings.TrimPrefix(first.url, "http://")},
+			"first", []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}, ""},
+		{"a name with no port and no scheme", local, map[string]string{"https_proxy": "proxy.example"}, "", nil, "https_proxy=\"proxy.example\" is not an http:// or https:// url"},
+		{"a scheme-relative url", local, map[string]string{"https_proxy": "//127.0.0.1:3128"}, "", nil, "https_proxy=\"//127.0.0.1:3128\" is not an http:// or https:// url"},
 		{"credential kept out of the message", local, map[string]string{"https_proxy": "u:secret@proxy.example:3128"}, "", nil, `https_proxy="***@proxy.example:3128" is not`},
-		{"socks4 proxy", local, map[string]string{"HTTPS_PROXY": "socks4://" + strings.TrimPrefix(first.url, "http://")}, "", nil, `names a "socks4" proxy`},
+		{"another scheme", local, map[string]string{"HTTPS_PROXY": "socks4a://" + strings.TrimPrefix(first.url, "http://")}, "", nil, `names a "socks4a" proxy`},
 		{"proxy at the metadata address", local, map[string]string{"HTTP_PROXY": "http://169.254.169.254:3128"}, "", nil, "cloud metadata"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,8 +15,9 @@ import (
 // http url too, unless NO_PROXY names it), not by sending the url in
 // absolute form; a host NO_PROXY names with a leading dot, or as
 // host:port, is not sent there, while "*.example", a CIDR range and a
-// bare IPv6 address name nothing. An IP:port with no scheme, and a
-// socks5:// url, are spoken to as an http proxy. A --settings env
+// bare IPv6 address name nothing. An IP:port or a name:port with no
+// scheme, and a socks4://, socks5:// or socks5h:// url, are spoken to as
+// an http proxy (a CONNECT in the clear). A --settings env
 // https_proxy wins over the process's HTTPS_PROXY: Claude Code sets it
 // in its environment, which hooks run inherits. Go's rule (HTTP_PROXY for http urls,
 // HTTPS_PROXY for https, upper case first) sent bundlectl's hooks run
@@ -48,6 +49,18 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 		}, ""},
 		{"socks5:// spoken to as an http proxy", []string{
 			"https_proxy=", "HTTPS_PROXY=", "http_proxy=socks5://" + strings.TrimPrefix(proxyOf(first), "http://"), "HTTP_PROXY=" + proxyOf(second),
+			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
+		}, ""},
+		{"name:port with no scheme", []string{
+			"https_proxy=localhost:" + strings.TrimPrefix(proxyOf(first), "http://127.0.0.1:"), "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=",
+			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
+		}, ""},
+		{"socks4:// spoken to as an http proxy", []string{
+			"https_proxy=socks4://" + strings.TrimPrefix(proxyOf(first), "http://"), "HTTPS_PROXY=" + proxyOf(second), "http_proxy=", "HTTP_PROXY=",
+			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
+		}, ""},
+		{"socks5h:// spoken to as an http proxy", []string{
+			"https_proxy=", "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=socks5h://" + strings.TrimPrefix(proxyOf(first), "http://"),
 			"NO_PROXY=127.0.0.1,.skip.example,localhost:9", "no_proxy=",
 		}, ""},
 		{"settings env https_proxy before the process's HTTPS_PROXY", []string{
