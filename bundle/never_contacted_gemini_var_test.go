@@ -14,14 +14,16 @@ import (
 // as written, is "https://10.0.0.9/mcp" once X is "10.0.0", and Gemini
 // CLI connects to it (internal/agenttest TestGeminiMCPURLBareVar). A bare
 // $NAME after the authority, or in a Claude Code plugin's url (Claude
-// Code expands ${NAME} only), leaves the url as written.
+// Code expands ${NAME} only), leaves the url as written. The host such a
+// variable picks is not listed among the network hosts, where the review
+// listed "$x.9" as one: MCPURLHostVar names the variable instead.
 func TestNeverContactedUnparsedMCPURLGeminiVar(t *testing.T) {
 	for _, c := range []struct {
 		manifest, url, host string
 		never               bool
 	}{
-		{ManifestGemini, "https://$X.9/mcp", "$x.9", false},
-		{ManifestGemini, "https://a.$X_1.9/mcp", "a.$x_1.9", false},
+		{ManifestGemini, "https://$X.9/mcp", "", false},
+		{ManifestGemini, "https://a.$X_1.9/mcp", "", false},
 		{ManifestGemini, "https://bc3e.9/$P/mcp", "bc3e.9", true},
 		{ManifestGemini, "https://bc3e.9/mcp", "bc3e.9", true},
 		{ManifestClaude, "https://$X.9/mcp", "$x.9", true},
@@ -31,6 +33,14 @@ func TestNeverContactedUnparsedMCPURLGeminiVar(t *testing.T) {
 			files[c.manifest] = fmt.Sprintf(`{"name": "p", "mcpServers": {"m": {"type": "http", "url": %q}}}`, c.url)
 		}
 		b := writeTree(t, "p", files)
+		if c.host == "" {
+			// The variable picks the host (MCPURLHostVar): none is
+			// listed, where "$x.9" was, a host no one connects to.
+			if len(b.Permissions.NetworkHosts) > 0 || len(b.Permissions.NetworkNeverContacted) > 0 || len(b.Components.MCP) != 1 || mcpURLHostVarRef(c.url, b.Components.MCP[0].Hosts) == "" {
+				t.Errorf("%s %s: network hosts %v, never contacted %v; want none, the host decided by the variable%s", c.manifest, c.url, b.Permissions.NetworkHosts, b.Permissions.NetworkNeverContacted, dumpFindings(b))
+			}
+			continue
+		}
 		if !slices.Contains(b.Permissions.NetworkHosts, c.host) {
 			t.Errorf("%s %s: %s not among the network hosts %v:%s", c.manifest, c.url, c.host, b.Permissions.NetworkHosts, dumpFindings(b))
 			continue
@@ -41,4 +51,33 @@ func TestNeverContactedUnparsedMCPURLGeminiVar(t *testing.T) {
 			t.Errorf("%s %s: %s never contacted = %v, mcp.url warning = %v; want both %v:%s", c.manifest, c.url, c.host, never, warned, c.never, dumpFindings(b))
 		}
 	}
+}
+
+// TestMCPURLHostVar: the variable that picks a remote MCP server's host
+// is named for the hosts that expand it: a ${NAME} in the authority for
+// Claude Code and Gemini CLI (not Codex, which sends it as written), a
+// bare $NAME there for Gemini CLI only; one in the path picks no host.
+func TestMCPURLHostVar(t *testing.T) {
+	for _, c := range []struct {
+		url   string
+		hosts []Host
+		want  string
+	}{
+		{"https://$NET.9/mcp", []Host{HostGemini}, "$NET"},
+		{"https://a.${N}.example/mcp", []Host{HostGemini}, "${N}"},
+		{"https://${HOST:-127.0.0.1}/mcp", []Host{HostClaude, HostCodex}, "${HOST:-127.0.0.1}"},
+		{"https://${HOST}/mcp", []Host{HostCodex}, ""},
+		{"https://$NET.9/mcp", []Host{HostClaude}, ""},
+		{"https://h.example/$P/mcp", []Host{HostGemini}, ""},
+		{"https://h.example/${P}", []Host{HostClaude}, ""},
+	} {
+		if got := mcpURLHostVarRef(c.url, c.hosts); got != c.want {
+			t.Errorf("MCPURLHostVar(%q, %v) = %q, want %q", c.url, c.hosts, got, c.want)
+		}
+	}
+}
+
+func mcpURLHostVarRef(url string, hosts []Host) string {
+	ref, _ := MCPURLHostVar(url, hosts)
+	return ref
 }

@@ -1600,11 +1600,13 @@ func normalizeHost(h string) (string, bool) {
 
 // remoteHosts maps the normalized host of every remote endpoint (MCP
 // servers, http hooks) to the first component using it. An endpoint whose
-// host comes from a host variable has no host to map.
+// host comes from a host variable has no host to map: a "${NAME}" in its
+// authority, or a bare "$NAME" there in a server only Gemini CLI reads
+// (geminiOnlyVarHost).
 func remoteHosts(b *Bundle) map[string]string {
 	hosts := map[string]string{}
 	for _, s := range b.Components.MCP {
-		if !s.Remote() {
+		if !s.Remote() || geminiOnlyVarHost(s) {
 			continue
 		}
 		if h, msg := endpointHost(s.URL); msg == "" && h != "" {

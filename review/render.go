@@ -801,6 +801,24 @@ func (r *renderer) bareNote(indent, command string) {
 	r.line("%s%-10s %s", indent, "", "(bare: found on PATH at start, not part of the bundle)")
 }
 
+// hostTitles names hosts ("Claude Code and Gemini CLI").
+func hostTitles(hosts []bundle.Host) string {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = bundle.HostTitle(h)
+	}
+	return strings.Join(names, " and ")
+}
+
+// mcpHosts are the hosts that read s.
+func mcpHosts(s inventory.MCPServer) []bundle.Host {
+	hosts := make([]bundle.Host, len(s.Hosts))
+	for i, h := range s.Hosts {
+		hosts[i] = bundle.Host(h)
+	}
+	return hosts
+}
+
 func (r *renderer) mcp(s inventory.MCPServer) {
 	r.line("  %s (%s)%s", bundle.EscapePath(s.Name), bundle.EscapePath(s.Transport), hostSuffix(s.Hosts))
 	const in = "    "
@@ -814,6 +832,9 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 		r.envRows(in, s.Env, s.EnvFrom)
 	} else {
 		r.field(in, "endpoint", jsonString(s.URL))
+		if ref, by := bundle.MCPURLHostVar(s.URL, mcpHosts(s)); ref != "" {
+			r.field(in, "host", "decided by "+bundle.Quote(ref)+" at run time: "+hostTitles(by)+" expands it from its environment")
+		}
 		r.headerRows(in, s.Headers, s.EnvHeaders, s.BearerTokenEnvVar)
 	}
 	tools := "all the server offers"

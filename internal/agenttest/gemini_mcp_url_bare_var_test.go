@@ -13,7 +13,9 @@ import (
 // written, is asked for at 10.0.0.9 when BC_MCP_NET is "10.0.0". So the
 // review marks no such host "no endpoint reaches" (bundle
 // TestNeverContactedUnparsedMCPURLGeminiVar), where it said Gemini CLI
-// never connects to it.
+// never connects to it, lists no literal "$bc_mcp_net.9" among the
+// network hosts, and says the host is decided by $BC_MCP_NET at run time
+// (bundle.MCPURLHostVar).
 func TestGeminiMCPURLBareVar(t *testing.T) {
 	proxy := newConnectRecorder(t)
 	a := New(t, GeminiCLI, Say("done"))
@@ -30,7 +32,11 @@ func TestGeminiMCPURLBareVar(t *testing.T) {
 		t.Fatalf("Gemini CLI 0.61 asked the proxy %q, want CONNECT 10.0.0.9:443: this test's premise no longer holds\n%s", got, res)
 	}
 	out := BundlectlRun(t, t.TempDir(), "review", "--json", ext)
-	if strings.Contains(out, `"network_never_contacted"`) {
-		t.Errorf("the review marks a host never contacted, which Gemini CLI connects to:\n%s", out)
+	if strings.Contains(out, `"network_never_contacted"`) || strings.Contains(out, "$bc_mcp_net.9") {
+		t.Errorf("the review marks a host never contacted, or lists the literal $bc_mcp_net.9, where Gemini CLI connects to the host $BC_MCP_NET picks:\n%s", out)
+	}
+	text := BundlectlRun(t, t.TempDir(), "review", ext)
+	if want := `host       decided by "$BC_MCP_NET" at run time: Gemini CLI expands it from its environment`; !strings.Contains(text, want) {
+		t.Errorf("the review does not say %q:\n%s", want, text)
 	}
 }
