@@ -64,3 +64,27 @@ func TestHookURLClaudeTrim(t *testing.T) {
 func hasRule(b *Bundle, rule string) bool {
 	return slices.ContainsFunc(b.Report.Findings, func(f Finding) bool { return f.Rule == rule })
 }
+
+// TestHookURLHostJSOnlyChars: a guard's url whose host holds '{', '}' or
+// '`', which JavaScript's URL takes and real Claude Code 2.1.332 posts
+// to ("CONNECT a{b.example:443" through a proxy), still refuses the
+// bundle, and the message says which character, that Claude Code posts
+// to it, and what to write, where it said only "is not a valid URL".
+func TestHookURLHostJSOnlyChars(t *testing.T) {
+	for _, c := range []struct{ url, char string }{
+		{"https://a{b.example/i", `"{"`},
+		{"https://a`b.example/j", "\"`\""},
+		{"https://a}b.example:8443/k", `"}"`},
+	} {
+		raw, _ := json.Marshal(bashHTTPGuard(c.url))
+		b := writeTree(t, "p", map[string]string{ManifestClaude: `{"name": "p"}`, "hooks/hooks.json": string(raw)})
+		found := false
+		for _, f := range b.Report.Findings {
+			found = found || f.Severity == Error && f.Rule == "hook.url" && strings.Contains(f.Message, "holds "+c.char) &&
+				strings.Contains(f.Message, "Claude Code posts to it as written") && strings.Contains(f.Message, "write the host as a DNS name")
+		}
+		if !found {
+			t.Errorf("%s: no hook.url refusal naming %s and what to write:%s", c.url, c.char, dumpFindings(b))
+		}
+	}
+}

@@ -1074,6 +1074,9 @@ func endpointURLHost(raw string) (string, string) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		if msg := jsOnlyHostChars(raw); msg != "" {
+			return "", msg
+		}
 		return "", "is not a valid URL"
 	}
 	scheme := strings.ToLower(u.Scheme)

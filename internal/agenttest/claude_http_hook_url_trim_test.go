@@ -22,7 +22,9 @@ import (
 // bundle's hooks, CONNECTs to the same hosts for the urls a review can
 // trust (one holding a control character refuses the bundle:
 // text.control), where the review refused each as "not a valid URL" (and
-// read "\u00a0https://…" as one Claude Code's schema drops).
+// read "\u00a0https://…" as one Claude Code's schema drops). Claude Code
+// also posts to a host holding '{' or '`' as written, which bundlectl
+// still refuses, saying why.
 func TestClaudeHTTPHookURLTrim(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "bundle", "testdata", "jsurl", "claude_trim.json"))
 	if err != nil {
@@ -45,6 +47,13 @@ func TestClaudeHTTPHookURLTrim(t *testing.T) {
 			trustable = append(trustable, v[0])
 			wantTrusted[line] = true
 		}
+	}
+	// A host holding '{' or '`', which JavaScript's URL takes: Claude
+	// Code asks the proxy for it as written; the review refuses such a
+	// guard and says why (bundle TestHookURLHostJSOnlyChars).
+	for _, host := range []string{"a{b.example", "a`b.example"} {
+		all = append(all, "https://"+host+"/x")
+		want["CONNECT "+host+":443 HTTP/1.1"] = true
 	}
 	rec := newConnectRecorder(t)
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
