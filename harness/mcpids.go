@@ -467,22 +467,18 @@ func (p *proxy) unmapLocked(pk string, a awaited) {
 	}
 }
 
-// settleReplies puts the client's id back on every reply in a server
-// line about to be relayed and drops each reply no request awaits; it
-// returns the line to relay, nil when nothing of it is left. A proxy
-// that does not time calls forwards the client's ids: it changes nothing.
-func (p *proxy) settleReplies(line []byte) []byte {
-	if p.callTimeout <= 0 {
-		return line
+// settleReplies puts the client's id back on a server message about to
+// be relayed if it is a reply, and drops a reply no request awaits; it
+// returns the message to relay, nil when it is dropped. A proxy that
+// does not time calls forwards the client's ids: it changes nothing.
+// msg is one message, never a batch: serverLine relays a batch one
+// message a line, each settled alone.
+func (p *proxy) settleReplies(msg []byte) []byte {
+	if p.callTimeout <= 0 || firstByte(msg) != '{' {
+		return msg
 	}
-	switch firstByte(line) {
-	case '{':
-		out, _ := p.settleMessage(line)
-		return out
-	case '[':
-		return eachInBatch(line, p.settleMessage)
-	}
-	return line
+	out, _ := p.settleMessage(msg)
+	return out
 }
 
 // strictAnswer reports whether obj, a reply, is an answer every host

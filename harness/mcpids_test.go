@@ -49,8 +49,8 @@ func TestProxyRewritesRequestIDs(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":2.0,"error":{"code":1,"message":"m"}}`, `{"jsonrpc":"2.0","id":1.0,"error":{"code":1,"message":"m"}}`},
 		{`{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`, `{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`},
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a-1","progress":1}}`, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a-1","progress":1}}`},
-		{`[{"jsonrpc":"2.0","id":3,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}]`,
-			`[{"jsonrpc":"2.0","id":9,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}]`},
+		{`{"jsonrpc":"2.0","id":3,"result":{}}`, `{"jsonrpc":"2.0","id":9,"result":{}}`},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`},
 	} {
 		if got := string(p.settleReplies([]byte(c.in))); got != c.out {
 			t.Errorf("the server's\n\t%s\nwas relayed as\n\t%s\nwant\n\t%s", c.in, got, c.out)
@@ -83,7 +83,7 @@ func TestProxyDropsAnswersNoRequestAwaits(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"result":{}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"x","result":{}}`,
-		`[{"jsonrpc":"2.0","id":7,"result":{}}]`,
+		`{"jsonrpc":"2.0","id":7,"result":{}}`,
 	} {
 		if out := p.settleReplies([]byte(reply)); out != nil {
 			t.Errorf("the server's %s was relayed as %s; want it dropped", reply, out)
@@ -330,7 +330,7 @@ func TestProxyTimesACallItsAnswerHidesFrom(t *testing.T) {
 		`{"jsonrpc":"2.0","ID":1,"result":{}}`,
 		`{"jsonrpc":"2.0","Id":1,"error":{"code":1,"message":"m"}}`,
 		`{"jsonrpc":"2.0","id":1,"\u0069d":2,"result":{}}`,
-		`[{"jsonrpc":"2.0","iD":2,"result":{}}]`,
+		`{"jsonrpc":"2.0","iD":2,"result":{}}`,
 	} {
 		if out := p.settleReplies([]byte(reply)); out != nil {
 			t.Errorf("the server's %s was relayed as %s; want it dropped", reply, out)

@@ -638,7 +638,8 @@ func (p *proxy) batchMessages(line []byte) [][]byte {
 // request. A reply is read as settleMessage reads one within the limit
 // (msgScanner.reply), so its length never changes which call it ends;
 // a batch is read message by message so (msgScanner.serverBatch), as
-// settleReplies settles each message of a batch.
+// serverLine settles each message of a batch (batchMessages, then
+// settleReplies on each).
 func (p *proxy) overlongServerLine(scan *msgScanner) error {
 	if msgs, ok := scan.serverBatch(); ok {
 		if scan.batchLong { // the messages past maxTrackedIDs were not read

@@ -29,7 +29,7 @@ func TestProxySettlesOnlyAnswersHostsRead(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"ERROR":{"code":1,"message":"m"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"x/y","result":{"content":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"Method":"x/y","error":{"code":1,"message":"m"}}`,
-		`[{"jsonrpc":"2.0","id":1,"x":{}}]`,
+		`{"jsonrpc":"2.0","id":1,"x":{}}`,
 		`{"jsonrpc":"2.0","id":1,"x":1,"result":{"content":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"ID":1,"result":{"content":[]}}`,
 		`{"id":1,"result":{"content":[]}}`,

@@ -231,7 +231,7 @@ func (s *msgScanner) clientBatch() (msgs []scannedMessage, ok bool) {
 // than maxTrackedIDs messages only the first maxTrackedIDs are read.
 // Unlike clientBatch it reads a batch with an element that is not an
 // object, or bytes that are not UTF-8, as the relay settles each
-// message of such a line (fromServer, settleReplies).
+// message of such a line (fromServer, batchMessages, settleReplies).
 func (s *msgScanner) serverBatch() (msgs []scannedMessage, ok bool) {
 	if s.state != stEnd || !s.isBatch {
 		return nil, false
