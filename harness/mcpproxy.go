@@ -303,10 +303,12 @@ type proxy struct {
 
 	mu       sync.Mutex
 	toClient io.Writer
+	clientW  *bufio.Writer // over toClient, made on the first line (lineWriter)
 	closed   bool
 
 	serverMu sync.Mutex // one line at a time
 	toServer io.Writer
+	serverW  *bufio.Writer // over toServer, made on the first line
 }
 
 func (p *proxy) isClosed() bool {
@@ -327,40 +329,74 @@ func (p *proxy) close() {
 	p.callsMu.Unlock()
 }
 
-// sendClient writes one message line to the client.
-func (p *proxy) sendClient(msg []byte) error {
+// sendClient writes one message line to the client: parts, one after
+// another (a message, or the pieces of one, as rpcErrorParts gives them).
+func (p *proxy) sendClient(parts ...[]byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return errProxyClosed
 	}
-	return writeLine(p.toClient, msg)
+	p.clientW = lineWriter(p.clientW, p.toClient)
+	return writeLine(p.clientW, parts...)
 }
 
 var errProxyClosed = errors.New("mcp proxy: closed")
 
-// sendServer writes one message line to the server. An error means the
-// server closed its input; its output's end ends the session.
-func (p *proxy) sendServer(msg []byte) error {
+// sendServer writes one message line to the server, as sendClient. An
+// error means the server closed its input; its output's end ends the
+// session.
+func (p *proxy) sendServer(parts ...[]byte) error {
 	p.serverMu.Lock()
 	defer p.serverMu.Unlock()
 	if p.toServer == nil {
 		return errProxyClosed
 	}
-	return writeLine(p.toServer, msg)
+	p.serverW = lineWriter(p.serverW, p.toServer)
+	return writeLine(p.serverW, parts...)
 }
 
-// writeLine writes msg as one line that every line-splitting reader an
-// MCP peer may use reads as one line: the proxy judged it whole, so no
-// reader may see a second message inside it. A "\r" — JSON whitespace,
-// which Python's and Node's readline and Java's BufferedReader end a
-// line at — is written as a space (so would a "\n", which the line
-// readers' lines never hold); a raw U+0085,
-// U+2028 or U+2029 — in valid JSON only inside a string, and a line end
-// to Java's Scanner and Python's splitlines — as its \u escape. Neither
-// changes what a JSON message means.
-func writeLine(w io.Writer, msg []byte) error {
-	line := make([]byte, 0, len(msg)+1)
+// lineBuffer is the buffer of the writer of each direction: a common
+// line goes out in one write, and a long one is not copied (a run of
+// it longer than the buffer is written from where it lies).
+const lineBuffer = 64 << 10
+
+// lineWriter is bw, or a writer of lineBuffer over w when there is
+// none yet.
+func lineWriter(bw *bufio.Writer, w io.Writer) *bufio.Writer {
+	if bw == nil {
+		bw = bufio.NewWriterSize(w, lineBuffer)
+	}
+	return bw
+}
+
+// writeLine writes parts, one message, as one line that every
+// line-splitting reader an MCP peer may use reads as one line: the proxy
+// judged it whole, so no reader may see a second message inside it. A
+// "\r" — JSON whitespace, which Python's and Node's readline and Java's
+// BufferedReader end a line at — is written as a space (so would a
+// "\n", which the line readers' lines never hold); a raw U+0085, U+2028
+// or U+2029 — in valid JSON only inside a string, and a line end to
+// Java's Scanner and Python's splitlines — as its \u escape. Neither
+// changes what a JSON message means. A part is whole JSON tokens, so no
+// such character spans two. The line is written through w and flushed,
+// never copied whole: a run of up to 16 MiB between two such characters
+// is written from where it lies (a copy was 16 MiB more for each long
+// line the proxy answered).
+func writeLine(w io.Writer, parts ...[]byte) error {
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriter(w)
+	}
+	for _, msg := range parts {
+		writeEscaped(bw, msg)
+	}
+	_ = bw.WriteByte('\n')
+	return bw.Flush() // the writer keeps its first error: Flush reports it
+}
+
+// writeEscaped writes msg to bw with its line ends escaped (writeLine).
+func writeEscaped(bw *bufio.Writer, msg []byte) {
 	last := 0
 	for i := 0; i < len(msg); i++ {
 		var esc string
@@ -377,13 +413,12 @@ func writeLine(w io.Writer, msg []byte) error {
 		default:
 			continue
 		}
-		line = append(append(line, msg[last:i]...), esc...)
+		_, _ = bw.Write(msg[last:i])
+		_, _ = bw.WriteString(esc)
 		last = i + n
 		i = last - 1
 	}
-	line = append(append(line, msg[last:]...), '\n')
-	_, err := w.Write(line)
-	return err
+	_, _ = bw.Write(msg[last:])
 }
 
 // allows reports whether the filter lets the tool named name through
@@ -424,17 +459,22 @@ func (p *proxy) pumpClient(r io.Reader) error {
 			return err
 		}
 		var fwd bool
-		var reply []byte
+		var reply [][]byte
 		if tooLong {
 			reply = p.overlongClientLine(&lr.scan)
-			lr.scan.release()
 		} else {
-			fwd, reply = p.fromClient(line)
+			var r []byte
+			if fwd, r = p.fromClient(line); r != nil {
+				reply = [][]byte{r}
+			}
 		}
 		if reply != nil {
-			if err := p.sendClient(reply); err != nil {
+			if err := p.sendClient(reply...); err != nil {
 				return err
 			}
+		}
+		if tooLong {
+			lr.scan.release() // after the answer, which holds its ids
 		}
 		if !fwd && !tooLong && p.callTimeout > 0 {
 			p.noteClientDrop(line)
@@ -460,9 +500,11 @@ func (p *proxy) pumpClient(r io.Reader) error {
 // waiting for a reply, and each reply in it ends the server's request
 // under its id with an error. A line with no usable id, or a reply in it
 // without one, may have answered any open elicitation: it ends every
-// pause. It returns the answer to the client: the parse error under id
-// null when the line has no request with a usable id.
-func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
+// pause. It returns the answer to the client, in parts for sendClient
+// (the ids are the scan's, not copied: they may come to 16 MiB): the
+// parse error under id null when the line has no request with a usable
+// id.
+func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
 	msgs, ok := scan.clientBatch()
 	if !ok {
 		id, kind, one := scan.clientMessage()
@@ -471,10 +513,8 @@ func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 		}
 	}
 	msg := fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage)
-	// The requests' answers, "," before each, made in one buffer as they
-	// come: a batch of 4096 ids of 4 KiB is answered in 17 MB, which is
-	// not worth holding twice.
-	answers, n := make([]byte, 0, answersSize(msgs, len(msg))), 0
+	tail := rpcErrorTail(rpcParseError, msg) // the same for every answer
+	answers := [][]byte{nil}                 // "[" of a batch, in its place
 	readable, unmatched := false, false
 	for _, m := range msgs {
 		if m.id == nil {
@@ -486,38 +526,29 @@ func (p *proxy) overlongClientLine(scan *msgScanner) []byte {
 		}
 		readable = true
 		if m.request {
-			answers = appendRPCError(append(answers, ','), m.id, rpcParseError, msg)
-			n++
+			head := rpcErrorHead[1:]
+			if len(answers) > 1 {
+				head = rpcErrorHead // with the "," that parts a batch's answers
+			}
+			answers = append(answers, head, bytes.TrimSpace(m.id), tail)
 			continue
 		}
 		p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, shownID(m.id))
 		p.elicitationClosed(m.id) // answered, with the proxy's error
-		_ = p.sendServer(rpcError(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)))
+		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage))...)
 	}
 	if (!readable || unmatched) && p.openElicitations() > 0 {
 		p.notice("dropped a client line over %d bytes with no id it can read for a reply while an elicitation is open; calls are timed again", MaxMCPMessage)
 		p.endPauses()
 	}
 	switch {
-	case n == 0:
-		return rpcError(nil, rpcParseError, msg)
+	case len(answers) == 1:
+		return rpcErrorParts(nil, rpcParseError, msg)
 	case ok:
-		answers[0] = '['
-		return append(answers, ']')
+		answers[0] = []byte{'['}
+		return append(answers, []byte{']'})
 	}
 	return answers[1:]
-}
-
-// answersSize is about the length of the parse errors, with messages of
-// msgLen bytes, of the requests among msgs, one batch.
-func answersSize(msgs []scannedMessage, msgLen int) int {
-	size := 2
-	for _, m := range msgs {
-		if m.request && m.id != nil {
-			size += len(m.id) + msgLen + len(`,{"jsonrpc":"2.0","id":,"error":{"code":-32700,"message":""}}`)
-		}
-	}
-	return size
 }
 
 // joinAnswers is a batch of the answers, one line.
@@ -685,7 +716,7 @@ func asRelayed(id json.RawMessage) json.RawMessage {
 func (p *proxy) overlongServerRequest(id json.RawMessage) {
 	p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, shownID(id))
 	msg := fmt.Sprintf("request exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
-	_ = p.sendServer(rpcError(id, rpcInvalidRequest, msg))
+	_ = p.sendServer(rpcErrorParts(id, rpcInvalidRequest, msg)...)
 }
 
 // overlongReply answers the client's request a server reply over
@@ -705,7 +736,7 @@ func (p *proxy) overlongReply(id, shown json.RawMessage) error {
 	}
 	p.notice("dropped a server message over %d bytes; the client's request %s ends with an error", MaxMCPMessage, shownID(clientID))
 	msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
-	return p.sendClient(rpcError(clientID, rpcInternalError, msg))
+	return p.sendClient(rpcErrorParts(clientID, rpcInternalError, msg)...)
 }
 
 // fromClient decides what becomes of one client line: forwarded as is,
@@ -1161,37 +1192,38 @@ func firstByte(b []byte) byte {
 	return 0
 }
 
-// appendRPCError appends rpcError(id, code, msg) to dst, making no copy
-// of id but the one in dst.
-func appendRPCError(dst []byte, id json.RawMessage, code int, msg string) []byte {
+// rpcErrorHead is how the proxy's error begins, up to its id, after the
+// "," that parts the answers of a batch.
+var rpcErrorHead = []byte(`,{"jsonrpc":"2.0","id":`)
+
+// rpcErrorTail is how the proxy's error with code and msg ends, after
+// its id.
+func rpcErrorTail(code int, msg string) []byte {
 	quoted, _ := json.Marshal(msg)
-	return appendRPCErrorQuoted(dst, id, code, quoted)
+	tail := strconv.AppendInt(append([]byte(nil), `,"error":{"code":`...), int64(code), 10)
+	return append(append(append(tail, `,"message":`...), quoted...), "}}"...)
 }
 
-// appendRPCErrorQuoted is appendRPCError with msg already a JSON string.
-// id is written as it is (null when nil or not one JSON value), not as
+// rpcErrorParts is a JSON-RPC error response under id (null when nil or
+// not one JSON value) in three parts, for sendClient or sendServer: its
+// head, id and tail. id is not copied, and is written as it is, not as
 // json.Marshal writes a RawMessage: it would write each <, > and & as a
 // six-byte escape, in a buffer grown by copies, and an id may be most of
 // 16 MiB (the scan keeps one that long): a line of 96 MiB, and 808 MB
-// of RSS, for 16 MiB of "<". Both read as the same id; writeLine escapes
-// the line ends some readers split at.
-func appendRPCErrorQuoted(dst []byte, id json.RawMessage, code int, quoted []byte) []byte {
+// of RSS, for 16 MiB of "<". Both read as the same id; writeLine
+// escapes the line ends some readers split at.
+func rpcErrorParts(id json.RawMessage, code int, msg string) [][]byte {
 	if id == nil || !json.Valid(id) {
 		id = json.RawMessage("null")
 	}
-	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
-	dst = append(dst, bytes.TrimSpace(id)...)
-	dst = append(dst, `,"error":{"code":`...)
-	dst = strconv.AppendInt(dst, int64(code), 10)
-	return append(append(append(dst, `,"message":`...), quoted...), "}}"...)
+	return [][]byte{rpcErrorHead[1:], bytes.TrimSpace(id), rpcErrorTail(code, msg)}
 }
 
-// rpcError is a JSON-RPC error response under id (null when nil), made
-// in one buffer of its size.
+// rpcError is rpcErrorParts as one message, made in one buffer of its
+// size.
 func rpcError(id json.RawMessage, code int, msg string) []byte {
-	quoted, _ := json.Marshal(msg)
-	size := len(id) + len(quoted) + len(`{"jsonrpc":"2.0","id":null,"error":{"code":-2147483648,"message":}}`)
-	return appendRPCErrorQuoted(make([]byte, 0, size), id, code, quoted)
+	parts := rpcErrorParts(id, code, msg)
+	return bytes.Join(parts, nil)
 }
 
 // keptLineBuffer is the most a lineReader keeps of its line buffer from

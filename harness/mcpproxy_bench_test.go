@@ -130,3 +130,20 @@ func BenchmarkMCPProxyTimedServerLines(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMCPProxyOverlongLongID is one server request over
+// MaxMCPMessage whose id is nearly 16 MiB, answered to the server under
+// that id: the answer is written from the scan's id, not built, and the
+// line not copied to be written.
+func BenchmarkMCPProxyOverlongLongID(b *testing.B) {
+	id := append(append([]byte(`"`), bytes.Repeat([]byte("<"), maxScanIDBytes-2)...), '"')
+	line := append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"method":"tools/list","params":{}}`+"\n"...)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
+		if err := p.pumpServer(bytes.NewReader(line)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

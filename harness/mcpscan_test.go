@@ -607,7 +607,7 @@ func relayedClientReading(t *testing.T, msg []byte) (id json.RawMessage, kind ms
 }
 
 // FuzzAppendRPCErrorAsMarshalled: the proxy's errors, made in place
-// (appendRPCError, rpcError), are byte for byte what json.Marshal makes
+// (rpcError, rpcErrorParts), are byte for byte what json.Marshal makes
 // but for the id, written as it is rather than with <, > and & (and
 // U+2028, U+2029) escaped: the same id to any JSON reader, for every id
 // token the scan keeps (a JSON string or number as written: escapes,
@@ -638,17 +638,18 @@ func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := appendRPCError([]byte("x"), id, rpcParseError, msg)
+		got := rpcError(id, rpcParseError, msg)
 		var escaped bytes.Buffer
-		json.HTMLEscape(&escaped, got[1:])
-		if escaped.String() != string(want) || got[0] != 'x' {
-			t.Fatalf("appendRPCError for id %q = %q; json.Marshal %q", id, got, want)
+		json.HTMLEscape(&escaped, got)
+		if escaped.String() != string(want) {
+			t.Fatalf("rpcError for id %q = %q; json.Marshal %q", id, got, want)
 		}
-		if one := rpcError(id, rpcParseError, msg); string(one) != string(got[1:]) {
-			t.Fatalf("rpcError for id %q = %q; appendRPCError %q", id, one, got[1:])
+		var written bytes.Buffer
+		if err := writeLine(&written, rpcErrorParts(id, rpcParseError, msg)...); err != nil || !bytes.Equal(bytes.TrimSuffix(written.Bytes(), []byte("\n")), writtenLine(t, got)) {
+			t.Fatalf("rpcErrorParts for id %q written as %q; rpcError written as %q", id, written.Bytes(), writtenLine(t, got))
 		}
 		if !bytes.Contains(got, append(append([]byte(`"id":`), id...), ',')) {
-			t.Fatalf("appendRPCError for id %q = %q; want the id as written", id, got)
+			t.Fatalf("rpcError for id %q = %q; want the id as written", id, got)
 		}
 	})
 }
