@@ -194,12 +194,14 @@
 //     the same request or reply, none when it is not UTF-8. A batch,
 //     the client's or the server's, is read message by message so. The
 //     scan keeps at most 16 MiB of ids a line (what a line within the
-//     limit holds: any id such a line has is answered under), and
-//     neither its ids nor a long line's buffer are held once the next
-//     line is read. The proxy's own errors carry an id as its line wrote
-//     it (not escaped as json.Marshal would, six bytes for a "<"), so an
-//     answer costs about its id; and a notice shows at most 256 bytes of
-//     an id.
+//     limit holds: any id such a line has is answered under) of at most
+//     4096 messages; a client batch's messages past that get one error
+//     under null that counts them, the others each theirs. Neither its
+//     ids nor a long line's buffer are held once the next line is read.
+//     The proxy's own errors carry an id as its line wrote it (not
+//     escaped as json.Marshal would, six bytes for a "<") and are written
+//     from the scan's id, never built whole; no line is copied to be
+//     written; and a notice shows at most 256 bytes of an id.
 //     Member names are matched in any letter case and every duplicate is
 //     checked, so no lenient reader sees what the proxy did not. A server
 //     batch within the limit reaches the client one message object a

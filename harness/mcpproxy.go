@@ -32,7 +32,9 @@ import (
 // from the server with an invalid request error to the server, a reply
 // from the client with an internal error to the server; of a batch,
 // each message so (a client batch's requests' errors in one array, a
-// server batch's replies' errors one line each). A longer
+// server batch's replies' errors one line each; of a client batch whose
+// ids the scan did not all keep, the messages it kept, and one error
+// under null that counts the rest). A longer
 // client line is always answered (under id null when it has no request
 // with a usable id).
 const MaxMCPMessage = 16 << 20
@@ -505,7 +507,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 // parse error under id null when the line has no request with a usable
 // id.
 func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
-	msgs, ok := scan.clientBatch()
+	msgs, unread, ok := scan.clientBatch()
 	if !ok {
 		id, kind, one := scan.clientMessage()
 		if one {
@@ -537,9 +539,19 @@ func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
 		p.elicitationClosed(m.id) // answered, with the proxy's error
 		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage))...)
 	}
-	if (!readable || unmatched) && p.openElicitations() > 0 {
+	if (!readable || unmatched || unread > 0) && p.openElicitations() > 0 {
 		p.notice("dropped a client line over %d bytes with no id it can read for a reply while an elicitation is open; calls are timed again", MaxMCPMessage)
 		p.endPauses()
+	}
+	if unread > 0 {
+		// No id of them is held: the client learns how many got no
+		// answer of their own, under null (JSON-RPC's id for one that
+		// could not be read), rather than waiting for them.
+		msg = unreadMessages(unread)
+		p.notice("dropped a client batch over %d bytes; %d of its messages have no answer under their ids, only one under null", MaxMCPMessage, unread)
+		if len(answers) > 1 {
+			answers = append(answers, rpcErrorHead, []byte("null"), rpcErrorTail(rpcParseError, msg))
+		}
 	}
 	switch {
 	case len(answers) == 1:
@@ -549,6 +561,12 @@ func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
 		return append(answers, []byte{']'})
 	}
 	return answers[1:]
+}
+
+// unreadMessages is the error, under null, for the unread messages of a
+// client batch over MaxMCPMessage whose ids the scan did not keep.
+func unreadMessages(unread int) string {
+	return fmt.Sprintf("message exceeds %d bytes, and %d of its messages are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", MaxMCPMessage, unread, maxTrackedIDs, maxScanIDBytes)
 }
 
 // joinAnswers is a batch of the answers, one line.

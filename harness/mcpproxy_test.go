@@ -968,6 +968,72 @@ func TestProxyOverlongClientBatch(t *testing.T) {
 	}
 }
 
+// TestProxyOverlongBatchPastWhatTheScanKeeps: a client batch over
+// MaxMCPMessage whose ids pass what the scan keeps (maxScanIDBytes of
+// them together, the first maxTrackedIDs messages) gets one answer
+// under each id the scan kept, and one more under null that says how
+// many of its messages got none, and why. Before, the whole batch got
+// one parse error under null: a client matching answers by id waited
+// for every request in it, those whose ids were kept too.
+func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
+	third := `"` + strings.Repeat("i", maxScanIDBytes/3) + `"` // three pass maxScanIDBytes
+	var many strings.Builder
+	many.WriteString(`[{"jsonrpc":"2.0","id":0,"method":"tools/list","x":"` + strings.Repeat("a", MaxMCPMessage) + `"}`)
+	for i := 1; i <= maxTrackedIDs; i++ {
+		fmt.Fprintf(&many, `,{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+	}
+	many.WriteString("]\n")
+	in := `[{"jsonrpc":"2.0","id":` + third + `,"method":"tools/list"},{"jsonrpc":"2.0","id":"b","method":"tools/list"},` +
+		`{"jsonrpc":"2.0","id":` + third + `,"method":"tools/list"},{"jsonrpc":"2.0","id":` + third + `,"method":"tools/list"},` +
+		`{"jsonrpc":"2.0","id":"e","method":"ping"}]` + "\n" + many.String()
+	var toClient, notices bytes.Buffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, toServer: io.Discard}
+	if err := p.pumpClient(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(toClient.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the client got %d lines; want one for each batch", len(lines))
+	}
+	for i, c := range []struct {
+		ids    []string // the ids answered, in order, null last
+		unread int
+	}{
+		{[]string{third, `"b"`, third, `"e"`, "null"}, 1},
+		{append(func() (ids []string) {
+			for i := range maxTrackedIDs {
+				ids = append(ids, fmt.Sprint(i))
+			}
+			return ids
+		}(), "null"), 1},
+	} {
+		var answers []struct {
+			ID    json.RawMessage `json:"id"`
+			Error struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &answers); err != nil {
+			t.Fatalf("batch %d: the client got %.200q, not an array of answers: %v", i, lines[i], err)
+		}
+		if len(answers) != len(c.ids) {
+			t.Fatalf("batch %d: %d answers; want %d", i, len(answers), len(c.ids))
+		}
+		for j, a := range answers {
+			if string(a.ID) != c.ids[j] || a.Error.Code != rpcParseError {
+				t.Fatalf("batch %d, answer %d: id %.40s, code %d; want id %.40s, a parse error", i, j, a.ID, a.Error.Code, c.ids[j])
+			}
+		}
+		if last := answers[len(answers)-1].Error.Message; last != unreadMessages(c.unread) || !strings.Contains(last, fmt.Sprintf("%d of its messages are not answered under their ids", c.unread)) {
+			t.Errorf("batch %d: the answer under null says %q; want it to say how many messages have no answer of their own, and why", i, last)
+		}
+	}
+	if !strings.Contains(notices.String(), "1 of its messages have no answer under their ids") {
+		t.Errorf("notices %q do not say some messages got no answer of their own", notices.String())
+	}
+}
+
 // TestProxyOverlongServerMessage: a server message over MaxMCPMessage is
 // dropped, and whoever waits for an answer to it gets an error instead:
 // the client's call a reply answers (an internal error under its id),

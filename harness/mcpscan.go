@@ -64,8 +64,8 @@ const (
 // inside a nested value or a string is not the message's. Of a batch (a
 // top-level array) it keeps each message's id as well (clientBatch,
 // serverBatch), at most maxTrackedIDs of them, whose bytes together
-// count against the same maxScanIDBytes (idsCut once one is not kept
-// for it).
+// count against the same maxScanIDBytes (a message's id is cut once it
+// is not kept for it).
 type msgScanner struct {
 	state   scanState
 	stack   []byte // '{' or '[' for each open container
@@ -109,8 +109,8 @@ type msgScanner struct {
 	batch        []scannedMessage
 	batchBad     bool
 	batchLong    bool
-	batchIDBytes int  // the bytes of the ids in batch
-	idsCut       bool // a message's id was not kept (idCut): clientBatch reads none
+	batchMore    int // the messages past maxTrackedIDs, not read
+	batchIDBytes int // the bytes of the ids in batch
 
 	// Whether the line is UTF-8 (only a string can hold a byte over
 	// 0x7f): fromClient answers a client line that is not under id
@@ -132,6 +132,7 @@ type scannedMessage struct {
 	request bool
 	settles bool
 	asks    bool
+	cut     bool // its id (nil) was a string or a number the scan did not keep: past maxScanIDBytes
 }
 
 func (s *msgScanner) reset() {
@@ -200,6 +201,7 @@ func (s *msgScanner) scanned() scannedMessage {
 		id = s.foldID
 	}
 	m := scannedMessage{
+		cut:     s.exactIDs > 0 && s.idCut || s.exactIDs == 0 && s.foldIDCut,
 		request: s.foldMethod,
 		// As reply and message read a whole line: with exactIDs > 0
 		// the id kept is the last exact "id".
@@ -214,14 +216,22 @@ func (s *msgScanner) scanned() scannedMessage {
 
 // clientBatch returns the messages of a scanned client batch, each read
 // as clientMessage reads one alone (as fromClient and track read each
-// message of a batch); ok is false unless the line was one whole array
-// of at most maxTrackedIDs objects whose ids the scan kept (together at
-// most maxScanIDBytes), and UTF-8.
-func (s *msgScanner) clientBatch() (msgs []scannedMessage, ok bool) {
-	if s.state != stEnd || !s.isBatch || s.batchBad || s.batchLong || s.idsCut || len(s.batch) == 0 || s.badUTF8 {
-		return nil, false
+// message of a batch), and unread, how many of its messages the scan
+// read no id of though they may have one: those past the first
+// maxTrackedIDs, and those whose ids were not kept as the ids before
+// them came to maxScanIDBytes (cut). ok is false unless the line was one
+// whole array of objects, and UTF-8.
+func (s *msgScanner) clientBatch() (msgs []scannedMessage, unread int, ok bool) {
+	if s.state != stEnd || !s.isBatch || s.batchBad || len(s.batch) == 0 || s.badUTF8 {
+		return nil, 0, false
 	}
-	return s.batch, true
+	unread = s.batchMore
+	for _, m := range s.batch {
+		if m.cut {
+			unread++
+		}
+	}
+	return s.batch, unread, true
 }
 
 // serverBatch returns the messages of a scanned server batch, each read
@@ -667,11 +677,11 @@ func (s *msgScanner) endBatchMessage() {
 	switch {
 	case len(s.batch) == maxTrackedIDs:
 		s.batchLong = true
+		s.batchMore++
 	default:
 		s.batch = append(s.batch, m)
 		s.batchIDBytes += len(m.id)
 	}
-	s.idsCut = s.idsCut || s.idCut || s.exactIDs == 0 && s.foldIDCut
 	s.id, s.foldID, s.exactIDs = nil, nil, 0 // the message's ids are its own now
 	s.idCut, s.foldIDCut = false, false
 	s.hasMethod, s.hasReply, s.foldMethod = false, false, false

@@ -83,10 +83,9 @@ func TestMsgScanner(t *testing.T) {
 
 // TestMsgScannerIDBytes: the scan keeps the ids of a line up to
 // maxScanIDBytes together, as much as a line within the limit holds: a
-// longer id is not kept (its message has no usable id), and a batch
-// whose ids together pass it is no client batch the scan reads (it is
-// answered under id null, as one of more than maxTrackedIDs messages),
-// while a server batch's messages before it are still read.
+// longer id is not kept (its message has no usable id), and of a batch
+// whose ids together pass it the messages before are read, those after
+// counted unread (their requests get one answer under id null).
 func TestMsgScannerIDBytes(t *testing.T) {
 	quoted := func(n int) string { return `"` + strings.Repeat("i", n-2) + `"` } // an id of n bytes
 	for _, c := range []struct {
@@ -102,8 +101,8 @@ func TestMsgScannerIDBytes(t *testing.T) {
 	batch := `[{"jsonrpc":"2.0","id":` + quoted(half) + `,"result":{}},{"jsonrpc":"2.0","id":` + quoted(half) + `,"method":"x"},` +
 		`{"jsonrpc":"2.0","id":` + quoted(half+1) + `,"result":{}},{"jsonrpc":"2.0","id":7,"result":{}}]`
 	s := scanInPieces([]byte(batch), 0)
-	if _, ok := s.clientBatch(); ok {
-		t.Error("a client batch whose ids together pass maxScanIDBytes was read")
+	if cmsgs, unread, ok := s.clientBatch(); !ok || len(cmsgs) != 4 || unread != 2 || len(cmsgs[1].id) != half || !cmsgs[2].cut || !cmsgs[3].cut {
+		t.Errorf("the client batch: %d messages, %d unread, %v; want 4, the ids of the first two kept, the two after cut", len(cmsgs), unread, ok)
 	}
 	msgs, ok := s.serverBatch()
 	if !ok || len(msgs) != 4 || len(msgs[0].id) != half || len(msgs[1].id) != half || msgs[2].id != nil || msgs[3].id != nil {
@@ -494,7 +493,7 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		if !utf8.Valid(msg) || !json.Valid(msg) {
 			// fromClient answers the line under id null, reading none.
 			id, _, ok := s.clientMessage()
-			if _, batch := s.clientBatch(); ok || batch {
+			if _, _, batch := s.clientBatch(); ok || batch {
 				t.Fatalf("client line %q is not UTF-8 JSON, which the relay answers under id null; scanned over the limit (pieces of %d) it is read as %s (batch %v)", msg, piece, id, batch)
 			}
 			return
@@ -550,13 +549,13 @@ func checkScannedClientMessage(t *testing.T, msg []byte, clientMessage func() (j
 // element that is not an object.
 func checkScannedClientBatch(t *testing.T, msg []byte, s *msgScanner, piece uint8) {
 	elems, _ := arrayElements(msg)
-	whole := len(elems) > 0 && len(elems) <= maxTrackedIDs
+	whole := len(elems) > 0
 	for _, e := range elems {
 		whole = whole && firstByte(e) == '{'
 	}
-	got, ok := s.clientBatch()
-	if ok != whole || ok && len(got) != len(elems) {
-		t.Fatalf("client batch %q: scanned over the limit (pieces of %d) it reads %d messages, %v; want %d, %v", msg, piece, len(got), ok, len(elems), whole)
+	got, unread, ok := s.clientBatch()
+	if ok != whole || ok && (len(got) != min(len(elems), maxTrackedIDs) || unread != len(elems)-len(got)) {
+		t.Fatalf("client batch %q: scanned over the limit (pieces of %d) it reads %d messages (%d unread), %v; want %d of %d, %v", msg, piece, len(got), unread, ok, min(len(elems), maxTrackedIDs), len(elems), whole)
 	}
 	for i, e := range elems[:len(got)] {
 		wantID, wantKind, wantOK := relayedClientReading(t, e)
