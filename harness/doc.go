@@ -191,7 +191,10 @@
 //     server reply, the server for its own request or a client reply — so
 //     no call waits for a message the proxy dropped. A client line is read
 //     so as the proxy reads the same line within the limit: the same id,
-//     the same request or reply, none when it is not UTF-8. A batch,
+//     the same request or reply, none when it is not UTF-8. A line
+//     within the limit nested deeper than encoding/json reads (10000
+//     levels), which the proxy cannot judge, is not relayed and is
+//     answered so too, from the same scan. A batch,
 //     the client's or the server's, is read message by message so. The
 //     scan keeps at most 16 MiB of ids a line (what a line within the
 //     limit holds: any id such a line has is answered under) of at most

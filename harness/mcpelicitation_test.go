@@ -630,7 +630,7 @@ func FuzzOverlongClientLineEndsPausesAsRelayed(f *testing.F) {
 		})
 		scanned := openAfter(t, func(p *proxy) {
 			s := scanInPieces(msg, piece)
-			p.overlongClientLine(s)
+			p.unreadClientLine(s, lineTooLong)
 		})
 		for k := range scanned {
 			if !relayed[k] {
@@ -721,6 +721,9 @@ func FuzzClientRepliesCloseAsRelayed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if bytes.ContainsAny(line, "\r\n") || len(bytes.TrimSpace(line)) == 0 {
 			return // more than one line, or none
+		}
+		if scanTooDeep(line) != nil {
+			return // nested past maxScanDepth: read by the scan, as a line over the limit
 		}
 		got := openAfter(t, func(p *proxy) {
 			if err := p.pumpClient(bytes.NewReader(append(line, '\n'))); err != nil {

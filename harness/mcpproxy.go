@@ -154,7 +154,9 @@ type MCPConn struct {
 //     method that is not a string, a tools/call without a string
 //     params.name — could be a call it did not see: it is answered with
 //     an error (-32700 or -32600) and not forwarded. A batch with one
-//     refused call is refused whole.
+//     refused call is refused whole. A line nested deeper than
+//     encoding/json reads (10000 levels), client's or server's, is read
+//     for its ids and answered as a line over MaxMCPMessage is.
 //   - A server message reaches the client unchanged (but for a reply's
 //     id under a call timeout, see MCPPolicy) unless it is a
 //     response whose result lists tools: then the tools the filter
@@ -462,12 +464,18 @@ func (p *proxy) pumpClient(r io.Reader) error {
 		}
 		var fwd bool
 		var reply [][]byte
+		unread := tooLong // a line the proxy scanned for its ids, and answered so
 		if tooLong {
-			reply = p.overlongClientLine(&lr.scan)
+			reply = p.unreadClientLine(&lr.scan, lineTooLong)
 		} else {
 			var r []byte
 			if fwd, r = p.fromClient(line); r != nil {
 				reply = [][]byte{r}
+			}
+			if !fwd && r != nil {
+				if deep := scanTooDeep(line); deep != nil {
+					reply, unread = p.unreadClientLine(deep, lineTooDeep), true
+				}
 			}
 		}
 		if reply != nil {
@@ -478,7 +486,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 		if tooLong {
 			lr.scan.release() // after the answer, which holds its ids
 		}
-		if !fwd && !tooLong && p.callTimeout > 0 {
+		if !fwd && !unread && p.callTimeout > 0 {
 			p.noteClientDrop(line)
 		}
 		if fwd && p.callTimeout > 0 {
@@ -495,8 +503,11 @@ func (p *proxy) pumpClient(r io.Reader) error {
 	}
 }
 
-// overlongClientLine answers for a client line over MaxMCPMessage,
-// scanned by scan, as fromClient reads the same line within the limit:
+// unreadClientLine answers for a client line the proxy cannot relay,
+// why: over MaxMCPMessage, or nested past maxScanDepth (lineTooDeep).
+// scan has read the line; it is answered as fromClient reads the same
+// line within the limit (lineTooLong), or as it would read it were
+// encoding/json to read it (lineTooDeep):
 // each request in it is answered with a parse error under its id (a
 // batch's in one array), so that the client's call ends instead of
 // waiting for a reply, and each reply in it ends the server's request
@@ -506,7 +517,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 // (the ids are the scan's, not copied: they may come to 16 MiB): the
 // parse error under id null when the line has no request with a usable
 // id.
-func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
+func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 	msgs, unread, ok := scan.clientBatch()
 	if !ok {
 		id, kind, one := scan.clientMessage()
@@ -514,7 +525,7 @@ func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
 			msgs = []scannedMessage{{id: id, request: kind == msgRequest}}
 		}
 	}
-	msg := fmt.Sprintf("message exceeds %d bytes", MaxMCPMessage)
+	msg := "message " + why.exceeds
 	tail := rpcErrorTail(rpcParseError, msg) // the same for every answer
 	answers := [][]byte{nil}                 // "[" of a batch, in its place
 	readable, unmatched := false, false
@@ -535,20 +546,20 @@ func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
 			answers = append(answers, head, bytes.TrimSpace(m.id), tail)
 			continue
 		}
-		p.notice("dropped a client reply over %d bytes; the server's request %s ends with an error", MaxMCPMessage, shownID(m.id))
+		p.notice("dropped a client reply %s; the server's request %s ends with an error", why.over, shownID(m.id))
 		p.elicitationClosed(m.id) // answered, with the proxy's error
-		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, fmt.Sprintf("the client's reply exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage))...)
+		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, "the client's reply "+why.exceeds+", "+why.most+"; it was dropped")...)
 	}
 	if (!readable || unmatched || unread > 0) && p.openElicitations() > 0 {
-		p.notice("dropped a client line over %d bytes with no id it can read for a reply while an elicitation is open; calls are timed again", MaxMCPMessage)
+		p.notice("dropped a client line %s with no id it can read for a reply while an elicitation is open; calls are timed again", why.over)
 		p.endPauses()
 	}
 	if unread > 0 {
 		// No id of them is held: the client learns how many got no
 		// answer of their own, under null (JSON-RPC's id for one that
 		// could not be read), rather than waiting for them.
-		msg = unreadMessages(unread)
-		p.notice("dropped a client batch over %d bytes; %d of its messages have no answer under their ids, only one under null", MaxMCPMessage, unread)
+		msg = unreadMessages(why, unread)
+		p.notice("dropped a client batch %s; %d of its messages have no answer under their ids, only one under null", why.over, unread)
 		if len(answers) > 1 {
 			answers = append(answers, rpcErrorHead, []byte("null"), rpcErrorTail(rpcParseError, msg))
 		}
@@ -565,8 +576,49 @@ func (p *proxy) overlongClientLine(scan *msgScanner) [][]byte {
 
 // unreadMessages is the error, under null, for the unread messages of a
 // client batch over MaxMCPMessage whose ids the scan did not keep.
-func unreadMessages(unread int) string {
-	return fmt.Sprintf("message exceeds %d bytes, and %d of its messages are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", MaxMCPMessage, unread, maxTrackedIDs, maxScanIDBytes)
+func unreadMessages(why unreadLine, unread int) string {
+	return fmt.Sprintf("message %s, and %d of its messages are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes)
+}
+
+// unreadLine is why the proxy relays no part of a line it scanned for
+// its ids (msgScanner) to answer whoever waits on it.
+type unreadLine struct {
+	over    string // the line, as a notice says it: "over 16777216 bytes"
+	exceeds string // what it does, as an error says it
+	most    string // the proxy's limit, as an error says it
+}
+
+var (
+	// lineTooLong is a line over MaxMCPMessage.
+	lineTooLong = unreadLine{
+		over:    fmt.Sprintf("over %d bytes", MaxMCPMessage),
+		exceeds: fmt.Sprintf("exceeds %d bytes", MaxMCPMessage),
+		most:    "the most bundlectl's MCP proxy passes on",
+	}
+	// lineTooDeep is a line within MaxMCPMessage nested past
+	// maxScanDepth: encoding/json reads no such JSON, so the proxy
+	// cannot judge it.
+	lineTooDeep = unreadLine{
+		over:    fmt.Sprintf("nested deeper than %d levels", maxScanDepth),
+		exceeds: fmt.Sprintf("nests deeper than %d levels", maxScanDepth),
+		most:    "the most bundlectl's MCP proxy reads",
+	}
+)
+
+// scanTooDeep returns the scan of line, a line the proxy refused, if it
+// is UTF-8 JSON nested past maxScanDepth, which encoding/json does not
+// read; nil otherwise. A line of fewer bytes than two a level cannot
+// nest so deep: it is not scanned.
+func scanTooDeep(line []byte) *msgScanner {
+	if len(line) <= 2*maxScanDepth || !utf8.Valid(line) {
+		return nil
+	}
+	var scan msgScanner
+	scan.write(line)
+	if scan.state != stEnd || !scan.tooDeep {
+		return nil
+	}
+	return &scan
 }
 
 // joinAnswers is a batch of the answers, one line.
@@ -606,7 +658,7 @@ func (p *proxy) pumpServer(r io.Reader) error {
 			return err
 		}
 		if tooLong {
-			err := p.overlongServerLine(&lr.scan)
+			err := p.unreadServerLine(&lr.scan, lineTooLong)
 			lr.scan.release()
 			if err != nil {
 				return err
@@ -625,6 +677,9 @@ func (p *proxy) pumpServer(r io.Reader) error {
 func (p *proxy) serverLine(line []byte) error {
 	out, ok := p.fromServer(line)
 	if !ok {
+		if deep := scanTooDeep(line); deep != nil {
+			return p.unreadServerLine(deep, lineTooDeep)
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			p.notice("dropped a server line that is not one JSON message (a value, or a batch of objects)")
 		}
@@ -681,41 +736,42 @@ func (p *proxy) batchMessages(line []byte) [][]byte {
 	return msgs
 }
 
-// overlongServerLine answers, for a server line over MaxMCPMessage
-// scanned by scan, whoever waits for an answer to it, rather than
+// unreadServerLine answers, for a server line the proxy cannot relay,
+// why (over MaxMCPMessage, or nested past maxScanDepth), scanned by
+// scan, whoever waits for an answer to it, rather than
 // nothing: the client's call a reply ends, the server for its own
 // request. A reply is read as settleMessage reads one within the limit
 // (msgScanner.reply), so its length never changes which call it ends;
 // a batch is read message by message so (msgScanner.serverBatch), as
 // serverLine settles each message of a batch (batchMessages, then
 // settleReplies on each).
-func (p *proxy) overlongServerLine(scan *msgScanner) error {
+func (p *proxy) unreadServerLine(scan *msgScanner, why unreadLine) error {
 	if msgs, ok := scan.serverBatch(); ok {
 		if scan.batchLong { // the messages past maxTrackedIDs were not read
-			p.notice("dropped a server batch over %d bytes of more than %d messages; the first %d are each answered as one alone, any later in it is not", MaxMCPMessage, len(msgs), len(msgs))
+			p.notice("dropped a server batch %s of more than %d messages; the first %d are each answered as one alone, any later in it is not", why.over, len(msgs), len(msgs))
 		} else {
-			p.notice("dropped a server batch over %d bytes of %d messages; each reply and request in it is answered as one alone", MaxMCPMessage, len(msgs))
+			p.notice("dropped a server batch %s of %d messages; each reply and request in it is answered as one alone", why.over, len(msgs))
 		}
 		for _, m := range msgs {
 			switch {
 			case m.settles:
-				if err := p.overlongReply(m.id, asRelayed(m.id)); err != nil {
+				if err := p.unreadReply(m.id, asRelayed(m.id), why); err != nil {
 					return err
 				}
 			case m.asks:
-				p.overlongServerRequest(m.id)
+				p.unreadServerRequest(m.id, why)
 			}
 		}
 		return nil
 	}
 	if id, ok := scan.reply(); ok {
-		return p.overlongReply(id, asRelayed(id))
+		return p.unreadReply(id, asRelayed(id), why)
 	}
 	if id, kind, ok := scan.message(); ok && kind == msgRequest {
-		p.overlongServerRequest(id)
+		p.unreadServerRequest(id, why)
 		return nil
 	}
-	p.notice("dropped a server message over %d bytes", MaxMCPMessage)
+	p.notice("dropped a server message %s", why.over)
 	return nil
 }
 
@@ -728,32 +784,32 @@ func asRelayed(id json.RawMessage) json.RawMessage {
 	return bytes.ToValidUTF8(id, []byte("\uFFFD"))
 }
 
-// overlongServerRequest answers the server's request under id, over
-// MaxMCPMessage, with an error: the server need not wait for the
-// client's answer, which will not come.
-func (p *proxy) overlongServerRequest(id json.RawMessage) {
-	p.notice("dropped a server message over %d bytes; its request %s was answered with an error", MaxMCPMessage, shownID(id))
-	msg := fmt.Sprintf("request exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", MaxMCPMessage)
+// unreadServerRequest answers the server's request under id, in a line
+// the proxy cannot relay (why), with an error: the server need not wait
+// for the client's answer, which will not come.
+func (p *proxy) unreadServerRequest(id json.RawMessage, why unreadLine) {
+	p.notice("dropped a server message %s; its request %s was answered with an error", why.over, shownID(id))
+	msg := "request " + why.exceeds + ", " + why.most + "; it was dropped"
 	_ = p.sendServer(rpcErrorParts(id, rpcInvalidRequest, msg)...)
 }
 
-// overlongReply answers the client's request a server reply over
-// MaxMCPMessage, under id (shown: as a relayed line would show it),
+// unreadReply answers the client's request a server reply the proxy
+// cannot relay (why), under id (shown: as a relayed line would show it),
 // answered: it gets an error in its place. A proxy that times calls
 // forwarded the request under its own id: the error goes under the
 // client's, and a reply no request awaits is dropped alone.
-func (p *proxy) overlongReply(id, shown json.RawMessage) error {
+func (p *proxy) unreadReply(id, shown json.RawMessage, why unreadLine) error {
 	clientID := shown
 	if p.callTimeout > 0 {
-		a, why := p.settle(id)
-		if why != "" {
-			p.notice("dropped a server message over %d bytes, the server's %s", MaxMCPMessage, why)
+		a, late := p.settle(id)
+		if late != "" {
+			p.notice("dropped a server message %s, the server's %s", why.over, late)
 			return nil
 		}
 		clientID = a.id
 	}
-	p.notice("dropped a server message over %d bytes; the client's request %s ends with an error", MaxMCPMessage, shownID(clientID))
-	msg := fmt.Sprintf("the reply of %s exceeds %d bytes, the most bundlectl's MCP proxy passes on; it was dropped", p.server(), MaxMCPMessage)
+	p.notice("dropped a server message %s; the client's request %s ends with an error", why.over, shownID(clientID))
+	msg := "the reply of " + p.server() + " " + why.exceeds + ", " + why.most + "; it was dropped"
 	return p.sendClient(rpcErrorParts(clientID, rpcInternalError, msg)...)
 }
 

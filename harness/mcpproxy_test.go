@@ -1025,7 +1025,7 @@ func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 				t.Fatalf("batch %d, answer %d: id %.40s, code %d; want id %.40s, a parse error", i, j, a.ID, a.Error.Code, c.ids[j])
 			}
 		}
-		if last := answers[len(answers)-1].Error.Message; last != unreadMessages(c.unread) || !strings.Contains(last, fmt.Sprintf("%d of its messages are not answered under their ids", c.unread)) {
+		if last := answers[len(answers)-1].Error.Message; last != unreadMessages(lineTooLong, c.unread) || !strings.Contains(last, fmt.Sprintf("%d of its messages are not answered under their ids", c.unread)) {
 			t.Errorf("batch %d: the answer under null says %q; want it to say how many messages have no answer of their own, and why", i, last)
 		}
 	}
@@ -1170,5 +1170,71 @@ func TestExecMCPCancelKillsTheServer(t *testing.T) {
 	}
 	if !s.res.Canceled || s.res.Signal != syscall.SIGKILL {
 		t.Fatalf("result %+v", s.res)
+	}
+}
+
+// TestProxyAnswersLinesNestedTooDeep: a line within MaxMCPMessage nested
+// deeper than encoding/json reads (10000 levels) is not relayed, and
+// whoever waits for an answer to it gets an error under its id that
+// says so: the client for its request or the server's reply to its
+// call (under the client's id when the proxy times calls), the server
+// for its request or the client's reply to one. Before, the client's
+// request got a parse error under null, and a server line was dropped
+// with a notice alone: the call waited for an answer that never came.
+// A line nested 10000 deep is relayed.
+func TestProxyAnswersLinesNestedTooDeep(t *testing.T) {
+	nested := func(levels int) string { return strings.Repeat("[", levels) + strings.Repeat("]", levels) }
+	deep := nested(maxScanDepth) // inside an object: one level past the limit
+	for _, timed := range []bool{false, true} {
+		var toClient, toServer, notices bytes.Buffer
+		p := &proxy{filter: excludeFilter, toClient: &toClient, toServer: &toServer, notices: &notices, who: `bundle "kit" MCP server "fs"`}
+		if timed {
+			p.callTimeout = time.Hour
+			t.Cleanup(p.close)
+		}
+		client := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"x":` + deep + `}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":"s1","result":{"x":` + deep + `}}` + "\n" +
+			`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"x":` + nested(maxScanDepth-3) + `}}}` + "\n"
+		if err := p.pumpClient(strings.NewReader(client)); err != nil {
+			t.Fatal(err)
+		}
+		wantClient := `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"message nests deeper than 10000 levels"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"message nests deeper than 10000 levels"}}` + "\n" // the reply's, as a long one's
+		if toClient.String() != wantClient {
+			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
+		}
+		serverGot := strings.SplitN(toServer.String(), "\n", 3)
+		wantServer := `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}`
+		if len(serverGot) != 3 || serverGot[0] != wantServer || !strings.Contains(serverGot[1], `"method":"tools/call"`) || serverGot[2] != "" {
+			t.Fatalf("timed %v: the server got %.300q; want the error for s1, then call 6 nested 10000 deep", timed, toServer.String())
+		}
+
+		toClient.Reset()
+		toServer.Reset()
+		callID := "6"
+		if timed {
+			callID = "1" // the proxy's id of call 6, the first it forwarded
+		}
+		server := `{"jsonrpc":"2.0","id":` + callID + `,"result":{"content":` + deep + `}}` + "\n" +
+			`{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{"x":` + deep + `}}` + "\n"
+		if err := p.pumpServer(strings.NewReader(server)); err != nil {
+			t.Fatal(err)
+		}
+		wantClient = `{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"the reply of bundle \"kit\" MCP server \"fs\" nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		if toClient.String() != wantClient {
+			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
+		}
+		wantServer = `{"jsonrpc":"2.0","id":"s2","error":{"code":-32600,"message":"request nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		if toServer.String() != wantServer {
+			t.Errorf("timed %v: the server got %.300q; want %q", timed, toServer.String(), wantServer)
+		}
+		if timed && len(p.calls) != 0 {
+			t.Errorf("call 6 is still timed after its answer was replaced by the proxy's error")
+		}
+		for _, n := range []string{"dropped a client reply nested deeper than 10000 levels", "dropped a server message nested deeper than 10000 levels; the client's request 6 ends with an error", "its request \"s2\" was answered with an error"} {
+			if !strings.Contains(notices.String(), n) {
+				t.Errorf("timed %v: notices %q do not say %q", timed, notices.String(), n)
+			}
+		}
 	}
 }

@@ -28,6 +28,12 @@ const (
 	maxKeyLen      = 64
 )
 
+// maxScanNesting is how deep the scan follows a line nested past
+// maxScanDepth (tooDeep), to find its top-level id: as deep as a line
+// within MaxMCPMessage can nest, two bytes a level. Past maxScanDepth a
+// level costs the scan one bit (deep), at most 1 MiB.
+const maxScanNesting = MaxMCPMessage / 2
+
 type scanState uint8
 
 const (
@@ -68,7 +74,10 @@ const (
 // is not kept for it).
 type msgScanner struct {
 	state   scanState
-	stack   []byte // '{' or '[' for each open container
+	stack   []byte   // '{' or '[' for each open container, to maxScanDepth
+	deep    []uint64 // past maxScanDepth, a bit for each: 1 for '{'
+	depth   int      // the open containers
+	tooDeep bool     // the line nested past maxScanDepth: no JSON to encoding/json
 	hexLeft int
 	literal string
 
@@ -136,7 +145,7 @@ type scannedMessage struct {
 }
 
 func (s *msgScanner) reset() {
-	*s = msgScanner{stack: s.stack[:0], key: s.key[:0], val: s.val[:0], batch: s.batch[:0]}
+	*s = msgScanner{stack: s.stack[:0], deep: s.deep[:0], key: s.key[:0], val: s.val[:0], batch: s.batch[:0]}
 }
 
 // release lets go of the ids of a scanned line (up to maxScanIDBytes
@@ -144,6 +153,7 @@ func (s *msgScanner) reset() {
 // limit: a long-lived session holds none of them after the line.
 func (s *msgScanner) release() {
 	s.batch = nil // up to maxTrackedIDs entries
+	s.deep = nil  // up to 1 MiB
 	s.id, s.foldID, s.val = nil, nil, nil
 }
 
@@ -390,7 +400,7 @@ func (s *msgScanner) step(c byte) {
 		case isSpace(c):
 		case c == '"':
 			s.state, s.inKey = stString, true
-			s.keyTop = len(s.stack) == 1 || s.isBatch && len(s.stack) == 2
+			s.keyTop = s.depth == 1 || s.isBatch && s.depth == 2
 			s.key, s.keyLong = s.key[:0], false
 		case c == '}' && s.state == stKeyOrClose:
 			s.close(c)
@@ -409,7 +419,7 @@ func (s *msgScanner) step(c byte) {
 		switch {
 		case isSpace(c):
 		case c == ',':
-			if s.stack[len(s.stack)-1] == '{' {
+			if s.top() == '{' {
 				s.state = stKey
 			} else {
 				s.state = stValue
@@ -527,12 +537,12 @@ func (s *msgScanner) beginValue(c byte) {
 		return
 	}
 	switch {
-	case len(s.stack) == 0 && c == '[':
+	case s.depth == 0 && c == '[':
 		s.isBatch = true
-	case len(s.stack) == 0 && c != '{':
+	case s.depth == 0 && c != '{':
 		s.state = stError // not an object or a batch: not a JSON-RPC message to answer
 		return
-	case s.isBatch && len(s.stack) == 1 && c != '{':
+	case s.isBatch && s.depth == 1 && c != '{':
 		s.batchBad = true // fromClient refuses a batch with an element that is not an object
 	}
 	if s.idNext {
@@ -544,11 +554,10 @@ func (s *msgScanner) beginValue(c byte) {
 	}
 	switch {
 	case c == '{' || c == '[':
-		if len(s.stack) == maxScanDepth {
+		if !s.push(c) {
 			s.state = stError
 			return
 		}
-		s.stack = append(s.stack, c)
 		s.state = stKeyOrClose
 		if c == '[' {
 			s.state = stValueOrClose
@@ -651,20 +660,20 @@ func (s *msgScanner) endValue() {
 		}
 	}
 	s.state = stAfterValue
-	if len(s.stack) == 0 {
+	if s.depth == 0 {
 		s.state = stEnd
 	}
 }
 
 // close ends the open container with c, its closing bracket.
 func (s *msgScanner) close(c byte) {
-	top := s.stack[len(s.stack)-1]
+	top := s.top()
 	if top == '{' && c != '}' || top == '[' && c != ']' {
 		s.state = stError
 		return
 	}
-	s.stack = s.stack[:len(s.stack)-1]
-	if s.isBatch && len(s.stack) == 1 {
+	s.pop()
+	if s.isBatch && s.depth == 1 {
 		s.endBatchMessage()
 	}
 	s.endValue()
@@ -685,4 +694,51 @@ func (s *msgScanner) endBatchMessage() {
 	s.id, s.foldID, s.exactIDs = nil, nil, 0 // the message's ids are its own now
 	s.idCut, s.foldIDCut = false, false
 	s.hasMethod, s.hasReply, s.foldMethod = false, false, false
+}
+
+// push opens a container with c, '{' or '['; false past maxScanNesting.
+func (s *msgScanner) push(c byte) bool {
+	if s.depth < maxScanDepth {
+		s.stack = append(s.stack, c)
+		s.depth++
+		return true
+	}
+	if s.depth == maxScanNesting {
+		return false
+	}
+	s.tooDeep = true
+	i := s.depth - maxScanDepth
+	if i/64 == len(s.deep) {
+		if len(s.deep) == cap(s.deep) { // grown by doubling, to no more than the deepest needs
+			s.deep = append(make([]uint64, 0, min(2*cap(s.deep)+1, (maxScanNesting-maxScanDepth+63)/64)), s.deep...)
+		}
+		s.deep = append(s.deep, 0)
+	}
+	if c == '{' {
+		s.deep[i/64] |= 1 << (i % 64)
+	} else {
+		s.deep[i/64] &^= 1 << (i % 64)
+	}
+	s.depth++
+	return true
+}
+
+// top is the innermost open container's '{' or '['.
+func (s *msgScanner) top() byte {
+	if s.depth <= maxScanDepth {
+		return s.stack[s.depth-1]
+	}
+	i := s.depth - 1 - maxScanDepth
+	if s.deep[i/64]&(1<<(i%64)) != 0 {
+		return '{'
+	}
+	return '['
+}
+
+// pop closes the innermost open container.
+func (s *msgScanner) pop() {
+	s.depth--
+	if s.depth < maxScanDepth {
+		s.stack = s.stack[:s.depth]
+	}
 }

@@ -52,7 +52,7 @@ func TestProxyOverlongBatchHeldOnce(t *testing.T) {
 
 	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
 	var parts [][]byte
-	answered := allocated(func() { parts = p.overlongClientLine(&s) })
+	answered := allocated(func() { parts = p.unreadClientLine(&s, lineTooLong) })
 	answer := bytes.Join(parts, nil)
 	if answered > uint64(len(answer))/8 {
 		t.Errorf("answering the batch allocated %d bytes; want at most an eighth of its %d-byte answer, which is written from the scan's ids", answered, len(answer))
@@ -89,7 +89,7 @@ func TestProxyOverlongLongIDHeldOnce(t *testing.T) {
 	}
 	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: io.Discard, toServer: io.Discard}
 	var parts [][]byte
-	answered := allocated(func() { parts = p.overlongClientLine(&s) })
+	answered := allocated(func() { parts = p.unreadClientLine(&s, lineTooLong) })
 	if answer := bytes.Join(parts, nil); answered > uint64(len(answer))/8 {
 		t.Errorf("answering the request allocated %d bytes; want at most an eighth of its %d-byte answer, which is written from the scan's id", answered, len(answer))
 	}
@@ -235,12 +235,12 @@ func TestProxyLongIDAnsweredAtItsLength(t *testing.T) {
 			p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: &to, toServer: &to}
 			answered := allocated(func() {
 				if c.server {
-					if err := p.overlongServerLine(s); err != nil {
+					if err := p.unreadServerLine(s, lineTooLong); err != nil {
 						t.Fatal(err)
 					}
 					return
 				}
-				if err := p.sendClient(p.overlongClientLine(s)...); err != nil {
+				if err := p.sendClient(p.unreadClientLine(s, lineTooLong)...); err != nil {
 					t.Fatal(err)
 				}
 			})

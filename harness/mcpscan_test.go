@@ -69,7 +69,14 @@ func TestMsgScanner(t *testing.T) {
 		{`[{"id":1,"result":{}}]`, "", msgReply},
 		{`"id"`, "", msgOther},
 		{``, "", msgOther},
-		{`{"id":1,"result":` + strings.Repeat("[", maxScanDepth) + strings.Repeat("]", maxScanDepth) + `}`, "", msgReply},
+		// Nested past encoding/json's 10000 levels: not JSON to the
+		// proxy, but its id is read (tooDeep), so that whoever waits
+		// for an answer to it gets an error; brackets that do not
+		// match, however deep, are no JSON at all.
+		{`{"id":1,"result":` + strings.Repeat("[", maxScanDepth) + strings.Repeat("]", maxScanDepth) + `}`, "1", msgReply},
+		{`{"id":1,"result":` + strings.Repeat(`{"a":[`, maxScanDepth) + strings.Repeat("]}", maxScanDepth) + `}`, "1", msgReply},
+		{`{"id":1,"result":` + strings.Repeat("[", maxScanDepth) + "}" + strings.Repeat("]", maxScanDepth-1) + `}`, "", msgReply},
+		{`{"id":1,"result":` + strings.Repeat("[", maxScanDepth+70) + strings.Repeat("]", maxScanDepth+69) + `}`, "", msgReply},
 		{`{"id":1,"result":` + strings.Repeat("[", maxScanDepth-1) + strings.Repeat("]", maxScanDepth-1) + `}`, "1", msgReply},
 	} {
 		for _, n := range []int{0, 1, 2, 3, 7, 64 << 10} {
@@ -120,6 +127,7 @@ func FuzzMsgScanner(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":[1,{"id":2}]},"id":1e3,"error":{}}`), uint8(5))
 	f.Add([]byte(`{"result":"\"id\":1\\","\u0069d":"\ud83d\ude00"}`), uint8(2))
 	f.Add([]byte(`{"id":1,"id":{}}`), uint8(0))
+	f.Add([]byte(`{"id":1,"result":`+strings.Repeat("[", maxScanDepth)+strings.Repeat("]", maxScanDepth)+`}`), uint8(0))
 	f.Fuzz(checkScan)
 }
 
@@ -143,6 +151,17 @@ func checkScan(t *testing.T, msg []byte, piece uint8) {
 			case method:
 				wantKind = msgRequest
 			}
+		}
+		var s msgScanner
+		s.reset()
+		s.write(msg)
+		if s.tooDeep {
+			// Nested past maxScanDepth: encoding/json reads nothing of
+			// it, and TestMsgScanner checks the id the scan reads.
+			if json.Valid(msg) {
+				t.Fatalf("scan of %q nests too deep; encoding/json reads it", msg)
+			}
+			return
 		}
 		id, kind, ok := scanAll(msg, int(piece))
 		if ok != wantOK || !bytes.Equal(id, want) || ok && kind != wantKind {
@@ -490,6 +509,9 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
 		s := scanInPieces(msg, piece)
+		if s.tooDeep && utf8.Valid(msg) {
+			return // nested past maxScanDepth: the relay reads it by the same scan (scanTooDeep)
+		}
 		if !utf8.Valid(msg) || !json.Valid(msg) {
 			// fromClient answers the line under id null, reading none.
 			id, _, ok := s.clientMessage()
@@ -718,5 +740,25 @@ func TestProxyNoticesShowIDsCut(t *testing.T) {
 		if len(l) > 4*maxShownID || !strings.Contains(l, "bytes)") {
 			t.Errorf("a notice of %d bytes shows more than %d bytes of the id: %.300q…", len(l), maxShownID, l)
 		}
+	}
+}
+
+// TestMsgScannerNestingBound: the scan follows a line nested past
+// maxScanDepth as deep as a line within MaxMCPMessage can nest, a bit a
+// level, and no deeper: a line of more open brackets is no message it
+// reads, and the scan holds at most 1 MiB for them.
+func TestMsgScannerNestingBound(t *testing.T) {
+	var s msgScanner
+	s.reset()
+	s.write([]byte(strings.Repeat("[", maxScanNesting)))
+	if s.state == stError || !s.tooDeep || s.depth != maxScanNesting {
+		t.Fatalf("after %d open brackets the scan is at depth %d, state %d; want it still reading", maxScanNesting, s.depth, s.state)
+	}
+	s.write([]byte("["))
+	if s.state != stError {
+		t.Errorf("the scan reads a line nested %d deep; want it refused", maxScanNesting+1)
+	}
+	if held := 8 * cap(s.deep); held > 1<<20 {
+		t.Errorf("the scan holds %d bytes for its nesting; want at most 1 MiB", held)
 	}
 }
