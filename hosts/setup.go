@@ -1050,6 +1050,9 @@ func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 	// Each file's Strip, by its path, and by its name for a file setup
 	// wrote in another workspace (.mcp.json of a setup --workspace
 	// elsewhere): the one file of that name setup writes here, if one.
+	// Edits reaching one file (Gemini CLI's user and workspace
+	// settings.json, setup run in the home directory) strip it in turn:
+	// the last alone once left the first's hook lines in place.
 	var strip map[string]func([]byte) ([]byte, error)
 	byName := map[string][]func([]byte) ([]byte, error){}
 	if w, ok := host.(Wiring); ok {
@@ -1057,9 +1060,11 @@ func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 			strip = map[string]func([]byte) ([]byte, error){}
 			for _, e := range edits {
 				if p, err := realPath(e.Path); err == nil {
-					strip[p] = e.Strip
-					byName[filepath.Base(p)] = append(byName[filepath.Base(p)], e.Strip)
+					strip[p] = stripBoth(strip[p], e.Strip)
 				}
+			}
+			for p, s := range strip {
+				byName[filepath.Base(p)] = append(byName[filepath.Base(p)], s)
 			}
 		}
 	}
@@ -1109,6 +1114,21 @@ func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 		plans = append(plans, pl)
 	}
 	return plans, nil
+}
+
+// stripBoth is first, then second, over one file's content (first nil:
+// second alone).
+func stripBoth(first, second func([]byte) ([]byte, error)) func([]byte) ([]byte, error) {
+	if first == nil {
+		return second
+	}
+	return func(cur []byte) ([]byte, error) {
+		mid, err := first(cur)
+		if err != nil {
+			return nil, err
+		}
+		return second(mid)
+	}
 }
 
 // undoWritable refuses a file --undo would write (replaceable) or remove

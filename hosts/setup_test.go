@@ -691,7 +691,7 @@ type twoNamesHost struct{ fakeHost }
 
 func (h twoNamesHost) Setup(in SetupInput) ([]FileEdit, error) {
 	entry := func(key string) func([]byte) ([]byte, error) {
-		return EditJSON(func(r *JSON) { ApplyNames(r, key, []string{"bundlectl"}) })
+		return EditJSON(func(r *JSON) { ApplyNames(r, key, []string{"bundlectl-" + key}) })
 	}
 	strip := func(key string) func([]byte) ([]byte, error) {
 		return EditJSON(func(r *JSON) { StripNames(r, key) })
@@ -730,5 +730,34 @@ func TestSetupOneFileTwoEdits(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(user); string(b) != `{"theme": "dark"}` {
 		t.Errorf("undo left:\n%s", b)
+	}
+}
+
+// TestUndoEditedOneFileTwoEdits: --undo of a file two edits reach,
+// changed since setup, takes out both edits' entries and keeps the
+// change; it once ran the last edit's Strip alone, leaving the first's.
+func TestUndoEditedOneFileTwoEdits(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(`{"theme": "dark"}`), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(user, filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	h := twoNamesHost{fakeHost{dir}}
+	if _, err := Setup(home, h, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(user)
+	if err := os.WriteFile(user, bytes.Replace(b, []byte(`"dark"`), []byte(`"light"`), 1), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, h, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(user)
+	if strings.Contains(string(b), "bundlectl") || !strings.Contains(string(b), `"light"`) {
+		t.Errorf("undo left:\n%s\nwant the change without either edit's entries", b)
 	}
 }
