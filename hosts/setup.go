@@ -164,7 +164,7 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	}
 	var results []SetupResult
 	for _, pl := range plans {
-		res, wrote, err := applySetup(home, host.Name(), rec, pl)
+		res, wrote, err := applySetup(home, host.Name(), rec, pl, in.Environ)
 		if err != nil {
 			return results, err
 		}
@@ -237,9 +237,17 @@ func (pl setupPlan) after() ([]byte, fs.FileMode, bool) {
 // applySetup writes one planned file, keeping rec (its backup, what setup
 // wrote) up to date; wrote is false for a file missing that setup has
 // nothing to put in.
-func applySetup(home, host string, rec *SetupRecord, pl setupPlan) (res SetupResult, wrote bool, err error) {
+func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []string) (res SetupResult, wrote bool, err error) {
 	path, cur, next, mode, existed := pl.path, pl.cur, pl.next, pl.mode, pl.existed
 	res = SetupResult{Path: path, What: pl.edit.What, Notes: pl.edit.Notes}
+	if existed && !bytes.Equal(cur, next) || !existed && next != nil {
+		// Checked again, as it is now: planSetup checked it before the
+		// files before it were written, and a directory made read-only
+		// meanwhile was written into all the same (as root).
+		if err := replaceable(path, modeNow(path, mode), existed, environ); err != nil {
+			return res, false, &SetupFileError{Path: path, Host: host, Err: err}
+		}
+	}
 	for _, stale := range removeStalePending(path) {
 		res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left")
 	}
@@ -1013,7 +1021,7 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	}
 	var results []UndoResult
 	for _, pl := range plans {
-		if err := applyUndo(pl, host.Name()); err != nil {
+		if err := applyUndo(pl, host.Name(), in.Environ); err != nil {
 			return results, err
 		}
 		if pl.f.Backup != "" {
@@ -1145,8 +1153,13 @@ func undoWritable(pl undoPlan, host string, environ []string) error {
 	return nil
 }
 
-// applyUndo writes or removes one planned file.
-func applyUndo(pl undoPlan, host string) error {
+// applyUndo writes or removes one planned file, checked again as it is
+// now (planUndo checked it before the files before it were undone).
+func applyUndo(pl undoPlan, host string, environ []string) error {
+	pl.curMode = modeNow(pl.f.Path, pl.curMode)
+	if err := undoWritable(pl, host, environ); err != nil {
+		return err
+	}
 	removeStalePending(pl.f.Path)
 	switch {
 	case pl.write:
@@ -1269,6 +1282,15 @@ func realPath(p string) (string, error) {
 		return p, nil
 	}
 	return filepath.EvalSymlinks(p)
+}
+
+// modeNow is the permission mode of the file at p now, or planned when
+// it cannot be told (missing).
+func modeNow(p string, planned fs.FileMode) fs.FileMode {
+	if fi, err := os.Stat(p); err == nil {
+		return fi.Mode().Perm()
+	}
+	return planned
 }
 
 // hardLinks is the number of names the file at p has (0 when it cannot

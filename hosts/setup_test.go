@@ -761,3 +761,70 @@ func TestUndoEditedOneFileTwoEdits(t *testing.T) {
 		t.Errorf("undo left:\n%s\nwant the change without either edit's entries", b)
 	}
 }
+
+// twoDirsHost is fakeHost with its two files in two directories, a and b.
+type twoDirsHost struct{ fakeHost }
+
+func (h twoDirsHost) Setup(in SetupInput) ([]FileEdit, error) {
+	edits, _ := h.fakeHost.Setup(in)
+	edits[0].Path = filepath.Join(h.dir, "a", "user.json")
+	edits[1].Path = filepath.Join(h.dir, "b", "created.json")
+	return edits, nil
+}
+
+// TestSetupRechecksEachFileBeforeItsWrite: a directory made read-only
+// after setup checked every file, while it wrote the first, stops setup
+// at the file in it, the first written and recorded (so --undo takes it
+// back): checking every file before writing any once left the later
+// files unchecked at their write, and (as root) setup wrote into the
+// directory made read-only meanwhile; --undo the same for a file it
+// removes.
+func TestSetupRechecksEachFileBeforeItsWrite(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer os.Chmod(b, 0o755)
+	if err := os.WriteFile(filepath.Join(a, "user.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err) // --undo then restores it, before it removes created.json
+	}
+	h := twoDirsHost{fakeHost{dir}}
+	chmodBAtFirst := func(p string) {
+		if p == filepath.Join(a, "user.json") {
+			if err := os.Chmod(b, 0o555); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	testOnlyBeforeConfigWrite = chmodBAtFirst
+	defer func() { testOnlyBeforeConfigWrite = func(string) {} }()
+	_, err := Setup(home, h, SetupInput{})
+	var rd *ReadOnlyDirError
+	if !errors.As(err, &rd) || rd.Dir != b {
+		t.Fatalf("Setup = %v, want %s named as read-only", err, b)
+	}
+	if _, err := os.Lstat(filepath.Join(b, "created.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("setup wrote into the directory made read-only: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(a, "user.json")); !strings.Contains(string(data), "bundlectl") {
+		t.Errorf("the first file was not written: %s", data)
+	}
+
+	os.Chmod(b, 0o755)
+	testOnlyBeforeConfigWrite = func(string) {}
+	if _, err := Setup(home, h, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	testOnlyBeforeConfigWrite = chmodBAtFirst
+	_, err = Undo(home, h, SetupInput{})
+	var fe *SetupFileError
+	if !errors.As(err, &fe) || !fe.Removes || !errors.As(err, &rd) || rd.Dir != b {
+		t.Fatalf("Undo = %v, want the removal from %s refused", err, b)
+	}
+	if _, err := os.Lstat(filepath.Join(b, "created.json")); err != nil {
+		t.Errorf("--undo removed a file from the directory made read-only: %v", err)
+	}
+}
