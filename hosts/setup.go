@@ -58,6 +58,12 @@ type FileEdit struct {
 	// setup wrote none): the host does not wait for the server as the
 	// review shows.
 	ShortTimeouts func(cur []byte) []string
+	// StripsToo are other files, absolute, that setup writes this edit
+	// into in another environment (Claude Code's cowork_settings.json
+	// for its settings.json): --undo takes setup's entries out of them
+	// with Strip too, when they changed since setup, whatever environment
+	// it runs in.
+	StripsToo []string
 }
 
 // SetupRecord is what setup remembers per host, under
@@ -1069,6 +1075,13 @@ func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 			for _, e := range edits {
 				if p, err := realPath(e.Path); err == nil {
 					strip[p] = stripBoth(strip[p], e.Strip)
+				}
+			}
+			for _, e := range edits {
+				for _, other := range e.StripsToo {
+					if p, err := realPath(other); err == nil && strip[p] == nil {
+						strip[p] = e.Strip
+					}
 				}
 			}
 			for p, s := range strip {

@@ -69,8 +69,9 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 		e["type"] = "stdio"
 		return true
 	})
+	user := userSettingsFiles(dir, in.Environ)[0]
 	settings := hosts.FileEdit{
-		Path: userSettingsFiles(dir, in.Environ)[0],
+		Path: user,
 		What: fmt.Sprintf("hooks for %d events calling bundlectl hooks run", len(hs)),
 		Mode: 0o600,
 		Apply: hosts.EditJSON(func(r *hosts.JSON) {
@@ -81,6 +82,9 @@ func (Host) Setup(in hosts.SetupInput) ([]hosts.FileEdit, error) {
 			hosts.StripJSONHooks(r, "claude")
 			hosts.StripNames(r, "enabledMcpjsonServers")
 		}),
+		// A setup run with CLAUDE_CODE_USE_COWORK_PLUGINS other than now
+		// wrote the other file: --undo of one run takes both back.
+		StripsToo: otherUserSettings(dir, user),
 	}
 	approvals := hosts.FileEdit{
 		Path:  filepath.Join(in.Reentry.Workspace, ".claude", "settings.local.json"),
@@ -246,3 +250,16 @@ func userFileDropped(layers []switchLayer) error {
 
 // switchFix is the fix of a switch that turns hooks off.
 const switchFix = "remove it (or set it to false)"
+
+// otherUserSettings is the user settings file of dir setup writes in the
+// environment other than the one that picked user: settings.json and
+// cowork_settings.json, each the other's.
+func otherUserSettings(dir, user string) []string {
+	var out []string
+	for _, name := range []string{"settings.json", "cowork_settings.json"} {
+		if p := filepath.Join(dir, name); p != user {
+			out = append(out, p)
+		}
+	}
+	return out
+}
