@@ -732,6 +732,10 @@ var (
 	// testOnlySetupTempWritten runs once a record or backup is in its
 	// temporary file, before the rename (a test kills the process there).
 	testOnlySetupTempWritten = func(string) {}
+	// testOnlyAfterUndoRecord runs once --undo wrote its record without
+	// a file it undid, before it removes that file's backup (a test
+	// kills the process there).
+	testOnlyAfterUndoRecord = func(string) {}
 )
 
 // errChanged is a configuration file that changed after setup read it.
@@ -1030,12 +1034,17 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 		if err := applyUndo(pl, host.Name(), in.Environ); err != nil {
 			return results, err
 		}
-		if pl.f.Backup != "" {
-			os.Remove(pl.f.Backup)
-		}
+		// The record before the backup goes: killed between, the record
+		// named the file and its backup was gone, and every --undo after
+		// stopped there (for a file setup had left as it was, whose
+		// record is its own digest).
 		rec.Files = rec.Files[1:]
 		if err := writeRecord(home, host.Name(), rec); err != nil {
 			return results, err
+		}
+		testOnlyAfterUndoRecord(pl.f.Path)
+		if pl.f.Backup != "" {
+			os.Remove(pl.f.Backup)
 		}
 		results = append(results, pl.res)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -435,5 +436,57 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	}
 	if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.Contains(n, filepath.Base(pending)+`"`) }) {
 		t.Errorf("setup did not say it removed %s: %+v", pending, res)
+	}
+}
+
+// keptHost is fakeHost with, first, a file setup leaves as it was (an
+// .mcp.json with no server to add): its record holds the file's own
+// digest, and its backup.
+type keptHost struct{ fakeHost }
+
+func (h keptHost) Setup(in SetupInput) ([]FileEdit, error) {
+	edits, _ := h.fakeHost.Setup(in)
+	same := func(cur []byte) ([]byte, error) { return cur, nil }
+	kept := FileEdit{Path: filepath.Join(h.dir, "kept.json"), Mode: 0o644, Apply: same, Strip: same}
+	return append([]FileEdit{kept}, edits[0]), nil
+}
+
+// TestUndoKilledBetweenFiles: a setup --undo SIGKILLed after it undid a
+// file, before the next, is finished by the next --undo. It once removed
+// the file's backup before the record that names it was written: killed
+// between, the record still named the file, its backup gone, and every
+// --undo after stopped on it ("the backup of …: no such file"), for a file
+// setup had left as it was (an .mcp.json with no server to add).
+func TestUndoKilledBetweenFiles(t *testing.T) {
+	if os.Getenv("BUNDLECTL_TEST_UNDO_KILL") != "" {
+		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
+		testOnlyAfterUndoRecord = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		Undo(home, keptHost{fakeHost{dir}}, SetupInput{})
+		t.Fatal("undo was not killed")
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	kept, user := filepath.Join(dir, "kept.json"), filepath.Join(dir, "user.json")
+	for p, data := range map[string]string{kept: `{"mcpServers": {}}`, user: userSettings} {
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Setup(home, keptHost{fakeHost{dir}}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUndoKilledBetweenFiles$")
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_UNDO_KILL=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the undo process was not SIGKILLed: %v\n%s", err, out)
+	}
+	if _, err := Undo(home, keptHost{fakeHost{dir}}, SetupInput{}); err != nil {
+		t.Fatalf("--undo after a killed --undo: %v", err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("undo left:\n%s\nwant the file as before setup", b)
+	}
+	if _, err := os.Stat(recordPath(home, "fake")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the record stayed: %v", err)
 	}
 }
