@@ -209,6 +209,9 @@ func planSetup(edits []FileEdit, host string, in SetupInput) ([]setupPlan, error
 		if err != nil {
 			return nil, &SetupFileError{Path: path, Host: host, Err: err}
 		}
+		if link := danglingParent(path); !existed && link != "" {
+			return nil, &SetupFileError{Path: link, Host: host, Err: &fs.PathError{Op: "stat", Path: link, Err: unix.ENOENT}}
+		}
 		if j := slices.IndexFunc(plans, func(pl setupPlan) bool { return pl.path == path }); j >= 0 {
 			// A file an earlier edit reaches too (through a link): this
 			// edit goes over what that one writes.
@@ -1304,6 +1307,22 @@ func realPath(p string) (string, error) {
 		return p, nil
 	}
 	return filepath.EvalSymlinks(p)
+}
+
+// danglingParent is the directory of p setup would create that is a
+// symbolic link to nothing (its target gone), or "": setup's create
+// there fails ("mkdir …: file exists", naming no file of the user's),
+// after the files before it were written.
+func danglingParent(p string) string {
+	for dir := filepath.Dir(p); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			return ""
+		}
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return dir
+		}
+	}
+	return ""
 }
 
 // modeNow is the permission mode of the file at p now, or planned when

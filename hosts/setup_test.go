@@ -828,3 +828,28 @@ func TestSetupRechecksEachFileBeforeItsWrite(t *testing.T) {
 		t.Errorf("--undo removed a file from the directory made read-only: %v", err)
 	}
 }
+
+// TestSetupNamesDanglingLinkInMissingDir: a settings file in a directory
+// setup would create under a symbolic link to nothing (a dotfile
+// manager's, its target gone) is refused before any file is written,
+// naming the link with a hint that shows it; setup once planned it as a
+// directory to create and failed at the write with the system's "mkdir
+// …: file exists", naming no file of the user's.
+func TestSetupNamesDanglingLinkInMissingDir(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	link := filepath.Join(dir, "dot")
+	if err := os.Symlink(filepath.Join(dir, "gone"), link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Setup(home, fakeHost{filepath.Join(link, "sub")}, SetupInput{})
+	var fe *SetupFileError
+	if !errors.As(err, &fe) || fe.Path != link {
+		t.Fatalf("Setup = %v, want %s named", err, link)
+	}
+	if want := "ls -ld " + link; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
+	}
+	if _, err := os.Lstat(recordPath(home, "fake")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("setup wrote its record: %v", err)
+	}
+}
