@@ -87,7 +87,9 @@
 //     user's files atomically, only when they change, keeps the previous
 //     content, and undoes exactly. It (and --undo) checks every file it
 //     would write before it writes any, so a refusal leaves all as they
-//     were (planSetup, planUndo). It never writes a file the user made
+//     were (planSetup, planUndo), and each again just before its own
+//     write (applySetup, applyUndo); --undo writes its record without a
+//     file before it removes that file's backup. It never writes a file the user made
 //     read-only, one in a directory made read-only or not the user's to
 //     write, or one with other hard links (ReadOnlyError,
 //     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux
