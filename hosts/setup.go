@@ -210,7 +210,7 @@ func planSetup(edits []FileEdit, host string, in SetupInput) ([]setupPlan, error
 			return nil, &SetupFileError{Path: path, Host: host, Err: err}
 		}
 		if link := danglingParent(path); !existed && link != "" {
-			return nil, &SetupFileError{Path: link, Host: host, Err: &fs.PathError{Op: "stat", Path: link, Err: unix.ENOENT}}
+			return nil, &SetupFileError{Path: link, Host: host, Err: errDanglingDir}
 		}
 		if j := slices.IndexFunc(plans, func(pl setupPlan) bool { return pl.path == path }); j >= 0 {
 			// A file an earlier edit reaches too (through a link): this
@@ -513,6 +513,8 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s is %v, so %s does not %s it, taking that as meant: to let it, make the directory writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.verb(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &hl):
 		return fmt.Sprintf("%s has %d hard links, and %s writes a new file in its place (so that one killed halfway leaves the old whole), which the file's other names would not get: they would keep its old content, and a host reading one of them would run what that holds; so %s does not write it: find the other names (the hint looks under %s), make each a symbolic link to this file (ln -sf), or this file a copy of its own, then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), hl.Links, e.command(), e.command(), bundle.Quote(hl.Under), e.command(), e.Host, e.undoFlag())
+	case errors.Is(e.Err, errDanglingDir):
+		return fmt.Sprintf("%s is a symbolic link to nothing, and setup would create a directory there for %s's settings: point it at a directory, or remove it, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Host, e.Host)
 	case errors.Is(e.Err, errNotRegular):
 		return fmt.Sprintf("%s is not a regular file, so setup does not write it: move it away, then run setup again (bundlectl setup %s)", bundle.Quote(e.Path), e.Host)
 	case errors.As(e.Err, &pe):
@@ -558,13 +560,17 @@ func (e *SetupFileError) Hint() string {
 		return "bundlectl setup " + e.Host + " --undo"
 	case errors.Is(e.Err, errChanged):
 		return "bundlectl setup " + e.Host
-	case errors.Is(e.Err, errNotRegular), errors.As(e.Err, &pe):
+	case errors.Is(e.Err, errNotRegular), errors.Is(e.Err, errDanglingDir), errors.As(e.Err, &pe):
 		return "ls -ld " + bundle.ShellArg(e.Path)
 	}
 	return ""
 }
 
 var errNotRegular = errors.New("not a regular file")
+
+// errDanglingDir is a directory setup would create that is a symbolic
+// link to nothing (danglingParent).
+var errDanglingDir = errors.New("a symbolic link to nothing")
 
 // command is what refuses the file, as the user ran it.
 func (e *SetupFileError) command() string {

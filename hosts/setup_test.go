@@ -846,6 +846,9 @@ func TestSetupNamesDanglingLinkInMissingDir(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Path != link {
 		t.Fatalf("Setup = %v, want %s named", err, link)
 	}
+	if !strings.Contains(fe.Error(), "a symbolic link to nothing") {
+		t.Errorf("message %q names no link to nothing", fe.Error())
+	}
 	if want := "ls -ld " + link; fe.Hint() != want {
 		t.Errorf("hint %q, want %q", fe.Hint(), want)
 	}
