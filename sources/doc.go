@@ -114,7 +114,9 @@
 // parent-death signal; so that the helpers it started (upload-pack,
 // pack-objects, index-pack, remote-https, ssh) die with it, git starts as
 // the init of a PID namespace of its own (a user and PID namespace
-// without CAP_SYS_ADMIN, mapping only this process's ids), whose end the
+// without CAP_SYS_ADMIN, mapping only this process's ids, but for an ssh
+// remote or a process running as the overflow uid, for which that map
+// would change what ssh or git's ownership check decides), whose end the
 // kernel ends everything in — an ssh ControlPersist master too — where
 // the system lets this process make one (probed once); elsewhere they run
 // on until they find git gone (a closed pipe) or their network wait ends.

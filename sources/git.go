@@ -209,7 +209,7 @@ func (g *gitRepo) command(ctx context.Context, transfer bool, gitDir string, arg
 	if g.f.viaFD {
 		g.f.gitHeldDir(cmd)
 	}
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = procAttr(isSSH(g.remote))
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
 	return cmd

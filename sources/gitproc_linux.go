@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -18,14 +19,20 @@ import (
 // the group), git starts, where this process may make one, as the init of
 // a PID namespace of its own (gitNamespaces): when it exits or is killed,
 // the kernel kills everything in the namespace. (The harness starts
-// bundle tools the same way.)
-func procAttr() *syscall.SysProcAttr {
+// bundle tools the same way.) A git that reaches its remote over ssh
+// (ssh) starts in no user namespace: ssh trusts a configuration file
+// owned by root or the user, and root, which only a privileged process
+// can map, would show there as the overflow id ("Bad owner or
+// permissions on ~/.ssh/config" for a config root owns).
+func procAttr(ssh bool) *syscall.SysProcAttr {
 	a := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	switch gitNamespaces() {
 	case nsPID:
 		a.Cloneflags = syscall.CLONE_NEWPID
 	case nsUserPID:
-		userPIDNamespace(a)
+		if !ssh {
+			userPIDNamespace(a)
+		}
 	}
 	return a
 }
@@ -57,13 +64,17 @@ var gitNS struct {
 // gitNamespaces is the strongest level this process can start git at,
 // found once: a PID namespace, else a user and PID namespace, else none
 // (a kernel, seccomp or LSM policy refusing them,
-// user.max_user_namespaces 0). A test may set it (setGitNamespaces).
+// user.max_user_namespaces 0, or a process running as the overflow uid:
+// isOverflowUID). A test may set it (setGitNamespaces).
 func gitNamespaces() int {
 	gitNS.Lock()
 	defer gitNS.Unlock()
 	if !gitNS.decided {
 		gitNS.level, gitNS.decided = nsNone, true
 		for _, l := range []int{nsPID, nsUserPID} {
+			if l == nsUserPID && isOverflowUID(os.Geteuid()) {
+				break
+			}
 			if namespaceWorks(l) {
 				gitNS.level = l
 				break
@@ -71,6 +82,25 @@ func gitNamespaces() int {
 		}
 	}
 	return gitNS.level
+}
+
+// overflowUIDFile holds the id a user namespace shows every unmapped
+// owner as.
+const overflowUIDFile = "/proc/sys/kernel/overflowuid"
+
+// isOverflowUID reports whether uid is the id a user namespace shows
+// every unmapped owner as (65534, nobody, unless the system says
+// otherwise): git running as that uid in one would take every file
+// another user owns for its own, and its refusal of a repository another
+// user owns ("dubious ownership", safe.directory) would pass.
+func isOverflowUID(uid int) bool {
+	overflow := 65534
+	if b, err := os.ReadFile(overflowUIDFile); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			overflow = n
+		}
+	}
+	return uid == overflow
 }
 
 // namespaceWorks reports whether a child can be cloned into the

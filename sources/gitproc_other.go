@@ -8,8 +8,8 @@ import (
 )
 
 // procAttr puts git in its own process group, so a cancelled fetch kills
-// git and every helper it started.
-func procAttr() *syscall.SysProcAttr {
+// git and every helper it started. (ssh matters only on Linux.)
+func procAttr(ssh bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
