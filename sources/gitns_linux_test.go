@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,76 @@ func copyExecutable(t *testing.T, from, to string) {
 	_, err = io.Copy(dst, src)
 	lockMust(t, err)
 	lockMust(t, dst.Close())
+}
+
+// ssh accepts a ~/.ssh/config that root owns (as configuration
+// management writes one), and so must a fetch over ssh: git's ssh starts
+// in no user namespace, where root would show as the overflow id and ssh
+// would refuse the file ("Bad owner or permissions"). Here a user made
+// for the test (a passwd file bound over /etc/passwd in a mount
+// namespace of the test's own), whose ~/.ssh/config root owns, fetches
+// over ssh from a listener that closes each connection: the fetch fails
+// for the connection, not for the config. (In a user namespace, ssh
+// refused the config: OpenSSH 9.2p1.)
+func TestSSHFetchAcceptsRootOwnedConfig(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a user and a mount namespace")
+	}
+	for _, p := range []string{"unshare", "setpriv", "ssh"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip(p + " is not installed")
+		}
+	}
+	if !namespaceWorks(nsUserPID) {
+		t.Skip("this host makes no user namespace")
+	}
+	const uid = "61234"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lockMust(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	shared := t.TempDir()
+	lockMust(t, os.Chmod(shared, 0o755))
+	lockMust(t, os.Chmod(filepath.Dir(shared), 0o755))
+	home := filepath.Join(shared, "home")
+	lockMust(t, os.MkdirAll(filepath.Join(home, ".ssh"), 0o755))
+	config := filepath.Join(home, ".ssh", "config")
+	lockMust(t, os.WriteFile(config, []byte("Host *\n  StrictHostKeyChecking yes\n"), 0o644))
+	lockMust(t, exec.Command("chown", uid+":"+uid, home, filepath.Join(home, ".ssh")).Run())
+	passwd, err := os.ReadFile("/etc/passwd")
+	lockMust(t, err)
+	passwdFile := filepath.Join(shared, "passwd")
+	lockMust(t, os.WriteFile(passwdFile, append(passwd, []byte("bundlectltest:x:"+uid+":"+uid+"::"+home+":/bin/sh\n")...), 0o644))
+	bin := filepath.Join(shared, "sources.test")
+	copyExecutable(t, os.Args[0], bin)
+	parent := filepath.Join(shared, "tmp")
+	lockMust(t, os.Mkdir(parent, 0o700))
+	lockMust(t, exec.Command("chown", uid+":"+uid, parent).Run())
+	out := filepath.Join(home, "outcome")
+
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c",
+		`mount --bind "$1" /etc/passwd && exec setpriv --reuid `+uid+` --regid `+uid+` --clear-groups "$2" -test.run='^TestFetchAsUserProcess$' -test.count=1`,
+		"sh", passwdFile, bin)
+	cmd.Dir = shared
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
+		asUserEnv + "=ssh://" + ln.Addr().String() + "/r.git", asUserEnv + "_PARENT=" + parent, asUserEnv + "_OUT=" + out}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the fetching process: %v\n%s", err, b)
+	}
+	got, err := os.ReadFile(out)
+	lockMust(t, err)
+	t.Logf("fetch: %s", got)
+	if string(got) == "ok" || strings.Contains(string(got), "Bad owner or permissions") {
+		t.Fatalf("a fetch over ssh by a user whose ~/.ssh/config root owns: %q; want it to fail for the closed connection, as ssh does outside a user namespace", got)
+	}
 }
 
 // An ssh remote's git starts in no user namespace, at any level: ssh
