@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/overflowid"
 )
 
 const asUserEnv = "BUNDLECTL_SOURCES_TEST_AS_USER"
@@ -44,7 +46,7 @@ func TestOverflowUIDGitRefusesOthersRepo(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run a fetching process as uid 65534")
 	}
-	if !isOverflowUID(65534) {
+	if !overflowid.IsUID(65534) {
 		t.Skip("this system's overflow uid is not 65534")
 	}
 	r := pluginRepo(t)

@@ -5,11 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bundlectl/bundlectl/internal/overflowid"
 )
 
 // procAttr puts git in its own process group, so a cancelled fetch kills
@@ -72,7 +73,7 @@ func gitNamespaces() int {
 	if !gitNS.decided {
 		gitNS.level, gitNS.decided = nsNone, true
 		for _, l := range []int{nsPID, nsUserPID} {
-			if l == nsUserPID && isOverflowUID(os.Geteuid()) {
+			if l == nsUserPID && overflowid.IsUID(os.Geteuid()) {
 				break
 			}
 			if namespaceWorks(l) {
@@ -82,25 +83,6 @@ func gitNamespaces() int {
 		}
 	}
 	return gitNS.level
-}
-
-// overflowUIDFile holds the id a user namespace shows every unmapped
-// owner as.
-const overflowUIDFile = "/proc/sys/kernel/overflowuid"
-
-// isOverflowUID reports whether uid is the id a user namespace shows
-// every unmapped owner as (65534, nobody, unless the system says
-// otherwise): git running as that uid in one would take every file
-// another user owns for its own, and its refusal of a repository another
-// user owns ("dubious ownership", safe.directory) would pass.
-func isOverflowUID(uid int) bool {
-	overflow := 65534
-	if b, err := os.ReadFile(overflowUIDFile); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			overflow = n
-		}
-	}
-	return uid == overflow
 }
 
 // namespaceWorks reports whether a child can be cloned into the
