@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/bundlectl/bundlectl/internal/overflowid"
 )
 
 // probePath is a path that exists on no system (nothing can be created
@@ -25,6 +27,9 @@ const probePath = "/dev/null/bundlectl-containment-probe"
 // a child subreaper, else the process group alone.
 func probeLevel() ContainmentLevel {
 	for _, l := range []ContainmentLevel{ContainPIDNamespace, ContainUserPIDNamespace} {
+		if l == ContainUserPIDNamespace && overflowid.IsUID(os.Geteuid()) {
+			break
+		}
 		if namespaceWorks(l) {
 			return l
 		}
@@ -37,10 +42,15 @@ func probeLevel() ContainmentLevel {
 
 // presumedLevel is the level to try before probing: a PID namespace for
 // root, a user and PID namespace for anyone else (who would need
-// CAP_SYS_ADMIN for the first).
+// CAP_SYS_ADMIN for the first) but the overflow uid, in whose user
+// namespace every file another user owns would look like its own (git's
+// and ssh's ownership checks would pass): it gets the subreaper.
 func presumedLevel() ContainmentLevel {
-	if os.Geteuid() == 0 {
+	switch euid := os.Geteuid(); {
+	case euid == 0:
 		return ContainPIDNamespace
+	case overflowid.IsUID(euid):
+		return probeLevel()
 	}
 	return ContainUserPIDNamespace
 }

@@ -112,8 +112,9 @@
 //     clone into the namespaces that execs nothing, a third of a spawn)
 //     pick the level; Containment probes if no child has started yet. A
 //     caller with CAP_SYS_ADMIN (root) gets the PID namespace; another
-//     user the user and PID namespace where unprivileged user namespaces
-//     are allowed (user.max_user_namespaces > 0, no
+//     user but the overflow uid (internal/overflowid) the user and PID
+//     namespace where unprivileged user namespaces are allowed
+//     (user.max_user_namespaces > 0, no
 //     kernel.apparmor_restrict_unprivileged_userns or seccomp policy
 //     against them); otherwise Linux gives the subreaper, and other
 //     systems the process group.
