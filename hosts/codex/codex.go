@@ -328,6 +328,10 @@ func Home(env []string) (string, error) {
 // plugin cache.
 const Marketplace = "bundlectl-"
 
+// sessionMarket is the directory of a session's marketplace, in its
+// session directory, that Launch links into Codex's plugin cache.
+const sessionMarket = "codex-marketplace"
+
 // GuardsOff returns the first of the agent's own arguments that would
 // keep the session's views or their hooks from loading, and "" when none
 // does: a feature switched off (--disable plugins|hooks, or -c
@@ -582,7 +586,7 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	if err != nil {
 		return nil, err
 	}
-	market := filepath.Join(sd, "codex-marketplace")
+	market := filepath.Join(sd, sessionMarket)
 	if err := os.Mkdir(market, 0o700); err != nil {
 		return nil, err
 	}
@@ -625,14 +629,15 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 }
 
 // sweep removes links of earlier sessions whose target is gone (their
-// bundlectl died before it could clean up).
+// bundlectl died before it could clean up); a link of the user's own,
+// named as a session's or not, stays.
 func sweep(cache string) {
 	ents, err := os.ReadDir(cache)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), Marketplace) || e.Type()&os.ModeSymlink == 0 {
+		if !sessionMarketplace(cache, e.Name()) {
 			continue
 		}
 		p := filepath.Join(cache, e.Name())

@@ -302,28 +302,30 @@ func readTOML(file string) (map[string]any, error) {
 }
 
 // installedPlugins lists "<plugin>@<marketplace>" for each plugin with a
-// version directory in Codex's plugin cache. A session marketplace of
-// bundlectl is a symbolic link there (Launch), which this leaves out as
-// it leaves out every link; a directory whose name merely begins as a
-// session's ("bundlectl-mine") is the user's own, whose plugins Codex
-// 0.171 loads (internal/agenttest
-// TestExecCodexOwnMarketplaceNamedLikeASession: exec once left every such
-// name out, and did not name a plugin that loaded).
+// version directory in Codex's plugin cache. Codex 0.171 follows a
+// symbolic link for a marketplace or a plugin directory, and loads the
+// plugin there, but not for a version directory (internal/agenttest
+// TestExecCodexOwnPluginLinked: exec once left out every link, and did not
+// name such a plugin, which loaded); so does this. A session's marketplace
+// (sessionMarketplace) is left out; a directory or link whose name merely
+// begins as a session's ("bundlectl-mine") is the user's own, whose
+// plugins Codex loads (TestExecCodexOwnMarketplaceNamedLikeASession: exec
+// once left every such name out, and did not name a plugin that loaded).
 func installedPlugins(cache string) []string {
 	var out []string
 	markets, _ := os.ReadDir(cache)
 	for _, m := range markets {
-		if !m.IsDir() || !pluginSegment(m.Name()) {
+		if !pluginSegment(m.Name()) || !isDir(filepath.Join(cache, m.Name())) || sessionMarketplace(cache, m.Name()) {
 			continue
 		}
 		plugins, _ := os.ReadDir(filepath.Join(cache, m.Name()))
 		for _, p := range plugins {
-			if !p.IsDir() || !pluginSegment(p.Name()) {
+			if !pluginSegment(p.Name()) || !isDir(filepath.Join(cache, m.Name(), p.Name())) {
 				continue
 			}
 			versions, _ := os.ReadDir(filepath.Join(cache, m.Name(), p.Name()))
 			for _, v := range versions {
-				if v.IsDir() {
+				if v.IsDir() { // a link is not: Codex does not load one
 					out = append(out, p.Name()+"@"+m.Name())
 					break
 				}
@@ -332,6 +334,29 @@ func installedPlugins(cache string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// isDir reports whether path is a directory, or a link to one.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// sessionMarketplace reports whether the entry name of Codex's plugin
+// cache is a session's marketplace: the link Launch makes, named for its
+// session directory ("bundlectl-<id>" for "s-<id>"), to that directory's
+// codex-marketplace. A directory, or a link elsewhere, is the user's own,
+// whatever its name.
+func sessionMarketplace(cache, name string) bool {
+	if !strings.HasPrefix(name, Marketplace) {
+		return false
+	}
+	target, err := os.Readlink(filepath.Join(cache, name))
+	if err != nil {
+		return false
+	}
+	session := filepath.Base(filepath.Dir(target))
+	return filepath.Base(target) == sessionMarket && strings.HasPrefix(session, "s-") && Marketplace+strings.TrimPrefix(session, "s-") == name
 }
 
 // pluginSegment reports whether s can be the plugin or marketplace part of

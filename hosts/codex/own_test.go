@@ -596,16 +596,85 @@ func TestFindOwnPluginsOnTrust(t *testing.T) {
 
 // TestInstalledPluginsSessionPrefix: a real directory in the plugin cache
 // named as a session's marketplace begins ("bundlectl-mine") is the
-// user's own marketplace, and its plugins are installed; a session's
-// marketplace, a link, is not listed.
+// user's own marketplace, and its plugins are installed, as are those of
+// a link of the user's own so named; a session's marketplace, the link
+// Launch makes, is not listed.
 func TestInstalledPluginsSessionPrefix(t *testing.T) {
 	root := ownFixture(t, installed("a@bundlectl-mine", "b@m"))
 	cache := filepath.Join(root, "home", "plugins", "cache")
-	writeAt(t, filepath.Join(root, "session", "v", "local", ".codex-plugin", "plugin.json"), `{"name":"v"}`)
-	if err := os.Symlink(filepath.Join(root, "session"), filepath.Join(cache, "bundlectl-1")); err != nil {
+	writeAt(t, filepath.Join(root, "sessions", "s-1", "codex-marketplace", "v", "local", ".codex-plugin", "plugin.json"), `{"name":"v"}`)
+	if err := os.Symlink(filepath.Join(root, "sessions", "s-1", "codex-marketplace"), filepath.Join(cache, "bundlectl-1")); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := installedPlugins(cache), []string{"a@bundlectl-mine", "b@m"}; !slices.Equal(got, want) {
+	writeAt(t, filepath.Join(root, "elsewhere", "c", "1.0.0", ".codex-plugin", "plugin.json"), `{"name":"c"}`)
+	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(cache, "bundlectl-linked")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := installedPlugins(cache), []string{"a@bundlectl-mine", "b@m", "c@bundlectl-linked"}; !slices.Equal(got, want) {
 		t.Errorf("installed %q, want %q", got, want)
+	}
+}
+
+// TestInstalledPluginsLinks: Codex 0.171 loads a plugin whose marketplace
+// or plugin directory in its cache is a symbolic link, and not one whose
+// version directory is (internal/agenttest TestExecCodexOwnPluginLinked):
+// installedPlugins lists the first two. It once left out every link, and
+// exec named neither plugin, which loaded.
+func TestInstalledPluginsLinks(t *testing.T) {
+	root := ownFixture(t, nil)
+	cache := filepath.Join(root, "home", "plugins", "cache")
+	ext := filepath.Join(root, "ext")
+	link := func(target, at string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifest := func(dir, name string) {
+		writeAt(t, filepath.Join(dir, ".codex-plugin", "plugin.json"), `{"name":"`+name+`"}`)
+	}
+	manifest(filepath.Join(ext, "market", "a", "1.0.0"), "a")
+	link(filepath.Join(ext, "market"), filepath.Join(cache, "lm"))
+	manifest(filepath.Join(ext, "plugin", "1.0.0"), "b")
+	link(filepath.Join(ext, "plugin"), filepath.Join(cache, "m", "b"))
+	manifest(filepath.Join(ext, "version"), "c")
+	link(filepath.Join(ext, "version"), filepath.Join(cache, "m", "c", "1.0.0"))
+	link(filepath.Join(ext, "gone"), filepath.Join(cache, "dangling"))
+	link(filepath.Join(ext, "plugin", "1.0.0", ".codex-plugin", "plugin.json"), filepath.Join(cache, "file"))
+	if got, want := installedPlugins(cache), []string{"a@lm", "b@m"}; !slices.Equal(got, want) {
+		t.Errorf("installed %q, want %q", got, want)
+	}
+}
+
+// TestSweepSessionLinksOnly: sweep removes a session's link whose session
+// directory is gone, and leaves a link of the user's own whose name
+// begins as a session's, its target gone or not: CODEX_HOME is the
+// user's, and launch writes nothing else there.
+func TestSweepSessionLinksOnly(t *testing.T) {
+	root := t.TempDir()
+	cache := filepath.Join(root, "cache")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"bundlectl-2":    filepath.Join(root, "sessions", "s-2", "codex-marketplace"),
+		"bundlectl-mine": filepath.Join(root, "gone"),
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(cache, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep(cache)
+	var left []string
+	ents, _ := os.ReadDir(cache)
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if want := []string{"bundlectl-mine"}; !slices.Equal(left, want) {
+		t.Errorf("left %q, want %q", left, want)
 	}
 }
