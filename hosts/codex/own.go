@@ -463,6 +463,14 @@ func sessionArgs(args []string) (o sessionOpts) {
 			o.trustFlag = first == "exec" || first == "e" || first == "review"
 		case a == "--ignore-user-config":
 			o.ignoreUserConfig = first == "exec" || first == "e"
+		case a == "-i" || a == "--image":
+			// Codex 0.171 takes each word up to the next option as one
+			// more image: `codex -i a.png exec` is an interactive session
+			// (which asks whether to trust the folder) with two images
+			// (internal/agenttest TestExecCodexTrustDialogImageArgs).
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+			}
 		case a == "-c" || a == "--config" || takesValue(a):
 			next() // a value that could read as a flag
 		case first == "" && !strings.HasPrefix(a, "-"):

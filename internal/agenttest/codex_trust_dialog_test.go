@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,60 +27,90 @@ import (
 func TestExecCodexTrustDialog(t *testing.T) {
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
-			a := New(t, Codex, Say("done"), Say("done"))
-			f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
-			allowExecTools(a)
-			a.Launcher = f.launcher(t)
-			if exclusive {
-				a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
-			}
-			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
-			writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
-			argv, env := interactiveCommand(t, a, "hi")
-			// interactiveCommand trusts the folder: no entry decides it here.
-			ws, err := filepath.EvalSymlinks(a.Workdir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			entry := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
-			cfgFile := filepath.Join(a.ConfigDir(), "config.toml")
-			if err := os.WriteFile(cfgFile, []byte(strings.Replace(a.CodexConfig, entry, "", 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			saved := func() bool {
-				b, _ := os.ReadFile(cfgFile)
-				return bytes.Contains(b, []byte(entry))
-			}
-			// "Trust this folder?" drawn whole: its choices and its last
-			// line. Enter takes the first choice, "Trust and continue".
-			trust := ptyAnswer{prompt: "1. Trust and continue 2. Back to Agent Command Center enter continue · esc back", keys: "\r", taken: saved}
-			out := runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
-			if !saved() {
-				t.Fatalf("Codex saved no entry for the folder: this test's premise (Codex 0.171 asks \"Trust this folder?\" and saves the answer) no longer holds\n%s", out)
-			}
-			calls := sessionCalls(a, 0)
-			offered := func(text string) bool {
-				for _, r := range calls {
-					if r.Contains(text) {
-						return true
-					}
-				}
-				return false
-			}
-			if !offered(skillDescription) {
-				t.Fatalf("the view's skill was not offered to the model\n%s\n%s", out, a.Model.Dump())
-			}
-			loaded := offered(ownSkill(ownPlugin))
-			if !exclusive && !loaded {
-				t.Fatalf("the own plugin did not load once the folder was trusted: this test's premise (Codex 0.171 reads the project file in that session) no longer holds\n%s\n%s", out, a.Model.Dump())
-			}
-			if exclusive && loaded {
-				t.Errorf("bundlectl exec --exclusive: the own plugin %s, enabled by the project file Codex read once the folder was trusted, loaded\n%s", ownPluginID, out)
-			}
-			note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%q enables it)", ownPluginID, filepath.Join(ws, ".codex", "config.toml"))
-			if named := strings.Contains(squash(out), squash(note)); named == exclusive {
-				t.Errorf("exclusive=%v: the note %q shown: %v\n%s", exclusive, note, named, out)
-			}
+			checkTrustDialog(t, exclusive, nil)
 		})
+	}
+}
+
+// TestExecCodexTrustDialogImageArgs: Codex 0.171 takes every word after
+// -i (--image) up to the next option for one more image, so `codex -i
+// a.png exec …` is an interactive session, not codex exec: it asks
+// "Trust this folder?" and, answered "Trust and continue", loads the
+// plugin the folder's .codex/config.toml enables. bundlectl exec names
+// it (it once read exec as the subcommand and said nothing; hosts/codex
+// sessionArgs), and --exclusive keeps it out.
+func TestExecCodexTrustDialogImageArgs(t *testing.T) {
+	for _, exclusive := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			img := filepath.Join(t.TempDir(), "a.png")
+			if err := os.WriteFile(img, onePixelPNG, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			checkTrustDialog(t, exclusive, []string{"-i", img, "exec"})
+		})
+	}
+}
+
+// onePixelPNG is a PNG image of one transparent pixel.
+var onePixelPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7\x35\x81\x84\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// checkTrustDialog runs TestExecCodexTrustDialog's session, with before
+// put ahead of the agent's own arguments.
+func checkTrustDialog(t *testing.T, exclusive bool, before []string) {
+	t.Helper()
+	a := New(t, Codex, Say("done"), Say("done"))
+	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+	allowExecTools(a)
+	a.Launcher = f.launcher(t)
+	if exclusive {
+		a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
+	}
+	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+	argv, env := interactiveCommand(t, a, "hi")
+	argv = slices.Concat(argv[:1], before, argv[1:])
+	// interactiveCommand trusts the folder: no entry decides it here.
+	ws, err := filepath.EvalSymlinks(a.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
+	cfgFile := filepath.Join(a.ConfigDir(), "config.toml")
+	if err := os.WriteFile(cfgFile, []byte(strings.Replace(a.CodexConfig, entry, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := func() bool {
+		b, _ := os.ReadFile(cfgFile)
+		return bytes.Contains(b, []byte(entry))
+	}
+	// "Trust this folder?" drawn whole: its choices and its last
+	// line. Enter takes the first choice, "Trust and continue".
+	trust := ptyAnswer{prompt: "1. Trust and continue 2. Back to Agent Command Center enter continue · esc back", keys: "\r", taken: saved}
+	out := runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
+	if !saved() {
+		t.Fatalf("Codex saved no entry for the folder: this test's premise (Codex 0.171 asks \"Trust this folder?\" and saves the answer) no longer holds\n%s", out)
+	}
+	calls := sessionCalls(a, 0)
+	offered := func(text string) bool {
+		for _, r := range calls {
+			if r.Contains(text) {
+				return true
+			}
+		}
+		return false
+	}
+	if !offered(skillDescription) {
+		t.Fatalf("the view's skill was not offered to the model\n%s\n%s", out, a.Model.Dump())
+	}
+	loaded := offered(ownSkill(ownPlugin))
+	if !exclusive && !loaded {
+		t.Fatalf("the own plugin did not load once the folder was trusted: this test's premise (Codex 0.171 reads the project file in that session) no longer holds\n%s\n%s", out, a.Model.Dump())
+	}
+	if exclusive && loaded {
+		t.Errorf("bundlectl exec --exclusive: the own plugin %s, enabled by the project file Codex read once the folder was trusted, loaded\n%s", ownPluginID, out)
+	}
+	note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%q enables it)", ownPluginID, filepath.Join(ws, ".codex", "config.toml"))
+	if named := strings.Contains(squash(out), squash(note)); named == exclusive {
+		t.Errorf("exclusive=%v: the note %q shown: %v\n%s", exclusive, note, named, out)
 	}
 }
