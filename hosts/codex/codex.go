@@ -550,6 +550,8 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 			for _, p := range own.Load {
 				notes = append(notes, ownNote(p))
 			}
+		}
+		if len(views) > 0 || own.FeatureOnTrust {
 			for _, p := range own.OnTrust {
 				notes = append(notes, onTrustNote(p))
 			}

@@ -48,6 +48,12 @@ type OwnPlugins struct {
 	// TestExecCodexTrustDialog). Whether the user will say yes cannot be
 	// known at launch.
 	OnTrust []OwnPlugin
+	// FeatureOnTrust is FeatureOn once the user trusts the folder: a
+	// project file Codex then reads may turn the plugins feature on (or
+	// off), and the OnTrust plugins load only with it on (Codex 0.171,
+	// tried in a terminal: a project file's features.plugins = true over
+	// the user's false loaded its plugin once the folder was trusted).
+	FeatureOnTrust bool
 	// Forced are the plugins a managed_config.toml enables, installed or
 	// not (Codex may install a curated one itself at startup): no -c flag
 	// keeps them out.
@@ -101,6 +107,7 @@ type OwnPlugins struct {
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	o := sessionArgs(args)
 	out := ownPlugins(codexHome, cwd, args, o)
+	out.FeatureOnTrust = out.FeatureOn
 	if !o.asksTrust || o.trustFlag {
 		return out
 	}
@@ -109,7 +116,9 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	// as they are now).
 	answered := o
 	answered.trustFlag = true
-	for _, p := range ownPlugins(codexHome, cwd, args, answered).Load {
+	trusted := ownPlugins(codexHome, cwd, args, answered)
+	out.FeatureOnTrust = trusted.FeatureOn
+	for _, p := range trusted.Load {
 		if !slices.ContainsFunc(out.Load, func(q OwnPlugin) bool { return q.ID == p.ID }) {
 			out.OnTrust = append(out.OnTrust, p)
 		}

@@ -682,3 +682,40 @@ func TestSweepSessionLinksOnly(t *testing.T) {
 		t.Errorf("left %q, want %q", left, want)
 	}
 }
+
+// TestLaunchOnTrustFeature: with no view to load, exec leaves the plugins
+// feature as the user's configuration sets it, and a project file Codex
+// reads once the user trusts the folder may set it: Codex 0.171 then
+// loads the plugin that file enables though config.toml turns the
+// feature off. The OnTrust note follows the feature as it stands once
+// trusted (exec once followed it as it stood before, and said nothing
+// of such a plugin, which loaded), and no note names a plugin for a
+// project file that turns the feature off.
+func TestLaunchOnTrustFeature(t *testing.T) {
+	const plugin = "[plugins.\"a@m\"]\nenabled = true\n"
+	for _, c := range []struct {
+		name, user, project string
+		named               bool
+	}{
+		{name: "the project file turns the feature on", user: "[features]\nplugins = false\n", project: "[features]\nplugins = true\n" + plugin, named: true},
+		{name: "the project file turns the feature off", project: "[features]\nplugins = false\n" + plugin},
+		{name: "the feature on throughout", project: plugin, named: true},
+		{name: "the feature off throughout", user: "[features]\nplugins = false\n", project: plugin},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(map[string]string{"home/config.toml": c.user, "ws/.codex/config.toml": c.project}, installed("a@m")))
+			t.Chdir(filepath.Join(root, "ws"))
+			env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+			l, err := launch(hosts.NewSession(filepath.Join(root, "views")), false, nil, []string{"codex", "hi"}, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			named := slices.ContainsFunc(l.Notes, func(n string) bool {
+				return strings.HasPrefix(n, `codex: your own plugin "a@m" loads beside the views if you answer "Trust and continue"`)
+			})
+			if named != c.named {
+				t.Errorf("the OnTrust note shown: %v, want %v (notes %q)", named, c.named, l.Notes)
+			}
+		})
+	}
+}

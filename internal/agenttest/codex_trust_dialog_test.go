@@ -114,3 +114,56 @@ func checkTrustDialog(t *testing.T, exclusive bool, before []string) {
 		t.Errorf("exclusive=%v: the note %q shown: %v\n%s", exclusive, note, named, out)
 	}
 }
+
+// TestExecCodexTrustDialogFeatureFromProject: with no bundle to load,
+// bundlectl exec leaves the plugins feature as the user's files set it.
+// config.toml turns it off; the folder's .codex/config.toml turns it on
+// and enables a plugin of the user's own. Codex 0.171 asks "Trust this
+// folder?" and, answered "Trust and continue", reads that file and loads
+// the plugin: exec names it on that condition (it once followed the
+// feature as config.toml left it, and said nothing).
+func TestExecCodexTrustDialogFeatureFromProject(t *testing.T) {
+	a := New(t, Codex, Say("done"), Say("done"))
+	f := newExecFixture(t, a) // no bundle trusted: no view
+	a.Launcher = f.launcher(t)
+	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[features]\nplugins = true\n\n[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+	a.CodexConfig = "[features]\nplugins = false\n"
+	argv, env := interactiveCommand(t, a, "hi")
+	// Command turns the feature off with a -c flag, which would outrank
+	// the project file: config.toml turns it off here instead.
+	i := slices.Index(argv, "features.plugins=false")
+	if i < 1 || argv[i-1] != "-c" {
+		t.Fatalf("agenttest: no -c features.plugins=false in %q", argv)
+	}
+	argv = slices.Delete(argv, i-1, i+1)
+	ws, err := filepath.EvalSymlinks(a.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
+	cfgFile := filepath.Join(a.ConfigDir(), "config.toml")
+	if err := os.WriteFile(cfgFile, []byte(strings.Replace(a.CodexConfig, entry, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := func() bool {
+		b, _ := os.ReadFile(cfgFile)
+		return bytes.Contains(b, []byte(entry))
+	}
+	trust := ptyAnswer{prompt: "1. Trust and continue 2. Back to Agent Command Center enter continue · esc back", keys: "\r", taken: saved}
+	out := runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
+	if !saved() {
+		t.Fatalf("Codex saved no entry for the folder: this test's premise (Codex 0.171 asks \"Trust this folder?\" and saves the answer) no longer holds\n%s", out)
+	}
+	loaded := false
+	for _, r := range sessionCalls(a, 0) {
+		loaded = loaded || r.Contains(ownSkill(ownPlugin))
+	}
+	if !loaded {
+		t.Fatalf("the own plugin did not load once the folder was trusted: this test's premise (Codex 0.171 takes the project file's features.plugins) no longer holds\n%s\n%s", out, a.Model.Dump())
+	}
+	note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%q enables it)", ownPluginID, filepath.Join(ws, ".codex", "config.toml"))
+	if !strings.Contains(squash(out), squash(note)) {
+		t.Errorf("the note %q not shown\n%s", note, out)
+	}
+}
