@@ -1,39 +1,142 @@
 package bundle
 
-import "slices"
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
 
 // MCPURLHostVar is the variable, as written in a remote MCP server's url
 // ("$NET", "${HOST}"), that picks the host the server is reached at when
 // it is, and the hosts that expand it, or "" when the url names its host
 // itself. hosts are the hosts
 // that read the server (none: every one). A "${NAME}" in the url's scheme
-// or authority (urlVarBeforePath) is one Claude Code and Gemini CLI
+// or host (urlVarPicksHost) is one Claude Code and Gemini CLI
 // expand (Codex sends it as written: a codex.ignored warning says so); a
 // bare "$NAME" there is one Gemini CLI alone expands from its environment
-// (geminiVarBeforePath: "https://$NET.9/mcp" is https://10.0.0.9/mcp when
+// (geminiVarPicksHost: "https://$NET.9/mcp" is https://10.0.0.9/mcp when
 // NET is 10.0.0, internal/agenttest TestGeminiMCPURLBareVar). The review
 // says the host is decided by it at run time, and, where only Gemini CLI
 // reads the server, lists no host for it (remoteHosts), where it listed
-// the literal "$net.9".
+// the literal "$net.9". A variable only in the user information or the
+// port ("https://${U}@h.example/", "https://h.example:${P}/") picks no
+// host: the server is reached at h.example, which is listed
+// (endpointHost), and the review names no variable for it.
 func MCPURLHostVar(url string, hosts []Host) (ref string, expandedBy []Host) {
 	if len(hosts) == 0 {
 		hosts = []Host{HostClaude, HostCodex, HostGemini}
 	}
-	if urlVarBeforePath(url) {
+	if ref := hostVar(url, braceRef()); ref != "" {
 		expandedBy = slices.DeleteFunc(slices.Clone(hosts), func(h Host) bool { return h == HostCodex })
 		if len(expandedBy) > 0 {
-			return braceRef().FindString(url), expandedBy
+			return ref, expandedBy
 		}
 	}
-	if geminiVarBeforePath(MCPServer{URL: url, Hosts: hosts}) {
-		return geminiRef().FindString(url), []Host{HostGemini}
+	if geminiVarPicksHost(MCPServer{URL: url, Hosts: hosts}) {
+		return hostVar(url, geminiRef()), []Host{HostGemini}
 	}
 	return "", nil
 }
 
 // geminiOnlyVarHost reports whether only Gemini CLI reads s and a bare
-// $NAME or ${NAME} in its url's authority picks its host: its host is
-// the variable's, known at run time only, and no literal one is listed.
+// $NAME or ${NAME} in its url's host picks it: its host is the
+// variable's, known at run time only, and no literal one is listed.
 func geminiOnlyVarHost(s MCPServer) bool {
-	return len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, func(h Host) bool { return h != HostGemini }) && geminiVarBeforePath(s)
+	return len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, func(h Host) bool { return h != HostGemini }) && geminiVarPicksHost(s)
+}
+
+// geminiVarPicksHost is geminiVarBeforePath for a variable that picks
+// the host (urlVarPicksHost), not one only in the user information or
+// the port.
+func geminiVarPicksHost(s MCPServer) bool {
+	if len(s.Hosts) > 0 && !slices.Contains(s.Hosts, HostGemini) {
+		return false
+	}
+	return hostVar(s.URL, geminiRef()) != ""
+}
+
+// hostVar is the first variable re finds in url s that picks its host
+// (urlVarPicksHost), as written, or "".
+func hostVar(s string, re *regexp.Regexp) string {
+	for _, loc := range re.FindAllStringIndex(s, -1) {
+		if urlVarPicksHost(s, loc) {
+			return s[loc[0]:loc[1]]
+		}
+	}
+	return ""
+}
+
+// urlVarPicksHost reports whether the variable at s[loc[0]:loc[1]] may
+// pick the host url s is reached at: it is in the scheme (or s has none:
+// it may hold "https://host"), or it touches the host, not only the user
+// information before it or the port, path, query or fragment after it.
+// A variable whose default holds an '@', '/' or ':' is read the
+// conservative way: it picks the host.
+func urlVarPicksHost(s string, loc []int) bool {
+	colon := strings.IndexByte(s, ':')
+	if colon < 0 || loc[0] < colon {
+		return true
+	}
+	start, end := urlHostSpan(s, colon)
+	return loc[1] > start && loc[0] < end
+}
+
+// urlHostSpan is where the host of url s, whose scheme ends at colon,
+// starts and ends as written: after the slashes and the user information
+// (up to the authority's last '@'), up to the first ':' outside brackets
+// or the path, query or fragment.
+func urlHostSpan(s string, colon int) (start, end int) {
+	start = colon + 1
+	for start < len(s) && (s[start] == '/' || s[start] == '\\') {
+		start++
+	}
+	end = len(s)
+	if i := strings.IndexAny(s[start:], `/\?#`); i >= 0 {
+		end = start + i
+	}
+	if at := strings.LastIndexByte(s[start:end], '@'); at >= 0 {
+		start += at + 1
+	}
+	inBrackets := false
+	for j := start; j < end; j++ {
+		switch s[j] {
+		case '[':
+			inBrackets = true
+		case ']':
+			inBrackets = false
+		case ':':
+			if !inBrackets {
+				return start, j
+			}
+		}
+	}
+	return start, end
+}
+
+// literalHostURL is url s cut to its scheme and host ("https://h.example/")
+// when every "${" in it lies outside its host (urlVarPicksHost), in the
+// user information or the port: endpointHost judges and lists that host,
+// which the server is reached at whatever the variables hold.
+func literalHostURL(s string) (string, bool) {
+	colon := strings.IndexByte(s, ':')
+	if colon < 0 {
+		return "", false
+	}
+	for i := 0; ; {
+		k := strings.Index(s[i:], "${")
+		if k < 0 {
+			break
+		}
+		open := i + k
+		close := len(s)
+		if c := strings.IndexByte(s[open:], '}'); c >= 0 {
+			close = open + c + 1
+		}
+		if urlVarPicksHost(s, []int{open, close}) {
+			return "", false
+		}
+		i = open + 2
+	}
+	start, end := urlHostSpan(s, colon)
+	return s[:colon] + "://" + s[start:end] + "/", true
 }

@@ -70,6 +70,17 @@ func TestMCPURLHostVar(t *testing.T) {
 		{"https://$NET.9/mcp", []Host{HostClaude}, ""},
 		{"https://h.example/$P/mcp", []Host{HostGemini}, ""},
 		{"https://h.example/${P}", []Host{HostClaude}, ""},
+		// Only the user information or the port: the host is written.
+		{"https://${U}@ub.example/mcp", []Host{HostClaude}, ""},
+		{"https://${U}@ub.example/mcp", []Host{HostGemini}, ""},
+		{"https://$U:${P}@ub.example/mcp", []Host{HostGemini}, ""},
+		{"https://p.example:${PORT}/mcp", []Host{HostClaude, HostGemini}, ""},
+		{"https://p.example:$PORT/mcp", []Host{HostGemini}, ""},
+		{"https://${U}@${H}/mcp", []Host{HostClaude}, "${H}"},
+		{"https://${U}@$H.example/mcp", []Host{HostGemini}, "$H"},
+		{"${BASE}/mcp", []Host{HostClaude}, "${BASE}"},
+		{"https://${H:-10.0.0.1:8080}/mcp", []Host{HostClaude}, "${H:-10.0.0.1:8080}"},
+		{"https://${U:-a@b}.example/mcp", []Host{HostClaude}, "${U:-a@b}"},
 	} {
 		if got := mcpURLHostVarRef(c.url, c.hosts); got != c.want {
 			t.Errorf("MCPURLHostVar(%q, %v) = %q, want %q", c.url, c.hosts, got, c.want)
@@ -80,4 +91,28 @@ func TestMCPURLHostVar(t *testing.T) {
 func mcpURLHostVarRef(url string, hosts []Host) string {
 	ref, _ := MCPURLHostVar(url, hosts)
 	return ref
+}
+
+// TestMCPURLVarOutsideHost: a remote MCP server whose url holds a
+// variable only in its user information or its port is reached at the
+// host written, whatever the variable holds (internal/agenttest
+// TestGeminiMCPURLVarOutsideHost: Gemini CLI 0.61 asks for
+// "CONNECT ub.example:443" and "CONNECT pv.example:8443"): that host is
+// listed among the network hosts, where the review listed none and said
+// the host was decided by the variable at run time.
+func TestMCPURLVarOutsideHost(t *testing.T) {
+	for _, c := range []struct{ manifest, server string }{
+		{ManifestClaude, `"m": {"type": "http", "url": "https://${U}@ub.example/mcp"}, "n": {"type": "http", "url": "https://pv.example:${P}/mcp"}`},
+		{ManifestGemini, `"m": {"httpUrl": "https://${U}@ub.example/mcp"}, "n": {"httpUrl": "https://pv.example:${P}/mcp"}`},
+	} {
+		b := writeTree(t, "p", map[string]string{c.manifest: `{"name": "p", "version": "1.0.0", "mcpServers": {` + c.server + `}}`})
+		if !slices.Equal(b.Permissions.NetworkHosts, []string{"pv.example", "ub.example"}) || len(b.Components.MCP) != 2 {
+			t.Errorf("%s: network hosts %v, servers %d; want pv.example and ub.example, both servers kept%s", c.manifest, b.Permissions.NetworkHosts, len(b.Components.MCP), dumpFindings(b))
+		}
+		for _, s := range b.Components.MCP {
+			if ref, _ := MCPURLHostVar(s.URL, s.Hosts); ref != "" {
+				t.Errorf("%s %s: host decided by %q, want the host written", c.manifest, s.URL, ref)
+			}
+		}
+	}
 }

@@ -1015,6 +1015,10 @@ func endpointHost(raw string) (string, string) {
 			if !strings.Contains(raw[len(u.Scheme)+3:], "/") {
 				raw += "/"
 			}
+		} else if lit, ok := literalHostURL(raw); ok {
+			// Only the user information or the port holds one: the
+			// host is the one written ("https://${U}@h.example/").
+			raw = lit
 		} else {
 			return "", ""
 		}

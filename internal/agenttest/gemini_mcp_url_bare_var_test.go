@@ -40,3 +40,39 @@ func TestGeminiMCPURLBareVar(t *testing.T) {
 		t.Errorf("the review does not say %q:\n%s", want, text)
 	}
 }
+
+// TestGeminiMCPURLVarOutsideHost: a variable only in a remote MCP url's
+// port or user information picks no host: Gemini CLI 0.61 expands
+// "https://pv.example:${BC_P}/mcp" and asks for pv.example:8443. So the
+// review lists pv.example among the network hosts and says no host is
+// decided at run time, where it listed none and named ${BC_P} as
+// deciding the host (bundle TestMCPURLVarOutsideHost). The same holds for
+// "https://${BC_U}@ub.example/mcp", listed as ub.example: Gemini CLI
+// 0.61 asks the proxy for nothing there (tried), so listing it is the
+// careful side, and no variable decides its host.
+func TestGeminiMCPURLVarOutsideHost(t *testing.T) {
+	proxy := newConnectRecorder(t)
+	a := New(t, GeminiCLI, Say("done"))
+	ext := filepath.Join(a.ConfigDir(), "extensions", "vo")
+	writeJSONFile(t, ext, "gemini-extension.json", map[string]any{
+		"name": "vo", "version": "1.0.0",
+		"mcpServers": map[string]any{
+			"user": map[string]any{"httpUrl": "https://${BC_U}@ub.example/mcp", "timeout": 5000},
+			"port": map[string]any{"httpUrl": "https://pv.example:${BC_P}/mcp", "timeout": 5000},
+		},
+	})
+	a.Env = append(slices.Clone(proxy.Env), "BC_U=alice", "BC_P=8443")
+	res := a.Run(t, "hello")
+	got := proxy.take()
+	slices.Sort(got)
+	if got = slices.Compact(got); !slices.Contains(got, "CONNECT pv.example:8443 HTTP/1.1") {
+		t.Fatalf("Gemini CLI 0.61 asked the proxy %q, want CONNECT pv.example:8443: this test's premise no longer holds\n%s", got, res)
+	}
+	out := BundlectlRun(t, t.TempDir(), "review", "--json", ext)
+	if !strings.Contains(out, `"pv.example"`) || !strings.Contains(out, `"ub.example"`) {
+		t.Errorf("the review does not list pv.example and ub.example, the hosts the urls write:\n%s", out)
+	}
+	if text := BundlectlRun(t, t.TempDir(), "review", ext); strings.Contains(text, "decided by") {
+		t.Errorf("the review says a host is decided at run time, where the url writes it:\n%s", text)
+	}
+}
