@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestHookURLClaudeTrim: an http hook's url with a leading or trailing
 // space, a tab or line break anywhere, a leading C0 control or a white
-// space JavaScript's trim takes off (U+00A0, U+FEFF, U+3000) is read as
+// space JavaScript's trim takes off (U+00A0, U+FEFF, U+3000, U+1680,
+// U+2000–U+200A, U+202F, U+205F, U+2028, U+2029, form feed) is read as
 // Claude Code 2.1.332 reads it — trimmed (ClaudeURLTrim), then as
 // JavaScript's URL starts on it — to the host testdata/jsurl/
 // claude_trim.json records it posting to (internal/agenttest
@@ -17,8 +19,9 @@ import (
 // so written is kept, its host listed and checked, and hooks run posts
 // there (JSURLRequestTarget), where Go's parser, judging the url whole,
 // refused the bundle ("is not a valid URL"). A form Claude Code refuses
-// ("\u0001\u00a0https://…": its trim stops at the control) is dropped by
-// the hooks schema, as Claude Code drops it. A url holding a control
+// ("\u0001\u00a0https://…": its trim stops at the control; U+180E,
+// U+0085 and U+200B, which are no white space to it) is dropped by the
+// hooks schema, as Claude Code drops it. A url holding a control
 // character (a tab, a line break, U+0001) is read the same way, but the
 // bundle is refused for it whatever it names (text.control).
 func TestHookURLClaudeTrim(t *testing.T) {
@@ -38,7 +41,7 @@ func TestHookURLClaudeTrim(t *testing.T) {
 		if origin, _, _, ok := JSURLRequestTarget(url); !ok || origin != "https://"+want {
 			t.Errorf("JSURLRequestTarget(%q) origin %q, %v; Claude Code posts to https://%s", url, origin, ok, want)
 		}
-		if strings.ContainsFunc(url, func(r rune) bool { return r < 0x20 }) {
+		if strings.ContainsFunc(url, isControlText) {
 			// A control character refuses the bundle whatever host it
 			// names (text.control): no terminal shows it as it is.
 			if !hasRule(b, "text.control") {
@@ -59,6 +62,10 @@ func TestHookURLClaudeTrim(t *testing.T) {
 		}
 	}
 }
+
+// isControlText reports whether r is a character checkText refuses as a
+// control (text.control): a C0 or C1 control, U+2028 or U+2029.
+func isControlText(r rune) bool { return unicode.IsControl(r) || r == 0x2028 || r == 0x2029 }
 
 // hasRule reports whether b's report has a finding of rule.
 func hasRule(b *Bundle, rule string) bool {
