@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -79,9 +80,13 @@ func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, e
 // 3128"), is an http proxy there; a socks4://, socks5:// or socks5h://
 // url gets an http CONNECT in the clear, not the socks handshake; a url
 // with no port is at its scheme's (connectDialer). Another form (no
-// port and no scheme, "//host:port", another scheme) is refused.
+// port and no scheme, "//host:port", another scheme) is refused, and so
+// is a host:port whose host Claude Code refuses (jsReadsOtherwise).
 func claudeProxyURL(value string) (*url.URL, string) {
 	if host, port, err := net.SplitHostPort(value); err == nil && isDecimal(port) && proxyHostName(host) {
+		if jsReadsOtherwise(host) {
+			return nil, "is a host:port whose host JavaScript's URL reads as another name or address, which Claude Code 2.1.332 refuses as a proxy (\"Invalid proxy URL\": it does not start)"
+		}
 		return &url.URL{Scheme: "http", Host: value}, ""
 	}
 	p, err := url.Parse(value)
@@ -106,6 +111,24 @@ func proxyHostName(host string) bool {
 		return true
 	}
 	return host != "" && strings.Trim(strings.ToLower(host), "abcdefghijklmnopqrstuvwxyz0123456789-.") == ""
+}
+
+// jsReadsOtherwise reports whether host, a DNS-name-looking host of a
+// proxy setting with no scheme, is one real Claude Code 2.1.332 refuses
+// ("Invalid proxy URL … cannot be parsed as a URL", and it does not
+// start; internal/agenttest TestClaudeHTTPHookProxyChoice): one
+// JavaScript's URL reads as an IPv4 address in another form ("127.1",
+// "0x7f000001", "0177.0.0.1"), or a name with an empty label
+// ("localhost."). Go's resolver would look such a name up instead, and
+// hooks run would post through a proxy Claude Code never uses.
+func jsReadsOtherwise(host string) bool {
+	if _, err := netip.ParseAddr(host); err == nil {
+		return false
+	}
+	if _, ok := bundle.JSURLIPHost(host); ok {
+		return true
+	}
+	return slices.Contains(strings.Split(host, "."), "")
 }
 
 // isDecimal reports whether s is a non-empty run of ASCII digits.

@@ -92,3 +92,27 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 	launchThroughExec(t, a, "px")
 	run("bundlectl exec")
 }
+
+// TestClaudeHTTPHookProxyRefusedForms: real Claude Code 2.1.332 refuses a
+// proxy setting with no scheme whose host JavaScript's URL reads as an
+// IPv4 address in another form ("127.1", "0x7f000001", "0177.0.0.1") or
+// that ends in a dot, and one with user information and no scheme: it
+// says "Invalid proxy URL", exits and posts nothing, where hooks run
+// took the host for a name Go's resolver looks up and posted through it
+// (harness TestHTTPHookProxyAsClaudeCode: it now fails the hook naming
+// the variable).
+func TestClaudeHTTPHookProxyRefusedForms(t *testing.T) {
+	rec := newConnectRecorder(t)
+	port := strings.TrimPrefix(strings.TrimPrefix(rec.Env[0], "HTTPS_PROXY="), "http://127.0.0.1:")
+	for _, v := range []string{"127.1:" + port, "0x7f000001:" + port, "0177.0.0.1:" + port, "localhost.:" + port, "u:pw@127.0.0.1:" + port} {
+		a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
+		dir := filepath.Join(a.Workdir, "pr")
+		writeHTTPHookPlugin(t, dir, "pr", "PostToolUse", "https://tls.example/b")
+		a.Env = []string{"https_proxy=" + v, "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=", "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+		a.Args = []string{"--allowedTools", "Bash", "--plugin-dir", dir}
+		res := a.Run(t, "hello")
+		if got := rec.take(); len(got) > 0 || !strings.Contains(res.String(), "Invalid proxy URL") {
+			t.Errorf("https_proxy=%s: the proxy saw %q; want nothing and Claude Code 2.1.332 saying \"Invalid proxy URL\"\n%s", v, got, res)
+		}
+	}
+}
