@@ -801,6 +801,23 @@ func (r *renderer) bareNote(indent, command string) {
 	r.line("%s%-10s %s", indent, "", "(bare: found on PATH at start, not part of the bundle)")
 }
 
+// runTimeHosts says, for each remote MCP server whose host a variable
+// decides at run time (bundle.MCPURLHostVar), that it reaches a host not
+// listed: such a host is in no network_hosts, and "(none)" alone read as
+// a bundle that contacts nothing.
+func runTimeHosts(b *bundle.Bundle) []string {
+	var out []string
+	for _, s := range b.Components.MCP {
+		if !s.Remote() {
+			continue
+		}
+		if ref, _ := bundle.MCPURLHostVar(s.URL, s.Hosts); ref != "" {
+			out = append(out, "and a host decided by "+bundle.Quote(ref)+" at run time (mcp server "+bundle.Quote(s.Name)+")")
+		}
+	}
+	return out
+}
+
 // hostTitles names hosts ("Claude Code and Gemini CLI").
 func hostTitles(hosts []bundle.Host) string {
 	names := make([]string, len(hosts))
@@ -1001,6 +1018,9 @@ func (r *renderer) permissions(b *bundle.Bundle) {
 		hosts += " (derived from its endpoints)"
 	}
 	r.line("  network hosts       %s", hosts)
+	for _, v := range runTimeHosts(b) {
+		r.line("  %-19s %s", "", v)
+	}
 	// Named by the bundle, so listed; but a reviewer should not count on
 	// a guard that talks to them. Each says why, as the reasons differ.
 	why := bundle.NeverContactedWhy(b)
