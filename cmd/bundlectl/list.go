@@ -98,6 +98,10 @@ func runList(g *globals) error {
 		return err
 	}
 	out := listOutput{Bundles: []listEntry{}, Problems: d.Problems}
+	// reviewHint[i]: bundle i's hint is its review, decided on the hint
+	// as lifecycle gives it, before g.hint puts --home and --workspace
+	// after "bundlectl".
+	reviewHint := make([]bool, 0, len(d.Bundles)+len(gone))
 	if out.Problems == nil {
 		out.Problems = []bundle.RootProblem{}
 	}
@@ -108,6 +112,7 @@ func runList(g *globals) error {
 			Status: st.Word, Valid: st.Valid, Trusted: st.Trusted, Enabled: st.Enabled, Active: st.Active,
 			UpdatePending: st.UpdatePending, Reasons: st.Reasons, Hint: g.hint(st.Hint),
 		})
+		reviewHint = append(reviewHint, strings.HasPrefix(st.Hint, "bundlectl review "))
 	}
 	for _, gb := range gone {
 		st := gb.Status
@@ -115,6 +120,7 @@ func runList(g *globals) error {
 			Name: gb.Name, ID: gb.ID, Scope: gb.Scope, Status: st.Word, Valid: st.Valid, Trusted: st.Trusted,
 			Enabled: st.Enabled, Reasons: st.Reasons, Hint: g.hint(st.Hint),
 		})
+		reviewHint = append(reviewHint, strings.HasPrefix(st.Hint, "bundlectl review "))
 	}
 	// A host set up with this home whose hook lines are out of date or
 	// gone runs no guard on the events they leave out, and says nothing.
@@ -156,14 +162,14 @@ func runList(g *globals) error {
 	bw := bufio.NewWriterSize(g.stdout, 64<<10)
 	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSCOPE\tVERSION\tSTATUS\tREASON")
-	for _, e := range out.Bundles {
+	for i, e := range out.Bundles {
 		reason := ""
 		switch {
 		case e.UpdatePending && e.Status != lifecycle.StatusTampered && (e.Status != lifecycle.StatusEnabled || len(e.Reasons) == 0):
 			// An enabled bundle that is not active says why first (its
 			// receipt cannot be used, its when does not apply).
 			reason = "update pending review: " + e.Hint
-		case e.Status == lifecycle.StatusUntrusted && strings.HasPrefix(e.Hint, "bundlectl review "):
+		case e.Status == lifecycle.StatusUntrusted && reviewHint[i]:
 			// The review says how to trust what it shows; the table
 			// says which command shows it.
 			reason = "not trusted: " + e.Hint
