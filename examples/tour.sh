@@ -11,8 +11,8 @@
 #
 # It works on a copy of examples/workspace and a throw-away home, so it
 # changes nothing in the repository or in your own bundlectl home, and
-# fails (exit 1) if any step does not do what it says. Needs Go and a POSIX
-# shell; the first run downloads the Go modules (about 11 MB to build; README says what the tests add).
+# fails (exit 1) if any step does not do what it says. Needs Go and bash
+# (it uses here-strings); the first run downloads the Go modules (about 11 MB to build; README says what the tests add).
 #
 #   bash examples/tour.sh           # the tour
 #   BUNDLECTL=/path/to/bundlectl bash examples/tour.sh   # with a given binary
@@ -35,14 +35,40 @@ cp -R "$root/examples/workspace" "$ws"
 cd "$ws"
 PATH=$(dirname "$bin"):$PATH
 
+# quoted <word...>: the words as a POSIX shell reads them back, each one
+# holding more than letters, digits and ./:=@%+,_- in single quotes, so a
+# printed command works pasted as printed.
+quoted() {
+	local out='' w
+	for w in "$@"; do
+		case $w in
+		'' | *[!A-Za-z0-9./:=@%+,_-]*) w="'${w//\'/\'\\\'\'}'" ;;
+		esac
+		out+="${out:+ }$w"
+	done
+	printf '%s' "$out"
+}
+
 # step <want-exit> <command...>: print the command, run it, require its exit
-# status.
+# status. stepin <want-exit> <stdin> <command...>: the same with <stdin> as
+# its standard input, printed as a here-string.
 step() {
-	local want=$1
-	shift
-	printf '\n$ %s\n' "$*"
+	run_step "$1" '' "${@:2}"
+}
+stepin() {
+	run_step "$1" "$2" "${@:3}"
+}
+run_step() {
+	local want=$1 input=$2
+	shift 2
 	set +e
-	"$@"
+	if [ -n "$input" ]; then
+		printf '\n$ %s <<<%s\n' "$(quoted "$@")" "$(quoted "$input")"
+		"$@" <<<"$input"
+	else
+		printf '\n$ %s\n' "$(quoted "$@")"
+		"$@"
+	fi
 	local got=$?
 	set -e
 	if [ "$got" != "$want" ]; then
@@ -80,13 +106,13 @@ step 1 bundlectl run repo-guard word-count --input '{"txt":"wrong field"}'
 
 say "its guard hook, fired the way Claude Code fires hooks, blocks a destructive command"
 event='{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}'
-step 2 bundlectl hooks run PreToolUse <<<"$event"
-step 0 bundlectl hooks run PreToolUse <<<'{"tool_name":"Bash","tool_input":{"command":"ls"}}'
+stepin 2 "$event" bundlectl hooks run PreToolUse
+stepin 0 '{"tool_name":"Bash","tool_input":{"command":"ls"}}' bundlectl hooks run PreToolUse
 
 say "an edit to the source never runs unreviewed: it is an update pending review, and the reviewed snapshot keeps guarding"
 printf '\n# a local edit\n' >>.bundlectl/bundles/repo-guard/hooks/guard
 step 0 bundlectl list
-step 2 bundlectl hooks run PreToolUse <<<"$event"
+stepin 2 "$event" bundlectl hooks run PreToolUse
 step 0 bundlectl diff repo-guard
 
 say "a tampered snapshot: the guarded event is blocked, never let through, and the fix is named"
@@ -94,14 +120,14 @@ id=$(bundlectl show --json repo-guard | sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' |
 snap=$(find "$BUNDLECTL_HOME/store" -mindepth 1 -maxdepth 1 -type d ! -name '.*' | head -n 1)
 chmod u+w "$snap/hooks" "$snap/hooks/guard"
 printf '#!/bin/sh\nexit 0\n' >"$snap/hooks/guard"
-step 2 bundlectl hooks run PreToolUse <<<"$event"
+stepin 2 "$event" bundlectl hooks run PreToolUse
 step 1 bundlectl verify
 
 say "the repair: the review starts with what changed since trust; trusting what it shows stages a fresh snapshot"
 step 0 bundlectl review repo-guard
 token=$(bundlectl review --json repo-guard | sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' | head -n 1)
 step 0 bundlectl trust repo-guard "$token"
-step 2 bundlectl hooks run PreToolUse <<<"$event"
+stepin 2 "$event" bundlectl hooks run PreToolUse
 step 0 bundlectl verify
 
 say "a Claude Code plugin, as people write them: reviewed, trusted, and its shell-form guard fired as Claude Code would"
@@ -109,6 +135,6 @@ step 0 bundlectl review commit-tools
 token=$(bundlectl review --json commit-tools | sed -n 's/.*"token": *"\([0-9a-f]\{64\}\.[0-9a-f]\{64\}\)".*/\1/p' | head -n 1)
 step 0 bundlectl trust commit-tools "$token"
 step 0 bundlectl enable commit-tools
-step 2 bundlectl hooks run PreToolUse --host claude <<<'{"tool_name":"Bash","tool_input":{"command":"git commit --no-verify -m wip"}}'
+stepin 2 '{"tool_name":"Bash","tool_input":{"command":"git commit --no-verify -m wip"}}' bundlectl hooks run PreToolUse --host claude
 
 printf '\ntour: every step did what it says (bundle %s, home %s, removed on exit)\n' "$id" "$BUNDLECTL_HOME"
