@@ -61,6 +61,18 @@ func runTrust(g *globals, name, tokenText string) error {
 	fmt.Fprintf(g.stdout, "snapshot: %s\n", rc.Snapshot)
 	if s, err := m.LoadState(); err == nil {
 		if rec, _ := s.Bundle(rc.BundleID); rec.Enabled {
+			// Enabled is not active: a when that does not apply here, or
+			// an option it requires, keeps the new snapshot from running,
+			// and saying it runs would be untrue.
+			if b, err := m.Find(m.Discover(), name); err == nil && b.ID == rc.BundleID {
+				if st := m.Evaluate(b, s); !st.Active && len(st.Reasons) > 0 {
+					fmt.Fprintf(g.stdout, "it was already enabled, but the new snapshot does not run: %s\n", st.Reasons[0])
+					if st.Hint != "" {
+						fmt.Fprintf(g.stdout, "next: %s\n", g.hint(st.Hint))
+					}
+					return nil
+				}
+			}
 			fmt.Fprintln(g.stdout, "it was already enabled: the new snapshot runs from now on")
 			return nil
 		}
