@@ -103,24 +103,28 @@ func (e *UnreadableError) Hint(path string) string {
 // recodeHint rewrites path from the encoding from as UTF-8: past its
 // first skip bytes (a UTF-8 byte order mark before from's own, which
 // iconv takes for text and fails on; a mark and a NUL character) when
-// skip is above 0. iconv writes a file
-// beside it, which is first a copy keeping the settings file's mode
-// (cp -p): created by the shell's redirection it got the umask's 0644,
-// and a settings file kept 0600, which may hold API keys in its env,
-// became readable by every user. That file is then copied into path
-// (cat … >), not moved onto it: a settings.json that is a symbolic link
-// (a dotfiles repository's) stays one, its target converted and keeping
-// its own mode, where mv put a plain file in the link's place and left
-// the target as it was. Should the copy stop halfway, the whole UTF-8
-// text is still in the file beside it; only when it is done does rm
-// take that file away.
+// skip is above 0. iconv writes a file beside it that mktemp makes: a
+// new file no one could name beforehand, created only where nothing is
+// (O_EXCL) and 0600 whatever the umask, as a settings file may hold API
+// keys in its env. A name fixed in the hint (path.utf8, onto which cp -p
+// copied the settings file) was written through whatever stood there: a
+// repository shipping .claude/settings.json in UTF-16 beside a
+// .claude/settings.json.utf8 linked to the user's ~/.bashrc had the hint
+// write its own text into ~/.bashrc, and a file of the user's of that
+// name was lost. That file is then copied into path (cat … >), not moved
+// onto it: a settings.json that is a symbolic link (a dotfiles
+// repository's) stays one, its target converted and keeping its own
+// mode, where mv put a plain file in the link's place and left the
+// target as it was. Should the copy stop halfway, the whole UTF-8 text
+// is still in the file beside it (path and six more characters); only
+// when it is done does rm take that file away.
 func recodeHint(path, from string, skip int) string {
-	tmp, p := bundle.ShellArg(path+".utf8"), bundle.ShellArg(path)
-	recode := fmt.Sprintf("iconv -f %s -t UTF-8 %s > %s", from, p, tmp)
+	p := bundle.ShellArg(path)
+	recode := fmt.Sprintf(`iconv -f %s -t UTF-8 %s > "$t"`, from, p)
 	if skip > 0 {
-		recode = fmt.Sprintf("tail -c +%d %s | iconv -f %s -t UTF-8 > %s", skip+1, p, from, tmp)
+		recode = fmt.Sprintf(`tail -c +%d %s | iconv -f %s -t UTF-8 > "$t"`, skip+1, p, from)
 	}
-	return fmt.Sprintf("cp -p %s %s && %s && cat %s > %s && rm -f %s", p, tmp, recode, tmp, p, tmp)
+	return fmt.Sprintf(`t=$(mktemp %s) && %s && cat "$t" > %s && rm -f "$t"`, bundle.ShellArg(path+".XXXXXX"), recode, p)
 }
 
 // EncodingError is why a settings file its host ignores whole does not

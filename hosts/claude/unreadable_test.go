@@ -53,7 +53,7 @@ func TestListUnreadableSettings(t *testing.T) {
 		t.Errorf("Message = %q, want the file named, UTF-16 said, and not that the lines are gone", msg)
 	}
 	q := bundle.ShellArg(settings)
-	if want := "cp -p " + q + " " + bundle.ShellArg(settings+".utf8") + " && iconv -f UTF-16 -t UTF-8 " + q + " > " + bundle.ShellArg(settings+".utf8") + " && cat " + bundle.ShellArg(settings+".utf8") + " > " + q + " && rm -f " + bundle.ShellArg(settings+".utf8"); st.Fix() != want {
+	if want := "t=$(mktemp " + bundle.ShellArg(settings+".XXXXXX") + `) && iconv -f UTF-16 -t UTF-8 ` + q + ` > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; st.Fix() != want {
 		t.Errorf("Fix = %q, want %q", st.Fix(), want)
 	}
 	// Setup refuses the file with the same hint.
@@ -203,8 +203,8 @@ func TestReadSettingsUTF32(t *testing.T) {
 		if !errors.As(err, &se) || !errors.As(err, &ee) || ee.Name != "UTF-32" || !strings.Contains(err.Error(), "UTF-32") {
 			t.Fatalf("big-endian %v: readSettings error %v, want a SyntaxError naming UTF-32", be, err)
 		}
-		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
-		if want := "cp -p " + q + " " + tmp + " && iconv -f UTF-32 -t UTF-8 " + q + " > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hosts.SyntaxHint(se, p) != want {
+		q, mktemp := bundle.ShellArg(p), "t=$(mktemp "+bundle.ShellArg(p+".XXXXXX")+") && "
+		if want := mktemp + "iconv -f UTF-32 -t UTF-8 " + q + ` > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; hosts.SyntaxHint(se, p) != want {
 			t.Errorf("big-endian %v: hint %q, want %q", be, hosts.SyntaxHint(se, p), want)
 		}
 	}
@@ -234,8 +234,8 @@ func TestReadSettingsBehindUTF8BOM(t *testing.T) {
 		if !errors.As(err, &se) || !errors.As(err, &ee) || ee.Name != c.encoding || !strings.Contains(err.Error(), c.encoding+" behind a UTF-8 byte order mark") {
 			t.Fatalf("%s: readSettings error %v, want a SyntaxError naming %s behind a UTF-8 mark", c.name, err, c.encoding)
 		}
-		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
-		if want := "cp -p " + q + " " + tmp + " && tail -c +4 " + q + " | iconv -f " + c.encoding + " -t UTF-8 > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hosts.SyntaxHint(se, p) != want {
+		q, mktemp := bundle.ShellArg(p), "t=$(mktemp "+bundle.ShellArg(p+".XXXXXX")+") && "
+		if want := mktemp + "tail -c +4 " + q + " | iconv -f " + c.encoding + ` -t UTF-8 > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; hosts.SyntaxHint(se, p) != want {
 			t.Errorf("%s: hint %q, want %q", c.name, hosts.SyntaxHint(se, p), want)
 		}
 	}
@@ -265,9 +265,9 @@ func TestReadSettingsUTF16LeadingNUL(t *testing.T) {
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "UTF-32") {
 			t.Fatalf("%s: readSettings error %v, want a SyntaxError saying %s", c.name, err, c.says)
 		}
-		q, tmp := bundle.ShellArg(p), bundle.ShellArg(p+".utf8")
+		q, mktemp := bundle.ShellArg(p), "t=$(mktemp "+bundle.ShellArg(p+".XXXXXX")+") && "
 		hint := hosts.SyntaxHint(se, p)
-		if want := "cp -p " + q + " " + tmp + " && tail -c +" + c.skip + " " + q + " | iconv -f UTF-16LE -t UTF-8 > " + tmp + " && cat " + tmp + " > " + q + " && rm -f " + tmp; hint != want {
+		if want := mktemp + "tail -c +" + c.skip + " " + q + ` | iconv -f UTF-16LE -t UTF-8 > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; hint != want {
 			t.Errorf("%s: hint %q, want %q", c.name, hint, want)
 		}
 		if _, err := exec.LookPath("iconv"); err != nil {
