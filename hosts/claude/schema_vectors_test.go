@@ -130,6 +130,15 @@ func TestUnvouched(t *testing.T) {
 		{hook(`{"type": "http", "url": "file:///é"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://a.\tb%41:1/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://a.\tb:1/%41"}`), ""},
+		// Each read by Claude Code 2.1.332 (testdata/schema_vectors.txt):
+		// a lone surrogate, which encoding/json makes U+FFFD; "xn--"
+		// outside the host; an '@' past a backslash, '?' or '#'.
+		{hook(`{"type": "http", "url": "http://\ud800@127.0.0.1:1/\ud800?\udc00#\ud800"}`), ""},
+		{hook(`{"type": "http", "url": "http://xn--a-@127.0.0.1:1/xn--a-?xn--a-#xn--a-"}`), ""},
+		{hook(`{"type": "http", "url": "http://u\\@xn--a-/x"}`), ""},
+		{hook(`{"type": "http", "url": "http://127.0.0.1:1#@é.x/"}`), ""},
+		{hook(`{"type": "http", "url": "http://127.0.0.1:1?@é.x/"}`), ""},
+		{hook(`{"type": "http", "url": "a://u\\é@h/x"}`), ""},
 		{hook(`{"type": "http", "url": "http://a\u00a0\u0001"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "\u00a0http://127.0.0.1:1/x\u00a0"}`), ""},
 		{hook(`{"type": "command", "command": "x", "statusMessage": "s", "once": true}`), ""},
