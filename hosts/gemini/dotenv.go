@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
@@ -196,17 +196,41 @@ func findEnvFile(dir, user string, ignoreLocal bool) string {
 }
 
 // dotEnvLine is the line the dotenv package (which Gemini CLI uses)
-// parses: an optional export, a name, = or ":", and a value, quoted or to
-// a comment. Its \s is JavaScript's, which takes a byte order mark and
-// Unicode spaces as well: a name after a BOM counts.
+// parses, from where a line begins: an optional export, a name, = or ":",
+// and a value, quoted or to a comment. Its \s is JavaScript's, which takes
+// a byte order mark and Unicode spaces as well: a name after a BOM counts.
+// JavaScript's multiline ^ and $, and its ., take U+2028 and U+2029 for
+// line ends as well as LF, which RE2's do not, so dotEnvParse tries the
+// expression at each such line start itself (\A), the line's end is
+// consumed ([\n\x{2028}\x{2029}] or \z, where dotenv's $ stands before
+// it), and . is the class of what is not a line end. A quoted or
+// unquoted value still runs over U+2028, as dotenv's does.
 var dotEnvLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll("(?m)^\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#.*)?$", `\s`, jsSpace))
+	return regexp.MustCompile(strings.ReplaceAll("\\A\\s*(?:export\\s+)?([\\w.-]+)(?:\\s*=\\s*?|:\\s+?)(\\s*'(?:\\\\'|[^'])*'|\\s*\"(?:\\\\\"|[^\"])*\"|\\s*`(?:\\\\`|[^`])*`|[^#\\r\\n]+)?\\s*(?:#"+jsNotLineEnd+"*)?(?:"+jsLineEnd+"|\\z)", `\s`, jsSpace))
 })
 
-// jsTrim is JavaScript's String.prototype.trim: Go's TrimSpace leaves a
-// byte order mark, which JavaScript takes for white space.
+// jsLineEnd is what ends a line for JavaScript's multiline ^ and $ once
+// dotenv has made each CRLF and lone CR an LF; jsNotLineEnd is its
+// JavaScript ., which does not take them (nor CR).
+const (
+	jsLineEnd    = `[\n\x{2028}\x{2029}]`
+	jsNotLineEnd = `[^\n\r\x{2028}\x{2029}]`
+)
+
+// jsTrim is JavaScript's String.prototype.trim: its white space and line
+// ends (jsSpace). Go's TrimSpace leaves a byte order mark, which
+// JavaScript takes for white space, and takes U+0085, which it does not.
 func jsTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })
+	return strings.TrimFunc(s, isJSSpace)
+}
+
+// isJSSpace is whether r is in JavaScript's \s (jsSpace).
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
 }
 
 // jsSpace is JavaScript's \s as an RE2 class.
@@ -223,7 +247,13 @@ func dotEnvParse(f string) map[string]string {
 	}
 	// As dotenv does, a CRLF or a lone CR ends a line as LF does.
 	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
-	for _, m := range dotEnvLine().FindAllStringSubmatch(text, -1) {
+	for at := 0; at < len(text); {
+		m := dotEnvLine().FindStringSubmatch(text[at:])
+		if m == nil {
+			at = nextLineStart(text, at)
+			continue
+		}
+		at += len(m[0])
 		s := jsTrim(m[2])
 		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
 			s = s[1 : len(s)-1]
@@ -231,6 +261,23 @@ func dotEnvParse(f string) map[string]string {
 		vars[m[1]] = s
 	}
 	return vars
+}
+
+// nextLineStart is where the next line after the one at begins
+// (len(text) for none), for a line where dotEnvLine matched nothing.
+// The white space that begins the line is passed first: its \s* takes
+// whatever lines that space holds, so a match at any of their starts
+// would be the same match (none), and a file of blank lines stays
+// linear.
+func nextLineStart(text string, at int) int {
+	rest := strings.TrimLeftFunc(text[at:], isJSSpace)
+	at = len(text) - len(rest)
+	i := strings.IndexFunc(rest, func(r rune) bool { return r == '\n' || r == 0x2028 || r == 0x2029 })
+	if i < 0 {
+		return len(text)
+	}
+	_, size := utf8.DecodeRuneInString(rest[i:])
+	return at + i + size
 }
 
 // untrustingVars are the folder trust variables whose value makes
