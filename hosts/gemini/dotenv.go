@@ -355,6 +355,10 @@ func dotEnvUntrustOff(user string, env []string, cwd string) *hosts.HooksOffErro
 // dotEnvKeyPattern is an extended regular expression (grep -E, and Go's
 // regexp for hosts.SettingIn) matching a .env line that sets key as the
 // dotenv package reads it: an optional export, the name, then = or ":".
+// Its spaces are blanks, which stay on one line: Go's [[:space:]] takes a
+// newline, and dotenv reads "KEY" and "=true" on the next line as one
+// setting, which grep, reading lines, would not show; the hint then shows
+// the file (cat -v) instead.
 func dotEnvKeyPattern(key string) string {
-	return `^[[:space:]]*(export[[:space:]]+)?` + regexp.QuoteMeta(key) + `[[:space:]]*[=:]`
+	return `^[[:blank:]]*(export[[:blank:]]+)?` + regexp.QuoteMeta(key) + `[[:blank:]]*[=:]`
 }
