@@ -3,9 +3,10 @@ package bundle
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // Claude Code (2.1.332) reads an agent's "tools" as a list of names: every
@@ -37,7 +38,7 @@ func ClaudeAgentToolNames(tools []string) []string {
 		var cur strings.Builder
 		inParens := false
 		flush := func() {
-			if name := strings.TrimFunc(cur.String(), isJSSpace); name != "" {
+			if name := jsspace.Trim(cur.String()); name != "" {
 				out = append(out, name)
 			}
 			cur.Reset()
@@ -88,14 +89,4 @@ func addMemoryTools(g *Grants, m frontMatter) []string {
 	}
 	g.Tools = append(g.Tools, added...)
 	return added
-}
-
-// isJSSpace is JavaScript's String.prototype.trim set: white space and
-// line terminators (U+FEFF included, U+0085 not).
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\v', '\f', ' ', '\u00a0', '\ufeff', '\n', '\r', '\u2028', '\u2029':
-		return true
-	}
-	return unicode.Is(unicode.Zs, r)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // Claude Code (2.1.332) reads front matter that is not valid YAML a second
@@ -82,7 +84,7 @@ func claudeKeyValue(line string) (key, value string, ok bool) {
 		return "", "", false
 	}
 	key, rest := line[:i], line[i+1:]
-	value = strings.TrimLeftFunc(rest, jsSpace)
+	value = strings.TrimLeftFunc(rest, jsspace.Is)
 	if len(value) == len(rest) || value == "" {
 		return "", "", false
 	}

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // This file reads a url as JavaScript's URL does: the WHATWG URL
@@ -94,7 +96,7 @@ func jsURLInput(s string) string {
 
 // ClaudeURLTrim is s as Claude Code (2.1.332) hands an http hook's url
 // to JavaScript's URL: trimmed by String.prototype.trim, which takes off
-// white space (jsSpace: U+00A0, U+FEFF, U+3000, line breaks, …) and not
+// white space (jsspace.Is: U+00A0, U+FEFF, U+3000, line breaks, …) and not
 // the other C0 controls. The parser then removes every tab and line break
 // and strips leading and trailing C0 controls and spaces (jsURLInput), in
 // that order: "\u00a0https://h/" posts to h, "\u0001\u00a0https://h/"
@@ -103,7 +105,7 @@ func jsURLInput(s string) string {
 // claude_trim.json, internal/agenttest TestClaudeHTTPHookURLTrim).
 // hosts/claude's settings model trims a settings file's hook url the same
 // way.
-func ClaudeURLTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
+func ClaudeURLTrim(s string) string { return strings.TrimFunc(s, jsspace.Is) }
 
 // claudeURLRefuses is jsURLRefuses of an http hook's url as Claude Code
 // hands it to JavaScript's URL (ClaudeURLTrim).

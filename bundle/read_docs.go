@@ -9,11 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // Content components — skills, commands, agents, output styles, context
@@ -780,7 +781,7 @@ func shellLines(data []byte) []string {
 	s := string(data)
 	var out []string
 	add := func(cmd string) {
-		if cmd = strings.TrimFunc(strings.ReplaceAll(cmd, "\r\n", "\n"), jsSpace); cmd != "" {
+		if cmd = strings.TrimFunc(strings.ReplaceAll(cmd, "\r\n", "\n"), jsspace.Is); cmd != "" {
 			out = append(out, cmd)
 		}
 	}
@@ -793,7 +794,7 @@ func shellLines(data []byte) []string {
 			if t[i] != '!' || t[i+1] != '`' {
 				continue
 			}
-			if r, _ := utf8.DecodeLastRuneInString(t[:i]); i > 0 && !jsSpace(r) {
+			if r, _ := utf8.DecodeLastRuneInString(t[:i]); i > 0 && !jsspace.Is(r) {
 				continue
 			}
 			j := strings.IndexByte(t[i+2:], '`')
@@ -843,7 +844,7 @@ func claudeBody(s string) string {
 		return s
 	}
 	rest := s[3:]
-	ws := len(rest) - len(strings.TrimLeftFunc(rest, jsSpace))
+	ws := len(rest) - len(strings.TrimLeftFunc(rest, jsspace.Is))
 	nl := strings.LastIndexByte(rest[:ws], '\n')
 	if nl < 0 {
 		return s
@@ -853,7 +854,7 @@ func claudeBody(s string) string {
 	if end < 0 {
 		return s
 	}
-	return strings.TrimLeftFunc(rest[end+3:], jsSpace)
+	return strings.TrimLeftFunc(rest[end+3:], jsspace.Is)
 }
 
 // blankCodeSpans is s with the text of every inline code span blanked, as
@@ -879,13 +880,6 @@ func blankCodeSpans(s string) string {
 		i = end
 	}
 	return string(t)
-}
-
-// jsSpace reports whether r is white space to a JavaScript regular
-// expression's \s (and to String.prototype.trim): Unicode's spaces and
-// line breaks and U+FEFF, but not U+0085.
-func jsSpace(r rune) bool {
-	return r == '\ufeff' || r != '\u0085' && unicode.IsSpace(r)
 }
 
 // geminiShellLines returns the shell commands Gemini CLI runs when a TOML
@@ -915,7 +909,7 @@ func geminiShellLines(prompt string) []string {
 		if end < 0 {
 			break
 		}
-		if cmd := strings.TrimFunc(prompt[start:end], jsSpace); cmd != "" {
+		if cmd := strings.TrimFunc(prompt[start:end], jsspace.Is); cmd != "" {
 			out = append(out, cmd)
 		}
 		i = end + 1

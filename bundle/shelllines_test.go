@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // The Claude Code vectors' expected lines are what Claude Code 2.1.332's
@@ -73,7 +75,7 @@ func FuzzShellLines(f *testing.F) {
 		lines := append(shellLines([]byte(s)), geminiShellLines(s)...)
 		norm := strings.ReplaceAll(s, "\r\n", "\n")
 		for _, l := range lines {
-			if l == "" || strings.TrimFunc(l, jsSpace) != l || !strings.Contains(norm, l) {
+			if l == "" || strings.TrimFunc(l, jsspace.Is) != l || !strings.Contains(norm, l) {
 				t.Fatalf("line %q read from %q", l, s)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // byteOrderMark is dropped from the start of a document before its front
@@ -21,8 +23,7 @@ var byteOrderMark = []byte("\xef\xbb\xbf")
 // white space by JavaScript's \s up to a line feed, then the text up to the
 // next "---", wherever that stands.
 var hostFrontMatter = sync.OnceValue(func() *regexp.Regexp {
-	const jsSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
-	return regexp.MustCompile(`^---[` + jsSpace + `]*\n((?s:.*?))---`)
+	return regexp.MustCompile(`^---[` + jsspace.Class + `]*\n((?s:.*?))---`)
 })
 
 // FrontMatterAgrees reports whether a host that finds front matter as

@@ -679,21 +679,18 @@ const urlWant = "a URL JavaScript's URL parses, with a scheme and, for http, htt
 
 func (urlShape) check(v any) *failure {
 	s, ok := v.(string)
-	if !ok || bundle.JSURLRefuses(jsTrim(s)) {
+	// Only what JavaScript's trim takes off both ends goes, and no more:
+	// the URL parser then takes C0 controls and spaces off
+	// (bundle.JSURLRefuses does), but not a trim's white space behind
+	// one. Taking both off in any order vouched for
+	// "\u0001\u00a0http://host/x", which Claude Code 2.1.332 refuses (no
+	// scheme once the parser is left with "\u00a0http:"), and exec
+	// --exclusive carried a --settings Claude Code drops, the user's
+	// plugins loading with it.
+	if !ok || bundle.JSURLRefuses(bundle.ClaudeURLTrim(s)) {
 		return &failure{got: v, want: urlWant}
 	}
 	return nil
-}
-
-// jsTrim is s with what JavaScript's trim takes off both ends taken off,
-// and no more: the URL parser then takes C0 controls and spaces off
-// (bundle.JSURLRefuses does), but not a trim's white space behind one.
-// Taking both off in any order vouched for "\u0001\u00a0http://host/x",
-// which Claude Code 2.1.332 refuses (no scheme once the parser is left
-// with "\u00a0http:"), and exec --exclusive carried a --settings Claude
-// Code drops, the user's plugins loading with it.
-func jsTrim(s string) string {
-	return strings.TrimFunc(s, jsSpace)
 }
 
 // urlVouched reports whether the model can vouch the WHATWG URL parser
@@ -707,7 +704,7 @@ func jsTrim(s string) string {
 // testdata/schema_vectors.txt); the host urlHost finds as the parser
 // does, and a url whose host it cannot find so is not vouched for.
 func urlVouched(s string) bool {
-	s = jsTrim(s)
+	s = bundle.ClaudeURLTrim(s)
 	if bundle.JSURLRefuses(s) {
 		return false
 	}

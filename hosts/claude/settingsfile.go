@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/bundlectl/bundlectl/hosts"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // readSettings reads a settings file as Claude Code 2.1.332 reads it
@@ -80,17 +82,7 @@ func parseSettings(data []byte) (map[string]any, error) {
 // takes its white space and line terminators off: Claude Code reads such
 // a settings file as {} (it takes a byte order mark for white space too).
 func jsTrimmed(s string) bool {
-	return strings.TrimFunc(s, jsSpace) == ""
-}
-
-// jsSpace reports whether JavaScript's String.trim takes r off: its white
-// space and line terminators, a byte order mark among them.
-func jsSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
+	return jsspace.Trim(s) == ""
 }
 
 // utf8BOM is the byte order mark Claude Code skips before a settings file.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // dotEnv is the .env file Gemini CLI 0.61 loads into its environment
@@ -221,20 +223,11 @@ const (
 // ends (jsSpace). Go's TrimSpace leaves a byte order mark, which
 // JavaScript takes for white space, and takes U+0085, which it does not.
 func jsTrim(s string) string {
-	return strings.TrimFunc(s, isJSSpace)
-}
-
-// isJSSpace is whether r is in JavaScript's \s (jsSpace).
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200a
+	return jsspace.Trim(s)
 }
 
 // jsSpace is JavaScript's \s as an RE2 class.
-const jsSpace = `[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]`
+const jsSpace = `[` + jsspace.Class + `]`
 
 // dotEnvParse is the variables .env file f sets, as dotenv parses it (the
 // last line that sets one wins), quotes taken off; none when it cannot be
@@ -270,7 +263,7 @@ func dotEnvParse(f string) map[string]string {
 // would be the same match (none), and a file of blank lines stays
 // linear.
 func nextLineStart(text string, at int) int {
-	rest := strings.TrimLeftFunc(text[at:], isJSSpace)
+	rest := strings.TrimLeftFunc(text[at:], jsspace.Is)
 	at = len(text) - len(rest)
 	i := strings.IndexFunc(rest, func(r rune) bool { return r == '\n' || r == 0x2028 || r == 0x2029 })
 	if i < 0 {

@@ -5,7 +5,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"strings"
+
+	"github.com/bundlectl/bundlectl/internal/jsspace"
 )
 
 // Parse reads s as Claude Code reads a number option's input: trimmed of
@@ -15,7 +16,7 @@ import (
 // no sign). ok is false for an empty text, any other text, and a value that
 // is not finite.
 func Parse(s string) (n float64, ok bool) {
-	s = strings.TrimFunc(s, isJSSpace)
+	s = jsspace.Trim(s)
 	if s == "" {
 		return 0, false
 	}
@@ -107,16 +108,6 @@ func isDecimal(s string) bool {
 		}
 	}
 	return i == len(s)
-}
-
-// isJSSpace is JavaScript's WhiteSpace and LineTerminator, which trim()
-// and Number() drop at either end.
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
-		return true
-	}
-	return 0x2000 <= r && r <= 0x200a
 }
 
 // Format is JavaScript's String(n) for a finite n (Number::toString):
