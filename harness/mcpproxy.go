@@ -472,7 +472,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 			if fwd, r = p.fromClient(line); r != nil {
 				reply = [][]byte{r}
 			}
-			if !fwd && r != nil {
+			if !fwd && r != nil && utf8.Valid(line) { // fromClient answers a line not UTF-8 under null
 				if deep := scanTooDeep(line); deep != nil {
 					reply, unread = p.unreadClientLine(deep, lineTooDeep), true
 				}
@@ -606,11 +606,14 @@ var (
 )
 
 // scanTooDeep returns the scan of line, a line the proxy refused, if it
-// is UTF-8 JSON nested past maxScanDepth, which encoding/json does not
-// read; nil otherwise. A line of fewer bytes than two a level cannot
-// nest so deep: it is not scanned.
+// is JSON nested past maxScanDepth, which encoding/json does not read;
+// nil otherwise. A line of fewer bytes than two a level cannot nest so
+// deep: it is not scanned. Bytes that are not UTF-8 in a string leave
+// it JSON, as the server's relay reads a line (fromServer writes them
+// as U+FFFD) and its scan over MaxMCPMessage does; the client's caller
+// answers such a line under null, as fromClient does.
 func scanTooDeep(line []byte) *msgScanner {
-	if len(line) <= 2*maxScanDepth || !utf8.Valid(line) {
+	if len(line) <= 2*maxScanDepth {
 		return nil
 	}
 	var scan msgScanner

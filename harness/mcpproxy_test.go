@@ -1238,3 +1238,47 @@ func TestProxyAnswersLinesNestedTooDeep(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyAnswersServerLinesNestedTooDeepNotUTF8: a server line nested
+// past 10000 levels with a byte that is not UTF-8 in a string (which the
+// relay writes as U+FFFD) is answered as one all UTF-8 is, as a server
+// line over MaxMCPMessage is whatever its bytes: the call its reply
+// ends gets the proxy's error, the server's request an error to the
+// server. Before, such a line was dropped with a notice alone, as one
+// that is no JSON: an untimed call (a tools/list, say) waited for an
+// answer that never came, a timed one to its reviewed timeout.
+func TestProxyAnswersServerLinesNestedTooDeepNotUTF8(t *testing.T) {
+	deep := strings.Repeat("[", maxScanDepth) + strings.Repeat("]", maxScanDepth) // inside an object: one level past the limit
+	for _, timed := range []bool{false, true} {
+		var toClient, toServer, notices bytes.Buffer
+		p := &proxy{filter: excludeFilter, toClient: &toClient, toServer: &toServer, notices: &notices, who: `bundle "kit" MCP server "fs"`}
+		callID := "4"
+		if timed {
+			p.callTimeout = time.Hour
+			t.Cleanup(p.close)
+			if err := p.pumpClient(strings.NewReader(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}` + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			callID, toServer = "1", bytes.Buffer{} // the proxy's id of request 4, the first it forwarded
+		}
+		server := `{"jsonrpc":"2.0","id":` + callID + `,"result":{"tools":[{"name":"delete_all","description":"` + "\xff" + `"}],"x":` + deep + `}}` + "\n" +
+			`{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{"text":"` + "\xfe" + `","x":` + deep + `}}` + "\n"
+		if err := p.pumpServer(strings.NewReader(server)); err != nil {
+			t.Fatal(err)
+		}
+		wantClient := `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"the reply of bundle \"kit\" MCP server \"fs\" nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		if toClient.String() != wantClient {
+			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
+		}
+		wantServer := `{"jsonrpc":"2.0","id":"s2","error":{"code":-32600,"message":"request nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		if toServer.String() != wantServer {
+			t.Errorf("timed %v: the server got %.300q; want %q", timed, toServer.String(), wantServer)
+		}
+		if timed && p.others.len() != 0 {
+			t.Errorf("request 4 is still awaited after its answer was replaced by the proxy's error")
+		}
+		if strings.Contains(notices.String(), "not one JSON message") {
+			t.Errorf("timed %v: notices %q call a line nested too deep no JSON message", timed, notices.String())
+		}
+	}
+}
