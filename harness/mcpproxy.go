@@ -613,7 +613,7 @@ var (
 // as U+FFFD) and its scan over MaxMCPMessage does; the client's caller
 // answers such a line under null, as fromClient does.
 func scanTooDeep(line []byte) *msgScanner {
-	if len(line) <= 2*maxScanDepth {
+	if len(line) <= 2*maxScanDepth || !nestsPast(line, maxScanDepth) {
 		return nil
 	}
 	var scan msgScanner
@@ -622,6 +622,30 @@ func scanTooDeep(line []byte) *msgScanner {
 		return nil
 	}
 	return &scan
+}
+
+// nestsPast reports whether line opens more than depth containers at
+// once outside its strings, as the scan counts them on any JSON it
+// reads: a line that does not cannot be one the scan finds too deep.
+// It is a tight loop where the scan steps through each byte, and
+// pumpClient asks it of every line it refuses, a tools/call the filter
+// refuses included: scanning such a line of 14 MiB of numbers whole
+// took 166 ms, three times what refusing it took before; this, 22 ms.
+func nestsPast(line []byte, depth int) bool {
+	open := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '"':
+			i = stringEnd(line, i) - 1
+		case '{', '[':
+			if open++; open > depth {
+				return true
+			}
+		case '}', ']':
+			open--
+		}
+	}
+	return false
 }
 
 // joinAnswers is a batch of the answers, one line.
