@@ -501,17 +501,6 @@ func (o ifObject) check(v any) *failure {
 	return o.shape.check(v)
 }
 
-// ifString checks a string with shape and lets anything else through,
-// where Claude Code takes out a value that is no string first.
-type ifString struct{ shape shape }
-
-func (o ifString) check(v any) *failure {
-	if _, ok := v.(string); !ok {
-		return nil
-	}
-	return o.shape.check(v)
-}
-
 // marketplaceKinds are the source kinds of a marketplace Claude Code
 // 2.1.332 knows (its extraKnownMarketplaces check keeps an entry of any
 // other kind, for which the file's schema check then fails).
