@@ -541,29 +541,6 @@ func jsSpecialHostSpan(s string) (string, int, int, bool) {
 	default:
 		return "", 0, 0, false
 	}
-	start := colon + 1
-	for start < len(in) && isSlash(in[start]) {
-		start++
-	}
-	end := len(in)
-	if i := strings.IndexAny(in[start:], `/\?#`); i >= 0 {
-		end = start + i
-	}
-	if at := strings.LastIndexByte(in[start:end], '@'); at >= 0 {
-		start += at + 1
-	}
-	inBrackets := false
-	for j := start; j < end; j++ {
-		switch in[j] {
-		case '[':
-			inBrackets = true
-		case ']':
-			inBrackets = false
-		case ':':
-			if !inBrackets {
-				return in, start, j, true
-			}
-		}
-	}
+	start, end := urlHostSpan(in, colon)
 	return in, start, end, true
 }

@@ -87,7 +87,7 @@ func urlVarPicksHost(s string, loc []int) bool {
 // or the path, query or fragment.
 func urlHostSpan(s string, colon int) (start, end int) {
 	start = colon + 1
-	for start < len(s) && (s[start] == '/' || s[start] == '\\') {
+	for start < len(s) && isSlash(s[start]) {
 		start++
 	}
 	end = len(s)
