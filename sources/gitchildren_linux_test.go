@@ -25,29 +25,7 @@ import (
 // both remote-https processes were left, and the fetch returned only
 // after exec's WaitDelay of 10 s, as they held git's standard error.)
 func TestGitChildrenDieWithGit(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	lockMust(t, err)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	defer func() {
-		for {
-			select {
-			case c := <-accepted:
-				c.Close()
-			default:
-				return
-			}
-		}
-	}()
+	ln, accepted := silentListener(t)
 	parent := filepath.Join(t.TempDir(), "tmp")
 	lockMust(t, os.Mkdir(parent, 0o700))
 	held, err := os.OpenRoot(parent)
@@ -61,7 +39,7 @@ func TestGitChildrenDieWithGit(t *testing.T) {
 	var conn net.Conn
 	select {
 	case conn = <-accepted:
-		accepted <- conn // closed by the deferred drain
+		accepted <- conn // closed when the test ends
 	case err := <-done:
 		t.Fatalf("the fetch ended before git connected: %v", err)
 	case <-time.After(2 * time.Minute): // a hang guard, not a deadline
@@ -149,4 +127,36 @@ func procStat(pid int) (comm string, ppid, pgrp int, ok bool) {
 	ppid, err1 := strconv.Atoi(f[1])
 	pgrp, err2 := strconv.Atoi(f[2])
 	return string(b[open+1 : close]), ppid, pgrp, err1 == nil && err2 == nil
+}
+
+// silentListener is a loopback listener that accepts connections and
+// never answers them (a server git waits on without end), and the
+// connections it accepted (one taken from it is put back to be closed);
+// it closes them and itself when the test ends.
+func silentListener(t *testing.T) (net.Listener, chan net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lockMust(t, err)
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for {
+			select {
+			case c := <-accepted:
+				c.Close()
+			default:
+				return
+			}
+		}
+	})
+	return ln, accepted
 }

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,29 +55,7 @@ func TestGitHelpersDieWithKilledFetcher(t *testing.T) {
 }
 
 func testGitHelpersDieWithKilledFetcher(t *testing.T, level int) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	lockMust(t, err)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted <- c
-		}
-	}()
-	defer func() {
-		for {
-			select {
-			case c := <-accepted:
-				c.Close()
-			default:
-				return
-			}
-		}
-	}()
+	ln, accepted := silentListener(t)
 	parent := filepath.Join(t.TempDir(), "tmp")
 	lockMust(t, os.Mkdir(parent, 0o700))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFetcherProcess$", "-test.count=1")
@@ -88,7 +65,7 @@ func testGitHelpersDieWithKilledFetcher(t *testing.T, level int) {
 	go func() { exited <- cmd.Wait() }()
 	select {
 	case c := <-accepted:
-		accepted <- c // closed by the deferred drain
+		accepted <- c // closed when the test ends
 	case err := <-exited:
 		t.Fatalf("the fetching process ended before git connected: %v", err)
 	case <-time.After(2 * time.Minute): // a hang guard, not a deadline
