@@ -122,13 +122,13 @@ func (r HookRun) AnswerUnguarded(err error, fix func(string) string) (answered b
 }
 
 // Refuse is the outcome of an event whose input did not parse (err,
-// from ParseHookEvent): blocked, as RefuseEvent; a mistyped event name
-// on the line gets the help that lists the names.
+// from ParseHookEvent): blocked, as RefuseEvent, with the help that lists
+// the event names and says what the input must be (a mistyped name on the
+// line, or input that is no event: a hook line the host does not run as
+// a command hook, or a hand-run test).
 func (r HookRun) Refuse(err error) (Outcome, error) {
 	o, err := RefuseEvent(r.Event, err)
-	if !ValidHookEvent(r.Event) {
-		o.Reason = WithHint(o.Reason, "bundlectl hooks run --help")
-	}
+	o.Reason = WithHint(o.Reason, "bundlectl hooks run --help")
 	return o, err
 }
 

@@ -109,15 +109,16 @@ func TestHookRunAnswerUnguarded(t *testing.T) {
 	}
 }
 
-// TestHookRunRefuseAndWrite: an input that does not parse blocks (a
-// mistyped event name with the help that lists the names); an error that
+// TestHookRunRefuseAndWrite: an input that does not parse blocks, with
+// the help that lists the event names and says what the input must be
+// (for a mistyped event name too); an error that
 // did not block is bundlectl's own failure; Gemini CLI is told of a
 // block it ignores in a systemMessage.
 func TestHookRunRefuseAndWrite(t *testing.T) {
 	perr := &harness.HookEventError{Problem: "not JSON"}
 	r, out, errOut := hookRun("PreToolUse", "")
 	o, err := r.Refuse(perr)
-	if code := exitOf(t, r.Write(o, err)); code != 2 || errOut.String() != "bundlectl: "+perr.Error()+"\n" || !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+	if code := exitOf(t, r.Write(o, err)); code != 2 || errOut.String() != "bundlectl: "+perr.Error()+"\nbundlectl: hint: bundlectl hooks run --help\n" || !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
 		t.Errorf("PreToolUse not JSON: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	r, _, errOut = hookRun("PreToolUze", "")
