@@ -66,7 +66,7 @@ var gitNS struct {
 // found once: a PID namespace, else a user and PID namespace, else none
 // (a kernel, seccomp or LSM policy refusing them,
 // user.max_user_namespaces 0, or a process running as the overflow uid:
-// isOverflowUID). A test may set it (setGitNamespaces).
+// overflowid.IsUID). A test may set it (setGitNamespaces).
 func gitNamespaces() int {
 	gitNS.Lock()
 	defer gitNS.Unlock()
