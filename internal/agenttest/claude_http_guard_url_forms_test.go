@@ -9,19 +9,20 @@ import (
 )
 
 // TestClaudeHTTPGuardURLForms: Claude Code 2.1.332 reads an http hook's url
-// as JavaScript's URL does, so a guard whose url has a fragment, a leading
-// space or no "//" after the scheme still gets the PreToolUse event, and its
-// deny blocks the tool. bundlectl cannot vet such a url and used to skip
-// the hook, letting the tool through unguarded; it now refuses the bundle
-// (script review_hook_http_guard_url_forms).
+// as JavaScript's URL does, so a guard whose url has a fragment or no "//"
+// after the scheme still gets the PreToolUse event, and its deny blocks
+// the tool. bundlectl cannot vet such a url and used to skip the hook,
+// letting the tool through unguarded; it now refuses the bundle (script
+// review_hook_http_guard_url_forms). (A leading space is no longer among
+// them: bundlectl trims the url as Claude Code does and posts to the same
+// host, TestClaudeHTTPHookURLTrim.)
 func TestClaudeHTTPGuardURLForms(t *testing.T) {
 	srv, calls := newDenyingHTTPGuard(t)
 	forms := map[string]string{
 		"fragment": srv.URL + "/guard#v1",
-		"space":    " " + srv.URL + "/guard",
 		"noslash":  strings.Replace(srv.URL, "http://", "http:", 1) + "/guard",
 	}
-	for _, name := range []string{"fragment", "space", "noslash"} {
+	for _, name := range []string{"fragment", "noslash"} {
 		t.Run(name, func(t *testing.T) {
 			calls.Store(0)
 			rec := t.TempDir()
