@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/lifecycle"
 	"github.com/bundlectl/bundlectl/receipts"
 	"github.com/spf13/cobra"
 )
@@ -50,6 +51,7 @@ func runTrust(g *globals, name, tokenText string) error {
 		}
 		return &usageError{err, "bundlectl review " + bundle.Operands(name)}
 	}
+	prior := trustedHashes(m, name)
 	rc, err := m.Trust(name, token)
 	if err != nil {
 		return err
@@ -73,10 +75,34 @@ func runTrust(g *globals, name, tokenText string) error {
 					return nil
 				}
 			}
+			if prior == [2]receipts.Digest{rc.ContentHash, rc.CapabilityHash} {
+				// The same token again: nothing new runs, and "the new
+				// snapshot" would claim an update that did not happen.
+				fmt.Fprintln(g.stdout, "it was already enabled and trusted at this token: the same snapshot runs, unchanged")
+				return nil
+			}
 			fmt.Fprintln(g.stdout, "it was already enabled: the new snapshot runs from now on")
 			return nil
 		}
 	}
 	fmt.Fprintf(g.stdout, "not enabled yet: %s\n", g.hint("bundlectl enable "+name))
 	return nil
+}
+
+// trustedHashes is the content and capability hash of the receipt the
+// bundle called name holds before this trust, or zero digests.
+func trustedHashes(m *lifecycle.Manager, name string) [2]receipts.Digest {
+	b, err := m.Find(m.Discover(), name)
+	if err != nil {
+		return [2]receipts.Digest{}
+	}
+	s, err := m.LoadState()
+	if err != nil {
+		return [2]receipts.Digest{}
+	}
+	rec, ok := s.Bundle(b.ID)
+	if !ok || rec.Receipt == nil {
+		return [2]receipts.Digest{}
+	}
+	return [2]receipts.Digest{rec.Receipt.ContentHash, rec.Receipt.CapabilityHash}
 }
