@@ -212,8 +212,8 @@ func schemaDrop(m map[string]any) *schemaError {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if k == "additionalMarketplaces" && m["extraKnownMarketplaces"] != nil {
-			continue // Claude Code ignores the alias beside the key it stands for (a null there it takes out)
+		if k == "additionalMarketplaces" && marketplaceAliasIgnored(m) {
+			continue
 		}
 		if e := keyDrop(k, m[k]); e != nil {
 			return e
@@ -686,7 +686,11 @@ func (urlShape) check(v any) *failure {
 // takes s: it does not refuse it, and nothing in its host is left to
 // IDNA (a character beyond ASCII, a percent-escape, which the parser
 // decodes there and may make one, or a Punycode "xn--" label, some of
-// which Bun refuses where node takes them). Beyond ASCII and
+// which Bun refuses where node takes them). The host of a scheme that
+// is not special ("a://é/x") is opaque: the parser percent-encodes it
+// and never hands it to IDNA, so only what JSURLRefuses says of it
+// counts (Claude Code 2.1.332 reads "a://é/x", "a://xn--a-/x" and
+// "a://%zz.é/x": agenttest TestExecClaudeExclusiveCarriedUnmodelledDrop). Beyond ASCII and
 // percent-escapes elsewhere (userinfo, path, query, fragment, the path
 // of a url with no host) the parser encodes, or keeps as written, and
 // never refuses (each form tried with the real CLI,
@@ -700,6 +704,9 @@ func urlVouched(s string) bool {
 	host, ok := urlHost(s)
 	if !ok {
 		return false
+	}
+	if name, _ := urlSchemeSplit(s); !slices.Contains(specialSchemes, name) {
+		return true // an opaque host, which the parser percent-encodes, never IDNA
 	}
 	for i := 0; i < len(host); i++ {
 		if host[i] >= 0x80 || host[i] == '%' {
@@ -731,6 +738,25 @@ func urlScheme(s string) string {
 	return ""
 }
 
+// urlSchemeSplit is the scheme s starts with, in lower case and without
+// its colon, and what follows the colon ("", s when there is none), as
+// the WHATWG URL parser reads s: C0 controls and spaces first taken off
+// both ends, tabs and line breaks out.
+func urlSchemeSplit(s string) (name, rest string) {
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
+	scheme := urlScheme(s)
+	if scheme == "" {
+		return "", s
+	}
+	return strings.ToLower(strings.TrimSuffix(scheme, ":")), s[len(scheme):]
+}
+
 // urlHost is the host of s, a url the parser takes, as the WHATWG URL
 // parser splits it ("" when there is none: "a:x"), port and userinfo
 // left off; ok false for a url it does not split (no scheme, or file:).
@@ -741,18 +767,10 @@ func urlScheme(s string) string {
 // behind "//", and a backslash does not end it. The host follows the
 // last '@' and ends at the first ':' outside brackets.
 func urlHost(s string) (host string, ok bool) {
-	s = strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return -1
-		}
-		return r
-	}, s)
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
-	scheme := urlScheme(s)
-	if scheme == "" {
+	name, rest := urlSchemeSplit(s)
+	if name == "" {
 		return "", false
 	}
-	rest, name := s[len(scheme):], strings.ToLower(strings.TrimSuffix(scheme, ":"))
 	ends := "/?#"
 	switch {
 	case slices.Contains(specialSchemes, name):
@@ -815,6 +833,15 @@ func unvouched(m map[string]any) string {
 	return ""
 }
 
+// marketplaceAliasIgnored reports whether Claude Code ignores m's
+// additionalMarketplaces, the alias of extraKnownMarketplaces: it does
+// beside that key when it is not null (a null there it takes out first;
+// testdata/schema_vectors.txt), and nothing under the alias then drops
+// the file or needs vouching for.
+func marketplaceAliasIgnored(m map[string]any) bool {
+	return m["extraKnownMarketplaces"] != nil
+}
+
 // pluginListingSource is the first marketplace of m whose source lists
 // a plugin of a kind Claude Code does not know (unknownPlugin), as
 // "extraKnownMarketplaces.<name>.source.plugins[<i>].source.source", or
@@ -825,6 +852,9 @@ func unvouched(m map[string]any) string {
 // none such Claude Code takes out or reads, as schemaDrop says.
 func pluginListingSource(m map[string]any) string {
 	for _, key := range []string{"additionalMarketplaces", "extraKnownMarketplaces"} {
+		if key == "additionalMarketplaces" && marketplaceAliasIgnored(m) {
+			continue
+		}
 		entries, _ := m[key].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(entries)) {
 			entry, _ := entries[name].(map[string]any)

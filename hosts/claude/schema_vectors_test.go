@@ -125,7 +125,9 @@ func TestUnvouched(t *testing.T) {
 		{hook(`{"type": "http", "url": "http:é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://u@é.example/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://XN--a-.example:1/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
-		{hook(`{"type": "http", "url": "a://é/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
+		{hook(`{"type": "http", "url": "a://é/x"}`), ""},
+		{hook(`{"type": "http", "url": "a://xn--a-/x"}`), ""},
+		{hook(`{"type": "http", "url": "A://%zz.é:1/x"}`), ""},
 		{hook(`{"type": "http", "url": "a://h/é"}`), ""},
 		{hook(`{"type": "http", "url": "file:///é"}`), "hooks.PreToolUse[0].hooks[0].url"},
 		{hook(`{"type": "http", "url": "http://a.\tb%41:1/x"}`), "hooks.PreToolUse[0].hooks[0].url"},
@@ -148,6 +150,12 @@ func TestUnvouched(t *testing.T) {
 		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "settings", "name": "m", "plugins": [{"name": "p", "source": {"source": "github", "repo": "o/r"}}, {"name": "q", "source": "./q"}, {"name": "r", "source": {"source": 5}}]}}}}`, ""},
 		{`{"extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": "o/r", "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`, "extraKnownMarketplaces.m.source.plugins[0].source.source"},
 		{`{"additionalMarketplaces": {"m": {"source": {"source": "directory", "path": "/x", "plugins": [5, {"name": "p", "source": {"source": "Github"}}]}}}}`, "additionalMarketplaces.m.source.plugins[1].source.source"},
+		// Beside an extraKnownMarketplaces that is not null Claude Code
+		// ignores the alias (testdata/schema_vectors.txt): nothing there
+		// needs vouching for.
+		{`{"extraKnownMarketplaces": {}, "additionalMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`, ""},
+		{`{"extraKnownMarketplaces": {"a": {"source": {"source": "github", "repo": "o/r"}}}, "additionalMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`, ""},
+		{`{"extraKnownMarketplaces": null, "additionalMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`, "additionalMarketplaces.m.source.plugins[0].source.source"},
 	} {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(c.settings), &m); err != nil {

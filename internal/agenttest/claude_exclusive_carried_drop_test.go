@@ -30,7 +30,12 @@ import (
 // exec refuses it. An http url with percent-escapes and characters
 // beyond ASCII outside its host Claude Code reads, and exec now carries
 // it (it refused any url holding either); one with a percent-escape in
-// its host, which the parser decodes, exec still refuses.
+// its host, which the parser decodes, exec still refuses, but for a
+// scheme that is not special, whose host the parser keeps opaque (no
+// IDNA), it carries it, and a Punycode label or a character beyond ASCII
+// there too (each once refused). Beside an extraKnownMarketplaces that
+// is not null Claude Code ignores additionalMarketplaces: exec carries
+// what it lists (once refused), and refuses it beside a null.
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
@@ -47,6 +52,13 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		}
 		return map[string]any{"extraKnownMarketplaces": map[string]any{"m": map[string]any{"source": source}}}
 	}
+	// alias lists, under additionalMarketplaces beside an
+	// extraKnownMarketplaces of extra, what marketplace("github", …)
+	// lists: a source Claude Code drops the file for where it reads it.
+	alias := func(extra any) map[string]any {
+		m := marketplace("github", map[string]any{"source": "bogus"})
+		return map[string]any{"extraKnownMarketplaces": extra, "additionalMarketplaces": m["extraKnownMarketplaces"]}
+	}
 	for _, c := range []struct {
 		name    string
 		flag    map[string]any
@@ -61,6 +73,11 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		{"settings marketplace listing a plugin of an unknown kind", marketplace("settings", map[string]any{"source": "bogus"}), false},
 		{"settings marketplace listing a plugin of a known kind", marketplace("settings", map[string]any{"source": "github", "repo": "o/r"}), false},
 		{"github marketplace whose repo is no string listing a plugin of an unknown kind", marketplace("github", map[string]any{"source": "bogus"}), true},
+		{"http url of a scheme not special with a host beyond ASCII", hook(map[string]any{"type": "http", "url": "a://é/x"}), false},
+		{"http url of a scheme not special with a Punycode label", hook(map[string]any{"type": "http", "url": "a://xn--a-/x"}), false},
+		{"http url of a scheme not special with a percent-escape in its host", hook(map[string]any{"type": "http", "url": "A://%zz.é:1/x"}), false},
+		{"marketplace alias beside extraKnownMarketplaces", alias(map[string]any{}), false},
+		{"marketplace alias beside a null extraKnownMarketplaces", alias(nil), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			marker := filepath.Join(t.TempDir(), markerName)
