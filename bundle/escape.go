@@ -72,7 +72,10 @@ func escapeInner(s string, quoted bool) string {
 }
 
 // ShellArg returns s as one word a POSIX shell reads back as s: as is when
-// it holds only characters no shell treats specially, else single-quoted.
+// it holds only characters no shell treats specially, else single-quoted,
+// each quote and backslash in it written outside the quotes, after a
+// backslash, so that fish, which reads a backslash before a quote or
+// another backslash inside single quotes as an escape, reads back s too.
 // A hint that prints a command uses it for every value from outside.
 func ShellArg(s string) string {
 	if s == "" {
@@ -88,7 +91,7 @@ func ShellArg(s string) string {
 	if plain {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "'" + strings.NewReplacer("'", `'\''`, `\`, `'\\'`).Replace(s) + "'"
 }
 
 // Operands returns the operands of a printed command, each a ShellArg,

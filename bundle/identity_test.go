@@ -32,15 +32,24 @@ func TestValidAndSuggestedBundleNames(t *testing.T) {
 	}
 }
 
-// ShellArg's output, given to a real shell, is one word equal to the input.
+// ShellArg's output, given to a real shell, is one word equal to the
+// input: to sh, and to fish where it is installed (a backslash before a
+// quote or another backslash inside single quotes it reads as an escape:
+// 'a\\b' was a\b to it, as \\ is to sh outside quotes).
 func TestShellArgRoundTrips(t *testing.T) {
-	for _, s := range []string{"plain@market", "", "a b", "it's", "$(touch x)", "`x`", "a\"b", "--name=x"} {
-		out, err := exec.Command("/bin/sh", "-c", `printf %s `+ShellArg(s)).Output()
-		if err != nil {
-			t.Fatalf("%q: %v", s, err)
-		}
-		if string(out) != s {
-			t.Errorf("ShellArg(%q) = %s read back as %q", s, ShellArg(s), out)
+	shells := []string{"/bin/sh"}
+	if fish, err := exec.LookPath("fish"); err == nil {
+		shells = append(shells, fish)
+	}
+	for _, sh := range shells {
+		for _, s := range []string{"plain@market", "", "a b", "it's", "$(touch x)", "`x`", "a\"b", "--name=x", `a\\b`, `a\`, `\'`, `it'\''s`, "~x", "a*"} {
+			out, err := exec.Command(sh, "-c", `printf %s `+ShellArg(s)).Output()
+			if err != nil {
+				t.Fatalf("%s: %q: %v", sh, s, err)
+			}
+			if string(out) != s {
+				t.Errorf("%s: ShellArg(%q) = %s read back as %q", sh, s, ShellArg(s), out)
+			}
 		}
 	}
 }
