@@ -3,6 +3,7 @@ package hosts
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
 )
@@ -53,13 +54,51 @@ type UnreadableError struct {
 	// Line is the line where the reader stopped, 0 when it is not known
 	// (UTF-16, where every line is unreadable).
 	Line int
+	// Leftovers, of UTF-16, is what the recode hint leaves out.
+	Leftovers
+}
+
+// Leftovers is what of a file in UTF-16 or UTF-32 iconv fails on, and a
+// recode hint therefore leaves out, so that it runs as printed.
+type Leftovers struct {
+	// PartialUnit: the file ends in part of a code unit (an odd byte of
+	// UTF-16, which Claude Code 2.1.332 leaves out too: agenttest
+	// TestExecClaudeSettingsParse).
+	PartialUnit bool
+	// Invalid: code units that make no character (half a surrogate
+	// pair, which JavaScript keeps in a string; beyond U+10FFFF), which
+	// no UTF-8 file can hold: no conversion keeps them, the hint leaves
+	// them out (iconv -c) and the message says so.
+	Invalid bool
+}
+
+// without is what l leaves out, as a message says it.
+func (l Leftovers) without() []string {
+	var w []string
+	if l.PartialUnit {
+		w = append(w, "the part of a character it ends in")
+	}
+	if l.Invalid {
+		w = append(w, "the code units that make no character (half a surrogate pair, which no UTF-8 file can hold: write one in a string as a \\uXXXX escape to keep it)")
+	}
+	return w
+}
+
+// saveAsUTF8 is the fix a message ends in: save as UTF-8, without what
+// goes (more, before l's).
+func saveAsUTF8(more []string, l Leftovers) string {
+	without := append(more, l.without()...)
+	if len(without) == 0 {
+		return "save the file as UTF-8"
+	}
+	return "save the file as UTF-8, without " + strings.Join(without, " and ")
 }
 
 // Error says why, and the fix, in words exec and setup quote.
 func (e *UnreadableError) Error() string {
 	switch e.Why {
 	case BeyondUTF16:
-		return "UTF-16, which " + e.Title + " reads and bundlectl does not: save the file as UTF-8"
+		return "UTF-16, which " + e.Title + " reads and bundlectl does not: " + saveAsUTF8(nil, e.Leftovers)
 	case BeyondDuplicateKey:
 		return "a key written twice in one object, which " + e.Title + " reads (the last counts) and bundlectl does not: keep one"
 	}
@@ -92,7 +131,7 @@ func (e *UnreadableError) at() string {
 // recodeHint says; otherwise the line to change.
 func (e *UnreadableError) Hint(path string) string {
 	if e.Why == BeyondUTF16 {
-		return recodeHint(path, "UTF-16", 0)
+		return recodeHint(path, "UTF-16", 0, 2, e.Leftovers)
 	}
 	if e.Line > 0 {
 		return fmt.Sprintf("sed -n %dp %s", e.Line, bundle.ShellArg(path))
@@ -100,15 +139,18 @@ func (e *UnreadableError) Hint(path string) string {
 	return "cat " + bundle.ShellArg(path)
 }
 
-// recodeHint rewrites path from the encoding from as UTF-8: past its
-// first skip bytes (a UTF-8 byte order mark before from's own, which
-// iconv takes for text and fails on; a mark and a NUL character) when
-// skip is above 0. iconv writes a file beside it that mktemp makes: a
-// new file no one could name beforehand, created only where nothing is
-// (O_EXCL) and 0600 whatever the umask, as a settings file may hold API
-// keys in its env. A name fixed in the hint (path.utf8, onto which cp -p
-// copied the settings file) was written through whatever stood there: a
-// repository shipping .claude/settings.json in UTF-16 beside a
+// recodeHint rewrites path from the encoding from, whose code units are
+// unit bytes long, as UTF-8: past its first skip bytes (a UTF-8 byte
+// order mark before from's own, which iconv takes for text and fails on;
+// a mark and the NUL characters behind it) when skip is above 0, and of
+// what follows without l (only whole code units; with iconv -c, none
+// that makes no character).
+// iconv writes a file beside it that mktemp makes: a new file no one
+// could name beforehand, created only where nothing is (O_EXCL) and 0600
+// whatever the umask, as a settings file may hold API keys in its env. A
+// name fixed in the hint (path.utf8, onto which cp -p copied the
+// settings file) was written through whatever stood there: a repository
+// shipping .claude/settings.json in UTF-16 beside a
 // .claude/settings.json.utf8 linked to the user's ~/.bashrc had the hint
 // write its own text into ~/.bashrc, and a file of the user's of that
 // name was lost. That file is then copied into path (cat … >), not moved
@@ -118,13 +160,39 @@ func (e *UnreadableError) Hint(path string) string {
 // target as it was. Should the copy stop halfway, the whole UTF-8 text
 // is still in the file beside it (path and six more characters); only
 // when it is done does rm take that file away.
-func recodeHint(path, from string, skip int) string {
-	p := bundle.ShellArg(path)
-	recode := fmt.Sprintf(`iconv -f %s -t UTF-8 %s > "$t"`, from, p)
+//
+// The commands are a script of sh's, given path as its one argument
+// ("$1"), so that the hint runs as printed in any shell a user types it
+// into (fish has no name=value assignment and no $(…) before 3.4, and
+// reads \\ and \' inside single quotes), and path is quoted once, as an
+// argument; one starting with '-' goes as ./-…, taken for no option.
+func recodeHint(path, from string, skip, unit int, l Leftovers) string {
+	var stages []string
 	if skip > 0 {
-		recode = fmt.Sprintf(`tail -c +%d %s | iconv -f %s -t UTF-8 > "$t"`, skip+1, p, from)
+		stages = append(stages, fmt.Sprintf("tail -c +%d", skip+1))
 	}
-	return fmt.Sprintf(`t=$(mktemp %s) && %s && cat "$t" > %s && rm -f "$t"`, bundle.ShellArg(path+".XXXXXX"), recode, p)
+	count := ""
+	if l.PartialUnit {
+		count = `n=$(wc -c < "$1") && `
+		stages = append(stages, fmt.Sprintf("head -c $(( (n - %d) / %d * %d ))", skip, unit, unit))
+	}
+	iconv := "iconv -f " + from + " -t UTF-8"
+	if l.Invalid {
+		iconv = "iconv -c -f " + from + " -t UTF-8"
+	}
+	stages = append(stages, iconv)
+	stages[0] += ` < "$1"`
+	script := `t=$(mktemp "$1.XXXXXX") && ` + count + strings.Join(stages, " | ") + ` > "$t" && cat "$t" > "$1" && rm -f "$t"`
+	return "sh -c '" + script + "' sh " + shellPathArg(path)
+}
+
+// shellPathArg is path as one argument of a printed command that no
+// command takes for an option: ./ before one starting with '-'.
+func shellPathArg(path string) string {
+	if strings.HasPrefix(path, "-") {
+		path = "./" + path
+	}
+	return bundle.ShellArg(path)
 }
 
 // EncodingError is why a settings file its host ignores whole does not
@@ -140,39 +208,66 @@ type EncodingError struct {
 	// encoding's own, and the host decodes what follows it as UTF-8 (so
 	// it ignores a UTF-16 file there that it reads without that mark).
 	BehindUTF8BOM bool
-	// LeadingNUL: UTF-16 little-endian whose first character, behind
-	// its byte order mark, is U+0000, so that it starts as UTF-32's
-	// mark does; not UTF-32, whose code units it does not make. Claude
-	// Code decodes it as UTF-16 and ignores it all the same (JSON takes
-	// no NUL before a value).
-	LeadingNUL bool
+	// LeadingNULs: UTF-16 little-endian whose first characters, behind
+	// its byte order mark, are this many U+0000 (one at least), so that
+	// it starts as UTF-32's mark does; not UTF-32, whose code units it
+	// does not make. Claude Code decodes it as UTF-16 and ignores it all
+	// the same (JSON takes no NUL before a value).
+	LeadingNULs int
+	// Leftovers is what the recode hint leaves out.
+	Leftovers
 }
 
 func (e *EncodingError) Error() string {
 	switch {
-	case e.LeadingNUL && e.BehindUTF8BOM:
-		return "UTF-16 whose first character is a NUL (U+0000), behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): save the file as UTF-8, without the NUL"
-	case e.LeadingNUL:
-		return "UTF-16 whose first character is a NUL (U+0000), behind its byte order mark, which " + e.Title + " does not parse (it ignores the whole file): save the file as UTF-8, without the NUL"
+	case e.LeadingNULs > 0 && e.BehindUTF8BOM:
+		return "UTF-16 whose first " + e.nuls() + ", behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): " + e.fix()
+	case e.LeadingNULs > 0:
+		return "UTF-16 whose first " + e.nuls() + ", behind its byte order mark, which " + e.Title + " does not parse (it ignores the whole file): " + e.fix()
 	case e.BehindUTF8BOM:
-		return e.Name + " behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): save the file as UTF-8"
+		return e.Name + " behind a UTF-8 byte order mark, which " + e.Title + " decodes as UTF-8 (it ignores the whole file): " + e.fix()
 	}
-	return e.Name + " (behind its byte order mark), which " + e.Title + " does not decode (it ignores the whole file): save the file as UTF-8"
+	return e.Name + " (behind its byte order mark), which " + e.Title + " does not decode (it ignores the whole file): " + e.fix()
+}
+
+// nuls says what e's leading NUL characters are.
+func (e *EncodingError) nuls() string {
+	if e.LeadingNULs == 1 {
+		return "character is a NUL (U+0000)"
+	}
+	return fmt.Sprintf("%d characters are NULs (U+0000)", e.LeadingNULs)
+}
+
+// fix is what to do, as e's message ends: what the hint does.
+func (e *EncodingError) fix() string {
+	var nuls []string
+	switch {
+	case e.LeadingNULs == 1:
+		nuls = append(nuls, "the NUL")
+	case e.LeadingNULs > 1:
+		nuls = append(nuls, "the NULs")
+	}
+	return saveAsUTF8(nuls, e.Leftovers)
 }
 
 // recodeHint is the command that rewrites path, in e's encoding, as
 // UTF-8: past a UTF-8 byte order mark before the encoding's own, and,
-// when e.LeadingNUL, past UTF-16's mark and the NUL too, as UTF-16LE
-// (the mark gone, iconv takes no byte order from it).
+// when e.LeadingNULs, past UTF-16's mark and the NULs too, as UTF-16LE
+// (the mark gone, iconv takes no byte order from it); its Leftovers
+// left out.
 func (e *EncodingError) recodeHint(path string) string {
 	skip := 0
 	if e.BehindUTF8BOM {
 		skip = 3
 	}
-	if e.LeadingNUL {
-		return recodeHint(path, "UTF-16LE", skip+4)
+	if e.LeadingNULs > 0 {
+		return recodeHint(path, "UTF-16LE", skip+2+2*e.LeadingNULs, 2, e.Leftovers)
 	}
-	return recodeHint(path, e.Name, skip)
+	unit := 2
+	if e.Name == "UTF-32" {
+		unit = 4
+	}
+	return recodeHint(path, e.Name, skip, unit, e.Leftovers)
 }
 
 // SyntaxHint is the command that fixes path, which does not parse as its

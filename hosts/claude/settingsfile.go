@@ -8,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/hosts"
 
@@ -95,7 +95,7 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // else nil.
 func inUTF16(data []byte) *hosts.UnreadableError {
 	if bytes.HasPrefix(data, utf16LEBOM) && !bytes.HasPrefix(data, utf32LEBOM) {
-		return &hosts.UnreadableError{Why: hosts.BeyondUTF16, Title: title}
+		return &hosts.UnreadableError{Why: hosts.BeyondUTF16, Title: title, Leftovers: recodeLeftovers(data, 2, binary.LittleEndian)}
 	}
 	return nil
 }
@@ -119,15 +119,49 @@ var (
 // A UTF-16 little-endian file whose first character is U+0000 starts
 // with the same four bytes: Claude Code ignores it too (internal/agenttest
 // TestExecClaudeSettingsParse), but it is named as what it is, with a
-// hint that drops the NUL (utf16WithLeadingNUL).
+// hint that drops the NULs (utf16WithLeadingNUL).
 func inUTF32(data []byte) *hosts.SyntaxError {
+	if !bytes.HasPrefix(data, utf32LEBOM) && !bytes.HasPrefix(data, utf32BEBOM) {
+		return nil
+	}
+	return &hosts.SyntaxError{Line: 1, Err: markedEncoding(data)}
+}
+
+// behindUTF8BOM is why Claude Code ignores data, a settings file, when a
+// UTF-8 byte order mark stands before UTF-16's or UTF-32's: it skips the
+// UTF-8 mark, decodes the rest as UTF-8 and finds no JSON
+// (internal/agenttest TestExecClaudeSettingsParse); a *hosts.SyntaxError
+// whose hint cuts that mark off and rewrites the rest as UTF-8; else
+// nil. Such a UTF-16 file was once refused as one Claude Code reads, and
+// both got an iconv hint that fails on the UTF-8 mark.
+func behindUTF8BOM(data []byte) *hosts.SyntaxError {
+	rest, ok := bytes.CutPrefix(data, utf8BOM)
+	if !ok || !bytes.HasPrefix(rest, utf16LEBOM) && !bytes.HasPrefix(rest, utf16BEBOM) && !bytes.HasPrefix(rest, utf32BEBOM) {
+		return nil
+	}
+	e := markedEncoding(rest)
+	e.BehindUTF8BOM = true
+	return &hosts.SyntaxError{Line: 1, Err: e}
+}
+
+// markedEncoding is what data, starting with the byte order mark of
+// UTF-16 or UTF-32 (either byte order), is written in, as an
+// *hosts.EncodingError: UTF-16 little-endian behind NULs
+// (utf16WithLeadingNUL), UTF-32 or UTF-16, each with what a recode hint
+// must leave out for iconv to take the rest (recodeLeftovers).
+func markedEncoding(data []byte) *hosts.EncodingError {
 	switch {
 	case utf16WithLeadingNUL(data):
-		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: "UTF-16", Title: title, LeadingNUL: true}}
-	case bytes.HasPrefix(data, utf32LEBOM) || bytes.HasPrefix(data, utf32BEBOM):
-		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: "UTF-32", Title: title}}
+		nuls := leadingNULs(data)
+		return &hosts.EncodingError{Name: "UTF-16", Title: title, LeadingNULs: nuls, Leftovers: recodeLeftovers(data[2+2*nuls:], 2, binary.LittleEndian)}
+	case bytes.HasPrefix(data, utf32LEBOM):
+		return &hosts.EncodingError{Name: "UTF-32", Title: title, Leftovers: recodeLeftovers(data, 4, binary.LittleEndian)}
+	case bytes.HasPrefix(data, utf32BEBOM):
+		return &hosts.EncodingError{Name: "UTF-32", Title: title, Leftovers: recodeLeftovers(data, 4, binary.BigEndian)}
+	case bytes.HasPrefix(data, utf16BEBOM):
+		return &hosts.EncodingError{Name: "UTF-16", Title: title, Leftovers: recodeLeftovers(data, 2, binary.BigEndian)}
 	}
-	return nil
+	return &hosts.EncodingError{Name: "UTF-16", Title: title, Leftovers: recodeLeftovers(data, 2, binary.LittleEndian)}
 }
 
 // utf16WithLeadingNUL reports whether data starts as UTF-32 little-endian
@@ -146,37 +180,54 @@ func utf16WithLeadingNUL(data []byte) bool {
 		return true
 	}
 	for i := 0; i < len(rest); i += 4 {
-		r := rune(binary.LittleEndian.Uint32(rest[i:]))
-		if r > unicode.MaxRune || r >= 0xd800 && r < 0xe000 {
+		if !utf8.ValidRune(rune(binary.LittleEndian.Uint32(rest[i:]))) {
 			return true
 		}
 	}
 	return false
 }
 
-// behindUTF8BOM is why Claude Code ignores data, a settings file, when a
-// UTF-8 byte order mark stands before UTF-16's or UTF-32's: it skips the
-// UTF-8 mark, decodes the rest as UTF-8 and finds no JSON
-// (internal/agenttest TestExecClaudeSettingsParse); a *hosts.SyntaxError
-// whose hint cuts that mark off and rewrites the rest as UTF-8; else
-// nil. Such a UTF-16 file was once refused as one Claude Code reads, and
-// both got an iconv hint that fails on the UTF-8 mark.
-func behindUTF8BOM(data []byte) *hosts.SyntaxError {
-	rest, ok := bytes.CutPrefix(data, utf8BOM)
-	if !ok {
-		return nil
+// leadingNULs is how many U+0000 characters data, UTF-16 little-endian
+// behind its byte order mark, starts with. A hint that skipped the first
+// one only left the others in the file, which Claude Code then ignored
+// still.
+func leadingNULs(data []byte) int {
+	n := 0
+	for rest := data[len(utf16LEBOM):]; len(rest) >= 2 && rest[0] == 0 && rest[1] == 0; rest = rest[2:] {
+		n++
 	}
-	name := "UTF-16"
-	switch {
-	case utf16WithLeadingNUL(rest):
-		return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: name, Title: title, BehindUTF8BOM: true, LeadingNUL: true}}
-	case bytes.HasPrefix(rest, utf32LEBOM), bytes.HasPrefix(rest, utf32BEBOM):
-		name = "UTF-32"
-	case !bytes.HasPrefix(rest, utf16LEBOM) && !bytes.HasPrefix(rest, utf16BEBOM):
-		return nil
-	}
-	return &hosts.SyntaxError{Line: 1, Err: &hosts.EncodingError{Name: name, Title: title, BehindUTF8BOM: true}}
+	return n
 }
+
+// recodeLeftovers is what of data, what a recode hint gives iconv, in
+// code units of unit bytes (2 or 4) in order, iconv fails on: a last
+// part of a code unit, and code units that make no character (half a
+// surrogate pair; in UTF-32, a surrogate or one past U+10FFFF). A hint
+// that handed them to iconv failed as printed (a five-byte FF FE 00 00
+// 7B: "incomplete character").
+func recodeLeftovers(data []byte, unit int, order binary.ByteOrder) hosts.Leftovers {
+	l := hosts.Leftovers{PartialUnit: len(data)%unit != 0}
+	data = data[:len(data)/unit*unit]
+	if unit == 4 {
+		for i := 0; i < len(data); i += 4 {
+			l.Invalid = l.Invalid || !utf8.ValidRune(rune(order.Uint32(data[i:])))
+		}
+		return l
+	}
+	for i := 0; i < len(data); i += 2 {
+		switch u := order.Uint16(data[i:]); {
+		case u >= 0xd800 && u < 0xdc00 && i+4 <= len(data) && isLowSurrogate(order.Uint16(data[i+2:])):
+			i += 2
+		case u >= 0xd800 && u < 0xe000:
+			l.Invalid = true
+		}
+	}
+	return l
+}
+
+// isLowSurrogate reports whether u is the second half of a UTF-16
+// surrogate pair.
+func isLowSurrogate(u uint16) bool { return u >= 0xdc00 && u < 0xe000 }
 
 // title is Claude Code as bundlectl's messages name it.
 const title = "Claude Code"

@@ -52,8 +52,7 @@ func TestListUnreadableSettings(t *testing.T) {
 	if msg := st.Message(); !strings.Contains(msg, bundle.Quote(settings)) || !strings.Contains(msg, "UTF-16") || strings.Contains(msg, "none is there") {
 		t.Errorf("Message = %q, want the file named, UTF-16 said, and not that the lines are gone", msg)
 	}
-	q := bundle.ShellArg(settings)
-	if want := "t=$(mktemp " + bundle.ShellArg(settings+".XXXXXX") + `) && iconv -f UTF-16 -t UTF-8 ` + q + ` > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; st.Fix() != want {
+	if want := recodeWant(settings, `iconv -f UTF-16 -t UTF-8 < "$1"`); st.Fix() != want {
 		t.Errorf("Fix = %q, want %q", st.Fix(), want)
 	}
 	// Setup refuses the file with the same hint.
@@ -203,8 +202,7 @@ func TestReadSettingsUTF32(t *testing.T) {
 		if !errors.As(err, &se) || !errors.As(err, &ee) || ee.Name != "UTF-32" || !strings.Contains(err.Error(), "UTF-32") {
 			t.Fatalf("big-endian %v: readSettings error %v, want a SyntaxError naming UTF-32", be, err)
 		}
-		q, mktemp := bundle.ShellArg(p), "t=$(mktemp "+bundle.ShellArg(p+".XXXXXX")+") && "
-		if want := mktemp + "iconv -f UTF-32 -t UTF-8 " + q + ` > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; hosts.SyntaxHint(se, p) != want {
+		if want := recodeWant(p, `iconv -f UTF-32 -t UTF-8 < "$1"`); hosts.SyntaxHint(se, p) != want {
 			t.Errorf("big-endian %v: hint %q, want %q", be, hosts.SyntaxHint(se, p), want)
 		}
 	}
@@ -234,8 +232,7 @@ func TestReadSettingsBehindUTF8BOM(t *testing.T) {
 		if !errors.As(err, &se) || !errors.As(err, &ee) || ee.Name != c.encoding || !strings.Contains(err.Error(), c.encoding+" behind a UTF-8 byte order mark") {
 			t.Fatalf("%s: readSettings error %v, want a SyntaxError naming %s behind a UTF-8 mark", c.name, err, c.encoding)
 		}
-		q, mktemp := bundle.ShellArg(p), "t=$(mktemp "+bundle.ShellArg(p+".XXXXXX")+") && "
-		if want := mktemp + "tail -c +4 " + q + " | iconv -f " + c.encoding + ` -t UTF-8 > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; hosts.SyntaxHint(se, p) != want {
+		if want := recodeWant(p, `tail -c +4 < "$1" | iconv -f `+c.encoding+` -t UTF-8`); hosts.SyntaxHint(se, p) != want {
 			t.Errorf("%s: hint %q, want %q", c.name, hosts.SyntaxHint(se, p), want)
 		}
 	}
@@ -245,39 +242,93 @@ func TestReadSettingsBehindUTF8BOM(t *testing.T) {
 // order mark whose first character is U+0000 starts with UTF-32's mark
 // (FF FE 00 00), and was named UTF-32, with an iconv -f UTF-32 hint that
 // fails on it. Claude Code 2.1.332 ignores it either way (agenttest
-// TestExecClaudeSettingsParse, "true in UTF-16 behind a NUL"): it is
-// named as UTF-16 starting with a NUL, and its hint, run as printed,
-// leaves the NUL out and makes the file one bundlectl reads (so Claude
-// Code too); so behind a UTF-8 byte order mark.
+// TestExecClaudeSettingsParse, "true in UTF-16 behind a NUL" and "behind
+// two NULs"): it is named as UTF-16 starting with NULs, and its hint,
+// run as printed, leaves every leading NUL out and makes the file one
+// bundlectl reads (so Claude Code too); so behind a UTF-8 byte order
+// mark, and with an odd last byte, half a character, which the hint
+// leaves out too. The hint once skipped one NUL only (the file kept the
+// others), and kept the odd byte (iconv failed: a five-byte FF FE 00 00
+// 7B got a hint that failed as printed).
 func TestReadSettingsUTF16LeadingNUL(t *testing.T) {
 	const s = `{"disableAllHooks": true}`
-	data := "\xff\xfe" + testtree.UTF16LE("\x00" + s)[2:]
-	for _, c := range []struct{ name, data, says, skip string }{
-		{"behind its mark", data, "UTF-16 whose first character is a NUL (U+0000), behind its byte order mark", "5"},
-		{"behind a UTF-8 mark", "\xef\xbb\xbf" + data, "UTF-16 whose first character is a NUL (U+0000), behind a UTF-8 byte order mark", "8"},
+	nul := "\xff\xfe" + testtree.UTF16LE("\x00" + s)[2:]
+	for _, c := range []struct{ name, data, says, want, stages string }{
+		{"behind its mark", nul, "UTF-16 whose first character is a NUL (U+0000), behind its byte order mark", s,
+			`tail -c +5 < "$1" | iconv -f UTF-16LE -t UTF-8`},
+		{"behind a UTF-8 mark", "\xef\xbb\xbf" + nul, "UTF-16 whose first character is a NUL (U+0000), behind a UTF-8 byte order mark", s,
+			`tail -c +8 < "$1" | iconv -f UTF-16LE -t UTF-8`},
+		{"behind three NULs", "\xff\xfe" + testtree.UTF16LE("\x00\x00\x00" + s)[2:], "UTF-16 whose first 3 characters are NULs (U+0000), behind its byte order mark, which Claude Code does not parse (it ignores the whole file): save the file as UTF-8, without the NULs", s,
+			`tail -c +9 < "$1" | iconv -f UTF-16LE -t UTF-8`},
+		{"with an odd byte at the end", nul + "\x7d", "without the NUL and the part of a character it ends in", s,
+			`n=$(wc -c < "$1") && tail -c +5 < "$1" | head -c $(( (n - 4) / 2 * 2 )) | iconv -f UTF-16LE -t UTF-8`},
+		{"behind a UTF-8 mark and two NULs with an odd byte at the end", "\xef\xbb\xbf\xff\xfe" + testtree.UTF16LE("\x00\x00" + s)[2:] + "\x00", "UTF-16 whose first 2 characters are NULs (U+0000), behind a UTF-8 byte order mark", s,
+			`n=$(wc -c < "$1") && tail -c +10 < "$1" | head -c $(( (n - 9) / 2 * 2 )) | iconv -f UTF-16LE -t UTF-8`},
+		{"five bytes", "\xff\xfe\x00\x00\x7b", "without the NUL and the part of a character it ends in", "",
+			`n=$(wc -c < "$1") && tail -c +5 < "$1" | head -c $(( (n - 4) / 2 * 2 )) | iconv -f UTF-16LE -t UTF-8`},
 	} {
-		p := filepath.Join(t.TempDir(), "settings.json")
-		if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
+		for _, name := range hostileNames {
+			dir := t.TempDir()
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := readSettings(p)
+			var se *hosts.SyntaxError
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "UTF-32") {
+				t.Fatalf("%s: readSettings error %v, want a SyntaxError saying %s", c.name, err, c.says)
+			}
+			hint := hosts.SyntaxHint(se, name)
+			if want := recodeWant(name, c.stages); hint != want {
+				t.Errorf("%s: hint %q, want %q", c.name, hint, want)
+			}
+			runHintAsPrinted(t, c.name, dir, hint, p, c.data, c.want)
+		}
+	}
+}
+
+// hostileNames are names of a settings file a printed hint must quote
+// right: white space, both quotes, a backslash, a dollar sign and a
+// leading dash (taken for an option unless written ./-…).
+var hostileNames = []string{"settings.json", `-it's a "s\\ $x".json`}
+
+// recodeWant is the recode hint for path (as printed, relative or not)
+// whose pipeline, reading "$1", is stages.
+func recodeWant(path, stages string) string {
+	if strings.HasPrefix(path, "-") {
+		path = "./" + path
+	}
+	return `sh -c 't=$(mktemp "$1.XXXXXX") && ` + stages + ` > "$t" && cat "$t" > "$1" && rm -f "$t"' sh ` + bundle.ShellArg(path)
+}
+
+// runHintAsPrinted runs hint, printed for the file p in dir, as a user
+// would, in dir: in sh, and in fish where it is installed, each on the
+// file as data again; after it the file holds want, and nothing is left
+// beside it. Without iconv it does nothing.
+func runHintAsPrinted(t *testing.T, name, dir, hint, p, data, want string) {
+	t.Helper()
+	if _, err := exec.LookPath("iconv"); err != nil {
+		return
+	}
+	shells := []string{"sh"}
+	if _, err := exec.LookPath("fish"); err == nil {
+		shells = append(shells, "fish")
+	}
+	for _, sh := range shells {
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := readSettings(p)
-		var se *hosts.SyntaxError
-		if !errors.As(err, &se) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "UTF-32") {
-			t.Fatalf("%s: readSettings error %v, want a SyntaxError saying %s", c.name, err, c.says)
-		}
-		q, mktemp := bundle.ShellArg(p), "t=$(mktemp "+bundle.ShellArg(p+".XXXXXX")+") && "
-		hint := hosts.SyntaxHint(se, p)
-		if want := mktemp + "tail -c +" + c.skip + " " + q + ` | iconv -f UTF-16LE -t UTF-8 > "$t" && cat "$t" > ` + q + ` && rm -f "$t"`; hint != want {
-			t.Errorf("%s: hint %q, want %q", c.name, hint, want)
-		}
-		if _, err := exec.LookPath("iconv"); err != nil {
+		cmd := exec.Command(sh, "-c", hint)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: %s: the hint failed: %v %s", name, sh, err, out)
 			continue
 		}
-		if out, err := exec.Command("sh", "-c", hint).CombinedOutput(); err != nil {
-			t.Fatalf("%s: the hint failed: %v %s", c.name, err, out)
+		if b, err := os.ReadFile(p); err != nil || string(b) != want {
+			t.Errorf("%s: %s: after the hint the file holds %q (%v), want %q", name, sh, b, err, want)
 		}
-		if b, err := os.ReadFile(p); err != nil || string(b) != s {
-			t.Errorf("%s: after the hint the file holds %q (%v), want %q", c.name, b, err, s)
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%s: %s: after the hint %d files are in its directory, want the one", name, sh, len(ents))
 		}
 	}
 }
@@ -294,6 +345,54 @@ func TestReadSettingsUTF32NotLeadingNUL(t *testing.T) {
 	for _, data := range []string{"\xff\xfe\x00\x00{\x00", "\xff\xfe\x00\x00\x00\xd8\x00\x00", "\xff\xfe\x00\x00\x00\x00\x11\x00"} {
 		if !utf16WithLeadingNUL([]byte(data)) {
 			t.Errorf("%q not taken for UTF-16 behind a NUL", data)
+		}
+	}
+}
+
+// TestRecodeHintsRunAsPrinted: each shape of a settings file in UTF-16
+// or UTF-32 gets a hint that runs as printed, in sh and in fish, under a
+// name holding quotes, a backslash, a dollar sign and a leading dash,
+// and leaves the file as UTF-8 bundlectl reads: one ending in part of a
+// character (Claude Code 2.1.332 reads UTF-16 with an odd last byte,
+// leaving it out: agenttest TestExecClaudeSettingsParse) and one holding
+// code units that make no character (half a surrogate pair, which it
+// reads too, in a string; a UTF-32 unit past U+10FFFF), which the hint
+// leaves out and the message says no UTF-8 file can hold. Each hint
+// handed iconv all of the file, which it failed on.
+func TestRecodeHintsRunAsPrinted(t *testing.T) {
+	const s = `{"x": "é"}`
+	half := testtree.UTF16LE(`{"x": "é`) + "\x00\xd8" + testtree.UTF16LE(`"}`)[2:]
+	for _, c := range []struct{ name, data, says, want string }{
+		{"UTF-16", testtree.UTF16LE(s), "UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8", s},
+		{"UTF-16 ending in an odd byte", testtree.UTF16LE(s) + "A", "save the file as UTF-8, without the part of a character it ends in", s},
+		{"UTF-16 holding half a surrogate pair", half, "save the file as UTF-8, without the code units that make no character (half a surrogate pair", s},
+		{"UTF-16 holding a low surrogate alone, ending in an odd byte", testtree.UTF16LE(`{"x": "é`) + "\x00\xdc" + testtree.UTF16LE(`"}`)[2:] + "\x00", "without the part of a character it ends in and the code units that make no character", s},
+		{"UTF-32 big-endian ending in part of a unit", testtree.UTF32(s, true) + "\x00\x00", "UTF-32 (behind its byte order mark)", s},
+		{"UTF-32 big-endian holding a unit past U+10FFFF", testtree.UTF32(`{"x": "é`, true) + "\x00\x11\x00\x00" + testtree.UTF32(`"}`, true)[4:], "without the code units that make no character", s},
+		{"UTF-16 big-endian behind a UTF-8 mark, ending in an odd byte", "\xef\xbb\xbf\xfe\xff" + testtree.UTF16BE(s) + "\x00", "UTF-16 behind a UTF-8 byte order mark", s},
+	} {
+		for _, name := range hostileNames {
+			dir := t.TempDir()
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(c.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := readSettings(p)
+			var hint string
+			var se *hosts.SyntaxError
+			var ue *hosts.UnreadableError
+			switch {
+			case errors.As(err, &se):
+				hint = hosts.SyntaxHint(se, name)
+			case errors.As(err, &ue):
+				hint = ue.Hint(name)
+			default:
+				t.Fatalf("%s: readSettings error %v, want one the file is not UTF-8", c.name, err)
+			}
+			if !strings.Contains(err.Error(), c.says) {
+				t.Errorf("%s: readSettings error %q, want it saying %q", c.name, err, c.says)
+			}
+			runHintAsPrinted(t, c.name, dir, hint, p, c.data, c.want)
 		}
 	}
 }

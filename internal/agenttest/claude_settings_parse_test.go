@@ -23,10 +23,17 @@ import (
 // UTF-8 byte order mark before its own (Claude Code decodes what follows
 // that mark as UTF-8), the UTF-16 one of which exec once refused; so one
 // in UTF-16 whose first character is U+0000, which starts as UTF-32's
-// mark does (Claude Code decodes it as UTF-16, and JSON takes no NUL).
+// mark does (Claude Code decodes it as UTF-16, and JSON takes no NUL),
+// or whose first two characters are. One in UTF-16 ending in an odd
+// byte (Claude Code leaves it out) or holding half a surrogate pair in a
+// string (JSON.parse keeps it) Claude Code reads: exec refuses it, with
+// a message saying what its recode hint leaves out (the hint once failed
+// on both as printed: hosts/claude TestRecodeHintsRunAsPrinted).
 func TestExecClaudeSettingsParse(t *testing.T) {
 	const projectFile = "./.claude/settings.json"
 	const utf16Says = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8)"
+	const oddSays = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8, without the part of a character it ends in)"
+	const halfSays = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8, without the code units that make no character (half a surrogate pair, which no UTF-8 file can hold: write one in a string as a \\uXXXX escape to keep it))"
 	const beyondSays = "something bundlectl cannot read (a number beyond ±1.8e308, or values nested more than 10000 deep, which Claude Code reads and bundlectl does not: write the number smaller, or nest less)"
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
 	for _, c := range []execSwitchCase{
@@ -40,6 +47,9 @@ func TestExecClaudeSettingsParse(t *testing.T) {
 		{guardCase: guardCase{name: "true in UTF-16 behind a UTF-8 mark", files: map[string]string{projectFile: "\xef\xbb\xbf" + testtree.UTF16LE(`{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true in UTF-32 behind a UTF-8 mark", files: map[string]string{projectFile: "\xef\xbb\xbf" + testtree.UTF32(`{"disableAllHooks": true}`, false)}, blocks: true}},
 		{guardCase: guardCase{name: "true beside a NUL byte", files: map[string]string{projectFile: "{\"disableAllHooks\": true, \"x\": \"a\x00b\"}"}, blocks: true}},
+		{guardCase: guardCase{name: "true in UTF-16 with an odd byte at the end", files: map[string]string{projectFile: testtree.UTF16LE(`{"disableAllHooks": true}`) + "A"}}, refused: projectFile, setting: oddSays},
+		{guardCase: guardCase{name: "true in UTF-16 beside half a surrogate pair", files: map[string]string{projectFile: testtree.UTF16LE(`{"disableAllHooks": true, "x": "`) + "\x00\xd8" + testtree.UTF16LE(`"}`)[2:]}}, refused: projectFile, setting: halfSays},
+		{guardCase: guardCase{name: "true in UTF-16 behind two NULs", files: map[string]string{projectFile: testtree.UTF16LE("\x00\x00" + `{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true beside nesting 10001 deep", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": ` + deep + `}`}}, refused: projectFile, setting: beyondSays},
 	} {
 		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
