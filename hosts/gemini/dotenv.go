@@ -247,13 +247,73 @@ func dotEnvParse(f string) map[string]string {
 			continue
 		}
 		at += len(m[0])
-		s := jsTrim(m[2])
-		if len(s) >= 2 && strings.ContainsAny(s[:1], "'\"`") && s[len(s)-1] == s[0] {
-			s = s[1 : len(s)-1]
-		}
-		vars[m[1]] = s
+		vars[m[1]] = dotEnvValue(m[2])
 	}
 	return vars
+}
+
+// dotEnvValue is the value dotenv's parse makes of what its expression
+// took for one (trimmed): the quotes taken off each of its lines that
+// begins and ends with the same one, as its replace of
+// /^(['"`])([\s\S]*)\1$/mg does — a quoted value is one such line, but
+// an unquoted one runs over U+2028 and U+2029, its JavaScript line ends,
+// and a quote-wrapped part after one loses its quotes too — then, for a
+// value that began with a double quote, each \n and \r written out made
+// the character. A line end inside stays, so a value that spans lines is
+// never "true" (TestDotEnvParseQuotes, from dotenv run under node).
+func dotEnvValue(raw string) string {
+	s := jsTrim(raw)
+	if s == "" {
+		return s
+	}
+	first := s[0]
+	s = unquoteLines(s)
+	if first == '"' {
+		s = strings.NewReplacer(`\n`, "\n", `\r`, "\r").Replace(s)
+	}
+	return s
+}
+
+// unquoteLines is JavaScript's s.replace(/^(['"`])([\s\S]*)\1$/mg, "$2"):
+// from each line start (multiline ^: after LF, CR, U+2028 or U+2029) at
+// a quote, the longest run to the same quote at a line end ($) loses
+// those two quotes, and the search goes on after it.
+func unquoteLines(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		q := s[i]
+		if q != '\'' && q != '"' && q != '`' || !atLineStart(s, i) {
+			continue
+		}
+		j := len(s) - 1
+		for ; j > i; j-- {
+			if s[j] == q && atLineEnd(s, j+1) {
+				break
+			}
+		}
+		if j == i {
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(s[i+1 : j])
+		last, i = j+1, j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// atLineStart reports whether JavaScript's multiline ^ matches at byte i
+// of s; atLineEnd, whether its $ does.
+func atLineStart(s string, i int) bool {
+	return i == 0 || s[i-1] == '\n' || s[i-1] == '\r' || strings.HasSuffix(s[:i], "\u2028") || strings.HasSuffix(s[:i], "\u2029")
+}
+
+func atLineEnd(s string, i int) bool {
+	return i == len(s) || s[i] == '\n' || s[i] == '\r' || strings.HasPrefix(s[i:], "\u2028") || strings.HasPrefix(s[i:], "\u2029")
 }
 
 // nextLineStart is where the next line after the one at begins

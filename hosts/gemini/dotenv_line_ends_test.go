@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -56,4 +57,54 @@ func TestDotEnvUntrustsLineEnds(t *testing.T) {
 			t.Errorf("%q: dotEnvUntrustOff = %v, want named: %v", text, off, named)
 		}
 	}
+}
+
+// TestDotEnvParseQuotes: dotenv (17.1.0, in Gemini CLI 0.61) takes the
+// quotes off each line of a value that begins and ends with one (its
+// multiline replace), and in a value that began with a double quote
+// makes \n and \r written out the characters; its values here taken from
+// that package's parse run under node. A value that spans lines keeps
+// its line end, so it is never "true".
+func TestDotEnvParseQuotes(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"K=\"a\n\"true\"\nb\"\n", "\"a"},
+		{"K='x\n'true'\n'\n", "'x"},
+		{"K=x\u2028\"true\"\n", "x\u2028true"},
+		{"K=\"true\"\u2028\"true\"\n", "true"},
+		{"K=\"tr\\nue\"\n", "tr\nue"},
+		{"K=\"a\\rb\"\n", "a\rb"},
+		{"K='tr\\nue'\n", "tr\\nue"},
+		{"K=`a\n`b`\n`\n", "`a"},
+		{"K=\"\ntrue\n\"\n", "\ntrue\n"},
+		{"K=a\u2029'b'\u2029c\n", "a\u2029b\u2029c"},
+		{"K=\"a\nb\"\n", "a\nb"},
+		{"K='\"true\"'\n", "\"true\""},
+		{"K=\"'\n", "\"'"},
+		{"K='\n", "'"},
+	} {
+		f := filepath.Join(t.TempDir(), ".env")
+		if err := os.WriteFile(f, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := dotEnvParse(f)["K"]; got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// FuzzDotEnvValue: no value makes the reader panic, and a line end in a
+// value is never taken out, so a value that spans lines is never "true".
+func FuzzDotEnvValue(f *testing.F) {
+	for _, s := range []string{"\"a\n\"true\"\nb\"", "x\u2028\"true\"", "a\u2029'b'\u2029c", "\"tr\\nue\"", "'", "``"} {
+		f.Add(s)
+	}
+	ends := func(s string) int {
+		return strings.Count(s, "\n") + strings.Count(s, "\r") + strings.Count(s, "\u2028") + strings.Count(s, "\u2029")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v := dotEnvValue(s)
+		if ends(v) < ends(jsTrim(s)) {
+			t.Fatalf("dotEnvValue(%q) = %q lost a line end", s, v)
+		}
+	})
 }
