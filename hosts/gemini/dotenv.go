@@ -47,8 +47,9 @@ type dotEnv struct {
 	// distrusted: the folder is surely not trusted whenever Gemini CLI
 	// loads the file, so only the API key variables load (distrusts).
 	distrusted bool
-	excluded   []string // advanced.excludedEnvVars in any settings layer
 	user, cwd  string
+	environ    []string // the environment itself
+	args       []string
 }
 
 // dotEnvPick is one .env file Gemini CLI could pick, and its variables.
@@ -61,23 +62,10 @@ type dotEnvPick struct {
 // its environment, args its arguments and user the user's Gemini CLI
 // directory.
 func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
-	d := &dotEnv{env: map[string]bool{}, trusted: trustsFolderAtLoad(user, env, cwd), distrusted: distrusts(user, env, args, cwd), user: user, cwd: cwd}
+	d := &dotEnv{env: map[string]bool{}, trusted: trustsFolderAtLoad(user, env, cwd), distrusted: distrusts(user, env, args, cwd), user: user, cwd: cwd, environ: env, args: args}
 	for _, kv := range env {
 		if k, _, ok := strings.Cut(kv, "="); ok {
 			d.env[k] = true
-		}
-	}
-	for _, f := range settingsLayers(user, env) {
-		m, err := hosts.ReadSettings(f)
-		if err != nil || m == nil {
-			continue
-		}
-		adv, _ := m["advanced"].(map[string]any)
-		list, _ := adv["excludedEnvVars"].([]any)
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				d.excluded = append(d.excluded, s)
-			}
 		}
 	}
 	for _, ignore := range dotEnvPicks(user, env, args) {
@@ -123,7 +111,9 @@ func dashDash(args []string) int {
 // may is the non-blank value a .env file Gemini CLI may load gives key
 // when the environment does not set it, and that file; "" for none. Both
 // picks count, the folder taken as trusted unless it surely is not
-// (distrusts): then Gemini CLI loads no variable but the API keys.
+// (distrusts): then Gemini CLI loads no variable but the API keys. A
+// file advanced.excludedEnvVars surely keeps key out of does not count
+// (surelyExcluded).
 func (d *dotEnv) may(key string) (value, file string) {
 	if d.env[key] || d.distrusted && !slices.Contains(authEnvVars, key) {
 		return "", ""
@@ -134,7 +124,7 @@ func (d *dotEnv) may(key string) (value, file string) {
 			continue
 		}
 		p.vars = dotEnvParse(p.file)
-		if v, ok := p.vars[key]; ok && jsTrim(v) != "" {
+		if v, ok := p.vars[key]; ok && jsTrim(v) != "" && !surelyExcluded(d.user, d.environ, d.args, d.cwd, p.file, key) {
 			return v, p.file
 		}
 	}
@@ -144,8 +134,9 @@ func (d *dotEnv) may(key string) (value, file string) {
 // sure is the value the .env file Gemini CLI loads surely gives key, and
 // that file: the folder trusted when it loads, every pick setting the same
 // value (both, when --ignore-env or advanced.ignoreLocalEnv may be on),
-// and key not excluded for a project's file; "" otherwise, or when the
-// environment sets key.
+// and key not kept out by advanced.excludedEnvVars however Gemini CLI
+// merges it (mayBeExcluded); "" otherwise, or when the environment sets
+// key.
 func (d *dotEnv) sure(key string) (value, file string) {
 	if d.env[key] || !d.trusted {
 		return "", ""
@@ -155,8 +146,7 @@ func (d *dotEnv) sure(key string) (value, file string) {
 		if !ok || i > 0 && v != value {
 			return "", ""
 		}
-		// Gemini CLI's test for a project's file: no .gemini in its path.
-		if !strings.Contains(p.file, ".gemini") && (slices.Contains(d.excluded, key) || slices.Contains(defaultExcludedEnv, key)) {
+		if mayBeExcluded(d.user, d.environ, d.cwd, p.file, key) {
 			return "", ""
 		}
 		value, file = v, p.file
@@ -167,9 +157,6 @@ func (d *dotEnv) sure(key string) (value, file string) {
 // authEnvVars is Gemini CLI's AUTH_ENV_VAR_WHITELIST: the only variables
 // it loads from a .env file in a folder it does not trust.
 var authEnvVars = []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"}
-
-// defaultExcludedEnv is Gemini CLI's DEFAULT_EXCLUDED_ENV_VARS.
-var defaultExcludedEnv = []string{"DEBUG", "DEBUG_MODE", "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND", "GEMINI_CLI_IDE_SERVER_STDIO_ARGS"}
 
 // findEnvFile is Gemini CLI's findEnvFile in a trusted folder, as it runs
 // under exec, whose session home ($GEMINI_CLI_HOME) links the user's
@@ -361,8 +348,9 @@ var untrustingVars = []struct{ key, value string }{
 // may make counted (dotEnvPicks): in a folder Gemini CLI does not trust
 // when it loads the file it takes no such variable from it, but an
 // interactive session there may be told to trust the folder, start
-// itself again and load it all. advanced.excludedEnvVars is not read: a
-// line it keeps out of a project's file is named all the same.
+// itself again and load it all. A line advanced.excludedEnvVars surely
+// keeps out (surelyExcluded) is not named: Gemini CLI loads no such
+// line then (internal/agenttest TestGeminiDotEnvExcluded).
 func dotEnvUntrusts(user string, env, args []string, cwd string) (key, value, file string) {
 	for _, u := range untrustingVars {
 		if _, set := envLookup(env, u.key); set {
@@ -373,7 +361,7 @@ func dotEnvUntrusts(user string, env, args []string, cwd string) (key, value, fi
 		}
 		for _, ignoreLocal := range dotEnvPicks(user, env, args) {
 			f := findEnvFile(cwd, user, ignoreLocal)
-			if f != "" && dotEnvParse(f)[u.key] == u.value {
+			if f != "" && dotEnvParse(f)[u.key] == u.value && !surelyExcluded(user, env, args, cwd, f, u.key) {
 				return u.key, u.value, f
 			}
 		}

@@ -224,6 +224,13 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"headless, trusted by a rule", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{"WS": "TRUST_FOLDER"}`}, base, true, []string{"-p", "hi"}},
 		{"headless, trust rules unreadable", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/trustedFolders.json": `{`}, base, true, []string{"-p", "hi"}},
 		{"excluded", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, true, nil},
+		// "$X" is filled in from the environment before the lists merge.
+		{"excluded by a variable", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["$X"]}}`}, append(slices.Clone(trusted), "X=SANDBOX"), true, nil},
+		// A string over a replaced "advanced" is includes()'s substring test.
+		{"excluded by a substring", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": 1}`, ".gemini/settings.json": `{"advanced": {"excludedEnvVars": "NOSANDBOXES"}}`}, trusted, true, nil},
+		// GEMINI_SANDBOX surely kept out of the folder's file starts none.
+		{"GEMINI_SANDBOX excluded", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`}, base, false, nil},
+		{"GEMINI_SANDBOX excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`}, base, true, nil},
 		{"excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, false, nil},
 		// --ignore-env skips the working directory's .env for the home's.
 		{"the picks differ, no --ignore-env", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, false, nil},
@@ -234,7 +241,7 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"both picks", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, []string{"--ignore-env"}},
 		{"the environment sets it empty", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, append(slices.Clone(trusted), "SANDBOX="), true, nil},
 	} {
-		for _, p := range []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".gemini", ".env"), filepath.Join(home, ".env"), filepath.Join(user, "settings.json"), filepath.Join(user, "trustedFolders.json")} {
+		for _, p := range []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".gemini", ".env"), filepath.Join(ws, ".gemini", "settings.json"), filepath.Join(home, ".env"), filepath.Join(user, "settings.json"), filepath.Join(user, "trustedFolders.json")} {
 			os.Remove(p)
 		}
 		for name, text := range tc.files {
