@@ -96,6 +96,11 @@ type HooksOffError struct {
 	// (UnreadableSettings), the one that rewrites it or shows its line.
 	Show string
 
+	// Lines, when set, are the lines of File that set it ("line 2",
+	// "lines 4-5"), which the messages name: a file read by lines (a
+	// .env), where a key alone would not say which line holds.
+	Lines string
+
 	// When, when set, says which sessions the setting holds in, as a
 	// phrase that follows "in a <host> session", when not in every
 	// session started in the workspace as things are now: "started with
@@ -109,7 +114,16 @@ func (e *HooksOffError) Error() string {
 	if e.Text != "" {
 		return e.Text
 	}
-	return fmt.Sprintf("bundlectl exec -- %s loads the active bundles' guards as hooks, and %s sets %s, which would keep them from running, so the agent is not started: %s", e.Host, bundle.Quote(e.File), e.Setting, e.Fix)
+	return fmt.Sprintf("bundlectl exec -- %s loads the active bundles' guards as hooks, and %s sets %s, which would keep them from running, so the agent is not started: %s", e.Host, e.Source(), e.Setting, e.Fix)
+}
+
+// Source is where the setting is, for a message: the file, quoted, and
+// its Lines when known ("line 2 of \"/ws/.env\"").
+func (e *HooksOffError) Source() string {
+	if e.Lines != "" {
+		return e.Lines + " of " + bundle.Quote(e.File)
+	}
+	return bundle.Quote(e.File)
 }
 
 // Hint is a command that shows the setting in its file: the lines

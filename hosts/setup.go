@@ -349,7 +349,7 @@ type SetupCaveat struct {
 // Message says which sessions run no guard, and what to change.
 func (c *SetupCaveat) Message() string {
 	return fmt.Sprintf("setup's hook lines do not run in a %s session %s: %s sets %s; %s for the guards to run there too",
-		c.Host, c.Off.When, bundle.Quote(c.Off.File), c.Off.Setting, setupFix(c.Off))
+		c.Host, c.Off.When, c.Off.Source(), c.Off.Setting, setupFix(c.Off))
 }
 
 // Hint shows the setting in its file.
@@ -444,7 +444,7 @@ func setupFix(off *HooksOffError) string {
 func (e *SetupHooksOffError) Error() string {
 	fix := setupFix(e.Off)
 	return fmt.Sprintf("setup wires bundlectl's guards into %s as hooks, and %s sets %s, which keeps %s from running them, so setup wrote nothing: %s, then run setup again (bundlectl setup %s)",
-		e.Host, bundle.Quote(e.Off.File), e.Off.Setting, e.Host, fix, e.Host)
+		e.Host, e.Off.Source(), e.Off.Setting, e.Host, fix, e.Host)
 }
 
 // Hint shows the setting in its file (HooksOffError.Hint), also when
@@ -1511,7 +1511,7 @@ func (s *StaleSetup) Message() string {
 			fix = s.Off.Fix
 		}
 		return fmt.Sprintf("setup wrote hook lines into %s, and in a %s session %s, %s sets %s, which keeps %s from running them: no guard runs in such a session not started with bundlectl exec; %s",
-			bundle.Quote(s.Path), s.Host, s.Off.When, bundle.Quote(s.Off.File), s.Off.Setting, s.Host, fix)
+			bundle.Quote(s.Path), s.Host, s.Off.When, s.Off.Source(), s.Off.Setting, s.Host, fix)
 	}
 	if s.Off != nil {
 		where := "not started with bundlectl exec"
@@ -1519,8 +1519,13 @@ func (s *StaleSetup) Message() string {
 			// The workspace's own setting: sessions elsewhere may run them.
 			where = "started in " + bundle.Quote(s.Workspace) + " without bundlectl exec"
 		}
-		return fmt.Sprintf("setup wrote hook lines into %s, and %s sets %s, which keeps %s from running them: no guard runs in a %s session %s; remove the setting",
-			bundle.Quote(s.Path), bundle.Quote(s.Off.File), s.Off.Setting, s.Host, s.Host, where)
+		fix := "remove the setting"
+		if s.Off.Lines != "" {
+			// Named by its lines, the setting has a fix of its own.
+			fix = setupFix(s.Off)
+		}
+		return fmt.Sprintf("setup wrote hook lines into %s, and %s sets %s, which keeps %s from running them: no guard runs in a %s session %s; %s",
+			bundle.Quote(s.Path), s.Off.Source(), s.Off.Setting, s.Host, s.Host, where, fix)
 	}
 	if s.Unreadable != nil {
 		return s.unreadableMessage()

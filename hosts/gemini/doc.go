@@ -27,10 +27,12 @@
 // in a folder it may not trust), no bash in its PATH (it runs hooks with
 // bash -c), or a container sandbox (argument, environment, settings, or
 // the .env it loads — none in a folder it surely does not trust, where it
-// loads only the API keys from one), which sees no extension. What takes
+// loads only the API keys from one, nor a variable advanced.excludedEnvVars
+// surely keeps out of a project's file, while a SANDBOX it may keep out
+// lets nothing through), which sees no extension. What takes
 // a view's MCP servers away or replaces them — a folder it may not trust
 // (a .env it loads that sets GEMINI_RESTRICTED_MODE=true included, which
-// setup refuses: no settings hook runs there),
+// setup refuses, naming the line: no settings hook runs there),
 // a settings mcpServers entry of the same name, mcp.excluded or
 // mcp.allowed, another loaded extension declaring the same server name —
 // is named at launch: a server is no guard.

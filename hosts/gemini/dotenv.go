@@ -1,10 +1,12 @@
 package gemini
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -69,7 +71,7 @@ func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
 		}
 	}
 	for _, ignore := range dotEnvPicks(user, env, args) {
-		p := dotEnvPick{file: findEnvFile(cwd, user, ignore)}
+		p := dotEnvPick{file: findEnvFile(cwd, user, "", ignore)}
 		if p.file != "" {
 			p.vars = dotEnvParse(p.file)
 		}
@@ -119,7 +121,7 @@ func (d *dotEnv) may(key string) (value, file string) {
 		return "", ""
 	}
 	for _, ignore := range []bool{false, true} {
-		p := dotEnvPick{file: findEnvFile(d.cwd, d.user, ignore)}
+		p := dotEnvPick{file: findEnvFile(d.cwd, d.user, "", ignore)}
 		if p.file == "" {
 			continue
 		}
@@ -158,18 +160,21 @@ func (d *dotEnv) sure(key string) (value, file string) {
 // it loads from a .env file in a folder it does not trust.
 var authEnvVars = []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"}
 
-// findEnvFile is Gemini CLI's findEnvFile in a trusted folder, as it runs
-// under exec, whose session home ($GEMINI_CLI_HOME) links the user's
-// Gemini CLI directory user as .gemini and the user's home .env: in each
-// directory from dir up, .gemini/.env, then .env (not when ignoreLocal);
-// then user's .env; then the .env beside user.
-func findEnvFile(dir, user string, ignoreLocal bool) string {
+// findEnvFile is Gemini CLI's findEnvFile in a trusted folder: in each
+// directory from dir up, .gemini/.env, then .env (with ignoreLocal, only
+// in home, the directory Gemini CLI's homedir() names, where its walk
+// takes the .env all the same); then user's .env; then the .env beside
+// user. A plain session's home is $GEMINI_CLI_HOME, else $HOME, as
+// written (geminiHomedir); exec's is the session home, which links the
+// user's Gemini CLI directory user as .gemini and the user's home .env
+// and is no folder the walk passes: "".
+func findEnvFile(dir, user, home string, ignoreLocal bool) string {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	for d := dir; d != ""; d = filepath.Dir(d) {
 		if p := filepath.Join(d, ".gemini", ".env"); exists(p) {
 			return p
 		}
-		if p := filepath.Join(d, ".env"); exists(p) && !ignoreLocal {
+		if p := filepath.Join(d, ".env"); exists(p) && (!ignoreLocal || d == home) {
 			return p
 		}
 		if d == filepath.Dir(d) {
@@ -221,22 +226,68 @@ const jsSpace = `[` + jsspace.Class + `]`
 // read.
 func dotEnvParse(f string) map[string]string {
 	vars := map[string]string{}
+	for k, v := range dotEnvRead(f) {
+		vars[k] = v.value
+	}
+	return vars
+}
+
+// dotEnvVar is one variable a .env file sets: its value, and the lines
+// of the file, as sed counts them (by LF), from its name to its value's
+// end.
+type dotEnvVar struct {
+	value       string
+	first, last int
+}
+
+// dotEnvRead is dotEnvParse with the lines that set each variable.
+func dotEnvRead(f string) map[string]dotEnvVar {
+	vars := map[string]dotEnvVar{}
 	data, err := os.ReadFile(f)
 	if err != nil {
 		return vars
 	}
-	// As dotenv does, a CRLF or a lone CR ends a line as LF does.
-	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
+	text, line := dotEnvText(data)
 	for at := 0; at < len(text); {
-		m := dotEnvLine().FindStringSubmatch(text[at:])
+		m := dotEnvLine().FindStringSubmatchIndex(text[at:])
 		if m == nil {
 			at = nextLineStart(text, at)
 			continue
 		}
-		at += len(m[0])
-		vars[m[1]] = dotEnvValue(m[2])
+		end := m[3] // the value's end, else the name's
+		if m[4] >= 0 {
+			end = m[5]
+		}
+		v := text[at:][max(m[4], 0):max(m[5], 0)]
+		vars[text[at+m[2]:at+m[3]]] = dotEnvVar{value: dotEnvValue(v), first: line[at+m[2]], last: line[at+end-1]}
+		at += m[1]
 	}
 	return vars
+}
+
+// dotEnvText is data with each CRLF and lone CR made LF, as dotenv ends
+// its lines, and for each byte of it (and its end) the line of data it
+// comes from as sed counts lines: a lone CR ends none.
+func dotEnvText(data []byte) (string, []int) {
+	var b strings.Builder
+	line := make([]int, 0, len(data)+1)
+	n := 1
+	for i, c := range data {
+		switch {
+		case c == '\r' && i+1 < len(data) && data[i+1] == '\n':
+			continue // the LF follows
+		case c == '\r':
+			c = '\n'
+		case c == '\n':
+			n++
+			b.WriteByte(c)
+			line = append(line, n-1)
+			continue
+		}
+		b.WriteByte(c)
+		line = append(line, n)
+	}
+	return b.String(), append(line, n)
 }
 
 // dotEnvValue is the value dotenv's parse makes of what its expression
@@ -339,9 +390,21 @@ var untrustingVars = []struct{ key, value string }{
 	{"GEMINI_CLI_TRUST_WORKSPACE", "false"},
 }
 
+// geminiHomedir is the directory Gemini CLI's homedir() names in a
+// session started with env: $GEMINI_CLI_HOME when not empty, else $HOME,
+// each as written (its walk for a .env compares them as strings).
+func geminiHomedir(env []string) string {
+	if v, _ := envLookup(env, "GEMINI_CLI_HOME"); v != "" {
+		return v
+	}
+	v, _ := envLookup(env, "HOME")
+	return v
+}
+
 // dotEnvUntrusts is the untrusting variable (untrustingVars) that a .env
 // file Gemini CLI may load in cwd sets, its value and that file; "" for
-// none. The environment's own value wins, even an empty one (a .env never
+// none, home the directory findEnvFile takes for home. The environment's
+// own value wins, even an empty one (a .env never
 // overrides a variable that is set), and --skip-trust in args sets
 // GEMINI_CLI_TRUST_WORKSPACE=true after the file is loaded. The file is
 // read as loaded in a trusted folder, each pick args and the settings
@@ -351,7 +414,7 @@ var untrustingVars = []struct{ key, value string }{
 // itself again and load it all. A line advanced.excludedEnvVars surely
 // keeps out (surelyExcluded) is not named: Gemini CLI loads no such
 // line then (internal/agenttest TestGeminiDotEnvExcluded).
-func dotEnvUntrusts(user string, env, args []string, cwd string) (key, value, file string) {
+func dotEnvUntrusts(user string, env, args []string, cwd, home string) (key, value, file string) {
 	for _, u := range untrustingVars {
 		if _, set := envLookup(env, u.key); set {
 			continue
@@ -360,7 +423,7 @@ func dotEnvUntrusts(user string, env, args []string, cwd string) (key, value, fi
 			continue
 		}
 		for _, ignoreLocal := range dotEnvPicks(user, env, args) {
-			f := findEnvFile(cwd, user, ignoreLocal)
+			f := findEnvFile(cwd, user, home, ignoreLocal)
 			if f != "" && dotEnvParse(f)[u.key] == u.value && !surelyExcluded(user, env, args, cwd, f, u.key) {
 				return u.key, u.value, f
 			}
@@ -371,35 +434,52 @@ func dotEnvUntrusts(user string, env, args []string, cwd string) (key, value, fi
 
 // dotEnvUntrustOff is the *hosts.HooksOffError for an untrusting .env
 // line (dotEnvUntrusts) in a session started in cwd, for setup and list:
-// Gemini CLI then runs no settings hook, setup's lines included. Its hint
-// shows the line in the file (grep -n), the one to take out; nil for
-// none. With cwd "" (no workspace) nothing is named: which file Gemini
-// CLI picks then depends on the folder, and a folder's own .env hides
-// the home's.
+// Gemini CLI then runs no settings hook, setup's lines included. The
+// message names the lines that set it (two when dotenv reads a name and
+// "=true" on the next line as one setting), the fix takes them out and
+// the hint shows them (dotEnvShow); nil for none. With cwd "" (no
+// workspace) nothing is named: which file Gemini CLI picks then depends
+// on the folder, and a folder's own .env hides the home's.
 func dotEnvUntrustOff(user string, env []string, cwd string) *hosts.HooksOffError {
 	if cwd == "" {
 		return nil
 	}
-	key, value, file := dotEnvUntrusts(user, env, nil, cwd)
+	key, value, file := dotEnvUntrusts(user, env, nil, cwd, geminiHomedir(env))
 	if file == "" {
 		return nil
+	}
+	v := dotEnvRead(file)[key]
+	lines, those := fmt.Sprintf("line %d", v.first), "that line"
+	if v.last > v.first {
+		lines, those = fmt.Sprintf("lines %d-%d", v.first, v.last), "those lines"
 	}
 	return &hosts.HooksOffError{
 		Host:    "gemini",
 		File:    file,
+		Lines:   lines,
 		Setting: key + "=" + value,
-		Fix:     "take that line out of " + bundle.Quote(file) + " (Gemini CLI loads the file into its environment once it has read its settings, and then trusts the folder no more: it runs no settings hook there, setup's lines included)",
-		Pattern: hosts.SettingIn(file, dotEnvKeyPattern(key)),
+		Fix:     "take " + those + " out of " + bundle.Quote(file) + " (Gemini CLI loads the file into its environment once it has read its settings, and then trusts the folder no more: it runs no settings hook there, setup's lines included)",
+		Show:    dotEnvShow(file, v.first, v.last),
 	}
 }
 
-// dotEnvKeyPattern is an extended regular expression (grep -E, and Go's
-// regexp for hosts.SettingIn) matching a .env line that sets key as the
-// dotenv package reads it: an optional export, the name, then = or ":".
-// Its spaces are blanks, which stay on one line: Go's [[:space:]] takes a
-// newline, and dotenv reads "KEY" and "=true" on the next line as one
-// setting, which grep, reading lines, would not show; the hint then shows
-// the file (cat -v) instead.
-func dotEnvKeyPattern(key string) string {
-	return `^[[:blank:]]*(export[[:blank:]]+)?` + regexp.QuoteMeta(key) + `[[:blank:]]*[=:]`
+// dotEnvShow is the command that prints lines first to last of file:
+// through cat -v when they hold a control character or a byte past
+// ASCII, where a CR, which ends a line for dotenv, or a U+2028 would
+// otherwise hide what sets the variable.
+func dotEnvShow(file string, first, last int) string {
+	span := strconv.Itoa(first)
+	if last > first {
+		span += "," + strconv.Itoa(last)
+	}
+	show := "sed -n " + span + "p " + bundle.ShellArg(file)
+	data, _ := os.ReadFile(file)
+	lines := strings.Split(string(data), "\n")
+	if first < 1 || last > len(lines) {
+		return show
+	}
+	if strings.ContainsFunc(strings.Join(lines[first-1:last], ""), func(r rune) bool { return r < 0x20 && r != '\t' || r >= 0x7f }) {
+		show += " | cat -v"
+	}
+	return show
 }

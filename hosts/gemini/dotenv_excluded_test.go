@@ -64,7 +64,7 @@ func TestDotEnvExcluded(t *testing.T) {
 			}
 			d.put(t, trusted, tc.user)
 			env := append(append([]string(nil), base...), tc.env...)
-			_, _, file := dotEnvUntrusts(d.user, env, tc.args, d.ws)
+			_, _, file := dotEnvUntrusts(d.user, env, tc.args, d.ws, "")
 			if named := file != ""; named != tc.named {
 				t.Fatalf("dotEnvUntrusts named %q, want named: %v", file, tc.named)
 			}

@@ -108,3 +108,38 @@ func FuzzDotEnvValue(f *testing.F) {
 		}
 	})
 }
+
+// TestDotEnvReadLines: the lines list and setup name for a .env
+// variable, and the command that shows them, count lines as sed does (by
+// LF): a CRLF is one line end, a lone CR and a U+2028 (line ends for
+// dotenv) none, so the line they hide on is the one named and shown,
+// through cat -v; a name with "=true" on the next line is two lines; the
+// last line that sets a variable is the one.
+func TestDotEnvReadLines(t *testing.T) {
+	for _, tc := range []struct {
+		text        string
+		first, last int
+		show        string
+	}{
+		{"A=1\nK=true\n", 2, 2, "sed -n 2p F"},
+		{"A=1\r\nK=true\r\n", 2, 2, "sed -n 2p F | cat -v"},
+		{"A=1\rK=true\n", 1, 1, "sed -n 1p F | cat -v"},
+		{"K\n=true\n", 1, 2, "sed -n 1,2p F"},
+		{"# c\u2028K=true\n", 1, 1, "sed -n 1p F | cat -v"},
+		{"B='a\nb'\nK=true\n", 3, 3, "sed -n 3p F"},
+		{"K=false\nK=true", 2, 2, "sed -n 2p F"},
+		{"K='x\ny'\n", 1, 2, "sed -n 1,2p F"},
+	} {
+		f := filepath.Join(t.TempDir(), ".env")
+		if err := os.WriteFile(f, []byte(tc.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		v := dotEnvRead(f)["K"]
+		if v.first != tc.first || v.last != tc.last {
+			t.Errorf("%q: lines %d-%d, want %d-%d", tc.text, v.first, v.last, tc.first, tc.last)
+		}
+		if got, want := dotEnvShow(f, v.first, v.last), strings.ReplaceAll(tc.show, "F", f); got != want {
+			t.Errorf("%q: %q, want %q", tc.text, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestDotEnvUntrusts(t *testing.T) {
 			}
 			d.put(t, trusted, "")
 			env := append(append([]string(nil), base...), tc.env...)
-			key, value, file := dotEnvUntrusts(d.user, env, tc.args, d.ws)
+			key, value, file := dotEnvUntrusts(d.user, env, tc.args, d.ws, "")
 			if got := strings.TrimSuffix(key+"="+value, "="); got != tc.want || tc.want != "" && file != p {
 				t.Fatalf("dotEnvUntrusts = %q in %q, want %q in %q", got, file, tc.want, p)
 			}
@@ -84,11 +85,12 @@ func TestDotEnvUntrusts(t *testing.T) {
 				}
 				return
 			}
-			if !errors.As(err, &off) || off.File != p || off.Setting != tc.want || off.Pattern == "" || !strings.Contains(off.Fix, "take that line out of") {
-				t.Fatalf("SetupHooksOff = %#v, want %s in %s refused with the line shown", err, tc.want, p)
+			line := strings.Count(tc.content[:strings.LastIndex(tc.content, strings.Split(tc.want, "=")[0])], "\n") + 1
+			if !errors.As(err, &off) || off.File != p || off.Setting != tc.want || off.Lines != fmt.Sprintf("line %d", line) || !strings.Contains(off.Fix, "take that line out of") {
+				t.Fatalf("SetupHooksOff = %#v, want %s in line %d of %s refused with the line shown", err, tc.want, line, p)
 			}
-			if h := off.Hint(); !strings.HasPrefix(h, "grep -n -E -- ") || !strings.HasSuffix(h, p) {
-				t.Errorf("hint %q, want a grep of the line in %s", h, p)
+			if h, want := off.Hint(), fmt.Sprintf("sed -n %dp %s", line, p); h != want {
+				t.Errorf("hint %q, want %q", h, want)
 			}
 		})
 	}
@@ -121,5 +123,42 @@ func TestDotEnvUntrustsMCPNote(t *testing.T) {
 	}
 	if n := mcpNotes(views, d.user, append(env, "GEMINI_RESTRICTED_MODE="), nil, d.ws); len(n) != 1 || strings.Contains(n[0], "GEMINI_RESTRICTED_MODE") {
 		t.Errorf("notes with the variable set empty: %q, want the trust's alone", n)
+	}
+}
+
+// TestDotEnvIgnoreLocalHome: with advanced.ignoreLocalEnv (or
+// --ignore-env) Gemini CLI 0.61's walk up for a .env still takes the one
+// in its home directory, and stops there, before any .gemini/.env above
+// it (internal/agenttest TestGeminiIgnoreEnvHome). setup and list, for a
+// workspace inside the home, read the file it picks: the home's .env's
+// line is named, and a .gemini/.env above the home is not.
+func TestDotEnvIgnoreLocalHome(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	user, ws := filepath.Join(home, ".gemini"), filepath.Join(home, "ws")
+	writeTestFile(t, filepath.Join(user, "trustedFolders.json"), `{"`+ws+`": "TRUST_FOLDER"}`)
+	writeTestFile(t, filepath.Join(user, "settings.json"), `{"advanced": {"ignoreLocalEnv": true}}`)
+	writeTestFile(t, filepath.Join(ws, ".env"), "A=1\n")
+	env := []string{"HOME=" + home, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
+	above := filepath.Join(root, ".gemini", ".env")
+	for _, tc := range []struct {
+		name, homeEnv, aboveEnv string
+		named                   string
+	}{
+		{"home-untrusts", "GEMINI_RESTRICTED_MODE=true\n", "A=1\n", filepath.Join(home, ".env")},
+		{"above-untrusts", "A=1\n", "GEMINI_RESTRICTED_MODE=true\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeTestFile(t, filepath.Join(home, ".env"), tc.homeEnv)
+			writeTestFile(t, above, tc.aboveEnv)
+			err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: env, Reentry: hosts.Reentry{Workspace: ws}})
+			var off *hosts.HooksOffError
+			switch {
+			case tc.named == "" && err != nil:
+				t.Fatalf("SetupHooksOff = %v, want nil", err)
+			case tc.named != "" && (!errors.As(err, &off) || off.File != tc.named):
+				t.Fatalf("SetupHooksOff = %v, want %s named", err, tc.named)
+			}
+		})
 	}
 }

@@ -505,7 +505,7 @@ func mcpNotes(views []hosts.BuiltView, user string, env, args []string, cwd stri
 	if len(names) == 0 {
 		return out
 	}
-	if key, value, file := dotEnvUntrusts(user, env, args, cwd); file != "" {
+	if key, value, file := dotEnvUntrusts(user, env, args, cwd, ""); file != "" {
 		// Named beside the note below when the folder may not be trusted
 		// either: trusting it then loads the file, and the line holds.
 		out = append(out, fmt.Sprintf("gemini: %s sets %s=%s, and Gemini CLI, which loads that file into its environment once it has read its settings, then trusts %s no more and starts no MCP server: those of the bundles %s would not start (their tools missing; the guards still run); take that line out of it, or, for this session alone, start %s= bundlectl exec -- gemini",

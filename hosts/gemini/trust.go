@@ -184,7 +184,7 @@ func testSwitchAt(user string, env []string, cwd string) (sw, file string) {
 			continue
 		}
 		for _, ignoreLocal := range dotEnvPicks(user, env, nil) {
-			if f := findEnvFile(cwd, user, ignoreLocal); f != "" && dotEnvParse(f)[k] == "true" && !surelyExcluded(user, env, nil, cwd, f, k) {
+			if f := findEnvFile(cwd, user, geminiHomedir(env), ignoreLocal); f != "" && dotEnvParse(f)[k] == "true" && !surelyExcluded(user, env, nil, cwd, f, k) {
 				return k + "=true", f
 			}
 		}

@@ -88,8 +88,11 @@ func TestGeminiDotEnvUntrusts(t *testing.T) {
 			t.Fatalf("list with the .env line: %v, want status off with a hint naming %s", st, file)
 		}
 		out, err := exec.Command("sh", "-c", hint).Output()
-		if err != nil || strings.TrimSpace(string(out)) != "2:GEMINI_RESTRICTED_MODE=true" {
+		if err != nil || strings.TrimSpace(string(out)) != "GEMINI_RESTRICTED_MODE=true" {
 			t.Errorf("list's hint %q printed %q (%v), want the line to take out", hint, out, err)
+		}
+		if msg, _ := st["message"].(string); !strings.Contains(msg, `line 2 of "`+file+`" sets GEMINI_RESTRICTED_MODE=true`) || !strings.Contains(msg, "take that line out of") {
+			t.Errorf("list's message %q, want line 2 of %s named and taken out", msg, file)
 		}
 		_, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini")
 		if err == nil || !strings.Contains(errOut, file) || !strings.Contains(errOut, "GEMINI_RESTRICTED_MODE=true") {
