@@ -52,14 +52,25 @@ func TestGeminiTestSwitches(t *testing.T) {
 // before it reads the switch, and not in one a DO_NOT_TRUST rule holds,
 // where it takes the API key variables alone from a .env. So bundlectl
 // reads a switch from a .env only where the folder is trusted when the
-// file loads (hosts/gemini TestTestSwitchDotEnv).
+// file loads (hosts/gemini TestTestSwitchDotEnv). IDE mode on
+// (ide.enabled), with no IDE to connect to (none can be stood in for
+// here), decides as without it: the rule decides the trust the file is
+// loaded with.
 func TestGeminiTestSwitchDotEnv(t *testing.T) {
 	for _, tc := range []struct {
 		level  string
+		ide    bool
 		listed bool
-	}{{"TRUST_FOLDER", false}, {"DO_NOT_TRUST", true}} {
-		t.Run(tc.level, func(t *testing.T) {
+	}{{"TRUST_FOLDER", false, false}, {"DO_NOT_TRUST", false, true}, {"TRUST_FOLDER", true, false}, {"DO_NOT_TRUST", true, true}} {
+		name := tc.level
+		if tc.ide {
+			name += "-ide"
+		}
+		t.Run(name, func(t *testing.T) {
 			a := switchSession(t, "", tc.level)
+			if tc.ide {
+				a.Settings = map[string]any{"ide": map[string]any{"enabled": true}}
+			}
 			writeFile(t, a.Workdir, ".env", "VITEST=true\n", 0o644)
 			if listed, screen := permissionsInHelp(t, a); listed != tc.listed {
 				t.Fatalf("with VITEST=true in the .env of a %s folder, /help lists /permissions: %v, want %v\n%s", tc.level, listed, tc.listed, screen)
