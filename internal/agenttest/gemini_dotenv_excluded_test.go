@@ -2,6 +2,7 @@ package agenttest
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,7 +15,7 @@ import (
 // DEBUG_MODE, and never out of a .gemini/.env. So GEMINI_RESTRICTED_MODE
 // excluded that way untrusts nothing, and list and setup must agree with
 // what a -p session in a folder a rule trusts does: stop untrusted (exit
-// 55) or run (hosts/gemini TestDotEnvExcluded).
+// 55) or run, the settings hook too (hosts/gemini TestDotEnvExcluded).
 func TestGeminiDotEnvExcluded(t *testing.T) {
 	exclude := func(list ...any) map[string]any {
 		return map[string]any{"advanced": map[string]any{"excludedEnvVars": list}}
@@ -37,7 +38,7 @@ func TestGeminiDotEnvExcluded(t *testing.T) {
 		{"other-name", ".env", exclude("DEBUG"), nil, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, _ := dotEnvHooksSession(t, tc.file, "GEMINI_RESTRICTED_MODE=true", tc.user)
+			a, rec := dotEnvHooksSession(t, tc.file, "GEMINI_RESTRICTED_MODE=true", tc.user)
 			if tc.ws != nil {
 				writeJSONFile(t, a.Workdir, ".gemini/settings.json", tc.ws)
 			}
@@ -45,6 +46,9 @@ func TestGeminiDotEnvExcluded(t *testing.T) {
 			res := a.Run(t, "hello")
 			if untrusted := res.Exit == 55; untrusted != tc.untrusts {
 				t.Fatalf("Gemini CLI stopped untrusted: %v, want %v\n%s", untrusted, tc.untrusts, res)
+			}
+			if got := ranOwn(t, rec); !tc.untrusts && !slices.Contains(got, "user") {
+				t.Errorf("hooks that ran: %q, want the settings hook too", got)
 			}
 			// setup wires with the line out; then it is put back.
 			p := filepath.Join(a.Workdir, tc.file)
