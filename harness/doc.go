@@ -249,8 +249,9 @@
 //     to a request the proxy awaits, so the client never gets two
 //     answers under one id, nor a late answer (to a call the proxy
 //     answered, or one the client cancelled) for a later request under
-//     the same id; a reply under id null passes (null in every id
-//     member). A reply settles a request only with exactly one member
+//     the same id; a reply under id null answers none the proxy sent and
+//     is dropped with a notice (relayed before Codex's initialize answer,
+//     it kept Codex from starting the server). A reply settles a request only with exactly one member
 //     named exactly id (what JSON.parse and serde read), and only of the
 //     strict shape {"jsonrpc":"2.0","id","result"|"error"} with nothing
 //     else, all every host reads as an answer; any other is dropped and

@@ -623,8 +623,14 @@ func eachInBatch(line []byte, f func(msg []byte) (out []byte, changed bool)) []b
 // id and a result or an error, or an id and no method (a message a
 // client may take for an answer). It returns the object to relay (nil:
 // dropped) and whether it changed. The server's requests and
-// notifications pass as they are, and so does a reply under id null,
-// with null in every id member.
+// notifications pass as they are. A reply under id null (the server's
+// error for a message it could not read) is dropped with a notice: the
+// proxy forwards only messages it read, under ids of its own, so it
+// answers none the client sent; Claude Code 2.1.332 and Gemini CLI
+// 0.61.0 ignore it (the MCP TypeScript SDK's schema takes no null id,
+// so Number(null), 0, never meets their initialize), but Codex 0.171.0
+// fails to start a server that sends one before its initialize answer
+// (agenttest TestHostsMCPNullIDErrorEndsNoRequest).
 //
 // A reply settles a request only when it has exactly one member named
 // "id" as written: JSON.parse and serde (the hosts) read that name alone,
@@ -650,10 +656,8 @@ func (p *proxy) settleMessage(obj []byte) (out []byte, changed bool) {
 		return nil, true
 	}
 	if firstByte(obj[r.id.start:r.id.end]) == 'n' {
-		if len(r.ids) == 1 {
-			return obj, false
-		}
-		return splice(obj, r.ids, []byte("null")), true // no lenient reader takes another id member for an answer's
+		p.notice("dropped the server's reply under id null (its error for a message it could not read): it answers no request the client awaits, and Codex 0.171.0 fails to start a server that sends one before its initialize answer")
+		return nil, true
 	}
 	if !r.answers || r.isRequest || !strictAnswer(obj) {
 		p.notice(`dropped the server's reply under id %s: not {"jsonrpc":"2.0","id":…,"result":{…}} or {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…}}, with no other member, which is all every host reads as an answer`, shownID(obj[r.id.start:r.id.end]))

@@ -50,7 +50,7 @@ func TestProxyRewritesRequestIDs(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`, `{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}`},
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a-1","progress":1}}`, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"a-1","progress":1}}`},
 		{`{"jsonrpc":"2.0","id":3,"result":{}}`, `{"jsonrpc":"2.0","id":9,"result":{}}`},
-		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p"}}`, ``}, // answers no request of the client's: dropped
 	} {
 		if got := string(p.settleReplies([]byte(c.in))); got != c.out {
 			t.Errorf("the server's\n\t%s\nwas relayed as\n\t%s\nwant\n\t%s", c.in, got, c.out)
@@ -94,6 +94,32 @@ func TestProxyDropsAnswersNoRequestAwaits(t *testing.T) {
 	}
 	if !strings.Contains(notices.String(), `answer under id "1", which bundlectl's MCP proxy never sent or no longer awaits`) {
 		t.Errorf("notices %q do not say why the answer under \"1\" was dropped", notices.String())
+	}
+}
+
+// TestProxyDropsNullIDReplies: a server reply under id null — its error
+// for a message it could not read — answers no request the client sent
+// (the proxy forwards only what it read, under ids of its own): it is
+// dropped with a notice, and the call awaited stays timed. Relayed, it
+// kept Codex 0.171.0 from starting the server when it came before the
+// initialize answer (agenttest TestHostsMCPNullIDErrorEndsNoRequest).
+func TestProxyDropsNullIDReplies(t *testing.T) {
+	var notices strings.Builder
+	p := timedProxy(t, io.Discard, io.Discard, &notices)
+	p.track([]byte(`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"a"}}`))
+	for _, reply := range []string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+		` { "id" : null , "jsonrpc":"2.0","result":{}}`,
+	} {
+		if out := p.settleReplies([]byte(reply)); out != nil {
+			t.Errorf("the server's %s was relayed as %s; want it dropped", reply, out)
+		}
+	}
+	if p.calls["1"] == nil || p.calls["1"].timer == nil {
+		t.Fatalf("call 0 is no longer timed after replies under null: %v", p.calls)
+	}
+	if !strings.Contains(notices.String(), "dropped the server's reply under id null") {
+		t.Errorf("notices %q do not say the reply under null was dropped", notices.String())
 	}
 }
 
@@ -319,8 +345,8 @@ func FuzzMCPWalk(f *testing.F) {
 // stopped the call's timer while the host never saw an answer, so a
 // server could make a call outlive its reviewed timeout (Claude Code's
 // own wait is about 28 hours). A reply under id null whose other id
-// members name a proxy id gets null in all of them, so no lenient reader
-// takes the proxy's id for one of the client's.
+// members name a proxy id is dropped, as every reply under null is
+// (TestProxyDropsNullIDReplies), and settles nothing.
 func TestProxyTimesACallItsAnswerHidesFrom(t *testing.T) {
 	var notices strings.Builder
 	p := timedProxy(t, io.Discard, io.Discard, &notices)
@@ -343,8 +369,8 @@ func TestProxyTimesACallItsAnswerHidesFrom(t *testing.T) {
 		t.Errorf("notices %q do not say why the replies were dropped", notices.String())
 	}
 	in := `{"jsonrpc":"2.0","id":null,"ID":1,"error":{"code":-32700,"message":"p"}}`
-	if out := string(p.settleReplies([]byte(in))); out != `{"jsonrpc":"2.0","id":null,"ID":null,"error":{"code":-32700,"message":"p"}}` {
-		t.Errorf("the server's %s was relayed as %s; want null in every id member", in, out)
+	if out := p.settleReplies([]byte(in)); out != nil || p.calls["1"] == nil {
+		t.Errorf("the server's %s was relayed as %s; want it dropped, call 1 still timed", in, out)
 	}
 	if out := p.settleReplies([]byte(`{"jsonrpc":"2.0","id":1,"ID":2,"result":{}}`)); out != nil || p.calls["1"] == nil {
 		t.Errorf("a reply with an ID member besides its id, no host's answer (TestProxySettlesOnlyAnswersHostsRead), was relayed as %s", out)

@@ -18,6 +18,8 @@ const shapes = {
   "bare-id": (id) => '{"jsonrpc":"2.0","id":' + id + '}',
   "result-in-capitals": (id) => '{"jsonrpc":"2.0","id":' + id + ',"Result":{"content":[{"type":"text","text":"capital"}]}}',
   "method-and-result": (id) => '{"jsonrpc":"2.0","id":' + id + ',"method":"x/y","result":{"content":[{"type":"text","text":"both"}]}}',
+  "null-id-at-call": (id) => '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"null id error"}}\n{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"plain answer"}]}}',
+  "null-id-at-initialize": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"plain answer"}]}}',
   "well-formed": (id) => '{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"plain answer"}]}}',
   "extra-member": (id) => '{"jsonrpc":"2.0","id":' + id + ',"x":1,"result":{"content":[{"type":"text","text":"extra answer"}]}}',
   "result-and-error": (id) => '{"jsonrpc":"2.0","id":' + id + ',"error":{"code":-32000,"message":"error answer"},"result":{"content":[{"type":"text","text":"result answer"}]}}',
@@ -50,6 +52,7 @@ process.stdin.on("data", (d) => {
     if (!line.trim()) continue;
     const m = JSON.parse(line);
     if (m.method === "initialize") {
+      if (mode === "null-id-at-initialize") send('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"null id error"}}');
       send(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {protocolVersion: m.params.protocolVersion,
         capabilities: {tools: {}}, serverInfo: {name: "proxied", version: "1.0.0"}}}));
     } else if (m.method === "tools/list") {
