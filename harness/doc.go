@@ -199,8 +199,9 @@
 //     the client's or the server's, is read message by message so. The
 //     scan keeps at most 16 MiB of ids a line (what a line within the
 //     limit holds: any id such a line has is answered under) of at most
-//     4096 messages; a client batch's messages past that get one error
-//     under null that counts them, the others each theirs. Neither its
+//     4096 messages; a client batch's requests past that get one error
+//     under null that counts them (requests with an id only: no
+//     notification or reply), the others each theirs. Neither its
 //     ids nor a long line's buffer are held once the next line is read.
 //     The proxy's own errors carry an id as its line wrote it (not
 //     escaped as json.Marshal would, six bytes for a "<") and are written

@@ -34,7 +34,7 @@ import (
 // each message so (a client batch's requests' errors in one array, a
 // server batch's replies' errors one line each; of a client batch whose
 // ids the scan did not all keep, the messages it kept, and one error
-// under null that counts the rest). A longer
+// under null that counts the requests with an id among the rest). A longer
 // client line is always answered (under id null when it has no request
 // with a usable id).
 const MaxMCPMessage = 16 << 20
@@ -518,7 +518,7 @@ func (p *proxy) pumpClient(r io.Reader) error {
 // parse error under id null when the line has no request with a usable
 // id.
 func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
-	msgs, unread, ok := scan.clientBatch()
+	msgs, unread, partial, ok := scan.clientBatch()
 	if !ok {
 		id, kind, one := scan.clientMessage()
 		if one {
@@ -550,7 +550,7 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 		p.elicitationClosed(m.id) // answered, with the proxy's error
 		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, "the client's reply "+why.exceeds+", "+why.most+"; it was dropped")...)
 	}
-	if (!readable || unmatched || unread > 0) && p.openElicitations() > 0 {
+	if (!readable || unmatched || partial) && p.openElicitations() > 0 {
 		p.notice("dropped a client line %s with no id it can read for a reply while an elicitation is open; calls are timed again", why.over)
 		p.endPauses()
 	}
@@ -559,7 +559,7 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 		// answer of their own, under null (JSON-RPC's id for one that
 		// could not be read), rather than waiting for them.
 		msg = unreadMessages(why, unread)
-		p.notice("dropped a client batch %s; %d of its messages have no answer under their ids, only one under null", why.over, unread)
+		p.notice("dropped a client batch %s; %d of its requests have no answer under their ids, only one under null", why.over, unread)
 		if len(answers) > 1 {
 			answers = append(answers, rpcErrorHead, []byte("null"), rpcErrorTail(rpcParseError, msg))
 		}
@@ -574,10 +574,10 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 	return answers[1:]
 }
 
-// unreadMessages is the error, under null, for the unread messages of a
-// client batch over MaxMCPMessage whose ids the scan did not keep.
+// unreadMessages is the error, under null, for the unread requests of a
+// client batch over MaxMCPMessage, whose ids the scan did not keep.
 func unreadMessages(why unreadLine, unread int) string {
-	return fmt.Sprintf("message %s, and %d of its messages are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes)
+	return fmt.Sprintf("message %s, and %d of its requests are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes)
 }
 
 // unreadLine is why the proxy relays no part of a line it scanned for

@@ -972,9 +972,12 @@ func TestProxyOverlongClientBatch(t *testing.T) {
 // MaxMCPMessage whose ids pass what the scan keeps (maxScanIDBytes of
 // them together, the first maxTrackedIDs messages) gets one answer
 // under each id the scan kept, and one more under null that says how
-// many of its messages got none, and why. Before, the whole batch got
-// one parse error under null: a client matching answers by id waited
-// for every request in it, those whose ids were kept too.
+// many of its requests got none, and why: exactly the requests with an
+// id, not the notifications, replies and requests under null among the
+// messages whose ids it did not keep (it counted every such message,
+// so 2 and 4 here, before). Before that, the whole batch got one parse
+// error under null: a client matching answers by id waited for every
+// request in it, those whose ids were kept too.
 func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 	third := `"` + strings.Repeat("i", maxScanIDBytes/3) + `"` // three pass maxScanIDBytes
 	var many strings.Builder
@@ -982,10 +985,12 @@ func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 	for i := 1; i <= maxTrackedIDs; i++ {
 		fmt.Fprintf(&many, `,{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
 	}
-	many.WriteString("]\n")
+	// Past the first maxTrackedIDs, what awaits no answer: a
+	// notification, a reply, a request under null.
+	many.WriteString(`,{"jsonrpc":"2.0","method":"notifications/progress"},{"jsonrpc":"2.0","id":"s1","result":{}},{"jsonrpc":"2.0","id":null,"method":"ping"}]` + "\n")
 	in := `[{"jsonrpc":"2.0","id":` + third + `,"method":"tools/list"},{"jsonrpc":"2.0","id":"b","method":"tools/list"},` +
 		`{"jsonrpc":"2.0","id":` + third + `,"method":"tools/list"},{"jsonrpc":"2.0","id":` + third + `,"method":"tools/list"},` +
-		`{"jsonrpc":"2.0","id":"e","method":"ping"}]` + "\n" + many.String()
+		`{"jsonrpc":"2.0","id":` + third + `,"result":{}},{"jsonrpc":"2.0","id":"e","method":"ping"}]` + "\n" + many.String()
 	var toClient, notices bytes.Buffer
 	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, toServer: io.Discard}
 	if err := p.pumpClient(strings.NewReader(in)); err != nil {
@@ -1025,11 +1030,11 @@ func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 				t.Fatalf("batch %d, answer %d: id %.40s, code %d; want id %.40s, a parse error", i, j, a.ID, a.Error.Code, c.ids[j])
 			}
 		}
-		if last := answers[len(answers)-1].Error.Message; last != unreadMessages(lineTooLong, c.unread) || !strings.Contains(last, fmt.Sprintf("%d of its messages are not answered under their ids", c.unread)) {
+		if last := answers[len(answers)-1].Error.Message; last != unreadMessages(lineTooLong, c.unread) || !strings.Contains(last, fmt.Sprintf("%d of its requests are not answered under their ids", c.unread)) {
 			t.Errorf("batch %d: the answer under null says %q; want it to say how many messages have no answer of their own, and why", i, last)
 		}
 	}
-	if !strings.Contains(notices.String(), "1 of its messages have no answer under their ids") {
+	if !strings.Contains(notices.String(), "1 of its requests have no answer under their ids") {
 		t.Errorf("notices %q do not say some messages got no answer of their own", notices.String())
 	}
 }

@@ -118,7 +118,7 @@ type msgScanner struct {
 	batch        []scannedMessage
 	batchBad     bool
 	batchLong    bool
-	batchMore    int // the messages past maxTrackedIDs, not read
+	batchMore    int // the requests with an id past maxTrackedIDs, whose ids are not kept
 	batchIDBytes int // the bytes of the ids in batch
 
 	// Whether the line is UTF-8 (only a string can hold a byte over
@@ -226,23 +226,33 @@ func (s *msgScanner) scanned() scannedMessage {
 
 // clientBatch returns the messages of a scanned client batch, each read
 // as clientMessage reads one alone (as fromClient and track read each
-// message of a batch), and unread, how many of its messages the scan
-// read no id of though they may have one: those past the first
+// message of a batch); unread, how many of its requests with an id (a
+// string or a number: each one a relay within the limit would answer
+// under its id) the scan kept no id of: those past the first
 // maxTrackedIDs, and those whose ids were not kept as the ids before
-// them came to maxScanIDBytes (cut). ok is false unless the line was one
-// whole array of objects, and UTF-8.
-func (s *msgScanner) clientBatch() (msgs []scannedMessage, unread int, ok bool) {
+// them came to maxScanIDBytes (cut) — notifications and replies, which
+// no one answers, not counted; and partial, whether any message's id
+// went unread so (a reply's too, which may answer an elicitation). ok
+// is false unless the line was one whole array of objects, and UTF-8.
+func (s *msgScanner) clientBatch() (msgs []scannedMessage, unread int, partial, ok bool) {
 	if s.state != stEnd || !s.isBatch || s.batchBad || len(s.batch) == 0 || s.badUTF8 {
-		return nil, 0, false
+		return nil, 0, false, false
 	}
-	unread = s.batchMore
+	unread, partial = s.batchMore, s.batchLong
 	for _, m := range s.batch {
 		if m.cut {
-			unread++
+			partial = true
+			if m.request {
+				unread++
+			}
 		}
 	}
-	return s.batch, unread, true
+	return s.batch, unread, partial, true
 }
+
+// awaitsAnswer reports whether m is a request with an id, a string or a
+// number, kept or not: one its sender waits to have answered under it.
+func (m scannedMessage) awaitsAnswer() bool { return m.request && (m.id != nil || m.cut) }
 
 // serverBatch returns the messages of a scanned server batch, each read
 // as reply and message read one alone: settles marks a reply that ends
@@ -686,7 +696,9 @@ func (s *msgScanner) endBatchMessage() {
 	switch {
 	case len(s.batch) == maxTrackedIDs:
 		s.batchLong = true
-		s.batchMore++
+		if m.awaitsAnswer() {
+			s.batchMore++
+		}
 	default:
 		s.batch = append(s.batch, m)
 		s.batchIDBytes += len(m.id)

@@ -43,7 +43,7 @@ func TestProxyOverlongBatchHeldOnce(t *testing.T) {
 	var s msgScanner
 	s.reset()
 	scanned := allocated(func() { s.write(batch.Bytes()) })
-	if msgs, _, ok := s.clientBatch(); !ok || len(msgs) != maxTrackedIDs || len(msgs[0].id) != maxIDLen {
+	if msgs, _, _, ok := s.clientBatch(); !ok || len(msgs) != maxTrackedIDs || len(msgs[0].id) != maxIDLen {
 		t.Fatalf("the scan read %d messages, %v; want %d with ids of %d bytes", len(msgs), ok, maxTrackedIDs, maxIDLen)
 	}
 	if scanned > idBytes*5/4 {

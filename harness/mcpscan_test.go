@@ -106,10 +106,10 @@ func TestMsgScannerIDBytes(t *testing.T) {
 	}
 	half := maxScanIDBytes / 2
 	batch := `[{"jsonrpc":"2.0","id":` + quoted(half) + `,"result":{}},{"jsonrpc":"2.0","id":` + quoted(half) + `,"method":"x"},` +
-		`{"jsonrpc":"2.0","id":` + quoted(half+1) + `,"result":{}},{"jsonrpc":"2.0","id":7,"result":{}}]`
+		`{"jsonrpc":"2.0","id":` + quoted(half+1) + `,"method":"x"},{"jsonrpc":"2.0","id":7,"result":{}}]`
 	s := scanInPieces([]byte(batch), 0)
-	if cmsgs, unread, ok := s.clientBatch(); !ok || len(cmsgs) != 4 || unread != 2 || len(cmsgs[1].id) != half || !cmsgs[2].cut || !cmsgs[3].cut {
-		t.Errorf("the client batch: %d messages, %d unread, %v; want 4, the ids of the first two kept, the two after cut", len(cmsgs), unread, ok)
+	if cmsgs, unread, partial, ok := s.clientBatch(); !ok || len(cmsgs) != 4 || unread != 1 || !partial || len(cmsgs[1].id) != half || !cmsgs[2].cut || !cmsgs[3].cut {
+		t.Errorf("the client batch: %d messages, %d unread, partial %v, %v; want 4, the ids of the first two kept, the two after cut, one of them a request (the reply awaits no answer)", len(cmsgs), unread, partial, ok)
 	}
 	msgs, ok := s.serverBatch()
 	if !ok || len(msgs) != 4 || len(msgs[0].id) != half || len(msgs[1].id) != half || msgs[2].id != nil || msgs[3].id != nil {
@@ -515,7 +515,7 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		if !utf8.Valid(msg) || !json.Valid(msg) {
 			// fromClient answers the line under id null, reading none.
 			id, _, ok := s.clientMessage()
-			if _, _, batch := s.clientBatch(); ok || batch {
+			if _, _, _, batch := s.clientBatch(); ok || batch {
 				t.Fatalf("client line %q is not UTF-8 JSON, which the relay answers under id null; scanned over the limit (pieces of %d) it is read as %s (batch %v)", msg, piece, id, batch)
 			}
 			return
@@ -575,9 +575,9 @@ func checkScannedClientBatch(t *testing.T, msg []byte, s *msgScanner, piece uint
 	for _, e := range elems {
 		whole = whole && firstByte(e) == '{'
 	}
-	got, unread, ok := s.clientBatch()
-	if ok != whole || ok && (len(got) != min(len(elems), maxTrackedIDs) || unread != len(elems)-len(got)) {
-		t.Fatalf("client batch %q: scanned over the limit (pieces of %d) it reads %d messages (%d unread), %v; want %d of %d, %v", msg, piece, len(got), unread, ok, min(len(elems), maxTrackedIDs), len(elems), whole)
+	got, unread, partial, ok := s.clientBatch()
+	if ok != whole || ok && (len(got) != min(len(elems), maxTrackedIDs) || unread != requestsWithIDs(t, elems[len(got):]) || partial != (len(got) < len(elems))) {
+		t.Fatalf("client batch %q: scanned over the limit (pieces of %d) it reads %d messages (%d requests unread, partial %v), %v; want %d of %d, %v, the requests with an id past them unread", msg, piece, len(got), unread, partial, ok, min(len(elems), maxTrackedIDs), len(elems), whole)
 	}
 	for i, e := range elems[:len(got)] {
 		wantID, wantKind, wantOK := relayedClientReading(t, e)
@@ -585,6 +585,18 @@ func checkScannedClientBatch(t *testing.T, msg []byte, s *msgScanner, piece uint
 			t.Fatalf("client batch %q, message %d: relayed it is read as %s, %v, %v; scanned over the limit (pieces of %d) %s, request %v", msg, i, wantID, wantKind, wantOK, piece, got[i].id, got[i].request)
 		}
 	}
+}
+
+// requestsWithIDs is how many of elems the relay within the limit reads
+// as requests with an id it answers under (relayedClientReading).
+func requestsWithIDs(t *testing.T, elems []json.RawMessage) int {
+	n := 0
+	for _, e := range elems {
+		if _, kind, ok := relayedClientReading(t, e); ok && kind == msgRequest {
+			n++
+		}
+	}
+	return n
 }
 
 // relayedClientReading is how a timing proxy reads the client line msg
