@@ -203,6 +203,8 @@
 //     under null that counts them (requests with an id only: no
 //     notification or reply), the others each theirs. Neither its
 //     ids nor a long line's buffer are held once the next line is read.
+//     Every such error ends with the hint line "bundlectl: hint:
+//     bundlectl mcp --help" (limitError), the help that names the limits.
 //     The proxy's own errors carry an id as its line wrote it (not
 //     escaped as json.Marshal would, six bytes for a "<") and are written
 //     from the scan's id, never built whole; no line is copied to be

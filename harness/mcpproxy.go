@@ -525,7 +525,7 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 			msgs = []scannedMessage{{id: id, request: kind == msgRequest}}
 		}
 	}
-	msg := "message " + why.exceeds
+	msg := limitError("message " + why.exceeds)
 	tail := rpcErrorTail(rpcParseError, msg) // the same for every answer
 	answers := [][]byte{nil}                 // "[" of a batch, in its place
 	readable, unmatched := false, false
@@ -548,7 +548,7 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 		}
 		p.notice("dropped a client reply %s; the server's request %s ends with an error", why.over, shownID(m.id))
 		p.elicitationClosed(m.id) // answered, with the proxy's error
-		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, "the client's reply "+why.exceeds+", "+why.most+"; it was dropped")...)
+		_ = p.sendServer(rpcErrorParts(m.id, rpcInternalError, limitError("the client's reply "+why.exceeds+", "+why.most+"; it was dropped"))...)
 	}
 	if (!readable || unmatched || partial) && p.openElicitations() > 0 {
 		p.notice("dropped a client line %s with no id it can read for a reply while an elicitation is open; calls are timed again", why.over)
@@ -577,8 +577,19 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 // unreadMessages is the error, under null, for the unread requests of a
 // client batch over MaxMCPMessage, whose ids the scan did not keep.
 func unreadMessages(why unreadLine, unread int) string {
-	return fmt.Sprintf("message %s, and %d of its requests are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes)
+	return limitError(fmt.Sprintf("message %s, and %d of its requests are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes))
 }
+
+// limitsHelp is the hint every error for a line past the proxy's limits
+// ends with: the help that names them all (a line's bytes, its nesting,
+// the ids of a batch), which runs as printed wherever bundlectl is, with
+// no home or workspace — the error reaches a host's model or user, who
+// may not know which the host started bundlectl mcp with.
+const limitsHelp = "bundlectl mcp --help"
+
+// limitError is msg, an error for a line past the proxy's limits, with
+// the hint that names them (limitsHelp), as every refusal's hint line.
+func limitError(msg string) string { return WithHint(msg, limitsHelp) }
 
 // unreadLine is why the proxy relays no part of a line it scanned for
 // its ids (msgScanner) to answer whoever waits on it.
@@ -816,7 +827,7 @@ func asRelayed(id json.RawMessage) json.RawMessage {
 // for the client's answer, which will not come.
 func (p *proxy) unreadServerRequest(id json.RawMessage, why unreadLine) {
 	p.notice("dropped a server message %s; its request %s was answered with an error", why.over, shownID(id))
-	msg := "request " + why.exceeds + ", " + why.most + "; it was dropped"
+	msg := limitError("request " + why.exceeds + ", " + why.most + "; it was dropped")
 	_ = p.sendServer(rpcErrorParts(id, rpcInvalidRequest, msg)...)
 }
 
@@ -836,7 +847,7 @@ func (p *proxy) unreadReply(id, shown json.RawMessage, why unreadLine) error {
 		clientID = a.id
 	}
 	p.notice("dropped a server message %s; the client's request %s ends with an error", why.over, shownID(clientID))
-	msg := "the reply of " + p.server() + " " + why.exceeds + ", " + why.most + "; it was dropped"
+	msg := limitError("the reply of " + p.server() + " " + why.exceeds + ", " + why.most + "; it was dropped")
 	return p.sendClient(rpcErrorParts(clientID, rpcInternalError, msg)...)
 }
 

@@ -929,7 +929,7 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 			}
 			want := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"
 			if c.toServer != "" {
-				want = `{"jsonrpc":"2.0","id":` + c.toServer + `,"error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n" + want
+				want = `{"jsonrpc":"2.0","id":` + c.toServer + `,"error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n" + want
 			}
 			if got := toServer.String(); got != want {
 				t.Fatalf("server got %q, want %q", got, want)
@@ -956,13 +956,13 @@ func TestProxyOverlongClientBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	parseError := func(id string) string {
-		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes"}}`
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes\nbundlectl: hint: bundlectl mcp --help"}}`
 	}
 	want := "[" + parseError("1") + "," + parseError(`"b"`) + "]\n" + parseError("null") + "\n"
 	if toClient.String() != want {
 		t.Errorf("the client got %q, want %q", toClient.String(), want)
 	}
-	want = `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+	want = `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 	if toServer.String() != want {
 		t.Errorf("the server got %q, want %q", toServer.String(), want)
 	}
@@ -1080,7 +1080,7 @@ func TestProxyOverlongServerMessage(t *testing.T) {
 	if lines[2] != `{"jsonrpc":"2.0","id":9,"result":{}}` {
 		t.Errorf("last line %q, want the reply to 9 as it was", lines[2])
 	}
-	msg := `"error":{"code":-32600,"message":"request exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}`
+	msg := `"error":{"code":-32600,"message":"request exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}`
 	if want := `{"jsonrpc":"2.0","id":"s1",` + msg + "\n" + `{"jsonrpc":"2.0","id":12,` + msg + "\n"; toServer.String() != want {
 		t.Errorf("the server got %q, want %q", toServer.String(), want)
 	}
@@ -1203,13 +1203,13 @@ func TestProxyAnswersLinesNestedTooDeep(t *testing.T) {
 		if err := p.pumpClient(strings.NewReader(client)); err != nil {
 			t.Fatal(err)
 		}
-		wantClient := `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"message nests deeper than 10000 levels"}}` + "\n" +
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"message nests deeper than 10000 levels"}}` + "\n" // the reply's, as a long one's
+		wantClient := `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"message nests deeper than 10000 levels\nbundlectl: hint: bundlectl mcp --help"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"message nests deeper than 10000 levels\nbundlectl: hint: bundlectl mcp --help"}}` + "\n" // the reply's, as a long one's
 		if toClient.String() != wantClient {
 			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
 		}
 		serverGot := strings.SplitN(toServer.String(), "\n", 3)
-		wantServer := `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}`
+		wantServer := `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}`
 		if len(serverGot) != 3 || serverGot[0] != wantServer || !strings.Contains(serverGot[1], `"method":"tools/call"`) || serverGot[2] != "" {
 			t.Fatalf("timed %v: the server got %.300q; want the error for s1, then call 6 nested 10000 deep", timed, toServer.String())
 		}
@@ -1225,11 +1225,11 @@ func TestProxyAnswersLinesNestedTooDeep(t *testing.T) {
 		if err := p.pumpServer(strings.NewReader(server)); err != nil {
 			t.Fatal(err)
 		}
-		wantClient = `{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"the reply of bundle \"kit\" MCP server \"fs\" nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		wantClient = `{"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"the reply of bundle \"kit\" MCP server \"fs\" nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 		if toClient.String() != wantClient {
 			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
 		}
-		wantServer = `{"jsonrpc":"2.0","id":"s2","error":{"code":-32600,"message":"request nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		wantServer = `{"jsonrpc":"2.0","id":"s2","error":{"code":-32600,"message":"request nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 		if toServer.String() != wantServer {
 			t.Errorf("timed %v: the server got %.300q; want %q", timed, toServer.String(), wantServer)
 		}
@@ -1271,11 +1271,11 @@ func TestProxyAnswersServerLinesNestedTooDeepNotUTF8(t *testing.T) {
 		if err := p.pumpServer(strings.NewReader(server)); err != nil {
 			t.Fatal(err)
 		}
-		wantClient := `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"the reply of bundle \"kit\" MCP server \"fs\" nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		wantClient := `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"the reply of bundle \"kit\" MCP server \"fs\" nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 		if toClient.String() != wantClient {
 			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
 		}
-		wantServer := `{"jsonrpc":"2.0","id":"s2","error":{"code":-32600,"message":"request nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped"}}` + "\n"
+		wantServer := `{"jsonrpc":"2.0","id":"s2","error":{"code":-32600,"message":"request nests deeper than 10000 levels, the most bundlectl's MCP proxy reads; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 		if toServer.String() != wantServer {
 			t.Errorf("timed %v: the server got %.300q; want %q", timed, toServer.String(), wantServer)
 		}

@@ -190,7 +190,7 @@ func TestProxyOverlongBatchLeavesOpenCallsAwaited(t *testing.T) {
 	if err := p.pumpServer(strings.NewReader(`{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	want := `[{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"message exceeds 16777216 bytes"}},{"jsonrpc":"2.0","id":"b","error":{"code":-32700,"message":"message exceeds 16777216 bytes"}}]` + "\n" +
+	want := `[{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"message exceeds 16777216 bytes\nbundlectl: hint: bundlectl mcp --help"}},{"jsonrpc":"2.0","id":"b","error":{"code":-32700,"message":"message exceeds 16777216 bytes\nbundlectl: hint: bundlectl mcp --help"}}]` + "\n" +
 		`{"jsonrpc":"2.0","id":"b","result":{}}` + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
 	if toClient.String() != want {
 		t.Fatalf("the client got %q; want %q", toClient.String(), want)

@@ -378,7 +378,7 @@ func TestProxyOverlongReplyEndsWhatItsRelayEnds(t *testing.T) {
 	if err := p.pumpServer(strings.NewReader(server)); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+	want := `{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 	if toClient.String() != want {
 		t.Errorf("the client got %q; want only call a's error", toClient.String())
 	}
@@ -410,12 +410,12 @@ func TestProxyOverlongServerBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	errorFor := func(id string) string {
-		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 	}
 	if want := errorFor(`"a"`) + errorFor(`"c"`) + `{"jsonrpc":"2.0","id":"b","result":{}}` + "\n"; toClient.String() != want {
 		t.Errorf("the client got %q; want %q", toClient.String(), want)
 	}
-	if want := `{"jsonrpc":"2.0","id":"s1","error":{"code":-32600,"message":"request exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"; toServer.String() != want {
+	if want := `{"jsonrpc":"2.0","id":"s1","error":{"code":-32600,"message":"request exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"; toServer.String() != want {
 		t.Errorf("the server got %q; want %q", toServer.String(), want)
 	}
 	if len(p.calls) != 0 {
@@ -445,10 +445,10 @@ func TestProxyOverlongLineLongID(t *testing.T) {
 		t.Fatal(err)
 	}
 	parseError := func(id string) string {
-		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes"}}`
+		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes\nbundlectl: hint: bundlectl mcp --help"}}`
 	}
 	want := parseError(id) + "\n" + "[" + parseError("1") + "," + parseError(id) + "]\n" +
-		`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped"}}` + "\n"
+		`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32603,"message":"the reply of this server exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 	if toClient.String() != want {
 		t.Errorf("the client got %.300q…; want %.300q…", toClient.String(), want)
 	}

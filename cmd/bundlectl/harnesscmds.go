@@ -362,11 +362,16 @@ with an error, and only a reply of the strict shape
 {"jsonrpc":"2.0","id":…,"result"|"error":…} with no other member, all
 every host reads as an answer, ends a call (another is dropped with a
 notice); at most 4096 calls are timed at once. With a filter or a
-timeout, stdio goes through a line proxy: each message is one line of at
-most 16 MiB (a longer client message is answered with an error, a longer
-server line is dropped with a notice on stderr, as is a server line that
-is not one JSON message), and a raw "\r", U+0085, U+2028 or U+2029 is
-rewritten so that no line reader splits a message (docs/harness.md).
+timeout, stdio goes through a line proxy whose limits are these: each
+message is one line of at most 16 MiB (16777216 bytes), nested at most
+10000 levels deep; of a batch the ids of the first 4096 messages are
+read, at most 16 MiB of them together. A line past a limit is not
+relayed: whoever waits for an answer to a message in it gets an error
+under its id instead (a request of the client's or the server's, a reply
+the client's call awaits), and the rest of the line is dropped with a
+notice on stderr, as is a server line that is not one JSON message. A
+raw "\r", U+0085, U+2028 or U+2029 is rewritten so that no line reader
+splits a message (docs/harness.md).
 Without either the bytes pass unchanged. SIGINT, SIGTERM, SIGHUP and
 SIGQUIT are passed on to the server, which is killed 5 s later if it is
 still running. The server is killed with every
