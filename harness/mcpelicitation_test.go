@@ -610,6 +610,9 @@ func FuzzOverlongClientLineEndsPausesAsRelayed(f *testing.F) {
 	for _, s := range append(append(slices.Clone(overlongClientSeeds), overlongClientBatchSeeds...), overlongClientUnreadSeeds...) {
 		f.Add([]byte(s), uint8(0))
 	}
+	for _, s := range deepClientSeeds {
+		f.Add([]byte(s), uint8(7))
+	}
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":"z","Method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":"e1","Method":"x","result":{}}`,
@@ -628,6 +631,12 @@ func FuzzOverlongClientLineEndsPausesAsRelayed(f *testing.F) {
 				t.Fatal(err)
 			}
 		})
+		if scanTooDeep(msg) != nil && utf8.Valid(msg) {
+			// Nested past maxScanDepth: the relay answers it from the
+			// same scan, so it is held to the relay's reading at any
+			// depth instead (FuzzClientRepliesCloseAsRelayed).
+			relayed = openAsRelayedAtAnyDepth(msg)
+		}
 		scanned := openAfter(t, func(p *proxy) {
 			s := scanInPieces(msg, piece)
 			p.unreadClientLine(s, lineTooLong)
@@ -718,18 +727,31 @@ func FuzzClientRepliesCloseAsRelayed(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range deepClientSeeds {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if bytes.ContainsAny(line, "\r\n") || len(bytes.TrimSpace(line)) == 0 {
 			return // more than one line, or none
-		}
-		if scanTooDeep(line) != nil {
-			return // nested past maxScanDepth: read by the scan, as a line over the limit
 		}
 		got := openAfter(t, func(p *proxy) {
 			if err := p.pumpClient(bytes.NewReader(append(line, '\n'))); err != nil {
 				t.Fatal(err)
 			}
 		})
+		if scanTooDeep(line) != nil {
+			// Nested past maxScanDepth: no JSON to encoding/json, read by
+			// the scan as a line over the limit, which may end more
+			// pauses than the relay's reading with no depth limit
+			// (a reply with no id it keeps ends every one), never fewer.
+			want := openAsRelayedAtAnyDepth(line)
+			for k := range got {
+				if !want[k] {
+					t.Fatalf("client line %q nested past %d levels leaves elicitation %s open; read as the relay reads it at any depth, it closes it", line, maxScanDepth, k)
+				}
+			}
+			return
+		}
 		want := openAsRelayed(line)
 		if !maps.Equal(got, want) {
 			t.Fatalf("client line %q leaves elicitations %v open; read as the relay reads it, %v", line, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
@@ -737,15 +759,50 @@ func FuzzClientRepliesCloseAsRelayed(f *testing.F) {
 	})
 }
 
+// deepClientSeeds are client lines nested one level past maxScanDepth
+// (the message and its result or params among the levels), which the
+// proxy answers from its scan (scanTooDeep): a reply to elicitation e1,
+// one under 2.0 (the proxy's id 2), a request under "e1", which closes
+// none, an error under null and a reply with no id, which end every
+// pause, and a batch of a reply and a request.
+var deepClientSeeds = func() []string {
+	deep := strings.Repeat("[", maxScanDepth-1) + strings.Repeat("]", maxScanDepth-1) // inside an object: one level past
+	return []string{
+		`{"jsonrpc":"2.0","id":"e1","result":{"x":` + deep + `}}`,
+		`{"jsonrpc":"2.0","result":{"x":` + deep + `},"id":2.0}`,
+		`{"jsonrpc":"2.0","id":"e1","method":"x","params":{"x":` + deep + `}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m","data":` + deep + `}}`,
+		`{"jsonrpc":"2.0","result":{"x":` + deep + `}}`,
+		`[{"jsonrpc":"2.0","id":"e1","result":{}},{"jsonrpc":"2.0","id":3,"method":"x","params":` + deep + `}]`,
+	}
+}()
+
+// openAsRelayedAtAnyDepth is openAsRelayed for a line nested past
+// maxScanDepth, which encoding/json does not read: as the relay would
+// read it were there no depth limit (the walk has none), when the scan
+// reads it as whole JSON; none open otherwise.
+func openAsRelayedAtAnyDepth(line []byte) map[string]bool {
+	if s := scanTooDeep(line); s == nil || !utf8.Valid(line) {
+		return map[string]bool{}
+	}
+	return openOfObjects(line)
+}
+
 // openAsRelayed is the elicitations of openAfter a client line leaves
 // open, read as judge and track read it (walkMembers, nameFolds,
 // walkedID).
 func openAsRelayed(line []byte) map[string]bool {
+	if !utf8.Valid(line) || !json.Valid(line) {
+		return map[string]bool{}
+	}
+	return openOfObjects(line)
+}
+
+// openOfObjects is openAsRelayed of line, whole JSON: the elicitations
+// left open by its message objects, read as judge and track read them.
+func openOfObjects(line []byte) map[string]bool {
 	open := map[string]bool{`se1`: true, `n2`: true, `n0`: true}
 	none := map[string]bool{}
-	if !utf8.Valid(line) || !json.Valid(line) {
-		return none
-	}
 	var objs [][]byte
 	switch firstByte(line) {
 	case '{':

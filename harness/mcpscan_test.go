@@ -639,13 +639,16 @@ func relayedClientReading(t *testing.T, msg []byte) (id json.RawMessage, kind ms
 	return id, msgReply, true
 }
 
-// FuzzAppendRPCErrorAsMarshalled: the proxy's errors, made in place
-// (rpcError, rpcErrorParts), are byte for byte what json.Marshal makes
-// but for the id, written as it is rather than with <, > and & (and
-// U+2028, U+2029) escaped: the same id to any JSON reader, for every id
-// token the scan keeps (a JSON string or number as written: escapes,
-// HTML characters, U+2028).
-func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
+// FuzzRPCErrorMarshalsIDAsWritten: the proxy's errors, made in place
+// (rpcError, and rpcErrorParts as writeLine writes them), are byte for
+// byte what json.Marshal makes but for the id, written as it is rather
+// than with <, > and & (and U+2028, U+2029) escaped: the same id to any
+// JSON reader, for every id token the scan keeps (a JSON string or
+// number as written: escapes, HTML characters, U+2028). The message is
+// one the proxy sends, its hint line's "\n" included. (It was named
+// FuzzAppendRPCErrorAsMarshalled, for a function appendRPCError that
+// made the errors before rpcErrorParts; it has no seed corpus directory.)
+func FuzzRPCErrorMarshalsIDAsWritten(f *testing.F) {
 	for _, id := range []string{`1`, `-0`, `1.5e+3`, `"a"`, `"<&>"`, "\"\u2028\u2029\"", `"\u0041\"\\"`, `"ü"`} {
 		f.Add([]byte(id))
 	}
@@ -656,7 +659,7 @@ func FuzzAppendRPCErrorAsMarshalled(f *testing.F) {
 		if c := id[len(id)-1]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			return
 		}
-		msg := "message exceeds 16777216 bytes"
+		msg := limitError("message " + lineTooLong.exceeds)
 		want, err := json.Marshal(struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
