@@ -199,9 +199,12 @@
 //     the client's or the server's, is read message by message so. The
 //     scan keeps at most 16 MiB of ids a line (what a line within the
 //     limit holds: any id such a line has is answered under) of at most
-//     4096 messages; a client batch's requests past that get one error
-//     under null that counts them (requests with an id only: no
-//     notification or reply), the others each theirs. Neither its
+//     4096 messages (a server reply whose id it did not keep, past them
+//     or past those bytes, ends no call: the call runs to its timeout,
+//     the reviewed one when there is one, else the host's); a client
+//     batch's requests past that get one error under null that counts
+//     them (requests with an id only: no notification or reply), the
+//     others each theirs. Neither its
 //     ids nor a long line's buffer are held once the next line is read.
 //     Every such error ends with the hint line "bundlectl: hint:
 //     bundlectl mcp --help" (limitError), the help that names the limits.
