@@ -117,7 +117,10 @@
 //     (user.max_user_namespaces > 0, no
 //     kernel.apparmor_restrict_unprivileged_userns or seccomp policy
 //     against them); otherwise Linux gives the subreaper, and other
-//     systems the process group.
+//     systems the process group. Once decided the level never weakens:
+//     a later start the kernel refuses with ENOSPC (the namespace limit
+//     reached meanwhile) is a *StartError, nothing runs, and its Hint is
+//     a command that lists the user namespaces.
 //   - ContainPIDNamespace (CLONE_NEWPID) and ContainUserPIDNamespace
 //     (CLONE_NEWUSER|CLONE_NEWPID, mapping only the caller's uid and gid)
 //     make the child the init of a new PID namespace: when it exits or is

@@ -168,6 +168,32 @@ func (e *StartError) Error() string {
 
 func (e *StartError) Unwrap() error { return e.Err }
 
+// Hint is the command that shows why the start failed, or "": for a
+// start the namespace limit refused, the command that lists the user
+// namespaces that hold it.
+func (e *StartError) Hint() string {
+	var l *namespaceLimitError
+	if errors.As(e.Err, &l) {
+		return "lsns -t user"
+	}
+	return ""
+}
+
+// namespaceLimitError is a start at a namespace level that the kernel
+// refused with ENOSPC: the limit on user (or PID) namespaces is reached,
+// by this user's processes or by the nesting depth. The level in force is
+// kept: nothing is started with weaker containment than the other
+// children of this process got.
+type namespaceLimitError struct{ level ContainmentLevel }
+
+func (e *namespaceLimitError) Error() string {
+	return fmt.Sprintf("the kernel refused the child's %s (no space left: the limit on namespaces is reached, "+
+		"user.max_user_namespaces in /proc/sys/user/max_user_namespaces, or the nesting depth); "+
+		"nothing ran, and bundlectl does not start it with weaker containment than the level in force", e.level)
+}
+
+func (e *namespaceLimitError) Unwrap() error { return syscall.ENOSPC }
+
 func (s Spec) check() error {
 	if len(s.Argv) == 0 {
 		return &SpecError{Field: "argv", Problem: "empty"}
@@ -522,6 +548,9 @@ func (c *child) start(spec Spec, env []string, level ContainmentLevel, stdin, st
 	runtime.KeepAlive(stdin)
 	runtime.KeepAlive(stdout)
 	runtime.KeepAlive(stderr)
+	if err == syscall.ENOSPC && level.Namespaced() {
+		return &namespaceLimitError{level}
+	}
 	if err != nil {
 		return err
 	}
