@@ -201,7 +201,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	}
 	nb, err := validateFetched(dir, scope, m.Limits, res.Name)
 	if err != nil {
-		return nil, withValidateHint(err, res.Source)
+		return nil, withValidateHint(err, res.Source, res.Name)
 	}
 	if err := h.holds(res.Name, nb.Tree); err != nil {
 		return nil, err // what was validated may not be what is held
@@ -482,23 +482,33 @@ func validateFetched(dir string, scope bundle.Scope, lim bundle.Limits, name str
 // tree dir is read, and what it returns right after.
 var testOnlyValidating func(dir string) func()
 
-// withValidateHint gives the refusal of an invalid tree fetched from a
-// local directory the command that prints its full validation report
-// (the refusal names at most five findings); the tree of any other source
-// is gone once the install failed, and gets none.
-func withValidateHint(err error, src sources.Resolved) error {
+// withValidateHint gives the refusal of an invalid fetched tree the
+// command that prints its full validation report (the refusal names at
+// most five findings): of the local directory it came from, or of the
+// fetched commit's tree written out again into a directory named name.
+// The tree of an archive or a marketplace is gone once the install
+// failed, and gets none.
+func withValidateHint(err error, src sources.Resolved, name string) error {
 	var se *SourceError
-	if src.Kind != sources.KindDir || !errors.As(err, &se) || se.Fix != "" {
+	if !errors.As(err, &se) || se.Fix != "" {
 		return err
 	}
-	p := src.Path
-	if src.Subdir != "" {
-		p = filepath.Join(p, filepath.FromSlash(src.Subdir))
+	switch src.Kind {
+	case sources.KindGit:
+		remote := src.URL
+		if remote == "" {
+			remote = src.Path
+		}
+		se.Fix = sources.ValidateGitTree(remote, src.Commit, src.Subdir, name)
+	case sources.KindDir:
+		p := src.Path
+		if src.Subdir != "" {
+			p = filepath.Join(p, filepath.FromSlash(src.Subdir))
+		}
+		if filepath.IsAbs(p) {
+			se.Fix = "bundlectl validate " + bundle.ShellArg(p)
+		}
 	}
-	if !filepath.IsAbs(p) {
-		return err
-	}
-	se.Fix = "bundlectl validate " + bundle.ShellArg(p)
 	return err
 }
 

@@ -347,7 +347,7 @@ func (f *fetcher) fetchGit(s *spec, res *Result) error {
 		return err
 	}
 	if err := f.extractGit(g, commit, s.subdir, s.display); err != nil {
-		return err
+		return withGitListing(err, g.remote, commit, s.subdir)
 	}
 	res.Source = Resolved{Kind: KindGit, URL: s.url, Path: s.path, Ref: s.ref, Commit: commit, Subdir: s.subdir}
 	return nil

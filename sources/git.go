@@ -327,11 +327,57 @@ func LsRemote(remote string) string {
 // a credential, or one no command may name as printed), or when commit is
 // not a full commit id.
 func ShowGitFile(remote, commit, p string) string {
-	if LsRemote(remote) == "" || !isCommit(commit) || hasControl(p) || strings.HasPrefix(p, "-") {
+	if hasControl(p) || strings.HasPrefix(p, "-") {
+		return ""
+	}
+	return inFetchedCommit(remote, commit, `git -C "$d" show `+bundle.ShellArg("FETCH_HEAD:"+p))
+}
+
+// ListGitDir is the shell command that lists the directory dir (slash-
+// separated, "" for the root) of commit in remote, as git ls-tree does:
+// each entry's mode (a link's is 120000), type and name, where an entry a
+// fetch refused shows with its neighbours. "" as for ShowGitFile.
+func ListGitDir(remote, commit, dir string) string {
+	if hasControl(dir) || strings.HasPrefix(dir, "-") {
+		return ""
+	}
+	list := `git -C "$d" ls-tree FETCH_HEAD`
+	if dir != "" {
+		list += " -- " + bundle.ShellArg(dir+"/")
+	}
+	return inFetchedCommit(remote, commit, list)
+}
+
+// ValidateGitTree is the shell command that prints bundlectl's full
+// validation report of the directory sub ("" for the root) of commit in
+// remote: the tree is written out by git archive into a directory named
+// name (a bundle's directory name is part of what is validated) and
+// validated there. "" as for ShowGitFile, or when name is not a plain
+// directory name.
+func ValidateGitTree(remote, commit, sub, name string) string {
+	if hasControl(sub) || strings.HasPrefix(sub, "-") || name == "" || name == "." || name == ".." ||
+		strings.ContainsAny(name, "/\\") || hasControl(name) {
+		return ""
+	}
+	tree := "FETCH_HEAD"
+	if sub != "" {
+		tree += ":" + sub
+	}
+	dir := `"$d"/` + bundle.ShellArg(name)
+	return inFetchedCommit(remote, commit, "mkdir "+dir+` && git -C "$d" archive `+bundle.ShellArg(tree)+
+		" | tar -x -C "+dir+" && bundlectl validate "+dir)
+}
+
+// inFetchedCommit is the shell command that fetches commit of remote
+// into a temporary repository, runs then there ($d), and removes it; ""
+// when LsRemote is, or when commit is not a full commit id (what the
+// command shows must be what was read).
+func inFetchedCommit(remote, commit, then string) string {
+	if LsRemote(remote) == "" || !isCommit(commit) {
 		return ""
 	}
 	return `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- ` + bundle.ShellArg(remote) + " " + commit +
-		` && git -C "$d" show ` + bundle.ShellArg("FETCH_HEAD:"+p) + `; rm -rf "$d"`
+		" && " + then + `; rm -rf "$d"`
 }
 
 // gitMessage keeps the lines of git's standard error that carry the

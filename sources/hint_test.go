@@ -49,3 +49,28 @@ func TestShowGitFileNeverPrintsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// The commands that list a directory of a fetched commit, and validate
+// its tree, name the remote only where git ls-remote may, only a full
+// commit id, and a directory name that is one.
+func TestGitTreeHintsNeverPrintCredentials(t *testing.T) {
+	const c = "0123456789abcdef0123456789abcdef01234567"
+	const fetch = `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- `
+	for _, tc := range []struct{ got, want string }{
+		{ListGitDir("file:///srv/r", c, ""), fetch + `file:///srv/r ` + c + ` && git -C "$d" ls-tree FETCH_HEAD; rm -rf "$d"`},
+		{ListGitDir("file:///srv/r", c, "my dir"), fetch + `file:///srv/r ` + c + ` && git -C "$d" ls-tree FETCH_HEAD -- 'my dir/'; rm -rf "$d"`},
+		{ListGitDir("https://ghp_secret@example.com/r", c, "a"), ""},
+		{ListGitDir("file:///srv/r", "main", "a"), ""},
+		{ListGitDir("file:///srv/r", c, "a\nb"), ""},
+		{ValidateGitTree("file:///srv/r", c, "", "p1"), fetch + `file:///srv/r ` + c + ` && mkdir "$d"/p1 && git -C "$d" archive FETCH_HEAD | tar -x -C "$d"/p1 && bundlectl validate "$d"/p1; rm -rf "$d"`},
+		{ValidateGitTree("file:///srv/r", c, "plugins/p 1", "p 1"), fetch + `file:///srv/r ` + c + ` && mkdir "$d"/'p 1' && git -C "$d" archive 'FETCH_HEAD:plugins/p 1' | tar -x -C "$d"/'p 1' && bundlectl validate "$d"/'p 1'; rm -rf "$d"`},
+		{ValidateGitTree("https://example.com/r.git?token=secret", c, "", "p1"), ""},
+		{ValidateGitTree("file:///srv/r", c, "", "../p1"), ""},
+		{ValidateGitTree("file:///srv/r", c, "", ".."), ""},
+		{ValidateGitTree("file:///srv/r", c, "", ""), ""},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got  %q\nwant %q", tc.got, tc.want)
+		}
+	}
+}
