@@ -130,7 +130,7 @@ func report(w io.Writer, err error, g *globals) {
 		msg += note
 		hint = h
 	}
-	if hint == "" && (errors.Is(err, state.ErrLocked) || errors.Is(err, sources.ErrInterrupted)) {
+	if hint == "" && (errors.Is(err, state.ErrLocked) || errors.Is(err, sources.ErrInterrupted) || fetchCancelled(err)) {
 		hint = rerun(os.Args[1:])
 	}
 	if hint == "" {
@@ -146,6 +146,13 @@ func report(w io.Writer, err error, g *globals) {
 	if hint != "" {
 		fmt.Fprintf(w, "bundlectl: hint: %s\n", bundle.Sanitize(hint))
 	}
+}
+
+// fetchCancelled reports whether err is a fetch cancelled (SIGINT,
+// SIGTERM): nothing of it was kept, and the same command fetches afresh.
+func fetchCancelled(err error) bool {
+	var se *sources.Error
+	return errors.As(err, &se) && errors.Is(err, context.Canceled)
 }
 
 // rerun is this invocation as a command to paste again, or "" when an
