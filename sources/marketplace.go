@@ -403,6 +403,16 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 	}
 	defer t.close()
 	listBase, listUnder := "", "" // a plugin copied from a directory: where its refusals are listed
+	var gitRemote, gitCommit string // a plugin extracted from a git commit: where they are
+	listed := func(err error) error {
+		switch {
+		case listBase != "":
+			return withListing(err, listBase, listUnder)
+		case gitCommit != "":
+			return withGitListing(err, gitRemote, gitCommit, r.Subdir)
+		}
+		return err
+	}
 	switch src := e.src; src.kind {
 	case "relative":
 		r.Subdir = src.path
@@ -418,8 +428,9 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 			if err != nil {
 				return err
 			}
+			gitRemote, gitCommit = g.remote, ms.Commit
 			if err := g.extract(t, oid); err != nil {
-				return err
+				return listed(err)
 			}
 		}
 	default:
@@ -445,10 +456,11 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		if err != nil {
 			return err
 		}
-		if err := pg.extract(t, oid); err != nil {
-			return err
-		}
 		r.URL, r.Ref, r.Commit, r.Subdir = src.url, src.ref, commit, src.path
+		gitRemote, gitCommit = pg.remote, commit
+		if err := pg.extract(t, oid); err != nil {
+			return listed(err)
+		}
 	}
 	if cat.format == FormatClaude {
 		gen, err := applyEntry(t, e, cat, s.display)
@@ -460,10 +472,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		}
 	}
 	if err := t.finish(); err != nil {
-		if listBase != "" {
-			return withListing(err, listBase, listUnder)
-		}
-		return err
+		return listed(err)
 	}
 	res.Source = r
 	return nil
