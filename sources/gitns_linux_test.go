@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bundlectl/bundlectl/internal/overflowid"
+	"github.com/bundlectl/bundlectl/internal/testtree"
 )
 
 const asUserEnv = "BUNDLECTL_SOURCES_TEST_AS_USER"
@@ -53,15 +53,13 @@ func TestOverflowUIDGitRefusesOthersRepo(t *testing.T) {
 	r.commit("one")
 	// Everything the other uid reaches: the repository (read), the test
 	// binary (run), the fetch's parent and the outcome file (write).
-	shared := t.TempDir()
+	shared, bin := testtree.SharedTestBinary(t)
 	top := filepath.Dir(filepath.Dir(shared)) // the system's temporary directory
 	for d := r.dir; d != "/" && d != top; d = filepath.Dir(d) {
 		lockMust(t, os.Chmod(d, 0o755))
 	}
 	lockMust(t, os.Chmod(shared, 0o777))
 	lockMust(t, exec.Command("chmod", "-R", "a+rX", r.dir).Run())
-	bin := filepath.Join(shared, "sources.test")
-	copyExecutable(t, os.Args[0], bin)
 	parent := filepath.Join(shared, "tmp")
 	lockMust(t, os.Mkdir(parent, 0o700))
 	lockMust(t, os.Chown(parent, 65534, 65534))
@@ -80,19 +78,6 @@ func TestOverflowUIDGitRefusesOthersRepo(t *testing.T) {
 	if !strings.Contains(string(got), "dubious ownership") {
 		t.Fatalf("uid 65534 fetching a repository root owns: %q; want git's refusal (dubious ownership)", got)
 	}
-}
-
-// copyExecutable copies the program at from to a new file to, mode 0755.
-func copyExecutable(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	lockMust(t, err)
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	lockMust(t, err)
-	_, err = io.Copy(dst, src)
-	lockMust(t, err)
-	lockMust(t, dst.Close())
 }
 
 // ssh accepts a ~/.ssh/config that root owns (as configuration
@@ -129,9 +114,7 @@ func TestSSHFetchAcceptsRootOwnedConfig(t *testing.T) {
 			c.Close()
 		}
 	}()
-	shared := t.TempDir()
-	lockMust(t, os.Chmod(shared, 0o755))
-	lockMust(t, os.Chmod(filepath.Dir(shared), 0o755))
+	shared, bin := testtree.SharedTestBinary(t)
 	home := filepath.Join(shared, "home")
 	lockMust(t, os.MkdirAll(filepath.Join(home, ".ssh"), 0o755))
 	config := filepath.Join(home, ".ssh", "config")
@@ -141,8 +124,6 @@ func TestSSHFetchAcceptsRootOwnedConfig(t *testing.T) {
 	lockMust(t, err)
 	passwdFile := filepath.Join(shared, "passwd")
 	lockMust(t, os.WriteFile(passwdFile, append(passwd, []byte("bundlectltest:x:"+uid+":"+uid+"::"+home+":/bin/sh\n")...), 0o644))
-	bin := filepath.Join(shared, "sources.test")
-	copyExecutable(t, os.Args[0], bin)
 	parent := filepath.Join(shared, "tmp")
 	lockMust(t, os.Mkdir(parent, 0o700))
 	lockMust(t, exec.Command("chown", uid+":"+uid, parent).Run())

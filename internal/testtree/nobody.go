@@ -30,8 +30,7 @@ func RerunAsNobody(t *testing.T) bool {
 	if os.Geteuid() != 0 {
 		return false
 	}
-	dir := worldDir(t)
-	self := copyTestBinary(t, dir)
+	dir, self := SharedTestBinary(t)
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o777); err != nil {
 		t.Fatal(err)
@@ -53,6 +52,17 @@ func RerunAsNobody(t *testing.T) bool {
 		t.Fatalf("as uid %d: %s did not run", Nobody, t.Name())
 	}
 	return true
+}
+
+// SharedTestBinary is a new temporary directory every user can enter and
+// read (as can every directory t.TempDir made above it) and in it a copy
+// of the running test binary every user can run, for a test that runs a
+// test function of its own as another user: go test builds the binary in
+// a directory only its owner may enter.
+func SharedTestBinary(t *testing.T) (dir, bin string) {
+	t.Helper()
+	dir = worldDir(t)
+	return dir, copyTestBinary(t, dir)
 }
 
 // worldDir is a new temporary directory every user can enter and read,
