@@ -134,7 +134,9 @@
 //     reaps the orphans of its own descendants, so a long-lived server
 //     that does not leaves zombies in its namespace until it exits. In a
 //     user namespace, unmapped ids (root's files) show as the overflow id
-//     65534 and setuid binaries (sudo, ping) gain no privileges.
+//     65534 and setuid binaries (sudo, ping) gain no privileges: ssh
+//     refuses a ~/.ssh/config root owns there. The namespace is kept for
+//     that (only it holds descendants when bundlectl is SIGKILLed).
 //   - ContainSubreaper (PR_SET_CHILD_SUBREAPER) re-parents orphaned
 //     descendants to bundlectl; when a call ends, every adopted orphan is
 //     killed and reaped with everything below it, however deep (found
