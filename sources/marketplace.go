@@ -402,7 +402,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		return err
 	}
 	defer t.close()
-	listBase, listUnder := "", "" // a plugin copied from a directory: where its refusals are listed
+	listBase, listUnder := "", ""   // a plugin copied from a directory: where its refusals are listed
 	var gitRemote, gitCommit string // a plugin extracted from a git commit: where they are
 	listed := func(err error) error {
 		switch {
