@@ -27,11 +27,7 @@ var gitConfig = []string{
 	"credential.helper=",       // no credential helper: nothing is looked up or stored
 	"core.askPass=",            // no password prompt program
 	"core.fsmonitor=false",     // no file-system monitor program
-	// ssh never prompts, and holds nothing of the scratch directory: an
-	// ssh ControlPersist master forks off it and outlives bundlectl, so
-	// it starts in / without git's descriptor 3 (gitHeldDir). The
-	// command no longer starts with "ssh", so the variant is named.
-	"core.sshCommand=cd / && exec ssh -o BatchMode=yes 3<&-",
+	// core.sshCommand is sshCommand's, after these.
 	"ssh.variant=ssh",
 	"protocol.allow=never", // only the transports below; no ext::, git://, http://
 	"protocol.file.allow=always",
@@ -194,6 +190,7 @@ func (g *gitRepo) command(ctx context.Context, transfer bool, gitDir string, arg
 	for _, c := range gitConfig {
 		full = append(full, "-c", c)
 	}
+	full = append(full, "-c", "core.sshCommand="+sshCommand())
 	if !transfer {
 		for _, c := range offlineConfig {
 			full = append(full, "-c", c)
@@ -213,6 +210,15 @@ func (g *gitRepo) command(ctx context.Context, transfer bool, gitDir string, arg
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
+}
+
+// sshCommand is the command git runs ssh with. ssh never prompts, and
+// holds nothing of the scratch directory: an ssh ControlPersist master
+// forks off it and outlives bundlectl, so it starts in / without git's
+// descriptor 3 (gitHeldDir). sshLauncher dies with git where it can. The
+// command no longer starts with "ssh", so gitConfig names the variant.
+func sshCommand() string {
+	return "cd / && exec " + sshLauncher() + "ssh -o BatchMode=yes 3<&-"
 }
 
 // runGit runs git as cmd.Run does, waiting for it with waitGit.

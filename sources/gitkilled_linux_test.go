@@ -49,17 +49,37 @@ func TestGitHelpersDieWithKilledFetcher(t *testing.T) {
 			if !namespaceWorks(l) {
 				t.Skip("this host makes no " + name + " for this process: git's helpers outlive a killed fetcher")
 			}
-			testGitHelpersDieWithKilledFetcher(t, l)
+			testGitHelpersDieWithKilledFetcher(t, l, "https")
 		})
 	}
 }
 
-func testGitHelpersDieWithKilledFetcher(t *testing.T, level int) {
+// A fetch over ssh starts git in no user namespace (ssh would refuse a
+// ~/.ssh/config root owns there), so where a PID namespace needs one (a
+// user without CAP_SYS_ADMIN) git runs in its process group alone: ssh,
+// git's child, gets the parent-death signal of its own (setpriv
+// --pdeathsig), so it dies with git, which dies with the fetching
+// process. Here, at that level, the fetching process fetches over ssh
+// from a server that accepts the connection and never answers (ssh waits
+// for its banner for as long as it is silent), and is SIGKILLed once ssh
+// has connected. (Before, ssh was left waiting.)
+func TestSSHDiesWithKilledFetcher(t *testing.T) {
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("ssh is not installed")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("setpriv is not installed: ssh outlives a killed fetcher where git runs in no namespace")
+	}
+	testGitHelpersDieWithKilledFetcher(t, nsUserPID, "ssh")
+}
+
+func testGitHelpersDieWithKilledFetcher(t *testing.T, level int, scheme string) {
 	ln, accepted := silentListener(t)
 	parent := filepath.Join(t.TempDir(), "tmp")
 	lockMust(t, os.Mkdir(parent, 0o700))
+	url := scheme + "://" + ln.Addr().String() + "/r.git"
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFetcherProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), fetcherEnv+"=https://"+ln.Addr().String()+"/r.git", fetcherEnv+"_PARENT="+parent, fetcherEnv+"_LEVEL="+strconv.Itoa(level))
+	cmd.Env = append(os.Environ(), fetcherEnv+"="+url, fetcherEnv+"_PARENT="+parent, fetcherEnv+"_LEVEL="+strconv.Itoa(level))
 	lockMust(t, cmd.Start())
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -97,7 +117,7 @@ func testGitHelpersDieWithKilledFetcher(t *testing.T, level int) {
 		t.Fatalf("git's process group held %d process(es) while the fetch ran; after the fetching process was killed and git with it, these were left:\n%s", len(before), strings.Join(what, "\n"))
 	}
 	if len(before) < 2 {
-		t.Fatalf("git's group held %v while connected: want git and git-remote-https (the test did not see a helper to outlive it)", before)
+		t.Fatalf("git's group held %v while connected: want git and its helper (git-remote-https, ssh; the test did not see a helper to outlive it)", before)
 	}
 }
 

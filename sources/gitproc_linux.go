@@ -4,12 +4,14 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/internal/overflowid"
 )
 
@@ -37,6 +39,31 @@ func procAttr(ssh bool) *syscall.SysProcAttr {
 	}
 	return a
 }
+
+// sshLauncher is what the ssh command git runs starts with: setpriv
+// --pdeathsig KILL (util-linux), where it is on PATH, so ssh gets a
+// parent-death signal of its own and dies with git. The signal git gets
+// (procAttr) is not inherited by the processes git forks, and an ssh
+// remote's git runs in no user namespace, so where a PID namespace needs
+// one (a user without CAP_SYS_ADMIN) nothing else kills an ssh that waits
+// on a silent server once a SIGKILLed bundlectl has taken git with it.
+// Not covered: git dying between forking ssh and setpriv's prctl, and a
+// ControlPersist master (which forks off ssh, and does not inherit the
+// signal).
+func sshLauncher() string {
+	if p := setprivPath(); p != "" {
+		return bundle.ShellArg(p) + " --pdeathsig KILL "
+	}
+	return ""
+}
+
+var setprivPath = sync.OnceValue(func() string {
+	p, err := exec.LookPath("setpriv")
+	if err != nil || !filepath.IsAbs(p) {
+		return ""
+	}
+	return p
+})
 
 // The namespaces git may start in.
 const (

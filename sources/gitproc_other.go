@@ -13,6 +13,9 @@ func procAttr(ssh bool) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
 
+// sshLauncher is "": a parent-death signal is Linux's.
+func sshLauncher() string { return "" }
+
 // noHeldDir says why git cannot be started in a directory held open.
 const noHeldDir = "this system has no /proc/self/fd, and Go starts a process in a directory only by its path"
 
