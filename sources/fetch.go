@@ -347,7 +347,7 @@ func (f *fetcher) fetchGit(s *spec, res *Result) error {
 		return err
 	}
 	if err := f.extractGit(g, commit, s.subdir, s.display); err != nil {
-		return withGitListing(err, g.remote, commit, s.subdir)
+		return err
 	}
 	res.Source = Resolved{Kind: KindGit, URL: s.url, Path: s.path, Ref: s.ref, Commit: commit, Subdir: s.subdir}
 	return nil
@@ -356,7 +356,7 @@ func (f *fetcher) fetchGit(s *spec, res *Result) error {
 func (f *fetcher) extractGit(g *gitRepo, commit, sub, display string) error {
 	oid, err := g.subtree(commit, sub)
 	if err != nil {
-		return err
+		return withGitListing(err, g.remote, commit, "")
 	}
 	t, err := f.newTree("repository", display, true)
 	if err != nil {
@@ -364,9 +364,9 @@ func (f *fetcher) extractGit(g *gitRepo, commit, sub, display string) error {
 	}
 	defer t.close()
 	if err := g.extract(t, oid); err != nil {
-		return err
+		return withGitListing(err, g.remote, commit, sub)
 	}
-	return t.finish()
+	return withGitListing(t.finish(), g.remote, commit, sub)
 }
 
 // deriveName picks and checks the bundle name.

@@ -55,11 +55,13 @@ func withListing(err error, base, under string) error {
 }
 
 // withGitListing is withListing for a tree fetched from commit of the git
-// remote: the refused entry's directory (or, for a git directory's shape,
-// the directory itself) listed in that commit, as git ls-tree lists it.
+// remote (its Path relative to the directory sub): the refused entry's
+// directory (or, for a git directory's shape, the directory itself)
+// listed in that commit, as git ls-tree lists it; for a --path that is
+// not there (not found), the directory it was looked for in.
 func withGitListing(err error, remote, commit, sub string) error {
 	var e *Error
-	if !errors.As(err, &e) || e.Fix != "" || e.Path == "" || !errors.Is(err, ErrRefused) {
+	if !errors.As(err, &e) || e.Fix != "" || e.Path == "" || !errors.Is(err, ErrRefused) && !errors.Is(err, ErrNotFound) {
 		return err
 	}
 	dir := path.Dir(e.Path)
