@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -27,5 +28,22 @@ func TestHintOnlyRewritesCommands(t *testing.T) {
 	want := `tool "t" succeeded, but its stdout was cut at 10 bytes (bundlectl keeps at most that much of each stream); run it again (run bundlectl --home /h --workspace /w verify t)`
 	if got := bundle.CommandsIn(msg, g.hint); got != want {
 		t.Errorf("CommandsIn:\n got %s\nwant %s", got, want)
+	}
+}
+
+// The command hinted after a fetch that timed out gives --timeout once,
+// four times the one given and at least the default, and never after a
+// "--" (where it would be an operand).
+func TestWithLongerTimeout(t *testing.T) {
+	for _, tc := range []struct{ args, want []string }{
+		{[]string{"install", "file:///r"}, []string{"install", "file:///r", "--timeout", "40m0s"}},
+		{[]string{"install", "--timeout", "1ms", "file:///r"}, []string{"install", "file:///r", "--timeout", "10m0s"}},
+		{[]string{"install", "--timeout=30m", "file:///r"}, []string{"install", "file:///r", "--timeout", "2h0m0s"}},
+		{[]string{"install", "--timeout", "nonsense", "file:///r"}, []string{"install", "file:///r", "--timeout", "40m0s"}},
+		{[]string{"install", "--", "--timeout"}, []string{"install", "--timeout", "40m0s", "--", "--timeout"}},
+	} {
+		if got := withLongerTimeout(tc.args); !slices.Equal(got, tc.want) {
+			t.Errorf("withLongerTimeout(%q) = %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }

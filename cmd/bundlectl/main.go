@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/lifecycle"
@@ -133,6 +134,9 @@ func report(w io.Writer, err error, g *globals) {
 	if hint == "" && (errors.Is(err, state.ErrLocked) || errors.Is(err, sources.ErrInterrupted) || fetchCancelled(err)) {
 		hint = rerun(os.Args[1:])
 	}
+	if hint == "" && errors.Is(err, sources.ErrTimeout) {
+		hint = rerun(withLongerTimeout(os.Args[1:]))
+	}
 	if hint == "" {
 		// A file system that refuses the write: no bundlectl command
 		// fixes it, so say what is wrong and how to see it.
@@ -153,6 +157,42 @@ func report(w io.Writer, err error, g *globals) {
 func fetchCancelled(err error) bool {
 	var se *sources.Error
 	return errors.As(err, &se) && errors.Is(err, context.Canceled)
+}
+
+// withLongerTimeout is args with --timeout four times as long as the one
+// they give (sources.DefaultTimeout when they give none or one that does
+// not parse), and at least that default: the command to run again after
+// a fetch that timed out. The flag goes last, before a "--" if there is
+// one, so that it is never taken for an operand.
+func withLongerTimeout(args []string) []string {
+	d := sources.DefaultTimeout
+	out := make([]string, 0, len(args)+2)
+	end := len(args)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			end = i
+			break
+		}
+		value, isTimeout := "", false
+		switch {
+		case a == "--timeout" && i+1 < len(args):
+			value, isTimeout = args[i+1], true
+			i++
+		case strings.HasPrefix(a, "--timeout="):
+			value, isTimeout = strings.TrimPrefix(a, "--timeout="), true
+		}
+		if !isTimeout {
+			out = append(out, a)
+			continue
+		}
+		if v, err := time.ParseDuration(value); err == nil && v > 0 {
+			d = v
+		}
+	}
+	longer := max(4*d, sources.DefaultTimeout)
+	out = append(out, "--timeout", longer.String())
+	return append(out, args[end:]...)
 }
 
 // rerun is this invocation as a command to paste again, or "" when an
