@@ -54,30 +54,6 @@ func withListing(err error, base, under string) error {
 	return err
 }
 
-// withGitListing is withListing for a tree fetched from commit of the git
-// remote (its Path relative to the directory sub): the refused entry's
-// directory (or, for a git directory's shape, the directory itself)
-// listed in that commit, as git ls-tree lists it; for a --path that is
-// not there (not found), the directory it was looked for in.
-func withGitListing(err error, remote, commit, sub string) error {
-	var e *Error
-	if !errors.As(err, &e) || e.Fix != "" || e.Path == "" || !errors.Is(err, ErrRefused) && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	dir := path.Dir(e.Path)
-	if errors.Is(err, errGitShape) {
-		dir = e.Path
-	}
-	if dir == "." {
-		dir = ""
-	}
-	if sub != "" {
-		dir = strings.TrimSuffix(path.Join(sub, dir), "/")
-	}
-	e.Fix = ListGitDir(remote, commit, dir)
-	return err
-}
-
 // realDirPath checks that every element of sub below r is a directory and
 // not a symbolic link.
 func realDirPath(t *tree, r *os.Root, sub string) error {
