@@ -95,9 +95,11 @@
 //     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux
 //     checked by exchanging the names: replaceChecked); a temporary file
 //     of a setup killed before its rename is removed by the next only when
-//     its name says setup's and its writer is gone: the lock file beside
-//     it, which the writer holds locked for its lifetime, is not locked
-//     (a pid may be another namespace's). Setup's own record and backup
+//     setup can prove it made it and its writer is gone: the lock file
+//     beside it, which the writer holds locked for its lifetime, is not
+//     locked (a pid may be another namespace's) and carries the marks the
+//     writer writes under that lock (a name alone proves nothing: a file
+//     of the user's may have it). Setup's own record and backup
 //     temporaries are removed under the setup lock, which their writers
 //     hold. It reads a JSON file as its host does
 //     (JSONSyntax: Gemini CLI's with comments) and writes back every byte

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -840,9 +841,19 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 // the setup writing it and a random part: ".settings.json.bundlectl-
 // setup-4242-1x9k". Beside it, for as long as its writer runs, is its
 // lock file, the same name and ".lock", which the writer holds locked
-// (flock): a file of this name whose lock file is not locked was left by
-// a setup killed before its rename, and no one else's.
+// (flock) and marks (lockMark, then pendingMade): a file of this name
+// whose lock file is not locked and carries both marks was left by a
+// setup killed before its rename, and no one else's. A name alone proves
+// nothing: a file of the user's named like one was once removed.
 const pendingMark = ".bundlectl-setup-"
+
+// lockMark is what a lock file of setup's holds once its writer locked
+// it, and pendingMade what it holds next, once the temporary file it
+// guards was created (O_EXCL: setup's own, never a file found there).
+const (
+	lockMark    = "bundlectl setup: the lock of a temporary file\n"
+	pendingMade = "bundlectl setup: its temporary file was created\n"
+)
 
 // lockSuffix ends the name of a temporary file's lock file.
 const lockSuffix = ".lock"
@@ -864,6 +875,13 @@ func createPending(p string, mode fs.FileMode) (f, lock *os.File, err error) {
 		}
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode&0o600)
 		if err == nil {
+			if _, err := lock.WriteString(pendingMade); err != nil {
+				f.Close()
+				os.Remove(name)
+				os.Remove(lock.Name())
+				lock.Close()
+				return nil, nil, err
+			}
 			return f, lock, nil
 		}
 		os.Remove(lock.Name())
@@ -880,21 +898,27 @@ func createPending(p string, mode fs.FileMode) (f, lock *os.File, err error) {
 // a file no one finds, and another name is taken.
 var errLockLost = errors.New("lock file removed before it was locked")
 
-// lockPending creates the lock file at name and locks it. A process's
-// lock is what tells it is running: its pid, in the name, may be one of
-// another pid namespace (a container's), which kill(pid, 0) here says
-// is gone; a lock is released by the system when its holder dies, in
-// any namespace, and seen through any name of the file's.
+// lockPending creates the lock file at name, locks it and marks it
+// (lockMark). A process's lock is what tells it is running: its pid, in
+// the name, may be one of another pid namespace (a container's), which
+// kill(pid, 0) here says is gone; a lock is released by the system when
+// its holder dies, in any namespace, and seen through any name of the
+// file's. The mark, written under the lock, is what proves the file
+// setup's to a cleaner, which reads it only once it holds the lock.
 func lockPending(name string) (*os.File, error) {
 	lock, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lock.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, errLockLost // a cleaner holds it, and removes it
+			// A cleaner holds it, found it unmarked, and keeps it: it is
+			// this process's own, made a moment ago, to remove.
+			removeIfSame(lock, name)
+			lock.Close()
+			return nil, errLockLost
 		}
+		lock.Close()
 		return nil, err
 	}
 	held, err1 := lock.Stat()
@@ -903,41 +927,66 @@ func lockPending(name string) (*os.File, error) {
 		lock.Close()
 		return nil, errLockLost
 	}
+	if _, err := lock.WriteString(lockMark); err != nil {
+		os.Remove(name)
+		lock.Close()
+		return nil, err
+	}
 	return lock, nil
 }
 
-// pendingState is what the lock file of the temporary file name says of
-// its writer: running (its lock held), gone (not held: the lock file is
-// then held by the caller, through gone, who closes it), or no lock file
-// (one of a bundlectl that wrote none).
-func pendingState(name string) (running bool, gone *os.File, noLock bool) {
-	lock, err := os.OpenFile(name+lockSuffix, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil, true
+// removeIfSame removes name when it still names the file f has open.
+func removeIfSame(f *os.File, name string) {
+	held, err1 := f.Stat()
+	there, err2 := os.Lstat(name)
+	if err1 == nil && err2 == nil && os.SameFile(held, there) {
+		os.Remove(name)
 	}
+}
+
+// pendingState is what the lock file of the temporary file name says of
+// its writer once it is gone: gone, the lock file, then held by the
+// caller, who closes it, when it is not locked and carries lockMark
+// (setup's, so its own to remove); made, when it carries pendingMade too
+// (the temporary file name is setup's, so its own to remove). gone is
+// nil while a writer holds the lock, and for a file setup cannot prove
+// its own: no lock file (a bundlectl before the marks wrote none, or a
+// file of the user's named like one), or one without the marks.
+func pendingState(name string) (gone *os.File, made bool) {
+	lock, err := os.OpenFile(name+lockSuffix, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
-		return true, nil, false // cannot tell: kept
+		return nil, false // none, or cannot tell: kept
 	}
 	if fi, err := lock.Stat(); err != nil || !fi.Mode().IsRegular() {
 		lock.Close()
-		return true, nil, false
+		return nil, false
 	}
 	if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
 		lock.Close()
-		return true, nil, false
+		return nil, false
 	}
-	return false, lock, false
+	mark := make([]byte, len(lockMark)+len(pendingMade)+1)
+	n, _ := io.ReadFull(lock, mark)
+	switch string(mark[:n]) {
+	case lockMark:
+		return lock, false
+	case lockMark + pendingMade:
+		return lock, true
+	}
+	lock.Close()
+	return nil, false
 }
 
 // removeStalePending removes the temporary files of p that a setup
 // killed before its rename left beside it, and returns their names: only
-// those named by createPending whose writer is gone, its lock file there
-// and not locked (a file of an older bundlectl, which wrote no lock
-// file: its process gone, kill(pid, 0) saying there is none), so
-// neither a file of the user's nor one of a setup still writing
-// (another home's, which takes another lock, in this pid namespace or
-// another) is touched. A lock file whose temporary file is gone, and
-// whose writer is, goes too.
+// those named by createPending whose writer is gone, its lock file there,
+// not locked, and marked as setup marks it (pendingState), so neither a
+// file of the user's of a like name (with or without a lock file of a
+// like name beside it) nor one of a setup still writing (another
+// home's, which takes another lock, in this pid namespace or another) is
+// touched. A lock file whose temporary file is gone, and whose writer
+// is, goes too. A temporary file of a bundlectl that wrote no lock file
+// or no marks cannot be told from a file of the user's, and is kept.
 func removeStalePending(p string) []string {
 	dir := filepath.Dir(p)
 	ents, err := os.ReadDir(dir)
@@ -964,27 +1013,29 @@ func removeStalePending(p string) []string {
 			}
 			continue
 		}
-		running, gone, noLock := pendingState(name)
-		if running || noLock && !errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		gone, made := pendingState(name)
+		if gone == nil {
 			continue
 		}
-		if os.Remove(name) == nil {
+		if made && os.Remove(name) == nil {
 			out = append(out, name)
 		}
-		if gone != nil {
-			os.Remove(name + lockSuffix)
-			gone.Close()
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			// Its lock file last: one without its temporary file is
+			// never taken for a writer's that still runs.
+			removeIfSame(gone, name+lockSuffix)
 		}
+		gone.Close()
 	}
 	return out
 }
 
 // removeLockOfGone removes the lock file of the temporary file name when
 // its writer is gone (killed after its lock file was made and before its
-// temporary file was, or after it removed that).
+// temporary file was, or after it removed that) and it is setup's.
 func removeLockOfGone(name string) {
-	if _, gone, _ := pendingState(name); gone != nil {
-		os.Remove(name + lockSuffix)
+	if gone, _ := pendingState(name); gone != nil {
+		removeIfSame(gone, name+lockSuffix)
 		gone.Close()
 	}
 }

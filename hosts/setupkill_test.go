@@ -184,10 +184,18 @@ func TestSetupKilledPendingIsRemoved(t *testing.T) {
 	// naming the killed process, gone, but not as setup names its
 	// files), and a temporary file of a setup that still runs (this
 	// process).
+	// Nor files named exactly as setup names its own, which it did not
+	// make: a lock file alone, a temporary file with no lock file (as a
+	// bundlectl before the lock files left, its process gone), and one
+	// whose lock file holds no mark of setup's (setup once removed each).
+	mine := filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(pid)+"-")
 	keep := []string{
 		filepath.Join(dir, ".user.json5"),
 		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(pid)+"-my copy.bak"),
 		filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(os.Getpid())+"-live"),
+		mine + "lone" + lockSuffix,
+		mine + "nolock",
+		mine + "unmarked", mine + "unmarked" + lockSuffix,
 	}
 	for _, k := range keep {
 		if err := os.WriteFile(k, []byte("mine"), 0o600); err != nil {
@@ -345,7 +353,8 @@ func TestSetupKilledWritingItsOwnFiles(t *testing.T) {
 // names is made one that is gone here (a process that ran and was
 // reaped), as another namespace's reads. Once that process is SIGKILLed,
 // the next setup removes both files. A temporary file without a lock
-// file (an older bundlectl's) whose process is gone is removed as before.
+// file (an older bundlectl's, or the user's) whose process is gone is
+// kept: nothing proves it setup's (it was once removed).
 func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if os.Getenv("BUNDLECTL_TEST_SETUP_HOLD") != "" {
 		testOnlyPendingWritten = func(string) {
@@ -411,7 +420,7 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if _, err := Setup(other, fakeHost{dir}, SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := pendingBeside(t, user), []string{pending, pending + lockSuffix}; !slices.Equal(got, want) {
+	if got, want := pendingBeside(t, user), []string{pending, pending + lockSuffix, older}; !slices.Equal(got, want) {
 		t.Fatalf("beside the file while the writer runs: %q, want %q", got, want)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -424,15 +433,15 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	}
 	// and a lock file alone, of a setup killed before it made its
 	// temporary file
-	if err := os.WriteFile(prefix+"lone"+lockSuffix, nil, 0o600); err != nil {
+	if err := os.WriteFile(prefix+"lone"+lockSuffix, []byte(lockMark), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	res, err := Setup(other, fakeHost{dir}, SetupInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := pendingBeside(t, user); len(got) != 0 {
-		t.Errorf("beside the file once the writer was killed: %q", got)
+	if got := pendingBeside(t, user); !slices.Equal(got, []string{older}) {
+		t.Errorf("beside the file once the writer was killed: %q, want only %q", got, older)
 	}
 	if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.Contains(n, filepath.Base(pending)+`"`) }) {
 		t.Errorf("setup did not say it removed %s: %+v", pending, res)
