@@ -151,19 +151,23 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g, ok := host.(HooksGate); ok {
-		if err := g.SetupHooksOff(in); err != nil {
-			return nil, setupHooksOff(host.Name(), err)
-		}
-	}
+	// Locked before any refusal, so that what a setup killed before left
+	// is cleaned up by the next whatever it decides (a refused one once
+	// left it all).
 	unlock, err := lockSetup(home)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	rec, err := readRecord(home, host.Name())
+	left := removeLeftovers(editPaths(edits), rec)
 	if err != nil {
 		return nil, err
+	}
+	if g, ok := host.(HooksGate); ok {
+		if err := g.SetupHooksOff(in); err != nil {
+			return nil, setupHooksOff(host.Name(), err)
+		}
 	}
 	plans, err := planSetup(edits, host.Name(), in)
 	if err != nil {
@@ -171,7 +175,7 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	}
 	var results []SetupResult
 	for _, pl := range plans {
-		res, wrote, err := applySetup(home, host.Name(), rec, pl, in.Environ)
+		res, wrote, err := applySetup(home, host.Name(), rec, pl, in.Environ, left[pl.path])
 		if err != nil {
 			return results, err
 		}
@@ -247,7 +251,7 @@ func (pl setupPlan) after() ([]byte, fs.FileMode, bool) {
 // applySetup writes one planned file, keeping rec (its backup, what setup
 // wrote) up to date; wrote is false for a file missing that setup has
 // nothing to put in.
-func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []string) (res SetupResult, wrote bool, err error) {
+func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []string, removed []string) (res SetupResult, wrote bool, err error) {
 	path, cur, next, mode, existed := pl.path, pl.cur, pl.next, pl.mode, pl.existed
 	res = SetupResult{Path: path, What: pl.edit.What, Notes: pl.edit.Notes}
 	if existed && !bytes.Equal(cur, next) || !existed && next != nil {
@@ -258,7 +262,7 @@ func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []str
 			return res, false, &SetupFileError{Path: path, Host: host, Err: err}
 		}
 	}
-	for _, stale := range removeStalePending(path) {
+	for _, stale := range removed {
 		res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left")
 	}
 	i := rec.find(path)
@@ -1082,6 +1086,13 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	}
 	defer unlock()
 	rec, err := readRecord(home, host.Name())
+	var paths []string
+	if w, ok := host.(Wiring); ok {
+		if edits, err := w.Setup(in); err == nil {
+			paths = editPaths(edits)
+		}
+	}
+	removeLeftovers(paths, rec) // also with nothing to undo
 	if err != nil {
 		return nil, err
 	}
@@ -1242,7 +1253,6 @@ func applyUndo(pl undoPlan, host string, environ []string) error {
 	if err := undoWritable(pl, host, environ); err != nil {
 		return err
 	}
-	removeStalePending(pl.f.Path)
 	switch {
 	case pl.write:
 		testOnlyBeforeConfigWrite(pl.f.Path)
@@ -1309,6 +1319,9 @@ func writeRecord(home, host string, r *SetupRecord) error {
 	return writeAtomic(recordPath(home, host), append(data, '\n'), 0o600)
 }
 
+// lockSetup takes the setup lock of home, and removes what a setup or
+// --undo killed before left in the setup directory (removeStaleSetupTemps,
+// removeOrphanBackups): every writer there holds this lock.
 func lockSetup(home string) (func(), error) {
 	dir := setupDir(home)
 	if err := os.MkdirAll(filepath.Join(dir, "backups"), 0o700); err != nil {
@@ -1317,8 +1330,90 @@ func lockSetup(home string) (func(), error) {
 	unlock, err := takeLock(filepath.Join(dir, ".lock"), "another bundlectl setup")
 	if err == nil {
 		removeStaleSetupTemps(home)
+		removeOrphanBackups(home)
 	}
 	return unlock, err
+}
+
+// editPaths are the files edits write, each as setup writes it (its real
+// path); one whose link leads nowhere is left out (planSetup names it).
+func editPaths(edits []FileEdit) []string {
+	var out []string
+	for _, e := range edits {
+		if p, err := realPath(e.Path); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// removeLeftovers removes, beside each of paths and of the files rec
+// (nil: none) names, the temporary files a setup or --undo killed while
+// writing it left (removeStalePending), and returns their names by the
+// file's path, for setup's notes. It runs before setup or --undo decides
+// anything, so that one refused, or with nothing to undo, cleans up too.
+func removeLeftovers(paths []string, rec *SetupRecord) map[string][]string {
+	if rec != nil {
+		for _, f := range rec.Files {
+			paths = append(paths, f.Path)
+		}
+	}
+	out := map[string][]string{}
+	for _, p := range paths {
+		if _, done := out[p]; !done {
+			out[p] = removeStalePending(p)
+		}
+	}
+	return out
+}
+
+// removeOrphanBackups removes the backups under the setup directory that
+// no record names: a setup killed after it wrote a backup and before the
+// record naming it (the file not yet written), or a --undo killed after
+// it wrote its record without a file and before it removed that file's
+// backup (the file undone), left one, which once stayed for good. Only
+// names setup gives its backups (backupName) go, and none while any
+// record cannot be read (what it names cannot be told).
+func removeOrphanBackups(home string) {
+	dir := setupDir(home)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	named := map[string]bool{}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		var r SetupRecord
+		if err != nil || json.Unmarshal(data, &r) != nil {
+			return
+		}
+		for _, f := range r.Files {
+			if f.Backup != "" {
+				named[filepath.Base(f.Backup)] = true
+			}
+		}
+	}
+	backups := filepath.Join(dir, "backups")
+	ents, err = os.ReadDir(backups)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && backupName(e.Name()) && !named[e.Name()] {
+			os.Remove(filepath.Join(backups, e.Name()))
+		}
+	}
+}
+
+// backupName says whether name is one setup gives a backup
+// ("<host>-<16 hex>", applySetup), a host's name being lower-case
+// letters and digits.
+func backupName(name string) bool {
+	host, digest, ok := strings.Cut(name, "-")
+	return ok && host != "" && strings.Trim(host, "abcdefghijklmnopqrstuvwxyz0123456789") == "" && len(digest) == 16 && isLowerHex(digest)
 }
 
 // notThroughLink refuses a workspace file (p under workspace) that is, or

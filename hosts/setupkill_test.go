@@ -218,6 +218,48 @@ func TestSetupKilledPendingIsRemoved(t *testing.T) {
 	}
 }
 
+// gateHost is fakeHost whose host's settings keep the hook lines from
+// running (HooksGate): setup refuses before it plans any file.
+type gateHost struct{ fakeHost }
+
+func (h gateHost) SetupHooksOff(SetupInput) error {
+	return &HooksOffError{Host: "fake", File: filepath.Join(h.dir, "user.json"), Setting: "disableAllHooks: true"}
+}
+
+// TestRefusedSetupRemovesWhatAKilledOneLeft: a setup refused — by the
+// host's switch, or a file it cannot parse — after one SIGKILLed before
+// its rename, still removes the temporary file and lock file that one
+// left beside the settings file: they once stayed until a setup that
+// went through.
+func TestRefusedSetupRemovesWhatAKilledOneLeft(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		host   func(dir string) Host
+		broken bool
+	}{
+		{"gate", func(dir string) Host { return gateHost{fakeHost{dir}} }, false},
+		{"unparsed", func(dir string) Host { return fakeHost{dir} }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home, dir, user, _ := setupKilledAt(t, "TestRefusedSetupRemovesWhatAKilledOneLeft", &testOnlyPendingWritten)
+			if left := pendingBeside(t, user); len(left) != 2 {
+				t.Fatalf("the killed setup left %q, want its temporary file and lock file", left)
+			}
+			if c.broken {
+				if err := os.WriteFile(user, []byte(`{"theme": "dark",}`), 0o640); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := Setup(home, c.host(dir), SetupInput{}); err == nil {
+				t.Fatal("setup was not refused")
+			}
+			if left := pendingBeside(t, user); len(left) != 0 {
+				t.Errorf("left beside the file after a refused setup: %q", left)
+			}
+		})
+	}
+}
+
 // pendingBeside lists the files beside p whose name starts with "." and
 // p's name, as both setup's and renameio's temporary files do, sorted.
 func pendingBeside(t *testing.T, p string) []string {
@@ -467,12 +509,25 @@ func (h keptHost) Setup(in SetupInput) ([]FileEdit, error) {
 // --undo after stopped on it ("the backup of …: no such file"), for a file
 // setup had left as it was (an .mcp.json with no server to add).
 func TestUndoKilledBetweenFiles(t *testing.T) {
-	if os.Getenv("BUNDLECTL_TEST_UNDO_KILL") != "" {
+	if at := os.Getenv("BUNDLECTL_TEST_UNDO_KILL"); at != "" {
 		home, dir := os.Getenv("BUNDLECTL_TEST_HOME"), os.Getenv("BUNDLECTL_TEST_DIR")
-		testOnlyAfterUndoRecord = func(string) { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+		testOnlyAfterUndoRecord = func(p string) {
+			if filepath.Base(p) == at {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
 		Undo(home, keptHost{fakeHost{dir}}, SetupInput{})
 		t.Fatal("undo was not killed")
 	}
+	// Killed at the first file, the next --undo has the second to undo;
+	// at the last, nothing: either way it removes the backup the killed
+	// one left (which once stayed for good), and the record.
+	for _, at := range []string{"kept.json", "user.json"} {
+		t.Run(at, func(t *testing.T) { testUndoKilledBetweenFiles(t, at) })
+	}
+}
+
+func testUndoKilledBetweenFiles(t *testing.T, at string) {
 	home, dir := t.TempDir(), t.TempDir()
 	kept, user := filepath.Join(dir, "kept.json"), filepath.Join(dir, "user.json")
 	for p, data := range map[string]string{kept: `{"mcpServers": {}}`, user: userSettings} {
@@ -484,7 +539,7 @@ func TestUndoKilledBetweenFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestUndoKilledBetweenFiles$")
-	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_UNDO_KILL=1", "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
+	cmd.Env = append(os.Environ(), "BUNDLECTL_TEST_UNDO_KILL="+at, "BUNDLECTL_TEST_HOME="+home, "BUNDLECTL_TEST_DIR="+dir)
 	out, err := cmd.CombinedOutput()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the undo process was not SIGKILLed: %v\n%s", err, out)
@@ -497,5 +552,8 @@ func TestUndoKilledBetweenFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(recordPath(home, "fake")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the record stayed: %v", err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(SetupDir(home), "backups")); len(left) != 0 {
+		t.Errorf("backups left after the --undo that finished: %v", left)
 	}
 }
