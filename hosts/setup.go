@@ -516,6 +516,8 @@ func (e *SetupFileError) Error() string {
 		return fmt.Sprintf("%s is %v, so %s does not %s it: make the directory yours, or run %s as its owner (the hint shows whose it is), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.verb(), e.command(), e.command(), e.Host, e.undoFlag())
 	case errors.As(e.Err, &rd):
 		return fmt.Sprintf("%s is %v, so %s does not %s it, taking that as meant: to let it, make the directory writable (the hint does), then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), rd, e.command(), e.verb(), e.command(), e.Host, e.undoFlag())
+	case errors.As(e.Err, &hl) && e.Removes:
+		return fmt.Sprintf("%s has %d hard links: setup created it, and setup --undo would remove this name only, leaving the others with setup's entries in them, out of any undo's reach; so setup --undo does not remove it: find the other names (the hint looks under %s) and remove them (copy what you need of one first: it holds setup's entries), then run setup --undo again (bundlectl setup %s --undo)", bundle.Quote(e.Path), hl.Links, bundle.Quote(hl.Under), e.Host)
 	case errors.As(e.Err, &hl):
 		return fmt.Sprintf("%s has %d hard links, and %s writes a new file in its place (so that one killed halfway leaves the old whole), which the file's other names would not get: they would keep its old content, and a host reading one of them would run what that holds; so %s does not write it: find the other names (the hint looks under %s), make each a symbolic link to this file (ln -sf), or this file a copy of its own, then run %s again (bundlectl setup %s%s)", bundle.Quote(e.Path), hl.Links, e.command(), e.command(), bundle.Quote(hl.Under), e.command(), e.Host, e.undoFlag())
 	case errors.Is(e.Err, errDanglingDir):
@@ -684,14 +686,24 @@ func replaceable(p string, mode fs.FileMode, existed bool, environ []string) err
 	if mode&0o200 == 0 {
 		return readOnly(p, mode, os.Geteuid())
 	}
-	if n := hardLinks(p); n > 1 {
-		under := filepath.Dir(p)
-		if home := envValue(environ, "HOME"); home != "" && within(p, home) {
-			under = home
-		}
-		return &HardLinksError{Links: n, Under: under}
+	if hl := hardLinksOf(p, environ); hl != nil {
+		return hl
 	}
 	return nil
+}
+
+// hardLinksOf is the HardLinksError of the file at p when it has other
+// names, or nil.
+func hardLinksOf(p string, environ []string) *HardLinksError {
+	n := hardLinks(p)
+	if n <= 1 {
+		return nil
+	}
+	under := filepath.Dir(p)
+	if home := envValue(environ, "HOME"); home != "" && within(p, home) {
+		under = home
+	}
+	return &HardLinksError{Links: n, Under: under}
 }
 
 // readOnly is the ReadOnlyError of the file at p (its mode) as the user
@@ -1241,6 +1253,12 @@ func undoWritable(pl undoPlan, host string, environ []string) error {
 	case pl.remove:
 		if err := writableDir(filepath.Dir(pl.f.Path)); err != nil {
 			return &SetupFileError{Path: pl.f.Path, Host: host, Err: err, Undo: true, Removes: true}
+		}
+		if hl := hardLinksOf(pl.f.Path, environ); hl != nil {
+			// Linked since setup created it: removing this name would
+			// leave the others holding setup's entries, no undo in
+			// reach; the user says what the other names are for.
+			return &SetupFileError{Path: pl.f.Path, Host: host, Err: hl, Undo: true, Removes: true}
 		}
 	}
 	return nil

@@ -440,6 +440,55 @@ func TestSetupRefusesHardLinks(t *testing.T) {
 	}
 }
 
+// TestUndoKeepsAHardLinkedCreatedFile: --undo of a file setup created,
+// which the user hard-linked since (a dotfiles folder's copy), once
+// removed its one name, leaving the other holding setup's entries, out of
+// any undo's reach, and said it removed the file. It now refuses, naming
+// the links with a hint that finds them, and removes nothing; with the
+// other name removed, --undo removes the file.
+func TestUndoKeepsAHardLinkedCreatedFile(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "user.json"), []byte(userSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	created, other := filepath.Join(dir, "created.json"), filepath.Join(dir, "dotfiles-created.json")
+	if err := os.Link(created, other); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Undo(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var hl *HardLinksError
+	if !errors.As(err, &fe) || !errors.As(err, &hl) || fe.Path != created || !fe.Removes {
+		t.Fatalf("Undo = %v, want the hard links of %s named", err, created)
+	}
+	if want := "find " + dir + " -xdev -samefile " + created; fe.Hint() != want {
+		t.Errorf("hint %q, want %q", fe.Hint(), want)
+	}
+	if !strings.Contains(err.Error(), "does not remove it") || !strings.HasSuffix(err.Error(), "(bundlectl setup fake --undo)") {
+		t.Errorf("message %q", err)
+	}
+	for _, p := range []string{created, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("--undo took %s away: %v", p, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "user.json")); !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Errorf("the refused --undo undid another file:\n%s", b)
+	}
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(created); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("--undo kept the file setup created: %v", err)
+	}
+}
+
 // TestSetupRefusesReadOnly: a settings file its owner made read-only
 // (0444) was replaced all the same (a rename needs only the directory),
 // and stayed 0444 with setup's lines in it. Setup now writes nothing
