@@ -88,7 +88,8 @@
 //     content, and undoes exactly. It (and --undo) checks every file it
 //     would write before it writes any, so a refusal leaves all as they
 //     were (planSetup, planUndo), and each again just before its own
-//     write (applySetup, applyUndo); --undo writes its record without a
+//     write (applySetup, applyUndo); --undo undoes the files of setups run
+//     with its own $HOME only (SetupFile.Home), naming the others; --undo writes its record without a
 //     file before it removes that file's backup. It never writes a file the user made
 //     read-only, one in a directory made read-only or not the user's to
 //     write, or one with other hard links (ReadOnlyError,

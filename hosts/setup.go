@@ -83,6 +83,11 @@ type SetupFile struct {
 	Backup  string `json:"backup,omitempty"`
 	// Written is the BLAKE3 of what setup last wrote.
 	Written string `json:"written"`
+	// Home is the $HOME of the setup that first wrote the file: --undo
+	// undoes the files of its own $HOME only, and names the others with
+	// the command that undoes them (one run with another $HOME once
+	// undid them all). "" (a record of a bundlectl before it): any.
+	Home string `json:"home,omitempty"`
 	// Edited: a later setup found the file other than setup had left it
 	// (the user or the host changed it, or removed it). Backup is then
 	// no longer the file less setup's entries, and --undo takes out
@@ -273,7 +278,7 @@ func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []str
 		return res, false, nil // nothing to wire there, and nothing to take back
 	}
 	if i < 0 {
-		f := SetupFile{Path: path, Existed: existed}
+		f := SetupFile{Path: path, Existed: existed, Home: homeOf(environ)}
 		if existed {
 			f.Mode = fmt.Sprintf("%04o", mode)
 			f.Backup = filepath.Join(setupDir(home), "backups", host+"-"+digestOf([]byte(path))[:16])
@@ -1082,6 +1087,10 @@ type UndoResult struct {
 	// changed since, and only bundlectl's entries were taken out.
 	Restored bool
 	Removed  bool
+	// OtherHome, when set, is the $HOME of the setup that wrote Path,
+	// another than --undo's: the file is left as it is, and the record
+	// keeps it, for a --undo run with that $HOME.
+	OtherHome string
 }
 
 // Undo takes back every file setup wrote for host. Every file is read
@@ -1108,7 +1117,8 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	plans, err := planUndo(rec, host, in)
+	mine, others := filesOfHome(rec.Files, homeOf(in.Environ))
+	plans, err := planUndo(&SetupRecord{Files: mine}, host, in)
 	if err != nil {
 		return nil, err
 	}
@@ -1121,7 +1131,7 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 		// named the file and its backup was gone, and every --undo after
 		// stopped there (for a file setup had left as it was, whose
 		// record is its own digest).
-		rec.Files = rec.Files[1:]
+		rec.Files = slices.DeleteFunc(rec.Files, func(f SetupFile) bool { return f.Path == pl.f.Path })
 		if err := writeRecord(home, host.Name(), rec); err != nil {
 			return results, err
 		}
@@ -1131,8 +1141,36 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 		}
 		results = append(results, pl.res)
 	}
-	os.Remove(recordPath(home, host.Name()))
+	for _, f := range others {
+		results = append(results, UndoResult{Path: f.Path, OtherHome: f.Home})
+	}
+	if len(rec.Files) == 0 {
+		os.Remove(recordPath(home, host.Name()))
+	}
 	return results, nil
+}
+
+// homeOf is the $HOME of environ as setup records it (cleaned, so that
+// "/home/me/" is "/home/me"), or "".
+func homeOf(environ []string) string {
+	if h := envValue(environ, "HOME"); h != "" {
+		return filepath.Clean(h)
+	}
+	return ""
+}
+
+// filesOfHome splits files into those a --undo run with $HOME home undoes
+// (written by a setup with that $HOME, or by one that recorded none) and
+// the others, each in its order.
+func filesOfHome(files []SetupFile, home string) (mine, others []SetupFile) {
+	for _, f := range files {
+		if f.Home == "" || f.Home == home {
+			mine = append(mine, f)
+		} else {
+			others = append(others, f)
+		}
+	}
+	return mine, others
 }
 
 // undoPlan is what --undo does to one file setup wrote, decided before

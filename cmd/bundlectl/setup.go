@@ -38,7 +38,8 @@ adds the hook lines for events an older bundlectl's setup did not know,
 which hooks run --host <agent> names at the start of every session until then); its
 content before the first setup is kept under $BUNDLECTL_HOME/setup/. --undo
 restores each file exactly as it was, or, if it changed since, takes out
-bundlectl's entries only. A file you made read-only, one in a directory you
+bundlectl's entries only: the files of setups run with this $HOME (those
+of another $HOME are named, with the command that undoes them). A file you made read-only, one in a directory you
 made read-only, or one with other hard links, is not replaced: setup names
 it and the command that fixes it.
 
@@ -83,8 +84,11 @@ func runSetup(g *globals, name string, undo bool) error {
 			return nil
 		}
 		res, err := hosts.Undo(r.Home, host, in)
+		done := 0
 		for _, u := range res {
 			switch {
+			case u.OtherHome != "":
+				continue // said below, with the command for it
 			case u.Removed:
 				fmt.Fprintf(g.stdout, "removed %s (setup had created it)\n", bundle.Quote(u.Path))
 			case u.Restored:
@@ -92,10 +96,16 @@ func runSetup(g *globals, name string, undo bool) error {
 			default:
 				fmt.Fprintf(g.stdout, "took bundlectl's entries out of %s (it changed since setup; the rest is kept)\n", bundle.Quote(u.Path))
 			}
+			done++
 		}
-		if err == nil && len(res) == 0 {
+		switch {
+		case err != nil || done > 0:
+		case len(res) > 0: // others' only
+			fmt.Fprintf(g.stdout, "nothing to undo for %s with this HOME\n", name)
+		default:
 			fmt.Fprintf(g.stdout, "nothing to undo for %s\n", name)
 		}
+		g.sayOtherHomes(name, r.Home, res)
 		return err
 	}
 	bundles, notices, err := hosts.ActiveBundles(r.Home, r.Workspace, name)
@@ -158,4 +168,29 @@ func runSetup(g *globals, name string, undo bool) error {
 		fmt.Fprintf(g.stderr, "bundlectl: %s: %s\nbundlectl: hint: %s\n", name, bundle.CommandsIn(bundle.Sanitize(c.Message()), g.hint), bundle.Sanitize(g.hint(c.Hint())))
 	}
 	return err
+}
+
+// sayOtherHomes names the files --undo left because a setup run with
+// another $HOME wrote them (the record keeps them), one hint per $HOME:
+// that --undo, with that HOME and this bundlectl home spelled out (the
+// default home may follow $HOME).
+func (g *globals) sayOtherHomes(name, home string, res []hosts.UndoResult) {
+	var homes []string
+	byHome := map[string][]string{}
+	for _, u := range res {
+		if u.OtherHome == "" {
+			continue
+		}
+		if byHome[u.OtherHome] == nil {
+			homes = append(homes, u.OtherHome)
+		}
+		byHome[u.OtherHome] = append(byHome[u.OtherHome], bundle.Quote(u.Path))
+	}
+	for _, h := range homes {
+		c := *g
+		c.home = home
+		fmt.Fprintf(g.stderr, "bundlectl: %s: setup wrote %s with HOME=%s, not this HOME, so this --undo leaves %s: run --undo with that HOME to undo %s\n",
+			name, strings.Join(byHome[h], ", "), bundle.Quote(h), map[bool]string{true: "it", false: "them"}[len(byHome[h]) == 1], map[bool]string{true: "it", false: "them"}[len(byHome[h]) == 1])
+		fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", bundle.Sanitize("HOME="+bundle.ShellArg(h)+" "+c.hint("bundlectl setup "+name+" --undo")))
+	}
 }
