@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
+	"github.com/bundlectl/bundlectl/harness"
 	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/spf13/cobra"
 )
@@ -162,6 +163,9 @@ func runSetup(g *globals, name string, undo bool) error {
 			fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", bundle.Sanitize(g.hint(n.Fix)))
 		}
 	}
+	if err == nil && len(res) > 0 {
+		g.sayNotOnPath(name, in.Environ)
+	}
 	// Sessions that run none of the lines though this workspace's do:
 	// written all the same, and said last, where it is seen.
 	for _, c := range caveats {
@@ -193,4 +197,22 @@ func (g *globals) sayOtherHomes(name, home string, res []hosts.UndoResult) {
 			name, strings.Join(byHome[h], ", "), bundle.Quote(h), map[bool]string{true: "it", false: "them"}[len(byHome[h]) == 1], map[bool]string{true: "it", false: "them"}[len(byHome[h]) == 1])
 		fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", bundle.Sanitize("HOME="+bundle.ShellArg(h)+" "+c.hint("bundlectl setup "+name+" --undo")))
 	}
+}
+
+// sayNotOnPath says that the agent setup wired is not on the PATH setup
+// ran with: the lines are written all the same (the agent may be
+// installed later, or started by its full path), but a user who mistyped
+// the agent, or runs one under another name, would otherwise take the
+// guards for running. The hint is the shell's own check.
+func (g *globals) sayNotOnPath(name string, environ []string) {
+	path := ""
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	if _, err := harness.LookPath(name, path); err == nil {
+		return
+	}
+	fmt.Fprintf(g.stderr, "bundlectl: %s: no %s found on PATH, so no session runs these lines yet: setup wrote them all the same, for a %s installed later or started by its full path; check that the agent you start is this one\nbundlectl: hint: command -v %s\n", name, name, name, name)
 }
