@@ -214,5 +214,5 @@ func (g *globals) sayNotOnPath(name string, environ []string) {
 	if _, err := harness.LookPath(name, path); err == nil {
 		return
 	}
-	fmt.Fprintf(g.stderr, "bundlectl: %s: no %s found on PATH, so no session runs these lines yet: setup wrote them all the same, for a %s installed later or started by its full path; check that the agent you start is this one\nbundlectl: hint: command -v %s\n", name, name, name, name)
+	fmt.Fprintf(g.stderr, "bundlectl: %s: no %s found on PATH: setup wrote the lines all the same, for a %s installed later or started by its full path; check that the agent you start is the one setup wired\nbundlectl: hint: command -v %s\n", name, name, name, name)
 }
