@@ -229,16 +229,19 @@ func (h gateHost) SetupHooksOff(SetupInput) error {
 // TestRefusedSetupRemovesWhatAKilledOneLeft: a setup refused — by the
 // host's switch, or a file it cannot parse — after one SIGKILLed before
 // its rename, still removes the temporary file and lock file that one
-// left beside the settings file: they once stayed until a setup that
-// went through.
+// left beside the settings file, and so does a --undo with nothing to
+// undo, under the setup lock: they once stayed until a setup that went
+// through.
 func TestRefusedSetupRemovesWhatAKilledOneLeft(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		host   func(dir string) Host
 		broken bool
+		undo   bool // a --undo with nothing to undo (another home's)
 	}{
-		{"gate", func(dir string) Host { return gateHost{fakeHost{dir}} }, false},
-		{"unparsed", func(dir string) Host { return fakeHost{dir} }, true},
+		{"gate", func(dir string) Host { return gateHost{fakeHost{dir}} }, false, false},
+		{"unparsed", func(dir string) Host { return fakeHost{dir} }, true, false},
+		{"nothing to undo", func(dir string) Host { return fakeHost{dir} }, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			home, dir, user, _ := setupKilledAt(t, "TestRefusedSetupRemovesWhatAKilledOneLeft", &testOnlyPendingWritten)
@@ -250,7 +253,11 @@ func TestRefusedSetupRemovesWhatAKilledOneLeft(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := Setup(home, c.host(dir), SetupInput{}); err == nil {
+			if c.undo {
+				if res, err := Undo(t.TempDir(), c.host(dir), SetupInput{}); err != nil || len(res) != 0 {
+					t.Fatalf("--undo of a home with no setup = %v, %v", res, err)
+				}
+			} else if _, err := Setup(home, c.host(dir), SetupInput{}); err == nil {
 				t.Fatal("setup was not refused")
 			}
 			if left := pendingBeside(t, user); len(left) != 0 {
