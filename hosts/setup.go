@@ -156,9 +156,15 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Locked before any refusal, so that what a setup killed before left
-	// is cleaned up by the next whatever it decides (a refused one once
-	// left it all).
+	if g, ok := host.(HooksGate); ok {
+		if err := g.SetupHooksOff(in); err != nil {
+			removeLeftoversOfRefused(home, host.Name(), edits)
+			return nil, setupHooksOff(host.Name(), err)
+		}
+	}
+	// Cleaned up before any later refusal too, so that what a setup
+	// killed before left goes whatever this one decides (a refused one
+	// once left it all).
 	unlock, err := lockSetup(home)
 	if err != nil {
 		return nil, err
@@ -168,11 +174,6 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	left := removeLeftovers(editPaths(edits), rec)
 	if err != nil {
 		return nil, err
-	}
-	if g, ok := host.(HooksGate); ok {
-		if err := g.SetupHooksOff(in); err != nil {
-			return nil, setupHooksOff(host.Name(), err)
-		}
 	}
 	plans, err := planSetup(edits, host.Name(), in)
 	if err != nil {
@@ -1421,6 +1422,23 @@ func removeLeftovers(paths []string, rec *SetupRecord) map[string][]string {
 		}
 	}
 	return out
+}
+
+// removeLeftoversOfRefused is removeLeftovers, under the setup lock, for
+// a setup refused before it took that lock (the host's switch): only
+// when the setup directory is there, which a setup killed with this home
+// made, so that a refusal never creates a home (a mistyped --home).
+func removeLeftoversOfRefused(home, host string, edits []FileEdit) {
+	if _, err := os.Stat(setupDir(home)); err != nil {
+		return
+	}
+	unlock, err := lockSetup(home)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	rec, _ := readRecord(home, host)
+	removeLeftovers(editPaths(edits), rec)
 }
 
 // removeOrphanBackups removes the backups under the setup directory that

@@ -263,6 +263,18 @@ func TestRefusedSetupRemovesWhatAKilledOneLeft(t *testing.T) {
 			if left := pendingBeside(t, user); len(left) != 0 {
 				t.Errorf("left beside the file after a refused setup: %q", left)
 			}
+			if c.name != "gate" {
+				return
+			}
+			// A refusal with a home that is not there (a mistyped
+			// --home) creates none.
+			missing := filepath.Join(t.TempDir(), "nohome")
+			if _, err := Setup(missing, c.host(dir), SetupInput{}); err == nil {
+				t.Fatal("setup was not refused")
+			}
+			if _, err := os.Lstat(missing); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a refused setup created the home %s: %v", missing, err)
+			}
 		})
 	}
 }
