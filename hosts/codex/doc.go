@@ -14,7 +14,8 @@
 //
 // The user's own plugins (FindOwnPlugins) are named at launch (one a
 // project file enables that an interactive session reads only once the
-// user trusts the folder in Codex's dialog, with that condition); an
+// user trusts the folder in Codex's dialog, with that condition; none
+// where a subcommand such as codex login starts no session); an
 // exclusive launch disables each in the same -c plugins table, which
 // outranks every configuration file but /etc/codex/managed_config.toml,
 // and refuses to start when that file enables one. A launch whose views

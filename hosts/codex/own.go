@@ -102,12 +102,22 @@ type OwnPlugins struct {
 // then says so instead of naming plugins of a session that never runs
 // (it once named those config.toml enables).
 //
+// A subcommand that starts no session (noSessionCommands, or -h, --help,
+// -V, --version) loads nothing: Load and OnTrust are empty, Known, Forced
+// and Unread as for a session.
+//
 // A plugin loads when the merge leaves it enabled and a version of it is
 // installed in $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/.
 func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	o := sessionArgs(args)
 	out := ownPlugins(codexHome, cwd, args, o)
 	out.FeatureOnTrust = out.FeatureOn
+	if o.noSession {
+		// Nothing loads; Known, Forced and Unread stay, so that an
+		// exclusive start is refused or disables as any other.
+		out.Load = nil
+		return out
+	}
 	if !o.asksTrust || o.trustFlag {
 		return out
 	}
@@ -424,6 +434,26 @@ type sessionOpts struct {
 	// first), which asks whether to trust a project no entry decides
 	// for, and once trusted reads its files.
 	asksTrust bool
+	// noSession: the arguments start no session that loads plugins (a
+	// subcommand of noSessionCommands first, or -h, --help, -V,
+	// --version): Codex does its errand and exits.
+	noSession bool
+}
+
+// noSessionCommands are the subcommands of Codex 0.171 (codex --help)
+// that start no agent session of their own, so load no plugin: each was
+// run with a throw-away CODEX_HOME and did its errand without a model
+// (apply and a fetch a Codex Cloud task's diff; queue hands a message to
+// a session already running elsewhere). Any other first word (exec, e,
+// review, resume, fork, a prompt, and agents, cloud, app-server,
+// remote-control and exec-server, which serve or switch between
+// sessions) is taken to start one, so that a mistaken reading names more
+// plugins, never fewer.
+var noSessionCommands = map[string]bool{
+	"login": true, "logout": true, "mcp": true, "plugin": true, "completion": true,
+	"update": true, "doctor": true, "sandbox": true, "debug": true, "apply": true, "a": true,
+	"queue": true, "archive": true, "delete": true, "unarchive": true, "migrate-rollouts": true,
+	"migrate-nfs-db": true, "features": true, "help": true,
 }
 
 // sessionArgs returns what of the user's own arguments decides which
@@ -439,11 +469,15 @@ type sessionOpts struct {
 // the arguments names more plugins, never fewer. A session whose first
 // word is none of exec, e and review is an interactive one, which may
 // ask whether to trust the project (asksTrust; a subcommand that runs no
-// session counts too, for the same reason). Arguments after "--" are the
-// prompt's.
+// session counts too, for the same reason). A subcommand of
+// noSessionCommands, or -h, --help, -V or --version, starts no session
+// (noSession). Arguments after "--" are the prompt's.
 func sessionArgs(args []string) (o sessionOpts) {
 	first := "" // the first argument that is no option: the subcommand, or the prompt
-	defer func() { o.asksTrust = first != "exec" && first != "e" && first != "review" }()
+	defer func() {
+		o.asksTrust = first != "exec" && first != "e" && first != "review"
+		o.noSession = o.noSession || noSessionCommands[first]
+	}()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() string {
@@ -472,6 +506,8 @@ func sessionArgs(args []string) (o sessionOpts) {
 			o.trustFlag = first == "exec" || first == "e" || first == "review"
 		case a == "--ignore-user-config":
 			o.ignoreUserConfig = first == "exec" || first == "e"
+		case a == "-h" || a == "--help" || a == "-V" || a == "--version":
+			o.noSession = true
 		case a == "-i" || a == "--image":
 			// Codex 0.171 takes each word up to the next option as one
 			// more image: `codex -i a.png exec` is an interactive session
@@ -480,7 +516,7 @@ func sessionArgs(args []string) (o sessionOpts) {
 			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 				i++
 			}
-		case a == "-c" || a == "--config" || takesValue(a):
+		case takesValue(a):
 			next() // a value that could read as a flag
 		case first == "" && !strings.HasPrefix(a, "-"):
 			first = a
@@ -489,13 +525,19 @@ func sessionArgs(args []string) (o sessionOpts) {
 	return
 }
 
-// takesValue reports whether a is a Codex option, other than -c and
-// --config, whose value is the next argument.
+// takesValue reports whether a is a Codex option whose value is the
+// next argument: every one the help of Codex 0.171 and of its
+// subcommands that start a session shows with a <VALUE>
+// (testdata/codex_options.txt, which internal/agenttest
+// TestCodexHelpOptions checks against the real help). --remote was once
+// missing, so `codex --remote ADDR exec` read ADDR as the prompt of an
+// interactive session.
 func takesValue(a string) bool {
 	switch a {
-	case "-m", "--model", "-s", "--sandbox", "-a", "--ask-for-approval", "-i", "--image", "--enable", "--disable",
-		"--output-schema", "-o", "--output-last-message", "--color", "--add-dir", "--local-provider",
-		"-p", "--profile", "-C", "--cd", "--remote-auth-token-env":
+	case "-c", "--config", "-m", "--model", "-s", "--sandbox", "-a", "--ask-for-approval", "-i", "--image",
+		"--enable", "--disable", "--output-schema", "-o", "--output-last-message", "--color", "--add-dir",
+		"--local-provider", "-p", "--profile", "-C", "--cd", "--remote", "--remote-auth-token-env",
+		"--thread-source", "--cyber-access-program", "--base", "--commit", "--title":
 		return true
 	}
 	return false

@@ -576,6 +576,13 @@ func TestFindOwnPluginsOnTrust(t *testing.T) {
 		{name: "interactive, a trusted folder: Load", files: map[string]string{"home/config.toml": entry("ws", "trusted"), "ws/.codex/config.toml": on}, load: true},
 		{name: "interactive, a workspace trusted alone below a git top with no entry, the top's file: Codex does not ask", files: map[string]string{"home/config.toml": entry("ws/sub", "trusted"), "ws/.git/HEAD": "ref: refs/heads/main\n", "ws/.codex/config.toml": on, "ws/sub/": ""}, cwd: "sub"},
 		{name: "interactive, the file disables it", files: map[string]string{"ws/.codex/config.toml": `[plugins."a@m"]` + "\nenabled = false\n"}},
+		{name: "exec after --remote and its address", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"--remote", "ws://127.0.0.1:1", "exec", "fix it"}},
+		{name: "exec after --thread-source and its value", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"--thread-source", "user", "exec", "fix it"}},
+		{name: "interactive, the prompt after --remote and its address", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"--remote", "unix://", "fix it"}, onTrust: "ws/.codex/config.toml"},
+		{name: "login starts no session", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"login", "status"}},
+		{name: "mcp list starts no session", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"-s", "read-only", "mcp", "list"}},
+		{name: "--help starts no session", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"--help"}},
+		{name: "a prompt that is no subcommand", files: map[string]string{"ws/.codex/config.toml": on}, args: []string{"mcp-server"}, onTrust: "ws/.codex/config.toml"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := ownFixture(t, with(c.files, installed("a@m")))
@@ -717,5 +724,89 @@ func TestLaunchOnTrustFeature(t *testing.T) {
 				t.Errorf("the OnTrust note shown: %v, want %v (notes %q)", named, c.named, l.Notes)
 			}
 		})
+	}
+}
+
+// readOptionVectors reads testdata/codex_options.txt: each option of
+// Codex 0.171's session-starting commands ("value" or "flag") and each
+// subcommand ("session" or "nosession").
+func readOptionVectors(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "codex_options.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		word, kind, _ := strings.Cut(line, " ")
+		out[word] = kind
+	}
+	return out
+}
+
+// TestTakesValueOptions: takesValue knows every option of the list taken
+// from Codex 0.171's help, and noSessionCommands every subcommand that
+// starts no session (internal/agenttest TestCodexHelpOptions keeps the
+// list true): --remote, --thread-source and others were once missing,
+// so their value read as the subcommand or the prompt.
+func TestTakesValueOptions(t *testing.T) {
+	for word, kind := range readOptionVectors(t) {
+		switch kind {
+		case "value", "flag":
+			if got := takesValue(word); got != (kind == "value") {
+				t.Errorf("takesValue(%q) = %v, want %v", word, got, kind == "value")
+			}
+		case "session", "nosession":
+			if got := noSessionCommands[word]; got != (kind == "nosession") {
+				t.Errorf("noSessionCommands[%q] = %v, want %v", word, got, kind == "nosession")
+			}
+		default:
+			t.Errorf("%q: kind %q", word, kind)
+		}
+	}
+}
+
+// TestFindOwnPluginsNoSession: a subcommand of Codex 0.171 that starts
+// no session (codex login, codex mcp list, codex completion, codex apply,
+// …), or -h, --help, -V, --version, loads no plugin, so nothing is named
+// as loading beside the views; a first word Codex has no subcommand for
+// is a prompt, and the session loads what the files enable. exec once
+// named config.toml's plugins as loading beside the views of codex login.
+func TestFindOwnPluginsNoSession(t *testing.T) {
+	root := ownFixture(t, with(map[string]string{"home/config.toml": "[plugins.\"a@m\"]\n"}, installed("a@m")))
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "ws")
+	for _, c := range []struct {
+		args []string
+		load bool
+	}{
+		{[]string{"login"}, false},
+		{[]string{"logout"}, false},
+		{[]string{"mcp", "list"}, false},
+		{[]string{"-c", "model=x", "plugin", "list"}, false},
+		{[]string{"completion", "bash"}, false},
+		{[]string{"apply", "task-1"}, false},
+		{[]string{"a", "task-1"}, false},
+		{[]string{"doctor"}, false},
+		{[]string{"features", "list"}, false},
+		{[]string{"--version"}, false},
+		{[]string{"exec", "--help"}, false},
+		{[]string{"-p", "--help"}, true}, // Codex refuses it (-p has no value); read as -p's value, which names more, never fewer
+		{[]string{"--", "login"}, true},  // the prompt
+		{[]string{"loginx"}, true},       // a prompt
+		{[]string{"exec", "login"}, true},
+		{[]string{"resume", "--last"}, true},
+		{[]string{"app-server"}, true},
+		{nil, true},
+	} {
+		got := FindOwnPlugins(home, ws, c.args)
+		if load := slices.Contains(ids(got.Load), "a@m"); load != c.load {
+			t.Errorf("%q: a@m in Load: %v, want %v", c.args, load, c.load)
+		}
+		if !slices.Contains(got.Known, "a@m") {
+			t.Errorf("%q: a@m not Known, which an exclusive start disables", c.args)
+		}
 	}
 }
