@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -26,38 +25,20 @@ func TestExecCodexOwnPluginLinked(t *testing.T) {
 	} {
 		for _, exclusive := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/exclusive=%v", c.name, exclusive), func(t *testing.T) {
-				s := newExecSession(t, Codex)
-				a, f := s.a, s.f
-				if exclusive {
-					a.Launcher = append(a.Launcher[:len(a.Launcher)-1], "--exclusive", "--")
-				}
-				installOwnPlugin(t, a, c.market, ownPlugin, "")
-				at := filepath.Join(a.ConfigDir(), "plugins", "cache", c.market)
-				if c.link == "plugin" {
-					at = filepath.Join(at, ownPlugin)
-				}
-				moved := filepath.Join(t.TempDir(), "checkout")
-				if err := os.Rename(at, moved); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(moved, at); err != nil {
-					t.Fatal(err)
-				}
-				id := ownPlugin + "@" + c.market
-				a.CodexConfig = fmt.Sprintf("[plugins.%q]\nenabled = true\n\n", id) + a.CodexConfig
-				res := a.Run(t, execPrompt(Codex))
-				f.checkGuard(t, a, res, s.shellTurn)
-				loaded := ownLoaded(a, ownPlugin)
-				if !exclusive && !loaded {
-					t.Fatalf("the own plugin did not load: this test's premise (Codex 0.171 follows the link) no longer holds\n%s", res)
-				}
-				if exclusive && loaded {
-					t.Errorf("bundlectl exec --exclusive: the own plugin %s loaded\n%s", id, res)
-				}
-				named := strings.Contains(res.Stderr, fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views", id))
-				if named == exclusive {
-					t.Errorf("exclusive=%v: stderr names the own plugin: %v\n%s", exclusive, named, res)
-				}
+				var at string
+				checkOwnCachePlugin(t, c.market, exclusive, "Codex 0.171 follows the link", func(a *Agent) {
+					at = filepath.Join(a.ConfigDir(), "plugins", "cache", c.market)
+					if c.link == "plugin" {
+						at = filepath.Join(at, ownPlugin)
+					}
+					moved := filepath.Join(t.TempDir(), "checkout")
+					if err := os.Rename(at, moved); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(moved, at); err != nil {
+						t.Fatal(err)
+					}
+				})
 				if _, err := os.Lstat(at); err != nil {
 					t.Errorf("the user's link is gone after the session: %v", err)
 				}

@@ -69,27 +69,7 @@ func checkTrustDialog(t *testing.T, exclusive bool, before []string) {
 	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
 	argv, env := interactiveCommand(t, a, "hi")
 	argv = slices.Concat(argv[:1], before, argv[1:])
-	// interactiveCommand trusts the folder: no entry decides it here.
-	ws, err := filepath.EvalSymlinks(a.Workdir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	entry := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
-	cfgFile := filepath.Join(a.ConfigDir(), "config.toml")
-	if err := os.WriteFile(cfgFile, []byte(strings.Replace(a.CodexConfig, entry, "", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	saved := func() bool {
-		b, _ := os.ReadFile(cfgFile)
-		return bytes.Contains(b, []byte(entry))
-	}
-	// "Trust this folder?" drawn whole: its choices and its last
-	// line. Enter takes the first choice, "Trust and continue".
-	trust := ptyAnswer{prompt: "1. Trust and continue 2. Back to Agent Command Center enter continue · esc back", keys: "\r", taken: saved}
-	out := runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
-	if !saved() {
-		t.Fatalf("Codex saved no entry for the folder: this test's premise (Codex 0.171 asks \"Trust this folder?\" and saves the answer) no longer holds\n%s", out)
-	}
+	out, ws := answerCodexTrustDialog(t, a, argv, env)
 	calls := sessionCalls(a, 0)
 	offered := func(text string) bool {
 		for _, r := range calls {
@@ -137,6 +117,31 @@ func TestExecCodexTrustDialogFeatureFromProject(t *testing.T) {
 		t.Fatalf("agenttest: no -c features.plugins=false in %q", argv)
 	}
 	argv = slices.Delete(argv, i-1, i+1)
+	out, ws := answerCodexTrustDialog(t, a, argv, env)
+	loaded := false
+	for _, r := range sessionCalls(a, 0) {
+		loaded = loaded || r.Contains(ownSkill(ownPlugin))
+	}
+	if !loaded {
+		t.Fatalf("the own plugin did not load once the folder was trusted: this test's premise (Codex 0.171 takes the project file's features.plugins) no longer holds\n%s\n%s", out, a.Model.Dump())
+	}
+	note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%q enables it)", ownPluginID, filepath.Join(ws, ".codex", "config.toml"))
+	if !strings.Contains(squash(out), squash(note)) {
+		t.Errorf("the note %q not shown\n%s", note, out)
+	}
+}
+
+// answerCodexTrustDialog runs argv (interactiveCommand's, in a terminal)
+// in a folder no [projects] entry decides — interactiveCommand trusts
+// it, so the entry is taken out of config.toml first — answers Codex's
+// "Trust this folder?" with "Trust and continue" once the dialog is
+// drawn whole (again while config.toml lacks the entry the answer saves:
+// a key typed as the TUI starts can be lost), and waits for the model's
+// first call. It fails the test when Codex saves no entry: the premise
+// of every caller. ws is the folder, symbolic links resolved, as Codex
+// names it.
+func answerCodexTrustDialog(t *testing.T, a *Agent, argv, env []string) (out, ws string) {
+	t.Helper()
 	ws, err := filepath.EvalSymlinks(a.Workdir)
 	if err != nil {
 		t.Fatal(err)
@@ -150,20 +155,12 @@ func TestExecCodexTrustDialogFeatureFromProject(t *testing.T) {
 		b, _ := os.ReadFile(cfgFile)
 		return bytes.Contains(b, []byte(entry))
 	}
+	// "Trust this folder?" drawn whole: its choices and its last line.
+	// Enter takes the first choice, "Trust and continue".
 	trust := ptyAnswer{prompt: "1. Trust and continue 2. Back to Agent Command Center enter continue · esc back", keys: "\r", taken: saved}
-	out := runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
+	out = runPtyAnswers(t, a, argv, env, interactiveDialogs, []ptyAnswer{trust}, func() bool { return len(sessionCalls(a, 0)) > 0 })
 	if !saved() {
 		t.Fatalf("Codex saved no entry for the folder: this test's premise (Codex 0.171 asks \"Trust this folder?\" and saves the answer) no longer holds\n%s", out)
 	}
-	loaded := false
-	for _, r := range sessionCalls(a, 0) {
-		loaded = loaded || r.Contains(ownSkill(ownPlugin))
-	}
-	if !loaded {
-		t.Fatalf("the own plugin did not load once the folder was trusted: this test's premise (Codex 0.171 takes the project file's features.plugins) no longer holds\n%s\n%s", out, a.Model.Dump())
-	}
-	note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views if you answer \"Trust and continue\" when Codex asks whether to trust this folder (%q enables it)", ownPluginID, filepath.Join(ws, ".codex", "config.toml"))
-	if !strings.Contains(squash(out), squash(note)) {
-		t.Errorf("the note %q not shown\n%s", note, out)
-	}
+	return out, ws
 }
