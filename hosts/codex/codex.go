@@ -546,6 +546,9 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 		for _, f := range own.Unread {
 			notes = append(notes, "codex: cannot read "+f+" to name the plugins of your own it enables")
 		}
+		if own.AtHead && (len(views) > 0 || own.FeatureOn) {
+			notes = append(notes, atHeadNote())
+		}
 		if len(views) > 0 || own.FeatureOn {
 			for _, p := range own.Load {
 				notes = append(notes, ownNote(p))

@@ -41,6 +41,11 @@ type configLayer struct {
 	// given --ignore-user-config, which reads neither (its projects
 	// entries and project_root_markers neither).
 	ignored bool
+	// atHead: a project's file in a session given --worktree, which Codex
+	// 0.171 runs in a new git worktree made from HEAD and reads that
+	// worktree's file instead, as committed (internal/agenttest
+	// TestExecCodexWorktree): this one is read for Known alone.
+	atHead bool
 }
 
 // configLayers are the files Codex 0.171 reads its configuration from for
@@ -107,7 +112,7 @@ func configLayers(codexHome, cwd string, flags map[string]any, o sessionOpts) []
 		untrusted := !trust.trusts(dirs[i], root, gitRoot)
 		neverAsked := untrusted && trust.decides(root, gitRoot)
 		_, cwdDecides := trust.level(cwd, "", "")
-		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: neverAsked, askedBelow: untrusted && !neverAsked && cwdDecides})
+		layers = append(layers, configLayer{file: filepath.Join(dotCodex, "config.toml"), untrusted: untrusted, neverAsked: neverAsked, askedBelow: untrusted && !neverAsked && cwdDecides, atHead: o.worktree})
 	}
 	return layers
 }

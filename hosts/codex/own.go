@@ -66,6 +66,12 @@ type OwnPlugins struct {
 	// with why; UnreadManaged is the managed_config.toml when it is one.
 	Unread        []string
 	UnreadManaged string
+	// AtHead says the session runs in a new git worktree made from HEAD
+	// (--worktree), whose project .codex/config.toml files, as
+	// committed, Codex reads instead of the working copy's: bundlectl
+	// does not read them, so the plugins they enable are in neither Load
+	// nor OnTrust.
+	AtHead bool
 	// FeatureOn says whether the plugins feature is on for the session
 	// as the user's configuration and arguments leave it (it is on by
 	// default); exec turns it on when it loads views.
@@ -112,6 +118,7 @@ func FindOwnPlugins(codexHome, cwd string, args []string) OwnPlugins {
 	o := sessionArgs(args)
 	out := ownPlugins(codexHome, cwd, args, o)
 	out.FeatureOnTrust = out.FeatureOn
+	out.AtHead = o.worktree && !o.noSession
 	if o.noSession {
 		// Nothing loads; Known, Forced and Unread stay, so that an
 		// exclusive start is refused or disables as any other.
@@ -203,7 +210,7 @@ func ownPlugins(codexHome, cwd string, args []string, o sessionOpts) OwnPlugins 
 				s.enabled, s.file = a.enables(s.enabled), ""
 			}
 		}
-		skipped := l.untrusted || l.ignored // read for Known alone
+		skipped := l.untrusted || l.ignored || l.atHead // read for Known alone
 		doc := map[string]any(nil)
 		if l.ignored {
 			doc, _ = readTOML(l.file) // Codex does not read it: none unread
@@ -434,6 +441,10 @@ type sessionOpts struct {
 	// first), which asks whether to trust a project no entry decides
 	// for, and once trusted reads its files.
 	asksTrust bool
+	// worktree: the --worktree of a session, which Codex 0.171 runs in a
+	// new git worktree made from HEAD (under $CODEX_HOME/worktrees),
+	// reading the project files committed there, not the working copy's.
+	worktree bool
 	// noSession: the arguments start no session that loads plugins (a
 	// subcommand of noSessionCommands first, or -h, --help, -V,
 	// --version): Codex does its errand and exits.
@@ -508,6 +519,8 @@ func sessionArgs(args []string) (o sessionOpts) {
 			o.ignoreUserConfig = first == "exec" || first == "e"
 		case a == "-h" || a == "--help" || a == "-V" || a == "--version":
 			o.noSession = true
+		case a == "--worktree":
+			o.worktree = true
 		case a == "-i" || a == "--image":
 			// Codex 0.171 takes each word up to the next option as one
 			// more image: `codex -i a.png exec` is an interactive session
@@ -670,6 +683,13 @@ func ownNote(p OwnPlugin) string {
 		return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (%s enables it, above anything a session can set)", bundle.Quote(p.ID), bundle.Quote(p.Managed))
 	}
 	return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps it out)", bundle.Quote(p.ID))
+}
+
+// atHeadNote says that the plugins of the user's own a project file
+// committed at HEAD enables go unnamed: a --worktree session reads those
+// files, which bundlectl does not.
+func atHeadNote() string {
+	return "codex: --worktree runs the session in a new git worktree made from HEAD, whose committed .codex/config.toml files bundlectl does not read (it reads this working copy's): a plugin of your own they enable may load beside the views unnamed, never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps every one out)"
 }
 
 // onTrustNote names a plugin of the user's own that a project file

@@ -810,3 +810,42 @@ func TestFindOwnPluginsNoSession(t *testing.T) {
 		}
 	}
 }
+
+// TestFindOwnPluginsWorktree: Codex 0.171 runs a --worktree session in a
+// new git worktree made from HEAD and reads that worktree's project
+// .codex/config.toml, as committed, not the working copy's (internal/
+// agenttest TestExecCodexWorktree): a plugin the working copy's file
+// enables is neither Load nor OnTrust there (exec once named it as
+// loading, and said nothing of the one HEAD's file enabled, which
+// loaded), AtHead says so, and it stays Known; the user's config.toml
+// still counts.
+func TestFindOwnPluginsWorktree(t *testing.T) {
+	const on = `[plugins."a@m"]` + "\nenabled = true\n"
+	trusted := `[projects."ROOT/ws"]` + "\ntrust_level = \"trusted\"\n"
+	for _, c := range []struct {
+		name   string
+		user   string // home/config.toml
+		args   []string
+		load   []string
+		atHead bool
+	}{
+		{name: "exec --worktree", user: trusted, args: []string{"exec", "--worktree", "fix it"}, atHead: true},
+		{name: "exec --worktree, config.toml's plugin", user: trusted + `[plugins."b@m"]` + "\n", args: []string{"exec", "--worktree", "fix it"}, load: []string{"b@m"}, atHead: true},
+		{name: "interactive --worktree, a folder with no entry", args: []string{"--worktree"}, atHead: true},
+		{name: "resume --worktree", user: trusted, args: []string{"resume", "--last", "--worktree"}, atHead: true},
+		{name: "exec without --worktree", user: trusted, args: []string{"exec", "fix it"}, load: []string{"a@m"}},
+		{name: "--worktree the prompt's", user: trusted, args: []string{"exec", "--", "--worktree"}, load: []string{"a@m"}},
+		{name: "--worktree beside a subcommand that starts no session", user: trusted, args: []string{"mcp", "list", "--worktree"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, with(map[string]string{"home/config.toml": c.user, "ws/.codex/config.toml": on}, installed("a@m", "b@m")))
+			got := FindOwnPlugins(filepath.Join(root, "home"), filepath.Join(root, "ws"), c.args)
+			if !slices.Equal(ids(got.Load), c.load) || len(got.OnTrust) > 0 || got.AtHead != c.atHead {
+				t.Errorf("Load %q OnTrust %+v AtHead %v, want Load %q, no OnTrust, AtHead %v", ids(got.Load), got.OnTrust, got.AtHead, c.load, c.atHead)
+			}
+			if !slices.Contains(got.Known, "a@m") {
+				t.Errorf("a@m not Known, which an exclusive start disables: %q", got.Known)
+			}
+		})
+	}
+}
