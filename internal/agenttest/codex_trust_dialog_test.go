@@ -164,3 +164,48 @@ func answerCodexTrustDialog(t *testing.T, a *Agent, argv, env []string) (out, ws
 	}
 	return out, ws
 }
+
+// TestExecCodexTrustDialogProjectsFlag: a -c
+// 'projects={"<dir>"={trust_level="trusted"}}' flag of the user's own
+// decides the folder's trust for Codex 0.171 as a config.toml entry
+// does: started interactively where config.toml has no entry, Codex
+// does not ask "Trust this folder?" (the dialog would fail the test),
+// saves no entry, and reads the folder's .codex/config.toml, so the
+// plugin of the user's own it enables loads. bundlectl exec names it as
+// loading, without the "if you answer" condition (hosts/codex
+// configLayers merges the flag's entries over the files').
+func TestExecCodexTrustDialogProjectsFlag(t *testing.T) {
+	a := New(t, Codex, Say("done"), Say("done"))
+	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+	allowExecTools(a)
+	a.Launcher = f.launcher(t)
+	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+	argv, env := interactiveCommand(t, a, "hi")
+	ws, err := filepath.EvalSymlinks(a.Workdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", ws)
+	cfgFile := filepath.Join(a.ConfigDir(), "config.toml")
+	if err := os.WriteFile(cfgFile, []byte(strings.Replace(a.CodexConfig, entry, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv = slices.Concat(argv[:1], []string{"-c", fmt.Sprintf("projects={%q={trust_level=\"trusted\"}}", ws)}, argv[1:])
+	dialogs := append([]string{"Trust this folder?"}, interactiveDialogs...)
+	out := runPtyAnswers(t, a, argv, env, dialogs, nil, func() bool { return len(sessionCalls(a, 0)) > 0 })
+	if b, _ := os.ReadFile(cfgFile); bytes.Contains(b, []byte(entry)) {
+		t.Errorf("Codex saved an entry for the folder, which the -c flag trusts\n%s", b)
+	}
+	loaded := false
+	for _, r := range sessionCalls(a, 0) {
+		loaded = loaded || r.Contains(ownSkill(ownPlugin))
+	}
+	if !loaded {
+		t.Fatalf("the own plugin did not load: this test's premise (Codex 0.171 reads the project file the -c flag trusts) no longer holds\n%s\n%s", out, a.Model.Dump())
+	}
+	note := fmt.Sprintf("bundlectl: codex: your own plugin %q loads beside the views, never reviewed by bundlectl", ownPluginID)
+	if !strings.Contains(squash(out), squash(note)) || strings.Contains(squash(out), squash("if you answer")) {
+		t.Errorf("want the note %q, without a condition\n%s", note, out)
+	}
+}
