@@ -479,10 +479,13 @@ var noSessionCommands = map[string]bool{
 // does not start; it is then not taken, so that a mistaken reading of
 // the arguments names more plugins, never fewer. A session whose first
 // word is none of exec, e and review is an interactive one, which may
-// ask whether to trust the project (asksTrust; a subcommand that runs no
-// session counts too, for the same reason). A subcommand of
-// noSessionCommands, or -h, --help, -V or --version, starts no session
-// (noSession). Arguments after "--" are the prompt's.
+// ask whether to trust the project (asksTrust; a subcommand Codex may
+// run a session under, such as resume, fork or app-server, counts too,
+// for the same reason). A subcommand of noSessionCommands, or -h,
+// --help, -V or --version, starts no session (noSession; codex login
+// once counted as interactive, and exec named plugins as loading beside
+// it). --worktree runs the session in a new worktree made from HEAD
+// (worktree). Arguments after "--" are the prompt's.
 func sessionArgs(args []string) (o sessionOpts) {
 	first := "" // the first argument that is no option: the subcommand, or the prompt
 	defer func() {
