@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,13 +32,7 @@ func TestExecCodexWorktree(t *testing.T) {
 			}
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
 			installOwnPlugin(t, a, ownMarketplace, other, "")
-			writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
-			for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "HEAD enables the own plugin"}} {
-				cmd := exec.Command("git", append([]string{"-C", a.Workdir, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("git %q: %v %s", args, err, out)
-				}
-			}
+			commitOwnPluginConfig(t, a)
 			writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", otherID), 0o644)
 			ws, err := filepath.EvalSymlinks(a.Workdir)
 			if err != nil {
@@ -68,5 +63,49 @@ func TestExecCodexWorktree(t *testing.T) {
 				t.Errorf("exclusive=%v: stderr says %q: %v\n%s", exclusive, note, named, res)
 			}
 		})
+	}
+}
+
+// commitOwnPluginConfig makes a's working directory a git repository
+// whose one commit, HEAD, holds a .codex/config.toml enabling the own
+// plugin.
+func commitOwnPluginConfig(t *testing.T, a *Agent) {
+	t.Helper()
+	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "HEAD enables the own plugin"}} {
+		cmd := exec.Command("git", append([]string{"-C", a.Workdir, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
+	}
+}
+
+// TestExecCodexWorktreeTrustDialog: an interactive `codex --worktree`
+// in a repository no [projects] entry decides asks Codex 0.171's "Trust
+// this folder?"; answered "Trust and continue", it saves the entry for
+// the main checkout (not for the new worktree) and reads HEAD's
+// .codex/config.toml in the worktree, so the plugin that file enables
+// loads. bundlectl exec says a plugin HEAD's files enable may load
+// unnamed (it once named only what the working copy's file enabled,
+// here the same file, on the "if you answer" condition).
+func TestExecCodexWorktreeTrustDialog(t *testing.T) {
+	a := New(t, Codex, Say("done"), Say("done"))
+	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
+	allowExecTools(a)
+	a.Launcher = f.launcher(t)
+	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
+	commitOwnPluginConfig(t, a)
+	argv, env := interactiveCommand(t, a, "hi")
+	argv = slices.Concat(argv[:1], []string{"--worktree"}, argv[1:])
+	out, _ := answerCodexTrustDialog(t, a, argv, env)
+	loaded := false
+	for _, r := range sessionCalls(a, 0) {
+		loaded = loaded || r.Contains(ownSkill(ownPlugin))
+	}
+	if !loaded {
+		t.Fatalf("HEAD's plugin did not load once the folder was trusted: this test's premise (Codex 0.171) no longer holds\n%s\n%s", out, a.Model.Dump())
+	}
+	if note := "bundlectl: codex: --worktree runs the session in a new git worktree made from HEAD"; !strings.Contains(squash(out), squash(note)) {
+		t.Errorf("the note %q not shown\n%s", note, out)
 	}
 }
