@@ -1259,7 +1259,11 @@ func isASCII(s string) bool {
 // which refuses some urls Claude Code posts to ("https://u:p@c%7b.x/"),
 // and whose query parser drops a pair with a bad escape or a ';'
 // ("?token=abc%zz", "?token=abc;v=1"), where the server gets the token.
+// It is read trimmed as Claude Code trims a hook's url (ClaudeURLTrim),
+// as hookURLHost reads it: "\u00a0https:\\\\u:pw@h/" posts pw to h, and
+// JavaScript's URL alone, which keeps U+00A0, reads no url there.
 func urlHasCredential(raw string) bool {
+	raw = ClaudeURLTrim(raw)
 	if looksLikeToken(raw) || jsURLPassword(raw) {
 		return true
 	}
@@ -2001,19 +2005,23 @@ func RedactCredentialsJSON(doc []byte) []byte {
 }
 
 // redactURL returns s without the userinfo and query of a URL that
-// carries a credential in them, and s itself otherwise.
+// carries a credential in them, and s itself otherwise. A url with a
+// credential is read, and returned, trimmed as urlHasCredential reads it
+// (ClaudeURLTrim): "\u00a0ftp://h/?key=pw", which neither Go's parser
+// nor a scheme test reads as a url untrimmed, was returned as it was.
 func redactURL(s string) string {
+	t := ClaudeURLTrim(s)
 	// Decoded as urlHasCredential reads it: Go refuses "c%41.example.com".
-	u, err := url.Parse(JSURLDecodedHost(s))
+	u, err := url.Parse(JSURLDecodedHost(t))
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		// A url Go does not parse may carry one as well
 		// ("https://u:pw@c%7b.example/", which JavaScript's URL reads).
-		if hasURLScheme(s) && urlHasCredential(s) {
-			return redactURLText(s)
+		if hasURLScheme(t) && urlHasCredential(t) {
+			return redactURLText(t)
 		}
 		return s
 	}
-	if _, pw := u.User.Password(); !pw && !urlHasCredential(s) {
+	if _, pw := u.User.Password(); !pw && !urlHasCredential(t) {
 		return s
 	}
 	u.User, u.RawQuery, u.Fragment = nil, "", ""

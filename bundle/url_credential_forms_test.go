@@ -12,7 +12,9 @@ import (
 // not flagged (secret.url) and the bundle could be trusted with it;
 // "https:\\u:hunter2@host" has user information the "://" pattern missed;
 // and redactURL returned a url Go's parser refuses as it was, password
-// and all ("https://u:hunter2@c%7b.example/").
+// and all ("https://u:hunter2@c%7b.example/"). A url Claude Code posts
+// once trimmed ("\u00a0https:\\u:hunter2@host") was read untrimmed: not
+// flagged, and echoed whole.
 func TestURLCredentialForms(t *testing.T) {
 	for _, raw := range []string{
 		"https://example.com/g?token=hunter2%zz",
@@ -24,6 +26,12 @@ func TestURLCredentialForms(t *testing.T) {
 		"https://c%7b.example/g?token=hunter2",
 		"https://u:hunter2@bc3e.9/g",
 		"https://c%/g?secret=hunter2",
+		// Read trimmed as Claude Code trims a hook's url before it posts
+		// (ClaudeURLTrim): JavaScript's URL alone keeps U+00A0.
+		"\u00a0https:\\\\u:hunter2@example.com/g",
+		"\u00a0https://u:hunter2@c%7b.example/g",
+		"\u3000ftp://example.com/g?api_key=hunter2",
+		" https://example.com/g?token=hunter2\u00a0",
 	} {
 		if !urlHasCredential(raw) {
 			t.Errorf("urlHasCredential(%q) = false", raw)
@@ -66,7 +74,8 @@ func TestURLFindingsDoNotEcho(t *testing.T) {
 		"hooks/hooks.json": `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
 			{"type": "http", "url": "https://169%2e254.169.254/x?token=hunter2"},
 			{"type": "http", "url": "ftp://x.example/x?api_key=hunter2"},
-			{"type": "http", "url": "https://c%/x?api_key=hunter2"}]}]}}`,
+			{"type": "http", "url": "https://c%/x?api_key=hunter2"},
+			{"type": "http", "url": "\u00a0ftp://y.example/x?api_key=hunter2"}]}]}}`,
 	})
 	rules := map[string]bool{}
 	for _, f := range b.Report.Findings {
