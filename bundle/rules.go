@@ -116,10 +116,10 @@ func checkText(b *Bundle, path, s string, multiline bool) bool {
 		}
 		switch {
 		case IsBidi(r):
-			b.Report.Errorf(path, "text.bidi", "text contains a bidirectional control character (U+%04X)", r)
+			b.Report.Errorf(path, "text.bidi", "text contains a bidirectional control character (U+%04X): it can make the review show something other than what runs; %s", r, charHint(b, path, r))
 			return false
 		case unicode.IsControl(r) || r == 0x2028 || r == 0x2029:
-			b.Report.Errorf(path, "text.control", "text contains a control character (U+%04X)", r)
+			b.Report.Errorf(path, "text.control", "text contains a control character (U+%04X); %s", r, charHint(b, path, r))
 			return false
 		}
 	}
