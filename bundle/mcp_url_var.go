@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
@@ -139,4 +140,68 @@ func literalHostURL(s string) (string, bool) {
 	}
 	start, end := urlHostSpan(s, colon)
 	return s[:colon] + "://" + s[start:end] + "/", true
+}
+
+// MCPURLHostDefault is the host remote MCP url s is reached at when ref,
+// the variable that picks its host (MCPURLHostVar), is unset and gives a
+// default ("${H:-10.0.0.1}" is 10.0.0.1), and what kind of address that
+// is (AddressKind: "private", "loopback", …, "" for a public address or
+// another name): the review points a private or loopback default out, as
+// a literal host of that kind is seen in the url. It is "", "" when ref
+// gives no default or the default leaves the host unknown.
+func MCPURLHostDefault(s, ref string) (host, kind string) {
+	inner, ok := strings.CutPrefix(ref, "${")
+	if !ok {
+		return "", ""
+	}
+	_, def, ok := strings.Cut(strings.TrimSuffix(inner, "}"), ":-")
+	if !ok {
+		return "", ""
+	}
+	host, msg := endpointHost(strings.Replace(s, ref, def, 1))
+	if msg != "" || host == "" {
+		return "", ""
+	}
+	return host, AddressKind(host)
+}
+
+// AddressKind is what kind of address host (as endpointHost returns it)
+// names: "loopback" (127.0.0.0/8, ::1, localhost), "private" (10/8,
+// 172.16/12, 192.168/16, 100.64/10, fc00::/7), "link_local", "metadata"
+// (a cloud metadata address), "unspecified" (0.0.0.0/8, ::), or "" for
+// any other address or name.
+func AddressKind(host string) string {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return "loopback"
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return ""
+	}
+	a = a.Unmap()
+	switch k := claudeAddrClass(a); k {
+	case "loopback", "link_local", "private":
+		return k
+	case "unique_local", "carrier_nat":
+		return "private"
+	case "unspecified", "this_network":
+		return "unspecified"
+	}
+	if claudeMetadataClass(a) != "" {
+		return "metadata"
+	}
+	return ""
+}
+
+// AddressKindText is kind (AddressKind) in words: "a private address".
+func AddressKindText(kind string) string {
+	switch kind {
+	case "link_local":
+		return "a link-local address"
+	case "metadata":
+		return "a cloud metadata address"
+	case "unspecified":
+		return "an unspecified address"
+	}
+	return "a " + kind + " address"
 }

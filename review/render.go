@@ -802,18 +802,13 @@ func (r *renderer) bareNote(indent, command string) {
 }
 
 // runTimeHosts says, for each remote MCP server whose host a variable
-// decides at run time (bundle.MCPURLHostVar), that it reaches a host not
+// decides at run time (runTimeHostList), that it reaches a host not
 // listed: such a host is in no network_hosts, and "(none)" alone read as
 // a bundle that contacts nothing.
 func runTimeHosts(b *bundle.Bundle) []string {
 	var out []string
-	for _, s := range b.Components.MCP {
-		if !s.Remote() {
-			continue
-		}
-		if ref, _ := bundle.MCPURLHostVar(s.URL, s.Hosts); ref != "" {
-			out = append(out, "and a host decided by "+bundle.Quote(ref)+" at run time (mcp server "+bundle.Quote(s.Name)+")")
-		}
+	for _, h := range runTimeHostList(b) {
+		out = append(out, "and a host decided by "+bundle.Quote(h.Variable)+" at run time (mcp server "+bundle.Quote(h.MCPServer)+h.defaultText()+")")
 	}
 	return out
 }
@@ -850,7 +845,9 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 	} else {
 		r.field(in, "endpoint", jsonString(s.URL))
 		if ref, by := bundle.MCPURLHostVar(s.URL, mcpHosts(s)); ref != "" {
-			r.field(in, "host", "decided by "+bundle.Quote(ref)+" at run time: "+hostTitles(by)+" expands it from its environment")
+			h := RunTimeHost{Variable: ref}
+			h.DefaultHost, h.DefaultAddress = bundle.MCPURLHostDefault(s.URL, ref)
+			r.field(in, "host", "decided by "+bundle.Quote(ref)+" at run time: "+hostTitles(by)+" expands it from its environment"+h.defaultText())
 		}
 		r.headerRows(in, s.Headers, s.EnvHeaders, s.BearerTokenEnvVar)
 	}

@@ -154,6 +154,10 @@ type JSONReview struct {
 	// part of the bundle (HostNotes): the reasons for network_never_contacted
 	// host by host, and the per-host rows of hooks, MCP servers and agents.
 	HostNotes []HostNote `json:"host_notes"`
+	// RunTimeHosts are the remote MCP servers whose host a variable in
+	// the url decides at run time (RunTimeHost), absent when there is
+	// none or no inventory. Not in components: a reading of the url.
+	RunTimeHosts []RunTimeHost `json:"run_time_hosts,omitempty"`
 	// Diff is present when the bundle was trusted before (docs/sources.md).
 	Diff *Diff `json:"diff,omitempty"`
 }
@@ -172,6 +176,7 @@ func (rv *Review) JSON() JSONReview {
 	if rv.Inventory != nil {
 		// Only beside an inventory that lists the hosts.
 		j.NetworkNeverContacted = b.Permissions.NetworkNeverContacted
+		j.RunTimeHosts = runTimeHostList(b)
 	}
 	if j.Formats == nil {
 		j.Formats = []bundle.Format{}
