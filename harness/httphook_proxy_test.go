@@ -37,6 +37,11 @@ func newTunnelProxy(t *testing.T, name string) *tunnelProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
+	return serveTunnelProxy(t, name, ln)
+}
+
+// serveTunnelProxy is a tunnelProxy answering on ln.
+func serveTunnelProxy(t *testing.T, name string, ln net.Listener) *tunnelProxy {
 	t.Cleanup(func() { ln.Close() })
 	p := &tunnelProxy{name: name, url: "http://" + ln.Addr().String()}
 	go func() {
@@ -215,5 +220,33 @@ func TestHTTPHookProxyAsClaudeCode(t *testing.T) {
 				t.Fatalf("denied by %q, the first proxy saw %q, the second %q, said %q; want denied by %q, the first proxy seeing %q, the second nothing, saying %q, as Claude Code 2.1.332", by, seen, other, all, c.by, c.seen, c.says)
 			}
 		})
+	}
+}
+
+// TestHTTPHookProxyDefaultPort: a proxy url with no port
+// ("http://proxyhost") is asked at its scheme's port, 80, as Claude Code
+// 2.1.332 asks it (docs/hooks.md's proxy table), not refused and not
+// asked at another port. The proxy listens on 127.77.0.1:80, an unusual
+// loopback address, so that no other test's listener is in the way;
+// tests run as root, who may listen below 1024.
+func TestHTTPHookProxyDefaultPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.77.0.1:80")
+	if err != nil {
+		t.Skipf("cannot listen on 127.77.0.1:80 (needs root): %v", err)
+	}
+	p := serveTunnelProxy(t, "port80", ln)
+	for _, v := range []string{"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "NO_PROXY", "no_proxy"} {
+		t.Setenv(v, "")
+	}
+	t.Setenv("https_proxy", "http://127.77.0.1")
+	home, ws := httpGuard(t, []byte(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.9/a", "timeout": 5}]}]}}`))
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Host: bundle.HostClaude})
+	must(t, err)
+	defer r.Close()
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	must(t, err)
+	want := []string{"CONNECT 127.0.0.9:80 HTTP/1.1", "in tunnel: POST /a HTTP/1.1"}
+	if seen := p.take(); !out.Blocked || !strings.Contains(out.Reason, "port80") || fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("blocked %v by %q, errors %+v; the proxy at 127.77.0.1:80 saw %q, want a deny from it after %q", out.Blocked, out.Reason, out.Errors, seen, want)
 	}
 }
