@@ -28,7 +28,38 @@ type hookProxyError struct {
 }
 
 func (e *hookProxyError) Error() string {
-	return fmt.Sprintf("http hook: %s=%s %s, so nothing is posted; set it to the proxy's http:// or https:// url with its port: export %s=http://host:port", e.Var, bundle.Quote(redactedProxy(e.Value)), e.Why, e.Var)
+	return fmt.Sprintf("http hook: %s=%s %s, so nothing is posted; %s", e.Var, bundle.Quote(redactedProxy(e.Value)), e.Why, e.fix())
+}
+
+// fix is the hint: the export of the value Claude Code 2.1.332 was seen
+// to read the setting as (proxyFix), which works as printed, or, for
+// another setting or one holding user information (never echoed), what
+// to set it to.
+func (e *hookProxyError) fix() string {
+	if v := proxyFix(e.Value); v != "" && !strings.Contains(v, "@") {
+		return "to use the proxy Claude Code uses: export " + e.Var + "=" + bundle.ShellArg(v)
+	}
+	return "set it to the proxy's http:// or https:// url with its port: export " + e.Var + "=http://host:port"
+}
+
+// proxyFix is the url of the proxy Claude Code 2.1.332 posts through for
+// a setting bundlectl does not read (internal/agenttest
+// TestClaudeHTTPHookProxyOtherForms): one with spaces around it (" http:
+// //127.0.0.1:3128" is that proxy), or a host:port with no scheme and a
+// path ("localhost:3128/" is http://localhost:3128); "" for another.
+func proxyFix(value string) string {
+	if t := strings.Trim(value, " "); t != value {
+		if _, why := claudeProxyURL(t); why == "" {
+			return t
+		}
+		return ""
+	}
+	if hp, _, ok := strings.Cut(value, "/"); ok && hp != "" {
+		if host, port, err := net.SplitHostPort(hp); err == nil && isDecimal(port) && proxyHostName(host) && !jsReadsOtherwise(host) {
+			return "http://" + hp
+		}
+	}
+	return ""
 }
 
 // redactedProxy is a proxy setting with its user information hidden,
@@ -81,13 +112,22 @@ func claudeHookProxy(getenv func(string) string, req *http.Request) (*url.URL, e
 // url gets an http CONNECT in the clear, not the socks handshake; a url
 // with no port is at its scheme's (connectDialer). Another form (no
 // port and no scheme, "//host:port", another scheme) is refused, and so
-// is a host:port whose host Claude Code refuses (jsReadsOtherwise).
+// is a host:port whose host Claude Code refuses (jsReadsOtherwise), and
+// a setting with spaces around it or a host:port with a path, which
+// Claude Code reads (proxyFix) but bundlectl does not: the refusal's
+// hint exports the proxy Claude Code used.
 func claudeProxyURL(value string) (*url.URL, string) {
+	if strings.Trim(value, " ") != value {
+		return nil, "has spaces around it" // Claude Code 2.1.332 trims a leading one; the message stays short enough to show whole
+	}
 	if host, port, err := net.SplitHostPort(value); err == nil && isDecimal(port) && proxyHostName(host) {
 		if jsReadsOtherwise(host) {
 			return nil, "is a host:port whose host JavaScript's URL reads as another name or address, which Claude Code 2.1.332 refuses as a proxy (\"Invalid proxy URL\": it does not start)"
 		}
 		return &url.URL{Scheme: "http", Host: value}, ""
+	}
+	if proxyFix(value) != "" {
+		return nil, "has a path after host:port" // Claude Code 2.1.332 reads http://host:port
 	}
 	p, err := url.Parse(value)
 	if err != nil || p.Scheme == "" || p.Host == "" || p.Opaque != "" {

@@ -250,3 +250,44 @@ func TestHTTPHookProxyDefaultPort(t *testing.T) {
 		t.Fatalf("blocked %v by %q, errors %+v; the proxy at 127.77.0.1:80 saw %q, want a deny from it after %q", out.Blocked, out.Reason, out.Errors, seen, want)
 	}
 }
+
+// TestHTTPHookProxyFixRuns: a proxy setting real Claude Code 2.1.332
+// posts through but bundlectl does not read — spaces around it, a
+// host:port with a path and no scheme (internal/agenttest
+// TestClaudeHTTPHookProxyOtherForms) — fails the hook with nothing
+// posted, saying which; the setting the hint exports (TestProxyFixHint
+// runs it as printed) is read, and the hook goes through that proxy.
+func TestHTTPHookProxyFixRuns(t *testing.T) {
+	p := newTunnelProxy(t, "first")
+	hostPort := strings.TrimPrefix(p.url, "http://")
+	port := strings.TrimPrefix(hostPort, "127.0.0.1:")
+	home, ws := httpGuard(t, []byte(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.9/a", "timeout": 5}]}]}}`))
+	fire := func() harness.Outcome {
+		r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Host: bundle.HostClaude})
+		must(t, err)
+		defer r.Close()
+		out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+		must(t, err)
+		return out
+	}
+	for _, c := range []struct{ value, says, fix string }{
+		{" " + p.url, "has spaces around it", p.url},
+		{p.url + " ", "has spaces around it", p.url},
+		{"localhost:" + port + "/", "has a path after host:port", "http://localhost:" + port},
+		{hostPort + "/x", "has a path after host:port", p.url},
+	} {
+		for _, n := range []string{"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "NO_PROXY", "no_proxy"} {
+			t.Setenv(n, "")
+		}
+		t.Setenv("https_proxy", c.value)
+		out := fire()
+		if msg := fmt.Sprint(out.Errors); out.Blocked || len(p.take()) != 0 || !strings.Contains(msg, c.says) {
+			t.Fatalf("https_proxy=%q: blocked %v, errors %s; want the hook failed, nothing posted, saying %q", c.value, out.Blocked, msg, c.says)
+		}
+		t.Setenv("https_proxy", c.fix)
+		if out := fire(); !out.Blocked || !strings.Contains(out.Reason, "first") {
+			t.Errorf("https_proxy=%q, then %q: blocked %v by %q, errors %+v; want a deny from the proxy", c.value, c.fix, out.Blocked, out.Reason, out.Errors)
+		}
+		p.take()
+	}
+}

@@ -21,7 +21,13 @@ type connectRecorder struct {
 
 func newConnectRecorder(t *testing.T) *connectRecorder {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return newConnectRecorderAt(t, "127.0.0.1:0")
+}
+
+// newConnectRecorderAt is a connectRecorder listening on addr.
+func newConnectRecorderAt(t *testing.T, addr string) *connectRecorder {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
