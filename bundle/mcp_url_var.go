@@ -205,3 +205,25 @@ func AddressKindText(kind string) string {
 	}
 	return "a " + kind + " address"
 }
+
+// MCPURLUserinfoVar is the first variable (as Gemini CLI expands it: $NAME
+// or ${NAME}) in remote MCP url s's user information, or "". Gemini CLI
+// 0.61 connects to such a url only when the variable is set and empty:
+// set to a value, or unset (left as written), it is user information,
+// and its fetch refuses a url with one, so it asks nothing
+// (internal/agenttest TestGeminiMCPURLUserinfo).
+func MCPURLUserinfoVar(s string) string {
+	colon := strings.IndexByte(s, ':')
+	if colon < 0 {
+		return ""
+	}
+	auth := colon + 1
+	for auth < len(s) && isSlash(s[auth]) {
+		auth++
+	}
+	start, _ := urlHostSpan(s, colon)
+	if start <= auth {
+		return ""
+	}
+	return geminiRef().FindString(s[auth:start])
+}

@@ -849,6 +849,9 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 			h.DefaultHost, h.DefaultAddress = bundle.MCPURLHostDefault(s.URL, ref)
 			r.field(in, "host", "decided by "+bundle.Quote(ref)+" at run time: "+hostTitles(by)+" expands it from its environment"+h.defaultText())
 		}
+		if ref := bundle.MCPURLUserinfoVar(s.URL); ref != "" && slices.Contains(s.Hosts, string(bundle.HostGemini)) {
+			r.field(in, "connects", "Gemini CLI: only when "+bundle.Quote(ref)+" is set and empty; set to a value, or unset, it is user information, and Gemini CLI connects to no url with any")
+		}
 		r.headerRows(in, s.Headers, s.EnvHeaders, s.BearerTokenEnvVar)
 	}
 	tools := "all the server offers"

@@ -48,8 +48,9 @@ func TestGeminiMCPURLBareVar(t *testing.T) {
 // decided at run time, where it listed none and named ${BC_P} as
 // deciding the host (bundle TestMCPURLVarOutsideHost). The same holds for
 // "https://${BC_U}@ub.example/mcp", listed as ub.example: Gemini CLI
-// 0.61 asks the proxy for nothing there (tried), so listing it is the
-// careful side, and no variable decides its host.
+// 0.61 asks the proxy for nothing there with BC_U set to a value, and
+// connects only when it is set and empty (TestGeminiMCPURLUserinfo,
+// which the review says under the server); no variable decides its host.
 func TestGeminiMCPURLVarOutsideHost(t *testing.T) {
 	proxy := newConnectRecorder(t)
 	a := New(t, GeminiCLI, Say("done"))
