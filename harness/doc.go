@@ -262,7 +262,9 @@
 //     answered, or one the client cancelled) for a later request under
 //     the same id; a reply under id null answers none the proxy sent and
 //     is dropped with a notice (relayed before Codex's initialize answer,
-//     it kept Codex from starting the server). A reply settles a request only with exactly one member
+//     it kept Codex from starting the server), as a proxy that only
+//     filters tools, and settles nothing, drops one whose last id is
+//     null (nullIDReply). A reply settles a request only with exactly one member
 //     named exactly id (what JSON.parse and serde read), and only of the
 //     strict shape {"jsonrpc":"2.0","id","result"|"error"} with nothing
 //     else, all every host reads as an answer; any other is dropped and

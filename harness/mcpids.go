@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -470,15 +471,46 @@ func (p *proxy) unmapLocked(pk string, a awaited) {
 // settleReplies puts the client's id back on a server message about to
 // be relayed if it is a reply, and drops a reply no request awaits; it
 // returns the message to relay, nil when it is dropped. A proxy that
-// does not time calls forwards the client's ids: it changes nothing.
+// does not time calls forwards the client's ids: it changes nothing but
+// drops a reply under id null (nullIDReply), as a timing proxy does.
 // msg is one message, never a batch: serverLine relays a batch one
 // message a line, each settled alone.
 func (p *proxy) settleReplies(msg []byte) []byte {
-	if p.callTimeout <= 0 || firstByte(msg) != '{' {
+	if firstByte(msg) != '{' {
+		return msg
+	}
+	if p.callTimeout <= 0 {
+		if p.nullIDReply(msg) {
+			p.notice("%s", droppedNullIDReply)
+			return nil
+		}
 		return msg
 	}
 	out, _ := p.settleMessage(msg)
 	return out
+}
+
+// droppedNullIDReply is the notice for a server reply under id null.
+const droppedNullIDReply = "dropped the server's reply under id null (its error for a message it could not read): it answers no request the client awaits, and Codex 0.171.0 fails to start a server that sends one before its initialize answer"
+
+// nullIDReply reports whether obj, a server message object relayed by a
+// proxy that does not time calls, is a reply (as settleMessage reads
+// one) whose id, as JSON.parse reads it (the last member named exactly
+// "id"), is null. Such a proxy forwards the client's lines as they are,
+// and only lines it read, so a server's error under null answers no
+// request of the client's there either; relayed before the initialize
+// answer it kept Codex 0.171.0 from starting the server behind a proxy
+// that only filters tools, as behind a timing one (agenttest
+// TestHostsMCPNullIDFilterOnly). A reply that repeats "id" passes as
+// before, under the last: such a proxy settles nothing.
+func (p *proxy) nullIDReply(obj []byte) bool {
+	if !bytes.Contains(obj, []byte("null")) { // no null anywhere: the common line costs one search
+		return false
+	}
+	var idBuf [2]span
+	r := msgRead{ids: idBuf[:0]}
+	r.read(obj)
+	return r.exactID && (!r.isRequest || r.isReply) && firstByte(obj[r.id.start:r.id.end]) == 'n'
 }
 
 // strictAnswer reports whether obj, a reply, is an answer every host
@@ -656,7 +688,7 @@ func (p *proxy) settleMessage(obj []byte) (out []byte, changed bool) {
 		return nil, true
 	}
 	if firstByte(obj[r.id.start:r.id.end]) == 'n' {
-		p.notice("dropped the server's reply under id null (its error for a message it could not read): it answers no request the client awaits, and Codex 0.171.0 fails to start a server that sends one before its initialize answer")
+		p.notice("%s", droppedNullIDReply)
 		return nil, true
 	}
 	if !r.answers || r.isRequest || !strictAnswer(obj) {

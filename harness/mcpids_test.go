@@ -123,6 +123,46 @@ func TestProxyDropsNullIDReplies(t *testing.T) {
 	}
 }
 
+// TestProxyDropsNullIDRepliesUntimed: a proxy that only filters tools
+// (no per-call timeout) passes the client's ids on and settles nothing,
+// but a server reply under id null answers no request of the client's
+// there either (the proxy forwards only lines it read), and relayed
+// before the initialize answer it kept real Codex 0.171.0 from starting
+// the server (agenttest TestHostsMCPNullIDFilterOnly): it is dropped
+// with a notice, as the timing proxy drops it, in a batch too, while
+// the server's requests and notifications under null, and a reply whose
+// last id (the one JSON.parse reads) is not null, pass as before. It
+// relayed every one of them.
+func TestProxyDropsNullIDRepliesUntimed(t *testing.T) {
+	var toClient, notices strings.Builder
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, toServer: io.Discard}
+	server := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+		` { "id" : null , "jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"id":null,"result":{}}`,
+		`{"jsonrpc":"2.0","id":null}`,
+		`[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}},{"jsonrpc":"2.0","id":2,"result":{"null":null}}]`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":null}}`,
+		`{"jsonrpc":"2.0","id":null,"id":3,"result":{}}`,
+		`{"jsonrpc":"2.0","ID":null,"result":{}}`,
+	}, "\n") + "\n"
+	if err := p.pumpServer(strings.NewReader(server)); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"jsonrpc":"2.0","id":2,"result":{"null":null}}` + "\n" +
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":null}}` + "\n" +
+		`{"jsonrpc":"2.0","id":null,"id":3,"result":{}}` + "\n" +
+		`{"jsonrpc":"2.0","ID":null,"result":{}}` + "\n"
+	if toClient.String() != want {
+		t.Errorf("the client got\n%s\nwant\n%s", toClient.String(), want)
+	}
+	if n := strings.Count(notices.String(), "dropped the server's reply under id null"); n != 5 {
+		t.Errorf("notices %q say %d replies under null were dropped; want 5", notices.String(), n)
+	}
+}
+
 // TestProxyReusedIDsGetTheirOwnAnswers drives the cases the client's own
 // ids left open: a request reusing the id of a call the proxy answered
 // at its timeout (however long ago: the record of it is bounded, here to

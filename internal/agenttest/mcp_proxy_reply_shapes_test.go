@@ -149,10 +149,27 @@ var emptyResultSeen = map[Host]string{
 // and arguments that serve it through bundlectl mcp.
 func shapeKit(t *testing.T, a *Agent, home, mode string) (string, []string) {
 	t.Helper()
+	return shapeKitServed(t, a, home, mode, map[string]any{"timeout": 2000})
+}
+
+// shapeKitFiltered is shapeKit reviewed with no per-call timeout and a
+// tool filter (excludeTools "other"): bundlectl mcp proxies it to filter
+// tools only, passing the client's ids and timing no call.
+func shapeKitFiltered(t *testing.T, a *Agent, home, mode string) (string, []string) {
+	t.Helper()
+	return shapeKitServed(t, a, home, mode, map[string]any{"excludeTools": []string{"other"}})
+}
+
+// shapeKitServed is shapeKit with the server entry's other members.
+func shapeKitServed(t *testing.T, a *Agent, home, mode string, entry map[string]any) (string, []string) {
+	t.Helper()
 	dir := filepath.Join(a.Workdir, ".bundlectl", "bundles", "shapekit")
 	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "shapekit", "version": "1.0.0"})
-	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{"srv": map[string]any{
-		"command": "node", "args": []string{"./server.js", mode}, "timeout": 2000}}})
+	srv := map[string]any{"command": "node", "args": []string{"./server.js", mode}}
+	for k, v := range entry {
+		srv[k] = v
+	}
+	writeJSONFile(t, dir, ".mcp.json", map[string]any{"mcpServers": map[string]any{"srv": srv}})
 	if err := os.WriteFile(filepath.Join(dir, "server.js"), []byte(shapeServer), 0o644); err != nil {
 		t.Fatal(err)
 	}
