@@ -97,11 +97,15 @@ process.stdin.on("data", (d) => {
 // in it. Now the proxy relays a batch one message a line and each host
 // reads the answer; a reply in a batch of a shape some host does not
 // read ("batch-extra-member") still gets the proxy's error at 2 s.
+// A reply nested 10001 deep ("deep-10001"), past what the proxy reads,
+// is answered at once with the proxy's error, whose message ends with a
+// hint line ("\nbundlectl: hint: bundlectl mcp --help"): each host must
+// pass that message, its hint line included, to the model.
 // (The test fails on what reaches the model, not on a time.)
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
 	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
 		"meta-not-object", "code-past-int32", "message-twice", "data-twice", "deep-127", "deep-128",
-		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null", "batch", "batch-with-notice", "batch-extra-member"}
+		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null", "batch", "batch-with-notice", "batch-extra-member", "deep-10001"}
 	if m := os.Getenv("SHAPES"); m != "" {
 		modes = strings.Split(m, ",")
 	}
@@ -122,11 +126,16 @@ func TestHostsMCPProxyReplyShapes(t *testing.T) {
 					want = "batch answer"
 				case "result-empty":
 					want = emptyResultSeen[h]
+				case "deep-10001":
+					want = "nests deeper than 10000 levels"
 				}
 				next, ok := lastAt(a, 1)
 				// Gemini CLI sends {} as a JSON object, not a string:
 				// look for it in the body as written.
 				seen := ok && (next.Contains(want) || mode == "result-empty" && bytes.Contains(next.Body, []byte(want)))
+				if seen && mode == "deep-10001" && !next.Contains("bundlectl: hint: bundlectl mcp --help") {
+					t.Fatalf("the proxy's error for the reply nested 10001 deep reached the model without its hint line; it got %q\n%s", toolOutcome(next), res)
+				}
 				if !seen {
 					t.Fatalf("%q did not reach the model after the server's %s reply; it got %q\n%s\n%s", want, mode, toolOutcome(next), res, a.Model.Dump())
 				}
