@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -214,5 +215,30 @@ func (g *globals) sayNotOnPath(name string, environ []string) {
 	if _, err := harness.LookPath(name, path); err == nil {
 		return
 	}
+	if dir, ok := relativeOnPath(name, path); ok {
+		// The shell's check (the hint) finds this one: "no claude found"
+		// would contradict it. It is found from this directory only.
+		fmt.Fprintf(g.stderr, "bundlectl: %s: %s is found on PATH only through its relative entry %s, from this directory only, and a session started elsewhere finds another or none: setup wrote the lines all the same; put the agent's directory on PATH as an absolute path\nbundlectl: hint: command -v %s\n", name, name, bundle.Quote(dir), name)
+		return
+	}
 	fmt.Fprintf(g.stderr, "bundlectl: %s: no %s found on PATH: setup wrote the lines all the same, for a %s installed later or started by its full path; check that the agent you start is the one setup wired\nbundlectl: hint: command -v %s\n", name, name, name, name)
+}
+
+// relativeOnPath is the relative (or empty: the working directory) entry
+// of path that holds an executable name, which harness.LookPath skips
+// and the shell does not.
+func relativeOnPath(name, path string) (string, bool) {
+	for _, dir := range filepath.SplitList(path) {
+		if filepath.IsAbs(dir) {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			if dir == "" {
+				dir = "."
+			}
+			return dir, true
+		}
+	}
+	return "", false
 }
