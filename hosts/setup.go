@@ -1152,12 +1152,17 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 }
 
 // homeOf is the $HOME of environ as setup records it (cleaned, so that
-// "/home/me/" is "/home/me"), or "".
+// "/home/me/" is "/home/me", and absolute: a relative one, "." in one
+// directory and "." in another, once passed for one home), or "".
 func homeOf(environ []string) string {
-	if h := envValue(environ, "HOME"); h != "" {
-		return filepath.Clean(h)
+	h := envValue(environ, "HOME")
+	if h == "" {
+		return ""
 	}
-	return ""
+	if abs, err := filepath.Abs(h); err == nil {
+		return abs
+	}
+	return filepath.Clean(h)
 }
 
 // filesOfHome splits files into those a --undo run with $HOME home undoes

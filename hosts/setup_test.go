@@ -905,3 +905,39 @@ func TestSetupNamesDanglingLinkInMissingDir(t *testing.T) {
 		t.Errorf("setup wrote its record: %v", err)
 	}
 }
+
+// TestUndoOfARelativeHome: a setup run with a relative $HOME (".") once
+// recorded "." as its $HOME, and a --undo run with HOME=. from another
+// directory, another home, took it for its own and undid the first
+// one's files. The $HOME recorded is now absolute (as the working
+// directory makes it), so that --undo leaves them and names the home.
+func TestUndoOfARelativeHome(t *testing.T) {
+	home, dir, a, b := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "user.json"), []byte(userSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(a)
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{Environ: []string{"HOME=."}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(b)
+	res, err := Undo(home, fakeHost{dir}, SetupInput{Environ: []string{"HOME=."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "user.json")); !strings.Contains(string(got), "hooks run PreToolUse") {
+		t.Errorf("a --undo with HOME=. in %s undid the setup run with HOME=. in %s:\n%s", b, a, got)
+	}
+	for _, r := range res {
+		if r.OtherHome != a {
+			t.Errorf("%s: other home %q, want %q", r.Path, r.OtherHome, a)
+		}
+	}
+	t.Chdir(a)
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{Environ: []string{"HOME=" + a + "/"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "user.json")); string(b) != userSettings {
+		t.Errorf("--undo with that home left:\n%s", b)
+	}
+}
