@@ -76,17 +76,20 @@ func escapeInner(s string, quoted bool) string {
 // each quote and backslash in it written outside the quotes, after a
 // backslash, so that fish, which reads a backslash before a quote or
 // another backslash inside single quotes as an escape, reads back s too.
+// A word starting with '=' or '%' is quoted too: zsh reads a bare "=ls"
+// as the path of the command ls (and fails on "=x" when there is no such
+// command), fish a bare "%self" as its own process id.
 // A hint that prints a command uses it for every value from outside.
 func ShellArg(s string) string {
 	if s == "" {
 		return "''"
 	}
-	plain := true
+	plain := s[0] != '=' && s[0] != '%'
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)) {
-			plain = false
+		if !plain {
 			break
 		}
+		plain = r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r)
 	}
 	if plain {
 		return s

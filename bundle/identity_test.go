@@ -33,19 +33,24 @@ func TestValidAndSuggestedBundleNames(t *testing.T) {
 }
 
 // ShellArg's output, given to a real shell, is one word equal to the
-// input: to sh, and to fish where it is installed (a backslash before a
-// quote or another backslash inside single quotes it reads as an escape:
-// 'a\\b' was a\b to it, as \\ is to sh outside quotes).
+// input: to sh, and to bash, dash, zsh and fish where each is installed
+// (a backslash before a quote or another backslash inside single quotes
+// fish reads as an escape: 'a\\b' was a\b to it, as \\ is to sh outside
+// quotes; a bare "%self" it read as its process id, and zsh a bare "=ls"
+// as /usr/bin/ls).
 func TestShellArgRoundTrips(t *testing.T) {
 	shells := []string{"/bin/sh"}
-	if fish, err := exec.LookPath("fish"); err == nil {
-		shells = append(shells, fish)
+	for _, name := range []string{"bash", "dash", "zsh", "fish"} {
+		if sh, err := exec.LookPath(name); err == nil {
+			shells = append(shells, sh)
+		}
 	}
 	for _, sh := range shells {
-		for _, s := range []string{"plain@market", "", "a b", "it's", "$(touch x)", "`x`", "a\"b", "--name=x", `a\\b`, `a\`, `\'`, `it'\''s`, "~x", "a*"} {
+		for _, s := range []string{"plain@market", "", "a b", "it's", "$(touch x)", "`x`", "a\"b", "--name=x", `a\\b`, `a\`, `\'`, `it'\''s`, "~x", "a*", "%self", "=ls", "=no-such-command", "a=ls", "%", "a\nb", "a\xffb", "!x"} {
 			out, err := exec.Command(sh, "-c", `printf %s `+ShellArg(s)).Output()
 			if err != nil {
-				t.Fatalf("%s: %q: %v", sh, s, err)
+				t.Errorf("%s: %q: %v", sh, s, err)
+				continue
 			}
 			if string(out) != s {
 				t.Errorf("%s: ShellArg(%q) = %s read back as %q", sh, s, ShellArg(s), out)
