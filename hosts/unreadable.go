@@ -65,6 +65,10 @@ type Leftovers struct {
 	// UTF-16, which Claude Code 2.1.332 leaves out too: agenttest
 	// TestExecClaudeSettingsParse).
 	PartialUnit bool
+	// HalfAtEnd: the last whole code unit of UTF-16 is the first half of
+	// a surrogate pair, which iconv -c does not drop there (it fails);
+	// the hint cuts it, one code unit more than PartialUnit's cut.
+	HalfAtEnd bool
 	// Invalid: code units that make no character (half a surrogate
 	// pair, which JavaScript keeps in a string; beyond U+10FFFF), which
 	// no UTF-8 file can hold: no conversion keeps them, the hint leaves
@@ -174,7 +178,11 @@ func recodeHint(path, from string, skip, unit int, l Leftovers) string {
 	count := ""
 	if l.PartialUnit {
 		count = `n=$(wc -c < "$1") && `
-		stages = append(stages, fmt.Sprintf("head -c $(( (n - %d) / %d * %d ))", skip, unit, unit))
+		cut := ""
+		if l.HalfAtEnd {
+			cut = fmt.Sprintf(" - %d", unit)
+		}
+		stages = append(stages, fmt.Sprintf("head -c $(( (n - %d) / %d * %d%s ))", skip, unit, unit, cut))
 	}
 	iconv := "iconv -f " + from + " -t UTF-8"
 	if l.Invalid {

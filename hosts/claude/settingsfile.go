@@ -205,9 +205,18 @@ func leadingNULs(data []byte) int {
 // surrogate pair; in UTF-32, a surrogate or one past U+10FFFF). A hint
 // that handed them to iconv failed as printed (a five-byte FF FE 00 00
 // 7B: "incomplete character").
+//
+// A UTF-16 file whose last whole code unit is the first half of a
+// surrogate pair ends in part of a character too: iconv -c drops such a
+// unit anywhere else, but at the end it fails ("incomplete character or
+// shift sequence at end of buffer"), and the hint left the file as it
+// was and its temporary file beside it; that unit is cut with the rest.
 func recodeLeftovers(data []byte, unit int, order binary.ByteOrder) hosts.Leftovers {
 	l := hosts.Leftovers{PartialUnit: len(data)%unit != 0}
 	data = data[:len(data)/unit*unit]
+	if n := len(data); unit == 2 && n >= 2 && isHighSurrogate(order.Uint16(data[n-2:])) {
+		l.PartialUnit, l.HalfAtEnd, data = true, true, data[:n-2]
+	}
 	if unit == 4 {
 		for i := 0; i < len(data); i += 4 {
 			l.Invalid = l.Invalid || !utf8.ValidRune(rune(order.Uint32(data[i:])))
@@ -224,6 +233,10 @@ func recodeLeftovers(data []byte, unit int, order binary.ByteOrder) hosts.Leftov
 	}
 	return l
 }
+
+// isHighSurrogate reports whether u is the first half of a UTF-16
+// surrogate pair.
+func isHighSurrogate(u uint16) bool { return u >= 0xd800 && u < 0xdc00 }
 
 // isLowSurrogate reports whether u is the second half of a UTF-16
 // surrogate pair.

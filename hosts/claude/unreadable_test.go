@@ -370,6 +370,12 @@ func TestRecodeHintsRunAsPrinted(t *testing.T) {
 		{"UTF-32 big-endian ending in part of a unit", testtree.UTF32(s, true) + "\x00\x00", "UTF-32 (behind its byte order mark)", s},
 		{"UTF-32 big-endian holding a unit past U+10FFFF", testtree.UTF32(`{"x": "é`, true) + "\x00\x11\x00\x00" + testtree.UTF32(`"}`, true)[4:], "without the code units that make no character", s},
 		{"UTF-16 big-endian behind a UTF-8 mark, ending in an odd byte", "\xef\xbb\xbf\xfe\xff" + testtree.UTF16BE(s) + "\x00", "UTF-16 behind a UTF-8 byte order mark", s},
+		// iconv -c drops half a surrogate pair, but not as the last code
+		// unit: there it fails ("incomplete character"), and the hint
+		// left the file as it was and its temporary file beside it.
+		{"UTF-16 ending in half a surrogate pair", testtree.UTF16LE(s) + "\x00\xd8", "UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8, without the part of a character it ends in", s},
+		{"UTF-16 ending in half a surrogate pair and an odd byte", testtree.UTF16LE(s) + "\x00\xd8A", "save the file as UTF-8, without the part of a character it ends in", s},
+		{"UTF-16 behind two NULs ending in half a surrogate pair", testtree.UTF16LE("\x00\x00"+s) + "\xff\xdb", "NULs", s},
 	} {
 		for _, name := range hostileNames {
 			dir := t.TempDir()
