@@ -47,3 +47,27 @@ func TestWithLongerTimeout(t *testing.T) {
 		}
 	}
 }
+
+// A command hinted again prints an ssh url's user and a marketplace
+// plugin's name back, and never a url's user information that may be a
+// token or a password.
+func TestRerunAt(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"ssh://git@host/r.git", "bundlectl install ssh://git@host/r.git"},
+		{"git@host:r.git", "bundlectl install git@host:r.git"},
+		{"p@/dir/m", "bundlectl install p@/dir/m"},
+		{"p@ssh://git@host/m.git", "bundlectl install p@ssh://git@host/m.git"},
+		{"p@https://host/m.git", "bundlectl install p@https://host/m.git"},
+		{"https://tok@host/r.git", ""},
+		{"HTTPS://tok@host/r.git", ""},
+		{"ssh://git:pw@host/r.git", ""},
+		{"p@https://tok@host/m.git", ""},
+		{"p@ssh://git@host/m.git#https://tok@h", ""},
+		{"u:pw@host:r.git", ""},
+		{"x:y@p@/dir", ""},
+	} {
+		if got := rerun([]string{"install", tc.arg}); got != tc.want {
+			t.Errorf("rerun(install %q) = %q, want %q", tc.arg, got, tc.want)
+		}
+	}
+}

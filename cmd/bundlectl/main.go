@@ -208,13 +208,58 @@ func rerun(args []string) string {
 			words = []string{name, value}
 		}
 		for _, w := range words {
-			if bundle.RedactTokens(w) != w || strings.Contains(w, "=") || strings.Contains(w, "@") {
+			if bundle.RedactTokens(w) != w || strings.Contains(w, "=") || atMayEndSecret(w) {
 				return ""
 			}
 			q = append(q, bundle.ShellArg(w))
 		}
 	}
 	return strings.Join(q, " ")
+}
+
+// atMayEndSecret reports whether an "@" in w may end a secret: the user
+// information of a url of a scheme that takes a password or a token
+// (https://TOKEN@host/r.git), or any user information with a ":" in it.
+// An ssh url's user (ssh://git@host/r.git), an scp-like one
+// (git@host:r.git) and a marketplace plugin's name (<plugin>@<marketplace>)
+// name a login or a plugin, not a secret, and are printed back: refusing
+// every "@" left a fetch of each of them that timed out or was cancelled
+// with no command to run again.
+func atMayEndSecret(w string) bool {
+	if !strings.Contains(w, "@") {
+		return false
+	}
+	rest := w
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			// No url (left): an "@" after a ":" may be user:password@.
+			at := strings.LastIndex(rest, "@")
+			return at >= 0 && strings.Contains(rest[:at], ":")
+		}
+		scheme := rest[:i]
+		if j := strings.LastIndex(scheme, "@"); j >= 0 {
+			if strings.Contains(scheme[:j], ":") {
+				return true
+			}
+			scheme = scheme[j+1:]
+		}
+		auth := rest[i+3:]
+		if k := strings.IndexAny(auth, "/?#"); k >= 0 {
+			auth = auth[:k]
+		}
+		if at := strings.LastIndex(auth, "@"); at >= 0 {
+			switch strings.ToLower(scheme) {
+			case "ssh", "git+ssh", "ssh+git":
+				if strings.Contains(auth[:at], ":") {
+					return true
+				}
+			default:
+				return true
+			}
+		}
+		rest = rest[i+3:]
+	}
 }
 
 // isFlagName reports whether s is one of bundlectl's long flags whose
