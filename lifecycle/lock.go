@@ -250,7 +250,7 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 			continue
 		}
 		if src == nil {
-			skip("placed in its root by hand: no recorded source to lock (install it with bundlectl install)")
+			skip(handPlaced)
 			continue
 		}
 		if unpinned(*src) && !opts.AllowUnpinned {
@@ -371,6 +371,11 @@ func (m *Manager) Lock(opts LockOptions) (*LockResult, error) {
 // notTrusted is the reason Lock skips a bundle with no receipt.
 const notTrusted = "not trusted"
 
+// handPlaced is the reason Lock skips a bundle this home has no source
+// recorded for: one copied into its root by hand, or installed by another
+// home.
+const handPlaced = "placed in its root by hand: no recorded source to lock (install it with bundlectl install)"
+
 // unpinnedFix ends the reason Lock skips a trusted bundle from a directory.
 const unpinnedFix = "lock a git or archive source, or pass --allow-unpinned"
 
@@ -400,8 +405,10 @@ func (e *LockEmptyError) Error() string {
 
 // Hint reviews the first bundle that is not trusted and whose source this
 // home recorded (trusting it makes it lockable), else locks the trusted
-// bundles from a directory with --allow-unpinned, else reviews the first
-// bundle not trusted, or lists what is installed.
+// bundles from a directory with --allow-unpinned, else, where this home
+// recorded no source for a bundle (placed by hand, or installed by another
+// home), shows how to install one from its source (no review or trust makes
+// such a bundle lockable), or lists what is installed.
 func (e *LockEmptyError) Hint() string {
 	for _, s := range e.Skipped {
 		if s.Reason == notTrusted && s.recorded {
@@ -418,8 +425,9 @@ func (e *LockEmptyError) Hint() string {
 		}
 	}
 	for _, s := range e.Skipped {
-		if s.Reason == notTrusted {
-			return "bundlectl review " + bundle.Operands(s.Name)
+		// Neither review nor trust gives such a bundle a source to lock.
+		if s.Reason == handPlaced || s.Reason == notTrusted && !s.recorded {
+			return "bundlectl install --help"
 		}
 	}
 	return "bundlectl list"
