@@ -459,10 +459,14 @@ type sessionOpts struct {
 // review, resume, fork, a prompt, and agents, cloud, app-server,
 // remote-control and exec-server, which serve or switch between
 // sessions) is taken to start one, so that a mistaken reading names more
-// plugins, never fewer.
+// plugins, never fewer. debug is not one of them: `codex debug app-server
+// send-message-v2 MESSAGE` starts a thread and runs a turn that calls the
+// model (tried with Codex 0.171), and `debug prompt-input` renders the
+// session's prompt, so every debug counts as a session (debug models
+// then gets a note it did not need: more named, never fewer).
 var noSessionCommands = map[string]bool{
 	"login": true, "logout": true, "mcp": true, "plugin": true, "completion": true,
-	"update": true, "doctor": true, "sandbox": true, "debug": true, "apply": true, "a": true,
+	"update": true, "doctor": true, "sandbox": true, "apply": true, "a": true,
 	"queue": true, "archive": true, "delete": true, "unarchive": true, "migrate-rollouts": true,
 	"migrate-nfs-db": true, "features": true, "help": true,
 }

@@ -799,6 +799,8 @@ func TestFindOwnPluginsNoSession(t *testing.T) {
 		{[]string{"exec", "login"}, true},
 		{[]string{"resume", "--last"}, true},
 		{[]string{"app-server"}, true},
+		{[]string{"debug", "app-server", "send-message-v2", "hi"}, true}, // runs a turn with the model
+		{[]string{"-c", "model=x", "debug", "prompt-input", "hi"}, true},
 		{nil, true},
 	} {
 		got := FindOwnPlugins(home, ws, c.args)
