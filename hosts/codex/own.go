@@ -455,8 +455,9 @@ type sessionOpts struct {
 // that start no agent session of their own, so load no plugin: each was
 // run with a throw-away CODEX_HOME and did its errand without a model
 // (apply and a fetch a Codex Cloud task's diff; queue hands a message to
-// a session already running elsewhere). Any other first word (exec, e,
-// review, resume, fork, a prompt, and agents, cloud, app-server,
+// a session already running elsewhere, and counts as a session when
+// given --resume, which its help says resumes that thread on the local
+// daemon, untried). Any other first word (exec, e, review, resume, fork, a prompt, and agents, cloud, app-server,
 // remote-control and exec-server, which serve or switch between
 // sessions) is taken to start one, so that a mistaken reading names more
 // plugins, never fewer. debug is not one of them: `codex debug app-server
@@ -491,10 +492,15 @@ var noSessionCommands = map[string]bool{
 // it). --worktree runs the session in a new worktree made from HEAD
 // (worktree). Arguments after "--" are the prompt's.
 func sessionArgs(args []string) (o sessionOpts) {
-	first := "" // the first argument that is no option: the subcommand, or the prompt
+	first := ""     // the first argument that is no option: the subcommand, or the prompt
+	resume := false // queue's --resume
 	defer func() {
 		o.asksTrust = first != "exec" && first != "e" && first != "review"
-		o.noSession = o.noSession || noSessionCommands[first]
+		// queue --resume resumes the thread it queued for on the local
+		// daemon, or one it starts (codex queue --help: "Local server
+		// options": -C "Tell the agent to use the specified directory as
+		// its working root"): taken as a session (untried).
+		o.noSession = o.noSession || noSessionCommands[first] && !(first == "queue" && resume)
 	}()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -528,6 +534,8 @@ func sessionArgs(args []string) (o sessionOpts) {
 			o.noSession = true
 		case a == "--worktree":
 			o.worktree = true
+		case a == "--resume":
+			resume = true
 		case a == "-i" || a == "--image":
 			// Codex 0.171 takes each word up to the next option as one
 			// more image: `codex -i a.png exec` is an interactive session

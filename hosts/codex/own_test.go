@@ -801,6 +801,8 @@ func TestFindOwnPluginsNoSession(t *testing.T) {
 		{[]string{"app-server"}, true},
 		{[]string{"debug", "app-server", "send-message-v2", "hi"}, true}, // runs a turn with the model
 		{[]string{"-c", "model=x", "debug", "prompt-input", "hi"}, true},
+		{[]string{"queue", "--thread", "t", "--message", "m"}, false},
+		{[]string{"queue", "--thread", "t", "--message", "m", "--resume"}, true}, // resumes the thread on the local daemon
 		{nil, true},
 	} {
 		got := FindOwnPlugins(home, ws, c.args)
