@@ -457,9 +457,9 @@ type sessionOpts struct {
 // (apply and a fetch a Codex Cloud task's diff; queue hands a message to
 // a session already running elsewhere, and counts as a session when
 // given --resume, which its help says resumes that thread on the local
-// daemon, untried). Any other first word (exec, e, review, resume, fork, a prompt, and agents, cloud, app-server,
-// remote-control and exec-server, which serve or switch between
-// sessions) is taken to start one, so that a mistaken reading names more
+// daemon, untried). Any other first word (exec, e, review, resume,
+// fork, a prompt, and agents, cloud, app-server, remote-control and
+// exec-server, which serve or switch between sessions) is taken to start one, so that a mistaken reading names more
 // plugins, never fewer. debug is not one of them: `codex debug app-server
 // send-message-v2 MESSAGE` starts a thread and runs a turn that calls the
 // model (tried with Codex 0.171), and `debug prompt-input` renders the
