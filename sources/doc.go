@@ -120,8 +120,8 @@
 // kernel ends everything in — an ssh ControlPersist master too — where
 // the system lets this process make one (probed once); elsewhere they run
 // on until they find git gone (a closed pipe) or their network wait ends,
-// but ssh, which git runs through setpriv --pdeathsig KILL where setpriv
-// is on PATH, and so dies with git.
+// but ssh, which git runs through setpriv --pdeathsig KILL where a setpriv
+// on PATH knows that option (probed once), and so dies with git.
 // A repository whose transfer
 // grows beyond four times the total-size limit (plus 64 MiB) is stopped.
 //

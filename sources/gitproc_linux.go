@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -57,13 +59,28 @@ func sshLauncher() string {
 	return ""
 }
 
-var setprivPath = sync.OnceValue(func() string {
+var setprivPath = sync.OnceValue(findSetpriv)
+
+// findSetpriv is the path of the setpriv on PATH, or "" where there is
+// none or where it does not run a command with --pdeathsig KILL: a
+// setpriv that does not know the option (util-linux before 2.33,
+// busybox's applet) would fail every ssh fetch, so ssh then runs without
+// it, as where no setpriv is installed.
+func findSetpriv() string {
 	p, err := exec.LookPath("setpriv")
 	if err != nil || !filepath.IsAbs(p) {
 		return ""
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	probe := exec.CommandContext(ctx, p, "--pdeathsig", "KILL", "sh", "-c", ":")
+	probe.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
+	probe.Dir = "/"
+	if probe.Run() != nil {
+		return ""
+	}
 	return p
-})
+}
 
 // The namespaces git may start in.
 const (
