@@ -382,7 +382,8 @@ func ListGitDir(remote, commit, dir string) string {
 // ValidateGitTree is the shell command that prints bundlectl's full
 // validation report of the directory sub ("" for the root) of commit in
 // remote: the tree is written out by git archive into a directory named
-// name (a bundle's directory name is part of what is validated) and
+// name (a bundle's directory name is part of what is validated), with the
+// tree's own export attributes overridden (archiveAsFetched), and
 // validated there. "" as for ShowGitFile, or when name is not a plain
 // directory name.
 func ValidateGitTree(remote, commit, sub, name string) string {
@@ -395,9 +396,16 @@ func ValidateGitTree(remote, commit, sub, name string) string {
 		tree += ":" + sub
 	}
 	dir := `"$d"/` + bundle.ShellArg(name)
-	return inFetchedCommit(remote, commit, "mkdir "+dir+` && git -C "$d" archive `+bundle.ShellArg(tree)+
+	return inFetchedCommit(remote, commit, "mkdir "+dir+" && "+archiveAsFetched+` && git -C "$d" archive `+bundle.ShellArg(tree)+
 		" | tar -x -C "+dir+" && bundlectl validate "+dir)
 }
+
+// archiveAsFetched makes git archive in the temporary repository ($d)
+// write the tree as it was fetched: attributes of $GIT_DIR/info/attributes
+// override those of the tree's .gitattributes, which could otherwise ask
+// it to leave out a file or directory (export-ignore: an invalid manifest
+// left out, the rest validated "valid") or rewrite one (export-subst).
+const archiveAsFetched = `mkdir -p "$d"/.git/info && echo '* -export-ignore -export-subst' > "$d"/.git/info/attributes`
 
 // inFetchedCommit is the shell command that fetches commit of remote
 // into a temporary repository, runs then there ($d), and removes it; ""
