@@ -404,8 +404,11 @@ func ValidateGitTree(remote, commit, sub, name string) string {
 // write the tree as it was fetched: attributes of $GIT_DIR/info/attributes
 // override those of the tree's .gitattributes, which could otherwise ask
 // it to leave out a file or directory (export-ignore: an invalid manifest
-// left out, the rest validated "valid") or rewrite one (export-subst).
-const archiveAsFetched = `mkdir -p "$d"/.git/info && echo '* -export-ignore -export-subst' > "$d"/.git/info/attributes`
+// left out, the rest validated "valid") or rewrite one: export-subst,
+// eol and ident conversions, a working-tree-encoding, and a filter driver
+// the user's own git config defines (git lfs install's), whose smudge
+// could print whatever it fetches in place of the bytes fetched.
+const archiveAsFetched = `mkdir -p "$d"/.git/info && echo '* -export-ignore -export-subst -text -filter -ident -working-tree-encoding' > "$d"/.git/info/attributes`
 
 // inFetchedCommit is the shell command that fetches commit of remote
 // into a temporary repository, runs then there ($d), and removes it; ""
