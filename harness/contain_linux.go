@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -71,12 +72,42 @@ func namespaceWorks(l ContainmentLevel) bool {
 	}
 	attr := &syscall.ProcAttr{Dir: "/", Env: []string{}, Sys: namespaceAttr(l, &syscall.SysProcAttr{})}
 	_, err := syscall.ForkExec(probePath, []string{probePath}, attr)
-	ok := err == syscall.ENOTDIR || err == syscall.ENOENT
+	ok := err == syscall.ENOTDIR || err == syscall.ENOENT || err == syscall.ENOSPC && namespaceLimitsAboveZero(l)
 	if nsProbes.done == nil {
 		nsProbes.done = map[ContainmentLevel]bool{}
 	}
 	nsProbes.done[l] = ok
 	return ok
+}
+
+// namespaceLimitsAboveZero reports whether this user namespace's limits
+// on the namespaces of level l (/proc/sys/user/max_pid_namespaces, and
+// max_user_namespaces for the user and PID level) are all above zero, as
+// read. A clone refused with ENOSPC then means the namespaces are there
+// but used up (by other processes of this user, or by the nesting depth),
+// not turned off (a limit of zero, which refuses with ENOSPC too): the
+// level is the namespaced one, and each start fails closed until
+// namespaces are freed, so that another process of the same user (a
+// bundle's MCP server holding namespaces it made) cannot choose the
+// subreaper, whose orphans outlive a SIGKILLed bundlectl, for the
+// children of a bundlectl that has yet to start its first. A limit that
+// cannot be read is taken as turned off, as before.
+func namespaceLimitsAboveZero(l ContainmentLevel) bool {
+	files := []string{"max_pid_namespaces"}
+	if l == ContainUserPIDNamespace {
+		files = append(files, "max_user_namespaces")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile("/proc/sys/user/" + f)
+		if err != nil {
+			return false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || n <= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // levelAvailable reports whether this host can start children at level l.

@@ -120,7 +120,11 @@
 //     systems the process group. Once decided the level never weakens:
 //     a later start the kernel refuses with ENOSPC (the namespace limit
 //     reached meanwhile) is a *StartError, nothing runs, and its Hint is
-//     a command that lists the user namespaces.
+//     a command that lists the user namespaces. Before the first child,
+//     a probe the kernel refuses with ENOSPC where the namespace limits
+//     are above zero (namespaces used up, not turned off) still decides
+//     the namespace level, and the start fails the same way: another
+//     process of the user cannot choose the subreaper for this one.
 //   - ContainPIDNamespace (CLONE_NEWPID) and ContainUserPIDNamespace
 //     (CLONE_NEWUSER|CLONE_NEWPID, mapping only the caller's uid and gid)
 //     make the child the init of a new PID namespace: when it exits or is

@@ -174,6 +174,9 @@ func (e *StartError) Unwrap() error { return e.Err }
 func (e *StartError) Hint() string {
 	var l *namespaceLimitError
 	if errors.As(e.Err, &l) {
+		if l.level == ContainPIDNamespace {
+			return "lsns -t pid"
+		}
 		return "lsns -t user"
 	}
 	return ""
@@ -187,9 +190,13 @@ func (e *StartError) Hint() string {
 type namespaceLimitError struct{ level ContainmentLevel }
 
 func (e *namespaceLimitError) Error() string {
+	limit := "user.max_user_namespaces in /proc/sys/user/max_user_namespaces"
+	if e.level == ContainPIDNamespace {
+		limit = "user.max_pid_namespaces in /proc/sys/user/max_pid_namespaces"
+	}
 	return fmt.Sprintf("the kernel refused the child's %s (no space left: the limit on namespaces is reached, "+
-		"user.max_user_namespaces in /proc/sys/user/max_user_namespaces, or the nesting depth); "+
-		"nothing ran, and bundlectl does not start it with weaker containment than the level in force", e.level)
+		"%s, or the nesting depth); "+
+		"nothing ran, and bundlectl does not start it with weaker containment than the level in force", e.level, limit)
 }
 
 func (e *namespaceLimitError) Unwrap() error { return syscall.ENOSPC }
