@@ -13,7 +13,10 @@ import (
 // (mergeSettings: the schema's default ["DEBUG", "DEBUG_MODE"], then the
 // system defaults, the user's, the workspace's when it trusts the folder
 // at load, the system's; a "$VAR" in an entry filled in from the
-// environment first). The lists are merged as a union, so no file takes
+// environment first — the session's, which is not setup's, and, when
+// Gemini CLI reads its settings again, with what the .env file it loaded
+// set: such an entry surely keeps nothing out and may keep anything
+// out). The lists are merged as a union, so no file takes
 // an entry out; an "advanced" that is not an object replaces everything
 // below it. What loadEnvironment does with the result: settings'
 // list || DEFAULT_EXCLUDED_ENV_VARS, then list.includes(key) for a
@@ -29,6 +32,13 @@ type envExclusion struct {
 	// unread: a settings file bundlectl could not read, whose list
 	// cannot be known.
 	unread bool
+	// dyn: which entries (of list, or text) name an environment
+	// variable ("$X", "${X:-Y}"), whose value in the session is not
+	// surely the one here: setup runs once, the session later in another
+	// environment, and Gemini CLI reads its settings again with what the
+	// .env file it loaded set filled in.
+	dyn     []bool
+	textDyn bool
 }
 
 // excludes reports whether e surely keeps key out of a project's .env.
@@ -39,17 +49,22 @@ func (e envExclusion) excludes(key string) bool {
 		return false
 	}
 	if e.isText {
-		return strings.Contains(e.text, key)
+		return !e.textDyn && strings.Contains(e.text, key)
 	}
-	return slices.Contains(e.list, key)
+	for i, s := range e.list {
+		if s == key && !e.dyn[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // mayExclude reports whether e may keep key out of a project's .env.
 func (e envExclusion) mayExclude(key string) bool {
 	if e.isText {
-		return e.throws || e.unread || strings.Contains(e.text, key)
+		return e.throws || e.unread || e.textDyn || strings.Contains(e.text, key)
 	}
-	return e.throws || e.unread || slices.Contains(e.list, key)
+	return e.throws || e.unread || slices.Contains(e.dyn, true) || slices.Contains(e.list, key)
 }
 
 // schemaExcludedEnv is the default of advanced.excludedEnvVars in Gemini
@@ -85,7 +100,6 @@ func mergedExclusion(layers, env []string) envExclusion {
 		if !set {
 			continue
 		}
-		src = expandStrings(src, env)
 		if below, ok := v.([]any); ok {
 			add, ok := src.([]any)
 			if !ok {
@@ -96,18 +110,35 @@ func mergedExclusion(layers, env []string) envExclusion {
 		}
 		v = src
 	}
-	if !truthy(v) {
+	// A string that is empty here may not be in the session: then the
+	// defaults are not surely the list either.
+	defaultsDyn := false
+	if !truthy(expandStrings(v, env)) {
+		s, _ := v.(string)
+		defaultsDyn = hasEnvRef(s)
 		v = []any{"DEBUG", "DEBUG_MODE", "GEMINI_CLI_IDE_SERVER_STDIO_COMMAND", "GEMINI_CLI_IDE_SERVER_STDIO_ARGS"} // DEFAULT_EXCLUDED_ENV_VARS
 	}
 	switch x := v.(type) {
 	case []any:
-		e.list = strs(x)
+		for _, s := range x {
+			if s, ok := s.(string); ok {
+				e.list = append(e.list, expandEnv(s, env))
+				e.dyn = append(e.dyn, defaultsDyn || hasEnvRef(s))
+			}
+		}
 	case string:
-		e.text, e.isText = x, true
+		e.text, e.isText, e.textDyn = expandEnv(x, env), true, hasEnvRef(x)
 	default:
 		e.throws = true
 	}
 	return e
+}
+
+// hasEnvRef reports whether Gemini CLI fills in an environment variable
+// in the settings string s (expandEnv): its value may differ between
+// the environment bundlectl sees and the session's.
+func hasEnvRef(s string) bool {
+	return envRef().MatchString(s)
 }
 
 // expandStrings is v with the environment variables of each string in it

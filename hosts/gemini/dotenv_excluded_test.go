@@ -35,7 +35,14 @@ func TestDotEnvExcluded(t *testing.T) {
 		{"workspace", ".env", "", excludes, nil, nil, false},
 		{"workspace-skip-trust", ".env", "", excludes, nil, []string{"--skip-trust"}, true},
 		{"user-skip-trust", ".env", excludes, "", nil, []string{"--skip-trust"}, false},
-		{"env-ref", ".env", `{"advanced": {"excludedEnvVars": ["$X"]}}`, "", []string{"X=GEMINI_RESTRICTED_MODE"}, nil, false},
+		// "$X" is filled in from the session's environment, which need
+		// not be setup's or list's (internal/agenttest
+		// TestGeminiDotEnvExcluded env-ref-session-unset), nor stay what
+		// it was once Gemini CLI has loaded the .env: named either way.
+		{"env-ref", ".env", `{"advanced": {"excludedEnvVars": ["$X"]}}`, "", []string{"X=GEMINI_RESTRICTED_MODE"}, nil, true},
+		{"env-ref-default", ".env", `{"advanced": {"excludedEnvVars": ["${X:-GEMINI_RESTRICTED_MODE}"]}}`, "", nil, nil, true},
+		{"env-ref-string", ".env", `{"advanced": 5}`, `{"advanced": {"excludedEnvVars": "${X:-GEMINI_RESTRICTED_MODE}"}}`, nil, nil, true},
+		{"env-ref-beside", ".env", `{"advanced": {"excludedEnvVars": ["$X", "GEMINI_RESTRICTED_MODE"]}}`, "", []string{"X=GEMINI_RESTRICTED_MODE"}, nil, false},
 		{"env-ref-unset", ".env", `{"advanced": {"excludedEnvVars": ["$X"]}}`, "", nil, nil, true},
 		{"home", "~/.env", excludes, "", nil, nil, false},
 		{"gemini-dir", ".gemini/.env", excludes, "", nil, nil, true},

@@ -25,17 +25,25 @@ func TestGeminiDotEnvExcluded(t *testing.T) {
 		user, ws   map[string]any // the user's and the workspace's settings
 		env        []string
 		untrusts   bool
+		setupEnv   []string // setup's and list's alone
+		// named: list and setup name the line though the session does
+		// not load it, as another session's environment may.
+		named bool
 	}{
-		{"none", ".env", nil, nil, nil, true},
-		{"user-excludes", ".env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, false},
-		{"workspace-excludes", ".env", nil, exclude("GEMINI_RESTRICTED_MODE"), nil, false},
-		{"env-ref", ".env", exclude("$X"), nil, []string{"X=GEMINI_RESTRICTED_MODE"}, false},
-		{"home-env", "~/.env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, false},
-		{"gemini-dir", ".gemini/.env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, true},
-		{"user-gemini-dir", "~/.gemini/.env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, true},
+		{"none", ".env", nil, nil, nil, true, nil, false},
+		{"user-excludes", ".env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, false, nil, false},
+		{"workspace-excludes", ".env", nil, exclude("GEMINI_RESTRICTED_MODE"), nil, false, nil, false},
+		{"env-ref", ".env", exclude("$X"), nil, []string{"X=GEMINI_RESTRICTED_MODE"}, false, nil, true},
+		// The session's environment fills "$X" in, not setup's: a session
+		// without X loads the line, so setup refuses and list says off
+		// whatever X is where they run.
+		{"env-ref-session-unset", ".env", exclude("$X"), nil, nil, true, []string{"X=GEMINI_RESTRICTED_MODE"}, false},
+		{"home-env", "~/.env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, false, nil, false},
+		{"gemini-dir", ".gemini/.env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, true, nil, false},
+		{"user-gemini-dir", "~/.gemini/.env", exclude("GEMINI_RESTRICTED_MODE"), nil, nil, true, nil, false},
 		// A list of its own replaces none of the defaults, nor the
 		// others' entries: the lists are merged.
-		{"other-name", ".env", exclude("DEBUG"), nil, nil, true},
+		{"other-name", ".env", exclude("DEBUG"), nil, nil, true, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, rec := dotEnvHooksSession(t, tc.file, "GEMINI_RESTRICTED_MODE=true", tc.user)
@@ -57,18 +65,19 @@ func TestGeminiDotEnvExcluded(t *testing.T) {
 			}
 			writeFile(t, filepath.Dir(p), filepath.Base(p), "A=1\n", 0o644)
 			f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
-			senv := append(append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE="), tc.env...)
+			senv := append(append(append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE="), tc.env...), tc.setupEnv...)
 			if out, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini"); err != nil {
 				t.Fatalf("setup: %v\n%s%s", err, out, errOut)
 			}
 			writeFile(t, filepath.Dir(p), filepath.Base(p), "GEMINI_RESTRICTED_MODE=true\n", 0o644)
 			st := setupStatus(t, f, senv)
-			if off := st != nil && st["status"] == "off"; off != tc.untrusts {
-				t.Errorf("list: %v, want off: %v", st, tc.untrusts)
+			named := tc.untrusts || tc.named
+			if off := st != nil && st["status"] == "off"; off != named {
+				t.Errorf("list: %v, want off: %v", st, named)
 			}
 			_, errOut, err := BundlectlEnv(t, f.home, senv, "--workspace", f.ws, "setup", "gemini")
-			if refused := err != nil; refused != tc.untrusts {
-				t.Errorf("setup refused: %v, want %v\n%s", refused, tc.untrusts, errOut)
+			if refused := err != nil; refused != named {
+				t.Errorf("setup refused: %v, want %v\n%s", refused, named, errOut)
 			}
 		})
 	}
