@@ -413,8 +413,17 @@ func geminiHomedir(env []string) string {
 // interactive session there may be told to trust the folder, start
 // itself again and load it all. A line advanced.excludedEnvVars surely
 // keeps out (surelyExcluded) is not named: Gemini CLI loads no such
-// line then (internal/agenttest TestGeminiDotEnvExcluded).
+// line then (internal/agenttest TestGeminiDotEnvExcluded). The walk
+// goes up from cwd with its links resolved, as Gemini CLI's working
+// directory is (the kernel gives it so), and from cwd as given too: a
+// workspace named through a link has other parents than the folder
+// Gemini CLI walks up from (internal/agenttest
+// TestGeminiDotEnvLinkedWorkspace).
 func dotEnvUntrusts(user string, env, args []string, cwd, home string) (key, value, file string) {
+	starts := []string{cwd}
+	if r, err := filepath.EvalSymlinks(cwd); err == nil && r != cwd {
+		starts = []string{r, cwd}
+	}
 	for _, u := range untrustingVars {
 		if _, set := envLookup(env, u.key); set {
 			continue
@@ -423,9 +432,11 @@ func dotEnvUntrusts(user string, env, args []string, cwd, home string) (key, val
 			continue
 		}
 		for _, ignoreLocal := range dotEnvPicks(user, env, args) {
-			f := findEnvFile(cwd, user, home, ignoreLocal)
-			if f != "" && dotEnvParse(f)[u.key] == u.value && !surelyExcluded(user, env, args, cwd, f, u.key) {
-				return u.key, u.value, f
+			for _, start := range starts {
+				f := findEnvFile(start, user, home, ignoreLocal)
+				if f != "" && dotEnvParse(f)[u.key] == u.value && !surelyExcluded(user, env, args, cwd, f, u.key) {
+					return u.key, u.value, f
+				}
 			}
 		}
 	}

@@ -162,3 +162,27 @@ func TestDotEnvIgnoreLocalHome(t *testing.T) {
 		})
 	}
 }
+
+// TestDotEnvLinkedWorkspace: a workspace named through a link is walked
+// up from where the link leads too, as Gemini CLI, whose working
+// directory has its links resolved, walks: a GEMINI_RESTRICTED_MODE=true
+// in the .env of the real folder's parent is named (internal/agenttest
+// TestGeminiDotEnvLinkedWorkspace).
+func TestDotEnvLinkedWorkspace(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	user, real := filepath.Join(home, ".gemini"), filepath.Join(root, "proj", "ws")
+	link := filepath.Join(root, "ln")
+	writeTestFile(t, filepath.Join(user, "trustedFolders.json"), `{"`+real+`": "TRUST_FOLDER", "`+link+`": "TRUST_FOLDER"}`)
+	writeTestFile(t, filepath.Join(real, "a.txt"), "")
+	writeTestFile(t, filepath.Join(root, "proj", ".env"), "GEMINI_RESTRICTED_MODE=true\n")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
+	err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: env, Reentry: hosts.Reentry{Workspace: link}})
+	var off *hosts.HooksOffError
+	if !errors.As(err, &off) || off.File != filepath.Join(root, "proj", ".env") {
+		t.Fatalf("SetupHooksOff = %v, want %s named", err, filepath.Join(root, "proj", ".env"))
+	}
+}
