@@ -70,7 +70,7 @@ func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
 			d.env[k] = true
 		}
 	}
-	for _, ignore := range dotEnvPicks(user, env, args) {
+	for _, ignore := range dotEnvPicks(user, env, args, cwd) {
 		p := dotEnvPick{file: findEnvFile(cwd, user, "", ignore)}
 		if p.file != "" {
 			p.vars = dotEnvParse(p.file)
@@ -83,10 +83,12 @@ func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
 // dotEnvPicks are the ways Gemini CLI may pick its .env file, as
 // findEnvFile's ignoreLocal: false, and true too when --ignore-env (before
 // "--") or advanced.ignoreLocalEnv in any settings layer may make it skip
-// a folder's .env.
-func dotEnvPicks(user string, env, args []string) []bool {
+// a folder's .env: the settings of a session started in cwd, whose
+// workspace's are read, not those of the directory bundlectl runs in
+// (setup --workspace elsewhere: TestGeminiIgnoreEnvHome).
+func dotEnvPicks(user string, env, args []string, cwd string) []bool {
 	ignoreLocal := slices.Contains(args[:dashDash(args)], "--ignore-env")
-	for _, f := range settingsLayers(user, env) {
+	for _, f := range settingsLayersAt(user, cwd, env) {
 		m, err := hosts.ReadSettings(f)
 		if err != nil || m == nil {
 			continue
@@ -431,7 +433,7 @@ func dotEnvUntrusts(user string, env, args []string, cwd, home string) (key, val
 		if u.key == "GEMINI_CLI_TRUST_WORKSPACE" && skipsTrust(args) {
 			continue
 		}
-		for _, ignoreLocal := range dotEnvPicks(user, env, args) {
+		for _, ignoreLocal := range dotEnvPicks(user, env, args, cwd) {
 			for _, start := range starts {
 				f := findEnvFile(start, user, home, ignoreLocal)
 				if f != "" && dotEnvParse(f)[u.key] == u.value && !surelyExcluded(user, env, args, cwd, f, u.key) {

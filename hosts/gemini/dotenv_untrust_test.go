@@ -141,14 +141,23 @@ func TestDotEnvIgnoreLocalHome(t *testing.T) {
 	writeTestFile(t, filepath.Join(ws, ".env"), "A=1\n")
 	env := []string{"HOME=" + home, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system.json")}
 	above := filepath.Join(root, ".gemini", ".env")
+	wsSettings := filepath.Join(ws, ".gemini", "settings.json")
 	for _, tc := range []struct {
 		name, homeEnv, aboveEnv string
 		named                   string
+		inWorkspace             bool // the setting in the workspace's settings
 	}{
-		{"home-untrusts", "GEMINI_RESTRICTED_MODE=true\n", "A=1\n", filepath.Join(home, ".env")},
-		{"above-untrusts", "A=1\n", "GEMINI_RESTRICTED_MODE=true\n", ""},
+		{"home-untrusts", "GEMINI_RESTRICTED_MODE=true\n", "A=1\n", filepath.Join(home, ".env"), false},
+		{"above-untrusts", "A=1\n", "GEMINI_RESTRICTED_MODE=true\n", "", false},
+		// Read from the workspace's settings, not those of the directory
+		// setup runs in.
+		{"workspace-setting", "GEMINI_RESTRICTED_MODE=true\n", "A=1\n", filepath.Join(home, ".env"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.inWorkspace {
+				writeTestFile(t, filepath.Join(user, "settings.json"), `{}`)
+				writeTestFile(t, wsSettings, `{"advanced": {"ignoreLocalEnv": true}}`)
+			}
 			writeTestFile(t, filepath.Join(home, ".env"), tc.homeEnv)
 			writeTestFile(t, above, tc.aboveEnv)
 			err := Host{}.SetupHooksOff(hosts.SetupInput{Environ: env, Reentry: hosts.Reentry{Workspace: ws}})

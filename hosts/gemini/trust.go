@@ -183,7 +183,7 @@ func testSwitchAt(user string, env []string, cwd string) (sw, file string) {
 		if _, set := envLookup(env, k); set {
 			continue
 		}
-		for _, ignoreLocal := range dotEnvPicks(user, env, nil) {
+		for _, ignoreLocal := range dotEnvPicks(user, env, nil, cwd) {
 			if f := findEnvFile(cwd, user, geminiHomedir(env), ignoreLocal); f != "" && dotEnvParse(f)[k] == "true" && !surelyExcluded(user, env, nil, cwd, f, k) {
 				return k + "=true", f
 			}

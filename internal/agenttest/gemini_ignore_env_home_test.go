@@ -22,10 +22,14 @@ func TestGeminiIgnoreEnvHome(t *testing.T) {
 		name, home, above string
 		flag              bool // --ignore-env rather than advanced.ignoreLocalEnv
 		untrusts          bool
+		// inWorkspace: the setting is in the workspace's settings, which
+		// setup, run from another directory, must read.
+		inWorkspace bool
 	}{
-		{"flag", "GEMINI_RESTRICTED_MODE=true", "A=1", true, false},
-		{"home-untrusts", "GEMINI_RESTRICTED_MODE=true", "A=1", false, true},
-		{"above-untrusts", "A=1", "GEMINI_RESTRICTED_MODE=true", false, false},
+		{"flag", "GEMINI_RESTRICTED_MODE=true", "A=1", true, false, false},
+		{"home-untrusts", "GEMINI_RESTRICTED_MODE=true", "A=1", false, true, false},
+		{"above-untrusts", "A=1", "GEMINI_RESTRICTED_MODE=true", false, false, false},
+		{"workspace-setting", "GEMINI_RESTRICTED_MODE=true", "A=1", false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := New(t, GeminiCLI, Say("done"))
@@ -38,9 +42,12 @@ func TestGeminiIgnoreEnvHome(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.Settings = map[string]any{}
-			if tc.flag {
+			switch {
+			case tc.flag:
 				a.Args = []string{"--ignore-env"}
-			} else {
+			case tc.inWorkspace:
+				writeJSONFile(t, a.Workdir, ".gemini/settings.json", map[string]any{"advanced": map[string]any{"ignoreLocalEnv": true}})
+			default:
 				a.Settings["advanced"] = map[string]any{"ignoreLocalEnv": true}
 			}
 			writeJSONFile(t, a.ConfigDir(), "trustedFolders.json", map[string]any{ws: "TRUST_FOLDER"})
