@@ -52,6 +52,19 @@ type dotEnv struct {
 	user, cwd  string
 	environ    []string // the environment itself
 	args       []string
+	// sessions is the directory exec makes the session's Gemini CLI
+	// home in, "" for none: there Gemini CLI reads the user's home .env
+	// through the session home's link, at a path of that directory.
+	sessions string
+}
+
+// readAsProject reports whether Gemini CLI may read the .env file f at a
+// path that holds no ".gemini", so that advanced.excludedEnvVars may
+// apply: not the user's home .env read through a session home whose path
+// holds one (Gemini CLI tests the path as it is written: homedir() joined
+// with .env).
+func (d *dotEnv) readAsProject(f string) bool {
+	return d.sessions == "" || f != filepath.Join(filepath.Dir(d.user), ".env") || !strings.Contains(d.sessions, ".gemini")
 }
 
 // dotEnvPick is one .env file Gemini CLI could pick, and its variables.
@@ -128,7 +141,7 @@ func (d *dotEnv) may(key string) (value, file string) {
 			continue
 		}
 		p.vars = dotEnvParse(p.file)
-		if v, ok := p.vars[key]; ok && jsTrim(v) != "" && !surelyExcluded(d.user, d.environ, d.args, d.cwd, p.file, key) {
+		if v, ok := p.vars[key]; ok && jsTrim(v) != "" && !(d.readAsProject(p.file) && surelyExcluded(d.user, d.environ, d.args, d.cwd, p.file, key)) {
 			return v, p.file
 		}
 	}

@@ -375,7 +375,7 @@ func launch(s *hosts.Session, views []hosts.BuiltView, argv, env []string, exclu
 		if err := hookShellMissing(env); err != nil {
 			return nil, err
 		}
-		if err := sandboxOff(user, env, argv[1:]); err != nil {
+		if err := sandboxOff(user, env, argv[1:], filepath.Join(s.ViewsDir(), "sessions")); err != nil {
 			return nil, err
 		}
 	}

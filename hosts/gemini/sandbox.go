@@ -27,10 +27,13 @@ var containerSandboxes = map[string]bool{"docker": true, "podman": true, "runsc"
 // the -s/--sandbox argument (sandboxArg), over tools.sandbox merged across
 // the settings layers as Gemini CLI merges them (the workspace's counted
 // either way, as it may not be read); true picks docker, else podman, from
-// its PATH (not on macOS with sandbox-exec).
-func sandboxOff(user string, env, args []string) error {
+// its PATH (not on macOS with sandbox-exec). sessions is the directory
+// exec makes the session's Gemini CLI home in ("" for none), whose .env
+// links the user's: Gemini CLI reads it at that path.
+func sandboxOff(user string, env, args []string, sessions string) error {
 	get := func(k string) (string, bool) { return envLookup(env, k) }
 	dot := loadDotEnv(user, env, args, workingDir())
+	dot.sessions = sessions
 	if v, _ := get("SANDBOX"); v != "" {
 		return nil
 	}

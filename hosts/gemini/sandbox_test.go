@@ -39,7 +39,7 @@ func TestSandboxArgs(t *testing.T) {
 		{[]string{"-p", "hi", "--", "-s"}, nil},
 		{[]string{"-d"}, nil},
 	} {
-		err := sandboxOff(user, env, tc.args)
+		err := sandboxOff(user, env, tc.args, "")
 		var off *hosts.HooksOffError
 		switch {
 		case tc.at == nil && err != nil:
@@ -99,7 +99,7 @@ func TestSandboxSettingsMerged(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(filepath.Join(user, "settings.json"), `{"tools": {"sandbox": "docker"}}`)
-	err := sandboxOff(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + sys}, nil)
+	err := sandboxOff(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + sys}, nil, "")
 	if err == nil || !strings.Contains(err.Error(), `"tools": {"sandbox": "docker"}`) {
 		t.Errorf("in a working directory that is gone: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestSandboxDotEnv(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tc.text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		err := sandboxOff(user, append(slices.Clone(env), tc.env...), nil)
+		err := sandboxOff(user, append(slices.Clone(env), tc.env...), nil, "")
 		var off *hosts.HooksOffError
 		switch {
 		case !tc.refused && err != nil:
@@ -165,7 +165,7 @@ func TestSandboxHomeDotEnv(t *testing.T) {
 	if err := os.WriteFile(p, []byte("GEMINI_API_KEY=k\nGEMINI_SANDBOX=docker\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := sandboxOff(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}, nil)
+	err := sandboxOff(user, []string{"PATH=" + bin, "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}, nil, "")
 	if err == nil || !strings.Contains(err.Error(), "the .env file "+`"`+p+`"`) {
 		t.Errorf("GEMINI_SANDBOX in the home's .env: %v, want a refusal naming the file", err)
 	}
@@ -253,7 +253,7 @@ func TestSandboxDotEnvInside(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		err := sandboxOff(user, tc.env, tc.args)
+		err := sandboxOff(user, tc.env, tc.args, "")
 		if tc.refused != (err != nil) {
 			t.Errorf("%s: refused %v, want %v (%v)", tc.name, err != nil, tc.refused, err)
 		}
@@ -269,4 +269,39 @@ func fakeDockerDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// TestSandboxSessionHomeDotEnv: under exec Gemini CLI reads the user's
+// ~/.env through the session home's link, at a path under bundlectl's
+// views directory, and keeps advanced.excludedEnvVars out of no file
+// whose path holds ".gemini": with that directory under one, the home's
+// GEMINI_SANDBOX=docker an exclusion names still starts a container, so
+// the launch is refused; elsewhere the exclusion holds.
+func TestSandboxSessionHomeDotEnv(t *testing.T) {
+	bin := fakeDockerDir(t)
+	root := t.TempDir()
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "work")
+	user := filepath.Join(home, ".gemini")
+	os.MkdirAll(ws, 0o700)
+	t.Chdir(ws)
+	writeTestFile(t, filepath.Join(home, ".env"), "GEMINI_SANDBOX=docker\n")
+	writeTestFile(t, filepath.Join(user, "settings.json"), `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`)
+	writeTestFile(t, filepath.Join(user, "trustedFolders.json"), `{"`+realPath(ws)+`": "TRUST_FOLDER"}`)
+	env := []string{"HOME=" + home, "PATH=" + bin + ":/usr/bin:/bin", "GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(bin, "none.json")}
+	view := t.TempDir()
+	for _, tc := range []struct {
+		views   string
+		refused bool
+	}{
+		{filepath.Join(root, "data", "bundlectl", "views"), false},
+		{filepath.Join(home, ".gemini-tools", "bundlectl", "views"), true},
+	} {
+		os.MkdirAll(tc.views, 0o700)
+		s := hosts.NewSession(tc.views)
+		_, err := launch(s, []hosts.BuiltView{{Bundle: "guard", Dir: view, Hooks: true}}, []string{"gemini"}, env, true)
+		s.Remove()
+		if refused := err != nil; refused != tc.refused {
+			t.Errorf("views in %s: refused %v, want %v (%v)", tc.views, refused, tc.refused, err)
+		}
+	}
 }
