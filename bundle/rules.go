@@ -724,9 +724,6 @@ func checkHook(b *Bundle, h Hook) bool {
 				// guards nothing, or blocks everything it matches
 				// (internal/agenttest TestClaudeHTTPHookAnswers).
 				b.Report.Warnf(h.Source+".url", "hook.url", "%s", claudeCannotPostMsg(h))
-				if urlHasCredential(h.URL) {
-					b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
-				}
 			} else if a, why := ClaudeHTTPURLRefused(h.URL); why != "" && slices.Contains(h.Hosts, HostClaude) {
 				// Claude Code (2.1.332) refuses a link-local or cloud
 				// metadata literal before connecting ("HTTP hook
@@ -735,9 +732,6 @@ func checkHook(b *Bundle, h Hook) bool {
 				// TestClaudeHTTPHookPrivateAddress): shown, not refused,
 				// as for a url it cannot post to.
 				b.Report.Warnf(h.Source+".url", "hook.url", "%s", claudeRefusedAddrMsg(h, a, why))
-				if urlHasCredential(h.URL) {
-					b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
-				}
 			} else if _, msg := hookURLHost(h.URL); msg == msgPlainHTTP && BlockingEvent(h.Event) {
 				// Claude Code (2.1.332) has no https rule for http hooks:
 				// it POSTs this guard's event and honours its deny.
@@ -755,7 +749,13 @@ func checkHook(b *Bundle, h Hook) bool {
 			} else if msg != "" {
 				b.Report.Skipf(h.Source+".url", "hook.url", "url %s", msg)
 				keep = false
-			} else if urlHasCredential(h.URL) {
+			}
+			// Whatever else is wrong with the url, a credential in it is
+			// flagged: a skipped or refused hook stays in the bundle's
+			// files, and a skipped one in a trusted bundle (a
+			// non-blocking event's "https://u:pw@h/") kept the secret
+			// with no finding.
+			if urlHasCredential(h.URL) {
 				b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
 			}
 		}
@@ -903,9 +903,11 @@ func checkServer(b *Bundle, s MCPServer) bool {
 				skip(src+".url", "mcp.url", "url %s", msg)
 			} else {
 				warnClaudeMCPURLUnparsed(b, src, s)
-				if urlHasCredential(s.URL) {
-					b.Report.Errorf(src+".url", "secret.url", "url looks like it carries a credential; use bearer_token_env_var or env_headers")
-				}
+			}
+			// Skipped or not: a skipped server stays in the bundle's
+			// files, and "https://u:pw@h/mcp" was trusted with no finding.
+			if urlHasCredential(s.URL) {
+				b.Report.Errorf(src+".url", "secret.url", "url looks like it carries a credential; use bearer_token_env_var or env_headers")
 			}
 		}
 		if !checkHeaders(b, s) {
