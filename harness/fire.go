@@ -651,7 +651,7 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 		// The proxy Claude Code chooses, and its tunnel (hook_proxy.go).
 		switch p, perr := claudeHookProxy(hookProxyEnv, req); {
 		case perr != nil:
-			return &Result{ExitCode: 1, Stderr: []byte(perr.Error())}, nil
+			return problem(perr.Error()), nil
 		case p == nil:
 			client.Transport = directTransportFor(req)
 		default:
@@ -703,7 +703,7 @@ func (r *Registry) postHook(x expander, h inventory.Hook) func(context.Context, 
 // connect to the link-local address it names.
 func refuseHookAddress(req *http.Request) *Result {
 	if strings.HasPrefix(req.URL.Host, "[") && strings.Contains(req.URL.Hostname(), "%") {
-		return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook: url host [%s] has an IPv6 zone, which Claude Code's URL parser refuses, so it posts nothing to it; use the server's public address, or 127.0.0.1 or ::1 for a local server", bundle.Sanitize(req.URL.Hostname())))}
+		return problem(fmt.Sprintf("http hook: url host [%s] has an IPv6 zone, which Claude Code's URL parser refuses, so it posts nothing to it; use the server's public address, or 127.0.0.1 or ::1 for a local server", bundle.Sanitize(req.URL.Hostname())))
 	}
 	a, ok := bundle.JSURLIPHost(req.URL.Hostname())
 	if strings.HasPrefix(req.URL.Host, "[") {
@@ -736,7 +736,14 @@ func refuseHookAddress(req *http.Request) *Result {
 // blockedAddress is the failure of an http hook whose url's host is the
 // IP literal a, which Claude Code refuses to post to (why its class).
 func blockedAddress(a netip.Addr, why string) *Result {
-	return &Result{ExitCode: 1, Stderr: []byte(fmt.Sprintf("http hook blocked: %s is a %s address, which Claude Code does not post an http hook's event to; use the server's public address, or 127.0.0.1 or ::1 for a local server", a, why))}
+	return problem(fmt.Sprintf("http hook blocked: %s is a %s address, which Claude Code does not post an http hook's event to; use the server's public address, or 127.0.0.1 or ::1 for a local server", a, why))
+}
+
+// problem is the failed run (exit status 1) of an http hook bundlectl
+// did not post, for the reason msg, which ends in a hint and is shown
+// whole (Result.Problem).
+func problem(msg string) *Result {
+	return &Result{ExitCode: 1, Stderr: []byte(msg), Problem: msg}
 }
 
 // directHookTransport posts an http hook's event when no proxy is in the

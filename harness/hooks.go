@@ -2025,6 +2025,11 @@ func runRound(ctx context.Context, matching []RunnableHook, cur *HookEvent, dept
 			continue
 		}
 		r := ParseHookOutput(res.ExitCode, res.Stdout, res.Stderr, res.TimedOut)
+		if res.Problem != "" && r.Failure != "" {
+			// bundlectl's own refusal, shown whole: its hint is a
+			// command, useless cut as a hook's stderr is.
+			r.Failure = fmt.Sprintf("exited with status %d: %s", res.ExitCode, bundle.Sanitize(res.Problem))
+		}
 		if h.exit2FailsIn != "" && res.ExitCode == 2 && !res.TimedOut {
 			r = HookResult{ExitCode: 2, Continue: true, Failure: fmt.Sprintf("exited with status 2, which %s takes as a failed hook on %s, not a block", h.exit2FailsIn, cur.HookEventName) + stderrSuffix(res.Stderr)}
 		} else if h.codexUnblockable {

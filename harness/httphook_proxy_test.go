@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -289,5 +290,35 @@ func TestHTTPHookProxyFixRuns(t *testing.T) {
 			t.Errorf("https_proxy=%q, then %q: blocked %v by %q, errors %+v; want a deny from the proxy", c.value, c.fix, out.Blocked, out.Reason, out.Errors)
 		}
 		p.take()
+	}
+}
+
+// TestHTTPHookProxyHintWhole: a proxy refusal reaches hooks run's
+// errors whole, its hint an export that works as printed. The failure
+// was cut to 160 characters as if it were a hook's stderr, so the hint
+// arrived cut mid-command ("…export https_proxy=http://lo…").
+func TestHTTPHookProxyHintWhole(t *testing.T) {
+	p := newTunnelProxy(t, "first")
+	home, ws := httpGuard(t, []byte(`{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": "http://127.0.0.9/a", "timeout": 5}]}]}}`))
+	for _, n := range []string{"https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "NO_PROXY", "no_proxy"} {
+		t.Setenv(n, "")
+	}
+	t.Setenv("https_proxy", " "+p.url)
+	r, err := harness.Load(harness.Options{Home: home, Workspace: ws, Host: bundle.HostClaude})
+	must(t, err)
+	defer r.Close()
+	out, err := r.FireHooks(context.Background(), "PreToolUse", []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"}}`))
+	must(t, err)
+	if len(out.Errors) != 1 {
+		t.Fatalf("errors %+v; want one", out.Errors)
+	}
+	msg := out.Errors[0].Message
+	_, hint, ok := strings.Cut(msg, "to use the proxy Claude Code uses: ")
+	if !ok || strings.Contains(msg, "…") {
+		t.Fatalf("no whole hint: %s", msg)
+	}
+	got, err := exec.Command("sh", "-c", hint+`; printf %s "$https_proxy"`).Output()
+	if err != nil || string(got) != p.url {
+		t.Errorf("%s set https_proxy=%q (%v), want %q", hint, got, err, p.url)
 	}
 }

@@ -84,6 +84,11 @@ type Result struct {
 	// it is not at the output cap: an http hook's answer whose connection
 	// broke off.
 	BrokenOff string
+	// Problem is a failure bundlectl itself found and wrote as stderr
+	// (an http hook's proxy refusal, an address it does not post to),
+	// shown whole: cut as a hook's stderr is, its hint (a command) was
+	// cut mid-command.
+	Problem string
 	// OutputHeld is set when a process outside the child's group still
 	// held stdout or stderr open DrainGrace after the group was killed;
 	// reading stopped there.
