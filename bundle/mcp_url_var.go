@@ -170,13 +170,21 @@ func MCPURLHostDefault(s, ref string) (host, kind string) {
 // 172.16/12, 192.168/16, 100.64/10, fc00::/7), "link_local", "metadata"
 // (a cloud metadata address), "unspecified" (0.0.0.0/8, ::), or "" for
 // any other address or name.
+//
+// An IPv4 address is read as JavaScript's URL reads a host, as Claude
+// Code and Gemini CLI do ("127.1", "0x7f.1", "2130706433", a trailing
+// dot), and a name with one trailing dot as the name ("localhost."):
+// read by netip alone they were names of no kind.
 func AddressKind(host string) string {
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if n := strings.TrimSuffix(strings.ToLower(host), "."); n == "localhost" || strings.HasSuffix(n, ".localhost") {
 		return "loopback"
 	}
 	a, err := netip.ParseAddr(host)
 	if err != nil {
-		return ""
+		var ok bool
+		if a, ok = JSURLIPHost(host); !ok {
+			return ""
+		}
 	}
 	a = a.Unmap()
 	switch k := claudeAddrClass(a); k {
