@@ -481,7 +481,8 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if _, err := Setup(other, fakeHost{dir}, SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := pendingBeside(t, user), []string{pending, pending + lockSuffix, older}; !slices.Equal(got, want) {
+	// Glob's order: the writer's random name sorts either side of "older".
+	if got, want := pendingBeside(t, user), slices.Sorted(slices.Values([]string{pending, pending + lockSuffix, older})); !slices.Equal(got, want) {
 		t.Fatalf("beside the file while the writer runs: %q, want %q", got, want)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
