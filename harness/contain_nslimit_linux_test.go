@@ -67,29 +67,7 @@ func TestNamespaceLimitInOwnNamespace(t *testing.T) {
 // namespaces. The test lowers the limit only inside a user namespace of
 // its own.
 func TestNamespaceLimitReachedMidRunFailsClosed(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), "outcome")
-	cmd := exec.Command(self, "-test.run=^TestNamespaceLimitInOwnNamespace$", "-test.count=1")
-	cmd.Env = append(os.Environ(), nsLimitEnv+"="+out)
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
-	}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		if strings.Contains(err.Error(), "fork/exec") {
-			t.Skipf("this host makes no user namespace: %v", err)
-		}
-		t.Fatalf("the process in a user namespace of its own: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(b)
+	got := outcomeInOwnUserNamespace(t, "TestNamespaceLimitInOwnNamespace", nsLimitEnv)
 	t.Logf("second start: %s", got)
 	if !strings.HasPrefix(got, "refused: ") || strings.Contains(got, "the child ran") {
 		t.Fatalf("a start after the user namespaces ran out: %q; want it refused and nothing run", got)
@@ -159,13 +137,35 @@ func TestNamespaceLimitFirstInOwnNamespace(t *testing.T) {
 // turned off, still gives the subreaper.) The test lowers the limits only
 // inside a user namespace of its own.
 func TestNamespaceLimitReachedBeforeFirstChildFailsClosed(t *testing.T) {
+	got := outcomeInOwnUserNamespace(t, "TestNamespaceLimitFirstInOwnNamespace", nsLimitFirstEnv)
+	t.Logf("first start: %s", got)
+	if !strings.HasPrefix(got, "refused: ") || strings.Contains(got, "the child ran") {
+		t.Fatalf("a first start after the namespaces ran out: %q; want it refused and nothing run", got)
+	}
+	// As this namespace's root, the first start is at the PID namespace
+	// level, whose limit is max_pid_namespaces.
+	for _, want := range []string{"max_pid_namespaces", "nothing ran", "\nlevel: "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the refusal %q does not say %q", got, want)
+		}
+	}
+	if strings.Contains(got, "\nlevel: "+ContainSubreaper.String()) || strings.Contains(got, "\nlevel: "+ContainProcessGroup.String()) {
+		t.Errorf("the level in force weakened to a non-namespace one: %q", got)
+	}
+}
+
+// outcomeInOwnUserNamespace runs the test named test of this binary in a
+// user namespace of its own, as that namespace's root, with env naming the
+// file it writes its outcome to, and returns that outcome.
+func outcomeInOwnUserNamespace(t *testing.T, test, env string) string {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "outcome")
-	cmd := exec.Command(self, "-test.run=^TestNamespaceLimitFirstInOwnNamespace$", "-test.count=1")
-	cmd.Env = append(os.Environ(), nsLimitFirstEnv+"="+out)
+	cmd := exec.Command(self, "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+out)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
@@ -182,18 +182,5 @@ func TestNamespaceLimitReachedBeforeFirstChildFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(b)
-	t.Logf("first start: %s", got)
-	if !strings.HasPrefix(got, "refused: ") || strings.Contains(got, "the child ran") {
-		t.Fatalf("a first start after the namespaces ran out: %q; want it refused and nothing run", got)
-	}
-	// As this namespace's root, the first start is at the PID namespace
-	// level, whose limit is max_pid_namespaces.
-	for _, want := range []string{"max_pid_namespaces", "nothing ran", "\nlevel: "} {
-		if !strings.Contains(got, want) {
-			t.Errorf("the refusal %q does not say %q", got, want)
-		}
-	}
-	if strings.Contains(got, "\nlevel: "+ContainSubreaper.String()) || strings.Contains(got, "\nlevel: "+ContainProcessGroup.String()) {
-		t.Errorf("the level in force weakened to a non-namespace one: %q", got)
-	}
+	return got
 }
