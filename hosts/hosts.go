@@ -28,6 +28,14 @@ type Host interface {
 	Launch(s *Session, views []BuiltView, argv, env []string) (*Launch, error)
 }
 
+// Installer is a Host that knows the command which installs its agent,
+// for the hint of an agent exec cannot find.
+type Installer interface {
+	// Install is a command that installs the agent's program, as printed
+	// to a user (it must run in sh, bash, dash, zsh and fish).
+	Install() string
+}
+
 // BuiltView is a view on disk, ready for the agent to load.
 type BuiltView struct {
 	Bundle string // the bundle's name

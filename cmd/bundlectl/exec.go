@@ -137,7 +137,7 @@ func runExec(g *globals, argv []string, exclusive bool) error {
 		if l.Cleanup != nil {
 			l.Cleanup()
 		}
-		return agentMissing(g, err, argv, exclusive, plan.Host.Name())
+		return agentMissing(g, err, argv, exclusive, plan.Host)
 	}
 	if l.Cleanup == nil {
 		// Nothing to undo after the session: become the agent.
@@ -191,26 +191,44 @@ func againNotExclusive(g *globals, argv []string, fallback string) string {
 	return g.hint(fallback)
 }
 
-// agentMissing is the error of an agent that cannot be found: the
-// command again with a placeholder path for the agent, since bundlectl
-// cannot know where it is installed, keeping --exclusive (without it
-// the agent's own plugins would load) and, when none may hold a secret,
-// the agent's arguments.
-func agentMissing(g *globals, err error, argv []string, exclusive bool, host string) error {
-	placeholder := "/path/to/" + host
-	err = fmt.Errorf("%w; install it, or name it by its path (%s in the hint stands for that path: bundlectl cannot know it; \"command -v %s\" prints it in a shell where %s runs)", err, placeholder, host, host)
+// agentMissing is the error of an agent that cannot be found. Where the
+// host knows how its agent is installed (hosts.Installer), the hint
+// installs it and runs the command again with the agent by its bare name,
+// keeping --exclusive (without it the agent's own plugins would load) and,
+// when none may hold a secret, the agent's arguments; it runs as printed
+// wherever that install puts the agent on PATH. Otherwise the hint names
+// the agent by a placeholder path, which the message says is one.
+func agentMissing(g *globals, err error, argv []string, exclusive bool, host hosts.Host) error {
+	name := host.Name()
+	install := ""
+	if in, ok := host.(hosts.Installer); ok {
+		install = in.Install()
+	}
+	agent := name
+	if install == "" {
+		agent = "/path/to/" + name
+		err = fmt.Errorf("%w; install it, or name it by its path (%s in the hint stands for that path: bundlectl cannot know it; \"command -v %s\" prints it in a shell where %s runs)", err, agent, name, name)
+	} else {
+		err = fmt.Errorf("%w; the hint installs it with npm and runs this command again; or name the agent by its path in this command (\"command -v %s\" prints it in a shell where %s runs)", err, name, name)
+	}
+	prefixed := func(cmd string) string {
+		if install == "" {
+			return cmd
+		}
+		return install + " && " + cmd
+	}
 	args := os.Args[1:]
 	if i := len(args) - len(argv); i > 0 && args[i] == argv[0] {
-		again := append(append(append([]string(nil), args[:i]...), placeholder), args[i+1:]...)
+		again := append(append(append([]string(nil), args[:i]...), agent), args[i+1:]...)
 		if h := rerun(again); h != "" {
-			return &codeError{code: exitFailure, err: err, hint: h}
+			return &codeError{code: exitFailure, err: err, hint: prefixed(h)}
 		}
 	}
-	cmd := "bundlectl exec -- " + placeholder
+	cmd := "bundlectl exec -- " + agent
 	if exclusive {
-		cmd = "bundlectl exec --exclusive -- " + placeholder
+		cmd = "bundlectl exec --exclusive -- " + agent
 	}
-	return &codeError{code: exitFailure, err: err, hint: g.hint(cmd)}
+	return &codeError{code: exitFailure, err: err, hint: prefixed(g.hint(cmd))}
 }
 
 // lookAgent finds the agent's program on the PATH it will be started with.

@@ -24,6 +24,9 @@ type Host struct{}
 // Name is the program name.
 func (Host) Name() string { return "claude" }
 
+// Install is the command that installs the agent (hosts.Installer).
+func (Host) Install() string { return "npm install -g @anthropic-ai/claude-code" }
+
 // View builds the plugin directory of b.
 func (Host) View(b *hosts.Bundle, re hosts.Reentry) (*hosts.View, error) {
 	v := hosts.NewView()

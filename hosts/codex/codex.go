@@ -30,6 +30,9 @@ type Host struct{}
 // Name is the program name.
 func (Host) Name() string { return "codex" }
 
+// Install is the command that installs the agent (hosts.Installer).
+func (Host) Install() string { return "npm install -g @openai/codex" }
+
 // Version is the version directory of every view: Codex lists a plugin's
 // versions with readdir, keeps real directories only, and prefers "local".
 const Version = "local"

@@ -25,6 +25,9 @@ type Host struct{}
 // Name is the program name.
 func (Host) Name() string { return "gemini" }
 
+// Install is the command that installs the agent (hosts.Installer).
+func (Host) Install() string { return "npm install -g @google/gemini-cli" }
+
 // Events are the hook events Gemini CLI fires.
 var Events = []string{
 	"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
