@@ -96,9 +96,9 @@ func loadDotEnv(user string, env, args []string, cwd string) *dotEnv {
 // dotEnvPicks are the ways Gemini CLI may pick its .env file, as
 // findEnvFile's ignoreLocal: false, and true too when --ignore-env (before
 // "--") or advanced.ignoreLocalEnv in any settings layer may make it skip
-// a folder's .env: the settings of a session started in cwd, whose
-// workspace's are read, not those of the directory bundlectl runs in
-// (setup --workspace elsewhere: TestGeminiIgnoreEnvHome).
+// a folder's .env (ignoreLocalMayBeOn): the settings of a session started
+// in cwd, whose workspace's are read, not those of the directory
+// bundlectl runs in (setup --workspace elsewhere: TestGeminiIgnoreEnvHome).
 func dotEnvPicks(user string, env, args []string, cwd string) []bool {
 	ignoreLocal := slices.Contains(args[:dashDash(args)], "--ignore-env")
 	for _, f := range settingsLayersAt(user, cwd, env) {
@@ -107,7 +107,7 @@ func dotEnvPicks(user string, env, args []string, cwd string) []bool {
 			continue
 		}
 		adv, _ := m["advanced"].(map[string]any)
-		if v, ok := adv["ignoreLocalEnv"]; ok && settingOn(v, env) {
+		if v, ok := adv["ignoreLocalEnv"]; ok && ignoreLocalMayBeOn(v, env) {
 			ignoreLocal = true
 		}
 	}
@@ -115,6 +115,23 @@ func dotEnvPicks(user string, env, args []string, cwd string) []bool {
 		return []bool{false, true}
 	}
 	return []bool{false}
+}
+
+// ignoreLocalMayBeOn reports whether Gemini CLI 0.61 may read v, an
+// advanced.ignoreLocalEnv value, as on: it tests the merged value's
+// JavaScript truth (!!settings.advanced?.ignoreLocalEnv), and a string
+// becomes a boolean only when the whole settings file it is in passes
+// Gemini CLI's schema ("false" in any case then false), which bundlectl
+// does not check: a file that fails it anywhere (an excludedEnvVars of 5,
+// a key of another type) is used as written, with only a warning, and
+// the string "false" is then on (internal/agenttest
+// TestGeminiEnvSettingsForms). So any string but an empty one without
+// a $VAR, which the session may fill in otherwise, may be on.
+func ignoreLocalMayBeOn(v any, env []string) bool {
+	if s, ok := v.(string); ok {
+		return expandEnv(s, env) != "" || hasEnvRef(s)
+	}
+	return truthy(v)
 }
 
 // dashDash is the index of the first "--" in args, len(args) for none.

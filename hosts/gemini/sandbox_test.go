@@ -230,12 +230,19 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"excluded by a substring", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": 1}`, ".gemini/settings.json": `{"advanced": {"excludedEnvVars": "NOSANDBOXES"}}`}, trusted, true, nil},
 		// GEMINI_SANDBOX surely kept out of the folder's file starts none.
 		{"GEMINI_SANDBOX excluded", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`}, base, false, nil},
+		// An entry of another type fails Gemini CLI's schema, and the file
+		// is used as written: the list still keeps GEMINI_SANDBOX out
+		// (TestGeminiEnvSettingsForms sandbox-nonstring-entry).
+		{"GEMINI_SANDBOX excluded beside a number", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX", 5]}}`}, base, false, nil},
 		{"GEMINI_SANDBOX excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`}, base, true, nil},
 		{"excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, false, nil},
 		// --ignore-env skips the working directory's .env for the home's.
 		{"the picks differ, no --ignore-env", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, false, nil},
 		{"the picks differ", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, true, []string{"--ignore-env"}},
 		{"the picks differ, ignoreLocalEnv", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"ignoreLocalEnv": true}}`}, trusted, true, nil},
+		// In a file that fails the schema the string "false" is on
+		// (TestGeminiEnvSettingsForms invalid-false-string).
+		{"the picks differ, ignoreLocalEnv \"false\"", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"ignoreLocalEnv": "false", "excludedEnvVars": 5}}`}, trusted, true, nil},
 		{"--ignore-env after --", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\n"}, trusted, false, []string{"--", "--ignore-env"}},
 		{"the picks differ in value", map[string]string{".env": "GEMINI_SANDBOX=docker\nSANDBOX=\n", "~/.env": "SANDBOX=outer\n"}, trusted, true, []string{"--ignore-env"}},
 		{"both picks", map[string]string{".env": "SANDBOX=outer\n", "~/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n"}, trusted, false, []string{"--ignore-env"}},
