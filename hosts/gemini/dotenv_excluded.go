@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,12 +163,15 @@ func expandStrings(v any, env []string) any {
 // for a project's, the only kind advanced.excludedEnvVars applies to: its
 // test is that the path holds no ".gemini" anywhere. The path it tests
 // is the one its walk up from its working directory made, which the
-// kernel gives with links resolved, so both spellings must pass.
+// kernel gives with links resolved, so both spellings of the directory
+// must pass (envFileSpelling). The .env itself is not resolved: a .env
+// that is a link to a file under a .gemini directory is a project's
+// (internal/agenttest TestGeminiEnvSettingsForms link-gemini-target).
 func projectEnvFile(f string) bool {
-	if strings.Contains(f, ".gemini") {
-		return false
+	if _, err := os.Stat(f); err != nil || strings.Contains(f, ".gemini") {
+		return false // Gemini CLI loads no file it cannot stat
 	}
-	real, err := filepath.EvalSymlinks(f)
+	real, err := envFileSpelling(f)
 	return err == nil && !strings.Contains(real, ".gemini")
 }
 
@@ -177,8 +181,19 @@ func mayProjectEnvFile(f string) bool {
 	if !strings.Contains(f, ".gemini") {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(f)
+	real, err := envFileSpelling(f)
 	return err != nil || !strings.Contains(real, ".gemini")
+}
+
+// envFileSpelling is the .env file f as Gemini CLI's walk up from its
+// working directory, links resolved, spells it: f's directory with its
+// links resolved, and f's own name, a link or not.
+func envFileSpelling(f string) (string, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(f))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.Base(f)), nil
 }
 
 // surelyExcluded reports whether Gemini CLI (0.61) surely keeps key out

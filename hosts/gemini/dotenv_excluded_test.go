@@ -88,8 +88,11 @@ func TestDotEnvExcluded(t *testing.T) {
 
 // TestProjectEnvFile: Gemini CLI applies advanced.excludedEnvVars to a
 // .env whose path holds no ".gemini" anywhere; bundlectl counts a file
-// as surely a project's only when its path and the path with links
-// resolved both hold none.
+// as surely a project's only when its path and the path with its
+// directory's links resolved both hold none. The .env itself is not
+// resolved: Gemini CLI 0.61 tests the path its walk made, and kept an
+// excluded line out of a .env linked to a file under a .gemini directory
+// (internal/agenttest TestGeminiEnvSettingsForms link-gemini-target).
 func TestProjectEnvFile(t *testing.T) {
 	root := t.TempDir()
 	real := filepath.Join(root, "x.gemini.y")
@@ -99,13 +102,25 @@ func TestProjectEnvFile(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(ws, 0o700)
+	if err := os.Symlink(filepath.Join(real, ".env"), filepath.Join(ws, ".env")); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(root, "dangling")
+	os.MkdirAll(dangling, 0o700)
+	if err := os.Symlink(filepath.Join(root, "nowhere"), filepath.Join(dangling, ".env")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		f           string
 		sure, maybe bool
 	}{
 		{filepath.Join(real, ".env"), false, false},
 		{filepath.Join(link, ".env"), false, true},
-		{filepath.Join(root, ".env"), false, true}, // no such file
+		{filepath.Join(root, ".env"), false, true},     // no such file
+		{filepath.Join(ws, ".env"), true, true},        // a link into x.gemini.y
+		{filepath.Join(dangling, ".env"), false, true}, // a link to nothing
 	} {
 		if got := projectEnvFile(tc.f); got != tc.sure {
 			t.Errorf("projectEnvFile(%s) = %v, want %v", tc.f, got, tc.sure)
