@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -266,10 +265,12 @@ func dotEnvParse(f string) map[string]string {
 
 // dotEnvVar is one variable a .env file sets: its value, and the lines
 // of the file, as sed counts them (by LF), from its name to its value's
-// end.
+// end, of the line that sets it last, which dotenv keeps; all is every
+// line that sets it, in the file's order, the last one too.
 type dotEnvVar struct {
 	value       string
 	first, last int
+	all         []dotEnvVar
 }
 
 // dotEnvRead is dotEnvParse with the lines that set each variable.
@@ -291,7 +292,10 @@ func dotEnvRead(f string) map[string]dotEnvVar {
 			end = m[5]
 		}
 		v := text[at:][max(m[4], 0):max(m[5], 0)]
-		vars[text[at+m[2]:at+m[3]]] = dotEnvVar{value: dotEnvValue(v), first: line[at+m[2]], last: line[at+end-1]}
+		name := text[at+m[2] : at+m[3]]
+		set := dotEnvVar{value: dotEnvValue(v), first: line[at+m[2]], last: line[at+end-1]}
+		set.all = append(vars[name].all, set)
+		vars[name] = set
 		at += m[1]
 	}
 	return vars
@@ -491,10 +495,25 @@ func dotEnvUntrustOff(user string, env []string, cwd string) *hosts.HooksOffErro
 	if file == "" {
 		return nil
 	}
-	v := dotEnvRead(file)[key]
-	lines, those := fmt.Sprintf("line %d", v.first), "that line"
-	if v.last > v.first {
-		lines, those = fmt.Sprintf("lines %d-%d", v.first, v.last), "those lines"
+	// Every line that sets key to value is named, not the last alone:
+	// dotenv keeps the last one, so with that one taken out an earlier
+	// one would set it again.
+	var spans []dotEnvVar
+	for _, s := range dotEnvRead(file)[key].all {
+		if s.value == value {
+			spans = append(spans, s)
+		}
+	}
+	var named []string
+	for _, s := range spans {
+		named = append(named, strconv.Itoa(s.first))
+		if s.last > s.first {
+			named[len(named)-1] += "-" + strconv.Itoa(s.last)
+		}
+	}
+	lines, those := "line "+strings.Join(named, ", "), "that line"
+	if len(spans) > 1 || len(spans) == 1 && spans[0].last > spans[0].first {
+		lines, those = "lines "+strings.Join(named, ", "), "those lines"
 	}
 	return &hosts.HooksOffError{
 		Host:    "gemini",
@@ -502,7 +521,7 @@ func dotEnvUntrustOff(user string, env []string, cwd string) *hosts.HooksOffErro
 		Lines:   lines,
 		Setting: key + "=" + value,
 		Fix:     "take " + those + " out of " + bundle.Quote(file) + " (Gemini CLI loads the file into its environment once it has read its settings, and then trusts the folder no more: it runs no settings hook there, setup's lines included)",
-		Show:    dotEnvShow(file, v.first, v.last),
+		Show:    dotEnvShowSpans(file, spans),
 	}
 }
 
@@ -511,17 +530,28 @@ func dotEnvUntrustOff(user string, env []string, cwd string) *hosts.HooksOffErro
 // ASCII, where a CR, which ends a line for dotenv, or a U+2028 would
 // otherwise hide what sets the variable.
 func dotEnvShow(file string, first, last int) string {
-	span := strconv.Itoa(first)
-	if last > first {
-		span += "," + strconv.Itoa(last)
-	}
-	show := "sed -n " + span + "p " + bundle.ShellArg(file)
+	return dotEnvShowSpans(file, []dotEnvVar{{first: first, last: last}})
+}
+
+// dotEnvShowSpans is dotEnvShow for several spans of lines, in the
+// file's order: one sed script that prints each ("sed -n '2p;5,6p'").
+func dotEnvShowSpans(file string, spans []dotEnvVar) string {
+	var script []string
 	data, _ := os.ReadFile(file)
 	lines := strings.Split(string(data), "\n")
-	if first < 1 || last > len(lines) {
-		return show
+	cat := false
+	for _, s := range spans {
+		span := strconv.Itoa(s.first)
+		if s.last > s.first {
+			span += "," + strconv.Itoa(s.last)
+		}
+		script = append(script, span+"p")
+		if s.first >= 1 && s.last <= len(lines) && strings.ContainsFunc(strings.Join(lines[s.first-1:s.last], ""), func(r rune) bool { return r < 0x20 && r != '\t' || r >= 0x7f }) {
+			cat = true
+		}
 	}
-	if strings.ContainsFunc(strings.Join(lines[first-1:last], ""), func(r rune) bool { return r < 0x20 && r != '\t' || r >= 0x7f }) {
+	show := "sed -n " + bundle.ShellArg(strings.Join(script, ";")) + " " + bundle.ShellArg(file)
+	if cat {
 		show += " | cat -v"
 	}
 	return show
