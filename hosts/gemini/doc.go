@@ -32,7 +32,7 @@
 // lets nothing through), which sees no extension. What takes
 // a view's MCP servers away or replaces them — a folder it may not trust
 // (a .env it loads that sets GEMINI_RESTRICTED_MODE=true included, which
-// setup refuses, naming the line: no settings hook runs there),
+// setup refuses, naming each line that sets it: no settings hook runs there),
 // a settings mcpServers entry of the same name, mcp.excluded or
 // mcp.allowed, another loaded extension declaring the same server name —
 // is named at launch: a server is no guard.

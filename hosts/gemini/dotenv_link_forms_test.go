@@ -33,7 +33,7 @@ func TestDotEnvLinkForms(t *testing.T) {
 		name, target, settings, homeEnv string
 		named                           string // "" for none
 	}{
-		{"gemini-target-excluded", ".gemini/target", `{"advanced": {"excludedEnvVars": ["GEMINI_RESTRICTED_MODE"]}}`, "", ""},
+		{"gemini-target-excluded", ".gemini/target", `{"advanced": {"excludedEnvVars": ["GEMINI_RESTRICTED_MODE", 5]}}`, "", ""},
 		{"gemini-target", ".gemini/target", `{}`, "", filepath.Join(ws, ".env")},
 		{"dangling", "nowhere", `{}`, "GEMINI_RESTRICTED_MODE=true\n", filepath.Join(home, ".env")},
 		{"directory", "dir", `{}`, "GEMINI_RESTRICTED_MODE=true\n", ""},

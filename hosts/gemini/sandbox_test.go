@@ -232,7 +232,8 @@ func TestSandboxDotEnvInside(t *testing.T) {
 		{"GEMINI_SANDBOX excluded", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`}, base, false, nil},
 		// An entry of another type fails Gemini CLI's schema, and the file
 		// is used as written: the list still keeps GEMINI_SANDBOX out
-		// (TestGeminiEnvSettingsForms sandbox-nonstring-entry).
+		// (TestGeminiEnvSettingsForms link-gemini-target, where a 5 beside
+		// GEMINI_RESTRICTED_MODE left the exclusion standing).
 		{"GEMINI_SANDBOX excluded beside a number", map[string]string{".env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX", 5]}}`}, base, false, nil},
 		{"GEMINI_SANDBOX excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["GEMINI_SANDBOX"]}}`}, base, true, nil},
 		{"excluded, but from .gemini/.env", map[string]string{".gemini/.env": "GEMINI_SANDBOX=docker\nSANDBOX=outer\n", "~/.gemini/settings.json": `{"advanced": {"excludedEnvVars": ["SANDBOX"]}}`}, trusted, false, nil},
