@@ -2,11 +2,12 @@ package hosts
 
 import (
 	"bytes"
+	crand "crypto/rand"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -170,8 +171,12 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 		return nil, err
 	}
 	defer unlock()
+	key, err := pendingKey(home, true)
+	if err != nil {
+		return nil, err
+	}
 	rec, err := readRecord(home, host.Name())
-	left := removeLeftovers(editPaths(edits), rec)
+	left := removeLeftovers(key, editPaths(edits), rec)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +186,7 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	}
 	var results []SetupResult
 	for _, pl := range plans {
-		res, wrote, err := applySetup(home, host.Name(), rec, pl, in.Environ, left[pl.path])
+		res, wrote, err := applySetup(home, key, host.Name(), rec, pl, in.Environ, left[pl.path])
 		if err != nil {
 			return results, err
 		}
@@ -257,7 +262,7 @@ func (pl setupPlan) after() ([]byte, fs.FileMode, bool) {
 // applySetup writes one planned file, keeping rec (its backup, what setup
 // wrote) up to date; wrote is false for a file missing that setup has
 // nothing to put in.
-func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []string, removed []string) (res SetupResult, wrote bool, err error) {
+func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setupPlan, environ []string, removed []string) (res SetupResult, wrote bool, err error) {
 	path, cur, next, mode, existed := pl.path, pl.cur, pl.next, pl.mode, pl.existed
 	res = SetupResult{Path: path, What: pl.edit.What, Notes: pl.edit.Notes}
 	if existed && !bytes.Equal(cur, next) || !existed && next != nil {
@@ -312,7 +317,7 @@ func applySetup(home, host string, rec *SetupRecord, pl setupPlan, environ []str
 		return res, false, err
 	}
 	testOnlyBeforeConfigWrite(path)
-	if err := writeConfig(path, next, mode, cur, existed); err != nil {
+	if err := writeConfig(key, path, next, mode, cur, existed); err != nil {
 		return res, false, &SetupFileError{Path: path, Host: host, Err: err}
 	}
 	testOnlyAfterConfigWrite(path)
@@ -809,8 +814,8 @@ func keepReplaced(pending string) string {
 // setup removes if this one is killed before the rename
 // (removeStalePending); on Linux the rename itself is checked too
 // (replaceChecked).
-func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bool) error {
-	f, lock, err := createPending(p, mode)
+func writeConfig(key []byte, p string, data []byte, mode fs.FileMode, cur []byte, existed bool) error {
+	f, lock, err := createPending(key, p, mode)
 	if err != nil {
 		return err
 	}
@@ -860,34 +865,105 @@ func writeConfig(p string, data []byte, mode fs.FileMode, cur []byte, existed bo
 
 // pendingMark is what the name of a temporary file of setup's holds
 // after "." and the configuration file's name, before the process id of
-// the setup writing it and a random part: ".settings.json.bundlectl-
-// setup-4242-1x9k". Beside it, for as long as its writer runs, is its
-// lock file, the same name and ".lock", which the writer holds locked
-// (flock) and marks (lockMark, then pendingMade): a file of this name
-// whose lock file is not locked and carries both marks was left by a
-// setup killed before its rename, and no one else's. A name alone proves
-// nothing: a file of the user's named like one was once removed.
+// the setup writing it, a random part and its tag (pendingTag):
+// ".settings.json.bundlectl-setup-4242-1x9k-<32 hex>". Beside it, for as
+// long as its writer runs, is its lock file, the same name and ".lock",
+// which the writer holds locked (flock). The tag, keyed with this home's
+// own key (pendingKey), is what proves a name setup's: a repository
+// cannot ship a file of a name this home would take for its own, nor can
+// another home's setup, and the name is chosen before the file is
+// created (O_EXCL), so a file of that name is setup's from its first
+// moment, with nothing yet written. A name of this form whose tag does
+// not match, or the marks a bundlectl before the tags wrote into its lock
+// files (plain text a repository could ship too), proves nothing.
 const pendingMark = ".bundlectl-setup-"
-
-// lockMark is what a lock file of setup's holds once its writer locked
-// it, and pendingMade what it holds next, once the temporary file it
-// guards was created (O_EXCL: setup's own, never a file found there).
-const (
-	lockMark    = "bundlectl setup: the lock of a temporary file\n"
-	pendingMade = "bundlectl setup: its temporary file was created\n"
-)
 
 // lockSuffix ends the name of a temporary file's lock file.
 const lockSuffix = ".lock"
 
+// pendingKeyName is the file under the setup directory holding this
+// home's key of the tags (pendingTag): 32 random bytes, owner-only,
+// made by the first setup or --undo that writes a file, under the setup
+// lock.
+const pendingKeyName = "pending-key"
+
+// pendingKeyPath is where home's key of the tags is.
+func pendingKeyPath(home string) string { return filepath.Join(setupDir(home), pendingKeyName) }
+
+// PendingKeyError is a key of the tags (pendingKeyName) that is not 32
+// bytes: setup writes nothing with it, since a temporary file it left
+// could not be told its own afterwards.
+type PendingKeyError struct {
+	Path string
+	Err  error
+}
+
+func (e *PendingKeyError) Error() string {
+	return fmt.Sprintf("the key setup names its temporary files with, %s, cannot be used: %v", bundle.Quote(e.Path), e.Err)
+}
+
+func (e *PendingKeyError) Unwrap() error { return e.Err }
+
+// Hint removes the key: the next setup makes another, and a temporary
+// file a setup killed before left under the old one is then kept,
+// never removed, as any file setup cannot prove its own.
+func (e *PendingKeyError) Hint() string { return "rm " + bundle.ShellArg(e.Path) }
+
+// pendingKey reads home's key of the tags; missing, it is made when
+// create, else nil is returned (no name can be setup's then). The caller
+// holds the setup lock.
+func pendingKey(home string, create bool) ([]byte, error) {
+	p := pendingKeyPath(home)
+	key, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && create:
+		key = make([]byte, 32)
+		crand.Read(key)
+		if err := writeAtomic(p, key, 0o600); err != nil {
+			return nil, err
+		}
+		return key, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, &PendingKeyError{Path: p, Err: pathErr(err)}
+	case len(key) != 32:
+		return nil, &PendingKeyError{Path: p, Err: fmt.Errorf("%d bytes, not 32", len(key))}
+	}
+	return key, nil
+}
+
+// pendingTag is the tag of the temporary name of p with random part
+// random: 16 bytes of BLAKE3 keyed with key, over p and random, in hex.
+// Bound to p, a name seen beside one file (left in a checkout, say) is
+// no use beside another.
+func pendingTag(key []byte, p, random string) string {
+	h, err := blake3.NewKeyed(key)
+	if err != nil {
+		panic(err) // pendingKey returns 32 bytes only
+	}
+	h.WriteString("bundlectl setup temporary file\x00" + p + "\x00" + random)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// testOnlyLockCreated runs once a lock file of setup's is created,
+// before it is locked; testOnlyPendingCreated once its temporary file is
+// created, before anything is written to it (a test kills the process
+// at each).
+var (
+	testOnlyLockCreated    = func(string) {}
+	testOnlyPendingCreated = func(string) {}
+)
+
 // createPending creates p's temporary file, beside it (a rename stays on
 // one file system), owner-only until writeConfig gives it mode, and,
 // first, its lock file, locked, which the caller removes after the
-// temporary file and then closes.
-func createPending(p string, mode fs.FileMode) (f, lock *os.File, err error) {
+// temporary file and then closes. Both are named with key's tag.
+func createPending(key []byte, p string, mode fs.FileMode) (f, lock *os.File, err error) {
 	prefix := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+pendingMark+strconv.Itoa(os.Getpid())+"-")
 	for range 100 {
-		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		random := strconv.FormatUint(rand.Uint64(), 36)
+		name := prefix + random + "-" + pendingTag(key, p, random)
 		lock, err := lockPending(name + lockSuffix)
 		if errors.Is(err, errLockLost) || errors.Is(err, fs.ErrExist) {
 			continue
@@ -897,13 +973,7 @@ func createPending(p string, mode fs.FileMode) (f, lock *os.File, err error) {
 		}
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode&0o600)
 		if err == nil {
-			if _, err := lock.WriteString(pendingMade); err != nil {
-				f.Close()
-				os.Remove(name)
-				os.Remove(lock.Name())
-				lock.Close()
-				return nil, nil, err
-			}
+			testOnlyPendingCreated(p)
 			return f, lock, nil
 		}
 		os.Remove(lock.Name())
@@ -915,27 +985,27 @@ func createPending(p string, mode fs.FileMode) (f, lock *os.File, err error) {
 	return nil, nil, fmt.Errorf("no free temporary name beside %s", bundle.Quote(p))
 }
 
-// errLockLost is a lock file removed (by removeStalePending, which took
-// its lock first) between its create and its lock: the lock then holds
-// a file no one finds, and another name is taken.
+// errLockLost is a lock file removed between its create and its lock:
+// the lock then holds a file no one finds, and another name is taken.
 var errLockLost = errors.New("lock file removed before it was locked")
 
-// lockPending creates the lock file at name, locks it and marks it
-// (lockMark). A process's lock is what tells it is running: its pid, in
-// the name, may be one of another pid namespace (a container's), which
-// kill(pid, 0) here says is gone; a lock is released by the system when
-// its holder dies, in any namespace, and seen through any name of the
-// file's. The mark, written under the lock, is what proves the file
-// setup's to a cleaner, which reads it only once it holds the lock.
+// lockPending creates the lock file at name and locks it. A process's
+// lock is what tells it is running: its pid, in the name, may be one of
+// another pid namespace (a container's), which kill(pid, 0) here says is
+// gone; a lock is released by the system when its holder dies, in any
+// namespace, and seen through any name of the file's. (A cleaner of
+// this home's holds the setup lock as the writer does, so none runs
+// beside it; the lock is the second proof.)
 func lockPending(name string) (*os.File, error) {
 	lock, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	testOnlyLockCreated(name)
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			// A cleaner holds it, found it unmarked, and keeps it: it is
-			// this process's own, made a moment ago, to remove.
+			// Someone holds it, a moment after it was made: another
+			// name is taken, and this one, this process's own, goes.
 			removeIfSame(lock, name)
 			lock.Close()
 			return nil, errLockLost
@@ -949,11 +1019,6 @@ func lockPending(name string) (*os.File, error) {
 		lock.Close()
 		return nil, errLockLost
 	}
-	if _, err := lock.WriteString(lockMark); err != nil {
-		os.Remove(name)
-		lock.Close()
-		return nil, err
-	}
 	return lock, nil
 }
 
@@ -966,50 +1031,44 @@ func removeIfSame(f *os.File, name string) {
 	}
 }
 
-// pendingState is what the lock file of the temporary file name says of
-// its writer once it is gone: gone, the lock file, then held by the
-// caller, who closes it, when it is not locked and carries lockMark
-// (setup's, so its own to remove); made, when it carries pendingMade too
-// (the temporary file name is setup's, so its own to remove). gone is
-// nil while a writer holds the lock, and for a file setup cannot prove
-// its own: no lock file (a bundlectl before the marks wrote none, or a
-// file of the user's named like one), or one without the marks.
-func pendingState(name string) (gone *os.File, made bool) {
+// pendingGone says whether the writer of the temporary file name, a name
+// of setup's (its tag checked), is gone: its lock file is missing, or a
+// regular file not locked. lock is that lock file, then held locked by
+// the caller, who closes it (nil when missing).
+func pendingGone(name string) (gone bool, lock *os.File) {
 	lock, err := os.OpenFile(name+lockSuffix, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
 	if err != nil {
-		return nil, false // none, or cannot tell: kept
+		return false, nil // cannot tell: kept
 	}
 	if fi, err := lock.Stat(); err != nil || !fi.Mode().IsRegular() {
 		lock.Close()
-		return nil, false
+		return false, nil
 	}
 	if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
 		lock.Close()
-		return nil, false
+		return false, nil
 	}
-	mark := make([]byte, len(lockMark)+len(pendingMade)+1)
-	n, _ := io.ReadFull(lock, mark)
-	switch string(mark[:n]) {
-	case lockMark:
-		return lock, false
-	case lockMark + pendingMade:
-		return lock, true
-	}
-	lock.Close()
-	return nil, false
+	return true, lock
 }
 
-// removeStalePending removes the temporary files of p that a setup
-// killed before its rename left beside it, and returns their names: only
-// those named by createPending whose writer is gone, its lock file there,
-// not locked, and marked as setup marks it (pendingState), so neither a
-// file of the user's of a like name (with or without a lock file of a
-// like name beside it) nor one of a setup still writing (another
-// home's, which takes another lock, in this pid namespace or another) is
-// touched. A lock file whose temporary file is gone, and whose writer
-// is, goes too. A temporary file of a bundlectl that wrote no lock file
-// or no marks cannot be told from a file of the user's, and is kept.
-func removeStalePending(p string) []string {
+// removeStalePending removes the temporary files of p that a setup of
+// this home (key; nil: none was ever made) killed before its rename left
+// beside it, and returns their names: only regular files named by
+// createPending with key's tag (pendingTag) whose writer is gone
+// (pendingGone), so that neither a file of the user's or a repository's
+// of a like name, whatever its content, nor one of another home's setup
+// (another key, another lock) is touched. A lock file whose temporary
+// file is gone, and whose writer is, goes too: empty, or with an empty
+// temporary file, as a setup killed the moment after it created them
+// left them. A temporary file of a bundlectl before the tags cannot be
+// told from a file of the user's, and is kept.
+func removeStalePending(key []byte, p string) []string {
+	if key == nil {
+		return nil
+	}
 	dir := filepath.Dir(p)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -1023,9 +1082,7 @@ func removeStalePending(p string) []string {
 			continue
 		}
 		rest, isLock := strings.CutSuffix(rest, lockSuffix)
-		pidText, random, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !pendingRandom(random) {
+		if !pendingName(key, p, rest) {
 			continue
 		}
 		name := filepath.Join(dir, prefix+rest)
@@ -1035,30 +1092,46 @@ func removeStalePending(p string) []string {
 			}
 			continue
 		}
-		gone, made := pendingState(name)
-		if gone == nil {
+		gone, lock := pendingGone(name)
+		if !gone {
 			continue
 		}
-		if made && os.Remove(name) == nil {
+		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && os.Remove(name) == nil {
 			out = append(out, name)
 		}
-		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) && lock != nil {
 			// Its lock file last: one without its temporary file is
 			// never taken for a writer's that still runs.
-			removeIfSame(gone, name+lockSuffix)
+			removeIfSame(lock, name+lockSuffix)
 		}
-		gone.Close()
+		if lock != nil {
+			lock.Close()
+		}
 	}
 	return out
 }
 
+// pendingName says whether rest, what follows pendingMark in a name
+// beside p (without lockSuffix), is "<pid>-<random>-<tag>" as
+// createPending names a temporary file of p's with key, of another
+// process than this one.
+func pendingName(key []byte, p, rest string) bool {
+	pidText, tail, ok := strings.Cut(rest, "-")
+	random, tag, ok2 := strings.Cut(tail, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || !ok2 || err != nil || pid <= 0 || pid == os.Getpid() || !pendingRandom(random) {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(tag), []byte(pendingTag(key, p, random))) == 1
+}
+
 // removeLockOfGone removes the lock file of the temporary file name when
 // its writer is gone (killed after its lock file was made and before its
-// temporary file was, or after it removed that) and it is setup's.
+// temporary file was, or after it removed that).
 func removeLockOfGone(name string) {
-	if gone, _ := pendingState(name); gone != nil {
-		removeIfSame(gone, name+lockSuffix)
-		gone.Close()
+	if gone, lock := pendingGone(name); gone && lock != nil {
+		removeIfSame(lock, name+lockSuffix)
+		lock.Close()
 	}
 }
 
@@ -1107,6 +1180,10 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 		return nil, err
 	}
 	defer unlock()
+	key, err := pendingKey(home, true)
+	if err != nil {
+		return nil, err
+	}
 	rec, err := readRecord(home, host.Name())
 	var paths []string
 	if w, ok := host.(Wiring); ok {
@@ -1114,7 +1191,7 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 			paths = editPaths(edits)
 		}
 	}
-	removeLeftovers(paths, rec) // also with nothing to undo
+	removeLeftovers(key, paths, rec) // also with nothing to undo
 	if err != nil {
 		return nil, err
 	}
@@ -1125,7 +1202,7 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	}
 	var results []UndoResult
 	for _, pl := range plans {
-		if err := applyUndo(pl, host.Name(), in.Environ); err != nil {
+		if err := applyUndo(key, pl, host.Name(), in.Environ); err != nil {
 			return results, err
 		}
 		// The record before the backup goes: killed between, the record
@@ -1310,7 +1387,7 @@ func undoWritable(pl undoPlan, host string, environ []string) error {
 
 // applyUndo writes or removes one planned file, checked again as it is
 // now (planUndo checked it before the files before it were undone).
-func applyUndo(pl undoPlan, host string, environ []string) error {
+func applyUndo(key []byte, pl undoPlan, host string, environ []string) error {
 	pl.curMode = modeNow(pl.f.Path, pl.curMode)
 	if err := undoWritable(pl, host, environ); err != nil {
 		return err
@@ -1318,7 +1395,7 @@ func applyUndo(pl undoPlan, host string, environ []string) error {
 	switch {
 	case pl.write:
 		testOnlyBeforeConfigWrite(pl.f.Path)
-		if err := writeConfig(pl.f.Path, pl.next, pl.mode, pl.cur, pl.existed); err != nil {
+		if err := writeConfig(key, pl.f.Path, pl.next, pl.mode, pl.cur, pl.existed); err != nil {
 			return &SetupFileError{Path: pl.f.Path, Host: host, Err: err, Undo: true}
 		}
 	case pl.remove:
@@ -1414,7 +1491,7 @@ func editPaths(edits []FileEdit) []string {
 // writing it left (removeStalePending), and returns their names by the
 // file's path, for setup's notes. It runs before setup or --undo decides
 // anything, so that one refused, or with nothing to undo, cleans up too.
-func removeLeftovers(paths []string, rec *SetupRecord) map[string][]string {
+func removeLeftovers(key []byte, paths []string, rec *SetupRecord) map[string][]string {
 	if rec != nil {
 		for _, f := range rec.Files {
 			paths = append(paths, f.Path)
@@ -1423,7 +1500,7 @@ func removeLeftovers(paths []string, rec *SetupRecord) map[string][]string {
 	out := map[string][]string{}
 	for _, p := range paths {
 		if _, done := out[p]; !done {
-			out[p] = removeStalePending(p)
+			out[p] = removeStalePending(key, p)
 		}
 	}
 	return out
@@ -1442,8 +1519,12 @@ func removeLeftoversOfRefused(home, host string, edits []FileEdit) {
 		return
 	}
 	defer unlock()
+	key, err := pendingKey(home, false)
+	if err != nil {
+		return
+	}
 	rec, _ := readRecord(home, host)
-	removeLeftovers(editPaths(edits), rec)
+	removeLeftovers(key, editPaths(edits), rec)
 }
 
 // removeOrphanBackups removes the backups under the setup directory that
@@ -1626,7 +1707,7 @@ func removeStaleSetupTemps(home string) {
 			continue
 		}
 		for _, e := range ents {
-			if e.Type().IsRegular() && setupTempName(e.Name(), d != dir) {
+			if e.Type().IsRegular() && (setupTempName(e.Name(), d != dir) || d == dir && keyTempName(e.Name())) {
 				os.Remove(filepath.Join(d, e.Name()))
 			}
 		}
@@ -1654,6 +1735,13 @@ func setupTempName(name string, backup bool) bool {
 		return false
 	}
 	return tail != "" && strings.Trim(tail, "0123456789") == ""
+}
+
+// keyTempName says whether name is renameio's temporary name for the
+// key of the tags (".pending-key<digits>").
+func keyTempName(name string) bool {
+	tail, ok := strings.CutPrefix(name, "."+pendingKeyName)
+	return ok && tail != "" && strings.Trim(tail, "0123456789") == ""
 }
 
 func isLowerHex(s string) bool {

@@ -229,15 +229,15 @@ func (h gateHost) SetupHooksOff(SetupInput) error {
 // TestRefusedSetupRemovesWhatAKilledOneLeft: a setup refused — by the
 // host's switch, or a file it cannot parse — after one SIGKILLed before
 // its rename, still removes the temporary file and lock file that one
-// left beside the settings file, and so does a --undo with nothing to
-// undo, under the setup lock: they once stayed until a setup that went
-// through.
+// left beside the settings file, and so does a --undo of that home,
+// under the setup lock: they once stayed until a setup that went
+// through. (Another home's --undo keeps them: they are not its own.)
 func TestRefusedSetupRemovesWhatAKilledOneLeft(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		host   func(dir string) Host
 		broken bool
-		undo   bool // a --undo with nothing to undo (another home's)
+		undo   bool // a --undo of the killed setup's home, whose file it never wrote
 	}{
 		{"gate", func(dir string) Host { return gateHost{fakeHost{dir}} }, false, false},
 		{"unparsed", func(dir string) Host { return fakeHost{dir} }, true, false},
@@ -254,8 +254,8 @@ func TestRefusedSetupRemovesWhatAKilledOneLeft(t *testing.T) {
 				}
 			}
 			if c.undo {
-				if res, err := Undo(t.TempDir(), c.host(dir), SetupInput{}); err != nil || len(res) != 0 {
-					t.Fatalf("--undo of a home with no setup = %v, %v", res, err)
+				if res, err := Undo(home, c.host(dir), SetupInput{}); err != nil {
+					t.Fatalf("--undo of the killed setup's home = %v, %v", res, err)
 				}
 			} else if _, err := Setup(home, c.host(dir), SetupInput{}); err == nil {
 				t.Fatal("setup was not refused")
@@ -413,9 +413,12 @@ func TestSetupKilledWritingItsOwnFiles(t *testing.T) {
 // it under it. A real second process holds its lock file; its pid in the
 // names is made one that is gone here (a process that ran and was
 // reaped), as another namespace's reads. Once that process is SIGKILLed,
-// the next setup removes both files. A temporary file without a lock
-// file (an older bundlectl's, or the user's) whose process is gone is
-// kept: nothing proves it setup's (it was once removed).
+// another home's setup still keeps both files (their tags are not of its
+// key), and the next setup of the writer's home removes them, and an
+// empty lock file alone of its own. A temporary file named as an older
+// bundlectl named them, with no tag (an older bundlectl's, or the
+// user's), whose process is gone, is kept: nothing proves it setup's (it
+// was once removed).
 func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if os.Getenv("BUNDLECTL_TEST_SETUP_HOLD") != "" {
 		testOnlyPendingWritten = func(string) {
@@ -465,9 +468,10 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if !errors.Is(syscall.Kill(gone.Process.Pid, 0), syscall.ESRCH) {
 		t.Skipf("pid %d was taken again at once", gone.Process.Pid)
 	}
-	random := left[0][strings.LastIndex(left[0], "-")+1:]
+	// "<random>-<tag>": the pid is not in the tag
+	_, rest, _ := strings.Cut(strings.TrimPrefix(filepath.Base(left[0]), ".user.json.bundlectl-setup-"), "-")
 	prefix := filepath.Join(dir, ".user.json.bundlectl-setup-"+strconv.Itoa(gone.Process.Pid)+"-")
-	pending := prefix + random
+	pending := prefix + rest
 	if err := os.Rename(left[0], pending); err != nil {
 		t.Fatal(err)
 	}
@@ -493,12 +497,21 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the writer was not SIGKILLed: %v", cmd.ProcessState)
 	}
-	// and a lock file alone, of a setup killed before it made its
-	// temporary file
-	if err := os.WriteFile(prefix+"lone"+lockSuffix, []byte(lockMark), 0o600); err != nil {
+	// Not the other home's to remove, the writer gone or not: nothing
+	// proves them its own (another key).
+	if _, err := Setup(other, fakeHost{dir}, SetupInput{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Setup(other, fakeHost{dir}, SetupInput{})
+	if got, want := pendingBeside(t, user), slices.Sorted(slices.Values([]string{pending, pending + lockSuffix, older})); !slices.Equal(got, want) {
+		t.Fatalf("beside the file after another home's setup: %q, want %q", got, want)
+	}
+	// and a lock file alone, empty, of a setup of this home killed the
+	// moment after it created it
+	lone := prefix + taggedRest(t, home, user, "lone1") + lockSuffix
+	if err := os.WriteFile(lone, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Setup(home, fakeHost{dir}, SetupInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,6 +521,21 @@ func TestSetupPendingOfAnotherNamespaceKept(t *testing.T) {
 	if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.Contains(n, filepath.Base(pending)+`"`) }) {
 		t.Errorf("setup did not say it removed %s: %+v", pending, res)
 	}
+}
+
+// taggedRest is "<random>-<tag>", the end of a temporary name setup of
+// home gives beside user with random part random.
+func taggedRest(t *testing.T, home, user, random string) string {
+	t.Helper()
+	key, err := pendingKey(home, false)
+	if err != nil || key == nil {
+		t.Fatalf("the key of %s: %v, %v", home, key, err)
+	}
+	p, err := realPath(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return random + "-" + pendingTag(key, p, random)
 }
 
 // keptHost is fakeHost with, first, a file setup leaves as it was (an

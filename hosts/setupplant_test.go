@@ -1,0 +1,192 @@
+//go:build unix
+
+package hosts
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/bundlectl/bundlectl/bundle"
+)
+
+// TestSetupNeverActsOnAPlantedPair: a repository can ship, beside a
+// workspace settings file, a temporary name and a lock file named as
+// setup names its own, the lock file holding the plain-text marks a
+// bundlectl before the tags wrote (or a tag that is not this home's);
+// with write access to the directory, as the user or a tool of theirs,
+// the temporary name can be a hard link to a file of the user's, a
+// symbolic link to one, a directory or a FIFO. Setup, --undo and the
+// setup after it remove none of them, write through none, and leave the
+// file each leads to as it was: setup once removed every planted regular
+// file and hard link, and their lock files, as its own.
+func TestSetupNeverActsOnAPlantedPair(t *testing.T) {
+	home, dir, other := t.TempDir(), t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(other, "secret")
+	if err := os.WriteFile(secret, []byte("the user's own\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const oldMarks = "bundlectl setup: the lock of a temporary file\nbundlectl setup: its temporary file was created\n"
+	prefix := filepath.Join(dir, ".user.json.bundlectl-setup-999999-")
+	plant := map[string]func(string) error{
+		"regular": func(p string) error { return os.WriteFile(p, []byte("planted"), 0o644) },
+		"hardlnk": func(p string) error { return os.Link(secret, p) },
+		"symlink": func(p string) error { return os.Symlink(secret, p) },
+		"dir":     func(p string) error { return os.Mkdir(p, 0o755) },
+		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o644) },
+	}
+	type planted struct {
+		name string
+		fi   os.FileInfo
+	}
+	var all []planted
+	for kind, make := range plant {
+		for _, rest := range []string{
+			kind,                                 // as a bundlectl before the tags named them
+			kind + "-" + strings.Repeat("0", 32), // a tag not of this home's key
+		} {
+			name := prefix + rest
+			if err := make(name); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(name+lockSuffix, []byte(oldMarks), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []string{name, name + lockSuffix} {
+				fi, err := os.Lstat(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, planted{n, fi})
+			}
+		}
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); !strings.Contains(string(b), "hooks run PreToolUse") {
+		t.Errorf("setup did not wire the file:\n%s", b)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("--undo left:\n%s", b)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all {
+		fi, err := os.Lstat(p.name)
+		if err != nil || !os.SameFile(fi, p.fi) || fi.Mode() != p.fi.Mode() {
+			t.Errorf("setup acted on the planted %s: %v", p.name, err)
+		}
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "the user's own\n" {
+		t.Errorf("the user's file a planted name leads to is now %q", b)
+	}
+	if b, _ := os.ReadFile(prefix + "regular"); string(b) != "planted" {
+		t.Errorf("a planted file is now %q", b)
+	}
+	for _, lock := range []string{prefix + "regular" + lockSuffix, prefix + "fifo" + lockSuffix} {
+		if b, _ := os.ReadFile(lock); !bytes.Equal(b, []byte(oldMarks)) {
+			t.Errorf("a planted lock file %s is now %q", lock, b)
+		}
+	}
+}
+
+// TestSetupKilledAtCreateIsRemoved: a setup SIGKILLed the moment after
+// it created its lock file (before it locked it), or its temporary file
+// (before anything was written to it), leaves an empty file, or two,
+// beside the settings file; the next setup removes them (their names
+// carry its home's tag), and --undo, of a setup killed so, too. They
+// once stayed for good: the plain-text marks that proved them setup's
+// were not yet written.
+func TestSetupKilledAtCreateIsRemoved(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		seam *func(string)
+		left int
+		undo bool
+	}{
+		{"lock", &testOnlyLockCreated, 1, false},
+		{"pending", &testOnlyPendingCreated, 2, false},
+		{"pending then undo", &testOnlyPendingCreated, 2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home, dir, user, _ := setupKilledAt(t, "TestSetupKilledAtCreateIsRemoved/"+c.name, c.seam)
+			left := pendingBeside(t, user)
+			if len(left) != c.left {
+				t.Fatalf("the killed setup left %q beside the file, want %d files", left, c.left)
+			}
+			for _, l := range left {
+				if c.left == 2 && strings.HasSuffix(l, lockSuffix) {
+					continue // empty now; a mark of old was in it here
+				}
+				if fi, err := os.Stat(l); err != nil || fi.Size() != 0 {
+					t.Fatalf("%s: %v, want an empty file", l, err)
+				}
+			}
+			var err error
+			if c.undo {
+				_, err = Undo(home, fakeHost{dir}, SetupInput{})
+			} else {
+				_, err = Setup(home, fakeHost{dir}, SetupInput{})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if left := pendingBeside(t, user); len(left) != 0 {
+				t.Errorf("left beside the file after the next run: %q", left)
+			}
+		})
+	}
+}
+
+// TestSetupRefusesADamagedKey: a key of the tags that is not 32 bytes
+// stops setup and --undo before they write anything, naming the key and
+// the command that removes it; once it is removed, setup makes another,
+// owner-only.
+func TestSetupRefusesADamagedKey(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	key := pendingKeyPath(home)
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []func() error{
+		func() error { _, err := Setup(home, fakeHost{dir}, SetupInput{}); return err },
+		func() error { _, err := Undo(home, fakeHost{dir}, SetupInput{}); return err },
+	} {
+		var ke *PendingKeyError
+		if err := run(); !errors.As(err, &ke) || ke.Hint() != "rm "+bundle.ShellArg(key) || !strings.Contains(err.Error(), "5 bytes, not 32") {
+			t.Fatalf("with a damaged key: %v", err)
+		}
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("setup with a damaged key wrote:\n%s", b)
+	}
+	if err := os.Remove(key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Size() != 32 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the key setup made: %v, %v", fi, err)
+	}
+}
