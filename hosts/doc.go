@@ -96,11 +96,14 @@
 //     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux
 //     checked by exchanging the names: replaceChecked); a temporary file
 //     of a setup killed before its rename is removed by the next only when
-//     setup can prove it made it and its writer is gone: the lock file
+//     setup can prove it made it and its writer is gone: its name carries
+//     a tag keyed with this home's own key (pendingKey, pendingTag), chosen
+//     before the O_EXCL create, so no repository, user file or other home
+//     has it and an empty file so named is setup's, and the lock file
 //     beside it, which the writer holds locked for its lifetime, is not
-//     locked (a pid may be another namespace's) and carries the marks the
-//     writer writes under that lock (a name alone proves nothing: a file
-//     of the user's may have it). Setup's own record and backup
+//     locked (a pid may be another namespace's); a file without that tag
+//     is never removed, opened or written through, whatever it holds or
+//     is. Setup's own record and backup
 //     temporaries are removed under the setup lock, which their writers
 //     hold. It reads a JSON file as its host does
 //     (JSONSyntax: Gemini CLI's with comments) and writes back every byte

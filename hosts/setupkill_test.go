@@ -363,7 +363,7 @@ func setupKilledAtPath(t *testing.T, test string, seam *func(string), when strin
 }
 
 // TestSetupKilledWritingItsOwnFiles: a setup SIGKILLed with its backup,
-// or its record, in renameio's temporary file, before the rename, leaves
+// its record, or its key of the tags (pendingKey), in renameio's temporary file, before the rename, leaves
 // that file in $BUNDLECTL_HOME/setup/ (or its backups/), where it once
 // stayed for good, one for every such kill. The next setup removes it,
 // under the setup lock every writer there holds (so its writer is gone),
@@ -372,6 +372,7 @@ func TestSetupKilledWritingItsOwnFiles(t *testing.T) {
 	for _, c := range []struct{ name, when, dir, temp string }{
 		{"backup", string(filepath.Separator) + "backups" + string(filepath.Separator), "backups", ".fake-*"},
 		{"record", "fake.json", "", ".fake.json*"},
+		{"key", pendingKeyName, "", "." + pendingKeyName + "*"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			home, dir, user, _ := setupKilledAtPath(t, "TestSetupKilledWritingItsOwnFiles", &testOnlySetupTempWritten, c.when)
