@@ -1812,10 +1812,25 @@ type StaleSetup struct {
 	// host reads (UnreadableConfig): whether the lines are there cannot
 	// be told, and setup refuses the file too. Missing is then empty.
 	Unreadable *UnreadableError
+	// Env, when set, is the environment assignment ("NAME=value") under
+	// which the host reads Path, another file than in list's own
+	// environment (OtherHookConfig: Claude Code's cowork_settings.json):
+	// Path's lines and the host's switches were read as in a session
+	// started with it, and Fix's bundlectl command runs with it.
+	Env string
 }
 
 // Message says what is missing and what it means, for the user.
 func (s *StaleSetup) Message() string {
+	if s.Env != "" {
+		return fmt.Sprintf("%s (%s reads %s, and these settings, in a session started with %s; list ran without it)",
+			s.message(), bundle.HostTitle(bundle.Host(s.Host)), bundle.Quote(s.Path), s.Env)
+	}
+	return s.message()
+}
+
+// message is Message without what Env adds.
+func (s *StaleSetup) message() string {
 	if s.Off != nil && s.Off.When != "" {
 		// A setting that holds only in some sessions carries its own
 		// fix (a Gemini CLI trust rule is not removed but answered).
@@ -1966,14 +1981,45 @@ func SetupStale(home string, host bundle.Host, environ []string) (problem, fix s
 // of the lines that cannot be read (a directory, a link in a loop or to
 // nothing) is Gone, with Unread: the host reads none of them either, and
 // no SessionStart line of theirs can say so.
+//
+// A host that reads its hook lines from another file in another
+// environment (OtherHookConfig) is checked in that environment too, when
+// setup's record names that file: its lines, and the host's switches as
+// a session started so reads them, each said with Env. List once read
+// only its own environment's file, and said nothing of the other's lines
+// whatever the switches of that environment did to them.
 func CheckSetups(home, workspace string, environ []string) []*StaleSetup {
 	var out []*StaleSetup
 	for _, h := range recordedHosts(home) {
 		if sts, err := checkSetup(home, h, environ, workspace, true); err == nil {
 			out = append(out, sts...)
 		}
+		o, ok := h.(OtherHookConfig)
+		if !ok {
+			continue
+		}
+		if assign, other, ok := o.OtherHookEnv(environ); ok {
+			if sts, err := checkSetup(home, h, other, workspace, true); err == nil {
+				for _, st := range sts {
+					st.Env = assign
+				}
+				out = append(out, sts...)
+			}
+		}
 	}
 	return out
+}
+
+// OtherHookConfig is implemented by a HookBlock whose host reads its hook
+// lines from another file in another environment (Claude Code's
+// cowork_settings.json under CLAUDE_CODE_USE_COWORK_PLUGINS, else
+// settings.json), which setup writes when run in that environment.
+type OtherHookConfig interface {
+	// OtherHookEnv returns the assignment ("NAME=value") that makes the
+	// host read its hook lines from the other file, and environ with it;
+	// false when no such assignment makes it read another file than in
+	// environ (a setting of the host's own decides it).
+	OtherHookEnv(environ []string) (assign string, other []string, ok bool)
 }
 
 // recordedHosts are the hosts setup wrote a record for with this home,

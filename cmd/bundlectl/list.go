@@ -53,7 +53,11 @@ type setupEntry struct {
 	// When, for "off", says which sessions it holds in ("started with
 	// --profile work"); absent when it holds in every session started
 	// in the workspace.
-	When    string `json:"when,omitempty"`
+	When string `json:"when,omitempty"`
+	// Env, when set, is the assignment ("CLAUDE_CODE_USE_COWORK_PLUGINS=1")
+	// under which the host reads Path, another file than in list's own
+	// environment; the hint runs with it.
+	Env     string `json:"env,omitempty"`
 	Message string `json:"message"`
 	Hint    string `json:"hint"`
 }
@@ -72,7 +76,11 @@ is reviewed and trusted. Last come the bundles the state trusts whose
 directory is no longer in its root, as "gone" (an enabled one's guards
 block their events until it is restored or revoked). A host that
 "bundlectl setup" wired with this home whose hook lines are out of date
-or gone is named on stderr, with the setup command that brings them back;
+or gone is named on stderr, with the setup command that brings them back
+(for Claude Code, the lines of both user settings files setup wrote,
+settings.json and cowork_settings.json, each as a session started with
+CLAUDE_CODE_USE_COWORK_PLUGINS set as it reads that file reads it, the
+command then led by that assignment);
 so is one whose own settings keep it from running them in a session
 started in the workspace (or in some of them: a Codex --profile, a
 Gemini CLI session not started with --skip-trust in a folder a
@@ -125,7 +133,11 @@ func runList(g *globals) error {
 	// A host set up with this home whose hook lines are out of date or
 	// gone runs no guard on the events they leave out, and says nothing.
 	for _, st := range hosts.CheckSetups(m.Roots.Home, m.Roots.Workspace, os.Environ()) {
-		e := setupEntry{Host: st.Host, Path: st.Path, Status: "stale", Missing: st.Missing, Message: st.Message(), Hint: g.hint(st.Fix())}
+		e := setupEntry{Host: st.Host, Path: st.Path, Status: "stale", Missing: st.Missing, Env: st.Env, Message: st.Message(), Hint: g.hint(st.Fix())}
+		if st.Env != "" && strings.HasPrefix(st.Fix(), "bundlectl ") {
+			// setup writes the file of its own environment.
+			e.Hint = st.Env + " " + e.Hint
+		}
 		switch {
 		case st.Gone:
 			e.Status = "gone"

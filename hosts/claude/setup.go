@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -116,6 +117,28 @@ func (Host) HookConfig(environ []string) (string, error) {
 		return "", err
 	}
 	return userSettingsFiles(dir, environ)[0], nil
+}
+
+// OtherHookEnv is the assignment of CLAUDE_CODE_USE_COWORK_PLUGINS that
+// makes Claude Code read its hook lines from the other user settings file
+// than in environ (cowork_settings.json for settings.json, and back), and
+// environ with it; false when the variable in its environment does not
+// decide it (the global config's "env" sets it).
+func (h Host) OtherHookEnv(environ []string) (string, []string, bool) {
+	cur, err := h.HookConfig(environ)
+	if err != nil {
+		return "", nil, false
+	}
+	assign := coworkVar + "=1"
+	if filepath.Base(cur) == "cowork_settings.json" {
+		assign = coworkVar + "="
+	}
+	other := slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return strings.HasPrefix(kv, coworkVar+"=") })
+	other = append(other, assign)
+	if p, err := h.HookConfig(other); err != nil || p == cur {
+		return "", nil, false
+	}
+	return assign, other, true
 }
 
 // SetupEvents are the events setup wires: every event Claude Code fires.
