@@ -288,7 +288,17 @@ func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setup
 		if existed {
 			f.Mode = fmt.Sprintf("%04o", mode)
 			f.Backup = filepath.Join(setupDir(home), "backups", host+"-"+digestOf([]byte(path))[:16])
-			if err := writeAtomic(f.Backup, cur, 0o600); err != nil {
+			// A file new to the record may hold setup's entries already
+			// (a dotfiles copy setup wrote under another name, since
+			// made the file this name leads to): the backup is the file
+			// without them, so that --undo never "restores" them.
+			before := cur
+			if pl.edit.Strip != nil {
+				if stripped, err := pl.edit.Strip(cur); err == nil {
+					before = stripped
+				}
+			}
+			if err := writeAtomic(f.Backup, before, 0o600); err != nil {
 				return res, false, err
 			}
 		}
@@ -1161,6 +1171,11 @@ type UndoResult struct {
 	// changed since, and only bundlectl's entries were taken out.
 	Restored bool
 	Removed  bool
+	// LinkKept, when set, is where Path, a file setup created, leads
+	// now (its real path, else the link as written): a symbolic link
+	// someone made in its place since, which --undo leaves (setup never
+	// makes one), and drops from the record.
+	LinkKept string
 	// OtherHome, when set, is the $HOME of the setup that wrote Path,
 	// another than --undo's: the file is left as it is, and the record
 	// keeps it, for a --undo run with that $HOME.
@@ -1309,7 +1324,15 @@ func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 			return nil, err
 		}
 		pl := undoPlan{f: f, res: UndoResult{Path: f.Path}, cur: cur, existed: existed, curMode: mode, mode: mode}
+		fi, lerr := os.Lstat(f.Path)
 		switch {
+		case !f.Existed && lerr == nil && fi.Mode()&fs.ModeSymlink != 0:
+			// Not the file setup created (setup never makes a link, and
+			// records a file by its real path): neither removed nor
+			// replaced, whatever it leads to holds.
+			if pl.res.LinkKept, err = realPath(f.Path); err != nil {
+				pl.res.LinkKept, _ = os.Readlink(f.Path)
+			}
 		case !f.Edited && (existed && digestOf(cur) == f.Written || !existed):
 			pl.res.Restored = true
 			if f.Existed {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -91,6 +92,11 @@ func runSetup(g *globals, name string, undo bool) error {
 			switch {
 			case u.OtherHome != "":
 				continue // said below, with the command for it
+			case u.LinkKept != "":
+				fmt.Fprintf(g.stdout, "kept %s: setup created it, and it is a symbolic link now (to %s), not setup's to remove\n", bundle.Quote(u.Path), bundle.Quote(u.LinkKept))
+				if !slices.ContainsFunc(res, func(o hosts.UndoResult) bool { return o.Path == u.LinkKept }) {
+					fmt.Fprintf(g.stdout, "  %s is not in setup's record: if it holds bundlectl's entries, take them out with: %s, then: %s\n", bundle.Quote(u.LinkKept), g.hint("bundlectl setup "+name), g.hint("bundlectl setup "+name+" --undo"))
+				}
 			case u.Removed:
 				fmt.Fprintf(g.stdout, "removed %s (setup had created it)\n", bundle.Quote(u.Path))
 			case u.Restored:
