@@ -3,6 +3,7 @@ package codex
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,6 +47,22 @@ type configLayer struct {
 	// worktree's file instead, as committed (internal/agenttest
 	// TestExecCodexWorktree): this one is read for Known alone.
 	atHead bool
+	// head: the file as committed at HEAD (headLayers), read instead of
+	// file, which names it.
+	head []byte
+}
+
+// doc parses the layer: its file, or the text committed at HEAD.
+func (l configLayer) doc() map[string]any {
+	if l.head != nil {
+		doc, err := parseTOML(l.head)
+		if err != nil {
+			return nil
+		}
+		return doc
+	}
+	doc, _ := readTOML(l.file)
+	return doc
 }
 
 // configLayers are the files Codex 0.171 reads its configuration from for
@@ -171,7 +188,7 @@ func hooksFeature(layers []configLayer, withUntrusted bool) (decides configLayer
 		if l.ignored || l.untrusted && !withUntrusted {
 			continue
 		}
-		doc, _ := readTOML(l.file)
+		doc := l.doc()
 		features, _ := doc["features"].(map[string]any)
 		if v, set := features["hooks"].(bool); set {
 			decides, on, ok = l, v, true
@@ -214,6 +231,82 @@ func layersHooksOff(codexHome, cwd string) error {
 		return e
 	}
 	return nil
+}
+
+// headLayers are the layers of a `codex --worktree` session started in
+// cwd (as Codex spells it): Codex 0.171 runs it in a new git worktree
+// made from HEAD under $CODEX_HOME/worktrees/<id>/, and reads the
+// .codex/config.toml files committed there, not the working copy's
+// (internal/agenttest TestExecCodexWorktree, TestSetupCodexWorktree).
+// They are the system's and the user's files, then each directory's
+// .codex/config.toml from the project root down to cwd as committed at
+// HEAD (gitHead), with head set. The worktree is trusted through the
+// main checkout's [projects] entry; bundlectl takes every such file as
+// read unless that entry marks the checkout untrusted, so that a
+// mistaken reading names more, never less. Outside a git work tree (or
+// with no commit) there is no such session, and no layer is added.
+func headLayers(codexHome, cwd string) []configLayer {
+	layers := configLayers(codexHome, "", nil, sessionOpts{})
+	gitRoot := gitTrustRoot(cwd)
+	if gitRoot == "" {
+		return layers
+	}
+	trust := layersTrust(layers, nil)
+	if level, decided := trust.level(gitRoot, "", ""); decided && level != "trusted" {
+		return layers
+	}
+	root := projectRoot(cwd, trust.markers)
+	var dirs []string
+	for d := cwd; ; d = filepath.Dir(d) {
+		dirs = append(dirs, d)
+		if d == root || d == gitRoot || d == filepath.Dir(d) {
+			break
+		}
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if data, ok := gitHead(dirs[i], ".codex/config.toml"); ok {
+			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), atHead: true, head: data})
+		}
+	}
+	return layers
+}
+
+// gitHead returns the file rel below dir as committed at HEAD of the git
+// repository dir is in, and whether there is one: git cat-file, which
+// runs no filter, pager or hook of the repository's; with no GIT_…
+// variable of bundlectl's environment, which could name another
+// repository.
+func gitHead(dir, rel string) ([]byte, bool) {
+	cmd := exec.Command("git", "--no-pager", "-C", dir, "cat-file", "blob", "HEAD:./"+rel)
+	cmd.Env = []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// worktreeHooksOff is the caveat of a `codex --worktree` session started
+// in cwd whose layers (headLayers) turn the hooks feature off where a
+// session without --worktree runs setup's lines: a features.hooks =
+// false committed at HEAD in a project file the working copy has changed
+// (or removed). nil when there is none.
+func worktreeHooksOff(codexHome, cwd string) *hosts.HooksOffError {
+	l, on, ok := hooksFeature(headLayers(codexHome, cwd), false)
+	if !ok || on || l.head == nil {
+		return nil
+	}
+	const setting = "features.hooks = false"
+	dir := filepath.Dir(filepath.Dir(l.file))
+	return &hosts.HooksOffError{Host: "codex", File: l.file, Lines: "HEAD's copy", Setting: setting,
+		Fix:  "commit it without that setting (or with it set to true)",
+		Show: "git -C " + bundle.ShellArg(dir) + " show HEAD:./.codex/config.toml",
+		When: "started with --worktree, which reads the project's .codex/config.toml files as committed at HEAD, not the working copy's"}
 }
 
 // profiles are the names of the profiles in codexHome: each

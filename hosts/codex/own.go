@@ -319,6 +319,11 @@ func readTOML(file string) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseTOML(data)
+}
+
+// parseTOML parses a configuration file's text as readTOML does.
+func parseTOML(data []byte) (map[string]any, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {

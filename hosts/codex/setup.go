@@ -320,6 +320,12 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		const setting = "features.hooks = false"
 		out = append(out, &hosts.HooksOffError{Host: "codex", File: l.file, Setting: setting, Fix: "remove it (or set it to true)", Pattern: hosts.SettingIn(l.file, tomlKey(setting)), When: "started with --profile " + bundle.ShellArg(name)})
 	}
+	if in.Reentry.Workspace == "" {
+		return out
+	}
+	if off := worktreeHooksOff(codexHome, startedIn(in.Reentry.Workspace)); off != nil {
+		out = append(out, off)
+	}
 	return out
 }
 
