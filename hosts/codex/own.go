@@ -108,8 +108,8 @@ type OwnPlugins struct {
 // then says so instead of naming plugins of a session that never runs
 // (it once named those config.toml enables).
 //
-// A subcommand that starts no session (noSessionCommands, or -h, --help,
-// -V, --version) loads nothing: Load and OnTrust are empty, Known, Forced
+// A subcommand that starts no session (noSessionCommands, debug models,
+// or -h, --help, -V, --version) loads nothing: Load and OnTrust are empty, Known, Forced
 // and Unread as for a session.
 //
 // A plugin loads when the merge leaves it enabled and a version of it is
@@ -468,8 +468,11 @@ type sessionOpts struct {
 // plugins, never fewer. debug is not one of them: `codex debug app-server
 // send-message-v2 MESSAGE` starts a thread and runs a turn that calls the
 // model (tried with Codex 0.171), and `debug prompt-input` renders the
-// session's prompt, so every debug counts as a session (debug models
-// then gets a note it did not need: more named, never fewer).
+// session's prompt, so debug counts as a session — but for `debug
+// models` (sessionArgs), which renders the model catalog and starts no
+// session: Codex 0.171 started no MCP server of config.toml for it,
+// where `codex exec` did, given --bundled or refreshing the catalog
+// from a model API that did not answer.
 var noSessionCommands = map[string]bool{
 	"login": true, "logout": true, "mcp": true, "plugin": true, "completion": true,
 	"update": true, "doctor": true, "sandbox": true, "apply": true, "a": true,
@@ -494,10 +497,12 @@ var noSessionCommands = map[string]bool{
 // for the same reason). A subcommand of noSessionCommands, or -h,
 // --help, -V or --version, starts no session (noSession; codex login
 // once counted as interactive, and exec named plugins as loading beside
-// it). --worktree runs the session in a new worktree made from HEAD
+// it), and so does debug models. -i (--image) takes a list where
+// imageList says so, else one value. --worktree runs the session in a new worktree made from HEAD
 // (worktree). Arguments after "--" are the prompt's.
 func sessionArgs(args []string) (o sessionOpts) {
 	first := ""     // the first argument that is no option: the subcommand, or the prompt
+	second := ""    // the next: a subcommand's own (exec resume, debug models), or a word of the prompt
 	resume := false // queue's --resume
 	defer func() {
 		o.asksTrust = first != "exec" && first != "e" && first != "review"
@@ -505,7 +510,8 @@ func sessionArgs(args []string) (o sessionOpts) {
 		// daemon, or one it starts (codex queue --help: "Local server
 		// options": -C "Tell the agent to use the specified directory as
 		// its working root"): taken as a session (untried).
-		o.noSession = o.noSession || noSessionCommands[first] && !(first == "queue" && resume)
+		o.noSession = o.noSession || noSessionCommands[first] && !(first == "queue" && resume) ||
+			first == "debug" && second == "models"
 	}()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -541,7 +547,7 @@ func sessionArgs(args []string) (o sessionOpts) {
 			o.worktree = true
 		case a == "--resume":
 			resume = true
-		case a == "-i" || a == "--image":
+		case (a == "-i" || a == "--image") && imageList(first, second):
 			// Codex 0.171 takes each word up to the next option as one
 			// more image: `codex -i a.png exec` is an interactive session
 			// (which asks whether to trust the folder) with two images
@@ -553,9 +559,22 @@ func sessionArgs(args []string) (o sessionOpts) {
 			next() // a value that could read as a flag
 		case first == "" && !strings.HasPrefix(a, "-"):
 			first = a
+		case second == "" && !strings.HasPrefix(a, "-"):
+			second = a
 		}
 	}
 	return
+}
+
+// imageList reports whether -i (--image) of the command first second
+// (the first two words of the arguments that are no option) takes every
+// word up to the next option, as the help of Codex 0.171 shows it
+// (<FILE>...) for codex, exec, resume and fork, and not one word
+// (<FILE>) as for exec resume and exec fork (testdata/codex_options.txt,
+// which internal/agenttest TestCodexHelpOptions checks against the real
+// help). exec resume's was once read as a list.
+func imageList(first, second string) bool {
+	return !((first == "exec" || first == "e") && (second == "resume" || second == "fork"))
 }
 
 // takesValue reports whether a is a Codex option whose value is the

@@ -741,23 +741,37 @@ func readOptionVectors(t *testing.T) map[string]string {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		word, kind, _ := strings.Cut(line, " ")
-		out[word] = kind
+		i := strings.LastIndex(line, " ")
+		out[line[:i]] = line[i+1:]
 	}
 	return out
 }
 
 // TestTakesValueOptions: takesValue knows every option of the list taken
-// from Codex 0.171's help, and noSessionCommands every subcommand that
-// starts no session (internal/agenttest TestCodexHelpOptions keeps the
-// list true): --remote, --thread-source and others were once missing,
-// so their value read as the subcommand or the prompt.
+// from Codex 0.171's help, imageList which command's -i (--image) takes
+// a list, and noSessionCommands every subcommand that starts no session
+// (internal/agenttest TestCodexHelpOptions keeps the list true):
+// --remote, --thread-source and others were once missing, so their value
+// read as the subcommand or the prompt, and exec resume's -i, which
+// takes one file, was read as a list.
 func TestTakesValueOptions(t *testing.T) {
 	for word, kind := range readOptionVectors(t) {
 		switch kind {
-		case "value", "flag":
-			if got := takesValue(word); got != (kind == "value") {
-				t.Errorf("takesValue(%q) = %v, want %v", word, got, kind == "value")
+		case "value", "values", "flag":
+			cmd, opt := "", word
+			if i := strings.LastIndex(word, " "); i >= 0 {
+				cmd, opt = word[:i], word[i+1:]
+			}
+			if got := takesValue(opt); got != (kind != "flag") {
+				t.Errorf("takesValue(%q) = %v, want %v", opt, got, kind != "flag")
+			}
+			if opt == "-i" || opt == "--image" {
+				first, second, _ := strings.Cut(cmd, " ")
+				if got := imageList(first, second); got != (kind == "values") {
+					t.Errorf("%s: imageList(%q, %q) = %v, want %v", word, first, second, got, kind == "values")
+				}
+			} else if kind == "values" {
+				t.Errorf("%s takes a list, which sessionArgs reads for -i (--image) alone", word)
 			}
 		case "session", "nosession":
 			if got := noSessionCommands[word]; got != (kind == "nosession") {
@@ -801,6 +815,10 @@ func TestFindOwnPluginsNoSession(t *testing.T) {
 		{[]string{"app-server"}, true},
 		{[]string{"debug", "app-server", "send-message-v2", "hi"}, true}, // runs a turn with the model
 		{[]string{"-c", "model=x", "debug", "prompt-input", "hi"}, true},
+		{[]string{"debug", "models"}, false}, // renders the model catalog: no MCP server starts
+		{[]string{"debug", "-c", "model=x", "models", "--bundled"}, false},
+		{[]string{"debug", "prompt-input", "models"}, true},
+		{[]string{"models"}, true}, // a prompt
 		{[]string{"queue", "--thread", "t", "--message", "m"}, false},
 		{[]string{"queue", "--thread", "t", "--message", "m", "--resume"}, true}, // resumes the thread on the local daemon
 		{nil, true},

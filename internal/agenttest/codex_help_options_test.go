@@ -24,7 +24,10 @@ var helpAliases = regexp.MustCompile(`\[aliases: ([^\]]+)\]`)
 // list hosts/codex TestTakesValueOptions holds the argument reader to —
 // to the help of the real Codex: every option of every subcommand that
 // starts a session, and whether it takes a value, and every subcommand
-// (aliases too), classified as starting a session or not. A Codex that
+// (aliases too), classified as starting a session or not; an option
+// whose value is a list (<FILE>...) apart from one taking one value, and
+// a command whose help gives an option another kind than most (exec
+// resume's -i). A Codex that
 // adds an option or a subcommand fails here until the list (and the
 // reader) say what it is: --remote was once missing, so the reader took
 // its address for the prompt.
@@ -40,6 +43,7 @@ func TestCodexHelpOptions(t *testing.T) {
 		return string(out)
 	}
 	got := map[string]string{}
+	kinds := map[string]map[string]string{} // option → command → kind
 	for _, sub := range [][]string{nil, {"exec"}, {"review"}, {"resume"}, {"fork"}, {"agents"}, {"exec", "resume"}, {"exec", "review"}, {"exec", "fork"}} {
 		for _, line := range strings.Split(help(sub...), "\n") {
 			m := helpOption.FindStringSubmatch(line)
@@ -47,17 +51,41 @@ func TestCodexHelpOptions(t *testing.T) {
 				continue
 			}
 			kind := "flag"
-			if m[3] != "" {
+			switch {
+			case strings.HasSuffix(m[3], "..."):
+				kind = "values"
+			case m[3] != "":
 				kind = "value"
 			}
 			for _, name := range []string{m[1], m[2]} {
 				if name == "" {
 					continue
 				}
-				if k, ok := got[name]; ok && k != kind {
-					t.Errorf("%s is a %s in one help and a %s in another", name, k, kind)
+				if kinds[name] == nil {
+					kinds[name] = map[string]string{}
 				}
-				got[name] = kind
+				kinds[name][strings.Join(sub, " ")] = kind
+			}
+		}
+	}
+	// An option is listed with the kind most helps give it, and
+	// "<command> <option>" with another where a command's help differs
+	// (exec resume's -i takes one file, codex's a list).
+	for name, byCmd := range kinds {
+		count := map[string]int{}
+		for _, k := range byCmd {
+			count[k]++
+		}
+		common := ""
+		for _, k := range slices.Sorted(maps.Keys(count)) {
+			if common == "" || count[k] > count[common] {
+				common = k
+			}
+		}
+		got[name] = common
+		for cmd, k := range byCmd {
+			if k != common {
+				got[cmd+" "+name] = k
 			}
 		}
 	}
@@ -87,7 +115,8 @@ func TestCodexHelpOptions(t *testing.T) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		word, kind, _ := strings.Cut(line, " ")
+		i := strings.LastIndex(line, " ")
+		word, kind := line[:i], line[i+1:]
 		if kind == "session" || kind == "nosession" {
 			kind = "command" // which is which the help does not say
 		}
