@@ -530,6 +530,15 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 	sweep(cache)
 	cwd, _ := os.Getwd() // the agent's, which it inherits
 	own := FindOwnPlugins(codexHome, cwd, argv[1:])
+	if arg, _ := remoteArg(argv[1:]); arg != "" {
+		// No views and not exclusive (both refused above): the session
+		// runs under the app server's configuration, not this one's.
+		var notes []string
+		if !sessionArgs(argv[1:]).noSession {
+			notes = append(notes, remoteNote(arg, own))
+		}
+		return &hosts.Launch{Argv: argv, Env: env, Notes: notes}, nil
+	}
 	// The user's own plugins: named, or (exclusive) each entry of any
 	// layer and each installed plugin disabled by the session's -c
 	// plugins table, which outranks every layer but a managed one.

@@ -724,6 +724,31 @@ func ownNote(p OwnPlugin) string {
 	return fmt.Sprintf("codex: your own plugin %s loads beside the views, never reviewed by bundlectl (bundlectl exec --exclusive -- codex keeps it out)", bundle.Quote(p.ID))
 }
 
+// remoteNote says that a session given --remote (arg, as written) runs
+// in an app server under that server's own configuration, which
+// bundlectl does not read: `codex exec --remote ADDR` with Codex 0.171
+// started the MCP server of the app server's config.toml, not that of
+// the CODEX_HOME it was itself given, nor loaded the plugin that one
+// enabled (internal/agenttest TestExecCodexRemoteOwnPlugins, a local
+// `codex app-server --listen ws://127.0.0.1:0`). The plugins this
+// configuration would load (own, Load and OnTrust) load there only if
+// the server reads it, as one started with the same CODEX_HOME does; they
+// are named with that condition, and any other goes unnamed, which the
+// note says.
+func remoteNote(arg string, own OwnPlugins) string {
+	note := fmt.Sprintf("codex: the argument %s runs the session in that app server, under the server's own configuration, which bundlectl does not read: a plugin of your own it enables may load unnamed, never reviewed by bundlectl", bundle.Quote(arg))
+	var ids []string
+	for _, p := range slices.Concat(own.Load, own.OnTrust) {
+		if !slices.Contains(ids, bundle.Quote(p.ID)) {
+			ids = append(ids, bundle.Quote(p.ID))
+		}
+	}
+	if len(ids) > 0 {
+		note += fmt.Sprintf(" (this configuration enables %s, which load%s there if the server reads it)", strings.Join(ids, ", "), map[bool]string{true: "s", false: ""}[len(ids) == 1])
+	}
+	return note
+}
+
 // atHeadNote says that the plugins of the user's own a project file
 // committed at HEAD enables go unnamed: a --worktree session reads those
 // files, which bundlectl does not.

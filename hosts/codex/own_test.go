@@ -446,6 +446,38 @@ func TestLaunchRemote(t *testing.T) {
 	}
 }
 
+// TestLaunchRemoteOwnPlugins: without views, --remote runs the session
+// in an app server under its own configuration (internal/agenttest
+// TestExecCodexRemoteOwnPlugins: with Codex 0.171 the server's
+// config.toml MCP server started, the client's did not). exec once named the plugins this CODEX_HOME enables as loading
+// beside the views; it now says the server's go unnamed, and names
+// these with the condition that the server reads this configuration.
+// A subcommand that starts no session gets no note.
+func TestLaunchRemoteOwnPlugins(t *testing.T) {
+	root := ownFixture(t, with(map[string]string{"home/config.toml": `[plugins."a@m"]` + "\n"}, installed("a@m")))
+	t.Chdir(root)
+	env := []string{"CODEX_HOME=" + filepath.Join(root, "home")}
+	for _, c := range []struct {
+		args []string
+		want string // the note, "" for none
+	}{
+		{[]string{"--remote", "ws://127.0.0.1:9", "exec", "hi"}, `codex: the argument "--remote ws://127.0.0.1:9" runs the session in that app server, under the server's own configuration, which bundlectl does not read: a plugin of your own it enables may load unnamed, never reviewed by bundlectl (this configuration enables "a@m", which loads there if the server reads it)`},
+		{[]string{"exec", "--remote=unix://", "hi"}, `codex: the argument "--remote=unix://" runs the session in that app server`},
+		{[]string{"--remote", "ws://127.0.0.1:9", "login"}, ""},
+	} {
+		l, err := launch(hosts.NewSession(filepath.Join(root, "views")), false, nil, append([]string{"codex"}, c.args...), env)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if slices.ContainsFunc(l.Notes, func(n string) bool { return strings.Contains(n, "loads beside the views") }) {
+			t.Errorf("%q: a plugin named as loading beside the views, in a session that runs under the app server's configuration: %q", c.args, l.Notes)
+		}
+		if got := slices.ContainsFunc(l.Notes, func(n string) bool { return c.want != "" && strings.HasPrefix(n, c.want) }); got != (c.want != "") || c.want == "" && len(l.Notes) > 0 {
+			t.Errorf("%q: notes %q, want %q", c.args, l.Notes, c.want)
+		}
+	}
+}
+
 // TestLaunchRequirementsMCP: a requirements.toml that lists the MCP
 // servers of some plugin keeps a view's servers from starting in Codex
 // 0.171 (internal/agenttest TestCodexRequirementsMCP): the launch names
