@@ -292,16 +292,23 @@ func gitHead(dir, rel string) ([]byte, bool) {
 }
 
 // worktreeHooksOff is the caveat of a `codex --worktree` session started
-// in cwd whose layers (headLayers) turn the hooks feature off where a
-// session without --worktree runs setup's lines: a features.hooks =
-// false committed at HEAD in a project file the working copy has changed
-// (or removed). nil when there is none.
+// in cwd whose layers (headLayers) turn the hooks feature off, asked
+// where a session without --worktree runs setup's lines: a
+// features.hooks = false committed at HEAD in a project file the working
+// copy has changed (or removed), or the user's (or the system's) false
+// that only the working copy's project file turns back on. nil when
+// there is none.
 func worktreeHooksOff(codexHome, cwd string) *hosts.HooksOffError {
 	l, on, ok := hooksFeature(headLayers(codexHome, cwd), false)
-	if !ok || on || l.head == nil {
+	if !ok || on {
 		return nil
 	}
 	const setting = "features.hooks = false"
+	if l.head == nil {
+		return &hosts.HooksOffError{Host: "codex", File: l.file, Setting: setting, Fix: "remove it (or set it to true)",
+			Pattern: hosts.SettingIn(l.file, tomlKey(setting)),
+			When:    "started with --worktree, which reads the project's .codex/config.toml files as committed at HEAD, where none turns hooks back on"}
+	}
 	dir := filepath.Dir(filepath.Dir(l.file))
 	return &hosts.HooksOffError{Host: "codex", File: l.file, Lines: "HEAD's copy", Setting: setting,
 		Fix:  "commit it without that setting (or with it set to true)",
