@@ -2,6 +2,8 @@ package codex
 
 import (
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,5 +195,58 @@ func TestSetupHooksOffSpellings(t *testing.T) {
 		if !errors.As(err, &e) || e.File != filepath.Join(root, c.want) || e.Setting != "features.hooks = false" || e.When != "" {
 			t.Errorf("%s: %v, want features.hooks = false in %s, in every session", c.name, err, c.want)
 		}
+	}
+}
+
+// TestWorktreeHooksOff: a `codex --worktree` session reads the project
+// files committed at HEAD, from the project root down to the workspace
+// (internal/agenttest TestSetupCodexWorktree): HEAD's false in the git
+// top's file holds for a workspace below it whose working copy turns
+// hooks on; nothing is committed outside a git work tree, or before the
+// first commit; a top marked untrusted reads none; a false committed in
+// a directory above the project root (a marker inside the repository)
+// is not read.
+func TestWorktreeHooksOff(t *testing.T) {
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	for _, c := range []struct {
+		name        string
+		user        string // home/config.toml
+		commit      bool
+		git         bool
+		marker      bool // top/sub is a project root of its own (project_root_markers = ["m"])
+		want        bool
+		wantFileRel string
+	}{
+		{name: "HEAD's false at the top, the workspace below", git: true, commit: true, want: true, wantFileRel: "top/.codex/config.toml"},
+		{name: "no commit", git: true},
+		{name: "no git", commit: false},
+		{name: "the top marked untrusted", user: `[projects."ROOT/top"]` + "\ntrust_level = \"untrusted\"\n", git: true, commit: true},
+		{name: "a root below the top", user: "project_root_markers = [\"m\"]\n", git: true, commit: true, marker: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := ownFixture(t, map[string]string{"home/config.toml": c.user, "top/.codex/config.toml": off, "top/sub/keep": ""})
+			top, sub := filepath.Join(root, "top"), filepath.Join(root, "top", "sub")
+			if c.marker {
+				os.WriteFile(filepath.Join(sub, "m"), nil, 0o644)
+			}
+			git := func(args ...string) {
+				cmd := exec.Command("git", append([]string{"-C", top, "-c", "user.name=t", "-c", "user.email=t@example.invalid"}, args...)...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %q: %v %s", args, err, out)
+				}
+			}
+			if c.git {
+				git("init", "-q")
+				if c.commit {
+					git("add", "-A")
+					git("commit", "-qm", "hooks off")
+				}
+			}
+			os.WriteFile(filepath.Join(top, ".codex", "config.toml"), []byte(on), 0o644)
+			off := worktreeHooksOff(filepath.Join(root, "home"), sub)
+			if (off != nil) != c.want || off != nil && (off.File != filepath.Join(root, c.wantFileRel) || off.Lines != "HEAD's copy" || off.Show != "git -C "+top+" show HEAD:./.codex/config.toml") {
+				t.Errorf("got %+v, want a caveat: %v (%s)", off, c.want, c.wantFileRel)
+			}
+		})
 	}
 }
