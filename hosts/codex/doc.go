@@ -15,7 +15,9 @@
 // The user's own plugins (FindOwnPlugins) are named at launch (one a
 // project file enables that an interactive session reads only once the
 // user trusts the folder in Codex's dialog, with that condition; none
-// where a subcommand such as codex login starts no session); an
+// where a subcommand such as codex login starts no session; with
+// --remote, which runs the session under the app server's configuration,
+// only with the condition that the server reads this one); an
 // exclusive launch disables each in the same -c plugins table, which
 // outranks every configuration file but /etc/codex/managed_config.toml,
 // and refuses to start when that file enables one. A launch whose views
@@ -25,6 +27,11 @@
 // -c plugins… arguments that would replace exec's plugins table, set a
 // view's entry or, under --exclusive, enable a plugin of the user's own
 // (PluginArgError, a usage error).
+//
+// Setup and list read the layers a session started in the workspace
+// reads, and for a --worktree session the project files as committed at
+// HEAD (worktreeHooksOff), which such a session reads instead of the
+// working copy's.
 //
 // Invariants: those of package hosts (hosts/doc.go) hold for every view
 // this package builds; what the host cannot be given from a view is named
