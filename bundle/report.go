@@ -96,14 +96,20 @@ func (r Report) count(s Severity) int {
 }
 
 // Errors returns the fatal and skip findings, Warnings the rest, each
-// sorted by path then rule for stable output.
+// sorted by path then rule for stable output, and each finding once: a
+// file two hosts' readers read alike (a Claude Code plugin's
+// hooks/hooks.json, read for Claude Code and again for Codex, which falls
+// back to its manifest) breaks its rule once, though each reader
+// recorded it.
 func (r Report) Errors() []Finding   { return r.filter(func(s Severity) bool { return s != Warning }) }
 func (r Report) Warnings() []Finding { return r.filter(func(s Severity) bool { return s == Warning }) }
 
 func (r Report) filter(keep func(Severity) bool) []Finding {
 	out := []Finding{}
+	seen := map[Finding]bool{}
 	for _, f := range r.Findings {
-		if keep(f.Severity) {
+		if keep(f.Severity) && !seen[f] {
+			seen[f] = true
 			out = append(out, f)
 		}
 	}

@@ -82,6 +82,19 @@ func (g *globals) bundleArg(cmd, arg string) (*bundle.Bundle, error) {
 		return m.LoadDir(arg), nil
 	}
 	b, err := m.Find(m.Discover(), arg)
+	if err == nil {
+		// A word without a slash is a bundle's name, even where a
+		// directory of that name is here: say which one this is, and
+		// how to name the other.
+		if fi, serr := os.Stat(arg); serr == nil && fi.IsDir() {
+			if abs, aerr := filepath.Abs(arg); aerr != nil || !sameDir(abs, b.Dir) {
+				dir := "./" + arg
+				fmt.Fprintf(g.stderr, "bundlectl: note: %s is the bundle of that name (%s, %s); a directory %s is in the current directory too, and a name without a slash is a bundle's name: name the directory as %s\n",
+					bundle.Quote(arg), b.Scope, bundle.Quote(b.Dir), bundle.Quote(arg), bundle.Quote(dir))
+				fmt.Fprintf(g.stderr, "bundlectl: hint: %s\n", bundle.Sanitize(g.hint("bundlectl "+cmd+" "+bundle.ShellArg(dir))))
+			}
+		}
+	}
 	if errors.Is(err, lifecycle.ErrNotFound) {
 		// A directory of that name here is what a user who typed it
 		// most likely meant: say how to name it as one.
@@ -140,4 +153,12 @@ func (g *globals) namedWithState(name string) (*lifecycle.Manager, *bundle.Bundl
 // ./name for a directory of that name.
 func isDirArg(s string) bool {
 	return strings.ContainsRune(s, '/') || strings.HasPrefix(s, ".")
+}
+
+// sameDir reports whether the directories a and b are one (after their
+// links are resolved).
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
