@@ -361,7 +361,7 @@ func ShowGitFile(remote, commit, p string) string {
 	if hasControl(p) || strings.HasPrefix(p, "-") {
 		return ""
 	}
-	return inFetchedCommit(remote, commit, `git -C "$d" show `+bundle.ShellArg("FETCH_HEAD:"+p))
+	return inFetchedCommit(remote, commit, `git -C "$d" show "FETCH_HEAD:$3"`, p)
 }
 
 // ListGitDir is the shell command that lists the directory dir (slash-
@@ -372,11 +372,10 @@ func ListGitDir(remote, commit, dir string) string {
 	if hasControl(dir) || strings.HasPrefix(dir, "-") {
 		return ""
 	}
-	list := `git -C "$d" ls-tree FETCH_HEAD`
-	if dir != "" {
-		list += " -- " + bundle.ShellArg(dir+"/")
+	if dir == "" {
+		return inFetchedCommit(remote, commit, `git -C "$d" ls-tree FETCH_HEAD`)
 	}
-	return inFetchedCommit(remote, commit, list)
+	return inFetchedCommit(remote, commit, `git -C "$d" ls-tree FETCH_HEAD -- "$3"`, dir+"/")
 }
 
 // ValidateGitTree is the shell command that prints bundlectl's full
@@ -395,9 +394,7 @@ func ValidateGitTree(remote, commit, sub, name string) string {
 	if sub != "" {
 		tree += ":" + sub
 	}
-	dir := `"$d"/` + bundle.ShellArg(name)
-	return inFetchedCommit(remote, commit, "mkdir "+dir+" && "+archiveAsFetched+` && git -C "$d" archive `+bundle.ShellArg(tree)+
-		" | tar -x -C "+dir+" && bundlectl validate "+dir)
+	return inFetchedCommit(remote, commit, `mkdir "$d/$3" && `+archiveAsFetched+` && git -C "$d" archive "$4" | tar -x -C "$d/$3" && bundlectl validate "$d/$3"`, name, tree)
 }
 
 // archiveAsFetched makes git archive in the temporary repository ($d)
@@ -408,18 +405,27 @@ func ValidateGitTree(remote, commit, sub, name string) string {
 // eol and ident conversions, a working-tree-encoding, and a filter driver
 // the user's own git config defines (git lfs install's), whose smudge
 // could print whatever it fetches in place of the bytes fetched.
-const archiveAsFetched = `mkdir -p "$d"/.git/info && echo '* -export-ignore -export-subst -text -filter -ident -working-tree-encoding' > "$d"/.git/info/attributes`
+const archiveAsFetched = `mkdir -p "$d/.git/info" && echo "* -export-ignore -export-subst -text -filter -ident -working-tree-encoding" > "$d/.git/info/attributes"`
 
 // inFetchedCommit is the shell command that fetches commit of remote
 // into a temporary repository, runs then there ($d), and removes it; ""
 // when LsRemote is, or when commit is not a full commit id (what the
-// command shows must be what was read).
-func inFetchedCommit(remote, commit, then string) string {
+// command shows must be what was read). It is a script of sh's, given
+// the remote, the commit and args as its arguments ($1, $2, $3…): as
+// printed it runs in any shell a user pastes it into, fish's included
+// (whose syntax has no name=$(…)), and then, written with neither a
+// quote nor a backslash inside its single quotes, quotes nothing of
+// what it is given.
+func inFetchedCommit(remote, commit, then string, args ...string) string {
 	if LsRemote(remote) == "" || !isCommit(commit) {
 		return ""
 	}
-	return `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- ` + bundle.ShellArg(remote) + " " + commit +
-		" && " + then + `; rm -rf "$d"`
+	cmd := `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && ` + then + `; rm -rf "$d"' sh ` +
+		bundle.ShellArg(remote) + " " + commit
+	for _, a := range args {
+		cmd += " " + bundle.ShellArg(a)
+	}
+	return cmd
 }
 
 // gitMessage keeps the lines of git's standard error that carry the

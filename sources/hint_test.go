@@ -1,6 +1,12 @@
 package sources
 
-import "testing"
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // The command a failed fetch hints never repeats a credential: a remote
 // with userinfo (other than an ssh:// login name alone, which is not a
@@ -36,9 +42,10 @@ func TestLsRemoteNeverPrintsCredentials(t *testing.T) {
 // commit id, so what it prints is what was read.
 func TestShowGitFileNeverPrintsCredentials(t *testing.T) {
 	const c = "0123456789abcdef0123456789abcdef01234567"
+	const show = `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && git -C "$d" show "FETCH_HEAD:$3"; rm -rf "$d"' sh `
 	for _, tc := range []struct{ remote, commit, want string }{
-		{"file:///srv/m", c, `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- file:///srv/m ` + c + ` && git -C "$d" show FETCH_HEAD:.claude-plugin/marketplace.json; rm -rf "$d"`},
-		{"/srv/my market", c, `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- '/srv/my market' ` + c + ` && git -C "$d" show FETCH_HEAD:.claude-plugin/marketplace.json; rm -rf "$d"`},
+		{"file:///srv/m", c, show + `file:///srv/m ` + c + ` .claude-plugin/marketplace.json`},
+		{"/srv/my market", c, show + `'/srv/my market' ` + c + ` .claude-plugin/marketplace.json`},
 		{"https://ghp_secret@example.com/r", c, ""},
 		{"https://example.com/r.git?token=secret", c, ""},
 		{"https://example.com/r.git", "main", ""},
@@ -55,15 +62,16 @@ func TestShowGitFileNeverPrintsCredentials(t *testing.T) {
 // commit id, and a directory name that is one.
 func TestGitTreeHintsNeverPrintCredentials(t *testing.T) {
 	const c = "0123456789abcdef0123456789abcdef01234567"
-	const fetch = `d=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- `
+	const fetch = `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && `
+	const validate = `mkdir "$d/$3" && mkdir -p "$d/.git/info" && echo "* -export-ignore -export-subst -text -filter -ident -working-tree-encoding" > "$d/.git/info/attributes" && git -C "$d" archive "$4" | tar -x -C "$d/$3" && bundlectl validate "$d/$3"; rm -rf "$d"' sh `
 	for _, tc := range []struct{ got, want string }{
-		{ListGitDir("file:///srv/r", c, ""), fetch + `file:///srv/r ` + c + ` && git -C "$d" ls-tree FETCH_HEAD; rm -rf "$d"`},
-		{ListGitDir("file:///srv/r", c, "my dir"), fetch + `file:///srv/r ` + c + ` && git -C "$d" ls-tree FETCH_HEAD -- 'my dir/'; rm -rf "$d"`},
+		{ListGitDir("file:///srv/r", c, ""), fetch + `git -C "$d" ls-tree FETCH_HEAD; rm -rf "$d"' sh file:///srv/r ` + c},
+		{ListGitDir("file:///srv/r", c, "my dir"), fetch + `git -C "$d" ls-tree FETCH_HEAD -- "$3"; rm -rf "$d"' sh file:///srv/r ` + c + ` 'my dir/'`},
 		{ListGitDir("https://ghp_secret@example.com/r", c, "a"), ""},
 		{ListGitDir("file:///srv/r", "main", "a"), ""},
 		{ListGitDir("file:///srv/r", c, "a\nb"), ""},
-		{ValidateGitTree("file:///srv/r", c, "", "p1"), fetch + `file:///srv/r ` + c + ` && mkdir "$d"/p1 && mkdir -p "$d"/.git/info && echo '* -export-ignore -export-subst -text -filter -ident -working-tree-encoding' > "$d"/.git/info/attributes && git -C "$d" archive FETCH_HEAD | tar -x -C "$d"/p1 && bundlectl validate "$d"/p1; rm -rf "$d"`},
-		{ValidateGitTree("file:///srv/r", c, "plugins/p 1", "p 1"), fetch + `file:///srv/r ` + c + ` && mkdir "$d"/'p 1' && mkdir -p "$d"/.git/info && echo '* -export-ignore -export-subst -text -filter -ident -working-tree-encoding' > "$d"/.git/info/attributes && git -C "$d" archive 'FETCH_HEAD:plugins/p 1' | tar -x -C "$d"/'p 1' && bundlectl validate "$d"/'p 1'; rm -rf "$d"`},
+		{ValidateGitTree("file:///srv/r", c, "", "p1"), fetch + validate + `file:///srv/r ` + c + ` p1 FETCH_HEAD`},
+		{ValidateGitTree("file:///srv/r", c, "plugins/p 1", "p 1"), fetch + validate + `file:///srv/r ` + c + ` 'p 1' 'FETCH_HEAD:plugins/p 1'`},
 		{ValidateGitTree("https://example.com/r.git?token=secret", c, "", "p1"), ""},
 		{ValidateGitTree("file:///srv/r", c, "", "../p1"), ""},
 		{ValidateGitTree("file:///srv/r", c, "", ".."), ""},
@@ -71,6 +79,50 @@ func TestGitTreeHintsNeverPrintCredentials(t *testing.T) {
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got  %q\nwant %q", tc.got, tc.want)
+		}
+	}
+}
+
+// The commands that show a file, list a directory and validate the tree
+// of a fetched commit run as printed in sh, bash, dash, zsh and fish
+// (each where installed; fish has no name=$(…), and reads a backslash
+// inside single quotes as an escape), for a remote and a directory that
+// hold quotes, a backslash, a dollar sign and spaces.
+func TestGitHintsRunInEveryShell(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	shells := []string{"/bin/sh"}
+	for _, name := range []string{"bash", "dash", "zsh", "fish"} {
+		if sh, err := exec.LookPath(name); err == nil {
+			shells = append(shells, sh)
+		}
+	}
+	odd := `it's "a" \h $x`
+	r := &testRepo{t: t, dir: filepath.Join(t.TempDir(), odd)}
+	r.git("init", "-q", "-b", "main", r.dir)
+	r.write(".claude-plugin/marketplace.json", `{"name": "acme"}`, 0o644)
+	r.write(odd+"/plugin.toml", "schema_version = 1\n", 0o644)
+	c := r.commit("one")
+	// a stand-in for bundlectl that lists the directory it validates
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "bundlectl"), "#!/bin/sh\n[ \"$1\" = validate ] && cd \"$2\" && printf 'validate %s: ' \"${2##*/}\" && ls -A\n", 0o755)
+	for _, tc := range []struct{ hint, want string }{
+		{ShowGitFile(r.dir, c, ".claude-plugin/marketplace.json"), `{"name": "acme"}`},
+		{ListGitDir(r.url(), c, odd), `/plugin.toml"`},
+		// a bundle's directory name holds no backslash (ValidateGitTree)
+		{ValidateGitTree(r.dir, c, odd, `it's "a" $x`), `validate it's "a" $x: plugin.toml`},
+	} {
+		if tc.hint == "" {
+			t.Fatalf("no hint for %q", tc.want)
+		}
+		for _, sh := range shells {
+			cmd := exec.Command(sh, "-c", tc.hint)
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), tc.want) {
+				t.Errorf("%s: %s\n%v: %s\nwant %q in it", sh, tc.hint, err, out, tc.want)
+			}
 		}
 	}
 }
