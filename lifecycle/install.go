@@ -201,7 +201,7 @@ func (m *Manager) Install(ctx context.Context, q sources.Request, opts InstallOp
 	}
 	nb, err := validateFetched(dir, scope, m.Limits, res.Name)
 	if err != nil {
-		return nil, withValidateHint(err, res.Source, res.Name)
+		return nil, withValidateHint(err, res, res.Name)
 	}
 	if err := h.holds(res.Name, nb.Tree); err != nil {
 		return nil, err // what was validated may not be what is held
@@ -484,31 +484,14 @@ var testOnlyValidating func(dir string) func()
 
 // withValidateHint gives the refusal of an invalid fetched tree the
 // command that prints its full validation report (the refusal names at
-// most five findings): of the local directory it came from, or of the
-// fetched commit's tree written out again into a directory named name.
-// The tree of an archive or a marketplace is gone once the install
-// failed, and gets none.
-func withValidateHint(err error, src sources.Resolved, name string) error {
+// most five findings): sources.Result.ValidateHint, since the tree
+// itself is gone once the install failed.
+func withValidateHint(err error, res *sources.Result, name string) error {
 	var se *SourceError
 	if !errors.As(err, &se) || se.Fix != "" {
 		return err
 	}
-	switch src.Kind {
-	case sources.KindGit:
-		remote := src.URL
-		if remote == "" {
-			remote = src.Path
-		}
-		se.Fix = sources.ValidateGitTree(remote, src.Commit, src.Subdir, name)
-	case sources.KindDir:
-		p := src.Path
-		if src.Subdir != "" {
-			p = filepath.Join(p, filepath.FromSlash(src.Subdir))
-		}
-		if filepath.IsAbs(p) {
-			se.Fix = "bundlectl validate " + bundle.ShellArg(p)
-		}
-	}
+	se.Fix = res.ValidateHint(name)
 	return err
 }
 

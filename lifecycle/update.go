@@ -190,7 +190,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 	}
 	dir := h.at(res.Name)
 	nb, err := validateFetched(dir, b.Scope, m.Limits, name)
-	err = withValidateHint(err, res.Source, name)
+	err = withValidateHint(err, res, name)
 	if err != nil {
 		return nil, err
 	}

@@ -118,6 +118,7 @@ func (f *fetcher) extractArchiveFile(s *spec, res *Result) error {
 		return err
 	}
 	res.Source = Resolved{Kind: KindArchive, URL: s.url, Path: s.path, SHA256: s.sha256, Subdir: s.subdir}
+	res.archiveRoot = t.archiveRoot
 	return nil
 }
 
@@ -670,6 +671,7 @@ func extractArchive(t *tree, a archiveReader, sub string) error {
 			}
 		}
 	}
+	t.archiveRoot = prefix
 	return a.each(func(m member, r io.Reader) error {
 		c, err := t.clean(m.name)
 		if err != nil {

@@ -72,6 +72,9 @@ type Result struct {
 	// from the source (a marketplace entry's definitions written as
 	// .claude-plugin/plugin.json), so a review can say where they came from.
 	Generated []string
+	// archiveRoot is, for an archive, its directory the tree was
+	// extracted from (ValidateHint).
+	archiveRoot string
 }
 
 // Discard removes the fetched tree.

@@ -37,10 +37,12 @@ func copyDir(t *tree, base, sub string) error {
 // withListing gives a refusal of an entry of the directory base/under
 // (its Path relative to that) the command that lists the entry's
 // directory, where what was refused shows: a FIFO, a link and where it
-// points, the names that collide.
+// points, the names that collide; for a directory that is not there (a
+// --path, a marketplace entry's path), the directory it was looked for
+// in.
 func withListing(err error, base, under string) error {
 	var e *Error
-	if !errors.As(err, &e) || e.Fix != "" || e.Path == "" || !errors.Is(err, ErrRefused) {
+	if !errors.As(err, &e) || e.Fix != "" || e.Path == "" || !errors.Is(err, ErrRefused) && !errors.Is(err, ErrNotFound) {
 		return err
 	}
 	dir := filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(path.Dir(e.Path)))

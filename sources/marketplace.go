@@ -426,7 +426,9 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 			r.URL, r.Path, r.Ref, r.Commit = m.url, m.path, m.ref, ms.Commit
 			oid, err := g.subtree(ms.Commit, src.path)
 			if err != nil {
-				return err
+				// An entry's path the commit does not hold: the
+				// directory it was looked for in, listed there.
+				return withGitListing(err, g.remote, ms.Commit, "")
 			}
 			gitRemote, gitCommit = g.remote, ms.Commit
 			if err := g.extract(t, oid); err != nil {
@@ -454,7 +456,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		}
 		oid, err := pg.subtree(commit, src.path)
 		if err != nil {
-			return err
+			return withGitListing(err, pg.remote, commit, "")
 		}
 		r.URL, r.Ref, r.Commit, r.Subdir = src.url, src.ref, commit, src.path
 		gitRemote, gitCommit = pg.remote, commit
@@ -465,7 +467,7 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 	if cat.format == FormatClaude {
 		gen, err := applyEntry(t, e, cat, s.display)
 		if err != nil {
-			return err
+			return withStrictHint(err, m, g, ms.Commit)
 		}
 		if gen {
 			res.Generated = append(res.Generated, GeneratedManifest)
@@ -533,6 +535,28 @@ func applyEntry(t *tree, e *entry, cat *catalogue, display string) (bool, error)
 			"marketplace entry %s (%s) adds components (%s) to the plugin's own manifest; Claude Code merges the two, bundlectl does not, and refuses rather than review less than would run",
 			bundle.Quote(e.name), where, strings.Join(comps, ", ")), Err: ErrRefused}
 	}
+}
+
+// withStrictHint gives the refusal of a Claude Code marketplace entry
+// whose plugin ships its own manifest while the entry, strict: false,
+// defines components too the command that shows where the catalogue
+// says so: its "strict" lines in a local one, the catalogue itself, at
+// the commit read, in a git one.
+func withStrictHint(err error, m *spec, g *gitRepo, commit string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Fix != "" {
+		return err
+	}
+	if m.kind != KindDir {
+		if g != nil {
+			e.Fix = ShowGitFile(g.remote, commit, ClaudeCatalogue)
+		}
+		return err
+	}
+	if p := filepath.Join(m.path, filepath.FromSlash(ClaudeCatalogue)); !hasControl(p) {
+		e.Fix = "grep -n -F -e " + bundle.ShellArg(`"strict"`) + " " + bundle.ShellArg(p)
+	}
+	return err
 }
 
 func catalogueFile(format string) string {

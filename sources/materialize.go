@@ -55,6 +55,9 @@ type tree struct {
 	pending  []pendingLink
 	entries  int
 	total    int64
+	// archiveRoot is the archive's directory extractArchive wrote as
+	// the tree's root ("" for the archive's own root).
+	archiveRoot string
 }
 
 type pendingLink struct{ path, target string }
