@@ -403,9 +403,15 @@ func serveServer(g *globals, kind, name, server string, serve func(*harness.Regi
 	var se *harness.StartError
 	if errors.As(err, &se) {
 		// Say whose server could not start: the command alone names
-		// no bundle.
+		// no bundle. Where the namespace limit refused the start, the
+		// hint lists the namespaces that hold it: the bundle is not
+		// what is wrong.
+		hint := se.Hint()
+		if hint == "" {
+			hint = "bundlectl show " + bundle.ShellArg(name)
+		}
 		return &codeError{code: exitFailure, err: fmt.Errorf("bundle %s: %s server %s: %w", bundle.Quote(name), strings.ToUpper(kind), bundle.Quote(server), err),
-			hint: "bundlectl show " + bundle.ShellArg(name)}
+			hint: hint}
 	}
 	if err != nil {
 		return err
