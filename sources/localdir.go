@@ -47,6 +47,10 @@ func withListing(err error, base, under string) error {
 	}
 	dir := filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(path.Dir(e.Path)))
 	if errors.Is(err, errGitShape) {
+		if fix := InstallCopyWithout(filepath.Join(base, filepath.FromSlash(under)), e.Path); fix != "" {
+			e.Fix = fix
+			return err
+		}
 		dir = filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(e.Path))
 	}
 	if hasControl(dir) {
@@ -191,4 +195,26 @@ func displayRel(p string) string {
 		return "."
 	}
 	return p
+}
+
+// InstallCopyWithout is the command that does what docs/sources.md says
+// to do with a bundle in the directory root that holds a directory shaped
+// as a git repository (rel, relative to root: a plugin's test fixture,
+// most often): copy the bundle, without that directory, into a new
+// temporary directory (under the same directory name, whose name the
+// bundle takes where its manifest names none), and install the copy from
+// there, to be reviewed as any install is; the copy stays, as the
+// installed bundle's recorded source. It is a script of sh's given its
+// words as arguments (so it runs as printed in any shell); bundlectl
+// runs in it with the arguments after the third ("$@"), where the
+// command line adds the --home and --workspace it was given. "" where
+// root is not an absolute path, or rel not a plain relative one.
+func InstallCopyWithout(root, rel string) string {
+	name := filepath.Base(root)
+	if !filepath.IsAbs(root) || hasControl(root) || hasControl(rel) || name == "." || name == ".." || name == string(filepath.Separator) ||
+		rel == "" || rel == "." || path.IsAbs(rel) || path.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	return `sh -c 'd=$(mktemp -d) && cp -R "$1" "$d/$2" && rm -rf "$d/$2/$3" && p=$d/$2 && shift 3 && bundlectl "$@" install "$p"' sh ` +
+		bundle.ShellArg(root) + " " + bundle.ShellArg(name) + " " + bundle.ShellArg(rel)
 }

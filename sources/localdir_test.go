@@ -243,7 +243,8 @@ f mod/x.md x
 
 // TestFetchDirRefusalHintsListing: a directory (or a local marketplace's
 // plugin) refused for an entry it holds hints the listing of that
-// entry's directory, and the hint works as printed: it runs and shows
+// entry's directory (but for a directory shaped as a git repository:
+// TestFetchDirGitShapeHintsCopyWithout), and the hint works as printed: it runs and shows
 // the entry (a FIFO; a link and where it points).
 func TestFetchDirRefusalHintsListing(t *testing.T) {
 	d := filepath.Join(t.TempDir(), "my plug")
@@ -259,11 +260,6 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 	m.write("plugins/q/.claude-plugin/plugin.json", "{}")
 	os.Symlink("/etc/passwd", filepath.Join(m.dir, "plugins/q/lnk"))
 	os.Symlink(d, filepath.Join(m.dir, "plugins/linked"))
-	// a directory shaped as a bare repository: its own listing, where
-	// HEAD, objects and refs show
-	bare := filepath.Join(t.TempDir(), "fixture")
-	writeFile(t, filepath.Join(bare, ".claude-plugin/plugin.json"), "{}", 0o644)
-	writeBareShape(t, filepath.Join(bare, "testdata", "repo"))
 	for _, c := range []struct {
 		q          Request
 		hint, show string
@@ -272,7 +268,6 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 		{Request{Source: "p@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins"), "linked -> " + d},
 		{Request{Source: out}, "ls -la -- " + out, "lnk -> /etc/passwd"}, // refused once the tree is complete
 		{Request{Source: "q@" + m.dir}, "ls -la -- " + filepath.Join(m.dir, "plugins/q"), "lnk -> /etc/passwd"},
-		{Request{Source: bare}, "ls -la -- " + filepath.Join(bare, "testdata/repo"), "HEAD"},
 	} {
 		err := mustFail(t, c.q, Options{}, ErrRefused)
 		var e *Error
@@ -283,6 +278,68 @@ func TestFetchDirRefusalHintsListing(t *testing.T) {
 		out, rerr := exec.Command("sh", "-c", e.Hint()).CombinedOutput()
 		if rerr != nil || !strings.Contains(string(out), c.show) {
 			t.Errorf("%s: the hint %q (%v) printed %q, without %q", c.q.Source, e.Hint(), rerr, out, c.show)
+		}
+	}
+}
+
+// TestFetchDirGitShapeHintsCopyWithout: a directory (or a local
+// marketplace's plugin) refused for a directory in it shaped as a bare
+// repository (a test fixture) hints what docs/sources.md says to do: a
+// copy of the bundle without that directory, installed from there; and
+// the hint runs as printed, in sh, bash, dash, zsh and fish, for a
+// bundle directory whose path holds quotes, a backslash, a dollar sign
+// and spaces (a stand-in bundlectl shows what it was asked to install:
+// the copy, under the bundle's directory name, without the fixture).
+func TestFetchDirGitShapeHintsCopyWithout(t *testing.T) {
+	bare := filepath.Join(t.TempDir(), `it's "a" \h $x`, "fixture")
+	writeFile(t, filepath.Join(bare, ".claude-plugin/plugin.json"), "{}", 0o644)
+	writeFile(t, filepath.Join(bare, "testdata/keep.md"), "k", 0o644)
+	writeBareShape(t, filepath.Join(bare, "testdata", "repo"))
+	m := newMarket(t, FormatClaude, obj{"name": "acme", "plugins": []any{obj{"name": "p", "source": "./plugins/p"}}})
+	m.write("plugins/p/.claude-plugin/plugin.json", "{}")
+	writeBareShape(t, filepath.Join(m.dir, "plugins/p/repo"))
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "bundlectl"), "#!/bin/sh\nfor a; do last=$a; done\nprintf '%s|' \"$@\"; cd \"$last\" && find . | LC_ALL=C sort\n", 0o755)
+	shells := []string{"/bin/sh"}
+	for _, name := range []string{"bash", "dash", "zsh", "fish"} {
+		if sh, err := exec.LookPath(name); err == nil {
+			shells = append(shells, sh)
+		}
+	}
+	for _, c := range []struct {
+		q          Request
+		root, rel  string
+		want, gone string
+	}{
+		{Request{Source: bare}, bare, "testdata/repo", "/fixture|.", "./testdata/repo"},
+		{Request{Source: "p@" + m.dir}, filepath.Join(m.dir, "plugins/p"), "repo", "/p|.", "./repo"},
+	} {
+		err := mustFail(t, c.q, Options{}, ErrRefused, "the shape of a bare git repository")
+		var e *Error
+		if !errors.As(err, &e) || e.Hint() != InstallCopyWithout(c.root, c.rel) || e.Hint() == "" {
+			t.Errorf("%s: hint %q, want %q", c.q.Source, e.Hint(), InstallCopyWithout(c.root, c.rel))
+			continue
+		}
+		for _, sh := range shells {
+			cmd := exec.Command(sh, "-c", e.Hint())
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+			out, rerr := cmd.CombinedOutput()
+			got := string(out)
+			if rerr != nil || !strings.HasPrefix(got, "install|/") || !strings.Contains(got, c.want) || !strings.Contains(got, "\n./.claude-plugin/plugin.json\n") || strings.Contains(got, c.gone) {
+				t.Errorf("%s: %s: the hint %q (%v) printed %q: want an install of the copy, without %s", sh, c.q.Source, e.Hint(), rerr, got, c.gone)
+			}
+		}
+	}
+	// the flags the command line adds go to bundlectl, after the script's
+	// own three words
+	cmd := exec.Command("sh", "-c", InstallCopyWithout(bare, "testdata/repo")+" --home '/h h'")
+	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "--home|/h h|install|/") {
+		t.Errorf("with --home: %v: %q", err, out)
+	}
+	for _, c := range [][2]string{{"rel/x", "a"}, {"/abs", "../a"}, {"/abs", "/a"}, {"/abs", ""}, {"/abs", "a/../b"}, {"/", "a"}} {
+		if h := InstallCopyWithout(c[0], c[1]); h != "" {
+			t.Errorf("InstallCopyWithout(%q, %q) = %q, want none", c[0], c[1], h)
 		}
 	}
 }

@@ -19,6 +19,10 @@ func TestHintOnlyRewritesCommands(t *testing.T) {
 		{"bundlectl wires the processes it runs", "bundlectl wires the processes it runs"},
 		{"bundlectl --home /a list", "bundlectl --home /a list"},
 		{"bundlectl review --help", "bundlectl review --help"},
+		// a script of sh's that runs bundlectl "$@": the flags are its
+		// trailing arguments (sources.InstallCopyWithout)
+		{`sh -c 'shift 3 && bundlectl "$@" install "$p"' sh /r n x`, `sh -c 'shift 3 && bundlectl "$@" install "$p"' sh /r n x --home /h --workspace /w`},
+		{`sh -c 'bundlectl validate "$d"' sh /r`, `sh -c 'bundlectl validate "$d"' sh /r`},
 	} {
 		if got := g.hint(c.in); got != c.want {
 			t.Errorf("hint(%q) = %q, want %q", c.in, got, c.want)

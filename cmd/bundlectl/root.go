@@ -309,14 +309,31 @@ func noArgs(_ *cobra.Command, a []string) error {
 // directory: the --home and --workspace this invocation was given are
 // carried into it.
 func (g *globals) hint(cmd string) string {
+	if strings.HasPrefix(cmd, "sh -c '") && strings.Contains(cmd, `bundlectl "$@" `) {
+		// A script of sh's that runs bundlectl with its trailing
+		// arguments (sources.InstallCopyWithout): the flags go there.
+		if f := g.hintFlags(); len(f) > 0 {
+			return cmd + " " + strings.Join(f, " ")
+		}
+		return cmd
+	}
 	rest, ok := strings.CutPrefix(cmd, "bundlectl ")
 	if !ok || strings.HasSuffix(rest, "--help") || !isCommandName(strings.Fields(rest)) {
 		// Prose in parentheses ("bundlectl keeps at most …") is not a
 		// command, and gets no flags.
 		return cmd
 	}
-	// Absolute: a fix may be pasted in another directory (an agent's hook
-	// line runs wherever the agent is).
+	flags := g.hintFlags()
+	if len(flags) == 0 {
+		return cmd
+	}
+	return "bundlectl " + strings.Join(flags, " ") + " " + rest
+}
+
+// hintFlags are the --home and --workspace this invocation was given, as
+// words of a printed command; absolute: a fix may be pasted in another
+// directory (an agent's hook line runs wherever the agent is).
+func (g *globals) hintFlags() []string {
 	abs := func(p string) string {
 		if a, err := filepath.Abs(p); err == nil {
 			return a
@@ -330,10 +347,7 @@ func (g *globals) hint(cmd string) string {
 	if g.workspace != "" {
 		flags = append(flags, "--workspace", bundle.ShellArg(abs(g.workspace)))
 	}
-	if len(flags) == 0 {
-		return cmd
-	}
-	return "bundlectl " + strings.Join(flags, " ") + " " + rest
+	return flags
 }
 
 // commandTable is commands, for isCommandName: set at init, as the table
