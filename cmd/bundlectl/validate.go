@@ -26,7 +26,8 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Short: "print the full validation report of a bundle",
 		Long: `Validate a discovered bundle by name, or any bundle directory by path (an
 argument containing a slash or starting with a dot is a path: use ./name
-for a directory in the current one).
+for a directory in the current one; where a bundle and a directory here
+share the name, the bundle's is validated and a note says so).
 
 Every broken rule is reported at once, each with its path and rule id.
 Findings that reject the whole bundle are errors; a component that breaks
