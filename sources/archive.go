@@ -37,10 +37,19 @@ var ignoredTop = map[string]bool{"__MACOSX": true, ".DS_Store": true}
 func (f *fetcher) fetchArchive(s *spec, res *Result) error {
 	err := f.extractArchiveFile(s, res)
 	var e *Error
-	if s.path != "" && errors.As(err, &e) && e.Fix == "" && errors.Is(err, ErrRefused) {
-		// A local archive refused for what it holds: the listing of
-		// its members shows the one named, and the rest.
+	if s.path == "" || !errors.As(err, &e) || e.Fix != "" {
+		return err
+	}
+	switch {
+	case errors.Is(err, ErrRefused) || errors.Is(err, ErrNotFound):
+		// A local archive refused for what it holds, or without the
+		// --path asked for: the listing of its members shows the one
+		// named (or the directories there are), and the rest.
 		e.Fix = listArchive(s.path)
+	case errors.Is(err, ErrPinMismatch) && !hasControl(s.path):
+		// Not the pinned bytes: the file's own sha256, to compare
+		// with where the pin came from.
+		e.Fix = "sha256sum " + bundle.ShellArg(s.path)
 	}
 	return err
 }

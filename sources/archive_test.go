@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bundlectl/bundlectl/bundle"
 )
 
 func TestArchiveTarGz(t *testing.T) {
@@ -500,6 +502,39 @@ func TestArchiveOtherCompressionHintsWhatLists(t *testing.T) {
 		out, rerr := exec.Command("sh", "-c", e.Hint()).CombinedOutput()
 		if rerr != nil || !strings.Contains(string(out), c.show) {
 			t.Errorf("%s: the hint %q (%v) printed %q, without %q", c.name, e.Hint(), rerr, out, c.show)
+		}
+	}
+}
+
+// TestArchiveMissingPathAndPinHint: a local archive without the --path
+// asked for hints the listing of its members (where the directories it
+// does hold show), and one whose bytes are not the pinned ones hints
+// sha256sum of it, which prints the sum it has; each runs as printed.
+func TestArchiveMissingPathAndPinHint(t *testing.T) {
+	for _, tool := range []string{"tar", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s here to run the hint", tool)
+		}
+	}
+	tgz := filepath.Join(t.TempDir(), "it's $HOME", "a.tar.gz")
+	sum := makeTarGz(t, tgz, []tmember{{name: "p/plugin.json", body: "{}"}})
+	for _, c := range []struct {
+		q          Request
+		want       error
+		hint, show string
+	}{
+		{Request{Source: tgz, SHA256: sum, Subdir: "nope"}, ErrNotFound, "tar -tvzf " + bundle.ShellArg(tgz), "p/plugin.json"},
+		{Request{Source: tgz, SHA256: strings.Repeat("0", 64)}, ErrPinMismatch, "sha256sum " + bundle.ShellArg(tgz), sum},
+	} {
+		err := mustFail(t, c.q, Options{}, c.want)
+		var e *Error
+		if !errors.As(err, &e) || e.Hint() != c.hint {
+			t.Errorf("%v: hint %q, want %q", c.want, e.Hint(), c.hint)
+			continue
+		}
+		out, rerr := exec.Command("sh", "-c", e.Hint()).CombinedOutput()
+		if rerr != nil || !strings.Contains(string(out), c.show) {
+			t.Errorf("%v: the hint %q (%v) printed %q, without %q", c.want, e.Hint(), rerr, out, c.show)
 		}
 	}
 }
