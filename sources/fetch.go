@@ -144,6 +144,7 @@ type fetcher struct {
 	workDir  string   // git's working directory (gitWorkDir), once found
 	viaFD    bool     // workDir enters the scratch directory by its descriptor
 	nrepo    int
+	name     string // the bundle's name (deriveName), for a hint's copy
 }
 
 // fetchSpec fetches s; check, when set, may refuse the result, which is
@@ -168,6 +169,7 @@ func fetchSpec(ctx context.Context, parent string, s *spec, opts Options, check 
 	if err != nil {
 		return nil, err
 	}
+	f.name = name
 	f.proot = opts.Parent
 	if f.proot == nil {
 		if err := ensureParent(parent); err != nil {
@@ -369,7 +371,7 @@ func (f *fetcher) extractGit(g *gitRepo, commit, sub, display string) error {
 	if err := g.extract(t, oid); err != nil {
 		return withGitListing(err, g.remote, commit, sub)
 	}
-	return withGitListing(t.finish(), g.remote, commit, sub)
+	return withGitListing(withGitCopyWithout(t.finish(), g.remote, commit, sub, f.name), g.remote, commit, sub)
 }
 
 // deriveName picks and checks the bundle name.

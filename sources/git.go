@@ -397,6 +397,47 @@ func ValidateGitTree(remote, commit, sub, name string) string {
 	return inFetchedCommit(remote, commit, `mkdir "$d/$3" && `+archiveAsFetched+` && git -C "$d" archive "$4" | tar -x -C "$d/$3" && bundlectl validate "$d/$3"`, name, tree)
 }
 
+// withGitCopyWithout gives the refusal of a directory shaped as a git
+// repository in the tree of the directory sub of commit in remote (a
+// test fixture) the command that does what docs/sources.md says to do:
+// InstallGitCopyWithout.
+func withGitCopyWithout(err error, remote, commit, sub, name string) error {
+	var e *Error
+	if !errors.As(err, &e) || e.Fix != "" || !errors.Is(err, errGitShape) {
+		return err
+	}
+	e.Fix = InstallGitCopyWithout(remote, commit, sub, name, e.Path)
+	return err
+}
+
+// InstallGitCopyWithout is InstallCopyWithout for a tree fetched from
+// git: the directory sub ("" for the root) of commit in remote written
+// out by git archive (as ValidateGitTree does) into a temporary
+// directory named name, without rel, and installed from there; the
+// temporary directory stays, the installed bundle's recorded source.
+// "" as for ValidateGitTree, or for a rel that is not a plain relative
+// path.
+func InstallGitCopyWithout(remote, commit, sub, name, rel string) string {
+	if hasControl(sub) || strings.HasPrefix(sub, "-") || name == "" || name == "." || name == ".." ||
+		strings.ContainsAny(name, "/\\") || hasControl(name) || !plainRel(rel) || LsRemote(remote) == "" || !isCommit(commit) {
+		return ""
+	}
+	tree := "FETCH_HEAD"
+	if sub != "" {
+		tree += ":" + sub
+	}
+	return `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && mkdir "$d/$3" && ` + archiveAsFetched +
+		` && git -C "$d" archive "$4" | tar -x -C "$d/$3" && rm -rf "$d/$3/$5" && p=$d/$3 && shift 5 && bundlectl "$@" install "$p"' sh ` +
+		bundle.ShellArg(remote) + " " + commit + " " + bundle.ShellArg(name) + " " + bundle.ShellArg(tree) + " " + bundle.ShellArg(rel)
+}
+
+// plainRel reports whether rel is a clean slash-separated path below a
+// directory, one no command reads as an option or a control character.
+func plainRel(rel string) bool {
+	return rel != "" && rel != "." && rel != ".." && !path.IsAbs(rel) && path.Clean(rel) == rel &&
+		!strings.HasPrefix(rel, "../") && !hasControl(rel)
+}
+
 // archiveAsFetched makes git archive in the temporary repository ($d)
 // write the tree as it was fetched: attributes of $GIT_DIR/info/attributes
 // override those of the tree's .gitattributes, which could otherwise ask

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +123,57 @@ func TestGitHintsRunInEveryShell(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), tc.want) {
 				t.Errorf("%s: %s\n%v: %s\nwant %q in it", sh, tc.hint, err, out, tc.want)
+			}
+		}
+	}
+}
+
+// A git repository (or a git marketplace's plugin) refused for a
+// directory shaped as a bare repository (a test fixture) hints what
+// docs/sources.md says to do: the fetched commit's tree written out
+// without it, and installed from there; the hint runs as printed in sh,
+// bash, dash, zsh and fish (a stand-in bundlectl shows what it was asked
+// to install: the copy, named as the bundle, without the fixture).
+func TestGitShapeHintsCopyWithout(t *testing.T) {
+	r := newTestRepo(t)
+	r.write(".claude-plugin/plugin.json", "{}", 0o644)
+	r.write("tests/keep.md", "k", 0o644)
+	r.write("plugins/p/.claude-plugin/plugin.json", "{}", 0o644)
+	r.write("plugins/p/fx/HEAD", "ref: refs/heads/main\n", 0o644)
+	r.write("plugins/p/fx/objects/.keep", "", 0o644)
+	r.write("plugins/p/fx/refs/.keep", "", 0o644)
+	r.write(".claude-plugin/marketplace.json", `{"name": "acme", "owner": {"name": "A"}, "plugins": [{"name": "p", "source": "./plugins/p"}]}`, 0o644)
+	c := r.commit("one")
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "bundlectl"), "#!/bin/sh\nfor a; do last=$a; done\nprintf '%s|' \"$@\"; cd \"$last\" && find . | LC_ALL=C sort\n", 0o755)
+	shells := []string{"/bin/sh"}
+	for _, name := range []string{"bash", "dash", "zsh", "fish"} {
+		if sh, err := exec.LookPath(name); err == nil {
+			shells = append(shells, sh)
+		}
+	}
+	for _, tc := range []struct {
+		q               Request
+		opts            Options
+		hint, want, not string
+	}{
+		// the repository as a whole, and the marketplace's plugin in it
+		{Request{Source: r.url()}, Options{Name: "kit"}, InstallGitCopyWithout(r.url(), c, "", "kit", "plugins/p/fx"), "/kit|.\n", "./plugins/p/fx"},
+		{Request{Source: "p@" + r.url()}, Options{}, InstallGitCopyWithout(r.url(), c, "plugins/p", "p", "fx"), "/p|.\n", "./fx"},
+	} {
+		err := mustFail(t, tc.q, tc.opts, ErrRefused, "the shape of a bare git repository")
+		var e *Error
+		if !errors.As(err, &e) || tc.hint == "" || e.Hint() != tc.hint {
+			t.Errorf("%s: hint %q, want %q", tc.q.Source, e.Hint(), tc.hint)
+			continue
+		}
+		for _, sh := range shells {
+			cmd := exec.Command(sh, "-c", e.Hint())
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+			out, rerr := cmd.CombinedOutput()
+			got := string(out)
+			if rerr != nil || !strings.HasPrefix(got, "install|/") || !strings.Contains(got, tc.want) || !strings.Contains(got, "\n./.claude-plugin/plugin.json\n") || strings.Contains(got, tc.not) {
+				t.Errorf("%s: %s: the hint %q (%v) printed %q: want an install of the copy, without %s", sh, tc.q.Source, e.Hint(), rerr, got, tc.not)
 			}
 		}
 	}

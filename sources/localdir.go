@@ -211,8 +211,7 @@ func displayRel(p string) string {
 // root is not an absolute path, or rel not a plain relative one.
 func InstallCopyWithout(root, rel string) string {
 	name := filepath.Base(root)
-	if !filepath.IsAbs(root) || hasControl(root) || hasControl(rel) || name == "." || name == ".." || name == string(filepath.Separator) ||
-		rel == "" || rel == "." || path.IsAbs(rel) || path.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../") {
+	if !filepath.IsAbs(root) || hasControl(root) || name == "." || name == ".." || name == string(filepath.Separator) || !plainRel(rel) {
 		return ""
 	}
 	return `sh -c 'd=$(mktemp -d) && cp -R "$1" "$d/$2" && rm -rf "$d/$2/$3" && p=$d/$2 && shift 3 && bundlectl "$@" install "$p"' sh ` +

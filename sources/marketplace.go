@@ -474,6 +474,9 @@ func (f *fetcher) fetchMarketplace(s *spec, res *Result) error {
 		}
 	}
 	if err := t.finish(); err != nil {
+		if gitCommit != "" {
+			err = withGitCopyWithout(err, gitRemote, gitCommit, r.Subdir, f.name)
+		}
 		return listed(err)
 	}
 	res.Source = r
