@@ -347,8 +347,11 @@ func (t *tree) finish() error {
 }
 
 // errGitShape wraps ErrRefused: a directory of the tree has a git
-// directory's shape (gitDirectory). Its listing is that directory's own,
-// where the names that make the shape show (withListing).
+// directory's shape (gitDirectory). Its hint installs a copy of the
+// bundle without that directory (InstallCopyWithout,
+// InstallGitCopyWithout); where none can be printed, its listing is that
+// directory's own, where the names that make the shape show
+// (withListing, withGitListing).
 var errGitShape = fmt.Errorf("%w: a git directory's shape", ErrRefused)
 
 // gitNamesFold says that git finds HEAD, objects, refs and commondir
