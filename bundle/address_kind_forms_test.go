@@ -17,7 +17,7 @@ func TestMCPURLHostDefaultIPv4Forms(t *testing.T) {
 		"127.0.0.1.":  "loopback",
 		"localhost.":  "loopback",
 		"10.1":        "private",
-		"0xa9fea9fe":  "link_local",
+		"0xa9fea9fe":  "metadata",
 		"0":           "unspecified",
 		"example.com": "",
 		"1.2.3.4":     "",

@@ -15,7 +15,15 @@ func TestMCPURLHostDefault(t *testing.T) {
 		{"http://${H:-127.0.0.1}:8080/mcp", "${H:-127.0.0.1}", "127.0.0.1", "loopback"},
 		{"http://${H:-localhost}:8080/mcp", "${H:-localhost}", "localhost", "loopback"},
 		{"http://${H:-[::1]}/mcp", "${H:-[::1]}", "::1", "loopback"},
-		{"https://${H:-169.254.169.254}/mcp", "${H:-169.254.169.254}", "169.254.169.254", "link_local"},
+		// A cloud metadata address is named so, not by its range
+		// (link-local, unique-local), which the review called it.
+		{"https://${H:-169.254.169.254}/mcp", "${H:-169.254.169.254}", "169.254.169.254", "metadata"},
+		{"https://${H:-[fd00:ec2::254]}/mcp", "${H:-[fd00:ec2::254]}", "fd00:ec2::254", "metadata"},
+		{"https://${H:-[::ffff:169.254.169.254]}/mcp", "${H:-[::ffff:169.254.169.254]}", "::ffff:169.254.169.254", "metadata"},
+		{"https://${H:-metadata.google.internal}/mcp", "${H:-metadata.google.internal}", "metadata.google.internal", "metadata"},
+		{"https://${H:-METADATA.goog.}/mcp", "${H:-METADATA.goog.}", "metadata.goog.", "metadata"},
+		{"https://${H:-169.254.1.1}/mcp", "${H:-169.254.1.1}", "169.254.1.1", "link_local"},
+		{"https://${H:-[fe80::1]}/mcp", "${H:-[fe80::1]}", "fe80::1", "link_local"},
 		{"https://${H:-168.63.129.16}/mcp", "${H:-168.63.129.16}", "168.63.129.16", "metadata"},
 		{"https://${H:-0.0.0.0}/mcp", "${H:-0.0.0.0}", "0.0.0.0", "unspecified"},
 		{"https://${H:-pub.example}/mcp", "${H:-pub.example}", "pub.example", ""},

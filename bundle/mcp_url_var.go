@@ -166,18 +166,27 @@ func MCPURLHostDefault(s, ref string) (host, kind string) {
 }
 
 // AddressKind is what kind of address host (as endpointHost returns it)
-// names: "loopback" (127.0.0.0/8, ::1, localhost), "private" (10/8,
-// 172.16/12, 192.168/16, 100.64/10, fc00::/7), "link_local", "metadata"
-// (a cloud metadata address), "unspecified" (0.0.0.0/8, ::), or "" for
-// any other address or name.
+// names: "loopback" (127.0.0.0/8, ::1, localhost), "metadata" (a cloud
+// metadata address: 169.254.169.254, fd00:ec2::254 and the others Claude
+// Code names, an IPv6 address embedding one, or the metadata server's
+// name metadata.google.internal or metadata.goog), "private" (10/8,
+// 172.16/12, 192.168/16, 100.64/10, fc00::/7), "link_local",
+// "unspecified" (0.0.0.0/8, ::), or "" for any other address or name. A
+// metadata address is named so before its range: 169.254.169.254 is
+// link-local and fd00:ec2::254 unique-local (private), and the review
+// called them that, which hides what a request there reads (the
+// instance's credentials).
 //
 // An IPv4 address is read as JavaScript's URL reads a host, as Claude
 // Code and Gemini CLI do ("127.1", "0x7f.1", "2130706433", a trailing
 // dot), and a name with one trailing dot as the name ("localhost."):
 // read by netip alone they were names of no kind.
 func AddressKind(host string) string {
-	if n := strings.TrimSuffix(strings.ToLower(host), "."); n == "localhost" || strings.HasSuffix(n, ".localhost") {
+	switch n := strings.TrimSuffix(strings.ToLower(host), "."); {
+	case n == "localhost" || strings.HasSuffix(n, ".localhost"):
 		return "loopback"
+	case n == "metadata.google.internal" || n == "metadata.goog":
+		return "metadata"
 	}
 	a, err := netip.ParseAddr(host)
 	if err != nil {
@@ -187,6 +196,9 @@ func AddressKind(host string) string {
 		}
 	}
 	a = a.Unmap()
+	if isCloudMetadataAddr(a) {
+		return "metadata"
+	}
 	switch k := claudeAddrClass(a); k {
 	case "loopback", "link_local", "private":
 		return k
@@ -199,6 +211,29 @@ func AddressKind(host string) string {
 		return "metadata"
 	}
 	return ""
+}
+
+// isCloudMetadataAddr reports whether a is a cloud metadata address:
+// 169.254.169.254 (AWS, GCP, Azure, OCI, …), one of those Claude Code
+// names (claudeMetadataAddrs: 100.100.100.200, 168.63.129.16,
+// fd00:ec2::254, …), or an IPv6 address that embeds one (IPv4-mapped,
+// 6to4, NAT64, …, as claudeEmbedded reads them).
+func isCloudMetadataAddr(a netip.Addr) bool {
+	a = a.WithZone("").Unmap()
+	is := func(x netip.Addr) bool {
+		return x == netip.AddrFrom4([4]byte{169, 254, 169, 254}) || claudeMetadataAddrs()[x]
+	}
+	if is(a) {
+		return true
+	}
+	if a.Is6() {
+		for _, v := range claudeEmbedded(a.As16()) {
+			if is(netip.AddrFrom4(v)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // AddressKindText is kind (AddressKind) in words: "a private address".

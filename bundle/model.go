@@ -49,6 +49,9 @@ const (
 type Bundle struct {
 	// findAll: AllFindings' pass, which reads past a rejection (stop).
 	findAll bool
+	// droppedURLs are the urls of hooks and MCP servers a reader dropped
+	// (dropURL), which checkModel checks for a credential.
+	droppedURLs []droppedURL
 
 	ID    string // "<scope>/<12 hex>/<name>", see Identity
 	Name  string // directory name

@@ -234,9 +234,20 @@ func (r hostReader) codexTransport(s *MCPServer, typ, path string) bool {
 	case s.Transport == TransportStdio:
 		r.b.Report.Warnf(path, codexIgnored, "Codex passes a plugin MCP server's command, args, env and cwd as written and expands no ${…}: loaded by Codex itself, this server gets %s as written; bundlectl exec runs it through bundlectl mcp, which expands it", Quote(refs[i]))
 	default:
-		r.b.Report.Warnf(path, codexIgnored, "Codex sends a plugin MCP server's url and http_headers as written and expands no ${…}, nor does bundlectl exec, which gives them to Codex: the server gets %s as written, and no host variable is read for it; send a host variable with env_http_headers or bearer_token_env_var", Quote(refs[i]))
+		r.b.Report.Warnf(path, codexIgnored, "Codex sends a plugin MCP server's url and http_headers as written and expands no ${…}, nor does bundlectl exec, which gives them to Codex: the server gets %s as written, and no host variable is read for it; send a host variable with env_http_headers or bearer_token_env_var", quoteRef(refs[i], i == 0))
 	}
 	return true
+}
+
+// quoteRef is a server's string quoted for a finding: its url (isURL)
+// without the credential secret.url refuses it for (quoteURL), as every
+// finding that names a url names it: "https://u:pw@${H}/mcp" was echoed
+// whole beside the secret.url error.
+func quoteRef(v string, isURL bool) string {
+	if isURL {
+		return quoteURL(v)
+	}
+	return Quote(v)
 }
 
 // codexEnvVars reads Codex's env_vars: each entry a variable name, or

@@ -419,6 +419,9 @@ func (r hostReader) walkHooks(v *jsonValue, path, scope string) {
 					other(&hook.Other, GeminiSequentialKey, sequential)
 				}
 				r.b.Components.Hooks = append(r.b.Components.Hooks, hook)
+			} else {
+				// Dropped, it stays in the bundle's files.
+				r.b.dropURLs(h, hp, HookURLCredentialAdvice)
 			}
 		})
 }
@@ -794,6 +797,8 @@ func (r hostReader) readMCPServers(v *jsonValue, path string) {
 	for _, name := range v.keys {
 		s, ok := r.mcpServer(name, v.obj[name], FieldPath(path, name))
 		if !ok {
+			// Dropped, it stays in the bundle's files.
+			r.b.dropURLs(v.obj[name], FieldPath(path, name), MCPURLCredentialAdvice)
 			continue
 		}
 		// A host merges its MCP files in order and the later declaration of

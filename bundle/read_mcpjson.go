@@ -98,6 +98,9 @@ func parseMCPJSON(b *Bundle, data []byte) mcpStatus {
 		st.declared[name] = true
 		if s, ok := parseMCPServer(b, name, servers.obj[name]); ok {
 			b.Components.MCP = append(b.Components.MCP, s)
+		} else {
+			// Dropped, it stays in the bundle's files.
+			b.dropURLs(servers.obj[name], FieldPath(ManifestMCP+": mcpServers", name), MCPURLCredentialAdvice)
 		}
 	}
 	return st

@@ -198,6 +198,12 @@ func parseTOML(b *Bundle, data []byte) string {
 	for _, name := range names {
 		if s, ok := tomlMCPServer(r, name, m.MCPServers[name]); ok {
 			b.Components.MCP = append(b.Components.MCP, s)
+		} else if u := m.MCPServers[name].URL; u != nil {
+			// A server skipped here (no type, a bad one, a field of the
+			// other transport, a bad timeout) never reaches checkServer
+			// and stays in the bundle's files with its url:
+			// "https://u:pw@h/" was trusted with no finding.
+			b.dropURL(s.Source+".url", *u, MCPURLCredentialAdvice)
 		}
 	}
 	seenTool := map[string]bool{}

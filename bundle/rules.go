@@ -29,6 +29,9 @@ import (
 //     ambiguous or unknown dev.bundlectl data) rejects the bundle: an Error.
 func checkModel(b *Bundle) {
 	checkMetadata(b)
+	for _, d := range b.droppedURLs {
+		flagURLCredential(&b.Report, d.path, d.url, d.advice)
+	}
 	tools := b.Components.Tools[:0:0]
 	for i, t := range b.Components.Tools {
 		if t.Source == "" {
@@ -686,6 +689,11 @@ func matcherIgnored(h Hook) bool {
 func checkHook(b *Bundle, h Hook) bool {
 	keep := true
 	checkText(b, h.Source, h.Event, false)
+	// Whatever the hook's type and whatever else is wrong with its url:
+	// a skipped or refused hook stays in the bundle's files, and a
+	// skipped one in a trusted bundle (a non-blocking event's
+	// "https://u:pw@h/") kept the secret with no finding.
+	flagURLCredential(&b.Report, h.Source+".url", h.URL, HookURLCredentialAdvice)
 	if checkText(b, h.Source+".matcher", h.Matcher, false) && h.Matcher != "" && h.Matcher != "*" && !matcherIgnored(h) {
 		if msg := matcherErr(h.Matcher); msg != "" {
 			b.Report.Skipf(h.Source+".matcher", "hook.matcher", "%s", msg)
@@ -750,14 +758,6 @@ func checkHook(b *Bundle, h Hook) bool {
 				b.Report.Skipf(h.Source+".url", "hook.url", "url %s", msg)
 				keep = false
 			}
-			// Whatever else is wrong with the url, a credential in it is
-			// flagged: a skipped or refused hook stays in the bundle's
-			// files, and a skipped one in a trusted bundle (a
-			// non-blocking event's "https://u:pw@h/") kept the secret
-			// with no finding.
-			if urlHasCredential(h.URL) {
-				b.Report.Errorf(h.Source+".url", "secret.url", "url looks like it carries a credential; reference a host variable in a header instead")
-			}
 		}
 		for _, name := range sortedKeys(h.Headers) {
 			p := FieldPath(h.Source+".headers", name)
@@ -821,6 +821,11 @@ func checkServer(b *Bundle, s MCPServer) bool {
 		keep = false
 	}
 	checkText(b, src, s.Name, false)
+	// Whatever the server's transport and whatever else is wrong with
+	// it: a skipped server stays in the bundle's files, and
+	// "https://u:pw@h/mcp" (or a stdio server's stray url) was trusted
+	// with no finding.
+	flagURLCredential(&b.Report, src+".url", s.URL, MCPURLCredentialAdvice)
 	switch s.Transport {
 	case TransportStdio:
 		if s.URL != "" || len(s.Headers) > 0 {
@@ -903,11 +908,6 @@ func checkServer(b *Bundle, s MCPServer) bool {
 				skip(src+".url", "mcp.url", "url %s", msg)
 			} else {
 				warnClaudeMCPURLUnparsed(b, src, s)
-			}
-			// Skipped or not: a skipped server stays in the bundle's
-			// files, and "https://u:pw@h/mcp" was trusted with no finding.
-			if urlHasCredential(s.URL) {
-				b.Report.Errorf(src+".url", "secret.url", "url looks like it carries a credential; use bearer_token_env_var or env_headers")
 			}
 		}
 		if !checkHeaders(b, s) {
@@ -1049,7 +1049,11 @@ func hookURLHost(raw string) (string, string) {
 	if !ok || strings.Contains(in[start:end], "${") {
 		return endpointHost(raw)
 	}
-	if strings.Contains(raw, "${") && strings.Contains(in[:start], "@") {
+	// User information as JavaScript's URL reads it, which Go's parser
+	// may not: "\u00a0https:\\\\u:pw@h/", which JavaScript's URL reads,
+	// trimmed, as https://u:pw@h/, was refused as "not an absolute URL
+	// with a host".
+	if strings.Contains(in[:start], "@") {
 		return "", "must not contain user information"
 	}
 	if strings.Contains(raw, "#") {
@@ -1255,8 +1259,9 @@ func isASCII(s string) bool {
 	return true
 }
 
-// urlHasCredential reports a token shape, a password in the user
-// information, or a query parameter named like a credential, in a url.
+// urlHasCredential reports a token shape, user information
+// (jsURLUserinfo: a user name, a password, or both), or a query
+// parameter named like a credential, in a url.
 // The url is read as JavaScript's URL reads it, not through Go's parser,
 // which refuses some urls Claude Code posts to ("https://u:p@c%7b.x/"),
 // and whose query parser drops a pair with a bad escape or a ';'
@@ -1266,7 +1271,7 @@ func isASCII(s string) bool {
 // JavaScript's URL alone, which keeps U+00A0, reads no url there.
 func urlHasCredential(raw string) bool {
 	raw = ClaudeURLTrim(raw)
-	if looksLikeToken(raw) || jsURLPassword(raw) {
+	if looksLikeToken(raw) || jsURLUserinfo(raw) {
 		return true
 	}
 	for _, kv := range jsQueryPairs(raw) {
@@ -1278,6 +1283,72 @@ func urlHasCredential(raw string) bool {
 		}
 	}
 	return false
+}
+
+// HookURLCredentialAdvice and MCPURLCredentialAdvice end the secret.url
+// finding of an http hook's and an MCP server's url.
+const (
+	HookURLCredentialAdvice = "remove it from the url and send it in a header that references a host variable (allowedEnvVars)"
+	MCPURLCredentialAdvice  = "remove it from the url and send it with bearer_token_env_var or env_headers"
+)
+
+// flagURLCredential records a secret.url error at path when url raw
+// carries a credential (urlHasCredential), once per path: a component
+// two readers read, one dropping it and one keeping it, is flagged once.
+// It is called for a component kept (checkHook, checkServer) and for one
+// a reader drops before those rules see it (dropURL, checked in
+// checkModel): a dropped component stays in the trusted bundle's
+// files with the secret in it. The url is never quoted.
+func flagURLCredential(r *Report, path, raw, advice string) {
+	if raw == "" || !urlHasCredential(raw) {
+		return
+	}
+	for _, f := range r.Findings {
+		if f.Path == path && f.Rule == "secret.url" {
+			return
+		}
+	}
+	r.Errorf(path, "secret.url", "url carries a credential (%s); %s", urlCredentialWhat(raw), advice)
+}
+
+// urlCredentialWhat names the part of url raw that carries its
+// credential, without quoting it.
+func urlCredentialWhat(raw string) string {
+	raw = ClaudeURLTrim(raw)
+	switch {
+	case jsURLUserinfo(raw):
+		return "user information, which a token or password may be written as"
+	case looksLikeToken(raw):
+		return "a token"
+	}
+	return "a query parameter named like one"
+}
+
+// droppedURL is the url of a hook or MCP server a reader dropped, at
+// path, and the secret.url advice for it.
+type droppedURL struct{ path, url, advice string }
+
+// dropURL records url raw of a hook or MCP server a reader drops, for
+// checkModel to check (flagURLCredential): checked there, not by the
+// reader, as a reader's error would stop Load before the rules that
+// report the rest.
+func (b *Bundle) dropURL(path, raw, advice string) {
+	if raw != "" {
+		b.droppedURLs = append(b.droppedURLs, droppedURL{path, raw, advice})
+	}
+}
+
+// dropURLs is dropURL for the "url" and "httpUrl" of a hook or MCP
+// server object v at path.
+func (b *Bundle) dropURLs(v *jsonValue, path, advice string) {
+	if v == nil || v.kind != jsonObject {
+		return
+	}
+	for _, k := range []string{"url", "httpUrl"} {
+		if f, ok := v.obj[k]; ok && f.kind == jsonString {
+			b.dropURL(FieldPath(path, k), f.str, advice)
+		}
+	}
 }
 
 // jsQueryPairs are the names and values of the query of url s as
@@ -1304,11 +1375,19 @@ func jsQueryPairs(s string) [][2]string {
 
 func formDecode(s string) string { return percentDecode(strings.ReplaceAll(s, "+", " ")) }
 
-// jsURLPassword reports whether the user information JavaScript's URL
-// reads in a special url s holds a password that is no host variable
-// reference: "https:\\u:pw@host" has one, which the "://" urlPassword
-// looks for misses.
-func jsURLPassword(s string) bool {
+// jsURLUserinfo reports whether the user information JavaScript's URL
+// reads in a special url s holds anything but host variable references
+// ("${NAME}") and the ':' between a user name and a password. Any such
+// user information counts as a credential, not only a password: a token
+// is often sent as the user name ("https://ghp_…@github.com/"), an
+// escaped colon hides a password in one ("u%3Apw", which decodes to
+// u:pw), and a url's user information serves no purpose here: bundlectl
+// skips a hook or server whose url has one (hook.url, mcp.url), and
+// Gemini CLI 0.61's fetch refuses such a url (internal/agenttest
+// TestGeminiMCPURLUserinfo), so a plain user name costs only its removal.
+// "https:\\u:pw@host" has user information too, which the "://"
+// pattern missed.
+func jsURLUserinfo(s string) bool {
 	in, start, _, ok := jsSpecialHostSpan(s)
 	if !ok {
 		return false
@@ -1318,9 +1397,13 @@ func jsURLPassword(s string) bool {
 	if !ok {
 		return false
 	}
-	_, pw, ok := strings.Cut(user, ":")
-	return ok && pw != "" && !isReference(pw)
+	lit := strings.ReplaceAll(userinfoRef().ReplaceAllString(user, ""), ":", "")
+	return lit != ""
 }
+
+// userinfoRef is a host variable reference with no default: a default
+// ("${U:-u:pw}") is literal text in the bundle.
+var userinfoRef = lazyRegexp(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
 
 // validHeaderName is the RFC 9110 token rule.
 func validHeaderName(s string) bool {

@@ -149,7 +149,7 @@ func TestMCPJSONRules(t *testing.T) {
 		{"url relative", files{"mcp.json": remote("/mcp", "")}, Skip, "mcp.url", "url", ""},
 		{"url plain http", files{"mcp.json": remote("http://example.com/mcp", "")}, Skip, "mcp.url", "url", ""},
 		{"url http localhost lookalike", files{"mcp.json": remote("http://localhost.example.com/mcp", "")}, Skip, "mcp.url", "url", ""},
-		{"url userinfo", files{"mcp.json": remote("https://hunter2user@example.com/mcp", "")}, Skip, "mcp.url", "url", "hunter2user"},
+		{"url userinfo", files{"mcp.json": remote("https://hunter2user@example.com/mcp", "")}, Error, "secret.url", "url", "hunter2user"},
 		{"url fragment", files{"mcp.json": remote("https://example.com/mcp#frag", "")}, Skip, "mcp.url", "url", ""},
 		{"header invalid name", files{"mcp.json": remote("https://example.com/mcp", `, "headers": {"X Bad": "v"}`)}, Skip, "mcp.header", "headers", ""},
 		{"header invalid value", files{"mcp.json": remote("https://example.com/mcp", `, "headers": {"X-A": " padded"}`)}, Skip, "mcp.header", "headers.X-A", ""},

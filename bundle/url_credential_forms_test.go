@@ -32,6 +32,13 @@ func TestURLCredentialForms(t *testing.T) {
 		"\u00a0https://u:hunter2@c%7b.example/g",
 		"\u3000ftp://example.com/g?api_key=hunter2",
 		" https://example.com/g?token=hunter2\u00a0",
+		// Any literal user information: a user name alone may be a
+		// token, and an escaped colon hides a password in one.
+		"https://u%3Ahunter2@example.com/g",
+		"https://hunter2@example.com/g",
+		"https://hunter2:${PW}@example.com/g",
+		"https://${U:-hunter2}@example.com/g",
+		`https:\\hunter2@example.com/g`,
 	} {
 		if !urlHasCredential(raw) {
 			t.Errorf("urlHasCredential(%q) = false", raw)
@@ -50,8 +57,8 @@ func TestURLCredentialForms(t *testing.T) {
 	for _, raw := range []string{
 		"https://example.com/g?token=${TOKEN}",
 		"https://example.com/g#token=x",
-		"https://u@example.com/g",
-		"https://u:${PW}@example.com/g",
+		"https://${U}@example.com/g",
+		"https://${U}:${PW}@example.com/g",
 		"https://example.com/g?tokens=1",
 	} {
 		if urlHasCredential(raw) {
@@ -65,12 +72,16 @@ func TestURLCredentialForms(t *testing.T) {
 // the address of, or whose hooks schema drops it; mcp.url: one
 // JavaScript's URL refuses) names it without the credential secret.url
 // refuses the bundle for: the review printed the token in the warning
-// beside the error that said the url carries one.
+// beside the error that said the url carries one. The codex.ignored
+// warning on a url with a variable Codex does not expand quoted it whole
+// ("https://hunter2@${H}/mcp": a user name alone, which the password
+// redaction every finding gets does not take out).
 func TestURLFindingsDoNotEcho(t *testing.T) {
 	b := writeTree(t, "p", map[string]string{
 		ManifestClaude: `{"name": "p"}`,
 		".mcp.json": `{"mcpServers": {
-			"numlabel": {"type": "http", "url": "https://bc3e.9/mcp?token=hunter2"}}}`,
+			"numlabel": {"type": "http", "url": "https://bc3e.9/mcp?token=hunter2"},
+			"varhost": {"type": "http", "url": "https://hunter2@${H}/mcp"}}}`,
 		"hooks/hooks.json": `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
 			{"type": "http", "url": "https://169%2e254.169.254/x?token=hunter2"},
 			{"type": "http", "url": "ftp://x.example/x?api_key=hunter2"},
