@@ -21,8 +21,10 @@ import (
 // reads the server, lists no host for it (remoteHosts), where it listed
 // the literal "$net.9". A variable only in the user information or the
 // port ("https://${U}@h.example/", "https://h.example:${P}/") picks no
-// host: the server is reached at h.example, which is listed
-// (endpointHost), and the review names no variable for it.
+// host while its value is an ordinary user name or port: the server is
+// reached at h.example, which is listed (endpointHost); the review names
+// the variable as one whose value could pick another
+// (MCPURLAuthorityVar).
 func MCPURLHostVar(url string, hosts []Host) (ref string, expandedBy []Host) {
 	if len(hosts) == 0 {
 		hosts = []Host{HostClaude, HostCodex, HostGemini}
@@ -269,4 +271,68 @@ func MCPURLUserinfoVar(s string) string {
 		return ""
 	}
 	return geminiRef().FindString(s[auth:start])
+}
+
+// MCPURLAuthorityVar is the first variable, as written, in the user
+// information or the port of remote MCP url s whose host is written
+// (MCPURLHostVar is ""), and the hosts that expand it: "${NAME}" Claude
+// Code and Gemini CLI (Codex sends it as written), a bare "$NAME" Gemini
+// CLI alone. The host written is the one the url is reached at while the
+// variable's value is an ordinary user name or port (internal/agenttest
+// TestGeminiMCPURLVarOutsideHost), and it is listed (endpointHost); but
+// the value is the host's environment's, not the bundle's, and one
+// holding '/', '\', '?', '#' or '@' ends the user information or the
+// port early, so the url names another host: "https://${U}@h.example/"
+// with U set to "evil.example/#" is https://evil.example/. The review
+// says so (review's run_time_hosts, with the host written), where it
+// named no variable.
+func MCPURLAuthorityVar(s string, hosts []Host) (ref string, expandedBy []Host) {
+	if r, _ := MCPURLHostVar(s, hosts); r != "" {
+		return "", nil
+	}
+	if len(hosts) == 0 {
+		hosts = []Host{HostClaude, HostCodex, HostGemini}
+	}
+	colon := strings.IndexByte(s, ':')
+	if colon < 0 {
+		return "", nil
+	}
+	auth := colon + 1
+	for auth < len(s) && isSlash(s[auth]) {
+		auth++
+	}
+	end := len(s)
+	if i := strings.IndexAny(s[auth:], `/\?#`); i >= 0 {
+		end = auth + i
+	}
+	in := func(re *regexp.Regexp) string {
+		for _, loc := range re.FindAllStringIndex(s, -1) {
+			if loc[0] >= auth && loc[0] < end {
+				return s[loc[0]:loc[1]]
+			}
+		}
+		return ""
+	}
+	if ref := in(braceRef()); ref != "" {
+		expandedBy = slices.DeleteFunc(slices.Clone(hosts), func(h Host) bool { return h == HostCodex })
+		if len(expandedBy) > 0 {
+			return ref, expandedBy
+		}
+	}
+	if slices.Contains(hosts, HostGemini) {
+		if ref := in(geminiRef()); ref != "" {
+			return ref, []Host{HostGemini}
+		}
+	}
+	return "", nil
+}
+
+// MCPURLWrittenHost is the host remote MCP url s names as written
+// (endpointHost), "" when it names none.
+func MCPURLWrittenHost(s string) string {
+	h, msg := endpointHost(s)
+	if msg != "" {
+		return ""
+	}
+	return h
 }

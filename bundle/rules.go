@@ -1377,7 +1377,7 @@ func formDecode(s string) string { return percentDecode(strings.ReplaceAll(s, "+
 
 // jsURLUserinfo reports whether the user information JavaScript's URL
 // reads in a special url s holds anything but host variable references
-// ("${NAME}") and the ':' between a user name and a password. Any such
+// ("${NAME}", "$NAME") and the ':' between a user name and a password. Any such
 // user information counts as a credential, not only a password: a token
 // is often sent as the user name ("https://ghp_…@github.com/"), an
 // escaped colon hides a password in one ("u%3Apw", which decodes to
@@ -1401,9 +1401,10 @@ func jsURLUserinfo(s string) bool {
 	return lit != ""
 }
 
-// userinfoRef is a host variable reference with no default: a default
-// ("${U:-u:pw}") is literal text in the bundle.
-var userinfoRef = lazyRegexp(`\$\{[A-Za-z_][A-Za-z0-9_]*\}`)
+// userinfoRef is a host variable reference with no default, "${NAME}"
+// or Gemini CLI's bare "$NAME": a default ("${U:-u:pw}") is literal text
+// in the bundle.
+var userinfoRef = lazyRegexp(`\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
 
 // validHeaderName is the RFC 9110 token rule.
 func validHeaderName(s string) bool {

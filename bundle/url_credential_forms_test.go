@@ -59,6 +59,7 @@ func TestURLCredentialForms(t *testing.T) {
 		"https://example.com/g#token=x",
 		"https://${U}@example.com/g",
 		"https://${U}:${PW}@example.com/g",
+		"https://$U@example.com/g",
 		"https://example.com/g?tokens=1",
 	} {
 		if urlHasCredential(raw) {

@@ -808,7 +808,7 @@ func (r *renderer) bareNote(indent, command string) {
 func runTimeHosts(b *bundle.Bundle) []string {
 	var out []string
 	for _, h := range runTimeHostList(b) {
-		out = append(out, "and a host decided by "+bundle.Quote(h.Variable)+" at run time (mcp server "+bundle.Quote(h.MCPServer)+h.defaultText()+")")
+		out = append(out, "and a host decided by "+bundle.Quote(h.Variable)+" at run time (mcp server "+bundle.Quote(h.MCPServer)+h.defaultText()+h.writtenText()+")")
 	}
 	return out
 }
@@ -848,6 +848,15 @@ func (r *renderer) mcp(s inventory.MCPServer) {
 			h := RunTimeHost{Variable: ref}
 			h.DefaultHost, h.DefaultAddress = bundle.MCPURLHostDefault(s.URL, ref)
 			r.field(in, "host", "decided by "+bundle.Quote(ref)+" at run time: "+hostTitles(by)+" expands it from its environment"+h.defaultText())
+		} else if ref, by := bundle.MCPURLAuthorityVar(s.URL, mcpHosts(s)); ref != "" {
+			// In the user information or port: the host written, unless
+			// the value ends them early.
+			h := RunTimeHost{Variable: ref, WrittenHost: bundle.MCPURLWrittenHost(s.URL)}
+			what := "another host"
+			if h.WrittenHost != "" {
+				what = bundle.Quote(h.WrittenHost) + ", unless its value holds " + authorityChars + ", which name another host"
+			}
+			r.field(in, "host", what+": "+bundle.Quote(ref)+" in the user information or port is expanded by "+hostTitles(by)+" from its environment at run time")
 		}
 		if ref := bundle.MCPURLUserinfoVar(s.URL); ref != "" && slices.Contains(s.Hosts, string(bundle.HostGemini)) {
 			r.field(in, "connects", "Gemini CLI: only when "+bundle.Quote(ref)+" is set and empty; set to a value, or unset, it is user information, and Gemini CLI connects to no url with any")

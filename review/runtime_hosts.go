@@ -27,6 +27,13 @@ type RunTimeHost struct {
 	// "metadata", "unspecified"), absent for another.
 	DefaultHost    string `json:"default_host,omitempty"`
 	DefaultAddress string `json:"default_address,omitempty"`
+	// WrittenHost is set when the variable is in the url's user
+	// information or port, not its host (bundle.MCPURLAuthorityVar): the
+	// host the url writes, which it is reached at while the variable's
+	// value holds none of '/', '\', '?', '#' and '@' (network_hosts lists
+	// it); a value holding one ends the user information or port early,
+	// and the url names another host.
+	WrittenHost string `json:"written_host,omitempty"`
 }
 
 // runTimeHostList is every remote MCP server of b whose host a variable
@@ -38,18 +45,39 @@ func runTimeHostList(b *bundle.Bundle) []RunTimeHost {
 			continue
 		}
 		ref, by := bundle.MCPURLHostVar(s.URL, s.Hosts)
+		written := ""
 		if ref == "" {
-			continue
+			if ref, by = bundle.MCPURLAuthorityVar(s.URL, s.Hosts); ref == "" {
+				continue
+			}
+			written = bundle.MCPURLWrittenHost(s.URL)
 		}
-		h := RunTimeHost{MCPServer: s.Name, Variable: ref, Hosts: make([]string, len(by))}
+		h := RunTimeHost{MCPServer: s.Name, Variable: ref, Hosts: make([]string, len(by)), WrittenHost: written}
 		for i, x := range by {
 			h.Hosts[i] = string(x)
 		}
-		h.DefaultHost, h.DefaultAddress = bundle.MCPURLHostDefault(s.URL, ref)
+		if written == "" {
+			h.DefaultHost, h.DefaultAddress = bundle.MCPURLHostDefault(s.URL, ref)
+		}
 		out = append(out, h)
 	}
 	slices.SortStableFunc(out, func(a, b RunTimeHost) int { return strings.Compare(a.MCPServer, b.MCPServer) })
 	return out
+}
+
+// authorityChars are the characters whose presence in the value of a
+// variable in a url's user information or port makes the url name
+// another host than the one written.
+const authorityChars = `'/', '\', '?', '#' or '@'`
+
+// writtenText says, for a variable in the user information or port,
+// which host the url is reached at and when another: `; "h.example"
+// unless its value holds '/', …`, or "".
+func (h RunTimeHost) writtenText() string {
+	if h.WrittenHost == "" {
+		return ""
+	}
+	return "; " + bundle.Quote(h.WrittenHost) + " unless its value holds " + authorityChars
 }
 
 // defaultText says what the host is with the variable unset when that

@@ -42,15 +42,17 @@ func TestGeminiMCPURLBareVar(t *testing.T) {
 }
 
 // TestGeminiMCPURLVarOutsideHost: a variable only in a remote MCP url's
-// port or user information picks no host: Gemini CLI 0.61 expands
-// "https://pv.example:${BC_P}/mcp" and asks for pv.example:8443. So the
-// review lists pv.example among the network hosts and says no host is
-// decided at run time, where it listed none and named ${BC_P} as
-// deciding the host (bundle TestMCPURLVarOutsideHost). The same holds for
-// "https://${BC_U}@ub.example/mcp", listed as ub.example: Gemini CLI
-// 0.61 asks the proxy for nothing there with BC_U set to a value, and
-// connects only when it is set and empty (TestGeminiMCPURLUserinfo,
-// which the review says under the server); no variable decides its host.
+// port or user information holding an ordinary value picks no host:
+// Gemini CLI 0.61 expands "https://pv.example:${BC_P}/mcp" and asks for
+// pv.example:8443. So the review lists pv.example among the network
+// hosts and has no "host decided by" row for it, where it listed none
+// and named ${BC_P} as deciding the host (bundle
+// TestMCPURLVarOutsideHost); it names the variable as one whose value
+// could pick another ('/', '?', '#', '@': TestGeminiMCPURLUserinfoVarPicksHost).
+// The same holds for "https://${BC_U}@ub.example/mcp", listed as
+// ub.example: Gemini CLI 0.61 asks the proxy for nothing there with BC_U
+// set to a user name, and connects only when it is set and empty
+// (TestGeminiMCPURLUserinfo, which the review says under the server).
 func TestGeminiMCPURLVarOutsideHost(t *testing.T) {
 	proxy := newConnectRecorder(t)
 	a := New(t, GeminiCLI, Say("done"))
@@ -73,7 +75,10 @@ func TestGeminiMCPURLVarOutsideHost(t *testing.T) {
 	if !strings.Contains(out, `"pv.example"`) || !strings.Contains(out, `"ub.example"`) {
 		t.Errorf("the review does not list pv.example and ub.example, the hosts the urls write:\n%s", out)
 	}
-	if text := BundlectlRun(t, t.TempDir(), "review", ext); strings.Contains(text, "decided by") {
-		t.Errorf("the review says a host is decided at run time, where the url writes it:\n%s", text)
+	// The host written is the host: no "host decided by" row; the
+	// variables are named as ones whose value could pick another
+	// (TestGeminiMCPURLUserinfoVarPicksHost).
+	if text := BundlectlRun(t, t.TempDir(), "review", ext); strings.Contains(text, "host       decided by") || !strings.Contains(text, `"pv.example" unless its value holds`) {
+		t.Errorf("the review says a host is decided at run time, where the url writes it, or does not name the host written:\n%s", text)
 	}
 }
