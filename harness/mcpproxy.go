@@ -790,6 +790,7 @@ func (p *proxy) unreadServerLine(scan *msgScanner, why unreadLine) error {
 		} else {
 			p.notice("dropped a server batch %s of %d messages; each reply and request in it is answered as one alone", why.over, len(msgs))
 		}
+		cut := 0
 		for _, m := range msgs {
 			switch {
 			case m.settles:
@@ -798,7 +799,15 @@ func (p *proxy) unreadServerLine(scan *msgScanner, why unreadLine) error {
 				}
 			case m.asks:
 				p.unreadServerRequest(m.id, why)
+			case m.cut:
+				cut++
 			}
+		}
+		if cut > 0 {
+			// Their ids came after maxScanIDBytes of ids kept before
+			// them: a reply among them ends no call (it runs to its
+			// timeout), a request of the server's gets no error.
+			p.notice("%s", limitError(fmt.Sprintf("skipped %d %s of a server batch %s: %s after the %d bytes of ids the proxy reads of a batch, so a reply there ends no call (the call runs to its timeout) and a request there gets no error", cut, plural(cut, "message", "messages"), why.over, plural(cut, "its id comes", "their ids come"), maxScanIDBytes)))
 		}
 		return nil
 	}
@@ -811,6 +820,14 @@ func (p *proxy) unreadServerLine(scan *msgScanner, why unreadLine) error {
 	}
 	p.notice("dropped a server message %s", why.over)
 	return nil
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // asRelayed is id as fromServer relays it: its bytes that are not UTF-8
