@@ -507,10 +507,130 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		f.Add([]byte(s), uint8(0))
 		f.Add([]byte(s), uint8(1))
 	}
+	for _, s := range overlongClientDeepSeeds {
+		f.Add([]byte(s), uint8(0))
+		f.Add([]byte(s), uint8(5))
+	}
 	f.Fuzz(func(t *testing.T, msg []byte, piece uint8) {
+		checkOverlongClientLine(t, msg, piece)
+		// The same line with its first [] nested past maxScanDepth:
+		// no JSON to encoding/json, so the relay reads it by the scan
+		// (scanTooDeep), which must read it as the relay reads the
+		// line not so deep. A line nests so deep only with 20 KB of
+		// brackets, which mutation hardly reaches: this makes one of
+		// every input that holds [], at a cost of 20 KB an input.
+		if i := bytes.Index(msg, []byte("[]")); i >= 0 {
+			deep := make([]byte, 0, len(msg)+2*maxScanDepth)
+			deep = append(deep, msg[:i]...)
+			deep = append(deep, bytes.Repeat([]byte("["), maxScanDepth+1)...)
+			deep = append(deep, bytes.Repeat([]byte("]"), maxScanDepth+1)...)
+			deep = append(deep, msg[i+2:]...)
+			checkOverlongClientLine(t, deep, piece)
+			if s := scanInPieces(deep, piece); s.tooDeep && utf8.Valid(deep) {
+				checkDeepClientLine(t, deep, msg, piece)
+			}
+		}
+	})
+}
+
+// overlongClientDeepSeeds are client lines whose [] the fuzz nests past
+// maxScanDepth: in a call's params, arguments and name, in the id, the
+// method, a reply's result, a batch's element and a message of one, in
+// a string (which nests nothing), and the whole line.
+var overlongClientDeepSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":[]}}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":[]}}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}`,
+	`{"jsonrpc":"2.0","id":[],"method":"tools/list","ID":2}`,
+	`{"jsonrpc":"2.0","ID":[],"method":"tools/list"}`,
+	`{"jsonrpc":"2.0","id":"x","Method":[]}`,
+	`{"jsonrpc":"2.0","id":"el-1","result":{"content":[]}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":[]},"id":null}`,
+	`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"s":"[]"}}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]},{"jsonrpc":"2.0","ID":"b","result":{}}]`,
+	`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},[]]`,
+	`[]`,
+}
+
+// checkDeepClientLine fails t unless the scans of deep, a UTF-8 client
+// line nested past maxScanDepth — in pieces, as over MaxMCPMessage, and
+// whole, as scanTooDeep reads one within it — read it as the relay
+// reads shallow, the same line but for a value not so deep (or that is
+// not JSON, which the relay answers under id null, reading no id).
+func checkDeepClientLine(t *testing.T, deep, shallow []byte, piece uint8) {
+	whole := scanTooDeep(deep)
+	if !json.Valid(shallow) {
+		if whole != nil {
+			t.Fatalf("client line %.200q… is no JSON when not so deep, but scanTooDeep reads it", deep)
+		}
+		return
+	}
+	if whole == nil {
+		t.Fatalf("client line %.200q… nests past %d levels, but scanTooDeep does not read it", deep, maxScanDepth)
+	}
+	for _, s := range []*msgScanner{whole, scanInPieces(deep, piece)} {
+		switch firstByte(shallow) {
+		case '{':
+			checkScannedClientMessage(t, shallow, s.clientMessage, piece)
+		case '[':
+			checkScannedClientBatch(t, shallow, s, piece)
+		}
+	}
+	if firstByte(shallow) != '{' {
+		return
+	}
+	// The proxy itself: a request gets its error under its id, a reply
+	// ends the server's request under its id, and a line with neither
+	// gets no answer under any id.
+	wantID, kind, ok := relayedClientReading(t, shallow)
+	var toClient, toServer lockedBuffer
+	p := timedProxy(t, &toClient, &toServer, io.Discard)
+	if err := p.pumpClient(bytes.NewReader(append(deep, '\n'))); err != nil {
+		t.Fatal(err)
+	}
+	var wantClient, wantServer string
+	if ok && kind == msgRequest {
+		wantClient = string(wantID)
+	} else if ok {
+		wantServer = string(wantID)
+	}
+	if got, gotServer := answeredID(t, toClient.String()), answeredID(t, toServer.String()); got != wantClient || gotServer != wantServer {
+		t.Fatalf("client line %.200q… nested past %d levels: the proxy answered the client under %s and the server under %s; want %s and %s, as the relay answers %q", deep, maxScanDepth, got, gotServer, wantClient, wantServer, shallow)
+	}
+}
+
+// answeredID is the id of the one answer in out, a peer's output; ""
+// when there is none, or it is under null.
+func answeredID(t *testing.T, out string) string {
+	t.Helper()
+	if out == "" {
+		return ""
+	}
+	var m map[string]json.RawMessage
+	if strings.Count(out, "\n") != 1 || json.Unmarshal([]byte(out), &m) != nil {
+		t.Fatalf("want one answer; got %.300q", out)
+	}
+	if id := m["id"]; string(id) != "null" {
+		return string(id)
+	}
+	return ""
+}
+
+// checkOverlongClientLine fails t unless the scan of msg, a client line
+// over MaxMCPMessage (in pieces of piece bytes), reads it as the relay
+// within the limit reads it; a line nested past maxScanDepth, which
+// the relay reads by the same scan, as the relay reads it with every
+// value nested in a message's member replaced by true (flatNested).
+func checkOverlongClientLine(t *testing.T, msg []byte, piece uint8) {
+	{
 		s := scanInPieces(msg, piece)
 		if s.tooDeep && utf8.Valid(msg) {
-			return // nested past maxScanDepth: the relay reads it by the same scan (scanTooDeep)
+			if s.state == stEnd {
+				checkDeepClientLine(t, msg, flatNested(msg), piece)
+			} else if id, _, ok := s.clientMessage(); ok {
+				t.Fatalf("client line %.200q… is no JSON, which the relay answers under id null; scanned it is read as %s", msg, id)
+			}
+			return
 		}
 		if !utf8.Valid(msg) || !json.Valid(msg) {
 			// fromClient answers the line under id null, reading none.
@@ -526,7 +646,54 @@ func FuzzOverlongClientLineAnsweredAsRelayed(f *testing.F) {
 		case '[':
 			checkScannedClientBatch(t, msg, s, piece)
 		}
-	})
+	}
+}
+
+// flatNested is line, one JSON value that the scan reads (nested as
+// deep as it may be), with every object or array that opens inside a
+// message's member — inside a member of the top-level object, or of an
+// object in a top-level array — replaced by true. What the proxy reads
+// of a client message (its id, a method in any letter case, a reply's
+// result or error) stays as it was: an id or a method that was such a
+// value is still no string or number, a tools/call's params no object,
+// and a request is answered under its id whatever its params hold.
+func flatNested(line []byte) []byte {
+	keep := 1 // the containers kept: the message's own
+	if firstByte(line) == '[' {
+		keep = 2 // and a batch's
+	}
+	out := make([]byte, 0, len(line))
+	depth, skipTo := 0, -1 // skipping while depth > skipTo
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '"':
+			j := stringEnd(line, i)
+			if skipTo < 0 {
+				out = append(out, line[i:j]...)
+			}
+			i = j - 1
+			continue
+		case c == '{' || c == '[':
+			if skipTo < 0 && depth >= keep {
+				skipTo = depth
+				out = append(out, "true"...)
+			}
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if skipTo >= 0 {
+				if depth == skipTo {
+					skipTo = -1
+				}
+				continue
+			}
+		}
+		if skipTo < 0 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // overlongClientUnreadSeeds are client lines fromClient answers under
