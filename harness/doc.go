@@ -210,11 +210,14 @@
 //     limit holds: any id such a line has is answered under) of at most
 //     4096 messages (a server reply whose id it did not keep, past them
 //     or past those bytes, ends no call: the call runs to its timeout,
-//     the reviewed one when there is one, else the host's); a client
-//     batch's requests past that get one error under null that counts
-//     them (requests with an id only: no notification or reply), the
-//     others each theirs. Neither its
-//     ids nor a long line's buffer are held once the next line is read.
+//     the reviewed one when there is one, else the host's, and a notice
+//     says so); a client batch's requests past that get no answer, and a
+//     notice counts them (requests with an id only: no notification or
+//     reply), the others each theirs. No error goes under id null: a
+//     client line or message with no id the proxy can read (not UTF-8
+//     JSON, an id null) is reported on stderr alone (unanswered).
+//     Neither its ids nor a long line's buffer are held once the next
+//     line is read.
 //     Every such error ends with the hint line "bundlectl: hint:
 //     bundlectl mcp --help" (limitError), the help that names the limits.
 //     The proxy's own errors carry an id as its line wrote it (not

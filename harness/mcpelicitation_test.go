@@ -284,9 +284,7 @@ func TestExecMCPDroppedReplyEndsPause(t *testing.T) {
 		t.Fatalf("initialize answered %v", got)
 	}
 	el5 := s.askAndHold("5")
-	if got := s.call(`{"jsonrpc":"2.0","id":"` + el5 + `","result":{"action":"accept","content":{}`); got["id"] != nil || errorCode(got) != rpcParseError {
-		t.Fatalf("a line that is not JSON was answered %v; want a parse error", got)
-	}
+	s.send(`{"jsonrpc":"2.0","id":"` + el5 + `","result":{"action":"accept","content":{}`) // not JSON: no answer (TestProxyAnswersNoClientLineUnderNull)
 	s.wantTimeout(5)
 
 	el6 := s.askAndHold("6")

@@ -295,14 +295,23 @@ func TestJudgeRefusesRequestsItCannotMap(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"method":"ping","Error":{}}`, float64(3)},
 		{`{"jsonrpc":"2.0","id":3,"method":"notifications/cancelled","params":{"requestId":1}}`, float64(3)},
 	} {
-		p := timedProxy(t, io.Discard, io.Discard, io.Discard)
-		fwd, reply := p.fromClient([]byte(c.line))
+		var notices bytes.Buffer
+		p := timedProxy(t, io.Discard, io.Discard, &notices)
+		fwd, reply, _ := p.fromClient([]byte(c.line))
+		if c.id == nil {
+			// No id an error could go under: no error, a notice
+			// (TestProxyAnswersNoClientLineUnderNull).
+			if fwd || reply != nil || !strings.Contains(notices.String(), "its id is not a string or a number") {
+				t.Errorf("%.80s: forwarded %v, answered %s, noticed %q; want refused with no answer, and a notice", c.line, fwd, reply, notices.String())
+			}
+			continue
+		}
 		var got map[string]any
 		if fwd || json.Unmarshal(reply, &got) != nil || got["id"] != c.id || errorCode(got) != rpcInvalidRequest {
 			t.Errorf("%.80s: forwarded %v, answered %s; want refused with -32600 under %v", c.line, fwd, reply, c.id)
 		}
 		untimed := &proxy{notices: io.Discard}
-		if fwd, reply := untimed.fromClient([]byte(c.line)); !fwd {
+		if fwd, reply, _ := untimed.fromClient([]byte(c.line)); !fwd {
 			t.Errorf("%.80s: refused (%s) by a proxy that does not time calls", c.line, reply)
 		}
 	}

@@ -33,10 +33,10 @@ import (
 // from the client with an internal error to the server; of a batch,
 // each message so (a client batch's requests' errors in one array, a
 // server batch's replies' errors one line each; of a client batch whose
-// ids the scan did not all keep, the messages it kept, and one error
-// under null that counts the requests with an id among the rest). A longer
-// client line is always answered (under id null when it has no request
-// with a usable id).
+// ids the scan did not all keep, the messages it kept, and a notice
+// that counts the requests with an id among the rest). A longer client
+// line with no request under a usable id gets no answer, only a notice
+// (unanswered), as no error under id null answers a request.
 const MaxMCPMessage = 16 << 20
 
 // JSON-RPC 2.0 error codes the proxy answers with.
@@ -152,8 +152,11 @@ type MCPConn struct {
 //     message the proxy cannot read — not UTF-8, not JSON, over
 //     MaxMCPMessage, not an object or a batch (array) of objects, a
 //     method that is not a string, a tools/call without a string
-//     params.name — could be a call it did not see: it is answered with
-//     an error (-32700 or -32600) and not forwarded. A batch with one
+//     params.name — could be a call it did not see: it is not forwarded,
+//     and answered with an error (-32700 or -32600) under its id; one
+//     with no id the proxy can read gets none (an error under id null
+//     answers no request, and Codex stops starting a server that sends
+//     one before its initialize answer), only a notice. A batch with one
 //     refused call is refused whole. A line nested deeper than
 //     encoding/json reads (10000 levels), client's or server's, is read
 //     for its ids and answered as a line over MaxMCPMessage is.
@@ -468,13 +471,17 @@ func (p *proxy) pumpClient(r io.Reader) error {
 		if tooLong {
 			reply = p.unreadClientLine(&lr.scan, lineTooLong)
 		} else {
-			var r []byte
-			if fwd, r = p.fromClient(line); r != nil {
+			r, bad := []byte(nil), false
+			if fwd, r, bad = p.fromClient(line); r != nil {
 				reply = [][]byte{r}
 			}
-			if !fwd && r != nil && utf8.Valid(line) { // fromClient answers a line not UTF-8 under null
-				if deep := scanTooDeep(line); deep != nil {
+			if bad {
+				// Not UTF-8 JSON: nested past maxScanDepth, it is
+				// read by the scan; else no id of it can be read.
+				if deep := scanTooDeep(line); deep != nil && utf8.Valid(line) {
 					reply, unread = p.unreadClientLine(deep, lineTooDeep), true
+				} else {
+					p.unanswered("line that is not a UTF-8 JSON message")
 				}
 			}
 		}
@@ -514,9 +521,9 @@ func (p *proxy) pumpClient(r io.Reader) error {
 // under its id with an error. A line with no usable id, or a reply in it
 // without one, may have answered any open elicitation: it ends every
 // pause. It returns the answer to the client, in parts for sendClient
-// (the ids are the scan's, not copied: they may come to 16 MiB): the
-// parse error under id null when the line has no request with a usable
-// id.
+// (the ids are the scan's, not copied: they may come to 16 MiB); nil
+// when the line has no request with an id the scan kept: a request it
+// holds with no such id gets no answer, only a notice (unanswered).
 func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 	msgs, unread, partial, ok := scan.clientBatch()
 	if !ok {
@@ -555,18 +562,16 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 		p.endPauses()
 	}
 	if unread > 0 {
-		// No id of them is held: the client learns how many got no
-		// answer of their own, under null (JSON-RPC's id for one that
-		// could not be read), rather than waiting for them.
-		msg = unreadMessages(why, unread)
-		p.notice("dropped a client batch %s; %d of its requests have no answer under their ids, only one under null", why.over, unread)
-		if len(answers) > 1 {
-			answers = append(answers, rpcErrorHead, []byte("null"), rpcErrorTail(rpcParseError, msg))
-		}
+		// No id of them is held: stderr says how many got no answer,
+		// as an error under null would answer none of them.
+		p.notice("%s", unreadMessages(why, unread))
 	}
 	switch {
 	case len(answers) == 1:
-		return rpcErrorParts(nil, rpcParseError, msg)
+		if !readable && unread == 0 {
+			p.unanswered("line " + why.over + " with no id it can read")
+		}
+		return nil
 	case ok:
 		answers[0] = []byte{'['}
 		return append(answers, []byte{']'})
@@ -574,10 +579,22 @@ func (p *proxy) unreadClientLine(scan *msgScanner, why unreadLine) [][]byte {
 	return answers[1:]
 }
 
-// unreadMessages is the error, under null, for the unread requests of a
-// client batch over MaxMCPMessage, whose ids the scan did not keep.
+// unreadMessages is the notice for the unread requests of a client
+// batch over MaxMCPMessage, whose ids the scan did not keep: they get no
+// answer (see unanswered).
 func unreadMessages(why unreadLine, unread int) string {
-	return limitError(fmt.Sprintf("message %s, and %d of its requests are not answered under their ids: bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together; send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes))
+	return limitError(fmt.Sprintf("dropped a client batch that %s; %d of its requests get no error, as bundlectl's MCP proxy reads the ids of the first %d messages of a batch, %d bytes of them together (an error under id null answers no request); send fewer messages a batch, or one a line", why.exceeds, unread, maxTrackedIDs, maxScanIDBytes))
+}
+
+// unanswered reports on stderr a client line, or message, the proxy
+// drops (what) with no id it can answer under. No error goes to the
+// client: under id null, the only id JSON-RPC leaves it, an error
+// answers no request of any MCP client (MCP's request ids are strings
+// or numbers), and real Codex 0.171.0 did not start a server that sent
+// one before its initialize answer (agenttest
+// TestHostsMCPNullIDErrorEndsNoRequest, the same line from the server).
+func (p *proxy) unanswered(what string) {
+	p.notice("%s", limitError("dropped a client "+what+"; it gets no error, having no id an error could go under (one under id null answers no request, and stops Codex starting the server)"))
 }
 
 // limitsHelp is the hint every error for a line past the proxy's limits
@@ -869,46 +886,56 @@ func (p *proxy) unreadReply(id, shown json.RawMessage, why unreadLine) error {
 }
 
 // fromClient decides what becomes of one client line: forwarded as is,
-// and/or answered by the proxy.
-func (p *proxy) fromClient(line []byte) (forward bool, reply []byte) {
+// and/or answered by the proxy. unreadable reports a line that is not
+// UTF-8 JSON, which it neither forwards nor answers (the caller reads
+// one nested too deep for encoding/json by its scan, and reports any
+// other: unanswered). A refusal with no id to go under — a line that is
+// no object or batch of objects, a message whose id is null or no string
+// or number — is reported on stderr and gets no error (unanswered).
+func (p *proxy) fromClient(line []byte) (forward bool, reply []byte, unreadable bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
-		return false, nil
+		return false, nil, false
 	}
 	if !utf8.Valid(line) || !json.Valid(line) {
-		return false, rpcError(nil, rpcParseError, "parse error: not a UTF-8 JSON message")
+		return false, nil, true
 	}
 	switch firstByte(line) {
 	case '{':
 		v := p.judge(line)
-		if v.code == 0 {
-			return true, nil
-		}
-		if v.id == nil {
+		switch {
+		case v.code == 0:
+			return true, nil, false
+		case v.id == nil:
 			p.notice("dropped a notification: %s", v.msg)
-			return false, nil
+			return false, nil, false
+		case isNull(v.id):
+			p.unanswered("message whose id is null or no string or number (" + v.msg + ")")
+			return false, nil, false
 		}
-		return false, rpcError(v.id, v.code, v.msg)
+		return false, rpcError(v.id, v.code, v.msg), false
 	case '[':
 		elems, _ := arrayElements(line)
 		if len(elems) == 0 {
-			return false, rpcError(nil, rpcInvalidRequest, "invalid request: empty batch")
+			p.unanswered("batch that is empty")
+			return false, nil, false
 		}
 		verdicts := make([]verdict, len(elems))
 		refused := false
 		for i, e := range elems {
 			if firstByte(e) != '{' {
-				return false, rpcError(nil, rpcInvalidRequest, "invalid request: a batch element is not an object")
+				p.unanswered("batch with an element that is not an object")
+				return false, nil, false
 			}
 			verdicts[i] = p.judge(e)
 			refused = refused || verdicts[i].code != 0
 		}
 		if !refused {
-			return true, nil
+			return true, nil, false
 		}
 		var replies [][]byte
 		for _, v := range verdicts {
-			if v.id == nil {
-				continue
+			if v.id == nil || isNull(v.id) {
+				continue // no id to answer under
 			}
 			if v.code == 0 {
 				v.code, v.msg = rpcInvalidRequest, "batch refused: another request in it calls a tool the reviewed tool filter of "+p.server()+" does not allow"
@@ -917,12 +944,16 @@ func (p *proxy) fromClient(line []byte) (forward bool, reply []byte) {
 		}
 		p.notice("refused a batch that calls a filtered tool")
 		if len(replies) == 0 {
-			return false, nil
+			return false, nil, false
 		}
-		return false, joinAnswers(replies)
+		return false, joinAnswers(replies), false
 	}
-	return false, rpcError(nil, rpcInvalidRequest, "invalid request: not an object")
+	p.unanswered("line that is not an object or a batch")
+	return false, nil, false
 }
+
+// isNull reports whether id is the JSON null.
+func isNull(id json.RawMessage) bool { return string(bytes.TrimSpace(id)) == "null" }
 
 // verdict is the proxy's judgement of one client message object: code 0
 // lets it through; otherwise it is refused with code and msg, answered

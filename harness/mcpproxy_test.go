@@ -131,11 +131,13 @@ func seedLines(t testing.TB, name string) [][]byte {
 // notification, which is dropped.
 func TestProxyClientMessages(t *testing.T) {
 	forwarded := map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 23: true, 26: true} // lines of client.jsonl
-	silent := map[int]bool{21: true}
+	// A notification, and lines with no id an error could go under
+	// (TestProxyAnswersNoClientLineUnderNull).
+	silent := map[int]bool{21: true, 24: true, 25: true, 27: true, 28: true, 29: true, 30: true, 31: true, 32: true}
 	p := &proxy{filter: excludeFilter, notices: io.Discard}
 	for i, line := range seedLines(t, "client.jsonl") {
 		n := i + 1
-		fwd, reply := p.fromClient(line)
+		fwd, reply, _ := p.fromClient(line)
 		if fwd != forwarded[n] {
 			t.Errorf("line %d %s: forwarded %v", n, line, fwd)
 		}
@@ -147,7 +149,7 @@ func TestProxyClientMessages(t *testing.T) {
 		}
 	}
 	// The refusal is a JSON-RPC error under the request's id.
-	_, reply := p.fromClient([]byte(`{"jsonrpc":"2.0","id":"x7","method":"tools/call","params":{"name":"delete_all"}}`))
+	_, reply, _ := p.fromClient([]byte(`{"jsonrpc":"2.0","id":"x7","method":"tools/call","params":{"name":"delete_all"}}`))
 	var resp struct {
 		ID    string `json:"id"`
 		Error struct {
@@ -207,7 +209,7 @@ func FuzzProxyClientMessage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		for _, filter := range []ToolFilter{excludeFilter, includeFilter} {
 			p := &proxy{filter: filter, notices: io.Discard}
-			fwd, reply := p.fromClient(line)
+			fwd, reply, _ := p.fromClient(line)
 			if reply != nil && !json.Valid(reply) {
 				t.Fatalf("reply %q is not JSON", reply)
 			}
@@ -897,9 +899,9 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 		{"method and result", string(long(`{"jsonrpc":"2.0","id":8,"method":"tools/call","result":{"x":"`, `"}}`)), float64(8), ""},
 		{"reply id in capitals", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`, `"}},"Id":"s2"}`)), nil, `"s2"`},
 		{"not json", string(long(`{"jsonrpc":"2.0","method":"tools/call","x":"`, `,"id":3}`)), nil, ""},
-		// Not UTF-8, which fromClient answers under id null: the id
-		// "\xff", answered, is "\ufffd" to the client, maybe another
-		// call of its own, which would get two answers.
+		// Not UTF-8, which fromClient reads no id of: the id "\xff",
+		// answered, is "\ufffd" to the client, maybe another call of
+		// its own, which would get two answers.
 		{"id not utf-8", string(long(`{"jsonrpc":"2.0","id":"`+"\xff"+`","method":"tools/call","params":{"name":"echo","x":"`, `"}}`)), nil, ""},
 		{"text not utf-8", string(long(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","x":"`+"\xe2\x82", `"}}`)), nil, ""},
 		{"reply not utf-8", string(long(`{"jsonrpc":"2.0","result":{"content":{"type":"text","text":"`+"\xc0\xaf", `"}},"id":"s3"}`)), nil, ""},
@@ -916,16 +918,27 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 				_, _ = clientW.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"))
 				clientW.Close()
 			}()
-			line := noHang(t, "the parse error", func() []byte {
-				l, _ := bufio.NewReader(toClientR).ReadBytes('\n')
-				return l
-			})
-			var resp map[string]any
-			if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError || resp["id"] != c.id {
-				t.Fatalf("answer %q, want a parse error for id %v (the call must end)", line, c.id)
-			}
+			got := make(chan []byte, 1)
+			go func() {
+				l, _ := io.ReadAll(toClientR)
+				got <- l
+			}()
 			if err := noHang(t, "pumpClient", func() error { return <-done }); err != nil {
 				t.Fatal(err)
+			}
+			toClientW.Close()
+			line := <-got
+			if c.id == nil {
+				// No id an error could go under: none is sent
+				// (TestProxyAnswersNoClientLineUnderNull).
+				if len(line) != 0 {
+					t.Fatalf("answer %q, want none", line)
+				}
+			} else {
+				var resp map[string]any
+				if err := json.Unmarshal(line, &resp); err != nil || errorCode(resp) != rpcParseError || resp["id"] != c.id {
+					t.Fatalf("answer %q, want one parse error for id %v (the call must end)", line, c.id)
+				}
 			}
 			want := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}` + "\n"
 			if c.toServer != "" {
@@ -943,24 +956,28 @@ func TestProxyOverlongClientMessage(t *testing.T) {
 // it within the limit: each request with a parse error under its id, in
 // one array, each reply with an error to the server under its id, a
 // notification not at all; a batch fromClient refuses whole (an element
-// that is not an object) gets one parse error under id null.
+// that is not an object) gets no answer, a notice saying so (it got a
+// parse error under id null: TestProxyAnswersNoClientLineUnderNull).
 func TestProxyOverlongClientBatch(t *testing.T) {
 	big := strings.Repeat("a", MaxMCPMessage)
 	in := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","x":"` + big + `"}},` +
 		`{"jsonrpc":"2.0","ID":"b","method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/x"},` +
 		`{"jsonrpc":"2.0","id":"s1","result":{}}]` + "\n" +
 		`[{"jsonrpc":"2.0","id":3,"method":"tools/list","x":"` + big + `"},4]` + "\n"
-	var toClient, toServer bytes.Buffer
-	p := &proxy{filter: excludeFilter, notices: io.Discard, toClient: &toClient, toServer: &toServer}
+	var toClient, toServer, notices bytes.Buffer
+	p := &proxy{filter: excludeFilter, notices: &notices, toClient: &toClient, toServer: &toServer}
 	if err := p.pumpClient(strings.NewReader(in)); err != nil {
 		t.Fatal(err)
 	}
 	parseError := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32700,"message":"message exceeds 16777216 bytes\nbundlectl: hint: bundlectl mcp --help"}}`
 	}
-	want := "[" + parseError("1") + "," + parseError(`"b"`) + "]\n" + parseError("null") + "\n"
+	want := "[" + parseError("1") + "," + parseError(`"b"`) + "]\n"
 	if toClient.String() != want {
 		t.Errorf("the client got %q, want %q", toClient.String(), want)
+	}
+	if !strings.Contains(notices.String(), "dropped a client line over 16777216 bytes with no id it can read; it gets no error") {
+		t.Errorf("the notices %q do not say the second batch got no error", notices.String())
 	}
 	want = `{"jsonrpc":"2.0","id":"s1","error":{"code":-32603,"message":"the client's reply exceeds 16777216 bytes, the most bundlectl's MCP proxy passes on; it was dropped\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 	if toServer.String() != want {
@@ -971,13 +988,14 @@ func TestProxyOverlongClientBatch(t *testing.T) {
 // TestProxyOverlongBatchPastWhatTheScanKeeps: a client batch over
 // MaxMCPMessage whose ids pass what the scan keeps (maxScanIDBytes of
 // them together, the first maxTrackedIDs messages) gets one answer
-// under each id the scan kept, and one more under null that says how
-// many of its requests got none, and why: exactly the requests with an
-// id, not the notifications, replies and requests under null among the
-// messages whose ids it did not keep (it counted every such message,
-// so 2 and 4 here, before). Before that, the whole batch got one parse
-// error under null: a client matching answers by id waited for every
-// request in it, those whose ids were kept too.
+// under each id the scan kept, and a notice says how many of its
+// requests got none, and why: exactly the requests with an id, not the
+// notifications, replies and requests under null among the messages
+// whose ids it did not keep (it counted every such message, so 2 and 4
+// here, before). Before that, the whole batch got one parse error under
+// null: a client matching answers by id waited for every request in
+// it, those whose ids were kept too. (The count went in one more
+// answer under null, until TestProxyAnswersNoClientLineUnderNull.)
 func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 	third := `"` + strings.Repeat("i", maxScanIDBytes/3) + `"` // three pass maxScanIDBytes
 	var many strings.Builder
@@ -1004,13 +1022,13 @@ func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 		ids    []string // the ids answered, in order, null last
 		unread int
 	}{
-		{[]string{third, `"b"`, third, `"e"`, "null"}, 1},
-		{append(func() (ids []string) {
+		{[]string{third, `"b"`, third, `"e"`}, 1},
+		{func() (ids []string) {
 			for i := range maxTrackedIDs {
 				ids = append(ids, fmt.Sprint(i))
 			}
 			return ids
-		}(), "null"), 1},
+		}(), 1},
 	} {
 		var answers []struct {
 			ID    json.RawMessage `json:"id"`
@@ -1030,12 +1048,9 @@ func TestProxyOverlongBatchPastWhatTheScanKeeps(t *testing.T) {
 				t.Fatalf("batch %d, answer %d: id %.40s, code %d; want id %.40s, a parse error", i, j, a.ID, a.Error.Code, c.ids[j])
 			}
 		}
-		if last := answers[len(answers)-1].Error.Message; last != unreadMessages(lineTooLong, c.unread) || !strings.Contains(last, fmt.Sprintf("%d of its requests are not answered under their ids", c.unread)) {
-			t.Errorf("batch %d: the answer under null says %q; want it to say how many messages have no answer of their own, and why", i, last)
-		}
 	}
-	if !strings.Contains(notices.String(), "1 of its requests have no answer under their ids") {
-		t.Errorf("notices %q do not say some messages got no answer of their own", notices.String())
+	if want := unreadMessages(lineTooLong, 1); strings.Count(notices.String(), want) != 2 || !strings.Contains(want, "1 of its requests get no error") {
+		t.Errorf("notices %q do not say, for each batch, how many of its requests got no answer, and why (%q)", notices.String(), want)
 	}
 }
 
@@ -1203,8 +1218,9 @@ func TestProxyAnswersLinesNestedTooDeep(t *testing.T) {
 		if err := p.pumpClient(strings.NewReader(client)); err != nil {
 			t.Fatal(err)
 		}
-		wantClient := `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"message nests deeper than 10000 levels\nbundlectl: hint: bundlectl mcp --help"}}` + "\n" +
-			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"message nests deeper than 10000 levels\nbundlectl: hint: bundlectl mcp --help"}}` + "\n" // the reply's, as a long one's
+		// The reply gets no error under null (it did, until
+		// TestProxyAnswersNoClientLineUnderNull): the server's is its answer.
+		wantClient := `{"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"message nests deeper than 10000 levels\nbundlectl: hint: bundlectl mcp --help"}}` + "\n"
 		if toClient.String() != wantClient {
 			t.Errorf("timed %v: the client got %.300q; want %q", timed, toClient.String(), wantClient)
 		}

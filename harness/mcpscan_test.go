@@ -774,7 +774,7 @@ func requestsWithIDs(t *testing.T, elems []json.RawMessage) int {
 func relayedClientReading(t *testing.T, msg []byte) (id json.RawMessage, kind msgKind, ok bool) {
 	var toClient bytes.Buffer
 	p := timedProxy(t, &toClient, io.Discard, io.Discard)
-	fwd, reply := p.fromClient(msg)
+	fwd, reply, _ := p.fromClient(msg)
 	if reply != nil {
 		ms, _ := jsonobj.Members(reply)
 		id = lastMember(ms, "id")

@@ -370,8 +370,12 @@ relayed: whoever waits for an answer to a message in it gets an error
 under its id instead (a request of the client's or the server's, a reply
 the client's call awaits), and the rest of the line is dropped with a
 notice on stderr, as is a server line that is not one JSON message. A
-raw "\r", U+0085, U+2028 or U+2029 is rewritten so that no line reader
-splits a message (docs/harness.md).
+message there whose id was not read (past those 4096, or those 16 MiB)
+gets no error, and a notice says how many. A client line the proxy
+refuses with no id it can read (not UTF-8 JSON, an id null) gets no
+error either, only a notice: an error under id null answers no request.
+A raw "\r", U+0085, U+2028 or U+2029 is rewritten so that no line
+reader splits a message (docs/harness.md).
 Without either the bytes pass unchanged. SIGINT, SIGTERM, SIGHUP and
 SIGQUIT are passed on to the server, which is killed 5 s later if it is
 still running. The server is killed with every
