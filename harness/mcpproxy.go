@@ -177,7 +177,9 @@ type MCPConn struct {
 //   - Member names are matched as a lenient decoder would: "tools",
 //     "name", "method", "params" and "result" in any letter case, every
 //     occurrence of a duplicated one, so that no reading of a message
-//     the client or server may make sees a tool the filter refuses.
+//     the client or server may make sees a tool the filter refuses. A
+//     method is a call when a loose server may read it as tools/call
+//     (isCallMethod: as an exclude filter reads a name).
 //   - notifications/tools/list_changed and everything else pass through;
 //     the client re-lists and the list is filtered again.
 //   - Every line is written so that every line reader a peer may use
@@ -987,7 +989,7 @@ func (p *proxy) judge(obj []byte) verdict {
 		if !ok {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
-		isCall = isCall || strings.EqualFold(method, "tools/call")
+		isCall = isCall || isCallMethod(method)
 		isCancel = isCancel || strings.EqualFold(method, "notifications/cancelled")
 		isRequest = true
 	}
@@ -1018,6 +1020,42 @@ func (p *proxy) judge(obj []byte) verdict {
 		return verdict{code: rpcInvalidParams, msg: "invalid params: tools/call without params", id: id}
 	}
 	return verdict{id: id}
+}
+
+// isCallMethod reports whether a server that looks a method up loosely
+// may take method for tools/call: in any letter case, or read as an
+// exclude filter reads a tool's name (toolKey: trimmed of white space,
+// controls and invisible marks, cut at a NUL, NFKC and case folded), so
+// that " tools/call", "tools/call\u0000" or a fullwidth "ｔｏｏｌｓ/call"
+// is judged as a call, under either filter. A method of ASCII letters,
+// "/" and "_" alone (every method a host sends) has no spelling but its
+// letter case, and costs no normalisation.
+func isCallMethod(method string) bool {
+	return strings.EqualFold(method, "tools/call") || !plainMethod(method) && toolKey(method) == "tools/call"
+}
+
+// plainMethod reports whether method is ASCII letters, "/" and "_"
+// alone, which toolKey reads as its lower case.
+func plainMethod[S string | []byte](method S) bool {
+	for i := 0; i < len(method); i++ {
+		if c := method[i] | 0x20; !('a' <= c && c <= 'z' || method[i] == '/' || method[i] == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// callMethodValue is isCallMethod of v, a method member's JSON value:
+// false when it is no string; a plain one is read without a copy.
+func callMethodValue(v []byte) bool {
+	if stringFolds(v, "tools/call") {
+		return true
+	}
+	if len(v) < 2 || v[0] != '"' || plainMethod(v[1:len(v)-1]) {
+		return false
+	}
+	m, ok := jsonString(v)
+	return ok && isCallMethod(m)
 }
 
 // judgeCallParams refuses a tools/call (answered under id) whose params

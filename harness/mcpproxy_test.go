@@ -340,8 +340,8 @@ func refusedCall(raw []byte, filter ToolFilter) (string, bool) {
 		isCall := false
 		for _, m := range foldValues(msg, "method") {
 			var s string
-			if json.Unmarshal(m, &s) == nil && strings.EqualFold(s, "tools/call") {
-				isCall = true
+			if json.Unmarshal(m, &s) == nil && (strings.EqualFold(s, "tools/call") || toolKey(s) == "tools/call") {
+				isCall = true // as a server that looks methods up loosely reads it
 			}
 		}
 		var st struct {
