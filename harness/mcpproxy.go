@@ -641,7 +641,7 @@ var (
 // deep: it is not scanned. Bytes that are not UTF-8 in a string leave
 // it JSON, as the server's relay reads a line (fromServer writes them
 // as U+FFFD) and its scan over MaxMCPMessage does; the client's caller
-// answers such a line under null, as fromClient does.
+// reads no id of such a line (it answers none), as fromClient reads none.
 func scanTooDeep(line []byte) *msgScanner {
 	if len(line) <= 2*maxScanDepth || !nestsPast(line, maxScanDepth) {
 		return nil
