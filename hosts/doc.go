@@ -106,7 +106,9 @@
 //     beside it, which the writer holds locked for its lifetime, is not
 //     locked (a pid may be another namespace's); a file without that tag
 //     is never removed, opened or written through, whatever it holds or
-//     is. Setup's own record and backup
+//     is. A key that is not a regular file of 32 bytes (read without
+//     waiting, so a named pipe never holds the setup lock) stops setup
+//     and --undo (PendingKeyError). Setup's own record and backup
 //     temporaries are removed under the setup lock, which their writers
 //     hold. It reads a JSON file as its host does
 //     (JSONSyntax: Gemini CLI's with comments) and writes back every byte

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -901,7 +902,7 @@ const pendingKeyName = "pending-key"
 func pendingKeyPath(home string) string { return filepath.Join(setupDir(home), pendingKeyName) }
 
 // PendingKeyError is a key of the tags (pendingKeyName) that is not 32
-// bytes: setup writes nothing with it, since a temporary file it left
+// bytes, or not a regular file (readKey): setup writes nothing with it, since a temporary file it left
 // could not be told its own afterwards.
 type PendingKeyError struct {
 	Path string
@@ -916,15 +917,21 @@ func (e *PendingKeyError) Unwrap() error { return e.Err }
 
 // Hint removes the key: the next setup makes another, and a temporary
 // file a setup killed before left under the old one is then kept,
-// never removed, as any file setup cannot prove its own.
-func (e *PendingKeyError) Hint() string { return "rm " + bundle.ShellArg(e.Path) }
+// never removed, as any file setup cannot prove its own. A directory
+// there (no key setup made) takes "rm -r": plain rm refuses it.
+func (e *PendingKeyError) Hint() string {
+	if fi, err := os.Lstat(e.Path); err == nil && fi.IsDir() {
+		return "rm -r " + bundle.ShellArg(e.Path)
+	}
+	return "rm " + bundle.ShellArg(e.Path)
+}
 
 // pendingKey reads home's key of the tags; missing, it is made when
 // create, else nil is returned (no name can be setup's then). The caller
 // holds the setup lock.
 func pendingKey(home string, create bool) ([]byte, error) {
 	p := pendingKeyPath(home)
-	key, err := os.ReadFile(p)
+	key, err := readKey(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && create:
 		key = make([]byte, 32)
@@ -941,6 +948,33 @@ func pendingKey(home string, create bool) ([]byte, error) {
 		return nil, &PendingKeyError{Path: p, Err: fmt.Errorf("%d bytes, not 32", len(key))}
 	}
 	return key, nil
+}
+
+// readKey reads the key at p, a regular file, and at most one byte more
+// than a key holds: a FIFO there (opened without waiting for a writer)
+// or a link to a device (/dev/zero) is refused, not read for good under
+// the setup lock.
+func readKey(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		kind := "a device, a socket or another special file"
+		switch {
+		case fi.IsDir():
+			kind = "a directory"
+		case fi.Mode()&fs.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		}
+		return nil, fmt.Errorf("not a regular file: %s", kind)
+	}
+	return io.ReadAll(io.LimitReader(f, 33))
 }
 
 // pendingTag is the tag of the temporary name of p with random part

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -188,5 +189,69 @@ func TestSetupRefusesADamagedKey(t *testing.T) {
 	}
 	if fi, err := os.Stat(key); err != nil || fi.Size() != 32 || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the key setup made: %v, %v", fi, err)
+	}
+}
+
+// TestSetupRefusesAKeyNotAFile: a key of the tags that is not a regular
+// file stops setup with a hint that removes it as printed. A directory
+// there was named with "rm <dir>", which rm refuses ("Is a directory");
+// a FIFO was opened as a file, waiting for a writer under the setup lock
+// (setup hung for good), and read as the key when one came.
+func TestSetupRefusesAKeyNotAFile(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	key := pendingKeyPath(home)
+	if err := os.MkdirAll(filepath.Join(key, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var ke *PendingKeyError
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); !errors.As(err, &ke) {
+		t.Fatalf("with a directory for the key: %v", err)
+	}
+	if out, err := exec.Command("sh", "-c", ke.Hint()).CombinedOutput(); err != nil {
+		t.Fatalf("the hint %q: %v\n%s", ke.Hint(), err, out)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatalf("setup after the hint: %v", err)
+	}
+	if _, err := Undo(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.Remove(key); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A writer that gives the FIFO a key once a reader opens it: a
+	// setup that waits for one reads it, and goes on.
+	wrote := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(key, os.O_WRONLY, 0)
+		if err == nil {
+			// EPIPE when setup opened the FIFO and closed it unread.
+			w.Write(bytes.Repeat([]byte{7}, 32))
+			w.Close()
+		}
+		wrote <- err
+	}()
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	ke = nil
+	if !errors.As(err, &ke) || !strings.Contains(err.Error(), "named pipe") || ke.Hint() != "rm "+bundle.ShellArg(key) {
+		t.Errorf("with a FIFO for the key: %v", err)
+	}
+	// Release the writer, if setup did not take it.
+	if r, err := os.OpenFile(key, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+		defer r.Close()
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != userSettings {
+		t.Errorf("setup with a FIFO for the key wrote:\n%s", b)
 	}
 }
