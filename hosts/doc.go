@@ -93,7 +93,8 @@
 //     file before it removes that file's backup; the backup of a file new
 //     to the record is the file without setup's entries (it may hold them
 //     already), and --undo never removes or replaces a symbolic link found
-//     where setup created a file (UndoResult.LinkKept). It never writes a file the user made
+//     where setup created a file (UndoResult.LinkKept), nor reads it, so
+//     that one to no regular file is kept too. It never writes a file the user made
 //     read-only, one in a directory made read-only or not the user's to
 //     write, or one with other hard links (ReadOnlyError,
 //     ReadOnlyDirError, HardLinksError), nor one that changed since it read it (on Linux

@@ -1353,20 +1353,26 @@ func planUndo(rec *SetupRecord, host Host, in SetupInput) ([]undoPlan, error) {
 	}
 	var plans []undoPlan
 	for _, f := range rec.Files {
+		if fi, err := os.Lstat(f.Path); !f.Existed && err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			// Not the file setup created (setup never makes a link, and
+			// records a file by its real path): neither removed nor
+			// replaced, whatever it leads to holds — nor read, so that
+			// a link to a directory, a FIFO, or in a loop is kept as
+			// well (--undo once refused them all, and every other file
+			// with them, with no hint).
+			pl := undoPlan{f: f, res: UndoResult{Path: f.Path}}
+			if pl.res.LinkKept, err = realPath(f.Path); err != nil {
+				pl.res.LinkKept, _ = os.Readlink(f.Path)
+			}
+			plans = append(plans, pl)
+			continue
+		}
 		cur, mode, existed, err := readConfig(f.Path)
 		if err != nil {
 			return nil, err
 		}
 		pl := undoPlan{f: f, res: UndoResult{Path: f.Path}, cur: cur, existed: existed, curMode: mode, mode: mode}
-		fi, lerr := os.Lstat(f.Path)
 		switch {
-		case !f.Existed && lerr == nil && fi.Mode()&fs.ModeSymlink != 0:
-			// Not the file setup created (setup never makes a link, and
-			// records a file by its real path): neither removed nor
-			// replaced, whatever it leads to holds.
-			if pl.res.LinkKept, err = realPath(f.Path); err != nil {
-				pl.res.LinkKept, _ = os.Readlink(f.Path)
-			}
 		case !f.Edited && (existed && digestOf(cur) == f.Written || !existed):
 			pl.res.Restored = true
 			if f.Existed {

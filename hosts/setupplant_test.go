@@ -5,9 +5,11 @@ package hosts
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -253,5 +255,57 @@ func TestSetupRefusesAKeyNotAFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(user); string(b) != userSettings {
 		t.Errorf("setup with a FIFO for the key wrote:\n%s", b)
+	}
+}
+
+// TestUndoKeepsALinkToNoFile: a file setup created that is a symbolic
+// link now is kept by --undo whatever it leads to: a directory, a FIFO,
+// a link in a loop. --undo once read the link first, and refused each
+// ("is not a regular file", "too many levels of symbolic links", no
+// hint), undoing no other file either.
+func TestUndoKeepsALinkToNoFile(t *testing.T) {
+	for _, kind := range []string{"directory", "fifo", "loop"} {
+		t.Run(kind, func(t *testing.T) {
+			home, dir := t.TempDir(), t.TempDir()
+			user := filepath.Join(dir, "user.json")
+			if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+				t.Fatal(err)
+			}
+			created, target := filepath.Join(dir, "created.json"), filepath.Join(t.TempDir(), "target")
+			if err := os.Remove(created); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			switch kind {
+			case "directory":
+				err = os.Mkdir(target, 0o700)
+			case "fifo":
+				err = syscall.Mkfifo(target, 0o600)
+			case "loop":
+				err = os.Symlink(created, target)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, created); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Undo(home, fakeHost{dir}, SetupInput{})
+			if err != nil {
+				t.Fatalf("undo: %v", err)
+			}
+			if i := slices.IndexFunc(res, func(u UndoResult) bool { return u.Path == created }); i < 0 || res[i].LinkKept == "" {
+				t.Errorf("undo said of the link: %+v", res)
+			}
+			if fi, err := os.Lstat(created); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("the link: %v, %v", fi, err)
+			}
+			if b, _ := os.ReadFile(user); string(b) != userSettings {
+				t.Errorf("undo left the other file:\n%s", b)
+			}
+		})
 	}
 }

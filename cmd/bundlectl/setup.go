@@ -94,7 +94,9 @@ func runSetup(g *globals, name string, undo bool) error {
 				continue // said below, with the command for it
 			case u.LinkKept != "":
 				fmt.Fprintf(g.stdout, "kept %s: setup created it, and it is a symbolic link now (to %s), not setup's to remove\n", bundle.Quote(u.Path), bundle.Quote(u.LinkKept))
-				if !slices.ContainsFunc(res, func(o hosts.UndoResult) bool { return o.Path == u.LinkKept }) {
+				// (A link to a directory, a FIFO or in a loop holds no
+				// entries, and setup refuses it.)
+				if fi, err := os.Stat(u.Path); err == nil && fi.Mode().IsRegular() && !slices.ContainsFunc(res, func(o hosts.UndoResult) bool { return o.Path == u.LinkKept }) {
 					fmt.Fprintf(g.stdout, "  %s is not in setup's record: if it holds bundlectl's entries, take them out with: %s, then: %s\n", bundle.Quote(u.LinkKept), g.hint("bundlectl setup "+name), g.hint("bundlectl setup "+name+" --undo"))
 				}
 			case u.Removed:
