@@ -91,8 +91,8 @@
 //     write (applySetup, applyUndo); --undo undoes the files of setups run
 //     with its own $HOME only (SetupFile.Home), naming the others; --undo writes its record without a
 //     file before it removes that file's backup; the backup of a file new
-//     to the record is the file without setup's entries (it may hold them
-//     already), and --undo never removes or replaces a symbolic link found
+//     to the record is the file without this home's setup's entries (it
+//     may hold them already; another home's are kept, holdsLinesOf), and --undo never removes or replaces a symbolic link found
 //     where setup created a file (UndoResult.LinkKept), nor reads it, so
 //     that one to no regular file is kept too. It never writes a file the user made
 //     read-only, one in a directory made read-only or not the user's to

@@ -187,7 +187,7 @@ func Setup(home string, host Host, in SetupInput) ([]SetupResult, error) {
 	}
 	var results []SetupResult
 	for _, pl := range plans {
-		res, wrote, err := applySetup(home, key, host.Name(), rec, pl, in.Environ, left[pl.path])
+		res, wrote, err := applySetup(home, key, host.Name(), rec, pl, in, left[pl.path])
 		if err != nil {
 			return results, err
 		}
@@ -260,10 +260,29 @@ func (pl setupPlan) after() ([]byte, fs.FileMode, bool) {
 	return pl.next, pl.mode, true
 }
 
+// holdsLinesOf says whether cur holds a hook line of a setup run with
+// home ("--home <home> hooks run", as Reentry.HooksRun's command spells
+// it), as written or escaped in a JSON or TOML string. With no home to
+// tell (a caller that gives none), any line is taken for one.
+func holdsLinesOf(cur []byte, home string) bool {
+	if home == "" {
+		return true
+	}
+	mark := ShellJoin([]string{"--home", home, "hooks", "run"})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(mark)
+	esc := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte(`"`))
+	esc = bytes.TrimPrefix(esc, []byte(`"`))
+	return bytes.Contains(cur, []byte(mark)) || bytes.Contains(cur, esc)
+}
+
 // applySetup writes one planned file, keeping rec (its backup, what setup
 // wrote) up to date; wrote is false for a file missing that setup has
 // nothing to put in.
-func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setupPlan, environ []string, removed []string) (res SetupResult, wrote bool, err error) {
+func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setupPlan, in SetupInput, removed []string) (res SetupResult, wrote bool, err error) {
+	environ := in.Environ
 	path, cur, next, mode, existed := pl.path, pl.cur, pl.next, pl.mode, pl.existed
 	res = SetupResult{Path: path, What: pl.edit.What, Notes: pl.edit.Notes}
 	if existed && !bytes.Equal(cur, next) || !existed && next != nil {
@@ -292,9 +311,13 @@ func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setup
 			// A file new to the record may hold setup's entries already
 			// (a dotfiles copy setup wrote under another name, since
 			// made the file this name leads to): the backup is the file
-			// without them, so that --undo never "restores" them.
+			// without them, so that --undo never "restores" them. Only
+			// a setup's of this home (its hook lines call it): another
+			// home's lines, which this setup replaces, are the file as
+			// it was before, for --undo to give back (they were once
+			// dropped from the backup, and that home's guards with them).
 			before := cur
-			if pl.edit.Strip != nil {
+			if pl.edit.Strip != nil && holdsLinesOf(cur, in.Reentry.Home) {
 				if stripped, err := pl.edit.Strip(cur); err == nil {
 					before = stripped
 				}

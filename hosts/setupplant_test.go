@@ -309,3 +309,65 @@ func TestUndoKeepsALinkToNoFile(t *testing.T) {
 		})
 	}
 }
+
+// homeLinesHost is fakeHost whose hook lines call the home of the setup
+// (in.Reentry.Home), as the real hosts' do.
+type homeLinesHost struct{ dir string }
+
+func (homeLinesHost) Name() string                         { return "fake" }
+func (homeLinesHost) View(*Bundle, Reentry) (*View, error) { return NewView(), nil }
+func (homeLinesHost) Launch(*Session, []BuiltView, []string, []string) (*Launch, error) {
+	return nil, nil
+}
+func (h homeLinesHost) Setup(in SetupInput) ([]FileEdit, error) {
+	hs := []SetupHook{{Event: "PreToolUse", Matcher: "*", Command: ShellJoin(Reentry{Exe: "/bin/bundlectl", Home: in.Reentry.Home}.HooksRun("PreToolUse", "claude")), Timeout: 600}}
+	return []FileEdit{{
+		Path: filepath.Join(h.dir, "user.json"), Mode: 0o600,
+		Apply: EditJSON(func(r *JSON) { ApplyJSONHooks(r, "claude", hs) }),
+		Strip: EditJSON(func(r *JSON) { StripJSONHooks(r, "claude") }),
+	}}, nil
+}
+
+// TestUndoGivesBackAnotherHomesLines: a settings file another home's
+// setup wired is new to this home's record; this home's setup replaces
+// those lines with its own, and its --undo gives the file back as it was,
+// the other home's lines in it. The backup of a file new to the record
+// was once the file without any setup's lines, so --undo "restored" it
+// without the other home's, whose guards then ran no more; a file that
+// holds this home's own lines already (a dotfiles copy) is still backed
+// up without them.
+func TestUndoGivesBackAnotherHomesLines(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	first, second := t.TempDir(), t.TempDir()
+	if _, err := Setup(first, homeLinesHost{dir}, SetupInput{Reentry: Reentry{Home: first}}); err != nil {
+		t.Fatal(err)
+	}
+	wired, _ := os.ReadFile(user)
+	if _, err := Setup(second, homeLinesHost{dir}, SetupInput{Reentry: Reentry{Home: second}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(second, homeLinesHost{dir}, SetupInput{Reentry: Reentry{Home: second}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); string(b) != string(wired) {
+		t.Errorf("the second home's --undo left:\n%s\nwant the file as its setup found it:\n%s", b, wired)
+	}
+
+	// This home's own lines, in a file new to its record: left out.
+	if err := os.Remove(recordPath(first, "fake")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Setup(first, homeLinesHost{dir}, SetupInput{Reentry: Reentry{Home: first}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Undo(first, homeLinesHost{dir}, SetupInput{Reentry: Reentry{Home: first}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(user); strings.Contains(string(b), "hooks run") {
+		t.Errorf("--undo of a file new to the record, this home's lines in it, left:\n%s", b)
+	}
+}
