@@ -1180,13 +1180,17 @@ func removeStalePending(key []byte, p string) []string {
 
 // pendingName says whether rest, what follows pendingMark in a name
 // beside p (without lockSuffix), is "<pid>-<random>-<tag>" as
-// createPending names a temporary file of p's with key, of another
-// process than this one.
+// createPending names a temporary file of p's with key. Its pid may be
+// this process's: a setup killed in another pid namespace whose setups
+// get the same pid each run (a container's pid 1) left it, and only its
+// lock tells whether its writer runs (pendingGone; a lock this process
+// held would be one of another open file, which flock refuses too). A
+// name of this process's pid was once skipped, and stayed for good.
 func pendingName(key []byte, p, rest string) bool {
 	pidText, tail, ok := strings.Cut(rest, "-")
 	random, tag, ok2 := strings.Cut(tail, "-")
 	pid, err := strconv.Atoi(pidText)
-	if !ok || !ok2 || err != nil || pid <= 0 || pid == os.Getpid() || !pendingRandom(random) {
+	if !ok || !ok2 || err != nil || pid <= 0 || !pendingRandom(random) {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(tag), []byte(pendingTag(key, p, random))) == 1

@@ -606,3 +606,32 @@ func testUndoKilledBetweenFiles(t *testing.T, at string) {
 		t.Errorf("backups left after the --undo that finished: %v", left)
 	}
 }
+
+// TestSetupKilledPendingOfThisPidIsRemoved: a setup SIGKILLed before its
+// rename, in another pid namespace whose setups get the same pid each
+// run (a container's first process is pid 1 every time), leaves names
+// with the pid the next setup has. Their tag and their free lock prove
+// them a gone writer's of this home, and the next setup removes them:
+// it once skipped every name of its own pid, so that such a leftover
+// stayed for good. (The child's names are given this process's pid, as
+// that namespace's next setup would see them: the tag does not cover the
+// pid.)
+func TestSetupKilledPendingOfThisPidIsRemoved(t *testing.T) {
+	home, dir, user, pid := setupKilledAt(t, "TestSetupKilledPendingOfThisPidIsRemoved", &testOnlyPendingWritten)
+	left := pendingBeside(t, user)
+	if len(left) != 2 || left[1] != left[0]+lockSuffix {
+		t.Fatalf("the killed setup left %q beside the file", left)
+	}
+	from, to := pendingMark+strconv.Itoa(pid)+"-", pendingMark+strconv.Itoa(os.Getpid())+"-"
+	for _, l := range left {
+		if err := os.Rename(l, filepath.Join(dir, strings.Replace(filepath.Base(l), from, to, 1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := pendingBeside(t, user); len(got) != 0 {
+		t.Errorf("left beside the file after setup: %q", got)
+	}
+}
