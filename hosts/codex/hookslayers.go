@@ -275,7 +275,7 @@ func headLayers(codexHome, cwd string) []configLayer {
 // repository dir is in, and whether there is one: git cat-file, which
 // runs no filter, pager or hook of the repository's; with no GIT_…
 // variable of bundlectl's environment, which could name another
-// repository.
+// repository, but for gitNoFetch.
 func gitHead(dir, rel string) ([]byte, bool) {
 	cmd := exec.Command("git", "--no-pager", "-C", dir, "cat-file", "blob", "HEAD:./"+rel)
 	cmd.Env = []string{}
@@ -284,12 +284,25 @@ func gitHead(dir, rel string) ([]byte, bool) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, gitNoFetch...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, false
 	}
 	return out, true
 }
+
+// gitNoFetch keeps git from fetching: in a partial clone (a promisor
+// remote in the repository's config), reading an object that is not
+// there fetches it from the remote, which runs the program the
+// repository's config names for it — core.sshCommand,
+// remote.<name>.uploadpack, a remote helper — and git 2.39's cat-file ran
+// a core.sshCommand so (hosts/codex TestGitHeadRunsNoProgram).
+// GIT_NO_LAZY_FETCH stops the fetch where git knows it (2.45 on);
+// GIT_ALLOW_PROTOCOL, which outranks every protocol.*.allow of any
+// config, allows only a transport no git has, so an older git refuses
+// each one (ssh, file, ext, a helper "X::") before starting its program.
+var gitNoFetch = []string{"GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL=bundlectl-no-transport"}
 
 // worktreeHooksOff is the caveat of a `codex --worktree` session started
 // in cwd whose layers (headLayers) turn the hooks feature off, asked
