@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,7 +67,7 @@ func TestGitHeadRunsNoProgram(t *testing.T) {
 			for _, kv := range c.config(prog) {
 				git("config", kv[0], kv[1])
 			}
-			data, ok := gitHead(top, ".codex/config.toml")
+			data, _, ok := gitHead(top, ".codex/config.toml")
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("git ran the repository's program %s", prog)
 			}
@@ -74,5 +75,92 @@ func TestGitHeadRunsNoProgram(t *testing.T) {
 				t.Errorf("read %q from a blob the repository does not hold", data)
 			}
 		})
+	}
+}
+
+// TestWorktreeHooksOffHeadForms: HEAD's file as a --worktree session's
+// checkout has it. A .codex that HEAD commits as a link into the tree
+// (.codex -> conf) is read through it, as Codex 0.171 reads the
+// checkout (internal/agenttest TestSetupCodexWorktreeLinked), and the
+// hint shows the blob (git show HEAD:./.codex/config.toml follows no
+// link, and so never showed it); an empty committed file sets nothing,
+// so the user's false holds (gitHead returns it non-nil, where doc would
+// read the working copy's file).
+func TestWorktreeHooksOffHeadForms(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
+	for _, c := range []struct {
+		name     string
+		user     string
+		commit   func(t *testing.T, top, outside string) // lays out what HEAD holds
+		wantFile string                                  // relative to top, or "home/config.toml"
+		hooksOff bool                                    // the hint shows "hooks = false"
+	}{
+		{name: "a link into the tree", commit: func(t *testing.T, top, _ string) {
+			mustWrite(t, filepath.Join(top, "conf", "config.toml"), off)
+			mustLink(t, "conf", filepath.Join(top, ".codex"))
+		}, wantFile: ".codex/config.toml", hooksOff: true},
+		{name: "an empty file under the user's false", user: off, commit: func(t *testing.T, top, _ string) {
+			mustWrite(t, filepath.Join(top, ".codex", "config.toml"), "")
+		}, wantFile: "home/config.toml"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			top, outside, home := filepath.Join(root, "top"), filepath.Join(root, "outside"), filepath.Join(root, "home")
+			mustWrite(t, filepath.Join(home, "config.toml"), c.user)
+			mustWrite(t, filepath.Join(top, "keep"), "")
+			c.commit(t, top, outside)
+			for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "HEAD"}} {
+				cmd := exec.Command("git", append([]string{"-C", top, "-c", "user.name=t", "-c", "user.email=t@example.invalid"}, args...)...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %q: %v %s", args, err, out)
+				}
+			}
+			// The working copy turns hooks on.
+			if err := os.Remove(filepath.Join(top, ".codex")); err != nil {
+				os.RemoveAll(filepath.Join(top, ".codex"))
+			}
+			mustWrite(t, filepath.Join(top, ".codex", "config.toml"), on)
+			cwd := startedIn(top)
+			got := worktreeHooksOff(home, cwd)
+			if got == nil {
+				t.Fatal("no caveat")
+			}
+			want := ""
+			if c.wantFile == "home/config.toml" {
+				want = filepath.Join(home, "config.toml")
+			} else {
+				want = filepath.Join(cwd, c.wantFile)
+			}
+			if got.File != want {
+				t.Errorf("File %q, want %q", got.File, want)
+			}
+			if c.hooksOff {
+				hint := got.Hint()
+				out, err := exec.Command("sh", "-c", hint).CombinedOutput()
+				if err != nil || !strings.Contains(string(out), "hooks = false") {
+					t.Errorf("the hint %q shows no hooks = false: %v\n%s", hint, err, out)
+				}
+			}
+		})
+	}
+}
+
+func mustWrite(t *testing.T, file, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustLink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,11 +1,14 @@
 package codex
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -48,8 +51,10 @@ type configLayer struct {
 	// TestExecCodexWorktree): this one is read for Known alone.
 	atHead bool
 	// head: the file as committed at HEAD (headLayers), read instead of
-	// file, which names it.
-	head []byte
+	// file, which names it; headBlob: its blob's name when a symbolic
+	// link committed on the way led to it (gitHead).
+	head     []byte
+	headBlob string
 }
 
 // doc parses the layer: its file, or the text committed at HEAD.
@@ -264,8 +269,8 @@ func headLayers(codexHome, cwd string) []configLayer {
 		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if data, ok := gitHead(dirs[i], ".codex/config.toml"); ok {
-			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), atHead: true, head: data})
+		if data, linked, ok := gitHead(dirs[i], ".codex/config.toml"); ok {
+			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), atHead: true, head: data, headBlob: linked})
 		}
 	}
 	return layers
@@ -275,21 +280,48 @@ func headLayers(codexHome, cwd string) []configLayer {
 // repository dir is in, and whether there is one: git cat-file, which
 // runs no filter, pager or hook of the repository's; with no GIT_…
 // variable of bundlectl's environment, which could name another
-// repository, but for gitNoFetch.
-func gitHead(dir, rel string) ([]byte, bool) {
-	cmd := exec.Command("git", "--no-pager", "-C", dir, "cat-file", "blob", "HEAD:./"+rel)
-	cmd.Env = []string{}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			cmd.Env = append(cmd.Env, kv)
+// repository, but for gitNoFetch. A symbolic link HEAD commits on the
+// way (.codex -> conf) is followed inside the tree, as the worktree
+// Codex checks out from HEAD has it and Codex reads it (internal/
+// agenttest TestSetupCodexWorktreeLinked). The text, when there is one, is never
+// nil (an empty file is read as empty, not as the working copy's);
+// linked is its blob's name when a link led to it, which `git show
+// HEAD:./<rel>` does not follow.
+func gitHead(dir, rel string) (data []byte, linked string, ok bool) {
+	git := func(stdin string, args ...string) ([]byte, error) {
+		cmd := exec.Command("git", append([]string{"--no-pager", "-C", dir}, args...)...)
+		cmd.Env = []string{}
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GIT_") {
+				cmd.Env = append(cmd.Env, kv)
+			}
 		}
+		cmd.Env = append(cmd.Env, gitNoFetch...)
+		cmd.Stdin = strings.NewReader(stdin)
+		return cmd.Output()
 	}
-	cmd.Env = append(cmd.Env, gitNoFetch...)
-	out, err := cmd.Output()
+	out, err := git("HEAD:./"+rel+"\n", "cat-file", "--batch", "--follow-symlinks")
 	if err != nil {
-		return nil, false
+		return nil, "", false
 	}
-	return out, true
+	header, body, _ := bytes.Cut(out, []byte("\n"))
+	f := strings.Fields(string(header))
+	switch {
+	case len(f) == 3 && f[1] == "blob":
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 || size > len(body) {
+			return nil, "", false
+		}
+		if _, err := git("", "cat-file", "-e", "HEAD:./"+rel); err != nil {
+			linked = f[0]
+		}
+		return append([]byte{}, body[:size]...), linked, true
+	}
+	// missing (no HEAD, or no such file), dangling, a loop, not a blob,
+	// or a link out of the tree (untried: the checkout would read what it
+	// names from there, which cat-file does not say whole for an absolute
+	// one).
+	return nil, "", false
 }
 
 // gitNoFetch keeps git from fetching: in a partial clone (a promisor
@@ -325,7 +357,7 @@ func worktreeHooksOff(codexHome, cwd string) *hosts.HooksOffError {
 	dir := filepath.Dir(filepath.Dir(l.file))
 	return &hosts.HooksOffError{Host: "codex", File: l.file, Lines: "HEAD's copy", Setting: setting,
 		Fix:  "commit it without that setting (or with it set to true)",
-		Show: "git -C " + bundle.ShellArg(dir) + " show HEAD:./.codex/config.toml",
+		Show: "git -C " + bundle.ShellArg(dir) + " show " + cmp.Or(l.headBlob, "HEAD:./.codex/config.toml"),
 		When: "started with --worktree, which reads the project's .codex/config.toml files as committed at HEAD, not the working copy's"}
 }
 
