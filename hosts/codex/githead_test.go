@@ -67,7 +67,7 @@ func TestGitHeadRunsNoProgram(t *testing.T) {
 			for _, kv := range c.config(prog) {
 				git("config", kv[0], kv[1])
 			}
-			data, _, ok := gitHead(top, ".codex/config.toml")
+			data, _, _, ok := gitHead(top)
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("git ran the repository's program %s", prog)
 			}
@@ -83,7 +83,9 @@ func TestGitHeadRunsNoProgram(t *testing.T) {
 // (.codex -> conf) is read through it, as Codex 0.171 reads the
 // checkout (internal/agenttest TestSetupCodexWorktreeLinked), and the
 // hint shows the blob (git show HEAD:./.codex/config.toml follows no
-// link, and so never showed it); an empty committed file sets nothing,
+// link, and so never showed it); a link to an absolute path, as .codex
+// or as config.toml, is the file it names, which the checkout reads
+// there; an empty committed file sets nothing,
 // so the user's false holds (gitHead returns it non-nil, where doc would
 // read the working copy's file).
 func TestWorktreeHooksOffHeadForms(t *testing.T) {
@@ -95,13 +97,22 @@ func TestWorktreeHooksOffHeadForms(t *testing.T) {
 		name     string
 		user     string
 		commit   func(t *testing.T, top, outside string) // lays out what HEAD holds
-		wantFile string                                  // relative to top, or "home/config.toml"
+		wantFile string                                  // relative to top, "outside/…" or "home/config.toml"
 		hooksOff bool                                    // the hint shows "hooks = false"
 	}{
 		{name: "a link into the tree", commit: func(t *testing.T, top, _ string) {
 			mustWrite(t, filepath.Join(top, "conf", "config.toml"), off)
 			mustLink(t, "conf", filepath.Join(top, ".codex"))
 		}, wantFile: ".codex/config.toml", hooksOff: true},
+		{name: "an absolute link as .codex", commit: func(t *testing.T, top, outside string) {
+			mustWrite(t, filepath.Join(outside, "config.toml"), off)
+			mustLink(t, outside, filepath.Join(top, ".codex"))
+		}, wantFile: "outside/config.toml", hooksOff: true},
+		{name: "an absolute link as config.toml", commit: func(t *testing.T, top, outside string) {
+			mustWrite(t, filepath.Join(outside, "c.toml"), off)
+			mustWrite(t, filepath.Join(top, ".codex", "keep"), "")
+			mustLink(t, filepath.Join(outside, "c.toml"), filepath.Join(top, ".codex", "config.toml"))
+		}, wantFile: "outside/c.toml", hooksOff: true},
 		{name: "an empty file under the user's false", user: off, commit: func(t *testing.T, top, _ string) {
 			mustWrite(t, filepath.Join(top, ".codex", "config.toml"), "")
 		}, wantFile: "home/config.toml"},
@@ -119,8 +130,8 @@ func TestWorktreeHooksOffHeadForms(t *testing.T) {
 				}
 			}
 			// The working copy turns hooks on.
-			if err := os.Remove(filepath.Join(top, ".codex")); err != nil {
-				os.RemoveAll(filepath.Join(top, ".codex"))
+			if err := os.RemoveAll(filepath.Join(top, ".codex")); err != nil {
+				t.Fatal(err)
 			}
 			mustWrite(t, filepath.Join(top, ".codex", "config.toml"), on)
 			cwd := startedIn(top)
@@ -131,6 +142,8 @@ func TestWorktreeHooksOffHeadForms(t *testing.T) {
 			want := ""
 			if c.wantFile == "home/config.toml" {
 				want = filepath.Join(home, "config.toml")
+			} else if rel, ok := strings.CutPrefix(c.wantFile, "outside/"); ok {
+				want = filepath.Join(outside, rel)
 			} else {
 				want = filepath.Join(cwd, c.wantFile)
 			}

@@ -269,25 +269,33 @@ func headLayers(codexHome, cwd string) []configLayer {
 		}
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if data, linked, ok := gitHead(dirs[i], ".codex/config.toml"); ok {
+		data, linked, link, ok := gitHead(dirs[i])
+		switch {
+		case ok && link != "":
+			layers = append(layers, configLayer{file: link})
+		case ok:
 			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), atHead: true, head: data, headBlob: linked})
 		}
 	}
 	return layers
 }
 
-// gitHead returns the file rel below dir as committed at HEAD of the git
-// repository dir is in, and whether there is one: git cat-file, which
-// runs no filter, pager or hook of the repository's; with no GIT_…
-// variable of bundlectl's environment, which could name another
-// repository, but for gitNoFetch. A symbolic link HEAD commits on the
-// way (.codex -> conf) is followed inside the tree, as the worktree
-// Codex checks out from HEAD has it and Codex reads it (internal/
-// agenttest TestSetupCodexWorktreeLinked). The text, when there is one, is never
-// nil (an empty file is read as empty, not as the working copy's);
-// linked is its blob's name when a link led to it, which `git show
-// HEAD:./<rel>` does not follow.
-func gitHead(dir, rel string) (data []byte, linked string, ok bool) {
+// gitHead returns the file .codex/config.toml below dir as committed at
+// HEAD of the git repository dir is in, and whether there is one: git
+// cat-file, which runs no filter, pager or hook of the repository's;
+// with no GIT_… variable of bundlectl's environment, which could name
+// another repository, but for gitNoFetch. A symbolic link HEAD commits
+// on the way (.codex -> conf) is followed inside the tree, as the
+// worktree Codex checks out from HEAD has it and Codex reads it
+// (internal/agenttest TestSetupCodexWorktreeLinked); linked is then the
+// blob's name, since `git show HEAD:./.codex/config.toml` does not follow
+// it. A link to an absolute path (.codex itself, or config.toml) is
+// checked out as it is, and Codex reads the file it names there: that
+// file is returned as link, with no data (the same test). A relative
+// link out of the tree is not followed (untried: it resolves beside the
+// new worktree). The text, when there is one, is never nil (an empty
+// file is read as empty, not as the working copy's).
+func gitHead(dir string) (data []byte, linked, link string, ok bool) {
 	git := func(stdin string, args ...string) ([]byte, error) {
 		cmd := exec.Command("git", append([]string{"--no-pager", "-C", dir}, args...)...)
 		cmd.Env = []string{}
@@ -300,28 +308,62 @@ func gitHead(dir, rel string) (data []byte, linked string, ok bool) {
 		cmd.Stdin = strings.NewReader(stdin)
 		return cmd.Output()
 	}
-	out, err := git("HEAD:./"+rel+"\n", "cat-file", "--batch", "--follow-symlinks")
+	const file = "HEAD:./.codex/config.toml"
+	out, err := git("HEAD:./.codex\n"+file+"\n", "cat-file", "--batch", "--follow-symlinks")
 	if err != nil {
-		return nil, "", false
+		return nil, "", "", false
 	}
-	header, body, _ := bytes.Cut(out, []byte("\n"))
-	f := strings.Fields(string(header))
+	dotCodex, out := batchObject(out)
+	config, _ := batchObject(out)
 	switch {
-	case len(f) == 3 && f[1] == "blob":
-		size, err := strconv.Atoi(f[2])
-		if err != nil || size < 0 || size > len(body) {
-			return nil, "", false
+	case config.kind == "blob":
+		if _, err := git("", "cat-file", "-e", file); err != nil {
+			linked = config.name
 		}
-		if _, err := git("", "cat-file", "-e", "HEAD:./"+rel); err != nil {
-			linked = f[0]
-		}
-		return append([]byte{}, body[:size]...), linked, true
+		return config.body, linked, "", true
+	case dotCodex.kind == "symlink" && filepath.IsAbs(string(dotCodex.body)):
+		return nil, "", filepath.Join(string(dotCodex.body), "config.toml"), true
+	case config.kind == "symlink" && filepath.IsAbs(string(config.body)):
+		return nil, "", filepath.Clean(string(config.body)), true
 	}
 	// missing (no HEAD, or no such file), dangling, a loop, not a blob,
-	// or a link out of the tree (untried: the checkout would read what it
-	// names from there, which cat-file does not say whole for an absolute
-	// one).
-	return nil, "", false
+	// or a relative link out of the tree.
+	return nil, "", "", false
+}
+
+// catFileObject is one answer of git cat-file --batch --follow-symlinks:
+// kind "blob", "tree", …, with name, or "symlink", "dangling", "loop",
+// "notdir", "missing"; body is the content, or the link's target.
+type catFileObject struct {
+	kind, name string
+	body       []byte
+}
+
+// batchObject reads the first answer of out, and returns the rest.
+func batchObject(out []byte) (catFileObject, []byte) {
+	header, rest, found := bytes.Cut(out, []byte("\n"))
+	if !found {
+		return catFileObject{}, nil
+	}
+	f := strings.Fields(string(header))
+	var o catFileObject
+	sizeField := ""
+	switch {
+	case len(f) == 2 && f[1] == "missing":
+		return catFileObject{kind: "missing"}, rest
+	case len(f) == 2:
+		o.kind, sizeField = f[0], f[1]
+	case len(f) == 3:
+		o.name, o.kind, sizeField = f[0], f[1], f[2]
+	default:
+		return catFileObject{}, nil
+	}
+	size, err := strconv.Atoi(sizeField)
+	if err != nil || size < 0 || size >= len(rest) || rest[size] != '\n' {
+		return catFileObject{}, nil
+	}
+	o.body = rest[:size:size]
+	return o, rest[size+1:]
 }
 
 // gitNoFetch keeps git from fetching: in a partial clone (a promisor

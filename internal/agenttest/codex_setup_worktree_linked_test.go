@@ -9,9 +9,10 @@ import (
 )
 
 // TestSetupCodexWorktreeLinked: a .codex that HEAD commits as a
-// symbolic link into the tree (.codex -> conf) is checked out as one in
-// the worktree a `codex exec --worktree` session runs in, and Codex
-// 0.171 reads conf/config.toml through it: its features.hooks = false
+// symbolic link, into the tree (.codex -> conf) or to an absolute path,
+// is checked out as one in the worktree a `codex exec --worktree`
+// session runs in, and Codex 0.171 reads config.toml through it: its
+// features.hooks = false
 // keeps setup's hook lines from running there, though the working
 // copy's .codex/config.toml turns hooks on, so the guarded command runs.
 // bundlectl setup and list, which read HEAD's file with git cat-file
@@ -19,39 +20,54 @@ import (
 // follow it (hosts/codex gitHead) and warn.
 func TestSetupCodexWorktreeLinked(t *testing.T) {
 	t.Parallel()
-	marker := filepath.Join(t.TempDir(), markerName)
-	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
-	f := newTrustedFixture(t, a, marker)
-	f.runSetup(t, a, "hello")
-	writeFile(t, f.ws, "conf/config.toml", "[features]\nhooks = false\n", 0o644)
-	if err := os.Symlink("conf", filepath.Join(f.ws, ".codex")); err != nil {
-		t.Fatal(err)
+	for _, absolute := range []bool{false, true} {
+		t.Run(map[bool]string{false: "into the tree", true: "absolute"}[absolute], func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), markerName)
+			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
+			f := newTrustedFixture(t, a, marker)
+			f.runSetup(t, a, "hello")
+			target, add := "conf", []string{"add", ".codex", "conf"}
+			if absolute {
+				target, add = t.TempDir(), []string{"add", ".codex"}
+			} else {
+				target = "conf"
+			}
+			dir := target
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(f.ws, dir)
+			}
+			writeFile(t, dir, "config.toml", "[features]\nhooks = false\n", 0o644)
+			if err := os.Symlink(target, filepath.Join(f.ws, ".codex")); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"init", "-q"}, add, {"commit", "-qm", "HEAD links .codex"}} {
+				cmd := exec.Command("git", append([]string{"-C", f.ws, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git %q: %v %s", args, err, out)
+				}
+			}
+			if err := os.Remove(filepath.Join(f.ws, ".codex")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, f.ws, ".codex/config.toml", "[features]\nhooks = true\n", 0o644)
+			ws, err := filepath.EvalSymlinks(f.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.CodexConfig = "[projects.\"" + ws + "\"]\ntrust_level = \"trusted\"\n\n" + a.CodexConfig
+			a.Args = append(a.Args, "--worktree")
+			res := a.Run(t, "touch the marker")
+			if res.Exit != 0 {
+				t.Fatalf("codex failed\n%s", res)
+			}
+			if want := "workdir: " + filepath.Join(a.ConfigDir(), "worktrees"); !strings.Contains(res.Stderr, want) {
+				t.Fatalf("the session did not run in a worktree under $CODEX_HOME/worktrees: this test's premise (Codex 0.171) no longer holds\n%s", res)
+			}
+			if _, err := os.Stat(marker); err != nil {
+				t.Fatalf("the guard ran (the marker is missing): this test's premise (Codex 0.171 reads the false through the committed link) no longer holds\n%s", res)
+			}
+			checkVerdict(t, a, f, nil, setupEnv(a), "linked", verdict{caveat: "setup's hook lines do not run in a codex session started with --worktree", listOff: true})
+		})
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", ".codex", "conf"}, {"commit", "-qm", "HEAD links .codex to conf"}} {
-		cmd := exec.Command("git", append([]string{"-C", f.ws, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v %s", args, err, out)
-		}
-	}
-	if err := os.Remove(filepath.Join(f.ws, ".codex")); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, f.ws, ".codex/config.toml", "[features]\nhooks = true\n", 0o644)
-	ws, err := filepath.EvalSymlinks(f.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.CodexConfig = "[projects.\"" + ws + "\"]\ntrust_level = \"trusted\"\n\n" + a.CodexConfig
-	a.Args = append(a.Args, "--worktree")
-	res := a.Run(t, "touch the marker")
-	if res.Exit != 0 {
-		t.Fatalf("codex failed\n%s", res)
-	}
-	if want := "workdir: " + filepath.Join(a.ConfigDir(), "worktrees"); !strings.Contains(res.Stderr, want) {
-		t.Fatalf("the session did not run in a worktree under $CODEX_HOME/worktrees: this test's premise (Codex 0.171) no longer holds\n%s", res)
-	}
-	if _, err := os.Stat(marker); err != nil {
-		t.Fatalf("the guard ran (the marker is missing): this test's premise (Codex 0.171 reads HEAD's false through the committed link) no longer holds\n%s", res)
-	}
-	checkVerdict(t, a, f, nil, setupEnv(a), "linked", verdict{caveat: "setup's hook lines do not run in a codex session started with --worktree", listOff: true})
 }
