@@ -513,7 +513,7 @@ func launch(s *hosts.Session, exclusive bool, views []hosts.BuiltView, argv, env
 			fix = "bundlectl exec --exclusive -- codex"
 		}
 		return nil, &hosts.ArgumentError{
-			Err:  fmt.Errorf("codex: the argument %s runs the session in an app server bundlectl exec did not start, which the -c flags that load the bundle views (and trust their hooks) do not configure (codex exec refuses -c flags beside --remote: \"configure the agent on the server\"): leave it out", bundle.Quote(arg)),
+			Err:  fmt.Errorf("codex: the argument %s runs the session in an app server bundlectl exec did not start, which the -c flags that load the bundle views (and trust their hooks) do not configure (codex exec refuses -c flags beside --remote: \"configure the agent on the server\"): leave it out", bundle.Quote(bundle.RedactTokens(arg))),
 			Fix:  fix,
 			Args: at,
 		}

@@ -734,9 +734,10 @@ func ownNote(p OwnPlugin) string {
 // configuration would load (own, Load and OnTrust) load there only if
 // the server reads it, as one started with the same CODEX_HOME does; they
 // are named with that condition, and any other goes unnamed, which the
-// note says.
+// note says. The argument is named with the password of its URL
+// redacted (Codex 0.171 takes ws://user:password@host:port).
 func remoteNote(arg string, own OwnPlugins) string {
-	note := fmt.Sprintf("codex: the argument %s runs the session in that app server, under the server's own configuration, which bundlectl does not read: a plugin of your own it enables may load unnamed, never reviewed by bundlectl", bundle.Quote(arg))
+	note := fmt.Sprintf("codex: the argument %s runs the session in that app server, under the server's own configuration, which bundlectl does not read: a plugin of your own it enables may load unnamed, never reviewed by bundlectl", bundle.Quote(bundle.RedactTokens(arg)))
 	var ids []string
 	for _, p := range slices.Concat(own.Load, own.OnTrust) {
 		if !slices.Contains(ids, bundle.Quote(p.ID)) {
