@@ -55,6 +55,7 @@ hooks:
 // absence alone would prove little.) bundle TestClaudePluginAgentIgnoredKeys holds the review to
 // showing them as ignored, not as grants.
 func TestClaudePluginAgentIgnoredFields(t *testing.T) {
+	t.Parallel()
 	body := "agenttest-ignoring-agent-5c1e"
 	script := []Turn{
 		Call("Agent", map[string]any{"subagent_type": pluginName + ":ignorer", "description": "owls", "prompt": "go"}),
@@ -118,6 +119,7 @@ func TestClaudePluginAgentIgnoredFields(t *testing.T) {
 // number, a boolean, a mapping) or a list of no strings gives the agent no
 // tool. bundle TestClaudeAgentToolsNonString holds the review to that.
 func TestClaudeAgentToolsNonString(t *testing.T) {
+	t.Parallel()
 	agents := []struct{ name, line string }{
 		{"mixed", "tools: [1, Read]"},
 		{"numbers", "tools: [1, 2]"},

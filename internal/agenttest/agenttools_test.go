@@ -63,6 +63,7 @@ func runSubagent(t *testing.T, root, name, marker string) []string {
 // bundlectl's review of the same plugin shows each as Claude Code reads
 // it (bundle TestAgentToolsReading).
 func TestClaudeAgentEmptyTools(t *testing.T) {
+	t.Parallel()
 	type want int
 	const (
 		onlyRead want = iota
@@ -144,6 +145,7 @@ func TestClaudeAgentEmptyTools(t *testing.T) {
 // the same plugin lists the tools the agent runs with (bundle
 // TestAgentMemoryTools).
 func TestClaudeAgentMemoryTools(t *testing.T) {
+	t.Parallel()
 	agents := []struct {
 		name, lines string
 		want        []string

@@ -49,6 +49,7 @@ type bomCase struct {
 // no server from a marked .mcp.json and no hook from a marked hooks file;
 // of a repeated server name it starts the last.
 func TestClaudeBOMAndDuplicateServer(t *testing.T) {
+	t.Parallel()
 	for _, c := range []bomCase{
 		{"plain", "", probeRan{last: true, hook: true}},
 		{"manifest", ".claude-plugin/plugin.json", probeRan{last: true, hook: true}},
@@ -56,6 +57,7 @@ func TestClaudeBOMAndDuplicateServer(t *testing.T) {
 		{"hooks", "hooks/hooks.json", probeRan{last: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			root := filepath.Join(t.TempDir(), "dirname")
 			files := map[string]string{
@@ -98,6 +100,7 @@ func TestClaudeBOMAndDuplicateServer(t *testing.T) {
 // back to —, no server from a marked .mcp.json and no hook from a marked
 // hooks file; of a repeated server name it starts the last.
 func TestCodexBOMAndDuplicateServer(t *testing.T) {
+	t.Parallel()
 	for _, c := range []bomCase{
 		{"plain", "", probeRan{last: true, hook: true}},
 		{"manifest", ".codex-plugin/plugin.json", probeRan{}},
@@ -107,6 +110,7 @@ func TestCodexBOMAndDuplicateServer(t *testing.T) {
 		{"claude-fallback-marked", ".claude-plugin/plugin.json", probeRan{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			src := filepath.Join(t.TempDir(), "src", pluginName)
 			manifest := ".codex-plugin/plugin.json"
@@ -145,12 +149,14 @@ func TestCodexBOMAndDuplicateServer(t *testing.T) {
 // extension whose gemini-extension.json is marked, and no hook from a
 // marked hooks file; of a repeated server name it starts the last.
 func TestGeminiBOMAndDuplicateServer(t *testing.T) {
+	t.Parallel()
 	for _, c := range []bomCase{
 		{"plain", "", probeRan{last: true, hook: true}},
 		{"manifest", "gemini-extension.json", probeRan{}},
 		{"hooks", "hooks/hooks.json", probeRan{last: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)

@@ -21,6 +21,7 @@ import (
 // key (the plugin of the second "source" is installed) and skips an entry
 // that is no object.
 func TestCodexCatalogueStrictness(t *testing.T) {
+	t.Parallel()
 	const entry = `{"name":"plug1","source":{"source":"local","path":"./plugins/a"}}`
 	for name, tc := range map[string]struct{ doc, addErr string }{
 		"top":               {`{"name":"mkt1","name":"mkt1","plugins":[` + entry + `]}`, "duplicate field `name`"},
@@ -36,6 +37,7 @@ func TestCodexCatalogueStrictness(t *testing.T) {
 		"source path":       {`{"name":"mkt1","plugins":[{"name":"plug1","source":{"source":"local","path":"./plugins/a","path":"./plugins/b"}}]}`, ""},
 	} {
 		t.Run("codex/"+name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, Say("done"))
 			mkt := catalogueMarket(t, ".codex-plugin/plugin.json", ".agents/plugins/marketplace.json", tc.doc)
 			env := hostEnv(t, a)
@@ -65,6 +67,7 @@ func TestCodexCatalogueStrictness(t *testing.T) {
 		"twice": `{"name":"mkt1","owner":{"name":"x"},"plugins":[3,{"name":"plug1","source":"./plugins/a","\u0073ource":"./plugins/b"}]}`,
 	} {
 		t.Run("claude/"+name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Claude, Say("done"))
 			mkt := catalogueMarket(t, ".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", doc)
 			env := hostEnv(t, a)
@@ -130,6 +133,7 @@ func installedWhich(root string) string {
 // that is no object, a name missing, not a string or empty, an email not
 // a string; it adds one whose name is written twice, the last not empty.
 func TestClaudeCatalogueOwner(t *testing.T) {
+	t.Parallel()
 	const plugins = `"plugins":[{"name":"plug1","source":"./plugins/a"}]`
 	for name, tc := range map[string]struct{ owner, want string }{
 		"none":       {``, "owner: Invalid input"},

@@ -13,6 +13,7 @@ import (
 // hooks_answer_key_case); before, it read the first as "approve" and the
 // second as malformed, and let the tool run.
 func TestClaudeAnswerKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, answer string
 		blocked      bool
@@ -22,6 +23,7 @@ func TestClaudeAnswerKeys(t *testing.T) {
 		{"twice-approve", `{"decision":"block","reason":"keys says no","decision":"approve"}`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "keys")
 			writeClaudeBashGuard(t, dir, "keys", map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + c.answer + "'"})

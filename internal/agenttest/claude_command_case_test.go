@@ -33,6 +33,7 @@ func slashCommands(t *testing.T, res *Result) []string {
 // (no clash even on a case-insensitive file system). The review passes
 // them (bundle TestDuplicateNamesFoldViewPaths).
 func TestClaudeCommandCaseNames(t *testing.T) {
+	t.Parallel()
 	write := func(root string) {
 		writeFile(t, root, "commands/Deploy.md", "---\ndescription: upper file command\n---\nupper body\n", 0o644)
 		writeFile(t, root, "commands/deploy/SKILL.md", "---\ndescription: lower skill-mode command\n---\nlower body\n", 0o644)

@@ -37,6 +37,7 @@ import (
 // is not null Claude Code ignores additionalMarketplaces: exec carries
 // what it lists (once refused), and refuses it beside a null.
 func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
+	t.Parallel()
 	hook := func(h map[string]any) map[string]any {
 		return map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{h}}}}}
 	}
@@ -80,6 +81,7 @@ func TestExecClaudeExclusiveCarriedUnmodelledDrop(t *testing.T) {
 		{"marketplace alias beside a null extraKnownMarketplaces", alias(nil), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)

@@ -19,11 +19,13 @@ import (
 // Claude Code itself loads nothing of it. A bundle only Claude Code reads
 // is refused (bundle TestClaudeGuardHookFieldType).
 func TestClaudeGuardHookFieldType(t *testing.T) {
+	t.Parallel()
 	for name, bad := range map[string]map[string]any{
 		"timeout": {"type": "command", "command": "true", "timeout": "abc"},
 		"async":   {"type": "command", "command": "true", "async": "yes"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			write := func(dir, rec string) {
 				writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "ftype", "version": "1.0.0"})
 				writeJSONFile(t, dir, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
@@ -64,6 +66,7 @@ func TestClaudeGuardHookFieldType(t *testing.T) {
 // runs its sibling. bundlectl's review skips that hook for Claude Code
 // (manifest.field-type), so neither hooks run nor exec -- claude runs it.
 func TestClaudeHookAsyncType(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "atype")
 	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "atype", "version": "1.0.0"})

@@ -20,6 +20,7 @@ import (
 // manifest makes the bundle a Codex plugin too, so that is a hook.schema
 // warning, not a refused bundle).
 func TestClaudeGuardHookSchema(t *testing.T) {
+	t.Parallel()
 	hook := func(rec, n string) map[string]any {
 		return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, n)}
 	}

@@ -155,6 +155,7 @@ func overlayEtcAt(t *testing.T, dir string, files map[string]string) []string {
 //     enabledPlugins in ~/.claude.json, at its top level or in the
 //     project's entry (only its "env" counts).
 func TestClaudeGuardSwitches(t *testing.T) {
+	t.Parallel()
 	off := `{"disableAllHooks": true}`
 	simple := `{"env": {"CLAUDE_CODE_SIMPLE": "1"}}`
 	cases := []guardCase{
@@ -218,6 +219,7 @@ func TestClaudeGuardSwitches(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			ran, blocked, res := runGuardCase(t, c)
 			if c.hostRefuses {
 				says := c.hostSays
@@ -275,6 +277,7 @@ func checkRefused(t *testing.T, a *Agent, f *execFixture, res *Result, file, set
 // guard neither (TestClaudeGuardSwitches): exec refuses, naming the file
 // and the entry.
 func TestExecClaudeSettingsEnvNoPlugins(t *testing.T) {
+	t.Parallel()
 	a, f, res := runExecGuard(t, map[string]any{"env": map[string]any{"CLAUDE_CODE_SIMPLE": "1"}}, nil, nil, nil)
 	checkRefused(t, a, f, res, filepath.Join(a.ConfigDir(), "settings.json"), `"env": {"CLAUDE_CODE_SIMPLE": "1"}, Claude Code's minimal or safe mode (no plugin loads)`)
 }
@@ -285,6 +288,7 @@ func TestExecClaudeSettingsEnvNoPlugins(t *testing.T) {
 // exec refuses, naming the file and the entry. It once skipped the file
 // it could not parse, started the agent, and the marker command ran.
 func TestExecClaudeSettingsEnvByteOrderMark(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -300,6 +304,7 @@ func TestExecClaudeSettingsEnvByteOrderMark(t *testing.T) {
 // the view's guard from running (TestClaudeGuardSwitches): exec refuses,
 // naming that file.
 func TestExecClaudeCowork(t *testing.T) {
+	t.Parallel()
 	a, f, res := runExecGuard(t, nil, map[string]string{".claude/cowork_settings.json": `{"disableAllHooks": true}`}, []string{"CLAUDE_CODE_USE_COWORK_PLUGINS=1"}, nil)
 	checkRefused(t, a, f, res, filepath.Join(a.ConfigDir(), "cowork_settings.json"), `"disableAllHooks": true`)
 }
@@ -309,6 +314,7 @@ func TestExecClaudeCowork(t *testing.T) {
 // guard from running (TestClaudeGuardSwitches): exec starts the agent and
 // the view's guard blocks the marker command.
 func TestExecClaudeSettingSources(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -327,6 +333,7 @@ func TestExecClaudeSettingSources(t *testing.T) {
 // first, naming the managed file rather than an argument the user never
 // gave.
 func TestExecClaudeManagedSideload(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -342,6 +349,7 @@ func TestExecClaudeManagedSideload(t *testing.T) {
 // (TestClaudeGuardSwitches): exec starts the agent and the view's guard
 // blocks the marker command. exec used to refuse this.
 func TestExecClaudeParentSettings(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)

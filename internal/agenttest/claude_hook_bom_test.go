@@ -13,6 +13,7 @@ import (
 // answer as plain text (Go's bytes.TrimSpace keeps U+FEFF), and hooks run
 // let the command run (harness TestParseHookOutputTrim).
 func TestClaudeHookAnswerBOM(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	marker := filepath.Join(tmp, markerName)
 	dir := filepath.Join(tmp, "grd")

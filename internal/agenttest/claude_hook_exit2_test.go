@@ -37,8 +37,10 @@ var claudeExit2Ran = []string{"end-after", "end-fail", "start-after", "start-fai
 // Code through `bundlectl setup claude`'s hooks (one `bundlectl hooks run
 // --host claude` per event), must behave alike.
 func TestClaudeNonBlockingExit2(t *testing.T) {
+	t.Parallel()
 	for _, through := range []string{"plugin-dir", "setup"} {
 		t.Run(through, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Claude, Say("done"))
 			if through == "plugin-dir" {

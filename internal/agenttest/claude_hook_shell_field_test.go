@@ -49,6 +49,7 @@ func warnedPaths(t *testing.T, dir, rule string) ([]string, string) {
 // (hook.option-skill); the scripts options_default and
 // claude_hook_shell_scope hold hooks run and hooks exec to the same.
 func TestClaudeHookOptionScopes(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	marker := filepath.Join(rec, "tool-ran")
 	dir := filepath.Join(t.TempDir(), "optsk")
@@ -105,6 +106,7 @@ func TestClaudeHookOptionScopes(t *testing.T) {
 // running the others. TestClaudeHookShellScope has the other
 // events and skills.
 func TestClaudeHookShellField(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pwsh"); err == nil {
 		t.Skip("pwsh is installed: Claude Code would run the powershell hook")
 	}
@@ -117,6 +119,7 @@ func TestClaudeHookShellField(t *testing.T) {
 		{"zsh", "zsh", []string{"tool-ran"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "shf")
 			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "shf", "version": "1.0.0"})
@@ -183,6 +186,7 @@ func TestClaudeHookShellField(t *testing.T) {
 // skill (its PreToolUse and PostToolUse hooks alike), and the skill still
 // loads. bundlectl exec runs the same hooks.
 func TestClaudeHookShellScope(t *testing.T) {
+	t.Parallel()
 	write := func(dir, rec string) {
 		h := func(n, shell string) map[string]any {
 			m := map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, n)}
@@ -230,6 +234,7 @@ func TestClaudeHookShellScope(t *testing.T) {
 // — what Claude Code does with the flag on; docs/claude-code.md names the
 // difference.
 func TestClaudeHookRootWithSpace(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "with space", "sproot")
 	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "sproot", "version": "1.0.0"})

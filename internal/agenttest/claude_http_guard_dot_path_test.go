@@ -9,5 +9,6 @@ import "testing"
 // written (/allow/../deny) and let the call through (harness
 // TestHTTPHookDotSegmentPath).
 func TestClaudeHTTPGuardDotSegmentPath(t *testing.T) {
+	t.Parallel()
 	checkClaudeHTTPGuardAskedAt(t, "dp", "/allow/../deny", "/deny")
 }

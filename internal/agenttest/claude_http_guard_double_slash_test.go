@@ -11,5 +11,6 @@ import "testing"
 // which such a server reads as another path, and let the call through
 // (harness TestHookRequestDoubleSlashOriginForm).
 func TestClaudeHTTPGuardDoubleSlashPath(t *testing.T) {
+	t.Parallel()
 	checkClaudeHTTPGuardAskedAt(t, "ds", "//evil.example/deny", "//evil.example/deny")
 }

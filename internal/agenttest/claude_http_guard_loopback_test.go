@@ -17,6 +17,7 @@ import (
 // closed), and posts a ${VAR} url as written (script
 // review_hook_http_loopback_forms).
 func TestClaudeHTTPGuardLoopbackForms(t *testing.T) {
+	t.Parallel()
 	srv, calls := newDenyingHTTPGuard(t)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	for _, c := range []struct {

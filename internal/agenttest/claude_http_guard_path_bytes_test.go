@@ -16,6 +16,7 @@ import (
 // whose hooks run sent "/x/a%5Eb%7CA%60%7Bx%7D%27/c" and let the call
 // through (harness TestHTTPHookPathBytes).
 func TestClaudeHTTPGuardPathBytes(t *testing.T) {
+	t.Parallel()
 	checkClaudeHTTPGuardAskedAt(t, "pb", "/x/./a^b|%41`{x}'/y/%2e%2E/c?q|^'`", "/x/a%5Eb|%41%60%7Bx%7D'/c?q|^%27`")
 }
 

@@ -10,6 +10,7 @@ import "testing"
 // PreToolUse … bundlectl refuses the bundle"), as its url rules read the
 // whole url with Go's parser (bundle TestHookURLHostReadsPathAsJS).
 func TestClaudeHTTPGuardPathGoRefuses(t *testing.T) {
+	t.Parallel()
 	checkClaudeHTTPGuardAskedAt(t, "gr", `/x/a%zz"b%/deny`, "/x/a%zz%22b%/deny")
 }
 
@@ -22,6 +23,7 @@ func TestClaudeHTTPGuardPathGoRefuses(t *testing.T) {
 // reading the target as it comes reads as another path, so its deny was
 // lost (harness TestHookRequestDoubleSlashOriginForm).
 func TestClaudeHTTPGuardDoubleSlashPathBytes(t *testing.T) {
+	t.Parallel()
 	checkClaudeHTTPGuardAskedAt(t, "dsb", "//evil.example/a|b%/deny", "//evil.example/a|b%/deny")
 }
 
@@ -33,5 +35,6 @@ func TestClaudeHTTPGuardDoubleSlashPathBytes(t *testing.T) {
 // its connection rewriting the absolute form Go writes for such a path
 // (harness TestHookRequestDoubleSlashOriginForm).
 func TestClaudeHTTPGuardBackslashPathQueryBytes(t *testing.T) {
+	t.Parallel()
 	checkClaudeHTTPGuardAskedAt(t, "bsq", `\\evil.example\a|b%2F%\deny?q|%`, "//evil.example/a|b%2F%/deny?q|%")
 }

@@ -17,6 +17,7 @@ import (
 // them: bundlectl trims the url as Claude Code does and posts to the same
 // host, TestClaudeHTTPHookURLTrim.)
 func TestClaudeHTTPGuardURLForms(t *testing.T) {
+	t.Parallel()
 	srv, calls := newDenyingHTTPGuard(t)
 	forms := map[string]string{
 		"fragment": srv.URL + "/guard#v1",

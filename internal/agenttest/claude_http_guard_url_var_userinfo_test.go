@@ -16,6 +16,7 @@ import (
 // reads the host as JavaScript's URL does and refuses the guard for its
 // user information, as any guard's (bundle TestHookURLVarOutsideHost).
 func TestClaudeHTTPGuardURLVarUserinfo(t *testing.T) {
+	t.Parallel()
 	srv, asked := newDenyingHTTPGuard(t)
 	url := "http://${X}@" + strings.TrimPrefix(srv.URL, "http://") + "/g"
 	rec := t.TempDir()

@@ -30,6 +30,7 @@ import (
 //     the tool through; it now exits 1 (harness TestClaudeOnFailureModes,
 //     which runs the same internal/hookcases answers).
 func TestClaudeHTTPHookAnswers(t *testing.T) {
+	t.Parallel()
 	srv := hookcases.NewHTTPAnswers(t)
 	denyFile := filepath.Join(t.TempDir(), "deny.json")
 	if err := os.WriteFile(denyFile, []byte(`{"decision":"block","reason":"d"}`), 0o644); err != nil {
@@ -53,6 +54,7 @@ func TestClaudeHTTPHookAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			hook := map[string]any{"type": "http", "url": c.url}
 			if c.onFailure != "" {
 				hook["onFailure"] = c.onFailure

@@ -24,6 +24,7 @@ import (
 // the same. (Through a proxy Claude Code tunnels an http hook too,
 // "CONNECT host:80", and so does hooks run: TestClaudeHTTPHookProxyChoice.)
 func TestClaudeHTTPHookDefaultPortAndSchemeCase(t *testing.T) {
+	t.Parallel()
 	srv, err := listenHookServer(t, "127.0.0.77:80", nil)
 	if err != nil {
 		t.Skipf("no listener on 127.0.0.77:80 for the default http port: %v", err)

@@ -24,6 +24,7 @@ import (
 // elsewhere. bundlectl exec -- claude, whose hooks run posts them,
 // sends the same as Claude Code.
 func TestClaudeHTTPHookProxyChoice(t *testing.T) {
+	t.Parallel()
 	first, second := newConnectRecorder(t), newConnectRecorder(t)
 	proxyOf := func(r *connectRecorder) string { return strings.TrimPrefix(r.Env[0], "HTTPS_PROXY=") }
 	urls := []string{"http://127.0.0.9/a", "https://tls.example/b", "https://a.skip.example/c", "http://localhost:9/d"}
@@ -102,6 +103,7 @@ func TestClaudeHTTPHookProxyChoice(t *testing.T) {
 // (harness TestHTTPHookProxyAsClaudeCode: it now fails the hook naming
 // the variable).
 func TestClaudeHTTPHookProxyRefusedForms(t *testing.T) {
+	t.Parallel()
 	rec := newConnectRecorder(t)
 	port := strings.TrimPrefix(strings.TrimPrefix(rec.Env[0], "HTTPS_PROXY="), "http://127.0.0.1:")
 	for _, v := range []string{"127.1:" + port, "0x7f000001:" + port, "0177.0.0.1:" + port, "localhost.:" + port, "u:pw@127.0.0.1:" + port} {

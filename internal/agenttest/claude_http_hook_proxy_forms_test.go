@@ -17,6 +17,7 @@ import (
 // TestHTTPHookProxyDefaultPort) and refuses the other two with a hint
 // exporting the proxy Claude Code used (harness TestHTTPHookProxyFixRuns).
 func TestClaudeHTTPHookProxyOtherForms(t *testing.T) {
+	t.Parallel()
 	rec := newConnectRecorder(t)
 	port80 := newConnectRecorderAt(t, "127.77.0.1:80")
 	port := strings.TrimPrefix(strings.TrimPrefix(rec.Env[0], "HTTPS_PROXY="), "http://127.0.0.1:")

@@ -17,6 +17,7 @@ import (
 // bundlectl exec (hooks exec POSTs it, harness TestHTTPHookAnswerCutShortBlocks)
 // the same guard is asked once and blocks the tool.
 func TestClaudePluginHTTPHook(t *testing.T) {
+	t.Parallel()
 	for _, viaExec := range []bool{false, true} {
 		var calls atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

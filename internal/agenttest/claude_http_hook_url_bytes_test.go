@@ -15,6 +15,7 @@ import (
 // which hooks run sends (harness TestHookRequestSendsNodesBytes), read
 // off the request line by a server that is no net/http.
 func TestClaudeHTTPHookURLBytes(t *testing.T) {
+	t.Parallel()
 	var all strings.Builder
 	for c := rune(0); c <= 0xFF; c++ {
 		if c != '#' {

@@ -27,6 +27,7 @@ import (
 // also posts to a host holding '{' or '`' as written, which bundlectl
 // still refuses, saying why.
 func TestClaudeHTTPHookURLTrim(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "bundle", "testdata", "jsurl", "claude_trim.json"))
 	if err != nil {
 		t.Fatal(err)

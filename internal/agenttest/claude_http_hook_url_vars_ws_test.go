@@ -33,6 +33,7 @@ import (
 //     guard for Claude Code; it now reads it as Claude Code's schema does
 //     (hook.schema: the bundle is reviewed for Codex only).
 func TestClaudeHTTPHookURLVarsAndWebSocket(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

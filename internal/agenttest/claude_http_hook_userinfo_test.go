@@ -16,6 +16,7 @@ import (
 // event a hook can block) or, on another event, skip the hook, so the
 // two never differ on the wire.
 func TestClaudeHTTPHookUserinfo(t *testing.T) {
+	t.Parallel()
 	srv := newHookServer(t, nil)
 	a := New(t, Claude, ShellCall(Claude, "true"), Say("done"))
 	dir := filepath.Join(a.Workdir, "ui")

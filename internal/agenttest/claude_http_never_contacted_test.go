@@ -24,6 +24,7 @@ import (
 // review of the same plugin lists the host and marks it never contacted.
 // The control, a private literal, reaches the proxy and is not marked.
 func TestClaudeHTTPHookRefusedLiteralNeverContacted(t *testing.T) {
+	t.Parallel()
 	proxy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 // url.Parse refuses: the review refused the guard Claude Code posts to,
 // and now names the decoded host (bundle JSURLDecodedHost).
 func TestClaudeHTTPHookNonASCIIHost(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	for _, c := range []struct {
 		name, url, connect string

@@ -30,6 +30,7 @@ import (
 //     TestHTTPHookRefusedAddresses). bundlectl refuses a plain-http guard
 //     to a host that is not loopback, so that case runs in place only.
 func TestClaudeHTTPHookPrivateAddress(t *testing.T) {
+	t.Parallel()
 	srv, asked := newDenyingHTTPGuard(t)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	for _, c := range []struct {

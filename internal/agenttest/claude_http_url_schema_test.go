@@ -28,12 +28,14 @@ import (
 // loads and the hook fails (TestClaudeHTTPHookAnswers: bundlectl shows it
 // with a hook.url warning and runs it the same way).
 func TestClaudeHTTPURLSchema(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		url    string
 		schema bool
 	}{{"foo", true}, {"http://", true}, {"  ", true}, {"https://[fe80::1%25eth0]/", true}, {"https://bc3e.9/", true}, {"https://c%/", true}, {"https://a.0x/", true}, {"https://a%2Fb/", true}, {"https://a.0x1g/", false}, {"ftp://x", false}} {
 		for _, ev := range []string{"PreToolUse", "PostToolUse"} {
 			t.Run(strings.TrimSpace(c.url)+"/"+ev, func(t *testing.T) {
+				t.Parallel()
 				rec := t.TempDir()
 				dir := filepath.Join(t.TempDir(), "hu")
 				hook := func(n string) map[string]any {

@@ -18,6 +18,8 @@ import (
 // review shows: both now give the reviewed timeout as is
 // (hosts.ClaudeMCPTimeoutMs, cmd/bundlectl setup_mcp_timeout.txtar).
 func TestClaudeMCPTimeoutPerCall(t *testing.T) {
+	// Not parallel: its outcome turns on a short wait of a host's or the
+	// proxy's (see doc.go).
 	callLate := []string{"-c", `exec "$0" -call-delay 3s "$@"`}
 	startLate := []string{"-c", `sleep 3; exec "$0" "$@"`}
 	for _, c := range []struct {

@@ -21,6 +21,7 @@ import (
 // their hosts "no endpoint reaches" among the network hosts it lists,
 // where it listed them as hosts the bundle reaches.
 func TestClaudeMCPURLUnparsed(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	unparsed := []string{"numlabel", "escaped", "zoned"}
 	a := New(t, Claude, Say("done"))

@@ -19,6 +19,7 @@ import (
 // the event reader was rewritten. (The test fails on what ran and what
 // reached the model, not on a time.)
 func TestClaudeMegabyteEventBlocked(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	pad := strings.Repeat("owl ", 1<<18) // 1 MiB
 	command := ": '" + pad + "'; touch " + marker

@@ -17,6 +17,7 @@ import (
 // review refuses the pair (document.duplicate), as a host view could
 // hold only one of them.
 func TestClaudeNestedAgentNames(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), pluginName)
 	writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
 	agents := map[string]string{ // path -> front matter name

@@ -38,6 +38,7 @@ func exists(p string) bool {
 // list). bundlectl's review shows the matchers and hooks run --host
 // claude runs the same hooks on the input Claude Code gave.
 func TestClaudePreSkillShellCommand(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	made := filepath.Join(t.TempDir(), "skill-shell-ran")
 	events := map[string][]matcherCase{"PreSkillShellCommand": append(matchedCases("skillshell", "Bash"),
@@ -71,12 +72,14 @@ func TestClaudePreSkillShellCommand(t *testing.T) {
 // answered with exit 1, which Claude Code reads as "show stderr and run
 // the command", so the skill's command ran unguarded.
 func TestExecClaudePreSkillShellCommand(t *testing.T) {
+	t.Parallel()
 	for _, tampered := range []bool{false, true} {
 		name := "guard"
 		if tampered {
 			name = "tampered"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Claude, Say("done"))
 			f := newExecFixture(t, a)
 			writeFile(t, f.src, "skills/probe/SKILL.md", "---\nname: probe\ndescription: probe skill\n---\n\nResult: !`touch "+f.marker+"`\n", 0o644)
@@ -142,6 +145,7 @@ exit 0
 // the input Claude Code gave, ran all four (exit 0): now it blocks them
 // (harness TestSkillShellAnswers).
 func TestClaudePreSkillShellAnswers(t *testing.T) {
+	t.Parallel()
 	rec, made := t.TempDir(), t.TempDir()
 	a := New(t, Claude, Say("done"))
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
@@ -200,6 +204,7 @@ func TestClaudePreSkillShellAnswers(t *testing.T) {
 // reading "claude-haiku-4-5, claude-sonnet-4-6" as a list. bundlectl's
 // review and hooks run --host claude agree.
 func TestClaudeModelSwitchMatcher(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	model := "claude-sonnet-4-6"
 	events := map[string][]matcherCase{
@@ -260,11 +265,13 @@ func modelSwitchSession(t *testing.T, a *Agent, rec string, launcher, args []str
 // writes the "ask" for Claude Code to act on; it wrote no
 // permissionDecision for this event, so the switch went on.
 func TestClaudeModelSwitchBlock(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, command string }{
 		{"exit2", "cat > $REC/pre.json; echo 'no switching' >&2; exit 2"},
 		{"ask", `cat > $REC/pre.json; echo '{"hookSpecificOutput":{"hookEventName":"PreModelSwitch","permissionDecision":"ask","permissionDecisionReason":"costly"}}'`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			command := strings.ReplaceAll(c.command, "$REC", rec)
 			a := New(t, Claude, Say("done"))
@@ -317,6 +324,7 @@ func TestClaudeModelSwitchBlock(t *testing.T) {
 // "[" too. bundlectl's review says Claude Code ignores the matcher, and
 // hooks run --host claude runs them all.
 func TestClaudeMessageDisplayMatcher(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	events := map[string][]matcherCase{"MessageDisplay": {
 		{"display-nomatch", "nomatch"}, {"display-regex", "^x"}, {"display-invalid", "["}, {"display-star", "*"}, {"display-none", "-"},
@@ -361,6 +369,7 @@ func TestClaudeMessageDisplayMatcher(t *testing.T) {
 // the snapshot through bundlectl, each with the input Claude Code gave
 // (TestExecClaudePreSkillShellCommand covers PreSkillShellCommand).
 func TestExecClaudeNewEvents(t *testing.T) {
+	t.Parallel()
 	a := New(t, Claude, Say("done"))
 	f := newExecFixture(t, a)
 	rec := t.TempDir()
@@ -388,6 +397,7 @@ func TestExecClaudeNewEvents(t *testing.T) {
 // a trusted bundle's guard there keeps it from running. setup wired no
 // line for this event, so the guard never ran and the command did.
 func TestSetupClaudePreSkillShellCommand(t *testing.T) {
+	t.Parallel()
 	a := New(t, Claude, Say("done"))
 	f := newExecFixture(t, a)
 	writeJSONFile(t, f.src, "hooks/hooks.json", map[string]any{"hooks": map[string]any{"PreSkillShellCommand": []any{map[string]any{
@@ -413,6 +423,7 @@ func TestSetupClaudePreSkillShellCommand(t *testing.T) {
 // "slash_command, register_repo_root" as a list. bundlectl's review and
 // hooks run --host claude agree.
 func TestClaudeDirectoryAddedMatcher(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	events := map[string][]matcherCase{"DirectoryAdded": append(matchedCases("diradded", "register_repo_root"),
 		matcherCase{"diradded-list", "slash_command, register_repo_root"})}

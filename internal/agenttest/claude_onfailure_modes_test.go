@@ -18,6 +18,7 @@ import (
 // what it ran (bundle TestClaudeHookOnFailureSchema; it used to keep the
 // hook and read a bad onFailure as "block").
 func TestClaudeOnFailureSchema(t *testing.T) {
+	t.Parallel()
 	bad := map[string]func(rec string) map[string]any{
 		"bogus": func(rec string) map[string]any {
 			return map[string]any{"type": "command", "command": "echo ran > " + filepath.Join(rec, "bad"), "onFailure": "bogus"}
@@ -128,9 +129,11 @@ func (r claudeReview) shownForClaude() int {
 // (harness TestClaudeOnFailureModes, which runs the same
 // internal/hookcases table).
 func TestClaudeOnFailureModes(t *testing.T) {
+	t.Parallel()
 	srv := hookcases.NewHTTPAnswers(t)
 	for _, c := range hookcases.ClaudeOnFailureModes(srv.URL+"/g", hookcases.RefusedURL(t)) {
 		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
 			c.Hook["onFailure"] = "block"
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "of")
@@ -150,6 +153,7 @@ func TestClaudeOnFailureModes(t *testing.T) {
 // does in place (TestClaudeOnFailureModes): the view keeps the hook's
 // fields and hooks exec passes the answer and exit status through.
 func TestExecClaudeOnFailureModes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		hook    map[string]any
@@ -160,6 +164,7 @@ func TestExecClaudeOnFailureModes(t *testing.T) {
 		{"async-rewake", map[string]any{"type": "command", "command": "cat >/dev/null; exit 1", "asyncRewake": true}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			c.hook["onFailure"] = "block"
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))

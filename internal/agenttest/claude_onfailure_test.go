@@ -27,11 +27,13 @@ func onFailureHooks(onFailure string) map[string]any {
 // the command run. Under bundlectl exec the view keeps the field and
 // hooks exec passes the status through, so Claude Code blocks.
 func TestClaudeOnFailureBlock(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		onFailure string
 		ran       bool
 	}{{"", true}, {"continue", true}, {"block", false}} {
 		t.Run("plugin-dir/"+tc.onFailure, func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			marker := filepath.Join(tmp, markerName)
 			dir := filepath.Join(tmp, "grd")
@@ -46,6 +48,7 @@ func TestClaudeOnFailureBlock(t *testing.T) {
 		})
 	}
 	t.Run("setup", func(t *testing.T) {
+		t.Parallel()
 		marker := filepath.Join(t.TempDir(), markerName)
 		a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 		f := newExecFixture(t, a)
@@ -59,6 +62,7 @@ func TestClaudeOnFailureBlock(t *testing.T) {
 		}
 	})
 	t.Run("exec", func(t *testing.T) {
+		t.Parallel()
 		// The view's entry keeps onFailure and calls bundlectl hooks
 		// exec, which passes the exit status 1 through: Claude Code's
 		// own onFailure then blocks.

@@ -22,12 +22,14 @@ import (
 // configure_options and exec_claude_option_shell hold hooks run and the
 // exec view to not running it either.
 func TestClaudeOptionShellForm(t *testing.T) {
+	t.Parallel()
 	for _, declares := range []bool{true, false} {
 		name := "declares-options"
 		if !declares {
 			name = "declares-none"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			marker := filepath.Join(rec, "tool-ran")
 			dir := filepath.Join(t.TempDir(), "optsh")

@@ -17,6 +17,7 @@ import (
 // still reaches the hook (the session does not check it; the config
 // dialog does, and bundlectl configure refuses it as the dialog would).
 func TestClaudeOptionDeclaration(t *testing.T) {
+	t.Parallel()
 	valid := map[string]any{"type": "number", "title": "Level", "description": "how loud", "min": 1, "max": 5}
 	with := func(k string, v any) map[string]any {
 		m := map[string]any{}
@@ -45,6 +46,7 @@ func TestClaudeOptionDeclaration(t *testing.T) {
 		{"min-string", with("min", "1"), 3, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "optp")
 			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "optp", "version": "1.0.0", "userConfig": map[string]any{
@@ -79,6 +81,7 @@ func TestClaudeOptionDeclaration(t *testing.T) {
 // for the option (bundlectl gives the default the review showed: a
 // difference docs/claude-code.md names).
 func TestClaudeOptionValues(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	dir := filepath.Join(t.TempDir(), "optv")
 	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "optv", "version": "1.0.0", "userConfig": map[string]any{
@@ -112,6 +115,7 @@ func TestClaudeOptionValues(t *testing.T) {
 // a bundle whole (option.declaration), and its error says it is Claude
 // Code that refuses it.
 func TestCodexIgnoresUserConfig(t *testing.T) {
+	t.Parallel()
 	bad := map[string]any{"level": map[string]any{"type": "number", "description": "no title", "placeholder": "3"}}
 	for _, manifest := range []string{".codex-plugin/plugin.json", ".claude-plugin/plugin.json"} {
 		t.Run(filepath.Dir(manifest), func(t *testing.T) {

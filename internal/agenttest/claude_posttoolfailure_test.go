@@ -16,6 +16,7 @@ import (
 // blocking (a guard that cannot run answers exit 2 and its reason reaches
 // the model), so PostToolUseFailure must be counted the same.
 func TestClaudePostToolUseFailureExit2(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, code string) *Agent {
 		a := New(t, Claude, ShellCall(Claude, "true"), ShellCall(Claude, "exit 3"), Say("done"))
 		src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)

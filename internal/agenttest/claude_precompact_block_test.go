@@ -13,6 +13,7 @@ import (
 // did not. bundle.BlockingEvent must say so, so that bundlectl fails
 // closed when such a guard cannot run.
 func TestClaudePreCompactBlocks(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, Claude, Say("done"))
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
@@ -35,6 +36,7 @@ func TestClaudePreCompactBlocks(t *testing.T) {
 // list for every host: under --host codex a PreCompact guard that cannot
 // run still answers exit 2, which Codex reads as a failed hook.
 func TestCodexPreCompactCannotBlock(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, Codex, ShellCall(Codex, "true"), Say("done"))
 	a.Model.FirstTokens = 1000 // more than the limit below: Codex compacts

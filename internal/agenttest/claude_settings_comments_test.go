@@ -15,6 +15,7 @@ import (
 // comment (script setup_refused_file), where setup gemini keeps them:
 // Gemini CLI reads them (TestSetup).
 func TestClaudeSettingsComments(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, comment string
 		loads         bool
@@ -24,6 +25,7 @@ func TestClaudeSettingsComments(t *testing.T) {
 		{"block comment", "/* mine */ ", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Claude, Say("done"))
 			a.SettingsFile = []byte(fmt.Sprintf(`{%s"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch %s/hook"}]}]}}`, c.comment, rec))

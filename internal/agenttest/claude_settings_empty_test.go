@@ -11,6 +11,7 @@ import (
 // and its lines run. setup once refused one of white space as a file
 // Claude Code ignores.
 func TestClaudeSettingsEmpty(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{"", " \n\t\n"} {
 		marker := t.TempDir() + "/" + markerName
 		a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))

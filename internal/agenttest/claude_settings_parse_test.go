@@ -30,6 +30,7 @@ import (
 // a message saying what its recode hint leaves out (the hint once failed
 // on both as printed: hosts/claude TestRecodeHintsRunAsPrinted).
 func TestExecClaudeSettingsParse(t *testing.T) {
+	t.Parallel()
 	const projectFile = "./.claude/settings.json"
 	const utf16Says = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8)"
 	const oddSays = "something bundlectl cannot read (UTF-16, which Claude Code reads and bundlectl does not: save the file as UTF-8, without the part of a character it ends in)"
@@ -52,6 +53,9 @@ func TestExecClaudeSettingsParse(t *testing.T) {
 		{guardCase: guardCase{name: "true in UTF-16 behind two NULs", files: map[string]string{projectFile: testtree.UTF16LE("\x00\x00" + `{"disableAllHooks": true}`)}, blocks: true}},
 		{guardCase: guardCase{name: "true beside nesting 10001 deep", files: map[string]string{projectFile: `{"disableAllHooks": true, "x": ` + deep + `}`}}, refused: projectFile, setting: beyondSays},
 	} {
-		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runExecSwitchCase(t, c)
+		})
 	}
 }

@@ -17,13 +17,17 @@ import (
 // keeps the views out (hosts/claude settingsEnv); it now starts Claude
 // Code, and the guard blocks.
 func TestClaudeSettingsEnvDropped(t *testing.T) {
+	t.Parallel()
 	for _, c := range []execSwitchCase{
 		{guardCase: guardCase{name: "user file, a wrong type", files: map[string]string{"~/.claude/settings.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "statusLine": 5}`}, blocks: true}},
 		{guardCase: guardCase{name: "user file, an unknown permission mode", files: map[string]string{"~/.claude/settings.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "permissions": {"defaultMode": "bogus"}}`}, blocks: true}},
 		{guardCase: guardCase{name: "--settings file", files: map[string]string{"./flag.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "statusLine": 5}`}, args: []string{"--settings", "flag.json"}, blocks: true}},
 		{guardCase: guardCase{name: "--settings file, a null disableAllHooks", files: map[string]string{"./flag.json": `{"env": {"CLAUDE_CODE_SIMPLE": "1"}, "disableAllHooks": null}`}, args: []string{"--settings", "flag.json"}, blocks: true}},
 	} {
-		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runExecSwitchCase(t, c)
+		})
 	}
 }
 
@@ -35,6 +39,7 @@ func TestClaudeSettingsEnvDropped(t *testing.T) {
 // plugin no session setting can keep out; it now starts the session, the
 // plugin stays out and the view's guard blocks.
 func TestExecClaudeExclusiveDroppedSettingsPlugins(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, settings map[string]any, exclusive bool) *ownClaudeRun {
 		marker := filepath.Join(t.TempDir(), markerName)
 		a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))

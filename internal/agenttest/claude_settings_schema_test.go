@@ -33,6 +33,7 @@ import (
 // true beside an unknown key. A --settings file with a comment Claude
 // Code ignores whole, as the files it reads otherwise.
 func TestExecClaudeSettingsSchema(t *testing.T) {
+	t.Parallel()
 	const projectFile = "./.claude/settings.json"
 	const userFile = "~/.claude/settings.json"
 	for _, c := range []execSwitchCase{
@@ -60,7 +61,10 @@ func TestExecClaudeSettingsSchema(t *testing.T) {
 		{guardCase: guardCase{name: "project true beside a managed-only key", files: map[string]string{projectFile: `{"disableAllHooks": true, "deniedModels": 5}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
 		{guardCase: guardCase{name: "project true beside a fallback key", files: map[string]string{projectFile: `{"disableAllHooks": true, "viewMode": 5}`}}, refused: projectFile, setting: `"disableAllHooks": true`},
 	} {
-		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runExecSwitchCase(t, c)
+		})
 	}
 }
 
@@ -72,6 +76,7 @@ func TestExecClaudeSettingsSchema(t *testing.T) {
 // the lines do not run; setup once wrote its lines and said done. An
 // unknown key leaves the file read, and setup wires.
 func TestSetupClaudeSettingsSchema(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		key  string
@@ -83,6 +88,7 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 		{"unknown key", "notASetting", 5, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := t.TempDir() + "/" + markerName
 			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)
@@ -121,6 +127,7 @@ func TestSetupClaudeSettingsSchema(t *testing.T) {
 // again one a session to name the setting (on the same busy 2-core
 // machine it ran in 3m20s, where one a session took 7m04s).
 func TestClaudeSettingsSchemaTable(t *testing.T) {
+	t.Parallel()
 	wrong := map[string]string{"boolean": `"x"`, "string": `5`, "number": `"x"`, "array": `"x"`, "object": `"x"`}
 	types := claude.SettingsSchemaTypes()
 	nulls := claude.SettingsSchemaNullDrops()
@@ -198,6 +205,7 @@ func batchCase(batch []schemaSetting) guardCase {
 // PreToolUse, PermissionRequest and PreSkillShellCommand events do,
 // under the others Claude Code takes out what fails and reads the rest.
 func TestClaudeSettingsSchemaVectors(t *testing.T) {
+	t.Parallel()
 	for _, v := range readSchemaVectors(t, "../../hosts/claude/testdata/schema_vectors.txt") {
 		text := fmt.Sprintf(`{"disableAllHooks": true, %s}`, v.setting)
 		ran, _, res := runGuardCase(t, guardCase{name: v.setting, files: map[string]string{"./.claude/settings.json": text}})
@@ -246,6 +254,7 @@ func readSchemaVectors(t *testing.T, path string) []schemaVector {
 // ("\u0073tatusLine"), and of a key written twice the last value counts
 // (JSON.parse, as encoding/json): each as schemaDrop takes it.
 func TestClaudeSettingsSchemaOtherTypes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		key, value string
 		dropped    bool

@@ -15,6 +15,7 @@ import (
 // same environment, writes them where Claude Code reads them, and the
 // guard blocks.
 func TestSetupClaudeCowork(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)

@@ -18,6 +18,7 @@ import (
 // Setup once compared disableAllHooks with true alone, did not read the
 // "env", and refused allowManagedHooksOnly wherever it was.
 func TestSetupClaudeHooksSwitches(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		user    map[string]any

@@ -17,6 +17,7 @@ import (
 // a workspace holding a file it could not parse, stopping there before
 // the project's true.
 func TestSetupClaudeSettingsSpellings(t *testing.T) {
+	t.Parallel()
 	const bom = "\ufeff"
 	projectTrue := `.claude/settings.json" sets "disableAllHooks": true`
 	for _, c := range []struct {

@@ -16,6 +16,7 @@ import (
 // Claude Code, and its front-matter hooks run. bundlectl's review shows
 // for Claude Code exactly the hooks that ran.
 func TestClaudeSkillHookFieldType(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, field, file string
 		want              []string
@@ -26,6 +27,7 @@ func TestClaudeSkillHookFieldType(t *testing.T) {
 		{"commands-dir", "", "commands/sk/SKILL.md", []string{"SKILL", "bad", "post", "sibling"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "sp")
 			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "sp", "version": "1.0.0"})

@@ -68,6 +68,7 @@ func runInPlaceAndExec(t *testing.T, name string, write func(dir, rec string), s
 // bundlectl exec runs the same hooks with the same variables: the root is
 // the snapshot's, as --plugin-dir's is the plugin's.
 func TestClaudeSkillHookPluginVars(t *testing.T) {
+	t.Parallel()
 	write := func(dir, rec string) {
 		out := func(n string) string { return filepath.Join(rec, n) }
 		writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "fmvars", "version": "1.0.0"})

@@ -15,6 +15,7 @@ import (
 // run let the tool run and hooks exec blocked). The shell form's status
 // 127 is a hook's failure like any other, which passes in both.
 func TestClaudeSpawnFailure(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name        string
 		hook        map[string]any

@@ -13,6 +13,7 @@ import (
 // now"), with setup, which refuses the file, as the fix; it says the file
 // does not parse, that Codex refuses to start, and shows the line.
 func TestCodexConfigBareCR(t *testing.T) {
+	t.Parallel()
 	marker := t.TempDir() + "/" + markerName
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)

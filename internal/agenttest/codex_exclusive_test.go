@@ -92,6 +92,7 @@ func overlayEtc(t *testing.T, files map[string]string) []string {
 //     over -c features.plugins=false;
 //   - a plugin in the cache that no layer names does not load.
 func TestCodexOwnPluginLayers(t *testing.T) {
+	t.Parallel()
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	disable := []string{"-c", fmt.Sprintf("plugins={%q={enabled=false}}", ownPluginID)}
 	for _, c := range []struct {
@@ -165,8 +166,10 @@ func TestCodexOwnPluginLayers(t *testing.T) {
 // left as it was. The user's own hook and MCP server in config.toml,
 // which are configuration and not plugins, run in both.
 func TestExecCodexExclusive(t *testing.T) {
+	t.Parallel()
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			t.Parallel()
 			s := newExecSession(t, Codex)
 			a, f := s.a, s.f
 			if exclusive {
@@ -212,6 +215,7 @@ func TestExecCodexExclusive(t *testing.T) {
 // command. exec once read a project's files only under a trusted top, and
 // said nothing of the plugin.
 func TestExecCodexOwnPluginTrustedWorkspace(t *testing.T) {
+	t.Parallel()
 	s := newExecSession(t, Codex)
 	a, f := s.a, s.f
 	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
@@ -236,8 +240,10 @@ func TestExecCodexOwnPluginTrustedWorkspace(t *testing.T) {
 // start Codex (a usage error, exit 2) and names the plugin and the file;
 // without --exclusive the plugin loads and the note says what enables it.
 func TestExecCodexExclusiveManaged(t *testing.T) {
+	t.Parallel()
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, Say("done"))
 			f := newExecFixture(t, a)
 			f.trust(t)
@@ -269,8 +275,10 @@ func TestExecCodexExclusiveManaged(t *testing.T) {
 // guards silently gone (tried: the marker command ran). exec refuses to
 // start Codex instead, naming the file and the setting.
 func TestExecCodexManagedFeaturesOff(t *testing.T) {
+	t.Parallel()
 	for _, setting := range []string{"plugins", "hooks"} {
 		t.Run(setting, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, _ := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
@@ -300,6 +308,7 @@ func TestExecCodexManagedFeaturesOff(t *testing.T) {
 //     'plugins. <id> .enabled=true' one ` <id> `; either enables nothing,
 //     and disables nothing either (after the table the plugin still loads).
 func TestCodexPluginArgs(t *testing.T) {
+	t.Parallel()
 	table := fmt.Sprintf("plugins={%q={enabled=true}}", ownPluginID)
 	for _, c := range []struct {
 		name  string
@@ -318,6 +327,7 @@ func TestCodexPluginArgs(t *testing.T) {
 		{"table, then the spaced entry off", []string{"-c", table, "-c", "plugins. " + ownPluginID + " .enabled=false"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, Say("done"))
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
 			a.Args = append([]string{"-c", "features.plugins=true"}, c.args...)
@@ -341,6 +351,7 @@ func TestCodexPluginArgs(t *testing.T) {
 // the same entry with its id quoted, which enables nothing, is not: the
 // session starts, the guard blocks, the own plugin stays out.
 func TestExecCodexPluginArgs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name      string
 		arg       string
@@ -355,6 +366,7 @@ func TestExecCodexPluginArgs(t *testing.T) {
 		{"quoted entry, exclusive", fmt.Sprintf("plugins.%q.enabled=true", ownPluginID), true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, shellTurn := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
@@ -396,6 +408,7 @@ func TestExecCodexPluginArgs(t *testing.T) {
 // view's guard blocks the marker command — with the --profile given on
 // exec's own command line too, which exec knows at launch.
 func TestExecCodexHooksLayers(t *testing.T) {
+	t.Parallel()
 	const off = "[features]\nhooks = false\n"
 	trust := func(dir string) string { return fmt.Sprintf("[projects.%q]\ntrust_level = \"trusted\"\n", dir) }
 	for _, c := range []struct {

@@ -28,6 +28,7 @@ import (
 // once read the project as the saved configuration left it, --trust
 // unseen, and said nothing of the plugin that loaded.
 func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		user  string // more of config.toml; WORK and TOP stand for the workspace and its parent
@@ -50,6 +51,7 @@ func TestExecCodexOwnPluginTrustFlag(t *testing.T) {
 		{name: "git top marked untrusted, the plugin enabled in config.toml", user: "[projects.\"TOP\"]\ntrust_level = \"untrusted\"\n", git: true, home: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newExecSession(t, Codex)
 			a, f := s.a, s.f
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")

@@ -16,6 +16,7 @@ import (
 // "hooks" with its quotes, which Codex does not know: it changes nothing.
 // (hosts/codex GuardsOff, docs/hosts.md "Codex".)
 func TestCodexFeatureArgSpellings(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		arg, config string
 		runs, fails bool
@@ -41,6 +42,7 @@ func TestCodexFeatureArgSpellings(t *testing.T) {
 		{arg: `features={}`, config: "[features]\nhooks = false\n"},
 	} {
 		t.Run(c.arg+" "+c.config, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, ShellCall(Codex, "true"), Say("done"))
 			tmp, err := os.MkdirTemp("", "ran") // not t.TempDir: the subtest's name would be part of the command
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 // and warns (codex.ignored) that Codex loading the plugin itself runs none
 // of these hooks.
 func TestCodexHookFieldType(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, field string
 		value       any
@@ -40,6 +41,7 @@ func TestCodexHookFieldType(t *testing.T) {
 		{"async-string", "async", "yes", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), "ran")
 			rec := t.TempDir()
 			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))

@@ -32,6 +32,7 @@ var helpAliases = regexp.MustCompile(`\[aliases: ([^\]]+)\]`)
 // reader) say what it is: --remote was once missing, so the reader took
 // its address for the prompt.
 func TestCodexHelpOptions(t *testing.T) {
+	t.Parallel()
 	bin := FindCLI(t, "codex")
 	help := func(args ...string) string {
 		cmd := exec.Command(bin, append(args, "--help")...)

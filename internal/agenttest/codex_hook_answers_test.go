@@ -52,8 +52,10 @@ var codexBlockAnswerRan = []string{"postmodel-after", "postmodel-block", "postmo
 // before, the chain stopped at the block, the later hooks did not run and
 // the context was lost.
 func TestCodexNonBlockingDecision(t *testing.T) {
+	t.Parallel()
 	for _, through := range []string{"installed", "setup"} {
 		t.Run(through, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Codex, Say("done"))
 			installCodexHooks(t, a, through, codexBlockAnswerHooks(rec))

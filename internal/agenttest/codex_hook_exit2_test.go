@@ -38,8 +38,10 @@ var codexExit2Ran = []string{"postmodel-after", "postmodel-fail", "start-after",
 // hooks (one `bundlectl hooks run --host codex` per event), must behave
 // alike: every hook runs and the context reaches the model.
 func TestCodexNonBlockingExit2(t *testing.T) {
+	t.Parallel()
 	for _, through := range []string{"installed", "setup"} {
 		t.Run(through, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Codex, Say("done"))
 			installCodexHooks(t, a, through, codexExit2Hooks(rec))

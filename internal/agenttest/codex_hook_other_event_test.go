@@ -24,9 +24,11 @@ var codexOtherEventAnswers = map[string]string{
 // bundlectl ignored such an answer as meant for another event and the
 // command ran: a guard Codex honours failed open.
 func TestCodexPreToolUseOtherEventName(t *testing.T) {
+	t.Parallel()
 	for name, answer := range codexOtherEventAnswers {
 		for _, through := range []string{"installed", "setup", "exec"} {
 			t.Run(name+"/"+through, func(t *testing.T) {
+				t.Parallel()
 				marker := filepath.Join(t.TempDir(), "ran")
 				a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 				hooks := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{

@@ -16,6 +16,7 @@ import (
 // Codex plugin reading the same hooks file, is reviewed for Codex only,
 // with both hooks (docs/validation.md hook.shell).
 func TestCodexHookShellIgnored(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "ran")
 	rec := t.TempDir()
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))

@@ -20,6 +20,7 @@ import (
 // FindOwnPlugins). (Codex takes --ignore-user-config after exec alone:
 // elsewhere it does not start, "unexpected argument".)
 func TestExecCodexIgnoreUserConfig(t *testing.T) {
+	t.Parallel()
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	const off = "[plugins.\"" + ownPluginID + "\"]\nenabled = false\n"
 	const trustWork = "[projects.\"WORK\"]\ntrust_level = \"trusted\"\n"
@@ -40,6 +41,7 @@ func TestExecCodexIgnoreUserConfig(t *testing.T) {
 		{name: "the system's plugin the user's file disables", user: off, etc: map[string]string{"config.toml": on}, loads: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newExecSession(t, Codex)
 			a, f := s.a, s.f
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")

@@ -19,6 +19,7 @@ import (
 // server answers after 70 s reaches the model. Neither outcome depends on
 // the machine's speed (the waits are Codex's and the server's).
 func TestCodexMCPDefaultTimeouts(t *testing.T) {
+	t.Parallel()
 	t.Run("startup", func(t *testing.T) {
 		t.Parallel()
 		a := New(t, Codex, Say("done"))

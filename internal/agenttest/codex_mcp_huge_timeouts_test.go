@@ -22,6 +22,7 @@ import (
 // bundlectl's proxy, which times no call past about 292 years, does not
 // end it at once).
 func TestCodexMCPHugeTimeouts(t *testing.T) {
+	t.Parallel()
 	const answer = "fakemcp-codex-huge-timeout-answer"
 	servers := map[string]string{
 		"t_1e18":  `{"tool_timeout_sec": 1e18}`,

@@ -29,6 +29,7 @@ import (
 // bound could show it: a startup_timeout_sec of 2^63-1 makes Codex panic
 // and never end the session.)
 func TestCodexMCPTimeouts(t *testing.T) {
+	t.Parallel()
 	servers := map[string]string{
 		"ok":          `{}`,
 		"s_frac":      `{"startup_timeout_sec": 20.5}`,

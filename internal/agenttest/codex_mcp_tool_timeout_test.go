@@ -22,6 +22,8 @@ import (
 // The waits are in the server: a slow machine only makes the 1 s call
 // surer to be cut.
 func TestExecCodexMCPToolTimeout(t *testing.T) {
+	// Not parallel: its outcome turns on a short wait of a host's or the
+	// proxy's (see doc.go).
 	const answer = "fakemcp-codex-late-answer-42"
 	check := func(t *testing.T, a *Agent, res *Result, rec string, want bool) {
 		t.Helper()

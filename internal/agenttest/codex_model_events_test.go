@@ -45,6 +45,7 @@ var codexModelRan = []string{"postmodel-nomatch", "postmodel-none", "premodel-de
 // bundlectl's review shows both events as ones Codex fires, with no
 // matcher narrowing them and no guard that could block.
 func TestCodexModelRequestEvents(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "ran")
 	rec := t.TempDir()
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
@@ -85,6 +86,7 @@ func TestCodexModelRequestEvents(t *testing.T) {
 // Codex runs the view's PreModelRequest and PostModelRequest hooks as it
 // runs them installed (TestCodexModelRequestEvents), from the snapshot.
 func TestExecCodexModelRequestEvents(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "ran")
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 	f := newExecFixture(t, a)
@@ -117,8 +119,10 @@ func TestExecCodexModelRequestEvents(t *testing.T) {
 // codex.ClampedHookTimeout; written with a day, as for the other events,
 // Codex warns "clamping" and does not start it.
 func TestCodexInterruptEvent(t *testing.T) {
+	t.Parallel()
 	for _, through := range []string{"installed", "exec", "setup"} {
 		t.Run(through, func(t *testing.T) {
+			t.Parallel()
 			started := filepath.Join(t.TempDir(), "started")
 			rec := t.TempDir()
 			a := New(t, Codex, ShellCall(Codex, "touch "+started+"; sleep 600"), Say("done"))

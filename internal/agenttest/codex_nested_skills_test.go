@@ -16,6 +16,7 @@ import (
 // TestCodexNestedSkills); it listed only skills/<dir>/SKILL.md, so a skill
 // in skills/group/inner/ reached the model unreviewed.
 func TestCodexNestedSkills(t *testing.T) {
+	t.Parallel()
 	descs := map[string]string{
 		"skills/SKILL.md":               "agenttest-codex-root-skill-4e21",
 		"skills/ok/SKILL.md":            "agenttest-codex-ok-skill-0b7d",

@@ -13,8 +13,10 @@ import (
 // out. exec once took every such directory for a session's and said
 // nothing of the plugin, which loaded (hosts/codex installedPlugins).
 func TestExecCodexOwnMarketplaceNamedLikeASession(t *testing.T) {
+	t.Parallel()
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			t.Parallel()
 			checkOwnCachePlugin(t, "bundlectl-mine", exclusive, "Codex 0.171 loads it", nil)
 		})
 	}

@@ -16,6 +16,7 @@ import (
 // --exclusive keeps it out. exec once counted no link as installed and
 // said nothing of the plugin, which loaded.
 func TestExecCodexOwnPluginLinked(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, market, link string // link: the directory moved out and linked back
 	}{
@@ -25,6 +26,7 @@ func TestExecCodexOwnPluginLinked(t *testing.T) {
 	} {
 		for _, exclusive := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/exclusive=%v", c.name, exclusive), func(t *testing.T) {
+				t.Parallel()
 				var at string
 				checkOwnCachePlugin(t, c.market, exclusive, "Codex 0.171 follows the link", func(a *Agent) {
 					at = filepath.Join(a.ConfigDir(), "plugins", "cache", c.market)

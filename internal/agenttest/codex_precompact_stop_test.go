@@ -19,6 +19,7 @@ import (
 // codexMatchedSessions: the stand-in's first answer reports more tokens
 // than the limit.
 func TestCodexPreCompactStop(t *testing.T) {
+	t.Parallel()
 	compact := []string{"-c", "model_auto_compact_token_limit=500"}
 	for _, c := range []struct {
 		name, answer string

@@ -57,6 +57,7 @@ import (
 //     .git/modules) roots the submodule, so a trusted superproject
 //     covers neither its file nor the superproject's own.
 func TestCodexProjectCases(t *testing.T) {
+	t.Parallel()
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
 	untrust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"untrusted\"\n" }
@@ -208,6 +209,7 @@ func TestCodexProjectCases(t *testing.T) {
 // none config.toml enables either. It once cleaned the path and named
 // it as loading, and then still named the one config.toml enables.
 func TestExecCodexCdLinkLoop(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	turns, _, _, _ := execScript(Codex, marker)
 	a := New(t, Codex, turns...)
@@ -243,6 +245,7 @@ func TestExecCodexCdLinkLoop(t *testing.T) {
 // trusted marker root above it enables, or that config.toml enables;
 // bundlectl exec names exactly those that load.
 func TestExecCodexOwnPluginUntrustedWorkspace(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		user  string // more of config.toml; TOP stands for the working directory's parent
@@ -254,6 +257,7 @@ func TestExecCodexOwnPluginUntrustedWorkspace(t *testing.T) {
 		{name: "config.toml", user: "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n", loads: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, shellTurn := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
@@ -294,6 +298,7 @@ func TestExecCodexOwnPluginUntrustedWorkspace(t *testing.T) {
 // (TestCodexTrustedWorkspaceSubdirAsks): setup refuses, and list says
 // the lines are off there.
 func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, top string
 		verdict   verdict
@@ -302,6 +307,7 @@ func TestCodexTrustedWorkspaceNoAskForTop(t *testing.T) {
 		{name: "top with no entry", verdict: offVerdict(true, "in a folder below the workspace", "")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a, f := newHooksOffTopFixture(t, c.top)
 			argv, env := interactiveCommand(t, a, "make the marker")
 			dialogs := append([]string{"Trust this folder?", "Open restricted"}, interactiveDialogs...)

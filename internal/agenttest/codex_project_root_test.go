@@ -202,6 +202,7 @@ func linkAside(t *testing.T, path string) {
 //   - -C is cleaned as a path ("<dir>/", "<dir>/../<name>", "//"), so a
 //     key spelled that way still trusts nothing.
 func TestCodexProjectRoot(t *testing.T) {
+	t.Parallel()
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
 	markers := "project_root_markers = [\"" + rootMarker + "\"]\n"
@@ -428,6 +429,7 @@ func projectLayout(t *testing.T, a *Agent, layout string) {
 // it then took a hand-written .git file naming a trusted repository's
 // worktrees for a worktree, and wrote lines no session ran.
 func TestSetupCodexProjectRoot(t *testing.T) {
+	t.Parallel()
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
 	for _, c := range []struct {
@@ -484,6 +486,7 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 // guard still blocks the marker command. exec once took these files for
 // untrusted and said nothing of the plugin.
 func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, user, layout string
 		args               []string
@@ -495,6 +498,7 @@ func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
 		{name: "worktree of a trusted repository, its gitdir record through ..", user: "MAIN", layout: "worktree, gitdir record through .."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, shellTurn := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
@@ -529,6 +533,7 @@ func TestExecCodexOwnPluginProjectRoot(t *testing.T) {
 // TestProjectFileNotRegular: it once waited on the pipe forever), loses
 // nothing by reading it as setting nothing.
 func TestCodexProjectFileNotRegular(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"))
 	a.CodexConfig = "[projects.\"" + a.Workdir + "\"]\ntrust_level = \"trusted\"\n"
 	if err := os.MkdirAll(filepath.Join(a.Workdir, ".codex"), 0o755); err != nil {

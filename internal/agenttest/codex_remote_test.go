@@ -12,6 +12,7 @@ import (
 // loads its views and trusts their hooks would not reach it (hosts/codex
 // remoteArg).
 func TestCodexRemoteConfig(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"))
 	a.Args = []string{"--remote", "ws://127.0.0.1:9"}
 	res := a.Run(t, "hi")
@@ -23,6 +24,7 @@ func TestCodexRemoteConfig(t *testing.T) {
 // TestExecCodexRemote: bundlectl exec refuses --remote when it loads views
 // (a usage error, exit 2, naming the argument), and never starts Codex.
 func TestExecCodexRemote(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	turns, _, _, _ := execScript(Codex, marker)
 	a := New(t, Codex, turns...)
@@ -43,6 +45,7 @@ func TestExecCodexRemote(t *testing.T) {
 // outrank it), the removed plugin_hooks feature switched off,
 // --strict-config, --ephemeral and -C (--cd).
 func TestExecCodexGuardsStillRun(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -55,6 +58,7 @@ func TestExecCodexGuardsStillRun(t *testing.T) {
 		{"cd", []string{"-C", "/"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, shellTurn := execScript(Codex, marker)
 			a := New(t, Codex, turns...)

@@ -29,6 +29,7 @@ import (
 // managed_config.toml change nothing in 0.171. (hosts/codex
 // RequirementsOff, docs/hosts.md "Codex".)
 func TestCodexRequirementsPins(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		etc  map[string]string
@@ -43,6 +44,7 @@ func TestCodexRequirementsPins(t *testing.T) {
 		{name: "managed hooks only in managed_config", etc: map[string]string{"managed_config.toml": "allow_managed_hooks_only = true\n"}, runs: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, ShellCall(Codex, "true"), Say("done"))
 			ran := filepath.Join(t.TempDir(), "own-hook-ran")
 			dir := filepath.Join(a.ConfigDir(), "plugins", "cache", ownMarketplace, ownPlugin, "1.0.0")
@@ -70,6 +72,7 @@ func TestCodexRequirementsPins(t *testing.T) {
 // refuse to start Codex (exit 1), naming the file and the setting; one
 // that leaves them alone does not.
 func TestExecCodexRequirementsOff(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ req, setting string }{
 		{"[features]\nplugins = false\n", "features.plugins = false"},
 		{"[features]\nhooks = false\n", "features.hooks = false"},
@@ -78,6 +81,7 @@ func TestExecCodexRequirementsOff(t *testing.T) {
 		{"[hooks]\nallow_managed_hooks_only = true\n", ""},
 	} {
 		t.Run(c.setting, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			turns, _, _, shellTurn := execScript(Codex, marker)
 			a := New(t, Codex, turns...)
@@ -110,6 +114,7 @@ func TestExecCodexRequirementsOff(t *testing.T) {
 //
 // (hosts/codex RequirementsMCPOff, docs/hosts.md "Codex".)
 func TestCodexRequirementsMCP(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		req    string
@@ -128,6 +133,7 @@ func TestCodexRequirementsMCP(t *testing.T) {
 		{name: "empty plugins table", req: "[plugins]\n", starts: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, Say("done"))
 			rec := t.TempDir()
 			installOwnPlugin(t, a, ownMarketplace, ownPlugin, rec)
@@ -151,6 +157,7 @@ func TestCodexRequirementsMCP(t *testing.T) {
 // (TestCodexRequirementsMCP), so bundlectl exec names it, the bundle and
 // the file on stderr before Codex starts; the view's guard still blocks.
 func TestExecCodexRequirementsMCP(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	turns, _, _, shellTurn := execScript(Codex, marker)
 	a := New(t, Codex, turns...)
@@ -187,6 +194,7 @@ func TestExecCodexRequirementsMCP(t *testing.T) {
 // (hosts/codex RequirementsMCPOff, whose note greps the file for these
 // lines; docs/hosts.md "Codex".)
 func TestCodexRequirementsMCPForms(t *testing.T) {
+	t.Parallel()
 	const other = "\"else@mine\""
 	for _, c := range []struct {
 		name       string
@@ -203,6 +211,7 @@ func TestCodexRequirementsMCPForms(t *testing.T) {
 		{name: "another plugin, inline table", req: "plugins = { " + other + " = { mcp_servers = { other = { identity = { command = \"/bin/nothing\" } } } } }\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, Say("done"))
 			rec := t.TempDir()
 			web := newRemoteMCP(t, "web answer")

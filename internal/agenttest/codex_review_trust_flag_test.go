@@ -22,6 +22,7 @@ import (
 // saved configuration left it, and said nothing of the plugin that
 // loaded.
 func TestCodexReviewTrustFlag(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"), Say("done"))
 	installOwnPlugin(t, a, ownMarketplace, ownPlugin, "")
 	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))

@@ -18,8 +18,10 @@ import (
 // Interrupt hook block anything — but the review showed hooks bundlectl
 // said it wired and Codex never ran.
 func TestCodexSessionEndClamp(t *testing.T) {
+	t.Parallel()
 	for _, through := range []string{"setup", "exec"} {
 		t.Run(through, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			hooks := map[string]any{"hooks": map[string]any{"SessionEnd": []any{
 				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "touch " + filepath.Join(rec, "end")}}},

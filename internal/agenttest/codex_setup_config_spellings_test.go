@@ -17,6 +17,7 @@ import (
 // once took the file it could not parse for no setting, and folded the
 // key as a path, writing its lines beside a false that held.
 func TestSetupCodexConfigSpellings(t *testing.T) {
+	t.Parallel()
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(key string) string { return "[projects.\"" + key + "\"]\ntrust_level = \"trusted\"\n" }
 	for _, c := range []struct {
@@ -27,6 +28,7 @@ func TestSetupCodexConfigSpellings(t *testing.T) {
 		{"trust key through ..", trust("WORK/../work") + off, on, `.codex/config.toml" sets features.hooks = false`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := t.TempDir() + "/" + markerName
 			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)

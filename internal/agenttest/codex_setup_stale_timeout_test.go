@@ -17,6 +17,7 @@ import (
 // Codex still runs the replaced lines (the guard blocks the marker
 // command from the snapshot): none is skipped as untrusted.
 func TestSetupCodexStaleTimeout(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)

@@ -90,6 +90,7 @@ func recorded(t *testing.T, dir string) []string {
 // bundlectl's review of each plugin lists, for Codex, every hook that ran,
 // and warns wherever it lists one for Codex that did not.
 func TestCodexHookShapes(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, Codex, ShellCall(Codex, "true"), Say("done"))
 	touch := func(id string) map[string]any {
@@ -196,6 +197,7 @@ func TestCodexHookShapes(t *testing.T) {
 // disabled one), with the host variables it lists, and sends no header the
 // review does not show.
 func TestCodexMCPShapes(t *testing.T) {
+	t.Parallel()
 	const v1 = "agenttest-v1-7d2c"
 	remotes := map[string]*remoteMCP{}
 	for _, n := range []string{"r_plain", "r_sse", "r_stdio", "r_httpurl", "r_headers"} {
@@ -363,6 +365,7 @@ func TestCodexMCPShapes(t *testing.T) {
 // review warns (codex.ignored) on exactly the fields that do (bundle
 // codexManifestRefused, docs/codex.md "The manifest").
 func TestCodexManifestTypes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		manifest string // ManifestCodex unless set
@@ -391,6 +394,7 @@ func TestCodexManifestTypes(t *testing.T) {
 		{name: "claude manifest keywords null", manifest: ".claude-plugin/plugin.json", field: "keywords", value: nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			const skill = "agenttest-manifest-types-skill-5b1e"
 			write := func(dir string) {
 				manifest := c.manifest

@@ -18,6 +18,7 @@ import (
 // line never sees "SubagentStop" and its mismatch refusal blocks nothing
 // Codex sends.
 func TestCodexSubagentStopEventName(t *testing.T) {
+	t.Parallel()
 	spawn := &ToolCall{Name: "spawn_agent", Namespace: "collaboration", Args: map[string]any{"message": "go", "task_name": "owl", "fork_turns": "none"}}
 	wait := &ToolCall{Name: "wait_agent", Namespace: "collaboration", Args: map[string]any{"timeout_ms": 10000}}
 	rec := t.TempDir()

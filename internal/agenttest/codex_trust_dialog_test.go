@@ -25,8 +25,10 @@ import (
 // drawn, and again while config.toml lacks the entry it saves: a key
 // typed as the TUI starts can be lost.
 func TestExecCodexTrustDialog(t *testing.T) {
+	t.Parallel()
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			t.Parallel()
 			checkTrustDialog(t, exclusive, nil)
 		})
 	}
@@ -40,8 +42,10 @@ func TestExecCodexTrustDialog(t *testing.T) {
 // it (it once read exec as the subcommand and said nothing; hosts/codex
 // sessionArgs), and --exclusive keeps it out.
 func TestExecCodexTrustDialogImageArgs(t *testing.T) {
+	t.Parallel()
 	for _, exclusive := range []bool{false, true} {
 		t.Run(fmt.Sprintf("exclusive=%v", exclusive), func(t *testing.T) {
+			t.Parallel()
 			img := filepath.Join(t.TempDir(), "a.png")
 			if err := os.WriteFile(img, onePixelPNG, 0o644); err != nil {
 				t.Fatal(err)
@@ -103,6 +107,7 @@ func checkTrustDialog(t *testing.T, exclusive bool, before []string) {
 // the plugin: exec names it on that condition (it once followed the
 // feature as config.toml left it, and said nothing).
 func TestExecCodexTrustDialogFeatureFromProject(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"), Say("done"))
 	f := newExecFixture(t, a) // no bundle trusted: no view
 	a.Launcher = f.launcher(t)
@@ -175,6 +180,7 @@ func answerCodexTrustDialog(t *testing.T, a *Agent, argv, env []string) (out, ws
 // loading, without the "if you answer" condition (hosts/codex
 // configLayers merges the flag's entries over the files').
 func TestExecCodexTrustDialogProjectsFlag(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"), Say("done"))
 	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
 	allowExecTools(a)

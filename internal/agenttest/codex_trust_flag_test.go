@@ -43,6 +43,7 @@ import (
 // saves it (bundlectl exec -- codex exec --trust once left that plugin
 // unnamed: TestExecCodexOwnPluginTrustFlag).
 func TestCodexTrustFlagSavesEntry(t *testing.T) {
+	t.Parallel()
 	const on = "[plugins.\"" + ownPluginID + "\"]\nenabled = true\n"
 	markers := func(m ...string) string {
 		return "project_root_markers = [\"" + strings.Join(m, "\", \"") + "\"]\n"

@@ -22,11 +22,13 @@ import (
 // hand in a terminal: it offers only to open the folder restricted) and
 // reads no such file: no refusal.
 func TestCodexTrustedWorkspaceSubdirAsks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, top string }{
 		{name: "top with no entry"},
 		{name: "top untrusted", top: "untrusted"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			a, f := newHooksOffTopFixture(t, c.top)
 			top := filepath.Dir(a.Workdir)
 			ws, err := filepath.EvalSymlinks(a.Workdir)

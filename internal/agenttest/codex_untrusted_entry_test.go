@@ -23,8 +23,10 @@ import (
 // (hosts/codex projectTrust.refuses; TestSetupCodexHooksLayers for codex
 // exec).
 func TestCodexUntrustedEntryNoAsk(t *testing.T) {
+	t.Parallel()
 	for _, level := range []string{"untrusted", "trusted"} {
 		t.Run(level, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)

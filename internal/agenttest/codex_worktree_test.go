@@ -21,6 +21,7 @@ import (
 // why; --exclusive keeps HEAD's out too. The views' guard runs either
 // way.
 func TestExecCodexWorktree(t *testing.T) {
+	t.Parallel()
 	const other = "other"
 	otherID := other + "@" + ownMarketplace
 	for _, exclusive := range []bool{false, true} {
@@ -89,6 +90,7 @@ func commitOwnPluginConfig(t *testing.T, a *Agent) {
 // unnamed (it once named only what the working copy's file enabled,
 // here the same file, on the "if you answer" condition).
 func TestExecCodexWorktreeTrustDialog(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"), Say("done"))
 	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
 	allowExecTools(a)

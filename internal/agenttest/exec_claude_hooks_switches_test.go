@@ -56,6 +56,7 @@ type execSwitchCase struct {
 // exec once refused a true in any source, and allowManagedHooksOnly in
 // any file: it kept sessions whose guards run from starting.
 func TestExecClaudeHooksSwitches(t *testing.T) {
+	t.Parallel()
 	const off, on = `{"disableAllHooks": true}`, `{"disableAllHooks": false}`
 	const userFile, projectFile = "~/.claude/settings.json", "./.claude/settings.json"
 	cases := []execSwitchCase{
@@ -80,7 +81,10 @@ func TestExecClaudeHooksSwitches(t *testing.T) {
 		{guardCase: guardCase{name: "user true, an invalid project false", files: map[string]string{userFile: off, projectFile: `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`}}, pinned: true},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runExecSwitchCase(t, c)
+		})
 	}
 }
 

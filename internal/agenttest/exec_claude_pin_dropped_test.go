@@ -14,13 +14,17 @@ import "testing"
 // not run in a session exec had started. exec now leaves that content out
 // (Claude Code reads none of it) and the guard runs.
 func TestExecClaudePinOverDroppedSettings(t *testing.T) {
+	t.Parallel()
 	const off = `{"disableAllHooks": true}`
 	const projectFalse = `{"disableAllHooks": false, "extraKnownMarketplaces": {"m": {"source": {"source": "github", "repo": 5, "plugins": [{"name": "p", "source": {"source": "bogus"}}]}}}}`
 	for _, c := range []execSwitchCase{
 		{guardCase: guardCase{name: "--settings file", files: map[string]string{"~/.claude/settings.json": off, "./.claude/settings.json": projectFalse, "./flag.json": `{"statusLine": 5}`}, args: []string{"--settings", "flag.json"}}, pinned: true},
 		{guardCase: guardCase{name: "inline --settings", files: map[string]string{"~/.claude/settings.json": off, "./.claude/settings.json": projectFalse}, args: []string{"--settings", `{"statusLine": 5}`}}, pinned: true},
 	} {
-		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runExecSwitchCase(t, c)
+		})
 	}
 }
 
@@ -30,11 +34,15 @@ func TestExecClaudePinOverDroppedSettings(t *testing.T) {
 // holds nothing off (exec once refused it), and its false does not undo
 // the user's true (exec refuses, saying why).
 func TestExecClaudeInlineSettingsSchema(t *testing.T) {
+	t.Parallel()
 	for _, c := range []execSwitchCase{
 		{guardCase: guardCase{name: "inline true beside a wrong type", args: []string{"--settings", `{"disableAllHooks": true, "statusLine": 5}`}, blocks: true}},
 		{guardCase: guardCase{name: "user true, a dropped inline false", files: map[string]string{"~/.claude/settings.json": `{"disableAllHooks": true}`}, args: []string{"--settings", `{"disableAllHooks": false, "statusLine": 5}`}}, refused: "~/.claude/settings.json", setting: `"disableAllHooks": true (the "disableAllHooks": false of "--settings" does not undo it: Claude Code drops that argument, as its "statusLine": 5 fails Claude Code's settings schema)`},
 	} {
-		t.Run(c.name, func(t *testing.T) { runExecSwitchCase(t, c) })
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runExecSwitchCase(t, c)
+		})
 	}
 }
 
@@ -45,6 +53,7 @@ func TestExecClaudeInlineSettingsSchema(t *testing.T) {
 // plugin loaded and ran its hook in a session exec had started as
 // exclusive; exec now leaves that content out, and the plugin stays out.
 func TestExecClaudeExclusiveDroppedSettings(t *testing.T) {
+	t.Parallel()
 	r := runOwnClaude(t, true, "--settings", `{"statusLine": 5}`)
 	r.f.checkGuard(t, r.a, r.res, 0)
 	if r.ownRan() || r.ownSkillOffered() {

@@ -20,6 +20,7 @@ import (
 // naming the file) exactly when the hook would not run, and otherwise
 // start Gemini CLI with the bundle's guard working.
 func TestExecGeminiHooksOffSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		// hooksConfig is the user's settings' value; cmd is the hook
@@ -38,6 +39,7 @@ func TestExecGeminiHooksOffSpellings(t *testing.T) {
 		{"string-yes", func(string) any { return map[string]any{"enabled": "yes"} }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			env := []string{"AGENTTEST_HOOKS=false"}
 
 			// Gemini CLI alone, with an extension whose hook touches a file.
@@ -97,6 +99,7 @@ func TestExecGeminiHooksOffSpellings(t *testing.T) {
 // guard working. (hosts/gemini systemFileSkipped; the secure half needs
 // root and a root-owned home directory, and is skipped without them.)
 func TestExecGeminiSystemSettingsSkipped(t *testing.T) {
+	t.Parallel()
 	userOff := map[string]any{"hooksConfig": map[string]any{"enabled": false}}
 	on := map[string]any{"hooksConfig": map[string]any{"enabled": true}}
 	for _, tc := range []struct {

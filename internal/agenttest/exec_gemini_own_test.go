@@ -109,6 +109,7 @@ func ranOwn(t *testing.T, rec string) []string {
 // settings.json, a skill in ~/.agents/skills — loads in every mode.
 // Nothing in the user's extensions directory is written.
 func TestExecGeminiOwnExtensions(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		ran, named []string
 		context    bool
@@ -128,6 +129,7 @@ func TestExecGeminiOwnExtensions(t *testing.T) {
 		{"exclusive-e-own", true, []string{"-e", "Own-Hooked"}, want{exit: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)
@@ -193,6 +195,7 @@ func TestExecGeminiOwnExtensions(t *testing.T) {
 // all, so a bundle by such a name gets no Gemini CLI view but a note
 // (hosts/gemini TestViewName), never a view that silently does not load.
 func TestGeminiExtensionNameRule(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, GeminiCLI, Say("done"))
 	for _, name := range []string{"ok-Name9", "under_score", "do.t"} {

@@ -21,6 +21,7 @@ import (
 //     narrowing was lost; it now answers no tools, as hooks run resolves
 //     such an answer.
 func TestExecGeminiToolSelectionMisread(t *testing.T) {
+	t.Parallel()
 	narrow := `{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"ANY","allowedFunctionNames":["read_file"]}}}`
 	bad := `{"hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"AUTO","allowedFunctionNames":5}}}`
 	cut := `cat >/dev/null; printf '{"pad":"'; head -c 1100000 /dev/zero | tr '\0' a; printf '","hookSpecificOutput":{"hookEventName":"BeforeToolSelection","toolConfig":{"mode":"AUTO","allowedFunctionNames":["run_shell_command"]}}}'`

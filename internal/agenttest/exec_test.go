@@ -354,8 +354,10 @@ func (f *execFixture) checkLeftovers(t *testing.T, a *Agent) {
 // its reason reaches the model; an untrusted bundle in the same root is not
 // loaded, and stderr says so with the command that fixes it.
 func TestExec(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			s := newExecSession(t, h)
 			a, f := s.a, s.f
 			res := s.runFromSnapshot(t)
@@ -379,8 +381,10 @@ func TestExec(t *testing.T) {
 // gets the reviewed snapshot — original skill text, the snapshot's server,
 // the blocking guard — and stderr says an update is pending review.
 func TestExecDrift(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			s := newExecSession(t, h)
 			a, f := s.a, s.f
 			edited := "agenttest-EDITED-after-trust"
@@ -410,8 +414,10 @@ func TestExecDrift(t *testing.T) {
 // snapshot fails, so the guard cannot run and the event is blocked — and
 // the replaced guard never runs.
 func TestExecTamper(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			marker := filepath.Join(tmp, markerName)
 			tamperScript := filepath.Join(tmp, "evil-guard")
@@ -453,6 +459,7 @@ func TestExecTamper(t *testing.T) {
 // snapshot, through bundlectl, as for a Codex plugin; and does not say it
 // has nothing Codex loads.
 func TestExecCodexClaudePlugin(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	turns, skillTurn, mcpTurn, shellTurn := execScript(Codex, marker)
 	a := New(t, Codex, turns...)

@@ -69,6 +69,7 @@ func runLooseAgent(t *testing.T, agent, body string, setup func(a *Agent)) (stri
 // loaded in place (--plugin-dir) and through bundlectl exec, where the
 // review read the first as Claude Code does and left the second out.
 func TestClaudeLenientFrontMatter(t *testing.T) {
+	t.Parallel()
 	raw := func(a *Agent) {
 		root := filepath.Join(t.TempDir(), pluginName)
 		writeJSONFile(t, root, ".claude-plugin/plugin.json", map[string]any{"name": pluginName, "version": "1.0.0"})
@@ -104,6 +105,7 @@ func TestClaudeLenientFrontMatter(t *testing.T) {
 // YAML reader reads a tools grant. bundle TestFrontMatterLineSeparatorSkipped
 // holds the review to skipping such a document.
 func TestClaudeLineSeparatorFrontMatter(t *testing.T) {
+	t.Parallel()
 	for i, sep := range []string{"\u0085", "\u2028"} {
 		body := "agenttest-line-separator-body-" + string(rune('a'+i))
 		_, tools := runLooseAgent(t, "sep", body, func(a *Agent) {
@@ -124,6 +126,7 @@ func TestClaudeLineSeparatorFrontMatter(t *testing.T) {
 // Bash included, and bundlectl's review, run on the same plugin, shows no
 // restriction for them (bundle TestRestrictionSpellings).
 func TestClaudeRestrictionSpellings(t *testing.T) {
+	t.Parallel()
 	agents := []struct{ name, key, value string }{
 		{"exact", "tools", "Read"},
 		{"capital", "Tools", "Read"},
@@ -184,6 +187,7 @@ func TestClaudeRestrictionSpellings(t *testing.T) {
 // what let it run. bundlectl's review leaves the command out (bundle
 // TestRetypingTagRefused).
 func TestClaudeNullTaggedGrant(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		allowed string
 		runs    bool
@@ -219,6 +223,7 @@ func TestClaudeNullTaggedGrant(t *testing.T) {
 // the same plugin, does not show "tools" as a restriction (bundle
 // TestRestrictionSpellings).
 func TestClaudeCommandToolsIgnored(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		file, key string
 		runs      bool

@@ -18,6 +18,7 @@ import (
 // bundlectl exec names each view's server the flag leaves out
 // (hosts/gemini argServerNotes).
 func TestGeminiAllowedMCPServerNamesFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -34,6 +35,7 @@ func TestGeminiAllowedMCPServerNamesFlag(t *testing.T) {
 		{"over-allowed", []string{"--allowed-mcp-server-names", "srv"}, map[string]any{"mcp": map[string]any{"allowed": []string{"other"}}}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")

@@ -14,6 +14,7 @@ import (
 // leave the user with Gemini CLI's error. If a Gemini CLI version stops
 // doing this, the refusal must be revisited.
 func TestGeminiAllowListStopsOnViews(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, GeminiCLI, Say("done"))
 	a.Settings = map[string]any{"security": map[string]any{"allowedExtensions": []string{".*"}}}

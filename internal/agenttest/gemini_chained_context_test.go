@@ -16,6 +16,7 @@ import (
 // ("\ud800") reaches it as that escape. Under setup gemini, hooks run
 // gave it U+FFFD, another text than in place.
 func TestGeminiChainedContextBytes(t *testing.T) {
+	t.Parallel()
 	got := map[string]string{}
 	for _, mode := range []string{"direct", "setup"} {
 		rec := filepath.Join(t.TempDir(), "second-hook-input")

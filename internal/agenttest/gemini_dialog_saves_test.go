@@ -18,6 +18,7 @@ import (
 // NO_COLOR set, which Agent sets: the session runs without it.) Each step
 // waits for what the screen or the file shows, never for time.
 func TestGeminiDialogSavesSettings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		command, completion, dialog, saves string
 	}{
@@ -33,6 +34,7 @@ func TestGeminiDialogSavesSettings(t *testing.T) {
 		{"/auth", "Manage authentication", "Get started", `"selectedType"`},
 	} {
 		t.Run(strings.TrimPrefix(tc.command, "/"), func(t *testing.T) {
+			t.Parallel()
 			a := New(t, GeminiCLI, Say("done"))
 			f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
 			a.Env = []string{"NO_COLOR="} // /theme is unavailable with NO_COLOR set
@@ -87,6 +89,7 @@ func TestGeminiDialogSavesSettings(t *testing.T) {
 // layout, comments kept) and the lines are kept, so list still finds them and says nothing.
 // Each step waits for what the screen shows, never for time.
 func TestGeminiAuthKeepsSetupLines(t *testing.T) {
+	t.Parallel()
 	a := New(t, GeminiCLI, Say("done"))
 	f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
 	argv, env := a.Command(t, "unused")

@@ -28,8 +28,10 @@ import (
 // alone. Each step waits for what the screen, a file or the model
 // stand-in shows, never for time.
 func TestGeminiDontTrust(t *testing.T) {
+	t.Parallel()
 	for _, sw := range []string{"", "GEMINI_CLI_INTEGRATION_TEST=true", "VITEST=true"} {
 		t.Run(cmp.Or(strings.TrimSuffix(sw, "=true"), "control"), func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="} // no rule: undecided

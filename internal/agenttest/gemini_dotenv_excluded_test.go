@@ -17,6 +17,7 @@ import (
 // what a -p session in a folder a rule trusts does: stop untrusted (exit
 // 55) or run, the settings hook too (hosts/gemini TestDotEnvExcluded).
 func TestGeminiDotEnvExcluded(t *testing.T) {
+	t.Parallel()
 	exclude := func(list ...any) map[string]any {
 		return map[string]any{"advanced": map[string]any{"excludedEnvVars": list}}
 	}
@@ -46,6 +47,7 @@ func TestGeminiDotEnvExcluded(t *testing.T) {
 		{"other-name", ".env", exclude("DEBUG"), nil, nil, true, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a, rec := dotEnvHooksSession(t, tc.file, "GEMINI_RESTRICTED_MODE=true", tc.user)
 			if tc.ws != nil {
 				writeJSONFile(t, a.Workdir, ".gemini/settings.json", tc.ws)

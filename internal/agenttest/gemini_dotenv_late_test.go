@@ -13,6 +13,7 @@ import (
 // bundlectl exec reads neither from a .env (hosts/gemini dotenv.go); the
 // same variables in the environment do turn the hook off.
 func TestGeminiDotEnvReadTooLate(t *testing.T) {
+	t.Parallel()
 	// A system settings file is read only in a root-owned directory
 	// (TestExecGeminiSystemSettingsSkipped).
 	systemOff := func(t *testing.T) string {
@@ -29,6 +30,7 @@ func TestGeminiDotEnvReadTooLate(t *testing.T) {
 		{"settings-var", func(*testing.T) string { return "AGENTTEST_HOOKS=false" }, map[string]any{"hooksConfig": map[string]any{"enabled": "$AGENTTEST_HOOKS"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			v := tc.variable(t)
 			run := func(fromEnv bool) bool {
 				rec := t.TempDir()

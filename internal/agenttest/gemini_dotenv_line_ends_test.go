@@ -16,6 +16,7 @@ import (
 // list says setup's lines are off, must agree (hosts/gemini
 // TestDotEnvParseLineEnds).
 func TestGeminiDotEnvLineEnds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, line string
 		untrusts   bool
@@ -26,6 +27,7 @@ func TestGeminiDotEnvLineEnds(t *testing.T) {
 		{"nel-after-true", "GEMINI_RESTRICTED_MODE=true\u0085", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a, _ := dotEnvHooksSession(t, ".env", tc.line, nil)
 			a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
 			res := a.Run(t, "hello")

@@ -14,6 +14,7 @@ import (
 // setup given the link's path must refuse and list say off (hosts/gemini
 // TestDotEnvLinkedWorkspace).
 func TestGeminiDotEnvLinkedWorkspace(t *testing.T) {
+	t.Parallel()
 	a := New(t, GeminiCLI, Say("done"))
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // after either starts a container in a trusted folder
 // (hosts/gemini dotEnvParse reads both the same way).
 func TestGeminiDotEnvSpellings(t *testing.T) {
+	t.Parallel()
 	path, log, started := standInDocker(t)
 	for name, text := range map[string]string{
 		"BOM": "\ufeffGEMINI_SANDBOX=docker\n",

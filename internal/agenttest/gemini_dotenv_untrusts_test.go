@@ -26,6 +26,7 @@ import (
 // refuses (hosts/gemini TestDotEnvUntrusts). Each interactive step waits
 // for what the model stand-in shows, never for time.
 func TestGeminiDotEnvUntrusts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, file, line string
 		env              []string // over the session's; "-K" unsets K
@@ -42,6 +43,7 @@ func TestGeminiDotEnvUntrusts(t *testing.T) {
 		{"trust-false-env-set", ".env", "GEMINI_CLI_TRUST_WORKSPACE=false", nil, []string{"ext", "user"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a, rec := dotEnvHooksSession(t, tc.file, tc.line, nil)
 			argv, env := a.Command(t, "hello")
 			env = overEnv(append(env, "GEMINI_CLI_TRUST_WORKSPACE="), tc.env)
@@ -57,6 +59,7 @@ func TestGeminiDotEnvUntrusts(t *testing.T) {
 	}
 	// Folder trust off: a -p session runs, no settings hook with it.
 	t.Run("folder-trust-off-headless", func(t *testing.T) {
+		t.Parallel()
 		a, rec := dotEnvHooksSession(t, ".env", "GEMINI_RESTRICTED_MODE=true",
 			map[string]any{"security": map[string]any{"folderTrust": map[string]any{"enabled": false}}})
 		a.Env = []string{"GEMINI_CLI_TRUST_WORKSPACE="}
@@ -70,6 +73,7 @@ func TestGeminiDotEnvUntrusts(t *testing.T) {
 	})
 	// What bundlectl says of it.
 	t.Run("list-and-setup", func(t *testing.T) {
+		t.Parallel()
 		a, _ := dotEnvHooksSession(t, ".env", "AGENTTEST_X=1", nil)
 		a.Command(t, "hello") // writes the user's settings
 		f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))

@@ -9,6 +9,7 @@ import (
 // value "-", so Gemini CLI 0.61 loads only an extension named "-": exec
 // must put the views in that list too, or their guards would not run.
 func TestExecGeminiExtensionsDash(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)

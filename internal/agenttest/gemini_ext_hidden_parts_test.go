@@ -16,7 +16,9 @@ import (
 // command the file holds. The bundle reader warns of both
 // (gemini.install-metadata, gemini.env-file).
 func TestGeminiExtensionHiddenParts(t *testing.T) {
+	t.Parallel()
 	t.Run("install-link", func(t *testing.T) {
+		t.Parallel()
 		rec := t.TempDir()
 		a := New(t, GeminiCLI, Say("done"))
 		dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
@@ -31,6 +33,7 @@ func TestGeminiExtensionHiddenParts(t *testing.T) {
 		}
 	})
 	t.Run("env-file", func(t *testing.T) {
+		t.Parallel()
 		rec := t.TempDir()
 		a := New(t, GeminiCLI, Say("done"))
 		dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")

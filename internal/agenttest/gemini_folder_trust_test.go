@@ -101,6 +101,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 //   - with --skip-trust starts, but still reads the workspace's settings
 //     as empty: the switch is read after the settings.
 func TestGeminiUntrustedFolderSettings(t *testing.T) {
+	t.Parallel()
 	userOff := map[string]any{"hooksConfig": map[string]any{"enabled": false}}
 	for _, tc := range []struct {
 		name  string
@@ -113,6 +114,7 @@ func TestGeminiUntrustedFolderSettings(t *testing.T) {
 		{"trusted-workspace-on", "TRUST_FOLDER", userOff, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
@@ -157,6 +159,7 @@ func TestGeminiUntrustedFolderSettings(t *testing.T) {
 	})
 
 	t.Run("headless", func(t *testing.T) {
+		t.Parallel()
 		marker := filepath.Join(t.TempDir(), markerName)
 		a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 		f := newTrustedFixture(t, a, marker)

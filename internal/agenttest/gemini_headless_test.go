@@ -16,6 +16,7 @@ import (
 // prompt with CI=true; with stdin not a terminal: a positional prompt
 // alone. hosts/gemini headless counts each.
 func TestGeminiHeadlessSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		pty  bool
@@ -30,6 +31,7 @@ func TestGeminiHeadlessSpellings(t *testing.T) {
 		{"positional-piped", false, func(p string) []string { return []string{p} }, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			path, log, started := standInDocker(t)
 			a := New(t, GeminiCLI, Say("done"))
 			writeFile(t, a.Workdir, ".env", "GEMINI_SANDBOX=docker\n", 0o644)

@@ -16,6 +16,7 @@ import (
 // user's ~/.env is read through the session home, under bundlectl's
 // views directory: hosts/gemini TestSandboxSessionHomeDotEnv.
 func TestGeminiHomeDotEnvGeminiPath(t *testing.T) {
+	t.Parallel()
 	a, _ := dotEnvHooksSession(t, "~/.env", "GEMINI_RESTRICTED_MODE=true", map[string]any{
 		"advanced": map[string]any{"excludedEnvVars": []any{"GEMINI_RESTRICTED_MODE"}},
 	})

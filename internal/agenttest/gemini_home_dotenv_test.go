@@ -12,6 +12,7 @@ import (
 // bundlectl exec its home is the session's, which links the user's .env,
 // so the file still loads when the working directory is outside the home.
 func TestGeminiHomeDotEnv(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, exec bool) string {
 		out := filepath.Join(t.TempDir(), "seen.txt")
 		a := New(t, GeminiCLI, ShellCall(GeminiCLI, `printf %s "$AGENTTEST_DOTENV" > `+out), Say("done"))

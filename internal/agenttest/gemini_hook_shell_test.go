@@ -17,6 +17,7 @@ import (
 // when a view has hooks and no bash is in the PATH it gives it
 // (hosts/gemini hooksOff).
 func TestGeminiHooksNeedBash(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")
@@ -35,6 +36,7 @@ func TestGeminiHooksNeedBash(t *testing.T) {
 		{"no-bash", noBash, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, GeminiCLI)
 			target := filepath.Join(a.Workdir, "written")
 			a.Model = NewModel(t, GeminiCLI.API(), Call("write_file", map[string]any{"file_path": target, "content": "x"}), Say("done"))

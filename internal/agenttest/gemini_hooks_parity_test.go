@@ -34,6 +34,7 @@ import (
 // no matcher narrowing a hook that ran whatever its matcher said (bundle
 // TestGeminiHookShapes, review TestRenderGeminiIgnoredMatcher).
 func TestGeminiHookShapes(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "true"), Say("done"))
 	root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
@@ -143,6 +144,7 @@ func TestGeminiHookShapes(t *testing.T) {
 // where Gemini CLI left the rule out, so a dropped deny is not shown as a
 // protection that holds (bundle corpus case gemini-policy-ignored).
 func TestGeminiPolicyRules(t *testing.T) {
+	t.Parallel()
 	const (
 		allow = "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"allow\"\npriority = 100\n"
 		deny  = "[[rule]]\ntoolName = \"run_shell_command\"\ndecision = \"deny\"\npriority = 100\n"
@@ -173,6 +175,7 @@ func TestGeminiPolicyRules(t *testing.T) {
 		{"deny-repeated-group", true, false, "policies/p.toml", deny + "argsPattern = \"(?:touch)+\"\n", true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 			if !c.yolo {
@@ -216,6 +219,7 @@ func TestGeminiPolicyRules(t *testing.T) {
 // review says; "tools: [read_file]" is read_file alone (complete_task is
 // Gemini CLI's own way out of every sub-agent).
 func TestGeminiAgentTools(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, tools string
 		shellRuns   bool
@@ -225,6 +229,7 @@ func TestGeminiAgentTools(t *testing.T) {
 		{"every", "tools:\n  - \"*\"\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			const prompt = "agenttest-subagent-prompt-3c1d"
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, Call("invoke_agent", map[string]any{"agent_name": "helper", "prompt": "go"}), Say("done"))

@@ -18,6 +18,7 @@ import (
 // parser refuses: the session stops at once (exit 1, "Unknown
 // arguments"), whatever the files hold.
 func TestGeminiIgnoreEnvHome(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, home, above string
 		flag              bool // --ignore-env rather than advanced.ignoreLocalEnv
@@ -32,6 +33,7 @@ func TestGeminiIgnoreEnvHome(t *testing.T) {
 		{"workspace-setting", "GEMINI_RESTRICTED_MODE=true", "A=1", false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, GeminiCLI, Say("done"))
 			a.Workdir = filepath.Join(a.Home, "ws")
 			if err := os.MkdirAll(a.Workdir, 0o755); err != nil {

@@ -22,6 +22,8 @@ import (
 // CLI loads the extension itself, with the proxy's error, and the answer
 // never reaches the model (before the proxy timed calls it went through).
 func TestGeminiMCPTimeoutConnectAndCall(t *testing.T) {
+	// Not parallel: its outcome turns on a short wait of a host's or the
+	// proxy's (see doc.go).
 	for _, c := range []struct {
 		name     string
 		timeout  int

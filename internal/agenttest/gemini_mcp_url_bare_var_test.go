@@ -17,6 +17,7 @@ import (
 // network hosts, and says the host is decided by $BC_MCP_NET at run time
 // (bundle.MCPURLHostVar).
 func TestGeminiMCPURLBareVar(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	a := New(t, GeminiCLI, Say("done"))
 	ext := filepath.Join(a.ConfigDir(), "extensions", "bv")
@@ -54,6 +55,7 @@ func TestGeminiMCPURLBareVar(t *testing.T) {
 // set to a user name, and connects only when it is set and empty
 // (TestGeminiMCPURLUserinfo, which the review says under the server).
 func TestGeminiMCPURLVarOutsideHost(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	a := New(t, GeminiCLI, Say("done"))
 	ext := filepath.Join(a.ConfigDir(), "extensions", "vo")

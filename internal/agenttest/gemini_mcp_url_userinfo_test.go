@@ -15,6 +15,7 @@ import (
 // server when Gemini CLI connects, where it listed the host with no word
 // that it is reached only then (bundle.MCPURLUserinfoVar).
 func TestGeminiMCPURLUserinfo(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	var ext string
 	for _, c := range []struct {

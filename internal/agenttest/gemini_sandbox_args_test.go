@@ -18,6 +18,7 @@ import (
 // Gemini CLI started a container; bundlectl exec refuses exactly the
 // launches that start one.
 func TestGeminiSandboxArgSpellings(t *testing.T) {
+	t.Parallel()
 	path, log, started := standInDocker(t)
 	sandbox := map[string]any{"tools": map[string]any{"sandbox": "docker"}}
 	defaults := filepath.Join(testtree.RootOwnedDir(t), "system-defaults.json")
@@ -75,6 +76,7 @@ func TestGeminiSandboxArgSpellings(t *testing.T) {
 // would. bundlectl exec refuses that launch too, and GEMINI_SANDBOX set
 // empty, as its hint sets it, keeps the file's out.
 func TestGeminiSandboxDotEnv(t *testing.T) {
+	t.Parallel()
 	path, log, started := standInDocker(t)
 	a := New(t, GeminiCLI, Say("done"))
 	writeFile(t, a.Workdir, ".env", "# the project's\nexport GEMINI_SANDBOX = \"Docker\" # a container\n", 0o644)

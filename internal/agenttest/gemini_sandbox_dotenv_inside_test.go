@@ -24,6 +24,7 @@ import (
 // session: Gemini CLI asks, then starts itself again, loading the whole
 // file.
 func TestGeminiDotEnvSandboxInside(t *testing.T) {
+	t.Parallel()
 	path, log, started := standInDocker(t)
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))

@@ -16,6 +16,7 @@ import (
 // launch (hosts/gemini sandboxOff) and starts with --no-sandbox, which
 // Gemini CLI takes over the settings.
 func TestExecGeminiSandbox(t *testing.T) {
+	t.Parallel()
 	path, log, started := standInDocker(t)
 
 	a := New(t, GeminiCLI, Say("done"))

@@ -20,6 +20,7 @@ import (
 // then ran the hooks in parallel): either way the guard approved what
 // Gemini CLI's own guard refuses, and the rewritten input went out.
 func TestGeminiSequentialChain(t *testing.T) {
+	t.Parallel()
 	const mark = "agenttest-chained-change"
 	answer := func(v any) map[string]any {
 		b, _ := json.Marshal(v)

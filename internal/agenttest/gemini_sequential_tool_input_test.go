@@ -57,8 +57,10 @@ func firstInput(t *testing.T, rec string, res *Result) map[string]json.RawMessag
 // line is added to the next hook's prompt: Gemini CLI checks only that
 // it is a string); bundlectl skipped it.
 func TestGeminiSequentialToolInput(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"direct", "setup", "exec"} {
 		t.Run("BeforeTool-"+mode, func(t *testing.T) {
+			t.Parallel()
 			rec := filepath.Join(t.TempDir(), "second-hook-input")
 			group := map[string]any{"matcher": "run_shell_command", "sequential": true, "hooks": []any{
 				seqRecorder("/dev/null", map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "BeforeTool",
@@ -80,6 +82,7 @@ func TestGeminiSequentialToolInput(t *testing.T) {
 		})
 	}
 	t.Run("BeforeTool-user-group-after-setup", func(t *testing.T) {
+		t.Parallel()
 		// A sequential group of the user's own, after setup's hooks run
 		// line in settings.json, is given the bundle hook's rewrite.
 		rec := filepath.Join(t.TempDir(), "user-hook-input")
@@ -107,6 +110,7 @@ func TestGeminiSequentialToolInput(t *testing.T) {
 	})
 	for _, mode := range []string{"direct", "setup"} {
 		t.Run("BeforeAgent-empty-context-"+mode, func(t *testing.T) {
+			t.Parallel()
 			rec := filepath.Join(t.TempDir(), "second-hook-input")
 			group := map[string]any{"sequential": true, "hooks": []any{
 				seqRecorder("/dev/null", map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "BeforeAgent", "additionalContext": ""}}),

@@ -28,6 +28,7 @@ import (
 // cannot stop that; `list` says the lines are gone and its hint, setup
 // run again, puts them back (docs/gemini-cli.md).
 func TestGeminiSessionSavesSettings(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, GeminiCLI, Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -167,6 +168,7 @@ func timeAfterKill(cmd *exec.Cmd) *time.Timer {
 // general.vimMode and writes back the settings the session read when it
 // started, without setup's lines; list says they are gone.
 func TestGeminiInteractiveSavesSettings(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) is not installed")
 	}

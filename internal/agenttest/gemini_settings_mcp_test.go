@@ -15,6 +15,7 @@ import (
 // starting. Neither is said at startup; the extension's hook still runs.
 // bundlectl exec names each (hosts/gemini settingsServerNotes).
 func TestGeminiSettingsMCPOverView(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		write         func(fakemcp, rec string) map[string]any
@@ -32,6 +33,7 @@ func TestGeminiSettingsMCPOverView(t *testing.T) {
 		}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")
@@ -64,6 +66,7 @@ func TestGeminiSettingsMCPOverView(t *testing.T) {
 // says nothing in a -p session. bundlectl exec names such a server
 // (hosts/gemini sharedServerNotes).
 func TestGeminiSameServerTwoExtensions(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, GeminiCLI, Say("done"))
 	for _, n := range []string{"ext1", "ext2"} {

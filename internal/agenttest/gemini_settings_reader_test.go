@@ -49,6 +49,7 @@ process.stdin.on("data", c => d += c).on("end", () => {
 // is the one difference, on purpose: JSON.parse keeps the last, setup
 // refuses what it cannot tell apart.
 func TestGeminiSettingsReader(t *testing.T) {
+	t.Parallel()
 	bin, err := filepath.EvalSymlinks(FindCLI(t, string(GeminiCLI)))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,7 @@ func TestGeminiSettingsReader(t *testing.T) {
 // generated from a fixed seed; hosts' FuzzEditCommentedJSON checks the
 // edits against bundlectl's reader alone.
 func TestGeminiSettingsEdits(t *testing.T) {
+	t.Parallel()
 	bin, err := filepath.EvalSymlinks(FindCLI(t, string(GeminiCLI)))
 	if err != nil {
 		t.Fatal(err)

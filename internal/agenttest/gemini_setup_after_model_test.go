@@ -24,6 +24,7 @@ import (
 // bundlectl now relays both answers, and answers a guard that cannot run
 // with "continue": false, naming the bundle and the fix.
 func TestSetupGeminiAfterModelBlock(t *testing.T) {
+	t.Parallel()
 	hook := func(cmd string) map[string]any { return map[string]any{"type": "command", "command": cmd} }
 	deny := hook(`cat >/dev/null; echo '{"decision":"deny","reason":"agenttest-deny"}'`)
 	stop := hook(`cat >/dev/null; echo '{"continue":false,"stopReason":"agenttest-stop"}'`)

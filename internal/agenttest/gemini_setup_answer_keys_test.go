@@ -14,11 +14,13 @@ import (
 // read the first as "allow" and the second as malformed, and the command
 // ran.
 func TestSetupGeminiAnswerKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, answer string }{
 		{"case", `{"decision":"deny","reason":"keys says no","Decision":"allow"}`},
 		{"twice", `{"reason":"keys says no","decision":"allow","y":"","decision":"deny"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			hooks := map[string]any{"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
 				"hooks": []any{map[string]any{"type": "command", "command": "cat >/dev/null; printf '%s' '" + c.answer + "'"}}}}}}
 

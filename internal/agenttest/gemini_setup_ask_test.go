@@ -32,6 +32,7 @@ func geminiAskHooks(rec string) map[string]any {
 // Gemini CLI ask too; bundlectl read "ask" as malformed output, a
 // non-blocking failure, and the command ran unasked.
 func TestSetupGeminiDecisionAsk(t *testing.T) {
+	t.Parallel()
 	testGeminiAsk(t, func(rec, marker string) map[string]any { return geminiAskHooks(rec) })
 }
 
@@ -43,6 +44,7 @@ func TestSetupGeminiDecisionAsk(t *testing.T) {
 // and relayed that last round alone, without the ask, so under setup
 // gemini the command ran unasked.
 func TestSetupGeminiAskThenRewrite(t *testing.T) {
+	t.Parallel()
 	testGeminiAsk(t, func(rec, marker string) map[string]any {
 		h := geminiAskHooks(rec)
 		ask := `grep -q 'touch /' || exit 0; echo '{"decision":"ask","reason":"a person should look at this"}'`

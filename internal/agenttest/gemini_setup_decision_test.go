@@ -12,6 +12,7 @@ import (
 // bundlectl once read "deny" as malformed output, a non-blocking failure,
 // and the command ran.
 func TestSetupGeminiDecisionDeny(t *testing.T) {
+	t.Parallel()
 	deny := map[string]any{"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
 		"hooks": []any{map[string]any{"type": "command", "command": `cat >/dev/null; echo '{"decision":"deny","reason":"no shell here"}'`}}}}}}
 

@@ -12,6 +12,7 @@ import (
 // hooks run --host gemini, must block it too; bundlectl once reported both
 // as non-blocking failures, and the command ran.
 func TestSetupGeminiExitAnswers(t *testing.T) {
+	t.Parallel()
 	for name, cmd := range map[string]string{
 		"exit3-text": "cat >/dev/null; echo nope >&2; exit 3",
 		"exit1-deny": `cat >/dev/null; echo '{"decision":"deny","reason":"nope"}'; exit 1`,
@@ -37,6 +38,7 @@ func TestSetupGeminiExitAnswers(t *testing.T) {
 	} {
 		for _, mode := range []string{"direct", "setup"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
 				marker := filepath.Join(t.TempDir(), markerName)
 				hooks := map[string]any{"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": "run_shell_command",
 					"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}}

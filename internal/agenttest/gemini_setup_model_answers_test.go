@@ -14,6 +14,7 @@ import (
 // --host gemini, must do the same; bundlectl once dropped both answers,
 // so a hook redacting what goes to or comes from the model did nothing.
 func TestSetupGeminiModelAnswers(t *testing.T) {
+	t.Parallel()
 	const replaced = "agenttest-replaced-answer"
 	hook := func(answer map[string]any) []any {
 		b, _ := json.Marshal(map[string]any{"hookSpecificOutput": answer})

@@ -12,6 +12,7 @@ import (
 // hooks run --host gemini once read the exit 2 as Claude Code does (a
 // block that stops the chain), so the reviewed context was lost.
 func TestSetupGeminiSharedEvents(t *testing.T) {
+	t.Parallel()
 	const ctx = "bundlectl-shared-event-context"
 	hooks := map[string]any{"hooks": map[string]any{"SessionStart": []any{map[string]any{
 		"hooks": []any{

@@ -13,6 +13,7 @@ import (
 // (Gemini CLI takes the report in its stride). bundlectl once relayed the
 // cut text as if whole, saying nothing.
 func TestSetupGeminiSharedEventsCutAnswer(t *testing.T) {
+	t.Parallel()
 	const ctx = "bundlectl-shared-cut-context"
 	hooks := map[string]any{"hooks": map[string]any{"SessionStart": []any{map[string]any{
 		"hooks": []any{

@@ -12,8 +12,10 @@ import (
 // bundlectl setup gemini the same reviewed hook, run by hooks run --host
 // gemini, must have it run too; bundlectl once dropped the request.
 func TestSetupGeminiTailCall(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"direct", "setup"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			first, tail := filepath.Join(dir, "first"), filepath.Join(dir, "tail-ran")
 			answer, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "AfterTool",

@@ -12,8 +12,10 @@ import (
 // reviewed hook, run by hooks run --host gemini, must rewrite it too;
 // bundlectl once dropped tool_input, and the model's command ran.
 func TestSetupGeminiToolInput(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"direct", "setup"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			evil, safe := filepath.Join(dir, "evil"), filepath.Join(dir, "safe")
 			answer, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "BeforeTool",

@@ -76,6 +76,7 @@ func offeredToolModes(a *Agent) []string {
 // --host gemini, must narrow the tools the same way; bundlectl once
 // dropped their answers, and the request went out with every tool.
 func TestSetupGeminiToolSelection(t *testing.T) {
+	t.Parallel()
 	want := functionCallingConfig{Mode: "ANY", AllowedFunctionNames: []string{"glob", "read_file"}}
 
 	// Gemini CLI itself, the hooks in an installed extension.

@@ -16,6 +16,7 @@ import (
 // not one where the .env's GEMINI_SANDBOX surely stays out (hosts/gemini
 // distrusts).
 func TestGeminiSkipTrustDotEnvSandbox(t *testing.T) {
+	t.Parallel()
 	path, log, started := standInDocker(t)
 	a := New(t, GeminiCLI, Say("done"))
 	writeFile(t, a.Workdir, ".env", "GEMINI_SANDBOX=docker\n", 0o644)

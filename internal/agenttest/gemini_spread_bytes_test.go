@@ -20,6 +20,7 @@ import (
 // U+FFFD, so a hook that compares or hashes the text of its arguments
 // read another text than in place.
 func TestGeminiSpreadBytes(t *testing.T) {
+	t.Parallel()
 	got := map[string]string{}
 	for _, mode := range []string{"direct", "setup"} {
 		rec := filepath.Join(t.TempDir(), "second-hook-input")

@@ -23,9 +23,11 @@ import (
 // switch (hosts/gemini TestTestSwitchTrust). Each step waits for what the
 // screen or the model stand-in shows, never for time.
 func TestGeminiTestSwitches(t *testing.T) {
+	t.Parallel()
 	for _, sw := range []string{"", "GEMINI_CLI_INTEGRATION_TEST=true", "VITEST=true"} {
 		name := cmp.Or(strings.TrimSuffix(sw, "=true"), "control")
 		t.Run(name+"/hooks", func(t *testing.T) {
+			t.Parallel()
 			if got, screen := switchHooksRan(t, sw, "DO_NOT_TRUST"); !slices.Equal(got, []string{"ext"}) {
 				t.Fatalf("hooks that ran in a folder a rule does not trust: %q, want the extension's alone\n%s", got, screen)
 			}
@@ -33,11 +35,13 @@ func TestGeminiTestSwitches(t *testing.T) {
 		// The other direction: a folder a rule trusts stays trusted under
 		// a switch, so setup's lines there run (list calls them wired).
 		t.Run(name+"/hooks-trusted", func(t *testing.T) {
+			t.Parallel()
 			if got, screen := switchHooksRan(t, sw, "TRUST_FOLDER"); !slices.Equal(got, []string{"ext", "user"}) {
 				t.Fatalf("hooks that ran in a folder a rule trusts: %q, want the extension's and the settings'\n%s", got, screen)
 			}
 		})
 		t.Run(name+"/permissions", func(t *testing.T) {
+			t.Parallel()
 			a := switchSession(t, sw, "TRUST_FOLDER")
 			if listed, screen := permissionsInHelp(t, a); listed != (sw == "") {
 				t.Fatalf("with %q set, /help lists /permissions: %v, want %v\n%s", sw, listed, sw == "", screen)
@@ -57,6 +61,7 @@ func TestGeminiTestSwitches(t *testing.T) {
 // here), decides as without it: the rule decides the trust the file is
 // loaded with.
 func TestGeminiTestSwitchDotEnv(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		level  string
 		ide    bool
@@ -67,6 +72,7 @@ func TestGeminiTestSwitchDotEnv(t *testing.T) {
 			name += "-ide"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			a := switchSession(t, "", tc.level)
 			if tc.ide {
 				a.Settings = map[string]any{"ide": map[string]any{"enabled": true}}

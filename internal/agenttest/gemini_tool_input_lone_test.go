@@ -16,9 +16,11 @@ import (
 // the same answer has Gemini CLI undo the rewrite (TestGeminiToolInputReset).
 // Stricter costs the call, never a guard.
 func TestGeminiToolInputLone(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"direct", "exec"} {
 		for _, answer := range []string{"null", `"x"`} {
 			t.Run(mode+"-"+strings.Trim(answer, `"`), func(t *testing.T) {
+				t.Parallel()
 				model := filepath.Join(t.TempDir(), "model")
 				hook := `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":` + answer + `}}`
 				group := map[string]any{"matcher": "run_shell_command", "hooks": []any{

@@ -18,8 +18,10 @@ import (
 // --host gemini refuses the call, naming both hooks, as no version of
 // the arguments Gemini CLI would run was judged by every hook.
 func TestGeminiToolInputReset(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"direct", "setup", "exec"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			model, rewrite := filepath.Join(dir, "model"), filepath.Join(dir, "rewrite")
 			rewriter, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "BeforeTool",

@@ -16,6 +16,7 @@ import (
 // shell call runs. So such an answer restricts as much as any
 // BeforeToolSelection hook can, and no more.
 func TestGeminiBeforeToolSelectionNone(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))

@@ -12,11 +12,13 @@ import (
 // 2, or answers {"decision":"deny"}, stops nothing: the request is sent
 // with its tools and the shell command of the model's answer runs.
 func TestGeminiBeforeToolSelectionCannotBlock(t *testing.T) {
+	t.Parallel()
 	for name, cmd := range map[string]string{
 		"exit2": "echo no tools for you >&2; exit 2",
 		"deny":  `echo '{"decision":"deny","reason":"no tools for you"}'`,
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))

@@ -29,6 +29,7 @@ import (
 // hosts/gemini TestTrustRuleSpellings holds bundlectl to the same
 // verdicts, which list's report of setup's lines follows.
 func TestGeminiTrustRuleSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, rules, want, env string }{
 		{"dot-segments-distrust", `{"@P/ws": "DO_NOT_TRUST", "@P/./././././././": "TRUST_FOLDER"}`, "untrusted", ""},
 		{"dot-segments-trust", `{"@P/ws": "TRUST_FOLDER", "@P/./././././././": "DO_NOT_TRUST"}`, "trusted", ""},
@@ -53,6 +54,7 @@ func TestGeminiTrustRuleSpellings(t *testing.T) {
 		{"ide-mode-no-ide-distrusted", `{"@P/ws": "DO_NOT_TRUST"}`, "untrusted", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, GeminiCLI, Say("done"))
 			p, err := filepath.EvalSymlinks(filepath.Dir(a.Workdir))
 			if err != nil {

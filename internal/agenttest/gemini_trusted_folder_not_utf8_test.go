@@ -18,6 +18,7 @@ import (
 // once (exit 1, "Directory does not exist": it looks for the decoded
 // name), whatever the rules say: nothing runs there.
 func TestGeminiTrustedFolderNotUTF8(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, dir, key, level string
 		exit                  int
@@ -27,6 +28,7 @@ func TestGeminiTrustedFolderNotUTF8(t *testing.T) {
 		{"folder-not-utf8", "ws\xff", "ws\xff", "TRUST_FOLDER", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, GeminiCLI, Say("done"))
 			root, err := filepath.EvalSymlinks(filepath.Dir(a.Workdir))
 			if err != nil {

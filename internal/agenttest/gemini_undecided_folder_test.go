@@ -27,7 +27,9 @@ import (
 // gemini there, and says nothing once the rule is written. The control:
 // in a folder a rule trusts, the same session's hook blocks the prompt.
 func TestGeminiUndecidedFolder(t *testing.T) {
+	t.Parallel()
 	t.Run("trusted-control", func(t *testing.T) {
+		t.Parallel()
 		a, argv, env := blockingUserHookSession(t)
 		ws, err := filepath.EvalSymlinks(a.Workdir)
 		if err != nil {
@@ -43,6 +45,7 @@ func TestGeminiUndecidedFolder(t *testing.T) {
 	// What list's hint does: gemini started there with no prompt asks
 	// first, and the answer writes the rule that ends the report.
 	t.Run("hint", func(t *testing.T) {
+		t.Parallel()
 		a, argv, env := blockingUserHookSession(t)
 		f := newTrustedFixture(t, a, filepath.Join(t.TempDir(), markerName))
 		senv := append(setupEnv(a), "GEMINI_CLI_TRUST_WORKSPACE=")

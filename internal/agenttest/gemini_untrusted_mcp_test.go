@@ -15,6 +15,7 @@ import (
 // a rule trusts once loaded: no server starts there either (hosts/gemini
 // TestDotEnvUntrustsMCPNote).
 func TestGeminiUntrustedFolderMCP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		trust, dotEnv string
 		started       bool
@@ -28,6 +29,7 @@ func TestGeminiUntrustedFolderMCP(t *testing.T) {
 			name += "-dotenv-restricted"
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			dir := filepath.Join(a.ConfigDir(), "extensions", "ext1")

@@ -15,6 +15,7 @@ import (
 // they run in no interactive session there until the folder is trusted.
 // With --skip-trust a -p session starts, trusted, and runs them.
 func TestGeminiUntrustedFolderUserHooks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		trust       string // trustedFolders.json's rule for the working directory
@@ -27,6 +28,7 @@ func TestGeminiUntrustedFolderUserHooks(t *testing.T) {
 		{"trusted-interactive", "TRUST_FOLDER", true, nil, []string{"ext", "user"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, GeminiCLI, Say("done"))
 			beforeAgentExtension(t, filepath.Join(a.ConfigDir(), "extensions", "ext1"), "ext1", "touch "+filepath.Join(rec, "ext"))

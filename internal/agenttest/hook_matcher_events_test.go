@@ -173,6 +173,7 @@ func checkMatcherParity(t *testing.T, h Host, ws, rec string, events map[string]
 // hooks (review TestMatcherTextHosts, script
 // hooks_claude_codex_event_matchers).
 func TestClaudeHookMatcherEvents(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, Claude, Say("done"))
 	src := filepath.Join(a.Workdir, ".bundlectl", "bundles", pluginName)
@@ -191,6 +192,7 @@ func TestClaudeHookMatcherEvents(t *testing.T) {
 // plugin (placed in the plugin cache, hook trust bypassed): Codex 0.171
 // ran the same hooks as Claude Code.
 func TestCodexHookMatcherEvents(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	a := New(t, Codex, Say("done"))
 	root := versionDir(filepath.Join(a.ConfigDir(), "plugins", "cache"))
@@ -218,6 +220,7 @@ func TestCodexHookMatcherEvents(t *testing.T) {
 // expansion; now it runs the same two, and the review shows the matchers
 // (script hooks_claude_codex_event_matchers).
 func TestClaudePromptExpansionMatcher(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	events := map[string][]matcherCase{"UserPromptExpansion": {
 		{"expand-nomatch", "nomatch"}, {"expand-bare", "hello"}, {"expand-full", pluginName + ":hello"}, {"expand-none", "-"},
@@ -245,6 +248,7 @@ func TestClaudePromptExpansionMatcher(t *testing.T) {
 // unguarded. The Codex view now writes no matcher there; every hook runs
 // through exec, as Codex runs it installed (TestCodexHookMatcherEvents).
 func TestExecCodexIgnoredMatcher(t *testing.T) {
+	t.Parallel()
 	a := New(t, Codex, Say("done"))
 	f := newExecFixture(t, a)
 	events := map[string][]matcherCase{

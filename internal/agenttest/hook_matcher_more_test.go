@@ -78,6 +78,7 @@ func (s matcherSession) eventIDs() []string {
 // compile never runs. bundlectl's review and hooks
 // run --host claude agree (MatchField, ClaudeMatch).
 func TestClaudeHookMatcherMoreEvents(t *testing.T) {
+	t.Parallel()
 	sessions := []matcherSession{
 		{
 			name: "subagent",
@@ -134,6 +135,7 @@ func TestClaudeHookMatcherMoreEvents(t *testing.T) {
 	}
 	for _, s := range sessions {
 		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Claude, s.script...)
 			if s.setup != nil {
@@ -215,8 +217,10 @@ func codexMatchedSessions() []matcherSession {
 // codex agree. PermissionRequest cannot be fired offline: codex exec
 // answers every approval itself (approval "never").
 func TestCodexHookMatcherMoreEvents(t *testing.T) {
+	t.Parallel()
 	for _, s := range codexMatchedSessions() {
 		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Codex, s.script...)
 			if s.setup != nil {
@@ -246,8 +250,10 @@ func TestCodexHookMatcherMoreEvents(t *testing.T) {
 // it runs installed (TestCodexHookMatcherMoreEvents): a hash Codex does
 // not compute would leave a guard silently unrun.
 func TestExecCodexMatchedEvents(t *testing.T) {
+	t.Parallel()
 	for _, s := range codexMatchedSessions() {
 		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, s.script...)
 			if s.setup != nil {
 				s.setup(t, a)
@@ -275,6 +281,7 @@ func TestExecCodexMatchedEvents(t *testing.T) {
 // "invalid_request, server_error" is an unanchored regular expression,
 // which selects nothing.
 func TestClaudeStopFailureMatcher(t *testing.T) {
+	t.Parallel()
 	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/messages") {
 			w.Header().Set("Content-Type", "application/json")

@@ -15,8 +15,10 @@ import (
 // so the session id, transcript path and timestamps are the same. Before,
 // hooks run wrote the top-level keys sorted.
 func TestHookRunStdinBytes(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, h, ShellCall(h, "true"), Say("done"))
 			allowShell(a)

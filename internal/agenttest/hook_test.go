@@ -49,8 +49,10 @@ func hookInput(t *testing.T, rec string) map[string]any {
 // way that exits 2 stops the shell command (the marker is never created) and
 // its reason reaches the model in the next request.
 func TestHookBlocksShell(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			rec := filepath.Join(tmp, "rec")
 			os.Mkdir(rec, 0o755)
@@ -91,6 +93,7 @@ func TestHookBlocksShell(t *testing.T) {
 // the hash CodexHookHash computes (or with --dangerously-bypass-hook-trust);
 // an untrusted or mis-hashed hook is skipped silently and the command runs.
 func TestCodexHookTrust(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		config  func(home, guard string) string
@@ -112,6 +115,7 @@ func TestCodexHookTrust(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			rec := filepath.Join(tmp, "rec")
 			os.Mkdir(rec, 0o755)

@@ -53,6 +53,8 @@ func guardTimeoutRun(t *testing.T, h Host, timeout json.Number) (guardRan, toolR
 // that it is killed at once), and the harness waits at most 600 s
 // (harness TestGuardPastLimit).
 func TestHostsGuardTimeouts(t *testing.T) {
+	// Not parallel: its outcome turns on a short wait of a host's or the
+	// proxy's (see doc.go).
 	for _, c := range []struct {
 		host    Host
 		timeout string

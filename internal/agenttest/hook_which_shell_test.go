@@ -60,6 +60,7 @@ func hostPlugin(t *testing.T, h Host, hooks map[string]any, script ...Turn) *Age
 // (bash from PATH). None of them reads $SHELL. harness/hookshell.go
 // follows this.
 func TestHookWhichShell(t *testing.T) {
+	t.Parallel()
 	probe := filepath.Join(t.TempDir(), "probesh")
 	if err := os.Symlink("/bin/bash", probe); err != nil {
 		t.Fatal(err)
@@ -119,6 +120,7 @@ func bashGuard(rec string) string {
 // /bin/sh -c, where this guard (for Codex and Gemini CLI, whose hosts run
 // bash) exited 0 and let the command through, both ways.
 func TestHookShellParity(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		h      Host
 		event  string
@@ -130,6 +132,7 @@ func TestHookShellParity(t *testing.T) {
 		{GeminiCLI, "BeforeTool", "run_shell_command", true},
 	} {
 		t.Run(string(tc.h), func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			marker := filepath.Join(rec, markerName)
 			a := hostPlugin(t, tc.h, map[string]any{tc.event: []any{map[string]any{"matcher": tc.match,

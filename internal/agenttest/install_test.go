@@ -34,6 +34,7 @@ import (
 //     expanded), and a server without cwd starts in the session's working
 //     directory, where ./bin/fakemcp is the workspace's.
 func TestCodexPluginInstalled(t *testing.T) {
+	t.Parallel()
 	const commandDescription = "agenttest-command-desc-3c51"
 	tmp := t.TempDir()
 	rec := filepath.Join(tmp, "rec")

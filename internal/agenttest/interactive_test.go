@@ -263,8 +263,10 @@ func checkInteractiveGuard(t *testing.T, a *Agent, f *execFixture, res *Result) 
 // session (a permission dialog, a folder-trust prompt) stops it, so the
 // guard is what does.
 func TestExecInteractive(t *testing.T) {
+	t.Parallel()
 	for _, h := range []Host{Claude, Codex} {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			for _, mode := range []string{"unguarded", "exec", "exec-auto-mode"} {
 				guarded := mode != "unguarded"
 				if mode == "exec-auto-mode" && h != Claude {
@@ -309,8 +311,10 @@ func TestExecInteractive(t *testing.T) {
 // snapshot fails, the event is blocked with a reason naming the bundle,
 // and the replaced guard never runs.
 func TestExecInteractiveTamper(t *testing.T) {
+	t.Parallel()
 	for _, h := range []Host{Claude, Codex} {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			tmp := t.TempDir()
 			marker := filepath.Join(tmp, markerName)
 			a := New(t, h)

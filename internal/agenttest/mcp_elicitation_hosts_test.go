@@ -63,6 +63,7 @@ process.stdin.on("data", (d) => {
 // codex-mcp-client, gemini-cli-mcp-client), by which bundlectl mcp pauses
 // its call timers for Codex only.
 func TestHostsMCPElicitationHeadless(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		h          Host
 		capability bool

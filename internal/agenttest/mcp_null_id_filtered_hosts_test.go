@@ -14,9 +14,11 @@ import (
 // request there either (the proxy forwards only lines it read), and now
 // it is dropped alike (harness TestProxyDropsNullIDRepliesUntimed).
 func TestHostsMCPNullIDFilterOnly(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"null-id-at-initialize", "null-id-at-call"} {
 		for _, h := range hosts {
 			t.Run(mode+"/"+string(h), func(t *testing.T) {
+				t.Parallel()
 				a := New(t, h, MCPCall(h, "proxied", "hold", map[string]any{"query": "owl"}), Say("done"))
 				command, args := shapeKitFiltered(t, a, filepath.Join(t.TempDir(), "home"), mode)
 				serveThroughProxy(t, a, command, args, 30)

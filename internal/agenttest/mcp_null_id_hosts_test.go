@@ -19,9 +19,11 @@ import (
 // call"), and does now the proxy drops every reply under null, which
 // answers no request it sent (harness TestProxyDropsNullIDReplies).
 func TestHostsMCPNullIDErrorEndsNoRequest(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"null-id-at-initialize", "null-id-at-call"} {
 		for _, h := range hosts {
 			t.Run(mode+"/"+string(h), func(t *testing.T) {
+				t.Parallel()
 				a := New(t, h, MCPCall(h, "proxied", "hold", map[string]any{"query": "owl"}), Say("done"))
 				command, args := shapeKit(t, a, filepath.Join(t.TempDir(), "home"), mode)
 				serveThroughProxy(t, a, command, args, 30)

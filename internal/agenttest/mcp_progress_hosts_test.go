@@ -59,6 +59,7 @@ process.stdin.on("data", (d) => {
 // call from its forwarding and ignores progress too (docs/harness.md):
 // extending its reviewed wait would let a call run past the host's.
 func TestHostsMCPProgressNoExtension(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		h        Host
 		timeout  bool

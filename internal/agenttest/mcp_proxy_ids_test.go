@@ -142,6 +142,8 @@ func serverLines(t *testing.T, rec string) []map[string]any {
 // sent reaches the server as one object (serverLines fails on any other):
 // no host sends a batch, which the proxy would relay as an array.
 func TestHostsMCPProxyOwnIDs(t *testing.T) {
+	// Not parallel: its outcome turns on a short wait of a host's or the
+	// proxy's (see doc.go).
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
 			a := New(t, h, MCPCall(h, "proxied", "echo", map[string]any{"query": "owl"}),
@@ -205,6 +207,7 @@ func TestHostsMCPProxyOwnIDs(t *testing.T) {
 // whole, as the proxy once did, Codex answered it -32600 with no id, as
 // a line it cannot read.
 func TestCodexMCPProxyMalformedElicitation(t *testing.T) {
+	t.Parallel()
 	const undecodable = `error -32600 with no id`
 	for _, c := range []struct {
 		mode   string
@@ -222,6 +225,7 @@ func TestCodexMCPProxyMalformedElicitation(t *testing.T) {
 		{"batched", `decline under "el-1"`},
 	} {
 		t.Run(c.mode, func(t *testing.T) {
+			t.Parallel()
 			a := New(t, Codex, MCPCall(Codex, "proxied", "echo", map[string]any{"query": "owl"}), Say("done"))
 			command, args, rec := proxyKit(t, a, filepath.Join(t.TempDir(), "home"), c.mode, 2000)
 			serveThroughProxy(t, a, command, args, 60)

@@ -103,6 +103,7 @@ process.stdin.on("data", (d) => {
 // pass that message, its hint line included, to the model.
 // (The test fails on what reaches the model, not on a time.)
 func TestHostsMCPProxyReplyShapes(t *testing.T) {
+	t.Parallel()
 	modes := []string{"well-formed", "bare-id", "result-in-capitals", "method-and-result", "extra-member", "result-and-error", "no-version",
 		"meta-not-object", "code-past-int32", "message-twice", "data-twice", "deep-127", "deep-128",
 		"code-decimal", "code-exponent", "result-empty", "result-array", "result-null", "batch", "batch-with-notice", "batch-extra-member", "deep-10001"}
@@ -112,6 +113,7 @@ func TestHostsMCPProxyReplyShapes(t *testing.T) {
 	for _, mode := range modes {
 		for _, h := range hosts {
 			t.Run(mode+"/"+string(h), func(t *testing.T) {
+				t.Parallel()
 				a := New(t, h, MCPCall(h, "proxied", "hold", map[string]any{"query": "owl"}), Say("done"))
 				command, args := shapeKit(t, a, filepath.Join(t.TempDir(), "home"), mode)
 				serveThroughProxy(t, a, command, args, 30)

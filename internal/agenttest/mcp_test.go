@@ -87,8 +87,10 @@ func configureNodeMCP(t *testing.T, a *Agent, server, js, answer string, extra m
 // TestMCPToolAnswers: the agent starts a stdio MCP server, calls its tool on
 // the stand-in's order, and the tool's answer reaches the next model request.
 func TestMCPToolAnswers(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			rec := filepath.Join(t.TempDir(), "mcp.jsonl")
 			answer := "fakemcp-answer-" + string(h) + "-42"
 			a := New(t, h, MCPCall(h, "fake", "lookup", map[string]any{"query": "owl"}), Say("got it"))

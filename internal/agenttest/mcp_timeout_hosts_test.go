@@ -41,6 +41,8 @@ func mcpTimeoutRun(t *testing.T, h Host, extra map[string]any, flags ...string) 
 // within 2^53-1 (9007199254740993, 601000.5, 1500.5): bundlectl reviewed
 // 1500.5 as a server Claude Code loads; it is skipped now.
 func TestHostsMCPTimeouts(t *testing.T) {
+	// Not parallel: its outcome turns on a short wait of a host's or the
+	// proxy's (see doc.go).
 	for _, c := range []struct {
 		host   Host
 		val    string

@@ -32,6 +32,7 @@ var unparsedWantAsked = []string{"CONNECT ca.example:443 HTTP/1.1", "CONNECT goo
 // two that parse, and goes on (exit 0). The mcp.url warning names Codex
 // (bundle TestMCPURLUnparsedNamesHosts).
 func TestCodexMCPURLUnparsed(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	a := New(t, Codex, Say("done"))
 	var cfg strings.Builder
@@ -47,6 +48,7 @@ func TestCodexMCPURLUnparsed(t *testing.T) {
 // TestGeminiMCPURLUnparsed: so does Gemini CLI 0.61 (JavaScript's URL),
 // which says "MCP issues detected" and goes on (exit 0).
 func TestGeminiMCPURLUnparsed(t *testing.T) {
+	t.Parallel()
 	proxy := newConnectRecorder(t)
 	a := New(t, GeminiCLI, Say("done"))
 	servers := map[string]any{}

@@ -88,6 +88,7 @@ func installOwnClaudePluginIn(t *testing.T, a *Agent, rec, name string) map[stri
 // reads that folder, so it names the plugin (and --exclusive would turn it
 // off); the view's guard blocks.
 func TestExecClaudeOwnPluginCowork(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -160,6 +161,7 @@ func (r *ownClaudeRun) ownSkillOffered() bool {
 // on stderr before the agent starts, with the command that keeps it out;
 // the view's guard blocks the marker command either way.
 func TestExecClaudeOwnPlugin(t *testing.T) {
+	t.Parallel()
 	r := runOwnClaude(t, false)
 	r.f.checkGuard(t, r.a, r.res, 0)
 	if !r.ownRan() || !r.ownSkillOffered() {
@@ -176,6 +178,7 @@ func TestExecClaudeOwnPlugin(t *testing.T) {
 // does not run, its skill is not offered), the view's guard still blocks,
 // nothing names it, and the user's settings still enable it afterwards.
 func TestExecClaudeExclusive(t *testing.T) {
+	t.Parallel()
 	r := runOwnClaude(t, true)
 	r.f.checkGuard(t, r.a, r.res, 0)
 	if r.ownRan() || r.ownSkillOffered() {
@@ -198,6 +201,7 @@ func TestExecClaudeExclusive(t *testing.T) {
 // its other settings still apply (here a hook of the user's own, which is
 // configuration, not a plugin) and the own plugin stays out.
 func TestExecClaudeExclusiveUserSettings(t *testing.T) {
+	t.Parallel()
 	ran := filepath.Join(t.TempDir(), "user-settings-hook-ran")
 	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []any{map[string]any{
 		"hooks": []any{map[string]any{"type": "command", "command": "touch " + ran}}}}}})
@@ -219,6 +223,7 @@ func TestExecClaudeExclusiveUserSettings(t *testing.T) {
 // (--plugin-dir) cannot be kept out: exec refuses with a usage error
 // naming the argument, and the agent never starts.
 func TestExecClaudeExclusiveRefuses(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "mine")
 	writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "mine", "version": "1.0.0"})
 	r := runOwnClaude(t, true, "--plugin-dir", dir)
@@ -236,6 +241,7 @@ func TestExecClaudeExclusiveRefuses(t *testing.T) {
 // doing so to the view of a bundle with a guard would leave the guard
 // silent: exec refuses to start, naming the file and the entry.
 func TestExecClaudeViewTurnedOff(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -257,8 +263,10 @@ func TestExecClaudeViewTurnedOff(t *testing.T) {
 // "<name>@inline": false (its hook does not run), and a later --settings
 // entry set to true brings it back.
 func TestClaudeInlineOff(t *testing.T) {
+	t.Parallel()
 	for _, back := range []bool{false, true} {
 		t.Run(fmt.Sprintf("flag-true-%v", back), func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "inl")
 			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "inl", "version": "1.0.0"})
@@ -283,6 +291,7 @@ func TestClaudeInlineOff(t *testing.T) {
 // true, each start Claude Code without a --plugin-dir plugin's hooks (a
 // view's guards); the control run has them.
 func TestClaudeNoPluginModes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		args []string
@@ -296,6 +305,7 @@ func TestClaudeNoPluginModes(t *testing.T) {
 		{"CLAUDE_CODE_SAFE_MODE", nil, []string{"CLAUDE_CODE_SAFE_MODE=yes"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			dir := filepath.Join(t.TempDir(), "inl")
 			writeJSONFile(t, dir, ".claude-plugin/plugin.json", map[string]any{"name": "inl", "version": "1.0.0"})
@@ -315,6 +325,7 @@ func TestClaudeNoPluginModes(t *testing.T) {
 // TestExecClaudeNoPluginMode: exec with --bare would start Claude Code
 // without the view, and so without its guard: exec refuses, naming it.
 func TestExecClaudeNoPluginMode(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), markerName)
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -334,6 +345,7 @@ func TestExecClaudeNoPluginMode(t *testing.T) {
 // argument: a plugin turned off in an earlier one still loads, and turned
 // off in the last one it does not.
 func TestClaudeLastSettings(t *testing.T) {
+	t.Parallel()
 	off := `{"enabledPlugins": {"` + ownClaudeID + `": false}}`
 	for _, c := range []struct {
 		name  string
@@ -344,6 +356,7 @@ func TestClaudeLastSettings(t *testing.T) {
 		{"other-then-off", []string{"--settings", `{"cleanupPeriodDays": 30}`, "--settings", off}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			rec := t.TempDir()
 			a := New(t, Claude, Say("done"))
 			installOwnClaudePlugin(t, a, rec)
@@ -367,6 +380,7 @@ func TestClaudeLastSettings(t *testing.T) {
 // ran in the session; so did a name holding bytes that are not UTF-8,
 // which Go decoded to another id than Claude Code (name-bytes).
 func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
+	t.Parallel()
 	const bareSkill = "agenttest-users-bare-skill-e5a0"
 	manifests := map[string]string{
 		"plain":     `{"name": "skp", "version": "1.0.0"}`,
@@ -423,6 +437,7 @@ func TestExecClaudeExclusiveSkillsDir(t *testing.T) {
 // manifest with a name (upper case and non-ASCII letters too) loads and
 // is named.
 func TestExecClaudeSkillsDirNameless(t *testing.T) {
+	t.Parallel()
 	const innerSkill = "agenttest-nameless-inner-skill-3b7d"
 	for name, m := range map[string]string{
 		"no-name":    `{"version": "1.0.0"}`,

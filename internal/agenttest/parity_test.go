@@ -23,6 +23,7 @@ import (
 // TestGeminiCommandKeysAsWritten); a Go struct decoder had read "Prompt"
 // in its place and shown no shell line at all.
 func TestGeminiCommandPromptKey(t *testing.T) {
+	t.Parallel()
 	const shown = "agenttest-prompt-key-7f31"
 	a := New(t, GeminiCLI, Say("done"))
 	marker := filepath.Join(t.TempDir(), markerName)
@@ -63,6 +64,7 @@ func TestGeminiCommandPromptKey(t *testing.T) {
 // same extension lists exactly those (bundle
 // TestGeminiContextFileNameAsRead).
 func TestGeminiContextFileName(t *testing.T) {
+	t.Parallel()
 	texts := map[string]string{
 		"GEMINI.md":   "agenttest-context-default-51a0",
 		"CTX.md":      "agenttest-context-named-8c2e",
@@ -120,11 +122,13 @@ func TestGeminiContextFileName(t *testing.T) {
 // removes nothing (manifest.exclude-tools) instead of showing it as a
 // restriction that holds.
 func TestGeminiExcludeToolsNarrowing(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, entry string
 		runs        bool
 	}{{"narrowed", "run_shell_command(touch)", true}, {"whole-tool", "run_shell_command", false}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 			root := filepath.Join(a.ConfigDir(), "extensions", pluginName)
@@ -150,6 +154,7 @@ func TestGeminiExcludeToolsNarrowing(t *testing.T) {
 // TestGeminiVarRefs); it had skipped lower-case names as a shell
 // script's own.
 func TestGeminiLowerCaseVariable(t *testing.T) {
+	t.Parallel()
 	const value = "agenttest-lower-value-91c2"
 	var mu sync.Mutex
 	var seen []string
@@ -193,6 +198,7 @@ func TestGeminiLowerCaseVariable(t *testing.T) {
 // as a skill, as well as skills/<dir>/SKILL.md (not one deeper); the
 // review lists both (bundle TestGeminiSkillsRootSkill).
 func TestGeminiSkillsRootSkill(t *testing.T) {
+	t.Parallel()
 	descs := map[string]string{
 		"skills/SKILL.md":        "agenttest-root-skill-5f10",
 		"skills/one/SKILL.md":    "agenttest-one-skill-2b7c",
@@ -253,6 +259,7 @@ func claudeInlineHooks(rec string) map[string]any {
 // not show as one, and that exec left out. Now it is a reviewed hook
 // (bundle TestClaudeInlineHooksEventMap), run through exec too.
 func TestClaudeInlineHooksSibling(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir()
 	root := filepath.Join(t.TempDir(), pluginName)
 	writeJSONFile(t, root, ".claude-plugin/plugin.json", claudeInlineHooks(rec))
@@ -300,6 +307,7 @@ func TestClaudeInlineHooksSibling(t *testing.T) {
 // load. The review of the same directory shows what Claude Code did
 // (bundle TestClaudeMCPOtherHostsFields).
 func TestClaudeMCPOtherHostsFields(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var hits []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -386,6 +394,7 @@ func offeredTools(a *Agent) []string {
 // keep to it (bundle TestClaudeMCPToolFilterWarned); before, it showed the
 // narrowed tool list alone.
 func TestClaudeMCPToolFilterIgnored(t *testing.T) {
+	t.Parallel()
 	tool := "mcp__plugin_" + pluginName + "_fake__lookup"
 	server := func(command string) map[string]any {
 		return map[string]any{"mcpServers": map[string]any{"fake": map[string]any{"command": command, "excludeTools": []string{"lookup"}}}}
@@ -441,6 +450,7 @@ func skillHooksSibling(rec string) string {
 // a reviewed hook of the skill (bundle TestClaudeFrontMatterHooksEventMap),
 // and runs through exec too.
 func TestClaudeSkillHooksSibling(t *testing.T) {
+	t.Parallel()
 	script := []Turn{Call("Skill", map[string]any{"skill": pluginName + ":hooked"}), ShellCall(Claude, "echo hooked"), Say("done")}
 	rec := t.TempDir()
 	root := filepath.Join(t.TempDir(), pluginName)

@@ -205,6 +205,7 @@ func newPluginRun(t *testing.T) *pluginRun {
 // session from a read-only directory: its skill's text reaches the model, its
 // MCP server answers, its hook blocks, and ${CLAUDE_PLUGIN_ROOT} is DIR.
 func TestClaudePluginDir(t *testing.T) {
+	t.Parallel()
 	p := newPluginRun(t)
 	p.root = filepath.Join(t.TempDir(), pluginName)
 	answer := "agenttest-plugin-mcp-answer-claude"
@@ -316,6 +317,7 @@ func (p *pluginRun) runCodexCopy(t *testing.T, src, prompt string) (before strin
 // config loads without any install step. Each case says where the plugin
 // sits and how it is enabled and trusted.
 func TestCodexPlugin(t *testing.T) {
+	t.Parallel()
 	key, hash := codexPluginTrust()
 	userConfig := fmt.Sprintf("[plugins.%q]\nenabled = true\n\n[hooks.state.%q]\ntrusted_hash = %q\n", codexPluginID, key, hash)
 	sessionFlags := codexPluginSessionFlags()
@@ -337,6 +339,7 @@ func TestCodexPlugin(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPluginRun(t)
 			answer := "agenttest-plugin-mcp-answer-codex"
 			src := filepath.Join(t.TempDir(), "src", pluginName)
@@ -490,6 +493,7 @@ func geminiExtension(t *testing.T, dir, rec, answer string) {
 // one, or a link record (.gemini-extension-install.json {"type":"link"})
 // naming a directory elsewhere; a session can have its own GEMINI_CLI_HOME.
 func TestGeminiExtension(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		place func(t *testing.T, extensions, src string) string // returns ${extensionPath}
@@ -516,6 +520,7 @@ func TestGeminiExtension(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			p := newPluginRun(t)
 			answer := "agenttest-plugin-mcp-answer-gemini"
 			src := filepath.Join(t.TempDir(), "src", pluginName)
@@ -573,6 +578,7 @@ func TestGeminiExtension(t *testing.T) {
 // plugin's are). bundlectl's Codex reader reads such a manifest the same
 // way (bundle.TestCodexReadsOtherHostsManifest).
 func TestCodexLoadsOtherHostsManifest(t *testing.T) {
+	t.Parallel()
 	const nested = "agenttest-nested-skill-6633"
 	for _, manifest := range []string{".claude-plugin/plugin.json", ".cursor-plugin/plugin.json"} {
 		t.Run(filepath.Dir(manifest), func(t *testing.T) {

@@ -209,8 +209,10 @@ func allowRemote(a *Agent) {
 // plugins declare no options; their server's bearer token comes from the
 // host variable bearer_token_env_var names, as reviewed.
 func TestExecRemoteOption(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			a := New(t, h, remoteTurns(h)...)
 			f := newRemoteFixture(t, a)
 			header, want := "X-Api-Key", remoteSecret
@@ -268,6 +270,7 @@ func (f *remoteFixture) checkNoValueLeft(t *testing.T) {
 // or substituted credential is sent — and stderr names the option and the
 // command that sets it, never the value.
 func TestExecRemoteOptionRefused(t *testing.T) {
+	t.Parallel()
 	for _, h := range []Host{Claude, GeminiCLI} {
 		key, expands := "api_key", "key-${HOME}"
 		if h == GeminiCLI {

@@ -84,6 +84,7 @@ func checkVerdict(t *testing.T, a *Agent, f *execFixture, launcher, env []string
 // Setup once refused any value but false anywhere, and list read no
 // workspace's settings.
 func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
+	t.Parallel()
 	const caveat = "setup's hook lines do not run in a claude session started in a workspace whose own settings do not turn hooks back on"
 	for _, c := range []struct {
 		name                          string
@@ -111,6 +112,7 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 		{name: "managed-only 0", dropIn: `{"allowManagedHooksOnly": 0}`, off: true, refuseSays: `50-org.json" sets "allowManagedHooksOnly": 0`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := t.TempDir() + "/" + markerName
 			a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)
@@ -183,6 +185,7 @@ func TestSetupClaudeWorkspaceSwitches(t *testing.T) {
 // table a session selects, stops Codex with an error, running nothing (no
 // silent loss: setup writes); an unselected table is ignored.
 func TestSetupCodexHooksLayers(t *testing.T) {
+	t.Parallel()
 	const off, on = "[features]\nhooks = false\n", "[features]\nhooks = true\n"
 	trust := func(dir string) string { return "[projects.\"" + dir + "\"]\ntrust_level = \"trusted\"\n" }
 	untrust := func(dir string) string { return "[projects.\"" + dir + "\"]\ntrust_level = \"untrusted\"\n" }
@@ -269,6 +272,7 @@ func TestSetupCodexHooksLayers(t *testing.T) {
 // and list, run from another directory with --workspace, read that
 // workspace's settings (setup once read its own working directory's).
 func TestSetupGeminiWorkspaceSwitch(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name      string
 		user, ws  any // hooksConfig.enabled, nil for none
@@ -280,6 +284,7 @@ func TestSetupGeminiWorkspaceSwitch(t *testing.T) {
 		{name: "user false, workspace true", user: false, ws: true, caveatFor: "setup's hook lines do not run in a gemini session started in a workspace whose own settings do not turn hooks back on"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			marker := t.TempDir() + "/" + markerName
 			a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)

@@ -69,8 +69,10 @@ func (f *execFixture) runSetup(t *testing.T, a *Agent, prompt string) []byte {
 // server through `bundlectl mcp`. Setup run again changes nothing, and
 // --undo restores every file byte for byte.
 func TestSetup(t *testing.T) {
+	t.Parallel()
 	for _, h := range hosts {
 		t.Run(string(h), func(t *testing.T) {
+			t.Parallel()
 			marker := filepath.Join(t.TempDir(), markerName)
 			server := "bundlectl-" + pluginName + "-fake"
 			called := server

@@ -32,6 +32,7 @@ func listSetup(t *testing.T, a *Agent, f *execFixture) []map[string]any {
 // cannot read it, and list once said the lines were gone (hint: setup,
 // which refuses the file); it says it cannot read it (unreadable).
 func TestListClaudeSettingsUTF16(t *testing.T) {
+	t.Parallel()
 	marker := t.TempDir() + "/" + markerName
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -57,6 +58,7 @@ func TestListClaudeSettingsUTF16(t *testing.T) {
 // for its markers ending in LF) and said them gone, and setup then wrote a
 // second block; now list says nothing, and setup finds its block.
 func TestListCodexConfigCRLF(t *testing.T) {
+	t.Parallel()
 	marker := t.TempDir() + "/" + markerName
 	a := New(t, Codex, ShellCall(Codex, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -88,6 +90,7 @@ func TestListCodexConfigCRLF(t *testing.T) {
 // refuses the file, as the fix; it says the file does not parse, that
 // Gemini CLI refuses to start, and shows the line.
 func TestGeminiSettingsByteOrderMark(t *testing.T) {
+	t.Parallel()
 	marker := t.TempDir() + "/" + markerName
 	a := New(t, GeminiCLI, ShellCall(GeminiCLI, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
@@ -111,8 +114,10 @@ func TestGeminiSettingsByteOrderMark(t *testing.T) {
 // setup, which refuses the file, as the fix. It says it cannot read it
 // (unreadable, duplicate-key), with the line.
 func TestListSettingsDuplicateKey(t *testing.T) {
+	t.Parallel()
 	for _, host := range []Host{Claude, GeminiCLI} {
 		t.Run(string(host), func(t *testing.T) {
+			t.Parallel()
 			marker := t.TempDir() + "/" + markerName
 			a := New(t, host, ShellCall(host, "touch "+marker), Say("done"))
 			f := newTrustedFixture(t, a, marker)
