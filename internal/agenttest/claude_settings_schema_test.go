@@ -148,21 +148,27 @@ func TestClaudeSettingsSchemaTable(t *testing.T) {
 		// A null Claude Code takes out leaves the file read: one file a
 		// session, as any file read keeps the guard from running.
 		c := guardCase{name: k + " null", files: map[string]string{"./.claude/settings.json": fmt.Sprintf(`{"disableAllHooks": true, %q: null}`, k)}}
-		if ran, _, res := runGuardCase(t, c); ran {
-			t.Errorf("%q: null dropped the file, bundlectl takes it to leave it read\n%s", k, res)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if ran, _, res := runGuardCase(t, c); ran {
+				t.Errorf("%q: null dropped the file, bundlectl takes it to leave it read\n%s", k, res)
+			}
+		})
 	}
 	for batch := range slices.Chunk(drops, len(schemaBatchFiles)) {
-		if ran, _, _ := runGuardCase(t, batchCase(batch)); ran {
-			continue
-		}
-		// Some file of the batch was read: find which, one a session.
-		for _, s := range batch {
-			c := guardCase{name: s.text(), files: map[string]string{"./.claude/settings.json": "{" + s.text() + "}"}}
-			if ran, _, res := runGuardCase(t, c); !ran {
-				t.Errorf("%s did not drop the file: Claude Code ran no guard\n%s", s.text(), res)
+		t.Run(batch[0].text(), func(t *testing.T) {
+			t.Parallel()
+			if ran, _, _ := runGuardCase(t, batchCase(batch)); ran {
+				return
 			}
-		}
+			// Some file of the batch was read: find which, one a session.
+			for _, s := range batch {
+				c := guardCase{name: s.text(), files: map[string]string{"./.claude/settings.json": "{" + s.text() + "}"}}
+				if ran, _, res := runGuardCase(t, c); !ran {
+					t.Errorf("%s did not drop the file: Claude Code ran no guard\n%s", s.text(), res)
+				}
+			}
+		})
 	}
 }
 
@@ -207,11 +213,14 @@ func batchCase(batch []schemaSetting) guardCase {
 func TestClaudeSettingsSchemaVectors(t *testing.T) {
 	t.Parallel()
 	for _, v := range readSchemaVectors(t, "../../hosts/claude/testdata/schema_vectors.txt") {
-		text := fmt.Sprintf(`{"disableAllHooks": true, %s}`, v.setting)
-		ran, _, res := runGuardCase(t, guardCase{name: v.setting, files: map[string]string{"./.claude/settings.json": text}})
-		if ran != (v.claude == "drops") {
-			t.Errorf("%s: Claude Code dropped the file %v, the vector says %s\n%s", v.setting, ran, v.claude, res)
-		}
+		t.Run(v.setting, func(t *testing.T) {
+			t.Parallel()
+			text := fmt.Sprintf(`{"disableAllHooks": true, %s}`, v.setting)
+			ran, _, res := runGuardCase(t, guardCase{name: v.setting, files: map[string]string{"./.claude/settings.json": text}})
+			if ran != (v.claude == "drops") {
+				t.Errorf("%s: Claude Code dropped the file %v, the vector says %s\n%s", v.setting, ran, v.claude, res)
+			}
+		})
 	}
 }
 
@@ -273,9 +282,12 @@ func TestClaudeSettingsSchemaOtherTypes(t *testing.T) {
 		{`"statusLine"`, `{"type": "command", "command": "true"}, "statusLine": 5`, true},
 	} {
 		text := fmt.Sprintf(`{"disableAllHooks": true, %s: %s}`, c.key, c.value)
-		g := guardCase{name: text, files: map[string]string{"./.claude/settings.json": text}}
-		if ran, _, res := runGuardCase(t, g); ran != c.dropped {
-			t.Errorf("%s: Claude Code dropped the file %v, want %v\n%s", text, ran, c.dropped, res)
-		}
+		t.Run(text, func(t *testing.T) {
+			t.Parallel()
+			g := guardCase{name: text, files: map[string]string{"./.claude/settings.json": text}}
+			if ran, _, res := runGuardCase(t, g); ran != c.dropped {
+				t.Errorf("%s: Claude Code dropped the file %v, want %v\n%s", text, ran, c.dropped, res)
+			}
+		})
 	}
 }
