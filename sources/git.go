@@ -449,7 +449,9 @@ func plainRel(rel string) bool {
 const archiveAsFetched = `mkdir -p "$d/.git/info" && echo "* -export-ignore -export-subst -text -filter -ident -working-tree-encoding" > "$d/.git/info/attributes"`
 
 // inFetchedCommit is the shell command that fetches commit of remote
-// into a temporary repository, runs then there ($d), and removes it; ""
+// into a temporary repository, runs then there ($d), removes it, and
+// exits as the fetch or then did (not as the removal: a hint whose
+// command failed must not report success); ""
 // when LsRemote is, or when commit is not a full commit id (what the
 // command shows must be what was read). It is a script of sh's, given
 // the remote, the commit and args as its arguments ($1, $2, $3…): as
@@ -461,7 +463,7 @@ func inFetchedCommit(remote, commit, then string, args ...string) string {
 	if LsRemote(remote) == "" || !isCommit(commit) {
 		return ""
 	}
-	cmd := `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && ` + then + `; rm -rf "$d"' sh ` +
+	cmd := `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && ` + then + `; s=$?; rm -rf "$d"; exit $s' sh ` +
 		bundle.ShellArg(remote) + " " + commit
 	for _, a := range args {
 		cmd += " " + bundle.ShellArg(a)

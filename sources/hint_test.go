@@ -43,7 +43,7 @@ func TestLsRemoteNeverPrintsCredentials(t *testing.T) {
 // commit id, so what it prints is what was read.
 func TestShowGitFileNeverPrintsCredentials(t *testing.T) {
 	const c = "0123456789abcdef0123456789abcdef01234567"
-	const show = `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && git -C "$d" show "FETCH_HEAD:$3"; rm -rf "$d"' sh `
+	const show = `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && git -C "$d" show "FETCH_HEAD:$3"; s=$?; rm -rf "$d"; exit $s' sh `
 	for _, tc := range []struct{ remote, commit, want string }{
 		{"file:///srv/m", c, show + `file:///srv/m ` + c + ` .claude-plugin/marketplace.json`},
 		{"/srv/my market", c, show + `'/srv/my market' ` + c + ` .claude-plugin/marketplace.json`},
@@ -64,10 +64,10 @@ func TestShowGitFileNeverPrintsCredentials(t *testing.T) {
 func TestGitTreeHintsNeverPrintCredentials(t *testing.T) {
 	const c = "0123456789abcdef0123456789abcdef01234567"
 	const fetch = `sh -c 'd=$(mktemp -d) && git -C "$d" init -q && git -C "$d" fetch -q --depth 1 -- "$1" "$2" && `
-	const validate = `mkdir "$d/$3" && mkdir -p "$d/.git/info" && echo "* -export-ignore -export-subst -text -filter -ident -working-tree-encoding" > "$d/.git/info/attributes" && git -C "$d" archive "$4" | tar -x -C "$d/$3" && bundlectl validate "$d/$3"; rm -rf "$d"' sh `
+	const validate = `mkdir "$d/$3" && mkdir -p "$d/.git/info" && echo "* -export-ignore -export-subst -text -filter -ident -working-tree-encoding" > "$d/.git/info/attributes" && git -C "$d" archive "$4" | tar -x -C "$d/$3" && bundlectl validate "$d/$3"; s=$?; rm -rf "$d"; exit $s' sh `
 	for _, tc := range []struct{ got, want string }{
-		{ListGitDir("file:///srv/r", c, ""), fetch + `git -C "$d" ls-tree FETCH_HEAD; rm -rf "$d"' sh file:///srv/r ` + c},
-		{ListGitDir("file:///srv/r", c, "my dir"), fetch + `git -C "$d" ls-tree FETCH_HEAD -- "$3"; rm -rf "$d"' sh file:///srv/r ` + c + ` 'my dir/'`},
+		{ListGitDir("file:///srv/r", c, ""), fetch + `git -C "$d" ls-tree FETCH_HEAD; s=$?; rm -rf "$d"; exit $s' sh file:///srv/r ` + c},
+		{ListGitDir("file:///srv/r", c, "my dir"), fetch + `git -C "$d" ls-tree FETCH_HEAD -- "$3"; s=$?; rm -rf "$d"; exit $s' sh file:///srv/r ` + c + ` 'my dir/'`},
 		{ListGitDir("https://ghp_secret@example.com/r", c, "a"), ""},
 		{ListGitDir("file:///srv/r", "main", "a"), ""},
 		{ListGitDir("file:///srv/r", c, "a\nb"), ""},
@@ -174,6 +174,63 @@ func TestGitShapeHintsCopyWithout(t *testing.T) {
 			got := string(out)
 			if rerr != nil || !strings.HasPrefix(got, "install|/") || !strings.Contains(got, tc.want) || !strings.Contains(got, "\n./.claude-plugin/plugin.json\n") || strings.Contains(got, tc.not) {
 				t.Errorf("%s: %s: the hint %q (%v) printed %q: want an install of the copy, without %s", sh, tc.q.Source, e.Hint(), rerr, got, tc.not)
+			}
+		}
+	}
+}
+
+// A hint that prints what a command of bundlectl's (or git's) says about
+// a tree written out into a temporary directory exits as that command
+// did, not as the removal of the temporary directory after it: a user
+// (or a script) running it is told the tree is invalid by its status,
+// and a failure on the way (a file the commit does not hold) is not
+// reported as success. The temporary directory is removed either way.
+// Run in sh, bash, dash, zsh and fish, each where installed.
+func TestTreeHintsExitAsTheirCommand(t *testing.T) {
+	for _, tool := range []string{"git", "tar", "unzip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s", tool)
+		}
+	}
+	shells := []string{"/bin/sh"}
+	for _, name := range []string{"bash", "dash", "zsh", "fish"} {
+		if sh, err := exec.LookPath(name); err == nil {
+			shells = append(shells, sh)
+		}
+	}
+	r := newTestRepo(t)
+	r.write("p/plugin.toml", "schema_version = 1\n", 0o644)
+	c := r.commit("one")
+	tgz := filepath.Join(t.TempDir(), "a.tar.gz")
+	makeTarGz(t, tgz, []tmember{{name: "p/plugin.toml", body: "x"}})
+	zp := filepath.Join(t.TempDir(), "a.zip")
+	makeZip(t, zp, []tmember{{name: "p/plugin.toml", body: "x"}})
+	// a stand-in for bundlectl whose validate finds the tree invalid
+	bin := t.TempDir()
+	writeFile(t, filepath.Join(bin, "bundlectl"), "#!/bin/sh\n[ \"$1\" = validate ] && [ -f \"$2/plugin.toml\" ] && echo 'invalid' && exit 3\nexit 9\n", 0o755)
+	for _, tc := range []struct {
+		hint string
+		code int
+	}{
+		{ValidateGitTree(r.url(), c, "p", "p"), 3},
+		{validateArchive(tgz, "p", "p"), 3},
+		{validateArchive(zp, "p", "p"), 3},
+		{ShowGitFile(r.url(), c, "no/such/file"), 128},
+	} {
+		if tc.hint == "" {
+			t.Fatal("no hint")
+		}
+		for _, sh := range shells {
+			tmp := t.TempDir()
+			cmd := exec.Command(sh, "-c", tc.hint)
+			cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "TMPDIR="+tmp, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+				t.Errorf("%s: %s\nexited %v, want status %d: %s", sh, tc.hint, err, tc.code, out)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("%s: %s left %d entries in its temporary directory", sh, tc.hint, len(left))
 			}
 		}
 	}

@@ -65,7 +65,8 @@ func (r *Result) ValidateHint(name string) string {
 // validateArchive is the command that extracts the local archive p (tar's
 // or unzip's, as its name says it is read) into a temporary directory,
 // makes its directory root ("" for the archive's own root) a directory
-// named name, validates that, and removes the temporary directory: a
+// named name, validates that, removes the temporary directory, and exits
+// as the validation (or the step before it that failed) did: a
 // script of sh's given its words as arguments, so that it runs as
 // printed in any shell.
 func validateArchive(p, root, name string) string {
@@ -81,7 +82,7 @@ func validateArchive(p, root, name string) string {
 	if root != "" {
 		from, args = `"$d/a/$3"`, append(args, root)
 	}
-	cmd := `sh -c 'd=$(mktemp -d) && mkdir "$d/a" && ` + extract + ` && mv ` + from + ` "$d/$2" && bundlectl validate "$d/$2"; rm -rf "$d"' sh`
+	cmd := `sh -c 'd=$(mktemp -d) && mkdir "$d/a" && ` + extract + ` && mv ` + from + ` "$d/$2" && bundlectl validate "$d/$2"; s=$?; rm -rf "$d"; exit $s' sh`
 	for _, a := range args {
 		cmd += " " + bundle.ShellArg(a)
 	}
