@@ -116,13 +116,17 @@ func checkGrants(b *Bundle, rel string, g Grants) {
 
 // checkShellLines checks the shell lines a command or skill runs: shown
 // verbatim, so they must be printable, and never a literal credential.
+// A credential's finding says which of the file's shell lines holds it
+// (the value itself is never repeated): findings alike are listed once
+// (Report.Errors), and two lines that each carry one are two places to
+// fix, not one.
 func checkShellLines(b *Bundle, rel string, lines []string) {
-	for _, l := range lines {
+	for i, l := range lines {
 		if !checkText(b, rel, l, true) {
 			continue
 		}
 		if looksLikeToken(l) {
-			b.Report.Errorf(rel, "secret.token", "a shell line looks like it carries a credential; credentials never belong in a bundle")
+			b.Report.Errorf(rel, "secret.token", "shell line %d of %d looks like it carries a credential; credentials never belong in a bundle", i+1, len(lines))
 		}
 		if what := shellCwdCode(l); what != "" && !strings.Contains(l, "${CLAUDE_PLUGIN_ROOT}") {
 			b.Report.Warnf(rel, "argv.cwd-code", "%s: the code it runs comes from the working directory, not from the bundle", what)
