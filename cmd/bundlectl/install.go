@@ -117,6 +117,12 @@ func runInstall(ctx context.Context, g *globals, src string, o installOptions) e
 	if err != nil {
 		return err
 	}
+	if scope != bundle.ScopeUser {
+		g.installArgs = append(g.installArgs, "--scope", string(scope))
+	}
+	if o.name != "" {
+		g.installArgs = append(g.installArgs, "--name", bundle.ShellArg(o.name))
+	}
 	q := sources.Request{Source: src, Ref: o.ref, Subdir: o.path, SHA256: o.sha256, Format: o.format}
 	in, err := m.Install(ctx, q, lifecycle.InstallOptions{Scope: scope, Name: o.name, Timeout: o.timeout})
 	if err != nil {

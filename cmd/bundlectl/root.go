@@ -20,6 +20,10 @@ type globals struct {
 	home      string
 	workspace string
 	json      bool
+	// installArgs are the install options (--scope, --name) a refused
+	// install was given, which the install a hint's script runs needs
+	// too (hint).
+	installArgs []string
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -311,8 +315,10 @@ func noArgs(_ *cobra.Command, a []string) error {
 func (g *globals) hint(cmd string) string {
 	if strings.HasPrefix(cmd, "sh -c '") && strings.Contains(cmd, `bundlectl "$@" `) {
 		// A script of sh's that runs bundlectl with its trailing
-		// arguments (sources.InstallCopyWithout): the flags go there.
-		if f := g.hintFlags(); len(f) > 0 {
+		// arguments (sources.InstallCopyWithout): the flags go there,
+		// and so do the install's own: the copy goes where, and under
+		// the name, the refused install was asked to put the bundle.
+		if f := append(g.hintFlags(), g.installArgs...); len(f) > 0 {
 			return cmd + " " + strings.Join(f, " ")
 		}
 		return cmd
