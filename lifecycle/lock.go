@@ -630,7 +630,7 @@ func (m *Manager) SyncLocked(ctx context.Context, path string, opts SyncOptions)
 		}
 		holders = append(holders, th)
 		res, err := th.fetch(func(parent string, held *os.Root) (*sources.Result, error) {
-			return sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name, Parent: held})
+			return sources.FetchLocked(ctx, parent, lb.Source, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: lb.Name, Parent: held, NoCopyHint: true})
 		})
 		if err != nil {
 			problem(lb.Name, errors.Is(err, sources.ErrPinMismatch) || errors.Is(err, sources.ErrRefused), "%v", err)

@@ -170,7 +170,7 @@ func (m *Manager) Update(ctx context.Context, name string, opts UpdateOptions) (
 		}
 	}()
 	res, err := h.fetch(func(parent string, held *os.Root) (*sources.Result, error) {
-		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name, Parent: held})
+		return sources.Fetch(ctx, parent, q, sources.Options{Limits: m.Limits, Timeout: opts.Timeout, Name: b.Name, Parent: held, NoCopyHint: true})
 	})
 	if err != nil && errors.Is(err, sources.ErrNotFound) && (from.Kind == sources.KindDir || from.Kind == sources.KindArchive) {
 		// The recorded local source moved or was deleted: say what

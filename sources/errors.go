@@ -49,6 +49,11 @@ type Error struct {
 	// URL" for a failed git fetch), or "": never one that would print a
 	// credential (see redact).
 	Fix string
+	// copyFix says Fix installs a copy without a directory shaped as a
+	// git repository; listFix is then the listing of that directory, the
+	// hint of a fetch that is not an install's (Options.NoCopyHint).
+	copyFix bool
+	listFix string
 }
 
 func (e *Error) Error() string {

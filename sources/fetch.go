@@ -45,6 +45,12 @@ type Options struct {
 	Taken func(name string) bool
 	// GitPath is the git program ("git", found on PATH, when empty).
 	GitPath string
+	// NoCopyHint says the fetch is not an install's (an update's, a
+	// sync's): a tree refused for a directory shaped as a git repository
+	// hints that directory's listing, not the install of a copy without
+	// it (InstallCopyWithout), which would be a second bundle beside the
+	// one updated, or be refused for its name.
+	NoCopyHint bool
 	// Parent, when set, is the parent directory, already opened and
 	// checked by the caller; the parent argument then only names it (in
 	// messages and Result.Dir). Every entry a fetch makes, writes or reads
@@ -150,6 +156,9 @@ type fetcher struct {
 // fetchSpec fetches s; check, when set, may refuse the result, which is
 // then removed.
 func fetchSpec(ctx context.Context, parent string, s *spec, opts Options, check func(*Result) error) (res *Result, err error) {
+	if opts.NoCopyHint {
+		defer func() { err = withoutCopyHint(err) }()
+	}
 	f := &fetcher{timeout: opts.Timeout, lim: opts.Limits.WithDefaults(), gitPath: opts.GitPath, parent: parent}
 	if f.timeout <= 0 {
 		f.timeout = DefaultTimeout

@@ -406,7 +406,25 @@ func withGitCopyWithout(err error, remote, commit, sub, name string) error {
 	if !errors.As(err, &e) || e.Fix != "" || !errors.Is(err, errGitShape) {
 		return err
 	}
-	e.Fix = InstallGitCopyWithout(remote, commit, sub, name, e.Path)
+	if e.Fix = InstallGitCopyWithout(remote, commit, sub, name, e.Path); e.Fix != "" {
+		dir := e.Path
+		if sub != "" {
+			dir = path.Join(sub, dir)
+		}
+		e.copyFix, e.listFix = true, ListGitDir(remote, commit, dir)
+	}
+	return err
+}
+
+// withoutCopyHint gives err, a refusal whose hint installs a copy without
+// a directory shaped as a git repository, the listing of that directory
+// instead: the hint of a fetch that is not an install's
+// (Options.NoCopyHint).
+func withoutCopyHint(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.copyFix {
+		e.Fix, e.copyFix = e.listFix, false
+	}
 	return err
 }
 

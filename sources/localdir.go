@@ -46,17 +46,20 @@ func withListing(err error, base, under string) error {
 		return err
 	}
 	dir := filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(path.Dir(e.Path)))
+	list := func(dir string) string {
+		if hasControl(dir) {
+			return ""
+		}
+		return "ls -la -- " + bundle.ShellArg(dir)
+	}
 	if errors.Is(err, errGitShape) {
+		dir = filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(e.Path))
 		if fix := InstallCopyWithout(filepath.Join(base, filepath.FromSlash(under)), e.Path); fix != "" {
-			e.Fix = fix
+			e.Fix, e.copyFix, e.listFix = fix, true, list(dir)
 			return err
 		}
-		dir = filepath.Join(base, filepath.FromSlash(under), filepath.FromSlash(e.Path))
 	}
-	if hasControl(dir) {
-		return err
-	}
-	e.Fix = "ls -la -- " + bundle.ShellArg(dir)
+	e.Fix = list(dir)
 	return err
 }
 

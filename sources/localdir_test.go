@@ -343,3 +343,33 @@ func TestFetchDirGitShapeHintsCopyWithout(t *testing.T) {
 		}
 	}
 }
+
+// A fetch that is not an install's (an update's, a sync's: Options
+// NoCopyHint) refused for a directory shaped as a git repository hints
+// that directory's listing, as before the copy hint, not the install of a
+// copy without it: that install would be a second bundle beside the one
+// being updated, or be refused for its name, and hint the update again.
+func TestGitShapeNoCopyHint(t *testing.T) {
+	bare := filepath.Join(t.TempDir(), "fixture")
+	writeFile(t, filepath.Join(bare, ".claude-plugin/plugin.json"), "{}", 0o644)
+	writeBareShape(t, filepath.Join(bare, "testdata", "repo"))
+	r := newTestRepo(t)
+	r.write(".claude-plugin/plugin.json", "{}", 0o644)
+	r.write("fx/HEAD", "ref: refs/heads/main\n", 0o644)
+	r.write("fx/objects/.keep", "", 0o644)
+	r.write("fx/refs/.keep", "", 0o644)
+	c := r.commit("one")
+	for _, tc := range []struct {
+		q    Request
+		want string
+	}{
+		{Request{Source: bare}, "ls -la -- " + filepath.Join(bare, "testdata/repo")},
+		{Request{Source: r.url()}, ListGitDir(r.url(), c, "fx")},
+	} {
+		err := mustFail(t, tc.q, Options{NoCopyHint: true}, ErrRefused, "the shape of a bare git repository")
+		var e *Error
+		if !errors.As(err, &e) || tc.want == "" || e.Hint() != tc.want {
+			t.Errorf("%s: hint %q, want %q", tc.q.Source, e.Hint(), tc.want)
+		}
+	}
+}
