@@ -1027,11 +1027,14 @@ func hooksOffIn(layers, env []string) error {
 
 // settingOn reports whether Gemini CLI reads v, a boolean setting's
 // value, as on: JavaScript's truth, after a string's environment variables
-// are filled in and "false" in any case is read as false.
+// are filled in and "false" in any ASCII case is read as false (as in a
+// file that passes Gemini CLI's schema; in one that fails it, "false" is
+// a true string: boolSettingMay). "falſe" is not "false" to JavaScript's
+// toLowerCase, though Go's case folding takes it for one (asciiLower).
 func settingOn(v any, env []string) bool {
 	if x, ok := v.(string); ok {
 		s := expandEnv(x, env)
-		return truthy(s) && !strings.EqualFold(s, "false")
+		return truthy(s) && asciiLower(s) != "false"
 	}
 	return truthy(v)
 }

@@ -182,7 +182,9 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 	}
 	file := trustedFoldersPath(user, in.Environ)
 	if undecided(user, in.Environ, ws) {
-		return []*hosts.HooksOffError{undecidedOff(file, ws, ideMode(user, in.Environ))}
+		off := undecidedOff(file, ws, ideMode(user, in.Environ))
+		off.When += folderTrustEither(user, in.Environ)
+		return []*hosts.HooksOffError{off}
 	}
 	rule, ok := distrustedByRule(user, in.Environ, ws)
 	if !ok {
@@ -198,7 +200,7 @@ func (Host) SetupHooksOffWhen(in hosts.SetupInput) []*hosts.HooksOffError {
 		Setting: strconv.Quote(rule) + `: "DO_NOT_TRUST"`,
 		Fix:     distrustedFix(in.Environ),
 		Pattern: hosts.SettingIn(file, hosts.JSONString(rule)),
-		When:    where + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)",
+		When:    where + " without --skip-trust (in a folder it does not trust, Gemini CLI runs no settings hook, setup's lines included)" + folderTrustEither(user, in.Environ),
 	}}
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/hosts"
 	"github.com/bundlectl/bundlectl/internal/jsjson"
 )
@@ -73,7 +74,34 @@ func distrusts(user string, env, args []string, cwd string) bool {
 	if get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
 		return true
 	}
-	return headless(args, env) && trustReadable(user, env) && !trustsFolderAtLoad(user, env, cwd)
+	return headless(args, env) && trustReadable(user, env) && !mayTrustAtLoad(user, env, cwd)
+}
+
+// mayTrustAtLoad reports whether Gemini CLI (0.61) may trust cwd when it
+// loads its settings and .env file: it surely does (trustsFolderAtLoad),
+// or, with nothing in env deciding, folder trust may be off (a string
+// "false" in a file that may pass its schema: trustSettings).
+func mayTrustAtLoad(user string, env []string, cwd string) bool {
+	if trustsFolderAtLoad(user, env, cwd) {
+		return true
+	}
+	get := func(k string) string { v, _ := envLookup(env, k); return v }
+	if get("GEMINI_RESTRICTED_MODE") == "true" || get("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
+		return false
+	}
+	folderTrust, _, ok := trustSettings(user, env)
+	return ok && folderTrust.off
+}
+
+// folderTrustEither says, for a warning's When, that folder trust may be
+// on or off, and why: a string "false" (trustSettings); "" when it is
+// not so.
+func folderTrustEither(user string, env []string) string {
+	folderTrust, _, ok := trustSettings(user, env)
+	if !ok || !folderTrust.either() {
+		return ""
+	}
+	return " (folder trust may be on: " + bundle.Quote(folderTrust.file) + ` sets "security": {"folderTrust": {"enabled"}} to a string, which Gemini CLI reads as off only where nothing in that file fails its schema, and as on where something does; write it false, without quotes, to turn folder trust off)`
 }
 
 // skipsTrust reports whether args may hold Gemini CLI's --skip-trust in
@@ -176,7 +204,7 @@ func testSwitch(env []string) string {
 // mode on alone, where an IDE may distrust a folder the rules trust. A
 // variable the environment sets, even empty, keeps the file's out.
 func testSwitchAt(user string, env []string, cwd string) (sw, file string) {
-	if sw := testSwitch(env); sw != "" || cwd == "" || !trustsFolderAtLoad(user, env, cwd) {
+	if sw := testSwitch(env); sw != "" || cwd == "" || !mayTrustAtLoad(user, env, cwd) {
 		return sw, ""
 	}
 	for _, k := range []string{"GEMINI_CLI_INTEGRATION_TEST", "VITEST"} {
@@ -208,10 +236,10 @@ func trusts(user string, env []string, cwd string, withIDE bool) bool {
 	if !ok {
 		return false
 	}
-	if !folderTrust {
+	if !folderTrust.on {
 		return true
 	}
-	if ide && withIDE || cwd == "" {
+	if ide.on && withIDE || cwd == "" {
 		return false
 	}
 	_, level, _ := folderRule(user, env, cwd)
@@ -230,7 +258,7 @@ func distrustedByRule(user string, env []string, cwd string) (rule string, ok bo
 		return "", false
 	}
 	folderTrust, _, ok := trustSettings(user, env)
-	if !ok || !folderTrust {
+	if !ok || !folderTrust.on {
 		return "", false
 	}
 	rule, level, ok := folderRule(user, env, cwd)
@@ -243,35 +271,118 @@ func distrustedByRule(user string, env []string, cwd string) (rule string, ok bo
 // (internal/agenttest TestGeminiTrustRuleSpellings ide-mode-no-ide).
 func ideMode(user string, env []string) bool {
 	_, ide, ok := trustSettings(user, env)
-	return ok && ide
+	return ok && ide.on
 }
 
 // trustSettings reads security.folderTrust.enabled and ide.enabled as
-// Gemini CLI decides them, from the settings it reads for them (the
-// system's, the user's, the system defaults'; on by default, and off for
-// the IDE); ok is false when one of those files cannot be read.
-func trustSettings(user string, env []string) (folderTrust, ide, ok bool) {
-	folderTrust = true
+// Gemini CLI (0.61) may decide them, from the settings it reads for them
+// (the system's, the user's, the system defaults'; folder trust on by
+// default, the IDE off); ok is false when one of those files cannot be
+// read. Gemini CLI merges the files as written (customDeepMerge) and tests
+// the JavaScript truth of settings.security?.folderTrust?.enabled ?? true
+// and settings.ide?.enabled ?? false, so a null, or a security,
+// folderTrust or ide that is not an object (which replaces the lower
+// files' whole), decides the default; and a string "false" is false only
+// in a file that passes its schema, where it is made a boolean, and a true
+// string in one that fails it anywhere (boolSettingMay).
+func trustSettings(user string, env []string) (folderTrust, ide boolSetting, ok bool) {
+	folderTrust, ide = boolSetting{on: true}, boolSetting{off: true}
 	decidedTrust, decidedIDE := false, false
 	for _, f := range withoutWorkspace(settingsLayers(user, env)) {
 		m, err := hosts.ReadSettings(f)
 		if err != nil {
-			return false, false, false
+			return boolSetting{}, boolSetting{}, false
 		}
-		if sec, ok := m["security"].(map[string]any); ok && !decidedTrust {
-			if ft, ok := sec["folderTrust"].(map[string]any); ok {
-				if v, ok := ft["enabled"]; ok {
-					folderTrust, decidedTrust = settingOn(v, env), true
-				}
+		if v, set, leaf := settingAt(m, "security", "folderTrust", "enabled"); set && !decidedTrust {
+			folderTrust, decidedTrust = boolSetting{on: true}, true
+			if leaf {
+				folderTrust = boolSettingMay(v, env, true, f)
 			}
 		}
-		if i, ok := m["ide"].(map[string]any); ok && !decidedIDE {
-			if v, ok := i["enabled"]; ok {
-				ide, decidedIDE = settingOn(v, env), true
+		if v, set, leaf := settingAt(m, "ide", "enabled"); set && !decidedIDE {
+			ide, decidedIDE = boolSetting{off: true}, true
+			if leaf {
+				ide = boolSettingMay(v, env, false, f)
 			}
 		}
 	}
 	return folderTrust, ide, true
+}
+
+// boolSetting is what Gemini CLI (0.61) may make of a boolean setting:
+// on, off, or either (both set); file is the settings file whose value
+// leaves it either way.
+type boolSetting struct {
+	on, off bool
+	file    string
+}
+
+// either reports whether the setting may be on and may be off.
+func (b boolSetting) either() bool { return b.on && b.off }
+
+// settingAt finds the setting at path in the settings m of one file as
+// Gemini CLI's merge takes it: set when the file decides it for the
+// lower files, either with the value itself (leaf) or with a key on the
+// way that is not an object (JSON null included), which replaces the
+// lower files' whole and leaves the setting unset.
+func settingAt(m map[string]any, path ...string) (v any, set, leaf bool) {
+	cur := m
+	for i, k := range path {
+		x, ok := cur[k]
+		if !ok {
+			return nil, false, false
+		}
+		if i == len(path)-1 {
+			return x, true, true
+		}
+		obj, isObj := x.(map[string]any)
+		if !isObj {
+			return nil, true, false
+		}
+		cur = obj
+	}
+	return nil, false, false
+}
+
+// boolSettingMay is what Gemini CLI (0.61) may make of v, a boolean
+// setting's value in the settings file f, read as value ?? def. Every
+// value but a boolean and the strings "true" and "false" (in any ASCII
+// case) fails its schema, and then the whole file is used as written,
+// with a warning: null is def, and another value its JavaScript truth. A
+// string "true" or "false" is made a boolean only where nothing else in
+// the file fails the schema, which bundlectl does not check: "true" is
+// true either way, "false" may be either (internal/agenttest
+// TestGeminiFolderTrustSettingForms). A string's environment variables
+// are filled in first.
+func boolSettingMay(v any, env []string, def bool, f string) boolSetting {
+	switch x := v.(type) {
+	case nil:
+		return boolSetting{on: def, off: !def}
+	case string:
+		switch s := expandEnv(x, env); asciiLower(s) {
+		case "true":
+			return boolSetting{on: true}
+		case "false":
+			return boolSetting{on: true, off: true, file: f}
+		case "":
+			return boolSetting{off: true}
+		}
+		return boolSetting{on: true}
+	}
+	t := truthy(v)
+	return boolSetting{on: t, off: !t}
+}
+
+// asciiLower is s with A-Z made a-z alone: JavaScript's toLowerCase
+// leaves no other letter an ASCII one that "true" or "false" holds (the
+// long s, U+017F, which Go's case folding takes for an s, stays itself).
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
 
 // folderRule is the longest rule of trustedFolders.json that covers cwd
@@ -469,7 +580,7 @@ func undecided(user string, env []string, cwd string) bool {
 		return false
 	}
 	folderTrust, _, ok := trustSettings(user, env)
-	if !ok || !folderTrust {
+	if !ok || !folderTrust.on {
 		return false
 	}
 	if _, err := trustRules(user, env, cwd); err != nil {

@@ -434,7 +434,11 @@ var trustRuleSpellings = []struct{ name, rules, want, env string }{
 	{"env 1", `{}`, "undecided", "GEMINI_CLI_TRUST_WORKSPACE=1"},
 	{"folder trust off in the workspace", `{}`, "undecided", ""},
 	{"folder trust off for the user", `{}`, "trusted", ""},
-	{"folder trust off as the string false", `{}`, "trusted", ""},
+	// Gemini CLI makes the string "false" false in a file that passes its
+	// schema (agenttest TestGeminiTrustRuleSpellings), a true string in
+	// one that fails it anywhere (TestGeminiFolderTrustSettingForms):
+	// bundlectl, which does not check the schema, takes either.
+	{"folder trust off as the string false", `{}`, "undecided", ""},
 }
 
 // trustVerdict is how bundlectl reads cwd's trust: trusted,
