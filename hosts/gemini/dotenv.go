@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/bundlectl/bundlectl/bundle"
@@ -273,10 +276,31 @@ type dotEnvVar struct {
 	all         []dotEnvVar
 }
 
+// readRegular reads f, links followed, only when it is a regular file:
+// a .env that is, or links to, a FIFO or a terminal (/dev/stdin) would
+// block setup, list or exec until something is written to it. Such a
+// file is read as one that cannot be read: it sets nothing. It is opened
+// without blocking, so one swapped for a FIFO after the check does not
+// block either.
+func readRegular(f string) ([]byte, error) {
+	if fi, err := os.Stat(f); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	file, err := os.OpenFile(f, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return io.ReadAll(file)
+}
+
 // dotEnvRead is dotEnvParse with the lines that set each variable.
 func dotEnvRead(f string) map[string]dotEnvVar {
 	vars := map[string]dotEnvVar{}
-	data, err := os.ReadFile(f)
+	data, err := readRegular(f)
 	if err != nil {
 		return vars
 	}
@@ -537,7 +561,7 @@ func dotEnvShow(file string, first, last int) string {
 // file's order: one sed script that prints each ("sed -n '2p;5,6p'").
 func dotEnvShowSpans(file string, spans []dotEnvVar) string {
 	var script []string
-	data, _ := os.ReadFile(file)
+	data, _ := readRegular(file)
 	lines := strings.Split(string(data), "\n")
 	cat := false
 	for _, s := range spans {
