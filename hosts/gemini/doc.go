@@ -24,7 +24,9 @@
 // A launch whose guards Gemini CLI would not run is refused before it
 // starts: hooks off in any settings layer Gemini CLI reads (a system file
 // it skips as insecure counts as absent; the workspace's may not be read
-// in a folder it may not trust), no bash in its PATH (it runs hooks with
+// in a folder it may not trust, folder trust read as Gemini CLI may read
+// it: a string "false" on or off, as a file failing its schema elsewhere
+// keeps the true string; null, or a security that is no object, on), no bash in its PATH (it runs hooks with
 // bash -c), or a container sandbox (argument, environment, settings, or
 // the .env it loads — none in a folder it surely does not trust, where it
 // loads only the API keys from one, nor a variable advanced.excludedEnvVars
