@@ -215,7 +215,10 @@
 //     notice counts them (requests with an id only: no notification or
 //     reply), the others each theirs. No error goes under id null: a
 //     client line or message with no id the proxy can read (not UTF-8
-//     JSON, an id null) is reported on stderr alone (unanswered).
+//     JSON, an id null) is reported on stderr alone (unanswered). A
+//     batch refused for a filtered call is answered for its requests
+//     only: a reply in it is under the server's id, which a request of
+//     the client's may share.
 //     Neither its ids nor a long line's buffer are held once the next
 //     line is read.
 //     Every such error ends with the hint line "bundlectl: hint:

@@ -936,8 +936,12 @@ func (p *proxy) fromClient(line []byte) (forward bool, reply []byte, unreadable 
 		}
 		var replies [][]byte
 		for _, v := range verdicts {
-			if v.id == nil || isNull(v.id) {
-				continue // no id to answer under
+			if v.id == nil || isNull(v.id) || !v.request {
+				// No id to answer under; or a reply of the client's,
+				// whose id is the server's request's: the client's own
+				// request under the same id would take an error under
+				// it for its answer, and then get the server's too.
+				continue
 			}
 			if v.code == 0 {
 				v.code, v.msg = rpcInvalidRequest, "batch refused: another request in it calls a tool the reviewed tool filter of "+p.server()+" does not allow"
@@ -961,9 +965,10 @@ func isNull(id json.RawMessage) bool { return string(bytes.TrimSpace(id)) == "nu
 // lets it through; otherwise it is refused with code and msg, answered
 // under id unless it has none (a notification).
 type verdict struct {
-	code int
-	msg  string
-	id   json.RawMessage
+	code    int
+	msg     string
+	id      json.RawMessage
+	request bool // it has a method in any letter case: its sender awaits an answer under id
 }
 
 // judge refuses a tools/call the filter does not allow, and anything that
@@ -987,12 +992,20 @@ func (p *proxy) judge(obj []byte) verdict {
 		}
 		method, ok := jsonString(m.val)
 		if !ok {
-			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
+			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id, request: true}
 		}
 		isCall = isCall || isCallMethod(method)
 		isCancel = isCancel || strings.EqualFold(method, "notifications/cancelled")
 		isRequest = true
 	}
+	v := p.judgeMessage(ms, id, isCall, isCancel, isRequest, isReply)
+	v.request = isRequest
+	return v
+}
+
+// judgeMessage is judge's verdict on the walked members ms of a message
+// object, read as judge read them.
+func (p *proxy) judgeMessage(ms []member, id json.RawMessage, isCall, isCancel, isRequest, isReply bool) verdict {
 	if v := p.judgeRequestID(id, isRequest, isReply); v.code != 0 {
 		return v
 	}
