@@ -219,7 +219,8 @@ type msgRead struct {
 	isRequest bool   // it has a method (its sender's request or notification)
 	isReply   bool   // it has a result or an error
 	answers   bool   // it has a member named exactly "result" or "error" (escapes read), which a host reads
-	isCall    bool   // its method is tools/call
+	isCall    bool   // its method is tools/call (read only with calls)
+	calls     bool   // read isCall: a client message, whose calls the proxy times; no server message is a call it times, and reading a loose method costs its normalisation
 	isCancel  bool   // its method is notifications/cancelled
 	params    []span // every member named "params" in any letter case
 }
@@ -241,7 +242,7 @@ func (r *msgRead) read(obj []byte) {
 		case nameFolds(name, "method"):
 			val := obj[v.start:v.end]
 			r.isRequest = true
-			r.isCall = r.isCall || callMethodValue(val) // as judge reads it: timed as the call a loose server may run
+			r.isCall = r.isCall || r.calls && callMethodValue(val) // as judge reads it: timed as the call a loose server may run
 			r.isCancel = r.isCancel || stringFolds(val, "notifications/cancelled")
 		case nameFolds(name, "result") || nameFolds(name, "error"):
 			r.isReply = true
@@ -323,7 +324,7 @@ func (p *proxy) callLimit() int {
 // (nil: none) and whether it changed; callsMu is held.
 func (p *proxy) relayLocked(obj []byte, work *clientLine) (out []byte, changed bool) {
 	var idBuf, paramBuf [2]span
-	r := msgRead{ids: idBuf[:0], params: paramBuf[:0]}
+	r := msgRead{ids: idBuf[:0], params: paramBuf[:0], calls: true}
 	r.read(obj)
 	switch {
 	case r.isRequest && r.hasID:

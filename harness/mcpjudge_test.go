@@ -126,7 +126,9 @@ func (p *proxy) judgeDecoded(obj []byte) verdict {
 		if !ok {
 			return verdict{code: rpcInvalidRequest, msg: "invalid request: method is not a string", id: id}
 		}
-		isCall = isCall || strings.EqualFold(method, "tools/call") || toolKey(method) == "tools/call"
+		core, _, _ := strings.Cut(method, "\x00")
+		long := !plainMethod(method) && len(strings.TrimFunc(core, trimmedByAServer)) > maxLooseMethod // a call unnormalised (fail closed)
+		isCall = isCall || strings.EqualFold(method, "tools/call") || long || toolKey(method) == "tools/call"
 		isCancel = isCancel || strings.EqualFold(method, "notifications/cancelled")
 		isRequest = true
 	}

@@ -1043,9 +1043,33 @@ func (p *proxy) judgeMessage(ms []member, id json.RawMessage, isCall, isCancel, 
 // is judged as a call, under either filter. A method of ASCII letters,
 // "/" and "_" alone (every method a host sends) has no spelling but its
 // letter case, and costs no normalisation.
+//
+// A method whose core (cut at a NUL and trimmed, as toolKey begins) is
+// longer than maxLooseMethod is a call without being normalised (fail
+// closed): no host writes one, and normalising a long one cost up to 64
+// times its length, every message (a 16 MiB method of U+FDFA, which
+// NFKC writes as 18 letters and spaces: 1 GB and 48 s of CPU).
 func isCallMethod(method string) bool {
-	return strings.EqualFold(method, "tools/call") || !plainMethod(method) && toolKey(method) == "tools/call"
+	if strings.EqualFold(method, "tools/call") {
+		return true
+	}
+	if plainMethod(method) {
+		return false
+	}
+	core := method
+	if i := strings.IndexByte(core, 0); i >= 0 {
+		core = core[:i]
+	}
+	if len(strings.TrimFunc(core, trimmedByAServer)) > maxLooseMethod {
+		return true
+	}
+	return toolKey(method) == "tools/call"
 }
+
+// maxLooseMethod is the longest core of a method isCallMethod
+// normalises: "tools/call" in fullwidth letters and a few marks is under
+// a tenth of it.
+const maxLooseMethod = 256
 
 // plainMethod reports whether method is ASCII letters, "/" and "_"
 // alone, which toolKey reads as its lower case.
