@@ -68,6 +68,9 @@ func FuzzJudgeWalkedAsDecoded(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"\uff54\uff4f\uff4f\uff4c\uff53/call","params":{"name":"delete_all"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"\ufefftools/call\n","params":{"name":"echo"}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/ca\u2113l","params":{"name":"delete_all"}}`,
+		// A loose method whose core is past maxLooseMethod: a call, unnormalised.
+		`{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("\ufdfa", 90) + `","params":{"name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat(" ", 300) + `tools/c\u00e0ll` + strings.Repeat("a", 300) + `","params":{"name":"echo"}}`,
 	} {
 		f.Add([]byte(s))
 	}
