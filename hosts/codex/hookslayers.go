@@ -248,17 +248,18 @@ func layersHooksOff(codexHome, cwd string) error {
 // HEAD (gitHead), with head set. The worktree is trusted through the
 // main checkout's [projects] entry; bundlectl takes every such file as
 // read unless that entry marks the checkout untrusted, so that a
-// mistaken reading names more, never less. Outside a git work tree (or
-// with no commit) there is no such session, and no layer is added.
-func headLayers(codexHome, cwd string) []configLayer {
-	layers := configLayers(codexHome, "", nil, sessionOpts{})
+// mistaken reading names more, never less. Outside a git work tree, or
+// with no commit at HEAD (headCommitted), there is no such session:
+// session is then false.
+func headLayers(codexHome, cwd string) (layers []configLayer, session bool) {
+	layers = configLayers(codexHome, "", nil, sessionOpts{})
 	gitRoot := gitTrustRoot(cwd)
-	if gitRoot == "" {
-		return layers
+	if gitRoot == "" || !headCommitted(cwd) {
+		return layers, false
 	}
 	trust := layersTrust(layers, nil)
 	if level, decided := trust.level(gitRoot, "", ""); decided && level != "trusted" {
-		return layers
+		return layers, true
 	}
 	root := projectRoot(cwd, trust.markers)
 	var dirs []string
@@ -277,7 +278,7 @@ func headLayers(codexHome, cwd string) []configLayer {
 			layers = append(layers, configLayer{file: filepath.Join(dirs[i], ".codex", "config.toml"), atHead: true, head: data, headBlob: linked})
 		}
 	}
-	return layers
+	return layers, true
 }
 
 // gitHead returns the file .codex/config.toml below dir as committed at
@@ -296,18 +297,7 @@ func headLayers(codexHome, cwd string) []configLayer {
 // new worktree). The text, when there is one, is never nil (an empty
 // file is read as empty, not as the working copy's).
 func gitHead(dir string) (data []byte, linked, link string, ok bool) {
-	git := func(stdin string, args ...string) ([]byte, error) {
-		cmd := exec.Command("git", append([]string{"--no-pager", "-C", dir}, args...)...)
-		cmd.Env = []string{}
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, "GIT_") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.Env = append(cmd.Env, gitNoFetch...)
-		cmd.Stdin = strings.NewReader(stdin)
-		return cmd.Output()
-	}
+	git := func(stdin string, args ...string) ([]byte, error) { return gitIn(dir, stdin, args...) }
 	const file = "HEAD:./.codex/config.toml"
 	out, err := git("HEAD:./.codex\n"+file+"\n", "cat-file", "--batch", "--follow-symlinks")
 	if err != nil {
@@ -329,6 +319,31 @@ func gitHead(dir string) (data []byte, linked, link string, ok bool) {
 	// missing (no HEAD, or no such file), dangling, a loop, not a blob,
 	// or a relative link out of the tree.
 	return nil, "", "", false
+}
+
+// gitIn runs git in dir with stdin: no pager, and no GIT_… variable of
+// bundlectl's environment, which could name another repository, but for
+// gitNoFetch.
+func gitIn(dir, stdin string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"--no-pager", "-C", dir}, args...)...)
+	cmd.Env = []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, gitNoFetch...)
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd.Output()
+}
+
+// headCommitted reports whether the repository dir is in has a commit at
+// HEAD: with none (a repository just made, or HEAD naming a branch that
+// is gone) Codex cannot make a worktree from it, so no --worktree
+// session starts there.
+func headCommitted(dir string) bool {
+	_, err := gitIn(dir, "", "cat-file", "-e", "HEAD^{commit}")
+	return err == nil
 }
 
 // catFileObject is one answer of git cat-file --batch --follow-symlinks:
@@ -386,7 +401,11 @@ var gitNoFetch = []string{"GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL=bundlectl-n
 // that only the working copy's project file turns back on. nil when
 // there is none.
 func worktreeHooksOff(codexHome, cwd string) *hosts.HooksOffError {
-	l, on, ok := hooksFeature(headLayers(codexHome, cwd), false)
+	layers, session := headLayers(codexHome, cwd)
+	if !session {
+		return nil
+	}
+	l, on, ok := hooksFeature(layers, false)
 	if !ok || on {
 		return nil
 	}

@@ -220,6 +220,10 @@ func TestWorktreeHooksOff(t *testing.T) {
 		{name: "HEAD's false at the top, the workspace below", git: true, commit: true, want: true, wantFileRel: "top/.codex/config.toml"},
 		{name: "no commit", git: true},
 		{name: "no git", commit: false},
+		// The user's false and the working copy's true: with no commit,
+		// or no repository, there is no --worktree session to warn of.
+		{name: "no commit, the user's false", user: off, git: true},
+		{name: "no git, the user's false", user: off},
 		{name: "the top marked untrusted", user: `[projects."ROOT/top"]` + "\ntrust_level = \"untrusted\"\n", git: true, commit: true},
 		{name: "a root below the top", user: "project_root_markers = [\"m\"]\n", git: true, commit: true, marker: true},
 	} {

@@ -436,13 +436,17 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 		name, user, layout string
 		top                bool // the true is TOP's file, not WORK's
 		runs               bool // Codex runs the hooks
+		// worktreeOff: a codex --worktree session started there runs
+		// none: it reads the project files as committed at HEAD, and the
+		// true is only in the working copy (so list says so).
+		worktreeOff bool
 	}{
 		{name: "markers empty, the trusted git top's true", user: "project_root_markers = []\n" + trust("TOP"), layout: "git", top: true},
 		{name: "dangling .git link, the trusted top's true", user: trust("TOP"), layout: "->", top: true},
 		{name: "untrusted directory's true below a trusted git top", user: trust("TOP") + "[projects.\"WORK\"]\ntrust_level = \"untrusted\"\n", layout: "git"},
 		{name: "forged worktree of a trusted repository, its true", user: trust("MAIN"), layout: "forged worktree"},
 		{name: "marker at the trusted top, its true", user: "project_root_markers = [\"" + rootMarker + "\"]\n" + trust("TOP"), layout: "mark", top: true, runs: true},
-		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true},
+		{name: "worktree of a trusted repository, its true", user: trust("MAIN"), layout: "worktree", runs: true, worktreeOff: true},
 		{name: "worktree of a trusted repository named through a link to its admin directory, its true", user: trust("MAIN"), layout: "worktree, admin through a link"},
 		{name: "worktree of a trusted repository, its .git a link to its file, its true", user: trust("MAIN"), layout: "worktree, linked .git"},
 		{name: "empty .git directory below a trusted repository, the top's true", user: trust("TOP"), layout: "git, no HEAD", top: true, runs: true},
@@ -471,6 +475,7 @@ func TestSetupCodexProjectRoot(t *testing.T) {
 			if c.runs {
 				// The user's false holds in every other workspace.
 				v = offVerdict(false, "", "whose own settings do not turn hooks back on")
+				v.listOff = c.worktreeOff
 			}
 			checkVerdict(t, a, f, nil, setupEnv(a), c.name, v)
 		})
