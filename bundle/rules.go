@@ -1388,17 +1388,62 @@ func formDecode(s string) string { return percentDecode(strings.ReplaceAll(s, "+
 // "https:\\u:pw@host" has user information too, which the "://"
 // pattern missed.
 func jsURLUserinfo(s string) bool {
-	in, start, _, ok := jsSpecialHostSpan(s)
+	in, start, end, ok := urlUserinfoSpan(s)
 	if !ok {
 		return false
 	}
-	auth := strings.TrimLeft(in[strings.IndexByte(in, ':')+1:start], `/\`)
-	user, ok := strings.CutSuffix(auth, "@")
-	if !ok {
-		return false
-	}
-	lit := strings.ReplaceAll(userinfoRef().ReplaceAllString(user, ""), ":", "")
+	lit := strings.ReplaceAll(userinfoRef().ReplaceAllString(in[start:end], ""), ":", "")
 	return lit != ""
+}
+
+// urlUserinfoSpan is s as the WHATWG parser starts on it (jsURLInput)
+// and where in it the user information written ends and starts: in a
+// special url JavaScript's URL parses, as it reads it (up to the last
+// '@' of the authority); in one of another scheme with an authority
+// ("sftp://u@h/"), up to the last '@' before the first '/', '?' or '#';
+// in a url JavaScript's URL refuses, up to the last '@' of the whole
+// url. A refused url reaches no host, so its user information is what
+// its writer meant, and a password holding '#', '/' or '?'
+// ("https://u:pw#1@h/") or beside a bad port ("https://tok@h:99999/")
+// made the url refused and its user information nobody's: it got no
+// secret.url finding, the bundle was trusted with it, and the hook
+// schema finding quoted the url whole. The span excludes the '@'; ok
+// is false when s has none there, or is no url.
+func urlUserinfoSpan(s string) (in string, start, end int, ok bool) {
+	if !hasURLScheme(s) {
+		return "", 0, 0, false
+	}
+	in = jsURLInput(s)
+	colon := strings.IndexByte(in, ':')
+	rest := in[colon+1:]
+	special := false
+	switch strings.ToLower(in[:colon]) {
+	case "http", "https", "ws", "wss", "ftp":
+		special = true
+		start = len(in) - len(strings.TrimLeft(rest, `/\`))
+	case "file":
+		return "", 0, 0, false
+	default:
+		if !strings.HasPrefix(rest, "//") {
+			return "", 0, 0, false
+		}
+		start = colon + 3
+	}
+	auth := in[start:]
+	if !jsURLRefuses(in) {
+		ends := "/?#"
+		if special {
+			ends += `\`
+		}
+		if i := strings.IndexAny(auth, ends); i >= 0 {
+			auth = auth[:i]
+		}
+	}
+	at := strings.LastIndexByte(auth, '@')
+	if at < 0 {
+		return "", 0, 0, false
+	}
+	return in, start, start + at, true
 }
 
 // userinfoRef is a host variable reference with no default, "${NAME}"
@@ -2097,6 +2142,12 @@ func RedactCredentialsJSON(doc []byte) []byte {
 // nor a scheme test reads as a url untrimmed, was returned as it was.
 func redactURL(s string) string {
 	t := ClaudeURLTrim(s)
+	if hasURLScheme(t) && jsURLRefuses(t) && urlHasCredential(t) {
+		// Read as urlHasCredential reads it, not as Go's parser does:
+		// "https://h:99999/a:pw@b" is a url Go parses with no user
+		// information.
+		return redactURLText(t)
+	}
 	// Decoded as urlHasCredential reads it: Go refuses "c%41.example.com".
 	u, err := url.Parse(JSURLDecodedHost(t))
 	if err != nil || u.Scheme == "" || u.Host == "" {
@@ -2132,25 +2183,19 @@ func hasURLScheme(s string) bool {
 	return strings.HasPrefix(rest, "//")
 }
 
-// redactURLText is s cut before its query or fragment, its user
-// information (up to the last '@' before the path, as JavaScript's URL
-// reads it) left out: for a url Go's parser refuses.
+// redactURLText is s without its user information (urlUserinfoSpan:
+// as JavaScript's URL reads it, or, in a url it refuses, up to the
+// url's last '@'), cut before its query or fragment: for a url Go's
+// parser refuses, or JavaScript's does. The user information is taken
+// out first: "https://u:pw#1@h/", cut first at its '#', kept
+// "https://u:pw".
 func redactURLText(s string) string {
 	in := jsURLInput(s)
+	if u, start, end, ok := urlUserinfoSpan(s); ok {
+		in = u[:start] + u[end+1:]
+	}
 	if i := strings.IndexAny(in, "?#"); i >= 0 {
 		in = in[:i]
-	}
-	if colon := strings.IndexByte(in, ':'); colon >= 0 {
-		rest := in[colon+1:]
-		auth := strings.TrimLeft(rest, `/\`)
-		lead := in[:len(in)-len(auth)]
-		end := len(auth)
-		if i := strings.IndexAny(auth, `/\`); i >= 0 {
-			end = i
-		}
-		if at := strings.LastIndexByte(auth[:end], '@'); at >= 0 {
-			in = lead + auth[at+1:]
-		}
 	}
 	return in + " [credentials redacted]"
 }
