@@ -517,17 +517,20 @@ func walkHookTree(b *Bundle, r fieldReader, v *jsonValue, path string, host Host
 		}
 		if groups.kind != jsonArray {
 			r.typeErr(ep, "an array of matcher groups", groups)
+			b.dropURLsIn(groups, ep, HookURLCredentialAdvice)
 			continue
 		}
 		for gi, g := range groups.arr {
 			gp := indexPath(ep, gi)
 			if !group(g, gp) {
+				b.dropURLsIn(g, gp, HookURLCredentialAdvice)
 				continue
 			}
 			matcher := ""
 			if m, ok := g.obj["matcher"]; ok {
 				s, good := r.str(m, gp+".matcher")
 				if !good {
+					b.dropURLsIn(g, gp, HookURLCredentialAdvice)
 					continue
 				}
 				matcher = s
@@ -539,6 +542,7 @@ func walkHookTree(b *Bundle, r fieldReader, v *jsonValue, path string, host Host
 			}
 			if hs.kind != jsonArray {
 				r.typeErr(gp+".hooks", "an array", hs)
+				b.dropURLsIn(hs, gp+".hooks", HookURLCredentialAdvice)
 				continue
 			}
 			for hi, h := range hs.arr {
@@ -792,6 +796,7 @@ func HostTitle(h Host) string {
 func (r hostReader) readMCPServers(v *jsonValue, path string) {
 	if v.kind != jsonObject {
 		r.typeErr(path, "an object keyed by server name", v)
+		r.b.dropURLsIn(v, path, MCPURLCredentialAdvice)
 		return
 	}
 	for _, name := range v.keys {

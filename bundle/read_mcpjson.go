@@ -92,6 +92,8 @@ func parseMCPJSON(b *Bundle, data []byte) mcpStatus {
 		bad = true
 	}
 	if bad {
+		// Refused whole, it stays in the bundle's files.
+		b.dropURLsIn(servers, ManifestMCP+": mcpServers", MCPURLCredentialAdvice)
 		return disableMCP(b)
 	}
 	for _, name := range servers.keys {

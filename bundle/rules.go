@@ -1351,6 +1351,31 @@ func (b *Bundle) dropURLs(v *jsonValue, path, advice string) {
 	}
 }
 
+// dropURLsIn is dropURLs for every hook or MCP server object anywhere
+// in v, a value a reader drops whole at path for its shape (an event's
+// hooks not an array, a matcher group not an object or with a bad
+// matcher, mcpServers an array, an mcp.json refused whole): every
+// string "url" or "httpUrl" in it. Each of those was trusted with a
+// password in its url and no finding.
+func (b *Bundle) dropURLsIn(v *jsonValue, path, advice string) {
+	if v == nil {
+		return
+	}
+	switch v.kind {
+	case jsonObject:
+		b.dropURLs(v, path, advice)
+		for _, k := range v.keys {
+			if f := v.obj[k]; f.kind == jsonObject || f.kind == jsonArray {
+				b.dropURLsIn(f, FieldPath(path, k), advice)
+			}
+		}
+	case jsonArray:
+		for i, e := range v.arr {
+			b.dropURLsIn(e, indexPath(path, i), advice)
+		}
+	}
+}
+
 // jsQueryPairs are the names and values of the query of url s as
 // JavaScript's URL finds it (after the first '?', up to the first '#'),
 // percent-decoded as URLSearchParams decodes them ('+' a space, a '%'
