@@ -22,6 +22,12 @@ func TestMCPURLHostDefault(t *testing.T) {
 		{"https://${H:-[::ffff:169.254.169.254]}/mcp", "${H:-[::ffff:169.254.169.254]}", "::ffff:169.254.169.254", "metadata"},
 		{"https://${H:-metadata.google.internal}/mcp", "${H:-metadata.google.internal}", "metadata.google.internal", "metadata"},
 		{"https://${H:-METADATA.goog.}/mcp", "${H:-METADATA.goog.}", "metadata.goog.", "metadata"},
+		// AWS's container credentials endpoint (ECS) and EKS Pod
+		// Identity agent answer with credentials too: they were called
+		// link-local.
+		{"https://${H:-169.254.170.2}/mcp", "${H:-169.254.170.2}", "169.254.170.2", "metadata"},
+		{"https://${H:-169.254.170.23:80}/mcp", "${H:-169.254.170.23:80}", "169.254.170.23", "metadata"},
+		{"https://${H:-[::ffff:169.254.170.2]}/mcp", "${H:-[::ffff:169.254.170.2]}", "::ffff:169.254.170.2", "metadata"},
 		{"https://${H:-169.254.1.1}/mcp", "${H:-169.254.1.1}", "169.254.1.1", "link_local"},
 		{"https://${H:-[fe80::1]}/mcp", "${H:-[fe80::1]}", "fe80::1", "link_local"},
 		{"https://${H:-168.63.129.16}/mcp", "${H:-168.63.129.16}", "168.63.129.16", "metadata"},

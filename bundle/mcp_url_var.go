@@ -216,14 +216,22 @@ func AddressKind(host string) string {
 }
 
 // isCloudMetadataAddr reports whether a is a cloud metadata address:
-// 169.254.169.254 (AWS, GCP, Azure, OCI, …), one of those Claude Code
-// names (claudeMetadataAddrs: 100.100.100.200, 168.63.129.16,
-// fd00:ec2::254, …), or an IPv6 address that embeds one (IPv4-mapped,
-// 6to4, NAT64, …, as claudeEmbedded reads them).
+// 169.254.169.254 (AWS, GCP, Azure, OCI, …), AWS's container
+// credentials endpoint 169.254.170.2 (ECS, Fargate) and EKS Pod
+// Identity agent 169.254.170.23 (whose IPv6 address, fd00:ec2::23, Claude
+// Code names; both answer with the workload's AWS credentials, and the
+// review called them link-local), one of those Claude Code names
+// (claudeMetadataAddrs: 100.100.100.200, 168.63.129.16, fd00:ec2::254,
+// …), or an IPv6 address that embeds one (IPv4-mapped, 6to4, NAT64, …,
+// as claudeEmbedded reads them).
 func isCloudMetadataAddr(a netip.Addr) bool {
 	a = a.WithZone("").Unmap()
 	is := func(x netip.Addr) bool {
-		return x == netip.AddrFrom4([4]byte{169, 254, 169, 254}) || claudeMetadataAddrs()[x]
+		switch x {
+		case netip.AddrFrom4([4]byte{169, 254, 169, 254}), netip.AddrFrom4([4]byte{169, 254, 170, 2}), netip.AddrFrom4([4]byte{169, 254, 170, 23}):
+			return true
+		}
+		return claudeMetadataAddrs()[x]
 	}
 	if is(a) {
 		return true
