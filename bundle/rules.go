@@ -1400,8 +1400,10 @@ func jsQueryPairs(s string) [][2]string {
 
 func formDecode(s string) string { return percentDecode(strings.ReplaceAll(s, "+", " ")) }
 
-// jsURLUserinfo reports whether the user information JavaScript's URL
-// reads in a special url s holds anything but host variable references
+// jsURLUserinfo reports whether the user information of url s
+// (urlUserinfoSpan: as JavaScript's URL reads it in a special url it
+// parses; up to the last '@' in one it refuses) holds anything but host
+// variable references
 // ("${NAME}", "$NAME") and the ':' between a user name and a password. Any such
 // user information counts as a credential, not only a password: a token
 // is often sent as the user name ("https://ghp_…@github.com/"), an
