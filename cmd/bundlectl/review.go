@@ -25,7 +25,9 @@ both hashes, and the exact command that trusts this review:
 Every string that came from the bundle is escaped, so bundle content cannot
 move the cursor, recolour, clear or fake lines. An invalid bundle's review
 shows its findings and no trust command. A directory argument (containing a
-slash or starting with a dot) reviews a bundle anywhere, for its author.
+slash or starting with a dot) reviews a bundle anywhere, for its author;
+where a bundle and a directory here share a name, the bundle's is
+reviewed and a note says so.
 When the state file is unusable, the review is printed without what
 changed since the last trust, and stderr says why and how to repair it.` +
 			exitStatus(exit0+" (also when components are skipped: the rest can be trusted)", "1  the bundle is rejected (invalid as a whole: no trust command), or no bundle or directory has that name", exit2),
