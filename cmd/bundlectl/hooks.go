@@ -75,7 +75,7 @@ hook behind its receipt:
 
 The workspace is the nearest ancestor of the event's "cwd" (or, without
 one, of the current directory; itself included) that holds a bundle you trusted and enabled, else the nearest that
-holds a .bundlectl directory (--workspace overrides it). A guard never fails open:
+holds a .bundlectl directory you own (--workspace overrides it). A guard never fails open:
 for an event a hook can block (PreToolUse, PermissionRequest,
 UserPromptSubmit, Stop, BeforeTool, ...), a bundle whose hooks cannot run
 (its snapshot fails its check, its receipt or the state file is unusable)
