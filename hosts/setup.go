@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/bundlectl/bundlectl/bundle"
 	"github.com/bundlectl/bundlectl/harness"
@@ -281,7 +282,7 @@ func holdsLinesOf(cur []byte, home string) bool {
 // applySetup writes one planned file, keeping rec (its backup, what setup
 // wrote) up to date; wrote is false for a file missing that setup has
 // nothing to put in.
-func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setupPlan, in SetupInput, removed []string) (res SetupResult, wrote bool, err error) {
+func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setupPlan, in SetupInput, removed []leftover) (res SetupResult, wrote bool, err error) {
 	environ := in.Environ
 	path, cur, next, mode, existed := pl.path, pl.cur, pl.next, pl.mode, pl.existed
 	res = SetupResult{Path: path, What: pl.edit.What, Notes: pl.edit.Notes}
@@ -294,7 +295,7 @@ func applySetup(home string, key []byte, host string, rec *SetupRecord, pl setup
 		}
 	}
 	for _, stale := range removed {
-		res.Notes = append(slices.Clone(res.Notes), "removed "+bundle.Quote(stale)+", a temporary file a setup killed while writing this file left")
+		res.Notes = append(slices.Clone(res.Notes), stale.note(path))
 	}
 	i := rec.find(path)
 	if i >= 0 && rec.Files[i].Written != "" && (!existed || digestOf(cur) != rec.Files[i].Written) {
@@ -866,6 +867,9 @@ func writeConfig(key []byte, p string, data []byte, mode fs.FileMode, cur []byte
 	if err := f.Chmod(mode); err != nil { // the umask took bits of mode
 		return err
 	}
+	if err := writePendingNote(f, lock, cur); err != nil {
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
@@ -895,6 +899,62 @@ func writeConfig(key []byte, p string, data []byte, mode fs.FileMode, cur []byte
 	done = true
 	syncDir(filepath.Dir(p))
 	return nil
+}
+
+// writePendingNote writes into lock, the lock file of f, a temporary file
+// of setup's, what lets a later setup tell whether the file at f's name
+// is one it may remove once this process is gone (pendingRemovable): the
+// device and inode of f, and the digest of cur, the content setup read
+// and means to replace. After the exchange (replaceChecked), f's name
+// holds the file it replaced: a host's write made between setup's
+// re-read and the exchange, when this process was killed before it could
+// exchange back, is then neither f nor cur, and is kept.
+func writePendingNote(f, lock *os.File, cur []byte) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	dev, ino, ok := devIno(fi)
+	if !ok {
+		return nil // nothing to prove it with: only an empty file goes
+	}
+	_, err = fmt.Fprintf(lock, "%d %d %s\n", dev, ino, digestOf(cur))
+	return err
+}
+
+// devIno is fi's device and inode number.
+func devIno(fi fs.FileInfo) (dev, ino uint64, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return uint64(st.Dev), uint64(st.Ino), true
+}
+
+// pendingRemovable says whether name, a temporary file of setup's (its
+// tag checked) whose writer is gone, with fi its Lstat, holds nothing
+// but what setup wrote or read: it is empty (killed before it wrote
+// anything), or it is the very file setup created (the device and inode
+// the writer noted in its lock file, note; killed before its exchange,
+// or after exchanging back), or it holds exactly the content the writer
+// read and replaced (killed after the exchange: the file it read, whose
+// content its own file at the name it replaced holds too). Anything else
+// (the host's write that the exchange handed to setup, or a file setup
+// could not put back, its lock file removed) is never removed.
+func pendingRemovable(name string, fi fs.FileInfo, note []byte) bool {
+	if fi.Size() == 0 {
+		return true
+	}
+	var dev, ino uint64
+	var digest string
+	if n, err := fmt.Sscanf(string(note), "%d %d %s\n", &dev, &ino, &digest); err != nil || n != 3 {
+		return false
+	}
+	if d, i, ok := devIno(fi); ok && d == dev && i == ino {
+		return true
+	}
+	data, err := os.ReadFile(name)
+	return err == nil && digestOf(data) == digest
 }
 
 // pendingMark is what the name of a temporary file of setup's holds
@@ -1132,7 +1192,7 @@ func pendingGone(name string) (gone bool, lock *os.File) {
 // temporary file, as a setup killed the moment after it created them
 // left them. A temporary file of a bundlectl before the tags cannot be
 // told from a file of the user's, and is kept.
-func removeStalePending(key []byte, p string) []string {
+func removeStalePending(key []byte, p string) []leftover {
 	if key == nil {
 		return nil
 	}
@@ -1142,7 +1202,7 @@ func removeStalePending(key []byte, p string) []string {
 		return nil
 	}
 	prefix := "." + filepath.Base(p) + pendingMark
-	var out []string
+	var out []leftover
 	for _, e := range ents {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || !e.Type().IsRegular() {
@@ -1163,8 +1223,19 @@ func removeStalePending(key []byte, p string) []string {
 		if !gone {
 			continue
 		}
-		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() && os.Remove(name) == nil {
-			out = append(out, name)
+		var note []byte
+		if lock != nil {
+			note, _ = io.ReadAll(io.LimitReader(lock, 200))
+		}
+		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
+			switch {
+			case pendingRemovable(name, fi, note):
+				if os.Remove(name) == nil {
+					out = append(out, leftover{Name: name})
+				}
+			default:
+				out = append(out, leftover{Name: name, Kept: keepReplaced(name)})
+			}
 		}
 		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) && lock != nil {
 			// Its lock file last: one without its temporary file is
@@ -1176,6 +1247,23 @@ func removeStalePending(key []byte, p string) []string {
 		}
 	}
 	return out
+}
+
+// leftover is a temporary file a setup killed while writing a file left
+// beside it (removeStalePending): Name, removed, or, when it holds what
+// setup did not write (pendingRemovable), kept as Kept (keepReplaced;
+// Name itself when that rename failed).
+type leftover struct {
+	Name string
+	Kept string
+}
+
+// note is what setup says of l, a leftover beside p.
+func (l leftover) note(p string) string {
+	if l.Kept == "" {
+		return "removed " + bundle.Quote(l.Name) + ", a temporary file a setup killed while writing this file left"
+	}
+	return "kept " + bundle.Quote(l.Kept) + ": a setup killed while writing this file left it, holding a file setup did not write (the host's write the exchange handed to it, or one it could not put back); compare it with: diff " + bundle.ShellArg(l.Kept) + " " + bundle.ShellArg(p)
 }
 
 // pendingName says whether rest, what follows pendingMark in a name
@@ -1581,13 +1669,13 @@ func editPaths(edits []FileEdit) []string {
 // writing it left (removeStalePending), and returns their names by the
 // file's path, for setup's notes. It runs before setup or --undo decides
 // anything, so that one refused, or with nothing to undo, cleans up too.
-func removeLeftovers(key []byte, paths []string, rec *SetupRecord) map[string][]string {
+func removeLeftovers(key []byte, paths []string, rec *SetupRecord) map[string][]leftover {
 	if rec != nil {
 		for _, f := range rec.Files {
 			paths = append(paths, f.Path)
 		}
 	}
-	out := map[string][]string{}
+	out := map[string][]leftover{}
 	for _, p := range paths {
 		if _, done := out[p]; !done {
 			out[p] = removeStalePending(key, p)

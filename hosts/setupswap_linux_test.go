@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -216,5 +217,123 @@ func TestSetupKeepsAHostWriteUnderAnotherSetup(t *testing.T) {
 	}
 	if b, err := os.ReadFile(kept.Kept); err != nil || string(b) != hosts {
 		t.Errorf("the next setup did not leave %s: %v", kept.Kept, err)
+	}
+}
+
+// TestSetupKilledAfterExchangeKeepsAHostWrite: a host's write renamed
+// into place after setup's re-read, and setup SIGKILLed right after the
+// exchange, before it could see that the file it replaced is not the one
+// it read and exchange back: the temporary name holds the host's write,
+// the only copy of it. The next setup once removed it as a killed
+// setup's leftover; it now keeps it under a kept name, says so, and
+// its note compares it with the settings file.
+func TestSetupKilledAfterExchangeKeepsAHostWrite(t *testing.T) {
+	hosts := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_AT") == "TestSetupKilledAfterExchangeKeepsAHostWrite" {
+		user := filepath.Join(os.Getenv("BUNDLECTL_TEST_DIR"), "user.json")
+		testOnlyBeforeRename = func(p string) {
+			if p == user {
+				hostWrite(t, user, hosts)
+			}
+		}
+	}
+	home, dir, user, _ := setupKilledAt(t, "TestSetupKilledAfterExchangeKeepsAHostWrite", &testOnlyAfterExchange)
+	left := pendingBeside(t, user)
+	if len(left) != 2 || left[1] != left[0]+lockSuffix {
+		t.Fatalf("the killed setup left %q beside the file", left)
+	}
+	if b, _ := os.ReadFile(left[0]); string(b) != hosts {
+		t.Fatalf("the temporary name holds:\n%s\nwant the host's write", b)
+	}
+	res, err := Setup(home, fakeHost{dir}, SetupInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := strings.Replace(left[0], pendingMark, ".bundlectl-kept-", 1)
+	if b, err := os.ReadFile(kept); err != nil || string(b) != hosts {
+		t.Fatalf("the host's write is not at %s: %v\n%s", kept, err, b)
+	}
+	if got := pendingBeside(t, user); !slices.Equal(got, []string{kept}) {
+		t.Errorf("beside the file after setup: %q, want only %q", got, kept)
+	}
+	want := "diff " + kept + " " + user
+	if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.HasPrefix(n, "kept ") && strings.HasSuffix(n, want) }) {
+		t.Errorf("setup did not say it kept %s (ending %q): %+v", kept, want, res)
+	}
+	// And the next setup leaves it.
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(kept); err != nil || string(b) != hosts {
+		t.Errorf("the next setup did not leave %s: %v", kept, err)
+	}
+}
+
+// TestSetupKeepsAHostWriteItCouldNotRename: as
+// TestSetupKeepsAHostWriteUnderAnotherSetup, with the kept name taken by
+// a directory, so keepReplaced's rename fails (as ENOSPC or EDQUOT would
+// fail it): the host's write stays under setup's temporary name, its
+// lock file removed, and the error names that name. The next setup once
+// removed it there as a killed setup's leftover; it now keeps it (it
+// holds neither what setup wrote nor what it read), and says where.
+func TestSetupKeepsAHostWriteItCouldNotRename(t *testing.T) {
+	home, home2, dir := t.TempDir(), t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	hosts := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	wrote, second := false, false
+	testOnlyBeforeRename = func(p string) {
+		if p == user && !wrote {
+			wrote = true
+			hostWrite(t, user, hosts)
+		}
+	}
+	testOnlyAfterExchange = func(p string) {
+		if p == user && !second {
+			second = true
+			for _, l := range pendingBeside(t, user) {
+				if !strings.HasSuffix(l, lockSuffix) {
+					kept := strings.Replace(l, pendingMark, ".bundlectl-kept-", 1)
+					if err := os.MkdirAll(filepath.Join(kept, "in"), 0o700); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if _, err := Setup(home2, otherSetupHost{fakeHost{dir}}, SetupInput{}); err != nil {
+				t.Fatalf("the second setup: %v", err)
+			}
+		}
+	}
+	defer func() { testOnlyBeforeRename, testOnlyAfterExchange = func(string) {}, func(string) {} }()
+	_, err := Setup(home, fakeHost{dir}, SetupInput{})
+	var fe *SetupFileError
+	var kept *replacedKeptError
+	if !errors.As(err, &fe) || !errors.As(err, &kept) {
+		t.Fatalf("Setup = %v, want the file it replaced named as kept", err)
+	}
+	if !strings.Contains(kept.Kept, pendingMark) {
+		t.Fatalf("kept as %s: the rename to the kept name was not refused", kept.Kept)
+	}
+	if b, err := os.ReadFile(kept.Kept); err != nil || string(b) != hosts {
+		t.Fatalf("the host's write is not at %s: %v\n%s", kept.Kept, err, b)
+	}
+	if want := "diff " + kept.Kept + " " + user; fe.Hint() != want || !strings.Contains(err.Error(), kept.Kept) {
+		t.Errorf("message %q, hint %q, want %q", err, fe.Hint(), want)
+	}
+	testOnlyBeforeRename, testOnlyAfterExchange = func(string) {}, func(string) {}
+	for range 2 {
+		res, err := Setup(home, fakeHost{dir}, SetupInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(kept.Kept); err != nil || string(b) != hosts {
+			t.Fatalf("the next setup did not leave %s: %v", kept.Kept, err)
+		}
+		want := "diff " + kept.Kept + " " + user
+		if len(res) == 0 || !slices.ContainsFunc(res[0].Notes, func(n string) bool { return strings.HasPrefix(n, "kept ") && strings.HasSuffix(n, want) }) {
+			t.Errorf("setup did not say it kept %s: %+v", kept.Kept, res)
+		}
 	}
 }
