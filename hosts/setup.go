@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -1002,12 +1003,7 @@ func (e *PendingKeyError) Unwrap() error { return e.Err }
 // file a setup killed before left under the old one is then kept,
 // never removed, as any file setup cannot prove its own. A directory
 // there (no key setup made) takes "rm -r": plain rm refuses it.
-func (e *PendingKeyError) Hint() string {
-	if fi, err := os.Lstat(e.Path); err == nil && fi.IsDir() {
-		return "rm -r " + bundle.ShellArg(e.Path)
-	}
-	return "rm " + bundle.ShellArg(e.Path)
-}
+func (e *PendingKeyError) Hint() string { return removeHint(e.Path) }
 
 // pendingKey reads home's key of the tags; missing, it is made when
 // create, else nil is returned (no name can be setup's then). The caller
@@ -1038,6 +1034,15 @@ func pendingKey(home string, create bool) ([]byte, error) {
 // or a link to a device (/dev/zero) is refused, not read for good under
 // the setup lock.
 func readKey(p string) ([]byte, error) {
+	return readRegular(p, 33)
+}
+
+// readRegular reads at most limit bytes of p (through a link), a regular
+// file: opened without waiting (O_NONBLOCK), so that a FIFO there never
+// holds the setup lock waiting for a writer, and refused, with what it
+// is, unless regular (a directory, a FIFO, a device such as /dev/zero).
+// setup's own files under $BUNDLECTL_HOME/setup are read through it.
+func readRegular(p string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -1055,9 +1060,18 @@ func readKey(p string) ([]byte, error) {
 		case fi.Mode()&fs.ModeNamedPipe != 0:
 			kind = "a named pipe"
 		}
-		return nil, fmt.Errorf("not a regular file: %s", kind)
+		return nil, fmt.Errorf("%w: %s", errNotRegular, kind)
 	}
-	return io.ReadAll(io.LimitReader(f, 33))
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// removeHint is the command that removes p as printed: "rm -r" for a
+// directory (plain rm refuses one), else "rm".
+func removeHint(p string) string {
+	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		return "rm -r " + bundle.ShellArg(p)
+	}
+	return "rm " + bundle.ShellArg(p)
 }
 
 // pendingTag is the tag of the temporary name of p with random part
@@ -1613,10 +1627,31 @@ func setupRecord(home, host string) (*SetupRecord, error) {
 	return readRecord(home, host)
 }
 
+// RecordError is a setup record (recordPath) that is not a regular file
+// (readRegular): a directory, a FIFO (once opened waiting for a writer,
+// under the setup lock, so that setup and --undo hung for good), a link
+// to a device. Setup never writes such a thing there, so it holds no
+// record of setup's: the hint removes it.
+type RecordError struct {
+	Path string
+	Err  error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("setup's record %s cannot be read: %v", bundle.Quote(e.Path), e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+func (e *RecordError) Hint() string { return removeHint(e.Path) }
+
 func readRecord(home, host string) (*SetupRecord, error) {
-	data, err := os.ReadFile(recordPath(home, host))
+	data, err := readRegular(recordPath(home, host), math.MaxInt64)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &SetupRecord{}, nil
+	}
+	if errors.Is(err, errNotRegular) {
+		return nil, &RecordError{Path: recordPath(home, host), Err: err}
 	}
 	if err != nil {
 		return nil, err

@@ -371,3 +371,76 @@ func TestUndoGivesBackAnotherHomesLines(t *testing.T) {
 		t.Errorf("--undo of a file new to the record, this home's lines in it, left:\n%s", b)
 	}
 }
+
+// TestSetupRefusesARecordNotAFile: a setup record that is a FIFO stops
+// setup and --undo with a hint that removes it as printed. It was opened
+// waiting for a writer, under the setup lock (both hung for good, and
+// every setup of the home behind them), and read as the record when one
+// came; a directory there takes "rm -r".
+func TestSetupRefusesARecordNotAFile(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	user := filepath.Join(dir, "user.json")
+	if err := os.WriteFile(user, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	rec := recordPath(home, "fake")
+	if err := os.MkdirAll(filepath.Dir(rec), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []struct {
+		name string
+		f    func() error
+	}{
+		{"setup", func() error { _, err := Setup(home, fakeHost{dir}, SetupInput{}); return err }},
+		{"undo", func() error { _, err := Undo(home, fakeHost{dir}, SetupInput{}); return err }},
+	} {
+		if err := syscall.Mkfifo(rec, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// A writer that gives the FIFO a record once a reader opens it:
+		// a setup that waits for one reads it, and goes on.
+		wrote := make(chan error, 1)
+		go func() {
+			w, err := os.OpenFile(rec, os.O_WRONLY, 0)
+			if err == nil {
+				w.Write([]byte("{}\n")) // EPIPE when it was opened and closed unread
+				w.Close()
+			}
+			wrote <- err
+		}()
+		err := run.f()
+		var re *RecordError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "named pipe") || re.Hint() != "rm "+bundle.ShellArg(rec) {
+			t.Errorf("%s with a FIFO for the record: %v", run.name, err)
+		}
+		if r, err := os.OpenFile(rec, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			defer r.Close() // releases the writer, if setup did not take it
+		}
+		if err := <-wrote; err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(user); string(b) != userSettings {
+			t.Errorf("%s with a FIFO for the record wrote:\n%s", run.name, b)
+		}
+		if re != nil {
+			if out, err := exec.Command("sh", "-c", re.Hint()).CombinedOutput(); err != nil {
+				t.Fatalf("the hint %q: %v\n%s", re.Hint(), err, out)
+			}
+		} else {
+			os.Remove(rec)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(rec, "inside"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var re *RecordError
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); !errors.As(err, &re) || re.Hint() != "rm -r "+bundle.ShellArg(rec) {
+		t.Fatalf("with a directory for the record: %v", err)
+	}
+	if out, err := exec.Command("sh", "-c", re.Hint()).CombinedOutput(); err != nil {
+		t.Fatalf("the hint %q: %v\n%s", re.Hint(), err, out)
+	}
+	if _, err := Setup(home, fakeHost{dir}, SetupInput{}); err != nil {
+		t.Fatalf("setup after the hint: %v", err)
+	}
+}
