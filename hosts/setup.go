@@ -2002,6 +2002,10 @@ type StaleSetup struct {
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
 	Gone bool
+	// OtherHome, with Gone: the file holds setup's hook lines, every one
+	// of them running another $BUNDLECTL_HOME (its --home), none this
+	// home's: that home's setup replaced them.
+	OtherHome bool
 	// Syntax, when set with Gone, is where Path does not parse as the
 	// host reads it (ConfigParse), and Then, when set, what more the
 	// host does with it: the lines may be there, and the host reads none.
@@ -2086,6 +2090,10 @@ func (s *StaleSetup) message() string {
 		}
 		return fmt.Sprintf("setup wrote hook lines into %s, and %s reads none of them: the file does not parse (%v)%s; no guard of setup's runs until that line is fixed (then run list again)",
 			bundle.Quote(s.Path), bundle.HostTitle(bundle.Host(s.Host)), s.Syntax, then)
+	}
+	if s.Gone && s.OtherHome {
+		return fmt.Sprintf("setup wrote hook lines into %s, and the ones there now run another home's bundlectl (another --home; its setup replaced this home's): no guard of this home's runs in a %s session not started with bundlectl exec",
+			bundle.Quote(s.Path), s.Host)
 	}
 	if s.Gone {
 		return fmt.Sprintf("setup wrote hook lines into %s, and none is there now: no guard runs in a %s session not started with bundlectl exec",
@@ -2320,6 +2328,15 @@ func checkSetup(home string, host Host, environ []string, workspace string, gone
 	var wired []string
 	if existed {
 		wired = hb.WiredEvents(cur)
+	}
+	if len(wired) > 0 && !holdsLinesOf(cur, home) {
+		// Setup's lines, every one of another home's (its setup replaced
+		// this home's): they run that home's guards, none of this one's.
+		// They were once counted as this home's, and list said nothing.
+		if !gone {
+			return nil, nil
+		}
+		return []*StaleSetup{{Host: host.Name(), Path: p, Missing: hb.SetupEvents(), Gone: true, OtherHome: true}}, nil
 	}
 	if len(wired) == 0 {
 		if !gone {

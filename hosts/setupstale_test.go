@@ -59,3 +59,33 @@ func TestSetupStale(t *testing.T) {
 		t.Errorf("unknown host: %q, %q, want nothing", p, f)
 	}
 }
+
+// TestListSaysAnotherHomesLines: once another $BUNDLECTL_HOME's setup
+// replaced this home's hook lines in the same settings file, list of
+// this home says its guards no longer run there. The other home's lines
+// were once counted as this home's, and list said nothing: a false
+// all-clear. The other home's own list still says nothing.
+func TestListSaysAnotherHomesLines(t *testing.T) {
+	first, second, user := t.TempDir(), t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + user}
+	claude, ok := hosts.Lookup("claude")
+	if !ok {
+		t.Fatal("no claude host")
+	}
+	for _, home := range []string{first, second} {
+		in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/bin/bundlectl", Home: home, Workspace: user}, Environ: environ}
+		if _, err := hosts.Setup(home, claude, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sts := hosts.CheckSetups(second, user, environ); len(sts) != 0 {
+		t.Errorf("list of the home whose lines are there: %v", sts[0].Message())
+	}
+	sts := hosts.CheckSetups(first, user, environ)
+	if len(sts) != 1 || !sts[0].Gone || !sts[0].OtherHome || !strings.Contains(sts[0].Message(), "another home's") || sts[0].Fix() != "bundlectl setup claude" {
+		t.Fatalf("list of the home whose lines were replaced: %+v", sts)
+	}
+	if p, f := hosts.SetupStale(first, "claude", environ); p != "" || f != "" {
+		t.Errorf("SessionStart of the replaced home (none of its lines runs): %q, %q", p, f)
+	}
+}
