@@ -107,9 +107,15 @@
 //     beside it, which the writer holds locked for its lifetime, is not
 //     locked (a pid may be another namespace's); a file without that tag
 //     is never removed, opened or written through, whatever it holds or
-//     is. A key that is not a regular file of 32 bytes (read without
+//     is; one whose writer is gone is removed only when it is empty, the
+//     very file its writer created, or exactly what it read (the device,
+//     inode and digest its lock file notes: pendingRemovable), and any
+//     other (a host's write an exchange handed to a killed setup, a file
+//     keepReplaced could not rename) is kept under a kept name and named
+//     (leftover). A key that is not a regular file of 32 bytes (read without
 //     waiting, so a named pipe never holds the setup lock) stops setup
-//     and --undo (PendingKeyError). Setup's own record and backup
+//     and --undo (PendingKeyError), and so does a record that is not a
+//     regular file (RecordError). Setup's own record and backup
 //     temporaries are removed under the setup lock, which their writers
 //     hold. It reads a JSON file as its host does
 //     (JSONSyntax: Gemini CLI's with comments) and writes back every byte
@@ -119,7 +125,8 @@
 //     record and the one configuration file, nothing more (CheckSetup):
 //     hooks run asks it at every SessionStart through SetupStale, which
 //     harness.HookRun.SetupCheck takes as a function value, as harness
-//     cannot import hosts. A file of setup's lines in which bundlectl
+//     cannot import hosts. Lines of setup's count only when they run
+//     that home (--home; StaleSetup.OtherHome when all run another's). A file of setup's lines in which bundlectl
 //     finds none is called gone only when bundlectl reads it as the host
 //     does: one the host reads and bundlectl cannot (UnreadableConfig:
 //     UTF-16, values nested past 10000, a key written twice) is
