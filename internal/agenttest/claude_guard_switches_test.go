@@ -35,7 +35,14 @@ type guardCase struct {
 // whether the guard ran and whether the marker command was blocked.
 func runGuardCase(t *testing.T, c guardCase) (ran, blocked bool, res *Result) {
 	t.Helper()
-	tmp := t.TempDir()
+	// Not t.TempDir: its name comes from the test's, and a subtest named
+	// for a setting ("$schema") puts a "$" or "&" into the plugin root,
+	// which Claude Code writes into the hook's shell line unquoted.
+	tmp, err := os.MkdirTemp("", "guardcase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
 	rec := filepath.Join(tmp, "rec")
 	marker := filepath.Join(tmp, markerName)
 	dir := filepath.Join(tmp, "grd")
@@ -61,7 +68,7 @@ func runGuardCase(t *testing.T, c guardCase) (ran, blocked bool, res *Result) {
 		a.Launcher = overlayEtcAt(t, "claude-code", c.managed)
 	}
 	res = a.Run(t, "make the marker")
-	_, err := os.Stat(filepath.Join(rec, "hook-argv.txt"))
+	_, err = os.Stat(filepath.Join(rec, "hook-argv.txt"))
 	_, merr := os.Stat(marker)
 	return err == nil, merr != nil, res
 }
