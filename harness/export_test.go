@@ -37,3 +37,6 @@ func SetHookHostLookup(f func(ctx context.Context, host string) ([]netip.Addr, e
 	}
 	testOnlyLookupHookHost = f
 }
+
+// ChooseWorkspace exposes chooseWorkspace to the external tests.
+var ChooseWorkspace = chooseWorkspace
