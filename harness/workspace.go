@@ -26,12 +26,13 @@ import (
 // trusted bundles in every form of its path (bundle.Roots.Owner).
 //
 // When no ancestor is a trusted workspace and dir lies in a linked git
-// worktree (git worktree add, codex --worktree) whose main worktree is
-// one, that main worktree is the workspace, before any .bundlectl
-// directory is asked: a worktree made outside the checkout (under
-// $CODEX_HOME/worktrees, say) then runs the checkout's guards, and its
-// own committed .bundlectl, whose bundles nobody trusted there, does not
-// hide them (linkedWorktreeMain). This step is reached only when the
+// worktree (git worktree add, codex --worktree), the directory of the
+// main checkout that dir's place in the worktree mirrors, and its
+// ancestors up to the checkout, nearest first, are asked the same way,
+// before any .bundlectl directory: a worktree made outside the checkout
+// (under $CODEX_HOME/worktrees, say) then runs the checkout's guards, and
+// its own committed .bundlectl, whose bundles nobody trusted there, does
+// not hide them (linkedWorktreeMain). This step is reached only when the
 // search above found nothing, so it can add a trusted workspace's guards,
 // never take any away, and costs nothing when a trusted workspace is
 // found among the ancestors.
@@ -78,11 +79,22 @@ func chooseWorkspace(dir string, s *state.State) string {
 		}
 	}
 	if len(ids) > 0 {
-		if main := linkedWorktreeMain(resolved); main != "" {
-			owns := (bundle.Roots{Workspace: main}).OwnerAsWritten()
-			for _, id := range ids {
-				if owns(id) {
-					return main
+		if main, top := linkedWorktreeMain(resolved); main != "" {
+			// The directory of the main checkout that dir's place in the
+			// worktree mirrors, and its ancestors up to the checkout,
+			// nearest first: a workspace below the git top has its
+			// counterpart in the worktree too.
+			if rel, err := filepath.Rel(top, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				for q := filepath.Join(main, rel); ; q = filepath.Dir(q) {
+					owns := (bundle.Roots{Workspace: q}).OwnerAsWritten()
+					for _, id := range ids {
+						if owns(id) {
+							return q
+						}
+					}
+					if q == main || len(q) <= len(main) {
+						break
+					}
 				}
 			}
 		}
@@ -107,7 +119,7 @@ func chooseWorkspace(dir string, s *state.State) string {
 const gitFileLimit = 4096
 
 // linkedWorktreeMain returns the main worktree of the linked git worktree
-// dir lies in, or "". Of dir and its ancestors, nearest first, the first
+// dir lies in and the top of that linked worktree, or "", "". Of dir and its ancestors, nearest first, the first
 // whose .git is a regular file (never through a link) reading
 // "gitdir: <dir>", where <dir> holds a commondir file naming the common
 // git directory, a directory named .git, and a gitdir file naming this
@@ -116,14 +128,14 @@ const gitFileLimit = 4096
 // that is not such a file (a nested repository, a submodule) does not stop
 // the search. git's files are read directly, a few kilobytes at most, and
 // no git process runs.
-func linkedWorktreeMain(dir string) string {
+func linkedWorktreeMain(dir string) (main, top string) {
 	for p := dir; ; {
 		if main := worktreeMainOf(p); main != "" {
-			return main
+			return main, p
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return ""
+			return "", ""
 		}
 		p = parent
 	}

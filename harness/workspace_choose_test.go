@@ -54,7 +54,9 @@ func currentState(tb testing.TB, home string) *state.State {
 // workspace wins; else, in a linked git worktree made outside the trusted
 // checkout (its committed .bundlectl untrusted there), the checkout
 // wins over that .bundlectl; a worktree trusted as a workspace of its own
-// is nearer and wins; and a .git file planted in a trusted workspace
+// is nearer and wins; a workspace below the git top is found through
+// its counterpart in the worktree, and no other directory of the
+// worktree takes it; and a .git file planted in a trusted workspace
 // never moves the choice out of it.
 func TestChooseWorkspaceLinkedWorktree(t *testing.T) {
 	f := newFixture(t)
@@ -83,8 +85,25 @@ func TestChooseWorkspaceLinkedWorktree(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(plantedSub, ".git"), b, 0o644))
 
+	// a workspace below the git top: its counterpart in the worktree
+	mono := filepath.Join(root, "mono")
+	app := filepath.Join(mono, "app")
+	writeBundle(t, filepath.Join(app, ".bundlectl", "bundles", "kit"), toolManifest, toolScripts)
+	trustKitIn(t, f.home, app)
+	gitIn(t, "init", "-q", mono)
+	gitIn(t, "-C", mono, "add", "-A")
+	gitIn(t, "-C", mono, "commit", "-q", "-m", "one")
+	monoWT := filepath.Join(root, "monowt")
+	gitIn(t, "-C", mono, "worktree", "add", "-q", monoWT)
+	must(t, os.MkdirAll(filepath.Join(monoWT, "app", "x", "y"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(monoWT, "lib"), 0o755))
+
 	s := currentState(t, f.home)
 	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(monoWT, "app", "x", "y"), app},
+		{filepath.Join(monoWT, "app"), app},
+		{filepath.Join(monoWT, "lib"), filepath.Join(monoWT, "lib")},
+		{monoWT, monoWT},
 		{filepath.Join(f.ws, "x"), f.ws},
 		{wt, f.ws},
 		{filepath.Join(wt, "sub"), f.ws},

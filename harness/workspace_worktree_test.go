@@ -102,7 +102,7 @@ func TestLinkedWorktreeMain(t *testing.T) {
 		{planted("notgitdir"), ""},
 		{planted("huge"), ""},
 	} {
-		if got := linkedWorktreeMain(c.dir); got != c.want {
+		if got, _ := linkedWorktreeMain(c.dir); got != c.want {
 			t.Errorf("linkedWorktreeMain(%s) = %q, want %q", strings.TrimPrefix(c.dir, tmp), got, c.want)
 		}
 	}
