@@ -403,6 +403,18 @@
 //     else from the current directory, which the event's cwd makes
 //     unneeded (it may be gone); every fix names that workspace whenever
 //     the user's shell is not in it (HookRun.Answer).
+//   - Of the cwd's ancestors the nearest trusted workspace wins; when none
+//     is one and the cwd lies in a linked git worktree (codex --worktree
+//     under $CODEX_HOME/worktrees, git worktree add ../feature), the main
+//     checkout's counterpart of the cwd and its ancestors up to the
+//     checkout are asked next, before any .bundlectl directory, so the
+//     worktree's committed, untrusted .bundlectl never hides the
+//     checkout's guards (chooseWorkspace, linkedWorktreeMain). git's own
+//     files are read directly, bounded, never through a link at their last
+//     component, and no git process runs; the step is reached only when
+//     the ancestor search found nothing, so a planted .git file can only
+//     add a trusted workspace's guards, and the common case reads nothing
+//     more.
 //   - At SessionStart under a host, and only then (a tool call's hot path
 //     reads no host settings), hooks run adds a systemMessage when the
 //     host's hook lines an earlier setup wrote leave events out
