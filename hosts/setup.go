@@ -1998,6 +1998,10 @@ type StaleSetup struct {
 	Timeout, Want int
 	Unit          string
 	AtOnce        bool
+	// Extra are events the lines hook that this bundlectl's setup no
+	// longer wires (an older setup wired them): a host may hand such an
+	// event's hook work of its own, which `hooks run` does not do.
+	Extra []string
 	// Gone: setup wrote hook lines into Path, and the file holds none
 	// now (or is gone): no guard runs in a session that is not started
 	// through exec. Missing is then every event setup wires.
@@ -2103,6 +2107,10 @@ func (s *StaleSetup) message() string {
 	if len(s.Missing) > 0 {
 		why = append(why, fmt.Sprintf("there is none for %s, so no guard runs on %s",
 			strings.Join(s.Missing, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Missing) == 1]))
+	}
+	if len(s.Extra) > 0 {
+		why = append(why, fmt.Sprintf("they hook %s, which this bundlectl's setup no longer wires: the host hands a hook of %s work of its own (a WorktreeCreate hook creates the worktree in the host's place, and bundlectl's creates none)",
+			strings.Join(s.Extra, ", "), map[bool]string{true: "that event", false: "those events"}[len(s.Extra) == 1]))
 	}
 	switch {
 	case s.AtOnce:
@@ -2377,11 +2385,16 @@ func checkSetup(home string, host Host, environ []string, workspace string, gone
 		}
 	}
 	st := &StaleSetup{Host: host.Name(), Path: p, Missing: missing}
+	for _, ev := range wired {
+		if !slices.Contains(hb.SetupEvents(), ev) && !slices.Contains(st.Extra, ev) {
+			st.Extra = append(st.Extra, ev)
+		}
+	}
 	want, unit := hb.SetupTimeout()
 	if got, ok := hb.WiredTimeout(cur); ok && got < want {
 		st.Timeout, st.Want, st.Unit, st.AtOnce = max(got, 1), want, unit, got == 0
 	}
-	if len(missing) == 0 && st.Timeout == 0 {
+	if len(missing) == 0 && len(st.Extra) == 0 && st.Timeout == 0 {
 		return out, nil
 	}
 	return append([]*StaleSetup{st}, out...), nil

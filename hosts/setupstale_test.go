@@ -89,3 +89,56 @@ func TestListSaysAnotherHomesLines(t *testing.T) {
 		t.Errorf("SessionStart of the replaced home (none of its lines runs): %q, %q", p, f)
 	}
 }
+
+// TestSetupStaleWorktreeLines: an older setup wired WorktreeCreate and
+// WorktreeRemove, whose hooks Claude Code hands the worktree's creation
+// and removal (so `claude --worktree` failed under setup's "{}"); this
+// setup wires neither, and its check names lines still there as out of
+// date, with the setup that takes them out.
+func TestSetupStaleWorktreeLines(t *testing.T) {
+	home, user := t.TempDir(), t.TempDir()
+	environ := []string{"HOME=" + user}
+	claude, _ := hosts.Lookup("claude")
+	in := hosts.SetupInput{Reentry: hosts.Reentry{Exe: "/bin/bundlectl", Home: home, Workspace: user}, Environ: environ}
+	if _, err := hosts.Setup(home, claude, in); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(user, ".claude", "settings.json")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]map[string]any
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s["hooks"]["WorktreeCreate"] != nil || s["hooks"]["WorktreeRemove"] != nil {
+		t.Fatalf("setup wired WorktreeCreate or WorktreeRemove: %s", b)
+	}
+	// The lines an older setup wrote: the Stop line's, for the two events.
+	stop, _ := json.Marshal(s["hooks"]["Stop"])
+	for _, ev := range []string{"WorktreeCreate", "WorktreeRemove"} {
+		var g any
+		json.Unmarshal([]byte(strings.ReplaceAll(string(stop), "hooks run Stop", "hooks run "+ev)), &g)
+		s["hooks"][ev] = g
+	}
+	if b, err = json.Marshal(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := hosts.CheckSetup(home, claude, environ)
+	if err != nil || st == nil || strings.Join(st.Extra, ",") != "WorktreeCreate,WorktreeRemove" || len(st.Missing) != 0 {
+		t.Fatalf("CheckSetup = %+v, %v, want the two lines named as setup's no longer", st, err)
+	}
+	if m := st.Message(); !strings.Contains(m, "they hook WorktreeCreate, WorktreeRemove, which this bundlectl's setup no longer wires") || st.Fix() != "bundlectl setup claude" {
+		t.Errorf("message %q, fix %q", m, st.Fix())
+	}
+	if _, err := hosts.Setup(home, claude, in); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := hosts.CheckSetup(home, claude, environ); st != nil || err != nil {
+		t.Errorf("after setup again: %+v, %v, want nothing (setup took the lines out)", st, err)
+	}
+}

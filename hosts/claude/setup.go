@@ -40,10 +40,10 @@ func ConfigDir(env []string) (string, error) {
 }
 
 // SetupHooks are the hook lines setup writes: one group with matcher "*"
-// per event bundlectl handles.
+// per event setup wires (SetupEvents).
 func SetupHooks(re hosts.Reentry) []hosts.SetupHook {
 	var hs []hosts.SetupHook
-	for _, ev := range bundle.HookEvents {
+	for _, ev := range (Host{}).SetupEvents() {
 		hs = append(hs, hosts.SetupHook{Event: ev, Matcher: "*", Command: hosts.ShellJoin(re.HooksRun(ev, "claude")), Timeout: SetupHookTimeout})
 	}
 	return hs
@@ -141,8 +141,19 @@ func (h Host) OtherHookEnv(environ []string) (string, []string, bool) {
 	return assign, other, true
 }
 
-// SetupEvents are the events setup wires: every event Claude Code fires.
-func (Host) SetupEvents() []string { return bundle.HookEvents }
+// SetupEvents are the events setup wires: every event Claude Code fires
+// but WorktreeCreate and WorktreeRemove. A WorktreeCreate hook creates
+// the worktree in Claude Code's place and prints its path (Claude Code
+// 2.1.332 started no `claude --worktree` session under setup's line,
+// which answers "{}": "worktree directory …/{} does not exist"), and a
+// WorktreeRemove hook removes it in Claude Code's place; `hooks run` does
+// neither. A bundle's hooks on them run under bundlectl exec, whose view
+// carries them.
+func (Host) SetupEvents() []string {
+	return slices.DeleteFunc(slices.Clone(bundle.HookEvents), func(ev string) bool {
+		return ev == "WorktreeCreate" || ev == "WorktreeRemove"
+	})
+}
 
 // WiredEvents are the events settings.json holds setup's hook lines for,
 // read past a leading UTF-8 byte order mark, as Claude Code reads it (the
