@@ -107,7 +107,24 @@ func testGitHelpersDieWithKilledFetcher(t *testing.T, level int, scheme string) 
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if left := groupMembers(git); len(left) > 0 {
+	// A member killed with git may still be tearing down (its memory
+	// gone, so an empty cmdline, and not yet a zombie): wait until every
+	// one left has a command line of its own, i.e. lives on.
+	left := groupMembers(git)
+	for i := 0; ; i++ {
+		exiting := false
+		for _, pid := range left {
+			if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && len(cmdline) == 0 {
+				exiting = true
+			}
+		}
+		if !exiting || i == 12000 { // a hang guard (2 minutes), not a deadline
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+		left = groupMembers(git)
+	}
+	if len(left) > 0 {
 		var what []string
 		for _, pid := range left {
 			cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
