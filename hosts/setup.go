@@ -264,20 +264,32 @@ func (pl setupPlan) after() ([]byte, fs.FileMode, bool) {
 
 // holdsLinesOf says whether cur holds a hook line of a setup run with
 // home ("--home <home> hooks run", as Reentry.HooksRun's command spells
-// it), as written or escaped in a JSON or TOML string. With no home to
-// tell (a caller that gives none), any line is taken for one.
+// it), as written or escaped in a JSON or TOML string (with or without
+// json.Marshal's HTML escapes). With no home to tell (a caller that
+// gives none), any line is taken for one.
 func holdsLinesOf(cur []byte, home string) bool {
 	if home == "" {
 		return true
 	}
 	mark := ShellJoin([]string{"--home", home, "hooks", "run"})
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(mark)
-	esc := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte(`"`))
-	esc = bytes.TrimPrefix(esc, []byte(`"`))
-	return bytes.Contains(cur, []byte(mark)) || bytes.Contains(cur, esc)
+	if bytes.Contains(cur, []byte(mark)) {
+		return true
+	}
+	// Escaped as setup's writers escape it: the JSON editor without HTML
+	// escapes, Codex's TOML block with json.Marshal's (& < > as \u0026
+	// \u003c \u003e), which a home holding one of them once missed.
+	for _, html := range []bool{false, true} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		enc.Encode(mark)
+		esc := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte(`"`))
+		esc = bytes.TrimPrefix(esc, []byte(`"`))
+		if bytes.Contains(cur, esc) {
+			return true
+		}
+	}
+	return false
 }
 
 // applySetup writes one planned file, keeping rec (its backup, what setup
