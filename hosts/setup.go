@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -1355,6 +1356,12 @@ type UndoResult struct {
 	// another than --undo's: the file is left as it is, and the record
 	// keeps it, for a --undo run with that $HOME.
 	OtherHome string
+	// Kept, when set, says only that a setup killed while writing Path
+	// left a temporary file holding what setup did not write, which
+	// --undo's cleanup kept under another name (removeStalePending):
+	// what setup says of it, the command comparing it with Path
+	// included. Nothing else of Path is said by this result.
+	Kept string
 }
 
 // Undo takes back every file setup wrote for host. Every file is read
@@ -1364,7 +1371,7 @@ type UndoResult struct {
 // files before it and then stopped, and removed a file setup had created
 // from a directory made read-only (as root) or failed there with the
 // system's words (as another user).
-func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
+func Undo(home string, host Host, in SetupInput) (results []UndoResult, err error) {
 	unlock, err := lockSetup(home)
 	if err != nil {
 		return nil, err
@@ -1381,7 +1388,18 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 			paths = editPaths(edits)
 		}
 	}
-	removeLeftovers(key, paths, rec) // also with nothing to undo
+	left := removeLeftovers(key, paths, rec) // also with nothing to undo
+	// A leftover kept is said whatever --undo does next: it was once
+	// renamed out of sight with nothing said, on every --undo path.
+	defer func() {
+		for _, p := range slices.Sorted(maps.Keys(left)) {
+			for _, l := range left[p] {
+				if l.Kept != "" {
+					results = append(results, UndoResult{Path: p, Kept: l.note(p)})
+				}
+			}
+		}
+	}()
 	if err != nil {
 		return nil, err
 	}
@@ -1390,7 +1408,6 @@ func Undo(home string, host Host, in SetupInput) ([]UndoResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var results []UndoResult
 	for _, pl := range plans {
 		if err := applyUndo(key, pl, host.Name(), in.Environ); err != nil {
 			return results, err

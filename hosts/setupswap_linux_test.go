@@ -337,3 +337,34 @@ func TestSetupKeepsAHostWriteItCouldNotRename(t *testing.T) {
 		}
 	}
 }
+
+// The same leftover found by --undo rather than setup: --undo's cleanup
+// kept it too, but said nothing of it (removeLeftovers' answer was
+// dropped), so the host's write went out of sight under a hidden name.
+func TestUndoKilledAfterExchangeSaysItKeptAHostWrite(t *testing.T) {
+	hosts := strings.Replace(userSettings, `"theme": "dark"`, `"theme": "the host's"`, 1)
+	if os.Getenv("BUNDLECTL_TEST_SETUP_KILL_AT") == "TestUndoKilledAfterExchangeSaysItKeptAHostWrite" {
+		user := filepath.Join(os.Getenv("BUNDLECTL_TEST_DIR"), "user.json")
+		testOnlyBeforeRename = func(p string) {
+			if p == user {
+				hostWrite(t, user, hosts)
+			}
+		}
+	}
+	home, dir, user, _ := setupKilledAt(t, "TestUndoKilledAfterExchangeSaysItKeptAHostWrite", &testOnlyAfterExchange)
+	left := pendingBeside(t, user)
+	if len(left) != 2 || left[1] != left[0]+lockSuffix {
+		t.Fatalf("the killed setup left %q beside the file", left)
+	}
+	res, _ := Undo(home, fakeHost{dir}, SetupInput{})
+	kept := strings.Replace(left[0], pendingMark, ".bundlectl-kept-", 1)
+	if b, err := os.ReadFile(kept); err != nil || string(b) != hosts {
+		t.Fatalf("the host's write is not at %s: %v\n%s", kept, err, b)
+	}
+	want := "diff " + kept + " " + user
+	if !slices.ContainsFunc(res, func(u UndoResult) bool {
+		return u.Path == user && strings.HasPrefix(u.Kept, "kept ") && strings.HasSuffix(u.Kept, want)
+	}) {
+		t.Errorf("--undo did not say it kept %s (ending %q): %+v", kept, want, res)
+	}
+}

@@ -87,16 +87,20 @@ func runSetup(g *globals, name string, undo bool) error {
 			return nil
 		}
 		res, err := hosts.Undo(r.Home, host, in)
-		done := 0
+		done, kept := 0, 0
 		for _, u := range res {
 			switch {
+			case u.Kept != "":
+				fmt.Fprintf(g.stdout, "%s: %s\n", bundle.Quote(u.Path), u.Kept)
+				kept++
+				continue
 			case u.OtherHome != "":
 				continue // said below, with the command for it
 			case u.LinkKept != "":
 				fmt.Fprintf(g.stdout, "kept %s: setup created it, and it is a symbolic link now (to %s), not setup's to remove\n", bundle.Quote(u.Path), bundle.Quote(u.LinkKept))
 				// (A link to a directory, a FIFO or in a loop holds no
 				// entries, and setup refuses it.)
-				if fi, err := os.Stat(u.Path); err == nil && fi.Mode().IsRegular() && !slices.ContainsFunc(res, func(o hosts.UndoResult) bool { return o.Path == u.LinkKept }) {
+				if fi, err := os.Stat(u.Path); err == nil && fi.Mode().IsRegular() && !slices.ContainsFunc(res, func(o hosts.UndoResult) bool { return o.Path == u.LinkKept && o.Kept == "" }) {
 					fmt.Fprintf(g.stdout, "  %s is not in setup's record: if it holds bundlectl's entries, take them out with: %s, then: %s\n", bundle.Quote(u.LinkKept), g.hint("bundlectl setup "+name), g.hint("bundlectl setup "+name+" --undo"))
 				}
 			case u.Removed:
@@ -110,7 +114,7 @@ func runSetup(g *globals, name string, undo bool) error {
 		}
 		switch {
 		case err != nil || done > 0:
-		case len(res) > 0: // others' only
+		case len(res) > kept: // others' only
 			fmt.Fprintf(g.stdout, "nothing to undo for %s with this HOME\n", name)
 		default:
 			fmt.Fprintf(g.stdout, "nothing to undo for %s\n", name)
