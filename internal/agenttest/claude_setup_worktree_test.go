@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,12 +21,7 @@ func TestSetupClaudeWorktree(t *testing.T) {
 	a := New(t, Claude, ShellCall(Claude, "touch "+marker), Say("done"))
 	f := newTrustedFixture(t, a, marker)
 	f.runSetup(t, a, "hello")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "HEAD"}} {
-		cmd := exec.Command("git", append([]string{"-C", a.Workdir, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v %s", args, err, out)
-		}
-	}
+	gitCommitIn(t, a.Workdir, "HEAD", "-A")
 	if hooks, _ := a.Settings["hooks"].(map[string]any); hooks["WorktreeCreate"] != nil || hooks["WorktreeRemove"] != nil {
 		t.Fatalf("setup wired WorktreeCreate or WorktreeRemove: %v", hooks)
 	}

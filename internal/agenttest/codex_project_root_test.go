@@ -21,6 +21,15 @@ func gitRun(t *testing.T, args ...string) {
 	}
 }
 
+// gitCommitIn makes dir a git repository whose one commit, msg, holds
+// the paths given (git add's operands).
+func gitCommitIn(t *testing.T, dir, msg string, paths ...string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, append([]string{"add"}, paths...), {"commit", "-qm", msg}} {
+		gitRun(t, append([]string{"-C", dir, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
+	}
+}
+
 // worktreeOf makes main a git repository with one commit and work a
 // worktree of it (`git worktree add`): work's .git is a file naming
 // main/.git/worktrees/<name>.

@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,12 +40,7 @@ func TestSetupCodexWorktreeLinked(t *testing.T) {
 			if err := os.Symlink(target, filepath.Join(f.ws, ".codex")); err != nil {
 				t.Fatal(err)
 			}
-			for _, args := range [][]string{{"init", "-q"}, add, {"commit", "-qm", "HEAD links .codex"}} {
-				cmd := exec.Command("git", append([]string{"-C", f.ws, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("git %q: %v %s", args, err, out)
-				}
-			}
+			gitCommitIn(t, f.ws, "HEAD links .codex", add[1:]...)
 			if err := os.Remove(filepath.Join(f.ws, ".codex")); err != nil {
 				t.Fatal(err)
 			}

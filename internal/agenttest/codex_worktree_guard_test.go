@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,12 +23,7 @@ func TestCodexWorktreeGuard(t *testing.T) {
 	f := newTrustedFixture(t, a, marker)
 	f.runSetup(t, a, "hello")
 	writeFile(t, f.ws, ".codex/config.toml", "[features]\nhooks = true\n", 0o644)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "HEAD holds the workspace and its bundles"}} {
-		cmd := exec.Command("git", append([]string{"-C", f.ws, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v %s", args, err, out)
-		}
-	}
+	gitCommitIn(t, f.ws, "HEAD holds the workspace and its bundles", "-A")
 	ws, err := filepath.EvalSymlinks(f.ws)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package agenttest
 
 import (
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,12 +72,7 @@ func TestExecCodexWorktree(t *testing.T) {
 func commitOwnPluginConfig(t *testing.T, a *Agent) {
 	t.Helper()
 	writeFile(t, a.Workdir, ".codex/config.toml", fmt.Sprintf("[plugins.%q]\nenabled = true\n", ownPluginID), 0o644)
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "HEAD enables the own plugin"}} {
-		cmd := exec.Command("git", append([]string{"-C", a.Workdir, "-c", "user.name=agenttest", "-c", "user.email=agenttest@example.invalid"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v %s", args, err, out)
-		}
-	}
+	gitCommitIn(t, a.Workdir, "HEAD enables the own plugin", "-A")
 }
 
 // TestExecCodexWorktreeTrustDialog: an interactive `codex --worktree`
