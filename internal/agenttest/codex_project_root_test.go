@@ -30,6 +30,25 @@ func gitCommitIn(t *testing.T, dir, msg string, paths ...string) {
 	}
 }
 
+// runCodexWorktree trusts f's workspace in Codex's configuration and runs
+// a `codex exec --worktree` session that touches the marker, checking
+// this test's premise: Codex 0.171 runs it in a worktree under
+// $CODEX_HOME/worktrees.
+func runCodexWorktree(t *testing.T, a *Agent, f *execFixture) *Result {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(f.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.CodexConfig = "[projects.\"" + ws + "\"]\ntrust_level = \"trusted\"\n\n" + a.CodexConfig
+	a.Args = append(a.Args, "--worktree")
+	res := a.Run(t, "touch the marker")
+	if want := "workdir: " + filepath.Join(a.ConfigDir(), "worktrees"); !strings.Contains(res.Stderr, want) {
+		t.Fatalf("the session did not run in a worktree under $CODEX_HOME/worktrees: this test's premise (Codex 0.171) no longer holds\n%s", res)
+	}
+	return res
+}
+
 // worktreeOf makes main a git repository with one commit and work a
 // worktree of it (`git worktree add`): work's .git is a file naming
 // main/.git/worktrees/<name>.

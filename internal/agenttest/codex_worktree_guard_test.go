@@ -3,7 +3,6 @@ package agenttest
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -24,16 +23,7 @@ func TestCodexWorktreeGuard(t *testing.T) {
 	f.runSetup(t, a, "hello")
 	writeFile(t, f.ws, ".codex/config.toml", "[features]\nhooks = true\n", 0o644)
 	gitCommitIn(t, f.ws, "HEAD holds the workspace and its bundles", "-A")
-	ws, err := filepath.EvalSymlinks(f.ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.CodexConfig = "[projects.\"" + ws + "\"]\ntrust_level = \"trusted\"\n\n" + a.CodexConfig
-	a.Args = append(a.Args, "--worktree")
-	res := a.Run(t, "touch the marker")
-	if want := "workdir: " + filepath.Join(a.ConfigDir(), "worktrees"); !strings.Contains(res.Stderr, want) {
-		t.Fatalf("the session did not run in a worktree under $CODEX_HOME/worktrees: this test's premise (Codex 0.171) no longer holds\n%s", res)
-	}
+	res := runCodexWorktree(t, a, f)
 	wts, _ := filepath.Glob(filepath.Join(a.ConfigDir(), "worktrees", "*", "*", ".bundlectl"))
 	if len(wts) == 0 {
 		t.Fatalf("the worktree holds no committed .bundlectl under $CODEX_HOME/worktrees/<id>/: this test's premise no longer holds\n%s", res)
